@@ -1,0 +1,95 @@
+import { ToolError } from './errors.js';
+
+/** A tool served by an upstream MCP server, called by its MCP name on that server. */
+export interface McpBackend {
+  readonly kind: 'mcp';
+  readonly mcp: { readonly serverName: string };
+}
+
+/** A tool served by an external provider (an API, a plugin host), addressed by its own IDs. */
+export interface ProviderBackend {
+  readonly kind: 'provider';
+  readonly provider: { readonly providerId: string; readonly toolId: string };
+}
+
+/** A tool implemented by a handler registered in-process under `name`. */
+export interface LocalBackend {
+  readonly kind: 'local';
+  readonly local: { readonly name: string };
+}
+
+/**
+ * Where a tool runs. Bindings are kept apart from the {@link Tool} so one tool can have several;
+ * the union is discriminated on `kind` and grows only by adding kinds.
+ */
+export type ToolBackend = McpBackend | ProviderBackend | LocalBackend;
+
+/** The discriminant of {@link ToolBackend}. */
+export type ToolBackendKind = ToolBackend['kind'];
+
+const MAX_REF_LENGTH = 256;
+
+function checkRef(value: unknown, field: string): string | undefined {
+  if (typeof value !== 'string') return `${field} must be a string`;
+  if (value.length === 0) return `${field} must not be empty`;
+  if (value.length > MAX_REF_LENGTH) return `${field} is longer than ${MAX_REF_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) return `${field} contains control characters`;
+  return undefined;
+}
+
+function fieldsOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * Checks that `backend` is a well-formed {@link ToolBackend}.
+ *
+ * @throws {ToolError} `invalid_backend` naming the field that is wrong.
+ */
+export function validateBackend(backend: unknown): asserts backend is ToolBackend {
+  const fail = (why: string): never => {
+    throw new ToolError('invalid_backend', `invalid backend: ${why}`);
+  };
+  const b = fieldsOf(backend) ?? fail('expected an object with a "kind"');
+  let problem: string | undefined;
+  switch (b.kind) {
+    case 'mcp': {
+      const mcp = fieldsOf(b.mcp) ?? fail('mcp backend needs { mcp: { serverName } }');
+      problem = checkRef(mcp.serverName, 'mcp.serverName');
+      break;
+    }
+    case 'provider': {
+      const p = fieldsOf(b.provider) ?? fail('provider backend needs { provider: { providerId, toolId } }');
+      problem = checkRef(p.providerId, 'provider.providerId') ?? checkRef(p.toolId, 'provider.toolId');
+      break;
+    }
+    case 'local': {
+      const local = fieldsOf(b.local) ?? fail('local backend needs { local: { name } }');
+      problem = checkRef(local.name, 'local.name');
+      break;
+    }
+    default:
+      fail(`unknown kind ${JSON.stringify(b.kind)} (expected "mcp", "provider" or "local")`);
+  }
+  if (problem !== undefined) fail(problem);
+}
+
+/**
+ * A stable identity for a backend: two bindings with the same key are the same binding.
+ *
+ * Keys look like `mcp:github`, `provider:openai/web_search`, `local:echo`; parts are
+ * URI-encoded, so no two different bindings share a key.
+ */
+export function backendKey(backend: ToolBackend): string {
+  switch (backend.kind) {
+    case 'mcp':
+      return `mcp:${encodeURIComponent(backend.mcp.serverName)}`;
+    case 'provider':
+      return `provider:${encodeURIComponent(backend.provider.providerId)}/${encodeURIComponent(backend.provider.toolId)}`;
+    case 'local':
+      return `local:${encodeURIComponent(backend.local.name)}`;
+  }
+}

@@ -1,0 +1,106 @@
+import { ToolError } from './errors.js';
+
+/** The parts of a canonical tool ID. The name never carries the version. */
+export interface ToolIdParts {
+  readonly namespace?: string;
+  readonly name: string;
+  readonly version?: string;
+}
+
+/** MCP tool-name rule: 1–128 characters of `A-Z a-z 0-9 _ - .`. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** Namespace rule: 1–64 characters of `A-Z a-z 0-9 _ -` (no dot, no colon). */
+export const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Version rule: 1–64 characters of `A-Z a-z 0-9 _ - . +` (semver fits). */
+export const VERSION_PATTERN = /^[A-Za-z0-9_.+-]{1,64}$/;
+
+const NAME_CHAR = /[A-Za-z0-9_.-]/;
+const NAMESPACE_CHAR = /[A-Za-z0-9_-]/;
+const VERSION_CHAR = /[A-Za-z0-9_.+-]/;
+
+function describeBadChars(value: string, allowed: RegExp): string {
+  const bad = [...new Set([...value].filter((ch) => !allowed.test(ch)))];
+  return bad.map((ch) => JSON.stringify(ch)).join(', ');
+}
+
+/**
+ * Why `value` is not a valid part of a tool ID, or `undefined` when it is.
+ * Shared by ID parsing and tool validation so both say the same thing.
+ *
+ * @internal
+ */
+export function checkIdPart(
+  value: unknown,
+  part: 'name' | 'namespace' | 'version',
+): string | undefined {
+  const [pattern, char, max, allowedText] =
+    part === 'name'
+      ? [TOOL_NAME_PATTERN, NAME_CHAR, 128, 'A-Z a-z 0-9 _ - .']
+      : part === 'namespace'
+        ? [NAMESPACE_PATTERN, NAMESPACE_CHAR, 64, 'A-Z a-z 0-9 _ -']
+        : [VERSION_PATTERN, VERSION_CHAR, 64, 'A-Z a-z 0-9 _ - . +'];
+  if (typeof value !== 'string') return `${part} must be a string, got ${typeof value}`;
+  if (pattern.test(value)) return undefined;
+  if (value.length === 0) return `${part} is empty`;
+  if (value.length > max) return `${part} is ${value.length} characters long (at most ${max})`;
+  return `${part} ${JSON.stringify(value)} contains ${describeBadChars(value, char)} (allowed: ${allowedText})`;
+}
+
+/**
+ * Parses a canonical tool ID: `name`, `namespace:name` or `namespace:name:version`.
+ *
+ * @throws {ToolError} `invalid_tool_id` for a non-string, empty parts, too many colons or
+ * characters outside the name, namespace and version rules.
+ */
+export function parseToolId(id: unknown): ToolIdParts {
+  if (typeof id !== 'string') {
+    throw new ToolError('invalid_tool_id', `tool ID must be a string, got ${typeof id}`);
+  }
+  const parts = id.split(':');
+  if (parts.length > 3) {
+    throw new ToolError(
+      'invalid_tool_id',
+      `tool ID ${JSON.stringify(id)} has ${parts.length - 1} colons; expected name, namespace:name or namespace:name:version`,
+    );
+  }
+  const [first, second, third] = parts as [string, string?, string?];
+  const [namespace, name, version] = second === undefined ? [undefined, first, undefined] : [first, second, third];
+  const problem =
+    (namespace === undefined ? undefined : checkIdPart(namespace, 'namespace')) ??
+    checkIdPart(name, 'name') ??
+    (version === undefined ? undefined : checkIdPart(version, 'version'));
+  if (problem !== undefined) {
+    throw new ToolError('invalid_tool_id', `invalid tool ID ${JSON.stringify(id)}: ${problem}`);
+  }
+  if (namespace === undefined) return { name };
+  return version === undefined ? { namespace, name } : { namespace, name, version };
+}
+
+/**
+ * Formats ID parts as a canonical tool ID. A version is only part of the ID when there is a
+ * namespace (`name:version` would read as `namespace:name`).
+ *
+ * @throws {ToolError} `invalid_tool_id` when a part breaks its rule.
+ */
+export function formatToolId(parts: ToolIdParts): string {
+  const problem =
+    checkIdPart(parts.name, 'name') ??
+    (parts.namespace === undefined ? undefined : checkIdPart(parts.namespace, 'namespace')) ??
+    (parts.namespace === undefined || parts.version === undefined
+      ? undefined
+      : checkIdPart(parts.version, 'version'));
+  if (problem !== undefined) throw new ToolError('invalid_tool_id', `invalid tool ID: ${problem}`);
+  if (parts.namespace === undefined) return parts.name;
+  return parts.version === undefined
+    ? `${parts.namespace}:${parts.name}`
+    : `${parts.namespace}:${parts.name}:${parts.version}`;
+}
+
+/**
+ * The canonical ID of a tool: `name`, `namespace:name`, or `namespace:name:version`.
+ *
+ * @throws {ToolError} `invalid_tool_id` when the name, namespace or version breaks its rule.
+ */
+export function toolId(tool: ToolIdParts): string {
+  return formatToolId({ namespace: tool.namespace, name: tool.name, version: tool.version });
+}

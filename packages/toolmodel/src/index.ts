@@ -1,0 +1,23 @@
+export { backendKey, validateBackend } from './backend.js';
+export type { LocalBackend, McpBackend, ProviderBackend, ToolBackend, ToolBackendKind } from './backend.js';
+export { ToolError } from './errors.js';
+export type {
+  SchemaValidationError,
+  ToolErrorCode,
+  ToolErrorJson,
+  ToolErrorOptions,
+  ToolOperation,
+} from './errors.js';
+export { formatToolId, NAMESPACE_PATTERN, parseToolId, TOOL_NAME_PATTERN, toolId, VERSION_PATTERN } from './ids.js';
+export type { ToolIdParts } from './ids.js';
+export {
+  fromMcpJson,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  MCP_VERSION,
+  normalizeTags,
+  toMcpJson,
+  validateTool,
+} from './tool.js';
+export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
+export type { SchemaValidationResult, SchemaValidator } from './validator.js';
