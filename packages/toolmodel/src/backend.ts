@@ -62,8 +62,10 @@ export function validateBackend(backend: unknown): asserts backend is ToolBacken
       break;
     }
     case 'provider': {
-      const p = fieldsOf(b.provider) ?? fail('provider backend needs { provider: { providerId, toolId } }');
-      problem = checkRef(p.providerId, 'provider.providerId') ?? checkRef(p.toolId, 'provider.toolId');
+      const p =
+        fieldsOf(b.provider) ?? fail('provider backend needs { provider: { providerId, toolId } }');
+      problem =
+        checkRef(p.providerId, 'provider.providerId') ?? checkRef(p.toolId, 'provider.toolId');
       break;
     }
     case 'local': {

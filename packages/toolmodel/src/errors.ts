@@ -40,12 +40,7 @@ export type ToolErrorCode =
 
 /** The stage of a tool call an error came from. */
 export type ToolOperation =
-  | 'resolve'
-  | 'select'
-  | 'validate_input'
-  | 'execute'
-  | 'normalize'
-  | 'validate_output';
+  'resolve' | 'select' | 'validate_input' | 'execute' | 'normalize' | 'validate_output';
 
 /** One JSON Schema violation, as reported by a {@link SchemaValidator}. */
 export interface SchemaValidationError {

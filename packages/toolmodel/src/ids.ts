@@ -19,7 +19,8 @@ const NAMESPACE_CHAR = /[A-Za-z0-9_-]/;
 const VERSION_CHAR = /[A-Za-z0-9_.+-]/;
 
 function describeBadChars(value: string, allowed: RegExp): string {
-  const bad = [...new Set([...value].filter((ch) => !allowed.test(ch)))];
+  // Code points, not UTF-16 units, so a stray emoji is reported whole.
+  const bad = [...new Set(Array.from(value).filter((ch) => !allowed.test(ch)))];
   return bad.map((ch) => JSON.stringify(ch)).join(', ');
 }
 
@@ -64,7 +65,8 @@ export function parseToolId(id: unknown): ToolIdParts {
     );
   }
   const [first, second, third] = parts as [string, string?, string?];
-  const [namespace, name, version] = second === undefined ? [undefined, first, undefined] : [first, second, third];
+  const [namespace, name, version] =
+    second === undefined ? [undefined, first, undefined] : [first, second, third];
   const problem =
     (namespace === undefined ? undefined : checkIdPart(namespace, 'namespace')) ??
     checkIdPart(name, 'name') ??

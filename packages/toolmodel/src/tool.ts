@@ -49,12 +49,16 @@ export function normalizeTags(tags: readonly string[] | undefined): string[] {
   return [...seen];
 }
 
-function checkObjectSchema(schema: unknown, field: 'inputSchema' | 'outputSchema'): string | undefined {
+function checkObjectSchema(
+  schema: unknown,
+  field: 'inputSchema' | 'outputSchema',
+): string | undefined {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return `${field} must be a JSON Schema object with type "object", got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema}`;
   }
   const type = (schema as Record<string, unknown>).type;
-  if (type !== 'object') return `${field}.type must be "object", got ${JSON.stringify(type) ?? 'nothing'}`;
+  if (type !== 'object')
+    return `${field}.type must be "object", got ${type === undefined ? 'nothing' : JSON.stringify(type)}`;
   return undefined;
 }
 
@@ -77,7 +81,9 @@ export function validateTool(tool: unknown): asserts tool is Tool {
     (t.namespace === undefined ? undefined : checkIdPart(t.namespace, 'namespace')) ??
     (t.version === undefined ? undefined : checkIdPart(t.version, 'version')) ??
     checkObjectSchema(t.inputSchema, 'inputSchema') ??
-    (t.outputSchema === undefined ? undefined : checkObjectSchema(t.outputSchema, 'outputSchema')) ??
+    (t.outputSchema === undefined
+      ? undefined
+      : checkObjectSchema(t.outputSchema, 'outputSchema')) ??
     checkOptionalString(t, 'title') ??
     checkOptionalString(t, 'description') ??
     checkTags(t.tags);
