@@ -1,5 +1,11 @@
 export { backendKey, validateBackend } from './backend.js';
-export type { LocalBackend, McpBackend, ProviderBackend, ToolBackend, ToolBackendKind } from './backend.js';
+export type {
+  LocalBackend,
+  McpBackend,
+  ProviderBackend,
+  ToolBackend,
+  ToolBackendKind,
+} from './backend.js';
 export { ToolError } from './errors.js';
 export type {
   SchemaValidationError,
@@ -8,7 +14,14 @@ export type {
   ToolErrorOptions,
   ToolOperation,
 } from './errors.js';
-export { formatToolId, NAMESPACE_PATTERN, parseToolId, TOOL_NAME_PATTERN, toolId, VERSION_PATTERN } from './ids.js';
+export {
+  formatToolId,
+  NAMESPACE_PATTERN,
+  parseToolId,
+  TOOL_NAME_PATTERN,
+  toolId,
+  VERSION_PATTERN,
+} from './ids.js';
 export type { ToolIdParts } from './ids.js';
 export {
   fromMcpJson,
@@ -21,3 +34,7 @@ export {
 } from './tool.js';
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
 export type { SchemaValidationResult, SchemaValidator } from './validator.js';
+export { schemaDialect } from './schema-dialect.js';
+export type { SchemaDialect } from './schema-dialect.js';
+export { createValidator, DEFAULT_MAX_ERRORS } from './validator.js';
+export type { ValidatorOptions } from './validator.js';

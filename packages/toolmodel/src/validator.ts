@@ -1,4 +1,15 @@
-import type { SchemaValidationError } from './errors.js';
+import {
+  dereference,
+  validate as cfworkerValidate,
+  type OutputUnit,
+  type Schema,
+  type SchemaDraft,
+  type ValidationResult,
+} from '@cfworker/json-schema';
+import { ToolError, type SchemaValidationError, type ToolOperation } from './errors.js';
+import { toolId } from './ids.js';
+import { schemaDialect } from './schema-dialect.js';
+import { walkSchema } from './schema-walk.js';
 import type { JsonSchema, Tool } from './tool.js';
 
 /** The outcome of validating one value against one schema. */
@@ -24,4 +35,311 @@ export interface SchemaValidator {
   validateOutput(tool: Tool, value: unknown): SchemaValidationResult;
 }
 
-// IMPLEMENTATION: createValidator() goes here (helper).
+/** Options for {@link createValidator}. */
+export interface ValidatorOptions {
+  /** At most this many errors are reported per invalid value (default {@link DEFAULT_MAX_ERRORS}). */
+  readonly maxErrors?: number;
+}
+
+/** How many errors a {@link SchemaValidator} reports per invalid value unless told otherwise. */
+export const DEFAULT_MAX_ERRORS = 20;
+
+/** The result every valid value shares. */
+const VALID: SchemaValidationResult = Object.freeze({ valid: true });
+
+type SchemaObject = Record<string, unknown>;
+
+interface Prepared {
+  readonly schema: SchemaObject;
+  readonly draft: SchemaDraft;
+  readonly lookup: Record<string, Schema | boolean>;
+}
+
+// Nested `false` schemas become this, so a rejection is reported with a schema location (the
+// library reports a bare `false` at the value's location) and named after its parent keyword.
+const falseSchema = (): SchemaObject => ({ not: {} });
+
+// Keywords whose error only says "a subschema failed"; the subschema's own errors say what.
+const WRAPPERS = new Set([
+  '$ref',
+  '$recursiveRef',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'allOf',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependencies',
+  'propertyNames',
+  'contains',
+]);
+// Keywords whose branches' errors mislead on their own ("must be a string" when a number would
+// also do): the keyword's own error is kept instead.
+const ALTERNATIVES = new Set(['anyOf', 'oneOf']);
+
+/**
+ * Creates the default {@link SchemaValidator}, built on `@cfworker/json-schema`: no code
+ * generation, so it runs on every runtime, edge runtimes included.
+ *
+ * Schemas without `$schema` are JSON Schema 2020-12; draft-07 is used when `$schema` names it
+ * (see {@link schemaDialect}). Each schema object is prepared once, on first use, and cached by
+ * identity, so a tool's schemas are prepared once however often it is called. `$ref` resolves
+ * only inside the schema (`#/$defs/x`, `#/definitions/x`, `$id`- and `$anchor`-relative); other
+ * references are never fetched.
+ *
+ * What is enforced differs from the letter of the spec in a few places:
+ * - `format` is asserted for the formats the library knows (`date`, `time`, `date-time`,
+ *   `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `uri-template`,
+ *   `url`, `uuid`, `regex`, `json-pointer`, `json-pointer-uri-fragment`,
+ *   `relative-json-pointer`); unknown formats are ignored.
+ * - `contentEncoding`, `contentMediaType`, `contentSchema`, `$dynamicRef` and `$dynamicAnchor`
+ *   are not enforced, nor are `$vocabulary` declarations.
+ * - Recursion is bounded by the call stack: a schema that refers to itself without descending
+ *   into the value (`{"$ref": "#"}`), or schema and value nested deeper than about 500 levels,
+ *   is reported as `invalid_schema` instead of crashing.
+ *
+ * @throws {ToolError} from `validate`: `unsupported_schema` for another dialect;
+ * `invalid_schema` for a `$ref` that does not resolve inside the schema, an invalid `pattern`,
+ * a schema that is not plain JSON, or one too deep to evaluate; `invalid_argument` for a value
+ * that is not JSON (e.g. holding `undefined` or a `bigint`).
+ */
+export function createValidator(options: ValidatorOptions = {}): SchemaValidator {
+  const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
+  const cache = new WeakMap<object, Prepared | ToolError>();
+
+  const validate = (schema: JsonSchema, value: unknown): SchemaValidationResult => {
+    if (schema === true) return VALID;
+    if (schema === false) return { valid: false, errors: [FALSE_ROOT_ERROR] };
+    let prepared = cache.get(schema);
+    if (prepared === undefined) {
+      prepared = tryPrepare(schema);
+      cache.set(schema, prepared);
+    }
+    if (prepared instanceof ToolError) throw prepared;
+    return run(prepared, value, maxErrors);
+  };
+
+  return {
+    validate,
+    validateInput: (tool, args) =>
+      forTool(tool, 'validate_input', () => validate(tool.inputSchema, args)),
+    validateOutput: (tool, value) =>
+      tool.outputSchema === undefined
+        ? VALID
+        : forTool(tool, 'validate_output', () => validate(tool.outputSchema as JsonSchema, value)),
+  };
+}
+
+const FALSE_ROOT_ERROR: SchemaValidationError = {
+  path: '',
+  keyword: 'false',
+  message: 'no value is allowed: the schema is `false`',
+};
+
+function tryPrepare(schema: SchemaObject): Prepared | ToolError {
+  try {
+    return prepare(schema);
+  } catch (error) {
+    if (ToolError.isInstance(error)) return error;
+    return new ToolError('invalid_schema', `the schema cannot be used: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function prepare(schema: SchemaObject): Prepared {
+  const draft: SchemaDraft = schemaDialect(schema) === 'draft-07' ? '7' : '2020-12';
+  // The library annotates every subschema it sees; a private copy keeps callers' objects
+  // (frozen or shared between tools) untouched.
+  let copy: SchemaObject;
+  try {
+    copy = structuredClone(schema);
+  } catch (error) {
+    throw new ToolError(
+      'invalid_schema',
+      `the schema is not plain JSON (${describe(error)}); schemas may hold only objects, arrays, strings, numbers, booleans and null`,
+      { cause: error },
+    );
+  }
+  const { refs } = walkSchema(copy, { replaceFalse: falseSchema });
+  const lookup = dereference(copy);
+  for (const node of refs) {
+    const target = (node as { __absolute_ref__?: unknown }).__absolute_ref__ ?? node.$ref;
+    if (typeof target !== 'string' || lookup[target] === undefined) {
+      throw new ToolError(
+        'invalid_schema',
+        `$ref ${JSON.stringify(node.$ref)} does not resolve inside the schema, and external references are never fetched; copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"`,
+      );
+    }
+  }
+  return { schema: copy, draft, lookup };
+}
+
+function run(prepared: Prepared, value: unknown, maxErrors: number): SchemaValidationResult {
+  let output: ValidationResult;
+  try {
+    output = cfworkerValidate(value, prepared.schema, prepared.draft, prepared.lookup, false);
+  } catch (error) {
+    throw runError(error);
+  }
+  return output.valid ? VALID : { valid: false, errors: simplifyErrors(output.errors, maxErrors) };
+}
+
+function runError(error: unknown): ToolError {
+  if (error instanceof RangeError) {
+    return new ToolError(
+      'invalid_schema',
+      'validation exceeded the call stack: the schema refers to itself without descending into the value (e.g. {"$ref": "#"}), or schema and value are nested too deeply; break the cycle or flatten the schema',
+      { cause: error },
+    );
+  }
+  if (
+    error instanceof URIError ||
+    (error instanceof Error && error.message.startsWith('Instances of'))
+  ) {
+    return new ToolError(
+      'invalid_argument',
+      `the value is not JSON (${describe(error)}); pass only objects, arrays, strings, numbers, booleans and null`,
+      { cause: error },
+    );
+  }
+  return new ToolError('invalid_schema', `the schema cannot be evaluated: ${describe(error)}`, {
+    cause: error,
+  });
+}
+
+/**
+ * Keeps the errors that say what is wrong: drops "a subschema had errors" wrappers that have a
+ * more specific error beneath them, keeps an `anyOf`/`oneOf` failure instead of its branches',
+ * and converts locations to JSON Pointers.
+ */
+function simplifyErrors(units: readonly OutputUnit[], maxErrors: number): SchemaValidationError[] {
+  const ancestors = new Set<string>();
+  const alternatives: string[] = [];
+  for (const unit of units) {
+    const location = unit.keywordLocation;
+    for (let cut = location.lastIndexOf('/'); cut > 0; cut = location.lastIndexOf('/', cut - 1)) {
+      ancestors.add(location.slice(0, cut));
+    }
+    if (ALTERNATIVES.has(unit.keyword)) alternatives.push(`${location}/`);
+  }
+  const errors: SchemaValidationError[] = [];
+  for (const unit of units) {
+    const location = unit.keywordLocation;
+    if (WRAPPERS.has(unit.keyword) && ancestors.has(location)) continue;
+    // "does not match then/else" sits at `/if`, its specifics at `/then` or `/else`.
+    if (unit.keyword === 'if') continue;
+    if (alternatives.some((prefix) => location.startsWith(prefix))) continue;
+    errors.push(toError(unit));
+    if (errors.length === maxErrors) break;
+  }
+  return errors;
+}
+
+function toError(unit: OutputUnit): SchemaValidationError {
+  const path = decodeURIComponent(unit.instanceLocation.slice(1));
+  if (unit.keyword === 'not' && unit.keywordLocation.endsWith('/not')) {
+    const parent = unit.keywordLocation.split('/').at(-2) ?? '';
+    const rejected = rejectedBy(parent, unit.keywordLocation, path);
+    if (rejected !== undefined) return rejected;
+  }
+  return { path, keyword: unit.keyword, message: message(unit) };
+}
+
+// Names the rejection of a `false` subschema after the keyword that holds it.
+function rejectedBy(
+  parent: string,
+  keywordLocation: string,
+  path: string,
+): SchemaValidationError | undefined {
+  const container = keywordLocation.split('/').at(-3) ?? '';
+  // Below a map or an array the parent segment is a property name or an index, not a keyword.
+  const holder =
+    container === 'properties' || container === 'patternProperties' || /^\d+$/.test(parent)
+      ? container
+      : parent;
+  const name = path
+    .slice(path.lastIndexOf('/') + 1)
+    .replaceAll('~1', '/')
+    .replaceAll('~0', '~');
+  switch (holder) {
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+    case 'properties':
+    case 'patternProperties':
+      return { path, keyword: holder, message: `property ${JSON.stringify(name)} is not allowed` };
+    case 'items':
+    case 'prefixItems':
+    case 'additionalItems':
+    case 'unevaluatedItems':
+      return { path, keyword: holder, message: `no item is allowed at index ${name}` };
+    default:
+      return undefined;
+  }
+}
+
+function message(unit: OutputUnit): string {
+  const text = unit.error.replace(/\.$/, '');
+  const type = /^Instance type "(\w+)" is invalid\. Expected (.+)$/.exec(text);
+  if (type !== null) {
+    return `must be ${type[2]?.replaceAll('"', '').replaceAll(', ', ' or ') ?? ''}, got ${type[1] ?? ''}`;
+  }
+  const required = /^Instance does not have required property (.+)$/.exec(text);
+  if (required !== null) return `missing required property ${required[1] ?? ''}`;
+  switch (unit.keyword) {
+    case 'maxProperties':
+      return text.replace('at least', 'at most').replace(/^Instance does not have/, 'must have');
+    case 'minProperties':
+      return text.replace(/^Instance does not have/, 'must have');
+    case 'anyOf':
+      return 'does not match any of the allowed alternatives (anyOf)';
+    case 'oneOf':
+      return text.replace(
+        /^Instance does not match exactly one subschema/,
+        'must match exactly one alternative (oneOf)',
+      );
+    case 'not':
+      return 'must not match the "not" schema';
+    default:
+      return text.replace(/^Instance /, 'value ');
+  }
+}
+
+// Names the tool in a schema failure, so the error says which tool's schema to fix.
+function forTool(
+  tool: Tool,
+  op: ToolOperation,
+  check: () => SchemaValidationResult,
+): SchemaValidationResult {
+  try {
+    return check();
+  } catch (error) {
+    if (!ToolError.isInstance(error)) throw error;
+    let id: string;
+    try {
+      id = toolId(tool);
+    } catch {
+      id = tool.name;
+    }
+    const what = op === 'validate_input' ? 'arguments' : 'result';
+    throw new ToolError(
+      error.code,
+      `cannot validate the ${what} of tool "${id}": ${error.message}`,
+      {
+        cause: error,
+        toolId: id,
+        op,
+      },
+    );
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n', 1)[0] ?? error.name) : String(error);
+}

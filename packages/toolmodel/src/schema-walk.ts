@@ -1,0 +1,111 @@
+import { ToolError } from './errors.js';
+
+type SchemaObject = Record<string, unknown>;
+
+// Keywords whose value is one subschema, an array of them, or a map of them. Only these are
+// walked: a `$ref` under an unknown keyword is never evaluated, so it cannot break a schema.
+const ONE = new Set([
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'items',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
+const MANY = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
+const MAP = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
+
+/** What {@link walkSchema} found out about a schema. */
+export interface SchemaWalk {
+  /** Every subschema (the root included) that carries a `$ref`. */
+  readonly refs: readonly SchemaObject[];
+}
+
+/** Options for {@link walkSchema}. */
+export interface WalkSchemaOptions {
+  /** Replaces each nested boolean `false` subschema with what this returns. */
+  readonly replaceFalse?: () => SchemaObject;
+}
+
+function isObject(value: unknown): value is SchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Defined, not assigned: a subschema keyed "__proto__" must stay an own property.
+function put(target: object, key: string | number, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+function checkPattern(pattern: unknown, where: string): void {
+  if (typeof pattern !== 'string') {
+    throw new ToolError('invalid_schema', `${where} must be a string, got ${typeof pattern}`);
+  }
+  try {
+    new RegExp(pattern, 'u');
+  } catch (error) {
+    throw new ToolError(
+      'invalid_schema',
+      `${where} ${JSON.stringify(pattern)} is not a valid regular expression (ECMA-262, "u" flag)`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Walks every subschema of `root` without recursion (so any depth terminates), checks that
+ * `pattern` and `patternProperties` hold valid regular expressions, collects the subschemas
+ * that carry a `$ref`, and optionally replaces nested `false` schemas in place.
+ *
+ * @throws {ToolError} `invalid_schema` for a pattern that is not a valid regular expression.
+ */
+export function walkSchema(root: SchemaObject, options: WalkSchemaOptions = {}): SchemaWalk {
+  const { replaceFalse } = options;
+  const refs: SchemaObject[] = [];
+  const seen = new Set<SchemaObject>();
+  const stack: SchemaObject[] = [root];
+  const visit = (holder: object, key: string | number, child: unknown): void => {
+    if (child === false && replaceFalse !== undefined) put(holder, key, replaceFalse());
+    else if (isObject(child) && !seen.has(child)) stack.push(child);
+  };
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    seen.add(node);
+    if (Object.hasOwn(node, '$ref')) refs.push(node);
+    if (Object.hasOwn(node, 'pattern')) checkPattern(node.pattern, 'pattern');
+    for (const key of Object.keys(node)) {
+      const value = node[key];
+      if (Array.isArray(value)) {
+        if (MANY.has(key)) {
+          value.forEach((child, index) => {
+            visit(value, index, child);
+          });
+        }
+      } else if (MAP.has(key)) {
+        if (!isObject(value)) continue;
+        for (const name of Object.keys(value)) {
+          if (key === 'patternProperties') checkPattern(name, 'patternProperties key');
+          visit(value, name, value[name]);
+        }
+      } else if (ONE.has(key)) {
+        visit(node, key, value);
+      }
+    }
+  }
+  return { refs };
+}

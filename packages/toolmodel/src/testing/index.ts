@@ -1,0 +1,1 @@
+export { describeSchemaValidatorContract, TYPICAL_TOOL_SCHEMA } from './validator-contract.js';
