@@ -1,0 +1,2 @@
+export { createAjvValidator } from './ajv-validator.js';
+export type { AjvValidatorOptions } from './ajv-validator.js';
