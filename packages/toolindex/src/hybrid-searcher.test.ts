@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { ToolError, type Tool } from '@toolplane/toolmodel';
+import { createHybridSearcher, type EmbedFunction } from './hybrid-searcher.js';
+import { createIndex } from './tool-index.js';
+
+/** A tiny deterministic "embedding": one dimension per concept, synonyms share a dimension. */
+const CONCEPTS: readonly (readonly string[])[] = [
+  ['folder', 'directory', 'directories', 'folders'],
+  ['repo', 'repository', 'repositories'],
+  ['meeting', 'event', 'appointment'],
+  ['create', 'make', 'new', 'add'],
+  ['list', 'show', 'enumerate'],
+  ['message', 'chat', 'post'],
+];
+
+function conceptEmbed(calls: string[][]): EmbedFunction {
+  return (texts) => {
+    calls.push([...texts]);
+    return Promise.resolve(
+      texts.map((text) => {
+        const words = text.toLowerCase().split(/[^a-z]+/);
+        return CONCEPTS.map((group) => words.filter((w) => group.includes(w)).length + 0.01);
+      }),
+    );
+  };
+}
+
+const tool = (namespace: string, name: string, description: string): Tool => ({
+  name,
+  namespace,
+  description,
+  inputSchema: { type: 'object' },
+});
+
+function fill(index: ReturnType<typeof createIndex>): void {
+  index.registerTools(
+    [
+      tool('fs', 'create_directory', 'Create a new directory on disk.'),
+      tool('fs', 'list_directory', 'List the entries of a directory.'),
+      tool('cal', 'create_event', 'Create a calendar event.'),
+      tool('chat', 'post_message', 'Post a message to a channel.'),
+    ].map((t) => ({ tool: t, backend: { kind: 'local', local: { name: t.name } } as const })),
+  );
+}
+
+async function codeOf(run: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await run();
+  } catch (error) {
+    return ToolError.isInstance(error) ? error.code : 'other';
+  }
+  return undefined;
+}
+
+describe('createHybridSearcher', () => {
+  it('finds a tool by a synonym that BM25 alone misses', async () => {
+    const lexicalOnly = createIndex();
+    fill(lexicalOnly);
+    expect((await lexicalOnly.search('make a folder')).results).toEqual([]);
+
+    const index = createIndex({ searcher: createHybridSearcher({ embed: conceptEmbed([]) }) });
+    fill(index);
+    const { results } = await index.search('make a folder');
+    expect(results[0]?.id).toBe('fs:create_directory');
+    expect((await index.search('schedule a meeting')).results[0]?.id).toBe('cal:create_event');
+  });
+
+  it('keeps the BM25 order when weight is 0', async () => {
+    const index = createIndex({
+      searcher: createHybridSearcher({ embed: conceptEmbed([]), weight: 0 }),
+    });
+    fill(index);
+    const lexical = createIndex();
+    fill(lexical);
+    const ids = async (i: typeof index) =>
+      (await i.search('directory entries')).results.map((r) => r.id);
+    expect(await ids(index)).toEqual(await ids(lexical));
+    expect(await ids(index)).toHaveLength(2);
+  });
+
+  it('embeds each tool once, lazily, and again only when its text changes', async () => {
+    const calls: string[][] = [];
+    const searcher = createHybridSearcher({ embed: conceptEmbed(calls), batchSize: 3 });
+    const index = createIndex({ searcher });
+    fill(index);
+    expect(calls).toEqual([]);
+    await index.search('folder');
+    const toolTexts = calls.slice(0, -1).flat();
+    expect(toolTexts).toHaveLength(4);
+    expect(calls[0]).toHaveLength(3);
+
+    calls.length = 0;
+    await index.search('event');
+    expect(calls).toEqual([['event']]);
+
+    index.registerTool(
+      tool('fs', 'create_directory', 'Make a folder.'),
+      { kind: 'mcp', mcp: { serverName: 'fs' } },
+      { replace: true },
+    );
+    calls.length = 0;
+    await searcher.warm();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.[0]).toContain('Make a folder.');
+  });
+
+  it('throws execution when embed fails and invalid_argument for a wrong vector count', async () => {
+    const failing = createIndex({
+      searcher: createHybridSearcher({ embed: () => Promise.reject(new Error('model offline')) }),
+    });
+    fill(failing);
+    expect(await codeOf(() => failing.search('folder'))).toBe('execution');
+
+    const short = createIndex({
+      searcher: createHybridSearcher({ embed: () => Promise.resolve([[1]]) }),
+    });
+    fill(short);
+    expect(await codeOf(() => short.search('folder'))).toBe('invalid_argument');
+  });
+
+  it('throws cancelled when the signal aborts while embedding', async () => {
+    const controller = new AbortController();
+    const embed: EmbedFunction = (_texts, { signal }) =>
+      new Promise((_resolve, reject) => {
+        signal?.addEventListener('abort', () => {
+          reject(signal.reason as Error);
+        });
+        controller.abort();
+      });
+    const index = createIndex({ searcher: createHybridSearcher({ embed }) });
+    fill(index);
+    expect(await codeOf(() => index.search('folder', { signal: controller.signal }))).toBe(
+      'cancelled',
+    );
+  });
+
+  it('throws invalid_argument for a weight outside 0 to 1', () => {
+    let code: string | undefined;
+    try {
+      createHybridSearcher({ embed: conceptEmbed([]), weight: 2 });
+    } catch (error) {
+      code = ToolError.isInstance(error) ? error.code : undefined;
+    }
+    expect(code).toBe('invalid_argument');
+  });
+});

@@ -1,0 +1,233 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { createBm25Searcher } from './bm25-searcher.js';
+import {
+  compareHits,
+  matchesFilter,
+  type SearchDocument,
+  type Searcher,
+  type SearcherQuery,
+  type SearchHit,
+} from './searcher.js';
+
+/**
+ * Turns texts into embedding vectors, one per text, all of the same length (any embedding model:
+ * a local one, or a provider's API). Called with batches of tool texts and with single queries.
+ */
+export type EmbedFunction = (
+  texts: readonly string[],
+  options: { readonly signal?: AbortSignal },
+) => Promise<readonly (readonly number[] | Float32Array | Float64Array)[]>;
+
+/** Options for {@link createHybridSearcher}. */
+export interface HybridSearcherOptions {
+  /** The embedding function. */
+  readonly embed: EmbedFunction;
+  /**
+   * Share of the semantic (cosine) score in the blend, from 0 (BM25 only) to 1 (embeddings
+   * only); default 0.5.
+   */
+  readonly weight?: number;
+  /** The lexical searcher to blend with; default a new {@link createBm25Searcher}. */
+  readonly lexical?: Searcher;
+  /** Most texts per `embed` call when embedding tools; default 64. */
+  readonly batchSize?: number;
+}
+
+/** A {@link Searcher} that blends BM25 with embedding similarity; see {@link createHybridSearcher}. */
+export interface HybridSearcher extends Searcher {
+  search(query: SearcherQuery): Promise<readonly SearchHit[]>;
+  /**
+   * Embeds every tool not embedded yet, so the next search does not wait for it.
+   *
+   * @throws {ToolError} `execution` when `embed` fails, `invalid_argument` when it returns
+   * vectors of the wrong count or length, `cancelled` when `signal` aborts.
+   */
+  warm(options?: { readonly signal?: AbortSignal }): Promise<void>;
+}
+
+interface Embedded {
+  readonly text: string;
+  readonly vector: Float32Array;
+  readonly norm: number;
+}
+
+/** The text a tool is embedded by: what a person would read to understand it. */
+function embeddingText(doc: SearchDocument): string {
+  const head = doc.title === undefined ? doc.name : `${doc.name} (${doc.title})`;
+  const where = doc.namespace === undefined ? '' : `${doc.namespace}: `;
+  const tags = doc.tags.length === 0 ? '' : ` [${doc.tags.join(', ')}]`;
+  return `${where}${head}${tags}. ${doc.description ?? ''}`.trim();
+}
+
+function toVector(value: unknown, dimensions: number | undefined): Float32Array {
+  const ok =
+    (Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array) &&
+    value.length > 0 &&
+    (dimensions === undefined || value.length === dimensions);
+  if (!ok) {
+    throw new ToolError(
+      'invalid_argument',
+      `embed must return one non-empty numeric vector per text${dimensions === undefined ? '' : `, each of length ${dimensions}`}`,
+    );
+  }
+  const vector = Float32Array.from(value as ArrayLike<number>);
+  if (vector.some((x) => !Number.isFinite(x))) {
+    throw new ToolError('invalid_argument', 'embed returned a vector with a non-finite number');
+  }
+  return vector;
+}
+
+function normOf(vector: Float32Array): number {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  return Math.sqrt(sum);
+}
+
+/**
+ * Creates a {@link Searcher} that blends BM25 relevance with the cosine similarity of
+ * embeddings from your own `embed` function: `weight · max(0, cos) + (1 − weight) · bm25 / best
+ * bm25`. Tools are embedded lazily, on the first search that needs them (or on
+ * {@link HybridSearcher.warm}), in batches, and the vectors are cached per tool ID and text, so
+ * registration stays synchronous and cheap and a re-registered but unchanged tool is not embedded
+ * again. Pass it as `createIndex({ searcher })`; `index.search` already returns a promise, so
+ * nothing else changes for callers.
+ *
+ * @throws {ToolError} `invalid_argument` for a weight outside 0–1 or a bad batch size.
+ */
+export function createHybridSearcher(options: HybridSearcherOptions): HybridSearcher {
+  const { embed } = options;
+  if (typeof embed !== 'function') {
+    throw new ToolError('invalid_argument', 'createHybridSearcher needs an embed function');
+  }
+  const weight = options.weight ?? 0.5;
+  if (!(weight >= 0 && weight <= 1)) {
+    throw new ToolError('invalid_argument', `weight must be from 0 to 1, got ${String(weight)}`);
+  }
+  const batchSize = options.batchSize ?? 64;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new ToolError(
+      'invalid_argument',
+      `batchSize must be a positive integer, got ${batchSize}`,
+    );
+  }
+  const lexical = options.lexical ?? createBm25Searcher();
+  const docs = new Map<string, SearchDocument>();
+  const vectors = new Map<string, Embedded>();
+  let dimensions: number | undefined;
+
+  async function callEmbed(
+    texts: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<Float32Array[]> {
+    let output: readonly unknown[];
+    try {
+      output = await embed(texts, signal === undefined ? {} : { signal });
+    } catch (cause) {
+      if (signal?.aborted === true) {
+        throw new ToolError('cancelled', 'search was cancelled while embedding', { cause });
+      }
+      if (ToolError.isInstance(cause)) throw cause;
+      throw new ToolError('execution', 'the embed function failed', { cause });
+    }
+    if (signal?.aborted === true) {
+      throw new ToolError('cancelled', 'search was cancelled while embedding', {
+        cause: signal.reason,
+      });
+    }
+    if (!Array.isArray(output) || output.length !== texts.length) {
+      throw new ToolError(
+        'invalid_argument',
+        `embed returned ${Array.isArray(output) ? output.length : 'no array of'} vectors for ${texts.length} texts`,
+      );
+    }
+    const result = output.map((value) => toVector(value, dimensions));
+    dimensions ??= result[0]?.length;
+    return result;
+  }
+
+  /** Embeds the documents passing `filter` that have no vector for their current text. */
+  async function embedMissing(
+    filter: Pick<SearcherQuery, 'namespace' | 'tags'>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const missing: [string, string][] = [];
+    for (const doc of docs.values()) {
+      if (!matchesFilter(doc, filter)) continue;
+      const text = embeddingText(doc);
+      if (vectors.get(doc.id)?.text !== text) missing.push([doc.id, text]);
+    }
+    for (let start = 0; start < missing.length; start += batchSize) {
+      const batch = missing.slice(start, start + batchSize);
+      const embedded = await callEmbed(
+        batch.map(([, text]) => text),
+        signal,
+      );
+      batch.forEach(([id, text], i) => {
+        const vector = embedded[i];
+        // The tool may have changed or gone while we waited; keep only vectors that still fit.
+        const doc = docs.get(id);
+        if (vector === undefined || doc === undefined || embeddingText(doc) !== text) return;
+        vectors.set(id, { text, vector, norm: normOf(vector) });
+      });
+    }
+  }
+
+  return {
+    upsert(doc) {
+      docs.set(doc.id, doc);
+      lexical.upsert(doc);
+      const cached = vectors.get(doc.id);
+      if (cached !== undefined && cached.text !== embeddingText(doc)) vectors.delete(doc.id);
+    },
+
+    remove(id) {
+      docs.delete(id);
+      vectors.delete(id);
+      lexical.remove(id);
+    },
+
+    async warm(warmOptions = {}) {
+      await embedMissing({}, warmOptions.signal);
+    },
+
+    async search(query) {
+      const { signal } = query;
+      if (signal?.aborted === true) {
+        throw new ToolError('cancelled', 'search was cancelled', { cause: signal.reason });
+      }
+      const lexicalHits = await lexical.search({ ...query, limit: Math.max(docs.size, 1) });
+      await embedMissing(query, signal);
+      const [queryVector] = await callEmbed([query.text], signal);
+      const queryNorm = queryVector === undefined ? 0 : normOf(queryVector);
+
+      const bm25 = new Map<string, number>();
+      let best = 0;
+      for (const hit of lexicalHits) {
+        bm25.set(hit.id, hit.score);
+        if (hit.score > best) best = hit.score;
+      }
+      const hits: SearchHit[] = [];
+      for (const doc of docs.values()) {
+        if (!matchesFilter(doc, query)) continue;
+        const embedded = vectors.get(doc.id);
+        let cosine = 0;
+        if (
+          embedded !== undefined &&
+          queryVector !== undefined &&
+          embedded.norm > 0 &&
+          queryNorm > 0
+        ) {
+          let dot = 0;
+          const { vector } = embedded;
+          for (let i = 0; i < vector.length; i++) dot += (vector[i] ?? 0) * (queryVector[i] ?? 0);
+          cosine = dot / (embedded.norm * queryNorm);
+        }
+        const lexicalScore = best > 0 ? (bm25.get(doc.id) ?? 0) / best : 0;
+        const score = weight * Math.max(0, cosine) + (1 - weight) * lexicalScore;
+        if (score > 0) hits.push({ id: doc.id, score });
+      }
+      hits.sort(compareHits);
+      return hits.slice(0, query.limit);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+export { defaultBackendSelector } from './backend-selector.js';
+export type { BackendSelector } from './backend-selector.js';
+export { createBm25Searcher, DEFAULT_FIELD_WEIGHTS } from './bm25-searcher.js';
+export type { Bm25Options, Bm25Searcher, FieldWeights } from './bm25-searcher.js';
+export { createHybridSearcher } from './hybrid-searcher.js';
+export type { EmbedFunction, HybridSearcher, HybridSearcherOptions } from './hybrid-searcher.js';
+export { compareHits, matchesFilter, MAX_QUERY_LENGTH } from './searcher.js';
+export type { SearchDocument, Searcher, SearcherQuery, SearchHit } from './searcher.js';
+export { SHORT_DESCRIPTION_LENGTH, shortDescription } from './summary.js';
+export { createIndex } from './tool-index.js';
+export type {
+  IndexChangeEvent,
+  IndexChangeListener,
+  IndexChangeType,
+  IndexOptions,
+  ListToolsOptions,
+  NamespaceInfo,
+  NamespacePage,
+  PageOptions,
+  RegisterMcpToolsOptions,
+  RegisterOptions,
+  SearchOptions,
+  SearchPage,
+  ToolEntry,
+  ToolIndex,
+  ToolRegistration,
+  ToolSummary,
+} from './tool-index.js';
+export { stem, tokenize } from './tokenize.js';

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ToolError } from '@toolplane/toolmodel';
+import { frozenCopy, jsonEqual } from './json.js';
+
+describe('frozenCopy', () => {
+  it('copies deeply and freezes every level', () => {
+    const source = { a: [{ b: 1 }], c: { d: 'x' } };
+    const copy = frozenCopy(source);
+    source.a[0]!.b = 2;
+    expect(copy).toEqual({ a: [{ b: 1 }], c: { d: 'x' } });
+    expect(Object.isFrozen(copy) && Object.isFrozen(copy.a) && Object.isFrozen(copy.a[0])).toBe(
+      true,
+    );
+  });
+
+  it('drops properties whose value is undefined', () => {
+    expect(frozenCopy({ a: undefined, b: 1 })).toEqual({ b: 1 });
+    expect(Object.keys(frozenCopy({ a: undefined, b: 1 }))).toEqual(['b']);
+  });
+
+  it('throws invalid_tool for a cycle', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    let code: string | undefined;
+    try {
+      frozenCopy(cyclic);
+    } catch (error) {
+      code = ToolError.isInstance(error) ? error.code : undefined;
+    }
+    expect(code).toBe('invalid_tool');
+  });
+});
+
+describe('jsonEqual', () => {
+  it('ignores key order and compares arrays by position', () => {
+    expect(jsonEqual({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 })).toBe(true);
+    expect(jsonEqual({ a: 1, b: [1, 2] }, { a: 1, b: [2, 1] })).toBe(false);
+    expect(jsonEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(jsonEqual({ a: 1, b: 2 }, { a: 1 })).toBe(false);
+    expect(jsonEqual([], {})).toBe(false);
+    expect(jsonEqual(null, {})).toBe(false);
+    expect(jsonEqual(Number.NaN, Number.NaN)).toBe(true);
+  });
+
+  it('agrees with comparing key-sorted JSON on arbitrary JSON values', () => {
+    const sorted = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(sorted)
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(
+              Object.keys(value)
+                .sort()
+                .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+            )
+          : value;
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+        const same = JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+        expect(jsonEqual(frozenCopy(a), frozenCopy(b))).toBe(same);
+        expect(jsonEqual(frozenCopy(a), frozenCopy(JSON.parse(JSON.stringify(a))))).toBe(true);
+      }),
+    );
+  });
+});
