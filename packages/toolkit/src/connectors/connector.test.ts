@@ -1,0 +1,189 @@
+import { createRequire } from 'node:module';
+import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
+import { ToolError } from '@toolplane/toolmodel';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createConnector,
+  type Connector,
+  type ConnectorEvent,
+  type ConnectorOptions,
+} from './connector.js';
+
+const require = createRequire(import.meta.url);
+const everything = {
+  command: process.execPath,
+  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
+
+const open: Connector[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((connector) => connector.close()));
+});
+
+/** A started connector that records its events, and a way to wait for one. */
+function connect(source: Parameters<typeof createConnector>[0], options: ConnectorOptions = {}) {
+  const events: ConnectorEvent[] = [];
+  const waiters = new Set<() => void>();
+  const connector = createConnector(source, {
+    ...options,
+    onEvent: (event) => {
+      events.push(event);
+      for (const wake of waiters) wake();
+    },
+  });
+  open.push(connector);
+  connector.start();
+  const waitFor = (match: (event: ConnectorEvent) => boolean, from = 0, ms = 15_000) =>
+    new Promise<ConnectorEvent>((resolve, reject) => {
+      const check = (): void => {
+        const found = events.slice(from).find(match);
+        if (found === undefined) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no matching event within ${ms} ms; saw ${JSON.stringify(events)}`));
+      }, ms);
+      waiters.add(check);
+      check();
+    });
+  return { connector, events, waitFor };
+}
+
+const isState = (state: string) => (event: ConnectorEvent) =>
+  event.type === 'state_change' && event.state === state;
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('Connector over stdio', () => {
+  it('connects, caches the lists and reports connecting then connected', async () => {
+    const { connector, events } = connect(fixtureCommand('stdio'), { namespace: 'fixture' });
+    await connector.ready();
+    expect(connector.state).toBe('connected');
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('echo');
+    expect(
+      events.filter((event) => event.type === 'state_change').map((event) => event.state),
+    ).toEqual(['connecting', 'connected']);
+    expect(events.every((event) => event.namespace === 'fixture')).toBe(true);
+    const result = await connector.client!.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(result.isError).not.toBe(true);
+  });
+
+  it('pages through every list of server-everything', async () => {
+    const { connector } = connect(everything);
+    await connector.ready();
+    expect(connector.namespace).toBe('server-everything');
+    const { tools, prompts, resources, resourceTemplates } = connector.lists;
+    expect(tools.map((tool) => tool.name)).toContain('echo');
+    expect(prompts.length).toBeGreaterThan(0);
+    expect(resources.length).toBeGreaterThan(0);
+    expect(resourceTemplates.length).toBeGreaterThan(0);
+  });
+
+  it('respawns a killed server, and a call in flight fails promptly', async () => {
+    const { connector, events, waitFor } = connect(fixtureCommand('stdio'), {
+      backoff: { initialDelayMs: 10, maxDelayMs: 50 },
+    });
+    await connector.ready();
+    const firstPid = connector.pid!;
+    const inFlight = connector.client!.callTool({ name: 'slow', arguments: { ms: 60_000 } });
+    const mark = events.length;
+    process.kill(firstPid, 'SIGKILL');
+    await expect(inFlight).rejects.toThrow();
+    await waitFor(isState('disconnected'), mark);
+    await waitFor(isState('connected'), mark);
+    expect(connector.pid).not.toBe(firstPid);
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('echo');
+  });
+
+  it('reports failed and retries with backoff when the command cannot start', async () => {
+    const { connector, waitFor, events } = connect(
+      { command: 'toolplane-no-such-command-xyz' },
+      { backoff: { initialDelayMs: 5, maxDelayMs: 20 } },
+    );
+    await expect(connector.ready()).rejects.toSatisfy(
+      (error) => ToolError.isInstance(error) && error.code === 'connector_unavailable',
+    );
+    await waitFor(isState('connecting'), events.findIndex(isState('failed')));
+    await waitFor(isState('failed'), events.findIndex(isState('failed')) + 1);
+    expect(connector.lastError?.message).toMatch(/toolplane-no-such-command-xyz/);
+  });
+
+  it('gives up an attempt that never answers initialize after connectTimeoutMs', async () => {
+    const { connector } = connect(
+      { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      { connectTimeoutMs: 300, backoff: { initialDelayMs: 60_000 } },
+    );
+    await expect(connector.ready()).rejects.toSatisfy(
+      (error) => ToolError.isInstance(error) && error.code === 'connector_unavailable',
+    );
+    expect(connector.state).toBe('failed');
+  });
+
+  it('stops the child and stops reconnecting on close', async () => {
+    const { connector, events } = connect(fixtureCommand('stdio'));
+    await connector.ready();
+    const pid = connector.pid!;
+    await connector.close();
+    expect(isRunning(pid)).toBe(false);
+    expect(connector.state).toBe('disconnected');
+    const count = events.length;
+    expect(() => {
+      connector.start();
+    }).toThrow(ToolError);
+    expect(events).toHaveLength(count);
+  });
+});
+
+describe('Connector over Streamable HTTP', () => {
+  let server: HttpFixture | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('connects to a URL with headers and a query string', async () => {
+    server = await startHttpFixture();
+    const url = new URL(server.url);
+    url.searchParams.set('tenant', 'a b');
+    const { connector } = connect({ url, headers: { 'x-test': '1' } }, { namespace: 'remote' });
+    await connector.ready();
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('echo');
+  });
+
+  it('reports failed for a port nothing listens on', async () => {
+    const { connector } = connect('http://127.0.0.1:9/mcp', {
+      backoff: { initialDelayMs: 60_000 },
+    });
+    await expect(connector.ready()).rejects.toSatisfy(
+      (error) => ToolError.isInstance(error) && error.code === 'connector_unavailable',
+    );
+  });
+});
+
+describe('createConnector', () => {
+  it.each([
+    ['an empty command', { command: '' }],
+    ['a non-http URL', 'ftp://example.com/mcp'],
+    ['a malformed URL', 'not a url'],
+  ])('throws invalid_config for %s', (_label, source) => {
+    expect(() => createConnector(source)).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }) as Error,
+    );
+  });
+
+  it('throws invalid_config for a namespace that breaks the rule', () => {
+    expect(() => createConnector({ command: 'x' }, { namespace: 'a.b' })).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }) as Error,
+    );
+  });
+});

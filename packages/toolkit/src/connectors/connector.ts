@@ -1,0 +1,525 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Implementation,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { inferNamespace } from './namespace.js';
+
+/** An upstream MCP server started as a child process and spoken to over stdio. */
+export interface StdioSource {
+  readonly command: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** A remote MCP server over Streamable HTTP (falling back to SSE). */
+export interface HttpSource {
+  readonly url: string | URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as `Authorization: Bearer <token>`. */
+  readonly token?: string;
+}
+
+/** Where a connector finds its server: a stdio command, an http(s) URL, or a URL with headers. */
+export type ConnectorSource = StdioSource | HttpSource | string | URL;
+
+/** A connector's lifecycle state. */
+export type ConnectorState = 'connecting' | 'connected' | 'disconnected' | 'failed';
+
+/** Everything a connector reports; every event names the connector's namespace. */
+export type ConnectorEvent =
+  | {
+      readonly type: 'state_change';
+      readonly namespace: string;
+      readonly state: ConnectorState;
+      readonly error?: Error;
+    }
+  | { readonly type: 'tool_list_changed'; readonly namespace: string }
+  | { readonly type: 'prompt_list_changed'; readonly namespace: string }
+  | { readonly type: 'resource_list_changed'; readonly namespace: string }
+  | { readonly type: 'resource_updated'; readonly namespace: string; readonly uri: string };
+
+/** Options for {@link createConnector}. */
+export interface ConnectorOptions {
+  /** The namespace its tools, prompts and resources appear under; inferred from the source when absent. */
+  readonly namespace?: string;
+  /** How the client introduces itself to the server. */
+  readonly clientInfo?: Implementation;
+  /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */
+  readonly connectTimeoutMs?: number;
+  /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
+  readonly backoff?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
+  /** Receives state changes, list changes and resource updates. Must not throw (errors are swallowed). */
+  readonly onEvent?: (event: ConnectorEvent) => void;
+}
+
+/** The lists a connector caches from its server. */
+export interface ConnectorLists {
+  readonly tools: readonly McpTool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplate[];
+}
+
+type ListKind = keyof ConnectorLists;
+
+const EMPTY_LISTS: ConnectorLists = Object.freeze({
+  tools: [],
+  prompts: [],
+  resources: [],
+  resourceTemplates: [],
+});
+
+/** A paginated list endpoint cannot send more pages than this (a broken server might loop). */
+const MAX_PAGES = 1_000;
+const STDERR_TAIL_BYTES = 2_048;
+
+function isStdio(source: ConnectorSource): source is StdioSource {
+  return typeof source === 'object' && !(source instanceof URL) && 'command' in source;
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+/**
+ * One upstream MCP server: it connects (spawning stdio servers), caches the server's lists,
+ * follows `list_changed` notifications, and reconnects with capped, fully-jittered exponential
+ * backoff whenever the connection is lost, for as long as it is not closed.
+ *
+ * Create one with {@link createConnector}; {@link inferNamespace} names it when no namespace is given.
+ */
+export class Connector {
+  readonly namespace: string;
+  readonly source: ConnectorSource;
+  #options: ConnectorOptions;
+  #state: ConnectorState = 'disconnected';
+  #client: Client | undefined;
+  #pid: number | undefined;
+  #lists: ConnectorLists = EMPTY_LISTS;
+  #lastError: Error | undefined;
+  #loop: Promise<void> | undefined;
+  #stopWaiting = new AbortController();
+  #stateWaiters = new Set<() => void>();
+  #refreshing = new Map<ListKind, Promise<void>>();
+  #stale = new Set<ListKind>();
+
+  /**
+   * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), or a
+   * namespace that breaks the namespace rule.
+   */
+  constructor(source: ConnectorSource, options: ConnectorOptions = {}) {
+    if (isStdio(source)) {
+      if (typeof source.command !== 'string' || source.command.trim() === '') {
+        throw new ToolError('invalid_config', 'a stdio MCP server needs a non-empty "command"');
+      }
+    } else {
+      httpTarget(source); // validates the URL now rather than on every reconnect
+    }
+    const namespace = options.namespace ?? inferNamespace(source);
+    if (!NAMESPACE_PATTERN.test(namespace)) {
+      throw new ToolError(
+        'invalid_config',
+        `connector namespace ${JSON.stringify(namespace)} must be 1-64 characters of A-Z a-z 0-9 _ -`,
+      );
+    }
+    this.source = source;
+    this.namespace = namespace;
+    this.#options = options;
+  }
+
+  /** The current lifecycle state. */
+  get state(): ConnectorState {
+    return this.#state;
+  }
+
+  /** The connected MCP client, or `undefined` while the server is not connected. */
+  get client(): Client | undefined {
+    return this.#client;
+  }
+
+  /** The process ID of a stdio server's current child, while it runs. */
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  /** Why the last connection attempt failed or the last connection ended, if it did. */
+  get lastError(): Error | undefined {
+    return this.#lastError;
+  }
+
+  /** The server's cached lists (empty while it is not connected). */
+  get lists(): ConnectorLists {
+    return this.#lists;
+  }
+
+  // A method, not a field, so that checks after an await are not narrowed away.
+  #isClosed(): boolean {
+    return this.#stopWaiting.signal.aborted;
+  }
+
+  /** Starts connecting in the background; reconnects until {@link Connector.close}. Idempotent. */
+  start(): void {
+    if (this.#isClosed())
+      throw new ToolError('connector_unavailable', `connector "${this.namespace}" is closed`);
+    this.#loop ??= this.#run();
+  }
+
+  /**
+   * Resolves once the connector is connected with its lists loaded.
+   *
+   * @throws {ToolError} `connector_unavailable` when the connector is closed, or the first attempt
+   * after the call fails; `cancelled` when `signal` aborts.
+   */
+  async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#loop === undefined) {
+      throw new ToolError('connector_unavailable', `connector "${this.namespace}" was not started`);
+    }
+    for (;;) {
+      if (this.#state === 'connected') return;
+      if (this.#isClosed()) throw this.unavailable();
+      const seen = this.#state;
+      await this.#nextState(options.signal);
+      if (this.#state === 'failed' && seen !== 'failed') throw this.unavailable();
+    }
+  }
+
+  /** The error a call gets while this connector is not connected. */
+  unavailable(): ToolError {
+    const why =
+      this.#lastError === undefined ? this.#state : `${this.#state}: ${this.#lastError.message}`;
+    return new ToolError(
+      'connector_unavailable',
+      `MCP server "${this.namespace}" is not connected (${why})`,
+      {
+        cause: this.#lastError,
+      },
+    );
+  }
+
+  /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
+  async close(): Promise<void> {
+    this.#stopWaiting.abort();
+    await this.#client?.close().catch(() => undefined);
+    await this.#loop;
+    this.#setState('disconnected');
+  }
+
+  async #run(): Promise<void> {
+    let attempt = 0;
+    while (!this.#isClosed()) {
+      this.#setState('connecting');
+      let client: Client | undefined;
+      let connected = false;
+      try {
+        client = await this.#connect();
+        // A completed handshake resets the backoff, whatever happens next.
+        attempt = 0;
+        const closed = closedPromise(client);
+        await this.#loadAll(client);
+        if (!this.#isClosed()) {
+          this.#client = client;
+          connected = true;
+          this.#setState('connected');
+          await closed;
+          this.#lastError = new Error('the connection to the server was closed');
+        }
+      } catch (error) {
+        this.#lastError = toError(error);
+      }
+      // Idempotent, and what ends a stdio child whatever path got here.
+      await client?.close().catch(() => undefined);
+      this.#client = undefined;
+      this.#pid = undefined;
+      this.#lists = EMPTY_LISTS;
+      if (this.#isClosed()) break;
+      this.#setState(connected ? 'disconnected' : 'failed', this.#lastError);
+      await this.#sleep(this.#backoff(attempt++));
+    }
+  }
+
+  #backoff(attempt: number): number {
+    const initial = this.#options.backoff?.initialDelayMs ?? 250;
+    const max = this.#options.backoff?.maxDelayMs ?? 30_000;
+    return Math.random() * Math.min(max, initial * 2 ** Math.min(attempt, 30));
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    const signal = this.#stopWaiting.signal;
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  async #connect(): Promise<Client> {
+    const timeout = this.#options.connectTimeoutMs ?? 10_000;
+    // Closing the connector abandons an attempt in progress rather than waiting it out.
+    const signal = this.#stopWaiting.signal;
+    const info = this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' };
+    const make = (): Client => {
+      const client = new Client(info, { capabilities: {} });
+      this.#listen(client);
+      return client;
+    };
+    const source = this.source;
+    if (isStdio(source)) {
+      const transport = new StdioClientTransport({
+        command: source.command,
+        args: source.args ? [...source.args] : [],
+        ...(source.env ? { env: { ...defaultEnv(), ...source.env } } : {}),
+        ...(source.cwd ? { cwd: source.cwd } : {}),
+        stderr: 'pipe',
+      });
+      const tail = captureTail(transport);
+      const client = make();
+      try {
+        await client.connect(transport, { timeout, signal });
+        this.#pid = transport.pid ?? undefined;
+        return client;
+      } catch (error) {
+        await client.close().catch(() => undefined);
+        const stderr = tail().trim();
+        throw new Error(
+          `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
+          { cause: error },
+        );
+      }
+    }
+    const { url, headers } = httpTarget(source);
+    const requestInit: RequestInit = { headers };
+    try {
+      const client = make();
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), {
+        timeout,
+        signal,
+      });
+      return client;
+    } catch (streamableError) {
+      if (this.#isClosed()) throw streamableError;
+      // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
+      const client = make();
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- the fallback the spec asks clients to keep
+        await client.connect(new SSEClientTransport(url, { requestInit }), { timeout, signal });
+        return client;
+      } catch {
+        await client.close().catch(() => undefined);
+        throw streamableError;
+      }
+    }
+  }
+
+  #listen(client: Client): void {
+    const changed =
+      (
+        kind: ListKind,
+        type: 'tool_list_changed' | 'prompt_list_changed' | 'resource_list_changed',
+      ) =>
+      async (): Promise<void> => {
+        await this.#refresh(client, kind);
+        if (kind === 'resources') await this.#refresh(client, 'resourceTemplates');
+        this.#emit({ type, namespace: this.namespace });
+      };
+    client.setNotificationHandler(
+      ToolListChangedNotificationSchema,
+      changed('tools', 'tool_list_changed'),
+    );
+    client.setNotificationHandler(
+      PromptListChangedNotificationSchema,
+      changed('prompts', 'prompt_list_changed'),
+    );
+    client.setNotificationHandler(
+      ResourceListChangedNotificationSchema,
+      changed('resources', 'resource_list_changed'),
+    );
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      this.#emit({
+        type: 'resource_updated',
+        namespace: this.namespace,
+        uri: notification.params.uri,
+      });
+    });
+  }
+
+  async #loadAll(client: Client): Promise<void> {
+    this.#lists = EMPTY_LISTS;
+    await Promise.all(
+      (['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) =>
+        this.#refresh(client, kind),
+      ),
+    );
+  }
+
+  /** Re-fetches one list; a refresh asked for while one runs runs once more after it (coalesced). */
+  async #refresh(client: Client, kind: ListKind): Promise<void> {
+    const running = this.#refreshing.get(kind);
+    if (running) {
+      this.#stale.add(kind);
+      return running;
+    }
+    const task = (async () => {
+      do {
+        this.#stale.delete(kind);
+        const items = await fetchList(client, kind);
+        this.#lists = { ...this.#lists, [kind]: items };
+      } while (this.#stale.has(kind));
+    })().finally(() => this.#refreshing.delete(kind));
+    this.#refreshing.set(kind, task);
+    return task;
+  }
+
+  #setState(state: ConnectorState, error?: Error): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    for (const wake of this.#stateWaiters) wake();
+    this.#stateWaiters.clear();
+    this.#emit(
+      error === undefined
+        ? { type: 'state_change', namespace: this.namespace, state }
+        : { type: 'state_change', namespace: this.namespace, state, error },
+    );
+  }
+
+  #nextState(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(
+          new ToolError('cancelled', `waiting for "${this.namespace}" was cancelled`, {
+            cause: signal.reason,
+          }),
+        );
+        return;
+      }
+      const onAbort = (): void => {
+        this.#stateWaiters.delete(wake);
+        reject(
+          new ToolError('cancelled', `waiting for "${this.namespace}" was cancelled`, {
+            cause: signal?.reason,
+          }),
+        );
+      };
+      const wake = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#stateWaiters.add(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #emit(event: ConnectorEvent): void {
+    try {
+      this.#options.onEvent?.(event);
+    } catch {
+      // A listener's failure is its own; the connection carries on.
+    }
+  }
+}
+
+/** Creates a {@link Connector} for an upstream MCP server; call `start()` to connect. */
+export function createConnector(
+  source: ConnectorSource,
+  options: ConnectorOptions = {},
+): Connector {
+  return new Connector(source, options);
+}
+
+async function fetchList(client: Client, kind: ListKind): Promise<readonly unknown[]> {
+  const capabilities = client.getServerCapabilities() ?? {};
+  const supported = kind === 'resourceTemplates' ? capabilities.resources : capabilities[kind];
+  if (supported === undefined) return [];
+  const page = (cursor: string | undefined) => {
+    const params = cursor === undefined ? {} : { cursor };
+    switch (kind) {
+      case 'tools':
+        return client.listTools(params).then((r) => ({ items: r.tools, next: r.nextCursor }));
+      case 'prompts':
+        return client.listPrompts(params).then((r) => ({ items: r.prompts, next: r.nextCursor }));
+      case 'resources':
+        return client
+          .listResources(params)
+          .then((r) => ({ items: r.resources, next: r.nextCursor }));
+      case 'resourceTemplates':
+        return client
+          .listResourceTemplates(params)
+          .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor }));
+    }
+  };
+  const items: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const { items: batch, next } = await page(cursor);
+    items.push(...batch);
+    // A cursor seen before would loop forever: stop at what we have.
+    if (next === undefined || seen.has(next)) return items;
+    seen.add(next);
+    cursor = next;
+  }
+  return items;
+}
+
+function defaultEnv(): Record<string, string> {
+  return getDefaultEnvironment();
+}
+
+function captureTail(transport: StdioClientTransport): () => string {
+  let tail = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+  });
+  return () => tail;
+}
+
+interface HttpTarget {
+  readonly url: URL;
+  readonly headers: Record<string, string>;
+}
+
+function closedPromise(client: Client): Promise<void> {
+  return new Promise((resolve) => {
+    client.onclose = resolve;
+  });
+}
+
+function httpTarget(source: HttpSource | string | URL): HttpTarget {
+  const spec = typeof source === 'string' || source instanceof URL ? { url: source } : source;
+  let url: URL;
+  try {
+    url = new URL(spec.url);
+  } catch (error) {
+    throw new ToolError(
+      'invalid_config',
+      `MCP server URL ${JSON.stringify(String(spec.url))} is not a URL`,
+      { cause: error },
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ToolError('invalid_config', `MCP server URL must be http(s), got ${url.protocol}`);
+  }
+  const headers: Record<string, string> = { ...spec.headers };
+  if ('token' in spec && spec.token !== undefined) headers.Authorization = `Bearer ${spec.token}`;
+  return { url, headers };
+}
