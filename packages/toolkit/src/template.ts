@@ -1,0 +1,126 @@
+import { Liquid, type Template } from 'liquidjs';
+import { ToolError } from '@toolplane/toolmodel';
+
+/** Bounds applied to every template render; see {@link renderTemplate}. */
+export interface TemplateLimits {
+  /** Longest rendered output, in UTF-16 code units. Default 1,000,000. */
+  readonly maxOutputLength?: number;
+  /** Wall-clock budget for one render, in milliseconds. Default 500. */
+  readonly timeLimitMs?: number;
+  /** Budget for strings and arrays built by filters and ranges, in bytes. Default 10 MB. */
+  readonly memoryLimit?: number;
+}
+
+/** Longest template source accepted, in characters. */
+export const MAX_TEMPLATE_LENGTH = 256 * 1024;
+
+const DEFAULT_MAX_OUTPUT = 1_000_000;
+const DEFAULT_TIME_LIMIT_MS = 500;
+const DEFAULT_MEMORY_LIMIT = 10_000_000;
+const CACHE_SIZE = 256;
+
+// Liquid is data-only: no expression can call a function, and with `ownPropertyOnly` a lookup
+// never reaches a prototype (`constructor`, `__proto__`, `toString` all read as empty). The tags
+// that read other templates from disk are removed, so a template cannot name a file.
+const liquid = new Liquid({
+  ownPropertyOnly: true,
+  strictFilters: true,
+  templates: {},
+  parseLimit: MAX_TEMPLATE_LENGTH,
+  renderLimit: DEFAULT_TIME_LIMIT_MS,
+  memoryLimit: DEFAULT_MEMORY_LIMIT,
+});
+for (const tag of ['include', 'render', 'layout', 'block']) {
+  Reflect.deleteProperty(liquid.tags, tag);
+}
+// The prompt vocabulary names these filters as most template languages do; Liquid spells them
+// upcase/downcase/strip.
+for (const [alias, builtin] of [
+  ['upper', 'upcase'],
+  ['lower', 'downcase'],
+  ['trim', 'strip'],
+] as const) {
+  const filter = liquid.filters[builtin];
+  if (filter !== undefined) liquid.registerFilter(alias, filter);
+}
+
+const cache = new Map<string, Template[]>();
+
+/**
+ * Parses a template once and caches it by source text.
+ *
+ * @throws {ToolError} `invalid_prompt` when the source is too long or is not valid Liquid.
+ * @internal
+ */
+export function compileTemplate(source: string, where: string): Template[] {
+  const cached = cache.get(source);
+  if (cached !== undefined) {
+    // Re-insert so the map's order is least-recently-used first.
+    cache.delete(source);
+    cache.set(source, cached);
+    return cached;
+  }
+  if (source.length > MAX_TEMPLATE_LENGTH) {
+    throw new ToolError(
+      'invalid_prompt',
+      `${where}: template is ${source.length} characters long (at most ${MAX_TEMPLATE_LENGTH})`,
+    );
+  }
+  let parsed: Template[];
+  try {
+    parsed = liquid.parse(source);
+  } catch (error) {
+    throw new ToolError('invalid_prompt', `${where}: template does not parse: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+  cache.set(source, parsed);
+  if (cache.size > CACHE_SIZE) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  return parsed;
+}
+
+/**
+ * Renders a template against plain JSON data within the given {@link TemplateLimits}.
+ *
+ * @throws {ToolError} `invalid_prompt` when the template fails or exceeds a limit.
+ * @internal
+ */
+export async function renderTemplate(
+  source: string,
+  data: Record<string, unknown>,
+  options: { readonly where: string; readonly limits?: TemplateLimits | undefined },
+): Promise<string> {
+  const template = compileTemplate(source, options.where);
+  const limits = options.limits ?? {};
+  const maxOutput = limits.maxOutputLength ?? DEFAULT_MAX_OUTPUT;
+  let output: unknown;
+  try {
+    output = await liquid.render(template, data, {
+      renderLimit: limits.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
+      memoryLimit: limits.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
+    });
+  } catch (error) {
+    throw new ToolError(
+      'invalid_prompt',
+      `${options.where}: rendering failed: ${describe(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const text = String(output);
+  if (text.length > maxOutput) {
+    throw new ToolError(
+      'invalid_prompt',
+      `${options.where}: rendered output is ${text.length} characters long (at most ${maxOutput}); shorten the template or its input`,
+    );
+  }
+  return text;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
