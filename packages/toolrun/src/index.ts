@@ -1,0 +1,54 @@
+export { ChainError } from './errors.js';
+export { createLocalRegistry } from './local-registry.js';
+export type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
+export { createMcpExecutor } from './mcp-executor.js';
+export type {
+  McpCallOptions,
+  McpClientSource,
+  McpExecutor,
+  McpExecutorOptions,
+  McpTimeouts,
+} from './mcp-executor.js';
+export { audit, REDACTED } from './middleware/audit.js';
+export type { AuditOptions, AuditRecord, AuditSink } from './middleware/audit.js';
+export { circuitBreaker } from './middleware/circuit-breaker.js';
+export type { CircuitBreakerOptions } from './middleware/circuit-breaker.js';
+export { concurrency } from './middleware/concurrency.js';
+export type { ConcurrencyOptions } from './middleware/concurrency.js';
+export { rateLimit } from './middleware/rate-limit.js';
+export type { RateLimitKey, RateLimitOptions } from './middleware/rate-limit.js';
+export { retry } from './middleware/retry.js';
+export type { RetryOptions } from './middleware/retry.js';
+export { timeout } from './middleware/timeout.js';
+export { normalizeMcpResult } from './normalize.js';
+export { createRunner } from './runner.js';
+export type {
+  ChainProgressEvent,
+  ChainResult,
+  ChainStep,
+  RunChainOptions,
+  Runner,
+  RunnerOptions,
+} from './runner.js';
+export type {
+  Invoke,
+  Middleware,
+  ProgressEvent,
+  ProgressListener,
+  ProviderCallOptions,
+  ProviderExecutor,
+  RunMeta,
+  RunOptions,
+  RunResult,
+  RunStreamOptions,
+  StreamEvent,
+  ToolCall,
+} from './types.js';
+export { createInMemoryToolExecutor, createToolExecutor } from './tool-executor.js';
+export type {
+  InMemoryTool,
+  ToolExecutor,
+  ToolInvocation,
+  ToolInvocationContext,
+  ToolInvocationResult,
+} from './tool-executor.js';

@@ -1,0 +1,212 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MSEC,
+  type RequestOptions,
+} from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '@toolplane/toolmodel';
+import { abortError } from './errors.js';
+import { mcpResultText } from './normalize.js';
+import { progressRelay } from './progress-relay.js';
+import type { ProgressListener, RunMeta } from './types.js';
+
+/**
+ * Where an {@link McpExecutor} finds the client of an MCP server: a record by server name, or a
+ * function of the server name (possibly async, e.g. to connect lazily).
+ */
+export type McpClientSource =
+  Readonly<Record<string, Client>> | ((serverName: string) => Client | Promise<Client>);
+
+/** Time limits of MCP requests, as the SDK applies them. */
+export interface McpTimeouts {
+  /** Per-request timeout in milliseconds (the SDK's default is 60 s). */
+  readonly timeout?: number;
+  /**
+   * Restart the per-request timeout whenever the server reports progress (default `true`).
+   * Setting it explicitly to `true` also requests progress when nobody listens to it.
+   */
+  readonly resetTimeoutOnProgress?: boolean;
+  /** Upper bound on the whole request, progress or not, in milliseconds (default: none). */
+  readonly maxTotalTimeout?: number;
+}
+
+/** Options of {@link createMcpExecutor}. */
+export interface McpExecutorOptions extends McpTimeouts {
+  readonly clients: McpClientSource;
+}
+
+/** Options of one {@link McpExecutor.callTool} call; time limits override the executor's. */
+export interface McpCallOptions extends McpTimeouts {
+  /** Cancels the request; the server receives `notifications/cancelled`. */
+  readonly signal?: AbortSignal;
+  /** Receives the server's progress notifications; setting it requests them. */
+  readonly onProgress?: ProgressListener;
+  /** Sent as the request's `_meta`. */
+  readonly meta?: RunMeta;
+}
+
+/** Calls tools on MCP servers through the SDK's `Client`; see {@link createMcpExecutor}. */
+export interface McpExecutor {
+  /**
+   * Calls `toolName` (the tool's MCP name, not its namespaced ID) on `serverName`.
+   *
+   * @throws {ToolError} `cancelled` when the signal aborts (the server is told), `timeout` when
+   * a time limit passes, `execution` when the server is unknown, fails, goes away, or returns a
+   * result with `isError: true` (its text is the message; the result is the `cause`).
+   */
+  callTool(
+    serverName: string,
+    toolName: string,
+    args: unknown,
+    options?: McpCallOptions,
+  ): Promise<CallToolResult>;
+}
+
+// The longest delay setTimeout accepts.
+const MAX_TIMER_MS = 2_147_483_647;
+let tokenSeq = 0;
+
+function lookupClient(source: McpClientSource, serverName: string): Client | Promise<Client> {
+  if (typeof source === 'function') return source(serverName);
+  // Own properties only: a server named "toString" must not find Object.prototype.toString.
+  const client = Object.hasOwn(source, serverName) ? source[serverName] : undefined;
+  if (client === undefined) {
+    const known = Object.keys(source).join(', ') || 'none';
+    throw new ToolError(
+      'execution',
+      `no MCP client for server "${serverName}" (known servers: ${known}); add it to createMcpExecutor({ clients })`,
+    );
+  }
+  return client;
+}
+
+function fromMcpError(error: unknown, serverName: string, toolName: string): ToolError {
+  if (ToolError.isInstance(error)) return error;
+  const where = `MCP tool "${toolName}" on server "${serverName}"`;
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    return new ToolError('timeout', `${where} timed out: ${error.message}`, { cause: error });
+  }
+  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+    return new ToolError(
+      'execution',
+      `${where} failed: the connection closed before it answered (did the server exit?)`,
+      { cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolError('execution', `${where} failed: ${message}`, { cause: error });
+}
+
+/**
+ * Creates an {@link McpExecutor} over the SDK's `Client`s: progress notifications become
+ * progress events, an abort sends `notifications/cancelled`, and time limits follow
+ * {@link McpTimeouts}. Pass it to {@link createRunner} as `mcp`.
+ */
+export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
+  const { clients } = options;
+  const defaults: McpTimeouts = {
+    timeout: options.timeout,
+    resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+    maxTotalTimeout: options.maxTotalTimeout,
+  };
+
+  async function callTool(
+    serverName: string,
+    toolName: string,
+    args: unknown,
+    call: McpCallOptions = {},
+  ): Promise<CallToolResult> {
+    const signal = call.signal;
+    if (signal?.aborted) throw abortError(signal);
+    const client = await lookupClient(clients, serverName);
+    if (signal?.aborted) throw abortError(signal);
+
+    const onProgress = call.onProgress;
+    const reset = call.resetTimeoutOnProgress ?? defaults.resetTimeoutOnProgress;
+    const perRequest = call.timeout ?? defaults.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
+    const maxTotal = call.maxTotalTimeout ?? defaults.maxTotalTimeout;
+    // Progress is requested when someone listens, or when it was asked for to keep a long
+    // request alive; otherwise the request goes out exactly as a bare client.callTool would.
+    const relay = onProgress !== undefined || reset === true ? progressRelay(client) : undefined;
+    const params: { name: string; arguments: Record<string, unknown>; _meta?: RunMeta } = {
+      name: toolName,
+      arguments: (args ?? {}) as Record<string, unknown>,
+    };
+    if (call.meta !== undefined) params._meta = call.meta;
+
+    // The SDK never removes the abort listener it adds to a request's signal, so it gets a
+    // per-request signal; the caller's (possibly long-lived) one gets a listener removed below.
+    const controller =
+      signal !== undefined || relay !== undefined ? new AbortController() : undefined;
+    const forward =
+      signal !== undefined
+        ? () => {
+            controller?.abort(signal.reason);
+          }
+        : undefined;
+    if (forward !== undefined) signal?.addEventListener('abort', forward, { once: true });
+
+    let token: string | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const request: RequestOptions = { signal: controller?.signal };
+    if (relay === undefined || controller === undefined) {
+      request.timeout = perRequest;
+      request.maxTotalTimeout = maxTotal;
+    } else {
+      // Progress arrives through the relay, not the SDK, so the per-request timeout that
+      // progress resets is kept here; the SDK only enforces the total.
+      const inner = controller;
+      const started = performance.now();
+      const expire = (why: string): void => {
+        inner.abort(
+          new ToolError('timeout', `MCP tool "${toolName}" on server "${serverName}" ${why}`),
+        );
+      };
+      const arm = (): void => {
+        timer = setTimeout(() => {
+          expire(`did not answer or report progress within ${perRequest} ms`);
+        }, perRequest);
+      };
+      arm();
+      token = `toolplane-${++tokenSeq}`;
+      params._meta = { ...call.meta, progressToken: token };
+      relay.set(token, (event) => {
+        if (reset !== false && !inner.signal.aborted) {
+          clearTimeout(timer);
+          if (maxTotal !== undefined && performance.now() - started >= maxTotal) {
+            expire(`did not finish within its maximum total time of ${maxTotal} ms`);
+            return;
+          }
+          arm();
+        }
+        onProgress?.(event);
+      });
+      request.timeout = maxTotal ?? MAX_TIMER_MS;
+    }
+
+    let result: CallToolResult;
+    try {
+      result = (await client.callTool(params, undefined, request)) as CallToolResult;
+    } catch (error) {
+      if (controller?.signal.aborted === true) throw abortError(controller.signal);
+      throw fromMcpError(error, serverName, toolName);
+    } finally {
+      if (forward !== undefined) signal?.removeEventListener('abort', forward);
+      if (token !== undefined) relay?.delete(token);
+      clearTimeout(timer);
+    }
+    if (result.isError === true) {
+      const text = mcpResultText(result);
+      throw new ToolError(
+        'execution',
+        text.length > 0
+          ? text
+          : `MCP tool "${toolName}" on server "${serverName}" returned an error without text`,
+        { cause: result },
+      );
+    }
+    return result;
+  }
+
+  return { callTool };
+}

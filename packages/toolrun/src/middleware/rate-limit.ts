@@ -1,0 +1,71 @@
+import { backendKey, ToolError } from '@toolplane/toolmodel';
+import type { Middleware, ToolCall } from '../types.js';
+import { checkInteger, checkPositive } from './options.js';
+
+/** What a {@link rateLimit} counts calls by. */
+export type RateLimitKey = 'tool' | 'backend' | ((call: ToolCall) => string);
+
+/** Options of {@link rateLimit}. */
+export interface RateLimitOptions {
+  /** Calls allowed per `interval` (also the burst size). */
+  readonly limit: number;
+  /** The window in milliseconds. */
+  readonly interval: number;
+  /** Count per tool ID (default), per backend, or per a key of your own. */
+  readonly key?: RateLimitKey;
+  /** Clock in milliseconds (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+interface Bucket {
+  tokens: number;
+  updated: number;
+}
+
+/**
+ * Limits calls to `limit` per `interval` milliseconds, per tool or per backend, with a token
+ * bucket (bursts up to `limit`, refilled evenly). A call over the limit fails at once with
+ * `rate_limited`; it is not queued.
+ *
+ * @throws {ToolError} `invalid_argument` for a non-positive `limit` or `interval`.
+ */
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const { limit, interval } = options;
+  checkInteger(limit, 'rateLimit({ limit })', 1);
+  checkPositive(interval, 'rateLimit({ interval })');
+  const now = options.now ?? Date.now;
+  const key = options.key ?? 'tool';
+  const keyOf =
+    key === 'tool'
+      ? (call: ToolCall) => call.toolId
+      : key === 'backend'
+        ? (call: ToolCall) => backendKey(call.backend)
+        : key;
+  const perMs = limit / interval;
+  const buckets = new Map<string, Bucket>();
+
+  return (next) => (call) => {
+    const id = keyOf(call);
+    const time = now();
+    let bucket = buckets.get(id);
+    if (bucket === undefined) {
+      bucket = { tokens: limit, updated: time };
+      buckets.set(id, bucket);
+    } else {
+      bucket.tokens = Math.min(limit, bucket.tokens + (time - bucket.updated) * perMs);
+      bucket.updated = time;
+    }
+    if (bucket.tokens < 1) {
+      const wait = Math.ceil((1 - bucket.tokens) / perMs);
+      return Promise.reject(
+        new ToolError(
+          'rate_limited',
+          `tool "${call.toolId}" is over its rate limit of ${limit} calls per ${interval} ms (key "${id}"); retry in ${wait} ms`,
+          { toolId: call.toolId, backend: call.backend, op: 'execute' },
+        ),
+      );
+    }
+    bucket.tokens -= 1;
+    return next(call);
+  };
+}

@@ -1,0 +1,101 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { abortError } from '../errors.js';
+import type { Middleware, ToolCall } from '../types.js';
+import { checkInteger, checkPositive } from './options.js';
+
+/** Options of {@link retry}. */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 2). */
+  readonly retries?: number;
+  /** Base delay in milliseconds: the cap of the first retry's delay (default 100). */
+  readonly minDelay?: number;
+  /** Upper bound of any delay in milliseconds (default 5000). */
+  readonly maxDelay?: number;
+  /** Source of randomness in [0, 1) for the jitter (default `Math.random`). */
+  readonly random?: () => number;
+}
+
+// Only failures that may pass on their own are retried; `validation`, `cancelled`,
+// `rate_limited`, `circuit_open` and `stream_not_supported` would fail the same way again.
+const TRANSIENT = new Set(['execution', 'timeout']);
+
+function isTransient(error: unknown): boolean {
+  return !ToolError.isInstance(error) || TRANSIENT.has(error.code);
+}
+
+/** True when repeating the call cannot do harm: the caller or the tool's annotations say so. */
+function isRepeatable(call: ToolCall): boolean {
+  const annotations = call.tool.annotations;
+  return (
+    call.idempotent || annotations?.readOnlyHint === true || annotations?.idempotentHint === true
+  );
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(abortError(signal));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortError(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Retries failed calls with exponential backoff and full jitter: before retry `n` (from 0) it
+ * waits a random time below `min(maxDelay, minDelay * 2 ** n)`. Only calls that are safe to
+ * repeat are retried: tools annotated `readOnlyHint` or `idempotentHint`, or calls run with
+ * `{ idempotent: true }`. Only `execution` and `timeout` failures are retried; a stream that
+ * already produced a chunk is not. The waits end at once when the call's signal aborts.
+ *
+ * @throws {ToolError} `invalid_argument` for a negative or fractional `retries` or a
+ * non-positive delay.
+ */
+export function retry(options: RetryOptions = {}): Middleware {
+  const retries = options.retries ?? 2;
+  const minDelay = options.minDelay ?? 100;
+  const maxDelay = options.maxDelay ?? 5000;
+  const random = options.random ?? Math.random;
+  checkInteger(retries, 'retry({ retries })', 0);
+  checkPositive(minDelay, 'retry({ minDelay })');
+  checkPositive(maxDelay, 'retry({ maxDelay })');
+
+  return (next) => async (call) => {
+    if (retries === 0 || !isRepeatable(call)) return next(call);
+    const seen = { chunk: false };
+    const onChunk = call.onChunk;
+    const attemptCall: ToolCall =
+      onChunk === undefined
+        ? call
+        : {
+            ...call,
+            onChunk: (chunk) => {
+              seen.chunk = true;
+              onChunk(chunk);
+            },
+          };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await next(attemptCall);
+      } catch (error) {
+        if (
+          attempt >= retries ||
+          seen.chunk ||
+          call.signal?.aborted === true ||
+          !isTransient(error)
+        ) {
+          throw error;
+        }
+      }
+      await delay(random() * Math.min(maxDelay, minDelay * 2 ** attempt), call.signal);
+    }
+  };
+}

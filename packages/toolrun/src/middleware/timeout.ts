@@ -1,0 +1,40 @@
+import { ToolError } from '@toolplane/toolmodel';
+import type { Middleware } from '../types.js';
+import { checkPositive } from './options.js';
+
+/**
+ * Fails a call that takes longer than `ms` milliseconds with `timeout`, and aborts the signal
+ * the backend sees (an MCP server receives `notifications/cancelled`). The caller's own signal
+ * still cancels the call as usual.
+ *
+ * @throws {ToolError} `invalid_argument` when `ms` is not a positive number.
+ */
+export function timeout(ms: number): Middleware {
+  checkPositive(ms, 'timeout(ms)');
+  return (next) => (call) =>
+    new Promise((resolve, reject) => {
+      const controller = new AbortController();
+      const outer = call.signal;
+      const forward = (): void => {
+        controller.abort(outer?.reason);
+      };
+      const timer = setTimeout(() => {
+        const error = new ToolError(
+          'timeout',
+          `tool "${call.toolId}" did not finish within ${ms} ms; raise the timeout or make the tool faster`,
+          { toolId: call.toolId, backend: call.backend, op: 'execute' },
+        );
+        controller.abort(error);
+        reject(error);
+      }, ms);
+      const settle = (): void => {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', forward);
+      };
+      if (outer?.aborted === true) forward();
+      else outer?.addEventListener('abort', forward, { once: true });
+      void next({ ...call, signal: controller.signal })
+        .finally(settle)
+        .then(resolve, reject);
+    });
+}

@@ -1,0 +1,601 @@
+import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import { ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
+import fc from 'fast-check';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ChainError } from './errors.js';
+import { createLocalRegistry, type LocalRegistry } from './local-registry.js';
+import { createRunner, type Runner } from './runner.js';
+import type { ProgressEvent, ProviderExecutor, StreamEvent } from './types.js';
+
+const objectSchema = { type: 'object' } as const;
+
+const addTool: Tool = {
+  name: 'add',
+  namespace: 'math',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: { sum: { type: 'number' } },
+    required: ['sum'],
+  },
+};
+
+function local(name: string): ToolBackend {
+  return { kind: 'local', local: { name } };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (ToolError.isInstance(error)) return error;
+    throw new Error(`expected a ToolError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected the promise to reject');
+}
+
+async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const seen: StreamEvent[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
+}
+
+function tool(name: string, extra: Partial<Tool> = {}): Tool {
+  return { name, namespace: 'demo', inputSchema: objectSchema, ...extra };
+}
+
+describe('createRunner().run with local tools', () => {
+  let index: ToolIndex;
+  let registry: LocalRegistry;
+  let runner: Runner;
+
+  beforeEach(() => {
+    index = createIndex();
+    registry = createLocalRegistry();
+    index.registerTool(addTool, local('add'));
+    registry.register('add', (args) => {
+      const { a, b } = args as { a: number; b: number };
+      return { sum: a + b };
+    });
+    runner = createRunner({ index, local: registry });
+  });
+
+  it('returns the handler result with the tool and backend when the call succeeds', async () => {
+    const result = await runner.run('math:add', { a: 2, b: 3 });
+    expect(result.structured).toEqual({ sum: 5 });
+    expect(result.toolId).toBe('math:add');
+    expect(result.tool.name).toBe('add');
+    expect(result.backend).toEqual(local('add'));
+    expect(result.mcpResult).toBeUndefined();
+  });
+
+  it('rejects with invalid_tool_id when the ID is empty or malformed', async () => {
+    for (const id of ['', 'a:b:c:d', 'bad name', 'ns:', ':name']) {
+      const error = await rejection(runner.run(id, {}));
+      expect(error.code).toBe('invalid_tool_id');
+      expect(error.op).toBe('resolve');
+    }
+    const notString = await rejection(runner.run(42 as unknown as string));
+    expect(notString.code).toBe('invalid_tool_id');
+  });
+
+  it('rejects with tool_not_found when neither the index nor a resolver knows the tool', async () => {
+    const error = await rejection(runner.run('math:missing', {}));
+    expect(error.code).toBe('tool_not_found');
+    expect(error.toolId).toBe('math:missing');
+    expect(error.op).toBe('resolve');
+  });
+
+  it('rejects with validation and the schema errors when the input does not match', async () => {
+    const error = await rejection(runner.run('math:add', { a: 'two', b: 3 }));
+    expect(error.code).toBe('validation');
+    expect(error.op).toBe('validate_input');
+    expect(error.backend).toEqual(local('add'));
+    expect(error.errors?.length).toBeGreaterThan(0);
+    expect(error.errors?.some((e) => e.path.includes('/a'))).toBe(true);
+  });
+
+  it('rejects with output_validation when the result does not match the output schema', async () => {
+    registry.register('add', () => ({ total: 1 }));
+    const error = await rejection(runner.run('math:add', { a: 1, b: 2 }));
+    expect(error.code).toBe('output_validation');
+    expect(error.op).toBe('validate_output');
+    expect(error.errors?.length).toBeGreaterThan(0);
+  });
+
+  it('skips validation when it is switched off', async () => {
+    registry.register('add', () => ({ total: 1 }));
+    const lax = createRunner({ index, local: registry, validate: { input: false, output: false } });
+    const result = await lax.run('math:add', { a: 'x' });
+    expect(result.structured).toEqual({ total: 1 });
+  });
+
+  it('wraps a thrown error as execution with the cause, tool, backend and op', async () => {
+    const boom = new Error('boom');
+    registry.register('add', () => {
+      throw boom;
+    });
+    const error = await rejection(runner.run('math:add', { a: 1, b: 2 }));
+    expect(error.code).toBe('execution');
+    expect(error.cause).toBe(boom);
+    expect(error.toolId).toBe('math:add');
+    expect(error.backend).toEqual(local('add'));
+    expect(error.op).toBe('execute');
+  });
+
+  it('wraps an async rejection as execution', async () => {
+    registry.register('add', () => Promise.reject(new TypeError('nope')));
+    const error = await rejection(runner.run('math:add', { a: 1, b: 2 }));
+    expect(error.code).toBe('execution');
+    expect(error.cause).toBeInstanceOf(TypeError);
+  });
+
+  it('turns a ToolError from a handler with a code of another stage into execution', async () => {
+    registry.register('add', () => {
+      throw new ToolError('tool_not_found', 'inner lookup failed');
+    });
+    const error = await rejection(runner.run('math:add', { a: 1, b: 2 }));
+    expect(error.code).toBe('execution');
+    expect(ToolError.isInstance(error.cause)).toBe(true);
+  });
+
+  it('rejects with execution when no handler is registered for the backend', async () => {
+    index.registerTool(tool('orphan'), local('orphan'));
+    const error = await rejection(runner.run('demo:orphan'));
+    expect(error.code).toBe('execution');
+    expect(error.op).toBe('execute');
+  });
+
+  it('passes {} when args are undefined', async () => {
+    let seen: unknown;
+    index.registerTool(tool('peek'), local('peek'));
+    registry.register('peek', (args) => {
+      seen = args;
+      return null;
+    });
+    await runner.run('demo:peek');
+    expect(seen).toEqual({});
+  });
+
+  it('never mutates the caller’s args', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), fc.integer(), async (a, b) => {
+        const args = Object.freeze({ a, b });
+        const result = await runner.run('math:add', args);
+        expect(result.structured).toEqual({ sum: a + b });
+        expect(args).toEqual({ a, b });
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('rejects with cancelled without executing when the signal is already aborted', async () => {
+    let calls = 0;
+    registry.register('add', () => {
+      calls++;
+      return { sum: 0 };
+    });
+    const error = await rejection(
+      runner.run('math:add', { a: 1, b: 2 }, { signal: AbortSignal.abort() }),
+    );
+    expect(error.code).toBe('cancelled');
+    expect(calls).toBe(0);
+  });
+
+  it('rejects with cancelled as soon as the signal aborts, even if the handler ignores it', async () => {
+    index.registerTool(tool('hang'), local('hang'));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    registry.register('hang', () => {
+      started();
+      return new Promise(() => undefined);
+    });
+    const controller = new AbortController();
+    const pending = runner.run('demo:hang', {}, { signal: controller.signal });
+    await running;
+    controller.abort();
+    const error = await rejection(pending);
+    expect(error.code).toBe('cancelled');
+    expect(error.op).toBe('execute');
+  });
+
+  it('hands the handler the signal, meta and a progress reporter', async () => {
+    index.registerTool(tool('ctx'), local('ctx'));
+    registry.register('ctx', (_args, { signal, progress, meta }) => {
+      progress({ progress: 1, total: 2 });
+      progress({ progress: 2, total: 2, message: 'done' });
+      return { aborted: signal.aborted, meta };
+    });
+    const events: ProgressEvent[] = [];
+    const result = await runner.run(
+      'demo:ctx',
+      {},
+      {
+        signal: new AbortController().signal,
+        meta: { traceId: 't1' },
+        onProgress: (e) => events.push(e),
+      },
+    );
+    expect(result.structured).toEqual({ aborted: false, meta: { traceId: 't1' } });
+    expect(events).toEqual([
+      { progress: 1, total: 2 },
+      { progress: 2, total: 2, message: 'done' },
+    ]);
+  });
+
+  it('collects an async generator’s chunks as the result when it returns nothing', async () => {
+    index.registerTool(tool('count'), local('count'));
+    registry.register('count', async function* () {
+      yield 1;
+      await Promise.resolve();
+      yield 2;
+    });
+    expect((await runner.run('demo:count')).structured).toEqual([1, 2]);
+  });
+
+  it('uses an async generator’s return value as the result when there is one', async () => {
+    index.registerTool(tool('count'), local('count'));
+    registry.register('count', async function* () {
+      yield 1;
+      await Promise.resolve();
+      return 'total';
+    });
+    expect((await runner.run('demo:count')).structured).toBe('total');
+  });
+
+  it('runs many calls concurrently without mixing results', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => runner.run('math:add', { a: i, b: i })),
+    );
+    expect(results.map((r) => r.structured)).toEqual(
+      Array.from({ length: 200 }, (_, i) => ({ sum: 2 * i })),
+    );
+  });
+
+  it('never calls inherited properties as handlers', async () => {
+    for (const name of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+      index.registerTool(tool(name), local(name));
+      const error = await rejection(runner.run(`demo:${name}`));
+      expect(error.code).toBe('execution');
+    }
+  });
+});
+
+describe('createRunner resolution and selection', () => {
+  const echo = tool('echo');
+
+  it('falls back to resolveTool and resolveBackends when there is no index', async () => {
+    const registry = createLocalRegistry().register('echo', (args) => args);
+    const runner = createRunner({
+      local: registry,
+      resolveTool: (id) => (id === 'demo:echo' ? echo : undefined),
+      resolveBackends: () => [local('echo')],
+    });
+    expect((await runner.run('demo:echo', { x: 1 })).structured).toEqual({ x: 1 });
+    expect((await rejection(runner.run('demo:other'))).code).toBe('tool_not_found');
+  });
+
+  it('falls back to async resolvers when the index does not have the tool', async () => {
+    const registry = createLocalRegistry().register('echo', (args) => args);
+    const runner = createRunner({
+      index: createIndex(),
+      local: registry,
+      resolveTool: (id) => Promise.resolve(id === 'demo:echo' ? echo : undefined),
+      resolveBackends: () => Promise.resolve([local('echo')]),
+    });
+    expect((await runner.run('demo:echo', { y: 2 })).structured).toEqual({ y: 2 });
+  });
+
+  it('rejects with no_backends when the resolved tool has none', async () => {
+    const runner = createRunner({ resolveTool: () => echo });
+    const error = await rejection(runner.run('demo:echo'));
+    expect(error.code).toBe('no_backends');
+    expect(error.op).toBe('select');
+  });
+
+  it('rejects with no_backends when the selector declines every backend', async () => {
+    const index = createIndex();
+    index.registerTool(echo, local('echo'));
+    const runner = createRunner({ index, selectBackend: () => undefined });
+    expect((await rejection(runner.run('demo:echo'))).code).toBe('no_backends');
+  });
+
+  it('prefers local over provider over mcp by default', async () => {
+    const index = createIndex();
+    index.registerTool(echo, { kind: 'mcp', mcp: { serverName: 's' } });
+    index.registerTool(echo, { kind: 'provider', provider: { providerId: 'p', toolId: 'echo' } });
+    index.registerTool(echo, local('echo'));
+    const runner = createRunner({
+      index,
+      local: createLocalRegistry().register('echo', () => 'local'),
+    });
+    expect((await runner.run('demo:echo')).backend.kind).toBe('local');
+  });
+
+  it('uses a custom selector when given one', async () => {
+    const index = createIndex();
+    index.registerTool(echo, local('echo'));
+    index.registerTool(echo, { kind: 'provider', provider: { providerId: 'p', toolId: 'echo' } });
+    const provider: ProviderExecutor = {
+      callTool: (providerId, toolId, args) => Promise.resolve({ providerId, toolId, args }),
+    };
+    const runner = createRunner({
+      index,
+      provider,
+      selectBackend: (backends) => backends.find((b) => b.kind === 'provider'),
+    });
+    const result = await runner.run('demo:echo', { q: 1 });
+    expect(result.structured).toEqual({ providerId: 'p', toolId: 'echo', args: { q: 1 } });
+  });
+
+  it('wraps an index error other than not-found with the resolve op', async () => {
+    const runner = createRunner({
+      index: {
+        getTool: () => {
+          throw new ToolError('invalid_tool_id', 'bad');
+        },
+      },
+    });
+    const error = await rejection(runner.run('demo:x'));
+    expect(error.code).toBe('invalid_tool_id');
+    expect(error.op).toBe('resolve');
+  });
+});
+
+describe('createRunner().run with provider tools', () => {
+  const search = tool('search');
+  const backend: ToolBackend = {
+    kind: 'provider',
+    provider: { providerId: 'acme', toolId: 'web' },
+  };
+
+  it('passes the provider and tool IDs, args and signal to the executor', async () => {
+    const index = createIndex();
+    index.registerTool(search, backend);
+    let seenSignal: AbortSignal | undefined;
+    const runner = createRunner({
+      index,
+      provider: {
+        callTool: (providerId, toolId, args, { signal }) => {
+          seenSignal = signal;
+          return Promise.resolve({ providerId, toolId, args });
+        },
+      },
+    });
+    const controller = new AbortController();
+    const result = await runner.run('demo:search', { q: 'x' }, { signal: controller.signal });
+    expect(result.structured).toEqual({ providerId: 'acme', toolId: 'web', args: { q: 'x' } });
+    expect(seenSignal).toBe(controller.signal);
+  });
+
+  it('rejects with execution when there is no provider executor', async () => {
+    const index = createIndex();
+    index.registerTool(search, backend);
+    expect((await rejection(createRunner({ index }).run('demo:search'))).code).toBe('execution');
+  });
+});
+
+describe('createRunner().runStream', () => {
+  let index: ToolIndex;
+  let registry: LocalRegistry;
+  let runner: Runner;
+
+  beforeEach(() => {
+    index = createIndex();
+    registry = createLocalRegistry();
+    runner = createRunner({ index, local: registry });
+  });
+
+  it('yields chunks, progress and a done event stamped with the tool ID', async () => {
+    index.registerTool(tool('gen'), local('gen'));
+    registry.register('gen', async function* (_args, { progress }) {
+      progress({ progress: 0, total: 2 });
+      yield 'a';
+      await Promise.resolve();
+      progress({ progress: 1, total: 2 });
+      yield 'b';
+    });
+    const events = await collect(runner.runStream('demo:gen'));
+    expect(events.map((e) => e.type)).toEqual(['progress', 'chunk', 'progress', 'chunk', 'done']);
+    expect(events.every((e) => e.toolId === 'demo:gen')).toBe(true);
+    const done = events.at(-1);
+    expect(done?.type === 'done' && done.result.structured).toEqual(['a', 'b']);
+  });
+
+  it('yields a single done event for a plain handler', async () => {
+    index.registerTool(tool('plain'), local('plain'));
+    registry.register('plain', () => 42);
+    const events = await collect(runner.runStream('demo:plain'));
+    expect(events).toHaveLength(1);
+    expect(events[0]?.type === 'done' && events[0].result.structured).toBe(42);
+  });
+
+  it('yields an error event instead of throwing', async () => {
+    const events = await collect(runner.runStream('demo:missing'));
+    expect(events).toHaveLength(1);
+    expect(events[0]?.type === 'error' && events[0].error.code).toBe('tool_not_found');
+  });
+
+  it('yields stream_not_supported for a provider that cannot stream', async () => {
+    index.registerTool(tool('p'), { kind: 'provider', provider: { providerId: 'x', toolId: 'p' } });
+    const streaming = createRunner({
+      index,
+      provider: { callTool: () => Promise.resolve('never streamed') },
+    });
+    const events = await collect(streaming.runStream('demo:p'));
+    expect(events[0]?.type === 'error' && events[0].error.code).toBe('stream_not_supported');
+  });
+
+  it('streams a provider that can stream', async () => {
+    index.registerTool(tool('p'), { kind: 'provider', provider: { providerId: 'x', toolId: 'p' } });
+    const streaming = createRunner({
+      index,
+      provider: {
+        callTool: () => Promise.resolve('unused'),
+        async *callToolStream() {
+          yield 'x';
+          await Promise.resolve();
+          yield 'y';
+          return 'xy';
+        },
+      },
+    });
+    const events = await collect(streaming.runStream('demo:p'));
+    expect(events.map((e) => (e.type === 'chunk' ? e.data : e.type))).toEqual(['x', 'y', 'done']);
+    const done = events.at(-1);
+    expect(done?.type === 'done' && done.result.structured).toBe('xy');
+  });
+
+  it('cancels the handler when the consumer breaks out early', async () => {
+    index.registerTool(tool('endless'), local('endless'));
+    let sawAbort!: () => void;
+    const aborted = new Promise<void>((resolve) => (sawAbort = resolve));
+    let markFinalized!: () => void;
+    const finalized = new Promise<void>((resolve) => (markFinalized = resolve));
+    registry.register('endless', async function* (_args, { signal }) {
+      signal.addEventListener('abort', () => {
+        sawAbort();
+      });
+      try {
+        for (let i = 0; ; i++) {
+          yield i;
+          await Promise.resolve();
+        }
+      } finally {
+        markFinalized();
+      }
+    });
+    const seen: unknown[] = [];
+    for await (const event of runner.runStream('demo:endless')) {
+      if (event.type === 'chunk') seen.push(event.data);
+      if (seen.length === 3) break;
+    }
+    await aborted;
+    expect(seen).toEqual([0, 1, 2]);
+    await finalized;
+  });
+
+  it('ends with a cancelled error event when the caller’s signal aborts', async () => {
+    index.registerTool(tool('hang'), local('hang'));
+    registry.register('hang', async function* (_args, { signal }) {
+      yield 'first';
+      await new Promise((resolve) => {
+        signal.addEventListener('abort', resolve);
+      });
+    });
+    const controller = new AbortController();
+    const events: StreamEvent[] = [];
+    for await (const event of runner.runStream('demo:hang', {}, { signal: controller.signal })) {
+      events.push(event);
+      if (event.type === 'chunk') controller.abort();
+    }
+    const last = events.at(-1);
+    expect(last?.type === 'error' && last.error.code).toBe('cancelled');
+  });
+});
+
+describe('createRunner().runChain', () => {
+  let index: ToolIndex;
+  let registry: LocalRegistry;
+  let runner: Runner;
+
+  beforeEach(() => {
+    index = createIndex();
+    registry = createLocalRegistry();
+    index.registerTool(tool('inc'), local('inc'));
+    index.registerTool(tool('echo'), local('echo'));
+    index.registerTool(tool('fail'), local('fail'));
+    registry.register('inc', (args) => {
+      const { previous, by } = args as { previous?: number; by?: number };
+      return (previous ?? 0) + (by ?? 1);
+    });
+    registry.register('echo', (args) => args);
+    registry.register('fail', () => {
+      throw new Error('step failed');
+    });
+    runner = createRunner({ index, local: registry });
+  });
+
+  it('passes each result on as args.previous and returns every step', async () => {
+    const chain = await runner.runChain([
+      { toolId: 'demo:inc', args: { by: 5 } },
+      { toolId: 'demo:inc', usePrevious: true },
+      { toolId: 'demo:inc', args: { by: 10 }, usePrevious: true },
+    ]);
+    expect(chain.steps.map((s) => s.structured)).toEqual([5, 6, 16]);
+    expect(chain.result.structured).toBe(16);
+  });
+
+  it('overwrites a given previous with a copy and never touches the step’s args', async () => {
+    const args = Object.freeze({ previous: 'mine', keep: true });
+    const chain = await runner.runChain([
+      { toolId: 'demo:inc', args: { by: 1 } },
+      { toolId: 'demo:echo', args, usePrevious: true },
+    ]);
+    expect(chain.result.structured).toEqual({ previous: 1, keep: true });
+    expect(args).toEqual({ previous: 'mine', keep: true });
+  });
+
+  it('sets previous even when the previous result is undefined', async () => {
+    registry.register('nothing', () => undefined);
+    index.registerTool(tool('nothing'), local('nothing'));
+    const chain = await runner.runChain([
+      { toolId: 'demo:nothing' },
+      { toolId: 'demo:echo', usePrevious: true },
+    ]);
+    expect(chain.result.structured).toHaveProperty('previous', undefined);
+  });
+
+  it('stops at the first failure with a ChainError carrying the step index and partial steps', async () => {
+    let after = 0;
+    registry.register('echo', () => ++after);
+    const error = await rejection(
+      runner.runChain([{ toolId: 'demo:inc' }, { toolId: 'demo:fail' }, { toolId: 'demo:echo' }]),
+    );
+    if (!ChainError.isInstance(error)) throw new Error('expected a ChainError');
+    const chainError = error;
+    expect(chainError.code).toBe('execution');
+    expect(chainError.stepIndex).toBe(1);
+    expect(chainError.steps.map((s) => s.structured)).toEqual([1]);
+    expect(chainError.toolId).toBe('demo:fail');
+    expect(after).toBe(0);
+  });
+
+  it('stops between steps with cancelled when the signal aborts', async () => {
+    const controller = new AbortController();
+    registry.register('abort', () => {
+      controller.abort();
+      return 'ran';
+    });
+    index.registerTool(tool('abort'), local('abort'));
+    const error = await rejection(
+      runner.runChain([{ toolId: 'demo:abort' }, { toolId: 'demo:inc' }], {
+        signal: controller.signal,
+      }),
+    );
+    if (!ChainError.isInstance(error)) throw new Error('expected a ChainError');
+    expect(error.code).toBe('cancelled');
+    expect(error.stepIndex).toBe(1);
+    expect(error.steps).toHaveLength(1);
+  });
+
+  it('reports progress once per step, in order', async () => {
+    const events: { progress: number; total?: number; stepIndex: number }[] = [];
+    await runner.runChain([{ toolId: 'demo:inc' }, { toolId: 'demo:inc', usePrevious: true }], {
+      onProgress: ({ progress, total, stepIndex }) => events.push({ progress, total, stepIndex }),
+    });
+    expect(events).toEqual([
+      { progress: 1, total: 2, stepIndex: 0 },
+      { progress: 2, total: 2, stepIndex: 1 },
+    ]);
+  });
+
+  it('rejects an empty chain with invalid_argument', async () => {
+    expect((await rejection(runner.runChain([]))).code).toBe('invalid_argument');
+  });
+});
