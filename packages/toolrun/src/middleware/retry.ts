@@ -31,6 +31,20 @@ function isRepeatable(call: ToolCall): boolean {
   );
 }
 
+/**
+ * Full-jitter backoff: a random delay below `min(maxDelay, minDelay * 2 ** attempt)`.
+ *
+ * @internal
+ */
+export function backoffDelay(
+  attempt: number,
+  minDelay: number,
+  maxDelay: number,
+  random: () => number,
+): number {
+  return random() * Math.min(maxDelay, minDelay * 2 ** attempt);
+}
+
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted === true) {
@@ -95,7 +109,7 @@ export function retry(options: RetryOptions = {}): Middleware {
           throw error;
         }
       }
-      await delay(random() * Math.min(maxDelay, minDelay * 2 ** attempt), call.signal);
+      await delay(backoffDelay(attempt, minDelay, maxDelay, random), call.signal);
     }
   };
 }
