@@ -1,0 +1,395 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  compareKeys,
+  createChangeEmitter,
+  resourceInfo,
+  validatePrompt,
+  validateResource,
+  type Prompt,
+  type Resource,
+  type ResourceInfo,
+  type Store,
+  type StoreCallOptions,
+  type StoreChange,
+} from '@toolplane/toolkit';
+import { ToolError } from '@toolplane/toolmodel';
+import Database from 'better-sqlite3';
+
+/** Options for {@link createSqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * Database file; its directory is created when missing. `':memory:'` keeps everything in
+   * memory. Default `.toolplane/toolplane.db`, relative to the working directory.
+   */
+  readonly path?: string;
+  /**
+   * How often, in milliseconds, to look for changes made by other processes while anyone is
+   * subscribed. `0` turns watching off. Default 1000.
+   */
+  readonly pollIntervalMs?: number;
+  /**
+   * `'full'` (default) syncs every commit to disk, so a write survives power loss; `'normal'`
+   * skips that sync (about 20x faster writes) and a write still survives its process being
+   * killed, but not the machine losing power.
+   */
+  readonly synchronous?: 'full' | 'normal';
+  /** How long a write waits for another writer's lock before failing. Default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Default database file of {@link createSqliteStore}. */
+export const DEFAULT_SQLITE_PATH = '.toolplane/toolplane.db';
+
+/**
+ * The schema, one entry per version: entry `i` takes `PRAGMA user_version` from `i` to `i + 1`.
+ * Entries are only ever appended.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE prompts (
+     name TEXT PRIMARY KEY,
+     data TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE resources (
+     uri TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     title TEXT,
+     description TEXT,
+     mime_type TEXT,
+     size INTEGER NOT NULL,
+     text TEXT,
+     blob BLOB,
+     CHECK ((text IS NULL) <> (blob IS NULL))
+   ) STRICT;
+   -- The change log lets other processes see what changed, not only that something did.
+   CREATE TABLE changes (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL,
+     op TEXT NOT NULL,
+     key TEXT NOT NULL,
+     name TEXT NOT NULL
+   ) STRICT;`,
+];
+
+// Enough for any poller that is not stalled for minutes; older entries are pruned on write.
+const CHANGE_LOG_SIZE = 10_000;
+
+interface ResourceRow {
+  uri: string;
+  name: string;
+  title: string | null;
+  description: string | null;
+  mime_type: string | null;
+  size: number;
+  text: string | null;
+  blob: Buffer | null;
+}
+
+interface ChangeRow {
+  seq: number;
+  kind: string;
+  op: string;
+  key: string;
+  name: string;
+}
+
+/**
+ * Creates a {@link Store} in one SQLite file (better-sqlite3, WAL mode, `synchronous=FULL`): a
+ * write whose promise resolved survives the process being killed. Several instances and processes
+ * can share the file; each write is one transaction, so none is lost. Subscribers see this
+ * instance's changes at once and other processes' changes within `pollIntervalMs`.
+ *
+ * @throws {ToolError} `store_error` when the file cannot be opened or was written by a newer
+ * version of this package.
+ */
+export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
+  const path = options.path ?? DEFAULT_SQLITE_PATH;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  let db: Database.Database;
+  try {
+    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    migrate(db, path);
+  } catch (error) {
+    throw asStoreError(error, `cannot open the SQLite store at ${JSON.stringify(path)}`);
+  }
+
+  const sql = {
+    listPrompts: db.prepare<[], { data: string }>('SELECT data FROM prompts'),
+    getPrompt: db.prepare<[string], { data: string }>('SELECT data FROM prompts WHERE name = ?'),
+    putPrompt: db.prepare<[string, string]>(
+      'INSERT INTO prompts (name, data) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET data = excluded.data',
+    ),
+    deletePrompt: db.prepare<[string]>('DELETE FROM prompts WHERE name = ?'),
+    listResources: db.prepare<[], Omit<ResourceRow, 'text' | 'blob'>>(
+      'SELECT uri, name, title, description, mime_type, size FROM resources',
+    ),
+    getResource: db.prepare<[string], ResourceRow>('SELECT * FROM resources WHERE uri = ?'),
+    resourceName: db.prepare<[string], { name: string }>(
+      'SELECT name FROM resources WHERE uri = ?',
+    ),
+    putResource: db.prepare<
+      [
+        string,
+        string,
+        string | null,
+        string | null,
+        string | null,
+        number,
+        string | null,
+        Buffer | null,
+      ]
+    >(
+      `INSERT INTO resources (uri, name, title, description, mime_type, size, text, blob)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (uri) DO UPDATE SET name = excluded.name, title = excluded.title,
+         description = excluded.description, mime_type = excluded.mime_type,
+         size = excluded.size, text = excluded.text, blob = excluded.blob`,
+    ),
+    deleteResource: db.prepare<[string]>('DELETE FROM resources WHERE uri = ?'),
+    logChange: db.prepare<[string, string, string, string]>(
+      'INSERT INTO changes (kind, op, key, name) VALUES (?, ?, ?, ?)',
+    ),
+    pruneChanges: db.prepare<[number]>('DELETE FROM changes WHERE seq <= ?'),
+    lastSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM changes'),
+    changesSince: db.prepare<[number], ChangeRow>(
+      'SELECT seq, kind, op, key, name FROM changes WHERE seq > ? ORDER BY seq',
+    ),
+  };
+
+  const emitter = createChangeEmitter();
+  let subscribers = 0;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let seenSeq = 0;
+  let dataVersion = 0;
+  // Our own writes that landed after another process's not yet polled ones: skipped when polled.
+  const ownSeqs = new Set<number>();
+
+  const log = (change: StoreChange): number => {
+    const key = change.kind === 'prompt' ? change.name : change.uri;
+    const seq = Number(sql.logChange.run(change.kind, change.op, key, change.name).lastInsertRowid);
+    if (seq > CHANGE_LOG_SIZE) sql.pruneChanges.run(seq - CHANGE_LOG_SIZE);
+    return seq;
+  };
+
+  const committed = (change: StoreChange, seq: number): void => {
+    if (timer === undefined || seq === seenSeq + 1) seenSeq = seq;
+    else ownSeqs.add(seq);
+    emitter.emit(change);
+  };
+
+  const poll = (): void => {
+    if (closed) return;
+    try {
+      const version = readDataVersion(db);
+      if (version === dataVersion) return;
+      dataVersion = version;
+      for (const row of sql.changesSince.all(seenSeq)) {
+        seenSeq = row.seq;
+        if (ownSeqs.delete(row.seq)) continue;
+        emitter.emit(toChange(row));
+      }
+    } catch (error) {
+      // A failed poll is retried on the next tick; surface it the way a throwing listener is.
+      queueMicrotask(() => {
+        throw asStoreError(error, 'watching the SQLite store for changes failed');
+      });
+    }
+  };
+
+  // Every method runs synchronously inside a promise executor, so a throw becomes a rejection.
+  const run = <T>(options: StoreCallOptions | undefined, body: () => T): Promise<T> =>
+    new Promise<T>((resolve) => {
+      if (closed) throw new ToolError('store_error', `the SQLite store at ${path} is closed`);
+      if (options?.signal?.aborted === true) {
+        throw new ToolError('cancelled', 'the operation was cancelled', {
+          cause: options.signal.reason,
+        });
+      }
+      try {
+        resolve(body());
+      } catch (error) {
+        if (ToolError.isInstance(error)) throw error;
+        throw asStoreError(error, `the SQLite store at ${path} failed`);
+      }
+    });
+
+  const putPrompt = db.transaction((prompt: Prompt) => {
+    sql.putPrompt.run(prompt.name, JSON.stringify(prompt));
+    return log({ kind: 'prompt', op: 'put', name: prompt.name });
+  });
+  const deletePrompt = db.transaction((name: string) =>
+    sql.deletePrompt.run(name).changes === 0
+      ? undefined
+      : log({ kind: 'prompt', op: 'delete', name }),
+  );
+  const putResource = db.transaction((resource: Resource) => {
+    sql.putResource.run(
+      resource.uri,
+      resource.name,
+      resource.title ?? null,
+      resource.description ?? null,
+      resource.mimeType ?? null,
+      resource.size ?? 0,
+      resource.text ?? null,
+      resource.blob === undefined ? null : Buffer.from(resource.blob, 'base64'),
+    );
+    return log({ kind: 'resource', op: 'put', uri: resource.uri, name: resource.name });
+  });
+  const deleteResource = db.transaction((uri: string) => {
+    const name = sql.resourceName.get(uri)?.name;
+    if (name === undefined) return undefined;
+    sql.deleteResource.run(uri);
+    const change: StoreChange = { kind: 'resource', op: 'delete', uri, name };
+    return { change, seq: log(change) };
+  });
+
+  return {
+    listPrompts: (options) =>
+      run(options, () =>
+        sql.listPrompts
+          .all()
+          .map((row) => JSON.parse(row.data) as Prompt)
+          .sort((a, b) => compareKeys(a.name, b.name)),
+      ),
+    getPrompt: (name, options) =>
+      run(options, () => {
+        const row = sql.getPrompt.get(name);
+        return row === undefined ? undefined : (JSON.parse(row.data) as Prompt);
+      }),
+    putPrompt: (prompt, options) =>
+      run(options, () => {
+        const stored = validatePrompt(prompt);
+        // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of
+        // failing half-way with SQLITE_BUSY.
+        const seq = putPrompt.immediate(stored);
+        committed({ kind: 'prompt', op: 'put', name: stored.name }, seq);
+        return stored;
+      }),
+    deletePrompt: (name, options) =>
+      run(options, () => {
+        const seq = deletePrompt.immediate(name);
+        if (seq === undefined) return false;
+        committed({ kind: 'prompt', op: 'delete', name }, seq);
+        return true;
+      }),
+    listResources: (options) =>
+      run(options, () =>
+        sql.listResources
+          .all()
+          .map((row) => toResourceInfo(row))
+          .sort((a, b) => compareKeys(a.uri, b.uri)),
+      ),
+    getResource: (uri, options) =>
+      run(options, () => {
+        const row = sql.getResource.get(uri);
+        return row === undefined ? undefined : toResource(row);
+      }),
+    putResource: (resource, options) =>
+      run(options, () => {
+        const stored = validateResource(resource);
+        const seq = putResource.immediate(stored);
+        committed({ kind: 'resource', op: 'put', uri: stored.uri, name: stored.name }, seq);
+        return resourceInfo(stored);
+      }),
+    deleteResource: (uri, options) =>
+      run(options, () => {
+        const result = deleteResource.immediate(uri);
+        if (result === undefined) return false;
+        committed(result.change, result.seq);
+        return true;
+      }),
+    subscribe(listener) {
+      const unsubscribe = emitter.subscribe(listener);
+      subscribers++;
+      if (timer === undefined && pollIntervalMs > 0 && !closed) {
+        // Watching starts from now: what happened while nobody listened is not replayed.
+        seenSeq = sql.lastSeq.get()?.seq ?? 0;
+        dataVersion = readDataVersion(db);
+        ownSeqs.clear();
+        timer = setInterval(poll, pollIntervalMs);
+        // Watching never keeps a process alive on its own.
+        timer.unref();
+      }
+      let active = true;
+      return () => {
+        if (!active) return;
+        active = false;
+        unsubscribe();
+        subscribers--;
+        if (subscribers === 0 && timer !== undefined) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
+    close() {
+      if (!closed) {
+        closed = true;
+        if (timer !== undefined) clearInterval(timer);
+        timer = undefined;
+        emitter.clear();
+        db.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
+function migrate(db: Database.Database, path: string): void {
+  const version = (): number => db.pragma('user_version', { simple: true }) as number;
+  if (version() === MIGRATIONS.length) return;
+  // Re-read inside the write lock: another process may have migrated while we waited for it.
+  db.transaction(() => {
+    const from = version();
+    if (from > MIGRATIONS.length) {
+      throw new ToolError(
+        'store_error',
+        `the SQLite store at ${path} has schema version ${from}, newer than this @toolplane/store-sqlite knows (${MIGRATIONS.length}); upgrade the package`,
+      );
+    }
+    for (let next = from; next < MIGRATIONS.length; next++) {
+      db.exec(MIGRATIONS[next] ?? '');
+      db.pragma(`user_version = ${next + 1}`);
+    }
+  }).immediate();
+}
+
+function readDataVersion(db: Database.Database): number {
+  return db.pragma('data_version', { simple: true }) as number;
+}
+
+function toChange(row: ChangeRow): StoreChange {
+  const op = row.op === 'delete' ? 'delete' : 'put';
+  return row.kind === 'prompt'
+    ? { kind: 'prompt', op, name: row.key }
+    : { kind: 'resource', op, uri: row.key, name: row.name };
+}
+
+function toResourceInfo(row: Omit<ResourceRow, 'text' | 'blob'>): ResourceInfo {
+  const info: { -readonly [K in keyof ResourceInfo]: ResourceInfo[K] } = {
+    uri: row.uri,
+    name: row.name,
+  };
+  if (row.title !== null) info.title = row.title;
+  if (row.description !== null) info.description = row.description;
+  if (row.mime_type !== null) info.mimeType = row.mime_type;
+  info.size = row.size;
+  return info;
+}
+
+function toResource(row: ResourceRow): Resource {
+  const info = toResourceInfo(row);
+  return row.text !== null
+    ? { ...info, text: row.text }
+    : { ...info, blob: (row.blob ?? Buffer.alloc(0)).toString('base64') };
+}
+
+function asStoreError(error: unknown, what: string): ToolError {
+  if (ToolError.isInstance(error)) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ToolError('store_error', `${what}: ${reason}`, { cause: error });
+}
