@@ -18,6 +18,7 @@ const RANK: Record<ToolBackend['kind'], number> = { local: 0, provider: 1, mcp: 
  * the smallest {@link backendKey} wins, so the choice never depends on registration order.
  */
 export const defaultBackendSelector: BackendSelector = (backends) => {
+  if (backends.length === 1) return backends[0];
   let best: ToolBackend | undefined;
   let bestKey = '';
   for (const backend of backends) {

@@ -41,20 +41,13 @@ export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
   description: 1,
 });
 
-/** One term's posting list. Entries of removed documents stay until the next compaction. */
-interface Posting {
-  slots: number[];
-  /** Field-weighted term frequency, parallel to `slots`. */
-  weights: number[];
-  /** Live documents containing the term (its document frequency). */
-  live: number;
-}
-
-interface Slot {
-  readonly doc: SearchDocument;
-  /** Number of terms in the document, for length normalisation. */
-  readonly length: number;
-}
+/**
+ * One term's posting list, flat to keep it to a single allocation per term: element 0 is the
+ * number of live documents holding the term (its document frequency), then `slot, weight` pairs,
+ * where weight is the field-weighted term frequency. Pairs of removed documents stay until the
+ * next compaction.
+ */
+type Posting = number[];
 
 /** Removed documents are swept from posting lists once they outnumber the live ones. */
 const COMPACT_MIN_DEAD = 1024;
@@ -79,7 +72,8 @@ function checkNumber(value: number, name: string, min: number, max: number): num
  * name, namespace, tags, title and description, with field weights (a term in the name counts
  * most). Terms come from {@link tokenize}. Upserts and removals are incremental; queries touch
  * only the posting lists of their terms, so cost follows the number of matching tools, not the
- * catalogue size.
+ * catalogue size. Indexing is deferred: upserts are queued and indexed by the next search, so
+ * registering thousands of tools costs no tokenising until someone searches.
  *
  * @throws {ToolError} `invalid_argument` for a weight, `k1` or `b` out of range.
  */
@@ -90,8 +84,13 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const k1 = checkNumber(options.k1 ?? 1.2, 'k1', 0, 100);
   const b = checkNumber(options.b ?? 0.75, 'b', 0, 1);
 
-  let slots: (Slot | undefined)[] = [];
+  // Per slot: the document, and its term count (-1 once removed).
+  let docs: (SearchDocument | undefined)[] = [];
+  let lengths: number[] = [];
   const slotOf = new Map<string, number>();
+  // Upserts wait here until the next search: registration stays cheap, and a catalogue that is
+  // loaded in bulk is indexed in one pass, only if anyone searches it.
+  const pending = new Map<string, SearchDocument>();
   const postings = new Map<string, Posting>();
   let totalLength = 0;
   let dead = 0;
@@ -115,102 +114,124 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     return length;
   }
 
-  function remove(id: string): void {
+  /** Takes an indexed document out of the inverted index. */
+  function unindex(id: string): void {
     const slot = slotOf.get(id);
     if (slot === undefined) return;
-    const entry = slots[slot];
+    const doc = docs[slot];
     slotOf.delete(id);
-    slots[slot] = undefined;
-    if (entry === undefined) return;
-    totalLength -= entry.length;
+    docs[slot] = undefined;
+    totalLength -= lengths[slot] ?? 0;
+    lengths[slot] = -1;
     dead++;
-    collectTerms(entry.doc);
-    for (const term of termWeights.keys()) {
-      const posting = postings.get(term);
-      if (posting !== undefined) posting.live--;
+    if (doc !== undefined) {
+      collectTerms(doc);
+      for (const term of termWeights.keys()) {
+        const posting = postings.get(term);
+        if (posting !== undefined) posting[0] = (posting[0] ?? 1) - 1;
+      }
+      termWeights.clear();
     }
-    termWeights.clear();
     if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
   }
 
-  /** Renumbers live documents densely and drops dead entries from every posting list. */
+  /** Renumbers live documents densely and drops dead pairs from every posting list. */
   function compact(): void {
-    const renumber = new Int32Array(slots.length).fill(-1);
-    const live: Slot[] = [];
-    slots.forEach((entry, slot) => {
-      if (entry === undefined) return;
-      renumber[slot] = live.length;
-      slotOf.set(entry.doc.id, live.length);
-      live.push(entry);
+    const renumber = new Int32Array(docs.length).fill(-1);
+    const liveDocs: SearchDocument[] = [];
+    const liveLengths: number[] = [];
+    docs.forEach((doc, slot) => {
+      if (doc === undefined) return;
+      renumber[slot] = liveDocs.length;
+      slotOf.set(doc.id, liveDocs.length);
+      liveDocs.push(doc);
+      liveLengths.push(lengths[slot] ?? 0);
     });
     for (const [term, posting] of postings) {
-      if (posting.live === 0) {
+      if (posting[0] === 0) {
         postings.delete(term);
         continue;
       }
-      const keptSlots: number[] = [];
-      const keptWeights: number[] = [];
-      for (let i = 0; i < posting.slots.length; i++) {
-        const next = renumber[posting.slots[i] ?? 0] ?? -1;
+      let write = 1;
+      for (let read = 1; read < posting.length; read += 2) {
+        const next = renumber[posting[read] ?? 0] ?? -1;
         if (next < 0) continue;
-        keptSlots.push(next);
-        keptWeights.push(posting.weights[i] ?? 0);
+        posting[write++] = next;
+        posting[write++] = posting[read + 1] ?? 0;
       }
-      posting.slots = keptSlots;
-      posting.weights = keptWeights;
+      posting.length = write;
     }
-    slots = live;
+    docs = liveDocs;
+    lengths = liveLengths;
     dead = 0;
   }
 
-  function upsert(doc: SearchDocument): void {
-    remove(doc.id);
-    const slot = slots.length;
+  function index(doc: SearchDocument): void {
+    const slot = docs.length;
     const length = collectTerms(doc);
     for (const [term, weight] of termWeights) {
-      let posting = postings.get(term);
+      const posting = postings.get(term);
       if (posting === undefined) {
-        posting = { slots: [], weights: [], live: 0 };
-        postings.set(term, posting);
+        postings.set(term, [1, slot, weight]);
+      } else {
+        posting[0] = (posting[0] ?? 0) + 1;
+        posting.push(slot, weight);
       }
-      posting.slots.push(slot);
-      posting.weights.push(weight);
-      posting.live++;
     }
     termWeights.clear();
-    slots.push({ doc, length });
+    docs.push(doc);
+    lengths.push(length);
     slotOf.set(doc.id, slot);
     totalLength += length;
   }
 
+  /** Indexes the documents upserted since the last search, in upsert order. */
+  function flush(): void {
+    if (pending.size === 0) return;
+    for (const doc of pending.values()) index(doc);
+    pending.clear();
+  }
+
+  function upsert(doc: SearchDocument): void {
+    unindex(doc.id);
+    // Re-inserting moves the document to the end, so indexing order follows the latest upsert.
+    pending.delete(doc.id);
+    pending.set(doc.id, doc);
+  }
+
+  function remove(id: string): void {
+    if (!pending.delete(id)) unindex(id);
+  }
+
   function search(query: SearcherQuery): SearchHit[] {
+    flush();
     const docCount = slotOf.size;
     if (docCount === 0 || query.limit <= 0) return [];
     const terms = [...new Set(tokenize(query.text))].slice(0, MAX_QUERY_TERMS);
-    if (scores.length < slots.length) {
-      scores = new Float64Array(slots.length * 2);
-      touched = new Int32Array(slots.length * 2);
+    if (scores.length < docs.length) {
+      scores = new Float64Array(docs.length * 2);
+      touched = new Int32Array(docs.length * 2);
     }
     const filtered = query.namespace !== undefined || query.tags !== undefined;
     const averageLength = Math.max(totalLength / docCount, 1);
     let touchedCount = 0;
     for (const term of terms) {
       const posting = postings.get(term);
-      if (posting === undefined || posting.live === 0) continue;
-      const idf = Math.log(1 + (docCount - posting.live + 0.5) / (posting.live + 0.5));
-      const { slots: postingSlots, weights: postingWeights } = posting;
-      for (let i = 0; i < postingSlots.length; i++) {
-        const slot = postingSlots[i] ?? 0;
-        const entry = slots[slot];
-        if (entry === undefined || (filtered && !matchesFilter(entry.doc, query))) continue;
-        const tf = postingWeights[i] ?? 0;
-        const norm = k1 * (1 - b + (b * entry.length) / averageLength);
-        const score = (idf * tf * (k1 + 1)) / (tf + norm);
+      const live = posting?.[0] ?? 0;
+      if (posting === undefined || live === 0) continue;
+      const idf = Math.log(1 + (docCount - live + 0.5) / (live + 0.5));
+      for (let i = 1; i < posting.length; i += 2) {
+        const slot = posting[i] ?? 0;
+        const length = lengths[slot] ?? -1;
+        if (length < 0) continue;
+        if (filtered && !matchesFilter(docs[slot] as SearchDocument, query)) continue;
+        const tf = posting[i + 1] ?? 0;
+        const score = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / averageLength));
         if (scores[slot] === 0) touched[touchedCount++] = slot;
         scores[slot] = (scores[slot] ?? 0) + score;
       }
     }
-    const hits = topHits(touched.subarray(0, touchedCount), scores, slots, query.limit);
+    const hits = topHits(touched.subarray(0, touchedCount), scores, docs, query.limit);
     for (let i = 0; i < touchedCount; i++) scores[touched[i] ?? 0] = 0;
     return hits;
   }
@@ -225,7 +246,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
 function topHits(
   candidates: Int32Array,
   scores: Float64Array,
-  slots: readonly (Slot | undefined)[],
+  docs: readonly (SearchDocument | undefined)[],
   limit: number,
 ): SearchHit[] {
   const heap: SearchHit[] = [];
@@ -252,14 +273,17 @@ function topHits(
     }
   };
   for (const slot of candidates) {
-    const hit: SearchHit = { id: slots[slot]?.doc.id ?? '', score: scores[slot] ?? 0 };
+    const score = scores[slot] ?? 0;
+    const id = docs[slot]?.id ?? '';
     if (heap.length === limit) {
-      if (worse(hit, at(0))) continue;
-      heap[0] = hit;
+      const top = at(0);
+      // Most candidates lose to the current worst; reject them without allocating.
+      if (score < top.score || (score === top.score && id > top.id)) continue;
+      heap[0] = { id, score };
       siftDown(0);
       continue;
     }
-    heap.push(hit);
+    heap.push({ id, score });
     for (let i = heap.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (!worse(at(i), at(parent))) break;

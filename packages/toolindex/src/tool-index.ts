@@ -372,6 +372,8 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     namespace: string | undefined,
   ): void {
     version++;
+    // With nobody listening there is nobody to tell, now or later: skip building the event.
+    if (listeners.size === 0) return;
     const event: IndexChangeEvent =
       id === undefined
         ? { type, namespace, version }
@@ -383,7 +385,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
 
   /** Delivers queued events in order; re-entrant calls only queue (the outer loop delivers). */
   function deliver(): void {
-    if (delivering) return;
+    if (delivering || pending.length === 0) return;
     delivering = true;
     try {
       // `pending` may grow while we deliver: listeners' own changes are delivered after.
@@ -582,7 +584,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
         draft.tool = tool;
         draft.definitionChanged = true;
       }
-      const key = backendKey(backend);
+      const key = draft.backends.length === 0 ? '' : backendKey(backend);
       const at = draft.backends.findIndex((existing) => backendKey(existing) === key);
       if (at < 0) {
         draft.backends.push(backend);
