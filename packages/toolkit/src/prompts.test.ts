@@ -385,6 +385,8 @@ describe('renderPrompt', () => {
       cyclic,
       { n: Number.NaN },
       [1, 2],
+      null,
+      'text',
       JSON.parse('{"__proto__": {"a": 1}}'),
     ];
     for (const input of bad) {

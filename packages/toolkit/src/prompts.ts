@@ -279,8 +279,12 @@ export async function renderPrompt(
   const { signal, limits } = options;
   throwIfAborted(signal);
   const where = `prompt ${JSON.stringify(prompt.name)}`;
+  // Typed as a record, but it often comes straight from JSON over the wire.
+  const given: unknown = input;
   const problem =
-    typeof input === 'object' && !Array.isArray(input) ? jsonProblem(input) : 'must be an object';
+    typeof given === 'object' && given !== null && !Array.isArray(given)
+      ? jsonProblem(given)
+      : 'must be an object';
   if (problem !== undefined) {
     throw new ToolError('invalid_argument', `${where}: input ${problem}`);
   }
