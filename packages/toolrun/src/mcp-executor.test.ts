@@ -12,8 +12,8 @@ import {
   type StdioConnection,
 } from '@toolplane/fixtures';
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rejection } from './testing/helpers.js';
 import { createLocalRegistry } from './local-registry.js';
 import { createMcpExecutor } from './mcp-executor.js';
 import { createRunner, type Runner } from './runner.js';
@@ -21,16 +21,6 @@ import type { ProgressEvent, StreamEvent } from './types.js';
 
 const require = createRequire(import.meta.url);
 const everythingBin = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-async function rejection(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error;
-    throw new Error(`expected a ToolError, got ${String(error)}`, { cause: error });
-  }
-  throw new Error('expected the promise to reject');
-}
 
 async function indexServer(index: ToolIndex, serverName: string, client: Client): Promise<void> {
   const { tools } = await client.listTools();

@@ -3,6 +3,7 @@ import { ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChainError } from './errors.js';
+import { rejection } from './testing/helpers.js';
 import { createLocalRegistry, type LocalRegistry } from './local-registry.js';
 import { createRunner, type Runner } from './runner.js';
 import type { ProgressEvent, ProviderExecutor, StreamEvent } from './types.js';
@@ -27,16 +28,6 @@ const addTool: Tool = {
 
 function local(name: string): ToolBackend {
   return { kind: 'local', local: { name } };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error;
-    throw new Error(`expected a ToolError, got ${String(error)}`, { cause: error });
-  }
-  throw new Error('expected the promise to reject');
 }
 
 async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {

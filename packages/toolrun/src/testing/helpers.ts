@@ -1,0 +1,54 @@
+import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import { ToolError, type Tool } from '@toolplane/toolmodel';
+import { createLocalRegistry, type LocalHandler, type LocalRegistry } from '../local-registry.js';
+import { createRunner, type Runner } from '../runner.js';
+import type { Middleware } from '../types.js';
+
+// Shared by the tests; excluded from the build.
+
+/** Awaits `promise` and returns the ToolError it rejects with; fails when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (ToolError.isInstance(error)) return error;
+    throw new Error(`expected a ToolError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected the promise to reject');
+}
+
+/** A promise and the function that resolves it. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** An index and a local registry in the `mw` namespace, for middleware tests. */
+export interface LocalBench {
+  readonly index: ToolIndex;
+  readonly registry: LocalRegistry;
+  /** Registers a local tool `mw:<name>` and returns its ID. */
+  readonly define: (name: string, handler: LocalHandler, extra?: Partial<Tool>) => string;
+  /** A runner over the bench with `middleware`. */
+  readonly runnerWith: (...middleware: Middleware[]) => Runner;
+}
+
+/** A fresh {@link LocalBench}. */
+export function createLocalBench(): LocalBench {
+  const index = createIndex();
+  const registry = createLocalRegistry();
+  return {
+    index,
+    registry,
+    define: (name, handler, extra = {}) => {
+      index.registerTool(
+        { name, namespace: 'mw', inputSchema: { type: 'object' }, ...extra },
+        { kind: 'local', local: { name } },
+      );
+      registry.register(name, handler);
+      return `mw:${name}`;
+    },
+    runnerWith: (...middleware) => createRunner({ index, local: registry, middleware }),
+  };
+}
