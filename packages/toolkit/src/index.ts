@@ -40,6 +40,7 @@ export type {
 export { compareKeys, createChangeEmitter, createMemoryStore } from './store.js';
 export type {
   ChangeEmitter,
+  ChangeEmitterOptions,
   Store,
   StoreCallOptions,
   StoreChange,
@@ -47,3 +48,58 @@ export type {
 } from './store.js';
 export { MAX_TEMPLATE_LENGTH } from './template.js';
 export type { TemplateLimits } from './template.js';
+export { Connector, createConnector } from './connectors/connector.js';
+export type {
+  ConnectorEvent,
+  ConnectorLists,
+  ConnectorOptions,
+  ConnectorSource,
+  ConnectorState,
+  HttpSource,
+  StdioSource,
+} from './connectors/connector.js';
+export { inferNamespace, sanitizeNamespace } from './connectors/namespace.js';
+export { defineTool } from './define-tool.js';
+export type {
+  DefinedTool,
+  InferInput,
+  SchemaInput,
+  StandardJsonSchema,
+  ToolContext,
+  ToolDefinition,
+} from './define-tool.js';
+export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
+export { getSession, runInSession, silentLogger } from './session.js';
+export type { Logger, Session } from './session.js';
+export {
+  BUILTIN_NAMESPACE,
+  createToolkit,
+  DEFAULT_MAX_CALL_DEPTH,
+  USER_NAMESPACE,
+} from './toolkit.js';
+export type {
+  CallOptions,
+  ConnectorStatus,
+  ListError,
+  ListRequest,
+  ListResult,
+  Toolkit,
+  ToolkitDelegate,
+  ToolkitEvent,
+  ToolkitItem,
+  ToolkitOptions,
+  ToolkitPrompt,
+} from './toolkit.js';
+// The lower-layer names a typical app needs, so it installs this one package.
+export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';
+export {
+  audit,
+  circuitBreaker,
+  concurrency,
+  rateLimit,
+  retry,
+  timeout,
+  type Middleware,
+  type ProgressEvent,
+  type RunResult,
+} from '@toolplane/toolrun';

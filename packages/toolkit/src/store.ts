@@ -78,7 +78,8 @@ export interface Store {
   deleteResource(uri: string, options?: StoreCallOptions): Promise<boolean>;
   /**
    * Calls `listener` after each change; returns a function that stops it. A listener that throws
-   * does not affect the store or other listeners: its error is rethrown in a later microtask.
+   * does not affect the store or other listeners: its error is reported (by default with
+   * `console.error`), never thrown into the writer or the process.
    */
   subscribe(listener: StoreListener): () => void;
   /** Releases the store's resources; later calls fail with `store_error`. Idempotent. */
@@ -95,9 +96,20 @@ export interface ChangeEmitter {
   clear(): void;
 }
 
+/** Options for {@link createChangeEmitter}. */
+export interface ChangeEmitterOptions {
+  /** Receives a listener's error; default `console.error`. The other listeners still run. */
+  readonly onListenerError?: (error: unknown, change: StoreChange) => void;
+}
+
+function reportListenerError(error: unknown, change: StoreChange): void {
+  console.error('a store change listener failed', change, error);
+}
+
 /** Creates the listener fan-out a {@link Store} implementation needs for `subscribe`. */
-export function createChangeEmitter(): ChangeEmitter {
+export function createChangeEmitter(options: ChangeEmitterOptions = {}): ChangeEmitter {
   const listeners = new Set<StoreListener>();
+  const onListenerError = options.onListenerError ?? reportListenerError;
   return {
     emit(change) {
       // A copy, so a listener that unsubscribes (or subscribes) mid-dispatch changes nothing now.
@@ -105,9 +117,12 @@ export function createChangeEmitter(): ChangeEmitter {
         try {
           listener(change);
         } catch (error) {
-          queueMicrotask(() => {
-            throw error;
-          });
+          // A failing listener is its owner's bug; it must not crash the process or the writer.
+          try {
+            onListenerError(error, change);
+          } catch {
+            // nothing sensible is left to do
+          }
         }
       }
     },

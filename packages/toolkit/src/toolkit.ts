@@ -1,0 +1,1028 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type {
+  GetPromptResult,
+  Prompt as McpPrompt,
+  Resource as McpResource,
+} from '@modelcontextprotocol/sdk/types.js';
+import { trace, type Tracer } from '@opentelemetry/api';
+import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import { NAMESPACE_PATTERN, ToolError, toolId, type Tool } from '@toolplane/toolmodel';
+import {
+  createLocalRegistry,
+  createMcpExecutor,
+  createRunner,
+  type Middleware,
+  type ProgressListener,
+  type Runner,
+  type RunResult,
+} from '@toolplane/toolrun';
+import {
+  createConnector,
+  type Connector,
+  type ConnectorEvent,
+  type ConnectorOptions,
+  type ConnectorSource,
+} from './connectors/connector.js';
+import { inferNamespace } from './connectors/namespace.js';
+import type { DefinedTool } from './define-tool.js';
+import {
+  renderPrompt,
+  toMcpPrompt,
+  validatePrompt,
+  type Prompt,
+  type RenderedPrompt,
+} from './prompts.js';
+import {
+  resource as toResource,
+  resourceInfo,
+  validateResource,
+  type Resource,
+  type ResourceInfo,
+} from './resources.js';
+import { getSession, runInSession, silentLogger, type Logger } from './session.js';
+import type { Store } from './store.js';
+import { traced, withTraceContext } from './tracing.js';
+
+/** The namespace of tools, prompts and resources registered in code. */
+export const BUILTIN_NAMESPACE = 'builtin';
+/** The namespace of the prompts and resources kept in the {@link Store}. */
+export const USER_NAMESPACE = 'user';
+/** How deep prompt → tool → prompt calls may nest unless `maxCallDepth` says otherwise. */
+export const DEFAULT_MAX_CALL_DEPTH = 8;
+
+/** A prompt as the toolkit hands it to a {@link ToolkitDelegate}: local or remote alike. */
+export interface ToolkitPrompt {
+  readonly namespace: string;
+  readonly name: string;
+  /** The prompt's definition, for builtin and user prompts (remote prompts have none). */
+  readonly prompt: Prompt | undefined;
+  /** The prompt in MCP form (`prompts/list`). */
+  readonly mcp: McpPrompt;
+  /** Renders the prompt with `input`: locally, or by `prompts/get` on its server. */
+  render(
+    input: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<RenderedPrompt>;
+}
+
+/** Runs prompts (with a model) and hears what changes; see {@link ToolkitOptions.delegate}. */
+export interface ToolkitDelegate {
+  /** Runs `prompt` with `input`; its answer is wrapped like a tool's result. */
+  call(
+    prompt: ToolkitPrompt,
+    input: Record<string, unknown>,
+    options: { readonly resources: readonly Resource[]; readonly signal?: AbortSignal },
+  ): Promise<unknown>;
+  /** Hears every change: list changes, resource updates and connector states, by namespace. */
+  onEvent?(event: ToolkitEvent): void;
+}
+
+/** What changed underneath a toolkit; every event names its namespace. */
+export type ToolkitEvent = ConnectorEvent;
+
+/** Options for {@link createToolkit}. */
+export interface ToolkitOptions {
+  /** Builtin tools (see {@link defineTool}). */
+  readonly tools?: readonly DefinedTool[];
+  /** Builtin prompts. */
+  readonly prompts?: readonly Prompt[];
+  /** Builtin resources. */
+  readonly resources?: readonly Resource[];
+  /** Runs prompts and receives events. */
+  readonly delegate?: ToolkitDelegate;
+  /** Keeps the `user` namespace; the toolkit reads it but never closes it. */
+  readonly store?: Store;
+  /** Default: the global OpenTelemetry tracer provider's `@toolplane/toolkit` tracer. */
+  readonly tracer?: Tracer;
+  readonly logger?: Logger;
+  /** Limit for prompt → tool → prompt nesting (default {@link DEFAULT_MAX_CALL_DEPTH}). */
+  readonly maxCallDepth?: number;
+  /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
+  readonly middleware?: readonly Middleware[];
+  /** Defaults for every connector (timeouts, backoff, client info). */
+  readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent'>;
+}
+
+/** One tool, prompt or resource a toolkit exposes. */
+export type ToolkitItem =
+  | {
+      readonly type: 'tool';
+      readonly namespace: string;
+      readonly name: string;
+      readonly id: string;
+      readonly tool: Tool;
+    }
+  | {
+      readonly type: 'prompt';
+      readonly namespace: string;
+      readonly name: string;
+      readonly prompt: ToolkitPrompt;
+    }
+  | {
+      readonly type: 'resource';
+      readonly namespace: string;
+      readonly name: string;
+      readonly uri: string;
+      readonly resource: ResourceInfo;
+    };
+
+/** The filters and paging of {@link Toolkit.list}. */
+export interface ListRequest {
+  readonly namespace?: string;
+  readonly type?: 'tool' | 'prompt' | 'resource';
+  /** Only items with exactly this name. */
+  readonly name?: string;
+  /** Page size (1–1000); all items when absent. */
+  readonly limit?: number;
+  /** Items to skip first; applies with or without `limit`. */
+  readonly offset?: number;
+  /** A `nextCursor` from an earlier page of the same request. */
+  readonly cursor?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A source that could not be listed: named, with why. */
+export interface ListError {
+  readonly namespace: string;
+  readonly message: string;
+}
+
+/** One page of {@link Toolkit.list}. */
+export interface ListResult {
+  readonly tools: Extract<ToolkitItem, { type: 'tool' }>[];
+  readonly prompts: Extract<ToolkitItem, { type: 'prompt' }>[];
+  readonly resources: Extract<ToolkitItem, { type: 'resource' }>[];
+  /** How many items match, before paging. */
+  readonly count: number;
+  readonly offset: number;
+  readonly limit: number | undefined;
+  readonly nextCursor?: string;
+  /** Sources that are down or failed to list; the rest are listed regardless. */
+  readonly errors: ListError[];
+}
+
+/** Options of {@link Toolkit.call}. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Resources handed to a prompt's delegate. */
+  readonly resources?: readonly Resource[];
+  /** Receives progress from the tool (for MCP tools, the server's notifications). */
+  readonly onProgress?: ProgressListener;
+  /** The request's `_meta`; a W3C `traceparent` there parents the call's span. */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** A registered connector and where it stands. */
+export interface ConnectorStatus {
+  readonly namespace: string;
+  readonly state: Connector['state'];
+  /** The stdio server's process ID, while it runs. */
+  readonly pid?: number;
+  /** Why it is not connected, when it is not. */
+  readonly error?: string;
+}
+
+/**
+ * Tools, prompts and resources from builtins, MCP connectors and the user store, behind one
+ * surface; create one with {@link createToolkit}.
+ */
+export interface Toolkit {
+  /** The tool index behind the toolkit, for search and change events. */
+  readonly index: ToolIndex;
+  /** The runner every tool call goes through. */
+  readonly runner: Runner;
+  /** Adds or replaces a builtin tool. @throws {ToolError} `invalid_tool`. */
+  addTool(tool: DefinedTool): void;
+  /** Adds or replaces a builtin prompt. @throws {ToolError} `invalid_prompt`. */
+  addPrompt(prompt: Prompt): void;
+  /** Adds a builtin resource, or replaces the one at its URI. @throws {ToolError} `invalid_resource`. */
+  addResource(resource: Resource): void;
+  /** Removes the builtin tool, prompt or resource with this name or URI; true when one went. */
+  removeBuiltin(nameOrUri: string): boolean;
+  /**
+   * Adds an upstream MCP server under its own namespace (given, or inferred and de-duplicated)
+   * and returns that namespace, which is also its ID. Started at once while the toolkit runs.
+   *
+   * @throws {ToolError} `invalid_config` for a bad source, a reserved namespace or one in use.
+   */
+  addConnector(source: ConnectorSource, options?: { namespace?: string }): string;
+  /** Closes and removes a connector; its items go with it. True when there was one. */
+  removeConnector(id: string): Promise<boolean>;
+  /** The connectors, in registration order, with their states. */
+  connectors(): ConnectorStatus[];
+  /**
+   * Starts every connector (in parallel; none waits for another) and resolves once `signal`
+   * aborts and everything is closed.
+   */
+  run(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Resolves once every connector has connected or failed its first attempt. */
+  ready(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Closes every connector (and ends their children). Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Finds an item by key: `ns.name` or `ns:name`, `uri#ns`, a bare name (builtins, then
+   * connectors in registration order, then user), or a bare URI. A tool beats a prompt of the
+   * same name, and a prompt a resource.
+   *
+   * @throws {ToolError} `not_found`.
+   */
+  lookup(key: string, options?: { signal?: AbortSignal }): Promise<ToolkitItem>;
+  /** Lists items, filtered and paged; a source that is down is reported in `errors`. */
+  list(request?: ListRequest): Promise<ListResult>;
+  /**
+   * Calls a tool (through the runner), a prompt (through the delegate) or reads a resource. A
+   * tool's or prompt's answer comes back as a resource: text, data, JSON, or the resource given.
+   *
+   * @throws {ToolError} `not_found`, `no_delegate`, `call_depth_exceeded`, and the runner's codes.
+   */
+  call(
+    target: string | ToolkitItem,
+    input?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<Resource | undefined>;
+  /** Runs a tool and returns the runner's result (with the raw MCP result for MCP tools). */
+  callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
+  /** Renders a prompt into messages (`prompts/get`). @throws {ToolError} `not_found`. */
+  getPrompt(
+    key: string,
+    input?: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<RenderedPrompt>;
+  /** Reads a resource with its contents (`resources/read`). @throws {ToolError} `not_found`. */
+  readResource(key: string, options?: { signal?: AbortSignal }): Promise<Resource>;
+}
+
+interface ConnectorEntry {
+  readonly connector: Connector;
+  /** Settles when the first connection attempt after start has. */
+  firstAttempt: Promise<void> | undefined;
+}
+
+// How deep the call in progress is nested: prompt → tool → prompt recursion ends at maxCallDepth.
+const callDepth = new AsyncLocalStorage<number>();
+
+const RESERVED = new Set([BUILTIN_NAMESPACE, USER_NAMESPACE]);
+const MAX_LIST_LIMIT = 1_000;
+
+type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
+type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
+type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
+
+/**
+ * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
+ * the `user` namespace from `options.store`. Call `run()` (or `ready()` after adding connectors
+ * and running) to bring the upstream servers up.
+ */
+export function createToolkit(options: ToolkitOptions = {}): Toolkit {
+  const toolkit = new ToolkitImpl(options);
+  for (const tool of options.tools ?? []) toolkit.addTool(tool);
+  for (const prompt of options.prompts ?? []) toolkit.addPrompt(prompt);
+  for (const resource of options.resources ?? []) toolkit.addResource(resource);
+  return toolkit;
+}
+
+class ToolkitImpl implements Toolkit {
+  readonly index: ToolIndex = createIndex();
+  readonly runner: Runner;
+  readonly #options: ToolkitOptions;
+  readonly #tracer: Tracer;
+  readonly #logger: Logger;
+  readonly #maxDepth: number;
+  readonly #local = createLocalRegistry();
+  readonly #tools = new Map<string, DefinedTool>();
+  readonly #prompts = new Map<string, Prompt>();
+  readonly #resources = new Map<string, Resource>();
+  readonly #connectors = new Map<string, ConnectorEntry>();
+  readonly #unsubscribeStore: (() => void) | undefined;
+  #running: AbortController | undefined;
+  #closed = false;
+
+  constructor(options: ToolkitOptions) {
+    this.#options = options;
+    this.#tracer = options.tracer ?? trace.getTracer('@toolplane/toolkit');
+    this.#logger = options.logger ?? silentLogger;
+    this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+    this.runner = createRunner({
+      index: this.index,
+      local: this.#local,
+      mcp: createMcpExecutor({ clients: (serverName) => this.#clientOf(serverName) }),
+      ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
+    });
+    this.#unsubscribeStore = options.store?.subscribe((change) => {
+      this.#emit({
+        type: change.kind === 'prompt' ? 'prompt_list_changed' : 'resource_list_changed',
+        namespace: USER_NAMESPACE,
+      });
+    });
+  }
+
+  // -- builtins ----------------------------------------------------------------------------
+
+  addTool(defined: DefinedTool): void {
+    const tool: Tool = { ...defined.tool, namespace: BUILTIN_NAMESPACE };
+    const handlerName = toolId(tool);
+    this.index.registerTool(
+      tool,
+      { kind: 'local', local: { name: handlerName } },
+      { replace: true },
+    );
+    this.#local.register(handlerName, defined.handler);
+    this.#tools.set(tool.name, defined);
+    this.#emit({ type: 'tool_list_changed', namespace: BUILTIN_NAMESPACE });
+  }
+
+  addPrompt(prompt: Prompt): void {
+    const valid = validatePrompt(prompt);
+    this.#prompts.set(valid.name, valid);
+    this.#emit({ type: 'prompt_list_changed', namespace: BUILTIN_NAMESPACE });
+  }
+
+  addResource(resource: Resource): void {
+    const valid = validateResource(resource);
+    this.#resources.set(valid.uri, valid);
+    this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
+  }
+
+  removeBuiltin(nameOrUri: string): boolean {
+    let removed = false;
+    if (this.#tools.delete(nameOrUri)) {
+      const id = `${BUILTIN_NAMESPACE}:${nameOrUri}`;
+      this.index.unregisterTool(id);
+      this.#local.unregister(id);
+      this.#emit({ type: 'tool_list_changed', namespace: BUILTIN_NAMESPACE });
+      removed = true;
+    }
+    if (this.#prompts.delete(nameOrUri)) {
+      this.#emit({ type: 'prompt_list_changed', namespace: BUILTIN_NAMESPACE });
+      removed = true;
+    }
+    const uri = this.#resources.has(nameOrUri)
+      ? nameOrUri
+      : [...this.#resources.values()].find((r) => r.name === nameOrUri)?.uri;
+    if (uri !== undefined && this.#resources.delete(uri)) {
+      this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
+      removed = true;
+    }
+    return removed;
+  }
+
+  // -- connectors --------------------------------------------------------------------------
+
+  addConnector(source: ConnectorSource, options: { namespace?: string } = {}): string {
+    if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
+    const namespace = this.#claimNamespace(source, options.namespace);
+    const connector = createConnector(source, {
+      ...this.#options.connectorDefaults,
+      namespace,
+      onEvent: (event) => {
+        this.#onConnectorEvent(connector, event);
+      },
+    });
+    const entry: ConnectorEntry = { connector, firstAttempt: undefined };
+    this.#connectors.set(namespace, entry);
+    if (this.#running !== undefined) this.#start(entry);
+    return namespace;
+  }
+
+  async removeConnector(id: string): Promise<boolean> {
+    const entry = this.#connectors.get(id);
+    if (entry === undefined) return false;
+    this.#connectors.delete(id);
+    this.index.removeNamespace(id);
+    await entry.connector.close();
+    return true;
+  }
+
+  connectors(): ConnectorStatus[] {
+    return [...this.#connectors.values()].map(({ connector }) => {
+      const { namespace, state, pid, lastError } = connector;
+      return {
+        namespace,
+        state,
+        ...(pid === undefined ? {} : { pid }),
+        ...(state === 'connected' || lastError === undefined ? {} : { error: lastError.message }),
+      };
+    });
+  }
+
+  async run(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
+    if (this.#running !== undefined)
+      throw new ToolError('invalid_config', 'the toolkit is already running');
+    const running = new AbortController();
+    this.#running = running;
+    for (const entry of this.#connectors.values()) this.#start(entry);
+    const { signal } = options;
+    await new Promise<void>((resolve) => {
+      if (signal?.aborted === true || running.signal.aborted) {
+        resolve();
+        return;
+      }
+      const stop = (): void => {
+        signal?.removeEventListener('abort', stop);
+        running.signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      signal?.addEventListener('abort', stop, { once: true });
+      running.signal.addEventListener('abort', stop, { once: true });
+    });
+    await this.close();
+  }
+
+  async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const attempts = [...this.#connectors.values()].flatMap((entry) => entry.firstAttempt ?? []);
+    const all = Promise.all(attempts);
+    const { signal } = options;
+    if (signal === undefined) {
+      await all;
+      return;
+    }
+    signal.throwIfAborted();
+    await Promise.race([
+      all,
+      new Promise<never>((_, reject) => {
+        signal.addEventListener(
+          'abort',
+          () => {
+            reject(
+              new ToolError('cancelled', 'waiting for the connectors was cancelled', {
+                cause: signal.reason,
+              }),
+            );
+          },
+          { once: true },
+        );
+      }),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#running?.abort();
+    this.#unsubscribeStore?.();
+    await Promise.all([...this.#connectors.values()].map(({ connector }) => connector.close()));
+  }
+
+  // -- reading -----------------------------------------------------------------------------
+
+  async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new ToolError(
+        'not_found',
+        'lookup needs a non-empty key: a name, ns:name, ns.name, a URI or uri#ns',
+      );
+    }
+    const sources = this.#sources();
+    const byNamespace = new Map(sources.map((source) => [source.namespace, source]));
+    // `ns:name` and `ns.name`, scoped to a namespace that exists.
+    for (const separator of [':', '.']) {
+      const at = key.indexOf(separator);
+      const source = at > 0 ? byNamespace.get(key.slice(0, at)) : undefined;
+      const found = await source?.find(key.slice(at + 1), options.signal);
+      if (found !== undefined) return found;
+    }
+    // `uri#ns`.
+    const hash = key.lastIndexOf('#');
+    const scoped = hash > 0 ? byNamespace.get(key.slice(hash + 1)) : undefined;
+    const byUri = await scoped?.findUri(key.slice(0, hash), options.signal);
+    if (byUri !== undefined) return byUri;
+    // A bare name, then a bare URI, in source order.
+    for (const source of sources) {
+      const found = await source.find(key, options.signal);
+      if (found !== undefined) return found;
+    }
+    for (const source of sources) {
+      const found = await source.findUri(key, options.signal);
+      if (found !== undefined) return found;
+    }
+    throw new ToolError(
+      'not_found',
+      `nothing called ${JSON.stringify(key)} (namespaces: ${sources.map((s) => s.namespace).join(', ')}); use ns:name to pick a namespace`,
+    );
+  }
+
+  async list(request: ListRequest = {}): Promise<ListResult> {
+    const { namespace, type, name, signal } = request;
+    const limit = checkLimit(request.limit);
+    const offset =
+      request.cursor === undefined ? checkOffset(request.offset) : decodeCursor(request.cursor);
+    const errors: ListError[] = [];
+    for (const { connector } of this.#connectors.values()) {
+      if (
+        connector.state !== 'connected' &&
+        (namespace === undefined || namespace === connector.namespace)
+      ) {
+        errors.push({ namespace: connector.namespace, message: connector.unavailable().message });
+      }
+    }
+    const sources = this.#sources().filter(
+      (s) => namespace === undefined || s.namespace === namespace,
+    );
+    const gather = async <T extends ToolkitItem>(
+      kind: T['type'],
+      read: (source: Source) => Promise<T[]> | T[],
+    ): Promise<T[]> => {
+      if (type !== undefined && type !== kind) return [];
+      const items: T[] = [];
+      for (const source of sources) {
+        try {
+          items.push(...(await read(source)));
+        } catch (error) {
+          if (ToolError.isInstance(error) && error.code === 'cancelled') throw error;
+          errors.push({
+            namespace: source.namespace,
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+      return name === undefined ? items : items.filter((item) => item.name === name);
+    };
+    const tools = await gather<ToolItem>('tool', (source) => source.tools());
+    const prompts = await gather<PromptItem>('prompt', (source) => source.prompts(signal));
+    const resources = await gather<ResourceItem>('resource', (source) => source.resources(signal));
+    const all: ToolkitItem[] = [...tools, ...prompts, ...resources];
+    const end = limit === undefined ? all.length : Math.min(all.length, offset + limit);
+    const page = all.slice(offset, end);
+    const result: ListResult = {
+      tools: page.filter((item): item is ToolItem => item.type === 'tool'),
+      prompts: page.filter((item): item is PromptItem => item.type === 'prompt'),
+      resources: page.filter((item): item is ResourceItem => item.type === 'resource'),
+      count: all.length,
+      offset,
+      limit,
+      errors,
+    };
+    return end < all.length ? { ...result, nextCursor: encodeCursor(end) } : result;
+  }
+
+  // -- calling -----------------------------------------------------------------------------
+
+  async call(
+    target: string | ToolkitItem,
+    input: Record<string, unknown> = {},
+    options: CallOptions = {},
+  ): Promise<Resource | undefined> {
+    const item = typeof target === 'string' ? await this.lookup(target, options) : target;
+    switch (item.type) {
+      case 'tool': {
+        const result = await this.callTool(item.id, input, options);
+        return wrap(item.name, result.structured);
+      }
+      case 'prompt':
+        return this.#callPrompt(item, input, options);
+      case 'resource':
+        return this.#read(item, options.signal);
+    }
+  }
+
+  async callTool(
+    id: string,
+    input: Record<string, unknown> = {},
+    options: CallOptions = {},
+  ): Promise<RunResult> {
+    const backend = this.index.hasTool(id) ? this.index.getTool(id).backend : undefined;
+    const namespace = id.includes(':') ? id.slice(0, id.indexOf(':')) : '';
+    return this.#nested(
+      options,
+      { kind: 'tool', id, namespace, backend: backend?.kind ?? 'unresolved' },
+      (onProgress) =>
+        this.runner.run(id, input, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          onProgress,
+          meta: withTraceContext(options.meta) ?? {},
+        }),
+    );
+  }
+
+  async getPrompt(
+    key: string,
+    input: Record<string, unknown> = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RenderedPrompt> {
+    const item = await this.lookup(key, options);
+    if (item.type !== 'prompt')
+      throw new ToolError('not_found', `"${key}" is a ${item.type}, not a prompt`);
+    return item.prompt.render(input, options);
+  }
+
+  async readResource(key: string, options: { signal?: AbortSignal } = {}): Promise<Resource> {
+    const item = await this.lookup(key, options);
+    if (item.type !== 'resource')
+      throw new ToolError('not_found', `"${key}" is a ${item.type}, not a resource`);
+    return this.#read(item, options.signal);
+  }
+
+  async #callPrompt(
+    item: PromptItem,
+    input: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Resource | undefined> {
+    const delegate = this.#options.delegate;
+    if (delegate === undefined) {
+      throw new ToolError(
+        'no_delegate',
+        `prompt "${item.namespace}:${item.name}" needs a delegate to run it; pass createToolkit({ delegate })`,
+      );
+    }
+    const trace = {
+      kind: 'prompt',
+      id: `${item.namespace}:${item.name}`,
+      namespace: item.namespace,
+      backend: item.namespace,
+    } as const;
+    const answer = await this.#nested(options, trace, () =>
+      delegate.call(item.prompt, input, {
+        resources: options.resources ?? [],
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }),
+    );
+    return wrap(item.name, answer);
+  }
+
+  /** Runs one call one level deeper, in a span, with the caller's session and progress. */
+  async #nested<T>(
+    options: CallOptions,
+    call: { kind: 'tool' | 'prompt'; id: string; namespace: string; backend: string },
+    fn: (onProgress: ProgressListener) => Promise<T>,
+  ): Promise<T> {
+    const depth = callDepth.getStore() ?? 0;
+    if (depth >= this.#maxDepth) {
+      throw new ToolError(
+        'call_depth_exceeded',
+        `${call.kind} "${call.id}" would nest ${depth + 1} calls deep (limit ${this.#maxDepth}); a prompt or tool is probably calling itself`,
+        { toolId: call.id },
+      );
+    }
+    const session = getSession();
+    const onProgress: ProgressListener =
+      options.onProgress ??
+      ((event) => {
+        session.progress(event.progress, event.total, event.message);
+      });
+    const meta = options.meta ?? session.meta;
+    return callDepth.run(depth + 1, () =>
+      runInSession(
+        {
+          meta,
+          progress: (progress, total, message) => {
+            onProgress({
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            });
+          },
+        },
+        () => traced(this.#tracer, { ...call, meta }, () => fn(onProgress)),
+      ),
+    );
+  }
+
+  async #read(item: ResourceItem, signal: AbortSignal | undefined): Promise<Resource> {
+    const source = this.#sources().find((s) => s.namespace === item.namespace);
+    const found = await source?.read(item.uri, signal);
+    if (found === undefined) {
+      throw new ToolError(
+        'not_found',
+        `resource "${item.uri}" is no longer in namespace "${item.namespace}"`,
+      );
+    }
+    return found;
+  }
+
+  // -- sources -----------------------------------------------------------------------------
+
+  /** Every namespace that can answer now, in lookup order: builtin, connected connectors, user. */
+  #sources(): Source[] {
+    const sources: Source[] = [this.#builtinSource()];
+    for (const { connector } of this.#connectors.values()) {
+      if (connector.state === 'connected') sources.push(this.#connectorSource(connector));
+    }
+    if (this.#options.store !== undefined) sources.push(storeSource(this.#options.store));
+    return sources;
+  }
+
+  #toolItem(namespace: string, name: string): ToolItem | undefined {
+    const id = `${namespace}:${name}`;
+    try {
+      if (!this.index.hasTool(id)) return undefined;
+      return { type: 'tool', namespace, name, id, tool: this.index.getTool(id).tool };
+    } catch {
+      return undefined; // not a valid tool ID, so not a tool
+    }
+  }
+
+  #builtinSource(): Source {
+    const namespace = BUILTIN_NAMESPACE;
+    return makeSource({
+      namespace,
+      tools: () => [...this.#tools.keys()].flatMap((name) => this.#toolItem(namespace, name) ?? []),
+      prompts: () =>
+        [...this.#prompts.values()].map((prompt) => localPromptItem(namespace, prompt)),
+      resources: () => [...this.#resources.values()].map((r) => resourceItem(namespace, r)),
+      read: (uri) => this.#resources.get(uri),
+    });
+  }
+
+  #connectorSource(connector: Connector): Source {
+    const { namespace } = connector;
+    const lists = connector.lists;
+    return makeSource({
+      namespace,
+      tools: () => lists.tools.flatMap((tool) => this.#toolItem(namespace, tool.name) ?? []),
+      prompts: () => lists.prompts.map((mcp) => remotePromptItem(connector, mcp)),
+      resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
+      read: async (uri, signal) => {
+        const client = connector.client;
+        if (client === undefined) throw connector.unavailable();
+        const result = await client.readResource({ uri }, signal === undefined ? {} : { signal });
+        const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
+        if (contents === undefined) return undefined;
+        const info = lists.resources.find((r) => r.uri === uri);
+        const name = info?.name ?? uri.slice(uri.lastIndexOf('/') + 1);
+        return validateResource({
+          ...contents,
+          uri,
+          name: safeName(name),
+          ...(info?.description === undefined ? {} : { description: info.description }),
+        });
+      },
+    });
+  }
+
+  #start(entry: ConnectorEntry): void {
+    entry.connector.start();
+    entry.firstAttempt = entry.connector.ready().catch(() => undefined);
+  }
+
+  #claimNamespace(source: ConnectorSource, wanted: string | undefined): string {
+    if (wanted !== undefined) {
+      if (!NAMESPACE_PATTERN.test(wanted)) {
+        throw new ToolError(
+          'invalid_config',
+          `namespace ${JSON.stringify(wanted)} must be 1-64 characters of A-Z a-z 0-9 _ -`,
+        );
+      }
+      if (RESERVED.has(wanted)) {
+        throw new ToolError(
+          'invalid_config',
+          `namespace "${wanted}" is reserved; choose another for this connector`,
+        );
+      }
+      if (this.#connectors.has(wanted)) {
+        throw new ToolError(
+          'conflict',
+          `namespace "${wanted}" is already used by another connector; choose another`,
+        );
+      }
+      return wanted;
+    }
+    const base = inferNamespace(source);
+    for (let n = 1; ; n++) {
+      const suffix = n === 1 ? '' : `-${n}`;
+      const candidate = `${base.slice(0, 64 - suffix.length)}${suffix}`;
+      if (!RESERVED.has(candidate) && !this.#connectors.has(candidate)) return candidate;
+    }
+  }
+
+  #onConnectorEvent(connector: Connector, event: ConnectorEvent): void {
+    const { namespace } = connector;
+    // A removed connector's last events must not resurrect its tools.
+    if (this.#connectors.get(namespace)?.connector !== connector) {
+      this.#emit(event);
+      return;
+    }
+    if (
+      event.type === 'tool_list_changed' ||
+      (event.type === 'state_change' && event.state === 'connected')
+    ) {
+      this.#syncTools(connector);
+    } else if (event.type === 'state_change') {
+      this.index.removeNamespace(namespace);
+    }
+    this.#emit(event);
+  }
+
+  /** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
+  #syncTools(connector: Connector): void {
+    const { namespace } = connector;
+    const tools = connector.lists.tools;
+    try {
+      this.index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
+      return;
+    } catch (error) {
+      this.#logger.warn(
+        `MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`,
+        {
+          error: error instanceof Error ? error.message : String(error),
+        },
+      );
+    }
+    this.index.removeNamespace(namespace);
+    for (const tool of tools) {
+      try {
+        this.index.registerMcpTools(namespace, [tool], { namespace, replace: true });
+      } catch (error) {
+        this.#logger.warn(`skipping tool "${tool.name}" of MCP server "${namespace}"`, {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+
+  #clientOf(serverName: string) {
+    const entry = this.#connectors.get(serverName);
+    if (entry === undefined) {
+      throw new ToolError(
+        'connector_unavailable',
+        `no connector "${serverName}" (connectors: ${[...this.#connectors.keys()].join(', ') || 'none'})`,
+      );
+    }
+    const client = entry.connector.client;
+    if (client === undefined) throw entry.connector.unavailable();
+    return client;
+  }
+
+  #emit(event: ToolkitEvent): void {
+    try {
+      this.#options.delegate?.onEvent?.(event);
+    } catch (error) {
+      this.#logger.warn('a toolkit delegate failed to handle an event', {
+        event: event.type,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+/** One namespace's items, as lookup and list read them. */
+interface Source {
+  readonly namespace: string;
+  tools(): ToolItem[];
+  prompts(signal?: AbortSignal): Promise<PromptItem[]>;
+  resources(signal?: AbortSignal): Promise<ResourceItem[]>;
+  /** The item called `name`: a tool, else a prompt, else a resource. */
+  find(name: string, signal?: AbortSignal): Promise<ToolkitItem | undefined>;
+  findUri(uri: string, signal?: AbortSignal): Promise<ResourceItem | undefined>;
+  read(uri: string, signal?: AbortSignal): Promise<Resource | undefined>;
+}
+
+type Maybe<T> = T | Promise<T>;
+
+function makeSource(parts: {
+  namespace: string;
+  tools: () => ToolItem[];
+  prompts: (signal?: AbortSignal) => Maybe<PromptItem[]>;
+  resources: (signal?: AbortSignal) => Maybe<ResourceItem[]>;
+  read: (uri: string, signal?: AbortSignal) => Maybe<Resource | undefined>;
+}): Source {
+  const prompts = async (signal?: AbortSignal) => parts.prompts(signal);
+  const resources = async (signal?: AbortSignal) => parts.resources(signal);
+  return {
+    namespace: parts.namespace,
+    tools: parts.tools,
+    prompts,
+    resources,
+    async find(name, signal) {
+      return (
+        parts.tools().find((item) => item.name === name) ??
+        (await prompts(signal)).find((item) => item.name === name) ??
+        (await resources(signal)).find((item) => item.name === name)
+      );
+    },
+    async findUri(uri, signal) {
+      return (await resources(signal)).find((item) => item.uri === uri);
+    },
+    read: async (uri, signal) => parts.read(uri, signal),
+  };
+}
+
+function storeSource(store: Store): Source {
+  const namespace = USER_NAMESPACE;
+  return makeSource({
+    namespace,
+    tools: () => [],
+    prompts: async (signal) =>
+      (await store.listPrompts(signal === undefined ? {} : { signal })).map((p) =>
+        localPromptItem(namespace, p),
+      ),
+    resources: async (signal) =>
+      (await store.listResources(signal === undefined ? {} : { signal })).map((r) =>
+        resourceItem(namespace, r),
+      ),
+    read: (uri, signal) => store.getResource(uri, signal === undefined ? {} : { signal }),
+  });
+}
+
+function localPromptItem(namespace: string, prompt: Prompt): PromptItem {
+  return {
+    type: 'prompt',
+    namespace,
+    name: prompt.name,
+    prompt: {
+      namespace,
+      name: prompt.name,
+      prompt,
+      mcp: toMcpPrompt(prompt),
+      render: (input, options = {}) => renderPrompt(prompt, input, options),
+    },
+  };
+}
+
+function remotePromptItem(connector: Connector, mcp: McpPrompt): PromptItem {
+  const { namespace } = connector;
+  return {
+    type: 'prompt',
+    namespace,
+    name: mcp.name,
+    prompt: {
+      namespace,
+      name: mcp.name,
+      prompt: undefined,
+      mcp,
+      async render(input, options = {}) {
+        const client = connector.client;
+        if (client === undefined) throw connector.unavailable();
+        // MCP prompt arguments are strings; other values travel as JSON.
+        const args = Object.fromEntries(
+          Object.entries(input).map(([key, value]) => [
+            key,
+            typeof value === 'string' ? value : JSON.stringify(value),
+          ]),
+        );
+        const result: GetPromptResult = await client.getPrompt(
+          { name: mcp.name, arguments: args },
+          options.signal === undefined ? {} : { signal: options.signal },
+        );
+        const text = result.messages
+          .flatMap((message) => (message.content.type === 'text' ? [message.content.text] : []))
+          .join('\n\n');
+        return { text, messages: result.messages };
+      },
+    },
+  };
+}
+
+function resourceItem(namespace: string, resource: ResourceInfo | McpResource): ResourceItem {
+  return {
+    type: 'resource',
+    namespace,
+    name: resource.name,
+    uri: resource.uri,
+    resource: resourceInfo(resource),
+  };
+}
+
+/** A tool's or prompt's answer as a resource; `undefined` stays `undefined`. */
+async function wrap(name: string, value: unknown): Promise<Resource | undefined> {
+  if (value === undefined) return undefined;
+  return toResource(safeName(name), value);
+}
+
+/** Resource names follow the tool-name rule; remote names may not. */
+function safeName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 128);
+  return cleaned.length === 0 || /^(?:__proto__|constructor|prototype)$/.test(cleaned)
+    ? 'resource'
+    : cleaned;
+}
+
+function checkLimit(limit: number | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw new ToolError(
+      'invalid_argument',
+      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${String(limit)}`,
+    );
+  }
+  return limit;
+}
+
+function checkOffset(offset: number | undefined): number {
+  if (offset === undefined) return 0;
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new ToolError(
+      'invalid_argument',
+      `offset must be a non-negative integer, got ${String(offset)}`,
+    );
+  }
+  return offset;
+}
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const offset = (parsed as { o?: unknown } | null)?.o;
+    if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0) return offset;
+  } catch {
+    // reported below
+  }
+  throw new ToolError(
+    'invalid_cursor',
+    'the cursor is not one this toolkit issued; start again without a cursor',
+  );
+}
