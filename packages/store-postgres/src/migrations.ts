@@ -1,0 +1,130 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { DatabaseError, escapeIdentifier, type Pool, type PoolClient } from 'pg';
+
+/**
+ * The schema, one entry per version: entry `i` takes the schema from version `i` to `i + 1`.
+ * Entries are only ever appended; each gets the quoted schema name.
+ */
+const MIGRATIONS: readonly ((schema: string) => string)[] = [
+  (s) => `
+    -- One row whose revision every write bumps while holding its row lock until commit, so
+    -- revisions are handed out in commit order: the order NOTIFY delivers them in.
+    CREATE TABLE ${s}.state (
+      id boolean PRIMARY KEY DEFAULT true CHECK (id),
+      revision bigint NOT NULL
+    );
+    INSERT INTO ${s}.state (revision) VALUES (0);
+
+    -- json, not jsonb: json keeps a template's NUL characters (as \\u0000), jsonb refuses them.
+    CREATE TABLE ${s}.prompts (
+      name text PRIMARY KEY,
+      data json NOT NULL
+    );
+
+    -- Contents are bytes for text too: a PostgreSQL text value cannot hold a NUL character.
+    CREATE TABLE ${s}.resources (
+      uri text PRIMARY KEY,
+      name text NOT NULL,
+      meta json NOT NULL,
+      size integer NOT NULL,
+      is_text boolean NOT NULL,
+      content bytea NOT NULL
+    );
+
+    -- The latest change of each key: what a listener that lost its connection catches up from.
+    -- One row per key ever written, so it never needs pruning.
+    CREATE TABLE ${s}.changes (
+      kind text NOT NULL CHECK (kind IN ('prompt', 'resource')),
+      key text NOT NULL,
+      op text NOT NULL CHECK (op IN ('put', 'delete')),
+      name text NOT NULL,
+      writer uuid NOT NULL,
+      revision bigint NOT NULL,
+      PRIMARY KEY (kind, key)
+    );
+    CREATE INDEX changes_revision ON ${s}.changes (revision);
+  `,
+];
+
+/** The schema version this package writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+// First key of the two-key advisory lock: "tool" in ASCII, so our locks are recognisable.
+const LOCK_CLASS = 0x746f6f6c;
+
+/**
+ * Brings `schema` up to {@link SCHEMA_VERSION}. Migrations run in one transaction holding an
+ * advisory lock on the schema's name, so instances starting together migrate once, in turn.
+ *
+ * @throws {ToolError} `store_error` when the database fails or the schema is newer than this
+ * package; `cancelled` when `signal` aborts first.
+ * @internal
+ */
+export async function migrate(
+  pool: Pool,
+  schema: string,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<void> {
+  const s = escapeIdentifier(schema);
+  // The common case, an up-to-date schema, costs one read and takes no lock.
+  const current = await readVersion(pool, s);
+  if (current === SCHEMA_VERSION) return;
+  checkNotNewer(current, schema);
+  if (options.signal?.aborted === true) {
+    throw new ToolError('cancelled', 'the operation was cancelled', {
+      cause: options.signal.reason,
+    });
+  }
+
+  const client = await pool.connect();
+  let failure: unknown;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    // Read again under the lock: another instance may have migrated while we waited for it.
+    const from = await readVersion(client, s);
+    checkNotNewer(from, schema);
+    for (let version = from; version < SCHEMA_VERSION; version++) {
+      await client.query(MIGRATIONS[version]?.(s) ?? '');
+      await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [version + 1]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    failure = error;
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release(failure instanceof Error ? failure : undefined);
+  }
+}
+
+async function readVersion(db: Pool | PoolClient, s: string): Promise<number> {
+  try {
+    const result = await db.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${s}.migrations`,
+    );
+    return result.rows[0]?.version ?? 0;
+  } catch (error) {
+    // undefined_table, invalid_schema_name: nothing has been created yet.
+    if (error instanceof DatabaseError && (error.code === '42P01' || error.code === '3F000')) {
+      return 0;
+    }
+    throw error;
+  }
+}
+
+function checkNotNewer(version: number, schema: string): void {
+  if (version > SCHEMA_VERSION) {
+    throw new ToolError(
+      'store_error',
+      `PostgreSQL schema ${JSON.stringify(schema)} is at version ${version}, newer than this @toolplane/store-postgres understands (${SCHEMA_VERSION}); upgrade the package`,
+    );
+  }
+}

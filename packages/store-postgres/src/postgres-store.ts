@@ -1,0 +1,482 @@
+import { randomUUID } from 'node:crypto';
+import {
+  compareKeys,
+  createChangeEmitter,
+  resourceInfo,
+  validatePrompt,
+  validateResource,
+  type Prompt,
+  type Resource,
+  type ResourceInfo,
+  type Store,
+  type StoreCallOptions,
+  type StoreChange,
+} from '@toolplane/toolkit';
+import { ToolError } from '@toolplane/toolmodel';
+import {
+  DatabaseError,
+  escapeIdentifier,
+  Pool,
+  type PoolClient,
+  type QueryConfig,
+  type QueryResultRow,
+} from 'pg';
+import { startChangeFeed, type ChangeFeed } from './change-feed.js';
+import { migrate } from './migrations.js';
+import { asStoreError, isQueryCanceled } from './store-error.js';
+
+/** Where {@link createPostgresStore} connects: a connection string, or a pool you own. */
+export type PostgresConnection =
+  | {
+      /** `postgres://user:password@host:port/database`; the store creates and ends its own pool. */
+      readonly connectionString: string;
+      readonly pool?: undefined;
+    }
+  | {
+      /**
+       * A `pg` pool you created; the store borrows connections (one of them for good, to LISTEN)
+       * and leaves the pool open on {@link Store.close}.
+       */
+      readonly pool: Pool;
+      readonly connectionString?: undefined;
+    };
+
+/** Options for {@link createPostgresStore}. */
+export type PostgresStoreOptions = PostgresConnection & {
+  /**
+   * PostgreSQL schema holding the tables, created when missing: lower-case letters, digits and
+   * `_`, at most 48 characters. Stores on different schemas are independent. Default `toolplane`.
+   */
+  readonly schema?: string;
+  /**
+   * Called with a `store_error` when the change listener loses its connection or fails to
+   * reconnect; the store keeps retrying, and catches up on the changes it missed once back.
+   */
+  readonly onError?: (error: ToolError) => void;
+  /** Aborts connecting and migrating. */
+  readonly signal?: AbortSignal;
+};
+
+/** A {@link Store} kept in PostgreSQL; see {@link createPostgresStore}. */
+export interface PostgresStore extends Store {
+  /**
+   * Names this instance in change notifications, and its listener connection in
+   * `pg_stat_activity` (`application_name` `toolplane:listen:<instanceId>`).
+   */
+  readonly instanceId: string;
+  /** The schema holding the tables. */
+  readonly schema: string;
+}
+
+/** Default schema of {@link createPostgresStore}. */
+export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+// NOTIFY refuses payloads of 8000 bytes or more.
+const MAX_PAYLOAD_BYTES = 8000;
+
+interface ResourceRow {
+  uri: string;
+  name: string;
+  meta: { title?: string; description?: string; mimeType?: string };
+  size: number;
+}
+
+interface ResourceContentRow extends ResourceRow {
+  is_text: boolean;
+  content: Buffer;
+}
+
+/**
+ * Creates a {@link Store} in PostgreSQL, creating or migrating its schema first. Every write is
+ * one statement, so one round trip: it takes the next revision from a single-row counter (whose
+ * row lock orders writers by commit), upserts with `INSERT … ON CONFLICT … DO UPDATE`, records the
+ * key's latest change, and NOTIFYs in the same transaction. Each instance LISTENs on one
+ * connection, so subscribers see their own changes when the write resolves and other instances'
+ * changes as they commit (typically within milliseconds). A dropped listener reconnects and emits
+ * each key changed meanwhile once, with its latest op.
+ *
+ * @throws {ToolError} `invalid_config` for a bad schema name or connection choice;
+ * `store_error` when PostgreSQL cannot be reached, the schema cannot be migrated, or it was
+ * written by a newer version of this package; `cancelled` when `signal` aborts.
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ToolError(
+      'invalid_config',
+      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed; use 1-48 characters of a-z 0-9 _, not starting with a digit`,
+    );
+  }
+  const { connectionString } = options;
+  if ((connectionString === undefined) === (options.pool === undefined)) {
+    throw new ToolError(
+      'invalid_config',
+      'createPostgresStore needs exactly one of connectionString and pool',
+    );
+  }
+  throwIfAborted(options.signal);
+  const secrets = connectionString === undefined ? [] : secretsOf(connectionString);
+  const onError = options.onError ?? (() => undefined);
+  const ownsPool = options.pool === undefined;
+  const pool = options.pool ?? new Pool({ connectionString, keepAlive: true });
+  // An idle connection's error is emitted on the pool; unheard, it would crash the process.
+  if (ownsPool) {
+    pool.on('error', (error) => {
+      onError(asStoreError(error, 'a pooled PostgreSQL connection failed', { secrets }));
+    });
+  }
+
+  const s = escapeIdentifier(schema);
+  const channel = `${schema}_changes`;
+  const instanceId = randomUUID();
+  const emitter = createChangeEmitter();
+  const where = `PostgreSQL store (schema ${JSON.stringify(schema)})`;
+
+  let feed: ChangeFeed;
+  try {
+    await migrate(pool, schema, { signal: options.signal });
+    feed = await startChangeFeed({
+      pool,
+      schema,
+      channel,
+      instanceId,
+      emit: (change) => {
+        emitter.emit(change);
+      },
+      onError,
+      secrets,
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => undefined);
+    throw asStoreError(error, `cannot open the ${where}`, {
+      secrets,
+      hint: 'check that the server is running and the connection settings (host, port, user, password, database) are right',
+    });
+  }
+
+  const sql = statements(s, schema);
+  const pids = new WeakMap<PoolClient, number>();
+  let closed = false;
+
+  const query = async <R extends QueryResultRow>(
+    what: string,
+    config: QueryConfig,
+    signal: AbortSignal | undefined,
+  ): Promise<R[]> => {
+    checkUsable(signal);
+    let client: PoolClient;
+    try {
+      client = await (signal === undefined
+        ? pool.connect()
+        : raceAbort(pool.connect(), signal, (late) => {
+            late.release();
+          }));
+    } catch (error) {
+      throw asStoreError(error, `cannot ${what} in the ${where}`, { secrets });
+    }
+    let failure: unknown;
+    let cancelling: Promise<unknown> | undefined;
+    const cancel = (): void => {
+      const pid = pids.get(client);
+      // A cancel request stops the statement on the server; a write it reached is rolled back.
+      if (pid !== undefined) {
+        cancelling = pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+      }
+    };
+    try {
+      if (signal !== undefined) {
+        if (!pids.has(client)) {
+          const result = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          const pid = result.rows[0]?.pid;
+          if (pid !== undefined) pids.set(client, pid);
+        }
+        throwIfAborted(signal);
+        signal.addEventListener('abort', cancel, { once: true });
+      }
+      return (await client.query<R>(config)).rows;
+    } catch (error) {
+      failure = error;
+      if (signal?.aborted === true && (isQueryCanceled(error) || ToolError.isInstance(error))) {
+        throw cancelledError(signal);
+      }
+      throw asStoreError(error, `cannot ${what} in the ${where}`, { secrets });
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      // The cancel must land before the connection serves anyone else.
+      if (cancelling !== undefined) await cancelling;
+      // A broken connection is dropped from the pool; an SQL error leaves it usable.
+      client.release(
+        failure instanceof Error &&
+          !(failure instanceof DatabaseError) &&
+          !ToolError.isInstance(failure)
+          ? failure
+          : undefined,
+      );
+    }
+  };
+
+  /**
+   * Runs a write, which returns the changed key's name; when it changed something, emits
+   * `change(name)` and resolves to true.
+   */
+  const write = async (
+    what: string,
+    config: QueryConfig,
+    signal: AbortSignal | undefined,
+    change: (name: string) => StoreChange,
+  ): Promise<boolean> => {
+    const row = (await query<{ name: string }>(what, config, signal))[0];
+    if (row === undefined) return false;
+    // The feed skips our own notification: this is the one emit for this change.
+    if (!closed) emitter.emit(change(row.name));
+    return true;
+  };
+
+  const checkUsable = (signal: AbortSignal | undefined): void => {
+    if (closed) throw new ToolError('store_error', `the ${where} is closed`);
+    throwIfAborted(signal);
+  };
+
+  const store: PostgresStore = {
+    instanceId,
+    schema,
+    async listPrompts(options?: StoreCallOptions) {
+      const rows = await query<{ data: Prompt }>('list prompts', sql.listPrompts, options?.signal);
+      return rows.map((row) => row.data).sort((a, b) => compareKeys(a.name, b.name));
+    },
+    async getPrompt(name, options) {
+      const rows = await query<{ data: Prompt }>(
+        'read a prompt',
+        { ...sql.getPrompt, values: [name] },
+        options?.signal,
+      );
+      return rows[0]?.data;
+    },
+    async putPrompt(prompt, options) {
+      checkUsable(options?.signal);
+      const stored = validatePrompt(prompt);
+      await write(
+        `store prompt ${JSON.stringify(stored.name)}`,
+        { ...sql.putPrompt, values: [stored.name, JSON.stringify(stored), instanceId, channel] },
+        options?.signal,
+        () => ({ kind: 'prompt', op: 'put', name: stored.name }),
+      );
+      // A copy, so the caller's later changes to its argument never show in what it got back.
+      return structuredClone(stored);
+    },
+    deletePrompt(name, options) {
+      return write(
+        `delete prompt ${JSON.stringify(name)}`,
+        { ...sql.deletePrompt, values: [name, instanceId, channel] },
+        options?.signal,
+        () => ({ kind: 'prompt', op: 'delete', name }),
+      );
+    },
+    async listResources(options) {
+      const rows = await query<ResourceRow>('list resources', sql.listResources, options?.signal);
+      return rows.map(toResourceInfo).sort((a, b) => compareKeys(a.uri, b.uri));
+    },
+    async getResource(uri, options) {
+      const rows = await query<ResourceContentRow>(
+        'read a resource',
+        { ...sql.getResource, values: [uri] },
+        options?.signal,
+      );
+      const row = rows[0];
+      return row === undefined ? undefined : toResource(row);
+    },
+    async putResource(resource, options) {
+      checkUsable(options?.signal);
+      const stored = validateResource(resource);
+      const meta: ResourceRow['meta'] = {};
+      if (stored.title !== undefined) meta.title = stored.title;
+      if (stored.description !== undefined) meta.description = stored.description;
+      if (stored.mimeType !== undefined) meta.mimeType = stored.mimeType;
+      const isText = stored.text !== undefined;
+      const content = isText
+        ? Buffer.from(stored.text, 'utf8')
+        : Buffer.from(stored.blob, 'base64');
+      await write(
+        `store resource ${JSON.stringify(stored.uri)}`,
+        {
+          ...sql.putResource,
+          values: [
+            stored.uri,
+            stored.name,
+            JSON.stringify(meta),
+            content.length,
+            isText,
+            content,
+            instanceId,
+            channel,
+          ],
+        },
+        options?.signal,
+        () => ({ kind: 'resource', op: 'put', uri: stored.uri, name: stored.name }),
+      );
+      return resourceInfo(stored);
+    },
+    deleteResource(uri, options) {
+      return write(
+        `delete resource ${JSON.stringify(uri)}`,
+        { ...sql.deleteResource, values: [uri, instanceId, channel] },
+        options?.signal,
+        (deleted) => ({ kind: 'resource', op: 'delete', uri, name: deleted }),
+      );
+    },
+    subscribe: (listener) => emitter.subscribe(listener),
+    async close() {
+      if (closed) return;
+      closed = true;
+      emitter.clear();
+      await feed.close();
+      if (ownsPool) await pool.end();
+    },
+  };
+  return store;
+}
+
+/**
+ * The store's statements, named so each connection parses and plans them once. Every write takes
+ * the `state` row lock before touching any other row, so concurrent writers queue on it instead
+ * of deadlocking, and revisions follow commit order.
+ */
+function statements(s: string, schema: string) {
+  const named = (name: string, text: string): QueryConfig => ({
+    name: `toolplane:${schema}:${name}`,
+    text,
+  });
+  const nextRevision = `UPDATE ${s}.state SET revision = revision + 1 RETURNING revision`;
+  // The change row, then NOTIFY from it; a payload too long for NOTIFY carries only the revision
+  // and the listener reads the rest from the changes table.
+  const recordAndNotify = (source: string, channel: string): string => `
+    recorded AS (
+      INSERT INTO ${s}.changes (kind, key, op, name, writer, revision)
+      ${source}
+      ON CONFLICT (kind, key) DO UPDATE SET op = excluded.op, name = excluded.name,
+        writer = excluded.writer, revision = excluded.revision
+      RETURNING kind, key, op, name, writer, revision
+    ), payload AS (
+      SELECT revision, writer, name, json_build_object(
+        'revision', revision, 'writer', writer, 'kind', kind, 'op', op, 'key', key, 'name', name
+      )::text AS body FROM recorded
+    )
+    SELECT name, pg_notify(${channel}::text, CASE WHEN octet_length(body) < ${MAX_PAYLOAD_BYTES} THEN body
+      ELSE json_build_object('revision', revision, 'writer', writer)::text END)
+    FROM payload`;
+
+  return {
+    listPrompts: named('list-prompts', `SELECT data FROM ${s}.prompts`),
+    getPrompt: named('get-prompt', `SELECT data FROM ${s}.prompts WHERE name = $1`),
+    // $1 name, $2 data, $3 writer, $4 channel
+    putPrompt: named(
+      'put-prompt',
+      `WITH rev AS (${nextRevision}),
+       stored AS (
+         INSERT INTO ${s}.prompts (name, data) SELECT $1::text, $2::json FROM rev
+         ON CONFLICT (name) DO UPDATE SET data = excluded.data
+       ),
+       ${recordAndNotify(`SELECT 'prompt', $1::text, 'put', $1::text, $3::uuid, revision FROM rev`, '$4')}`,
+    ),
+    // $1 name, $2 writer, $3 channel
+    deletePrompt: named(
+      'delete-prompt',
+      `WITH rev AS (${nextRevision}),
+       deleted AS (
+         DELETE FROM ${s}.prompts WHERE name = $1 AND EXISTS (SELECT FROM rev) RETURNING name
+       ),
+       ${recordAndNotify(
+         `SELECT 'prompt', deleted.name, 'delete', deleted.name, $2::uuid, rev.revision FROM deleted, rev`,
+         '$3',
+       )}`,
+    ),
+    listResources: named('list-resources', `SELECT uri, name, meta, size FROM ${s}.resources`),
+    getResource: named(
+      'get-resource',
+      `SELECT uri, name, meta, size, is_text, content FROM ${s}.resources WHERE uri = $1`,
+    ),
+    // $1 uri, $2 name, $3 meta, $4 size, $5 is_text, $6 content, $7 writer, $8 channel
+    putResource: named(
+      'put-resource',
+      `WITH rev AS (${nextRevision}),
+       stored AS (
+         INSERT INTO ${s}.resources (uri, name, meta, size, is_text, content)
+         SELECT $1::text, $2::text, $3::json, $4::integer, $5::boolean, $6::bytea FROM rev
+         ON CONFLICT (uri) DO UPDATE SET name = excluded.name, meta = excluded.meta,
+           size = excluded.size, is_text = excluded.is_text, content = excluded.content
+       ),
+       ${recordAndNotify(`SELECT 'resource', $1::text, 'put', $2::text, $7::uuid, revision FROM rev`, '$8')}`,
+    ),
+    // $1 uri, $2 writer, $3 channel
+    deleteResource: named(
+      'delete-resource',
+      `WITH rev AS (${nextRevision}),
+       deleted AS (
+         DELETE FROM ${s}.resources WHERE uri = $1 AND EXISTS (SELECT FROM rev) RETURNING uri, name
+       ),
+       ${recordAndNotify(
+         `SELECT 'resource', deleted.uri, 'delete', deleted.name, $2::uuid, rev.revision FROM deleted, rev`,
+         '$3',
+       )}`,
+    ),
+  };
+}
+
+function toResourceInfo(row: ResourceRow): ResourceInfo {
+  return resourceInfo({ uri: row.uri, name: row.name, ...row.meta, size: row.size });
+}
+
+function toResource(row: ResourceContentRow): Resource {
+  const info = toResourceInfo(row);
+  return row.is_text
+    ? { ...info, text: row.content.toString('utf8') }
+    : { ...info, blob: row.content.toString('base64') };
+}
+
+/** The password and whole connection string, to keep out of error messages. */
+function secretsOf(connectionString: string): string[] {
+  const secrets = [connectionString];
+  try {
+    const password = decodeURIComponent(new URL(connectionString).password);
+    if (password !== '') secrets.push(password);
+  } catch {
+    // Not a URL (e.g. "host=... password=..."): the whole string is still masked.
+  }
+  return secrets;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw cancelledError(signal);
+}
+
+function cancelledError(signal: AbortSignal): ToolError {
+  return new ToolError('cancelled', 'the operation was cancelled', { cause: signal.reason });
+}
+
+/** Settles with `promise`, or rejects with `cancelled` when `signal` aborts first. */
+function raceAbort<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  discard: (late: T) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(cancelledError(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) discard(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
