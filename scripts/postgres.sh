@@ -60,7 +60,7 @@ free_port() {
 start() {
   local bin dir password port attempt
   bin=$(bindir)
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/toolplane-pg.XXXXXX")
+  dir=$(mktemp -d -t toolplane-pg.XXXXXX)
   touch "$dir/$MARKER"
   password=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
   printf '%s\n' "$password" >"$dir/pwfile"
