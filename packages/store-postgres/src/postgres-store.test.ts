@@ -401,6 +401,9 @@ describe.skipIf(!available)('createPostgresStore', () => {
       }
       const both = { connectionString: url(), pool: admin } as unknown as PostgresStoreOptions;
       expect(await codeOf(createPostgresStore(both))).toBe('invalid_config');
+      const tiny = new Pool({ connectionString: url(), max: 1 });
+      expect(await codeOf(createPostgresStore({ pool: tiny }))).toBe('invalid_config');
+      await tiny.end();
       expect(await codeOf(createPostgresStore({} as PostgresStoreOptions))).toBe('invalid_config');
     });
   });

@@ -97,7 +97,8 @@ interface ResourceContentRow extends ResourceRow {
  * changes as they commit (typically within milliseconds). A dropped listener reconnects and emits
  * each key changed meanwhile once, with its latest op.
  *
- * @throws {ToolError} `invalid_config` for a bad schema name or connection choice;
+ * @throws {ToolError} `invalid_config` for a bad schema name or connection choice, or a pool
+ * allowing fewer than two connections;
  * `store_error` when PostgreSQL cannot be reached, the schema cannot be migrated, or it was
  * written by a newer version of this package; `cancelled` when `signal` aborts.
  */
@@ -114,6 +115,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw new ToolError(
       'invalid_config',
       'createPostgresStore needs exactly one of connectionString and pool',
+    );
+  }
+  // One connection is held for LISTEN for good; with fewer than two, every query would wait.
+  if (options.pool !== undefined && options.pool.options.max < 2) {
+    throw new ToolError(
+      'invalid_config',
+      `the pool allows ${options.pool.options.max} connection(s); the store holds one to LISTEN and needs at least one more, so set max to 2 or more`,
     );
   }
   throwIfAborted(options.signal);
