@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Tests run against source: the custom condition points every workspace export at src/.
-const conditions = ['@toolplane/source', 'node', 'import', 'module', 'default'];
+// Tests run against source: the custom condition points every workspace export at src/. No
+// 'import' here: these reach the workers as Node --conditions, and a CommonJS package (pg) that
+// requires a dual-format one (pg-pool) would be handed its ESM wrapper.
+const conditions = ['@toolplane/source', 'node', 'default'];
 
 export default defineConfig({
   resolve: { conditions },
@@ -12,6 +14,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // In CI a JSON report is written too; .ci/run prints the pass/fail line from it.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]]
+      : ['default'],
   },
 });

@@ -29,7 +29,7 @@ export interface Session {
   readonly meta: Readonly<Record<string, unknown>>;
   readonly logger: Logger;
   /** Reports progress to the caller; a no-op when nobody listens. */
-  progress(progress: number, total?: number, message?: string): void;
+  readonly progress: (progress: number, total?: number, message?: string) => void;
 }
 
 const storage = new AsyncLocalStorage<Session>();
@@ -50,6 +50,19 @@ const noSession: Session = Object.freeze({
  */
 export function getSession(): Session {
   return storage.getStore() ?? noSession;
+}
+
+/**
+ * The current session's progress reporter, or `undefined` when nobody listens, so callers can
+ * skip asking a backend for progress at all.
+ *
+ * @internal
+ */
+export function progressReporter(): Session['progress'] | undefined {
+  const session = storage.getStore();
+  return session === undefined || session.progress === noSession.progress
+    ? undefined
+    : session.progress;
 }
 
 /**

@@ -39,7 +39,14 @@ import {
   type Resource,
   type ResourceInfo,
 } from './resources.js';
-import { getSession, runInSession, silentLogger, type Logger } from './session.js';
+import {
+  getSession,
+  progressReporter,
+  runInSession,
+  silentLogger,
+  type Logger,
+  type Session,
+} from './session.js';
 import type { Store } from './store.js';
 import { traced, withTraceContext } from './tracing.js';
 
@@ -211,6 +218,16 @@ export interface Toolkit {
   /** The connectors, in registration order, with their states. */
   connectors(): ConnectorStatus[];
   /**
+   * The connector registered under `namespace`, for servers that speak to it directly (resource
+   * templates, completions, subscriptions); `undefined` when there is none.
+   */
+  connector(namespace: string): Connector | undefined;
+  /**
+   * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
+   * function. A listener that throws is logged and the others still hear the event.
+   */
+  onEvent(listener: (event: ToolkitEvent) => void): () => void;
+  /**
    * Starts every connector (in parallel; none waits for another) and resolves once `signal`
    * aborts and everything is closed.
    */
@@ -293,6 +310,7 @@ class ToolkitImpl implements Toolkit {
   readonly #prompts = new Map<string, Prompt>();
   readonly #resources = new Map<string, Resource>();
   readonly #connectors = new Map<string, ConnectorEntry>();
+  readonly #listeners = new Set<(event: ToolkitEvent) => void>();
   readonly #unsubscribeStore: (() => void) | undefined;
   #running: AbortController | undefined;
   #closed = false;
@@ -403,6 +421,17 @@ class ToolkitImpl implements Toolkit {
         ...(state === 'connected' || lastError === undefined ? {} : { error: lastError.message }),
       };
     });
+  }
+
+  connector(namespace: string): Connector | undefined {
+    return this.#connectors.get(namespace)?.connector;
+  }
+
+  onEvent(listener: (event: ToolkitEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
   }
 
   async run(options: { signal?: AbortSignal } = {}): Promise<void> {
@@ -581,18 +610,23 @@ class ToolkitImpl implements Toolkit {
     input: Record<string, unknown> = {},
     options: CallOptions = {},
   ): Promise<RunResult> {
-    const backend = this.index.hasTool(id) ? this.index.getTool(id).backend : undefined;
-    const namespace = id.includes(':') ? id.slice(0, id.indexOf(':')) : '';
-    return this.#nested(
-      options,
-      { kind: 'tool', id, namespace, backend: backend?.kind ?? 'unresolved' },
-      (onProgress) =>
-        this.runner.run(id, input, {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          onProgress,
-          meta: withTraceContext(options.meta) ?? {},
-        }),
-    );
+    const at = id.indexOf(':');
+    const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
+    const call = {
+      kind: 'tool',
+      id,
+      namespace: at > 0 ? id.slice(0, at) : '',
+      backend: backend ?? 'unresolved',
+    } as const;
+    return this.#nested(options, call, (onProgress) => {
+      const meta = withTraceContext(options.meta);
+      return this.runner.run(id, input, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        // Only asked for when someone listens: progress costs an MCP server a token and messages.
+        ...(onProgress === undefined ? {} : { onProgress }),
+        ...(meta === undefined ? {} : { meta }),
+      });
+    });
   }
 
   async getPrompt(
@@ -644,7 +678,7 @@ class ToolkitImpl implements Toolkit {
   async #nested<T>(
     options: CallOptions,
     call: { kind: 'tool' | 'prompt'; id: string; namespace: string; backend: string },
-    fn: (onProgress: ProgressListener) => Promise<T>,
+    fn: (onProgress: ProgressListener | undefined) => Promise<T>,
   ): Promise<T> {
     const depth = callDepth.getStore() ?? 0;
     if (depth >= this.#maxDepth) {
@@ -654,27 +688,30 @@ class ToolkitImpl implements Toolkit {
         { toolId: call.id },
       );
     }
-    const session = getSession();
-    const onProgress: ProgressListener =
+    const outer = progressReporter();
+    const onProgress: ProgressListener | undefined =
       options.onProgress ??
-      ((event) => {
-        session.progress(event.progress, event.total, event.message);
-      });
-    const meta = options.meta ?? session.meta;
+      (outer === undefined
+        ? undefined
+        : (event) => {
+            outer(event.progress, event.total, event.message);
+          });
+    const meta = options.meta ?? getSession().meta;
+    const session: Partial<Session> =
+      onProgress === undefined
+        ? { meta }
+        : {
+            meta,
+            progress: (progress, total, message) => {
+              onProgress({
+                progress,
+                ...(total === undefined ? {} : { total }),
+                ...(message === undefined ? {} : { message }),
+              });
+            },
+          };
     return callDepth.run(depth + 1, () =>
-      runInSession(
-        {
-          meta,
-          progress: (progress, total, message) => {
-            onProgress({
-              progress,
-              ...(total === undefined ? {} : { total }),
-              ...(message === undefined ? {} : { message }),
-            });
-          },
-        },
-        () => traced(this.#tracer, { ...call, meta }, () => fn(onProgress)),
-      ),
+      runInSession(session, () => traced(this.#tracer, { ...call, meta }, () => fn(onProgress))),
     );
   }
 
@@ -717,6 +754,11 @@ class ToolkitImpl implements Toolkit {
     return makeSource({
       namespace,
       tools: () => [...this.#tools.keys()].flatMap((name) => this.#toolItem(namespace, name) ?? []),
+      tool: (name) => (this.#tools.has(name) ? this.#toolItem(namespace, name) : undefined),
+      prompt: (name) => {
+        const found = this.#prompts.get(name);
+        return found === undefined ? undefined : localPromptItem(namespace, found);
+      },
       prompts: () =>
         [...this.#prompts.values()].map((prompt) => localPromptItem(namespace, prompt)),
       resources: () => [...this.#resources.values()].map((r) => resourceItem(namespace, r)),
@@ -730,6 +772,12 @@ class ToolkitImpl implements Toolkit {
     return makeSource({
       namespace,
       tools: () => lists.tools.flatMap((tool) => this.#toolItem(namespace, tool.name) ?? []),
+      // The index mirrors the connector's tools, so a direct lookup there is the connector's.
+      tool: (name) => this.#toolItem(namespace, name),
+      prompt: (name) => {
+        const found = lists.prompts.find((mcp) => mcp.name === name);
+        return found === undefined ? undefined : remotePromptItem(connector, found);
+      },
       prompts: () => lists.prompts.map((mcp) => remotePromptItem(connector, mcp)),
       resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
       read: async (uri, signal) => {
@@ -844,13 +892,18 @@ class ToolkitImpl implements Toolkit {
   }
 
   #emit(event: ToolkitEvent): void {
-    try {
-      this.#options.delegate?.onEvent?.(event);
-    } catch (error) {
-      this.#logger.warn('a toolkit delegate failed to handle an event', {
-        event: event.type,
-        error: error instanceof Error ? error.message : String(error),
-      });
+    const delegate = this.#options.delegate;
+    const listeners: ((event: ToolkitEvent) => void)[] = [...this.#listeners];
+    if (delegate?.onEvent !== undefined) listeners.unshift((e) => delegate.onEvent?.(e));
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.warn('a toolkit event listener failed to handle an event', {
+          event: event.type,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
     }
   }
 }
@@ -872,12 +925,20 @@ type Maybe<T> = T | Promise<T>;
 function makeSource(parts: {
   namespace: string;
   tools: () => ToolItem[];
+  /** The tool called `name`, found directly (lookups must not list every tool). */
+  tool: (name: string) => ToolItem | undefined;
   prompts: (signal?: AbortSignal) => Maybe<PromptItem[]>;
+  /** The prompt called `name`; default: searched in `prompts`. */
+  prompt?: (name: string, signal?: AbortSignal) => Maybe<PromptItem | undefined>;
   resources: (signal?: AbortSignal) => Maybe<ResourceItem[]>;
   read: (uri: string, signal?: AbortSignal) => Maybe<Resource | undefined>;
 }): Source {
   const prompts = async (signal?: AbortSignal) => parts.prompts(signal);
   const resources = async (signal?: AbortSignal) => parts.resources(signal);
+  const prompt =
+    parts.prompt ??
+    (async (name: string, signal?: AbortSignal) =>
+      (await prompts(signal)).find((item) => item.name === name));
   return {
     namespace: parts.namespace,
     tools: parts.tools,
@@ -885,8 +946,8 @@ function makeSource(parts: {
     resources,
     async find(name, signal) {
       return (
-        parts.tools().find((item) => item.name === name) ??
-        (await prompts(signal)).find((item) => item.name === name) ??
+        parts.tool(name) ??
+        (await prompt(name, signal)) ??
         (await resources(signal)).find((item) => item.name === name)
       );
     },
@@ -899,9 +960,15 @@ function makeSource(parts: {
 
 function storeSource(store: Store): Source {
   const namespace = USER_NAMESPACE;
+  const options = (signal?: AbortSignal) => (signal === undefined ? {} : { signal });
   return makeSource({
     namespace,
     tools: () => [],
+    tool: () => undefined,
+    prompt: async (name, signal) => {
+      const found = await store.getPrompt(name, options(signal));
+      return found === undefined ? undefined : localPromptItem(namespace, found);
+    },
     prompts: async (signal) =>
       (await store.listPrompts(signal === undefined ? {} : { signal })).map((p) =>
         localPromptItem(namespace, p),

@@ -6,11 +6,13 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type Implementation,
+  type LoggingLevel,
   type Prompt,
   type Resource,
   type ResourceTemplate,
@@ -52,7 +54,15 @@ export type ConnectorEvent =
   | { readonly type: 'tool_list_changed'; readonly namespace: string }
   | { readonly type: 'prompt_list_changed'; readonly namespace: string }
   | { readonly type: 'resource_list_changed'; readonly namespace: string }
-  | { readonly type: 'resource_updated'; readonly namespace: string; readonly uri: string };
+  | { readonly type: 'resource_updated'; readonly namespace: string; readonly uri: string }
+  | {
+      /** A `notifications/message` log entry from the server, as it sent it. */
+      readonly type: 'log_message';
+      readonly namespace: string;
+      readonly level: LoggingLevel;
+      readonly logger?: string;
+      readonly data: unknown;
+    };
 
 /** Options for {@link createConnector}. */
 export interface ConnectorOptions {
@@ -354,6 +364,15 @@ export class Connector {
       ResourceListChangedNotificationSchema,
       changed('resources', 'resource_list_changed'),
     );
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      this.#emit({
+        type: 'log_message',
+        namespace: this.namespace,
+        level: params.level,
+        ...(params.logger === undefined ? {} : { logger: params.logger }),
+        data: params.data,
+      });
+    });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       this.#emit({
         type: 'resource_updated',
