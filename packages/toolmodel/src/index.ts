@@ -38,3 +38,11 @@ export { schemaDialect } from './schema-dialect.js';
 export type { SchemaDialect } from './schema-dialect.js';
 export { createValidator, DEFAULT_MAX_ERRORS } from './validator.js';
 export type { ValidatorOptions } from './validator.js';
+export {
+  createSchemaValidator,
+  falseSchemaError,
+  stackOverflow,
+  unresolvedRef,
+  VALID,
+} from './schema-validator.js';
+export type { PreparedSchema, PrepareSchema } from './schema-validator.js';

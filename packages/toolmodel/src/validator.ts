@@ -6,9 +6,15 @@ import {
   type SchemaDraft,
   type ValidationResult,
 } from '@cfworker/json-schema';
-import { ToolError, type SchemaValidationError, type ToolOperation } from './errors.js';
-import { toolId } from './ids.js';
+import { ToolError, type SchemaValidationError } from './errors.js';
 import { schemaDialect } from './schema-dialect.js';
+import {
+  createSchemaValidator,
+  falseSchemaError,
+  stackOverflow,
+  unresolvedRef,
+  VALID,
+} from './schema-validator.js';
 import { walkSchema } from './schema-walk.js';
 import type { JsonSchema, Tool } from './tool.js';
 
@@ -44,20 +50,15 @@ export interface ValidatorOptions {
 /** How many errors a {@link SchemaValidator} reports per invalid value unless told otherwise. */
 export const DEFAULT_MAX_ERRORS = 20;
 
-/** The result every valid value shares. */
-const VALID: SchemaValidationResult = Object.freeze({ valid: true });
-
 type SchemaObject = Record<string, unknown>;
 
 interface Prepared {
   readonly schema: SchemaObject;
   readonly draft: SchemaDraft;
   readonly lookup: Record<string, Schema | boolean>;
+  /** The `{ not: {} }` objects that stand in for nested `false` schemas. */
+  readonly falseSchemas: WeakSet<object>;
 }
-
-// Nested `false` schemas become this, so a rejection is reported with a schema location (the
-// library reports a bare `false` at the value's location) and named after its parent keyword.
-const falseSchema = (): SchemaObject => ({ not: {} });
 
 // Keywords whose error only says "a subschema failed"; the subschema's own errors say what.
 const WRAPPERS = new Set([
@@ -111,46 +112,10 @@ const ALTERNATIVES = new Set(['anyOf', 'oneOf']);
  */
 export function createValidator(options: ValidatorOptions = {}): SchemaValidator {
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
-  const cache = new WeakMap<object, Prepared | ToolError>();
-
-  const validate = (schema: JsonSchema, value: unknown): SchemaValidationResult => {
-    if (schema === true) return VALID;
-    if (schema === false) return { valid: false, errors: [FALSE_ROOT_ERROR] };
-    let prepared = cache.get(schema);
-    if (prepared === undefined) {
-      prepared = tryPrepare(schema);
-      cache.set(schema, prepared);
-    }
-    if (prepared instanceof ToolError) throw prepared;
-    return run(prepared, value, maxErrors);
-  };
-
-  return {
-    validate,
-    validateInput: (tool, args) =>
-      forTool(tool, 'validate_input', () => validate(tool.inputSchema, args)),
-    validateOutput: (tool, value) =>
-      tool.outputSchema === undefined
-        ? VALID
-        : forTool(tool, 'validate_output', () => validate(tool.outputSchema as JsonSchema, value)),
-  };
-}
-
-const FALSE_ROOT_ERROR: SchemaValidationError = {
-  path: '',
-  keyword: 'false',
-  message: 'no value is allowed: the schema is `false`',
-};
-
-function tryPrepare(schema: SchemaObject): Prepared | ToolError {
-  try {
-    return prepare(schema);
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error;
-    return new ToolError('invalid_schema', `the schema cannot be used: ${describe(error)}`, {
-      cause: error,
-    });
-  }
+  return createSchemaValidator((schema) => {
+    const prepared = prepare(schema);
+    return (value) => run(prepared, value, maxErrors);
+  });
 }
 
 function prepare(schema: SchemaObject): Prepared {
@@ -167,18 +132,22 @@ function prepare(schema: SchemaObject): Prepared {
       { cause: error },
     );
   }
-  const { refs } = walkSchema(copy, { replaceFalse: falseSchema });
+  // Nested `false` schemas become `{ not: {} }`, so a rejection is reported with a schema
+  // location (the library reports a bare `false` at the value's) and named after its holder.
+  const falseSchemas = new WeakSet<object>();
+  const { refs } = walkSchema(copy, {
+    replaceFalse: () => {
+      const stand = { not: {} };
+      falseSchemas.add(stand);
+      return stand;
+    },
+  });
   const lookup = dereference(copy);
   for (const node of refs) {
     const target = (node as { __absolute_ref__?: unknown }).__absolute_ref__ ?? node.$ref;
-    if (typeof target !== 'string' || lookup[target] === undefined) {
-      throw new ToolError(
-        'invalid_schema',
-        `$ref ${JSON.stringify(node.$ref)} does not resolve inside the schema, and external references are never fetched; copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"`,
-      );
-    }
+    if (typeof target !== 'string' || lookup[target] === undefined) throw unresolvedRef(node.$ref);
   }
-  return { schema: copy, draft, lookup };
+  return { schema: copy, draft, lookup, falseSchemas };
 }
 
 function run(prepared: Prepared, value: unknown, maxErrors: number): SchemaValidationResult {
@@ -188,17 +157,14 @@ function run(prepared: Prepared, value: unknown, maxErrors: number): SchemaValid
   } catch (error) {
     throw runError(error);
   }
-  return output.valid ? VALID : { valid: false, errors: simplifyErrors(output.errors, maxErrors) };
+  return output.valid
+    ? VALID
+    : { valid: false, errors: simplifyErrors(prepared, output.errors, maxErrors) };
 }
 
 function runError(error: unknown): ToolError {
-  if (error instanceof RangeError) {
-    return new ToolError(
-      'invalid_schema',
-      'validation exceeded the call stack: the schema refers to itself without descending into the value (e.g. {"$ref": "#"}), or schema and value are nested too deeply; break the cycle or flatten the schema',
-      { cause: error },
-    );
-  }
+  const overflow = stackOverflow(error);
+  if (overflow !== undefined) return overflow;
   if (
     error instanceof URIError ||
     (error instanceof Error && error.message.startsWith('Instances of'))
@@ -219,7 +185,11 @@ function runError(error: unknown): ToolError {
  * more specific error beneath them, keeps an `anyOf`/`oneOf` failure instead of its branches',
  * and converts locations to JSON Pointers.
  */
-function simplifyErrors(units: readonly OutputUnit[], maxErrors: number): SchemaValidationError[] {
+function simplifyErrors(
+  prepared: Prepared,
+  units: readonly OutputUnit[],
+  maxErrors: number,
+): SchemaValidationError[] {
   const ancestors = new Set<string>();
   const alternatives: string[] = [];
   for (const unit of units) {
@@ -236,52 +206,41 @@ function simplifyErrors(units: readonly OutputUnit[], maxErrors: number): Schema
     // "does not match then/else" sits at `/if`, its specifics at `/then` or `/else`.
     if (unit.keyword === 'if') continue;
     if (alternatives.some((prefix) => location.startsWith(prefix))) continue;
-    errors.push(toError(unit));
+    errors.push(toError(prepared, unit));
     if (errors.length === maxErrors) break;
   }
   return errors;
 }
 
-function toError(unit: OutputUnit): SchemaValidationError {
+function toError(prepared: Prepared, unit: OutputUnit): SchemaValidationError {
   const path = decodeURIComponent(unit.instanceLocation.slice(1));
   if (unit.keyword === 'not' && unit.keywordLocation.endsWith('/not')) {
-    const parent = unit.keywordLocation.split('/').at(-2) ?? '';
-    const rejected = rejectedBy(parent, unit.keywordLocation, path);
-    if (rejected !== undefined) return rejected;
+    // Only a stand-in for `false` is named after its holder; a real `not` keeps its own message.
+    const holder = unit.keywordLocation.slice(1, -'/not'.length);
+    const node = resolvePointer(prepared, holder);
+    if (node !== undefined && prepared.falseSchemas.has(node))
+      return falseSchemaError(holder, path);
   }
   return { path, keyword: unit.keyword, message: message(unit) };
 }
 
-// Names the rejection of a `false` subschema after the keyword that holds it.
-function rejectedBy(
-  parent: string,
-  keywordLocation: string,
-  path: string,
-): SchemaValidationError | undefined {
-  const container = keywordLocation.split('/').at(-3) ?? '';
-  // Below a map or an array the parent segment is a property name or an index, not a keyword.
-  const holder =
-    container === 'properties' || container === 'patternProperties' || /^\d+$/.test(parent)
-      ? container
-      : parent;
-  const name = path
-    .slice(path.lastIndexOf('/') + 1)
-    .replaceAll('~1', '/')
-    .replaceAll('~0', '~');
-  switch (holder) {
-    case 'additionalProperties':
-    case 'unevaluatedProperties':
-    case 'properties':
-    case 'patternProperties':
-      return { path, keyword: holder, message: `property ${JSON.stringify(name)} is not allowed` };
-    case 'items':
-    case 'prefixItems':
-    case 'additionalItems':
-    case 'unevaluatedItems':
-      return { path, keyword: holder, message: `no item is allowed at index ${name}` };
-    default:
-      return undefined;
+// The subschema at an evaluation path (a JSON Pointer that may pass through `$ref`s), or
+// undefined when it leads nowhere.
+function resolvePointer(prepared: Prepared, pointer: string): object | undefined {
+  let node: unknown = prepared.schema;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    const here = node as Record<string, unknown>;
+    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (key === '$ref' && typeof here.$ref === 'string') {
+      // The library notes each reference's absolute form on the node when it dereferences.
+      const target = here.__absolute_ref__ ?? here.$ref;
+      node = typeof target === 'string' ? prepared.lookup[target] : undefined;
+    } else {
+      node = Object.hasOwn(here, key) ? here[key] : undefined;
+    }
   }
+  return typeof node === 'object' && node !== null ? node : undefined;
 }
 
 function message(unit: OutputUnit): string {
@@ -308,35 +267,6 @@ function message(unit: OutputUnit): string {
       return 'must not match the "not" schema';
     default:
       return text.replace(/^Instance /, 'value ');
-  }
-}
-
-// Names the tool in a schema failure, so the error says which tool's schema to fix.
-function forTool(
-  tool: Tool,
-  op: ToolOperation,
-  check: () => SchemaValidationResult,
-): SchemaValidationResult {
-  try {
-    return check();
-  } catch (error) {
-    if (!ToolError.isInstance(error)) throw error;
-    let id: string;
-    try {
-      id = toolId(tool);
-    } catch {
-      id = tool.name;
-    }
-    const what = op === 'validate_input' ? 'arguments' : 'result';
-    throw new ToolError(
-      error.code,
-      `cannot validate the ${what} of tool "${id}": ${error.message}`,
-      {
-        cause: error,
-        toolId: id,
-        op,
-      },
-    );
   }
 }
 

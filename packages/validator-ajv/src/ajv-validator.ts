@@ -1,13 +1,14 @@
 import {
+  createSchemaValidator,
+  DEFAULT_MAX_ERRORS,
+  falseSchemaError,
   schemaDialect,
+  stackOverflow,
   ToolError,
-  toolId,
-  type JsonSchema,
+  unresolvedRef,
+  VALID,
   type SchemaValidationError,
-  type SchemaValidationResult,
   type SchemaValidator,
-  type Tool,
-  type ToolOperation,
 } from '@toolplane/toolmodel';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -18,8 +19,6 @@ export interface AjvValidatorOptions {
   /** At most this many errors are reported per invalid value (default 20). */
   readonly maxErrors?: number;
 }
-
-const DEFAULT_MAX_ERRORS = 20;
 
 // The formats the default validator of @toolplane/toolmodel asserts: the two validators accept
 // the same strings, and a format outside this list is ignored by both.
@@ -59,13 +58,6 @@ const AJV_OPTIONS: Options = {
   multipleOfPrecision: 9,
 };
 
-const VALID: SchemaValidationResult = Object.freeze({ valid: true });
-const FALSE_ROOT_ERROR: SchemaValidationError = {
-  path: '',
-  keyword: 'false',
-  message: 'no value is allowed: the schema is `false`',
-};
-
 /**
  * Creates a {@link SchemaValidator} on ajv: it compiles each schema to JavaScript on first use
  * (a few milliseconds) and then validates about a hundred times faster than the default
@@ -84,73 +76,45 @@ const FALSE_ROOT_ERROR: SchemaValidationError = {
  */
 export function createAjvValidator(options: AjvValidatorOptions = {}): SchemaValidator {
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
-  const cache = new WeakMap<object, ValidateFunction | ToolError>();
-
-  const validate = (schema: JsonSchema, value: unknown): SchemaValidationResult => {
-    if (schema === true) return VALID;
-    if (schema === false) return { valid: false, errors: [FALSE_ROOT_ERROR] };
-    let compiled = cache.get(schema);
-    if (compiled === undefined) {
-      compiled = tryCompile(schema);
-      cache.set(schema, compiled);
-    }
-    if (compiled instanceof ToolError) throw compiled;
-    let valid: boolean;
-    try {
-      valid = compiled(value);
-    } catch (error) {
-      throw runError(error);
-    }
-    return valid
-      ? VALID
-      : { valid: false, errors: simplifyErrors(compiled.errors ?? [], maxErrors) };
-  };
-
-  return {
-    validate,
-    validateInput: (tool, args) =>
-      forTool(tool, 'validate_input', () => validate(tool.inputSchema, args)),
-    validateOutput: (tool, value) =>
-      tool.outputSchema === undefined
+  return createSchemaValidator((schema) => {
+    const compiled = compile(schema);
+    return (value) => {
+      let valid: boolean;
+      try {
+        valid = compiled(value);
+      } catch (error) {
+        throw runError(error);
+      }
+      return valid
         ? VALID
-        : forTool(tool, 'validate_output', () => validate(tool.outputSchema as JsonSchema, value)),
-  };
+        : { valid: false, errors: simplifyErrors(compiled.errors ?? [], maxErrors) };
+    };
+  });
 }
 
-function tryCompile(schema: Record<string, unknown>): ValidateFunction | ToolError {
+function compile(schema: Record<string, unknown>): ValidateFunction {
+  const ajv =
+    schemaDialect(schema) === 'draft-07' ? new Ajv(AJV_OPTIONS) : new Ajv2020(AJV_OPTIONS);
+  let compiled: ValidateFunction;
   try {
-    const ajv =
-      schemaDialect(schema) === 'draft-07' ? new Ajv(AJV_OPTIONS) : new Ajv2020(AJV_OPTIONS);
-    const compiled = ajv.compile(schema);
-    if ('$async' in compiled) {
-      return new ToolError(
-        'invalid_schema',
-        '"$async": true schemas are not supported; remove "$async"',
-      );
-    }
-    return compiled;
+    compiled = ajv.compile(schema);
   } catch (error) {
-    if (ToolError.isInstance(error)) return error;
     const missingRef = (error as { missingRef?: unknown } | null)?.missingRef;
-    if (typeof missingRef === 'string') {
-      return new ToolError(
-        'invalid_schema',
-        `$ref ${JSON.stringify(missingRef)} does not resolve inside the schema, and external references are never fetched; copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"`,
-        { cause: error },
-      );
-    }
-    return runError(error);
+    if (typeof missingRef === 'string') throw unresolvedRef(missingRef, error);
+    throw runError(error);
   }
+  if ('$async' in compiled) {
+    throw new ToolError(
+      'invalid_schema',
+      '"$async": true schemas are not supported; remove "$async"',
+    );
+  }
+  return compiled;
 }
 
 function runError(error: unknown): ToolError {
-  if (error instanceof RangeError) {
-    return new ToolError(
-      'invalid_schema',
-      'validation exceeded the call stack: the schema refers to itself without descending into the value (e.g. {"$ref": "#"}), or schema and value are nested too deeply; break the cycle or flatten the schema',
-      { cause: error },
-    );
-  }
+  const overflow = stackOverflow(error);
+  if (overflow !== undefined) return overflow;
   const why = error instanceof Error ? error.message : String(error);
   return new ToolError('invalid_schema', `the schema cannot be used: ${why}`, { cause: error });
 }
@@ -237,7 +201,8 @@ function toError(error: ErrorObject): SchemaValidationError {
         message: `must be one of ${JSON.stringify(params.allowedValues)}`,
       };
     case 'false schema':
-      return falseSchemaError(error.schemaPath, path);
+      // ajv's schemaPath is `#<pointer of the false subschema>/false schema`.
+      return falseSchemaError(error.schemaPath.slice(1).replace(/\/false schema$/, ''), path);
     case 'anyOf':
       return {
         path,
@@ -246,62 +211,4 @@ function toError(error: ErrorObject): SchemaValidationError {
       };
   }
   return { path, keyword: error.keyword, message: error.message ?? `fails "${error.keyword}"` };
-}
-
-// Names the rejection of a `false` subschema after the keyword that holds it.
-function falseSchemaError(schemaPath: string, path: string): SchemaValidationError {
-  const segments = schemaPath.split('/');
-  const parent = segments.at(-2) ?? '';
-  const container = segments.at(-3) ?? '';
-  const holder =
-    container === 'properties' || container === 'patternProperties' || /^\d+$/.test(parent)
-      ? container
-      : parent;
-  const name = path
-    .slice(path.lastIndexOf('/') + 1)
-    .replaceAll('~1', '/')
-    .replaceAll('~0', '~');
-  switch (holder) {
-    case 'properties':
-    case 'patternProperties':
-    case 'additionalProperties':
-    case 'unevaluatedProperties':
-      return { path, keyword: holder, message: `property ${JSON.stringify(name)} is not allowed` };
-    case 'items':
-    case 'prefixItems':
-    case 'additionalItems':
-    case 'unevaluatedItems':
-      return { path, keyword: holder, message: `no item is allowed at index ${name}` };
-    default:
-      return { path, keyword: 'false', message: 'no value is allowed here: the schema is `false`' };
-  }
-}
-
-// Names the tool in a schema failure, so the error says which tool's schema to fix.
-function forTool(
-  tool: Tool,
-  op: ToolOperation,
-  check: () => SchemaValidationResult,
-): SchemaValidationResult {
-  try {
-    return check();
-  } catch (error) {
-    if (!ToolError.isInstance(error)) throw error;
-    let id: string;
-    try {
-      id = toolId(tool);
-    } catch {
-      id = tool.name;
-    }
-    const what = op === 'validate_input' ? 'arguments' : 'result';
-    throw new ToolError(
-      error.code,
-      `cannot validate the ${what} of tool "${id}": ${error.message}`,
-      {
-        cause: error,
-        toolId: id,
-        op,
-      },
-    );
-  }
 }

@@ -180,6 +180,17 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
         ]);
       });
 
+      it('names a nested false schema after its holder, and a real not as not', () => {
+        const forbidden = { properties: { x: false }, items: false };
+        expect(errorsOf(create().validate(forbidden, { x: 1 }))).toEqual([
+          { path: '/x', keyword: 'properties' },
+        ]);
+        const negated = { properties: { x: { not: { type: 'string' } } } };
+        expect(errorsOf(create().validate(negated, { x: 'a' }))).toEqual([
+          { path: '/x', keyword: 'not' },
+        ]);
+      });
+
       it('returns no more errors than the bound', () => {
         const schema = { type: 'array', items: { type: 'string' } };
         const result = create().validate(

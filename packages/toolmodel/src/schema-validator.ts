@@ -1,0 +1,157 @@
+import { ToolError, type SchemaValidationError, type ToolOperation } from './errors.js';
+import { toolId } from './ids.js';
+import type { JsonSchema, Tool } from './tool.js';
+import type { SchemaValidationResult, SchemaValidator } from './validator.js';
+
+/** Validates values against one prepared schema. */
+export type PreparedSchema = (value: unknown) => SchemaValidationResult;
+
+/**
+ * Turns one schema object into a {@link PreparedSchema}, e.g. by compiling it. It may throw; a
+ * `ToolError` is kept as is, anything else becomes `invalid_schema`.
+ */
+export type PrepareSchema = (schema: Record<string, unknown>) => PreparedSchema;
+
+/** The result every valid value shares. */
+export const VALID: SchemaValidationResult = Object.freeze({ valid: true });
+
+const FALSE_ROOT: SchemaValidationResult = Object.freeze({
+  valid: false,
+  errors: [{ path: '', keyword: 'false', message: 'no value is allowed: the schema is `false`' }],
+});
+
+/**
+ * Builds a {@link SchemaValidator} from a `prepare` function, which is all a validator library
+ * has to supply: boolean schemas, preparing each schema object once (cached by identity, a
+ * failure too, so a bad schema fails fast every time) and the tool helpers come with it. Both
+ * toolplane validators are built this way.
+ */
+export function createSchemaValidator(prepare: PrepareSchema): SchemaValidator {
+  const cache = new WeakMap<object, PreparedSchema | ToolError>();
+  const validate = (schema: JsonSchema, value: unknown): SchemaValidationResult => {
+    if (schema === true) return VALID;
+    if (schema === false) return FALSE_ROOT;
+    let prepared = cache.get(schema);
+    if (prepared === undefined) {
+      prepared = tryPrepare(prepare, schema);
+      cache.set(schema, prepared);
+    }
+    if (prepared instanceof ToolError) throw prepared;
+    return prepared(value);
+  };
+  return {
+    validate,
+    validateInput: (tool, args) =>
+      forTool(tool, 'validate_input', () => validate(tool.inputSchema, args)),
+    validateOutput: (tool, value) =>
+      tool.outputSchema === undefined
+        ? VALID
+        : forTool(tool, 'validate_output', () => validate(tool.outputSchema as JsonSchema, value)),
+  };
+}
+
+function tryPrepare(
+  prepare: PrepareSchema,
+  schema: Record<string, unknown>,
+): PreparedSchema | ToolError {
+  try {
+    return prepare(schema);
+  } catch (error) {
+    if (ToolError.isInstance(error)) return error;
+    return (
+      stackOverflow(error) ??
+      new ToolError('invalid_schema', `the schema cannot be used: ${firstLine(error)}`, {
+        cause: error,
+      })
+    );
+  }
+}
+
+/**
+ * The `invalid_schema` error for a validator that ran out of stack, or `undefined` when `error`
+ * is something else.
+ */
+export function stackOverflow(error: unknown): ToolError | undefined {
+  if (!(error instanceof RangeError)) return undefined;
+  return new ToolError(
+    'invalid_schema',
+    'validation exceeded the call stack: the schema refers to itself without descending into the value (e.g. {"$ref": "#"}), or schema and value are nested too deeply; break the cycle or flatten the schema',
+    { cause: error },
+  );
+}
+
+/** The `invalid_schema` error for a `$ref` that does not resolve inside its schema. */
+export function unresolvedRef(ref: unknown, cause?: unknown): ToolError {
+  return new ToolError(
+    'invalid_schema',
+    `$ref ${JSON.stringify(ref)} does not resolve inside the schema, and external references are never fetched; copy the referenced schema under "$defs" and refer to it as "#/$defs/<name>"`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/**
+ * Names the rejection of a value by a nested `false` schema after the keyword that holds it:
+ * `falseSchemaError('/properties/x', '/x')` says property "x" is not allowed.
+ *
+ * @param schemaPath - JSON Pointer of the `false` subschema within its schema.
+ * @param path - JSON Pointer of the rejected value.
+ */
+export function falseSchemaError(schemaPath: string, path: string): SchemaValidationError {
+  const segments = schemaPath.split('/');
+  const parent = segments.at(-2) ?? '';
+  const last = segments.at(-1) ?? '';
+  // Below a map or an array the last segment is a property name or an index, not a keyword.
+  const holder =
+    parent === 'properties' || parent === 'patternProperties' || /^\d+$/.test(last) ? parent : last;
+  const name = path
+    .slice(path.lastIndexOf('/') + 1)
+    .replaceAll('~1', '/')
+    .replaceAll('~0', '~');
+  switch (holder) {
+    case 'properties':
+    case 'patternProperties':
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+      return { path, keyword: holder, message: `property ${JSON.stringify(name)} is not allowed` };
+    case 'items':
+    case 'prefixItems':
+    case 'additionalItems':
+    case 'unevaluatedItems':
+      return { path, keyword: holder, message: `no item is allowed at index ${name}` };
+    default:
+      return { path, keyword: 'false', message: 'no value is allowed here: the schema is `false`' };
+  }
+}
+
+// Names the tool in a schema failure, so the error says which tool's schema to fix.
+function forTool(
+  tool: Tool,
+  op: ToolOperation,
+  check: () => SchemaValidationResult,
+): SchemaValidationResult {
+  try {
+    return check();
+  } catch (error) {
+    if (!ToolError.isInstance(error)) throw error;
+    let id: string;
+    try {
+      id = toolId(tool);
+    } catch {
+      id = tool.name;
+    }
+    const what = op === 'validate_input' ? 'arguments' : 'result';
+    throw new ToolError(
+      error.code,
+      `cannot validate the ${what} of tool "${id}": ${error.message}`,
+      {
+        cause: error,
+        toolId: id,
+        op,
+      },
+    );
+  }
+}
+
+function firstLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n', 1)[0] ?? error.name) : String(error);
+}
