@@ -1,0 +1,331 @@
+import { request as httpRequest } from 'node:http';
+import { connect as netConnect } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit, type Toolkit } from '@toolplane/toolkit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
+
+interface Running {
+  readonly toolkit: Toolkit;
+  stop(): Promise<void>;
+}
+
+async function startToolkit(): Promise<Running> {
+  const toolkit = createToolkit({
+    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
+  });
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  const controller = new AbortController();
+  const running = toolkit.run({ signal: controller.signal });
+  await toolkit.ready();
+  return {
+    toolkit,
+    stop: async () => {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+async function connect(url: URL, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'test', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  return client;
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** A raw HTTP request, so tests can send what fetch refuses to (a foreign Host, broken bodies). */
+function raw(
+  url: URL,
+  options: { method?: string; headers?: Record<string, string>; body?: string; path?: string },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: options.path ?? url.pathname,
+        method: options.method ?? 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '0' },
+  },
+});
+
+describe('serveHttp', () => {
+  let running: Running;
+  let gateway: HttpGateway;
+  const serve = (options: Partial<ServeHttpOptions> = {}) =>
+    serveHttp(running.toolkit, { port: 0, ...options });
+
+  beforeAll(async () => {
+    running = await startToolkit();
+    gateway = await serve({ token: 'secret', maxBodyBytes: 64 * 1024 });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await running.stop();
+  });
+
+  const auth = { authorization: 'Bearer secret' };
+
+  it('binds 127.0.0.1 on a free port and serves list, call, prompts and resources', async () => {
+    expect(gateway.url.hostname).toBe('127.0.0.1');
+    expect(gateway.url.port).not.toBe('0');
+    const client = await connect(gateway.url, auth);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('fx__echo');
+      const echoed = (await client.callTool({
+        name: 'fx__echo',
+        arguments: { text: 'over http' },
+      })) as CallToolResult;
+      expect(echoed.content).toEqual([{ type: 'text', text: 'over http' }]);
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('fx__echo');
+      const readme = await client.readResource({ uri: 'fixture://readme' });
+      expect(readme.contents[0]).toMatchObject({ text: '# Fixture\n' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('relays progress and passes a cancel on to the upstream over HTTP', async () => {
+    const client = await connect(gateway.url, auth);
+    try {
+      const seen: number[] = [];
+      await client.callTool({ name: 'fx__progress', arguments: { steps: 2 } }, undefined, {
+        onprogress: (event) => seen.push(event.progress),
+      });
+      expect(seen).toEqual([1, 2]);
+      const controller = new AbortController();
+      await new Promise<void>((resolve) => {
+        client
+          .callTool(
+            { name: 'fx__slow', arguments: { ms: 30_000, label: 'http-cancel' } },
+            undefined,
+            {
+              signal: controller.signal,
+              onprogress: () => {
+                resolve();
+              },
+            },
+          )
+          .catch(() => undefined);
+      });
+      controller.abort();
+      const result = await client.callTool({
+        name: 'fx__wait-cancelled',
+        arguments: { label: 'http-cancel', timeoutMs: 5000 },
+      });
+      expect(result.structuredContent).toEqual({ cancelled: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers 401 without the bearer token', async () => {
+    const response = await raw(gateway.url, { body: initialize });
+    expect(response.status).toBe(401);
+    const wrong = await raw(gateway.url, {
+      body: initialize,
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(wrong.status).toBe(401);
+  });
+
+  it('answers 403 to a foreign Host or an Origin not allowed', async () => {
+    const host = await raw(gateway.url, {
+      body: initialize,
+      headers: { ...auth, host: 'evil.example:80' },
+    });
+    expect(host.status).toBe(403);
+    const origin = await raw(gateway.url, {
+      body: initialize,
+      headers: { ...auth, origin: 'http://evil.example' },
+    });
+    expect(origin.status).toBe(403);
+  });
+
+  it('answers malformed, oversized and truncated bodies with JSON-RPC errors and stays up', async () => {
+    const malformed = await raw(gateway.url, { body: '{"jsonrpc":', headers: auth });
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: -32700 } });
+    const oversized = await raw(gateway.url, {
+      body: JSON.stringify({ pad: 'x'.repeat(128 * 1024) }),
+      headers: auth,
+    });
+    expect(oversized.status).toBe(413);
+    expect(JSON.parse(oversized.body)).toHaveProperty('error');
+    // A body shorter than its Content-Length, then the connection ends.
+    await new Promise<void>((resolve, reject) => {
+      const socket = netConnect(Number(gateway.url.port), '127.0.0.1', () => {
+        socket.end(
+          `POST ${gateway.url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${gateway.url.port}\r\n` +
+            `Authorization: Bearer secret\r\nContent-Type: application/json\r\n` +
+            `Content-Length: 1000\r\n\r\n{"jsonrpc":"2.0"`,
+        );
+      });
+      socket.on('error', reject);
+      socket.on('close', () => {
+        resolve();
+      });
+      socket.resume();
+    });
+    const health = await raw(gateway.url, { method: 'GET', path: '/healthz', headers: auth });
+    expect(health.status).toBe(200);
+  });
+
+  it('answers an unknown session with 404 and a non-initialize first request with 400', async () => {
+    const unknown = await raw(gateway.url, {
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      headers: { ...auth, 'mcp-session-id': 'nope' },
+    });
+    expect(unknown.status).toBe(404);
+    const first = await raw(gateway.url, {
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      headers: auth,
+    });
+    expect(first.status).toBe(400);
+  });
+
+  it('reports every connector state on GET /healthz', async () => {
+    const health = await raw(gateway.url, { method: 'GET', path: '/healthz', headers: auth });
+    expect(JSON.parse(health.body)).toMatchObject({
+      status: 'ok',
+      connectors: [{ namespace: 'fx', state: 'connected' }],
+    });
+  });
+
+  it('reaps sessions that stay idle', async () => {
+    const idle = await serve({ sessionIdleMs: 50 });
+    try {
+      const client = await connect(idle.url);
+      expect(idle.sessionCount).toBe(1);
+      await vi.waitFor(
+        () => {
+          expect(idle.sessionCount).toBe(0);
+        },
+        { timeout: 5000, interval: 20 },
+      );
+      await client.close();
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('serves calls without sessions in stateless mode', async () => {
+    const stateless = await serve({ stateless: true });
+    try {
+      const client = await connect(stateless.url);
+      const result = await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
+      expect(result.structuredContent).toEqual({ sum: 3 });
+      expect(stateless.sessionCount).toBe(0);
+      await client.close();
+    } finally {
+      await stateless.close();
+    }
+  });
+});
+
+describe('serveHttp with an upstream that dies under load', () => {
+  let running: Running;
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    running = await startToolkit();
+    gateway = await serveHttp(running.toolkit, { port: 0 });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await running.stop();
+  });
+
+  it('answers every call in flight, recovers and sends tools/list_changed', async () => {
+    const client = await connect(gateway.url);
+    try {
+      const changed: string[] = [];
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        changed.push('tools');
+      });
+      const pid = running.toolkit.connectors()[0]?.pid;
+      expect(pid).toBeGreaterThan(0);
+      let started = 0;
+      const calls: Promise<unknown>[] = [];
+      const allStarted = new Promise<void>((resolve) => {
+        const onStart = () => {
+          if (++started === 16) resolve();
+        };
+        for (let i = 0; i < 16; i++) {
+          calls.push(
+            client
+              .callTool(
+                { name: 'fx__slow', arguments: { ms: 30_000, label: `load-${i}` } },
+                undefined,
+                {
+                  onprogress: onStart,
+                },
+              )
+              .then(
+                (result) => result as CallToolResult,
+                (error: unknown) => error,
+              ),
+          );
+        }
+      });
+      await allStarted;
+      process.kill(pid ?? 0, 'SIGKILL');
+      const outcomes = await Promise.all(calls);
+      for (const outcome of outcomes) {
+        expect((outcome as CallToolResult).isError).toBe(true);
+        expect((outcome as CallToolResult).structuredContent).toMatchObject({
+          error: { code: 'execution' },
+        });
+      }
+      await vi.waitFor(
+        () => {
+          expect(running.toolkit.connectors()[0]?.state).toBe('connected');
+          expect(changed.length).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      const result = await client.callTool({ name: 'fx__add', arguments: { a: 2, b: 2 } });
+      expect(result.structuredContent).toEqual({ sum: 4 });
+    } finally {
+      await client.close();
+    }
+  });
+});

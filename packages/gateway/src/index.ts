@@ -1,0 +1,15 @@
+export { serveHttp } from './http.js';
+export type { HttpGateway, ServeHttpOptions } from './http.js';
+export {
+  DEFAULT_SEPARATOR,
+  EXPOSED_NAME_PATTERN,
+  GATEWAY_URI_SCHEME,
+  NameTable,
+  rewriteUri,
+  UriTable,
+} from './names.js';
+export type { NamedItem, NamingOptions, UriItem } from './names.js';
+export { createMcpServer, ERROR_META_KEY } from './server.js';
+export type { GatewayOptions, ToolFilter } from './server.js';
+export { serveStdio } from './stdio.js';
+export type { ServedGateway, ServeStdioOptions } from './stdio.js';

@@ -1,0 +1,147 @@
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
+import { toMcpJson } from '@toolplane/toolmodel';
+import type { GatewayHub } from './server.js';
+
+type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
+
+interface SearchModeContext {
+  /** Runs a tool the way a plain `tools/call` would, errors included. */
+  readonly call: (item: ToolItem, input: Record<string, unknown>) => Promise<CallToolResult>;
+  readonly signal: AbortSignal;
+}
+
+/** One of the three tools search mode exposes. */
+export interface SearchModeTool {
+  readonly tool: McpTool;
+  run(
+    hub: GatewayHub,
+    args: Record<string, unknown>,
+    context: SearchModeContext,
+  ): Promise<CallToolResult>;
+}
+
+const MAX_LIMIT = 100;
+
+function json(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+function failure(code: string, message: string): CallToolResult {
+  const error = { code, message };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    structuredContent: { error },
+  };
+}
+
+/** The tool with canonical ID `id`, when the gateway exposes it. */
+async function find(hub: GatewayHub, id: unknown): Promise<ToolItem | undefined> {
+  if (typeof id !== 'string') return undefined;
+  const table = await hub.tools();
+  return table.entries().find(([, item]) => item.id === id)?.[1];
+}
+
+/**
+ * `search_tools`, `describe_tool` and `call_tool`: a model searches the catalogue (summaries
+ * only), reads the full schema of the few tools it wants, and calls them by ID.
+ */
+export const searchTools: readonly SearchModeTool[] = [
+  {
+    tool: {
+      name: 'search_tools',
+      title: 'Search tools',
+      description:
+        "Searches the available tools by what they do. Returns short summaries with IDs; read a tool's input schema with describe_tool before calling it with call_tool.",
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: 'What the tool should do, in a few words.' },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
+          cursor: { type: 'string', description: 'nextCursor of the previous page.' },
+        },
+        required: ['query'],
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async run(hub, args, { signal }) {
+      const { query, limit = 10, cursor } = args;
+      if (typeof query !== 'string') return failure('invalid_argument', 'query must be a string');
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+        return failure('invalid_argument', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+      if (cursor !== undefined && typeof cursor !== 'string')
+        return failure('invalid_argument', 'cursor must be a string');
+      try {
+        const table = await hub.tools();
+        const exposed = new Set(table.entries().map(([, item]) => item.id));
+        const page = await hub.toolkit.index.search(query, {
+          limit,
+          signal,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        const results = page.results
+          .filter((summary) => exposed.has(summary.id))
+          .map(({ id, title, shortDescription, tags }) => ({
+            id,
+            ...(title === undefined ? {} : { title }),
+            description: shortDescription,
+            tags: [...tags],
+          }));
+        return json(
+          page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor },
+        );
+      } catch (error) {
+        if (ToolError.isInstance(error)) return failure(error.code, error.message);
+        throw error;
+      }
+    },
+  },
+  {
+    tool: {
+      name: 'describe_tool',
+      title: 'Describe a tool',
+      description:
+        "Returns a tool's full definition, including its input schema, by the ID search_tools gave.",
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string' } },
+        required: ['id'],
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async run(hub, args) {
+      const item = await find(hub, args.id);
+      if (item === undefined) {
+        return failure('not_found', `no tool ${JSON.stringify(args.id)}; search_tools finds IDs`);
+      }
+      return json({ id: item.id, ...toMcpJson(item.tool) });
+    },
+  },
+  {
+    tool: {
+      name: 'call_tool',
+      title: 'Call a tool',
+      description:
+        'Calls a tool by the ID search_tools gave, with arguments that match its input schema.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          arguments: { type: 'object', additionalProperties: true },
+        },
+        required: ['id'],
+      },
+    },
+    async run(hub, args, { call }) {
+      const item = await find(hub, args.id);
+      if (item === undefined) {
+        return failure('not_found', `no tool ${JSON.stringify(args.id)}; search_tools finds IDs`);
+      }
+      const input: unknown = args.arguments ?? {};
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        return failure('invalid_argument', 'arguments must be an object');
+      return call(item, input as Record<string, unknown>);
+    },
+  },
+];

@@ -1,0 +1,364 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import {
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { fixtureCommand } from '@toolplane/fixtures';
+import {
+  createToolkit,
+  defineTool,
+  textResource,
+  type Prompt,
+  type Toolkit,
+} from '@toolplane/toolkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { EXPOSED_NAME_PATTERN } from './names.js';
+import { createMcpServer, ERROR_META_KEY, type GatewayOptions } from './server.js';
+
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: ({ a, b }) => ({ sum: a + b }),
+});
+
+const greet: Prompt = {
+  name: 'greet',
+  description: 'Greets someone.',
+  input: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+  template: 'Say hello to {{ who }}.',
+};
+
+interface Running {
+  readonly toolkit: Toolkit;
+  stop(): Promise<void>;
+}
+
+async function startToolkit(): Promise<Running> {
+  const toolkit = createToolkit({
+    tools: [add],
+    prompts: [greet],
+    resources: [textResource('notes', 'remember', { uri: 'memo://notes' })],
+  });
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  const controller = new AbortController();
+  const running = toolkit.run({ signal: controller.signal });
+  await toolkit.ready();
+  return {
+    toolkit,
+    stop: async () => {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+async function connect(toolkit: Toolkit, options: GatewayOptions = {}): Promise<Client> {
+  const server = createMcpServer(toolkit, options);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test', version: '0.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+function structured(result: unknown): unknown {
+  return (result as CallToolResult).structuredContent;
+}
+
+/** Resolves with the first notification `register` hears, or rejects after `ms`. */
+function nextNotification<T>(
+  register: (resolve: (value: T) => void) => void,
+  ms = 10_000,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error('no notification in time'));
+    }, ms);
+    register((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
+
+describe('createMcpServer', () => {
+  let running: Running;
+  let client: Client;
+  beforeAll(async () => {
+    running = await startToolkit();
+    client = await connect(running.toolkit);
+  });
+  afterAll(async () => {
+    await client.close();
+    await running.stop();
+  });
+
+  it('lists every tool as namespace__name, each matching the exposed-name pattern', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain('builtin__add');
+    expect(names).toContain('fx__add');
+    expect(names).toContain('fx__wait-cancelled');
+    for (const name of names) expect(name).toMatch(EXPOSED_NAME_PATTERN);
+    const fxAdd = tools.find((t) => t.name === 'fx__add');
+    expect(fxAdd?.outputSchema).toBeDefined();
+    expect(fxAdd).not.toHaveProperty('namespace');
+  });
+
+  it('pages every list with cursors that cover each item exactly once', async () => {
+    const paged = await connect(running.toolkit, { pageSize: 3 });
+    try {
+      const all = (await client.listTools()).tools.map((t) => t.name);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await paged.listTools(cursor === undefined ? {} : { cursor });
+        expect(page.tools.length).toBeLessThanOrEqual(3);
+        seen.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      expect(seen).toEqual(all);
+      await expect(paged.listTools({ cursor: '!!' })).rejects.toBeInstanceOf(McpError);
+    } finally {
+      await paged.close();
+    }
+  });
+
+  it('calls an upstream tool and passes its structured result through', async () => {
+    const result = await client.callTool({ name: 'fx__add', arguments: { a: 2, b: 3 } });
+    expect(structured(result)).toEqual({ sum: 5 });
+  });
+
+  it('calls a builtin tool and returns its answer as structured content', async () => {
+    const result = await client.callTool({ name: 'builtin__add', arguments: { a: 1, b: 1 } });
+    expect(structured(result)).toEqual({ sum: 2 });
+  });
+
+  it('returns a failing tool as isError with a structured error', async () => {
+    const result = (await client.callTool({
+      name: 'fx__fail',
+      arguments: { message: 'boom' },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'execution', toolId: 'fx:fail' },
+    });
+    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'execution' });
+  });
+
+  it('keeps structuredContent out of an error of a tool with an output schema', async () => {
+    const result = (await client.callTool({
+      name: 'fx__add',
+      arguments: { a: 'x', b: 1 },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'validation', toolId: 'fx:add' });
+  });
+
+  it('answers an unknown tool with a JSON-RPC error', async () => {
+    await expect(client.callTool({ name: 'nope__nothing', arguments: {} })).rejects.toBeInstanceOf(
+      McpError,
+    );
+  });
+
+  it('lists and renders prompts under exposed names', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['builtin__greet', 'fx__echo']),
+    );
+    const local = await client.getPrompt({ name: 'builtin__greet', arguments: { who: 'Ada' } });
+    expect(JSON.stringify(local.messages)).toContain('Say hello to Ada.');
+    const remote = await client.getPrompt({ name: 'fx__echo', arguments: { text: 'hi' } });
+    expect(JSON.stringify(remote.messages)).toContain('Repeat after me: hi');
+    await expect(client.getPrompt({ name: 'missing' })).rejects.toBeInstanceOf(McpError);
+  });
+
+  it('lists and reads resources from builtins and upstreams', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toEqual(expect.arrayContaining(['memo://notes', 'fixture://readme']));
+    const readme = await client.readResource({ uri: 'fixture://readme' });
+    expect(readme.contents[0]).toMatchObject({ uri: 'fixture://readme', text: '# Fixture\n' });
+    const notes = await client.readResource({ uri: 'memo://notes' });
+    expect(notes.contents[0]).toMatchObject({ text: 'remember' });
+    await expect(client.readResource({ uri: 'memo://none' })).rejects.toBeInstanceOf(McpError);
+    await client.subscribeResource({ uri: 'fixture://readme' });
+    await client.unsubscribeResource({ uri: 'fixture://readme' });
+  });
+
+  it('answers templates, completion and ping', async () => {
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'builtin__greet' },
+      argument: { name: 'who', value: 'A' },
+    });
+    expect(completion.completion.values).toEqual([]);
+    await expect(client.ping()).resolves.toBeDefined();
+  });
+
+  it('relays upstream progress to the client token', async () => {
+    const seen: number[] = [];
+    const result = await client.callTool(
+      { name: 'fx__progress', arguments: { steps: 3 } },
+      undefined,
+      {
+        onprogress: (event) => seen.push(event.progress),
+      },
+    );
+    expect(seen).toEqual([1, 2, 3]);
+    expect(structured(result)).toEqual({ steps: 3 });
+  });
+
+  it('passes a client cancel on to the upstream request', async () => {
+    const controller = new AbortController();
+    const started = new Promise<void>((resolve) => {
+      client
+        .callTool({ name: 'fx__slow', arguments: { ms: 30_000, label: 'mem-cancel' } }, undefined, {
+          signal: controller.signal,
+          onprogress: () => {
+            resolve();
+          },
+        })
+        .catch(() => undefined);
+    });
+    await started;
+    controller.abort();
+    const seen = await client.callTool({
+      name: 'fx__wait-cancelled',
+      arguments: { label: 'mem-cancel', timeoutMs: 5000 },
+    });
+    expect(structured(seen)).toEqual({ cancelled: true });
+  });
+
+  it('relays upstream log messages to the client', async () => {
+    const logged = nextNotification<LoggingMessageNotification['params']>((resolve) => {
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        resolve(n.params);
+      });
+    });
+    await client.callTool({
+      name: 'fx__log',
+      arguments: { message: 'hello log', level: 'warning' },
+    });
+    expect(await logged).toMatchObject({
+      level: 'warning',
+      logger: 'fx/fixture',
+      data: 'hello log',
+    });
+  });
+
+  it('sends tools/list_changed when an upstream adds a tool, and lists it', async () => {
+    const changed = nextNotification<undefined>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        resolve(undefined);
+      });
+    });
+    await client.callTool({ name: 'fx__define-tool', arguments: { name: 'late' } });
+    await changed;
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('fx__late');
+  });
+
+  it('coalesces a burst of changes into one notification per kind', async () => {
+    let count = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      count++;
+    });
+    const changed = nextNotification<undefined>((resolve) => {
+      const before = count;
+      const check = setInterval(() => {
+        if (count > before) {
+          clearInterval(check);
+          resolve(undefined);
+        }
+      }, 5);
+    });
+    for (let i = 0; i < 5; i++) {
+      running.toolkit.addTool(
+        defineTool({ name: `burst${i}`, description: 'x', input: z.object({}), run: () => i }),
+      );
+    }
+    await changed;
+    // A second notification would need a second change: the burst was one.
+    await client.ping();
+    expect(count).toBe(1);
+  });
+
+  it('hides filtered tools from lists and calls', async () => {
+    const filtered = await connect(running.toolkit, {
+      filter: { fx: { deny: ['fail'] }, builtin: { allow: ['nothing'] } },
+    });
+    try {
+      const names = (await filtered.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('fx__add');
+      expect(names).not.toContain('fx__fail');
+      expect(names.some((n) => n.startsWith('builtin__'))).toBe(false);
+      await expect(filtered.callTool({ name: 'fx__fail', arguments: {} })).rejects.toBeInstanceOf(
+        McpError,
+      );
+    } finally {
+      await filtered.close();
+    }
+  });
+
+  it('exposes the transparent namespace without a prefix', async () => {
+    const transparent = await connect(running.toolkit, { transparent: 'fx' });
+    try {
+      const names = (await transparent.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('echo');
+      expect(names).toContain('builtin__add');
+      const result = await transparent.callTool({ name: 'add', arguments: { a: 4, b: 4 } });
+      expect(structured(result)).toEqual({ sum: 8 });
+    } finally {
+      await transparent.close();
+    }
+  });
+});
+
+describe('search mode', () => {
+  let running: Running;
+  let client: Client;
+  beforeAll(async () => {
+    running = await startToolkit();
+    client = await connect(running.toolkit, { mode: 'search' });
+  });
+  afterAll(async () => {
+    await client.close();
+    await running.stop();
+  });
+
+  it('lists only search_tools, describe_tool and call_tool', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool']);
+  });
+
+  it('searches, describes and calls a tool by its ID', async () => {
+    const found = structured(
+      await client.callTool({ name: 'search_tools', arguments: { query: 'add two numbers' } }),
+    ) as { results: { id: string }[] };
+    const ids = found.results.map((r) => r.id);
+    expect(ids).toContain('fx:add');
+    const described = structured(
+      await client.callTool({ name: 'describe_tool', arguments: { id: 'fx:add' } }),
+    ) as { inputSchema: unknown };
+    expect(described.inputSchema).toMatchObject({ type: 'object' });
+    const called = await client.callTool({
+      name: 'call_tool',
+      arguments: { id: 'fx:add', arguments: { a: 20, b: 22 } },
+    });
+    expect(structured(called)).toEqual({ sum: 42 });
+    const missing = (await client.callTool({
+      name: 'describe_tool',
+      arguments: { id: 'fx:nothing' },
+    })) as CallToolResult;
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toMatchObject({ error: { code: 'not_found' } });
+  });
+});

@@ -1,0 +1,663 @@
+import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type CompleteResult,
+  type Implementation,
+  type Prompt as McpPrompt,
+  type Resource as McpResource,
+  type ResourceTemplate,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  toMcpResource,
+  toResourceContents,
+  ToolError,
+  type Connector,
+  type Logger,
+  type RunResult,
+  type Toolkit,
+  type ToolkitEvent,
+  type ToolkitItem,
+} from '@toolplane/toolkit';
+import { toMcpJson } from '@toolplane/toolmodel';
+import { NameTable, UriTable, type NamingOptions } from './names.js';
+import { searchTools } from './search-mode.js';
+
+// The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
+// names and lists that the gateway must map itself.
+// eslint-disable-next-line @typescript-eslint/no-deprecated
+const Server = SdkServer;
+/** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
+// eslint-disable-next-line @typescript-eslint/no-deprecated
+export type McpServerInstance = SdkServer;
+
+/** Which of a namespace's tools a gateway exposes; deny wins over allow. */
+export interface ToolFilter {
+  /** Only these tool names (upstream names, not exposed ones). */
+  readonly allow?: readonly string[];
+  /** Never these tool names. */
+  readonly deny?: readonly string[];
+  /** Only tools with at least one of these tags. */
+  readonly allowTags?: readonly string[];
+  /** Never tools with any of these tags. */
+  readonly denyTags?: readonly string[];
+}
+
+/** Options of {@link createMcpServer}, {@link serveStdio} and {@link serveHttp}. */
+export interface GatewayOptions extends NamingOptions {
+  /** How the server introduces itself (default `toolplane-gateway`). */
+  readonly serverInfo?: Implementation;
+  /** Sent to clients in the `initialize` result. */
+  readonly instructions?: string;
+  /** Items per page of every list (default 500). */
+  readonly pageSize?: number;
+  /** Tool filters by namespace. */
+  readonly filter?: Readonly<Record<string, ToolFilter>>;
+  /**
+   * `'tools'` (default) lists every tool; `'search'` lists only `search_tools`, `describe_tool`
+   * and `call_tool`, for catalogues too large to hand a model whole.
+   */
+  readonly mode?: 'tools' | 'search';
+  /** List changes within this window reach clients as one notification per kind (default 10 ms). */
+  readonly notifyDelayMs?: number;
+  readonly logger?: Logger;
+}
+
+/** The `_meta` key under which a failed tool result carries its structured error. */
+export const ERROR_META_KEY = 'io.toolplane/error';
+
+const DEFAULT_PAGE_SIZE = 500;
+const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: '0.0.0' };
+
+type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
+type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
+type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
+type ListKind = 'tools' | 'prompts' | 'resources';
+
+interface SessionState {
+  readonly server: McpServerInstance;
+  initialized: boolean;
+  readonly subscriptions: Set<string>;
+}
+
+/**
+ * What every session of one served toolkit shares: the name tables, the subscriptions and the
+ * coalesced change notifications.
+ *
+ * @internal
+ */
+export class GatewayHub {
+  readonly toolkit: Toolkit;
+  readonly options: GatewayOptions;
+  readonly #sessions = new Set<SessionState>();
+  readonly #unsubscribe: (() => void)[];
+  #tools: Promise<NameTable<ToolItem>> | undefined;
+  #pending = new Set<ListKind>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
+  readonly #upstreamSubscriptions = new Map<string, number>();
+
+  constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
+    this.toolkit = toolkit;
+    this.options = options;
+    this.#unsubscribe = [
+      toolkit.onEvent((event) => {
+        this.#onEvent(event);
+      }),
+      // Catches every change to the tool surface, including ones made straight on the index.
+      toolkit.index.onChange(() => {
+        this.#tools = undefined;
+        this.#queue('tools');
+      }),
+    ];
+  }
+
+  /** How many sessions are attached. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  attach(server: McpServerInstance): SessionState {
+    const session: SessionState = { server, initialized: false, subscriptions: new Set() };
+    this.#sessions.add(session);
+    return session;
+  }
+
+  detach(session: SessionState): void {
+    if (!this.#sessions.delete(session)) return;
+    for (const uri of session.subscriptions) void this.unsubscribe(session, uri);
+  }
+
+  dispose(): void {
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    clearTimeout(this.#timer);
+    this.#sessions.clear();
+  }
+
+  // -- tables ------------------------------------------------------------------------------
+
+  async tools(fresh = false): Promise<NameTable<ToolItem>> {
+    if (fresh || this.#tools === undefined) {
+      const building = this.toolkit.list({ type: 'tool' }).then(({ tools }) =>
+        NameTable.build(
+          tools.filter((t) => this.allowed(t)),
+          this.options,
+        ),
+      );
+      this.#tools = building;
+      building.catch(() => {
+        if (this.#tools === building) this.#tools = undefined;
+      });
+    }
+    return this.#tools;
+  }
+
+  async prompts(signal?: AbortSignal): Promise<NameTable<PromptItem>> {
+    const { prompts } = await this.toolkit.list({
+      type: 'prompt',
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return NameTable.build(prompts, this.options);
+  }
+
+  async resources(signal?: AbortSignal): Promise<UriTable<ResourceItem>> {
+    const { resources } = await this.toolkit.list({
+      type: 'resource',
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return new UriTable(resources);
+  }
+
+  /** Every connected connector's resource templates, with the connector. */
+  templates(): { connector: Connector; template: ResourceTemplate }[] {
+    return this.toolkit.connectors().flatMap(({ namespace, state }) => {
+      const connector = state === 'connected' ? this.toolkit.connector(namespace) : undefined;
+      if (connector === undefined) return [];
+      return connector.lists.resourceTemplates.map((template) => ({ connector, template }));
+    });
+  }
+
+  allowed(item: ToolItem): boolean {
+    const filter = this.options.filter?.[item.namespace];
+    if (filter === undefined) return true;
+    const tags = item.tool.tags ?? [];
+    if (filter.deny?.includes(item.name) === true) return false;
+    if (filter.denyTags?.some((tag) => tags.includes(tag)) === true) return false;
+    if (filter.allow !== undefined && !filter.allow.includes(item.name)) return false;
+    if (filter.allowTags !== undefined && !filter.allowTags.some((tag) => tags.includes(tag)))
+      return false;
+    return true;
+  }
+
+  // -- subscriptions -----------------------------------------------------------------------
+
+  async subscribe(session: SessionState, exposed: string, item: ResourceItem): Promise<void> {
+    if (session.subscriptions.has(exposed)) return;
+    session.subscriptions.add(exposed);
+    const key = `${item.namespace}\u0000${item.uri}`;
+    const count = this.#upstreamSubscriptions.get(key) ?? 0;
+    this.#upstreamSubscriptions.set(key, count + 1);
+    const client = this.toolkit.connector(item.namespace)?.client;
+    if (count === 0 && client?.getServerCapabilities()?.resources?.subscribe === true) {
+      await client.subscribeResource({ uri: item.uri });
+    }
+  }
+
+  async unsubscribe(session: SessionState, exposed: string): Promise<void> {
+    if (!session.subscriptions.delete(exposed)) return;
+    const item = (await this.resources().catch(() => undefined))?.resolve(exposed);
+    if (item === undefined) return;
+    const key = `${item.namespace}\u0000${item.uri}`;
+    const count = (this.#upstreamSubscriptions.get(key) ?? 1) - 1;
+    if (count > 0) {
+      this.#upstreamSubscriptions.set(key, count);
+      return;
+    }
+    this.#upstreamSubscriptions.delete(key);
+    const client = this.toolkit.connector(item.namespace)?.client;
+    if (client?.getServerCapabilities()?.resources?.subscribe === true) {
+      await client.unsubscribeResource({ uri: item.uri }).catch(() => undefined);
+    }
+  }
+
+  // -- notifications -----------------------------------------------------------------------
+
+  #onEvent(event: ToolkitEvent): void {
+    switch (event.type) {
+      case 'tool_list_changed':
+        this.#tools = undefined;
+        this.#queue('tools');
+        return;
+      case 'prompt_list_changed':
+        this.#queue('prompts');
+        return;
+      case 'resource_list_changed':
+        this.#queue('resources');
+        return;
+      case 'state_change':
+        // Only gaining or losing a connection changes what is listed; retries do not.
+        if (event.state === 'connected' || event.state === 'disconnected') {
+          this.#tools = undefined;
+          this.#queue('tools');
+          this.#queue('prompts');
+          this.#queue('resources');
+        }
+        return;
+      case 'resource_updated':
+        void this.#resourceUpdated(event.namespace, event.uri);
+        return;
+      case 'log_message':
+        for (const { server, initialized } of this.#sessions) {
+          if (!initialized) continue;
+          const logger =
+            event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
+          server
+            .sendLoggingMessage(
+              { level: event.level, logger, data: event.data },
+              server.transport?.sessionId,
+            )
+            .catch(() => undefined);
+        }
+        return;
+    }
+  }
+
+  async #resourceUpdated(namespace: string, uri: string): Promise<void> {
+    const table = await this.resources().catch(() => undefined);
+    const exposed = table?.uriOf({ namespace, uri }) ?? uri;
+    for (const { server, subscriptions } of this.#sessions) {
+      if (subscriptions.has(exposed))
+        server.sendResourceUpdated({ uri: exposed }).catch(() => undefined);
+    }
+  }
+
+  #queue(kind: ListKind): void {
+    this.#pending.add(kind);
+    this.#timer ??= setTimeout(() => {
+      this.#flush();
+    }, this.options.notifyDelayMs ?? 10);
+  }
+
+  #flush(): void {
+    this.#timer = undefined;
+    const kinds = [...this.#pending];
+    this.#pending.clear();
+    for (const { server, initialized } of this.#sessions) {
+      if (!initialized) continue;
+      for (const kind of kinds) {
+        const sent =
+          kind === 'tools'
+            ? server.sendToolListChanged()
+            : kind === 'prompts'
+              ? server.sendPromptListChanged()
+              : server.sendResourceListChanged();
+        sent.catch(() => undefined);
+      }
+    }
+  }
+}
+
+/**
+ * Creates an MCP server (the SDK's low-level `Server`) that serves `toolkit`: its tools, prompts
+ * and resources under exposed names (see {@link NameTable}), calls with progress and
+ * cancellation passed through, upstream log messages and list changes relayed. Connect it to any
+ * transport; {@link serveStdio} and {@link serveHttp} do that for you.
+ *
+ * The toolkit stays the caller's: closing the server never closes it.
+ */
+export function createMcpServer(toolkit: Toolkit, options: GatewayOptions = {}): McpServerInstance {
+  const hub = new GatewayHub(toolkit, options);
+  const server = createSessionServer(hub);
+  const previous = server.onclose;
+  server.onclose = () => {
+    previous?.();
+    hub.dispose();
+  };
+  return server;
+}
+
+/**
+ * One session's server on a shared hub.
+ *
+ * @internal
+ */
+export function createSessionServer(hub: GatewayHub): McpServerInstance {
+  const { toolkit, options } = hub;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const server = new Server(options.serverInfo ?? DEFAULT_SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      completions: {},
+      logging: {},
+    },
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+  });
+  const session = hub.attach(server);
+  server.oninitialized = () => {
+    session.initialized = true;
+  };
+  const previousClose = server.onclose;
+  server.onclose = () => {
+    previousClose?.();
+    hub.detach(session);
+  };
+
+  // -- tools -------------------------------------------------------------------------------
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
+    const table = await hub.tools();
+    const tools: McpTool[] = table
+      .entries()
+      .map(([name, item]) => ({ ...toMcpJson(item.tool), name }));
+    const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
+    return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    const { progressToken, ...meta } = request.params._meta ?? {};
+    // Progress is sent before the result it precedes, never after it.
+    let sent: Promise<unknown> = Promise.resolve();
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (event: { progress: number; total?: number; message?: string }) => {
+            sent = extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, ...event },
+              })
+              .catch(() => undefined);
+          };
+    const call = async (item: ToolItem, input: Record<string, unknown>) => {
+      try {
+        const result = await toolkit.callTool(item.id, input, {
+          signal: extra.signal,
+          meta,
+          ...(onProgress === undefined ? {} : { onProgress }),
+        });
+        await sent;
+        return toCallToolResult(result);
+      } catch (error) {
+        await sent;
+        return errorResult(error, item);
+      }
+    };
+    if (options.mode === 'search') {
+      const tool = searchTools.find((t) => t.tool.name === name);
+      if (tool === undefined) throw unknownTool(name);
+      return tool.run(hub, args, { call, signal: extra.signal });
+    }
+    const item = (await hub.tools()).resolve(name) ?? (await hub.tools(true)).resolve(name);
+    if (item === undefined) throw unknownTool(name);
+    return call(item, args);
+  });
+
+  // -- prompts -----------------------------------------------------------------------------
+
+  server.setRequestHandler(ListPromptsRequestSchema, async (request, extra) => {
+    const table = await hub.prompts(extra.signal);
+    const prompts: McpPrompt[] = table
+      .entries()
+      .map(([name, item]) => ({ ...item.prompt.mcp, name }));
+    const { items, nextCursor } = page(prompts, (p) => p.name, request.params?.cursor, pageSize);
+    return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
+  });
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    const item = (await hub.prompts(extra.signal)).resolve(name);
+    if (item === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `no prompt "${name}"; prompts/list names them`);
+    }
+    try {
+      const rendered = await item.prompt.render(args, { signal: extra.signal });
+      const description = item.prompt.mcp.description;
+      return {
+        ...(description === undefined ? {} : { description }),
+        messages:
+          rendered.messages.length > 0
+            ? rendered.messages
+            : [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }],
+      };
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+
+  // -- resources ---------------------------------------------------------------------------
+
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const { resources } = await toolkit.list({ type: 'resource', signal: extra.signal });
+    const table = new UriTable(resources);
+    const listed: McpResource[] = resources.flatMap((item) => {
+      const uri = table.uriOf(item);
+      return uri === undefined ? [] : [{ ...toMcpResource(item.resource), uri }];
+    });
+    listed.sort((a, b) => compare(a.uri, b.uri));
+    const { items, nextCursor } = page(listed, (r) => r.uri, request.params?.cursor, pageSize);
+    return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => {
+    const templates = NameTable.build(
+      hub.templates().map(({ connector, template }) => ({
+        namespace: connector.namespace,
+        name: template.name,
+        template,
+      })),
+      options,
+    )
+      .entries()
+      .map(([name, { template }]) => ({ ...template, name }));
+    const { items, nextCursor } = page(templates, (t) => t.name, request.params?.cursor, pageSize);
+    return nextCursor === undefined
+      ? { resourceTemplates: items }
+      : { resourceTemplates: items, nextCursor };
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const item = (await hub.resources(extra.signal)).resolve(uri);
+    if (item !== undefined) {
+      try {
+        const resource = await toolkit.readResource(`${item.uri}#${item.namespace}`, {
+          signal: extra.signal,
+        });
+        return { contents: [{ ...toResourceContents(resource), uri }] };
+      } catch (error) {
+        throw protocolError(error);
+      }
+    }
+    // A URI no list names may still be one of an upstream's templates.
+    const match = hub.templates().find(({ template }) => matches(template.uriTemplate, uri));
+    const client = match?.connector.client;
+    if (client === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no resource "${uri}"; resources/list and resources/templates/list name them`,
+      );
+    }
+    try {
+      return await client.readResource({ uri }, { signal: extra.signal });
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const item = (await hub.resources(extra.signal)).resolve(uri);
+    if (item === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}" to subscribe to`);
+    }
+    await hub.subscribe(session, uri, item).catch((error: unknown) => {
+      throw protocolError(error);
+    });
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    await hub.unsubscribe(session, request.params.uri);
+    return {};
+  });
+
+  // -- completions -------------------------------------------------------------------------
+
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    const empty: CompleteResult = { completion: { values: [] } };
+    const { ref, argument, context } = request.params;
+    let connector: Connector | undefined;
+    let upstreamRef = ref;
+    if (ref.type === 'ref/prompt') {
+      const item = (await hub.prompts(extra.signal)).resolve(ref.name);
+      if (item === undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `no prompt "${ref.name}" to complete`);
+      }
+      connector = toolkit.connector(item.namespace);
+      upstreamRef = { type: 'ref/prompt', name: item.name };
+    } else {
+      connector = hub
+        .templates()
+        .find(({ template }) => template.uriTemplate === ref.uri)?.connector;
+    }
+    const client = connector?.client;
+    if (client?.getServerCapabilities()?.completions === undefined) return empty;
+    try {
+      return await client.complete(
+        { ref: upstreamRef, argument, ...(context === undefined ? {} : { context }) },
+        { signal: extra.signal },
+      );
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+
+  return server;
+}
+
+/** One page of `items` (sorted by `key`) after the cursor's key. */
+function page<T>(
+  items: T[],
+  key: (item: T) => string,
+  cursor: string | undefined,
+  size: number,
+): { items: T[]; nextCursor?: string } {
+  let start = 0;
+  if (cursor !== undefined) {
+    const after = decodeCursor(cursor);
+    // Keyset paging: items added or removed between pages never shift the ones after.
+    start = items.findIndex((item) => compare(key(item), after) > 0);
+    if (start < 0) start = items.length;
+  }
+  const slice = items.slice(start, start + size);
+  const last = slice.at(-1);
+  return start + size < items.length && last !== undefined
+    ? { items: slice, nextCursor: Buffer.from(key(last)).toString('base64url') }
+    : { items: slice };
+}
+
+function decodeCursor(cursor: string): string {
+  const after = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (after.length === 0 || Buffer.from(after).toString('base64url') !== cursor) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      'the cursor is not one this server issued; list again without a cursor',
+    );
+  }
+  return after;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function matches(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+function unknownTool(name: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `no tool "${name}"; tools/list names them`);
+}
+
+/** A toolkit failure outside a tool call as a JSON-RPC error. */
+function protocolError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  if (ToolError.isInstance(error)) {
+    const code =
+      error.code === 'not_found' ||
+      error.code === 'invalid_argument' ||
+      error.code === 'validation' ||
+      error.code === 'invalid_prompt'
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError;
+    return new McpError(code, error.message, { code: error.code });
+  }
+  return new McpError(
+    ErrorCode.InternalError,
+    error instanceof Error ? error.message : String(error),
+  );
+}
+
+/** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
+export function toCallToolResult(run: RunResult): CallToolResult {
+  if (run.mcpResult !== undefined) return run.mcpResult;
+  const value = run.structured;
+  if (value === undefined) return { content: [] };
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  const text = JSON.stringify(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> }
+    : { content: [{ type: 'text', text }] };
+}
+
+/**
+ * A failed call as a `tools/call` result with `isError: true`: the upstream's own content when it
+ * returned an error result, and the structured error (`code`, `message`, `toolId`) under
+ * {@link ERROR_META_KEY} in `_meta` and, for tools without an output schema, as
+ * `structuredContent.error` (a tool's output schema binds its `structuredContent`).
+ */
+export function errorResult(error: unknown, item: ToolItem): CallToolResult {
+  const failure = ToolError.isInstance(error)
+    ? error
+    : new ToolError('internal', error instanceof Error ? error.message : String(error), {
+        cause: error,
+        toolId: item.id,
+      });
+  const structured = {
+    code: failure.code,
+    message: failure.message,
+    toolId: failure.toolId ?? item.id,
+  };
+  const upstream = failure.cause as Partial<CallToolResult> | undefined;
+  const content =
+    upstream?.isError === true && Array.isArray(upstream.content) && upstream.content.length > 0
+      ? upstream.content
+      : [{ type: 'text' as const, text: `${failure.code}: ${failure.message}` }];
+  return {
+    isError: true,
+    content,
+    ...(item.tool.outputSchema === undefined ? { structuredContent: { error: structured } } : {}),
+    _meta: { [ERROR_META_KEY]: structured },
+  };
+}

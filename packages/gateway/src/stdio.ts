@@ -1,0 +1,48 @@
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Toolkit } from '@toolplane/toolkit';
+import { createMcpServer, type GatewayOptions } from './server.js';
+
+/** Options of {@link serveStdio}. */
+export interface ServeStdioOptions extends GatewayOptions {
+  /** Default `process.stdin`. */
+  readonly stdin?: Readable;
+  /** Default `process.stdout`. */
+  readonly stdout?: Writable;
+  /** Close the toolkit too when the server closes (default `false`: the toolkit is the caller's). */
+  readonly closeToolkit?: boolean;
+}
+
+/** A running gateway; see {@link serveStdio} and {@link serveHttp}. */
+export interface ServedGateway {
+  /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `toolkit` as an MCP server over stdio (one session: the process's client). Resolves
+ * once the transport is listening; `close()` ends it, as does the client closing stdin.
+ *
+ * The toolkit is the caller's to run and close unless `closeToolkit` is set; see
+ * {@link createMcpServer} for what is served.
+ */
+export async function serveStdio(
+  toolkit: Toolkit,
+  options: ServeStdioOptions = {},
+): Promise<ServedGateway> {
+  const server = createMcpServer(toolkit, options);
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await server.close();
+      if (options.closeToolkit === true) await toolkit.close();
+    })());
+  // The client closing stdin ends the session.
+  const stdin = options.stdin ?? process.stdin;
+  stdin.once('end', () => {
+    void close();
+  });
+  await server.connect(transport);
+  return { close };
+}

@@ -1,0 +1,25 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ConnectorSource } from '@toolplane/toolkit';
+import type { GatewayOptions } from '../server.js';
+
+const require = createRequire(import.meta.url);
+const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));
+
+/** The command that runs a gateway over stdio in a child process, in front of `upstreams`. */
+export function gatewayCommand(
+  upstreams: readonly { namespace: string; source: ConnectorSource }[],
+  options: GatewayOptions = {},
+): { command: string; args: string[] } {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  return {
+    command: process.execPath,
+    args: [
+      '--conditions=@toolplane/source',
+      '--import',
+      tsx,
+      entry,
+      JSON.stringify({ upstreams, options }),
+    ],
+  };
+}
