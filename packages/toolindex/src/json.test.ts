@@ -19,6 +19,16 @@ describe('frozenCopy', () => {
     expect(Object.keys(frozenCopy({ a: undefined, b: 1 }))).toEqual(['b']);
   });
 
+  it('keeps a __proto__ key as a key, leaving the prototype alone', () => {
+    const source = JSON.parse('{"properties":{"__proto__":{"type":"string"},"a":{}}}') as {
+      properties: Record<string, unknown>;
+    };
+    const copy = frozenCopy(source);
+    expect(Object.keys(copy.properties)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(copy.properties)).toBe(Object.prototype);
+    expect(jsonEqual(copy, source)).toBe(true);
+  });
+
   it('throws invalid_tool for a cycle', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -33,7 +33,18 @@ function copy(value: unknown, depth: number): unknown {
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
-    if (item !== undefined) out[key] = copy(item, depth + 1);
+    if (item === undefined) continue;
+    // Assigning `__proto__` would set the copy's prototype instead of keeping the key.
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, {
+        value: copy(item, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = copy(item, depth + 1);
+    }
   }
   return Object.freeze(out);
 }

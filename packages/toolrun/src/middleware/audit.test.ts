@@ -39,6 +39,16 @@ describe('audit', () => {
     expect(JSON.stringify(records)).not.toContain('secret');
   });
 
+  it('keeps an argument named __proto__ in the redacted shape', async () => {
+    const records: AuditRecord[] = [];
+    const ok = define('ok', () => 'fine');
+    await runnerWith(audit((record) => records.push(record))).run(
+      ok,
+      JSON.parse('{"__proto__":"x","a":1}') as Record<string, unknown>,
+    );
+    expect(Object.keys(records[0]?.args as object)).toEqual(['__proto__', 'a']);
+  });
+
   it('includes args when asked to', async () => {
     const records: AuditRecord[] = [];
     const id = define('ok', () => 'fine');

@@ -34,9 +34,8 @@ export const REDACTED = '[redacted]';
 
 function redact(args: unknown): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return REDACTED;
-  const shape: Record<string, string> = {};
-  for (const key of Object.keys(args)) shape[key] = REDACTED;
-  return shape;
+  // fromEntries defines keys, so an argument named `__proto__` is kept, not a prototype.
+  return Object.fromEntries(Object.keys(args).map((key) => [key, REDACTED]));
 }
 
 function codeOf(error: unknown, call: ToolCall): ToolErrorCode {
