@@ -267,28 +267,30 @@ describe('createMcpServer', () => {
   });
 
   it('coalesces a burst of changes into one notification per kind', async () => {
-    let count = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      count++;
-    });
-    const changed = nextNotification<undefined>((resolve) => {
-      const before = count;
-      const check = setInterval(() => {
-        if (count > before) {
-          clearInterval(check);
+    // A toolkit of its own, so no upstream change from another test can add a notification.
+    const quiet = createToolkit();
+    const session = await connect(quiet);
+    try {
+      let count = 0;
+      const changed = nextNotification<undefined>((resolve) => {
+        session.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          count++;
           resolve(undefined);
-        }
-      }, 5);
-    });
-    for (let i = 0; i < 5; i++) {
-      running.toolkit.addTool(
-        defineTool({ name: `burst${i}`, description: 'x', input: z.object({}), run: () => i }),
-      );
+        });
+      });
+      for (let i = 0; i < 5; i++) {
+        quiet.addTool(
+          defineTool({ name: `burst${i}`, description: 'x', input: z.object({}), run: () => i }),
+        );
+      }
+      await changed;
+      // The burst was one change: a second notification would have been queued before the ping.
+      await session.ping();
+      expect(count).toBe(1);
+      expect((await session.listTools()).tools).toHaveLength(5);
+    } finally {
+      await session.close();
     }
-    await changed;
-    // A second notification would need a second change: the burst was one.
-    await client.ping();
-    expect(count).toBe(1);
   });
 
   it('hides filtered tools from lists and calls', async () => {
