@@ -44,6 +44,8 @@ const REMOTE = /^https?:\/\/localhost:1234\//;
 
 function groupsOf(dialect: string): [string, SuiteGroup[]][] {
   const folder = join(suiteRoot, dialect);
+  // describe.skipIf still collects its body, so an absent suite must read as empty.
+  if (!existsSync(folder)) return [];
   return readdirSync(folder)
     .filter((file) => file.endsWith('.json') && SKIPPED_FILES[file] === undefined)
     .sort()
