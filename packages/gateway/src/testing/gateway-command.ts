@@ -6,10 +6,11 @@ import type { GatewayOptions } from '../server.js';
 const require = createRequire(import.meta.url);
 const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));
 
-/** The command that runs a gateway over stdio in a child process, in front of `upstreams`. */
+/** The command that runs a gateway in a child process, in front of `upstreams`. */
 export function gatewayCommand(
   upstreams: readonly { namespace: string; source: ConnectorSource }[],
   options: GatewayOptions = {},
+  mode: 'stdio' | 'http' = 'stdio',
 ): { command: string; args: string[] } {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
   return {
@@ -19,7 +20,7 @@ export function gatewayCommand(
       '--import',
       tsx,
       entry,
-      JSON.stringify({ upstreams, options }),
+      JSON.stringify({ upstreams, options, http: mode === 'http' }),
     ],
   };
 }

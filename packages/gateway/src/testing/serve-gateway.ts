@@ -1,12 +1,15 @@
 // Child-process entry for tests and benchmarks: a toolkit with the MCP servers named in the JSON
-// argument as connectors, served by the gateway over stdio.
+// argument as connectors, served by the gateway over stdio, or over Streamable HTTP on 127.0.0.1
+// when `http` is set (announced as one `LISTENING <url>` line on stdout).
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
+import { serveHttp } from '../http.js';
 import { serveStdio } from '../stdio.js';
 import type { GatewayOptions } from '../server.js';
 
 interface Config {
   readonly upstreams: readonly { namespace: string; source: ConnectorSource }[];
   readonly options?: GatewayOptions;
+  readonly http?: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{"upstreams":[]}') as Config;
@@ -14,7 +17,14 @@ const toolkit = createToolkit();
 for (const { namespace, source } of config.upstreams) toolkit.addConnector(source, { namespace });
 const running = toolkit.run();
 await toolkit.ready();
-const served = await serveStdio(toolkit, { ...config.options, closeToolkit: true });
+let served: { close(): Promise<void> };
+if (config.http === true) {
+  const gateway = await serveHttp(toolkit, { ...config.options, port: 0, closeToolkit: true });
+  process.stdout.write(`LISTENING ${gateway.url.href}\n`);
+  served = gateway;
+} else {
+  served = await serveStdio(toolkit, { ...config.options, closeToolkit: true });
+}
 process.once('SIGTERM', () => {
   void served.close().then(() => process.exit(0));
 });

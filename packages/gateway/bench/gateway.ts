@@ -1,0 +1,201 @@
+// Gateway hop vs the direct path, echo tool, over stdio and Streamable HTTP: per-call median and
+// p99, throughput at 32 concurrent calls; tools/list of 1,000 aggregated tools; memory per session.
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
+import { createToolkit, defineTool } from '@toolplane/toolkit';
+import { z } from 'zod';
+import { createMcpServer } from '../src/server.js';
+import { serveHttp } from '../src/http.js';
+import { gatewayCommand } from '../src/testing/gateway-command.js';
+
+const CALLS = 2_000;
+const RUNS = 5;
+const CONCURRENCY = 32;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+async function latency(call: () => Promise<unknown>): Promise<{ median: number; p99: number }> {
+  for (let i = 0; i < 200; i++) await call();
+  const medians: number[] = [];
+  const p99s: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const times: number[] = [];
+    for (let i = 0; i < CALLS / RUNS; i++) {
+      const start = performance.now();
+      await call();
+      times.push(performance.now() - start);
+    }
+    medians.push(median(times));
+    p99s.push(percentile(times, 0.99));
+  }
+  return { median: median(medians) * 1000, p99: median(p99s) * 1000 };
+}
+
+async function throughput(call: () => Promise<unknown>): Promise<number> {
+  const rates: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const per = Math.ceil(CALLS / CONCURRENCY);
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let i = 0; i < per; i++) await call();
+      }),
+    );
+    rates.push((per * CONCURRENCY) / ((performance.now() - start) / 1000));
+  }
+  return median(rates);
+}
+
+async function stdioClient(command: { command: string; args: readonly string[] }): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: command.command,
+      args: [...command.args],
+      stderr: 'inherit',
+    }),
+  );
+  return client;
+}
+
+async function httpClient(url: URL): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
+}
+
+/** Starts an HTTP gateway child and resolves with its URL and a way to stop it. */
+async function httpGatewayChild(upstream: URL): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const { command, args } = gatewayCommand(
+    [{ namespace: 'fx', source: upstream.href }],
+    {},
+    'http',
+  );
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<URL>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const match = /LISTENING (\S+)/.exec(buffered);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    });
+    child.once('exit', () => {
+      reject(new Error('the gateway exited before it listened'));
+    });
+  });
+  child.stdout.resume();
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function row(label: string, r: { median: number; p99: number }, rate: number): string {
+  return `${label.padEnd(34)} median ${r.median.toFixed(0).padStart(6)} µs   p99 ${r.p99.toFixed(0).padStart(6)} µs   ${rate.toFixed(0).padStart(6)} calls/s @${CONCURRENCY}`;
+}
+
+const echo = (client: Client, name: string) => () =>
+  client.callTool({ name, arguments: { text: 'hello' } });
+
+// -- stdio ---------------------------------------------------------------------------------
+
+const direct = await stdioClient(fixtureCommand('stdio'));
+const viaGateway = await stdioClient(
+  gatewayCommand([{ namespace: 'fx', source: fixtureCommand('stdio') }]),
+);
+const stdioDirect = await latency(echo(direct, 'echo'));
+const stdioGateway = await latency(echo(viaGateway, 'fx__echo'));
+const stdioDirectRate = await throughput(echo(direct, 'echo'));
+const stdioGatewayRate = await throughput(echo(viaGateway, 'fx__echo'));
+await direct.close();
+await viaGateway.close();
+
+// -- Streamable HTTP -----------------------------------------------------------------------
+
+const fixture = await startHttpFixture();
+const gatewayChild = await httpGatewayChild(fixture.url);
+const httpDirect = await httpClient(fixture.url);
+const httpVia = await httpClient(gatewayChild.url);
+const httpDirectLatency = await latency(echo(httpDirect, 'echo'));
+const httpGatewayLatency = await latency(echo(httpVia, 'fx__echo'));
+const httpDirectRate = await throughput(echo(httpDirect, 'echo'));
+const httpGatewayRate = await throughput(echo(httpVia, 'fx__echo'));
+await httpDirect.close();
+await httpVia.close();
+await gatewayChild.stop();
+await fixture.close();
+
+// -- tools/list of 1,000 tools, in memory ----------------------------------------------------
+
+const many = createToolkit({
+  tools: Array.from({ length: 1_000 }, (_, i) =>
+    defineTool({
+      name: `tool_${i}`,
+      description: `Tool number ${i}, which does thing ${i % 17}.`,
+      input: z.object({ value: z.string() }),
+      run: ({ value }) => value,
+    }),
+  ),
+});
+const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+await createMcpServer(many, { pageSize: 1_000 }).connect(serverSide);
+const listClient = new Client({ name: 'bench', version: '0' });
+await listClient.connect(clientSide);
+const listLatency = await latency(async () => {
+  const { tools } = await listClient.listTools();
+  if (tools.length !== 1_000) throw new Error(`listed ${tools.length} tools`);
+});
+const pingLatency = await latency(() => listClient.ping());
+await listClient.close();
+
+// -- memory per session ----------------------------------------------------------------------
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const memToolkit = createToolkit({ tools: [] });
+const memGateway = await serveHttp(memToolkit, { port: 0 });
+const SESSIONS = 100;
+gc?.();
+const before = process.memoryUsage().heapUsed;
+const sessions = await Promise.all(
+  Array.from({ length: SESSIONS }, () => httpClient(memGateway.url)),
+);
+gc?.();
+const after = process.memoryUsage().heapUsed;
+await Promise.all(sessions.map((s) => s.close()));
+await memGateway.close();
+
+console.log(`gateway benchmark (${CALLS} calls × median of ${RUNS} runs)\n`);
+console.log(row('stdio, direct', stdioDirect, stdioDirectRate));
+console.log(row('stdio, through the gateway', stdioGateway, stdioGatewayRate));
+console.log(row('HTTP, direct', httpDirectLatency, httpDirectRate));
+console.log(row('HTTP, through the gateway', httpGatewayLatency, httpGatewayRate));
+console.log('');
+const hop = (via: number, straight: number) => ((via - straight) / straight).toFixed(2);
+console.log(
+  `stdio: through/direct ${(stdioGateway.median / stdioDirect.median).toFixed(2)}×; the added hop costs ${hop(stdioGateway.median, stdioDirect.median)}× the direct path (target ≤ 1.3×); floor 390 µs → direct ${(stdioDirect.median / 390).toFixed(2)}× floor`,
+);
+console.log(
+  `HTTP:  through/direct ${(httpGatewayLatency.median / httpDirectLatency.median).toFixed(2)}×; the added hop costs ${hop(httpGatewayLatency.median, httpDirectLatency.median)}× the direct path (target ≤ 1.3×); floor 2200 µs → direct ${(httpDirectLatency.median / 2200).toFixed(2)}× floor`,
+);
+console.log(
+  `tools/list of 1,000 tools (in memory): median ${listLatency.median.toFixed(0)} µs, p99 ${listLatency.p99.toFixed(0)} µs; ping on the same transport ${pingLatency.median.toFixed(0)} µs (floor ~100 µs)`,
+);
+console.log(
+  `memory per HTTP session (server and client in one process, ${SESSIONS} sessions${gc === undefined ? ', no --expose-gc' : ''}): ${((after - before) / SESSIONS / 1024).toFixed(1)} KiB`,
+);
