@@ -23,6 +23,7 @@ export type {
   SearchPage,
   ToolEntry,
   ToolIndex,
+  ToolPage,
   ToolRegistration,
   ToolSummary,
 } from './tool-index.js';

@@ -18,7 +18,8 @@ export interface StandardJsonSchema<Input = unknown, Output = Input> {
   };
 }
 
-type StandardResult<Output> =
+/** What a Standard Schema's `validate` returns: the value, or the issues. */
+export type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | {
       readonly issues: readonly {

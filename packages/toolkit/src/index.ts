@@ -65,6 +65,7 @@ export type {
   InferInput,
   SchemaInput,
   StandardJsonSchema,
+  StandardResult,
   ToolContext,
   ToolDefinition,
 } from './define-tool.js';

@@ -26,6 +26,7 @@ export type {
   ChainProgressEvent,
   ChainResult,
   ChainStep,
+  MaybePromise,
   RunChainOptions,
   Runner,
   RunnerOptions,

@@ -25,7 +25,8 @@ import type {
   ToolCall,
 } from './types.js';
 
-type MaybePromise<T> = T | Promise<T>;
+/** A value, or a promise of one. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** Options of {@link createRunner}. */
 export interface RunnerOptions {

@@ -42,10 +42,11 @@ describe('audit', () => {
   it('keeps an argument named __proto__ in the redacted shape', async () => {
     const records: AuditRecord[] = [];
     const ok = define('ok', () => 'fine');
-    await runnerWith(audit((record) => records.push(record))).run(
-      ok,
-      JSON.parse('{"__proto__":"x","a":1}') as Record<string, unknown>,
-    );
+    await runnerWith(
+      audit((record) => {
+        records.push(record);
+      }),
+    ).run(ok, JSON.parse('{"__proto__":"x","a":1}') as Record<string, unknown>);
     expect(Object.keys(records[0]?.args as object)).toEqual(['__proto__', 'a']);
   });
 
