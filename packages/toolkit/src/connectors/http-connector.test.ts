@@ -1,0 +1,168 @@
+/* eslint-disable @typescript-eslint/no-deprecated -- the legacy HTTP+SSE server is under test here */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
+import { createConnector, type Connector } from './connector.js';
+
+// An MCP server whose `whoami` tool reports what reached it over HTTP: the URL and the headers.
+function whoamiServer(): McpServer {
+  const server = new McpServer({ name: 'whoami', version: '1.0.0' });
+  server.registerTool(
+    'whoami',
+    { description: 'Reports the request.', inputSchema: { n: z.number().optional() } },
+    (_args, extra) => {
+      const info = { url: extra.requestInfo?.url?.href, headers: extra.requestInfo?.headers };
+      return { content: [{ type: 'text', text: JSON.stringify(info) }] };
+    },
+  );
+  return server;
+}
+
+interface Served {
+  readonly url: URL;
+  close(): Promise<void>;
+}
+
+async function listen(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<Served & { server: Server }> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+/** Streamable HTTP, one transport per session, like a real deployment. */
+function serveStreamable(): Promise<Served> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  return listen(async (req, res) => {
+    const id = req.headers['mcp-session-id'];
+    let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (transport === undefined) {
+      const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (sessionId) => sessions.set(sessionId, fresh),
+      });
+      await whoamiServer().connect(fresh);
+      transport = fresh;
+    }
+    await transport.handleRequest(req, res);
+  });
+}
+
+/** The older HTTP+SSE transport only: a GET opens the stream, POSTs go to /messages. */
+function serveSseOnly(): Promise<Served> {
+  const transports = new Map<string, SSEServerTransport>();
+  return listen(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/mcp') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      await whoamiServer().connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get('sessionId') ?? '');
+    if (req.method === 'POST' && url.pathname === '/messages' && transport !== undefined) {
+      await transport.handlePostMessage(req, res);
+      return;
+    }
+    // What a legacy server answers to a Streamable HTTP POST.
+    res.writeHead(405).end();
+  });
+}
+
+const servers: Served[] = [];
+const connectors: Connector[] = [];
+const toolkits: Toolkit[] = [];
+afterEach(async () => {
+  await Promise.all(connectors.splice(0).map((c) => c.close()));
+  await Promise.all(toolkits.splice(0).map((t) => t.close()));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function whoami(
+  connector: Connector,
+): Promise<{ url?: string; headers?: Record<string, string> }> {
+  const result = await connector.client!.callTool({ name: 'whoami', arguments: {} });
+  const [block] = result.content as { type: string; text: string }[];
+  return JSON.parse(block?.text ?? '{}') as { url?: string; headers?: Record<string, string> };
+}
+
+describe('Connector over HTTP', () => {
+  it('sends its headers and bearer token and keeps the query string', async () => {
+    const served = await serveStreamable();
+    servers.push(served);
+    const url = new URL(served.url);
+    url.searchParams.set('tenant', 'a b');
+    const connector = createConnector({ url, headers: { 'x-team': 'tools' }, token: 's3cret' });
+    connectors.push(connector);
+    connector.start();
+    await connector.ready();
+    const seen = await whoami(connector);
+    expect(new URL(seen.url ?? '').searchParams.get('tenant')).toBe('a b');
+    expect(seen.headers?.['x-team']).toBe('tools');
+    expect(seen.headers?.authorization).toBe('Bearer s3cret');
+  });
+
+  it('falls back to HTTP+SSE for a server that predates Streamable HTTP', async () => {
+    const served = await serveSseOnly();
+    servers.push(served);
+    const connector = createConnector(
+      { url: served.url, token: 'legacy' },
+      { namespace: 'legacy' },
+    );
+    connectors.push(connector);
+    connector.start();
+    await connector.ready();
+    expect(connector.lists.tools.map((tool) => tool.name)).toEqual(['whoami']);
+    expect((await whoami(connector)).headers?.authorization).toBe('Bearer legacy');
+  });
+});
+
+describe('toolkit start-up', () => {
+  it('connects a healthy server while another hangs, without waiting for it', async () => {
+    const events: ToolkitEvent[] = [];
+    const toolkit = createToolkit({
+      connectorDefaults: { connectTimeoutMs: 4_000, backoff: { initialDelayMs: 60_000 } },
+      delegate: { call: () => Promise.resolve(undefined), onEvent: (event) => events.push(event) },
+    });
+    toolkits.push(toolkit);
+    // Registered first, and never answers `initialize`.
+    toolkit.addConnector(
+      { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      { namespace: 'hangs' },
+    );
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'healthy' });
+    const controller = new AbortController();
+    const running = toolkit.run({ signal: controller.signal });
+    await toolkit.ready();
+    const order = events
+      .filter((e) => e.type === 'state_change' && e.state !== 'connecting')
+      .map((e) => `${e.namespace}:${e.type === 'state_change' ? e.state : ''}`);
+    expect(order).toEqual(['healthy:connected', 'hangs:failed']);
+    controller.abort();
+    await running;
+  });
+});
