@@ -9,11 +9,18 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
-import { createConnector, type Connector } from './connector.js';
+import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 
 // An MCP server whose `whoami` tool reports what reached it over HTTP: the URL and the headers.
 function whoamiServer(): McpServer {
   const server = new McpServer({ name: 'whoami', version: '1.0.0' });
+  // One prompt and one resource up front, so their handlers exist before the client connects.
+  server.registerPrompt('hello', { description: 'Says hello.' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
+  }));
+  server.registerResource('motd', 'memo://motd', {}, (uri) => ({
+    contents: [{ uri: uri.href, text: 'welcome' }],
+  }));
   server.registerTool(
     'whoami',
     { description: 'Reports the request.', inputSchema: { n: z.number().optional() } },
@@ -55,7 +62,7 @@ async function listen(
 }
 
 /** Streamable HTTP, one transport per session, like a real deployment. */
-function serveStreamable(): Promise<Served> {
+function serveStreamable(onServer: (server: McpServer) => void = () => undefined): Promise<Served> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   return listen(async (req, res) => {
     const id = req.headers['mcp-session-id'];
@@ -65,7 +72,9 @@ function serveStreamable(): Promise<Served> {
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (sessionId) => sessions.set(sessionId, fresh),
       });
-      await whoamiServer().connect(fresh);
+      const server = whoamiServer();
+      onServer(server);
+      await server.connect(fresh);
       transport = fresh;
     }
     await transport.handleRequest(req, res);
@@ -138,6 +147,59 @@ describe('Connector over HTTP', () => {
     await connector.ready();
     expect(connector.lists.tools.map((tool) => tool.name)).toEqual(['whoami']);
     expect((await whoami(connector)).headers?.authorization).toBe('Bearer legacy');
+  });
+});
+
+describe('Connector list changes', () => {
+  it('follows prompt and resource list changes and resource updates the server pushes', async () => {
+    const instances: McpServer[] = [];
+    const served = await serveStreamable((server) => instances.push(server));
+    servers.push(served);
+    const events: ConnectorEvent[] = [];
+    const wakers = new Set<() => void>();
+    const connector = createConnector(served.url, {
+      namespace: 'pushy',
+      onEvent: (event) => {
+        events.push(event);
+        for (const wake of wakers) wake();
+      },
+    });
+    connectors.push(connector);
+    const next = (type: ConnectorEvent['type']) =>
+      new Promise<ConnectorEvent>((resolve) => {
+        const from = events.length;
+        const check = (): void => {
+          const found = events.slice(from).find((e) => e.type === type);
+          if (found !== undefined) {
+            wakers.delete(check);
+            resolve(found);
+          }
+        };
+        wakers.add(check);
+      });
+    connector.start();
+    await connector.ready();
+    const server = instances[0]!;
+
+    const prompts = next('prompt_list_changed');
+    server.registerPrompt('late', { description: 'Added later.' }, () => ({ messages: [] }));
+    await prompts;
+    expect(connector.lists.prompts.map((p) => p.name)).toEqual(['hello', 'late']);
+
+    const resources = next('resource_list_changed');
+    server.registerResource('notes', 'memo://notes', {}, (uri) => ({
+      contents: [{ uri: uri.href, text: 'n' }],
+    }));
+    await resources;
+    expect(connector.lists.resources.map((r) => r.uri)).toEqual(['memo://motd', 'memo://notes']);
+
+    const updated = next('resource_updated');
+    await server.server.sendResourceUpdated({ uri: 'memo://notes' });
+    expect(await updated).toEqual({
+      type: 'resource_updated',
+      namespace: 'pushy',
+      uri: 'memo://notes',
+    });
   });
 });
 
