@@ -227,4 +227,22 @@ describe('toolkit start-up', () => {
     controller.abort();
     await running;
   });
+
+  it('adds a connector while running and removes it, tools and child with it', async () => {
+    const toolkit = createToolkit();
+    toolkits.push(toolkit);
+    const controller = new AbortController();
+    const running = toolkit.run({ signal: controller.signal });
+    expect(toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'late' })).toBe('late');
+    await toolkit.ready();
+    expect(toolkit.index.hasTool('late:echo')).toBe(true);
+    const pid = toolkit.connectors()[0]?.pid;
+    expect(pid).toBeGreaterThan(0);
+    expect(await toolkit.removeConnector('late')).toBe(true);
+    expect(toolkit.index.hasTool('late:echo')).toBe(false);
+    expect(toolkit.connectors()).toEqual([]);
+    expect(() => process.kill(pid ?? 0, 0)).toThrow();
+    controller.abort();
+    await running;
+  });
 });
