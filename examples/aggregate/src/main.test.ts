@@ -1,0 +1,18 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const exampleDir = fileURLToPath(new URL('..', import.meta.url));
+
+describe('aggregate example', () => {
+  it('runs end to end against a real MCP server and passes its own checks', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--conditions=@toolplane/source', '--import', 'tsx', 'src/main.ts'],
+      { cwd: exampleDir },
+    );
+    expect(stdout).toContain('aggregate: all checks passed');
+  });
+});
