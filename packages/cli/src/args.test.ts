@@ -1,0 +1,74 @@
+import { ToolError } from '@toolplane/toolkit';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseArgs } from './args.js';
+
+const schema = {
+  type: 'object',
+  properties: {
+    n: { type: 'integer' },
+    on: { type: 'boolean' },
+    name: { type: 'string' },
+    tags: { type: 'array' },
+    user: { type: 'object', properties: { age: { type: 'number' } } },
+  },
+};
+
+describe('parseArgs', () => {
+  it('reads each value by the type its property declares', () => {
+    expect(
+      parseArgs({
+        schema,
+        pairs: [
+          'n=3',
+          'on=true',
+          'name=42',
+          'tags=["a"]',
+          'user.age=7',
+          'extra={"x":1}',
+          'free=text',
+        ],
+      }),
+    ).toEqual({
+      n: 3,
+      on: true,
+      name: '42',
+      tags: ['a'],
+      user: { age: 7 },
+      extra: { x: 1 },
+      free: 'text',
+    });
+  });
+
+  it('lets key=value override --args JSON', () => {
+    expect(parseArgs({ schema, json: '{"n":1,"name":"a"}', pairs: ['n=2'] })).toEqual({
+      n: 2,
+      name: 'a',
+    });
+  });
+
+  it('keeps any string value of a string property exactly', () => {
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        expect(parseArgs({ schema, pairs: [`name=${value}`] })).toEqual({ name: value });
+      }),
+    );
+  });
+
+  it('throws invalid_argument for malformed words and JSON', () => {
+    for (const options of [
+      { pairs: ['novalue'] },
+      { pairs: ['=x'] },
+      { json: '[1]' },
+      { json: '{' },
+      { pairs: ['__proto__.x=1'] },
+    ]) {
+      try {
+        parseArgs(options);
+        expect.unreachable();
+      } catch (error) {
+        expect(ToolError.isInstance(error) && error.code).toBe('invalid_argument');
+      }
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { ToolError } from '@toolplane/toolkit';
+
+/** Options of {@link parseArgs}. */
+export interface ParseArgsOptions {
+  /** `--args`: a JSON object, merged under the `key=value` pairs. */
+  readonly json?: string;
+  /** The `key=value` words. */
+  readonly pairs?: readonly string[];
+  /** The tool's (or prompt's) input schema: says how to read each value. */
+  readonly schema?: unknown;
+}
+
+/**
+ * Builds a call's arguments from `--args JSON` and `key=value` words. A value is read by the
+ * type its property declares: numbers and booleans are parsed, objects and arrays are JSON,
+ * strings are taken as written; for an undeclared property, JSON if it parses, else the text.
+ * A dotted key (`user.name=ada`) sets a nested property.
+ *
+ * @throws {ToolError} `invalid_argument` naming the word or JSON that is malformed.
+ */
+export function parseArgs(options: ParseArgsOptions): Record<string, unknown> {
+  let args: Record<string, unknown> = {};
+  if (options.json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(options.json);
+    } catch (error) {
+      throw new ToolError(
+        'invalid_argument',
+        `--args: not valid JSON: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ToolError(
+        'invalid_argument',
+        '--args must be a JSON object, e.g. \'{"city":"Paris"}\'',
+      );
+    }
+    args = parsed as Record<string, unknown>;
+  }
+  for (const pair of options.pairs ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) {
+      throw new ToolError(
+        'invalid_argument',
+        `${JSON.stringify(pair)} is not key=value; write e.g. city=Paris (or pass --args JSON)`,
+      );
+    }
+    const path = pair.slice(0, at).split('.');
+    if (
+      path.some(
+        (part) =>
+          part === '' || part === '__proto__' || part === 'constructor' || part === 'prototype',
+      )
+    ) {
+      throw new ToolError(
+        'invalid_argument',
+        `${JSON.stringify(pair)}: the key is not a usable property path`,
+      );
+    }
+    let target = args;
+    let schema = options.schema;
+    for (const part of path.slice(0, -1)) {
+      const next = target[part];
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) target[part] = {};
+      target = target[part] as Record<string, unknown>;
+      schema = propertySchema(schema, part);
+    }
+    const key = path.at(-1) ?? '';
+    target[key] = readValue(pair.slice(at + 1), propertySchema(schema, key), pair);
+  }
+  return args;
+}
+
+function propertySchema(schema: unknown, key: string): unknown {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  return properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
+}
+
+function declaredTypes(schema: unknown): Set<string> {
+  if (typeof schema !== 'object' || schema === null) return new Set();
+  const s = schema as {
+    type?: unknown;
+    enum?: unknown;
+    const?: unknown;
+    anyOf?: unknown;
+    oneOf?: unknown;
+  };
+  const types = new Set<string>();
+  if (typeof s.type === 'string') types.add(s.type);
+  if (Array.isArray(s.type)) for (const t of s.type) if (typeof t === 'string') types.add(t);
+  for (const values of [s.enum, s.const === undefined ? undefined : [s.const]]) {
+    if (Array.isArray(values)) for (const v of values) types.add(v === null ? 'null' : typeof v);
+  }
+  for (const list of [s.anyOf, s.oneOf]) {
+    if (Array.isArray(list))
+      for (const sub of list) for (const t of declaredTypes(sub)) types.add(t);
+  }
+  return types;
+}
+
+function readValue(text: string, schema: unknown, pair: string): unknown {
+  const types = declaredTypes(schema);
+  if (types.has('string') && !types.has('object') && !types.has('array')) return text;
+  if (types.size === 0 || types.has('object') || types.has('array')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      if (types.size === 0) return text;
+      throw new ToolError(
+        'invalid_argument',
+        `${pair}: expected JSON for an ${[...types].join(' or ')}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  if (
+    (types.has('number') || types.has('integer')) &&
+    text.trim() !== '' &&
+    Number.isFinite(Number(text))
+  ) {
+    return Number(text);
+  }
+  if (types.has('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  if (types.has('null') && text === 'null') return null;
+  // Let the tool's validation say what is wrong with it, naming the argument.
+  return text;
+}

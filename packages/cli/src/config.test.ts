@@ -1,0 +1,114 @@
+import { join } from 'node:path';
+import { ToolError } from '@toolplane/toolkit';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from './config.js';
+import { MASK } from './secrets.js';
+
+const file = join('project', 'toolplane.config.json');
+
+function problem(config: unknown, env: Record<string, string> = {}): string {
+  try {
+    parseConfig(JSON.stringify(config), { file, env });
+  } catch (error) {
+    if (ToolError.isInstance(error) && error.code === 'invalid_config') return error.message;
+    throw error;
+  }
+  throw new Error('expected an invalid_config error');
+}
+
+describe('parseConfig', () => {
+  it('accepts a Claude Desktop mcpServers file as it is', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        globalShortcut: 'Ctrl+Space',
+        mcpServers: {
+          'my files': { command: 'npx', args: ['-y', 'server'], env: { KEY: 'abcd1234' } },
+          remote: {
+            url: 'https://mcp.example.com/mcp',
+            headers: { Authorization: 'Bearer tok-123456' },
+          },
+          off: { command: 'x', disabled: true },
+        },
+      }),
+      { file, env: {} },
+    );
+    expect(config.connectors.map((c) => [c.namespace, c.transport])).toEqual([
+      ['my-files', 'stdio'],
+      ['remote', 'http'],
+    ]);
+    expect(config.store).toEqual({
+      kind: 'sqlite',
+      path: expect.stringMatching(/project[\\/]\.toolplane[\\/]toolplane\.db$/),
+    });
+    expect(config.connectors[1]?.display).toBe(
+      `https://mcp.example.com/mcp (Authorization: ${MASK})`,
+    );
+    expect(config.secrets.redact('key abcd1234 and Bearer tok-123456')).toBe(
+      `key ${MASK} and ${MASK}`,
+    );
+  });
+
+  it('substitutes ${VAR} and ${VAR:-default}, and masks what it substituted', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        connectors: { gh: { url: 'https://${HOST:-api.example.com}/mcp?key=${KEY}' } },
+      }),
+      { file, env: { KEY: 'zzz-secret' } },
+    );
+    expect(config.connectors[0]?.display).toBe(`https://api.example.com/mcp?key=${MASK}`);
+  });
+
+  it('reads toolplane keys: namespaces, filters, naming, mode, store, http, prompts', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: { a: { command: 'x', namespace: 'alpha', tools: { deny: ['rm'] } } },
+        mode: 'search',
+        naming: { separator: '_' },
+        store: { postgres: 'postgres://u:pg-password@127.0.0.1/db' },
+        http: { port: 9000, token: 'a-token-of-16-chars' },
+        prompts: 'agents',
+      }),
+      { file, env: {} },
+    );
+    expect(config.connectors[0]?.namespace).toBe('alpha');
+    expect(config.filter).toEqual({ alpha: { deny: ['rm'] } });
+    expect(config.mode).toBe('search');
+    expect(config.http).toMatchObject({ host: '127.0.0.1', port: 9000, path: '/mcp' });
+    expect(config.promptsDir).toMatch(/project[\\/]agents$/);
+    expect(config.secrets.redact('pg-password a-token-of-16-chars')).toBe(`${MASK} ${MASK}`);
+  });
+
+  it('names the path and the problem for each kind of mistake', () => {
+    expect(problem({ mcpServers: { github: { url: 'ftp://x' } } })).toMatch(
+      /mcpServers\.github\.url: must be an http\(s\) URL/,
+    );
+    expect(problem({ mcpServers: { a: { args: [] } } })).toMatch(/mcpServers\.a: needs "command"/);
+    expect(problem({ mcpServers: { a: { command: 'x', url: 'https://x' } } })).toMatch(
+      /mcpServers\.a: has both/,
+    );
+    expect(problem({ mcpServers: { a: { url: 'https://x/${NOPE}' } } })).toMatch(
+      /mcpServers\.a\.url: environment variable NOPE is not set/,
+    );
+    expect(problem({ mcpServers: { builtin: { command: 'x' } } })).toMatch(
+      /mcpServers\.builtin: namespace "builtin" is already used/,
+    );
+    expect(
+      problem({ mcpServers: { a: { command: 'x' } }, connectors: { a: { command: 'y' } } }),
+    ).toMatch(/connectors\.a: namespace "a"/);
+    expect(problem({ mcpServers: { a: { module: '@toolplane/no-such-package' } } })).toMatch(
+      /mcpServers\.a\.module: cannot find/,
+    );
+    expect(problem({ http: { port: 70_000 } })).toMatch(/^toolplane\.config\.json: http\.port: /);
+    expect(problem({ mode: 'everything' })).toMatch(/mode: /);
+    expect(problem({ store: { postgres: 'mysql://x' } })).toMatch(/store/);
+  });
+
+  it('reports YAML and JSON syntax errors with the file name', () => {
+    expect(() => parseConfig('{ "a": ', { file, env: {} })).toThrow(
+      /toolplane\.config\.json: not valid JSON/,
+    );
+    expect(() => parseConfig('a: [1,\n', { file: 'x.yaml', env: {} })).toThrow(
+      /x\.yaml:\d+:\d+: not valid YAML/,
+    );
+  });
+});

@@ -1,0 +1,481 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { sanitizeNamespace, ToolError, type ConnectorSource } from '@toolplane/toolkit';
+import type { ToolFilter } from '@toolplane/gateway';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { Secrets } from './secrets.js';
+
+/** The file names {@link findConfigFile} looks for, in order. */
+export const CONFIG_FILE_NAMES = [
+  'toolplane.config.yaml',
+  'toolplane.config.yml',
+  'toolplane.config.json',
+] as const;
+
+/** Where the user store lives unless the config says otherwise, relative to the config file. */
+export const DEFAULT_STORE_PATH = '.toolplane/toolplane.db';
+
+/** The HTTP port `serve --http` listens on unless told otherwise. */
+export const DEFAULT_HTTP_PORT = 8808;
+
+/** One upstream MCP server of a {@link CliConfig}. */
+export interface ConnectorConfig {
+  /** The key it has under `mcpServers` (or `connectors`) in the file. */
+  readonly key: string;
+  /** The namespace its tools appear under. */
+  readonly namespace: string;
+  readonly transport: 'stdio' | 'http';
+  readonly source: ConnectorSource;
+  /** How to show the source to people: a command line or a URL, secrets masked. */
+  readonly display: string;
+}
+
+/** Where the `user` namespace is kept. */
+export type StoreConfig =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly connectionString: string; readonly schema?: string }
+  | { readonly kind: 'memory' };
+
+/** A loaded, validated configuration with every path made absolute; see {@link loadConfig}. */
+export interface CliConfig {
+  /** The file it came from, or `undefined` for an empty configuration. */
+  readonly file: string | undefined;
+  /** The directory relative paths in the file are resolved against. */
+  readonly dir: string;
+  readonly connectors: readonly ConnectorConfig[];
+  /** Whether the builtin tools (time, JSON, text) are served. */
+  readonly builtins: boolean;
+  /** The directory of markdown prompts, when there is one. */
+  readonly promptsDir: string | undefined;
+  readonly store: StoreConfig;
+  /** How the gateway lists tools: all of them, or search/describe/call only. */
+  readonly mode: 'tools' | 'search';
+  readonly naming: { readonly separator?: string; readonly transparent?: string };
+  readonly instructions: string | undefined;
+  /** Tool filters by namespace, from each server's `tools` key. */
+  readonly filter: Readonly<Record<string, ToolFilter>>;
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    readonly path: string;
+    readonly token?: string;
+    readonly allowedOrigins?: readonly string[];
+    readonly stateless?: boolean;
+  };
+  /** Every secret value in the file, for masking output. */
+  readonly secrets: Secrets;
+}
+
+const stringList = z.array(z.string());
+
+const filterSchema = z.strictObject({
+  allow: stringList.optional(),
+  deny: stringList.optional(),
+  allowTags: stringList.optional(),
+  denyTags: stringList.optional(),
+});
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+// Loose: files written for Claude Desktop, Cursor or Cline carry keys of their own
+// (`type`, `disabled`, `autoApprove`…), and an existing file must work as it is.
+const serverSchema = z
+  .looseObject({
+    type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
+    command: z.string().trim().min(1, 'must be a non-empty command').optional(),
+    module: z.string().trim().min(1, 'must be an npm package name').optional(),
+    args: stringList.optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    namespace: z.string().optional(),
+    tools: filterSchema.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .superRefine((server, context) => {
+    const kinds = (['command', 'module', 'url'] as const).filter((k) => server[k] !== undefined);
+    if (kinds.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          kinds.length === 0
+            ? 'needs "command" (a stdio server), "module" (an installed npm package) or "url" (a remote server)'
+            : `has both ${kinds.map((k) => `"${k}"`).join(' and ')}; keep one`,
+      });
+    }
+  });
+
+const configSchema = z.looseObject({
+  mcpServers: z.record(z.string(), serverSchema).optional(),
+  connectors: z.record(z.string(), serverSchema).optional(),
+  builtins: z.boolean().optional(),
+  prompts: z.string().min(1).optional(),
+  store: z
+    .union([
+      z.enum(['sqlite', 'memory']),
+      z.strictObject({ sqlite: z.string().min(1) }),
+      z.strictObject({
+        postgres: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'),
+        schema: z.string().optional(),
+      }),
+    ])
+    .optional(),
+  mode: z.enum(['tools', 'search']).optional(),
+  naming: z
+    .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
+    .optional(),
+  instructions: z.string().optional(),
+  http: z
+    .strictObject({
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(0).max(65_535).optional(),
+      path: z.string().startsWith('/', 'must start with "/"').optional(),
+      token: z.string().min(16, 'must be at least 16 characters').optional(),
+      allowedOrigins: stringList.optional(),
+      stateless: z.boolean().optional(),
+    })
+    .optional(),
+});
+
+type ServerEntry = z.infer<typeof serverSchema>;
+
+/**
+ * The config file in `dir`: the first of {@link CONFIG_FILE_NAMES} that exists, or `undefined`.
+ */
+export function findConfigFile(dir: string): string | undefined {
+  for (const name of CONFIG_FILE_NAMES) {
+    const file = join(dir, name);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /** The config file; default: the one {@link findConfigFile} finds in `cwd`. */
+  readonly file?: string;
+  /** Default `process.cwd()`. */
+  readonly cwd?: string;
+  /** Variables for `${NAME}` substitution; default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Reads, substitutes and validates a toolplane config file (JSON or YAML; see
+ * {@link parseConfig}).
+ *
+ * @throws {ToolError} `invalid_config` when there is no config file, it cannot be read or
+ * parsed, or it is invalid: the message names the key path and the problem.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<CliConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const file = options.file === undefined ? findConfigFile(cwd) : resolve(cwd, options.file);
+  if (file === undefined) {
+    throw new ToolError(
+      'invalid_config',
+      `no ${CONFIG_FILE_NAMES.join(', ')} in ${cwd}; create one or pass --config FILE`,
+    );
+  }
+  let text: string;
+  try {
+    text = await readFile(file, { encoding: 'utf8', signal: options.signal });
+  } catch (error) {
+    throw new ToolError(
+      'invalid_config',
+      `cannot read config file ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return parseConfig(text, { file, ...(options.env === undefined ? {} : { env: options.env }) });
+}
+
+/** Options of {@link parseConfig}. */
+export interface ParseConfigOptions {
+  /** The file the text came from: names it in errors, and anchors relative paths. */
+  readonly file: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Parses a config file's text: the `mcpServers` format of Claude Desktop and Cursor as it is
+ * (or the same under `connectors`), plus toolplane's keys (`prompts`, `store`, `mode`, `naming`,
+ * `instructions`, `http`, `builtins`, and per server `namespace`, `tools` filters and `module`).
+ * `${NAME}` and `${NAME:-default}` in any string are replaced from the environment, and the
+ * values remembered as secrets.
+ *
+ * @throws {ToolError} `invalid_config` naming the key path and the problem, e.g.
+ * `mcpServers.github.url: must be an http(s) URL`.
+ */
+export function parseConfig(text: string, options: ParseConfigOptions): CliConfig {
+  const { file } = options;
+  const where = basename(file);
+  const raw = parseText(text, file);
+  const secrets = new Secrets();
+  const substituted = substitute(raw, [], options.env ?? process.env, secrets, where);
+  const parsed = configSchema.safeParse(substituted ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path.map(String).join('.') ?? '';
+    throw new ToolError(
+      'invalid_config',
+      `${where}: ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid'}`,
+    );
+  }
+  const data = parsed.data;
+  const dir = dirname(file);
+  const fail = (path: string, problem: string): never => {
+    throw new ToolError('invalid_config', `${where}: ${path}: ${problem}`);
+  };
+
+  const entries: [string, string, ServerEntry][] = [];
+  for (const section of ['mcpServers', 'connectors'] as const) {
+    for (const [key, server] of Object.entries(data[section] ?? {})) {
+      if (server.disabled !== true) entries.push([section, key, server]);
+    }
+  }
+  const connectors: ConnectorConfig[] = [];
+  const filter: Record<string, ToolFilter> = {};
+  const taken = new Map<string, string>([
+    ['builtin', 'the builtin tools'],
+    ['user', 'the user store'],
+  ]);
+  for (const [section, key, server] of entries) {
+    const path = `${section}.${key}`;
+    const namespace = server.namespace ?? sanitizeNamespace(key);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) {
+      fail(`${path}.namespace`, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
+    }
+    const owner = taken.get(namespace);
+    if (owner !== undefined) {
+      fail(
+        path,
+        `namespace "${namespace}" is already used by ${owner}; set "namespace" to another`,
+      );
+    }
+    taken.set(namespace, path);
+    for (const value of Object.values(server.env ?? {})) secrets.add(value);
+    for (const value of Object.values(server.headers ?? {})) secrets.add(value);
+    connectors.push(toConnector(server, { key, namespace, path, dir, secrets, fail }));
+    if (server.tools !== undefined) filter[namespace] = server.tools;
+  }
+
+  const http = data.http ?? {};
+  secrets.add(http.token);
+  return {
+    file,
+    dir,
+    connectors,
+    builtins: data.builtins ?? true,
+    promptsDir: data.prompts === undefined ? undefined : resolve(dir, data.prompts),
+    store: toStore(data.store, dir, secrets),
+    mode: data.mode ?? 'tools',
+    naming: data.naming ?? {},
+    instructions: data.instructions,
+    filter,
+    http: {
+      host: http.host ?? '127.0.0.1',
+      port: http.port ?? DEFAULT_HTTP_PORT,
+      path: http.path ?? '/mcp',
+      ...(http.token === undefined ? {} : { token: http.token }),
+      ...(http.allowedOrigins === undefined ? {} : { allowedOrigins: http.allowedOrigins }),
+      ...(http.stateless === undefined ? {} : { stateless: http.stateless }),
+    },
+    secrets,
+  };
+}
+
+/** A configuration with no connectors, builtins on and an in-memory store; for embedding. */
+export function emptyConfig(dir: string = process.cwd()): CliConfig {
+  return parseConfig('{ "store": "memory" }', { file: join(dir, 'toolplane.config.json') });
+}
+
+/** Whether `filter` lets a tool through; deny wins over allow (the gateway's rule). */
+export function isAllowed(
+  filter: ToolFilter | undefined,
+  tool: { readonly name: string; readonly tags?: readonly string[] | undefined },
+): boolean {
+  if (filter === undefined) return true;
+  const tags = tool.tags ?? [];
+  if (filter.deny?.includes(tool.name) === true) return false;
+  if (filter.denyTags?.some((tag) => tags.includes(tag)) === true) return false;
+  if (filter.allow !== undefined && !filter.allow.includes(tool.name)) return false;
+  if (filter.allowTags !== undefined && !filter.allowTags.some((tag) => tags.includes(tag))) {
+    return false;
+  }
+  return true;
+}
+
+function parseText(text: string, file: string): unknown {
+  const where = basename(file);
+  if (extname(file).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ToolError(
+        'invalid_config',
+        `${where}: not valid JSON: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const error = document.errors[0];
+  if (error !== undefined) {
+    const at = error.linePos?.[0];
+    const line = at === undefined ? '' : `:${at.line}:${at.col}`;
+    throw new ToolError(
+      'invalid_config',
+      `${where}${line}: not valid YAML: ${error.message.split('\n')[0] ?? ''}`,
+      { cause: error },
+    );
+  }
+  return document.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** `value` with `${NAME}` replaced in every string; the values substituted become secrets. */
+function substitute(
+  value: unknown,
+  path: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: Secrets,
+  where: string,
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') {
+        secrets.add(found);
+        return found;
+      }
+      if (fallback !== undefined) return fallback;
+      throw new ToolError(
+        'invalid_config',
+        `${where}: ${path.join('.')}: environment variable ${name} is not set; export it or write \${${name}:-default}`,
+      );
+    });
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, i) => substitute(item, [...path, String(i)], env, secrets, where));
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        substitute(item, [...path, key], env, secrets, where),
+      ]),
+    );
+  }
+  return value;
+}
+
+function toConnector(
+  server: ServerEntry,
+  context: {
+    key: string;
+    namespace: string;
+    path: string;
+    dir: string;
+    secrets: Secrets;
+    fail: (path: string, problem: string) => never;
+  },
+): ConnectorConfig {
+  const { key, namespace, path, dir, secrets } = context;
+  if (server.url !== undefined) {
+    const headers = server.headers ?? {};
+    const shownHeaders = Object.keys(headers).map((name) => ` (${name}: ***)`);
+    return {
+      key,
+      namespace,
+      transport: 'http',
+      source: { url: server.url, headers },
+      display: secrets.redact(server.url) + shownHeaders.join(''),
+    };
+  }
+  const cwd = server.cwd === undefined ? dir : resolve(dir, server.cwd);
+  let command = server.command ?? '';
+  let args = server.args ?? [];
+  if (server.module !== undefined) {
+    const bin = resolveModuleBin(server.module, dir);
+    if (bin === undefined) {
+      context.fail(
+        `${path}.module`,
+        `cannot find the installed package "${server.module}" (with a "bin") from ${dir}; install it next to the config file`,
+      );
+    }
+    command = process.execPath;
+    args = [bin, ...args];
+  }
+  const source = {
+    command,
+    args,
+    cwd,
+    ...(server.env === undefined ? {} : { env: server.env }),
+  };
+  const shown =
+    server.module === undefined ? [command, ...args] : [server.module, ...args.slice(1)];
+  return {
+    key,
+    namespace,
+    transport: 'stdio',
+    source,
+    display: secrets.redact(shown.map(quoteArg).join(' ')),
+  };
+}
+
+/** The absolute path of an installed package's executable, resolved the way Node would. */
+function resolveModuleBin(name: string, from: string): string | undefined {
+  const require = createRequire(join(resolve(from), 'noop.js'));
+  for (const root of require.resolve.paths(name) ?? []) {
+    const manifest = join(root, name, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      name?: string;
+      bin?: string | Record<string, string>;
+    };
+    const bins = typeof pkg.bin === 'string' ? { [name]: pkg.bin } : (pkg.bin ?? {});
+    const unscoped = name.slice(name.lastIndexOf('/') + 1);
+    const entry = bins[unscoped] ?? Object.values(bins)[0];
+    return entry === undefined ? undefined : join(root, name, entry);
+  }
+  return undefined;
+}
+
+function toStore(value: z.infer<typeof configSchema>['store'], dir: string, secrets: Secrets) {
+  if (value === undefined || value === 'sqlite') {
+    return { kind: 'sqlite', path: resolve(dir, DEFAULT_STORE_PATH) } as const;
+  }
+  if (value === 'memory') return { kind: 'memory' } as const;
+  if ('sqlite' in value) return { kind: 'sqlite', path: resolve(dir, value.sqlite) } as const;
+  try {
+    secrets.add(decodeURIComponent(new URL(value.postgres).password));
+  } catch {
+    // not a URL the WHATWG parser takes; pg reports it when connecting
+  }
+  return {
+    kind: 'postgres',
+    connectionString: value.postgres,
+    ...(value.schema === undefined ? {} : { schema: value.schema }),
+  } as const;
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,106 @@
+import { createPostgresStore } from '@toolplane/store-postgres';
+import { createSqliteStore } from '@toolplane/store-sqlite';
+import {
+  createMemoryStore,
+  createToolkit,
+  loadPrompts,
+  type Store,
+  type Toolkit,
+  type ToolkitEvent,
+} from '@toolplane/toolkit';
+import { builtinTools } from './builtins.js';
+import type { CliConfig, StoreConfig } from './config.js';
+
+/** A toolkit built from a {@link CliConfig}, with the store it reads; see {@link openToolkit}. */
+export interface OpenToolkit {
+  readonly toolkit: Toolkit;
+  readonly store: Store;
+  /** Stops every connector (ending their children) and closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openToolkit}. */
+export interface OpenToolkitOptions {
+  /**
+   * Which connectors to start: all of them (default), none, or those of these namespaces (a
+   * `tools call github:…` needs only `github`).
+   */
+  readonly connectors?: 'all' | 'none' | readonly string[];
+  /** Hears connector state changes and list changes as they happen. */
+  readonly onEvent?: (event: ToolkitEvent) => void;
+  /** Wait for each started connector's first attempt before resolving (default true). */
+  readonly wait?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Builds a toolkit from a config: the builtin tools, the prompts folder, the user store and the
+ * upstream servers, which it starts (and, unless `wait` is false, waits for: each connects or
+ * fails its first attempt, so a server that cannot start never blocks the others).
+ *
+ * @throws {ToolError} `invalid_prompt` for a bad prompt file, `store_error` when the store cannot
+ * be opened, `cancelled` when `signal` aborts.
+ */
+export async function openToolkit(
+  config: CliConfig,
+  options: OpenToolkitOptions = {},
+): Promise<OpenToolkit> {
+  const { signal } = options;
+  const prompts =
+    config.promptsDir === undefined
+      ? []
+      : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
+  const store = await openStore(config.store, signal);
+  const toolkit = createToolkit({
+    ...(config.builtins ? { tools: builtinTools } : {}),
+    prompts,
+    store,
+    connectorDefaults: { clientInfo: { name: 'toolplane', version: '0.0.0' } },
+  });
+  const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
+  const wanted = options.connectors ?? 'all';
+  for (const connector of config.connectors) {
+    if (wanted === 'none') break;
+    if (wanted !== 'all' && !wanted.includes(connector.namespace)) continue;
+    toolkit.addConnector(connector.source, { namespace: connector.namespace });
+  }
+  const stop = new AbortController();
+  const running = toolkit.run({ signal: stop.signal });
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closed ??= (async () => {
+      stop.abort();
+      await running;
+      unsubscribe?.();
+      await store.close();
+    })());
+  if (options.wait !== false) {
+    try {
+      await toolkit.ready(signal === undefined ? {} : { signal });
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+  return { toolkit, store, close };
+}
+
+/**
+ * Opens the store a config names: a SQLite file (the default), PostgreSQL, or memory.
+ *
+ * @throws {ToolError} `store_error` when it cannot be opened.
+ */
+export async function openStore(config: StoreConfig, signal?: AbortSignal): Promise<Store> {
+  switch (config.kind) {
+    case 'memory':
+      return createMemoryStore();
+    case 'sqlite':
+      return createSqliteStore({ path: config.path });
+    case 'postgres':
+      return createPostgresStore({
+        connectionString: config.connectionString,
+        ...(config.schema === undefined ? {} : { schema: config.schema }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+  }
+}

@@ -1,0 +1,227 @@
+import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
+import Table from 'cli-table3';
+import ora from 'ora';
+import pc from 'picocolors';
+import type { Secrets } from './secrets.js';
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+/** A stream the CLI writes to: `process.stdout`, or anything with `write` (tests). */
+export interface OutputStream {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+/** Options of {@link Output}. */
+export interface OutputOptions {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** Machine output: JSON on stdout, no tables, colours or spinners. */
+  readonly json: boolean;
+  /** Environment, for `NO_COLOR` and `FORCE_COLOR`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly secrets?: Secrets;
+}
+
+/** A running spinner; see {@link Output.spinner}. */
+export interface Spinner {
+  update(text: string): void;
+  stop(): void;
+}
+
+/**
+ * Where everything the CLI prints goes: results to stdout (tables for people, JSON with
+ * `--json`), messages to stderr, colour only on a terminal and never with `NO_COLOR`, and
+ * every known secret masked.
+ */
+export class Output {
+  readonly json: boolean;
+  /** Colours for stdout. */
+  readonly color: Colors;
+  /** Colours for stderr. */
+  readonly errColor: Colors;
+  readonly #stdout: OutputStream;
+  readonly #stderr: OutputStream;
+  #secrets: Secrets | undefined;
+
+  constructor(options: OutputOptions) {
+    this.json = options.json;
+    this.#stdout = options.stdout;
+    this.#stderr = options.stderr;
+    this.#secrets = options.secrets;
+    this.color = pc.createColors(!options.json && colorWanted(options.stdout, options.env));
+    this.errColor = pc.createColors(colorWanted(options.stderr, options.env));
+  }
+
+  /** Masks these secrets in everything printed from now on. */
+  useSecrets(secrets: Secrets): void {
+    this.#secrets = secrets;
+  }
+
+  /** Masks known secrets in `text`. */
+  redact(text: string): string {
+    return this.#secrets?.redact(text) ?? text;
+  }
+
+  /** Writes a line of results to stdout. */
+  out(text = ''): void {
+    this.#stdout.write(`${this.redact(text)}\n`);
+  }
+
+  /** Writes a value as JSON to stdout. */
+  data(value: unknown): void {
+    this.out(JSON.stringify(value, null, 2));
+  }
+
+  /** Writes a message for people to stderr. */
+  say(text: string): void {
+    this.#stderr.write(`${this.redact(text)}\n`);
+  }
+
+  /** Writes an aligned table to stdout; an empty table prints `empty` instead. */
+  table(head: readonly string[], rows: readonly (readonly string[])[], empty: string): void {
+    if (rows.length === 0) {
+      this.out(this.color.dim(empty));
+      return;
+    }
+    const table = new Table({
+      head: head.map((h) => this.color.bold(h)),
+      chars: BORDERLESS,
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 },
+      wordWrap: true,
+      ...(columns(this.#stdout) === undefined
+        ? {}
+        : { colWidths: widths(head, rows, this.#stdout) }),
+    });
+    table.push(...rows.map((row) => [...row]));
+    this.out(table.toString().replace(/[ \t]+$/gm, ''));
+  }
+
+  /** A spinner on stderr while a long call runs; silent unless stderr is a terminal. */
+  spinner(text: string): Spinner {
+    if (this.json || this.#stderr.isTTY !== true)
+      return { update: () => undefined, stop: () => undefined };
+    const spinner = ora({
+      text,
+      stream: this.#stderr as NodeJS.WritableStream,
+      discardStdin: false,
+    }).start();
+    return {
+      update: (next) => {
+        spinner.text = this.redact(next);
+      },
+      stop: () => {
+        spinner.stop();
+      },
+    };
+  }
+
+  /** Reports a failure: one line on stderr (and `{ error }` on stdout with `--json`). */
+  fail(error: unknown): number {
+    const { code, message } = describeError(error);
+    if (this.json) this.data({ error: { code, message: this.redact(message) } });
+    this.say(`${this.errColor.red('error')} ${this.redact(message)}`);
+    return exitCode(code);
+  }
+}
+
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '',
+};
+
+function colorWanted(
+  stream: OutputStream,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true;
+}
+
+function columns(stream: OutputStream): number | undefined {
+  const width = (stream as { columns?: number }).columns;
+  return stream.isTTY === true && typeof width === 'number' && width > 0 ? width : undefined;
+}
+
+/** Column widths that fit the terminal: the last column (descriptions) takes what is left. */
+function widths(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  stream: OutputStream,
+): number[] {
+  const total = columns(stream) ?? 120;
+  const natural = head.map(
+    (h, i) => Math.max(h.length, ...rows.map((row) => visible(row[i] ?? '').length)) + 2,
+  );
+  const fixed = natural.slice(0, -1).reduce((sum, w) => sum + w, 0);
+  const last = Math.max(20, Math.min(natural.at(-1) ?? 20, total - fixed - 1));
+  return [...natural.slice(0, -1), last];
+}
+
+// eslint-disable-next-line no-control-regex -- ANSI colour sequences are control characters
+const ANSI = /\u001b\[[0-9;]*m/g;
+function visible(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+/** A duration for people: `840 µs`, `12 ms`, `1.4 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The code and one-line message of any error; schema errors name each argument and why. */
+export function describeError(error: unknown): { code: ToolErrorCode; message: string } {
+  if (!ToolError.isInstance(error)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { code: 'internal', message: message.split('\n')[0] ?? message };
+  }
+  let message = error.message.replace(/\s*\n\s*/g, ' ');
+  const problems = (error.errors ?? [])
+    .map((e) => `${e.path === '' ? '(input)' : e.path}: ${e.message}`)
+    .filter((problem) => !message.includes(problem.slice(problem.indexOf(': ') + 2)));
+  if (problems.length > 0) message += ` (${problems.join('; ')})`;
+  return { code: error.code, message };
+}
+
+/**
+ * The process exit code for an error code: 2 bad config or usage, 3 not found, 4 invalid
+ * arguments, 5 a server that cannot be reached, 1 anything else.
+ */
+export function exitCode(code: ToolErrorCode): number {
+  switch (code) {
+    case 'invalid_config':
+    case 'invalid_argument':
+    case 'invalid_prompt':
+    case 'invalid_resource':
+      return 2;
+    case 'not_found':
+    case 'tool_not_found':
+      return 3;
+    case 'validation':
+      return 4;
+    case 'connector_unavailable':
+    case 'timeout':
+    case 'store_error':
+      return 5;
+    default:
+      return 1;
+  }
+}
