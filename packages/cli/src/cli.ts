@@ -893,13 +893,13 @@ function printHttpHelp(output: Output, cfg: CliConfig, url: string, hasToken: bo
   output.say('');
   output.say('Try it with the MCP Inspector:');
   output.say(
-    `  npx @modelcontextprotocol/inspector-cli --cli ${url} --transport http --method tools/list${header}`,
+    `  npx @modelcontextprotocol/inspector@0.15.0 --cli ${url} --transport http --method tools/list${header}`,
   );
   if (cfg.builtins && cfg.mode === 'tools') {
     const prefix =
       cfg.naming.transparent === 'builtin' ? '' : `builtin${cfg.naming.separator ?? '__'}`;
     output.say(
-      `  npx @modelcontextprotocol/inspector-cli --cli ${url} --transport http --method tools/call --tool-name ${prefix}time_now --tool-arg timeZone=Europe/Paris${header}`,
+      `  npx @modelcontextprotocol/inspector@0.15.0 --cli ${url} --transport http --method tools/call --tool-name ${prefix}time_now --tool-arg timeZone=Europe/Paris${header}`,
     );
   }
   output.say('');
