@@ -48,7 +48,7 @@ export type {
 } from './store.js';
 export { MAX_TEMPLATE_LENGTH } from './template.js';
 export type { TemplateLimits } from './template.js';
-export { Connector, createConnector } from './connectors/connector.js';
+export { Connector, createConnector, requestScopedFetch } from './connectors/connector.js';
 export type {
   ConnectorEvent,
   ConnectorLists,

@@ -1,9 +1,13 @@
+import { getEventListeners } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createConnector,
+  requestScopedFetch,
   type Connector,
   type ConnectorEvent,
   type ConnectorOptions,
@@ -167,6 +171,89 @@ describe('Connector over Streamable HTTP', () => {
     await expect(connector.ready()).rejects.toSatisfy(
       (error) => ToolError.isInstance(error) && error.code === 'connector_unavailable',
     );
+  });
+});
+
+describe('requestScopedFetch', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    const closing = server;
+    if (closing !== undefined) await new Promise((resolve) => closing.close(resolve));
+    server = undefined;
+  });
+
+  /** A server answering `/json` with JSON and `/stream` with an event stream held open until `end`. */
+  async function listen(): Promise<{ url: URL; end: () => void }> {
+    const open = new Set<() => void>();
+    server = createServer((req, res) => {
+      if (req.url === '/json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      open.add(() => res.end('data: last\n\n'));
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: new URL(`http://127.0.0.1:${port}`),
+      end: () => {
+        for (const end of open) end();
+        open.clear();
+      },
+    };
+  }
+
+  it('leaves no listener on the long-lived signal once answers and streams are done', async () => {
+    const { url, end } = await listen();
+    const lifetime = new AbortController();
+    const fetch = requestScopedFetch();
+    for (let i = 0; i < 50; i++) {
+      const json = await fetch(new URL('/json', url), { signal: lifetime.signal });
+      expect(await json.json()).toEqual({ ok: true });
+    }
+    const streams = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(new URL('/stream', url), { signal: lifetime.signal })),
+    );
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(1);
+    end();
+    const texts = await Promise.all(streams.map((response) => response.text()));
+    expect(texts).toEqual(Array.from({ length: 20 }, () => 'data: first\n\ndata: last\n\n'));
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('releases the listener when a stream is cancelled', async () => {
+    const { url } = await listen();
+    const lifetime = new AbortController();
+    const response = await requestScopedFetch()(new URL('/stream', url), {
+      signal: lifetime.signal,
+    });
+    await response.body?.cancel();
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('ends every stream in progress when the long-lived signal aborts', async () => {
+    const { url } = await listen();
+    const lifetime = new AbortController();
+    const fetch = requestScopedFetch();
+    const responses = await Promise.all(
+      [1, 2, 3].map(() => fetch(new URL('/stream', url), { signal: lifetime.signal })),
+    );
+    const reading = responses.map((response) => response.text());
+    lifetime.abort(new Error('closing'));
+    for (const text of reading) await expect(text).rejects.toBeDefined();
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('rejects at once when the long-lived signal already aborted', async () => {
+    const lifetime = new AbortController();
+    lifetime.abort(new Error('closed'));
+    await expect(
+      requestScopedFetch()('http://127.0.0.1:9/', { signal: lifetime.signal }),
+    ).rejects.toThrow('closed');
   });
 });
 

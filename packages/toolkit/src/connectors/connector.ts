@@ -319,9 +319,10 @@ export class Connector {
     }
     const { url, headers } = httpTarget(source);
     const requestInit: RequestInit = { headers };
+    const fetch = requestScopedFetch();
     try {
       const client = make();
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), {
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch }), {
         timeout,
         signal,
       });
@@ -332,7 +333,10 @@ export class Connector {
       const client = make();
       try {
         // eslint-disable-next-line @typescript-eslint/no-deprecated -- the fallback the spec asks clients to keep
-        await client.connect(new SSEClientTransport(url, { requestInit }), { timeout, signal });
+        await client.connect(new SSEClientTransport(url, { requestInit, fetch }), {
+          timeout,
+          signal,
+        });
         return client;
       } catch {
         await client.close().catch(() => undefined);
@@ -498,6 +502,110 @@ async function fetchList(client: Client, kind: ListKind): Promise<readonly unkno
     cursor = next;
   }
   return items;
+}
+
+/**
+ * A `fetch` for the SDK's HTTP client transports that gives every request a signal of its own.
+ *
+ * Why: the transports pass one connection-long signal to every request, and undici's `Request`
+ * only drops its abort listener when the request is garbage-collected, so a busy connection piles
+ * up thousands of listeners (Node warns past 1,500, writing a stack trace to stderr on every
+ * further request, which costs milliseconds a call). Here the long-lived signal holds a single
+ * listener while requests are in flight; a request counts as done once its answer arrives (JSON)
+ * or its event stream is read, cancelled or failed. Aborting the long-lived signal still aborts
+ * every request and stream in progress.
+ *
+ * Every {@link Connector} over HTTP uses it; pass it as `fetch` to your own
+ * `StreamableHTTPClientTransport` for the same effect.
+ */
+export function requestScopedFetch(base: typeof fetch = globalThis.fetch): typeof fetch {
+  return async (input, init) => {
+    const outer = init?.signal;
+    if (outer === undefined || outer === null) return base(input, init);
+    outer.throwIfAborted();
+    const inner = new AbortController();
+    const release = follow(outer, inner);
+    let response: Response;
+    try {
+      response = await base(input, { ...init, signal: inner.signal });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const body = response.body;
+    // A JSON answer is read at once; an event stream may last as long as the call runs, so it
+    // stays followed until the stream is done with.
+    const streaming = response.headers.get('content-type')?.includes('text/event-stream') === true;
+    if (body === null || !streaming) {
+      release();
+      return response;
+    }
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    const watched = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          try {
+            const { done, value } = await reader.read();
+            if (done) {
+              release();
+              controller.close();
+            } else {
+              controller.enqueue(value);
+            }
+          } catch (error) {
+            release();
+            controller.error(error);
+          }
+        },
+        async cancel(reason) {
+          release();
+          await reader.cancel(reason);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(watched, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+interface Followers {
+  readonly requests: Set<AbortController>;
+  readonly stop: () => void;
+}
+
+// The requests in flight per long-lived signal, which holds one listener while there are any.
+const followers = new WeakMap<AbortSignal, Followers>();
+
+/** Aborts `inner` when `outer` aborts, until the returned function is called. */
+function follow(outer: AbortSignal, inner: AbortController): () => void {
+  let group = followers.get(outer);
+  if (group === undefined) {
+    const requests = new Set<AbortController>();
+    const abortAll = (): void => {
+      followers.delete(outer);
+      for (const request of requests) request.abort(outer.reason);
+      requests.clear();
+    };
+    outer.addEventListener('abort', abortAll, { once: true });
+    group = {
+      requests,
+      stop: () => {
+        outer.removeEventListener('abort', abortAll);
+      },
+    };
+    followers.set(outer, group);
+  }
+  const { requests, stop } = group;
+  requests.add(inner);
+  return () => {
+    if (!requests.delete(inner) || requests.size > 0) return;
+    if (followers.get(outer)?.requests === requests) followers.delete(outer);
+    stop();
+  };
 }
 
 function defaultEnv(): Record<string, string> {
