@@ -214,7 +214,11 @@ export const textStats = defineTool({
   run: ({ text, locale }) => {
     const segment = (granularity: 'grapheme' | 'word' | 'sentence') => {
       try {
-        return new Intl.Segmenter(locale, { granularity }).segment(text);
+        return cached(
+          segmenters,
+          `${locale}|${granularity}`,
+          () => new Intl.Segmenter(locale, { granularity }),
+        ).segment(text);
       } catch (error) {
         throw new ToolError('invalid_argument', `locale: ${(error as Error).message}`, {
           cause: error,
@@ -252,9 +256,34 @@ export const builtinTools: readonly DefinedTool[] = [
   textStats,
 ];
 
+// Building Intl formatters and segmenters costs far more than using one, so each is kept; the
+// caches are bounded because zones and locales come from tool arguments.
+const MAX_CACHED = 64;
+const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/** Formats a weekday in `zone`; throws a RangeError for an unknown zone. */
+function weekdayFormat(zone: string | undefined): Intl.DateTimeFormat {
+  return cached(
+    weekdayFormats,
+    zone ?? '',
+    () => new Intl.DateTimeFormat('en', { weekday: 'long', timeZone: zone }),
+  );
+}
+
 function isTimeZone(zone: string): boolean {
   try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
+    weekdayFormat(zone);
     return true;
   } catch {
     return false;
@@ -292,10 +321,7 @@ function describeMoment(date: TZDate): Moment {
   const utcOffset = `${offset < 0 ? '-' : '+'}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
   const day = `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
   const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-  const weekday = new Intl.DateTimeFormat('en', {
-    weekday: 'long',
-    timeZone: date.timeZone,
-  }).format(date);
+  const weekday = weekdayFormat(date.timeZone).format(date);
   return {
     iso: `${day}T${time}${utcOffset}`,
     unix: Math.floor(date.getTime() / 1000),

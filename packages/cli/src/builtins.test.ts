@@ -1,0 +1,126 @@
+import { createToolkit, ToolError } from '@toolplane/toolkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { builtinTools } from './builtins.js';
+
+const toolkit = createToolkit({ tools: builtinTools });
+afterAll(async () => {
+  await toolkit.close();
+});
+
+async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return (await toolkit.callTool(`builtin:${name}`, args)).structured as Record<string, unknown>;
+}
+
+async function codeOf(name: string, args: Record<string, unknown>): Promise<string> {
+  try {
+    await toolkit.callTool(`builtin:${name}`, args);
+  } catch (error) {
+    // A handler's own ToolError reaches the caller as the cause of an execution error.
+    const inner = ToolError.isInstance(error) && error.code === 'execution' ? error.cause : error;
+    return ToolError.isInstance(inner) ? inner.code : 'not a ToolError';
+  }
+  return 'no error';
+}
+
+describe('time_now', () => {
+  it('answers in the asked time zone, consistently', async () => {
+    const now = await call('time_now', { timeZone: 'Asia/Tokyo' });
+    expect(now.timeZone).toBe('Asia/Tokyo');
+    expect(now.utcOffset).toBe('+09:00');
+    expect(now.iso).toBe(`${String(now.date)}T${String(now.time)}+09:00`);
+    expect(Math.abs(Number(now.unix) - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it('rejects an unknown time zone', async () => {
+    expect(await codeOf('time_now', { timeZone: 'Mars/Olympus' })).toBe('validation');
+  });
+});
+
+describe('date_add', () => {
+  it('clamps month ends', async () => {
+    expect((await call('date_add', { date: '2024-01-31', months: 1 })).date).toBe('2024-02-29');
+    expect((await call('date_add', { date: '2023-01-31', months: 1 })).date).toBe('2023-02-28');
+  });
+
+  it('keeps days as days across a daylight-saving change', async () => {
+    const later = await call('date_add', {
+      date: '2025-03-29T12:00',
+      days: 1,
+      timeZone: 'Europe/Paris',
+    });
+    expect(later.iso).toBe('2025-03-30T12:00:00+02:00');
+  });
+
+  it('subtracts with negative amounts and rejects a date that does not exist', async () => {
+    expect((await call('date_add', { date: '2025-01-01', days: -1 })).date).toBe('2024-12-31');
+    expect(await codeOf('date_add', { date: '2025-02-30', days: 1 })).toBe('invalid_argument');
+  });
+});
+
+describe('date_diff', () => {
+  it('counts whole units, negative when "to" is earlier, with a breakdown', async () => {
+    const diff = await call('date_diff', { from: '2024-01-15', to: '2025-03-20', unit: 'months' });
+    expect(diff.value).toBe(14);
+    expect(diff.breakdown).toMatchObject({ years: 1, months: 2, days: 5 });
+    expect((await call('date_diff', { from: '2025-03-20', to: '2025-03-10' })).value).toBe(-10);
+  });
+});
+
+describe('json_query', () => {
+  it('runs a JMESPath expression over a value or over JSON text', async () => {
+    const data = {
+      items: [
+        { name: 'b', price: 12 },
+        { name: 'a', price: 30 },
+        { name: 'c', price: 3 },
+      ],
+    };
+    const expression = 'items[?price > `10`].name | sort(@)';
+    expect(await call('json_query', { expression, data })).toEqual({ result: ['a', 'b'] });
+    expect(await call('json_query', { expression, json: JSON.stringify(data) })).toEqual({
+      result: ['a', 'b'],
+    });
+  });
+
+  it('rejects a bad expression and text that is not JSON', async () => {
+    expect(await codeOf('json_query', { expression: 'items[?', data: {} })).toBe(
+      'invalid_argument',
+    );
+    expect(await codeOf('json_query', { expression: 'a', json: '{' })).toBe('invalid_argument');
+    expect(await codeOf('json_query', { expression: 'a' })).toBe('validation');
+  });
+});
+
+describe('json_format', () => {
+  it('re-prints indented, minified, or with sorted keys', async () => {
+    expect(
+      (await call('json_format', { json: '{"b":1,"a":[1,2]}', indent: 0, sortKeys: true })).text,
+    ).toBe('{"a":[1,2],"b":1}');
+    expect((await call('json_format', { json: '{"a":1}' })).text).toBe('{\n  "a": 1\n}');
+  });
+
+  it('names the line and column of a syntax error', async () => {
+    const error = await toolkit
+      .callTool('builtin:json_format', { json: '{\n  "a": 1,\n  oops\n}' })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/line 3/);
+  });
+});
+
+describe('text_stats', () => {
+  it('counts graphemes, words, sentences, lines and paragraphs', async () => {
+    const stats = await call('text_stats', {
+      text: 'Hello world. Ça va? 👍🏽\n\nSecond paragraph here.',
+    });
+    // Unicode sentence breaks (UAX #29) make the emoji line a sentence of its own.
+    expect(stats).toMatchObject({ words: 7, sentences: 4, lines: 3, paragraphs: 2 });
+    expect(stats.characters).toBe(45);
+    expect(stats.bytes).toBeGreaterThan(Number(stats.characters));
+  });
+
+  it('rejects a malformed locale', async () => {
+    expect(await codeOf('text_stats', { text: 'x', locale: 'not a locale!!' })).toBe(
+      'invalid_argument',
+    );
+  });
+});
