@@ -1,0 +1,107 @@
+import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { ToolError } from '@toolplane/toolkit';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { formatDuration } from '../output.js';
+import { findTool, printValue, withToolkit, type CommandContext } from './shared.js';
+
+/** `toolplane chain run FILE`. */
+export function registerChain(program: Command, context: CommandContext): void {
+  const { output, config } = context;
+  program
+    .command('chain')
+    .description('run tools one after another')
+    .command('run')
+    .description('run a chain file: a YAML or JSON list of { tool, args?, usePrevious? }')
+    .argument('<file>', 'the chain file')
+    .action(async (file: string) => {
+      const steps = await loadChain(resolve(context.cwd, file));
+      await withToolkit(context, await config(), {}, async ({ toolkit }, cfg) => {
+        const resolved = [];
+        for (const step of steps) {
+          const item = await findTool(toolkit, cfg, step.tool, context.signal);
+          resolved.push({
+            toolId: item.id,
+            ...(step.args === undefined ? {} : { args: step.args }),
+            ...(step.usePrevious === undefined ? {} : { usePrevious: step.usePrevious }),
+          });
+        }
+        const spinner = output.spinner(`running ${resolved.length} steps`);
+        const times: number[] = [];
+        let last = performance.now();
+        try {
+          const { result, steps: results } = await toolkit.runner.runChain(resolved, {
+            signal: context.signal,
+            onProgress: (event) => {
+              const now = performance.now();
+              times.push(now - last);
+              last = now;
+              spinner.update(
+                `step ${event.progress}/${event.total ?? resolved.length}: ${event.toolId}`,
+              );
+            },
+          });
+          spinner.stop();
+          if (output.json) {
+            output.data({
+              steps: results.map((r, i) => ({
+                tool: r.toolId,
+                durationMs: Math.round((times[i] ?? 0) * 1000) / 1000,
+                result: r.structured ?? null,
+              })),
+              result: result.structured ?? null,
+            });
+            return;
+          }
+          results.forEach((r, i) => {
+            output.say(
+              `${output.errColor.green('✓')} ${i + 1}. ${r.toolId} ${output.errColor.dim(formatDuration(times[i] ?? 0))}`,
+            );
+          });
+          printValue(output, result.structured);
+        } finally {
+          spinner.stop();
+        }
+      });
+    });
+}
+
+const chainSchema = z
+  .array(
+    z.strictObject({
+      tool: z.string().min(1, 'must name a tool'),
+      args: z.record(z.string(), z.unknown()).optional(),
+      usePrevious: z.boolean().optional(),
+    }),
+  )
+  .min(1, 'needs at least one step');
+
+async function loadChain(path: string): Promise<z.infer<typeof chainSchema>> {
+  let raw: unknown;
+  try {
+    const text = await readFile(path, 'utf8');
+    raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ToolError(
+      'invalid_argument',
+      `cannot read the chain file ${path}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const steps =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'steps' in raw
+      ? raw.steps
+      : raw;
+  const parsed = chainSchema.safeParse(steps);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue?.path.map(String).join('.') ?? '';
+    throw new ToolError(
+      'invalid_argument',
+      `${path}: steps${at === '' ? '' : `.${at}`}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { withToolkit, type CommandContext } from './shared.js';
+
+/** `toolplane connectors status`. */
+export function registerConnectors(program: Command, context: CommandContext): void {
+  const { output, config, setCode } = context;
+  program
+    .command('connectors')
+    .description('the upstream MCP servers')
+    .command('status')
+    .description('start every upstream server and report how each is doing')
+    .action(async () => {
+      const cfg = await config();
+      await withToolkit(context, cfg, { quiet: true }, ({ toolkit }) => {
+        const rows = toolkit.connectors().map((status) => {
+          const connector = toolkit.connector(status.namespace);
+          const configured = cfg.connectors.find((c) => c.namespace === status.namespace);
+          const lists = connector?.lists;
+          return {
+            namespace: status.namespace,
+            state: status.state,
+            transport: configured?.transport ?? 'stdio',
+            source: configured?.display ?? '',
+            tools: lists?.tools.length ?? 0,
+            prompts: lists?.prompts.length ?? 0,
+            resources: lists?.resources.length ?? 0,
+            ...(status.pid === undefined ? {} : { pid: status.pid }),
+            ...(status.error === undefined ? {} : { error: status.error }),
+          };
+        });
+        if (output.json) output.data({ connectors: rows });
+        else
+          output.table(
+            ['NAMESPACE', 'STATE', 'TOOLS', 'PROMPTS', 'RESOURCES', 'SOURCE'],
+            rows.map((r) => [
+              output.color.cyan(r.namespace),
+              r.state === 'connected' ? output.color.green(r.state) : output.color.red(r.state),
+              String(r.tools),
+              String(r.prompts),
+              String(r.resources),
+              r.error === undefined ? r.source : `${r.source}\n${output.color.red(r.error)}`,
+            ]),
+            'no connectors in the config',
+          );
+        if (rows.some((r) => r.state !== 'connected')) setCode(5);
+      });
+    });
+}

@@ -1,0 +1,142 @@
+import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
+import { isAllowed, type CliConfig } from '../config.js';
+import { openStore, openToolkit, type OpenToolkit } from '../open.js';
+import type { Output } from '../output.js';
+
+/** What every command gets: where to write, where it runs, how to stop, and its config. */
+export interface CommandContext {
+  readonly output: Output;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Aborted by Ctrl-C / SIGTERM: servers are closed and children ended. */
+  readonly signal: AbortSignal;
+  /** How to start this CLI again, for the `mcpServers` snippet `serve` prints. */
+  readonly self: readonly string[];
+  /** Loads the config named by `--config` (or found in the working directory). */
+  readonly config: () => Promise<CliConfig>;
+  /** Sets the exit code the command ends with. */
+  readonly setCode: (code: number) => void;
+}
+
+/** Opens the toolkit (starting the connectors it needs), runs `work`, and always closes it. */
+export async function withToolkit(
+  context: CommandContext,
+  cfg: CliConfig,
+  options: { only?: string; quiet?: boolean },
+  work: (opened: OpenToolkit, cfg: CliConfig) => Promise<void> | void,
+): Promise<void> {
+  const { output } = context;
+  const only = options.only;
+  const needed =
+    only !== undefined && cfg.connectors.some((c) => c.namespace === only) ? [only] : 'all';
+  const spinner = output.spinner('starting the MCP servers');
+  let opened: OpenToolkit;
+  try {
+    opened = await openToolkit(cfg, { connectors: needed, signal: context.signal });
+  } finally {
+    spinner.stop();
+  }
+  try {
+    if (options.quiet !== true) {
+      for (const status of opened.toolkit.connectors()) {
+        if (status.state !== 'connected') {
+          output.say(
+            `${output.errColor.yellow('warning')} ${status.namespace} is ${status.state}: ${status.error ?? 'not connected'}`,
+          );
+        }
+      }
+    }
+    await work(opened, cfg);
+  } finally {
+    await opened.close();
+  }
+}
+
+export async function withStore<T>(
+  cfg: CliConfig,
+  work: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>,
+): Promise<T> {
+  const store = await openStore(cfg.store);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
+
+export async function findTool(
+  toolkit: OpenToolkit['toolkit'],
+  cfg: CliConfig,
+  key: string,
+  signal: AbortSignal,
+): Promise<ToolItem> {
+  const item = await toolkit.lookup(key, { signal });
+  if (item.type !== 'tool') {
+    throw new ToolError(
+      'not_found',
+      `"${key}" is a ${item.type}, not a tool; see toolplane tools list`,
+    );
+  }
+  if (!isAllowed(cfg.filter[item.namespace], item.tool)) {
+    throw new ToolError(
+      'not_found',
+      `tool "${item.id}" is filtered out by the "tools" filter of ${item.namespace} in the config`,
+    );
+  }
+  return item;
+}
+
+export function namespaceOf(key: string): string | undefined {
+  const match = /^([A-Za-z0-9_-]{1,64})[:.]/.exec(key);
+  return match?.[1];
+}
+
+export function printValue(output: Output, value: unknown): void {
+  if (value === undefined) return;
+  output.out(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+}
+
+export function progressText(
+  id: string,
+  event: { progress: number; total?: number; message?: string },
+): string {
+  const share =
+    event.total === undefined || event.total <= 0
+      ? `${event.progress}`
+      : `${bar(event.progress / event.total)} ${Math.round((event.progress / event.total) * 100)}%`;
+  return `${id} ${share}${event.message === undefined ? '' : ` ${event.message}`}`;
+}
+
+export function bar(fraction: number, width = 20): string {
+  const filled = Math.max(0, Math.min(width, Math.round(fraction * width)));
+  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+}
+
+export function warnErrors(
+  output: Output,
+  errors: readonly { namespace: string; message: string }[],
+): void {
+  if (output.json) return;
+  for (const error of errors)
+    output.say(`${output.errColor.yellow('warning')} ${error.namespace}: ${error.message}`);
+}
+
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').trim().split('\n')[0] ?? '';
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) {
+    throw new ToolError('invalid_argument', `--limit ${value}: must be an integer from 1 to 100`);
+  }
+  return n;
+}
