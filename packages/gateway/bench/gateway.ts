@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
-import { createToolkit, defineTool } from '@toolplane/toolkit';
+import { createToolkit, defineTool, requestScopedFetch } from '@toolplane/toolkit';
 import { z } from 'zod';
 import { createMcpServer } from '../src/server.js';
 import { serveHttp } from '../src/http.js';
@@ -72,7 +72,9 @@ async function stdioClient(command: { command: string; args: readonly string[] }
 
 async function httpClient(url: URL): Promise<Client> {
   const client = new Client({ name: 'bench', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  // The fetch the gateway's connectors use, so both paths are measured without the SDK's
+  // listener pile-up on its connection-long signal.
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
   return client;
 }
 

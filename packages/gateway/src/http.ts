@@ -97,6 +97,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   const token = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
   const origins = new Set(options.allowedOrigins ?? []);
   const hub = new GatewayHub(toolkit, options);
+  await hub.negotiated;
   const sessions = new Map<string, HttpSession>();
   let hosts = new Set<string>();
 

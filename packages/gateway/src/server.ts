@@ -1,8 +1,12 @@
 import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { randomUUID } from 'node:crypto';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -19,9 +23,12 @@ import {
   type Prompt as McpPrompt,
   type Resource as McpResource,
   type ResourceTemplate,
+  type ServerNotification,
+  type ServerRequest,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
+  CALLER_META_KEY,
   toMcpResource,
   toResourceContents,
   ToolError,
@@ -31,6 +38,7 @@ import {
   type Toolkit,
   type ToolkitEvent,
   type ToolkitItem,
+  type UpstreamRequestHandler,
 } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
@@ -93,6 +101,46 @@ interface SessionState {
   readonly subscriptions: Set<string>;
 }
 
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+// The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
+// unique across every gateway in the process, so one handler serves them all.
+const callers = new Map<
+  string,
+  { readonly server: McpServerInstance; readonly extra: CallExtra }
+>();
+
+/**
+ * Forwards an upstream's sampling or elicitation request to the session whose call caused it,
+ * on that call's own response stream, and its answer back.
+ */
+const forwardUpstreamRequests: UpstreamRequestHandler = {
+  capabilities: { sampling: true, elicitation: true },
+  async handle(request, { namespace, caller, signal }) {
+    const call = callers.get(caller);
+    if (call === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${request.method} from "${namespace}" belongs to a call that has ended`,
+      );
+    }
+    const capabilities = call.server.getClientCapabilities();
+    const supported =
+      request.method === 'sampling/createMessage'
+        ? capabilities?.sampling !== undefined
+        : capabilities?.elicitation !== undefined;
+    if (!supported) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `the client that made this call does not support ${request.method}`,
+      );
+    }
+    return request.method === 'sampling/createMessage'
+      ? call.extra.sendRequest(request, CreateMessageResultSchema, { signal })
+      : call.extra.sendRequest(request, ElicitResultSchema, { signal });
+  },
+};
+
 /**
  * What every session of one served toolkit shares: the name tables, the subscriptions and the
  * coalesced change notifications.
@@ -110,9 +158,15 @@ export class GatewayHub {
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
   readonly #upstreamSubscriptions = new Map<string, number>();
 
+  /** Resolves once upstream servers know they may ask the sessions for sampling and elicitation. */
+  readonly negotiated: Promise<void>;
+
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
     this.options = options;
+    this.negotiated = toolkit.setUpstreamRequestHandler(forwardUpstreamRequests).catch(() => {
+      // A connector that failed to reconnect keeps retrying on its own.
+    });
     this.#unsubscribe = [
       toolkit.onEvent((event) => {
         this.#onEvent(event);
@@ -313,12 +367,27 @@ export class GatewayHub {
 /**
  * Creates an MCP server (the SDK's low-level `Server`) that serves `toolkit`: its tools, prompts
  * and resources under exposed names (see {@link NameTable}), calls with progress and
- * cancellation passed through, upstream log messages and list changes relayed. Connect it to any
- * transport; {@link serveStdio} and {@link serveHttp} do that for you.
+ * cancellation passed through, upstream log messages and list changes relayed, and an upstream's
+ * sampling and elicitation requests during a call forwarded to the session that made it. Connect
+ * it to any transport; {@link serveStdio} and {@link serveHttp} do that for you (and wait for
+ * connected upstreams to reconnect advertising sampling and elicitation, which this does in the
+ * background).
  *
  * The toolkit stays the caller's: closing the server never closes it.
  */
 export function createMcpServer(toolkit: Toolkit, options: GatewayOptions = {}): McpServerInstance {
+  return createSingleSession(toolkit, options).server;
+}
+
+/**
+ * {@link createMcpServer} with its hub, so a caller can wait for `hub.negotiated`.
+ *
+ * @internal
+ */
+export function createSingleSession(
+  toolkit: Toolkit,
+  options: GatewayOptions,
+): { server: McpServerInstance; hub: GatewayHub } {
   const hub = new GatewayHub(toolkit, options);
   const server = createSessionServer(hub);
   const previous = server.onclose;
@@ -326,7 +395,7 @@ export function createMcpServer(toolkit: Toolkit, options: GatewayOptions = {}):
     previous?.();
     hub.dispose();
   };
-  return server;
+  return { server, hub };
 }
 
 /**
@@ -348,6 +417,8 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
   const session = hub.attach(server);
+  // Every handler below first waits for upstreams to have reconnected advertising sampling and
+  // elicitation (at once after the first time), so none sees them half-way.
   server.oninitialized = () => {
     session.initialized = true;
   };
@@ -360,6 +431,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   // -- tools -------------------------------------------------------------------------------
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    await hub.negotiated;
     if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
     const table = await hub.tools();
     const tools: McpTool[] = table
@@ -370,6 +442,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
     // Progress is sent before the result it precedes, never after it.
@@ -386,10 +459,13 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
               .catch(() => undefined);
           };
     const call = async (item: ToolItem, input: Record<string, unknown>) => {
+      // Upstream sampling and elicitation during this call come back to this session.
+      const caller = randomUUID();
+      callers.set(caller, { server, extra });
       try {
         const result = await toolkit.callTool(item.id, input, {
           signal: extra.signal,
-          meta,
+          meta: { ...meta, [CALLER_META_KEY]: caller },
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         await sent;
@@ -397,6 +473,8 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       } catch (error) {
         await sent;
         return errorResult(error, item);
+      } finally {
+        callers.delete(caller);
       }
     };
     if (options.mode === 'search') {
@@ -412,6 +490,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   // -- prompts -----------------------------------------------------------------------------
 
   server.setRequestHandler(ListPromptsRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const table = await hub.prompts(extra.signal);
     const prompts: McpPrompt[] = table
       .entries()
@@ -421,6 +500,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const { name, arguments: args = {} } = request.params;
     const item = (await hub.prompts(extra.signal)).resolve(name);
     if (item === undefined) {
@@ -444,6 +524,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   // -- resources ---------------------------------------------------------------------------
 
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const { resources } = await toolkit.list({ type: 'resource', signal: extra.signal });
     const table = new UriTable(resources);
     const listed: McpResource[] = resources.flatMap((item) => {
@@ -455,7 +536,8 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => {
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+    await hub.negotiated;
     const templates = NameTable.build(
       hub.templates().map(({ connector, template }) => ({
         namespace: connector.namespace,
@@ -473,6 +555,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const { uri } = request.params;
     const item = (await hub.resources(extra.signal)).resolve(uri);
     if (item !== undefined) {
@@ -502,6 +585,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   });
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const { uri } = request.params;
     const item = (await hub.resources(extra.signal)).resolve(uri);
     if (item === undefined) {
@@ -521,6 +605,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   // -- completions -------------------------------------------------------------------------
 
   server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    await hub.negotiated;
     const empty: CompleteResult = { completion: { values: [] } };
     const { ref, argument, context } = request.params;
     let connector: Connector | undefined;

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Toolkit } from '@toolplane/toolkit';
-import { createMcpServer, type GatewayOptions } from './server.js';
+import { createSingleSession, type GatewayOptions } from './server.js';
 
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions extends GatewayOptions {
@@ -30,7 +30,8 @@ export async function serveStdio(
   toolkit: Toolkit,
   options: ServeStdioOptions = {},
 ): Promise<ServedGateway> {
-  const server = createMcpServer(toolkit, options);
+  const { server, hub } = createSingleSession(toolkit, options);
+  await hub.negotiated;
   const transport = new StdioServerTransport(options.stdin, options.stdout);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

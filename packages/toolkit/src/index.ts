@@ -48,7 +48,12 @@ export type {
 } from './store.js';
 export { MAX_TEMPLATE_LENGTH } from './template.js';
 export type { TemplateLimits } from './template.js';
-export { Connector, createConnector, requestScopedFetch } from './connectors/connector.js';
+export {
+  CALLER_META_KEY,
+  Connector,
+  createConnector,
+  requestScopedFetch,
+} from './connectors/connector.js';
 export type {
   ConnectorEvent,
   ConnectorLists,
@@ -56,7 +61,11 @@ export type {
   ConnectorSource,
   ConnectorState,
   HttpSource,
+  RequestScopedFetchOptions,
   StdioSource,
+  UpstreamRequest,
+  UpstreamRequestContext,
+  UpstreamRequestHandler,
 } from './connectors/connector.js';
 export { inferNamespace, sanitizeNamespace } from './connectors/namespace.js';
 export { defineTool } from './define-tool.js';

@@ -22,6 +22,7 @@ import {
   type ConnectorEvent,
   type ConnectorOptions,
   type ConnectorSource,
+  type UpstreamRequestHandler,
 } from './connectors/connector.js';
 import { inferNamespace } from './connectors/namespace.js';
 import type { DefinedTool } from './define-tool.js';
@@ -107,7 +108,7 @@ export interface ToolkitOptions {
   /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
   readonly middleware?: readonly Middleware[];
   /** Defaults for every connector (timeouts, backoff, client info). */
-  readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent'>;
+  readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
 }
 
 /** One tool, prompt or resource a toolkit exposes. */
@@ -223,6 +224,16 @@ export interface Toolkit {
    */
   connector(namespace: string): Connector | undefined;
   /**
+   * Sets who answers upstream servers' sampling and elicitation requests (see
+   * {@link UpstreamRequestHandler}; `undefined` removes it), e.g. a gateway forwarding each to
+   * the session whose call caused it. Connected connectors whose advertised capabilities change
+   * reconnect at once (calls in flight on them fail); resolves once they have.
+   */
+  setUpstreamRequestHandler(
+    handler: UpstreamRequestHandler | undefined,
+    options?: { signal?: AbortSignal },
+  ): Promise<void>;
+  /**
    * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
    * function. A listener that throws is logged and the others still hear the event.
    */
@@ -310,6 +321,7 @@ class ToolkitImpl implements Toolkit {
   readonly #prompts = new Map<string, Prompt>();
   readonly #resources = new Map<string, Resource>();
   readonly #connectors = new Map<string, ConnectorEntry>();
+  #upstreamRequests: UpstreamRequestHandler | undefined;
   readonly #listeners = new Set<(event: ToolkitEvent) => void>();
   readonly #unsubscribeStore: (() => void) | undefined;
   #running: AbortController | undefined;
@@ -392,6 +404,7 @@ class ToolkitImpl implements Toolkit {
     const connector = createConnector(source, {
       ...this.#options.connectorDefaults,
       namespace,
+      upstreamRequests: () => this.#upstreamRequests,
       onEvent: (event) => {
         this.#onConnectorEvent(connector, event);
       },
@@ -425,6 +438,16 @@ class ToolkitImpl implements Toolkit {
 
   connector(namespace: string): Connector | undefined {
     return this.#connectors.get(namespace)?.connector;
+  }
+
+  async setUpstreamRequestHandler(
+    handler: UpstreamRequestHandler | undefined,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    this.#upstreamRequests = handler;
+    await Promise.all(
+      [...this.#connectors.values()].map(({ connector }) => connector.renegotiate(options)),
+    );
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {

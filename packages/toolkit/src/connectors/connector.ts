@@ -5,12 +5,21 @@ import {
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
   LoggingMessageNotificationSchema,
+  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
   type Implementation,
   type LoggingLevel,
   type Prompt,
@@ -64,8 +73,48 @@ export type ConnectorEvent =
       readonly data: unknown;
     };
 
+/** The `_meta` key naming who made a tool call, so the server's requests during it reach them. */
+export const CALLER_META_KEY = 'io.toolplane/caller';
+
+/** A request an upstream server sends its client during a call: sampling or elicitation. */
+export type UpstreamRequest = CreateMessageRequest | ElicitRequest;
+
+/** Where an {@link UpstreamRequest} came from and whose call caused it. */
+export interface UpstreamRequestContext {
+  /** The connector's namespace. */
+  readonly namespace: string;
+  /** The {@link CALLER_META_KEY} value of the tool call the request belongs to. */
+  readonly caller: string;
+  /** Aborts when the server cancels the request or the connection ends. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Answers upstream servers' sampling and elicitation requests on behalf of whoever made the call
+ * that caused them; see {@link ConnectorOptions.upstreamRequests}.
+ */
+export interface UpstreamRequestHandler {
+  /** What it can answer; only this is advertised to servers (read at every connect). */
+  readonly capabilities: { readonly sampling?: boolean; readonly elicitation?: boolean };
+  /**
+   * Answers `request`; throw an `McpError` to answer with that error.
+   */
+  handle(
+    request: UpstreamRequest,
+    context: UpstreamRequestContext,
+  ): Promise<CreateMessageResult | ElicitResult>;
+}
+
 /** Options for {@link createConnector}. */
 export interface ConnectorOptions {
+  /**
+   * Who answers the server's `sampling/createMessage` and `elicitation/create` requests, read at
+   * every connect (see {@link Connector.renegotiate}). A request is routed to the tool call it
+   * belongs to: over Streamable HTTP by the response stream it arrives on; otherwise to the only
+   * caller with calls in flight. When calls of several callers are in flight and nothing says
+   * which one the request belongs to, it is refused with an MCP error rather than guessed.
+   */
+  readonly upstreamRequests?: () => UpstreamRequestHandler | undefined;
   /** The namespace its tools, prompts and resources appear under; inferred from the source when absent. */
   readonly namespace?: string;
   /** How the client introduces itself to the server. */
@@ -128,6 +177,9 @@ export class Connector {
   #stateWaiters = new Set<() => void>();
   #refreshing = new Map<ListKind, Promise<void>>();
   #stale = new Set<ListKind>();
+  // What the current connection advertised, and whether it is being redone to change that.
+  #advertised = '';
+  #renegotiating = false;
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), or a
@@ -222,6 +274,22 @@ export class Connector {
     );
   }
 
+  /**
+   * Reconnects at once when the capabilities {@link ConnectorOptions.upstreamRequests} would
+   * advertise now differ from what the current connection advertised (a client states them only
+   * when it connects). Calls in flight on the old connection fail; resolves once reconnected,
+   * or at once when nothing changed or the connector is not connected.
+   */
+  async renegotiate(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const client = this.#client;
+    if (client === undefined || this.#state !== 'connected') return;
+    if (capabilityKey(this.#options.upstreamRequests?.()) === this.#advertised) return;
+    this.#renegotiating = true;
+    await client.close().catch(() => undefined);
+    while (this.#client === client) await this.#nextState(options.signal);
+    await this.ready(options);
+  }
+
   /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   async close(): Promise<void> {
     this.#stopWaiting.abort();
@@ -259,6 +327,11 @@ export class Connector {
       this.#lists = EMPTY_LISTS;
       if (this.#isClosed()) break;
       this.#setState(connected ? 'disconnected' : 'failed', this.#lastError);
+      if (this.#renegotiating && connected) {
+        // A deliberate reconnect: no backoff.
+        this.#renegotiating = false;
+        continue;
+      }
       await this.#sleep(this.#backoff(attempt++));
     }
   }
@@ -288,9 +361,32 @@ export class Connector {
     // Closing the connector abandons an attempt in progress rather than waiting it out.
     const signal = this.#stopWaiting.signal;
     const info = this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' };
+    const upstream = this.#options.upstreamRequests?.();
+    const calls = new CallTracker();
+    this.#advertised = capabilityKey(upstream);
     const make = (): Client => {
-      const client = new Client(info, { capabilities: {} });
+      const client = new Client(info, {
+        capabilities: {
+          ...(upstream?.capabilities.sampling === true ? { sampling: {} } : {}),
+          // Form mode only: URL mode needs the caller's client to support it, unknown here.
+          ...(upstream?.capabilities.elicitation === true ? { elicitation: { form: {} } } : {}),
+        },
+      });
       this.#listen(client);
+      if (upstream?.capabilities.sampling === true) {
+        client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+          this.#upstreamRequest(calls, request, extra),
+        );
+      }
+      if (upstream?.capabilities.elicitation === true) {
+        client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+          this.#upstreamRequest(calls, request, extra),
+        );
+      }
+      return client;
+    };
+    const connected = (client: Client): Client => {
+      if (client.transport !== undefined) calls.install(client.transport);
       return client;
     };
     const source = this.source;
@@ -307,7 +403,7 @@ export class Connector {
       try {
         await client.connect(transport, { timeout, signal });
         this.#pid = transport.pid ?? undefined;
-        return client;
+        return connected(client);
       } catch (error) {
         await client.close().catch(() => undefined);
         const stderr = tail().trim();
@@ -319,14 +415,18 @@ export class Connector {
     }
     const { url, headers } = httpTarget(source);
     const requestInit: RequestInit = { headers };
-    const fetch = requestScopedFetch();
+    const fetch = requestScopedFetch({
+      onRelatedRequest: (callId, requestId) => {
+        calls.relate(callId, requestId);
+      },
+    });
     try {
       const client = make();
       await client.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch }), {
         timeout,
         signal,
       });
-      return client;
+      return connected(client);
     } catch (streamableError) {
       if (this.#isClosed()) throw streamableError;
       // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
@@ -337,12 +437,32 @@ export class Connector {
           timeout,
           signal,
         });
-        return client;
+        return connected(client);
       } catch {
         await client.close().catch(() => undefined);
         throw streamableError;
       }
     }
+  }
+
+  async #upstreamRequest<R extends CreateMessageResult | ElicitResult>(
+    calls: CallTracker,
+    request: UpstreamRequest,
+    extra: { requestId: string | number; signal: AbortSignal },
+  ): Promise<R> {
+    const handler = this.#options.upstreamRequests?.();
+    if (handler === undefined) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `${request.method} is no longer served by this client; reconnect to renegotiate`,
+      );
+    }
+    const caller = calls.callerOf(extra.requestId, request.method);
+    return (await handler.handle(request, {
+      namespace: this.namespace,
+      caller,
+      signal: extra.signal,
+    })) as R;
   }
 
   #listen(client: Client): void {
@@ -518,7 +638,9 @@ async function fetchList(client: Client, kind: ListKind): Promise<readonly unkno
  * Every {@link Connector} over HTTP uses it; pass it as `fetch` to your own
  * `StreamableHTTPClientTransport` for the same effect.
  */
-export function requestScopedFetch(base: typeof fetch = globalThis.fetch): typeof fetch {
+export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typeof fetch {
+  const base = options.fetch ?? globalThis.fetch;
+  const observe = options.onRelatedRequest;
   return async (input, init) => {
     const outer = init?.signal;
     if (outer === undefined || outer === null) return base(input, init);
@@ -541,6 +663,13 @@ export function requestScopedFetch(base: typeof fetch = globalThis.fetch): typeo
       return response;
     }
     const reader = (body as ReadableStream<Uint8Array>).getReader();
+    const callId = observe === undefined ? undefined : toolCallId(init?.body);
+    const scan =
+      callId === undefined || observe === undefined
+        ? undefined
+        : requestScanner((requestId) => {
+            observe(callId, requestId);
+          });
     const watched = new ReadableStream<Uint8Array>(
       {
         async pull(controller) {
@@ -550,6 +679,7 @@ export function requestScopedFetch(base: typeof fetch = globalThis.fetch): typeo
               release();
               controller.close();
             } else {
+              scan?.(value);
               controller.enqueue(value);
             }
           } catch (error) {
@@ -570,6 +700,124 @@ export function requestScopedFetch(base: typeof fetch = globalThis.fetch): typeo
       headers: response.headers,
     });
   };
+}
+
+/** Options of {@link requestScopedFetch}. */
+export interface RequestScopedFetchOptions {
+  /** The fetch to wrap (default the global one). */
+  readonly fetch?: typeof fetch;
+  /**
+   * Hears every JSON-RPC request a server sends on the event stream answering a `tools/call`
+   * POST: the call's JSON-RPC ID and the request's; how server requests are tied to calls.
+   */
+  readonly onRelatedRequest?: (callId: string | number, requestId: string | number) => void;
+}
+
+/** The JSON-RPC ID of a `tools/call` request body, if it is one. */
+function toolCallId(body: unknown): string | number | undefined {
+  if (typeof body !== 'string' || !body.includes('"tools/call"')) return undefined;
+  try {
+    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
+    return message.method === 'tools/call' &&
+      (typeof message.id === 'string' || typeof message.id === 'number')
+      ? message.id
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads SSE chunks as they pass and reports the ID of every JSON-RPC request in them. */
+function requestScanner(onRequest: (id: string | number) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      // Results and notifications are not requests; only parse what could be one.
+      if (!line.startsWith('data:') || !line.includes('"method"') || !line.includes('"id"')) {
+        continue;
+      }
+      try {
+        const message = JSON.parse(line.slice(5)) as { method?: unknown; id?: unknown };
+        if (
+          typeof message.method === 'string' &&
+          (typeof message.id === 'string' || typeof message.id === 'number')
+        ) {
+          onRequest(message.id);
+        }
+      } catch {
+        // Not JSON-RPC: the SDK reports it.
+      }
+    }
+  };
+}
+
+/**
+ * The tool calls in flight on one connection, by JSON-RPC ID, with their callers: the caller is
+ * read from (and taken out of) each call's `_meta` as it is sent, so the server never sees it.
+ */
+class CallTracker {
+  readonly #callers = new Map<string | number, string>();
+  // A server request's ID → the ID of the call on whose response stream it arrived.
+  readonly #related = new Map<string | number, string | number>();
+
+  install(transport: Transport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as { method?: string; id?: string | number; params?: unknown };
+      const params = m.params as { _meta?: Record<string, unknown> } | undefined;
+      const caller = params?._meta?.[CALLER_META_KEY];
+      if (m.method === 'tools/call' && m.id !== undefined && typeof caller === 'string') {
+        this.#callers.set(m.id, caller);
+        const { [CALLER_META_KEY]: _, ...meta } = params?._meta ?? {};
+        const rest = { ...params, _meta: meta };
+        if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
+        return send({ ...message, params: rest }, options);
+      }
+      return send(message, options);
+    };
+    const receive = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: unknown; id?: string | number };
+      if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
+        for (const [request, call] of this.#related) {
+          if (call === m.id) this.#related.delete(request);
+        }
+      }
+      receive?.call(transport, message, extra);
+    };
+  }
+
+  relate(callId: string | number, requestId: string | number): void {
+    if (this.#callers.has(callId)) this.#related.set(requestId, callId);
+  }
+
+  /**
+   * The caller a server request belongs to.
+   *
+   * @throws {McpError} when no call is in flight, or calls of several callers are and nothing
+   * ties the request to one of them.
+   */
+  callerOf(requestId: string | number, method: string): string {
+    const call = this.#related.get(requestId);
+    const tied = call === undefined ? undefined : this.#callers.get(call);
+    if (tied !== undefined) return tied;
+    const callers = new Set(this.#callers.values());
+    const [only] = callers;
+    if (callers.size === 1 && only !== undefined) return only;
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      callers.size === 0
+        ? `${method} arrived while no tool call of this client was in flight; send it during the call it belongs to`
+        : `${method} cannot be tied to one of ${callers.size} callers with calls in flight; send it on the call's own response stream (Streamable HTTP with relatedRequestId)`,
+    );
+  }
+}
+
+function capabilityKey(handler: UpstreamRequestHandler | undefined): string {
+  return `${handler?.capabilities.sampling === true ? 's' : ''}${handler?.capabilities.elicitation === true ? 'e' : ''}`;
 }
 
 interface Followers {
