@@ -179,6 +179,21 @@ describe('serveHttp', () => {
       headers: { ...auth, origin: 'http://evil.example' },
     });
     expect(origin.status).toBe(403);
+    const otherPort = await raw(gateway.url, {
+      body: initialize,
+      headers: { ...auth, origin: 'http://127.0.0.1:1' },
+    });
+    expect(otherPort.status).toBe(403);
+  });
+
+  it('accepts its own origin on every loopback name', async () => {
+    for (const name of ['127.0.0.1', 'localhost', '[::1]']) {
+      const own = await raw(gateway.url, {
+        body: initialize,
+        headers: { ...auth, origin: `http://${name}:${gateway.url.port}` },
+      });
+      expect(own.status).toBe(200);
+    }
   });
 
   it('answers malformed, oversized and truncated bodies with JSON-RPC errors and stays up', async () => {

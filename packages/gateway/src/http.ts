@@ -27,7 +27,10 @@ export interface ServeHttpOptions extends GatewayOptions {
    * and `[::1]` (DNS-rebinding protection); with or without a port.
    */
   readonly allowedHosts?: readonly string[];
-  /** Origins accepted in an `Origin` header; a request with any other Origin gets 403. */
+  /**
+   * Origins accepted in an `Origin` header besides the gateway's own (http(s) on an accepted host
+   * name and the real port); a request with any other Origin gets 403.
+   */
   readonly allowedOrigins?: readonly string[];
   /** No sessions: every POST is served on its own and forgotten (no GET streams, no notifications). */
   readonly stateless?: boolean;
@@ -111,7 +114,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       );
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin)) {
+    if (origin !== undefined && !origins.has(origin) && !sameOrigin(origin, hosts)) {
       throw new HttpError(
         403,
         ErrorCode.InvalidRequest,
@@ -306,6 +309,22 @@ function allowedHostHeaders(host: string, port: number, extra: readonly string[]
     headers.add(name);
   }
   return headers;
+}
+
+/** An Origin naming this server: http(s), an accepted host name, the port it listens on. */
+function sameOrigin(origin: string, hosts: Set<string>): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  // `url.host` drops a default port, which is never the one a loopback gateway listens on here.
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.port !== '' &&
+    hosts.has(url.host)
+  );
 }
 
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
