@@ -11,5 +11,7 @@ export {
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
 export type { GatewayOptions, ToolFilter } from './server.js';
+export { createSamplingDelegate } from './sampling-delegate.js';
+export type { SamplingDelegateOptions } from './sampling-delegate.js';
 export { serveStdio } from './stdio.js';
 export type { ServedGateway, ServeStdioOptions } from './stdio.js';

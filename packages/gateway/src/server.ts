@@ -29,6 +29,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   CALLER_META_KEY,
+  runInSession,
   toMcpResource,
   toResourceContents,
   ToolError,
@@ -105,10 +106,26 @@ type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process, so one handler serves them all.
-const callers = new Map<
-  string,
-  { readonly server: McpServerInstance; readonly extra: CallExtra }
->();
+const callers = new Map<string, GatewayCall>();
+
+/**
+ * A session's tool call in flight.
+ *
+ * @internal
+ */
+export interface GatewayCall {
+  readonly server: McpServerInstance;
+  readonly extra: CallExtra;
+}
+
+/**
+ * The session's call that `token` (a {@link CALLER_META_KEY} value) names, while it runs.
+ *
+ * @internal
+ */
+export function callerOf(token: string): GatewayCall | undefined {
+  return callers.get(token);
+}
 
 /**
  * Forwards an upstream's sampling or elicitation request to the session whose call caused it,
@@ -463,11 +480,19 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       const caller = randomUUID();
       callers.set(caller, { server, extra });
       try {
-        const result = await toolkit.callTool(item.id, input, {
-          signal: extra.signal,
-          meta: { ...meta, [CALLER_META_KEY]: caller },
-          ...(onProgress === undefined ? {} : { onProgress }),
-        });
+        // Builtins and prompt delegates see who called (getSession()).
+        const session = {
+          id: extra.sessionId,
+          clientInfo: server.getClientVersion(),
+          capabilities: server.getClientCapabilities(),
+        };
+        const result = await runInSession(session, () =>
+          toolkit.callTool(item.id, input, {
+            signal: extra.signal,
+            meta: { ...meta, [CALLER_META_KEY]: caller },
+            ...(onProgress === undefined ? {} : { onProgress }),
+          }),
+        );
         await sent;
         return toCallToolResult(result);
       } catch (error) {
