@@ -1,4 +1,4 @@
-import { fixtureCommand } from '@toolplane/fixtures';
+import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -21,8 +21,7 @@ function codeOf(error: unknown): string {
 
 /** A toolkit that records its events, with a way to wait for one. */
 function makeToolkit(options: ToolkitOptions = {}) {
-  const events: ToolkitEvent[] = [];
-  const waiters = new Set<() => void>();
+  const log = recordEvents<ToolkitEvent>();
   const toolkit = createToolkit({
     ...options,
     delegate: {
@@ -30,30 +29,13 @@ function makeToolkit(options: ToolkitOptions = {}) {
         options.delegate === undefined
           ? Promise.reject(new Error('no model in this test'))
           : options.delegate.call(prompt, input, callOptions),
-      onEvent: (event) => {
-        events.push(event);
-        for (const wake of waiters) wake();
-      },
+      onEvent: log.push,
     },
   });
   open.push(toolkit);
-  const waitFor = (match: (event: ToolkitEvent) => boolean, from = 0, ms = 15_000) =>
-    new Promise<ToolkitEvent>((resolve, reject) => {
-      const check = (): void => {
-        const found = events.slice(from).find(match);
-        if (found === undefined) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no matching event within ${ms} ms; saw ${JSON.stringify(events)}`));
-      }, ms);
-      waiters.add(check);
-      check();
-    });
-  return { toolkit, events, waitFor };
+  const waitFor = (match: (event: ToolkitEvent) => boolean, from = 0) =>
+    log.waitFor(match, { from });
+  return { toolkit, events: log.events, waitFor };
 }
 
 /** Starts the toolkit in the background and waits for its connectors' first attempts. */

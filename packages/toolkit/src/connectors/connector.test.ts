@@ -2,7 +2,12 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
+import {
+  fixtureCommand,
+  recordEvents,
+  startHttpFixture,
+  type HttpFixture,
+} from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -26,34 +31,13 @@ afterEach(async () => {
 
 /** A started connector that records its events, and a way to wait for one. */
 function connect(source: Parameters<typeof createConnector>[0], options: ConnectorOptions = {}) {
-  const events: ConnectorEvent[] = [];
-  const waiters = new Set<() => void>();
-  const connector = createConnector(source, {
-    ...options,
-    onEvent: (event) => {
-      events.push(event);
-      for (const wake of waiters) wake();
-    },
-  });
+  const log = recordEvents<ConnectorEvent>();
+  const connector = createConnector(source, { ...options, onEvent: log.push });
   open.push(connector);
   connector.start();
-  const waitFor = (match: (event: ConnectorEvent) => boolean, from = 0, ms = 15_000) =>
-    new Promise<ConnectorEvent>((resolve, reject) => {
-      const check = (): void => {
-        const found = events.slice(from).find(match);
-        if (found === undefined) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no matching event within ${ms} ms; saw ${JSON.stringify(events)}`));
-      }, ms);
-      waiters.add(check);
-      check();
-    });
-  return { connector, events, waitFor };
+  const waitFor = (match: (event: ConnectorEvent) => boolean, from = 0) =>
+    log.waitFor(match, { from });
+  return { connector, events: log.events, waitFor };
 }
 
 const isState = (state: string) => (event: ConnectorEvent) =>

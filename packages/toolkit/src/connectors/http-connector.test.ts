@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
@@ -70,7 +70,9 @@ function serveStreamable(onServer: (server: McpServer) => void = () => undefined
     if (transport === undefined) {
       const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
-        onsessioninitialized: (sessionId) => sessions.set(sessionId, fresh),
+        onsessioninitialized: (sessionId) => {
+          sessions.set(sessionId, fresh);
+        },
       });
       const server = whoamiServer();
       onServer(server);
@@ -155,28 +157,11 @@ describe('Connector list changes', () => {
     const instances: McpServer[] = [];
     const served = await serveStreamable((server) => instances.push(server));
     servers.push(served);
-    const events: ConnectorEvent[] = [];
-    const wakers = new Set<() => void>();
-    const connector = createConnector(served.url, {
-      namespace: 'pushy',
-      onEvent: (event) => {
-        events.push(event);
-        for (const wake of wakers) wake();
-      },
-    });
+    const log = recordEvents<ConnectorEvent>();
+    const connector = createConnector(served.url, { namespace: 'pushy', onEvent: log.push });
     connectors.push(connector);
     const next = (type: ConnectorEvent['type']) =>
-      new Promise<ConnectorEvent>((resolve) => {
-        const from = events.length;
-        const check = (): void => {
-          const found = events.slice(from).find((e) => e.type === type);
-          if (found !== undefined) {
-            wakers.delete(check);
-            resolve(found);
-          }
-        };
-        wakers.add(check);
-      });
+      log.waitFor((e) => e.type === type, { from: log.events.length });
     connector.start();
     await connector.ready();
     const server = instances[0]!;
