@@ -1,11 +1,15 @@
 // Gateway hop vs the direct path, echo tool, over stdio and Streamable HTTP: per-call median and
-// p99, throughput at 32 concurrent calls; tools/list of 1,000 aggregated tools; memory per session.
+// p99, throughput at 32 concurrent calls; an HTTP gateway in front of a stdio upstream, ours and
+// mcp-proxy (a peer from npm) on the same workload; tools/list of 1,000 aggregated tools; memory
+// per session.
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
+import { fixtureCommand, startHttpFixture, type ServerCommand } from '@toolplane/fixtures';
 import { createToolkit, defineTool, requestScopedFetch } from '@toolplane/toolkit';
 import { z } from 'zod';
 import { createMcpServer } from '../src/server.js';
@@ -79,12 +83,11 @@ async function httpClient(url: URL): Promise<Client> {
 }
 
 /** Starts an HTTP gateway child and resolves with its URL and a way to stop it. */
-async function httpGatewayChild(upstream: URL): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const { command, args } = gatewayCommand(
-    [{ namespace: 'fx', source: upstream.href }],
-    {},
-    'http',
-  );
+async function httpGatewayChild(
+  upstream: URL | ServerCommand,
+): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const source = upstream instanceof URL ? upstream.href : upstream;
+  const { command, args } = gatewayCommand([{ namespace: 'fx', source }], {}, 'http');
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<URL>((resolve, reject) => {
     let buffered = '';
@@ -100,6 +103,62 @@ async function httpGatewayChild(upstream: URL): Promise<{ url: URL; stop: () => 
   child.stdout.resume();
   return {
     url,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A port free right now on 127.0.0.1, for a child that cannot pick its own. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+/** Starts mcp-proxy (Streamable HTTP on 127.0.0.1) in front of the stdio fixture. */
+async function mcpProxyChild(): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const require = createRequire(import.meta.url);
+  const bin = require.resolve('mcp-proxy/dist/bin/mcp-proxy.mjs');
+  const port = await freePort();
+  const upstream = fixtureCommand('stdio');
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--server',
+      'stream',
+      '--',
+      upstream.command,
+      ...upstream.args,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer): void => {
+      buffered += chunk.toString('utf8');
+      if (buffered.includes('starting server')) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', () => {
+      reject(new Error(`mcp-proxy exited before it listened: ${buffered}`));
+    });
+  });
+  child.stdout.resume();
+  child.stderr.resume();
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -142,6 +201,21 @@ await httpDirect.close();
 await httpVia.close();
 await gatewayChild.stop();
 await fixture.close();
+
+// -- an HTTP gateway in front of a stdio upstream: ours and a peer's -------------------------
+
+const ours = await httpGatewayChild(fixtureCommand('stdio'));
+const peer = await mcpProxyChild();
+const oursClient = await httpClient(ours.url);
+const peerClient = await httpClient(peer.url);
+const oursLatency = await latency(echo(oursClient, 'fx__echo'));
+const peerLatency = await latency(echo(peerClient, 'echo'));
+const oursRate = await throughput(echo(oursClient, 'fx__echo'));
+const peerRate = await throughput(echo(peerClient, 'echo'));
+await oursClient.close();
+await peerClient.close();
+await ours.stop();
+await peer.stop();
 
 // -- tools/list of 1,000 tools, in memory ----------------------------------------------------
 
@@ -187,6 +261,8 @@ console.log(row('stdio, direct', stdioDirect, stdioDirectRate));
 console.log(row('stdio, through the gateway', stdioGateway, stdioGatewayRate));
 console.log(row('HTTP, direct', httpDirectLatency, httpDirectRate));
 console.log(row('HTTP, through the gateway', httpGatewayLatency, httpGatewayRate));
+console.log(row('HTTP → stdio, toolplane gateway', oursLatency, oursRate));
+console.log(row('HTTP → stdio, mcp-proxy 6.7.19', peerLatency, peerRate));
 console.log('');
 const hop = (via: number, straight: number) => ((via - straight) / straight).toFixed(2);
 console.log(
@@ -194,6 +270,9 @@ console.log(
 );
 console.log(
   `HTTP:  through/direct ${(httpGatewayLatency.median / httpDirectLatency.median).toFixed(2)}×; the added hop costs ${hop(httpGatewayLatency.median, httpDirectLatency.median)}× the direct path (target ≤ 1.3×); floor 2200 µs → direct ${(httpDirectLatency.median / 2200).toFixed(2)}× floor`,
+);
+console.log(
+  `HTTP → stdio: toolplane/mcp-proxy ${(oursLatency.median / peerLatency.median).toFixed(2)}× the latency, ${(oursRate / peerRate).toFixed(2)}× the throughput`,
 );
 console.log(
   `tools/list of 1,000 tools (in memory): median ${listLatency.median.toFixed(0)} µs, p99 ${listLatency.p99.toFixed(0)} µs; ping on the same transport ${pingLatency.median.toFixed(0)} µs (floor ~100 µs)`,
