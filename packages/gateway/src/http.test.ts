@@ -3,11 +3,12 @@ import { connect as netConnect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
+import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
+import { createToolkit, type ConnectorSource, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
 
@@ -16,11 +17,11 @@ interface Running {
   stop(): Promise<void>;
 }
 
-async function startToolkit(): Promise<Running> {
+async function startToolkit(source: ConnectorSource = fixtureCommand('stdio')): Promise<Running> {
   const toolkit = createToolkit({
     connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
   });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  toolkit.addConnector(source, { namespace: 'fx' });
   const controller = new AbortController();
   const running = toolkit.run({ signal: controller.signal });
   await toolkit.ready();
@@ -339,6 +340,74 @@ describe('serveHttp with an upstream that dies under load', () => {
       );
       const result = await client.callTool({ name: 'fx__add', arguments: { a: 2, b: 2 } });
       expect(result.structuredContent).toEqual({ sum: 4 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('serveHttp with an HTTP upstream that dies under load', () => {
+  let fixture: HttpFixture;
+  let running: Running;
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    fixture = await startHttpFixture();
+    running = await startToolkit(fixture.url.href);
+    gateway = await serveHttp(running.toolkit, { port: 0 });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await running.stop();
+    await fixture.close();
+  });
+
+  it('answers every call in flight with an error, drops its tools and says so', async () => {
+    const client = await connect(gateway.url);
+    try {
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        changed++;
+      });
+      let started = 0;
+      const calls: Promise<unknown>[] = [];
+      const allStarted = new Promise<void>((resolve) => {
+        const onStart = () => {
+          if (++started === 16) resolve();
+        };
+        for (let i = 0; i < 16; i++) {
+          calls.push(
+            client
+              .callTool(
+                { name: 'fx__slow', arguments: { ms: 30_000, label: `http-load-${i}` } },
+                undefined,
+                { onprogress: onStart },
+              )
+              .then(
+                (result) => result as CallToolResult,
+                (error: unknown) => error,
+              ),
+          );
+        }
+      });
+      await allStarted;
+      process.kill(fixture.pid, 'SIGKILL');
+      const outcomes = await Promise.all(calls);
+      for (const outcome of outcomes) {
+        expect((outcome as CallToolResult).isError).toBe(true);
+        expect((outcome as CallToolResult).structuredContent).toMatchObject({
+          error: { code: 'execution' },
+        });
+      }
+      await vi.waitFor(
+        () => {
+          expect(running.toolkit.connectors()[0]?.state).not.toBe('connected');
+          expect(changed).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await expect(
+        client.callTool({ name: 'fx__add', arguments: { a: 1, b: 1 } }),
+      ).rejects.toSatisfy((error) => error instanceof McpError && error.code === -32602);
     } finally {
       await client.close();
     }

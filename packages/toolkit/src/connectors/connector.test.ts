@@ -177,6 +177,11 @@ describe('requestScopedFetch', () => {
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.url === '/broken') {
+        // The server dies mid-answer, once the first event is on its way.
+        res.write('data: first\n\n', () => res.socket?.destroy());
+        return;
+      }
       res.write('data: first\n\n');
       open.add(() => res.end('data: last\n\n'));
     });
@@ -229,6 +234,25 @@ describe('requestScopedFetch', () => {
     const reading = responses.map((response) => response.text());
     lifetime.abort(new Error('closing'));
     for (const text of reading) await expect(text).rejects.toBeDefined();
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('reports a stream that breaks with the ID of the request it answered', async () => {
+    const { url } = await listen();
+    const broken: (string | number | undefined)[] = [];
+    const fetch = requestScopedFetch({
+      onStreamError: (id) => {
+        broken.push(id);
+      },
+    });
+    const lifetime = new AbortController();
+    const response = await fetch(new URL('/broken', url), {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }),
+      signal: lifetime.signal,
+    });
+    await expect(response.text()).rejects.toBeDefined();
+    expect(broken).toEqual([7]);
     expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
   });
 

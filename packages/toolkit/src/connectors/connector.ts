@@ -385,8 +385,10 @@ export class Connector {
       }
       return client;
     };
+    let current: Client | undefined;
     const connected = (client: Client): Client => {
       if (client.transport !== undefined) calls.install(client.transport);
+      current = client;
       return client;
     };
     const source = this.source;
@@ -419,6 +421,9 @@ export class Connector {
       onRelatedRequest: (callId, requestId) => {
         calls.relate(callId, requestId);
       },
+      onStreamError: (requestId, error) => {
+        if (current !== undefined) this.#streamBroke(current, requestId, error);
+      },
     });
     try {
       const client = make();
@@ -443,6 +448,34 @@ export class Connector {
         throw streamableError;
       }
     }
+  }
+
+  /**
+   * An HTTP response stream broke before it ended. The SDK leaves the request it was answering
+   * pending (until its timeout) and never notices a server that died, so: the request fails now,
+   * and a ping decides whether the connection is still there; if not, it is closed, which fails
+   * every other request in flight and starts a reconnect.
+   */
+  #streamBroke(client: Client, requestId: string | number | undefined, error: unknown): void {
+    const transport = client.transport;
+    if (this.#client !== client || transport === undefined) return;
+    if (requestId !== undefined) {
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        id: requestId,
+        error: {
+          code: ErrorCode.ConnectionClosed,
+          message: `the response stream broke before the answer arrived (${toError(error).message})`,
+        },
+      });
+    }
+    client
+      .ping({ timeout: this.#options.connectTimeoutMs ?? 10_000 })
+      .catch(async () => {
+        this.#lastError = new Error('the server stopped answering', { cause: error });
+        await client.close();
+      })
+      .catch(() => undefined);
   }
 
   async #upstreamRequest<R extends CreateMessageResult | ElicitResult>(
@@ -641,6 +674,7 @@ async function fetchList(client: Client, kind: ListKind): Promise<readonly unkno
 export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typeof fetch {
   const base = options.fetch ?? globalThis.fetch;
   const observe = options.onRelatedRequest;
+  const broke = options.onStreamError;
   return async (input, init) => {
     const outer = init?.signal;
     if (outer === undefined || outer === null) return base(input, init);
@@ -685,6 +719,7 @@ export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typ
           } catch (error) {
             release();
             controller.error(error);
+            if (!inner.signal.aborted) broke?.(requestIdOf(init?.body), error);
           }
         },
         async cancel(reason) {
@@ -711,6 +746,22 @@ export interface RequestScopedFetchOptions {
    * POST: the call's JSON-RPC ID and the request's; how server requests are tied to calls.
    */
   readonly onRelatedRequest?: (callId: string | number, requestId: string | number) => void;
+  /**
+   * Hears an event stream that broke (not by an abort) before it ended, with the JSON-RPC ID of
+   * the request whose answer it was carrying (`undefined` for a GET stream).
+   */
+  readonly onStreamError?: (requestId: string | number | undefined, error: unknown) => void;
+}
+
+/** The JSON-RPC ID of a request body, if it is a single request. */
+function requestIdOf(body: unknown): string | number | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const { id } = JSON.parse(body) as { id?: unknown };
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The JSON-RPC ID of a `tools/call` request body, if it is one. */
