@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fixtureCommand } from '@toolplane/fixtures';
@@ -63,5 +65,61 @@ describe('serveStdio', () => {
     expect(JSON.stringify(prompt.messages)).toContain('Repeat after me: x');
     const readme = await client.readResource({ uri: 'fixture://readme' });
     expect(readme.contents[0]).toMatchObject({ text: '# Fixture\n' });
+  });
+});
+
+describe('serveStdio with unreadable input', () => {
+  it('answers a line that is not JSON or not JSON-RPC with an error and keeps serving', async () => {
+    const { command, args } = gatewayCommand([]);
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const received: unknown[] = [];
+      const waiters = new Set<() => void>();
+      lines.on('line', (line) => {
+        received.push(JSON.parse(line));
+        for (const wake of waiters) wake();
+      });
+      const answerTo = (id: number) =>
+        new Promise<unknown>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            reject(new Error(`no answer to ${id}; got ${JSON.stringify(received)}`));
+          }, 10_000);
+          const check = (): void => {
+            const found = received.find((m) => (m as { id?: unknown }).id === id);
+            if (found === undefined) return;
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(found);
+          };
+          waiters.add(check);
+          check();
+        });
+      const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      });
+      await answerTo(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      child.stdin.write('{"jsonrpc": "2.0", "id": 2, "method": \n');
+      send({ not: 'json-rpc' });
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+      expect(await answerTo(3)).toMatchObject({ result: { tools: [] } });
+      const errors = received
+        .filter((m) => (m as { id?: unknown }).id === null)
+        .map((m) => (m as { error: { code: number } }).error.code);
+      expect(errors).toEqual([-32700, -32600]);
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
   });
 });

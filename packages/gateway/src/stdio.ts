@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Toolkit } from '@toolplane/toolkit';
 import { createSingleSession, type GatewayOptions } from './server.js';
 
@@ -17,6 +18,30 @@ export interface ServeStdioOptions extends GatewayOptions {
 export interface ServedGateway {
   /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * The SDK only reports a line it cannot read; JSON-RPC asks for an error response (with a null
+ * ID, as the request's is unknown), so the client hears what went wrong instead of waiting.
+ */
+function answerUnreadableLines(transport: StdioServerTransport): void {
+  const report = transport.onerror;
+  transport.onerror = (error) => {
+    report?.(error);
+    const code =
+      error instanceof SyntaxError
+        ? ErrorCode.ParseError
+        : error.name === 'ZodError'
+          ? ErrorCode.InvalidRequest
+          : undefined;
+    if (code === undefined) return;
+    const message =
+      code === ErrorCode.ParseError
+        ? 'a line is not valid JSON; send one JSON-RPC message per line'
+        : 'a line is not a JSON-RPC message';
+    const answer = { jsonrpc: '2.0', id: null, error: { code, message } };
+    transport.send(answer as unknown as JSONRPCMessage).catch(() => undefined);
+  };
 }
 
 /**
@@ -45,5 +70,6 @@ export async function serveStdio(
     void close();
   });
   await server.connect(transport);
+  answerUnreadableLines(transport);
   return { close };
 }
