@@ -11,11 +11,13 @@ import {
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CALLER_META_KEY,
   createConnector,
   requestScopedFetch,
   type Connector,
   type ConnectorEvent,
   type ConnectorOptions,
+  type UpstreamRequestHandler,
 } from './connector.js';
 
 const require = createRequire(import.meta.url);
@@ -129,6 +131,75 @@ describe('Connector over stdio', () => {
       connector.start();
     }).toThrow(ToolError);
     expect(events).toHaveLength(count);
+  });
+});
+
+describe('Connector upstream requests', () => {
+  const sample = { name: 'sample', arguments: { prompt: 'hello?' } };
+  const answer = (text: string) => ({
+    role: 'assistant' as const,
+    model: 'test',
+    content: { type: 'text' as const, text },
+  });
+
+  it('routes sampling to the handler with the caller of the call, which the server never sees', async () => {
+    const seen: { caller: string; namespace: string }[] = [];
+    const handler: UpstreamRequestHandler = {
+      capabilities: { sampling: true },
+      handle: (_request, { caller, namespace }) => {
+        seen.push({ caller, namespace });
+        return Promise.resolve(answer(`for ${caller}`));
+      },
+    };
+    const { connector } = connect(fixtureCommand('stdio'), {
+      namespace: 'up',
+      upstreamRequests: () => handler,
+    });
+    await connector.ready();
+    const client = connector.client;
+    const result = await client?.callTool({ ...sample, _meta: { [CALLER_META_KEY]: 'me' } });
+    expect(result?.content).toEqual([{ type: 'text', text: 'for me' }]);
+    expect(seen).toEqual([{ caller: 'me', namespace: 'up' }]);
+    const meta = await client?.callTool({
+      name: 'meta',
+      arguments: {},
+      _meta: { [CALLER_META_KEY]: 'me', kept: 1 },
+    });
+    expect(meta?.structuredContent).toEqual({ kept: 1 });
+  });
+
+  it('refuses a request no caller can be found for', async () => {
+    const handler: UpstreamRequestHandler = {
+      capabilities: { sampling: true },
+      handle: () => Promise.resolve(answer('nobody should get this')),
+    };
+    const { connector } = connect(fixtureCommand('stdio'), { upstreamRequests: () => handler });
+    await connector.ready();
+    const result = await connector.client?.callTool(sample);
+    expect(result?.isError).toBe(true);
+  });
+
+  it('advertises sampling only after renegotiating with a handler', async () => {
+    let handler: UpstreamRequestHandler | undefined = undefined;
+    const { connector } = connect(fixtureCommand('stdio'), { upstreamRequests: () => handler });
+    await connector.ready();
+    const before = await connector.client?.callTool({
+      ...sample,
+      _meta: { [CALLER_META_KEY]: 'me' },
+    });
+    // The server refuses to ask a client that did not say it can answer.
+    expect(before?.isError).toBe(true);
+    handler = {
+      capabilities: { sampling: true },
+      handle: () => Promise.resolve(answer('now')),
+    };
+    await connector.renegotiate();
+    expect(connector.state).toBe('connected');
+    const after = await connector.client?.callTool({
+      ...sample,
+      _meta: { [CALLER_META_KEY]: 'me' },
+    });
+    expect(after?.content).toEqual([{ type: 'text', text: 'now' }]);
   });
 });
 
