@@ -1,7 +1,7 @@
 // The cost of a builtin tool called through the toolkit (lookup, validation, dispatch) against
 // calling its handler directly. Prints medians of several runs and the ratio between them.
 import { createToolkit } from '@toolplane/toolkit';
-import { textStats, timeNow } from '../src/builtins.js';
+import { textStats, timeNow } from '@toolplane/cli';
 
 const toolkit = createToolkit({ tools: [timeNow, textStats] });
 const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20);

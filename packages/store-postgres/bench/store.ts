@@ -9,7 +9,7 @@
  */
 import { validatePrompt, type Prompt } from '@toolplane/toolkit';
 import { Pool } from 'pg';
-import { createPostgresStore, type PostgresStore } from '../src/index.js';
+import { createPostgresStore, type PostgresStore } from '@toolplane/store-postgres';
 import { hasPostgres, POSTGRES_MISSING, startPostgres } from '../src/testing/postgres-server.js';
 
 const RUNS = 5;

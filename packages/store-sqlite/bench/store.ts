@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createSqliteStore } from '../src/index.js';
+import { createSqliteStore } from '@toolplane/store-sqlite';
 
 const RUNS = 5;
 const median = (values: readonly number[]): number => {

@@ -7,7 +7,7 @@
  */
 import type { ToolBackend } from '@toolplane/toolmodel';
 import { catalogueIndex } from '../src/testdata/catalogue.js';
-import { createIndex, type ToolIndex } from '../src/index.js';
+import { createIndex, type ToolIndex } from '@toolplane/toolindex';
 import { syntheticCatalogue } from './synthetic.js';
 
 const FLOOR_SEARCH_MS = 0.06;

@@ -13,7 +13,7 @@ import {
   parsePrompt,
   renderPrompt,
   validatePrompt,
-} from '../src/index.js';
+} from '@toolplane/toolkit';
 
 const RUNS = 7;
 

@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createToolkit, defineTool, type Toolkit, type ToolkitEvent } from '../src/index.js';
+import { createToolkit, defineTool, type Toolkit, type ToolkitEvent } from '@toolplane/toolkit';
 
 const ROUNDS = 9;
 const require = createRequire(import.meta.url);

@@ -1,8 +1,8 @@
 // The default validator alone: cached and first-call validation of a typical tool schema, and
 // preparing 10,000 distinct schemas. The comparison with ajv (the floor) lives in
 // packages/validator-ajv/bench, which can import both.
-import { createValidator } from '../src/index.js';
-import { TYPICAL_TOOL_SCHEMA } from '../src/testing/index.js';
+import { createValidator } from '@toolplane/toolmodel';
+import { TYPICAL_TOOL_SCHEMA } from '@toolplane/toolmodel/testing';
 
 const RUNS = 7;
 

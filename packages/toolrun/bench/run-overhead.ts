@@ -8,7 +8,7 @@ import { connectInMemory, connectStdio, type ConnectedClient } from '@toolplane/
 import { createIndex } from '@toolplane/toolindex';
 import { createValidator, type SchemaValidator, type Tool } from '@toolplane/toolmodel';
 import { createAjvValidator } from '@toolplane/validator-ajv';
-import { createLocalRegistry, createMcpExecutor, createRunner } from '../src/index.js';
+import { createLocalRegistry, createMcpExecutor, createRunner } from '@toolplane/toolrun';
 
 const ROUNDS = 15;
 

@@ -3,7 +3,7 @@
 // and ratios to ajv's compiled validate, the floor in DESIGN.md.
 import { createValidator, type JsonSchema, type SchemaValidator } from '@toolplane/toolmodel';
 import { TYPICAL_TOOL_SCHEMA } from '@toolplane/toolmodel/testing';
-import { createAjvValidator } from '../src/index.js';
+import { createAjvValidator } from '@toolplane/validator-ajv';
 
 const RUNS = 7;
 
