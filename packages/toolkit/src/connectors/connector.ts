@@ -402,12 +402,18 @@ export class Connector {
       });
       const tail = captureTail(transport);
       const client = make();
+      const connecting = client.connect(transport, { timeout, signal });
+      // Spawned synchronously by the transport's start(); read now, as a failed connect forgets it.
+      const pid = transport.pid;
       try {
-        await client.connect(transport, { timeout, signal });
-        this.#pid = transport.pid ?? undefined;
+        await connecting;
+        this.#pid = pid ?? undefined;
         return connected(client);
       } catch (error) {
         await client.close().catch(() => undefined);
+        // The SDK's own close on a failed connect gives the child seconds to exit on unref'd
+        // timers; a process that ends meanwhile (a CLI, a test run) would leave it orphaned.
+        terminate(pid);
         const stderr = tail().trim();
         throw new Error(
           `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
@@ -905,6 +911,23 @@ function follow(outer: AbortSignal, inner: AbortController): () => void {
     if (followers.get(outer)?.requests === requests) followers.delete(outer);
     stop();
   };
+}
+
+/** Ends a child that failed to start properly: SIGTERM now, SIGKILL if it is still there in 1 s. */
+function terminate(pid: number | null): void {
+  if (pid === null) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return; // already gone
+  }
+  setTimeout(() => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // it exited on SIGTERM
+    }
+  }, 1_000).unref();
 }
 
 function defaultEnv(): Record<string, string> {
