@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource, type Toolkit } from '@toolplane/toolkit';
+import { cancelMidCall, startSlowCalls } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
 
@@ -133,27 +134,7 @@ describe('serveHttp', () => {
         onprogress: (event) => seen.push(event.progress),
       });
       expect(seen).toEqual([1, 2]);
-      const controller = new AbortController();
-      await new Promise<void>((resolve) => {
-        client
-          .callTool(
-            { name: 'fx__slow', arguments: { ms: 30_000, label: 'http-cancel' } },
-            undefined,
-            {
-              signal: controller.signal,
-              onprogress: () => {
-                resolve();
-              },
-            },
-          )
-          .catch(() => undefined);
-      });
-      controller.abort();
-      const result = await client.callTool({
-        name: 'fx__wait-cancelled',
-        arguments: { label: 'http-cancel', timeoutMs: 5000 },
-      });
-      expect(result.structuredContent).toEqual({ cancelled: true });
+      expect(await cancelMidCall(client, 'http-cancel')).toEqual({ cancelled: true });
     } finally {
       await client.close();
     }
@@ -299,33 +280,9 @@ describe('serveHttp with an upstream that dies under load', () => {
       });
       const pid = running.toolkit.connectors()[0]?.pid;
       expect(pid).toBeGreaterThan(0);
-      let started = 0;
-      const calls: Promise<unknown>[] = [];
-      const allStarted = new Promise<void>((resolve) => {
-        const onStart = () => {
-          if (++started === 16) resolve();
-        };
-        for (let i = 0; i < 16; i++) {
-          calls.push(
-            client
-              .callTool(
-                { name: 'fx__slow', arguments: { ms: 30_000, label: `load-${i}` } },
-                undefined,
-                {
-                  onprogress: onStart,
-                },
-              )
-              .then(
-                (result) => result as CallToolResult,
-                (error: unknown) => error,
-              ),
-          );
-        }
-      });
-      await allStarted;
+      const { outcomes } = await startSlowCalls(client, 16, 'load');
       process.kill(pid ?? 0, 'SIGKILL');
-      const outcomes = await Promise.all(calls);
-      for (const outcome of outcomes) {
+      for (const outcome of await outcomes) {
         expect((outcome as CallToolResult).isError).toBe(true);
         expect((outcome as CallToolResult).structuredContent).toMatchObject({
           error: { code: 'execution' },
@@ -368,31 +325,9 @@ describe('serveHttp with an HTTP upstream that dies under load', () => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         changed++;
       });
-      let started = 0;
-      const calls: Promise<unknown>[] = [];
-      const allStarted = new Promise<void>((resolve) => {
-        const onStart = () => {
-          if (++started === 16) resolve();
-        };
-        for (let i = 0; i < 16; i++) {
-          calls.push(
-            client
-              .callTool(
-                { name: 'fx__slow', arguments: { ms: 30_000, label: `http-load-${i}` } },
-                undefined,
-                { onprogress: onStart },
-              )
-              .then(
-                (result) => result as CallToolResult,
-                (error: unknown) => error,
-              ),
-          );
-        }
-      });
-      await allStarted;
+      const { outcomes } = await startSlowCalls(client, 16, 'http-load');
       process.kill(fixture.pid, 'SIGKILL');
-      const outcomes = await Promise.all(calls);
-      for (const outcome of outcomes) {
+      for (const outcome of await outcomes) {
         expect((outcome as CallToolResult).isError).toBe(true);
         expect((outcome as CallToolResult).structuredContent).toMatchObject({
           error: { code: 'execution' },

@@ -15,6 +15,7 @@ import {
   type Prompt,
   type Toolkit,
 } from '@toolplane/toolkit';
+import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EXPOSED_NAME_PATTERN } from './names.js';
@@ -217,24 +218,7 @@ describe('createMcpServer', () => {
   });
 
   it('passes a client cancel on to the upstream request', async () => {
-    const controller = new AbortController();
-    const started = new Promise<void>((resolve) => {
-      client
-        .callTool({ name: 'fx__slow', arguments: { ms: 30_000, label: 'mem-cancel' } }, undefined, {
-          signal: controller.signal,
-          onprogress: () => {
-            resolve();
-          },
-        })
-        .catch(() => undefined);
-    });
-    await started;
-    controller.abort();
-    const seen = await client.callTool({
-      name: 'fx__wait-cancelled',
-      arguments: { label: 'mem-cancel', timeoutMs: 5000 },
-    });
-    expect(structured(seen)).toEqual({ cancelled: true });
+    expect(await cancelMidCall(client, 'mem-cancel')).toEqual({ cancelled: true });
   });
 
   it('relays upstream log messages to the client', async () => {

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fixtureCommand } from '@toolplane/fixtures';
+import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayCommand } from './testing/gateway-command.js';
 
@@ -41,23 +42,7 @@ describe('serveStdio', () => {
     );
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(seen).toEqual([1, 2, 3].slice(0, seen.length));
-    const controller = new AbortController();
-    await new Promise<void>((resolve) => {
-      client
-        .callTool({ name: 'fx__slow', arguments: { ms: 30_000, label: 'stdio-gw' } }, undefined, {
-          signal: controller.signal,
-          onprogress: () => {
-            resolve();
-          },
-        })
-        .catch(() => undefined);
-    });
-    controller.abort();
-    const result = await client.callTool({
-      name: 'fx__wait-cancelled',
-      arguments: { label: 'stdio-gw', timeoutMs: 5000 },
-    });
-    expect(result.structuredContent).toEqual({ cancelled: true });
+    expect(await cancelMidCall(client, 'stdio-gw')).toEqual({ cancelled: true });
   });
 
   it('lists and renders the upstream prompt and resource', async () => {
