@@ -20,6 +20,8 @@ export type { RateLimitKey, RateLimitOptions } from './middleware/rate-limit.js'
 export { retry } from './middleware/retry.js';
 export type { RetryOptions } from './middleware/retry.js';
 export { timeout } from './middleware/timeout.js';
+export { isMcpToolResult, MCP_TOOL_RESULT, mcpToolResult } from './mcp-result.js';
+export type { McpToolResult } from './mcp-result.js';
 export { normalizeMcpResult } from './normalize.js';
 export { createRunner } from './runner.js';
 export type {

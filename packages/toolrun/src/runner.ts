@@ -11,7 +11,8 @@ import {
 import { abortError, ChainError, toToolError } from './errors.js';
 import type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
 import type { McpExecutor } from './mcp-executor.js';
-import { normalizeMcpResult } from './normalize.js';
+import { isMcpToolResult } from './mcp-result.js';
+import { mcpResultText, normalizeMcpResult } from './normalize.js';
 import type {
   Invoke,
   Middleware,
@@ -365,14 +366,25 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   function finish(call: ToolCall, raw: unknown): RunResult {
     const { toolId, tool, backend } = call;
     let result: RunResult;
-    if (backend.kind === 'mcp') {
+    if (backend.kind === 'mcp' || isMcpToolResult(raw)) {
+      // A spread copy drops the non-enumerable mark of a handler's MCP result.
+      const mcpResult =
+        backend.kind === 'mcp' ? (raw as CallToolResult) : { ...(raw as CallToolResult) };
+      if (backend.kind !== 'mcp' && mcpResult.isError === true) {
+        const text = mcpResultText(mcpResult);
+        throw new ToolError(
+          'execution',
+          text.length > 0 ? text : `tool "${toolId}" returned an error result without text`,
+          { cause: mcpResult, toolId, backend, op: 'execute' },
+        );
+      }
       let structured: unknown;
       try {
-        structured = normalizeMcpResult(raw as CallToolResult);
+        structured = normalizeMcpResult(mcpResult);
       } catch (error) {
         throw toToolError(error, 'execution', { toolId, backend, op: 'normalize' });
       }
-      result = { toolId, tool, backend, structured, mcpResult: raw as CallToolResult };
+      result = { toolId, tool, backend, structured, mcpResult };
     } else {
       result = { toolId, tool, backend, structured: raw };
     }

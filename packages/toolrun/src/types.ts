@@ -47,12 +47,15 @@ export interface RunResult {
   /** The backend that ran the call. */
   readonly backend: ToolBackend;
   /**
-   * The normalised result: a local or provider handler's value as is; for MCP, the
+   * The normalised result: a local or provider handler's value as is; for an MCP result, the
    * `structuredContent`, else a single text block parsed as JSON when it is JSON (the string
    * otherwise), else an array of the blocks (text as above, other blocks kept as content).
    */
   readonly structured: unknown;
-  /** The raw MCP result, for MCP backends. */
+  /**
+   * The raw MCP result: for MCP backends, and for local or provider handlers that answered with
+   * an MCP result built with `mcpToolResult`.
+   */
   readonly mcpResult?: CallToolResult;
 }
 
