@@ -1,5 +1,15 @@
+export {
+  audioContent,
+  embeddedResource,
+  imageContent,
+  resourceLink,
+  textContent,
+  toolResult,
+} from './content.js';
+export type { ToolResult, ToolResultOptions } from './content.js';
 export type { JsonValue } from './json-value.js';
 export {
+  completePromptArgument,
   loadPrompts,
   MAX_FRONT_MATTER_LENGTH,
   MAX_PROMPT_BYTES,
@@ -15,6 +25,13 @@ export type {
   RenderedPrompt,
   RenderPromptOptions,
 } from './prompts.js';
+export { defineResourceTemplate } from './resource-templates.js';
+export type {
+  ResourceTemplate,
+  ResourceTemplateCompleteContext,
+  ResourceTemplateDefinition,
+  ResourceTemplateReadContext,
+} from './resource-templates.js';
 export {
   dataResource,
   jsonResource,
@@ -80,7 +97,7 @@ export type {
 } from './define-tool.js';
 export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
 export { getSession, runInSession, silentLogger } from './session.js';
-export type { Logger, Session } from './session.js';
+export type { Logger, Session, SessionRequestOptions } from './session.js';
 export {
   BUILTIN_NAMESPACE,
   createToolkit,
@@ -89,6 +106,8 @@ export {
 } from './toolkit.js';
 export type {
   CallOptions,
+  CompleteOptions,
+  CompletionTarget,
   ConnectorStatus,
   ListError,
   ListRequest,
@@ -99,6 +118,7 @@ export type {
   ToolkitItem,
   ToolkitOptions,
   ToolkitPrompt,
+  ToolkitResourceTemplate,
 } from './toolkit.js';
 // The lower-layer names a typical app needs, so it installs this one package.
 export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';

@@ -1,9 +1,11 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import type {
-  Prompt as McpPrompt,
-  PromptArgument as McpPromptArgument,
-  PromptMessage,
+import {
+  PromptMessageSchema,
+  type CompleteResult,
+  type Prompt as McpPrompt,
+  type PromptArgument as McpPromptArgument,
+  type PromptMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createValidator, parseToolId, ToolError } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
@@ -40,7 +42,13 @@ export interface Prompt {
   /** Token budget for thinking. */
   readonly thinkingBudget?: number;
   readonly maxTokens?: number;
-  /** The body: a Liquid template. */
+  /**
+   * MCP prompt messages that come before the body (images, audio, embedded resources, resource
+   * links, text, from the user or the assistant). The `text` of text blocks and the `uri` and
+   * `text` of resources and resource links are Liquid templates rendered with the same input.
+   */
+  readonly messages?: readonly PromptMessage[];
+  /** The body: a Liquid template, sent as the last user message (omitted when it renders empty and `messages` are given). */
   readonly template: string;
 }
 
@@ -73,7 +81,7 @@ export interface RenderedPrompt {
   readonly text: string;
   /** The rendered system prompt, kept apart: MCP prompt messages have no system role. */
   readonly systemPrompt?: string;
-  /** The body as MCP prompt messages (`prompts/get`). */
+  /** The prompt's `messages`, then the body, as MCP prompt messages (`prompts/get`). */
   readonly messages: PromptMessage[];
 }
 
@@ -83,6 +91,8 @@ export const MAX_PROMPT_BYTES = 1024 * 1024;
 export const MAX_FRONT_MATTER_LENGTH = 64 * 1024;
 
 const MAX_ALIASES = 50;
+// The most values one completion/complete result may carry.
+const MAX_COMPLETIONS = 100;
 // Created on first use: a validator caches prepared schemas, so one is shared by every render.
 let defaultValidator: SchemaValidator | undefined;
 const FRONT_MATTER = /^---[ \t]*\n([\s\S]*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|$)/;
@@ -117,6 +127,18 @@ const isToolList: Field = (v) => {
   return undefined;
 };
 
+const isMessageList: Field = (v) => {
+  if (!Array.isArray(v)) return 'must be a list of MCP prompt messages';
+  for (const [i, message] of v.entries()) {
+    const parsed = PromptMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return `/${i}${issue === undefined ? '' : `/${issue.path.join('/')}: ${issue.message}`} is not a valid MCP prompt message`;
+    }
+  }
+  return undefined;
+};
+
 // Front-matter key → [Prompt key, check]. Unknown keys are an error, so a typo is not silently
 // ignored.
 const FIELDS: Readonly<Record<string, readonly [keyof Prompt, Field]>> = {
@@ -132,6 +154,7 @@ const FIELDS: Readonly<Record<string, readonly [keyof Prompt, Field]>> = {
   thinking: ['thinking', isBoolean],
   thinking_budget: ['thinkingBudget', isCount],
   max_tokens: ['maxTokens', isCount],
+  messages: ['messages', isMessageList],
 };
 const KEYS = new Map(Object.values(FIELDS));
 
@@ -193,6 +216,10 @@ export function validatePrompt(value: unknown, options: ParsePromptOptions = {})
       throw new ToolError('invalid_prompt', `${where}: ${key} ${problem}`);
     }
     prompt[key] = key === 'tools' ? [...(field as string[])] : field;
+    if (key === 'messages') {
+      for (const source of messageTemplates(field as PromptMessage[]))
+        compileTemplate(source, where);
+    }
   }
   if (typeof record.template !== 'string') {
     throw new ToolError('invalid_prompt', `${where}: template must be a string`);
@@ -308,11 +335,100 @@ export async function renderPrompt(
           where: `${where} (system prompt)`,
           limits,
         });
+  const messages: PromptMessage[] = [];
+  for (const message of prompt.messages ?? []) {
+    messages.push(await renderMessage(message, input, { where, limits }));
+  }
   throwIfAborted(signal);
-  const messages: PromptMessage[] = [{ role: 'user', content: { type: 'text', text } }];
+  if (messages.length === 0 || text.trim() !== '') {
+    messages.push({ role: 'user', content: { type: 'text', text } });
+  }
   return systemPrompt === undefined ? { text, messages } : { text, systemPrompt, messages };
 }
 
+/** The template strings of prompt messages: text, and resource and link URIs and text. */
+function messageTemplates(messages: readonly PromptMessage[]): string[] {
+  return messages.flatMap(({ content }) => {
+    switch (content.type) {
+      case 'text':
+        return [content.text];
+      case 'resource':
+        return 'text' in content.resource
+          ? [content.resource.uri, content.resource.text]
+          : [content.resource.uri];
+      case 'resource_link':
+        return [content.uri];
+      default:
+        return [];
+    }
+  });
+}
+
+async function renderMessage(
+  message: PromptMessage,
+  input: Record<string, unknown>,
+  options: { readonly where: string; readonly limits: TemplateLimits | undefined },
+): Promise<PromptMessage> {
+  const render = (source: string) => renderTemplate(source, input, options);
+  const renderUri = async (source: string) => {
+    const uri = await render(source);
+    if (!URL.canParse(uri)) {
+      throw new ToolError(
+        'invalid_argument',
+        `${options.where}: a message's resource URI renders as ${JSON.stringify(uri)}, which is not an absolute URI`,
+      );
+    }
+    return uri;
+  };
+  const { role, content } = message;
+  switch (content.type) {
+    case 'text':
+      return { role, content: { ...content, text: await render(content.text) } };
+    case 'resource': {
+      const uri = await renderUri(content.resource.uri);
+      const resource =
+        'text' in content.resource
+          ? { ...content.resource, uri, text: await render(content.resource.text) }
+          : { ...content.resource, uri };
+      return { role, content: { ...content, resource } };
+    }
+    case 'resource_link':
+      return { role, content: { ...content, uri: await renderUri(content.uri) } };
+    default:
+      return { role, content };
+  }
+}
+
+/**
+ * Completion values (`completion/complete`) for one argument of a prompt: the string `enum`
+ * values, else the string `examples`, of that argument's property in the input schema, those
+ * starting with `value` (ignoring case), at most 100.
+ */
+export function completePromptArgument(
+  prompt: Prompt,
+  argument: string,
+  value: string,
+): CompleteResult['completion'] {
+  const schema = typeof prompt.input === 'object' ? prompt.input : undefined;
+  const properties = schema?.properties as Record<string, unknown> | undefined;
+  const property =
+    properties !== undefined && Object.hasOwn(properties, argument)
+      ? properties[argument]
+      : undefined;
+  const { enum: choices, examples } = (
+    typeof property === 'object' && property !== null ? property : {}
+  ) as Record<string, unknown>;
+  const candidates = (
+    Array.isArray(choices) ? choices : Array.isArray(examples) ? examples : []
+  ).filter((candidate): candidate is string => typeof candidate === 'string');
+  const prefix = value.toLowerCase();
+  const values = candidates.filter((candidate) => candidate.toLowerCase().startsWith(prefix));
+  return {
+    values: values.slice(0, MAX_COMPLETIONS),
+    total: values.length,
+    hasMore: values.length > MAX_COMPLETIONS,
+  };
+}
 /**
  * The prompt as an MCP prompt (`prompts/list`): its arguments are the input schema's top-level
  * properties, with their descriptions and the schema's `required` list.

@@ -1,5 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '@toolplane/toolmodel';
 
 /** Where a toolkit writes what it has to say; `console` fits. */
 export interface Logger {
@@ -30,6 +40,40 @@ export interface Session {
   readonly logger: Logger;
   /** Reports progress to the caller; a no-op when nobody listens. */
   readonly progress: (progress: number, total?: number, message?: string) => void;
+  /**
+   * Sends a log message (`notifications/message`) to the caller alone, unless its
+   * `logging/setLevel` filters `level` out; resolves once sent. A no-op when there is no caller.
+   */
+  readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>;
+  /**
+   * Asks the caller's user for input (`elicitation/create`), as part of the call in progress;
+   * cancelled with the call.
+   *
+   * @throws {ToolError} `no_delegate` when there is no caller or its client does not support
+   * elicitation (or this mode of it); `cancelled`; `execution` when the client fails.
+   */
+  readonly elicit: (
+    params: ElicitRequestParams,
+    options?: SessionRequestOptions,
+  ) => Promise<ElicitResult>;
+  /**
+   * Asks the caller's model for a message (`sampling/createMessage`), as part of the call in
+   * progress; cancelled with the call.
+   *
+   * @throws {ToolError} `no_delegate` when there is no caller or its client does not support
+   * sampling (or sampling with tools, when `params.tools` is set); `cancelled`; `execution` when
+   * the client fails.
+   */
+  readonly createMessage: (
+    params: CreateMessageRequestParams,
+    options?: SessionRequestOptions,
+  ) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
+}
+
+/** Options of a {@link Session}'s requests to the caller. */
+export interface SessionRequestOptions {
+  /** Cancels the request, besides the call's own cancellation. */
+  readonly signal?: AbortSignal;
 }
 
 const storage = new AsyncLocalStorage<Session>();
@@ -41,12 +85,24 @@ const noSession: Session = Object.freeze({
   meta: Object.freeze({}),
   logger: silentLogger,
   progress: () => undefined,
+  log: () => Promise.resolve(),
+  elicit: () => Promise.reject(noCaller('elicitation/create')),
+  createMessage: () => Promise.reject(noCaller('sampling/createMessage')),
 });
 
+function noCaller(method: string): ToolError {
+  return new ToolError(
+    'no_delegate',
+    `${method} needs a caller to ask, but no client's call is in progress; call this from a tool or prompt served by a gateway`,
+  );
+}
+
 /**
- * The session of the call in progress: inside a builtin tool or a prompt delegate, who called
- * and how to report progress to them. Outside a call it is an inert session whose `progress`
- * does nothing, so code can call it unconditionally.
+ * The session of the call in progress: inside a builtin tool or a prompt delegate, who called,
+ * how to report progress and log to them, and how to ask them for input (`elicit`) or a model's
+ * answer (`createMessage`). Outside a served call it is an inert session whose `progress` and
+ * `log` do nothing, so code can call them unconditionally, and whose `elicit` and
+ * `createMessage` fail with `no_delegate`.
  */
 export function getSession(): Session {
   return storage.getStore() ?? noSession;

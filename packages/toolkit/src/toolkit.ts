@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
+  CompleteResult,
   GetPromptResult,
   Prompt as McpPrompt,
   Resource as McpResource,
+  ResourceTemplate as McpResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
@@ -16,6 +18,7 @@ import {
   type Runner,
   type RunResult,
 } from '@toolplane/toolrun';
+import { throwIfAborted } from './abort.js';
 import {
   createConnector,
   type Connector,
@@ -27,12 +30,14 @@ import {
 import { inferNamespace } from './connectors/namespace.js';
 import type { DefinedTool } from './define-tool.js';
 import {
+  completePromptArgument,
   renderPrompt,
   toMcpPrompt,
   validatePrompt,
   type Prompt,
   type RenderedPrompt,
 } from './prompts.js';
+import { completeTemplate, readTemplate, type ResourceTemplate } from './resource-templates.js';
 import {
   resource as toResource,
   resourceInfo,
@@ -96,6 +101,8 @@ export interface ToolkitOptions {
   readonly prompts?: readonly Prompt[];
   /** Builtin resources. */
   readonly resources?: readonly Resource[];
+  /** Builtin resource templates (see {@link defineResourceTemplate}). */
+  readonly resourceTemplates?: readonly ResourceTemplate[];
   /** Runs prompts and receives events. */
   readonly delegate?: ToolkitDelegate;
   /** Keeps the `user` namespace; the toolkit reads it but never closes it. */
@@ -180,6 +187,30 @@ export interface CallOptions {
   readonly meta?: Readonly<Record<string, unknown>>;
 }
 
+/** A resource template a toolkit exposes: a builtin one or a connector's. */
+export interface ToolkitResourceTemplate {
+  readonly namespace: string;
+  readonly name: string;
+  /** The template in MCP form (`resources/templates/list`). */
+  readonly template: McpResourceTemplate;
+}
+
+/** What {@link Toolkit.complete} completes: a prompt's argument or a resource template's variable. */
+export type CompletionTarget =
+  | { readonly type: 'prompt'; readonly namespace: string; readonly name: string }
+  | {
+      readonly type: 'resource_template';
+      readonly namespace: string;
+      readonly uriTemplate: string;
+    };
+
+/** Options of {@link Toolkit.complete}. */
+export interface CompleteOptions {
+  /** The other arguments (or variables) the client has filled in so far. */
+  readonly arguments?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+}
+
 /** A registered connector and where it stands. */
 export interface ConnectorStatus {
   readonly namespace: string;
@@ -203,10 +234,38 @@ export interface Toolkit {
   addTool(tool: DefinedTool): void;
   /** Adds or replaces a builtin prompt. @throws {ToolError} `invalid_prompt`. */
   addPrompt(prompt: Prompt): void;
-  /** Adds a builtin resource, or replaces the one at its URI. @throws {ToolError} `invalid_resource`. */
+  /**
+   * Adds a builtin resource, or replaces the one at its URI; a replacement is announced as a
+   * `resource_updated` event, so subscribed clients of a served toolkit hear of it.
+   *
+   * @throws {ToolError} `invalid_resource`.
+   */
   addResource(resource: Resource): void;
-  /** Removes the builtin tool, prompt or resource with this name or URI; true when one went. */
+  /**
+   * Adds a builtin resource template (see {@link defineResourceTemplate}), or replaces the one of
+   * the same name.
+   *
+   * @throws {ToolError} `invalid_resource` when it was not made by `defineResourceTemplate`.
+   */
+  addResourceTemplate(template: ResourceTemplate): void;
+  /** Removes the builtin tool, prompt, resource or resource template with this name or URI; true when one went. */
   removeBuiltin(nameOrUri: string): boolean;
+  /** The builtin resource templates, then those of connected connectors in registration order. */
+  resourceTemplates(): ToolkitResourceTemplate[];
+  /**
+   * Completion values (`completion/complete`) for a prompt's argument or a resource template's
+   * variable: builtin and user prompts complete from their input schema (see
+   * {@link completePromptArgument}), builtin templates from their `complete` functions, and
+   * connectors' from their server (none when it does not offer completions).
+   *
+   * @throws {ToolError} `not_found` when there is no such prompt or template;
+   * `connector_unavailable`; `execution` when the server fails.
+   */
+  complete(
+    target: CompletionTarget,
+    argument: { readonly name: string; readonly value: string },
+    options?: CompleteOptions,
+  ): Promise<CompleteResult['completion']>;
   /**
    * Adds an upstream MCP server under its own namespace (given, or inferred and de-duplicated)
    * and returns that namespace, which is also its ID. Started at once while the toolkit runs.
@@ -276,7 +335,12 @@ export interface Toolkit {
     input?: Record<string, unknown>,
     options?: { signal?: AbortSignal },
   ): Promise<RenderedPrompt>;
-  /** Reads a resource with its contents (`resources/read`). @throws {ToolError} `not_found`. */
+  /**
+   * Reads a resource with its contents (`resources/read`): a listed one, else (for a URI, or
+   * `uri#ns`) one a builtin resource template matches.
+   *
+   * @throws {ToolError} `not_found`.
+   */
   readResource(key: string, options?: { signal?: AbortSignal }): Promise<Resource>;
 }
 
@@ -306,6 +370,7 @@ export function createToolkit(options: ToolkitOptions = {}): Toolkit {
   for (const tool of options.tools ?? []) toolkit.addTool(tool);
   for (const prompt of options.prompts ?? []) toolkit.addPrompt(prompt);
   for (const resource of options.resources ?? []) toolkit.addResource(resource);
+  for (const template of options.resourceTemplates ?? []) toolkit.addResourceTemplate(template);
   return toolkit;
 }
 
@@ -320,6 +385,7 @@ class ToolkitImpl implements Toolkit {
   readonly #tools = new Map<string, DefinedTool>();
   readonly #prompts = new Map<string, Prompt>();
   readonly #resources = new Map<string, Resource>();
+  readonly #templates = new Map<string, ResourceTemplate>();
   readonly #connectors = new Map<string, ConnectorEntry>();
   #upstreamRequests: UpstreamRequestHandler | undefined;
   readonly #listeners = new Set<(event: ToolkitEvent) => void>();
@@ -369,8 +435,96 @@ class ToolkitImpl implements Toolkit {
 
   addResource(resource: Resource): void {
     const valid = validateResource(resource);
+    const replaced = this.#resources.has(valid.uri);
     this.#resources.set(valid.uri, valid);
+    this.#emit(
+      replaced
+        ? { type: 'resource_updated', namespace: BUILTIN_NAMESPACE, uri: valid.uri }
+        : { type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE },
+    );
+  }
+
+  addResourceTemplate(template: ResourceTemplate): void {
+    const given: unknown = template;
+    if (
+      typeof given !== 'object' ||
+      given === null ||
+      typeof template.match !== 'function' ||
+      typeof template.mcp !== 'object'
+    ) {
+      throw new ToolError(
+        'invalid_resource',
+        'a resource template must be made by defineResourceTemplate',
+      );
+    }
+    this.#templates.set(template.name, template);
     this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
+  }
+
+  resourceTemplates(): ToolkitResourceTemplate[] {
+    const templates: ToolkitResourceTemplate[] = [...this.#templates.values()].map((t) => ({
+      namespace: BUILTIN_NAMESPACE,
+      name: t.name,
+      template: t.mcp,
+    }));
+    for (const { connector } of this.#connectors.values()) {
+      if (connector.state !== 'connected') continue;
+      for (const template of connector.lists.resourceTemplates) {
+        templates.push({ namespace: connector.namespace, name: template.name, template });
+      }
+    }
+    return templates;
+  }
+
+  async complete(
+    target: CompletionTarget,
+    argument: { readonly name: string; readonly value: string },
+    options: CompleteOptions = {},
+  ): Promise<CompleteResult['completion']> {
+    const { signal } = options;
+    const context = options.arguments ?? {};
+    const label =
+      target.type === 'prompt'
+        ? `prompt "${target.namespace}:${target.name}"`
+        : `resource template "${target.uriTemplate}" of "${target.namespace}"`;
+    const missing = () => new ToolError('not_found', `no ${label} to complete`);
+    const entry = this.#connectors.get(target.namespace);
+    if (entry !== undefined) {
+      const client = entry.connector.client;
+      if (client === undefined) throw entry.connector.unavailable();
+      if (client.getServerCapabilities()?.completions === undefined) return { values: [] };
+      const ref =
+        target.type === 'prompt'
+          ? { type: 'ref/prompt' as const, name: target.name }
+          : { type: 'ref/resource' as const, uri: target.uriTemplate };
+      try {
+        const result = await client.complete(
+          { ref, argument, context: { arguments: { ...context } } },
+          signal === undefined ? {} : { signal },
+        );
+        return result.completion;
+      } catch (error) {
+        throwIfAborted(signal);
+        throw new ToolError(
+          'execution',
+          `MCP server "${target.namespace}" could not complete ${label}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+    }
+    if (target.type === 'prompt') {
+      const item = await this.#sources()
+        .find((source) => source.namespace === target.namespace)
+        ?.find(target.name, signal);
+      if (item?.type !== 'prompt' || item.prompt.prompt === undefined) throw missing();
+      return completePromptArgument(item.prompt.prompt, argument.name, argument.value);
+    }
+    const template =
+      target.namespace === BUILTIN_NAMESPACE
+        ? [...this.#templates.values()].find((t) => t.uriTemplate === target.uriTemplate)
+        : undefined;
+    if (template === undefined) throw missing();
+    return completeTemplate(template, argument.name, argument.value, { arguments: context });
   }
 
   removeBuiltin(nameOrUri: string): boolean {
@@ -390,6 +544,10 @@ class ToolkitImpl implements Toolkit {
       ? nameOrUri
       : [...this.#resources.values()].find((r) => r.name === nameOrUri)?.uri;
     if (uri !== undefined && this.#resources.delete(uri)) {
+      this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
+      removed = true;
+    }
+    if (this.#templates.delete(nameOrUri)) {
       this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
       removed = true;
     }
@@ -664,10 +822,29 @@ class ToolkitImpl implements Toolkit {
   }
 
   async readResource(key: string, options: { signal?: AbortSignal } = {}): Promise<Resource> {
-    const item = await this.lookup(key, options);
+    let item: ToolkitItem;
+    try {
+      item = await this.lookup(key, options);
+    } catch (error) {
+      if (!ToolError.isInstance(error) || error.code !== 'not_found') throw error;
+      const found = await this.#readFromTemplate(key, options.signal);
+      if (found === undefined) throw error;
+      return found;
+    }
     if (item.type !== 'resource')
       throw new ToolError('not_found', `"${key}" is a ${item.type}, not a resource`);
     return this.#read(item, options.signal);
+  }
+
+  /** Reads a URI (or `uri#builtin`) through the first builtin template that matches it. */
+  async #readFromTemplate(key: string, signal?: AbortSignal): Promise<Resource | undefined> {
+    const suffix = `#${BUILTIN_NAMESPACE}`;
+    const uri = key.endsWith(suffix) ? key.slice(0, -suffix.length) : key;
+    for (const template of this.#templates.values()) {
+      const found = await readTemplate(template, uri, signal);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   async #callPrompt(
