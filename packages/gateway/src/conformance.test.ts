@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
+import { BUILTIN_NAMESPACE, createToolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './http.js';
+import { createConformanceToolkit } from './testing/conformance-toolkit.js';
 
 const require = createRequire(import.meta.url);
 const cli = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
@@ -35,28 +35,36 @@ function conformance(url: URL): Promise<{ code: number | null; output: string }>
   });
 }
 
-describe('MCP conformance through the gateway', () => {
-  let fixture: HttpFixture;
-  let gateway: HttpGateway;
+describe('MCP conformance', () => {
+  const fixture = createConformanceToolkit();
+  const upstream = createToolkit();
   const stop = new AbortController();
   let running: Promise<void>;
+  let served: HttpGateway;
+  let gateway: HttpGateway;
 
   beforeAll(async () => {
-    fixture = await startHttpFixture({ server: 'conformance' });
-    const toolkit = createToolkit();
-    toolkit.addConnector(fixture.url.href, { namespace: 'conformance' });
-    running = toolkit.run({ signal: stop.signal });
-    await toolkit.ready();
-    gateway = await serveHttp(toolkit, { port: 0, transparent: 'conformance' });
+    served = await serveHttp(fixture, { port: 0, transparent: BUILTIN_NAMESPACE });
+    upstream.addConnector(served.url.href, { namespace: 'conformance' });
+    running = upstream.run({ signal: stop.signal });
+    await upstream.ready();
+    gateway = await serveHttp(upstream, { port: 0, transparent: 'conformance' });
   });
   afterAll(async () => {
     await gateway.close();
     stop.abort();
     await running;
+    await served.close();
     await fixture.close();
   });
 
-  it('passes every active server scenario with the upstream in transparent mode', async () => {
+  it('passes every active server scenario against a toolkit of builtins', async () => {
+    const { code, output } = await conformance(served.url);
+    expect(output).toMatch(/Total: \d+ passed, 0 failed/);
+    expect(code, output).toBe(0);
+  });
+
+  it('passes every active server scenario through a transparent gateway in front of it', async () => {
     const { code, output } = await conformance(gateway.url);
     expect(output).toMatch(/Total: \d+ passed, 0 failed/);
     expect(code, output).toBe(0);

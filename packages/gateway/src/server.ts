@@ -6,6 +6,7 @@ import {
   CallToolRequestSchema,
   CompleteRequestSchema,
   CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
   ElicitResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
@@ -13,32 +14,36 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type CallToolResult,
-  type CompleteResult,
   type Implementation,
+  type LoggingLevel,
   type Prompt as McpPrompt,
   type Resource as McpResource,
-  type ResourceTemplate,
   type ServerNotification,
   type ServerRequest,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
+  BUILTIN_NAMESPACE,
   CALLER_META_KEY,
   runInSession,
   toMcpResource,
   toResourceContents,
   ToolError,
-  type Connector,
   type Logger,
   type RunResult,
+  type Session,
   type Toolkit,
   type ToolkitEvent,
+  type CompletionTarget,
   type ToolkitItem,
+  type ToolkitResourceTemplate,
   type UpstreamRequestHandler,
 } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
@@ -100,6 +105,16 @@ interface SessionState {
   readonly server: McpServerInstance;
   initialized: boolean;
   readonly subscriptions: Set<string>;
+  /** The least severe level the client wants (`logging/setLevel`); all when unset. */
+  logLevel: LoggingLevel | undefined;
+}
+
+const LOG_SEVERITY = new Map(LoggingLevelSchema.options.map((level, rank) => [level, rank]));
+
+/** Whether a session that asked for `wanted` and above takes a message at `level`. */
+function wantsLog(session: SessionState, level: LoggingLevel): boolean {
+  const wanted = session.logLevel;
+  return wanted === undefined || (LOG_SEVERITY.get(level) ?? 0) >= (LOG_SEVERITY.get(wanted) ?? 0);
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -159,6 +174,88 @@ const forwardUpstreamRequests: UpstreamRequestHandler = {
 };
 
 /**
+ * The {@link Session} of a session's tool call: who called, and requests to that client on the
+ * call's own response stream, cancelled with the call.
+ */
+function callerSession(
+  server: McpServerInstance,
+  extra: CallExtra,
+  parts: Pick<Session, 'log'>,
+): Partial<Session> {
+  const capabilities = server.getClientCapabilities();
+  // Cancelled with the call, and by the builtin's own signal when it gives one.
+  const ask = async <T>(
+    method: string,
+    options: { signal?: AbortSignal } | undefined,
+    send: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> => {
+    const signal =
+      options?.signal === undefined
+        ? extra.signal
+        : AbortSignal.any([extra.signal, options.signal]);
+    try {
+      return await send(signal);
+    } catch (error) {
+      if (signal.aborted) {
+        throw new ToolError('cancelled', `${method} was cancelled`, { cause: signal.reason });
+      }
+      throw new ToolError(
+        'execution',
+        `the client failed ${method}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  };
+  return {
+    id: extra.sessionId,
+    clientInfo: server.getClientVersion(),
+    capabilities,
+    log: parts.log,
+    elicit: (params, options) => {
+      const elicitation = capabilities?.elicitation;
+      const mode = params.mode ?? 'form';
+      const supported =
+        elicitation !== undefined &&
+        (mode === 'url'
+          ? elicitation.url !== undefined
+          : elicitation.form !== undefined || elicitation.url === undefined);
+      if (!supported) return Promise.reject(notSupported(`${mode} elicitation`));
+      return ask('elicitation/create', options, (signal) =>
+        extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal }),
+      );
+    },
+    createMessage: (params, options) => {
+      const sampling = capabilities?.sampling;
+      const withTools = params.tools !== undefined || params.toolChoice !== undefined;
+      if (sampling === undefined) return Promise.reject(notSupported('sampling'));
+      if (withTools && sampling.tools === undefined) {
+        return Promise.reject(notSupported('sampling with tools'));
+      }
+      return ask('sampling/createMessage', options, (signal) =>
+        withTools
+          ? extra.sendRequest(
+              { method: 'sampling/createMessage', params },
+              CreateMessageResultWithToolsSchema,
+              { signal },
+            )
+          : extra.sendRequest(
+              { method: 'sampling/createMessage', params },
+              CreateMessageResultSchema,
+              { signal },
+            ),
+      );
+    },
+  };
+}
+
+function notSupported(feature: string): ToolError {
+  return new ToolError(
+    'no_delegate',
+    `the calling client does not support ${feature} (it did not declare the capability)`,
+  );
+}
+
+/**
  * What every session of one served toolkit shares: the name tables, the subscriptions and the
  * coalesced change notifications.
  *
@@ -202,7 +299,12 @@ export class GatewayHub {
   }
 
   attach(server: McpServerInstance): SessionState {
-    const session: SessionState = { server, initialized: false, subscriptions: new Set() };
+    const session: SessionState = {
+      server,
+      initialized: false,
+      subscriptions: new Set(),
+      logLevel: undefined,
+    };
     this.#sessions.add(session);
     return session;
   }
@@ -252,13 +354,9 @@ export class GatewayHub {
     return new UriTable(resources);
   }
 
-  /** Every connected connector's resource templates, with the connector. */
-  templates(): { connector: Connector; template: ResourceTemplate }[] {
-    return this.toolkit.connectors().flatMap(({ namespace, state }) => {
-      const connector = state === 'connected' ? this.toolkit.connector(namespace) : undefined;
-      if (connector === undefined) return [];
-      return connector.lists.resourceTemplates.map((template) => ({ connector, template }));
-    });
+  /** The toolkit's resource templates: builtin ones and every connected connector's. */
+  templates(): ToolkitResourceTemplate[] {
+    return this.toolkit.resourceTemplates();
   }
 
   allowed(item: ToolItem): boolean {
@@ -331,8 +429,9 @@ export class GatewayHub {
         void this.#resourceUpdated(event.namespace, event.uri);
         return;
       case 'log_message':
-        for (const { server, initialized } of this.#sessions) {
-          if (!initialized) continue;
+        for (const session of this.#sessions) {
+          const { server, initialized } = session;
+          if (!initialized || !wantsLog(session, event.level)) continue;
           const logger =
             event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
           server
@@ -444,6 +543,11 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     previousClose?.();
     hub.detach(session);
   };
+  // Kept per session here rather than by the SDK, so builtins' log messages honour it too.
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    session.logLevel = request.params.level;
+    return {};
+  });
 
   // -- tools -------------------------------------------------------------------------------
 
@@ -462,31 +566,35 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     await hub.negotiated;
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
-    // Progress is sent before the result it precedes, never after it.
+    // Progress and log messages are sent before the result they precede, never after it.
     let sent: Promise<unknown> = Promise.resolve();
+    const notify = (notification: ServerNotification): Promise<void> => {
+      const sending = extra.sendNotification(notification).catch(() => undefined);
+      sent = Promise.all([sent, sending]);
+      return sending;
+    };
     const onProgress =
       progressToken === undefined
         ? undefined
         : (event: { progress: number; total?: number; message?: string }) => {
-            sent = extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, ...event },
-              })
-              .catch(() => undefined);
+            void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
           };
     const call = async (item: ToolItem, input: Record<string, unknown>) => {
       // Upstream sampling and elicitation during this call come back to this session.
       const caller = randomUUID();
       callers.set(caller, { server, extra });
       try {
-        // Builtins and prompt delegates see who called (getSession()).
-        const session = {
-          id: extra.sessionId,
-          clientInfo: server.getClientVersion(),
-          capabilities: server.getClientCapabilities(),
-        };
-        const result = await runInSession(session, () =>
+        // Builtins and prompt delegates see who called, and talk to them (getSession()).
+        const calling = callerSession(server, extra, {
+          log: (level, data, logger) =>
+            wantsLog(session, level)
+              ? notify({
+                  method: 'notifications/message',
+                  params: { level, data, ...(logger === undefined ? {} : { logger }) },
+                })
+              : Promise.resolve(),
+        });
+        const result = await runInSession(calling, () =>
           toolkit.callTool(item.id, input, {
             signal: extra.signal,
             meta: { ...meta, [CALLER_META_KEY]: caller },
@@ -563,14 +671,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
     await hub.negotiated;
-    const templates = NameTable.build(
-      hub.templates().map(({ connector, template }) => ({
-        namespace: connector.namespace,
-        name: template.name,
-        template,
-      })),
-      options,
-    )
+    const templates = NameTable.build(hub.templates(), options)
       .entries()
       .map(([name, { template }]) => ({ ...template, name }));
     const { items, nextCursor } = page(templates, (t) => t.name, request.params?.cursor, pageSize);
@@ -593,20 +694,24 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
         throw protocolError(error);
       }
     }
-    // A URI no list names may still be one of an upstream's templates.
+    // A URI no list names may still be one of the templates'.
     const match = hub.templates().find(({ template }) => matches(template.uriTemplate, uri));
-    const client = match?.connector.client;
-    if (client === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `no resource "${uri}"; resources/list and resources/templates/list name them`,
-      );
-    }
+    const client = match === undefined ? undefined : toolkit.connector(match.namespace)?.client;
     try {
-      return await client.readResource({ uri }, { signal: extra.signal });
+      if (match?.namespace === BUILTIN_NAMESPACE) {
+        const resource = await toolkit.readResource(`${uri}#${BUILTIN_NAMESPACE}`, {
+          signal: extra.signal,
+        });
+        return { contents: [toResourceContents(resource)] };
+      }
+      if (client !== undefined) return await client.readResource({ uri }, { signal: extra.signal });
     } catch (error) {
       throw protocolError(error);
     }
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `no resource "${uri}"; resources/list and resources/templates/list name them`,
+    );
   });
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
@@ -631,29 +736,25 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
 
   server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
     await hub.negotiated;
-    const empty: CompleteResult = { completion: { values: [] } };
     const { ref, argument, context } = request.params;
-    let connector: Connector | undefined;
-    let upstreamRef = ref;
+    let target: CompletionTarget;
     if (ref.type === 'ref/prompt') {
       const item = (await hub.prompts(extra.signal)).resolve(ref.name);
       if (item === undefined) {
         throw new McpError(ErrorCode.InvalidParams, `no prompt "${ref.name}" to complete`);
       }
-      connector = toolkit.connector(item.namespace);
-      upstreamRef = { type: 'ref/prompt', name: item.name };
+      target = { type: 'prompt', namespace: item.namespace, name: item.name };
     } else {
-      connector = hub
-        .templates()
-        .find(({ template }) => template.uriTemplate === ref.uri)?.connector;
+      const found = hub.templates().find(({ template }) => template.uriTemplate === ref.uri);
+      if (found === undefined) return { completion: { values: [] } };
+      target = { type: 'resource_template', namespace: found.namespace, uriTemplate: ref.uri };
     }
-    const client = connector?.client;
-    if (client?.getServerCapabilities()?.completions === undefined) return empty;
     try {
-      return await client.complete(
-        { ref: upstreamRef, argument, ...(context === undefined ? {} : { context }) },
-        { signal: extra.signal },
-      );
+      const completion = await toolkit.complete(target, argument, {
+        signal: extra.signal,
+        ...(context?.arguments === undefined ? {} : { arguments: context.arguments }),
+      });
+      return { completion };
     } catch (error) {
       throw protocolError(error);
     }
