@@ -5,6 +5,7 @@ import { createValidator, ToolError, TOOL_NAME_PATTERN } from '@toolplane/toolmo
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  completePromptArgument,
   loadPrompts,
   parsePrompt,
   renderPrompt,
@@ -455,5 +456,126 @@ describe('toMcpPrompt', () => {
 
   it('has no arguments when the prompt has no input schema', () => {
     expect(toMcpPrompt({ name: 'plain', template: 'x' })).toEqual({ name: 'plain' });
+  });
+});
+
+describe('prompt messages', () => {
+  const PNG = 'iVBORw0KGgo=';
+  const attach: Prompt = {
+    name: 'attach',
+    input: { type: 'object', properties: { uri: { type: 'string' }, topic: { type: 'string' } } },
+    messages: [
+      { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: '{{ uri }}', mimeType: 'text/plain', text: 'About {{ topic }}.' },
+        },
+      },
+      { role: 'assistant', content: { type: 'text', text: 'Noted: {{ topic | upper }}.' } },
+    ],
+    template: 'Summarise {{ topic }}.',
+  };
+
+  it('renders them, templated, before the body', async () => {
+    const rendered = await renderPrompt(attach, { uri: 'docs://owls', topic: 'owls' });
+    expect(rendered.text).toBe('Summarise owls.');
+    expect(rendered.messages).toEqual([
+      { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: 'docs://owls', mimeType: 'text/plain', text: 'About owls.' },
+        },
+      },
+      { role: 'assistant', content: { type: 'text', text: 'Noted: OWLS.' } },
+      { role: 'user', content: { type: 'text', text: 'Summarise owls.' } },
+    ]);
+  });
+
+  it('leaves out a body that renders empty', async () => {
+    const rendered = await renderPrompt({ ...attach, template: '{{ nothing }}' }, { uri: 'a://b' });
+    expect(rendered.messages.map((m) => m.content.type)).toEqual(['image', 'resource', 'text']);
+    expect(rendered.messages.at(-1)?.role).toBe('assistant');
+  });
+
+  it('fails with invalid_argument when a resource URI renders as no URI', async () => {
+    expect(await asyncCodeOf(renderPrompt(attach, { uri: 'not a uri' }))).toBe('invalid_argument');
+  });
+
+  it('refuses messages that are not MCP prompt messages, or whose templates do not parse', () => {
+    const bad: unknown[] = [
+      'a message',
+      [{ role: 'system', content: { type: 'text', text: 'x' } }],
+      [{ role: 'user', content: { type: 'image', data: PNG } }],
+      [{ role: 'user', content: { type: 'text', text: '{% if %}' } }],
+    ];
+    for (const messages of bad) {
+      expect(codeOf(() => validatePrompt({ name: 'p', template: '', messages }))).toBe(
+        'invalid_prompt',
+      );
+    }
+  });
+
+  it('reads them from front matter', () => {
+    const prompt = parsePrompt(
+      [
+        '---',
+        'name: pic',
+        'messages:',
+        '  - role: user',
+        '    content:',
+        '      type: image',
+        `      data: "${PNG}"`,
+        '      mimeType: image/png',
+        '---',
+        'Describe it.',
+      ].join('\n'),
+    );
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+    ]);
+  });
+});
+
+describe('completePromptArgument', () => {
+  const prompt: Prompt = {
+    name: 'trip',
+    input: {
+      type: 'object',
+      properties: {
+        city: { type: 'string', examples: ['Paris', 'Parma', 'Oslo', 7] },
+        mode: { enum: ['train', 'plane'], examples: ['tram'] },
+      },
+    },
+    template: '',
+  };
+
+  it('offers enum values, else examples, that start with the value, ignoring case', () => {
+    expect(completePromptArgument(prompt, 'city', 'par')).toEqual({
+      values: ['Paris', 'Parma'],
+      total: 2,
+      hasMore: false,
+    });
+    expect(completePromptArgument(prompt, 'mode', 't').values).toEqual(['train']);
+  });
+
+  it('offers nothing for unknown arguments, inherited names or prompts without input', () => {
+    expect(completePromptArgument(prompt, 'nope', '').values).toEqual([]);
+    expect(completePromptArgument(prompt, 'constructor', '').values).toEqual([]);
+    expect(completePromptArgument({ name: 'bare', template: '' }, 'x', '').values).toEqual([]);
+  });
+
+  it('caps the values at 100 and says there are more', () => {
+    const many = Array.from({ length: 150 }, (_, i) => `v${i}`);
+    const big: Prompt = {
+      name: 'big',
+      input: { type: 'object', properties: { v: { enum: many } } },
+      template: '',
+    };
+    expect(completePromptArgument(big, 'v', 'v')).toMatchObject({ total: 150, hasMore: true });
+    expect(completePromptArgument(big, 'v', 'v').values).toHaveLength(100);
   });
 });
