@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -43,6 +43,7 @@ async function connect(url: URL, headers: Record<string, string> = {}): Promise<
 
 interface RawResponse {
   readonly status: number;
+  readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
 
@@ -69,7 +70,7 @@ function raw(
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
         res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
         });
       },
     );
@@ -256,6 +257,180 @@ describe('serveHttp', () => {
     } finally {
       await stateless.close();
     }
+  });
+});
+
+/** The JSON-RPC messages of an SSE body, in order. */
+function events(body: string): unknown[] {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
+}
+
+describe('serveHttp on the wire', () => {
+  let running: Running;
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    running = await startToolkit();
+    gateway = await serveHttp(running.toolkit, { port: 0 });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await running.stop();
+  });
+
+  /** Opens a session by hand; resolves with the headers its requests carry. */
+  async function open(): Promise<Record<string, string>> {
+    const init = await raw(gateway.url, { body: initialize });
+    expect(init.status).toBe(200);
+    const id = init.headers['mcp-session-id'];
+    if (typeof id !== 'string') throw new Error('no session ID');
+    const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
+    const initialized = await raw(gateway.url, {
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      headers,
+    });
+    expect(initialized.status).toBe(202);
+    expect(initialized.body).toBe('');
+    return headers;
+  }
+
+  const call = (id: number, name: string, args: unknown, meta?: unknown) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) },
+    });
+
+  it('answers a call with nothing else to say as one JSON body, with the session ID', async () => {
+    const headers = await open();
+    const answer = await raw(gateway.url, { body: call(2, 'fx__add', { a: 2, b: 3 }), headers });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.headers['mcp-session-id']).toBe(headers['mcp-session-id']);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { structuredContent: { sum: 5 } },
+    });
+  });
+
+  it('streams progress before the result as server-sent events', async () => {
+    const headers = await open();
+    const answer = await raw(gateway.url, {
+      body: call(3, 'fx__progress', { steps: 3 }, { progressToken: 'p' }),
+      headers,
+    });
+    expect(answer.headers['content-type']).toBe('text/event-stream');
+    const messages = events(answer.body) as { method?: string; params?: { progress: number } }[];
+    expect(messages.map((m) => m.method ?? 'result')).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/progress',
+      'result',
+    ]);
+    expect(messages.slice(0, 3).map((m) => m.params?.progress)).toEqual([1, 2, 3]);
+  });
+
+  it('answers a batch with every response, in one body', async () => {
+    const headers = await open();
+    const batch = `[${call(4, 'fx__add', { a: 1, b: 1 })},${call(5, 'fx__echo', { text: 'hi' })}]`;
+    const answer = await raw(gateway.url, { body: batch, headers });
+    const responses = JSON.parse(answer.body) as { id: number }[];
+    expect(responses.map((r) => r.id).sort()).toEqual([4, 5]);
+  });
+
+  it('refuses what the transport does not allow, with the status the spec names', async () => {
+    const headers = await open();
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' });
+    const onlyJson = await raw(gateway.url, {
+      body: list,
+      headers: { ...headers, accept: 'application/json' },
+    });
+    expect(onlyJson.status).toBe(406);
+    const text = await raw(gateway.url, {
+      body: list,
+      headers: { ...headers, 'content-type': 'text/plain' },
+    });
+    expect(text.status).toBe(415);
+    const version = await raw(gateway.url, {
+      body: list,
+      headers: { ...headers, 'mcp-protocol-version': '1999-01-01' },
+    });
+    expect(version.status).toBe(400);
+    expect(version.body).toContain('1999-01-01');
+    const again = await raw(gateway.url, { body: initialize, headers });
+    expect(again.status).toBe(400);
+    for (const body of [
+      '[]',
+      JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', method: `n${i}` }))),
+      JSON.stringify({ jsonrpc: '2.0', id: { nested: true }, method: 'tools/list' }),
+      JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'tools/list' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 7, result: 'not an object' }),
+      '"just a string"',
+    ]) {
+      const bad = await raw(gateway.url, { body, headers });
+      expect(bad.status, body).toBe(400);
+      expect(JSON.parse(bad.body), body).toMatchObject({ error: { code: -32600 } });
+    }
+    // The session is unharmed.
+    const fine = await raw(gateway.url, { body: list, headers });
+    expect(JSON.parse(fine.body)).toMatchObject({ id: 6, result: { tools: expect.any(Array) } });
+  });
+
+  it('takes hostile keys in arguments as data', async () => {
+    const headers = await open();
+    const answer = await raw(gateway.url, {
+      body: '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":"x","__proto__":{"polluted":true}}}}',
+      headers,
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toHaveProperty('id', 8);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('keeps one GET stream per session, and ends the session on DELETE', async () => {
+    const headers = await open();
+    const stream = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(gateway.url, {
+        method: 'GET',
+        headers: { ...headers, accept: 'text/event-stream' },
+      });
+      req.once('response', resolve).once('error', reject).end();
+    });
+    expect(stream.statusCode).toBe(200);
+    expect(stream.headers['content-type']).toBe('text/event-stream');
+    const second = await raw(gateway.url, {
+      method: 'GET',
+      headers: { ...headers, accept: 'text/event-stream' },
+    });
+    expect(second.status).toBe(409);
+    const ended = new Promise((resolve) => stream.once('end', resolve).resume());
+    const sessions = gateway.sessionCount;
+    const deleted = await raw(gateway.url, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(200);
+    await ended;
+    expect(gateway.sessionCount).toBe(sessions - 1);
+    const after = await raw(gateway.url, {
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      headers,
+    });
+    expect(after.status).toBe(404);
+  });
+
+  it('answers a call still running when its session ends with a JSON-RPC error', async () => {
+    const headers = await open();
+    const pending = raw(gateway.url, { body: call(10, 'fx__slow', { ms: 10_000 }), headers });
+    // Give the call time to reach the upstream, then end the session under it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await raw(gateway.url, { method: 'DELETE', headers });
+    const answer = await pending;
+    expect(JSON.parse(answer.body)).toMatchObject({
+      id: 10,
+      error: { code: -32000, message: expect.stringContaining('closed') },
+    });
   });
 });
 

@@ -1,9 +1,19 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  isInitializeRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import {
+  HttpServerTransport,
+  isJsonRpcMessage,
+  MAX_BATCH_SIZE,
+  writeError,
+} from './http-transport.js';
 import {
   createSessionServer,
   GatewayHub,
@@ -51,7 +61,7 @@ export interface HttpGateway extends ServedGateway {
 }
 
 interface HttpSession {
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: HttpServerTransport;
   readonly server: McpServerInstance;
   lastSeen: number;
   /** POSTs in progress; a session serving one is never idle. */
@@ -131,28 +141,56 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
 
   const openSession = async (): Promise<HttpSession> => {
     const server = createSessionServer(hub);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        sessions.set(id, session);
-      },
-    });
+    const transport = new HttpServerTransport(randomUUID());
     const session: HttpSession = { transport, server, lastSeen: Date.now(), busy: 0 };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
+    sessions.set(transport.sessionId as string, session);
     return session;
   };
 
-  const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+  const serveStateless = async (req: IncomingMessage, res: ServerResponse, post: Post) => {
     const server = createSessionServer(hub);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new HttpServerTransport();
     res.once('close', () => {
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    transport.handlePost(res, post.messages, post.batch, req.headers);
+  };
+
+  /** The session a request names; a new one for an initialize request that names none. */
+  const sessionFor = async (req: IncomingMessage, post: Post | undefined): Promise<HttpSession> => {
+    const id = req.headers['mcp-session-id'];
+    const initialize = post?.messages.some((m) => isInitializeRequest(m)) === true;
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      if (session === undefined) {
+        throw new HttpError(
+          404,
+          ErrorCode.InvalidRequest,
+          'the session is unknown or has ended; initialize a new one',
+        );
+      }
+      if (initialize) {
+        throw new HttpError(400, ErrorCode.InvalidRequest, 'this session is already initialized');
+      }
+      checkProtocolVersion(req);
+      return session;
+    }
+    if (post === undefined || !initialize) {
+      throw new HttpError(
+        400,
+        ErrorCode.InvalidRequest,
+        'no session; send an initialize request first',
+      );
+    }
+    if (post.messages.length > 1) {
+      throw new HttpError(400, ErrorCode.InvalidRequest, 'initialize must be sent on its own');
+    }
+    return openSession();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -166,53 +204,51 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     if (url.pathname !== path)
       throw new HttpError(404, ErrorCode.InvalidRequest, `not found; the MCP endpoint is ${path}`);
-    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
-      res.setHeader('allow', 'GET, POST, DELETE');
+    const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
+    if (!allowed.includes(req.method ?? '')) {
+      res.setHeader('allow', allowed.join(', '));
       throw new HttpError(
         405,
         ErrorCode.InvalidRequest,
-        `method ${String(req.method)} is not allowed`,
+        options.stateless === true
+          ? 'this server is stateless: only POST'
+          : `method ${String(req.method)} is not allowed`,
       );
     }
-    const body = req.method === 'POST' ? await readJson(req, maxBody) : undefined;
-    if (options.stateless === true) {
-      if (req.method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        throw new HttpError(405, ErrorCode.InvalidRequest, 'this server is stateless: only POST');
+    if (req.method === 'POST') {
+      checkPostHeaders(req);
+      const post = toPost(await readJson(req, maxBody));
+      if (options.stateless === true) {
+        await serveStateless(req, res, post);
+        return;
       }
-      await serveStateless(req, res, body);
+      const session = await sessionFor(req, post);
+      session.lastSeen = Date.now();
+      session.busy++;
+      try {
+        session.transport.handlePost(res, post.messages, post.batch, req.headers);
+        await finished(res);
+      } finally {
+        session.busy--;
+        session.lastSeen = Date.now();
+      }
       return;
     }
-    const id = req.headers['mcp-session-id'];
-    let session = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (session === undefined) {
-      if (typeof id === 'string') {
-        throw new HttpError(
-          404,
-          ErrorCode.InvalidRequest,
-          'the session is unknown or has ended; initialize a new one',
-        );
-      }
-      if (req.method !== 'POST' || !isInitializeRequest(body)) {
-        throw new HttpError(
-          400,
-          ErrorCode.InvalidRequest,
-          'no session; send an initialize request first',
-        );
-      }
-      session = await openSession();
+    const session = await sessionFor(req, undefined);
+    session.lastSeen = Date.now();
+    if (req.method === 'DELETE') {
+      await session.server.close();
+      res.writeHead(200).end();
+      return;
     }
-    const active = session;
-    const post = req.method === 'POST';
-    active.lastSeen = Date.now();
-    if (post) active.busy++;
-    try {
-      await active.transport.handleRequest(req, res, body);
-      if (post) await finished(res);
-    } finally {
-      if (post) active.busy--;
-      active.lastSeen = Date.now();
+    if (!accepts(req, 'text/event-stream')) {
+      throw new HttpError(
+        406,
+        ErrorCode.InvalidRequest,
+        'a GET stream must accept text/event-stream',
+      );
     }
+    session.transport.handleGet(res);
   };
 
   const http = createServer((req, res) => {
@@ -223,9 +259,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       }
       if (error instanceof HttpError) {
         if (error.status === 401) res.setHeader('www-authenticate', 'Bearer');
-        writeRpcError(res, error.status, error.rpcCode, error.message);
+        writeError(res, error.status, error.rpcCode, error.message);
       } else {
-        writeRpcError(
+        writeError(
           res,
           500,
           ErrorCode.InternalError,
@@ -372,6 +408,55 @@ function writeJson(res: ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
-function writeRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  writeJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+/** A POST's messages, and whether they came as a batch (answered as one, too). */
+interface Post {
+  readonly messages: readonly JSONRPCMessage[];
+  readonly batch: boolean;
+}
+
+function toPost(body: unknown): Post {
+  const batch = Array.isArray(body);
+  const messages: unknown[] = batch ? body : [body];
+  if (messages.length === 0 || messages.length > MAX_BATCH_SIZE) {
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      `a batch holds 1 to ${MAX_BATCH_SIZE} messages, this one ${messages.length}`,
+    );
+  }
+  if (!messages.every(isJsonRpcMessage)) {
+    throw new HttpError(400, ErrorCode.InvalidRequest, 'the body is not a JSON-RPC 2.0 message');
+  }
+  return { messages, batch };
+}
+
+function accepts(req: IncomingMessage, type: string): boolean {
+  // A list of media ranges; MCP clients name both types outright, so a substring check fits.
+  return req.headers.accept?.includes(type) === true;
+}
+
+/** A POST must accept JSON and SSE answers, and send JSON. */
+function checkPostHeaders(req: IncomingMessage): void {
+  if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
+    throw new HttpError(
+      406,
+      ErrorCode.InvalidRequest,
+      'a POST must accept both application/json and text/event-stream',
+    );
+  }
+  const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new HttpError(415, ErrorCode.InvalidRequest, 'the body must be application/json');
+  }
+}
+
+function checkProtocolVersion(req: IncomingMessage): void {
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      `unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+    );
+  }
 }

@@ -6,17 +6,22 @@ import type { GatewayOptions } from '../server.js';
 const require = createRequire(import.meta.url);
 const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));
 
-/** The command that runs a gateway in a child process, in front of `upstreams`. */
+/**
+ * The command that runs a gateway in a child process, in front of `upstreams`: from the sources,
+ * or with `built` from the packages' dist folders (as users run it; benchmarks want that, since
+ * tsx adds a naming helper around every closure).
+ */
 export function gatewayCommand(
   upstreams: readonly { namespace: string; source: ConnectorSource }[],
   options: GatewayOptions = {},
   mode: 'stdio' | 'http' = 'stdio',
+  { built = false }: { readonly built?: boolean } = {},
 ): { command: string; args: string[] } {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
   return {
     command: process.execPath,
     args: [
-      '--conditions=@toolplane/source',
+      ...(built ? [] : ['--conditions=@toolplane/source']),
       '--import',
       tsx,
       entry,

@@ -1,10 +1,9 @@
 // Child-process entry for tests and benchmarks: a toolkit with the MCP servers named in the JSON
 // argument as connectors, served by the gateway over stdio, or over Streamable HTTP on 127.0.0.1
-// when `http` is set (announced as one `LISTENING <url>` line on stdout).
+// when `http` is set (announced as one `LISTENING <url>` line on stdout). The packages are
+// imported by name, so the `@toolplane/source` condition picks sources and its absence the build.
+import { serveHttp, serveStdio, type GatewayOptions } from '@toolplane/gateway';
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
-import { serveHttp } from '../http.js';
-import { serveStdio } from '../stdio.js';
-import type { GatewayOptions } from '../server.js';
 
 interface Config {
   readonly upstreams: readonly { namespace: string; source: ConnectorSource }[];

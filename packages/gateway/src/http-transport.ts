@@ -1,0 +1,285 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type {
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** The most messages one POST may carry. */
+export const MAX_BATCH_SIZE = 100;
+
+const SSE_HEADERS: OutgoingHttpHeaders = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** A JSON-RPC response (result or error), as opposed to a request or a notification. */
+function isResponse(
+  message: JSONRPCMessage,
+): message is Extract<JSONRPCMessage, { id: RequestId }> &
+  ({ result: unknown } | { error: unknown }) {
+  return 'result' in message || 'error' in message;
+}
+
+function isRequest(
+  message: JSONRPCMessage,
+): message is Extract<JSONRPCMessage, { method: string; id: RequestId }> {
+  return 'method' in message && 'id' in message;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/**
+ * Whether `value` is a JSON-RPC 2.0 message as MCP uses them: a request or notification (a
+ * string `method`, object `params` if any), or a response to one (a result object, or an error
+ * with an integer `code` and a string `message`). The method's own params are checked later, by
+ * the handler that serves it.
+ */
+export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
+  if (!isObject(value) || value.jsonrpc !== '2.0') return false;
+  if ('id' in value && !isId(value.id)) return false;
+  if (typeof value.method === 'string') return value.params === undefined || isObject(value.params);
+  if (!('id' in value)) return false;
+  if ('result' in value) return isObject(value.result) && !('error' in value);
+  const { error } = value;
+  return (
+    isObject(error) &&
+    typeof error.code === 'number' &&
+    Number.isInteger(error.code) &&
+    typeof error.message === 'string'
+  );
+}
+
+function sseEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * The answer to one POST. While only responses are sent, they are held until the last one and
+ * written as one `application/json` body (headers and body in one write); the first request or
+ * notification sent before that turns the answer into an SSE stream, which ends with the last
+ * response.
+ */
+class PostAnswer {
+  readonly #res: ServerResponse;
+  readonly #pending: Set<RequestId>;
+  readonly #batch: boolean;
+  readonly #headers: OutgoingHttpHeaders;
+  #held: JSONRPCMessage[] = [];
+  #streaming = false;
+
+  constructor(
+    res: ServerResponse,
+    ids: readonly RequestId[],
+    batch: boolean,
+    headers: OutgoingHttpHeaders,
+  ) {
+    this.#res = res;
+    this.#pending = new Set(ids);
+    this.#batch = batch;
+    this.#headers = headers;
+  }
+
+  /** The request IDs still waiting for their response. */
+  get pending(): ReadonlySet<RequestId> {
+    return this.#pending;
+  }
+
+  get closed(): boolean {
+    return this.#res.writableEnded || this.#res.destroyed;
+  }
+
+  deliver(message: JSONRPCMessage): void {
+    if (this.closed) return;
+    if (isResponse(message)) this.#pending.delete(message.id);
+    if (!this.#streaming) {
+      if (isResponse(message)) {
+        this.#held.push(message);
+        if (this.#pending.size === 0) this.#writeJson();
+        return;
+      }
+      this.#startStream();
+    }
+    if (this.#pending.size === 0) this.#res.end(sseEvent(message));
+    else this.#res.write(sseEvent(message));
+  }
+
+  /** Answers every request still pending with a JSON-RPC error. */
+  fail(message: string): void {
+    for (const id of [...this.#pending]) {
+      this.deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message } });
+    }
+  }
+
+  #writeJson(): void {
+    const body = JSON.stringify(this.#batch ? this.#held : this.#held[0]);
+    this.#res.writeHead(200, {
+      ...this.#headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
+    this.#res.end(body);
+  }
+
+  #startStream(): void {
+    this.#streaming = true;
+    this.#res.writeHead(200, { ...this.#headers, ...SSE_HEADERS });
+    for (const held of this.#held) this.#res.write(sseEvent(held));
+    this.#held = [];
+  }
+}
+
+/**
+ * The server side of MCP's Streamable HTTP transport for one session, on node:http: the caller
+ * routes a session's POST and GET requests (already authorised and parsed) here. Answers are
+ * plain JSON when a POST's responses are all there is to send, SSE when notifications or
+ * server→client requests go with them; messages not tied to a request go to the session's GET
+ * stream. No resumption: a dropped stream's messages are lost, as without an event store in the
+ * SDK's transport.
+ */
+export class HttpServerTransport implements Transport {
+  readonly sessionId: string | undefined;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined;
+
+  readonly #answers = new Map<RequestId, PostAnswer>();
+  #standalone: ServerResponse | undefined;
+  #initialized = false;
+  #closed = false;
+
+  /** @param sessionId - The session's ID, sent with every answer; none in stateless mode. */
+  constructor(sessionId?: string) {
+    this.sessionId = sessionId;
+  }
+
+  /** Whether an initialize request has been received. */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Serves one POST of validated messages: 202 at once when it carries no request, else the
+   * answer stays open until every request in it has its response.
+   */
+  handlePost(
+    res: ServerResponse,
+    messages: readonly JSONRPCMessage[],
+    batch: boolean,
+    headers: IncomingHttpHeaders,
+  ): void {
+    if (this.#closed) {
+      writeError(res, 404, ErrorCode.ConnectionClosed, 'the session has ended');
+      return;
+    }
+    if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
+    const extra: MessageExtraInfo = { requestInfo: { headers } };
+    const ids = messages.filter(isRequest).map((m) => m.id);
+    if (ids.length === 0) {
+      res.writeHead(202).end();
+    } else {
+      const answer = new PostAnswer(
+        res,
+        ids,
+        batch,
+        this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId },
+      );
+      for (const id of ids) this.#answers.set(id, answer);
+      res.once('close', () => {
+        for (const id of answer.pending) {
+          if (this.#answers.get(id) === answer) this.#answers.delete(id);
+        }
+      });
+    }
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  /** Opens the session's stream for messages not tied to a request (409 when one is open). */
+  handleGet(res: ServerResponse): void {
+    if (this.#closed) {
+      writeError(res, 404, ErrorCode.ConnectionClosed, 'the session has ended');
+      return;
+    }
+    if (this.#standalone !== undefined) {
+      writeError(
+        res,
+        409,
+        ErrorCode.ConnectionClosed,
+        'this session already has a GET stream open',
+      );
+      return;
+    }
+    this.#standalone = res;
+    res.writeHead(200, {
+      ...SSE_HEADERS,
+      ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
+    });
+    res.flushHeaders();
+    res.once('close', () => {
+      if (this.#standalone === res) this.#standalone = undefined;
+    });
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (isResponse(message)) {
+      const answer = this.#answers.get(message.id);
+      this.#answers.delete(message.id);
+      // No answer: the client has gone; its response has nowhere to go.
+      answer?.deliver(message);
+      return Promise.resolve();
+    }
+    const related = options?.relatedRequestId;
+    const answer = related === undefined ? undefined : this.#answers.get(related);
+    if (answer !== undefined && !answer.closed) {
+      answer.deliver(message);
+    } else if (this.#standalone !== undefined && !this.#standalone.writableEnded) {
+      this.#standalone.write(sseEvent(message));
+    }
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    const answers = new Set(this.#answers.values());
+    this.#answers.clear();
+    for (const answer of answers) answer.fail('the session was closed');
+    this.#standalone?.end();
+    this.#standalone = undefined;
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+/** Writes a JSON-RPC error with no ID as a whole HTTP answer. */
+export function writeError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
