@@ -1,8 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type LoggingMessageNotification,
@@ -10,14 +14,23 @@ import {
 import { fixtureCommand } from '@toolplane/fixtures';
 import {
   createToolkit,
+  defineResourceTemplate,
   defineTool,
+  embeddedResource,
+  getSession,
+  imageContent,
+  resourceLink,
+  textContent,
   textResource,
+  ToolError,
+  toolResult,
   type Prompt,
   type Toolkit,
 } from '@toolplane/toolkit';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { serveHttp, type HttpGateway } from './http.js';
 import { EXPOSED_NAME_PATTERN } from './names.js';
 import { createMcpServer, ERROR_META_KEY, type GatewayOptions } from './server.js';
 
@@ -346,5 +359,283 @@ describe('search mode', () => {
     })) as CallToolResult;
     expect(missing.isError).toBe(true);
     expect(missing.structuredContent).toMatchObject({ error: { code: 'not_found' } });
+  });
+});
+
+/** A promise and the function that resolves it (Node 20 has no Promise.withResolvers). */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+describe('builtins talking to their caller, over Streamable HTTP', () => {
+  const PNG = 'iVBORw0KGgo=';
+  const notes = textResource('notes', 'remember', { uri: 'memo://notes' });
+  const elicitOutcome: { settle?: (outcome: unknown) => void } = {};
+  const toolkit = createToolkit({
+    resources: [notes],
+    resourceTemplates: [
+      defineResourceTemplate({
+        uriTemplate: 'memo://day/{date}',
+        name: 'day',
+        read: ({ date }) => `notes of ${String(date)}`,
+        complete: {
+          date: (value) => ['2026-11-23', '2026-11-24'].filter((d) => d.startsWith(value)),
+        },
+      }),
+    ],
+    prompts: [
+      {
+        name: 'trip',
+        input: { type: 'object', properties: { city: { enum: ['Paris', 'Parma', 'Oslo'] } } },
+        messages: [{ role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } }],
+        template: 'Plan a trip to {{ city }}.',
+      },
+    ],
+    tools: [
+      defineTool({
+        name: 'chart',
+        description: 'Answers with every kind of content.',
+        input: z.object({}),
+        output: z.object({ points: z.number() }),
+        run: () =>
+          toolResult(
+            [
+              textContent('a chart'),
+              imageContent(PNG, 'image/png'),
+              embeddedResource(notes),
+              resourceLink(notes),
+            ],
+            { structured: { points: 3 } },
+          ),
+      }),
+      defineTool({
+        name: 'broken',
+        description: 'Fails with its own content.',
+        input: z.object({}),
+        run: () =>
+          toolResult([textContent('disk full'), imageContent(PNG, 'image/png')], { isError: true }),
+      }),
+      defineTool({
+        name: 'chatty',
+        description: 'Logs at three levels.',
+        input: z.object({ tag: z.string() }),
+        run: async ({ tag }) => {
+          const { log } = getSession();
+          await log('info', `${tag} info`);
+          await log('warning', `${tag} warning`);
+          await log('error', { tag }, 'disk');
+          return tag;
+        },
+      }),
+      defineTool({
+        name: 'ask',
+        description: 'Asks the user for a name.',
+        input: z.object({}),
+        run: async () => {
+          try {
+            const answer = await getSession().elicit({
+              message: 'Your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+            });
+            elicitOutcome.settle?.(answer);
+            return { action: answer.action, ...answer.content };
+          } catch (error) {
+            elicitOutcome.settle?.(error);
+            // The runner reports what a builtin throws as `execution`; the builtin sees the code.
+            if (ToolError.isInstance(error) && error.code === 'no_delegate') {
+              return { refused: error.code };
+            }
+            throw error;
+          }
+        },
+      }),
+      defineTool({
+        name: 'sample',
+        description: "Asks the caller's model.",
+        input: z.object({ tools: z.boolean().default(false) }),
+        run: async ({ tools }) => {
+          try {
+            const answer = await getSession().createMessage({
+              messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+              maxTokens: 10,
+              ...(tools ? { tools: [{ name: 't', inputSchema: { type: 'object' } }] } : {}),
+            });
+            return { model: answer.model };
+          } catch (error) {
+            if (ToolError.isInstance(error)) return { refused: error.code };
+            throw error;
+          }
+        },
+      }),
+    ],
+  });
+  let gateway: HttpGateway;
+  const clients: Client[] = [];
+
+  async function open(capabilities: ClientOptions['capabilities'] = {}): Promise<Client> {
+    const client = new Client({ name: 'caller', version: '0.0.0' }, { capabilities });
+    await client.connect(new StreamableHTTPClientTransport(gateway.url));
+    clients.push(client);
+    return client;
+  }
+
+  function errorCode(result: unknown): unknown {
+    const meta = (result as CallToolResult)._meta?.[ERROR_META_KEY] as
+      { code?: unknown } | undefined;
+    return meta?.code;
+  }
+
+  beforeAll(async () => {
+    gateway = await serveHttp(toolkit, { port: 0, transparent: 'builtin' });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await gateway.close();
+    await toolkit.close();
+  });
+
+  it('sends a rich result to the client as the builtin made it', async () => {
+    const client = await open();
+    expect(await client.callTool({ name: 'chart', arguments: {} })).toEqual({
+      content: [
+        { type: 'text', text: 'a chart' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: { uri: 'memo://notes', mimeType: 'text/plain', text: 'remember' },
+        },
+        { type: 'resource_link', uri: 'memo://notes', name: 'notes', mimeType: 'text/plain' },
+      ],
+      structuredContent: { points: 3 },
+    });
+  });
+
+  it('sends an isError result with the content the builtin gave', async () => {
+    const client = await open();
+    const result = (await client.callTool({ name: 'broken', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'disk full' },
+      { type: 'image', data: PNG, mimeType: 'image/png' },
+    ]);
+    expect(errorCode(result)).toBe('execution');
+  });
+
+  it("sends log messages to the calling session only, honouring that session's level", async () => {
+    const quiet = await open();
+    const loud = await open();
+    const heard = new Map<Client, unknown[]>([
+      [quiet, []],
+      [loud, []],
+    ]);
+    for (const [client, log] of heard) {
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        log.push(n.params);
+      });
+    }
+    await quiet.setLoggingLevel('warning');
+    await quiet.callTool({ name: 'chatty', arguments: { tag: 'q' } });
+    await loud.callTool({ name: 'chatty', arguments: { tag: 'l' } });
+    expect(heard.get(quiet)).toEqual([
+      { level: 'warning', data: 'q warning' },
+      { level: 'error', data: { tag: 'q' }, logger: 'disk' },
+    ]);
+    expect(heard.get(loud)).toEqual([
+      { level: 'info', data: 'l info' },
+      { level: 'warning', data: 'l warning' },
+      { level: 'error', data: { tag: 'l' }, logger: 'disk' },
+    ]);
+  });
+
+  it('elicits from the calling client, and fails with no_delegate when it cannot', async () => {
+    const able = await open({ elicitation: {} });
+    able.setRequestHandler(ElicitRequestSchema, (request) => ({
+      action: 'accept',
+      content: { name: `Ada (${request.params.message})` },
+    }));
+    const answered = await able.callTool({ name: 'ask', arguments: {} });
+    expect(structured(answered)).toEqual({ action: 'accept', name: 'Ada (Your name?)' });
+    const unable = await open();
+    const refused = await unable.callTool({ name: 'ask', arguments: {} });
+    expect(structured(refused)).toEqual({ refused: 'no_delegate' });
+  });
+
+  it("samples the calling client's model, and fails with no_delegate when it cannot", async () => {
+    const able = await open({ sampling: {} });
+    able.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      model: 'caller-model',
+      content: { type: 'text', text: 'hi' },
+    }));
+    const answered = await able.callTool({ name: 'sample', arguments: {} });
+    expect(structured(answered)).toEqual({ model: 'caller-model' });
+    const withTools = await able.callTool({ name: 'sample', arguments: { tools: true } });
+    expect(structured(withTools)).toEqual({ refused: 'no_delegate' });
+    const unable = await open();
+    const refused = await unable.callTool({ name: 'sample', arguments: {} });
+    expect(structured(refused)).toEqual({ refused: 'no_delegate' });
+  });
+
+  it('cancels an elicitation in progress when the client cancels the call', async () => {
+    const client = await open({ elicitation: {} });
+    const asked = deferred<undefined>();
+    client.setRequestHandler(ElicitRequestSchema, (_, extra) => {
+      asked.resolve(undefined);
+      return new Promise((_resolve, reject) => {
+        extra.signal.addEventListener('abort', () => {
+          reject(new Error('cancelled by the server'));
+        });
+      });
+    });
+    const outcome = deferred<unknown>();
+    elicitOutcome.settle = outcome.resolve;
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'ask', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    await asked.promise;
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    const error = await outcome.promise;
+    expect(ToolError.isInstance(error) && error.code).toBe('cancelled');
+    delete elicitOutcome.settle;
+  });
+
+  it('serves builtin templates, completions, prompt images and resource updates', async () => {
+    const client = await open();
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([
+      { uriTemplate: 'memo://day/{date}', name: 'day' },
+    ]);
+    const day = await client.readResource({ uri: 'memo://day/2026-11-23' });
+    expect(day.contents).toEqual([
+      { uri: 'memo://day/2026-11-23', mimeType: 'text/plain', text: 'notes of 2026-11-23' },
+    ]);
+    const dates = await client.complete({
+      ref: { type: 'ref/resource', uri: 'memo://day/{date}' },
+      argument: { name: 'date', value: '2026-11-2' },
+    });
+    expect(dates.completion.values).toEqual(['2026-11-23', '2026-11-24']);
+    const cities = await client.complete({
+      ref: { type: 'ref/prompt', name: 'trip' },
+      argument: { name: 'city', value: 'pa' },
+    });
+    expect(cities.completion.values).toEqual(['Paris', 'Parma']);
+    const trip = await client.getPrompt({ name: 'trip', arguments: { city: 'Oslo' } });
+    expect(trip.messages).toEqual([
+      { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+      { role: 'user', content: { type: 'text', text: 'Plan a trip to Oslo.' } },
+    ]);
+    await client.subscribeResource({ uri: 'memo://notes' });
+    const updated = nextNotification<string>((resolve) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        resolve(n.params.uri);
+      });
+    });
+    toolkit.addResource(textResource('notes', 'remember more', { uri: 'memo://notes' }));
+    expect(await updated).toBe('memo://notes');
   });
 });
