@@ -1,18 +1,15 @@
-import {
-  CreateMessageResultSchema,
-  type CreateMessageRequestParams,
-  type PromptMessage,
-  type SamplingMessage,
+import type {
+  CreateMessageRequestParams,
+  PromptMessage,
+  SamplingMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
-  CALLER_META_KEY,
   getSession,
   toResourceContents,
   ToolError,
   type Resource,
   type ToolkitDelegate,
 } from '@toolplane/toolkit';
-import { callerOf } from './server.js';
 
 /** Options of {@link createSamplingDelegate}. */
 export interface SamplingDelegateOptions {
@@ -26,7 +23,8 @@ const DEFAULT_MAX_TOKENS = 1024;
 
 /**
  * Creates a toolkit delegate that runs prompts on the model of the client whose call is in
- * progress, through the gateway: the prompt is rendered, then sent as `sampling/createMessage`
+ * progress, through the gateway (`getSession().createMessage`): the prompt is rendered, then sent
+ * as `sampling/createMessage`
  * with its system prompt, its model as a model hint and its `maxTokens`, and the resources
  * handed to the call as further user messages. The answer is the model's text. Pass it to
  * `createToolkit({ delegate })` for a toolkit you serve with {@link serveHttp} or
@@ -40,22 +38,7 @@ export function createSamplingDelegate(options: SamplingDelegateOptions = {}): T
   const delegate: ToolkitDelegate = {
     async call(prompt, input, { resources, signal }) {
       const id = `${prompt.namespace}:${prompt.name}`;
-      const token = getSession().meta[CALLER_META_KEY];
-      const call = typeof token === 'string' ? callerOf(token) : undefined;
-      if (call === undefined) {
-        throw new ToolError(
-          'no_delegate',
-          `prompt "${id}" runs on the model of a gateway client, but no client's tool call is in progress; call it from a tool served by the gateway`,
-          { toolId: id },
-        );
-      }
-      if (call.server.getClientCapabilities()?.sampling === undefined) {
-        throw new ToolError(
-          'no_delegate',
-          `prompt "${id}" needs sampling, which the calling client does not support`,
-          { toolId: id },
-        );
-      }
+      const session = getSession();
       const rendered = await prompt.render(input, signal === undefined ? {} : { signal });
       const model = prompt.prompt?.model;
       const params: CreateMessageRequestParams = {
@@ -69,36 +52,33 @@ export function createSamplingDelegate(options: SamplingDelegateOptions = {}): T
         ...(rendered.systemPrompt === undefined ? {} : { systemPrompt: rendered.systemPrompt }),
         ...(model === undefined ? {} : { modelPreferences: { hints: [{ name: model }] } }),
       };
+      let result;
       try {
-        const result = await call.extra.sendRequest(
-          { method: 'sampling/createMessage', params },
-          CreateMessageResultSchema,
-          signal === undefined ? {} : { signal },
-        );
-        const blocks: unknown[] = Array.isArray(result.content) ? result.content : [result.content];
-        return blocks
-          .map((block) => {
-            const { type, text } = block as { type?: unknown; text?: unknown };
-            return type === 'text' && typeof text === 'string' ? text : '';
-          })
-          .join('');
+        result = await session.createMessage(params, signal === undefined ? {} : { signal });
       } catch (error) {
-        if (signal?.aborted === true) {
-          throw new ToolError('cancelled', `prompt "${id}" was cancelled`, {
-            cause: signal.reason,
-            toolId: id,
-          });
-        }
-        throw new ToolError(
-          'execution',
-          `the client could not run prompt "${id}": ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error, toolId: id },
-        );
+        throw forPrompt(id, error);
       }
+      const blocks: unknown[] = Array.isArray(result.content) ? result.content : [result.content];
+      return blocks
+        .map((block) => {
+          const { type, text } = block as { type?: unknown; text?: unknown };
+          return type === 'text' && typeof text === 'string' ? text : '';
+        })
+        .join('');
     },
   };
   if (options.onEvent !== undefined) delegate.onEvent = options.onEvent;
   return delegate;
+}
+
+/** A failure of the session's `createMessage` as the prompt's, naming it. */
+function forPrompt(id: string, error: unknown): ToolError {
+  const code = ToolError.isInstance(error) ? error.code : 'execution';
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolError(code, `prompt "${id}" could not run on the client's model: ${message}`, {
+    cause: error,
+    toolId: id,
+  });
 }
 
 function textMessage(text: string): SamplingMessage {

@@ -123,23 +123,10 @@ type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 // unique across every gateway in the process, so one handler serves them all.
 const callers = new Map<string, GatewayCall>();
 
-/**
- * A session's tool call in flight.
- *
- * @internal
- */
-export interface GatewayCall {
+/** A session's tool call in flight. */
+interface GatewayCall {
   readonly server: McpServerInstance;
   readonly extra: CallExtra;
-}
-
-/**
- * The session's call that `token` (a {@link CALLER_META_KEY} value) names, while it runs.
- *
- * @internal
- */
-export function callerOf(token: string): GatewayCall | undefined {
-  return callers.get(token);
 }
 
 /**
