@@ -28,6 +28,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
@@ -97,7 +98,9 @@ export interface UpstreamRequestHandler {
   /** What it can answer; only this is advertised to servers (read at every connect). */
   readonly capabilities: { readonly sampling?: boolean; readonly elicitation?: boolean };
   /**
-   * Answers `request`; throw an `McpError` to answer with that error.
+   * Answers `request`; throw an `McpError` to answer with that error. An accepted form-mode
+   * elicitation may leave fields out: the connector fills in the server's defaults for them
+   * (SEP-1034; it advertises `applyDefaults`).
    */
   handle(
     request: UpstreamRequest,
@@ -369,7 +372,10 @@ export class Connector {
         capabilities: {
           ...(upstream?.capabilities.sampling === true ? { sampling: {} } : {}),
           // Form mode only: URL mode needs the caller's client to support it, unknown here.
-          ...(upstream?.capabilities.elicitation === true ? { elicitation: { form: {} } } : {}),
+          // Defaults are applied here, whatever the caller's client does (SEP-1034).
+          ...(upstream?.capabilities.elicitation === true
+            ? { elicitation: { form: { applyDefaults: true } } }
+            : {}),
         },
       });
       this.#listen(client);
@@ -497,11 +503,13 @@ export class Connector {
       );
     }
     const caller = calls.callerOf(extra.requestId, request.method);
-    return (await handler.handle(request, {
-      namespace: this.namespace,
-      caller,
-      signal: extra.signal,
-    })) as R;
+    const context = { namespace: this.namespace, caller, signal: extra.signal };
+    const result = await handler.handle(request, context);
+    return (
+      request.method === 'elicitation/create'
+        ? withElicitationDefaults(request, result as ElicitResult)
+        : result
+    ) as R;
   }
 
   #listen(client: Client): void {

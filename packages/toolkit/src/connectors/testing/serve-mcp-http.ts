@@ -1,0 +1,94 @@
+// Test helper: an MCP SDK server over Streamable HTTP on 127.0.0.1, in the test's own process,
+// one transport (and server) per session as in a real deployment; optionally resumable (an event
+// store), and with a hook that may answer a request itself, to play a server or proxy that
+// misbehaves at the HTTP level.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+/** A request as {@link ServeMcpOptions.intercept} sees it, body parsed for POSTs. */
+export interface SeenRequest {
+  readonly method: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: unknown;
+}
+
+/** Options of {@link serveMcpHttp}. */
+export interface ServeMcpOptions {
+  /** Makes the server of a new session. */
+  readonly server: () => McpServer;
+  /** Keep every session's events (an in-memory event store), so streams can be resumed. */
+  readonly resumable?: boolean;
+  /** The `retry` delay the server's priming events ask for, in milliseconds. */
+  readonly retryInterval?: number;
+  /** Sees every request first; returns true when it has answered it itself. */
+  readonly intercept?: (request: SeenRequest, res: ServerResponse) => boolean;
+}
+
+/** A running {@link serveMcpHttp} server. */
+export interface ServedMcp {
+  /** The MCP endpoint. */
+  readonly url: URL;
+  /** Every request that reached it, in order, intercepted or not. */
+  readonly requests: readonly SeenRequest[];
+  /** Closes every connection and the listening socket. */
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** Serves `options.server` over Streamable HTTP on a free port of 127.0.0.1. */
+export async function serveMcpHttp(options: ServeMcpOptions): Promise<ServedMcp> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const requests: SeenRequest[] = [];
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = req.method === 'POST' ? await readJson(req) : undefined;
+    const seen: SeenRequest = { method: req.method ?? 'GET', headers: req.headers, body };
+    requests.push(seen);
+    if (options.intercept?.(seen, res) === true) return;
+    const id = req.headers['mcp-session-id'];
+    let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (transport === undefined) {
+      const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (sessionId) => {
+          sessions.set(sessionId, fresh);
+        },
+        ...(options.resumable === true ? { eventStore: new InMemoryEventStore() } : {}),
+        ...(options.retryInterval === undefined ? {} : { retryInterval: options.retryInterval }),
+      });
+      await options.server().connect(fresh);
+      transport = fresh;
+    }
+    await transport.handleRequest(req, res, body);
+  };
+  const http = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    requests,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => {
+        http.close(() => {
+          resolve();
+        });
+      });
+    },
+  };
+}
