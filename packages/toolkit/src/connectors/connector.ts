@@ -30,6 +30,11 @@ import {
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
+import { ResponseStreams, type StreamVerdict } from './response-streams.js';
+import { watchedFetch } from './scoped-fetch.js';
+
+export { requestScopedFetch } from './scoped-fetch.js';
+export type { RequestScopedFetchOptions } from './scoped-fetch.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -164,6 +169,11 @@ function toError(value: unknown): Error {
  * follows `list_changed` notifications, and reconnects with capped, fully-jittered exponential
  * backoff whenever the connection is lost, for as long as it is not closed.
  *
+ * Over Streamable HTTP, a response stream that ends or breaks before its answer is resumed from
+ * its last event ID (after the server's `retry` delay) when the server gave one; a request whose
+ * answer can no longer arrive (no event ID, a resumption refused or ended short) fails at once
+ * with an MCP `ConnectionClosed` error instead of waiting out its timeout.
+ *
  * Create one with {@link createConnector}; {@link inferNamespace} names it when no namespace is given.
  */
 export class Connector {
@@ -183,6 +193,8 @@ export class Connector {
   // What the current connection advertised, and whether it is being redone to change that.
   #advertised = '';
   #renegotiating = false;
+  // Connections whose liveness a ping is checking.
+  #checking = new WeakSet<Client>();
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), or a
@@ -429,12 +441,18 @@ export class Connector {
     }
     const { url, headers } = httpTarget(source);
     const requestInit: RequestInit = { headers };
-    const fetch = requestScopedFetch({
+    const streams = new ResponseStreams();
+    const fetch = watchedFetch({
       onRelatedRequest: (callId, requestId) => {
         calls.relate(callId, requestId);
       },
-      onStreamError: (requestId, error) => {
-        if (current !== undefined) this.#streamBroke(current, requestId, error);
+      onStreamError: (_requestId, error) => {
+        if (current !== undefined) this.#checkAlive(current, error);
+      },
+      onStreamEnd: (end) => {
+        const verdict = streams.settle(end);
+        if (current !== undefined)
+          this.#streamEnded(current, verdict, end.opened ? undefined : end.error);
       },
     });
     try {
@@ -463,31 +481,37 @@ export class Connector {
   }
 
   /**
-   * An HTTP response stream broke before it ended. The SDK leaves the request it was answering
-   * pending (until its timeout) and never notices a server that died, so: the request fails now,
-   * and a ping decides whether the connection is still there; if not, it is closed, which fails
-   * every other request in flight and starts a reconnect.
+   * A response stream ended (see {@link ResponseStreams}): a request whose answer can no longer
+   * arrive fails now instead of waiting out its timeout; `refused` is why a resumption got no
+   * stream at all, which may mean the server or its session is gone.
    */
-  #streamBroke(client: Client, requestId: string | number | undefined, error: unknown): void {
+  #streamEnded(client: Client, verdict: StreamVerdict, refused: unknown): void {
     const transport = client.transport;
-    if (this.#client !== client || transport === undefined) return;
-    if (requestId !== undefined) {
-      transport.onmessage?.({
-        jsonrpc: '2.0',
-        id: requestId,
-        error: {
-          code: ErrorCode.ConnectionClosed,
-          message: `the response stream broke before the answer arrived (${toError(error).message})`,
-        },
-      });
-    }
+    if (verdict.kind !== 'lost' || transport === undefined) return;
+    transport.onmessage?.({
+      jsonrpc: '2.0',
+      id: verdict.requestId,
+      error: { code: ErrorCode.ConnectionClosed, message: verdict.reason },
+    });
+    if (refused !== undefined) this.#checkAlive(client, refused);
+  }
+
+  /**
+   * A response stream broke (or a resumption failed). The SDK never notices a server that died,
+   * so a ping decides whether the connection is still there; if not, it is closed, which fails
+   * every request in flight and starts a reconnect. One check at a time per connection.
+   */
+  #checkAlive(client: Client, error: unknown): void {
+    if (this.#client !== client || this.#checking.has(client)) return;
+    this.#checking.add(client);
     client
       .ping({ timeout: this.#options.connectTimeoutMs ?? 10_000 })
       .catch(async () => {
         this.#lastError = new Error('the server stopped answering', { cause: error });
         await client.close();
       })
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .finally(() => this.#checking.delete(client));
   }
 
   async #upstreamRequest<R extends CreateMessageResult | ElicitResult>(
@@ -672,154 +696,6 @@ async function fetchList(client: Client, kind: ListKind): Promise<readonly unkno
 }
 
 /**
- * A `fetch` for the SDK's HTTP client transports that gives every request a signal of its own.
- *
- * Why: the transports pass one connection-long signal to every request, and undici's `Request`
- * only drops its abort listener when the request is garbage-collected, so a busy connection piles
- * up thousands of listeners (Node warns past 1,500, writing a stack trace to stderr on every
- * further request, which costs milliseconds a call). Here the long-lived signal holds a single
- * listener while requests are in flight; a request counts as done once its answer arrives (JSON)
- * or its event stream is read, cancelled or failed. Aborting the long-lived signal still aborts
- * every request and stream in progress.
- *
- * Every {@link Connector} over HTTP uses it; pass it as `fetch` to your own
- * `StreamableHTTPClientTransport` for the same effect.
- */
-export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typeof fetch {
-  const base = options.fetch ?? globalThis.fetch;
-  const observe = options.onRelatedRequest;
-  const broke = options.onStreamError;
-  return async (input, init) => {
-    const outer = init?.signal;
-    if (outer === undefined || outer === null) return base(input, init);
-    outer.throwIfAborted();
-    const inner = new AbortController();
-    const release = follow(outer, inner);
-    let response: Response;
-    try {
-      response = await base(input, { ...init, signal: inner.signal });
-    } catch (error) {
-      release();
-      throw error;
-    }
-    const body = response.body;
-    // A JSON answer is read at once; an event stream may last as long as the call runs, so it
-    // stays followed until the stream is done with.
-    const streaming = response.headers.get('content-type')?.includes('text/event-stream') === true;
-    if (body === null || !streaming) {
-      release();
-      return response;
-    }
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    const callId = observe === undefined ? undefined : toolCallId(init?.body);
-    const scan =
-      callId === undefined || observe === undefined
-        ? undefined
-        : requestScanner((requestId) => {
-            observe(callId, requestId);
-          });
-    const watched = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          try {
-            const { done, value } = await reader.read();
-            if (done) {
-              release();
-              controller.close();
-            } else {
-              scan?.(value);
-              controller.enqueue(value);
-            }
-          } catch (error) {
-            release();
-            controller.error(error);
-            if (!inner.signal.aborted) broke?.(requestIdOf(init?.body), error);
-          }
-        },
-        async cancel(reason) {
-          release();
-          await reader.cancel(reason);
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    return new Response(watched, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
-}
-
-/** Options of {@link requestScopedFetch}. */
-export interface RequestScopedFetchOptions {
-  /** The fetch to wrap (default the global one). */
-  readonly fetch?: typeof fetch;
-  /**
-   * Hears every JSON-RPC request a server sends on the event stream answering a `tools/call`
-   * POST: the call's JSON-RPC ID and the request's; how server requests are tied to calls.
-   */
-  readonly onRelatedRequest?: (callId: string | number, requestId: string | number) => void;
-  /**
-   * Hears an event stream that broke (not by an abort) before it ended, with the JSON-RPC ID of
-   * the request whose answer it was carrying (`undefined` for a GET stream).
-   */
-  readonly onStreamError?: (requestId: string | number | undefined, error: unknown) => void;
-}
-
-/** The JSON-RPC ID of a request body, if it is a single request. */
-function requestIdOf(body: unknown): string | number | undefined {
-  if (typeof body !== 'string') return undefined;
-  try {
-    const { id } = JSON.parse(body) as { id?: unknown };
-    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The JSON-RPC ID of a `tools/call` request body, if it is one. */
-function toolCallId(body: unknown): string | number | undefined {
-  if (typeof body !== 'string' || !body.includes('"tools/call"')) return undefined;
-  try {
-    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
-    return message.method === 'tools/call' &&
-      (typeof message.id === 'string' || typeof message.id === 'number')
-      ? message.id
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Reads SSE chunks as they pass and reports the ID of every JSON-RPC request in them. */
-function requestScanner(onRequest: (id: string | number) => void): (chunk: Uint8Array) => void {
-  const decoder = new TextDecoder();
-  let partial = '';
-  return (chunk) => {
-    const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      // Results and notifications are not requests; only parse what could be one.
-      if (!line.startsWith('data:') || !line.includes('"method"') || !line.includes('"id"')) {
-        continue;
-      }
-      try {
-        const message = JSON.parse(line.slice(5)) as { method?: unknown; id?: unknown };
-        if (
-          typeof message.method === 'string' &&
-          (typeof message.id === 'string' || typeof message.id === 'number')
-        ) {
-          onRequest(message.id);
-        }
-      } catch {
-        // Not JSON-RPC: the SDK reports it.
-      }
-    }
-  };
-}
-
-/**
  * The tool calls in flight on one connection, by JSON-RPC ID, with their callers: the caller is
  * read from (and taken out of) each call's `_meta` as it is sent, so the server never sees it.
  */
@@ -883,42 +759,6 @@ class CallTracker {
 
 function capabilityKey(handler: UpstreamRequestHandler | undefined): string {
   return `${handler?.capabilities.sampling === true ? 's' : ''}${handler?.capabilities.elicitation === true ? 'e' : ''}`;
-}
-
-interface Followers {
-  readonly requests: Set<AbortController>;
-  readonly stop: () => void;
-}
-
-// The requests in flight per long-lived signal, which holds one listener while there are any.
-const followers = new WeakMap<AbortSignal, Followers>();
-
-/** Aborts `inner` when `outer` aborts, until the returned function is called. */
-function follow(outer: AbortSignal, inner: AbortController): () => void {
-  let group = followers.get(outer);
-  if (group === undefined) {
-    const requests = new Set<AbortController>();
-    const abortAll = (): void => {
-      followers.delete(outer);
-      for (const request of requests) request.abort(outer.reason);
-      requests.clear();
-    };
-    outer.addEventListener('abort', abortAll, { once: true });
-    group = {
-      requests,
-      stop: () => {
-        outer.removeEventListener('abort', abortAll);
-      },
-    };
-    followers.set(outer, group);
-  }
-  const { requests, stop } = group;
-  requests.add(inner);
-  return () => {
-    if (!requests.delete(inner) || requests.size > 0) return;
-    if (followers.get(outer)?.requests === requests) followers.delete(outer);
-    stop();
-  };
 }
 
 /** Ends a child that failed to start properly: SIGTERM now, SIGKILL if it is still there in 1 s. */
