@@ -1,0 +1,84 @@
+// Child-process entry for the MCP conformance client scenarios: the conformance CLI runs this
+// program with the test server's URL as its only argument and the scenario's name in
+// MCP_CONFORMANCE_SCENARIO. The program is a toolkit with one HTTP connector, used as an
+// application uses it: it calls the tools the scenario names through the toolkit, and answers
+// upstream elicitation through `setUpstreamRequestHandler`. Exits non-zero when a step fails.
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { createToolkit, type Toolkit } from '../../toolkit.js';
+import { CALLER_META_KEY } from '../connector.js';
+
+const NAMESPACE = 'conformance';
+// Every call names its caller, as a gateway does, so upstream requests during it reach that caller.
+const CALL = { meta: { [CALLER_META_KEY]: 'conformance-client' } };
+
+/** What the program does in each scenario, once the toolkit is connected. */
+const scenarios: Readonly<Record<string, (toolkit: Toolkit) => Promise<void>>> = {
+  // Connecting is the scenario: the handshake is what the server checks.
+  initialize: () => Promise.resolve(),
+  tools_call: async (toolkit) => {
+    await callListed(toolkit, 'add_numbers', { a: 2, b: 3 });
+  },
+  'elicitation-sep1034-client-defaults': async (toolkit) => {
+    await callListed(toolkit, 'test_client_elicitation_defaults', {});
+  },
+  'sse-retry': async (toolkit) => {
+    await callListed(toolkit, 'test_reconnection', {});
+  },
+};
+
+/** Calls `name` after checking that the server listed it, and prints what it answered. */
+async function callListed(
+  toolkit: Toolkit,
+  name: string,
+  input: Record<string, unknown>,
+): Promise<void> {
+  const listed = toolkit.connector(NAMESPACE)?.lists.tools.map((tool) => tool.name) ?? [];
+  if (!listed.includes(name)) {
+    throw new Error(`the server did not list "${name}" (it listed: ${listed.join(', ')})`);
+  }
+  const result = await toolkit.callTool(`${NAMESPACE}:${name}`, input, CALL);
+  process.stdout.write(`${name}: ${JSON.stringify(result.structured ?? null)}\n`);
+}
+
+/** Accepts every form without filling anything in: the connector supplies the server's defaults. */
+function acceptEmpty(): Promise<ElicitResult> {
+  return Promise.resolve({ action: 'accept', content: {} });
+}
+
+async function main(): Promise<void> {
+  const url = process.argv[2];
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  const run = Object.hasOwn(scenarios, scenario) ? scenarios[scenario] : undefined;
+  if (url === undefined || run === undefined) {
+    throw new Error(
+      `usage: MCP_CONFORMANCE_SCENARIO=<${Object.keys(scenarios).join('|')}> conformance-client <url>`,
+    );
+  }
+  const toolkit = createToolkit();
+  // Before the connector starts, so its first connection advertises elicitation.
+  await toolkit.setUpstreamRequestHandler({
+    capabilities: { elicitation: true },
+    handle: acceptEmpty,
+  });
+  toolkit.addConnector(url, { namespace: NAMESPACE });
+  const stop = new AbortController();
+  const running = toolkit.run({ signal: stop.signal });
+  try {
+    await toolkit.ready();
+    const connector = toolkit.connector(NAMESPACE);
+    if (connector?.state !== 'connected') {
+      throw connector?.unavailable() ?? new Error('no connector');
+    }
+    await run(toolkit);
+  } finally {
+    stop.abort();
+    await running;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
