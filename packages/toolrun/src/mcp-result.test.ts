@@ -47,10 +47,10 @@ describe('createRunner with a local handler answering an MCP result', () => {
 
   it('validates structuredContent against the output schema', async () => {
     const outputSchema = {
-      type: 'object',
+      type: 'object' as const,
       properties: { n: { type: 'number' } },
       required: ['n'],
-    } as const;
+    };
     const good = setup(
       () => mcpToolResult({ content: [{ type: 'text', text: '1' }], structuredContent: { n: 1 } }),
       { outputSchema },
