@@ -71,6 +71,7 @@ export {
   createConnector,
   requestScopedFetch,
 } from './connectors/connector.js';
+export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {
   ConnectorEvent,
   ConnectorLists,

@@ -1,3 +1,5 @@
+import { nodeHttpFetch } from './node-fetch.js';
+
 /**
  * A `fetch` for the SDK's HTTP client transports that gives every request a signal of its own.
  *
@@ -18,7 +20,7 @@ export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typ
 
 /** Options of {@link requestScopedFetch}. */
 export interface RequestScopedFetchOptions {
-  /** The fetch to wrap (default the global one). */
+  /** The fetch to wrap (default {@link nodeHttpFetch}: node:http with keep-alive). */
   readonly fetch?: typeof fetch;
   /**
    * Hears every JSON-RPC request a server sends on the event stream answering a `tools/call`
@@ -62,7 +64,7 @@ export interface WatchedFetchOptions extends RequestScopedFetchOptions {
 
 /** {@link requestScopedFetch} with the connector's stream watching; see {@link StreamEnd}. */
 export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
-  const base = options.fetch ?? globalThis.fetch;
+  const base = options.fetch ?? nodeHttpFetch;
   const observe = options.onRelatedRequest;
   const broke = options.onStreamError;
   const ended = options.onStreamEnd;
