@@ -1,19 +1,21 @@
 // Gateway hop vs the direct path, echo tool, over stdio and Streamable HTTP: per-call median and
-// p99, throughput at 32 concurrent calls; an HTTP gateway in front of a stdio upstream, ours and
-// mcp-proxy (a peer from npm) on the same workload; tools/list of 1,000 aggregated tools; memory
-// per session.
+// p99, throughput at 32 concurrent calls. Each transport also gets a byte relay in the middle (a
+// process that moves bytes and parses none: the floor of any hop), and the paths are measured in
+// interleaved rounds so that load on the machine hits them alike. Then an HTTP gateway in front of
+// a stdio upstream, ours and mcp-proxy (a peer from npm); tools/list of 1,000 aggregated tools;
+// memory per session. Everything of ours runs built (dist), as users run it.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer, serveHttp } from '@toolplane/gateway';
 import { fixtureCommand, startHttpFixture, type ServerCommand } from '@toolplane/fixtures';
 import { createToolkit, defineTool, requestScopedFetch } from '@toolplane/toolkit';
 import { z } from 'zod';
-import { createMcpServer } from '../src/server.js';
-import { serveHttp } from '../src/http.js';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 
 const CALLS = 2_000;
@@ -30,21 +32,33 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 }
 
-async function latency(call: () => Promise<unknown>): Promise<{ median: number; p99: number }> {
-  for (let i = 0; i < 200; i++) await call();
-  const medians: number[] = [];
-  const p99s: number[] = [];
+interface Latency {
+  readonly median: number;
+  readonly p99: number;
+}
+
+/**
+ * The latency of each call, in µs: warmed up, then measured in RUNS interleaved rounds (every
+ * path once per round) so that load that comes and goes hits every path alike; the median of the
+ * rounds' medians and of their p99s.
+ */
+async function latencies(calls: readonly (() => Promise<unknown>)[]): Promise<Latency[]> {
+  for (const call of calls) for (let i = 0; i < 200; i++) await call();
+  const medians = calls.map((): number[] => []);
+  const p99s = calls.map((): number[] => []);
   for (let run = 0; run < RUNS; run++) {
-    const times: number[] = [];
-    for (let i = 0; i < CALLS / RUNS; i++) {
-      const start = performance.now();
-      await call();
-      times.push(performance.now() - start);
+    for (const [index, call] of calls.entries()) {
+      const times: number[] = [];
+      for (let i = 0; i < CALLS / RUNS; i++) {
+        const start = performance.now();
+        await call();
+        times.push(performance.now() - start);
+      }
+      medians[index]?.push(median(times) * 1000);
+      p99s[index]?.push(percentile(times, 0.99) * 1000);
     }
-    medians.push(median(times));
-    p99s.push(percentile(times, 0.99));
   }
-  return { median: median(medians) * 1000, p99: median(p99s) * 1000 };
+  return calls.map((_, i) => ({ median: median(medians[i] ?? []), p99: median(p99s[i] ?? []) }));
 }
 
 async function throughput(call: () => Promise<unknown>): Promise<number> {
@@ -87,7 +101,9 @@ async function httpGatewayChild(
   upstream: URL | ServerCommand,
 ): Promise<{ url: URL; stop: () => Promise<void> }> {
   const source = upstream instanceof URL ? upstream.href : upstream;
-  const { command, args } = gatewayCommand([{ namespace: 'fx', source }], {}, 'http');
+  const { command, args } = gatewayCommand([{ namespace: 'fx', source }], {}, 'http', {
+    built: true,
+  });
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<URL>((resolve, reject) => {
     let buffered = '';
@@ -167,8 +183,59 @@ async function mcpProxyChild(): Promise<{ url: URL; stop: () => Promise<void> }>
   };
 }
 
-function row(label: string, r: { median: number; p99: number }, rate: number): string {
-  return `${label.padEnd(34)} median ${r.median.toFixed(0).padStart(6)} µs   p99 ${r.p99.toFixed(0).padStart(6)} µs   ${rate.toFixed(0).padStart(6)} calls/s @${CONCURRENCY}`;
+const relayEntry = fileURLToPath(new URL('./relay.ts', import.meta.url));
+const tsx = (): string => createRequire(import.meta.url).resolve('tsx');
+
+/** A byte relay over stdio in front of `upstream`, as a command (see relay.ts). */
+function stdioRelay(upstream: ServerCommand): ServerCommand {
+  return {
+    command: process.execPath,
+    args: ['--import', tsx(), relayEntry, 'stdio', upstream.command, ...upstream.args],
+  };
+}
+
+/** A byte relay over TCP in front of `upstream` (an http://127.0.0.1 URL), in a child process. */
+async function tcpRelay(upstream: URL): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', tsx(), relayEntry, 'tcp', upstream.port], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const match = /LISTENING (\d+)/.exec(buffered);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    child.once('exit', () => {
+      reject(new Error('the relay exited before it listened'));
+    });
+  });
+  const url = new URL(upstream);
+  url.port = port;
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function row(label: string, r: Latency, rate: number): string {
+  return `${label.padEnd(36)} median ${r.median.toFixed(0).padStart(6)} µs   p99 ${r.p99.toFixed(0).padStart(6)} µs   ${rate.toFixed(0).padStart(6)} calls/s @${CONCURRENCY}`;
+}
+
+/** The lines comparing a transport's three paths: through/direct, and the hop against the floor. */
+function verdict(name: string, direct: Latency, relay: Latency, gateway: Latency): string {
+  const hop = gateway.median - direct.median;
+  const floor = relay.median - direct.median;
+  return (
+    `${name}: through the gateway ${(gateway.median / direct.median).toFixed(2)}× the direct path; ` +
+    `its hop adds ${hop.toFixed(0)} µs = ${(hop / direct.median).toFixed(2)}× the direct path (target ≤ 1.3×); ` +
+    `a byte relay's hop adds ${floor.toFixed(0)} µs (${(floor / direct.median).toFixed(2)}×), ` +
+    `so the gateway's hop is ${(hop / Math.max(floor, 1)).toFixed(2)}× the floor of a process in the middle`
+  );
 }
 
 const echo = (client: Client, name: string) => () =>
@@ -176,30 +243,45 @@ const echo = (client: Client, name: string) => () =>
 
 // -- stdio ---------------------------------------------------------------------------------
 
-const direct = await stdioClient(fixtureCommand('stdio'));
+const upstreamCommand = fixtureCommand('stdio');
+const direct = await stdioClient(upstreamCommand);
+const viaRelay = await stdioClient(stdioRelay(upstreamCommand));
 const viaGateway = await stdioClient(
-  gatewayCommand([{ namespace: 'fx', source: fixtureCommand('stdio') }]),
+  gatewayCommand([{ namespace: 'fx', source: upstreamCommand }], {}, 'stdio', { built: true }),
 );
-const stdioDirect = await latency(echo(direct, 'echo'));
-const stdioGateway = await latency(echo(viaGateway, 'fx__echo'));
+const [stdioDirect, stdioRelayed, stdioGateway] = (await latencies([
+  echo(direct, 'echo'),
+  echo(viaRelay, 'echo'),
+  echo(viaGateway, 'fx__echo'),
+])) as [Latency, Latency, Latency];
 const stdioDirectRate = await throughput(echo(direct, 'echo'));
+const stdioRelayRate = await throughput(echo(viaRelay, 'echo'));
 const stdioGatewayRate = await throughput(echo(viaGateway, 'fx__echo'));
 await direct.close();
+await viaRelay.close();
 await viaGateway.close();
 
 // -- Streamable HTTP -----------------------------------------------------------------------
 
 const fixture = await startHttpFixture();
+const relayChild = await tcpRelay(fixture.url);
 const gatewayChild = await httpGatewayChild(fixture.url);
 const httpDirect = await httpClient(fixture.url);
+const httpRelay = await httpClient(relayChild.url);
 const httpVia = await httpClient(gatewayChild.url);
-const httpDirectLatency = await latency(echo(httpDirect, 'echo'));
-const httpGatewayLatency = await latency(echo(httpVia, 'fx__echo'));
+const [httpDirectLatency, httpRelayLatency, httpGatewayLatency] = (await latencies([
+  echo(httpDirect, 'echo'),
+  echo(httpRelay, 'echo'),
+  echo(httpVia, 'fx__echo'),
+])) as [Latency, Latency, Latency];
 const httpDirectRate = await throughput(echo(httpDirect, 'echo'));
+const httpRelayRate = await throughput(echo(httpRelay, 'echo'));
 const httpGatewayRate = await throughput(echo(httpVia, 'fx__echo'));
 await httpDirect.close();
+await httpRelay.close();
 await httpVia.close();
 await gatewayChild.stop();
+await relayChild.stop();
 await fixture.close();
 
 // -- an HTTP gateway in front of a stdio upstream: ours and a peer's -------------------------
@@ -208,8 +290,10 @@ const ours = await httpGatewayChild(fixtureCommand('stdio'));
 const peer = await mcpProxyChild();
 const oursClient = await httpClient(ours.url);
 const peerClient = await httpClient(peer.url);
-const oursLatency = await latency(echo(oursClient, 'fx__echo'));
-const peerLatency = await latency(echo(peerClient, 'echo'));
+const [oursLatency, peerLatency] = (await latencies([
+  echo(oursClient, 'fx__echo'),
+  echo(peerClient, 'echo'),
+])) as [Latency, Latency];
 const oursRate = await throughput(echo(oursClient, 'fx__echo'));
 const peerRate = await throughput(echo(peerClient, 'echo'));
 await oursClient.close();
@@ -233,11 +317,13 @@ const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await createMcpServer(many, { pageSize: 1_000 }).connect(serverSide);
 const listClient = new Client({ name: 'bench', version: '0' });
 await listClient.connect(clientSide);
-const listLatency = await latency(async () => {
-  const { tools } = await listClient.listTools();
-  if (tools.length !== 1_000) throw new Error(`listed ${tools.length} tools`);
-});
-const pingLatency = await latency(() => listClient.ping());
+const [listLatency, pingLatency] = (await latencies([
+  async () => {
+    const { tools } = await listClient.listTools();
+    if (tools.length !== 1_000) throw new Error(`listed ${tools.length} tools`);
+  },
+  () => listClient.ping(),
+])) as [Latency, Latency];
 await listClient.close();
 
 // -- memory per session ----------------------------------------------------------------------
@@ -256,20 +342,23 @@ const after = process.memoryUsage().heapUsed;
 await Promise.all(sessions.map((s) => s.close()));
 await memGateway.close();
 
-console.log(`gateway benchmark (${CALLS} calls × median of ${RUNS} runs)\n`);
+console.log(`gateway benchmark (${CALLS} calls a path, ${RUNS} interleaved rounds)\n`);
 console.log(row('stdio, direct', stdioDirect, stdioDirectRate));
+console.log(row('stdio, through a byte relay (floor)', stdioRelayed, stdioRelayRate));
 console.log(row('stdio, through the gateway', stdioGateway, stdioGatewayRate));
 console.log(row('HTTP, direct', httpDirectLatency, httpDirectRate));
+console.log(row('HTTP, through a byte relay (floor)', httpRelayLatency, httpRelayRate));
 console.log(row('HTTP, through the gateway', httpGatewayLatency, httpGatewayRate));
 console.log(row('HTTP → stdio, toolplane gateway', oursLatency, oursRate));
 console.log(row('HTTP → stdio, mcp-proxy 6.7.19', peerLatency, peerRate));
 console.log('');
-const hop = (via: number, straight: number) => ((via - straight) / straight).toFixed(2);
+console.log(verdict('stdio', stdioDirect, stdioRelayed, stdioGateway));
 console.log(
-  `stdio: through/direct ${(stdioGateway.median / stdioDirect.median).toFixed(2)}×; the added hop costs ${hop(stdioGateway.median, stdioDirect.median)}× the direct path (target ≤ 1.3×); floor 390 µs → direct ${(stdioDirect.median / 390).toFixed(2)}× floor`,
+  `       direct path ${(stdioDirect.median / 390).toFixed(2)}× its floor (SDK over stdio, 390 µs)`,
 );
+console.log(verdict('HTTP', httpDirectLatency, httpRelayLatency, httpGatewayLatency));
 console.log(
-  `HTTP:  through/direct ${(httpGatewayLatency.median / httpDirectLatency.median).toFixed(2)}×; the added hop costs ${hop(httpGatewayLatency.median, httpDirectLatency.median)}× the direct path (target ≤ 1.3×); floor 2200 µs → direct ${(httpDirectLatency.median / 2200).toFixed(2)}× floor`,
+  `      direct path ${(httpDirectLatency.median / 2200).toFixed(2)}× its floor (SDK over Streamable HTTP, 2.2 ms)`,
 );
 console.log(
   `HTTP → stdio: toolplane/mcp-proxy ${(oursLatency.median / peerLatency.median).toFixed(2)}× the latency, ${(oursRate / peerRate).toFixed(2)}× the throughput`,
