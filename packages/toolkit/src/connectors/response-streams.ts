@@ -30,7 +30,7 @@ export class ResponseStreams {
   settle(end: StreamEnd): StreamVerdict {
     const { resumedFrom, lastEventId } = end;
     const requestId = resumedFrom === undefined ? end.requestId : this.#take(resumedFrom);
-    if (requestId === undefined || end.answered.has(requestId)) return SETTLED;
+    if (requestId === undefined || end.answered) return SETTLED;
     if (lastEventId !== undefined) {
       this.#resumable.set(lastEventId, requestId);
       return { kind: 'resuming', requestId };

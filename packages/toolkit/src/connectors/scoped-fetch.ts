@@ -44,8 +44,11 @@ export interface StreamEnd {
   readonly opened: boolean;
   /** The ID of the last event the stream carried: where resuming it would start. */
   readonly lastEventId: string | undefined;
-  /** The IDs of the JSON-RPC responses (results and errors) the stream carried. */
-  readonly answered: ReadonlySet<string | number>;
+  /**
+   * Whether it carried a JSON-RPC response (a result or an error). A stream only carries the
+   * answer to the request that opened it, or to the one whose stream it resumes: this is that.
+   */
+  readonly answered: boolean;
   /**
    * Why it ended, when it broke rather than closed; for a resuming GET, also the HTTP status or
    * network error that kept it from opening.
@@ -75,11 +78,10 @@ export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
     const inner = new AbortController();
     const release = follow(outer, inner);
     const resumedFrom = isGet(init) ? lastEventIdOf(init) : undefined;
-    const answered = new Set<string | number>();
     const endWithout = (error: unknown): void => {
       if (resumedFrom !== undefined && !inner.signal.aborted) {
         const end = { requestId: undefined, resumedFrom, opened: false, lastEventId: undefined };
-        ended?.({ ...end, answered, error });
+        ended?.({ ...end, answered: false, error });
       }
     };
     let response: Response;
@@ -101,6 +103,7 @@ export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
       return response;
     }
     const reader = (body as ReadableStream<Uint8Array>).getReader();
+    let answered = false;
     const sent =
       observe === undefined && broke === undefined && ended === undefined
         ? {}
@@ -118,7 +121,9 @@ export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
                 : (id) => {
                     observe(callId, id);
                   },
-            onResponse: (id) => answered.add(id),
+            onResponse: () => {
+              answered = true;
+            },
           });
     const report = (error?: unknown): void => {
       if (!watching || inner.signal.aborted) return;
@@ -194,24 +199,32 @@ class EventStreamScan {
   /** The ID of the last complete event that had one. */
   lastEventId: string | undefined;
   readonly #onRequest: ((id: string | number) => void) | undefined;
-  readonly #onResponse: (id: string | number) => void;
+  readonly #onResponse: () => void;
   readonly #decoder = new TextDecoder();
-  #partial = '';
+  // The pieces of a line that spans chunks, joined once the line ends: a long line costs once.
+  #partial: string[] = [];
   #data: string[] = [];
   #id: string | undefined;
 
   constructor(hooks: {
     onRequest: ((id: string | number) => void) | undefined;
-    onResponse: (id: string | number) => void;
+    onResponse: () => void;
   }) {
     this.#onRequest = hooks.onRequest;
     this.#onResponse = hooks.onResponse;
   }
 
   push(chunk: Uint8Array): void {
-    const lines = (this.#partial + this.#decoder.decode(chunk, { stream: true })).split('\n');
-    this.#partial = lines.pop() ?? '';
-    for (const line of lines) this.#line(line.endsWith('\r') ? line.slice(0, -1) : line);
+    const text = this.#decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      this.#partial.push(text.slice(start, end));
+      const line = this.#partial.join('');
+      this.#partial = [];
+      this.#line(line.endsWith('\r') ? line.slice(0, -1) : line);
+      start = end + 1;
+    }
+    if (start < text.length) this.#partial.push(text.slice(start));
   }
 
   #line(line: string): void {
@@ -234,8 +247,13 @@ class EventStreamScan {
     this.#id = undefined;
     const data = this.#data.join('\n');
     this.#data = [];
-    // Only what could be a request or a response is parsed; most events are one or the other.
+    // Only requests and responses carry an ID, and only requests (and notifications) a method:
+    // a large answer is not parsed a second time unless it mentions "method".
     if (!data.includes('"id"')) return;
+    if (!data.includes('"method"')) {
+      this.#onResponse();
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -247,7 +265,7 @@ class EventStreamScan {
       const { method, id } = message as { method?: unknown; id?: unknown };
       if (typeof id !== 'string' && typeof id !== 'number') continue;
       if (typeof method === 'string') this.#onRequest?.(id);
-      else if (method === undefined) this.#onResponse(id);
+      else if (method === undefined) this.#onResponse();
     }
   }
 }
