@@ -439,14 +439,18 @@ describe('builtins talking to their caller, over Streamable HTTP', () => {
           try {
             const answer = await getSession().elicit({
               message: 'Your name?',
-              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+              requestedSchema: {
+                type: 'object',
+                properties: { name: { type: 'string' } },
+                required: ['name'],
+              },
             });
             elicitOutcome.settle?.(answer);
             return { action: answer.action, ...answer.content };
           } catch (error) {
             elicitOutcome.settle?.(error);
             // The runner reports what a builtin throws as `execution`; the builtin sees the code.
-            if (ToolError.isInstance(error) && error.code === 'no_delegate') {
+            if (ToolError.isInstance(error) && error.code !== 'cancelled') {
               return { refused: error.code };
             }
             throw error;
@@ -551,7 +555,7 @@ describe('builtins talking to their caller, over Streamable HTTP', () => {
     ]);
   });
 
-  it('elicits from the calling client, and fails with no_delegate when it cannot', async () => {
+  it('elicits from the calling client; no_delegate when it cannot, validation for a bad answer', async () => {
     const able = await open({ elicitation: {} });
     able.setRequestHandler(ElicitRequestSchema, (request) => ({
       action: 'accept',
@@ -562,6 +566,10 @@ describe('builtins talking to their caller, over Streamable HTTP', () => {
     const unable = await open();
     const refused = await unable.callTool({ name: 'ask', arguments: {} });
     expect(structured(refused)).toEqual({ refused: 'no_delegate' });
+    const careless = await open({ elicitation: {} });
+    careless.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: {} }));
+    const invalid = await careless.callTool({ name: 'ask', arguments: {} });
+    expect(structured(invalid)).toEqual({ refused: 'validation' });
   });
 
   it("samples the calling client's model, and fails with no_delegate when it cannot", async () => {

@@ -46,7 +46,7 @@ import {
   type ToolkitResourceTemplate,
   type UpstreamRequestHandler,
 } from '@toolplane/toolkit';
-import { toMcpJson } from '@toolplane/toolmodel';
+import { createValidator, toMcpJson, type SchemaValidator } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
 import { searchTools } from './search-mode.js';
 
@@ -186,6 +186,7 @@ function callerSession(
       if (signal.aborted) {
         throw new ToolError('cancelled', `${method} was cancelled`, { cause: signal.reason });
       }
+      if (ToolError.isInstance(error)) throw error;
       throw new ToolError(
         'execution',
         `the client failed ${method}: ${error instanceof Error ? error.message : String(error)}`,
@@ -207,9 +208,17 @@ function callerSession(
           ? elicitation.url !== undefined
           : elicitation.form !== undefined || elicitation.url === undefined);
       if (!supported) return Promise.reject(notSupported(`${mode} elicitation`));
-      return ask('elicitation/create', options, (signal) =>
-        extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal }),
-      );
+      return ask('elicitation/create', options, async (signal) => {
+        const answer = await extra.sendRequest(
+          { method: 'elicitation/create', params },
+          ElicitResultSchema,
+          { signal },
+        );
+        if (answer.action === 'accept' && 'requestedSchema' in params) {
+          checkElicited(params.requestedSchema, answer.content ?? {});
+        }
+        return answer;
+      });
     },
     createMessage: (params, options) => {
       const sampling = capabilities?.sampling;
@@ -233,6 +242,22 @@ function callerSession(
       );
     },
   };
+}
+
+// Created on first use and shared: a validator caches prepared schemas.
+let elicitValidator: SchemaValidator | undefined;
+
+/** Refuses an accepted elicitation whose content breaks the schema the builtin asked with. */
+function checkElicited(schema: object, content: unknown): void {
+  const validator = (elicitValidator ??= createValidator());
+  const result = validator.validate(schema as Record<string, unknown>, content);
+  if (result.valid) return;
+  const first = result.errors[0];
+  throw new ToolError(
+    'validation',
+    `the client's elicitation answer does not match the requested schema${first === undefined ? '' : `: ${first.path || '/'} ${first.message}`}`,
+    { errors: result.errors },
+  );
 }
 
 function notSupported(feature: string): ToolError {
