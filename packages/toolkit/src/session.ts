@@ -50,7 +50,8 @@ export interface Session {
    * cancelled with the call.
    *
    * @throws {ToolError} `no_delegate` when there is no caller or its client does not support
-   * elicitation (or this mode of it); `cancelled`; `execution` when the client fails.
+   * elicitation (or this mode of it); `validation` when an accepted answer breaks
+   * `requestedSchema` (as the gateway checks); `cancelled`; `execution` when the client fails.
    */
   readonly elicit: (
     params: ElicitRequestParams,
