@@ -376,6 +376,18 @@ describe('builtins talking to their caller, over Streamable HTTP', () => {
   const notes = textResource('notes', 'remember', { uri: 'memo://notes' });
   const elicitOutcome: { settle?: (outcome: unknown) => void } = {};
   const toolkit = createToolkit({
+    // A prompt delegate sees the same caller as the builtin whose call runs the prompt.
+    delegate: {
+      call: async (prompt) => {
+        const session = getSession();
+        await session.log('notice', `running ${prompt.name}`);
+        const answer = await session.elicit({
+          message: `Run ${prompt.name}?`,
+          requestedSchema: { type: 'object', properties: {} },
+        });
+        return answer.action;
+      },
+    },
     resources: [notes],
     resourceTemplates: [
       defineResourceTemplate({
@@ -477,6 +489,14 @@ describe('builtins talking to their caller, over Streamable HTTP', () => {
       }),
     ],
   });
+  toolkit.addTool(
+    defineTool({
+      name: 'plan',
+      description: 'Runs the trip prompt through the delegate.',
+      input: z.object({}),
+      run: async () => (await toolkit.call('builtin:trip', { city: 'Oslo' }))?.text,
+    }),
+  );
   let gateway: HttpGateway;
   const clients: Client[] = [];
 
@@ -586,6 +606,20 @@ describe('builtins talking to their caller, over Streamable HTTP', () => {
     const unable = await open();
     const refused = await unable.callTool({ name: 'sample', arguments: {} });
     expect(structured(refused)).toEqual({ refused: 'no_delegate' });
+  });
+
+  it('lets a prompt delegate log to and elicit from the caller of the builtin that ran it', async () => {
+    const client = await open({ elicitation: {} });
+    const logged: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logged.push(n.params);
+    });
+    client.setRequestHandler(ElicitRequestSchema, (request) => ({
+      action: request.params.message === 'Run trip?' ? 'decline' : 'cancel',
+    }));
+    const result = (await client.callTool({ name: 'plan', arguments: {} })) as CallToolResult;
+    expect(result.content).toEqual([{ type: 'text', text: 'decline' }]);
+    expect(logged).toEqual([{ level: 'notice', data: 'running trip' }]);
   });
 
   it('cancels an elicitation in progress when the client cancels the call', async () => {
