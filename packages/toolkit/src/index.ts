@@ -71,6 +71,7 @@ export {
   createConnector,
   requestScopedFetch,
 } from './connectors/connector.js';
+export { mcpHttpFetch } from './connectors/mcp-fetch.js';
 export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {
   ConnectorEvent,

@@ -21,12 +21,37 @@ const agents = {
  * 'error'), `signal` (aborting rejects, or errors the body being read, with the signal's reason),
  * network failures as `TypeError('fetch failed')` with the cause, a web `ReadableStream` body.
  */
-export const nodeHttpFetch: typeof fetch = (input, init) => {
-  if (input instanceof Request) return fetch(input, init);
-  const body = encodeBody(init?.body);
-  if (body === unsupported) return fetch(input, init);
-  return send(new URL(input), init ?? {}, body, 0);
-};
+export const nodeHttpFetch: typeof fetch = createNodeHttpFetch(toResponse);
+
+/** What the request was, for a {@link ResponseMaker}. */
+export interface SentRequest {
+  readonly method: string;
+  readonly body: string | Uint8Array | undefined;
+}
+
+/**
+ * Makes the fetch `Response` of a node:http response (not a redirect being followed). It owns
+ * `res` from then on; destroying it with the fetch's abort reason is how an abort reaches it.
+ */
+export type ResponseMaker = (
+  res: IncomingMessage,
+  request: SentRequest,
+) => Response | Promise<Response>;
+
+/**
+ * {@link nodeHttpFetch} with another way of making responses, e.g. one that reads some of the
+ * body first.
+ *
+ * @internal
+ */
+export function createNodeHttpFetch(respond: ResponseMaker): typeof fetch {
+  return (input, init) => {
+    if (input instanceof Request) return fetch(input, init);
+    const body = encodeBody(init?.body);
+    if (body === unsupported) return fetch(input, init);
+    return send(new URL(input), init ?? {}, body, 0, respond);
+  };
+}
 
 const unsupported = Symbol('unsupported');
 
@@ -65,6 +90,7 @@ function send(
   init: RequestInit,
   body: EncodedBody | undefined,
   redirects: number,
+  respond: ResponseMaker,
 ): Promise<Response> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
@@ -109,10 +135,11 @@ function send(
         // 303, and 301/302 after a POST, turn the request into a body-less GET (as fetch does).
         const toGet = status === 303 || ((status === 301 || status === 302) && method === 'POST');
         const next: RequestInit = toGet ? { ...init, method: 'GET', body: null } : init;
-        resolve(send(new URL(location, url), next, toGet ? undefined : body, redirects + 1));
+        const nextBody = toGet ? undefined : body;
+        resolve(send(new URL(location, url), next, nextBody, redirects + 1, respond));
         return;
       }
-      resolve(toResponse(res, method));
+      resolve(respond(res, { method, body: body?.data }));
     });
     request.end(body?.data);
   });
@@ -122,17 +149,24 @@ function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-function toResponse(res: IncomingMessage, method: string): Response {
+/** The response's headers as fetch `Headers`, repeated ones kept. */
+export function headersOfResponse(res: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2)
+  for (let i = 0; i + 1 < raw.length; i += 2) {
     headers.append(raw[i] as string, raw[i + 1] as string);
+  }
+  return headers;
+}
+
+/** The plain fetch `Response`: status, headers, and the body as a web stream. */
+export function toResponse(res: IncomingMessage, { method }: SentRequest): Response {
   const status = res.statusCode ?? 0;
   const bodiless = method === 'HEAD' || status === 204 || status === 205 || status === 304;
   if (bodiless) res.resume();
   return new Response(bodiless ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
     status,
     statusText: res.statusMessage ?? '',
-    headers,
+    headers: headersOfResponse(res),
   });
 }

@@ -1,4 +1,4 @@
-import { nodeHttpFetch } from './node-fetch.js';
+import { mcpHttpFetch } from './mcp-fetch.js';
 
 /**
  * A `fetch` for the SDK's HTTP client transports that gives every request a signal of its own.
@@ -20,7 +20,10 @@ export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typ
 
 /** Options of {@link requestScopedFetch}. */
 export interface RequestScopedFetchOptions {
-  /** The fetch to wrap (default {@link nodeHttpFetch}: node:http with keep-alive). */
+  /**
+   * The fetch to wrap (default {@link mcpHttpFetch}: node:http with keep-alive, a one-event
+   * answer handed over as JSON).
+   */
   readonly fetch?: typeof fetch;
   /**
    * Hears every JSON-RPC request a server sends on the event stream answering a `tools/call`
@@ -67,7 +70,7 @@ export interface WatchedFetchOptions extends RequestScopedFetchOptions {
 
 /** {@link requestScopedFetch} with the connector's stream watching; see {@link StreamEnd}. */
 export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
-  const base = options.fetch ?? nodeHttpFetch;
+  const base = options.fetch ?? mcpHttpFetch;
   const observe = options.onRelatedRequest;
   const broke = options.onStreamError;
   const ended = options.onStreamEnd;
