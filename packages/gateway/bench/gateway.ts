@@ -96,35 +96,51 @@ async function httpClient(url: URL): Promise<Client> {
   return client;
 }
 
-/** Starts an HTTP gateway child and resolves with its URL and a way to stop it. */
-async function httpGatewayChild(
-  upstream: URL | ServerCommand,
-): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const source = upstream instanceof URL ? upstream.href : upstream;
-  const { command, args } = gatewayCommand([{ namespace: 'fx', source }], {}, 'http', {
-    built: true,
-  });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<URL>((resolve, reject) => {
+/** A child process in the benchmark, and a way to stop it. */
+interface Child {
+  /** What `ready` matched in its output, e.g. the URL it listens on. */
+  readonly announced: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `command` and resolves once its output (stdout and stderr) matches `ready`, whose first
+ * group is what it announced (the whole match when it has none).
+ */
+async function startChild(command: string, args: readonly string[], ready: RegExp): Promise<Child> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const announced = await new Promise<string>((resolve, reject) => {
     let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       buffered += chunk.toString('utf8');
-      const match = /LISTENING (\S+)/.exec(buffered);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    });
+      const match = ready.exec(buffered);
+      if (match !== null) resolve(match[1] ?? match[0]);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', () => {
-      reject(new Error('the gateway exited before it listened'));
+      reject(new Error(`${command} ${args.join(' ')} exited before it was ready: ${buffered}`));
     });
   });
   child.stdout.resume();
+  child.stderr.resume();
   return {
-    url,
+    announced,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/** Starts an HTTP gateway child (built) in front of `upstream`; `announced` is its URL. */
+function httpGatewayChild(upstream: URL | ServerCommand): Promise<Child> {
+  const source = upstream instanceof URL ? upstream.href : upstream;
+  const { command, args } = gatewayCommand([{ namespace: 'fx', source }], {}, 'http', {
+    built: true,
+  });
+  return startChild(command, args, /LISTENING (\S+)/);
 }
 
 /** A port free right now on 127.0.0.1, for a child that cannot pick its own. */
@@ -138,49 +154,17 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts mcp-proxy (Streamable HTTP on 127.0.0.1) in front of the stdio fixture. */
-async function mcpProxyChild(): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const require = createRequire(import.meta.url);
-  const bin = require.resolve('mcp-proxy/dist/bin/mcp-proxy.mjs');
+async function mcpProxyChild(): Promise<Child & { url: URL }> {
+  const bin = createRequire(import.meta.url).resolve('mcp-proxy/dist/bin/mcp-proxy.mjs');
   const port = await freePort();
   const upstream = fixtureCommand('stdio');
-  const child = spawn(
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--server', 'stream', '--'];
+  const child = await startChild(
     process.execPath,
-    [
-      bin,
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--server',
-      'stream',
-      '--',
-      upstream.command,
-      ...upstream.args,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    [bin, ...args, upstream.command, ...upstream.args],
+    /starting server/,
   );
-  await new Promise<void>((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk: Buffer): void => {
-      buffered += chunk.toString('utf8');
-      if (buffered.includes('starting server')) resolve();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', () => {
-      reject(new Error(`mcp-proxy exited before it listened: ${buffered}`));
-    });
-  });
-  child.stdout.resume();
-  child.stderr.resume();
-  return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { ...child, url: new URL(`http://127.0.0.1:${port}/mcp`) };
 }
 
 const relayEntry = fileURLToPath(new URL('./relay.ts', import.meta.url));
@@ -195,31 +179,12 @@ function stdioRelay(upstream: ServerCommand): ServerCommand {
 }
 
 /** A byte relay over TCP in front of `upstream` (an http://127.0.0.1 URL), in a child process. */
-async function tcpRelay(upstream: URL): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', tsx(), relayEntry, 'tcp', upstream.port], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const match = /LISTENING (\d+)/.exec(buffered);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    child.once('exit', () => {
-      reject(new Error('the relay exited before it listened'));
-    });
-  });
+async function tcpRelay(upstream: URL): Promise<Child & { url: URL }> {
+  const args = ['--import', tsx(), relayEntry, 'tcp', upstream.port];
+  const child = await startChild(process.execPath, args, /LISTENING (\d+)/);
   const url = new URL(upstream);
-  url.port = port;
-  return {
-    url,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  url.port = child.announced;
+  return { ...child, url };
 }
 
 function row(label: string, r: Latency, rate: number): string {
@@ -268,7 +233,7 @@ const relayChild = await tcpRelay(fixture.url);
 const gatewayChild = await httpGatewayChild(fixture.url);
 const httpDirect = await httpClient(fixture.url);
 const httpRelay = await httpClient(relayChild.url);
-const httpVia = await httpClient(gatewayChild.url);
+const httpVia = await httpClient(new URL(gatewayChild.announced));
 const [httpDirectLatency, httpRelayLatency, httpGatewayLatency] = (await latencies([
   echo(httpDirect, 'echo'),
   echo(httpRelay, 'echo'),
@@ -288,7 +253,7 @@ await fixture.close();
 
 const ours = await httpGatewayChild(fixtureCommand('stdio'));
 const peer = await mcpProxyChild();
-const oursClient = await httpClient(ours.url);
+const oursClient = await httpClient(new URL(ours.announced));
 const peerClient = await httpClient(peer.url);
 const [oursLatency, peerLatency] = (await latencies([
   echo(oursClient, 'fx__echo'),

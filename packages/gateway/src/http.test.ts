@@ -260,6 +260,23 @@ describe('serveHttp', () => {
   });
 });
 
+/**
+ * A toolkit in front of the stdio fixture, served over HTTP for the tests of the describe block
+ * this is called in (started before them, closed after).
+ */
+function serveForBlock(): { readonly running: Running; readonly gateway: HttpGateway } {
+  const served = {} as { running: Running; gateway: HttpGateway };
+  beforeAll(async () => {
+    served.running = await startToolkit();
+    served.gateway = await serveHttp(served.running.toolkit, { port: 0 });
+  });
+  afterAll(async () => {
+    await served.gateway.close();
+    await served.running.stop();
+  });
+  return served;
+}
+
 /** The JSON-RPC messages of an SSE body, in order. */
 function events(body: string): unknown[] {
   return body
@@ -269,25 +286,16 @@ function events(body: string): unknown[] {
 }
 
 describe('serveHttp on the wire', () => {
-  let running: Running;
-  let gateway: HttpGateway;
-  beforeAll(async () => {
-    running = await startToolkit();
-    gateway = await serveHttp(running.toolkit, { port: 0 });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await running.stop();
-  });
+  const served = serveForBlock();
 
   /** Opens a session by hand; resolves with the headers its requests carry. */
   async function open(): Promise<Record<string, string>> {
-    const init = await raw(gateway.url, { body: initialize });
+    const init = await raw(served.gateway.url, { body: initialize });
     expect(init.status).toBe(200);
     const id = init.headers['mcp-session-id'];
     if (typeof id !== 'string') throw new Error('no session ID');
     const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
-    const initialized = await raw(gateway.url, {
+    const initialized = await raw(served.gateway.url, {
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
       headers,
     });
@@ -306,7 +314,10 @@ describe('serveHttp on the wire', () => {
 
   it('answers a call with nothing else to say as one JSON body, with the session ID', async () => {
     const headers = await open();
-    const answer = await raw(gateway.url, { body: call(2, 'fx__add', { a: 2, b: 3 }), headers });
+    const answer = await raw(served.gateway.url, {
+      body: call(2, 'fx__add', { a: 2, b: 3 }),
+      headers,
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json');
     expect(answer.headers['mcp-session-id']).toBe(headers['mcp-session-id']);
@@ -319,7 +330,7 @@ describe('serveHttp on the wire', () => {
 
   it('streams progress before the result as server-sent events', async () => {
     const headers = await open();
-    const answer = await raw(gateway.url, {
+    const answer = await raw(served.gateway.url, {
       body: call(3, 'fx__progress', { steps: 3 }, { progressToken: 'p' }),
       headers,
     });
@@ -337,7 +348,7 @@ describe('serveHttp on the wire', () => {
   it('answers a batch with every response, in one body', async () => {
     const headers = await open();
     const batch = `[${call(4, 'fx__add', { a: 1, b: 1 })},${call(5, 'fx__echo', { text: 'hi' })}]`;
-    const answer = await raw(gateway.url, { body: batch, headers });
+    const answer = await raw(served.gateway.url, { body: batch, headers });
     const responses = JSON.parse(answer.body) as { id: number }[];
     expect(responses.map((r) => r.id).sort()).toEqual([4, 5]);
   });
@@ -345,23 +356,23 @@ describe('serveHttp on the wire', () => {
   it('refuses what the transport does not allow, with the status the spec names', async () => {
     const headers = await open();
     const list = JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' });
-    const onlyJson = await raw(gateway.url, {
+    const onlyJson = await raw(served.gateway.url, {
       body: list,
       headers: { ...headers, accept: 'application/json' },
     });
     expect(onlyJson.status).toBe(406);
-    const text = await raw(gateway.url, {
+    const text = await raw(served.gateway.url, {
       body: list,
       headers: { ...headers, 'content-type': 'text/plain' },
     });
     expect(text.status).toBe(415);
-    const version = await raw(gateway.url, {
+    const version = await raw(served.gateway.url, {
       body: list,
       headers: { ...headers, 'mcp-protocol-version': '1999-01-01' },
     });
     expect(version.status).toBe(400);
     expect(version.body).toContain('1999-01-01');
-    const again = await raw(gateway.url, { body: initialize, headers });
+    const again = await raw(served.gateway.url, { body: initialize, headers });
     expect(again.status).toBe(400);
     for (const body of [
       '[]',
@@ -371,18 +382,18 @@ describe('serveHttp on the wire', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 7, result: 'not an object' }),
       '"just a string"',
     ]) {
-      const bad = await raw(gateway.url, { body, headers });
+      const bad = await raw(served.gateway.url, { body, headers });
       expect(bad.status, body).toBe(400);
       expect(JSON.parse(bad.body), body).toMatchObject({ error: { code: -32600 } });
     }
     // The session is unharmed.
-    const fine = await raw(gateway.url, { body: list, headers });
+    const fine = await raw(served.gateway.url, { body: list, headers });
     expect(JSON.parse(fine.body)).toMatchObject({ id: 6, result: { tools: expect.any(Array) } });
   });
 
   it('takes hostile keys in arguments as data', async () => {
     const headers = await open();
-    const answer = await raw(gateway.url, {
+    const answer = await raw(served.gateway.url, {
       body: '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":"x","__proto__":{"polluted":true}}}}',
       headers,
     });
@@ -394,7 +405,7 @@ describe('serveHttp on the wire', () => {
   it('keeps one GET stream per session, and ends the session on DELETE', async () => {
     const headers = await open();
     const stream = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(gateway.url, {
+      const req = httpRequest(served.gateway.url, {
         method: 'GET',
         headers: { ...headers, accept: 'text/event-stream' },
       });
@@ -402,18 +413,18 @@ describe('serveHttp on the wire', () => {
     });
     expect(stream.statusCode).toBe(200);
     expect(stream.headers['content-type']).toBe('text/event-stream');
-    const second = await raw(gateway.url, {
+    const second = await raw(served.gateway.url, {
       method: 'GET',
       headers: { ...headers, accept: 'text/event-stream' },
     });
     expect(second.status).toBe(409);
     const ended = new Promise((resolve) => stream.once('end', resolve).resume());
-    const sessions = gateway.sessionCount;
-    const deleted = await raw(gateway.url, { method: 'DELETE', headers });
+    const sessions = served.gateway.sessionCount;
+    const deleted = await raw(served.gateway.url, { method: 'DELETE', headers });
     expect(deleted.status).toBe(200);
     await ended;
-    expect(gateway.sessionCount).toBe(sessions - 1);
-    const after = await raw(gateway.url, {
+    expect(served.gateway.sessionCount).toBe(sessions - 1);
+    const after = await raw(served.gateway.url, {
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
       headers,
     });
@@ -422,10 +433,13 @@ describe('serveHttp on the wire', () => {
 
   it('answers a call still running when its session ends with a JSON-RPC error', async () => {
     const headers = await open();
-    const pending = raw(gateway.url, { body: call(10, 'fx__slow', { ms: 10_000 }), headers });
+    const pending = raw(served.gateway.url, {
+      body: call(10, 'fx__slow', { ms: 10_000 }),
+      headers,
+    });
     // Give the call time to reach the upstream, then end the session under it.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await raw(gateway.url, { method: 'DELETE', headers });
+    await raw(served.gateway.url, { method: 'DELETE', headers });
     const answer = await pending;
     expect(JSON.parse(answer.body)).toMatchObject({
       id: 10,
@@ -435,25 +449,16 @@ describe('serveHttp on the wire', () => {
 });
 
 describe('serveHttp with an upstream that dies under load', () => {
-  let running: Running;
-  let gateway: HttpGateway;
-  beforeAll(async () => {
-    running = await startToolkit();
-    gateway = await serveHttp(running.toolkit, { port: 0 });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await running.stop();
-  });
+  const served = serveForBlock();
 
   it('answers every call in flight, recovers and sends tools/list_changed', async () => {
-    const client = await connect(gateway.url);
+    const client = await connect(served.gateway.url);
     try {
       const changed: string[] = [];
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         changed.push('tools');
       });
-      const pid = running.toolkit.connectors()[0]?.pid;
+      const pid = served.running.toolkit.connectors()[0]?.pid;
       expect(pid).toBeGreaterThan(0);
       const { outcomes } = await startSlowCalls(client, 16, 'load');
       process.kill(pid ?? 0, 'SIGKILL');
@@ -465,7 +470,7 @@ describe('serveHttp with an upstream that dies under load', () => {
       }
       await vi.waitFor(
         () => {
-          expect(running.toolkit.connectors()[0]?.state).toBe('connected');
+          expect(served.running.toolkit.connectors()[0]?.state).toBe('connected');
           expect(changed.length).toBeGreaterThan(0);
         },
         { timeout: 10_000, interval: 20 },
