@@ -1,7 +1,5 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- the legacy HTTP+SSE server is under test here */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
+import { listenMcp } from './testing/serve-mcp-http.js';
 
 // An MCP server whose `whoami` tool reports what reached it over HTTP: the URL and the headers.
 function whoamiServer(): McpServer {
@@ -37,34 +36,10 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function listen(
-  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): Promise<Served & { server: Server }> {
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    server,
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
-
 /** Streamable HTTP, one transport per session, like a real deployment. */
 function serveStreamable(onServer: (server: McpServer) => void = () => undefined): Promise<Served> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  return listen(async (req, res) => {
+  return listenMcp(async (req, res) => {
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (transport === undefined) {
@@ -86,7 +61,7 @@ function serveStreamable(onServer: (server: McpServer) => void = () => undefined
 /** The older HTTP+SSE transport only: a GET opens the stream, POSTs go to /messages. */
 function serveSseOnly(): Promise<Served> {
   const transports = new Map<string, SSEServerTransport>();
-  return listen(async (req, res) => {
+  return listenMcp(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method === 'GET' && url.pathname === '/mcp') {
       const transport = new SSEServerTransport('/messages', res);

@@ -3,7 +3,7 @@
 // store), and with a hook that may answer a request itself, to play a server or proxy that
 // misbehaves at the HTTP level.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -70,25 +70,50 @@ export async function serveMcpHttp(options: ServeMcpOptions): Promise<ServedMcp>
     }
     await transport.handleRequest(req, res, body);
   };
-  const http = createServer((req, res) => {
+  const served = await listenMcp(handle);
+  return {
+    url: served.url,
+    requests,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      await served.close();
+    },
+  };
+}
+
+/** An HTTP server on a free port of 127.0.0.1 whose `/mcp` endpoint `handle` serves. */
+export interface ListeningServer {
+  readonly server: Server;
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: URL;
+  /** Ends every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on a free port of 127.0.0.1 with `handle` answering every request; a `handle` that
+ * throws answers 500.
+ */
+export async function listenMcp(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<ListeningServer> {
+  const server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
+    server,
     url: new URL(`http://127.0.0.1:${port}/mcp`),
-    requests,
-    close: async () => {
-      await Promise.all([...sessions.values()].map((transport) => transport.close()));
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => {
-        http.close(() => {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
           resolve();
         });
-      });
-    },
+      }),
   };
 }
