@@ -1,6 +1,7 @@
 import type { Prompt, Resource, Store, StoreChange } from '@toolplane/toolkit';
 import { describeStoreContract } from '@toolplane/toolkit/testing';
 import { ToolError } from '@toolplane/toolmodel';
+import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import fc from 'fast-check';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -48,10 +49,6 @@ async function failure(promise: Promise<unknown>): Promise<ToolError> {
     throw error;
   }
   throw new Error('expected the call to fail');
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  return (await failure(promise)).code;
 }
 
 /** Records a store's changes and waits, with a bound, until they satisfy a condition. */
@@ -392,19 +389,21 @@ describe.skipIf(!available)('createPostgresStore', () => {
       schema = freshSchema();
       await (await open()).close();
       await admin.query(`INSERT INTO ${schema}.migrations (version) VALUES (99)`);
-      expect(await codeOf(open())).toBe('store_error');
+      expect(await rejectionCodeOf(open())).toBe('store_error');
     });
 
     it('rejects a bad schema name or connection choice with invalid_config', async () => {
       for (const bad of ['', 'Upper', '1st', 'has-dash', 'a'.repeat(49), 'x"; drop']) {
-        expect(await codeOf(open({ schema: bad }))).toBe('invalid_config');
+        expect(await rejectionCodeOf(open({ schema: bad }))).toBe('invalid_config');
       }
       const both = { connectionString: url(), pool: admin } as unknown as PostgresStoreOptions;
-      expect(await codeOf(createPostgresStore(both))).toBe('invalid_config');
+      expect(await rejectionCodeOf(createPostgresStore(both))).toBe('invalid_config');
       const tiny = new Pool({ connectionString: url(), max: 1 });
-      expect(await codeOf(createPostgresStore({ pool: tiny }))).toBe('invalid_config');
+      expect(await rejectionCodeOf(createPostgresStore({ pool: tiny }))).toBe('invalid_config');
       await tiny.end();
-      expect(await codeOf(createPostgresStore({} as PostgresStoreOptions))).toBe('invalid_config');
+      expect(await rejectionCodeOf(createPostgresStore({} as PostgresStoreOptions))).toBe(
+        'invalid_config',
+      );
     });
   });
 
@@ -453,7 +452,9 @@ describe.skipIf(!available)('createPostgresStore', () => {
         await blocker.query('BEGIN');
         await blocker.query(`LOCK TABLE ${schema}.state IN EXCLUSIVE MODE`);
         const controller = new AbortController();
-        const put = codeOf(store.putPrompt(prompt('blocked'), { signal: controller.signal }));
+        const put = rejectionCodeOf(
+          store.putPrompt(prompt('blocked'), { signal: controller.signal }),
+        );
         await waitForLockWait(admin, schema);
         controller.abort();
         expect(await put).toBe('cancelled');
@@ -474,7 +475,7 @@ describe.skipIf(!available)('createPostgresStore', () => {
         await blocker.query('BEGIN');
         await blocker.query(`LOCK TABLE ${schema}.prompts IN ACCESS EXCLUSIVE MODE`);
         const controller = new AbortController();
-        const list = codeOf(store.listPrompts({ signal: controller.signal }));
+        const list = rejectionCodeOf(store.listPrompts({ signal: controller.signal }));
         await waitForLockWait(admin, schema);
         controller.abort(new Error('user pressed stop'));
         expect(await list).toBe('cancelled');
@@ -486,7 +487,7 @@ describe.skipIf(!available)('createPostgresStore', () => {
     });
 
     it('rejects with cancelled when opening with an aborted signal', async () => {
-      expect(await codeOf(open({ signal: AbortSignal.abort() }))).toBe('cancelled');
+      expect(await rejectionCodeOf(open({ signal: AbortSignal.abort() }))).toBe('cancelled');
     });
   });
 
@@ -501,7 +502,7 @@ describe.skipIf(!available)('createPostgresStore', () => {
         await store.close();
         expect(await listenerPids(store)).toEqual([]);
         expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-        expect(await codeOf(store.getPrompt('x'))).toBe('store_error');
+        expect(await rejectionCodeOf(store.getPrompt('x'))).toBe('store_error');
       } finally {
         await pool.end();
       }

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { StoreChange } from '@toolplane/toolkit';
 import { describeStoreContract } from '@toolplane/toolkit/testing';
-import { ToolError } from '@toolplane/toolmodel';
+import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from './sqlite-store.js';
@@ -72,16 +72,6 @@ function startWriter(
   });
 }
 
-async function codeOf(run: () => unknown): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
-
 describe('createSqliteStore', () => {
   it('creates the parent directories and a WAL-mode file at schema version 1', async () => {
     const path = join(root, 'deep', 'er', 'nested.db');
@@ -111,7 +101,7 @@ describe('createSqliteStore', () => {
     const db = new Database(path);
     db.pragma('user_version = 99');
     db.close();
-    expect(await codeOf(() => createSqliteStore({ path }))).toBe('store_error');
+    expect(await rejectionCodeOf(() => createSqliteStore({ path }))).toBe('store_error');
   });
 
   it('throws store_error for a file that is not a database', async () => {
@@ -120,7 +110,7 @@ describe('createSqliteStore', () => {
     await store.close();
     const { writeFile } = await import('node:fs/promises');
     await writeFile(path, 'this is not a SQLite database, only text '.repeat(100));
-    expect(await codeOf(() => createSqliteStore({ path }))).toBe('store_error');
+    expect(await rejectionCodeOf(() => createSqliteStore({ path }))).toBe('store_error');
   });
 
   it.each(['full', 'normal'])(

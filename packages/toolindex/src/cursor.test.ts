@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ToolError } from '@toolplane/toolmodel';
+import { errorCodeOf } from '@toolplane/toolmodel/testing';
 import { createCursors } from './cursor.js';
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return ToolError.isInstance(error) ? error.code : 'other';
-  }
-  return undefined;
-}
 
 describe('createCursors', () => {
   it('round-trips a position for the same version and scope', () => {
@@ -27,9 +18,9 @@ describe('createCursors', () => {
   it('rejects a cursor for another version, scope or codec', () => {
     const cursors = createCursors();
     const cursor = cursors.encode(3, 40, 'list');
-    expect(codeOf(() => cursors.decode(cursor, 4, 'list'))).toBe('invalid_cursor');
-    expect(codeOf(() => cursors.decode(cursor, 3, 'search'))).toBe('invalid_cursor');
-    expect(codeOf(() => createCursors().decode(cursor, 3, 'list'))).toBe('invalid_cursor');
+    expect(errorCodeOf(() => cursors.decode(cursor, 4, 'list'))).toBe('invalid_cursor');
+    expect(errorCodeOf(() => cursors.decode(cursor, 3, 'search'))).toBe('invalid_cursor');
+    expect(errorCodeOf(() => createCursors().decode(cursor, 3, 'list'))).toBe('invalid_cursor');
   });
 
   it('rejects any altered or arbitrary string', () => {
@@ -38,11 +29,11 @@ describe('createCursors', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (text) => {
         fc.pre(text !== cursor);
-        expect(codeOf(() => cursors.decode(text, 7, 'list'))).toBe('invalid_cursor');
+        expect(errorCodeOf(() => cursors.decode(text, 7, 'list'))).toBe('invalid_cursor');
       }),
     );
-    expect(codeOf(() => cursors.decode(42, 7, 'list'))).toBe('invalid_cursor');
+    expect(errorCodeOf(() => cursors.decode(42, 7, 'list'))).toBe('invalid_cursor');
     const forged = btoa('7.10.0').replace(/=+$/, '');
-    expect(codeOf(() => cursors.decode(forged, 7, 'list'))).toBe('invalid_cursor');
+    expect(errorCodeOf(() => cursors.decode(forged, 7, 'list'))).toBe('invalid_cursor');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError, type Tool } from '@toolplane/toolmodel';
+import type { Tool } from '@toolplane/toolmodel';
+import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { createHybridSearcher, type EmbedFunction } from './hybrid-searcher.js';
 import { createIndex } from './tool-index.js';
 
@@ -41,15 +42,6 @@ function fill(index: ReturnType<typeof createIndex>): void {
       tool('chat', 'post_message', 'Post a message to a channel.'),
     ].map((t) => ({ tool: t, backend: { kind: 'local', local: { name: t.name } } as const })),
   );
-}
-
-async function codeOf(run: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await run();
-  } catch (error) {
-    return ToolError.isInstance(error) ? error.code : 'other';
-  }
-  return undefined;
 }
 
 describe('createHybridSearcher', () => {
@@ -109,13 +101,13 @@ describe('createHybridSearcher', () => {
       searcher: createHybridSearcher({ embed: () => Promise.reject(new Error('model offline')) }),
     });
     fill(failing);
-    expect(await codeOf(() => failing.search('folder'))).toBe('execution');
+    expect(await rejectionCodeOf(() => failing.search('folder'))).toBe('execution');
 
     const short = createIndex({
       searcher: createHybridSearcher({ embed: () => Promise.resolve([[1]]) }),
     });
     fill(short);
-    expect(await codeOf(() => short.search('folder'))).toBe('invalid_argument');
+    expect(await rejectionCodeOf(() => short.search('folder'))).toBe('invalid_argument');
   });
 
   it('throws cancelled when the signal aborts while embedding', async () => {
@@ -129,18 +121,14 @@ describe('createHybridSearcher', () => {
       });
     const index = createIndex({ searcher: createHybridSearcher({ embed }) });
     fill(index);
-    expect(await codeOf(() => index.search('folder', { signal: controller.signal }))).toBe(
+    expect(await rejectionCodeOf(() => index.search('folder', { signal: controller.signal }))).toBe(
       'cancelled',
     );
   });
 
   it('throws invalid_argument for a weight outside 0 to 1', () => {
-    let code: string | undefined;
-    try {
-      createHybridSearcher({ embed: conceptEmbed([]), weight: 2 });
-    } catch (error) {
-      code = ToolError.isInstance(error) ? error.code : undefined;
-    }
-    expect(code).toBe('invalid_argument');
+    expect(errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), weight: 2 }))).toBe(
+      'invalid_argument',
+    );
   });
 });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ToolError,
-  type McpBackend,
-  type Tool,
-  type ToolBackend,
-  type ToolErrorCode,
-} from '@toolplane/toolmodel';
+import { ToolError, type McpBackend, type Tool, type ToolBackend } from '@toolplane/toolmodel';
+import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { createIndex, type IndexChangeEvent } from './tool-index.js';
 
 const mcp = (serverName: string): ToolBackend => ({ kind: 'mcp', mcp: { serverName } });
@@ -23,26 +18,6 @@ function tool(name: string, namespace = 'github', extra: Partial<Tool> = {}): To
     inputSchema: { type: 'object', properties: { owner: { type: 'string' } }, required: ['owner'] },
     ...extra,
   };
-}
-
-function codeOf(run: () => unknown): ToolErrorCode | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
-
-async function asyncCodeOf(run: () => Promise<unknown>): Promise<ToolErrorCode | undefined> {
-  try {
-    await run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('registerTool', () => {
@@ -99,7 +74,7 @@ describe('registerTool', () => {
     const index = createIndex();
     index.registerTool(tool('create_issue'), mcp('github'));
     const changed = tool('create_issue', 'github', { description: 'Opens an issue.' });
-    expect(codeOf(() => index.registerTool(changed, mcp('other')))).toBe('conflict');
+    expect(errorCodeOf(() => index.registerTool(changed, mcp('other')))).toBe('conflict');
     expect(index.getTool('github:create_issue').tool.description).toBe('Does create issue.');
     expect(index.getBackends('github:create_issue')).toHaveLength(1);
   });
@@ -115,9 +90,11 @@ describe('registerTool', () => {
 
   it('throws invalid_tool and invalid_backend for malformed input', () => {
     const index = createIndex();
-    expect(codeOf(() => index.registerTool(tool('bad name'), mcp('github')))).toBe('invalid_tool');
+    expect(errorCodeOf(() => index.registerTool(tool('bad name'), mcp('github')))).toBe(
+      'invalid_tool',
+    );
     expect(
-      codeOf(() => index.registerTool(tool('ok'), { kind: 'ftp' } as unknown as ToolBackend)),
+      errorCodeOf(() => index.registerTool(tool('ok'), { kind: 'ftp' } as unknown as ToolBackend)),
     ).toBe('invalid_backend');
     expect(index.size).toBe(0);
     expect(index.version).toBe(0);
@@ -128,7 +105,7 @@ describe('registerTool', () => {
     const cyclic = tool('loop') as Tool & { _meta: Record<string, unknown> };
     cyclic._meta = {};
     cyclic._meta.self = cyclic._meta;
-    expect(codeOf(() => index.registerTool(cyclic, mcp('x')))).toBe('invalid_tool');
+    expect(errorCodeOf(() => index.registerTool(cyclic, mcp('x')))).toBe('invalid_tool');
   });
 
   it('normalises tags in the stored definition', () => {
@@ -167,7 +144,7 @@ describe('snapshots', () => {
 describe('registerTools', () => {
   it('registers nothing when one entry is invalid', () => {
     const index = createIndex();
-    const code = codeOf(() =>
+    const code = errorCodeOf(() =>
       index.registerTools([
         { tool: tool('a'), backend: mcp('github') },
         { tool: tool('b'), backend: mcp('github') },
@@ -182,7 +159,7 @@ describe('registerTools', () => {
   it('registers nothing when one entry conflicts with a registered tool', () => {
     const index = createIndex();
     index.registerTool(tool('a'), mcp('github'));
-    const code = codeOf(() =>
+    const code = errorCodeOf(() =>
       index.registerTools([
         { tool: tool('b'), backend: mcp('github') },
         { tool: tool('a', 'github', { title: 'different' }), backend: mcp('github') },
@@ -194,7 +171,7 @@ describe('registerTools', () => {
 
   it('throws conflict for two different definitions of one ID in the batch', () => {
     const index = createIndex();
-    const code = codeOf(() =>
+    const code = errorCodeOf(() =>
       index.registerTools([
         { tool: tool('a'), backend: mcp('one') },
         { tool: tool('a', 'github', { title: 'other' }), backend: mcp('two') },
@@ -237,7 +214,7 @@ describe('registerMcpTools', () => {
 
   it('throws invalid_tool and registers nothing for JSON that is not an MCP tool', () => {
     const index = createIndex();
-    expect(codeOf(() => index.registerMcpTools('github', [...listed, { name: 3 }]))).toBe(
+    expect(errorCodeOf(() => index.registerMcpTools('github', [...listed, { name: 3 }]))).toBe(
       'invalid_tool',
     );
     expect(index.size).toBe(0);
@@ -287,7 +264,7 @@ describe('unregistering', () => {
     index.registerTool(tool('a'), mcp('one'));
     expect(index.unregisterTool('github:a')).toBe(true);
     expect(index.unregisterTool('github:a')).toBe(false);
-    expect(codeOf(() => index.unregisterTool('a:b:c:d'))).toBe('invalid_tool_id');
+    expect(errorCodeOf(() => index.unregisterTool('a:b:c:d'))).toBe('invalid_tool_id');
   });
 
   it('removes a whole namespace', async () => {
@@ -323,11 +300,11 @@ describe('reads', () => {
   it('throws invalid_tool_id for malformed IDs', () => {
     const index = createIndex();
     for (const bad of ['', 'a b', 'x:y:z:w', ':name', 'ns:']) {
-      expect(codeOf(() => index.getTool(bad))).toBe('invalid_tool_id');
-      expect(codeOf(() => index.getBackends(bad))).toBe('invalid_tool_id');
-      expect(codeOf(() => index.hasTool(bad))).toBe('invalid_tool_id');
+      expect(errorCodeOf(() => index.getTool(bad))).toBe('invalid_tool_id');
+      expect(errorCodeOf(() => index.getBackends(bad))).toBe('invalid_tool_id');
+      expect(errorCodeOf(() => index.hasTool(bad))).toBe('invalid_tool_id');
     }
-    expect(codeOf(() => index.getBackends('ns:missing'))).toBe('tool_not_found');
+    expect(errorCodeOf(() => index.getBackends('ns:missing'))).toBe('tool_not_found');
   });
 
   it('registers tools without a namespace under their bare name', () => {
@@ -365,7 +342,7 @@ describe('backend selection', () => {
         throw new Error('boom');
       },
     });
-    expect(codeOf(() => index.registerTool(tool('a'), local('a')))).toBe('internal');
+    expect(errorCodeOf(() => index.registerTool(tool('a'), local('a')))).toBe('internal');
     expect(index.size).toBe(0);
   });
 });
@@ -419,7 +396,7 @@ describe('listTools', () => {
     const index = filled(30);
     const { nextCursor } = index.listTools({ limit: 10 });
     index.registerTool(tool('late'), mcp('s'));
-    expect(codeOf(() => index.listTools({ limit: 10, cursor: nextCursor! }))).toBe(
+    expect(errorCodeOf(() => index.listTools({ limit: 10, cursor: nextCursor! }))).toBe(
       'invalid_cursor',
     );
   });
@@ -429,18 +406,18 @@ describe('listTools', () => {
     const { nextCursor } = index.listTools({ limit: 10 });
     const other = filled(30).listTools({ limit: 10 }).nextCursor!;
     for (const bad of ['', 'abc', 'MC4xMC54', `${nextCursor!}x`, other, 'a'.repeat(500)]) {
-      expect(codeOf(() => index.listTools({ cursor: bad }))).toBe('invalid_cursor');
+      expect(errorCodeOf(() => index.listTools({ cursor: bad }))).toBe('invalid_cursor');
     }
-    expect(codeOf(() => index.listTools({ namespace: 'odd', cursor: nextCursor! }))).toBe(
+    expect(errorCodeOf(() => index.listTools({ namespace: 'odd', cursor: nextCursor! }))).toBe(
       'invalid_cursor',
     );
-    expect(codeOf(() => index.listNamespaces({ cursor: nextCursor! }))).toBe('invalid_cursor');
+    expect(errorCodeOf(() => index.listNamespaces({ cursor: nextCursor! }))).toBe('invalid_cursor');
   });
 
   it('throws invalid_argument for a limit out of range or not an integer', () => {
     const index = filled(3);
     for (const limit of [0, 101, 1.5, -1, Number.NaN, '10' as unknown as number]) {
-      expect(codeOf(() => index.listTools({ limit }))).toBe('invalid_argument');
+      expect(errorCodeOf(() => index.listTools({ limit }))).toBe('invalid_argument');
     }
     expect(index.listTools({ limit: 100 }).entries).toHaveLength(3);
   });
@@ -562,24 +539,26 @@ describe('search', () => {
     const second = await index.search('issue', { limit: 1, cursor: first.nextCursor! });
     expect(second.results[0]?.id).not.toBe(first.results[0]?.id);
     expect(second.nextCursor).toBeUndefined();
-    expect(await asyncCodeOf(() => index.search('other', { cursor: first.nextCursor! }))).toBe(
+    expect(await rejectionCodeOf(() => index.search('other', { cursor: first.nextCursor! }))).toBe(
       'invalid_cursor',
     );
     index.unregisterTool('postgres:query');
-    expect(await asyncCodeOf(() => index.search('issue', { cursor: first.nextCursor! }))).toBe(
+    expect(await rejectionCodeOf(() => index.search('issue', { cursor: first.nextCursor! }))).toBe(
       'invalid_cursor',
     );
   });
 
   it('throws invalid_argument for a non-string query or bad limit', async () => {
     const index = catalogue();
-    expect(await asyncCodeOf(() => index.search(3 as unknown as string))).toBe('invalid_argument');
-    expect(await asyncCodeOf(() => index.search('x', { limit: 0 }))).toBe('invalid_argument');
+    expect(await rejectionCodeOf(() => index.search(3 as unknown as string))).toBe(
+      'invalid_argument',
+    );
+    expect(await rejectionCodeOf(() => index.search('x', { limit: 0 }))).toBe('invalid_argument');
   });
 
   it('throws cancelled for an aborted signal', async () => {
     const index = catalogue();
-    expect(await asyncCodeOf(() => index.search('x', { signal: AbortSignal.abort() }))).toBe(
+    expect(await rejectionCodeOf(() => index.search('x', { signal: AbortSignal.abort() }))).toBe(
       'cancelled',
     );
   });

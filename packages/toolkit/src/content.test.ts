@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import { errorCodeOf } from '@toolplane/toolmodel/testing';
 import { isMcpToolResult } from '@toolplane/toolrun';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,15 +16,6 @@ import { textResource } from './resources.js';
 import { createToolkit } from './toolkit.js';
 
 const PNG = 'iVBORw0KGgo=';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return ToolError.isInstance(error) ? error.code : 'not a ToolError';
-  }
-  return undefined;
-}
 
 describe('content helpers', () => {
   it('build MCP blocks from bytes, base64 and resources', () => {
@@ -52,14 +44,16 @@ describe('content helpers', () => {
   });
 
   it('refuse data that is not base64, MIME types without a subtype and links without a URI', () => {
-    expect(codeOf(() => imageContent('not base64!', 'image/png'))).toBe('invalid_argument');
-    expect(codeOf(() => imageContent(PNG, 'png'))).toBe('invalid_argument');
-    expect(codeOf(() => audioContent(42 as unknown as string, 'audio/wav'))).toBe(
+    expect(errorCodeOf(() => imageContent('not base64!', 'image/png'))).toBe('invalid_argument');
+    expect(errorCodeOf(() => imageContent(PNG, 'png'))).toBe('invalid_argument');
+    expect(errorCodeOf(() => audioContent(42 as unknown as string, 'audio/wav'))).toBe(
       'invalid_argument',
     );
-    expect(codeOf(() => resourceLink({ uri: 'no scheme', name: 'x' }))).toBe('invalid_argument');
-    expect(codeOf(() => resourceLink({ uri: 'memo://x', name: '' }))).toBe('invalid_argument');
-    expect(codeOf(() => textContent(1 as unknown as string))).toBe('invalid_argument');
+    expect(errorCodeOf(() => resourceLink({ uri: 'no scheme', name: 'x' }))).toBe(
+      'invalid_argument',
+    );
+    expect(errorCodeOf(() => resourceLink({ uri: 'memo://x', name: '' }))).toBe('invalid_argument');
+    expect(errorCodeOf(() => textContent(1 as unknown as string))).toBe('invalid_argument');
   });
 
   it('toolResult marks a valid result and refuses an invalid one', () => {
@@ -77,7 +71,7 @@ describe('content helpers', () => {
       _meta: { trace: 'x' },
     });
     const bogus = { type: 'video', url: 'x' } as unknown as Parameters<typeof toolResult>[0];
-    expect(codeOf(() => toolResult(bogus))).toBe('invalid_argument');
+    expect(errorCodeOf(() => toolResult(bogus))).toBe('invalid_argument');
   });
 });
 

@@ -2,6 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createValidator, ToolError, TOOL_NAME_PATTERN } from '@toolplane/toolmodel';
+import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,26 +14,6 @@ import {
   validatePrompt,
   type Prompt,
 } from './prompts.js';
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
-
-async function asyncCodeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
 
 const REVIEWER = `---
 description: Reviews a pull request
@@ -147,7 +128,7 @@ describe('parsePrompt', () => {
     ['a non-integer budget', 'thinking_budget: 1.5'],
     ['a non-boolean thinking flag', 'thinking: sometimes'],
   ])('throws invalid_prompt for %s', (_, yaml) => {
-    expect(codeOf(() => parsePrompt(`---\n${yaml}\n---\nbody`, { filename: 'p.md' }))).toBe(
+    expect(errorCodeOf(() => parsePrompt(`---\n${yaml}\n---\nbody`, { filename: 'p.md' }))).toBe(
       'invalid_prompt',
     );
   });
@@ -160,26 +141,26 @@ describe('parsePrompt', () => {
       'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
       'title: [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
     ].join('\n');
-    expect(codeOf(() => parsePrompt(`---\n${bomb}\n---\n`, { filename: 'bomb.md' }))).toBe(
+    expect(errorCodeOf(() => parsePrompt(`---\n${bomb}\n---\n`, { filename: 'bomb.md' }))).toBe(
       'invalid_prompt',
     );
   });
 
   it('throws invalid_prompt for front matter over the size bound', () => {
     const big = `description: "${'x'.repeat(70_000)}"`;
-    expect(codeOf(() => parsePrompt(`---\n${big}\n---\n`, { filename: 'big.md' }))).toBe(
+    expect(errorCodeOf(() => parsePrompt(`---\n${big}\n---\n`, { filename: 'big.md' }))).toBe(
       'invalid_prompt',
     );
   });
 
   it('throws invalid_prompt for a template that does not parse', () => {
-    expect(codeOf(() => parsePrompt('{% for x in %}', { filename: 't.md' }))).toBe(
+    expect(errorCodeOf(() => parsePrompt('{% for x in %}', { filename: 't.md' }))).toBe(
       'invalid_prompt',
     );
-    expect(codeOf(() => parsePrompt('{{ a | nosuchfilter }}', { filename: 't.md' }))).toBe(
+    expect(errorCodeOf(() => parsePrompt('{{ a | nosuchfilter }}', { filename: 't.md' }))).toBe(
       'invalid_prompt',
     );
-    expect(codeOf(() => parsePrompt("{% include 'secrets' %}", { filename: 't.md' }))).toBe(
+    expect(errorCodeOf(() => parsePrompt("{% include 'secrets' %}", { filename: 't.md' }))).toBe(
       'invalid_prompt',
     );
   });
@@ -210,14 +191,14 @@ describe('validatePrompt', () => {
   });
 
   it('throws invalid_prompt for a missing template or a non-object', () => {
-    expect(codeOf(() => validatePrompt({ name: 'a' }))).toBe('invalid_prompt');
-    expect(codeOf(() => validatePrompt('a'))).toBe('invalid_prompt');
-    expect(codeOf(() => validatePrompt(null))).toBe('invalid_prompt');
+    expect(errorCodeOf(() => validatePrompt({ name: 'a' }))).toBe('invalid_prompt');
+    expect(errorCodeOf(() => validatePrompt('a'))).toBe('invalid_prompt');
+    expect(errorCodeOf(() => validatePrompt(null))).toBe('invalid_prompt');
   });
 
   it('throws invalid_prompt for a system prompt that does not parse', () => {
     expect(
-      codeOf(() => validatePrompt({ name: 'a', template: '', systemPrompt: '{% if %}' })),
+      errorCodeOf(() => validatePrompt({ name: 'a', template: '', systemPrompt: '{% if %}' })),
     ).toBe('invalid_prompt');
   });
 });
@@ -267,18 +248,20 @@ describe('loadPrompts', () => {
       'one.md': '---\nname: same\n---\n',
       'two.md': '---\nname: same\n---\n',
     });
-    expect(await asyncCodeOf(loadPrompts(path))).toBe('invalid_prompt');
+    expect(await rejectionCodeOf(loadPrompts(path))).toBe('invalid_prompt');
   });
 
   it('throws invalid_prompt for a file over the size bound', async () => {
     const path = await folder({ 'huge.md': 'x'.repeat(1024 * 1024 + 1) });
-    expect(await asyncCodeOf(loadPrompts(path))).toBe('invalid_prompt');
+    expect(await rejectionCodeOf(loadPrompts(path))).toBe('invalid_prompt');
   });
 
   it('throws not_found for a missing directory and cancelled for an aborted signal', async () => {
-    expect(await asyncCodeOf(loadPrompts(join(dir, 'missing')))).toBe('not_found');
+    expect(await rejectionCodeOf(loadPrompts(join(dir, 'missing')))).toBe('not_found');
     const path = await folder({ 'a.md': 'a' });
-    expect(await asyncCodeOf(loadPrompts(path, { signal: AbortSignal.abort() }))).toBe('cancelled');
+    expect(await rejectionCodeOf(loadPrompts(path, { signal: AbortSignal.abort() }))).toBe(
+      'cancelled',
+    );
   });
 });
 
@@ -338,7 +321,9 @@ describe('renderPrompt', () => {
       "{% render '../../etc/passwd' %}",
       "{% layout 'x' %}",
     ]) {
-      expect(codeOf(() => validatePrompt({ name: 'x', template: tag }))).toBe('invalid_prompt');
+      expect(errorCodeOf(() => validatePrompt({ name: 'x', template: tag }))).toBe(
+        'invalid_prompt',
+      );
     }
   });
 
@@ -348,20 +333,20 @@ describe('renderPrompt', () => {
       template:
         '{% for a in (1..1000) %}{% for b in (1..1000) %}{% for c in (1..1000) %}x{% endfor %}{% endfor %}{% endfor %}',
     });
-    expect(await asyncCodeOf(renderPrompt(loops, {}, { limits: { timeLimitMs: 50 } }))).toBe(
+    expect(await rejectionCodeOf(renderPrompt(loops, {}, { limits: { timeLimitMs: 50 } }))).toBe(
       'invalid_prompt',
     );
     const range = validatePrompt({
       name: 'range',
       template: '{% for i in (1..100000000) %}x{% endfor %}',
     });
-    expect(await asyncCodeOf(renderPrompt(range))).toBe('invalid_prompt');
+    expect(await rejectionCodeOf(renderPrompt(range))).toBe('invalid_prompt');
     const doubling = validatePrompt({
       name: 'doubling',
       template:
         "{% assign s = 'xxxxxxxx' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}",
     });
-    expect(await asyncCodeOf(renderPrompt(doubling))).toBe('invalid_prompt');
+    expect(await rejectionCodeOf(renderPrompt(doubling))).toBe('invalid_prompt');
   });
 
   it('throws invalid_prompt when the output exceeds its bound', async () => {
@@ -372,7 +357,7 @@ describe('renderPrompt', () => {
     const input = { s: 'y'.repeat(1000) };
     expect((await renderPrompt(prompt, input)).text).toHaveLength(100_000);
     expect(
-      await asyncCodeOf(renderPrompt(prompt, input, { limits: { maxOutputLength: 99_999 } })),
+      await rejectionCodeOf(renderPrompt(prompt, input, { limits: { maxOutputLength: 99_999 } })),
     ).toBe('invalid_prompt');
   });
 
@@ -391,7 +376,7 @@ describe('renderPrompt', () => {
       JSON.parse('{"__proto__": {"a": 1}}'),
     ];
     for (const input of bad) {
-      expect(await asyncCodeOf(renderPrompt(prompt, input as Record<string, unknown>))).toBe(
+      expect(await rejectionCodeOf(renderPrompt(prompt, input as Record<string, unknown>))).toBe(
         'invalid_argument',
       );
     }
@@ -424,7 +409,7 @@ describe('renderPrompt', () => {
 
   it('throws cancelled for an aborted signal', async () => {
     expect(
-      await asyncCodeOf(renderPrompt(reviewer, { diff: 'd' }, { signal: AbortSignal.abort() })),
+      await rejectionCodeOf(renderPrompt(reviewer, { diff: 'd' }, { signal: AbortSignal.abort() })),
     ).toBe('cancelled');
   });
 
@@ -502,7 +487,9 @@ describe('prompt messages', () => {
   });
 
   it('fails with invalid_argument when a resource URI renders as no URI', async () => {
-    expect(await asyncCodeOf(renderPrompt(attach, { uri: 'not a uri' }))).toBe('invalid_argument');
+    expect(await rejectionCodeOf(renderPrompt(attach, { uri: 'not a uri' }))).toBe(
+      'invalid_argument',
+    );
   });
 
   it('refuses messages that are not MCP prompt messages, or whose templates do not parse', () => {
@@ -513,7 +500,7 @@ describe('prompt messages', () => {
       [{ role: 'user', content: { type: 'text', text: '{% if %}' } }],
     ];
     for (const messages of bad) {
-      expect(codeOf(() => validatePrompt({ name: 'p', template: '', messages }))).toBe(
+      expect(errorCodeOf(() => validatePrompt({ name: 'p', template: '', messages }))).toBe(
         'invalid_prompt',
       );
     }

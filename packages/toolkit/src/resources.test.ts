@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { ToolError } from '@toolplane/toolmodel';
+import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,16 +22,6 @@ import {
   withDescription,
   withUri,
 } from './resources.js';
-
-async function codeOf(run: () => unknown): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
 
 // The first bytes of a real PNG: signature, then an IHDR chunk for a 1x1 RGBA image.
 const PNG = Buffer.from(
@@ -78,13 +69,13 @@ describe('textResource', () => {
     ['a scheme-less URI', 'ok', { uri: '//host/path' }],
     ['an over-long URI', 'ok', { uri: `docs://${'a'.repeat(5000)}` }],
   ])('throws invalid_resource for %s', async (_, name, options) => {
-    expect(await codeOf(() => textResource(name, 'x', options))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => textResource(name, 'x', options))).toBe('invalid_resource');
   });
 
   it('throws invalid_resource for text over the size bound', async () => {
-    expect(await codeOf(() => textResource('big', 'x'.repeat(MAX_RESOURCE_BYTES + 1)))).toBe(
-      'invalid_resource',
-    );
+    expect(
+      await rejectionCodeOf(() => textResource('big', 'x'.repeat(MAX_RESOURCE_BYTES + 1))),
+    ).toBe('invalid_resource');
   });
 });
 
@@ -100,7 +91,7 @@ describe('jsonResource', () => {
     const cyclic: unknown[] = [];
     cyclic.push(cyclic);
     for (const value of [undefined, () => 1, 1n, Number.POSITIVE_INFINITY, new Map(), cyclic]) {
-      expect(await codeOf(() => jsonResource('bad', value))).toBe('invalid_resource');
+      expect(await rejectionCodeOf(() => jsonResource('bad', value))).toBe('invalid_resource');
     }
   });
 });
@@ -201,8 +192,8 @@ describe('dataResource', () => {
 
   it('throws invalid_resource for data over the size bound or not bytes', async () => {
     const big = new Uint8Array(MAX_RESOURCE_BYTES + 1);
-    expect(await codeOf(() => dataResource('big', big))).toBe('invalid_resource');
-    expect(await codeOf(() => dataResource('s', 'text' as unknown as Uint8Array))).toBe(
+    expect(await rejectionCodeOf(() => dataResource('big', big))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => dataResource('s', 'text' as unknown as Uint8Array))).toBe(
       'invalid_resource',
     );
   });
@@ -262,26 +253,30 @@ describe('readResource', () => {
         yield new Uint8Array(1024);
       }
     }
-    expect(await codeOf(() => readResource(endless(), { name: 'x', maxBytes: 10_000 }))).toBe(
-      'invalid_resource',
-    );
+    expect(
+      await rejectionCodeOf(() => readResource(endless(), { name: 'x', maxBytes: 10_000 })),
+    ).toBe('invalid_resource');
     expect(pulled).toBe(10);
   });
 
   it('throws invalid_resource for a file over maxBytes, before reading it', async () => {
     const path = join(dir, 'big.bin');
     await writeFile(path, Buffer.alloc(2048));
-    expect(await codeOf(() => readResource(path, { maxBytes: 1024 }))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => readResource(path, { maxBytes: 1024 }))).toBe(
+      'invalid_resource',
+    );
   });
 
   it('throws not_found for a missing file, and invalid_resource for an unnamed stream', async () => {
-    expect(await codeOf(() => readResource(join(dir, 'missing.txt')))).toBe('not_found');
-    expect(await codeOf(() => readResource(Readable.from([PNG])))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => readResource(join(dir, 'missing.txt')))).toBe('not_found');
+    expect(await rejectionCodeOf(() => readResource(Readable.from([PNG])))).toBe(
+      'invalid_resource',
+    );
   });
 
   it('throws cancelled for an aborted signal', async () => {
     expect(
-      await codeOf(() =>
+      await rejectionCodeOf(() =>
         readResource(Readable.from([PNG]), { name: 'x', signal: AbortSignal.abort() }),
       ),
     ).toBe('cancelled');
@@ -316,9 +311,9 @@ describe('resource', () => {
   });
 
   it('throws invalid_resource for a bad name or a value that fits nothing', async () => {
-    expect(await codeOf(() => resource('__proto__', 'x'))).toBe('invalid_resource');
-    expect(await codeOf(() => resource('f', () => 1))).toBe('invalid_resource');
-    expect(await codeOf(() => resource('u', undefined))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => resource('__proto__', 'x'))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => resource('f', () => 1))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => resource('u', undefined))).toBe('invalid_resource');
   });
 });
 
@@ -332,8 +327,8 @@ describe('withUri and withDescription', () => {
 
   it('throw invalid_resource for a bad URI or description', async () => {
     const original = textResource('t', 'x');
-    expect(await codeOf(() => withUri(original, 'no-scheme'))).toBe('invalid_resource');
-    expect(await codeOf(() => withDescription(original, 3 as unknown as string))).toBe(
+    expect(await rejectionCodeOf(() => withUri(original, 'no-scheme'))).toBe('invalid_resource');
+    expect(await rejectionCodeOf(() => withDescription(original, 3 as unknown as string))).toBe(
       'invalid_resource',
     );
   });

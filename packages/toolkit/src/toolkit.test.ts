@@ -1,5 +1,6 @@
 import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
+import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
@@ -14,10 +15,6 @@ const open: Toolkit[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((toolkit) => toolkit.close()));
 });
-
-function codeOf(error: unknown): string {
-  return ToolError.isInstance(error) ? error.code : `not a ToolError: ${String(error)}`;
-}
 
 /** A toolkit that records its events, with a way to wait for one. */
 function makeToolkit(options: ToolkitOptions = {}) {
@@ -85,7 +82,7 @@ describe('builtins', () => {
   it('rejects bad arguments with validation, naming the argument', async () => {
     const { toolkit } = makeToolkit({ tools: [add] });
     const error = await toolkit.call('add', { a: 'two' }).catch((e: unknown) => e);
-    expect(codeOf(error)).toBe('validation');
+    expect(ToolError.isInstance(error) && error.code).toBe('validation');
     expect((error as ToolError).errors?.[0]?.path).toBe('/a');
   });
 
@@ -127,7 +124,7 @@ describe('builtins', () => {
     expect(toolkit.removeBuiltin('add')).toBe(true);
     expect(toolkit.removeBuiltin('add')).toBe(false);
     expect(toolkit.index.hasTool('builtin:add')).toBe(false);
-    await expect(toolkit.lookup('add')).rejects.toSatisfy((e) => codeOf(e) === 'not_found');
+    expect(await rejectionCodeOf(toolkit.lookup('add'))).toBe('not_found');
     expect(events.map((e) => `${e.type}:${e.namespace}`)).toContain('tool_list_changed:builtin');
   });
 
@@ -180,11 +177,11 @@ describe('builtins', () => {
     });
     self.toolkit = made.toolkit;
     const error = await made.toolkit.call('loop').catch((e: unknown) => e);
-    expect(codeOf(error)).not.toBe('not a ToolError');
+    expect(ToolError.isInstance(error)).toBe(true);
     // The depth error surfaces through the runner, which keeps it as the cause.
     let cause: unknown = error;
     while (ToolError.isInstance(cause) && cause.code !== 'call_depth_exceeded') cause = cause.cause;
-    expect(codeOf(cause)).toBe('call_depth_exceeded');
+    expect(ToolError.isInstance(cause) && cause.code).toBe('call_depth_exceeded');
     expect(calls).toBe(2);
   });
 
@@ -195,8 +192,8 @@ describe('builtins', () => {
     expect(
       JSON.parse((await toolkit.call('submit_output', { verdict: 'yes' }))?.text ?? ''),
     ).toEqual({ verdict: 'yes' });
-    await expect(toolkit.call('submit_output', { verdict: 'maybe' })).rejects.toSatisfy(
-      (e) => codeOf(e) === 'validation',
+    expect(await rejectionCodeOf(toolkit.call('submit_output', { verdict: 'maybe' }))).toBe(
+      'validation',
     );
   });
 });
@@ -223,9 +220,7 @@ describe('prompts', () => {
   it('fails with no_delegate when there is no delegate', async () => {
     const toolkit = createToolkit({ prompts: [greet] });
     open.push(toolkit);
-    await expect(toolkit.call('greet', { who: 'Ada' })).rejects.toSatisfy(
-      (e) => codeOf(e) === 'no_delegate',
-    );
+    expect(await rejectionCodeOf(toolkit.call('greet', { who: 'Ada' }))).toBe('no_delegate');
     expect((await toolkit.getPrompt('greet', { who: 'Ada' })).text).toBe('Say hello to Ada.');
   });
 });
@@ -265,7 +260,7 @@ describe('connectors', () => {
       type: 'resource',
       namespace: 'first',
     });
-    await expect(toolkit.lookup('third:echo')).rejects.toSatisfy((e) => codeOf(e) === 'not_found');
+    expect(await rejectionCodeOf(toolkit.lookup('third:echo'))).toBe('not_found');
     expect((await toolkit.call('second:echo', { text: 'hello' }))?.text).toBe('hello');
     await stop();
   });
@@ -311,7 +306,7 @@ describe('connectors', () => {
       'up:connected',
       'down:failed',
     ]);
-    await expect(toolkit.lookup('down:echo')).rejects.toSatisfy((e) => codeOf(e) === 'not_found');
+    expect(await rejectionCodeOf(toolkit.lookup('down:echo'))).toBe('not_found');
     await stop();
   });
 
@@ -340,12 +335,8 @@ describe('connectors', () => {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     expect(seen).toEqual(items.map((i) => `${i.type}:${i.namespace}:${i.name}`));
-    await expect(toolkit.list({ limit: 0 })).rejects.toSatisfy(
-      (e) => codeOf(e) === 'invalid_argument',
-    );
-    await expect(toolkit.list({ cursor: 'nonsense' })).rejects.toSatisfy(
-      (e) => codeOf(e) === 'invalid_cursor',
-    );
+    expect(await rejectionCodeOf(toolkit.list({ limit: 0 }))).toBe('invalid_argument');
+    expect(await rejectionCodeOf(toolkit.list({ cursor: 'nonsense' }))).toBe('invalid_cursor');
     await stop();
   });
 
@@ -372,7 +363,7 @@ describe('connectors', () => {
         },
       },
     );
-    await expect(call).rejects.toSatisfy((e) => codeOf(e) === 'cancelled');
+    expect(await rejectionCodeOf(call)).toBe('cancelled');
     const seen = await toolkit.call('fx:wait-cancelled', { label: 'toolkit-cancel' });
     expect(JSON.parse(seen?.text ?? '')).toEqual({ cancelled: true });
     await stop();

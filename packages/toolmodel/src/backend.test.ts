@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backendKey, validateBackend, type ToolBackend } from './backend.js';
-import { ToolError } from './errors.js';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return ToolError.isInstance(error) ? error.code : 'not a ToolError';
-  }
-  return undefined;
-}
+import { errorCodeOf } from './testing/error-code.js';
 
 describe('validateBackend', () => {
   it('accepts the three kinds', () => {
@@ -35,7 +26,7 @@ describe('validateBackend', () => {
     ['an overlong name', { kind: 'local', local: { name: 'x'.repeat(257) } }],
   ])('throws invalid_backend for %s', (_label, backend) => {
     expect(
-      codeOf(() => {
+      errorCodeOf(() => {
         validateBackend(backend);
       }),
     ).toBe('invalid_backend');

@@ -1,20 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from './errors.js';
 import { formatToolId, parseToolId, toolId } from './ids.js';
+import { errorCodeOf } from './testing/error-code.js';
 
 const nameArb = fc.stringMatching(/^[A-Za-z0-9_.-]{1,128}$/);
 const namespaceArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
 const versionArb = fc.stringMatching(/^[A-Za-z0-9_.+-]{1,64}$/);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return ToolError.isInstance(error) ? error.code : 'not a ToolError';
-  }
-  return undefined;
-}
 
 describe('toolId', () => {
   it('returns the bare name when there is no namespace', () => {
@@ -33,9 +24,9 @@ describe('toolId', () => {
   });
 
   it('throws invalid_tool_id for a name outside the MCP rule', () => {
-    expect(codeOf(() => toolId({ name: 'has space' }))).toBe('invalid_tool_id');
-    expect(codeOf(() => toolId({ name: 'a'.repeat(129) }))).toBe('invalid_tool_id');
-    expect(codeOf(() => toolId({ namespace: 'a.b', name: 'x' }))).toBe('invalid_tool_id');
+    expect(errorCodeOf(() => toolId({ name: 'has space' }))).toBe('invalid_tool_id');
+    expect(errorCodeOf(() => toolId({ name: 'a'.repeat(129) }))).toBe('invalid_tool_id');
+    expect(errorCodeOf(() => toolId({ namespace: 'a.b', name: 'x' }))).toBe('invalid_tool_id');
   });
 });
 
@@ -68,13 +59,13 @@ describe('parseToolId', () => {
     ['a 65-character namespace', `${'n'.repeat(65)}:x`],
     ['a newline', 'ns:name\n'],
   ])('throws invalid_tool_id for %s', (_label, id) => {
-    expect(codeOf(() => parseToolId(id))).toBe('invalid_tool_id');
+    expect(errorCodeOf(() => parseToolId(id))).toBe('invalid_tool_id');
   });
 
   it.each([undefined, null, 42, {}, ['a'], Symbol('x')])(
     'throws invalid_tool_id for the non-string %s',
     (id) => {
-      expect(codeOf(() => parseToolId(id))).toBe('invalid_tool_id');
+      expect(errorCodeOf(() => parseToolId(id))).toBe('invalid_tool_id');
     },
   );
 
@@ -103,7 +94,7 @@ describe('parseToolId', () => {
   it('either parses or throws invalid_tool_id for any string (property)', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (id) => {
-        const code = codeOf(() => parseToolId(id));
+        const code = errorCodeOf(() => parseToolId(id));
         expect(code === undefined || code === 'invalid_tool_id').toBe(true);
       }),
     );

@@ -1,6 +1,5 @@
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from './errors.js';
 import {
   fromMcpJson,
   MAX_TAG_LENGTH,
@@ -10,15 +9,7 @@ import {
   validateTool,
   type Tool,
 } from './tool.js';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return ToolError.isInstance(error) ? error.code : 'not a ToolError';
-  }
-  return undefined;
-}
+import { errorCodeOf } from './testing/error-code.js';
 
 const fullTool: Tool = {
   name: 'create_issue',
@@ -67,7 +58,7 @@ describe('validateTool', () => {
     ['an array', []],
   ])('throws invalid_tool for %s', (_label, tool) => {
     expect(
-      codeOf(() => {
+      errorCodeOf(() => {
         validateTool(tool);
       }),
     ).toBe('invalid_tool');
@@ -96,7 +87,7 @@ describe('normalizeTags', () => {
 
   it('returns an empty list for undefined and rejects non-strings', () => {
     expect(normalizeTags(undefined)).toEqual([]);
-    expect(codeOf(() => normalizeTags([42] as unknown as string[]))).toBe('invalid_tool');
+    expect(errorCodeOf(() => normalizeTags([42] as unknown as string[]))).toBe('invalid_tool');
   });
 });
 
@@ -131,15 +122,17 @@ describe('toMcpJson / fromMcpJson', () => {
   });
 
   it('throws invalid_tool for JSON that is not an MCP tool', () => {
-    expect(codeOf(() => fromMcpJson({ name: 'x' }))).toBe('invalid_tool');
-    expect(codeOf(() => fromMcpJson('tool'))).toBe('invalid_tool');
+    expect(errorCodeOf(() => fromMcpJson({ name: 'x' }))).toBe('invalid_tool');
+    expect(errorCodeOf(() => fromMcpJson('tool'))).toBe('invalid_tool');
     expect(
-      codeOf(() => fromMcpJson({ name: 'x', inputSchema: { type: 'object' }, annotations: 'no' })),
+      errorCodeOf(() =>
+        fromMcpJson({ name: 'x', inputSchema: { type: 'object' }, annotations: 'no' }),
+      ),
     ).toBe('invalid_tool');
   });
 
   it('throws invalid_tool when the namespace breaks the rule', () => {
-    expect(codeOf(() => fromMcpJson(toMcpJson(fullTool), { namespace: 'bad.ns' }))).toBe(
+    expect(errorCodeOf(() => fromMcpJson(toMcpJson(fullTool), { namespace: 'bad.ns' }))).toBe(
       'invalid_tool',
     );
   });

@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Prompt } from '../prompts.js';
 import type { Resource } from '../resources.js';
@@ -37,16 +37,6 @@ const blob = (name: string, bytes: number[]): Resource => ({
   mimeType: 'application/octet-stream',
   blob: Buffer.from(bytes).toString('base64'),
 });
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /**
  * Registers the shared test suite every {@link Store} must pass: CRUD for prompts and resources,
@@ -121,7 +111,7 @@ export function describeStoreContract(name: string, options: StoreContractOption
           { name: 'ok' },
         ];
         for (const value of bad) {
-          expect(await codeOf(store.putPrompt(value as Prompt))).toBe('invalid_prompt');
+          expect(await rejectionCodeOf(store.putPrompt(value as Prompt))).toBe('invalid_prompt');
         }
         expect(await store.listPrompts()).toEqual([]);
       });
@@ -203,7 +193,9 @@ export function describeStoreContract(name: string, options: StoreContractOption
           { uri: 'notes://x', name: 'x', blob: 'not base64!' },
         ];
         for (const value of bad) {
-          expect(await codeOf(store.putResource(value as Resource))).toBe('invalid_resource');
+          expect(await rejectionCodeOf(store.putResource(value as Resource))).toBe(
+            'invalid_resource',
+          );
         }
         expect(await store.listResources()).toEqual([]);
       });
@@ -256,7 +248,8 @@ export function describeStoreContract(name: string, options: StoreContractOption
       it('emits nothing for a rejected write', async () => {
         const seen: StoreChange[] = [];
         const stop = store.subscribe((change) => seen.push(change));
-        await codeOf(store.putPrompt({ name: 'bad name' } as unknown as Prompt));
+        const put = store.putPrompt({ name: 'bad name' } as unknown as Prompt);
+        expect(await rejectionCodeOf(put)).toBeDefined();
         stop();
         expect(seen).toEqual([]);
       });
@@ -265,16 +258,18 @@ export function describeStoreContract(name: string, options: StoreContractOption
     describe('cancellation and closing', () => {
       it('rejects with cancelled when the signal has aborted, and writes nothing', async () => {
         const signal = AbortSignal.abort();
-        expect(await codeOf(store.putPrompt(prompt('greet'), { signal }))).toBe('cancelled');
-        expect(await codeOf(store.listResources({ signal }))).toBe('cancelled');
+        expect(await rejectionCodeOf(store.putPrompt(prompt('greet'), { signal }))).toBe(
+          'cancelled',
+        );
+        expect(await rejectionCodeOf(store.listResources({ signal }))).toBe('cancelled');
         expect(await store.getPrompt('greet')).toBeUndefined();
       });
 
       it('rejects with store_error after close, and close is idempotent', async () => {
         await store.close();
         await store.close();
-        expect(await codeOf(store.listPrompts())).toBe('store_error');
-        expect(await codeOf(store.putResource(text('doc')))).toBe('store_error');
+        expect(await rejectionCodeOf(store.listPrompts())).toBe('store_error');
+        expect(await rejectionCodeOf(store.putResource(text('doc')))).toBe('store_error');
       });
     });
 

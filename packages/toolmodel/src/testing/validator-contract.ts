@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError, type ToolErrorCode } from '../errors.js';
+import { ToolError } from '../errors.js';
 import type { JsonSchema, Tool } from '../tool.js';
 import type { SchemaValidationResult, SchemaValidator } from '../validator.js';
+import { errorCodeOf } from './error-code.js';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
-
-function codeOf(run: () => unknown): ToolErrorCode | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 function errorsOf(result: SchemaValidationResult): readonly { path: string; keyword: string }[] {
   return result.valid ? [] : result.errors.map(({ path, keyword }) => ({ path, keyword }));
@@ -100,7 +91,7 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
         null,
         { $ref: '#' },
       ])('throws unsupported_schema when $schema is %j', ($schema) => {
-        expect(codeOf(() => create().validate({ $schema, type: 'string' }, 'x'))).toBe(
+        expect(errorCodeOf(() => create().validate({ $schema, type: 'string' }, 'x'))).toBe(
           'unsupported_schema',
         );
       });
@@ -284,8 +275,8 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
       it('throws the same invalid_schema on every call with a broken schema', () => {
         const validator = create();
         const schema = { $ref: 'https://example.com/x.json' };
-        expect(codeOf(() => validator.validate(schema, 1))).toBe('invalid_schema');
-        expect(codeOf(() => validator.validate(schema, 1))).toBe('invalid_schema');
+        expect(errorCodeOf(() => validator.validate(schema, 1))).toBe('invalid_schema');
+        expect(errorCodeOf(() => validator.validate(schema, 1))).toBe('invalid_schema');
       });
     });
 
@@ -356,12 +347,12 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
           { $defs: { a: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' },
         ],
       ])('throws invalid_schema for %s instead of overflowing', (_label, schema) => {
-        expect(codeOf(() => create().validate(schema, { a: 1 }))).toBe('invalid_schema');
+        expect(errorCodeOf(() => create().validate(schema, { a: 1 }))).toBe('invalid_schema');
       });
 
       it('answers for 1,000-deep schema and value nesting', () => {
         const schema = nested(1000, (inner) => ({ type: 'object', properties: { next: inner } }));
-        const code = codeOf(() => {
+        const code = errorCodeOf(() => {
           expect(create().validate(schema as JsonSchema, deepValue(1000))).toEqual({ valid: true });
         });
         expect([undefined, 'invalid_schema']).toContain(code);
@@ -369,7 +360,7 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
 
       it('validates a 1,000-deep value against a recursive schema, or says it cannot', () => {
         const schema = { type: 'object', additionalProperties: { $ref: '#' } };
-        const code = codeOf(() => {
+        const code = errorCodeOf(() => {
           expect(create().validate(schema, deepValue(1000)).valid).toBe(true);
         });
         expect([undefined, 'invalid_schema']).toContain(code);
@@ -425,7 +416,7 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
       });
 
       it('throws invalid_schema for a pattern that is not a regular expression', () => {
-        expect(codeOf(() => create().validate({ type: 'string', pattern: '(' }, 'x'))).toBe(
+        expect(errorCodeOf(() => create().validate({ type: 'string', pattern: '(' }, 'x'))).toBe(
           'invalid_schema',
         );
       });
