@@ -97,6 +97,26 @@ describe('mcpHttpFetch', () => {
     },
   );
 
+  it('gives the JSON answer the body semantics of a fetch Response', async () => {
+    const response = await post('/answer');
+    expect(response.ok).toBe(true);
+    expect(response.headers.has('Content-Type')).toBe(true);
+    expect([...response.headers.keys()]).toContain('mcp-session-id');
+    expect(response.headers.get('content-length')).toBeNull();
+    // Looking at the body does not use it up; reading it does, once.
+    const stream = response.body;
+    expect(response.bodyUsed).toBe(false);
+    const copy = response.clone();
+    expect(await copy.json()).toEqual(answer);
+    const reader = (stream as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    expect(JSON.parse(new TextDecoder().decode(value))).toEqual(answer);
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
+    const other = await post('/answer');
+    expect(new TextDecoder().decode(await other.arrayBuffer())).toBe(JSON.stringify(answer));
+  });
+
   it.each(['/progress-first', '/priming', '/other-id', '/no-event'])(
     'passes any other stream on as it came, bytes already read included (%s)',
     async (path) => {

@@ -95,13 +95,14 @@ export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
       endWithout(error);
       throw error;
     }
-    const body = response.body;
     // A JSON answer is read at once; an event stream may last as long as the call runs, so it
     // stays followed until the stream is done with.
     const streaming = response.headers.get('content-type')?.includes('text/event-stream') === true;
     if (!response.ok) endWithout(new Error(`HTTP ${response.status}`));
     else if (!streaming) endWithout(new Error('the answer was not an event stream'));
-    if (body === null || !streaming || !response.ok) {
+    // The body is only touched for a stream: a JSON answer's is left for the SDK to read.
+    const body = streaming && response.ok ? response.body : null;
+    if (body === null) {
       release();
       return response;
     }
