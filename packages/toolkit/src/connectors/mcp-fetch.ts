@@ -111,17 +111,23 @@ function firstEvent(text: string): { type: string; data: string } | undefined {
   return { type, data: data.join('\n') };
 }
 
-/** `data` when it is the JSON-RPC response (result or error) to request `id`. */
-function responseTo(id: string | number, data: string): string | undefined {
+/** `data`, parsed too, when it is the JSON-RPC response (result or error) to request `id`. */
+function responseTo(id: string | number, data: string): ParsedAnswer | undefined {
   if (!data.includes('"id"')) return undefined;
   try {
     const message = JSON.parse(data) as Record<string, unknown> | null;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
     if ('method' in message || message.id !== id) return undefined;
-    return 'result' in message || 'error' in message ? data : undefined;
+    return 'result' in message || 'error' in message ? { text: data, value: message } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** An answer's text and the value it parses to (so that it is parsed once). */
+interface ParsedAnswer {
+  readonly text: string;
+  readonly value: unknown;
 }
 
 /**
@@ -187,10 +193,13 @@ class JsonAnswer {
   readonly type = 'basic';
   readonly url = '';
   #text: string | undefined;
+  /** What the text parses to, handed to the first `json()` (parsing it was how it was found). */
+  #value: { readonly parsed: unknown } | undefined;
   #stream: ReadableStream<Uint8Array> | undefined;
 
-  constructor(text: string, statusText: string, headers: Headers) {
-    this.#text = text;
+  constructor(answer: ParsedAnswer, statusText: string, headers: Headers) {
+    this.#text = answer.text;
+    this.#value = { parsed: answer.value };
     this.statusText = statusText;
     this.headers = headers;
   }
@@ -218,7 +227,11 @@ class JsonAnswer {
   }
 
   json(): Promise<unknown> {
-    return settle(() => JSON.parse(this.#take()) as unknown);
+    return settle(() => {
+      const value = this.#value;
+      const text = this.#take();
+      return value === undefined ? (JSON.parse(text) as unknown) : value.parsed;
+    });
   }
 
   bytes(): Promise<Uint8Array> {
@@ -240,13 +253,18 @@ class JsonAnswer {
   clone(): JsonAnswer {
     const text = this.#take();
     this.#text = text;
-    return new JsonAnswer(text, this.statusText, this.headers);
+    return new JsonAnswer(
+      { text, value: JSON.parse(text) as unknown },
+      this.statusText,
+      this.headers,
+    );
   }
 
   #take(): string {
     const text = this.#text;
     if (text === undefined) throw new TypeError('Body is unusable: Body has already been read');
     this.#text = undefined;
+    this.#value = undefined;
     return text;
   }
 }
