@@ -1,14 +1,12 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- the legacy HTTP+SSE server is under test here */
-import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
-import { listenMcp } from './testing/serve-mcp-http.js';
+import { listenMcp, serveMcpHttp } from './testing/serve-mcp-http.js';
 
 // An MCP server whose `whoami` tool reports what reached it over HTTP: the URL and the headers.
 function whoamiServer(): McpServer {
@@ -38,23 +36,12 @@ interface Served {
 
 /** Streamable HTTP, one transport per session, like a real deployment. */
 function serveStreamable(onServer: (server: McpServer) => void = () => undefined): Promise<Served> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  return listenMcp(async (req, res) => {
-    const id = req.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (transport === undefined) {
-      const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        onsessioninitialized: (sessionId) => {
-          sessions.set(sessionId, fresh);
-        },
-      });
+  return serveMcpHttp({
+    server: () => {
       const server = whoamiServer();
       onServer(server);
-      await server.connect(fresh);
-      transport = fresh;
-    }
-    await transport.handleRequest(req, res);
+      return server;
+    },
   });
 }
 
