@@ -8,31 +8,20 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
-import { createToolkit, type ConnectorSource, type Toolkit } from '@toolplane/toolkit';
+import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { cancelMidCall, startSlowCalls } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
 
-interface Running {
-  readonly toolkit: Toolkit;
-  stop(): Promise<void>;
-}
-
-async function startToolkit(source: ConnectorSource = fixtureCommand('stdio')): Promise<Running> {
+async function startToolkit(
+  source: ConnectorSource = fixtureCommand('stdio'),
+): Promise<RunningToolkit> {
   const toolkit = createToolkit({
     connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
   });
   toolkit.addConnector(source, { namespace: 'fx' });
-  const controller = new AbortController();
-  const running = toolkit.run({ signal: controller.signal });
-  await toolkit.ready();
-  return {
-    toolkit,
-    stop: async () => {
-      controller.abort();
-      await running;
-    },
-  };
+  return runToolkit(toolkit);
 }
 
 async function connect(url: URL, headers: Record<string, string> = {}): Promise<Client> {
@@ -91,7 +80,7 @@ const initialize = JSON.stringify({
 });
 
 describe('serveHttp', () => {
-  let running: Running;
+  let running: RunningToolkit;
   let gateway: HttpGateway;
   const serve = (options: Partial<ServeHttpOptions> = {}) =>
     serveHttp(running.toolkit, { port: 0, ...options });
@@ -264,8 +253,8 @@ describe('serveHttp', () => {
  * A toolkit in front of the stdio fixture, served over HTTP for the tests of the describe block
  * this is called in (started before them, closed after).
  */
-function serveForBlock(): { readonly running: Running; readonly gateway: HttpGateway } {
-  const served = {} as { running: Running; gateway: HttpGateway };
+function serveForBlock(): { readonly running: RunningToolkit; readonly gateway: HttpGateway } {
+  const served = {} as { running: RunningToolkit; gateway: HttpGateway };
   beforeAll(async () => {
     served.running = await startToolkit();
     served.gateway = await serveHttp(served.running.toolkit, { port: 0 });
@@ -485,7 +474,7 @@ describe('serveHttp with an upstream that dies under load', () => {
 
 describe('serveHttp with an HTTP upstream that dies under load', () => {
   let fixture: HttpFixture;
-  let running: Running;
+  let running: RunningToolkit;
   let gateway: HttpGateway;
   beforeAll(async () => {
     fixture = await startHttpFixture();

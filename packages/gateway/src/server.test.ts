@@ -27,6 +27,7 @@ import {
   type Prompt,
   type Toolkit,
 } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -48,28 +49,14 @@ const greet: Prompt = {
   template: 'Say hello to {{ who }}.',
 };
 
-interface Running {
-  readonly toolkit: Toolkit;
-  stop(): Promise<void>;
-}
-
-async function startToolkit(): Promise<Running> {
+async function startToolkit(): Promise<RunningToolkit> {
   const toolkit = createToolkit({
     tools: [add],
     prompts: [greet],
     resources: [textResource('notes', 'remember', { uri: 'memo://notes' })],
   });
   toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  const controller = new AbortController();
-  const running = toolkit.run({ signal: controller.signal });
-  await toolkit.ready();
-  return {
-    toolkit,
-    stop: async () => {
-      controller.abort();
-      await running;
-    },
-  };
+  return runToolkit(toolkit);
 }
 
 async function connect(toolkit: Toolkit, options: GatewayOptions = {}): Promise<Client> {
@@ -102,7 +89,7 @@ function nextNotification<T>(
 }
 
 describe('createMcpServer', () => {
-  let running: Running;
+  let running: RunningToolkit;
   let client: Client;
   beforeAll(async () => {
     running = await startToolkit();
@@ -322,7 +309,7 @@ describe('createMcpServer', () => {
 });
 
 describe('search mode', () => {
-  let running: Running;
+  let running: RunningToolkit;
   let client: Client;
   beforeAll(async () => {
     running = await startToolkit();

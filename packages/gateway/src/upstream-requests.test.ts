@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource, type Toolkit } from '@toolplane/toolkit';
+import { runToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './http.js';
 
@@ -20,17 +21,14 @@ interface Served {
 async function serve(source: ConnectorSource): Promise<Served> {
   const toolkit = createToolkit();
   toolkit.addConnector(source, { namespace: 'fx' });
-  const controller = new AbortController();
-  const running = toolkit.run({ signal: controller.signal });
-  await toolkit.ready();
+  const running = await runToolkit(toolkit);
   const gateway = await serveHttp(toolkit, { port: 0 });
   return {
     toolkit,
     gateway,
     stop: async () => {
       await gateway.close();
-      controller.abort();
-      await running;
+      await running.stop();
     },
   };
 }

@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createToolkit, defineTool, type Toolkit, type ToolkitEvent } from '@toolplane/toolkit';
+import { runToolkit } from '@toolplane/toolkit/testing';
 
 const ROUNDS = 9;
 const require = createRequire(import.meta.url);
@@ -87,10 +88,8 @@ async function main(): Promise<void> {
     },
   });
   for (let i = 1; i <= 5; i++) toolkit.addConnector(serverCommand(200), { namespace: `c${i}` });
-  const controller = new AbortController();
-  const running = toolkit.run({ signal: controller.signal });
   const started = performance.now();
-  await toolkit.ready();
+  const { stop } = await runToolkit(toolkit);
   console.log(`5 connectors × 200 tools up in ${(performance.now() - started).toFixed(0)} ms`);
   console.log(`tools in the index: ${toolkit.index.size}`);
 
@@ -149,8 +148,7 @@ async function main(): Promise<void> {
     `\nupstream killed → its 200 tools callable again: median ${median(restarts).toFixed(0)} ms ` +
       `(backoff 10–50 ms; the rest is spawning a tsx child and the MCP handshake)`,
   );
-  controller.abort();
-  await running;
+  await stop();
 }
 
 await main();

@@ -2,6 +2,7 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import { runToolkit } from './testing/run-toolkit.js';
 import { createToolkit, type ToolkitEvent } from './toolkit.js';
 
 describe('Toolkit.onEvent', () => {
@@ -28,10 +29,8 @@ describe('Toolkit.connector', () => {
     toolkit.onEvent((event) => heard.push(event));
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
     expect(toolkit.connector('none')).toBeUndefined();
-    const controller = new AbortController();
-    const running = toolkit.run({ signal: controller.signal });
+    const { stop } = await runToolkit(toolkit);
     try {
-      await toolkit.ready();
       const connector = toolkit.connector('fx');
       expect(connector?.state).toBe('connected');
       await toolkit.callTool('fx:log', { message: 'hi', level: 'error' });
@@ -45,8 +44,7 @@ describe('Toolkit.connector', () => {
           data: 'hi',
         });
     } finally {
-      controller.abort();
-      await running;
+      await stop();
     }
   });
 });

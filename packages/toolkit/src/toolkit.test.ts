@@ -9,6 +9,7 @@ import type { Prompt } from './prompts.js';
 import { textResource } from './resources.js';
 import { getSession } from './session.js';
 import { createMemoryStore } from './store.js';
+import { runToolkit } from './testing/run-toolkit.js';
 import { createToolkit, type Toolkit, type ToolkitEvent, type ToolkitOptions } from './toolkit.js';
 
 const open: Toolkit[] = [];
@@ -33,19 +34,6 @@ function makeToolkit(options: ToolkitOptions = {}) {
   const waitFor = (match: (event: ToolkitEvent) => boolean, from = 0) =>
     log.waitFor(match, { from });
   return { toolkit, events: log.events, waitFor };
-}
-
-/** Starts the toolkit in the background and waits for its connectors' first attempts. */
-async function start(toolkit: Toolkit): Promise<{ stop: () => Promise<void> }> {
-  const controller = new AbortController();
-  const running = toolkit.run({ signal: controller.signal });
-  await toolkit.ready();
-  return {
-    stop: async () => {
-      controller.abort();
-      await running;
-    },
-  };
 }
 
 const add = defineTool({
@@ -246,7 +234,7 @@ describe('connectors', () => {
     const { toolkit } = makeToolkit({ tools: [add] });
     expect(toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'first' })).toBe('first');
     expect(toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'second' })).toBe('second');
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     expect(await toolkit.lookup('first:echo')).toMatchObject({ type: 'tool', id: 'first:echo' });
     expect(await toolkit.lookup('second.echo')).toMatchObject({ type: 'tool', id: 'second:echo' });
     // Bare names: builtins first, then connectors in the order they were added.
@@ -268,7 +256,7 @@ describe('connectors', () => {
   it('lets a tool win over a prompt of the same name, and renders the remote prompt', async () => {
     const { toolkit } = makeToolkit();
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     expect((await toolkit.lookup('fx:echo')).type).toBe('tool');
     const prompt = (await toolkit.list({ type: 'prompt', namespace: 'fx' })).prompts[0];
     expect(prompt?.name).toBe('echo');
@@ -297,7 +285,7 @@ describe('connectors', () => {
     });
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'up' });
     toolkit.addConnector({ command: 'toolplane-no-such-server' }, { namespace: 'down' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     const all = await toolkit.list();
     expect(all.errors.map((e) => e.namespace)).toEqual(['down']);
     expect(all.tools.some((t) => t.namespace === 'up')).toBe(true);
@@ -313,7 +301,7 @@ describe('connectors', () => {
   it('pages with count before paging, offset with or without a limit, and cursors', async () => {
     const { toolkit } = makeToolkit({ tools: [add] });
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     const all = await toolkit.list();
     const items = [...all.tools, ...all.prompts, ...all.resources];
     expect(all.count).toBe(items.length);
@@ -343,7 +331,7 @@ describe('connectors', () => {
   it('relays progress and cancels through call', async () => {
     const { toolkit } = makeToolkit();
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     const progress: number[] = [];
     await toolkit.call(
       'fx:progress',
@@ -372,7 +360,7 @@ describe('connectors', () => {
   it('follows a list change pushed by the server', async () => {
     const { toolkit, events, waitFor } = makeToolkit();
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     const mark = events.length;
     await toolkit.call('fx:define-tool', { name: 'late' });
     await waitFor((e) => e.type === 'tool_list_changed' && e.namespace === 'fx', mark);
@@ -386,7 +374,7 @@ describe('connectors', () => {
       connectorDefaults: { backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
     });
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     const mark = events.length;
     const inFlight = toolkit.call('fx:slow', { ms: 60_000, label: 'killed' });
     const child = childOf(toolkit, 'fx');
@@ -402,7 +390,7 @@ describe('connectors', () => {
   it('stops every child when run() ends', async () => {
     const { toolkit } = makeToolkit();
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await start(toolkit);
+    const { stop } = await runToolkit(toolkit);
     const child = childOf(toolkit, 'fx');
     await stop();
     expect(isRunning(child)).toBe(false);

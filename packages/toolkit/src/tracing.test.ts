@@ -9,6 +9,7 @@ import {
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from './define-tool.js';
+import { runToolkit } from './testing/run-toolkit.js';
 import { createToolkit, type Toolkit } from './toolkit.js';
 
 const exporter = new InMemorySpanExporter();
@@ -81,14 +82,11 @@ describe('tracing', () => {
   it('sends the current trace context to an upstream MCP server in _meta', async () => {
     toolkit = createToolkit({ tracer });
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const controller = new AbortController();
-    const running = toolkit.run({ signal: controller.signal });
-    await toolkit.ready();
+    const { stop } = await runToolkit(toolkit);
     const answer = await toolkit.call('fx:meta', {}, { meta: { traceparent } });
     const sent = JSON.parse(answer?.text ?? '{}') as { traceparent?: string };
     const [span] = exporter.getFinishedSpans();
     expect(sent.traceparent).toBe(`00-${CALLER_TRACE}-${span?.spanContext().spanId ?? ''}-01`);
-    controller.abort();
-    await running;
+    await stop();
   });
 });

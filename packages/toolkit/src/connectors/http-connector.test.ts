@@ -4,6 +4,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 import { listenMcp, serveMcpHttp } from './testing/serve-mcp-http.js';
@@ -164,22 +165,18 @@ describe('toolkit start-up', () => {
       { namespace: 'hangs' },
     );
     toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'healthy' });
-    const controller = new AbortController();
-    const running = toolkit.run({ signal: controller.signal });
-    await toolkit.ready();
+    const { stop } = await runToolkit(toolkit);
     const order = events
       .filter((e) => e.type === 'state_change' && e.state !== 'connecting')
       .map((e) => `${e.namespace}:${e.type === 'state_change' ? e.state : ''}`);
     expect(order).toEqual(['healthy:connected', 'hangs:failed']);
-    controller.abort();
-    await running;
+    await stop();
   });
 
   it('adds a connector while running and removes it, tools and child with it', async () => {
     const toolkit = createToolkit();
     toolkits.push(toolkit);
-    const controller = new AbortController();
-    const running = toolkit.run({ signal: controller.signal });
+    const { stop } = await runToolkit(toolkit);
     expect(toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'late' })).toBe('late');
     await toolkit.ready();
     expect(toolkit.index.hasTool('late:echo')).toBe(true);
@@ -189,7 +186,6 @@ describe('toolkit start-up', () => {
     expect(toolkit.index.hasTool('late:echo')).toBe(false);
     expect(toolkit.connectors()).toEqual([]);
     expect(() => process.kill(pid ?? 0, 0)).toThrow();
-    controller.abort();
-    await running;
+    await stop();
   });
 });
