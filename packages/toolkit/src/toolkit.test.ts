@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
@@ -230,6 +231,32 @@ describe('the user namespace', () => {
 });
 
 describe('connectors', () => {
+  it('cancels a wait for ready with a typed error, and leaves no listener on the signal', async () => {
+    const { toolkit } = makeToolkit();
+    // A server that starts and never answers the handshake: its connector stays connecting.
+    toolkit.addConnector(
+      { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      { namespace: 'mute' },
+    );
+    const run = toolkit.run();
+    expect(await rejectionCodeOf(toolkit.ready({ signal: AbortSignal.abort() }))).toBe('cancelled');
+    const waiting = new AbortController();
+    const wait = toolkit.ready({ signal: waiting.signal });
+    waiting.abort();
+    expect(await rejectionCodeOf(wait)).toBe('cancelled');
+    expect(getEventListeners(waiting.signal, 'abort')).toHaveLength(0);
+    await toolkit.close();
+    await run;
+
+    const { toolkit: quick } = makeToolkit();
+    quick.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    const { stop } = await runToolkit(quick);
+    const longLived = new AbortController();
+    for (let i = 0; i < 3; i++) await quick.ready({ signal: longLived.signal });
+    expect(getEventListeners(longLived.signal, 'abort')).toHaveLength(0);
+    await stop();
+  });
+
   it('resolves scoped names, bare names by registration order, uri#ns and bare URIs', async () => {
     const { toolkit } = makeToolkit({ tools: [add] });
     expect(toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'first' })).toBe('first');

@@ -647,23 +647,26 @@ class ToolkitImpl implements Toolkit {
       await all;
       return;
     }
-    signal.throwIfAborted();
-    await Promise.race([
-      all,
-      new Promise<never>((_, reject) => {
-        signal.addEventListener(
-          'abort',
-          () => {
-            reject(
-              new ToolError('cancelled', 'waiting for the connectors was cancelled', {
-                cause: signal.reason,
-              }),
-            );
-          },
-          { once: true },
-        );
-      }),
-    ]);
+    const cancelled = (): ToolError =>
+      new ToolError('cancelled', 'waiting for the connectors was cancelled', {
+        cause: signal.reason,
+      });
+    if (signal.aborted) throw cancelled();
+    let onAbort: (() => void) | undefined;
+    try {
+      await Promise.race([
+        all,
+        new Promise<never>((_, reject) => {
+          onAbort = () => {
+            reject(cancelled());
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      // A long-lived signal must not collect a listener per wait.
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    }
   }
 
   async close(): Promise<void> {
