@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { BUILTIN_NAMESPACE, createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './http.js';
 import { createConformanceToolkit } from './testing/conformance-toolkit.js';
@@ -38,22 +39,19 @@ function conformance(url: URL): Promise<{ code: number | null; output: string }>
 describe('MCP conformance', () => {
   const fixture = createConformanceToolkit();
   const upstream = createToolkit();
-  const stop = new AbortController();
-  let running: Promise<void>;
+  let running: RunningToolkit;
   let served: HttpGateway;
   let gateway: HttpGateway;
 
   beforeAll(async () => {
     served = await serveHttp(fixture, { port: 0, transparent: BUILTIN_NAMESPACE });
     upstream.addConnector(served.url.href, { namespace: 'conformance' });
-    running = upstream.run({ signal: stop.signal });
-    await upstream.ready();
+    running = await runToolkit(upstream);
     gateway = await serveHttp(upstream, { port: 0, transparent: 'conformance' });
   });
   afterAll(async () => {
     await gateway.close();
-    stop.abort();
-    await running;
+    await running.stop();
     await served.close();
     await fixture.close();
   });

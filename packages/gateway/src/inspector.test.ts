@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './http.js';
 
@@ -19,19 +20,16 @@ const run = promisify(execFile);
 describe('the MCP Inspector CLI through the gateway', () => {
   const toolkit = createToolkit();
   toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  const stop = new AbortController();
-  let running: Promise<void>;
+  let running: RunningToolkit;
   let gateway: HttpGateway;
 
   beforeAll(async () => {
-    running = toolkit.run({ signal: stop.signal });
-    await toolkit.ready();
+    running = await runToolkit(toolkit);
     gateway = await serveHttp(toolkit, { port: 0, token: 'inspector-secret' });
   });
   afterAll(async () => {
     await gateway.close();
-    stop.abort();
-    await running;
+    await running.stop();
   });
 
   /** Runs the Inspector CLI against the gateway and parses the JSON it prints. */

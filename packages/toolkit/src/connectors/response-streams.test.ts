@@ -4,6 +4,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from '../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 import { ResponseStreams } from './response-streams.js';
@@ -167,16 +168,13 @@ describe('Connector response streams over Streamable HTTP', () => {
     served.push(server);
     const toolkit = createToolkit();
     toolkit.addConnector(server.url, { namespace: 'polling' });
-    const stop = new AbortController();
-    const running = toolkit.run({ signal: stop.signal });
+    const { stop } = await runToolkit(toolkit);
     try {
-      await toolkit.ready();
       const failure = await toolkit.callTool('polling:poll').catch((error: unknown) => error);
       expect(ToolError.isInstance(failure)).toBe(true);
       expect(failure).toMatchObject({ code: 'execution' });
     } finally {
-      stop.abort();
-      await running;
+      await stop();
     }
   });
 });
