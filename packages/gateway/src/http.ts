@@ -8,12 +8,8 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
-import {
-  HttpServerTransport,
-  isJsonRpcMessage,
-  MAX_BATCH_SIZE,
-  writeError,
-} from './http-transport.js';
+import { HttpServerTransport, MAX_BATCH_SIZE, writeError } from './http-transport.js';
+import { isJsonRpcMessage } from './jsonrpc.js';
 import {
   createSessionServer,
   GatewayHub,

@@ -1,8 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Toolkit } from '@toolplane/toolkit';
 import { createSingleSession, type GatewayOptions } from './server.js';
+import { StdioTransport } from './stdio-transport.js';
 
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions extends GatewayOptions {
@@ -12,36 +11,14 @@ export interface ServeStdioOptions extends GatewayOptions {
   readonly stdout?: Writable;
   /** Close the toolkit too when the server closes (default `false`: the toolkit is the caller's). */
   readonly closeToolkit?: boolean;
+  /** Longest line read as a message, in bytes (default 4 MiB; longer gets a JSON-RPC error). */
+  readonly maxLineBytes?: number;
 }
 
 /** A running gateway; see {@link serveStdio} and {@link serveHttp}. */
 export interface ServedGateway {
   /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
   close(): Promise<void>;
-}
-
-/**
- * The SDK only reports a line it cannot read; JSON-RPC asks for an error response (with a null
- * ID, as the request's is unknown), so the client hears what went wrong instead of waiting.
- */
-function answerUnreadableLines(transport: StdioServerTransport): void {
-  const report = transport.onerror;
-  transport.onerror = (error) => {
-    report?.(error);
-    const code =
-      error instanceof SyntaxError
-        ? ErrorCode.ParseError
-        : error.name === 'ZodError'
-          ? ErrorCode.InvalidRequest
-          : undefined;
-    if (code === undefined) return;
-    const message =
-      code === ErrorCode.ParseError
-        ? 'a line is not valid JSON; send one JSON-RPC message per line'
-        : 'a line is not a JSON-RPC message';
-    const answer = { jsonrpc: '2.0', id: null, error: { code, message } };
-    transport.send(answer as unknown as JSONRPCMessage).catch(() => undefined);
-  };
 }
 
 /**
@@ -57,7 +34,12 @@ export async function serveStdio(
 ): Promise<ServedGateway> {
   const { server, hub } = createSingleSession(toolkit, options);
   await hub.negotiated;
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const stdin = options.stdin ?? process.stdin;
+  const transport = new StdioTransport(
+    stdin,
+    options.stdout ?? process.stdout,
+    options.maxLineBytes,
+  );
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -65,11 +47,9 @@ export async function serveStdio(
       if (options.closeToolkit === true) await toolkit.close();
     })());
   // The client closing stdin ends the session.
-  const stdin = options.stdin ?? process.stdin;
   stdin.once('end', () => {
     void close();
   });
   await server.connect(transport);
-  answerUnreadableLines(transport);
   return { close };
 }

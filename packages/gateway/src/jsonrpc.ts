@@ -1,0 +1,30 @@
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/**
+ * Whether `value` is a JSON-RPC 2.0 message as MCP uses them: a request or notification (a
+ * string `method`, object `params` if any), or a response to one (a result object, or an error
+ * with an integer `code` and a string `message`). The method's own params are checked later, by
+ * the handler that serves it.
+ */
+export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
+  if (!isObject(value) || value.jsonrpc !== '2.0') return false;
+  if ('id' in value && !isId(value.id)) return false;
+  if (typeof value.method === 'string') return value.params === undefined || isObject(value.params);
+  if (!('id' in value)) return false;
+  if ('result' in value) return isObject(value.result) && !('error' in value);
+  const { error } = value;
+  return (
+    isObject(error) &&
+    typeof error.code === 'number' &&
+    Number.isInteger(error.code) &&
+    typeof error.message === 'string'
+  );
+}

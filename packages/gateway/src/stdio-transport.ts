@@ -1,0 +1,116 @@
+import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonRpcMessage } from './jsonrpc.js';
+
+/** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The server side of MCP's stdio transport: one JSON-RPC message per line each way. A line that
+ * is not JSON, not a JSON-RPC message or longer than `maxLineBytes` is answered with a JSON-RPC
+ * error (ID null: the request's is unknown) and the transport reads on; the message's params are
+ * checked by the handler that serves it, so no line is validated twice.
+ */
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #maxLine: number;
+  readonly #decoder = new StringDecoder('utf8');
+  #partial = '';
+  /** Set while the rest of an over-long line is skipped. */
+  #skipping = false;
+  #closed = false;
+
+  constructor(stdin: Readable, stdout: Writable, maxLineBytes = DEFAULT_MAX_LINE_BYTES) {
+    this.#stdin = stdin;
+    this.#stdout = stdout;
+    this.#maxLine = maxLineBytes;
+  }
+
+  start(): Promise<void> {
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('error', this.#onError);
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.#stdout.once('drain', resolve);
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('error', this.#onError);
+    // Nobody else reading: stop reading, so the process can exit.
+    if (this.#stdin.listenerCount('data') === 0) this.#stdin.pause();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  readonly #onError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    const text = this.#partial + (typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
+    const lines = text.split('\n');
+    this.#partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (this.#skipping) this.#skipping = false;
+      else if (this.#tooLong(line)) this.#refuseLength();
+      else this.#read(line.endsWith('\r') ? line.slice(0, -1) : line);
+    }
+    if (!this.#skipping && this.#tooLong(this.#partial)) {
+      this.#skipping = true;
+      this.#partial = '';
+      this.#refuseLength();
+    } else if (this.#skipping) {
+      this.#partial = '';
+    }
+  };
+
+  #tooLong(text: string): boolean {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most lines need no count.
+    return text.length * 3 > this.#maxLine && Buffer.byteLength(text) > this.#maxLine;
+  }
+
+  #refuseLength(): void {
+    this.#refuse(ErrorCode.InvalidRequest, `a line is longer than ${this.#maxLine} bytes`);
+  }
+
+  #read(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.#refuse(
+        ErrorCode.ParseError,
+        'a line is not valid JSON; send one JSON-RPC message per line',
+      );
+      return;
+    }
+    if (!isJsonRpcMessage(value)) {
+      this.#refuse(ErrorCode.InvalidRequest, 'a line is not a JSON-RPC message');
+      return;
+    }
+    this.onmessage?.(value);
+  }
+
+  #refuse(code: number, message: string): void {
+    this.onerror?.(new Error(message));
+    const answer = { jsonrpc: '2.0', id: null, error: { code, message } };
+    void this.send(answer as unknown as JSONRPCMessage);
+  }
+}
