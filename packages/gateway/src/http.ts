@@ -136,14 +136,15 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   };
 
   const openSession = async (): Promise<HttpSession> => {
+    const id = randomUUID();
     const server = createSessionServer(hub);
-    const transport = new HttpServerTransport(randomUUID());
+    const transport = new HttpServerTransport(id);
     const session: HttpSession = { transport, server, lastSeen: Date.now(), busy: 0 };
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      sessions.delete(id);
     };
     await server.connect(transport);
-    sessions.set(transport.sessionId as string, session);
+    sessions.set(id, session);
     return session;
   };
 
