@@ -50,7 +50,8 @@ export interface McpExecutor {
   /**
    * Calls `toolName` (the tool's MCP name, not its namespaced ID) on `serverName`.
    *
-   * @throws {ToolError} `cancelled` when the signal aborts (the server is told), `timeout` when
+   * @throws {ToolError} `cancelled` as soon as the signal aborts (the server is told; the runner
+   * relies on it and does not race MCP calls against their signal), `timeout` when
    * a time limit passes, `execution` when the server is unknown, fails, goes away, or returns a
    * result with `isError: true` (its text is the message; the result is the `cause`).
    */
@@ -118,7 +119,9 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
   ): Promise<CallToolResult> {
     const signal = call.signal;
     if (signal?.aborted) throw abortError(signal);
-    const client = await lookupClient(clients, serverName);
+    const found = lookupClient(clients, serverName);
+    // Awaited only when it is a promise: a tick less for every call to a connected client.
+    const client = found instanceof Promise ? await found : found;
     if (signal?.aborted) throw abortError(signal);
 
     const onProgress = call.onProgress;

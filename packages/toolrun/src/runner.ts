@@ -425,8 +425,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       failExecution(call, error);
     }
     if (!(out instanceof Promise)) return finish(call, out);
+    // A handler or provider may ignore the signal, so the call is raced against it; an MCP
+    // executor rejects as soon as the signal aborts (its contract), so racing it too would only
+    // cost every call a promise and a listener.
     const settled =
-      call.signal === undefined ? out : raceAbort(out, call.signal, call.toolId, call.backend);
+      call.signal === undefined || call.backend.kind === 'mcp'
+        ? out
+        : raceAbort(out, call.signal, call.toolId, call.backend);
     return settled.then(
       (raw) => finish(call, raw),
       (error: unknown) => failExecution(call, error),
