@@ -143,6 +143,30 @@ describe('builtins', () => {
     }).not.toThrow();
   });
 
+  it('gives the code inside a call the session its caller passed', async () => {
+    const { toolkit } = makeToolkit({
+      tools: [
+        defineTool({
+          name: 'whoami',
+          description: 'Says who called.',
+          input: { type: 'object' },
+          run: () => {
+            const { id, clientInfo, meta } = getSession();
+            return { id, client: clientInfo?.name, meta };
+          },
+        }),
+      ],
+    });
+    const result = await toolkit.callTool(
+      'builtin:whoami',
+      {},
+      { session: { id: 's-1', clientInfo: { name: 'inspector', version: '1' } }, meta: { m: 1 } },
+    );
+    expect(result.structured).toEqual({ id: 's-1', client: 'inspector', meta: { m: 1 } });
+    // Outside the call the caller's session is gone.
+    expect(getSession().id).toBeUndefined();
+  });
+
   it('stops prompt → tool → prompt recursion at maxCallDepth', async () => {
     const self: { toolkit?: Toolkit } = {};
     let calls = 0;
@@ -288,6 +312,24 @@ describe('connectors', () => {
     const prompt = (await toolkit.list({ type: 'prompt', namespace: 'fx' })).prompts[0];
     expect(prompt?.name).toBe('echo');
     expect((await prompt?.prompt.render({ text: 'hi' }))?.text).toBe('Repeat after me: hi');
+    await stop();
+  });
+
+  it('gives middleware the caller’s session on calls to MCP tools', async () => {
+    const seen: unknown[] = [];
+    const { toolkit } = makeToolkit({
+      middleware: [
+        (next) => (call) => {
+          seen.push(getSession().id);
+          return next(call);
+        },
+      ],
+    });
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    const { stop } = await runToolkit(toolkit);
+    const result = await toolkit.callTool('fx:echo', { text: 'hi' }, { session: { id: 's-2' } });
+    expect(result.structured).toBe('hi');
+    expect(seen).toEqual(['s-2']);
     await stop();
   });
 

@@ -185,6 +185,12 @@ export interface CallOptions {
   readonly onProgress?: ProgressListener;
   /** The request's `_meta`; a W3C `traceparent` there parents the call's span. */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Who is calling, for the code that runs inside the call (builtins, prompt delegates,
+   * providers, middleware): what {@link getSession} answers there. Fields not given are
+   * inherited from the current session. A server calling on behalf of its clients passes it.
+   */
+  readonly session?: Partial<Session>;
 }
 
 /** A resource template a toolkit exposes: a builtin one or a connector's. */
@@ -900,10 +906,16 @@ class ToolkitImpl implements Toolkit {
             outer(event.progress, event.total, event.message);
           });
     const meta = options.meta ?? getSession().meta;
+    const run = (): Promise<T> => traced(this.#tracer, { ...call, meta }, () => fn(onProgress));
+    // Only code that runs in this process inside the call can ask for its session or call back
+    // into the toolkit; an MCP tool without middleware runs none, so its call skips the async
+    // context (on Node 20, entering one makes every promise the process creates cost more).
+    if (call.backend === 'mcp' && (this.#options.middleware?.length ?? 0) === 0) return run();
     const session: Partial<Session> =
       onProgress === undefined
-        ? { meta }
+        ? { ...options.session, meta }
         : {
+            ...options.session,
             meta,
             progress: (progress, total, message) => {
               onProgress({
@@ -913,9 +925,7 @@ class ToolkitImpl implements Toolkit {
               });
             },
           };
-    return callDepth.run(depth + 1, () =>
-      runInSession(session, () => traced(this.#tracer, { ...call, meta }, () => fn(onProgress))),
-    );
+    return callDepth.run(depth + 1, () => runInSession(session, run));
   }
 
   async #read(item: ResourceItem, signal: AbortSignal | undefined): Promise<Resource> {
