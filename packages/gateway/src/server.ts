@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
-  CallToolRequestSchema,
   CompleteRequestSchema,
   CreateMessageResultSchema,
   CreateMessageResultWithToolsSchema,
@@ -32,7 +31,6 @@ import {
 import {
   BUILTIN_NAMESPACE,
   CALLER_META_KEY,
-  runInSession,
   toMcpResource,
   toResourceContents,
   ToolError,
@@ -49,11 +47,8 @@ import {
 import { createValidator, toMcpJson, type SchemaValidator } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
 import { searchTools } from './search-mode.js';
+import { GatewayServer } from './gateway-server.js';
 
-// The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
-// names and lists that the gateway must map itself.
-// eslint-disable-next-line @typescript-eslint/no-deprecated
-const Server = SdkServer;
 /** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 export type McpServerInstance = SdkServer;
@@ -120,8 +115,11 @@ function wantsLog(session: SessionState, level: LoggingLevel): boolean {
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
-// unique across every gateway in the process, so one handler serves them all.
+// unique across every gateway in the process (a random prefix, then a count), so one handler
+// serves them all; they never leave the process.
 const callers = new Map<string, GatewayCall>();
+const CALLER_PREFIX = randomUUID();
+let callerCount = 0;
 
 /** A session's tool call in flight. */
 interface GatewayCall {
@@ -267,6 +265,12 @@ function notSupported(feature: string): ToolError {
   );
 }
 
+/** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
+interface ToolTable {
+  readonly building: Promise<NameTable<ToolItem>>;
+  built?: NameTable<ToolItem>;
+}
+
 /**
  * What every session of one served toolkit shares: the name tables, the subscriptions and the
  * coalesced change notifications.
@@ -278,7 +282,9 @@ export class GatewayHub {
   readonly options: GatewayOptions;
   readonly #sessions = new Set<SessionState>();
   readonly #unsubscribe: (() => void)[];
-  #tools: Promise<NameTable<ToolItem>> | undefined;
+  // The tool table, being built or built, until something changes.
+  #tools: ToolTable | undefined;
+  #negotiated = false;
   #pending = new Set<ListKind>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
@@ -290,9 +296,14 @@ export class GatewayHub {
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
     this.options = options;
-    this.negotiated = toolkit.setUpstreamRequestHandler(forwardUpstreamRequests).catch(() => {
-      // A connector that failed to reconnect keeps retrying on its own.
-    });
+    this.negotiated = toolkit
+      .setUpstreamRequestHandler(forwardUpstreamRequests)
+      .catch(() => {
+        // A connector that failed to reconnect keeps retrying on its own.
+      })
+      .then(() => {
+        this.#negotiated = true;
+      });
     this.#unsubscribe = [
       toolkit.onEvent((event) => {
         this.#onEvent(event);
@@ -303,6 +314,11 @@ export class GatewayHub {
         this.#queue('tools');
       }),
     ];
+  }
+
+  /** Whether {@link GatewayHub.negotiated} has settled, so a handler need not wait a tick for it. */
+  get isNegotiated(): boolean {
+    return this.#negotiated;
   }
 
   /** How many sessions are attached. */
@@ -336,18 +352,30 @@ export class GatewayHub {
 
   async tools(fresh = false): Promise<NameTable<ToolItem>> {
     if (fresh || this.#tools === undefined) {
-      const building = this.toolkit.list({ type: 'tool' }).then(({ tools }) =>
-        NameTable.build(
-          tools.filter((t) => this.allowed(t)),
-          this.options,
+      const entry: ToolTable = {
+        building: this.toolkit.list({ type: 'tool' }).then(({ tools }) =>
+          NameTable.build(
+            tools.filter((t) => this.allowed(t)),
+            this.options,
+          ),
         ),
+      };
+      this.#tools = entry;
+      entry.building.then(
+        (table) => {
+          entry.built = table;
+        },
+        () => {
+          if (this.#tools === entry) this.#tools = undefined;
+        },
       );
-      this.#tools = building;
-      building.catch(() => {
-        if (this.#tools === building) this.#tools = undefined;
-      });
     }
-    return this.#tools;
+    return this.#tools.building;
+  }
+
+  /** The current tool table when it is built, so a call need not wait a tick for it. */
+  toolsNow(): NameTable<ToolItem> | undefined {
+    return this.#tools?.built;
   }
 
   async prompts(signal?: AbortSignal): Promise<NameTable<PromptItem>> {
@@ -534,7 +562,7 @@ export function createSingleSession(
 export function createSessionServer(hub: GatewayHub): McpServerInstance {
   const { toolkit, options } = hub;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  const server = new Server(options.serverInfo ?? DEFAULT_SERVER_INFO, {
+  const server = new GatewayServer(options.serverInfo ?? DEFAULT_SERVER_INFO, {
     capabilities: {
       tools: { listChanged: true },
       prompts: { listChanged: true },
@@ -574,15 +602,15 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    await hub.negotiated;
+  server.setToolCallHandler(async (request, extra) => {
+    if (!hub.isNegotiated) await hub.negotiated;
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
     // Progress and log messages are sent before the result they precede, never after it.
-    let sent: Promise<unknown> = Promise.resolve();
+    let sent: Promise<unknown> | undefined;
     const notify = (notification: ServerNotification): Promise<void> => {
       const sending = extra.sendNotification(notification).catch(() => undefined);
-      sent = Promise.all([sent, sending]);
+      sent = sent === undefined ? sending : Promise.all([sent, sending]);
       return sending;
     };
     const onProgress =
@@ -593,7 +621,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
           };
     const call = async (item: ToolItem, input: Record<string, unknown>) => {
       // Upstream sampling and elicitation during this call come back to this session.
-      const caller = randomUUID();
+      const caller = `${CALLER_PREFIX}:${++callerCount}`;
       callers.set(caller, { server, extra });
       try {
         // Builtins and prompt delegates see who called, and talk to them (getSession()).
@@ -606,17 +634,16 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
                 })
               : Promise.resolve(),
         });
-        const result = await runInSession(calling, () =>
-          toolkit.callTool(item.id, input, {
-            signal: extra.signal,
-            meta: { ...meta, [CALLER_META_KEY]: caller },
-            ...(onProgress === undefined ? {} : { onProgress }),
-          }),
-        );
-        await sent;
+        const result = await toolkit.callTool(item.id, input, {
+          signal: extra.signal,
+          meta: { ...meta, [CALLER_META_KEY]: caller },
+          session: calling,
+          ...(onProgress === undefined ? {} : { onProgress }),
+        });
+        if (sent !== undefined) await sent;
         return toCallToolResult(result);
       } catch (error) {
-        await sent;
+        if (sent !== undefined) await sent;
         return errorResult(error, item);
       } finally {
         callers.delete(caller);
@@ -627,7 +654,8 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       if (tool === undefined) throw unknownTool(name);
       return tool.run(hub, args, { call, signal: extra.signal });
     }
-    const item = (await hub.tools()).resolve(name) ?? (await hub.tools(true)).resolve(name);
+    const table = hub.toolsNow() ?? (await hub.tools());
+    const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
     if (item === undefined) throw unknownTool(name);
     return call(item, args);
   });

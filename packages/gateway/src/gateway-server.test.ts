@@ -1,0 +1,101 @@
+import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import {
+  CallToolRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  type CallToolRequest,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { GatewayServer } from './gateway-server.js';
+
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's Server, to compare with
+const Server = SdkServer;
+
+const info = { name: 'test', version: '0' };
+const options = { capabilities: { tools: {} } };
+
+const echo = (request: CallToolRequest) =>
+  Promise.resolve({ content: [{ type: 'text' as const, text: request.params.name }] });
+
+/** Sends `messages` raw to `server` and collects what it answers and what it reports as errors. */
+async function exchange(
+  server: InstanceType<typeof Server>,
+  messages: readonly unknown[],
+): Promise<{ replies: JSONRPCMessage[]; errors: string[] }> {
+  const [client, serverSide] = InMemoryTransport.createLinkedPair();
+  const replies: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  client.onmessage = (message) => replies.push(message);
+  server.onerror = (error) => errors.push(error.message);
+  await server.connect(serverSide);
+  await client.start();
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: info },
+  } as const;
+  for (const message of [initialize, ...messages]) await client.send(message as JSONRPCMessage);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await server.close();
+  return { replies, errors };
+}
+
+const messages: unknown[] = [
+  { jsonrpc: '2.0', id: 1, method: 'ping' },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } },
+  // Bad params: the one parse of the request refuses them as the SDK's two did.
+  { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } },
+  { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 7 } },
+  { jsonrpc: '2.0', id: 5, method: 'no/such/method' },
+  // Not what the SDK's strict schemas accept: it reports them and answers nothing.
+  { jsonrpc: '2.0', id: 6, method: 'ping', extra: true },
+  { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+  { jsonrpc: '2.0', id: null, method: 'ping' },
+  { jsonrpc: '2.0', method: 'ping', params: [] },
+  { jsonrpc: '1.0', id: 7, method: 'ping' },
+  { jsonrpc: '2.0', id: 8, method: 'ping', __proto__: { polluted: true } },
+  { jsonrpc: '2.0', id: 9, method: 'ping' },
+];
+
+describe('GatewayServer', () => {
+  it('relies on dispatch methods this SDK has (the fast path would quietly go otherwise)', () => {
+    const prototype = Server.prototype as unknown as Record<string, unknown>;
+    expect(typeof prototype._onrequest).toBe('function');
+    expect(typeof prototype._onnotification).toBe('function');
+  });
+
+  it('answers every message, well-formed or not, exactly as the SDK’s Server does', async () => {
+    const sdk = new Server(info, options);
+    sdk.setRequestHandler(CallToolRequestSchema, echo);
+    const ours = new GatewayServer(info, options);
+    ours.setToolCallHandler(echo);
+
+    const expected = await exchange(sdk, messages);
+    const actual = await exchange(ours, messages);
+    expect(actual).toEqual(expected);
+    // The comparison means something: answers, refusals and reported errors all occur.
+    const ids = expected.replies.map((reply) => ('id' in reply ? String(reply.id) : '-'));
+    expect(ids.sort()).toEqual(['1', '2', '3', '4', '5', '9', 'init']);
+    expect(expected.replies.filter((reply) => 'error' in reply)).toHaveLength(3);
+    expect(expected.errors.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('keeps a handler the transport had before it was connected', async () => {
+    const [client, serverSide] = InMemoryTransport.createLinkedPair();
+    const seen: unknown[] = [];
+    serverSide.onmessage = (message) => seen.push(message);
+    const server = new GatewayServer(info, options);
+    await server.connect(serverSide);
+    await client.start();
+    const replies: JSONRPCMessage[] = [];
+    client.onmessage = (message) => replies.push(message);
+    await client.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toHaveLength(1);
+    expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    await server.close();
+  });
+});
