@@ -178,6 +178,13 @@ describe('serveHttp', () => {
     });
     expect(oversized.status).toBe(413);
     expect(JSON.parse(oversized.body)).toHaveProperty('error');
+    // Chunked, so only reading tells the size: refused once over, the rest discarded.
+    const chunked = await raw(gateway.url, {
+      body: JSON.stringify({ pad: 'x'.repeat(128 * 1024) }),
+      headers: { ...auth, 'transfer-encoding': 'chunked' },
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toMatchObject({ error: { code: -32600 } });
     // A body shorter than its Content-Length, then the connection ends.
     await new Promise<void>((resolve, reject) => {
       const socket = netConnect(Number(gateway.url.port), '127.0.0.1', () => {
