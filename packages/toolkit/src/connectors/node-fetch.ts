@@ -73,7 +73,9 @@ function encodeBody(body: RequestInit['body']): EncodedBody | undefined | typeof
 
 function headersOf(init: RequestInit, body: EncodedBody | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => {
+  // The SDK passes a Headers already; copying it into another first cost every request.
+  const given = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+  given.forEach((value, name) => {
     headers[name] = value;
   });
   if (body !== undefined) {
