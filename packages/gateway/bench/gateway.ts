@@ -18,8 +18,8 @@ import { createToolkit, defineTool, requestScopedFetch } from '@toolplane/toolki
 import { z } from 'zod';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 
-const CALLS = 2_000;
-const RUNS = 5;
+const CALLS = 2_100;
+const RUNS = 7;
 const CONCURRENCY = 32;
 
 function median(values: number[]): number {
@@ -35,12 +35,14 @@ function percentile(values: number[], p: number): number {
 interface Latency {
   readonly median: number;
   readonly p99: number;
+  /** Each round's median, in round order (the paths of one call to latencies() share rounds). */
+  readonly rounds: readonly number[];
 }
 
 /**
  * The latency of each call, in µs: warmed up, then measured in RUNS interleaved rounds (every
  * path once per round) so that load that comes and goes hits every path alike; the median of the
- * rounds' medians and of their p99s.
+ * rounds' medians and of their p99s, and the rounds' medians for comparing paths round by round.
  */
 async function latencies(calls: readonly (() => Promise<unknown>)[]): Promise<Latency[]> {
   for (const call of calls) for (let i = 0; i < 200; i++) await call();
@@ -58,7 +60,11 @@ async function latencies(calls: readonly (() => Promise<unknown>)[]): Promise<La
       p99s[index]?.push(percentile(times, 0.99) * 1000);
     }
   }
-  return calls.map((_, i) => ({ median: median(medians[i] ?? []), p99: median(p99s[i] ?? []) }));
+  return calls.map((_, i) => ({
+    median: median(medians[i] ?? []),
+    p99: median(p99s[i] ?? []),
+    rounds: medians[i] ?? [],
+  }));
 }
 
 async function throughput(call: () => Promise<unknown>): Promise<number> {
@@ -191,13 +197,19 @@ function row(label: string, r: Latency, rate: number): string {
   return `${label.padEnd(36)} median ${r.median.toFixed(0).padStart(6)} µs   p99 ${r.p99.toFixed(0).padStart(6)} µs   ${rate.toFixed(0).padStart(6)} calls/s @${CONCURRENCY}`;
 }
 
+/** The median over rounds of what `path` adds to `direct` in that round, as a multiple of it. */
+function hopRatio(direct: Latency, path: Latency): number {
+  return median(direct.rounds.map((d, round) => ((path.rounds[round] ?? NaN) - d) / d));
+}
+
 /** The lines comparing a transport's three paths: through/direct, and the hop against the floor. */
 function verdict(name: string, direct: Latency, relay: Latency, gateway: Latency): string {
   const hop = gateway.median - direct.median;
   const floor = relay.median - direct.median;
   return (
     `${name}: through the gateway ${(gateway.median / direct.median).toFixed(2)}× the direct path; ` +
-    `its hop adds ${hop.toFixed(0)} µs = ${(hop / direct.median).toFixed(2)}× the direct path (target ≤ 1.3×); ` +
+    `its hop adds ${hop.toFixed(0)} µs = ${(hop / direct.median).toFixed(2)}× the direct path ` +
+    `(round by round: ${hopRatio(direct, gateway).toFixed(2)}×; target ≤ 1.3×); ` +
     `a byte relay's hop adds ${floor.toFixed(0)} µs (${(floor / direct.median).toFixed(2)}×), ` +
     `so the gateway's hop is ${(hop / Math.max(floor, 1)).toFixed(2)}× the floor of a process in the middle`
   );

@@ -158,10 +158,15 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     transport.handlePost(res, post.messages, post.batch, req.headers);
   };
 
-  /** The session a request names; a new one for an initialize request that names none. */
-  const sessionFor = async (req: IncomingMessage, post: Post | undefined): Promise<HttpSession> => {
+  /**
+   * The session a request names (at once, with no tick to wait); a new one for an initialize
+   * request that names none.
+   */
+  const sessionFor = (
+    req: IncomingMessage,
+    post: Post | undefined,
+  ): HttpSession | Promise<HttpSession> => {
     const id = req.headers['mcp-session-id'];
-    const initialize = post?.messages.some((m) => isInitializeRequest(m)) === true;
     if (typeof id === 'string') {
       const session = sessions.get(id);
       if (session === undefined) {
@@ -171,13 +176,15 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           'the session is unknown or has ended; initialize a new one',
         );
       }
-      if (initialize) {
+      if (
+        post?.messages.some((m) => (m as { method?: unknown }).method === 'initialize') === true
+      ) {
         throw new HttpError(400, ErrorCode.InvalidRequest, 'this session is already initialized');
       }
       checkProtocolVersion(req);
       return session;
     }
-    if (post === undefined || !initialize) {
+    if (post === undefined || !post.messages.some((m) => isInitializeRequest(m))) {
       throw new HttpError(
         400,
         ErrorCode.InvalidRequest,
@@ -192,14 +199,15 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     checkAccess(req);
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    if (url.pathname === '/healthz' && req.method === 'GET') {
+    // The endpoint itself, as clients send it, needs no parsing.
+    const pathname = req.url === path ? path : new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (pathname === '/healthz' && req.method === 'GET') {
       const connectors = toolkit.connectors();
       const ok = connectors.every((c) => c.state === 'connected');
       writeJson(res, 200, { status: ok ? 'ok' : 'degraded', sessions: sessions.size, connectors });
       return;
     }
-    if (url.pathname !== path)
+    if (pathname !== path)
       throw new HttpError(404, ErrorCode.InvalidRequest, `not found; the MCP endpoint is ${path}`);
     const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
     if (!allowed.includes(req.method ?? '')) {
@@ -219,7 +227,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         await serveStateless(req, res, post);
         return;
       }
-      const session = await sessionFor(req, post);
+      const found = sessionFor(req, post);
+      const session = found instanceof Promise ? await found : found;
       session.lastSeen = Date.now();
       session.busy++;
       try {
@@ -362,8 +371,9 @@ function sameOrigin(origin: string, hosts: Set<string>): boolean {
 
 /**
  * The request's body parsed as JSON. Read with plain stream events: an async iterator over the
- * request cost every call several ticks and promises. A body over `maxBytes` is refused as soon as
- * it is seen (the rest is discarded by the server, never held); one cut short fails.
+ * request cost every call several ticks and promises, and a body of its declared length is parsed
+ * without waiting for the stream's end. A body over `maxBytes` is refused as soon as it is seen
+ * (the rest is discarded by the server, never held); one cut short fails.
  */
 function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const tooLarge = (): HttpError =>
@@ -387,8 +397,13 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > maxBytes) settle(tooLarge());
-      else chunks.push(chunk);
+      if (size > maxBytes) {
+        settle(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+      // A body of the length declared is complete; its 'end' would only come a tick or two later.
+      if (size === declared) settle();
     };
     const onEnd = (): void => {
       settle();
