@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
-import { ToolError } from '@toolplane/toolmodel';
+import { createValidator, ToolError, type SchemaValidator } from '@toolplane/toolmodel';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -141,6 +141,26 @@ describe('builtins', () => {
     expect(() => {
       getSession().progress(1);
     }).not.toThrow();
+  });
+
+  it('validates calls with the validator it is given', async () => {
+    const base = createValidator();
+    const checked: string[] = [];
+    const validator: SchemaValidator = {
+      ...base,
+      validateInput: (tool, args) => {
+        checked.push(`in:${tool.name}`);
+        return base.validateInput(tool, args);
+      },
+      validateOutput: (tool, value) => {
+        checked.push(`out:${tool.name}`);
+        return base.validateOutput(tool, value);
+      },
+    };
+    const { toolkit } = makeToolkit({ tools: [add], validator });
+    expect((await toolkit.callTool('builtin:add', { a: 1, b: 2 })).structured).toEqual({ sum: 3 });
+    expect(await rejectionCodeOf(toolkit.callTool('builtin:add', { a: 'one' }))).toBe('validation');
+    expect(checked).toEqual(['in:add', 'out:add', 'in:add']);
   });
 
   it('gives the code inside a call the session its caller passed', async () => {

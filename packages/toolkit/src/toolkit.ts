@@ -8,7 +8,13 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
-import { NAMESPACE_PATTERN, ToolError, toolId, type Tool } from '@toolplane/toolmodel';
+import {
+  NAMESPACE_PATTERN,
+  ToolError,
+  toolId,
+  type SchemaValidator,
+  type Tool,
+} from '@toolplane/toolmodel';
 import {
   createLocalRegistry,
   createMcpExecutor,
@@ -114,6 +120,13 @@ export interface ToolkitOptions {
   readonly maxCallDepth?: number;
   /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
   readonly middleware?: readonly Middleware[];
+  /**
+   * Validates every tool call's arguments and result against the tool's schemas. Default: the
+   * runner's, `createValidator()` from @toolplane/toolmodel (no code generation, so it runs on
+   * every runtime); where code generation is allowed, `createAjvValidator()` from
+   * @toolplane/validator-ajv validates many times faster.
+   */
+  readonly validator?: SchemaValidator;
   /** Defaults for every connector (timeouts, backoff, client info). */
   readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
 }
@@ -409,6 +422,7 @@ class ToolkitImpl implements Toolkit {
       local: this.#local,
       mcp: createMcpExecutor({ clients: (serverName) => this.#clientOf(serverName) }),
       ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
+      ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
     this.#unsubscribeStore = options.store?.subscribe((change) => {
       this.#emit({
