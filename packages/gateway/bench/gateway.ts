@@ -3,7 +3,8 @@
 // process that moves bytes and parses none: the floor of any hop), and the paths are measured in
 // interleaved rounds so that load on the machine hits them alike. Then an HTTP gateway in front of
 // a stdio upstream, ours and mcp-proxy (a peer from npm); tools/list of 1,000 aggregated tools;
-// memory per session. Everything of ours runs built (dist), as users run it.
+// memory per session. Everything of ours runs built (dist), as users run it, and the gateway
+// validates calls with @toolplane/validator-ajv, as `toolplane serve` does.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -145,6 +146,7 @@ function httpGatewayChild(upstream: URL | ServerCommand): Promise<Child> {
   const source = upstream instanceof URL ? upstream.href : upstream;
   const { command, args } = gatewayCommand([{ namespace: 'fx', source }], {}, 'http', {
     built: true,
+    ajv: true,
   });
   return startChild(command, args, /LISTENING (\S+)/);
 }
@@ -224,7 +226,10 @@ const upstreamCommand = fixtureCommand('stdio');
 const direct = await stdioClient(upstreamCommand);
 const viaRelay = await stdioClient(stdioRelay(upstreamCommand));
 const viaGateway = await stdioClient(
-  gatewayCommand([{ namespace: 'fx', source: upstreamCommand }], {}, 'stdio', { built: true }),
+  gatewayCommand([{ namespace: 'fx', source: upstreamCommand }], {}, 'stdio', {
+    built: true,
+    ajv: true,
+  }),
 );
 const [stdioDirect, stdioRelayed, stdioGateway] = (await latencies([
   echo(direct, 'echo'),

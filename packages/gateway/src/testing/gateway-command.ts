@@ -9,13 +9,14 @@ const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));
 /**
  * The command that runs a gateway in a child process, in front of `upstreams`: from the sources,
  * or with `built` from the packages' dist folders (as users run it; benchmarks want that, since
- * tsx adds a naming helper around every closure).
+ * tsx adds a naming helper around every closure); with `ajv`, calls are validated by
+ * @toolplane/validator-ajv, as the CLI's gateway validates them.
  */
 export function gatewayCommand(
   upstreams: readonly { namespace: string; source: ConnectorSource }[],
   options: GatewayOptions = {},
   mode: 'stdio' | 'http' = 'stdio',
-  { built = false }: { readonly built?: boolean } = {},
+  { built = false, ajv = false }: { readonly built?: boolean; readonly ajv?: boolean } = {},
 ): { command: string; args: string[] } {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
   return {
@@ -25,7 +26,7 @@ export function gatewayCommand(
       '--import',
       tsx,
       entry,
-      JSON.stringify({ upstreams, options, http: mode === 'http' }),
+      JSON.stringify({ upstreams, options, http: mode === 'http', ajv }),
     ],
   };
 }

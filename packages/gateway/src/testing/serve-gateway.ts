@@ -4,15 +4,18 @@
 // imported by name, so the `@toolplane/source` condition picks sources and its absence the build.
 import { serveHttp, serveStdio, type GatewayOptions } from '@toolplane/gateway';
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
+import { createAjvValidator } from '@toolplane/validator-ajv';
 
 interface Config {
   readonly upstreams: readonly { namespace: string; source: ConnectorSource }[];
   readonly options?: GatewayOptions;
   readonly http?: boolean;
+  /** Validate with @toolplane/validator-ajv, as the CLI's gateway does. */
+  readonly ajv?: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{"upstreams":[]}') as Config;
-const toolkit = createToolkit();
+const toolkit = createToolkit(config.ajv === true ? { validator: createAjvValidator() } : {});
 for (const { namespace, source } of config.upstreams) toolkit.addConnector(source, { namespace });
 const running = toolkit.run();
 await toolkit.ready();
