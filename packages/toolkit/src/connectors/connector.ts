@@ -28,6 +28,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { ConnectorClient } from './connector-client.js';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
 import { ResponseStreams, type StreamVerdict } from './response-streams.js';
@@ -380,7 +381,7 @@ export class Connector {
     const calls = new CallTracker();
     this.#advertised = capabilityKey(upstream);
     const make = (): Client => {
-      const client = new Client(info, {
+      const client = new ConnectorClient(info, {
         capabilities: {
           ...(upstream?.capabilities.sampling === true ? { sampling: {} } : {}),
           // Form mode only: URL mode needs the caller's client to support it, unknown here.
