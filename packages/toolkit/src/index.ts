@@ -71,6 +71,8 @@ export {
   createConnector,
   requestScopedFetch,
 } from './connectors/connector.js';
+export { StreamableHttpClientTransport } from './connectors/http-client-transport.js';
+export type { StreamableHttpClientTransportOptions } from './connectors/http-client-transport.js';
 export { mcpHttpFetch } from './connectors/mcp-fetch.js';
 export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {

@@ -4,7 +4,6 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
@@ -31,8 +30,8 @@ import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { ConnectorClient } from './connector-client.js';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
-import { ResponseStreams, type StreamVerdict } from './response-streams.js';
-import { watchedFetch } from './scoped-fetch.js';
+import { StreamableHttpClientTransport } from './http-client-transport.js';
+import { requestScopedFetch } from './scoped-fetch.js';
 
 export { requestScopedFetch } from './scoped-fetch.js';
 export type { RequestScopedFetchOptions } from './scoped-fetch.js';
@@ -441,35 +440,32 @@ export class Connector {
       }
     }
     const { url, headers } = httpTarget(source);
-    const requestInit: RequestInit = { headers };
-    const streams = new ResponseStreams();
-    const fetch = watchedFetch({
-      onRelatedRequest: (callId, requestId) => {
-        calls.relate(callId, requestId);
-      },
-      onStreamError: (_requestId, error) => {
-        if (current !== undefined) this.#checkAlive(current, error);
-      },
-      onStreamEnd: (end) => {
-        const verdict = streams.settle(end);
-        if (current !== undefined)
-          this.#streamEnded(current, verdict, end.opened ? undefined : end.error);
-      },
-    });
+    const onStreamError = (error: unknown): void => {
+      if (current !== undefined) this.#checkAlive(current, error);
+    };
     try {
       const client = make();
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch }), {
-        timeout,
-        signal,
+      const transport = new StreamableHttpClientTransport(url, {
+        headers,
+        onRelatedRequest: (callId, requestId) => {
+          calls.relate(callId, requestId);
+        },
+        onStreamError,
       });
+      await client.connect(transport, { timeout, signal });
       return connected(client);
     } catch (streamableError) {
       if (this.#isClosed()) throw streamableError;
       // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
       const client = make();
+      const fetch = requestScopedFetch({
+        onStreamError: (_requestId, error) => {
+          onStreamError(error);
+        },
+      });
       try {
         // eslint-disable-next-line @typescript-eslint/no-deprecated -- the fallback the spec asks clients to keep
-        await client.connect(new SSEClientTransport(url, { requestInit, fetch }), {
+        await client.connect(new SSEClientTransport(url, { requestInit: { headers }, fetch }), {
           timeout,
           signal,
         });
@@ -479,22 +475,6 @@ export class Connector {
         throw streamableError;
       }
     }
-  }
-
-  /**
-   * A response stream ended (see {@link ResponseStreams}): a request whose answer can no longer
-   * arrive fails now instead of waiting out its timeout; `refused` is why a resumption got no
-   * stream at all, which may mean the server or its session is gone.
-   */
-  #streamEnded(client: Client, verdict: StreamVerdict, refused: unknown): void {
-    const transport = client.transport;
-    if (verdict.kind !== 'lost' || transport === undefined) return;
-    transport.onmessage?.({
-      jsonrpc: '2.0',
-      id: verdict.requestId,
-      error: { code: ErrorCode.ConnectionClosed, message: verdict.reason },
-    });
-    if (refused !== undefined) this.#checkAlive(client, refused);
   }
 
   /**

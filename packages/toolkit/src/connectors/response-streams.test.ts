@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from '../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
-import { ResponseStreams } from './response-streams.js';
 import { serveMcpHttp, type SeenRequest, type ServedMcp } from './testing/serve-mcp-http.js';
 
 // A call that waited for its answer would wait out the SDK's 60 s request timeout, three times the
@@ -176,61 +175,5 @@ describe('Connector response streams over Streamable HTTP', () => {
     } finally {
       await stop();
     }
-  });
-});
-
-describe('ResponseStreams', () => {
-  const end = {
-    requestId: 7,
-    resumedFrom: undefined,
-    opened: true,
-    lastEventId: undefined,
-    answered: false,
-  };
-
-  it('settles a stream that carried its answer, whatever else happened', () => {
-    const streams = new ResponseStreams();
-    expect(streams.settle({ ...end, answered: true, error: new Error('reset') })).toEqual({
-      kind: 'settled',
-    });
-  });
-
-  it('follows a request through a chain of resumptions until its answer', () => {
-    const streams = new ResponseStreams();
-    expect(streams.settle({ ...end, lastEventId: 'a' })).toEqual({
-      kind: 'resuming',
-      requestId: 7,
-    });
-    const resumed = { ...end, requestId: undefined, resumedFrom: 'a' };
-    expect(streams.settle({ ...resumed, lastEventId: 'b' })).toEqual({
-      kind: 'resuming',
-      requestId: 7,
-    });
-    // "a" was used up: a second resumption from it belongs to no request.
-    expect(streams.settle({ ...resumed, lastEventId: 'c' })).toEqual({ kind: 'settled' });
-    expect(streams.settle({ ...resumed, resumedFrom: 'b', answered: true })).toEqual({
-      kind: 'settled',
-    });
-  });
-
-  it('gives up a request whose resumption opened no stream', () => {
-    const streams = new ResponseStreams();
-    streams.settle({ ...end, lastEventId: 'a' });
-    const verdict = streams.settle({
-      ...end,
-      requestId: undefined,
-      resumedFrom: 'a',
-      opened: false,
-      error: new Error('HTTP 404'),
-    });
-    expect(verdict).toMatchObject({ kind: 'lost', requestId: 7 });
-  });
-
-  it('ignores streams that carried no request (a GET that resumes nothing)', () => {
-    const streams = new ResponseStreams();
-    expect(streams.settle({ ...end, requestId: undefined })).toEqual({ kind: 'settled' });
-    expect(streams.settle({ ...end, requestId: undefined, resumedFrom: 'x' })).toEqual({
-      kind: 'settled',
-    });
   });
 });

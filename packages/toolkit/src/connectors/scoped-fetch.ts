@@ -11,11 +11,75 @@ import { mcpHttpFetch } from './mcp-fetch.js';
  * or its event stream is read, cancelled or failed. Aborting the long-lived signal still aborts
  * every request and stream in progress.
  *
- * Every connector over HTTP uses it; pass it as `fetch` to your own
+ * Connectors use it for servers on the older HTTP+SSE transport (Streamable HTTP has a transport
+ * of its own, `StreamableHttpClientTransport`); pass it as `fetch` to the SDK's
  * `StreamableHTTPClientTransport` for the same effect.
  */
 export function requestScopedFetch(options: RequestScopedFetchOptions = {}): typeof fetch {
-  return watchedFetch(options);
+  const base = options.fetch ?? mcpHttpFetch;
+  const observe = options.onRelatedRequest;
+  const broke = options.onStreamError;
+  return async (input, init) => {
+    const outer = init?.signal;
+    if (outer === undefined || outer === null) return base(input, init);
+    outer.throwIfAborted();
+    const inner = new AbortController();
+    const release = follow(outer, inner);
+    let response: Response;
+    try {
+      response = await base(input, { ...init, signal: inner.signal });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    // A JSON answer is read at once; an event stream may last as long as the call runs, so it
+    // stays followed until the stream is done with. Only a stream's body is touched.
+    const streaming = response.headers.get('content-type')?.includes('text/event-stream') === true;
+    const body = streaming && response.ok ? response.body : null;
+    if (body === null) {
+      release();
+      return response;
+    }
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    const sent = observe === undefined && broke === undefined ? {} : sentMessage(init?.body);
+    const callId = sent.method === 'tools/call' ? sent.id : undefined;
+    const scan =
+      callId === undefined || observe === undefined
+        ? undefined
+        : new EventStreamScan((id) => {
+            observe(callId, id);
+          });
+    const watched = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          try {
+            const { done, value } = await reader.read();
+            if (done) {
+              release();
+              controller.close();
+            } else {
+              scan?.push(value);
+              controller.enqueue(value);
+            }
+          } catch (error) {
+            release();
+            controller.error(error);
+            if (!inner.signal.aborted) broke?.(sent.id, error);
+          }
+        },
+        async cancel(reason) {
+          release();
+          await reader.cancel(reason);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(watched, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
 }
 
 /** Options of {@link requestScopedFetch}. */
@@ -37,153 +101,6 @@ export interface RequestScopedFetchOptions {
   readonly onStreamError?: (requestId: string | number | undefined, error: unknown) => void;
 }
 
-/** How an event stream that may carry a request's answer ended; see {@link WatchedFetchOptions}. */
-export interface StreamEnd {
-  /** The JSON-RPC ID of the request a POST sent; `undefined` for a GET. */
-  readonly requestId: string | number | undefined;
-  /** The `Last-Event-ID` a GET sent to resume an earlier stream, if it did. */
-  readonly resumedFrom: string | undefined;
-  /** False for a resuming GET that got no event stream (see `error`). */
-  readonly opened: boolean;
-  /** The ID of the last event the stream carried: where resuming it would start. */
-  readonly lastEventId: string | undefined;
-  /**
-   * Whether it carried a JSON-RPC response (a result or an error). A stream only carries the
-   * answer to the request that opened it, or to the one whose stream it resumes: this is that.
-   */
-  readonly answered: boolean;
-  /**
-   * Why it ended, when it broke rather than closed; for a resuming GET, also the HTTP status or
-   * network error that kept it from opening.
-   */
-  readonly error?: unknown;
-}
-
-/** {@link RequestScopedFetchOptions} and what a connector hears besides. */
-export interface WatchedFetchOptions extends RequestScopedFetchOptions {
-  /**
-   * Hears every POST's event stream end, however it ended (not by an abort), and every GET that
-   * resumed a stream (`Last-Event-ID`): when its stream ends, or when it got no stream at all.
-   */
-  readonly onStreamEnd?: (end: StreamEnd) => void;
-}
-
-/** {@link requestScopedFetch} with the connector's stream watching; see {@link StreamEnd}. */
-export function watchedFetch(options: WatchedFetchOptions = {}): typeof fetch {
-  const base = options.fetch ?? mcpHttpFetch;
-  const observe = options.onRelatedRequest;
-  const broke = options.onStreamError;
-  const ended = options.onStreamEnd;
-  return async (input, init) => {
-    const outer = init?.signal;
-    if (outer === undefined || outer === null) return base(input, init);
-    outer.throwIfAborted();
-    const inner = new AbortController();
-    const release = follow(outer, inner);
-    const resumedFrom = isGet(init) ? lastEventIdOf(init) : undefined;
-    const endWithout = (error: unknown): void => {
-      if (resumedFrom !== undefined && !inner.signal.aborted) {
-        const end = { requestId: undefined, resumedFrom, opened: false, lastEventId: undefined };
-        ended?.({ ...end, answered: false, error });
-      }
-    };
-    let response: Response;
-    try {
-      response = await base(input, { ...init, signal: inner.signal });
-    } catch (error) {
-      release();
-      endWithout(error);
-      throw error;
-    }
-    // A JSON answer is read at once; an event stream may last as long as the call runs, so it
-    // stays followed until the stream is done with.
-    const streaming = response.headers.get('content-type')?.includes('text/event-stream') === true;
-    if (!response.ok) endWithout(new Error(`HTTP ${response.status}`));
-    else if (!streaming) endWithout(new Error('the answer was not an event stream'));
-    // The body is only touched for a stream: a JSON answer's is left for the SDK to read.
-    const body = streaming && response.ok ? response.body : null;
-    if (body === null) {
-      release();
-      return response;
-    }
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    let answered = false;
-    const sent =
-      observe === undefined && broke === undefined && ended === undefined
-        ? {}
-        : sentMessage(init?.body);
-    const requestId = resumedFrom === undefined ? sent.id : undefined;
-    const callId = sent.method === 'tools/call' ? sent.id : undefined;
-    const watching = ended !== undefined && (requestId !== undefined || resumedFrom !== undefined);
-    const scan =
-      callId === undefined && !watching
-        ? undefined
-        : new EventStreamScan({
-            onRequest:
-              callId === undefined || observe === undefined
-                ? undefined
-                : (id) => {
-                    observe(callId, id);
-                  },
-            onResponse: () => {
-              answered = true;
-            },
-          });
-    const report = (error?: unknown): void => {
-      if (!watching || inner.signal.aborted) return;
-      const end = {
-        requestId,
-        resumedFrom,
-        opened: true,
-        lastEventId: scan?.lastEventId,
-        answered,
-      };
-      ended(error === undefined ? end : { ...end, error });
-    };
-    const watched = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          try {
-            const { done, value } = await reader.read();
-            if (done) {
-              release();
-              controller.close();
-              report();
-            } else {
-              scan?.push(value);
-              controller.enqueue(value);
-            }
-          } catch (error) {
-            release();
-            controller.error(error);
-            if (!inner.signal.aborted) broke?.(sent.id, error);
-            report(error);
-          }
-        },
-        async cancel(reason) {
-          release();
-          await reader.cancel(reason);
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    return new Response(watched, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
-}
-
-function isGet(init: RequestInit | undefined): boolean {
-  return (init?.method ?? 'GET').toUpperCase() === 'GET';
-}
-
-function lastEventIdOf(init: RequestInit | undefined): string | undefined {
-  const value = new Headers(init?.headers).get('last-event-id');
-  return value === null || value === '' ? undefined : value;
-}
-
 /** The method and ID of a single JSON-RPC message sent as a request body. */
 function sentMessage(body: unknown): { method?: unknown; id?: string | number } {
   if (typeof body !== 'string') return {};
@@ -197,25 +114,17 @@ function sentMessage(body: unknown): { method?: unknown; id?: string | number } 
 
 /**
  * Reads an event stream's chunks as they pass (server-sent events, as the SDK writes them) and
- * keeps what a connector needs: the last event ID, and the JSON-RPC requests and responses.
+ * reports the ID of every JSON-RPC request in it.
  */
 class EventStreamScan {
-  /** The ID of the last complete event that had one. */
-  lastEventId: string | undefined;
-  readonly #onRequest: ((id: string | number) => void) | undefined;
-  readonly #onResponse: () => void;
+  readonly #onRequest: (id: string | number) => void;
   readonly #decoder = new TextDecoder();
   // The pieces of a line that spans chunks, joined once the line ends: a long line costs once.
   #partial: string[] = [];
   #data: string[] = [];
-  #id: string | undefined;
 
-  constructor(hooks: {
-    onRequest: ((id: string | number) => void) | undefined;
-    onResponse: () => void;
-  }) {
-    this.#onRequest = hooks.onRequest;
-    this.#onResponse = hooks.onResponse;
+  constructor(onRequest: (id: string | number) => void) {
+    this.#onRequest = onRequest;
   }
 
   push(chunk: Uint8Array): void {
@@ -236,28 +145,15 @@ class EventStreamScan {
       this.#dispatch();
       return;
     }
-    const colon = line.indexOf(':');
-    if (colon === 0) return; // a comment (keep-alive)
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const raw = colon === -1 ? '' : line.slice(colon + 1);
-    const value = raw.startsWith(' ') ? raw.slice(1) : raw;
-    if (field === 'data') this.#data.push(value);
-    // An empty ID does not make a stream resumable (the SDK ignores it too).
-    else if (field === 'id' && value !== '' && !value.includes('\0')) this.#id = value;
+    if (line.startsWith('data:')) this.#data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
   }
 
   #dispatch(): void {
-    if (this.#id !== undefined) this.lastEventId = this.#id;
-    this.#id = undefined;
     const data = this.#data.join('\n');
     this.#data = [];
-    // Only requests and responses carry an ID, and only requests (and notifications) a method:
-    // a large answer is not parsed a second time unless it mentions "method".
-    if (!data.includes('"id"')) return;
-    if (!data.includes('"method"')) {
-      this.#onResponse();
-      return;
-    }
+    // Only requests carry both an ID and a method: a large answer is not parsed a second time
+    // unless it mentions both.
+    if (!data.includes('"id"') || !data.includes('"method"')) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -267,9 +163,9 @@ class EventStreamScan {
     for (const message of Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]) {
       if (typeof message !== 'object' || message === null) continue;
       const { method, id } = message as { method?: unknown; id?: unknown };
-      if (typeof id !== 'string' && typeof id !== 'number') continue;
-      if (typeof method === 'string') this.#onRequest?.(id);
-      else if (method === undefined) this.#onResponse();
+      if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) {
+        this.#onRequest(id);
+      }
     }
   }
 }
