@@ -440,7 +440,7 @@ export class Connector {
       }
     }
     const { url, headers } = httpTarget(source);
-    const onStreamError = (error: unknown): void => {
+    const onSessionDoubt = (error: unknown): void => {
       if (current !== undefined) this.#checkAlive(current, error);
     };
     try {
@@ -450,7 +450,7 @@ export class Connector {
         onRelatedRequest: (callId, requestId) => {
           calls.relate(callId, requestId);
         },
-        onStreamError,
+        onSessionDoubt,
       });
       await client.connect(transport, { timeout, signal });
       return connected(client);
@@ -460,7 +460,7 @@ export class Connector {
       const client = make();
       const fetch = requestScopedFetch({
         onStreamError: (_requestId, error) => {
-          onStreamError(error);
+          onSessionDoubt(error);
         },
       });
       try {
@@ -478,9 +478,10 @@ export class Connector {
   }
 
   /**
-   * A response stream broke (or a resumption failed). The SDK never notices a server that died,
-   * so a ping decides whether the connection is still there; if not, it is closed, which fails
-   * every request in flight and starts a reconnect. One check at a time per connection.
+   * A response stream broke, a resumption failed, or the server answered 404 for the session.
+   * The SDK never notices a server that died or forgot the session, so a ping decides whether the
+   * connection is still there; if not, it is closed, which fails every request in flight and
+   * starts a reconnect (a new session). One check at a time per connection.
    */
   #checkAlive(client: Client, error: unknown): void {
     if (this.#client !== client || this.#checking.has(client)) return;
@@ -488,7 +489,9 @@ export class Connector {
     client
       .ping({ timeout: this.#options.connectTimeoutMs ?? 10_000 })
       .catch(async () => {
-        this.#lastError = new Error('the server stopped answering', { cause: error });
+        this.#lastError = new Error('the server stopped answering or lost the session', {
+          cause: error,
+        });
         await client.close();
       })
       .catch(() => undefined)

@@ -27,10 +27,11 @@ export interface StreamableHttpClientTransportOptions {
    */
   readonly onRelatedRequest?: (callId: RequestId, requestId: RequestId) => void;
   /**
-   * Hears an event stream that broke, or a resumption the server refused: the server may be
-   * gone, which nothing else on an idle connection would tell.
+   * Hears what may mean the server or the session is gone, which the SDK's client would never
+   * find out by itself: an event stream that broke, a resumption the server refused, an HTTP 404
+   * for the session (the spec's word for a session the server no longer knows).
    */
-  readonly onStreamError?: (error: unknown) => void;
+  readonly onSessionDoubt?: (error: unknown) => void;
 }
 
 /** What an event stream carries the answer to, and how it came to be read. */
@@ -131,10 +132,14 @@ export class StreamableHttpClientTransport implements Transport {
       this.#noteSession(answer);
       if (answer.statusCode < 200 || answer.statusCode > 299) {
         const text = await answer.body.text().catch(() => '');
-        throw new StreamableHTTPError(
+        const failure = new StreamableHTTPError(
           answer.statusCode,
-          `Error POSTing to endpoint: ${redirectNote(answer, this.#url) ?? text}`,
+          `Error POSTing to endpoint (HTTP ${answer.statusCode}): ${redirectNote(answer, this.#url) ?? text}`,
         );
+        if (answer.statusCode === 404 && this.#sessionId !== undefined) {
+          this.#options.onSessionDoubt?.(failure);
+        }
+        throw failure;
       }
       if (answer.statusCode === 202 || requestId === undefined) {
         await answer.body.dump();
@@ -169,7 +174,7 @@ export class StreamableHttpClientTransport implements Transport {
       if ((answer.statusCode < 200 || answer.statusCode > 299) && answer.statusCode !== 405) {
         throw new StreamableHTTPError(
           answer.statusCode,
-          `Failed to terminate session: ${redirectNote(answer, this.#url) ?? String(answer.statusCode)}`,
+          `Failed to terminate session (HTTP ${answer.statusCode})${suffix(redirectNote(answer, this.#url))}`,
         );
       }
       this.#sessionId = undefined;
@@ -297,7 +302,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (answer.statusCode === 405) return undefined;
     throw new StreamableHTTPError(
       answer.statusCode,
-      `Failed to open SSE stream: ${redirectNote(answer, this.#url) ?? String(answer.statusCode)}`,
+      `Failed to open SSE stream (HTTP ${answer.statusCode})${suffix(redirectNote(answer, this.#url))}`,
     );
   }
 
@@ -311,7 +316,7 @@ export class StreamableHttpClientTransport implements Transport {
       })
       .catch((error: unknown) => {
         if (this.#closing.signal.aborted) return;
-        this.#options.onStreamError?.(error);
+        this.#options.onSessionDoubt?.(error);
         this.#lose(
           requestId,
           `the server did not resume the response stream from event "${lastEventId}" (${asError(error).message})`,
@@ -364,7 +369,7 @@ export class StreamableHttpClientTransport implements Transport {
     body.once('error', (error) => {
       if (this.#closing.signal.aborted) return;
       this.onerror?.(new Error(`SSE stream disconnected: ${asError(error).message}`));
-      this.#options.onStreamError?.(error);
+      this.#options.onSessionDoubt?.(error);
       this.#ended(context, lastEventId, answered, error);
     });
   }
@@ -453,6 +458,10 @@ function isMessage(value: unknown): value is JSONRPCMessage {
     !Array.isArray(value) &&
     (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
   );
+}
+
+function suffix(note: string | undefined): string {
+  return note === undefined ? '' : `: ${note}`;
 }
 
 function asError(error: unknown): Error {

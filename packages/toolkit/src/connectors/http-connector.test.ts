@@ -113,6 +113,42 @@ describe('Connector over HTTP', () => {
     expect(connector.lists.tools.map((tool) => tool.name)).toEqual(['whoami']);
     expect((await whoami(connector)).headers?.authorization).toBe('Bearer legacy');
   });
+
+  it('starts a new session when the server forgets its session (HTTP 404)', async () => {
+    const forgotten = new Set<string>();
+    const served = await serveMcpHttp({
+      server: whoamiServer,
+      intercept: (request, res) => {
+        const session = request.headers['mcp-session-id'];
+        if (typeof session !== 'string' || !forgotten.has(session)) return false;
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(
+          '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}',
+        );
+        return true;
+      },
+    });
+    servers.push(served);
+    const log = recordEvents<ConnectorEvent>();
+    const connector = createConnector(served.url, {
+      namespace: 'who',
+      onEvent: log.push,
+      backoff: { initialDelayMs: 10, maxDelayMs: 20 },
+    });
+    connectors.push(connector);
+    connector.start();
+    await connector.ready();
+    const first = (await whoami(connector)).headers?.['mcp-session-id'];
+    expect(first).toBeDefined();
+    forgotten.add(first ?? '');
+    await expect(whoami(connector)).rejects.toThrow(/404/);
+    await expect.poll(() => connector.state, { timeout: 5_000 }).toBe('connected');
+    await expect
+      .poll(async () => (await whoami(connector)).headers?.['mcp-session-id'], { timeout: 5_000 })
+      .not.toBe(first);
+    const states = log.events.filter((e) => e.type === 'state_change').map((e) => e.state);
+    expect(states).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'connected']);
+  });
 });
 
 describe('Connector list changes', () => {
