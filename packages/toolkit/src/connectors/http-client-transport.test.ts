@@ -195,7 +195,7 @@ describe('StreamableHttpClientTransport', () => {
       SyntaxError,
     );
     await expect(transport.send({ jsonrpc: '2.0', id: 5, method: 'ping' })).rejects.toThrow(
-      /could not reach http:\/\/127\.0\.0\.1:\d+\/mcp/,
+      /POST http:\/\/127\.0\.0\.1:\d+\/mcp failed/,
     );
     expect(errors).toHaveLength(6);
   });

@@ -224,7 +224,7 @@ export class StreamableHttpClientTransport implements Transport {
         });
       } catch (error) {
         if (this.#closing.signal.aborted) throw error;
-        throw new Error(`could not reach ${url.href}: ${asError(error).message}`, {
+        throw new Error(`${method} ${url.href} failed: ${asError(error).message}`, {
           cause: error,
         });
       }
