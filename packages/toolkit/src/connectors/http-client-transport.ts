@@ -1,10 +1,10 @@
+import { StringDecoder } from 'node:string_decoder';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { Agent, type Dispatcher } from 'undici';
 
@@ -56,17 +56,19 @@ interface Answer {
  * The MCP Streamable HTTP transport, client side, on undici's connection pool.
  *
  * Why not the SDK's: a connector's calls are a gateway's hot path, and the SDK's transport goes
- * through `fetch` (a `Headers` object, a `Request`, web streams, a zod parse of every message),
- * which cost a gateway ~100 µs of CPU a call more than this, on top of fetch's own HTTP client,
- * ~35 µs slower than undici's `request`. The protocol is the SDK's: the same headers, the session
- * and protocol version, a JSON answer or an event stream per POST, the session's GET stream
- * opened once initialized (405 means none) and reopened when it ends, redirects followed within
- * the origin, resumption with `Last-Event-ID` after the server's `retry` delay.
+ * through `fetch`: a `Headers` object and a `Request` per message, web streams for every body, a
+ * zod parse of every message. Even over the toolkit's leanest `fetch` (node:http, an answer
+ * handed over as JSON) that cost a gateway ~150 µs of CPU a call more than this transport on
+ * undici's `request`. The protocol is the SDK's: the same headers, the session and protocol
+ * version, a JSON answer or an event stream per POST, the session's GET stream opened once
+ * initialized (405 means none) and reopened when it ends, redirects followed within the origin,
+ * resumption with `Last-Event-ID` after the server's `retry` delay.
  *
  * What it adds: an answer that can no longer arrive fails its request at once (an error response
  * with `ConnectionClosed`), where the SDK's would leave it to time out. That is a stream that ends
  * or breaks before the answer with no event ID to resume from, a resumption the server refuses,
- * and a resumed stream that ends without the answer or a new event ID.
+ * and a resumed stream that ends without the answer or a new event ID. And it reports what may
+ * mean a lost server or session (see `onSessionDoubt`).
  */
 export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
