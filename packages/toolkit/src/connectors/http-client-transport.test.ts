@@ -208,6 +208,9 @@ describe('StreamableHttpClientTransport', () => {
       if (req.url === '/old') {
         res.writeHead(307, { location: '/mcp?moved=1' });
         res.end();
+      } else if (req.url === '/loop') {
+        res.writeHead(307, { location: '/loop' });
+        res.end();
       } else if (req.url === '/away') {
         res.writeHead(308, { location: elsewhere.url.href });
         res.end();
@@ -225,6 +228,9 @@ describe('StreamableHttpClientTransport', () => {
     const away = transportTo(new URL('/away', server.url)).transport;
     await expect(away.send(call)).rejects.toThrow(/redirected to .*, not followed/);
     expect(elsewhere.seen).toEqual([]);
+    const loop = transportTo(new URL('/loop', server.url)).transport;
+    await expect(loop.send(call)).rejects.toThrow('more than 20 redirects');
+    expect(server.seen.filter((r) => r.url === '/loop')).toHaveLength(21);
   });
 
   it('fails a call whose event stream ends before the answer with nothing to resume from', async () => {

@@ -256,13 +256,10 @@ export class StreamableHttpClientTransport implements Transport {
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) this.#deliver(message);
   }
 
-  #deliver(message: unknown): boolean {
-    if (!isMessage(message)) {
+  #deliver(message: unknown): void {
+    if (isMessage(message)) this.onmessage?.(message);
+    else
       this.onerror?.(new Error(`not a JSON-RPC message: ${JSON.stringify(message).slice(0, 200)}`));
-      return false;
-    }
-    this.onmessage?.(message);
-    return true;
   }
 
   /**
@@ -449,7 +446,10 @@ function isRedirect(status: number): boolean {
 function redirectNote(answer: Answer, url: URL): string | undefined {
   const location = header(answer.headers, 'location');
   if (!isRedirect(answer.statusCode) || location === undefined) return undefined;
-  return `redirected to ${new URL(location, url).href}, not followed: it leaves ${url.origin}`;
+  const next = new URL(location, url);
+  return next.origin === url.origin
+    ? `more than ${MAX_REDIRECTS} redirects, the last to ${next.href}`
+    : `redirected to ${next.href}, not followed: it leaves ${url.origin}`;
 }
 
 /** A JSON-RPC 2.0 message by shape; the SDK's protocol checks each kind's members. */
