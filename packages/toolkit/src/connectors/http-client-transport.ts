@@ -10,8 +10,13 @@ import { Agent, type Dispatcher } from 'undici';
 
 type RequestId = string | number;
 
-/** One keep-alive agent for every connector in the process (undici pools connections per origin). */
-const agent = new Agent();
+/**
+ * One keep-alive agent for every connector in the process (undici pools connections per origin).
+ * No HTTP-level time limits: undici's default of 300 s without a byte would break a quiet session
+ * stream, or fail a long tool call whose stream carries nothing meanwhile, every five minutes;
+ * how long a request may take is the MCP request timeout's business.
+ */
+const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 const MAX_REDIRECTS = 20;
 /** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
