@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
@@ -56,15 +56,6 @@ function run(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions below read whatever shape each command prints
 function json(ran: Ran): any {
   return JSON.parse(ran.stdout);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Resolves with the first stderr text matching `pattern`; rejects after `ms` or on exit. */

@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
+import { fixtureCommand, isAlive, recordEvents } from '@toolplane/fixtures';
 import { createValidator, ToolError, type SchemaValidator } from '@toolplane/toolmodel';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -482,19 +482,10 @@ describe('connectors', () => {
     const { stop } = await runToolkit(toolkit);
     const child = childOf(toolkit, 'fx');
     await stop();
-    expect(isRunning(child)).toBe(false);
+    expect(isAlive(child)).toBe(false);
     expect(toolkit.connectors()[0]?.state).toBe('disconnected');
   });
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The PID of a stdio connector's child. */
 function childOf(toolkit: Toolkit, namespace: string): number {

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import {
   fixtureCommand,
+  type HttpFixture,
+  isAlive,
   recordEvents,
   startHttpFixture,
-  type HttpFixture,
 } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,15 +45,6 @@ function connect(source: Parameters<typeof createConnector>[0], options: Connect
 
 const isState = (state: string) => (event: ConnectorEvent) =>
   event.type === 'state_change' && event.state === state;
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('Connector over stdio', () => {
   it('connects, caches the lists and reports connecting then connected', async () => {
@@ -124,7 +116,7 @@ describe('Connector over stdio', () => {
     await connector.ready();
     const pid = connector.pid!;
     await connector.close();
-    expect(isRunning(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     expect(connector.state).toBe('disconnected');
     const count = events.length;
     expect(() => {

@@ -1,4 +1,4 @@
-import { fixtureCommand } from '@toolplane/fixtures';
+import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolkit, type Toolkit } from '../toolkit.js';
@@ -16,16 +16,6 @@ function withFixture(): Toolkit {
   return toolkit;
 }
 
-/** True while a process with this ID exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('runToolkit', () => {
   it('resolves once the connectors are up, and stop ends the run and its children', async () => {
     const toolkit = withFixture();
@@ -33,9 +23,9 @@ describe('runToolkit', () => {
     expect(running.toolkit).toBe(toolkit);
     expect(toolkit.connector('fx')?.state).toBe('connected');
     const pid = toolkit.connectors()[0]?.pid ?? 0;
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     await running.stop();
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     expect(await rejectionCodeOf(toolkit.run())).toBe('invalid_config');
   });
 
