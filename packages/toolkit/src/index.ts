@@ -101,6 +101,7 @@ export type {
 } from './define-tool.js';
 export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
 export { getSession, runInSession, silentLogger } from './session.js';
+export { MASK, Secrets } from './secrets.js';
 export type { Logger, Session, SessionRequestOptions } from './session.js';
 export {
   BUILTIN_NAMESPACE,

@@ -1,0 +1,68 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { describe, expect, it } from 'vitest';
+import { MASK, Secrets } from './secrets.js';
+
+describe('Secrets', () => {
+  it('masks every known value, longest first', () => {
+    const secrets = new Secrets(['sk-abc123', 'sk-abc123-long']);
+    expect(secrets.redact('a sk-abc123-long and sk-abc123.')).toBe(`a ${MASK} and ${MASK}.`);
+  });
+
+  it('ignores values too short to be secrets', () => {
+    const secrets = new Secrets(['abc', '']);
+    expect(secrets.size).toBe(0);
+    expect(secrets.redact('abc')).toBe('abc');
+  });
+
+  it('masks regular-expression characters literally', () => {
+    const secrets = new Secrets(['a.b*c(d)+[e]']);
+    expect(secrets.redact('x a.b*c(d)+[e] axbbc')).toBe(`x ${MASK} axbbc`);
+  });
+
+  it('masks the percent-encoded form a secret takes inside a URL', () => {
+    const secrets = new Secrets(['p@ss word/1']);
+    expect(secrets.redact('GET http://h/?k=p%40ss%20word%2F1 failed')).toBe(
+      `GET http://h/?k=${MASK} failed`,
+    );
+  });
+
+  it('takes URL credentials: user info and credential-named query values', () => {
+    const secrets = new Secrets();
+    secrets.addUrl('https://user:hunter2%21@example.test/mcp?api_key=k-999&page=2&sig=zzzz');
+    secrets.addUrl('https://ghp_tokenvalue@example.test/');
+    secrets.addUrl('not a url');
+    const text = 'hunter2! k-999 zzzz ghp_tokenvalue page=2 user';
+    expect(secrets.redact(text)).toBe(`${MASK} ${MASK} ${MASK} ${MASK} page=2 user`);
+  });
+
+  it('redacts an error message keeping its code, tool and cause', () => {
+    const cause = new Error('inner');
+    const secrets = new Secrets(['sk-live-42']);
+    const error = new ToolError('execution', 'upstream said sk-live-42', {
+      cause,
+      toolId: 'a__b',
+    });
+    const redacted = secrets.redactError(error);
+    expect(ToolError.isInstance(redacted)).toBe(true);
+    expect(redacted).toMatchObject({
+      code: 'execution',
+      message: `upstream said ${MASK}`,
+      toolId: 'a__b',
+    });
+    expect((redacted as ToolError).cause).toBe(cause);
+    const plain = new Error('nothing to hide');
+    expect(secrets.redactError(plain)).toBe(plain);
+  });
+
+  it('redacts the text of error results and leaves successful results alone', () => {
+    const secrets = new Secrets(['sk-live-42']);
+    const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' };
+    const failed = secrets.redactErrorResult({
+      isError: true,
+      content: [{ type: 'text', text: 'key sk-live-42 refused' }, image],
+    });
+    expect(failed.content).toEqual([{ type: 'text', text: `key ${MASK} refused` }, image]);
+    const ok = { content: [{ type: 'text' as const, text: 'sk-live-42' }] };
+    expect(secrets.redactErrorResult(ok)).toBe(ok);
+  });
+});
