@@ -269,6 +269,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     taken.set(namespace, path);
     for (const value of Object.values(server.env ?? {})) secrets.add(value);
     for (const value of Object.values(server.headers ?? {})) secrets.add(value);
+    if ('url' in server) secrets.addUrl(server.url);
     connectors.push(toConnector(server, { key, namespace, path, dir, secrets, fail }));
     if (server.tools !== undefined) filter[namespace] = server.tools;
   }
@@ -464,11 +465,8 @@ function toStore(value: z.infer<typeof configSchema>['store'], dir: string, secr
   }
   if (value === 'memory') return { kind: 'memory' } as const;
   if ('sqlite' in value) return { kind: 'sqlite', path: resolve(dir, value.sqlite) } as const;
-  try {
-    secrets.add(decodeURIComponent(new URL(value.postgres).password));
-  } catch {
-    // not a URL the WHATWG parser takes; pg reports it when connecting
-  }
+  // A string the URL parser refuses adds nothing; pg reports it when connecting.
+  secrets.addUrl(value.postgres);
   return {
     kind: 'postgres',
     connectionString: value.postgres,

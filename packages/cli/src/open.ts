@@ -59,6 +59,8 @@ export async function openToolkit(
     // A CLI runs on Node, where code generation is allowed, and a gateway it serves validates
     // every call: compiled schemas validate many times faster than the default's.
     validator: createAjvValidator(),
+    // The configuration's secrets (substituted variables, headers, tokens) never leave in clear.
+    secrets: config.secrets,
     connectorDefaults: { clientInfo: { name: 'toolplane', version: '0.0.0' } },
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);

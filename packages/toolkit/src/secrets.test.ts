@@ -29,10 +29,11 @@ describe('Secrets', () => {
   it('takes URL credentials: user info and credential-named query values', () => {
     const secrets = new Secrets();
     secrets.addUrl('https://user:hunter2%21@example.test/mcp?api_key=k-999&page=2&sig=zzzz');
-    secrets.addUrl('https://ghp_tokenvalue@example.test/');
+    secrets.addUrl('https://ghp_tokenvalue0123456789@example.test/');
+    secrets.addUrl('postgres://postgres@127.0.0.1/db');
     secrets.addUrl('not a url');
-    const text = 'hunter2! k-999 zzzz ghp_tokenvalue page=2 user';
-    expect(secrets.redact(text)).toBe(`${MASK} ${MASK} ${MASK} ${MASK} page=2 user`);
+    const text = 'hunter2! k-999 zzzz ghp_tokenvalue0123456789 page=2 user postgres';
+    expect(secrets.redact(text)).toBe(`${MASK} ${MASK} ${MASK} ${MASK} page=2 user postgres`);
   });
 
   it('redacts an error message keeping its code, tool and cause', () => {
@@ -52,6 +53,37 @@ describe('Secrets', () => {
     expect((redacted as ToolError).cause).toBe(cause);
     const plain = new Error('nothing to hide');
     expect(secrets.redactError(plain)).toBe(plain);
+  });
+
+  it('takes the credentials of connector sources', () => {
+    const secrets = new Secrets();
+    secrets.addSource({
+      url: 'https://example.test/mcp?token=tok-in-url',
+      headers: { Authorization: 'Bearer abcdef123456' },
+      token: 'token-field-value',
+    });
+    secrets.addSource({ command: 'node', env: { API_KEY: 'not-taken-here' } });
+    expect(secrets.redact('tok-in-url abcdef123456 token-field-value not-taken-here')).toBe(
+      `${MASK} ${MASK} ${MASK} not-taken-here`,
+    );
+  });
+
+  it('redacts state changes and log messages of events', () => {
+    const secrets = new Secrets(['sk-live-42']);
+    const state = secrets.redactEvent({
+      type: 'state_change',
+      namespace: 'a',
+      state: 'failed',
+      error: new Error('stderr: sk-live-42'),
+    });
+    expect(state).toMatchObject({ error: { message: `stderr: ${MASK}` } });
+    const log = secrets.redactEvent({
+      type: 'log_message',
+      namespace: 'a',
+      level: 'info',
+      data: { said: 'key sk-live-42' },
+    });
+    expect(log).toMatchObject({ data: { said: `key ${MASK}` } });
   });
 
   it('redacts the text of error results and leaves successful results alone', () => {

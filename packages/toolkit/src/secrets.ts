@@ -1,11 +1,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '@toolplane/toolmodel';
+import type { ConnectorEvent, ConnectorSource } from './connectors/connector.js';
+import type { Logger } from './session.js';
 
 /** What a secret is replaced by wherever toolplane hands text out. */
 export const MASK = '***';
 
 // Shorter values would mask ordinary digits and words all over the output.
 const MIN_SECRET_LENGTH = 4;
+
+// Shorter user names without a password are logins, not tokens.
+const MIN_BARE_USER_TOKEN = 20;
 
 // Query parameters whose values are credentials by name (`?api_key=…`, `?access_token=…`, `?sig=…`).
 const CREDENTIAL_PARAM =
@@ -38,8 +43,8 @@ export class Secrets {
   }
 
   /**
-   * Remembers the credentials a URL carries: the password of its user info (or the user name
-   * alone, the form `https://TOKEN@host` takes) and the values of query parameters named like
+   * Remembers the credentials a URL carries: the password of its user info (or a token-sized
+   * user name alone, the form `https://TOKEN@host` takes) and the values of query parameters named like
    * credentials (`key`, `api_key`, `token`, `access_token`, `secret`, `password`, `sig`, …).
    * A string that is not a URL adds nothing.
    */
@@ -53,10 +58,32 @@ export class Secrets {
     }
     const user = safeDecode(parsed.username);
     const password = safeDecode(parsed.password);
-    this.add(password === '' ? user : password);
+    // A user name alone is a credential when it is token-sized (`https://ghp_…@host`), not a
+    // login such as `postgres` that would mask the word everywhere.
+    this.add(password !== '' ? password : user.length >= MIN_BARE_USER_TOKEN ? user : undefined);
     for (const [name, value] of parsed.searchParams) {
       if (CREDENTIAL_PARAM.test(name)) this.add(value);
     }
+  }
+
+  /**
+   * Remembers what a connector source carries that must not be shown: its URL's credentials,
+   * its header values and its bearer token. A stdio source's environment is not taken: which of
+   * its values are secret only the configuration knows (the CLI adds those it substituted).
+   */
+  addSource(source: ConnectorSource): void {
+    if (typeof source === 'string' || source instanceof URL) {
+      this.addUrl(source);
+      return;
+    }
+    if (!('url' in source)) return;
+    this.addUrl(source.url);
+    for (const value of Object.values(source.headers ?? {})) {
+      this.add(value);
+      // `Bearer abc…`: the credential alone, should it appear without its scheme.
+      this.add(/^\S+\s+(\S{4,})$/.exec(value)?.[1]);
+    }
+    this.add(source.token);
   }
 
   /** How many secret forms are known (a value and its percent-encoded form count once each). */
@@ -85,14 +112,35 @@ export class Secrets {
   redactError<E>(error: E): E | ToolError | Error {
     if (this.#values.size === 0 || !(error instanceof Error)) return error;
     const message = this.redact(error.message);
-    if (message === error.message) return error;
+    // An upstream's error result rides along as the cause and is what a gateway hands on.
+    const cause = isErrorResult(error.cause) ? this.redactErrorResult(error.cause) : error.cause;
+    if (message === error.message && cause === error.cause) return error;
     if (ToolError.isInstance(error)) {
-      return new ToolError(error.code, message, {
-        cause: error.cause,
-        ...(error.toolId === undefined ? {} : { toolId: error.toolId }),
-      });
+      const { toolId, backend, op, errors } = error;
+      return new ToolError(error.code, message, { cause, toolId, backend, op, errors });
     }
-    return new Error(message, { cause: error.cause });
+    return new Error(message, { cause });
+  }
+
+  /**
+   * `event` with the secrets masked where a server's words reach it: a state change's error and a
+   * log message's data. The same object when nothing changes.
+   */
+  redactEvent<E extends ConnectorEvent>(event: E): E {
+    if (this.#values.size === 0) return event;
+    if (event.type === 'state_change' && event.error !== undefined) {
+      const error = this.redactError(event.error);
+      return error === event.error ? event : { ...event, error };
+    }
+    if (event.type === 'log_message') {
+      // `undefined` data has no JSON text.
+      const text = JSON.stringify(event.data) as string | undefined;
+      if (text === undefined) return event;
+      const masked = this.redact(text);
+      if (masked === text) return event;
+      return { ...event, data: parseOr(masked) };
+    }
+    return event;
   }
 
   /**
@@ -101,16 +149,63 @@ export class Secrets {
    */
   redactErrorResult(result: CallToolResult): CallToolResult {
     if (result.isError !== true || this.#values.size === 0) return result;
-    let changed = false;
     const content = result.content.map((block) => {
       if (block.type !== 'text') return block;
       const text = this.redact(block.text);
-      if (text === block.text) return block;
-      changed = true;
-      return { ...block, text };
+      return text === block.text ? block : { ...block, text };
     });
-    return changed ? { ...result, content } : result;
+    return content.some((block, i) => block !== result.content[i])
+      ? { ...result, content }
+      : result;
   }
+}
+
+/**
+ * `logger` with the secrets masked in every message and in the string and error values of its
+ * data (one level deep: what toolplane logs).
+ */
+export function redactingLogger(logger: Logger, secrets: Secrets): Logger {
+  const data = (fields?: Record<string, unknown>): Record<string, unknown> | undefined => {
+    if (fields === undefined || secrets.size === 0) return fields;
+    return Object.fromEntries(
+      Object.entries(fields).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? secrets.redact(value) : secrets.redactError(value),
+      ]),
+    );
+  };
+  return {
+    debug: (message, fields) => {
+      logger.debug(secrets.redact(message), data(fields));
+    },
+    info: (message, fields) => {
+      logger.info(secrets.redact(message), data(fields));
+    },
+    warn: (message, fields) => {
+      logger.warn(secrets.redact(message), data(fields));
+    },
+    error: (message, fields) => {
+      logger.error(secrets.redact(message), data(fields));
+    },
+  };
+}
+
+// A secret that spans JSON syntax could leave masked JSON unparsable: then the text is the data.
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function isErrorResult(value: unknown): value is CallToolResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { isError?: unknown }).isError === true &&
+    Array.isArray((value as { content?: unknown }).content)
+  );
 }
 
 function safeDecode(value: string): string {

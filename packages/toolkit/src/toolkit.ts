@@ -44,6 +44,7 @@ import {
   type RenderedPrompt,
 } from './prompts.js';
 import { completeTemplate, readTemplate, type ResourceTemplate } from './resource-templates.js';
+import { redactingLogger, Secrets } from './secrets.js';
 import {
   resource as toResource,
   resourceInfo,
@@ -127,6 +128,13 @@ export interface ToolkitOptions {
    * @toolplane/validator-ajv validates many times faster.
    */
   readonly validator?: SchemaValidator;
+  /**
+   * Values never to hand out in clear: masked (as `***`) in connector statuses, events, errors,
+   * upstream error results and log lines. The credentials of connector sources (URL user info and
+   * credential-named query values, header values, tokens) are added automatically. Pass the
+   * {@link Secrets} instance of a configuration to keep adding to it.
+   */
+  readonly secrets?: Secrets | Iterable<string>;
   /** Defaults for every connector (timeouts, backoff, client info). */
   readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
 }
@@ -399,6 +407,7 @@ class ToolkitImpl implements Toolkit {
   readonly #options: ToolkitOptions;
   readonly #tracer: Tracer;
   readonly #logger: Logger;
+  readonly #secrets: Secrets;
   readonly #maxDepth: number;
   readonly #local = createLocalRegistry();
   readonly #tools = new Map<string, DefinedTool>();
@@ -415,7 +424,10 @@ class ToolkitImpl implements Toolkit {
   constructor(options: ToolkitOptions) {
     this.#options = options;
     this.#tracer = options.tracer ?? trace.getTracer('@toolplane/toolkit');
-    this.#logger = options.logger ?? silentLogger;
+    this.#secrets =
+      options.secrets instanceof Secrets ? options.secrets : new Secrets(options.secrets);
+    this.#logger =
+      options.logger === undefined ? silentLogger : redactingLogger(options.logger, this.#secrets);
     this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
     this.runner = createRunner({
       index: this.index,
@@ -579,6 +591,7 @@ class ToolkitImpl implements Toolkit {
   addConnector(source: ConnectorSource, options: { namespace?: string } = {}): string {
     if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
     const namespace = this.#claimNamespace(source, options.namespace);
+    this.#secrets.addSource(source);
     const connector = createConnector(source, {
       ...this.#options.connectorDefaults,
       namespace,
@@ -609,7 +622,9 @@ class ToolkitImpl implements Toolkit {
         namespace,
         state,
         ...(pid === undefined ? {} : { pid }),
-        ...(state === 'connected' || lastError === undefined ? {} : { error: lastError.message }),
+        ...(state === 'connected' || lastError === undefined
+          ? {}
+          : { error: this.#secrets.redact(lastError.message) }),
       };
     });
   }
@@ -822,7 +837,7 @@ class ToolkitImpl implements Toolkit {
       namespace: at > 0 ? id.slice(0, at) : '',
       backend: backend ?? 'unresolved',
     } as const;
-    return this.#nested(options, call, (onProgress) => {
+    const run = this.#nested(options, call, (onProgress) => {
       const meta = withTraceContext(options.meta);
       return this.runner.run(id, input, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -831,12 +846,30 @@ class ToolkitImpl implements Toolkit {
         ...(meta === undefined ? {} : { meta }),
       });
     });
+    const result = await run.catch(this.#rethrowRedacted);
+    const mcp = result.mcpResult;
+    return mcp?.isError === true
+      ? { ...result, mcpResult: this.#secrets.redactErrorResult(mcp) }
+      : result;
   }
 
-  async getPrompt(
+  /** Rethrows `error` with the configured secrets masked in its message and error result. */
+  readonly #rethrowRedacted = (error: unknown): never => {
+    throw this.#secrets.redactError(error);
+  };
+
+  getPrompt(
     key: string,
     input: Record<string, unknown> = {},
     options: { signal?: AbortSignal } = {},
+  ): Promise<RenderedPrompt> {
+    return this.#getPrompt(key, input, options).catch(this.#rethrowRedacted);
+  }
+
+  async #getPrompt(
+    key: string,
+    input: Record<string, unknown>,
+    options: { signal?: AbortSignal },
   ): Promise<RenderedPrompt> {
     const item = await this.lookup(key, options);
     if (item.type !== 'prompt')
@@ -844,7 +877,11 @@ class ToolkitImpl implements Toolkit {
     return item.prompt.render(input, options);
   }
 
-  async readResource(key: string, options: { signal?: AbortSignal } = {}): Promise<Resource> {
+  readResource(key: string, options: { signal?: AbortSignal } = {}): Promise<Resource> {
+    return this.#readResource(key, options).catch(this.#rethrowRedacted);
+  }
+
+  async #readResource(key: string, options: { signal?: AbortSignal }): Promise<Resource> {
     let item: ToolkitItem;
     try {
       item = await this.lookup(key, options);
@@ -1118,7 +1155,8 @@ class ToolkitImpl implements Toolkit {
     return client;
   }
 
-  #emit(event: ToolkitEvent): void {
+  #emit(unmasked: ToolkitEvent): void {
+    const event = this.#secrets.redactEvent(unmasked);
     const delegate = this.#options.delegate;
     const listeners: ((event: ToolkitEvent) => void)[] = [...this.#listeners];
     if (delegate?.onEvent !== undefined) listeners.unshift((e) => delegate.onEvent?.(e));

@@ -1,0 +1,180 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const tsx = pathToFileURL(require.resolve('tsx')).href;
+const cli = [process.execPath, '--conditions=@toolplane/source', '--import', tsx, bin] as const;
+
+// Secrets the configuration takes from the environment and from a URL.
+const ENV_KEY = 'sk-env-key-7f3a9c2e';
+const URL_KEY = 'url-key-51d0be44';
+const TOKEN = 'gateway-token-0123456789';
+
+// A minimal MCP server over stdio (no SDK, so it runs from any directory): it tells its stderr its
+// API key, answers `leak` with an error result naming the key and `throw` with an MCP error naming it.
+const LEAKY_SERVER = `
+const key = process.env.API_KEY;
+process.stderr.write('starting; my API key is ' + key + '\\n');
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const line = buffer.slice(0, end);
+    buffer = buffer.slice(end + 1);
+    if (line.trim() === '') continue;
+    const message = JSON.parse(line);
+    if (message.id === undefined) continue;
+    const reply = (body) =>
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }) + '\\n');
+    const params = message.params ?? {};
+    if (message.method === 'initialize') {
+      reply({ result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} },
+        serverInfo: { name: 'leaky', version: '1.0.0' } } });
+    } else if (message.method === 'tools/list') {
+      reply({ result: { tools: [
+        { name: 'leak', inputSchema: { type: 'object' } },
+        { name: 'throw', inputSchema: { type: 'object' } },
+      ] } });
+    } else if (message.method === 'tools/call' && params.name === 'leak') {
+      reply({ result: { isError: true, content: [{ type: 'text', text: 'refused: key ' + key }] } });
+    } else if (message.method === 'tools/call') {
+      reply({ error: { code: -32000, message: 'upstream rejected key ' + key } });
+    } else if (message.method === 'ping') {
+      reply({ result: {} });
+    } else {
+      reply({ error: { code: -32601, message: 'no ' + message.method } });
+    }
+  }
+});
+`;
+
+// A server that dies at start-up after printing its key: the kind of stderr that ends up in a status.
+const DYING_SERVER = `process.stderr.write('fatal: my API key is ' + process.env.API_KEY + ' was refused\\n'); process.exit(1);`;
+
+let dir: string;
+let config: string;
+
+function waitForStderr(
+  child: ChildProcess,
+  pattern: RegExp,
+  ms = 30_000,
+): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`timed out waiting for ${String(pattern)}; stderr so far:\n${seen}`));
+    }, ms);
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match === null) return;
+      clearTimeout(timer);
+      child.stderr?.off('data', onData);
+      resolve(match);
+    };
+    child.stderr?.on('data', onData);
+  });
+}
+
+function run(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const [command, ...rest] = cli;
+    const child = spawn(command, [...rest, ...args], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', LEAK_KEY: ENV_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      resolve({ code, output });
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-redaction-'));
+  config = join(dir, 'toolplane.config.json');
+  const node = process.execPath;
+  await writeFile(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        leaky: { command: node, args: ['-e', LEAKY_SERVER], env: { API_KEY: '${LEAK_KEY}' } },
+        dying: { command: node, args: ['-e', DYING_SERVER], env: { API_KEY: '${LEAK_KEY}' } },
+        // Nothing listens on port 9: the connection fails with the URL in hand.
+        remote: { url: `http://127.0.0.1:9/mcp?api_key=${URL_KEY}&page=1` },
+      },
+      store: 'memory',
+      http: { token: TOKEN },
+    }),
+  );
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('secrets in what leaves the gateway', () => {
+  it('masks configured secrets and URL credentials in /healthz, tool errors and stderr', async () => {
+    const [command, ...rest] = cli;
+    const child = spawn(command, [...rest, 'serve', '--http', '--port', '0', '--config', config], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', LEAK_KEY: ENV_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let client: Client | undefined;
+    try {
+      const [, url] = await waitForStderr(child, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      const endpoint = new URL(url!);
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+
+      client = new Client({ name: 'redaction-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: auth } }),
+      );
+      const leaked = (await client.callTool({ name: 'leaky__leak' })) as CallToolResult;
+      const thrown = (await client.callTool({ name: 'leaky__throw' })) as CallToolResult;
+      expect(leaked.isError).toBe(true);
+      expect(thrown.isError).toBe(true);
+      expect(JSON.stringify(leaked.content)).toContain('refused: key ***');
+      for (const result of [leaked, thrown]) {
+        expect(JSON.stringify(result)).not.toContain(ENV_KEY);
+      }
+
+      const health = await fetch(new URL('/healthz', endpoint), { headers: auth });
+      const body = await health.text();
+      // The details are there (behind the token), the secrets are not.
+      expect(body).toContain('dying');
+      expect(body).not.toContain(ENV_KEY);
+      expect(body).not.toContain(URL_KEY);
+    } finally {
+      await client?.close();
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    expect(stderr).not.toContain(ENV_KEY);
+    expect(stderr).not.toContain(URL_KEY);
+  });
+
+  it('masks them in the connectors command', async () => {
+    const { output } = await run(['connectors', 'status', '--config', config]);
+    expect(output).toContain('dying');
+    expect(output).not.toContain(ENV_KEY);
+    expect(output).not.toContain(URL_KEY);
+  });
+});
