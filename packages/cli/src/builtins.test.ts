@@ -1,6 +1,7 @@
 import { createToolkit, ToolError } from '@toolplane/toolkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { builtinTools } from './builtins.js';
+import { BUILTIN_LIMITS, builtinTools } from './builtins.js';
+import { countText } from './heavy/text-stats.js';
 
 const toolkit = createToolkit({ tools: builtinTools });
 afterAll(async () => {
@@ -89,6 +90,48 @@ describe('json_query', () => {
     expect(await codeOf('json_query', { expression: 'a', json: '{' })).toBe('invalid_argument');
     expect(await codeOf('json_query', { expression: 'a' })).toBe('validation');
   });
+
+  it('stops an expression that asks for 10^8 values, keeping the event loop free meanwhile', async () => {
+    // 347 bytes: each projection multiplies the ten values by ten.
+    const expression = `length([]${'.[@,@,@,@,@,@,@,@,@,@][]'.repeat(8)})`;
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      expect(
+        await codeOf('json_query', { expression, data: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }),
+      ).toMatch(/^(invalid_argument|timeout)$/);
+    } finally {
+      clearInterval(timer);
+    }
+    // The loop went on turning while a worker did (and gave up) the work.
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('refuses a result larger than its limit, and an expression longer than its limit', async () => {
+    const big = 'x'.repeat(BUILTIN_LIMITS.queryResultLength / 2);
+    const error = await toolkit
+      .callTool('builtin:json_query', { expression: '[@, @, @]', data: big })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/more than the 1000000 allowed/);
+    const long = 'a'.repeat(BUILTIN_LIMITS.expressionLength + 1);
+    expect(await codeOf('json_query', { expression: long, data: {} })).toBe('validation');
+  });
+
+  it('stops when the call is cancelled', async () => {
+    const controller = new AbortController();
+    const expression = `length([]${'.[@,@,@,@,@,@,@,@,@,@][]'.repeat(7)})`;
+    const pending = toolkit
+      .callTool(
+        'builtin:json_query',
+        { expression, data: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] },
+        {
+          signal: controller.signal,
+        },
+      )
+      .catch((e: unknown) => e);
+    controller.abort();
+    expect(await pending).toMatchObject({ code: 'cancelled' });
+  });
 });
 
 describe('json_format', () => {
@@ -116,6 +159,36 @@ describe('text_stats', () => {
     expect(stats).toMatchObject({ words: 7, sentences: 4, lines: 3, paragraphs: 2 });
     expect(stats.characters).toBe(45);
     expect(stats.bytes).toBeGreaterThan(Number(stats.characters));
+  });
+
+  it('counts long text exactly, in slices, as one pass over the whole would', () => {
+    const sample = 'Ça va? 👍🏽 e\u0301t\u00e9 — 中文句子。\r\nNext line.  Two  spaces 🇫🇷🇩🇪 ok.\n';
+    const text = sample.repeat(400);
+    const whole = (granularity: 'grapheme' | 'word') => {
+      let count = 0;
+      for (const part of new Intl.Segmenter('en', { granularity }).segment(text)) {
+        if (granularity === 'grapheme' || part.isWordLike === true) count++;
+      }
+      return count;
+    };
+    const counts = countText(text, 'en');
+    expect(counts.characters).toBe(whole('grapheme'));
+    expect(counts.words).toBe(whole('word'));
+  });
+
+  it('counts a text past the inline length on a worker', async () => {
+    const text = 'The quick brown fox. '.repeat(4_000);
+    expect(text.length).toBeGreaterThan(BUILTIN_LIMITS.inlineTextLength);
+    expect(await call('text_stats', { text })).toMatchObject({
+      characters: text.length,
+      words: 16_000,
+      sentences: 4_000,
+    });
+  });
+
+  it('refuses a text longer than its limit', async () => {
+    const text = 'a'.repeat(BUILTIN_LIMITS.textLength + 1);
+    expect(await codeOf('text_stats', { text })).toBe('validation');
   });
 
   it('rejects a malformed locale', async () => {

@@ -11,8 +11,22 @@ import {
   differenceInYears,
   intervalToDuration,
 } from 'date-fns';
-import { search as jmesSearch } from 'jmespath';
 import { z } from 'zod';
+import { cached } from './cached.js';
+import { countOnWorker, queryOnWorker } from './heavy/pool.js';
+import { countText } from './heavy/text-stats.js';
+
+/** Bounds of the builtins' input and output: one caller must not hold a shared gateway. */
+export const BUILTIN_LIMITS = Object.freeze({
+  /** Longest JMESPath expression `json_query` takes. */
+  expressionLength: 4_096,
+  /** Longest JSON text of a `json_query` result. */
+  queryResultLength: 1_000_000,
+  /** Longest text `text_stats` counts. */
+  textLength: 1_000_000,
+  /** Texts up to this length are counted on the calling thread: faster than a worker's round trip. */
+  inlineTextLength: 8_192,
+});
 
 const timeZone = z
   .string()
@@ -142,7 +156,14 @@ export const jsonQuery = defineTool({
     'Extracts and reshapes data from JSON with a JMESPath expression, e.g. "items[?price > `10`].name | sort(@)". Pass the document as a value in "data" or as text in "json".',
   input: z
     .object({
-      expression: z.string().min(1).describe('A JMESPath expression'),
+      expression: z
+        .string()
+        .min(1)
+        .max(
+          BUILTIN_LIMITS.expressionLength,
+          `at most ${String(BUILTIN_LIMITS.expressionLength)} characters`,
+        )
+        .describe('A JMESPath expression'),
       data: z.unknown().optional().describe('The JSON document, as a value'),
       json: z.string().optional().describe('The JSON document, as text'),
     })
@@ -153,19 +174,17 @@ export const jsonQuery = defineTool({
   output: z.object({ result: z.unknown() }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   tags: ['json'],
-  run: ({ expression, data, json }) => {
+  // A 300-byte expression can ask for 10^8 values: every query runs on a worker thread, bounded in
+  // time and memory, and its result in size.
+  run: async ({ expression, data, json }, { signal }) => {
     const document: unknown = json === undefined ? data : parseJson(json).value;
-    try {
-      return {
-        result: (jmesSearch(document, expression) as unknown) ?? null,
-      };
-    } catch (error) {
-      throw new ToolError(
-        'invalid_argument',
-        `expression: not a valid JMESPath expression: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
+    const result = await queryOnWorker(
+      document,
+      expression,
+      BUILTIN_LIMITS.queryResultLength,
+      signal,
+    );
+    return { result: JSON.parse(result) as unknown };
   },
 });
 
@@ -197,8 +216,17 @@ export const textStats = defineTool({
   description:
     'Counts a text\u2019s characters (as people see them), UTF-8 bytes, words, sentences, lines and paragraphs with Unicode segmentation for a locale, and estimates reading time at 238 words a minute.',
   input: z.object({
-    text: z.string(),
-    locale: z.string().default('en').describe('BCP 47 language tag used to find word boundaries'),
+    text: z
+      .string()
+      .max(
+        BUILTIN_LIMITS.textLength,
+        `at most ${String(BUILTIN_LIMITS.textLength)} characters; count a part at a time`,
+      ),
+    locale: z
+      .string()
+      .max(64)
+      .default('en')
+      .describe('BCP 47 language tag used to find word boundaries'),
   }),
   output: z.object({
     characters: z.number(),
@@ -211,38 +239,17 @@ export const textStats = defineTool({
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   tags: ['text'],
-  run: ({ text, locale }) => {
-    const segment = (granularity: 'grapheme' | 'word' | 'sentence') => {
-      try {
-        return cached(
-          segmenters,
-          `${locale}|${granularity}`,
-          () => new Intl.Segmenter(locale, { granularity }),
-        ).segment(text);
-      } catch (error) {
-        throw new ToolError('invalid_argument', `locale: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    };
-    let characters = 0;
-    for (const _ of segment('grapheme')) characters++;
-    let words = 0;
-    for (const part of segment('word')) if (part.isWordLike === true) words++;
-    let sentences = 0;
-    for (const part of segment('sentence')) if (part.segment.trim() !== '') sentences++;
-    const lines =
-      text === '' ? 0 : text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n').length;
-    const paragraphs = text.split(/(?:\r?\n[ \t]*){2,}/).filter((p) => p.trim() !== '').length;
-    return {
-      characters,
-      bytes: Buffer.byteLength(text),
-      words,
-      sentences,
-      lines,
-      paragraphs,
-      readingMinutes: Math.round((words / 238) * 10) / 10,
-    };
+  run: async ({ text, locale }, { signal }) => {
+    if (text.length > BUILTIN_LIMITS.inlineTextLength) {
+      return countOnWorker(text, locale, signal);
+    }
+    try {
+      return countText(text, locale);
+    } catch (error) {
+      throw new ToolError('invalid_argument', `locale: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
   },
 });
 
@@ -256,21 +263,7 @@ export const builtinTools: readonly DefinedTool[] = [
   textStats,
 ];
 
-// Building Intl formatters and segmenters costs far more than using one, so each is kept; the
-// caches are bounded because zones and locales come from tool arguments.
-const MAX_CACHED = 64;
 const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
-const segmenters = new Map<string, Intl.Segmenter>();
-
-function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = make();
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(key, value);
-  }
-  return value;
-}
 
 /** Formats a weekday in `zone`; throws a RangeError for an unknown zone. */
 function weekdayFormat(zone: string | undefined): Intl.DateTimeFormat {

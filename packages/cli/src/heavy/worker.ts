@@ -1,0 +1,32 @@
+// A worker thread's entry (run by piscina): the builtins' CPU-heavy work, away from the event
+// loop that serves every session. Failures are answered, not thrown, so their words survive the
+// trip back to the main thread.
+import { queryJson, type QueryOutcome } from './json-query.js';
+import { countText, type TextCounts } from './text-stats.js';
+
+/** One piece of work for the worker. */
+export type HeavyTask =
+  | {
+      readonly kind: 'json_query';
+      readonly document: unknown;
+      readonly expression: string;
+      readonly maxResultLength: number;
+    }
+  | { readonly kind: 'text_stats'; readonly text: string; readonly locale: string };
+
+/** What the worker answers for a {@link HeavyTask}. */
+export type HeavyOutcome =
+  | QueryOutcome
+  | { readonly ok: true; readonly counts: TextCounts }
+  | { readonly ok: false; readonly message: string };
+
+export default function run(task: HeavyTask): HeavyOutcome {
+  if (task.kind === 'json_query') {
+    return queryJson(task.document, task.expression, task.maxResultLength);
+  }
+  try {
+    return { ok: true, counts: countText(task.text, task.locale) };
+  } catch (error) {
+    return { ok: false, message: `locale: ${(error as Error).message}` };
+  }
+}
