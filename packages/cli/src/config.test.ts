@@ -65,7 +65,7 @@ describe('parseConfig', () => {
         mode: 'search',
         naming: { separator: '_' },
         store: { postgres: 'postgres://u:pg-password@127.0.0.1/db' },
-        http: { port: 9000, token: 'a-token-of-16-chars' },
+        http: { port: 9000, token: 'a-token-of-16-chars', maxSessions: 50, headersTimeoutMs: 2000 },
         prompts: 'agents',
       }),
       { file, env: {} },
@@ -73,7 +73,13 @@ describe('parseConfig', () => {
     expect(config.connectors[0]?.namespace).toBe('alpha');
     expect(config.filter).toEqual({ alpha: { deny: ['rm'] } });
     expect(config.mode).toBe('search');
-    expect(config.http).toMatchObject({ host: '127.0.0.1', port: 9000, path: '/mcp' });
+    expect(config.http).toMatchObject({
+      host: '127.0.0.1',
+      port: 9000,
+      path: '/mcp',
+      maxSessions: 50,
+      headersTimeoutMs: 2000,
+    });
     expect(config.promptsDir).toMatch(/project[\\/]agents$/);
     expect(config.secrets.redact('pg-password a-token-of-16-chars')).toBe(`${MASK} ${MASK}`);
   });

@@ -64,6 +64,11 @@ export interface CliConfig {
     readonly token?: string;
     readonly allowedOrigins?: readonly string[];
     readonly stateless?: boolean;
+    /** Bounds of the HTTP server; see `serveHttp`'s options of the same names. */
+    readonly maxSessions?: number;
+    readonly sessionIdleMs?: number;
+    readonly maxConnections?: number;
+    readonly headersTimeoutMs?: number;
   };
   /** Every secret value in the file, for masking output. */
   readonly secrets: Secrets;
@@ -146,6 +151,10 @@ const configSchema = z.looseObject({
       token: z.string().min(16, 'must be at least 16 characters').optional(),
       allowedOrigins: stringList.optional(),
       stateless: z.boolean().optional(),
+      maxSessions: z.number().int().min(1).optional(),
+      sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
+      maxConnections: z.number().int().min(1).optional(),
+      headersTimeoutMs: z.number().int().min(100).optional(),
     })
     .optional(),
 });
@@ -294,6 +303,10 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       ...(http.token === undefined ? {} : { token: http.token }),
       ...(http.allowedOrigins === undefined ? {} : { allowedOrigins: http.allowedOrigins }),
       ...(http.stateless === undefined ? {} : { stateless: http.stateless }),
+      maxSessions: http.maxSessions,
+      sessionIdleMs: http.sessionIdleMs,
+      maxConnections: http.maxConnections,
+      headersTimeoutMs: http.headersTimeoutMs,
     },
     secrets,
   };

@@ -83,6 +83,10 @@ async function serve(
           ? {}
           : { allowedOrigins: cfg.http.allowedOrigins }),
         ...(cfg.http.stateless === undefined ? {} : { stateless: cfg.http.stateless }),
+        maxSessions: cfg.http.maxSessions,
+        sessionIdleMs: cfg.http.sessionIdleMs,
+        maxConnections: cfg.http.maxConnections,
+        headersTimeoutMs: cfg.http.headersTimeoutMs,
       });
       gateway = served;
       printHttpHelp(output, cfg, served.url.href, token !== undefined);

@@ -1,0 +1,52 @@
+// Heap held per open HTTP session: opens N sessions with raw initialize requests (as a client
+// that never comes back would) and compares the heap after GC. Median of three runs.
+import { createToolkit } from '@toolplane/toolkit';
+import { serveHttp } from '@toolplane/gateway';
+
+const SESSIONS = 2_000;
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with --expose-gc');
+
+const body = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'b', version: '0' },
+  },
+});
+
+const perSession: number[] = [];
+for (let run = 0; run < 3; run++) {
+  const toolkit = createToolkit({});
+  const gateway = await serveHttp(toolkit, { port: 0, maxSessions: SESSIONS });
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < SESSIONS; i += 50) {
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await fetch(gateway.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body,
+        });
+        await res.text();
+      }),
+    );
+  }
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  perSession.push((after - before) / gateway.sessionCount);
+  console.log(
+    `run ${run + 1}: ${gateway.sessionCount} sessions, ${((after - before) / 1e6).toFixed(1)} MB`,
+  );
+  await gateway.close();
+  await toolkit.close();
+}
+perSession.sort((a, b) => a - b);
+console.log(`heap per session: ${((perSession[1] ?? 0) / 1024).toFixed(1)} KB (median of 3)`);
