@@ -3,6 +3,7 @@ import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/sh
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   type CallToolRequest,
   type CallToolResult,
   type JSONRPCMessage,
@@ -34,28 +35,92 @@ function dispatchOf(server: object): ProtocolDispatch | undefined {
     : undefined;
 }
 
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
 /**
- * Whether a well-formed JSON-RPC message is a request or a notification exactly as the SDK's
- * (strict) schemas accept them, i.e. with no member besides `jsonrpc`, `id`, `method` and `params`.
+ * `message` without members JSON-RPC does not define. The SDK's schemas are strict: a request
+ * with one more member (`"extra": 1`) fails them all and is dropped unanswered, so the gateway is
+ * lenient instead, as JSON-RPC servers commonly are, and serves what the message means.
  */
-function kindOf(message: JSONRPCMessage): 'request' | 'notification' | undefined {
-  if (!('method' in message)) return undefined;
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
-  return 'id' in message ? 'request' : 'notification';
+function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
+  for (const key in message) {
+    if (MEMBERS.has(key)) continue;
+    const bare: Record<string, unknown> = {};
+    for (const known of MEMBERS) {
+      if (known in message) bare[known] = (message as Record<string, unknown>)[known];
+    }
+    return bare as JSONRPCMessage;
+  }
+  return message;
+}
+
+/**
+ * A handler's failure as the client should read it: the SDK parses a request's params with zod
+ * and answers a mismatch as -32603 with the zod issues dumped as JSON; it is -32602 (invalid
+ * params) with one line naming the first problem.
+ */
+function asInvalidParams(error: unknown, method: string): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  // zod names it `ZodError`, its core (which the SDK uses) `$ZodError`.
+  if (!/^\$?ZodError$/.test(error.name)) return error;
+  const issues = (error as Error & { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+  const first = issues?.[0];
+  if (first === undefined) return error;
+  const path = first.path.map(String).join('.');
+  const more = issues !== undefined && issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return new InvalidParams(
+    `${method}: ${path === '' ? 'the request' : path}: ${first.message}${more}`,
+  );
+}
+
+/**
+ * A -32602 answer. Not an `McpError`, whose message carries an `MCP error -32602:` prefix that
+ * the client's own McpError then repeats.
+ */
+class InvalidParams extends Error {
+  readonly code = ErrorCode.InvalidParams;
+}
+
+type RequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
+
+/** The SDK's table of request handlers, each wrapped as it is set to answer bad params clearly. */
+class ParamsCheckedHandlers extends Map<string, RequestHandler> {
+  override set(method: string, handler: RequestHandler): this {
+    const fail = (error: unknown): Promise<never> => Promise.reject(asInvalidParams(error, method));
+    return super.set(method, (request, extra) => {
+      try {
+        return handler(request, extra).catch(fail);
+      } catch (error) {
+        // The SDK parses the params before calling the handler, and throws at once.
+        return fail(error);
+      }
+    });
+  }
 }
 
 /**
  * The SDK's `Server`, minus two costs every request paid: the SDK tells a message's kind by
  * trying its zod schemas in turn (a request first fails as two kinds of response), and its
  * `tools/call` handlers parse the request twice and the result again. Requests and notifications
- * are told apart by shape here and handed to the SDK's own dispatch, and
+ * are told apart by shape here (members JSON-RPC does not define are dropped) and handed to the
+ * SDK's own dispatch, request params it refuses are answered as -32602 in one line, and
  * {@link GatewayServer.setToolCallHandler} parses the request once. Everything else (unusual
  * messages, responses, other methods) goes the SDK's way, and so does every message when the
  * SDK lacks the dispatch methods this relies on or the transport had a handler of its own.
  */
 export class GatewayServer extends Server {
+  constructor(...args: ConstructorParameters<typeof Server>) {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
+    super(...args);
+    const self = this as unknown as { _requestHandlers?: unknown };
+    // Handlers set from here on (and those the SDK set already) answer bad params as -32602.
+    if (self._requestHandlers instanceof Map) {
+      self._requestHandlers = new ParamsCheckedHandlers(
+        self._requestHandlers as Map<string, RequestHandler>,
+      );
+    }
+  }
+
   override async connect(transport: Transport): Promise<void> {
     const own = transport.onmessage;
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
@@ -64,14 +129,15 @@ export class GatewayServer extends Server {
     if (dispatch === undefined || own !== undefined) return;
     const sdkHandler = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      const kind = isJsonRpcMessage(message) ? kindOf(message) : undefined;
-      if (kind === undefined || sdkHandler === undefined) {
-        sdkHandler?.(message, extra);
-      } else if (kind === 'request') {
-        dispatch._onrequest(message as JSONRPCRequest, extra);
-      } else {
-        dispatch._onnotification(message as JSONRPCNotification);
+      if (sdkHandler === undefined) return;
+      if (!isJsonRpcMessage(message)) {
+        sdkHandler(message, extra);
+        return;
       }
+      const bare = withoutExtraMembers(message);
+      if (!('method' in bare)) sdkHandler(bare, extra);
+      else if ('id' in bare) dispatch._onrequest(bare, extra);
+      else dispatch._onnotification(bare);
     };
   }
 

@@ -3,9 +3,10 @@ import {
   ErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_BATCH_SIZE } from './http-transport.js';
-import { isJsonRpcMessage } from './jsonrpc.js';
+import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
 
 /** A request refused with an HTTP status and a JSON-RPC error body. */
 export class HttpError extends Error {
@@ -13,6 +14,8 @@ export class HttpError extends Error {
     readonly status: number,
     readonly rpcCode: number,
     message: string,
+    /** The ID of the request refused, when it can be told. */
+    readonly id: RequestId | null = null,
   ) {
     super(message);
   }
@@ -95,7 +98,16 @@ export function toPost(body: unknown): Post {
     );
   }
   if (!messages.every(isJsonRpcMessage)) {
-    throw new HttpError(400, ErrorCode.InvalidRequest, 'the body is not a JSON-RPC 2.0 message');
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      'the body is not a JSON-RPC 2.0 message',
+      batch ? null : answerIdOf(body),
+    );
+  }
+  const ids = messages.flatMap((m) => ('method' in m && 'id' in m ? [m.id] : []));
+  if (new Set(ids).size !== ids.length) {
+    throw new HttpError(400, ErrorCode.InvalidRequest, "a batch's request IDs must be unique");
   }
   return { messages, batch };
 }

@@ -34,6 +34,13 @@ function isRequest(
   return 'method' in message && 'id' in message;
 }
 
+/** The request a `notifications/cancelled` names, if `message` is one. */
+function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
 function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
@@ -86,6 +93,22 @@ class PostAnswer {
     }
     if (this.#pending.size === 0) this.#res.end(sseEvent(message));
     else this.#res.write(sseEvent(message));
+  }
+
+  /**
+   * Stops waiting for `id`, whose request the client cancelled (no response follows one): when
+   * nothing else is pending, the answer ends now, as an empty stream if nothing was written.
+   */
+  cancel(id: RequestId): void {
+    if (this.closed || !this.#pending.delete(id) || this.#pending.size > 0) return;
+    if (this.#streaming) {
+      this.#res.end();
+    } else if (this.#held.length > 0) {
+      this.#writeJson();
+    } else {
+      this.#startStream();
+      this.#res.end();
+    }
   }
 
   /** Answers every request still pending with a JSON-RPC error. */
@@ -163,6 +186,9 @@ export class HttpServerTransport implements Transport {
     if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
     const extra: MessageExtraInfo = { requestInfo: { headers } };
     const ids = messages.filter(isRequest).map((m) => m.id);
+    // An ID still in flight in this session names another request: serving this one too would
+    // leave one of the two unanswered, so it is refused at once.
+    const reused = new Set(ids.filter((id) => this.#answers.has(id)));
     if (ids.length === 0) {
       res.writeHead(202).end();
     } else {
@@ -172,14 +198,37 @@ export class HttpServerTransport implements Transport {
         batch,
         this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId },
       );
-      for (const id of ids) this.#answers.set(id, answer);
+      for (const id of ids) if (!reused.has(id)) this.#answers.set(id, answer);
       res.once('close', () => {
         for (const id of answer.pending) {
           if (this.#answers.get(id) === answer) this.#answers.delete(id);
         }
       });
+      for (const id of reused) {
+        answer.deliver({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: `request ID ${JSON.stringify(id)} is already in use by a request in flight in this session`,
+          },
+        });
+      }
     }
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) {
+      if (isRequest(message) && reused.has(message.id)) continue;
+      this.onmessage?.(message, extra);
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) this.#cancel(cancelled);
+    }
+  }
+
+  /** Ends the wait for a request the client cancelled (see {@link PostAnswer.cancel}). */
+  #cancel(id: RequestId): void {
+    const answer = this.#answers.get(id);
+    if (answer === undefined) return;
+    this.#answers.delete(id);
+    answer.cancel(id);
   }
 
   /** Opens the session's stream for messages not tied to a request (409 when one is open). */
@@ -240,14 +289,15 @@ export class HttpServerTransport implements Transport {
   }
 }
 
-/** Writes a JSON-RPC error with no ID as a whole HTTP answer. */
+/** Writes a JSON-RPC error (with no ID unless given) as a whole HTTP answer. */
 export function writeError(
   res: ServerResponse,
   status: number,
   code: number,
   message: string,
+  id: RequestId | null = null,
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -281,7 +281,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           if (error.status === 503) res.setHeader('retry-after', '1');
           // A caller refused for who it is gets no reading of its body: the connection ends.
           if (error.status === 401 || error.status === 403) res.shouldKeepAlive = false;
-          writeError(res, error.status, error.rpcCode, error.message);
+          writeError(res, error.status, error.rpcCode, error.message, error.id);
         } else {
           writeError(
             res,

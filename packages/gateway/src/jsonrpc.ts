@@ -9,6 +9,14 @@ function isId(value: unknown): value is RequestId {
 }
 
 /**
+ * The ID to answer a message that is not valid with: its own when it has a usable one, else
+ * `null`, as JSON-RPC says for a request whose ID cannot be told.
+ */
+export function answerIdOf(value: unknown): RequestId | null {
+  return isObject(value) && isId(value.id) ? value.id : null;
+}
+
+/**
  * Whether `value` is a JSON-RPC 2.0 message as MCP uses them: a request or notification (a
  * string `method`, object `params` if any), or a response to one (a result object, or an error
  * with an integer `code` and a string `message`). The method's own params are checked later, by

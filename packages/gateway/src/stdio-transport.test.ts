@@ -52,7 +52,8 @@ describe('StdioTransport', () => {
     expect(written).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } },
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } },
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } },
+      // Not JSON-RPC 2.0, but its ID can be told: the answer names it.
+      { jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.any(String) } },
     ]);
     expect(received).toEqual([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
   });

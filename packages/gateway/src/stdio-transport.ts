@@ -1,8 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRpcMessage } from './jsonrpc.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
 
 /** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -102,15 +102,15 @@ export class StdioTransport implements Transport {
       return;
     }
     if (!isJsonRpcMessage(value)) {
-      this.#refuse(ErrorCode.InvalidRequest, 'a line is not a JSON-RPC message');
+      this.#refuse(ErrorCode.InvalidRequest, 'a line is not a JSON-RPC message', answerIdOf(value));
       return;
     }
     this.onmessage?.(value);
   }
 
-  #refuse(code: number, message: string): void {
+  #refuse(code: number, message: string, id: RequestId | null = null): void {
     this.onerror?.(new Error(message));
-    const answer = { jsonrpc: '2.0', id: null, error: { code, message } };
+    const answer = { jsonrpc: '2.0', id, error: { code, message } };
     void this.send(answer as unknown as JSONRPCMessage);
   }
 }

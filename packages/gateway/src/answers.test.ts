@@ -1,0 +1,496 @@
+import { request as httpRequest } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit, defineTool } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { serveHttp, type HttpGateway } from './http.js';
+import { serveStdio, type ServedGateway } from './stdio.js';
+
+// Every request gets an answer: over HTTP and over stdio, whatever a client sends.
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Returns its text.',
+  input: z.object({ text: z.string() }),
+  run: ({ text }) => text,
+});
+
+// Holds its call until the call is cancelled.
+const hold = defineTool({
+  name: 'hold',
+  description: 'Answers when cancelled.',
+  input: z.object({}),
+  run: (_, { signal }) =>
+    new Promise<string>((resolve) => {
+      signal.addEventListener('abort', () => {
+        resolve('cancelled');
+      });
+    }),
+});
+
+const PROTOCOL = '2025-06-18';
+const initialize = {
+  jsonrpc: '2.0',
+  id: 'init',
+  method: 'initialize',
+  params: {
+    protocolVersion: PROTOCOL,
+    capabilities: {},
+    clientInfo: { name: 'fuzz', version: '0' },
+  },
+};
+
+let running: RunningToolkit;
+let http: HttpGateway;
+
+beforeAll(async () => {
+  const toolkit = createToolkit({
+    tools: [echo, hold],
+    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
+  });
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+  http = await serveHttp(running.toolkit, { port: 0 });
+});
+
+afterAll(async () => {
+  await http.close();
+  await running.stop();
+});
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** POSTs `body` as it is (any text); resolves with the answer, or `undefined` after `ms`. */
+function post(
+  body: string,
+  session: string | undefined,
+  ms = 5_000,
+  onHeaders?: (status: number) => void,
+): Promise<Answer | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: http.url.hostname,
+        port: http.url.port,
+        path: http.url.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session === undefined
+            ? {}
+            : { 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL }),
+        },
+      },
+      (res) => {
+        onHeaders?.(res.statusCode ?? 0);
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(undefined);
+    }, ms);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end(body);
+  });
+}
+
+async function openSession(): Promise<string> {
+  const answer = await post(JSON.stringify(initialize), undefined);
+  const session = answer?.headers['mcp-session-id'];
+  if (typeof session !== 'string') throw new Error(`no session: ${answer?.body ?? 'no answer'}`);
+  await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
+  return session;
+}
+
+/** The JSON-RPC messages of an answer's body, JSON or SSE. */
+function messagesOf(answer: Answer): unknown[] {
+  const type = String(answer.headers['content-type'] ?? '');
+  if (type.includes('text/event-stream')) {
+    return answer.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as unknown);
+  }
+  if (answer.body === '') return [];
+  const parsed = JSON.parse(answer.body) as unknown;
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** A stdio gateway over in-memory pipes: send a line, read the lines it answers. */
+async function openStdio(): Promise<{
+  send(line: string): void;
+  next(match: (message: Record<string, unknown>) => boolean, ms?: number): Promise<unknown>;
+  close(): Promise<void>;
+}> {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const served: ServedGateway = await serveStdio(running.toolkit, { stdin, stdout });
+  const seen: Record<string, unknown>[] = [];
+  const waiters = new Set<() => void>();
+  let partial = '';
+  stdout.setEncoding('utf8');
+  stdout.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines)
+      if (line !== '') seen.push(JSON.parse(line) as Record<string, unknown>);
+    for (const wake of waiters) wake();
+  });
+  const session = {
+    send(line: string) {
+      stdin.write(`${line}\n`);
+    },
+    next(match: (message: Record<string, unknown>) => boolean, ms = 5_000): Promise<unknown> {
+      return new Promise((resolve) => {
+        const look = (): boolean => {
+          const at = seen.findIndex(match);
+          if (at < 0) return false;
+          resolve(seen.splice(at, 1)[0]);
+          return true;
+        };
+        if (look()) return;
+        const wake = (): void => {
+          if (look()) done();
+        };
+        const timer = setTimeout(() => {
+          done();
+          resolve(undefined);
+        }, ms);
+        const done = (): void => {
+          clearTimeout(timer);
+          waiters.delete(wake);
+        };
+        waiters.add(wake);
+      });
+    },
+    close: () => served.close(),
+  };
+  session.send(JSON.stringify(initialize));
+  await session.next((m) => m.id === 'init');
+  session.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return session;
+}
+
+const withId = (id: unknown) => (message: Record<string, unknown>) => message.id === id;
+
+describe('answers over HTTP', () => {
+  it('serves a request with a member JSON-RPC does not define', async () => {
+    const session = await openSession();
+    const answer = await post('{"jsonrpc":"2.0","id":2,"method":"ping","extra":1}', session);
+    expect(answer && messagesOf(answer)).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
+  });
+
+  it('answers invalid params as -32602 in one line', async () => {
+    const session = await openSession();
+    const answer = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 5 } }),
+      session,
+    );
+    expect(answer && messagesOf(answer)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        error: {
+          code: -32602,
+          message: 'tools/call: params.name: Invalid input: expected string, received number',
+        },
+      },
+    ]);
+  });
+
+  it('refuses an ID still in flight at once, and answers the first request too', async () => {
+    const session = await openSession();
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'builtin__hold', arguments: {} },
+    });
+    const first = post(call, session);
+    // The first is in flight once its stream is open; the same ID again is refused at once.
+    let second: Answer | undefined;
+    for (let tries = 0; tries < 50; tries++) {
+      second = await post(call, session);
+      const [message] = second ? messagesOf(second) : [];
+      if ((message as { error?: { code?: number } } | undefined)?.error?.code === -32600) break;
+    }
+    expect(second && messagesOf(second)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        error: {
+          code: -32600,
+          message: 'request ID 7 is already in use by a request in flight in this session',
+        },
+      },
+    ]);
+    await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 7 },
+      }),
+      session,
+    );
+    // Cancelled: its POST ends (an empty stream), it does not hang.
+    const answer = await first;
+    expect(answer?.status).toBe(200);
+  });
+
+  it('ends a cancelled tools/call POST at once, headers first', async () => {
+    const session = await openSession();
+    let status = 0;
+    const call = post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'c1',
+        method: 'tools/call',
+        params: { name: 'builtin__hold', arguments: {} },
+      }),
+      session,
+      5_000,
+      (code) => (status = code),
+    );
+    // Cancel until the call was in flight to be cancelled (a cancel that came first is ignored).
+    let answer: Answer | undefined;
+    const settled = call.then((a) => (answer = a));
+    while (answer === undefined) {
+      await post(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 'c1', reason: 'test' },
+        }),
+        session,
+      );
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 20))]);
+    }
+    expect(status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/event-stream');
+    expect(messagesOf(answer)).toEqual([]);
+  });
+});
+
+describe('answers over stdio', () => {
+  it('serves a request with a member JSON-RPC does not define, and names bad params', async () => {
+    const stdio = await openStdio();
+    try {
+      stdio.send('{"jsonrpc":"2.0","id":2,"method":"ping","extra":1}');
+      expect(await stdio.next(withId(2))).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+      stdio.send('{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":7}}');
+      expect(await stdio.next(withId(3))).toMatchObject({
+        error: { code: -32602, message: expect.stringMatching(/^resources\/read: params\.uri: /) },
+      });
+    } finally {
+      await stdio.close();
+    }
+  });
+});
+
+// -- fuzzing ------------------------------------------------------------------------------------
+
+/** A small seeded generator (mulberry32), so every run sends the same 3,000 messages. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const VALID: readonly Record<string, unknown>[] = [
+  { method: 'ping' },
+  { method: 'tools/list', params: {} },
+  { method: 'tools/list', params: { cursor: 'x' } },
+  { method: 'tools/call', params: { name: 'builtin__echo', arguments: { text: 'hi' } } },
+  { method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'hi' } } },
+  { method: 'tools/call', params: { name: 'fx__add', arguments: { a: 1, b: 2 } } },
+  { method: 'prompts/list' },
+  { method: 'prompts/get', params: { name: 'fx__echo', arguments: { text: 'x' } } },
+  { method: 'resources/list' },
+  { method: 'resources/templates/list' },
+  { method: 'resources/read', params: { uri: 'fixture://readme' } },
+  { method: 'resources/subscribe', params: { uri: 'fixture://readme' } },
+  { method: 'logging/setLevel', params: { level: 'info' } },
+  {
+    method: 'completion/complete',
+    params: {
+      ref: { type: 'ref/prompt', name: 'fx__echo' },
+      argument: { name: 'text', value: '' },
+    },
+  },
+];
+
+const ODD_VALUES: readonly unknown[] = [
+  null,
+  true,
+  -1,
+  1.5,
+  2 ** 60,
+  '',
+  'x'.repeat(100_000),
+  [],
+  [1, { a: 2 }],
+  {},
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  { nested: { deeper: { deepest: [[[[{}]]]] } } },
+];
+
+/**
+ * The `index`th mutated message, as JSON text, and the ID to expect an answer under: the string
+ * or integer it carries, `null` when it carries an ID that cannot be told, `undefined` when no
+ * answer is due (a notification, or a response).
+ */
+function mutate(index: number, next: () => number): { text: string; id: unknown } {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  // A copy each time, so no two places share (and grow) one value.
+  const odd = (): unknown => structuredClone(pick(ODD_VALUES));
+  // An own `__proto__` member, as JSON text from a hostile client carries it.
+  const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true });
+  };
+  const base = structuredClone(pick(VALID));
+  const message: Record<string, unknown> = { jsonrpc: '2.0', id: 100_000 + index, ...base };
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  for (let round = 1 + Math.floor(next() * 3); round > 0; round--) {
+    switch (Math.floor(next() * 10)) {
+      case 0:
+        setOwn(message, pick(['extra', 'result', 'error', '__proto__', 'meta']), odd());
+        break;
+      case 1:
+        Reflect.deleteProperty(message, pick(['jsonrpc', 'id', 'method', 'params']));
+        break;
+      case 2:
+        message.jsonrpc = pick(['1.0', 2, null, '2.0 ', '']);
+        break;
+      case 3:
+        message.id = pick([
+          `s-${index}`,
+          -index - 1,
+          (index + 0.5) / 7,
+          null,
+          { id: index },
+          [index],
+        ]);
+        break;
+      case 4:
+        message.method = pick(['', 'nope', 'tools/call ', 'initialize', 5, null, 'x'.repeat(1000)]);
+        break;
+      case 5:
+        message.params = odd();
+        break;
+      case 6:
+        params[pick(['name', 'arguments', 'uri', 'cursor', 'level', 'ref', 'argument', '_meta'])] =
+          odd();
+        message.params = params;
+        break;
+      case 7:
+        params._meta = pick([{ progressToken: {} }, { progressToken: index }, 'meta', []]);
+        message.params = params;
+        break;
+      case 8:
+        setOwn(params, '__proto__', { admin: true });
+        message.params = params;
+        break;
+      default:
+        if (typeof message.params === 'object' && message.params !== null)
+          (message.params as Record<string, unknown>).arguments = odd();
+    }
+  }
+  const text = JSON.stringify(message);
+  const id = message.id;
+  const told = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+  // A response (a result or an error, no method) is never answered; anything else with an ID is.
+  const response = !('method' in message) && ('result' in message || 'error' in message);
+  return { text, id: !('id' in message) || response ? undefined : told ? id : null };
+}
+
+const FUZZ_COUNT = 3_000;
+
+describe('fuzzing', () => {
+  it(`answers every one of ${FUZZ_COUNT} mutated requests over HTTP`, async () => {
+    const next = random(2026);
+    const cases = Array.from({ length: FUZZ_COUNT }, (_, i) => mutate(i, next));
+    let unanswered = 0;
+    const problems: string[] = [];
+    // Sessions of 100 cases each, sent 25 at a time: a mutated `initialize` or a refused
+    // session does not hide the rest.
+    for (let start = 0; start < cases.length; start += 100) {
+      const session = await openSession();
+      const chunk = cases.slice(start, start + 100);
+      for (let at = 0; at < chunk.length; at += 25) {
+        await Promise.all(
+          chunk.slice(at, at + 25).map(async ({ text, id }) => {
+            const answer = await post(text, session);
+            if (answer === undefined) {
+              unanswered++;
+              problems.push(`no HTTP answer: ${text.slice(0, 200)}`);
+              return;
+            }
+            if (id === undefined || answer.status >= 400) return;
+            const answered = messagesOf(answer).some(
+              (m) => (m as { id?: unknown }).id === id || (m as { id?: unknown }).id === null,
+            );
+            if (!answered) {
+              unanswered++;
+              problems.push(`no JSON-RPC answer (${answer.status}): ${text.slice(0, 200)}`);
+            }
+          }),
+        );
+      }
+    }
+    expect({ unanswered, first: problems.slice(0, 5) }).toEqual({ unanswered: 0, first: [] });
+  }, 120_000);
+
+  it(`answers every one of ${FUZZ_COUNT} mutated requests over stdio`, async () => {
+    const next = random(2027);
+    const cases = Array.from({ length: FUZZ_COUNT }, (_, i) => mutate(i, next));
+    const problems: string[] = [];
+    let stdio = await openStdio();
+    try {
+      for (const [index, { text, id }] of cases.entries()) {
+        // A mutated `initialize` may not be answered twice in one session: a fresh one each 100.
+        if (index % 100 === 0 && index > 0) {
+          await stdio.close();
+          stdio = await openStdio();
+        }
+        stdio.send(text);
+        const sentinel = `sentinel-${index}`;
+        stdio.send(JSON.stringify({ jsonrpc: '2.0', id: sentinel, method: 'ping' }));
+        if (id !== undefined) {
+          const answer = await stdio.next(withId(id), 2_000);
+          if (answer === undefined) problems.push(`no answer: ${text.slice(0, 200)}`);
+        }
+        if ((await stdio.next(withId(sentinel))) === undefined) {
+          problems.push(`the session stopped answering after: ${text.slice(0, 200)}`);
+          break;
+        }
+      }
+    } finally {
+      await stdio.close();
+    }
+    expect({ unanswered: problems.length, first: problems.slice(0, 5) }).toEqual({
+      unanswered: 0,
+      first: [],
+    });
+  }, 120_000);
+});
