@@ -1,6 +1,7 @@
 import { backendKey, ToolError } from '@toolplane/toolmodel';
 import type { Middleware, ToolCall } from '../types.js';
 import { checkInteger, checkPositive } from './options.js';
+import { TokenBuckets } from './token-buckets.js';
 
 /** What a {@link rateLimit} counts calls by. */
 export type RateLimitKey = 'tool' | 'backend' | ((call: ToolCall) => string);
@@ -17,15 +18,11 @@ export interface RateLimitOptions {
   readonly now?: () => number;
 }
 
-interface Bucket {
-  tokens: number;
-  updated: number;
-}
-
 /**
  * Limits calls to `limit` per `interval` milliseconds, per tool or per backend, with a token
  * bucket (bursts up to `limit`, refilled evenly). A call over the limit fails at once with
- * `rate_limited`; it is not queued.
+ * `rate_limited`; it is not queued. Only keys used within the last `interval` are held, so keys
+ * of your own (per user, per session) cost nothing once idle.
  *
  * @throws {ToolError} `invalid_argument` for a non-positive `limit` or `interval`.
  */
@@ -41,22 +38,12 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       : key === 'backend'
         ? (call: ToolCall) => backendKey(call.backend)
         : key;
-  const perMs = limit / interval;
-  const buckets = new Map<string, Bucket>();
+  const buckets = new TokenBuckets(limit, interval);
 
   return (next) => (call) => {
     const id = keyOf(call);
-    const time = now();
-    let bucket = buckets.get(id);
-    if (bucket === undefined) {
-      bucket = { tokens: limit, updated: time };
-      buckets.set(id, bucket);
-    } else {
-      bucket.tokens = Math.min(limit, bucket.tokens + (time - bucket.updated) * perMs);
-      bucket.updated = time;
-    }
-    if (bucket.tokens < 1) {
-      const wait = Math.ceil((1 - bucket.tokens) / perMs);
+    const wait = buckets.take(id, now());
+    if (wait > 0) {
       return Promise.reject(
         new ToolError(
           'rate_limited',
@@ -65,7 +52,6 @@ export function rateLimit(options: RateLimitOptions): Middleware {
         ),
       );
     }
-    bucket.tokens -= 1;
     return next(call);
   };
 }
