@@ -193,6 +193,29 @@ describe('Connector upstream requests', () => {
     });
     expect(after?.content).toEqual([{ type: 'text', text: 'now' }]);
   });
+
+  it('advertises a handler set while it was still connecting, before it is used', async () => {
+    let handler: UpstreamRequestHandler | undefined = undefined;
+    // A server slow to start: the handler arrives while the connection is being made.
+    const fixture = fixtureCommand('stdio');
+    const slow = {
+      command: '/bin/sh',
+      args: ['-c', 'sleep 0.3 && exec "$0" "$@"', fixture.command, ...fixture.args],
+    };
+    const { connector } = connect(slow, { upstreamRequests: () => handler });
+    expect(connector.state).toBe('connecting');
+    handler = {
+      capabilities: { sampling: true },
+      handle: () => Promise.resolve(answer('in time')),
+    };
+    await connector.renegotiate();
+    await connector.ready();
+    const result = await connector.client?.callTool({
+      ...sample,
+      _meta: { [CALLER_META_KEY]: 'me' },
+    });
+    expect(result?.content).toEqual([{ type: 'text', text: 'in time' }]);
+  });
 });
 
 describe('Connector over Streamable HTTP', () => {

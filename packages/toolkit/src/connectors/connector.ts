@@ -293,10 +293,12 @@ export class Connector {
    * Reconnects at once when the capabilities {@link ConnectorOptions.upstreamRequests} would
    * advertise now differ from what the current connection advertised (a client states them only
    * when it connects). Calls in flight on the old connection fail; resolves once reconnected,
-   * or at once when nothing changed or the connector is not connected.
+   * or at once when nothing changed or the connector is not connected (a connection being made
+   * when the handler changes is redone as soon as it is made, before it is used).
    */
   async renegotiate(options: { signal?: AbortSignal } = {}): Promise<void> {
     const client = this.#client;
+    // A connection in the making checks the handler once made, and is redone if it changed.
     if (client === undefined || this.#state !== 'connected') return;
     if (capabilityKey(this.#options.upstreamRequests?.()) === this.#advertised) return;
     this.#renegotiating = true;
@@ -319,13 +321,18 @@ export class Connector {
       this.#setState('connecting');
       let client: Client | undefined;
       let connected = false;
+      let outdated = false;
       try {
         client = await this.#connect();
         // A completed handshake resets the backoff, whatever happens next.
         attempt = 0;
         const closed = closedPromise(client);
         await this.#loadAll(client);
-        if (!this.#isClosed()) {
+        // The handler changed while this connection was made (a gateway served while its
+        // upstreams were still connecting): the server was told other capabilities than the
+        // handler's, and would be refused its sampling or hide its gated tools. Connect again.
+        outdated = capabilityKey(this.#options.upstreamRequests?.()) !== this.#advertised;
+        if (!this.#isClosed() && !outdated) {
           this.#client = client;
           connected = true;
           this.#setState('connected');
@@ -341,6 +348,7 @@ export class Connector {
       this.#pid = undefined;
       this.#lists = EMPTY_LISTS;
       if (this.#isClosed()) break;
+      if (outdated) continue;
       this.#setState(connected ? 'disconnected' : 'failed', this.#lastError);
       if (this.#renegotiating && connected) {
         // A deliberate reconnect: no backoff.
