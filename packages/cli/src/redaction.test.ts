@@ -139,7 +139,9 @@ describe('secrets in what leaves the gateway', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let client: Client | undefined;
     try {
-      const [, url] = await waitForStderr(child, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      const listening = waitForStderr(child, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      await waitForStderr(child, /leaky connected/);
+      const [, url] = await listening;
       const endpoint = new URL(url!);
       const auth = { Authorization: `Bearer ${TOKEN}` };
 

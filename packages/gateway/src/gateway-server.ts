@@ -55,38 +55,51 @@ function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
 }
 
 /**
- * A handler's failure as the client should read it: the SDK parses a request's params with zod
- * and answers a mismatch as -32603 with the zod issues dumped as JSON; it is -32602 (invalid
- * params) with one line naming the first problem.
+ * A handler's failure as the client should read it. The SDK parses a request's params with zod
+ * and answers a mismatch as -32603 with the zod issues dumped as JSON: it is -32602 (invalid
+ * params) with one line naming the first problem. An `McpError`'s message carries an
+ * `MCP error <code>:` prefix that the client's own McpError repeats: it goes without.
  */
-function asInvalidParams(error: unknown, method: string): Error {
+function answerable(error: unknown, method: string): Error {
   if (!(error instanceof Error)) return new Error(String(error));
   // zod names it `ZodError`, its core (which the SDK uses) `$ZodError`.
-  if (!/^\$?ZodError$/.test(error.name)) return error;
+  if (/^\$?ZodError$/.test(error.name)) return invalidParams(error, method);
+  const { code, data } = error as Error & { code?: unknown; data?: unknown };
+  if (typeof code !== 'number') return error;
+  const prefix = `MCP error ${String(code)}: `;
+  if (!error.message.startsWith(prefix)) return error;
+  return new JsonRpcError(code, error.message.slice(prefix.length), data);
+}
+
+function invalidParams(error: Error, method: string): Error {
   const issues = (error as Error & { issues?: { path: PropertyKey[]; message: string }[] }).issues;
   const first = issues?.[0];
   if (first === undefined) return error;
   const path = first.path.map(String).join('.');
   const more = issues !== undefined && issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return new InvalidParams(
+  return new JsonRpcError(
+    ErrorCode.InvalidParams,
     `${method}: ${path === '' ? 'the request' : path}: ${first.message}${more}`,
   );
 }
 
-/**
- * A -32602 answer. Not an `McpError`, whose message carries an `MCP error -32602:` prefix that
- * the client's own McpError then repeats.
- */
-class InvalidParams extends Error {
-  readonly code = ErrorCode.InvalidParams;
+/** A JSON-RPC error answer whose message is sent as it is (no `MCP error` prefix). */
+class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
 }
 
 type RequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
 
-/** The SDK's table of request handlers, each wrapped as it is set to answer bad params clearly. */
+/** The SDK's table of request handlers, each wrapped as it is set to answer failures clearly. */
 class ParamsCheckedHandlers extends Map<string, RequestHandler> {
   override set(method: string, handler: RequestHandler): this {
-    const fail = (error: unknown): Promise<never> => Promise.reject(asInvalidParams(error, method));
+    const fail = (error: unknown): Promise<never> => Promise.reject(answerable(error, method));
     return super.set(method, (request, extra) => {
       try {
         return handler(request, extra).catch(fail);

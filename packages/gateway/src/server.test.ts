@@ -141,16 +141,15 @@ describe('createMcpServer', () => {
     expect(structured(result)).toEqual({ sum: 2 });
   });
 
-  it('returns a failing tool as isError with a structured error', async () => {
+  it('returns a failing upstream tool’s error result as sent, the structured error in _meta', async () => {
     const result = (await client.callTool({
       name: 'fx__fail',
       arguments: { message: 'boom' },
     })) as CallToolResult;
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({
-      error: { code: 'execution', toolId: 'fx:fail' },
-    });
-    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'execution' });
+    expect(result.content).toEqual([{ type: 'text', text: 'boom' }]);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'execution', toolId: 'fx:fail' });
   });
 
   it('keeps structuredContent out of an error of a tool with an output schema', async () => {

@@ -883,10 +883,11 @@ export function toCallToolResult(run: RunResult): CallToolResult {
 }
 
 /**
- * A failed call as a `tools/call` result with `isError: true`: the upstream's own content when it
- * returned an error result, and the structured error (`code`, `message`, `toolId`) under
- * {@link ERROR_META_KEY} in `_meta` and, for tools without an output schema, as
- * `structuredContent.error` (a tool's output schema binds its `structuredContent`).
+ * A failed call as a `tools/call` result with `isError: true`. An upstream's own error result (the
+ * cause of the failure) passes through as it was sent, content, `structuredContent` and `_meta`
+ * alike, with toolplane's structured error (`code`, `message`, `toolId`) added under
+ * {@link ERROR_META_KEY} in `_meta`. Any other failure is told in a text block and there, and as
+ * `structuredContent.error` for tools without an output schema (one binds `structuredContent`).
  */
 export function errorResult(error: unknown, item: ToolItem): CallToolResult {
   const failure = ToolError.isInstance(error)
@@ -900,15 +901,29 @@ export function errorResult(error: unknown, item: ToolItem): CallToolResult {
     message: failure.message,
     toolId: failure.toolId ?? item.id,
   };
-  const upstream = failure.cause as Partial<CallToolResult> | undefined;
-  const content =
-    upstream?.isError === true && Array.isArray(upstream.content) && upstream.content.length > 0
-      ? upstream.content
-      : [{ type: 'text' as const, text: `${failure.code}: ${failure.message}` }];
+  const upstream = upstreamErrorResult(failure);
+  if (upstream !== undefined) {
+    return {
+      ...upstream,
+      isError: true,
+      _meta: { ...upstream._meta, [ERROR_META_KEY]: structured },
+    };
+  }
   return {
     isError: true,
-    content,
+    content: [{ type: 'text' as const, text: `${failure.code}: ${failure.message}` }],
     ...(item.tool.outputSchema === undefined ? { structuredContent: { error: structured } } : {}),
     _meta: { [ERROR_META_KEY]: structured },
   };
+}
+
+/** The upstream error result a failure carries in its cause chain (the runner wraps it). */
+function upstreamErrorResult(error: Error): CallToolResult | undefined {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
+    const result = cause as Partial<CallToolResult>;
+    if (result.isError === true && Array.isArray(result.content)) return result as CallToolResult;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return undefined;
 }

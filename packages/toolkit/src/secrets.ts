@@ -112,8 +112,12 @@ export class Secrets {
   redactError<E>(error: E): E | ToolError | Error {
     if (this.#values.size === 0 || !(error instanceof Error)) return error;
     const message = this.redact(error.message);
-    // An upstream's error result rides along as the cause and is what a gateway hands on.
-    const cause = isErrorResult(error.cause) ? this.redactErrorResult(error.cause) : error.cause;
+    // An upstream's error result rides along in the cause chain and is what a gateway hands on.
+    const cause = isErrorResult(error.cause)
+      ? this.redactErrorResult(error.cause)
+      : error.cause instanceof Error
+        ? this.redactError(error.cause)
+        : error.cause;
     if (message === error.message && cause === error.cause) return error;
     if (ToolError.isInstance(error)) {
       const { toolId, backend, op, errors } = error;

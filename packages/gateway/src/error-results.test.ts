@@ -1,0 +1,85 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpGateway } from './http.js';
+import { ERROR_META_KEY } from './server.js';
+
+const PNG = 'iVBORw0KGgo=';
+const FAILED: CallToolResult = {
+  isError: true,
+  content: [
+    { type: 'text', text: 'first' },
+    { type: 'text', text: 'second' },
+    { type: 'image', data: PNG, mimeType: 'image/png' },
+  ],
+  structuredContent: { reason: 'upstream said no' },
+  _meta: { 'example.com/trace': 'abc' },
+};
+
+// An upstream over stdio (plain JSON-RPC, no SDK) whose one tool fails with several blocks.
+const UPSTREAM = `
+const failed = ${JSON.stringify(FAILED)};
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const message = JSON.parse(buffer.slice(0, end));
+    buffer = buffer.slice(end + 1);
+    if (message.id === undefined) continue;
+    const reply = (body) =>
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }) + '\\n');
+    if (message.method === 'initialize') {
+      reply({ result: { protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} }, serverInfo: { name: 'failing', version: '1.0.0' } } });
+    } else if (message.method === 'tools/list') {
+      reply({ result: { tools: [{ name: 'fail', inputSchema: { type: 'object' } }] } });
+    } else if (message.method === 'tools/call') {
+      reply({ result: failed });
+    } else {
+      reply({ error: { code: -32601, message: 'no ' + message.method } });
+    }
+  }
+});
+`;
+
+let running: RunningToolkit;
+let gateway: HttpGateway;
+
+beforeAll(async () => {
+  const toolkit = createToolkit();
+  toolkit.addConnector({ command: process.execPath, args: ['-e', UPSTREAM] }, { namespace: 'up' });
+  running = await runToolkit(toolkit);
+  gateway = await serveHttp(running.toolkit, { port: 0 });
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await running.stop();
+});
+
+describe('upstream error results', () => {
+  it('reach the client as the upstream sent them, toolplane’s error only in _meta', async () => {
+    const client = new Client({ name: 'error-results', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(gateway.url));
+    try {
+      const result = (await client.callTool({ name: 'up__fail', arguments: {} })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual(FAILED.content);
+      expect(result.structuredContent).toEqual(FAILED.structuredContent);
+      expect(result._meta).toMatchObject({
+        'example.com/trace': 'abc',
+        [ERROR_META_KEY]: { code: 'execution', toolId: 'up:fail' },
+      });
+      // The gateway's own refusals carry one `MCP error` prefix, the client's.
+      await expect(client.callTool({ name: 'up__nothing', arguments: {} })).rejects.toThrow(
+        /^MCP error -32602: no tool "up__nothing"; tools\/list names them$/,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
