@@ -137,6 +137,7 @@ function messagesOf(answer: Answer): unknown[] {
 async function openStdio(): Promise<{
   send(line: string): void;
   next(match: (message: Record<string, unknown>) => boolean, ms?: number): Promise<unknown>;
+  discard(match: (message: Record<string, unknown>) => boolean): void;
   close(): Promise<void>;
 }> {
   const stdin = new PassThrough();
@@ -179,6 +180,9 @@ async function openStdio(): Promise<{
         };
         waiters.add(wake);
       });
+    },
+    discard(match: (message: Record<string, unknown>) => boolean): void {
+      for (let at = seen.findIndex(match); at >= 0; at = seen.findIndex(match)) seen.splice(at, 1);
     },
     close: () => served.close(),
   };
@@ -254,9 +258,10 @@ describe('answers over HTTP', () => {
     expect(answer?.status).toBe(200);
   });
 
-  it('ends a cancelled tools/call POST at once, headers first', async () => {
+  it('sends a slow call’s headers before its result, and ends its POST when it is cancelled', async () => {
     const session = await openSession();
-    let status = 0;
+    let headersSent: (status: number) => void = () => undefined;
+    const headers = new Promise<number>((resolve) => (headersSent = resolve));
     const call = post(
       JSON.stringify({
         jsonrpc: '2.0',
@@ -266,25 +271,29 @@ describe('answers over HTTP', () => {
       }),
       session,
       5_000,
-      (code) => (status = code),
+      headersSent,
     );
-    // Cancel until the call was in flight to be cancelled (a cancel that came first is ignored).
-    let answer: Answer | undefined;
-    const settled = call.then((a) => (answer = a));
-    while (answer === undefined) {
-      await post(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: 'c1', reason: 'test' },
-        }),
-        session,
-      );
-      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 20))]);
-    }
-    expect(status).toBe(200);
-    expect(answer.headers['content-type']).toBe('text/event-stream');
-    expect(messagesOf(answer)).toEqual([]);
+    // The call holds until cancelled: its status line comes without it.
+    let timer: NodeJS.Timeout | undefined;
+    const noHeaders = new Promise<string>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('none');
+      }, 5_000);
+    });
+    expect(await Promise.race([headers, noHeaders])).toBe(200);
+    clearTimeout(timer);
+    await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 'c1', reason: 'test' },
+      }),
+      session,
+    );
+    const answer = await call;
+    expect(answer?.headers['content-type']).toBe('text/event-stream');
+    // No result follows a cancellation; the exchange ends.
+    expect(answer && messagesOf(answer)).toEqual([]);
   });
 });
 
@@ -465,28 +474,36 @@ describe('fuzzing', () => {
     const next = random(2027);
     const cases = Array.from({ length: FUZZ_COUNT }, (_, i) => mutate(i, next));
     const problems: string[] = [];
-    let stdio = await openStdio();
-    try {
-      for (const [index, { text, id }] of cases.entries()) {
-        // A mutated `initialize` may not be answered twice in one session: a fresh one each 100.
-        if (index % 100 === 0 && index > 0) {
-          await stdio.close();
-          stdio = await openStdio();
+    // Lanes of 100 cases, 10 at a time, each on a stdio gateway of its own (a mutated
+    // `initialize` may not be answered twice in one session). Within a lane one case at a time,
+    // so an answer under the ID `null` can be told apart from another case's.
+    const lane = async (chunk: readonly { text: string; id: unknown }[]): Promise<void> => {
+      const stdio = await openStdio();
+      try {
+        for (const [index, { text, id }] of chunk.entries()) {
+          stdio.send(text);
+          if (id !== undefined && (await stdio.next(withId(id), 2_000)) === undefined) {
+            problems.push(`no answer: ${text.slice(0, 200)}`);
+          }
+          const sentinel = `sentinel-${index}`;
+          stdio.send(JSON.stringify({ jsonrpc: '2.0', id: sentinel, method: 'ping' }));
+          if ((await stdio.next(withId(sentinel))) === undefined) {
+            problems.push(`the session stopped answering after: ${text.slice(0, 200)}`);
+            return;
+          }
+          // A refusal under `null` of a case that expected none came before the sentinel's answer.
+          stdio.discard(withId(null));
         }
-        stdio.send(text);
-        const sentinel = `sentinel-${index}`;
-        stdio.send(JSON.stringify({ jsonrpc: '2.0', id: sentinel, method: 'ping' }));
-        if (id !== undefined) {
-          const answer = await stdio.next(withId(id), 2_000);
-          if (answer === undefined) problems.push(`no answer: ${text.slice(0, 200)}`);
-        }
-        if ((await stdio.next(withId(sentinel))) === undefined) {
-          problems.push(`the session stopped answering after: ${text.slice(0, 200)}`);
-          break;
-        }
+      } finally {
+        await stdio.close();
       }
-    } finally {
-      await stdio.close();
+    };
+    for (let start = 0; start < cases.length; start += 1_000) {
+      const lanes = [];
+      for (let at = start; at < Math.min(start + 1_000, cases.length); at += 100) {
+        lanes.push(lane(cases.slice(at, at + 100)));
+      }
+      await Promise.all(lanes);
     }
     expect({ unanswered: problems.length, first: problems.slice(0, 5) }).toEqual({
       unanswered: 0,

@@ -13,6 +13,13 @@ import {
 /** The most messages one POST may carry. */
 export const MAX_BATCH_SIZE = 100;
 
+/**
+ * How long a POST's answer may wait for its responses before its headers go out (as the head of
+ * an SSE stream). Held longer, a client sees no status line at all while a slow call runs, and
+ * may give up; sent at once, every fast call would pay a write more than its one JSON body.
+ */
+export const HEADERS_WITHIN_MS = 100;
+
 const SSE_HEADERS: OutgoingHttpHeaders = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
@@ -48,8 +55,8 @@ function sseEvent(message: JSONRPCMessage): string {
 /**
  * The answer to one POST. While only responses are sent, they are held until the last one and
  * written as one `application/json` body (headers and body in one write); the first request or
- * notification sent before that turns the answer into an SSE stream, which ends with the last
- * response.
+ * notification sent before that, or {@link HEADERS_WITHIN_MS} without the last response, turns
+ * the answer into an SSE stream, which ends with the last response.
  */
 class PostAnswer {
   readonly #res: ServerResponse;
@@ -58,6 +65,7 @@ class PostAnswer {
   readonly #headers: OutgoingHttpHeaders;
   #held: JSONRPCMessage[] = [];
   #streaming = false;
+  readonly #headersDue: NodeJS.Timeout;
 
   constructor(
     res: ServerResponse,
@@ -69,6 +77,16 @@ class PostAnswer {
     this.#pending = new Set(ids);
     this.#batch = batch;
     this.#headers = headers;
+    this.#headersDue = setTimeout(() => {
+      if (this.closed || this.#streaming) return;
+      this.#startStream();
+      // Nothing held to write with them: the headers go out on their own.
+      this.#res.flushHeaders();
+    }, HEADERS_WITHIN_MS);
+    this.#headersDue.unref();
+    res.once('close', () => {
+      clearTimeout(this.#headersDue);
+    });
   }
 
   /** The request IDs still waiting for their response. */
@@ -119,6 +137,7 @@ class PostAnswer {
   }
 
   #writeJson(): void {
+    clearTimeout(this.#headersDue);
     const body = JSON.stringify(this.#batch ? this.#held : this.#held[0]);
     this.#res.writeHead(200, {
       ...this.#headers,
@@ -129,6 +148,7 @@ class PostAnswer {
   }
 
   #startStream(): void {
+    clearTimeout(this.#headersDue);
     this.#streaming = true;
     this.#res.writeHead(200, { ...this.#headers, ...SSE_HEADERS });
     for (const held of this.#held) this.#res.write(sseEvent(held));
