@@ -17,7 +17,8 @@ import {
 } from './http-request.js';
 import { SessionTable, type HttpSession } from './http-sessions.js';
 import { HttpServerTransport, writeError } from './http-transport.js';
-import { createSessionServer, GatewayHub, type GatewayOptions } from './server.js';
+import { GatewayHub } from './gateway-hub.js';
+import { createSessionServer, type GatewayOptions } from './server.js';
 import type { ServedGateway } from './stdio.js';
 
 /** Options of {@link serveHttp}. */

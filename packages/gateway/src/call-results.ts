@@ -1,0 +1,132 @@
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError, type RunResult } from '@toolplane/toolkit';
+import type { ToolItem } from './server.js';
+
+/** The `_meta` key under which a failed call's result carries toolplane's structured error. */
+export const ERROR_META_KEY = 'io.toolplane/error';
+
+/** One page of `items` (sorted by `key`) after the cursor's key. */
+export function page<T>(
+  items: T[],
+  key: (item: T) => string,
+  cursor: string | undefined,
+  size: number,
+): { items: T[]; nextCursor?: string } {
+  let start = 0;
+  if (cursor !== undefined) {
+    const after = decodeCursor(cursor);
+    // Keyset paging: items added or removed between pages never shift the ones after.
+    start = items.findIndex((item) => compare(key(item), after) > 0);
+    if (start < 0) start = items.length;
+  }
+  const slice = items.slice(start, start + size);
+  const last = slice.at(-1);
+  return start + size < items.length && last !== undefined
+    ? { items: slice, nextCursor: Buffer.from(key(last)).toString('base64url') }
+    : { items: slice };
+}
+
+export function decodeCursor(cursor: string): string {
+  const after = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (after.length === 0 || Buffer.from(after).toString('base64url') !== cursor) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      'the cursor is not one this server issued; list again without a cursor',
+    );
+  }
+  return after;
+}
+
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function matches(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+export function unknownTool(name: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `no tool "${name}"; tools/list names them`);
+}
+
+/** A toolkit failure outside a tool call as a JSON-RPC error. */
+export function protocolError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  if (ToolError.isInstance(error)) {
+    const code =
+      error.code === 'not_found' ||
+      error.code === 'invalid_argument' ||
+      error.code === 'validation' ||
+      error.code === 'invalid_prompt'
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError;
+    return new McpError(code, error.message, { code: error.code });
+  }
+  return new McpError(
+    ErrorCode.InternalError,
+    error instanceof Error ? error.message : String(error),
+  );
+}
+
+/** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
+export function toCallToolResult(run: RunResult): CallToolResult {
+  if (run.mcpResult !== undefined) return run.mcpResult;
+  const value = run.structured;
+  if (value === undefined) return { content: [] };
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  const text = JSON.stringify(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> }
+    : { content: [{ type: 'text', text }] };
+}
+
+/**
+ * A failed call as a `tools/call` result with `isError: true`. An upstream's own error result (the
+ * cause of the failure) passes through as it was sent, content, `structuredContent` and `_meta`
+ * alike, with toolplane's structured error (`code`, `message`, `toolId`) added under
+ * {@link ERROR_META_KEY} in `_meta`. Any other failure is told in a text block and there, and as
+ * `structuredContent.error` for tools without an output schema (one binds `structuredContent`).
+ */
+export function errorResult(error: unknown, item: ToolItem): CallToolResult {
+  const failure = ToolError.isInstance(error)
+    ? error
+    : new ToolError('internal', error instanceof Error ? error.message : String(error), {
+        cause: error,
+        toolId: item.id,
+      });
+  const structured = {
+    code: failure.code,
+    message: failure.message,
+    toolId: failure.toolId ?? item.id,
+  };
+  const upstream = upstreamErrorResult(failure);
+  if (upstream !== undefined) {
+    return {
+      ...upstream,
+      isError: true,
+      _meta: { ...upstream._meta, [ERROR_META_KEY]: structured },
+    };
+  }
+  return {
+    isError: true,
+    content: [{ type: 'text' as const, text: `${failure.code}: ${failure.message}` }],
+    ...(item.tool.outputSchema === undefined ? { structuredContent: { error: structured } } : {}),
+    _meta: { [ERROR_META_KEY]: structured },
+  };
+}
+
+/** The upstream error result a failure carries in its cause chain (the runner wraps it). */
+function upstreamErrorResult(error: Error): CallToolResult | undefined {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
+    const result = cause as Partial<CallToolResult>;
+    if (result.isError === true && Array.isArray(result.content)) return result as CallToolResult;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,267 @@
+import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
+import { NameTable, UriTable } from './names.js';
+import type {
+  GatewayOptions,
+  ListKind,
+  McpServerInstance,
+  PromptItem,
+  ResourceItem,
+  ToolItem,
+} from './server.js';
+import { wantsLog, type SessionState } from './session-state.js';
+import { forwardUpstreamRequests } from './upstream-forwarding.js';
+
+/** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
+export interface ToolTable {
+  readonly building: Promise<NameTable<ToolItem>>;
+  built?: NameTable<ToolItem>;
+}
+
+/**
+ * What every session of one served toolkit shares: the name tables, the subscriptions and the
+ * coalesced change notifications.
+ *
+ * @internal
+ */
+export class GatewayHub {
+  readonly toolkit: Toolkit;
+  readonly options: GatewayOptions;
+  readonly #sessions = new Set<SessionState>();
+  readonly #unsubscribe: (() => void)[];
+  // The tool table, being built or built, until something changes.
+  #tools: ToolTable | undefined;
+  #negotiated = false;
+  #pending = new Set<ListKind>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
+  readonly #upstreamSubscriptions = new Map<string, number>();
+
+  /** Resolves once upstream servers know they may ask the sessions for sampling and elicitation. */
+  readonly negotiated: Promise<void>;
+
+  constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
+    this.toolkit = toolkit;
+    this.options = options;
+    this.negotiated = toolkit
+      .setUpstreamRequestHandler(forwardUpstreamRequests)
+      .catch(() => {
+        // A connector that failed to reconnect keeps retrying on its own.
+      })
+      .then(() => {
+        this.#negotiated = true;
+      });
+    this.#unsubscribe = [
+      toolkit.onEvent((event) => {
+        this.#onEvent(event);
+      }),
+      // Catches every change to the tool surface, including ones made straight on the index.
+      toolkit.index.onChange(() => {
+        this.#tools = undefined;
+        this.#queue('tools');
+      }),
+    ];
+  }
+
+  /** Whether {@link GatewayHub.negotiated} has settled, so a handler need not wait a tick for it. */
+  get isNegotiated(): boolean {
+    return this.#negotiated;
+  }
+
+  /** How many sessions are attached. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  attach(server: McpServerInstance): SessionState {
+    const session: SessionState = {
+      server,
+      initialized: false,
+      subscriptions: new Set(),
+      logLevel: undefined,
+    };
+    this.#sessions.add(session);
+    return session;
+  }
+
+  detach(session: SessionState): void {
+    if (!this.#sessions.delete(session)) return;
+    for (const uri of session.subscriptions) void this.unsubscribe(session, uri);
+  }
+
+  dispose(): void {
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    clearTimeout(this.#timer);
+    this.#sessions.clear();
+  }
+
+  // -- tables ------------------------------------------------------------------------------
+
+  async tools(fresh = false): Promise<NameTable<ToolItem>> {
+    if (fresh || this.#tools === undefined) {
+      const entry: ToolTable = {
+        building: this.toolkit.list({ type: 'tool' }).then(({ tools }) =>
+          NameTable.build(
+            tools.filter((t) => this.allowed(t)),
+            this.options,
+          ),
+        ),
+      };
+      this.#tools = entry;
+      entry.building.then(
+        (table) => {
+          entry.built = table;
+        },
+        () => {
+          if (this.#tools === entry) this.#tools = undefined;
+        },
+      );
+    }
+    return this.#tools.building;
+  }
+
+  /** The current tool table when it is built, so a call need not wait a tick for it. */
+  toolsNow(): NameTable<ToolItem> | undefined {
+    return this.#tools?.built;
+  }
+
+  async prompts(signal?: AbortSignal): Promise<NameTable<PromptItem>> {
+    const { prompts } = await this.toolkit.list({
+      type: 'prompt',
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return NameTable.build(prompts, this.options);
+  }
+
+  async resources(signal?: AbortSignal): Promise<UriTable<ResourceItem>> {
+    const { resources } = await this.toolkit.list({
+      type: 'resource',
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return new UriTable(resources);
+  }
+
+  /** The toolkit's resource templates: builtin ones and every connected connector's. */
+  templates(): ToolkitResourceTemplate[] {
+    return this.toolkit.resourceTemplates();
+  }
+
+  allowed(item: ToolItem): boolean {
+    const filter = this.options.filter?.[item.namespace];
+    if (filter === undefined) return true;
+    const tags = item.tool.tags ?? [];
+    if (filter.deny?.includes(item.name) === true) return false;
+    if (filter.denyTags?.some((tag) => tags.includes(tag)) === true) return false;
+    if (filter.allow !== undefined && !filter.allow.includes(item.name)) return false;
+    if (filter.allowTags !== undefined && !filter.allowTags.some((tag) => tags.includes(tag)))
+      return false;
+    return true;
+  }
+
+  // -- subscriptions -----------------------------------------------------------------------
+
+  async subscribe(session: SessionState, exposed: string, item: ResourceItem): Promise<void> {
+    if (session.subscriptions.has(exposed)) return;
+    session.subscriptions.add(exposed);
+    const key = `${item.namespace}\u0000${item.uri}`;
+    const count = this.#upstreamSubscriptions.get(key) ?? 0;
+    this.#upstreamSubscriptions.set(key, count + 1);
+    const client = this.toolkit.connector(item.namespace)?.client;
+    if (count === 0 && client?.getServerCapabilities()?.resources?.subscribe === true) {
+      await client.subscribeResource({ uri: item.uri });
+    }
+  }
+
+  async unsubscribe(session: SessionState, exposed: string): Promise<void> {
+    if (!session.subscriptions.delete(exposed)) return;
+    const item = (await this.resources().catch(() => undefined))?.resolve(exposed);
+    if (item === undefined) return;
+    const key = `${item.namespace}\u0000${item.uri}`;
+    const count = (this.#upstreamSubscriptions.get(key) ?? 1) - 1;
+    if (count > 0) {
+      this.#upstreamSubscriptions.set(key, count);
+      return;
+    }
+    this.#upstreamSubscriptions.delete(key);
+    const client = this.toolkit.connector(item.namespace)?.client;
+    if (client?.getServerCapabilities()?.resources?.subscribe === true) {
+      await client.unsubscribeResource({ uri: item.uri }).catch(() => undefined);
+    }
+  }
+
+  // -- notifications -----------------------------------------------------------------------
+
+  #onEvent(event: ToolkitEvent): void {
+    switch (event.type) {
+      case 'tool_list_changed':
+        this.#tools = undefined;
+        this.#queue('tools');
+        return;
+      case 'prompt_list_changed':
+        this.#queue('prompts');
+        return;
+      case 'resource_list_changed':
+        this.#queue('resources');
+        return;
+      case 'state_change':
+        // Only gaining or losing a connection changes what is listed; retries do not.
+        if (event.state === 'connected' || event.state === 'disconnected') {
+          this.#tools = undefined;
+          this.#queue('tools');
+          this.#queue('prompts');
+          this.#queue('resources');
+        }
+        return;
+      case 'resource_updated':
+        void this.#resourceUpdated(event.namespace, event.uri);
+        return;
+      case 'log_message':
+        for (const session of this.#sessions) {
+          const { server, initialized } = session;
+          if (!initialized || !wantsLog(session, event.level)) continue;
+          const logger =
+            event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
+          server
+            .sendLoggingMessage(
+              { level: event.level, logger, data: event.data },
+              server.transport?.sessionId,
+            )
+            .catch(() => undefined);
+        }
+        return;
+    }
+  }
+
+  async #resourceUpdated(namespace: string, uri: string): Promise<void> {
+    const table = await this.resources().catch(() => undefined);
+    const exposed = table?.uriOf({ namespace, uri }) ?? uri;
+    for (const { server, subscriptions } of this.#sessions) {
+      if (subscriptions.has(exposed))
+        server.sendResourceUpdated({ uri: exposed }).catch(() => undefined);
+    }
+  }
+
+  #queue(kind: ListKind): void {
+    this.#pending.add(kind);
+    this.#timer ??= setTimeout(() => {
+      this.#flush();
+    }, this.options.notifyDelayMs ?? 10);
+  }
+
+  #flush(): void {
+    this.#timer = undefined;
+    const kinds = [...this.#pending];
+    this.#pending.clear();
+    for (const { server, initialized } of this.#sessions) {
+      if (!initialized) continue;
+      for (const kind of kinds) {
+        const sent =
+          kind === 'tools'
+            ? server.sendToolListChanged()
+            : kind === 'prompts'
+              ? server.sendPromptListChanged()
+              : server.sendResourceListChanged();
+        sent.catch(() => undefined);
+      }
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  LoggingLevelSchema,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerInstance } from './server.js';
+
+/** A session's state the hub relays to: its server, subscriptions and log level. */
+export interface SessionState {
+  readonly server: McpServerInstance;
+  initialized: boolean;
+  readonly subscriptions: Set<string>;
+  /** The least severe level the client wants (`logging/setLevel`); all when unset. */
+  logLevel: LoggingLevel | undefined;
+}
+
+const LOG_SEVERITY = new Map(LoggingLevelSchema.options.map((level, rank) => [level, rank]));
+
+/** Whether a session that asked for `wanted` and above takes a message at `level`. */
+export function wantsLog(session: SessionState, level: LoggingLevel): boolean {
+  const wanted = session.logLevel;
+  return wanted === undefined || (LOG_SEVERITY.get(level) ?? 0) >= (LOG_SEVERITY.get(wanted) ?? 0);
+}
+
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;

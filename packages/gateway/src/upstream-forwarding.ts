@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane/toolkit';
+import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
+import type { McpServerInstance } from './server.js';
+import type { CallExtra } from './session-state.js';
+
+// The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
+// unique across every gateway in the process (a random prefix, then a count), so one handler
+// serves them all; they never leave the process.
+export const callers = new Map<string, GatewayCall>();
+const CALLER_PREFIX = randomUUID();
+let callerCount = 0;
+
+/** A new caller token, unique in the process. */
+export function newCallerToken(): string {
+  return `${CALLER_PREFIX}:${++callerCount}`;
+}
+
+/** A session's tool call in flight. */
+export interface GatewayCall {
+  readonly server: McpServerInstance;
+  readonly extra: CallExtra;
+}
+
+/**
+ * Forwards an upstream's sampling or elicitation request to the session whose call caused it,
+ * on that call's own response stream, and its answer back.
+ */
+export const forwardUpstreamRequests: UpstreamRequestHandler = {
+  capabilities: { sampling: true, elicitation: true },
+  async handle(request, { namespace, caller, signal }) {
+    const call = callers.get(caller);
+    if (call === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${request.method} from "${namespace}" belongs to a call that has ended`,
+      );
+    }
+    const capabilities = call.server.getClientCapabilities();
+    const supported =
+      request.method === 'sampling/createMessage'
+        ? capabilities?.sampling !== undefined
+        : capabilities?.elicitation !== undefined;
+    if (!supported) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `the client that made this call does not support ${request.method}`,
+      );
+    }
+    return request.method === 'sampling/createMessage'
+      ? call.extra.sendRequest(request, CreateMessageResultSchema, { signal })
+      : call.extra.sendRequest(request, ElicitResultSchema, { signal });
+  },
+};
+
+/**
+ * The {@link Session} of a session's tool call: who called, and requests to that client on the
+ * call's own response stream, cancelled with the call.
+ */
+export function callerSession(
+  server: McpServerInstance,
+  extra: CallExtra,
+  parts: Pick<Session, 'log'>,
+): Partial<Session> {
+  const capabilities = server.getClientCapabilities();
+  // Cancelled with the call, and by the builtin's own signal when it gives one.
+  const ask = async <T>(
+    method: string,
+    options: { signal?: AbortSignal } | undefined,
+    send: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> => {
+    const signal =
+      options?.signal === undefined
+        ? extra.signal
+        : AbortSignal.any([extra.signal, options.signal]);
+    try {
+      return await send(signal);
+    } catch (error) {
+      if (signal.aborted) {
+        throw new ToolError('cancelled', `${method} was cancelled`, { cause: signal.reason });
+      }
+      if (ToolError.isInstance(error)) throw error;
+      throw new ToolError(
+        'execution',
+        `the client failed ${method}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  };
+  return {
+    id: extra.sessionId,
+    clientInfo: server.getClientVersion(),
+    capabilities,
+    log: parts.log,
+    elicit: (params, options) => {
+      const elicitation = capabilities?.elicitation;
+      const mode = params.mode ?? 'form';
+      const supported =
+        elicitation !== undefined &&
+        (mode === 'url'
+          ? elicitation.url !== undefined
+          : elicitation.form !== undefined || elicitation.url === undefined);
+      if (!supported) return Promise.reject(notSupported(`${mode} elicitation`));
+      return ask('elicitation/create', options, async (signal) => {
+        const answer = await extra.sendRequest(
+          { method: 'elicitation/create', params },
+          ElicitResultSchema,
+          { signal },
+        );
+        if (answer.action === 'accept' && 'requestedSchema' in params) {
+          checkElicited(params.requestedSchema, answer.content ?? {});
+        }
+        return answer;
+      });
+    },
+    createMessage: (params, options) => {
+      const sampling = capabilities?.sampling;
+      const withTools = params.tools !== undefined || params.toolChoice !== undefined;
+      if (sampling === undefined) return Promise.reject(notSupported('sampling'));
+      if (withTools && sampling.tools === undefined) {
+        return Promise.reject(notSupported('sampling with tools'));
+      }
+      return ask('sampling/createMessage', options, (signal) =>
+        withTools
+          ? extra.sendRequest(
+              { method: 'sampling/createMessage', params },
+              CreateMessageResultWithToolsSchema,
+              { signal },
+            )
+          : extra.sendRequest(
+              { method: 'sampling/createMessage', params },
+              CreateMessageResultSchema,
+              { signal },
+            ),
+      );
+    },
+  };
+}
+
+// Created on first use and shared: a validator caches prepared schemas.
+let elicitValidator: SchemaValidator | undefined;
+
+/** Refuses an accepted elicitation whose content breaks the schema the builtin asked with. */
+function checkElicited(schema: object, content: unknown): void {
+  const validator = (elicitValidator ??= createValidator());
+  const result = validator.validate(schema as Record<string, unknown>, content);
+  if (result.valid) return;
+  const first = result.errors[0];
+  throw new ToolError(
+    'validation',
+    `the client's elicitation answer does not match the requested schema${first === undefined ? '' : `: ${first.path || '/'} ${first.message}`}`,
+    { errors: result.errors },
+  );
+}
+
+export function notSupported(feature: string): ToolError {
+  return new ToolError(
+    'no_delegate',
+    `the calling client does not support ${feature} (it did not declare the capability)`,
+  );
+}
