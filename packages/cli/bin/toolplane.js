@@ -4,6 +4,7 @@
 // build); an installed package, which ships no source, runs the compiled dist/bin.js.
 import { existsSync } from 'node:fs';
 import { register } from 'node:module';
+import { URL } from 'node:url';
 
 const source = new URL('../src/bin.ts', import.meta.url);
 

@@ -118,3 +118,50 @@ describe('parseConfig', () => {
     );
   });
 });
+
+describe('parseConfig with unknown keys', () => {
+  it('refuses an unknown top-level section, listing the known keys', () => {
+    const message = problem({ auth: { token: 'a-token-of-16-chars' }, mcpServers: {} });
+    expect(message).toMatch(/^toolplane\.config\.json: unknown key "auth" \(known keys: .*http/);
+  });
+
+  it('suggests the nearest key for a misspelling at the top level and in each section', () => {
+    expect(problem({ mcpServer: {} })).toMatch(
+      /unknown key "mcpServer"; did you mean "mcpServers"\?/,
+    );
+    expect(problem({ http: { tokn: 'a-token-of-16-chars' } })).toMatch(
+      /^toolplane\.config\.json: http: unknown key "tokn"; did you mean "token"\?/,
+    );
+    expect(problem({ naming: { seperator: '_' } })).toMatch(/did you mean "separator"/);
+    expect(problem({ mcpServers: { a: { comand: 'x' } } })).toMatch(
+      /mcpServers\.a: unknown key "comand"; did you mean "command"\?/,
+    );
+    expect(problem({ mcpServers: { a: { command: 'x', tools: { denny: ['rm'] } } } })).toMatch(
+      /mcpServers\.a\.tools: unknown key "denny"; did you mean "deny"\?/,
+    );
+  });
+
+  it('ignores the keys Claude Desktop, Cursor and Cline files carry for themselves', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        $schema: 'https://example.com/schema.json',
+        globalShortcut: 'Ctrl+Space',
+        preferences: { menuBarEnabled: true },
+        mcpServers: {
+          a: { command: 'x', autoApprove: ['read'], alwaysAllow: [], timeout: 60, type: 'stdio' },
+          b: { url: 'https://x.example/mcp', transportType: 'streamable-http' },
+        },
+      }),
+      { file, env: {} },
+    );
+    expect(config.connectors.map((c) => c.namespace)).toEqual(['a', 'b']);
+  });
+});
+
+describe('parseConfig waitMs', () => {
+  it('defaults to 15 s and reads the key', () => {
+    expect(parseConfig('{}', { file, env: {} }).waitMs).toBe(15_000);
+    expect(parseConfig('{ "waitMs": 500 }', { file, env: {} }).waitMs).toBe(500);
+    expect(problem({ waitMs: -1 })).toMatch(/waitMs: /);
+  });
+});

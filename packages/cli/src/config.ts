@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { sanitizeNamespace, ToolError, type ConnectorSource } from '@toolplane/toolkit';
 import type { ToolFilter } from '@toolplane/gateway';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { firstIssue, unknownKeyMessage, withoutForeignKeys } from './config-keys.js';
+import { parseText, substitute } from './config-text.js';
 import { Secrets } from './secrets.js';
 
 /** The file names {@link findConfigFile} looks for, in order. */
@@ -20,6 +21,12 @@ export const DEFAULT_STORE_PATH = '.toolplane/toolplane.db';
 
 /** The HTTP port `serve --http` listens on unless told otherwise. */
 export const DEFAULT_HTTP_PORT = 8808;
+
+/**
+ * How long `serve` waits, unless told otherwise, for every server's first connection attempt
+ * before it serves: long enough for an `npx` server to start, short enough to notice a hang.
+ */
+export const DEFAULT_WAIT_MS = 15_000;
 
 /** One upstream MCP server of a {@link CliConfig}. */
 export interface ConnectorConfig {
@@ -55,6 +62,11 @@ export interface CliConfig {
   readonly mode: 'tools' | 'search';
   readonly naming: { readonly separator?: string; readonly transparent?: string };
   readonly instructions: string | undefined;
+  /**
+   * How long `serve` waits for every server's first connection attempt (connected or failed)
+   * before it serves, in milliseconds; a server still connecting then joins later.
+   */
+  readonly waitMs: number;
   /** Tool filters by namespace, from each server's `tools` key. */
   readonly filter: Readonly<Record<string, ToolFilter>>;
   readonly http: {
@@ -92,10 +104,11 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
-// Loose: files written for Claude Desktop, Cursor or Cline carry keys of their own
-// (`type`, `disabled`, `autoApprove`…), and an existing file must work as it is.
+// Strict, so that a misspelled key is an error rather than a setting silently lost; the keys
+// that Cursor, Cline or VS Code files carry for themselves are removed by name before parsing
+// (see FOREIGN_SERVER_KEYS), so an existing file still works as it is.
 const serverSchema = z
-  .looseObject({
+  .strictObject({
     type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
     command: z.string().trim().min(1, 'must be a non-empty command').optional(),
     module: z.string().trim().min(1, 'must be an npm package name').optional(),
@@ -121,7 +134,22 @@ const serverSchema = z
     }
   });
 
-const configSchema = z.looseObject({
+const httpSchema = z.strictObject({
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65_535).optional(),
+  path: z.string().startsWith('/', 'must start with "/"').optional(),
+  token: z.string().min(16, 'must be at least 16 characters').optional(),
+  allowedOrigins: stringList.optional(),
+  stateless: z.boolean().optional(),
+  maxSessions: z.number().int().min(1).optional(),
+  sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
+  maxConnections: z.number().int().min(1).optional(),
+  headersTimeoutMs: z.number().int().min(100).optional(),
+});
+
+// Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
+// without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
+const configSchema = z.strictObject({
   mcpServers: z.record(z.string(), serverSchema).optional(),
   connectors: z.record(z.string(), serverSchema).optional(),
   builtins: z.boolean().optional(),
@@ -143,21 +171,23 @@ const configSchema = z.looseObject({
     .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
     .optional(),
   instructions: z.string().optional(),
-  http: z
-    .strictObject({
-      host: z.string().min(1).optional(),
-      port: z.number().int().min(0).max(65_535).optional(),
-      path: z.string().startsWith('/', 'must start with "/"').optional(),
-      token: z.string().min(16, 'must be at least 16 characters').optional(),
-      allowedOrigins: stringList.optional(),
-      stateless: z.boolean().optional(),
-      maxSessions: z.number().int().min(1).optional(),
-      sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
-      maxConnections: z.number().int().min(1).optional(),
-      headersTimeoutMs: z.number().int().min(100).optional(),
-    })
-    .optional(),
+  waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
+  http: httpSchema.optional(),
 });
+
+const namingKeys = ['separator', 'transparent'] as const;
+
+/** The keys toolplane reads in the object at `path` of a config file. */
+function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+  const [section, , inner] = path;
+  if (path.length === 0) return Object.keys(configSchema.shape);
+  if (section === 'http') return Object.keys(httpSchema.shape);
+  if (section === 'naming') return namingKeys;
+  if (section === 'mcpServers' || section === 'connectors') {
+    return inner === 'tools' ? Object.keys(filterSchema.shape) : Object.keys(serverSchema.shape);
+  }
+  return [];
+}
 
 type ServerEntry = z.infer<typeof serverSchema>;
 
@@ -222,12 +252,15 @@ export interface ParseConfigOptions {
 /**
  * Parses a config file's text: the `mcpServers` format of Claude Desktop and Cursor as it is
  * (or the same under `connectors`), plus toolplane's keys (`prompts`, `store`, `mode`, `naming`,
- * `instructions`, `http`, `builtins`, and per server `namespace`, `tools` filters and `module`).
+ * `instructions`, `waitMs`, `http`, `builtins`, and per server `namespace`, `tools` filters and
+ * `module`). Unknown keys are refused with the nearest known one, except the few that Claude
+ * Desktop, Cursor, Cline or VS Code files carry for themselves (see `config-keys.ts`), which are ignored.
  * `${NAME}` and `${NAME:-default}` in any string are replaced from the environment, and the
  * values remembered as secrets.
  *
  * @throws {ToolError} `invalid_config` naming the key path and the problem, e.g.
- * `mcpServers.github.url: must be an http(s) URL`.
+ * `mcpServers.github.url: must be an http(s) URL` or `http: unknown key "tokn"; did you mean
+ * "token"?`.
  */
 export function parseConfig(text: string, options: ParseConfigOptions): CliConfig {
   const { file } = options;
@@ -235,14 +268,15 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
   const raw = parseText(text, file);
   const secrets = new Secrets();
   const substituted = substitute(raw, [], options.env ?? process.env, secrets, where);
-  const parsed = configSchema.safeParse(substituted ?? {});
+  const parsed = configSchema.safeParse(withoutForeignKeys(substituted ?? {}));
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const issue = firstIssue(parsed.error.issues);
     const path = issue?.path.map(String).join('.') ?? '';
-    throw new ToolError(
-      'invalid_config',
-      `${where}: ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid'}`,
-    );
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => unknownKeyMessage(key, knownKeysAt(issue.path))).join('; ')
+        : (issue?.message ?? 'invalid');
+    throw new ToolError('invalid_config', `${where}: ${path === '' ? '' : `${path}: `}${message}`);
   }
   const data = parsed.data;
   const dir = dirname(file);
@@ -295,6 +329,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     mode: data.mode ?? 'tools',
     naming: data.naming ?? {},
     instructions: data.instructions,
+    waitMs: data.waitMs ?? DEFAULT_WAIT_MS,
     filter,
     http: {
       host: http.host ?? '127.0.0.1',
@@ -331,73 +366,6 @@ export function isAllowed(
     return false;
   }
   return true;
-}
-
-function parseText(text: string, file: string): unknown {
-  const where = basename(file);
-  if (extname(file).toLowerCase() === '.json') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new ToolError(
-        'invalid_config',
-        `${where}: not valid JSON: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
-  }
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  const error = document.errors[0];
-  if (error !== undefined) {
-    const at = error.linePos?.[0];
-    const line = at === undefined ? '' : `:${at.line}:${at.col}`;
-    throw new ToolError(
-      'invalid_config',
-      `${where}${line}: not valid YAML: ${error.message.split('\n')[0] ?? ''}`,
-      { cause: error },
-    );
-  }
-  return document.toJS({ maxAliasCount: 100 }) as unknown;
-}
-
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/** `value` with `${NAME}` replaced in every string; the values substituted become secrets. */
-function substitute(
-  value: unknown,
-  path: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  secrets: Secrets,
-  where: string,
-): unknown {
-  if (typeof value === 'string') {
-    return value.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') {
-        secrets.add(found);
-        return found;
-      }
-      if (fallback !== undefined) return fallback;
-      throw new ToolError(
-        'invalid_config',
-        `${where}: ${path.join('.')}: environment variable ${name} is not set; export it or write \${${name}:-default}`,
-      );
-    });
-  }
-  if (Array.isArray(value)) {
-    return value.map((item, i) => substitute(item, [...path, String(i)], env, secrets, where));
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [
-        key,
-        substitute(item, [...path, key], env, secrets, where),
-      ]),
-    );
-  }
-  return value;
 }
 
 function toConnector(

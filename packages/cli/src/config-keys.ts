@@ -1,0 +1,71 @@
+import { closestMatch } from 'leven';
+import type { z } from 'zod';
+
+/**
+ * Top-level keys that Claude Desktop's `claude_desktop_config.json` (and editors' JSON files)
+ * carry beside `mcpServers`: such a file is read as it is, and these are ignored by name.
+ */
+export const FOREIGN_TOP_LEVEL_KEYS: readonly string[] = [
+  '$schema',
+  'globalShortcut',
+  'preferences',
+  'theme',
+  'telemetry',
+];
+
+/**
+ * Keys of a server entry that Cursor, Cline or VS Code files carry and toolplane has no use for
+ * (approvals and time-outs of their own UIs); ignored by name. `type` and `disabled` are read.
+ */
+export const FOREIGN_SERVER_KEYS: readonly string[] = [
+  'autoApprove',
+  'alwaysAllow',
+  'timeout',
+  'transportType',
+];
+
+/** `raw` without the {@link FOREIGN_TOP_LEVEL_KEYS} and, in each server, {@link FOREIGN_SERVER_KEYS}. */
+export function withoutForeignKeys(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const kept = omit(raw, FOREIGN_TOP_LEVEL_KEYS);
+  for (const section of ['mcpServers', 'connectors']) {
+    const servers = kept[section];
+    if (!isRecord(servers)) continue;
+    kept[section] = Object.fromEntries(
+      Object.entries(servers).map(([key, server]) => [
+        key,
+        isRecord(server) ? omit(server, FOREIGN_SERVER_KEYS) : server,
+      ]),
+    );
+  }
+  return kept;
+}
+
+/**
+ * The issue to report first: an unknown key, since a misspelled key (`comand`) is the cause of
+ * whatever else is wrong with its object (`needs "command"`).
+ */
+export function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  return issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0];
+}
+
+/**
+ * The message for an unknown key of the object at `path` (of `root`'s shape, as parsed), with
+ * the closest known key as a "did you mean" when one is near enough to be a slip of the finger.
+ */
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const near = closestMatch(key, known, { maxDistance: Math.max(2, Math.floor(key.length / 3)) });
+  const lowered = known.find((name) => name.toLowerCase() === key.toLowerCase());
+  const suggestion = lowered ?? near;
+  return suggestion === undefined
+    ? `unknown key "${key}" (known keys: ${known.join(', ')})`
+    : `unknown key "${key}"; did you mean "${suggestion}"?`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function omit(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
+}

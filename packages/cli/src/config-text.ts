@@ -1,0 +1,81 @@
+import { basename, extname } from 'node:path';
+import { ToolError } from '@toolplane/toolkit';
+import { parseDocument } from 'yaml';
+import type { Secrets } from './secrets.js';
+
+/**
+ * A config file's text as data: JSON for a `.json` file, YAML (with unique keys) otherwise.
+ *
+ * @throws {ToolError} `invalid_config` naming the file (and for YAML the line) and the problem.
+ */
+export function parseText(text: string, file: string): unknown {
+  const where = basename(file);
+  if (extname(file).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ToolError(
+        'invalid_config',
+        `${where}: not valid JSON: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const error = document.errors[0];
+  if (error !== undefined) {
+    const at = error.linePos?.[0];
+    const line = at === undefined ? '' : `:${at.line}:${at.col}`;
+    throw new ToolError(
+      'invalid_config',
+      `${where}${line}: not valid YAML: ${error.message.split('\n')[0] ?? ''}`,
+      { cause: error },
+    );
+  }
+  return document.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * `value` with `${NAME}` and `${NAME:-default}` replaced in every string; the values substituted
+ * become secrets.
+ *
+ * @throws {ToolError} `invalid_config` naming the key path of a variable that is not set.
+ */
+export function substitute(
+  value: unknown,
+  path: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: Secrets,
+  where: string,
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') {
+        secrets.add(found);
+        return found;
+      }
+      if (fallback !== undefined) return fallback;
+      throw new ToolError(
+        'invalid_config',
+        `${where}: ${path.join('.')}: environment variable ${name} is not set; export it or write \${${name}:-default}`,
+      );
+    });
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, i) => substitute(item, [...path, String(i)], env, secrets, where));
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        substitute(item, [...path, key], env, secrets, where),
+      ]),
+    );
+  }
+  return value;
+}
