@@ -201,6 +201,35 @@ describe('answers over HTTP', () => {
     expect(answer && messagesOf(answer)).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
   });
 
+  it('refuses what is not JSON-RPC under its ID, or null, and serves the rest of a batch', async () => {
+    const session = await openSession();
+    const single = await post('{"jsonrpc":"1.0","id":4,"method":"ping"}', session);
+    expect(single?.status).toBe(400);
+    expect(single && messagesOf(single)).toMatchObject([{ id: 4, error: { code: -32600 } }]);
+    const batch = await post(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '1.0', id: 2, method: 'ping' },
+        7,
+        null,
+      ]),
+      session,
+    );
+    expect(batch?.status).toBe(200);
+    const answers = batch ? messagesOf(batch) : [];
+    expect(answers).toHaveLength(4);
+    expect(answers).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 1, result: {} },
+        expect.objectContaining({ id: 2, error: expect.objectContaining({ code: -32600 }) }),
+      ]),
+    );
+    expect(answers.filter((a) => (a as { id?: unknown }).id === null)).toMatchObject([
+      { error: { code: -32600 } },
+      { error: { code: -32600 } },
+    ]);
+  });
+
   it('answers invalid params as -32602 in one line', async () => {
     const session = await openSession();
     const answer = await post(
@@ -364,21 +393,24 @@ const ODD_VALUES: readonly unknown[] = [
   { nested: { deeper: { deepest: [[[[{}]]]] } } },
 ];
 
+/** A 3 MB string: within both transports' 4 MiB limits, a body near the size they accept. */
+const HUGE = 'h'.repeat(3_000_000);
+
 /**
- * The `index`th mutated message, as JSON text, and the ID to expect an answer under: the string
- * or integer it carries, `null` when it carries an ID that cannot be told, `undefined` when no
- * answer is due (a notification, or a response).
+ * The `key`th mutated message (`key` unique in the run): the message, and the ID to expect an
+ * answer under: the string or integer it carries, `null` when it carries an ID that cannot be
+ * told, `undefined` when no answer is due (a notification, or a response).
  */
-function mutate(index: number, next: () => number): { text: string; id: unknown } {
+function mutateOne(key: number, next: () => number): { message: unknown; id: unknown } {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   // A copy each time, so no two places share (and grow) one value.
   const odd = (): unknown => structuredClone(pick(ODD_VALUES));
   // An own `__proto__` member, as JSON text from a hostile client carries it.
-  const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true });
+  const setOwn = (target: Record<string, unknown>, name: string, value: unknown): void => {
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true });
   };
   const base = structuredClone(pick(VALID));
-  const message: Record<string, unknown> = { jsonrpc: '2.0', id: 100_000 + index, ...base };
+  const message: Record<string, unknown> = { jsonrpc: '2.0', id: 100_000 + key, ...base };
   const params = (message.params ?? {}) as Record<string, unknown>;
   for (let round = 1 + Math.floor(next() * 3); round > 0; round--) {
     switch (Math.floor(next() * 10)) {
@@ -393,12 +425,15 @@ function mutate(index: number, next: () => number): { text: string; id: unknown 
         break;
       case 3:
         message.id = pick([
-          `s-${index}`,
-          -index - 1,
-          (index + 0.5) / 7,
+          `s-${key}`,
+          `${'i'.repeat(10_000)}-${key}`,
+          -key - 1,
+          2 ** 60 + key * 1024,
+          (key + 0.5) / 7,
+          Number.POSITIVE_INFINITY,
           null,
-          { id: index },
-          [index],
+          { id: key },
+          [key],
         ]);
         break;
       case 4:
@@ -413,7 +448,7 @@ function mutate(index: number, next: () => number): { text: string; id: unknown 
         message.params = params;
         break;
       case 7:
-        params._meta = pick([{ progressToken: {} }, { progressToken: index }, 'meta', []]);
+        params._meta = pick([{ progressToken: {} }, { progressToken: key }, 'meta', []]);
         message.params = params;
         break;
       case 8:
@@ -425,12 +460,50 @@ function mutate(index: number, next: () => number): { text: string; id: unknown 
           (message.params as Record<string, unknown>).arguments = odd();
     }
   }
-  const text = JSON.stringify(message);
   const id = message.id;
+  // JSON writes Infinity as null; 2 ** 60 + … is an integer (its answer carries
+  // the same number, however a client reads it).
   const told = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
   // A response (a result or an error, no method) is never answered; anything else with an ID is.
   const response = !('method' in message) && ('result' in message || 'error' in message);
-  return { text, id: !('id' in message) || response ? undefined : told ? id : null };
+  return { message, id: !('id' in message) || response ? undefined : told ? id : null };
+}
+
+/**
+ * The `index`th fuzz case as JSON text, and the IDs an answer is due under (see
+ * {@link mutateOne}): mostly one mutated message; every 10th a batch of 2 to 4 (nested garbage
+ * among them); every 250th one with a 3 MB string in it.
+ */
+function mutate(index: number, next: () => number): { text: string; ids: unknown[] } {
+  if (index % 10 === 9) {
+    const cases = Array.from({ length: 2 + Math.floor(next() * 3) }, (_, j) =>
+      mutateOne(index * 10 + j, next),
+    );
+    const batch: unknown[] = cases.map((c) => c.message);
+    if (next() < 0.3) batch.push(pick(next, [[[]], 'x', 5, null, [{ jsonrpc: '2.0' }]]));
+    const nested = batch.length > cases.length ? [null] : [];
+    return {
+      text: JSON.stringify(batch),
+      ids: [...cases.flatMap((c) => (c.id === undefined ? [] : [c.id])), ...nested],
+    };
+  }
+  const { message, id } = mutateOne(index * 10, next);
+  if (index % 250 === 0) (message as Record<string, unknown>).huge = HUGE;
+  return { text: JSON.stringify(message), ids: id === undefined ? [] : [id] };
+}
+
+function pick<T>(next: () => number, items: readonly T[]): T {
+  return items[Math.floor(next() * items.length)] as T;
+}
+
+/** Whether `answered` (JSON-RPC messages) holds an answer for each ID of `ids` (`null` too). */
+function answersAll(ids: readonly unknown[], answered: readonly unknown[]): boolean {
+  const left = answered.map((m) => (m as { id?: unknown }).id);
+  return ids.every((id) => {
+    const at = left.indexOf(id);
+    if (at >= 0) left.splice(at, 1);
+    return at >= 0;
+  });
 }
 
 const FUZZ_COUNT = 3_000;
@@ -439,8 +512,9 @@ describe('fuzzing', () => {
   it(`answers every one of ${FUZZ_COUNT} mutated requests over HTTP`, async () => {
     const next = random(2026);
     const cases = Array.from({ length: FUZZ_COUNT }, (_, i) => mutate(i, next));
-    let unanswered = 0;
     const problems: string[] = [];
+    // What the answers were: the cases reach every kind of answer, not only one refusal.
+    const seen = new Set<string>();
     // Sessions of 100 cases each, sent 25 at a time: a mutated `initialize` or a refused
     // session does not hide the rest.
     for (let start = 0; start < cases.length; start += 100) {
@@ -448,27 +522,34 @@ describe('fuzzing', () => {
       const chunk = cases.slice(start, start + 100);
       for (let at = 0; at < chunk.length; at += 25) {
         await Promise.all(
-          chunk.slice(at, at + 25).map(async ({ text, id }) => {
+          chunk.slice(at, at + 25).map(async ({ text, ids }) => {
             const answer = await post(text, session);
             if (answer === undefined) {
-              unanswered++;
               problems.push(`no HTTP answer: ${text.slice(0, 200)}`);
               return;
             }
-            if (id === undefined || answer.status >= 400) return;
-            const answered = messagesOf(answer).some(
-              (m) => (m as { id?: unknown }).id === id || (m as { id?: unknown }).id === null,
-            );
-            if (!answered) {
-              unanswered++;
+            const answered = messagesOf(answer);
+            for (const m of answered) {
+              const { error } = m as { error?: { code?: unknown } };
+              seen.add(error === undefined ? 'result' : String(error.code));
+            }
+            if (answer.status >= 500) problems.push(`${answer.status}: ${text.slice(0, 200)}`);
+            // A POST refused as a whole (4xx) answers every request in it with one error.
+            const whole = answer.status >= 400 && answered.length === 1 && ids.length > 0;
+            const under = (answered[0] as { id?: unknown } | undefined)?.id;
+            if (whole ? under !== null && !ids.includes(under) : !answersAll(ids, answered)) {
               problems.push(`no JSON-RPC answer (${answer.status}): ${text.slice(0, 200)}`);
             }
           }),
         );
       }
     }
-    expect({ unanswered, first: problems.slice(0, 5) }).toEqual({ unanswered: 0, first: [] });
-  }, 120_000);
+    expect([...seen].sort()).toEqual(['-32600', '-32601', '-32602', 'result']);
+    expect({ unanswered: problems.length, first: problems.slice(0, 5) }).toEqual({
+      unanswered: 0,
+      first: [],
+    });
+  }, 60_000);
 
   it(`answers every one of ${FUZZ_COUNT} mutated requests over stdio`, async () => {
     const next = random(2027);
@@ -477,13 +558,15 @@ describe('fuzzing', () => {
     // Lanes of 100 cases, 10 at a time, each on a stdio gateway of its own (a mutated
     // `initialize` may not be answered twice in one session). Within a lane one case at a time,
     // so an answer under the ID `null` can be told apart from another case's.
-    const lane = async (chunk: readonly { text: string; id: unknown }[]): Promise<void> => {
+    const lane = async (chunk: readonly { text: string; ids: unknown[] }[]): Promise<void> => {
       const stdio = await openStdio();
       try {
-        for (const [index, { text, id }] of chunk.entries()) {
+        for (const [index, { text, ids }] of chunk.entries()) {
           stdio.send(text);
-          if (id !== undefined && (await stdio.next(withId(id), 2_000)) === undefined) {
-            problems.push(`no answer: ${text.slice(0, 200)}`);
+          for (const id of ids) {
+            if ((await stdio.next(withId(id), 2_000)) === undefined) {
+              problems.push(`no answer under ${String(id).slice(0, 20)}: ${text.slice(0, 200)}`);
+            }
           }
           const sentinel = `sentinel-${index}`;
           stdio.send(JSON.stringify({ jsonrpc: '2.0', id: sentinel, method: 'ping' }));
@@ -509,5 +592,5 @@ describe('fuzzing', () => {
       unanswered: 0,
       first: [],
     });
-  }, 120_000);
+  }, 60_000);
 });

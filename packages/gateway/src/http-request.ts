@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_BATCH_SIZE } from './http-transport.js';
@@ -81,9 +80,12 @@ export function writeJson(res: ServerResponse, status: number, value: unknown): 
   res.end(JSON.stringify(value));
 }
 
-/** A POST's messages, and whether they came as a batch (answered as one, too). */
+/**
+ * A POST's messages, and whether they came as a batch (answered as one, too). A batch's elements
+ * may include some that are not JSON-RPC messages: the transport refuses each in the answer.
+ */
 export interface Post {
-  readonly messages: readonly JSONRPCMessage[];
+  readonly messages: readonly unknown[];
   readonly batch: boolean;
 }
 
@@ -97,15 +99,17 @@ export function toPost(body: unknown): Post {
       `a batch holds 1 to ${MAX_BATCH_SIZE} messages, this one ${messages.length}`,
     );
   }
-  if (!messages.every(isJsonRpcMessage)) {
+  if (!batch && !isJsonRpcMessage(body)) {
     throw new HttpError(
       400,
       ErrorCode.InvalidRequest,
       'the body is not a JSON-RPC 2.0 message',
-      batch ? null : answerIdOf(body),
+      answerIdOf(body),
     );
   }
-  const ids = messages.flatMap((m) => ('method' in m && 'id' in m ? [m.id] : []));
+  const ids = messages.flatMap((m) =>
+    isJsonRpcMessage(m) && 'method' in m && 'id' in m ? [m.id] : [],
+  );
   if (new Set(ids).size !== ids.length) {
     throw new HttpError(400, ErrorCode.InvalidRequest, "a batch's request IDs must be unique");
   }

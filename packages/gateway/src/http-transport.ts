@@ -9,6 +9,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
 
 /** The most messages one POST may carry. */
 export const MAX_BATCH_SIZE = 100;
@@ -67,16 +68,19 @@ class PostAnswer {
   #streaming = false;
   readonly #headersDue: NodeJS.Timeout;
 
+  /** @param refusals - Answers already due (to a batch's invalid messages), sent with the rest. */
   constructor(
     res: ServerResponse,
     ids: readonly RequestId[],
     batch: boolean,
     headers: OutgoingHttpHeaders,
+    refusals: readonly JSONRPCMessage[] = [],
   ) {
     this.#res = res;
     this.#pending = new Set(ids);
     this.#batch = batch;
     this.#headers = headers;
+    this.#held = [...refusals];
     this.#headersDue = setTimeout(() => {
       if (this.closed || this.#streaming) return;
       this.#startStream();
@@ -127,6 +131,11 @@ class PostAnswer {
       this.#startStream();
       this.#res.end();
     }
+  }
+
+  /** Writes what is held when no request is pending (a batch of refusals only). */
+  settle(): void {
+    if (!this.closed && !this.#streaming && this.#pending.size === 0) this.#writeJson();
   }
 
   /** Answers every request still pending with a JSON-RPC error. */
@@ -190,12 +199,14 @@ export class HttpServerTransport implements Transport {
   }
 
   /**
-   * Serves one POST of validated messages: 202 at once when it carries no request, else the
-   * answer stays open until every request in it has its response.
+   * Serves one POST's messages: 202 at once when it carries no request, else the answer stays
+   * open until every request in it has its response. A batch's elements that are not JSON-RPC
+   * messages are each refused (-32600, under their ID when it can be told, else `null`) in the
+   * batch's answer, as JSON-RPC says, and the rest served.
    */
   handlePost(
     res: ServerResponse,
-    messages: readonly JSONRPCMessage[],
+    posted: readonly unknown[],
     batch: boolean,
     headers: IncomingHttpHeaders,
   ): void {
@@ -203,13 +214,22 @@ export class HttpServerTransport implements Transport {
       writeError(res, 404, ErrorCode.ConnectionClosed, 'the session has ended');
       return;
     }
+    const messages = posted.filter(isJsonRpcMessage);
+    const refusals = posted
+      .filter((value) => !isJsonRpcMessage(value))
+      .map((value): JSONRPCMessage => ({
+        jsonrpc: '2.0',
+        // JSON-RPC's `id: null` for an ID that cannot be told; the SDK's type has no room for it.
+        id: answerIdOf(value) as RequestId,
+        error: { code: ErrorCode.InvalidRequest, message: 'not a JSON-RPC 2.0 message' },
+      }));
     if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
     const extra: MessageExtraInfo = { requestInfo: { headers } };
     const ids = messages.filter(isRequest).map((m) => m.id);
     // An ID still in flight in this session names another request: serving this one too would
     // leave one of the two unanswered, so it is refused at once.
     const reused = new Set(ids.filter((id) => this.#answers.has(id)));
-    if (ids.length === 0) {
+    if (ids.length === 0 && refusals.length === 0) {
       res.writeHead(202).end();
     } else {
       const answer = new PostAnswer(
@@ -217,6 +237,7 @@ export class HttpServerTransport implements Transport {
         ids,
         batch,
         this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId },
+        refusals,
       );
       for (const id of ids) if (!reused.has(id)) this.#answers.set(id, answer);
       res.once('close', () => {
@@ -234,6 +255,7 @@ export class HttpServerTransport implements Transport {
           },
         });
       }
+      answer.settle();
     }
     for (const message of messages) {
       if (isRequest(message) && reused.has(message.id)) continue;

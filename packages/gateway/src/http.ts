@@ -176,7 +176,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         );
       }
       if (
-        post?.messages.some((m) => (m as { method?: unknown }).method === 'initialize') === true
+        post?.messages.some((m) => (m as { method?: unknown } | null)?.method === 'initialize') ===
+        true
       ) {
         throw new HttpError(400, ErrorCode.InvalidRequest, 'this session is already initialized');
       }

@@ -44,7 +44,7 @@ describe('StdioTransport', () => {
   it('answers what it cannot read with a JSON-RPC error and reads on', async () => {
     const { stdin, received, written, settle } = await open();
     stdin.write('{"jsonrpc": "2.0", "id": 1, "method": \n');
-    stdin.write(`${JSON.stringify([{ jsonrpc: '2.0', id: 2, method: 'ping' }])}\n`);
+    stdin.write('[]\n');
     stdin.write(`${JSON.stringify({ jsonrpc: '1.0', id: 3, method: 'ping' })}\n`);
     stdin.write('\n   \n');
     stdin.write(`${ping(4)}\n`);
@@ -56,6 +56,23 @@ describe('StdioTransport', () => {
       { jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.any(String) } },
     ]);
     expect(received).toEqual([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
+  });
+
+  it('serves a batch’s messages and refuses those that are not JSON-RPC, each on its own', async () => {
+    const { stdin, received, written, settle } = await open();
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '1.0', id: 2, method: 'ping' },
+      7,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ];
+    stdin.write(`${JSON.stringify(batch)}\n`);
+    await settle();
+    expect(received).toEqual([batch[0], batch[3]]);
+    expect(written).toEqual([
+      { jsonrpc: '2.0', id: 2, error: { code: -32600, message: expect.any(String) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } },
+    ]);
   });
 
   it('refuses a line longer than its limit once, whole or in pieces, and reads the next', async () => {

@@ -8,10 +8,11 @@ import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 /**
- * The server side of MCP's stdio transport: one JSON-RPC message per line each way. A line that
- * is not JSON, not a JSON-RPC message or longer than `maxLineBytes` is answered with a JSON-RPC
- * error (ID null: the request's is unknown) and the transport reads on; the message's params are
- * checked by the handler that serves it, so no line is validated twice.
+ * The server side of MCP's stdio transport: one JSON-RPC message (or batch) per line each way. A
+ * line that is not JSON, not a JSON-RPC message or longer than `maxLineBytes` is answered with a
+ * JSON-RPC error (under the request's ID when it can be told, else `null`) and the transport
+ * reads on; the message's params are checked by the handler that serves it, so no line is
+ * validated twice.
  */
 export class StdioTransport implements Transport {
   onclose?: (() => void) | undefined;
@@ -101,6 +102,16 @@ export class StdioTransport implements Transport {
       );
       return;
     }
+    // A batch (JSON-RPC's, MCP's before 2025-06-18): each message served, or refused under its
+    // ID, and answered on a line of its own, so no request in it is left without an answer.
+    if (Array.isArray(value) && value.length > 0) {
+      for (const element of value) this.#receive(element);
+    } else {
+      this.#receive(value);
+    }
+  }
+
+  #receive(value: unknown): void {
     if (!isJsonRpcMessage(value)) {
       this.#refuse(ErrorCode.InvalidRequest, 'a line is not a JSON-RPC message', answerIdOf(value));
       return;
