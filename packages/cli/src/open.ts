@@ -16,6 +16,11 @@ import type { CliConfig, StoreConfig } from './config.js';
 export interface OpenToolkit {
   readonly toolkit: Toolkit;
   readonly store: Store;
+  /**
+   * Starts the connectors, when {@link OpenToolkitOptions.start} was false; later calls do
+   * nothing.
+   */
+  start(): void;
   /** Stops every connector (ending their children) and closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -31,6 +36,11 @@ export interface OpenToolkitOptions {
   readonly onEvent?: (event: ToolkitEvent) => void;
   /** Wait for each started connector's first attempt before resolving (default true). */
   readonly wait?: boolean;
+  /**
+   * Start the connectors at once (default true). `serve` starts them itself once the gateway
+   * is attached, so that they connect once, already offering what the gateway's clients can do.
+   */
+  readonly start?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -71,16 +81,21 @@ export async function openToolkit(
     toolkit.addConnector(connector.source, { namespace: connector.namespace });
   }
   const stop = new AbortController();
-  const running = toolkit.run({ signal: stop.signal });
+  let running: Promise<void> | undefined;
+  const start = (): void => {
+    if (stop.signal.aborted) return;
+    running ??= toolkit.run({ signal: stop.signal });
+  };
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closed ??= (async () => {
       stop.abort();
-      await running;
+      await (running ?? toolkit.close());
       unsubscribe?.();
       await store.close();
     })());
-  if (options.wait !== false) {
+  if (options.start !== false) start();
+  if (options.wait !== false && running !== undefined) {
     try {
       await toolkit.ready(signal === undefined ? {} : { signal });
     } catch (error) {
@@ -88,7 +103,7 @@ export async function openToolkit(
       throw error;
     }
   }
-  return { toolkit, store, close };
+  return { toolkit, store, start, close };
 }
 
 /**

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '@toolplane/gateway';
 import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
@@ -5,7 +7,11 @@ import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
+import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
+
+/** The shortest bearer token `serve` accepts, from the config, a flag, a file or the env. */
+const MIN_TOKEN_LENGTH = 16;
 
 /** `toolplane serve [--stdio | --http …]`: the gateway. */
 export function registerServe(program: Command, context: CommandContext): void {
@@ -17,7 +23,21 @@ export function registerServe(program: Command, context: CommandContext): void {
     .option('--http', 'serve MCP over Streamable HTTP')
     .option('--host <host>', 'HTTP host (default 127.0.0.1)')
     .option('--port <port>', 'HTTP port (0 picks a free one)', parsePort)
-    .option('--token <token>', 'require Authorization: Bearer <token> over HTTP')
+    .addOption(
+      new Option(
+        '--token <token>',
+        `require Authorization: Bearer <token> over HTTP (16+ characters); prefer ${TOKEN_VARIABLE} or --token-file, since a flag shows in ps`,
+      ).conflicts('tokenFile'),
+    )
+    .option(
+      '--token-file <file>',
+      `read the bearer token from a file (first line); ${TOKEN_VARIABLE} in the environment also works`,
+    )
+    .option(
+      '--wait-ms <ms>',
+      'how long to wait for every server to connect before serving (default: waitMs in the config, else 15000)',
+      parseWaitMs,
+    )
     .action(async (options: ServeOptions) => {
       setCode(await serve(context, await config(), options));
     });
@@ -29,6 +49,8 @@ interface ServeOptions {
   host?: string;
   port?: number;
   token?: string;
+  tokenFile?: string;
+  waitMs?: number;
 }
 
 async function serve(
@@ -38,7 +60,7 @@ async function serve(
 ): Promise<number> {
   const { output } = context;
   const http = options.http === true;
-  if (options.token !== undefined) cfg.secrets.add(options.token);
+  const token = http ? await resolveToken(context, cfg, options) : undefined;
   const c = output.errColor;
   const live: { opened?: OpenToolkit } = {};
   const onEvent = (event: ToolkitEvent): void => {
@@ -54,7 +76,12 @@ async function serve(
           : '';
     output.say(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
   };
-  const opened = await openToolkit(cfg, { onEvent, wait: false, signal: context.signal });
+  const opened = await openToolkit(cfg, {
+    onEvent,
+    wait: false,
+    start: false,
+    signal: context.signal,
+  });
   live.opened = opened;
   const gatewayOptions: GatewayOptions = {
     mode: cfg.mode,
@@ -63,16 +90,19 @@ async function serve(
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),
     serverInfo: { name: 'toolplane', version: '0.0.0' },
   };
-  let gateway: ServedGateway;
+  let gateway: ServedGateway | undefined;
   const stopped = new AbortController();
   const stop = (): void => {
     stopped.abort();
   };
   context.signal.addEventListener('abort', stop, { once: true });
   if (context.signal.aborted) stop();
+  const waitMs = options.waitMs ?? cfg.waitMs;
+  // The gateway is attached first and the servers started after it, so that they connect once,
+  // already told what the gateway's clients can do; the URL is printed only once they have
+  // connected (or failed, or the wait is over), so a client's first tools/list has their tools.
   try {
     if (http) {
-      const token = options.token ?? cfg.http.token;
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -89,11 +119,18 @@ async function serve(
         headersTimeoutMs: cfg.http.headersTimeoutMs,
       });
       gateway = served;
-      printHttpHelp(output, cfg, served.url.href, token !== undefined);
+      opened.start();
+      await waitForServers(output, opened, waitMs, stopped.signal);
+      if (!stopped.signal.aborted) printHttpHelp(output, cfg, served.url.href, token !== undefined);
     } else {
-      gateway = await serveStdio(opened.toolkit, gatewayOptions);
-      process.stdin.once('end', stop);
-      printStdioHelp(output, context, cfg);
+      // Over stdio the client's first request waits in the pipe until the gateway reads it.
+      opened.start();
+      await waitForServers(output, opened, waitMs, stopped.signal);
+      if (!stopped.signal.aborted) {
+        gateway = await serveStdio(opened.toolkit, gatewayOptions);
+        process.stdin.once('end', stop);
+        printStdioHelp(output, cfg, context.self);
+      }
     }
   } catch (error) {
     await opened.close();
@@ -107,51 +144,87 @@ async function serve(
     });
   }
   output.say(c.dim('shutting down'));
-  await gateway.close();
+  await gateway?.close();
   await opened.close();
   output.say(c.dim('stopped'));
   return 0;
 }
 
-function printHttpHelp(output: Output, cfg: CliConfig, url: string, hasToken: boolean): void {
-  const c = output.errColor;
-  const header = hasToken ? ' --header "Authorization: Bearer $TOOLPLANE_TOKEN"' : '';
-  output.say(`${c.green('toolplane gateway')} listening on ${c.bold(url)} (Streamable HTTP)`);
-  output.say('');
-  output.say('Try it with the MCP Inspector:');
-  output.say(
-    `  npx @modelcontextprotocol/inspector@0.15.0 --cli ${url} --transport http --method tools/list${header}`,
-  );
-  if (cfg.builtins && cfg.mode === 'tools') {
-    const prefix =
-      cfg.naming.transparent === 'builtin' ? '' : `builtin${cfg.naming.separator ?? '__'}`;
+/**
+ * Waits until every server has connected or failed its first attempt, at most `ms`: a client
+ * that lists tools the moment the URL is printed then sees every server's tools. A server
+ * still connecting after that is named and joins when it connects.
+ */
+async function waitForServers(
+  output: Output,
+  opened: OpenToolkit,
+  ms: number,
+  stopped: AbortSignal,
+): Promise<void> {
+  const { toolkit } = opened;
+  if (toolkit.connectors().length === 0) return;
+  const timeUp = AbortSignal.timeout(ms);
+  try {
+    await toolkit.ready({ signal: AbortSignal.any([stopped, timeUp]) });
+  } catch (error) {
+    if (!ToolError.isInstance(error) || error.code !== 'cancelled') throw error;
+    if (stopped.aborted) return;
+    const waiting = toolkit
+      .connectors()
+      .filter((status) => status.state === 'connecting')
+      .map((status) => status.namespace);
     output.say(
-      `  npx @modelcontextprotocol/inspector@0.15.0 --cli ${url} --transport http --method tools/call --tool-name ${prefix}time_now --tool-arg timeZone=Europe/Paris${header}`,
+      `${output.errColor.yellow('warning')} still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
     );
   }
-  output.say('');
-  output.say('Add it to Claude Desktop, Cursor or any MCP client (mcpServers):');
-  const entry = hasToken
-    ? { url, headers: { Authorization: 'Bearer ${TOOLPLANE_TOKEN}' } }
-    : { url };
-  output.say(indent(JSON.stringify({ mcpServers: { toolplane: entry } }, null, 2)));
-  output.say('');
-  output.say(c.dim('Ctrl-C stops the gateway and every server it started.'));
 }
 
-function printStdioHelp(output: Output, context: CommandContext, cfg: CliConfig): void {
-  const [command, ...args] = context.self;
-  output.say(`${output.errColor.green('toolplane gateway')} serving MCP on stdio`);
-  output.say('Add it to Claude Desktop, Cursor or any MCP client (mcpServers):');
-  const entry = {
-    command,
-    args: [...args, 'serve', '--stdio', '--config', cfg.file ?? 'toolplane.config.yaml'],
-  };
-  output.say(indent(JSON.stringify({ mcpServers: { toolplane: entry } }, null, 2)));
-}
-
-function indent(text: string): string {
-  return text.replace(/^/gm, '  ');
+/**
+ * The bearer token: `--token`, else `--token-file`, else `TOOLPLANE_TOKEN`, else the config's
+ * `http.token`. Every source obeys the config's rule of 16 characters or more.
+ *
+ * @throws {ToolError} `invalid_argument` for a short token or a token file that cannot be read.
+ */
+async function resolveToken(
+  context: CommandContext,
+  cfg: CliConfig,
+  options: ServeOptions,
+): Promise<string | undefined> {
+  let token: string | undefined;
+  let from: string;
+  if (options.token !== undefined) {
+    token = options.token;
+    from = '--token';
+  } else if (options.tokenFile !== undefined) {
+    const file = resolve(context.cwd, options.tokenFile);
+    try {
+      token = (await readFile(file, { encoding: 'utf8', signal: context.signal })).split(
+        /\r?\n/,
+      )[0];
+    } catch (error) {
+      throw new ToolError(
+        'invalid_argument',
+        `--token-file ${options.tokenFile}: cannot read it: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    from = `--token-file ${options.tokenFile}`;
+  } else if ((context.env[TOKEN_VARIABLE] ?? '') !== '') {
+    token = context.env[TOKEN_VARIABLE];
+    from = TOKEN_VARIABLE;
+  } else {
+    return cfg.http.token;
+  }
+  token = token?.trim() ?? '';
+  // Masked before anything can print it, short or not.
+  if (token !== '') cfg.secrets.add(token);
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new ToolError(
+      'invalid_argument',
+      `${from}: the token must be at least ${MIN_TOKEN_LENGTH} characters (it has ${token.length}); e.g. openssl rand -hex 24`,
+    );
+  }
+  return token;
 }
 
 function parsePort(value: string): number {
@@ -160,4 +233,15 @@ function parsePort(value: string): number {
     throw new ToolError('invalid_argument', `--port ${value}: must be an integer from 0 to 65535`);
   }
   return port;
+}
+
+function parseWaitMs(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) {
+    throw new ToolError(
+      'invalid_argument',
+      `--wait-ms ${value}: must be an integer from 0 to 600000`,
+    );
+  }
+  return ms;
 }

@@ -1,0 +1,105 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { CliConfig } from '../config.js';
+import type { Output } from '../output.js';
+
+/**
+ * The Inspector release whose `--cli` mode takes `--header` (0.15.0 refuses it); its launcher is
+ * the same code as `@modelcontextprotocol/inspector-cli` of that version.
+ */
+export const INSPECTOR = '@modelcontextprotocol/inspector@1.0.3';
+
+/** The environment variable `serve` reads a token from, and the printed commands refer to. */
+export const TOKEN_VARIABLE = 'TOOLPLANE_TOKEN';
+
+// The package's committed entry (bin/toolplane.js), two folders up from both src/commands and
+// dist/commands: it runs the build or, in a clone, the source with tsx resolved from the
+// package itself, so it starts from any working directory.
+const entry = fileURLToPath(new URL('../../bin/toolplane.js', import.meta.url));
+
+/**
+ * How an MCP client starts this CLI from any directory: Node with the absolute path of the
+ * package's entry, or `fallback` (the command line this process was started with) when the
+ * entry is missing.
+ */
+export function selfCommand(fallback: readonly string[]): readonly string[] {
+  return existsSync(entry) ? [process.execPath, entry] : fallback;
+}
+
+/** The arguments after `npx` of Inspector CLI commands that try a gateway at `url`. */
+export function inspectorCommands(
+  cfg: CliConfig,
+  url: string,
+  hasToken: boolean,
+): readonly (readonly string[])[] {
+  const base = [INSPECTOR, '--cli', url, '--transport', 'http'];
+  const header = hasToken ? ['--header', `Authorization: Bearer $${TOKEN_VARIABLE}`] : [];
+  const commands = [[...base, '--method', 'tools/list', ...header]];
+  if (cfg.builtins && cfg.mode === 'tools') {
+    const prefix =
+      cfg.naming.transparent === 'builtin' ? '' : `builtin${cfg.naming.separator ?? '__'}`;
+    commands.push([
+      ...base,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      `${prefix}time_now`,
+      '--tool-arg',
+      'timeZone=Europe/Paris',
+      ...header,
+    ]);
+  }
+  return commands;
+}
+
+/** Prints the URL, Inspector commands and an `mcpServers` entry for a gateway served over HTTP. */
+export function printHttpHelp(output: Output, cfg: CliConfig, url: string, hasToken: boolean) {
+  const c = output.errColor;
+  output.say(`${c.green('toolplane gateway')} listening on ${c.bold(url)} (Streamable HTTP)`);
+  output.say('');
+  output.say('Try it with the MCP Inspector:');
+  if (hasToken) output.say(c.dim(`  (with the token in ${TOKEN_VARIABLE})`));
+  for (const args of inspectorCommands(cfg, url, hasToken)) {
+    output.say(`  npx ${args.map(shellQuote).join(' ')}`);
+  }
+  output.say('');
+  output.say('Add it to Claude Desktop, Cursor or any MCP client (mcpServers):');
+  const entry = hasToken
+    ? { url, headers: { Authorization: `Bearer \${${TOKEN_VARIABLE}}` } }
+    : { url };
+  output.say(indent(JSON.stringify({ mcpServers: { toolplane: entry } }, null, 2)));
+  output.say('');
+  output.say(c.dim('Ctrl-C stops the gateway and every server it started.'));
+}
+
+/** The `mcpServers` entry that starts this gateway over stdio from any directory. */
+export function stdioEntry(
+  cfg: CliConfig,
+  fallback: readonly string[],
+): { command: string; args: string[] } {
+  const [command = process.execPath, ...args] = selfCommand(fallback);
+  return {
+    command,
+    args: [...args, 'serve', '--stdio', ...(cfg.file === undefined ? [] : ['--config', cfg.file])],
+  };
+}
+
+/** Prints how to add the gateway served over stdio to an MCP client. */
+export function printStdioHelp(output: Output, cfg: CliConfig, fallback: readonly string[]) {
+  output.say(`${output.errColor.green('toolplane gateway')} serving MCP on stdio`);
+  output.say('Add it to Claude Desktop, Cursor or any MCP client (mcpServers):');
+  output.say(
+    indent(JSON.stringify({ mcpServers: { toolplane: stdioEntry(cfg, fallback) } }, null, 2)),
+  );
+}
+
+function indent(text: string): string {
+  return text.replace(/^/gm, '  ');
+}
+
+// Double quotes, so that the shell expands `$TOOLPLANE_TOKEN` in a header; single quotes else.
+function shellQuote(arg: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
+  if (arg.includes('$')) return `"${arg.replace(/(["\\`])/g, '\\$1')}"`;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
