@@ -2,11 +2,15 @@
 import { runCli } from './cli.js';
 
 // The first Ctrl-C or SIGTERM stops the command cleanly (servers closed, children ended); a
-// second one means the user has stopped waiting.
+// second one means the user has stopped waiting. Under `pnpm start` one Ctrl-C arrives twice
+// within milliseconds (from the terminal, and forwarded by pnpm): that is still the first.
 const controller = new AbortController();
+let firstSignalAt = 0;
 const onSignal = (): void => {
-  if (controller.signal.aborted) process.exit(130);
-  controller.abort();
+  if (!controller.signal.aborted) {
+    firstSignalAt = Date.now();
+    controller.abort();
+  } else if (Date.now() - firstSignalAt > 500) process.exit(130);
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
