@@ -99,6 +99,14 @@ export interface ToolkitOptions {
    * {@link Secrets} instance of a configuration to keep adding to it.
    */
   readonly secrets?: Secrets | Iterable<string>;
+  /**
+   * Answers the sampling and elicitation requests MCP servers send during calls made through this
+   * toolkit (`call`, `callTool`), and tells servers what it can answer when they connect. Each
+   * call is tied to its requests by the toolkit itself: nothing to pass per call (a call may still
+   * bring its own answerer, {@link CallOptions.onUpstreamRequest}). A gateway replaces it with
+   * {@link Toolkit.setUpstreamRequestHandler}.
+   */
+  readonly upstreamRequests?: UpstreamRequestHandler;
   /** Defaults for every connector (timeouts, backoff, client info). */
   readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
 }
@@ -176,6 +184,12 @@ export interface CallOptions {
    * inherited from the current session. A server calling on behalf of its clients passes it.
    */
   readonly session?: Partial<Session>;
+  /**
+   * Answers the sampling and elicitation requests an MCP server sends during this call, in place
+   * of the toolkit's {@link ToolkitOptions.upstreamRequests} handler. The server is told what the
+   * toolkit's handler can answer when it connects, so set that one too (its `capabilities`).
+   */
+  readonly onUpstreamRequest?: UpstreamRequestHandler['handle'];
 }
 
 /** A resource template a toolkit exposes: a builtin one or a connector's. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import { trace, type Tracer } from '@opentelemetry/api';
@@ -13,6 +14,7 @@ import {
 } from '@toolplane/toolrun';
 import { throwIfAborted } from './abort.js';
 import {
+  CALLER_META_KEY,
   createConnector,
   type Connector,
   type ConnectorEvent,
@@ -101,6 +103,10 @@ interface ConnectorEntry {
 // How deep the call in progress is nested: prompt → tool → prompt recursion ends at maxCallDepth.
 const callDepth = new AsyncLocalStorage<number>();
 
+// Caller tokens of calls made through a toolkit: unique in the process, never sent upstream.
+const CALLER_PREFIX = `toolkit-${randomUUID()}`;
+let callerCount = 0;
+
 const RESERVED = new Set([BUILTIN_NAMESPACE, USER_NAMESPACE]);
 
 /**
@@ -132,6 +138,8 @@ class ToolkitImpl implements Toolkit {
   readonly #templates = new Map<string, ResourceTemplate>();
   readonly #connectors = new Map<string, ConnectorEntry>();
   #upstreamRequests: UpstreamRequestHandler | undefined;
+  // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
+  readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
   readonly #listeners = new Set<(event: ToolkitEvent) => void>();
   readonly #unsubscribeStore: (() => void) | undefined;
   #running: AbortController | undefined;
@@ -145,6 +153,7 @@ class ToolkitImpl implements Toolkit {
     this.#logger =
       options.logger === undefined ? silentLogger : redactingLogger(options.logger, this.#secrets);
     this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+    this.#upstreamRequests = options.upstreamRequests;
     this.runner = createRunner({
       index: this.index,
       local: this.#local,
@@ -311,7 +320,7 @@ class ToolkitImpl implements Toolkit {
     const connector = createConnector(source, {
       ...this.#options.connectorDefaults,
       namespace,
-      upstreamRequests: () => this.#upstreamRequests,
+      upstreamRequests: this.#answerer,
       onEvent: (event) => {
         this.#onConnectorEvent(connector, event);
       },
@@ -553,8 +562,17 @@ class ToolkitImpl implements Toolkit {
       namespace: at > 0 ? id.slice(0, at) : '',
       backend: backend ?? 'unresolved',
     } as const;
+    // A call tags its MCP requests with a caller, so the server's requests during it come back
+    // to whoever answers for it; a gateway brings its own, a library call gets one here.
+    const given = options.meta?.[CALLER_META_KEY];
+    const tagged = typeof given === 'string' || backend !== 'mcp';
+    const caller = typeof given === 'string' ? given : `${CALLER_PREFIX}:${++callerCount}`;
+    const answerer = options.onUpstreamRequest;
+    if (answerer !== undefined) this.#callAnswerers.set(caller, answerer);
     const run = this.#nested(options, call, (onProgress) => {
-      const meta = withTraceContext(options.meta);
+      const meta = withTraceContext(
+        tagged ? options.meta : { ...options.meta, [CALLER_META_KEY]: caller },
+      );
       return this.runner.run(id, input, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         // Only asked for when someone listens: progress costs an MCP server a token and messages.
@@ -562,12 +580,32 @@ class ToolkitImpl implements Toolkit {
         ...(meta === undefined ? {} : { meta }),
       });
     });
-    const result = await run.catch(this.#rethrowRedacted);
+    const result = await run.catch(this.#rethrowRedacted).finally(() => {
+      if (answerer !== undefined) this.#callAnswerers.delete(caller);
+    });
     const mcp = result.mcpResult;
     return mcp?.isError === true
       ? { ...result, mcpResult: this.#secrets.redactErrorResult(mcp) }
       : result;
   }
+
+  /**
+   * What connectors advertise and ask (read at every connect): the toolkit's handler, with the
+   * answerer a call brought taking that call's requests.
+   */
+  readonly #answerer = (): UpstreamRequestHandler | undefined => {
+    const handler = this.#upstreamRequests;
+    if (handler === undefined) return undefined;
+    return {
+      capabilities: handler.capabilities,
+      handle: (request, context) => {
+        const own = this.#callAnswerers.get(context.caller);
+        if (own !== undefined) return own(request, context);
+        // The handler of the moment, should it have been replaced since this connection.
+        return (this.#upstreamRequests ?? handler).handle(request, context);
+      },
+    };
+  };
 
   /** Rethrows `error` with the configured secrets masked in its message and error result. */
   readonly #rethrowRedacted = (error: unknown): never => {

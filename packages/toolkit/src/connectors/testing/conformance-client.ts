@@ -1,15 +1,13 @@
 // Child-process entry for the MCP conformance client scenarios: the conformance CLI runs this
 // program with the test server's URL as its only argument and the scenario's name in
 // MCP_CONFORMANCE_SCENARIO. The program is a toolkit with one HTTP connector, used as an
-// application uses it: it calls the tools the scenario names through the toolkit, and answers
-// upstream elicitation through `setUpstreamRequestHandler`. Exits non-zero when a step fails.
+// application uses it: it calls the tools the scenario names with plain `toolkit.callTool`, and
+// answers upstream elicitation with the toolkit's `upstreamRequests` handler (no caller tags: the
+// toolkit ties each call to its requests). Exits non-zero when a step fails.
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { createToolkit, type Toolkit } from '../../toolkit.js';
-import { CALLER_META_KEY } from '../connector.js';
 
 const NAMESPACE = 'conformance';
-// Every call names its caller, as a gateway does, so upstream requests during it reach that caller.
-const CALL = { meta: { [CALLER_META_KEY]: 'conformance-client' } };
 
 /** What the program does in each scenario, once the toolkit is connected. */
 const scenarios: Readonly<Record<string, (toolkit: Toolkit) => Promise<void>>> = {
@@ -36,7 +34,7 @@ async function callListed(
   if (!listed.includes(name)) {
     throw new Error(`the server did not list "${name}" (it listed: ${listed.join(', ')})`);
   }
-  const result = await toolkit.callTool(`${NAMESPACE}:${name}`, input, CALL);
+  const result = await toolkit.callTool(`${NAMESPACE}:${name}`, input);
   process.stdout.write(`${name}: ${JSON.stringify(result.structured ?? null)}\n`);
 }
 
@@ -54,11 +52,8 @@ async function main(): Promise<void> {
       `usage: MCP_CONFORMANCE_SCENARIO=<${Object.keys(scenarios).join('|')}> conformance-client <url>`,
     );
   }
-  const toolkit = createToolkit();
-  // Before the connector starts, so its first connection advertises elicitation.
-  await toolkit.setUpstreamRequestHandler({
-    capabilities: { elicitation: true },
-    handle: acceptEmpty,
+  const toolkit = createToolkit({
+    upstreamRequests: { capabilities: { elicitation: true }, handle: acceptEmpty },
   });
   toolkit.addConnector(url, { namespace: NAMESPACE });
   const stop = new AbortController();
