@@ -1,0 +1,290 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+// The package's committed entry, as the `toolplane` bin and `pnpm toolplane` run it.
+const entry = fileURLToPath(new URL('../bin/toolplane.js', import.meta.url));
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const fixture = fixtureCommand('stdio');
+const TOKEN = 'a-token-of-twenty-four-c';
+
+let dir: string;
+const children: ChildProcess[] = [];
+
+function start(
+  args: readonly string[],
+  options: { env?: Record<string, string>; command?: readonly string[]; cwd?: string } = {},
+): ChildProcess {
+  const [command, ...rest] = options.command ?? [process.execPath, entry];
+  const child = spawn(command!, [...rest, ...args], {
+    cwd: options.cwd ?? dir,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return child;
+}
+
+/** Resolves with the first match of `pattern` in the child's stderr; rejects after `ms` or on exit. */
+function waitForStderr(child: ChildProcess, pattern: RegExp, ms = 60_000): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`timed out waiting for ${String(pattern)}; stderr so far:\n${seen}`));
+    }, ms);
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match !== null) {
+        clearTimeout(timer);
+        child.stderr?.off('data', onData);
+        resolve([...match]);
+      }
+    };
+    child.stderr?.on('data', onData);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited before ${String(pattern)}; stderr:\n${seen}`));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      resolve(code);
+    }),
+  );
+}
+
+async function toolNames(url: string, headers: Record<string, string> = {}): Promise<string[]> {
+  const client = new Client({ name: 'serve-test', version: '0.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+  );
+  try {
+    return (await client.listTools()).tools.map((tool) => tool.name);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The words of a printed shell command line, with `$NAME` expanded in double quotes. */
+function shellWords(line: string, env: Record<string, string>): string[] {
+  const words: string[] = [];
+  for (const match of line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) {
+    const [, double, single, bare] = match;
+    if (double !== undefined) {
+      words.push(double.replace(/\$([A-Z_]+)/g, (_m, name: string) => env[name] ?? ''));
+    } else words.push(single ?? bare ?? '');
+  }
+  return words;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-serve-'));
+  // The fixture server, started only after a while, as one fetched by npx or a slow image is.
+  await writeFile(
+    join(dir, 'slow.mjs'),
+    [
+      "import { pathToFileURL } from 'node:url';",
+      'const [entry, ...rest] = process.argv.slice(2);',
+      'process.argv.splice(2, process.argv.length, ...rest);',
+      'setTimeout(() => { void import(pathToFileURL(entry).href); }, 2_500);',
+      '',
+    ].join('\n'),
+  );
+  const [importFlag, tsx, serveEntry, mode] = fixture.args;
+  const slowArgs = [importFlag, tsx, join(dir, 'slow.mjs'), serveEntry, mode];
+  await writeFile(
+    join(dir, 'slow.config.json'),
+    JSON.stringify({
+      mcpServers: { slow: { command: fixture.command, args: slowArgs } },
+      store: 'memory',
+    }),
+  );
+  await writeFile(
+    join(dir, 'hang.config.json'),
+    JSON.stringify({
+      mcpServers: {
+        hang: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+        gone: { command: join(dir, 'no-such-server') },
+      },
+      store: 'memory',
+    }),
+  );
+  await writeFile(
+    join(dir, 'fix.config.json'),
+    JSON.stringify({
+      mcpServers: { fix: { command: fixture.command, args: fixture.args } },
+      store: 'memory',
+    }),
+  );
+  await writeFile(join(dir, 'token.txt'), `${TOKEN}\n`);
+});
+
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+  }
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
+  it("lists a slow server's tools in the first tools/list after the URL is printed", async () => {
+    const child = start(['serve', '--http', '--port', '0', '--config', 'slow.config.json']);
+    const [, url] = await waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/);
+    const names = await toolNames(url!);
+    expect(names).toContain('slow__add');
+    expect(names).toContain('builtin__time_now');
+  });
+
+  it('reports a server that fails or hangs, and serves the others when the wait is over', async () => {
+    const child = start([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--wait-ms',
+      '500',
+      '--config',
+      'hang.config.json',
+    ]);
+    const [[, url], [warning]] = await Promise.all([
+      waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/),
+      waitForStderr(child, /warning still connecting after 500 ms: hang\b.*/),
+      waitForStderr(child, /gone (failed|disconnected)/),
+    ]);
+    expect(warning).not.toMatch(/gone/);
+    expect(await toolNames(url!)).toContain('builtin__time_now');
+  });
+});
+
+describe('toolplane serve, printed commands', { timeout: 60_000 }, () => {
+  it('prints an mcpServers stdio entry that an MCP client can start from any directory', async () => {
+    // Started the way the example's script used to start it: tsx named bare, from the package.
+    const child = start(['serve', '--stdio', '--config', join(dir, 'fix.config.json')], {
+      command: [
+        process.execPath,
+        '--conditions=@toolplane/source',
+        '--import',
+        'tsx',
+        'src/bin.ts',
+      ],
+      cwd: packageDir,
+    });
+    const [, snippet] = await waitForStderr(child, /\(mcpServers\):\n([\s\S]*?\n {2}\}\n)/);
+    child.stdin?.end();
+    expect(await exited(child)).toBe(0);
+    const printed = JSON.parse(snippet!) as {
+      mcpServers: { toolplane: { command: string; args: string[] } };
+    };
+    const { command, args } = printed.mcpServers.toolplane;
+    expect(args.join(' ')).not.toMatch(/--import tsx\b/);
+
+    const elsewhere = await mkdtemp(join(tmpdir(), 'toolplane-elsewhere-'));
+    // As Claude Desktop does: the command and args as printed, another directory, default env.
+    const client = new Client({ name: 'serve-test', version: '0.0.0' });
+    try {
+      await client.connect(
+        new StdioClientTransport({ command, args, cwd: elsewhere, stderr: 'pipe' }),
+      );
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('fix__add');
+      expect(names).toContain('builtin__time_now');
+    } finally {
+      await client.close();
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('prints Inspector commands that the Inspector release they name accepts, token included', async () => {
+    const env = { TOOLPLANE_TOKEN: TOKEN };
+    const child = start(['serve', '--http', '--port', '0', '--config', 'fix.config.json'], { env });
+    const [, line] = await waitForStderr(child, /^ {2}npx (.*--method tools\/list.*)$/m);
+    const words = shellWords(line!, env);
+    expect(words).toContain(`Authorization: Bearer ${TOKEN}`);
+
+    // The Inspector CLI the gateway's tests use: run the printed arguments through it.
+    const require = createRequire(new URL('../../gateway/package.json', import.meta.url));
+    let manifest: string;
+    try {
+      manifest = require.resolve('@modelcontextprotocol/inspector-cli/package.json');
+    } catch {
+      expect(words.slice(0, 5)).toEqual([
+        expect.stringMatching(/^@modelcontextprotocol\/inspector@1\./),
+        '--cli',
+        expect.stringMatching(/^http:/),
+        '--transport',
+        'http',
+      ]);
+      return;
+    }
+    const { version } = JSON.parse(await readFile(manifest, 'utf8')) as { version: string };
+    expect(words[0]).toBe(`@modelcontextprotocol/inspector@${version}`);
+    const launcher = join(dirname(manifest), 'build', 'cli.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [launcher, ...words.slice(1)], {
+      timeout: 60_000,
+      // 1.0.3 reads its package.json relative to the working directory: run it where that holds.
+      cwd: join(dirname(manifest), 'build'),
+    });
+    const tools = (JSON.parse(stdout) as { tools: { name: string }[] }).tools;
+    expect(tools.map((tool) => tool.name)).toContain('fix__add');
+  });
+});
+
+describe('toolplane serve, token', { timeout: 60_000 }, () => {
+  it('refuses a token under 16 characters from the flag and from the environment', async () => {
+    const fromFlag = start([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--token',
+      'short',
+      '--config',
+      'fix.config.json',
+    ]);
+    const fromEnv = start(['serve', '--http', '--port', '0', '--config', 'fix.config.json'], {
+      env: { TOOLPLANE_TOKEN: 'short' },
+    });
+    let stderr = '';
+    fromFlag.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exited(fromFlag)).toBe(2);
+    expect(await exited(fromEnv)).toBe(2);
+    expect(stderr).toMatch(/--token: the token must be at least 16 characters/);
+  });
+
+  it('reads the token from --token-file and requires it', async () => {
+    const child = start([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--token-file',
+      'token.txt',
+      '--config',
+      'fix.config.json',
+    ]);
+    const [, url] = await waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/);
+    const refused = await fetch(url!, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(await toolNames(url!, { Authorization: `Bearer ${TOKEN}` })).toContain('fix__add');
+  });
+});
