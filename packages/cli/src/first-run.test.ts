@@ -1,0 +1,169 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// What a newcomer does on a fresh clone: `pnpm install`, `pnpm toolplane …`, `pnpm start`.
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+interface Ran {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let dir: string;
+let running: ChildProcess | undefined;
+
+function pnpm(args: readonly string[], cwd: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pnpm', [...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-first-run-'));
+  await writeFile(join(dir, 'mine.yaml'), 'store: memory\nmode: tools\n');
+  await writeFile(join(dir, 'auth.yaml'), 'auth:\n  token: a-token-of-sixteen\nstore: memory\n');
+  await writeFile(join(dir, 'typo.yaml'), 'htpp:\n  port: 9000\n');
+});
+
+afterEach(() => {
+  // The whole process group: pnpm, the CLI and the servers it started.
+  if (running?.pid !== undefined && running.exitCode === null && running.signalCode === null) {
+    process.kill(-running.pid, 'SIGKILL');
+  }
+  running = undefined;
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('pnpm toolplane', { timeout: 60_000 }, () => {
+  it('runs the CLI with a config path relative to where the user ran pnpm', async () => {
+    const ran = await pnpm(
+      ['--silent', '--dir', root, 'toolplane', '--config', 'mine.yaml', 'tools', 'list', '--json'],
+      dir,
+    );
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const ids = (JSON.parse(ran.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id);
+    expect(ids).toContain('builtin:time_now');
+  });
+
+  it('exits 2 for an unknown config section or a misspelled key, naming it', async () => {
+    const [auth, typo] = await Promise.all([
+      pnpm(
+        ['--silent', '--dir', root, 'toolplane', '--config', 'auth.yaml', 'serve', '--http'],
+        dir,
+      ),
+      pnpm(['--silent', '--dir', root, 'toolplane', '--config', 'typo.yaml', 'tools', 'list'], dir),
+    ]);
+    expect(auth.code).toBe(2);
+    expect(auth.stderr).toMatch(/auth\.yaml: unknown key "auth"/);
+    expect(auth.stderr).not.toMatch(/listening/);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/typo\.yaml: unknown key "htpp"; did you mean "http"\?/);
+  });
+});
+
+describe('a fresh install', () => {
+  it('has every bin of the CLI in place before any build', async () => {
+    const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      files: string[];
+    };
+    for (const file of Object.values(manifest.bin)) {
+      const path = join(packageDir, file);
+      expect(existsSync(path)).toBe(true);
+      expect(await readFile(path, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+      expect(manifest.files).toContain(file.replace(/^\.\//, ''));
+    }
+  });
+
+  it('decides for every installed package with an install script whether it runs', async () => {
+    const workspace = parse(await readFile(join(root, 'pnpm-workspace.yaml'), 'utf8')) as {
+      onlyBuiltDependencies?: string[];
+      ignoredBuiltDependencies?: string[];
+    };
+    const decided = [
+      ...(workspace.onlyBuiltDependencies ?? []),
+      ...(workspace.ignoredBuiltDependencies ?? []),
+    ];
+    const store = join(root, 'node_modules', '.pnpm');
+    const withScripts = new Set<string>();
+    for (const entry of await readdir(store)) {
+      const modules = join(store, entry, 'node_modules');
+      if (!existsSync(modules)) continue;
+      for (const name of await readdir(modules)) {
+        const names = name.startsWith('@')
+          ? (await readdir(join(modules, name))).map((inner) => `${name}/${inner}`)
+          : [name];
+        for (const found of names) {
+          const manifest = join(modules, found, 'package.json');
+          if (!existsSync(manifest)) continue;
+          const { scripts = {} } = JSON.parse(await readFile(manifest, 'utf8')) as {
+            scripts?: Record<string, string>;
+          };
+          if (scripts.preinstall ?? scripts.install ?? scripts.postinstall) withScripts.add(found);
+        }
+      }
+    }
+    expect(withScripts.size).toBeGreaterThan(0);
+    expect([...withScripts].filter((name) => !decided.includes(name))).toEqual([]);
+  });
+});
+
+describe('pnpm start', { timeout: 60_000 }, () => {
+  it('stops on Ctrl-C with exit code 0 and nothing alarming from pnpm', async () => {
+    // Ctrl-C in a terminal signals the whole foreground process group: pnpm, the CLI, servers.
+    const child = spawn('pnpm', ['start', '--port', '0'], {
+      cwd: root,
+      detached: true,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running = child;
+    let output = '';
+    const listening = new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        if (/listening on http:\/\/\S+\/mcp/.test(output)) resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', () => {
+        reject(new Error(`pnpm start exited before listening:\n${output}`));
+      });
+    });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('close', (code, signal) => {
+        resolve({ code, signal });
+      });
+    });
+    await listening;
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await ended).toEqual({ code: 0, signal: null });
+    expect(output).toMatch(/stopped/);
+    expect(output).not.toMatch(/ELIFECYCLE|ERR_PNPM|SIGINT|Exit status/);
+  });
+});
