@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseConfig } from './config.js';
 
 // What a newcomer does on a fresh clone: `pnpm install`, `pnpm toolplane …`, `pnpm start`.
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -83,6 +84,24 @@ describe('pnpm toolplane', { timeout: 60_000 }, () => {
     expect(auth.stderr).not.toMatch(/listening/);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/typo\.yaml: unknown key "htpp"; did you mean "http"\?/);
+  });
+});
+
+describe('the READMEs', () => {
+  it('show config files that toolplane accepts as they are', async () => {
+    const blocks: string[] = [];
+    for (const readme of [join(root, 'README.md'), join(packageDir, 'README.md')]) {
+      const text = await readFile(readme, 'utf8');
+      for (const match of text.matchAll(/```yaml\n([\s\S]*?)```/g)) blocks.push(match[1]!);
+    }
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    // Next to the example gateway, where the `module` packages they name are installed.
+    const file = join(root, 'examples', 'gateway', 'readme.config.yaml');
+    for (const block of blocks) {
+      expect(
+        parseConfig(block, { file, env: { GITHUB_TOKEN: 'ghp-example' } }).connectors.length,
+      ).toBeGreaterThan(0);
+    }
   });
 });
 
