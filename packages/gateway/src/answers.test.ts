@@ -342,6 +342,29 @@ describe('answers over stdio', () => {
   });
 });
 
+describe('an ID reused while in flight over stdio', () => {
+  it('serves both requests: one stream carries both answers, so none is left without one', async () => {
+    const stdio = await openStdio();
+    try {
+      const call = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'dup',
+        method: 'tools/call',
+        params: { name: 'fx__slow', arguments: { ms: 200 } },
+      });
+      stdio.send(call);
+      stdio.send(call);
+      const answers = [await stdio.next(withId('dup')), await stdio.next(withId('dup'))];
+      expect(answers).toMatchObject([
+        { id: 'dup', result: { content: [{ type: 'text', text: 'done' }] } },
+        { id: 'dup', result: { content: [{ type: 'text', text: 'done' }] } },
+      ]);
+    } finally {
+      await stdio.close();
+    }
+  });
+});
+
 // -- fuzzing ------------------------------------------------------------------------------------
 
 /** A small seeded generator (mulberry32), so every run sends the same 3,000 messages. */
