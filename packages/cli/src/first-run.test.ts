@@ -152,11 +152,17 @@ describe('a fresh install', () => {
   });
 });
 
-describe('pnpm start', { timeout: 60_000 }, () => {
-  it('stops on Ctrl-C with exit code 0 and nothing alarming from pnpm', async () => {
+describe('Ctrl-C under pnpm', { timeout: 60_000 }, () => {
+  it.each([
+    ['pnpm start', ['start', '--port', '0']],
+    [
+      'pnpm toolplane serve',
+      ['--dir', root, 'toolplane', 'serve', '--http', '--port', '0', '--config', 'mine.yaml'],
+    ],
+  ])('stops %s with exit code 0 and nothing alarming from pnpm', async (_name, args) => {
     // Ctrl-C in a terminal signals the whole foreground process group: pnpm, the CLI, servers.
-    const child = spawn('pnpm', ['start', '--port', '0'], {
-      cwd: root,
+    const child = spawn('pnpm', args, {
+      cwd: args[0] === 'start' ? root : dir,
       detached: true,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -155,6 +155,24 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
     expect(names).toContain('builtin__time_now');
   });
 
+  it("answers a one-shot stdio client's call to a slow server's tool", async () => {
+    const client = new Client({ name: 'serve-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [entry, 'serve', '--stdio', '--config', join(dir, 'slow.config.json')],
+        cwd: dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'slow__add', arguments: { a: 2, b: 3 } });
+      expect(result.structuredContent).toEqual({ sum: 5 });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reports a server that fails or hangs, and serves the others when the wait is over', async () => {
     const child = start([
       'serve',
