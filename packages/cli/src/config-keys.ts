@@ -50,8 +50,8 @@ export function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssu
 }
 
 /**
- * The message for an unknown key of the object at `path` (of `root`'s shape, as parsed), with
- * the closest known key as a "did you mean" when one is near enough to be a slip of the finger.
+ * The message for an unknown key among `known` (the keys of its object): the closest known key
+ * as a "did you mean" when one is near enough to be a slip of the finger, else the known keys.
  */
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
   const near = closestMatch(key, known, { maxDistance: Math.max(2, Math.floor(key.length / 3)) });
