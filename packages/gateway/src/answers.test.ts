@@ -287,6 +287,48 @@ describe('answers over HTTP', () => {
     expect(answer?.status).toBe(200);
   });
 
+  it('keeps refusing an ID whose POST the client closed until its request is cancelled', async () => {
+    const session = await openSession();
+    const call = (id: number, name: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+    // The client gives up on the POST once its headers came (the call still runs).
+    const gone = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: http.url.hostname,
+          port: http.url.port,
+          path: http.url.pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': session,
+            'mcp-protocol-version': PROTOCOL,
+          },
+        },
+        (res) => {
+          req.destroy();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(call(8, 'builtin__hold'));
+    });
+    expect(gone).toBe(200);
+    const again = await post(call(8, 'builtin__echo'), session);
+    expect(again && messagesOf(again)).toMatchObject([{ id: 8, error: { code: -32600 } }]);
+    await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 8 },
+      }),
+      session,
+    );
+    const free = await post(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' }), session);
+    expect(free && messagesOf(free)).toEqual([{ jsonrpc: '2.0', id: 8, result: {} }]);
+  });
+
   it('sends a slow call’s headers before its result, and ends its POST when it is cancelled', async () => {
     const session = await openSession();
     let headersSent: (status: number) => void = () => undefined;

@@ -179,6 +179,7 @@ export class HttpServerTransport implements Transport {
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined;
 
+  /** The answer each request in flight goes to (a closed one when the client has gone). */
   readonly #answers = new Map<RequestId, PostAnswer>();
   #standalone: ServerResponse | undefined;
   #initialized = false;
@@ -227,7 +228,8 @@ export class HttpServerTransport implements Transport {
     const extra: MessageExtraInfo = { requestInfo: { headers } };
     const ids = messages.filter(isRequest).map((m) => m.id);
     // An ID still in flight in this session names another request: serving this one too would
-    // leave one of the two unanswered, so it is refused at once.
+    // leave one of the two unanswered, so it is refused at once. In flight means until its
+    // response is sent or it is cancelled, even when the client has closed the POST it came in.
     const reused = new Set(ids.filter((id) => this.#answers.has(id)));
     if (ids.length === 0 && refusals.length === 0) {
       res.writeHead(202).end();
@@ -240,11 +242,6 @@ export class HttpServerTransport implements Transport {
         refusals,
       );
       for (const id of ids) if (!reused.has(id)) this.#answers.set(id, answer);
-      res.once('close', () => {
-        for (const id of answer.pending) {
-          if (this.#answers.get(id) === answer) this.#answers.delete(id);
-        }
-      });
       for (const id of reused) {
         answer.deliver({
           jsonrpc: '2.0',
