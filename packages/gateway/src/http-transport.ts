@@ -84,13 +84,11 @@ class PostAnswer {
     this.#headersDue = setTimeout(() => {
       if (this.closed || this.#streaming) return;
       this.#startStream();
-      // Nothing held to write with them: the headers go out on their own.
+      // With nothing held to write, the headers go out on their own.
       this.#res.flushHeaders();
     }, HEADERS_WITHIN_MS);
+    // Left to fire when the client goes first: it finds the answer closed.
     this.#headersDue.unref();
-    res.once('close', () => {
-      clearTimeout(this.#headersDue);
-    });
   }
 
   /** The request IDs still waiting for their response. */
