@@ -1,16 +1,26 @@
 #!/usr/bin/env node
 import { runCli } from './cli.js';
 
+/** How long the first signal's clean stop may take before the CLI exits anyway. */
+const STOP_DEADLINE_MS = 5_000;
+
 // The first Ctrl-C or SIGTERM stops the command cleanly (servers closed, children ended); a
 // second one means the user has stopped waiting. Under `pnpm start` one Ctrl-C arrives twice
 // within milliseconds (from the terminal, and forwarded by pnpm): that is still the first.
+// A server or a builtin that never lets go must not keep the CLI alive: the clean stop has a
+// deadline, after which the CLI exits as the signal would have ended it.
 const controller = new AbortController();
 let firstSignalAt = 0;
-const onSignal = (): void => {
+const onSignal = (signal: NodeJS.Signals): void => {
+  const code = signal === 'SIGINT' ? 130 : 143;
   if (!controller.signal.aborted) {
     firstSignalAt = Date.now();
     controller.abort();
-  } else if (Date.now() - firstSignalAt > 500) process.exit(130);
+    setTimeout(() => {
+      process.stderr.write(`not stopped after ${STOP_DEADLINE_MS / 1000} s; exiting\n`);
+      process.exit(code);
+    }, STOP_DEADLINE_MS).unref();
+  } else if (Date.now() - firstSignalAt > 500) process.exit(code);
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);

@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
 import { registerChain } from './commands/chain.js';
 import { registerConnectors } from './commands/connectors.js';
 import { registerPrompts } from './commands/prompts.js';
@@ -6,13 +7,23 @@ import { registerResources } from './commands/resources.js';
 import { registerServe } from './commands/serve.js';
 import type { CommandContext } from './commands/shared.js';
 import { registerTools } from './commands/tools.js';
+import { ToolError } from '@toolplane/toolkit';
 import { loadConfig, type CliConfig } from './config.js';
-import { Output, type OutputStream } from './output.js';
+import { exitCode, Output, type OutputStream } from './output.js';
+
+/** This package's version, for `--version` (the same relative path from src/ and dist/). */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 /** Where {@link runCli} reads and writes; the process's own streams by default. */
 export interface RunCliOptions {
   readonly stdout?: OutputStream;
   readonly stderr?: OutputStream;
+  /** Where `key=@-` arguments are read from; the process's standard input by default. */
+  readonly stdin?: AsyncIterable<string | Uint8Array>;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly cwd?: string;
   /** Aborting it stops the command (as Ctrl-C does): servers are closed, children ended. */
@@ -27,6 +38,7 @@ interface Context {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly signal: AbortSignal;
   readonly self: readonly string[];
+  readonly stdin: AsyncIterable<string | Uint8Array>;
 }
 
 interface GlobalOptions {
@@ -57,6 +69,7 @@ export async function runCli(
     env,
     signal: options.signal ?? new AbortController().signal,
     self: options.self ?? [process.execPath, ...process.execArgv, process.argv[1] ?? 'toolplane'],
+    stdin: options.stdin ?? process.stdin,
   };
   let code = 0;
   const program = buildProgram(context, (c) => {
@@ -66,7 +79,8 @@ export async function runCli(
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    // Commander has already printed its usage error (or the help, or the version).
+    if (error instanceof Error && error.name === 'CommanderError') return exitCode(error);
     return output.fail(error);
   }
 }
@@ -79,6 +93,7 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
     )
     .option('-c, --config <file>', 'config file (default: toolplane.config.{yaml,yml,json} here)')
     .option('--json', 'print machine-readable JSON on stdout')
+    .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({
@@ -92,10 +107,22 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
         write(output.errColor.red(text));
       },
     });
+  let stdinRead = false;
   const context: CommandContext = {
     ...base,
     config: () => loadCliConfig(base, program.opts<GlobalOptions>()),
     setCode,
+    readStdin: async () => {
+      if (stdinRead) {
+        throw new ToolError('invalid_argument', 'standard input can be read once: use @- once');
+      }
+      stdinRead = true;
+      const chunks: Buffer[] = [];
+      for await (const chunk of base.stdin) {
+        chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+      }
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
   registerServe(program, context);
   registerTools(program, context);
@@ -103,7 +130,29 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
   registerResources(program, context);
   registerChain(program, context);
   registerConnectors(program, context);
+  refuseRepeats(program);
   return program;
+}
+
+/**
+ * Commander lets the last of a repeated option win, so `--config a.yaml --config b.yaml` would
+ * silently use b.yaml: an option that takes one value is refused when given twice.
+ */
+function refuseRepeats(command: Command): void {
+  for (const option of command.options) {
+    if (option.variadic || !(option.required || option.optional)) continue;
+    let seen = 0;
+    command.on(`option:${option.name()}`, () => {
+      seen += 1;
+      if (seen > 1) {
+        command.error(`error: option '${option.flags}' given more than once; give it once`, {
+          exitCode: 2,
+          code: 'toolplane.repeatedOption',
+        });
+      }
+    });
+  }
+  for (const sub of command.commands) refuseRepeats(sub);
 }
 
 async function loadCliConfig(context: Context, globals: GlobalOptions): Promise<CliConfig> {

@@ -1,4 +1,5 @@
 import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
+import { CommanderError } from 'commander';
 import Table from 'cli-table3';
 import ora from 'ora';
 import pc from 'picocolors';
@@ -18,7 +19,7 @@ export interface OutputOptions {
   readonly stderr: OutputStream;
   /** Machine output: JSON on stdout, no tables, colours or spinners. */
   readonly json: boolean;
-  /** Environment, for `NO_COLOR` and `FORCE_COLOR`. */
+  /** Environment, for `NO_COLOR`, `FORCE_COLOR`, and `CI` and `TERM` (no spinner). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly secrets?: Secrets;
 }
@@ -42,6 +43,7 @@ export class Output {
   readonly errColor: Colors;
   readonly #stdout: OutputStream;
   readonly #stderr: OutputStream;
+  readonly #env: Readonly<Record<string, string | undefined>>;
   #secrets: Secrets | undefined;
 
   constructor(options: OutputOptions) {
@@ -49,6 +51,7 @@ export class Output {
     this.#stdout = options.stdout;
     this.#stderr = options.stderr;
     this.#secrets = options.secrets;
+    this.#env = options.env;
     this.color = pc.createColors(!options.json && colorWanted(options.stdout, options.env));
     this.errColor = pc.createColors(colorWanted(options.stderr, options.env));
   }
@@ -97,9 +100,12 @@ export class Output {
     this.out(table.toString().replace(/[ \t]+$/gm, ''));
   }
 
-  /** A spinner on stderr while a long call runs; silent unless stderr is a terminal. */
+  /**
+   * A spinner on stderr while a long call runs; silent unless stderr is a usable terminal (a TTY
+   * with a width, not CI, not `TERM=dumb`).
+   */
   spinner(text: string): Spinner {
-    if (this.json || this.#stderr.isTTY !== true)
+    if (this.json || !spinnerWanted(this.#stderr, this.#env))
       return { update: () => undefined, stop: () => undefined };
     const spinner = ora({
       text,
@@ -121,7 +127,7 @@ export class Output {
     const { code, message } = describeError(error);
     if (this.json) this.data({ error: { code, message: this.redact(message) } });
     this.say(`${this.errColor.red('error')} ${this.redact(message)}`);
-    return exitCode(code);
+    return exitCode(error);
   }
 }
 
@@ -150,6 +156,20 @@ function colorWanted(
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
   return stream.isTTY === true;
+}
+
+/**
+ * A spinner redraws its line by the terminal's width: on a terminal that reports 0 columns (a
+ * `script` session without a real one) ora divides by it and floods the output, so spin only
+ * where there is a width to draw in and a person watching.
+ */
+function spinnerWanted(
+  stream: OutputStream,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') return false;
+  if (env.TERM === 'dumb') return false;
+  return columns(stream) !== undefined;
 }
 
 function columns(stream: OutputStream): number | undefined {
@@ -187,13 +207,20 @@ export function formatDuration(ms: number): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** The code and one-line message of any error; schema errors name each argument and why. */
+/** `MCP error -32602: ` as the MCP SDK prefixes every JSON-RPC error it raises. */
+const MCP_PREFIX = /(MCP error -?\d+: )(?:MCP error -?\d+: )+/g;
+
+/**
+ * The code and one-line message of any error; schema errors name each argument and why. A
+ * message wrapped by the MCP SDK more than once (a gateway behind a gateway) carries its
+ * `MCP error N:` prefix once.
+ */
 export function describeError(error: unknown): { code: ToolErrorCode; message: string } {
   if (!ToolError.isInstance(error)) {
     const message = error instanceof Error ? error.message : String(error);
-    return { code: 'internal', message: message.split('\n')[0] ?? message };
+    return { code: 'internal', message: oncePrefixed(message.split('\n')[0] ?? message) };
   }
-  let message = error.message.replace(/\s*\n\s*/g, ' ');
+  let message = oncePrefixed(error.message.replace(/\s*\n\s*/g, ' '));
   const problems = (error.errors ?? [])
     .map((e) => `${e.path === '' ? '(input)' : e.path}: ${e.message}`)
     .filter((problem) => !message.includes(problem.slice(problem.indexOf(': ') + 2)));
@@ -201,11 +228,31 @@ export function describeError(error: unknown): { code: ToolErrorCode; message: s
   return { code: error.code, message };
 }
 
+function oncePrefixed(message: string): string {
+  return message.replace(MCP_PREFIX, '$1');
+}
+
 /**
- * The process exit code for an error code: 2 bad config or usage, 3 not found, 4 invalid
- * arguments, 5 a server that cannot be reached, 1 anything else.
+ * The process exit code for an error (or an error code), the one place the CLI decides it:
+ * 0 for `--help` and `--version`, 2 bad config or usage, 3 not found, 4 invalid arguments (a
+ * schema's or the tool's own refusal of them), 5 a server or store that cannot be reached,
+ * 1 anything else.
  */
-export function exitCode(code: ToolErrorCode): number {
+export function exitCode(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  if (typeof error === 'string') return exitCodeOf(error as ToolErrorCode);
+  if (!ToolError.isInstance(error)) return 1;
+  // A tool that refuses its arguments (`date: "x" is not an ISO 8601 date`) fails as the run's
+  // `execution` error, its own `invalid_argument` kept as the cause.
+  if (error.code === 'execution' && ToolError.isInstance(error.cause)) {
+    const cause = error.cause.code;
+    if (cause === 'invalid_argument' || cause === 'validation') return 4;
+    if (cause !== 'execution') return exitCodeOf(cause);
+  }
+  return exitCodeOf(error.code);
+}
+
+function exitCodeOf(code: ToolErrorCode): number {
   switch (code) {
     case 'invalid_config':
     case 'invalid_argument':

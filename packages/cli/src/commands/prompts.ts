@@ -5,7 +5,9 @@ import { parsePrompt, ToolError } from '@toolplane/toolkit';
 import { parseArgs } from '../args.js';
 import {
   firstLine,
+  lookup,
   namespaceOf,
+  readValues,
   warnErrors,
   withStore,
   withToolkit,
@@ -54,7 +56,7 @@ export function registerPrompts(program: Command, context: CommandContext): void
     .command('get')
     .description('render a prompt with arguments')
     .argument('<name>', 'ns:name or a bare name')
-    .argument('[args...]', 'key=value arguments')
+    .argument('[args...]', 'key=value arguments; key=@- reads standard input, key=@FILE a file')
     .option('-a, --args <json>', 'arguments as a JSON object')
     .action(async (key: string, pairs: string[], options: { args?: string }) => {
       await withToolkit(
@@ -62,7 +64,7 @@ export function registerPrompts(program: Command, context: CommandContext): void
         await config(),
         { only: namespaceOf(key) },
         async ({ toolkit }) => {
-          const item = await toolkit.lookup(key, { signal: context.signal });
+          const item = await lookup(toolkit, key, context.signal);
           if (item.type !== 'prompt') {
             throw new ToolError(
               'not_found',
@@ -70,7 +72,7 @@ export function registerPrompts(program: Command, context: CommandContext): void
             );
           }
           const input = parseArgs({
-            pairs,
+            pairs: await readValues(context, pairs),
             schema: item.prompt.prompt?.input,
             ...(options.args === undefined ? {} : { json: options.args }),
           });

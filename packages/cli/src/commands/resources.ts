@@ -1,22 +1,31 @@
 import type { Command } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { readResource, ToolError, withUri } from '@toolplane/toolkit';
+import {
+  defineResourceTemplate,
+  readResource,
+  ToolError,
+  validateResource,
+  withUri,
+  type Resource,
+} from '@toolplane/toolkit';
+import type { OpenToolkit } from '../open.js';
 import {
   firstLine,
   formatBytes,
+  unavailableInstead,
   warnErrors,
   withStore,
   withToolkit,
   type CommandContext,
 } from './shared.js';
 
-/** `toolplane resources list|read|add|rm`. */
+/** `toolplane resources list|templates|read|add|rm`. */
 export function registerResources(program: Command, context: CommandContext): void {
   const { output, config } = context;
   const resources = program
     .command('resources')
-    .description('list, read, add and remove resources');
+    .description('list, read, add and remove resources, and list resource templates');
   resources
     .command('list')
     .description('list every resource')
@@ -46,13 +55,38 @@ export function registerResources(program: Command, context: CommandContext): vo
       });
     });
   resources
+    .command('templates')
+    .description('list every resource template (resources read reads the URIs they match)')
+    .action(async () => {
+      await withToolkit(context, await config(), {}, ({ toolkit }) => {
+        const items = toolkit.resourceTemplates().map(({ namespace, template }) => ({
+          namespace,
+          ...template,
+        }));
+        if (output.json) {
+          output.data({ resourceTemplates: items });
+          return;
+        }
+        output.table(
+          ['URI TEMPLATE', 'NAMESPACE', 'TYPE', 'DESCRIPTION'],
+          items.map((t) => [
+            output.color.cyan(t.uriTemplate),
+            t.namespace,
+            t.mimeType ?? '',
+            firstLine(t.description ?? t.title ?? t.name),
+          ]),
+          'no resource templates',
+        );
+      });
+    });
+  resources
     .command('read')
-    .description("print a resource's contents")
+    .description("print a resource's contents (a listed one, or a URI a resource template matches)")
     .argument('<uri>', 'the URI (uri#ns to pick a namespace) or a name')
     .option('-o, --out <file>', 'write the contents to a file (for binary resources)')
     .action(async (key: string, options: { out?: string }) => {
       await withToolkit(context, await config(), {}, async ({ toolkit }) => {
-        const found = await toolkit.readResource(key, { signal: context.signal });
+        const found = await read(toolkit, key, context.signal);
         if (options.out !== undefined) {
           const path = resolve(context.cwd, options.out);
           await writeFile(
@@ -117,4 +151,69 @@ export function registerResources(program: Command, context: CommandContext): vo
       if (output.json) output.data({ removed: { namespace: 'user', uri } });
       else output.say(`removed resource ${uri}`);
     });
+}
+
+/**
+ * Reads a listed resource, a builtin template's URI (the toolkit reads both), or else a URI one
+ * of the connected servers' resource templates matches, as the gateway serves it.
+ *
+ * @throws {ToolError} `not_found` when nothing lists or matches it; `connector_unavailable` for
+ * `uri#ns` of a server that is not connected.
+ */
+async function read(
+  toolkit: OpenToolkit['toolkit'],
+  key: string,
+  signal: AbortSignal,
+): Promise<Resource> {
+  try {
+    return await toolkit.readResource(key, { signal });
+  } catch (error) {
+    if (!ToolError.isInstance(error) || error.code !== 'not_found') throw error;
+    const hash = key.lastIndexOf('#');
+    const uri = hash < 0 ? key : key.slice(0, hash);
+    const namespace = hash < 0 ? undefined : key.slice(hash + 1);
+    const match = toolkit
+      .resourceTemplates()
+      .find(
+        (t) =>
+          (namespace === undefined || t.namespace === namespace) &&
+          matches(t.template.uriTemplate, uri),
+      );
+    const client = match === undefined ? undefined : toolkit.connector(match.namespace)?.client;
+    if (match === undefined || client === undefined) throw unavailableInstead(toolkit, key, error);
+    let result: Awaited<ReturnType<typeof client.readResource>>;
+    try {
+      result = await client.readResource({ uri }, { signal });
+    } catch (cause) {
+      throw new ToolError(
+        'not_found',
+        `${match.namespace} could not read ${uri} (template ${match.template.uriTemplate}): ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+    const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
+    if (contents === undefined) {
+      throw new ToolError('not_found', `${match.namespace} returned no contents for ${uri}`);
+    }
+    return validateResource({
+      ...contents,
+      uri,
+      name: /^[A-Za-z0-9_.-]{1,128}$/.test(match.name) ? match.name : 'resource',
+      ...(match.template.description === undefined
+        ? {}
+        : { description: match.template.description }),
+    });
+  }
+}
+
+/** Whether an RFC 6570 `uriTemplate` matches `uri`, by the toolkit's own template matching. */
+function matches(uriTemplate: string, uri: string): boolean {
+  try {
+    return (
+      defineResourceTemplate({ uriTemplate, name: 'template', read: () => '' }).match(uri) !==
+      undefined
+    );
+  } catch {
+    return false; // a template the toolkit cannot parse matches nothing
+  }
 }

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
 import { isAllowed, type CliConfig } from '../config.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
@@ -16,6 +18,47 @@ export interface CommandContext {
   readonly config: () => Promise<CliConfig>;
   /** Sets the exit code the command ends with. */
   readonly setCode: (code: number) => void;
+  /** All of standard input, as text; a second call is refused (it has been read). */
+  readonly readStdin: () => Promise<string>;
+}
+
+/**
+ * Reads the values of `key=@-` (standard input) and `key=@path` (a file, relative to the working
+ * directory) words, as curl does; `key=@@text` is the literal `@text`.
+ *
+ * @throws {ToolError} `invalid_argument` for a file that cannot be read or `@-` given twice.
+ */
+export async function readValues(
+  context: CommandContext,
+  pairs: readonly string[],
+): Promise<string[]> {
+  const read: string[] = [];
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    const value = at <= 0 ? '' : pair.slice(at + 1);
+    if (!value.startsWith('@')) {
+      read.push(pair);
+      continue;
+    }
+    const key = pair.slice(0, at);
+    if (value.startsWith('@@')) {
+      read.push(`${key}=${value.slice(1)}`);
+    } else if (value === '@-') {
+      read.push(`${key}=${await context.readStdin()}`);
+    } else {
+      const path = resolve(context.cwd, value.slice(1));
+      try {
+        read.push(`${key}=${await readFile(path, { encoding: 'utf8', signal: context.signal })}`);
+      } catch (error) {
+        throw new ToolError(
+          'invalid_argument',
+          `${key}=${value}: cannot read ${path}: ${(error as Error).message} (write ${key}=@${value} for a literal ${value})`,
+          { cause: error },
+        );
+      }
+    }
+  }
+  return read;
 }
 
 /** Opens the toolkit (starting the connectors it needs), runs `work`, and always closes it. */
@@ -72,7 +115,7 @@ export async function findTool(
   key: string,
   signal: AbortSignal,
 ): Promise<ToolItem> {
-  const item = await toolkit.lookup(key, { signal });
+  const item = await lookup(toolkit, key, signal);
   if (item.type !== 'tool') {
     throw new ToolError(
       'not_found',
@@ -86,6 +129,42 @@ export async function findTool(
     );
   }
   return item;
+}
+
+/**
+ * `toolkit.lookup`, except that a name in the namespace of a server that is not connected (it
+ * could not start, or failed) is that server's fault, not a missing name.
+ *
+ * @throws {ToolError} `connector_unavailable` naming the server and why; `not_found`.
+ */
+export async function lookup(
+  toolkit: OpenToolkit['toolkit'],
+  key: string,
+  signal: AbortSignal,
+): Promise<ToolkitItem> {
+  try {
+    return await toolkit.lookup(key, { signal });
+  } catch (error) {
+    throw unavailableInstead(toolkit, key, error);
+  }
+}
+
+/** The error to report for a failed lookup of `key`: {@link lookup}'s rule. */
+export function unavailableInstead(
+  toolkit: OpenToolkit['toolkit'],
+  key: string,
+  error: unknown,
+): unknown {
+  if (!ToolError.isInstance(error) || error.code !== 'not_found') return error;
+  const hash = key.lastIndexOf('#');
+  const namespace = namespaceOf(key) ?? (hash < 0 ? undefined : key.slice(hash + 1));
+  const status = toolkit.connectors().find((s) => s.namespace === namespace);
+  if (status === undefined || status.state === 'connected') return error;
+  return new ToolError(
+    'connector_unavailable',
+    `server "${status.namespace}" is ${status.state}${status.error === undefined ? '' : `: ${status.error}`}; see toolplane connectors status`,
+    { cause: error },
+  );
 }
 
 export function namespaceOf(key: string): string | undefined {

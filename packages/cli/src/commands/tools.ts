@@ -9,6 +9,7 @@ import {
   parseCount,
   printValue,
   progressText,
+  readValues,
   warnErrors,
   withToolkit,
   type CommandContext,
@@ -99,7 +100,7 @@ export function registerTools(program: Command, context: CommandContext): void {
     .argument('<tool>', 'ns:name, ns.name or a bare name')
     .argument(
       '[args...]',
-      'key=value arguments (numbers, booleans and JSON are read by the schema)',
+      'key=value arguments (numbers, booleans and JSON are read by the schema); key=@- reads standard input, key=@FILE a file',
     )
     .option('-a, --args <json>', 'arguments as a JSON object')
     .action(async (key: string, pairs: string[], options: { args?: string }) => {
@@ -110,7 +111,7 @@ export function registerTools(program: Command, context: CommandContext): void {
         async ({ toolkit }, cfg) => {
           const item = await findTool(toolkit, cfg, key, context.signal);
           const input = parseArgs({
-            pairs,
+            pairs: await readValues(context, pairs),
             schema: item.tool.inputSchema,
             ...(options.args === undefined ? {} : { json: options.args }),
           });
