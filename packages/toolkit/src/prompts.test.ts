@@ -68,11 +68,17 @@ describe('parsePrompt', () => {
   });
 
   it('prefers an explicit name and title over the defaults', () => {
-    const prompt = parsePrompt('---\nname: x1\ntitle: Explicit\n---\n# Heading\n', {
+    const prompt = parsePrompt('---\nname: x1\ntitle: Explicit title\n---\n# Heading\n', {
       filename: 'other.md',
     });
     expect(prompt.name).toBe('x1');
-    expect(prompt.title).toBe('Explicit');
+    expect(prompt.title).toBe('Explicit title');
+  });
+
+  it('keeps the seed’s rule for a title written in the file: ten characters or more', () => {
+    expect(() => parsePrompt('---\nname: x1\ntitle: Short\n---\nbody\n')).toThrow(
+      /title must be at least 10 characters long, got "Short"/,
+    );
   });
 
   it('treats a file without front matter as all body, and CRLF and a BOM as plain text', () => {
@@ -124,7 +130,7 @@ describe('parsePrompt', () => {
     ['a bad name', 'name: has spaces'],
     ['a reserved name', 'name: __proto__'],
     ['a bad tool ID', 'tools: ["a:b:c:d"]'],
-    ['a non-object input schema', 'input: { type: string }'],
+    ['an input schema that is not a schema', 'input: 5'],
     ['a non-integer budget', 'thinking_budget: 1.5'],
     ['a non-boolean thinking flag', 'thinking: sometimes'],
   ])('throws invalid_prompt for %s', (_, yaml) => {
@@ -564,5 +570,68 @@ describe('completePromptArgument', () => {
     };
     expect(completePromptArgument(big, 'v', 'v')).toMatchObject({ total: 150, hasMore: true });
     expect(completePromptArgument(big, 'v', 'v').values).toHaveLength(100);
+  });
+});
+
+describe('the seed’s prompt files', () => {
+  // The seed's own example, as written: a string input and a Go-template body.
+  const summarize = [
+    '---',
+    'name: summarize',
+    'title: Summarize a text',
+    'description: Summarizes a text in three sentences.',
+    'input:',
+    '  type: string',
+    '  description: The text to summarize.',
+    '---',
+    'Summarize the following text in three sentences:',
+    '',
+    '{{ . }}',
+    '',
+  ].join('\n');
+
+  it('loads a non-object input, bound to the root value, as one MCP argument', async () => {
+    const prompt = parsePrompt(summarize, { filename: 'summarize.md' });
+    expect(toMcpPrompt(prompt).arguments).toEqual([
+      { name: 'input', required: true, description: 'The text to summarize.' },
+    ]);
+    const rendered = await renderPrompt(prompt, { input: 'Cats sleep a lot.' });
+    expect(rendered.text).toBe(
+      'Summarize the following text in three sentences:\n\nCats sleep a lot.\n',
+    );
+    await expect(renderPrompt(prompt, {})).rejects.toMatchObject({ code: 'validation' });
+  });
+
+  it('reads a number input from its string argument', async () => {
+    const prompt = parsePrompt('---\nname: twice\ninput: { type: integer }\n---\n{{ . | json }}');
+    expect((await renderPrompt(prompt, { input: '21' })).text).toBe('21');
+    await expect(renderPrompt(prompt, { input: 'x' })).rejects.toMatchObject({
+      code: 'validation',
+    });
+  });
+
+  it('renders the Go-template forms: fields, paths and pipelines', async () => {
+    const prompt = parsePrompt(
+      [
+        '---',
+        'name: forms',
+        '---',
+        '{{ .user.name | upper }}|{{ .tags | join ", " }}|{{ .missing | default "none" }}|',
+        '{{ .note | trim | lower }}|{{ .user | json }}|{{ name }}',
+      ].join('\n'),
+    );
+    const rendered = await renderPrompt(prompt, {
+      user: { name: 'Ada' },
+      tags: ['a', 'b'],
+      note: '  LOUD ',
+      name: 'liquid too',
+    });
+    expect(rendered.text).toBe('ADA|a, b|none|\nloud|{"name":"Ada"}|liquid too');
+  });
+
+  it('keeps the sandbox: no prototype, no unknown function', async () => {
+    const prompt = parsePrompt('---\nname: probe\n---\n[{{ .constructor }}{{ .__proto__ }}]');
+    expect((await renderPrompt(prompt, { a: 1 })).text).toBe('[]');
+    expect(() => parsePrompt('---\nname: call\n---\n{{ .a | printf "%s" }}')).toThrow(ToolError);
   });
 });

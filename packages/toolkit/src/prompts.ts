@@ -31,7 +31,11 @@ export interface Prompt {
   readonly provider?: string;
   /** System prompt; a template rendered with the same input as the body. */
   readonly systemPrompt?: string;
-  /** JSON Schema (an object schema) of the render input; its properties become MCP arguments. */
+  /**
+   * JSON Schema of the render input. An object schema's properties become MCP arguments and the
+   * template's variables; any other schema (the seed's `type: string`) takes one MCP argument,
+   * `input`, bound to the template's root value `{{ . }}`.
+   */
   readonly input?: JsonSchema;
   /** JSON Schema of the answer the prompt asks for. */
   readonly output?: JsonSchema;
@@ -48,7 +52,11 @@ export interface Prompt {
    * `text` of resources and resource links are Liquid templates rendered with the same input.
    */
   readonly messages?: readonly PromptMessage[];
-  /** The body: a Liquid template, sent as the last user message (omitted when it renders empty and `messages` are given). */
+  /**
+   * The body: a Liquid template (or the seed's Go-template forms `{{ . }}`, `{{ .field }}` and
+   * pipelines into json/default/join/upper/lower/trim), sent as the last user message (omitted
+   * when it renders empty and `messages` are given).
+   */
   readonly template: string;
 }
 
@@ -105,12 +113,14 @@ const isString: Field = (v) => (typeof v === 'string' ? undefined : 'must be a s
 const isBoolean: Field = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
 const isCount: Field = (v) =>
   Number.isSafeInteger(v) && (v as number) > 0 ? undefined : 'must be a positive integer';
-const isObjectSchema: Field = (v) => {
-  if (typeof v !== 'object' || v === null || Array.isArray(v))
-    return 'must be a JSON Schema object';
-  const type = (v as Record<string, unknown>).type;
-  return type === undefined || type === 'object' ? undefined : 'must be a schema of type "object"';
-};
+// The seed's rule for a prompt file's title.
+const MIN_TITLE_LENGTH = 10;
+const isTitle: Field = (v) =>
+  typeof v !== 'string'
+    ? 'must be a string'
+    : v.trim().length < MIN_TITLE_LENGTH
+      ? `must be at least ${MIN_TITLE_LENGTH} characters long, got ${JSON.stringify(v)}`
+      : undefined;
 const isSchema: Field = (v) =>
   typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v))
     ? undefined
@@ -148,7 +158,7 @@ const FIELDS: Readonly<Record<string, readonly [keyof Prompt, Field]>> = {
   model: ['model', isString],
   provider: ['provider', isString],
   system_prompt: ['systemPrompt', isString],
-  input: ['input', isObjectSchema],
+  input: ['input', isSchema],
   output: ['output', isSchema],
   tools: ['tools', isToolList],
   thinking: ['thinking', isBoolean],
@@ -181,6 +191,11 @@ export function parsePrompt(text: string, options: ParsePromptOptions = {}): Pro
         'invalid_prompt',
         `${where}: unknown front-matter key ${JSON.stringify(yamlKey)} (known: ${Object.keys(FIELDS).join(', ')})`,
       );
+    }
+    // A title written in the file keeps the seed's rule; one taken from a heading is a label.
+    const titleProblem = yamlKey === 'title' ? isTitle(value) : undefined;
+    if (titleProblem !== undefined) {
+      throw new ToolError('invalid_prompt', `${where}: title ${titleProblem}`);
     }
     fields[field[0]] = value;
   }
@@ -315,9 +330,10 @@ export async function renderPrompt(
   if (problem !== undefined) {
     throw new ToolError('invalid_argument', `${where}: input ${problem}`);
   }
+  const root = rootValue(prompt.input, input, where);
   if (prompt.input !== undefined) {
     const validator = options.validator ?? (defaultValidator ??= createValidator());
-    const result = validator.validate(prompt.input, input);
+    const result = validator.validate(prompt.input, root);
     if (!result.valid) {
       const first = result.errors[0];
       throw new ToolError(
@@ -327,23 +343,60 @@ export async function renderPrompt(
       );
     }
   }
-  const text = await renderTemplate(prompt.template, input, { where, limits });
+  const text = await renderTemplate(prompt.template, root, { where, limits });
   const systemPrompt =
     prompt.systemPrompt === undefined
       ? undefined
-      : await renderTemplate(prompt.systemPrompt, input, {
+      : await renderTemplate(prompt.systemPrompt, root, {
           where: `${where} (system prompt)`,
           limits,
         });
   const messages: PromptMessage[] = [];
   for (const message of prompt.messages ?? []) {
-    messages.push(await renderMessage(message, input, { where, limits }));
+    messages.push(await renderMessage(message, root, { where, limits }));
   }
   throwIfAborted(signal);
   if (messages.length === 0 || text.trim() !== '') {
     messages.push({ role: 'user', content: { type: 'text', text } });
   }
   return systemPrompt === undefined ? { text, messages } : { text, systemPrompt, messages };
+}
+
+/** The name of the one MCP argument of a prompt whose input is not an object. */
+export const ROOT_ARGUMENT = 'input';
+
+/** Whether `schema` describes an object (or is absent): its properties are the arguments. */
+function takesObject(schema: JsonSchema | undefined): boolean {
+  if (typeof schema !== 'object') return true;
+  const { type } = schema as { type?: unknown };
+  return type === undefined || type === 'object';
+}
+
+/**
+ * The value a prompt renders with: the input itself for an object schema; for any other (the
+ * seed's `type: string`), its one argument {@link ROOT_ARGUMENT}, read as JSON when the schema
+ * wants something other than a string (MCP arguments are strings).
+ */
+function rootValue(
+  schema: JsonSchema | undefined,
+  input: Record<string, unknown>,
+  where: string,
+): unknown {
+  if (takesObject(schema)) return input;
+  const value = input[ROOT_ARGUMENT];
+  if (value === undefined) {
+    throw new ToolError(
+      'validation',
+      `${where}: input needs its one argument ${JSON.stringify(ROOT_ARGUMENT)}`,
+    );
+  }
+  const { type } = schema as { type?: unknown };
+  if (typeof value !== 'string' || type === 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
 }
 
 /** The template strings of prompt messages: text, and resource and link URIs and text. */
@@ -366,7 +419,7 @@ function messageTemplates(messages: readonly PromptMessage[]): string[] {
 
 async function renderMessage(
   message: PromptMessage,
-  input: Record<string, unknown>,
+  input: unknown,
   options: { readonly where: string; readonly limits: TemplateLimits | undefined },
 ): Promise<PromptMessage> {
   const render = (source: string) => renderTemplate(source, input, options);
@@ -438,6 +491,17 @@ export function toMcpPrompt(prompt: Prompt): McpPrompt {
   if (prompt.title !== undefined) mcp.title = prompt.title;
   if (prompt.description !== undefined) mcp.description = prompt.description;
   const schema = typeof prompt.input === 'object' ? prompt.input : undefined;
+  if (!takesObject(schema)) {
+    const description = describeProperty(schema);
+    mcp.arguments = [
+      {
+        name: ROOT_ARGUMENT,
+        required: true,
+        ...(description === undefined ? {} : { description }),
+      },
+    ];
+    return mcp;
+  }
   const properties = schema?.properties;
   if (typeof properties === 'object' && properties !== null) {
     const required = new Set(Array.isArray(schema?.required) ? (schema.required as unknown[]) : []);

@@ -46,6 +46,58 @@ for (const [alias, builtin] of [
 
 const cache = new Map<string, Template[]>();
 
+/** The variable a template's root value (`{{ . }}` in the seed's Go-template form) is bound to. */
+export const ROOT_VARIABLE = '__root';
+
+// `{{ .field | upper }}`: an output whose expression starts with a dot, Go's text/template form.
+const GO_OUTPUT = /\{\{(-?)\s*(\.[^{}]*?)\s*(-?)\}\}/g;
+// Go's pipeline stages that have a Liquid filter of the same meaning; the argument, if any, comes
+// first in Go (`default "none"`, `join ", "`) and after a colon in Liquid.
+const GO_FILTERS = new Set(['json', 'upper', 'lower', 'trim', 'default', 'join']);
+
+/**
+ * `source` with the seed's Go-template outputs — `{{ . }}`, `{{ .field.sub }}`, and pipelines into
+ * `json`, `default`, `join`, `upper`, `lower`, `trim` — written as the Liquid they mean, the rest
+ * untouched. The result is ordinary Liquid: the same sandbox and limits apply. A stage that is not
+ * one of those is left as written, so Liquid refuses it with its own message.
+ */
+export function fromGoTemplate(source: string): string {
+  return source.replace(GO_OUTPUT, (whole, open: string, expression: string, close: string) => {
+    const [head = '', ...stages] = splitPipeline(expression);
+    const path = /^\.((?:[A-Za-z_][\w-]*)(?:\.[A-Za-z_][\w-]*)*)?$/.exec(head.trim());
+    if (path === null) return whole;
+    const variable = path[1] === undefined ? ROOT_VARIABLE : `${ROOT_VARIABLE}.${path[1]}`;
+    const filters: string[] = [];
+    for (const stage of stages) {
+      const match = /^([a-z]+)(?:\s+(.+))?$/.exec(stage.trim());
+      if (match === null || !GO_FILTERS.has(match[1] ?? '')) return whole;
+      filters.push(match[2] === undefined ? ` | ${match[1]}` : ` | ${match[1]}: ${match[2]}`);
+    }
+    return `{{${open} ${variable}${filters.join('')} ${close}}}`;
+  });
+}
+
+/** A pipeline's stages, split at `|` outside quotes. */
+function splitPipeline(expression: string): string[] {
+  const stages: string[] = [];
+  let current = '';
+  let quote: string | undefined;
+  for (const char of expression) {
+    if (quote !== undefined) {
+      if (char === quote) quote = undefined;
+    } else if (char === '"' || char === "'" || char === '`') {
+      quote = char;
+    } else if (char === '|') {
+      stages.push(current);
+      current = '';
+      continue;
+    }
+    current += char;
+  }
+  stages.push(current);
+  return stages;
+}
+
 /**
  * Parses a template once and caches it by source text.
  *
@@ -68,7 +120,7 @@ export function compileTemplate(source: string, where: string): Template[] {
   }
   let parsed: Template[];
   try {
-    parsed = liquid.parse(source);
+    parsed = liquid.parse(fromGoTemplate(source));
   } catch (error) {
     throw new ToolError('invalid_prompt', `${where}: template does not parse: ${describe(error)}`, {
       cause: error,
@@ -83,14 +135,15 @@ export function compileTemplate(source: string, where: string): Template[] {
 }
 
 /**
- * Renders a template against plain JSON data within the given {@link TemplateLimits}.
+ * Renders a template against plain JSON data within the given {@link TemplateLimits}. An object's
+ * fields are the template's variables; the value itself, object or not, is `{{ . }}`.
  *
  * @throws {ToolError} `invalid_prompt` when the template fails or exceeds a limit.
  * @internal
  */
 export async function renderTemplate(
   source: string,
-  data: Record<string, unknown>,
+  data: unknown,
   options: { readonly where: string; readonly limits?: TemplateLimits | undefined },
 ): Promise<string> {
   const template = compileTemplate(source, options.where);
@@ -98,7 +151,11 @@ export async function renderTemplate(
   const maxOutput = limits.maxOutputLength ?? DEFAULT_MAX_OUTPUT;
   let output: unknown;
   try {
-    output = await liquid.render(template, data, {
+    const scope =
+      typeof data === 'object' && data !== null && !Array.isArray(data)
+        ? { ...(data as Record<string, unknown>), [ROOT_VARIABLE]: data }
+        : { [ROOT_VARIABLE]: data };
+    output = await liquid.render(template, scope, {
       renderLimit: limits.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
       memoryLimit: limits.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
     });
