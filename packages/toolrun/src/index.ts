@@ -47,11 +47,31 @@ export type {
   StreamEvent,
   ToolCall,
 } from './types.js';
-export { createInMemoryToolExecutor, createToolExecutor } from './tool-executor.js';
+export {
+  DEFAULT_REDACTED_KEYS,
+  withAudit,
+  withRateLimit,
+  withTimeout,
+} from './executor-wrappers.js';
 export type {
+  ExecutorAuditOptions,
+  ExecutorAuditRecord,
+  ExecutorAuditSink,
+  ExecutorRateLimitKey,
+  ExecutorRateLimitOptions,
+} from './executor-wrappers.js';
+export {
+  createInMemoryToolExecutor,
+  createToolExecutor,
+  InMemoryToolExecutor,
+} from './tool-executor.js';
+export type {
+  CostFunction,
   InMemoryTool,
+  InMemoryToolOptions,
   ToolExecutor,
   ToolInvocation,
   ToolInvocationContext,
+  ToolExecutorOptions,
   ToolInvocationResult,
 } from './tool-executor.js';

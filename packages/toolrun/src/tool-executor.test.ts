@@ -2,9 +2,15 @@ import { createIndex } from '@toolplane/toolindex';
 import { describe, expect, it } from 'vitest';
 import { createLocalRegistry } from './local-registry.js';
 import { createRunner } from './runner.js';
-import { createInMemoryToolExecutor, createToolExecutor } from './tool-executor.js';
+import {
+  createInMemoryToolExecutor,
+  createToolExecutor,
+  InMemoryToolExecutor,
+  type InMemoryTool,
+  type ToolExecutor,
+} from './tool-executor.js';
 
-function executor() {
+function executor(options: Parameters<typeof createToolExecutor>[1] = {}) {
   const index = createIndex();
   index.registerTool(
     {
@@ -18,7 +24,7 @@ function executor() {
     text: `hello ${(args as { name: string }).name}`,
     meta,
   }));
-  return createToolExecutor(createRunner({ index, local }));
+  return createToolExecutor(createRunner({ index, local }), options);
 }
 
 describe('createToolExecutor', () => {
@@ -50,8 +56,14 @@ describe('createToolExecutor', () => {
   });
 });
 
-describe('createInMemoryToolExecutor', () => {
-  const tools = createInMemoryToolExecutor({
+describe.each([
+  ['createInMemoryToolExecutor', createInMemoryToolExecutor],
+  [
+    'new InMemoryToolExecutor',
+    (handlers: Record<string, InMemoryTool>): ToolExecutor => new InMemoryToolExecutor(handlers),
+  ],
+])('%s', (_form, make) => {
+  const tools = make({
     double: (payload) => Promise.resolve((payload as number) * 2),
     fail: () => Promise.reject(new Error('boom')),
     whoami: (_payload, context) => Promise.resolve(context?.userId),
@@ -84,7 +96,7 @@ describe('createInMemoryToolExecutor', () => {
 
   it('reports cancelled without calling when the signal is already aborted', async () => {
     let called = false;
-    const guarded = createInMemoryToolExecutor({
+    const guarded = make({
       work: () => {
         called = true;
         return Promise.resolve(null);
@@ -93,5 +105,74 @@ describe('createInMemoryToolExecutor', () => {
     const result = await guarded.invoke({ toolName: 'work', signal: AbortSignal.abort() });
     expect(result).toMatchObject({ success: false, errorCode: 'cancelled' });
     expect(called).toBe(false);
+  });
+});
+
+describe('InMemoryToolExecutor', () => {
+  it('serves an async echo tool and names the tool when it is not registered', async () => {
+    const executor = new InMemoryToolExecutor({ echo: (payload) => Promise.resolve(payload) });
+    expect(await executor.invoke({ toolName: 'echo', payload: 'hello' })).toMatchObject({
+      success: true,
+      output: 'hello',
+    });
+    const unknown = await new InMemoryToolExecutor({}).invoke({ toolName: 'unknown', payload: {} });
+    expect(unknown.success).toBe(false);
+    expect(unknown.errorMessage).toContain('not registered');
+  });
+
+  it('rejects handlers that are not a record with invalid_argument', () => {
+    expect(() => new InMemoryToolExecutor(null as unknown as Record<string, InMemoryTool>)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+  });
+});
+
+describe('metadata.cost', () => {
+  const cost = (_invocation: unknown, result: { success: boolean; output?: unknown }) =>
+    result.success ? String(result.output).length * 0.5 : 0.1;
+
+  it('is priced by the cost function on success and failure, beside the duration', async () => {
+    const tools = new InMemoryToolExecutor(
+      { echo: (payload) => payload, fail: () => Promise.reject(new Error('boom')) },
+      { cost },
+    );
+    const ok = await tools.invoke({ toolName: 'echo', payload: 'abcd' });
+    expect(ok.metadata.cost).toBe(2);
+    expect(ok.metadata.duration).toBeGreaterThanOrEqual(0);
+    expect((await tools.invoke({ toolName: 'fail' })).metadata.cost).toBe(0.1);
+    const factory = createInMemoryToolExecutor({ echo: (p) => p }, { cost });
+    expect((await factory.invoke({ toolName: 'echo', payload: 'ab' })).metadata.cost).toBe(1);
+  });
+
+  it('is priced for a runner executor too', async () => {
+    const result = await executor({
+      cost: (invocation) => (invocation.toolName === 'demo:greet' ? 3 : 0),
+    }).invoke({
+      toolName: 'demo:greet',
+      payload: { name: 'Ada' },
+    });
+    expect(result).toMatchObject({ success: true, metadata: { cost: 3 } });
+  });
+
+  it('is left out, the outcome kept, when the cost function throws or returns no number', async () => {
+    const throwing = new InMemoryToolExecutor(
+      { echo: (p) => p },
+      {
+        cost: () => {
+          throw new Error('no price list');
+        },
+      },
+    );
+    const result = await throwing.invoke({ toolName: 'echo', payload: 1 });
+    expect(result).toMatchObject({ success: true, output: 1 });
+    expect(result.metadata).not.toHaveProperty('cost');
+    const nan = new InMemoryToolExecutor({ echo: (p) => p }, { cost: () => Number.NaN });
+    expect((await nan.invoke({ toolName: 'echo' })).metadata).not.toHaveProperty('cost');
+  });
+
+  it('rejects a cost that is not a function with invalid_argument', () => {
+    expect(() => createInMemoryToolExecutor({}, { cost: 5 as unknown as () => number })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
   });
 });

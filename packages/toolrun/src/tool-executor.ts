@@ -10,7 +10,7 @@ export interface ToolInvocationContext {
 
 /** One MPLP tool invocation. */
 export interface ToolInvocation {
-  /** The tool: a canonical ID for {@link createToolExecutor}, a handler name for {@link createInMemoryToolExecutor}. */
+  /** The tool: a canonical ID for {@link createToolExecutor}, a handler name for {@link InMemoryToolExecutor}. */
   readonly toolName: string;
   readonly payload?: unknown;
   readonly context?: ToolInvocationContext;
@@ -29,8 +29,9 @@ export interface ToolInvocationResult {
   /** The failure's {@link ToolErrorCode}, on failure. */
   readonly errorCode?: ToolErrorCode;
   readonly metadata: {
-    /** Milliseconds the invocation took. */
+    /** Milliseconds the invocation took; always set. */
     readonly duration: number;
+    /** What the invocation cost, as the executor's {@link CostFunction} priced it. */
     readonly cost?: number;
   };
 }
@@ -40,20 +41,74 @@ export interface ToolExecutor {
   invoke(invocation: ToolInvocation): Promise<ToolInvocationResult>;
 }
 
-function failure(
+/**
+ * Prices one finished invocation (success or failure) for `metadata.cost`. Returning
+ * `undefined` leaves the cost out; so do a non-finite number and a throw, which never change the
+ * invocation's outcome.
+ */
+export type CostFunction = (
+  invocation: ToolInvocation,
+  result: ToolInvocationResult,
+) => number | undefined;
+
+/** Options of {@link createToolExecutor}, {@link createInMemoryToolExecutor} and {@link InMemoryToolExecutor}. */
+export interface ToolExecutorOptions {
+  /** Sets `metadata.cost` of every result; see {@link CostFunction}. */
+  readonly cost?: CostFunction;
+}
+
+/**
+ * The failure result for `error`: a `ToolError`'s code, or `fallback` for anything else.
+ *
+ * @internal
+ */
+export function failedResult(
   toolName: string,
   error: unknown,
   started: number,
   fallback: ToolErrorCode,
 ): ToolInvocationResult {
-  const isToolError = ToolError.isInstance(error);
   return {
     toolName,
     success: false,
     errorMessage: error instanceof Error ? error.message : String(error),
-    errorCode: isToolError ? error.code : fallback,
+    errorCode: ToolError.isInstance(error) ? error.code : fallback,
     metadata: { duration: performance.now() - started },
   };
+}
+
+/**
+ * `result` with `metadata.cost` set by `cost` (when it prices it).
+ *
+ * @internal
+ */
+export function priced(
+  invocation: ToolInvocation,
+  result: ToolInvocationResult,
+  cost: CostFunction | undefined,
+): ToolInvocationResult {
+  if (cost === undefined) return result;
+  let value: number | undefined;
+  try {
+    value = cost(invocation, result);
+  } catch {
+    // Pricing is bookkeeping: a broken cost function must not turn a success into a failure.
+    return result;
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value)) return result;
+  return { ...result, metadata: { ...result.metadata, cost: value } };
+}
+
+function checkOptions(options: ToolExecutorOptions, what: string): void {
+  if (
+    typeof options !== 'object' ||
+    (options.cost !== undefined && typeof options.cost !== 'function')
+  ) {
+    throw new ToolError(
+      'invalid_argument',
+      `${what}: cost must be a function (invocation, result) => number`,
+    );
+  }
 }
 
 function metaOf(context: ToolInvocationContext | undefined): Record<string, unknown> | undefined {
@@ -68,82 +123,128 @@ function metaOf(context: ToolInvocationContext | undefined): Record<string, unkn
 /**
  * Adapts a {@link Runner} to the MPLP `ToolExecutor` contract: `toolName` is the canonical tool
  * ID, `payload` the arguments, `context` travels as request metadata, and every failure becomes
- * `{ success: false, errorCode, errorMessage }`.
+ * `{ success: false, errorCode, errorMessage }`. Wrap it with {@link withTimeout},
+ * {@link withRateLimit} or {@link withAudit}, or give the runner middleware.
+ *
+ * @throws {ToolError} `invalid_argument` when `options.cost` is not a function.
  */
-export function createToolExecutor(runner: Runner): ToolExecutor {
+export function createToolExecutor(
+  runner: Runner,
+  options: ToolExecutorOptions = {},
+): ToolExecutor {
+  checkOptions(options, 'createToolExecutor');
+  const { cost } = options;
   return {
-    async invoke({ toolName, payload, context, signal }) {
+    async invoke(invocation) {
+      const { toolName, payload, context, signal } = invocation;
       const started = performance.now();
+      let result: ToolInvocationResult;
       try {
-        const result = await runner.run(toolName, payload, { signal, meta: metaOf(context) });
-        return {
+        const run = await runner.run(toolName, payload, { signal, meta: metaOf(context) });
+        result = {
           toolName,
           success: true,
-          output: result.structured,
+          output: run.structured,
           metadata: { duration: performance.now() - started },
         };
       } catch (error) {
-        return failure(toolName, error, started, 'execution');
+        result = failedResult(toolName, error, started, 'execution');
       }
+      return priced(invocation, result, cost);
     },
   };
 }
 
-/** A plain async tool for {@link createInMemoryToolExecutor}. */
+/** What an {@link InMemoryTool} gets beside the payload and context. */
+export interface InMemoryToolOptions {
+  /** Aborts when the invocation is cancelled or times out ({@link withTimeout}). */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** A plain (possibly async) function serving one tool of an {@link InMemoryToolExecutor}. */
 export type InMemoryTool = (
   payload: unknown,
   context: ToolInvocationContext | undefined,
+  options: InMemoryToolOptions,
 ) => unknown;
 
 /**
- * An MPLP `ToolExecutor` over a plain record of functions, for tests and small agents. Only
- * the record's own function properties are tools: `invoke({ toolName: 'toString' })` is
- * `tool_not_found`, never a call.
+ * An MPLP `ToolExecutor` over a plain record of functions, for tests and small agents:
+ * `new InMemoryToolExecutor({ echo: async (payload) => payload })`. Only the record's own
+ * function properties are tools: `invoke({ toolName: 'toString' })` is `tool_not_found`, never
+ * a call. {@link createInMemoryToolExecutor} is the same as a factory.
  */
-export function createInMemoryToolExecutor(
-  handlers: Readonly<Record<string, InMemoryTool>>,
-): ToolExecutor {
-  const tools = new Map<string, InMemoryTool>();
-  for (const [name, handler] of Object.entries(handlers)) {
-    if (typeof handler === 'function') tools.set(name, handler);
+export class InMemoryToolExecutor implements ToolExecutor {
+  readonly #tools = new Map<string, InMemoryTool>();
+  readonly #cost: CostFunction | undefined;
+
+  /** @throws {ToolError} `invalid_argument` when `handlers` is not an object or `options.cost` not a function. */
+  constructor(handlers: Readonly<Record<string, InMemoryTool>>, options: ToolExecutorOptions = {}) {
+    // Callers from plain JavaScript (or the seed's guides) may pass anything.
+    if (typeof handlers !== 'object' || (handlers as unknown) === null) {
+      throw new ToolError(
+        'invalid_argument',
+        `InMemoryToolExecutor: handlers must be a record of functions by tool name, got ${typeof handlers}`,
+      );
+    }
+    checkOptions(options, 'InMemoryToolExecutor');
+    for (const [name, handler] of Object.entries(handlers)) {
+      if (typeof handler === 'function') this.#tools.set(name, handler);
+    }
+    this.#cost = options.cost;
   }
-  return {
-    async invoke({ toolName, payload, context, signal }) {
-      const started = performance.now();
-      const handler = tools.get(toolName);
-      if (handler === undefined) {
-        const known = [...tools.keys()].join(', ') || 'none';
-        return failure(
-          toolName,
-          new ToolError(
-            'tool_not_found',
-            `tool "${toolName}" is not registered (registered: ${known})`,
-          ),
-          started,
+
+  /** Calls the named function; resolves to a failure result instead of rejecting. */
+  async invoke(invocation: ToolInvocation): Promise<ToolInvocationResult> {
+    const { toolName, payload, context, signal } = invocation;
+    const started = performance.now();
+    let result: ToolInvocationResult;
+    const handler = this.#tools.get(toolName);
+    if (handler === undefined) {
+      const known = [...this.#tools.keys()].join(', ') || 'none';
+      result = failedResult(
+        toolName,
+        new ToolError(
           'tool_not_found',
-        );
-      }
-      if (signal?.aborted === true) {
-        return failure(
-          toolName,
-          new ToolError('cancelled', `invocation of "${toolName}" was cancelled`, {
-            cause: signal.reason,
-          }),
-          started,
-          'cancelled',
-        );
-      }
+          `tool "${toolName}" is not registered (registered: ${known})`,
+        ),
+        started,
+        'tool_not_found',
+      );
+    } else if (signal?.aborted === true) {
+      result = failedResult(
+        toolName,
+        new ToolError('cancelled', `invocation of "${toolName}" was cancelled`, {
+          cause: signal.reason,
+        }),
+        started,
+        'cancelled',
+      );
+    } else {
       try {
-        const output = await handler(payload, context);
-        return {
+        const output = await handler(payload, context, { signal });
+        result = {
           toolName,
           success: true,
           output,
           metadata: { duration: performance.now() - started },
         };
       } catch (error) {
-        return failure(toolName, error, started, 'execution');
+        result = failedResult(toolName, error, started, 'execution');
       }
-    },
-  };
+    }
+    return priced(invocation, result, this.#cost);
+  }
+}
+
+/**
+ * {@link InMemoryToolExecutor} as a factory: `createInMemoryToolExecutor({ echo: (p) => p })`.
+ *
+ * @throws {ToolError} `invalid_argument` when `handlers` is not an object or `options.cost` not a function.
+ */
+export function createInMemoryToolExecutor(
+  handlers: Readonly<Record<string, InMemoryTool>>,
+  options: ToolExecutorOptions = {},
+): ToolExecutor {
+  return new InMemoryToolExecutor(handlers, options);
 }
