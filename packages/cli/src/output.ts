@@ -244,12 +244,21 @@ export function exitCode(error: unknown): number {
   if (!ToolError.isInstance(error)) return 1;
   // A tool that refuses its arguments (`date: "x" is not an ISO 8601 date`) fails as the run's
   // `execution` error, its own `invalid_argument` kept as the cause.
+  // So does an MCP server's InvalidParams error, kept as the cause it is.
   if (error.code === 'execution' && ToolError.isInstance(error.cause)) {
     const cause = error.cause.code;
     if (cause === 'invalid_argument' || cause === 'validation') return 4;
     if (cause !== 'execution') return exitCodeOf(cause);
   }
+  if (error.code === 'execution' && mcpCode(error.cause) === INVALID_PARAMS) return 4;
   return exitCodeOf(error.code);
+}
+
+/** JSON-RPC's InvalidParams: what an MCP server answers a call whose arguments it refuses. */
+const INVALID_PARAMS = -32602;
+
+function mcpCode(error: unknown): unknown {
+  return error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
 }
 
 function exitCodeOf(code: ToolErrorCode): number {

@@ -157,7 +157,8 @@ export function unavailableInstead(
 ): unknown {
   if (!ToolError.isInstance(error) || error.code !== 'not_found') return error;
   const hash = key.lastIndexOf('#');
-  const namespace = namespaceOf(key) ?? (hash < 0 ? undefined : key.slice(hash + 1));
+  // `uri#ns` names its namespace after the URI; `ns:name` before the name.
+  const namespace = hash < 0 ? namespaceOf(key) : key.slice(hash + 1);
   const status = toolkit.connectors().find((s) => s.namespace === namespace);
   if (status === undefined || status.state === 'connected') return error;
   return new ToolError(

@@ -1,0 +1,527 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { watch } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fixtureCommand, isAlive } from '@toolplane/fixtures';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+// The CLI's rough edges, each driven through the real binary: --version, repeated options,
+// key=@- and key=@FILE, resource templates, exit codes and error text, no spinner on a
+// zero-width terminal, and signals that always end it.
+
+const require = createRequire(import.meta.url);
+const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const tsx = pathToFileURL(require.resolve('tsx')).href;
+const cliCommand = [
+  process.execPath,
+  '--conditions=@toolplane/source',
+  '--import',
+  tsx,
+  bin,
+] as const;
+const fixture = fixtureCommand('stdio');
+const packageVersion = (
+  JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+/**
+ * A bare JSON-RPC MCP server, no SDK: `answer` serves a tool that refuses its arguments with a
+ * doubly prefixed InvalidParams error, one that fails, one that never answers, and a resource
+ * template; `slow` answers the same after 1.5 s; `silent` never answers anything. Every mode
+ * ignores SIGTERM and writes its PID to the file named by its second argument.
+ */
+const RAW_SERVER = `
+import { writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+const [mode, pidFile] = process.argv.slice(2);
+process.on('SIGTERM', () => {});
+setInterval(() => {}, 1 << 30);
+if (pidFile) writeFileSync(pidFile, String(process.pid));
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+const twice = (text) => 'MCP error -32602: MCP error -32602: ' + text;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined || mode === 'silent') return;
+  const ok = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
+  const fail = (code, message) => send({ jsonrpc: '2.0', id: msg.id, error: { code, message } });
+  switch (msg.method) {
+    case 'initialize':
+      return setTimeout(() => ok({
+        protocolVersion: msg.params.protocolVersion,
+        capabilities: { tools: {}, resources: {} },
+        serverInfo: { name: 'raw', version: '1.0.0' },
+      }), mode === 'slow' ? 1500 : 0);
+    case 'tools/list':
+      return ok({ tools: ['strict', 'boom', 'hang'].map((name) => ({ name, inputSchema: { type: 'object' } })) });
+    case 'tools/call':
+      if (msg.params.name === 'hang') return;
+      if (msg.params.name === 'boom') return fail(-32603, 'the server broke');
+      return fail(-32602, twice('the argument is wrong'));
+    case 'resources/list':
+      return ok({ resources: [] });
+    case 'resources/templates/list':
+      return ok({ resourceTemplates: [
+        { uriTemplate: 'notes://{id}', name: 'note', description: 'A note by its id.', mimeType: 'text/plain' },
+      ] });
+    case 'resources/read':
+      if (msg.params.uri === 'notes://bad') return fail(-32602, twice('no such note'));
+      return ok({ contents: [{ uri: msg.params.uri, mimeType: 'text/plain', text: 'note ' + msg.params.uri.slice(8) }] });
+    default:
+      return fail(-32601, 'no method ' + msg.method);
+  }
+});
+`;
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let dir: string;
+const started: ChildProcess[] = [];
+const pidFiles: string[] = [];
+
+function run(
+  args: readonly string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const [command, ...rest] = cliCommand;
+    const child = spawn(command, [...rest, ...args], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions below read whatever shape each command prints
+function json(ran: Ran): any {
+  return JSON.parse(ran.stdout);
+}
+
+/** A config with one raw server in `mode` (its PID written to `<name>.pid`). */
+async function rawConfig(name: string, mode: 'answer' | 'slow' | 'silent'): Promise<string> {
+  const pidFile = join(dir, `${name}.pid`);
+  pidFiles.push(pidFile);
+  const file = `${name}.config.json`;
+  await writeFile(
+    join(dir, file),
+    JSON.stringify({
+      mcpServers: { raw: { command: process.execPath, args: ['raw-server.mjs', mode, pidFile] } },
+      store: 'memory',
+    }),
+  );
+  return file;
+}
+
+/** Resolves with the file's text once it exists; rejects after `ms`. */
+function waitForFile(path: string, ms = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const watcher = watch(dir);
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`timed out waiting for ${path}`));
+    }, ms);
+    const check = (): void => {
+      readFile(path, 'utf8').then(
+        (text) => {
+          if (text === '') return;
+          clearTimeout(timer);
+          watcher.close();
+          resolve(text);
+        },
+        () => undefined,
+      );
+    };
+    watcher.on('change', check);
+    check();
+  });
+}
+
+/** Resolves with the first match of `pattern` in what `child` prints; rejects after `ms`. */
+function waitForOutput(
+  child: ChildProcess,
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+  ms = 30_000,
+): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`timed out waiting for ${String(pattern)}; so far:\n${seen.slice(-2000)}`));
+    }, ms);
+    child[stream]?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    });
+  });
+}
+
+/** Resolves with the exit code once `child` has exited; rejects after `ms`. */
+function exited(child: ChildProcess, ms = 30_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`still running after ${ms} ms`));
+    }, ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+function startCli(args: readonly string[]): ChildProcess {
+  const [command, ...rest] = cliCommand;
+  const child = spawn(command, [...rest, ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-cli-edges-'));
+  await writeFile(join(dir, 'raw-server.mjs'), RAW_SERVER);
+  await writeFile(
+    join(dir, 'toolplane.config.json'),
+    JSON.stringify({
+      mcpServers: {
+        fix: { command: fixture.command, args: fixture.args },
+        gone: { command: join(dir, 'no-such-server') },
+      },
+      prompts: 'prompts',
+      store: 'memory',
+    }),
+  );
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(join(dir, 'prompts'));
+  await writeFile(
+    join(dir, 'prompts', 'review.md'),
+    '---\ndescription: Review a diff.\ninput:\n  type: object\n  properties:\n    diff: { type: string }\n  required: [diff]\n---\nReview this: {{ diff }}\n',
+  );
+  await writeFile(join(dir, 'change.diff'), '-old\n+new\n');
+});
+
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  // The raw servers ignore SIGTERM; whatever is left of them goes here.
+  for (const file of pidFiles.splice(0)) {
+    const pid = Number(await readFile(file, 'utf8').catch(() => ''));
+    if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('toolplane --version', () => {
+  it('prints the package version and exits 0', async () => {
+    const [long, short] = await Promise.all([run(['--version']), run(['-V'])]);
+    expect(long.code).toBe(0);
+    expect(long.stdout.trim()).toBe(packageVersion);
+    expect(short.stdout.trim()).toBe(packageVersion);
+  });
+});
+
+describe('repeated options', () => {
+  it('exits 2 naming the option when one that takes a single value is given twice', async () => {
+    const [config, namespace, json] = await Promise.all([
+      run(['--config', 'a.yaml', '-c', 'toolplane.config.json', 'tools', 'list']),
+      run(['tools', 'list', '-n', 'builtin', '--namespace', 'fix']),
+      run(['tools', 'list', '-n', 'builtin', '--json', '--json']),
+    ]);
+    expect(config.code).toBe(2);
+    expect(config.stderr).toMatch(/--config <file>' given more than once/);
+    expect(config.stdout).toBe('');
+    expect(namespace.code).toBe(2);
+    expect(namespace.stderr).toMatch(/--namespace <ns>' given more than once/);
+    // A flag said twice says the same thing.
+    expect(json.code).toBe(0);
+  });
+});
+
+describe('key=@- and key=@FILE', () => {
+  it('reads a prompt argument from standard input and from a file', async () => {
+    const [piped, file, literal] = await Promise.all([
+      run(['prompts', 'get', 'builtin:review', 'diff=@-'], { stdin: '-a\n+b\n' }),
+      run(['prompts', 'get', 'review', 'diff=@change.diff', '--json']),
+      run(['prompts', 'get', 'review', 'diff=@@-']),
+    ]);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('Review this: -a\n+b\n');
+    expect(piped.stdout).not.toContain('@-');
+    expect(file.code).toBe(0);
+    expect(json(file).text).toContain('Review this: -old\n+new\n');
+    expect(literal.stdout).toContain('Review this: @-');
+  });
+
+  it('reads a tool argument from standard input', async () => {
+    const ran = await run(['tools', 'call', 'fix:echo', 'text=@-', '--json'], {
+      stdin: 'from the pipe',
+    });
+    expect(ran.code).toBe(0);
+    expect(JSON.stringify(json(ran))).toContain('from the pipe');
+  });
+
+  it('exits 2 for a file that cannot be read, naming it', async () => {
+    const ran = await run(['prompts', 'get', 'review', 'diff=@missing.diff', '--json']);
+    expect(ran.code).toBe(2);
+    expect(json(ran).error.code).toBe('invalid_argument');
+    expect(ran.stderr).toMatch(/missing\.diff/);
+  });
+});
+
+describe('resource templates', () => {
+  it('lists the templates and reads a URI one of them matches', async () => {
+    const config = await rawConfig('templates', 'answer');
+    const [listed, table, read, human, missing] = await Promise.all([
+      run(['--config', config, 'resources', 'templates', '--json']),
+      run(['--config', config, 'resources', 'templates']),
+      run(['--config', config, 'resources', 'read', 'notes://abc', '--json']),
+      run(['--config', config, 'resources', 'read', 'notes://xyz#raw']),
+      run(['--config', config, 'resources', 'read', 'other://abc']),
+    ]);
+    expect(listed.code).toBe(0);
+    expect(json(listed).resourceTemplates).toEqual([
+      {
+        namespace: 'raw',
+        uriTemplate: 'notes://{id}',
+        name: 'note',
+        description: 'A note by its id.',
+        mimeType: 'text/plain',
+      },
+    ]);
+    expect(table.stdout).toMatch(/^URI TEMPLATE\s+NAMESPACE/);
+    expect(table.stdout).toMatch(/notes:\/\/\{id\}\s+raw/);
+    expect(read.code).toBe(0);
+    expect(json(read)).toMatchObject({ uri: 'notes://abc', text: 'note abc' });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toBe('note xyz\n');
+    expect(missing.code).toBe(3);
+  });
+
+  it('is named in --help', async () => {
+    const ran = await run(['resources', '--help']);
+    expect(ran.stdout).toMatch(/templates\s+list every resource template/);
+  });
+});
+
+describe('exit codes', () => {
+  it('exits 4 for a missing prompt argument and for an argument the tool refuses', async () => {
+    const config = await rawConfig('invalid', 'answer');
+    const [prompt, date, schema, params] = await Promise.all([
+      run(['prompts', 'get', 'review', '--json']),
+      run(['tools', 'call', 'builtin:date_add', 'date=not-a-date', 'months=1', '--json']),
+      run(['tools', 'call', 'fix:add', 'a=1']),
+      run(['--config', config, 'tools', 'call', 'raw:strict']),
+    ]);
+    expect(prompt.code).toBe(4);
+    expect(date.code).toBe(4);
+    expect(json(date).error.message).toMatch(/not-a-date/);
+    expect(schema.code).toBe(4);
+    expect(params.code).toBe(4);
+  });
+
+  it('exits 5 for a name in the namespace of a server that could not start', async () => {
+    const [tool, prompt, resource] = await Promise.all([
+      run(['tools', 'call', 'gone:anything', '--json']),
+      run(['prompts', 'get', 'gone:anything']),
+      run(['resources', 'read', 'notes://x#gone']),
+    ]);
+    expect(tool.code).toBe(5);
+    expect(json(tool).error.code).toBe('connector_unavailable');
+    expect(tool.stderr).toMatch(/server "gone" is failed/);
+    expect(prompt.code).toBe(5);
+    expect(resource.code).toBe(5);
+  });
+
+  it('exits 3 when nothing has the name, 2 for usage, 1 when a tool fails', async () => {
+    const config = await rawConfig('codes', 'answer');
+    const [unknown, usage, failed] = await Promise.all([
+      run(['tools', 'call', 'fix:nope']),
+      run(['tools', 'frobnicate']),
+      run(['--config', config, 'tools', 'call', 'raw:boom']),
+    ]);
+    expect(unknown.code).toBe(3);
+    expect(usage.code).toBe(2);
+    expect(failed.code).toBe(1);
+  });
+});
+
+describe('error text', () => {
+  it('prints each error once, with one MCP error prefix, by any path', async () => {
+    const config = await rawConfig('prefix', 'answer');
+    const [call, read] = await Promise.all([
+      run(['--config', config, 'tools', 'call', 'raw:strict']),
+      run(['--config', config, 'resources', 'read', 'notes://bad', '--json']),
+    ]);
+    for (const ran of [call, read]) {
+      const errors = ran.stderr.split('\n').filter((line) => line.startsWith('error'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/MCP error -32602: (the argument is wrong|no such note)/);
+      expect(ran.stderr).not.toMatch(/(MCP error -?\d+: ){2}/);
+    }
+    expect(json(read).error.message).not.toMatch(/(MCP error -?\d+: ){2}/);
+  });
+});
+
+const hasScript =
+  spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0 &&
+  spawnSync('stty', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** Runs the CLI under `script` on a terminal 0 columns wide; its shell prints `cli-pid N` first. */
+function underZeroWidthTerminal(args: readonly string[]): ChildProcess {
+  const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+  const line = [
+    'stty cols 0 rows 0;',
+    'echo "cli-pid $$";',
+    'exec env COLUMNS=0 LINES=0',
+    ...[...cliCommand, ...args].map(quote),
+  ].join(' ');
+  const { CI: _ci, NO_COLOR: _noColor, ...env } = process.env;
+  const child = spawn('script', ['-qefc', line, '/dev/null'], {
+    cwd: dir,
+    env: { ...env, TERM: 'xterm-256color' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  return child;
+}
+
+describe.skipIf(!hasScript)('on a terminal 0 columns wide (script, stty cols 0)', () => {
+  it('prints no spinner while the servers start, only the result', async () => {
+    const config = await rawConfig('spinner', 'slow');
+    const child = underZeroWidthTerminal(['--config', config, 'tools', 'list', '-n', 'builtin']);
+    let bytes = 0;
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (text.length < 100_000) text += chunk.toString();
+    });
+    expect(await exited(child)).toBe(0);
+    expect(text).toContain('builtin:time_now');
+    // The table and the shell's line; a spinner dividing by 0 columns writes megabytes.
+    expect(bytes).toBeLessThan(16_384);
+  });
+
+  it('ends on SIGTERM while a server never answers', async () => {
+    const config = await rawConfig('sigterm', 'silent');
+    const child = underZeroWidthTerminal(['--config', config, 'tools', 'list']);
+    let bytes = 0;
+    child.stdout?.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    const [match] = await Promise.all([
+      waitForOutput(child, 'stdout', /cli-pid (\d+)/),
+      waitForFile(join(dir, 'sigterm.pid')),
+    ]);
+    const cli = Number(match[1]);
+    process.kill(cli, 'SIGTERM');
+    expect(await exited(child)).not.toBeNull();
+    expect(isAlive(cli)).toBe(false);
+    expect(bytes).toBeLessThan(16_384);
+  });
+});
+
+if (!hasScript) {
+  describe('on a terminal 0 columns wide', () => {
+    it.skip('needs script(1) and stty(1) on this machine, which it has not', () => undefined);
+  });
+}
+
+describe('SIGTERM', () => {
+  let stuckStore: Server | undefined;
+  const sockets = new Set<Socket>();
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    const server = stuckStore;
+    if (server !== undefined) await new Promise((resolve) => server.close(resolve));
+    stuckStore = undefined;
+  });
+
+  /** A "PostgreSQL" on 127.0.0.1 that accepts connections and never says a word. */
+  async function neverAnswering(): Promise<number> {
+    stuckStore = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => stuckStore?.listen(0, '127.0.0.1', resolve));
+    const address = stuckStore.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    return address.port;
+  }
+
+  it('ends serve while a server never answers, and ends the call it was serving', async () => {
+    const config = await rawConfig('serve', 'answer');
+    const child = startCli(['--config', config, 'serve', '--http', '--port', '0']);
+    const [listening] = await Promise.all([
+      waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/),
+    ]);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } =
+      await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'cli-edges', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listening[1]!)));
+    const hanging = client.callTool({ name: 'raw__hang', arguments: {} }).then(
+      () => 'answered',
+      () => 'ended',
+    );
+    const silent = await rawConfig('serve-silent', 'silent');
+    const second = startCli(['--config', silent, 'serve', '--http', '--port', '0']);
+    await waitForFile(join(dir, 'serve-silent.pid'));
+    child.kill('SIGTERM');
+    second.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(await exited(second)).toBe(0);
+    expect(await hanging).toBe('ended');
+    await client.close();
+  });
+
+  it('ends a command whose store never answers, after the deadline', async () => {
+    const port = await neverAnswering();
+    await writeFile(
+      join(dir, 'stuck-store.yaml'),
+      `store:\n  postgres: postgres://user:pass@127.0.0.1:${port}/db\n`,
+    );
+    const [command, serve] = [
+      startCli(['--config', 'stuck-store.yaml', 'tools', 'list']),
+      startCli(['--config', 'stuck-store.yaml', 'serve', '--http', '--port', '0']),
+    ];
+    await new Promise<void>((resolve) => {
+      // Both have connected to the store, which will never answer them.
+      const check = (): void => {
+        if (sockets.size >= 2) resolve();
+      };
+      stuckStore?.on('connection', check);
+      check();
+    });
+    command.kill('SIGTERM');
+    serve.kill('SIGTERM');
+    const [commandCode, serveCode] = await Promise.all([exited(command), exited(serve)]);
+    expect(commandCode).toBe(143);
+    expect(serveCode).toBe(143);
+  });
+});
