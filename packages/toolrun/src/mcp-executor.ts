@@ -53,7 +53,10 @@ export interface McpExecutor {
    * @throws {ToolError} `cancelled` as soon as the signal aborts (the server is told; the runner
    * relies on it and does not race MCP calls against their signal), `timeout` when
    * a time limit passes, `execution` when the server is unknown, fails, goes away, or returns a
-   * result with `isError: true` (its text is the message; the result is the `cause`).
+   * result with `isError: true` (its text is the message; the result is the `cause`). Through
+   * {@link createRunner} these errors keep their code, message and `cause`: the runner adds the
+   * tool ID, backend and `op: 'execute'` instead of wrapping them, so the `isError` result is
+   * the runner's error's `cause` too.
    */
   callTool(
     serverName: string,

@@ -8,7 +8,7 @@ import {
   type Tool,
   type ToolBackend,
 } from '@toolplane/toolmodel';
-import { abortError, ChainError, toToolError } from './errors.js';
+import { abortError, ChainError, isExecutionCode, toToolError } from './errors.js';
 import type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
 import type { McpExecutor } from './mcp-executor.js';
 import { isMcpToolResult } from './mcp-result.js';
@@ -413,6 +413,26 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       !(ToolError.isInstance(error) && error.code !== 'cancelled')
     ) {
       throw abortError(call.signal, context);
+    }
+    // A backend's own ToolError that names no tool yet (the MCP executor's, for one) is this
+    // call's error: it gets the call's context instead of a wrapper, so what it carries as
+    // `cause` (an `isError` result, an McpError) stays one level down, as McpExecutor documents.
+    if (
+      ToolError.isInstance(error) &&
+      error.name === 'ToolError' &&
+      error.toolId === undefined &&
+      error.backend === undefined &&
+      error.op === undefined &&
+      isExecutionCode(error.code)
+    ) {
+      const adopted = new ToolError(error.code, error.message, {
+        ...context,
+        cause: error.cause,
+        errors: error.errors,
+      });
+      // The stack of the backend's error says where it failed; the runner's would not.
+      adopted.stack = error.stack;
+      throw adopted;
     }
     throw toToolError(error, 'execution', context);
   }
