@@ -106,6 +106,14 @@ describe.each([
     expect(result).toMatchObject({ success: false, errorCode: 'cancelled' });
     expect(called).toBe(false);
   });
+
+  it('resolves cancelled as soon as the signal aborts, even if the function ignores it', async () => {
+    const controller = new AbortController();
+    const deaf = make({ hang: () => new Promise(() => undefined) });
+    const pending = deaf.invoke({ toolName: 'hang', signal: controller.signal });
+    controller.abort();
+    expect(await pending).toMatchObject({ success: false, errorCode: 'cancelled' });
+  });
 });
 
 describe('InMemoryToolExecutor', () => {

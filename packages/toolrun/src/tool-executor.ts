@@ -1,4 +1,5 @@
 import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
+import { abortError } from './errors.js';
 import type { Runner } from './runner.js';
 
 /** Who is asking, for tracing and policy; passed to the tool as request metadata. */
@@ -102,6 +103,7 @@ export function priced(
 function checkOptions(options: ToolExecutorOptions, what: string): void {
   if (
     typeof options !== 'object' ||
+    (options as unknown) === null ||
     (options.cost !== undefined && typeof options.cost !== 'function')
   ) {
     throw new ToolError(
@@ -109,6 +111,28 @@ function checkOptions(options: ToolExecutorOptions, what: string): void {
       `${what}: cost must be a function (invocation, result) => number`,
     );
   }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts: a function may ignore its signal. */
+function untilAborted(
+  work: unknown,
+  signal: AbortSignal | undefined,
+  toolName: string,
+): Promise<unknown> {
+  if (signal === undefined) return Promise.resolve(work);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(abortError(signal, { toolId: toolName }));
+    };
+    // The function itself may have aborted it, before a listener could hear it.
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    void Promise.resolve(work)
+      .then(resolve, reject)
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+      });
+  });
 }
 
 function metaOf(context: ToolInvocationContext | undefined): Record<string, unknown> | undefined {
@@ -222,7 +246,7 @@ export class InMemoryToolExecutor implements ToolExecutor {
       );
     } else {
       try {
-        const output = await handler(payload, context, { signal });
+        const output = await untilAborted(handler(payload, context, { signal }), signal, toolName);
         result = {
           toolName,
           success: true,
