@@ -3,6 +3,7 @@ import type {
   Prompt as McpPrompt,
   Resource as McpResource,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { type Connector } from './connectors/connector.js';
 import { renderPrompt, toMcpPrompt, type Prompt } from './prompts.js';
@@ -72,6 +73,17 @@ export function makeSource(parts: {
     },
     read: async (uri, signal) => parts.read(uri, signal),
   };
+}
+
+/** The tool `namespace:name` as an item, from the index; `undefined` when there is none. */
+export function toolItem(index: ToolIndex, namespace: string, name: string): ToolItem | undefined {
+  const id = `${namespace}:${name}`;
+  try {
+    if (!index.hasTool(id)) return undefined;
+    return { type: 'tool', namespace, name, id, tool: index.getTool(id).tool };
+  } catch {
+    return undefined; // not a valid tool ID, so not a tool
+  }
 }
 
 export function storeSource(store: Store): Source {

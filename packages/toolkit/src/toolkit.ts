@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
-import { NAMESPACE_PATTERN, ToolError, toolId, type Tool } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
 import {
   createLocalRegistry,
   createMcpExecutor,
@@ -15,32 +13,21 @@ import {
 import { throwIfAborted } from './abort.js';
 import {
   CALLER_META_KEY,
-  createConnector,
   type Connector,
-  type ConnectorEvent,
   type ConnectorSource,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
-import { inferNamespace } from './connectors/namespace.js';
 import type { DefinedTool } from './define-tool.js';
-import {
-  completePromptArgument,
-  validatePrompt,
-  type Prompt,
-  type RenderedPrompt,
-} from './prompts.js';
-import { completeTemplate, readTemplate, type ResourceTemplate } from './resource-templates.js';
+import { completePromptArgument, type Prompt, type RenderedPrompt } from './prompts.js';
+import { completeTemplate, type ResourceTemplate } from './resource-templates.js';
 import { redactingLogger, Secrets } from './secrets.js';
-import { validateResource, type Resource } from './resources.js';
-import {
-  getSession,
-  progressReporter,
-  runInSession,
-  silentLogger,
-  type Logger,
-  type Session,
-} from './session.js';
-import { traced, withTraceContext } from './tracing.js';
+import { type Resource } from './resources.js';
+import { silentLogger, type Logger } from './session.js';
+import { withTraceContext } from './tracing.js';
+import { Builtins } from './toolkit-builtins.js';
+import { nested, nextCaller, type NestedCall } from './toolkit-calling.js';
+import { Connectors } from './toolkit-connectors.js';
+import { listIn, lookupIn } from './toolkit-lookup.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './toolkit-types.js';
 export type {
@@ -67,7 +54,6 @@ import {
   type ToolkitOptions,
   type ToolkitItem,
   type ListRequest,
-  type ListError,
   type ListResult,
   type CallOptions,
   type ToolkitResourceTemplate,
@@ -75,39 +61,10 @@ import {
   type CompleteOptions,
   type ConnectorStatus,
   type Toolkit,
-  type ToolItem,
   type PromptItem,
   type ResourceItem,
 } from './toolkit-types.js';
-import {
-  checkLimit,
-  checkOffset,
-  decodeCursor,
-  encodeCursor,
-  localPromptItem,
-  makeSource,
-  remotePromptItem,
-  resourceItem,
-  safeName,
-  storeSource,
-  type Source,
-  wrap,
-} from './toolkit-sources.js';
-
-interface ConnectorEntry {
-  readonly connector: Connector;
-  /** Settles when the first connection attempt after start has. */
-  firstAttempt: Promise<void> | undefined;
-}
-
-// How deep the call in progress is nested: prompt → tool → prompt recursion ends at maxCallDepth.
-const callDepth = new AsyncLocalStorage<number>();
-
-// Caller tokens of calls made through a toolkit: unique in the process, never sent upstream.
-const CALLER_PREFIX = `toolkit-${randomUUID()}`;
-let callerCount = 0;
-
-const RESERVED = new Set([BUILTIN_NAMESPACE, USER_NAMESPACE]);
+import { storeSource, type Source, wrap } from './toolkit-sources.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
@@ -131,12 +88,8 @@ class ToolkitImpl implements Toolkit {
   readonly #logger: Logger;
   readonly #secrets: Secrets;
   readonly #maxDepth: number;
-  readonly #local = createLocalRegistry();
-  readonly #tools = new Map<string, DefinedTool>();
-  readonly #prompts = new Map<string, Prompt>();
-  readonly #resources = new Map<string, Resource>();
-  readonly #templates = new Map<string, ResourceTemplate>();
-  readonly #connectors = new Map<string, ConnectorEntry>();
+  readonly #builtins: Builtins;
+  readonly #connectors: Connectors;
   #upstreamRequests: UpstreamRequestHandler | undefined;
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
@@ -154,10 +107,23 @@ class ToolkitImpl implements Toolkit {
       options.logger === undefined ? silentLogger : redactingLogger(options.logger, this.#secrets);
     this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
     this.#upstreamRequests = options.upstreamRequests;
+    const local = createLocalRegistry();
+    const emit = (event: ToolkitEvent): void => {
+      this.#emit(event);
+    };
+    this.#builtins = new Builtins({ index: this.index, local, emit });
+    this.#connectors = new Connectors({
+      index: this.index,
+      logger: this.#logger,
+      secrets: this.#secrets,
+      emit,
+      defaults: options.connectorDefaults,
+      answerer: this.#answerer,
+    });
     this.runner = createRunner({
       index: this.index,
-      local: this.#local,
-      mcp: createMcpExecutor({ clients: (serverName) => this.#clientOf(serverName) }),
+      local,
+      mcp: createMcpExecutor({ clients: (serverName) => this.#connectors.clientOf(serverName) }),
       ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
@@ -172,65 +138,23 @@ class ToolkitImpl implements Toolkit {
   // -- builtins ----------------------------------------------------------------------------
 
   addTool(defined: DefinedTool): void {
-    const tool: Tool = { ...defined.tool, namespace: BUILTIN_NAMESPACE };
-    const handlerName = toolId(tool);
-    this.index.registerTool(
-      tool,
-      { kind: 'local', local: { name: handlerName } },
-      { replace: true },
-    );
-    this.#local.register(handlerName, defined.handler);
-    this.#tools.set(tool.name, defined);
-    this.#emit({ type: 'tool_list_changed', namespace: BUILTIN_NAMESPACE });
+    this.#builtins.addTool(defined);
   }
 
   addPrompt(prompt: Prompt): void {
-    const valid = validatePrompt(prompt);
-    this.#prompts.set(valid.name, valid);
-    this.#emit({ type: 'prompt_list_changed', namespace: BUILTIN_NAMESPACE });
+    this.#builtins.addPrompt(prompt);
   }
 
   addResource(resource: Resource): void {
-    const valid = validateResource(resource);
-    const replaced = this.#resources.has(valid.uri);
-    this.#resources.set(valid.uri, valid);
-    this.#emit(
-      replaced
-        ? { type: 'resource_updated', namespace: BUILTIN_NAMESPACE, uri: valid.uri }
-        : { type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE },
-    );
+    this.#builtins.addResource(resource);
   }
 
   addResourceTemplate(template: ResourceTemplate): void {
-    const given: unknown = template;
-    if (
-      typeof given !== 'object' ||
-      given === null ||
-      typeof template.match !== 'function' ||
-      typeof template.mcp !== 'object'
-    ) {
-      throw new ToolError(
-        'invalid_resource',
-        'a resource template must be made by defineResourceTemplate',
-      );
-    }
-    this.#templates.set(template.name, template);
-    this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
+    this.#builtins.addResourceTemplate(template);
   }
 
   resourceTemplates(): ToolkitResourceTemplate[] {
-    const templates: ToolkitResourceTemplate[] = [...this.#templates.values()].map((t) => ({
-      namespace: BUILTIN_NAMESPACE,
-      name: t.name,
-      template: t.mcp,
-    }));
-    for (const { connector } of this.#connectors.values()) {
-      if (connector.state !== 'connected') continue;
-      for (const template of connector.lists.resourceTemplates) {
-        templates.push({ namespace: connector.namespace, name: template.name, template });
-      }
-    }
-    return templates;
+    return [...this.#builtins.resourceTemplates(), ...this.#connectors.resourceTemplates()];
   }
 
   async complete(
@@ -245,10 +169,10 @@ class ToolkitImpl implements Toolkit {
         ? `prompt "${target.namespace}:${target.name}"`
         : `resource template "${target.uriTemplate}" of "${target.namespace}"`;
     const missing = () => new ToolError('not_found', `no ${label} to complete`);
-    const entry = this.#connectors.get(target.namespace);
-    if (entry !== undefined) {
-      const client = entry.connector.client;
-      if (client === undefined) throw entry.connector.unavailable();
+    const connector = this.#connectors.get(target.namespace);
+    if (connector !== undefined) {
+      const client = connector.client;
+      if (client === undefined) throw connector.unavailable();
       if (client.getServerCapabilities()?.completions === undefined) return { values: [] };
       const ref =
         target.type === 'prompt'
@@ -278,84 +202,33 @@ class ToolkitImpl implements Toolkit {
     }
     const template =
       target.namespace === BUILTIN_NAMESPACE
-        ? [...this.#templates.values()].find((t) => t.uriTemplate === target.uriTemplate)
+        ? this.#builtins.template(target.uriTemplate)
         : undefined;
     if (template === undefined) throw missing();
     return completeTemplate(template, argument.name, argument.value, { arguments: context });
   }
 
   removeBuiltin(nameOrUri: string): boolean {
-    let removed = false;
-    if (this.#tools.delete(nameOrUri)) {
-      const id = `${BUILTIN_NAMESPACE}:${nameOrUri}`;
-      this.index.unregisterTool(id);
-      this.#local.unregister(id);
-      this.#emit({ type: 'tool_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
-    }
-    if (this.#prompts.delete(nameOrUri)) {
-      this.#emit({ type: 'prompt_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
-    }
-    const uri = this.#resources.has(nameOrUri)
-      ? nameOrUri
-      : [...this.#resources.values()].find((r) => r.name === nameOrUri)?.uri;
-    if (uri !== undefined && this.#resources.delete(uri)) {
-      this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
-    }
-    if (this.#templates.delete(nameOrUri)) {
-      this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
-    }
-    return removed;
+    return this.#builtins.remove(nameOrUri);
   }
 
   // -- connectors --------------------------------------------------------------------------
 
   addConnector(source: ConnectorSource, options: { namespace?: string } = {}): string {
     if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
-    const namespace = this.#claimNamespace(source, options.namespace);
-    this.#secrets.addSource(source);
-    const connector = createConnector(source, {
-      ...this.#options.connectorDefaults,
-      namespace,
-      upstreamRequests: this.#answerer,
-      onEvent: (event) => {
-        this.#onConnectorEvent(connector, event);
-      },
-    });
-    const entry: ConnectorEntry = { connector, firstAttempt: undefined };
-    this.#connectors.set(namespace, entry);
-    if (this.#running !== undefined) this.#start(entry);
-    return namespace;
+    return this.#connectors.add(source, options, this.#running !== undefined);
   }
 
-  async removeConnector(id: string): Promise<boolean> {
-    const entry = this.#connectors.get(id);
-    if (entry === undefined) return false;
-    this.#connectors.delete(id);
-    this.index.removeNamespace(id);
-    await entry.connector.close();
-    return true;
+  removeConnector(id: string): Promise<boolean> {
+    return this.#connectors.remove(id);
   }
 
   connectors(): ConnectorStatus[] {
-    return [...this.#connectors.values()].map(({ connector }) => {
-      const { namespace, state, pid, lastError } = connector;
-      return {
-        namespace,
-        state,
-        ...(pid === undefined ? {} : { pid }),
-        ...(state === 'connected' || lastError === undefined
-          ? {}
-          : { error: this.#secrets.redact(lastError.message) }),
-      };
-    });
+    return this.#connectors.statuses();
   }
 
   connector(namespace: string): Connector | undefined {
-    return this.#connectors.get(namespace)?.connector;
+    return this.#connectors.get(namespace);
   }
 
   async setUpstreamRequestHandler(
@@ -363,9 +236,7 @@ class ToolkitImpl implements Toolkit {
     options: { signal?: AbortSignal } = {},
   ): Promise<void> {
     this.#upstreamRequests = handler;
-    await Promise.all(
-      [...this.#connectors.values()].map(({ connector }) => connector.renegotiate(options)),
-    );
+    await this.#connectors.renegotiate(options);
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {
@@ -381,7 +252,7 @@ class ToolkitImpl implements Toolkit {
       throw new ToolError('invalid_config', 'the toolkit is already running');
     const running = new AbortController();
     this.#running = running;
-    for (const entry of this.#connectors.values()) this.#start(entry);
+    this.#connectors.startAll();
     const { signal } = options;
     await new Promise<void>((resolve) => {
       if (signal?.aborted === true || running.signal.aborted) {
@@ -399,34 +270,8 @@ class ToolkitImpl implements Toolkit {
     await this.close();
   }
 
-  async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
-    const attempts = [...this.#connectors.values()].flatMap((entry) => entry.firstAttempt ?? []);
-    const all = Promise.all(attempts);
-    const { signal } = options;
-    if (signal === undefined) {
-      await all;
-      return;
-    }
-    const cancelled = (): ToolError =>
-      new ToolError('cancelled', 'waiting for the connectors was cancelled', {
-        cause: signal.reason,
-      });
-    if (signal.aborted) throw cancelled();
-    let onAbort: (() => void) | undefined;
-    try {
-      await Promise.race([
-        all,
-        new Promise<never>((_, reject) => {
-          onAbort = () => {
-            reject(cancelled());
-          };
-          signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      // A long-lived signal must not collect a listener per wait.
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+  ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.#connectors.ready(options);
   }
 
   async close(): Promise<void> {
@@ -434,99 +279,18 @@ class ToolkitImpl implements Toolkit {
     this.#closed = true;
     this.#running?.abort();
     this.#unsubscribeStore?.();
-    await Promise.all([...this.#connectors.values()].map(({ connector }) => connector.close()));
+    await this.#connectors.close();
   }
 
   // -- reading -----------------------------------------------------------------------------
 
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
-    if (typeof key !== 'string' || key.length === 0) {
-      throw new ToolError(
-        'not_found',
-        'lookup needs a non-empty key: a name, ns:name, ns.name, a URI or uri#ns',
-      );
-    }
-    const sources = this.#sources();
-    const byNamespace = new Map(sources.map((source) => [source.namespace, source]));
-    // `ns:name` and `ns.name`, scoped to a namespace that exists.
-    for (const separator of [':', '.']) {
-      const at = key.indexOf(separator);
-      const source = at > 0 ? byNamespace.get(key.slice(0, at)) : undefined;
-      const found = await source?.find(key.slice(at + 1), options.signal);
-      if (found !== undefined) return found;
-    }
-    // `uri#ns`.
-    const hash = key.lastIndexOf('#');
-    const scoped = hash > 0 ? byNamespace.get(key.slice(hash + 1)) : undefined;
-    const byUri = await scoped?.findUri(key.slice(0, hash), options.signal);
-    if (byUri !== undefined) return byUri;
-    // A bare name, then a bare URI, in source order.
-    for (const source of sources) {
-      const found = await source.find(key, options.signal);
-      if (found !== undefined) return found;
-    }
-    for (const source of sources) {
-      const found = await source.findUri(key, options.signal);
-      if (found !== undefined) return found;
-    }
-    throw new ToolError(
-      'not_found',
-      `nothing called ${JSON.stringify(key)} (namespaces: ${sources.map((s) => s.namespace).join(', ')}); use ns:name to pick a namespace`,
-    );
+    return lookupIn(this.#sources(), key, options.signal);
   }
 
-  async list(request: ListRequest = {}): Promise<ListResult> {
-    const { namespace, type, name, signal } = request;
-    const limit = checkLimit(request.limit);
-    const offset =
-      request.cursor === undefined ? checkOffset(request.offset) : decodeCursor(request.cursor);
-    const errors: ListError[] = [];
-    for (const { connector } of this.#connectors.values()) {
-      if (
-        connector.state !== 'connected' &&
-        (namespace === undefined || namespace === connector.namespace)
-      ) {
-        errors.push({ namespace: connector.namespace, message: connector.unavailable().message });
-      }
-    }
-    const sources = this.#sources().filter(
-      (s) => namespace === undefined || s.namespace === namespace,
-    );
-    const gather = async <T extends ToolkitItem>(
-      kind: T['type'],
-      read: (source: Source) => Promise<T[]> | T[],
-    ): Promise<T[]> => {
-      if (type !== undefined && type !== kind) return [];
-      const items: T[] = [];
-      for (const source of sources) {
-        try {
-          items.push(...(await read(source)));
-        } catch (error) {
-          if (ToolError.isInstance(error) && error.code === 'cancelled') throw error;
-          errors.push({
-            namespace: source.namespace,
-            message: error instanceof Error ? error.message : String(error),
-          });
-        }
-      }
-      return name === undefined ? items : items.filter((item) => item.name === name);
-    };
-    const tools = await gather<ToolItem>('tool', (source) => source.tools());
-    const prompts = await gather<PromptItem>('prompt', (source) => source.prompts(signal));
-    const resources = await gather<ResourceItem>('resource', (source) => source.resources(signal));
-    const all: ToolkitItem[] = [...tools, ...prompts, ...resources];
-    const end = limit === undefined ? all.length : Math.min(all.length, offset + limit);
-    const page = all.slice(offset, end);
-    const result: ListResult = {
-      tools: page.filter((item): item is ToolItem => item.type === 'tool'),
-      prompts: page.filter((item): item is PromptItem => item.type === 'prompt'),
-      resources: page.filter((item): item is ResourceItem => item.type === 'resource'),
-      count: all.length,
-      offset,
-      limit,
-      errors,
-    };
-    return end < all.length ? { ...result, nextCursor: encodeCursor(end) } : result;
+  list(request: ListRequest = {}): Promise<ListResult> {
+    const errors = this.#connectors.listErrors(request.namespace);
+    return listIn(this.#sources(), errors, request);
   }
 
   // -- calling -----------------------------------------------------------------------------
@@ -566,7 +330,7 @@ class ToolkitImpl implements Toolkit {
     // to whoever answers for it; a gateway brings its own, a library call gets one here.
     const given = options.meta?.[CALLER_META_KEY];
     const tagged = typeof given === 'string' || backend !== 'mcp';
-    const caller = typeof given === 'string' ? given : `${CALLER_PREFIX}:${++callerCount}`;
+    const caller = typeof given === 'string' ? given : nextCaller();
     const answerer = options.onUpstreamRequest;
     if (answerer !== undefined) this.#callAnswerers.set(caller, answerer);
     const run = this.#nested(options, call, (onProgress) => {
@@ -641,24 +405,13 @@ class ToolkitImpl implements Toolkit {
       item = await this.lookup(key, options);
     } catch (error) {
       if (!ToolError.isInstance(error) || error.code !== 'not_found') throw error;
-      const found = await this.#readFromTemplate(key, options.signal);
+      const found = await this.#builtins.readFromTemplate(key, options.signal);
       if (found === undefined) throw error;
       return found;
     }
     if (item.type !== 'resource')
       throw new ToolError('not_found', `"${key}" is a ${item.type}, not a resource`);
     return this.#read(item, options.signal);
-  }
-
-  /** Reads a URI (or `uri#builtin`) through the first builtin template that matches it. */
-  async #readFromTemplate(key: string, signal?: AbortSignal): Promise<Resource | undefined> {
-    const suffix = `#${BUILTIN_NAMESPACE}`;
-    const uri = key.endsWith(suffix) ? key.slice(0, -suffix.length) : key;
-    for (const template of this.#templates.values()) {
-      const found = await readTemplate(template, uri, signal);
-      if (found !== undefined) return found;
-    }
-    return undefined;
   }
 
   async #callPrompt(
@@ -689,48 +442,17 @@ class ToolkitImpl implements Toolkit {
   }
 
   /** Runs one call one level deeper, in a span, with the caller's session and progress. */
-  async #nested<T>(
+  #nested<T>(
     options: CallOptions,
-    call: { kind: 'tool' | 'prompt'; id: string; namespace: string; backend: string },
+    call: NestedCall,
     fn: (onProgress: ProgressListener | undefined) => Promise<T>,
   ): Promise<T> {
-    const depth = callDepth.getStore() ?? 0;
-    if (depth >= this.#maxDepth) {
-      throw new ToolError(
-        'call_depth_exceeded',
-        `${call.kind} "${call.id}" would nest ${depth + 1} calls deep (limit ${this.#maxDepth}); a prompt or tool is probably calling itself`,
-        { toolId: call.id },
-      );
-    }
-    const outer = progressReporter();
-    const onProgress: ProgressListener | undefined =
-      options.onProgress ??
-      (outer === undefined
-        ? undefined
-        : (event) => {
-            outer(event.progress, event.total, event.message);
-          });
-    const meta = options.meta ?? getSession().meta;
-    const run = (): Promise<T> => traced(this.#tracer, { ...call, meta }, () => fn(onProgress));
-    // Only code that runs in this process inside the call can ask for its session or call back
-    // into the toolkit; an MCP tool without middleware runs none, so its call skips the async
-    // context (on Node 20, entering one makes every promise the process creates cost more).
-    if (call.backend === 'mcp' && (this.#options.middleware?.length ?? 0) === 0) return run();
-    const session: Partial<Session> =
-      onProgress === undefined
-        ? { ...options.session, meta }
-        : {
-            ...options.session,
-            meta,
-            progress: (progress, total, message) => {
-              onProgress({
-                progress,
-                ...(total === undefined ? {} : { total }),
-                ...(message === undefined ? {} : { message }),
-              });
-            },
-          };
-    return callDepth.run(depth + 1, () => runInSession(session, run));
+    const context = {
+      tracer: this.#tracer,
+      maxDepth: this.#maxDepth,
+      middlewareCount: this.#options.middleware?.length ?? 0,
+    };
+    return nested(context, options, call, fn);
   }
 
   async #read(item: ResourceItem, signal: AbortSignal | undefined): Promise<Resource> {
@@ -749,164 +471,9 @@ class ToolkitImpl implements Toolkit {
 
   /** Every namespace that can answer now, in lookup order: builtin, connected connectors, user. */
   #sources(): Source[] {
-    const sources: Source[] = [this.#builtinSource()];
-    for (const { connector } of this.#connectors.values()) {
-      if (connector.state === 'connected') sources.push(this.#connectorSource(connector));
-    }
+    const sources: Source[] = [this.#builtins.source(), ...this.#connectors.sources()];
     if (this.#options.store !== undefined) sources.push(storeSource(this.#options.store));
     return sources;
-  }
-
-  #toolItem(namespace: string, name: string): ToolItem | undefined {
-    const id = `${namespace}:${name}`;
-    try {
-      if (!this.index.hasTool(id)) return undefined;
-      return { type: 'tool', namespace, name, id, tool: this.index.getTool(id).tool };
-    } catch {
-      return undefined; // not a valid tool ID, so not a tool
-    }
-  }
-
-  #builtinSource(): Source {
-    const namespace = BUILTIN_NAMESPACE;
-    return makeSource({
-      namespace,
-      tools: () => [...this.#tools.keys()].flatMap((name) => this.#toolItem(namespace, name) ?? []),
-      tool: (name) => (this.#tools.has(name) ? this.#toolItem(namespace, name) : undefined),
-      prompt: (name) => {
-        const found = this.#prompts.get(name);
-        return found === undefined ? undefined : localPromptItem(namespace, found);
-      },
-      prompts: () =>
-        [...this.#prompts.values()].map((prompt) => localPromptItem(namespace, prompt)),
-      resources: () => [...this.#resources.values()].map((r) => resourceItem(namespace, r)),
-      read: (uri) => this.#resources.get(uri),
-    });
-  }
-
-  #connectorSource(connector: Connector): Source {
-    const { namespace } = connector;
-    const lists = connector.lists;
-    return makeSource({
-      namespace,
-      tools: () => lists.tools.flatMap((tool) => this.#toolItem(namespace, tool.name) ?? []),
-      // The index mirrors the connector's tools, so a direct lookup there is the connector's.
-      tool: (name) => this.#toolItem(namespace, name),
-      prompt: (name) => {
-        const found = lists.prompts.find((mcp) => mcp.name === name);
-        return found === undefined ? undefined : remotePromptItem(connector, found);
-      },
-      prompts: () => lists.prompts.map((mcp) => remotePromptItem(connector, mcp)),
-      resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
-      read: async (uri, signal) => {
-        const client = connector.client;
-        if (client === undefined) throw connector.unavailable();
-        const result = await client.readResource({ uri }, signal === undefined ? {} : { signal });
-        const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
-        if (contents === undefined) return undefined;
-        const info = lists.resources.find((r) => r.uri === uri);
-        const name = info?.name ?? uri.slice(uri.lastIndexOf('/') + 1);
-        return validateResource({
-          ...contents,
-          uri,
-          name: safeName(name),
-          ...(info?.description === undefined ? {} : { description: info.description }),
-        });
-      },
-    });
-  }
-
-  #start(entry: ConnectorEntry): void {
-    entry.connector.start();
-    entry.firstAttempt = entry.connector.ready().catch(() => undefined);
-  }
-
-  #claimNamespace(source: ConnectorSource, wanted: string | undefined): string {
-    if (wanted !== undefined) {
-      if (!NAMESPACE_PATTERN.test(wanted)) {
-        throw new ToolError(
-          'invalid_config',
-          `namespace ${JSON.stringify(wanted)} must be 1-64 characters of A-Z a-z 0-9 _ -`,
-        );
-      }
-      if (RESERVED.has(wanted)) {
-        throw new ToolError(
-          'invalid_config',
-          `namespace "${wanted}" is reserved; choose another for this connector`,
-        );
-      }
-      if (this.#connectors.has(wanted)) {
-        throw new ToolError(
-          'conflict',
-          `namespace "${wanted}" is already used by another connector; choose another`,
-        );
-      }
-      return wanted;
-    }
-    const base = inferNamespace(source);
-    for (let n = 1; ; n++) {
-      const suffix = n === 1 ? '' : `-${n}`;
-      const candidate = `${base.slice(0, 64 - suffix.length)}${suffix}`;
-      if (!RESERVED.has(candidate) && !this.#connectors.has(candidate)) return candidate;
-    }
-  }
-
-  #onConnectorEvent(connector: Connector, event: ConnectorEvent): void {
-    const { namespace } = connector;
-    // A removed connector's last events must not resurrect its tools.
-    if (this.#connectors.get(namespace)?.connector !== connector) {
-      this.#emit(event);
-      return;
-    }
-    if (
-      event.type === 'tool_list_changed' ||
-      (event.type === 'state_change' && event.state === 'connected')
-    ) {
-      this.#syncTools(connector);
-    } else if (event.type === 'state_change') {
-      this.index.removeNamespace(namespace);
-    }
-    this.#emit(event);
-  }
-
-  /** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
-  #syncTools(connector: Connector): void {
-    const { namespace } = connector;
-    const tools = connector.lists.tools;
-    try {
-      this.index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
-      return;
-    } catch (error) {
-      this.#logger.warn(
-        `MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`,
-        {
-          error: error instanceof Error ? error.message : String(error),
-        },
-      );
-    }
-    this.index.removeNamespace(namespace);
-    for (const tool of tools) {
-      try {
-        this.index.registerMcpTools(namespace, [tool], { namespace, replace: true });
-      } catch (error) {
-        this.#logger.warn(`skipping tool "${tool.name}" of MCP server "${namespace}"`, {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
-  }
-
-  #clientOf(serverName: string) {
-    const entry = this.#connectors.get(serverName);
-    if (entry === undefined) {
-      throw new ToolError(
-        'connector_unavailable',
-        `no connector "${serverName}" (connectors: ${[...this.#connectors.keys()].join(', ') || 'none'})`,
-      );
-    }
-    const client = entry.connector.client;
-    if (client === undefined) throw entry.connector.unavailable();
-    return client;
   }
 
   #emit(unmasked: ToolkitEvent): void {

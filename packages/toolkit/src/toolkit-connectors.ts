@@ -1,0 +1,323 @@
+import type { ToolIndex } from '@toolplane/toolindex';
+import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import {
+  createConnector,
+  type Connector,
+  type ConnectorEvent,
+  type ConnectorOptions,
+  type ConnectorSource,
+  type UpstreamRequestHandler,
+} from './connectors/connector.js';
+import { inferNamespace } from './connectors/namespace.js';
+import { validateResource } from './resources.js';
+import type { Secrets } from './secrets.js';
+import type { Logger } from './session.js';
+import {
+  makeSource,
+  remotePromptItem,
+  resourceItem,
+  safeName,
+  toolItem,
+  type Source,
+} from './toolkit-sources.js';
+import {
+  BUILTIN_NAMESPACE,
+  USER_NAMESPACE,
+  type ConnectorStatus,
+  type ListError,
+  type ToolkitEvent,
+  type ToolkitResourceTemplate,
+} from './toolkit-types.js';
+
+interface ConnectorEntry {
+  readonly connector: Connector;
+  /** Settles when the first connection attempt after start has. */
+  firstAttempt: Promise<void> | undefined;
+}
+
+/** What a toolkit's options set for every connector. */
+type ConnectorDefaults = Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
+
+const RESERVED = new Set([BUILTIN_NAMESPACE, USER_NAMESPACE]);
+
+/**
+ * A toolkit's upstream MCP servers, one namespace each: their connectors, whose tools are mirrored
+ * into the index while they are connected.
+ */
+export class Connectors {
+  readonly #index: ToolIndex;
+  readonly #logger: Logger;
+  readonly #secrets: Secrets;
+  readonly #emit: (event: ToolkitEvent) => void;
+  readonly #defaults: ConnectorDefaults;
+  readonly #answerer: () => UpstreamRequestHandler | undefined;
+  readonly #connectors = new Map<string, ConnectorEntry>();
+
+  constructor(parts: {
+    index: ToolIndex;
+    logger: Logger;
+    secrets: Secrets;
+    emit: (event: ToolkitEvent) => void;
+    defaults: ConnectorDefaults | undefined;
+    /** What connectors advertise and ask (read at every connect). */
+    answerer: () => UpstreamRequestHandler | undefined;
+  }) {
+    this.#index = parts.index;
+    this.#logger = parts.logger;
+    this.#secrets = parts.secrets;
+    this.#emit = parts.emit;
+    this.#defaults = parts.defaults ?? {};
+    this.#answerer = parts.answerer;
+  }
+
+  /** Registers a connector, started at once when `start` is set; returns its namespace. */
+  add(source: ConnectorSource, options: { namespace?: string }, start: boolean): string {
+    const namespace = this.#claimNamespace(source, options.namespace);
+    this.#secrets.addSource(source);
+    const connector = createConnector(source, {
+      ...this.#defaults,
+      namespace,
+      upstreamRequests: this.#answerer,
+      onEvent: (event) => {
+        this.#onConnectorEvent(connector, event);
+      },
+    });
+    const entry: ConnectorEntry = { connector, firstAttempt: undefined };
+    this.#connectors.set(namespace, entry);
+    if (start) this.#start(entry);
+    return namespace;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const entry = this.#connectors.get(id);
+    if (entry === undefined) return false;
+    this.#connectors.delete(id);
+    this.#index.removeNamespace(id);
+    await entry.connector.close();
+    return true;
+  }
+
+  statuses(): ConnectorStatus[] {
+    return [...this.#connectors.values()].map(({ connector }) => {
+      const { namespace, state, pid, lastError } = connector;
+      return {
+        namespace,
+        state,
+        ...(pid === undefined ? {} : { pid }),
+        ...(state === 'connected' || lastError === undefined
+          ? {}
+          : { error: this.#secrets.redact(lastError.message) }),
+      };
+    });
+  }
+
+  get(namespace: string): Connector | undefined {
+    return this.#connectors.get(namespace)?.connector;
+  }
+
+  /** Every connector, in registration order. */
+  all(): Connector[] {
+    return [...this.#connectors.values()].map(({ connector }) => connector);
+  }
+
+  async renegotiate(options: { signal?: AbortSignal }): Promise<void> {
+    await Promise.all(this.all().map((connector) => connector.renegotiate(options)));
+  }
+
+  startAll(): void {
+    for (const entry of this.#connectors.values()) this.#start(entry);
+  }
+
+  async ready(options: { signal?: AbortSignal }): Promise<void> {
+    const attempts = [...this.#connectors.values()].flatMap((entry) => entry.firstAttempt ?? []);
+    const all = Promise.all(attempts);
+    const { signal } = options;
+    if (signal === undefined) {
+      await all;
+      return;
+    }
+    const cancelled = (): ToolError =>
+      new ToolError('cancelled', 'waiting for the connectors was cancelled', {
+        cause: signal.reason,
+      });
+    if (signal.aborted) throw cancelled();
+    let onAbort: (() => void) | undefined;
+    try {
+      await Promise.race([
+        all,
+        new Promise<never>((_, reject) => {
+          onAbort = () => {
+            reject(cancelled());
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      // A long-lived signal must not collect a listener per wait.
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((connector) => connector.close()));
+  }
+
+  /** The resource templates of connected connectors, in registration order. */
+  resourceTemplates(): ToolkitResourceTemplate[] {
+    const templates: ToolkitResourceTemplate[] = [];
+    for (const connector of this.all()) {
+      if (connector.state !== 'connected') continue;
+      for (const template of connector.lists.resourceTemplates) {
+        templates.push({ namespace: connector.namespace, name: template.name, template });
+      }
+    }
+    return templates;
+  }
+
+  /** The connectors that are down, as list errors (only `namespace`'s when given). */
+  listErrors(namespace: string | undefined): ListError[] {
+    const errors: ListError[] = [];
+    for (const connector of this.all()) {
+      if (
+        connector.state !== 'connected' &&
+        (namespace === undefined || namespace === connector.namespace)
+      ) {
+        errors.push({ namespace: connector.namespace, message: connector.unavailable().message });
+      }
+    }
+    return errors;
+  }
+
+  /** The connected connectors as lookup and list read them, in registration order. */
+  sources(): Source[] {
+    return this.all().flatMap((connector) =>
+      connector.state === 'connected' ? [this.#source(connector)] : [],
+    );
+  }
+
+  clientOf(serverName: string) {
+    const entry = this.#connectors.get(serverName);
+    if (entry === undefined) {
+      throw new ToolError(
+        'connector_unavailable',
+        `no connector "${serverName}" (connectors: ${[...this.#connectors.keys()].join(', ') || 'none'})`,
+      );
+    }
+    const client = entry.connector.client;
+    if (client === undefined) throw entry.connector.unavailable();
+    return client;
+  }
+
+  #source(connector: Connector): Source {
+    const { namespace } = connector;
+    const lists = connector.lists;
+    const index = this.#index;
+    return makeSource({
+      namespace,
+      tools: () => lists.tools.flatMap((tool) => toolItem(index, namespace, tool.name) ?? []),
+      // The index mirrors the connector's tools, so a direct lookup there is the connector's.
+      tool: (name) => toolItem(index, namespace, name),
+      prompt: (name) => {
+        const found = lists.prompts.find((mcp) => mcp.name === name);
+        return found === undefined ? undefined : remotePromptItem(connector, found);
+      },
+      prompts: () => lists.prompts.map((mcp) => remotePromptItem(connector, mcp)),
+      resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
+      read: async (uri, signal) => {
+        const client = connector.client;
+        if (client === undefined) throw connector.unavailable();
+        const result = await client.readResource({ uri }, signal === undefined ? {} : { signal });
+        const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
+        if (contents === undefined) return undefined;
+        const info = lists.resources.find((r) => r.uri === uri);
+        const name = info?.name ?? uri.slice(uri.lastIndexOf('/') + 1);
+        return validateResource({
+          ...contents,
+          uri,
+          name: safeName(name),
+          ...(info?.description === undefined ? {} : { description: info.description }),
+        });
+      },
+    });
+  }
+
+  #start(entry: ConnectorEntry): void {
+    entry.connector.start();
+    entry.firstAttempt = entry.connector.ready().catch(() => undefined);
+  }
+
+  #claimNamespace(source: ConnectorSource, wanted: string | undefined): string {
+    if (wanted !== undefined) {
+      if (!NAMESPACE_PATTERN.test(wanted)) {
+        throw new ToolError(
+          'invalid_config',
+          `namespace ${JSON.stringify(wanted)} must be 1-64 characters of A-Z a-z 0-9 _ -`,
+        );
+      }
+      if (RESERVED.has(wanted)) {
+        throw new ToolError(
+          'invalid_config',
+          `namespace "${wanted}" is reserved; choose another for this connector`,
+        );
+      }
+      if (this.#connectors.has(wanted)) {
+        throw new ToolError(
+          'conflict',
+          `namespace "${wanted}" is already used by another connector; choose another`,
+        );
+      }
+      return wanted;
+    }
+    const base = inferNamespace(source);
+    for (let n = 1; ; n++) {
+      const suffix = n === 1 ? '' : `-${n}`;
+      const candidate = `${base.slice(0, 64 - suffix.length)}${suffix}`;
+      if (!RESERVED.has(candidate) && !this.#connectors.has(candidate)) return candidate;
+    }
+  }
+
+  #onConnectorEvent(connector: Connector, event: ConnectorEvent): void {
+    const { namespace } = connector;
+    // A removed connector's last events must not resurrect its tools.
+    if (this.#connectors.get(namespace)?.connector !== connector) {
+      this.#emit(event);
+      return;
+    }
+    if (
+      event.type === 'tool_list_changed' ||
+      (event.type === 'state_change' && event.state === 'connected')
+    ) {
+      this.#syncTools(connector);
+    } else if (event.type === 'state_change') {
+      this.#index.removeNamespace(namespace);
+    }
+    this.#emit(event);
+  }
+
+  /** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
+  #syncTools(connector: Connector): void {
+    const { namespace } = connector;
+    const tools = connector.lists.tools;
+    try {
+      this.#index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
+      return;
+    } catch (error) {
+      this.#logger.warn(
+        `MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`,
+        {
+          error: error instanceof Error ? error.message : String(error),
+        },
+      );
+    }
+    this.#index.removeNamespace(namespace);
+    for (const tool of tools) {
+      try {
+        this.#index.registerMcpTools(namespace, [tool], { namespace, replace: true });
+      } catch (error) {
+        this.#logger.warn(`skipping tool "${tool.name}" of MCP server "${namespace}"`, {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+}
