@@ -35,6 +35,24 @@ export type SchemaInput = StandardJsonSchema | Record<string, unknown>;
 export type InferInput<S> =
   S extends StandardJsonSchema<unknown, infer Output> ? Output : Record<string, unknown>;
 
+/**
+ * What a caller passes for a schema: its input side when Standard, `Record<string, unknown>` for
+ * JSON Schema.
+ */
+export type InferArguments<S> =
+  S extends StandardJsonSchema<infer Input, unknown> ? Input : Record<string, unknown>;
+
+/**
+ * A tool's structured result as its output schema describes it: for a Standard schema its input
+ * side (the runner checks the value against the JSON Schema, so no transform or default of the
+ * schema has been applied to it), `Record<string, unknown>` for JSON Schema, `unknown` with none.
+ */
+export type InferStructured<S> = [S] extends [undefined]
+  ? unknown
+  : S extends StandardJsonSchema<infer Input, unknown>
+    ? Input
+    : Record<string, unknown>;
+
 /** What a builtin tool's `run` receives besides its input. */
 export type ToolContext = LocalHandlerContext;
 
@@ -54,12 +72,18 @@ export interface ToolDefinition<I extends SchemaInput, O extends SchemaInput | u
   readonly run: (input: InferInput<I>, context: ToolContext) => unknown;
 }
 
-/** A tool defined in code: its MCP definition and the handler that runs it. */
-export interface DefinedTool {
+/**
+ * A tool defined in code: its MCP definition and the handler that runs it. `Args` and
+ * `Structured` type `toolkit.call(tool, args)`: the arguments it takes and its result's
+ * `structured` value.
+ */
+export interface DefinedTool<Args = unknown, Structured = unknown> {
   /** The tool, in the `builtin` namespace. */
   readonly tool: Tool;
   /** Runs the tool; validates Standard-schema input before calling `run`. */
   readonly handler: (args: unknown, context: ToolContext) => unknown;
+  /** Types only, never set at run time: what `Args` and `Structured` are. */
+  readonly '~types'?: { readonly args: Args; readonly structured: Structured } | undefined;
 }
 
 const TARGET = { target: 'draft-2020-12' } as const;
@@ -125,7 +149,7 @@ function formatPath(
  */
 export function defineTool<I extends SchemaInput, O extends SchemaInput | undefined = undefined>(
   definition: ToolDefinition<I, O>,
-): DefinedTool {
+): DefinedTool<InferArguments<I>, InferStructured<O>> {
   const { name, input, output, run } = definition;
   const tool: Tool = {
     name,

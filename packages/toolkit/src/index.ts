@@ -92,7 +92,9 @@ export { inferNamespace, sanitizeNamespace } from './connectors/namespace.js';
 export { defineTool } from './define-tool.js';
 export type {
   DefinedTool,
+  InferArguments,
   InferInput,
+  InferStructured,
   SchemaInput,
   StandardJsonSchema,
   StandardResult,
@@ -111,6 +113,7 @@ export {
 } from './toolkit.js';
 export type {
   CallOptions,
+  CallResult,
   CompleteOptions,
   CompletionTarget,
   ConnectorStatus,

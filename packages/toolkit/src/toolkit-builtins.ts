@@ -14,6 +14,7 @@ import {
 } from './toolkit-sources.js';
 import {
   BUILTIN_NAMESPACE,
+  type ToolItem,
   type ToolkitEvent,
   type ToolkitResourceTemplate,
 } from './toolkit-types.js';
@@ -95,6 +96,26 @@ export class Builtins {
       name: t.name,
       template: t.mcp,
     }));
+  }
+
+  /**
+   * The tool item of this very definition.
+   *
+   * @throws {ToolError} `not_found` when another definition (or none) has its name here.
+   */
+  item(defined: DefinedTool): ToolItem {
+    const name = defined.tool.name;
+    const found =
+      this.#tools.get(name) === defined
+        ? toolItem(this.#index, BUILTIN_NAMESPACE, name)
+        : undefined;
+    if (found === undefined) {
+      throw new ToolError(
+        'not_found',
+        `tool "${BUILTIN_NAMESPACE}:${name}" is not this definition in this toolkit; add it with createToolkit({ tools }) or addTool first`,
+      );
+    }
+    return found;
   }
 
   /** The builtin template with this URI template, if any. */

@@ -192,6 +192,15 @@ export interface CallOptions {
   readonly onUpstreamRequest?: UpstreamRequestHandler['handle'];
 }
 
+/**
+ * What {@link Toolkit.call} returns for a tool or a prompt: its answer as a resource (text, data,
+ * JSON, or the resource given), with the answer itself, typed, as `structured`: a tool's
+ * structured content (the runner's `RunResult.structured`) or a prompt delegate's answer.
+ * `structured` is not enumerable, so spreading, comparing or serialising the resource sees the
+ * resource alone.
+ */
+export type CallResult<Structured = unknown> = Resource & { readonly structured: Structured };
+
 /** A resource template a toolkit exposes: a builtin one or a connector's. */
 export interface ToolkitResourceTemplate {
   readonly namespace: string;
@@ -322,8 +331,23 @@ export interface Toolkit {
   /** Lists items, filtered and paged; a source that is down is reported in `errors`. */
   list(request?: ListRequest): Promise<ListResult>;
   /**
+   * Calls a builtin tool by its definition, typed: `input` as its input schema takes it, and the
+   * result's `structured` as its output schema describes it (checked against that schema by the
+   * runner), so `(await toolkit.call(add, { a: 2, b: 3 })).structured.sum` is a number.
+   *
+   * @throws {ToolError} `not_found` when this toolkit does not hold this very definition (add it
+   * with `tools` or `addTool`), `call_depth_exceeded`, and the runner's codes.
+   */
+  call<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<unknown extends Structured ? CallResult | undefined : CallResult<Structured>>;
+  /**
    * Calls a tool (through the runner), a prompt (through the delegate) or reads a resource. A
-   * tool's or prompt's answer comes back as a resource: text, data, JSON, or the resource given.
+   * tool's or prompt's answer comes back as a resource (text, data, JSON, or the resource given)
+   * carrying the answer itself as `structured` ({@link CallResult}); `undefined` when there is
+   * none.
    *
    * @throws {ToolError} `not_found`, `no_delegate`, `call_depth_exceeded`, and the runner's codes.
    */
@@ -331,7 +355,7 @@ export interface Toolkit {
     target: string | ToolkitItem,
     input?: Record<string, unknown>,
     options?: CallOptions,
-  ): Promise<Resource | undefined>;
+  ): Promise<(Resource & { readonly structured?: unknown }) | undefined>;
   /** Runs a tool and returns the runner's result (with the raw MCP result for MCP tools). */
   callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
   /** Renders a prompt into messages (`prompts/get`). @throws {ToolError} `not_found`. */

@@ -40,6 +40,7 @@ export type {
   ListError,
   ListResult,
   CallOptions,
+  CallResult,
   ToolkitResourceTemplate,
   CompletionTarget,
   CompleteOptions,
@@ -56,6 +57,7 @@ import {
   type ListRequest,
   type ListResult,
   type CallOptions,
+  type CallResult,
   type ToolkitResourceTemplate,
   type CompletionTarget,
   type CompleteOptions,
@@ -295,19 +297,35 @@ class ToolkitImpl implements Toolkit {
 
   // -- calling -----------------------------------------------------------------------------
 
-  async call(
+  call<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<unknown extends Structured ? CallResult | undefined : CallResult<Structured>>;
+  call(
     target: string | ToolkitItem,
-    input: Record<string, unknown> = {},
+    input?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<(Resource & { readonly structured?: unknown }) | undefined>;
+  async call(
+    target: string | ToolkitItem | DefinedTool,
+    input: unknown = {},
     options: CallOptions = {},
-  ): Promise<Resource | undefined> {
-    const item = typeof target === 'string' ? await this.lookup(target, options) : target;
+  ): Promise<CallResult | Resource | undefined> {
+    const args = input as Record<string, unknown>;
+    const item =
+      typeof target === 'string'
+        ? await this.lookup(target, options)
+        : 'type' in target
+          ? target
+          : this.#builtins.item(target);
     switch (item.type) {
       case 'tool': {
-        const result = await this.callTool(item.id, input, options);
-        return wrap(item.name, result.structured);
+        const result = await this.callTool(item.id, args, options);
+        return withStructured(await wrap(item.name, result.structured), result.structured);
       }
       case 'prompt':
-        return this.#callPrompt(item, input, options);
+        return this.#callPrompt(item, args, options);
       case 'resource':
         return this.#read(item, options.signal);
     }
@@ -418,7 +436,7 @@ class ToolkitImpl implements Toolkit {
     item: PromptItem,
     input: Record<string, unknown>,
     options: CallOptions,
-  ): Promise<Resource | undefined> {
+  ): Promise<CallResult | undefined> {
     const delegate = this.#options.delegate;
     if (delegate === undefined) {
       throw new ToolError(
@@ -438,7 +456,7 @@ class ToolkitImpl implements Toolkit {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       }),
     );
-    return wrap(item.name, answer);
+    return withStructured(await wrap(item.name, answer), answer);
   }
 
   /** Runs one call one level deeper, in a span, with the caller's session and progress. */
@@ -492,4 +510,19 @@ class ToolkitImpl implements Toolkit {
       }
     }
   }
+}
+
+/**
+ * `resource` with `structured` on it, not enumerable: callers get the answer typed, while code
+ * that spreads, compares or serialises the resource sees the same resource as before.
+ */
+function withStructured(
+  resource: Resource | undefined,
+  structured: unknown,
+): CallResult | undefined {
+  if (resource === undefined) return undefined;
+  return Object.defineProperty(resource, 'structured', {
+    value: structured,
+    enumerable: false,
+  }) as CallResult;
 }
