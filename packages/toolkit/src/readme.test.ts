@@ -1,0 +1,153 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+// The README's examples are type-checked here, as they are written, so they cannot drift from the
+// API; the helpers they leave to the reader are declared in PRELUDE.
+
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const packagesDir = dirname(packageDir);
+
+const PRELUDE = `
+declare function ask(request: unknown): Promise<string>;
+declare const answerFromThisUser: import('@toolplane/toolkit').UpstreamRequestHandler['handle'];
+declare function plot(
+  path: string,
+  column: unknown,
+  options: { signal?: AbortSignal },
+): Promise<{ png: Uint8Array; rows: number; csv: string }>;
+`;
+
+/** The ```ts blocks of a markdown file, in order. */
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+}
+
+/** The package's compiler options, from its tsconfig.json. */
+function packageOptions(): ts.CompilerOptions {
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(packageDir, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  if (parsed === undefined) throw new Error('no tsconfig.json');
+  return parsed.options;
+}
+
+/** Type-checks `files` (path → text, paths that need not exist) and returns their diagnostics. */
+function check(files: ReadonlyMap<string, string>, options: ts.CompilerOptions): ts.Diagnostic[] {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const readFile = host.readFile.bind(host);
+  host.fileExists = (path) => files.has(path) || fileExists(path);
+  host.readFile = (path) => files.get(path) ?? readFile(path);
+  host.getSourceFile = (path, language, ...rest) => {
+    const text = files.get(path);
+    return text === undefined
+      ? getSourceFile(path, language, ...rest)
+      : ts.createSourceFile(path, text, language);
+  };
+  const program = ts.createProgram({ rootNames: [...files.keys()], options, host });
+  return [...files.keys()].flatMap((path) => {
+    const source = program.getSourceFile(path);
+    if (source === undefined) throw new Error(`${path} was not compiled`);
+    return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
+  });
+}
+
+/** Compiler options as a user's tsconfig.json `compilerOptions` would give them. */
+function tsconfig(compilerOptions: Record<string, unknown>): ts.CompilerOptions {
+  const { options, errors } = ts.convertCompilerOptionsFromJson(compilerOptions, packagesDir);
+  expect(describeAll(errors)).toEqual([]);
+  return options;
+}
+
+function describeAll(diagnostics: readonly ts.Diagnostic[]): string[] {
+  return diagnostics.map((d) => {
+    const where =
+      d.file === undefined || d.start === undefined
+        ? ''
+        : `${d.file.fileName}:${String(d.file.getLineAndCharacterOfPosition(d.start).line + 1)}: `;
+    return `${where}TS${String(d.code)} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
+}
+
+describe('toolkit README', () => {
+  it('has examples that type-check against the package as written', () => {
+    const blocks = tsBlocks(readFileSync(join(packageDir, 'README.md'), 'utf8'));
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    // Virtual files inside src/, so they import the package by its name as a user would.
+    const files = new Map(
+      blocks.map((block, i) => [
+        join(packageDir, 'src', '__readme__', `block-${String(i + 1)}.ts`),
+        `${PRELUDE}\n${block}\nexport {};\n`,
+      ]),
+    );
+    expect(describeAll(check(files, { ...packageOptions(), noEmit: true }))).toEqual([]);
+  }, 120_000);
+
+  it('shows search returning a page of results with a cursor, not an array', () => {
+    const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+    expect(readme).toContain('const { results, nextCursor } = await toolkit.index.search(');
+  });
+});
+
+describe('ESM-only packages', () => {
+  // A consumer inside the workspace: node_modules/@toolplane/toolkit is the package itself.
+  const consumer = join(packagesDir, 'gateway', 'src', '__consumer__.ts');
+  const source = `import { createToolkit } from '@toolplane/toolkit';\nexport const toolkit = createToolkit();\n`;
+
+  it('fails with TS2307 under the old moduleResolution node (node10)', () => {
+    const options = tsconfig({
+      module: 'commonjs',
+      moduleResolution: 'node',
+      // TypeScript 6 deprecates the setting; users of TypeScript 5 meet it without a warning.
+      ignoreDeprecations: '6.0',
+      noEmit: true,
+      types: [],
+    });
+    const diagnostics = check(new Map([[consumer, source]]), options);
+    expect(diagnostics.map((d) => d.code)).toContain(2307);
+  });
+
+  it.each([
+    ['nodenext', { module: 'nodenext' }],
+    ['node16', { module: 'node16' }],
+    ['bundler', { module: 'preserve' }],
+  ])('resolves with the one-line fix, moduleResolution %s', (_name, fix) => {
+    // The workspace's source condition stands in for a build's dist/.
+    const options = tsconfig({ ...fix, customConditions: ['@toolplane/source'] });
+    const found = ts.resolveModuleName('@toolplane/toolkit', consumer, options, ts.sys);
+    expect(found.resolvedModule?.resolvedFileName).toBe(join(packageDir, 'src', 'index.ts'));
+  });
+
+  it('is said, with the one-line fix, in every published package README and the root README', () => {
+    const published = readdirSync(packagesDir).filter((name) => {
+      const manifest = JSON.parse(
+        readFileSync(join(packagesDir, name, 'package.json'), 'utf8'),
+      ) as { private?: boolean };
+      return manifest.private !== true;
+    });
+    const readmes = [
+      ...published.map((name) => join(packagesDir, name, 'README.md')),
+      join(packagesDir, '..', 'README.md'),
+    ];
+    const missing = readmes.filter((path) => {
+      const text = readFileSync(path, 'utf8').replace(/\s+/g, ' ');
+      return !(
+        text.includes('ESM only') &&
+        text.includes('TS2307') &&
+        text.includes('"module": "nodenext"')
+      );
+    });
+    expect(missing).toEqual([]);
+  });
+});
