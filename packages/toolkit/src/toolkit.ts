@@ -10,7 +10,6 @@ import {
   type Runner,
   type RunResult,
 } from '@toolplane/toolrun';
-import { throwIfAborted } from './abort.js';
 import {
   CALLER_META_KEY,
   type Connector,
@@ -18,14 +17,15 @@ import {
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
 import type { DefinedTool } from './define-tool.js';
-import { completePromptArgument, type Prompt, type RenderedPrompt } from './prompts.js';
-import { completeTemplate, type ResourceTemplate } from './resource-templates.js';
+import { type Prompt, type RenderedPrompt } from './prompts.js';
+import { type ResourceTemplate } from './resource-templates.js';
 import { redactingLogger, Secrets } from './secrets.js';
 import { type Resource } from './resources.js';
 import { silentLogger, type Logger } from './session.js';
 import { withTraceContext } from './tracing.js';
 import { Builtins } from './toolkit-builtins.js';
 import { nested, nextCaller, type NestedCall } from './toolkit-calling.js';
+import { completeIn } from './toolkit-complete.js';
 import { Connectors } from './toolkit-connectors.js';
 import { listIn, lookupIn } from './toolkit-lookup.js';
 
@@ -48,7 +48,6 @@ export type {
   Toolkit,
 } from './toolkit-types.js';
 import {
-  BUILTIN_NAMESPACE,
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
   type ToolkitEvent,
@@ -159,55 +158,17 @@ class ToolkitImpl implements Toolkit {
     return [...this.#builtins.resourceTemplates(), ...this.#connectors.resourceTemplates()];
   }
 
-  async complete(
+  complete(
     target: CompletionTarget,
     argument: { readonly name: string; readonly value: string },
     options: CompleteOptions = {},
   ): Promise<CompleteResult['completion']> {
-    const { signal } = options;
-    const context = options.arguments ?? {};
-    const label =
-      target.type === 'prompt'
-        ? `prompt "${target.namespace}:${target.name}"`
-        : `resource template "${target.uriTemplate}" of "${target.namespace}"`;
-    const missing = () => new ToolError('not_found', `no ${label} to complete`);
-    const connector = this.#connectors.get(target.namespace);
-    if (connector !== undefined) {
-      const client = connector.client;
-      if (client === undefined) throw connector.unavailable();
-      if (client.getServerCapabilities()?.completions === undefined) return { values: [] };
-      const ref =
-        target.type === 'prompt'
-          ? { type: 'ref/prompt' as const, name: target.name }
-          : { type: 'ref/resource' as const, uri: target.uriTemplate };
-      try {
-        const result = await client.complete(
-          { ref, argument, context: { arguments: { ...context } } },
-          signal === undefined ? {} : { signal },
-        );
-        return result.completion;
-      } catch (error) {
-        throwIfAborted(signal);
-        throw new ToolError(
-          'execution',
-          `MCP server "${target.namespace}" could not complete ${label}: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        );
-      }
-    }
-    if (target.type === 'prompt') {
-      const item = await this.#sources()
-        .find((source) => source.namespace === target.namespace)
-        ?.find(target.name, signal);
-      if (item?.type !== 'prompt' || item.prompt.prompt === undefined) throw missing();
-      return completePromptArgument(item.prompt.prompt, argument.name, argument.value);
-    }
-    const template =
-      target.namespace === BUILTIN_NAMESPACE
-        ? this.#builtins.template(target.uriTemplate)
-        : undefined;
-    if (template === undefined) throw missing();
-    return completeTemplate(template, argument.name, argument.value, { arguments: context });
+    const parts = {
+      connector: this.#connectors.get(target.namespace),
+      sources: () => this.#sources(),
+      builtins: this.#builtins,
+    };
+    return completeIn(parts, target, argument, options);
   }
 
   removeBuiltin(nameOrUri: string): boolean {
