@@ -356,6 +356,18 @@ export interface Toolkit {
     input?: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<(Resource & { readonly structured?: unknown }) | undefined>;
+  /**
+   * Runs a builtin tool by its definition and returns the runner's result, typed as
+   * {@link Toolkit.call} with a definition is: `structured` from the tool's output schema.
+   *
+   * @throws {ToolError} `not_found` when this toolkit does not hold this very definition, and the
+   * runner's codes.
+   */
+  callTool<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<RunResult & { readonly structured: Structured }>;
   /** Runs a tool and returns the runner's result (with the raw MCP result for MCP tools). */
   callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
   /** Renders a prompt into messages (`prompts/get`). @throws {ToolError} `not_found`. */

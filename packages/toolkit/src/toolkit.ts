@@ -292,11 +292,19 @@ class ToolkitImpl implements Toolkit {
     }
   }
 
+  callTool<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<RunResult & { readonly structured: Structured }>;
+  callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
   async callTool(
-    id: string,
-    input: Record<string, unknown> = {},
+    target: string | DefinedTool,
+    args: unknown = {},
     options: CallOptions = {},
   ): Promise<RunResult> {
+    const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
+    const input = args as Record<string, unknown>;
     const at = id.indexOf(':');
     const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
     const call = {

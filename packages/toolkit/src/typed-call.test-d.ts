@@ -44,6 +44,12 @@ describe('Toolkit.call types', () => {
     expectTypeOf(result?.structured).toEqualTypeOf<unknown>();
   });
 
+  it('types callTool with a definition the same way', async () => {
+    const result = await toolkit.callTool(add, { a: 1 });
+    expectTypeOf(result.structured).toEqualTypeOf<{ sum: number }>();
+    expectTypeOf((await toolkit.callTool('builtin:add')).structured).toEqualTypeOf<unknown>();
+  });
+
   it('keeps a call by key as a resource with an optional unknown structured', async () => {
     const result = await toolkit.call('add', { a: 2 });
     expectTypeOf(result?.structured).toEqualTypeOf<unknown>();

@@ -89,6 +89,21 @@ describe('Toolkit.call with a tool definition', () => {
   });
 });
 
+describe('Toolkit.callTool with a tool definition', () => {
+  it('returns the runner result with the tool output as structured', async () => {
+    const toolkit = toolkitWith({ tools: [stats] });
+    const result = await toolkit.callTool(stats, { text: 'one two' });
+    const words: number = result.structured.words;
+    expect(words).toBe(2);
+    expect(result.mcpResult?.content).toEqual([{ type: 'text', text: '2 words' }]);
+  });
+
+  it('rejects with not_found when the toolkit does not hold that definition', async () => {
+    const toolkit = toolkitWith({ tools: [add] });
+    expect(await rejectionCodeOf(toolkit.callTool(stats, { text: 'x' }))).toBe('not_found');
+  });
+});
+
 describe('Toolkit.call by key', () => {
   it('returns the tool output as structured next to the resource', async () => {
     const toolkit = toolkitWith({ tools: [add] });
