@@ -195,6 +195,11 @@ export class Connectors {
     );
   }
 
+  /**
+   * The MCP client of a connected connector, for the runner's MCP executor.
+   *
+   * @throws {ToolError} `connector_unavailable` when there is no such connector or it is down.
+   */
   clientOf(serverName: string) {
     const entry = this.#connectors.get(serverName);
     if (entry === undefined) {
