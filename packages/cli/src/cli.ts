@@ -38,7 +38,8 @@ interface Context {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly signal: AbortSignal;
   readonly self: readonly string[];
-  readonly stdin: AsyncIterable<string | Uint8Array>;
+  /** Touched only when `@-` asks for it: opening the process's stdin has side effects. */
+  readonly stdin: () => AsyncIterable<string | Uint8Array>;
 }
 
 interface GlobalOptions {
@@ -69,7 +70,7 @@ export async function runCli(
     env,
     signal: options.signal ?? new AbortController().signal,
     self: options.self ?? [process.execPath, ...process.execArgv, process.argv[1] ?? 'toolplane'],
-    stdin: options.stdin ?? process.stdin,
+    stdin: () => options.stdin ?? process.stdin,
   };
   let code = 0;
   const program = buildProgram(context, (c) => {
@@ -118,7 +119,7 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
       }
       stdinRead = true;
       const chunks: Buffer[] = [];
-      for await (const chunk of base.stdin) {
+      for await (const chunk of base.stdin()) {
         chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
       }
       return Buffer.concat(chunks).toString('utf8');
