@@ -8,7 +8,7 @@ import type {
   ResourceItem,
   ToolItem,
 } from './server.js';
-import { wantsLog, type SessionState } from './session-state.js';
+import { wantsLog, type SessionState, type SubscriptionTarget } from './session-state.js';
 import { forwardUpstreamRequests } from './upstream-forwarding.js';
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
@@ -76,7 +76,7 @@ export class GatewayHub {
     const session: SessionState = {
       server,
       initialized: false,
-      subscriptions: new Set(),
+      subscriptions: new Map(),
       logLevel: undefined,
     };
     this.#sessions.add(session);
@@ -85,7 +85,7 @@ export class GatewayHub {
 
   detach(session: SessionState): void {
     if (!this.#sessions.delete(session)) return;
-    for (const uri of session.subscriptions) void this.unsubscribe(session, uri);
+    for (const uri of session.subscriptions.keys()) void this.unsubscribe(session, uri);
   }
 
   dispose(): void {
@@ -159,33 +159,52 @@ export class GatewayHub {
 
   // -- subscriptions -----------------------------------------------------------------------
 
-  async subscribe(session: SessionState, exposed: string, item: ResourceItem): Promise<void> {
+  /**
+   * Subscribes `session` to the resource it calls `exposed`: a listed resource, or a URI one of
+   * an upstream's templates matches. The upstream is asked once, however many sessions subscribe.
+   */
+  async subscribe(
+    session: SessionState,
+    exposed: string,
+    target: SubscriptionTarget,
+  ): Promise<void> {
     if (session.subscriptions.has(exposed)) return;
-    session.subscriptions.add(exposed);
-    const key = `${item.namespace}\u0000${item.uri}`;
+    session.subscriptions.set(exposed, { namespace: target.namespace, uri: target.uri });
+    const key = subscriptionKey(target);
     const count = this.#upstreamSubscriptions.get(key) ?? 0;
     this.#upstreamSubscriptions.set(key, count + 1);
-    const client = this.toolkit.connector(item.namespace)?.client;
-    if (count === 0 && client?.getServerCapabilities()?.resources?.subscribe === true) {
-      await client.subscribeResource({ uri: item.uri });
+    const client = this.toolkit.connector(target.namespace)?.client;
+    if (count > 0 || client?.getServerCapabilities()?.resources?.subscribe !== true) return;
+    try {
+      await client.subscribeResource({ uri: target.uri });
+    } catch (error) {
+      // Refused upstream: the session is not subscribed after all.
+      session.subscriptions.delete(exposed);
+      this.#release(key);
+      throw error;
     }
   }
 
   async unsubscribe(session: SessionState, exposed: string): Promise<void> {
-    if (!session.subscriptions.delete(exposed)) return;
-    const item = (await this.resources().catch(() => undefined))?.resolve(exposed);
-    if (item === undefined) return;
-    const key = `${item.namespace}\u0000${item.uri}`;
+    const target = session.subscriptions.get(exposed);
+    if (target === undefined) return;
+    session.subscriptions.delete(exposed);
+    if (!this.#release(subscriptionKey(target))) return;
+    const client = this.toolkit.connector(target.namespace)?.client;
+    if (client?.getServerCapabilities()?.resources?.subscribe === true) {
+      await client.unsubscribeResource({ uri: target.uri }).catch(() => undefined);
+    }
+  }
+
+  /** Drops one session's hold on an upstream subscription; true when it was the last. */
+  #release(key: string): boolean {
     const count = (this.#upstreamSubscriptions.get(key) ?? 1) - 1;
     if (count > 0) {
       this.#upstreamSubscriptions.set(key, count);
-      return;
+      return false;
     }
     this.#upstreamSubscriptions.delete(key);
-    const client = this.toolkit.connector(item.namespace)?.client;
-    if (client?.getServerCapabilities()?.resources?.subscribe === true) {
-      await client.unsubscribeResource({ uri: item.uri }).catch(() => undefined);
-    }
+    return true;
   }
 
   // -- notifications -----------------------------------------------------------------------
@@ -212,7 +231,7 @@ export class GatewayHub {
         }
         return;
       case 'resource_updated':
-        void this.#resourceUpdated(event.namespace, event.uri);
+        this.#resourceUpdated(event.namespace, event.uri);
         return;
       case 'log_message':
         for (const session of this.#sessions) {
@@ -231,12 +250,12 @@ export class GatewayHub {
     }
   }
 
-  async #resourceUpdated(namespace: string, uri: string): Promise<void> {
-    const table = await this.resources().catch(() => undefined);
-    const exposed = table?.uriOf({ namespace, uri }) ?? uri;
+  #resourceUpdated(namespace: string, uri: string): void {
     for (const { server, subscriptions } of this.#sessions) {
-      if (subscriptions.has(exposed))
-        server.sendResourceUpdated({ uri: exposed }).catch(() => undefined);
+      for (const [exposed, target] of subscriptions) {
+        if (target.namespace === namespace && target.uri === uri)
+          server.sendResourceUpdated({ uri: exposed }).catch(() => undefined);
+      }
     }
   }
 
@@ -264,4 +283,8 @@ export class GatewayHub {
       }
     }
   }
+}
+
+function subscriptionKey(target: SubscriptionTarget): string {
+  return `${target.namespace}\u0000${target.uri}`;
 }

@@ -328,11 +328,18 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     await hub.negotiated;
     const { uri } = request.params;
-    const item = (await hub.resources(extra.signal)).resolve(uri);
-    if (item === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}" to subscribe to`);
+    // A listed resource, or else a URI one of the templates matches, as resources/read takes it.
+    const listed = (await hub.resources(extra.signal)).resolve(uri);
+    const namespace =
+      listed?.namespace ??
+      hub.templates().find(({ template }) => matches(template.uriTemplate, uri))?.namespace;
+    if (namespace === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no resource "${uri}" to subscribe to; resources/list and resources/templates/list name them`,
+      );
     }
-    await hub.subscribe(session, uri, item).catch((error: unknown) => {
+    await hub.subscribe(session, uri, listed ?? { namespace, uri }).catch((error: unknown) => {
       throw protocolError(error);
     });
     return {};

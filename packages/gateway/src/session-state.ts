@@ -7,11 +7,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerInstance } from './server.js';
 
+/** The upstream resource behind a URI a client subscribed to. */
+export interface SubscriptionTarget {
+  readonly namespace: string;
+  readonly uri: string;
+}
+
 /** A session's state the hub relays to: its server, subscriptions and log level. */
 export interface SessionState {
   readonly server: McpServerInstance;
   initialized: boolean;
-  readonly subscriptions: Set<string>;
+  /** The URIs the client subscribed to, as it sees them, with the resource each one names. */
+  readonly subscriptions: Map<string, SubscriptionTarget>;
   /** The least severe level the client wants (`logging/setLevel`); all when unset. */
   logLevel: LoggingLevel | undefined;
 }
