@@ -112,6 +112,7 @@ export {
   USER_NAMESPACE,
 } from './toolkit.js';
 export type {
+  BuiltinKind,
   CallOptions,
   CallResult,
   CompleteOptions,

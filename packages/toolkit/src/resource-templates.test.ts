@@ -114,7 +114,7 @@ describe('a toolkit with a builtin resource template', () => {
   });
 
   it('removes a template by name', async () => {
-    expect(toolkit.removeBuiltin('note')).toBe(true);
+    expect(toolkit.removeBuiltin('note')).toBe('resource_template');
     expect(toolkit.resourceTemplates()).toEqual([]);
     await expect(toolkit.readResource('notes://a1')).rejects.toMatchObject({ code: 'not_found' });
   });

@@ -4,6 +4,7 @@ import type { LocalRegistry } from '@toolplane/toolrun';
 import type { DefinedTool } from './define-tool.js';
 import { validatePrompt, type Prompt } from './prompts.js';
 import { readTemplate, type ResourceTemplate } from './resource-templates.js';
+import type { BuiltinKind } from './toolkit-types.js';
 import { validateResource, type Resource } from './resources.js';
 import {
   localPromptItem,
@@ -123,31 +124,39 @@ export class Builtins {
     return [...this.#templates.values()].find((t) => t.uriTemplate === uriTemplate);
   }
 
-  remove(nameOrUri: string): boolean {
-    let removed = false;
+  /**
+   * Removes one builtin: the tool of that name, or else the prompt, or else the resource (by URI
+   * or name), or else the resource template, and says which.
+   *
+   * @throws {ToolError} `not_found` when there is none.
+   */
+  remove(nameOrUri: string): BuiltinKind {
     if (this.#tools.delete(nameOrUri)) {
       const id = `${BUILTIN_NAMESPACE}:${nameOrUri}`;
       this.#index.unregisterTool(id);
       this.#local.unregister(id);
       this.#emit({ type: 'tool_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
+      return 'tool';
     }
     if (this.#prompts.delete(nameOrUri)) {
       this.#emit({ type: 'prompt_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
+      return 'prompt';
     }
     const uri = this.#resources.has(nameOrUri)
       ? nameOrUri
       : [...this.#resources.values()].find((r) => r.name === nameOrUri)?.uri;
     if (uri !== undefined && this.#resources.delete(uri)) {
       this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
+      return 'resource';
     }
     if (this.#templates.delete(nameOrUri)) {
       this.#emit({ type: 'resource_list_changed', namespace: BUILTIN_NAMESPACE });
-      removed = true;
+      return 'resource_template';
     }
-    return removed;
+    throw new ToolError(
+      'not_found',
+      `no builtin tool, prompt, resource or resource template "${nameOrUri}" to remove`,
+    );
   }
 
   /** Reads a URI (or `uri#builtin`) through the first builtin template that matches it. */

@@ -218,6 +218,9 @@ export type CompletionTarget =
       readonly uriTemplate: string;
     };
 
+/** What {@link Toolkit.removeBuiltin} removed. */
+export type BuiltinKind = 'tool' | 'prompt' | 'resource' | 'resource_template';
+
 /** Options of {@link Toolkit.complete}. */
 export interface CompleteOptions {
   /** The other arguments (or variables) the client has filled in so far. */
@@ -262,8 +265,13 @@ export interface Toolkit {
    * @throws {ToolError} `invalid_resource` when it was not made by `defineResourceTemplate`.
    */
   addResourceTemplate(template: ResourceTemplate): void;
-  /** Removes the builtin tool, prompt, resource or resource template with this name or URI; true when one went. */
-  removeBuiltin(nameOrUri: string): boolean;
+  /**
+   * Removes one builtin with this name or URI, tools first: the tool, or else the prompt, or else
+   * the resource (by URI or name), or else the resource template; answers which kind went.
+   *
+   * @throws {ToolError} `not_found` when there is no builtin of that name or URI.
+   */
+  removeBuiltin(nameOrUri: string): BuiltinKind;
   /** The builtin resource templates, then those of connected connectors in registration order. */
   resourceTemplates(): ToolkitResourceTemplate[];
   /**

@@ -109,12 +109,21 @@ describe('builtins', () => {
     toolkit.addResource(textResource('notes', 'v2', { uri: 'memo://notes' }));
     expect((await toolkit.list({ type: 'resource' })).count).toBe(1);
     expect((await toolkit.readResource('memo://notes')).text).toBe('v2');
-    expect(toolkit.removeBuiltin('memo://notes')).toBe(true);
-    expect(toolkit.removeBuiltin('add')).toBe(true);
-    expect(toolkit.removeBuiltin('add')).toBe(false);
+    expect(toolkit.removeBuiltin('memo://notes')).toBe('resource');
+    expect(toolkit.removeBuiltin('add')).toBe('tool');
     expect(toolkit.index.hasTool('builtin:add')).toBe(false);
     expect(await rejectionCodeOf(toolkit.lookup('add'))).toBe('not_found');
     expect(events.map((e) => `${e.type}:${e.namespace}`)).toContain('tool_list_changed:builtin');
+  });
+
+  it('removes one builtin at a time, the tool before a prompt of the same name', async () => {
+    const { toolkit } = makeToolkit({ tools: [add], prompts: [{ ...greet, name: 'add' }] });
+    expect(toolkit.removeBuiltin('add')).toBe('tool');
+    expect((await toolkit.lookup('add')).type).toBe('prompt');
+    expect(toolkit.removeBuiltin('add')).toBe('prompt');
+    expect(() => toolkit.removeBuiltin('add')).toThrow(
+      expect.objectContaining({ code: 'not_found', message: expect.stringContaining('"add"') }),
+    );
   });
 
   it('reports progress through the session and the caller', async () => {

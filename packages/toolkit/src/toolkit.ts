@@ -45,11 +45,13 @@ export type {
   CompletionTarget,
   CompleteOptions,
   ConnectorStatus,
+  BuiltinKind,
   Toolkit,
 } from './toolkit-types.js';
 import {
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
+  type BuiltinKind,
   type ToolkitEvent,
   type ToolkitOptions,
   type ToolkitItem,
@@ -171,7 +173,7 @@ class ToolkitImpl implements Toolkit {
     return completeIn(parts, target, argument, options);
   }
 
-  removeBuiltin(nameOrUri: string): boolean {
+  removeBuiltin(nameOrUri: string): BuiltinKind {
     return this.#builtins.remove(nameOrUri);
   }
 
