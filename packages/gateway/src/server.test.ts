@@ -19,6 +19,7 @@ import {
   embeddedResource,
   getSession,
   imageContent,
+  liveResource,
   resourceLink,
   textContent,
   textResource,
@@ -191,6 +192,19 @@ describe('createMcpServer', () => {
     await expect(client.readResource({ uri: 'memo://none' })).rejects.toBeInstanceOf(McpError);
     await client.subscribeResource({ uri: 'fixture://readme' });
     await client.unsubscribeResource({ uri: 'fixture://readme' });
+  });
+
+  it('reads a live resource anew on every resources/read', async () => {
+    let reads = 0;
+    const { toolkit } = running;
+    toolkit.addResource(liveResource('clock', () => `tick ${++reads}`, { uri: 'memo://clock' }));
+    const first = await client.readResource({ uri: 'memo://clock' });
+    const second = await client.readResource({ uri: 'memo://clock' });
+    expect([first.contents[0], second.contents[0]]).toEqual([
+      { uri: 'memo://clock', mimeType: 'text/plain', text: 'tick 1' },
+      { uri: 'memo://clock', mimeType: 'text/plain', text: 'tick 2' },
+    ]);
+    toolkit.removeBuiltin('memo://clock');
   });
 
   it('answers templates, completion and ping', async () => {

@@ -54,6 +54,8 @@ export type {
   ResourceInfo,
   ResourceOptions,
 } from './resources.js';
+export { LIVE_READ_TIMEOUT_MS, liveResource } from './live-resources.js';
+export type { LiveContents, LiveResource, LiveResourceOptions } from './live-resources.js';
 export { compareKeys, createChangeEmitter, createMemoryStore } from './store.js';
 export type {
   ChangeEmitter,

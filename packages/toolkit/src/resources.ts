@@ -280,12 +280,12 @@ export function withDescription(resource: Resource, description: string): Resour
 }
 
 /**
- * Checks that `value` is a well-formed {@link Resource} (as stored, or built by hand) and returns
- * a copy holding only the known fields, with `size` computed from the contents.
+ * Checks what a resource says of itself (name, URI, title, description, MIME type) and returns
+ * those fields alone.
  *
- * @throws {ToolError} `invalid_resource` naming the bad field.
+ * @throws {ToolError} `invalid_resource`.
  */
-export function validateResource(value: unknown): Resource {
+export function validateResourceInfo(value: unknown): ResourceInfo {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ToolError('invalid_resource', 'a resource must be an object');
   }
@@ -306,6 +306,19 @@ export function validateResource(value: unknown): Resource {
     }
     out[key] = field;
   }
+  return out as unknown as ResourceInfo;
+}
+
+/**
+ * Checks that `value` is a well-formed {@link Resource} (as stored, or built by hand) and returns
+ * a copy holding only the known fields, with `size` computed from the contents.
+ *
+ * @throws {ToolError} `invalid_resource` naming the bad field.
+ */
+export function validateResource(value: unknown): Resource {
+  const out: Record<string, unknown> = { ...validateResourceInfo(value) };
+  const record = value as Record<string, unknown>;
+  const where = `resource ${JSON.stringify(record.name)}`;
   const { text, blob } = record;
   if ((text === undefined) === (blob === undefined)) {
     throw new ToolError('invalid_resource', `${where}: needs exactly one of text or blob`);

@@ -5,6 +5,12 @@ import type { DefinedTool } from './define-tool.js';
 import { validatePrompt, type Prompt } from './prompts.js';
 import { readTemplate, type ResourceTemplate } from './resource-templates.js';
 import type { BuiltinKind } from './toolkit-types.js';
+import {
+  isLiveResource,
+  readLive,
+  validateLiveResource,
+  type LiveResource,
+} from './live-resources.js';
 import { validateResource, type Resource } from './resources.js';
 import {
   localPromptItem,
@@ -30,7 +36,7 @@ export class Builtins {
   readonly #emit: (event: ToolkitEvent) => void;
   readonly #tools = new Map<string, DefinedTool>();
   readonly #prompts = new Map<string, Prompt>();
-  readonly #resources = new Map<string, Resource>();
+  readonly #resources = new Map<string, Resource | LiveResource>();
   readonly #templates = new Map<string, ResourceTemplate>();
 
   constructor(parts: {
@@ -62,8 +68,10 @@ export class Builtins {
     this.#emit({ type: 'prompt_list_changed', namespace: BUILTIN_NAMESPACE });
   }
 
-  addResource(resource: Resource): void {
-    const valid = validateResource(resource);
+  addResource(resource: Resource | LiveResource): void {
+    const valid = isLiveResource(resource)
+      ? validateLiveResource(resource)
+      : validateResource(resource);
     const replaced = this.#resources.has(valid.uri);
     this.#resources.set(valid.uri, valid);
     this.#emit(
@@ -186,7 +194,10 @@ export class Builtins {
       prompts: () =>
         [...this.#prompts.values()].map((prompt) => localPromptItem(namespace, prompt)),
       resources: () => [...this.#resources.values()].map((r) => resourceItem(namespace, r)),
-      read: (uri) => this.#resources.get(uri),
+      read: (uri, signal) => {
+        const found = this.#resources.get(uri);
+        return found !== undefined && isLiveResource(found) ? readLive(found, signal) : found;
+      },
     });
   }
 }

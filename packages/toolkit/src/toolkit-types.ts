@@ -20,6 +20,7 @@ import {
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
 import type { DefinedTool } from './define-tool.js';
+import type { LiveResource } from './live-resources.js';
 import { type Prompt, type RenderedPrompt } from './prompts.js';
 import { type ResourceTemplate } from './resource-templates.js';
 import { Secrets } from './secrets.js';
@@ -70,8 +71,8 @@ export interface ToolkitOptions {
   readonly tools?: readonly DefinedTool[];
   /** Builtin prompts. */
   readonly prompts?: readonly Prompt[];
-  /** Builtin resources. */
-  readonly resources?: readonly Resource[];
+  /** Builtin resources: with their contents, or live ones read on every read ({@link liveResource}). */
+  readonly resources?: readonly (Resource | LiveResource)[];
   /** Builtin resource templates (see {@link defineResourceTemplate}). */
   readonly resourceTemplates?: readonly ResourceTemplate[];
   /** Runs prompts and receives events. */
@@ -253,11 +254,12 @@ export interface Toolkit {
   addPrompt(prompt: Prompt): void;
   /**
    * Adds a builtin resource, or replaces the one at its URI; a replacement is announced as a
-   * `resource_updated` event, so subscribed clients of a served toolkit hear of it.
+   * `resource_updated` event, so subscribed clients of a served toolkit hear of it. A live
+   * resource ({@link liveResource}) is read anew on every read.
    *
    * @throws {ToolError} `invalid_resource`.
    */
-  addResource(resource: Resource): void;
+  addResource(resource: Resource | LiveResource): void;
   /**
    * Adds a builtin resource template (see {@link defineResourceTemplate}), or replaces the one of
    * the same name.

@@ -21,6 +21,7 @@ import { type Prompt, type RenderedPrompt } from './prompts.js';
 import { type ResourceTemplate } from './resource-templates.js';
 import { redactingLogger, Secrets } from './secrets.js';
 import { type Resource } from './resources.js';
+import type { LiveResource } from './live-resources.js';
 import { silentLogger, type Logger } from './session.js';
 import { withTraceContext } from './tracing.js';
 import { Builtins } from './toolkit-builtins.js';
@@ -148,7 +149,7 @@ class ToolkitImpl implements Toolkit {
     this.#builtins.addPrompt(prompt);
   }
 
-  addResource(resource: Resource): void {
+  addResource(resource: Resource | LiveResource): void {
     this.#builtins.addResource(resource);
   }
 
