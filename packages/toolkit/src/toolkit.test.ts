@@ -219,11 +219,9 @@ describe('builtins', () => {
     });
     self.toolkit = made.toolkit;
     const error = await made.toolkit.call('loop').catch((e: unknown) => e);
-    expect(ToolError.isInstance(error)).toBe(true);
-    // The depth error surfaces through the runner, which keeps it as the cause.
-    let cause: unknown = error;
-    while (ToolError.isInstance(cause) && cause.code !== 'call_depth_exceeded') cause = cause.cause;
-    expect(ToolError.isInstance(cause) && cause.code).toBe('call_depth_exceeded');
+    // The caller gets the depth error itself, through every tool and prompt in between.
+    expect(error).toMatchObject({ code: 'call_depth_exceeded', toolId: 'builtin:loop' });
+    expect((error as Error).message).toContain('limit 4');
     expect(calls).toBe(2);
   });
 

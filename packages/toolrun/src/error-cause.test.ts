@@ -72,4 +72,15 @@ describe('a backend’s ToolError through the runner', () => {
     expect(error).toMatchObject({ code: 'execution', toolId: id });
     expect(error.cause).toBe(inner);
   });
+
+  it('passes call_depth_exceeded on as it is: the caller went too deep, not this tool', async () => {
+    const bench = createLocalBench();
+    const deep = new ToolError('call_depth_exceeded', 'prompt "p" would nest 9 calls deep', {
+      toolId: 'builtin:p',
+    });
+    const id = bench.define('recurse', () => {
+      throw deep;
+    });
+    expect(await rejection(bench.runnerWith().run(id))).toBe(deep);
+  });
 });

@@ -414,6 +414,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     ) {
       throw abortError(call.signal, context);
     }
+    // Recursion stopped deeper down is the caller's error at every level, not this tool's failure.
+    if (ToolError.isInstance(error) && error.code === 'call_depth_exceeded') throw error;
     // A backend's own ToolError that names no tool yet (the MCP executor's, for one) is this
     // call's error: it gets the call's context instead of a wrapper, so what it carries as
     // `cause` (an `isError` result, an McpError) stays one level down, as McpExecutor documents.
