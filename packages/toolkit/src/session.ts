@@ -10,6 +10,7 @@ import type {
   LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '@toolplane/toolmodel';
+import { CALLER_META_KEY } from './connectors/connector.js';
 
 /** Where a toolkit writes what it has to say; `console` fits. */
 export interface Logger {
@@ -37,6 +38,11 @@ export interface Session {
   readonly capabilities: ClientCapabilities | undefined;
   /** The request's `_meta`, e.g. a W3C `traceparent`. */
   readonly meta: Readonly<Record<string, unknown>>;
+  /**
+   * Where the code in the call writes what it has to say: in a served call, the caller's log (as
+   * {@link Session.log}, at `debug`, `info`, `warning` and `error`, so the client's
+   * `logging/setLevel` holds); otherwise silent unless given.
+   */
   readonly logger: Logger;
   /** Reports progress to the caller; a no-op when nobody listens. */
   readonly progress: (progress: number, total?: number, message?: string) => void;
@@ -127,5 +133,29 @@ export function progressReporter(): Session['progress'] | undefined {
  * current session. For servers that call into a toolkit on behalf of a client.
  */
 export function runInSession<T>(session: Partial<Session>, fn: () => T): T {
-  return storage.run({ ...getSession(), ...session }, fn);
+  const merged = { ...getSession(), ...session };
+  // A session given a caller to log to logs there through its logger too, unless it has its own.
+  if (session.log !== undefined && session.logger === undefined) {
+    merged.logger = callerLogger(session.log);
+  }
+  if (session.meta !== undefined && CALLER_META_KEY in session.meta) {
+    // The caller tag routes an upstream's requests; it is not the code's to see.
+    const { [CALLER_META_KEY]: _, ...meta } = session.meta;
+    merged.meta = meta;
+  }
+  return storage.run(merged, fn);
+}
+
+const LOG_LEVELS = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' } as const;
+
+/** A {@link Logger} that sends each message to the caller as `session.log` does. */
+function callerLogger(log: Session['log']): Logger {
+  const send =
+    (level: keyof typeof LOG_LEVELS) =>
+    (message: string, data?: Record<string, unknown>): void => {
+      log(LOG_LEVELS[level], data === undefined ? message : { message, ...data }).catch(
+        () => undefined,
+      );
+    };
+  return { debug: send('debug'), info: send('info'), warn: send('warn'), error: send('error') };
 }

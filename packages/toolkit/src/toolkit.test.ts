@@ -279,6 +279,26 @@ describe('the user namespace', () => {
     await store.putResource(textResource('todo', '- ship', { uri: 'memo://todo' }));
     expect((await toolkit.readResource('memo://todo#user')).text).toBe('- ship');
   });
+
+  it('never serves a tool, not even one put in the index under it', async () => {
+    const store = createMemoryStore();
+    await store.putPrompt({ name: 'summarise', template: 'Summarise {{ text }}' });
+    const { toolkit } = makeToolkit({ store });
+    toolkit.index.registerMcpTools('user', [{ name: 'sneaky', inputSchema: { type: 'object' } }], {
+      namespace: 'user',
+    });
+    expect((await toolkit.list({ type: 'tool' })).tools).toEqual([]);
+    expect((await toolkit.list({ namespace: 'user' })).tools).toEqual([]);
+    expect(await rejectionCodeOf(toolkit.lookup('sneaky'))).toBe('not_found');
+    for (const id of ['user:sneaky', 'user:summarise']) {
+      const error = await toolkit.callTool(id).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'not_found', toolId: id });
+      expect((error as Error).message).toContain('never tools');
+    }
+    expect(() => toolkit.addConnector('http://127.0.0.1:9/mcp', { namespace: 'user' })).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }),
+    );
+  });
 });
 
 describe('connectors', () => {

@@ -309,11 +309,21 @@ class ToolkitImpl implements Toolkit {
     const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
     const input = args as Record<string, unknown>;
     const at = id.indexOf(':');
+    const namespace = at > 0 ? id.slice(0, at) : '';
+    if (namespace === USER_NAMESPACE) {
+      // Whatever was put in the index under it: the user namespace is the store's, which holds
+      // prompts and resources only.
+      throw new ToolError(
+        'not_found',
+        `no tool "${id}": the ${USER_NAMESPACE} namespace holds prompts and resources, never tools`,
+        { toolId: id },
+      );
+    }
     const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
     const call = {
       kind: 'tool',
       id,
-      namespace: at > 0 ? id.slice(0, at) : '',
+      namespace,
       backend: backend ?? 'unresolved',
     } as const;
     // A call tags its MCP requests with a caller, so the server's requests during it come back
