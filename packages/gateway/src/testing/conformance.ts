@@ -1,0 +1,105 @@
+// The MCP conformance suite's server mode as a test step, and the conformance fixture server as a
+// child process, for the gateway's tests and for the CLI's (which put `toolplane serve` in front).
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const suite = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
+const baseline = fileURLToPath(
+  new URL('../../conformance-expected-failures.yaml', import.meta.url),
+);
+const serverEntry = fileURLToPath(new URL('./conformance-server.ts', import.meta.url));
+
+/** What one run of the conformance suite ended with. */
+export interface ConformanceRun {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/**
+ * Runs the conformance server suite against `url` with the package's expected-failures baseline;
+ * resolves with its exit code and output (killed after `timeoutMs`, default 90 s).
+ */
+export function runConformance(
+  url: URL | string,
+  { timeoutMs = 90_000 }: { readonly timeoutMs?: number } = {},
+): Promise<ConformanceRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [suite, 'server', '--url', String(url), '--expected-failures', baseline],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    const collect = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** A conformance fixture server running in a child process. */
+export interface ConformanceServer {
+  /** Its Streamable HTTP endpoint on 127.0.0.1. */
+  readonly url: URL;
+  /** Stops the child and resolves once it has exited. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the conformance fixture toolkit (see `createConformanceToolkit`) in a child process,
+ * served over Streamable HTTP on 127.0.0.1 with its builtins unprefixed; resolves once it listens.
+ */
+export async function startConformanceServer({
+  startTimeoutMs = 30_000,
+}: { readonly startTimeoutMs?: number } = {}): Promise<ConformanceServer> {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@toolplane/source', '--import', tsx, serverEntry],
+    // stdin stays open for the child's lifetime: it stops when the pipe closes with us.
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      resolve();
+    });
+  });
+  const close = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const url = await new Promise<URL>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => {
+        reject(new Error('the conformance server did not listen in time'));
+      }, startTimeoutMs);
+      child.stdout.on('data', (chunk: Buffer) => {
+        seen += chunk.toString('utf8');
+        const match = /LISTENING (\S+)/.exec(seen);
+        if (match?.[1] === undefined) return;
+        clearTimeout(timer);
+        resolve(new URL(match[1]));
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the conformance server exited (${String(code)}) before it listened`));
+      });
+    });
+    return { url, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,76 @@
+// server-everything registers its sampling and elicitation tools only for a client that declared
+// those capabilities when it connected: what a gateway in front of it shows of them tells whether
+// the upstream learned what the gateway's clients can do.
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const require = createRequire(import.meta.url);
+
+/** server-everything over stdio, as a connector source or an `mcpServers` entry. */
+export const everythingCommand = {
+  command: process.execPath,
+  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
+
+/** server-everything's tools that need the client's sampling and elicitation capabilities. */
+export const GATED_TOOLS = ['trigger-sampling-request', 'trigger-elicitation-request'] as const;
+
+/** What a sampling- and elicitation-capable client saw of the gated tools through a gateway. */
+export interface GatedToolsSeen {
+  /** Every tool name the gateway listed. */
+  readonly names: readonly string[];
+  /** The text of `trigger-sampling-request`'s result: the client's answer should be in it. */
+  readonly sampled: string;
+  /** The text of `trigger-elicitation-request`'s result: the client's answer should be in it. */
+  readonly elicited: string;
+  /** The requests the client was sent, in order. */
+  readonly asked: readonly string[];
+}
+
+function text(result: unknown): string {
+  return (result as CallToolResult).content
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n');
+}
+
+/**
+ * Connects a client that can sample and elicit to a gateway over `transport` (server-everything's
+ * tools unprefixed there), lists the tools and calls both gated ones; the client answers sampling with
+ * `sampled <tag>` and elicitation with the name `elicited <tag>`. A call that fails is reported in
+ * its text rather than thrown, so a test can say what it saw.
+ */
+export async function exerciseGatedTools(
+  transport: Transport,
+  tag: string,
+): Promise<GatedToolsSeen> {
+  const client = new Client(
+    { name: 'gated-tools', version: '0.0.0' },
+    { capabilities: { sampling: {}, elicitation: { form: {} } } },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler(CreateMessageRequestSchema, () => {
+    asked.push('sampling');
+    return { role: 'assistant', model: 'test', content: { type: 'text', text: `sampled ${tag}` } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, () => {
+    asked.push('elicitation');
+    return { action: 'accept', content: { name: `elicited ${tag}` } };
+  });
+  await client.connect(transport);
+  const call = (name: string, args: Record<string, unknown>): Promise<string> =>
+    client.callTool({ name, arguments: args }).then(text, (error: unknown) => String(error));
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    const sampled = await call('trigger-sampling-request', { prompt: 'hello' });
+    const elicited = await call('trigger-elicitation-request', {});
+    return { names, sampled, elicited, asked };
+  } finally {
+    await client.close();
+  }
+}
