@@ -1,0 +1,155 @@
+// The CLI as its tests drive it: a child process started from the source or from the committed
+// bin, its output awaited by pattern, its exit awaited with a bound.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
+/** The package's committed entry, as the `toolplane` bin and `pnpm toolplane` run it. */
+export const binEntry = fileURLToPath(new URL('../../bin/toolplane.js', import.meta.url));
+
+/** The committed bin run by this Node. */
+export const binCommand: readonly string[] = [process.execPath, binEntry];
+
+/** The CLI's TypeScript source run under tsx with the workspace's source condition. */
+export const sourceCommand: readonly string[] = [
+  process.execPath,
+  '--conditions=@toolplane/source',
+  '--import',
+  pathToFileURL(require.resolve('tsx')).href,
+  fileURLToPath(new URL('../bin.ts', import.meta.url)),
+];
+
+/** How {@link startCli} and {@link runCli} start the process. */
+export interface CliOptions {
+  /** The working directory. */
+  readonly cwd: string;
+  /** Added to this process's environment (and `NO_COLOR=1`). */
+  readonly env?: Record<string, string>;
+  /** The command and its leading arguments; the source under tsx by default. */
+  readonly command?: readonly string[];
+  /** Whether the child gets a standard input pipe (default: none). */
+  readonly stdin?: 'pipe' | 'ignore';
+  /** Starts the child as a process group leader, to signal it with what it started. */
+  readonly detached?: boolean;
+}
+
+/** What a finished run printed and how it ended. */
+export interface Ran {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Starts `command ...args` (the CLI by default) with its output piped. */
+export function startCli(args: readonly string[], options: CliOptions): ChildProcess {
+  const [command = process.execPath, ...rest] = options.command ?? sourceCommand;
+  return spawn(command, [...rest, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
+}
+
+/** Runs `command ...args` (the CLI by default) to its end; `input` is written to its stdin. */
+export function runCli(
+  args: readonly string[],
+  options: Omit<CliOptions, 'stdin' | 'detached'> & { readonly input?: string },
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = startCli(args, {
+      ...options,
+      stdin: options.input === undefined ? 'ignore' : 'pipe',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      resolve({ code, signal, stdout, stderr });
+    });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+/**
+ * Resolves with the first match of `pattern` in what `child` prints on `stream` from now on;
+ * rejects after `ms`, or when the child's output ends without a match.
+ */
+export function waitForOutput(
+  child: ChildProcess,
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+  ms = 30_000,
+): Promise<RegExpExecArray> {
+  const source = child[stream];
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const finish = (): void => {
+      clearTimeout(timer);
+      source?.off('data', onData);
+      child.off('close', onClose);
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`timed out waiting for ${String(pattern)}; so far:\n${seen.slice(-4000)}`));
+    }, ms);
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match === null) return;
+      finish();
+      resolve(match);
+    };
+    const onClose = (): void => {
+      finish();
+      reject(new Error(`ended before ${String(pattern)}; ${stream}:\n${seen.slice(-4000)}`));
+    };
+    source?.on('data', onData);
+    child.once('close', onClose);
+  });
+}
+
+/** {@link waitForOutput} on stderr, where the CLI says what it does. */
+export function waitForStderr(
+  child: ChildProcess,
+  pattern: RegExp,
+  ms = 30_000,
+): Promise<RegExpExecArray> {
+  return waitForOutput(child, 'stderr', pattern, ms);
+}
+
+/** The URL `toolplane serve --http` prints once it serves. */
+export const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
+
+/** Resolves with the URL `toolplane serve --http` prints once it serves. */
+export async function listeningUrl(child: ChildProcess, ms = 60_000): Promise<URL> {
+  const [, url = ''] = await waitForStderr(child, LISTENING, ms);
+  return new URL(url);
+}
+
+/** Resolves with the exit code once `child` has exited; rejects after `ms`. */
+export function exited(child: ChildProcess, ms = 60_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`still running after ${ms} ms`));
+    }, ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** Sends `signal` (SIGKILL by default) to a child still running and waits for its exit. */
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = exited(child);
+  child.kill(signal);
+  await done;
+}
