@@ -11,6 +11,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '@toolplane/toolmodel';
 import { CALLER_META_KEY } from './connectors/connector.js';
+import type { Resource } from './resources.js';
 
 /** Where a toolkit writes what it has to say; `console` fits. */
 export interface Logger {
@@ -44,6 +45,11 @@ export interface Session {
    * `logging/setLevel` holds); otherwise silent unless given.
    */
   readonly logger: Logger;
+  /**
+   * The resources handed to the call in progress (`CallOptions.resources`, kept results among
+   * them), for tools and prompt delegates alike; empty when none were.
+   */
+  readonly resources: readonly Resource[];
   /** Reports progress to the caller; a no-op when nobody listens. */
   readonly progress: (progress: number, total?: number, message?: string) => void;
   /**
@@ -90,6 +96,7 @@ const noSession: Session = Object.freeze({
   clientInfo: undefined,
   capabilities: undefined,
   meta: Object.freeze({}),
+  resources: Object.freeze([]),
   logger: silentLogger,
   progress: () => undefined,
   log: () => Promise.resolve(),

@@ -173,8 +173,18 @@ export interface ListResult {
 /** Options of {@link Toolkit.call}. */
 export interface CallOptions {
   readonly signal?: AbortSignal;
-  /** Resources handed to a prompt's delegate. */
-  readonly resources?: readonly Resource[];
+  /**
+   * Resources handed to the call: a tool sees them as `getSession().resources`, a prompt's
+   * delegate as its `resources`. A string is a URI read first (`readResource`), such as a result
+   * this session kept.
+   */
+  readonly resources?: readonly (Resource | string)[];
+  /**
+   * Keeps the result ({@link Toolkit.call}) for later calls of the same session: it comes back
+   * under a `toolplane://results/<id>` URI that `readResource` reads and `resources` takes. A
+   * session keeps its latest 64 results; the session is `session.id`, or the current one's.
+   */
+  readonly keep?: boolean;
   /** Receives progress from the tool (for MCP tools, the server's notifications). */
   readonly onProgress?: ProgressListener;
   /** The request's `_meta`; a W3C `traceparent` there parents the call's span. */

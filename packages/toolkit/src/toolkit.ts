@@ -23,6 +23,14 @@ import { redactingLogger, Secrets } from './secrets.js';
 import { type Resource } from './resources.js';
 import type { LiveResource } from './live-resources.js';
 import { silentLogger, type Logger } from './session.js';
+import {
+  isResultUri,
+  KeptResults,
+  sessionKey,
+  withResources,
+  withStructured,
+  type ResolvedCallOptions,
+} from './call-resources.js';
 import { withTraceContext } from './tracing.js';
 import { Builtins } from './toolkit-builtins.js';
 import { nested, nextCaller, type NestedCall } from './toolkit-calling.js';
@@ -97,6 +105,7 @@ class ToolkitImpl implements Toolkit {
   #upstreamRequests: UpstreamRequestHandler | undefined;
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
+  readonly #kept = new KeptResults();
   readonly #listeners = new Set<(event: ToolkitEvent) => void>();
   readonly #unsubscribeStore: (() => void) | undefined;
   #running: AbortController | undefined;
@@ -283,6 +292,18 @@ class ToolkitImpl implements Toolkit {
         : 'type' in target
           ? target
           : this.#builtins.item(target);
+    const resolved = await this.#withResources(options);
+    const result = await this.#callItem(item, args, resolved);
+    if (options.keep !== true || result === undefined) return result;
+    const kept = this.#kept.keep(sessionKey(options), result);
+    return 'structured' in result ? withStructured(kept, result.structured) : kept;
+  }
+
+  async #callItem(
+    item: ToolkitItem,
+    args: Record<string, unknown>,
+    options: ResolvedCallOptions,
+  ): Promise<CallResult | Resource | undefined> {
     switch (item.type) {
       case 'tool': {
         const result = await this.callTool(item.id, args, options);
@@ -293,6 +314,12 @@ class ToolkitImpl implements Toolkit {
       case 'resource':
         return this.#read(item, options.signal);
     }
+  }
+
+  #withResources(options: CallOptions): Promise<ResolvedCallOptions> {
+    return withResources(options, this.#kept, (uri) =>
+      this.readResource(uri, { signal: options.signal }),
+    );
   }
 
   callTool<Args, Structured>(
@@ -308,6 +335,7 @@ class ToolkitImpl implements Toolkit {
   ): Promise<RunResult> {
     const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
     const input = args as Record<string, unknown>;
+    options = await this.#withResources(options);
     const at = id.indexOf(':');
     const namespace = at > 0 ? id.slice(0, at) : '';
     if (namespace === USER_NAMESPACE) {
@@ -400,6 +428,7 @@ class ToolkitImpl implements Toolkit {
   }
 
   async #readResource(key: string, options: { signal?: AbortSignal }): Promise<Resource> {
+    if (isResultUri(key)) return this.#kept.get(sessionKey({}), key);
     let item: ToolkitItem;
     try {
       item = await this.lookup(key, options);
@@ -417,7 +446,7 @@ class ToolkitImpl implements Toolkit {
   async #callPrompt(
     item: PromptItem,
     input: Record<string, unknown>,
-    options: CallOptions,
+    options: ResolvedCallOptions,
   ): Promise<CallResult | undefined> {
     const delegate = this.#options.delegate;
     if (delegate === undefined) {
@@ -434,7 +463,7 @@ class ToolkitImpl implements Toolkit {
     } as const;
     const answer = await this.#nested(options, trace, () =>
       delegate.call(item.prompt, input, {
-        resources: options.resources ?? [],
+        resources: options.resources,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       }),
     );
@@ -492,19 +521,4 @@ class ToolkitImpl implements Toolkit {
       }
     }
   }
-}
-
-/**
- * `resource` with `structured` on it, not enumerable: callers get the answer typed, while code
- * that spreads, compares or serialises the resource sees the same resource as before.
- */
-function withStructured(
-  resource: Resource | undefined,
-  structured: unknown,
-): CallResult | undefined {
-  if (resource === undefined) return undefined;
-  return Object.defineProperty(resource, 'structured', {
-    value: structured,
-    enumerable: false,
-  }) as CallResult;
 }
