@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerChain } from './commands/chain.js';
 import { registerConnectors } from './commands/connectors.js';
@@ -10,13 +9,7 @@ import { registerTools } from './commands/tools.js';
 import { ToolError } from '@toolplane/toolkit';
 import { loadConfig, type CliConfig } from './config.js';
 import { exitCode, Output, type OutputStream } from './output.js';
-
-/** This package's version, for `--version` (the same relative path from src/ and dist/). */
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
+import { VERSION } from './version.js';
 
 /** Where {@link runCli} reads and writes; the process's own streams by default. */
 export interface RunCliOptions {

@@ -11,6 +11,7 @@ import {
 import { createAjvValidator } from '@toolplane/validator-ajv';
 import { builtinTools } from './builtins.js';
 import type { CliConfig, StoreConfig } from './config.js';
+import { VERSION } from './version.js';
 
 /** A toolkit built from a {@link CliConfig}, with the store it reads; see {@link openToolkit}. */
 export interface OpenToolkit {
@@ -71,7 +72,7 @@ export async function openToolkit(
     validator: createAjvValidator(),
     // The configuration's secrets (substituted variables, headers, tokens) never leave in clear.
     secrets: config.secrets,
-    connectorDefaults: { clientInfo: { name: 'toolplane', version: '0.0.0' } },
+    connectorDefaults: { clientInfo: { name: 'toolplane', version: VERSION } },
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';

@@ -30,6 +30,7 @@ import {
 } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
+import { VERSION } from './version.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewayHub } from './gateway-hub.js';
@@ -84,7 +85,7 @@ export interface GatewayOptions extends NamingOptions {
 export { ERROR_META_KEY } from './call-results.js';
 
 const DEFAULT_PAGE_SIZE = 500;
-const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: '0.0.0' };
+const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: VERSION };
 
 export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
 export type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;

@@ -9,6 +9,7 @@ import { openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
+import { VERSION } from '../version.js';
 
 /** The shortest bearer token `serve` accepts, from the config, a flag, a file or the env. */
 const MIN_TOKEN_LENGTH = 16;
@@ -88,7 +89,7 @@ async function serve(
     filter: cfg.filter,
     ...cfg.naming,
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),
-    serverInfo: { name: 'toolplane', version: '0.0.0' },
+    serverInfo: { name: 'toolplane', version: VERSION },
   };
   let gateway: ServedGateway | undefined;
   const stopped = new AbortController();
