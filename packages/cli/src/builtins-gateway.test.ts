@@ -1,17 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const require = createRequire(import.meta.url);
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const tsx = pathToFileURL(require.resolve('tsx')).href;
+import { listeningUrl, startCli, stop } from './testing/cli-process.js';
 
 // The hostile expressions of the report: 10^8 and 10^7 values built from ten.
 const TEN = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
@@ -60,36 +55,13 @@ async function callWhileOthersWork(
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-builtins-'));
   await writeFile(join(dir, 'toolplane.config.yaml'), 'store: memory\n');
-  gateway = spawn(
-    process.execPath,
-    ['--conditions=@toolplane/source', '--import', tsx, bin, 'serve', '--http', '--port', '0'],
-    { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  url = await new Promise<URL>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      reject(new Error(`the gateway printed no URL:\n${seen}`));
-    }, 30_000);
-    gateway.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-      if (match?.[1] === undefined) return;
-      clearTimeout(timer);
-      resolve(new URL(match[1]));
-    });
-    gateway.once('exit', (code) => {
-      reject(new Error(`the gateway exited (${String(code)}):\n${seen}`));
-    });
-  });
+  gateway = startCli(['serve', '--http', '--port', '0'], { cwd: dir });
+  url = await listeningUrl(gateway);
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
-  if (gateway.exitCode === null) {
-    const exited = new Promise((resolve) => gateway.once('exit', resolve));
-    gateway.kill('SIGTERM');
-    await exited;
-  }
+  await stop(gateway, 'SIGTERM');
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -2,27 +2,24 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { watch } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  exited,
+  json,
+  runCli,
+  sourceCommand,
+  startCli,
+  waitForOutput,
+  type Ran,
+} from './testing/cli-process.js';
 
 // The CLI's rough edges, each driven through the real binary: --version, repeated options,
 // key=@- and key=@FILE, resource templates, exit codes and error text, no spinner on a
 // zero-width terminal, and signals that always end it.
 
-const require = createRequire(import.meta.url);
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const tsx = pathToFileURL(require.resolve('tsx')).href;
-const cliCommand = [
-  process.execPath,
-  '--conditions=@toolplane/source',
-  '--import',
-  tsx,
-  bin,
-] as const;
 const fixture = fixtureCommand('stdio');
 const packageVersion = (
   JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -78,12 +75,6 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 `;
 
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 let dir: string;
 const started: ChildProcess[] = [];
 const pidFiles: string[] = [];
@@ -92,28 +83,7 @@ function run(
   args: readonly string[],
   options: { env?: Record<string, string>; stdin?: string } = {},
 ): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const [command, ...rest] = cliCommand;
-    const child = spawn(command, [...rest, ...args], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      resolve({ code, stdout, stderr });
-    });
-    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
-  });
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions below read whatever shape each command prints
-function json(ran: Ran): any {
-  return JSON.parse(ran.stdout);
+  return runCli(args, { cwd: dir, env: options.env, input: options.stdin });
 }
 
 /** A config with one raw server in `mode` (its PID written to `<name>.pid`). */
@@ -155,50 +125,8 @@ function waitForFile(path: string, ms = 30_000): Promise<string> {
   });
 }
 
-/** Resolves with the first match of `pattern` in what `child` prints; rejects after `ms`. */
-function waitForOutput(
-  child: ChildProcess,
-  stream: 'stdout' | 'stderr',
-  pattern: RegExp,
-  ms = 30_000,
-): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      reject(new Error(`timed out waiting for ${String(pattern)}; so far:\n${seen.slice(-2000)}`));
-    }, ms);
-    child[stream]?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = pattern.exec(seen);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    });
-  });
-}
-
-/** Resolves with the exit code once `child` has exited; rejects after `ms`. */
-function exited(child: ChildProcess, ms = 30_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`still running after ${ms} ms`));
-    }, ms);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
-}
-
-function startCli(args: readonly string[]): ChildProcess {
-  const [command, ...rest] = cliCommand;
-  const child = spawn(command, [...rest, ...args], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function start(args: readonly string[]): ChildProcess {
+  const child = startCli(args, { cwd: dir });
   started.push(child);
   return child;
 }
@@ -403,7 +331,7 @@ function underZeroWidthTerminal(args: readonly string[]): ChildProcess {
     'stty cols 0 rows 0;',
     'echo "cli-pid $$";',
     'exec env COLUMNS=0 LINES=0',
-    ...[...cliCommand, ...args].map(quote),
+    ...[...sourceCommand, ...args].map(quote),
   ].join(' ');
   const { CI: _ci, NO_COLOR: _noColor, ...env } = process.env;
   const child = spawn('script', ['-qefc', line, '/dev/null'], {
@@ -476,7 +404,7 @@ describe('SIGTERM', () => {
 
   it('ends serve while a server never answers, and ends the call it was serving', async () => {
     const config = await rawConfig('serve', 'answer');
-    const child = startCli(['--config', config, 'serve', '--http', '--port', '0']);
+    const child = start(['--config', config, 'serve', '--http', '--port', '0']);
     const [listening] = await Promise.all([
       waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/),
     ]);
@@ -490,7 +418,7 @@ describe('SIGTERM', () => {
       () => 'ended',
     );
     const silent = await rawConfig('serve-silent', 'silent');
-    const second = startCli(['--config', silent, 'serve', '--http', '--port', '0']);
+    const second = start(['--config', silent, 'serve', '--http', '--port', '0']);
     await waitForFile(join(dir, 'serve-silent.pid'));
     child.kill('SIGTERM');
     second.kill('SIGTERM');
@@ -507,8 +435,8 @@ describe('SIGTERM', () => {
       `store:\n  postgres: postgres://user:pass@127.0.0.1:${port}/db\n`,
     );
     const [command, serve] = [
-      startCli(['--config', 'stuck-store.yaml', 'tools', 'list']),
-      startCli(['--config', 'stuck-store.yaml', 'serve', '--http', '--port', '0']),
+      start(['--config', 'stuck-store.yaml', 'tools', 'list']),
+      start(['--config', 'stuck-store.yaml', 'serve', '--http', '--port', '0']),
     ];
     await new Promise<void>((resolve) => {
       // Both have connected to the store, which will never answer them.

@@ -1,33 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  exited,
+  json,
+  runCli,
+  sourceCommand,
+  startCli,
+  waitForStderr,
+  type Ran,
+} from './testing/cli-process.js';
 
-const require = createRequire(import.meta.url);
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const tsx = pathToFileURL(require.resolve('tsx')).href;
-const cliCommand = [
-  process.execPath,
-  '--conditions=@toolplane/source',
-  '--import',
-  tsx,
-  bin,
-] as const;
 const fixture = fixtureCommand('stdio');
 const SECRET = 'sk-live-very-secret-value';
-
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 let dir: string;
 
@@ -35,64 +25,7 @@ function run(
   args: readonly string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const [command, ...rest] = cliCommand;
-    const child = spawn(command, [...rest, ...args], {
-      cwd: options.cwd ?? dir,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions below read whatever shape each command prints
-function json(ran: Ran): any {
-  return JSON.parse(ran.stdout);
-}
-
-/** Resolves with the first stderr text matching `pattern`; rejects after `ms` or on exit. */
-function waitForStderr(
-  child: ChildProcess,
-  pattern: RegExp,
-  ms = 30_000,
-): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      reject(new Error(`timed out waiting for ${String(pattern)}; stderr so far:\n${seen}`));
-    }, ms);
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      const match = pattern.exec(seen);
-      if (match !== null) {
-        clearTimeout(timer);
-        child.stderr?.off('data', onData);
-        resolve(match);
-      }
-    };
-    child.stderr?.on('data', onData);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`exited before ${String(pattern)}; stderr:\n${seen}`));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      resolve(code);
-    }),
-  );
+  return runCli(args, { ...options, cwd: options.cwd ?? dir });
 }
 
 beforeAll(async () => {
@@ -326,12 +259,7 @@ describe('toolplane config errors', () => {
 
 describe('toolplane serve', () => {
   it('serves over HTTP, prints how to connect, and ends its children on SIGTERM', async () => {
-    const [command, ...rest] = cliCommand;
-    const child = spawn(command, [...rest, 'serve', '--http', '--port', '0'], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = startCli(['serve', '--http', '--port', '0'], { cwd: dir, env });
     try {
       const [connected, listening] = await Promise.all([
         waitForStderr(child, /fix connected \(pid (\d+)\)/),
@@ -358,7 +286,7 @@ describe('toolplane serve', () => {
   });
 
   it('serves over stdio with nothing but MCP on stdout', async () => {
-    const [command, ...rest] = cliCommand;
+    const [command, ...rest] = sourceCommand;
     const transport = new StdioClientTransport({
       command,
       args: [...rest, 'serve', '--stdio'],

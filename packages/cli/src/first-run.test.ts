@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,37 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from './config.js';
+import { runCli, startCli, type Ran } from './testing/cli-process.js';
 
 // What a newcomer does on a fresh clone: `pnpm install`, `pnpm toolplane …`, `pnpm start`.
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
-interface Ran {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 let dir: string;
 let running: ChildProcess | undefined;
 
 function pnpm(args: readonly string[], cwd: string): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pnpm', [...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runCli(args, { cwd, command: ['pnpm'] });
 }
 
 beforeAll(async () => {
@@ -161,11 +141,10 @@ describe('Ctrl-C under pnpm', { timeout: 60_000 }, () => {
     ],
   ])('stops %s with exit code 0 and nothing alarming from pnpm', async (_name, args) => {
     // Ctrl-C in a terminal signals the whole foreground process group: pnpm, the CLI, servers.
-    const child = spawn('pnpm', args, {
+    const child = startCli(args, {
       cwd: args[0] === 'start' ? root : dir,
+      command: ['pnpm'],
       detached: true,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
     running = child;
     let output = '';
@@ -174,8 +153,8 @@ describe('Ctrl-C under pnpm', { timeout: 60_000 }, () => {
         output += chunk.toString();
         if (/listening on http:\/\/\S+\/mcp/.test(output)) resolve();
       };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
       child.once('exit', () => {
         reject(new Error(`pnpm start exited before listening:\n${output}`));
       });

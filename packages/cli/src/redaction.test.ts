@@ -1,18 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const require = createRequire(import.meta.url);
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const tsx = pathToFileURL(require.resolve('tsx')).href;
-const cli = [process.execPath, '--conditions=@toolplane/source', '--import', tsx, bin] as const;
+import { listeningUrl, runCli, startCli, stop, waitForStderr } from './testing/cli-process.js';
 
 // Secrets the configuration takes from the environment and from a URL.
 const ENV_KEY = 'sk-env-key-7f3a9c2e';
@@ -64,44 +57,10 @@ const DYING_SERVER = `process.stderr.write('fatal: my API key is ' + process.env
 let dir: string;
 let config: string;
 
-function waitForStderr(
-  child: ChildProcess,
-  pattern: RegExp,
-  ms = 30_000,
-): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      reject(new Error(`timed out waiting for ${String(pattern)}; stderr so far:\n${seen}`));
-    }, ms);
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      const match = pattern.exec(seen);
-      if (match === null) return;
-      clearTimeout(timer);
-      child.stderr?.off('data', onData);
-      resolve(match);
-    };
-    child.stderr?.on('data', onData);
-  });
-}
-
-function run(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const [command, ...rest] = cli;
-    const child = spawn(command, [...rest, ...args], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', LEAK_KEY: ENV_KEY },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      resolve({ code, output });
-    });
-  });
+/** What the CLI prints on both streams for `args`, run in the test folder with the key set. */
+async function run(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  const ran = await runCli(args, { cwd: dir, env: { LEAK_KEY: ENV_KEY } });
+  return { code: ran.code, output: ran.stdout + ran.stderr };
 }
 
 beforeAll(async () => {
@@ -129,20 +88,18 @@ afterAll(async () => {
 
 describe('secrets in what leaves the gateway', () => {
   it('masks configured secrets and URL credentials in /healthz, tool errors and stderr', async () => {
-    const [command, ...rest] = cli;
-    const child = spawn(command, [...rest, 'serve', '--http', '--port', '0', '--config', config], {
+    const child = startCli(['serve', '--http', '--port', '0', '--config', config], {
       cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', LEAK_KEY: ENV_KEY },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { LEAK_KEY: ENV_KEY },
     });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let client: Client | undefined;
     try {
-      const listening = waitForStderr(child, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      await waitForStderr(child, /leaky connected/);
-      const [, url] = await listening;
-      const endpoint = new URL(url!);
+      const [endpoint] = await Promise.all([
+        listeningUrl(child),
+        waitForStderr(child, /leaky connected/),
+      ]);
       const auth = { Authorization: `Bearer ${TOKEN}` };
 
       client = new Client({ name: 'redaction-test', version: '1.0.0' });
@@ -166,8 +123,7 @@ describe('secrets in what leaves the gateway', () => {
       expect(body).not.toContain(URL_KEY);
     } finally {
       await client?.close();
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await stop(child, 'SIGTERM');
     }
     expect(stderr).not.toContain(ENV_KEY);
     expect(stderr).not.toContain(URL_KEY);

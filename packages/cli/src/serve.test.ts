@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -10,9 +10,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  binCommand,
+  binEntry,
+  exited,
+  startCli,
+  stop,
+  waitForStderr,
+  type Command,
+} from './testing/cli-process.js';
 
-// The package's committed entry, as the `toolplane` bin and `pnpm toolplane` run it.
-const entry = fileURLToPath(new URL('../bin/toolplane.js', import.meta.url));
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const fixture = fixtureCommand('stdio');
 const TOKEN = 'a-token-of-twenty-four-c';
@@ -20,51 +27,19 @@ const TOKEN = 'a-token-of-twenty-four-c';
 let dir: string;
 const children: ChildProcess[] = [];
 
+/** Starts the committed bin (or `command`) in the test folder, stdin piped, stopped after each test. */
 function start(
   args: readonly string[],
-  options: { env?: Record<string, string>; command?: readonly string[]; cwd?: string } = {},
+  options: { env?: Record<string, string>; command?: Command; cwd?: string } = {},
 ): ChildProcess {
-  const [command, ...rest] = options.command ?? [process.execPath, entry];
-  const child = spawn(command!, [...rest, ...args], {
+  const child = startCli(args, {
+    command: binCommand,
+    ...options,
     cwd: options.cwd ?? dir,
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdin: 'pipe',
   });
   children.push(child);
   return child;
-}
-
-/** Resolves with the first match of `pattern` in the child's stderr; rejects after `ms` or on exit. */
-function waitForStderr(child: ChildProcess, pattern: RegExp, ms = 60_000): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      reject(new Error(`timed out waiting for ${String(pattern)}; stderr so far:\n${seen}`));
-    }, ms);
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      const match = pattern.exec(seen);
-      if (match !== null) {
-        clearTimeout(timer);
-        child.stderr?.off('data', onData);
-        resolve([...match]);
-      }
-    };
-    child.stderr?.on('data', onData);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`exited before ${String(pattern)}; stderr:\n${seen}`));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      resolve(code);
-    }),
-  );
 }
 
 async function toolNames(url: string, headers: Record<string, string> = {}): Promise<string[]> {
@@ -134,12 +109,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited(child);
-    }
-  }
+  await Promise.all(children.splice(0).map((child) => stop(child)));
 });
 
 afterAll(async () => {
@@ -160,7 +130,7 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [entry, 'serve', '--stdio', '--config', join(dir, 'slow.config.json')],
+        args: [binEntry, 'serve', '--stdio', '--config', join(dir, 'slow.config.json')],
         cwd: dir,
         stderr: 'pipe',
       }),

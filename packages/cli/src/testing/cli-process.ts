@@ -6,14 +6,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
+/** A program and its leading arguments. */
+export type Command = readonly [string, ...string[]];
+
 /** The package's committed entry, as the `toolplane` bin and `pnpm toolplane` run it. */
 export const binEntry = fileURLToPath(new URL('../../bin/toolplane.js', import.meta.url));
 
 /** The committed bin run by this Node. */
-export const binCommand: readonly string[] = [process.execPath, binEntry];
+export const binCommand: Command = [process.execPath, binEntry];
 
 /** The CLI's TypeScript source run under tsx with the workspace's source condition. */
-export const sourceCommand: readonly string[] = [
+export const sourceCommand: Command = [
   process.execPath,
   '--conditions=@toolplane/source',
   '--import',
@@ -28,7 +31,7 @@ export interface CliOptions {
   /** Added to this process's environment (and `NO_COLOR=1`). */
   readonly env?: Record<string, string>;
   /** The command and its leading arguments; the source under tsx by default. */
-  readonly command?: readonly string[];
+  readonly command?: Command;
   /** Whether the child gets a standard input pipe (default: none). */
   readonly stdin?: 'pipe' | 'ignore';
   /** Starts the child as a process group leader, to signal it with what it started. */
@@ -45,7 +48,7 @@ export interface Ran {
 
 /** Starts `command ...args` (the CLI by default) with its output piped. */
 export function startCli(args: readonly string[], options: CliOptions): ChildProcess {
-  const [command = process.execPath, ...rest] = options.command ?? sourceCommand;
+  const [command, ...rest] = options.command ?? sourceCommand;
   return spawn(command, [...rest, ...args], {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
@@ -74,6 +77,12 @@ export function runCli(
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
+}
+
+/** The JSON a run printed on stdout, for assertions on whatever shape a command prints. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test reads its own shape
+export function json(ran: Ran): any {
+  return JSON.parse(ran.stdout);
 }
 
 /**
