@@ -2,21 +2,11 @@
 // that never comes back would) and compares the heap after GC. Median of three runs.
 import { createToolkit } from '@toolplane/toolkit';
 import { serveHttp } from '@toolplane/gateway';
+import { INITIALIZE_BODY } from '../src/testing/initialize.js';
 
 const SESSIONS = 2_000;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
-
-const body = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'b', version: '0' },
-  },
-});
 
 const perSession: number[] = [];
 for (let run = 0; run < 3; run++) {
@@ -33,7 +23,7 @@ for (let run = 0; run < 3; run++) {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
           },
-          body,
+          body: INITIALIZE_BODY,
         });
         await res.text();
       }),

@@ -6,6 +6,7 @@ import { createToolkit, defineTool, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
+import { INITIALIZE_BODY } from './testing/initialize.js';
 
 // A builtin that holds its call until told to finish, so a session stays busy on demand.
 let release: (() => void) | undefined;
@@ -42,16 +43,7 @@ function initialize(url: URL): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '0' },
-      },
-    }),
+    body: INITIALIZE_BODY,
   });
 }
 

@@ -10,6 +10,7 @@ import {
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { INITIALIZE_BODY } from './testing/initialize.js';
 import { cancelMidCall, startSlowCalls } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
@@ -68,17 +69,6 @@ function raw(
   });
 }
 
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '0' },
-  },
-});
-
 describe('serveHttp', () => {
   let running: RunningToolkit;
   let gateway: HttpGateway;
@@ -131,10 +121,10 @@ describe('serveHttp', () => {
   });
 
   it('answers 401 without the bearer token', async () => {
-    const response = await raw(gateway.url, { body: initialize });
+    const response = await raw(gateway.url, { body: INITIALIZE_BODY });
     expect(response.status).toBe(401);
     const wrong = await raw(gateway.url, {
-      body: initialize,
+      body: INITIALIZE_BODY,
       headers: { authorization: 'Bearer nope' },
     });
     expect(wrong.status).toBe(401);
@@ -142,17 +132,17 @@ describe('serveHttp', () => {
 
   it('answers 403 to a foreign Host or an Origin not allowed', async () => {
     const host = await raw(gateway.url, {
-      body: initialize,
+      body: INITIALIZE_BODY,
       headers: { ...auth, host: 'evil.example:80' },
     });
     expect(host.status).toBe(403);
     const origin = await raw(gateway.url, {
-      body: initialize,
+      body: INITIALIZE_BODY,
       headers: { ...auth, origin: 'http://evil.example' },
     });
     expect(origin.status).toBe(403);
     const otherPort = await raw(gateway.url, {
-      body: initialize,
+      body: INITIALIZE_BODY,
       headers: { ...auth, origin: 'http://127.0.0.1:1' },
     });
     expect(otherPort.status).toBe(403);
@@ -161,7 +151,7 @@ describe('serveHttp', () => {
   it('accepts its own origin on every loopback name', async () => {
     for (const name of ['127.0.0.1', 'localhost', '[::1]']) {
       const own = await raw(gateway.url, {
-        body: initialize,
+        body: INITIALIZE_BODY,
         headers: { ...auth, origin: `http://${name}:${gateway.url.port}` },
       });
       expect(own.status).toBe(200);
@@ -286,7 +276,7 @@ describe('serveHttp on the wire', () => {
 
   /** Opens a session by hand; resolves with the headers its requests carry. */
   async function open(): Promise<Record<string, string>> {
-    const init = await raw(served.gateway.url, { body: initialize });
+    const init = await raw(served.gateway.url, { body: INITIALIZE_BODY });
     expect(init.status).toBe(200);
     const id = init.headers['mcp-session-id'];
     if (typeof id !== 'string') throw new Error('no session ID');
@@ -368,7 +358,7 @@ describe('serveHttp on the wire', () => {
     });
     expect(version.status).toBe(400);
     expect(version.body).toContain('1999-01-01');
-    const again = await raw(served.gateway.url, { body: initialize, headers });
+    const again = await raw(served.gateway.url, { body: INITIALIZE_BODY, headers });
     expect(again.status).toBe(400);
     for (const body of [
       '[]',

@@ -6,6 +6,7 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayCommand } from './testing/gateway-command.js';
+import { INITIALIZE_REQUEST } from './testing/initialize.js';
 
 describe('serveStdio', () => {
   let client: Client;
@@ -82,16 +83,7 @@ describe('serveStdio with unreadable input', () => {
           check();
         });
       const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
-      send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '0' },
-        },
-      });
+      send(INITIALIZE_REQUEST);
       await answerTo(1);
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       child.stdin.write('{"jsonrpc": "2.0", "id": 2, "method": \n');
