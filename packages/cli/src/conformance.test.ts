@@ -1,12 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { HttpFixture } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   runConformance,
   startConformanceServer,
   type ConformanceRun,
-  type ConformanceServer,
 } from '../../gateway/src/testing/conformance.js';
 import { binCommand, listeningUrl, startCli, stop } from './testing/cli-process.js';
 
@@ -17,7 +17,7 @@ const STARTS = Number(process.env.TOOLPLANE_CONFORMANCE_STARTS ?? '2');
 const AT_ONCE = 2;
 
 let dir: string;
-let fixture: ConformanceServer;
+let fixture: HttpFixture;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-conformance-'));

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 
 const require = createRequire(import.meta.url);
 const suite = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
@@ -48,58 +49,18 @@ export function runConformance(
   });
 }
 
-/** A conformance fixture server running in a child process. */
-export interface ConformanceServer {
-  /** Its Streamable HTTP endpoint on 127.0.0.1. */
-  readonly url: URL;
-  /** Stops the child and resolves once it has exited. */
-  close(): Promise<void>;
-}
-
 /**
  * Starts the conformance fixture toolkit (see `createConformanceToolkit`) in a child process,
  * served over Streamable HTTP on 127.0.0.1 with its builtins unprefixed; resolves once it listens.
  */
-export async function startConformanceServer({
-  startTimeoutMs = 30_000,
-}: { readonly startTimeoutMs?: number } = {}): Promise<ConformanceServer> {
+export function startConformanceServer(): Promise<HttpFixture> {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@toolplane/source', '--import', tsx, serverEntry],
-    // stdin stays open for the child's lifetime: it stops when the pipe closes with us.
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      resolve();
-    });
+  return startHttpFixture({
+    server: {
+      command: process.execPath,
+      args: ['--conditions=@toolplane/source', '--import', tsx, serverEntry],
+    },
+    path: '/mcp',
+    startTimeoutMs: 30_000,
   });
-  const close = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  try {
-    const url = await new Promise<URL>((resolve, reject) => {
-      let seen = '';
-      const timer = setTimeout(() => {
-        reject(new Error('the conformance server did not listen in time'));
-      }, startTimeoutMs);
-      child.stdout.on('data', (chunk: Buffer) => {
-        seen += chunk.toString('utf8');
-        const match = /LISTENING (\S+)/.exec(seen);
-        if (match?.[1] === undefined) return;
-        clearTimeout(timer);
-        resolve(new URL(match[1]));
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the conformance server exited (${String(code)}) before it listened`));
-      });
-    });
-    return { url, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
 }
