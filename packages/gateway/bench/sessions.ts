@@ -2,7 +2,7 @@
 // that never comes back would) and compares the heap after GC. Median of three runs.
 import { createToolkit } from '@toolplane/toolkit';
 import { serveHttp } from '@toolplane/gateway';
-import { INITIALIZE_BODY } from '../src/testing/initialize.js';
+import { INITIALIZE_BODY, POST_HEADERS } from '../src/testing/raw-client.js';
 
 const SESSIONS = 2_000;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -19,10 +19,7 @@ for (let run = 0; run < 3; run++) {
       Array.from({ length: 50 }, async () => {
         const res = await fetch(gateway.url, {
           method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-          },
+          headers: POST_HEADERS,
           body: INITIALIZE_BODY,
         });
         await res.text();

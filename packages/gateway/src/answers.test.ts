@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, defineTool } from '@toolplane/toolkit';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { serveHttp, type HttpGateway } from './http.js';
 import { serveStdio, type ServedGateway } from './stdio.js';
+import { openRequest } from './testing/raw-client.js';
 
 // Every request gets an answer: over HTTP and over stdio, whatever a client sends.
 
@@ -74,20 +74,8 @@ function post(
   onHeaders?: (status: number) => void,
 ): Promise<Answer | undefined> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: http.url.hostname,
-        port: http.url.port,
-        path: http.url.pathname,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(session === undefined
-            ? {}
-            : { 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL }),
-        },
-      },
+    const req = openRequest(
+      http.url,
       (res) => {
         onHeaders?.(res.statusCode ?? 0);
         let text = '';
@@ -97,6 +85,12 @@ function post(
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
         });
+      },
+      {
+        headers:
+          session === undefined
+            ? {}
+            : { 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL },
       },
     );
     const timer = setTimeout(() => {
@@ -293,23 +287,13 @@ describe('answers over HTTP', () => {
       JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
     // The client gives up on the POST once its headers came (the call still runs).
     const gone = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: http.url.hostname,
-          port: http.url.port,
-          path: http.url.pathname,
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-session-id': session,
-            'mcp-protocol-version': PROTOCOL,
-          },
-        },
+      const req = openRequest(
+        http.url,
         (res) => {
           req.destroy();
           resolve(res.statusCode ?? 0);
         },
+        { headers: { 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL } },
       );
       req.on('error', reject);
       req.end(call(8, 'builtin__hold'));

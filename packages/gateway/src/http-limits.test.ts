@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -6,7 +5,7 @@ import { createToolkit, defineTool, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
-import { INITIALIZE_BODY } from './testing/initialize.js';
+import { INITIALIZE_BODY, openRequest, POST_HEADERS } from './testing/raw-client.js';
 
 // A builtin that holds its call until told to finish, so a session stays busy on demand.
 let release: (() => void) | undefined;
@@ -42,7 +41,7 @@ async function connect(url: URL, headers: Record<string, string> = {}): Promise<
 function initialize(url: URL): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: POST_HEADERS,
     body: INITIALIZE_BODY,
   });
 }
@@ -164,24 +163,14 @@ describe('serveHttp connection limits', () => {
   it('answers a wrong token from the headers, without reading the body', async () => {
     const gateway = await serve({ token: 'a-token-of-16-chars' });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: gateway.url.hostname,
-          port: gateway.url.port,
-          path: gateway.url.pathname,
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: 'Bearer wrong',
-            // A large body is announced and never sent.
-            'content-length': String(50 * 1024 * 1024),
-          },
-        },
+      const req = openRequest(
+        gateway.url,
         (res) => {
           resolve(res.statusCode ?? 0);
           res.resume();
         },
+        // A large body is announced and never sent.
+        { headers: { authorization: 'Bearer wrong', 'content-length': String(50 * 1024 * 1024) } },
       );
       req.on('error', reject);
       req.write('{');

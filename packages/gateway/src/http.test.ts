@@ -10,7 +10,7 @@ import {
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { INITIALIZE_BODY } from './testing/initialize.js';
+import { INITIALIZE_BODY, openRequest } from './testing/raw-client.js';
 import { cancelMidCall, startSlowCalls } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
@@ -43,18 +43,8 @@ function raw(
   options: { method?: string; headers?: Record<string, string>; body?: string; path?: string },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: options.path ?? url.pathname,
-        method: options.method ?? 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...options.headers,
-        },
-      },
+    const req = openRequest(
+      url,
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -63,6 +53,7 @@ function raw(
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
         });
       },
+      options,
     );
     req.on('error', reject);
     req.end(options.body);

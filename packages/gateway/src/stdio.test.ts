@@ -6,7 +6,7 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayCommand } from './testing/gateway-command.js';
-import { INITIALIZE_REQUEST } from './testing/initialize.js';
+import { INITIALIZE_REQUEST } from './testing/raw-client.js';
 
 describe('serveStdio', () => {
   let client: Client;

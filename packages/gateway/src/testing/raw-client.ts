@@ -1,0 +1,47 @@
+// What a raw client (no SDK) sends the gateway: the `initialize` request it opens a session with,
+// and requests over node:http, for the tests and benchmarks that speak to the gateway by hand.
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+
+/** An `initialize` request: ID 1, protocol 2025-06-18, no client capabilities. */
+export const INITIALIZE_REQUEST = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '0' },
+  },
+} as const;
+
+/** {@link INITIALIZE_REQUEST} as an HTTP request body. */
+export const INITIALIZE_BODY = JSON.stringify(INITIALIZE_REQUEST);
+
+/** The headers a Streamable HTTP POST carries. */
+export const POST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+} as const;
+
+/**
+ * Opens a request over node:http to `url` (a POST with {@link POST_HEADERS} and `headers` unless
+ * told otherwise), so a test can send what fetch refuses to (a foreign Host, a broken or endless
+ * body) and give up on it when it likes. `onResponse` gets the response once its headers came;
+ * the caller writes or ends the body.
+ */
+export function openRequest(
+  url: URL,
+  onResponse: (response: IncomingMessage) => void,
+  options: { headers?: Record<string, string>; method?: string; path?: string } = {},
+): ClientRequest {
+  return request(
+    {
+      host: url.hostname,
+      port: url.port,
+      path: options.path ?? url.pathname,
+      method: options.method ?? 'POST',
+      headers: { ...POST_HEADERS, ...options.headers },
+    },
+    onResponse,
+  );
+}
