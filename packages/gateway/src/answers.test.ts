@@ -105,6 +105,12 @@ function post(
   });
 }
 
+/** A `notifications/cancelled` body for `requestId`. */
+function cancelled(requestId: string | number, reason?: string): string {
+  const params = reason === undefined ? { requestId } : { requestId, reason };
+  return JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params });
+}
+
 async function openSession(): Promise<string> {
   const answer = await post(JSON.stringify(initialize), undefined);
   const session = answer?.headers['mcp-session-id'];
@@ -268,14 +274,7 @@ describe('answers over HTTP', () => {
         },
       },
     ]);
-    await post(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId: 7 },
-      }),
-      session,
-    );
+    await post(cancelled(7), session);
     // Cancelled: its POST ends (an empty stream), it does not hang.
     const answer = await first;
     expect(answer?.status).toBe(200);
@@ -301,14 +300,7 @@ describe('answers over HTTP', () => {
     expect(gone).toBe(200);
     const again = await post(call(8, 'builtin__echo'), session);
     expect(again && messagesOf(again)).toMatchObject([{ id: 8, error: { code: -32600 } }]);
-    await post(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId: 8 },
-      }),
-      session,
-    );
+    await post(cancelled(8), session);
     const free = await post(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' }), session);
     expect(free && messagesOf(free)).toEqual([{ jsonrpc: '2.0', id: 8, result: {} }]);
   });
@@ -337,14 +329,7 @@ describe('answers over HTTP', () => {
     });
     expect(await Promise.race([headers, noHeaders])).toBe(200);
     clearTimeout(timer);
-    await post(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId: 'c1', reason: 'test' },
-      }),
-      session,
-    );
+    await post(cancelled('c1', 'test'), session);
     const answer = await call;
     expect(answer?.headers['content-type']).toBe('text/event-stream');
     // No result follows a cancellation; the exchange ends.
