@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listeningUrl, startCli, stop } from './testing/cli-process.js';
+import { listeningUrl, SERVE_HTTP, startCli, stop } from './testing/cli-process.js';
 
 // The hostile expressions of the report: 10^8 and 10^7 values built from ten.
 const TEN = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
@@ -55,7 +55,7 @@ async function callWhileOthersWork(
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-builtins-'));
   await writeFile(join(dir, 'toolplane.config.yaml'), 'store: memory\n');
-  gateway = startCli(['serve', '--http', '--port', '0'], { cwd: dir });
+  gateway = startCli([...SERVE_HTTP], { cwd: dir });
   url = await listeningUrl(gateway);
 });
 

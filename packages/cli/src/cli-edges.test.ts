@@ -10,6 +10,7 @@ import {
   exited,
   json,
   runCli,
+  SERVE_HTTP,
   sourceCommand,
   startCli,
   waitForOutput,
@@ -404,7 +405,7 @@ describe('SIGTERM', () => {
 
   it('ends serve while a server never answers, and ends the call it was serving', async () => {
     const config = await rawConfig('serve', 'answer');
-    const child = start(['--config', config, 'serve', '--http', '--port', '0']);
+    const child = start(['--config', config, ...SERVE_HTTP]);
     const [listening] = await Promise.all([
       waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/),
     ]);
@@ -418,7 +419,7 @@ describe('SIGTERM', () => {
       () => 'ended',
     );
     const silent = await rawConfig('serve-silent', 'silent');
-    const second = start(['--config', silent, 'serve', '--http', '--port', '0']);
+    const second = start(['--config', silent, ...SERVE_HTTP]);
     await waitForFile(join(dir, 'serve-silent.pid'));
     child.kill('SIGTERM');
     second.kill('SIGTERM');
@@ -436,7 +437,7 @@ describe('SIGTERM', () => {
     );
     const [command, serve] = [
       start(['--config', 'stuck-store.yaml', 'tools', 'list']),
-      start(['--config', 'stuck-store.yaml', 'serve', '--http', '--port', '0']),
+      start(['--config', 'stuck-store.yaml', ...SERVE_HTTP]),
     ];
     await new Promise<void>((resolve) => {
       // Both have connected to the store, which will never answer them.

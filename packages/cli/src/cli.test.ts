@@ -10,6 +10,7 @@ import {
   exited,
   json,
   runCli,
+  SERVE_HTTP,
   sourceCommand,
   startCli,
   waitForStderr,
@@ -259,7 +260,7 @@ describe('toolplane config errors', () => {
 
 describe('toolplane serve', () => {
   it('serves over HTTP, prints how to connect, and ends its children on SIGTERM', async () => {
-    const child = startCli(['serve', '--http', '--port', '0'], { cwd: dir, env });
+    const child = startCli([...SERVE_HTTP], { cwd: dir, env });
     try {
       const [connected, listening] = await Promise.all([
         waitForStderr(child, /fix connected \(pid (\d+)\)/),

@@ -8,7 +8,7 @@ import {
   startConformanceServer,
   type ConformanceRun,
 } from '../../gateway/src/testing/conformance.js';
-import { binCommand, listeningUrl, startCli, stop } from './testing/cli-process.js';
+import { binCommand, listeningUrl, SERVE_HTTP, startCli, stop } from './testing/cli-process.js';
 
 // Fresh `toolplane serve --http` starts, each tested by the conformance server suite the moment
 // it prints its URL. The suite keeps two (one pair); TOOLPLANE_CONFORMANCE_STARTS=10 is the
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** Starts the real bin, runs the suite as soon as the URL is printed, and stops the gateway. */
 async function freshStart(): Promise<ConformanceRun> {
-  const child = startCli(['serve', '--http', '--port', '0'], { cwd: dir, command: binCommand });
+  const child = startCli([...SERVE_HTTP], { cwd: dir, command: binCommand });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from './config.js';
-import { runCli, startCli, type Ran } from './testing/cli-process.js';
+import { runCli, SERVE_HTTP, startCli, type Ran } from './testing/cli-process.js';
 
 // What a newcomer does on a fresh clone: `pnpm install`, `pnpm toolplane …`, `pnpm start`.
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -135,10 +135,7 @@ describe('a fresh install', () => {
 describe('Ctrl-C under pnpm', { timeout: 60_000 }, () => {
   it.each([
     ['pnpm start', ['start', '--port', '0']],
-    [
-      'pnpm toolplane serve',
-      ['--dir', root, 'toolplane', 'serve', '--http', '--port', '0', '--config', 'mine.yaml'],
-    ],
+    ['pnpm toolplane serve', ['--dir', root, 'toolplane', ...SERVE_HTTP, '--config', 'mine.yaml']],
   ])('stops %s with exit code 0 and nothing alarming from pnpm', async (_name, args) => {
     // Ctrl-C in a terminal signals the whole foreground process group: pnpm, the CLI, servers.
     const child = startCli(args, {

@@ -5,7 +5,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listeningUrl, runCli, startCli, stop, waitForStderr } from './testing/cli-process.js';
+import {
+  listeningUrl,
+  runCli,
+  SERVE_HTTP,
+  startCli,
+  stop,
+  waitForStderr,
+} from './testing/cli-process.js';
 
 // Secrets the configuration takes from the environment and from a URL.
 const ENV_KEY = 'sk-env-key-7f3a9c2e';
@@ -88,7 +95,7 @@ afterAll(async () => {
 
 describe('secrets in what leaves the gateway', () => {
   it('masks configured secrets and URL credentials in /healthz, tool errors and stderr', async () => {
-    const child = startCli(['serve', '--http', '--port', '0', '--config', config], {
+    const child = startCli([...SERVE_HTTP, '--config', config], {
       cwd: dir,
       env: { LEAK_KEY: ENV_KEY },
     });

@@ -10,7 +10,7 @@ import {
   GATED_TOOLS,
   type GatedToolsSeen,
 } from '../../gateway/src/testing/gated-tools.js';
-import { binCommand, listeningUrl, startCli, stop } from './testing/cli-process.js';
+import { binCommand, listeningUrl, SERVE_HTTP, startCli, stop } from './testing/cli-process.js';
 
 // `toolplane serve` used the moment it serves: server-everything, started by the CLI, must have
 // been told that the gateway's clients can sample and elicit, on every fresh start, over HTTP
@@ -50,7 +50,7 @@ function expectGatedToolsWork(seen: GatedToolsSeen, tag: string): void {
 describe('toolplane serve in front of server-everything', () => {
   it(`lists and runs its sampling and elicitation tools over HTTP on each of ${STARTS} fresh starts`, async () => {
     for (let run = 0; run < STARTS; run++) {
-      const child = startCli(['serve', '--http', '--port', '0'], { cwd: dir, command: binCommand });
+      const child = startCli([...SERVE_HTTP], { cwd: dir, command: binCommand });
       started.push(child);
       const url = await listeningUrl(child);
       const tag = `http start #${run}`;
@@ -64,7 +64,7 @@ describe('toolplane serve in front of server-everything', () => {
 
   it(`lists and runs them over stdio on each of ${STARTS} fresh starts`, async () => {
     for (let run = 0; run < STARTS; run++) {
-      const [command = process.execPath, ...args] = binCommand;
+      const [command, ...args] = binCommand;
       const transport = new StdioClientTransport({
         command,
         args: [...args, 'serve', '--stdio'],

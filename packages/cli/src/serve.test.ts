@@ -14,6 +14,7 @@ import {
   binCommand,
   binEntry,
   exited,
+  SERVE_HTTP,
   startCli,
   stop,
   waitForStderr,
@@ -118,7 +119,7 @@ afterAll(async () => {
 
 describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
   it("lists a slow server's tools in the first tools/list after the URL is printed", async () => {
-    const child = start(['serve', '--http', '--port', '0', '--config', 'slow.config.json']);
+    const child = start([...SERVE_HTTP, '--config', 'slow.config.json']);
     const [, url] = await waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/);
     const names = await toolNames(url!);
     expect(names).toContain('slow__add');
@@ -144,16 +145,7 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
   });
 
   it('reports a server that fails or hangs, and serves the others when the wait is over', async () => {
-    const child = start([
-      'serve',
-      '--http',
-      '--port',
-      '0',
-      '--wait-ms',
-      '500',
-      '--config',
-      'hang.config.json',
-    ]);
+    const child = start([...SERVE_HTTP, '--wait-ms', '500', '--config', 'hang.config.json']);
     const [[, url], [warning]] = await Promise.all([
       waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/),
       waitForStderr(child, /warning still connecting after 500 ms: hang\b.*/),
@@ -204,7 +196,7 @@ describe('toolplane serve, printed commands', { timeout: 60_000 }, () => {
 
   it('prints Inspector commands that the Inspector release they name accepts, token included', async () => {
     const env = { TOOLPLANE_TOKEN: TOKEN };
-    const child = start(['serve', '--http', '--port', '0', '--config', 'fix.config.json'], { env });
+    const child = start([...SERVE_HTTP, '--config', 'fix.config.json'], { env });
     const [, line] = await waitForStderr(child, /^ {2}npx (.*--method tools\/list.*)$/m);
     const words = shellWords(line!, env);
     expect(words).toContain(`Authorization: Bearer ${TOKEN}`);
@@ -239,17 +231,8 @@ describe('toolplane serve, printed commands', { timeout: 60_000 }, () => {
 
 describe('toolplane serve, token', { timeout: 60_000 }, () => {
   it('refuses a token under 16 characters from the flag and from the environment', async () => {
-    const fromFlag = start([
-      'serve',
-      '--http',
-      '--port',
-      '0',
-      '--token',
-      'short',
-      '--config',
-      'fix.config.json',
-    ]);
-    const fromEnv = start(['serve', '--http', '--port', '0', '--config', 'fix.config.json'], {
+    const fromFlag = start([...SERVE_HTTP, '--token', 'short', '--config', 'fix.config.json']);
+    const fromEnv = start([...SERVE_HTTP, '--config', 'fix.config.json'], {
       env: { TOOLPLANE_TOKEN: 'short' },
     });
     let stderr = '';
@@ -261,10 +244,7 @@ describe('toolplane serve, token', { timeout: 60_000 }, () => {
 
   it('reads the token from --token-file and requires it', async () => {
     const child = start([
-      'serve',
-      '--http',
-      '--port',
-      '0',
+      ...SERVE_HTTP,
       '--token-file',
       'token.txt',
       '--config',

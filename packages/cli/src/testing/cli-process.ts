@@ -132,6 +132,9 @@ export function waitForStderr(
   return waitForOutput(child, 'stderr', pattern, ms);
 }
 
+/** `toolplane serve` over HTTP on a free port: the arguments most serve tests start with. */
+export const SERVE_HTTP = ['serve', '--http', '--port', '0'] as const;
+
 /** The URL `toolplane serve --http` prints once it serves. */
 export const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
 
