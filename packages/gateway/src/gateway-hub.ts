@@ -9,7 +9,11 @@ import type {
   ToolItem,
 } from './server.js';
 import { wantsLog, type SessionState, type SubscriptionTarget } from './session-state.js';
-import { forwardUpstreamRequests } from './upstream-forwarding.js';
+import {
+  forwardUpstreamRequests,
+  registerSession,
+  unregisterSession,
+} from './upstream-forwarding.js';
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {
@@ -75,6 +79,7 @@ export class GatewayHub {
   attach(server: McpServerInstance): SessionState {
     const session: SessionState = {
       server,
+      token: registerSession(server),
       initialized: false,
       subscriptions: new Map(),
       logLevel: undefined,
@@ -85,12 +90,14 @@ export class GatewayHub {
 
   detach(session: SessionState): void {
     if (!this.#sessions.delete(session)) return;
+    unregisterSession(session.token);
     for (const uri of session.subscriptions.keys()) void this.unsubscribe(session, uri);
   }
 
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     clearTimeout(this.#timer);
+    for (const session of this.#sessions) unregisterSession(session.token);
     this.#sessions.clear();
   }
 

@@ -10,6 +10,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  RootsListChangedNotificationSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type Implementation,
@@ -35,7 +36,7 @@ import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewayHub } from './gateway-hub.js';
 import { wantsLog } from './session-state.js';
-import { callers, callerSession, newCallerToken } from './upstream-forwarding.js';
+import { callers, callerSession, callToken } from './upstream-forwarding.js';
 import {
   compare,
   errorResult,
@@ -149,12 +150,19 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   // elicitation (at once after the first time), so none sees them half-way.
   server.oninitialized = () => {
     session.initialized = true;
+    // A client with roots is, to the upstreams, the gateway's roots changing: they ask again, and
+    // roots/list outside a call is answered with the roots of the session that came last.
+    if (server.getClientCapabilities()?.roots !== undefined) toolkit.rootsChanged(session.token);
   };
   const previousClose = server.onclose;
   server.onclose = () => {
     previousClose?.();
     hub.detach(session);
   };
+  // Upstreams that asked for the client's roots hear that they changed, and ask again.
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    toolkit.rootsChanged(session.token);
+  });
   // Kept per session here rather than by the SDK, so builtins' log messages honour it too.
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     session.logLevel = request.params.level;
@@ -193,7 +201,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
           };
     const call = async (item: ToolItem, input: Record<string, unknown>) => {
       // Upstream sampling and elicitation during this call come back to this session.
-      const caller = newCallerToken();
+      const caller = callToken(session.token);
       callers.set(caller, { server, extra });
       try {
         // Builtins and prompt delegates see who called, and talk to them (getSession()).

@@ -16,6 +16,8 @@ export interface SubscriptionTarget {
 /** A session's state the hub relays to: its server, subscriptions and log level. */
 export interface SessionState {
   readonly server: McpServerInstance;
+  /** Names the session in its calls' caller tokens, and to upstreams' requests after a call. */
+  readonly token: string;
   initialized: boolean;
   /** The URIs the client subscribed to, as it sees them, with the resource each one names. */
   readonly subscriptions: Map<string, SubscriptionTarget>;

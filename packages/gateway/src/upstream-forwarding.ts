@@ -4,6 +4,7 @@ import {
   CreateMessageResultWithToolsSchema,
   ElicitResultSchema,
   ErrorCode,
+  ListRootsResultSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane/toolkit';
@@ -13,14 +14,33 @@ import type { CallExtra } from './session-state.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
-// serves them all; they never leave the process.
+// serves them all; they never leave the process. A call's token is its session's token, a slash
+// and a count, so a request an upstream sends after the call (roots/list) still finds the session.
 export const callers = new Map<string, GatewayCall>();
+const sessions = new Map<string, McpServerInstance>();
 const CALLER_PREFIX = randomUUID();
-let callerCount = 0;
+let count = 0;
 
-/** A new caller token, unique in the process. */
-export function newCallerToken(): string {
-  return `${CALLER_PREFIX}:${++callerCount}`;
+/** Registers a session's server under a new token, unique in the process; see {@link callToken}. */
+export function registerSession(server: McpServerInstance): string {
+  const token = `${CALLER_PREFIX}:${++count}`;
+  sessions.set(token, server);
+  return token;
+}
+
+export function unregisterSession(token: string): void {
+  sessions.delete(token);
+}
+
+/** A new caller token for one call of the session registered as `session`. */
+export function callToken(session: string): string {
+  return `${session}/${++count}`;
+}
+
+/** The server of the session a caller token (a session's or one of its calls') belongs to. */
+function sessionOf(caller: string): McpServerInstance | undefined {
+  const slash = caller.indexOf('/');
+  return sessions.get(slash < 0 ? caller : caller.slice(0, slash));
 }
 
 /** A session's tool call in flight. */
@@ -34,7 +54,19 @@ export interface GatewayCall {
  * on that call's own response stream, and its answer back.
  */
 export const forwardUpstreamRequests: UpstreamRequestHandler = {
-  capabilities: { sampling: true, elicitation: true },
+  capabilities: { sampling: true, elicitation: true, roots: true },
+  /**
+   * The roots of the session behind `caller`: asked on the call's own stream while it runs, of
+   * the session afterwards. None when no session is known or its client has no roots.
+   */
+  async listRoots({ caller, signal }) {
+    const call = caller === undefined ? undefined : callers.get(caller);
+    const server = call?.server ?? (caller === undefined ? undefined : sessionOf(caller));
+    if (server?.getClientCapabilities()?.roots === undefined) return { roots: [] };
+    return call === undefined
+      ? server.listRoots(undefined, { signal })
+      : call.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { signal });
+  },
   async handle(request, { namespace, caller, signal }) {
     const call = callers.get(caller);
     if (call === undefined) {

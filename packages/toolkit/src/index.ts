@@ -85,6 +85,7 @@ export type {
   ConnectorState,
   HttpSource,
   RequestScopedFetchOptions,
+  RootsRequestContext,
   StdioSource,
   UpstreamRequest,
   UpstreamRequestContext,

@@ -327,6 +327,13 @@ export interface Toolkit {
     options?: { signal?: AbortSignal },
   ): Promise<void>;
   /**
+   * Tells the servers that asked for roots (a handler with `capabilities.roots`) that they
+   * changed (`notifications/roots/list_changed`); their next `roots/list` outside a call is
+   * answered for `caller` (the caller tag of whoever's roots changed; a gateway passes its
+   * session's).
+   */
+  rootsChanged(caller?: string): void;
+  /**
    * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
    * function. A listener that throws is logged and the others still hear the event.
    */

@@ -214,6 +214,10 @@ class ToolkitImpl implements Toolkit {
     await this.#connectors.renegotiate(options);
   }
 
+  rootsChanged(caller?: string): void {
+    for (const connector of this.#connectors.all()) connector.rootsChanged(caller);
+  }
+
   onEvent(listener: (event: ToolkitEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => {
@@ -390,6 +394,10 @@ class ToolkitImpl implements Toolkit {
     if (handler === undefined) return undefined;
     return {
       capabilities: handler.capabilities,
+      listRoots: (context) => {
+        const current = this.#upstreamRequests ?? handler;
+        return current.listRoots?.(context) ?? Promise.resolve({ roots: [] });
+      },
       handle: (request, context) => {
         const own = this.#callAnswerers.get(context.caller);
         if (own !== undefined) return own(request, context);

@@ -9,6 +9,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
@@ -20,6 +21,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
   type Implementation,
+  type ListRootsResult,
   type LoggingLevel,
   type Prompt,
   type Resource,
@@ -95,13 +97,34 @@ export interface UpstreamRequestContext {
   readonly signal: AbortSignal;
 }
 
+/** Whose roots a server's `roots/list` asks for; see {@link UpstreamRequestHandler.listRoots}. */
+export interface RootsRequestContext {
+  /** The connector's namespace. */
+  readonly namespace: string;
+  /**
+   * The {@link CALLER_META_KEY} value of the call the request belongs to; outside a call, that of
+   * the latest call on the connection or of the latest {@link Connector.rootsChanged}, whichever
+   * came last; `undefined` before either.
+   */
+  readonly caller: string | undefined;
+  /** Aborts when the server cancels the request or the connection ends. */
+  readonly signal: AbortSignal;
+}
+
 /**
  * Answers upstream servers' sampling and elicitation requests on behalf of whoever made the call
- * that caused them; see {@link ConnectorOptions.upstreamRequests}.
+ * that caused them, and their `roots/list`; see {@link ConnectorOptions.upstreamRequests}.
  */
 export interface UpstreamRequestHandler {
   /** What it can answer; only this is advertised to servers (read at every connect). */
-  readonly capabilities: { readonly sampling?: boolean; readonly elicitation?: boolean };
+  readonly capabilities: {
+    readonly sampling?: boolean;
+    readonly elicitation?: boolean;
+    /** Advertises `roots` (with `listChanged`); `roots/list` goes to {@link listRoots}. */
+    readonly roots?: boolean;
+  };
+  /** Answers `roots/list`; no roots when absent. */
+  listRoots?(context: RootsRequestContext): Promise<ListRootsResult>;
   /**
    * Answers `request`; throw an `McpError` to answer with that error. An accepted form-mode
    * elicitation may leave fields out: the connector fills in the server's defaults for them
@@ -192,6 +215,8 @@ export class Connector {
   #stale = new Set<ListKind>();
   // What the current connection advertised, and whether it is being redone to change that.
   #advertised = '';
+  // The calls in flight on the current connection, with their callers.
+  #calls: CallTracker | undefined;
   #renegotiating = false;
   // Connections whose liveness a ping is checking.
   #checking = new WeakSet<Client>();
@@ -308,6 +333,17 @@ export class Connector {
   }
 
   /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
+  /**
+   * Tells the server its client's roots changed (`notifications/roots/list_changed`), when the
+   * handler advertised roots; its next `roots/list` outside a call is answered for `caller`.
+   */
+  rootsChanged(caller?: string): void {
+    if (this.#calls !== undefined && caller !== undefined) this.#calls.lastCaller = caller;
+    const client = this.#client;
+    if (client === undefined || !this.#advertised.includes('r')) return;
+    client.sendRootsListChanged().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.#stopWaiting.abort();
     await this.#client?.close().catch(() => undefined);
@@ -386,6 +422,7 @@ export class Connector {
     const info = this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' };
     const upstream = this.#options.upstreamRequests?.();
     const calls = new CallTracker();
+    this.#calls = calls;
     this.#advertised = capabilityKey(upstream);
     const make = (): Client => {
       const client = new ConnectorClient(info, {
@@ -396,6 +433,7 @@ export class Connector {
           ...(upstream?.capabilities.elicitation === true
             ? { elicitation: { form: { applyDefaults: true } } }
             : {}),
+          ...(upstream?.capabilities.roots === true ? { roots: { listChanged: true } } : {}),
         },
       });
       this.#listen(client);
@@ -408,6 +446,17 @@ export class Connector {
         client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
           this.#upstreamRequest(calls, request, extra),
         );
+      }
+      if (upstream?.capabilities.roots === true) {
+        client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
+          const handler = this.#options.upstreamRequests?.();
+          const context = {
+            namespace: this.namespace,
+            caller: calls.rootsCaller(extra.requestId),
+            signal: extra.signal,
+          };
+          return (await handler?.listRoots?.(context)) ?? { roots: [] };
+        });
       }
       return client;
     };
@@ -695,6 +744,8 @@ class CallTracker {
   readonly #callers = new Map<string | number, string>();
   // A server request's ID → the ID of the call on whose response stream it arrived.
   readonly #related = new Map<string | number, string | number>();
+  /** The caller of the latest call sent, or of the latest roots change; see {@link rootsCaller}. */
+  lastCaller: string | undefined;
 
   install(transport: Transport): void {
     const send = transport.send.bind(transport);
@@ -704,6 +755,7 @@ class CallTracker {
       const caller = params?._meta?.[CALLER_META_KEY];
       if (m.method === 'tools/call' && m.id !== undefined && typeof caller === 'string') {
         this.#callers.set(m.id, caller);
+        this.lastCaller = caller;
         const { [CALLER_META_KEY]: _, ...meta } = params?._meta ?? {};
         const rest = { ...params, _meta: meta };
         if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
@@ -725,6 +777,20 @@ class CallTracker {
 
   relate(callId: string | number, requestId: string | number): void {
     if (this.#callers.has(callId)) this.#related.set(requestId, callId);
+  }
+
+  /**
+   * Whose roots a `roots/list` asks for: the caller of the call it is tied to or of the only one in
+   * flight, else the latest caller on the connection (servers also ask outside calls: after
+   * `initialized`, and after a roots change).
+   */
+  rootsCaller(requestId: string | number): string | undefined {
+    const call = this.#related.get(requestId);
+    const tied = call === undefined ? undefined : this.#callers.get(call);
+    if (tied !== undefined) return tied;
+    const callers = new Set(this.#callers.values());
+    const [only] = callers;
+    return callers.size === 1 ? only : this.lastCaller;
   }
 
   /**
@@ -750,7 +816,8 @@ class CallTracker {
 }
 
 function capabilityKey(handler: UpstreamRequestHandler | undefined): string {
-  return `${handler?.capabilities.sampling === true ? 's' : ''}${handler?.capabilities.elicitation === true ? 'e' : ''}`;
+  const { sampling, elicitation, roots } = handler?.capabilities ?? {};
+  return `${sampling === true ? 's' : ''}${elicitation === true ? 'e' : ''}${roots === true ? 'r' : ''}`;
 }
 
 /** Ends a child that failed to start properly: SIGTERM now, SIGKILL if it is still there in 1 s. */

@@ -1,0 +1,87 @@
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ListRootsRequestSchema,
+  type CallToolResult,
+  type Root,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpGateway } from './http.js';
+
+const require = createRequire(import.meta.url);
+const everything = {
+  command: process.execPath,
+  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
+
+describe("a client's roots through the gateway", () => {
+  let running: RunningToolkit;
+  let gateway: HttpGateway;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(everything, { namespace: 'everything' });
+    running = await runToolkit(toolkit);
+    gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await gateway.close();
+    await running.stop();
+  });
+
+  /** A client whose roots are whatever `roots.current` holds when asked. */
+  async function connect(roots: { current: Root[] } | undefined): Promise<Client> {
+    const client = new Client(
+      { name: 'rooted', version: '0.0.0' },
+      { capabilities: roots === undefined ? {} : { roots: { listChanged: true } } },
+    );
+    if (roots !== undefined) {
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.current }));
+    }
+    await client.connect(new StreamableHTTPClientTransport(gateway.url));
+    clients.push(client);
+    return client;
+  }
+
+  async function rootsSeen(client: Client): Promise<string> {
+    const result = (await client.callTool({ name: 'get-roots-list' })) as CallToolResult;
+    return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  }
+
+  async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('not in time');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('offers the upstream tools that need roots, and passes the client roots and their changes on', async () => {
+    const roots = { current: [{ uri: 'file:///work/alpha', name: 'alpha' }] };
+    const client = await connect(roots);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('get-roots-list');
+    await until(async () => (await rootsSeen(client)).includes('file:///work/alpha'));
+
+    roots.current = [
+      { uri: 'file:///work/beta', name: 'beta' },
+      { uri: 'file:///work/gamma', name: 'gamma' },
+    ];
+    await client.sendRootsListChanged();
+    await until(async () => (await rootsSeen(client)).includes('file:///work/gamma'));
+    expect(await rootsSeen(client)).not.toContain('file:///work/alpha');
+  });
+
+  it('answers no roots for a session whose client has none, instead of failing', async () => {
+    const client = await connect(undefined);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('get-roots-list');
+    const result = (await client.callTool({ name: 'get-roots-list' })) as CallToolResult;
+    expect(result.isError).not.toBe(true);
+  });
+});
