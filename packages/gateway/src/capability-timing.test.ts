@@ -1,66 +1,107 @@
+import { PassThrough } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp } from './http.js';
+import { serveStdio } from './stdio.js';
+import { StdioTransport } from './stdio-transport.js';
 import { everythingCommand, exerciseGatedTools, GATED_TOOLS } from './testing/gated-tools.js';
 
 // Whether an upstream learns what the gateway's clients can do must not depend on when the
-// gateway is served: before the toolkit runs, while its upstream is connecting, or after ready().
+// gateway is served: before the toolkit runs, while its upstream is connecting, or after ready(),
+// over HTTP or stdio.
 
 const STARTS = 3;
 
-interface Started {
-  readonly running: RunningToolkit;
-  readonly gateway: HttpGateway;
+/** A served gateway: a client transport to reach it, and how to stop it. */
+interface Served {
+  transport(): Transport;
+  close(): Promise<void>;
 }
 
-const serve = (toolkit: Toolkit): Promise<HttpGateway> =>
-  serveHttp(toolkit, { port: 0, transparent: 'everything' });
-
-const orders: Record<string, (toolkit: Toolkit) => Promise<Started>> = {
-  'served before the toolkit runs': async (toolkit) => {
-    const gateway = await serve(toolkit);
-    return { gateway, running: await runToolkit(toolkit) };
+const gateways: Record<string, (toolkit: Toolkit) => Promise<Served>> = {
+  serveHttp: async (toolkit) => {
+    const gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
+    return {
+      transport: () => new StreamableHTTPClientTransport(gateway.url),
+      close: () => gateway.close(),
+    };
   },
-  'served while its upstream is connecting': async (toolkit) => {
-    const starting = runToolkit(toolkit);
-    const gateway = await serve(toolkit);
-    return { gateway, running: await starting };
-  },
-  'served after ready()': async (toolkit) => {
-    const running = await runToolkit(toolkit);
-    return { running, gateway: await serve(toolkit) };
+  serveStdio: async (toolkit) => {
+    const [stdin, stdout] = [new PassThrough(), new PassThrough()];
+    const gateway = await serveStdio(toolkit, { stdin, stdout, transparent: 'everything' });
+    return {
+      // The client's side of the pipes: one JSON-RPC message a line each way, as a child's are.
+      transport: () => new StdioTransport(stdout, stdin),
+      close: async () => {
+        stdin.end();
+        await gateway.close();
+      },
+    };
   },
 };
 
-const stops: (() => Promise<void>)[] = [];
+const orders: Record<
+  string,
+  (
+    toolkit: Toolkit,
+    serve: (toolkit: Toolkit) => Promise<Served>,
+  ) => Promise<[Served, RunningToolkit]>
+> = {
+  'before the toolkit runs': async (toolkit, serve) => {
+    const served = await serve(toolkit);
+    return [served, await runToolkit(toolkit)];
+  },
+  'while its upstream is connecting': async (toolkit, serve) => {
+    const starting = runToolkit(toolkit);
+    const served = await serve(toolkit);
+    return [served, await starting];
+  },
+  'after ready()': async (toolkit, serve) => {
+    const running = await runToolkit(toolkit);
+    return [await serve(toolkit), running];
+  },
+};
+
+// Each start's stop runs once: begun as soon as the start has been checked, so that stops
+// overlap (a stdio upstream can take seconds to end), and awaited after each test.
+const stopping: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
+  await Promise.all(stopping.splice(0).map((stop) => stop()));
 });
 
-describe('server-everything behind serveHttp', () => {
-  for (const [order, start] of Object.entries(orders)) {
-    it(`lists its sampling and elicitation tools and runs them when ${order}`, async () => {
-      for (let run = 0; run < STARTS; run++) {
-        const toolkit = createToolkit();
-        toolkit.addConnector(everythingCommand, { namespace: 'everything' });
-        stops.push(() => toolkit.close());
-        const { running, gateway } = await start(toolkit);
-        stops.push(async () => {
-          await gateway.close();
-          await running.stop();
-        });
+describe('server-everything behind the gateway', () => {
+  for (const [name, serve] of Object.entries(gateways)) {
+    for (const [order, start] of Object.entries(orders)) {
+      it(`lists its sampling and elicitation tools and runs them when ${name} is called ${order}`, async () => {
+        for (let run = 0; run < STARTS; run++) {
+          const toolkit = createToolkit();
+          toolkit.addConnector(everythingCommand, { namespace: 'everything' });
+          const parts: { served?: Served; running?: RunningToolkit } = {};
+          let stopped: Promise<void> | undefined;
+          const stop = (): Promise<void> =>
+            (stopped ??= (async () => {
+              await parts.served?.close();
+              await parts.running?.stop();
+              await toolkit.close();
+            })());
+          stopping.push(stop);
+          const [served, running] = await start(toolkit, serve);
+          Object.assign(parts, { served, running });
 
-        const tag = `${order} #${run}`;
-        const seen = await exerciseGatedTools(new StreamableHTTPClientTransport(gateway.url), tag);
-        expect(seen.names, tag).toEqual(expect.arrayContaining([...GATED_TOOLS]));
-        expect(seen.sampled, tag).toContain(`sampled ${tag}`);
-        expect(seen.elicited, tag).toContain(`- Name: elicited ${tag}`);
-        expect(seen.asked, tag).toEqual(['sampling', 'elicitation']);
+          const tag = `${name} ${order} #${run}`;
+          const seen = await exerciseGatedTools(served.transport(), tag);
+          expect(seen.names, tag).toEqual(expect.arrayContaining([...GATED_TOOLS]));
+          expect(seen.sampled, tag).toContain(`sampled ${tag}`);
+          expect(seen.elicited, tag).toContain(`- Name: elicited ${tag}`);
+          expect(seen.asked, tag).toEqual(['sampling', 'elicitation']);
 
-        for (const stop of stops.splice(0).reverse()) await stop();
-      }
-    }, 120_000);
+          // A failure to stop surfaces in afterEach, which awaits the same stop.
+          stop().catch(() => undefined);
+        }
+      }, 120_000);
+    }
   }
 });
