@@ -14,6 +14,7 @@ import {
   binCommand,
   binEntry,
   exited,
+  listeningUrl,
   SERVE_HTTP,
   startCli,
   stop,
@@ -89,6 +90,27 @@ beforeAll(async () => {
       store: 'memory',
     }),
   );
+  // The fixture server, noting each start in starts.log.
+  await writeFile(
+    join(dir, 'count.mjs'),
+    [
+      "import { appendFileSync } from 'node:fs';",
+      "import { pathToFileURL } from 'node:url';",
+      'const [log, entry, ...rest] = process.argv.slice(2);',
+      "appendFileSync(log, 'started\\n');",
+      'process.argv.splice(2, process.argv.length, ...rest);',
+      'await import(pathToFileURL(entry).href);',
+      '',
+    ].join('\n'),
+  );
+  const countArgs = [importFlag, tsx, join(dir, 'count.mjs'), join(dir, 'starts.log')];
+  await writeFile(
+    join(dir, 'count.config.json'),
+    JSON.stringify({
+      mcpServers: { count: { command: fixture.command, args: [...countArgs, serveEntry, mode] } },
+      store: 'memory',
+    }),
+  );
   await writeFile(
     join(dir, 'hang.config.json'),
     JSON.stringify({
@@ -142,6 +164,31 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('starts each server once, over stdio as over HTTP', async () => {
+    const starts = async (): Promise<number> =>
+      (await readFile(join(dir, 'starts.log'), 'utf8')).split('\n').filter(Boolean).length;
+    const client = new Client({ name: 'serve-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [binEntry, 'serve', '--stdio', '--config', join(dir, 'count.config.json')],
+        cwd: dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'count__add', arguments: { a: 2, b: 3 } });
+      expect(result.structuredContent).toEqual({ sum: 5 });
+    } finally {
+      await client.close();
+    }
+    expect(await starts()).toBe(1);
+
+    const child = start([...SERVE_HTTP, '--config', 'count.config.json']);
+    expect(await toolNames((await listeningUrl(child)).href)).toContain('count__add');
+    expect(await starts()).toBe(2);
   });
 
   it('reports a server that fails or hangs, and serves the others when the wait is over', async () => {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '@toolplane/gateway';
 import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
@@ -100,8 +101,9 @@ async function serve(
   if (context.signal.aborted) stop();
   const waitMs = options.waitMs ?? cfg.waitMs;
   // The gateway is attached first and the servers started after it, so that they connect once,
-  // already told what the gateway's clients can do; the URL is printed only once they have
-  // connected (or failed, or the wait is over), so a client's first tools/list has their tools.
+  // already told what the gateway's clients can do; the URL is printed (over stdio: the client's
+  // first request read) only once they have connected (or failed, or the wait is over), so a
+  // client's first tools/list has their tools.
   try {
     if (http) {
       const served = await serveHttp(opened.toolkit, {
@@ -124,16 +126,20 @@ async function serve(
       await waitForServers(output, opened, waitMs, stopped.signal);
       if (!stopped.signal.aborted) printHttpHelp(output, cfg, served.url.href, token !== undefined);
     } else {
-      // Over stdio the client's first request waits in the pipe until the gateway reads it.
+      // The client's first request waits in stdin until the servers are ready: only then is
+      // stdin connected to the gateway.
+      const input = new PassThrough();
+      gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
       if (!stopped.signal.aborted) {
-        gateway = await serveStdio(opened.toolkit, gatewayOptions);
+        process.stdin.pipe(input);
         process.stdin.once('end', stop);
         printStdioHelp(output, cfg, context.self);
       }
     }
   } catch (error) {
+    await gateway?.close();
     await opened.close();
     throw error;
   }
@@ -145,7 +151,7 @@ async function serve(
     });
   }
   output.say(c.dim('shutting down'));
-  await gateway?.close();
+  await gateway.close();
   await opened.close();
   output.say(c.dim('stopped'));
   return 0;
