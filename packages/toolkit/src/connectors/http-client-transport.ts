@@ -33,8 +33,9 @@ export interface StreamableHttpClientTransportOptions {
   readonly onRelatedRequest?: (callId: RequestId, requestId: RequestId) => void;
   /**
    * Hears what may mean the server or the session is gone, which the SDK's client would never
-   * find out by itself: an event stream that broke, a resumption the server refused, an HTTP 404
-   * for the session (the spec's word for a session the server no longer knows).
+   * find out by itself: an event stream that broke, the session's GET stream ending or failing
+   * to reopen, a resumption the server refused, an HTTP 404 for the session (the spec's word for
+   * a session the server no longer knows).
    */
   readonly onSessionDoubt?: (error: unknown) => void;
 }
@@ -286,6 +287,8 @@ export class StreamableHttpClientTransport implements Transport {
         if (this.#closing.signal.aborted) return;
         this.onerror?.(new Error(`could not open the SSE stream: ${asError(error).message}`));
         if (attempt === undefined) return;
+        // A stream that cannot be reopened may mean the server is gone: let the owner check.
+        this.#options.onSessionDoubt?.(error);
         if (attempt + 1 >= RECONNECT.maxRetries) {
           this.onerror?.(
             new Error(`Maximum reconnection attempts (${RECONNECT.maxRetries}) exceeded.`),
@@ -387,7 +390,9 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.#closing.signal.aborted) return;
     const { requestId, resumedFrom } = context;
     if (requestId === undefined) {
-      // The session's GET stream: reopened, from where it stopped if it said.
+      // The session's GET stream: reopened, from where it stopped if it said. A server that
+      // exits ends it cleanly, so its end alone is reason to check (a broken one reported it).
+      if (error === undefined) this.#options.onSessionDoubt?.(new Error('the SSE stream ended'));
       this.#later(0, () => {
         this.#openSessionStream(lastEventId ?? resumedFrom, 0);
       });

@@ -1,0 +1,57 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHttpFixture } from '@toolplane/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  exited,
+  listeningUrl,
+  SERVE_HTTP,
+  startCli,
+  waitForStderr,
+} from './testing/cli-process.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-dead-upstream-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function status(endpoint: URL): Promise<string> {
+  const answer = await fetch(new URL('/healthz', endpoint));
+  return ((await answer.json()) as { status: string }).status;
+}
+
+describe('an HTTP upstream that ends under a running gateway', () => {
+  it.each(['SIGKILL', 'SIGTERM'] as const)(
+    'turns /healthz from ok to degraded within two seconds (%s)',
+    async (signal) => {
+      const fixture = await startHttpFixture();
+      const config = join(dir, 'toolplane.config.json');
+      await writeFile(
+        config,
+        JSON.stringify({ mcpServers: { remote: { url: fixture.url.href } }, store: 'memory' }),
+      );
+      const child = startCli([...SERVE_HTTP, '--config', config], { cwd: dir });
+      try {
+        const [endpoint] = await Promise.all([
+          listeningUrl(child),
+          waitForStderr(child, /remote connected/),
+        ]);
+        expect(await status(endpoint)).toBe('ok');
+        process.kill(fixture.pid, signal);
+        const killedAt = performance.now();
+        while ((await status(endpoint)) === 'ok') {
+          expect(performance.now() - killedAt).toBeLessThan(2_000);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        child.kill('SIGTERM');
+        await exited(child);
+        await fixture.close();
+      }
+    },
+  );
+});
