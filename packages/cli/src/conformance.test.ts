@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { HttpFixture } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  conformanceServerCommand,
   runConformance,
   startConformanceServer,
   type ConformanceRun,
@@ -11,8 +12,9 @@ import {
 import { binCommand, listeningUrl, SERVE_HTTP, startCli, stop } from './testing/cli-process.js';
 
 // Fresh `toolplane serve --http` starts, each tested by the conformance server suite the moment
-// it prints its URL. The suite keeps two (one pair); TOOLPLANE_CONFORMANCE_STARTS=10 is the
-// measure the gateway's issue asks for.
+// it prints its URL, in front of the conformance fixture served over HTTP (one server for every
+// start) and over stdio (started by each gateway). The suite keeps two starts of each;
+// TOOLPLANE_CONFORMANCE_STARTS=10 is the measure the gateway's issue asks for.
 const STARTS = Number(process.env.TOOLPLANE_CONFORMANCE_STARTS ?? '2');
 const AT_ONCE = 2;
 
@@ -22,14 +24,14 @@ let fixture: HttpFixture;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-conformance-'));
   fixture = await startConformanceServer();
-  await writeFile(
-    join(dir, 'toolplane.config.json'),
+  const config = (server: unknown): string =>
     JSON.stringify({
-      mcpServers: { conformance: { url: fixture.url.href } },
+      mcpServers: { conformance: server },
       naming: { transparent: 'conformance' },
       store: 'memory',
-    }),
-  );
+    });
+  await writeFile(join(dir, 'http.config.json'), config({ url: fixture.url.href }));
+  await writeFile(join(dir, 'stdio.config.json'), config(conformanceServerCommand('stdio')));
 });
 
 afterAll(async () => {
@@ -38,8 +40,8 @@ afterAll(async () => {
 });
 
 /** Starts the real bin, runs the suite as soon as the URL is printed, and stops the gateway. */
-async function freshStart(): Promise<ConformanceRun> {
-  const child = startCli([...SERVE_HTTP], { cwd: dir, command: binCommand });
+async function freshStart(config: string): Promise<ConformanceRun> {
+  const child = startCli([...SERVE_HTTP, '--config', config], { cwd: dir, command: binCommand });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {
@@ -51,14 +53,17 @@ async function freshStart(): Promise<ConformanceRun> {
 }
 
 describe('toolplane serve in front of a conformance server', () => {
-  it(
-    `passes every server scenario on each of ${STARTS} fresh starts, used as soon as it listens`,
+  it.each([
+    ['over HTTP', 'http.config.json'],
+    ['over stdio', 'stdio.config.json'],
+  ])(
+    `passes every server scenario with the server %s on each of ${STARTS} fresh starts, used as soon as it listens`,
     { timeout: 60_000 + STARTS * 60_000 },
-    async () => {
+    async (_over, config) => {
       const runs: ConformanceRun[] = [];
       for (let started = 0; started < STARTS; started += AT_ONCE) {
         const batch = Math.min(AT_ONCE, STARTS - started);
-        runs.push(...(await Promise.all(Array.from({ length: batch }, freshStart))));
+        runs.push(...(await Promise.all(Array.from({ length: batch }, () => freshStart(config)))));
       }
       const passed = runs.filter(
         (run) => run.code === 0 && /Total: \d+ passed, 0 failed/.test(run.output),

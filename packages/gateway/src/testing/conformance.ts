@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
+import { startHttpFixture, type HttpFixture, type ServerCommand } from '@toolplane/fixtures';
 
 const require = createRequire(import.meta.url);
 const suite = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
@@ -50,16 +50,24 @@ export function runConformance(
 }
 
 /**
- * Starts the conformance fixture toolkit (see `createConformanceToolkit`) in a child process,
- * served over Streamable HTTP on 127.0.0.1 with its builtins unprefixed; resolves once it listens.
+ * The command that runs the conformance fixture toolkit (see `createConformanceToolkit`) in a
+ * child process with its builtins unprefixed: over stdio, or over Streamable HTTP on 127.0.0.1
+ * at /mcp (announcing its port as `LISTENING <port>` on stdout).
+ */
+export function conformanceServerCommand(mode: 'stdio' | 'http'): ServerCommand {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  return {
+    command: process.execPath,
+    args: ['--conditions=@toolplane/source', '--import', tsx, serverEntry, mode],
+  };
+}
+
+/**
+ * Starts {@link conformanceServerCommand} over HTTP; resolves once it listens.
  */
 export function startConformanceServer(): Promise<HttpFixture> {
-  const tsx = pathToFileURL(require.resolve('tsx')).href;
   return startHttpFixture({
-    server: {
-      command: process.execPath,
-      args: ['--conditions=@toolplane/source', '--import', tsx, serverEntry],
-    },
+    server: conformanceServerCommand('http'),
     path: '/mcp',
     startTimeoutMs: 30_000,
   });
