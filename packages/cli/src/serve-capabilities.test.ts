@@ -9,7 +9,7 @@ import {
   exerciseGatedTools,
   GATED_TOOLS,
   type GatedToolsSeen,
-} from '../../gateway/src/testing/gated-tools.js';
+} from '../../gateway/src/testing/everything.js';
 import { binCommand, listeningUrl, SERVE_HTTP, startCli, stop } from './testing/cli-process.js';
 
 // `toolplane serve` used the moment it serves: server-everything, started by the CLI, must have

@@ -56,6 +56,24 @@ async function toolNames(url: string, headers: Record<string, string> = {}): Pro
   }
 }
 
+/** Calls `tool` with 2 + 3 as a one-shot stdio client of `serve --stdio --config <config>`. */
+async function addOverStdio(config: string, tool: string): Promise<unknown> {
+  const client = new Client({ name: 'serve-test', version: '0.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [binEntry, 'serve', '--stdio', '--config', join(dir, config)],
+      cwd: dir,
+      stderr: 'pipe',
+    }),
+  );
+  try {
+    return (await client.callTool({ name: tool, arguments: { a: 2, b: 3 } })).structuredContent;
+  } finally {
+    await client.close();
+  }
+}
+
 /** The words of a printed shell command line, with `$NAME` expanded in double quotes. */
 function shellWords(line: string, env: Record<string, string>): string[] {
   const words: string[] = [];
@@ -149,41 +167,13 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
   });
 
   it("answers a one-shot stdio client's call to a slow server's tool", async () => {
-    const client = new Client({ name: 'serve-test', version: '0.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [binEntry, 'serve', '--stdio', '--config', join(dir, 'slow.config.json')],
-        cwd: dir,
-        stderr: 'pipe',
-      }),
-    );
-    try {
-      const result = await client.callTool({ name: 'slow__add', arguments: { a: 2, b: 3 } });
-      expect(result.structuredContent).toEqual({ sum: 5 });
-    } finally {
-      await client.close();
-    }
+    expect(await addOverStdio('slow.config.json', 'slow__add')).toEqual({ sum: 5 });
   });
 
   it('starts each server once, over stdio as over HTTP', async () => {
     const starts = async (): Promise<number> =>
       (await readFile(join(dir, 'starts.log'), 'utf8')).split('\n').filter(Boolean).length;
-    const client = new Client({ name: 'serve-test', version: '0.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [binEntry, 'serve', '--stdio', '--config', join(dir, 'count.config.json')],
-        cwd: dir,
-        stderr: 'pipe',
-      }),
-    );
-    try {
-      const result = await client.callTool({ name: 'count__add', arguments: { a: 2, b: 3 } });
-      expect(result.structuredContent).toEqual({ sum: 5 });
-    } finally {
-      await client.close();
-    }
+    expect(await addOverStdio('count.config.json', 'count__add')).toEqual({ sum: 5 });
     expect(await starts()).toBe(1);
 
     const child = start([...SERVE_HTTP, '--config', 'count.config.json']);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serveHttp } from './http.js';
 import { serveStdio } from './stdio.js';
 import { StdioTransport } from './stdio-transport.js';
-import { everythingCommand, exerciseGatedTools, GATED_TOOLS } from './testing/gated-tools.js';
+import { everythingCommand, exerciseGatedTools, GATED_TOOLS } from './testing/everything.js';
 
 // Whether an upstream learns what the gateway's clients can do must not depend on when the
 // gateway is served: before the toolkit runs, while its upstream is connecting, or after ready(),

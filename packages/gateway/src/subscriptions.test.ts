@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -10,12 +9,7 @@ import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './http.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
+import { everythingCommand } from './testing/everything.js';
 
 // server-everything lists demo://resource/static/... and offers the dynamic ones by template only.
 const DYNAMIC = 'demo://resource/dynamic/text/1';
@@ -27,7 +21,7 @@ describe('resource subscriptions through the gateway', () => {
 
   beforeAll(async () => {
     const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything' });
+    toolkit.addConnector(everythingCommand, { namespace: 'everything' });
     running = await runToolkit(toolkit);
     gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
   });

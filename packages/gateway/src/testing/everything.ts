@@ -1,6 +1,7 @@
-// server-everything registers its sampling and elicitation tools only for a client that declared
-// those capabilities when it connected: what a gateway in front of it shows of them tells whether
-// the upstream learned what the gateway's clients can do.
+// @modelcontextprotocol/server-everything in tests: the command that starts it over stdio, and
+// what a capable client sees of its sampling and elicitation tools, which it registers only for a
+// client that declared those capabilities when it connected (so what a gateway in front of it
+// shows of them tells whether the upstream learned what the gateway's clients can do).
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
