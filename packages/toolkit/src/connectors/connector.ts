@@ -1,9 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
@@ -34,6 +30,7 @@ import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
 import { StreamableHttpClientTransport } from './http-client-transport.js';
 import { requestScopedFetch } from './scoped-fetch.js';
+import { StdioClientTransport } from './stdio-client-transport.js';
 
 export { requestScopedFetch } from './scoped-fetch.js';
 export type { RequestScopedFetchOptions } from './scoped-fetch.js';
@@ -150,6 +147,11 @@ export interface ConnectorOptions {
   readonly namespace?: string;
   /** How the client introduces itself to the server. */
   readonly clientInfo?: Implementation;
+  /**
+   * The largest message a stdio server may send, in bytes; a larger one is dropped alone and the
+   * request it answered fails, the connection goes on. Default 10 MiB.
+   */
+  readonly maxMessageBytes?: number;
   /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */
   readonly connectTimeoutMs?: number;
   /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
@@ -470,10 +472,12 @@ export class Connector {
     if (isStdio(source)) {
       const transport = new StdioClientTransport({
         command: source.command,
-        args: source.args ? [...source.args] : [],
-        ...(source.env ? { env: { ...defaultEnv(), ...source.env } } : {}),
+        ...(source.args ? { args: source.args } : {}),
+        ...(source.env ? { env: source.env } : {}),
         ...(source.cwd ? { cwd: source.cwd } : {}),
-        stderr: 'pipe',
+        ...(this.#options.maxMessageBytes === undefined
+          ? {}
+          : { maxMessageBytes: this.#options.maxMessageBytes }),
       });
       const tail = captureTail(transport);
       const client = make();
@@ -485,10 +489,8 @@ export class Connector {
         this.#pid = pid ?? undefined;
         return connected(client);
       } catch (error) {
+        // Resolves once the child has exited, SIGKILLed if it must be.
         await client.close().catch(() => undefined);
-        // The SDK's own close on a failed connect gives the child seconds to exit on unref'd
-        // timers; a process that ends meanwhile (a CLI, a test run) would leave it orphaned.
-        terminate(pid);
         const stderr = tail().trim();
         throw new Error(
           `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
@@ -820,30 +822,9 @@ function capabilityKey(handler: UpstreamRequestHandler | undefined): string {
   return `${sampling === true ? 's' : ''}${elicitation === true ? 'e' : ''}${roots === true ? 'r' : ''}`;
 }
 
-/** Ends a child that failed to start properly: SIGTERM now, SIGKILL if it is still there in 1 s. */
-function terminate(pid: number | null): void {
-  if (pid === null) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return; // already gone
-  }
-  setTimeout(() => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // it exited on SIGTERM
-    }
-  }, 1_000).unref();
-}
-
-function defaultEnv(): Record<string, string> {
-  return getDefaultEnvironment();
-}
-
 function captureTail(transport: StdioClientTransport): () => string {
   let tail = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
+  transport.stderr.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
   });
   return () => tail;

@@ -1,0 +1,119 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isAlive } from '@toolplane/fixtures';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createConnector, type Connector } from './connector.js';
+
+const MIB = 1024 * 1024;
+
+// A stdio MCP server written by hand, so it can send what no SDK server would: an 11 MiB answer
+// (`big`), an 11 MiB notification before a small answer (`noisy`), and a small answer (`small`).
+// Answers are serialised as servers do, result first and the ID last.
+const SERVER = `
+const lines = require('node:readline').createInterface({ input: process.stdin });
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+const reply = (id, result) => send({ result, jsonrpc: '2.0', id });
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
+const tool = (name) => ({ name, inputSchema: { type: 'object' } });
+lines.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') {
+    reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'big', version: '1' } });
+  } else if (m.method === 'tools/list') {
+    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small')] });
+  } else if (m.method === 'tools/call' && m.params.name === 'big') {
+    reply(m.id, text('x'.repeat(11 * ${MIB})));
+  } else if (m.method === 'tools/call' && m.params.name === 'noisy') {
+    send({ method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(11 * ${MIB}) }, jsonrpc: '2.0' });
+    reply(m.id, text('after the noise'));
+  } else if (m.method === 'tools/call') {
+    reply(m.id, text('small'));
+  } else {
+    reply(m.id, {});
+  }
+});
+`;
+
+// A server that writes its PID to the file named by its argument, ignores SIGTERM and the end of
+// its input, and never answers: the kind that outlives a careless client.
+const STUBBORN = `
+require('node:fs').writeFileSync(process.argv[1], String(process.pid));
+process.on('SIGTERM', () => {});
+process.stdin.resume();
+setInterval(() => {}, 1000);
+`;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-stdio-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let connector: Connector | undefined;
+afterEach(async () => {
+  await connector?.close();
+  connector = undefined;
+});
+
+function text(result: unknown): string {
+  const { content } = result as { content: { text?: string }[] };
+  return content.map((block) => block.text ?? '').join('');
+}
+
+describe('the stdio transport', () => {
+  it('refuses one message over the limit and keeps the connection for the next', async () => {
+    connector = createConnector(
+      { command: process.execPath, args: ['-e', SERVER] },
+      { namespace: 'big' },
+    );
+    connector.start();
+    await connector.ready();
+    const client = connector.client;
+    const pid = connector.pid;
+    if (client === undefined) throw new Error('not connected');
+
+    const refused = await client.callTool({ name: 'big' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /message of 115\d{5} bytes, over the limit of 10485760; it was dropped/,
+    );
+
+    expect(text(await client.callTool({ name: 'small' }))).toBe('small');
+    // An oversized notification goes alone; the answer after it arrives.
+    expect(text(await client.callTool({ name: 'noisy' }))).toBe('after the noise');
+    expect(connector.state).toBe('connected');
+    expect(connector.pid).toBe(pid);
+  });
+
+  it('takes a larger limit when given one', async () => {
+    connector = createConnector(
+      { command: process.execPath, args: ['-e', SERVER] },
+      { namespace: 'big', maxMessageBytes: 16 * MIB },
+    );
+    connector.start();
+    await connector.ready();
+    const answer = await connector.client?.callTool({ name: 'big' });
+    expect(text(answer)).toHaveLength(11 * MIB);
+  });
+
+  it('leaves no child behind, even one that ignores SIGTERM during its handshake', async () => {
+    const pidFile = join(dir, 'stubborn.pid');
+    connector = createConnector(
+      { command: process.execPath, args: ['-e', STUBBORN, pidFile] },
+      { namespace: 'stubborn', connectTimeoutMs: 300, backoff: { initialDelayMs: 60_000 } },
+    );
+    connector.start();
+    let pid = 0;
+    while (pid === 0) {
+      pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await connector.close();
+    connector = undefined;
+    expect(isAlive(pid)).toBe(false);
+  });
+});

@@ -1,0 +1,243 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** How long {@link StdioClientTransport.close} waits after closing stdin, then after SIGTERM. */
+const EXIT_GRACE_MS = 1_000;
+
+// How much of an oversized line is kept at each end, to find the ID of the request it answered.
+const EDGE_BYTES = 512;
+
+/** Options for {@link StdioClientTransport}. */
+export interface StdioClientTransportOptions {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to the SDK's default environment (`PATH`, `HOME`, …), not the whole of ours. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Larger messages are refused one by one (see the class); default {@link DEFAULT_MAX_MESSAGE_BYTES}. */
+  readonly maxMessageBytes?: number;
+}
+
+// Children still running, killed for sure when this process exits before closing them.
+const running = new Set<ChildProcess>();
+let hooked = false;
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  if (hooked) return;
+  hooked = true;
+  process.once('exit', () => {
+    for (const left of running) left.kill('SIGKILL');
+  });
+}
+
+/**
+ * The MCP stdio client transport: spawns the server, writes newline-delimited JSON-RPC to its
+ * stdin, reads it from its stdout, and pipes its stderr (see {@link stderr}).
+ *
+ * Unlike the SDK's, a message over `maxMessageBytes` costs that message alone: it is skipped
+ * as it streams in, never buffered whole, and the request it answered (its ID is read off the
+ * line's ends) fails with a JSON-RPC error that says why, while the connection goes on. Lines
+ * are split without copying what came before (the SDK's concatenates every chunk). `close()`
+ * closes stdin, then sends SIGTERM and SIGKILL a second apart until the child has exited, and
+ * resolves only then; a child left running when this process exits is killed.
+ */
+export class StdioClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  readonly #options: StdioClientTransportOptions;
+  readonly #max: number;
+  readonly #stderr = new PassThrough();
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  // The current line's chunks and their length; while skipping an oversized line, its ends.
+  #chunks: Buffer[] = [];
+  #length = 0;
+  #skipping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
+
+  constructor(options: StdioClientTransportOptions) {
+    this.#options = options;
+    this.#max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  /** The server's stderr, readable from construction on (nothing it writes early is lost). */
+  get stderr(): PassThrough {
+    return this.#stderr;
+  }
+
+  /** The child's process ID once started; `null` before, or when it could not start. */
+  get pid(): number | null {
+    return this.#child?.pid ?? null;
+  }
+
+  start(): Promise<void> {
+    if (this.#child !== undefined) throw new Error('the stdio transport is already started');
+    const { command, args = [], env, cwd } = this.#options;
+    const child = spawn(command, [...args], {
+      env: { ...getDefaultEnvironment(), ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      shell: false,
+      windowsHide: true,
+      ...(cwd === undefined ? {} : { cwd }),
+    });
+    this.#child = child;
+    track(child);
+    this.#exited = new Promise((resolve) => {
+      child.once('close', () => {
+        running.delete(child);
+        resolve();
+        this.onclose?.();
+      });
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      this.#receive(chunk);
+    });
+    child.stderr.pipe(this.#stderr);
+    for (const stream of [child.stdin, child.stdout]) {
+      stream.on('error', (error) => this.onerror?.(error));
+    }
+    return new Promise((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (stdin == null || stdin.destroyed) return Promise.reject(new Error('Not connected'));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.#child;
+    this.#chunks = [];
+    this.#length = 0;
+    this.#skipping = undefined;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin?.end();
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      if (await this.#exitsWithin(EXIT_GRACE_MS)) return;
+      child.kill(signal);
+    }
+    await this.#exited;
+  }
+
+  async #exitsWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(resolve, ms, false);
+    });
+    try {
+      return await Promise.race([this.#exited.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Splits stdout into lines, each a message, skipping over lines that are too long. */
+  #receive(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const piece = chunk.subarray(start, end);
+      if (this.#skipping === undefined && this.#length + piece.length > this.#max) {
+        // Too long: from here on only its length and its ends are kept.
+        const head = Buffer.concat(
+          [...this.#chunks, piece],
+          Math.min(this.#length + piece.length, EDGE_BYTES),
+        );
+        this.#skipping = { head, tail: lastBytes(this.#chunks, EDGE_BYTES), bytes: this.#length };
+        this.#chunks = [];
+        this.#length = 0;
+      }
+      const skipping = this.#skipping;
+      if (skipping === undefined) {
+        this.#chunks.push(piece);
+        this.#length += piece.length;
+      } else {
+        skipping.bytes += piece.length;
+        const end = piece.subarray(-EDGE_BYTES);
+        skipping.tail = Buffer.concat([skipping.tail, end]).subarray(-EDGE_BYTES);
+      }
+      if (newline === -1) return;
+      this.#endLine();
+      start = newline + 1;
+    }
+  }
+
+  #endLine(): void {
+    const skipped = this.#skipping;
+    if (skipped !== undefined) {
+      this.#skipping = undefined;
+      this.#refuse(skipped);
+      return;
+    }
+    const line = Buffer.concat(this.#chunks, this.#length).toString('utf8').replace(/\r$/, '');
+    this.#chunks = [];
+    this.#length = 0;
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Answers the request an oversized line answered with an error, when its ID can be read. */
+  #refuse(skipped: { head: Buffer; tail: Buffer; bytes: number }): void {
+    const reason = `the server sent a message of ${skipped.bytes} bytes, over the limit of ${this.#max}; it was dropped`;
+    const id = requestIdOf(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
+    this.onerror?.(new Error(reason));
+    if (id === undefined) return;
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.InternalError, message: reason },
+    });
+  }
+}
+
+/**
+ * The ID of the response a line carries, read off its ends (`{"result":…,"jsonrpc":"2.0","id":7}`
+ * as servers serialise it, or with `"id"` first), or `undefined` when it names a method or no ID.
+ */
+function requestIdOf(head: string, tail: string): string | number | undefined {
+  if (/^\s*\{\s*"method"\s*:/.test(head)) return undefined;
+  const match =
+    /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail) ??
+    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(head);
+  const raw = match?.[1];
+  if (raw === undefined) return undefined;
+  return raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw);
+}
+
+/** The last `count` bytes of `chunks` taken together. */
+function lastBytes(chunks: readonly Buffer[], count: number): Buffer {
+  const kept: Buffer[] = [];
+  let length = 0;
+  for (let i = chunks.length - 1; i >= 0 && length < count; i--) {
+    const chunk = chunks[i] ?? Buffer.alloc(0);
+    kept.unshift(chunk.subarray(-(count - length)));
+    length += kept[0]?.length ?? 0;
+  }
+  return Buffer.concat(kept);
+}
