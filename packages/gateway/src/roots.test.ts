@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -6,32 +5,19 @@ import {
   type CallToolResult,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
+import { serveEverything, type EverythingGateway } from './testing/everything.js';
 
 describe("a client's roots through the gateway", () => {
-  let running: RunningToolkit;
-  let gateway: HttpGateway;
+  let gateway: EverythingGateway;
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything' });
-    running = await runToolkit(toolkit);
-    gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
+    gateway = await serveEverything();
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
     await gateway.close();
-    await running.stop();
   });
 
   /** A client whose roots are whatever `roots.current` holds when asked. */

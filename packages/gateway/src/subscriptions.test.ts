@@ -5,30 +5,22 @@ import {
   McpError,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
-import { everythingCommand } from './testing/everything.js';
+import { serveEverything, type EverythingGateway } from './testing/everything.js';
 
 // server-everything lists demo://resource/static/... and offers the dynamic ones by template only.
 const DYNAMIC = 'demo://resource/dynamic/text/1';
 
 describe('resource subscriptions through the gateway', () => {
-  let running: RunningToolkit;
-  let gateway: HttpGateway;
+  let gateway: EverythingGateway;
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    const toolkit = createToolkit();
-    toolkit.addConnector(everythingCommand, { namespace: 'everything' });
-    running = await runToolkit(toolkit);
-    gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
+    gateway = await serveEverything();
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
     await gateway.close();
-    await running.stop();
   });
 
   async function connect(): Promise<{ client: Client; updates: string[] }> {

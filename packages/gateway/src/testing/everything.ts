@@ -11,6 +11,10 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit } from '@toolplane/toolkit/testing';
+import { serveHttp } from '../http.js';
+
 const require = createRequire(import.meta.url);
 
 /** server-everything over stdio, as a connector source or an `mcpServers` entry. */
@@ -18,6 +22,32 @@ export const everythingCommand = {
   command: process.execPath,
   args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
 };
+
+/** A gateway in front of server-everything, ready. */
+export interface EverythingGateway {
+  /** Its Streamable HTTP endpoint, where server-everything's names are unprefixed. */
+  readonly url: URL;
+  /** Closes the gateway and stops the toolkit (ending server-everything). */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a toolkit whose one connector is server-everything over stdio (namespace `everything`,
+ * transparent) over HTTP on 127.0.0.1, once the connector is ready.
+ */
+export async function serveEverything(): Promise<EverythingGateway> {
+  const toolkit = createToolkit();
+  toolkit.addConnector(everythingCommand, { namespace: 'everything' });
+  const running = await runToolkit(toolkit);
+  const gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
+  return {
+    url: gateway.url,
+    close: async () => {
+      await gateway.close();
+      await running.stop();
+    },
+  };
+}
 
 /** server-everything's tools that need the client's sampling and elicitation capabilities. */
 export const GATED_TOOLS = ['trigger-sampling-request', 'trigger-elicitation-request'] as const;
