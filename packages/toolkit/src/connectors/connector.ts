@@ -1,6 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -12,182 +10,42 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type CreateMessageRequest,
   type CreateMessageResult,
-  type ElicitRequest,
   type ElicitResult,
-  type Implementation,
-  type ListRootsResult,
-  type LoggingLevel,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { CallTracker, capabilityKey } from './call-tracker.js';
 import { ConnectorClient } from './connector-client.js';
+import { EMPTY_LISTS, fetchList, type ListKind } from './connector-lists.js';
+import { openHttp, openStdio } from './connector-open.js';
+import { closedPromise, httpTarget, isStdio, toError } from './connector-sources.js';
+import type {
+  ConnectorEvent,
+  ConnectorLists,
+  ConnectorOptions,
+  ConnectorSource,
+  ConnectorState,
+  UpstreamRequest,
+} from './connector-types.js';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
-import { StreamableHttpClientTransport } from './http-client-transport.js';
-import { requestScopedFetch } from './scoped-fetch.js';
-import { StdioClientTransport } from './stdio-client-transport.js';
 
 export { requestScopedFetch } from './scoped-fetch.js';
 export type { RequestScopedFetchOptions } from './scoped-fetch.js';
-
-/** An upstream MCP server started as a child process and spoken to over stdio. */
-export interface StdioSource {
-  readonly command: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-}
-
-/** A remote MCP server over Streamable HTTP (falling back to SSE). */
-export interface HttpSource {
-  readonly url: string | URL;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as `Authorization: Bearer <token>`. */
-  readonly token?: string;
-}
-
-/** Where a connector finds its server: a stdio command, an http(s) URL, or a URL with headers. */
-export type ConnectorSource = StdioSource | HttpSource | string | URL;
-
-/** A connector's lifecycle state. */
-export type ConnectorState = 'connecting' | 'connected' | 'disconnected' | 'failed';
-
-/** Everything a connector reports; every event names the connector's namespace. */
-export type ConnectorEvent =
-  | {
-      readonly type: 'state_change';
-      readonly namespace: string;
-      readonly state: ConnectorState;
-      readonly error?: Error;
-    }
-  | { readonly type: 'tool_list_changed'; readonly namespace: string }
-  | { readonly type: 'prompt_list_changed'; readonly namespace: string }
-  | { readonly type: 'resource_list_changed'; readonly namespace: string }
-  | { readonly type: 'resource_updated'; readonly namespace: string; readonly uri: string }
-  | {
-      /** A `notifications/message` log entry from the server, as it sent it. */
-      readonly type: 'log_message';
-      readonly namespace: string;
-      readonly level: LoggingLevel;
-      readonly logger?: string;
-      readonly data: unknown;
-    };
-
-/** The `_meta` key naming who made a tool call, so the server's requests during it reach them. */
-export const CALLER_META_KEY = 'io.toolplane/caller';
-
-/** A request an upstream server sends its client during a call: sampling or elicitation. */
-export type UpstreamRequest = CreateMessageRequest | ElicitRequest;
-
-/** Where an {@link UpstreamRequest} came from and whose call caused it. */
-export interface UpstreamRequestContext {
-  /** The connector's namespace. */
-  readonly namespace: string;
-  /** The {@link CALLER_META_KEY} value of the tool call the request belongs to. */
-  readonly caller: string;
-  /** Aborts when the server cancels the request or the connection ends. */
-  readonly signal: AbortSignal;
-}
-
-/** Whose roots a server's `roots/list` asks for; see {@link UpstreamRequestHandler.listRoots}. */
-export interface RootsRequestContext {
-  /** The connector's namespace. */
-  readonly namespace: string;
-  /**
-   * The {@link CALLER_META_KEY} value of the call the request belongs to; outside a call, that of
-   * the latest call on the connection or of the latest {@link Connector.rootsChanged}, whichever
-   * came last; `undefined` before either.
-   */
-  readonly caller: string | undefined;
-  /** Aborts when the server cancels the request or the connection ends. */
-  readonly signal: AbortSignal;
-}
-
-/**
- * Answers upstream servers' sampling and elicitation requests on behalf of whoever made the call
- * that caused them, and their `roots/list`; see {@link ConnectorOptions.upstreamRequests}.
- */
-export interface UpstreamRequestHandler {
-  /** What it can answer; only this is advertised to servers (read at every connect). */
-  readonly capabilities: {
-    readonly sampling?: boolean;
-    readonly elicitation?: boolean;
-    /** Advertises `roots` (with `listChanged`); `roots/list` goes to {@link listRoots}. */
-    readonly roots?: boolean;
-  };
-  /** Answers `roots/list`; no roots when absent. */
-  listRoots?(context: RootsRequestContext): Promise<ListRootsResult>;
-  /**
-   * Answers `request`; throw an `McpError` to answer with that error. An accepted form-mode
-   * elicitation may leave fields out: the connector fills in the server's defaults for them
-   * (SEP-1034; it advertises `applyDefaults`).
-   */
-  handle(
-    request: UpstreamRequest,
-    context: UpstreamRequestContext,
-  ): Promise<CreateMessageResult | ElicitResult>;
-}
-
-/** Options for {@link createConnector}. */
-export interface ConnectorOptions {
-  /**
-   * Who answers the server's `sampling/createMessage` and `elicitation/create` requests, read at
-   * every connect (see {@link Connector.renegotiate}). A request is routed to the tool call it
-   * belongs to: over Streamable HTTP by the response stream it arrives on; otherwise to the only
-   * caller with calls in flight. When calls of several callers are in flight and nothing says
-   * which one the request belongs to, it is refused with an MCP error rather than guessed.
-   */
-  readonly upstreamRequests?: () => UpstreamRequestHandler | undefined;
-  /** The namespace its tools, prompts and resources appear under; inferred from the source when absent. */
-  readonly namespace?: string;
-  /** How the client introduces itself to the server. */
-  readonly clientInfo?: Implementation;
-  /**
-   * The largest message a stdio server may send, in bytes; a larger one is dropped alone and the
-   * request it answered fails, the connection goes on. Default 10 MiB.
-   */
-  readonly maxMessageBytes?: number;
-  /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */
-  readonly connectTimeoutMs?: number;
-  /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
-  readonly backoff?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
-  /** Receives state changes, list changes and resource updates. Must not throw (errors are swallowed). */
-  readonly onEvent?: (event: ConnectorEvent) => void;
-}
-
-/** The lists a connector caches from its server. */
-export interface ConnectorLists {
-  readonly tools: readonly McpTool[];
-  readonly prompts: readonly Prompt[];
-  readonly resources: readonly Resource[];
-  readonly resourceTemplates: readonly ResourceTemplate[];
-}
-
-type ListKind = keyof ConnectorLists;
-
-const EMPTY_LISTS: ConnectorLists = Object.freeze({
-  tools: [],
-  prompts: [],
-  resources: [],
-  resourceTemplates: [],
-});
-
-/** A paginated list endpoint cannot send more pages than this (a broken server might loop). */
-const MAX_PAGES = 1_000;
-const STDERR_TAIL_BYTES = 2_048;
-
-function isStdio(source: ConnectorSource): source is StdioSource {
-  return typeof source === 'object' && !(source instanceof URL) && 'command' in source;
-}
-
-function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
-}
+export { CALLER_META_KEY } from './connector-types.js';
+export type {
+  ConnectorEvent,
+  ConnectorLists,
+  ConnectorOptions,
+  ConnectorSource,
+  ConnectorState,
+  HttpSource,
+  RootsRequestContext,
+  StdioSource,
+  UpstreamRequest,
+  UpstreamRequestContext,
+  UpstreamRequestHandler,
+} from './connector-types.js';
 
 /**
  * One upstream MCP server: it connects (spawning stdio servers), caches the server's lists,
@@ -469,71 +327,27 @@ export class Connector {
       return client;
     };
     const source = this.source;
+    const attempt = { make, timeout, signal };
     if (isStdio(source)) {
-      const transport = new StdioClientTransport({
-        command: source.command,
-        ...(source.args ? { args: source.args } : {}),
-        ...(source.env ? { env: source.env } : {}),
-        ...(source.cwd ? { cwd: source.cwd } : {}),
-        ...(this.#options.maxMessageBytes === undefined
-          ? {}
-          : { maxMessageBytes: this.#options.maxMessageBytes }),
+      const { maxMessageBytes } = this.#options;
+      const { client, pid } = await openStdio(source, {
+        ...attempt,
+        ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
       });
-      const tail = captureTail(transport);
-      const client = make();
-      const connecting = client.connect(transport, { timeout, signal });
-      // Spawned synchronously by the transport's start(); read now, as a failed connect forgets it.
-      const pid = transport.pid;
-      try {
-        await connecting;
-        this.#pid = pid ?? undefined;
-        return connected(client);
-      } catch (error) {
-        // Resolves once the child has exited, SIGKILLed if it must be.
-        await client.close().catch(() => undefined);
-        const stderr = tail().trim();
-        throw new Error(
-          `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
-          { cause: error },
-        );
-      }
-    }
-    const { url, headers } = httpTarget(source);
-    const onSessionDoubt = (error: unknown): void => {
-      if (current !== undefined) this.#checkAlive(current, error);
-    };
-    try {
-      const client = make();
-      const transport = new StreamableHttpClientTransport(url, {
-        headers,
-        onRelatedRequest: (callId, requestId) => {
-          calls.relate(callId, requestId);
-        },
-        onSessionDoubt,
-      });
-      await client.connect(transport, { timeout, signal });
+      this.#pid = pid;
       return connected(client);
-    } catch (streamableError) {
-      if (this.#isClosed()) throw streamableError;
-      // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
-      const client = make();
-      const fetch = requestScopedFetch({
-        onStreamError: (_requestId, error) => {
-          onSessionDoubt(error);
-        },
-      });
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-deprecated -- the fallback the spec asks clients to keep
-        await client.connect(new SSEClientTransport(url, { requestInit: { headers }, fetch }), {
-          timeout,
-          signal,
-        });
-        return connected(client);
-      } catch {
-        await client.close().catch(() => undefined);
-        throw streamableError;
-      }
     }
+    const client = await openHttp(source, {
+      ...attempt,
+      onRelatedRequest: (callId, requestId) => {
+        calls.relate(callId, requestId);
+      },
+      onSessionDoubt: (error) => {
+        if (current !== undefined) this.#checkAlive(current, error);
+      },
+      isClosed: () => this.#isClosed(),
+    });
+    return connected(client);
   }
 
   /**
@@ -701,162 +515,4 @@ export function createConnector(
   options: ConnectorOptions = {},
 ): Connector {
   return new Connector(source, options);
-}
-
-async function fetchList(client: Client, kind: ListKind): Promise<readonly unknown[]> {
-  const capabilities = client.getServerCapabilities() ?? {};
-  const supported = kind === 'resourceTemplates' ? capabilities.resources : capabilities[kind];
-  if (supported === undefined) return [];
-  const page = (cursor: string | undefined) => {
-    const params = cursor === undefined ? {} : { cursor };
-    switch (kind) {
-      case 'tools':
-        return client.listTools(params).then((r) => ({ items: r.tools, next: r.nextCursor }));
-      case 'prompts':
-        return client.listPrompts(params).then((r) => ({ items: r.prompts, next: r.nextCursor }));
-      case 'resources':
-        return client
-          .listResources(params)
-          .then((r) => ({ items: r.resources, next: r.nextCursor }));
-      case 'resourceTemplates':
-        return client
-          .listResourceTemplates(params)
-          .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor }));
-    }
-  };
-  const items: unknown[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let pages = 0; pages < MAX_PAGES; pages++) {
-    const { items: batch, next } = await page(cursor);
-    items.push(...batch);
-    // A cursor seen before would loop forever: stop at what we have.
-    if (next === undefined || seen.has(next)) return items;
-    seen.add(next);
-    cursor = next;
-  }
-  return items;
-}
-
-/**
- * The tool calls in flight on one connection, by JSON-RPC ID, with their callers: the caller is
- * read from (and taken out of) each call's `_meta` as it is sent, so the server never sees it.
- */
-class CallTracker {
-  readonly #callers = new Map<string | number, string>();
-  // A server request's ID → the ID of the call on whose response stream it arrived.
-  readonly #related = new Map<string | number, string | number>();
-  /** The caller of the latest call sent, or of the latest roots change; see {@link rootsCaller}. */
-  lastCaller: string | undefined;
-
-  install(transport: Transport): void {
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      const m = message as { method?: string; id?: string | number; params?: unknown };
-      const params = m.params as { _meta?: Record<string, unknown> } | undefined;
-      const caller = params?._meta?.[CALLER_META_KEY];
-      if (m.method === 'tools/call' && m.id !== undefined && typeof caller === 'string') {
-        this.#callers.set(m.id, caller);
-        this.lastCaller = caller;
-        const { [CALLER_META_KEY]: _, ...meta } = params?._meta ?? {};
-        const rest = { ...params, _meta: meta };
-        if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
-        return send({ ...message, params: rest }, options);
-      }
-      return send(message, options);
-    };
-    const receive = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const m = message as { method?: unknown; id?: string | number };
-      if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
-        for (const [request, call] of this.#related) {
-          if (call === m.id) this.#related.delete(request);
-        }
-      }
-      receive?.call(transport, message, extra);
-    };
-  }
-
-  relate(callId: string | number, requestId: string | number): void {
-    if (this.#callers.has(callId)) this.#related.set(requestId, callId);
-  }
-
-  /**
-   * Whose roots a `roots/list` asks for: the caller of the call it is tied to or of the only one in
-   * flight, else the latest caller on the connection (servers also ask outside calls: after
-   * `initialized`, and after a roots change).
-   */
-  rootsCaller(requestId: string | number): string | undefined {
-    const call = this.#related.get(requestId);
-    const tied = call === undefined ? undefined : this.#callers.get(call);
-    if (tied !== undefined) return tied;
-    const callers = new Set(this.#callers.values());
-    const [only] = callers;
-    return callers.size === 1 ? only : this.lastCaller;
-  }
-
-  /**
-   * The caller a server request belongs to.
-   *
-   * @throws {McpError} when no call is in flight, or calls of several callers are and nothing
-   * ties the request to one of them.
-   */
-  callerOf(requestId: string | number, method: string): string {
-    const call = this.#related.get(requestId);
-    const tied = call === undefined ? undefined : this.#callers.get(call);
-    if (tied !== undefined) return tied;
-    const callers = new Set(this.#callers.values());
-    const [only] = callers;
-    if (callers.size === 1 && only !== undefined) return only;
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      callers.size === 0
-        ? `${method} arrived while no tool call of this client was in flight; send it during the call it belongs to`
-        : `${method} cannot be tied to one of ${callers.size} callers with calls in flight; send it on the call's own response stream (Streamable HTTP with relatedRequestId)`,
-    );
-  }
-}
-
-function capabilityKey(handler: UpstreamRequestHandler | undefined): string {
-  const { sampling, elicitation, roots } = handler?.capabilities ?? {};
-  return `${sampling === true ? 's' : ''}${elicitation === true ? 'e' : ''}${roots === true ? 'r' : ''}`;
-}
-
-function captureTail(transport: StdioClientTransport): () => string {
-  let tail = '';
-  transport.stderr.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
-  });
-  return () => tail;
-}
-
-interface HttpTarget {
-  readonly url: URL;
-  readonly headers: Record<string, string>;
-}
-
-function closedPromise(client: Client): Promise<void> {
-  return new Promise((resolve) => {
-    client.onclose = resolve;
-  });
-}
-
-function httpTarget(source: HttpSource | string | URL): HttpTarget {
-  const spec = typeof source === 'string' || source instanceof URL ? { url: source } : source;
-  let url: URL;
-  try {
-    url = new URL(spec.url);
-  } catch (error) {
-    throw new ToolError(
-      'invalid_config',
-      `MCP server URL ${JSON.stringify(String(spec.url))} is not a URL`,
-      { cause: error },
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ToolError('invalid_config', `MCP server URL must be http(s), got ${url.protocol}`);
-  }
-  const headers: Record<string, string> = { ...spec.headers };
-  if ('token' in spec && spec.token !== undefined) headers.Authorization = `Bearer ${spec.token}`;
-  return { url, headers };
 }

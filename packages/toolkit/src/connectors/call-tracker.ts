@@ -1,0 +1,88 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CALLER_META_KEY, type UpstreamRequestHandler } from './connector-types.js';
+
+/**
+ * The tool calls in flight on one connection, by JSON-RPC ID, with their callers: the caller is
+ * read from (and taken out of) each call's `_meta` as it is sent, so the server never sees it.
+ */
+export class CallTracker {
+  readonly #callers = new Map<string | number, string>();
+  // A server request's ID → the ID of the call on whose response stream it arrived.
+  readonly #related = new Map<string | number, string | number>();
+  /** The caller of the latest call sent, or of the latest roots change; see {@link rootsCaller}. */
+  lastCaller: string | undefined;
+
+  install(transport: Transport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as { method?: string; id?: string | number; params?: unknown };
+      const params = m.params as { _meta?: Record<string, unknown> } | undefined;
+      const caller = params?._meta?.[CALLER_META_KEY];
+      if (m.method === 'tools/call' && m.id !== undefined && typeof caller === 'string') {
+        this.#callers.set(m.id, caller);
+        this.lastCaller = caller;
+        const { [CALLER_META_KEY]: _, ...meta } = params?._meta ?? {};
+        const rest = { ...params, _meta: meta };
+        if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
+        return send({ ...message, params: rest }, options);
+      }
+      return send(message, options);
+    };
+    const receive = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: unknown; id?: string | number };
+      if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
+        for (const [request, call] of this.#related) {
+          if (call === m.id) this.#related.delete(request);
+        }
+      }
+      receive?.call(transport, message, extra);
+    };
+  }
+
+  relate(callId: string | number, requestId: string | number): void {
+    if (this.#callers.has(callId)) this.#related.set(requestId, callId);
+  }
+
+  /**
+   * Whose roots a `roots/list` asks for: the caller of the call it is tied to or of the only one in
+   * flight, else the latest caller on the connection (servers also ask outside calls: after
+   * `initialized`, and after a roots change).
+   */
+  rootsCaller(requestId: string | number): string | undefined {
+    const call = this.#related.get(requestId);
+    const tied = call === undefined ? undefined : this.#callers.get(call);
+    if (tied !== undefined) return tied;
+    const callers = new Set(this.#callers.values());
+    const [only] = callers;
+    return callers.size === 1 ? only : this.lastCaller;
+  }
+
+  /**
+   * The caller a server request belongs to.
+   *
+   * @throws {McpError} when no call is in flight, or calls of several callers are and nothing
+   * ties the request to one of them.
+   */
+  callerOf(requestId: string | number, method: string): string {
+    const call = this.#related.get(requestId);
+    const tied = call === undefined ? undefined : this.#callers.get(call);
+    if (tied !== undefined) return tied;
+    const callers = new Set(this.#callers.values());
+    const [only] = callers;
+    if (callers.size === 1 && only !== undefined) return only;
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      callers.size === 0
+        ? `${method} arrived while no tool call of this client was in flight; send it during the call it belongs to`
+        : `${method} cannot be tied to one of ${callers.size} callers with calls in flight; send it on the call's own response stream (Streamable HTTP with relatedRequestId)`,
+    );
+  }
+}
+
+/** What a handler has servers told (sampling, elicitation, roots), as a short key to compare. */
+export function capabilityKey(handler: UpstreamRequestHandler | undefined): string {
+  const { sampling, elicitation, roots } = handler?.capabilities ?? {};
+  return `${sampling === true ? 's' : ''}${elicitation === true ? 'e' : ''}${roots === true ? 'r' : ''}`;
+}

@@ -1,0 +1,51 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ConnectorLists } from './connector-types.js';
+
+/** One of the lists a connector caches. */
+export type ListKind = keyof ConnectorLists;
+
+export const EMPTY_LISTS: ConnectorLists = Object.freeze({
+  tools: [],
+  prompts: [],
+  resources: [],
+  resourceTemplates: [],
+});
+
+/** A paginated list endpoint cannot send more pages than this (a broken server might loop). */
+const MAX_PAGES = 1_000;
+
+/** Every page of one of `client`'s lists, or none when the server does not offer it. */
+export async function fetchList(client: Client, kind: ListKind): Promise<readonly unknown[]> {
+  const capabilities = client.getServerCapabilities() ?? {};
+  const supported = kind === 'resourceTemplates' ? capabilities.resources : capabilities[kind];
+  if (supported === undefined) return [];
+  const page = (cursor: string | undefined) => {
+    const params = cursor === undefined ? {} : { cursor };
+    switch (kind) {
+      case 'tools':
+        return client.listTools(params).then((r) => ({ items: r.tools, next: r.nextCursor }));
+      case 'prompts':
+        return client.listPrompts(params).then((r) => ({ items: r.prompts, next: r.nextCursor }));
+      case 'resources':
+        return client
+          .listResources(params)
+          .then((r) => ({ items: r.resources, next: r.nextCursor }));
+      case 'resourceTemplates':
+        return client
+          .listResourceTemplates(params)
+          .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor }));
+    }
+  };
+  const items: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const { items: batch, next } = await page(cursor);
+    items.push(...batch);
+    // A cursor seen before would loop forever: stop at what we have.
+    if (next === undefined || seen.has(next)) return items;
+    seen.add(next);
+    cursor = next;
+  }
+  return items;
+}

@@ -1,0 +1,102 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { captureTail, httpTarget, toError } from './connector-sources.js';
+import type { HttpSource, StdioSource } from './connector-types.js';
+import { StreamableHttpClientTransport } from './http-client-transport.js';
+import { requestScopedFetch } from './scoped-fetch.js';
+import { StdioClientTransport } from './stdio-client-transport.js';
+
+/** One connection attempt: a fresh client each try, and how long and until when to try. */
+export interface Attempt {
+  /** A new client, its capabilities and handlers set, not yet connected. */
+  readonly make: () => Client;
+  readonly timeout: number;
+  /** Abandons the attempt (the connector closed). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Spawns a stdio server and connects a client to it.
+ *
+ * @throws {Error} naming the command, with the tail of its stderr, once the child has exited.
+ */
+export async function openStdio(
+  source: StdioSource,
+  attempt: Attempt & { readonly maxMessageBytes?: number },
+): Promise<{ client: Client; pid: number | undefined }> {
+  const { maxMessageBytes } = attempt;
+  const transport = new StdioClientTransport({
+    command: source.command,
+    ...(source.args ? { args: source.args } : {}),
+    ...(source.env ? { env: source.env } : {}),
+    ...(source.cwd ? { cwd: source.cwd } : {}),
+    ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+  });
+  const tail = captureTail(transport);
+  const client = attempt.make();
+  const connecting = client.connect(transport, {
+    timeout: attempt.timeout,
+    signal: attempt.signal,
+  });
+  // Spawned synchronously by the transport's start(); read now, as a failed connect forgets it.
+  const pid = transport.pid ?? undefined;
+  try {
+    await connecting;
+    return { client, pid };
+  } catch (error) {
+    // Resolves once the child has exited, SIGKILLed if it must be.
+    await client.close().catch(() => undefined);
+    const stderr = tail().trim();
+    throw new Error(
+      `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Connects a client to an HTTP server over Streamable HTTP, or else over the older HTTP+SSE.
+ *
+ * @throws {Error} the Streamable HTTP attempt's error when neither transport connects.
+ */
+export async function openHttp(
+  source: HttpSource | string | URL,
+  attempt: Attempt & {
+    /** A server request arrived on the response stream of the call `callId`. */
+    readonly onRelatedRequest: (callId: string | number, requestId: string | number) => void;
+    /** Something suggests the server or its session is gone; see the transport. */
+    readonly onSessionDoubt: (error: unknown) => void;
+    readonly isClosed: () => boolean;
+  },
+): Promise<Client> {
+  const { url, headers } = httpTarget(source);
+  const { timeout, signal, onSessionDoubt } = attempt;
+  try {
+    const client = attempt.make();
+    const transport = new StreamableHttpClientTransport(url, {
+      headers,
+      onRelatedRequest: attempt.onRelatedRequest,
+      onSessionDoubt,
+    });
+    await client.connect(transport, { timeout, signal });
+    return client;
+  } catch (streamableError) {
+    if (attempt.isClosed()) throw streamableError;
+    // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
+    const client = attempt.make();
+    const fetch = requestScopedFetch({
+      onStreamError: (_requestId, error) => {
+        onSessionDoubt(error);
+      },
+    });
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the fallback the spec asks clients to keep
+      const transport = new SSEClientTransport(url, { requestInit: { headers }, fetch });
+      await client.connect(transport, { timeout, signal });
+      return client;
+    } catch {
+      await client.close().catch(() => undefined);
+      throw streamableError;
+    }
+  }
+}

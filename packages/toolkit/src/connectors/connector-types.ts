@@ -1,0 +1,146 @@
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** An upstream MCP server started as a child process and spoken to over stdio. */
+export interface StdioSource {
+  readonly command: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** A remote MCP server over Streamable HTTP (falling back to SSE). */
+export interface HttpSource {
+  readonly url: string | URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as `Authorization: Bearer <token>`. */
+  readonly token?: string;
+}
+
+/** Where a connector finds its server: a stdio command, an http(s) URL, or a URL with headers. */
+export type ConnectorSource = StdioSource | HttpSource | string | URL;
+
+/** A connector's lifecycle state. */
+export type ConnectorState = 'connecting' | 'connected' | 'disconnected' | 'failed';
+
+/** Everything a connector reports; every event names the connector's namespace. */
+export type ConnectorEvent =
+  | {
+      readonly type: 'state_change';
+      readonly namespace: string;
+      readonly state: ConnectorState;
+      readonly error?: Error;
+    }
+  | { readonly type: 'tool_list_changed'; readonly namespace: string }
+  | { readonly type: 'prompt_list_changed'; readonly namespace: string }
+  | { readonly type: 'resource_list_changed'; readonly namespace: string }
+  | { readonly type: 'resource_updated'; readonly namespace: string; readonly uri: string }
+  | {
+      /** A `notifications/message` log entry from the server, as it sent it. */
+      readonly type: 'log_message';
+      readonly namespace: string;
+      readonly level: LoggingLevel;
+      readonly logger?: string;
+      readonly data: unknown;
+    };
+
+/** The `_meta` key naming who made a tool call, so the server's requests during it reach them. */
+export const CALLER_META_KEY = 'io.toolplane/caller';
+
+/** A request an upstream server sends its client during a call: sampling or elicitation. */
+export type UpstreamRequest = CreateMessageRequest | ElicitRequest;
+
+/** Where an {@link UpstreamRequest} came from and whose call caused it. */
+export interface UpstreamRequestContext {
+  /** The connector's namespace. */
+  readonly namespace: string;
+  /** The {@link CALLER_META_KEY} value of the tool call the request belongs to. */
+  readonly caller: string;
+  /** Aborts when the server cancels the request or the connection ends. */
+  readonly signal: AbortSignal;
+}
+
+/** Whose roots a server's `roots/list` asks for; see {@link UpstreamRequestHandler.listRoots}. */
+export interface RootsRequestContext {
+  /** The connector's namespace. */
+  readonly namespace: string;
+  /**
+   * The {@link CALLER_META_KEY} value of the call the request belongs to; outside a call, that of
+   * the latest call on the connection or of the latest {@link Connector.rootsChanged}, whichever
+   * came last; `undefined` before either.
+   */
+  readonly caller: string | undefined;
+  /** Aborts when the server cancels the request or the connection ends. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Answers upstream servers' sampling and elicitation requests on behalf of whoever made the call
+ * that caused them, and their `roots/list`; see {@link ConnectorOptions.upstreamRequests}.
+ */
+export interface UpstreamRequestHandler {
+  /** What it can answer; only this is advertised to servers (read at every connect). */
+  readonly capabilities: {
+    readonly sampling?: boolean;
+    readonly elicitation?: boolean;
+    /** Advertises `roots` (with `listChanged`); `roots/list` goes to {@link listRoots}. */
+    readonly roots?: boolean;
+  };
+  /** Answers `roots/list`; no roots when absent. */
+  listRoots?(context: RootsRequestContext): Promise<ListRootsResult>;
+  /**
+   * Answers `request`; throw an `McpError` to answer with that error. An accepted form-mode
+   * elicitation may leave fields out: the connector fills in the server's defaults for them
+   * (SEP-1034; it advertises `applyDefaults`).
+   */
+  handle(
+    request: UpstreamRequest,
+    context: UpstreamRequestContext,
+  ): Promise<CreateMessageResult | ElicitResult>;
+}
+
+/** Options for {@link createConnector}. */
+export interface ConnectorOptions {
+  /**
+   * Who answers the server's `sampling/createMessage` and `elicitation/create` requests, read at
+   * every connect (see {@link Connector.renegotiate}). A request is routed to the tool call it
+   * belongs to: over Streamable HTTP by the response stream it arrives on; otherwise to the only
+   * caller with calls in flight. When calls of several callers are in flight and nothing says
+   * which one the request belongs to, it is refused with an MCP error rather than guessed.
+   */
+  readonly upstreamRequests?: () => UpstreamRequestHandler | undefined;
+  /** The namespace its tools, prompts and resources appear under; inferred from the source when absent. */
+  readonly namespace?: string;
+  /** How the client introduces itself to the server. */
+  readonly clientInfo?: Implementation;
+  /**
+   * The largest message a stdio server may send, in bytes; a larger one is dropped alone and the
+   * request it answered fails, the connection goes on. Default 10 MiB.
+   */
+  readonly maxMessageBytes?: number;
+  /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */
+  readonly connectTimeoutMs?: number;
+  /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
+  readonly backoff?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
+  /** Receives state changes, list changes and resource updates. Must not throw (errors are swallowed). */
+  readonly onEvent?: (event: ConnectorEvent) => void;
+}
+
+/** The lists a connector caches from its server. */
+export interface ConnectorLists {
+  readonly tools: readonly McpTool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplate[];
+}
