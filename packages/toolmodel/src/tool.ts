@@ -1,6 +1,11 @@
-import { ToolSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolSchema } from '@modelcontextprotocol/core';
+import type { z } from 'zod';
 import { ToolError } from './errors.js';
 import { checkIdPart } from './ids.js';
+
+// The SDK's `Tool` type is the output of its `ToolSchema`; `@modelcontextprotocol/core` ships the
+// schema alone, so the type is inferred here, exactly as the client and server packages do.
+type McpTool = z.infer<typeof ToolSchema>;
 
 /** The MCP protocol revision this model follows. */
 export const MCP_VERSION = '2025-11-25';
