@@ -75,7 +75,9 @@ export function protocolError(error: unknown): McpError {
 
 /** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
 export function toCallToolResult(run: RunResult): CallToolResult {
-  if (run.mcpResult !== undefined) return run.mcpResult;
+  // The runner's result is typed by SDK v2, this server by v1: the same JSON, until the gateway
+  // moves to v2 as well.
+  if (run.mcpResult !== undefined) return run.mcpResult as CallToolResult;
   const value = run.structured;
   if (value === undefined) return { content: [] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };

@@ -177,7 +177,8 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     const table = await hub.tools();
     const tools: McpTool[] = table
       .entries()
-      .map(([name, item]) => ({ ...toMcpJson(item.tool), name }));
+      // toolmodel's tools are typed by SDK v2, this server by v1: the same JSON, until it moves.
+      .map(([name, item]) => ({ ...(toMcpJson(item.tool) as McpTool), name }));
     const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });

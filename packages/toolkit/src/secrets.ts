@@ -1,7 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '@toolplane/toolmodel';
+import type { RunResult } from '@toolplane/toolrun';
 import type { ConnectorEvent, ConnectorSource } from './connectors/connector.js';
 import type { Logger } from './session.js';
+
+// The results it redacts come from the runner, in the SDK v2 shape toolrun returns.
+type CallToolResult = NonNullable<RunResult['mcpResult']>;
 
 /** What a secret is replaced by wherever toolplane hands text out. */
 export const MASK = '***';

@@ -19,6 +19,7 @@ import {
 import type { DefinedTool } from './define-tool.js';
 import { type Prompt, type RenderedPrompt } from './prompts.js';
 import { type ResourceTemplate } from './resource-templates.js';
+import { runnerClient } from './runner-client.js';
 import { redactingLogger, Secrets } from './secrets.js';
 import { type Resource } from './resources.js';
 import type { LiveResource } from './live-resources.js';
@@ -136,7 +137,9 @@ class ToolkitImpl implements Toolkit {
     this.runner = createRunner({
       index: this.index,
       local,
-      mcp: createMcpExecutor({ clients: (serverName) => this.#connectors.clientOf(serverName) }),
+      mcp: createMcpExecutor({
+        clients: (serverName) => runnerClient(this.#connectors.clientOf(serverName), serverName),
+      }),
       ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
     });

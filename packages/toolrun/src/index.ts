@@ -4,6 +4,7 @@ export type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-r
 export { createMcpExecutor } from './mcp-executor.js';
 export type {
   McpCallOptions,
+  McpClient,
   McpClientSource,
   McpExecutor,
   McpExecutorOptions,

@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { ProgressEvent } from './types.js';
 
 /**
@@ -9,7 +8,8 @@ import type { ProgressEvent } from './types.js';
  * responses at once, so progress sent just before a result (in the same read) reaches a
  * request whose progress handler is already gone and is dropped
  * (modelcontextprotocol/typescript-sdk#2580). Reading our own tokens straight off the
- * transport delivers every notification, in order, before the response.
+ * transport delivers every notification, in order, before the response. The v2 client goes
+ * through the same relay: it costs one map lookup per message and holds whatever v2 does.
  */
 export type ProgressRelay = Map<string, (event: ProgressEvent) => void>;
 
@@ -30,7 +30,9 @@ function progressParams(message: unknown): { token: unknown; event: ProgressEven
  * The relay of `client`'s current transport, installed on first use; `undefined` when the
  * client is not connected.
  */
-export function progressRelay(client: Client): ProgressRelay | undefined {
+export function progressRelay(client: {
+  readonly transport?: Transport | undefined;
+}): ProgressRelay | undefined {
   const transport = client.transport;
   if (transport === undefined) return undefined;
   let relay = relays.get(transport);
