@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHttpFixture } from '@toolplane/fixtures';
+import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   exited,
@@ -25,10 +25,15 @@ async function status(endpoint: URL): Promise<string> {
 }
 
 describe('an HTTP upstream that ends under a running gateway', () => {
-  it.each(['SIGKILL', 'SIGTERM'] as const)(
-    'turns /healthz from ok to degraded within two seconds (%s)',
-    async (signal) => {
-      const fixture = await startHttpFixture();
+  // The stateless server has no GET stream to lose, only the connection its last answer used.
+  it.each([
+    ['SIGKILL', 'http'],
+    ['SIGTERM', 'http'],
+    ['SIGKILL', 'http-stateless'],
+  ] as const)(
+    'turns /healthz from ok to degraded within two seconds (%s, %s)',
+    async (signal, mode) => {
+      const fixture = await startHttpFixture({ server: fixtureCommand(mode) });
       const config = join(dir, 'toolplane.config.json');
       await writeFile(
         config,

@@ -18,6 +18,16 @@ type RequestId = string | number;
  */
 const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
+/** Who hears, per origin, of the server closing or resetting a connection of the pool. */
+const closedByServer = new Map<string, Set<(error: Error) => void>>();
+// Codes of a connection the other side ended: not undici's own idle timeout (UND_ERR_INFO) nor
+// an abort of ours.
+const SERVER_CLOSE_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+agent.on('disconnect', (origin, _targets, error) => {
+  if (!SERVER_CLOSE_CODES.has((error as { code?: unknown } | undefined)?.code)) return;
+  for (const listener of closedByServer.get(new URL(origin).origin) ?? []) listener(error);
+});
+
 const MAX_REDIRECTS = 20;
 /** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
 const RECONNECT = { initialMs: 1_000, maxMs: 30_000, growth: 1.5, maxRetries: 2 } as const;
@@ -35,7 +45,8 @@ export interface StreamableHttpClientTransportOptions {
    * Hears what may mean the server or the session is gone, which the SDK's client would never
    * find out by itself: an event stream that broke, the session's GET stream ending or failing
    * to reopen, a resumption the server refused, an HTTP 404 for the session (the spec's word for
-   * a session the server no longer knows).
+   * a session the server no longer knows), and, while no GET stream is open (a server without
+   * one), the server closing a kept-alive connection after a request (once per request sent).
    */
   readonly onSessionDoubt?: (error: unknown) => void;
 }
@@ -74,7 +85,8 @@ interface Answer {
  * with `ConnectionClosed`), where the SDK's would leave it to time out. That is a stream that ends
  * or breaks before the answer with no event ID to resume from, a resumption the server refuses,
  * and a resumed stream that ends without the answer or a new event ID. And it reports what may
- * mean a lost server or session (see `onSessionDoubt`).
+ * mean a lost server or session (see `onSessionDoubt`), including a server with no GET stream
+ * (a stateless one) that exits while a connection to it is kept alive.
  */
 export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -92,6 +104,19 @@ export class StreamableHttpClientTransport implements Transport {
   #protocolVersion: string | undefined;
   /** The server's `retry` field, last seen: the delay before any reconnection. */
   #retryMs: number | undefined;
+  /** Whether the session's GET stream is open (it tells of a server's end by ending). */
+  #sessionStreamOpen = false;
+  /**
+   * Whether a request went out since a closed connection was last reported: a server that closes
+   * every connection after its answer then costs one check a request, not an endless round of
+   * checks (the check's own ping closing a connection too).
+   */
+  #sentSinceDoubt = false;
+  readonly #onServerClose = (error: Error): void => {
+    if (this.#sessionStreamOpen || !this.#sentSinceDoubt || this.#closing.signal.aborted) return;
+    this.#sentSinceDoubt = false;
+    this.#options.onSessionDoubt?.(error);
+  };
 
   constructor(url: URL, options: StreamableHttpClientTransportOptions = {}) {
     this.#url = url;
@@ -115,6 +140,9 @@ export class StreamableHttpClientTransport implements Transport {
   start(): Promise<void> {
     if (this.#started) return Promise.reject(new Error('the transport has already started'));
     this.#started = true;
+    let listeners = closedByServer.get(this.#origin);
+    if (listeners === undefined) closedByServer.set(this.#origin, (listeners = new Set()));
+    listeners.add(this.#onServerClose);
     return Promise.resolve();
   }
 
@@ -123,6 +151,9 @@ export class StreamableHttpClientTransport implements Transport {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#closing.abort(new Error('the transport closed'));
+    const listeners = closedByServer.get(this.#origin);
+    listeners?.delete(this.#onServerClose);
+    if (listeners?.size === 0) closedByServer.delete(this.#origin);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -131,6 +162,7 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       const method = 'method' in message ? message.method : undefined;
       const requestId = method !== undefined && 'id' in message ? message.id : undefined;
+      if (method !== 'ping') this.#sentSinceDoubt = true;
       if (options?.resumptionToken !== undefined) {
         const context = { requestId, callId: undefined, replayId: requestId };
         this.#resume(options.resumptionToken, context);
@@ -276,6 +308,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#stream(lastEventId)
       .then((answer) => {
         if (answer === undefined) return;
+        this.#sessionStreamOpen = true;
         this.#read(answer, {
           requestId: undefined,
           callId: undefined,
@@ -390,6 +423,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.#closing.signal.aborted) return;
     const { requestId, resumedFrom } = context;
     if (requestId === undefined) {
+      this.#sessionStreamOpen = false;
       // The session's GET stream: reopened, from where it stopped if it said. A server that
       // exits ends it cleanly, so its end alone is reason to check (a broken one reported it).
       if (error === undefined) this.#options.onSessionDoubt?.(new Error('the SSE stream ended'));
