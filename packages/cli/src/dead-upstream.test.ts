@@ -1,23 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   exited,
   listeningUrl,
   SERVE_HTTP,
   startCli,
+  useTempDir,
   waitForStderr,
 } from './testing/cli-process.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'toolplane-dead-upstream-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('dead-upstream');
 
 async function status(endpoint: URL): Promise<string> {
   const answer = await fetch(new URL('/healthz', endpoint));
@@ -34,12 +28,12 @@ describe('an HTTP upstream that ends under a running gateway', () => {
     'turns /healthz from ok to degraded within two seconds (%s, %s)',
     async (signal, mode) => {
       const fixture = await startHttpFixture({ server: fixtureCommand(mode) });
-      const config = join(dir, 'toolplane.config.json');
+      const config = join(dir(), 'toolplane.config.json');
       await writeFile(
         config,
         JSON.stringify({ mcpServers: { remote: { url: fixture.url.href } }, store: 'memory' }),
       );
-      const child = startCli([...SERVE_HTTP, '--config', config], { cwd: dir });
+      const child = startCli([...SERVE_HTTP, '--config', config], { cwd: dir() });
       try {
         const [endpoint] = await Promise.all([
           listeningUrl(child),
