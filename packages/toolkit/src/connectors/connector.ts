@@ -192,7 +192,6 @@ export class Connector {
     await this.ready(options);
   }
 
-  /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   /**
    * Tells the server its client's roots changed (`notifications/roots/list_changed`), when the
    * handler advertised roots; its next `roots/list` outside a call is answered for `caller`.
@@ -204,6 +203,7 @@ export class Connector {
     client.sendRootsListChanged().catch(() => undefined);
   }
 
+  /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   async close(): Promise<void> {
     this.#stopWaiting.abort();
     await this.#client?.close().catch(() => undefined);
@@ -232,7 +232,9 @@ export class Connector {
           this.#client = client;
           connected = true;
           this.#setState('connected');
+          const heartbeat = this.#heartbeat(client);
           await closed;
+          clearInterval(heartbeat);
           this.#lastError = new Error('the connection to the server was closed');
         }
       } catch (error) {
@@ -253,6 +255,15 @@ export class Connector {
       }
       await this.#sleep(this.#backoff(attempt++));
     }
+  }
+
+  /** Checks the server every {@link ConnectorOptions.pingIntervalMs}, when set. */
+  #heartbeat(client: Client): NodeJS.Timeout | undefined {
+    const every = this.#options.pingIntervalMs;
+    if (every === undefined || every <= 0) return undefined;
+    return setInterval(() => {
+      this.#checkAlive(client, new Error(`a ping, sent every ${String(every)} ms`));
+    }, every).unref();
   }
 
   #backoff(attempt: number): number {
@@ -351,7 +362,8 @@ export class Connector {
   }
 
   /**
-   * A response stream broke, a resumption failed, or the server answered 404 for the session.
+   * A response stream broke, a resumption failed, the server answered 404 for the session, or a
+   * heartbeat is due (see {@link ConnectorOptions.pingIntervalMs}).
    * The SDK never notices a server that died or forgot the session, so a ping decides whether the
    * connection is still there; if not, it is closed, which fails every request in flight and
    * starts a reconnect (a new session). One check at a time per connection.

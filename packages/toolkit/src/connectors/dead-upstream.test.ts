@@ -65,4 +65,16 @@ describe('an HTTP upstream that is killed', () => {
     expect(connector.state).toBe('connected');
     expect(await killAndTime('SIGKILL')).toBeLessThan(2_000);
   });
+
+  it('leaves connected within two seconds when idle past keep-alive, pinged', async () => {
+    fixture = await startHttpFixture({ server: fixtureCommand('http-stateless') });
+    connector = createConnector(fixture.url.href, { namespace: 'fx', pingIntervalMs: 500 });
+    connector.start();
+    await connector.ready();
+    // Nothing to wait on: undici closes a connection idle for 4 s, after which no connection
+    // could tell of the server's end, only a ping.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(connector.state).toBe('connected');
+    expect(await killAndTime('SIGKILL')).toBeLessThan(2_000);
+  });
 });
