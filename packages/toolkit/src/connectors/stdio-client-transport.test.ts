@@ -8,26 +8,40 @@ import { createConnector, type Connector } from './connector.js';
 const MIB = 1024 * 1024;
 
 // A stdio MCP server written by hand, so it can send what no SDK server would: an 11 MiB answer
-// (`big`), an 11 MiB notification before a small answer (`noisy`), and a small answer (`small`).
-// Answers are serialised as servers do, result first and the ID last.
+// (`big`), an 11 MiB notification before a small answer (`noisy`), a small answer (`small`), and
+// an 11 MiB request of its own under the ID of the call it serves (`ask`; IDs are per side, so
+// this is legal), then an answer saying how its request was answered. Answers are serialised as
+// the TypeScript SDK does, result first and the ID last; its request with the ID first, as
+// Python's does.
 const SERVER = `
 const lines = require('node:readline').createInterface({ input: process.stdin });
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
 const reply = (id, result) => send({ result, jsonrpc: '2.0', id });
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 const tool = (name) => ({ name, inputSchema: { type: 'object' } });
+let asking;
 lines.on('line', (line) => {
   const m = JSON.parse(line);
   if (m.id === undefined) return;
+  if (m.method === undefined) {
+    if (asking !== undefined && m.id === asking) reply(asking, text(m.error ? 'refused: ' + m.error.message : 'answered'));
+    return;
+  }
   if (m.method === 'initialize') {
     reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'big', version: '1' } });
   } else if (m.method === 'tools/list') {
-    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small')] });
+    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small'), tool('ask'), tool('big-id-first')] });
   } else if (m.method === 'tools/call' && m.params.name === 'big') {
     reply(m.id, text('x'.repeat(11 * ${MIB})));
+  } else if (m.method === 'tools/call' && m.params.name === 'big-id-first') {
+    send({ jsonrpc: '2.0', id: m.id, result: text('x'.repeat(11 * ${MIB})) });
   } else if (m.method === 'tools/call' && m.params.name === 'noisy') {
     send({ method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(11 * ${MIB}) }, jsonrpc: '2.0' });
     reply(m.id, text('after the noise'));
+  } else if (m.method === 'tools/call' && m.params.name === 'ask') {
+    asking = m.id;
+    const messages = [{ role: 'user', content: { type: 'text', text: 'z'.repeat(11 * ${MIB}) } }];
+    send({ jsonrpc: '2.0', id: m.id, method: 'sampling/createMessage', params: { messages, maxTokens: 1 } });
   } else if (m.method === 'tools/call') {
     reply(m.id, text('small'));
   } else {
@@ -83,10 +97,24 @@ describe('the stdio transport', () => {
     );
 
     expect(text(await client.callTool({ name: 'small' }))).toBe('small');
+    // Serialised with the ID first, as Python's SDK does.
+    await expect(client.callTool({ name: 'big-id-first' })).rejects.toThrow(/over the limit/);
     // An oversized notification goes alone; the answer after it arrives.
     expect(text(await client.callTool({ name: 'noisy' }))).toBe('after the noise');
     expect(connector.state).toBe('connected');
     expect(connector.pid).toBe(pid);
+  });
+
+  it('answers an oversized server request to the server, not to a call of the same ID', async () => {
+    connector = createConnector(
+      { command: process.execPath, args: ['-e', SERVER] },
+      { namespace: 'big' },
+    );
+    connector.start();
+    await connector.ready();
+    const answer = await connector.client?.callTool({ name: 'ask' });
+    expect(text(answer)).toMatch(/^refused: .*over its limit of 10485760/);
+    expect(text(await connector.client?.callTool({ name: 'small' }))).toBe('small');
   });
 
   it('takes a larger limit when given one', async () => {

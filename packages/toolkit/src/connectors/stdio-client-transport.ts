@@ -44,7 +44,8 @@ function track(child: ChildProcess): void {
  *
  * Unlike the SDK's, a message over `maxMessageBytes` costs that message alone: it is skipped
  * as it streams in, never buffered whole, and the request it answered (its ID is read off the
- * line's ends) fails with a JSON-RPC error that says why, while the connection goes on. Lines
+ * line's ends) fails with a JSON-RPC error that says why, while the connection goes on; an
+ * oversized request of the server's own is answered to the server with an error instead. Lines
  * are split without copying what came before (the SDK's concatenates every chunk). `close()`
  * closes stdin, then sends SIGTERM and SIGKILL a second apart until the child has exited, and
  * resolves only then; a child left running when this process exits is killed.
@@ -202,32 +203,87 @@ export class StdioClientTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  /** Answers the request an oversized line answered with an error, when its ID can be read. */
+  /**
+   * Fails what an oversized line was, when its ends tell: the request of ours it answered, or the
+   * server's own request (answered to the server, whose IDs are its own and may equal ours).
+   */
   #refuse(skipped: { head: Buffer; tail: Buffer; bytes: number }): void {
     const reason = `the server sent a message of ${skipped.bytes} bytes, over the limit of ${this.#max}; it was dropped`;
-    const id = requestIdOf(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
+    const { kind, id } = describeLine(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
     this.onerror?.(new Error(reason));
     if (id === undefined) return;
-    this.onmessage?.({
-      jsonrpc: '2.0',
-      id,
-      error: { code: ErrorCode.InternalError, message: reason },
-    });
+    if (kind === 'response') {
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: reason },
+      });
+    } else if (kind === 'request') {
+      const refusal = `the client refused a request of ${skipped.bytes} bytes, over its limit of ${this.#max}`;
+      this.send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InvalidRequest, message: refusal },
+      }).catch(() => undefined);
+    }
   }
 }
 
+const ID = /-?\d+|"(?:[^"\\]|\\.)*"/y;
+const KEY = /"((?:[^"\\]|\\.)*)"\s*:\s*/y;
+// The ID as the last member of the outermost object, from the line's end.
+const LAST_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
 /**
- * The ID of the response a line carries, read off its ends (`{"result":…,"jsonrpc":"2.0","id":7}`
- * as servers serialise it, or with `"id"` first), or `undefined` when it names a method or no ID.
+ * What an oversized line is, read off its ends: a response (`result` or `error` among the
+ * top-level members its head shows) or a request (`method`), and its ID when the head shows it or
+ * the line ends with it (`{"result":…,"jsonrpc":"2.0","id":7}`, as the TypeScript SDK
+ * serialises); unknown when the head shows neither kind.
  */
-function requestIdOf(head: string, tail: string): string | number | undefined {
-  if (/^\s*\{\s*"method"\s*:/.test(head)) return undefined;
-  const match =
-    /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail) ??
-    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(head);
-  const raw = match?.[1];
-  if (raw === undefined) return undefined;
-  return raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw);
+function describeLine(
+  head: string,
+  tail: string,
+): { kind: 'response' | 'request' | undefined; id: string | number | undefined } {
+  const keys = new Set<string>();
+  let headId: string | undefined;
+  let depth = 0;
+  for (let i = 0; i < head.length;) {
+    const char = head[i];
+    if (char === '"') {
+      KEY.lastIndex = i;
+      const key = depth === 1 ? KEY.exec(head) : null;
+      if (key === null) {
+        i = stringEnd(head, i);
+        continue;
+      }
+      const name = key[1] ?? '';
+      keys.add(name);
+      i = KEY.lastIndex;
+      ID.lastIndex = i;
+      if (name === 'id') headId = ID.exec(head)?.[0];
+      continue;
+    }
+    if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') depth--;
+    i++;
+  }
+  const kind = keys.has('method')
+    ? 'request'
+    : keys.has('result') || keys.has('error')
+      ? 'response'
+      : undefined;
+  const raw = headId ?? LAST_ID.exec(tail)?.[1];
+  if (raw === undefined) return { kind, id: undefined };
+  return { kind, id: raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw) };
+}
+
+/** Where the JSON string opening at `start` ends (past its closing quote), or the text's end. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return text.length;
 }
 
 /** The last `count` bytes of `chunks` taken together. */
