@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ToolError } from '@toolplane/toolmodel';
+import { runToolkit } from '../testing/run-toolkit.js';
+import { createToolkit } from '../toolkit.js';
 import { createConnector, type Connector } from './connector.js';
 
 const MIB = 1024 * 1024;
@@ -115,6 +118,21 @@ describe('the stdio transport', () => {
     const answer = await connector.client?.callTool({ name: 'ask' });
     expect(text(answer)).toMatch(/^refused: .*over its limit of 10485760/);
     expect(text(await connector.client?.callTool({ name: 'small' }))).toBe('small');
+  });
+
+  it('fails a toolkit call answered over the limit with a ToolError, and the next succeeds', async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector({ command: process.execPath, args: ['-e', SERVER] }, { namespace: 'big' });
+    const { stop } = await runToolkit(toolkit);
+    try {
+      const refused = await toolkit.callTool('big:big').catch((error: unknown) => error);
+      expect(ToolError.isInstance(refused)).toBe(true);
+      expect((refused as ToolError).code).toBe('execution');
+      expect((refused as ToolError).message).toMatch(/over the limit of 10485760; it was dropped/);
+      expect((await toolkit.callTool('big:small')).structured).toBe('small');
+    } finally {
+      await stop();
+    }
   });
 
   it('takes a larger limit when given one', async () => {
