@@ -55,12 +55,17 @@ export type {
   CompleteOptions,
   ConnectorStatus,
   BuiltinKind,
+  AddConnectorOptions,
+  ConnectionMode,
+  ReadOptions,
   Toolkit,
 } from './toolkit-types.js';
 import {
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
+  type AddConnectorOptions,
   type BuiltinKind,
+  type ReadOptions,
   type ToolkitEvent,
   type ToolkitOptions,
   type ToolkitItem,
@@ -132,6 +137,7 @@ class ToolkitImpl implements Toolkit {
       emit,
       defaults: options.connectorDefaults,
       answerer: this.#answerer,
+      sessionLimits: options.sessionConnections,
     });
     this.runner = createRunner({
       index: this.index,
@@ -189,7 +195,7 @@ class ToolkitImpl implements Toolkit {
 
   // -- connectors --------------------------------------------------------------------------
 
-  addConnector(source: ConnectorSource, options: { namespace?: string } = {}): string {
+  addConnector(source: ConnectorSource, options: AddConnectorOptions = {}): string {
     if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
     return this.#connectors.add(source, options, this.#running !== undefined);
   }
@@ -215,7 +221,11 @@ class ToolkitImpl implements Toolkit {
   }
 
   rootsChanged(caller?: string): void {
-    for (const connector of this.#connectors.all()) connector.rootsChanged(caller);
+    this.#connectors.rootsChanged(caller);
+  }
+
+  endSession(session: string): Promise<void> {
+    return this.#connectors.endSession(session);
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {
@@ -369,12 +379,14 @@ class ToolkitImpl implements Toolkit {
       const meta = withTraceContext(
         tagged ? options.meta : { ...options.meta, [CALLER_META_KEY]: caller },
       );
-      return this.runner.run(id, input, {
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        // Only asked for when someone listens: progress costs an MCP server a token and messages.
-        ...(onProgress === undefined ? {} : { onProgress }),
-        ...(meta === undefined ? {} : { meta }),
-      });
+      return this.#connectors.inSession(namespace, options.sessionKey, () =>
+        this.runner.run(id, input, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          // Only asked for when someone listens: progress costs an MCP server a token and messages.
+          ...(onProgress === undefined ? {} : { onProgress }),
+          ...(meta === undefined ? {} : { meta }),
+        }),
+      );
     });
     const result = await run.catch(this.#rethrowRedacted).finally(() => {
       if (answerer !== undefined) this.#callAnswerers.delete(caller);
@@ -415,7 +427,7 @@ class ToolkitImpl implements Toolkit {
   getPrompt(
     key: string,
     input: Record<string, unknown> = {},
-    options: { signal?: AbortSignal } = {},
+    options: ReadOptions = {},
   ): Promise<RenderedPrompt> {
     return this.#getPrompt(key, input, options).catch(this.#rethrowRedacted);
   }
@@ -423,7 +435,7 @@ class ToolkitImpl implements Toolkit {
   async #getPrompt(
     key: string,
     input: Record<string, unknown>,
-    options: { signal?: AbortSignal },
+    options: ReadOptions,
   ): Promise<RenderedPrompt> {
     const item = await this.lookup(key, options);
     if (item.type !== 'prompt')
@@ -431,11 +443,11 @@ class ToolkitImpl implements Toolkit {
     return item.prompt.render(input, options);
   }
 
-  readResource(key: string, options: { signal?: AbortSignal } = {}): Promise<Resource> {
+  readResource(key: string, options: ReadOptions = {}): Promise<Resource> {
     return this.#readResource(key, options).catch(this.#rethrowRedacted);
   }
 
-  async #readResource(key: string, options: { signal?: AbortSignal }): Promise<Resource> {
+  async #readResource(key: string, options: ReadOptions): Promise<Resource> {
     if (isResultUri(key)) return this.#kept.get(sessionKey({}), key);
     let item: ToolkitItem;
     try {
@@ -448,7 +460,9 @@ class ToolkitImpl implements Toolkit {
     }
     if (item.type !== 'resource')
       throw new ToolError('not_found', `"${key}" is a ${item.type}, not a resource`);
-    return this.#read(item, options.signal);
+    return this.#connectors.inSession(item.namespace, options.sessionKey, () =>
+      this.#read(item, options.signal),
+    );
   }
 
   async #callPrompt(
