@@ -92,6 +92,8 @@ export class GatewayHub {
     if (!this.#sessions.delete(session)) return;
     unregisterSession(session.token);
     for (const uri of session.subscriptions.keys()) void this.unsubscribe(session, uri);
+    // Its own connections to per-session servers go with it.
+    void this.toolkit.endSession(session.token).catch(() => undefined);
   }
 
   dispose(): void {
@@ -238,12 +240,14 @@ export class GatewayHub {
         }
         return;
       case 'resource_updated':
-        this.#resourceUpdated(event.namespace, event.uri);
+        this.#resourceUpdated(event.namespace, event.uri, event.session);
         return;
       case 'log_message':
         for (const session of this.#sessions) {
           const { server, initialized } = session;
           if (!initialized || !wantsLog(session, event.level)) continue;
+          // From a session's own connection to a per-session server: that session's alone.
+          if (event.session !== undefined && event.session !== session.token) continue;
           const logger =
             event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
           server
@@ -257,8 +261,9 @@ export class GatewayHub {
     }
   }
 
-  #resourceUpdated(namespace: string, uri: string): void {
-    for (const { server, subscriptions } of this.#sessions) {
+  #resourceUpdated(namespace: string, uri: string, only: string | undefined): void {
+    for (const { server, subscriptions, token } of this.#sessions) {
+      if (only !== undefined && only !== token) continue;
       for (const [exposed, target] of subscriptions) {
         if (target.namespace === namespace && target.uri === uri)
           server.sendResourceUpdated({ uri: exposed }).catch(() => undefined);

@@ -218,6 +218,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
           signal: extra.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
           session: calling,
+          sessionKey: session.token,
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         if (sent !== undefined) await sent;
@@ -260,7 +261,10 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       throw new McpError(ErrorCode.InvalidParams, `no prompt "${name}"; prompts/list names them`);
     }
     try {
-      const rendered = await item.prompt.render(args, { signal: extra.signal });
+      const rendered = await item.prompt.render(args, {
+        signal: extra.signal,
+        sessionKey: session.token,
+      });
       const description = item.prompt.mcp.description;
       return {
         ...(description === undefined ? {} : { description }),
@@ -308,6 +312,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       try {
         const resource = await toolkit.readResource(`${item.uri}#${item.namespace}`, {
           signal: extra.signal,
+          sessionKey: session.token,
         });
         return { contents: [{ ...toResourceContents(resource), uri }] };
       } catch (error) {
