@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isAlive } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '@toolplane/toolmodel';
@@ -161,5 +165,33 @@ describe('the stdio transport', () => {
     await connector.close();
     connector = undefined;
     expect(isAlive(pid)).toBe(false);
+  });
+
+  it('leaves no child behind when the process exits without closing', async () => {
+    const pidFile = join(dir, 'orphan.pid');
+    const entry = fileURLToPath(new URL('./testing/exit-while-connecting.ts', import.meta.url));
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const parent = spawn(
+      process.execPath,
+      ['--conditions=@toolplane/source', '--import', tsx, entry, pidFile].concat([
+        process.execPath,
+        '-e',
+        STUBBORN,
+        pidFile,
+      ]),
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    const [code] = (await once(parent, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    expect(pid).toBeGreaterThan(0);
+    // SIGKILL is sent as the parent exits; the kernel may take a moment to reap.
+    const deadline = performance.now() + 5_000;
+    while (isAlive(pid) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const left = isAlive(pid);
+    if (left) process.kill(pid, 'SIGKILL');
+    expect(left).toBe(false);
   });
 });
