@@ -99,7 +99,10 @@ export class GatewayHub {
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     clearTimeout(this.#timer);
-    for (const session of this.#sessions) unregisterSession(session.token);
+    for (const session of this.#sessions) {
+      unregisterSession(session.token);
+      void this.toolkit.endSession(session.token).catch(() => undefined);
+    }
     this.#sessions.clear();
   }
 

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -9,6 +10,8 @@ import { createToolkit, type ConnectionMode, type Toolkit } from '@toolplane/too
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHttp, type ServeHttpOptions } from './http.js';
+import { serveStdio } from './stdio.js';
+import { StdioTransport } from './stdio-transport.js';
 import { everythingCommand, exerciseGatedTools } from './testing/everything.js';
 
 interface Served {
@@ -64,7 +67,10 @@ async function connect(gateway: Served): Promise<Session> {
 }
 
 /** Calls one of server-everything's toggles; the first word of its answer: Started or Stopped. */
-async function toggle(session: Session, name = 'toggle-subscriber-updates'): Promise<string> {
+async function toggle(
+  session: Pick<Session, 'client'>,
+  name = 'toggle-subscriber-updates',
+): Promise<string> {
   const result = (await session.client.callTool({ name, arguments: {} })) as CallToolResult;
   const [first] = result.content;
   return first?.type === 'text' ? (first.text.split(' ')[0] ?? '') : '';
@@ -161,5 +167,24 @@ describe('upstream connections per client session', () => {
     await until(() => !isAlive(own[0] ?? 0));
     expect(await toggle(bob)).toBe('Started');
     expect(sessionConnections(gateway)).toBe(1);
+  });
+
+  it('ends the session’s server when the stdio client closes its input', async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(everythingCommand, { namespace: 'everything', connection: 'per-session' });
+    const running = await runToolkit(toolkit);
+    served.push({ toolkit, url: new URL('stdio:'), close: () => running.stop() });
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    await serveStdio(toolkit, { stdin, stdout, transparent: 'everything' });
+    const client = new Client({ name: 'stdio-session', version: '0.0.0' });
+    await client.connect(new StdioTransport(stdout, stdin));
+    const before = everythings();
+    expect(await toggle({ client })).toBe('Started');
+    const own = everythings().filter((pid) => !before.includes(pid));
+    expect(own).toHaveLength(1);
+    stdin.end();
+    await until(() => !isAlive(own[0] ?? 0));
+    expect(toolkit.connectors()[0]?.sessionConnections).toBe(0);
   });
 });
