@@ -74,7 +74,7 @@ describe('servers with a connection per client session', () => {
       expect(await toggle(bob)).toBe('Started');
       expect(await gateway.sessionConnections()).toBe(2);
       await (alice.transport as StreamableHTTPClientTransport).terminateSession();
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 15_000;
       while ((await gateway.sessionConnections()) !== 1) {
         expect(Date.now()).toBeLessThan(deadline);
         await new Promise((resolve) => setTimeout(resolve, 50));
