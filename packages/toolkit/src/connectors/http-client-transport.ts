@@ -6,29 +6,22 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
-import { Agent, type Dispatcher } from 'undici';
+import {
+  agent,
+  asError,
+  header,
+  isMessage,
+  isRedirect,
+  MAX_REDIRECTS,
+  mediaType,
+  redirectNote,
+  suffix,
+  watchServerCloses,
+  type Answer,
+} from './http-agent.js';
 
 type RequestId = string | number;
 
-/**
- * One keep-alive agent for every connector in the process (undici pools connections per origin).
- * No HTTP-level time limits: undici's default of 300 s without a byte would break a quiet session
- * stream, or fail a long tool call whose stream carries nothing meanwhile, every five minutes;
- * how long a request may take is the MCP request timeout's business.
- */
-const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
-
-/** Who hears, per origin, of the server closing or resetting a connection of the pool. */
-const closedByServer = new Map<string, Set<(error: Error) => void>>();
-// Codes of a connection the other side ended: not undici's own idle timeout (UND_ERR_INFO) nor
-// an abort of ours.
-const SERVER_CLOSE_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-agent.on('disconnect', (origin, _targets, error) => {
-  if (!SERVER_CLOSE_CODES.has((error as { code?: unknown } | undefined)?.code)) return;
-  for (const listener of closedByServer.get(new URL(origin).origin) ?? []) listener(error);
-});
-
-const MAX_REDIRECTS = 20;
 /** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
 const RECONNECT = { initialMs: 1_000, maxMs: 30_000, growth: 1.5, maxRetries: 2 } as const;
 
@@ -61,12 +54,6 @@ interface StreamContext {
   readonly resumedFrom: string | undefined;
   /** Rewrites the answer's ID (a request resumed with the SDK's `resumptionToken`). */
   readonly replayId: RequestId | undefined;
-}
-
-interface Answer {
-  readonly statusCode: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: Dispatcher.ResponseData['body'];
 }
 
 /**
@@ -112,6 +99,7 @@ export class StreamableHttpClientTransport implements Transport {
    * checks (the check's own ping closing a connection too).
    */
   #sentSinceDoubt = false;
+  #unwatch: (() => void) | undefined;
   readonly #onServerClose = (error: Error): void => {
     if (this.#sessionStreamOpen || !this.#sentSinceDoubt || this.#closing.signal.aborted) return;
     this.#sentSinceDoubt = false;
@@ -140,9 +128,7 @@ export class StreamableHttpClientTransport implements Transport {
   start(): Promise<void> {
     if (this.#started) return Promise.reject(new Error('the transport has already started'));
     this.#started = true;
-    let listeners = closedByServer.get(this.#origin);
-    if (listeners === undefined) closedByServer.set(this.#origin, (listeners = new Set()));
-    listeners.add(this.#onServerClose);
+    this.#unwatch = watchServerCloses(this.#origin, this.#onServerClose);
     return Promise.resolve();
   }
 
@@ -151,9 +137,7 @@ export class StreamableHttpClientTransport implements Transport {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#closing.abort(new Error('the transport closed'));
-    const listeners = closedByServer.get(this.#origin);
-    listeners?.delete(this.#onServerClose);
-    if (listeners?.size === 0) closedByServer.delete(this.#origin);
+    this.#unwatch?.();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -467,49 +451,4 @@ export class StreamableHttpClientTransport implements Transport {
     }, delay);
     this.#timers.add(timer);
   }
-}
-
-function header(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function mediaType(value: string | string[] | undefined): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first?.split(';', 1)[0]?.trim().toLowerCase();
-}
-
-function isRedirect(status: number): boolean {
-  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
-}
-
-/** Why a redirect was not followed, when the answer is one. */
-function redirectNote(answer: Answer, url: URL): string | undefined {
-  const location = header(answer.headers, 'location');
-  if (!isRedirect(answer.statusCode) || location === undefined) return undefined;
-  const next = new URL(location, url);
-  return next.origin === url.origin
-    ? `more than ${MAX_REDIRECTS} redirects, the last to ${next.href}`
-    : `redirected to ${next.href}, not followed: it leaves ${url.origin}`;
-}
-
-/** A JSON-RPC 2.0 message by shape; the SDK's protocol checks each kind's members. */
-function isMessage(value: unknown): value is JSONRPCMessage {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
-  );
-}
-
-function suffix(note: string | undefined): string {
-  return note === undefined ? '' : `: ${note}`;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
