@@ -19,6 +19,7 @@ import { ConnectorClient } from './connector-client.js';
 import { EMPTY_LISTS, fetchList, type ListKind } from './connector-lists.js';
 import { openHttp, openStdio } from './connector-open.js';
 import { closedPromise, httpTarget, isStdio, toError } from './connector-sources.js';
+import { backoffDelay, nextWake, sleep } from './connector-timing.js';
 import type {
   ConnectorEvent,
   ConnectorLists,
@@ -253,7 +254,7 @@ export class Connector {
         this.#renegotiating = false;
         continue;
       }
-      await this.#sleep(this.#backoff(attempt++));
+      await sleep(backoffDelay(attempt++, this.#options.backoff), this.#stopWaiting.signal);
     }
   }
 
@@ -264,26 +265,6 @@ export class Connector {
     return setInterval(() => {
       this.#checkAlive(client, new Error(`a ping, sent every ${String(every)} ms`));
     }, every).unref();
-  }
-
-  #backoff(attempt: number): number {
-    const initial = this.#options.backoff?.initialDelayMs ?? 250;
-    const max = this.#options.backoff?.maxDelayMs ?? 30_000;
-    return Math.random() * Math.min(max, initial * 2 ** Math.min(attempt, 30));
-  }
-
-  async #sleep(ms: number): Promise<void> {
-    const signal = this.#stopWaiting.signal;
-    if (signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 
   async #connect(): Promise<Client> {
@@ -486,30 +467,7 @@ export class Connector {
   }
 
   #nextState(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(
-          new ToolError('cancelled', `waiting for "${this.namespace}" was cancelled`, {
-            cause: signal.reason,
-          }),
-        );
-        return;
-      }
-      const onAbort = (): void => {
-        this.#stateWaiters.delete(wake);
-        reject(
-          new ToolError('cancelled', `waiting for "${this.namespace}" was cancelled`, {
-            cause: signal?.reason,
-          }),
-        );
-      };
-      const wake = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.#stateWaiters.add(wake);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return nextWake(this.#stateWaiters, signal, `waiting for "${this.namespace}"`);
   }
 
   #emit(event: ConnectorEvent): void {
