@@ -24,7 +24,6 @@ import { type Resource } from './resources.js';
 import type { LiveResource } from './live-resources.js';
 import { silentLogger, type Logger } from './session.js';
 import {
-  isResultUri,
   KeptResults,
   sessionKey,
   withResources,
@@ -33,10 +32,11 @@ import {
 } from './call-resources.js';
 import { withTraceContext } from './tracing.js';
 import { Builtins } from './toolkit-builtins.js';
-import { nested, nextCaller, type NestedCall } from './toolkit-calling.js';
+import { answererOf, nested, nextCaller, type NestedCall } from './toolkit-calling.js';
 import { completeIn } from './toolkit-complete.js';
 import { Connectors } from './toolkit-connectors.js';
 import { listIn, lookupIn } from './toolkit-lookup.js';
+import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './toolkit-reading.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './toolkit-types.js';
 export type {
@@ -79,7 +79,6 @@ import {
   type ConnectorStatus,
   type Toolkit,
   type PromptItem,
-  type ResourceItem,
 } from './toolkit-types.js';
 import { storeSource, type Source, wrap } from './toolkit-sources.js';
 
@@ -107,6 +106,7 @@ class ToolkitImpl implements Toolkit {
   readonly #maxDepth: number;
   readonly #builtins: Builtins;
   readonly #connectors: Connectors;
+  readonly #reading: ReadingParts;
   #upstreamRequests: UpstreamRequestHandler | undefined;
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
@@ -139,6 +139,13 @@ class ToolkitImpl implements Toolkit {
       answerer: this.#answerer,
       sessionLimits: options.sessionConnections,
     });
+    this.#reading = {
+      lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
+      kept: this.#kept,
+      builtins: this.#builtins,
+      connectors: this.#connectors,
+      sources: () => this.#sources(),
+    };
     this.runner = createRunner({
       index: this.index,
       local,
@@ -326,13 +333,13 @@ class ToolkitImpl implements Toolkit {
       case 'prompt':
         return this.#callPrompt(item, args, options);
       case 'resource':
-        return this.#read(item, options.signal);
+        return readItemIn(this.#reading, item, options);
     }
   }
 
   #withResources(options: CallOptions): Promise<ResolvedCallOptions> {
     return withResources(options, this.#kept, (uri) =>
-      this.readResource(uri, { signal: options.signal }),
+      this.readResource(uri, { signal: options.signal, sessionKey: options.sessionKey }),
     );
   }
 
@@ -397,27 +404,9 @@ class ToolkitImpl implements Toolkit {
       : result;
   }
 
-  /**
-   * What connectors advertise and ask (read at every connect): the toolkit's handler, with the
-   * answerer a call brought taking that call's requests.
-   */
-  readonly #answerer = (): UpstreamRequestHandler | undefined => {
-    const handler = this.#upstreamRequests;
-    if (handler === undefined) return undefined;
-    return {
-      capabilities: handler.capabilities,
-      listRoots: (context) => {
-        const current = this.#upstreamRequests ?? handler;
-        return current.listRoots?.(context) ?? Promise.resolve({ roots: [] });
-      },
-      handle: (request, context) => {
-        const own = this.#callAnswerers.get(context.caller);
-        if (own !== undefined) return own(request, context);
-        // The handler of the moment, should it have been replaced since this connection.
-        return (this.#upstreamRequests ?? handler).handle(request, context);
-      },
-    };
-  };
+  /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
+  readonly #answerer = (): UpstreamRequestHandler | undefined =>
+    answererOf(this.#upstreamRequests, () => this.#upstreamRequests, this.#callAnswerers);
 
   /** Rethrows `error` with the configured secrets masked in its message and error result. */
   readonly #rethrowRedacted = (error: unknown): never => {
@@ -429,40 +418,11 @@ class ToolkitImpl implements Toolkit {
     input: Record<string, unknown> = {},
     options: ReadOptions = {},
   ): Promise<RenderedPrompt> {
-    return this.#getPrompt(key, input, options).catch(this.#rethrowRedacted);
-  }
-
-  async #getPrompt(
-    key: string,
-    input: Record<string, unknown>,
-    options: ReadOptions,
-  ): Promise<RenderedPrompt> {
-    const item = await this.lookup(key, options);
-    if (item.type !== 'prompt')
-      throw new ToolError('not_found', `"${key}" is a ${item.type}, not a prompt`);
-    return item.prompt.render(input, options);
+    return getPromptIn(this.#reading, key, input, options).catch(this.#rethrowRedacted);
   }
 
   readResource(key: string, options: ReadOptions = {}): Promise<Resource> {
-    return this.#readResource(key, options).catch(this.#rethrowRedacted);
-  }
-
-  async #readResource(key: string, options: ReadOptions): Promise<Resource> {
-    if (isResultUri(key)) return this.#kept.get(sessionKey({}), key);
-    let item: ToolkitItem;
-    try {
-      item = await this.lookup(key, options);
-    } catch (error) {
-      if (!ToolError.isInstance(error) || error.code !== 'not_found') throw error;
-      const found = await this.#builtins.readFromTemplate(key, options.signal);
-      if (found === undefined) throw error;
-      return found;
-    }
-    if (item.type !== 'resource')
-      throw new ToolError('not_found', `"${key}" is a ${item.type}, not a resource`);
-    return this.#connectors.inSession(item.namespace, options.sessionKey, () =>
-      this.#read(item, options.signal),
-    );
+    return readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted);
   }
 
   async #callPrompt(
@@ -504,18 +464,6 @@ class ToolkitImpl implements Toolkit {
       middlewareCount: this.#options.middleware?.length ?? 0,
     };
     return nested(context, options, call, fn);
-  }
-
-  async #read(item: ResourceItem, signal: AbortSignal | undefined): Promise<Resource> {
-    const source = this.#sources().find((s) => s.namespace === item.namespace);
-    const found = await source?.read(item.uri, signal);
-    if (found === undefined) {
-      throw new ToolError(
-        'not_found',
-        `resource "${item.uri}" is no longer in namespace "${item.namespace}"`,
-      );
-    }
-    return found;
   }
 
   // -- sources -----------------------------------------------------------------------------
