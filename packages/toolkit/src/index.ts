@@ -136,7 +136,7 @@ export type {
   ToolkitOptions,
   ToolkitPrompt,
   ToolkitResourceTemplate,
-} from './toolkit.js';
+} from './toolkit-types.js';
 // The lower-layer names a typical app needs, so it installs this one package.
 export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';
 export {

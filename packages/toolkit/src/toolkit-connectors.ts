@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Prompt as McpPrompt } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
@@ -27,6 +28,7 @@ import {
   BUILTIN_NAMESPACE,
   USER_NAMESPACE,
   type AddConnectorOptions,
+  type ConnectionMode,
   type ConnectorStatus,
   type ListError,
   type PromptItem,
@@ -210,6 +212,49 @@ export class Connectors {
     const release = this.#sessions.hold(namespace, key);
     try {
       return await this.#scope.run(key, fn);
+    } finally {
+      release();
+    }
+  }
+
+  /** How `namespace`'s server is connected, when there is such a server. */
+  connectionOf(namespace: string): ConnectionMode | undefined {
+    const entry = this.#connectors.get(namespace);
+    if (entry === undefined) return undefined;
+    return entry.perSession ? 'per-session' : 'shared';
+  }
+
+  /**
+   * Subscribes to `uri` on `namespace`'s server: on `session`'s own connection to a per-session
+   * server (made if need be), else on the shared one. False when the server has no
+   * subscriptions (or is not connected).
+   */
+  async subscribe(namespace: string, uri: string, session: string | undefined): Promise<boolean> {
+    const client = await this.#subscriptionClient(namespace, session, true);
+    if (client?.getServerCapabilities()?.resources?.subscribe !== true) return false;
+    await client.subscribeResource({ uri });
+    return true;
+  }
+
+  /** Undoes {@link subscribe}; a session connection already closed is not made again for it. */
+  async unsubscribe(namespace: string, uri: string, session: string | undefined): Promise<void> {
+    const client = await this.#subscriptionClient(namespace, session, false);
+    if (client?.getServerCapabilities()?.resources?.subscribe !== true) return;
+    await client.unsubscribeResource({ uri });
+  }
+
+  async #subscriptionClient(
+    namespace: string,
+    session: string | undefined,
+    make: boolean,
+  ): Promise<Client | undefined> {
+    const entry = this.#connectors.get(namespace);
+    if (entry === undefined) return undefined;
+    if (!entry.perSession || session === undefined) return entry.connector.client;
+    if (!make && this.#sessions.get(namespace, session) === undefined) return undefined;
+    const release = this.#sessions.hold(namespace, session);
+    try {
+      return await this.#sessions.client(namespace, session);
     } finally {
       release();
     }

@@ -372,6 +372,24 @@ export interface Toolkit {
    * session's).
    */
   rootsChanged(caller?: string): void;
+  /** How the server `namespace` names is connected (see {@link AddConnectorOptions.connection}). */
+  connectionOf(namespace: string): ConnectionMode | undefined;
+  /**
+   * Subscribes to the resource `uri` of the server `namespace`: on the session's own connection
+   * to a per-session server (made if need be), else on the shared one. False when the server
+   * does not offer subscriptions or is not connected; its updates are `resource_updated` events.
+   */
+  subscribeResource(
+    namespace: string,
+    uri: string,
+    options?: { readonly sessionKey?: string },
+  ): Promise<boolean>;
+  /** Undoes {@link subscribeResource}; a session connection already closed stays closed. */
+  unsubscribeResource(
+    namespace: string,
+    uri: string,
+    options?: { readonly sessionKey?: string },
+  ): Promise<void>;
   /**
    * Closes the connections the client session `session` has of its own to per-session servers
    * (see {@link AddConnectorOptions.connection}); a gateway calls it when a session ends.

@@ -39,32 +39,14 @@ import { listIn, lookupIn } from './toolkit-lookup.js';
 import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './toolkit-reading.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './toolkit-types.js';
-export type {
-  ToolkitPrompt,
-  ToolkitDelegate,
-  ToolkitEvent,
-  ToolkitOptions,
-  ToolkitItem,
-  ListRequest,
-  ListError,
-  ListResult,
-  CallOptions,
-  CallResult,
-  ToolkitResourceTemplate,
-  CompletionTarget,
-  CompleteOptions,
-  ConnectorStatus,
-  BuiltinKind,
-  AddConnectorOptions,
-  ConnectionMode,
-  ReadOptions,
-  Toolkit,
-} from './toolkit-types.js';
+// Types tests and the package index take from here; the rest are in toolkit-types.ts.
+export type { ConnectionMode, Toolkit, ToolkitEvent, ToolkitOptions } from './toolkit-types.js';
 import {
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
   type AddConnectorOptions,
   type BuiltinKind,
+  type ConnectionMode,
   type ReadOptions,
   type ToolkitEvent,
   type ToolkitOptions,
@@ -229,6 +211,26 @@ class ToolkitImpl implements Toolkit {
 
   rootsChanged(caller?: string): void {
     this.#connectors.rootsChanged(caller);
+  }
+
+  connectionOf(namespace: string): ConnectionMode | undefined {
+    return this.#connectors.connectionOf(namespace);
+  }
+
+  subscribeResource(
+    namespace: string,
+    uri: string,
+    options: { readonly sessionKey?: string } = {},
+  ): Promise<boolean> {
+    return this.#connectors.subscribe(namespace, uri, options.sessionKey);
+  }
+
+  unsubscribeResource(
+    namespace: string,
+    uri: string,
+    options: { readonly sessionKey?: string } = {},
+  ): Promise<void> {
+    return this.#connectors.unsubscribe(namespace, uri, options.sessionKey);
   }
 
   endSession(session: string): Promise<void> {
