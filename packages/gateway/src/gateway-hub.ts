@@ -173,7 +173,8 @@ export class GatewayHub {
 
   /**
    * Subscribes `session` to the resource it calls `exposed`: a listed resource, or a URI one of
-   * an upstream's templates matches. The upstream is asked once, however many sessions subscribe.
+   * an upstream's templates matches. The upstream is asked once, however many sessions subscribe
+   * (a per-session server once per session, on the session's own connection).
    */
   async subscribe(
     session: SessionState,
@@ -182,13 +183,16 @@ export class GatewayHub {
   ): Promise<void> {
     if (session.subscriptions.has(exposed)) return;
     session.subscriptions.set(exposed, { namespace: target.namespace, uri: target.uri });
-    const key = subscriptionKey(target);
+    const key = this.#subscriptionKey(session, target);
     const count = this.#upstreamSubscriptions.get(key) ?? 0;
     this.#upstreamSubscriptions.set(key, count + 1);
-    const client = this.toolkit.connector(target.namespace)?.client;
-    if (count > 0 || client?.getServerCapabilities()?.resources?.subscribe !== true) return;
+    if (count > 0) return;
     try {
-      await client.subscribeResource({ uri: target.uri });
+      await this.toolkit.subscribeResource(
+        target.namespace,
+        target.uri,
+        this.#own(session, target),
+      );
     } catch (error) {
       // Refused upstream: the session is not subscribed after all.
       session.subscriptions.delete(exposed);
@@ -201,11 +205,25 @@ export class GatewayHub {
     const target = session.subscriptions.get(exposed);
     if (target === undefined) return;
     session.subscriptions.delete(exposed);
-    if (!this.#release(subscriptionKey(target))) return;
-    const client = this.toolkit.connector(target.namespace)?.client;
-    if (client?.getServerCapabilities()?.resources?.subscribe === true) {
-      await client.unsubscribeResource({ uri: target.uri }).catch(() => undefined);
-    }
+    if (!this.#release(this.#subscriptionKey(session, target))) return;
+    await this.toolkit
+      .unsubscribeResource(target.namespace, target.uri, this.#own(session, target))
+      .catch(() => undefined);
+  }
+
+  /**
+   * A per-session server's subscriptions are each session's own, on its own connection; a
+   * shared server's are asked upstream once for every session.
+   */
+  #own(session: SessionState, target: SubscriptionTarget): { sessionKey?: string } {
+    const own = this.toolkit.connectionOf(target.namespace) === 'per-session';
+    return own ? { sessionKey: session.token } : {};
+  }
+
+  #subscriptionKey(session: SessionState, target: SubscriptionTarget): string {
+    const { sessionKey } = this.#own(session, target);
+    const key = `${target.namespace}\u0000${target.uri}`;
+    return sessionKey === undefined ? key : `${key}\u0000${sessionKey}`;
   }
 
   /** Drops one session's hold on an upstream subscription; true when it was the last. */
@@ -298,8 +316,4 @@ export class GatewayHub {
       }
     }
   }
-}
-
-function subscriptionKey(target: SubscriptionTarget): string {
-  return `${target.namespace}\u0000${target.uri}`;
 }

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { childPids, isAlive } from '@toolplane/fixtures';
@@ -13,6 +14,9 @@ import { serveHttp, type ServeHttpOptions } from './http.js';
 import { serveStdio } from './stdio.js';
 import { StdioTransport } from './stdio-transport.js';
 import { everythingCommand, exerciseGatedTools } from './testing/everything.js';
+
+// server-everything offers its dynamic resources by template, and lets them be subscribed to.
+const DYNAMIC = 'demo://resource/dynamic/text/1';
 
 interface Served {
   readonly toolkit: Toolkit;
@@ -52,6 +56,8 @@ interface Session {
   readonly client: Client;
   readonly transport: StreamableHTTPClientTransport;
   readonly logs: unknown[];
+  /** The URIs of the resources/updated notifications it got. */
+  readonly updates: string[];
 }
 
 async function connect(gateway: Served): Promise<Session> {
@@ -60,10 +66,14 @@ async function connect(gateway: Served): Promise<Session> {
   client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
     logs.push(params.data);
   });
+  const updates: string[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+    updates.push(params.uri);
+  });
   const transport = new StreamableHTTPClientTransport(gateway.url);
   await client.connect(transport);
   clients.push(client);
-  return { client, transport, logs };
+  return { client, transport, logs, updates };
 }
 
 /** Calls one of server-everything's toggles; the first word of its answer: Started or Stopped. */
@@ -133,6 +143,21 @@ describe('upstream connections per client session', () => {
     expect(await toggle(alice, 'toggle-simulated-logging')).toBe('Started');
     await until(() => alice.logs.some(simulated) && bob.logs.some(simulated));
     await toggle(alice, 'toggle-simulated-logging');
+  });
+
+  it('subscribes on the session’s own connection, whose updates reach that session alone', async () => {
+    const gateway = await serve('per-session');
+    const [alice, bob] = [await connect(gateway), await connect(gateway)];
+    await alice.client.subscribeResource({ uri: DYNAMIC });
+    await bob.client.subscribeResource({ uri: DYNAMIC });
+    // server-everything sends an update for each subscription at once when updates go on.
+    expect(await toggle(alice)).toBe('Started');
+    await until(() => alice.updates.includes(DYNAMIC));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(bob.updates).toEqual([]);
+    expect(sessionConnections(gateway)).toBe(2);
+    await alice.client.unsubscribeResource({ uri: DYNAMIC });
+    await toggle(alice);
   });
 
   it('asks the calling client when a session’s own server samples or elicits', async () => {
