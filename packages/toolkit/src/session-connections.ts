@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolError } from '@toolplane/toolmodel';
 import type { Connector } from './connectors/connector.js';
 
-/** How a server added with `connection: 'per-session'` is shared out: see {@link SessionConnections}. */
+/** Bounds on the connections of servers added with `connection: 'per-session'`. */
 export interface SessionConnectionLimits {
   /** Connections one server may have open at once, over all sessions. Default 32. */
   readonly max?: number;
@@ -10,7 +10,9 @@ export interface SessionConnectionLimits {
   readonly idleMs?: number;
 }
 
+/** How many per-session connections one server may have open unless `max` says otherwise. */
 export const DEFAULT_MAX_SESSION_CONNECTIONS = 32;
+/** How long a per-session connection may go unused before it is closed, unless `idleMs` says. */
 export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
 
 interface Held {
