@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { ProgressEvent } from './types.js';
 
 /**
@@ -30,7 +29,9 @@ function progressParams(message: unknown): { token: unknown; event: ProgressEven
  * The relay of `client`'s current transport, installed on first use; `undefined` when the
  * client is not connected.
  */
-export function progressRelay(client: Client): ProgressRelay | undefined {
+export function progressRelay(client: {
+  readonly transport?: Transport | undefined;
+}): ProgressRelay | undefined {
   const transport = client.transport;
   if (transport === undefined) return undefined;
   let relay = relays.get(transport);
