@@ -31,6 +31,7 @@ import {
 } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
+import { toV1Tool } from './sdk-seam.js';
 import { VERSION } from './version.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
@@ -177,7 +178,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     const table = await hub.tools();
     const tools: McpTool[] = table
       .entries()
-      .map(([name, item]) => ({ ...toMcpJson(item.tool), name }));
+      .map(([name, item]) => ({ ...toV1Tool(toMcpJson(item.tool)), name }));
     const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });

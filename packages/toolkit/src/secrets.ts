@@ -151,7 +151,7 @@ export class Secrets {
    * An error result (`isError: true`) with the text of its text blocks redacted, the rest intact;
    * any other result is returned as it is: what a tool returns on success is data, not a leak.
    */
-  redactErrorResult(result: CallToolResult): CallToolResult {
+  redactErrorResult<R extends Pick<CallToolResult, 'isError' | 'content'>>(result: R): R {
     if (result.isError !== true || this.#values.size === 0) return result;
     const content = result.content.map((block) => {
       if (block.type !== 'text') return block;

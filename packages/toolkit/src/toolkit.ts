@@ -10,6 +10,7 @@ import {
   type Runner,
   type RunResult,
 } from '@toolplane/toolrun';
+import { callClientOf } from './connectors/call-client.js';
 import {
   CALLER_META_KEY,
   type Connector,
@@ -131,7 +132,9 @@ class ToolkitImpl implements Toolkit {
     this.runner = createRunner({
       index: this.index,
       local,
-      mcp: createMcpExecutor({ clients: (serverName) => this.#connectors.clientOf(serverName) }),
+      mcp: createMcpExecutor({
+        clients: (serverName) => callClientOf(this.#connectors.clientOf(serverName)),
+      }),
       ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
     });

@@ -1,4 +1,4 @@
-import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolSchema } from '@modelcontextprotocol/core';
 import { describe, expect, it } from 'vitest';
 import {
   fromMcpJson,

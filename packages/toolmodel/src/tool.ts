@@ -1,12 +1,17 @@
-import { ToolSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolSchema } from '@modelcontextprotocol/core';
+import type { z } from 'zod';
 import { ToolError } from './errors.js';
 import { checkIdPart } from './ids.js';
+
+// The SDK v2 client and server packages define their `Tool` type as this same inference; only
+// the schema package is a dependency, so installing toolmodel pulls no client or server code.
+type McpTool = z.infer<typeof ToolSchema>;
 
 /** The MCP protocol revision this model follows. */
 export const MCP_VERSION = '2025-11-25';
 
 /**
- * A tool: the MCP SDK's `Tool` (name, title, description, inputSchema, outputSchema,
+ * A tool: the MCP `Tool` of the official SDK v2 (name, title, description, inputSchema, outputSchema,
  * annotations, icons, execution, `_meta`) plus toolplane's own optional `namespace`, `version`
  * and `tags`. See {@link toolId} for its canonical ID and {@link toMcpJson} for the wire form.
  */

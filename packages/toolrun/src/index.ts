@@ -3,6 +3,7 @@ export { createLocalRegistry } from './local-registry.js';
 export type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
 export { createMcpExecutor } from './mcp-executor.js';
 export type {
+  McpCallClient,
   McpCallOptions,
   McpClientSource,
   McpExecutor,

@@ -1,9 +1,12 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   DEFAULT_REQUEST_TIMEOUT_MSEC,
+  SdkError,
+  SdkErrorCode,
+  type CallToolRequestParams,
+  type CallToolResult,
   type RequestOptions,
-} from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import { mcpResultText } from './normalize.js';
@@ -11,11 +14,24 @@ import { progressRelay } from './progress-relay.js';
 import type { ProgressListener, RunMeta } from './types.js';
 
 /**
+ * The part of an MCP client that an {@link McpExecutor} uses. The official SDK v2 `Client`
+ * (`@modelcontextprotocol/client`) is one; so is anything with the same `callTool` and
+ * `transport`.
+ */
+export interface McpCallClient {
+  /** Sends `tools/call`; rejects with the SDK's `SdkError` on a timeout or a closed connection. */
+  callTool(params: CallToolRequestParams, options?: RequestOptions): Promise<CallToolResult>;
+  /** The connected transport; its progress notifications are read from `onmessage`. */
+  readonly transport?: Transport | undefined;
+}
+
+/**
  * Where an {@link McpExecutor} finds the client of an MCP server: a record by server name, or a
  * function of the server name (possibly async, e.g. to connect lazily).
  */
 export type McpClientSource =
-  Readonly<Record<string, Client>> | ((serverName: string) => Client | Promise<Client>);
+  | Readonly<Record<string, McpCallClient>>
+  | ((serverName: string) => McpCallClient | Promise<McpCallClient>);
 
 /** Time limits of MCP requests, as the SDK applies them. */
 export interface McpTimeouts {
@@ -45,7 +61,7 @@ export interface McpCallOptions extends McpTimeouts {
   readonly meta?: RunMeta;
 }
 
-/** Calls tools on MCP servers through the SDK's `Client`; see {@link createMcpExecutor}. */
+/** Calls tools on MCP servers through {@link McpCallClient}s; see {@link createMcpExecutor}. */
 export interface McpExecutor {
   /**
    * Calls `toolName` (the tool's MCP name, not its namespaced ID) on `serverName`.
@@ -70,7 +86,10 @@ export interface McpExecutor {
 const MAX_TIMER_MS = 2_147_483_647;
 let tokenSeq = 0;
 
-function lookupClient(source: McpClientSource, serverName: string): Client | Promise<Client> {
+function lookupClient(
+  source: McpClientSource,
+  serverName: string,
+): McpCallClient | Promise<McpCallClient> {
   if (typeof source === 'function') return source(serverName);
   // Own properties only: a server named "toString" must not find Object.prototype.toString.
   const client = Object.hasOwn(source, serverName) ? source[serverName] : undefined;
@@ -87,10 +106,10 @@ function lookupClient(source: McpClientSource, serverName: string): Client | Pro
 function fromMcpError(error: unknown, serverName: string, toolName: string): ToolError {
   if (ToolError.isInstance(error)) return error;
   const where = `MCP tool "${toolName}" on server "${serverName}"`;
-  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
     return new ToolError('timeout', `${where} timed out: ${error.message}`, { cause: error });
   }
-  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed) {
     return new ToolError(
       'execution',
       `${where} failed: the connection closed before it answered (did the server exit?)`,
@@ -102,7 +121,7 @@ function fromMcpError(error: unknown, serverName: string, toolName: string): Too
 }
 
 /**
- * Creates an {@link McpExecutor} over the SDK's `Client`s: progress notifications become
+ * Creates an {@link McpExecutor} over MCP clients (the SDK v2 `Client`): progress notifications become
  * progress events, an abort sends `notifications/cancelled`, and time limits follow
  * {@link McpTimeouts}. Pass it to {@link createRunner} as `mcp`.
  */
@@ -192,7 +211,7 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
 
     let result: CallToolResult;
     try {
-      result = (await client.callTool(params, undefined, request)) as CallToolResult;
+      result = await client.callTool(params, request);
     } catch (error) {
       if (controller?.signal.aborted === true) throw abortError(controller.signal);
       throw fromMcpError(error, serverName, toolName);

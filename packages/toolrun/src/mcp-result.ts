@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 /**
  * The mark of a {@link McpToolResult}. Registered with `Symbol.for`, so a result built by one

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mcpResultText, normalizeMcpResult } from './normalize.js';

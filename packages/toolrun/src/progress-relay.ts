@@ -1,13 +1,12 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { ProgressEvent } from './types.js';
 
 /**
  * Progress listeners by progress token, for one transport.
  *
- * Why this exists: SDK 1.32's `Protocol` dispatches notifications a microtask late but
- * responses at once, so progress sent just before a result (in the same read) reaches a
- * request whose progress handler is already gone and is dropped
+ * Why this exists: the SDK's `Protocol` (v1 1.32 and v2 2.4 alike) dispatches notifications a
+ * microtask late but responses at once, so progress sent just before a result (in the same read)
+ * reaches a request whose progress handler is already gone and is dropped
  * (modelcontextprotocol/typescript-sdk#2580). Reading our own tokens straight off the
  * transport delivers every notification, in order, before the response.
  */
@@ -30,7 +29,9 @@ function progressParams(message: unknown): { token: unknown; event: ProgressEven
  * The relay of `client`'s current transport, installed on first use; `undefined` when the
  * client is not connected.
  */
-export function progressRelay(client: Client): ProgressRelay | undefined {
+export function progressRelay(client: {
+  readonly transport?: Transport | undefined;
+}): ProgressRelay | undefined {
   const transport = client.transport;
   if (transport === undefined) return undefined;
   let relay = relays.get(transport);

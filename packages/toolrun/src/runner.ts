@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { defaultBackendSelector, type BackendSelector, type ToolIndex } from '@toolplane/toolindex';
 import {
   createValidator,

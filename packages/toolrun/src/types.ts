@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Tool, ToolBackend, ToolError } from '@toolplane/toolmodel';
 
 /** One progress report: `progress` rises; `total` when known; `message` for people. */
