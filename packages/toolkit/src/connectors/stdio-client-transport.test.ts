@@ -66,6 +66,16 @@ process.stdin.resume();
 setInterval(() => {}, 1000);
 `;
 
+/**
+ * Whether `pid` is still running: a killed orphan stays a zombie until init reaps it, which may
+ * take seconds, and signal 0 reaches zombies too.
+ */
+async function running(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return false;
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => undefined);
+  return stat === undefined ? isAlive(pid) : !/\) Z /.test(stat);
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-stdio-'));
@@ -167,6 +177,32 @@ describe('the stdio transport', () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  // `sh -c '...; true'` forks (it must run `true` after), as npx does: the server is a grandchild.
+  it.skipIf(process.platform === 'win32')(
+    'leaves no grandchild behind, one that ignores SIGTERM behind a shell',
+    async () => {
+      const pidFile = join(dir, 'grandchild.pid');
+      connector = createConnector(
+        {
+          command: 'sh',
+          args: ['-c', '"$0" -e "$1" "$2"; true', process.execPath, STUBBORN, pidFile],
+        },
+        { namespace: 'stubborn', connectTimeoutMs: 300, backoff: { initialDelayMs: 60_000 } },
+      );
+      connector.start();
+      let pid = 0;
+      while (pid === 0) {
+        pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await connector.close();
+      connector = undefined;
+      const left = await running(pid);
+      if (left) process.kill(pid, 'SIGKILL');
+      expect(left).toBe(false);
+    },
+  );
+
   it('leaves no child behind when the process exits without closing', async () => {
     const pidFile = join(dir, 'orphan.pid');
     const entry = fileURLToPath(new URL('./testing/exit-while-connecting.ts', import.meta.url));
@@ -185,12 +221,12 @@ describe('the stdio transport', () => {
     expect(code).toBe(0);
     const pid = Number(await readFile(pidFile, 'utf8'));
     expect(pid).toBeGreaterThan(0);
-    // SIGKILL is sent as the parent exits; the kernel may take a moment to reap.
+    // SIGKILL is sent as the parent exits; the kernel may take a moment to deliver it.
     const deadline = performance.now() + 5_000;
-    while (isAlive(pid) && performance.now() < deadline) {
+    while ((await running(pid)) && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const left = isAlive(pid);
+    const left = await running(pid);
     if (left) process.kill(pid, 'SIGKILL');
     expect(left).toBe(false);
   });

@@ -25,7 +25,24 @@ export interface StdioClientTransportOptions {
   readonly maxMessageBytes?: number;
 }
 
-// Children still running, killed for sure when this process exits before closing them.
+// Where there are process groups, each server leads one, so that what it starts (a shell's or
+// npx's child: the real server) is signalled with it.
+const GROUPS = process.platform !== 'win32';
+
+/** Sends `signal` to the child and, where there are process groups, to everything in its group. */
+function signalAll(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (GROUPS && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // No group left: the child alone, if it is still there.
+    }
+  }
+  child.kill(signal);
+}
+
+// Children whose pipes are still open, killed for sure when this process exits before closing them.
 const running = new Set<ChildProcess>();
 let hooked = false;
 
@@ -34,7 +51,7 @@ function track(child: ChildProcess): void {
   if (hooked) return;
   hooked = true;
   process.once('exit', () => {
-    for (const left of running) left.kill('SIGKILL');
+    for (const left of running) signalAll(left, 'SIGKILL');
   });
 }
 
@@ -46,9 +63,12 @@ function track(child: ChildProcess): void {
  * as it streams in, never buffered whole, and the request it answered (its ID is read off the
  * line's ends) fails with a JSON-RPC error that says why, while the connection goes on; an
  * oversized request of the server's own is answered to the server with an error instead. Lines
- * are split without copying what came before (the SDK's concatenates every chunk). `close()`
- * closes stdin, then sends SIGTERM and SIGKILL a second apart until the child has exited, and
- * resolves only then; a child left running when this process exits is killed.
+ * are split without copying what came before (the SDK's concatenates every chunk). The child
+ * leads a process group of its own (not on Windows), so that signals reach what it started (the
+ * server behind `sh -c` or `npx`). `close()` closes stdin, then sends SIGTERM and SIGKILL to the
+ * group a second apart until the child has exited, and resolves once its pipes have closed; a
+ * second after the child exits, whatever still holds them is killed. A child left running when
+ * this process exits is killed with its group.
  */
 export class StdioClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -59,7 +79,10 @@ export class StdioClientTransport implements Transport {
   readonly #max: number;
   readonly #stderr = new PassThrough();
   #child: ChildProcess | undefined;
+  /** Settles when the child has exited. */
   #exited: Promise<void> = Promise.resolve();
+  /** Settles when its pipes have closed too (see {@link onclose}). */
+  #closed: Promise<void> = Promise.resolve();
   // The current line's chunks and their length; while skipping an oversized line, its ends.
   #chunks: Buffer[] = [];
   #length = 0;
@@ -88,11 +111,26 @@ export class StdioClientTransport implements Transport {
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,
+      detached: GROUPS,
       ...(cwd === undefined ? {} : { cwd }),
     });
     this.#child = child;
     track(child);
     this.#exited = new Promise((resolve) => {
+      child.once('exit', () => {
+        resolve();
+        // What the child started may hold its pipes open after it, and they would never close:
+        // a second on, whatever is left of its group is killed and the pipes let go.
+        const timer = setTimeout(() => {
+          signalAll(child, 'SIGKILL');
+          for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
+        }, EXIT_GRACE_MS);
+        child.once('close', () => {
+          clearTimeout(timer);
+        });
+      });
+    });
+    this.#closed = new Promise((resolve) => {
       child.once('close', () => {
         running.delete(child);
         resolve();
@@ -129,13 +167,16 @@ export class StdioClientTransport implements Transport {
     this.#chunks = [];
     this.#length = 0;
     this.#skipping = undefined;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    child.stdin?.end();
-    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      if (await this.#exitsWithin(EXIT_GRACE_MS)) return;
-      child.kill(signal);
+    // Never started (spawn failed): nothing to wait for.
+    if (child?.pid === undefined) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+        if (await this.#exitsWithin(EXIT_GRACE_MS)) break;
+        signalAll(child, signal);
+      }
     }
-    await this.#exited;
+    await this.#closed;
   }
 
   async #exitsWithin(ms: number): Promise<boolean> {
