@@ -165,3 +165,32 @@ describe('parseConfig waitMs', () => {
     expect(problem({ waitMs: -1 })).toMatch(/waitMs: /);
   });
 });
+
+describe('parseConfig connection', () => {
+  it('reads each server’s connection, shared unless it says per-session', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: { a: { command: 'x' }, browser: { command: 'y', connection: 'per-session' } },
+        sessionConnections: { max: 8, idleMs: 60_000 },
+      }),
+      { file, env: {} },
+    );
+    expect(config.connectors.map((c) => [c.namespace, c.connection])).toEqual([
+      ['a', 'shared'],
+      ['browser', 'per-session'],
+    ]);
+    expect(config.sessionConnections).toEqual({ max: 8, idleMs: 60_000 });
+    expect(parseConfig('{}', { file, env: {} }).sessionConnections).toEqual({});
+  });
+
+  it('refuses an unknown connection and bad bounds, naming the path', () => {
+    expect(problem({ mcpServers: { a: { command: 'x', connection: 'pooled' } } })).toMatch(
+      /mcpServers\.a\.connection: .*"shared".*"per-session"/,
+    );
+    expect(problem({ sessionConnections: { max: 0 } })).toMatch(/sessionConnections\.max: /);
+    expect(problem({ sessionConnections: { idleMs: 10 } })).toMatch(/sessionConnections\.idleMs: /);
+    expect(problem({ sessionConnections: { maxx: 3 } })).toMatch(
+      /sessionConnections: unknown key "maxx"; did you mean "max"\?/,
+    );
+  });
+});

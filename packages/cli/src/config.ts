@@ -38,6 +38,8 @@ export interface ConnectorConfig {
   readonly source: ConnectorSource;
   /** How to show the source to people: a command line or a URL, secrets masked. */
   readonly display: string;
+  /** One connection for every client (`shared`) or one per client session (`per-session`). */
+  readonly connection: 'shared' | 'per-session';
 }
 
 /** Where the `user` namespace is kept. */
@@ -67,6 +69,8 @@ export interface CliConfig {
    * before it serves, in milliseconds; a server still connecting then joins later.
    */
   readonly waitMs: number;
+  /** Bounds on per-session servers' connections (`max` per server, `idleMs`); toolkit defaults. */
+  readonly sessionConnections: { readonly max?: number; readonly idleMs?: number };
   /** Tool filters by namespace, from each server's `tools` key. */
   readonly filter: Readonly<Record<string, ToolFilter>>;
   readonly http: {
@@ -118,6 +122,7 @@ const serverSchema = z
     url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
     headers: z.record(z.string(), z.string()).optional(),
     namespace: z.string().optional(),
+    connection: z.enum(['shared', 'per-session']).optional(),
     tools: filterSchema.optional(),
     disabled: z.boolean().optional(),
   })
@@ -172,6 +177,12 @@ const configSchema = z.strictObject({
     .optional(),
   instructions: z.string().optional(),
   waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
+  sessionConnections: z
+    .strictObject({
+      max: z.number().int().min(1).max(10_000).optional(),
+      idleMs: z.number().int().min(1_000).max(86_400_000).optional(),
+    })
+    .optional(),
   http: httpSchema.optional(),
 });
 
@@ -183,6 +194,7 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return Object.keys(configSchema.shape);
   if (section === 'http') return Object.keys(httpSchema.shape);
   if (section === 'naming') return namingKeys;
+  if (section === 'sessionConnections') return ['max', 'idleMs'];
   if (section === 'mcpServers' || section === 'connectors') {
     return inner === 'tools' ? Object.keys(filterSchema.shape) : Object.keys(serverSchema.shape);
   }
@@ -313,7 +325,10 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     for (const value of Object.values(server.env ?? {})) secrets.add(value);
     for (const value of Object.values(server.headers ?? {})) secrets.add(value);
     if ('url' in server) secrets.addUrl(server.url);
-    connectors.push(toConnector(server, { key, namespace, path, dir, secrets, fail }));
+    connectors.push({
+      ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
+      connection: server.connection ?? 'shared',
+    });
     if (server.tools !== undefined) filter[namespace] = server.tools;
   }
 
@@ -330,6 +345,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     naming: data.naming ?? {},
     instructions: data.instructions,
     waitMs: data.waitMs ?? DEFAULT_WAIT_MS,
+    sessionConnections: data.sessionConnections ?? {},
     filter,
     http: {
       host: http.host ?? '127.0.0.1',
@@ -378,7 +394,7 @@ function toConnector(
     secrets: Secrets;
     fail: (path: string, problem: string) => never;
   },
-): ConnectorConfig {
+): Omit<ConnectorConfig, 'connection'> {
   const { key, namespace, path, dir, secrets } = context;
   if (server.url !== undefined) {
     const headers = server.headers ?? {};

@@ -1,23 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startHttpFixture } from '@toolplane/fixtures';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
+import { describe, expect, it } from 'vitest';
 import {
   exited,
   listeningUrl,
   SERVE_HTTP,
   startCli,
+  useTempDir,
   waitForStderr,
 } from './testing/cli-process.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'toolplane-dead-upstream-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('dead-upstream');
 
 async function status(endpoint: URL): Promise<string> {
   const answer = await fetch(new URL('/healthz', endpoint));
@@ -25,16 +19,21 @@ async function status(endpoint: URL): Promise<string> {
 }
 
 describe('an HTTP upstream that ends under a running gateway', () => {
-  it.each(['SIGKILL', 'SIGTERM'] as const)(
-    'turns /healthz from ok to degraded within two seconds (%s)',
-    async (signal) => {
-      const fixture = await startHttpFixture();
-      const config = join(dir, 'toolplane.config.json');
+  // The stateless server has no GET stream to lose, only the connection its last answer used.
+  it.each([
+    ['SIGKILL', 'http'],
+    ['SIGTERM', 'http'],
+    ['SIGKILL', 'http-stateless'],
+  ] as const)(
+    'turns /healthz from ok to degraded within two seconds (%s, %s)',
+    async (signal, mode) => {
+      const fixture = await startHttpFixture({ server: fixtureCommand(mode) });
+      const config = join(dir(), 'toolplane.config.json');
       await writeFile(
         config,
         JSON.stringify({ mcpServers: { remote: { url: fixture.url.href } }, store: 'memory' }),
       );
-      const child = startCli([...SERVE_HTTP, '--config', config], { cwd: dir });
+      const child = startCli([...SERVE_HTTP, '--config', config], { cwd: dir() });
       try {
         const [endpoint] = await Promise.all([
           listeningUrl(child),

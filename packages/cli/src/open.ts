@@ -73,13 +73,17 @@ export async function openToolkit(
     // The configuration's secrets (substituted variables, headers, tokens) never leave in clear.
     secrets: config.secrets,
     connectorDefaults: { clientInfo: { name: 'toolplane', version: VERSION } },
+    sessionConnections: config.sessionConnections,
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
   for (const connector of config.connectors) {
     if (wanted === 'none') break;
     if (wanted !== 'all' && !wanted.includes(connector.namespace)) continue;
-    toolkit.addConnector(connector.source, { namespace: connector.namespace });
+    toolkit.addConnector(connector.source, {
+      namespace: connector.namespace,
+      connection: connector.connection,
+    });
   }
   const stop = new AbortController();
   let running: Promise<void> | undefined;

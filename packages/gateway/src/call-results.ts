@@ -1,6 +1,7 @@
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type RunResult } from '@toolplane/toolkit';
+import { toV1CallToolResult, type RunCallToolResult } from './sdk-seam.js';
 import type { ToolItem } from './server.js';
 
 /** The `_meta` key under which a failed call's result carries toolplane's structured error. */
@@ -75,9 +76,7 @@ export function protocolError(error: unknown): McpError {
 
 /** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
 export function toCallToolResult(run: RunResult): CallToolResult {
-  // The runner's result is typed by SDK v2, this server by v1: the same JSON, until the gateway
-  // moves to v2 as well.
-  if (run.mcpResult !== undefined) return run.mcpResult as CallToolResult;
+  if (run.mcpResult !== undefined) return toV1CallToolResult(run.mcpResult);
   const value = run.structured;
   if (value === undefined) return { content: [] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
@@ -127,7 +126,9 @@ function upstreamErrorResult(error: Error): CallToolResult | undefined {
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
     const result = cause as Partial<CallToolResult>;
-    if (result.isError === true && Array.isArray(result.content)) return result as CallToolResult;
+    if (result.isError === true && Array.isArray(result.content)) {
+      return toV1CallToolResult(result as RunCallToolResult);
+    }
     cause = cause instanceof Error ? cause.cause : undefined;
   }
   return undefined;

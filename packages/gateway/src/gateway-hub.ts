@@ -92,12 +92,17 @@ export class GatewayHub {
     if (!this.#sessions.delete(session)) return;
     unregisterSession(session.token);
     for (const uri of session.subscriptions.keys()) void this.unsubscribe(session, uri);
+    // Its own connections to per-session servers go with it.
+    void this.toolkit.endSession(session.token).catch(() => undefined);
   }
 
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     clearTimeout(this.#timer);
-    for (const session of this.#sessions) unregisterSession(session.token);
+    for (const session of this.#sessions) {
+      unregisterSession(session.token);
+      void this.toolkit.endSession(session.token).catch(() => undefined);
+    }
     this.#sessions.clear();
   }
 
@@ -168,7 +173,8 @@ export class GatewayHub {
 
   /**
    * Subscribes `session` to the resource it calls `exposed`: a listed resource, or a URI one of
-   * an upstream's templates matches. The upstream is asked once, however many sessions subscribe.
+   * an upstream's templates matches. The upstream is asked once, however many sessions subscribe
+   * (a per-session server once per session, on the session's own connection).
    */
   async subscribe(
     session: SessionState,
@@ -177,13 +183,16 @@ export class GatewayHub {
   ): Promise<void> {
     if (session.subscriptions.has(exposed)) return;
     session.subscriptions.set(exposed, { namespace: target.namespace, uri: target.uri });
-    const key = subscriptionKey(target);
+    const key = this.#subscriptionKey(session, target);
     const count = this.#upstreamSubscriptions.get(key) ?? 0;
     this.#upstreamSubscriptions.set(key, count + 1);
-    const client = this.toolkit.connector(target.namespace)?.client;
-    if (count > 0 || client?.getServerCapabilities()?.resources?.subscribe !== true) return;
+    if (count > 0) return;
     try {
-      await client.subscribeResource({ uri: target.uri });
+      await this.toolkit.subscribeResource(
+        target.namespace,
+        target.uri,
+        this.#own(session, target),
+      );
     } catch (error) {
       // Refused upstream: the session is not subscribed after all.
       session.subscriptions.delete(exposed);
@@ -196,11 +205,25 @@ export class GatewayHub {
     const target = session.subscriptions.get(exposed);
     if (target === undefined) return;
     session.subscriptions.delete(exposed);
-    if (!this.#release(subscriptionKey(target))) return;
-    const client = this.toolkit.connector(target.namespace)?.client;
-    if (client?.getServerCapabilities()?.resources?.subscribe === true) {
-      await client.unsubscribeResource({ uri: target.uri }).catch(() => undefined);
-    }
+    if (!this.#release(this.#subscriptionKey(session, target))) return;
+    await this.toolkit
+      .unsubscribeResource(target.namespace, target.uri, this.#own(session, target))
+      .catch(() => undefined);
+  }
+
+  /**
+   * A per-session server's subscriptions are each session's own, on its own connection; a
+   * shared server's are asked upstream once for every session.
+   */
+  #own(session: SessionState, target: SubscriptionTarget): { sessionKey?: string } {
+    const own = this.toolkit.connectionOf(target.namespace) === 'per-session';
+    return own ? { sessionKey: session.token } : {};
+  }
+
+  #subscriptionKey(session: SessionState, target: SubscriptionTarget): string {
+    const { sessionKey } = this.#own(session, target);
+    const key = `${target.namespace}\u0000${target.uri}`;
+    return sessionKey === undefined ? key : `${key}\u0000${sessionKey}`;
   }
 
   /** Drops one session's hold on an upstream subscription; true when it was the last. */
@@ -238,12 +261,14 @@ export class GatewayHub {
         }
         return;
       case 'resource_updated':
-        this.#resourceUpdated(event.namespace, event.uri);
+        this.#resourceUpdated(event.namespace, event.uri, event.session);
         return;
       case 'log_message':
         for (const session of this.#sessions) {
           const { server, initialized } = session;
           if (!initialized || !wantsLog(session, event.level)) continue;
+          // From a session's own connection to a per-session server: that session's alone.
+          if (event.session !== undefined && event.session !== session.token) continue;
           const logger =
             event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
           server
@@ -257,8 +282,9 @@ export class GatewayHub {
     }
   }
 
-  #resourceUpdated(namespace: string, uri: string): void {
-    for (const { server, subscriptions } of this.#sessions) {
+  #resourceUpdated(namespace: string, uri: string, only: string | undefined): void {
+    for (const { server, subscriptions, token } of this.#sessions) {
+      if (only !== undefined && only !== token) continue;
       for (const [exposed, target] of subscriptions) {
         if (target.namespace === namespace && target.uri === uri)
           server.sendResourceUpdated({ uri: exposed }).catch(() => undefined);
@@ -290,8 +316,4 @@ export class GatewayHub {
       }
     }
   }
-}
-
-function subscriptionKey(target: SubscriptionTarget): string {
-  return `${target.namespace}\u0000${target.uri}`;
 }

@@ -31,6 +31,7 @@ import {
 } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
+import { toV1Tool } from './sdk-seam.js';
 import { VERSION } from './version.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
@@ -177,8 +178,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     const table = await hub.tools();
     const tools: McpTool[] = table
       .entries()
-      // toolmodel's tools are typed by SDK v2, this server by v1: the same JSON, until it moves.
-      .map(([name, item]) => ({ ...(toMcpJson(item.tool) as McpTool), name }));
+      .map(([name, item]) => ({ ...toV1Tool(toMcpJson(item.tool)), name }));
     const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });
@@ -219,6 +219,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
           signal: extra.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
           session: calling,
+          sessionKey: session.token,
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         if (sent !== undefined) await sent;
@@ -261,7 +262,10 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       throw new McpError(ErrorCode.InvalidParams, `no prompt "${name}"; prompts/list names them`);
     }
     try {
-      const rendered = await item.prompt.render(args, { signal: extra.signal });
+      const rendered = await item.prompt.render(args, {
+        signal: extra.signal,
+        sessionKey: session.token,
+      });
       const description = item.prompt.mcp.description;
       return {
         ...(description === undefined ? {} : { description }),
@@ -309,6 +313,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       try {
         const resource = await toolkit.readResource(`${item.uri}#${item.namespace}`, {
           signal: extra.signal,
+          sessionKey: session.token,
         });
         return { contents: [{ ...toResourceContents(resource), uri }] };
       } catch (error) {

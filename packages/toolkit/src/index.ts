@@ -107,6 +107,8 @@ export type {
 export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
 export { getSession, runInSession, silentLogger } from './session.js';
 export { MASK, Secrets } from './secrets.js';
+export { DEFAULT_MAX_SESSION_CONNECTIONS, DEFAULT_SESSION_IDLE_MS } from './session-connections.js';
+export type { SessionConnectionLimits } from './session-connections.js';
 export type { Logger, Session, SessionRequestOptions } from './session.js';
 export {
   BUILTIN_NAMESPACE,
@@ -115,8 +117,10 @@ export {
   USER_NAMESPACE,
 } from './toolkit.js';
 export type {
+  AddConnectorOptions,
   BuiltinKind,
   CallOptions,
+  ConnectionMode,
   CallResult,
   CompleteOptions,
   CompletionTarget,
@@ -124,6 +128,7 @@ export type {
   ListError,
   ListRequest,
   ListResult,
+  ReadOptions,
   Toolkit,
   ToolkitDelegate,
   ToolkitEvent,
@@ -131,7 +136,7 @@ export type {
   ToolkitOptions,
   ToolkitPrompt,
   ToolkitResourceTemplate,
-} from './toolkit.js';
+} from './toolkit-types.js';
 // The lower-layer names a typical app needs, so it installs this one package.
 export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';
 export {

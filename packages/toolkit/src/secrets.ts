@@ -1,10 +1,7 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '@toolplane/toolmodel';
-import type { RunResult } from '@toolplane/toolrun';
 import type { ConnectorEvent, ConnectorSource } from './connectors/connector.js';
 import type { Logger } from './session.js';
-
-// The results it redacts come from the runner, in the SDK v2 shape toolrun returns.
-type CallToolResult = NonNullable<RunResult['mcpResult']>;
 
 /** What a secret is replaced by wherever toolplane hands text out. */
 export const MASK = '***';
@@ -154,7 +151,7 @@ export class Secrets {
    * An error result (`isError: true`) with the text of its text blocks redacted, the rest intact;
    * any other result is returned as it is: what a tool returns on success is data, not a leak.
    */
-  redactErrorResult(result: CallToolResult): CallToolResult {
+  redactErrorResult<R extends Pick<CallToolResult, 'isError' | 'content'>>(result: R): R {
     if (result.isError !== true || this.#values.size === 0) return result;
     const content = result.content.map((block) => {
       if (block.type !== 'text') return block;

@@ -4,6 +4,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ProgressListener } from '@toolplane/toolrun';
 import { getSession, progressReporter, runInSession, type Session } from './session.js';
+import type { UpstreamRequestHandler } from './connectors/connector.js';
 import type { CallOptions } from './toolkit-types.js';
 import { traced } from './tracing.js';
 
@@ -71,4 +72,29 @@ export async function nested<T>(
           },
         };
   return callDepth.run(depth + 1, () => runInSession(session, run));
+}
+
+/**
+ * What connectors advertise and ask (read at every connect): `handler`, the toolkit's at this
+ * connect, with the answerer a call brought (by its caller token) taking that call's requests.
+ */
+export function answererOf(
+  handler: UpstreamRequestHandler | undefined,
+  current: () => UpstreamRequestHandler | undefined,
+  callAnswerers: ReadonlyMap<string, UpstreamRequestHandler['handle']>,
+): UpstreamRequestHandler | undefined {
+  if (handler === undefined) return undefined;
+  return {
+    capabilities: handler.capabilities,
+    listRoots: (context) => {
+      const now = current() ?? handler;
+      return now.listRoots?.(context) ?? Promise.resolve({ roots: [] });
+    },
+    handle: (request, context) => {
+      const own = callAnswerers.get(context.caller);
+      if (own !== undefined) return own(request, context);
+      // The handler of the moment, should it have been replaced since this connection.
+      return (current() ?? handler).handle(request, context);
+    },
+  };
 }

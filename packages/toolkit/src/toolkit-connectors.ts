@@ -1,3 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Prompt as McpPrompt } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import {
@@ -11,6 +14,7 @@ import {
 import { inferNamespace } from './connectors/namespace.js';
 import { validateResource } from './resources.js';
 import type { Secrets } from './secrets.js';
+import { SessionConnections, type SessionConnectionLimits } from './session-connections.js';
 import type { Logger } from './session.js';
 import {
   makeSource,
@@ -23,14 +27,20 @@ import {
 import {
   BUILTIN_NAMESPACE,
   USER_NAMESPACE,
+  type AddConnectorOptions,
+  type ConnectionMode,
   type ConnectorStatus,
   type ListError,
+  type PromptItem,
   type ToolkitEvent,
   type ToolkitResourceTemplate,
 } from './toolkit-types.js';
 
 interface ConnectorEntry {
+  /** The shared connection: every call's, or for a per-session server, the lists'. */
   readonly connector: Connector;
+  readonly source: ConnectorSource;
+  readonly perSession: boolean;
   /** Settles when the first connection attempt after start has. */
   firstAttempt: Promise<void> | undefined;
 }
@@ -52,6 +62,9 @@ export class Connectors {
   readonly #defaults: ConnectorDefaults;
   readonly #answerer: () => UpstreamRequestHandler | undefined;
   readonly #connectors = new Map<string, ConnectorEntry>();
+  readonly #sessions: SessionConnections;
+  // The client session of the call or read in progress, for per-session servers.
+  readonly #scope = new AsyncLocalStorage<string>();
 
   constructor(parts: {
     index: ToolIndex;
@@ -61,6 +74,7 @@ export class Connectors {
     defaults: ConnectorDefaults | undefined;
     /** What connectors advertise and ask (read at every connect). */
     answerer: () => UpstreamRequestHandler | undefined;
+    sessionLimits: SessionConnectionLimits | undefined;
   }) {
     this.#index = parts.index;
     this.#logger = parts.logger;
@@ -68,10 +82,21 @@ export class Connectors {
     this.#emit = parts.emit;
     this.#defaults = parts.defaults ?? {};
     this.#answerer = parts.answerer;
+    this.#sessions = new SessionConnections(parts.sessionLimits ?? {}, (namespace, session) =>
+      this.#sessionConnector(namespace, session),
+    );
   }
 
   /** Registers a connector, started at once when `start` is set; returns its namespace. */
-  add(source: ConnectorSource, options: { namespace?: string }, start: boolean): string {
+  add(source: ConnectorSource, options: AddConnectorOptions, start: boolean): string {
+    // Checked here too: configurations reach this from JSON and plain JavaScript.
+    const connection: unknown = options.connection ?? 'shared';
+    if (connection !== 'shared' && connection !== 'per-session') {
+      throw new ToolError(
+        'invalid_config',
+        `connection must be "shared" or "per-session", not ${JSON.stringify(connection)}`,
+      );
+    }
     const namespace = this.#claimNamespace(source, options.namespace);
     this.#secrets.addSource(source);
     const connector = createConnector(source, {
@@ -82,7 +107,12 @@ export class Connectors {
         this.#onConnectorEvent(connector, event);
       },
     });
-    const entry: ConnectorEntry = { connector, firstAttempt: undefined };
+    const entry: ConnectorEntry = {
+      connector,
+      source,
+      perSession: connection === 'per-session',
+      firstAttempt: undefined,
+    };
     this.#connectors.set(namespace, entry);
     if (start) this.#start(entry);
     return namespace;
@@ -93,17 +123,18 @@ export class Connectors {
     if (entry === undefined) return false;
     this.#connectors.delete(id);
     this.#index.removeNamespace(id);
-    await entry.connector.close();
+    await Promise.all([entry.connector.close(), this.#sessions.drop(id)]);
     return true;
   }
 
   statuses(): ConnectorStatus[] {
-    return [...this.#connectors.values()].map(({ connector }) => {
+    return [...this.#connectors.values()].map(({ connector, perSession }) => {
       const { namespace, state, pid, lastError } = connector;
       return {
         namespace,
         state,
         ...(pid === undefined ? {} : { pid }),
+        ...(perSession ? { sessionConnections: this.#sessions.count(namespace) } : {}),
         ...(state === 'connected' || lastError === undefined
           ? {}
           : { error: this.#secrets.redact(lastError.message) }),
@@ -159,7 +190,88 @@ export class Connectors {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all().map((connector) => connector.close()));
+    await Promise.all([
+      ...this.all().map((connector) => connector.close()),
+      this.#sessions.close(),
+    ]);
+  }
+
+  /**
+   * Runs `fn` as part of `session` (when given): a per-session server `namespace` serves it on
+   * the session's own connection, made on first use and held busy meanwhile.
+   */
+  async inSession<T>(
+    namespace: string,
+    session: string | undefined,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    // A call made during another (a builtin's, a prompt's) belongs to that one's session.
+    const key = session ?? this.#scope.getStore();
+    if (key === undefined) return fn();
+    if (this.#connectors.get(namespace)?.perSession !== true) return this.#scope.run(key, fn);
+    const release = this.#sessions.hold(namespace, key);
+    try {
+      return await this.#scope.run(key, fn);
+    } finally {
+      release();
+    }
+  }
+
+  /** How `namespace`'s server is connected, when there is such a server. */
+  connectionOf(namespace: string): ConnectionMode | undefined {
+    const entry = this.#connectors.get(namespace);
+    if (entry === undefined) return undefined;
+    return entry.perSession ? 'per-session' : 'shared';
+  }
+
+  /**
+   * Subscribes to `uri` on `namespace`'s server: on `session`'s own connection to a per-session
+   * server (made if need be), else on the shared one. False when the server has no
+   * subscriptions (or is not connected).
+   */
+  async subscribe(namespace: string, uri: string, session: string | undefined): Promise<boolean> {
+    const client = await this.#subscriptionClient(namespace, session, true);
+    if (client?.getServerCapabilities()?.resources?.subscribe !== true) return false;
+    await client.subscribeResource({ uri });
+    return true;
+  }
+
+  /** Undoes {@link subscribe}; a session connection already closed is not made again for it. */
+  async unsubscribe(namespace: string, uri: string, session: string | undefined): Promise<void> {
+    const client = await this.#subscriptionClient(namespace, session, false);
+    if (client?.getServerCapabilities()?.resources?.subscribe !== true) return;
+    await client.unsubscribeResource({ uri });
+  }
+
+  async #subscriptionClient(
+    namespace: string,
+    session: string | undefined,
+    make: boolean,
+  ): Promise<Client | undefined> {
+    const entry = this.#connectors.get(namespace);
+    if (entry === undefined) return undefined;
+    if (!entry.perSession || session === undefined) return entry.connector.client;
+    if (!make && this.#sessions.get(namespace, session) === undefined) return undefined;
+    const release = this.#sessions.hold(namespace, session);
+    try {
+      return await this.#sessions.client(namespace, session);
+    } finally {
+      release();
+    }
+  }
+
+  /** Closes the connections `session` has of its own. */
+  endSession(session: string): Promise<void> {
+    return this.#sessions.end(session);
+  }
+
+  /**
+   * Tells servers with roots that they changed: every shared connection, and the per-session
+   * connections of the session `caller` names.
+   */
+  rootsChanged(caller: string | undefined): void {
+    const own = caller === undefined ? [] : this.#sessions.of(caller);
+    for (const connector of [...this.all(), ...own]) connector.rootsChanged(caller);
   }
 
   /** The resource templates of connected connectors, in registration order. */
@@ -208,15 +320,52 @@ export class Connectors {
         `no connector "${serverName}" (connectors: ${[...this.#connectors.keys()].join(', ') || 'none'})`,
       );
     }
+    const session = entry.perSession ? this.#scope.getStore() : undefined;
+    if (session !== undefined && this.#sessions.get(serverName, session) !== undefined) {
+      return this.#sessions.client(serverName, session);
+    }
     const client = entry.connector.client;
     if (client === undefined) throw entry.connector.unavailable();
     return client;
+  }
+
+  /** A new connection of `session`'s own to the per-session server `namespace`. */
+  #sessionConnector(namespace: string, session: string): Connector {
+    const entry = this.#connectors.get(namespace);
+    if (entry === undefined) throw new ToolError('not_found', `no connector "${namespace}"`);
+    return createConnector(entry.source, {
+      ...this.#defaults,
+      namespace,
+      upstreamRequests: this.#answerer,
+      onEvent: (event) => {
+        // Lists come from the shared connection; what is meant for the session goes to it alone.
+        if (event.type === 'resource_updated' || event.type === 'log_message') {
+          this.#emit({ ...event, session });
+        }
+      },
+    });
   }
 
   #source(connector: Connector): Source {
     const { namespace } = connector;
     const lists = connector.lists;
     const index = this.#index;
+    const prompt = (mcp: McpPrompt): PromptItem => {
+      if (this.#connectors.get(namespace)?.perSession !== true) {
+        return remotePromptItem(connector, mcp);
+      }
+      // A per-session server renders on the asking session's connection.
+      const item = remotePromptItem(connector, mcp, () => this.clientOf(namespace));
+      const remote = item.prompt;
+      return {
+        ...item,
+        prompt: {
+          ...remote,
+          render: (input, options = {}) =>
+            this.inSession(namespace, options.sessionKey, () => remote.render(input, options)),
+        },
+      };
+    };
     return makeSource({
       namespace,
       tools: () => lists.tools.flatMap((tool) => toolItem(index, namespace, tool.name) ?? []),
@@ -224,13 +373,12 @@ export class Connectors {
       tool: (name) => toolItem(index, namespace, name),
       prompt: (name) => {
         const found = lists.prompts.find((mcp) => mcp.name === name);
-        return found === undefined ? undefined : remotePromptItem(connector, found);
+        return found === undefined ? undefined : prompt(found);
       },
-      prompts: () => lists.prompts.map((mcp) => remotePromptItem(connector, mcp)),
+      prompts: () => lists.prompts.map(prompt),
       resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
       read: async (uri, signal) => {
-        const client = connector.client;
-        if (client === undefined) throw connector.unavailable();
+        const client = await this.clientOf(namespace);
         const result = await client.readResource({ uri }, signal === undefined ? {} : { signal });
         const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
         if (contents === undefined) return undefined;

@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type {
   GetPromptResult,
   Prompt as McpPrompt,
@@ -124,7 +125,12 @@ export function localPromptItem(namespace: string, prompt: Prompt): PromptItem {
   };
 }
 
-export function remotePromptItem(connector: Connector, mcp: McpPrompt): PromptItem {
+export function remotePromptItem(
+  connector: Connector,
+  mcp: McpPrompt,
+  // The client to ask: the shared connection's, unless the server has one per session.
+  clientOf: () => Client | Promise<Client> | undefined = () => connector.client,
+): PromptItem {
   const { namespace } = connector;
   return {
     type: 'prompt',
@@ -136,7 +142,7 @@ export function remotePromptItem(connector: Connector, mcp: McpPrompt): PromptIt
       prompt: undefined,
       mcp,
       async render(input, options = {}) {
-        const client = connector.client;
+        const client = await clientOf();
         if (client === undefined) throw connector.unavailable();
         // MCP prompt arguments are strings; other values travel as JSON.
         const args = Object.fromEntries(

@@ -26,6 +26,7 @@ import { type ResourceTemplate } from './resource-templates.js';
 import { Secrets } from './secrets.js';
 import { type Resource, type ResourceInfo } from './resources.js';
 import { type Logger, type Session } from './session.js';
+import type { SessionConnectionLimits } from './session-connections.js';
 import type { Store } from './store.js';
 
 /** The namespace of tools, prompts and resources registered in code. */
@@ -44,10 +45,7 @@ export interface ToolkitPrompt {
   /** The prompt in MCP form (`prompts/list`). */
   readonly mcp: McpPrompt;
   /** Renders the prompt with `input`: locally, or by `prompts/get` on its server. */
-  render(
-    input: Record<string, unknown>,
-    options?: { signal?: AbortSignal },
-  ): Promise<RenderedPrompt>;
+  render(input: Record<string, unknown>, options?: ReadOptions): Promise<RenderedPrompt>;
 }
 
 /** Runs prompts (with a model) and hears what changes; see {@link ToolkitOptions.delegate}. */
@@ -63,7 +61,35 @@ export interface ToolkitDelegate {
 }
 
 /** What changed underneath a toolkit; every event names its namespace. */
-export type ToolkitEvent = ConnectorEvent;
+export type ToolkitEvent = ConnectorEvent & {
+  /**
+   * The session whose own connection to a per-session server sent it (`resource_updated` and
+   * `log_message` only): meant for that session alone. Absent for shared connections.
+   */
+  readonly session?: string;
+};
+
+/**
+ * How a server's connection is shared: one for every caller (`'shared'`, the default), or one per
+ * client session (`'per-session'`, made on the session's first call, closed when it ends; for
+ * stateful servers such as a browser), see {@link ToolkitOptions.sessionConnections}.
+ */
+export type ConnectionMode = 'shared' | 'per-session';
+
+/** Options of {@link Toolkit.readResource}, {@link Toolkit.getPrompt} and a prompt's `render`. */
+export interface ReadOptions {
+  readonly signal?: AbortSignal;
+  /** The client session asking: a per-session server answers on that session's connection. */
+  readonly sessionKey?: string;
+}
+
+/** Options of {@link Toolkit.addConnector}. */
+export interface AddConnectorOptions {
+  /** The namespace its tools, prompts and resources appear under; inferred when absent. */
+  readonly namespace?: string;
+  /** Default `'shared'`. */
+  readonly connection?: ConnectionMode;
+}
 
 /** Options for {@link createToolkit}. */
 export interface ToolkitOptions {
@@ -110,6 +136,12 @@ export interface ToolkitOptions {
   readonly upstreamRequests?: UpstreamRequestHandler;
   /** Defaults for every connector (timeouts, backoff, client info). */
   readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
+  /**
+   * Bounds on the connections of per-session servers: at most `max` per server (default 32; the
+   * least recently used idle one makes room, and a session is refused when all are busy), each
+   * closed when idle for `idleMs` (default 5 minutes).
+   */
+  readonly sessionConnections?: SessionConnectionLimits;
 }
 
 /** One tool, prompt or resource a toolkit exposes. */
@@ -201,6 +233,11 @@ export interface CallOptions {
    * toolkit's handler can answer when it connects, so set that one too (its `capabilities`).
    */
   readonly onUpstreamRequest?: UpstreamRequestHandler['handle'];
+  /**
+   * The client session the call belongs to: a per-session server runs it on that session's own
+   * connection (made on first use). Calls without one use the shared connection.
+   */
+  readonly sessionKey?: string;
 }
 
 /**
@@ -243,6 +280,8 @@ export interface CompleteOptions {
 export interface ConnectorStatus {
   readonly namespace: string;
   readonly state: Connector['state'];
+  /** For a per-session server: how many sessions have a connection of their own open. */
+  readonly sessionConnections?: number;
   /** The stdio server's process ID, while it runs. */
   readonly pid?: number;
   /** Why it is not connected, when it is not. */
@@ -306,7 +345,7 @@ export interface Toolkit {
    *
    * @throws {ToolError} `invalid_config` for a bad source, a reserved namespace or one in use.
    */
-  addConnector(source: ConnectorSource, options?: { namespace?: string }): string;
+  addConnector(source: ConnectorSource, options?: AddConnectorOptions): string;
   /** Closes and removes a connector; its items go with it. True when there was one. */
   removeConnector(id: string): Promise<boolean>;
   /** The connectors, in registration order, with their states. */
@@ -333,6 +372,29 @@ export interface Toolkit {
    * session's).
    */
   rootsChanged(caller?: string): void;
+  /** How the server `namespace` names is connected (see {@link AddConnectorOptions.connection}). */
+  connectionOf(namespace: string): ConnectionMode | undefined;
+  /**
+   * Subscribes to the resource `uri` of the server `namespace`: on the session's own connection
+   * to a per-session server (made if need be), else on the shared one. False when the server
+   * does not offer subscriptions or is not connected; its updates are `resource_updated` events.
+   */
+  subscribeResource(
+    namespace: string,
+    uri: string,
+    options?: { readonly sessionKey?: string },
+  ): Promise<boolean>;
+  /** Undoes {@link subscribeResource}; a session connection already closed stays closed. */
+  unsubscribeResource(
+    namespace: string,
+    uri: string,
+    options?: { readonly sessionKey?: string },
+  ): Promise<void>;
+  /**
+   * Closes the connections the client session `session` has of its own to per-session servers
+   * (see {@link AddConnectorOptions.connection}); a gateway calls it when a session ends.
+   */
+  endSession(session: string): Promise<void>;
   /**
    * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
    * function. A listener that throws is logged and the others still hear the event.
@@ -401,7 +463,7 @@ export interface Toolkit {
   getPrompt(
     key: string,
     input?: Record<string, unknown>,
-    options?: { signal?: AbortSignal },
+    options?: ReadOptions,
   ): Promise<RenderedPrompt>;
   /**
    * Reads a resource with its contents (`resources/read`): a listed one, else (for a URI, or
@@ -409,7 +471,7 @@ export interface Toolkit {
    *
    * @throws {ToolError} `not_found`.
    */
-  readResource(key: string, options?: { signal?: AbortSignal }): Promise<Resource>;
+  readResource(key: string, options?: ReadOptions): Promise<Resource>;
 }
 
 /** A tool, a prompt and a resource of {@link ToolkitItem}. */

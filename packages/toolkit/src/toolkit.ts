@@ -10,6 +10,7 @@ import {
   type Runner,
   type RunResult,
 } from '@toolplane/toolrun';
+import { callClientOf } from './connectors/call-client.js';
 import {
   CALLER_META_KEY,
   type Connector,
@@ -19,13 +20,11 @@ import {
 import type { DefinedTool } from './define-tool.js';
 import { type Prompt, type RenderedPrompt } from './prompts.js';
 import { type ResourceTemplate } from './resource-templates.js';
-import { runnerClient } from './runner-client.js';
 import { redactingLogger, Secrets } from './secrets.js';
 import { type Resource } from './resources.js';
 import type { LiveResource } from './live-resources.js';
 import { silentLogger, type Logger } from './session.js';
 import {
-  isResultUri,
   KeptResults,
   sessionKey,
   withResources,
@@ -34,34 +33,22 @@ import {
 } from './call-resources.js';
 import { withTraceContext } from './tracing.js';
 import { Builtins } from './toolkit-builtins.js';
-import { nested, nextCaller, type NestedCall } from './toolkit-calling.js';
+import { answererOf, nested, nextCaller, type NestedCall } from './toolkit-calling.js';
 import { completeIn } from './toolkit-complete.js';
 import { Connectors } from './toolkit-connectors.js';
 import { listIn, lookupIn } from './toolkit-lookup.js';
+import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './toolkit-reading.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './toolkit-types.js';
-export type {
-  ToolkitPrompt,
-  ToolkitDelegate,
-  ToolkitEvent,
-  ToolkitOptions,
-  ToolkitItem,
-  ListRequest,
-  ListError,
-  ListResult,
-  CallOptions,
-  CallResult,
-  ToolkitResourceTemplate,
-  CompletionTarget,
-  CompleteOptions,
-  ConnectorStatus,
-  BuiltinKind,
-  Toolkit,
-} from './toolkit-types.js';
+// Types tests and the package index take from here; the rest are in toolkit-types.ts.
+export type { ConnectionMode, Toolkit, ToolkitEvent, ToolkitOptions } from './toolkit-types.js';
 import {
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
+  type AddConnectorOptions,
   type BuiltinKind,
+  type ConnectionMode,
+  type ReadOptions,
   type ToolkitEvent,
   type ToolkitOptions,
   type ToolkitItem,
@@ -75,7 +62,6 @@ import {
   type ConnectorStatus,
   type Toolkit,
   type PromptItem,
-  type ResourceItem,
 } from './toolkit-types.js';
 import { storeSource, type Source, wrap } from './toolkit-sources.js';
 
@@ -103,6 +89,7 @@ class ToolkitImpl implements Toolkit {
   readonly #maxDepth: number;
   readonly #builtins: Builtins;
   readonly #connectors: Connectors;
+  readonly #reading: ReadingParts;
   #upstreamRequests: UpstreamRequestHandler | undefined;
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
@@ -133,12 +120,20 @@ class ToolkitImpl implements Toolkit {
       emit,
       defaults: options.connectorDefaults,
       answerer: this.#answerer,
+      sessionLimits: options.sessionConnections,
     });
+    this.#reading = {
+      lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
+      kept: this.#kept,
+      builtins: this.#builtins,
+      connectors: this.#connectors,
+      sources: () => this.#sources(),
+    };
     this.runner = createRunner({
       index: this.index,
       local,
       mcp: createMcpExecutor({
-        clients: (serverName) => runnerClient(this.#connectors.clientOf(serverName), serverName),
+        clients: (serverName) => callClientOf(this.#connectors.clientOf(serverName)),
       }),
       ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
@@ -192,7 +187,7 @@ class ToolkitImpl implements Toolkit {
 
   // -- connectors --------------------------------------------------------------------------
 
-  addConnector(source: ConnectorSource, options: { namespace?: string } = {}): string {
+  addConnector(source: ConnectorSource, options: AddConnectorOptions = {}): string {
     if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
     return this.#connectors.add(source, options, this.#running !== undefined);
   }
@@ -218,7 +213,31 @@ class ToolkitImpl implements Toolkit {
   }
 
   rootsChanged(caller?: string): void {
-    for (const connector of this.#connectors.all()) connector.rootsChanged(caller);
+    this.#connectors.rootsChanged(caller);
+  }
+
+  connectionOf(namespace: string): ConnectionMode | undefined {
+    return this.#connectors.connectionOf(namespace);
+  }
+
+  subscribeResource(
+    namespace: string,
+    uri: string,
+    options: { readonly sessionKey?: string } = {},
+  ): Promise<boolean> {
+    return this.#connectors.subscribe(namespace, uri, options.sessionKey);
+  }
+
+  unsubscribeResource(
+    namespace: string,
+    uri: string,
+    options: { readonly sessionKey?: string } = {},
+  ): Promise<void> {
+    return this.#connectors.unsubscribe(namespace, uri, options.sessionKey);
+  }
+
+  endSession(session: string): Promise<void> {
+    return this.#connectors.endSession(session);
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {
@@ -319,13 +338,13 @@ class ToolkitImpl implements Toolkit {
       case 'prompt':
         return this.#callPrompt(item, args, options);
       case 'resource':
-        return this.#read(item, options.signal);
+        return readItemIn(this.#reading, item, options);
     }
   }
 
   #withResources(options: CallOptions): Promise<ResolvedCallOptions> {
     return withResources(options, this.#kept, (uri) =>
-      this.readResource(uri, { signal: options.signal }),
+      this.readResource(uri, { signal: options.signal, sessionKey: options.sessionKey }),
     );
   }
 
@@ -372,12 +391,14 @@ class ToolkitImpl implements Toolkit {
       const meta = withTraceContext(
         tagged ? options.meta : { ...options.meta, [CALLER_META_KEY]: caller },
       );
-      return this.runner.run(id, input, {
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        // Only asked for when someone listens: progress costs an MCP server a token and messages.
-        ...(onProgress === undefined ? {} : { onProgress }),
-        ...(meta === undefined ? {} : { meta }),
-      });
+      return this.#connectors.inSession(namespace, options.sessionKey, () =>
+        this.runner.run(id, input, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          // Only asked for when someone listens: progress costs an MCP server a token and messages.
+          ...(onProgress === undefined ? {} : { onProgress }),
+          ...(meta === undefined ? {} : { meta }),
+        }),
+      );
     });
     const result = await run.catch(this.#rethrowRedacted).finally(() => {
       if (answerer !== undefined) this.#callAnswerers.delete(caller);
@@ -388,27 +409,9 @@ class ToolkitImpl implements Toolkit {
       : result;
   }
 
-  /**
-   * What connectors advertise and ask (read at every connect): the toolkit's handler, with the
-   * answerer a call brought taking that call's requests.
-   */
-  readonly #answerer = (): UpstreamRequestHandler | undefined => {
-    const handler = this.#upstreamRequests;
-    if (handler === undefined) return undefined;
-    return {
-      capabilities: handler.capabilities,
-      listRoots: (context) => {
-        const current = this.#upstreamRequests ?? handler;
-        return current.listRoots?.(context) ?? Promise.resolve({ roots: [] });
-      },
-      handle: (request, context) => {
-        const own = this.#callAnswerers.get(context.caller);
-        if (own !== undefined) return own(request, context);
-        // The handler of the moment, should it have been replaced since this connection.
-        return (this.#upstreamRequests ?? handler).handle(request, context);
-      },
-    };
-  };
+  /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
+  readonly #answerer = (): UpstreamRequestHandler | undefined =>
+    answererOf(this.#upstreamRequests, () => this.#upstreamRequests, this.#callAnswerers);
 
   /** Rethrows `error` with the configured secrets masked in its message and error result. */
   readonly #rethrowRedacted = (error: unknown): never => {
@@ -418,40 +421,13 @@ class ToolkitImpl implements Toolkit {
   getPrompt(
     key: string,
     input: Record<string, unknown> = {},
-    options: { signal?: AbortSignal } = {},
+    options: ReadOptions = {},
   ): Promise<RenderedPrompt> {
-    return this.#getPrompt(key, input, options).catch(this.#rethrowRedacted);
+    return getPromptIn(this.#reading, key, input, options).catch(this.#rethrowRedacted);
   }
 
-  async #getPrompt(
-    key: string,
-    input: Record<string, unknown>,
-    options: { signal?: AbortSignal },
-  ): Promise<RenderedPrompt> {
-    const item = await this.lookup(key, options);
-    if (item.type !== 'prompt')
-      throw new ToolError('not_found', `"${key}" is a ${item.type}, not a prompt`);
-    return item.prompt.render(input, options);
-  }
-
-  readResource(key: string, options: { signal?: AbortSignal } = {}): Promise<Resource> {
-    return this.#readResource(key, options).catch(this.#rethrowRedacted);
-  }
-
-  async #readResource(key: string, options: { signal?: AbortSignal }): Promise<Resource> {
-    if (isResultUri(key)) return this.#kept.get(sessionKey({}), key);
-    let item: ToolkitItem;
-    try {
-      item = await this.lookup(key, options);
-    } catch (error) {
-      if (!ToolError.isInstance(error) || error.code !== 'not_found') throw error;
-      const found = await this.#builtins.readFromTemplate(key, options.signal);
-      if (found === undefined) throw error;
-      return found;
-    }
-    if (item.type !== 'resource')
-      throw new ToolError('not_found', `"${key}" is a ${item.type}, not a resource`);
-    return this.#read(item, options.signal);
+  readResource(key: string, options: ReadOptions = {}): Promise<Resource> {
+    return readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted);
   }
 
   async #callPrompt(
@@ -493,18 +469,6 @@ class ToolkitImpl implements Toolkit {
       middlewareCount: this.#options.middleware?.length ?? 0,
     };
     return nested(context, options, call, fn);
-  }
-
-  async #read(item: ResourceItem, signal: AbortSignal | undefined): Promise<Resource> {
-    const source = this.#sources().find((s) => s.namespace === item.namespace);
-    const found = await source?.read(item.uri, signal);
-    if (found === undefined) {
-      throw new ToolError(
-        'not_found',
-        `resource "${item.uri}" is no longer in namespace "${item.namespace}"`,
-      );
-    }
-    return found;
   }
 
   // -- sources -----------------------------------------------------------------------------

@@ -3,15 +3,15 @@ import type { z } from 'zod';
 import { ToolError } from './errors.js';
 import { checkIdPart } from './ids.js';
 
-// The SDK's `Tool` type is the output of its `ToolSchema`; `@modelcontextprotocol/core` ships the
-// schema alone, so the type is inferred here, exactly as the client and server packages do.
+// The SDK v2 client and server packages define their `Tool` type as this same inference; only
+// the schema package is a dependency, so installing toolmodel pulls no client or server code.
 type McpTool = z.infer<typeof ToolSchema>;
 
 /** The MCP protocol revision this model follows. */
 export const MCP_VERSION = '2025-11-25';
 
 /**
- * A tool: the MCP SDK's `Tool` (name, title, description, inputSchema, outputSchema,
+ * A tool: the MCP `Tool` of the official SDK v2 (name, title, description, inputSchema, outputSchema,
  * annotations, icons, execution, `_meta`) plus toolplane's own optional `namespace`, `version`
  * and `tags`. See {@link toolId} for its canonical ID and {@link toMcpJson} for the wire form.
  */

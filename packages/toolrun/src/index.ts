@@ -3,8 +3,8 @@ export { createLocalRegistry } from './local-registry.js';
 export type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
 export { createMcpExecutor } from './mcp-executor.js';
 export type {
+  McpCallClient,
   McpCallOptions,
-  McpClient,
   McpClientSource,
   McpExecutor,
   McpExecutorOptions,

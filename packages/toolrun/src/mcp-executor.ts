@@ -2,7 +2,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MSEC,
   SdkError,
   SdkErrorCode,
-  type CallToolRequest,
+  type CallToolRequestParams,
   type CallToolResult,
   type RequestOptions,
   type Transport,
@@ -14,11 +14,14 @@ import { progressRelay } from './progress-relay.js';
 import type { ProgressListener, RunMeta } from './types.js';
 
 /**
- * What an {@link McpExecutor} needs of an MCP client: a connected `Client` of the official SDK v2
- * (`@modelcontextprotocol/client`) is one. Its `transport` carries progress notifications.
+ * The part of an MCP client that an {@link McpExecutor} uses. The official SDK v2 `Client`
+ * (`@modelcontextprotocol/client`) is one; so is anything with the same `callTool` and
+ * `transport`.
  */
-export interface McpClient {
-  callTool(params: CallToolRequest['params'], options?: RequestOptions): Promise<CallToolResult>;
+export interface McpCallClient {
+  /** Sends `tools/call`; rejects with the SDK's `SdkError` on a timeout or a closed connection. */
+  callTool(params: CallToolRequestParams, options?: RequestOptions): Promise<CallToolResult>;
+  /** The connected transport; its progress notifications are read from `onmessage`. */
   readonly transport?: Transport | undefined;
 }
 
@@ -27,7 +30,8 @@ export interface McpClient {
  * function of the server name (possibly async, e.g. to connect lazily).
  */
 export type McpClientSource =
-  Readonly<Record<string, McpClient>> | ((serverName: string) => McpClient | Promise<McpClient>);
+  | Readonly<Record<string, McpCallClient>>
+  | ((serverName: string) => McpCallClient | Promise<McpCallClient>);
 
 /** Time limits of MCP requests, as the SDK applies them. */
 export interface McpTimeouts {
@@ -57,7 +61,7 @@ export interface McpCallOptions extends McpTimeouts {
   readonly meta?: RunMeta;
 }
 
-/** Calls tools on MCP servers through SDK v2 `Client`s; see {@link createMcpExecutor}. */
+/** Calls tools on MCP servers through {@link McpCallClient}s; see {@link createMcpExecutor}. */
 export interface McpExecutor {
   /**
    * Calls `toolName` (the tool's MCP name, not its namespaced ID) on `serverName`.
@@ -82,7 +86,10 @@ export interface McpExecutor {
 const MAX_TIMER_MS = 2_147_483_647;
 let tokenSeq = 0;
 
-function lookupClient(source: McpClientSource, serverName: string): McpClient | Promise<McpClient> {
+function lookupClient(
+  source: McpClientSource,
+  serverName: string,
+): McpCallClient | Promise<McpCallClient> {
   if (typeof source === 'function') return source(serverName);
   // Own properties only: a server named "toString" must not find Object.prototype.toString.
   const client = Object.hasOwn(source, serverName) ? source[serverName] : undefined;
@@ -114,7 +121,7 @@ function fromMcpError(error: unknown, serverName: string, toolName: string): Too
 }
 
 /**
- * Creates an {@link McpExecutor} over SDK v2 `Client`s: progress notifications become
+ * Creates an {@link McpExecutor} over MCP clients (the SDK v2 `Client`): progress notifications become
  * progress events, an abort sends `notifications/cancelled`, and time limits follow
  * {@link McpTimeouts}. Pass it to {@link createRunner} as `mcp`.
  */

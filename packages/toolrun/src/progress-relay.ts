@@ -4,12 +4,11 @@ import type { ProgressEvent } from './types.js';
 /**
  * Progress listeners by progress token, for one transport.
  *
- * Why this exists: SDK 1.32's `Protocol` dispatches notifications a microtask late but
- * responses at once, so progress sent just before a result (in the same read) reaches a
- * request whose progress handler is already gone and is dropped
+ * Why this exists: the SDK's `Protocol` (v1 1.32 and v2 2.4 alike) dispatches notifications a
+ * microtask late but responses at once, so progress sent just before a result (in the same read)
+ * reaches a request whose progress handler is already gone and is dropped
  * (modelcontextprotocol/typescript-sdk#2580). Reading our own tokens straight off the
- * transport delivers every notification, in order, before the response. The v2 client goes
- * through the same relay: it costs one map lookup per message and holds whatever v2 does.
+ * transport delivers every notification, in order, before the response.
  */
 export type ProgressRelay = Map<string, (event: ProgressEvent) => void>;
 

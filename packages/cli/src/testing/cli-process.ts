@@ -1,8 +1,12 @@
 // The CLI as its tests drive it: a child process started from the source or from the committed
 // bin, its output awaited by pattern, its exit awaited with a bound.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 const require = createRequire(import.meta.url);
 
@@ -164,4 +168,22 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKIL
   const done = exited(child);
   child.kill(signal);
   await done;
+}
+
+/**
+ * A fresh temporary directory for the calling file's tests (made before them, removed after);
+ * the returned function gives its path once they run.
+ */
+export function useTempDir(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), `toolplane-${prefix}-`));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (dir === undefined) throw new Error('the temporary directory exists only while tests run');
+    return dir;
+  };
 }

@@ -131,6 +131,13 @@ export interface ConnectorOptions {
   readonly maxMessageBytes?: number;
   /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Pings the server this often while connected, as the MCP spec suggests clients may; a ping
+   * that fails or times out (after `connectTimeoutMs`) closes the connection, which reconnects.
+   * For servers whose end nothing else reveals at once: a stateless HTTP server (no GET stream)
+   * killed after the idle connections to it closed, or a server that hangs. Default: no pings.
+   */
+  readonly pingIntervalMs?: number;
   /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
   readonly backoff?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
   /** Receives state changes, list changes and resource updates. Must not throw (errors are swallowed). */

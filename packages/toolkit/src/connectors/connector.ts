@@ -19,6 +19,7 @@ import { ConnectorClient } from './connector-client.js';
 import { EMPTY_LISTS, fetchList, type ListKind } from './connector-lists.js';
 import { openHttp, openStdio } from './connector-open.js';
 import { closedPromise, httpTarget, isStdio, toError } from './connector-sources.js';
+import { backoffDelay, nextWake, sleep } from './connector-timing.js';
 import type {
   ConnectorEvent,
   ConnectorLists,
@@ -192,7 +193,6 @@ export class Connector {
     await this.ready(options);
   }
 
-  /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   /**
    * Tells the server its client's roots changed (`notifications/roots/list_changed`), when the
    * handler advertised roots; its next `roots/list` outside a call is answered for `caller`.
@@ -204,6 +204,7 @@ export class Connector {
     client.sendRootsListChanged().catch(() => undefined);
   }
 
+  /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   async close(): Promise<void> {
     this.#stopWaiting.abort();
     await this.#client?.close().catch(() => undefined);
@@ -232,7 +233,9 @@ export class Connector {
           this.#client = client;
           connected = true;
           this.#setState('connected');
+          const heartbeat = this.#heartbeat(client);
           await closed;
+          clearInterval(heartbeat);
           this.#lastError = new Error('the connection to the server was closed');
         }
       } catch (error) {
@@ -251,28 +254,17 @@ export class Connector {
         this.#renegotiating = false;
         continue;
       }
-      await this.#sleep(this.#backoff(attempt++));
+      await sleep(backoffDelay(attempt++, this.#options.backoff), this.#stopWaiting.signal);
     }
   }
 
-  #backoff(attempt: number): number {
-    const initial = this.#options.backoff?.initialDelayMs ?? 250;
-    const max = this.#options.backoff?.maxDelayMs ?? 30_000;
-    return Math.random() * Math.min(max, initial * 2 ** Math.min(attempt, 30));
-  }
-
-  async #sleep(ms: number): Promise<void> {
-    const signal = this.#stopWaiting.signal;
-    if (signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+  /** Checks the server every {@link ConnectorOptions.pingIntervalMs}, when set. */
+  #heartbeat(client: Client): NodeJS.Timeout | undefined {
+    const every = this.#options.pingIntervalMs;
+    if (every === undefined || every <= 0) return undefined;
+    return setInterval(() => {
+      this.#checkAlive(client, new Error(`a ping, sent every ${String(every)} ms`));
+    }, every).unref();
   }
 
   async #connect(): Promise<Client> {
@@ -351,7 +343,8 @@ export class Connector {
   }
 
   /**
-   * A response stream broke, a resumption failed, or the server answered 404 for the session.
+   * A response stream broke, a resumption failed, the server answered 404 for the session, or a
+   * heartbeat is due (see {@link ConnectorOptions.pingIntervalMs}).
    * The SDK never notices a server that died or forgot the session, so a ping decides whether the
    * connection is still there; if not, it is closed, which fails every request in flight and
    * starts a reconnect (a new session). One check at a time per connection.
@@ -474,30 +467,7 @@ export class Connector {
   }
 
   #nextState(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(
-          new ToolError('cancelled', `waiting for "${this.namespace}" was cancelled`, {
-            cause: signal.reason,
-          }),
-        );
-        return;
-      }
-      const onAbort = (): void => {
-        this.#stateWaiters.delete(wake);
-        reject(
-          new ToolError('cancelled', `waiting for "${this.namespace}" was cancelled`, {
-            cause: signal?.reason,
-          }),
-        );
-      };
-      const wake = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.#stateWaiters.add(wake);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return nextWake(this.#stateWaiters, signal, `waiting for "${this.namespace}"`);
   }
 
   #emit(event: ConnectorEvent): void {

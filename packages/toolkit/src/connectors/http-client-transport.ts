@@ -6,19 +6,22 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
-import { Agent, type Dispatcher } from 'undici';
+import {
+  agent,
+  asError,
+  header,
+  isMessage,
+  isRedirect,
+  MAX_REDIRECTS,
+  mediaType,
+  redirectNote,
+  suffix,
+  watchServerCloses,
+  type Answer,
+} from './http-agent.js';
 
 type RequestId = string | number;
 
-/**
- * One keep-alive agent for every connector in the process (undici pools connections per origin).
- * No HTTP-level time limits: undici's default of 300 s without a byte would break a quiet session
- * stream, or fail a long tool call whose stream carries nothing meanwhile, every five minutes;
- * how long a request may take is the MCP request timeout's business.
- */
-const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
-
-const MAX_REDIRECTS = 20;
 /** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
 const RECONNECT = { initialMs: 1_000, maxMs: 30_000, growth: 1.5, maxRetries: 2 } as const;
 
@@ -35,7 +38,8 @@ export interface StreamableHttpClientTransportOptions {
    * Hears what may mean the server or the session is gone, which the SDK's client would never
    * find out by itself: an event stream that broke, the session's GET stream ending or failing
    * to reopen, a resumption the server refused, an HTTP 404 for the session (the spec's word for
-   * a session the server no longer knows).
+   * a session the server no longer knows), and, while no GET stream is open (a server without
+   * one), the server closing a kept-alive connection after a request (once per request sent).
    */
   readonly onSessionDoubt?: (error: unknown) => void;
 }
@@ -50,12 +54,6 @@ interface StreamContext {
   readonly resumedFrom: string | undefined;
   /** Rewrites the answer's ID (a request resumed with the SDK's `resumptionToken`). */
   readonly replayId: RequestId | undefined;
-}
-
-interface Answer {
-  readonly statusCode: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: Dispatcher.ResponseData['body'];
 }
 
 /**
@@ -74,7 +72,8 @@ interface Answer {
  * with `ConnectionClosed`), where the SDK's would leave it to time out. That is a stream that ends
  * or breaks before the answer with no event ID to resume from, a resumption the server refuses,
  * and a resumed stream that ends without the answer or a new event ID. And it reports what may
- * mean a lost server or session (see `onSessionDoubt`).
+ * mean a lost server or session (see `onSessionDoubt`), including a server with no GET stream
+ * (a stateless one) that exits while a connection to it is kept alive.
  */
 export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -92,6 +91,20 @@ export class StreamableHttpClientTransport implements Transport {
   #protocolVersion: string | undefined;
   /** The server's `retry` field, last seen: the delay before any reconnection. */
   #retryMs: number | undefined;
+  /** Whether the session's GET stream is open (it tells of a server's end by ending). */
+  #sessionStreamOpen = false;
+  /**
+   * Whether a request went out since a closed connection was last reported: a server that closes
+   * every connection after its answer then costs one check a request, not an endless round of
+   * checks (the check's own ping closing a connection too).
+   */
+  #sentSinceDoubt = false;
+  #unwatch: (() => void) | undefined;
+  readonly #onServerClose = (error: Error): void => {
+    if (this.#sessionStreamOpen || !this.#sentSinceDoubt || this.#closing.signal.aborted) return;
+    this.#sentSinceDoubt = false;
+    this.#options.onSessionDoubt?.(error);
+  };
 
   constructor(url: URL, options: StreamableHttpClientTransportOptions = {}) {
     this.#url = url;
@@ -115,6 +128,7 @@ export class StreamableHttpClientTransport implements Transport {
   start(): Promise<void> {
     if (this.#started) return Promise.reject(new Error('the transport has already started'));
     this.#started = true;
+    this.#unwatch = watchServerCloses(this.#origin, this.#onServerClose);
     return Promise.resolve();
   }
 
@@ -123,6 +137,7 @@ export class StreamableHttpClientTransport implements Transport {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#closing.abort(new Error('the transport closed'));
+    this.#unwatch?.();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -131,6 +146,7 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       const method = 'method' in message ? message.method : undefined;
       const requestId = method !== undefined && 'id' in message ? message.id : undefined;
+      if (method !== 'ping') this.#sentSinceDoubt = true;
       if (options?.resumptionToken !== undefined) {
         const context = { requestId, callId: undefined, replayId: requestId };
         this.#resume(options.resumptionToken, context);
@@ -276,6 +292,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#stream(lastEventId)
       .then((answer) => {
         if (answer === undefined) return;
+        this.#sessionStreamOpen = true;
         this.#read(answer, {
           requestId: undefined,
           callId: undefined,
@@ -390,6 +407,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.#closing.signal.aborted) return;
     const { requestId, resumedFrom } = context;
     if (requestId === undefined) {
+      this.#sessionStreamOpen = false;
       // The session's GET stream: reopened, from where it stopped if it said. A server that
       // exits ends it cleanly, so its end alone is reason to check (a broken one reported it).
       if (error === undefined) this.#options.onSessionDoubt?.(new Error('the SSE stream ended'));
@@ -433,49 +451,4 @@ export class StreamableHttpClientTransport implements Transport {
     }, delay);
     this.#timers.add(timer);
   }
-}
-
-function header(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function mediaType(value: string | string[] | undefined): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first?.split(';', 1)[0]?.trim().toLowerCase();
-}
-
-function isRedirect(status: number): boolean {
-  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
-}
-
-/** Why a redirect was not followed, when the answer is one. */
-function redirectNote(answer: Answer, url: URL): string | undefined {
-  const location = header(answer.headers, 'location');
-  if (!isRedirect(answer.statusCode) || location === undefined) return undefined;
-  const next = new URL(location, url);
-  return next.origin === url.origin
-    ? `more than ${MAX_REDIRECTS} redirects, the last to ${next.href}`
-    : `redirected to ${next.href}, not followed: it leaves ${url.origin}`;
-}
-
-/** A JSON-RPC 2.0 message by shape; the SDK's protocol checks each kind's members. */
-function isMessage(value: unknown): value is JSONRPCMessage {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
-  );
-}
-
-function suffix(note: string | undefined): string {
-  return note === undefined ? '' : `: ${note}`;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

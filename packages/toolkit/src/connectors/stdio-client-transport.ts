@@ -25,7 +25,24 @@ export interface StdioClientTransportOptions {
   readonly maxMessageBytes?: number;
 }
 
-// Children still running, killed for sure when this process exits before closing them.
+// Where there are process groups, each server leads one, so that what it starts (a shell's or
+// npx's child: the real server) is signalled with it.
+const GROUPS = process.platform !== 'win32';
+
+/** Sends `signal` to the child and, where there are process groups, to everything in its group. */
+function signalAll(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (GROUPS && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // No group left: the child alone, if it is still there.
+    }
+  }
+  child.kill(signal);
+}
+
+// Children whose pipes are still open, killed for sure when this process exits before closing them.
 const running = new Set<ChildProcess>();
 let hooked = false;
 
@@ -34,7 +51,7 @@ function track(child: ChildProcess): void {
   if (hooked) return;
   hooked = true;
   process.once('exit', () => {
-    for (const left of running) left.kill('SIGKILL');
+    for (const left of running) signalAll(left, 'SIGKILL');
   });
 }
 
@@ -44,10 +61,14 @@ function track(child: ChildProcess): void {
  *
  * Unlike the SDK's, a message over `maxMessageBytes` costs that message alone: it is skipped
  * as it streams in, never buffered whole, and the request it answered (its ID is read off the
- * line's ends) fails with a JSON-RPC error that says why, while the connection goes on. Lines
- * are split without copying what came before (the SDK's concatenates every chunk). `close()`
- * closes stdin, then sends SIGTERM and SIGKILL a second apart until the child has exited, and
- * resolves only then; a child left running when this process exits is killed.
+ * line's ends) fails with a JSON-RPC error that says why, while the connection goes on; an
+ * oversized request of the server's own is answered to the server with an error instead. Lines
+ * are split without copying what came before (the SDK's concatenates every chunk). The child
+ * leads a process group of its own (not on Windows), so that signals reach what it started (the
+ * server behind `sh -c` or `npx`). `close()` closes stdin, then sends SIGTERM and SIGKILL to the
+ * group a second apart until the child has exited, and resolves once its pipes have closed; a
+ * second after the child exits, whatever still holds them is killed. A child left running when
+ * this process exits is killed with its group.
  */
 export class StdioClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -58,7 +79,10 @@ export class StdioClientTransport implements Transport {
   readonly #max: number;
   readonly #stderr = new PassThrough();
   #child: ChildProcess | undefined;
+  /** Settles when the child has exited. */
   #exited: Promise<void> = Promise.resolve();
+  /** Settles when its pipes have closed too (see {@link onclose}). */
+  #closed: Promise<void> = Promise.resolve();
   // The current line's chunks and their length; while skipping an oversized line, its ends.
   #chunks: Buffer[] = [];
   #length = 0;
@@ -87,11 +111,26 @@ export class StdioClientTransport implements Transport {
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,
+      detached: GROUPS,
       ...(cwd === undefined ? {} : { cwd }),
     });
     this.#child = child;
     track(child);
     this.#exited = new Promise((resolve) => {
+      child.once('exit', () => {
+        resolve();
+        // What the child started may hold its pipes open after it, and they would never close:
+        // a second on, whatever is left of its group is killed and the pipes let go.
+        const timer = setTimeout(() => {
+          signalAll(child, 'SIGKILL');
+          for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
+        }, EXIT_GRACE_MS);
+        child.once('close', () => {
+          clearTimeout(timer);
+        });
+      });
+    });
+    this.#closed = new Promise((resolve) => {
       child.once('close', () => {
         running.delete(child);
         resolve();
@@ -128,13 +167,16 @@ export class StdioClientTransport implements Transport {
     this.#chunks = [];
     this.#length = 0;
     this.#skipping = undefined;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    child.stdin?.end();
-    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      if (await this.#exitsWithin(EXIT_GRACE_MS)) return;
-      child.kill(signal);
+    // Never started (spawn failed): nothing to wait for.
+    if (child?.pid === undefined) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+        if (await this.#exitsWithin(EXIT_GRACE_MS)) break;
+        signalAll(child, signal);
+      }
     }
-    await this.#exited;
+    await this.#closed;
   }
 
   async #exitsWithin(ms: number): Promise<boolean> {
@@ -202,32 +244,87 @@ export class StdioClientTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  /** Answers the request an oversized line answered with an error, when its ID can be read. */
+  /**
+   * Fails what an oversized line was, when its ends tell: the request of ours it answered, or the
+   * server's own request (answered to the server, whose IDs are its own and may equal ours).
+   */
   #refuse(skipped: { head: Buffer; tail: Buffer; bytes: number }): void {
     const reason = `the server sent a message of ${skipped.bytes} bytes, over the limit of ${this.#max}; it was dropped`;
-    const id = requestIdOf(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
+    const { kind, id } = describeLine(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
     this.onerror?.(new Error(reason));
     if (id === undefined) return;
-    this.onmessage?.({
-      jsonrpc: '2.0',
-      id,
-      error: { code: ErrorCode.InternalError, message: reason },
-    });
+    if (kind === 'response') {
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: reason },
+      });
+    } else if (kind === 'request') {
+      const refusal = `the client refused a request of ${skipped.bytes} bytes, over its limit of ${this.#max}`;
+      this.send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InvalidRequest, message: refusal },
+      }).catch(() => undefined);
+    }
   }
 }
 
+const ID = /-?\d+|"(?:[^"\\]|\\.)*"/y;
+const KEY = /"((?:[^"\\]|\\.)*)"\s*:\s*/y;
+// The ID as the last member of the outermost object, from the line's end.
+const LAST_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
 /**
- * The ID of the response a line carries, read off its ends (`{"result":…,"jsonrpc":"2.0","id":7}`
- * as servers serialise it, or with `"id"` first), or `undefined` when it names a method or no ID.
+ * What an oversized line is, read off its ends: a response (`result` or `error` among the
+ * top-level members its head shows) or a request (`method`), and its ID when the head shows it or
+ * the line ends with it (`{"result":…,"jsonrpc":"2.0","id":7}`, as the TypeScript SDK
+ * serialises); unknown when the head shows neither kind.
  */
-function requestIdOf(head: string, tail: string): string | number | undefined {
-  if (/^\s*\{\s*"method"\s*:/.test(head)) return undefined;
-  const match =
-    /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail) ??
-    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(head);
-  const raw = match?.[1];
-  if (raw === undefined) return undefined;
-  return raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw);
+function describeLine(
+  head: string,
+  tail: string,
+): { kind: 'response' | 'request' | undefined; id: string | number | undefined } {
+  const keys = new Set<string>();
+  let headId: string | undefined;
+  let depth = 0;
+  for (let i = 0; i < head.length;) {
+    const char = head[i];
+    if (char === '"') {
+      KEY.lastIndex = i;
+      const key = depth === 1 ? KEY.exec(head) : null;
+      if (key === null) {
+        i = stringEnd(head, i);
+        continue;
+      }
+      const name = key[1] ?? '';
+      keys.add(name);
+      i = KEY.lastIndex;
+      ID.lastIndex = i;
+      if (name === 'id') headId = ID.exec(head)?.[0];
+      continue;
+    }
+    if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') depth--;
+    i++;
+  }
+  const kind = keys.has('method')
+    ? 'request'
+    : keys.has('result') || keys.has('error')
+      ? 'response'
+      : undefined;
+  const raw = headId ?? LAST_ID.exec(tail)?.[1];
+  if (raw === undefined) return { kind, id: undefined };
+  return { kind, id: raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw) };
+}
+
+/** Where the JSON string opening at `start` ends (past its closing quote), or the text's end. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return text.length;
 }
 
 /** The last `count` bytes of `chunks` taken together. */

@@ -1,3 +1,6 @@
+// SDK v2 clients connected to the fixture servers, for toolrun's tests and benchmark. The
+// fixtures package still connects v1 clients; these mirror its connect* helpers on the v2
+// `Client` that toolrun's executor takes, against the same fixture server processes.
 import {
   Client,
   InMemoryTransport,
@@ -7,12 +10,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   createFixtureServer,
   fixtureCommand,
-  type FixtureState,
+  type ConnectInMemoryOptions,
   type ServerCommand,
 } from '@toolplane/fixtures';
-
-// SDK v2 clients for toolrun's tests and benchmarks, connected to the fixture servers (which stay
-// on SDK v1 for now: the two speak the same wire protocol).
 
 /** A connected SDK v2 client and a way to stop what it is connected to. */
 export interface ConnectedClient {
@@ -21,7 +21,7 @@ export interface ConnectedClient {
   close(): Promise<void>;
 }
 
-/** A client connected to a server child process over stdio. */
+/** A v2 client connected to a server child process over stdio. */
 export interface StdioConnection extends ConnectedClient {
   /** The child's process ID, e.g. to kill it mid-call. */
   readonly pid: number;
@@ -30,7 +30,7 @@ export interface StdioConnection extends ConnectedClient {
 }
 
 function newClient(): Client {
-  return new Client({ name: 'toolrun-test', version: '0.0.0' });
+  return new Client({ name: 'toolrun-test-client', version: '0.0.0' });
 }
 
 /** Starts `server` (the fixture server by default) as a child process and connects over stdio. */
@@ -64,7 +64,7 @@ export async function connectStdio(
   };
 }
 
-/** Connects over Streamable HTTP to a server already listening at `url`. */
+/** Connects a v2 client over Streamable HTTP to a server already listening at `url`. */
 export async function connectHttp(url: URL): Promise<ConnectedClient> {
   const client = newClient();
   const transport = new StreamableHTTPClientTransport(url);
@@ -78,12 +78,11 @@ export async function connectHttp(url: URL): Promise<ConnectedClient> {
   };
 }
 
-/**
- * Connects to an in-process fixture server over the SDK's in-memory transport: for unit tests
- * and benchmarks, never as the only proof.
- */
-export async function connectInMemory(state?: FixtureState): Promise<ConnectedClient> {
-  const server = createFixtureServer(state);
+/** Connects a v2 client to an in-process fixture server over the SDK's in-memory transport. */
+export async function connectInMemory(
+  options: ConnectInMemoryOptions = {},
+): Promise<ConnectedClient> {
+  const server = createFixtureServer(options.state);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = newClient();

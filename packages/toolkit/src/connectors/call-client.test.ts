@@ -1,8 +1,9 @@
+import { SdkErrorCode } from '@modelcontextprotocol/client';
 import { connectStdio, type StdioConnection } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { createMcpExecutor, type ProgressEvent } from '@toolplane/toolrun';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runnerClient } from './runner-client.js';
+import { callClientOf } from './call-client.js';
 
 async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   const error: unknown = await promise.then(
@@ -14,8 +15,8 @@ async function rejection(promise: Promise<unknown>): Promise<ToolError> {
 }
 
 // toolrun's executor calls SDK v2 clients; the connectors hold SDK v1 ones (real ones here, to
-// the fixture server over stdio) and hand them over through runnerClient.
-describe('runnerClient', () => {
+// the fixture server over stdio) and hand them over through callClientOf.
+describe('callClientOf', () => {
   let connection: StdioConnection;
   beforeAll(async () => {
     connection = await connectStdio();
@@ -25,13 +26,13 @@ describe('runnerClient', () => {
   });
 
   it('calls the tool and returns its result', async () => {
-    const executor = createMcpExecutor({ clients: { fx: runnerClient(connection.client, 'fx') } });
+    const executor = createMcpExecutor({ clients: { fx: callClientOf(connection.client) } });
     const result = await executor.callTool('fx', 'add', { a: 2, b: 3 });
     expect(result.structuredContent).toEqual({ sum: 5 });
   });
 
   it('delivers the server’s progress to the listener', async () => {
-    const executor = createMcpExecutor({ clients: { fx: runnerClient(connection.client, 'fx') } });
+    const executor = createMcpExecutor({ clients: { fx: callClientOf(connection.client) } });
     const events: ProgressEvent[] = [];
     const result = await executor.callTool(
       'fx',
@@ -43,21 +44,22 @@ describe('runnerClient', () => {
     expect(events).toEqual([{ progress: 0, message: 'started' }]);
   });
 
-  it('turns the v1 client’s timeout into a timeout ToolError', async () => {
+  it('gives the executor a v1 timeout it reports as timeout', async () => {
     const executor = createMcpExecutor({
-      clients: { fx: runnerClient(connection.client, 'fx') },
+      clients: { fx: callClientOf(connection.client) },
       timeout: 150,
     });
     const error = await rejection(
       executor.callTool('fx', 'slow', { ms: 60_000, label: 'seam-timeout' }),
     );
     expect(error.code).toBe('timeout');
+    expect(error.cause).toMatchObject({ code: SdkErrorCode.RequestTimeout });
   });
 
-  it('turns a connection that closes mid-call into an execution ToolError', async () => {
+  it('gives the executor a v1 closed connection it reports as execution', async () => {
     const dying = await connectStdio();
     try {
-      const executor = createMcpExecutor({ clients: { fx: runnerClient(dying.client, 'fx') } });
+      const executor = createMcpExecutor({ clients: { fx: callClientOf(dying.client) } });
       let started!: () => void;
       const running = new Promise<void>((resolve) => (started = resolve));
       const pending = executor.callTool(
@@ -74,7 +76,7 @@ describe('runnerClient', () => {
       await running;
       process.kill(dying.pid, 'SIGKILL');
       expect((await error).code).toBe('execution');
-      expect((await error).message).toMatch(/connection closed/);
+      expect((await error).cause).toMatchObject({ code: SdkErrorCode.ConnectionClosed });
     } finally {
       await dying.close();
     }
