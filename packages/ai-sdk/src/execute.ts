@@ -31,6 +31,11 @@ export async function* executeThrough(
   let wake: (() => void) | undefined;
   // An object, not a variable: TypeScript would keep a `let` narrowed across the awaits.
   const state = { settled: false };
+  const settle = <T>(outcome: T): T => {
+    state.settled = true;
+    wake?.();
+    return outcome;
+  };
   const call = callThrough(source, id, input, {
     signal: controller.signal,
     onProgress: (event) => {
@@ -39,13 +44,9 @@ export async function* executeThrough(
     },
     ...(options.meta === undefined ? {} : { meta: options.meta }),
   }).then(
-    (run) => ({ ok: true as const, run }),
-    (error: unknown) => ({ ok: false as const, error }),
+    (run) => settle({ ok: true as const, run }),
+    (error: unknown) => settle({ ok: false as const, error }),
   );
-  void call.finally(() => {
-    state.settled = true;
-    wake?.();
-  });
   try {
     for (;;) {
       while (queue.length > 0) {
