@@ -93,6 +93,32 @@ describe("toAiSdkTools({ mode: 'search' })", () => {
     });
   });
 
+  it('has call_tool ask for approval when the tool it names needs it', async () => {
+    const tools = await toAiSdkTools(toolkit, {
+      mode: 'search',
+      needsApproval: (_tool, id) => id === 'fx:add',
+    });
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCallStep([
+          { toolCallId: 'risky', toolName: 'call_tool', input: { id: 'fx:add', arguments: {} } },
+          {
+            toolCallId: 'safe',
+            toolName: 'call_tool',
+            input: { id: 'fx:echo', arguments: { text: 'hi' } },
+          },
+        ]),
+        textStep('never reached'),
+      ],
+    });
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'go' });
+    const requests = (result.steps[0]?.content ?? []).filter(
+      (p) => p.type === 'tool-approval-request',
+    );
+    expect(requests.map((r) => r.toolCall.toolCallId)).toEqual(['risky']);
+    expect(result.steps[0]?.toolResults.map((r) => r.toolCallId)).toEqual(['safe']);
+  });
+
   it('answers a search_tools call with bad arguments as an error the model reads', async () => {
     const tools = await toAiSdkTools(toolkit, { mode: 'search' });
     const model = new MockLanguageModelV3({

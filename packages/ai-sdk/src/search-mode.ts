@@ -46,6 +46,17 @@ export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions):
     toModelOutput(output as AiSdkToolOutput, options);
   const notFound = (id: unknown): ResultOutput =>
     failure('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`);
+  const pick = options.needsApproval;
+  // The tool a call_tool call names decides, as it would if it were exposed on its own.
+  const approval =
+    typeof pick === 'function'
+      ? (input: unknown) => {
+          const { id } = args(input);
+          return exposed(id) && pick(source.index.getTool(id).tool, id);
+        }
+      : pick === true
+        ? true
+        : undefined;
   return {
     search_tools: dynamicTool({
       description:
@@ -106,6 +117,7 @@ export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions):
       toModelOutput: modelOutput,
     }),
     call_tool: dynamicTool({
+      ...(approval === undefined ? {} : { needsApproval: approval }),
       description:
         'Calls a tool by the ID search_tools gave, with arguments that match its input schema.',
       inputSchema: jsonSchema({

@@ -103,6 +103,32 @@ describe('toAiSdkTools with generateText', () => {
     expect(output).toMatchObject({ type: 'result', isError: true, code: 'validation' });
   });
 
+  it('asks for approval before the tools needsApproval picks, and runs the others', async () => {
+    const tools = await toAiSdkTools(toolkit, {
+      include: { ids: ['fx:add', 'fx:echo'] },
+      needsApproval: (_tool, id) => id === 'fx:add',
+    });
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCallStep([
+          { toolCallId: 'a', toolName: 'fx__add', input: { a: 1, b: 2 } },
+          { toolCallId: 'e', toolName: 'fx__echo', input: { text: 'hi' } },
+        ]),
+        textStep('never reached'),
+      ],
+    });
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'go' });
+    const content = result.steps[0]?.content ?? [];
+    expect(content.filter((p) => p.type === 'tool-approval-request')).toEqual([
+      expect.objectContaining({
+        toolCall: expect.objectContaining({ toolCallId: 'a' }) as unknown,
+      }),
+    ]);
+    expect(result.steps[0]?.toolResults.map((r) => r.toolCallId)).toEqual(['e']);
+    // The step waits for the user's answer: the model is not asked again.
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
   it('gives structured content to the model as JSON', async () => {
     const tools = await toAiSdkTools(toolkit, { include: { ids: ['fx:add'] } });
     const model = new MockLanguageModelV3({

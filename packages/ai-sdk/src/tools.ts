@@ -1,5 +1,10 @@
 import type { ToolEntry } from '@toolplane/toolindex';
-import { NameTable, ToolError, type NamingOptions } from '@toolplane/toolmodel';
+import {
+  NameTable,
+  ToolError,
+  type NamingOptions,
+  type Tool as ToolmodelTool,
+} from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
 import { toModelOutput, type AiSdkToolOutput, type ModelOutputOptions } from './results.js';
@@ -25,6 +30,12 @@ export interface AiSdkToolsOptions extends ToolFilter, ModelOutputOptions {
    * iterable. Off, `execute` returns one promise, which is a little cheaper.
    */
   readonly progress?: boolean;
+  /**
+   * Which tools wait for the user's approval before they run (the AI SDK's `needsApproval`): all
+   * (`true`), or those a function picks, e.g. `(tool) => tool.annotations?.destructiveHint !==
+   * false`. In search mode, `call_tool` asks for approval when the tool it names would.
+   */
+  readonly needsApproval?: boolean | ((tool: ToolmodelTool, id: string) => boolean);
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
   readonly signal?: AbortSignal;
@@ -79,8 +90,13 @@ function toAiSdkTool(source: ToolSource, entry: ToolEntry, options: AiSdkToolsOp
     abortSignal,
     meta: options.meta,
   });
+  const approval =
+    typeof options.needsApproval === 'function'
+      ? options.needsApproval(tool, id)
+      : options.needsApproval === true;
   return {
     ...(description === undefined ? {} : { description }),
+    ...(approval ? { needsApproval: true } : {}),
     ...(tool.title === undefined ? {} : { title: tool.title }),
     inputSchema: jsonSchema<Record<string, unknown>>(tool.inputSchema as JSONSchema7),
     execute:
