@@ -56,6 +56,7 @@ describe('toAiSdkTools with hostile tools', () => {
     const tools = await toAiSdkTools(source);
     const names = Object.keys(tools);
     expect(names).toHaveLength(4);
+    expect(names).not.toContain('a__b__c');
     for (const name of names) expect(name).toMatch(EXPOSED_NAME_PATTERN);
     const answers = new Set<string>();
     for (const name of names) {
@@ -63,6 +64,16 @@ describe('toAiSdkTools with hostile tools', () => {
       answers.add(String(told?.output.value));
     }
     expect(answers).toEqual(new Set(['dotted', 'underscored', 'namespaced', 'doubled']));
+  });
+
+  it('names a tool without a namespace by its bare name', async () => {
+    const source = localSource([
+      { tool: { name: 'plain', inputSchema: object }, run: () => 'bare' },
+      { tool: { namespace: 'ns', name: 'plain', inputSchema: object }, run: () => 'namespaced' },
+    ]);
+    expect(Object.keys(await toAiSdkTools(source)).sort()).toEqual(['ns__plain', 'plain']);
+    const { told } = await callOnce(source, 'plain', {});
+    expect(told?.output.value).toBe('bare');
   });
 
   it('shortens the longest legal IDs (64 + 128 characters) to 64, stably; 300 characters never register', async () => {

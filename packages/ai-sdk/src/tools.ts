@@ -20,8 +20,8 @@ export interface AiSdkToolsOptions extends ToolFilter, ModelOutputOptions {
    */
   readonly mode?: 'tools' | 'search';
   /**
-   * How tool names are formed (`namespace__name` by default; a `transparent` namespace's tools
-   * by their name alone). Names that are not provider-legal (`^[a-zA-Z0-9_-]{1,64}$`) or that
+   * How tool names are formed (`namespace__name` by default; a `transparent` namespace's tools,
+   * and by default tools without a namespace, by their name alone). Names that are not provider-legal (`^[a-zA-Z0-9_-]{1,64}$`) or that
    * collide are shortened with a stable hash, the same way the gateway does.
    */
   readonly naming?: NamingOptions;
@@ -73,7 +73,8 @@ function buildTools(source: ToolSource, options: AiSdkToolsOptions): ToolSet {
       name: entry.tool.name,
       entry,
     })),
-    options.naming,
+    // Tools without a namespace go by their bare name unless another namespace is transparent.
+    { ...options.naming, transparent: options.naming?.transparent ?? '' },
   );
   const tools: ToolSet = {};
   for (const [name, { entry }] of table.entries()) {
