@@ -5,7 +5,7 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { generateText, stepCountIs, streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AiSdkToolOutput } from './results.js';
+import { DEFAULT_MAX_OUTPUT_CHARS, type AiSdkToolOutput } from './results.js';
 import { toAiSdkTools } from './tools.js';
 import { finish, streamStep, textStep, toolCallStep } from './testing/model-steps.js';
 
@@ -128,6 +128,29 @@ describe('toAiSdkTools with generateText', () => {
     // The step waits for the user's answer: the model is not asked again.
     expect(model.doGenerateCalls).toHaveLength(1);
   });
+
+  it('bounds a 10 MB MCP result for the model and keeps it whole in the step', async () => {
+    const tools = await toAiSdkTools(toolkit, { include: { ids: ['fx:echo'] } });
+    const big = 'b'.repeat(10_000_000);
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCallStep([{ toolCallId: 'big', toolName: 'fx__echo', input: { text: big } }]),
+        textStep('ok'),
+      ],
+    });
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'echo' });
+    const told = (call: number) =>
+      (model.doGenerateCalls[call]?.prompt ?? [])
+        .filter((m) => m.role === 'tool')
+        .flatMap((m) => m.content)
+        .at(-1) as { output: { type: string; value: string } };
+    expect(told(1).output.type).toBe('text');
+    expect(told(1).output.value.length).toBeLessThan(DEFAULT_MAX_OUTPUT_CHARS + 200);
+    expect(told(1).output.value).toContain('characters left out');
+    expect(result.steps[0]?.toolResults[0]?.output).toMatchObject({
+      content: [{ type: 'text', text: big }],
+    });
+  }, 60_000);
 
   it('gives structured content to the model as JSON', async () => {
     const tools = await toAiSdkTools(toolkit, { include: { ids: ['fx:add'] } });
