@@ -45,6 +45,19 @@ async function callOnce(source: ToolSource, toolName: string, input: unknown, ma
   };
 }
 
+describe('toModelOutput of a tool', () => {
+  it('takes the output itself (ai 5) as well as { toolCallId, input, output } (ai 6 and later)', async () => {
+    const source = localSource([
+      { tool: { namespace: 'v', name: 'say', inputSchema: object }, run: () => 'hi' },
+    ]);
+    const say = (await toAiSdkTools(source)).v__say;
+    const output: ResultOutput = { type: 'result', content: [{ type: 'text', text: 'hi' }] };
+    const told = { type: 'text', value: 'hi' };
+    expect(await say?.toModelOutput?.({ toolCallId: 'c', input: {}, output })).toEqual(told);
+    expect(await say?.toModelOutput?.(output as never)).toEqual(told);
+  });
+});
+
 describe('toAiSdkTools with hostile tools', () => {
   it('gives names that collide once sanitised distinct legal names, each calling its own tool', async () => {
     const source = localSource([

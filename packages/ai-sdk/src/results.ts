@@ -149,6 +149,19 @@ export function toModelOutput(
   return { type: 'content', value: parts };
 }
 
+/**
+ * The output a `toModelOutput` callback is about: ai 5 passes the output itself, ai 6 and later
+ * `{ toolCallId, input, output }` (an output of this adapter never has a `toolCallId`).
+ */
+export function outputOf(argument: unknown): AiSdkToolOutput {
+  return typeof argument === 'object' &&
+    argument !== null &&
+    'toolCallId' in argument &&
+    'output' in argument
+    ? (argument.output as AiSdkToolOutput)
+    : (argument as AiSdkToolOutput);
+}
+
 function textOf(content: readonly ContentBlock[]): string {
   return content
     .filter((block): block is Extract<ContentBlock, { type: 'text' }> => block.type === 'text')

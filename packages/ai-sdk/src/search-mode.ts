@@ -1,7 +1,7 @@
 import { toMcpJson, ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type ToolSet } from 'ai';
 import { executeOnce, executeThrough } from './execute.js';
-import { fromError, toModelOutput, type AiSdkToolOutput, type ResultOutput } from './results.js';
+import { fromError, outputOf, toModelOutput, type ResultOutput } from './results.js';
 import { passes, type ToolSource } from './source.js';
 import type { AiSdkToolsOptions } from './tools.js';
 
@@ -42,8 +42,7 @@ export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions):
       return false;
     }
   };
-  const modelOutput = ({ output }: { output: unknown }) =>
-    toModelOutput(output as AiSdkToolOutput, options);
+  const modelOutput = (argument: unknown) => toModelOutput(outputOf(argument), options);
   const notFound = (id: unknown): ResultOutput =>
     failure('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`);
   const pick = options.needsApproval;

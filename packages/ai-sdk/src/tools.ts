@@ -7,7 +7,12 @@ import {
 } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
-import { toModelOutput, type AiSdkToolOutput, type ModelOutputOptions } from './results.js';
+import {
+  outputOf,
+  toModelOutput,
+  type AiSdkToolOutput,
+  type ModelOutputOptions,
+} from './results.js';
 import { searchModeTools } from './search-mode.js';
 import { listAll, type ToolFilter, type ToolSource } from './source.js';
 
@@ -104,6 +109,6 @@ function toAiSdkTool(source: ToolSource, entry: ToolEntry, options: AiSdkToolsOp
       options.progress === false
         ? (input, { abortSignal }) => executeOnce(source, id, input, callOptions(abortSignal))
         : (input, { abortSignal }) => executeThrough(source, id, input, callOptions(abortSignal)),
-    toModelOutput: ({ output }) => toModelOutput(output, options),
+    toModelOutput: (argument) => toModelOutput(outputOf(argument), options),
   };
 }
