@@ -10,7 +10,7 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_OUTPUT_CHARS, type AiSdkToolOutput, type ResultOutput } from './results.js';
-import type { ToolSource } from './source.js';
+import type { ToolSource } from '@toolplane/adapter-kit';
 import { textStep, toolCallStep } from './testing/model-steps.js';
 import { toAiSdkTools } from './tools.js';
 

@@ -9,6 +9,6 @@ export type {
   ResultOutput,
   ToolResultOutput,
 } from './results.js';
-export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from './source.js';
+export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';
 export { createAiSdkSamplingHandler } from './sampling.js';
 export type { AiSdkSamplingOptions, ModelChooser, ModelPreferences } from './sampling.js';

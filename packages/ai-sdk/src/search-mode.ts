@@ -2,7 +2,7 @@ import { toMcpJson, ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type ToolSet } from 'ai';
 import { executeOnce, executeThrough } from './execute.js';
 import { fromError, outputOf, toModelOutput, type ResultOutput } from './results.js';
-import { passes, type ToolSource } from './source.js';
+import { passes, type ToolSource } from '@toolplane/adapter-kit';
 import type { AiSdkToolsOptions } from './tools.js';
 
 const MAX_LIMIT = 100;

@@ -14,7 +14,7 @@ import {
   type ModelOutputOptions,
 } from './results.js';
 import { searchModeTools } from './search-mode.js';
-import { listAll, type ToolFilter, type ToolSource } from './source.js';
+import { listAll, type ToolFilter, type ToolSource } from '@toolplane/adapter-kit';
 
 /** Options of {@link toAiSdkTools}. */
 export interface AiSdkToolsOptions extends ToolFilter, ModelOutputOptions {
