@@ -166,6 +166,15 @@ describe('parseConfig waitMs', () => {
   });
 });
 
+describe('parseConfig pingIntervalMs', () => {
+  it('defaults to 30 s, takes 0 for off, and refuses what is too often', () => {
+    expect(parseConfig('{}', { file, env: {} }).pingIntervalMs).toBe(30_000);
+    expect(parseConfig('{ "pingIntervalMs": 0 }', { file, env: {} }).pingIntervalMs).toBe(0);
+    expect(parseConfig('{ "pingIntervalMs": 5000 }', { file, env: {} }).pingIntervalMs).toBe(5_000);
+    expect(problem({ pingIntervalMs: 10 })).toMatch(/pingIntervalMs: must be 0 \(off\) or 1000/);
+  });
+});
+
 describe('parseConfig connection', () => {
   it('reads each server’s connection, shared unless it says per-session', () => {
     const config = parseConfig(

@@ -28,6 +28,9 @@ export const DEFAULT_HTTP_PORT = 8808;
  */
 export const DEFAULT_WAIT_MS = 15_000;
 
+/** How often `serve` pings each connected server unless the file says otherwise (30 s). */
+export const DEFAULT_PING_INTERVAL_MS = 30_000;
+
 /** One upstream MCP server of a {@link CliConfig}. */
 export interface ConnectorConfig {
   /** The key it has under `mcpServers` (or `connectors`) in the file. */
@@ -71,6 +74,11 @@ export interface CliConfig {
   readonly waitMs: number;
   /** Bounds on per-session servers' connections (`max` per server, `idleMs`); toolkit defaults. */
   readonly sessionConnections: { readonly max?: number; readonly idleMs?: number };
+  /**
+   * How often every connected server is pinged, in milliseconds, so one that died while idle (a
+   * stateless HTTP server, a hung process) leaves `connected`; 0 turns pings off.
+   */
+  readonly pingIntervalMs: number;
   /** Tool filters by namespace, from each server's `tools` key. */
   readonly filter: Readonly<Record<string, ToolFilter>>;
   readonly http: {
@@ -177,6 +185,14 @@ const configSchema = z.strictObject({
     .optional(),
   instructions: z.string().optional(),
   waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
+  pingIntervalMs: z
+    .number()
+    .int()
+    .refine(
+      (ms) => ms === 0 || (ms >= 1_000 && ms <= 3_600_000),
+      'must be 0 (off) or 1000 to 3600000',
+    )
+    .optional(),
   sessionConnections: z
     .strictObject({
       max: z.number().int().min(1).max(10_000).optional(),
@@ -346,6 +362,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     instructions: data.instructions,
     waitMs: data.waitMs ?? DEFAULT_WAIT_MS,
     sessionConnections: data.sessionConnections ?? {},
+    pingIntervalMs: data.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
     filter,
     http: {
       host: http.host ?? '127.0.0.1',

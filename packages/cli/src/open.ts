@@ -72,7 +72,10 @@ export async function openToolkit(
     validator: createAjvValidator(),
     // The configuration's secrets (substituted variables, headers, tokens) never leave in clear.
     secrets: config.secrets,
-    connectorDefaults: { clientInfo: { name: 'toolplane', version: VERSION } },
+    connectorDefaults: {
+      clientInfo: { name: 'toolplane', version: VERSION },
+      ...(config.pingIntervalMs === 0 ? {} : { pingIntervalMs: config.pingIntervalMs }),
+    },
     sessionConnections: config.sessionConnections,
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);

@@ -9,8 +9,9 @@ import type { ToolItem } from './server.js';
 export const ERROR_META_KEY = 'io.toolplane/error';
 
 /** One page of `items` (sorted by `key`) after the cursor's key. */
+/** One page of `items`, which are sorted by `key`: those after the cursor's key, `size` of them. */
 export function page<T>(
-  items: T[],
+  items: readonly T[],
   key: (item: T) => string,
   cursor: string | undefined,
   size: number,
@@ -18,9 +19,15 @@ export function page<T>(
   let start = 0;
   if (cursor !== undefined) {
     const after = decodeCursor(cursor);
-    // Keyset paging: items added or removed between pages never shift the ones after.
-    start = items.findIndex((item) => compare(key(item), after) > 0);
-    if (start < 0) start = items.length;
+    // Keyset paging: items added or removed between pages never shift the ones after. The
+    // first item past the cursor's key, by binary search.
+    let high = items.length;
+    while (start < high) {
+      const middle = (start + high) >>> 1;
+      const item = items[middle];
+      if (item !== undefined && compare(key(item), after) <= 0) start = middle + 1;
+      else high = middle;
+    }
   }
   const slice = items.slice(start, start + size);
   const last = slice.at(-1);

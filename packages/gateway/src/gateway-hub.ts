@@ -1,5 +1,8 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
+import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable } from './names.js';
+import { toV1Tool } from './sdk-seam.js';
 import type {
   GatewayOptions,
   ListKind,
@@ -18,6 +21,8 @@ import {
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {
   readonly building: Promise<NameTable<ToolItem>>;
+  /** The table as `tools/list` sends it, by exposed name; made on the first list. */
+  listed?: Promise<readonly McpTool[]>;
   built?: NameTable<ToolItem>;
 }
 
@@ -129,6 +134,20 @@ export class GatewayHub {
       );
     }
     return this.#tools.building;
+  }
+
+  /**
+   * The tools as `tools/list` sends them, sorted by exposed name: converted once per version of
+   * the table, so a page is a slice rather than a rebuild of every tool.
+   */
+  async listedTools(): Promise<readonly McpTool[]> {
+    await this.tools();
+    const entry = this.#tools;
+    if (entry === undefined) return [];
+    entry.listed ??= entry.building.then((table) =>
+      table.entries().map(([name, item]) => ({ ...toV1Tool(toMcpJson(item.tool)), name })),
+    );
+    return entry.listed;
   }
 
   /** The current tool table when it is built, so a call need not wait a tick for it. */

@@ -17,7 +17,6 @@ import {
   type Prompt as McpPrompt,
   type Resource as McpResource,
   type ServerNotification,
-  type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   BUILTIN_NAMESPACE,
@@ -29,9 +28,7 @@ import {
   type CompletionTarget,
   type ToolkitItem,
 } from '@toolplane/toolkit';
-import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
-import { toV1Tool } from './sdk-seam.js';
 import { VERSION } from './version.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
@@ -175,10 +172,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     await hub.negotiated;
     if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
-    const table = await hub.tools();
-    const tools: McpTool[] = table
-      .entries()
-      .map(([name, item]) => ({ ...toV1Tool(toMcpJson(item.tool)), name }));
+    const tools = await hub.listedTools();
     const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });

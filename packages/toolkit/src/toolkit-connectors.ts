@@ -11,6 +11,7 @@ import {
   type ConnectorSource,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
+import { sourceKeys } from './connectors/connector-sources.js';
 import { inferNamespace } from './connectors/namespace.js';
 import { validateResource } from './resources.js';
 import type { Secrets } from './secrets.js';
@@ -118,13 +119,39 @@ export class Connectors {
     return namespace;
   }
 
-  async remove(id: string): Promise<boolean> {
-    const entry = this.#connectors.get(id);
-    if (entry === undefined) return false;
-    this.#connectors.delete(id);
-    this.#index.removeNamespace(id);
-    await Promise.all([entry.connector.close(), this.#sessions.drop(id)]);
+  /**
+   * Closes and removes the connector named by its namespace, or by the source it was added with
+   * (a URL, or a command line); true when there was one.
+   *
+   * @throws {ToolError} `conflict` when a source names more than one connector.
+   */
+  async remove(id: string | ConnectorSource): Promise<boolean> {
+    const namespace = this.#namespaceOf(id);
+    const entry = namespace === undefined ? undefined : this.#connectors.get(namespace);
+    if (namespace === undefined || entry === undefined) return false;
+    this.#connectors.delete(namespace);
+    this.#index.removeNamespace(namespace);
+    await Promise.all([entry.connector.close(), this.#sessions.drop(namespace)]);
     return true;
+  }
+
+  /** The namespace `id` names: a namespace itself, or the source a connector was added with. */
+  #namespaceOf(id: string | ConnectorSource): string | undefined {
+    if (typeof id === 'string' && this.#connectors.has(id)) return id;
+    // The most exact name first: a whole command line before the command alone.
+    for (const key of sourceKeys(id)) {
+      const matches = [...this.#connectors].filter(([, entry]) =>
+        sourceKeys(entry.source).includes(key),
+      );
+      if (matches.length === 1) return matches[0]?.[0];
+      if (matches.length > 1) {
+        throw new ToolError(
+          'conflict',
+          `${JSON.stringify(key)} names ${matches.length} connectors (${matches.map(([namespace]) => namespace).join(', ')}); remove one by its namespace`,
+        );
+      }
+    }
+    return undefined;
   }
 
   statuses(): ConnectorStatus[] {

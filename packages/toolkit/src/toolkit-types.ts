@@ -346,8 +346,14 @@ export interface Toolkit {
    * @throws {ToolError} `invalid_config` for a bad source, a reserved namespace or one in use.
    */
   addConnector(source: ConnectorSource, options?: AddConnectorOptions): string;
-  /** Closes and removes a connector; its items go with it. True when there was one. */
-  removeConnector(id: string): Promise<boolean>;
+  /**
+   * Closes and removes a connector, named by its namespace or by the source it was added with (a
+   * URL, a `{ command, args }`, or a command line as text); its items go with it. True when
+   * there was one.
+   *
+   * @throws {ToolError} `conflict` when a source names more than one connector.
+   */
+  removeConnector(id: string | ConnectorSource): Promise<boolean>;
   /** The connectors, in registration order, with their states. */
   connectors(): ConnectorStatus[];
   /**

@@ -191,7 +191,7 @@ class ToolkitImpl implements Toolkit {
     return this.#connectors.add(source, options, this.#running !== undefined);
   }
 
-  removeConnector(id: string): Promise<boolean> {
+  removeConnector(id: string | ConnectorSource): Promise<boolean> {
     return this.#connectors.remove(id);
   }
 

@@ -55,3 +55,21 @@ export function httpTarget(source: HttpSource | string | URL): HttpTarget {
   if ('token' in spec && spec.token !== undefined) headers.Authorization = `Bearer ${spec.token}`;
   return { url, headers };
 }
+
+/**
+ * What a source can be named by: an HTTP server by its URL (normalised), a stdio server by its
+ * command line, and by its command alone.
+ */
+export function sourceKeys(source: string | ConnectorSource): string[] {
+  if (typeof source !== 'string' && isStdio(source)) {
+    const line = [source.command, ...(source.args ?? [])].join(' ');
+    return line === source.command ? [line] : [line, source.command];
+  }
+  const url = typeof source === 'string' || source instanceof URL ? source : source.url;
+  try {
+    return [new URL(url).href];
+  } catch {
+    // Not a URL: a command line given as text.
+    return [String(url)];
+  }
+}

@@ -224,4 +224,28 @@ describe('toolkit start-up', () => {
     expect(() => process.kill(pid ?? 0, 0)).toThrow();
     await stop();
   });
+
+  it('removes a connector by the source it was added with', async () => {
+    const toolkit = createToolkit();
+    toolkits.push(toolkit);
+    const stdio = fixtureCommand('stdio');
+    toolkit.addConnector(stdio, { namespace: 'local' });
+    toolkit.addConnector('http://127.0.0.1:9/mcp', { namespace: 'remote' });
+    toolkit.addConnector({ url: 'http://127.0.0.1:9/other' }, { namespace: 'other' });
+    // A URL as written or normalised, a source object, or a command line.
+    expect(await toolkit.removeConnector('http://127.0.0.1:9/mcp')).toBe(true);
+    expect(await toolkit.removeConnector(new URL('HTTP://127.0.0.1:9/other'))).toBe(true);
+    expect(await toolkit.removeConnector([stdio.command, ...stdio.args].join(' '))).toBe(true);
+    expect(toolkit.connectors()).toEqual([]);
+    expect(await toolkit.removeConnector('http://127.0.0.1:9/mcp')).toBe(false);
+
+    // A command shared by two connectors names neither.
+    toolkit.addConnector({ command: process.execPath, args: ['a.js'] }, { namespace: 'a' });
+    toolkit.addConnector({ command: process.execPath, args: ['b.js'] }, { namespace: 'b' });
+    await expect(toolkit.removeConnector(process.execPath)).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect(await toolkit.removeConnector({ command: process.execPath, args: ['b.js'] })).toBe(true);
+    expect(toolkit.connectors().map((c) => c.namespace)).toEqual(['a']);
+  });
 });

@@ -76,6 +76,15 @@ async function running(pid: number): Promise<boolean> {
   return stat === undefined ? isAlive(pid) : !/\) Z /.test(stat);
 }
 
+/** The PID a stubborn server writes to `file`, once it has. */
+async function pidIn(file: string): Promise<number> {
+  for (;;) {
+    const pid = Number(await readFile(file, 'utf8').catch(() => '0'));
+    if (pid > 0) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-stdio-'));
@@ -167,11 +176,7 @@ describe('the stdio transport', () => {
       { namespace: 'stubborn', connectTimeoutMs: 300, backoff: { initialDelayMs: 60_000 } },
     );
     connector.start();
-    let pid = 0;
-    while (pid === 0) {
-      pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const pid = await pidIn(pidFile);
     await connector.close();
     connector = undefined;
     expect(isAlive(pid)).toBe(false);
@@ -190,11 +195,7 @@ describe('the stdio transport', () => {
         { namespace: 'stubborn', connectTimeoutMs: 300, backoff: { initialDelayMs: 60_000 } },
       );
       connector.start();
-      let pid = 0;
-      while (pid === 0) {
-        pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const pid = await pidIn(pidFile);
       await connector.close();
       connector = undefined;
       const left = await running(pid);

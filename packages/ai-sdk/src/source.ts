@@ -1,0 +1,85 @@
+import type { ToolEntry, ToolIndex } from '@toolplane/toolindex';
+import type { ProgressListener, Runner, RunMeta, RunResult } from '@toolplane/toolrun';
+
+/** What a call through a {@link ToolSource} takes. */
+export interface SourceCallOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: ProgressListener;
+  readonly meta?: RunMeta;
+}
+
+/**
+ * Where the adapter finds tools and runs them: a toolkit (`createToolkit(...)`) as it is, or a
+ * runner with its index (`{ runner, index }`). A toolkit's own `callTool` is used when present,
+ * so the calls it makes are tied to their upstream sampling and elicitation requests; otherwise
+ * calls go to `runner.run`. Either way the runner validates the arguments, once.
+ */
+export interface ToolSource {
+  readonly index: Pick<ToolIndex, 'listTools' | 'search' | 'hasTool' | 'getTool'>;
+  readonly runner: Pick<Runner, 'run'>;
+  callTool?(
+    id: string,
+    input?: Record<string, unknown>,
+    options?: SourceCallOptions,
+  ): Promise<RunResult>;
+}
+
+/** Which tools to expose: a tool must match every `include` rule given and no `exclude` rule. */
+export interface ToolFilter {
+  readonly include?: ToolSelector;
+  readonly exclude?: ToolSelector;
+}
+
+/** Matches a tool by namespace, by any of its tags, or by canonical ID (`ns:name`). */
+export interface ToolSelector {
+  readonly namespaces?: readonly string[];
+  readonly tags?: readonly string[];
+  readonly ids?: readonly string[];
+}
+
+/** The selector's criteria a tool meets: all of them (`every`) or at least one (`some`). */
+function meets(entry: ToolEntry, selector: ToolSelector, mode: 'every' | 'some'): boolean {
+  const checks: boolean[] = [];
+  if (selector.namespaces !== undefined) {
+    checks.push(selector.namespaces.includes(entry.tool.namespace ?? ''));
+  }
+  if (selector.tags !== undefined) {
+    const tags = entry.tool.tags ?? [];
+    checks.push(selector.tags.some((tag) => tags.includes(tag)));
+  }
+  if (selector.ids !== undefined) checks.push(selector.ids.includes(entry.id));
+  return mode === 'every' ? checks.every(Boolean) : checks.some(Boolean);
+}
+
+/** Whether `filter` lets `entry` through. */
+export function passes(entry: ToolEntry, filter: ToolFilter): boolean {
+  if (filter.include !== undefined && !meets(entry, filter.include, 'every')) return false;
+  return filter.exclude === undefined || !meets(entry, filter.exclude, 'some');
+}
+
+// The index's largest page.
+const PAGE = 100;
+
+/** Every tool of the index that `filter` lets through, in ID order. */
+export function listAll(index: ToolSource['index'], filter: ToolFilter): ToolEntry[] {
+  const entries: ToolEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = index.listTools(cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor });
+    for (const entry of page.entries) if (passes(entry, filter)) entries.push(entry);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return entries;
+}
+
+/** Runs a tool through the source: its `callTool` when it has one, its runner otherwise. */
+export function callThrough(
+  source: ToolSource,
+  id: string,
+  input: Record<string, unknown>,
+  options: SourceCallOptions,
+): Promise<RunResult> {
+  return source.callTool === undefined
+    ? source.runner.run(id, input, options)
+    : source.callTool(id, input, options);
+}
