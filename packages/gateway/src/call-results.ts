@@ -1,3 +1,4 @@
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type RunResult } from '@toolplane/toolkit';
@@ -62,9 +63,25 @@ export function unknownTool(name: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `no tool "${name}"; tools/list names them`);
 }
 
-/** A toolkit failure outside a tool call as a JSON-RPC error. */
+// SDK v1's codes for the SDK's own failures; v2 gives them string codes of their own (SdkError).
+const V1_CODES: Partial<Record<SdkErrorCode, number>> = {
+  [SdkErrorCode.RequestTimeout]: ErrorCode.RequestTimeout,
+  [SdkErrorCode.ConnectionClosed]: ErrorCode.ConnectionClosed,
+};
+
+/**
+ * A toolkit failure outside a tool call as a JSON-RPC error. The seam between the toolkit's
+ * connectors (SDK v2) and this server (SDK v1): an upstream's `ProtocolError` keeps its code,
+ * message and data, and a timeout or a closed connection (`SdkError`) the code v1 gave it, so
+ * clients see what they saw when the connectors were on v1.
+ */
 export function protocolError(error: unknown): McpError {
   if (error instanceof McpError) return error;
+  if (ProtocolError.isInstance(error)) return new McpError(error.code, error.message, error.data);
+  if (SdkError.isInstance(error)) {
+    const code = V1_CODES[error.code];
+    if (code !== undefined) return new McpError(code, error.message, error.data);
+  }
   if (ToolError.isInstance(error)) {
     const code =
       error.code === 'not_found' ||

@@ -1,15 +1,15 @@
-import type {
-  CreateMessageRequestParams,
-  PromptMessage,
-  SamplingMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { PromptMessage, SamplingMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   getSession,
   toResourceContents,
   ToolError,
   type Resource,
+  type Session,
   type ToolkitDelegate,
 } from '@toolplane/toolkit';
+
+/** What the toolkit's `Session.createMessage` takes (typed by SDK v2; the JSON is v1's). */
+type CreateMessageRequestParams = Parameters<Session['createMessage']>[0];
 
 /** Options of {@link createSamplingDelegate}. */
 export interface SamplingDelegateOptions {

@@ -1,5 +1,10 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createToolkit, defineTool } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
@@ -59,5 +64,66 @@ describe('tools/call results typed by SDK v2, served to a 2025-era client', () =
     const result = await client.callTool({ name: 'builtin__keyed', arguments: {} });
     expect(result.structuredContent).toEqual({ n: 2 });
     expect(result.content).toEqual([]);
+  });
+});
+
+/** A stateless upstream whose `broken://{id}` resources fail with InvalidParams and data. */
+async function serveBrokenUpstream(): Promise<{ url: URL; close(): Promise<void> }> {
+  const http: Server = createServer((req, res) => {
+    const server = new McpServer({ name: 'broken', version: '0' });
+    server.registerResource(
+      'broken',
+      new ResourceTemplate('broken://{id}', { list: undefined }),
+      { description: 'Never there.' },
+      (uri) => {
+        throw new McpError(ErrorCode.InvalidParams, `nothing at ${uri.href}`, { uri: uri.href });
+      },
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.once('close', () => {
+      void server.close();
+    });
+    void server.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+describe('an upstream error (SDK v2 ProtocolError in the toolkit) served to a 2025-era client', () => {
+  it('keeps its JSON-RPC code, message and data', async () => {
+    const upstream = await serveBrokenUpstream();
+    const toolkit = createToolkit();
+    toolkit.addConnector(upstream.url, { namespace: 'broken' });
+    const served = await runToolkit(toolkit);
+    const http = await serveHttp(served.toolkit, { port: 0 });
+    const seen = new Client({ name: 'sdk-seam-errors', version: '0' });
+    try {
+      await seen.connect(new StreamableHTTPClientTransport(http.url));
+      const error = await seen.readResource({ uri: 'broken://x' }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        data: { uri: 'broken://x' },
+      });
+      expect((error as McpError).message).toContain('nothing at broken://x');
+    } finally {
+      await seen.close();
+      await http.close();
+      await served.stop();
+      await upstream.close();
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
+import { toSessionCapabilities, toV1ServerRequest } from './sdk-seam.js';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
 
@@ -87,8 +88,8 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
       );
     }
     return request.method === 'sampling/createMessage'
-      ? call.extra.sendRequest(request, CreateMessageResultSchema, { signal })
-      : call.extra.sendRequest(request, ElicitResultSchema, { signal });
+      ? call.extra.sendRequest(toV1ServerRequest(request), CreateMessageResultSchema, { signal })
+      : call.extra.sendRequest(toV1ServerRequest(request), ElicitResultSchema, { signal });
   },
 };
 
@@ -129,7 +130,7 @@ export function callerSession(
   return {
     id: extra.sessionId,
     clientInfo: server.getClientVersion(),
-    capabilities,
+    capabilities: toSessionCapabilities(capabilities),
     log: parts.log,
     elicit: (params, options) => {
       const elicitation = capabilities?.elicitation;
@@ -162,12 +163,12 @@ export function callerSession(
       return ask('sampling/createMessage', options, (signal) =>
         withTools
           ? extra.sendRequest(
-              { method: 'sampling/createMessage', params },
+              toV1ServerRequest({ method: 'sampling/createMessage', params }),
               CreateMessageResultWithToolsSchema,
               { signal },
             )
           : extra.sendRequest(
-              { method: 'sampling/createMessage', params },
+              toV1ServerRequest({ method: 'sampling/createMessage', params }),
               CreateMessageResultSchema,
               { signal },
             ),

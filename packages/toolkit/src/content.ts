@@ -1,16 +1,16 @@
-import {
-  CallToolResultSchema,
-  type AudioContent,
-  type CallToolResult,
-  type ContentBlock,
-  type EmbeddedResource,
-  type ImageContent,
-  type ResourceLink,
-  type TextContent,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  AudioContent,
+  CallToolResult,
+  ContentBlock,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+} from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { mcpToolResult, type McpToolResult } from '@toolplane/toolrun';
 import { toResourceContents, validateResource, type Resource } from './resources.js';
+import { specIssue } from './spec-check.js';
 
 /** A builtin tool's rich answer, built with {@link toolResult}; see `mcpToolResult` in toolrun. */
 export type ToolResult = McpToolResult;
@@ -50,13 +50,11 @@ export function toolResult(
   if (options.structured !== undefined) result.structuredContent = options.structured;
   if (options.isError !== undefined) result.isError = options.isError;
   if (options.meta !== undefined) result._meta = options.meta;
-  const parsed = CallToolResultSchema.safeParse(result);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  const issue = specIssue('CallToolResult', result);
+  if (issue !== undefined) {
     throw new ToolError(
       'invalid_argument',
-      `not a valid MCP tool result${issue === undefined ? '' : `: ${issue.path.join('/') || '(root)'} ${issue.message}`}`,
-      { cause: parsed.error },
+      `not a valid MCP tool result${issue === '' ? '' : `: ${issue}`}`,
     );
   }
   return mcpToolResult(result);

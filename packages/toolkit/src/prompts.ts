@@ -1,15 +1,15 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import {
-  PromptMessageSchema,
-  type CompleteResult,
-  type Prompt as McpPrompt,
-  type PromptArgument as McpPromptArgument,
-  type PromptMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CompleteResult,
+  Prompt as McpPrompt,
+  PromptArgument as McpPromptArgument,
+  PromptMessage,
+} from '@modelcontextprotocol/client';
 import { createValidator, parseToolId, ToolError } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { parseDocument } from 'yaml';
+import { specIssue } from './spec-check.js';
 import { throwIfAborted } from './abort.js';
 import { jsonProblem } from './json-value.js';
 import { nameProblem } from './names.js';
@@ -140,10 +140,9 @@ const isToolList: Field = (v) => {
 const isMessageList: Field = (v) => {
   if (!Array.isArray(v)) return 'must be a list of MCP prompt messages';
   for (const [i, message] of v.entries()) {
-    const parsed = PromptMessageSchema.safeParse(message);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return `/${i}${issue === undefined ? '' : `/${issue.path.join('/')}: ${issue.message}`} is not a valid MCP prompt message`;
+    const issue = specIssue('PromptMessage', message);
+    if (issue !== undefined) {
+      return `/${i}${issue === '' ? '' : `/${issue.replace(' ', ': ')}`} is not a valid MCP prompt message`;
     }
   }
   return undefined;

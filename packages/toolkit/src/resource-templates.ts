@@ -1,8 +1,8 @@
-import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { UriTemplate, type Variables } from '@modelcontextprotocol/client';
 import type {
   CompleteResult,
-  ResourceTemplate as McpResourceTemplate,
-} from '@modelcontextprotocol/sdk/types.js';
+  ResourceTemplateType as McpResourceTemplate,
+} from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { throwIfAborted } from './abort.js';
 import { nameProblem } from './names.js';

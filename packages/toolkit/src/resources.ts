@@ -5,7 +5,7 @@ import type {
   BlobResourceContents,
   Resource as McpResource,
   TextResourceContents,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { detect as detectEncoding } from 'chardet';
 import { fileTypeFromBuffer } from 'file-type';

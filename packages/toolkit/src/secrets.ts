@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorEvent, ConnectorSource } from './connectors/connector.js';
 import type { Logger } from './session.js';

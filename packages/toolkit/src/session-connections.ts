@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import type { Connector } from './connectors/connector.js';
 

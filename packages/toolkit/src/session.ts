@@ -8,7 +8,7 @@ import type {
   ElicitResult,
   Implementation,
   LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { CALLER_META_KEY } from './connectors/connector.js';
 import type { Resource } from './resources.js';
@@ -56,6 +56,7 @@ export interface Session {
    * Sends a log message (`notifications/message`) to the caller alone, unless its
    * `logging/setLevel` filters `level` out; resolves once sent. A no-op when there is no caller.
    */
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
   readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>;
   /**
    * Asks the caller's user for input (`elicitation/create`), as part of the call in progress;
@@ -78,8 +79,10 @@ export interface Session {
    * the client fails.
    */
   readonly createMessage: (
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
     params: CreateMessageRequestParams,
     options?: SessionRequestOptions,
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
   ) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
 }
 

@@ -1,4 +1,4 @@
-import type { CompleteResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteResult } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { throwIfAborted } from './abort.js';
 import type { Connector } from './connectors/connector.js';

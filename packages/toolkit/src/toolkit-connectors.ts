@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Prompt as McpPrompt } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Prompt as McpPrompt } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import {

@@ -1,9 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type {
   GetPromptResult,
   Prompt as McpPrompt,
   Resource as McpResource,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { type Connector } from './connectors/connector.js';

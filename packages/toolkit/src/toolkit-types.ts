@@ -1,8 +1,8 @@
 import type {
   CompleteResult,
   Prompt as McpPrompt,
-  ResourceTemplate as McpResourceTemplate,
-} from '@modelcontextprotocol/sdk/types.js';
+  ResourceTemplateType as McpResourceTemplate,
+} from '@modelcontextprotocol/client';
 import { type Tracer } from '@opentelemetry/api';
 import { type ToolIndex } from '@toolplane/toolindex';
 import { type SchemaValidator, type Tool } from '@toolplane/toolmodel';

@@ -1,4 +1,4 @@
-import type { CompleteResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteResult } from '@modelcontextprotocol/client';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
@@ -10,7 +10,6 @@ import {
   type Runner,
   type RunResult,
 } from '@toolplane/toolrun';
-import { callClientOf } from './connectors/call-client.js';
 import {
   CALLER_META_KEY,
   type Connector,
@@ -133,7 +132,7 @@ class ToolkitImpl implements Toolkit {
       index: this.index,
       local,
       mcp: createMcpExecutor({
-        clients: (serverName) => callClientOf(this.#connectors.clientOf(serverName)),
+        clients: (serverName) => this.#connectors.clientOf(serverName),
       }),
       ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),

@@ -1,5 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type Transport } from '@modelcontextprotocol/client';
 import { CALLER_META_KEY, type UpstreamRequestHandler } from './connector-types.js';
 
 /**
@@ -62,7 +61,7 @@ export class CallTracker {
   /**
    * The caller a server request belongs to.
    *
-   * @throws {McpError} when no call is in flight, or calls of several callers are and nothing
+   * @throws {ProtocolError} when no call is in flight, or calls of several callers are and nothing
    * ties the request to one of them.
    */
   callerOf(requestId: string | number, method: string): string {
@@ -72,8 +71,8 @@ export class CallTracker {
     const callers = new Set(this.#callers.values());
     const [only] = callers;
     if (callers.size === 1 && only !== undefined) return only;
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       callers.size === 0
         ? `${method} arrived while no tool call of this client was in flight; send it during the call it belongs to`
         : `${method} cannot be tied to one of ${callers.size} callers with calls in flight; send it on the call's own response stream (Streamable HTTP with relatedRequestId)`,

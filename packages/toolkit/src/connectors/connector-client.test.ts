@@ -1,5 +1,10 @@
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  InMemoryTransport,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkErrorCode,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/client';
 import { createFixtureServer, createFixtureState, type FixtureState } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectorClient } from './connector-client.js';
@@ -61,14 +66,14 @@ describe('ConnectorClient.callTool', () => {
     ]);
   });
 
-  it('rejects with the McpError of an error answer, and keeps serving', async () => {
+  it('rejects with the ProtocolError of an error answer, and keeps serving', async () => {
     const { client } = await connect();
     // Arguments that are not an object fail the server's request schema: a JSON-RPC error.
     const failed = await client
       .callTool({ name: 'add', arguments: 'nope' as never })
       .catch((error: unknown) => error);
-    expect(failed).toBeInstanceOf(McpError);
-    expect(failed).toMatchObject({ code: ErrorCode.InternalError });
+    expect(failed).toBeInstanceOf(ProtocolError);
+    expect(failed).toMatchObject({ code: ProtocolErrorCode.InternalError });
     const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
     expect(result.structuredContent).toEqual({ sum: 2 });
   });
@@ -78,10 +83,7 @@ describe('ConnectorClient.callTool', () => {
     const controller = new AbortController();
     const call = client.callTool(
       { name: 'slow', arguments: { ms: 10_000, label: 'x' } },
-      undefined,
-      {
-        signal: controller.signal,
-      },
+      { signal: controller.signal },
     );
     expect(calls(sent)).toHaveLength(1);
     // The server's handler must be running to see the cancellation (in memory: a few ticks).
@@ -97,26 +99,23 @@ describe('ConnectorClient.callTool', () => {
     });
   });
 
-  it('times out as the SDK does: RequestTimeout, and the server is told', async () => {
+  it('times out as the SDK does: SdkError RequestTimeout, and the server is told', async () => {
     const { client, state } = await connect();
     const call = client.callTool(
       { name: 'slow', arguments: { ms: 10_000, label: 't' } },
-      undefined,
-      {
-        timeout: 50,
-      },
+      { timeout: 50 },
     );
-    await expect(call).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    await expect(call).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout });
     await vi.waitFor(() => {
       expect(state.cancelled).toEqual(['t']);
     });
   });
 
-  it('fails calls in flight with ConnectionClosed when the connection closes', async () => {
+  it('fails calls in flight with SdkError ConnectionClosed when the connection closes', async () => {
     const { client } = await connect();
     const call = client.callTool({ name: 'slow', arguments: { ms: 10_000 } });
     await client.close();
-    await expect(call).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+    await expect(call).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
   });
 
   it('leaves no listener on the caller’s signal (the SDK leaves one per request)', async () => {
@@ -125,9 +124,10 @@ describe('ConnectorClient.callTool', () => {
     const add = vi.spyOn(controller.signal, 'addEventListener');
     const remove = vi.spyOn(controller.signal, 'removeEventListener');
     for (let i = 0; i < 3; i++) {
-      await client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, {
-        signal: controller.signal,
-      });
+      await client.callTool(
+        { name: 'echo', arguments: { text: 'x' } },
+        { signal: controller.signal },
+      );
     }
     expect(add).toHaveBeenCalledTimes(3);
     expect(remove).toHaveBeenCalledTimes(3);
@@ -136,9 +136,12 @@ describe('ConnectorClient.callTool', () => {
   it('goes the SDK’s way when asked for what only the SDK does (onprogress)', async () => {
     const { client, sent } = await connect();
     const progress: number[] = [];
-    await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, {
-      onprogress: (event) => progress.push(event.progress),
-    });
+    await client.callTool(
+      { name: 'progress', arguments: { steps: 2 } },
+      {
+        onprogress: (event) => progress.push(event.progress),
+      },
+    );
     expect(progress.length).toBeGreaterThan(0);
     expect(calls(sent).map((m) => ('id' in m ? typeof m.id : undefined))).toEqual(['number']);
   });

@@ -1,19 +1,20 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  Client,
   DEFAULT_REQUEST_TIMEOUT_MSEC,
-  type RequestOptions,
-} from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  isCallToolResult,
   type CallToolRequest,
+  type CallToolRequestOptions,
+  type CallToolResult,
+  type ConnectOptions,
   type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/client';
 
-type CallToolReturn = ReturnType<Client['callTool']>;
-type ResultSchema = Parameters<Client['callTool']>[1];
+/** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
+const CONNECTION_CLOSED = -32000;
 
 /** Settles a call in flight with its answer, or with why it has none. */
 type Settle = (answer: JSONRPCMessage | Error) => void;
@@ -25,11 +26,12 @@ type Settle = (answer: JSONRPCMessage | Error) => void;
  * and progress handler maps, the message kind told by trying zod schemas in turn, a listener it
  * never removes from the caller's signal) cost a call ~40 µs of a gateway's CPU. Here a call is
  * sent with an ID of its own (`toolplane:<n>`, never one of the SDK's numbers), its answer is
- * taken off the transport before the SDK would look at it and checked with the same result
- * schema, and what the SDK does around a request is kept: `notifications/cancelled` and a
- * rejection when the signal aborts, the request timeout (`McpError` RequestTimeout), and
- * `McpError` ConnectionClosed for calls in flight when the connection closes. Calls that need
- * more of the SDK (progress through `onprogress`, tasks, resumption options) go the SDK's way.
+ * taken off the transport before the SDK would look at it and checked to be a `CallToolResult`,
+ * and what the SDK does around a request is kept: `notifications/cancelled` and a rejection when
+ * the signal aborts, the request timeout (`SdkError` RequestTimeout), and `SdkError`
+ * ConnectionClosed for calls in flight when the connection closes. Calls that need more of the
+ * SDK (progress through `onprogress`, resumption options, a 2026-07-28 connection with its
+ * `_meta` envelope and `input_required` rounds) go the SDK's way.
  *
  * What differs: the SDK's own check of `structuredContent` against the output schema it cached
  * from `tools/list` is left to the caller (the toolkit's runner checks results against the same
@@ -39,7 +41,7 @@ export class ConnectorClient extends Client {
   readonly #inFlight = new Map<string, Settle>();
   #count = 0;
 
-  override async connect(transport: Transport, options?: RequestOptions): Promise<void> {
+  override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
     await super.connect(transport, options);
     const sdkMessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
@@ -51,7 +53,7 @@ export class ConnectorClient extends Client {
     };
     const sdkClose = transport.onclose;
     transport.onclose = () => {
-      const closed = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+      const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
       for (const settle of [...this.#inFlight.values()]) settle(closed);
       sdkClose?.call(transport);
     };
@@ -59,9 +61,8 @@ export class ConnectorClient extends Client {
 
   override callTool(
     params: CallToolRequest['params'],
-    resultSchema: ResultSchema = CallToolResultSchema,
-    options?: RequestOptions,
-  ): CallToolReturn {
+    options?: CallToolRequestOptions,
+  ): Promise<CallToolResult> {
     const transport = this.transport;
     if (
       transport === undefined ||
@@ -69,11 +70,10 @@ export class ConnectorClient extends Client {
       options?.relatedRequestId !== undefined ||
       options?.resumptionToken !== undefined ||
       options?.onresumptiontoken !== undefined ||
-      options?.task !== undefined ||
-      options?.relatedTask !== undefined ||
-      this.getServerCapabilities()?.tasks !== undefined
+      options?.allowInputRequired !== undefined ||
+      this.getProtocolEra() !== 'legacy'
     ) {
-      return super.callTool(params, resultSchema, options);
+      return super.callTool(params, options);
     }
     const signal = options?.signal;
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
@@ -84,14 +84,14 @@ export class ConnectorClient extends Client {
         options?.maxTotalTimeout ?? Infinity,
       );
       const timer = setTimeout(() => {
-        cancel(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout }));
+        cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout }));
       }, timeout);
       const done = (): void => {
         this.#inFlight.delete(id);
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
       };
-      // As the SDK cancels a request: tell the server, and fail with an McpError.
+      // As the SDK cancels a request: tell the server, and fail with an SdkError.
       const cancel = (reason: unknown): void => {
         done();
         transport
@@ -104,9 +104,9 @@ export class ConnectorClient extends Client {
             this.onerror?.(new Error(`Failed to send cancellation: ${String(error)}`));
           });
         reject(
-          reason instanceof McpError
+          reason instanceof SdkError
             ? reason
-            : new McpError(ErrorCode.RequestTimeout, String(reason)),
+            : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
         );
       };
       const onAbort = (): void => {
@@ -118,11 +118,23 @@ export class ConnectorClient extends Client {
           reject(answer);
         } else if ('error' in answer) {
           const { code, message, data } = answer.error;
-          reject(McpError.fromError(code, message, data));
+          // The transport answers -32000 for a call whose stream was lost (SDK v1's
+          // ConnectionClosed), as the SDK fails calls in flight when the connection closes.
+          reject(
+            code === CONNECTION_CLOSED
+              ? new SdkError(SdkErrorCode.ConnectionClosed, message, data)
+              : ProtocolError.fromError(code, message, data),
+          );
         } else if ('result' in answer) {
-          const parsed = resultSchema.safeParse(answer.result);
-          if (parsed.success) resolve(parsed.data);
-          else reject(parsed.error);
+          if (isCallToolResult(answer.result)) resolve(answer.result);
+          else {
+            reject(
+              new SdkError(
+                SdkErrorCode.InvalidResult,
+                'the server answered tools/call with no CallToolResult',
+              ),
+            );
+          }
         } else {
           reject(new Error('the server answered with neither a result nor an error'));
         }

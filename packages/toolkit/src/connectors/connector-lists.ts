@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { ConnectorLists } from './connector-types.js';
 
 /** One of the lists a connector caches. */
@@ -19,20 +19,26 @@ export async function fetchList(client: Client, kind: ListKind): Promise<readonl
   const capabilities = client.getServerCapabilities() ?? {};
   const supported = kind === 'resourceTemplates' ? capabilities.resources : capabilities[kind];
   if (supported === undefined) return [];
+  // Page by page through `request`: the SDK's list methods walk every page themselves (and fail
+  // past 64), where a server whose cursors loop should leave what it listed so far.
   const page = (cursor: string | undefined) => {
     const params = cursor === undefined ? {} : { cursor };
     switch (kind) {
       case 'tools':
-        return client.listTools(params).then((r) => ({ items: r.tools, next: r.nextCursor }));
+        return client
+          .request({ method: 'tools/list', params })
+          .then((r) => ({ items: r.tools, next: r.nextCursor }));
       case 'prompts':
-        return client.listPrompts(params).then((r) => ({ items: r.prompts, next: r.nextCursor }));
+        return client
+          .request({ method: 'prompts/list', params })
+          .then((r) => ({ items: r.prompts, next: r.nextCursor }));
       case 'resources':
         return client
-          .listResources(params)
+          .request({ method: 'resources/list', params })
           .then((r) => ({ items: r.resources, next: r.nextCursor }));
       case 'resourceTemplates':
         return client
-          .listResourceTemplates(params)
+          .request({ method: 'resources/templates/list', params })
           .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor }));
     }
   };

@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { captureTail, httpTarget, toError } from './connector-sources.js';
 import type { HttpSource, StdioSource } from './connector-types.js';
 import { StreamableHttpClientTransport } from './http-client-transport.js';

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorSource, HttpSource, StdioSource } from './connector-types.js';
 import type { StdioClientTransport } from './stdio-client-transport.js';

@@ -8,9 +8,9 @@ import type {
   LoggingLevel,
   Prompt,
   Resource,
-  ResourceTemplate,
+  ResourceTemplateType as ResourceTemplate,
   Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -50,6 +50,7 @@ export type ConnectorEvent =
       /** A `notifications/message` log entry from the server, as it sent it. */
       readonly type: 'log_message';
       readonly namespace: string;
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
       readonly level: LoggingLevel;
       readonly logger?: string;
       readonly data: unknown;
@@ -59,6 +60,7 @@ export type ConnectorEvent =
 export const CALLER_META_KEY = 'io.toolplane/caller';
 
 /** A request an upstream server sends its client during a call: sampling or elicitation. */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
 export type UpstreamRequest = CreateMessageRequest | ElicitRequest;
 
 /** Where an {@link UpstreamRequest} came from and whose call caused it. */
@@ -98,15 +100,17 @@ export interface UpstreamRequestHandler {
     readonly roots?: boolean;
   };
   /** Answers `roots/list`; no roots when absent. */
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
   listRoots?(context: RootsRequestContext): Promise<ListRootsResult>;
   /**
-   * Answers `request`; throw an `McpError` to answer with that error. An accepted form-mode
+   * Answers `request`; throw a `ProtocolError` (or any error with a numeric `code`) to answer with that error. An accepted form-mode
    * elicitation may leave fields out: the connector fills in the server's defaults for them
    * (SEP-1034; it advertises `applyDefaults`).
    */
   handle(
     request: UpstreamRequest,
     context: UpstreamRequestContext,
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
   ): Promise<CreateMessageResult | ElicitResult>;
 }
 

@@ -1,18 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Client,
   type CreateMessageResult,
   type ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { CallTracker, capabilityKey } from './call-tracker.js';
 import { ConnectorClient } from './connector-client.js';
@@ -201,6 +193,7 @@ export class Connector {
     if (this.#calls !== undefined && caller !== undefined) this.#calls.lastCaller = caller;
     const client = this.#client;
     if (client === undefined || !this.#advertised.includes('r')) return;
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
     client.sendRootsListChanged().catch(() => undefined);
   }
 
@@ -290,22 +283,22 @@ export class Connector {
       });
       this.#listen(client);
       if (upstream?.capabilities.sampling === true) {
-        client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-          this.#upstreamRequest(calls, request, extra),
+        client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+          this.#upstreamRequest(calls, request, ctx.mcpReq),
         );
       }
       if (upstream?.capabilities.elicitation === true) {
-        client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-          this.#upstreamRequest(calls, request, extra),
+        client.setRequestHandler('elicitation/create', (request, ctx) =>
+          this.#upstreamRequest(calls, request, ctx.mcpReq),
         );
       }
       if (upstream?.capabilities.roots === true) {
-        client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
+        client.setRequestHandler('roots/list', async (_request, ctx) => {
           const handler = this.#options.upstreamRequests?.();
           const context = {
             namespace: this.namespace,
-            caller: calls.rootsCaller(extra.requestId),
-            signal: extra.signal,
+            caller: calls.rootsCaller(ctx.mcpReq.id),
+            signal: ctx.mcpReq.signal,
           };
           return (await handler?.listRoots?.(context)) ?? { roots: [] };
         });
@@ -364,20 +357,21 @@ export class Connector {
       .finally(() => this.#checking.delete(client));
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
   async #upstreamRequest<R extends CreateMessageResult | ElicitResult>(
     calls: CallTracker,
     request: UpstreamRequest,
-    extra: { requestId: string | number; signal: AbortSignal },
+    mcpReq: { id: string | number; signal: AbortSignal },
   ): Promise<R> {
     const handler = this.#options.upstreamRequests?.();
     if (handler === undefined) {
-      throw new McpError(
-        ErrorCode.MethodNotFound,
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
         `${request.method} is no longer served by this client; reconnect to renegotiate`,
       );
     }
-    const caller = calls.callerOf(extra.requestId, request.method);
-    const context = { namespace: this.namespace, caller, signal: extra.signal };
+    const caller = calls.callerOf(mcpReq.id, request.method);
+    const context = { namespace: this.namespace, caller, signal: mcpReq.signal };
     const result = await handler.handle(request, context);
     return (
       request.method === 'elicitation/create'
@@ -398,18 +392,18 @@ export class Connector {
         this.#emit({ type, namespace: this.namespace });
       };
     client.setNotificationHandler(
-      ToolListChangedNotificationSchema,
+      'notifications/tools/list_changed',
       changed('tools', 'tool_list_changed'),
     );
     client.setNotificationHandler(
-      PromptListChangedNotificationSchema,
+      'notifications/prompts/list_changed',
       changed('prompts', 'prompt_list_changed'),
     );
     client.setNotificationHandler(
-      ResourceListChangedNotificationSchema,
+      'notifications/resources/list_changed',
       changed('resources', 'resource_list_changed'),
     );
-    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.setNotificationHandler('notifications/message', ({ params }) => {
       this.#emit({
         type: 'log_message',
         namespace: this.namespace,
@@ -418,7 +412,7 @@ export class Connector {
         data: params.data,
       });
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
       this.#emit({
         type: 'resource_updated',
         namespace: this.namespace,

@@ -1,4 +1,4 @@
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 
 /** One field of an accepted form: what an elicitation answer may carry. */
 type FieldValue = NonNullable<ElicitResult['content']>[string];

@@ -1,6 +1,6 @@
 // The HTTP side of the Streamable HTTP client transport: the process's one connection pool, what
 // it tells of connections the server ends, and what the transport reads off its answers.
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { Agent, type Dispatcher } from 'undici';
 
 /**

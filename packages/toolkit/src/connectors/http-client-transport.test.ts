@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, SdkHttpError, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -186,8 +184,8 @@ describe('StreamableHttpClientTransport', () => {
     const failure = await transport
       .send({ jsonrpc: '2.0', id: 2, method: 'ping' })
       .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(StreamableHTTPError);
-    expect(failure).toMatchObject({ code: 500, message: expect.stringContaining('"no"') });
+    expect(failure).toBeInstanceOf(SdkHttpError);
+    expect(failure).toMatchObject({ status: 500, message: expect.stringContaining('"no"') });
     await expect(transport.send({ jsonrpc: '2.0', id: 3, method: 'ping' })).rejects.toThrow(
       'Unexpected content type: text/html',
     );

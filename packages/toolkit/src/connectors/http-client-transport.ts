@@ -1,10 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  SdkErrorCode,
+  SdkHttpError,
+  type JSONRPCMessage,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import {
   agent,
@@ -21,6 +22,16 @@ import {
 } from './http-agent.js';
 
 type RequestId = string | number;
+
+/** The JSON-RPC code of an answer lost with its stream. */
+const CONNECTION_CLOSED = -32000;
+
+/** The SDK's code for a POST the server refused with `status`, as its own transport picks it. */
+function postFailureCode(status: number): SdkErrorCode {
+  if (status === 401) return SdkErrorCode.ClientHttpAuthentication;
+  if (status === 403) return SdkErrorCode.ClientHttpForbidden;
+  return SdkErrorCode.ClientHttpNotImplemented;
+}
 
 /** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
 const RECONNECT = { initialMs: 1_000, maxMs: 30_000, growth: 1.5, maxRetries: 2 } as const;
@@ -156,9 +167,10 @@ export class StreamableHttpClientTransport implements Transport {
       this.#noteSession(answer);
       if (answer.statusCode < 200 || answer.statusCode > 299) {
         const text = await answer.body.text().catch(() => '');
-        const failure = new StreamableHTTPError(
-          answer.statusCode,
+        const failure = new SdkHttpError(
+          postFailureCode(answer.statusCode),
           `Error POSTing to endpoint (HTTP ${answer.statusCode}): ${redirectNote(answer, this.#url) ?? text}`,
+          { status: answer.statusCode, text },
         );
         if (answer.statusCode === 404 && this.#sessionId !== undefined) {
           this.#options.onSessionDoubt?.(failure);
@@ -180,7 +192,11 @@ export class StreamableHttpClientTransport implements Transport {
         this.#deliverJson(await answer.body.text());
       } else {
         await answer.body.dump();
-        throw new StreamableHTTPError(-1, `Unexpected content type: ${String(type)}`);
+        throw new SdkHttpError(
+          SdkErrorCode.ClientHttpUnexpectedContent,
+          `Unexpected content type: ${String(type)}`,
+          { status: answer.statusCode },
+        );
       }
     } catch (error) {
       const failure = asError(error);
@@ -196,9 +212,10 @@ export class StreamableHttpClientTransport implements Transport {
       const answer = await this.#request('DELETE', this.#headersFor('delete'), undefined);
       await answer.body.dump();
       if ((answer.statusCode < 200 || answer.statusCode > 299) && answer.statusCode !== 405) {
-        throw new StreamableHTTPError(
-          answer.statusCode,
+        throw new SdkHttpError(
+          SdkErrorCode.ClientHttpFailedToTerminateSession,
           `Failed to terminate session (HTTP ${answer.statusCode})${suffix(redirectNote(answer, this.#url))}`,
+          { status: answer.statusCode },
         );
       }
       this.#sessionId = undefined;
@@ -324,9 +341,10 @@ export class StreamableHttpClientTransport implements Transport {
     if (answer.statusCode >= 200 && answer.statusCode <= 299) return answer;
     await answer.body.dump();
     if (answer.statusCode === 405) return undefined;
-    throw new StreamableHTTPError(
-      answer.statusCode,
+    throw new SdkHttpError(
+      SdkErrorCode.ClientHttpFailedToOpenStream,
       `Failed to open SSE stream (HTTP ${answer.statusCode})${suffix(redirectNote(answer, this.#url))}`,
+      { status: answer.statusCode },
     );
   }
 
@@ -335,7 +353,11 @@ export class StreamableHttpClientTransport implements Transport {
     const { requestId } = context;
     this.#stream(lastEventId)
       .then((answer) => {
-        if (answer === undefined) throw new StreamableHTTPError(405, 'Method Not Allowed');
+        if (answer === undefined) {
+          throw new SdkHttpError(SdkErrorCode.ClientHttpFailedToOpenStream, 'Method Not Allowed', {
+            status: 405,
+          });
+        }
         this.#read(answer, { ...context, resumedFrom: lastEventId });
       })
       .catch((error: unknown) => {
@@ -437,7 +459,8 @@ export class StreamableHttpClientTransport implements Transport {
     this.onmessage?.({
       jsonrpc: '2.0',
       id: requestId,
-      error: { code: ErrorCode.ConnectionClosed, message: reason },
+      // -32000: what SDK v1 called ConnectionClosed; v2 keeps that code off the wire.
+      error: { code: CONNECTION_CLOSED, message: reason },
     });
   }
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { SdkErrorCode } from '@modelcontextprotocol/client';
 import { recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -129,7 +129,7 @@ describe('Connector response streams over Streamable HTTP', () => {
         return true;
       });
       await expect(client.callTool({ name: 'poll', arguments: {} })).rejects.toMatchObject({
-        code: ErrorCode.ConnectionClosed,
+        code: SdkErrorCode.ConnectionClosed,
       });
       // The server still answers, so the connection stays.
       await client.ping();
@@ -145,14 +145,14 @@ describe('Connector response streams over Streamable HTTP', () => {
       return true;
     }, false);
     await expect(client.callTool({ name: 'poll', arguments: {} })).rejects.toMatchObject({
-      code: ErrorCode.ConnectionClosed,
+      code: SdkErrorCode.ConnectionClosed,
     });
   });
 
   it('fails a call at once when its resumed stream ends before the answer with no event ID', async () => {
     const { server, client } = await start(emptyResumption);
     await expect(client.callTool({ name: 'poll', arguments: {} })).rejects.toMatchObject({
-      code: ErrorCode.ConnectionClosed,
+      code: SdkErrorCode.ConnectionClosed,
     });
     expect(server.requests.filter(isResumption)).toHaveLength(1);
   });

@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolErrorCode,
+  deserializeMessage,
+  serializeMessage,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -257,14 +261,14 @@ export class StdioClientTransport implements Transport {
       this.onmessage?.({
         jsonrpc: '2.0',
         id,
-        error: { code: ErrorCode.InternalError, message: reason },
+        error: { code: ProtocolErrorCode.InternalError, message: reason },
       });
     } else if (kind === 'request') {
       const refusal = `the client refused a request of ${skipped.bytes} bytes, over its limit of ${this.#max}`;
       this.send({
         jsonrpc: '2.0',
         id,
-        error: { code: ErrorCode.InvalidRequest, message: refusal },
+        error: { code: ProtocolErrorCode.InvalidRequest, message: refusal },
       }).catch(() => undefined);
     }
   }

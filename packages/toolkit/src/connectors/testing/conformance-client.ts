@@ -4,7 +4,7 @@
 // application uses it: it calls the tools the scenario names with plain `toolkit.callTool`, and
 // answers upstream elicitation with the toolkit's `upstreamRequests` handler (no caller tags: the
 // toolkit ties each call to its requests). Exits non-zero when a step fails.
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult } from '@modelcontextprotocol/client';
 import { createToolkit, type Toolkit } from '../../toolkit.js';
 
 const NAMESPACE = 'conformance';
