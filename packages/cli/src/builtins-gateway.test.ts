@@ -2,9 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  Client,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningUrl, SERVE_HTTP, startCli, stop } from './testing/cli-process.js';
 
@@ -40,7 +42,7 @@ async function callWhileOthersWork(
   args: Record<string, unknown>,
 ): Promise<{ result: CallToolResult; othersFirst: boolean }> {
   let finished = false;
-  const call = heavy.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+  const call = heavy.callTool({ name, arguments: args }, { timeout: 60_000 });
   const watched = call.then((result) => {
     finished = true;
     return result as CallToolResult;

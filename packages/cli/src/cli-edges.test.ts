@@ -409,9 +409,7 @@ describe('SIGTERM', () => {
     const [listening] = await Promise.all([
       waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/),
     ]);
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } =
-      await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const client = new Client({ name: 'cli-edges', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(listening[1]!)));
     const hanging = client.callTool({ name: 'raw__hang', arguments: {} }).then(
