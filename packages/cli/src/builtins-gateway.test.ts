@@ -45,7 +45,7 @@ async function callWhileOthersWork(
   const call = heavy.callTool({ name, arguments: args }, { timeout: 60_000 });
   const watched = call.then((result) => {
     finished = true;
-    return result as CallToolResult;
+    return result;
   });
   await other.ping();
   const { tools } = await other.listTools();
@@ -107,6 +107,6 @@ describe('CPU-heavy builtins behind the CLI gateway', () => {
       arguments: { text: 'a'.repeat(4_000_000) },
     });
     expect(huge.isError).toBe(true);
-    expect(text(huge as CallToolResult)).toMatch(/text must NOT have more than 1000000 characters/);
+    expect(text(huge)).toMatch(/text must NOT have more than 1000000 characters/);
   });
 });

@@ -1,10 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type CallToolResult,
-  Client,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { everythingCommand } from '../../gateway/src/testing/everything.js';
 import {
@@ -61,7 +57,7 @@ async function serve(connection: 'shared' | 'per-session') {
 }
 
 async function toggle(client: Client): Promise<string> {
-  const result = (await client.callTool({ name: 'toggle-subscriber-updates' })) as CallToolResult;
+  const result = await client.callTool({ name: 'toggle-subscriber-updates' });
   const [first] = result.content;
   return first?.type === 'text' ? (first.text.split(' ')[0] ?? '') : '';
 }

@@ -1,11 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type CallToolResult,
-  Client,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   listeningUrl,
@@ -115,8 +111,8 @@ describe('secrets in what leaves the gateway', () => {
       await client.connect(
         new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: auth } }),
       );
-      const leaked = (await client.callTool({ name: 'leaky__leak' })) as CallToolResult;
-      const thrown = (await client.callTool({ name: 'leaky__throw' })) as CallToolResult;
+      const leaked = await client.callTool({ name: 'leaky__leak' });
+      const thrown = await client.callTool({ name: 'leaky__throw' });
       expect(leaked.isError).toBe(true);
       expect(thrown.isError).toBe(true);
       expect(JSON.stringify(leaked.content)).toContain('refused: key ***');
