@@ -288,6 +288,88 @@ describe('createAiSdkDelegate', () => {
     await looping.close();
   });
 
+  it('keeps the prompt’s tool list in search mode: call_tool and describe_tool refuse the rest', async () => {
+    const model = script({
+      doGenerate: [
+        toolCallStep([
+          { toolCallId: 'd', toolName: 'describe_tool', input: { id: 'everything:get-sum' } },
+          {
+            toolCallId: 'c',
+            toolName: 'call_tool',
+            input: { id: 'everything:get-sum', arguments: { a: 1, b: 2 } },
+          },
+          {
+            toolCallId: 'ok',
+            toolName: 'call_tool',
+            input: { id: 'fx:add', arguments: { a: 1, b: 2 } },
+          },
+        ]),
+        textStep('done'),
+      ],
+    });
+    const searching = createToolkit({
+      prompts,
+      delegate: createAiSdkDelegate({ ...delegateOptions, tools: { mode: 'search' } }),
+    });
+    expect((await searching.call('adder', { who: 'Cy' }))?.text).toBe('done');
+    expect(offered(model)).toEqual(['call_tool', 'describe_tool', 'search_tools']);
+    const parts = (model.doGenerateCalls[1]?.prompt ?? [])
+      .filter((message) => message.role === 'tool')
+      .flatMap((message) => message.content);
+    const byId = (id: string) =>
+      JSON.stringify(parts.find((p) => 'toolCallId' in p && p.toolCallId === id));
+    expect(byId('d')).toContain('not_found');
+    expect(byId('c')).toContain('not_found');
+    expect(byId('ok')).toContain('"sum":3');
+    await searching.close();
+  });
+
+  it('goes on when the tool’s server dies mid-call: the model reads the failure', async () => {
+    const dying = createToolkit();
+    dying.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    const run = await runToolkit(dying);
+    const pid = dying.connectors()[0]?.pid;
+    expect(pid).toBeTypeOf('number');
+    const model = script({
+      doGenerate: [
+        toolCallStep([{ toolCallId: 's', toolName: 'fx__slow', input: { ms: 60_000 } }]),
+        textStep('The server went away.'),
+      ],
+    });
+    // Kills the server once it reports the slow call's first progress.
+    let killed = false;
+    const source: ToolSource = {
+      index: dying.index,
+      runner: dying.runner,
+      callTool: (id, input, options: SourceCallOptions = {}) =>
+        dying.callTool(id, input, {
+          ...options,
+          onProgress: (event) => {
+            options.onProgress?.(event);
+            if (!killed && pid !== undefined) process.kill(pid, 'SIGKILL');
+            killed = true;
+          },
+        }),
+    };
+    const local = createToolkit({
+      prompts,
+      delegate: createAiSdkDelegate({ ...delegateOptions, source }),
+    });
+    const answer = await local.call('slowpoke');
+    expect(answer?.text).toBe('The server went away.');
+    const parts = (model.doGenerateCalls[1]?.prompt ?? [])
+      .filter((message) => message.role === 'tool')
+      .flatMap((message) => message.content);
+    expect(parts).toContainEqual(
+      expect.objectContaining({
+        toolCallId: 's',
+        output: expect.objectContaining({ type: 'error-text' }),
+      }),
+    );
+    await local.close();
+    await run.stop();
+  });
+
   it('refuses a step limit that is not a positive integer', () => {
     for (const maxSteps of [0, -1, 1.5, Number.NaN]) {
       expect(() => createAiSdkDelegate({ ...delegateOptions, maxSteps })).toThrow(
