@@ -233,6 +233,15 @@ function narrow(
     runner: source.runner,
     index: {
       listTools: (request) => {
+        const ids = filter?.include?.ids;
+        // A prompt naming its tools is listed from those IDs alone, however big the catalogue.
+        if (ids !== undefined && request?.cursor === undefined) {
+          const entries = [...new Set(ids)]
+            .sort()
+            .filter(shown)
+            .map((id) => index.getTool(id));
+          return { entries };
+        }
         const page = index.listTools(request);
         return filter === undefined
           ? page
