@@ -3,6 +3,7 @@
  * example runs offline and in CI. The script reads what the real client sends, as a model would:
  * asked to add two numbers with a get-sum tool on offer, it calls the tool; given the tool's
  * result, it answers with it; asked to summarize, it answers the text's first three sentences.
+ * Asked anything with `[hang]` in it, it never answers, so a test can cancel a request in flight.
  * It checks the wire format it receives (tool names, schemas, tool-call ids) and records every
  * request, so the example can assert what reached the model.
  */
@@ -36,6 +37,8 @@ export interface ScriptedOpenAI {
   readonly url: string;
   /** Every request received, in order. */
   readonly requests: readonly WireRequest[];
+  /** Resolves when a `[hang]` request has arrived, then when its client has gone away. */
+  hanging(): Promise<{ readonly closed: Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -117,6 +120,7 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 /** Starts the scripted server on 127.0.0.1, on a free port. */
 export async function startScriptedOpenAI(): Promise<ScriptedOpenAI> {
   const requests: WireRequest[] = [];
+  const hangs: ((hang: { readonly closed: Promise<void> }) => void)[] = [];
   let calls = 0;
   const server = createServer((request, response) => {
     void (async () => {
@@ -142,6 +146,13 @@ export async function startScriptedOpenAI(): Promise<ScriptedOpenAI> {
         return;
       }
       requests.push(body);
+      if (textOf(body.messages.at(-1)).includes('[hang]')) {
+        const closed = new Promise<void>((resolve) => {
+          response.once('close', resolve);
+        });
+        for (const wake of hangs.splice(0)) wake({ closed });
+        return;
+      }
       const turn = nextTurn(body);
       const id = `call_${++calls}`;
       const message =
@@ -178,6 +189,10 @@ export async function startScriptedOpenAI(): Promise<ScriptedOpenAI> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    hanging: () =>
+      new Promise((resolve) => {
+        hangs.push(resolve);
+      }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -51,12 +51,22 @@ describe('the seed’s summarize prompt through the agent delegate', () => {
     expect(scripted.requests.length).toBe(before);
   });
 
-  it('fails with cancelled when the call is aborted', async () => {
+  it('fails with cancelled when the call is aborted before it starts', async () => {
     const controller = new AbortController();
     controller.abort();
     await expect(
       toolkit.call('summarize', { input: 'x.' }, { signal: controller.signal }),
     ).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
+  it('cancels the model request in flight when the call is aborted: the server sees it go', async () => {
+    const controller = new AbortController();
+    const hanging = scripted.hanging();
+    const call = toolkit.call('summarize', { input: '[hang]' }, { signal: controller.signal });
+    const { closed } = await hanging;
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'cancelled' });
+    await closed;
   });
 });
 

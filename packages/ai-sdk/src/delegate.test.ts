@@ -170,6 +170,27 @@ describe('createAiSdkDelegate', () => {
     expect((error as Error).message).toContain('scripted-model');
   });
 
+  it('wraps a chooser that throws as execution, and refuses a bad step limit from settings', async () => {
+    const throwing = createToolkit({
+      prompts,
+      delegate: createAiSdkDelegate({
+        ...delegateOptions,
+        chooseModel: () => {
+          throw new Error('no such provider');
+        },
+      }),
+    });
+    const error = await throwing.call('open').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'execution' });
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    await throwing.close();
+
+    const model = script({ doGenerate: [textStep('unused')] });
+    settings.set('open', { maxSteps: 0 });
+    expect(await rejectionCodeOf(toolkit.call('open'))).toBe('invalid_argument');
+    expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
   it('fails with step_limit_exceeded when the model still calls tools at the last step', async () => {
     const again = toolCallStep([{ toolCallId: 'n', toolName: 'fx__add', input: { a: 1, b: 1 } }]);
     const model = script({ doGenerate: () => Promise.resolve(again) });

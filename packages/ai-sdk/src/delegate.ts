@@ -77,16 +77,15 @@ let outputValidator: ReturnType<typeof createValidator> | undefined;
  * otherwise the answer is the model's text. The call's signal aborts the model and the tool calls
  * in flight; tool calls nest under the prompt's call, so `maxCallDepth` holds.
  *
- * @throws {ToolError} from the delegate's `call`: `no_delegate` when `chooseModel` gives no model;
- * `step_limit_exceeded` when the model still calls tools at the last step; `output_validation`
- * when the answer breaks the prompt's output schema; `cancelled` when the call's signal aborts;
- * `execution` wrapping the model's own errors; the toolkit's codes for a prompt that fails to render.
+ * @throws {ToolError} `invalid_argument` for a `maxSteps` that is not a positive integer. From
+ * the delegate's `call`: `no_delegate` when `chooseModel` gives no model; `step_limit_exceeded`
+ * when the model still calls tools at the last step; `call_depth_exceeded` for a prompt → tool →
+ * prompt loop past the toolkit's `maxCallDepth`; `output_validation` when the answer breaks the
+ * prompt's output schema; `cancelled` when the call's signal aborts; `execution` wrapping the
+ * model's and `chooseModel`'s own errors; the toolkit's codes for a prompt that fails to render.
  */
 export function createAiSdkDelegate(options: AiSdkDelegateOptions): ToolkitDelegate {
-  if (
-    options.maxSteps !== undefined &&
-    (!Number.isSafeInteger(options.maxSteps) || options.maxSteps < 1)
-  ) {
+  if (options.maxSteps !== undefined && !isStepLimit(options.maxSteps)) {
     throw new ToolError('invalid_argument', `maxSteps must be a positive integer`);
   }
   const { onEvent } = options;
@@ -105,11 +104,21 @@ async function runPrompt(
   const { signal } = call;
   const key = `${prompt.namespace}:${prompt.name}`;
   const definition = prompt.prompt;
-  const model = await options.chooseModel({
-    model: definition?.model,
-    provider: definition?.provider,
-    prompt,
-  });
+  let model: LanguageModel | undefined;
+  try {
+    model = await options.chooseModel({
+      model: definition?.model,
+      provider: definition?.provider,
+      prompt,
+    });
+  } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
+    throw new ToolError(
+      'execution',
+      `prompt "${key}": chooseModel failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
   if (model === undefined) {
     const named =
       definition?.model === undefined
@@ -122,6 +131,12 @@ async function runPrompt(
   }
   const settings = options.settings?.(prompt) ?? {};
   const maxSteps = settings.maxSteps ?? options.maxSteps ?? DEFAULT_AGENT_STEPS;
+  if (!isStepLimit(maxSteps)) {
+    throw new ToolError(
+      'invalid_argument',
+      `prompt "${key}": its step limit must be a positive integer, got ${String(maxSteps)}`,
+    );
+  }
   const rendered = await prompt.render(input, signal === undefined ? {} : { signal });
   // A prompt → tool → prompt loop past the depth limit is no error the model can fix: it ends
   // the run, and the caller gets call_depth_exceeded itself.
@@ -189,6 +204,10 @@ async function runPrompt(
     );
   }
   return answer;
+}
+
+function isStepLimit(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 1;
 }
 
 function sourceOf(options: AiSdkDelegateOptions): ToolSource {
