@@ -217,6 +217,17 @@ describe('createAiSdkDelegate', () => {
 
     script({ doGenerate: [textStep('{"verdict":"maybe"}')] });
     expect(await rejectionCodeOf(toolkit.call('verdict'))).toBe('output_validation');
+
+    script({ doGenerate: [textStep('Yes, it is odd.')] });
+    expect(await rejectionCodeOf(toolkit.call('verdict'))).toBe('output_validation');
+
+    // Cut off by the token limit: no answer at all.
+    const cut = {
+      ...textStep('{"verd'),
+      finishReason: { unified: 'length' as const, raw: undefined },
+    };
+    script({ doGenerate: [cut] });
+    expect(await rejectionCodeOf(toolkit.call('verdict'))).toBe('output_validation');
   });
 
   it('hands the call’s resources to the model', async () => {

@@ -4,6 +4,7 @@ import { createValidator, ToolError, type JsonSchema } from '@toolplane/toolmode
 import {
   generateText,
   jsonSchema,
+  NoObjectGeneratedError,
   Output,
   stepCountIs,
   type GenerateTextOnStepFinishCallback,
@@ -174,6 +175,13 @@ async function runPrompt(
       throw new ToolError('cancelled', `prompt "${key}" was cancelled`, { cause: error });
     }
     if (ToolError.isInstance(error)) throw error;
+    if (NoObjectGeneratedError.isInstance(error)) {
+      throw new ToolError(
+        'output_validation',
+        `prompt "${key}": the answer is not the JSON its output schema asks for: ${JSON.stringify((error.text ?? '').slice(0, 200))}`,
+        { cause: error },
+      );
+    }
     throw new ToolError(
       'execution',
       `prompt "${key}": the model failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -193,7 +201,17 @@ async function runPrompt(
         );
   }
   if (!structured) return result.text;
-  const answer: unknown = result.output;
+  let answer: unknown;
+  try {
+    answer = result.output;
+  } catch (error) {
+    // The SDK parses no answer when the last step did not finish normally (e.g. `length`).
+    throw new ToolError(
+      'output_validation',
+      `prompt "${key}": the model gave no answer for its output schema (finish reason ${result.finishReason})`,
+      { cause: error },
+    );
+  }
   const check = (outputValidator ??= createValidator()).validate(outputSchema, answer);
   if (!check.valid) {
     const first = check.errors[0];
