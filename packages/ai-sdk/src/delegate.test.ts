@@ -122,6 +122,15 @@ describe('createAiSdkDelegate', () => {
     );
   });
 
+  it('runs a remote prompt, rendered by its server, with no front matter to choose by', async () => {
+    const model = script({ doGenerate: [textStep('Sunny.')] });
+    const answer = await toolkit.call('everything:args-prompt', { city: 'Lisbon' });
+    expect(answer?.text).toBe('Sunny.');
+    expect(state.asked[0]).toMatchObject({ model: undefined, provider: undefined });
+    expect(state.asked[0]?.prompt.prompt).toBeUndefined();
+    expect(JSON.stringify(model.doGenerateCalls[0]?.prompt)).toContain("What's weather in Lisbon?");
+  });
+
   it('narrows the tools to the namespaces and tags of the prompt’s settings', async () => {
     const model = script({ doGenerate: [textStep('nothing to do')] });
     settings.set('open', { toolNamespaces: ['everything'] });
