@@ -8,13 +8,11 @@
  * own output and exits non-zero on a mismatch, so CI runs it as a test.
  */
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
-import { createAiSdkDelegate, parseAgentPrompt, type AgentSettings } from '@toolplane/ai-sdk';
-import { createToolkit, type Prompt } from '@toolplane/toolkit';
+import { createAiSdkDelegate } from '@toolplane/ai-sdk';
+import { createToolkit, loadPrompts } from '@toolplane/toolkit';
 import { startScriptedOpenAI, textOf } from './scripted-openai.js';
 
 const require = createRequire(import.meta.url);
@@ -31,15 +29,8 @@ const openai = createOpenAI(
 );
 console.log(live ? 'model: OpenAI (OPENAI_API_KEY is set)' : `model: scripted, ${scripted?.url}`);
 
-// Every prompt file of prompts/, with the agent's own front-matter keys (max_steps, ...).
-const prompts: Prompt[] = [];
-const settings = new Map<string, AgentSettings>();
-for (const file of (await readdir(promptDir)).filter((name) => name.endsWith('.md')).sort()) {
-  const path = join(promptDir, file);
-  const agent = parseAgentPrompt(await readFile(path, 'utf8'), { filename: path });
-  prompts.push(agent.prompt);
-  settings.set(agent.prompt.name, agent.settings);
-}
+// Every prompt file of prompts/, front matter (max_steps, tools, ...) and all.
+const prompts = await loadPrompts(promptDir);
 console.log(`prompts: ${prompts.map((prompt) => prompt.name).join(', ')}`);
 
 const toolCalls: string[] = [];
@@ -51,7 +42,6 @@ const toolkit = createToolkit({
       provider === undefined || provider === 'openai'
         ? openai.chat(model ?? DEFAULT_MODEL)
         : undefined,
-    settings: (prompt) => settings.get(prompt.name),
     maxSteps: 6,
     onStepFinish: (step) => {
       for (const call of step.toolCalls) toolCalls.push(call.toolName);

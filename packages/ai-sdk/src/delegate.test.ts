@@ -11,7 +11,6 @@ import {
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentSettings } from './agent-prompt.js';
 import {
   createAiSdkDelegate,
   type AgentModelRequest,
@@ -38,6 +37,14 @@ const prompts: Prompt[] = [
     template: 'Add 2 and 3 for {{ who }}.',
   },
   { name: 'open', template: 'Use any tool.' },
+  { name: 'open-everything', toolNamespaces: ['everything'], template: 'Use any tool.' },
+  {
+    name: 'open-none',
+    toolNamespaces: ['fx'],
+    toolTags: ['no-such-tag'],
+    template: 'Use any tool.',
+  },
+  { name: 'adder-short', tools: ['fx:add'], maxSteps: 2, template: 'Add 2 and 3.' },
   { name: 'slowpoke', tools: ['fx:slow'], template: 'Wait.' },
   {
     name: 'verdict',
@@ -52,8 +59,6 @@ const prompts: Prompt[] = [
 
 /** The model the current test scripts, and what the chooser was asked. */
 const state: { model?: MockLanguageModelV3; asked: AgentModelRequest[] } = { asked: [] };
-/** Per-prompt settings the current test gives, as parseAgentPrompt would read them. */
-const settings = new Map<string, AgentSettings>();
 const delegateOptions: AiSdkDelegateOptions = {
   source: () => toolkit,
   chooseModel: (request) => {
@@ -61,7 +66,6 @@ const delegateOptions: AiSdkDelegateOptions = {
     return state.model;
   },
   maxSteps: 4,
-  settings: (prompt) => settings.get(prompt.name),
   maxRetries: 0,
 };
 
@@ -81,7 +85,6 @@ function script(...steps: ConstructorParameters<typeof MockLanguageModelV3>[0][]
   const model = new MockLanguageModelV3(steps[0]);
   state.model = model;
   state.asked = [];
-  settings.clear();
   return model;
 }
 
@@ -131,10 +134,9 @@ describe('createAiSdkDelegate', () => {
     expect(JSON.stringify(model.doGenerateCalls[0]?.prompt)).toContain("What's weather in Lisbon?");
   });
 
-  it('narrows the tools to the namespaces and tags of the prompt’s settings', async () => {
+  it('narrows the tools to the namespaces and tags the prompt names', async () => {
     const model = script({ doGenerate: [textStep('nothing to do')] });
-    settings.set('open', { toolNamespaces: ['everything'] });
-    await toolkit.call('open');
+    await toolkit.call('open-everything');
     const names = offered(model);
     expect(names).toContain('everything__get-sum');
     expect(names.every((name) => name.startsWith('everything__'))).toBe(true);
@@ -146,8 +148,7 @@ describe('createAiSdkDelegate', () => {
     expect(every).toContain('everything__get-sum');
 
     const none = script({ doGenerate: [textStep('nothing to do')] });
-    settings.set('open', { toolNamespaces: ['fx'], toolTags: ['no-such-tag'] });
-    await toolkit.call('open');
+    await toolkit.call('open-none');
     expect(offered(none)).toEqual([]);
   });
 
@@ -179,7 +180,7 @@ describe('createAiSdkDelegate', () => {
     expect((error as Error).message).toContain('scripted-model');
   });
 
-  it('wraps a chooser that throws as execution, and refuses a bad step limit from settings', async () => {
+  it('wraps a chooser that throws as execution, and refuses a bad step limit', async () => {
     const throwing = createToolkit({
       prompts,
       delegate: createAiSdkDelegate({
@@ -194,10 +195,11 @@ describe('createAiSdkDelegate', () => {
     expect((error as Error).cause).toBeInstanceOf(Error);
     await throwing.close();
 
-    const model = script({ doGenerate: [textStep('unused')] });
-    settings.set('open', { maxSteps: 0 });
-    expect(await rejectionCodeOf(toolkit.call('open'))).toBe('invalid_argument');
-    expect(model.doGenerateCalls).toHaveLength(0);
+    for (const maxSteps of [0, 1.5, Number.NaN]) {
+      expect(() => createAiSdkDelegate({ ...delegateOptions, maxSteps })).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
+      );
+    }
   });
 
   it('fails with step_limit_exceeded when the model still calls tools at the last step', async () => {
@@ -211,10 +213,7 @@ describe('createAiSdkDelegate', () => {
 
     // The prompt's own max_steps wins over the option.
     const short = script({ doGenerate: () => Promise.resolve(again) });
-    settings.set('adder', { maxSteps: 2 });
-    expect(await rejectionCodeOf(toolkit.call('adder', { who: 'Ada' }))).toBe(
-      'step_limit_exceeded',
-    );
+    expect(await rejectionCodeOf(toolkit.call('adder-short'))).toBe('step_limit_exceeded');
     expect(short.doGenerateCalls).toHaveLength(2);
   });
 

@@ -12,7 +12,6 @@ import {
   type LanguageModel,
   type ToolSet,
 } from 'ai';
-import type { AgentSettings } from './agent-prompt.js';
 import { toModelMessages } from './prompt-messages.js';
 import { toAiSdkTools, type AiSdkToolsOptions } from './tools.js';
 
@@ -51,11 +50,6 @@ export interface AiSdkDelegateOptions {
    * every prompt, and each prompt's own `tools` (IDs), namespaces and tags narrow it further.
    */
   readonly tools?: Omit<AiSdkToolsOptions, 'signal'>;
-  /**
-   * The agent settings of a prompt that the toolkit's prompt does not hold (step limit, tool
-   * namespaces and tags), such as those {@link parseAgentPrompt} reads from a prompt file.
-   */
-  readonly settings?: (prompt: ToolkitPrompt) => AgentSettings | undefined;
   /** Attempts per model call, as `generateText`'s `maxRetries` (default 2). */
   readonly maxRetries?: number;
   /** Hears each finished step: its tool calls, results and text. */
@@ -130,14 +124,8 @@ async function runPrompt(
       `prompt "${key}" ${named}, and chooseModel gave no model for it; return a model from chooseModel`,
     );
   }
-  const settings = options.settings?.(prompt) ?? {};
-  const maxSteps = settings.maxSteps ?? options.maxSteps ?? DEFAULT_AGENT_STEPS;
-  if (!isStepLimit(maxSteps)) {
-    throw new ToolError(
-      'invalid_argument',
-      `prompt "${key}": its step limit must be a positive integer, got ${String(maxSteps)}`,
-    );
-  }
+  // The toolkit checked the prompt's own limit when it took the prompt.
+  const maxSteps = definition?.maxSteps ?? options.maxSteps ?? DEFAULT_AGENT_STEPS;
   const rendered = await prompt.render(input, signal === undefined ? {} : { signal });
   // A prompt → tool → prompt loop past the depth limit is no error the model can fix: it ends
   // the run, and the caller gets call_depth_exceeded itself.
@@ -148,7 +136,7 @@ async function runPrompt(
     stop.abort(error);
   };
   const abortSignal = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
-  const source = narrow(sourceOf(options), promptFilter(definition, settings), onDepth);
+  const source = narrow(sourceOf(options), promptFilter(definition), onDepth);
   const tools = await toAiSdkTools(source, {
     ...options.tools,
     ...(signal === undefined ? {} : { signal }),
@@ -236,13 +224,11 @@ function isObjectSchema(schema: JsonSchema | undefined): schema is JSONSchema7 &
   return typeof schema === 'object' && (schema as { type?: unknown }).type === 'object';
 }
 
-/** The tools a prompt asks for: its `tools` IDs, and the namespaces and tags of its settings. */
-function promptFilter(
-  definition: ToolkitPrompt['prompt'],
-  settings: AgentSettings,
-): ToolFilter | undefined {
+/** The tools a prompt asks for: its `tools` IDs, namespaces and tags. */
+function promptFilter(definition: ToolkitPrompt['prompt']): ToolFilter | undefined {
   const ids = definition?.tools;
-  const { toolNamespaces: namespaces, toolTags: tags } = settings;
+  const namespaces = definition?.toolNamespaces;
+  const tags = definition?.toolTags;
   if (ids === undefined && namespaces === undefined && tags === undefined) return undefined;
   return {
     include: {

@@ -19,5 +19,3 @@ export { createAiSdkSamplingHandler } from './sampling.js';
 export type { AiSdkSamplingOptions, ModelChooser, ModelPreferences } from './sampling.js';
 export { createAiSdkDelegate, DEFAULT_AGENT_STEPS } from './delegate.js';
 export type { AgentModelChooser, AgentModelRequest, AiSdkDelegateOptions } from './delegate.js';
-export { MAX_AGENT_STEPS, parseAgentPrompt } from './agent-prompt.js';
-export type { AgentPrompt, AgentSettings } from './agent-prompt.js';

@@ -13,6 +13,7 @@ export {
   loadPrompts,
   MAX_FRONT_MATTER_LENGTH,
   MAX_PROMPT_BYTES,
+  MAX_PROMPT_STEPS,
   parsePrompt,
   renderPrompt,
   toMcpPrompt,

@@ -32,6 +32,9 @@ tools: [github:get_pr, "builtin:search"]
 thinking: true
 thinking_budget: 2048
 max_tokens: 4096
+max_steps: 5
+tool_namespaces: [github]
+tool_tags: [read-only]
 ---
 # Code reviewer
 
@@ -63,6 +66,9 @@ describe('parsePrompt', () => {
       thinking: true,
       thinkingBudget: 2048,
       maxTokens: 4096,
+      maxSteps: 5,
+      toolNamespaces: ['github'],
+      toolTags: ['read-only'],
       template: '# Code reviewer\n\nReview this diff:\n{{ diff }}\n',
     });
   });
@@ -133,6 +139,10 @@ describe('parsePrompt', () => {
     ['an input schema that is not a schema', 'input: 5'],
     ['a non-integer budget', 'thinking_budget: 1.5'],
     ['a non-boolean thinking flag', 'thinking: sometimes'],
+    ['a step limit of zero', 'max_steps: 0'],
+    ['a step limit past the most', 'max_steps: 1001'],
+    ['an empty namespace list', 'tool_namespaces: []'],
+    ['a tag list with a number', 'tool_tags: [read-only, 5]'],
   ])('throws invalid_prompt for %s', (_, yaml) => {
     expect(errorCodeOf(() => parsePrompt(`---\n${yaml}\n---\nbody`, { filename: 'p.md' }))).toBe(
       'invalid_prompt',

@@ -47,6 +47,15 @@ export interface Prompt {
   readonly thinkingBudget?: number;
   readonly maxTokens?: number;
   /**
+   * The most model steps (each a model call with its tool calls) an agent running the prompt may
+   * take, from 1 to {@link MAX_PROMPT_STEPS}; front matter `max_steps`.
+   */
+  readonly maxSteps?: number;
+  /** Only tools of these namespaces are offered to an agent running the prompt. */
+  readonly toolNamespaces?: readonly string[];
+  /** Only tools with at least one of these tags are offered to an agent running the prompt. */
+  readonly toolTags?: readonly string[];
+  /**
    * MCP prompt messages that come before the body (images, audio, embedded resources, resource
    * links, text, from the user or the assistant). The `text` of text blocks and the `uri` and
    * `text` of resources and resource links are Liquid templates rendered with the same input.
@@ -113,6 +122,16 @@ const isString: Field = (v) => (typeof v === 'string' ? undefined : 'must be a s
 const isBoolean: Field = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
 const isCount: Field = (v) =>
   Number.isSafeInteger(v) && (v as number) > 0 ? undefined : 'must be a positive integer';
+/** The most steps a prompt may give an agent ({@link Prompt.maxSteps}). */
+export const MAX_PROMPT_STEPS = 1000;
+const isSteps: Field = (v) =>
+  Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PROMPT_STEPS
+    ? undefined
+    : `must be an integer from 1 to ${MAX_PROMPT_STEPS}`;
+const isNames: Field = (v) =>
+  Array.isArray(v) && v.length > 0 && v.every((item) => typeof item === 'string' && item !== '')
+    ? undefined
+    : 'must be a non-empty list of names';
 // The seed's rule for a prompt file's title.
 const MIN_TITLE_LENGTH = 10;
 const isTitle: Field = (v) =>
@@ -163,6 +182,9 @@ const FIELDS: Readonly<Record<string, readonly [keyof Prompt, Field]>> = {
   thinking: ['thinking', isBoolean],
   thinking_budget: ['thinkingBudget', isCount],
   max_tokens: ['maxTokens', isCount],
+  max_steps: ['maxSteps', isSteps],
+  tool_namespaces: ['toolNamespaces', isNames],
+  tool_tags: ['toolTags', isNames],
   messages: ['messages', isMessageList],
 };
 const KEYS = new Map(Object.values(FIELDS));
@@ -229,7 +251,7 @@ export function validatePrompt(value: unknown, options: ParsePromptOptions = {})
     if (problem !== undefined) {
       throw new ToolError('invalid_prompt', `${where}: ${key} ${problem}`);
     }
-    prompt[key] = key === 'tools' ? [...(field as string[])] : field;
+    prompt[key] = Array.isArray(field) && key !== 'messages' ? [...(field as string[])] : field;
     if (key === 'messages') {
       for (const source of messageTemplates(field as PromptMessage[]))
         compileTemplate(source, where);

@@ -13,7 +13,10 @@ const LOOP_TO = 'page-3';
 
 /** A server with one tool per page; the last page's cursor points back at one seen before. */
 function pagedServer(): McpServer {
-  const server = new McpServer({ name: 'paged', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: 'paged', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
   server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const cursor = request.params?.cursor;
     const page = cursor === undefined ? 0 : Number(cursor.slice('page-'.length));
