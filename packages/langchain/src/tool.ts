@@ -1,0 +1,245 @@
+import {
+  CallbackManager,
+  parseCallbackConfigArg,
+  type CallbackManagerForToolRun,
+} from '@langchain/core/callbacks/manager';
+import { ToolMessage, type ToolCall } from '@langchain/core/messages';
+import {
+  StructuredTool,
+  type ContentAndArtifact,
+  type StructuredToolCallInput,
+  type ToolParams,
+  type ToolReturnType,
+  type ToolRunnableConfig,
+} from '@langchain/core/tools';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
+import { ToolError } from '@toolplane/toolmodel';
+import type { ProgressEvent } from '@toolplane/toolrun';
+import type { SourceCallOptions } from '@toolplane/adapter-kit';
+import {
+  asToolError,
+  fromError,
+  toMessageContent,
+  type MessageContentOptions,
+  type ToolplaneArtifact,
+} from './results.js';
+
+/** The name of the custom event each MCP progress report of a running tool is sent as. */
+export const PROGRESS_EVENT = 'toolplane_progress';
+
+/** An MCP progress report of a running tool, as callbacks receive it. */
+export interface ToolProgress {
+  readonly toolId: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/**
+ * How a {@link ToolplaneTool} runs a call: usually through a toolplane source, its result made an
+ * artifact with `fromRun`. A thrown `ToolError` becomes an error result, but `cancelled`.
+ */
+export type ToolRun = (
+  input: Record<string, unknown>,
+  options: SourceCallOptions,
+) => Promise<ToolplaneArtifact>;
+
+/** What a {@link ToolplaneTool} is made of. */
+export interface ToolplaneToolFields extends MessageContentOptions {
+  /** The provider-legal name the model calls the tool by. */
+  readonly name: string;
+  readonly description: string;
+  /** The tool's JSON Schema, given to the model as it is and never validated by LangChain. */
+  readonly schema: JSONSchema;
+  /** The canonical toolplane ID the calls go to. */
+  readonly toolId: string;
+  readonly run: ToolRun;
+  /**
+   * A failure (the tool's `isError` result, or toolplane's error such as `validation` or
+   * `timeout`) is a `ToolMessage` with `status: 'error'` the model reads (default), or, with
+   * `true`, thrown as a `ToolError` so an agent's own error handling takes it. A cancelled call is
+   * always thrown.
+   */
+  readonly throwOnError?: boolean;
+  /** Sent with every call as its `_meta`. */
+  readonly meta?: Record<string, unknown>;
+  readonly metadata?: ToolParams['metadata'];
+}
+
+type Args = Record<string, unknown>;
+
+function isToolCall(value: unknown): value is ToolCall {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === 'tool_call'
+  );
+}
+
+/**
+ * A toolplane tool as a LangChain structured tool (`responseFormat: 'content_and_artifact'`):
+ * invoked with a model's tool call it answers a `ToolMessage` whose content is what the model
+ * reads and whose artifact is the whole result ({@link ToolplaneArtifact}), with `status: 'error'`
+ * when the call failed. Arguments are validated once, by the toolplane runner, not by LangChain.
+ * The RunnableConfig's `signal` (and `timeout`) cancels the call upstream; callbacks hear
+ * `handleToolStart`, `handleToolEnd` or `handleToolError`, and each MCP progress report as
+ * `handleToolEvent` and as the custom event {@link PROGRESS_EVENT}.
+ */
+export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, ContentAndArtifact> {
+  static override lc_name(): string {
+    return 'ToolplaneTool';
+  }
+
+  override name: string;
+  override description: string;
+  override schema: JSONSchema;
+  /** The canonical toolplane ID the calls go to. */
+  readonly toolId: string;
+  readonly #fields: ToolplaneToolFields;
+
+  constructor(fields: ToolplaneToolFields) {
+    super({
+      responseFormat: 'content_and_artifact',
+      ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
+    });
+    this.name = fields.name;
+    this.description = fields.description;
+    this.schema = fields.schema;
+    this.toolId = fields.toolId;
+    this.#fields = fields;
+  }
+
+  /**
+   * Runs the tool as `invoke` does (which calls this), skipping LangChain's own JSON Schema
+   * validation: the runner validates, and tells the model what was wrong.
+   *
+   * @throws {ToolError} `cancelled` when the config's signal aborts the call; with
+   * `throwOnError`, the call's failure.
+   */
+  override async call<
+    TArg extends StructuredToolCallInput<JSONSchema, Args>,
+    TConfig extends ToolRunnableConfig | undefined,
+  >(arg: TArg, configArg?: TConfig): Promise<ToolReturnType<TArg, TConfig, ContentAndArtifact>> {
+    const config: ToolRunnableConfig = parseCallbackConfigArg(configArg);
+    const input: unknown = isToolCall(arg) ? arg.args : arg;
+    const toolCallId = isToolCall(arg) ? arg.id : config.toolCall?.id;
+    const manager = CallbackManager.configure(
+      config.callbacks,
+      this.callbacks,
+      config.tags,
+      this.tags,
+      config.metadata,
+      this.metadata,
+      { verbose: this.verbose },
+    );
+    const runManager = await manager?.handleToolStart(
+      this.toJSON(),
+      typeof input === 'object' && input !== null && !Array.isArray(input)
+        ? (input as Args)
+        : JSON.stringify(input),
+      config.runId,
+      undefined,
+      undefined,
+      undefined,
+      config.runName ?? this.name,
+      toolCallId,
+    );
+    let artifact: ToolplaneArtifact;
+    try {
+      artifact = await this.#run(input, runManager, config.signal);
+      if (artifact.isError === true && this.#fields.throwOnError === true) {
+        throw new ToolError(
+          (artifact.code as ToolError['code'] | undefined) ?? 'execution',
+          toMessageContent(artifact, { maxOutputChars: 2_000 }) as string,
+          { toolId: this.toolId, cause: artifact },
+        );
+      }
+    } catch (error) {
+      await runManager?.handleToolError(error);
+      throw error;
+    }
+    const content = toMessageContent(artifact, this.#fields);
+    const output =
+      toolCallId === undefined
+        ? content
+        : new ToolMessage({
+            status: artifact.isError === true ? 'error' : 'success',
+            content,
+            artifact,
+            tool_call_id: toolCallId,
+            name: this.name,
+            ...(this.metadata === undefined ? {} : { metadata: this.metadata }),
+          });
+    await runManager?.handleToolEnd(output);
+    return output as ToolReturnType<TArg, TConfig, ContentAndArtifact>;
+  }
+
+  protected async _call(
+    arg: Args,
+    runManager?: CallbackManagerForToolRun,
+    parentConfig?: ToolRunnableConfig,
+  ): Promise<ContentAndArtifact> {
+    const artifact = await this.#run(arg, runManager, parentConfig?.signal);
+    return [toMessageContent(artifact, this.#fields), artifact];
+  }
+
+  /** The call through toolplane, its failures (but cancellation) as error artifacts. */
+  async #run(
+    input: unknown,
+    runManager: CallbackManagerForToolRun | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolplaneArtifact> {
+    const { toolId } = this;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return fromError(
+        toolId,
+        new ToolError(
+          'validation',
+          `arguments must be a JSON object, not ${JSON.stringify(input)}`,
+          {
+            toolId,
+          },
+        ),
+      );
+    }
+    const meta = this.#fields.meta;
+    try {
+      return await this.#fields.run(input as Args, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(meta === undefined ? {} : { meta }),
+        // Only with a listener: the runner's progress plumbing costs on every call.
+        ...(runManager === undefined ? {} : { onProgress: progressTo(runManager, toolId) }),
+      });
+    } catch (thrown) {
+      const error = asToolError(thrown, toolId);
+      if (error.code === 'cancelled') throw error;
+      return fromError(toolId, error);
+    }
+  }
+}
+
+function progressTo(runManager: CallbackManagerForToolRun, toolId: string) {
+  return (event: ProgressEvent): void => {
+    const progress: ToolProgress = {
+      toolId,
+      progress: event.progress,
+      ...(event.total === undefined ? {} : { total: event.total }),
+      ...(event.message === undefined ? {} : { message: event.message }),
+    };
+    // Handlers run detached from the call: a slow or failing handler never holds the tool up.
+    void runManager.handleToolEvent(progress).catch(() => undefined);
+    void runManager.handleCustomEvent(PROGRESS_EVENT, progress).catch(() => undefined);
+  };
+}
+
+/** The fields every tool of a set shares, from the set's options. */
+export function sharedFields(
+  options: Pick<ToolplaneToolFields, 'maxOutputChars' | 'media' | 'throwOnError' | 'meta'>,
+): Pick<ToolplaneToolFields, 'maxOutputChars' | 'media' | 'throwOnError' | 'meta'> {
+  return {
+    ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
+    ...(options.media === undefined ? {} : { media: options.media }),
+    ...(options.throwOnError === undefined ? {} : { throwOnError: options.throwOnError }),
+    ...(options.meta === undefined ? {} : { meta: options.meta }),
+  };
+}
