@@ -4,6 +4,7 @@ import {
   type CallbackManagerForToolRun,
 } from '@langchain/core/callbacks/manager';
 import { ToolMessage, type ToolCall } from '@langchain/core/messages';
+import { ensureConfig, mergeConfigs } from '@langchain/core/runnables';
 import {
   StructuredTool,
   type ContentAndArtifact,
@@ -110,8 +111,27 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
   }
 
   /**
-   * Runs the tool as `invoke` does (which calls this), skipping LangChain's own JSON Schema
-   * validation: the runner validates, and tells the model what was wrong.
+   * Runs the tool with a model's tool call (answering a `ToolMessage`) or plain arguments
+   * (answering the content alone), as LangChain's own `invoke` does, but through {@link call}
+   * whatever that does in a later `@langchain/core`.
+   *
+   * @throws {ToolError} `cancelled` when the config's signal aborts the call; with
+   * `throwOnError`, the call's failure.
+   */
+  override invoke<
+    TInput extends StructuredToolCallInput<JSONSchema, Args>,
+    TConfig extends ToolRunnableConfig | undefined,
+  >(input: TInput, config?: TConfig): Promise<ToolReturnType<TInput, TConfig, ContentAndArtifact>> {
+    const merged: ToolRunnableConfig = ensureConfig(mergeConfigs(this.defaultConfig, config));
+    return this.call(
+      input,
+      (isToolCall(input) ? { ...merged, toolCall: input } : merged) as TConfig,
+    );
+  }
+
+  /**
+   * Runs the tool as `invoke` does, skipping LangChain's own JSON Schema validation: the runner
+   * validates, and tells the model what was wrong.
    *
    * @throws {ToolError} `cancelled` when the config's signal aborts the call; with
    * `throwOnError`, the call's failure.
@@ -144,9 +164,12 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
       config.runName ?? this.name,
       toolCallId,
     );
+    const progress =
+      runManager === undefined ? undefined : new ProgressRelay(runManager, this.toolId);
     let artifact: ToolplaneArtifact;
     try {
-      artifact = await this.#run(input, runManager, config.signal);
+      artifact = await this.#run(input, progress, config.signal);
+      await progress?.settled();
       if (artifact.isError === true && this.#fields.throwOnError === true) {
         throw new ToolError(
           (artifact.code as ToolError['code'] | undefined) ?? 'execution',
@@ -155,6 +178,7 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
         );
       }
     } catch (error) {
+      await progress?.settled();
       await runManager?.handleToolError(error);
       throw error;
     }
@@ -179,14 +203,17 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
     runManager?: CallbackManagerForToolRun,
     parentConfig?: ToolRunnableConfig,
   ): Promise<ContentAndArtifact> {
-    const artifact = await this.#run(arg, runManager, parentConfig?.signal);
+    const progress =
+      runManager === undefined ? undefined : new ProgressRelay(runManager, this.toolId);
+    const artifact = await this.#run(arg, progress, parentConfig?.signal);
+    await progress?.settled();
     return [toMessageContent(artifact, this.#fields), artifact];
   }
 
   /** The call through toolplane, its failures (but cancellation) as error artifacts. */
   async #run(
     input: unknown,
-    runManager: CallbackManagerForToolRun | undefined,
+    progress: ProgressRelay | undefined,
     signal: AbortSignal | undefined,
   ): Promise<ToolplaneArtifact> {
     const { toolId } = this;
@@ -208,7 +235,7 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
         ...(signal === undefined ? {} : { signal }),
         ...(meta === undefined ? {} : { meta }),
         // Only with a listener: the runner's progress plumbing costs on every call.
-        ...(runManager === undefined ? {} : { onProgress: progressTo(runManager, toolId) }),
+        ...(progress === undefined ? {} : { onProgress: progress.listener }),
       });
     } catch (thrown) {
       const error = asToolError(thrown, toolId);
@@ -218,18 +245,42 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
   }
 }
 
-function progressTo(runManager: CallbackManagerForToolRun, toolId: string) {
-  return (event: ProgressEvent): void => {
+/**
+ * Tells a run's callbacks each progress report, in order, without holding the call up; the
+ * run's end waits for {@link settled}, so no report arrives after it.
+ */
+class ProgressRelay {
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly runManager: CallbackManagerForToolRun,
+    private readonly toolId: string,
+  ) {}
+
+  readonly listener = (event: ProgressEvent): void => {
     const progress: ToolProgress = {
-      toolId,
+      toolId: this.toolId,
       progress: event.progress,
       ...(event.total === undefined ? {} : { total: event.total }),
       ...(event.message === undefined ? {} : { message: event.message }),
     };
-    // Handlers run detached from the call: a slow or failing handler never holds the tool up.
-    void runManager.handleToolEvent(progress).catch(() => undefined);
-    void runManager.handleCustomEvent(PROGRESS_EVENT, progress).catch(() => undefined);
+    this.#chain = this.#chain
+      .then(() =>
+        Promise.all([
+          this.runManager.handleToolEvent(progress),
+          this.runManager.handleCustomEvent(PROGRESS_EVENT, progress),
+        ]),
+      )
+      // A failing handler is the handler's problem (LangChain logs it), never the call's.
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   };
+
+  settled(): Promise<void> {
+    return this.#chain;
+  }
 }
 
 /** The fields every tool of a set shares, from the set's options. */

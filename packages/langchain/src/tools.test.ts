@@ -113,6 +113,10 @@ describe('toLangChainTools in a bindTools + invoke loop', () => {
       { toolCalls: [{ id: 's', name: 'fx__add', args: { a: 2, b: 40 } }] },
       { text: '42' },
     ]);
+    expect(tools[0]?.metadata).toEqual({
+      toolplaneId: 'fx:add',
+      annotations: { readOnlyHint: true, idempotentHint: true },
+    });
     const [message] = toolMessages(await runToolLoop(model, tools, 'add'));
     expect(message?.content).toBe('{"sum":42}');
     expect(artifactOf(message)).toMatchObject({

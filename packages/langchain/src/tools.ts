@@ -85,7 +85,11 @@ function toLangChainTool(
     toolId: id,
     run: async (input, callOptions) =>
       fromRun(id, await callThrough(source, id, input, callOptions)),
-    metadata: { toolplaneId: id },
+    // Where agent middleware (approval, routing) and tracing find what the tool is.
+    metadata: {
+      toolplaneId: id,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    },
     ...sharedFields(options),
   });
 }
