@@ -246,6 +246,18 @@ describe('callbacks and cancellation', () => {
     expect(seen.structured).toEqual({ cancelled: true });
   });
 
+  it("cancels the upstream call when the RunnableConfig's timeout passes", async () => {
+    const label = `timeout-${String(Date.now())}`;
+    const [slow] = await toLangChainTools(toolkit, { include: { ids: ['fx:slow'] } });
+    const call = { id: 't', name: 'fx__slow', args: { ms: 120_000, label }, type: 'tool_call' };
+    await expect(slow?.invoke(call, { timeout: 300 })).rejects.toMatchObject({
+      name: 'ToolError',
+      code: 'cancelled',
+    });
+    const seen = await toolkit.callTool('fx:wait-cancelled', { label, timeoutMs: 15_000 });
+    expect(seen.structured).toEqual({ cancelled: true });
+  });
+
   it('returns the content alone when invoked with plain arguments, as LangChain tools do', async () => {
     const [add] = await toLangChainTools(toolkit, { include: { ids: ['fx:add'] } });
     expect(await add?.invoke({ a: 1, b: 2 })).toBe('{"sum":3}');
