@@ -5,8 +5,12 @@
 // tool, so a second baseline is the tool a user would write by hand with LangChain's `tool()`
 // and the same JSON Schema, calling the runner: the difference to it is the adapter's own share
 // (LangChain's `tool()` also validates the schema again, which this adapter leaves to the
-// runner). Rounds are interleaved across cases and the median round is reported; the target is
+// runner). A third baseline is the least any LangChain tool run pays: the runner plus LangChain's
+// config and callback-manager setup (`CallbackManager.configure` consults tracing settings and
+// context hooks on every run, with or without callbacks). Rounds are interleaved across cases and the median round is reported; the target is
 // ≤ 5 µs per call. Run with `pnpm --filter @toolplane/langchain bench`.
+import { CallbackManager, parseCallbackConfigArg } from '@langchain/core/callbacks/manager';
+import { ensureConfig, mergeConfigs } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
 import { createIndex } from '@toolplane/toolindex';
 import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
@@ -67,6 +71,11 @@ if (message.content !== '{"sum":5}') throw new Error('the benchmark tool gives t
 
 const us = await compare({
   runner: () => runner.run('bench:add', args),
+  "runner + LangChain's run setup": () => {
+    const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
+    CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
+    return runner.run('bench:add', args);
+  },
   'LangChain tool() by hand, args': () => handWritten.invoke(args),
   'LangChain tool() by hand, tool call': () => handWritten.invoke(call),
   'adapter, args': () => adapted.invoke(args),
@@ -86,6 +95,9 @@ for (const [name, value] of Object.entries(us)) {
           : 'LangChain tool() by hand, tool call'
       ]!
     : undefined;
-  const own = byHand === undefined ? '' : `, ${signed(value - byHand)} vs tool() by hand`;
+  const own =
+    byHand === undefined
+      ? ''
+      : `, ${signed(value - us["runner + LangChain's run setup"]!)} vs runner + run setup, ${signed(value - byHand)} vs tool() by hand`;
   console.log(`  ${name.padEnd(38)} ${value.toFixed(3).padStart(8)} µs/call${vsRunner}${own}`);
 }
