@@ -192,6 +192,15 @@ describe('toLangChainTools with hostile tools', () => {
     ]);
   });
 
+  it('refuses to list for a cancelled signal', async () => {
+    const source = localSource([
+      { tool: { namespace: 'v', name: 'any', inputSchema: object }, run: () => 'ran' },
+    ]);
+    await expect(toLangChainTools(source, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+  });
+
   it('answers arguments that are not an object as a validation error', async () => {
     const source = localSource([
       { tool: { namespace: 'v', name: 'any', inputSchema: object }, run: () => 'ran' },
