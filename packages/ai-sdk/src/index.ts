@@ -9,6 +9,15 @@ export type {
   ResultOutput,
   ToolResultOutput,
 } from './results.js';
-export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';
+export type {
+  SourceCallOptions,
+  ToolFilter,
+  ToolSelector,
+  ToolSource,
+} from '@toolplane/adapter-kit';
 export { createAiSdkSamplingHandler } from './sampling.js';
 export type { AiSdkSamplingOptions, ModelChooser, ModelPreferences } from './sampling.js';
+export { createAiSdkDelegate, DEFAULT_AGENT_STEPS } from './delegate.js';
+export type { AgentModelChooser, AgentModelRequest, AiSdkDelegateOptions } from './delegate.js';
+export { MAX_AGENT_STEPS, parseAgentPrompt } from './agent-prompt.js';
+export type { AgentPrompt, AgentSettings } from './agent-prompt.js';

@@ -36,7 +36,9 @@ export type ToolErrorCode =
   | 'invalid_resource'
   | 'invalid_config'
   | 'store_error'
-  | 'internal';
+  | 'internal'
+  // adapters
+  | 'step_limit_exceeded';
 
 /** The stage of a tool call an error came from. */
 export type ToolOperation =
