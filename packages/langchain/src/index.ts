@@ -1,0 +1,17 @@
+export { toLangChainTools } from './tools.js';
+export type { LangChainToolsOptions } from './tools.js';
+export { PROGRESS_EVENT, ToolplaneTool } from './tool.js';
+export type { ToolplaneToolFields, ToolProgress, ToolRun } from './tool.js';
+export { DEFAULT_MAX_OUTPUT_CHARS, fromRun, toMessageContent } from './results.js';
+export type {
+  ContentBlock,
+  MessageBlock,
+  MessageContentOptions,
+  ToolplaneArtifact,
+} from './results.js';
+export type {
+  SourceCallOptions,
+  ToolFilter,
+  ToolSelector,
+  ToolSource,
+} from '@toolplane/adapter-kit';

@@ -1,0 +1,95 @@
+import { callThrough, listAll, type ToolFilter, type ToolSource } from '@toolplane/adapter-kit';
+import type { ToolEntry } from '@toolplane/toolindex';
+import { NameTable, ToolError, type NamingOptions } from '@toolplane/toolmodel';
+import { fromRun, type MessageContentOptions } from './results.js';
+import { searchModeTools } from './search-mode.js';
+import { sharedFields, ToolplaneTool } from './tool.js';
+
+/** Options of {@link toLangChainTools}. */
+export interface LangChainToolsOptions extends ToolFilter, MessageContentOptions {
+  /**
+   * `'tools'` (default): one LangChain tool per toolplane tool. `'search'`: only
+   * `search_tools`, `describe_tool` and `call_tool`, so a model finds what it needs in a
+   * catalogue too big to list in every request.
+   */
+  readonly mode?: 'tools' | 'search';
+  /**
+   * How tool names are formed (`namespace__name` by default; a `transparent` namespace's tools,
+   * and by default tools without a namespace, by their name alone). Names that are not
+   * provider-legal (`^[a-zA-Z0-9_-]{1,64}$`) or that collide are shortened with a stable hash,
+   * the same way the gateway does.
+   */
+  readonly naming?: NamingOptions;
+  /**
+   * A failed call is a `ToolMessage` with `status: 'error'` that the model reads (default), or,
+   * with `true`, a thrown `ToolError` for an agent's own error handling (LangGraph's `ToolNode`,
+   * middleware). A cancelled call is always thrown.
+   */
+  readonly throwOnError?: boolean;
+  /** Sent with every call as its `_meta`. */
+  readonly meta?: Record<string, unknown>;
+  /** Cancels the listing. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The tools of a toolkit, or of a runner with its index, as LangChain structured tools for
+ * `model.bindTools(tools)`, `createAgent({ tools })` or LangGraph's `ToolNode`. Each tool has a
+ * provider-legal name, its description and its JSON Schema as it is (validated once, by the
+ * runner), and answers a tool call with a `ToolMessage`: text for the model, the whole result as
+ * its artifact ({@link ToolplaneArtifact}), `status: 'error'` when the call failed. The
+ * RunnableConfig's `signal` cancels the call upstream (an MCP server receives
+ * `notifications/cancelled`); callbacks hear the run and its MCP progress.
+ *
+ * @throws {ToolError} `cancelled` when `signal` aborts; the index's codes for a listing that fails.
+ */
+export function toLangChainTools(
+  source: ToolSource,
+  options: LangChainToolsOptions = {},
+): Promise<ToolplaneTool[]> {
+  // Listing is synchronous today; the promise leaves room for sources that list over the wire.
+  return Promise.resolve().then(() => buildTools(source, options));
+}
+
+function buildTools(source: ToolSource, options: LangChainToolsOptions): ToolplaneTool[] {
+  if (options.signal?.aborted === true) {
+    throw new ToolError('cancelled', 'listing tools for LangChain was cancelled');
+  }
+  if (options.mode === 'search') return searchModeTools(source, options);
+  const entries = listAll(source.index, options);
+  const table = NameTable.build(
+    entries.map((entry) => ({
+      namespace: entry.tool.namespace ?? '',
+      name: entry.tool.name,
+      entry,
+    })),
+    // Tools without a namespace go by their bare name unless another namespace is transparent.
+    { ...options.naming, transparent: options.naming?.transparent ?? '' },
+  );
+  return table.entries().map(([name, { entry }]) => toLangChainTool(source, name, entry, options));
+}
+
+/** One toolplane tool as a LangChain tool called `name`. */
+function toLangChainTool(
+  source: ToolSource,
+  name: string,
+  entry: ToolEntry,
+  options: LangChainToolsOptions,
+): ToolplaneTool {
+  const { id, tool } = entry;
+  return new ToolplaneTool({
+    name,
+    // Providers want a description; the name is the least misleading stand-in.
+    description: tool.description ?? tool.title ?? tool.name,
+    schema: tool.inputSchema,
+    toolId: id,
+    run: async (input, callOptions) =>
+      fromRun(id, await callThrough(source, id, input, callOptions)),
+    // Where agent middleware (approval, routing) and tracing find what the tool is.
+    metadata: {
+      toolplaneId: id,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    },
+    ...sharedFields(options),
+  });
+}
