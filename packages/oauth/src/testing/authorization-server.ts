@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { exportJWK, SignJWT, UnsecuredJWT, type JWK, type JWTPayload } from 'jose';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 
 /** A client registered with a {@link TestAuthorizationServer}. */
@@ -43,6 +43,12 @@ export interface TestAuthorizationServer {
    * well-behaved server mints (expired, not yet valid, another issuer).
    */
   sign(claims: JWTPayload, header?: { alg?: string; typ?: string; kid?: string }): Promise<string>;
+  /**
+   * A token no honest server mints, for refusal tests: `none` (an unsecured JWT), `hs256` (HMAC
+   * with the published public key as the secret), `foreign-key` (a key of its own under the
+   * server's current `kid`).
+   */
+  forge(claims: JWTPayload, kind: 'none' | 'hs256' | 'foreign-key'): Promise<string>;
   /**
    * Replaces the signing key (the old one is no longer published): tokens minted from now on carry
    * the new `kid`, and tokens signed with the old key no longer verify.
@@ -172,6 +178,19 @@ export async function startAuthorizationServer(
           kid: header.kid ?? key.kid,
         })
         .sign(key.privateKey);
+    },
+    async forge(claims, kind) {
+      if (kind === 'none') return new UnsecuredJWT(claims).encode();
+      if (kind === 'hs256') {
+        const { d: _, ...publicJwk } = key.jwk;
+        return new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256', kid: key.kid })
+          .sign(new TextEncoder().encode(JSON.stringify(publicJwk)));
+      }
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
+        .sign(privateKey);
     },
     async rotateKeys() {
       key = await newKey();
