@@ -84,13 +84,14 @@ export function createScopePolicy(
 }
 
 function grantsTool(grant: CompiledGrant, tool: ScopedTool): boolean {
-  return (
-    grant.allNamespaces ||
-    grant.namespaces.has(tool.namespace) ||
-    grant.names.has(tool.name) ||
-    grant.ids.has(`${tool.namespace}:${tool.name}`) ||
-    (tool.tags?.some((tag) => grant.tags.has(tag)) ?? false)
-  );
+  if (grant.allNamespaces || grant.namespaces.has(tool.namespace) || grant.names.has(tool.name)) {
+    return true;
+  }
+  if (grant.ids.size > 0 && grant.ids.has(`${tool.namespace}:${tool.name}`)) return true;
+  if (grant.tags.size > 0 && tool.tags !== undefined) {
+    for (const tag of tool.tags) if (grant.tags.has(tag)) return true;
+  }
+  return false;
 }
 
 function compile(scope: string, grant: unknown): CompiledGrant {

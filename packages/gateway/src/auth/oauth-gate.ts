@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionAuth } from '@toolplane/toolkit';
 import type { GatewayHub } from '../gateway-hub.js';
 import { HttpError, type Post } from '../http-request.js';
+import type { NameTable } from '../names.js';
 import type { ToolItem } from '../server.js';
 import { isAuthRefusal, type GatewayAuth, type GatewayCaller } from './gateway-auth.js';
 
@@ -120,6 +121,12 @@ function toolOf(item: ToolItem): { namespace: string; name: string; tags?: reado
   };
 }
 
+const MAX_CACHED_SCOPE_SETS = 64;
+const visibleCache = new WeakMap<
+  GatewayAuth,
+  WeakMap<NameTable<ToolItem>, Map<string, ReadonlySet<string>>>
+>();
+
 /** The request a handler serves, as the SDK hands it over. */
 interface HandlerExtra {
   readonly requestInfo?: { readonly headers?: IncomingHttpHeaders } | undefined;
@@ -140,10 +147,23 @@ export async function visibleTools(
 ): Promise<ReadonlySet<string> | undefined> {
   const found = verifiedOf(extra);
   if (found === undefined) return undefined;
+  const table = hub.toolsNow() ?? (await hub.tools());
+  // Callers with the same scopes see the same tools until the table changes: computed once.
+  let byTable = visibleCache.get(found.auth);
+  if (byTable === undefined) visibleCache.set(found.auth, (byTable = new WeakMap()));
+  let byScopes = byTable.get(table);
+  if (byScopes === undefined)
+    byTable.set(table, (byScopes = new Map<string, ReadonlySet<string>>()));
+  const key = [...found.caller.scopes].sort().join(' ');
+  const cached = byScopes.get(key);
+  if (cached !== undefined) return cached;
   const names = new Set<string>();
-  for (const [name, item] of (hub.toolsNow() ?? (await hub.tools())).entries()) {
+  for (const [name, item] of table.entries()) {
     if (found.auth.allows(found.caller, toolOf(item))) names.add(name);
   }
+  // Bounded: scope combinations are few, but a caller chooses its own.
+  if (byScopes.size >= MAX_CACHED_SCOPE_SETS) byScopes.clear();
+  byScopes.set(key, names);
   return names;
 }
 
