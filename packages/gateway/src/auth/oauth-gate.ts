@@ -25,6 +25,9 @@ const verified = new WeakMap<IncomingHttpHeaders, Verified>();
 export class OAuthGate {
   readonly #auth: GatewayAuth;
   #endpoint: URL | undefined;
+  // Session ID → who opened it: a session answers only the caller that opened it (MCP security
+  // best practice: session IDs bound to the user), so a leaked ID is of no use to anyone else.
+  readonly #owners = new Map<string, string>();
 
   constructor(auth: GatewayAuth) {
     this.#auth = auth;
@@ -72,9 +75,44 @@ export class OAuthGate {
         endpoint: this.#url,
       });
       verified.set(req.headers, { auth: this.#auth, caller });
+      this.#checkOwner(req, res, caller);
     } catch (error) {
       throw this.#refusal(error, res);
     }
+  }
+
+  #checkOwner(req: IncomingMessage, res: ServerResponse, caller: GatewayCaller): void {
+    const owner = JSON.stringify([caller.issuer, caller.subject ?? null, caller.clientId ?? null]);
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const opener = this.#owners.get(id);
+      // Answered as an unknown session is: nothing about the session is given away.
+      if (opener !== undefined && opener !== owner) {
+        throw new HttpError(
+          404,
+          ErrorCode.InvalidRequest,
+          'the session is unknown or has ended; initialize a new one',
+        );
+      }
+      if (opener === undefined) this.#bind(id, owner);
+      return;
+    }
+    // With a header set before the transport's writeHead, Node keeps every header it writes,
+    // so the new session's ID can be read once the answer is sent.
+    res.setHeader('cache-control', 'no-store');
+    res.once('finish', () => {
+      const opened = res.getHeader('mcp-session-id');
+      if (typeof opened === 'string') this.#bind(opened, owner);
+    });
+  }
+
+  #bind(id: string, owner: string): void {
+    // Bounded, oldest first: a session whose binding was dropped is bound again on its next use.
+    if (this.#owners.size >= MAX_BOUND_SESSIONS) {
+      const oldest = this.#owners.keys().next().value;
+      if (oldest !== undefined) this.#owners.delete(oldest);
+    }
+    this.#owners.set(id, owner);
   }
 
   /**
@@ -122,6 +160,7 @@ function toolOf(item: ToolItem): { namespace: string; name: string; tags?: reado
 }
 
 const MAX_CACHED_SCOPE_SETS = 64;
+const MAX_BOUND_SESSIONS = 100_000;
 const visibleCache = new WeakMap<
   GatewayAuth,
   WeakMap<NameTable<ToolItem>, Map<string, ReadonlySet<string>>>

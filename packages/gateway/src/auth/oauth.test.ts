@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createFixtureServer } from '@toolplane/fixtures';
 import { createResourceServer } from '@toolplane/oauth';
 import { startAuthorizationServer, type TestAuthorizationServer } from '@toolplane/oauth/testing';
-import { createToolkit, defineTool, getSession, type Logger } from '@toolplane/toolkit';
+import { audit, createToolkit, defineTool, getSession, type Logger } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -70,6 +70,9 @@ async function startRecordingUpstream(): Promise<{
       }),
   };
 }
+
+// What an audit sink sees: the toolrun record and, through getSession(), who called.
+const audited: { toolId: string; subject: string | undefined; scopes: readonly string[] }[] = [];
 
 const resources: Record<string, string[]> = {};
 const OTHER_RESOURCE = 'http://127.0.0.1:1/mcp';
@@ -139,7 +142,16 @@ async function listNames(accessToken: string): Promise<string[]> {
 beforeAll(async () => {
   as = await startAuthorizationServer({ resources });
   upstream = await startRecordingUpstream();
-  const toolkit = createToolkit({ tools: [whoami, wipe], logger: recordingLogger });
+  const toolkit = createToolkit({
+    tools: [whoami, wipe],
+    logger: recordingLogger,
+    middleware: [
+      audit((record) => {
+        const auth = getSession().auth;
+        audited.push({ toolId: record.toolId, subject: auth?.subject, scopes: auth?.scopes ?? [] });
+      }),
+    ],
+  });
   toolkit.addConnector(upstream.url, { namespace: 'up' });
   running = await runToolkit(toolkit);
   gateway = await serveHttp(running.toolkit, {
@@ -268,6 +280,11 @@ describe('serveHttp with auth: scopes decide what a caller sees and calls', () =
         issuer: as.issuer,
       });
       expect(text).not.toContain(readOnly);
+      expect(audited).toContainEqual({
+        toolId: 'builtin:whoami',
+        subject: as.clients[0]?.clientId,
+        scopes: ['tools:read'],
+      });
     } finally {
       await client.close();
     }
@@ -317,6 +334,25 @@ describe('serveHttp with auth: scopes decide what a caller sees and calls', () =
     const sent = upstream.authorizations.slice(before);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((header) => header === undefined)).toBe(true);
+  });
+});
+
+describe('serveHttp with auth: sessions', () => {
+  it('answers a session only to the caller that opened it', async () => {
+    const alice = await token('tools:read');
+    const init = await post(INITIALIZE_BODY, { token: alice });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    expect(session).not.toBe('');
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    const mallory = await as.sign(claims({ sub: 'mallory', scope: 'tools:admin' }));
+    tokensSeen.push(mallory);
+    const stolen = await post(list, { token: mallory, session });
+    expect(stolen.status).toBe(404);
+    await stolen.text();
+    const own = await post(list, { token: await token('tools:read'), session });
+    expect(own.status).toBe(200);
+    expect(await own.text()).toContain('builtin__whoami');
   });
 });
 
