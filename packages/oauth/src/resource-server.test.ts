@@ -33,8 +33,11 @@ afterAll(async () => {
 });
 
 /** The refusal `authenticate` rejects with (fails the test if it resolves). */
-async function refusal(authorization: string | undefined, endpoint = ENDPOINT): Promise<AuthError> {
-  const error: unknown = await rs.authenticate(authorization, { endpoint }).then(
+async function refusal(
+  authorization: string | undefined,
+  { endpoint = ENDPOINT, server = rs }: { endpoint?: string; server?: ResourceServer } = {},
+): Promise<AuthError> {
+  const error: unknown = await server.authenticate(authorization, { endpoint }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -317,5 +320,53 @@ describe('ResourceServer.requireTool', () => {
     expect(rs.challenge(error as AuthError, ENDPOINT)).toContain(
       'error="insufficient_scope", error_description="tool fs:write needs scope tools:admin", scope="tools:admin"',
     );
+  });
+});
+
+describe('createResourceServer: an authorization server that misbehaves', () => {
+  it('discovers once for many first requests at once, and keeps verifying after the server goes down', async () => {
+    const own = await startAuthorizationServer({ resources: { [ENDPOINT]: ['tools:read'] } });
+    try {
+      const fresh = createResourceServer({ issuer: own.issuer });
+      const { accessToken } = await own.token({ resource: ENDPOINT, scope: 'tools:read' });
+      const callers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          fresh.authenticate(`Bearer ${accessToken}`, { endpoint: ENDPOINT }),
+        ),
+      );
+      expect(callers.every((c) => c.scopes[0] === 'tools:read')).toBe(true);
+      expect(own.hits('/.well-known/oauth-authorization-server')).toBe(1);
+      expect(own.hits('/jwks')).toBe(1);
+      own.goDown();
+      // Keys in hand still verify; a key it never saw cannot be fetched: 503, not a crash.
+      await expect(
+        fresh.authenticate(`Bearer ${accessToken}`, { endpoint: ENDPOINT }),
+      ).resolves.toMatchObject({ scopes: ['tools:read'] });
+      const unknownKid = await own.forge(
+        { iss: own.issuer, aud: ENDPOINT, exp: now() + 60 },
+        'foreign-key',
+      );
+      const [, payload, signature] = unknownKid.split('.');
+      const renamed = Buffer.from(
+        JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid: 'a-kid-never-published' }),
+      ).toString('base64url');
+      // Within the refetch cooldown the key set is not asked again: the key is simply unknown.
+      const error = await refusal(`Bearer ${renamed}.${String(payload)}.${String(signature)}`, {
+        server: fresh,
+      });
+      expect([error.status, error.message]).toEqual([
+        401,
+        `the token is signed with a key ${own.issuer} does not publish`,
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('refuses a huge token without trying to verify it', async () => {
+    const huge = `${'a'.repeat(200_000)}.${'b'.repeat(200_000)}.c`;
+    const error = await refusal(`Bearer ${huge}`);
+    expect(error.reason).toBe('invalid_token');
+    expect(error.message.length).toBeLessThan(200);
   });
 });

@@ -27,6 +27,10 @@ export interface TestAuthorizationServer {
   /** The issuer, e.g. `http://127.0.0.1:49152`. */
   readonly issuer: string;
   readonly clients: readonly TestClient[];
+  /** How many requests each path has had (`/jwks`, `/.well-known/…`, `/token`, …). */
+  hits(path: string): number;
+  /** Stops answering: every request gets 503 from now on (the server is "down"). */
+  goDown(): void;
   /** The kid of the key that signs tokens now. */
   readonly currentKid: string;
   /**
@@ -89,7 +93,10 @@ export async function startAuthorizationServer(
   const clients = Array.from({ length: options.clients ?? 1 }, newClient);
   let key = await newKey();
   let provider: Provider | undefined;
+  const hits = new Map<string, number>();
   const http: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://as').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
     if (provider === undefined) {
       res.writeHead(503).end();
       return;
@@ -146,6 +153,10 @@ export async function startAuthorizationServer(
   return {
     issuer,
     clients,
+    hits: (path) => hits.get(path) ?? 0,
+    goDown() {
+      provider = undefined;
+    },
     get currentKid() {
       return key.kid;
     },
