@@ -38,6 +38,12 @@ export interface JwtVerifierOptions {
   readonly algorithms?: readonly string[];
   /** Leeway for `exp`, `nbf` and `iat`, in seconds (default 30). */
   readonly clockToleranceSec?: number;
+  /**
+   * Require the RFC 9068 header `typ: at+jwt`, so no other JWT of the issuer (an ID token) can
+   * pass as an access token. Off by default: many servers still issue access tokens typed `JWT`
+   * (the audience check already keeps ID tokens out, their `aud` being a client ID).
+   */
+  readonly requireAccessTokenType?: boolean;
   /** How the key set is fetched and cached (jose's `createRemoteJWKSet` options). */
   readonly jwks?: Pick<RemoteJWKSetOptions, 'cacheMaxAge' | 'cooldownDuration' | 'timeoutDuration'>;
 }
@@ -100,6 +106,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
         algorithms,
         clockTolerance: tolerance,
         requiredClaims: ['exp'],
+        ...(options.requireAccessTokenType === true ? { typ: 'at+jwt' } : {}),
       });
       return payload;
     } catch (error) {
@@ -122,6 +129,8 @@ function refusal(error: unknown, issuer: string): AuthError {
         return invalid(`the token was not issued by ${issuer}`);
       case 'aud':
         return invalid('the token was issued for another resource');
+      case 'typ':
+        return invalid('the token is not typed as an access token (typ "at+jwt")');
       default:
         return invalid(`the token's "${error.claim}" claim is missing or invalid`);
     }

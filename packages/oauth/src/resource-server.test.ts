@@ -153,6 +153,20 @@ describe('createResourceServer: JWT access tokens from a real authorization serv
     expect(error.message).toContain('"HS256" is not accepted');
   });
 
+  it('requires typ at+jwt when told to', async () => {
+    const strict = createResourceServer({ issuer: as.issuer, requireAccessTokenType: true });
+    const { accessToken } = await as.token({ resource: ENDPOINT, scope: 'tools:read' });
+    await expect(
+      strict.authenticate(`Bearer ${accessToken}`, { endpoint: ENDPOINT }),
+    ).resolves.toMatchObject({ scopes: ['tools:read'] });
+    const typedJwt = await as.sign(claims(), { typ: 'JWT' });
+    const error = await refusal(`Bearer ${typedJwt}`, { server: strict });
+    expect(error.message).toContain('typ "at+jwt"');
+    await expect(
+      rs.authenticate(`Bearer ${typedJwt}`, { endpoint: ENDPOINT }),
+    ).resolves.toBeDefined();
+  });
+
   it('refuses a token without exp', async () => {
     const { exp: _, ...noExp } = claims();
     const token = await as.sign(noExp);

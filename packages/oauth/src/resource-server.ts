@@ -37,6 +37,8 @@ export interface ResourceServerOptions {
   readonly algorithms?: readonly string[];
   /** Leeway for `exp` and `nbf`, in seconds (default 30). */
   readonly clockToleranceSec?: number;
+  /** Require `typ: at+jwt` (RFC 9068) on JWT access tokens (default `false`). */
+  readonly requireAccessTokenType?: boolean;
   /** How the key set is cached (jose's `cacheMaxAge`, `cooldownDuration`, `timeoutDuration`). */
   readonly jwks?: JwtVerifierOptions['jwks'];
   /** Shown to clients in the metadata (`resource_name`). */
@@ -144,6 +146,9 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       ? {}
       : { clockToleranceSec: options.clockToleranceSec }),
     ...(options.jwks === undefined ? {} : { jwks: options.jwks }),
+    ...(options.requireAccessTokenType === undefined
+      ? {}
+      : { requireAccessTokenType: options.requireAccessTokenType }),
   });
   const introspection = options.introspection;
   const introspect =
