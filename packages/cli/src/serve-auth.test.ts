@@ -125,6 +125,23 @@ describe('toolplane serve --http with auth', () => {
     }
   });
 
+  it('serves with a warning when the issuer does not answer, refusing requests with 503', async () => {
+    await writeConfig('down.config.json', { auth: { issuer: 'http://127.0.0.1:1' } });
+    const { child, printed } = serve('down.config.json');
+    const url = await listeningUrl(child);
+    expect(printed()).toMatch(/warning OAuth: no authorization server metadata found/);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const jwtShaped = `${part({ alg: 'ES256', kid: 'k' })}.${part({ sub: 'x' })}.c2ln`;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${jwtShaped}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    await response.text();
+  });
+
   it('refuses auth together with http.token, naming both', async () => {
     await writeConfig('both.config.json', {
       auth: { issuer: as.issuer },

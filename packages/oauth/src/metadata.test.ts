@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { discoveryUrls } from './discovery.js';
 import { bearerChallenge, canonicalResource, metadataPath, metadataUrl } from './metadata.js';
@@ -41,6 +42,26 @@ describe('bearerChallenge', () => {
       }),
     ).toBe(
       'Bearer resource_metadata="https://x/.well-known/oauth-protected-resource", error="invalid_token", error_description="bad tokenInjected: header", scope="a b"',
+    );
+  });
+});
+
+describe('bearerChallenge, any description', () => {
+  it('stays one header of quoted values that no description can break out of', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.array(fc.string()), (description, scopes) => {
+        const header = bearerChallenge({
+          resourceMetadata: 'https://x/.well-known/oauth-protected-resource',
+          error: 'invalid_token',
+          description,
+          scopes,
+        });
+        expect(header).not.toMatch(/[\r\n\0]/);
+        // Exactly the parameters written, each a quoted string with no quote or backslash inside.
+        const params = header.slice('Bearer '.length).split(/, (?=[a-z_]+=")/);
+        for (const param of params) expect(param).toMatch(/^[a-z_]+="[^"\\]*"$/);
+        expect(params.length).toBeLessThanOrEqual(4);
+      }),
     );
   });
 });
