@@ -23,7 +23,10 @@ export interface ScopePolicy {
   readonly restricts: boolean;
   /** The mapped scopes, sorted, as protected resource metadata lists them. */
   readonly scopes: readonly string[];
-  /** Whether a caller holding `granted` may see and call `tool`. */
+  /**
+   * Whether a caller holding `granted` may see and call `tool`. `granted` is read once per array
+   * (a caller's scopes, merged for all its checks): do not change it in place.
+   */
   allows(granted: readonly string[], tool: ScopedTool): boolean;
   /** The scopes that would each be enough for `tool` (empty when none grants it). */
   scopesFor(tool: ScopedTool): string[];
@@ -63,6 +66,7 @@ export function createScopePolicy(
     compiled.set(scope, compile(scope, grant));
   }
   const names = [...compiled.keys()].sort();
+  const merged = new WeakMap<readonly string[], CompiledGrant>();
   const grants = (tool: ScopedTool) =>
     names.filter((scope) => {
       const grant = compiled.get(scope);
@@ -73,13 +77,29 @@ export function createScopePolicy(
     scopes: names,
     allows(granted, tool) {
       if (compiled.size === 0) return true;
-      for (const scope of granted) {
-        const grant = compiled.get(scope);
-        if (grant !== undefined && grantsTool(grant, tool)) return true;
+      // A caller's scopes are one array for all its checks (a whole tools/list): merged once.
+      let grant = merged.get(granted);
+      if (grant === undefined) {
+        grant = merge(granted.flatMap((scope) => compiled.get(scope) ?? []));
+        merged.set(granted, grant);
       }
-      return false;
+      return grantsTool(grant, tool);
     },
     scopesFor: grants,
+  };
+}
+
+/** One grant that grants what any of `grants` does. */
+function merge(grants: readonly CompiledGrant[]): CompiledGrant {
+  if (grants.length === 1 && grants[0] !== undefined) return grants[0];
+  const union = (pick: (g: CompiledGrant) => ReadonlySet<string>) =>
+    new Set(grants.flatMap((g) => [...pick(g)]));
+  return {
+    allNamespaces: grants.some((g) => g.allNamespaces),
+    namespaces: union((g) => g.namespaces),
+    ids: union((g) => g.ids),
+    names: union((g) => g.names),
+    tags: union((g) => g.tags),
   };
 }
 
