@@ -121,8 +121,10 @@ describe('parseConfig', () => {
 
 describe('parseConfig with unknown keys', () => {
   it('refuses an unknown top-level section, listing the known keys', () => {
-    const message = problem({ auth: { token: 'a-token-of-16-chars' }, mcpServers: {} });
-    expect(message).toMatch(/^toolplane\.config\.json: unknown key "auth" \(known keys: .*http/);
+    const message = problem({ security: { token: 'a-token-of-16-chars' }, mcpServers: {} });
+    expect(message).toMatch(
+      /^toolplane\.config\.json: unknown key "security" \(known keys: .*http.*auth/,
+    );
   });
 
   it('suggests the nearest key for a misspelling at the top level and in each section', () => {
@@ -200,6 +202,54 @@ describe('parseConfig connection', () => {
     expect(problem({ sessionConnections: { idleMs: 10 } })).toMatch(/sessionConnections\.idleMs: /);
     expect(problem({ sessionConnections: { maxx: 3 } })).toMatch(
       /sessionConnections: unknown key "maxx"; did you mean "max"\?/,
+    );
+  });
+});
+
+describe('parseConfig with auth (OAuth)', () => {
+  it('reads issuer, audience, scopes and introspection, masking the introspection secret', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        auth: {
+          issuer: 'https://as.example.com',
+          audience: 'https://mcp.example.com/mcp',
+          scopes: { 'tools:read': { tags: ['read'] }, admin: { namespaces: ['*'] } },
+          introspection: { clientId: 'gateway', clientSecret: '${GATEWAY_SECRET}' },
+        },
+      }),
+      { file, env: { GATEWAY_SECRET: 'an-introspection-secret' } },
+    );
+    expect(config.auth).toEqual({
+      issuer: 'https://as.example.com',
+      audience: 'https://mcp.example.com/mcp',
+      scopes: { 'tools:read': { tags: ['read'] }, admin: { namespaces: ['*'] } },
+      introspection: { clientId: 'gateway', clientSecret: 'an-introspection-secret' },
+    });
+    expect(config.secrets.redact('secret: an-introspection-secret')).toBe(`secret: ${MASK}`);
+  });
+
+  it('refuses auth together with http.token', () => {
+    expect(
+      problem({
+        auth: { issuer: 'https://as.example.com' },
+        http: { token: 'a-token-of-16-chars' },
+      }),
+    ).toMatch(/^toolplane\.config\.json: auth: auth \(OAuth\) and http\.token .* exclusive/);
+  });
+
+  it('names what is wrong inside auth', () => {
+    expect(problem({ auth: {} })).toMatch(/auth\.issuer: /);
+    expect(problem({ auth: { issuer: 'not a url' } })).toMatch(
+      /auth\.issuer: must be an http\(s\) URL/,
+    );
+    expect(problem({ auth: { issuer: 'https://a', audince: 'x' } })).toMatch(
+      /auth: unknown key "audince"; did you mean "audience"\?/,
+    );
+    expect(problem({ auth: { issuer: 'https://a', scopes: { s: { tag: ['x'] } } } })).toMatch(
+      /auth\.scopes\.s: unknown key "tag"; did you mean "tags"\?/,
+    );
+    expect(problem({ auth: { issuer: 'https://a', scopes: { s: { tools: 'x' } } } })).toMatch(
+      /auth\.scopes\.s\.tools: /,
     );
   });
 });

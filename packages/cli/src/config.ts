@@ -45,6 +45,29 @@ export interface ConnectorConfig {
   readonly connection: 'shared' | 'per-session';
 }
 
+/** What one OAuth scope grants (the `auth.scopes` entries); see `@toolplane/oauth`. */
+export interface ScopeGrantConfig {
+  readonly namespaces?: readonly string[];
+  readonly tools?: readonly string[];
+  readonly tags?: readonly string[];
+}
+
+/** The gateway as an OAuth 2.1 resource server (the `auth` key); exclusive with `http.token`. */
+export interface AuthConfig {
+  /** The authorization server's issuer URL; its keys are found by discovery. */
+  readonly issuer: string;
+  /** The audience tokens must name; default: the gateway's own URL, e.g. `http://127.0.0.1:8808/mcp`. */
+  readonly audience?: string;
+  /** Scopes and the namespaces, tools and tags each grants. */
+  readonly scopes?: Readonly<Record<string, ScopeGrantConfig>>;
+  /** RFC 7662 introspection of opaque tokens: the gateway's own client credentials. */
+  readonly introspection?: {
+    readonly clientId: string;
+    readonly clientSecret: string;
+    readonly endpoint?: string;
+  };
+}
+
 /** Where the `user` namespace is kept. */
 export type StoreConfig =
   | { readonly kind: 'sqlite'; readonly path: string }
@@ -94,6 +117,8 @@ export interface CliConfig {
     readonly maxConnections?: number;
     readonly headersTimeoutMs?: number;
   };
+  /** OAuth 2.1 for the HTTP gateway, when the file has an `auth` section. */
+  readonly auth?: AuthConfig;
   /** Every secret value in the file, for masking output. */
   readonly secrets: Secrets;
 }
@@ -160,6 +185,25 @@ const httpSchema = z.strictObject({
   headersTimeoutMs: z.number().int().min(100).optional(),
 });
 
+const scopeGrantSchema = z.strictObject({
+  namespaces: stringList.optional(),
+  tools: stringList.optional(),
+  tags: stringList.optional(),
+});
+
+const introspectionSchema = z.strictObject({
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  endpoint: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+});
+
+const authSchema = z.strictObject({
+  issuer: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
+  audience: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+  scopes: z.record(z.string(), scopeGrantSchema).optional(),
+  introspection: introspectionSchema.optional(),
+});
+
 // Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
 // without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
 const configSchema = z.strictObject({
@@ -200,6 +244,7 @@ const configSchema = z.strictObject({
     })
     .optional(),
   http: httpSchema.optional(),
+  auth: authSchema.optional(),
 });
 
 const namingKeys = ['separator', 'transparent'] as const;
@@ -209,6 +254,12 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const [section, , inner] = path;
   if (path.length === 0) return Object.keys(configSchema.shape);
   if (section === 'http') return Object.keys(httpSchema.shape);
+  if (section === 'auth') {
+    if (path[1] === 'introspection') return Object.keys(introspectionSchema.shape);
+    return path[1] === 'scopes'
+      ? Object.keys(scopeGrantSchema.shape)
+      : Object.keys(authSchema.shape);
+  }
   if (section === 'naming') return namingKeys;
   if (section === 'sessionConnections') return ['max', 'idleMs'];
   if (section === 'mcpServers' || section === 'connectors') {
@@ -350,6 +401,13 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
 
   const http = data.http ?? {};
   secrets.add(http.token);
+  if (data.auth !== undefined && http.token !== undefined) {
+    fail(
+      'auth',
+      'auth (OAuth) and http.token (one static token) are exclusive; remove one of them',
+    );
+  }
+  secrets.add(data.auth?.introspection?.clientSecret);
   return {
     file,
     dir,
@@ -376,6 +434,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       maxConnections: http.maxConnections,
       headersTimeoutMs: http.headersTimeoutMs,
     },
+    ...(data.auth === undefined ? {} : { auth: data.auth }),
     secrets,
   };
 }

@@ -60,7 +60,7 @@ describe('pnpm toolplane', { timeout: 60_000 }, () => {
       pnpm(['--silent', '--dir', root, 'toolplane', '--config', 'typo.yaml', 'tools', 'list'], dir),
     ]);
     expect(auth.code).toBe(2);
-    expect(auth.stderr).toMatch(/auth\.yaml: unknown key "auth"/);
+    expect(auth.stderr).toMatch(/auth\.yaml: auth: unknown key "token"/);
     expect(auth.stderr).not.toMatch(/listening/);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/typo\.yaml: unknown key "htpp"; did you mean "http"\?/);

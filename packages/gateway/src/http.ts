@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './http-access.js';
+import type { GatewayAuth } from './auth/gateway-auth.js'; // OAuth (auth/)
+import { OAuthGate } from './auth/oauth-gate.js'; // OAuth (auth/)
 import {
   checkPostHeaders,
   checkProtocolVersion,
@@ -31,6 +33,13 @@ export interface ServeHttpOptions extends GatewayOptions {
   readonly path?: string;
   /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
   readonly token?: string;
+  /**
+   * OAuth 2.1: every request needs an access token this resource server accepts (else 401 with
+   * a `WWW-Authenticate` challenge naming the metadata it serves), and its scopes decide which
+   * tools the caller sees and may call. `createResourceServer` from `@toolplane/oauth` makes one.
+   * Exclusive with `token`.
+   */
+  readonly auth?: GatewayAuth;
   /**
    * Host names accepted in the `Host` header besides the bound host, `localhost`, `127.0.0.1`
    * and `[::1]` (DNS-rebinding protection); with or without a port.
@@ -120,6 +129,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     'headersTimeoutMs',
   );
   const access = new AccessPolicy(options);
+  // OAuth (auth/): exclusive with the static token.
+  if (options.auth !== undefined && options.token !== undefined) {
+    throw new ToolError('invalid_config', 'auth and token are exclusive: use one or the other');
+  }
+  const oauth = options.auth === undefined ? undefined : new OAuthGate(options.auth);
   const hub = new GatewayHub(toolkit, options);
   await hub.negotiated;
   const sessions = new SessionTable({
@@ -214,7 +228,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       );
       return;
     }
+    if (oauth?.serveMetadata(req, res, pathname) === true) return; // OAuth (auth/)
     access.check(req);
+    if (oauth !== undefined) await oauth.authenticate(req, res); // OAuth (auth/)
     if (pathname !== path)
       throw new HttpError(404, ErrorCode.InvalidRequest, `not found; the MCP endpoint is ${path}`);
     const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
@@ -231,6 +247,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (req.method === 'POST') {
       checkPostHeaders(req);
       const post = toPost(await readJson(req, maxBody));
+      if (oauth !== undefined) await oauth.checkCalls(req, res, post, hub); // OAuth (auth/)
       if (options.stateless === true) {
         await serveStateless(req, res, post);
         return;
@@ -279,7 +296,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           return;
         }
         if (error instanceof HttpError) {
-          if (error.status === 401) res.setHeader('www-authenticate', 'Bearer');
+          // OAuth (auth/) sets its own challenge.
+          if (error.status === 401 && !res.hasHeader('www-authenticate'))
+            res.setHeader('www-authenticate', 'Bearer');
           if (error.status === 503) res.setHeader('retry-after', '1');
           // A caller refused for who it is gets no reading of its body: the connection ends.
           if (error.status === 401 || error.status === 403) res.shouldKeepAlive = false;
@@ -318,6 +337,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   const { port } = http.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   access.listening(shownHost, port);
+  oauth?.listening(new URL(`http://${shownHost}:${port}${path}`)); // OAuth (auth/)
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

@@ -34,6 +34,7 @@ import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewayHub } from './gateway-hub.js';
 import { wantsLog } from './session-state.js';
+import { checkToolCall, sessionAuth, visibleTools } from './auth/oauth-gate.js'; // OAuth (auth/)
 import { callers, callerSession, callToken } from './upstream-forwarding.js';
 import {
   compare,
@@ -169,10 +170,12 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
 
   // -- tools -------------------------------------------------------------------------------
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     await hub.negotiated;
     if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
-    const tools = await hub.listedTools();
+    const listed = await hub.listedTools();
+    const visible = await visibleTools(extra, hub); // OAuth (auth/): the caller's scopes
+    const tools = visible === undefined ? listed : listed.filter((t) => visible.has(t.name));
     const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });
@@ -195,6 +198,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
             void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
           };
     const call = async (item: ToolItem, input: Record<string, unknown>) => {
+      checkToolCall(extra, item); // OAuth (auth/): refused unless the caller's scopes reach it
       // Upstream sampling and elicitation during this call come back to this session.
       const caller = callToken(session.token);
       callers.set(caller, { server, extra });
@@ -212,7 +216,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
         const result = await toolkit.callTool(item.id, input, {
           signal: extra.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
-          session: calling,
+          session: { ...calling, auth: sessionAuth(extra) }, // OAuth (auth/): who called
           sessionKey: session.token,
           ...(onProgress === undefined ? {} : { onProgress }),
         });

@@ -110,7 +110,7 @@ export { getSession, runInSession, silentLogger } from './session.js';
 export { MASK, Secrets } from './secrets.js';
 export { DEFAULT_MAX_SESSION_CONNECTIONS, DEFAULT_SESSION_IDLE_MS } from './session-connections.js';
 export type { SessionConnectionLimits } from './session-connections.js';
-export type { Logger, Session, SessionRequestOptions } from './session.js';
+export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
 export {
   BUILTIN_NAMESPACE,
   createToolkit,

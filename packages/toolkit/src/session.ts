@@ -29,6 +29,23 @@ export const silentLogger: Logger = Object.freeze({
   error: () => undefined,
 });
 
+/**
+ * Who called, as an OAuth access token said it and the gateway verified it (MCP authorization).
+ * Never holds the token itself.
+ */
+export interface SessionAuth {
+  /** The token's subject (`sub`): a user, or the client itself for client credentials. */
+  readonly subject: string | undefined;
+  /** The OAuth client the token was issued to. */
+  readonly clientId: string | undefined;
+  /** The scopes the token grants. */
+  readonly scopes: readonly string[];
+  /** The authorization server that issued the token. */
+  readonly issuer: string | undefined;
+  /** When the token expires, in epoch seconds. */
+  readonly expiresAt: number | undefined;
+}
+
 /** The caller of the tool or prompt call in progress, as {@link getSession} reports it. */
 export interface Session {
   /** The MCP session ID, when the call came through a served toolkit. */
@@ -37,6 +54,11 @@ export interface Session {
   readonly clientInfo: Implementation | undefined;
   /** What the connected client can do (sampling, elicitation, roots, …). */
   readonly capabilities: ClientCapabilities | undefined;
+  /**
+   * Who called, when the gateway verified an OAuth access token (`serveHttp`'s `auth`); absent
+   * otherwise.
+   */
+  readonly auth?: SessionAuth | undefined;
   /** The request's `_meta`, e.g. a W3C `traceparent`. */
   readonly meta: Readonly<Record<string, unknown>>;
   /**

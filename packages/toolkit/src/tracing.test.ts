@@ -9,6 +9,7 @@ import {
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from './define-tool.js';
+import { runInSession } from './session.js';
 import { runToolkit } from './testing/run-toolkit.js';
 import { createToolkit, type Toolkit } from './toolkit.js';
 
@@ -66,6 +67,31 @@ describe('tracing', () => {
       'toolplane.outcome': 'ok',
     });
     expect(JSON.stringify(span?.attributes)).not.toContain('hunter2');
+  });
+
+  it('records the verified caller of a served call, never a token', async () => {
+    toolkit = createToolkit({ tools: [echo], tracer });
+    const auth = {
+      subject: 'alice',
+      clientId: 'client-a',
+      scopes: ['tools:read', 'tools:write'],
+      issuer: 'https://as.example.com',
+      expiresAt: 1,
+    };
+    await runInSession({ auth }, () => toolkit?.call('echo', {}));
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.attributes).toMatchObject({
+      'enduser.id': 'alice',
+      'toolplane.client_id': 'client-a',
+      'enduser.scope': 'tools:read tools:write',
+    });
+  });
+
+  it('records no caller when none was verified', async () => {
+    toolkit = createToolkit({ tools: [echo], tracer });
+    await toolkit.call('echo', {});
+    const [span] = exporter.getFinishedSpans();
+    expect(Object.keys(span?.attributes ?? {}).filter((k) => k.startsWith('enduser.'))).toEqual([]);
   });
 
   it('records a failure with its error code', async () => {

@@ -8,6 +8,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { ToolError } from '@toolplane/toolmodel';
+import { getSession } from './session.js';
 
 /** What a traced call is about; becomes the span's name and attributes. */
 export interface CallTrace {
@@ -34,6 +35,17 @@ function parentContext(meta: Readonly<Record<string, unknown>> | undefined): Con
   return propagation.extract(active, meta, getter);
 }
 
+/** The verified caller (`getSession().auth`) as span attributes: who, never the token. */
+function callerAttributes(): Record<string, string> {
+  const auth = getSession().auth;
+  if (auth === undefined) return {};
+  return {
+    ...(auth.subject === undefined ? {} : { 'enduser.id': auth.subject }),
+    ...(auth.clientId === undefined ? {} : { 'toolplane.client_id': auth.clientId }),
+    'enduser.scope': auth.scopes.join(' '),
+  };
+}
+
 /**
  * Runs `fn` inside a span for one call: named `<kind> <id>`, with the tool ID, namespace and
  * backend as attributes and the outcome (and error code) set when it settles. Arguments are
@@ -49,6 +61,7 @@ export async function traced<T>(tracer: Tracer, call: CallTrace, fn: () => Promi
         'toolplane.id': call.id,
         'toolplane.namespace': call.namespace,
         'toolplane.backend': call.backend,
+        ...callerAttributes(),
       },
     },
     parentContext(call.meta),

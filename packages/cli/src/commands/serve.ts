@@ -8,6 +8,7 @@ import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
+import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
 import { VERSION } from '../version.js';
@@ -63,6 +64,7 @@ async function serve(
   const { output } = context;
   const http = options.http === true;
   const token = http ? await resolveToken(context, cfg, options) : undefined;
+  const auth = http ? resourceServerFor(cfg, token) : undefined; // OAuth (serve-auth.ts)
   const c = output.errColor;
   const live: { opened?: OpenToolkit } = {};
   const onEvent = (event: ToolkitEvent): void => {
@@ -112,6 +114,7 @@ async function serve(
         port: options.port ?? cfg.http.port,
         path: cfg.http.path,
         ...(token === undefined ? {} : { token }),
+        ...(auth === undefined ? {} : { auth }),
         ...(cfg.http.allowedOrigins === undefined
           ? {}
           : { allowedOrigins: cfg.http.allowedOrigins }),
@@ -124,7 +127,10 @@ async function serve(
       gateway = served;
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
+      if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       if (!stopped.signal.aborted) printHttpHelp(output, cfg, served.url.href, token !== undefined);
+      if (!stopped.signal.aborted && auth !== undefined)
+        printAuthHelp(output, auth, served.url.href);
     } else {
       // The client's first request waits in stdin until the servers are ready: only then is
       // stdin connected to the gateway.

@@ -1,0 +1,62 @@
+import { ToolError } from '@toolplane/toolkit';
+import { createResourceServer, metadataUrl, type ResourceServer } from '@toolplane/oauth';
+import type { CliConfig } from '../config.js';
+import type { Output } from '../output.js';
+
+/**
+ * The OAuth resource server the config's `auth` section describes, for `serve --http`;
+ * `undefined` without one. A bearer token given besides it (`--token`, `--token-file`, the
+ * environment) is refused: the two modes are exclusive.
+ *
+ * @throws {ToolError} `invalid_argument` when a static token is given too; `invalid_config`
+ * for a scope map `@toolplane/oauth` refuses.
+ */
+export function resourceServerFor(
+  cfg: CliConfig,
+  staticToken: string | undefined,
+): ResourceServer | undefined {
+  const auth = cfg.auth;
+  if (auth === undefined) return undefined;
+  if (staticToken !== undefined) {
+    throw new ToolError(
+      'invalid_argument',
+      'the config has an auth section (OAuth), so a static bearer token (--token, --token-file or TOOLPLANE_TOKEN) cannot be used too; drop one of them',
+    );
+  }
+  return createResourceServer({
+    issuer: auth.issuer,
+    ...(auth.audience === undefined ? {} : { audience: auth.audience }),
+    ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
+    ...(auth.introspection === undefined ? {} : { introspection: auth.introspection }),
+    resourceName: 'toolplane gateway',
+  });
+}
+
+/**
+ * Reads the issuer's metadata once at start, so a wrong issuer shows at once; an issuer that
+ * does not answer yet is only a warning (every request asks again).
+ */
+export async function checkIssuer(
+  output: Output,
+  auth: ResourceServer,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    await auth.discover({ signal });
+  } catch (error) {
+    if (signal.aborted) return;
+    output.say(
+      `${output.errColor.yellow('warning')} OAuth: ${error instanceof Error ? error.message : String(error)}; requests are refused (503) until it answers`,
+    );
+  }
+}
+
+/** Says where clients get tokens, after the gateway's URL is printed. */
+export function printAuthHelp(output: Output, auth: ResourceServer, url: string): void {
+  const c = output.errColor;
+  output.say(
+    `${c.green('OAuth')}: clients need an access token from ${c.bold(auth.issuer)} for resource ${c.bold(auth.resource(url))}`,
+  );
+  output.say(c.dim(`  protected resource metadata: ${metadataUrl(auth.resource(url))}`));
+  if (auth.policy.restricts) output.say(c.dim(`  scopes: ${auth.policy.scopes.join(', ')}`));
+}

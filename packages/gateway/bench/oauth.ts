@@ -1,0 +1,99 @@
+// What OAuth costs a gateway call: the same gateway over Streamable HTTP on 127.0.0.1, once with a
+// static bearer token (the floor: the token is compared, nothing else) and once as an OAuth
+// resource server (an ES256 JWT from a real oidc-provider, verified against its JWKS, scopes
+// filtering a 1,000-tool list). tools/call of a builtin and tools/list, in interleaved rounds
+// after a warm-up; medians. The machine may be loaded: read the ratios, not the times.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { serveHttp } from '@toolplane/gateway';
+import { createResourceServer } from '@toolplane/oauth';
+import { startAuthorizationServer } from '@toolplane/oauth/testing';
+import { createToolkit, defineTool, requestScopedFetch } from '@toolplane/toolkit';
+
+const TOOLS = 1_000;
+const ROUNDS = 7;
+const CALLS = 200;
+const STATIC = 'a-static-bench-token-of-32-chars';
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+const tools = Array.from({ length: TOOLS }, (_, i) =>
+  defineTool({
+    name: `tool_${String(i)}`,
+    description: `Tool ${String(i)}.`,
+    input: { type: 'object', properties: { text: { type: 'string' } } },
+    tags: i % 2 === 0 ? ['read'] : ['write'],
+    run: () => 'ok',
+  }),
+);
+const toolkit = createToolkit({ tools });
+const resources: Record<string, string[]> = {};
+const as = await startAuthorizationServer({ resources });
+const plain = await serveHttp(toolkit, { port: 0, token: STATIC });
+const oauth = await serveHttp(toolkit, {
+  port: 0,
+  auth: createResourceServer({
+    issuer: as.issuer,
+    scopes: { 'tools:read': { tags: ['read'] }, 'tools:admin': { namespaces: ['*'] } },
+  }),
+});
+resources[oauth.url.href] = ['tools:read'];
+const { accessToken } = await as.token({ resource: oauth.url.href, scope: 'tools:read' });
+
+async function client(url: URL, token: string): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '0' });
+  await c.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      // As bench/gateway.ts: without the SDK's listener pile-up on its connection-long signal.
+      fetch: requestScopedFetch(),
+    }),
+  );
+  return c;
+}
+
+try {
+  const floor = await client(plain.url, STATIC);
+  const ours = await client(oauth.url, accessToken);
+  const listed = (await ours.listTools()).tools.length;
+  if (listed !== TOOLS / 2) throw new Error(`OAuth listed ${String(listed)} tools`);
+  const paths = {
+    'tools/call, static token': () => floor.callTool({ name: 'builtin__tool_0', arguments: {} }),
+    'tools/call, OAuth JWT': () => ours.callTool({ name: 'builtin__tool_0', arguments: {} }),
+    'tools/list (1,000), static token': () => floor.listTools(),
+    'tools/list (1,000 → 500), OAuth JWT': () => ours.listTools(),
+  };
+  const entries = Object.entries(paths);
+  for (const [, call] of entries) for (let i = 0; i < 50; i++) await call();
+  const rounds = new Map<string, number[]>(entries.map(([name]) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    // Every other round in reverse, so neither path always runs first (after a GC, say).
+    for (const [name, call] of round % 2 === 0 ? entries : [...entries].reverse()) {
+      const start = performance.now();
+      for (let i = 0; i < CALLS; i++) await call();
+      rounds.get(name)?.push(((performance.now() - start) / CALLS) * 1000);
+    }
+  }
+  const m = (name: string) => median(rounds.get(name) ?? []);
+  console.log(
+    `gateway over Streamable HTTP, medians of ${String(ROUNDS)} rounds × ${String(CALLS)}:`,
+  );
+  for (const [floorName, oursName] of [
+    ['tools/call, static token', 'tools/call, OAuth JWT'],
+    ['tools/list (1,000), static token', 'tools/list (1,000 → 500), OAuth JWT'],
+  ] as const) {
+    console.log(`  ${floorName.padEnd(38)} ${m(floorName).toFixed(0)} µs`);
+    console.log(
+      `  ${oursName.padEnd(38)} ${m(oursName).toFixed(0)} µs  ×${(m(oursName) / m(floorName)).toFixed(2)}`,
+    );
+  }
+  await floor.close();
+  await ours.close();
+} finally {
+  await plain.close();
+  await oauth.close();
+  await as.close();
+}

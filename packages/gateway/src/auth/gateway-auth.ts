@@ -1,0 +1,61 @@
+/**
+ * Who made a request, as the gateway's OAuth resource server verified its access token. Holds
+ * no part of the token.
+ */
+export interface GatewayCaller {
+  readonly subject: string | undefined;
+  readonly clientId: string | undefined;
+  readonly scopes: readonly string[];
+  readonly issuer: string;
+  readonly expiresAt: number | undefined;
+}
+
+/** The fields of a tool a scope policy looks at. */
+export interface AuthTool {
+  readonly namespace: string;
+  readonly name: string;
+  readonly tags?: readonly string[];
+}
+
+/**
+ * A refusal from {@link GatewayAuth}: `status` to answer with, `reason` as RFC 6750 names it
+ * (`missing_token` for a request without one), and the scopes that would be enough.
+ */
+export interface AuthRefusal extends Error {
+  readonly status: number;
+  readonly reason: string;
+  readonly scopes: readonly string[];
+}
+
+/**
+ * What {@link serveHttp} needs of an OAuth 2.1 resource server (`auth` option). The gateway does
+ * not verify tokens itself: `createResourceServer` from `@toolplane/oauth` makes one of these
+ * (with `jose`), so the gateway carries no JWT code of its own.
+ */
+export interface GatewayAuth {
+  /** The RFC 9728 metadata document for requests to `endpoint`. */
+  metadata(endpoint: URL): object;
+  /** Whether `pathname` is where that document is served. */
+  isMetadataPath(pathname: string, endpoint: URL): boolean;
+  /** Resolves to the caller, or rejects with an {@link AuthRefusal}. */
+  authenticate(
+    authorization: string | undefined,
+    options: { endpoint: URL; signal?: AbortSignal },
+  ): Promise<GatewayCaller>;
+  /** Whether `caller` may see and call `tool`. */
+  allows(caller: GatewayCaller, tool: AuthTool): boolean;
+  /** Throws an {@link AuthRefusal} (`insufficient_scope`) when `caller` may not call `tool`. */
+  requireTool(caller: GatewayCaller, tool: AuthTool): void;
+  /** The `WWW-Authenticate` value for a refusal. */
+  challenge(refusal: AuthRefusal | undefined, endpoint: URL): string;
+}
+
+/** Whether `error` is a refusal a {@link GatewayAuth} threw (any other error is a bug). */
+export function isAuthRefusal(error: unknown): error is AuthRefusal {
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<AuthRefusal>).status === 'number' &&
+    typeof (error as Partial<AuthRefusal>).reason === 'string' &&
+    Array.isArray((error as Partial<AuthRefusal>).scopes)
+  );
+}

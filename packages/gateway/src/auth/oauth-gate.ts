@@ -1,0 +1,239 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { SessionAuth } from '@toolplane/toolkit';
+import type { GatewayHub } from '../gateway-hub.js';
+import { HttpError, type Post } from '../http-request.js';
+import type { NameTable } from '../names.js';
+import type { ToolItem } from '../server.js';
+import { isAuthRefusal, type GatewayAuth, type GatewayCaller } from './gateway-auth.js';
+
+/** A request's verified caller and the policy that judged it, by the request's headers object. */
+interface Verified {
+  readonly auth: GatewayAuth;
+  readonly caller: GatewayCaller;
+}
+
+// Keyed by the headers object, which the HTTP transport hands to every handler as
+// `extra.requestInfo.headers`: the caller reaches the handlers without a change to the transport.
+const verified = new WeakMap<IncomingHttpHeaders, Verified>();
+
+/**
+ * The OAuth side of `serveHttp`: serves the protected resource metadata, verifies each
+ * request's bearer token from its headers (before any body is read), and refuses a POST that
+ * calls a tool its token does not reach with 403 `insufficient_scope`.
+ */
+export class OAuthGate {
+  readonly #auth: GatewayAuth;
+  #endpoint: URL | undefined;
+  // Session ID → who opened it: a session answers only the caller that opened it (MCP security
+  // best practice: session IDs bound to the user), so a leaked ID is of no use to anyone else.
+  readonly #owners = new Map<string, string>();
+
+  constructor(auth: GatewayAuth) {
+    this.#auth = auth;
+  }
+
+  /** The endpoint as served (with the real port): the default audience of tokens. */
+  listening(endpoint: URL): void {
+    this.#endpoint = endpoint;
+  }
+
+  get #url(): URL {
+    if (this.#endpoint === undefined) throw new Error('the gateway is not listening yet');
+    return this.#endpoint;
+  }
+
+  /** Answers a GET for the metadata document; false for any other request. */
+  serveMetadata(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
+    if (!this.#auth.isMetadataPath(pathname, this.#url)) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      throw new HttpError(405, ErrorCode.InvalidRequest, 'the metadata is read with GET');
+    }
+    const body = JSON.stringify(this.#auth.metadata(this.#url));
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      // Public by design (RFC 9728): browser-based clients read it across origins.
+      'access-control-allow-origin': '*',
+      'cache-control': 'max-age=300',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    req.resume();
+    return true;
+  }
+
+  /**
+   * Verifies the request's bearer token; the caller is kept for the request's handlers.
+   *
+   * @throws {HttpError} 401 (no token, or a refused one), 400 (a malformed header), 503 (the
+   * authorization server could not be asked), with the `WWW-Authenticate` challenge set on `res`.
+   */
+  async authenticate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const caller = await this.#auth.authenticate(req.headers.authorization, {
+        endpoint: this.#url,
+      });
+      verified.set(req.headers, { auth: this.#auth, caller });
+      this.#checkOwner(req, res, caller);
+    } catch (error) {
+      throw this.#refusal(error, res);
+    }
+  }
+
+  #checkOwner(req: IncomingMessage, res: ServerResponse, caller: GatewayCaller): void {
+    const owner = JSON.stringify([caller.issuer, caller.subject ?? null, caller.clientId ?? null]);
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const opener = this.#owners.get(id);
+      // Answered as an unknown session is: nothing about the session is given away.
+      if (opener !== undefined && opener !== owner) {
+        throw new HttpError(
+          404,
+          ErrorCode.InvalidRequest,
+          'the session is unknown or has ended; initialize a new one',
+        );
+      }
+      if (opener === undefined) this.#bind(id, owner);
+      return;
+    }
+    // With a header set before the transport's writeHead, Node keeps every header it writes,
+    // so the new session's ID can be read once the answer is sent.
+    res.setHeader('cache-control', 'no-store');
+    res.once('finish', () => {
+      const opened = res.getHeader('mcp-session-id');
+      if (typeof opened === 'string') this.#bind(opened, owner);
+    });
+  }
+
+  #bind(id: string, owner: string): void {
+    // Bounded, oldest first: a session whose binding was dropped is bound again on its next use.
+    if (this.#owners.size >= MAX_BOUND_SESSIONS) {
+      const oldest = this.#owners.keys().next().value;
+      if (oldest !== undefined) this.#owners.delete(oldest);
+    }
+    this.#owners.set(id, owner);
+  }
+
+  /**
+   * Refuses (403 `insufficient_scope`, naming the scopes that would be enough) a POST whose
+   * `tools/call` names a tool its token does not reach, before the call is dispatched.
+   */
+  async checkCalls(
+    req: IncomingMessage,
+    res: ServerResponse,
+    post: Post,
+    hub: GatewayHub,
+  ): Promise<void> {
+    const found = verified.get(req.headers);
+    if (found === undefined || hub.options.mode === 'search') return;
+    for (const message of post.messages) {
+      const { method, params } = (message ?? {}) as {
+        method?: unknown;
+        params?: { name?: unknown };
+      };
+      if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+      const item = (hub.toolsNow() ?? (await hub.tools())).resolve(params.name);
+      // An unknown name is the handler's to answer (-32602), as without OAuth.
+      if (item === undefined) continue;
+      try {
+        found.auth.requireTool(found.caller, toolOf(item));
+      } catch (error) {
+        throw this.#refusal(error, res);
+      }
+    }
+  }
+
+  #refusal(error: unknown, res: ServerResponse): unknown {
+    if (!isAuthRefusal(error)) return error;
+    res.setHeader('www-authenticate', this.#auth.challenge(error, this.#url));
+    return new HttpError(error.status, ErrorCode.InvalidRequest, error.message);
+  }
+}
+
+function toolOf(item: ToolItem): { namespace: string; name: string; tags?: readonly string[] } {
+  return {
+    namespace: item.namespace,
+    name: item.name,
+    ...(item.tool.tags === undefined ? {} : { tags: item.tool.tags }),
+  };
+}
+
+const MAX_CACHED_SCOPE_SETS = 64;
+const MAX_BOUND_SESSIONS = 100_000;
+const visibleCache = new WeakMap<
+  GatewayAuth,
+  WeakMap<NameTable<ToolItem>, Map<string, ReadonlySet<string>>>
+>();
+
+/** The request a handler serves, as the SDK hands it over. */
+interface HandlerExtra {
+  readonly requestInfo?: { readonly headers?: IncomingHttpHeaders } | undefined;
+}
+
+function verifiedOf(extra: HandlerExtra): Verified | undefined {
+  const headers = extra.requestInfo?.headers;
+  return headers === undefined ? undefined : verified.get(headers);
+}
+
+/**
+ * The exposed names of the tools this request's caller may see; `undefined` when the request
+ * carried no verified token (no OAuth), so nothing is filtered.
+ */
+export async function visibleTools(
+  extra: HandlerExtra,
+  hub: GatewayHub,
+): Promise<ReadonlySet<string> | undefined> {
+  const found = verifiedOf(extra);
+  if (found === undefined) return undefined;
+  const table = hub.toolsNow() ?? (await hub.tools());
+  // Callers with the same scopes see the same tools until the table changes: computed once.
+  let byTable = visibleCache.get(found.auth);
+  if (byTable === undefined) visibleCache.set(found.auth, (byTable = new WeakMap()));
+  let byScopes = byTable.get(table);
+  if (byScopes === undefined)
+    byTable.set(table, (byScopes = new Map<string, ReadonlySet<string>>()));
+  const key = [...found.caller.scopes].sort().join(' ');
+  const cached = byScopes.get(key);
+  if (cached !== undefined) return cached;
+  const names = new Set<string>();
+  for (const [name, item] of table.entries()) {
+    if (found.auth.allows(found.caller, toolOf(item))) names.add(name);
+  }
+  // Bounded: scope combinations are few, but a caller chooses its own.
+  if (byScopes.size >= MAX_CACHED_SCOPE_SETS) byScopes.clear();
+  byScopes.set(key, names);
+  return names;
+}
+
+/**
+ * @throws {McpError} -32600 naming the scopes that would be enough, when this request's caller
+ * may not call `item` (the handler's own check, for calls {@link OAuthGate.checkCalls} did not
+ * see: search mode's `call_tool`).
+ */
+export function checkToolCall(extra: HandlerExtra, item: ToolItem): void {
+  const found = verifiedOf(extra);
+  if (found === undefined) return;
+  try {
+    found.auth.requireTool(found.caller, toolOf(item));
+  } catch (error) {
+    if (!isAuthRefusal(error)) throw error;
+    throw new McpError(ErrorCode.InvalidRequest, `insufficient_scope: ${error.message}`, {
+      error: 'insufficient_scope',
+      scope: error.scopes.join(' '),
+    });
+  }
+}
+
+/** The caller as `getSession().auth` shows it to tools; `undefined` without OAuth. */
+export function sessionAuth(extra: HandlerExtra): SessionAuth | undefined {
+  const caller = verifiedOf(extra)?.caller;
+  if (caller === undefined) return undefined;
+  return {
+    subject: caller.subject,
+    clientId: caller.clientId,
+    scopes: caller.scopes,
+    issuer: caller.issuer,
+    expiresAt: caller.expiresAt,
+  };
+}

@@ -1,0 +1,96 @@
+import { AuthError } from './errors.js';
+
+/** The members of RFC 8414 / OpenID discovery metadata this package reads. */
+export interface AuthorizationServerMetadata {
+  readonly issuer: string;
+  readonly jwks_uri?: string;
+  readonly introspection_endpoint?: string;
+  readonly token_endpoint?: string;
+  readonly [member: string]: unknown;
+}
+
+/** Options of {@link discoverAuthorizationServer}. */
+export interface DiscoveryOptions {
+  readonly signal?: AbortSignal;
+  /** The `fetch` to use (default the global one). */
+  readonly fetch?: typeof fetch;
+  /** Give up on one document after this long (default 5 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The URLs an issuer's metadata may be at, in the order the MCP authorization spec tries them:
+ * RFC 8414 (path inserted after the well-known prefix), OpenID discovery with the path inserted,
+ * then OpenID discovery appended to the issuer (OpenID Connect Discovery 1.0 §4).
+ */
+export function discoveryUrls(issuer: string): string[] {
+  const url = new URL(issuer);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path === '') {
+    return [
+      `${url.origin}/.well-known/oauth-authorization-server`,
+      `${url.origin}/.well-known/openid-configuration`,
+    ];
+  }
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}/.well-known/openid-configuration${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`,
+  ];
+}
+
+/**
+ * Fetches the authorization server's metadata for `issuer` (RFC 8414, then OpenID discovery),
+ * and checks that the document names the same issuer (RFC 8414 §3.3), so a document served for
+ * another issuer is never trusted.
+ *
+ * @throws {AuthError} `unavailable` when no document could be fetched, or the one found names
+ * another issuer or is not JSON.
+ */
+export async function discoverAuthorizationServer(
+  issuer: string,
+  options: DiscoveryOptions = {},
+): Promise<AuthorizationServerMetadata> {
+  const fetchFn = options.fetch ?? fetch;
+  const failures: string[] = [];
+  for (const url of discoveryUrls(issuer)) {
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(options.timeoutMs ?? 5_000),
+      ...(options.signal === undefined ? [] : [options.signal]),
+    ]);
+    let response: Response;
+    try {
+      response = await fetchFn(url, { headers: { accept: 'application/json' }, signal });
+    } catch (error) {
+      if (options.signal?.aborted === true) throw error;
+      failures.push(`${url}: ${error instanceof Error ? error.message : String(error)}`);
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      failures.push(`${url}: HTTP ${String(response.status)}`);
+      continue;
+    }
+    let document: unknown;
+    try {
+      document = await response.json();
+    } catch (error) {
+      throw new AuthError('unavailable', `the metadata at ${url} is not JSON`, { cause: error });
+    }
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+      throw new AuthError('unavailable', `the metadata at ${url} is not a JSON object`);
+    }
+    const metadata = document as AuthorizationServerMetadata;
+    if (metadata.issuer !== issuer) {
+      throw new AuthError(
+        'unavailable',
+        `the metadata at ${url} names issuer ${JSON.stringify(metadata.issuer)}, not ${JSON.stringify(issuer)}; check the configured issuer`,
+      );
+    }
+    return metadata;
+  }
+  throw new AuthError(
+    'unavailable',
+    `no authorization server metadata found for issuer ${issuer} (${failures.join('; ')})`,
+  );
+}

@@ -1,0 +1,30 @@
+export { AuthError } from './errors.js';
+export type { AuthErrorOptions, AuthErrorReason } from './errors.js';
+export { discoverAuthorizationServer, discoveryUrls } from './discovery.js';
+export type { AuthorizationServerMetadata, DiscoveryOptions } from './discovery.js';
+export { createIntrospector } from './introspection.js';
+export type { IntrospectionOptions, IntrospectionResponse, Introspector } from './introspection.js';
+export { createJwtVerifier, DEFAULT_ALGORITHMS, looksLikeJwt } from './jwt.js';
+export type { JwtVerifier, JwtVerifierOptions } from './jwt.js';
+export {
+  bearerChallenge,
+  canonicalResource,
+  metadataPath,
+  metadataUrl,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  protectedResourceMetadata,
+} from './metadata.js';
+export type {
+  BearerChallengeOptions,
+  ProtectedResourceMetadata,
+  ProtectedResourceMetadataOptions,
+} from './metadata.js';
+export { createResourceServer } from './resource-server.js';
+export type {
+  AuthenticateOptions,
+  Caller,
+  ResourceServer,
+  ResourceServerOptions,
+} from './resource-server.js';
+export { createScopePolicy } from './scope-policy.js';
+export type { ScopedTool, ScopeGrant, ScopePolicy } from './scope-policy.js';

@@ -1,0 +1,287 @@
+import type { JWTPayload } from 'jose';
+import { ToolError } from '@toolplane/toolmodel';
+import { discoverAuthorizationServer, type AuthorizationServerMetadata } from './discovery.js';
+import { AuthError } from './errors.js';
+import { createIntrospector, type IntrospectionOptions } from './introspection.js';
+import { createJwtVerifier, looksLikeJwt, type JwtVerifierOptions } from './jwt.js';
+import {
+  bearerChallenge,
+  canonicalResource,
+  metadataPath,
+  metadataUrl,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  protectedResourceMetadata,
+  type ProtectedResourceMetadata,
+} from './metadata.js';
+import {
+  createScopePolicy,
+  type ScopeGrant,
+  type ScopedTool,
+  type ScopePolicy,
+} from './scope-policy.js';
+
+/** Options of {@link createResourceServer}. */
+export interface ResourceServerOptions {
+  /** The authorization server's issuer URL; its metadata (and JWKS) is found by discovery. */
+  readonly issuer: string;
+  /**
+   * The audience every token must name (RFC 8707): the resource's canonical URI. Default: the
+   * endpoint the gateway serves, e.g. `http://127.0.0.1:8808/mcp`.
+   */
+  readonly audience?: string;
+  /** Scopes and what each grants; see {@link createScopePolicy}. */
+  readonly scopes?: Readonly<Record<string, ScopeGrant>>;
+  /** Accept opaque tokens through RFC 7662 introspection (JWTs are still verified locally). */
+  readonly introspection?: IntrospectionOptions;
+  /** Accepted JWT `alg` values (default: asymmetric ones; `none` and `HS*` are never accepted). */
+  readonly algorithms?: readonly string[];
+  /** Leeway for `exp` and `nbf`, in seconds (default 30). */
+  readonly clockToleranceSec?: number;
+  /** Require `typ: at+jwt` (RFC 9068) on JWT access tokens (default `false`). */
+  readonly requireAccessTokenType?: boolean;
+  /** How the key set is cached (jose's `cacheMaxAge`, `cooldownDuration`, `timeoutDuration`). */
+  readonly jwks?: JwtVerifierOptions['jwks'];
+  /** Shown to clients in the metadata (`resource_name`). */
+  readonly resourceName?: string;
+  /** A page about the resource (`resource_documentation`). */
+  readonly resourceDocumentation?: string;
+  /** The `fetch` for discovery and introspection (default the global one). */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Who made a request, as its access token says. Holds no part of the token itself, so it may be
+ * logged, traced and handed to tools.
+ */
+export interface Caller {
+  /** The token's subject (`sub`): a user, or the client itself for client credentials. */
+  readonly subject: string | undefined;
+  /** The OAuth client the token was issued to (`client_id`, else `azp`). */
+  readonly clientId: string | undefined;
+  /** The scopes granted (`scope`, or an `scp` list). */
+  readonly scopes: readonly string[];
+  readonly issuer: string;
+  /** When the token expires, in epoch seconds. */
+  readonly expiresAt: number | undefined;
+}
+
+/** Options of {@link ResourceServer.authenticate}. */
+export interface AuthenticateOptions {
+  /** The endpoint the request came to; its canonical URI is the default audience. */
+  readonly endpoint: string | URL;
+  readonly signal?: AbortSignal;
+}
+
+/** An OAuth 2.1 resource server; see {@link createResourceServer}. */
+export interface ResourceServer {
+  readonly issuer: string;
+  readonly policy: ScopePolicy;
+  /** The resource URI tokens must be bound to, for requests to `endpoint`. */
+  resource(endpoint: string | URL): string;
+  /** The RFC 9728 metadata for `endpoint`. */
+  metadata(endpoint: string | URL): ProtectedResourceMetadata;
+  /**
+   * Whether `pathname` is where this resource's metadata is served: the bare well-known path,
+   * or the path-suffixed form for `endpoint` (or the configured audience).
+   */
+  isMetadataPath(pathname: string, endpoint: string | URL): boolean;
+  /**
+   * Verifies the `Authorization` header's bearer token: a JWT against the issuer's keys, an
+   * opaque token by introspection when configured.
+   *
+   * @throws {AuthError} `missing_token` (no bearer token), `invalid_request` (a malformed
+   * header), `invalid_token` (bad signature, issuer, audience, expired, not yet valid, …),
+   * `unavailable` (the authorization server could not be asked).
+   */
+  authenticate(authorization: string | undefined, options: AuthenticateOptions): Promise<Caller>;
+  /** Whether `caller` may see and call `tool`. */
+  allows(caller: Caller, tool: ScopedTool): boolean;
+  /**
+   * @throws {AuthError} `insufficient_scope`, naming the scopes that would be enough, when
+   * `caller` may not call `tool`.
+   */
+  requireTool(caller: Caller, tool: ScopedTool): void;
+  /** The `WWW-Authenticate` value that goes with a refusal (`error` undefined: no token sent). */
+  challenge(error: AuthError | undefined, endpoint: string | URL): string;
+  /** Fetches the issuer's metadata now, so a wrong issuer fails at start rather than per call. */
+  discover(options?: { signal?: AbortSignal }): Promise<AuthorizationServerMetadata>;
+}
+
+/**
+ * An OAuth 2.1 resource server for an MCP endpoint (MCP authorization, 2025-11-25): serves RFC
+ * 9728 metadata, verifies bearer tokens (JWT access tokens against the issuer's JWKS found by
+ * RFC 8414 / OpenID discovery; opaque ones through RFC 7662 introspection when configured), binds
+ * them to the resource's canonical URI (RFC 8707), and decides with the {@link ScopePolicy} which
+ * tools a caller may see and call. Framework-free: the gateway calls it per request.
+ *
+ * @throws {ToolError} `invalid_config` for an issuer or audience that is not an http(s) URL, an
+ * unsafe algorithm, or a bad scope map.
+ */
+export function createResourceServer(options: ResourceServerOptions): ResourceServer {
+  const issuer = checkIssuer(options.issuer);
+  const audience = options.audience === undefined ? undefined : canonicalResource(options.audience);
+  const policy = createScopePolicy(options.scopes);
+  let discovered: Promise<AuthorizationServerMetadata> | undefined;
+  const discover = ({ signal }: { signal?: AbortSignal } = {}) =>
+    (discovered ??= discoverAuthorizationServer(issuer, {
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(signal === undefined ? {} : { signal }),
+    }).catch((error: unknown) => {
+      // Asked again on the next request: the authorization server may just be starting.
+      discovered = undefined;
+      throw error;
+    }));
+  const fromMetadata = async (member: 'jwks_uri' | 'introspection_endpoint'): Promise<string> => {
+    const value = (await discover())[member];
+    if (typeof value !== 'string') {
+      throw new AuthError('unavailable', `the metadata of ${issuer} names no ${member}`);
+    }
+    return value;
+  };
+  const verifyJwt = createJwtVerifier({
+    issuer,
+    jwksUri: () => fromMetadata('jwks_uri'),
+    ...(options.algorithms === undefined ? {} : { algorithms: options.algorithms }),
+    ...(options.clockToleranceSec === undefined
+      ? {}
+      : { clockToleranceSec: options.clockToleranceSec }),
+    ...(options.jwks === undefined ? {} : { jwks: options.jwks }),
+    ...(options.requireAccessTokenType === undefined
+      ? {}
+      : { requireAccessTokenType: options.requireAccessTokenType }),
+  });
+  const introspection = options.introspection;
+  const introspect =
+    introspection === undefined
+      ? undefined
+      : createIntrospector({
+          ...introspection,
+          issuer,
+          endpoint: () =>
+            introspection.endpoint === undefined
+              ? fromMetadata('introspection_endpoint')
+              : Promise.resolve(introspection.endpoint),
+          ...(options.clockToleranceSec === undefined
+            ? {}
+            : { clockToleranceSec: options.clockToleranceSec }),
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        });
+  const resource = (endpoint: string | URL) => audience ?? canonicalResource(endpoint);
+
+  return {
+    issuer,
+    policy,
+    resource,
+    metadata: (endpoint) =>
+      protectedResourceMetadata({
+        resource: resource(endpoint),
+        authorizationServers: [issuer],
+        scopesSupported: policy.scopes,
+        ...(options.resourceName === undefined ? {} : { resourceName: options.resourceName }),
+        ...(options.resourceDocumentation === undefined
+          ? {}
+          : { resourceDocumentation: options.resourceDocumentation }),
+      }),
+    isMetadataPath: (pathname, endpoint) =>
+      pathname === PROTECTED_RESOURCE_WELL_KNOWN ||
+      pathname === metadataPath(endpoint) ||
+      pathname === metadataPath(resource(endpoint)),
+    async authenticate(authorization, { endpoint, signal }) {
+      const token = bearerToken(authorization);
+      const audienceNow = resource(endpoint);
+      if (looksLikeJwt(token) || introspect === undefined) {
+        return fromClaims(await verifyJwt(token, audienceNow), issuer);
+      }
+      const answer = await introspect(token, audienceNow, signal === undefined ? {} : { signal });
+      return fromClaims(answer, issuer);
+    },
+    allows: (caller, tool) => policy.allows(caller.scopes, tool),
+    requireTool(caller, tool) {
+      if (policy.allows(caller.scopes, tool)) return;
+      const scopes = policy.scopesFor(tool);
+      throw new AuthError(
+        'insufficient_scope',
+        scopes.length === 0
+          ? `no scope grants tool "${tool.namespace}:${tool.name}"`
+          : `tool "${tool.namespace}:${tool.name}" needs scope ${scopes.map((s) => `"${s}"`).join(' or ')}`,
+        { scopes },
+      );
+    },
+    challenge(error, endpoint) {
+      const resourceMetadata = metadataUrl(resource(endpoint));
+      if (
+        error === undefined ||
+        error.reason === 'missing_token' ||
+        error.reason === 'unavailable'
+      ) {
+        return bearerChallenge({ resourceMetadata });
+      }
+      return bearerChallenge({
+        resourceMetadata,
+        error: error.reason,
+        description: error.message,
+        ...(error.reason === 'insufficient_scope' ? { scopes: error.scopes } : {}),
+      });
+    },
+    discover,
+  };
+}
+
+function checkIssuer(issuer: string): string {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch (error) {
+    throw new ToolError('invalid_config', `auth.issuer ${JSON.stringify(issuer)} is not a URL`, {
+      cause: error,
+    });
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.hash !== '' ||
+    url.search !== ''
+  ) {
+    throw new ToolError(
+      'invalid_config',
+      `auth.issuer ${JSON.stringify(issuer)} must be an http(s) URL without query or fragment`,
+    );
+  }
+  return issuer;
+}
+
+/** The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1). */
+function bearerToken(authorization: string | undefined): string {
+  if (authorization === undefined || authorization === '') {
+    throw new AuthError('missing_token', 'a bearer token is required');
+  }
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
+  if (match?.[1] !== undefined) return match[1];
+  // Another scheme is, to RFC 6750, a client unaware that a bearer token is needed.
+  if (!/^Bearer(\s|$)/i.test(authorization)) {
+    throw new AuthError('missing_token', 'a bearer token is required');
+  }
+  throw new AuthError(
+    'invalid_request',
+    'the Authorization header is not a well-formed bearer token',
+  );
+}
+
+function fromClaims(claims: JWTPayload | Record<string, unknown>, issuer: string): Caller {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const scp = claims.scp;
+  const scopes =
+    typeof claims.scope === 'string'
+      ? claims.scope.split(' ').filter((s) => s !== '')
+      : Array.isArray(scp)
+        ? scp.filter((s): s is string => typeof s === 'string')
+        : typeof scp === 'string'
+          ? scp.split(' ').filter((s) => s !== '')
+          : [];
+  return Object.freeze({
+    subject: text(claims.sub),
+    clientId: text(claims.client_id) ?? text(claims.azp),
+    scopes: Object.freeze(scopes),
+    issuer,
+    expiresAt: typeof claims.exp === 'number' ? claims.exp : undefined,
+  });
+}
