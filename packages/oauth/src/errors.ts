@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
 
 /**
  * Why a request was refused, as RFC 6750 §3.1 names it; `missing_token` is a request with no
@@ -16,6 +16,14 @@ const STATUS: Record<AuthErrorReason, 400 | 401 | 403 | 503> = {
   unavailable: 503,
 };
 
+const CODE: Record<AuthErrorReason, ToolErrorCode> = {
+  missing_token: 'unauthorized',
+  invalid_request: 'unauthorized',
+  invalid_token: 'unauthorized',
+  insufficient_scope: 'forbidden',
+  unavailable: 'connector_unavailable',
+};
+
 /** Options of {@link AuthError}. */
 export interface AuthErrorOptions {
   /** The scopes that would have been enough (for `insufficient_scope`). */
@@ -26,9 +34,9 @@ export interface AuthErrorOptions {
 /**
  * A request the resource server refuses. Its `reason` decides the HTTP status (`status`) and
  * the `error` of the `WWW-Authenticate` challenge; its message says what was wrong and never
- * carries the token or any part of it. Its {@link ToolError} `code` is `invalid_argument`
- * (the caller's credentials are bad input), or `connector_unavailable` when the authorization
- * server could not be asked.
+ * carries the token or any part of it. Its {@link ToolError} `code` is `forbidden` for
+ * `insufficient_scope`, `connector_unavailable` when the authorization server could not be asked,
+ * and `unauthorized` otherwise.
  */
 export class AuthError extends ToolError {
   override name = 'AuthError';
@@ -40,7 +48,7 @@ export class AuthError extends ToolError {
 
   constructor(reason: AuthErrorReason, message: string, options: AuthErrorOptions = {}) {
     super(
-      reason === 'unavailable' ? 'connector_unavailable' : 'invalid_argument',
+      CODE[reason],
       message,
       options.cause === undefined ? {} : { cause: options.cause },
     );

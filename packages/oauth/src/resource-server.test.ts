@@ -242,7 +242,7 @@ describe('createResourceServer: opaque tokens through introspection', () => {
     });
     await expect(
       elsewhere.authenticate(`Bearer ${accessToken}`, { endpoint: ENDPOINT }),
-    ).rejects.toMatchObject({ reason: 'invalid_token' });
+    ).rejects.toMatchObject({ reason: 'invalid_token', code: 'unauthorized' });
     await expect(
       opaque.authenticate('Bearer not-a-token-the-server-issued', { endpoint: ENDPOINT }),
     ).rejects.toMatchObject({ reason: 'invalid_token', message: 'the token is not active' });
@@ -328,6 +328,7 @@ describe('ResourceServer.requireTool', () => {
     }
     expect(error).toMatchObject({
       reason: 'insufficient_scope',
+      code: 'forbidden',
       status: 403,
       scopes: ['tools:admin'],
     });

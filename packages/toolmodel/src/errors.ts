@@ -38,7 +38,10 @@ export type ToolErrorCode =
   | 'store_error'
   | 'internal'
   // adapters
-  | 'step_limit_exceeded';
+  | 'step_limit_exceeded'
+  // authorization: no usable credentials, or credentials that do not reach the thing asked for
+  | 'unauthorized'
+  | 'forbidden';
 
 /** The stage of a tool call an error came from. */
 export type ToolOperation =
