@@ -26,5 +26,5 @@ export type {
   ToolPage,
   ToolRegistration,
   ToolSummary,
-} from './tool-index.js';
+} from './index-types.js';
 export { stem, tokenize } from './tokenize.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { backendKey, ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
-import { createIndex, type ToolIndex } from './tool-index.js';
+import type { ToolIndex } from './index-types.js';
+import { createIndex } from './tool-index.js';
 
 const NAMESPACES = ['alpha', 'beta', 'gamma'] as const;
 const NAMES = [
