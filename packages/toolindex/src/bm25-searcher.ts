@@ -1,5 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
-import { createPostings } from './postings.js';
+import { createPostings, type PostingList } from './postings.js';
 import {
   matchesFilter,
   type SearchDocument,
@@ -79,9 +79,6 @@ const REFERENCE_LENGTH: FieldWeights = {
 /** At most this many distinct query words are scored; the rest of a long query is ignored. */
 const MAX_QUERY_TERMS = 30; // bits 0–29 of an int32 mask
 
-// Reused across calls: indexing must not allocate a map per document.
-const termWeights = new Map<string, number>();
-
 function checkNumber(value: number, name: string, min: number, max: number): number {
   if (!Number.isFinite(value) || value < min || value > max) {
     throw new ToolError(
@@ -136,27 +133,49 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   let scratch = new Float64Array(0);
   let touched = new Int32Array(0);
 
-  function addField(text: string | undefined, weight: number, reference: number): void {
+  // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
+  // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
+  let stamp = 0;
+  const docLists: PostingList[] = [];
+
+  function addField(
+    text: string | undefined,
+    weight: number,
+    reference: number,
+    create: boolean,
+  ): void {
     if (text === undefined || weight === 0) return;
     const terms = tokenize(text);
     if (terms.length === 0) return;
     const norm = weight / (1 - b + (b * terms.length) / reference);
-    for (const term of terms) termWeights.set(term, (termWeights.get(term) ?? 0) + norm);
+    for (const term of terms) {
+      const list = create ? postings.listFor(term) : postings.get(term);
+      if (list === undefined) continue;
+      if (list.stamp !== stamp) {
+        list.stamp = stamp;
+        list.pending = 0;
+        docLists.push(list);
+      }
+      list.pending += norm;
+    }
   }
 
-  /** Fills `termWeights` with the document's BM25F pseudo term frequencies. */
-  function collectTerms(doc: SearchDocument): void {
-    termWeights.clear();
-    addField(doc.name, weights.name, REFERENCE_LENGTH.name);
-    addField(doc.namespace, weights.namespace, REFERENCE_LENGTH.namespace);
-    if (doc.tags.length > 0) addField(doc.tags.join(' '), weights.tags, REFERENCE_LENGTH.tags);
-    addField(doc.title, weights.title, REFERENCE_LENGTH.title);
-    addField(doc.description, weights.description, REFERENCE_LENGTH.description);
+  /** Gathers the document's BM25F pseudo term frequencies on the lists in `docLists`. */
+  function collectTerms(doc: SearchDocument, create: boolean): void {
+    stamp++;
+    docLists.length = 0;
+    addField(doc.name, weights.name, REFERENCE_LENGTH.name, create);
+    addField(doc.namespace, weights.namespace, REFERENCE_LENGTH.namespace, create);
+    if (doc.tags.length > 0) {
+      addField(doc.tags.join(' '), weights.tags, REFERENCE_LENGTH.tags, create);
+    }
+    addField(doc.title, weights.title, REFERENCE_LENGTH.title, create);
+    addField(doc.description, weights.description, REFERENCE_LENGTH.description, create);
   }
 
   function upsert(doc: SearchDocument): void {
     remove(doc.id);
-    collectTerms(doc);
+    collectTerms(doc, true);
     const slot = postings.addDocument(doc);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
     if (scratch.length < (slot + 1) * 2) {
@@ -164,16 +183,19 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       touched = new Int32Array(scratch.length / 2);
     }
     // Saturated once, here: a query then only multiplies by idf and adds.
-    for (const [term, tf] of termWeights) postings.add(term, slot, (tf * (k1 + 1)) / (tf + k1));
-    termWeights.clear();
+    for (const list of docLists) {
+      const tf = list.pending;
+      postings.append(list, slot, (tf * (k1 + 1)) / (tf + k1));
+    }
+    docLists.length = 0;
   }
 
   function remove(id: string): void {
     const doc = postings.documentOf(id);
     if (doc === undefined) return;
-    collectTerms(doc);
-    postings.removeDocument(id, termWeights.keys());
-    termWeights.clear();
+    collectTerms(doc, false);
+    postings.removeDocument(id, docLists);
+    docLists.length = 0;
   }
 
   /** The lookups of each distinct query word: the word, then its synonyms. */

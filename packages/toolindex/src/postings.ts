@@ -11,6 +11,10 @@ export interface PostingList {
   length: number;
   /** Live documents holding the term. */
   df: number;
+  /** Indexing scratch: the weight gathered for the document being indexed… */
+  pending: number;
+  /** …and which indexing pass gathered it. */
+  stamp: number;
 }
 
 /** The inverted index of {@link createBm25Searcher}: documents by slot, posting lists by term. */
@@ -21,12 +25,14 @@ export interface Postings {
   readonly slotCount: number;
   /** Gives a document a slot; its terms are added with {@link Postings.add}. */
   addDocument(doc: SearchDocument): number;
-  /** Appends `slot` to `term`'s list. */
-  add(term: string, slot: number, value: number): void;
+  /** The posting list of `term`, created empty when there is none. */
+  listFor(term: string): PostingList;
+  /** Appends `slot` to a list from {@link Postings.listFor}. */
+  append(list: PostingList, slot: number, value: number): void;
   /** The live document with this id. */
   documentOf(id: string): SearchDocument | undefined;
-  /** Forgets a document; `terms` are the terms it was indexed under. */
-  removeDocument(id: string, terms: Iterable<string>): void;
+  /** Forgets a document; `lists` are the posting lists it was indexed in. */
+  removeDocument(id: string, lists: readonly PostingList[]): void;
   get(term: string): PostingList | undefined;
   isLive(slot: number): boolean;
   /** Per slot, 1 while its document is live; replaced (not resized) as slots are added. */
@@ -120,7 +126,7 @@ export function createPostings(): Postings {
       return slot;
     },
 
-    add(term, slot, value) {
+    listFor(term) {
       let list = lists.get(term);
       if (list === undefined) {
         list = {
@@ -128,9 +134,16 @@ export function createPostings(): Postings {
           values: new Float32Array(FIRST_CAPACITY),
           length: 0,
           df: 0,
+          pending: 0,
+          stamp: 0,
         };
         lists.set(term, list);
-      } else if (list.length === list.slots.length) {
+      }
+      return list;
+    },
+
+    append(list, slot, value) {
+      if (list.length === list.slots.length) {
         const slots = new Int32Array(list.length * 2);
         slots.set(list.slots);
         const values = new Float32Array(list.length * 2);
@@ -149,17 +162,14 @@ export function createPostings(): Postings {
       return slot === undefined ? undefined : docs[slot];
     },
 
-    removeDocument(id, terms) {
+    removeDocument(id, indexedIn) {
       const slot = slotOf.get(id);
       if (slot === undefined) return;
       slotOf.delete(id);
       docs[slot] = undefined;
       live[slot] = 0;
       dead++;
-      for (const term of terms) {
-        const list = lists.get(term);
-        if (list !== undefined) list.df--;
-      }
+      for (const list of indexedIn) list.df--;
       if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
     },
 
