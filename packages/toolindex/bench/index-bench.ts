@@ -69,6 +69,10 @@ interface SizeResult {
   readonly firstSearchMs: Spread;
   /** The same query as the first search, once the index has been searched a while. */
   readonly laterSearchMs: Spread;
+  readonly firstSearchCpuMs: Spread;
+  /** The first search of a bulk-registered index after a full GC: the search's own cost. */
+  readonly firstSearchAfterGcCpuMs: Spread;
+  readonly searchP50CpuMs: Spread;
   readonly heapBytesPerTool: Spread;
   readonly getToolNs: Spread;
   readonly searchP50Ms: Spread;
@@ -78,14 +82,32 @@ interface SizeResult {
   readonly heldOutTop1: number;
 }
 
+async function qualityOf(
+  tools: readonly Tool[],
+  backends: readonly ToolBackend[],
+): Promise<Pick<SizeResult, 'heldOutTop5' | 'tuningTop5' | 'heldOutTop1'>> {
+  const index = createIndex();
+  index.registerTools(tools.map((tool, i) => ({ tool, backend: backends[i]! })));
+  return {
+    heldOutTop5: (await hitRate(index, HELD_OUT_QUERIES, 5)).rate,
+    tuningTop5: (await hitRate(index, TUNING_QUERIES, 5)).rate,
+    heldOutTop1: (await hitRate(index, HELD_OUT_QUERIES, 1)).rate,
+  };
+}
+
 async function measure(size: number): Promise<SizeResult> {
   const tools = paddedCatalogue(size);
   const backends = tools.map(backendOf);
+  // Quality first, so its index is long gone before the first run weighs the heap.
+  const quality = await qualityOf(tools, backends);
   const registerUs: number[] = [];
   const registerCpuUs: number[] = [];
   const bulkRegisterUs: number[] = [];
   const firstSearchMs: number[] = [];
   const laterSearchMs: number[] = [];
+  const firstSearchCpuMs: number[] = [];
+  const firstSearchAfterGcCpuMs: number[] = [];
+  const p50Cpu: number[] = [];
   const heapPerTool: number[] = [];
   const getToolNs: number[] = [];
   const p50: number[] = [];
@@ -105,9 +127,11 @@ async function measure(size: number): Promise<SizeResult> {
     registerUs.push(((performance.now() - start) * 1000) / size);
     registerCpuUs.push((cpuMicros() - cpuStart) / size);
     // The search index is maintained on registration: the first search must not build it.
+    const firstCpu = cpuMicros();
     const firstStart = performance.now();
     await index.search(FIRST_QUERY);
     firstSearchMs.push(performance.now() - firstStart);
+    firstSearchCpuMs.push((cpuMicros() - firstCpu) / 1000);
     heapPerTool.push((settle() - before) / size);
 
     const ids = index.listTools({ limit: 100 }).entries.map((entry) => entry.id);
@@ -120,15 +144,20 @@ async function measure(size: number): Promise<SizeResult> {
 
     for (const query of QUERIES.slice(0, 50)) await index.search(query);
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     for (let round = 0; round < 4; round++) {
       for (const query of QUERIES) {
+        const c0 = cpuMicros();
         const t0 = performance.now();
         await index.search(query, { limit: 20 });
         times.push(performance.now() - t0);
+        cpuTimes.push((cpuMicros() - c0) / 1000);
       }
     }
     times.sort((a, b) => a - b);
+    cpuTimes.sort((a, b) => a - b);
     p50.push(quantile(times, 0.5));
+    p50Cpu.push(quantile(cpuTimes, 0.5));
     const again: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();
@@ -146,10 +175,13 @@ async function measure(size: number): Promise<SizeResult> {
     const bulkStart = performance.now();
     bulk.registerTools(registrations);
     bulkRegisterUs.push(((performance.now() - bulkStart) * 1000) / size);
+    // Collect what registration allocated first, so what is left is the search's own cost.
+    settle();
+    const afterGcCpu = cpuMicros();
+    await bulk.search(FIRST_QUERY);
+    firstSearchAfterGcCpuMs.push((cpuMicros() - afterGcCpu) / 1000);
   }
   delete held.bulk;
-  const index = createIndex();
-  index.registerTools(tools.map((tool, i) => ({ tool, backend: backends[i]! })));
   return {
     size,
     registerUs: spread(registerUs),
@@ -157,13 +189,14 @@ async function measure(size: number): Promise<SizeResult> {
     bulkRegisterUs: spread(bulkRegisterUs),
     firstSearchMs: spread(firstSearchMs),
     laterSearchMs: spread(laterSearchMs),
+    firstSearchCpuMs: spread(firstSearchCpuMs),
+    firstSearchAfterGcCpuMs: spread(firstSearchAfterGcCpuMs),
+    searchP50CpuMs: spread(p50Cpu),
     heapBytesPerTool: spread(heapPerTool),
     getToolNs: spread(getToolNs),
     searchP50Ms: spread(p50),
     searchP99Ms: spread(p99),
-    heldOutTop5: (await hitRate(index, HELD_OUT_QUERIES, 5)).rate,
-    tuningTop5: (await hitRate(index, TUNING_QUERIES, 5)).rate,
-    heldOutTop1: (await hitRate(index, HELD_OUT_QUERIES, 1)).rate,
+    ...quality,
   };
 }
 
@@ -192,10 +225,13 @@ console.table(
     'register CPU µs/tool': fmt(r.registerCpuUs, 2),
     'registerTools µs/tool': fmt(r.bulkRegisterUs, 2),
     'first search ms': fmt(r.firstSearchMs, 3),
+    'first search CPU ms': fmt(r.firstSearchCpuMs, 3),
+    'first search after GC, CPU ms': fmt(r.firstSearchAfterGcCpuMs, 3),
     'same query later ms': r.laterSearchMs.median.toFixed(3),
     'heap B/tool': fmt(r.heapBytesPerTool, 0),
     'getTool ns': r.getToolNs.median.toFixed(1),
     'search p50 ms': fmt(r.searchP50Ms, 4),
+    'search p50 CPU ms': fmt(r.searchP50CpuMs, 4),
     'search p99 ms': r.searchP99Ms.median.toFixed(4),
     'p50 / floor': (r.searchP50Ms.median / FLOOR_SEARCH_MS).toFixed(2),
   })),
@@ -214,36 +250,53 @@ console.log(
 
 const at = (size: number): SizeResult => rows.find((r) => r.size === size) as SizeResult;
 const verdict = (ok: boolean): string => (ok ? 'MET' : 'MISSED');
+const big = at(100_000);
 const targets: [string, string, boolean][] = [
   [
     'top-5 hit rate, held-out, 10k tools ≥ 85%',
     pct(at(10_000).heldOutTop5),
     at(10_000).heldOutTop5 >= 0.85,
   ],
+  ['top-5 hit rate, held-out, 100k tools ≥ 80%', pct(big.heldOutTop5), big.heldOutTop5 >= 0.8],
   [
-    'top-5 hit rate, held-out, 100k tools ≥ 80%',
-    pct(at(100_000).heldOutTop5),
-    at(100_000).heldOutTop5 >= 0.8,
+    'search p50 at 100k ≤ 0.3 ms, wall',
+    `${fmt(big.searchP50Ms, 4)} ms`,
+    big.searchP50Ms.median <= 0.3,
   ],
   [
-    'search p50 at 100k ≤ 0.3 ms',
-    `${fmt(at(100_000).searchP50Ms, 4)} ms`,
-    at(100_000).searchP50Ms.median <= 0.3,
+    'search p50 at 100k ≤ 0.3 ms, CPU time',
+    `${fmt(big.searchP50CpuMs, 4)} ms`,
+    big.searchP50CpuMs.median <= 0.3,
   ],
   [
-    'first search after bulk registration at 100k ≤ 1 ms (no index build)',
-    `${fmt(at(100_000).firstSearchMs, 3)} ms`,
-    at(100_000).firstSearchMs.median <= 1,
+    'first search after bulk registration at 100k ≤ 1 ms, wall',
+    `${fmt(big.firstSearchMs, 3)} ms`,
+    big.firstSearchMs.median <= 1,
   ],
   [
-    'heap per tool at 100k ≤ 2048 B',
-    `${fmt(at(100_000).heapBytesPerTool, 0)} B`,
-    at(100_000).heapBytesPerTool.median <= 2048,
+    'first search after bulk registration at 100k ≤ 1 ms, CPU time',
+    `${fmt(big.firstSearchCpuMs, 3)} ms`,
+    big.firstSearchCpuMs.median <= 1,
   ],
   [
-    'registration at 100k ≤ 5 µs/tool (registerTool, wall)',
-    `${fmt(at(100_000).registerUs, 2)} µs`,
-    at(100_000).registerUs.median <= 5,
+    'first search after bulk registration at 100k ≤ 1 ms, CPU time, registration garbage collected first',
+    `${fmt(big.firstSearchAfterGcCpuMs, 3)} ms`,
+    big.firstSearchAfterGcCpuMs.median <= 1,
+  ],
+  [
+    'memory per tool at 100k ≤ 2048 B',
+    `${fmt(big.heapBytesPerTool, 0)} B`,
+    big.heapBytesPerTool.median <= 2048,
+  ],
+  [
+    'registration at 100k ≤ 5 µs/tool, wall (registerTool)',
+    `${fmt(big.registerUs, 2)} µs`,
+    big.registerUs.median <= 5,
+  ],
+  [
+    'registration at 100k ≤ 5 µs/tool, CPU time (registerTool)',
+    `${fmt(big.registerCpuUs, 2)} µs`,
+    big.registerCpuUs.median <= 5,
   ],
 ];
 console.log('targets (issue 19):');

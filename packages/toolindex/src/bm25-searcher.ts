@@ -181,6 +181,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     if (scratch.length < (slot + 1) * 2) {
       scratch = new Float64Array(Math.max(1024, (slot + 1) * 4));
       touched = new Int32Array(scratch.length / 2);
+      // Fresh arrays are mapped lazily; writing them now takes the page faults here too.
+      scratch.fill(0);
+      touched.fill(0);
     }
     // Saturated once, here: a query then only multiplies by idf and adds.
     for (const list of docLists) {

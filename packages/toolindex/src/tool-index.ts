@@ -59,7 +59,8 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
 
   function invalidateViews(): void {
     sortedIds = undefined;
-    sortedByNamespace.clear();
+    // Clearing an empty map still allocates a new table: skip it on the registration path.
+    if (sortedByNamespace.size > 0) sortedByNamespace.clear();
     sortedNamespaces = undefined;
   }
 
