@@ -118,6 +118,14 @@ describe('createBm25Searcher ranking', () => {
     expect(hits[0]).toBe('a:send_invoice');
   });
 
+  it('prefers the tool whose whole name the query matches', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('b:cancel_subscription_export', 'cancel a subscription export'));
+    searcher.upsert(doc('a:cancel_subscription', 'Cancel a customer subscription now.'));
+    const ids = searcher.search({ text: 'cancel a subscription', limit: 5 }).map((h) => h.id);
+    expect(ids).toEqual(['a:cancel_subscription', 'b:cancel_subscription_export']);
+  });
+
   it('searches what was just upserted, without a separate build step', () => {
     const searcher = createBm25Searcher();
     for (let i = 0; i < 2000; i++) searcher.upsert(doc(`n:t${i}`, `widget number ${i}`));
@@ -146,6 +154,7 @@ describe('createBm25Searcher ranking', () => {
       { synonymWeight: 2 },
       { coverage: -0.1 },
       { namespacePrior: Number.NaN },
+      { nameMatch: 11 },
     ]) {
       let code: string | undefined;
       try {

@@ -47,6 +47,12 @@ export interface Bm25Options {
    * lone look-alike elsewhere.
    */
   readonly namespacePrior?: number;
+  /**
+   * Bonus for matching the tool's name as a whole, 0–10 (default 0.3): a score is multiplied by
+   * `1 + nameMatch · share of the name's terms the query matched`, so `cancel a subscription`
+   * prefers `cancel_subscription` to `cancel_subscription_export`.
+   */
+  readonly nameMatch?: number;
 }
 
 /** The BM25 {@link Searcher}: synchronous, so its `search` returns hits directly. */
@@ -126,17 +132,21 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const synonymWeight = checkNumber(options.synonymWeight ?? 0.6, 'synonymWeight', 0, 1);
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
   const namespacePrior = checkNumber(options.namespacePrior ?? 0.1, 'namespacePrior', 0, 1);
+  const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
   const synonyms = synonymTableOf(options.synonyms);
   let namespaceMass = new Float64Array(0);
 
   const postings = createPostings();
   let scratch = new Float64Array(0);
   let touched = new Int32Array(0);
+  let nameHits = new Uint8Array(0);
 
   // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
   // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
   let stamp = 0;
   const docLists: PostingList[] = [];
+  // Lists touched by the name field in this pass: their postings are stored negated.
+  let nameLists = 0;
 
   function addField(
     text: string | undefined,
@@ -165,6 +175,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     stamp++;
     docLists.length = 0;
     addField(doc.name, weights.name, REFERENCE_LENGTH.name, create);
+    nameLists = docLists.length;
     addField(doc.namespace, weights.namespace, REFERENCE_LENGTH.namespace, create);
     if (doc.tags.length > 0) {
       addField(doc.tags.join(' '), weights.tags, REFERENCE_LENGTH.tags, create);
@@ -176,7 +187,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   function upsert(doc: SearchDocument): void {
     remove(doc.id);
     collectTerms(doc, true);
-    const slot = postings.addDocument(doc);
+    const slot = postings.addDocument(doc, nameLists);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
     if (scratch.length < (slot + 1) * 2) {
       scratch = new Float64Array(Math.max(1024, (slot + 1) * 4));
@@ -184,12 +195,15 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       // Fresh arrays are mapped lazily; writing them now takes the page faults here too.
       scratch.fill(0);
       touched.fill(0);
+      nameHits = new Uint8Array(touched.length);
     }
-    // Saturated once, here: a query then only multiplies by idf and adds.
-    for (const list of docLists) {
+    // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
+    // is stored negated, so a query can count how much of a tool's name it matched.
+    docLists.forEach((list, i) => {
       const tf = list.pending;
-      postings.append(list, slot, (tf * (k1 + 1)) / (tf + k1));
-    }
+      const value = (tf * (k1 + 1)) / (tf + k1);
+      postings.append(list, slot, i < nameLists ? -value : value);
+    });
     docLists.length = 0;
   }
 
@@ -239,6 +253,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           const slot = slots[i] as number;
           const at = slot * 2;
           const mask = acc[at + 1] as number;
+          let value = values[i] as number;
+          const inName = value < 0;
+          if (inName) value = -value;
           if (mask === 0) {
             touched[touchedCount++] = slot;
             if (filtered && !matchesFilter(postings.docAt(slot), query)) {
@@ -246,15 +263,19 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
               continue;
             }
             acc[at + 1] = bit;
-            acc[at] = scale * (values[i] as number);
+            acc[at] = scale * value;
+            if (inName) nameHits[slot] = 1;
             continue;
           }
           if (mask === EXCLUDED) continue;
           // A tool matching the word and a synonym (or two synonyms) counts the first match.
           const has = (mask & bit) !== 0;
           if (has && once) continue;
-          if (!has) acc[at + 1] = mask | bit;
-          acc[at] = (acc[at] as number) + scale * (values[i] as number);
+          if (!has) {
+            acc[at + 1] = mask | bit;
+            if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
+          }
+          acc[at] = (acc[at] as number) + scale * value;
         }
       }
     }
@@ -262,6 +283,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     for (const weight of groupWeight) totalWeight += weight;
     const live = postings.liveFlags;
     const namespaceOf = postings.namespaceNumbers;
+    const nameTerms = postings.nameTermCounts;
     if (namespacePrior > 0 && namespaceMass.length < postings.namespaceCount) {
       namespaceMass = new Float64Array(postings.namespaceCount * 2);
     }
@@ -272,6 +294,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       let mask = acc[at + 1] as number;
       if (mask === EXCLUDED || live[slot] !== 1) {
         acc[at] = -1;
+        nameHits[slot] = 0;
         continue;
       }
       let score = acc[at] as number;
@@ -281,8 +304,13 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           if ((mask & 1) !== 0) matched += groupWeight[g] as number;
         }
         score *= 1 - coverage + (coverage * matched) / totalWeight;
-        acc[at] = score;
       }
+      const names = nameTerms[slot] as number;
+      if (nameMatch > 0 && names > 0) {
+        score *= 1 + (nameMatch * Math.min(names, nameHits[slot] as number)) / names;
+      }
+      nameHits[slot] = 0;
+      acc[at] = score;
       if (namespacePrior > 0) {
         const namespace = namespaceOf[slot] as number;
         if (namespace >= 0) namespaceMass[namespace] = (namespaceMass[namespace] as number) + score;

@@ -23,8 +23,11 @@ export interface Postings {
   readonly size: number;
   /** Slots handed out so far (live or not); scratch arrays sized by it cover every slot. */
   readonly slotCount: number;
-  /** Gives a document a slot; its terms are added with {@link Postings.add}. */
-  addDocument(doc: SearchDocument): number;
+  /**
+   * Gives a document a slot, noting how many distinct terms its name has; its terms are added
+   * with {@link Postings.append}.
+   */
+  addDocument(doc: SearchDocument, nameTerms: number): number;
   /** The posting list of `term`, created empty when there is none. */
   listFor(term: string): PostingList;
   /** Appends `slot` to a list from {@link Postings.listFor}. */
@@ -39,6 +42,8 @@ export interface Postings {
   readonly liveFlags: Uint8Array;
   /** Per slot, the number {@link Postings.namespaceAt} returns; replaced as slots are added. */
   readonly namespaceNumbers: Int32Array;
+  /** Per slot, how many distinct terms the name has (at most 255); replaced as slots are added. */
+  readonly nameTermCounts: Uint8Array;
   /** The document in a live slot. */
   docAt(slot: number): SearchDocument;
   /** A small number standing for the namespace of the document in `slot` (-1 for none). */
@@ -59,6 +64,7 @@ export function createPostings(): Postings {
   const lists = new Map<string, PostingList>();
   let dead = 0;
   let namespaceOf = new Int32Array(1024);
+  let nameTerms = new Uint8Array(1024);
   const namespaceIds = new Map<string, number>();
 
   function compact(): void {
@@ -88,7 +94,10 @@ export function createPostings(): Postings {
     }
     for (let slot = 0; slot < renumber.length; slot++) {
       const next = renumber[slot] as number;
-      if (next >= 0) namespaceOf[next] = namespaceOf[slot] as number;
+      if (next >= 0) {
+        namespaceOf[next] = namespaceOf[slot] as number;
+        nameTerms[next] = nameTerms[slot] as number;
+      }
     }
     docs = liveDocs;
     live.fill(0);
@@ -104,7 +113,7 @@ export function createPostings(): Postings {
       return docs.length;
     },
 
-    addDocument(doc) {
+    addDocument(doc, nameTermCount) {
       const slot = docs.length;
       docs.push(doc);
       if (slot >= live.length) {
@@ -114,7 +123,11 @@ export function createPostings(): Postings {
         const namespaces = new Int32Array(namespaceOf.length * 2);
         namespaces.set(namespaceOf);
         namespaceOf = namespaces;
+        const names = new Uint8Array(nameTerms.length * 2);
+        names.set(nameTerms);
+        nameTerms = names;
       }
+      nameTerms[slot] = Math.min(255, nameTermCount);
       live[slot] = 1;
       let namespace = -1;
       if (doc.namespace !== undefined) {
@@ -191,6 +204,10 @@ export function createPostings(): Postings {
 
     get namespaceNumbers() {
       return namespaceOf;
+    },
+
+    get nameTermCounts() {
+      return nameTerms;
     },
 
     namespaceAt(slot) {
