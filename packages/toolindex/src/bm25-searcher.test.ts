@@ -77,3 +77,92 @@ describe('createBm25Searcher', () => {
     }
   });
 });
+
+describe('createBm25Searcher ranking', () => {
+  it('matches a query word through its synonyms', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('fs:delete_directory', 'Deletes a directory and everything in it.'));
+    searcher.upsert(doc('fs:read_file', 'Reads a file.'));
+    expect(searcher.search({ text: 'remove a folder', limit: 5 }).map((h) => h.id)).toEqual([
+      'fs:delete_directory',
+    ]);
+  });
+
+  it('expands a short form into a phrase, and ranks the word itself above a synonym', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('gh:merge_pull_request', 'Merges a pull request.'));
+    searcher.upsert(doc('gh:pr_status', 'Status of a PR.'));
+    const hits = searcher.search({ text: 'pr', limit: 5 }).map((h) => h.id);
+    expect(hits).toEqual(['gh:pr_status', 'gh:merge_pull_request']);
+  });
+
+  it('takes its own synonym groups, and none with []', () => {
+    const custom = createBm25Searcher({ synonyms: [['invoice', 'bill']] });
+    const none = createBm25Searcher({ synonyms: [] });
+    for (const searcher of [custom, none]) {
+      searcher.upsert(doc('pay:create_invoice', 'Creates an invoice.'));
+      searcher.upsert(doc('fs:delete_directory', 'Deletes a directory.'));
+    }
+    expect(custom.search({ text: 'bill', limit: 5 }).map((h) => h.id)).toEqual([
+      'pay:create_invoice',
+    ]);
+    expect(custom.search({ text: 'remove folder', limit: 5 })).toEqual([]);
+    expect(none.search({ text: 'bill', limit: 5 })).toEqual([]);
+  });
+
+  it('prefers tools that match more of the query', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('a:send_invoice', 'Sends an invoice to a customer.'));
+    searcher.upsert(doc('a:invoice_invoice', 'Invoice invoice invoice invoice.'));
+    const hits = searcher.search({ text: 'send invoice', limit: 5 }).map((h) => h.id);
+    expect(hits[0]).toBe('a:send_invoice');
+  });
+
+  it('prefers the tool whose whole name the query matches', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('b:cancel_subscription_export', 'cancel a subscription export'));
+    searcher.upsert(doc('a:cancel_subscription', 'Cancel a customer subscription now.'));
+    const ids = searcher.search({ text: 'cancel a subscription', limit: 5 }).map((h) => h.id);
+    expect(ids).toEqual(['a:cancel_subscription', 'b:cancel_subscription_export']);
+  });
+
+  it('searches what was just upserted, without a separate build step', () => {
+    const searcher = createBm25Searcher();
+    for (let i = 0; i < 2000; i++) searcher.upsert(doc(`n:t${i}`, `widget number ${i}`));
+    expect(searcher.search({ text: 'widget', limit: 3 })).toHaveLength(3);
+    searcher.upsert(doc('n:gadget', 'a gadget'));
+    expect(searcher.search({ text: 'gadget', limit: 3 }).map((h) => h.id)).toEqual(['n:gadget']);
+    searcher.remove('n:gadget');
+    expect(searcher.search({ text: 'gadget', limit: 3 })).toEqual([]);
+  });
+
+  it('treats prototype names as plain words', () => {
+    const searcher = createBm25Searcher({ synonyms: [['__proto__', 'constructor', 'toString']] });
+    searcher.upsert(doc('a:constructor', 'Builds a constructor.'));
+    expect(() =>
+      searcher.search({ text: '__proto__ hasOwnProperty valueOf', limit: 5 }),
+    ).not.toThrow();
+    expect(searcher.search({ text: '__proto__', limit: 5 }).map((h) => h.id)).toEqual([
+      'a:constructor',
+    ]);
+  });
+
+  it('throws invalid_argument for bad synonyms and out-of-range ranking options', () => {
+    for (const options of [
+      { synonyms: 'create make' as unknown as string[][] },
+      { synonyms: [[1, 2]] as unknown as string[][] },
+      { synonymWeight: 2 },
+      { coverage: -0.1 },
+      { namespacePrior: Number.NaN },
+      { nameMatch: 11 },
+    ]) {
+      let code: string | undefined;
+      try {
+        createBm25Searcher(options);
+      } catch (error) {
+        code = ToolError.isInstance(error) ? error.code : undefined;
+      }
+      expect(code).toBe('invalid_argument');
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import { createPostings, type PostingList } from './postings.js';
 import {
   matchesFilter,
   type SearchDocument,
@@ -6,7 +7,9 @@ import {
   type SearcherQuery,
   type SearchHit,
 } from './searcher.js';
+import { buildSynonymTable, DEFAULT_SYNONYMS, type SynonymTable } from './synonyms.js';
 import { tokenize } from './tokenize.js';
+import { createTopHits } from './top-hits.js';
 
 /** How much a term counts in each field; larger means a match there ranks higher. */
 export interface FieldWeights {
@@ -19,12 +22,37 @@ export interface FieldWeights {
 
 /** Options for {@link createBm25Searcher}. */
 export interface Bm25Options {
-  /** Field weights; default name 5, namespace 3, tags 3, title 2, description 1. */
+  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 1. */
   readonly weights?: Partial<FieldWeights>;
   /** BM25 term-frequency saturation (default 1.2). */
   readonly k1?: number;
-  /** BM25 length normalisation, 0–1 (default 0.75). */
+  /** BM25 length normalisation within each field, 0–1 (default 0.75). */
   readonly b?: number;
+  /**
+   * Groups of words that mean the same thing to a searcher; a query word also matches the
+   * rest of its group, at {@link Bm25Options.synonymWeight}. Default {@link DEFAULT_SYNONYMS};
+   * `[]` turns expansion off.
+   */
+  readonly synonyms?: readonly (readonly string[])[];
+  /** How much a match on a synonym counts against one on the word itself, 0–1 (default 0.6). */
+  readonly synonymWeight?: number;
+  /**
+   * How strongly tools matching more of the query (weighted by rarity) are preferred, 0–1
+   * (default 0.5): a tool's score is multiplied by `1 − coverage + coverage · matched share`.
+   */
+  readonly coverage?: number;
+  /**
+   * Namespace prior, 0–1 (default 0.1): a tool also earns this share of the match scores of the
+   * other tools in its namespace, so a query about issues favours a server about issues over a
+   * lone look-alike elsewhere.
+   */
+  readonly namespacePrior?: number;
+  /**
+   * Bonus for matching the tool's name as a whole, 0–10 (default 0.3): a score is multiplied by
+   * `1 + nameMatch · share of the name's terms the query matched`, so `cancel a subscription`
+   * prefers `cancel_subscription` to `cancel_subscription_export`.
+   */
+  readonly nameMatch?: number;
 }
 
 /** The BM25 {@link Searcher}: synchronous, so its `search` returns hits directly. */
@@ -34,7 +62,7 @@ export interface Bm25Searcher extends Searcher {
 
 /** The default field weights of {@link createBm25Searcher}. */
 export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
-  name: 5,
+  name: 3,
   namespace: 3,
   tags: 3,
   title: 2,
@@ -42,20 +70,20 @@ export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
 });
 
 /**
- * One term's posting list, flat to keep it to a single allocation per term: element 0 is the
- * number of live documents holding the term (its document frequency), then `slot, weight` pairs,
- * where weight is the field-weighted term frequency. Pairs of removed documents stay until the
- * next compaction.
+ * Typical field lengths (in terms, stop words dropped) that length normalisation compares a
+ * field against. Fixed rather than running averages, so a tool's weights never change after it
+ * is indexed and no re-weighting pass is ever needed as the catalogue grows.
  */
-type Posting = number[];
+const REFERENCE_LENGTH: FieldWeights = {
+  name: 3,
+  namespace: 1,
+  tags: 1,
+  title: 3,
+  description: 12,
+};
 
-/** Removed documents are swept from posting lists once they outnumber the live ones. */
-const COMPACT_MIN_DEAD = 1024;
-/** At most this many distinct query terms are scored; the rest of a long query is ignored. */
-const MAX_QUERY_TERMS = 32;
-
-// Reused across calls: registration must not allocate a map per document.
-const termWeights = new Map<string, number>();
+/** At most this many distinct query words are scored; the rest of a long query is ignored. */
+const MAX_QUERY_TERMS = 30; // bits 0–29 of an int32 mask
 
 function checkNumber(value: number, name: string, min: number, max: number): number {
   if (!Number.isFinite(value) || value < min || value > max) {
@@ -67,15 +95,33 @@ function checkNumber(value: number, name: string, min: number, max: number): num
   return value;
 }
 
+/** One term looked up for a query word, and how its matches count. */
+interface Lookup {
+  readonly term: string;
+  readonly factor: number;
+  /**
+   * Whether a tool that already matched this query word (through another of its terms) is
+   * skipped: true for the word and the first term of each synonym, false for the later terms of
+   * a multi-word synonym, which complete the same match.
+   */
+  readonly once: boolean;
+}
+
+/** A tool that fails the namespace or tag filter, marked so later terms skip it at once. */
+const EXCLUDED = 2 ** 31;
+
 /**
- * Creates the default {@link Searcher}: BM25 ranking over an inverted index of each tool's
- * name, namespace, tags, title and description, with field weights (a term in the name counts
- * most). Terms come from {@link tokenize}. Upserts and removals are incremental; queries touch
- * only the posting lists of their terms, so cost follows the number of matching tools, not the
- * catalogue size. Indexing is deferred: upserts are queued and indexed by the next search, so
- * registering thousands of tools costs no tokenising until someone searches.
+ * Creates the default {@link Searcher}: BM25F ranking over an inverted index of each tool's name,
+ * namespace, tags, title and description (each field length-normalised on its own, then
+ * weighted: a term in the name counts most). Terms come from {@link tokenize}; query words are
+ * expanded with synonyms, and tools matching more of the query's rare words are preferred.
  *
- * @throws {ToolError} `invalid_argument` for a weight, `k1` or `b` out of range.
+ * The index is maintained on every upsert and removal, so the first search after a bulk load
+ * pays nothing extra. Queries touch only the posting lists of their terms, so their cost follows
+ * the number of matching tools, not the catalogue size.
+ *
+ * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight` or `coverage`
+ * out of range, or synonyms that are not arrays of strings.
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const weights: FieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
@@ -83,222 +129,236 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     checkNumber(weight as number, `weights.${field}`, 0, 1000);
   const k1 = checkNumber(options.k1 ?? 1.2, 'k1', 0, 100);
   const b = checkNumber(options.b ?? 0.75, 'b', 0, 1);
+  const synonymWeight = checkNumber(options.synonymWeight ?? 0.6, 'synonymWeight', 0, 1);
+  const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
+  const namespacePrior = checkNumber(options.namespacePrior ?? 0.1, 'namespacePrior', 0, 1);
+  const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
+  const synonyms = synonymTableOf(options.synonyms);
+  let namespaceMass = new Float64Array(0);
 
-  // Per slot: the document, and its term count (-1 once removed).
-  let docs: (SearchDocument | undefined)[] = [];
-  let lengths: number[] = [];
-  const slotOf = new Map<string, number>();
-  // Upserts wait here until the next search: registration stays cheap, and a catalogue that is
-  // loaded in bulk is indexed in one pass, only if anyone searches it.
-  const pending = new Map<string, SearchDocument>();
-  const postings = new Map<string, Posting>();
-  let totalLength = 0;
-  let dead = 0;
-  let scores = new Float64Array(0);
+  const postings = createPostings();
+  let scratch = new Float64Array(0);
   let touched = new Int32Array(0);
+  let nameHits = new Uint8Array(0);
 
-  function addTerms(text: string | undefined, weight: number): number {
-    if (text === undefined || weight === 0) return 0;
+  // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
+  // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
+  let stamp = 0;
+  const docLists: PostingList[] = [];
+  // Lists touched by the name field in this pass: their postings are stored negated.
+  let nameLists = 0;
+
+  function addField(
+    text: string | undefined,
+    weight: number,
+    reference: number,
+    create: boolean,
+  ): void {
+    if (text === undefined || weight === 0) return;
     const terms = tokenize(text);
-    for (const term of terms) termWeights.set(term, (termWeights.get(term) ?? 0) + weight);
-    return terms.length;
-  }
-
-  function collectTerms(doc: SearchDocument): number {
-    termWeights.clear();
-    let length = addTerms(doc.name, weights.name);
-    length += addTerms(doc.namespace, weights.namespace);
-    for (const tag of doc.tags) length += addTerms(tag, weights.tags);
-    length += addTerms(doc.title, weights.title);
-    length += addTerms(doc.description, weights.description);
-    return length;
-  }
-
-  /** Takes an indexed document out of the inverted index. */
-  function unindex(id: string): void {
-    const slot = slotOf.get(id);
-    if (slot === undefined) return;
-    const doc = docs[slot];
-    slotOf.delete(id);
-    docs[slot] = undefined;
-    totalLength -= lengths[slot] ?? 0;
-    lengths[slot] = -1;
-    dead++;
-    if (doc !== undefined) {
-      collectTerms(doc);
-      for (const term of termWeights.keys()) {
-        const posting = postings.get(term);
-        if (posting !== undefined) posting[0] = (posting[0] ?? 1) - 1;
+    if (terms.length === 0) return;
+    const norm = weight / (1 - b + (b * terms.length) / reference);
+    for (const term of terms) {
+      const list = create ? postings.listFor(term) : postings.get(term);
+      if (list === undefined) continue;
+      if (list.stamp !== stamp) {
+        list.stamp = stamp;
+        list.pending = 0;
+        docLists.push(list);
       }
-      termWeights.clear();
+      list.pending += norm;
     }
-    if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
   }
 
-  /** Renumbers live documents densely and drops dead pairs from every posting list. */
-  function compact(): void {
-    const renumber = new Int32Array(docs.length).fill(-1);
-    const liveDocs: SearchDocument[] = [];
-    const liveLengths: number[] = [];
-    docs.forEach((doc, slot) => {
-      if (doc === undefined) return;
-      renumber[slot] = liveDocs.length;
-      slotOf.set(doc.id, liveDocs.length);
-      liveDocs.push(doc);
-      liveLengths.push(lengths[slot] ?? 0);
-    });
-    for (const [term, posting] of postings) {
-      if (posting[0] === 0) {
-        postings.delete(term);
-        continue;
-      }
-      let write = 1;
-      for (let read = 1; read < posting.length; read += 2) {
-        const next = renumber[posting[read] ?? 0] ?? -1;
-        if (next < 0) continue;
-        posting[write++] = next;
-        posting[write++] = posting[read + 1] ?? 0;
-      }
-      posting.length = write;
+  /** Gathers the document's BM25F pseudo term frequencies on the lists in `docLists`. */
+  function collectTerms(doc: SearchDocument, create: boolean): void {
+    stamp++;
+    docLists.length = 0;
+    addField(doc.name, weights.name, REFERENCE_LENGTH.name, create);
+    nameLists = docLists.length;
+    addField(doc.namespace, weights.namespace, REFERENCE_LENGTH.namespace, create);
+    if (doc.tags.length > 0) {
+      addField(doc.tags.join(' '), weights.tags, REFERENCE_LENGTH.tags, create);
     }
-    docs = liveDocs;
-    lengths = liveLengths;
-    dead = 0;
-  }
-
-  function index(doc: SearchDocument): void {
-    const slot = docs.length;
-    const length = collectTerms(doc);
-    for (const [term, weight] of termWeights) {
-      const posting = postings.get(term);
-      if (posting === undefined) {
-        postings.set(term, [1, slot, weight]);
-      } else {
-        posting[0] = (posting[0] ?? 0) + 1;
-        posting.push(slot, weight);
-      }
-    }
-    termWeights.clear();
-    docs.push(doc);
-    lengths.push(length);
-    slotOf.set(doc.id, slot);
-    totalLength += length;
-  }
-
-  /** Indexes the documents upserted since the last search, in upsert order. */
-  function flush(): void {
-    if (pending.size === 0) return;
-    for (const doc of pending.values()) index(doc);
-    pending.clear();
+    addField(doc.title, weights.title, REFERENCE_LENGTH.title, create);
+    addField(doc.description, weights.description, REFERENCE_LENGTH.description, create);
   }
 
   function upsert(doc: SearchDocument): void {
-    unindex(doc.id);
-    // Re-inserting moves the document to the end, so indexing order follows the latest upsert.
-    pending.delete(doc.id);
-    pending.set(doc.id, doc);
+    remove(doc.id);
+    collectTerms(doc, true);
+    const slot = postings.addDocument(doc, nameLists);
+    // Search scratch grows here, by doubling, so no search ever pays for allocating it.
+    if (scratch.length < (slot + 1) * 2) {
+      scratch = new Float64Array(Math.max(1024, (slot + 1) * 4));
+      touched = new Int32Array(scratch.length / 2);
+      // Fresh arrays are mapped lazily; writing them now takes the page faults here too.
+      scratch.fill(0);
+      touched.fill(0);
+      nameHits = new Uint8Array(touched.length);
+    }
+    // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
+    // is stored negated, so a query can count how much of a tool's name it matched.
+    docLists.forEach((list, i) => {
+      const tf = list.pending;
+      const value = (tf * (k1 + 1)) / (tf + k1);
+      postings.append(list, slot, i < nameLists ? -value : value);
+    });
+    docLists.length = 0;
   }
 
   function remove(id: string): void {
-    if (!pending.delete(id)) unindex(id);
+    const doc = postings.documentOf(id);
+    if (doc === undefined) return;
+    collectTerms(doc, false);
+    postings.removeDocument(id, docLists);
+    docLists.length = 0;
+  }
+
+  /** The lookups of each distinct query word: the word, then its synonyms. */
+  function groupsOf(text: string): Lookup[][] {
+    const words = [...new Set(tokenize(text))].slice(0, MAX_QUERY_TERMS);
+    return words.map((word) => {
+      const lookups: Lookup[] = [{ term: word, factor: 1, once: true }];
+      if (synonymWeight > 0) {
+        for (const terms of synonyms.get(word) ?? []) {
+          const factor = synonymWeight / terms.length;
+          terms.forEach((term, i) => lookups.push({ term, factor, once: i === 0 }));
+        }
+      }
+      return lookups;
+    });
   }
 
   function search(query: SearcherQuery): SearchHit[] {
-    flush();
-    const docCount = slotOf.size;
+    const docCount = postings.size;
     if (docCount === 0 || query.limit <= 0) return [];
-    const terms = [...new Set(tokenize(query.text))].slice(0, MAX_QUERY_TERMS);
-    if (scores.length < docs.length) {
-      scores = new Float64Array(docs.length * 2);
-      touched = new Int32Array(docs.length * 2);
-    }
+    const groups = groupsOf(query.text);
+    // Per slot, side by side so one cache line serves both: [2s] the score, [2s+1] the bit set
+    // of query words matched (or EXCLUDED). Zero for every slot between searches.
+    const acc = scratch;
     const filtered = query.namespace !== undefined || query.tags !== undefined;
-    const averageLength = Math.max(totalLength / docCount, 1);
+    const groupWeight = new Float64Array(groups.length);
     let touchedCount = 0;
-    for (const term of terms) {
-      const posting = postings.get(term);
-      const live = posting?.[0] ?? 0;
-      if (posting === undefined || live === 0) continue;
-      const idf = Math.log(1 + (docCount - live + 0.5) / (live + 0.5));
-      for (let i = 1; i < posting.length; i += 2) {
-        const slot = posting[i] ?? 0;
-        const length = lengths[slot] ?? -1;
-        if (length < 0) continue;
-        if (filtered && !matchesFilter(docs[slot] as SearchDocument, query)) continue;
-        const tf = posting[i + 1] ?? 0;
-        const score = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / averageLength));
-        if (scores[slot] === 0) touched[touchedCount++] = slot;
-        scores[slot] = (scores[slot] ?? 0) + score;
+    for (let g = 0; g < groups.length; g++) {
+      const bit = 1 << g;
+      for (const { term, factor, once } of groups[g] as Lookup[]) {
+        const list = postings.get(term);
+        if (list === undefined || list.df === 0) continue;
+        const idf = Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
+        const scale = idf * factor;
+        if (scale > (groupWeight[g] as number)) groupWeight[g] = scale;
+        const { slots, values, length } = list;
+        for (let i = 0; i < length; i++) {
+          const slot = slots[i] as number;
+          const at = slot * 2;
+          const mask = acc[at + 1] as number;
+          let value = values[i] as number;
+          const inName = value < 0;
+          if (inName) value = -value;
+          if (mask === 0) {
+            touched[touchedCount++] = slot;
+            if (filtered && !matchesFilter(postings.docAt(slot), query)) {
+              acc[at + 1] = EXCLUDED;
+              continue;
+            }
+            acc[at + 1] = bit;
+            acc[at] = scale * value;
+            if (inName) nameHits[slot] = 1;
+            continue;
+          }
+          if (mask === EXCLUDED) continue;
+          // A tool matching the word and a synonym (or two synonyms) counts the first match.
+          const has = (mask & bit) !== 0;
+          if (has && once) continue;
+          if (!has) {
+            acc[at + 1] = mask | bit;
+            if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
+          }
+          acc[at] = (acc[at] as number) + scale * value;
+        }
       }
     }
-    const hits = topHits(touched.subarray(0, touchedCount), scores, docs, query.limit);
-    for (let i = 0; i < touchedCount; i++) scores[touched[i] ?? 0] = 0;
-    return hits;
+    let totalWeight = 0;
+    for (const weight of groupWeight) totalWeight += weight;
+    const live = postings.liveFlags;
+    const namespaceOf = postings.namespaceNumbers;
+    const nameTerms = postings.nameTermCounts;
+    if (namespacePrior > 0 && namespaceMass.length < postings.namespaceCount) {
+      namespaceMass = new Float64Array(postings.namespaceCount * 2);
+    }
+    // Coverage, and each namespace's share of the match.
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i] as number;
+      const at = slot * 2;
+      let mask = acc[at + 1] as number;
+      if (mask === EXCLUDED || live[slot] !== 1) {
+        acc[at] = -1;
+        nameHits[slot] = 0;
+        continue;
+      }
+      let score = acc[at] as number;
+      if (coverage > 0 && totalWeight > 0) {
+        let matched = 0;
+        for (let g = 0; mask !== 0; g++, mask >>>= 1) {
+          if ((mask & 1) !== 0) matched += groupWeight[g] as number;
+        }
+        score *= 1 - coverage + (coverage * matched) / totalWeight;
+      }
+      const names = nameTerms[slot] as number;
+      if (nameMatch > 0 && names > 0) {
+        score *= 1 + (nameMatch * Math.min(names, nameHits[slot] as number)) / names;
+      }
+      nameHits[slot] = 0;
+      acc[at] = score;
+      if (namespacePrior > 0) {
+        const namespace = namespaceOf[slot] as number;
+        if (namespace >= 0) namespaceMass[namespace] = (namespaceMass[namespace] as number) + score;
+      }
+    }
+    const top = createTopHits(query.limit, (slot) => postings.docAt(slot).id);
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i] as number;
+      const at = slot * 2;
+      let score = acc[at] as number;
+      acc[at] = 0;
+      acc[at + 1] = 0;
+      if (score < 0) continue;
+      if (namespacePrior > 0) {
+        const namespace = namespaceOf[slot] as number;
+        if (namespace >= 0)
+          score += namespacePrior * ((namespaceMass[namespace] as number) - score);
+      }
+      top.offer(slot, score);
+    }
+    if (namespacePrior > 0) {
+      for (let i = 0; i < touchedCount; i++) {
+        const namespace = namespaceOf[touched[i] as number] as number;
+        if (namespace >= 0) namespaceMass[namespace] = 0;
+      }
+    }
+    return top.result();
   }
 
   return { upsert, remove, search };
 }
 
-/**
- * The best `limit` hits among `candidates`, best first, ties by ascending id. A bounded min-heap
- * (worst hit on top) keeps this O(n log limit) rather than sorting every match.
- */
-function topHits(
-  candidates: Int32Array,
-  scores: Float64Array,
-  docs: readonly (SearchDocument | undefined)[],
-  limit: number,
-): SearchHit[] {
-  const heap: SearchHit[] = [];
-  const at = (i: number): SearchHit => heap[i] as SearchHit;
-  // `a` ranks below `c`: lower score, or equal score and a later id.
-  const worse = (a: SearchHit, c: SearchHit): boolean =>
-    a.score < c.score || (a.score === c.score && a.id > c.id);
-  const swap = (i: number, j: number): void => {
-    const held = at(i);
-    heap[i] = at(j);
-    heap[j] = held;
-  };
-  const siftDown = (start: number): void => {
-    let i = start;
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let least = i;
-      if (left < heap.length && worse(at(left), at(least))) least = left;
-      if (right < heap.length && worse(at(right), at(least))) least = right;
-      if (least === i) return;
-      swap(i, least);
-      i = least;
-    }
-  };
-  for (const slot of candidates) {
-    const score = scores[slot] ?? 0;
-    const id = docs[slot]?.id ?? '';
-    if (heap.length === limit) {
-      const top = at(0);
-      // Most candidates lose to the current worst; reject them without allocating.
-      if (score < top.score || (score === top.score && id > top.id)) continue;
-      heap[0] = { id, score };
-      siftDown(0);
-      continue;
-    }
-    heap.push({ id, score });
-    for (let i = heap.length - 1; i > 0;) {
-      const parent = (i - 1) >> 1;
-      if (!worse(at(i), at(parent))) break;
-      swap(i, parent);
-      i = parent;
-    }
+function synonymTableOf(groups: unknown): SynonymTable {
+  if (groups === undefined) return defaultTable();
+  if (
+    !Array.isArray(groups) ||
+    !groups.every(
+      (group) => Array.isArray(group) && group.every((word) => typeof word === 'string'),
+    )
+  ) {
+    throw new ToolError('invalid_argument', 'synonyms must be an array of arrays of strings');
   }
-  const sorted = new Array<SearchHit>(heap.length);
-  for (let i = heap.length - 1; i >= 0; i--) {
-    sorted[i] = at(0);
-    const last = heap.pop() as SearchHit;
-    if (heap.length > 0) {
-      heap[0] = last;
-      siftDown(0);
-    }
-  }
-  return sorted;
+  return buildSynonymTable(groups);
+}
+
+let defaultSynonymTable: SynonymTable | undefined;
+
+function defaultTable(): SynonymTable {
+  defaultSynonymTable ??= buildSynonymTable(DEFAULT_SYNONYMS);
+  return defaultSynonymTable;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '@toolplane/toolmodel';
 import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
+import { createBm25Searcher } from './bm25-searcher.js';
 import { createHybridSearcher, type EmbedFunction } from './hybrid-searcher.js';
 import { createIndex } from './tool-index.js';
 
@@ -46,11 +47,17 @@ function fill(index: ReturnType<typeof createIndex>): void {
 
 describe('createHybridSearcher', () => {
   it('finds a tool by a synonym that BM25 alone misses', async () => {
-    const lexicalOnly = createIndex();
+    // Without its synonym table, as a stand-in for words no table lists.
+    const lexicalOnly = createIndex({ searcher: createBm25Searcher({ synonyms: [] }) });
     fill(lexicalOnly);
     expect((await lexicalOnly.search('make a folder')).results).toEqual([]);
 
-    const index = createIndex({ searcher: createHybridSearcher({ embed: conceptEmbed([]) }) });
+    const index = createIndex({
+      searcher: createHybridSearcher({
+        embed: conceptEmbed([]),
+        lexical: createBm25Searcher({ synonyms: [] }),
+      }),
+    });
     fill(index);
     const { results } = await index.search('make a folder');
     expect(results[0]?.id).toBe('fs:create_directory');

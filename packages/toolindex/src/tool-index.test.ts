@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError, type McpBackend, type Tool, type ToolBackend } from '@toolplane/toolmodel';
 import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
-import { createIndex, type IndexChangeEvent } from './tool-index.js';
+import type { IndexChangeEvent } from './index-types.js';
+import { createIndex } from './tool-index.js';
 
 const mcp = (serverName: string): ToolBackend => ({ kind: 'mcp', mcp: { serverName } });
 const local = (name: string): ToolBackend => ({ kind: 'local', local: { name } });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createIndex, type ToolIndex } from '../tool-index.js';
+import type { ToolIndex } from '../index-types.js';
+import { createIndex } from '../tool-index.js';
 import { syntheticTools } from './synthetic-tools.js';
 
 interface CapturedServer {

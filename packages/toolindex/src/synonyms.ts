@@ -1,0 +1,81 @@
+import { tokenize } from './tokenize.js';
+
+/**
+ * Words that tool catalogues and the people searching them use for the same thing, one group a
+ * line. Drawn from the verbs and nouns of MCP servers' tool lists (create/make/new, delete/remove,
+ * directory/folder, repository/repo, PR → pull request…). Query words are expanded with the rest
+ * of their group; tools are indexed as written, so the table costs no memory per tool.
+ */
+export const DEFAULT_SYNONYMS: readonly (readonly string[])[] = Object.freeze([
+  ['create', 'make', 'new', 'add', 'generate'],
+  ['delete', 'remove', 'erase', 'destroy', 'drop', 'trash'],
+  ['update', 'edit', 'modify', 'change', 'alter', 'patch'],
+  ['get', 'fetch', 'retrieve', 'read', 'load', 'obtain'],
+  ['list', 'show', 'enumerate', 'display', 'view', 'browse'],
+  ['search', 'find', 'lookup', 'locate', 'look', 'query'],
+  ['send', 'post', 'deliver', 'dispatch', 'submit'],
+  ['run', 'execute', 'launch', 'trigger', 'invoke', 'start'],
+  ['cancel', 'stop', 'abort', 'terminate', 'halt'],
+  ['move', 'rename', 'relocate'],
+  ['copy', 'duplicate', 'clone'],
+  ['reply', 'respond'],
+  ['approve', 'accept'],
+  ['decline', 'reject', 'refuse'],
+  ['directory', 'folder', 'dir'],
+  ['repository', 'repo'],
+  ['pull request', 'pr', 'merge request'],
+  ['issue', 'ticket', 'bug'],
+  ['event', 'meeting', 'appointment'],
+  ['invitation', 'invite'],
+  ['email', 'mail', 'e-mail'],
+  ['message', 'msg'],
+  ['image', 'picture', 'photo', 'img'],
+  ['web page', 'webpage', 'website', 'site'],
+  ['url', 'link', 'address'],
+  ['time zone', 'timezone', 'tz'],
+  ['database', 'db'],
+  ['statistics', 'stats'],
+  ['environment', 'env'],
+  ['variable', 'var'],
+  ['label', 'tag'],
+  ['user', 'member', 'person', 'people'],
+  ['customer', 'client'],
+  ['payment', 'charge', 'transaction'],
+  ['spreadsheet', 'sheet'],
+  ['document', 'doc'],
+  ['configuration', 'config', 'settings'],
+  ['information', 'info', 'details', 'metadata'],
+  ['compress', 'zip', 'gzip'],
+]);
+
+/** One expansion of a query word: the terms to look up, and how much a match on them counts. */
+export interface Expansion {
+  readonly terms: readonly string[];
+  readonly factor: number;
+}
+
+/**
+ * A synonym table in term form: for each term, the other members of its groups, each as the
+ * terms it tokenises to (a multi-word synonym such as `pull request` is two terms matched
+ * together).
+ */
+export type SynonymTable = ReadonlyMap<string, readonly (readonly string[])[]>;
+
+/** Tokenises synonym groups into a {@link SynonymTable}; groups of one term are ignored. */
+export function buildSynonymTable(groups: readonly (readonly string[])[]): SynonymTable {
+  const table = new Map<string, (readonly string[])[]>();
+  for (const group of groups) {
+    const members = group.map((words) => tokenize(words)).filter((terms) => terms.length > 0);
+    for (const member of members) {
+      if (member.length !== 1) continue;
+      const key = member[0] as string;
+      let list = table.get(key);
+      if (list === undefined) table.set(key, (list = []));
+      for (const other of members) {
+        if (other === member || (other.length === 1 && other[0] === key)) continue;
+        if (!list.some((known) => known.join(' ') === other.join(' '))) list.push(other);
+      }
+    }
+  }
+  return table;
+}

@@ -1,0 +1,130 @@
+import {
+  backendKey,
+  normalizeTags,
+  ToolError,
+  validateBackend,
+  validateTool,
+  type Tool,
+  type ToolBackend,
+} from '@toolplane/toolmodel';
+import type { BackendSelector } from './backend-selector.js';
+import { idOf } from './index-args.js';
+import type { ToolEntry, ToolRegistration, ToolSummary } from './index-types.js';
+import { frozenCopy, jsonEqual } from './json.js';
+import type { SearchDocument } from './searcher.js';
+
+const EMPTY_TAGS: readonly string[] = Object.freeze([]);
+
+/** Internal per-tool record; it doubles as the tool's {@link SearchDocument}. */
+export interface ToolRecord extends SearchDocument {
+  readonly entry: ToolEntry;
+  summary: Omit<ToolSummary, 'score'> | undefined;
+}
+
+/** A tool as it will be once a registration call commits. */
+export interface Draft {
+  readonly id: string;
+  tool: Tool;
+  backends: ToolBackend[];
+  readonly previous: ToolRecord | undefined;
+  definitionChanged: boolean;
+  backendsChanged: boolean;
+}
+
+/** Builds the record a draft commits to, asking `selectBackend` for its backend.
+ *
+ * @throws {ToolError} `internal` when the selector throws.
+ */
+export function makeRecord(draft: Draft, selectBackend: BackendSelector): ToolRecord {
+  let backend: ToolBackend | undefined;
+  try {
+    backend = selectBackend(draft.backends, draft.tool);
+  } catch (cause) {
+    throw new ToolError(
+      'internal',
+      `the backend selector threw for tool ${JSON.stringify(draft.id)}`,
+      {
+        cause,
+        toolId: draft.id,
+      },
+    );
+  }
+  const tool = draft.tool;
+  const entry: ToolEntry = Object.freeze({
+    id: draft.id,
+    tool,
+    backends: Object.freeze(draft.backends.slice()),
+    backend,
+  });
+  return {
+    id: draft.id,
+    name: tool.name,
+    namespace: tool.namespace,
+    title: tool.title,
+    description: tool.description,
+    tags: tool.tags ?? EMPTY_TAGS,
+    entry,
+    summary: draft.definitionChanged ? undefined : draft.previous?.summary,
+  };
+}
+
+/** Copies, validates and stages registrations without touching the index. */
+export function stage(
+  records: ReadonlyMap<string, ToolRecord>,
+  registrations: readonly ToolRegistration[],
+  replace: boolean,
+): { drafts: Map<string, Draft>; ids: string[] } {
+  const drafts = new Map<string, Draft>();
+  const ids: string[] = [];
+  for (const registration of registrations) {
+    // Callers from plain JavaScript may pass holes or nulls; let validation name them.
+    const candidate: unknown = registration;
+    const { tool: input, backend: inputBackend }: Partial<ToolRegistration> =
+      typeof candidate === 'object' && candidate !== null ? candidate : {};
+    validateTool(input);
+    validateBackend(inputBackend);
+    const tool = frozenCopy(
+      input.tags === undefined ? input : { ...input, tags: normalizeTags(input.tags) },
+    );
+    const backend = frozenCopy(inputBackend);
+    const id = idOf(tool);
+    ids.push(id);
+    let draft = drafts.get(id);
+    if (draft === undefined) {
+      const previous = records.get(id);
+      draft =
+        previous === undefined
+          ? { id, tool, backends: [], previous, definitionChanged: true, backendsChanged: true }
+          : {
+              id,
+              tool: previous.entry.tool,
+              backends: previous.entry.backends.slice(),
+              previous,
+              definitionChanged: false,
+              backendsChanged: false,
+            };
+      drafts.set(id, draft);
+    }
+    if (draft.tool !== tool && !jsonEqual(draft.tool, tool)) {
+      if (!replace) {
+        throw new ToolError(
+          'conflict',
+          `tool ${JSON.stringify(id)} is already registered with a different definition; pass { replace: true } to replace it, or unregister it first`,
+          { toolId: id, backend },
+        );
+      }
+      draft.tool = tool;
+      draft.definitionChanged = true;
+    }
+    const key = draft.backends.length === 0 ? '' : backendKey(backend);
+    const at = draft.backends.findIndex((existing) => backendKey(existing) === key);
+    if (at < 0) {
+      draft.backends.push(backend);
+      draft.backendsChanged = true;
+    } else if (!jsonEqual(draft.backends[at], backend)) {
+      draft.backends[at] = backend;
+      draft.backendsChanged = true;
+    }
+  }
+  return { drafts, ids };
+}
