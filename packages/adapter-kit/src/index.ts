@@ -8,7 +8,6 @@ export { checkSchema, checkToolName, TOOL_NAME_RULES } from './schema-check.js';
 export {
   DEFAULT_CONCURRENCY,
   DEFAULT_MAX_OUTPUT_CHARS,
-  DEFAULT_TIMEOUT_MS,
   outcomeText,
   parseArguments,
   runCalls,

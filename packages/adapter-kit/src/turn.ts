@@ -25,8 +25,10 @@ export interface RunCallsOptions {
   /** Most calls running at once (default {@link DEFAULT_CONCURRENCY}). */
   readonly concurrency?: number;
   /**
-   * Milliseconds each call may take (default {@link DEFAULT_TIMEOUT_MS}; `0`: no limit). A call
-   * past it is cancelled and answered to the model as a `timeout` error.
+   * Milliseconds each call may take, from its start (default: no limit of its own; MCP
+   * connectors keep their request timeouts). A call past it is cancelled and answered to the
+   * model as a `timeout` error. Each timed call gets an `AbortSignal` of its own, a few
+   * microseconds on Node 20.
    */
   readonly timeoutMs?: number;
   /** At most this many characters of one result reach the model (default 200,000). */
@@ -55,7 +57,6 @@ export interface CallOutcome {
 }
 
 export const DEFAULT_CONCURRENCY = 8;
-export const DEFAULT_TIMEOUT_MS = 120_000;
 /** About 50,000 tokens: a bound well inside every current model's context. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
 
@@ -143,41 +144,52 @@ async function runOne(
     );
   }
   const args = target.restore === undefined ? parsed : target.restore(parsed);
-  const controller = new AbortController();
   const outer = options.signal;
-  const abort = (): void => {
-    controller.abort(outer?.reason);
-  };
-  outer?.addEventListener('abort', abort, { once: true });
-  const limit = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limit = options.timeoutMs ?? 0;
+  const timed = limit > 0 && Number.isFinite(limit);
+  const meta = options.meta === undefined ? {} : { meta: options.meta };
+  if (!timed && outer === undefined) {
+    // Nothing can stop the call early: no signal of its own, which costs microseconds on Node.
+    try {
+      return fromRun(withId, await callThrough(source, target.id, args, meta), budget);
+    } catch (thrown) {
+      return failure(withId, asToolError(thrown, target.id), budget);
+    }
+  }
+  // Its own signal only when it has its own timeout; otherwise the caller's signal is enough.
+  const controller = timed ? new AbortController() : undefined;
+  const signal = (controller?.signal ?? outer) as AbortSignal;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopWaiting: ((reason: unknown) => void) | undefined;
   // Settles when the call must stop waiting, even for a backend that ignores its signal.
   const stop = new Promise<never>((_resolve, reject) => {
-    const onAbort = (): void => {
-      reject(controller.signal.reason as Error);
-    };
-    controller.signal.addEventListener('abort', onAbort, { once: true });
-    if (limit > 0 && Number.isFinite(limit)) {
-      timer = setTimeout(() => {
-        controller.abort(
-          new ToolError('timeout', `the tool took longer than ${limit} ms`, { toolId: target.id }),
-        );
-      }, limit);
-    }
+    stopWaiting = reject;
   });
+  const abort = (): void => {
+    controller?.abort(outer?.reason);
+    stopWaiting?.(outer?.reason);
+  };
+  outer?.addEventListener('abort', abort, { once: true });
+  if (controller !== undefined) {
+    timer = setTimeout(() => {
+      const reason = new ToolError('timeout', `the tool took longer than ${String(limit)} ms`, {
+        toolId: target.id,
+      });
+      controller.abort(reason);
+      stopWaiting?.(reason);
+    }, limit);
+  }
   try {
     const run = await Promise.race([
-      callThrough(source, target.id, args, {
-        signal: controller.signal,
-        ...(options.meta === undefined ? {} : { meta: options.meta }),
-      }),
+      callThrough(source, target.id, args, { signal, ...meta }),
       stop,
     ]);
     return fromRun(withId, run, budget);
   } catch (thrown) {
-    const reason: unknown = controller.signal.reason;
-    if (ToolError.isInstance(reason) && reason.code === 'timeout')
+    const reason: unknown = signal.reason;
+    if (ToolError.isInstance(reason) && reason.code === 'timeout') {
       return failure(withId, reason, budget);
+    }
     return failure(withId, asToolError(thrown, target.id), budget);
   } finally {
     clearTimeout(timer);
