@@ -33,6 +33,11 @@ export function isRecord(value: unknown): value is Json {
 
 /** Sets an own property, even one named `__proto__`. */
 export function put(target: Json, key: string, value: unknown): void {
+  // Plain assignment is much faster; only `__proto__` would set the prototype instead.
+  if (key !== '__proto__') {
+    target[key] = value;
+    return;
+  }
   Object.defineProperty(target, key, {
     value,
     enumerable: true,
