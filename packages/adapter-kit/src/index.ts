@@ -14,6 +14,7 @@ export {
 } from './turn.js';
 export type {
   CallOutcome,
+  LocalRun,
   ResolvedCall,
   ResultPart,
   RunCallsOptions,
@@ -21,3 +22,5 @@ export type {
 } from './turn.js';
 export { bindExposed, exposedOf, exposeTools } from './exposed.js';
 export type { ExposedTool, ExposedTools, ExposeOptions } from './exposed.js';
+export { searchModeTools } from './search-mode.js';
+export type { SearchModeTool } from './search-mode.js';
