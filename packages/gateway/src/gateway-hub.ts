@@ -1,8 +1,7 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable } from './names.js';
-import { toV1Tool } from './sdk-seam.js';
 import type {
   GatewayOptions,
   ListKind,
@@ -145,7 +144,7 @@ export class GatewayHub {
     const entry = this.#tools;
     if (entry === undefined) return [];
     entry.listed ??= entry.building.then((table) =>
-      table.entries().map(([name, item]) => ({ ...toV1Tool(toMcpJson(item.tool)), name })),
+      table.entries().map(([name, item]) => ({ ...toMcpJson(item.tool), name })),
     );
     return entry.listed;
   }
@@ -291,6 +290,7 @@ export class GatewayHub {
           const logger =
             event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
           server
+            // eslint-disable-next-line @typescript-eslint/no-deprecated -- 2025-era logging, bridged
             .sendLoggingMessage(
               { level: event.level, logger, data: event.data },
               server.transport?.sessionId,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './http-access.js';
 import {
@@ -131,7 +131,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (!sessions.makeRoom()) {
       throw new HttpError(
         503,
-        ErrorCode.InternalError,
+        ProtocolErrorCode.InternalError,
         `the gateway has ${String(maxSessions)} sessions, all busy; retry shortly`,
       );
     }
@@ -154,7 +154,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       void server.close();
     });
     await server.connect(transport);
-    transport.handlePost(res, post.messages, post.batch, req.headers);
+    transport.handlePost(res, post.messages, post.batch);
   };
 
   /**
@@ -171,7 +171,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       if (session === undefined) {
         throw new HttpError(
           404,
-          ErrorCode.InvalidRequest,
+          ProtocolErrorCode.InvalidRequest,
           'the session is unknown or has ended; initialize a new one',
         );
       }
@@ -179,7 +179,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         post?.messages.some((m) => (m as { method?: unknown } | null)?.method === 'initialize') ===
         true
       ) {
-        throw new HttpError(400, ErrorCode.InvalidRequest, 'this session is already initialized');
+        throw new HttpError(
+          400,
+          ProtocolErrorCode.InvalidRequest,
+          'this session is already initialized',
+        );
       }
       checkProtocolVersion(req);
       return session;
@@ -187,12 +191,16 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (post === undefined || !post.messages.some((m) => isInitializeRequest(m))) {
       throw new HttpError(
         400,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'no session; send an initialize request first',
       );
     }
     if (post.messages.length > 1) {
-      throw new HttpError(400, ErrorCode.InvalidRequest, 'initialize must be sent on its own');
+      throw new HttpError(
+        400,
+        ProtocolErrorCode.InvalidRequest,
+        'initialize must be sent on its own',
+      );
     }
     return openSession();
   };
@@ -216,13 +224,17 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     access.check(req);
     if (pathname !== path)
-      throw new HttpError(404, ErrorCode.InvalidRequest, `not found; the MCP endpoint is ${path}`);
+      throw new HttpError(
+        404,
+        ProtocolErrorCode.InvalidRequest,
+        `not found; the MCP endpoint is ${path}`,
+      );
     const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
     if (!allowed.includes(req.method ?? '')) {
       res.setHeader('allow', allowed.join(', '));
       throw new HttpError(
         405,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         options.stateless === true
           ? 'this server is stateless: only POST'
           : `method ${String(req.method)} is not allowed`,
@@ -239,7 +251,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       const session = found instanceof Promise ? await found : found;
       session.busy++;
       try {
-        session.transport.handlePost(res, post.messages, post.batch, req.headers);
+        session.transport.handlePost(res, post.messages, post.batch);
         await finished(res);
       } finally {
         session.busy--;
@@ -257,7 +269,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (!accepts(req, 'text/event-stream')) {
       throw new HttpError(
         406,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'a GET stream must accept text/event-stream',
       );
     }
@@ -288,7 +300,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           writeError(
             res,
             500,
-            ErrorCode.InternalError,
+            ProtocolErrorCode.InternalError,
             error instanceof Error ? error.message : String(error),
           );
         }

@@ -1,10 +1,6 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  LoggingLevelSchema,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+/* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
+   initialize-scoped client identity), bridged for as long as clients and servers speak them */
+import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { McpServerInstance } from './server.js';
 
 /** The upstream resource behind a URI a client subscribed to. */
@@ -25,7 +21,18 @@ export interface SessionState {
   logLevel: LoggingLevel | undefined;
 }
 
-const LOG_SEVERITY = new Map(LoggingLevelSchema.options.map((level, rank) => [level, rank]));
+// MCP's levels (RFC 5424's), least severe first.
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+const LOG_SEVERITY = new Map(LEVELS.map((level, rank) => [level, rank]));
 
 /** Whether a session that asked for `wanted` and above takes a message at `level`. */
 export function wantsLog(session: SessionState, level: LoggingLevel): boolean {
@@ -33,4 +40,5 @@ export function wantsLog(session: SessionState, level: LoggingLevel): boolean {
   return wanted === undefined || (LOG_SEVERITY.get(level) ?? 0) >= (LOG_SEVERITY.get(wanted) ?? 0);
 }
 
-export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The context the SDK hands a request handler. */
+export type CallExtra = ServerContext;

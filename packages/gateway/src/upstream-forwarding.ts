@@ -1,15 +1,10 @@
+/* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
+   initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import { randomUUID } from 'node:crypto';
-import {
-  CreateMessageResultSchema,
-  CreateMessageResultWithToolsSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListRootsResultSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
-import { toSessionCapabilities, toV1ServerRequest } from './sdk-seam.js';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
 
@@ -66,13 +61,13 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
     if (server?.getClientCapabilities()?.roots === undefined) return { roots: [] };
     return call === undefined
       ? server.listRoots(undefined, { signal })
-      : call.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { signal });
+      : call.extra.mcpReq.send({ method: 'roots/list' }, { signal });
   },
   async handle(request, { namespace, caller, signal }) {
     const call = callers.get(caller);
     if (call === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `${request.method} from "${namespace}" belongs to a call that has ended`,
       );
     }
@@ -82,14 +77,15 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
         ? capabilities?.sampling !== undefined
         : capabilities?.elicitation !== undefined;
     if (!supported) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `the client that made this call does not support ${request.method}`,
       );
     }
+    // The toolkit hands upstreams a sampling result without tool use, as it asked for one.
     return request.method === 'sampling/createMessage'
-      ? call.extra.sendRequest(toV1ServerRequest(request), CreateMessageResultSchema, { signal })
-      : call.extra.sendRequest(toV1ServerRequest(request), ElicitResultSchema, { signal });
+      ? call.extra.mcpReq.send(request, CreateMessageResultSchema, { signal })
+      : call.extra.mcpReq.send(request, { signal });
   },
 };
 
@@ -111,8 +107,8 @@ export function callerSession(
   ): Promise<T> => {
     const signal =
       options?.signal === undefined
-        ? extra.signal
-        : AbortSignal.any([extra.signal, options.signal]);
+        ? extra.mcpReq.signal
+        : AbortSignal.any([extra.mcpReq.signal, options.signal]);
     try {
       return await send(signal);
     } catch (error) {
@@ -130,7 +126,7 @@ export function callerSession(
   return {
     id: extra.sessionId,
     clientInfo: server.getClientVersion(),
-    capabilities: toSessionCapabilities(capabilities),
+    capabilities,
     log: parts.log,
     elicit: (params, options) => {
       const elicitation = capabilities?.elicitation;
@@ -142,9 +138,8 @@ export function callerSession(
           : elicitation.form !== undefined || elicitation.url === undefined);
       if (!supported) return Promise.reject(notSupported(`${mode} elicitation`));
       return ask('elicitation/create', options, async (signal) => {
-        const answer = await extra.sendRequest(
+        const answer = await extra.mcpReq.send(
           { method: 'elicitation/create', params },
-          ElicitResultSchema,
           { signal },
         );
         if (answer.action === 'accept' && 'requestedSchema' in params) {
@@ -161,17 +156,7 @@ export function callerSession(
         return Promise.reject(notSupported('sampling with tools'));
       }
       return ask('sampling/createMessage', options, (signal) =>
-        withTools
-          ? extra.sendRequest(
-              toV1ServerRequest({ method: 'sampling/createMessage', params }),
-              CreateMessageResultWithToolsSchema,
-              { signal },
-            )
-          : extra.sendRequest(
-              toV1ServerRequest({ method: 'sampling/createMessage', params }),
-              CreateMessageResultSchema,
-              { signal },
-            ),
+        extra.mcpReq.send({ method: 'sampling/createMessage', params }, { signal }),
       );
     },
   };
