@@ -39,11 +39,10 @@ async function serveUpstream(tools: Tool[]): Promise<{ url: URL; close(): Promis
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const id = req.headers['mcp-session-id'];
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    const request = toWebRequest(
-      req,
-      new URL(req.url ?? '/', 'http://upstream'),
-      await readBody(req),
-    );
+    const request = toWebRequest(req, new URL(req.url ?? '/', 'http://upstream'), {
+      body: await readBody(req),
+      res,
+    });
     if (known !== undefined) {
       await writeWebResponse(res, await known.handleRequest(request));
       return;

@@ -7,6 +7,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/server';
 import { ToolError, type RunResult } from '@toolplane/toolkit';
+import type { Era } from './eras.js';
 import { CONNECTION_CLOSED } from './jsonrpc.js';
 import { toLegacyCallToolResult, type RunCallToolResult } from './sdk-seam.js';
 import type { ToolItem } from './server.js';
@@ -107,8 +108,10 @@ export function protocolError(error: unknown): ProtocolError {
 }
 
 /** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
-export function toCallToolResult(run: RunResult): CallToolResult {
-  if (run.mcpResult !== undefined) return toLegacyCallToolResult(run.mcpResult);
+export function toCallToolResult(run: RunResult, era: Era = 'legacy'): CallToolResult {
+  if (run.mcpResult !== undefined) {
+    return era === 'modern' ? run.mcpResult : toLegacyCallToolResult(run.mcpResult);
+  }
   const value = run.structured;
   if (value === undefined) return { content: [] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
@@ -125,7 +128,7 @@ export function toCallToolResult(run: RunResult): CallToolResult {
  * {@link ERROR_META_KEY} in `_meta`. Any other failure is told in a text block and there, and as
  * `structuredContent.error` for tools without an output schema (one binds `structuredContent`).
  */
-export function errorResult(error: unknown, item: ToolItem): CallToolResult {
+export function errorResult(error: unknown, item: ToolItem, era: Era = 'legacy'): CallToolResult {
   const failure = ToolError.isInstance(error)
     ? error
     : new ToolError('internal', error instanceof Error ? error.message : String(error), {
@@ -137,7 +140,7 @@ export function errorResult(error: unknown, item: ToolItem): CallToolResult {
     message: failure.message,
     toolId: failure.toolId ?? item.id,
   };
-  const upstream = upstreamErrorResult(failure);
+  const upstream = upstreamErrorResult(failure, era);
   if (upstream !== undefined) {
     return {
       ...upstream,
@@ -154,12 +157,13 @@ export function errorResult(error: unknown, item: ToolItem): CallToolResult {
 }
 
 /** The upstream error result a failure carries in its cause chain (the runner wraps it). */
-function upstreamErrorResult(error: Error): CallToolResult | undefined {
+function upstreamErrorResult(error: Error, era: Era): CallToolResult | undefined {
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
     const result = cause as Partial<CallToolResult>;
     if (result.isError === true && Array.isArray(result.content)) {
-      return toLegacyCallToolResult(result as RunCallToolResult);
+      const upstream = result as RunCallToolResult;
+      return era === 'modern' ? upstream : toLegacyCallToolResult(upstream);
     }
     cause = cause instanceof Error ? cause.cause : undefined;
   }

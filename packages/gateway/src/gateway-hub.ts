@@ -2,6 +2,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable } from './names.js';
+import type { Era } from './eras.js';
 import type {
   GatewayOptions,
   ListKind,
@@ -40,6 +41,7 @@ export class GatewayHub {
   #tools: ToolTable | undefined;
   #negotiated = false;
   #pending = new Set<ListKind>();
+  readonly #listChangeListeners = new Set<(kinds: readonly ListKind[]) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
   readonly #upstreamSubscriptions = new Map<string, number>();
@@ -75,15 +77,27 @@ export class GatewayHub {
     return this.#negotiated;
   }
 
+  /**
+   * Hears the coalesced list changes every 2025 session is told of (for 2026-07-28 clients'
+   * `subscriptions/listen` streams); returns the unsubscribe.
+   */
+  onListChange(listener: (kinds: readonly ListKind[]) => void): () => void {
+    this.#listChangeListeners.add(listener);
+    return () => {
+      this.#listChangeListeners.delete(listener);
+    };
+  }
+
   /** How many sessions are attached. */
   get sessionCount(): number {
     return this.#sessions.size;
   }
 
-  attach(server: McpServerInstance): SessionState {
+  attach(server: McpServerInstance, era: Era = 'legacy'): SessionState {
     const session: SessionState = {
       server,
-      token: registerSession(server),
+      era,
+      token: registerSession(server, era),
       initialized: false,
       subscriptions: new Map(),
       logLevel: undefined,
@@ -102,6 +116,7 @@ export class GatewayHub {
 
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#listChangeListeners.clear();
     clearTimeout(this.#timer);
     for (const session of this.#sessions) {
       unregisterSession(session.token);
@@ -322,6 +337,7 @@ export class GatewayHub {
     this.#timer = undefined;
     const kinds = [...this.#pending];
     this.#pending.clear();
+    for (const listener of this.#listChangeListeners) listener(kinds);
     for (const { server, initialized } of this.#sessions) {
       if (!initialized) continue;
       for (const kind of kinds) {

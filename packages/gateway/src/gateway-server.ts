@@ -155,6 +155,33 @@ export class GatewayServer extends Server {
     }
   }
 
+  /**
+   * Refuses, before the SDK's dispatch, every request whose method `gate` names a reason for:
+   * -32601 with that reason (the SDK's own refusal of a method another era removed says only
+   * "Method not found").
+   */
+  refuseMethods(gate: (method: string) => string | undefined): void {
+    const self = this as unknown as Partial<ProtocolDispatch>;
+    const dispatch = self._onrequest;
+    if (typeof dispatch !== 'function') return;
+    self._onrequest = (request, extra) => {
+      const reason = gate(request.method);
+      if (reason === undefined) {
+        dispatch.call(this, request, extra);
+        return;
+      }
+      this.transport
+        ?.send({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: ProtocolErrorCode.MethodNotFound, message: reason },
+        })
+        .catch((error: unknown) =>
+          this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+        );
+    };
+  }
+
   override async connect(transport: Transport): Promise<void> {
     const own = transport.onmessage;
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
@@ -173,6 +200,17 @@ export class GatewayServer extends Server {
       else if ('id' in bare) dispatch._onrequest(bare, extra);
       else dispatch._onnotification(bare, extra);
     };
+  }
+
+  /**
+   * Closes the server; one that never got a transport (a per-request instance the SDK's entry
+   * built, then answered without) runs its `onclose` too, so whatever it holds is let go.
+   */
+  override async close(): Promise<void> {
+    const connected = this.transport !== undefined;
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
+    await super.close();
+    if (!connected) this.onclose?.();
   }
 
   /**

@@ -2,24 +2,35 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * A web `Request` for a node:http request whose body the caller has read already (`body`, as
- * text), with the request's headers and an abort signal that fires when the client goes away.
+ * text; none when it was parsed and is handed over as such), with the request's headers and,
+ * when `res` is given, a signal that fires if the client goes away before its answer is sent.
  */
-export function toWebRequest(req: IncomingMessage, url: URL, body?: string): Request {
+export function toWebRequest(
+  req: IncomingMessage,
+  url: URL,
+  options: { body?: string; res?: ServerResponse } = {},
+): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const each of value) headers.append(name, each);
     else headers.set(name, value);
   }
-  const controller = new AbortController();
-  req.once('close', () => {
-    if (!req.complete || req.socket.destroyed) controller.abort();
-  });
+  const { body, res } = options;
+  let signal: AbortSignal | undefined;
+  if (res !== undefined) {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    signal = controller.signal;
+  }
+  const method = req.method ?? 'GET';
   return new Request(url, {
-    method: req.method ?? 'GET',
+    method,
     headers,
-    signal: controller.signal,
-    ...(body === undefined || req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
+    ...(signal === undefined ? {} : { signal }),
+    ...(body === undefined || method === 'GET' || method === 'HEAD' ? {} : { body }),
   });
 }
 

@@ -88,7 +88,9 @@ async function serveBrokenUpstream(): Promise<{ url: URL; close(): Promise<void>
   });
   const http: Server = createServer((req, res) => {
     void readBody(req)
-      .then((body) => handler.fetch(toWebRequest(req, new URL(req.url ?? '/', 'http://up'), body)))
+      .then((body) =>
+        handler.fetch(toWebRequest(req, new URL(req.url ?? '/', 'http://up'), { body, res })),
+      )
       .then((response) => writeWebResponse(res, response));
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

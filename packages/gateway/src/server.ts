@@ -19,6 +19,12 @@ import {
 } from '@toolplane/toolkit';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
 import { VERSION } from './version.js';
+import {
+  envelopeLogLevel,
+  GATEWAY_PROTOCOL_VERSIONS,
+  legacyOnlyRefusal,
+  type Era,
+} from './eras.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewayHub } from './gateway-hub.js';
@@ -115,11 +121,12 @@ export function createSingleSession(
 }
 
 /**
- * One session's server on a shared hub.
+ * One session's server on a shared hub: a 2025 session, or one 2026-07-28 request (or stdio
+ * connection) when `era` is `modern`.
  *
  * @internal
  */
-export function createSessionServer(hub: GatewayHub): McpServerInstance {
+export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpServerInstance {
   const { toolkit, options } = hub;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const server = new GatewayServer(options.serverInfo ?? DEFAULT_SERVER_INFO, {
@@ -131,8 +138,10 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       logging: {},
     },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    supportedProtocolVersions: [...GATEWAY_PROTOCOL_VERSIONS],
   });
-  const session = hub.attach(server);
+  const session = hub.attach(server, era);
+  if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
   // Every handler below first waits for upstreams to have reconnected advertising sampling and
   // elicitation (at once after the first time), so none sees them half-way.
   server.oninitialized = () => {
@@ -169,6 +178,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
 
   server.setToolCallHandler(async (request, extra) => {
     if (!hub.isNegotiated) await hub.negotiated;
+    if (era === 'modern') session.logLevel = envelopeLogLevel(extra.mcpReq.envelope);
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
     // Progress and log messages are sent before the result they precede, never after it.
@@ -187,18 +197,23 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     const call = async (item: ToolItem, input: Record<string, unknown>) => {
       // Upstream sampling and elicitation during this call come back to this session.
       const caller = callToken(session.token);
-      callers.set(caller, { server, extra });
+      callers.set(caller, { server, extra, era });
       try {
         // Builtins and prompt delegates see who called, and talk to them (getSession()).
-        const calling = callerSession(server, extra, {
-          log: (level, data, logger) =>
-            wantsLog(session, level)
-              ? notify({
-                  method: 'notifications/message',
-                  params: { level, data, ...(logger === undefined ? {} : { logger }) },
-                })
-              : Promise.resolve(),
-        });
+        const calling = callerSession(
+          server,
+          extra,
+          {
+            log: (level, data, logger) =>
+              wantsLog(session, level)
+                ? notify({
+                    method: 'notifications/message',
+                    params: { level, data, ...(logger === undefined ? {} : { logger }) },
+                  })
+                : Promise.resolve(),
+          },
+          era,
+        );
         const result = await toolkit.callTool(item.id, input, {
           signal: extra.mcpReq.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
@@ -207,10 +222,10 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         if (sent !== undefined) await sent;
-        return toCallToolResult(result);
+        return toCallToolResult(result, era);
       } catch (error) {
         if (sent !== undefined) await sent;
-        return errorResult(error, item);
+        return errorResult(error, item, era);
       } finally {
         callers.delete(caller);
       }

@@ -7,20 +7,21 @@ import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
+import { noServerRequests, type Era } from './eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
 // serves them all; they never leave the process. A call's token is its session's token, a slash
 // and a count, so a request an upstream sends after the call (roots/list) still finds the session.
 export const callers = new Map<string, GatewayCall>();
-const sessions = new Map<string, McpServerInstance>();
+const sessions = new Map<string, { readonly server: McpServerInstance; readonly era: Era }>();
 const CALLER_PREFIX = randomUUID();
 let count = 0;
 
 /** Registers a session's server under a new token, unique in the process; see {@link callToken}. */
-export function registerSession(server: McpServerInstance): string {
+export function registerSession(server: McpServerInstance, era: Era = 'legacy'): string {
   const token = `${CALLER_PREFIX}:${++count}`;
-  sessions.set(token, server);
+  sessions.set(token, { server, era });
   return token;
 }
 
@@ -34,7 +35,7 @@ export function callToken(session: string): string {
 }
 
 /** The server of the session a caller token (a session's or one of its calls') belongs to. */
-function sessionOf(caller: string): McpServerInstance | undefined {
+function sessionOf(caller: string): { server: McpServerInstance; era: Era } | undefined {
   const slash = caller.indexOf('/');
   return sessions.get(slash < 0 ? caller : caller.slice(0, slash));
 }
@@ -43,6 +44,8 @@ function sessionOf(caller: string): McpServerInstance | undefined {
 export interface GatewayCall {
   readonly server: McpServerInstance;
   readonly extra: CallExtra;
+  /** The era of the session that made the call. */
+  readonly era: Era;
 }
 
 /**
@@ -57,7 +60,10 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
    */
   async listRoots({ caller, signal }) {
     const call = caller === undefined ? undefined : callers.get(caller);
-    const server = call?.server ?? (caller === undefined ? undefined : sessionOf(caller));
+    const known = caller === undefined ? undefined : sessionOf(caller);
+    // A 2026-07-28 client has no roots to ask for outside an input_required round.
+    if ((call?.era ?? known?.era) === 'modern') return { roots: [] };
+    const server = call?.server ?? known?.server;
     if (server?.getClientCapabilities()?.roots === undefined) return { roots: [] };
     return call === undefined
       ? server.listRoots(undefined, { signal })
@@ -70,6 +76,9 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
         ProtocolErrorCode.InvalidRequest,
         `${request.method} from "${namespace}" belongs to a call that has ended`,
       );
+    }
+    if (call.era === 'modern') {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
     }
     const capabilities = call.server.getClientCapabilities();
     const supported =
@@ -97,6 +106,7 @@ export function callerSession(
   server: McpServerInstance,
   extra: CallExtra,
   parts: Pick<Session, 'log'>,
+  era: Era = 'legacy',
 ): Partial<Session> {
   const capabilities = server.getClientCapabilities();
   // Cancelled with the call, and by the builtin's own signal when it gives one.
@@ -129,6 +139,7 @@ export function callerSession(
     capabilities,
     log: parts.log,
     elicit: (params, options) => {
+      if (era === 'modern') return Promise.reject(eraRefusal('elicitation/create'));
       const elicitation = capabilities?.elicitation;
       const mode = params.mode ?? 'form';
       const supported =
@@ -149,6 +160,7 @@ export function callerSession(
       });
     },
     createMessage: (params, options) => {
+      if (era === 'modern') return Promise.reject(eraRefusal('sampling/createMessage'));
       const sampling = capabilities?.sampling;
       const withTools = params.tools !== undefined || params.toolChoice !== undefined;
       if (sampling === undefined) return Promise.reject(notSupported('sampling'));
@@ -176,6 +188,11 @@ function checkElicited(schema: object, content: unknown): void {
     `the client's elicitation answer does not match the requested schema${first === undefined ? '' : `: ${first.path || '/'} ${first.message}`}`,
     { errors: result.errors },
   );
+}
+
+/** A builtin's 2025-era request to a 2026-07-28 caller, refused. */
+function eraRefusal(method: string): ToolError {
+  return new ToolError('no_delegate', noServerRequests(method));
 }
 
 export function notSupported(feature: string): ToolError {
