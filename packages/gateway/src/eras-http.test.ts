@@ -83,8 +83,9 @@ async function connect(era: 'modern' | 'legacy', headers = auth): Promise<Client
 async function post(
   body: unknown,
   headers: Record<string, string> = {},
+  url: URL = gateway.url,
 ): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(gateway.url, {
+  const response = await fetch(url, {
     method: 'POST',
     headers: {
       ...auth,
@@ -296,6 +297,150 @@ describe('serveHttp, both eras on one endpoint', () => {
     } finally {
       running.toolkit.removeBuiltin('late');
       await client.close();
+    }
+  });
+});
+
+// A toolkit of its own: a call cancelled earlier stays counted as in flight by the connector's
+// call tracker (the upstream never answers it), and a second caller makes a stdio upstream's
+// elicitation impossible to tie to its call.
+describe('serveHttp, input_required rounds for a 2026 client', () => {
+  let fresh: RunningToolkit;
+  let served: HttpGateway;
+  beforeAll(async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    fresh = await runToolkit(toolkit);
+    served = await serveHttp(fresh.toolkit, { port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await served.close();
+    await fresh.stop();
+  });
+
+  it('bridges a 2025 upstream elicitation into an input_required round a 2026 client answers', async () => {
+    const client = new Client(
+      { name: 'era-rounds', version: '0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    client.setRequestHandler('elicitation/create', (request) => {
+      expect(request.params.message).toBe('what is the answer?');
+      return { action: 'accept', content: { answer: '42' } };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(served.url, { requestInit: { headers: auth } }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'fx__elicit',
+        arguments: { message: 'what is the answer?' },
+      });
+      const text = result.content
+        .map((block) => (block.type === 'text' ? block.text : ''))
+        .join('');
+      expect(JSON.parse(text)).toEqual({ action: 'accept', content: { answer: '42' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a forged, replayed or expired requestState with -32602', async () => {
+    const asking = {
+      ...envelope(),
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    const headers = {
+      'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'fx__elicit',
+    };
+    const call = (id: number, extra: Record<string, unknown> = {}) =>
+      post(
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'fx__elicit', arguments: { message: 'sure?' }, _meta: asking, ...extra },
+        },
+        headers,
+        served.url,
+      );
+    const first = (await call(10)).json as {
+      result: { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+    };
+    expect(first.result.resultType).toBe('input_required');
+    const [key] = Object.keys(first.result.inputRequests);
+    expect(first.result.inputRequests[key ?? '']).toMatchObject({ method: 'elicitation/create' });
+    const state = first.result.requestState;
+    const answer = { [key ?? '']: { action: 'decline' } };
+    const forged = `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await call(11, { requestState: forged, inputResponses: answer })).json).toMatchObject({
+      error: { code: -32602 },
+    });
+    const done = (await call(12, { requestState: state, inputResponses: answer })).json as {
+      result: { content: { text: string }[] };
+    };
+    expect(JSON.parse(done.result.content[0]?.text ?? '')).toMatchObject({ action: 'decline' });
+    expect((await call(13, { requestState: state, inputResponses: answer })).json).toMatchObject({
+      error: { code: -32602 },
+    });
+
+    const brief = await serveHttp(fresh.toolkit, { port: 0, token: TOKEN, inputRoundTtlMs: 50 });
+    try {
+      const opened = await fetch(brief.url, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 20,
+          method: 'tools/call',
+          params: { name: 'fx__elicit', arguments: { message: 'late?' }, _meta: asking },
+        }),
+      });
+      const text = await opened.text();
+      const json = JSON.parse(
+        text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'),
+      ) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      const late = await fetch(brief.url, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 21,
+          method: 'tools/call',
+          params: {
+            name: 'fx__elicit',
+            arguments: { message: 'late?' },
+            _meta: asking,
+            requestState: json.result.requestState,
+            inputResponses: {
+              [Object.keys(json.result.inputRequests)[0] ?? '']: { action: 'cancel' },
+            },
+          },
+        }),
+      });
+      const lateText = await late.text();
+      expect(
+        JSON.parse(
+          lateText.startsWith('{') ? lateText : (/^data: (.*)$/m.exec(lateText)?.[1] ?? 'null'),
+        ),
+      ).toMatchObject({ error: { code: -32602 } });
+    } finally {
+      await brief.close();
     }
   });
 });

@@ -3,6 +3,7 @@ import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
+import { InputRounds } from './input-rounds.js';
 import type {
   GatewayOptions,
   ListKind,
@@ -46,12 +47,19 @@ export class GatewayHub {
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
   readonly #upstreamSubscriptions = new Map<string, number>();
 
+  /** The `input_required` flows of 2026 clients' calls. */
+  readonly rounds: InputRounds;
+
   /** Resolves once upstream servers know they may ask the sessions for sampling and elicitation. */
   readonly negotiated: Promise<void>;
 
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
     this.options = options;
+    this.rounds = new InputRounds({
+      ...(options.requestStateKey === undefined ? {} : { key: options.requestStateKey }),
+      ...(options.inputRoundTtlMs === undefined ? {} : { ttlMs: options.inputRoundTtlMs }),
+    });
     this.negotiated = toolkit
       .setUpstreamRequestHandler(forwardUpstreamRequests)
       .catch(() => {
@@ -116,6 +124,7 @@ export class GatewayHub {
 
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.rounds.dispose();
     this.#listChangeListeners.clear();
     clearTimeout(this.#timer);
     for (const session of this.#sessions) {

@@ -3,6 +3,7 @@ import {
   Server as SdkServer,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -218,7 +219,10 @@ export class GatewayServer extends Server {
    * (the gateway builds it from results already validated on their way in).
    */
   setToolCallHandler(
-    handler: (request: CallToolRequest, ctx: ServerContext) => Promise<CallToolResult>,
+    handler: (
+      request: CallToolRequest,
+      ctx: ServerContext,
+    ) => Promise<CallToolResult | InputRequiredResult>,
   ): void {
     this.ownToolCall = true;
     try {

@@ -16,6 +16,7 @@ import {
   type Toolkit,
   type CompletionTarget,
   type ToolkitItem,
+  type UpstreamRequest,
 } from '@toolplane/toolkit';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
 import { VERSION } from './version.js';
@@ -39,6 +40,12 @@ import {
   toCallToolResult,
   unknownTool,
 } from './call-results.js';
+
+/** What a 2026 client's call runs with when an upstream may ask it for input. */
+interface InputFlow {
+  readonly signal: AbortSignal;
+  readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
+}
 
 /** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
 // eslint-disable-next-line @typescript-eslint/no-deprecated
@@ -71,6 +78,14 @@ export interface GatewayOptions extends NamingOptions {
    * and `call_tool`, for catalogues too large to hand a model whole.
    */
   readonly mode?: 'tools' | 'search';
+  /**
+   * The key that seals the `requestState` of 2026-07-28 `input_required` rounds (HMAC-SHA256);
+   * default a random one per gateway. Give every instance behind one load balancer the same key
+   * only when their rounds can reach any of them (they cannot yet: a flow lives in one process).
+   */
+  readonly requestStateKey?: string | Uint8Array;
+  /** How long a 2026 client has to answer an `input_required` round (default 10 minutes). */
+  readonly inputRoundTtlMs?: number;
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
   readonly logger?: Logger;
@@ -194,10 +209,11 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         : (event: { progress: number; total?: number; message?: string }) => {
             void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
           };
-    const call = async (item: ToolItem, input: Record<string, unknown>) => {
-      // Upstream sampling and elicitation during this call come back to this session.
+    const call = async (item: ToolItem, input: Record<string, unknown>, flow?: InputFlow) => {
+      // Upstream sampling and elicitation during this call come back to this session (to a
+      // 2026 client as input_required rounds of the flow).
       const caller = callToken(session.token);
-      callers.set(caller, { server, extra, era });
+      callers.set(caller, { server, extra, era, requestInput: flow?.requestInput });
       try {
         // Builtins and prompt delegates see who called, and talk to them (getSession()).
         const calling = callerSession(
@@ -215,7 +231,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
           era,
         );
         const result = await toolkit.callTool(item.id, input, {
-          signal: extra.mcpReq.signal,
+          signal: flow?.signal ?? extra.mcpReq.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
           session: calling,
           sessionKey: session.token,
@@ -230,6 +246,16 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         callers.delete(caller);
       }
     };
+    // A 2026 client's retry of a call that asked for input: its answer goes upstream.
+    const state = era === 'modern' ? extra.mcpReq.requestState() : undefined;
+    if (typeof state === 'string') {
+      return hub.rounds.resume(
+        state,
+        'tools/call',
+        extra.mcpReq.inputResponses,
+        extra.mcpReq.signal,
+      );
+    }
     if (options.mode === 'search') {
       const tool = searchTools.find((t) => t.tool.name === name);
       if (tool === undefined) throw unknownTool(name);
@@ -238,6 +264,12 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
     if (item === undefined) throw unknownTool(name);
+    if (era === 'modern') {
+      return hub.rounds.start(
+        (signal, requestInput) => call(item, args, { signal, requestInput }),
+        extra.mcpReq.signal,
+      );
+    }
     return call(item, args);
   });
 

@@ -1,9 +1,14 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
    initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import { randomUUID } from 'node:crypto';
-import { CreateMessageResultSchema } from '@modelcontextprotocol/core';
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane/toolkit';
+import {
+  ToolError,
+  type Session,
+  type UpstreamRequest,
+  type UpstreamRequestHandler,
+} from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
@@ -46,6 +51,8 @@ export interface GatewayCall {
   readonly extra: CallExtra;
   /** The era of the session that made the call. */
   readonly era: Era;
+  /** Asks a 2026 caller for input in an `input_required` round (absent: it cannot be asked). */
+  readonly requestInput?: ((request: UpstreamRequest) => Promise<unknown>) | undefined;
 }
 
 /**
@@ -77,7 +84,7 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
         `${request.method} from "${namespace}" belongs to a call that has ended`,
       );
     }
-    if (call.era === 'modern') {
+    if (call.era === 'modern' && call.requestInput === undefined) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
     }
     const capabilities = call.server.getClientCapabilities();
@@ -90,6 +97,22 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
         ProtocolErrorCode.InvalidRequest,
         `the client that made this call does not support ${request.method}`,
       );
+    }
+    if (call.requestInput !== undefined) {
+      // The client's answer is untrusted: it goes upstream only if it is the result asked for.
+      const answer = await call.requestInput(request);
+      const schema =
+        request.method === 'sampling/createMessage'
+          ? CreateMessageResultSchema
+          : ElicitResultSchema;
+      const parsed = schema.safeParse(answer);
+      if (!parsed.success) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `the client's answer to ${request.method} is not a ${request.method} result`,
+        );
+      }
+      return parsed.data;
     }
     // The toolkit hands upstreams a sampling result without tool use, as it asked for one.
     return request.method === 'sampling/createMessage'
