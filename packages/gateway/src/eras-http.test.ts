@@ -210,6 +210,15 @@ describe('serveHttp, both eras on one endpoint', () => {
     expect((json as { error: { message: string } }).error.message).toMatch(/2025 era.*2026-07-28/);
   });
 
+  it('gives a 2026 client cache hints on lists', async () => {
+    const { json } = await post(
+      { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/list' },
+    );
+    expect(json).toMatchObject({ id: 5, result: { ttlMs: 60_000, cacheScope: 'private' } });
+    expect((json as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+  });
+
   it('answers an unsupported version with -32022 and the supported list', async () => {
     const { json } = await post(
       { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope('2099-01-01') } },
