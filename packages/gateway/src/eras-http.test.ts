@@ -8,9 +8,10 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
+import { GatewayHub } from './gateway-hub.js';
 import { serveHttp, type HttpGateway } from './http.js';
 import { cancelMidCall } from './testing/slow-calls.js';
 
@@ -450,6 +451,38 @@ describe('serveHttp, input_required rounds for a 2026 client', () => {
       ).toMatchObject({ error: { code: -32602 } });
     } finally {
       await brief.close();
+    }
+  });
+});
+
+describe('serveHttp, what a 2026 request leaves behind', () => {
+  it('detaches every per-request server from the hub, listen streams and refusals included', async () => {
+    const toolkit = createToolkit();
+    const served = await runToolkit(toolkit);
+    const http = await serveHttp(served.toolkit, { port: 0 });
+    const attach = vi.spyOn(GatewayHub.prototype, 'attach');
+    const detach = vi.spyOn(GatewayHub.prototype, 'detach');
+    try {
+      const client = new Client(
+        { name: 'era-leak', version: '0' },
+        { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(http.url));
+      // The client caches the list (ttlMs): one tools/list reaches the gateway.
+      for (let i = 0; i < 5; i++) await client.listTools();
+      await client.callTool({ name: 'nothing', arguments: {} }).catch(() => undefined);
+      const subscription = await client.listen({ toolsListChanged: true });
+      await subscription.close();
+      await client.close();
+      await vi.waitFor(() => {
+        expect(attach.mock.calls.length).toBeGreaterThanOrEqual(3);
+        expect(detach.mock.calls.length).toBe(attach.mock.calls.length);
+      });
+    } finally {
+      attach.mockRestore();
+      detach.mockRestore();
+      await http.close();
+      await served.stop();
     }
   });
 });
