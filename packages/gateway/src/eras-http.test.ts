@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { GatewayHub } from './gateway-hub.js';
+import { ERROR_META_KEY } from './call-results.js';
 import { serveHttp, type HttpGateway } from './http.js';
 import { cancelMidCall } from './testing/slow-calls.js';
 
@@ -29,6 +30,14 @@ beforeAll(async () => {
         description: 'Answers with a list as structured content, as 2026-07-28 allows.',
         input: z.object({}),
         run: () => mcpToolResult({ content: [], structuredContent: ['one', 'two'] }),
+      }),
+      defineTool({
+        name: 'broken',
+        description: 'Always fails.',
+        input: z.object({}),
+        run: () => {
+          throw new Error('broken on purpose');
+        },
       }),
       defineTool({
         name: 'ask',
@@ -141,15 +150,18 @@ describe('serveHttp, both eras on one endpoint', () => {
       expect(listed.structuredContent).toEqual(['one', 'two']);
       const legacyListed = await legacy.callTool({ name: 'builtin__listed', arguments: {} });
       expect(legacyListed).not.toHaveProperty('structuredContent');
-      const failed = await modern
-        .callTool({ name: 'fx__fail', arguments: {} })
-        .catch((error: unknown) => error);
-      // Either the upstream's own error result or, for a tool the fixture lacks, -32602.
-      expect(failed).toSatisfy(
-        (value) =>
-          (value as { isError?: boolean }).isError === true ||
-          (value as { code?: number }).code === -32602,
-      );
+      const failed = await modern.callTool({ name: 'builtin__broken', arguments: {} });
+      expect(failed.isError).toBe(true);
+      expect(failed._meta?.[ERROR_META_KEY]).toMatchObject({ toolId: 'builtin:broken' });
+      const prompt = await modern.getPrompt({ name: 'fx__echo', arguments: { text: 'hi' } });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Repeat after me: hi' });
+      const readme = await modern.readResource({ uri: 'fixture://readme' });
+      expect(readme.contents[0]).toMatchObject({ uri: 'fixture://readme', text: '# Fixture\n' });
+      const completion = await modern.complete({
+        ref: { type: 'ref/prompt', name: 'fx__echo' },
+        argument: { name: 'text', value: 'h' },
+      });
+      expect(Array.isArray(completion.completion.values)).toBe(true);
       const prompts = await modern.listPrompts();
       const resources = await modern.listResources();
       expect(prompts.prompts).toEqual((await legacy.listPrompts()).prompts);
