@@ -192,18 +192,38 @@ describe('serveHttp, both eras on one endpoint', () => {
     }
   });
 
-  it('refuses a 2025-era server request to a 2026 caller with an error naming the era', async () => {
-    const modern = await connect('modern');
+  it('asks a 2026 caller for a builtin’s elicitation in an input_required round', async () => {
+    const bare = await connect('modern');
+    const asking = new Client(
+      { name: 'era-asking', version: '0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    asking.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { name: 'Grace' },
+    }));
+    await asking.connect(
+      new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: auth } }),
+    );
     const legacy = await connect('legacy');
     try {
-      const refused = await modern.callTool({ name: 'builtin__ask', arguments: {} });
+      const answered = await asking.callTool({ name: 'builtin__ask', arguments: {} });
+      expect(answered.structuredContent).toMatchObject({
+        answer: { action: 'accept', content: { name: 'Grace' } },
+      });
+      // A 2026 client that declared no elicitation is not asked.
+      const refused = await bare.callTool({ name: 'builtin__ask', arguments: {} });
       expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content)).toContain('2026-07-28');
-      const answered = await legacy.callTool({ name: 'builtin__ask', arguments: {} });
-      expect(answered.structuredContent).toMatchObject({ answer: { action: 'accept' } });
+      expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({
+        message: expect.stringContaining('does not support form elicitation'),
+      });
+      const legacyAnswer = await legacy.callTool({ name: 'builtin__ask', arguments: {} });
+      expect(legacyAnswer.structuredContent).toMatchObject({ answer: { action: 'accept' } });
     } finally {
-      await modern.close();
-      await legacy.close();
+      await Promise.all([bare.close(), asking.close(), legacy.close()]);
     }
   });
 

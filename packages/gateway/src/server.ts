@@ -251,6 +251,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
                 : Promise.resolve(),
           },
           era,
+          flow,
         );
         const result = await toolkit.callTool(item.id, input, {
           signal: flow?.signal ?? extra.mcpReq.signal,
