@@ -16,7 +16,7 @@ import {
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
-import { noServerRequests, type Era } from './eras.js';
+import { envelopeCapabilities, noServerRequests, type Era } from './eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
@@ -91,7 +91,7 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
     if (call.era === 'modern' && call.requestInput === undefined) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
     }
-    const capabilities = call.server.getClientCapabilities();
+    const capabilities = clientCapabilities(call.server, call.extra, call.era);
     const supported =
       request.method === 'sampling/createMessage'
         ? capabilities?.sampling !== undefined
@@ -126,6 +126,16 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
 };
 
 /**
+ * What the client that made a call declared it can do: in a 2026-07-28 request's `_meta`
+ * envelope (a stdio connection pinned to 2026 has no initialize-scoped capabilities), else at
+ * `initialize`.
+ */
+function clientCapabilities(server: McpServerInstance, extra: CallExtra, era: Era) {
+  const declared = era === 'modern' ? envelopeCapabilities(extra.mcpReq.envelope) : undefined;
+  return declared ?? server.getClientCapabilities();
+}
+
+/**
  * The {@link Session} of a session's tool call: who called, and requests to that client on the
  * call's own response stream, cancelled with the call.
  */
@@ -139,7 +149,7 @@ export function callerSession(
     readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
   },
 ): Partial<Session> {
-  const capabilities = server.getClientCapabilities();
+  const capabilities = clientCapabilities(server, extra, era);
   // A 2026 call outlives the request that started it: its flow's signal cancels it.
   const callSignal = flow?.signal ?? extra.mcpReq.signal;
   /** Asks a 2026 caller in an input_required round; its answer must be the result asked for. */
