@@ -3,8 +3,7 @@
 // resource server (an ES256 JWT from a real oidc-provider, verified against its JWKS, scopes
 // filtering a 1,000-tool list). tools/call of a builtin and tools/list, in interleaved rounds
 // after a warm-up; medians. The machine may be loaded: read the ratios, not the times.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { serveHttp } from '@toolplane/gateway';
 import { createResourceServer } from '@toolplane/oauth';
 import { startAuthorizationServer } from '@toolplane/oauth/testing';

@@ -1,5 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type AuthInfo,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/server';
 import type { SessionAuth } from '@toolplane/toolkit';
 import type { GatewayHub } from '../gateway-hub.js';
 import { HttpError, type Post } from '../http-request.js';
@@ -13,9 +18,10 @@ interface Verified {
   readonly caller: GatewayCaller;
 }
 
-// Keyed by the headers object, which the HTTP transport hands to every handler as
-// `extra.requestInfo.headers`: the caller reaches the handlers without a change to the transport.
+// Keyed by the request's headers object from authentication until the messages are dispatched;
+// then by the AuthInfo the SDK hands every handler as `ctx.http.authInfo`.
 const verified = new WeakMap<IncomingHttpHeaders, Verified>();
+const verifiedByInfo = new WeakMap<AuthInfo, Verified>();
 
 /**
  * The OAuth side of `serveHttp`: serves the protected resource metadata, verifies each
@@ -48,7 +54,7 @@ export class OAuthGate {
     if (!this.#auth.isMetadataPath(pathname, this.#url)) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
-      throw new HttpError(405, ErrorCode.InvalidRequest, 'the metadata is read with GET');
+      throw new HttpError(405, ProtocolErrorCode.InvalidRequest, 'the metadata is read with GET');
     }
     const body = JSON.stringify(this.#auth.metadata(this.#url));
     res.writeHead(200, {
@@ -61,6 +67,24 @@ export class OAuthGate {
     res.end(req.method === 'HEAD' ? undefined : body);
     req.resume();
     return true;
+  }
+
+  /**
+   * What the SDK hands the handlers of `req`'s messages (`ctx.http.authInfo`): the verified
+   * caller, without the token itself, which goes no further than this gate.
+   */
+  messageExtra(req: IncomingMessage): MessageExtraInfo | undefined {
+    const found = verified.get(req.headers);
+    if (found === undefined) return undefined;
+    const { caller } = found;
+    const authInfo: AuthInfo = {
+      token: '',
+      clientId: caller.clientId ?? '',
+      scopes: [...caller.scopes],
+      ...(caller.expiresAt === undefined ? {} : { expiresAt: caller.expiresAt }),
+    };
+    verifiedByInfo.set(authInfo, found);
+    return { authInfo };
   }
 
   /**
@@ -90,7 +114,7 @@ export class OAuthGate {
       if (opener !== undefined && opener !== owner) {
         throw new HttpError(
           404,
-          ErrorCode.InvalidRequest,
+          ProtocolErrorCode.InvalidRequest,
           'the session is unknown or has ended; initialize a new one',
         );
       }
@@ -147,7 +171,7 @@ export class OAuthGate {
   #refusal(error: unknown, res: ServerResponse): unknown {
     if (!isAuthRefusal(error)) return error;
     res.setHeader('www-authenticate', this.#auth.challenge(error, this.#url));
-    return new HttpError(error.status, ErrorCode.InvalidRequest, error.message);
+    return new HttpError(error.status, ProtocolErrorCode.InvalidRequest, error.message);
   }
 }
 
@@ -168,12 +192,12 @@ const visibleCache = new WeakMap<
 
 /** The request a handler serves, as the SDK hands it over. */
 interface HandlerExtra {
-  readonly requestInfo?: { readonly headers?: IncomingHttpHeaders } | undefined;
+  readonly http?: { readonly authInfo?: AuthInfo } | undefined;
 }
 
 function verifiedOf(extra: HandlerExtra): Verified | undefined {
-  const headers = extra.requestInfo?.headers;
-  return headers === undefined ? undefined : verified.get(headers);
+  const info = extra.http?.authInfo;
+  return info === undefined ? undefined : verifiedByInfo.get(info);
 }
 
 /**
@@ -207,7 +231,7 @@ export async function visibleTools(
 }
 
 /**
- * @throws {McpError} -32600 naming the scopes that would be enough, when this request's caller
+ * @throws {ProtocolError} -32600 naming the scopes that would be enough, when this request's caller
  * may not call `item` (the handler's own check, for calls {@link OAuthGate.checkCalls} did not
  * see: search mode's `call_tool`).
  */
@@ -218,10 +242,14 @@ export function checkToolCall(extra: HandlerExtra, item: ToolItem): void {
     found.auth.requireTool(found.caller, toolOf(item));
   } catch (error) {
     if (!isAuthRefusal(error)) throw error;
-    throw new McpError(ErrorCode.InvalidRequest, `insufficient_scope: ${error.message}`, {
-      error: 'insufficient_scope',
-      scope: error.scopes.join(' '),
-    });
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `insufficient_scope: ${error.message}`,
+      {
+        error: 'insufficient_scope',
+        scope: error.scopes.join(' '),
+      },
+    );
   }
 }
 
