@@ -8,6 +8,7 @@ import { audit, createToolkit, defineTool, getSession, type Logger } from '@tool
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { MODERN_PROTOCOL_VERSION } from '../eras.js';
 import { readBody, toWebRequest, writeWebResponse } from '../http-fetch.js';
 import { serveHttp, type HttpGateway } from '../http.js';
 import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
@@ -128,8 +129,11 @@ async function post(
   });
 }
 
-async function connect(accessToken: string): Promise<Client> {
-  const client = new Client({ name: 'oauth-test', version: '0.0.0' });
+async function connect(accessToken: string, era: 'legacy' | 'modern' = 'legacy'): Promise<Client> {
+  const client = new Client(
+    { name: 'oauth-test', version: '0.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } } : {},
+  );
   await client.connect(
     new StreamableHTTPClientTransport(gateway.url, {
       requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
@@ -272,6 +276,21 @@ describe('serveHttp with auth: scopes decide what a caller sees and calls', () =
       /error="insufficient_scope".*scope="tools:admin"$/,
     );
     await refused.text();
+  });
+
+  it('filters, refuses and identifies 2026-07-28 requests (no session) as it does 2025 ones', async () => {
+    const client = await connect(await token('tools:read'), 'modern');
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['builtin__whoami']);
+      const result = await client.callTool({ name: 'builtin__whoami', arguments: {} });
+      const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
+      expect(JSON.parse(text)).toMatchObject({ scopes: ['tools:read'], issuer: as.issuer });
+      await expect(client.callTool({ name: 'builtin__wipe', arguments: {} })).rejects.toThrow(
+        /insufficient_scope|tools:admin|403/,
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   it('hands the verified caller, and never the token, to tools as getSession().auth', async () => {
