@@ -39,12 +39,20 @@ interface RawResponse {
 /** A raw HTTP request, so tests can send what fetch refuses to (a foreign Host, broken bodies). */
 function raw(
   url: URL,
-  options: { method?: string; headers?: Record<string, string>; body?: string; path?: string },
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    path?: string;
+    /** Told when the response's status line and headers have arrived. */
+    onHeaders?: () => void;
+  },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = openRequest(
       url,
       (res) => {
+        options.onHeaders?.();
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
@@ -412,12 +420,15 @@ describe('serveHttp on the wire', () => {
 
   it('answers a call still running when its session ends with a JSON-RPC error', async () => {
     const headers = await open();
+    let streaming!: () => void;
+    const streamed = new Promise<void>((resolve) => (streaming = resolve));
     const pending = raw(served.gateway.url, {
       body: call(10, 'fx__slow', { ms: 10_000 }),
       headers,
+      onHeaders: streaming,
     });
-    // Give the call time to reach the upstream, then end the session under it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The answer turns into a stream once the call has run a while: then end the session under it.
+    await streamed;
     await raw(served.gateway.url, { method: 'DELETE', headers });
     const answer = await pending;
     // A slow call's answer is a stream: its headers went out before the call ended.
