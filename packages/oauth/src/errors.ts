@@ -47,11 +47,7 @@ export class AuthError extends ToolError {
   readonly scopes: readonly string[];
 
   constructor(reason: AuthErrorReason, message: string, options: AuthErrorOptions = {}) {
-    super(
-      CODE[reason],
-      message,
-      options.cause === undefined ? {} : { cause: options.cause },
-    );
+    super(CODE[reason], message, options.cause === undefined ? {} : { cause: options.cause });
     this.reason = reason;
     this.status = STATUS[reason];
     this.scopes = options.scopes ?? [];
