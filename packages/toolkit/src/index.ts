@@ -78,12 +78,15 @@ export type { StreamableHttpClientTransportOptions } from './connectors/http-cli
 export { mcpHttpFetch } from './connectors/mcp-fetch.js';
 export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {
+  ConnectorEra,
   ConnectorEvent,
   ConnectorLists,
   ConnectorOptions,
+  ConnectorServerInfo,
   ConnectorSource,
   ConnectorState,
   HttpSource,
+  SpokenEra,
   RequestScopedFetchOptions,
   RootsRequestContext,
   StdioSource,

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Prompt as McpPrompt } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import {
@@ -13,18 +12,11 @@ import {
 } from './connectors/connector.js';
 import { sourceKeys } from './connectors/connector-sources.js';
 import { inferNamespace } from './connectors/namespace.js';
-import { validateResource } from './resources.js';
 import type { Secrets } from './secrets.js';
 import { SessionConnections, type SessionConnectionLimits } from './session-connections.js';
 import type { Logger } from './session.js';
-import {
-  makeSource,
-  remotePromptItem,
-  resourceItem,
-  safeName,
-  toolItem,
-  type Source,
-} from './toolkit-sources.js';
+import { connectorSource, syncTools } from './toolkit-connector-source.js';
+import type { Source } from './toolkit-sources.js';
 import {
   BUILTIN_NAMESPACE,
   USER_NAMESPACE,
@@ -32,7 +24,6 @@ import {
   type ConnectionMode,
   type ConnectorStatus,
   type ListError,
-  type PromptItem,
   type ToolkitEvent,
   type ToolkitResourceTemplate,
 } from './toolkit-types.js';
@@ -42,6 +33,7 @@ interface ConnectorEntry {
   readonly connector: Connector;
   readonly source: ConnectorSource;
   readonly perSession: boolean;
+  readonly options: AddConnectorOptions;
   /** Settles when the first connection attempt after start has. */
   firstAttempt: Promise<void> | undefined;
 }
@@ -102,6 +94,7 @@ export class Connectors {
     this.#secrets.addSource(source);
     const connector = createConnector(source, {
       ...this.#defaults,
+      ...(options.era === undefined ? {} : { era: options.era }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
@@ -112,6 +105,7 @@ export class Connectors {
       connector,
       source,
       perSession: connection === 'per-session',
+      options,
       firstAttempt: undefined,
     };
     this.#connectors.set(namespace, entry);
@@ -156,11 +150,12 @@ export class Connectors {
 
   statuses(): ConnectorStatus[] {
     return [...this.#connectors.values()].map(({ connector, perSession }) => {
-      const { namespace, state, pid, lastError } = connector;
+      const { namespace, state, pid, lastError, era } = connector;
       return {
         namespace,
         state,
         ...(pid === undefined ? {} : { pid }),
+        ...(era === undefined ? {} : { era }),
         ...(perSession ? { sessionConnections: this.#sessions.count(namespace) } : {}),
         ...(state === 'connected' || lastError === undefined
           ? {}
@@ -362,6 +357,7 @@ export class Connectors {
     if (entry === undefined) throw new ToolError('not_found', `no connector "${namespace}"`);
     return createConnector(entry.source, {
       ...this.#defaults,
+      ...(entry.options.era === undefined ? {} : { era: entry.options.era }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
@@ -375,49 +371,11 @@ export class Connectors {
 
   #source(connector: Connector): Source {
     const { namespace } = connector;
-    const lists = connector.lists;
-    const index = this.#index;
-    const prompt = (mcp: McpPrompt): PromptItem => {
-      if (this.#connectors.get(namespace)?.perSession !== true) {
-        return remotePromptItem(connector, mcp);
-      }
-      // A per-session server renders on the asking session's connection.
-      const item = remotePromptItem(connector, mcp, () => this.clientOf(namespace));
-      const remote = item.prompt;
-      return {
-        ...item,
-        prompt: {
-          ...remote,
-          render: (input, options = {}) =>
-            this.inSession(namespace, options.sessionKey, () => remote.render(input, options)),
-        },
-      };
-    };
-    return makeSource({
-      namespace,
-      tools: () => lists.tools.flatMap((tool) => toolItem(index, namespace, tool.name) ?? []),
-      // The index mirrors the connector's tools, so a direct lookup there is the connector's.
-      tool: (name) => toolItem(index, namespace, name),
-      prompt: (name) => {
-        const found = lists.prompts.find((mcp) => mcp.name === name);
-        return found === undefined ? undefined : prompt(found);
-      },
-      prompts: () => lists.prompts.map(prompt),
-      resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
-      read: async (uri, signal) => {
-        const client = await this.clientOf(namespace);
-        const result = await client.readResource({ uri }, signal === undefined ? {} : { signal });
-        const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
-        if (contents === undefined) return undefined;
-        const info = lists.resources.find((r) => r.uri === uri);
-        const name = info?.name ?? uri.slice(uri.lastIndexOf('/') + 1);
-        return validateResource({
-          ...contents,
-          uri,
-          name: safeName(name),
-          ...(info?.description === undefined ? {} : { description: info.description }),
-        });
-      },
+    return connectorSource(connector, {
+      index: this.#index,
+      perSession: () => this.#connectors.get(namespace)?.perSession === true,
+      clientOf: () => this.clientOf(namespace),
+      inSession: (session, fn) => this.inSession(namespace, session, fn),
     });
   }
 
@@ -467,37 +425,10 @@ export class Connectors {
       event.type === 'tool_list_changed' ||
       (event.type === 'state_change' && event.state === 'connected')
     ) {
-      this.#syncTools(connector);
+      syncTools(this.#index, this.#logger, connector);
     } else if (event.type === 'state_change') {
       this.#index.removeNamespace(namespace);
     }
     this.#emit(event);
-  }
-
-  /** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
-  #syncTools(connector: Connector): void {
-    const { namespace } = connector;
-    const tools = connector.lists.tools;
-    try {
-      this.#index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
-      return;
-    } catch (error) {
-      this.#logger.warn(
-        `MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`,
-        {
-          error: error instanceof Error ? error.message : String(error),
-        },
-      );
-    }
-    this.#index.removeNamespace(namespace);
-    for (const tool of tools) {
-      try {
-        this.#index.registerMcpTools(namespace, [tool], { namespace, replace: true });
-      } catch (error) {
-        this.#logger.warn(`skipping tool "${tool.name}" of MCP server "${namespace}"`, {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
   }
 }

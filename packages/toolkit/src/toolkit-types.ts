@@ -15,7 +15,9 @@ import {
 import {
   type Connector,
   type ConnectorEvent,
+  type ConnectorEra,
   type ConnectorOptions,
+  type SpokenEra,
   type ConnectorSource,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
@@ -89,6 +91,11 @@ export interface AddConnectorOptions {
   readonly namespace?: string;
   /** Default `'shared'`. */
   readonly connection?: ConnectionMode;
+  /**
+   * Which MCP era to speak to this server: `'auto'` (negotiate), `'2025'` or `'2026'`; default
+   * {@link ToolkitOptions.connectorDefaults}' `era`, else `'auto'` (see {@link ConnectorOptions.era}).
+   */
+  readonly era?: ConnectorEra;
 }
 
 /** Options for {@link createToolkit}. */
@@ -284,6 +291,8 @@ export interface ConnectorStatus {
   readonly sessionConnections?: number;
   /** The stdio server's process ID, while it runs. */
   readonly pid?: number;
+  /** The MCP era the connection speaks, while connected. */
+  readonly era?: SpokenEra;
   /** Why it is not connected, when it is not. */
   readonly error?: string;
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { captureTail, httpTarget, toError } from './connector-sources.js';
 import type { HttpSource, StdioSource } from './connector-types.js';
@@ -13,6 +13,15 @@ export interface Attempt {
   readonly timeout: number;
   /** Abandons the attempt (the connector closed). */
   readonly signal: AbortSignal;
+  /** What the server spoke last time, to skip the era probe (see `EraMemory`). */
+  readonly prior?: PriorDiscovery | undefined;
+  /** Whether the era is pinned to 2026-07-28 (no 2025-only HTTP+SSE fallback then). */
+  readonly modernOnly?: boolean;
+}
+
+function connectOptions(attempt: Attempt) {
+  const { timeout, signal, prior } = attempt;
+  return prior === undefined ? { timeout, signal } : { timeout, signal, prior };
 }
 
 /**
@@ -34,18 +43,17 @@ export async function openStdio(
   });
   const tail = captureTail(transport);
   const client = attempt.make();
-  const connecting = client.connect(transport, {
-    timeout: attempt.timeout,
-    signal: attempt.signal,
-  });
+  const connecting = client.connect(transport, connectOptions(attempt));
   // Spawned synchronously by the transport's start(); read now, as a failed connect forgets it.
   const pid = transport.pid ?? undefined;
   try {
     await connecting;
     return { client, pid };
   } catch (error) {
-    // Resolves once the child has exited, SIGKILLed if it must be.
+    // Resolves once the child has exited, SIGKILLed if it must be. The transport too: a connect
+    // that failed during the era probe never handed it to the client.
     await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
     const stderr = tail().trim();
     throw new Error(
       `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
@@ -78,12 +86,14 @@ export async function openHttp(
       onRelatedRequest: attempt.onRelatedRequest,
       onSessionDoubt,
     });
-    await client.connect(transport, { timeout, signal });
+    await client.connect(transport, connectOptions(attempt));
     return client;
   } catch (streamableError) {
-    if (attempt.isClosed()) throw streamableError;
+    if (attempt.isClosed() || attempt.modernOnly === true) throw streamableError;
     // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
     const client = attempt.make();
+    // Servers on HTTP+SSE predate 2026-07-28: no probe.
+    client.setVersionNegotiation(undefined);
     const fetch = requestScopedFetch({
       onStreamError: (_requestId, error) => {
         onSessionDoubt(error);

@@ -11,6 +11,7 @@ import type {
   ResourceTemplateType as ResourceTemplate,
   Tool as McpTool,
 } from '@modelcontextprotocol/client';
+import type { ConnectorEra, ConnectorServerInfo } from './connector-era.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -41,6 +42,11 @@ export type ConnectorEvent =
       readonly namespace: string;
       readonly state: ConnectorState;
       readonly error?: Error;
+      /**
+       * On `connected`: what the server said about itself (name, version, the protocol version
+       * and era spoken, capabilities).
+       */
+      readonly server?: ConnectorServerInfo;
     }
   | { readonly type: 'tool_list_changed'; readonly namespace: string }
   | { readonly type: 'prompt_list_changed'; readonly namespace: string }
@@ -128,6 +134,26 @@ export interface ConnectorOptions {
   readonly namespace?: string;
   /** How the client introduces itself to the server. */
   readonly clientInfo?: Implementation;
+  /**
+   * Which MCP era to speak (default `'auto'`). `'auto'` probes the server with `server/discover`
+   * and speaks 2026-07-28 when it answers, else 2025-11-25 (`initialize`); what the server spoke
+   * is remembered, so reconnects skip the probe, and probed again when a reconnect on it fails.
+   * `'2025'` never probes; `'2026'` speaks 2026-07-28 only and fails against a 2025-only server.
+   */
+  readonly era?: ConnectorEra;
+  /**
+   * How long a stdio server may leave the era probe unanswered before it is taken for a 2025
+   * server (some never answer unknown requests before `initialize`). Default 3 s. Over HTTP the
+   * probe is a request like any other, bounded by {@link connectTimeoutMs}.
+   */
+  readonly eraProbeTimeoutMs?: number;
+  /**
+   * The least severe log level asked of a 2026-07-28 server with every request (that era has no
+   * `logging/setLevel`, and a server sends no log messages for a request that names no level).
+   * Default `'debug'`: everything, as a 2025 server sends unasked.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- logging is bridged in both eras
+  readonly logLevel?: LoggingLevel;
   /**
    * The largest message a stdio server may send, in bytes; a larger one is dropped alone and the
    * request it answered fails, the connection goes on. Default 10 MiB.

@@ -163,7 +163,8 @@ describe('Connector list changes', () => {
       log.waitFor((e) => e.type === type, { from: log.events.length });
     connector.start();
     await connector.ready();
-    const server = instances[0]!;
+    // The last instance serves the session (the era probe before it got one of its own).
+    const server = instances.at(-1)!;
 
     const prompts = next('prompt_list_changed');
     server.registerPrompt('late', { description: 'Added later.' }, () => ({ messages: [] }));
