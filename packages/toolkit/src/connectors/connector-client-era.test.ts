@@ -1,5 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnector, type Connector } from './connector.js';
@@ -17,7 +16,7 @@ function pagedServer(): McpServer {
     { name: 'paged', version: '1.0.0' },
     { capabilities: { tools: {} } },
   );
-  server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  server.server.setRequestHandler('tools/list', (request) => {
     const cursor = request.params?.cursor;
     const page = cursor === undefined ? 0 : Number(cursor.slice('page-'.length));
     return {
