@@ -78,8 +78,10 @@ export type { StreamableHttpClientTransportOptions } from './connectors/http-cli
 export { mcpHttpFetch } from './connectors/mcp-fetch.js';
 export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {
+  ConnectorClientLike,
   ConnectorEra,
   ConnectorEvent,
+  ConnectorFactory,
   ConnectorLists,
   ConnectorOptions,
   ConnectorServerInfo,
@@ -90,6 +92,7 @@ export type {
   RequestScopedFetchOptions,
   RootsRequestContext,
   StdioSource,
+  ToolkitConnector,
   UpstreamRequest,
   UpstreamRequestContext,
   UpstreamRequestHandler,

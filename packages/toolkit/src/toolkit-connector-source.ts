@@ -1,6 +1,6 @@
-import type { Client, Prompt as McpPrompt } from '@modelcontextprotocol/client';
+import type { Prompt as McpPrompt } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
-import type { Connector } from './connectors/connector.js';
+import type { ConnectorClientLike, ToolkitConnector } from './connectors/connector.js';
 import { validateResource } from './resources.js';
 import type { Logger } from './session.js';
 import {
@@ -19,13 +19,13 @@ export interface ConnectorSourceParts {
   /** Whether the connector's server has a connection per session. */
   readonly perSession: () => boolean;
   /** The client to ask: the shared connection's, or the calling session's own. */
-  readonly clientOf: () => Client | Promise<Client>;
+  readonly clientOf: () => ConnectorClientLike | Promise<ConnectorClientLike>;
   /** Runs `fn` as part of `session` (see `Connectors.inSession`). */
   readonly inSession: <T>(session: string | undefined, fn: () => Promise<T>) => Promise<T>;
 }
 
 /** A connected connector as lookup and list read it: its tools, prompts and resources. */
-export function connectorSource(connector: Connector, parts: ConnectorSourceParts): Source {
+export function connectorSource(connector: ToolkitConnector, parts: ConnectorSourceParts): Source {
   const { namespace } = connector;
   const lists = connector.lists;
   const { index } = parts;
@@ -72,7 +72,7 @@ export function connectorSource(connector: Connector, parts: ConnectorSourcePart
 }
 
 /** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
-export function syncTools(index: ToolIndex, logger: Logger, connector: Connector): void {
+export function syncTools(index: ToolIndex, logger: Logger, connector: ToolkitConnector): void {
   const { namespace } = connector;
   const tools = connector.lists.tools;
   try {

@@ -1,13 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Client } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import {
   createConnector,
-  type Connector,
+  type ConnectorClientLike,
   type ConnectorEvent,
+  type ConnectorFactory,
   type ConnectorOptions,
   type ConnectorSource,
+  type ToolkitConnector,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
 import { sourceKeys } from './connectors/connector-sources.js';
@@ -30,7 +31,7 @@ import {
 
 interface ConnectorEntry {
   /** The shared connection: every call's, or for a per-session server, the lists'. */
-  readonly connector: Connector;
+  readonly connector: ToolkitConnector;
   readonly source: ConnectorSource;
   readonly perSession: boolean;
   readonly options: AddConnectorOptions;
@@ -54,6 +55,7 @@ export class Connectors {
   readonly #emit: (event: ToolkitEvent) => void;
   readonly #defaults: ConnectorDefaults;
   readonly #answerer: () => UpstreamRequestHandler | undefined;
+  readonly #factory: ConnectorFactory | undefined;
   readonly #connectors = new Map<string, ConnectorEntry>();
   readonly #sessions: SessionConnections;
   // The client session of the call or read in progress, for per-session servers.
@@ -68,7 +70,10 @@ export class Connectors {
     /** What connectors advertise and ask (read at every connect). */
     answerer: () => UpstreamRequestHandler | undefined;
     sessionLimits: SessionConnectionLimits | undefined;
+    /** Builds connectors for sources it takes; the built-in MCP connector for the others. */
+    factory?: ConnectorFactory | undefined;
   }) {
+    this.#factory = parts.factory;
     this.#index = parts.index;
     this.#logger = parts.logger;
     this.#secrets = parts.secrets;
@@ -92,7 +97,7 @@ export class Connectors {
     }
     const namespace = this.#claimNamespace(source, options.namespace);
     this.#secrets.addSource(source);
-    const connector = createConnector(source, {
+    const connector: ToolkitConnector = this.#make(source, {
       ...this.#defaults,
       ...(options.era === undefined ? {} : { era: options.era }),
       namespace,
@@ -164,17 +169,29 @@ export class Connectors {
     });
   }
 
-  get(namespace: string): Connector | undefined {
+  /** The connector for `source`: the factory's, else the built-in MCP connector. */
+  #make(
+    source: ConnectorSource,
+    options: ConnectorOptions & { readonly namespace: string },
+  ): ToolkitConnector {
+    return this.#factory?.(source, options) ?? createConnector(source, options);
+  }
+
+  get(namespace: string): ToolkitConnector | undefined {
     return this.#connectors.get(namespace)?.connector;
   }
 
   /** Every connector, in registration order. */
-  all(): Connector[] {
+  all(): ToolkitConnector[] {
     return [...this.#connectors.values()].map(({ connector }) => connector);
   }
 
   async renegotiate(options: { signal?: AbortSignal }): Promise<void> {
-    await Promise.all(this.all().map((connector) => connector.renegotiate(options)));
+    await Promise.all(
+      this.all().map(async (connector) => {
+        await connector.renegotiate?.(options);
+      }),
+    );
   }
 
   startAll(): void {
@@ -254,6 +271,7 @@ export class Connectors {
   async subscribe(namespace: string, uri: string, session: string | undefined): Promise<boolean> {
     const client = await this.#subscriptionClient(namespace, session, true);
     if (client?.getServerCapabilities()?.resources?.subscribe !== true) return false;
+    if (client.subscribeResource === undefined) return false;
     await client.subscribeResource({ uri });
     return true;
   }
@@ -262,14 +280,14 @@ export class Connectors {
   async unsubscribe(namespace: string, uri: string, session: string | undefined): Promise<void> {
     const client = await this.#subscriptionClient(namespace, session, false);
     if (client?.getServerCapabilities()?.resources?.subscribe !== true) return;
-    await client.unsubscribeResource({ uri });
+    await client.unsubscribeResource?.({ uri });
   }
 
   async #subscriptionClient(
     namespace: string,
     session: string | undefined,
     make: boolean,
-  ): Promise<Client | undefined> {
+  ): Promise<ConnectorClientLike | undefined> {
     const entry = this.#connectors.get(namespace);
     if (entry === undefined) return undefined;
     if (!entry.perSession || session === undefined) return entry.connector.client;
@@ -293,7 +311,7 @@ export class Connectors {
    */
   rootsChanged(caller: string | undefined): void {
     const own = caller === undefined ? [] : this.#sessions.of(caller);
-    for (const connector of [...this.all(), ...own]) connector.rootsChanged(caller);
+    for (const connector of [...this.all(), ...own]) connector.rootsChanged?.(caller);
   }
 
   /** The resource templates of connected connectors, in registration order. */
@@ -352,10 +370,10 @@ export class Connectors {
   }
 
   /** A new connection of `session`'s own to the per-session server `namespace`. */
-  #sessionConnector(namespace: string, session: string): Connector {
+  #sessionConnector(namespace: string, session: string): ToolkitConnector {
     const entry = this.#connectors.get(namespace);
     if (entry === undefined) throw new ToolError('not_found', `no connector "${namespace}"`);
-    return createConnector(entry.source, {
+    return this.#make(entry.source, {
       ...this.#defaults,
       ...(entry.options.era === undefined ? {} : { era: entry.options.era }),
       namespace,
@@ -369,7 +387,7 @@ export class Connectors {
     });
   }
 
-  #source(connector: Connector): Source {
+  #source(connector: ToolkitConnector): Source {
     const { namespace } = connector;
     return connectorSource(connector, {
       index: this.#index,
@@ -414,7 +432,7 @@ export class Connectors {
     }
   }
 
-  #onConnectorEvent(connector: Connector, event: ConnectorEvent): void {
+  #onConnectorEvent(connector: ToolkitConnector, event: ConnectorEvent): void {
     const { namespace } = connector;
     // A removed connector's last events must not resurrect its tools.
     if (this.#connectors.get(namespace)?.connector !== connector) {

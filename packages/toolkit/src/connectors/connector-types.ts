@@ -1,17 +1,31 @@
 import type {
+  CallToolRequest,
+  CallToolResult,
+  CompleteRequest,
+  CompleteResult,
   CreateMessageRequest,
   CreateMessageResult,
   ElicitRequest,
   ElicitResult,
+  GetPromptRequest,
+  GetPromptResult,
   Implementation,
   ListRootsResult,
   LoggingLevel,
   Prompt,
+  ReadResourceRequest,
+  ReadResourceResult,
+  RequestOptions,
   Resource,
   ResourceTemplateType as ResourceTemplate,
+  ServerCapabilities,
+  SubscribeRequest,
   Tool as McpTool,
+  Transport,
+  UnsubscribeRequest,
 } from '@modelcontextprotocol/client';
-import type { ConnectorEra, ConnectorServerInfo } from './connector-era.js';
+import type { ToolError } from '@toolplane/toolmodel';
+import type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -85,7 +99,7 @@ export interface RootsRequestContext {
   readonly namespace: string;
   /**
    * The {@link CALLER_META_KEY} value of the call the request belongs to; outside a call, that of
-   * the latest call on the connection or of the latest {@link Connector.rootsChanged}, whichever
+   * the latest call on the connection or of the latest `Connector.rootsChanged`, whichever
    * came last; `undefined` before either.
    */
   readonly caller: string | undefined;
@@ -124,7 +138,7 @@ export interface UpstreamRequestHandler {
 export interface ConnectorOptions {
   /**
    * Who answers the server's `sampling/createMessage` and `elicitation/create` requests, read at
-   * every connect (see {@link Connector.renegotiate}). A request is routed to the tool call it
+   * every connect (see `Connector.renegotiate`). A request is routed to the tool call it
    * belongs to: over Streamable HTTP by the response stream it arrives on; otherwise to the only
    * caller with calls in flight. When calls of several callers are in flight and nothing says
    * which one the request belongs to, it is refused with an MCP error rather than guessed.
@@ -181,3 +195,80 @@ export interface ConnectorLists {
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplate[];
 }
+
+/**
+ * The part of an MCP client a toolkit uses of a connector's connection: the SDK v2 `Client` is
+ * one, and a connector to something that is not an MCP server ({@link ConnectorFactory}) answers
+ * these itself.
+ */
+export interface ConnectorClientLike {
+  /** Runs a tool; a failure the tool reports is a result with `isError: true`. */
+  callTool(params: CallToolRequest['params'], options?: RequestOptions): Promise<CallToolResult>;
+  getPrompt(params: GetPromptRequest['params'], options?: RequestOptions): Promise<GetPromptResult>;
+  readResource(
+    params: ReadResourceRequest['params'],
+    options?: RequestOptions,
+  ): Promise<ReadResourceResult>;
+  /** Argument completion; none when absent. */
+  complete?(params: CompleteRequest['params'], options?: RequestOptions): Promise<CompleteResult>;
+  /** Resource subscriptions, when `getServerCapabilities()` says `resources.subscribe`. */
+  subscribeResource?(
+    params: SubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  unsubscribeResource?(
+    params: UnsubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  getServerCapabilities(): ServerCapabilities | undefined;
+  /** An MCP connection's transport: its progress notifications reach the caller. */
+  readonly transport?: Transport | undefined;
+}
+
+/**
+ * What a toolkit needs of a connector: the built-in `Connector` is one; a
+ * {@link ConnectorFactory} may build others (a custom transport, or a source that is not an MCP
+ * server at all).
+ *
+ * The contract: `start()` begins connecting in the background; `ready()` resolves once
+ * `state` is `connected` with `lists` loaded; every state change, and every change of `lists`
+ * (`tool_list_changed`, `prompt_list_changed`, `resource_list_changed`), is reported through the
+ * `onEvent` of the {@link ConnectorOptions} the factory was given, naming `namespace` (the
+ * toolkit mirrors the tools into its index on `state_change` to `connected` and on
+ * `tool_list_changed`); `client` is set while connected; `unavailable()` is the error calls get
+ * while it is not; `close()` ends it for good.
+ */
+export interface ToolkitConnector {
+  readonly namespace: string;
+  readonly state: ConnectorState;
+  readonly lists: ConnectorLists;
+  readonly client: ConnectorClientLike | undefined;
+  /** Why the last attempt failed or the last connection ended, if it did. */
+  readonly lastError: Error | undefined;
+  /** A stdio server's process ID, while it runs. */
+  readonly pid?: number | undefined;
+  /** The MCP era spoken, while connected. */
+  readonly era?: SpokenEra | undefined;
+  /** What the server said about itself, while connected. */
+  readonly server?: ConnectorServerInfo | undefined;
+  start(): void;
+  ready(options?: { signal?: AbortSignal }): Promise<void>;
+  /** The error a call gets while not connected (`connector_unavailable`). */
+  unavailable(): ToolError;
+  /** Reconnects when the upstream-request capabilities changed; see `Connector.renegotiate`. */
+  renegotiate?(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Tells the server the roots changed; see `Connector.rootsChanged`. */
+  rootsChanged?(caller?: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the connector for a source (the seed's `CreateConnector`): return a
+ * {@link ToolkitConnector} to plug in a custom or non-MCP connector, or `undefined` to use the
+ * built-in MCP `Connector`. `options` carry the namespace, the event listener the connector
+ * must report through, and the toolkit's connector defaults.
+ */
+export type ConnectorFactory = (
+  source: ConnectorSource,
+  options: ConnectorOptions & { readonly namespace: string },
+) => ToolkitConnector | undefined;

@@ -28,6 +28,7 @@ import type {
   ConnectorOptions,
   ConnectorSource,
   ConnectorState,
+  ToolkitConnector,
   UpstreamRequest,
 } from './connector-types.js';
 import { askForLogs, listenForChanges, makeConnectorClient } from './connector-setup.js';
@@ -39,7 +40,9 @@ export type { RequestScopedFetchOptions } from './scoped-fetch.js';
 export { CALLER_META_KEY } from './connector-types.js';
 export type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
 export type {
+  ConnectorClientLike,
   ConnectorEvent,
+  ConnectorFactory,
   ConnectorLists,
   ConnectorOptions,
   ConnectorSource,
@@ -47,6 +50,7 @@ export type {
   HttpSource,
   RootsRequestContext,
   StdioSource,
+  ToolkitConnector,
   UpstreamRequest,
   UpstreamRequestContext,
   UpstreamRequestHandler,
@@ -64,7 +68,7 @@ export type {
  *
  * Create one with {@link createConnector}; {@link inferNamespace} names it when no namespace is given.
  */
-export class Connector {
+export class Connector implements ToolkitConnector {
   readonly namespace: string;
   readonly source: ConnectorSource;
   #options: ConnectorOptions;
