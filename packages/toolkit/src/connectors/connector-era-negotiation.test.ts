@@ -1,13 +1,15 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  childPids,
   fixtureCommand,
+  isAlive,
   recordEvents,
   startHttpFixture,
   type FixtureMode,
   type HttpFixture,
 } from '@toolplane/fixtures';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 import type { ConnectorOptions, ConnectorSource } from './connector-types.js';
 import { listenMcp } from './testing/serve-mcp-http.js';
@@ -58,6 +60,22 @@ describe('Connector era negotiation', () => {
     expect(connector.era).toBe('2025');
     expect(connector.lists.tools.map((tool) => tool.name)).toContain('add');
   });
+
+  it('abandons the probe of a silent server when closed, ending its child', async () => {
+    // The probe would wait 60 s; the test's own 15 s limit fails it if close waits for that.
+    const { connector, events } = start(fixtureCommand('stdio-silent'), {
+      eraProbeTimeoutMs: 60_000,
+      connectTimeoutMs: 60_000,
+    });
+    await events.waitFor((event) => event.type === 'state_change' && event.state === 'connecting');
+    await vi.waitFor(() => {
+      expect(childPids('serve-fixture').length).toBeGreaterThan(0);
+    });
+    const [pid] = childPids('serve-fixture');
+    await connector.close();
+    expect(connector.state).toBe('disconnected');
+    expect(isAlive(pid ?? 0)).toBe(false);
+  }, 15_000);
 
   it('pins 2025 against a server that speaks both', async () => {
     const { connector } = start(fixtureCommand('stdio-dual'), { era: '2025' });

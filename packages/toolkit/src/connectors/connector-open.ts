@@ -19,6 +19,26 @@ export interface Attempt {
   readonly modernOnly?: boolean;
 }
 
+/**
+ * Runs `connect`, closing `transport` when the attempt is abandoned: the SDK's era probe does not
+ * heed the connect signal, but a closed transport ends it at once.
+ */
+async function closingOnAbort<T>(
+  transport: { close(): Promise<void> },
+  signal: AbortSignal,
+  connect: () => Promise<T>,
+): Promise<T> {
+  const onAbort = (): void => {
+    transport.close().catch(() => undefined);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await connect();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 function connectOptions(attempt: Attempt) {
   const { timeout, signal, prior } = attempt;
   return prior === undefined ? { timeout, signal } : { timeout, signal, prior };
@@ -43,7 +63,9 @@ export async function openStdio(
   });
   const tail = captureTail(transport);
   const client = attempt.make();
-  const connecting = client.connect(transport, connectOptions(attempt));
+  const connecting = closingOnAbort(transport, attempt.signal, () =>
+    client.connect(transport, connectOptions(attempt)),
+  );
   // Spawned synchronously by the transport's start(); read now, as a failed connect forgets it.
   const pid = transport.pid ?? undefined;
   try {
@@ -86,7 +108,9 @@ export async function openHttp(
       onRelatedRequest: attempt.onRelatedRequest,
       onSessionDoubt,
     });
-    await client.connect(transport, connectOptions(attempt));
+    await closingOnAbort(transport, signal, () =>
+      client.connect(transport, connectOptions(attempt)),
+    );
     return client;
   } catch (streamableError) {
     if (attempt.isClosed() || attempt.modernOnly === true) throw streamableError;
