@@ -72,10 +72,8 @@ export async function openStdio(
     await connecting;
     return { client, pid };
   } catch (error) {
-    // Resolves once the child has exited, SIGKILLed if it must be. The transport too: a connect
-    // that failed during the era probe never handed it to the client.
+    // Resolves once the child has exited, SIGKILLed if it must be.
     await client.close().catch(() => undefined);
-    await transport.close().catch(() => undefined);
     const stderr = tail().trim();
     throw new Error(
       `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
