@@ -177,6 +177,34 @@ describe('parseConfig pingIntervalMs', () => {
   });
 });
 
+describe('parseConfig era', () => {
+  it('reads each server’s era, auto unless it says 2025 or 2026 (a YAML number too)', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          a: { command: 'x' },
+          old: { command: 'y', era: '2025' },
+          new: { url: 'https://example.com/mcp', era: 2026 },
+        },
+      }),
+      { file, env: {} },
+    );
+    expect(config.connectors.map((c) => [c.namespace, c.era])).toEqual([
+      ['a', 'auto'],
+      ['old', '2025'],
+      ['new', '2026'],
+    ]);
+  });
+
+  it('refuses an era it does not know, naming the path and the choices', () => {
+    for (const era of ['2024', 'latest', 2027, true, null, { __proto__: '2026' }]) {
+      expect(problem({ mcpServers: { a: { command: 'x', era } } })).toMatch(
+        /mcpServers\.a\.era: must be "auto", "2025" or "2026"/,
+      );
+    }
+  });
+});
+
 describe('parseConfig connection', () => {
   it('reads each server’s connection, shared unless it says per-session', () => {
     const config = parseConfig(

@@ -43,6 +43,11 @@ export interface ConnectorConfig {
   readonly display: string;
   /** One connection for every client (`shared`) or one per client session (`per-session`). */
   readonly connection: 'shared' | 'per-session';
+  /**
+   * The MCP era to speak: `auto` (negotiate, the default), `2025` or `2026`; see the toolkit's
+   * `ConnectorOptions.era`.
+   */
+  readonly era: 'auto' | '2025' | '2026';
 }
 
 /** What one OAuth scope grants (the `auth.scopes` entries); see `@toolplane/oauth`. */
@@ -156,6 +161,13 @@ const serverSchema = z
     headers: z.record(z.string(), z.string()).optional(),
     namespace: z.string().optional(),
     connection: z.enum(['shared', 'per-session']).optional(),
+    // YAML reads an unquoted `era: 2026` as a number.
+    era: z
+      .preprocess(
+        (value) => (typeof value === 'number' ? String(value) : value),
+        z.enum(['auto', '2025', '2026'], { error: 'must be "auto", "2025" or "2026"' }),
+      )
+      .optional(),
     tools: filterSchema.optional(),
     disabled: z.boolean().optional(),
   })
@@ -395,6 +407,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     connectors.push({
       ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
       connection: server.connection ?? 'shared',
+      era: server.era ?? 'auto',
     });
     if (server.tools !== undefined) filter[namespace] = server.tools;
   }
@@ -470,7 +483,7 @@ function toConnector(
     secrets: Secrets;
     fail: (path: string, problem: string) => never;
   },
-): Omit<ConnectorConfig, 'connection'> {
+): Omit<ConnectorConfig, 'connection' | 'era'> {
   const { key, namespace, path, dir, secrets } = context;
   if (server.url !== undefined) {
     const headers = server.headers ?? {};

@@ -86,6 +86,7 @@ export async function openToolkit(
     toolkit.addConnector(connector.source, {
       namespace: connector.namespace,
       connection: connector.connection,
+      era: connector.era,
     });
   }
   const stop = new AbortController();

@@ -1,6 +1,6 @@
 // A stdio MCP server with `count` generated tools (argv[2], default 200), for the toolkit bench.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 const count = Number(process.argv[2] ?? 200);
@@ -11,7 +11,7 @@ for (let i = 0; i < count; i++) {
     name,
     {
       description: `Generated tool number ${i}: echoes its text back.`,
-      inputSchema: { text: z.string() },
+      inputSchema: z.object({ text: z.string() }),
     },
     ({ text }) => ({ content: [{ type: 'text', text }] }),
   );

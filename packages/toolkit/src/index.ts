@@ -79,15 +79,21 @@ export type { StreamableHttpClientTransportOptions } from './connectors/http-cli
 export { mcpHttpFetch } from './connectors/mcp-fetch.js';
 export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {
+  ConnectorClientLike,
+  ConnectorEra,
   ConnectorEvent,
+  ConnectorFactory,
   ConnectorLists,
   ConnectorOptions,
+  ConnectorServerInfo,
   ConnectorSource,
   ConnectorState,
   HttpSource,
+  SpokenEra,
   RequestScopedFetchOptions,
   RootsRequestContext,
   StdioSource,
+  ToolkitConnector,
   UpstreamRequest,
   UpstreamRequestContext,
   UpstreamRequestHandler,

@@ -1,6 +1,5 @@
-import type { Client } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
-import type { Connector } from './connectors/connector.js';
+import type { ConnectorClientLike, ToolkitConnector } from './connectors/connector.js';
 
 /** Bounds on the connections of servers added with `connection: 'per-session'`. */
 export interface SessionConnectionLimits {
@@ -18,7 +17,7 @@ export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
 interface Held {
   readonly namespace: string;
   readonly session: string;
-  readonly connector: Connector;
+  readonly connector: ToolkitConnector;
   busy: number;
   lastUsed: number;
 }
@@ -34,14 +33,14 @@ interface Held {
 export class SessionConnections {
   readonly #max: number;
   readonly #idleMs: number;
-  readonly #make: (namespace: string, session: string) => Connector;
+  readonly #make: (namespace: string, session: string) => ToolkitConnector;
   // By namespace and session, least recently used first (an entry moves to the end on use).
   readonly #held = new Map<string, Held>();
   #reaper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     limits: SessionConnectionLimits,
-    make: (namespace: string, session: string) => Connector,
+    make: (namespace: string, session: string) => ToolkitConnector,
   ) {
     this.#max = limits.max ?? DEFAULT_MAX_SESSION_CONNECTIONS;
     this.#idleMs = limits.idleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -74,7 +73,7 @@ export class SessionConnections {
   }
 
   /** The connected client of `session`'s connection to `namespace` (see {@link hold}). */
-  client(namespace: string, session: string): Client | Promise<Client> {
+  client(namespace: string, session: string): ConnectorClientLike | Promise<ConnectorClientLike> {
     const held = this.#held.get(keyOf(namespace, session));
     if (held === undefined) {
       throw new ToolError(
@@ -93,12 +92,12 @@ export class SessionConnections {
   }
 
   /** The connector of `session`'s connection to `namespace`, if it has one. */
-  get(namespace: string, session: string): Connector | undefined {
+  get(namespace: string, session: string): ToolkitConnector | undefined {
     return this.#held.get(keyOf(namespace, session))?.connector;
   }
 
   /** The connectors `session` holds. */
-  of(session: string): Connector[] {
+  of(session: string): ToolkitConnector[] {
     return [...this.#held.values()].filter((h) => h.session === session).map((h) => h.connector);
   }
 

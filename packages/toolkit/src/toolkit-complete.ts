@@ -1,7 +1,7 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { throwIfAborted } from './abort.js';
-import type { Connector } from './connectors/connector.js';
+import type { ToolkitConnector } from './connectors/connector.js';
 import { completePromptArgument } from './prompts.js';
 import { completeTemplate } from './resource-templates.js';
 import type { Builtins } from './toolkit-builtins.js';
@@ -18,7 +18,7 @@ import { BUILTIN_NAMESPACE, type CompleteOptions, type CompletionTarget } from '
 export async function completeIn(
   parts: {
     /** The connector of the target's namespace, if it is one's. */
-    connector: Connector | undefined;
+    connector: ToolkitConnector | undefined;
     sources: () => readonly Source[];
     builtins: Builtins;
   },
@@ -37,7 +37,12 @@ export async function completeIn(
   if (connector !== undefined) {
     const client = connector.client;
     if (client === undefined) throw connector.unavailable();
-    if (client.getServerCapabilities()?.completions === undefined) return { values: [] };
+    if (
+      client.getServerCapabilities()?.completions === undefined ||
+      client.complete === undefined
+    ) {
+      return { values: [] };
+    }
     const ref =
       target.type === 'prompt'
         ? { type: 'ref/prompt' as const, name: target.name }

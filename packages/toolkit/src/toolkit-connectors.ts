@@ -1,30 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Client } from '@modelcontextprotocol/client';
-import type { Prompt as McpPrompt } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import {
   createConnector,
-  type Connector,
+  type ConnectorClientLike,
   type ConnectorEvent,
+  type ConnectorFactory,
   type ConnectorOptions,
   type ConnectorSource,
+  type ToolkitConnector,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
 import { sourceKeys } from './connectors/connector-sources.js';
 import { inferNamespace } from './connectors/namespace.js';
-import { validateResource } from './resources.js';
 import type { Secrets } from './secrets.js';
 import { SessionConnections, type SessionConnectionLimits } from './session-connections.js';
 import type { Logger } from './session.js';
-import {
-  makeSource,
-  remotePromptItem,
-  resourceItem,
-  safeName,
-  toolItem,
-  type Source,
-} from './toolkit-sources.js';
+import { connectorSource, syncTools } from './toolkit-connector-source.js';
+import type { Source } from './toolkit-sources.js';
 import {
   BUILTIN_NAMESPACE,
   USER_NAMESPACE,
@@ -32,16 +25,16 @@ import {
   type ConnectionMode,
   type ConnectorStatus,
   type ListError,
-  type PromptItem,
   type ToolkitEvent,
   type ToolkitResourceTemplate,
 } from './toolkit-types.js';
 
 interface ConnectorEntry {
   /** The shared connection: every call's, or for a per-session server, the lists'. */
-  readonly connector: Connector;
+  readonly connector: ToolkitConnector;
   readonly source: ConnectorSource;
   readonly perSession: boolean;
+  readonly options: AddConnectorOptions;
   /** Settles when the first connection attempt after start has. */
   firstAttempt: Promise<void> | undefined;
 }
@@ -62,6 +55,7 @@ export class Connectors {
   readonly #emit: (event: ToolkitEvent) => void;
   readonly #defaults: ConnectorDefaults;
   readonly #answerer: () => UpstreamRequestHandler | undefined;
+  readonly #factory: ConnectorFactory | undefined;
   readonly #connectors = new Map<string, ConnectorEntry>();
   readonly #sessions: SessionConnections;
   // The client session of the call or read in progress, for per-session servers.
@@ -76,7 +70,10 @@ export class Connectors {
     /** What connectors advertise and ask (read at every connect). */
     answerer: () => UpstreamRequestHandler | undefined;
     sessionLimits: SessionConnectionLimits | undefined;
+    /** Builds connectors for sources it takes; the built-in MCP connector for the others. */
+    factory?: ConnectorFactory | undefined;
   }) {
+    this.#factory = parts.factory;
     this.#index = parts.index;
     this.#logger = parts.logger;
     this.#secrets = parts.secrets;
@@ -100,8 +97,9 @@ export class Connectors {
     }
     const namespace = this.#claimNamespace(source, options.namespace);
     this.#secrets.addSource(source);
-    const connector = createConnector(source, {
+    const connector: ToolkitConnector = this.#make(source, {
       ...this.#defaults,
+      ...(options.era === undefined ? {} : { era: options.era }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
@@ -112,6 +110,7 @@ export class Connectors {
       connector,
       source,
       perSession: connection === 'per-session',
+      options,
       firstAttempt: undefined,
     };
     this.#connectors.set(namespace, entry);
@@ -156,11 +155,12 @@ export class Connectors {
 
   statuses(): ConnectorStatus[] {
     return [...this.#connectors.values()].map(({ connector, perSession }) => {
-      const { namespace, state, pid, lastError } = connector;
+      const { namespace, state, pid, lastError, era } = connector;
       return {
         namespace,
         state,
         ...(pid === undefined ? {} : { pid }),
+        ...(era === undefined ? {} : { era }),
         ...(perSession ? { sessionConnections: this.#sessions.count(namespace) } : {}),
         ...(state === 'connected' || lastError === undefined
           ? {}
@@ -169,17 +169,29 @@ export class Connectors {
     });
   }
 
-  get(namespace: string): Connector | undefined {
+  /** The connector for `source`: the factory's, else the built-in MCP connector. */
+  #make(
+    source: ConnectorSource,
+    options: ConnectorOptions & { readonly namespace: string },
+  ): ToolkitConnector {
+    return this.#factory?.(source, options) ?? createConnector(source, options);
+  }
+
+  get(namespace: string): ToolkitConnector | undefined {
     return this.#connectors.get(namespace)?.connector;
   }
 
   /** Every connector, in registration order. */
-  all(): Connector[] {
+  all(): ToolkitConnector[] {
     return [...this.#connectors.values()].map(({ connector }) => connector);
   }
 
   async renegotiate(options: { signal?: AbortSignal }): Promise<void> {
-    await Promise.all(this.all().map((connector) => connector.renegotiate(options)));
+    await Promise.all(
+      this.all().map(async (connector) => {
+        await connector.renegotiate?.(options);
+      }),
+    );
   }
 
   startAll(): void {
@@ -259,6 +271,7 @@ export class Connectors {
   async subscribe(namespace: string, uri: string, session: string | undefined): Promise<boolean> {
     const client = await this.#subscriptionClient(namespace, session, true);
     if (client?.getServerCapabilities()?.resources?.subscribe !== true) return false;
+    if (client.subscribeResource === undefined) return false;
     await client.subscribeResource({ uri });
     return true;
   }
@@ -267,14 +280,14 @@ export class Connectors {
   async unsubscribe(namespace: string, uri: string, session: string | undefined): Promise<void> {
     const client = await this.#subscriptionClient(namespace, session, false);
     if (client?.getServerCapabilities()?.resources?.subscribe !== true) return;
-    await client.unsubscribeResource({ uri });
+    await client.unsubscribeResource?.({ uri });
   }
 
   async #subscriptionClient(
     namespace: string,
     session: string | undefined,
     make: boolean,
-  ): Promise<Client | undefined> {
+  ): Promise<ConnectorClientLike | undefined> {
     const entry = this.#connectors.get(namespace);
     if (entry === undefined) return undefined;
     if (!entry.perSession || session === undefined) return entry.connector.client;
@@ -298,7 +311,7 @@ export class Connectors {
    */
   rootsChanged(caller: string | undefined): void {
     const own = caller === undefined ? [] : this.#sessions.of(caller);
-    for (const connector of [...this.all(), ...own]) connector.rootsChanged(caller);
+    for (const connector of [...this.all(), ...own]) connector.rootsChanged?.(caller);
   }
 
   /** The resource templates of connected connectors, in registration order. */
@@ -357,11 +370,12 @@ export class Connectors {
   }
 
   /** A new connection of `session`'s own to the per-session server `namespace`. */
-  #sessionConnector(namespace: string, session: string): Connector {
+  #sessionConnector(namespace: string, session: string): ToolkitConnector {
     const entry = this.#connectors.get(namespace);
     if (entry === undefined) throw new ToolError('not_found', `no connector "${namespace}"`);
-    return createConnector(entry.source, {
+    return this.#make(entry.source, {
       ...this.#defaults,
+      ...(entry.options.era === undefined ? {} : { era: entry.options.era }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
@@ -373,51 +387,13 @@ export class Connectors {
     });
   }
 
-  #source(connector: Connector): Source {
+  #source(connector: ToolkitConnector): Source {
     const { namespace } = connector;
-    const lists = connector.lists;
-    const index = this.#index;
-    const prompt = (mcp: McpPrompt): PromptItem => {
-      if (this.#connectors.get(namespace)?.perSession !== true) {
-        return remotePromptItem(connector, mcp);
-      }
-      // A per-session server renders on the asking session's connection.
-      const item = remotePromptItem(connector, mcp, () => this.clientOf(namespace));
-      const remote = item.prompt;
-      return {
-        ...item,
-        prompt: {
-          ...remote,
-          render: (input, options = {}) =>
-            this.inSession(namespace, options.sessionKey, () => remote.render(input, options)),
-        },
-      };
-    };
-    return makeSource({
-      namespace,
-      tools: () => lists.tools.flatMap((tool) => toolItem(index, namespace, tool.name) ?? []),
-      // The index mirrors the connector's tools, so a direct lookup there is the connector's.
-      tool: (name) => toolItem(index, namespace, name),
-      prompt: (name) => {
-        const found = lists.prompts.find((mcp) => mcp.name === name);
-        return found === undefined ? undefined : prompt(found);
-      },
-      prompts: () => lists.prompts.map(prompt),
-      resources: () => lists.resources.map((r) => resourceItem(namespace, r)),
-      read: async (uri, signal) => {
-        const client = await this.clientOf(namespace);
-        const result = await client.readResource({ uri }, signal === undefined ? {} : { signal });
-        const contents = result.contents.find((c) => c.uri === uri) ?? result.contents[0];
-        if (contents === undefined) return undefined;
-        const info = lists.resources.find((r) => r.uri === uri);
-        const name = info?.name ?? uri.slice(uri.lastIndexOf('/') + 1);
-        return validateResource({
-          ...contents,
-          uri,
-          name: safeName(name),
-          ...(info?.description === undefined ? {} : { description: info.description }),
-        });
-      },
+    return connectorSource(connector, {
+      index: this.#index,
+      perSession: () => this.#connectors.get(namespace)?.perSession === true,
+      clientOf: () => this.clientOf(namespace),
+      inSession: (session, fn) => this.inSession(namespace, session, fn),
     });
   }
 
@@ -456,7 +432,7 @@ export class Connectors {
     }
   }
 
-  #onConnectorEvent(connector: Connector, event: ConnectorEvent): void {
+  #onConnectorEvent(connector: ToolkitConnector, event: ConnectorEvent): void {
     const { namespace } = connector;
     // A removed connector's last events must not resurrect its tools.
     if (this.#connectors.get(namespace)?.connector !== connector) {
@@ -467,37 +443,10 @@ export class Connectors {
       event.type === 'tool_list_changed' ||
       (event.type === 'state_change' && event.state === 'connected')
     ) {
-      this.#syncTools(connector);
+      syncTools(this.#index, this.#logger, connector);
     } else if (event.type === 'state_change') {
       this.#index.removeNamespace(namespace);
     }
     this.#emit(event);
-  }
-
-  /** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
-  #syncTools(connector: Connector): void {
-    const { namespace } = connector;
-    const tools = connector.lists.tools;
-    try {
-      this.#index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
-      return;
-    } catch (error) {
-      this.#logger.warn(
-        `MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`,
-        {
-          error: error instanceof Error ? error.message : String(error),
-        },
-      );
-    }
-    this.#index.removeNamespace(namespace);
-    for (const tool of tools) {
-      try {
-        this.#index.registerMcpTools(namespace, [tool], { namespace, replace: true });
-      } catch (error) {
-        this.#logger.warn(`skipping tool "${tool.name}" of MCP server "${namespace}"`, {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
   }
 }

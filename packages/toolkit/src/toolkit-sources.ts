@@ -1,4 +1,3 @@
-import type { Client } from '@modelcontextprotocol/client';
 import type {
   GetPromptResult,
   Prompt as McpPrompt,
@@ -6,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import { type Connector } from './connectors/connector.js';
+import type { ConnectorClientLike, ToolkitConnector } from './connectors/connector.js';
 import { renderPrompt, toMcpPrompt, type Prompt } from './prompts.js';
 import {
   resource as toResource,
@@ -126,10 +125,11 @@ export function localPromptItem(namespace: string, prompt: Prompt): PromptItem {
 }
 
 export function remotePromptItem(
-  connector: Connector,
+  connector: ToolkitConnector,
   mcp: McpPrompt,
   // The client to ask: the shared connection's, unless the server has one per session.
-  clientOf: () => Client | Promise<Client> | undefined = () => connector.client,
+  clientOf: () => ConnectorClientLike | Promise<ConnectorClientLike> | undefined = () =>
+    connector.client,
 ): PromptItem {
   const { namespace } = connector;
   return {

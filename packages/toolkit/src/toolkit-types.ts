@@ -13,9 +13,13 @@ import {
   type RunResult,
 } from '@toolplane/toolrun';
 import {
-  type Connector,
+  type ConnectorFactory,
+  type ConnectorState,
+  type ToolkitConnector,
   type ConnectorEvent,
+  type ConnectorEra,
   type ConnectorOptions,
+  type SpokenEra,
   type ConnectorSource,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
@@ -89,6 +93,11 @@ export interface AddConnectorOptions {
   readonly namespace?: string;
   /** Default `'shared'`. */
   readonly connection?: ConnectionMode;
+  /**
+   * Which MCP era to speak to this server: `'auto'` (negotiate), `'2025'` or `'2026'`; default
+   * {@link ToolkitOptions.connectorDefaults}' `era`, else `'auto'` (see {@link ConnectorOptions.era}).
+   */
+  readonly era?: ConnectorEra;
 }
 
 /** Options for {@link createToolkit}. */
@@ -136,6 +145,12 @@ export interface ToolkitOptions {
   readonly upstreamRequests?: UpstreamRequestHandler;
   /** Defaults for every connector (timeouts, backoff, client info). */
   readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
+  /**
+   * Builds the connector for a source (the seed's `CreateConnector`): return a
+   * {@link ToolkitConnector} to plug in a custom or non-MCP connector, `undefined` for the
+   * built-in MCP connector. See {@link ConnectorFactory}.
+   */
+  readonly createConnector?: ConnectorFactory;
   /**
    * Bounds on the connections of per-session servers: at most `max` per server (default 32; the
    * least recently used idle one makes room, and a session is refused when all are busy), each
@@ -279,11 +294,13 @@ export interface CompleteOptions {
 /** A registered connector and where it stands. */
 export interface ConnectorStatus {
   readonly namespace: string;
-  readonly state: Connector['state'];
+  readonly state: ConnectorState;
   /** For a per-session server: how many sessions have a connection of their own open. */
   readonly sessionConnections?: number;
   /** The stdio server's process ID, while it runs. */
   readonly pid?: number;
+  /** The MCP era the connection speaks, while connected. */
+  readonly era?: SpokenEra;
   /** Why it is not connected, when it is not. */
   readonly error?: string;
 }
@@ -360,7 +377,7 @@ export interface Toolkit {
    * The connector registered under `namespace`, for servers that speak to it directly (resource
    * templates, completions, subscriptions); `undefined` when there is none.
    */
-  connector(namespace: string): Connector | undefined;
+  connector(namespace: string): ToolkitConnector | undefined;
   /**
    * Sets who answers upstream servers' sampling and elicitation requests (see
    * {@link UpstreamRequestHandler}; `undefined` removes it), e.g. a gateway forwarding each to

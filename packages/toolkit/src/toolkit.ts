@@ -12,7 +12,7 @@ import {
 } from '@toolplane/toolrun';
 import {
   CALLER_META_KEY,
-  type Connector,
+  type ToolkitConnector,
   type ConnectorSource,
   type UpstreamRequestHandler,
 } from './connectors/connector.js';
@@ -120,6 +120,7 @@ class ToolkitImpl implements Toolkit {
       defaults: options.connectorDefaults,
       answerer: this.#answerer,
       sessionLimits: options.sessionConnections,
+      factory: options.createConnector,
     });
     this.#reading = {
       lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
@@ -199,7 +200,7 @@ class ToolkitImpl implements Toolkit {
     return this.#connectors.statuses();
   }
 
-  connector(namespace: string): Connector | undefined {
+  connector(namespace: string): ToolkitConnector | undefined {
     return this.#connectors.get(namespace);
   }
 

@@ -1,5 +1,5 @@
 import { fixtureCommand } from '@toolplane/fixtures';
-import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamRequest, UpstreamRequestHandler } from './connectors/connector.js';
 import { runToolkit, type RunningToolkit } from './testing/run-toolkit.js';
@@ -8,6 +8,7 @@ import { createToolkit, type ToolkitOptions } from './toolkit.js';
 // A server's sampling and elicitation during the library's own calls reach the toolkit's handler
 // (or the call's own answerer) with nothing but a plain call.
 
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- sampling is bridged in both eras
 function sampled(text: string): CreateMessageResult {
   return { role: 'assistant', model: 'test', content: { type: 'text', text } };
 }

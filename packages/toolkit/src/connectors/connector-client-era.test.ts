@@ -1,12 +1,11 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnector, type Connector } from './connector.js';
 import { serveMcpHttp, type ServedMcp } from './testing/serve-mcp-http.js';
 
-// The connectors are SDK v2 clients that speak the 2025 era to every server, and page through
-// lists themselves (the v2 client's own list methods walk every page and fail past 64).
+// The connectors are SDK v2 clients; pinned to 2025 they speak it to every server, with no probe.
+// They page through lists themselves (the v2 client's own list methods fail past 64 pages).
 
 const PAGES = 70;
 const LOOP_TO = 'page-3';
@@ -17,7 +16,7 @@ function pagedServer(): McpServer {
     { name: 'paged', version: '1.0.0' },
     { capabilities: { tools: {} } },
   );
-  server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  server.server.setRequestHandler('tools/list', (request) => {
     const cursor = request.params?.cursor;
     const page = cursor === undefined ? 0 : Number(cursor.slice('page-'.length));
     return {
@@ -36,21 +35,21 @@ afterEach(async () => {
 });
 
 function start(source: Parameters<typeof createConnector>[0]): Connector {
-  const connector = createConnector(source);
+  const connector = createConnector(source, { era: '2025' });
   connectors.push(connector);
   connector.start();
   return connector;
 }
 
 describe('Connector on the SDK v2 client', () => {
-  it('speaks the 2025 era over stdio: the initialize handshake', async () => {
+  it('pinned to 2025, speaks it over stdio: the initialize handshake', async () => {
     const connector = start(fixtureCommand('stdio'));
     await connector.ready();
     expect(connector.client?.getProtocolEra()).toBe('legacy');
     expect(connector.client?.getNegotiatedProtocolVersion()).toMatch(/^2025-/);
   });
 
-  it('speaks the 2025 era over Streamable HTTP, with no server/discover probe', async () => {
+  it('pinned to 2025, speaks it over Streamable HTTP, with no server/discover probe', async () => {
     const served = await serveMcpHttp({ server: pagedServer });
     servers.push(served);
     const connector = start(served.url);

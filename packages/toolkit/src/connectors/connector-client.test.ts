@@ -73,7 +73,7 @@ describe('ConnectorClient.callTool', () => {
       .callTool({ name: 'add', arguments: 'nope' as never })
       .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(ProtocolError);
-    expect(failed).toMatchObject({ code: ProtocolErrorCode.InternalError });
+    expect(failed).toMatchObject({ code: ProtocolErrorCode.InvalidParams });
     const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
     expect(result.structuredContent).toEqual({ sum: 2 });
   });

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { captureTail, httpTarget, toError } from './connector-sources.js';
 import type { HttpSource, StdioSource } from './connector-types.js';
@@ -13,6 +13,35 @@ export interface Attempt {
   readonly timeout: number;
   /** Abandons the attempt (the connector closed). */
   readonly signal: AbortSignal;
+  /** What the server spoke last time, to skip the era probe (see `EraMemory`). */
+  readonly prior?: PriorDiscovery | undefined;
+  /** Whether the era is pinned to 2026-07-28 (no 2025-only HTTP+SSE fallback then). */
+  readonly modernOnly?: boolean;
+}
+
+/**
+ * Runs `connect`, closing `transport` when the attempt is abandoned: the SDK's era probe does not
+ * heed the connect signal, but a closed transport ends it at once.
+ */
+async function closingOnAbort<T>(
+  transport: { close(): Promise<void> },
+  signal: AbortSignal,
+  connect: () => Promise<T>,
+): Promise<T> {
+  const onAbort = (): void => {
+    transport.close().catch(() => undefined);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await connect();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function connectOptions(attempt: Attempt) {
+  const { timeout, signal, prior } = attempt;
+  return prior === undefined ? { timeout, signal } : { timeout, signal, prior };
 }
 
 /**
@@ -34,10 +63,9 @@ export async function openStdio(
   });
   const tail = captureTail(transport);
   const client = attempt.make();
-  const connecting = client.connect(transport, {
-    timeout: attempt.timeout,
-    signal: attempt.signal,
-  });
+  const connecting = closingOnAbort(transport, attempt.signal, () =>
+    client.connect(transport, connectOptions(attempt)),
+  );
   // Spawned synchronously by the transport's start(); read now, as a failed connect forgets it.
   const pid = transport.pid ?? undefined;
   try {
@@ -78,12 +106,16 @@ export async function openHttp(
       onRelatedRequest: attempt.onRelatedRequest,
       onSessionDoubt,
     });
-    await client.connect(transport, { timeout, signal });
+    await closingOnAbort(transport, signal, () =>
+      client.connect(transport, connectOptions(attempt)),
+    );
     return client;
   } catch (streamableError) {
-    if (attempt.isClosed()) throw streamableError;
+    if (attempt.isClosed() || attempt.modernOnly === true) throw streamableError;
     // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
     const client = attempt.make();
+    // Servers on HTTP+SSE predate 2026-07-28: no probe.
+    client.setVersionNegotiation(undefined);
     const fetch = requestScopedFetch({
       onStreamError: (_requestId, error) => {
         onSessionDoubt(error);

@@ -1,16 +1,31 @@
 import type {
+  CallToolRequest,
+  CallToolResult,
+  CompleteRequest,
+  CompleteResult,
   CreateMessageRequest,
   CreateMessageResult,
   ElicitRequest,
   ElicitResult,
+  GetPromptRequest,
+  GetPromptResult,
   Implementation,
   ListRootsResult,
   LoggingLevel,
   Prompt,
+  ReadResourceRequest,
+  ReadResourceResult,
+  RequestOptions,
   Resource,
   ResourceTemplateType as ResourceTemplate,
+  ServerCapabilities,
+  SubscribeRequest,
   Tool as McpTool,
+  Transport,
+  UnsubscribeRequest,
 } from '@modelcontextprotocol/client';
+import type { ToolError } from '@toolplane/toolmodel';
+import type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -41,6 +56,11 @@ export type ConnectorEvent =
       readonly namespace: string;
       readonly state: ConnectorState;
       readonly error?: Error;
+      /**
+       * On `connected`: what the server said about itself (name, version, the protocol version
+       * and era spoken, capabilities).
+       */
+      readonly server?: ConnectorServerInfo;
     }
   | { readonly type: 'tool_list_changed'; readonly namespace: string }
   | { readonly type: 'prompt_list_changed'; readonly namespace: string }
@@ -79,7 +99,7 @@ export interface RootsRequestContext {
   readonly namespace: string;
   /**
    * The {@link CALLER_META_KEY} value of the call the request belongs to; outside a call, that of
-   * the latest call on the connection or of the latest {@link Connector.rootsChanged}, whichever
+   * the latest call on the connection or of the latest `Connector.rootsChanged`, whichever
    * came last; `undefined` before either.
    */
   readonly caller: string | undefined;
@@ -118,7 +138,7 @@ export interface UpstreamRequestHandler {
 export interface ConnectorOptions {
   /**
    * Who answers the server's `sampling/createMessage` and `elicitation/create` requests, read at
-   * every connect (see {@link Connector.renegotiate}). A request is routed to the tool call it
+   * every connect (see `Connector.renegotiate`). A request is routed to the tool call it
    * belongs to: over Streamable HTTP by the response stream it arrives on; otherwise to the only
    * caller with calls in flight. When calls of several callers are in flight and nothing says
    * which one the request belongs to, it is refused with an MCP error rather than guessed.
@@ -128,6 +148,26 @@ export interface ConnectorOptions {
   readonly namespace?: string;
   /** How the client introduces itself to the server. */
   readonly clientInfo?: Implementation;
+  /**
+   * Which MCP era to speak (default `'auto'`). `'auto'` probes the server with `server/discover`
+   * and speaks 2026-07-28 when it answers, else 2025-11-25 (`initialize`); what the server spoke
+   * is remembered, so reconnects skip the probe, and probed again when a reconnect on it fails.
+   * `'2025'` never probes; `'2026'` speaks 2026-07-28 only and fails against a 2025-only server.
+   */
+  readonly era?: ConnectorEra;
+  /**
+   * How long a stdio server may leave the era probe unanswered before it is taken for a 2025
+   * server (some never answer unknown requests before `initialize`). Default 3 s. Over HTTP the
+   * probe is a request like any other, bounded by {@link connectTimeoutMs}.
+   */
+  readonly eraProbeTimeoutMs?: number;
+  /**
+   * The least severe log level asked of a 2026-07-28 server with every request (that era has no
+   * `logging/setLevel`, and a server sends no log messages for a request that names no level).
+   * Default `'debug'`: everything, as a 2025 server sends unasked.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- logging is bridged in both eras
+  readonly logLevel?: LoggingLevel;
   /**
    * The largest message a stdio server may send, in bytes; a larger one is dropped alone and the
    * request it answered fails, the connection goes on. Default 10 MiB.
@@ -155,3 +195,80 @@ export interface ConnectorLists {
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplate[];
 }
+
+/**
+ * The part of an MCP client a toolkit uses of a connector's connection: the SDK v2 `Client` is
+ * one, and a connector to something that is not an MCP server ({@link ConnectorFactory}) answers
+ * these itself.
+ */
+export interface ConnectorClientLike {
+  /** Runs a tool; a failure the tool reports is a result with `isError: true`. */
+  callTool(params: CallToolRequest['params'], options?: RequestOptions): Promise<CallToolResult>;
+  getPrompt(params: GetPromptRequest['params'], options?: RequestOptions): Promise<GetPromptResult>;
+  readResource(
+    params: ReadResourceRequest['params'],
+    options?: RequestOptions,
+  ): Promise<ReadResourceResult>;
+  /** Argument completion; none when absent. */
+  complete?(params: CompleteRequest['params'], options?: RequestOptions): Promise<CompleteResult>;
+  /** Resource subscriptions, when `getServerCapabilities()` says `resources.subscribe`. */
+  subscribeResource?(
+    params: SubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  unsubscribeResource?(
+    params: UnsubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  getServerCapabilities(): ServerCapabilities | undefined;
+  /** An MCP connection's transport: its progress notifications reach the caller. */
+  readonly transport?: Transport | undefined;
+}
+
+/**
+ * What a toolkit needs of a connector: the built-in `Connector` is one; a
+ * {@link ConnectorFactory} may build others (a custom transport, or a source that is not an MCP
+ * server at all).
+ *
+ * The contract: `start()` begins connecting in the background; `ready()` resolves once
+ * `state` is `connected` with `lists` loaded; every state change, and every change of `lists`
+ * (`tool_list_changed`, `prompt_list_changed`, `resource_list_changed`), is reported through the
+ * `onEvent` of the {@link ConnectorOptions} the factory was given, naming `namespace` (the
+ * toolkit mirrors the tools into its index on `state_change` to `connected` and on
+ * `tool_list_changed`); `client` is set while connected; `unavailable()` is the error calls get
+ * while it is not; `close()` ends it for good.
+ */
+export interface ToolkitConnector {
+  readonly namespace: string;
+  readonly state: ConnectorState;
+  readonly lists: ConnectorLists;
+  readonly client: ConnectorClientLike | undefined;
+  /** Why the last attempt failed or the last connection ended, if it did. */
+  readonly lastError: Error | undefined;
+  /** A stdio server's process ID, while it runs. */
+  readonly pid?: number | undefined;
+  /** The MCP era spoken, while connected. */
+  readonly era?: SpokenEra | undefined;
+  /** What the server said about itself, while connected. */
+  readonly server?: ConnectorServerInfo | undefined;
+  start(): void;
+  ready(options?: { signal?: AbortSignal }): Promise<void>;
+  /** The error a call gets while not connected (`connector_unavailable`). */
+  unavailable(): ToolError;
+  /** Reconnects when the upstream-request capabilities changed; see `Connector.renegotiate`. */
+  renegotiate?(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Tells the server the roots changed; see `Connector.rootsChanged`. */
+  rootsChanged?(caller?: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the connector for a source (the seed's `CreateConnector`): return a
+ * {@link ToolkitConnector} to plug in a custom or non-MCP connector, or `undefined` to use the
+ * built-in MCP `Connector`. `options` carry the namespace, the event listener the connector
+ * must report through, and the toolkit's connector defaults.
+ */
+export type ConnectorFactory = (
+  source: ConnectorSource,
+  options: ConnectorOptions & { readonly namespace: string },
+) => ToolkitConnector | undefined;

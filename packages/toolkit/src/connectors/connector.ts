@@ -4,10 +4,20 @@ import {
   type Client,
   type CreateMessageResult,
   type ElicitResult,
+  type McpSubscription,
 } from '@modelcontextprotocol/client';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { CallTracker, capabilityKey } from './call-tracker.js';
-import { ConnectorClient } from './connector-client.js';
+import {
+  checkEra,
+  DEFAULT_ERA_PROBE_TIMEOUT_MS,
+  EraMemory,
+  negotiationFor,
+  serverInfoOf,
+  type ConnectorEra,
+  type ConnectorServerInfo,
+  type SpokenEra,
+} from './connector-era.js';
 import { EMPTY_LISTS, fetchList, type ListKind } from './connector-lists.js';
 import { openHttp, openStdio } from './connector-open.js';
 import { closedPromise, httpTarget, isStdio, toError } from './connector-sources.js';
@@ -18,16 +28,21 @@ import type {
   ConnectorOptions,
   ConnectorSource,
   ConnectorState,
+  ToolkitConnector,
   UpstreamRequest,
 } from './connector-types.js';
+import { askForLogs, listenForChanges, makeConnectorClient } from './connector-setup.js';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
 
 export { requestScopedFetch } from './scoped-fetch.js';
 export type { RequestScopedFetchOptions } from './scoped-fetch.js';
 export { CALLER_META_KEY } from './connector-types.js';
+export type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
 export type {
+  ConnectorClientLike,
   ConnectorEvent,
+  ConnectorFactory,
   ConnectorLists,
   ConnectorOptions,
   ConnectorSource,
@@ -35,6 +50,7 @@ export type {
   HttpSource,
   RootsRequestContext,
   StdioSource,
+  ToolkitConnector,
   UpstreamRequest,
   UpstreamRequestContext,
   UpstreamRequestHandler,
@@ -52,7 +68,7 @@ export type {
  *
  * Create one with {@link createConnector}; {@link inferNamespace} names it when no namespace is given.
  */
-export class Connector {
+export class Connector implements ToolkitConnector {
   readonly namespace: string;
   readonly source: ConnectorSource;
   #options: ConnectorOptions;
@@ -73,12 +89,19 @@ export class Connector {
   #renegotiating = false;
   // Connections whose liveness a ping is checking.
   #checking = new WeakSet<Client>();
+  readonly #era: ConnectorEra;
+  readonly #memory = new EraMemory();
+  // Whether the connection being made went by a remembered era verdict (see EraMemory).
+  #byMemory = false;
+  #server: ConnectorServerInfo | undefined;
+  #subscription: McpSubscription | undefined;
 
   /**
-   * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), or a
-   * namespace that breaks the namespace rule.
+   * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
+   * namespace that breaks the namespace rule, or an `era` other than `auto`, `2025` or `2026`.
    */
   constructor(source: ConnectorSource, options: ConnectorOptions = {}) {
+    this.#era = checkEra(options.era);
     if (isStdio(source)) {
       if (typeof source.command !== 'string' || source.command.trim() === '') {
         throw new ToolError('invalid_config', 'a stdio MCP server needs a non-empty "command"');
@@ -116,6 +139,21 @@ export class Connector {
   /** Why the last connection attempt failed or the last connection ended, if it did. */
   get lastError(): Error | undefined {
     return this.#lastError;
+  }
+
+  /** The era setting: `auto` negotiates, `2025` and `2026` pin one (see {@link ConnectorOptions.era}). */
+  get eraSetting(): ConnectorEra {
+    return this.#era;
+  }
+
+  /** The era the current connection speaks; `undefined` while not connected. */
+  get era(): SpokenEra | undefined {
+    return this.#server?.era;
+  }
+
+  /** What the server said about itself on the current connection; `undefined` while not connected. */
+  get server(): ConnectorServerInfo | undefined {
+    return this.#server;
   }
 
   /** The server's cached lists (empty while it is not connected). */
@@ -223,6 +261,10 @@ export class Connector {
         // handler's, and would be refused its sampling or hide its gated tools. Connect again.
         outdated = capabilityKey(this.#options.upstreamRequests?.()) !== this.#advertised;
         if (!this.#isClosed() && !outdated) {
+          if (this.#era === 'auto') this.#memory.remember(client);
+          // A 2026-07-28 server announces list changes only on a subscriptions/listen stream.
+          this.#subscription = await listenForChanges(client).catch(() => undefined);
+          this.#server = serverInfoOf(client);
           this.#client = client;
           connected = true;
           this.#setState('connected');
@@ -235,12 +277,20 @@ export class Connector {
         this.#lastError = toError(error);
       }
       // Idempotent, and what ends a stdio child whatever path got here.
+      await this.#subscription?.close().catch(() => undefined);
       await client?.close().catch(() => undefined);
+      this.#subscription = undefined;
+      this.#server = undefined;
       this.#client = undefined;
       this.#pid = undefined;
       this.#lists = EMPTY_LISTS;
       if (this.#isClosed()) break;
       if (outdated) continue;
+      if (!connected && this.#byMemory) {
+        // What the server spoke last time did not work this time: probe again, at once.
+        this.#memory.forget();
+        continue;
+      }
       this.#setState(connected ? 'disconnected' : 'failed', this.#lastError);
       if (this.#renegotiating && connected) {
         // A deliberate reconnect: no backoff.
@@ -264,55 +314,43 @@ export class Connector {
     const timeout = this.#options.connectTimeoutMs ?? 10_000;
     // Closing the connector abandons an attempt in progress rather than waiting it out.
     const signal = this.#stopWaiting.signal;
-    const info = this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' };
     const upstream = this.#options.upstreamRequests?.();
     const calls = new CallTracker();
     this.#calls = calls;
     this.#advertised = capabilityKey(upstream);
-    const make = (): Client => {
-      const client = new ConnectorClient(info, {
-        capabilities: {
-          ...(upstream?.capabilities.sampling === true ? { sampling: {} } : {}),
-          // Form mode only: URL mode needs the caller's client to support it, unknown here.
-          // Defaults are applied here, whatever the caller's client does (SEP-1034).
-          ...(upstream?.capabilities.elicitation === true
-            ? { elicitation: { form: { applyDefaults: true } } }
-            : {}),
-          ...(upstream?.capabilities.roots === true ? { roots: { listChanged: true } } : {}),
+    const source = this.source;
+    const stdio = isStdio(source);
+    // Only a stdio server's silence means "2025": over HTTP the probe waits as any request does.
+    const probeTimeout = stdio
+      ? Math.min(this.#options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, timeout)
+      : undefined;
+    const negotiation = negotiationFor(this.#era, probeTimeout);
+    const make = (): Client =>
+      makeConnectorClient({
+        info: this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' },
+        namespace: this.namespace,
+        upstream,
+        currentUpstream: () => this.#options.upstreamRequests?.(),
+        negotiation,
+        calls,
+        answer: (request, mcpReq) => this.#upstreamRequest(calls, request, mcpReq),
+        refresh: (client, kind) => this.#refresh(client, kind),
+        emit: (event) => {
+          this.#emit(event);
         },
       });
-      this.#listen(client);
-      if (upstream?.capabilities.sampling === true) {
-        client.setRequestHandler('sampling/createMessage', (request, ctx) =>
-          this.#upstreamRequest(calls, request, ctx.mcpReq),
-        );
-      }
-      if (upstream?.capabilities.elicitation === true) {
-        client.setRequestHandler('elicitation/create', (request, ctx) =>
-          this.#upstreamRequest(calls, request, ctx.mcpReq),
-        );
-      }
-      if (upstream?.capabilities.roots === true) {
-        client.setRequestHandler('roots/list', async (_request, ctx) => {
-          const handler = this.#options.upstreamRequests?.();
-          const context = {
-            namespace: this.namespace,
-            caller: calls.rootsCaller(ctx.mcpReq.id),
-            signal: ctx.mcpReq.signal,
-          };
-          return (await handler?.listRoots?.(context)) ?? { roots: [] };
-        });
-      }
-      return client;
-    };
+    const prior = this.#era === 'auto' ? this.#memory.prior : undefined;
+    this.#byMemory = prior !== undefined;
     let current: Client | undefined;
     const connected = (client: Client): Client => {
-      if (client.transport !== undefined) calls.install(client.transport);
+      if (client.transport !== undefined) {
+        calls.install(client.transport);
+        askForLogs(client.transport, this.#options.logLevel ?? 'debug');
+      }
       current = client;
       return client;
     };
-    const source = this.source;
-    const attempt = { make, timeout, signal };
+    const attempt = { make, timeout, signal, prior, modernOnly: this.#era === '2026' };
     if (isStdio(source)) {
       const { maxMessageBytes } = this.#options;
       const { client, pid } = await openStdio(source, {
@@ -380,47 +418,6 @@ export class Connector {
     ) as R;
   }
 
-  #listen(client: Client): void {
-    const changed =
-      (
-        kind: ListKind,
-        type: 'tool_list_changed' | 'prompt_list_changed' | 'resource_list_changed',
-      ) =>
-      async (): Promise<void> => {
-        await this.#refresh(client, kind);
-        if (kind === 'resources') await this.#refresh(client, 'resourceTemplates');
-        this.#emit({ type, namespace: this.namespace });
-      };
-    client.setNotificationHandler(
-      'notifications/tools/list_changed',
-      changed('tools', 'tool_list_changed'),
-    );
-    client.setNotificationHandler(
-      'notifications/prompts/list_changed',
-      changed('prompts', 'prompt_list_changed'),
-    );
-    client.setNotificationHandler(
-      'notifications/resources/list_changed',
-      changed('resources', 'resource_list_changed'),
-    );
-    client.setNotificationHandler('notifications/message', ({ params }) => {
-      this.#emit({
-        type: 'log_message',
-        namespace: this.namespace,
-        level: params.level,
-        ...(params.logger === undefined ? {} : { logger: params.logger }),
-        data: params.data,
-      });
-    });
-    client.setNotificationHandler('notifications/resources/updated', (notification) => {
-      this.#emit({
-        type: 'resource_updated',
-        namespace: this.namespace,
-        uri: notification.params.uri,
-      });
-    });
-  }
-
   async #loadAll(client: Client): Promise<void> {
     this.#lists = EMPTY_LISTS;
     await Promise.all(
@@ -453,11 +450,14 @@ export class Connector {
     this.#state = state;
     for (const wake of this.#stateWaiters) wake();
     this.#stateWaiters.clear();
-    this.#emit(
-      error === undefined
-        ? { type: 'state_change', namespace: this.namespace, state }
-        : { type: 'state_change', namespace: this.namespace, state, error },
-    );
+    const server = state === 'connected' ? this.#server : undefined;
+    this.#emit({
+      type: 'state_change',
+      namespace: this.namespace,
+      state,
+      ...(error === undefined ? {} : { error }),
+      ...(server === undefined ? {} : { server }),
+    });
   }
 
   #nextState(signal: AbortSignal | undefined): Promise<void> {

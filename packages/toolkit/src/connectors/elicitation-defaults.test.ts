@@ -1,9 +1,9 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type {
-  ElicitRequest,
-  ElicitRequestFormParams,
-  ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpServer,
+  type ElicitRequest,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+} from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CALLER_META_KEY, createConnector, type Connector } from './connector.js';
@@ -122,11 +122,13 @@ describe('withElicitationDefaults', () => {
 /** A server whose `profile` tool asks for a profile and reports what came back. */
 function profileServer(): McpServer {
   const server = new McpServer({ name: 'profiles', version: '1.0.0' });
-  server.registerTool('profile', { description: 'Asks who you are.' }, async (extra) => {
-    const answer = await server.server.elicitInput(
-      { message: 'Who are you?', requestedSchema: profileSchema },
-      { relatedRequestId: extra.requestId },
-    );
+  server.registerTool('profile', { description: 'Asks who you are.' }, async (ctx) => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era request, under test
+    const answer = await ctx.mcpReq.elicitInput({
+      message: 'Who are you?',
+      requestedSchema: profileSchema,
+    });
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- what a 2025 client advertised, under test
     const advertised = server.server.getClientCapabilities()?.elicitation;
     return { content: [{ type: 'text', text: JSON.stringify({ advertised, answer }) }] };
   });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, SdkHttpError, type JSONRPCMessage } from '@modelcontextprotocol/client';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -68,7 +68,7 @@ describe('StreamableHttpClientTransport', () => {
     const server = await serveMcpHttp({
       server: () => {
         const mcp = new McpServer({ name: 'echo', version: '1.0.0' });
-        mcp.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({
+        mcp.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
           content: [{ type: 'text', text }],
         }));
         return mcp;

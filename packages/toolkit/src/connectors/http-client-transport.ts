@@ -20,6 +20,7 @@ import {
   watchServerCloses,
   type Answer,
 } from './http-agent.js';
+import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
 
 type RequestId = string | number;
 
@@ -65,6 +66,8 @@ interface StreamContext {
   readonly resumedFrom: string | undefined;
   /** Rewrites the answer's ID (a request resumed with the SDK's `resumptionToken`). */
   readonly replayId: RequestId | undefined;
+  /** Aborted when the caller gives the request up (2026-07-28 cancellation): no resumption. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -90,6 +93,11 @@ export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /**
+   * One POST per request, so on a 2026-07-28 connection the SDK cancels a request by aborting
+   * its `requestSignal` (closing the response stream), as that revision asks.
+   */
+  readonly hasPerRequestStream = true;
 
   readonly #url: URL;
   readonly #origin: string;
@@ -163,10 +171,21 @@ export class StreamableHttpClientTransport implements Transport {
         this.#resume(options.resumptionToken, context);
         return;
       }
-      const answer = await this.#request('POST', this.#headersFor('post'), JSON.stringify(message));
+      const requestSignal = options?.requestSignal;
+      const headers = { ...this.#headersFor('post'), ...perRequestHeaders(message, options) };
+      const answer = await this.#request('POST', headers, JSON.stringify(message), requestSignal);
       this.#noteSession(answer);
       if (answer.statusCode < 200 || answer.statusCode > 299) {
         const text = await answer.body.text().catch(() => '');
+        // A 2026-07-28 server answers some refusals (-32022, -32020) with 400 and the JSON-RPC
+        // error: that is the request's answer.
+        if (answer.statusCode === 400 && requestId !== undefined && isModernRequest(message)) {
+          const parsed = parseErrorAnswer(text, requestId);
+          if (parsed !== undefined) {
+            this.onmessage?.(parsed);
+            return;
+          }
+        }
         const failure = new SdkHttpError(
           postFailureCode(answer.statusCode),
           `Error POSTing to endpoint (HTTP ${answer.statusCode}): ${redirectNote(answer, this.#url) ?? text}`,
@@ -187,7 +206,13 @@ export class StreamableHttpClientTransport implements Transport {
       const type = mediaType(answer.headers['content-type']);
       if (type === 'text/event-stream') {
         const callId = method === 'tools/call' ? requestId : undefined;
-        this.#read(answer, { requestId, callId, resumedFrom: undefined, replayId: undefined });
+        this.#read(answer, {
+          requestId,
+          callId,
+          resumedFrom: undefined,
+          replayId: undefined,
+          signal: requestSignal,
+        });
       } else if (type === 'application/json') {
         this.#deliverJson(await answer.body.text());
       } else {
@@ -250,7 +275,12 @@ export class StreamableHttpClientTransport implements Transport {
     method: 'GET' | 'POST' | 'DELETE',
     headers: Record<string, string>,
     body: string | undefined,
+    requestSignal?: AbortSignal,
   ): Promise<Answer> {
+    const signal =
+      requestSignal === undefined
+        ? this.#closing.signal
+        : AbortSignal.any([this.#closing.signal, requestSignal]);
     let url = this.#url;
     for (let redirects = 0; ; redirects++) {
       let answer: Answer;
@@ -261,10 +291,10 @@ export class StreamableHttpClientTransport implements Transport {
           method,
           headers,
           body,
-          signal: this.#closing.signal,
+          signal,
         });
       } catch (error) {
-        if (this.#closing.signal.aborted) throw error;
+        if (signal.aborted) throw error;
         throw new Error(`${method} ${url.href} failed: ${asError(error).message}`, {
           cause: error,
         });
@@ -413,7 +443,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#ended(context, lastEventId, answered, undefined);
     });
     body.once('error', (error) => {
-      if (this.#closing.signal.aborted) return;
+      if (this.#closing.signal.aborted || context.signal?.aborted === true) return;
       this.onerror?.(new Error(`SSE stream disconnected: ${asError(error).message}`));
       this.#options.onSessionDoubt?.(error);
       this.#ended(context, lastEventId, answered, error);

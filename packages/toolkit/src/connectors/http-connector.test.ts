@@ -1,12 +1,11 @@
-/* eslint-disable @typescript-eslint/no-deprecated -- the legacy HTTP+SSE server is under test here */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
+import { LegacySseServerTransport } from './testing/legacy-sse-server.js';
 import { listenMcp, serveMcpHttp } from './testing/serve-mcp-http.js';
 
 // An MCP server whose `whoami` tool reports what reached it over HTTP: the URL and the headers.
@@ -21,9 +20,10 @@ function whoamiServer(): McpServer {
   }));
   server.registerTool(
     'whoami',
-    { description: 'Reports the request.', inputSchema: { n: z.number().optional() } },
-    (_args, extra) => {
-      const info = { url: extra.requestInfo?.url?.href, headers: extra.requestInfo?.headers };
+    { description: 'Reports the request.', inputSchema: z.object({ n: z.number().optional() }) },
+    (_args, ctx) => {
+      const req = ctx.http?.req;
+      const info = { url: req?.url, headers: req && Object.fromEntries(req.headers) };
       return { content: [{ type: 'text', text: JSON.stringify(info) }] };
     },
   );
@@ -48,18 +48,18 @@ function serveStreamable(onServer: (server: McpServer) => void = () => undefined
 
 /** The older HTTP+SSE transport only: a GET opens the stream, POSTs go to /messages. */
 function serveSseOnly(): Promise<Served> {
-  const transports = new Map<string, SSEServerTransport>();
+  const transports = new Map<string, LegacySseServerTransport>();
   return listenMcp(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method === 'GET' && url.pathname === '/mcp') {
-      const transport = new SSEServerTransport('/messages', res);
+      const transport = new LegacySseServerTransport('/messages', res);
       transports.set(transport.sessionId, transport);
       await whoamiServer().connect(transport);
       return;
     }
     const transport = transports.get(url.searchParams.get('sessionId') ?? '');
     if (req.method === 'POST' && url.pathname === '/messages' && transport !== undefined) {
-      await transport.handlePostMessage(req, res);
+      await transport.handlePost(req, res);
       return;
     }
     // What a legacy server answers to a Streamable HTTP POST.
@@ -163,7 +163,8 @@ describe('Connector list changes', () => {
       log.waitFor((e) => e.type === type, { from: log.events.length });
     connector.start();
     await connector.ready();
-    const server = instances[0]!;
+    // The last instance serves the session (the era probe before it got one of its own).
+    const server = instances.at(-1)!;
 
     const prompts = next('prompt_list_changed');
     server.registerPrompt('late', { description: 'Added later.' }, () => ({ messages: [] }));

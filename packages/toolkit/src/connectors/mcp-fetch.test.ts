@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpHttpFetch } from './mcp-fetch.js';
@@ -165,7 +164,6 @@ describe('mcpHttpFetch', () => {
       const steps: number[] = [];
       const counted = await client.callTool(
         { name: 'progress', arguments: { steps: 3 } },
-        undefined,
         {
           onprogress: ({ progress: step }) => steps.push(step),
         },

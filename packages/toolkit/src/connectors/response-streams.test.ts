@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SdkErrorCode } from '@modelcontextprotocol/client';
+import { McpServer } from '@modelcontextprotocol/server';
 import { recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,9 +36,10 @@ function pollingServer(): McpServer {
   server.registerTool(
     'poll',
     { description: 'Ends its response stream, then answers: the answer waits for a resumption.' },
-    (extra) => {
-      if (extra.closeSSEStream === undefined) throw new Error('the stream is not resumable');
-      extra.closeSSEStream();
+    (ctx) => {
+      const closeSSE = ctx.http?.closeSSE;
+      if (closeSSE === undefined) throw new Error('the stream is not resumable');
+      closeSSE();
       return { content: [{ type: 'text', text: 'polled' }] };
     },
   );

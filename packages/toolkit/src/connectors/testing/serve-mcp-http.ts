@@ -1,13 +1,13 @@
-// Test helper: an MCP SDK server over Streamable HTTP on 127.0.0.1, in the test's own process,
+// Test helper: an MCP SDK v2 server over Streamable HTTP on 127.0.0.1, in the test's own process,
 // one transport (and server) per session as in a real deployment; optionally resumable (an event
 // store), and with a hook that may answer a request itself, to play a server or proxy that
 // misbehaves at the HTTP level.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { MemoryEventStore } from './memory-event-store.js';
 
 /** A request as {@link ServeMcpOptions.intercept} sees it, body parsed for POSTs. */
 export interface SeenRequest {
@@ -47,7 +47,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 /** Serves `options.server` over Streamable HTTP on a free port of 127.0.0.1. */
 export async function serveMcpHttp(options: ServeMcpOptions): Promise<ServedMcp> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const requests: SeenRequest[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -57,12 +57,12 @@ export async function serveMcpHttp(options: ServeMcpOptions): Promise<ServedMcp>
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (transport === undefined) {
-      const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const fresh: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (sessionId) => {
           sessions.set(sessionId, fresh);
         },
-        ...(options.resumable === true ? { eventStore: new InMemoryEventStore() } : {}),
+        ...(options.resumable === true ? { eventStore: new MemoryEventStore() } : {}),
         ...(options.retryInterval === undefined ? {} : { retryInterval: options.retryInterval }),
       });
       await options.server().connect(fresh);

@@ -1,0 +1,191 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  childPids,
+  fixtureCommand,
+  isAlive,
+  recordEvents,
+  startHttpFixture,
+  type FixtureMode,
+  type HttpFixture,
+} from '@toolplane/fixtures';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
+import type { ConnectorOptions, ConnectorSource } from './connector-types.js';
+import { listenMcp } from './testing/serve-mcp-http.js';
+
+const connectors: Connector[] = [];
+const fixtures: HttpFixture[] = [];
+afterEach(async () => {
+  await Promise.all(connectors.splice(0).map((connector) => connector.close()));
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.close()));
+});
+
+function start(source: ConnectorSource, options: ConnectorOptions = {}) {
+  const events = recordEvents<ConnectorEvent>();
+  const connector = createConnector(source, { ...options, onEvent: events.push });
+  connectors.push(connector);
+  connector.start();
+  return { connector, events };
+}
+
+async function http(mode: FixtureMode): Promise<URL> {
+  const fixture = await startHttpFixture({ server: fixtureCommand(mode) });
+  fixtures.push(fixture);
+  return fixture.url;
+}
+
+describe('Connector era negotiation', () => {
+  it.each([
+    ['stdio-2026', '2026'],
+    ['stdio-dual', '2026'],
+    ['stdio', '2025'],
+    ['http-2026', '2026'],
+    ['http-dual', '2026'],
+    ['http', '2025'],
+    ['http-stateless', '2025'],
+  ] as const)('auto speaks the best era %s offers: %s', async (mode, era) => {
+    const source = mode.startsWith('http') ? await http(mode) : fixtureCommand(mode);
+    const { connector } = start(source);
+    await connector.ready();
+    expect(connector.eraSetting).toBe('auto');
+    expect(connector.era).toBe(era);
+    expect(connector.server?.protocolVersion).toBe(era === '2026' ? '2026-07-28' : '2025-11-25');
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('add');
+  });
+
+  it('takes a stdio server that never answers the probe for a 2025 one, within the bound', async () => {
+    const { connector } = start(fixtureCommand('stdio-silent'), { eraProbeTimeoutMs: 300 });
+    await connector.ready();
+    expect(connector.era).toBe('2025');
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('add');
+  });
+
+  it('abandons the probe of a silent server when closed, ending its child', async () => {
+    // The probe would wait 60 s; the test's own 15 s limit fails it if close waits for that.
+    const { connector, events } = start(fixtureCommand('stdio-silent'), {
+      eraProbeTimeoutMs: 60_000,
+      connectTimeoutMs: 60_000,
+    });
+    await events.waitFor((event) => event.type === 'state_change' && event.state === 'connecting');
+    await vi.waitFor(() => {
+      expect(childPids('serve-fixture').length).toBeGreaterThan(0);
+    });
+    const [pid] = childPids('serve-fixture');
+    await connector.close();
+    expect(connector.state).toBe('disconnected');
+    expect(isAlive(pid ?? 0)).toBe(false);
+  }, 15_000);
+
+  it('pins 2025 against a server that speaks both', async () => {
+    const { connector } = start(fixtureCommand('stdio-dual'), { era: '2025' });
+    await connector.ready();
+    expect(connector.era).toBe('2025');
+  });
+
+  it('pins 2026 against a server that speaks both, and fails against a 2025-only one', async () => {
+    const dual = start(await http('http-dual'), { era: '2026' });
+    await dual.connector.ready();
+    expect(dual.connector.era).toBe('2026');
+    const legacy = start(fixtureCommand('stdio'), { era: '2026', backoff: { maxDelayMs: 50 } });
+    await expect(legacy.connector.ready()).rejects.toMatchObject({
+      code: 'connector_unavailable',
+    });
+    expect(legacy.connector.era).toBeUndefined();
+  });
+
+  it('refuses an era it does not know', () => {
+    expect(() => createConnector(fixtureCommand('stdio'), { era: '2024' as never })).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }),
+    );
+  });
+
+  it('reports the server info on the connected state change', async () => {
+    const { connector, events } = start(fixtureCommand('stdio-2026'));
+    await connector.ready();
+    const connected = await events.waitFor(
+      (event) => event.type === 'state_change' && event.state === 'connected',
+    );
+    expect(connected).toMatchObject({
+      server: {
+        name: 'toolplane-fixture',
+        version: '1.0.0',
+        protocolVersion: '2026-07-28',
+        era: '2026',
+        capabilities: { tools: { listChanged: true } },
+      },
+    });
+  });
+});
+
+/** A proxy on 127.0.0.1 to a changeable target, recording the JSON-RPC methods posted. */
+async function recordingProxy(target: { url: URL }) {
+  const methods: string[] = [];
+  const listening = await listenMcp(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (body.length > 0) {
+      const parsed = JSON.parse(body.toString('utf8')) as { method?: string };
+      if (typeof parsed.method === 'string') methods.push(parsed.method);
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string' && name !== 'host' && name !== 'content-length') {
+        headers.set(name, value);
+      }
+    }
+    const answer = await fetch(target.url, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body.length > 0 ? { body } : {}),
+    });
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    if (answer.body === null) {
+      res.end();
+      return;
+    }
+    // The upstream may go mid-stream (the test replaces it): the stream just ends.
+    await pipeline(Readable.fromWeb(answer.body as never), res).catch(() => undefined);
+  });
+  return { url: listening.url, methods, close: () => listening.close() };
+}
+
+describe('Connector era memory', () => {
+  it('skips the probe on a reconnect, and probes again when what it remembered fails', async () => {
+    const dual = await startHttpFixture({ server: fixtureCommand('http-dual') });
+    fixtures.push(dual);
+    const target = { url: dual.url };
+    const proxy = await recordingProxy(target);
+    try {
+      const { connector, events } = start(proxy.url, { backoff: { maxDelayMs: 20 } });
+      await connector.ready();
+      expect(connector.era).toBe('2026');
+      const probes = () => proxy.methods.filter((method) => method === 'server/discover').length;
+      expect(probes()).toBe(1);
+
+      const reconnected = (from: number) =>
+        events.waitFor((event) => event.type === 'state_change' && event.state === 'connected', {
+          from,
+        });
+      let seen = events.events.length;
+      await connector.client?.close();
+      await reconnected(seen);
+      expect(connector.era).toBe('2026');
+      expect(probes()).toBe(1);
+
+      // The upstream is replaced by a 2025-only one: the remembered era fails, so it probes.
+      const legacy = await startHttpFixture({ server: fixtureCommand('http') });
+      fixtures.push(legacy);
+      target.url = legacy.url;
+      seen = events.events.length;
+      await connector.client?.close();
+      await reconnected(seen);
+      expect(connector.era).toBe('2025');
+      expect(probes()).toBe(2);
+    } finally {
+      await Promise.all(connectors.splice(0).map((connector) => connector.close()));
+      await proxy.close();
+    }
+  });
+});

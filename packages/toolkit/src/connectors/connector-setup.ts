@@ -1,0 +1,167 @@
+import {
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  type Client,
+  type CreateMessageResult,
+  type ElicitResult,
+  type Implementation,
+  type LoggingLevel,
+  type McpSubscription,
+  type SubscriptionFilter,
+  type Transport,
+  type VersionNegotiationOptions,
+} from '@modelcontextprotocol/client';
+import type { CallTracker } from './call-tracker.js';
+import { ConnectorClient } from './connector-client.js';
+import type { ListKind } from './connector-lists.js';
+import type { ConnectorEvent, UpstreamRequest, UpstreamRequestHandler } from './connector-types.js';
+
+/** What a connector hands {@link makeConnectorClient}. */
+export interface ClientSetup {
+  readonly info: Implementation;
+  readonly namespace: string;
+  /** The handler read when the connection is made: decides what is advertised. */
+  readonly upstream: UpstreamRequestHandler | undefined;
+  /** The handler now (it may have gone since the connection was made). */
+  readonly currentUpstream: () => UpstreamRequestHandler | undefined;
+  readonly negotiation: VersionNegotiationOptions | undefined;
+  readonly calls: CallTracker;
+  /** Answers a sampling or elicitation request of the server. */
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
+  readonly answer: <R extends CreateMessageResult | ElicitResult>(
+    request: UpstreamRequest,
+    mcpReq: { id: string | number; signal: AbortSignal },
+  ) => Promise<R>;
+  /** Re-fetches a list of `client`'s. */
+  readonly refresh: (client: Client, kind: ListKind) => Promise<void>;
+  readonly emit: (event: ConnectorEvent) => void;
+}
+
+/**
+ * A new, unconnected client for a connector: the capabilities its upstream-request handler can
+ * answer, its era negotiation, and the handlers for what the server sends (requests during calls,
+ * list changes, log messages, resource updates). The handlers serve both eras: on a 2026-07-28
+ * connection the SDK answers `input_required` rounds through the same request handlers, and the
+ * notifications of a `subscriptions/listen` stream ({@link listenForChanges}) reach the same
+ * notification handlers.
+ */
+export function makeConnectorClient(setup: ClientSetup): Client {
+  const { upstream, calls, namespace } = setup;
+  const client = new ConnectorClient(setup.info, {
+    capabilities: {
+      ...(upstream?.capabilities.sampling === true ? { sampling: {} } : {}),
+      // Form mode only: URL mode needs the caller's client to support it, unknown here.
+      // Defaults are applied here, whatever the caller's client does (SEP-1034).
+      ...(upstream?.capabilities.elicitation === true
+        ? { elicitation: { form: { applyDefaults: true } } }
+        : {}),
+      ...(upstream?.capabilities.roots === true ? { roots: { listChanged: true } } : {}),
+    },
+    ...(setup.negotiation === undefined ? {} : { versionNegotiation: setup.negotiation }),
+  });
+  listen(client, setup);
+  if (upstream?.capabilities.sampling === true) {
+    client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+      setup.answer(request, ctx.mcpReq),
+    );
+  }
+  if (upstream?.capabilities.elicitation === true) {
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      setup.answer(request, ctx.mcpReq),
+    );
+  }
+  if (upstream?.capabilities.roots === true) {
+    client.setRequestHandler('roots/list', async (_request, ctx) => {
+      const handler = setup.currentUpstream();
+      const context = {
+        namespace,
+        caller: calls.rootsCaller(ctx.mcpReq.id),
+        signal: ctx.mcpReq.signal,
+      };
+      return (await handler?.listRoots?.(context)) ?? { roots: [] };
+    });
+  }
+  return client;
+}
+
+function listen(client: Client, setup: ClientSetup): void {
+  const { namespace, emit } = setup;
+  const changed =
+    (kind: ListKind, type: 'tool_list_changed' | 'prompt_list_changed' | 'resource_list_changed') =>
+    async (): Promise<void> => {
+      await setup.refresh(client, kind);
+      if (kind === 'resources') await setup.refresh(client, 'resourceTemplates');
+      emit({ type, namespace });
+    };
+  client.setNotificationHandler(
+    'notifications/tools/list_changed',
+    changed('tools', 'tool_list_changed'),
+  );
+  client.setNotificationHandler(
+    'notifications/prompts/list_changed',
+    changed('prompts', 'prompt_list_changed'),
+  );
+  client.setNotificationHandler(
+    'notifications/resources/list_changed',
+    changed('resources', 'resource_list_changed'),
+  );
+  client.setNotificationHandler('notifications/message', ({ params }) => {
+    emit({
+      type: 'log_message',
+      namespace,
+      level: params.level,
+      ...(params.logger === undefined ? {} : { logger: params.logger }),
+      data: params.data,
+    });
+  });
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    emit({ type: 'resource_updated', namespace, uri: notification.params.uri });
+  });
+}
+
+/**
+ * On a 2026-07-28 connection, opens the `subscriptions/listen` stream for the list changes the
+ * server announces (the 2026 replacement of free-floating `list_changed` notifications), plus
+ * `uris` for resource updates. `undefined` on a 2025 connection, or when there is nothing to
+ * listen for.
+ */
+export async function listenForChanges(
+  client: Client,
+  uris: readonly string[] = [],
+): Promise<McpSubscription | undefined> {
+  if (client.getProtocolEra() !== 'modern') return undefined;
+  const capabilities = client.getServerCapabilities() ?? {};
+  const filter: SubscriptionFilter = {
+    ...(capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+    ...(capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+    ...(capabilities.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+    ...(uris.length > 0 && capabilities.resources?.subscribe === true
+      ? { resourceSubscriptions: [...uris] }
+      : {}),
+  };
+  if (Object.keys(filter).length === 0) return undefined;
+  return client.listen(filter);
+}
+
+/**
+ * On a 2026-07-28 connection a server sends log messages for a request only when the request
+ * names the least severe level wanted (`_meta` `logLevel`; the 2025 `logging/setLevel` is gone).
+ * Every request that carries the 2026 envelope gets `level` unless it names one, so the toolkit
+ * hears what a 2025 server sends unasked: everything.
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- logging is bridged in both eras
+export function askForLogs(transport: Transport, level: LoggingLevel): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (!('method' in message) || !('id' in message)) return send(message, options);
+    const params = message.params as { _meta?: Record<string, unknown> } | undefined;
+    const meta = params?._meta;
+    if (meta?.[PROTOCOL_VERSION_META_KEY] === undefined || meta[LOG_LEVEL_META_KEY] !== undefined) {
+      return send(message, options);
+    }
+    return send(
+      { ...message, params: { ...params, _meta: { ...meta, [LOG_LEVEL_META_KEY]: level } } },
+      options,
+    );
+  };
+}
