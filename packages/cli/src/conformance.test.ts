@@ -30,8 +30,13 @@ beforeAll(async () => {
       naming: { transparent: 'conformance' },
       store: 'memory',
     });
-  await writeFile(join(dir, 'http.config.json'), config({ url: fixture.url.href }));
-  await writeFile(join(dir, 'stdio.config.json'), config(conformanceServerCommand('stdio')));
+  // The fixture speaks both eras; pinned to 2025 here, where every scenario bridges (a 2026
+  // upstream's resource subscriptions do not yet: the gateway's conformance test runs that case).
+  await writeFile(join(dir, 'http.config.json'), config({ url: fixture.url.href, era: '2025' }));
+  await writeFile(
+    join(dir, 'stdio.config.json'),
+    config({ ...conformanceServerCommand('stdio'), era: '2025' }),
+  );
 });
 
 afterAll(async () => {

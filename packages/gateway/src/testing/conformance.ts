@@ -24,12 +24,15 @@ export interface ConformanceRun {
  */
 export function runConformance(
   url: URL | string,
-  { timeoutMs = 90_000 }: { readonly timeoutMs?: number } = {},
+  {
+    timeoutMs = 90_000,
+    expectedFailures = baseline,
+  }: { readonly timeoutMs?: number; readonly expectedFailures?: string } = {},
 ): Promise<ConformanceRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [suite, 'server', '--url', String(url), '--expected-failures', baseline],
+      [suite, 'server', '--url', String(url), '--expected-failures', expectedFailures],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

@@ -9,6 +9,9 @@ export class CallTracker {
   readonly #callers = new Map<string | number, string>();
   // A server request's ID → the ID of the call on whose response stream it arrived.
   readonly #related = new Map<string | number, string | number>();
+  // 2026-07-28: a call answered `input_required` stays in flight until the SDK retries it with
+  // the round's `requestState` (a new request, a new ID): requestState → the first call's ID.
+  readonly #rounds = new Map<string, string | number>();
   /** The caller of the latest call sent, or of the latest roots change; see {@link rootsCaller}. */
   lastCaller: string | undefined;
 
@@ -19,6 +22,8 @@ export class CallTracker {
       const params = m.params as { _meta?: Record<string, unknown> } | undefined;
       const caller = params?._meta?.[CALLER_META_KEY];
       if (m.method === 'tools/call' && m.id !== undefined && typeof caller === 'string') {
+        const state = (params as { requestState?: unknown } | undefined)?.requestState;
+        if (typeof state === 'string') this.#endRound(state);
         this.#callers.set(m.id, caller);
         this.lastCaller = caller;
         const { [CALLER_META_KEY]: _, ...meta } = params?._meta ?? {};
@@ -30,14 +35,40 @@ export class CallTracker {
     };
     const receive = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      const m = message as { method?: unknown; id?: string | number };
-      if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
+      const m = message as { method?: unknown; id?: string | number; result?: unknown };
+      if (m.method === undefined && m.id !== undefined && this.#startRound(m.id, m.result)) {
+        // An input round of a call in flight: its requests belong to the call's caller.
+      } else if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
         for (const [request, call] of this.#related) {
           if (call === m.id) this.#related.delete(request);
         }
       }
       receive?.call(transport, message, extra);
     };
+  }
+
+  #startRound(callId: string | number, result: unknown): boolean {
+    if (!this.#callers.has(callId)) return false;
+    const round = result as
+      { resultType?: unknown; requestState?: unknown; inputRequests?: unknown } | undefined;
+    if (round?.resultType !== 'input_required') return false;
+    if (typeof round.requestState === 'string') this.#rounds.set(round.requestState, callId);
+    // The SDK answers each input request through the client's own handlers, under its key.
+    const requests = round.inputRequests;
+    if (typeof requests === 'object' && requests !== null) {
+      for (const key of Object.keys(requests)) this.#related.set(key, callId);
+    }
+    return true;
+  }
+
+  #endRound(state: string): void {
+    const callId = this.#rounds.get(state);
+    if (callId === undefined) return;
+    this.#rounds.delete(state);
+    this.#callers.delete(callId);
+    for (const [request, call] of this.#related) {
+      if (call === callId) this.#related.delete(request);
+    }
   }
 
   relate(callId: string | number, requestId: string | number): void {
