@@ -58,7 +58,7 @@ describe("toLangChainTools with mode: 'search'", () => {
     });
     expect(tools.map((tool) => tool.name)).toEqual(['search_tools', 'describe_tool', 'call_tool']);
     const model = new ScriptedChatModel([
-      { toolCalls: [{ id: 's', name: 'search_tools', args: { query: 'numbers', limit: 5 } }] },
+      { toolCalls: [{ id: 's', name: 'search_tools', args: { query: 'add numbers', limit: 5 } }] },
       { toolCalls: [{ id: 'd', name: 'describe_tool', args: { id: 'math:add' } }] },
       {
         toolCalls: [
