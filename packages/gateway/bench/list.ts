@@ -6,13 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { serveHttp } from '@toolplane/gateway';
 import { createToolkit } from '@toolplane/toolkit';
+import { readBody, toWebRequest, writeWebResponse } from '../src/http-fetch.js';
 
 const SIZES = [1_000, 10_000, 30_000, 100_000];
 const PAGE = 500;
@@ -37,31 +35,35 @@ function catalogue(size: number): Tool[] {
 
 /** An upstream serving `tools` over Streamable HTTP, one session per client, paged like the gateway. */
 async function serveUpstream(tools: Tool[]): Promise<{ url: URL; close(): Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const id = req.headers['mcp-session-id'];
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
+    const request = toWebRequest(req, new URL(req.url ?? '/', 'http://upstream'), {
+      body: await readBody(req),
+      res,
+    });
     if (known !== undefined) {
-      await known.handleRequest(req, res);
+      await writeWebResponse(res, await known.handleRequest(request));
       return;
     }
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- a bare server, as upstreams often are
     const server = new Server({ name: 'big', version: '1' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    server.setRequestHandler('tools/list', (request) => {
       const start = Number(request.params?.cursor ?? 0);
       const end = start + PAGE;
       return end < tools.length
         ? { tools: tools.slice(start, end), nextCursor: String(end) }
         : { tools: tools.slice(start) };
     });
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (session) => {
         sessions.set(session, transport);
       },
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await writeWebResponse(res, await transport.handleRequest(request));
   };
   const http = createServer((req, res) => {
     handle(req, res).catch(() => {

@@ -1,8 +1,15 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  UriTemplate,
+  type CallToolResult,
+} from '@modelcontextprotocol/server';
 import { ToolError, type RunResult } from '@toolplane/toolkit';
-import { toV1CallToolResult, type RunCallToolResult } from './sdk-seam.js';
+import type { Era } from './eras.js';
+import { CONNECTION_CLOSED } from './jsonrpc.js';
+import { toLegacyCallToolResult, type RunCallToolResult } from './sdk-seam.js';
 import type { ToolItem } from './server.js';
 
 /** The `_meta` key under which a failed call's result carries toolplane's structured error. */
@@ -39,8 +46,8 @@ export function page<T>(
 export function decodeCursor(cursor: string): string {
   const after = Buffer.from(cursor, 'base64url').toString('utf8');
   if (after.length === 0 || Buffer.from(after).toString('base64url') !== cursor) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       'the cursor is not one this server issued; list again without a cursor',
     );
   }
@@ -59,28 +66,30 @@ export function matches(template: string, uri: string): boolean {
   }
 }
 
-export function unknownTool(name: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `no tool "${name}"; tools/list names them`);
+export function unknownTool(name: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `no tool "${name}"; tools/list names them`,
+  );
 }
 
-// SDK v1's codes for the SDK's own failures; v2 gives them string codes of their own (SdkError).
-const V1_CODES: Partial<Record<SdkErrorCode, number>> = {
-  [SdkErrorCode.RequestTimeout]: ErrorCode.RequestTimeout,
-  [SdkErrorCode.ConnectionClosed]: ErrorCode.ConnectionClosed,
+// The wire codes JSON-RPC servers have sent for the SDK's own failures (SDK v1's, MCP's -32001
+// and -32000); v2 gives them string codes that never cross the wire (SdkError).
+const WIRE_CODES: Partial<Record<SdkErrorCode, number>> = {
+  [SdkErrorCode.RequestTimeout]: -32001,
+  [SdkErrorCode.ConnectionClosed]: CONNECTION_CLOSED,
 };
 
 /**
- * A toolkit failure outside a tool call as a JSON-RPC error. The seam between the toolkit's
- * connectors (SDK v2) and this server (SDK v1): an upstream's `ProtocolError` keeps its code,
- * message and data, and a timeout or a closed connection (`SdkError`) the code v1 gave it, so
- * clients see what they saw when the connectors were on v1.
+ * A toolkit failure outside a tool call as a JSON-RPC error: an upstream's `ProtocolError` keeps
+ * its code, message and data, a timeout or a closed connection (`SdkError`) gets the wire code
+ * JSON-RPC servers send for it, and a `ToolError` -32602 or -32603 with its `code` as data.
  */
-export function protocolError(error: unknown): McpError {
-  if (error instanceof McpError) return error;
-  if (ProtocolError.isInstance(error)) return new McpError(error.code, error.message, error.data);
+export function protocolError(error: unknown): ProtocolError {
+  if (ProtocolError.isInstance(error)) return error;
   if (SdkError.isInstance(error)) {
-    const code = V1_CODES[error.code];
-    if (code !== undefined) return new McpError(code, error.message, error.data);
+    const code = WIRE_CODES[error.code];
+    if (code !== undefined) return new ProtocolError(code, error.message, error.data);
   }
   if (ToolError.isInstance(error)) {
     const code =
@@ -88,25 +97,27 @@ export function protocolError(error: unknown): McpError {
       error.code === 'invalid_argument' ||
       error.code === 'validation' ||
       error.code === 'invalid_prompt'
-        ? ErrorCode.InvalidParams
-        : ErrorCode.InternalError;
-    return new McpError(code, error.message, { code: error.code });
+        ? ProtocolErrorCode.InvalidParams
+        : ProtocolErrorCode.InternalError;
+    return new ProtocolError(code, error.message, { code: error.code });
   }
-  return new McpError(
-    ErrorCode.InternalError,
+  return new ProtocolError(
+    ProtocolErrorCode.InternalError,
     error instanceof Error ? error.message : String(error),
   );
 }
 
 /** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
-export function toCallToolResult(run: RunResult): CallToolResult {
-  if (run.mcpResult !== undefined) return toV1CallToolResult(run.mcpResult);
+export function toCallToolResult(run: RunResult, era: Era = 'legacy'): CallToolResult {
+  if (run.mcpResult !== undefined) {
+    return era === 'modern' ? run.mcpResult : toLegacyCallToolResult(run.mcpResult);
+  }
   const value = run.structured;
   if (value === undefined) return { content: [] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   const text = JSON.stringify(value);
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> }
+    ? { content: [{ type: 'text', text }], structuredContent: value }
     : { content: [{ type: 'text', text }] };
 }
 
@@ -117,7 +128,7 @@ export function toCallToolResult(run: RunResult): CallToolResult {
  * {@link ERROR_META_KEY} in `_meta`. Any other failure is told in a text block and there, and as
  * `structuredContent.error` for tools without an output schema (one binds `structuredContent`).
  */
-export function errorResult(error: unknown, item: ToolItem): CallToolResult {
+export function errorResult(error: unknown, item: ToolItem, era: Era = 'legacy'): CallToolResult {
   const failure = ToolError.isInstance(error)
     ? error
     : new ToolError('internal', error instanceof Error ? error.message : String(error), {
@@ -129,7 +140,7 @@ export function errorResult(error: unknown, item: ToolItem): CallToolResult {
     message: failure.message,
     toolId: failure.toolId ?? item.id,
   };
-  const upstream = upstreamErrorResult(failure);
+  const upstream = upstreamErrorResult(failure, era);
   if (upstream !== undefined) {
     return {
       ...upstream,
@@ -146,12 +157,13 @@ export function errorResult(error: unknown, item: ToolItem): CallToolResult {
 }
 
 /** The upstream error result a failure carries in its cause chain (the runner wraps it). */
-function upstreamErrorResult(error: Error): CallToolResult | undefined {
+function upstreamErrorResult(error: Error, era: Era): CallToolResult | undefined {
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
     const result = cause as Partial<CallToolResult>;
     if (result.isError === true && Array.isArray(result.content)) {
-      return toV1CallToolResult(result as RunCallToolResult);
+      const upstream = result as RunCallToolResult;
+      return era === 'modern' ? upstream : toLegacyCallToolResult(upstream);
     }
     cause = cause instanceof Error ? cause.cause : undefined;
   }

@@ -1,8 +1,9 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { NameTable, UriTable } from './names.js';
-import { toV1Tool } from './sdk-seam.js';
+import type { Era } from './eras.js';
+import { InputRounds } from './input-rounds.js';
 import type {
   GatewayOptions,
   ListKind,
@@ -41,9 +42,13 @@ export class GatewayHub {
   #tools: ToolTable | undefined;
   #negotiated = false;
   #pending = new Set<ListKind>();
+  readonly #listChangeListeners = new Set<(kinds: readonly ListKind[]) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
   readonly #upstreamSubscriptions = new Map<string, number>();
+
+  /** The `input_required` flows of 2026 clients' calls. */
+  readonly rounds: InputRounds;
 
   /** Resolves once upstream servers know they may ask the sessions for sampling and elicitation. */
   readonly negotiated: Promise<void>;
@@ -51,6 +56,10 @@ export class GatewayHub {
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
     this.options = options;
+    this.rounds = new InputRounds({
+      ...(options.requestStateKey === undefined ? {} : { key: options.requestStateKey }),
+      ...(options.inputRoundTtlMs === undefined ? {} : { ttlMs: options.inputRoundTtlMs }),
+    });
     this.negotiated = toolkit
       .setUpstreamRequestHandler(forwardUpstreamRequests)
       .catch(() => {
@@ -76,15 +85,27 @@ export class GatewayHub {
     return this.#negotiated;
   }
 
+  /**
+   * Hears the coalesced list changes every 2025 session is told of (for 2026-07-28 clients'
+   * `subscriptions/listen` streams); returns the unsubscribe.
+   */
+  onListChange(listener: (kinds: readonly ListKind[]) => void): () => void {
+    this.#listChangeListeners.add(listener);
+    return () => {
+      this.#listChangeListeners.delete(listener);
+    };
+  }
+
   /** How many sessions are attached. */
   get sessionCount(): number {
     return this.#sessions.size;
   }
 
-  attach(server: McpServerInstance): SessionState {
+  attach(server: McpServerInstance, era: Era = 'legacy'): SessionState {
     const session: SessionState = {
       server,
-      token: registerSession(server),
+      era,
+      token: registerSession(server, era),
       initialized: false,
       subscriptions: new Map(),
       logLevel: undefined,
@@ -103,6 +124,8 @@ export class GatewayHub {
 
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.rounds.dispose();
+    this.#listChangeListeners.clear();
     clearTimeout(this.#timer);
     for (const session of this.#sessions) {
       unregisterSession(session.token);
@@ -145,7 +168,7 @@ export class GatewayHub {
     const entry = this.#tools;
     if (entry === undefined) return [];
     entry.listed ??= entry.building.then((table) =>
-      table.entries().map(([name, item]) => ({ ...toV1Tool(toMcpJson(item.tool)), name })),
+      table.entries().map(([name, item]) => ({ ...toMcpJson(item.tool), name })),
     );
     return entry.listed;
   }
@@ -291,6 +314,7 @@ export class GatewayHub {
           const logger =
             event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
           server
+            // eslint-disable-next-line @typescript-eslint/no-deprecated -- 2025-era logging, bridged
             .sendLoggingMessage(
               { level: event.level, logger, data: event.data },
               server.transport?.sessionId,
@@ -322,6 +346,7 @@ export class GatewayHub {
     this.#timer = undefined;
     const kinds = [...this.#pending];
     this.#pending.clear();
+    for (const listener of this.#listChangeListeners) listener(kinds);
     for (const { server, initialized } of this.#sessions) {
       if (!initialized) continue;
       for (const kind of kinds) {

@@ -1,18 +1,18 @@
-import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
+  ProtocolErrorCode,
+  Server as SdkServer,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
+  type JSONRPCResponse,
   type MessageExtraInfo,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Result,
+  type ServerContext,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { isJsonRpcMessage } from './jsonrpc.js';
 
 // The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
@@ -20,17 +20,19 @@ import { isJsonRpcMessage } from './jsonrpc.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 const Server = SdkServer;
 
-/** The SDK's own dispatch, which {@link GatewayServer} calls straight. */
+/** The SDK's own dispatch (private in its types), which {@link GatewayServer} calls straight. */
 interface ProtocolDispatch {
   _onrequest(request: JSONRPCRequest, extra?: MessageExtraInfo): void;
-  _onnotification(notification: JSONRPCNotification): void;
+  _onnotification(notification: JSONRPCNotification, extra?: MessageExtraInfo): void;
+  _onresponse(response: JSONRPCResponse): void;
 }
 
-/** The server's own dispatch methods (private in the SDK's types), if this SDK has them. */
+/** The server's own dispatch methods, if this SDK has them. */
 function dispatchOf(server: object): ProtocolDispatch | undefined {
   const candidate = server as unknown as Partial<Record<keyof ProtocolDispatch, unknown>>;
   return typeof candidate._onrequest === 'function' &&
-    typeof candidate._onnotification === 'function'
+    typeof candidate._onnotification === 'function' &&
+    typeof candidate._onresponse === 'function'
     ? (candidate as ProtocolDispatch)
     : undefined;
 }
@@ -54,36 +56,58 @@ function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
   return message;
 }
 
+interface Issue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
 /**
- * A handler's failure as the client should read it. The SDK parses a request's params with zod
- * and answers a mismatch as -32603 with the zod issues dumped as JSON: it is -32602 (invalid
- * params) with one line naming the first problem. An `McpError`'s message carries an
- * `MCP error <code>:` prefix that the client's own McpError repeats: it goes without.
+ * The schema issues a failed params check carries. The SDK checks a request against its era's
+ * zod schema and throws a plain `Error` whose message is the issues as JSON (no code: the client
+ * would see -32603 and a dump).
+ */
+function issuesOf(error: Error): readonly Issue[] | undefined {
+  const listed = (error as Error & { issues?: unknown }).issues;
+  let value: unknown = listed;
+  if (value === undefined && error.message.startsWith('[')) {
+    try {
+      value = JSON.parse(error.message);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const all = value as unknown[];
+  return all.every(
+    (issue) =>
+      typeof issue === 'object' &&
+      issue !== null &&
+      Array.isArray((issue as Issue).path) &&
+      typeof (issue as Issue).message === 'string',
+  )
+    ? (all as Issue[])
+    : undefined;
+}
+
+/**
+ * A handler's failure as the client should read it: a request whose params the SDK refused is
+ * -32602 (invalid params) with one line naming the first problem, not -32603 with a dump.
  */
 function answerable(error: unknown, method: string): Error {
   if (!(error instanceof Error)) return new Error(String(error));
-  // zod names it `ZodError`, its core (which the SDK uses) `$ZodError`.
-  if (/^\$?ZodError$/.test(error.name)) return invalidParams(error, method);
-  const { code, data } = error as Error & { code?: unknown; data?: unknown };
-  if (typeof code !== 'number') return error;
-  const prefix = `MCP error ${String(code)}: `;
-  if (!error.message.startsWith(prefix)) return error;
-  return new JsonRpcError(code, error.message.slice(prefix.length), data);
-}
-
-function invalidParams(error: Error, method: string): Error {
-  const issues = (error as Error & { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+  if (typeof (error as Error & { code?: unknown }).code === 'number') return error;
+  const issues = issuesOf(error);
   const first = issues?.[0];
-  if (first === undefined) return error;
+  if (issues === undefined || first === undefined) return error;
   const path = first.path.map(String).join('.');
-  const more = issues !== undefined && issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  const more = issues.length > 1 ? ` (and ${String(issues.length - 1)} more)` : '';
   return new JsonRpcError(
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     `${method}: ${path === '' ? 'the request' : path}: ${first.message}${more}`,
   );
 }
 
-/** A JSON-RPC error answer whose message is sent as it is (no `MCP error` prefix). */
+/** A JSON-RPC error answer whose message is sent as it is. */
 class JsonRpcError extends Error {
   constructor(
     readonly code: number,
@@ -94,17 +118,16 @@ class JsonRpcError extends Error {
   }
 }
 
-type RequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
+type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
 /** The SDK's table of request handlers, each wrapped as it is set to answer failures clearly. */
 class ParamsCheckedHandlers extends Map<string, RequestHandler> {
   override set(method: string, handler: RequestHandler): this {
     const fail = (error: unknown): Promise<never> => Promise.reject(answerable(error, method));
-    return super.set(method, (request, extra) => {
+    return super.set(method, (request, ctx) => {
       try {
-        return handler(request, extra).catch(fail);
+        return handler(request, ctx).catch(fail);
       } catch (error) {
-        // The SDK parses the params before calling the handler, and throws at once.
         return fail(error);
       }
     });
@@ -113,13 +136,12 @@ class ParamsCheckedHandlers extends Map<string, RequestHandler> {
 
 /**
  * The SDK's `Server`, minus two costs every request paid: the SDK tells a message's kind by
- * trying its zod schemas in turn (a request first fails as two kinds of response), and its
- * `tools/call` handlers parse the request twice and the result again. Requests and notifications
- * are told apart by shape here (members JSON-RPC does not define are dropped) and handed to the
- * SDK's own dispatch, request params it refuses are answered as -32602 in one line, and
- * {@link GatewayServer.setToolCallHandler} parses the request once. Everything else (unusual
- * messages, responses, other methods) goes the SDK's way, and so does every message when the
- * SDK lacks the dispatch methods this relies on or the transport had a handler of its own.
+ * trying its zod schemas in turn, and its `tools/call` handlers check the request twice and the
+ * result again. Requests, notifications and responses are told apart by shape here (members
+ * JSON-RPC does not define are dropped) and handed to the SDK's own dispatch, request params it
+ * refuses are answered as -32602 in one line, and {@link GatewayServer.setToolCallHandler}
+ * checks the request once. Every message goes the SDK's way when the SDK lacks the dispatch
+ * methods this relies on or the transport had a handler of its own.
  */
 export class GatewayServer extends Server {
   constructor(...args: ConstructorParameters<typeof Server>) {
@@ -132,6 +154,33 @@ export class GatewayServer extends Server {
         self._requestHandlers as Map<string, RequestHandler>,
       );
     }
+  }
+
+  /**
+   * Refuses, before the SDK's dispatch, every request whose method `gate` names a reason for:
+   * -32601 with that reason (the SDK's own refusal of a method another era removed says only
+   * "Method not found").
+   */
+  refuseMethods(gate: (method: string) => string | undefined): void {
+    const self = this as unknown as Partial<ProtocolDispatch>;
+    const dispatch = self._onrequest;
+    if (typeof dispatch !== 'function') return;
+    self._onrequest = (request, extra) => {
+      const reason = gate(request.method);
+      if (reason === undefined) {
+        dispatch.call(this, request, extra);
+        return;
+      }
+      this.transport
+        ?.send({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: ProtocolErrorCode.MethodNotFound, message: reason },
+        })
+        .catch((error: unknown) =>
+          this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+        );
+    };
   }
 
   override async connect(transport: Transport): Promise<void> {
@@ -148,22 +197,49 @@ export class GatewayServer extends Server {
         return;
       }
       const bare = withoutExtraMembers(message);
-      if (!('method' in bare)) sdkHandler(bare, extra);
+      if (!('method' in bare)) dispatch._onresponse(bare);
       else if ('id' in bare) dispatch._onrequest(bare, extra);
-      else dispatch._onnotification(bare);
+      else dispatch._onnotification(bare, extra);
     };
   }
 
   /**
-   * Serves `tools/call` with the request parsed once and the result taken as `handler` built it
+   * Closes the server; one that never got a transport (a per-request instance the SDK's entry
+   * built, then answered without) runs its `onclose` too, so whatever it holds is let go.
+   */
+  override async close(): Promise<void> {
+    const connected = this.transport !== undefined;
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
+    await super.close();
+    if (!connected) this.onclose?.();
+  }
+
+  /**
+   * Serves `tools/call` with the request checked once and the result taken as `handler` built it
    * (the gateway builds it from results already validated on their way in).
    */
   setToolCallHandler(
     handler: (
       request: CallToolRequest,
-      extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-    ) => Promise<CallToolResult>,
+      ctx: ServerContext,
+    ) => Promise<CallToolResult | InputRequiredResult>,
   ): void {
-    Protocol.prototype.setRequestHandler.call(this, CallToolRequestSchema, handler);
+    this.ownToolCall = true;
+    try {
+      this.setRequestHandler('tools/call', handler);
+    } finally {
+      this.ownToolCall = false;
+    }
+  }
+
+  /** Set while {@link GatewayServer.setToolCallHandler} registers its handler. */
+  private ownToolCall = false;
+
+  protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
+    // The SDK's wrapper checks a tools/call request again and its result; the gateway's own
+    // handler (whose request the SDK has checked once already) goes unwrapped.
+    if (method === 'tools/call' && this.ownToolCall) return handler;
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
+    return super._wrapHandler(method, handler);
   }
 }

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { HttpError } from './http-request.js';
 
 /** What {@link AccessPolicy} checks: see the options of the same names on `serveHttp`. */
@@ -45,7 +45,7 @@ export class AccessPolicy {
     if (hostHeader === undefined || !this.#hosts.has(hostHeader)) {
       throw new HttpError(
         403,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         `Host ${JSON.stringify(hostHeader ?? '')} is not allowed`,
       );
     }
@@ -53,7 +53,7 @@ export class AccessPolicy {
     if (origin !== undefined && !this.#origins.has(origin) && !this.#sameOrigin(origin)) {
       throw new HttpError(
         403,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         `Origin ${JSON.stringify(origin)} is not allowed`,
       );
     }
@@ -75,7 +75,11 @@ export class AccessPolicy {
   check(req: IncomingMessage): void {
     this.checkHostAndOrigin(req);
     if (!this.isAuthorized(req)) {
-      throw new HttpError(401, ErrorCode.InvalidRequest, 'a valid bearer token is required');
+      throw new HttpError(
+        401,
+        ProtocolErrorCode.InvalidRequest,
+        'a valid bearer token is required',
+      );
     }
   }
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  ErrorCode,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { MAX_BATCH_SIZE } from './http-transport.js';
 import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
 
@@ -28,7 +28,11 @@ export class HttpError extends Error {
  */
 export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const tooLarge = (): HttpError =>
-    new HttpError(413, ErrorCode.InvalidRequest, `the body is larger than ${maxBytes} bytes`);
+    new HttpError(
+      413,
+      ProtocolErrorCode.InvalidRequest,
+      `the body is larger than ${maxBytes} bytes`,
+    );
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
@@ -43,7 +47,7 @@ export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknow
       try {
         resolve(JSON.parse(Buffer.concat(chunks, size).toString('utf8')));
       } catch {
-        reject(new HttpError(400, ErrorCode.ParseError, 'the body is not valid JSON'));
+        reject(new HttpError(400, ProtocolErrorCode.ParseError, 'the body is not valid JSON'));
       }
     };
     const onData = (chunk: Buffer): void => {
@@ -60,7 +64,9 @@ export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknow
       settle();
     };
     const onBroken = (): void => {
-      settle(new HttpError(400, ErrorCode.ParseError, 'the body ended before it was complete'));
+      settle(
+        new HttpError(400, ProtocolErrorCode.ParseError, 'the body ended before it was complete'),
+      );
     };
     req.on('data', onData).once('end', onEnd).once('error', onBroken).once('close', onBroken);
   });
@@ -95,14 +101,14 @@ export function toPost(body: unknown): Post {
   if (messages.length === 0 || messages.length > MAX_BATCH_SIZE) {
     throw new HttpError(
       400,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `a batch holds 1 to ${MAX_BATCH_SIZE} messages, this one ${messages.length}`,
     );
   }
   if (!batch && !isJsonRpcMessage(body)) {
     throw new HttpError(
       400,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       'the body is not a JSON-RPC 2.0 message',
       answerIdOf(body),
     );
@@ -111,7 +117,11 @@ export function toPost(body: unknown): Post {
     isJsonRpcMessage(m) && 'method' in m && 'id' in m ? [m.id] : [],
   );
   if (new Set(ids).size !== ids.length) {
-    throw new HttpError(400, ErrorCode.InvalidRequest, "a batch's request IDs must be unique");
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      "a batch's request IDs must be unique",
+    );
   }
   return { messages, batch };
 }
@@ -126,13 +136,13 @@ export function checkPostHeaders(req: IncomingMessage): void {
   if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
     throw new HttpError(
       406,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       'a POST must accept both application/json and text/event-stream',
     );
   }
   const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new HttpError(415, ErrorCode.InvalidRequest, 'the body must be application/json');
+    throw new HttpError(415, ProtocolErrorCode.InvalidRequest, 'the body must be application/json');
   }
 }
 
@@ -141,7 +151,7 @@ export function checkProtocolVersion(req: IncomingMessage): void {
   if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     throw new HttpError(
       400,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
     );
   }

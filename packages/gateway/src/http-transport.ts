@@ -1,15 +1,13 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type {
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import {
-  ErrorCode,
+  ProtocolErrorCode,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
-import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import { answerIdOf, CONNECTION_CLOSED, isJsonRpcMessage } from './jsonrpc.js';
 
 /** The most messages one POST may carry. */
 export const MAX_BATCH_SIZE = 100;
@@ -139,7 +137,7 @@ class PostAnswer {
   /** Answers every request still pending with a JSON-RPC error. */
   fail(message: string): void {
     for (const id of [...this.#pending]) {
-      this.deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message } });
+      this.deliver({ jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message } });
     }
   }
 
@@ -203,14 +201,9 @@ export class HttpServerTransport implements Transport {
    * messages are each refused (-32600, under their ID when it can be told, else `null`) in the
    * batch's answer, as JSON-RPC says, and the rest served.
    */
-  handlePost(
-    res: ServerResponse,
-    posted: readonly unknown[],
-    batch: boolean,
-    headers: IncomingHttpHeaders,
-  ): void {
+  handlePost(res: ServerResponse, posted: readonly unknown[], batch: boolean): void {
     if (this.#closed) {
-      writeError(res, 404, ErrorCode.ConnectionClosed, 'the session has ended');
+      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended');
       return;
     }
     const messages = posted.filter(isJsonRpcMessage);
@@ -220,10 +213,9 @@ export class HttpServerTransport implements Transport {
         jsonrpc: '2.0',
         // JSON-RPC's `id: null` for an ID that cannot be told; the SDK's type has no room for it.
         id: answerIdOf(value) as RequestId,
-        error: { code: ErrorCode.InvalidRequest, message: 'not a JSON-RPC 2.0 message' },
+        error: { code: ProtocolErrorCode.InvalidRequest, message: 'not a JSON-RPC 2.0 message' },
       }));
     if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
-    const extra: MessageExtraInfo = { requestInfo: { headers } };
     const ids = messages.filter(isRequest).map((m) => m.id);
     // An ID still in flight in this session names another request: serving this one too would
     // leave one of the two unanswered, so it is refused at once. In flight means until its
@@ -245,7 +237,7 @@ export class HttpServerTransport implements Transport {
           jsonrpc: '2.0',
           id,
           error: {
-            code: ErrorCode.InvalidRequest,
+            code: ProtocolErrorCode.InvalidRequest,
             message: `request ID ${JSON.stringify(id)} is already in use by a request in flight in this session`,
           },
         });
@@ -254,7 +246,7 @@ export class HttpServerTransport implements Transport {
     }
     for (const message of messages) {
       if (isRequest(message) && reused.has(message.id)) continue;
-      this.onmessage?.(message, extra);
+      this.onmessage?.(message);
       const cancelled = cancelledRequest(message);
       if (cancelled !== undefined) this.#cancel(cancelled);
     }
@@ -271,16 +263,11 @@ export class HttpServerTransport implements Transport {
   /** Opens the session's stream for messages not tied to a request (409 when one is open). */
   handleGet(res: ServerResponse): void {
     if (this.#closed) {
-      writeError(res, 404, ErrorCode.ConnectionClosed, 'the session has ended');
+      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended');
       return;
     }
     if (this.#standalone !== undefined) {
-      writeError(
-        res,
-        409,
-        ErrorCode.ConnectionClosed,
-        'this session already has a GET stream open',
-      );
+      writeError(res, 409, CONNECTION_CLOSED, 'this session already has a GET stream open');
       return;
     }
     this.#standalone = res;

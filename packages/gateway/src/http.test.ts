@@ -1,12 +1,11 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as netConnect } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  McpError,
-  ToolListChangedNotificationSchema,
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
   type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
@@ -84,10 +83,10 @@ describe('serveHttp', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain('fx__echo');
-      const echoed = (await client.callTool({
+      const echoed = await client.callTool({
         name: 'fx__echo',
         arguments: { text: 'over http' },
-      })) as CallToolResult;
+      });
       expect(echoed.content).toEqual([{ type: 'text', text: 'over http' }]);
       expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('fx__echo');
       const readme = await client.readResource({ uri: 'fixture://readme' });
@@ -101,9 +100,12 @@ describe('serveHttp', () => {
     const client = await connect(gateway.url, auth);
     try {
       const seen: number[] = [];
-      await client.callTool({ name: 'fx__progress', arguments: { steps: 2 } }, undefined, {
-        onprogress: (event) => seen.push(event.progress),
-      });
+      await client.callTool(
+        { name: 'fx__progress', arguments: { steps: 2 } },
+        {
+          onprogress: (event) => seen.push(event.progress),
+        },
+      );
       expect(seen).toEqual([1, 2]);
       expect(await cancelMidCall(client, 'http-cancel')).toEqual({ cancelled: true });
     } finally {
@@ -433,7 +435,7 @@ describe('serveHttp with an upstream that dies under load', () => {
     const client = await connect(served.gateway.url);
     try {
       const changed: string[] = [];
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
         changed.push('tools');
       });
       const pid = served.running.toolkit.connectors()[0]?.pid;
@@ -480,7 +482,7 @@ describe('serveHttp with an HTTP upstream that dies under load', () => {
     const client = await connect(gateway.url);
     try {
       let changed = 0;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
         changed++;
       });
       const { outcomes } = await startSlowCalls(client, 16, 'http-load');
@@ -500,7 +502,7 @@ describe('serveHttp with an HTTP upstream that dies under load', () => {
       );
       await expect(
         client.callTool({ name: 'fx__add', arguments: { a: 1, b: 1 } }),
-      ).rejects.toSatisfy((error) => error instanceof McpError && error.code === -32602);
+      ).rejects.toSatisfy((error) => error instanceof ProtocolError && error.code === -32602);
     } finally {
       await client.close();
     }

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './http-access.js';
 import {
@@ -17,6 +22,8 @@ import {
 } from './http-request.js';
 import { SessionTable, type HttpSession } from './http-sessions.js';
 import { HttpServerTransport, writeError } from './http-transport.js';
+import { toWebRequest, writeWebResponse } from './http-fetch.js';
+import { claimsModernEra } from './eras.js';
 import { GatewayHub } from './gateway-hub.js';
 import { createSessionServer, type GatewayOptions } from './server.js';
 import type { ServedGateway } from './stdio.js';
@@ -126,12 +133,47 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     maxSessions,
     idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS,
   });
+  // 2026-07-28 requests: each served by a server of its own, with no session (the SDK's entry
+  // answers server/discover, the version and header checks and subscriptions/listen).
+  const modern = createMcpHandler(({ era }) => createSessionServer(hub, era), {
+    legacy: 'reject',
+    maxRequestBodySize: maxBody,
+    maxSubscriptions: maxSessions,
+  });
+  const stopListening = hub.onListChange((kinds) => {
+    for (const kind of kinds) {
+      if (kind === 'tools') modern.notify.toolsChanged();
+      else if (kind === 'prompts') modern.notify.promptsChanged();
+      else modern.notify.resourcesChanged();
+    }
+  });
+  let modernInFlight = 0;
+
+  /** Serves a 2026-07-28 request: one server for it alone, as many at once as sessions. */
+  const serveModern = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    if (modernInFlight >= maxSessions) {
+      throw new HttpError(
+        503,
+        ProtocolErrorCode.InternalError,
+        `the gateway is serving ${String(maxSessions)} requests; retry shortly`,
+      );
+    }
+    modernInFlight++;
+    try {
+      const response = await modern.fetch(toWebRequest(req, endpointUrl(req), { res }), {
+        parsedBody: body,
+      });
+      await writeWebResponse(res, response);
+    } finally {
+      modernInFlight--;
+    }
+  };
 
   const openSession = async (): Promise<HttpSession> => {
     if (!sessions.makeRoom()) {
       throw new HttpError(
         503,
-        ErrorCode.InternalError,
+        ProtocolErrorCode.InternalError,
         `the gateway has ${String(maxSessions)} sessions, all busy; retry shortly`,
       );
     }
@@ -154,7 +196,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       void server.close();
     });
     await server.connect(transport);
-    transport.handlePost(res, post.messages, post.batch, req.headers);
+    transport.handlePost(res, post.messages, post.batch);
   };
 
   /**
@@ -171,7 +213,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       if (session === undefined) {
         throw new HttpError(
           404,
-          ErrorCode.InvalidRequest,
+          ProtocolErrorCode.InvalidRequest,
           'the session is unknown or has ended; initialize a new one',
         );
       }
@@ -179,7 +221,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         post?.messages.some((m) => (m as { method?: unknown } | null)?.method === 'initialize') ===
         true
       ) {
-        throw new HttpError(400, ErrorCode.InvalidRequest, 'this session is already initialized');
+        throw new HttpError(
+          400,
+          ProtocolErrorCode.InvalidRequest,
+          'this session is already initialized',
+        );
       }
       checkProtocolVersion(req);
       return session;
@@ -187,12 +233,16 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (post === undefined || !post.messages.some((m) => isInitializeRequest(m))) {
       throw new HttpError(
         400,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'no session; send an initialize request first',
       );
     }
     if (post.messages.length > 1) {
-      throw new HttpError(400, ErrorCode.InvalidRequest, 'initialize must be sent on its own');
+      throw new HttpError(
+        400,
+        ProtocolErrorCode.InvalidRequest,
+        'initialize must be sent on its own',
+      );
     }
     return openSession();
   };
@@ -216,13 +266,17 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     access.check(req);
     if (pathname !== path)
-      throw new HttpError(404, ErrorCode.InvalidRequest, `not found; the MCP endpoint is ${path}`);
+      throw new HttpError(
+        404,
+        ProtocolErrorCode.InvalidRequest,
+        `not found; the MCP endpoint is ${path}`,
+      );
     const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
     if (!allowed.includes(req.method ?? '')) {
       res.setHeader('allow', allowed.join(', '));
       throw new HttpError(
         405,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         options.stateless === true
           ? 'this server is stateless: only POST'
           : `method ${String(req.method)} is not allowed`,
@@ -230,7 +284,17 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     if (req.method === 'POST') {
       checkPostHeaders(req);
-      const post = toPost(await readJson(req, maxBody));
+      const body = await readJson(req, maxBody);
+      // A 2026-07-28 request carries its version in _meta (and the headers); anything else is
+      // the 2025 era's, served in sessions as before.
+      if (
+        claimsModernEra(req.headers['mcp-protocol-version'], body) &&
+        !(await isLegacyRequest(toWebRequest(req, endpointUrl(req)), body))
+      ) {
+        await serveModern(req, res, body);
+        return;
+      }
+      const post = toPost(body);
       if (options.stateless === true) {
         await serveStateless(req, res, post);
         return;
@@ -239,7 +303,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       const session = found instanceof Promise ? await found : found;
       session.busy++;
       try {
-        session.transport.handlePost(res, post.messages, post.batch, req.headers);
+        session.transport.handlePost(res, post.messages, post.batch);
         await finished(res);
       } finally {
         session.busy--;
@@ -257,7 +321,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (!accepts(req, 'text/event-stream')) {
       throw new HttpError(
         406,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'a GET stream must accept text/event-stream',
       );
     }
@@ -288,7 +352,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           writeError(
             res,
             500,
-            ErrorCode.InternalError,
+            ProtocolErrorCode.InternalError,
             error instanceof Error ? error.message : String(error),
           );
         }
@@ -327,6 +391,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           resolve();
         }),
       );
+      stopListening();
+      await modern.close();
       await sessions.close();
       hub.dispose();
       http.closeAllConnections();
@@ -341,6 +407,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     },
     close,
   };
+}
+
+/** The URL a request was sent to, for the SDK's web-standard entry (which reads only its path). */
+function endpointUrl(req: IncomingMessage): URL {
+  return new URL(req.url ?? '/', 'http://gateway');
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

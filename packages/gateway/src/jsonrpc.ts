@@ -1,4 +1,10 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+
+/**
+ * JSON-RPC's code for a request answered because its connection or session ended (SDK v1's
+ * `ConnectionClosed`; v2 keeps that one for its own local errors only).
+ */
+export const CONNECTION_CLOSED = -32000;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,6 @@
-import type { PromptMessage, SamplingMessage } from '@modelcontextprotocol/sdk/types.js';
+/* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
+   initialize-scoped client identity), bridged for as long as clients and servers speak them */
+import type { PromptMessage, SamplingMessage } from '@modelcontextprotocol/server';
 import {
   getSession,
   toResourceContents,
@@ -8,7 +10,7 @@ import {
   type ToolkitDelegate,
 } from '@toolplane/toolkit';
 
-/** What the toolkit's `Session.createMessage` takes (typed by SDK v2; the JSON is v1's). */
+/** What the toolkit's `Session.createMessage` takes. */
 type CreateMessageRequestParams = Parameters<Session['createMessage']>[0];
 
 /** Options of {@link createSamplingDelegate}. */

@@ -1,15 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { McpServer, ResourceTemplate, createMcpHandler } from '@modelcontextprotocol/server';
 import { createToolkit, defineTool } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { readBody, toWebRequest, writeWebResponse } from './http-fetch.js';
 import { serveHttp, type HttpGateway } from './http.js';
 
 let running: RunningToolkit;
@@ -69,33 +72,40 @@ describe('tools/call results typed by SDK v2, served to a 2025-era client', () =
 
 /** A stateless upstream whose `broken://{id}` resources fail with InvalidParams and data. */
 async function serveBrokenUpstream(): Promise<{ url: URL; close(): Promise<void> }> {
-  const http: Server = createServer((req, res) => {
+  const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'broken', version: '0' });
     server.registerResource(
       'broken',
       new ResourceTemplate('broken://{id}', { list: undefined }),
       { description: 'Never there.' },
       (uri) => {
-        throw new McpError(ErrorCode.InvalidParams, `nothing at ${uri.href}`, { uri: uri.href });
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `nothing at ${uri.href}`, {
+          uri: uri.href,
+        });
       },
     );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.once('close', () => {
-      void server.close();
-    });
-    void server.connect(transport).then(() => transport.handleRequest(req, res));
+    return server;
+  });
+  const http: Server = createServer((req, res) => {
+    void readBody(req)
+      .then((body) =>
+        handler.fetch(toWebRequest(req, new URL(req.url ?? '/', 'http://up'), { body, res })),
+      )
+      .then((response) => writeWebResponse(res, response));
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   return {
     url: new URL(`http://127.0.0.1:${port}/mcp`),
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await handler.close();
+      await new Promise<void>((resolve) => {
         http.closeAllConnections();
         http.close(() => {
           resolve();
         });
-      }),
+      });
+    },
   };
 }
 
@@ -113,12 +123,12 @@ describe('an upstream error (SDK v2 ProtocolError in the toolkit) served to a 20
         () => undefined,
         (failure: unknown) => failure,
       );
-      expect(error).toBeInstanceOf(McpError);
+      expect(error).toBeInstanceOf(ProtocolError);
       expect(error).toMatchObject({
-        code: ErrorCode.InvalidParams,
+        code: ProtocolErrorCode.InvalidParams,
         data: { uri: 'broken://x' },
       });
-      expect((error as McpError).message).toContain('nothing at broken://x');
+      expect((error as ProtocolError).message).toContain('nothing at broken://x');
     } finally {
       await seen.close();
       await http.close();

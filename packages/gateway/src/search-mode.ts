@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import type { GatewayHub } from './gateway-hub.js';

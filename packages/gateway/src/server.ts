@@ -1,23 +1,12 @@
-import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  RootsListChangedNotificationSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   type Implementation,
   type Prompt as McpPrompt,
   type Resource as McpResource,
+  type Server as SdkServer,
   type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import {
   BUILTIN_NAMESPACE,
   CALLER_META_KEY,
@@ -27,9 +16,16 @@ import {
   type Toolkit,
   type CompletionTarget,
   type ToolkitItem,
+  type UpstreamRequest,
 } from '@toolplane/toolkit';
 import { NameTable, UriTable, type NamingOptions } from './names.js';
 import { VERSION } from './version.js';
+import {
+  envelopeLogLevel,
+  GATEWAY_PROTOCOL_VERSIONS,
+  legacyOnlyRefusal,
+  type Era,
+} from './eras.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewayHub } from './gateway-hub.js';
@@ -44,6 +40,12 @@ import {
   toCallToolResult,
   unknownTool,
 } from './call-results.js';
+
+/** What a 2026 client's call runs with when an upstream may ask it for input. */
+interface InputFlow {
+  readonly signal: AbortSignal;
+  readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
+}
 
 /** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
 // eslint-disable-next-line @typescript-eslint/no-deprecated
@@ -76,6 +78,14 @@ export interface GatewayOptions extends NamingOptions {
    * and `call_tool`, for catalogues too large to hand a model whole.
    */
   readonly mode?: 'tools' | 'search';
+  /**
+   * The key that seals the `requestState` of 2026-07-28 `input_required` rounds (HMAC-SHA256);
+   * default a random one per gateway. Give every instance behind one load balancer the same key
+   * only when their rounds can reach any of them (they cannot yet: a flow lives in one process).
+   */
+  readonly requestStateKey?: string | Uint8Array;
+  /** How long a 2026 client has to answer an `input_required` round (default 10 minutes). */
+  readonly inputRoundTtlMs?: number;
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
   readonly logger?: Logger;
@@ -126,11 +136,12 @@ export function createSingleSession(
 }
 
 /**
- * One session's server on a shared hub.
+ * One session's server on a shared hub: a 2025 session, or one 2026-07-28 request (or stdio
+ * connection) when `era` is `modern`.
  *
  * @internal
  */
-export function createSessionServer(hub: GatewayHub): McpServerInstance {
+export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpServerInstance {
   const { toolkit, options } = hub;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const server = new GatewayServer(options.serverInfo ?? DEFAULT_SERVER_INFO, {
@@ -142,14 +153,17 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       logging: {},
     },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    supportedProtocolVersions: [...GATEWAY_PROTOCOL_VERSIONS],
   });
-  const session = hub.attach(server);
+  const session = hub.attach(server, era);
+  if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
   // Every handler below first waits for upstreams to have reconnected advertising sampling and
   // elicitation (at once after the first time), so none sees them half-way.
   server.oninitialized = () => {
     session.initialized = true;
     // A client with roots is, to the upstreams, the gateway's roots changing: they ask again, and
     // roots/list outside a call is answered with the roots of the session that came last.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session's capabilities
     if (server.getClientCapabilities()?.roots !== undefined) toolkit.rootsChanged(session.token);
   };
   const previousClose = server.onclose;
@@ -158,18 +172,18 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     hub.detach(session);
   };
   // Upstreams that asked for the client's roots hear that they changed, and ask again.
-  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+  server.setNotificationHandler('notifications/roots/list_changed', () => {
     toolkit.rootsChanged(session.token);
   });
   // Kept per session here rather than by the SDK, so builtins' log messages honour it too.
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  server.setRequestHandler('logging/setLevel', (request) => {
     session.logLevel = request.params.level;
     return {};
   });
 
   // -- tools -------------------------------------------------------------------------------
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', async (request) => {
     await hub.negotiated;
     if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
     const tools = await hub.listedTools();
@@ -179,12 +193,13 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
 
   server.setToolCallHandler(async (request, extra) => {
     if (!hub.isNegotiated) await hub.negotiated;
+    if (era === 'modern') session.logLevel = envelopeLogLevel(extra.mcpReq.envelope);
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
     // Progress and log messages are sent before the result they precede, never after it.
     let sent: Promise<unknown> | undefined;
     const notify = (notification: ServerNotification): Promise<void> => {
-      const sending = extra.sendNotification(notification).catch(() => undefined);
+      const sending = extra.mcpReq.notify(notification).catch(() => undefined);
       sent = sent === undefined ? sending : Promise.all([sent, sending]);
       return sending;
     };
@@ -194,53 +209,75 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
         : (event: { progress: number; total?: number; message?: string }) => {
             void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
           };
-    const call = async (item: ToolItem, input: Record<string, unknown>) => {
-      // Upstream sampling and elicitation during this call come back to this session.
+    const call = async (item: ToolItem, input: Record<string, unknown>, flow?: InputFlow) => {
+      // Upstream sampling and elicitation during this call come back to this session (to a
+      // 2026 client as input_required rounds of the flow).
       const caller = callToken(session.token);
-      callers.set(caller, { server, extra });
+      callers.set(caller, { server, extra, era, requestInput: flow?.requestInput });
       try {
         // Builtins and prompt delegates see who called, and talk to them (getSession()).
-        const calling = callerSession(server, extra, {
-          log: (level, data, logger) =>
-            wantsLog(session, level)
-              ? notify({
-                  method: 'notifications/message',
-                  params: { level, data, ...(logger === undefined ? {} : { logger }) },
-                })
-              : Promise.resolve(),
-        });
+        const calling = callerSession(
+          server,
+          extra,
+          {
+            log: (level, data, logger) =>
+              wantsLog(session, level)
+                ? notify({
+                    method: 'notifications/message',
+                    params: { level, data, ...(logger === undefined ? {} : { logger }) },
+                  })
+                : Promise.resolve(),
+          },
+          era,
+        );
         const result = await toolkit.callTool(item.id, input, {
-          signal: extra.signal,
+          signal: flow?.signal ?? extra.mcpReq.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
           session: calling,
           sessionKey: session.token,
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         if (sent !== undefined) await sent;
-        return toCallToolResult(result);
+        return toCallToolResult(result, era);
       } catch (error) {
         if (sent !== undefined) await sent;
-        return errorResult(error, item);
+        return errorResult(error, item, era);
       } finally {
         callers.delete(caller);
       }
     };
+    // A 2026 client's retry of a call that asked for input: its answer goes upstream.
+    const state = era === 'modern' ? extra.mcpReq.requestState() : undefined;
+    if (typeof state === 'string') {
+      return hub.rounds.resume(
+        state,
+        'tools/call',
+        extra.mcpReq.inputResponses,
+        extra.mcpReq.signal,
+      );
+    }
     if (options.mode === 'search') {
       const tool = searchTools.find((t) => t.tool.name === name);
       if (tool === undefined) throw unknownTool(name);
-      return tool.run(hub, args, { call, signal: extra.signal });
+      return tool.run(hub, args, { call, signal: extra.mcpReq.signal });
     }
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
     if (item === undefined) throw unknownTool(name);
+    if (era === 'modern') {
+      return hub.rounds.start(
+        (signal, requestInput) => call(item, args, { signal, requestInput }),
+        extra.mcpReq.signal,
+      );
+    }
     return call(item, args);
   });
 
   // -- prompts -----------------------------------------------------------------------------
 
-  server.setRequestHandler(ListPromptsRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/list', async (request, extra) => {
     await hub.negotiated;
-    const table = await hub.prompts(extra.signal);
+    const table = await hub.prompts(extra.mcpReq.signal);
     const prompts: McpPrompt[] = table
       .entries()
       .map(([name, item]) => ({ ...item.prompt.mcp, name }));
@@ -248,16 +285,19 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
   });
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/get', async (request, extra) => {
     await hub.negotiated;
     const { name, arguments: args = {} } = request.params;
-    const item = (await hub.prompts(extra.signal)).resolve(name);
+    const item = (await hub.prompts(extra.mcpReq.signal)).resolve(name);
     if (item === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `no prompt "${name}"; prompts/list names them`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `no prompt "${name}"; prompts/list names them`,
+      );
     }
     try {
       const rendered = await item.prompt.render(args, {
-        signal: extra.signal,
+        signal: extra.mcpReq.signal,
         sessionKey: session.token,
       });
       const description = item.prompt.mcp.description;
@@ -275,9 +315,9 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
 
   // -- resources ---------------------------------------------------------------------------
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/list', async (request, extra) => {
     await hub.negotiated;
-    const { resources } = await toolkit.list({ type: 'resource', signal: extra.signal });
+    const { resources } = await toolkit.list({ type: 'resource', signal: extra.mcpReq.signal });
     const table = new UriTable(resources);
     const listed: McpResource[] = resources.flatMap((item) => {
       const uri = table.uriOf(item);
@@ -288,7 +328,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+  server.setRequestHandler('resources/templates/list', async (request) => {
     await hub.negotiated;
     const templates = NameTable.build(hub.templates(), options)
       .entries()
@@ -299,14 +339,14 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
       : { resourceTemplates: items, nextCursor };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, extra) => {
     await hub.negotiated;
     const { uri } = request.params;
-    const item = (await hub.resources(extra.signal)).resolve(uri);
+    const item = (await hub.resources(extra.mcpReq.signal)).resolve(uri);
     if (item !== undefined) {
       try {
         const resource = await toolkit.readResource(`${item.uri}#${item.namespace}`, {
-          signal: extra.signal,
+          signal: extra.mcpReq.signal,
           sessionKey: session.token,
         });
         return { contents: [{ ...toResourceContents(resource), uri }] };
@@ -320,31 +360,32 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     try {
       if (match?.namespace === BUILTIN_NAMESPACE) {
         const resource = await toolkit.readResource(`${uri}#${BUILTIN_NAMESPACE}`, {
-          signal: extra.signal,
+          signal: extra.mcpReq.signal,
         });
         return { contents: [toResourceContents(resource)] };
       }
-      if (client !== undefined) return await client.readResource({ uri }, { signal: extra.signal });
+      if (client !== undefined)
+        return await client.readResource({ uri }, { signal: extra.mcpReq.signal });
     } catch (error) {
       throw protocolError(error);
     }
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `no resource "${uri}"; resources/list and resources/templates/list name them`,
     );
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/subscribe', async (request, extra) => {
     await hub.negotiated;
     const { uri } = request.params;
     // A listed resource, or else a URI one of the templates matches, as resources/read takes it.
-    const listed = (await hub.resources(extra.signal)).resolve(uri);
+    const listed = (await hub.resources(extra.mcpReq.signal)).resolve(uri);
     const namespace =
       listed?.namespace ??
       hub.templates().find(({ template }) => matches(template.uriTemplate, uri))?.namespace;
     if (namespace === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `no resource "${uri}" to subscribe to; resources/list and resources/templates/list name them`,
       );
     }
@@ -354,21 +395,24 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     return {};
   });
 
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
     await hub.unsubscribe(session, request.params.uri);
     return {};
   });
 
   // -- completions -------------------------------------------------------------------------
 
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+  server.setRequestHandler('completion/complete', async (request, extra) => {
     await hub.negotiated;
     const { ref, argument, context } = request.params;
     let target: CompletionTarget;
     if (ref.type === 'ref/prompt') {
-      const item = (await hub.prompts(extra.signal)).resolve(ref.name);
+      const item = (await hub.prompts(extra.mcpReq.signal)).resolve(ref.name);
       if (item === undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `no prompt "${ref.name}" to complete`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `no prompt "${ref.name}" to complete`,
+        );
       }
       target = { type: 'prompt', namespace: item.namespace, name: item.name };
     } else {
@@ -378,7 +422,7 @@ export function createSessionServer(hub: GatewayHub): McpServerInstance {
     }
     try {
       const completion = await toolkit.complete(target, argument, {
-        signal: extra.signal,
+        signal: extra.mcpReq.signal,
         ...(context?.arguments === undefined ? {} : { arguments: context.arguments }),
       });
       return { completion };

@@ -1,11 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { childPids, isAlive } from '@toolplane/fixtures';
 import { createToolkit, type ConnectionMode, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
@@ -63,11 +57,11 @@ interface Session {
 async function connect(gateway: Served): Promise<Session> {
   const client = new Client({ name: 'session', version: '0.0.0' });
   const logs: unknown[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+  client.setNotificationHandler('notifications/message', ({ params }) => {
     logs.push(params.data);
   });
   const updates: string[] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+  client.setNotificationHandler('notifications/resources/updated', ({ params }) => {
     updates.push(params.uri);
   });
   const transport = new StreamableHTTPClientTransport(gateway.url);
@@ -81,7 +75,7 @@ async function toggle(
   session: Pick<Session, 'client'>,
   name = 'toggle-subscriber-updates',
 ): Promise<string> {
-  const result = (await session.client.callTool({ name, arguments: {} })) as CallToolResult;
+  const result = await session.client.callTool({ name, arguments: {} });
   const [first] = result.content;
   return first?.type === 'text' ? (first.text.split(' ')[0] ?? '') : '';
 }

@@ -1,10 +1,7 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  LoggingLevelSchema,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+/* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
+   initialize-scoped client identity), bridged for as long as clients and servers speak them */
+import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import type { Era } from './eras.js';
 import type { McpServerInstance } from './server.js';
 
 /** The upstream resource behind a URI a client subscribed to. */
@@ -18,6 +15,8 @@ export interface SessionState {
   readonly server: McpServerInstance;
   /** Names the session in its calls' caller tokens, and to upstreams' requests after a call. */
   readonly token: string;
+  /** The MCP era the session speaks; a 2026-07-28 session is one request (or stdio connection). */
+  readonly era: Era;
   initialized: boolean;
   /** The URIs the client subscribed to, as it sees them, with the resource each one names. */
   readonly subscriptions: Map<string, SubscriptionTarget>;
@@ -25,12 +24,26 @@ export interface SessionState {
   logLevel: LoggingLevel | undefined;
 }
 
-const LOG_SEVERITY = new Map(LoggingLevelSchema.options.map((level, rank) => [level, rank]));
+// MCP's levels (RFC 5424's), least severe first.
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+const LOG_SEVERITY = new Map(LEVELS.map((level, rank) => [level, rank]));
 
 /** Whether a session that asked for `wanted` and above takes a message at `level`. */
 export function wantsLog(session: SessionState, level: LoggingLevel): boolean {
   const wanted = session.logLevel;
+  // On 2026-07-28 a request that names no level in its _meta wants no log messages.
+  if (wanted === undefined && session.era === 'modern') return false;
   return wanted === undefined || (LOG_SEVERITY.get(level) ?? 0) >= (LOG_SEVERITY.get(wanted) ?? 0);
 }
 
-export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The context the SDK hands a request handler. */
+export type CallExtra = ServerContext;

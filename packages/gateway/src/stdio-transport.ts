@@ -1,7 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolErrorCode,
+  type JSONRPCMessage,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
 
 /** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
@@ -87,7 +91,7 @@ export class StdioTransport implements Transport {
   }
 
   #refuseLength(): void {
-    this.#refuse(ErrorCode.InvalidRequest, `a line is longer than ${this.#maxLine} bytes`);
+    this.#refuse(ProtocolErrorCode.InvalidRequest, `a line is longer than ${this.#maxLine} bytes`);
   }
 
   #read(line: string): void {
@@ -97,7 +101,7 @@ export class StdioTransport implements Transport {
       value = JSON.parse(line);
     } catch {
       this.#refuse(
-        ErrorCode.ParseError,
+        ProtocolErrorCode.ParseError,
         'a line is not valid JSON; send one JSON-RPC message per line',
       );
       return;
@@ -113,7 +117,11 @@ export class StdioTransport implements Transport {
 
   #receive(value: unknown): void {
     if (!isJsonRpcMessage(value)) {
-      this.#refuse(ErrorCode.InvalidRequest, 'a line is not a JSON-RPC message', answerIdOf(value));
+      this.#refuse(
+        ProtocolErrorCode.InvalidRequest,
+        'a line is not a JSON-RPC message',
+        answerIdOf(value),
+      );
       return;
     }
     this.onmessage?.(value);

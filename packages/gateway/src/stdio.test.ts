@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,6 @@ describe('serveStdio', () => {
     // only the spaced-out steps before it are certain to arrive.
     await client.callTool(
       { name: 'fx__progress', arguments: { steps: 3, delayMs: 20 } },
-      undefined,
       { onprogress: (event) => seen.push(event.progress) },
     );
     expect(seen.length).toBeGreaterThanOrEqual(2);

@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
+import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
-import { createSingleSession, type GatewayOptions } from './server.js';
+import { GatewayHub } from './gateway-hub.js';
+import { createSessionServer, type GatewayOptions } from './server.js';
 import { StdioTransport } from './stdio-transport.js';
 
 /** Options of {@link serveStdio}. */
@@ -22,8 +24,10 @@ export interface ServedGateway {
 }
 
 /**
- * Serves `toolkit` as an MCP server over stdio (one session: the process's client). Resolves
- * once the transport is listening; `close()` ends it, as does the client closing stdin.
+ * Serves `toolkit` as an MCP server over stdio (one session: the process's client). The opening
+ * exchange picks the era for the connection: `initialize` a 2025 session, a 2026-07-28 request
+ * (`server/discover` first, as clients probe) a connection served per request. Resolves once
+ * the transport is listening; `close()` ends it, as does the client closing stdin.
  *
  * The toolkit is the caller's to run and close unless `closeToolkit` is set; see
  * {@link createMcpServer} for what is served.
@@ -32,7 +36,7 @@ export async function serveStdio(
   toolkit: Toolkit,
   options: ServeStdioOptions = {},
 ): Promise<ServedGateway> {
-  const { server, hub } = createSingleSession(toolkit, options);
+  const hub = new GatewayHub(toolkit, options);
   await hub.negotiated;
   const stdin = options.stdin ?? process.stdin;
   const transport = new StdioTransport(
@@ -40,16 +44,22 @@ export async function serveStdio(
     options.stdout ?? process.stdout,
     options.maxLineBytes,
   );
+  // The SDK's entry owns the era decision; the transport stays the gateway's own (line limits,
+  // an answer to every line).
+  const served = serveSdkStdio(({ era }) => createSessionServer(hub, era), {
+    transport,
+    onerror: () => undefined,
+  });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      await server.close();
+      await served.close();
+      hub.dispose();
       if (options.closeToolkit === true) await toolkit.close();
     })());
   // The client closing stdin ends the session.
   stdin.once('end', () => {
     void close();
   });
-  await server.connect(transport);
-  return { close };
+  return Promise.resolve({ close });
 }

@@ -1,10 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  ErrorCode,
-  McpError,
-  ResourceUpdatedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveEverything, type EverythingGateway } from './testing/everything.js';
 
@@ -26,7 +25,7 @@ describe('resource subscriptions through the gateway', () => {
   async function connect(): Promise<{ client: Client; updates: string[] }> {
     const client = new Client({ name: 'subscriber', version: '0.0.0' });
     const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
       updates.push(notification.params.uri);
     });
     await client.connect(new StreamableHTTPClientTransport(gateway.url));
@@ -78,9 +77,9 @@ describe('resource subscriptions through the gateway', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refused).toBeInstanceOf(McpError);
-    expect((refused as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((refused as McpError).message).toContain('nowhere://at/all');
+    expect(refused).toBeInstanceOf(ProtocolError);
+    expect((refused as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
+    expect((refused as ProtocolError).message).toContain('nowhere://at/all');
     // Unsubscribing from what was never subscribed is not an error.
     await expect(client.unsubscribeResource({ uri: 'nowhere://at/all' })).resolves.toEqual({});
   });

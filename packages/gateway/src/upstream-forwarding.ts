@@ -1,31 +1,32 @@
+/* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
+   initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import { randomUUID } from 'node:crypto';
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
-  CreateMessageResultSchema,
-  CreateMessageResultWithToolsSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListRootsResultSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
-import { ToolError, type Session, type UpstreamRequestHandler } from '@toolplane/toolkit';
+  ToolError,
+  type Session,
+  type UpstreamRequest,
+  type UpstreamRequestHandler,
+} from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
-import { toSessionCapabilities, toV1ServerRequest } from './sdk-seam.js';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
+import { noServerRequests, type Era } from './eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
 // serves them all; they never leave the process. A call's token is its session's token, a slash
 // and a count, so a request an upstream sends after the call (roots/list) still finds the session.
 export const callers = new Map<string, GatewayCall>();
-const sessions = new Map<string, McpServerInstance>();
+const sessions = new Map<string, { readonly server: McpServerInstance; readonly era: Era }>();
 const CALLER_PREFIX = randomUUID();
 let count = 0;
 
 /** Registers a session's server under a new token, unique in the process; see {@link callToken}. */
-export function registerSession(server: McpServerInstance): string {
+export function registerSession(server: McpServerInstance, era: Era = 'legacy'): string {
   const token = `${CALLER_PREFIX}:${++count}`;
-  sessions.set(token, server);
+  sessions.set(token, { server, era });
   return token;
 }
 
@@ -39,7 +40,7 @@ export function callToken(session: string): string {
 }
 
 /** The server of the session a caller token (a session's or one of its calls') belongs to. */
-function sessionOf(caller: string): McpServerInstance | undefined {
+function sessionOf(caller: string): { server: McpServerInstance; era: Era } | undefined {
   const slash = caller.indexOf('/');
   return sessions.get(slash < 0 ? caller : caller.slice(0, slash));
 }
@@ -48,6 +49,10 @@ function sessionOf(caller: string): McpServerInstance | undefined {
 export interface GatewayCall {
   readonly server: McpServerInstance;
   readonly extra: CallExtra;
+  /** The era of the session that made the call. */
+  readonly era: Era;
+  /** Asks a 2026 caller for input in an `input_required` round (absent: it cannot be asked). */
+  readonly requestInput?: ((request: UpstreamRequest) => Promise<unknown>) | undefined;
 }
 
 /**
@@ -62,19 +67,25 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
    */
   async listRoots({ caller, signal }) {
     const call = caller === undefined ? undefined : callers.get(caller);
-    const server = call?.server ?? (caller === undefined ? undefined : sessionOf(caller));
+    const known = caller === undefined ? undefined : sessionOf(caller);
+    // A 2026-07-28 client has no roots to ask for outside an input_required round.
+    if ((call?.era ?? known?.era) === 'modern') return { roots: [] };
+    const server = call?.server ?? known?.server;
     if (server?.getClientCapabilities()?.roots === undefined) return { roots: [] };
     return call === undefined
       ? server.listRoots(undefined, { signal })
-      : call.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { signal });
+      : call.extra.mcpReq.send({ method: 'roots/list' }, { signal });
   },
   async handle(request, { namespace, caller, signal }) {
     const call = callers.get(caller);
     if (call === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `${request.method} from "${namespace}" belongs to a call that has ended`,
       );
+    }
+    if (call.era === 'modern' && call.requestInput === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
     }
     const capabilities = call.server.getClientCapabilities();
     const supported =
@@ -82,14 +93,31 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
         ? capabilities?.sampling !== undefined
         : capabilities?.elicitation !== undefined;
     if (!supported) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `the client that made this call does not support ${request.method}`,
       );
     }
+    if (call.requestInput !== undefined) {
+      // The client's answer is untrusted: it goes upstream only if it is the result asked for.
+      const answer = await call.requestInput(request);
+      const schema =
+        request.method === 'sampling/createMessage'
+          ? CreateMessageResultSchema
+          : ElicitResultSchema;
+      const parsed = schema.safeParse(answer);
+      if (!parsed.success) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `the client's answer to ${request.method} is not a ${request.method} result`,
+        );
+      }
+      return parsed.data;
+    }
+    // The toolkit hands upstreams a sampling result without tool use, as it asked for one.
     return request.method === 'sampling/createMessage'
-      ? call.extra.sendRequest(toV1ServerRequest(request), CreateMessageResultSchema, { signal })
-      : call.extra.sendRequest(toV1ServerRequest(request), ElicitResultSchema, { signal });
+      ? call.extra.mcpReq.send(request, CreateMessageResultSchema, { signal })
+      : call.extra.mcpReq.send(request, { signal });
   },
 };
 
@@ -101,6 +129,7 @@ export function callerSession(
   server: McpServerInstance,
   extra: CallExtra,
   parts: Pick<Session, 'log'>,
+  era: Era = 'legacy',
 ): Partial<Session> {
   const capabilities = server.getClientCapabilities();
   // Cancelled with the call, and by the builtin's own signal when it gives one.
@@ -111,8 +140,8 @@ export function callerSession(
   ): Promise<T> => {
     const signal =
       options?.signal === undefined
-        ? extra.signal
-        : AbortSignal.any([extra.signal, options.signal]);
+        ? extra.mcpReq.signal
+        : AbortSignal.any([extra.mcpReq.signal, options.signal]);
     try {
       return await send(signal);
     } catch (error) {
@@ -130,9 +159,10 @@ export function callerSession(
   return {
     id: extra.sessionId,
     clientInfo: server.getClientVersion(),
-    capabilities: toSessionCapabilities(capabilities),
+    capabilities,
     log: parts.log,
     elicit: (params, options) => {
+      if (era === 'modern') return Promise.reject(eraRefusal('elicitation/create'));
       const elicitation = capabilities?.elicitation;
       const mode = params.mode ?? 'form';
       const supported =
@@ -142,9 +172,8 @@ export function callerSession(
           : elicitation.form !== undefined || elicitation.url === undefined);
       if (!supported) return Promise.reject(notSupported(`${mode} elicitation`));
       return ask('elicitation/create', options, async (signal) => {
-        const answer = await extra.sendRequest(
+        const answer = await extra.mcpReq.send(
           { method: 'elicitation/create', params },
-          ElicitResultSchema,
           { signal },
         );
         if (answer.action === 'accept' && 'requestedSchema' in params) {
@@ -154,6 +183,7 @@ export function callerSession(
       });
     },
     createMessage: (params, options) => {
+      if (era === 'modern') return Promise.reject(eraRefusal('sampling/createMessage'));
       const sampling = capabilities?.sampling;
       const withTools = params.tools !== undefined || params.toolChoice !== undefined;
       if (sampling === undefined) return Promise.reject(notSupported('sampling'));
@@ -161,17 +191,7 @@ export function callerSession(
         return Promise.reject(notSupported('sampling with tools'));
       }
       return ask('sampling/createMessage', options, (signal) =>
-        withTools
-          ? extra.sendRequest(
-              toV1ServerRequest({ method: 'sampling/createMessage', params }),
-              CreateMessageResultWithToolsSchema,
-              { signal },
-            )
-          : extra.sendRequest(
-              toV1ServerRequest({ method: 'sampling/createMessage', params }),
-              CreateMessageResultSchema,
-              { signal },
-            ),
+        extra.mcpReq.send({ method: 'sampling/createMessage', params }, { signal }),
       );
     },
   };
@@ -191,6 +211,11 @@ function checkElicited(schema: object, content: unknown): void {
     `the client's elicitation answer does not match the requested schema${first === undefined ? '' : `: ${first.path || '/'} ${first.message}`}`,
     { errors: result.errors },
   );
+}
+
+/** A builtin's 2025-era request to a 2026-07-28 caller, refused. */
+function eraRefusal(method: string): ToolError {
+  return new ToolError('no_delegate', noServerRequests(method));
 }
 
 export function notSupported(feature: string): ToolError {

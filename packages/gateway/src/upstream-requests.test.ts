@@ -1,11 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
+  Client,
+  StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
@@ -86,7 +84,7 @@ describe('upstream requests through an HTTP upstream', () => {
     const both = barrier(2);
     const seen: string[][] = [[], []];
     sessions.forEach((client, i) => {
-      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      client.setRequestHandler('sampling/createMessage', async (request) => {
         const content = request.params.messages[0]?.content;
         const block = Array.isArray(content) ? content[0] : content;
         seen[i]?.push(block?.type === 'text' ? block.text : '?');
@@ -110,7 +108,7 @@ describe('upstream requests through an HTTP upstream', () => {
 
   it('forwards elicitation and returns the answer upstream', async () => {
     const client = await connect(served.gateway.url);
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
+    client.setRequestHandler('elicitation/create', (request) => {
       expect(request.params.message).toBe('what is the answer?');
       return { action: 'accept', content: { answer: '42' } };
     });
@@ -123,10 +121,10 @@ describe('upstream requests through an HTTP upstream', () => {
 
   it('fails the call when its session does not support sampling', async () => {
     const client = await connect(served.gateway.url, {});
-    const result = (await client.callTool({
+    const result = await client.callTool({
       name: 'fx__sample',
       arguments: { prompt: 'anyone?' },
-    })) as CallToolResult;
+    });
     expect(result.isError).toBe(true);
     expect(result._meta?.['io.toolplane/error']).toMatchObject({ code: 'execution' });
   });
@@ -143,7 +141,7 @@ describe('upstream requests through a stdio upstream', () => {
 
   it('sends a sampling request to the only session with a call in flight', async () => {
     const client = await connect(served.gateway.url);
-    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+    client.setRequestHandler('sampling/createMessage', () => ({
       role: 'assistant',
       model: 'm',
       content: { type: 'text', text: 'over stdio' },
@@ -159,7 +157,7 @@ describe('upstream requests through a stdio upstream', () => {
     ]);
     const misrouted: string[] = [];
     for (const client of [asking, busy]) {
-      client.setRequestHandler(CreateMessageRequestSchema, () => {
+      client.setRequestHandler('sampling/createMessage', () => {
         misrouted.push('sampling');
         return { role: 'assistant', model: 'm', content: { type: 'text', text: 'guess' } };
       });
@@ -170,18 +168,21 @@ describe('upstream requests through a stdio upstream', () => {
       started = resolve;
     });
     const slow = busy
-      .callTool({ name: 'fx__slow', arguments: { ms: 30_000 } }, undefined, {
-        signal: controller.signal,
-        onprogress: () => {
-          started();
+      .callTool(
+        { name: 'fx__slow', arguments: { ms: 30_000 } },
+        {
+          signal: controller.signal,
+          onprogress: () => {
+            started();
+          },
         },
-      })
+      )
       .catch(() => undefined);
     await isStarted;
-    const result = (await asking.callTool({
+    const result = await asking.callTool({
       name: 'fx__sample',
       arguments: { prompt: 'whose?' },
-    })) as CallToolResult;
+    });
     controller.abort();
     await slow;
     expect(result.isError).toBe(true);

@@ -1,3 +1,4 @@
+import { type ElicitRequestFormParams } from '@modelcontextprotocol/client';
 // A toolkit of builtins only (no SDK server) with the tools, resources, resource template and
 // prompts the server scenarios of @modelcontextprotocol/conformance expect. Served with
 // `serveHttp(toolkit, { transparent: 'builtin' })`, it is the conformance fixture of the tests.
@@ -18,7 +19,6 @@ import {
   type Resource,
   type Toolkit,
 } from '@toolplane/toolkit';
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 
 /** A WAV file of one silent sample, for `test_audio_content`. */
 const TINY_WAV_BASE64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==';

@@ -3,13 +3,7 @@
 // client that declared those capabilities when it connected (so what a gateway in front of it
 // shows of them tells whether the upstream learned what the gateway's clients can do).
 import { createRequire } from 'node:module';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, type CallToolResult, type Transport } from '@modelcontextprotocol/client';
 
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
@@ -85,11 +79,11 @@ export async function exerciseGatedTools(
     { capabilities: { sampling: {}, elicitation: { form: {} } } },
   );
   const asked: string[] = [];
-  client.setRequestHandler(CreateMessageRequestSchema, () => {
+  client.setRequestHandler('sampling/createMessage', () => {
     asked.push('sampling');
     return { role: 'assistant', model: 'test', content: { type: 'text', text: `sampled ${tag}` } };
   });
-  client.setRequestHandler(ElicitRequestSchema, () => {
+  client.setRequestHandler('elicitation/create', () => {
     asked.push('elicitation');
     return { action: 'accept', content: { name: `elicited ${tag}` } };
   });

@@ -1,6 +1,5 @@
+import { type Client } from '@modelcontextprotocol/client';
 // Test helpers around the fixture's `slow` tool, reached through a gateway as `fx__slow`.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * Starts a `slow` call labelled `label`, cancels it once the upstream has started it (its first
@@ -11,12 +10,15 @@ export async function cancelMidCall(client: Client, label: string): Promise<unkn
   const controller = new AbortController();
   await new Promise<void>((resolve) => {
     client
-      .callTool({ name: 'fx__slow', arguments: { ms: 30_000, label } }, undefined, {
-        signal: controller.signal,
-        onprogress: () => {
-          resolve();
+      .callTool(
+        { name: 'fx__slow', arguments: { ms: 30_000, label } },
+        {
+          signal: controller.signal,
+          onprogress: () => {
+            resolve();
+          },
         },
-      })
+      )
       .catch(() => undefined);
   });
   controller.abort();
@@ -48,13 +50,12 @@ export async function startSlowCalls(
         client
           .callTool(
             { name: 'fx__slow', arguments: { ms: 30_000, label: `${label}-${i}` } },
-            undefined,
             {
               onprogress: onStart,
             },
           )
           .then(
-            (result) => result as CallToolResult,
+            (result) => result,
             (error: unknown) => error,
           ),
       );

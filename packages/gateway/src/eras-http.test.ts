@@ -1,0 +1,446 @@
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { mcpToolResult } from '@toolplane/toolrun';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MODERN_PROTOCOL_VERSION } from './eras.js';
+import { serveHttp, type HttpGateway } from './http.js';
+import { cancelMidCall } from './testing/slow-calls.js';
+
+const TOKEN = 'era-secret';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+let running: RunningToolkit;
+let gateway: HttpGateway;
+
+beforeAll(async () => {
+  const toolkit = createToolkit({
+    tools: [
+      defineTool({
+        name: 'listed',
+        description: 'Answers with a list as structured content, as 2026-07-28 allows.',
+        input: z.object({}),
+        run: () => mcpToolResult({ content: [], structuredContent: ['one', 'two'] }),
+      }),
+      defineTool({
+        name: 'ask',
+        description: 'Asks the caller for a name (a 2025-era elicitation).',
+        input: z.object({}),
+        run: async () => {
+          const answer = await getSession().elicit({
+            message: 'Your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          });
+          return { answer };
+        },
+      }),
+    ],
+    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
+  });
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+  gateway = await serveHttp(running.toolkit, {
+    port: 0,
+    token: TOKEN,
+    instructions: 'Tools of fx and the builtins.',
+    maxBodyBytes: 64 * 1024,
+  });
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await running.stop();
+});
+
+/** A v2 client pinned to 2026-07-28 (no fallback), or a 2025 one. */
+async function connect(era: 'modern' | 'legacy', headers = auth): Promise<Client> {
+  const client = new Client(
+    { name: `era-${era}`, version: '0' },
+    era === 'modern'
+      ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } }
+      : { capabilities: { elicitation: {} } },
+  );
+  if (era === 'legacy') {
+    client.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+  }
+  await client.connect(
+    new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers } }),
+  );
+  return client;
+}
+
+/** A raw JSON-RPC POST, for what a client library would not send. */
+async function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+  url: URL = gateway.url,
+): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      ...auth,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+  return { status: response.status, json: JSON.parse(data) as unknown };
+}
+
+const envelope = (version = MODERN_PROTOCOL_VERSION) => ({
+  'io.modelcontextprotocol/protocolVersion': version,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+describe('serveHttp, both eras on one endpoint', () => {
+  it('negotiates 2026-07-28 with a pinned v2 client and answers server/discover', async () => {
+    const client = await connect('modern');
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const discover = client.getDiscoverResult();
+      expect(discover?.supportedVersions).toContain(MODERN_PROTOCOL_VERSION);
+      expect(discover?.capabilities.tools).toBeDefined();
+      expect(discover?.instructions).toBe('Tools of fx and the builtins.');
+      expect(client.getServerVersion()?.name).toBe('toolplane-gateway');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lists and calls tools, prompts and resources for a 2026 client while a 2025 session runs', async () => {
+    const legacy = await connect('legacy');
+    const modern = await connect('modern');
+    try {
+      const sessionsBefore = gateway.sessionCount;
+      const [modernTools, legacyTools] = await Promise.all([
+        modern.listTools(),
+        legacy.listTools(),
+      ]);
+      expect(modernTools.tools.map((t) => t.name).sort()).toEqual(
+        legacyTools.tools.map((t) => t.name).sort(),
+      );
+      const sum = await modern.callTool({ name: 'fx__add', arguments: { a: 2, b: 40 } });
+      expect(sum.structuredContent).toEqual({ sum: 42 });
+      // 2026-07-28 takes structured content of any JSON value; a 2025 client gets it as text.
+      const listed = await modern.callTool({ name: 'builtin__listed', arguments: {} });
+      expect(listed.structuredContent).toEqual(['one', 'two']);
+      const legacyListed = await legacy.callTool({ name: 'builtin__listed', arguments: {} });
+      expect(legacyListed).not.toHaveProperty('structuredContent');
+      const failed = await modern
+        .callTool({ name: 'fx__fail', arguments: {} })
+        .catch((error: unknown) => error);
+      // Either the upstream's own error result or, for a tool the fixture lacks, -32602.
+      expect(failed).toSatisfy(
+        (value) =>
+          (value as { isError?: boolean }).isError === true ||
+          (value as { code?: number }).code === -32602,
+      );
+      const prompts = await modern.listPrompts();
+      const resources = await modern.listResources();
+      expect(prompts.prompts).toEqual((await legacy.listPrompts()).prompts);
+      expect(resources.resources).toEqual((await legacy.listResources()).resources);
+      // A 2026 request leaves no session behind; the 2025 client's is still there.
+      expect(gateway.sessionCount).toBe(sessionsBefore);
+      expect(
+        (await legacy.callTool({ name: 'fx__add', arguments: { a: 1, b: 1 } })).structuredContent,
+      ).toEqual({ sum: 2 });
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+  });
+
+  it('relays progress and a cancel (the closed request stream) for a 2026 client', async () => {
+    const client = await connect('modern');
+    try {
+      const seen: number[] = [];
+      await client.callTool(
+        { name: 'fx__progress', arguments: { steps: 3, delayMs: 20 } },
+        { onprogress: (event) => seen.push(event.progress) },
+      );
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(await cancelMidCall(client, 'era-cancel')).toEqual({ cancelled: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a 2025-era server request to a 2026 caller with an error naming the era', async () => {
+    const modern = await connect('modern');
+    const legacy = await connect('legacy');
+    try {
+      const refused = await modern.callTool({ name: 'builtin__ask', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('2026-07-28');
+      const answered = await legacy.callTool({ name: 'builtin__ask', arguments: {} });
+      expect(answered.structuredContent).toMatchObject({ answer: { action: 'accept' } });
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+  });
+
+  it('answers a 2025-only method asked in a 2026 request with an error naming the era', async () => {
+    const { status, json } = await post(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'logging/setLevel',
+        params: { level: 'info', _meta: envelope() },
+      },
+      { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'logging/setLevel' },
+    );
+    // The SDK's entry sends -32601 with HTTP 404 on 2026-07-28.
+    expect(status).toBe(404);
+    expect(json).toMatchObject({ id: 1, error: { code: -32601 } });
+    expect((json as { error: { message: string } }).error.message).toMatch(/2025 era.*2026-07-28/);
+  });
+
+  it('answers an unsupported version with -32022 and the supported list', async () => {
+    const { json } = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope('2099-01-01') } },
+      { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+    );
+    expect(json).toMatchObject({
+      id: 2,
+      error: {
+        code: -32022,
+        data: { supported: expect.arrayContaining([MODERN_PROTOCOL_VERSION]) },
+      },
+    });
+  });
+
+  it('answers a header that contradicts the body with HTTP 400 and -32020', async () => {
+    const { status, json } = await post(
+      { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'prompts/list' },
+    );
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ error: { code: -32020 } });
+  });
+
+  it('keeps the token and the body limit for 2026 requests', async () => {
+    await expect(connect('modern', { authorization: 'Bearer wrong' })).rejects.toBeInstanceOf(
+      SdkError,
+    );
+    const huge = await post(
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: {
+          name: 'fx__add',
+          arguments: { a: 'x'.repeat(70 * 1024), b: 1 },
+          _meta: envelope(),
+        },
+      },
+      {
+        'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'fx__add',
+      },
+    );
+    expect(huge.status).toBe(413);
+  });
+
+  it('answers a tool the gateway does not have with -32602 for a 2026 client', async () => {
+    const client = await connect('modern');
+    try {
+      const error = await client
+        .callTool({ name: 'nothing__here', arguments: {} })
+        .catch((failure: unknown) => failure);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error).toMatchObject({ code: -32602 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tells a 2026 client of a list change on its subscriptions/listen stream', async () => {
+    const client = await connect('modern');
+    try {
+      let heard!: () => void;
+      const changed = new Promise<void>((resolve) => {
+        heard = resolve;
+      });
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        heard();
+      });
+      const subscription = await client.listen({ toolsListChanged: true });
+      expect(subscription.honoredFilter.toolsListChanged).toBe(true);
+      running.toolkit.addTool(
+        defineTool({
+          name: 'late',
+          description: 'Added while a 2026 client listens.',
+          input: z.object({}),
+          run: () => 'here',
+        }),
+      );
+      await changed;
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('builtin__late');
+      await subscription.close();
+    } finally {
+      running.toolkit.removeBuiltin('late');
+      await client.close();
+    }
+  });
+});
+
+// A toolkit of its own: a call cancelled earlier stays counted as in flight by the connector's
+// call tracker (the upstream never answers it), and a second caller makes a stdio upstream's
+// elicitation impossible to tie to its call.
+describe('serveHttp, input_required rounds for a 2026 client', () => {
+  let fresh: RunningToolkit;
+  let served: HttpGateway;
+  beforeAll(async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    fresh = await runToolkit(toolkit);
+    served = await serveHttp(fresh.toolkit, { port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await served.close();
+    await fresh.stop();
+  });
+
+  it('bridges a 2025 upstream elicitation into an input_required round a 2026 client answers', async () => {
+    const client = new Client(
+      { name: 'era-rounds', version: '0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    client.setRequestHandler('elicitation/create', (request) => {
+      expect(request.params.message).toBe('what is the answer?');
+      return { action: 'accept', content: { answer: '42' } };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(served.url, { requestInit: { headers: auth } }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'fx__elicit',
+        arguments: { message: 'what is the answer?' },
+      });
+      const text = result.content
+        .map((block) => (block.type === 'text' ? block.text : ''))
+        .join('');
+      expect(JSON.parse(text)).toEqual({ action: 'accept', content: { answer: '42' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a forged, replayed or expired requestState with -32602', async () => {
+    const asking = {
+      ...envelope(),
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    const headers = {
+      'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'fx__elicit',
+    };
+    const call = (id: number, extra: Record<string, unknown> = {}) =>
+      post(
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'fx__elicit', arguments: { message: 'sure?' }, _meta: asking, ...extra },
+        },
+        headers,
+        served.url,
+      );
+    const first = (await call(10)).json as {
+      result: { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+    };
+    expect(first.result.resultType).toBe('input_required');
+    const [key] = Object.keys(first.result.inputRequests);
+    expect(first.result.inputRequests[key ?? '']).toMatchObject({ method: 'elicitation/create' });
+    const state = first.result.requestState;
+    const answer = { [key ?? '']: { action: 'decline' } };
+    const forged = `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await call(11, { requestState: forged, inputResponses: answer })).json).toMatchObject({
+      error: { code: -32602 },
+    });
+    const done = (await call(12, { requestState: state, inputResponses: answer })).json as {
+      result: { content: { text: string }[] };
+    };
+    expect(JSON.parse(done.result.content[0]?.text ?? '')).toMatchObject({ action: 'decline' });
+    expect((await call(13, { requestState: state, inputResponses: answer })).json).toMatchObject({
+      error: { code: -32602 },
+    });
+
+    const brief = await serveHttp(fresh.toolkit, { port: 0, token: TOKEN, inputRoundTtlMs: 50 });
+    try {
+      const opened = await fetch(brief.url, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 20,
+          method: 'tools/call',
+          params: { name: 'fx__elicit', arguments: { message: 'late?' }, _meta: asking },
+        }),
+      });
+      const text = await opened.text();
+      const json = JSON.parse(
+        text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'),
+      ) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      const late = await fetch(brief.url, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 21,
+          method: 'tools/call',
+          params: {
+            name: 'fx__elicit',
+            arguments: { message: 'late?' },
+            _meta: asking,
+            requestState: json.result.requestState,
+            inputResponses: {
+              [Object.keys(json.result.inputRequests)[0] ?? '']: { action: 'cancel' },
+            },
+          },
+        }),
+      });
+      const lateText = await late.text();
+      expect(
+        JSON.parse(
+          lateText.startsWith('{') ? lateText : (/^data: (.*)$/m.exec(lateText)?.[1] ?? 'null'),
+        ),
+      ).toMatchObject({ error: { code: -32602 } });
+    } finally {
+      await brief.close();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODERN_PROTOCOL_VERSION } from './eras.js';
+import { gatewayCommand } from './testing/gateway-command.js';
+import { cancelMidCall } from './testing/slow-calls.js';
+
+const upstreams = [{ namespace: 'fx', source: fixtureCommand('stdio') }];
+
+describe('serveStdio, a 2026-07-28 connection', () => {
+  let modern: Client;
+  let legacy: Client;
+  beforeAll(async () => {
+    const { command, args } = gatewayCommand(upstreams, { instructions: 'fx behind stdio' });
+    modern = new Client(
+      { name: 'era-modern', version: '0' },
+      { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } },
+    );
+    legacy = new Client({ name: 'era-legacy', version: '0' });
+    // Two gateway processes side by side, one per era (stdio is a connection per process).
+    await Promise.all([
+      modern.connect(new StdioClientTransport({ command, args, stderr: 'inherit' })),
+      legacy.connect(new StdioClientTransport({ command, args, stderr: 'inherit' })),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([modern.close(), legacy.close()]);
+  });
+
+  it('opens with server/discover and serves 2026-07-28 while a 2025 client is served', async () => {
+    expect(modern.getProtocolEra()).toBe('modern');
+    expect(legacy.getProtocolEra()).toBe('legacy');
+    expect(modern.getDiscoverResult()?.supportedVersions).toContain(MODERN_PROTOCOL_VERSION);
+    expect(modern.getDiscoverResult()?.instructions).toBe('fx behind stdio');
+    const [mine, theirs] = await Promise.all([modern.listTools(), legacy.listTools()]);
+    expect(mine.tools.map((t) => t.name).sort()).toEqual(theirs.tools.map((t) => t.name).sort());
+    const sum = await modern.callTool({ name: 'fx__add', arguments: { a: 20, b: 22 } });
+    expect(sum.structuredContent).toEqual({ sum: 42 });
+  });
+
+  it('relays progress and a cancel for the 2026 connection', async () => {
+    const seen: number[] = [];
+    await modern.callTool(
+      { name: 'fx__progress', arguments: { steps: 3, delayMs: 20 } },
+      { onprogress: (event) => seen.push(event.progress) },
+    );
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(await cancelMidCall(modern, 'stdio-era-cancel')).toEqual({ cancelled: true });
+  });
+});
+
+describe('serveStdio, the opening exchange', () => {
+  it('pins a connection that opens with server/discover to 2026-07-28 and names the era of a 2025-only method', async () => {
+    const { command, args } = gatewayCommand([]);
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const received = new Map<unknown, unknown>();
+      const waiters = new Set<() => void>();
+      lines.on('line', (line) => {
+        const message = JSON.parse(line) as { id?: unknown };
+        received.set(message.id, message);
+        for (const wake of waiters) wake();
+      });
+      const answerTo = (id: number) =>
+        new Promise<unknown>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            reject(new Error(`no answer to ${String(id)}`));
+          }, 10_000);
+          const check = (): void => {
+            if (!received.has(id)) return;
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(received.get(id));
+          };
+          waiters.add(check);
+          check();
+        });
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+      expect(await answerTo(1)).toMatchObject({
+        result: { supportedVersions: expect.arrayContaining([MODERN_PROTOCOL_VERSION]) },
+      });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } });
+      expect(await answerTo(2)).toMatchObject({ result: { tools: [] } });
+      send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'logging/setLevel',
+        params: { level: 'debug', _meta: meta },
+      });
+      const refused = (await answerTo(3)) as { error: { code: number; message: string } };
+      expect(refused.error.code).toBe(-32601);
+      expect(refused.error.message).toMatch(/2025 era.*2026-07-28/);
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+  });
+});

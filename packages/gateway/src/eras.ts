@@ -1,0 +1,78 @@
+/* eslint-disable @typescript-eslint/no-deprecated -- 2025-era logging, bridged into 2026's _meta logLevel */
+import {
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import type { LoggingLevel } from '@modelcontextprotocol/server';
+
+/** The era a session speaks: `legacy` for MCP 2025-11-25 and before, `modern` for 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
+/** The MCP revision the gateway serves per request, with no session. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/**
+ * Every revision the gateway speaks: 2026-07-28 (per request, answered by `server/discover`)
+ * and the SDK's 2025-era ones (negotiated by `initialize`).
+ */
+export const GATEWAY_PROTOCOL_VERSIONS: readonly string[] = [
+  MODERN_PROTOCOL_VERSION,
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+];
+
+/**
+ * Methods of the 2025 era that 2026-07-28 removed, with what a 2026 client does instead. The SDK
+ * answers them with a bare "Method not found"; the gateway says which era they belong to.
+ */
+const LEGACY_ONLY: Readonly<Record<string, string>> = {
+  initialize: 'negotiate with server/discover; every request carries its version in _meta',
+  ping: 'a 2026 request is answered or fails on its own',
+  'logging/setLevel': `send the level in each request's _meta ("${LOG_LEVEL_META_KEY}")`,
+  'resources/subscribe': 'open subscriptions/listen with a resourceSubscriptions filter',
+  'resources/unsubscribe': 'close the subscriptions/listen stream',
+};
+
+/** The refusal of a 2025-only method asked of a 2026-07-28 session, or undefined. */
+export function legacyOnlyRefusal(method: string): string | undefined {
+  const instead = LEGACY_ONLY[method];
+  return instead === undefined
+    ? undefined
+    : `${method} is a method of the 2025 era of MCP; this session speaks ${MODERN_PROTOCOL_VERSION}, which removed it (${instead})`;
+}
+
+/**
+ * Whether a POST claims the 2026-07-28 era (or a later one): a message whose `_meta` names its
+ * protocol version, or an `MCP-Protocol-Version` header naming a revision no 2025 client sends.
+ * Without a claim a message is the 2025 era's, however malformed, and gets the gateway's own
+ * answers; with one, the SDK's 2026 entry answers it (its version and header checks included).
+ */
+export function claimsModernEra(header: string | string[] | undefined, body: unknown): boolean {
+  if (typeof header === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(header)) {
+    if (header >= MODERN_PROTOCOL_VERSION) return true;
+  }
+  const messages: readonly unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    if (typeof message !== 'object' || message === null) return false;
+    const params = (message as { params?: unknown }).params;
+    if (typeof params !== 'object' || params === null) return false;
+    const meta = (params as { _meta?: unknown })._meta;
+    return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+  });
+}
+
+/** The log level a 2026-07-28 request asked for in its `_meta` envelope, if any. */
+export function envelopeLogLevel(envelope: unknown): LoggingLevel | undefined {
+  if (typeof envelope !== 'object' || envelope === null) return undefined;
+  const level = (envelope as Record<string, unknown>)[LOG_LEVEL_META_KEY];
+  return typeof level === 'string' ? (level as LoggingLevel) : undefined;
+}
+
+/**
+ * Why a 2025-era server→client request cannot reach a 2026-07-28 caller: that era has no
+ * server→client requests (it asks with `input_required` results, which the gateway does not
+ * bridge yet).
+ */
+export function noServerRequests(method: string): string {
+  return `${method} is a server-to-client request of the 2025 era of MCP; the calling client speaks ${MODERN_PROTOCOL_VERSION}, which has none, and the gateway does not bridge it to an input_required round`;
+}
