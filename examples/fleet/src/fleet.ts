@@ -67,6 +67,8 @@ export interface Fleet {
   /** Each instance's own endpoint, by name. */
   readonly instances: ReadonlyMap<string, URL>;
   readonly postgresUrl: string;
+  /** The port the instances expect the balancer on (their allowed `Host`). */
+  readonly balancerPort: number;
   stop(): Promise<void>;
 }
 
@@ -95,13 +97,11 @@ export function missing(): string | undefined {
 /** Starts PostgreSQL, the instances and (by default) HAProxy; `stop()` ends them all. */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const children: ChildProcess[] = [];
-  const dir = await mkdtemp(join(tmpdir(), 'toolplane-fleet-example-'));
   const { stdout } = await run('bash', [postgresScript, 'start'], { timeout: 120_000 });
   const [postgresUrl = '', pgDir = ''] = stdout.trim().split('\n');
   const stop = async (): Promise<void> => {
     await Promise.all(children.map((child) => ended(child, 'SIGTERM')));
     await run('bash', [postgresScript, 'stop', pgDir]);
-    await rm(dir, { recursive: true, force: true });
   };
   try {
     const [balancerPort = 0, ...ports] = await freePorts(options.instances + 1);
@@ -138,23 +138,51 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     }
     let url = instances.get('gw1') ?? new URL('http://127.0.0.1/');
     if (options.balancer !== false) {
-      const file = join(dir, 'haproxy.cfg');
-      await writeFile(
-        file,
-        haproxyConfig(balancerPort, new Map(names.map((name, i) => [name, ports[i] ?? 0]))),
+      const balancer = await startBalancer(
+        balancerPort,
+        new Map(names.map((name, i) => [name, ports[i] ?? 0])),
       );
-      const haproxy = spawn('haproxy', ['-db', '-f', file], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      children.push(haproxy);
-      url = new URL(`http://127.0.0.1:${String(balancerPort)}/mcp`);
-      await healthy(url, names.length);
+      children.push(balancer.child);
+      url = balancer.url;
     }
-    return { url, instances, postgresUrl, stop };
+    return { url, instances, postgresUrl, balancerPort, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** A running HAProxy; see {@link startBalancer}. */
+export interface Balancer {
+  readonly url: URL;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts HAProxy on `port` with {@link haproxyConfig} for `servers` (name → port) and resolves
+ * once it has sent requests to each of them.
+ */
+export async function startBalancer(
+  port: number,
+  servers: ReadonlyMap<string, number>,
+): Promise<Balancer> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolplane-haproxy-'));
+  const file = join(dir, 'haproxy.cfg');
+  await writeFile(file, haproxyConfig(port, servers));
+  const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stop = async (): Promise<void> => {
+    await ended(child, 'SIGTERM');
+    await rm(dir, { recursive: true, force: true });
+  };
+  const url = new URL(`http://127.0.0.1:${String(port)}/mcp`);
+  try {
+    await healthy(url, servers.size);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, child, stop };
 }
 
 /** Resolves once `child` has printed `pattern` on stderr. */
@@ -219,7 +247,8 @@ async function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<void>
   await done;
 }
 
-async function freePorts(n: number): Promise<number[]> {
+/** `n` distinct free ports on 127.0.0.1. */
+export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: n },
