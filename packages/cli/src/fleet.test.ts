@@ -1,7 +1,7 @@
 // Three `toolplane serve --http` instances sharing one PostgreSQL store behind HAProxy, all
 // started here on 127.0.0.1: what a 2026-07-28 client, a 2025 client and an operator see.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Client,
@@ -12,6 +12,8 @@ import {
 import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from './config.js';
+import { instanceIdFor } from './fleet.js';
 import {
   fleetConfig,
   freePorts,
@@ -39,6 +41,37 @@ if (!inCi && !postgres) console.warn(POSTGRES_MISSING);
 describe.runIf(inCi && !(haproxy && postgres))('the fleet tests in CI', () => {
   it('find haproxy and the PostgreSQL server binaries', () => {
     expect.fail(haproxy ? POSTGRES_MISSING : HAPROXY_MISSING);
+  });
+});
+
+describe('instanceIdFor', () => {
+  it('takes TOOLPLANE_INSTANCE_ID, else the config, else <hostname>-<pid>', () => {
+    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: 'gw-1' }, 'cfg')).toBe('gw-1');
+    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: '' }, 'cfg')).toBe('cfg');
+    expect(instanceIdFor({}, undefined)).toBe(`${hostname()}-${String(process.pid)}`);
+  });
+
+  it('refuses an ID that would not fit a header or a log line, with invalid_argument', () => {
+    for (const bad of ['a b', 'x\ny', '__proto__"', 'é', 'a'.repeat(129)]) {
+      expect(() => instanceIdFor({ TOOLPLANE_INSTANCE_ID: bad }, undefined)).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
+      );
+    }
+  });
+
+  it('is checked in the config file too', () => {
+    const problem = (http: object): string => {
+      try {
+        parseConfig(JSON.stringify({ http }), { file: 'toolplane.config.json' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    expect(problem({ instanceId: 'gw 1' })).toMatch(/http\.instanceId/);
+    expect(problem({ drainMs: -1 })).toMatch(/http\.drainMs/);
+    expect(problem({ drainMs: 120_001 })).toMatch(/http\.drainMs/);
+    expect(problem({ instanceId: 'gw-1', drainMs: 0, allowedHosts: ['lb:443'] })).toBe('');
   });
 });
 
