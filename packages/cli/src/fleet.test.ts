@@ -327,11 +327,11 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
         const started = new Promise<string>((resolve) => (onInstance = resolve));
         const call = client
           .callTool(
-            { name: 'fx__slow', arguments: { ms: 1_500 } },
+            { name: 'fx__slow', arguments: { ms: 1_000 } },
             {
               // The SDK client leaves a request whose SSE answer broke off pending until its
               // timeout (typescript-sdk issue 2739): a short one makes the failure prompt.
-              timeout: 6_000,
+              timeout: 4_000,
               onprogress: () => {
                 onInstance(seen[before] ?? '');
               },
