@@ -150,6 +150,13 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     DEFAULT_HEADERS_TIMEOUT_MS,
     'headersTimeoutMs',
   );
+  const drainMs = options.drainMs ?? 0;
+  if (!Number.isInteger(drainMs) || drainMs < 0) {
+    throw new ToolError(
+      'invalid_config',
+      `drainMs must be a non-negative integer, got ${String(drainMs)}`,
+    );
+  }
   const access = new AccessPolicy(options);
   const hub = new GatewayHub(toolkit, options);
   await hub.negotiated;
@@ -433,13 +440,6 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     },
   );
   http.maxConnections = maxConnections;
-  const drainMs = options.drainMs ?? 0;
-  if (!Number.isInteger(drainMs) || drainMs < 0) {
-    throw new ToolError(
-      'invalid_config',
-      `drainMs must be a non-negative integer, got ${String(drainMs)}`,
-    );
-  }
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error): void => {
