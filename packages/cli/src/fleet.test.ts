@@ -275,6 +275,33 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   });
 
+  it('tells a 2025 session on one instance of a prompt written through another', async () => {
+    const session = await connect(instance('a').url, 'legacy');
+    const writer = await createPostgresStore({ connectionString: pg?.url ?? '' });
+    try {
+      const heard = new Promise<void>((resolve) => {
+        session.setNotificationHandler('notifications/prompts/list_changed', () => {
+          resolve();
+        });
+      });
+      // Unsolicited notifications ride the session's GET stream, which the client opens on its
+      // own time after initialize: a write before it is open is told to no one, so write until
+      // one is heard (bounded).
+      const state = { told: false };
+      void heard.then(() => (state.told = true));
+      for (let i = 0; i < 10 && !state.told; i++) {
+        await writer.putPrompt({ name: 'to-sessions', template: `v${String(i)}` });
+        await Promise.race([heard, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      }
+      expect(state.told).toBe(true);
+      const { prompts } = await session.listPrompts();
+      expect(prompts.map((p) => p.name)).toContain('user__to-sessions');
+    } finally {
+      await writer.close();
+      await session.close();
+    }
+  });
+
   it('keeps a 2025 session on its instance; once that dies, 404 and a new session works', async () => {
     const url = balancer?.url ?? new URL('x:');
     const seen: string[] = [];
