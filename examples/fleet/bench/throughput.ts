@@ -50,23 +50,31 @@ async function clients(url: URL, n: number): Promise<Client[]> {
 const call = (client: Client, i: number) =>
   client.callTool({ name: 'builtin__json_format', arguments: { json: `[${String(i)}]` } });
 
-/** Calls per second of `CALLS` calls, `CONCURRENCY` at a time, over a few clients. */
-async function throughput(url: URL): Promise<number> {
+/**
+ * Calls per second of `CALLS` calls, `CONCURRENCY` at a time, over a few clients, and the share
+ * of one core the clients themselves used (near 1 means the clients, not the fleet, set the pace).
+ */
+async function throughput(url: URL): Promise<{ rate: number; clientCpu: number }> {
   const pool = await clients(url, 4);
   try {
     await Promise.all(Array.from({ length: 64 }, (_, i) => call(pool[i % 4] as Client, i)));
     const rates: number[] = [];
+    const cpu: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       let next = 0;
       const started = performance.now();
+      const usage = process.cpuUsage();
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async (_, worker) => {
           while (next < CALLS) await call(pool[worker % 4] as Client, next++);
         }),
       );
-      rates.push(CALLS / ((performance.now() - started) / 1000));
+      const seconds = (performance.now() - started) / 1000;
+      const used = process.cpuUsage(usage);
+      rates.push(CALLS / seconds);
+      cpu.push((used.user + used.system) / 1e6 / seconds);
     }
-    return median(rates);
+    return { rate: median(rates), clientCpu: median(cpu) };
   } finally {
     await Promise.all(pool.map((client) => client.close()));
   }
@@ -94,9 +102,9 @@ const names = [...fleet.instances.keys()];
 const ports = new Map(names.map((name) => [name, Number(fleet.instances.get(name)?.port)]));
 try {
   const direct = fleet.instances.get('gw1') ?? fleet.url;
-  const floor = await throughput(direct);
+  const { rate: floor, clientCpu } = await throughput(direct);
   console.log(
-    `one instance, no balancer: ${floor.toFixed(0)} calls/s at ${String(CONCURRENCY)} concurrent (the floor, 1.00)`,
+    `one instance, no balancer: ${floor.toFixed(0)} calls/s at ${String(CONCURRENCY)} concurrent (the floor, 1.00); clients used ${clientCpu.toFixed(2)} of a core`,
   );
   const hop: { direct: number; balanced: number } = { direct: await perCall(direct), balanced: 0 };
   for (const n of [1, 2, 3]) {
@@ -104,9 +112,9 @@ try {
     // The port the instances accept as Host; one balancer at a time.
     const balancer = await startBalancer(fleet.balancerPort, servers);
     try {
-      const rate = await throughput(balancer.url);
+      const { rate, clientCpu: used } = await throughput(balancer.url);
       console.log(
-        `${String(n)} instance(s) behind HAProxy: ${rate.toFixed(0)} calls/s, ${(rate / floor).toFixed(2)}× the floor, ${(rate / floor / n).toFixed(2)} per instance`,
+        `${String(n)} instance(s) behind HAProxy: ${rate.toFixed(0)} calls/s, ${(rate / floor).toFixed(2)}× the floor, ${(rate / floor / n).toFixed(2)} per instance; clients used ${used.toFixed(2)} of a core`,
       );
       if (n === 1) hop.balanced = await perCall(balancer.url);
     } finally {
