@@ -302,6 +302,48 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   });
 
+  it('refuses with -32602 an input_required retry that lands on another instance', async () => {
+    const post = async (url: URL, params: object): Promise<unknown> => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'fx__elicit',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+      });
+      const text = await response.text();
+      return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'));
+    };
+    const params = {
+      name: 'fx__elicit',
+      arguments: { message: 'sure?' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      },
+    };
+    const first = (await post(instance('a').url, params)) as {
+      result: { resultType: string; inputRequests: object; requestState: string };
+    };
+    expect(first.result.resultType).toBe('input_required');
+    const [key = ''] = Object.keys(first.result.inputRequests);
+    const retry = {
+      ...params,
+      requestState: first.result.requestState,
+      inputResponses: { [key]: { action: 'decline' } },
+    };
+    // The upstream call waits in instance a; b holds neither the flow nor a's key.
+    expect(await post(instance('b').url, retry)).toMatchObject({ error: { code: -32602 } });
+    expect(await post(instance('a').url, retry)).toMatchObject({
+      result: { content: [{ type: 'text', text: expect.stringContaining('decline') }] },
+    });
+  });
+
   it('keeps a 2025 session on its instance; once that dies, 404 and a new session works', async () => {
     const url = balancer?.url ?? new URL('x:');
     const seen: string[] = [];
