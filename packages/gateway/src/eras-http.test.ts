@@ -8,9 +8,11 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
+import { GatewayHub } from './gateway-hub.js';
+import { ERROR_META_KEY } from './call-results.js';
 import { serveHttp, type HttpGateway } from './http.js';
 import { cancelMidCall } from './testing/slow-calls.js';
 
@@ -28,6 +30,14 @@ beforeAll(async () => {
         description: 'Answers with a list as structured content, as 2026-07-28 allows.',
         input: z.object({}),
         run: () => mcpToolResult({ content: [], structuredContent: ['one', 'two'] }),
+      }),
+      defineTool({
+        name: 'broken',
+        description: 'Always fails.',
+        input: z.object({}),
+        run: () => {
+          throw new Error('broken on purpose');
+        },
       }),
       defineTool({
         name: 'ask',
@@ -140,15 +150,18 @@ describe('serveHttp, both eras on one endpoint', () => {
       expect(listed.structuredContent).toEqual(['one', 'two']);
       const legacyListed = await legacy.callTool({ name: 'builtin__listed', arguments: {} });
       expect(legacyListed).not.toHaveProperty('structuredContent');
-      const failed = await modern
-        .callTool({ name: 'fx__fail', arguments: {} })
-        .catch((error: unknown) => error);
-      // Either the upstream's own error result or, for a tool the fixture lacks, -32602.
-      expect(failed).toSatisfy(
-        (value) =>
-          (value as { isError?: boolean }).isError === true ||
-          (value as { code?: number }).code === -32602,
-      );
+      const failed = await modern.callTool({ name: 'builtin__broken', arguments: {} });
+      expect(failed.isError).toBe(true);
+      expect(failed._meta?.[ERROR_META_KEY]).toMatchObject({ toolId: 'builtin:broken' });
+      const prompt = await modern.getPrompt({ name: 'fx__echo', arguments: { text: 'hi' } });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Repeat after me: hi' });
+      const readme = await modern.readResource({ uri: 'fixture://readme' });
+      expect(readme.contents[0]).toMatchObject({ uri: 'fixture://readme', text: '# Fixture\n' });
+      const completion = await modern.complete({
+        ref: { type: 'ref/prompt', name: 'fx__echo' },
+        argument: { name: 'text', value: 'h' },
+      });
+      expect(Array.isArray(completion.completion.values)).toBe(true);
       const prompts = await modern.listPrompts();
       const resources = await modern.listResources();
       expect(prompts.prompts).toEqual((await legacy.listPrompts()).prompts);
@@ -179,18 +192,38 @@ describe('serveHttp, both eras on one endpoint', () => {
     }
   });
 
-  it('refuses a 2025-era server request to a 2026 caller with an error naming the era', async () => {
-    const modern = await connect('modern');
+  it('asks a 2026 caller for a builtin’s elicitation in an input_required round', async () => {
+    const bare = await connect('modern');
+    const asking = new Client(
+      { name: 'era-asking', version: '0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    asking.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { name: 'Grace' },
+    }));
+    await asking.connect(
+      new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: auth } }),
+    );
     const legacy = await connect('legacy');
     try {
-      const refused = await modern.callTool({ name: 'builtin__ask', arguments: {} });
+      const answered = await asking.callTool({ name: 'builtin__ask', arguments: {} });
+      expect(answered.structuredContent).toMatchObject({
+        answer: { action: 'accept', content: { name: 'Grace' } },
+      });
+      // A 2026 client that declared no elicitation is not asked.
+      const refused = await bare.callTool({ name: 'builtin__ask', arguments: {} });
       expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content)).toContain('2026-07-28');
-      const answered = await legacy.callTool({ name: 'builtin__ask', arguments: {} });
-      expect(answered.structuredContent).toMatchObject({ answer: { action: 'accept' } });
+      expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({
+        message: expect.stringContaining('does not support form elicitation'),
+      });
+      const legacyAnswer = await legacy.callTool({ name: 'builtin__ask', arguments: {} });
+      expect(legacyAnswer.structuredContent).toMatchObject({ answer: { action: 'accept' } });
     } finally {
-      await modern.close();
-      await legacy.close();
+      await Promise.all([bare.close(), asking.close(), legacy.close()]);
     }
   });
 
@@ -208,6 +241,15 @@ describe('serveHttp, both eras on one endpoint', () => {
     expect(status).toBe(404);
     expect(json).toMatchObject({ id: 1, error: { code: -32601 } });
     expect((json as { error: { message: string } }).error.message).toMatch(/2025 era.*2026-07-28/);
+  });
+
+  it('gives a 2026 client cache hints on lists', async () => {
+    const { json } = await post(
+      { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/list' },
+    );
+    expect(json).toMatchObject({ id: 5, result: { ttlMs: 60_000, cacheScope: 'private' } });
+    expect((json as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
   });
 
   it('answers an unsupported version with -32022 and the supported list', async () => {
@@ -441,6 +483,38 @@ describe('serveHttp, input_required rounds for a 2026 client', () => {
       ).toMatchObject({ error: { code: -32602 } });
     } finally {
       await brief.close();
+    }
+  });
+});
+
+describe('serveHttp, what a 2026 request leaves behind', () => {
+  it('detaches every per-request server from the hub, listen streams and refusals included', async () => {
+    const toolkit = createToolkit();
+    const served = await runToolkit(toolkit);
+    const http = await serveHttp(served.toolkit, { port: 0 });
+    const attach = vi.spyOn(GatewayHub.prototype, 'attach');
+    const detach = vi.spyOn(GatewayHub.prototype, 'detach');
+    try {
+      const client = new Client(
+        { name: 'era-leak', version: '0' },
+        { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(http.url));
+      // The client caches the list (ttlMs): one tools/list reaches the gateway.
+      for (let i = 0; i < 5; i++) await client.listTools();
+      await client.callTool({ name: 'nothing', arguments: {} }).catch(() => undefined);
+      const subscription = await client.listen({ toolsListChanged: true });
+      await subscription.close();
+      await client.close();
+      await vi.waitFor(() => {
+        expect(attach.mock.calls.length).toBeGreaterThanOrEqual(3);
+        expect(detach.mock.calls.length).toBe(attach.mock.calls.length);
+      });
+    } finally {
+      attach.mockRestore();
+      detach.mockRestore();
+      await http.close();
+      await served.stop();
     }
   });
 });

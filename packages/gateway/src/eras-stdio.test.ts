@@ -52,6 +52,33 @@ describe('serveStdio, a 2026-07-28 connection', () => {
   });
 });
 
+describe('serveStdio, input_required rounds', () => {
+  it('bridges an upstream elicitation into a round the 2026 stdio client answers', async () => {
+    const { command, args } = gatewayCommand(upstreams);
+    const client = new Client(
+      { name: 'era-stdio-rounds', version: '0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    client.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { answer: 'stdio' },
+    }));
+    await client.connect(new StdioClientTransport({ command, args, stderr: 'inherit' }));
+    try {
+      const result = await client.callTool({ name: 'fx__elicit', arguments: { message: 'hi?' } });
+      const text = result.content
+        .map((block) => (block.type === 'text' ? block.text : ''))
+        .join('');
+      expect(JSON.parse(text)).toEqual({ action: 'accept', content: { answer: 'stdio' } });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('serveStdio, the opening exchange', () => {
   it('pins a connection that opens with server/discover to 2026-07-28 and names the era of a 2025-only method', async () => {
     const { command, args } = gatewayCommand([]);

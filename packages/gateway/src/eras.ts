@@ -1,10 +1,11 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era logging, bridged into 2026's _meta logLevel */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { LoggingLevel } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 
 /** The era a session speaks: `legacy` for MCP 2025-11-25 and before, `modern` for 2026-07-28. */
 export type Era = 'legacy' | 'modern';
@@ -59,6 +60,13 @@ export function claimsModernEra(header: string | string[] | undefined, body: unk
     const meta = (params as { _meta?: unknown })._meta;
     return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
   });
+}
+
+/** The client capabilities a 2026-07-28 request declared in its `_meta` envelope, if any. */
+export function envelopeCapabilities(envelope: unknown): ClientCapabilities | undefined {
+  if (typeof envelope !== 'object' || envelope === null) return undefined;
+  const capabilities = (envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY];
+  return typeof capabilities === 'object' && capabilities !== null ? capabilities : undefined;
 }
 
 /** The log level a 2026-07-28 request asked for in its `_meta` envelope, if any. */

@@ -6,6 +6,7 @@ import {
   type Resource as McpResource,
   type Server as SdkServer,
   type ServerNotification,
+  type ServerOptions,
 } from '@modelcontextprotocol/server';
 import {
   BUILTIN_NAMESPACE,
@@ -84,6 +85,13 @@ export interface GatewayOptions extends NamingOptions {
    * only when their rounds can reach any of them (they cannot yet: a flow lives in one process).
    */
   readonly requestStateKey?: string | Uint8Array;
+  /**
+   * How long a 2026-07-28 client may keep a list (`tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list`) before asking again: its `ttlMs` cache hint (default 60 s,
+   * private to the client). A change within that time still reaches clients that listen
+   * (`subscriptions/listen`), which drop what they cached; `0` asks them not to cache.
+   */
+  readonly listTtlMs?: number;
   /** How long a 2026 client has to answer an `input_required` round (default 10 minutes). */
   readonly inputRoundTtlMs?: number;
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
@@ -94,6 +102,18 @@ export interface GatewayOptions extends NamingOptions {
 export { ERROR_META_KEY } from './call-results.js';
 
 const DEFAULT_PAGE_SIZE = 500;
+const DEFAULT_LIST_TTL_MS = 60_000;
+
+/** The same cache hint for every list a 2026 client may cache. */
+function listCacheHints(ttlMs: number): ServerOptions['cacheHints'] {
+  const hint = { ttlMs, cacheScope: 'private' as const };
+  return {
+    'tools/list': hint,
+    'prompts/list': hint,
+    'resources/list': hint,
+    'resources/templates/list': hint,
+  };
+}
 const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: VERSION };
 
 export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
@@ -154,6 +174,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     supportedProtocolVersions: [...GATEWAY_PROTOCOL_VERSIONS],
+    // 2026-07-28 only: the SDK never puts cache fields on a 2025 answer.
+    cacheHints: listCacheHints(options.listTtlMs ?? DEFAULT_LIST_TTL_MS),
   });
   const session = hub.attach(server, era);
   if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
@@ -229,6 +251,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
                 : Promise.resolve(),
           },
           era,
+          flow,
         );
         const result = await toolkit.callTool(item.id, input, {
           signal: flow?.signal ?? extra.mcpReq.signal,

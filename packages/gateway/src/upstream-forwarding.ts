@@ -1,7 +1,11 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
    initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import { randomUUID } from 'node:crypto';
-import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core';
+import {
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ElicitResultSchema,
+} from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
   ToolError,
@@ -12,7 +16,7 @@ import {
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
 import type { McpServerInstance } from './server.js';
 import type { CallExtra } from './session-state.js';
-import { noServerRequests, type Era } from './eras.js';
+import { envelopeCapabilities, noServerRequests, type Era } from './eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
@@ -87,7 +91,7 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
     if (call.era === 'modern' && call.requestInput === undefined) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
     }
-    const capabilities = call.server.getClientCapabilities();
+    const capabilities = clientCapabilities(call.server, call.extra, call.era);
     const supported =
       request.method === 'sampling/createMessage'
         ? capabilities?.sampling !== undefined
@@ -122,6 +126,16 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
 };
 
 /**
+ * What the client that made a call declared it can do: in a 2026-07-28 request's `_meta`
+ * envelope (a stdio connection pinned to 2026 has no initialize-scoped capabilities), else at
+ * `initialize`.
+ */
+function clientCapabilities(server: McpServerInstance, extra: CallExtra, era: Era) {
+  const declared = era === 'modern' ? envelopeCapabilities(extra.mcpReq.envelope) : undefined;
+  return declared ?? server.getClientCapabilities();
+}
+
+/**
  * The {@link Session} of a session's tool call: who called, and requests to that client on the
  * call's own response stream, cancelled with the call.
  */
@@ -130,8 +144,26 @@ export function callerSession(
   extra: CallExtra,
   parts: Pick<Session, 'log'>,
   era: Era = 'legacy',
+  flow?: {
+    readonly signal: AbortSignal;
+    readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
+  },
 ): Partial<Session> {
-  const capabilities = server.getClientCapabilities();
+  const capabilities = clientCapabilities(server, extra, era);
+  // A 2026 call outlives the request that started it: its flow's signal cancels it.
+  const callSignal = flow?.signal ?? extra.mcpReq.signal;
+  /** Asks a 2026 caller in an input_required round; its answer must be the result asked for. */
+  const round = async <T>(
+    request: UpstreamRequest,
+    schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  ): Promise<T> => {
+    if (flow === undefined) throw eraRefusal(request.method);
+    const parsed = schema.safeParse(await flow.requestInput(request));
+    if (!parsed.success) {
+      throw new ToolError('execution', `the client's answer to ${request.method} is malformed`);
+    }
+    return parsed.data;
+  };
   // Cancelled with the call, and by the builtin's own signal when it gives one.
   const ask = async <T>(
     method: string,
@@ -139,9 +171,7 @@ export function callerSession(
     send: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> => {
     const signal =
-      options?.signal === undefined
-        ? extra.mcpReq.signal
-        : AbortSignal.any([extra.mcpReq.signal, options.signal]);
+      options?.signal === undefined ? callSignal : AbortSignal.any([callSignal, options.signal]);
     try {
       return await send(signal);
     } catch (error) {
@@ -162,7 +192,6 @@ export function callerSession(
     capabilities,
     log: parts.log,
     elicit: (params, options) => {
-      if (era === 'modern') return Promise.reject(eraRefusal('elicitation/create'));
       const elicitation = capabilities?.elicitation;
       const mode = params.mode ?? 'form';
       const supported =
@@ -171,11 +200,14 @@ export function callerSession(
           ? elicitation.url !== undefined
           : elicitation.form !== undefined || elicitation.url === undefined);
       if (!supported) return Promise.reject(notSupported(`${mode} elicitation`));
+      if (era === 'modern' && flow === undefined) {
+        return Promise.reject(eraRefusal('elicitation/create'));
+      }
       return ask('elicitation/create', options, async (signal) => {
-        const answer = await extra.mcpReq.send(
-          { method: 'elicitation/create', params },
-          { signal },
-        );
+        const answer =
+          era === 'modern'
+            ? await round({ method: 'elicitation/create', params }, ElicitResultSchema)
+            : await extra.mcpReq.send({ method: 'elicitation/create', params }, { signal });
         if (answer.action === 'accept' && 'requestedSchema' in params) {
           checkElicited(params.requestedSchema, answer.content ?? {});
         }
@@ -183,15 +215,22 @@ export function callerSession(
       });
     },
     createMessage: (params, options) => {
-      if (era === 'modern') return Promise.reject(eraRefusal('sampling/createMessage'));
       const sampling = capabilities?.sampling;
       const withTools = params.tools !== undefined || params.toolChoice !== undefined;
       if (sampling === undefined) return Promise.reject(notSupported('sampling'));
       if (withTools && sampling.tools === undefined) {
         return Promise.reject(notSupported('sampling with tools'));
       }
+      if (era === 'modern' && flow === undefined) {
+        return Promise.reject(eraRefusal('sampling/createMessage'));
+      }
       return ask('sampling/createMessage', options, (signal) =>
-        extra.mcpReq.send({ method: 'sampling/createMessage', params }, { signal }),
+        era === 'modern'
+          ? round(
+              { method: 'sampling/createMessage', params },
+              withTools ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema,
+            )
+          : extra.mcpReq.send({ method: 'sampling/createMessage', params }, { signal }),
       );
     },
   };
