@@ -233,7 +233,8 @@ async function healthy(url: URL, count: number): Promise<void> {
   try {
     while (seen.size < count) {
       if (Date.now() > deadline) throw new Error(`HAProxy reached ${String(seen.size)} instances`);
-      await client.listTools();
+      // A call, not tools/list: a 2026 client caches lists (their ttlMs).
+      await client.callTool({ name: 'builtin__json_format', arguments: { json: '1' } });
     }
   } finally {
     await client.close();

@@ -153,7 +153,8 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
       const deadline = Date.now() + 15_000;
       while (!seen.includes(name)) {
         if (Date.now() > deadline) throw new Error(`the balancer never routed to ${name}`);
-        await client.listTools();
+        // A call, not tools/list: a 2026 client caches lists (their ttlMs).
+        await echo(client, 'probe');
       }
     } finally {
       await client.close();
