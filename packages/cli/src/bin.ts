@@ -11,20 +11,27 @@ const STOP_DEADLINE_MS = 5_000;
 // deadline, after which the CLI exits as the signal would have ended it.
 const controller = new AbortController();
 let firstSignalAt = 0;
+// `serve --http` drains calls in flight first, and says for how long.
+let deadlineMs = STOP_DEADLINE_MS;
 const onSignal = (signal: NodeJS.Signals): void => {
   const code = signal === 'SIGINT' ? 130 : 143;
   if (!controller.signal.aborted) {
     firstSignalAt = Date.now();
     controller.abort();
     setTimeout(() => {
-      process.stderr.write(`not stopped after ${STOP_DEADLINE_MS / 1000} s; exiting\n`);
+      process.stderr.write(`not stopped after ${deadlineMs / 1000} s; exiting\n`);
       process.exit(code);
-    }, STOP_DEADLINE_MS).unref();
+    }, deadlineMs).unref();
   } else if (Date.now() - firstSignalAt > 500) process.exit(code);
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-process.exitCode = await runCli(process.argv.slice(2), { signal: controller.signal });
+process.exitCode = await runCli(process.argv.slice(2), {
+  signal: controller.signal,
+  onStopTime: (ms) => {
+    deadlineMs = ms + STOP_DEADLINE_MS;
+  },
+});
 // Nothing is left to do; a handle a dependency forgot must not keep the process alive.
 process.exit();

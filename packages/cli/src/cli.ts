@@ -23,6 +23,11 @@ export interface RunCliOptions {
   readonly signal?: AbortSignal;
   /** How to start this CLI again, for the `mcpServers` snippet `serve` prints. */
   readonly self?: readonly string[];
+  /**
+   * Told how long the command may take to stop cleanly once `signal` aborts (`serve --http`
+   * drains calls in flight), for a host that ends the process after a deadline of its own.
+   */
+  readonly onStopTime?: (ms: number) => void;
 }
 
 interface Context {
@@ -33,6 +38,7 @@ interface Context {
   readonly self: readonly string[];
   /** Touched only when `@-` asks for it: opening the process's stdin has side effects. */
   readonly stdin: () => AsyncIterable<string | Uint8Array>;
+  readonly stopTime: (ms: number) => void;
 }
 
 interface GlobalOptions {
@@ -64,6 +70,7 @@ export async function runCli(
     signal: options.signal ?? new AbortController().signal,
     self: options.self ?? [process.execPath, ...process.execArgv, process.argv[1] ?? 'toolplane'],
     stdin: () => options.stdin ?? process.stdin,
+    stopTime: options.onStopTime ?? (() => undefined),
   };
   let code = 0;
   const program = buildProgram(context, (c) => {

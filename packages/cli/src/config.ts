@@ -115,12 +115,17 @@ export interface CliConfig {
     readonly path: string;
     readonly token?: string;
     readonly allowedOrigins?: readonly string[];
+    /** `Host` names accepted besides the bound host (a load balancer's public name). */
+    readonly allowedHosts?: readonly string[];
     readonly stateless?: boolean;
     /** Bounds of the HTTP server; see `serveHttp`'s options of the same names. */
     readonly maxSessions?: number;
     readonly sessionIdleMs?: number;
     readonly maxConnections?: number;
     readonly headersTimeoutMs?: number;
+    /** This process's name behind a load balancer, and the drain bound; see `fleet.ts`. */
+    readonly instanceId?: string;
+    readonly drainMs?: number;
   };
   /** OAuth 2.1 for the HTTP gateway, when the file has an `auth` section. */
   readonly auth?: AuthConfig;
@@ -190,11 +195,17 @@ const httpSchema = z.strictObject({
   path: z.string().startsWith('/', 'must start with "/"').optional(),
   token: z.string().min(16, 'must be at least 16 characters').optional(),
   allowedOrigins: stringList.optional(),
+  allowedHosts: stringList.optional(),
   stateless: z.boolean().optional(),
   maxSessions: z.number().int().min(1).optional(),
   sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
   maxConnections: z.number().int().min(1).optional(),
   headersTimeoutMs: z.number().int().min(100).optional(),
+  instanceId: z
+    .string()
+    .regex(/^[\w.:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 _ . : -')
+    .optional(),
+  drainMs: z.number().int().min(0).max(120_000, 'must be at most 120000 (two minutes)').optional(),
 });
 
 const scopeGrantSchema = z.strictObject({
@@ -441,11 +452,14 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       path: http.path ?? '/mcp',
       ...(http.token === undefined ? {} : { token: http.token }),
       ...(http.allowedOrigins === undefined ? {} : { allowedOrigins: http.allowedOrigins }),
+      ...(http.allowedHosts === undefined ? {} : { allowedHosts: http.allowedHosts }),
       ...(http.stateless === undefined ? {} : { stateless: http.stateless }),
       maxSessions: http.maxSessions,
       sessionIdleMs: http.sessionIdleMs,
       maxConnections: http.maxConnections,
       headersTimeoutMs: http.headersTimeoutMs,
+      ...(http.instanceId === undefined ? {} : { instanceId: http.instanceId }),
+      ...(http.drainMs === undefined ? {} : { drainMs: http.drainMs }),
     },
     ...(data.auth === undefined ? {} : { auth: data.auth }),
     secrets,

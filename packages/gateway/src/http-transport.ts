@@ -325,8 +325,10 @@ export function writeError(
   code: number,
   message: string,
   id: RequestId | null = null,
+  meta?: Readonly<Record<string, unknown>>,
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
+  const error = meta === undefined ? { code, message } : { code, message, data: { _meta: meta } };
+  const body = JSON.stringify({ jsonrpc: '2.0', error, id });
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -24,6 +24,7 @@ import {
 } from './http-request.js';
 import { SessionTable, type HttpSession } from './http-sessions.js';
 import { HttpServerTransport, writeError } from './http-transport.js';
+import { InFlight } from './http-drain.js';
 import { toWebRequest, writeWebResponse } from './http-fetch.js';
 import { claimsModernEra } from './eras.js';
 import { GatewayHub } from './gateway-hub.js';
@@ -78,7 +79,28 @@ export interface ServeHttpOptions extends GatewayOptions {
   readonly maxBodyBytes?: number;
   /** Close the toolkit too when the gateway closes (default `false`: the toolkit is the caller's). */
   readonly closeToolkit?: boolean;
+  /**
+   * Names this process among several behind one load balancer: sent as the `Toolplane-Instance`
+   * header of every answer and under {@link INSTANCE_META_KEY} in the `_meta` of the JSON-RPC
+   * errors the HTTP layer writes (default: none of either).
+   */
+  readonly instanceId?: string;
+  /**
+   * Whether this process can serve (e.g. its store answers), asked by each `GET /healthz`: a
+   * `false`, a throw or no answer within 2 s makes it HTTP 503 `{"status":"unavailable"}`, so a
+   * load balancer's check takes the instance out (default: always ready).
+   */
+  readonly ready?: (options: { signal: AbortSignal }) => Promise<boolean>;
+  /**
+   * How long {@link HttpGateway.close} lets requests in flight finish, in milliseconds, after it
+   * has stopped listening (default 0: they are cut at once). Meanwhile `/healthz` answers 503
+   * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.
+   */
+  readonly drainMs?: number;
 }
+
+/** The `_meta` key of the instance ID in errors (see {@link ServeHttpOptions.instanceId}). */
+export const INSTANCE_META_KEY = 'io.toolplane/instance';
 
 /** A gateway serving Streamable HTTP; see {@link serveHttp}. */
 export interface HttpGateway extends ServedGateway {
@@ -96,6 +118,8 @@ const DEFAULT_MAX_CONNECTIONS = 1_024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 // A request whose body never arrives in full is dropped rather than held open.
 const REQUEST_TIMEOUT_MS = 60_000;
+// A readiness check slower than this counts as not ready.
+const READY_TIMEOUT_MS = 2_000;
 
 /**
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and
@@ -135,6 +159,13 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     DEFAULT_HEADERS_TIMEOUT_MS,
     'headersTimeoutMs',
   );
+  const drainMs = options.drainMs ?? 0;
+  if (!Number.isInteger(drainMs) || drainMs < 0) {
+    throw new ToolError(
+      'invalid_config',
+      `drainMs must be a non-negative integer, got ${String(drainMs)}`,
+    );
+  }
   const access = new AccessPolicy(options);
   // OAuth (auth/): exclusive with the static token.
   if (options.auth !== undefined && options.token !== undefined) {
@@ -162,6 +193,21 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
   });
   let modernInFlight = 0;
+  // Requests being answered (GET streams aside, which never end by themselves), for the drain.
+  const inFlight = new InFlight();
+  let draining = false;
+  const instanceId = options.instanceId;
+  const errorMeta = instanceId === undefined ? undefined : { [INSTANCE_META_KEY]: instanceId };
+
+  /** Whether the caller's readiness check passes, within its bound. */
+  const isReady = async (): Promise<boolean> => {
+    if (options.ready === undefined) return true;
+    try {
+      return await options.ready({ signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
+    } catch {
+      return false;
+    }
+  };
 
   /** Serves a 2026-07-28 request: one server for it alone, as many at once as sessions. */
   const serveModern = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
@@ -269,18 +315,42 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       // Open to health checkers, but only the token unlocks what the upstreams are and say.
       access.checkHostAndOrigin(req);
       const connectors = toolkit.connectors();
-      const status = connectors.every((c) => c.state === 'connected') ? 'ok' : 'degraded';
+      // Draining or unable to serve: 503, so that a load balancer sends nothing more here.
+      const status = draining
+        ? 'draining'
+        : !(await isReady())
+          ? 'unavailable'
+          : connectors.every((c) => c.state === 'connected')
+            ? 'ok'
+            : 'degraded';
+      const serving = status === 'ok' || status === 'degraded';
+      if (!serving) res.shouldKeepAlive = false;
       writeJson(
         res,
-        200,
+        serving ? 200 : 503,
         access.hasToken && access.isAuthorized(req)
-          ? { status, sessions: sessions.size, connectors }
+          ? {
+              status,
+              ...(instanceId === undefined ? {} : { instance: instanceId }),
+              sessions: sessions.size,
+              connectors,
+            }
           : { status },
       );
       return;
     }
     if (oauth?.serveMetadata(req, res, pathname) === true) return; // OAuth (auth/)
     access.check(req);
+    if (draining) {
+      // A request on a connection kept alive past the listener's close: another instance
+      // serves it (a balancer may retry a 503 elsewhere, as nothing was done here).
+      res.shouldKeepAlive = false;
+      throw new HttpError(
+        503,
+        ProtocolErrorCode.InternalError,
+        'this gateway instance is shutting down; retry',
+      );
+    }
     if (oauth !== undefined) await oauth.authenticate(req, res); // OAuth (auth/)
     if (pathname !== path)
       throw new HttpError(
@@ -302,6 +372,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (req.method === 'POST') {
       checkPostHeaders(req);
       const body = await readJson(req, maxBody);
+      // A subscriptions/listen stream lasts until closed: the drain does not wait for it.
+      if ((body as { method?: unknown } | null)?.method === 'subscriptions/listen')
+        inFlight.untrack(res);
       // A 2026-07-28 request carries its version in _meta (and the headers); anything else is
       // the 2025 era's, served in sessions as before.
       if (
@@ -356,6 +429,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       connectionsCheckingInterval: Math.min(1_000, headersTimeout),
     },
     (req, res) => {
+      if (instanceId !== undefined) res.setHeader('toolplane-instance', instanceId);
+      // A GET is a stream (or a health check): the drain waits for answers, not streams.
+      if (req.method !== 'GET') inFlight.track(res);
       handle(req, res).catch((error: unknown) => {
         if (res.headersSent) {
           res.end();
@@ -368,13 +444,15 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           if (error.status === 503) res.setHeader('retry-after', '1');
           // A caller refused for who it is gets no reading of its body: the connection ends.
           if (error.status === 401 || error.status === 403) res.shouldKeepAlive = false;
-          writeError(res, error.status, error.rpcCode, error.message, error.id);
+          writeError(res, error.status, error.rpcCode, error.message, error.id, errorMeta);
         } else {
           writeError(
             res,
             500,
             ProtocolErrorCode.InternalError,
             error instanceof Error ? error.message : String(error),
+            null,
+            errorMeta,
           );
         }
         // A body we refused to read is drained off the socket so the answer still arrives.
@@ -408,11 +486,14 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
+      draining = true;
       const stopped = new Promise<void>((resolve) =>
         http.close(() => {
           resolve();
         }),
       );
+      // Answers in flight finish (up to the bound) before sessions and upstreams close.
+      await inFlight.settled(drainMs);
       stopListening();
       await modern.close();
       await sessions.close();

@@ -1,4 +1,4 @@
-export { serveHttp } from './http.js';
+export { INSTANCE_META_KEY, serveHttp } from './http.js';
 export type { AuthRefusal, AuthTool, GatewayAuth, GatewayCaller } from './auth/gateway-auth.js';
 export type { HttpGateway, ServeHttpOptions } from './http.js';
 export {

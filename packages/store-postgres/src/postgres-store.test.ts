@@ -491,6 +491,23 @@ describe.skipIf(!available)('createPostgresStore', () => {
     });
   });
 
+  describe('ping', () => {
+    it('resolves while the server answers, and fails with store_error once the store is closed', async () => {
+      schema = freshSchema();
+      const store = await open();
+      await expect(store.ping()).resolves.toBeUndefined();
+      await expect(store.ping({ signal: AbortSignal.timeout(5_000) })).resolves.toBeUndefined();
+      await store.close();
+      expect(await rejectionCodeOf(store.ping())).toBe('store_error');
+    });
+
+    it('fails with cancelled when its signal has aborted', async () => {
+      schema = freshSchema();
+      const store = await open();
+      expect(await rejectionCodeOf(store.ping({ signal: AbortSignal.abort() }))).toBe('cancelled');
+    });
+  });
+
   describe('close', () => {
     it('ends its listener connection and leaves a borrowed pool open', async () => {
       schema = freshSchema();

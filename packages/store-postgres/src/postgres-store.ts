@@ -66,6 +66,14 @@ export interface PostgresStore extends Store {
   readonly instanceId: string;
   /** The schema holding the tables. */
   readonly schema: string;
+  /**
+   * Resolves once the server has answered a trivial query: what a load balancer's readiness
+   * check asks of a gateway instance.
+   *
+   * @throws {ToolError} `store_error` when the server cannot be reached or the store is closed;
+   * `cancelled` when `signal` aborts.
+   */
+  ping(options?: StoreCallOptions): Promise<void>;
 }
 
 /** Default schema of {@link createPostgresStore}. */
@@ -251,6 +259,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const store: PostgresStore = {
     instanceId,
     schema,
+    async ping(options?: StoreCallOptions) {
+      await query('check the connection', { text: 'SELECT 1' }, options?.signal);
+    },
     async listPrompts(options?: StoreCallOptions) {
       const rows = await query<{ data: Prompt }>('list prompts', sql.listPrompts, options?.signal);
       return rows.map((row) => row.data).sort((a, b) => compareKeys(a.name, b.name));

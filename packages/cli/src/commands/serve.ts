@@ -12,6 +12,7 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
 import { VERSION } from '../version.js';
+import { DEFAULT_DRAIN_MS, instanceIdFor, storeReadiness } from '../fleet.js';
 
 /** The shortest bearer token `serve` accepts, from the config, a flag, a file or the env. */
 const MIN_TOKEN_LENGTH = 16;
@@ -66,6 +67,12 @@ async function serve(
   const token = http ? await resolveToken(context, cfg, options) : undefined;
   const auth = http ? resourceServerFor(cfg, token) : undefined; // OAuth (serve-auth.ts)
   const c = output.errColor;
+  const instanceId = http ? instanceIdFor(context.env, cfg.http.instanceId) : undefined;
+  const drainMs = cfg.http.drainMs ?? DEFAULT_DRAIN_MS;
+  // Over HTTP, one of several instances behind a balancer: each log line says which.
+  const log = (text: string): void => {
+    output.say(instanceId === undefined ? text : `${c.dim(`[${instanceId}]`)} ${text}`);
+  };
   const live: { opened?: OpenToolkit } = {};
   const onEvent = (event: ToolkitEvent): void => {
     if (event.type !== 'state_change') return;
@@ -78,7 +85,7 @@ async function serve(
         : event.state === 'connected' && pid !== undefined
           ? c.dim(` (pid ${pid})`)
           : '';
-    output.say(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
+    log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
   };
   const opened = await openToolkit(cfg, {
     onEvent,
@@ -95,6 +102,7 @@ async function serve(
     serverInfo: { name: 'toolplane', version: VERSION },
   };
   let gateway: ServedGateway | undefined;
+  let readyToServe = false;
   const stopped = new AbortController();
   const stop = (): void => {
     stopped.abort();
@@ -108,6 +116,7 @@ async function serve(
   // client's first tools/list has their tools.
   try {
     if (http) {
+      const storeReady = storeReadiness(opened.store);
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -118,19 +127,29 @@ async function serve(
         ...(cfg.http.allowedOrigins === undefined
           ? {}
           : { allowedOrigins: cfg.http.allowedOrigins }),
+        ...(cfg.http.allowedHosts === undefined ? {} : { allowedHosts: cfg.http.allowedHosts }),
         ...(cfg.http.stateless === undefined ? {} : { stateless: cfg.http.stateless }),
         maxSessions: cfg.http.maxSessions,
         sessionIdleMs: cfg.http.sessionIdleMs,
         maxConnections: cfg.http.maxConnections,
         headersTimeoutMs: cfg.http.headersTimeoutMs,
+        ...(instanceId === undefined ? {} : { instanceId }),
+        // Not before the servers have had their wait: a balancer would send calls for tools
+        // this instance does not list yet.
+        ready: (check) => (readyToServe ? storeReady(check) : Promise.resolve(false)),
+        drainMs,
       });
       gateway = served;
+      context.stopTime(drainMs);
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
-      if (!stopped.signal.aborted) printHttpHelp(output, cfg, served.url.href, token !== undefined);
-      if (!stopped.signal.aborted && auth !== undefined)
-        printAuthHelp(output, auth, served.url.href);
+      readyToServe = true;
+      if (!stopped.signal.aborted) {
+        printHttpHelp(output, cfg, served.url.href, token !== undefined);
+        if (auth !== undefined) printAuthHelp(output, auth, served.url.href);
+        log(c.dim(`instance ${String(instanceId)} serving (GET /healthz for a load balancer)`));
+      }
     } else {
       // The client's first request waits in stdin until the servers are ready: only then is
       // stdin connected to the gateway.
@@ -156,10 +175,12 @@ async function serve(
       });
     });
   }
-  output.say(c.dim('shutting down'));
+  log(
+    c.dim(http ? `shutting down (draining calls in flight, up to ${drainMs} ms)` : 'shutting down'),
+  );
   await gateway.close();
   await opened.close();
-  output.say(c.dim('stopped'));
+  log(c.dim('stopped'));
   return 0;
 }
 

@@ -16,6 +16,8 @@ export interface CommandContext {
   readonly self: readonly string[];
   /** Loads the config named by `--config` (or found in the working directory). */
   readonly config: () => Promise<CliConfig>;
+  /** Says how long the command may take to stop cleanly once {@link signal} aborts. */
+  readonly stopTime: (ms: number) => void;
   /** Sets the exit code the command ends with. */
   readonly setCode: (code: number) => void;
   /** All of standard input, as text; a second call is refused (it has been read). */

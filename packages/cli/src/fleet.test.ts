@@ -1,0 +1,505 @@
+// Three `toolplane serve --http` instances sharing one PostgreSQL store behind HAProxy, all
+// started here on 127.0.0.1: what a 2026-07-28 client, a 2025 client and an operator see.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
+import { INSTANCE_META_KEY } from '@toolplane/gateway';
+import { createPostgresStore } from '@toolplane/store-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from './config.js';
+import { instanceIdFor } from './fleet.js';
+import {
+  fleetConfig,
+  freePorts,
+  HAPROXY_MISSING,
+  hasHaproxy,
+  hasPostgres,
+  POSTGRES_MISSING,
+  startHaproxy,
+  startInstance,
+  startPostgres,
+  type Haproxy,
+  type Instance,
+  type Postgres,
+} from './testing/fleet.js';
+
+const MODERN = '2026-07-28';
+const NAMES = ['a', 'b', 'c'] as const;
+
+const haproxy = hasHaproxy();
+const postgres = hasPostgres();
+const inCi = process.env.CI === 'true';
+if (!inCi && !haproxy) console.warn(HAPROXY_MISSING);
+if (!inCi && !postgres) console.warn(POSTGRES_MISSING);
+
+describe.runIf(inCi && !(haproxy && postgres))('the fleet tests in CI', () => {
+  it('find haproxy and the PostgreSQL server binaries', () => {
+    expect.fail(haproxy ? POSTGRES_MISSING : HAPROXY_MISSING);
+  });
+});
+
+describe('instanceIdFor', () => {
+  it('takes TOOLPLANE_INSTANCE_ID, else the config, else <hostname>-<pid>', () => {
+    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: 'gw-1' }, 'cfg')).toBe('gw-1');
+    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: '' }, 'cfg')).toBe('cfg');
+    expect(instanceIdFor({}, undefined)).toBe(`${hostname()}-${String(process.pid)}`);
+  });
+
+  it('refuses an ID that would not fit a header or a log line, with invalid_argument', () => {
+    for (const bad of ['a b', 'x\ny', '__proto__"', 'é', 'a'.repeat(129)]) {
+      expect(() => instanceIdFor({ TOOLPLANE_INSTANCE_ID: bad }, undefined)).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
+      );
+    }
+  });
+
+  it('is checked in the config file too', () => {
+    const problem = (http: object): string => {
+      try {
+        parseConfig(JSON.stringify({ http }), { file: 'toolplane.config.json' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    expect(problem({ instanceId: 'gw 1' })).toMatch(/http\.instanceId/);
+    expect(problem({ drainMs: -1 })).toMatch(/http\.drainMs/);
+    expect(problem({ drainMs: 120_001 })).toMatch(/http\.drainMs/);
+    expect(problem({ instanceId: 'gw-1', drainMs: 0, allowedHosts: ['lb:443'] })).toBe('');
+  });
+});
+
+/** A fetch that records which instance answered each request (the `Toolplane-Instance` header). */
+function tallying(seen: string[]): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    seen.push(response.headers.get('toolplane-instance') ?? '');
+    return response;
+  };
+}
+
+async function connect(url: URL, era: 'modern' | 'legacy', seen: string[] = []): Promise<Client> {
+  const client = new Client(
+    { name: `fleet-${era}`, version: '0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: tallying(seen) }));
+  return client;
+}
+
+const echo = (client: Client, text: string) =>
+  client.callTool({ name: 'fx__echo', arguments: { text } });
+
+const textOf = (result: CallToolResult): string =>
+  result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+
+/** Runs `count` tasks, `concurrency` at a time; resolves with their settled outcomes. */
+async function pool<T>(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<T>,
+): Promise<PromiseSettledResult<T>[]> {
+  const outcomes: PromiseSettledResult<T>[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        try {
+          outcomes[i] = { status: 'fulfilled', value: await task(i) };
+        } catch (reason) {
+          outcomes[i] = { status: 'rejected', reason };
+        }
+      }
+    }),
+  );
+  return outcomes;
+}
+
+describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProxy', () => {
+  let dir = '';
+  let pg: Postgres | undefined;
+  let balancer: Haproxy | undefined;
+  const instances = new Map<string, Instance>();
+  const ports = new Map<string, number>();
+
+  const instance = (name: string): Instance => {
+    const found = instances.get(name);
+    if (found === undefined) throw new Error(`instance ${name} is not running`);
+    return found;
+  };
+  const start = async (name: string): Promise<Instance> => {
+    const started = await startInstance({
+      dir,
+      name,
+      port: ports.get(name) ?? 0,
+      postgresUrl: pg?.url ?? '',
+    });
+    instances.set(name, started);
+    return started;
+  };
+  /** Waits until the balancer sends requests to `name` again (its health check has passed). */
+  const routedTo = async (name: string): Promise<void> => {
+    const url = balancer?.url ?? new URL('http://127.0.0.1');
+    const seen: string[] = [];
+    const client = await connect(url, 'modern', seen);
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!seen.includes(name)) {
+        if (Date.now() > deadline) throw new Error(`the balancer never routed to ${name}`);
+        // A call, not tools/list: a 2026 client caches lists (their ttlMs).
+        await echo(client, 'probe');
+      }
+    } finally {
+      await client.close();
+    }
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolplane-fleet-'));
+    const [balancerPort = 0, ...instancePorts] = await freePorts(1 + NAMES.length);
+    NAMES.forEach((name, i) => ports.set(name, instancePorts[i] ?? 0));
+    await writeFile(
+      join(dir, 'toolplane.config.json'),
+      JSON.stringify(fleetConfig({ balancerPort, drainMs: 5_000 }), null, 2),
+    );
+    pg = await startPostgres();
+    // The first instance migrates the schema; the others find it done.
+    await start('a');
+    await Promise.all(NAMES.slice(1).map((name) => start(name)));
+    balancer = await startHaproxy(dir, {
+      port: balancerPort,
+      servers: NAMES.map((name) => ({ name, port: ports.get(name) ?? 0 })),
+    });
+    for (const name of NAMES) await routedTo(name);
+  }, 120_000);
+
+  afterAll(async () => {
+    await balancer?.stop();
+    await Promise.all([...instances.values()].map((running) => running.stop('SIGKILL')));
+    await pg?.stop();
+    if (dir !== '') await rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('answers 1,000 calls of 2026 clients spread round robin over all three', async () => {
+    const seen: string[] = [];
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, () => connect(balancer?.url ?? new URL('x:'), 'modern', seen)),
+    );
+    try {
+      const outcomes = await pool(1_000, 16, async (i) =>
+        textOf(await echo(clients[i % clients.length] as Client, `call ${i}`)),
+      );
+      expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+      expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : ''))).toEqual(
+        Array.from({ length: 1_000 }, (_, i) => `call ${i}`),
+      );
+      for (const name of NAMES) {
+        // Round robin: each of three gets about a third; "well over a tenth" leaves room for load.
+        expect(seen.filter((s) => s === name).length).toBeGreaterThan(100);
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  }, 60_000);
+
+  it('lists the same tools from every instance', async () => {
+    const lists = await Promise.all(
+      NAMES.map(async (name) => {
+        const client = await connect(instance(name).url, 'modern');
+        try {
+          return (await client.listTools()).tools;
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+    expect(lists[0]?.map((tool) => tool.name)).toContain('fx__echo');
+    expect(lists[1]).toEqual(lists[0]);
+    expect(lists[2]).toEqual(lists[0]);
+  });
+
+  it('names the instance in the Toolplane-Instance header and the _meta of its errors', async () => {
+    const response = await fetch(instance('b').url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0","id":1,',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('toolplane-instance')).toBe('b');
+    const body = (await response.json()) as { error: { data?: { _meta?: object } } };
+    expect(body.error.data?._meta).toEqual({ [INSTANCE_META_KEY]: 'b' });
+  });
+
+  it('tells a 2026 listener on one instance of a prompt written through another within 1 s', async () => {
+    const listener = await connect(instance('c').url, 'modern');
+    // Another instance's store: its own pool and LISTEN connection on the shared database.
+    const writer = await createPostgresStore({ connectionString: pg?.url ?? '' });
+    try {
+      const heard = new Promise<number>((resolve) => {
+        listener.setNotificationHandler('notifications/prompts/list_changed', () => {
+          resolve(performance.now());
+        });
+      });
+      const subscription = await listener.listen({ promptsListChanged: true });
+      expect(subscription.honoredFilter.promptsListChanged).toBe(true);
+      const written = performance.now();
+      await writer.putPrompt({
+        name: 'fanned-out',
+        description: 'Written elsewhere',
+        template: 'hi',
+      });
+      const within = Promise.race([
+        heard,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => {
+            reject(new Error('no prompts/list_changed within 1 s'));
+          }, 1_000),
+        ),
+      ]);
+      expect((await within) - written).toBeLessThan(1_000);
+      const { prompts } = await listener.listPrompts();
+      expect(prompts.map((p) => p.name)).toContain('user__fanned-out');
+      await subscription.close();
+    } finally {
+      await writer.close();
+      await listener.close();
+    }
+  });
+
+  it('tells a 2025 session on one instance of a prompt written through another', async () => {
+    const session = await connect(instance('a').url, 'legacy');
+    const writer = await createPostgresStore({ connectionString: pg?.url ?? '' });
+    try {
+      const heard = new Promise<void>((resolve) => {
+        session.setNotificationHandler('notifications/prompts/list_changed', () => {
+          resolve();
+        });
+      });
+      // Unsolicited notifications ride the session's GET stream, which the client opens on its
+      // own time after initialize: a write before it is open is told to no one, so write until
+      // one is heard (bounded).
+      const state = { told: false };
+      void heard.then(() => (state.told = true));
+      for (let i = 0; i < 10 && !state.told; i++) {
+        await writer.putPrompt({ name: 'to-sessions', template: `v${String(i)}` });
+        await Promise.race([heard, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      }
+      expect(state.told).toBe(true);
+      const { prompts } = await session.listPrompts();
+      expect(prompts.map((p) => p.name)).toContain('user__to-sessions');
+    } finally {
+      await writer.close();
+      await session.close();
+    }
+  });
+
+  it('refuses with -32602 an input_required retry that lands on another instance', async () => {
+    const post = async (url: URL, params: object): Promise<unknown> => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'fx__elicit',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+      });
+      const text = await response.text();
+      return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'));
+    };
+    const params = {
+      name: 'fx__elicit',
+      arguments: { message: 'sure?' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      },
+    };
+    const first = (await post(instance('a').url, params)) as {
+      result: { resultType: string; inputRequests: object; requestState: string };
+    };
+    expect(first.result.resultType).toBe('input_required');
+    const [key = ''] = Object.keys(first.result.inputRequests);
+    const retry = {
+      ...params,
+      requestState: first.result.requestState,
+      inputResponses: { [key]: { action: 'decline' } },
+    };
+    // The upstream call waits in instance a; b holds neither the flow nor a's key.
+    expect(await post(instance('b').url, retry)).toMatchObject({ error: { code: -32602 } });
+    expect(await post(instance('a').url, retry)).toMatchObject({
+      result: { content: [{ type: 'text', text: expect.stringContaining('decline') }] },
+    });
+  });
+
+  it('keeps a 2025 session on its instance; once that dies, 404 and a new session works', async () => {
+    const url = balancer?.url ?? new URL('x:');
+    const seen: string[] = [];
+    const client = await connect(url, 'legacy', seen);
+    const home = seen[0] ?? '';
+    expect(NAMES).toContain(home);
+    for (let i = 0; i < 12; i++) expect(textOf(await echo(client, `s${i}`))).toBe(`s${i}`);
+    expect(new Set(seen)).toEqual(new Set([home]));
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId ?? '';
+    expect(sessionId).not.toBe('');
+
+    await instance(home).stop('SIGKILL');
+    instances.delete(home);
+    const stale = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    expect(stale.status).toBe(404);
+    expect(stale.headers.get('toolplane-instance')).not.toBe(home);
+    await client.close().catch(() => undefined);
+
+    const again: string[] = [];
+    const fresh = await connect(url, 'legacy', again);
+    try {
+      expect(textOf(await echo(fresh, 'again'))).toBe('again');
+      expect(again.every((name) => name !== home && name === again[0])).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+    await start(home);
+    await routedTo(home);
+  }, 60_000);
+
+  it('fails only the calls in flight on an instance SIGKILLed under load', async () => {
+    const url = balancer?.url ?? new URL('x:');
+    const victim = 'b';
+    // One client per slow call, so each call's instance is known from its stream's headers.
+    const calls = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const seen: string[] = [];
+        const client = await connect(url, 'modern', seen);
+        const before = seen.length;
+        let onInstance: (name: string) => void = () => undefined;
+        const started = new Promise<string>((resolve) => (onInstance = resolve));
+        const call = client
+          .callTool(
+            { name: 'fx__slow', arguments: { ms: 1_000 } },
+            {
+              // The SDK client leaves a request whose SSE answer broke off pending until its
+              // timeout (typescript-sdk issue 2739): a short one makes the failure prompt.
+              timeout: 4_000,
+              onprogress: () => {
+                onInstance(seen[before] ?? '');
+              },
+            },
+          )
+          .then(
+            () => 'ok' as const,
+            () => 'failed' as const,
+          );
+        // A call that ends before any progress still tells where it ran (or that it failed).
+        const result = call;
+        void call.then(() => {
+          onInstance(seen[before] ?? '');
+        });
+        return { client, started, result };
+      }),
+    );
+    const on = await Promise.all(calls.map((call) => call.started));
+    expect(on).toContain(victim);
+    await instance(victim).stop('SIGKILL');
+    instances.delete(victim);
+    // Calls begun after the kill: a refused connection is retried on another instance.
+    const client = await connect(url, 'modern');
+    const after = await pool(60, 6, async (i) => textOf(await echo(client, `after ${i}`)));
+    const results = await Promise.all(calls.map((call) => call.result));
+    await client.close();
+    await Promise.all(calls.map((call) => call.client.close()));
+    expect(after.filter((o) => o.status === 'rejected')).toEqual([]);
+    on.forEach((name, i) => {
+      expect(results[i]).toBe(name === victim ? 'failed' : 'ok');
+    });
+    await start(victim);
+    await routedTo(victim);
+  }, 60_000);
+
+  it('loses no 2026 call that retries once during a rolling restart', async () => {
+    const url = balancer?.url ?? new URL('x:');
+    const clients = await Promise.all(Array.from({ length: 4 }, () => connect(url, 'modern')));
+    let running = true;
+    let calls = 0;
+    let retried = 0;
+    const failures: unknown[] = [];
+    const load = clients.map(async (client, worker) => {
+      for (let i = 0; running; i++) {
+        const text = `w${worker}-${i}`;
+        try {
+          expect(textOf(await echo(client, text))).toBe(text);
+        } catch {
+          retried++;
+          try {
+            expect(textOf(await echo(client, text))).toBe(text);
+          } catch (error) {
+            failures.push(error);
+          }
+        }
+        calls++;
+      }
+    });
+    try {
+      for (const name of NAMES) {
+        const old = instance(name);
+        // A call in flight when SIGTERM arrives is finished before the instance exits.
+        const direct = await connect(old.url, 'modern');
+        let inFlight!: () => void;
+        const begun = new Promise<void>((resolve) => (inFlight = resolve));
+        const slow = direct.callTool(
+          { name: 'fx__slow', arguments: { ms: 700 } },
+          {
+            onprogress: () => {
+              inFlight();
+            },
+          },
+        );
+        await begun;
+        expect(await old.stop('SIGTERM')).toBe(0);
+        expect((await slow).isError).not.toBe(true);
+        expect(old.stderr()).toMatch(new RegExp(`\\[${name}\\] shutting down \\(draining`));
+        await direct.close().catch(() => undefined);
+        await start(name);
+        await routedTo(name);
+      }
+    } finally {
+      running = false;
+      await Promise.all(load);
+      await Promise.all(clients.map((client) => client.close()));
+    }
+    expect(failures).toEqual([]);
+    expect(calls).toBeGreaterThan(20);
+    console.info(`rolling restart: ${calls} calls, ${retried} retried once, none failed`);
+  }, 90_000);
+
+  it('answers /healthz 503 once the store is unreachable, 200 while it answers', async () => {
+    const healthz = (name: string) => fetch(new URL('/healthz', instance(name).url));
+    const ok = await healthz('a');
+    expect(ok.status).toBe(200);
+    await pg?.stop();
+    const down = await healthz('a');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'unavailable' });
+  }, 30_000);
+});
