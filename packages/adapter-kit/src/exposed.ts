@@ -1,0 +1,105 @@
+import type { ToolEntry } from '@toolplane/toolindex';
+import { NameTable, ToolError, type NamingOptions } from '@toolplane/toolmodel';
+import { convertSchema, type ConvertedSchema } from './schema-conversion.js';
+import type { SchemaTarget } from './schema-rules.js';
+import { listAll, type ToolFilter, type ToolSource } from './source.js';
+import type { ResolvedCall } from './turn.js';
+
+/** Options every provider's `to…Tools` takes: which tools, and how they are named. */
+export interface ExposeOptions extends ToolFilter {
+  /**
+   * How tool names are formed (`namespace__name` by default; tools without a namespace by
+   * their name alone). Names that are not provider-legal or that collide are shortened with a
+   * stable hash, the same way the gateway does.
+   */
+  readonly naming?: NamingOptions;
+  readonly signal?: AbortSignal;
+}
+
+/** One tool as a provider will see it: its exposed name, description and converted schema. */
+export interface ExposedTool {
+  readonly name: string;
+  readonly entry: ToolEntry;
+  readonly description?: string;
+  readonly schema: ConvertedSchema;
+}
+
+/** The tools exposed to one provider, and the way back from a name the model calls. */
+export interface ExposedTools {
+  readonly tools: readonly ExposedTool[];
+  readonly resolve: (name: string) => ResolvedCall | undefined;
+}
+
+/**
+ * Lists the source's tools through the filter, names them with toolmodel's `NameTable`
+ * (provider-legal, stable, collision-free, reversible) and converts each input schema for
+ * `target`, so every provider package shares one path from tools to definitions.
+ *
+ * @throws {ToolError} `cancelled` when `signal` is aborted; `conflict` when a provider's own name
+ * rule (Gemini's) makes two names one.
+ */
+export function exposeTools(
+  source: ToolSource,
+  target: SchemaTarget,
+  options: ExposeOptions = {},
+): ExposedTools {
+  if (options.signal?.aborted === true) {
+    throw new ToolError('cancelled', 'listing tools was cancelled', {
+      cause: options.signal.reason,
+    });
+  }
+  const entries = listAll(source.index, options);
+  const table = NameTable.build(
+    entries.map((entry) => ({
+      namespace: entry.tool.namespace ?? '',
+      name: entry.tool.name,
+      entry,
+    })),
+    // Tools without a namespace go by their bare name unless another namespace is transparent.
+    { ...options.naming, transparent: options.naming?.transparent ?? '' },
+  );
+  const tools: ExposedTool[] = [];
+  const byName = new Map<string, ExposedTool>();
+  for (const [tableName, { entry }] of table.entries()) {
+    // Gemini wants a letter or underscore first; the table's names may start with a digit or `-`.
+    const name =
+      target === 'gemini' && !/^[A-Za-z_]/.test(tableName)
+        ? `_${tableName.slice(0, 63)}`
+        : tableName;
+    if (byName.has(name)) {
+      throw new ToolError(
+        'conflict',
+        `two tools would both be named ${name} for ${target}; rename one with naming.separator`,
+      );
+    }
+    const description = entry.tool.description ?? entry.tool.title;
+    const tool: ExposedTool = {
+      name,
+      entry,
+      ...(description === undefined ? {} : { description }),
+      schema: convertSchema(entry.tool.inputSchema, target),
+    };
+    tools.push(tool);
+    byName.set(name, tool);
+  }
+  return {
+    tools,
+    resolve: (name) => {
+      const tool = byName.get(name);
+      return tool === undefined ? undefined : { id: tool.entry.id, restore: tool.schema.restore };
+    },
+  };
+}
+
+const bindings = new WeakMap<object, ExposedTools>();
+
+/** Remembers which {@link ExposedTools} a provider's tool list was made from. */
+export function bindExposed<T extends object>(list: T, exposed: ExposedTools): T {
+  bindings.set(list, exposed);
+  return list;
+}
+
+/** The {@link ExposedTools} a provider's tool list was made from, if it came from this kit. */
+export function exposedOf(list: object | undefined): ExposedTools | undefined {
+  return list === undefined ? undefined : bindings.get(list);
+}

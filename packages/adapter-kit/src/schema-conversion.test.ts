@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import { checkSchema } from './schema-check.js';
+import { convertSchema } from './schema-conversion.js';
+import { accepts, fromGemini } from './testing/schemas.js';
+
+const TARGETS = ['openai-strict', 'openai', 'anthropic', 'gemini'] as const;
+
+describe('convertSchema in strict mode', () => {
+  it('requires every property, makes optional ones nullable and closes every object', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          a: { type: 'string' },
+          b: { type: 'array', items: { type: 'object', properties: { x: { enum: [1, 2] } } } },
+        },
+        required: ['a'],
+      },
+      'openai-strict',
+    );
+    expect(converted).toMatchObject({ strict: true, target: 'openai-strict' });
+    expect(converted.reason).toBeUndefined();
+    expect(converted.schema).toEqual({
+      type: 'object',
+      properties: {
+        a: { type: 'string' },
+        b: {
+          type: ['array', 'null'],
+          items: {
+            type: 'object',
+            properties: { x: { anyOf: [{ enum: [1, 2] }, { type: 'null' }] } },
+            required: ['x'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    });
+    expect(checkSchema(converted.schema, 'openai-strict')).toEqual([]);
+    // The nulls a strict model sends for left-out properties are removed again.
+    expect(converted.restore({ a: 'x', b: [{ x: null }, { x: 2 }] })).toEqual({
+      a: 'x',
+      b: [{}, { x: 2 }],
+    });
+    expect(converted.restore({ a: 'x', b: null })).toEqual({ a: 'x' });
+  });
+
+  it('keeps a null that the original schema itself allowed', () => {
+    const converted = convertSchema(
+      { type: 'object', properties: { n: { type: ['integer', 'null'] } } },
+      'openai-strict',
+    );
+    expect(converted.schema.properties).toEqual({ n: { type: ['integer', 'null'] } });
+    expect(converted.restore({ n: null })).toEqual({ n: null });
+  });
+
+  it('moves keywords strict mode lacks into the description and lists them', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: { q: { type: 'string', description: 'Query.', minLength: 2, default: 'x' } },
+        required: ['q'],
+      },
+      'openai-strict',
+    );
+    expect(converted.schema.properties).toEqual({
+      q: { type: 'string', description: 'Query. (minLength: 2; default: "x")' },
+    });
+    expect(converted.notes).toEqual([
+      '/properties/q: minLength moved into the description',
+      '/properties/q: default moved into the description',
+    ]);
+  });
+
+  it.each([
+    [{ m: { type: 'object', additionalProperties: { type: 'string' } } }, 'free-form keys'],
+    [{ m: { type: 'object' } }, 'no declared properties'],
+    [{ m: {} }, 'any type'],
+    [{ m: { type: 'array' } }, 'without an items schema'],
+  ])('falls back to strict: false with a reason for %j', (properties, reason) => {
+    const converted = convertSchema({ type: 'object', properties }, 'openai-strict');
+    expect(converted).toMatchObject({ strict: false, target: 'openai' });
+    expect(converted.reason).toContain(reason);
+    expect(converted.reason).toMatch(/^\/properties\/m: /);
+    expect(checkSchema(converted.schema, 'openai')).toEqual([]);
+  });
+
+  it('falls back when objects nest deeper than OpenAI allows', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 12; i++)
+      schema = { type: 'object', properties: { n: schema }, required: ['n'] };
+    expect(convertSchema(schema, 'openai-strict').reason).toContain('deeper than 10');
+  });
+});
+
+describe('convertSchema with $ref', () => {
+  const tree = {
+    type: 'object',
+    $defs: {
+      node: {
+        type: 'object',
+        properties: {
+          value: { type: 'string' },
+          children: { type: 'array', items: { $ref: '#/$defs/node' } },
+        },
+        required: ['value'],
+      },
+    },
+    properties: { root: { $ref: '#/$defs/node' } },
+    required: ['root'],
+  };
+
+  it.each(TARGETS)('inlines refs and cuts a cycle after one level for %s', (target) => {
+    const converted = convertSchema(tree, target);
+    expect(JSON.stringify(converted.schema)).not.toContain('"$ref":');
+    expect(JSON.stringify(converted.schema)).not.toContain('"$defs":');
+    expect(converted.notes).toContain(
+      '/properties/root/properties/children/items: recursive $ref #/$defs/node cut after one level',
+    );
+    expect(checkSchema(converted.schema, converted.target)).toEqual([]);
+  });
+
+  it('gives a recursive schema strict: false and says why', () => {
+    expect(convertSchema(tree, 'openai-strict').reason).toBe(
+      '/properties/root/properties/children/items: recursive $ref #/$defs/node',
+    );
+  });
+
+  it('ends on a self-referencing allOf and on a ref chain that loops', () => {
+    const loops = {
+      type: 'object',
+      $defs: {
+        a: { allOf: [{ $ref: '#/$defs/a' }] },
+        b: { $ref: '#/$defs/c' },
+        c: { $ref: '#/$defs/b' },
+      },
+      properties: {
+        x: { $ref: '#/$defs/a' },
+        y: { $ref: '#/$defs/b' },
+        z: { $ref: 'https://example.com/s.json' },
+      },
+    };
+    for (const target of TARGETS) {
+      const converted = convertSchema(loops, target);
+      expect(checkSchema(converted.schema, converted.target)).toEqual([]);
+    }
+    expect(convertSchema(loops, 'anthropic').notes).toEqual(
+      expect.arrayContaining([
+        '/properties/x/allOf: recursive $ref #/$defs/a cut after one level',
+        '/properties/y: $ref #/$defs/b could not be resolved; any value is described',
+        '/properties/z: $ref https://example.com/s.json could not be resolved; any value is described',
+      ]),
+    );
+  });
+
+  it('merges allOf objects', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          p: {
+            allOf: [
+              { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+              { properties: { b: { type: 'number' } }, required: ['b'] },
+            ],
+          },
+        },
+      },
+      'anthropic',
+    );
+    expect(converted.schema.properties).toEqual({
+      p: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    });
+  });
+});
+
+describe('convertSchema for Gemini', () => {
+  it('writes upper-case types, nullable, string counts and anyOf for several types', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          a: { type: ['string', 'null'], maxLength: 5 },
+          b: { type: ['integer', 'string'] },
+          c: { type: 'integer', enum: [1, 2] },
+          d: { oneOf: [{ type: 'string' }, { type: 'boolean' }] },
+          e: { const: 'x' },
+        },
+        required: ['a'],
+      },
+      'gemini',
+    );
+    expect(converted.schema).toEqual({
+      type: 'OBJECT',
+      properties: {
+        a: { type: 'STRING', nullable: true, maxLength: '5' },
+        b: { anyOf: [{ type: 'INTEGER' }, { type: 'STRING' }] },
+        c: { type: 'INTEGER', description: '(enum: [1,2])' },
+        d: { anyOf: [{ type: 'STRING' }, { type: 'BOOLEAN' }] },
+        e: { type: 'STRING', enum: ['x'] },
+      },
+      required: ['a'],
+    });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+    expect(converted.notes).toEqual([
+      '/properties/c: enum moved into the description',
+      '/properties/d: oneOf written as anyOf (a value matching several branches passes)',
+    ]);
+    expect(accepts(fromGemini(converted.schema), { a: null, b: 3 })).toBe(true);
+  });
+});
+
+describe('convertSchema on hostile input', () => {
+  it('keeps a property named __proto__ as a property, never as a prototype', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"}},"required":["__proto__"]}',
+    ) as unknown;
+    for (const target of TARGETS) {
+      const converted = convertSchema(schema, target);
+      const properties = converted.schema.properties as Record<string, unknown>;
+      expect(Object.keys(properties)).toEqual(['__proto__', 'constructor']);
+      expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+      expect(JSON.stringify(converted.schema)).toContain('"__proto__":{"type"');
+      expect(checkSchema(converted.schema, converted.target)).toEqual([]);
+    }
+    const strict = convertSchema(schema, 'openai-strict');
+    const restored = strict.restore(
+      JSON.parse('{"__proto__":"x","constructor":null}') as Record<string, unknown>,
+    );
+    expect(Object.keys(restored)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(restored)).toBe(Object.prototype);
+  });
+
+  it('folds a top-level anyOf into the root object', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        anyOf: [
+          { properties: { id: { type: 'string' } }, required: ['id'] },
+          { properties: { name: { type: 'string' } }, required: ['name'] },
+        ],
+      },
+      'anthropic',
+    );
+    expect(Object.keys(converted.schema.properties as object)).toEqual(['id', 'name']);
+    expect(converted.schema.anyOf).toBeUndefined();
+    expect(checkSchema(converted.schema, 'anthropic')).toEqual([]);
+  });
+
+  it('turns a non-object or missing schema into an empty object schema', () => {
+    for (const input of [undefined, 'x', [], { type: 'string' }]) {
+      expect(checkSchema(convertSchema(input, 'openai').schema, 'openai')).toEqual([]);
+    }
+  });
+});

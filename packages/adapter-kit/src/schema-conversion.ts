@@ -1,0 +1,442 @@
+import {
+  COUNT_KEYWORDS,
+  SCHEMA_RULES,
+  type ProviderSchemaRules,
+  type SchemaTarget,
+} from './schema-rules.js';
+import {
+  acceptsNull,
+  clip,
+  describe,
+  DROPPED,
+  escapePointer,
+  EXPANDED,
+  isRecord,
+  jsonType,
+  merge,
+  nullable,
+  pointer,
+  put,
+  restore,
+  typesOf,
+  unite,
+  type Json,
+  type Plan,
+} from './schema-parts.js';
+
+/** What {@link convertSchema} made of a tool's input schema for one provider. */
+export interface ConvertedSchema {
+  /** The schema to send: an object schema in the target's dialect. */
+  readonly schema: Record<string, unknown>;
+  /** The rules used: the target asked for, or its fallback when strict mode was impossible. */
+  readonly target: SchemaTarget;
+  /** Whether the schema is written for strict mode (OpenAI's `strict: true`). */
+  readonly strict: boolean;
+  /** Why strict mode was asked for and not possible; the first obstacle met. */
+  readonly reason?: string;
+  /**
+   * What the target could not express, one line each with its JSON Pointer: keywords moved
+   * into the description, `oneOf` read as `anyOf`, recursion cut, ...
+   */
+  readonly notes: readonly string[];
+  /**
+   * Undoes strict mode's change on a model's arguments: an optional property made nullable and
+   * sent as `null` is removed again, so the tool sees the arguments its own schema describes.
+   */
+  readonly restore: (args: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/** Thrown inside the walk when strict mode cannot express a schema. */
+class NotStrict extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+const ONE_SCHEMA = new Set([
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]);
+const SCHEMA_LIST = new Set(['prefixItems', 'allOf', 'oneOf']);
+const SCHEMA_MAP = new Set(['patternProperties', 'dependentSchemas']);
+
+/**
+ * Converts a tool's input schema (JSON Schema 2020-12 or draft-07) for one provider, driven by
+ * that provider's {@link ProviderSchemaRules}: local `$ref`s are inlined (a cycle is cut with a
+ * note, never followed forever), `allOf` merged, types written in the target's form, keywords it
+ * lacks moved into the description, and in strict mode every object closed with every property
+ * required (optional ones nullable). Never throws: whatever cannot be expressed is in `notes`,
+ * and a strict target that cannot hold falls back to its non-strict rules with a `reason`.
+ */
+export function convertSchema(
+  schema: unknown,
+  target: SchemaTarget | ProviderSchemaRules,
+): ConvertedSchema {
+  const rules = typeof target === 'string' ? SCHEMA_RULES[target] : target;
+  try {
+    return new Walk(schema, rules).run();
+  } catch (thrown) {
+    if (!(thrown instanceof NotStrict) || rules.fallback === undefined) throw thrown;
+    const converted = new Walk(schema, SCHEMA_RULES[rules.fallback]).run();
+    return { ...converted, reason: thrown.reason };
+  }
+}
+
+class Walk {
+  readonly notes: string[] = [];
+  readonly #expanding: string[] = [];
+  #properties = 0;
+
+  constructor(
+    readonly root: unknown,
+    readonly rules: ProviderSchemaRules,
+  ) {}
+
+  run(): ConvertedSchema {
+    const root = this.resolve(isRecord(this.root) ? this.root : {}, '');
+    const flat = this.flattenRoot(root);
+    const { out, plan } = this.node(flat, '', 0);
+    const schema = out;
+    if (schema.type === undefined) put(schema, 'type', this.typeName('object'));
+    if (schema.properties === undefined) put(schema, 'properties', {});
+    const rules = this.rules;
+    return {
+      schema,
+      target: rules.target,
+      strict: rules.strict,
+      notes: this.notes,
+      restore: plan === undefined ? (args) => args : (args) => restore(args, plan) as Json,
+    };
+  }
+
+  note(path: string, what: string): void {
+    this.notes.push(`${path === '' ? '/' : path}: ${what}`);
+  }
+
+  block(path: string, why: string): void {
+    if (this.rules.strict) throw new NotStrict(`${path === '' ? '/' : path}: ${why}`);
+  }
+
+  typeName(type: string): string {
+    return this.rules.typeCase === 'upper' ? type.toUpperCase() : type;
+  }
+
+  /** `$ref` replaced by its target (siblings win), `allOf` merged in; cycles cut. */
+  resolve(schema: Json, path: string): Json {
+    let current = schema;
+    for (let hops = 0; typeof current.$ref === 'string'; hops++) {
+      const ref = current.$ref;
+      const { $ref: _ref, ...siblings } = current;
+      const found = hops < 32 ? pointer(this.root, ref) : undefined;
+      if (found === undefined) {
+        this.block(path, `$ref ${ref} cannot be resolved`);
+        this.note(path, `$ref ${ref} could not be resolved; any value is described`);
+        return { ...siblings, description: describe(siblings, `Any value (unresolved ${ref}).`) };
+      }
+      if (this.#expanding.includes(ref)) {
+        this.block(path, `recursive $ref ${ref}`);
+        this.note(path, `recursive $ref ${ref} cut after one level`);
+        const type = isRecord(found) && typeof found.type === 'string' ? found.type : undefined;
+        return {
+          ...(type === undefined ? {} : { type }),
+          description: describe(
+            isRecord(found) ? found : {},
+            `Recursive: the same shape as ${ref} above.`,
+          ),
+        };
+      }
+      current = { ...(isRecord(found) ? found : {}), ...siblings, [EXPANDED]: ref };
+    }
+    if (Array.isArray(current.allOf)) {
+      // A branch may lead back here: the ref being merged counts as being expanded.
+      const ref = current[EXPANDED];
+      if (typeof ref === 'string') this.#expanding.push(ref);
+      try {
+        current = this.mergeAll(current, path);
+      } finally {
+        if (typeof ref === 'string') this.#expanding.pop();
+      }
+    }
+    return current;
+  }
+
+  mergeAll(schema: Json, path: string): Json {
+    const { allOf, ...rest } = schema;
+    let merged: Json = rest;
+    for (const branch of allOf as unknown[]) {
+      if (!isRecord(branch)) continue;
+      const resolved = this.resolve(branch, `${path}/allOf`);
+      merged = merge(merged, resolved, (key) => {
+        this.note(path, `allOf branches disagree on ${key}; the first is kept`);
+      });
+    }
+    return merged;
+  }
+
+  /** The root as one object: combinators there (which providers refuse) folded into it. */
+  flattenRoot(root: Json): Json {
+    const { anyOf, oneOf, ...rest } = root;
+    const flat: Json = { ...rest, type: 'object' };
+    for (const [keyword, branches] of [
+      ['anyOf', anyOf],
+      ['oneOf', oneOf],
+    ] as const) {
+      if (!Array.isArray(branches)) continue;
+      const properties: Json = isRecord(flat.properties) ? { ...flat.properties } : {};
+      for (const branch of branches) {
+        if (!isRecord(branch)) continue;
+        const resolved = this.resolve(branch, `/${keyword}`);
+        if (!isRecord(resolved.properties)) continue;
+        for (const [key, value] of Object.entries(resolved.properties)) {
+          if (!Object.hasOwn(properties, key)) put(properties, key, value);
+        }
+      }
+      put(flat, 'properties', properties);
+      this.note('', `top-level ${keyword} moved into the description, its properties optional`);
+      put(flat, 'description', describe(flat, `${keyword}: ${clip(branches)}`));
+    }
+    return flat;
+  }
+
+  node(input: Json, path: string, depth: number): { out: Json; plan?: Plan } {
+    const schema = this.resolve(input, path);
+    const expanded = schema[EXPANDED] as string | undefined;
+    if (expanded !== undefined) this.#expanding.push(expanded);
+    try {
+      return this.write(schema, path, depth);
+    } finally {
+      if (expanded !== undefined) this.#expanding.pop();
+    }
+  }
+
+  write(schema: Json, path: string, depth: number): { out: Json; plan?: Plan } {
+    const rules = this.rules;
+    if (rules.maxDepth !== undefined && depth > rules.maxDepth) {
+      this.block(path, `nested deeper than ${rules.maxDepth} levels`);
+    }
+    let types = typesOf(schema);
+    if (rules.typeUnion === 'nullable' && types !== undefined) {
+      const nonNull = types.filter((type) => type !== 'null');
+      if (nonNull.length > 1) return this.splitTypes(schema, nonNull, types, path, depth);
+    }
+    const out: Json = {};
+    const moved: [string, unknown][] = [];
+    let plan: Plan | undefined;
+    let anyOf = schema.anyOf;
+    if (schema.oneOf !== undefined && rules.oneOf === 'anyOf') {
+      if (anyOf === undefined) {
+        anyOf = schema.oneOf;
+        this.note(path, 'oneOf written as anyOf (a value matching several branches passes)');
+      } else moved.push(['oneOf', schema.oneOf]);
+    }
+    if (Array.isArray(anyOf)) {
+      const branches = anyOf.map((branch, i) =>
+        this.node(isRecord(branch) ? branch : {}, `${path}/anyOf/${i}`, depth),
+      );
+      put(
+        out,
+        'anyOf',
+        branches.map((branch) => branch.out),
+      );
+      // Which branch a value took is not known when restoring: any branch's nulls are undone.
+      for (const branch of branches) if (branch.plan !== undefined) plan = unite(plan, branch.plan);
+    }
+    if (schema.const !== undefined && rules.constAs === 'enum' && schema.enum === undefined) {
+      schema = { ...schema, enum: [schema.const] };
+    }
+    if (types === undefined && isRecord(schema.properties)) types = ['object'];
+    if (types === undefined && schema.const !== undefined)
+      types = typesOf({ type: jsonType(schema.const) });
+    if (types !== undefined) this.writeType(out, types);
+    for (const [key, value] of Object.entries(schema)) {
+      if (DROPPED.has(key) || key === 'type' || key === 'anyOf' || key === 'description') continue;
+      if (key === 'oneOf' && rules.oneOf === 'anyOf') continue;
+      if (key === 'const' && rules.constAs === 'enum') continue;
+      if (key === 'properties' || key === 'required' || key === 'additionalProperties') continue;
+      if (key === 'items') {
+        if (Array.isArray(value)) {
+          // draft-07 tuples: 2020-12's prefixItems.
+          if (rules.keywords.has('prefixItems'))
+            put(out, 'prefixItems', this.list(value, `${path}/items`, depth));
+          else moved.push(['items', value]);
+        } else if (isRecord(value) || value === true) {
+          const item = this.node(isRecord(value) ? value : {}, `${path}/items`, depth + 1);
+          put(out, 'items', item.out);
+          if (item.plan !== undefined) plan = unite(plan, { items: item.plan });
+        }
+        continue;
+      }
+      if (!rules.keywords.has(key) || !this.keeps(key, value, types)) {
+        moved.push([key, value]);
+        continue;
+      }
+      if (ONE_SCHEMA.has(key))
+        put(out, key, isRecord(value) ? this.node(value, `${path}/${key}`, depth + 1).out : value);
+      else if (SCHEMA_LIST.has(key)) put(out, key, this.list(value, `${path}/${key}`, depth));
+      else if (SCHEMA_MAP.has(key) && isRecord(value)) {
+        const map: Json = {};
+        for (const [name, sub] of Object.entries(value)) {
+          put(
+            map,
+            name,
+            isRecord(sub)
+              ? this.node(sub, `${path}/${key}/${escapePointer(name)}`, depth + 1).out
+              : sub,
+          );
+        }
+        put(out, key, map);
+      } else if (COUNT_KEYWORDS.has(key) && rules.counts === 'string') put(out, key, String(value));
+      else put(out, key, value);
+    }
+    if (types?.includes('object') === true) {
+      const own = this.writeObject(schema, out, moved, path, depth);
+      if (own !== undefined) plan = unite(plan, own);
+    } else if (
+      rules.strict &&
+      out.anyOf === undefined &&
+      out.enum === undefined &&
+      types === undefined
+    ) {
+      this.block(path, 'a value of any type (no type given)');
+    }
+    if (rules.strict && types?.includes('array') === true && out.items === undefined) {
+      this.block(path, 'an array without an items schema');
+    }
+    if (rules.enumValues === 'strings' && out.enum !== undefined && out.type === undefined) {
+      put(out, 'type', this.typeName('string'));
+    }
+    let description = typeof schema.description === 'string' ? schema.description : undefined;
+    if (moved.length > 0) {
+      for (const [key] of moved) this.note(path, `${key} moved into the description`);
+      const said = moved.map(([key, value]) => `${key}: ${clip(value)}`).join('; ');
+      description = description === undefined ? `(${said})` : `${description} (${said})`;
+    }
+    if (description !== undefined) put(out, 'description', description);
+    return plan === undefined ? { out } : { out, plan };
+  }
+
+  /** Whether a keyword the rules know can be kept with this value. */
+  keeps(key: string, value: unknown, types: readonly string[] | undefined): boolean {
+    const rules = this.rules;
+    if (key === 'enum') {
+      if (!Array.isArray(value)) return false;
+      if (rules.enumValues === 'any') return true;
+      return (
+        value.every((item) => typeof item === 'string') &&
+        (types === undefined || types.filter((type) => type !== 'null').join() === 'string')
+      );
+    }
+    if (key === 'format') return rules.formats === undefined || rules.formats.has(String(value));
+    if (COUNT_KEYWORDS.has(key)) return Number.isInteger(value);
+    return true;
+  }
+
+  list(value: unknown, path: string, depth: number): unknown[] {
+    return Array.isArray(value)
+      ? value.map((sub: unknown, i) =>
+          isRecord(sub) ? this.node(sub, `${path}/${i}`, depth + 1).out : sub,
+        )
+      : [];
+  }
+
+  writeType(out: Json, types: readonly string[]): void {
+    if (this.rules.typeUnion === 'array') {
+      put(out, 'type', types.length === 1 ? types[0] : [...types]);
+      return;
+    }
+    const nonNull = types.filter((type) => type !== 'null');
+    put(out, 'type', this.typeName(nonNull[0] ?? 'null'));
+    if (nonNull.length > 0 && nonNull.length < types.length) put(out, 'nullable', true);
+  }
+
+  /** Several types, where the target allows one per schema: one `anyOf` branch per type. */
+  splitTypes(
+    schema: Json,
+    nonNull: readonly string[],
+    types: readonly string[],
+    path: string,
+    depth: number,
+  ): { out: Json } {
+    const { type: _type, description, ...rest } = schema;
+    const out: Json = {
+      anyOf: nonNull.map((type) => this.write({ ...rest, type }, path, depth).out),
+    };
+    if (types.includes('null')) put(out, 'nullable', true);
+    if (typeof description === 'string') put(out, 'description', description);
+    return { out };
+  }
+
+  /** Properties, required and additionalProperties, closed and all-required in strict mode. */
+  writeObject(
+    schema: Json,
+    out: Json,
+    moved: [string, unknown][],
+    path: string,
+    depth: number,
+  ): Plan | undefined {
+    const rules = this.rules;
+    const source = isRecord(schema.properties) ? schema.properties : {};
+    const required = new Set(
+      Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : [],
+    );
+    const properties: Json = {};
+    const props = new Map<string, { dropNull: boolean; inner?: Plan }>();
+    for (const [key, value] of Object.entries(source)) {
+      this.#properties++;
+      const child = this.node(
+        isRecord(value) ? value : {},
+        `${path}/properties/${escapePointer(key)}`,
+        depth + 1,
+      );
+      let written = child.out;
+      let dropNull = false;
+      if (rules.strict && !required.has(key)) {
+        dropNull = !acceptsNull(written);
+        if (dropNull) written = nullable(written);
+      }
+      put(properties, key, written);
+      if (dropNull || child.plan !== undefined) {
+        props.set(key, child.plan === undefined ? { dropNull } : { dropNull, inner: child.plan });
+      }
+    }
+    if (rules.maxProperties !== undefined && this.#properties > rules.maxProperties) {
+      this.block(path, `more than ${rules.maxProperties} properties in all`);
+    }
+    put(out, 'properties', properties);
+    const extra = schema.additionalProperties;
+    if (rules.strict) {
+      if (isRecord(extra) || extra === true)
+        this.block(path, 'an object with free-form keys (additionalProperties)');
+      if (extra === undefined && Object.keys(source).length === 0) {
+        this.block(path, 'an object with no declared properties (free-form)');
+      }
+      for (const key of ['patternProperties', 'propertyNames', 'unevaluatedProperties']) {
+        if (schema[key] !== undefined) this.block(path, `${key} (strict objects are closed)`);
+      }
+      put(out, 'required', Object.keys(source));
+      put(out, 'additionalProperties', false);
+    } else {
+      const listed = [...required].filter((key) => Object.hasOwn(source, key));
+      if (listed.length > 0) put(out, 'required', listed);
+      if (extra !== undefined) {
+        if (!rules.keywords.has('additionalProperties'))
+          moved.push(['additionalProperties', extra]);
+        else
+          put(
+            out,
+            'additionalProperties',
+            isRecord(extra)
+              ? this.node(extra, `${path}/additionalProperties`, depth + 1).out
+              : extra,
+          );
+      }
+    }
+    return props.size === 0 ? undefined : { props };
+  }
+}

@@ -1,0 +1,177 @@
+/** Helpers of the schema walk in `schema-conversion`: plans, merging, pointers. */
+
+import { JSON_TYPES } from './schema-rules.js';
+
+export type Json = Record<string, unknown>;
+
+const MAX_NOTE_VALUE = 200;
+
+/** Where strict mode's nulls are undone: per property, and for array items. */
+export interface Plan {
+  props?: Map<string, { dropNull: boolean; inner?: Plan }>;
+  items?: Plan;
+}
+
+// Marks a schema copied from a `$ref` target, so the walk knows which refs it is inside.
+export const EXPANDED = '\u0000toolplane:expanded';
+// Identifiers and containers that are consumed by inlining and never reach a provider.
+export const DROPPED = new Set([
+  '$schema',
+  '$id',
+  '$defs',
+  'definitions',
+  '$comment',
+  '$anchor',
+  '$dynamicAnchor',
+  '$vocabulary',
+  EXPANDED,
+]);
+
+export function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets an own property, even one named `__proto__`. */
+export function put(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function typesOf(schema: Json): string[] | undefined {
+  const type = schema.type;
+  const list = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
+  const known = list?.filter(
+    (item): item is string => typeof item === 'string' && JSON_TYPES.has(item),
+  );
+  return known === undefined || known.length === 0 ? undefined : [...new Set(known)];
+}
+
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+export function acceptsNull(schema: Json): boolean {
+  const type = schema.type;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((b) => isRecord(b) && acceptsNull(b));
+  return false;
+}
+
+/** The schema, also accepting `null`: strict mode's way of saying "optional". */
+export function nullable(schema: Json): Json {
+  const type = schema.type;
+  if (typeof type === 'string' || Array.isArray(type)) {
+    const types: unknown[] = Array.isArray(type) ? type : [type];
+    const copy: Json = { ...schema, type: [...types, 'null'] };
+    if (Array.isArray(schema.enum)) put(copy, 'enum', [...(schema.enum as unknown[]), null]);
+    if (schema.anyOf !== undefined) return { anyOf: [schema, { type: 'null' }] };
+    return copy;
+  }
+  if (Array.isArray(schema.anyOf))
+    return { ...schema, anyOf: [...(schema.anyOf as unknown[]), { type: 'null' }] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+export function unite(a: Plan | undefined, b: Plan): Plan {
+  if (a === undefined) return b;
+  const united: Plan = {};
+  const items =
+    a.items === undefined ? b.items : b.items === undefined ? a.items : unite(a.items, b.items);
+  if (items !== undefined) united.items = items;
+  if (a.props !== undefined || b.props !== undefined) {
+    const props = new Map(a.props);
+    for (const [key, rule] of b.props ?? []) {
+      const mine = props.get(key);
+      if (mine === undefined) props.set(key, rule);
+      else {
+        const inner =
+          mine.inner === undefined
+            ? rule.inner
+            : rule.inner === undefined
+              ? mine.inner
+              : unite(mine.inner, rule.inner);
+        props.set(
+          key,
+          inner === undefined
+            ? { dropNull: mine.dropNull || rule.dropNull }
+            : { dropNull: mine.dropNull || rule.dropNull, inner },
+        );
+      }
+    }
+    united.props = props;
+  }
+  return united;
+}
+
+export function restore(value: unknown, plan: Plan): unknown {
+  if (Array.isArray(value)) {
+    return plan.items === undefined
+      ? value
+      : value.map((item) => restore(item, plan.items as Plan));
+  }
+  if (!isRecord(value) || plan.props === undefined) return value;
+  const copy: Json = {};
+  for (const [key, item] of Object.entries(value)) {
+    const rule = plan.props.get(key);
+    if (rule === undefined) put(copy, key, item);
+    else if (item === null && rule.dropNull) continue;
+    else put(copy, key, rule.inner === undefined ? item : restore(item, rule.inner));
+  }
+  return copy;
+}
+
+/** Merges one `allOf` branch into the schema: properties and required united, others kept. */
+export function merge(into: Json, branch: Json, conflict: (key: string) => void): Json {
+  const merged: Json = { ...into };
+  for (const [key, value] of Object.entries(branch)) {
+    if (key === EXPANDED || DROPPED.has(key)) continue;
+    const current = merged[key];
+    if (current === undefined) put(merged, key, value);
+    else if (key === 'properties' && isRecord(current) && isRecord(value)) {
+      const properties: Json = { ...current };
+      for (const [name, sub] of Object.entries(value)) {
+        if (!Object.hasOwn(properties, name)) put(properties, name, sub);
+      }
+      put(merged, key, properties);
+    } else if (key === 'required' && Array.isArray(current) && Array.isArray(value)) {
+      put(merged, key, [...new Set([...(current as unknown[]), ...(value as unknown[])])]);
+    } else if (key === 'description') continue;
+    else if (JSON.stringify(current) !== JSON.stringify(value)) conflict(key);
+  }
+  return merged;
+}
+
+/** A local JSON Pointer reference (`#`, `#/$defs/x`) looked up in the root. */
+export function pointer(root: unknown, ref: string): unknown {
+  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
+  let current: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    if (ref === '#') break;
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isRecord(current) && !Array.isArray(current)) return undefined;
+    if (!Object.hasOwn(current, key)) return undefined;
+    current = (current as Json)[key];
+  }
+  return isRecord(current) || typeof current === 'boolean' ? current : undefined;
+}
+
+export function describe(schema: Json, text: string): string {
+  return typeof schema.description === 'string' ? `${schema.description} ${text}` : text;
+}
+
+export function clip(value: unknown): string {
+  // undefined for a value JSON cannot hold (a function never reaches here, but be total).
+  const json = (JSON.stringify(value) as string | undefined) ?? String(value);
+  return json.length <= MAX_NOTE_VALUE ? json : `${json.slice(0, MAX_NOTE_VALUE)}…`;
+}

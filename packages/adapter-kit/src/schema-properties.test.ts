@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createToolkit, type Toolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema } from './schema-check.js';
+import { convertSchema } from './schema-conversion.js';
+import type { SchemaTarget } from './schema-rules.js';
+import { listAll } from './source.js';
+import { accepts, fillNulls, fromGemini, instanceArb, schemaArb } from './testing/schemas.js';
+
+// The conversion's two promises, over the real tools of three reference MCP servers and over
+// generated schemas: every converted schema passes its provider's checker, and every instance
+// the original accepts is still accepted (after strict mode's nulls are filled in for what was
+// left out, and undone again by `restore`).
+
+const require = createRequire(import.meta.url);
+const serverJs = (name: string): string =>
+  require.resolve(`@modelcontextprotocol/server-${name}/dist/index.js`);
+
+const TARGETS: readonly SchemaTarget[] = ['openai-strict', 'openai', 'anthropic', 'gemini'];
+type Json = Record<string, unknown>;
+
+let dir: string;
+let toolkit: Toolkit;
+let running: RunningToolkit;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'adapter-kit-schemas-'));
+  toolkit = createToolkit();
+  toolkit.addConnector(
+    { command: process.execPath, args: [serverJs('everything'), 'stdio'] },
+    { namespace: 'everything' },
+  );
+  toolkit.addConnector(
+    { command: process.execPath, args: [serverJs('filesystem'), dir] },
+    { namespace: 'filesystem' },
+  );
+  toolkit.addConnector(
+    {
+      command: process.execPath,
+      args: [serverJs('memory')],
+      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+    },
+    { namespace: 'memory' },
+  );
+  running = await runToolkit(toolkit);
+});
+afterAll(async () => {
+  await running.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Checks both promises for one schema, one target, on the given instances. */
+function holds(original: Json, target: SchemaTarget, instances: readonly unknown[]): void {
+  const converted = convertSchema(original, target);
+  expect(checkSchema(converted.schema, converted.target), JSON.stringify(converted.schema)).toEqual(
+    [],
+  );
+  const written = converted.target === 'gemini' ? fromGemini(converted.schema) : converted.schema;
+  for (const instance of instances) {
+    const sent = converted.strict ? fillNulls(original, instance, original) : instance;
+    expect(accepts(written, sent), JSON.stringify({ sent, written })).toBe(true);
+    const back = converted.restore(sent as Json);
+    expect(accepts(original, back), JSON.stringify({ back })).toBe(true);
+  }
+}
+
+function acceptedInstances(schema: Json, runs: number): unknown[] {
+  return fc
+    .sample(instanceArb(schema, schema), { numRuns: runs * 4, seed: 14 })
+    .filter((instance) => accepts(schema, instance))
+    .slice(0, runs);
+}
+
+describe('schema conversion over the reference servers', () => {
+  it('lists the tools of server-everything, server-filesystem and server-memory', () => {
+    const namespaces = new Set(listAll(toolkit.index, {}).map((entry) => entry.tool.namespace));
+    expect([...namespaces].sort()).toEqual(['everything', 'filesystem', 'memory']);
+  });
+
+  it.each(TARGETS)(
+    'converts every tool for %s to a valid schema that accepts what the original accepts',
+    (target) => {
+      const entries = listAll(toolkit.index, {});
+      expect(entries.length).toBeGreaterThan(20);
+      let checked = 0;
+      for (const entry of entries) {
+        const schema = entry.tool.inputSchema as Json;
+        const instances = acceptedInstances(schema, 20);
+        checked += instances.length;
+        holds(schema, target, instances);
+      }
+      expect(checked).toBeGreaterThan(entries.length * 5);
+    },
+  );
+
+  it('gives strict: true to most reference tools, and a reason to the rest', () => {
+    const results = listAll(toolkit.index, {}).map((entry) =>
+      convertSchema(entry.tool.inputSchema, 'openai-strict'),
+    );
+    expect(results.filter((r) => r.strict).length).toBeGreaterThan(results.length / 2);
+    for (const result of results.filter((r) => !r.strict)) expect(result.reason).toMatch(/^\//);
+  });
+});
+
+describe('schema conversion over generated schemas', () => {
+  it.each(TARGETS)('keeps %s schemas valid and every accepted instance accepted', (target) => {
+    fc.assert(
+      fc.property(
+        schemaArb.chain((schema) =>
+          fc.tuple(fc.constant(schema), fc.array(instanceArb(schema, schema), { maxLength: 8 })),
+        ),
+        ([schema, instances]) => {
+          holds(
+            schema,
+            target,
+            instances.filter((instance) => accepts(schema, instance)),
+          );
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

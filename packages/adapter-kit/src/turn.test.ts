@@ -1,0 +1,201 @@
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createIndex } from '@toolplane/toolindex';
+import { createToolkit, type Toolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { createLocalRegistry, createRunner, mcpToolResult } from '@toolplane/toolrun';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exposeTools } from './exposed.js';
+import { outcomeText, parseArguments, runCalls, type ToolCallRequest } from './turn.js';
+
+const PNG = 'iVBORw0KGgo=';
+let active = 0;
+let peak = 0;
+const local = createLocalRegistry()
+  .register('add', (args) => {
+    const { a, b } = args as { a: number; b: number };
+    return { sum: a + b };
+  })
+  .register('wait', async (_args, { signal }) => {
+    active++;
+    peak = Math.max(peak, active);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, 30);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new Error('aborted'));
+        });
+      });
+      return 'waited';
+    } finally {
+      active--;
+    }
+  })
+  // Ignores its signal: the call must still end at its timeout.
+  .register('hang', () => new Promise(() => undefined))
+  .register('big', () => 'x'.repeat(10 * 1024 * 1024))
+  .register('picture', () =>
+    mcpToolResult({
+      content: [
+        { type: 'text', text: 'a picture' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+      ],
+    }),
+  )
+  .register('boom', () => {
+    throw new Error('it broke');
+  });
+const index = createIndex();
+const object = { type: 'object' as const, properties: {} };
+for (const name of ['add', 'wait', 'hang', 'big', 'picture', 'boom']) {
+  index.registerTool(
+    {
+      namespace: 't',
+      name,
+      inputSchema:
+        name === 'add'
+          ? {
+              type: 'object',
+              properties: {
+                a: { type: 'number' },
+                b: { type: 'number' },
+                note: { type: 'string' },
+              },
+              required: ['a', 'b'],
+            }
+          : object,
+    },
+    { kind: 'local', local: { name } },
+  );
+}
+const source = { index, runner: createRunner({ index, local }) };
+const exposed = exposeTools(source, 'openai-strict');
+const call = (name: string, args: unknown, callId = name): ToolCallRequest => ({
+  callId,
+  name: `t__${name}`,
+  arguments: args,
+});
+
+describe('runCalls', () => {
+  it('answers each call in order, restoring strict nulls before the runner validates', async () => {
+    const outcomes = await runCalls(
+      source,
+      [call('add', '{"a":2,"b":3,"note":null}', 'c1'), call('picture', '{}', 'c2')],
+      exposed.resolve,
+    );
+    expect(outcomes.map((o) => [o.callId, o.toolId, o.isError])).toEqual([
+      ['c1', 't:add', false],
+      ['c2', 't:picture', false],
+    ]);
+    expect(outcomes[0]?.parts).toEqual([{ type: 'text', text: '{"sum":5}' }]);
+    expect(outcomes[0]?.structured).toEqual({ sum: 5 });
+    expect(outcomes[1]?.parts).toEqual([
+      { type: 'text', text: 'a picture' },
+      { type: 'image', data: PNG, mimeType: 'image/png' },
+    ]);
+  });
+
+  it('answers malformed arguments, unknown names and failures as errors instead of throwing', async () => {
+    const outcomes = await runCalls(
+      source,
+      [
+        call('add', '{"a":2,'),
+        call('add', '[1,2]', 'array'),
+        call('add', '{"a":"two","b":3}', 'invalid'),
+        { callId: 'ghost', name: 'nope', arguments: '{}' },
+        call('boom', '{}'),
+      ],
+      exposed.resolve,
+    );
+    expect(outcomes.map((o) => [o.callId, o.isError, o.code])).toEqual([
+      ['add', true, 'invalid_argument'],
+      ['array', true, 'invalid_argument'],
+      ['invalid', true, 'validation'],
+      ['ghost', true, 'not_found'],
+      ['boom', true, 'execution'],
+    ]);
+    expect(outcomeText(outcomes[0]!)).toMatch(
+      /^invalid_argument: the arguments are not valid JSON/,
+    );
+    expect(outcomeText(outcomes[4]!)).toContain('it broke');
+  });
+
+  it('runs at most `concurrency` calls at once', async () => {
+    peak = 0;
+    const calls = Array.from({ length: 10 }, (_, i) => call('wait', '{}', `w${i}`));
+    const outcomes = await runCalls(source, calls, exposed.resolve, { concurrency: 3 });
+    expect(outcomes.every((o) => !o.isError)).toBe(true);
+    expect(peak).toBe(3);
+  });
+
+  it('ends a call past its timeout as a timeout error, even one that ignores its signal', async () => {
+    const [outcome] = await runCalls(source, [call('hang', '{}')], exposed.resolve, {
+      timeoutMs: 50,
+    });
+    expect(outcome).toMatchObject({ isError: true, code: 'timeout' });
+  });
+
+  it('rejects with cancelled when the caller aborts, and stops the running calls', async () => {
+    const controller = new AbortController();
+    const pending = runCalls(source, [call('wait', '{}'), call('hang', '{}')], exposed.resolve, {
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(
+      runCalls(source, [], exposed.resolve, { signal: controller.signal }),
+    ).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+  });
+
+  it('cuts a 10 MB result to maxOutputChars and says how much was left out', async () => {
+    const [outcome] = await runCalls(source, [call('big', '{}')], exposed.resolve, {
+      maxOutputChars: 1000,
+    });
+    const text = outcomeText(outcome!);
+    expect(text.length).toBeLessThan(1200);
+    expect(text).toContain(`${10 * 1024 * 1024 - 1000} of ${10 * 1024 * 1024} characters left out`);
+  });
+});
+
+describe('parseArguments', () => {
+  it('takes JSON text, parsed objects and nothing; refuses other JSON', () => {
+    expect(parseArguments('{"__proto__":{"x":1}}')).toEqual(JSON.parse('{"__proto__":{"x":1}}'));
+    expect(parseArguments({ a: 1 })).toEqual({ a: 1 });
+    expect(parseArguments('')).toEqual({});
+    expect(parseArguments(undefined)).toEqual({});
+    expect(parseArguments('"x"')).toBe('the arguments must be a JSON object');
+  });
+});
+
+describe('runCalls through a real MCP server over stdio', () => {
+  let toolkit: Toolkit;
+  let running: RunningToolkit;
+  beforeAll(async () => {
+    toolkit = createToolkit();
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    running = await runToolkit(toolkit);
+  });
+  afterAll(async () => {
+    await running.stop();
+  });
+
+  it("passes an upstream's error result through as the model's error, and mixed content as parts", async () => {
+    const { resolve } = exposeTools(toolkit, 'anthropic', { include: { namespaces: ['fx'] } });
+    const outcomes = await runCalls(
+      toolkit,
+      [
+        { callId: 'e', name: 'fx__report-error', arguments: { message: 'no such city' } },
+        { callId: 'm', name: 'fx__mixed', arguments: {} },
+      ],
+      resolve,
+    );
+    expect(outcomes[0]).toMatchObject({
+      isError: true,
+      parts: [{ type: 'text', text: 'no such city' }],
+    });
+    expect(outcomes[1]?.isError).toBe(false);
+    expect(outcomes[1]?.parts.map((part) => part.type)).toEqual(['text', 'image', 'text']);
+  });
+});

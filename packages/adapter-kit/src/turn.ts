@@ -1,0 +1,346 @@
+import { ToolError } from '@toolplane/toolmodel';
+import type { RunResult } from '@toolplane/toolrun';
+import { callThrough, type ToolSource } from './source.js';
+
+/** One tool call of a model's turn, as the provider packages read it off a response. */
+export interface ToolCallRequest {
+  /** The provider's ID of the call, echoed in its result. */
+  readonly callId: string;
+  /** The name the model called, as the tools were exposed. */
+  readonly name: string;
+  /** The arguments: JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini). */
+  readonly arguments: unknown;
+}
+
+/** What an exposed name stands for: the tool's ID, and how to undo its schema conversion. */
+export interface ResolvedCall {
+  readonly id: string;
+  readonly restore?: (args: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/** Options of {@link runCalls}, shared by every provider's `run…` function. */
+export interface RunCallsOptions {
+  /** Aborting cancels every call still running and rejects with a `cancelled` ToolError. */
+  readonly signal?: AbortSignal;
+  /** Most calls running at once (default {@link DEFAULT_CONCURRENCY}). */
+  readonly concurrency?: number;
+  /**
+   * Milliseconds each call may take, from its start (default: no limit of its own; MCP
+   * connectors keep their request timeouts). A call past it is cancelled and answered to the
+   * model as a `timeout` error. Each timed call gets an `AbortSignal` of its own, a few
+   * microseconds on Node 20.
+   */
+  readonly timeoutMs?: number;
+  /** At most this many characters of one result reach the model (default 200,000). */
+  readonly maxOutputChars?: number;
+  /** Sent with every call as its `_meta`. */
+  readonly meta?: Record<string, unknown>;
+}
+
+/** One piece of a tool's result, in the form every provider package formats its own way. */
+export type ResultPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+
+/** A call's answer: its parts, and whether it is an error the model should read as one. */
+export interface CallOutcome {
+  readonly callId: string;
+  readonly name: string;
+  /** The tool's canonical ID; absent when the name matched no tool. */
+  readonly toolId?: string;
+  readonly isError: boolean;
+  /** Toolplane's error code when the call failed before or instead of the tool answering. */
+  readonly code?: string;
+  readonly parts: readonly ResultPart[];
+  /** The result as JSON when it has one (MCP `structuredContent`, a local tool's value). */
+  readonly structured?: unknown;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+/** About 50,000 tokens: a bound well inside every current model's context. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
+
+type McpResult = NonNullable<RunResult['mcpResult']>;
+type ContentBlock = McpResult['content'][number];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Runs every tool call of a model's turn through the source, at most `concurrency` at once, each
+ * under its own timeout and the caller's signal, and answers each in order: malformed JSON
+ * arguments, unknown names, failures and timeouts become error outcomes the model reads, never
+ * exceptions.
+ *
+ * @throws {ToolError} `cancelled` when `options.signal` aborts.
+ */
+export async function runCalls(
+  source: ToolSource,
+  calls: readonly ToolCallRequest[],
+  resolve: (name: string) => ResolvedCall | undefined,
+  options: RunCallsOptions = {},
+): Promise<CallOutcome[]> {
+  const signal = options.signal;
+  const cancelled = (): ToolError =>
+    new ToolError('cancelled', 'the tool calls were cancelled', { cause: signal?.reason });
+  if (signal?.aborted === true) throw cancelled();
+  const outcomes = new Array<CallOutcome>(calls.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < calls.length && signal?.aborted !== true) {
+      const at = next++;
+      outcomes[at] = await runOne(source, calls[at] as ToolCallRequest, resolve, options);
+    }
+  };
+  const width = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, calls.length));
+  await Promise.all(Array.from({ length: width }, worker));
+  // Read through a function: TypeScript keeps `aborted` narrowed across the await.
+  if (isAborted(signal)) throw cancelled();
+  return outcomes;
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** Parses a call's arguments: an object, or the reason it is not one. */
+export function parseArguments(raw: unknown): Record<string, unknown> | string {
+  let value = raw;
+  if (raw === undefined || raw === null || raw === '') return {};
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      return `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object`;
+    }
+  }
+  return isRecord(value) ? value : 'the arguments must be a JSON object';
+}
+
+async function runOne(
+  source: ToolSource,
+  call: ToolCallRequest,
+  resolve: (name: string) => ResolvedCall | undefined,
+  options: RunCallsOptions,
+): Promise<CallOutcome> {
+  const base = { callId: call.callId, name: call.name };
+  const budget = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  const target = resolve(call.name);
+  if (target === undefined) {
+    return failure(
+      base,
+      new ToolError('not_found', `no tool is named ${JSON.stringify(call.name)}`),
+      budget,
+    );
+  }
+  const withId = { ...base, toolId: target.id };
+  const parsed = parseArguments(call.arguments);
+  if (typeof parsed === 'string') {
+    return failure(
+      withId,
+      new ToolError('invalid_argument', parsed, { toolId: target.id }),
+      budget,
+    );
+  }
+  const args = target.restore === undefined ? parsed : target.restore(parsed);
+  const outer = options.signal;
+  const limit = options.timeoutMs ?? 0;
+  const timed = limit > 0 && Number.isFinite(limit);
+  const meta = options.meta === undefined ? {} : { meta: options.meta };
+  if (!timed && outer === undefined) {
+    // Nothing can stop the call early: no signal of its own, which costs microseconds on Node.
+    try {
+      return fromRun(withId, await callThrough(source, target.id, args, meta), budget);
+    } catch (thrown) {
+      return failure(withId, asToolError(thrown, target.id), budget);
+    }
+  }
+  // Its own signal only when it has its own timeout; otherwise the caller's signal is enough.
+  const controller = timed ? new AbortController() : undefined;
+  const signal = (controller?.signal ?? outer) as AbortSignal;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopWaiting: ((reason: unknown) => void) | undefined;
+  // Settles when the call must stop waiting, even for a backend that ignores its signal.
+  const stop = new Promise<never>((_resolve, reject) => {
+    stopWaiting = reject;
+  });
+  const abort = (): void => {
+    controller?.abort(outer?.reason);
+    stopWaiting?.(outer?.reason);
+  };
+  outer?.addEventListener('abort', abort, { once: true });
+  if (controller !== undefined) {
+    timer = setTimeout(() => {
+      const reason = new ToolError('timeout', `the tool took longer than ${String(limit)} ms`, {
+        toolId: target.id,
+      });
+      controller.abort(reason);
+      stopWaiting?.(reason);
+    }, limit);
+  }
+  try {
+    const run = await Promise.race([
+      callThrough(source, target.id, args, { signal, ...meta }),
+      stop,
+    ]);
+    return fromRun(withId, run, budget);
+  } catch (thrown) {
+    const reason: unknown = signal.reason;
+    if (ToolError.isInstance(reason) && reason.code === 'timeout') {
+      return failure(withId, reason, budget);
+    }
+    return failure(withId, asToolError(thrown, target.id), budget);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', abort);
+    stop.catch(() => undefined);
+  }
+}
+
+/** A successful run as an outcome: an MCP result's blocks, a local tool's value as JSON text. */
+function fromRun(
+  base: Omit<CallOutcome, 'isError' | 'parts'>,
+  run: RunResult,
+  budget: number,
+): CallOutcome {
+  const mcp = run.mcpResult;
+  if (mcp !== undefined) {
+    const structured = mcp.structuredContent;
+    const parts = toParts(mcp.content, new Budget(budget));
+    if (parts.length === 0 && structured !== undefined) {
+      parts.push({ type: 'text', text: new Budget(budget).text(JSON.stringify(structured)) });
+    }
+    return {
+      ...base,
+      isError: mcp.isError === true,
+      parts,
+      ...(structured === undefined ? {} : { structured }),
+    };
+  }
+  const value = run.structured;
+  if (value === undefined) return { ...base, isError: false, parts: [] };
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return {
+    ...base,
+    isError: false,
+    parts: [{ type: 'text', text: new Budget(budget).text(text) }],
+    structured: value,
+  };
+}
+
+/**
+ * A failure as an outcome: an upstream's own error result (which the runner carries as the
+ * failure's cause) as it was sent, any other failure as `code: message`.
+ */
+function failure(
+  base: Omit<CallOutcome, 'isError' | 'parts'>,
+  error: ToolError,
+  budget: number,
+): CallOutcome {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
+    const result = cause as Partial<McpResult>;
+    if (result.isError === true && Array.isArray(result.content)) {
+      return {
+        ...base,
+        isError: true,
+        code: error.code,
+        parts: toParts(result.content, new Budget(budget)),
+      };
+    }
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  const text = new Budget(budget).text(`${error.code}: ${error.message}`);
+  return { ...base, isError: true, code: error.code, parts: [{ type: 'text', text }] };
+}
+
+function toParts(content: readonly ContentBlock[], budget: Budget): ResultPart[] {
+  const parts: ResultPart[] = [];
+  for (const block of content) {
+    switch (block.type) {
+      case 'text':
+        parts.push({ type: 'text', text: budget.text(block.text) });
+        break;
+      case 'image':
+        parts.push(budget.image(block.data, block.mimeType, 'image'));
+        break;
+      case 'audio':
+        parts.push({
+          type: 'text',
+          text: `[toolplane: audio (${block.mimeType}, ${block.data.length} base64 characters) left out: tool results take no audio]`,
+        });
+        break;
+      case 'resource_link':
+        parts.push({
+          type: 'text',
+          text: budget.text(
+            `resource ${block.uri}${block.name === '' ? '' : ` (${block.name})`}${block.description === undefined ? '' : `: ${block.description}`}`,
+          ),
+        });
+        break;
+      case 'resource': {
+        const resource = block.resource;
+        if ('text' in resource) {
+          parts.push({
+            type: 'text',
+            text: budget.text(`resource ${resource.uri}:\n${resource.text}`),
+          });
+        } else if (resource.mimeType?.startsWith('image/') === true) {
+          parts.push(budget.image(resource.blob, resource.mimeType, `resource ${resource.uri}`));
+        } else {
+          parts.push({
+            type: 'text',
+            text: `[toolplane: resource ${resource.uri} (${resource.mimeType ?? 'binary'}, ${resource.blob.length} base64 characters) left out: tool results take text and images]`,
+          });
+        }
+        break;
+      }
+    }
+  }
+  return parts;
+}
+
+/** The characters a result may still spend. */
+class Budget {
+  constructor(public left: number) {}
+
+  text(text: string): string {
+    if (text.length <= this.left) {
+      this.left -= text.length;
+      return text;
+    }
+    const kept = Math.max(0, this.left);
+    this.left = 0;
+    return `${text.slice(0, kept)}\n[toolplane: ${text.length - kept} of ${text.length} characters left out]`;
+  }
+
+  image(data: string, mimeType: string, what: string): ResultPart {
+    if (data.length > this.left) {
+      return {
+        type: 'text',
+        text: `[toolplane: ${what} (${mimeType}, ${data.length} base64 characters) left out: over the output limit]`,
+      };
+    }
+    this.left -= data.length;
+    return { type: 'image', data, mimeType };
+  }
+}
+
+/** A thrown value as a {@link ToolError}, foreign errors wrapped. */
+function asToolError(error: unknown, toolId: string): ToolError {
+  return ToolError.isInstance(error)
+    ? error
+    : new ToolError('internal', error instanceof Error ? error.message : String(error), {
+        cause: error,
+        toolId,
+      });
+}
+
+/** The text of an outcome's parts, joined; images left out. */
+export function outcomeText(outcome: CallOutcome): string {
+  return outcome.parts
+    .filter((part): part is Extract<ResultPart, { type: 'text' }> => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n');
+}

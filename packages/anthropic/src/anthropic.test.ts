@@ -1,0 +1,149 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createIndex } from '@toolplane/toolindex';
+import { createToolkit, type Toolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runToolUses } from './run.js';
+import { startMockServer, type MockModelServer, type Step } from './testing/mock-server.js';
+import { checkAnthropicRequest } from './testing/wire-check.js';
+import { toAnthropicTools } from './tools.js';
+
+// The real `@anthropic-ai/sdk` client, pointed at a scripted model on 127.0.0.1 that speaks the
+// Messages API and checks every request it receives.
+
+let toolkit: Toolkit;
+let running: RunningToolkit;
+let server: MockModelServer | undefined;
+beforeAll(async () => {
+  toolkit = createToolkit();
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+});
+afterAll(async () => {
+  await running.stop();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function client(script: Step[]): Promise<Anthropic> {
+  server = await startMockServer('', script, checkAnthropicRequest);
+  return new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
+}
+
+const message =
+  (content: unknown[], stop = 'tool_use') =>
+  () => ({
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'mock',
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  });
+const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input });
+
+describe('toAnthropicTools and runToolUses with the Messages API', () => {
+  it('offers valid tools and answers every tool_use with text, image and error results', async () => {
+    const anthropic = await client([
+      message([
+        { type: 'text', text: 'Let me check.' },
+        use('t1', 'fx__add', { a: 2, b: 3 }),
+        use('t2', 'fx__mixed', {}),
+        use('t3', 'fx__report-error', { message: 'no such city' }),
+        use('t4', 'fx__add', '{"a":2,'),
+      ]),
+      message([{ type: 'text', text: 'All done.' }], 'end_turn'),
+    ]);
+    const tools = await toAnthropicTools(toolkit, { include: { namespaces: ['fx'] } });
+    const messages: MessageParam[] = [{ role: 'user', content: 'go' }];
+    const first = await anthropic.messages.create({
+      model: 'mock',
+      max_tokens: 100,
+      messages,
+      tools,
+    });
+    const results = await runToolUses(toolkit, first, { tools });
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: results },
+    );
+    const second = await anthropic.messages.create({
+      model: 'mock',
+      max_tokens: 100,
+      messages,
+      tools,
+    });
+    expect(second.content).toEqual([{ type: 'text', text: 'All done.' }]);
+
+    expect(server?.requests.map((request) => request.problems)).toEqual([[], []]);
+    expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([
+      ['t1', false],
+      ['t2', false],
+      ['t3', true],
+      ['t4', true],
+    ]);
+    expect(results[0]?.content).toEqual([{ type: 'text', text: '5' }]);
+    const mixed = results[1]?.content as { type: string; source?: { media_type: string } }[];
+    expect(mixed.map((block) => block.type)).toEqual(['text', 'image', 'text']);
+    expect(mixed[1]?.source?.media_type).toBe('image/png');
+    expect(results[2]?.content).toEqual([{ type: 'text', text: 'no such city' }]);
+    expect(results[3]?.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^invalid_argument: the arguments are not valid JSON/,
+        ) as unknown,
+      },
+    ]);
+  });
+
+  it('answers an unknown name as an error and lists the tools again without a tool list', async () => {
+    const results = await runToolUses(toolkit, [use('x', 'fx__nope', {})], {
+      include: { namespaces: ['fx'] },
+    });
+    expect(results).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'x',
+        is_error: true,
+        content: [{ type: 'text', text: 'not_found: no tool is named "fx__nope"' }],
+      },
+    ]);
+    expect(await runToolUses(toolkit, { content: [{ type: 'text' }] })).toEqual([]);
+  });
+});
+
+describe('hostile tools', () => {
+  it('names colliding and over-long tools apart, and cuts a 10 MB result', async () => {
+    const index = createIndex();
+    const local = createLocalRegistry();
+    const names = ['a.b', 'a_b', 'y'.repeat(128), 'big'];
+    names.forEach((name, i) => {
+      local.register(`h${String(i)}`, () => (name === 'big' ? 'z'.repeat(10 * 1024 * 1024) : name));
+      index.registerTool(
+        { namespace: 'h', name, inputSchema: { type: 'object', properties: {} } },
+        { kind: 'local', local: { name: `h${String(i)}` } },
+      );
+    });
+    const source = { index, runner: createRunner({ index, local }) };
+    const tools = await toAnthropicTools(source);
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(4);
+    const results = await runToolUses(
+      source,
+      tools.map((tool, i) => use(`u${String(i)}`, tool.name, {})),
+      { tools, maxOutputChars: 10_000 },
+    );
+    const texts = results.map((r) => (r.content as { text: string }[])[0]?.text ?? '');
+    expect(texts).toEqual(expect.arrayContaining(['a.b', 'a_b', 'y'.repeat(128)]));
+    const big = texts.find((text) => text.startsWith('zzz')) ?? '';
+    expect(big.length).toBeLessThan(10_200);
+    expect(big).toContain('characters left out');
+  });
+});

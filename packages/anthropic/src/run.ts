@@ -1,0 +1,98 @@
+import {
+  exposedOf,
+  runCalls,
+  type CallOutcome,
+  type ExposedTools,
+  type RunCallsOptions,
+  type ToolCallRequest,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
+import type {
+  ImageBlockParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import { toAnthropicTools, type AnthropicToolsOptions } from './tools.js';
+
+/** Options of {@link runToolUses}. */
+export interface RunToolUsesOptions extends RunCallsOptions, AnthropicToolsOptions {
+  /**
+   * The list {@link toAnthropicTools} made for this request: names map back through it. Without
+   * it the source is listed again with the same filter and naming.
+   */
+  readonly tools?: readonly object[];
+}
+
+/** A Messages API message (its `content` blocks), or the blocks themselves. */
+export type AnthropicTurn =
+  { readonly content: readonly { readonly type: string }[] } | readonly { readonly type: string }[];
+
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * Runs every `tool_use` block of an assistant message through toolplane (in parallel, at most
+ * `concurrency` at once, each with its own timeout and the caller's signal) and returns the
+ * `tool_result` blocks to send back, in order, as the content of the next user message: text and
+ * image blocks, `is_error` for a failed tool, for malformed input, for an unknown name and for a
+ * timeout. Nothing but cancellation is thrown.
+ *
+ * @throws {ToolError} `cancelled` when `signal` aborts.
+ */
+export async function runToolUses(
+  source: ToolSource,
+  message: AnthropicTurn,
+  options: RunToolUsesOptions = {},
+): Promise<ToolResultBlockParam[]> {
+  const blocks: readonly { readonly type: string }[] = Array.isArray(message)
+    ? message
+    : (message as { content: readonly { type: string }[] }).content;
+  const calls: ToolCallRequest[] = blocks
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => {
+      const use = block as { id?: unknown; name?: unknown; input?: unknown };
+      return {
+        callId: typeof use.id === 'string' ? use.id : '',
+        name: typeof use.name === 'string' ? use.name : '',
+        // Streaming can leave the input as the JSON text it was assembled from.
+        arguments: use.input,
+      };
+    });
+  if (calls.length === 0) return [];
+  const exposed = await exposedFor(source, options);
+  return (await runCalls(source, calls, exposed.resolve, options)).map(toToolResult);
+}
+
+async function exposedFor(source: ToolSource, options: RunToolUsesOptions): Promise<ExposedTools> {
+  const bound = exposedOf(options.tools);
+  if (bound !== undefined) return bound;
+  return exposedOf(await toAnthropicTools(source, options)) as ExposedTools;
+}
+
+function toToolResult(outcome: CallOutcome): ToolResultBlockParam {
+  const content: (TextBlockParam | ImageBlockParam)[] = [];
+  for (const part of outcome.parts) {
+    if (part.type === 'text') {
+      if (part.text !== '') content.push({ type: 'text', text: part.text });
+    } else if (IMAGE_TYPES.has(part.mimeType)) {
+      content.push({
+        type: 'image',
+        source: {
+          type: 'base64',
+          media_type: part.mimeType as 'image/png',
+          data: part.data,
+        },
+      });
+    } else {
+      content.push({
+        type: 'text',
+        text: `[toolplane: image (${part.mimeType}) left out: Anthropic takes JPEG, PNG, GIF and WebP]`,
+      });
+    }
+  }
+  return {
+    type: 'tool_result',
+    tool_use_id: outcome.callId,
+    ...(content.length === 0 ? {} : { content }),
+    ...(outcome.isError ? { is_error: true } : {}),
+  };
+}

@@ -1,0 +1,98 @@
+import { GoogleGenAI, type Content } from '@google/genai';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit, type Toolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runFunctionCalls } from './run.js';
+import { startMockServer, type MockModelServer, type Step } from './testing/mock-server.js';
+import { checkGeminiRequest } from './testing/wire-check.js';
+import { toGeminiTools } from './tools.js';
+
+// The real `@google/genai` client, pointed at a scripted model on 127.0.0.1 that speaks the
+// Gemini API's generateContent and checks every request it receives.
+
+let toolkit: Toolkit;
+let running: RunningToolkit;
+let server: MockModelServer | undefined;
+beforeAll(async () => {
+  toolkit = createToolkit();
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+});
+afterAll(async () => {
+  await running.stop();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function client(script: Step[]): Promise<GoogleGenAI> {
+  server = await startMockServer('', script, checkGeminiRequest);
+  return new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: server.url } });
+}
+
+const reply =
+  (parts: unknown[], finishReason = 'STOP') =>
+  () => ({
+    candidates: [{ index: 0, content: { role: 'model', parts }, finishReason }],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+  });
+const call = (name: string, args: Record<string, unknown>, id?: string) => ({
+  functionCall: { name, args, ...(id === undefined ? {} : { id }) },
+});
+
+describe('toGeminiTools and runFunctionCalls with generateContent', () => {
+  it('declares valid functions and answers every call with output, image parts and errors', async () => {
+    const ai = await client([
+      reply([
+        call('fx__add', { a: 2, b: 3 }, 'g1'),
+        call('fx__mixed', {}, 'g2'),
+        call('fx__report-error', { message: 'no such city' }, 'g3'),
+        call('fx__add', { a: 'two' }, 'g4'),
+      ]),
+      reply([{ text: 'All done.' }]),
+    ]);
+    const tools = await toGeminiTools(toolkit, { include: { namespaces: ['fx'] } });
+    expect(tools[0]?.functionDeclarations?.map((d) => d.name)).toContain('fx__add');
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'go' }] }];
+    const first = await ai.models.generateContent({ model: 'mock', contents, config: { tools } });
+    const parts = await runFunctionCalls(toolkit, first, { tools });
+    const said = first.candidates?.[0]?.content;
+    if (said === undefined) throw new Error('no content');
+    contents.push(said, { role: 'user', parts });
+    const second = await ai.models.generateContent({ model: 'mock', contents, config: { tools } });
+    expect(second.text).toBe('All done.');
+
+    expect(server?.requests.map((request) => request.problems)).toEqual([[], []]);
+    const responses = parts.map((part) => part.functionResponse);
+    expect(responses.map((r) => [r?.id, r?.name])).toEqual([
+      ['g1', 'fx__add'],
+      ['g2', 'fx__mixed'],
+      ['g3', 'fx__report-error'],
+      ['g4', 'fx__add'],
+    ]);
+    expect(responses[0]?.response).toEqual({ output: { sum: 5 } });
+    expect(responses[1]?.parts?.[0]?.inlineData?.mimeType).toBe('image/png');
+    expect(responses[2]?.response).toEqual({ error: 'execution: no such city' });
+    expect(responses[3]?.response?.error).toMatch(/^validation: /);
+  });
+
+  it('answers an unknown name as an error, and calls without IDs in order', async () => {
+    const parts = await runFunctionCalls(
+      toolkit,
+      [call('fx__nope', {}).functionCall, call('fx__echo', { text: 'hi' }).functionCall],
+      {
+        include: { namespaces: ['fx'] },
+      },
+    );
+    expect(parts[0]?.functionResponse).toEqual({
+      name: 'fx__nope',
+      response: { error: 'not_found: no tool is named "fx__nope"' },
+    });
+    expect(parts[1]?.functionResponse?.response).toEqual({
+      output: expect.stringContaining('hi') as unknown,
+    });
+    expect(await runFunctionCalls(toolkit, { functionCalls: undefined })).toEqual([]);
+  });
+});

@@ -1,0 +1,38 @@
+import {
+  bindExposed,
+  exposeTools,
+  type ExposeOptions,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
+import type { FunctionDeclaration, Tool } from '@google/genai';
+
+/** Options of {@link toGeminiTools}. */
+export type GeminiToolsOptions = ExposeOptions;
+
+/**
+ * The tools of a toolkit, or of a runner with its index, as one Gemini `Tool` of function
+ * declarations, for `config.tools`: names Gemini accepts (`namespace__name`, shortened with a
+ * stable hash where needed, `_` first where a name would start with a digit or `-`), each
+ * description, and each schema written in Gemini's `Schema` subset (OpenAPI 3.0: one upper-case
+ * type, `nullable`, string enums, no `$ref`); keywords it lacks are moved into the description.
+ * Pass the same array to {@link runFunctionCalls} as `tools` so names map back without listing
+ * again.
+ *
+ * @throws {ToolError} `cancelled` when `signal` is aborted; `conflict` when Gemini's name rule
+ * makes two names one; the index's codes for a failed listing.
+ */
+export function toGeminiTools(
+  source: ToolSource,
+  options: GeminiToolsOptions = {},
+): Promise<Tool[]> {
+  return Promise.resolve().then(() => {
+    const exposed = exposeTools(source, 'gemini', options);
+    const functionDeclarations = exposed.tools.map((tool): FunctionDeclaration => ({
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.schema.schema,
+    }));
+    const list: Tool[] = functionDeclarations.length === 0 ? [] : [{ functionDeclarations }];
+    return bindExposed(list, exposed);
+  });
+}

@@ -1,0 +1,5 @@
+export { openAIToolReport, toOpenAIResponsesTools, toOpenAITools } from './tools.js';
+export type { OpenAIToolReport, OpenAIToolsOptions } from './tools.js';
+export { runToolCalls } from './run.js';
+export type { ChatTurn, FunctionCallOutput, ResponsesTurn, RunToolCallsOptions } from './run.js';
+export type { ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';

@@ -1,0 +1,186 @@
+import {
+  exposedOf,
+  runCalls,
+  type CallOutcome,
+  type ExposedTools,
+  type RunCallsOptions,
+  type ToolCallRequest,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type {
+  ResponseFunctionCallOutputItem,
+  ResponseInputItem,
+} from 'openai/resources/responses/responses';
+import { toOpenAIResponsesTools, toOpenAITools, type OpenAIToolsOptions } from './tools.js';
+
+/** Options of {@link runToolCalls}. */
+export interface RunToolCallsOptions extends RunCallsOptions, OpenAIToolsOptions {
+  /**
+   * The list {@link toOpenAITools} or {@link toOpenAIResponsesTools} made for this request: names
+   * map back through it. Without it the source is listed again with the same filter and naming.
+   */
+  readonly tools?: readonly object[];
+}
+
+/** A Chat Completions message, or a completion (its first choice is read). */
+export interface ChatTurn {
+  readonly choices?: readonly { readonly message: ChatMessageLike }[];
+  readonly tool_calls?: ChatMessageLike['tool_calls'];
+}
+
+interface ChatMessageLike {
+  readonly tool_calls?:
+    | readonly {
+        readonly id: string;
+        readonly type: string;
+        readonly function?: { readonly name: string; readonly arguments: string };
+      }[]
+    | null;
+}
+
+/** A Responses API response, or its output items. */
+export interface ResponsesTurn {
+  readonly output: readonly { readonly type: string }[];
+}
+
+/** What a Function call output item is in the Responses API. */
+export type FunctionCallOutput = ResponseInputItem.FunctionCallOutput;
+
+/**
+ * Runs every function call of a model turn through toolplane (in parallel, at most
+ * `concurrency` at once, each with its own timeout and the caller's signal) and returns exactly
+ * what to append to the conversation: for a Chat Completions turn, one `tool` message per call
+ * (and, when tools returned images, one `user` message carrying them, since tool messages take
+ * only text); for a Responses turn, one `function_call_output` item per call, images as
+ * `input_image`. Malformed JSON arguments, unknown names and failing tools are answered to the
+ * model as errors it can read, never thrown.
+ *
+ * @throws {ToolError} `cancelled` when `signal` aborts.
+ */
+export function runToolCalls(
+  source: ToolSource,
+  turn: ResponsesTurn,
+  options?: RunToolCallsOptions,
+): Promise<FunctionCallOutput[]>;
+export function runToolCalls(
+  source: ToolSource,
+  turn: ChatTurn,
+  options?: RunToolCallsOptions,
+): Promise<ChatCompletionMessageParam[]>;
+export async function runToolCalls(
+  source: ToolSource,
+  turn: ChatTurn | ResponsesTurn,
+  options: RunToolCallsOptions = {},
+): Promise<ChatCompletionMessageParam[] | FunctionCallOutput[]> {
+  if ('output' in turn && Array.isArray(turn.output)) {
+    const items: ResponsesTurn['output'] = turn.output;
+    const calls: ToolCallRequest[] = items
+      .filter((item) => item.type === 'function_call')
+      .map((item) => {
+        const call = item as { call_id?: unknown; name?: unknown; arguments?: unknown };
+        return {
+          callId: typeof call.call_id === 'string' ? call.call_id : '',
+          name: typeof call.name === 'string' ? call.name : '',
+          arguments: call.arguments,
+        };
+      });
+    const exposed = await exposedFor(source, options, 'responses');
+    return (await runCalls(source, calls, exposed.resolve, options)).map(toFunctionCallOutput);
+  }
+  const chat = turn as ChatTurn;
+  const message = chat.choices === undefined ? chat : chat.choices[0]?.message;
+  const calls: ToolCallRequest[] = (message?.tool_calls ?? [])
+    .filter((call) => call.type === 'function' && call.function !== undefined)
+    .map((call) => ({
+      callId: call.id,
+      name: call.function?.name ?? '',
+      arguments: call.function?.arguments,
+    }));
+  if (calls.length === 0) return [];
+  const exposed = await exposedFor(source, options, 'chat');
+  return toChatMessages(await runCalls(source, calls, exposed.resolve, options));
+}
+
+async function exposedFor(
+  source: ToolSource,
+  options: RunToolCallsOptions,
+  api: 'chat' | 'responses',
+): Promise<ExposedTools> {
+  const bound = exposedOf(options.tools);
+  if (bound !== undefined) return bound;
+  const list =
+    api === 'chat'
+      ? await toOpenAITools(source, options)
+      : await toOpenAIResponsesTools(source, options);
+  return exposedOf(list) as ExposedTools;
+}
+
+function errorText(outcome: CallOutcome, text: string): string {
+  if (!outcome.isError) return text;
+  return outcome.code === undefined || text.startsWith(`${outcome.code}:`)
+    ? `Error: ${text}`
+    : `Error (${outcome.code}): ${text}`;
+}
+
+function dataUrl(part: { data: string; mimeType: string }): string {
+  return `data:${part.mimeType};base64,${part.data}`;
+}
+
+/** Tool messages, and one user message with the images tool messages cannot carry. */
+function toChatMessages(outcomes: readonly CallOutcome[]): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  const images: ChatCompletionContentPart[] = [];
+  for (const outcome of outcomes) {
+    const texts: string[] = [];
+    let attached = 0;
+    for (const part of outcome.parts) {
+      if (part.type === 'text') texts.push(part.text);
+      else {
+        if (attached === 0) {
+          images.push({
+            type: 'text',
+            text: `Images returned by tool call ${outcome.callId} (${outcome.name}):`,
+          });
+        }
+        attached++;
+        images.push({ type: 'image_url', image_url: { url: dataUrl(part) } });
+      }
+    }
+    if (attached > 0) {
+      texts.push(
+        `[${attached} image${attached === 1 ? '' : 's'} attached in the next user message]`,
+      );
+    }
+    messages.push({
+      role: 'tool',
+      tool_call_id: outcome.callId,
+      content: errorText(outcome, texts.join('\n')),
+    });
+  }
+  if (images.length > 0) messages.push({ role: 'user', content: images });
+  return messages;
+}
+
+function toFunctionCallOutput(outcome: CallOutcome): FunctionCallOutput {
+  const hasImage = outcome.parts.some((part) => part.type === 'image');
+  if (!hasImage) {
+    const text = outcome.parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    return {
+      type: 'function_call_output',
+      call_id: outcome.callId,
+      output: errorText(outcome, text),
+    };
+  }
+  const items: ResponseFunctionCallOutputItem[] = outcome.parts.map((part) =>
+    part.type === 'text'
+      ? { type: 'input_text', text: part.text }
+      : { type: 'input_image', image_url: dataUrl(part), detail: 'auto' },
+  );
+  if (outcome.isError)
+    items.unshift({ type: 'input_text', text: `Error (${outcome.code ?? 'tool'}):` });
+  return { type: 'function_call_output', call_id: outcome.callId, output: items };
+}

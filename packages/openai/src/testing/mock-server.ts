@@ -1,0 +1,74 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the mock model server received. */
+export interface ReceivedRequest {
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+  /** What the wire checker found wrong with it (empty: nothing). */
+  readonly problems: readonly string[];
+}
+
+/** A scripted model on 127.0.0.1: each request is answered by the next step of the script. */
+export interface MockModelServer {
+  /** The base URL to give the client (`baseURL`). */
+  readonly url: string;
+  readonly requests: readonly ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export type Step = (body: Record<string, unknown>, path: string) => unknown;
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Starts a small HTTP server on 127.0.0.1 that speaks a provider's wire format as far as the
+ * script goes: every POST is checked by `check`, recorded, and answered with the next step's
+ * JSON; a request past the end of the script gets a 500 the client reports.
+ */
+export async function startMockServer(
+  basePath: string,
+  script: readonly Step[],
+  check: (path: string, body: Record<string, unknown>) => string[],
+): Promise<MockModelServer> {
+  const requests: ReceivedRequest[] = [];
+  const steps = [...script];
+  const server: Server = createServer((request, response) => {
+    void readBody(request).then((text) => {
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        body = {};
+      }
+      requests.push({ path, body, problems: check(path, body) });
+      const step = steps.shift();
+      const status = step === undefined ? 500 : 200;
+      const answer =
+        step === undefined
+          ? { error: { message: 'the mock model has no more steps', type: 'server_error' } }
+          : step(body, path);
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
+      }),
+  };
+}

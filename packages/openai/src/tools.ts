@@ -1,0 +1,107 @@
+import {
+  bindExposed,
+  exposeTools,
+  type ExposedTool,
+  type ExposeOptions,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import type { FunctionTool } from 'openai/resources/responses/responses';
+
+/** Options of {@link toOpenAITools} and {@link toOpenAIResponsesTools}. */
+export interface OpenAIToolsOptions extends ExposeOptions {
+  /**
+   * `true` (default): `strict: true` wherever the schema can be written for OpenAI's strict mode
+   * (every property required, optional ones nullable, objects closed, `$ref` inlined), and
+   * `strict: false` where it cannot. `false`: never strict.
+   */
+  readonly strict?: boolean;
+}
+
+/** Why a tool went out with `strict: false`, and what its schema could not express. */
+export interface OpenAIToolReport {
+  readonly name: string;
+  readonly id: string;
+  readonly strict: boolean;
+  readonly reason?: string;
+  readonly notes: readonly string[];
+}
+
+const reports = new WeakMap<object, readonly OpenAIToolReport[]>();
+
+function expose(source: ToolSource, options: OpenAIToolsOptions) {
+  return exposeTools(source, options.strict === false ? 'openai' : 'openai-strict', options);
+}
+
+function report(list: object, tools: readonly ExposedTool[]): void {
+  reports.set(
+    list,
+    tools.map((tool) => ({
+      name: tool.name,
+      id: tool.entry.id,
+      strict: tool.schema.strict,
+      ...(tool.schema.reason === undefined ? {} : { reason: tool.schema.reason }),
+      notes: tool.schema.notes,
+    })),
+  );
+}
+
+/**
+ * The tools of a toolkit, or of a runner with its index, as Chat Completions function tools:
+ * provider-legal names (`namespace__name`, shortened with a stable hash where needed), each
+ * description, and each schema converted for OpenAI (strict where possible). Pass the same array
+ * to {@link runToolCalls} as `tools` so names map back without listing again.
+ *
+ * @throws {ToolError} `cancelled` when `signal` is aborted; the index's codes for a failed listing.
+ */
+export function toOpenAITools(
+  source: ToolSource,
+  options: OpenAIToolsOptions = {},
+): Promise<ChatCompletionFunctionTool[]> {
+  return Promise.resolve().then(() => {
+    const exposed = expose(source, options);
+    const list = exposed.tools.map((tool): ChatCompletionFunctionTool => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        parameters: tool.schema.schema,
+        strict: tool.schema.strict,
+      },
+    }));
+    report(list, exposed.tools);
+    return bindExposed(list, exposed);
+  });
+}
+
+/**
+ * The same tools as Responses API function tools (`{ type: 'function', name, parameters,
+ * strict }`).
+ *
+ * @throws {ToolError} `cancelled` when `signal` is aborted; the index's codes for a failed listing.
+ */
+export function toOpenAIResponsesTools(
+  source: ToolSource,
+  options: OpenAIToolsOptions = {},
+): Promise<FunctionTool[]> {
+  return Promise.resolve().then(() => {
+    const exposed = expose(source, options);
+    const list = exposed.tools.map((tool): FunctionTool => ({
+      type: 'function',
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.schema.schema,
+      strict: tool.schema.strict,
+    }));
+    report(list, exposed.tools);
+    return bindExposed(list, exposed);
+  });
+}
+
+/**
+ * For a list made by {@link toOpenAITools} or {@link toOpenAIResponsesTools}: per tool, whether
+ * it is strict, why not, and what its schema could not express (empty for other lists).
+ */
+export function openAIToolReport(tools: object): readonly OpenAIToolReport[] {
+  return reports.get(tools) ?? [];
+}
