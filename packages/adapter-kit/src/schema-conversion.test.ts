@@ -86,6 +86,17 @@ describe('convertSchema in strict mode', () => {
     expect(checkSchema(converted.schema, 'openai')).toEqual([]);
   });
 
+  it('keeps a tool without arguments strict', () => {
+    const converted = convertSchema({ type: 'object', properties: {} }, 'openai-strict');
+    expect(converted.strict).toBe(true);
+    expect(converted.schema).toEqual({
+      type: 'object',
+      properties: {},
+      required: [],
+      additionalProperties: false,
+    });
+  });
+
   it('falls back when objects nest deeper than OpenAI allows', () => {
     let schema: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 12; i++)

@@ -413,7 +413,9 @@ class Walk {
     if (rules.strict) {
       if (isRecord(extra) || extra === true)
         this.block(path, 'an object with free-form keys (additionalProperties)');
-      if (extra === undefined && Object.keys(source).length === 0) {
+      // An empty root is a tool without arguments, which strict mode says exactly; an empty
+      // object deeper down is a free-form value.
+      if (extra === undefined && Object.keys(source).length === 0 && path !== '') {
         this.block(path, 'an object with no declared properties (free-form)');
       }
       for (const key of ['patternProperties', 'propertyNames', 'unevaluatedProperties']) {
