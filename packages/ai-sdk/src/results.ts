@@ -12,7 +12,10 @@ import {
 import type { ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
 import type { Tool } from 'ai';
+
+export { DEFAULT_MAX_OUTPUT_CHARS };
 export type { ContentBlock };
+
 /** What `toModelOutput` answers the AI SDK with (its `ToolResultOutput`). */
 export type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
 
@@ -57,8 +60,6 @@ export interface ModelOutputOptions {
    */
   readonly maxOutputChars?: number;
 }
-
-export { DEFAULT_MAX_OUTPUT_CHARS };
 
 /**
  * The parts this adapter makes: text, and `media`, which every supported `ai` major reads (ai 5
