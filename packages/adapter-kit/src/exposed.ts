@@ -3,18 +3,28 @@ import { ToolError } from '@toolplane/toolmodel';
 import { nameTools, type NameToolsOptions } from './names.js';
 import { convertSchema, type ConvertedSchema } from './schema-conversion.js';
 import type { SchemaTarget } from './schema-rules.js';
+import { searchModeTools } from './search-mode.js';
 import type { ToolSource } from './source.js';
 import type { ResolvedCall } from './turn.js';
 
 /** Options every provider's `to…Tools` takes: which tools, and how they are named. */
 export interface ExposeOptions extends NameToolsOptions {
+  /**
+   * `'tools'` (default): one tool per toolplane tool. `'search'`: only `search_tools`,
+   * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
+   * list in every request.
+   */
+  readonly mode?: 'tools' | 'search';
   readonly signal?: AbortSignal;
 }
 
 /** One tool as a provider will see it: its exposed name, description and converted schema. */
 export interface ExposedTool {
   readonly name: string;
-  readonly entry: ToolEntry;
+  /** The tool's canonical ID; in search mode, the search tool's own name. */
+  readonly id: string;
+  /** The tool's index entry; absent for search mode's tools. */
+  readonly entry?: ToolEntry;
   readonly description?: string;
   readonly schema: ConvertedSchema;
 }
@@ -43,6 +53,7 @@ export function exposeTools(
       cause: options.signal.reason,
     });
   }
+  if (options.mode === 'search') return exposeSearch(source, target, options);
   const tools: ExposedTool[] = [];
   const byName = new Map<string, ExposedTool>();
   for (const { name: tableName, entry } of nameTools(source.index, options)) {
@@ -60,6 +71,7 @@ export function exposeTools(
     const description = entry.tool.description ?? entry.tool.title;
     const tool: ExposedTool = {
       name,
+      id: entry.id,
       entry,
       ...(description === undefined ? {} : { description }),
       schema: convertSchema(entry.tool.inputSchema, target),
@@ -71,7 +83,31 @@ export function exposeTools(
     tools,
     resolve: (name) => {
       const tool = byName.get(name);
-      return tool === undefined ? undefined : { id: tool.entry.id, restore: tool.schema.restore };
+      return tool === undefined ? undefined : { id: tool.id, restore: tool.schema.restore };
+    },
+  };
+}
+
+function exposeSearch(
+  source: ToolSource,
+  target: SchemaTarget,
+  options: ExposeOptions,
+): ExposedTools {
+  const tools = searchModeTools(source, options).map((tool) => ({
+    name: tool.name,
+    id: tool.name,
+    description: tool.description,
+    schema: convertSchema(tool.inputSchema, target),
+    run: tool.run,
+  }));
+  const byName = new Map<string, (typeof tools)[number]>(tools.map((tool) => [tool.name, tool]));
+  return {
+    tools,
+    resolve: (name) => {
+      const tool = byName.get(name);
+      return tool === undefined
+        ? undefined
+        : { id: tool.id, restore: tool.schema.restore, run: tool.run };
     },
   };
 }

@@ -16,7 +16,7 @@ export {
   SEARCH_MODE_TOOLS,
   searchTools,
 } from './search.js';
-export type { PreparedCall, SearchModeAnswer, SearchModeTool } from './search.js';
+export type { PreparedCall, SearchToolDefinition } from './search.js';
 export { convertSchema } from './schema-conversion.js';
 export type { ConvertedSchema } from './schema-conversion.js';
 export { SCHEMA_RULES } from './schema-rules.js';
@@ -25,6 +25,7 @@ export { checkSchema, checkToolName, TOOL_NAME_RULES } from './schema-check.js';
 export { DEFAULT_CONCURRENCY, outcomeText, parseArguments, runCalls } from './turn.js';
 export type {
   CallOutcome,
+  LocalRun,
   ResolvedCall,
   ResultPart,
   RunCallsOptions,
@@ -32,3 +33,5 @@ export type {
 } from './turn.js';
 export { bindExposed, exposedOf, exposeTools } from './exposed.js';
 export type { ExposedTool, ExposedTools, ExposeOptions } from './exposed.js';
+export { searchModeTools } from './search-mode.js';
+export type { SearchModeTool } from './search-mode.js';

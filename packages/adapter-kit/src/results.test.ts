@@ -3,15 +3,8 @@ import type { RunResult } from '@toolplane/toolrun';
 import { describe, expect, it } from 'vitest';
 import { asToolError, fromError, fromRun as fromRunResult, upstreamErrorOf } from './results.js';
 
-/** A run's result with the given outcome, as the runner reports it. */
 function fromRun(fields: Partial<Pick<RunResult, 'structured' | 'mcpResult'>>) {
-  return fromRunResult({
-    toolId: 'ns:t',
-    tool: { namespace: 'ns', name: 't', inputSchema: { type: 'object' } },
-    backend: { kind: 'local', local: { name: 't' } },
-    structured: undefined,
-    ...fields,
-  });
+  return fromRunResult({ structured: undefined, ...fields });
 }
 
 describe('fromRun', () => {

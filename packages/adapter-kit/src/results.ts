@@ -26,7 +26,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * A successful run as a {@link ToolResult}: an MCP tool's result as it came, a local tool's
  * value as text (a string as it is, anything else as JSON, an object also as structured content).
  */
-export function fromRun(run: RunResult): ToolResult {
+export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): ToolResult {
   const mcp = run.mcpResult;
   if (mcp !== undefined) {
     return {

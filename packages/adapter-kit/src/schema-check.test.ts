@@ -74,6 +74,7 @@ describe('checkSchema', () => {
     expect(gemini({ type: 'STRING', minLength: '2', nullable: true })).toEqual([]);
     expect(gemini({ type: 'OBJECT', additionalProperties: false })).toEqual([
       '/properties/a: keyword additionalProperties is not supported',
+      '/properties/a: an OBJECT needs properties',
     ]);
     expect(gemini({ type: 'STRING', oneOf: [{ type: 'STRING' }] })).toEqual([
       '/properties/a: keyword oneOf is not supported',

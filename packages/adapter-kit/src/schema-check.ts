@@ -108,6 +108,10 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
       if (key === 'nullable' && typeof value !== 'boolean') say(path, 'nullable is not a boolean');
     }
     const types = checkType(node, path, rules, say);
+    if (rules.emptyObjects === 'json-text' && path !== '' && types?.includes('object') === true) {
+      const keys = isRecord(node.properties) ? Object.keys(node.properties) : [];
+      if (keys.length === 0) say(path, 'an OBJECT needs properties');
+    }
     if (rules.strict) {
       if (types === undefined && node.anyOf === undefined && node.enum === undefined) {
         say(path, 'strict mode needs a type');

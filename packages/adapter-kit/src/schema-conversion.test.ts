@@ -226,6 +226,30 @@ describe('convertSchema for Gemini', () => {
   });
 });
 
+describe('convertSchema for Gemini, free-form objects', () => {
+  it('writes an object without properties as JSON text and parses it back', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          data: { type: 'object', description: 'Any fields.' },
+          n: { type: 'integer' },
+        },
+      },
+      'gemini',
+    );
+    expect(converted.schema.properties).toEqual({
+      data: { type: 'STRING', description: 'Any fields. A JSON object, written as text.' },
+      n: { type: 'INTEGER' },
+    });
+    expect(converted.notes).toEqual(['/properties/data: a free-form object written as JSON text']);
+    expect(converted.restore({ data: '{"x":1}', n: 2 })).toEqual({ data: { x: 1 }, n: 2 });
+    // Text that is not an object is left for the runner's validation to report.
+    expect(converted.restore({ data: '[1]' })).toEqual({ data: '[1]' });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+});
+
 describe('convertSchema on hostile input', () => {
   it('keeps a property named __proto__ as a property, never as a prototype', () => {
     const schema = JSON.parse(

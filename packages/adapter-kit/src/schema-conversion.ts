@@ -225,9 +225,10 @@ class Walk {
       const nonNull = types.filter((type) => type !== 'null');
       if (nonNull.length > 1) return this.splitTypes(schema, nonNull, types, path, depth);
     }
-    const out: Json = {};
+    let out: Json = {};
     const moved: [string, unknown][] = [];
     let plan: Plan | undefined;
+    let jsonText = false;
     let anyOf = schema.anyOf;
     if (schema.oneOf !== undefined && rules.oneOf === 'anyOf') {
       if (anyOf === undefined) {
@@ -297,6 +298,19 @@ class Walk {
     if (types?.includes('object') === true) {
       const own = this.writeObject(schema, out, moved, path, depth);
       if (own !== undefined) plan = unite(plan, own);
+      if (
+        rules.emptyObjects === 'json-text' &&
+        path !== '' &&
+        types.filter((type) => type !== 'null').length === 1 &&
+        Object.keys(out.properties as Json).length === 0
+      ) {
+        this.note(path, 'a free-form object written as JSON text');
+        const text: Json = { type: this.typeName('string') };
+        if (out.nullable === true) put(text, 'nullable', true);
+        jsonText = true;
+        out = text;
+        plan = { json: true };
+      }
     } else if (
       rules.strict &&
       out.anyOf === undefined &&
@@ -316,6 +330,10 @@ class Walk {
       for (const [key] of moved) this.note(path, `${key} moved into the description`);
       const said = moved.map(([key, value]) => `${key}: ${clip(value)}`).join('; ');
       description = description === undefined ? `(${said})` : `${description} (${said})`;
+    }
+    if (jsonText) {
+      const said = 'A JSON object, written as text.';
+      description = description === undefined ? said : `${description} ${said}`;
     }
     if (description !== undefined) put(out, 'description', description);
     return plan === undefined ? { out } : { out, plan };

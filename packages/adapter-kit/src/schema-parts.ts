@@ -10,6 +10,8 @@ const MAX_NOTE_VALUE = 200;
 export interface Plan {
   props?: Map<string, { dropNull: boolean; inner?: Plan }>;
   items?: Plan;
+  /** A free-form object the target could only take as JSON text: parsed back. */
+  json?: boolean;
 }
 
 // Marks a schema copied from a `$ref` target, so the walk knows which refs it is inside.
@@ -33,6 +35,11 @@ export function isRecord(value: unknown): value is Json {
 
 /** Sets an own property, even one named `__proto__`. */
 export function put(target: Json, key: string, value: unknown): void {
+  // Plain assignment is much faster; only `__proto__` would set the prototype instead.
+  if (key !== '__proto__') {
+    target[key] = value;
+    return;
+  }
   Object.defineProperty(target, key, {
     value,
     enumerable: true,
@@ -85,7 +92,7 @@ export function nullable(schema: Json): Json {
 
 export function unite(a: Plan | undefined, b: Plan): Plan {
   if (a === undefined) return b;
-  const united: Plan = {};
+  const united: Plan = a.json === true || b.json === true ? { json: true } : {};
   const items =
     a.items === undefined ? b.items : b.items === undefined ? a.items : unite(a.items, b.items);
   if (items !== undefined) united.items = items;
@@ -115,6 +122,16 @@ export function unite(a: Plan | undefined, b: Plan): Plan {
 }
 
 export function restore(value: unknown, plan: Plan): unknown {
+  if (plan.json === true && typeof value === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      // Anything but an object stays text, for the runner's validation to report.
+      if (isRecord(parsed)) return parsed;
+    } catch {
+      return value;
+    }
+    return value;
+  }
   if (Array.isArray(value)) {
     return plan.items === undefined
       ? value

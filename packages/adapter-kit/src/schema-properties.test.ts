@@ -10,7 +10,14 @@ import { checkSchema } from './schema-check.js';
 import { convertSchema } from './schema-conversion.js';
 import type { SchemaTarget } from './schema-rules.js';
 import { listAll } from './source.js';
-import { accepts, fillNulls, fromGemini, instanceArb, schemaArb } from './testing/schemas.js';
+import {
+  accepts,
+  encodeFor,
+  fillNulls,
+  fromGemini,
+  instanceArb,
+  schemaArb,
+} from './testing/schemas.js';
 
 // The conversion's two promises, over the real tools of three reference MCP servers and over
 // generated schemas: every converted schema passes its provider's checker, and every instance
@@ -61,7 +68,8 @@ function holds(original: Json, target: SchemaTarget, instances: readonly unknown
   );
   const written = converted.target === 'gemini' ? fromGemini(converted.schema) : converted.schema;
   for (const instance of instances) {
-    const sent = converted.strict ? fillNulls(original, instance, original) : instance;
+    const filled = converted.strict ? fillNulls(original, instance, original) : instance;
+    const sent = converted.target === 'gemini' ? encodeFor(written, filled) : filled;
     expect(accepts(written, sent), JSON.stringify({ sent, written })).toBe(true);
     const back = converted.restore(sent as Json);
     expect(accepts(original, back), JSON.stringify({ back })).toBe(true);

@@ -25,6 +25,12 @@ export interface ProviderSchemaRules {
   readonly enumValues: 'any' | 'strings';
   /** Count keywords (`minItems`, `maxLength`, ...) as JSON numbers, or as strings (int64). */
   readonly counts: 'number' | 'string';
+  /**
+   * Objects without declared properties below the root: kept, or (Gemini, which refuses an
+   * OBJECT without properties) written as a string holding the object's JSON, parsed back by
+   * `restore`.
+   */
+  readonly emptyObjects: 'keep' | 'json-text';
   /** String formats kept; others move into the description. `undefined`: every format. */
   readonly formats?: ReadonlySet<string>;
   /**
@@ -108,6 +114,7 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     constAs: 'enum',
     enumValues: 'any',
     counts: 'number',
+    emptyObjects: 'keep',
     formats: new Set([
       'date-time',
       'time',
@@ -134,6 +141,7 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     constAs: 'const',
     enumValues: 'any',
     counts: 'number',
+    emptyObjects: 'keep',
     strict: false,
   },
   // The Messages API takes JSON Schema with an object at the root.
@@ -146,6 +154,7 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     constAs: 'const',
     enumValues: 'any',
     counts: 'number',
+    emptyObjects: 'keep',
     strict: false,
   },
   // Gemini's `Schema`: a subset of OpenAPI 3.0's schema object.
@@ -170,6 +179,7 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     constAs: 'enum',
     enumValues: 'strings',
     counts: 'string',
+    emptyObjects: 'json-text',
     strict: false,
   },
 };

@@ -75,28 +75,24 @@ describe('isExposed', () => {
 
 describe('searchTools', () => {
   it('returns summaries of the exposed tools only, paged with a cursor', async () => {
-    const first = await searchTools(source, noAdmin, { query: 'numbers', limit: 5 });
-    const page = first.structuredContent as {
+    const page = (await searchTools(source, noAdmin, { query: 'numbers', limit: 5 })) as {
       results: { id: string; description: string; tags: string[] }[];
       nextCursor?: string;
     };
     expect(page.results.length).toBeGreaterThan(0);
     expect(page.results.map((r) => r.id)).not.toContain('admin:drop_numbers');
     expect(page.results[0]).not.toHaveProperty('inputSchema');
-    expect(first.content).toEqual([{ type: 'text', text: JSON.stringify(page) }]);
     expect(page.nextCursor).toBeTypeOf('string');
     const second = await searchTools(source, noAdmin, {
       query: 'numbers',
       limit: 5,
       cursor: page.nextCursor,
     });
-    const ids = (second.structuredContent as { results: { id: string }[] }).results.map(
-      (r) => r.id,
-    );
+    const ids = (second as { results: { id: string }[] }).results.map((r) => r.id);
     expect(ids.some((id) => page.results.some((r) => r.id === id))).toBe(false);
   });
 
-  it('answers bad input with invalid_argument results', async () => {
+  it('refuses bad input with invalid_argument', async () => {
     for (const input of [
       {},
       { query: 3 },
@@ -106,8 +102,9 @@ describe('searchTools', () => {
       { query: 'x', limit: '5' },
       { query: 'x', cursor: 7 },
     ]) {
-      const result = await searchTools(source, noAdmin, input);
-      expect(result).toMatchObject({ isError: true, code: 'invalid_argument' });
+      await expect(searchTools(source, noAdmin, input)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
     }
   });
 
@@ -122,52 +119,41 @@ describe('searchTools', () => {
 
 describe('describeTool', () => {
   it("gives an exposed tool's full definition and not_found for anything else", () => {
-    const answer = describeTool(source, noAdmin, { id: 'math:add' });
-    expect(answer.toolId).toBe('math:add');
-    expect(answer.result.structuredContent).toMatchObject({
+    expect(describeTool(source, noAdmin, { id: 'math:add' })).toMatchObject({
       id: 'math:add',
       name: 'add',
       inputSchema: { required: ['a', 'b'] },
     });
     for (const id of ['admin:drop_numbers', 'math:nope', undefined]) {
-      const missing = describeTool(source, noAdmin, { id });
-      expect(missing.toolId).toBeUndefined();
-      expect(missing.result).toMatchObject({ isError: true, code: 'not_found' });
+      expect(() => describeTool(source, noAdmin, { id })).toThrow(
+        expect.objectContaining({ code: 'not_found' }),
+      );
     }
   });
 });
 
 describe('prepareCall and callTool', () => {
   it('runs an exposed tool, the runner validating its arguments', async () => {
-    const answer = await callTool(source, noAdmin, {
-      id: 'math:add',
-      arguments: { a: 2, b: 3 },
-    });
-    expect(answer).toEqual({
-      toolId: 'math:add',
-      result: { content: [{ type: 'text', text: '{"sum":5}' }], structuredContent: { sum: 5 } },
-    });
+    const run = await callTool(source, noAdmin, { id: 'math:add', arguments: { a: 2, b: 3 } });
+    expect(run.structured).toEqual({ sum: 5 });
     await expect(
       callTool(source, noAdmin, { id: 'math:add', arguments: { a: 'two', b: 3 } }),
     ).rejects.toMatchObject({ code: 'validation' });
+    await expect(callTool(source, noAdmin, { id: 'admin:drop_numbers' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('refuses filtered tools and arguments that are not an object, before any call', () => {
-    expect(prepareCall(source, noAdmin, { id: 'admin:drop_numbers' })).toMatchObject({
-      ok: false,
-      answer: { result: { code: 'not_found' } },
-    });
+    expect(() => prepareCall(source, noAdmin, { id: 'admin:drop_numbers' })).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
     for (const given of [[1], 'text', null, 5]) {
-      expect(prepareCall(source, noAdmin, { id: 'math:add', arguments: given })).toMatchObject({
-        ok: false,
-        answer: { toolId: 'math:add', result: { code: 'invalid_argument' } },
-      });
+      expect(() => prepareCall(source, noAdmin, { id: 'math:add', arguments: given })).toThrow(
+        expect.objectContaining({ code: 'invalid_argument', toolId: 'math:add' }),
+      );
     }
-    expect(prepareCall(source, noAdmin, { id: 'math:add' })).toEqual({
-      ok: true,
-      id: 'math:add',
-      args: {},
-    });
+    expect(prepareCall(source, noAdmin, { id: 'math:add' })).toEqual({ id: 'math:add', args: {} });
   });
 });
 
@@ -196,13 +182,13 @@ describe('search mode over a real MCP server (stdio)', () => {
   it('finds, describes and calls an upstream tool, keeping its structured result', async () => {
     const filter = { include: { namespaces: ['fx'] } };
     const found = await searchTools(toolkit, filter, { query: 'adds two numbers' });
-    const ids = (found.structuredContent as { results: { id: string }[] }).results.map((r) => r.id);
+    const ids = (found as { results: { id: string }[] }).results.map((r) => r.id);
     expect(ids).toContain('fx:add');
-    expect(describeTool(toolkit, filter, { id: 'fx:add' }).result.structuredContent).toMatchObject({
+    expect(describeTool(toolkit, filter, { id: 'fx:add' })).toMatchObject({
       inputSchema: { required: ['a', 'b'] },
     });
-    const answer = await callTool(toolkit, filter, { id: 'fx:add', arguments: { a: 2, b: 40 } });
-    expect(answer.result).toEqual({
+    const run = await callTool(toolkit, filter, { id: 'fx:add', arguments: { a: 2, b: 40 } });
+    expect(run.mcpResult).toMatchObject({
       content: [{ type: 'text', text: '42' }],
       structuredContent: { sum: 42 },
     });

@@ -1,5 +1,5 @@
 import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
-import { fromError, fromRun, type ToolResult } from './results.js';
+import type { RunResult } from '@toolplane/toolrun';
 import {
   callThrough,
   passes,
@@ -14,7 +14,7 @@ export const SEARCH_MAX_LIMIT = 100;
 export const SEARCH_DEFAULT_LIMIT = 10;
 
 /** Name, description and JSON Schema input of one of the three search-mode tools. */
-export interface SearchModeTool {
+export interface SearchToolDefinition {
   readonly name: 'search_tools' | 'describe_tool' | 'call_tool';
   readonly description: string;
   readonly inputSchema: Tool['inputSchema'];
@@ -25,7 +25,11 @@ export interface SearchModeTool {
  * tools as the gateway's search mode): the model searches the catalogue (summaries only), reads
  * the full schema of the few tools it wants, and calls them by ID.
  */
-export const SEARCH_MODE_TOOLS: readonly [SearchModeTool, SearchModeTool, SearchModeTool] = [
+export const SEARCH_MODE_TOOLS: readonly [
+  SearchToolDefinition,
+  SearchToolDefinition,
+  SearchToolDefinition,
+] = [
   {
     name: 'search_tools',
     description:
@@ -66,15 +70,6 @@ export const SEARCH_MODE_TOOLS: readonly [SearchModeTool, SearchModeTool, Search
   },
 ];
 
-/**
- * A search-mode tool's answer, and the exposed tool it is about (`describe_tool`'s and
- * `call_tool`'s `id` when that names an exposed tool).
- */
-export interface SearchModeAnswer {
-  readonly toolId?: string;
-  readonly result: ToolResult;
-}
-
 /** Whether `id` names a tool of the source that the filter lets through. */
 export function isExposed(source: ToolSource, filter: ToolFilter, id: unknown): id is string {
   if (typeof id !== 'string') return false;
@@ -86,45 +81,38 @@ export function isExposed(source: ToolSource, filter: ToolFilter, id: unknown): 
   }
 }
 
-function json(value: Record<string, unknown>): ToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-}
-
-function invalid(message: string): ToolResult {
-  return fromError(new ToolError('invalid_argument', message));
-}
-
-function notFound(id: unknown): ToolResult {
-  return fromError(
-    new ToolError('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`),
-  );
+function notFound(id: unknown): ToolError {
+  return new ToolError('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`);
 }
 
 /**
  * `search_tools`: summaries (ID, title, description, tags) of the exposed tools matching
- * `query`, and `nextCursor` when there are more. Bad input is an `invalid_argument` result.
+ * `query`, and `nextCursor` when there are more.
  *
- * @throws {ToolError} the index's codes (`cancelled` when `signal` aborts, `invalid_argument`
- * for a bad cursor).
+ * @throws {ToolError} `invalid_argument` for a bad query, limit or cursor; the index's codes
+ * (`cancelled` when `signal` aborts).
  */
 export async function searchTools(
   source: ToolSource,
   filter: ToolFilter,
   input: Record<string, unknown>,
   options: { readonly signal?: AbortSignal | undefined } = {},
-): Promise<ToolResult> {
+): Promise<Record<string, unknown>> {
   const { query, limit = SEARCH_DEFAULT_LIMIT, cursor } = input;
-  if (typeof query !== 'string') return invalid('query must be a string');
+  if (typeof query !== 'string') throw new ToolError('invalid_argument', 'query must be a string');
   if (
     typeof limit !== 'number' ||
     !Number.isInteger(limit) ||
     limit < 1 ||
     limit > SEARCH_MAX_LIMIT
   ) {
-    return invalid(`limit must be an integer from 1 to ${String(SEARCH_MAX_LIMIT)}`);
+    throw new ToolError(
+      'invalid_argument',
+      `limit must be an integer from 1 to ${String(SEARCH_MAX_LIMIT)}`,
+    );
   }
   if (cursor !== undefined && typeof cursor !== 'string') {
-    return invalid('cursor must be a string');
+    throw new ToolError('invalid_argument', 'cursor must be a string');
   }
   const { signal } = options;
   const page = await source.index.search(query, {
@@ -140,30 +128,36 @@ export async function searchTools(
       description: shortDescription,
       tags: [...tags],
     }));
-  return json(
-    page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor },
-  );
+  return page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor };
 }
 
-/** `describe_tool`: an exposed tool's full MCP definition, input schema included. */
+/**
+ * `describe_tool`: an exposed tool's full MCP definition (input schema included) with its `id`.
+ *
+ * @throws {ToolError} `not_found` when `input.id` names no exposed tool.
+ */
 export function describeTool(
   source: ToolSource,
   filter: ToolFilter,
   input: Record<string, unknown>,
-): SearchModeAnswer {
+): Record<string, unknown> & { readonly id: string } {
   const { id } = input;
-  if (!isExposed(source, filter, id)) return { result: notFound(id) };
-  return { toolId: id, result: json({ id, ...toMcpJson(source.index.getTool(id).tool) }) };
+  if (!isExposed(source, filter, id)) throw notFound(id);
+  return { id, ...toMcpJson(source.index.getTool(id).tool) };
 }
 
-/** What {@link prepareCall} makes of a `call_tool` input: the call to make, or the answer. */
-export type PreparedCall =
-  | { readonly ok: true; readonly id: string; readonly args: Record<string, unknown> }
-  | { readonly ok: false; readonly answer: SearchModeAnswer };
+/** A `call_tool` call that passed {@link prepareCall}: the tool and its arguments. */
+export interface PreparedCall {
+  readonly id: string;
+  readonly args: Record<string, unknown>;
+}
 
 /**
- * Checks a `call_tool` input before the call: the ID must name an exposed tool and `arguments`
+ * Checks a `call_tool` input before the call: `id` must name an exposed tool and `arguments`
  * (default `{}`) must be an object. The runner validates the arguments themselves.
+ *
+ * @throws {ToolError} `not_found` for an ID that names no exposed tool; `invalid_argument`
+ * (with the tool's ID) for arguments that are not an object.
  */
 export function prepareCall(
   source: ToolSource,
@@ -171,28 +165,25 @@ export function prepareCall(
   input: Record<string, unknown>,
 ): PreparedCall {
   const { id, arguments: given = {} } = input;
-  if (!isExposed(source, filter, id)) return { ok: false, answer: { result: notFound(id) } };
+  if (!isExposed(source, filter, id)) throw notFound(id);
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    return { ok: false, answer: { toolId: id, result: invalid('arguments must be an object') } };
+    throw new ToolError('invalid_argument', 'arguments must be an object', { toolId: id });
   }
-  return { ok: true, id, args: given as Record<string, unknown> };
+  return { id, args: given as Record<string, unknown> };
 }
 
 /**
  * `call_tool`: runs an exposed tool by ID through the source ({@link callThrough}).
  *
- * @throws {ToolError} the call's failure, as the source throws it (`cancelled`, `validation`, …).
+ * @throws {ToolError} {@link prepareCall}'s codes; the call's failure as the source throws it
+ * (`cancelled`, `validation`, …).
  */
 export async function callTool(
   source: ToolSource,
   filter: ToolFilter,
   input: Record<string, unknown>,
   options: SourceCallOptions = {},
-): Promise<SearchModeAnswer> {
-  const call = prepareCall(source, filter, input);
-  if (!call.ok) return call.answer;
-  return {
-    toolId: call.id,
-    result: fromRun(await callThrough(source, call.id, call.args, options)),
-  };
+): Promise<RunResult> {
+  const { id, args } = prepareCall(source, filter, input);
+  return callThrough(source, id, args, options);
 }

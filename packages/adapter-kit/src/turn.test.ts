@@ -1,4 +1,4 @@
-import { fixtureCommand } from '@toolplane/fixtures';
+import { childPids, fixtureCommand } from '@toolplane/fixtures';
 import { createIndex } from '@toolplane/toolindex';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
@@ -197,5 +197,21 @@ describe('runCalls through a real MCP server over stdio', () => {
     });
     expect(outcomes[1]?.isError).toBe(false);
     expect(outcomes[1]?.parts.map((part) => part.type)).toEqual(['text', 'image', 'text']);
+  });
+
+  it('answers a call whose server dies mid-call as an error, without waiting for a timeout', async () => {
+    const { resolve } = exposeTools(toolkit, 'anthropic', { include: { namespaces: ['fx'] } });
+    const pending = runCalls(
+      toolkit,
+      [{ callId: 'slow', name: 'fx__slow', arguments: { ms: 60_000 } }],
+      resolve,
+      { timeoutMs: 30_000 },
+    );
+    const pids = childPids('serve-fixture');
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    const [outcome] = await pending;
+    expect(outcome?.isError).toBe(true);
+    expect(outcome?.code).not.toBe('timeout');
   });
 });

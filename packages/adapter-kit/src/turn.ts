@@ -19,9 +19,17 @@ export interface ToolCallRequest {
   readonly arguments: unknown;
 }
 
+/** What runs a tool that lives in the adapter itself (search mode's tools), not in the source. */
+export type LocalRun = (
+  args: Record<string, unknown>,
+  options: { readonly signal?: AbortSignal; readonly meta?: Record<string, unknown> },
+) => Promise<Pick<RunResult, 'structured' | 'mcpResult'>>;
+
 /** What an exposed name stands for: the tool's ID, and how to undo its schema conversion. */
 export interface ResolvedCall {
   readonly id: string;
+  /** Runs the call instead of the source (search mode's tools). */
+  readonly run?: LocalRun;
   readonly restore?: (args: Record<string, unknown>) => Record<string, unknown>;
 }
 
@@ -153,7 +161,11 @@ async function runOne(
   if (!timed && outer === undefined) {
     // Nothing can stop the call early: no signal of its own, which costs microseconds on Node.
     try {
-      return fromRun(withId, await callThrough(source, target.id, args, meta), budget);
+      const run =
+        target.run === undefined
+          ? callThrough(source, target.id, args, meta)
+          : target.run(args, meta);
+      return fromRun(withId, await run, budget);
     } catch (thrown) {
       return failure(withId, asToolError(thrown, target.id), budget);
     }
@@ -183,7 +195,9 @@ async function runOne(
   }
   try {
     const run = await Promise.race([
-      callThrough(source, target.id, args, { signal, ...meta }),
+      target.run === undefined
+        ? callThrough(source, target.id, args, { signal, ...meta })
+        : target.run(args, { signal, ...meta }),
       stop,
     ]);
     return fromRun(withId, run, budget);
@@ -203,7 +217,7 @@ async function runOne(
 /** A successful run as an outcome: an MCP result's blocks, a local tool's value as JSON text. */
 function fromRun(
   base: Omit<CallOutcome, 'isError' | 'parts'>,
-  run: RunResult,
+  run: Pick<RunResult, 'structured' | 'mcpResult'>,
   budget: number,
 ): CallOutcome {
   const result = resultOfRun(run);

@@ -4,7 +4,7 @@ import {
   prepareCall,
   SEARCH_MODE_TOOLS,
   searchTools,
-  type SearchModeAnswer,
+  type PreparedCall,
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import { ToolError } from '@toolplane/toolmodel';
@@ -19,8 +19,18 @@ function args(input: unknown): Record<string, unknown> {
     : {};
 }
 
-function output(answer: SearchModeAnswer): ResultOutput {
-  return { type: 'result', ...answer.result };
+function json(value: Record<string, unknown>): ResultOutput {
+  return {
+    type: 'result',
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: value,
+  };
+}
+
+/** A failure of the shared core as an error result the model reads; cancellation stays thrown. */
+function refused(error: unknown): ResultOutput {
+  if (ToolError.isInstance(error) && error.code !== 'cancelled') return fromError(error);
+  throw error;
 }
 
 const [search, describe, call] = SEARCH_MODE_TOOLS;
@@ -50,13 +60,9 @@ export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions):
       inputSchema: jsonSchema(search.inputSchema as JSONSchema7),
       execute: async (input, { abortSignal }) => {
         try {
-          const result = await searchTools(source, options, args(input), {
-            signal: abortSignal,
-          });
-          return { type: 'result', ...result } satisfies ResultOutput;
+          return json(await searchTools(source, options, args(input), { signal: abortSignal }));
         } catch (error) {
-          if (ToolError.isInstance(error) && error.code !== 'cancelled') return fromError(error);
-          throw error;
+          return refused(error);
         }
       },
       toModelOutput: modelOutput,
@@ -64,7 +70,13 @@ export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions):
     [describe.name]: dynamicTool({
       description: describe.description,
       inputSchema: jsonSchema(describe.inputSchema as JSONSchema7),
-      execute: (input) => output(describeTool(source, options, args(input))),
+      execute: (input) => {
+        try {
+          return json(describeTool(source, options, args(input)));
+        } catch (error) {
+          return refused(error);
+        }
+      },
       toModelOutput: modelOutput,
     }),
     [call.name]: dynamicTool({
@@ -72,8 +84,12 @@ export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions):
       description: call.description,
       inputSchema: jsonSchema(call.inputSchema as JSONSchema7),
       execute: (input, { abortSignal }) => {
-        const prepared = prepareCall(source, options, args(input));
-        if (!prepared.ok) return output(prepared.answer);
+        let prepared: PreparedCall;
+        try {
+          prepared = prepareCall(source, options, args(input));
+        } catch (error) {
+          return refused(error);
+        }
         const callOptions = { abortSignal, meta: options.meta };
         return options.progress === false
           ? executeOnce(source, prepared.id, prepared.args, callOptions)

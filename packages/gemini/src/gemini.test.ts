@@ -54,7 +54,10 @@ describe('toGeminiTools and runFunctionCalls with generateContent', () => {
       reply([{ text: 'All done.' }]),
     ]);
     const tools = await toGeminiTools(toolkit, { include: { namespaces: ['fx'] } });
-    expect(tools[0]?.functionDeclarations?.map((d) => d.name)).toContain('fx__add');
+    const declarations = tools[0]?.functionDeclarations ?? [];
+    expect(declarations.map((d) => d.name)).toContain('fx__add');
+    // A function without arguments declares no parameters.
+    expect(declarations.find((d) => d.name === 'fx__mixed')).not.toHaveProperty('parameters');
     const contents: Content[] = [{ role: 'user', parts: [{ text: 'go' }] }];
     const first = await ai.models.generateContent({ model: 'mock', contents, config: { tools } });
     const parts = await runFunctionCalls(toolkit, first, { tools });

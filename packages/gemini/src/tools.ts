@@ -27,11 +27,19 @@ export function toGeminiTools(
 ): Promise<Tool[]> {
   return Promise.resolve().then(() => {
     const exposed = exposeTools(source, 'gemini', options);
-    const functionDeclarations = exposed.tools.map((tool): FunctionDeclaration => ({
-      name: tool.name,
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      parameters: tool.schema.schema,
-    }));
+    const functionDeclarations = exposed.tools.map((tool): FunctionDeclaration => {
+      const { properties } = tool.schema.schema;
+      // A function without parameters leaves them out: Gemini refuses an OBJECT without properties.
+      const none =
+        typeof properties === 'object' &&
+        properties !== null &&
+        Object.keys(properties).length === 0;
+      return {
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        ...(none ? {} : { parameters: tool.schema.schema }),
+      };
+    });
     const list: Tool[] = functionDeclarations.length === 0 ? [] : [{ functionDeclarations }];
     return bindExposed(list, exposed);
   });

@@ -214,6 +214,22 @@ describe('names and strictness', () => {
     ).toBe(true);
   });
 
+  it('offers search mode: three tools, and a call_tool call reaching the named tool', async () => {
+    const hostile = source();
+    const tools = await toOpenAITools(hostile, { mode: 'search' });
+    expect(tools.map((tool) => [tool.function.name, tool.function.strict])).toEqual([
+      ['search_tools', true],
+      ['describe_tool', true],
+      ['call_tool', true],
+    ]);
+    const [answer] = await runToolCalls(
+      hostile,
+      { tool_calls: [toolCall('s', 'call_tool', '{"id":"h:a.b","arguments":"{\\"n\\":1}"}')] },
+      { tools },
+    );
+    expect(JSON.parse(answer?.content as string)).toEqual({ name: 'a.b', args: { n: 1 } });
+  });
+
   it('rejects with cancelled when listing is aborted', async () => {
     await expect(toOpenAITools(source(), { signal: AbortSignal.abort() })).rejects.toMatchObject({
       code: 'cancelled',

@@ -38,7 +38,7 @@ function report(list: object, tools: readonly ExposedTool[]): void {
     list,
     tools.map((tool) => ({
       name: tool.name,
-      id: tool.entry.id,
+      id: tool.id,
       strict: tool.schema.strict,
       ...(tool.schema.reason === undefined ? {} : { reason: tool.schema.reason }),
       notes: tool.schema.notes,

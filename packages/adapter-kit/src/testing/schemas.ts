@@ -255,3 +255,35 @@ export function fromGemini(schema: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * What a Gemini model sends for `value` where the written schema asks for text in place of a
+ * free-form object: that object as JSON text. Walks the written schema (read back as JSON Schema).
+ */
+export function encodeFor(schema: unknown, value: unknown, depth = 0): unknown {
+  if (!isRecord(schema) || depth > 32) return value;
+  if (Array.isArray(schema.anyOf)) {
+    for (const branch of schema.anyOf as unknown[]) {
+      const encoded = encodeFor(branch, value, depth + 1);
+      if (accepts(branch, encoded)) return encoded;
+    }
+    return value;
+  }
+  const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : [schema.type];
+  if (isRecord(value) && types.includes('string') && !types.includes('object')) {
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return value.map((item) => encodeFor(schema.items, item, depth + 1));
+  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  const encoded: Json = {};
+  for (const [key, item] of Object.entries(value)) {
+    put(
+      encoded,
+      key,
+      Object.hasOwn(schema.properties, key)
+        ? encodeFor(schema.properties[key], item, depth + 1)
+        : item,
+    );
+  }
+  return encoded;
+}

@@ -1,0 +1,68 @@
+// Conversion of 1,000 tool schemas per provider (target ≤ 50 ms), and exposeTools over an index
+// of 1,000 tools (listing, naming, conversion). The schemas are generated with the property
+// tests' generator (fixed seed): nested objects and arrays, unions, refs, allOf, hostile keys.
+// A JSON round trip of the same schemas is the floor. Median of 15 rounds. Run with
+// `pnpm --filter @toolplane/adapter-kit bench`.
+import { createIndex } from '@toolplane/toolindex';
+import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
+import fc from 'fast-check';
+import { convertSchema, exposeTools, type SchemaTarget } from '../src/index.js';
+import { schemaArb } from '../src/testing/schemas.js';
+
+const ROUNDS = 15;
+const schemas = fc.sample(schemaArb, { numRuns: 1000, seed: 14 });
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function time(fn: () => void): number {
+  fn();
+  const samples: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = performance.now();
+    fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+const floor = time(() => {
+  for (const schema of schemas) JSON.parse(JSON.stringify(schema));
+});
+console.log(`JSON round trip of 1,000 schemas: ${floor.toFixed(2)} ms (the floor)`);
+const targets: SchemaTarget[] = ['openai-strict', 'openai', 'anthropic', 'gemini'];
+for (const target of targets) {
+  const ms = time(() => {
+    for (const schema of schemas) convertSchema(schema, target);
+  });
+  console.log(
+    `convertSchema × 1,000, ${target.padEnd(13)}: ${ms.toFixed(2)} ms (${(ms / floor).toFixed(1)}× the floor; target ≤ 50 ms)`,
+  );
+}
+
+const index = createIndex();
+const local = createLocalRegistry().register('noop', () => null);
+schemas.forEach((schema, i) => {
+  index.registerTool(
+    {
+      namespace: `ns${String(i % 10)}`,
+      name: `tool.${String(i)}`,
+      inputSchema: schema as { type: 'object' },
+    },
+    { kind: 'local', local: { name: 'noop' } },
+  );
+});
+const source = { index, runner: createRunner({ index, local }) };
+for (const target of targets) {
+  const ms = time(() => {
+    exposeTools(source, target);
+  });
+  console.log(`exposeTools, 1,000 tools, ${target.padEnd(13)}: ${ms.toFixed(2)} ms`);
+}
+
+const sizes = schemas.map((schema) => JSON.stringify(schema).length).sort((a, b) => a - b);
+console.log(
+  `generated schemas: median ${String(sizes[500])} JSON characters, largest ${String(sizes.at(-1))}`,
+);
