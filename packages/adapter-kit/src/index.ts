@@ -2,7 +2,7 @@ export { callThrough, listAll, passes } from './source.js';
 export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from './source.js';
 export { nameTools } from './names.js';
 export type { NamedTool, NameToolsOptions } from './names.js';
-export { asToolError, fromError, fromRun, upstreamErrorOf } from './results.js';
+export { asToolError, fromError, fromRun, jsonResult, upstreamErrorOf } from './results.js';
 export type { ContentBlock, ToolResult } from './results.js';
 export { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget, textOf } from './budget.js';
 export type { Media } from './budget.js';

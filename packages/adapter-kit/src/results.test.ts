@@ -1,7 +1,13 @@
 import { ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
 import { describe, expect, it } from 'vitest';
-import { asToolError, fromError, fromRun as fromRunResult, upstreamErrorOf } from './results.js';
+import {
+  asToolError,
+  fromError,
+  fromRun as fromRunResult,
+  jsonResult,
+  upstreamErrorOf,
+} from './results.js';
 
 function fromRun(fields: Partial<Pick<RunResult, 'structured' | 'mcpResult'>>) {
   return fromRunResult({ structured: undefined, ...fields });
@@ -95,5 +101,14 @@ describe('asToolError', () => {
     expect(wrapped.cause).toBe(foreign);
     expect(wrapped.toolId).toBe('ns:t');
     expect(asToolError('text thrown', 'ns:t').message).toBe('text thrown');
+  });
+});
+
+describe('jsonResult', () => {
+  it('gives a JSON object as text for the model and as structured content', () => {
+    expect(jsonResult({ results: [] })).toEqual({
+      content: [{ type: 'text', text: '{"results":[]}' }],
+      structuredContent: { results: [] },
+    });
   });
 });

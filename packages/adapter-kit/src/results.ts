@@ -44,6 +44,11 @@ export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): ToolR
     : { content: [{ type: 'text', text }] };
 }
 
+/** A JSON object as a {@link ToolResult}: its text for the model, the object as structured content. */
+export function jsonResult(value: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
 // Deep enough for any wrapping toolplane does; a cycle in a foreign cause chain ends here.
 const MAX_CAUSE_DEPTH = 8;
 

@@ -1,6 +1,7 @@
 import {
   describeTool,
   isExposed,
+  jsonResult,
   prepareCall,
   SEARCH_MODE_TOOLS,
   searchTools,
@@ -20,11 +21,7 @@ function args(input: unknown): Record<string, unknown> {
 }
 
 function json(value: Record<string, unknown>): ResultOutput {
-  return {
-    type: 'result',
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: value,
-  };
+  return { type: 'result', ...jsonResult(value) };
 }
 
 /** A failure of the shared core as an error result the model reads; cancellation stays thrown. */

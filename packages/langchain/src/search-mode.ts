@@ -2,6 +2,7 @@ import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import {
   callThrough,
   describeTool,
+  jsonResult,
   prepareCall,
   SEARCH_MODE_TOOLS,
   searchTools,
@@ -14,11 +15,7 @@ import { sharedFields, ToolplaneTool } from './tool.js';
 import type { LangChainToolsOptions } from './tools.js';
 
 function json(toolId: string, value: Record<string, unknown>): ToolplaneArtifact {
-  return {
-    toolId,
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: value,
-  };
+  return { toolId, ...jsonResult(value) };
 }
 
 const [search, describe, call] = SEARCH_MODE_TOOLS;
