@@ -120,6 +120,21 @@ describe('runCalls', () => {
     expect(outcomeText(outcomes[4]!)).toContain('it broke');
   });
 
+  it('refuses a concurrency or timeout that makes no sense', async () => {
+    for (const options of [
+      { concurrency: 0 },
+      { concurrency: 1.5 },
+      { concurrency: Number.NaN },
+      { timeoutMs: -1 },
+    ]) {
+      await expect(
+        runCalls(source, [call('add', '{}')], exposed.resolve, options),
+      ).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+  });
+
   it('runs at most `concurrency` calls at once', async () => {
     peak = 0;
     const calls = Array.from({ length: 10 }, (_, i) => call('wait', '{}', `w${i}`));

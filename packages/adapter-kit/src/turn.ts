@@ -83,7 +83,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * arguments, unknown names, failures and timeouts become error outcomes the model reads, never
  * exceptions.
  *
- * @throws {ToolError} `cancelled` when `options.signal` aborts.
+ * @throws {ToolError} `cancelled` when `options.signal` aborts; `invalid_argument` for a
+ * `concurrency` that is not a positive integer or a `timeoutMs` that is not a number of 0 or more.
  */
 export async function runCalls(
   source: ToolSource,
@@ -91,6 +92,20 @@ export async function runCalls(
   resolve: (name: string) => ResolvedCall | undefined,
   options: RunCallsOptions = {},
 ): Promise<CallOutcome[]> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new ToolError(
+      'invalid_argument',
+      `concurrency must be a positive integer, not ${String(concurrency)}`,
+    );
+  }
+  const limit = options.timeoutMs ?? 0;
+  if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) {
+    throw new ToolError(
+      'invalid_argument',
+      `timeoutMs must be 0 or more milliseconds, not ${String(limit)}`,
+    );
+  }
   const signal = options.signal;
   const cancelled = (): ToolError =>
     new ToolError('cancelled', 'the tool calls were cancelled', { cause: signal?.reason });
@@ -103,7 +118,7 @@ export async function runCalls(
       outcomes[at] = await runOne(source, calls[at] as ToolCallRequest, resolve, options);
     }
   };
-  const width = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, calls.length));
+  const width = Math.max(1, Math.min(concurrency, calls.length));
   await Promise.all(Array.from({ length: width }, worker));
   // Read through a function: TypeScript keeps `aborted` narrowed across the await.
   if (isAborted(signal)) throw cancelled();
