@@ -1,19 +1,14 @@
 import type { ToolEntry } from '@toolplane/toolindex';
-import { NameTable, ToolError, type NamingOptions } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
+import { nameTools, type NameToolsOptions } from './names.js';
 import { convertSchema, type ConvertedSchema } from './schema-conversion.js';
 import type { SchemaTarget } from './schema-rules.js';
-import { listAll, type ToolFilter, type ToolSource } from './source.js';
 import { searchModeTools } from './search-mode.js';
+import type { ToolSource } from './source.js';
 import type { ResolvedCall } from './turn.js';
 
 /** Options every provider's `to…Tools` takes: which tools, and how they are named. */
-export interface ExposeOptions extends ToolFilter {
-  /**
-   * How tool names are formed (`namespace__name` by default; tools without a namespace by
-   * their name alone). Names that are not provider-legal or that collide are shortened with a
-   * stable hash, the same way the gateway does.
-   */
-  readonly naming?: NamingOptions;
+export interface ExposeOptions extends NameToolsOptions {
   /**
    * `'tools'` (default): one tool per toolplane tool. `'search'`: only `search_tools`,
    * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
@@ -41,7 +36,7 @@ export interface ExposedTools {
 }
 
 /**
- * Lists the source's tools through the filter, names them with toolmodel's `NameTable`
+ * Lists the source's tools through the filter, names them with {@link nameTools}
  * (provider-legal, stable, collision-free, reversible) and converts each input schema for
  * `target`, so every provider package shares one path from tools to definitions.
  *
@@ -59,19 +54,9 @@ export function exposeTools(
     });
   }
   if (options.mode === 'search') return exposeSearch(source, target, options);
-  const entries = listAll(source.index, options);
-  const table = NameTable.build(
-    entries.map((entry) => ({
-      namespace: entry.tool.namespace ?? '',
-      name: entry.tool.name,
-      entry,
-    })),
-    // Tools without a namespace go by their bare name unless another namespace is transparent.
-    { ...options.naming, transparent: options.naming?.transparent ?? '' },
-  );
   const tools: ExposedTool[] = [];
   const byName = new Map<string, ExposedTool>();
-  for (const [tableName, { entry }] of table.entries()) {
+  for (const { name: tableName, entry } of nameTools(source.index, options)) {
     // Gemini wants a letter or underscore first; the table's names may start with a digit or `-`.
     const name =
       target === 'gemini' && !/^[A-Za-z_]/.test(tableName)

@@ -1,17 +1,28 @@
 export { callThrough, listAll, passes } from './source.js';
 export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from './source.js';
+export { nameTools } from './names.js';
+export type { NamedTool, NameToolsOptions } from './names.js';
+export { asToolError, fromError, fromRun, jsonResult, upstreamErrorOf } from './results.js';
+export type { ContentBlock, ToolResult } from './results.js';
+export { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget, textOf } from './budget.js';
+export type { Media } from './budget.js';
+export {
+  callTool,
+  describeTool,
+  isExposed,
+  prepareCall,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MODE_TOOLS,
+  searchTools,
+} from './search.js';
+export type { PreparedCall, SearchToolDefinition } from './search.js';
 export { convertSchema } from './schema-conversion.js';
 export type { ConvertedSchema } from './schema-conversion.js';
 export { SCHEMA_RULES } from './schema-rules.js';
 export type { ProviderSchemaRules, SchemaTarget } from './schema-rules.js';
 export { checkSchema, checkToolName, TOOL_NAME_RULES } from './schema-check.js';
-export {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_OUTPUT_CHARS,
-  outcomeText,
-  parseArguments,
-  runCalls,
-} from './turn.js';
+export { DEFAULT_CONCURRENCY, outcomeText, parseArguments, runCalls } from './turn.js';
 export type {
   CallOutcome,
   LocalRun,

@@ -1,5 +1,12 @@
 import { ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
+import { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget } from './budget.js';
+import {
+  asToolError,
+  fromRun as resultOfRun,
+  upstreamErrorOf,
+  type ContentBlock,
+} from './results.js';
 import { callThrough, type ToolSource } from './source.js';
 
 /** One tool call of a model's turn, as the provider packages read it off a response. */
@@ -65,11 +72,6 @@ export interface CallOutcome {
 }
 
 export const DEFAULT_CONCURRENCY = 8;
-/** About 50,000 tokens: a bound well inside every current model's context. */
-export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
-
-type McpResult = NonNullable<RunResult['mcpResult']>;
-type ContentBlock = McpResult['content'][number];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -233,28 +235,20 @@ function fromRun(
   run: Pick<RunResult, 'structured' | 'mcpResult'>,
   budget: number,
 ): CallOutcome {
-  const mcp = run.mcpResult;
-  if (mcp !== undefined) {
-    const structured = mcp.structuredContent;
-    const parts = toParts(mcp.content, new Budget(budget));
-    if (parts.length === 0 && structured !== undefined) {
-      parts.push({ type: 'text', text: new Budget(budget).text(JSON.stringify(structured)) });
-    }
-    return {
-      ...base,
-      isError: mcp.isError === true,
-      parts,
-      ...(structured === undefined ? {} : { structured }),
-    };
+  const result = resultOfRun(run);
+  // Any JSON value, not only the objects a ToolResult keeps as structured content.
+  const structured: unknown =
+    run.mcpResult === undefined ? run.structured : run.mcpResult.structuredContent;
+  const spend = new OutputBudget(budget);
+  const parts = toParts(result.content, spend);
+  if (parts.length === 0 && structured !== undefined) {
+    parts.push({ type: 'text', text: spend.text(JSON.stringify(structured)) });
   }
-  const value = run.structured;
-  if (value === undefined) return { ...base, isError: false, parts: [] };
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
   return {
     ...base,
-    isError: false,
-    parts: [{ type: 'text', text: new Budget(budget).text(text) }],
-    structured: value,
+    isError: result.isError === true,
+    parts,
+    ...(structured === undefined ? {} : { structured }),
   };
 }
 
@@ -267,103 +261,35 @@ function failure(
   error: ToolError,
   budget: number,
 ): CallOutcome {
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
-    const result = cause as Partial<McpResult>;
-    if (result.isError === true && Array.isArray(result.content)) {
-      return {
-        ...base,
-        isError: true,
-        code: error.code,
-        parts: toParts(result.content, new Budget(budget)),
-      };
-    }
-    cause = cause instanceof Error ? cause.cause : undefined;
-  }
-  const text = new Budget(budget).text(`${error.code}: ${error.message}`);
-  return { ...base, isError: true, code: error.code, parts: [{ type: 'text', text }] };
+  const spend = new OutputBudget(budget);
+  const upstream = upstreamErrorOf(error);
+  const parts: ResultPart[] =
+    upstream === undefined
+      ? [{ type: 'text', text: spend.text(`${error.code}: ${error.message}`) }]
+      : toParts(upstream.content, spend);
+  return { ...base, isError: true, code: error.code, parts };
 }
 
-function toParts(content: readonly ContentBlock[], budget: Budget): ResultPart[] {
+/** Blocks as parts: text cut to the budget, images while they fit, notes for other media. */
+function toParts(content: readonly ContentBlock[], budget: OutputBudget): ResultPart[] {
   const parts: ResultPart[] = [];
   for (const block of content) {
-    switch (block.type) {
-      case 'text':
-        parts.push({ type: 'text', text: budget.text(block.text) });
-        break;
-      case 'image':
-        parts.push(budget.image(block.data, block.mimeType, 'image'));
-        break;
-      case 'audio':
-        parts.push({
-          type: 'text',
-          text: `[toolplane: audio (${block.mimeType}, ${block.data.length} base64 characters) left out: tool results take no audio]`,
-        });
-        break;
-      case 'resource_link':
-        parts.push({
-          type: 'text',
-          text: budget.text(
-            `resource ${block.uri}${block.name === '' ? '' : ` (${block.name})`}${block.description === undefined ? '' : `: ${block.description}`}`,
-          ),
-        });
-        break;
-      case 'resource': {
-        const resource = block.resource;
-        if ('text' in resource) {
-          parts.push({
-            type: 'text',
-            text: budget.text(`resource ${resource.uri}:\n${resource.text}`),
-          });
-        } else if (resource.mimeType?.startsWith('image/') === true) {
-          parts.push(budget.image(resource.blob, resource.mimeType, `resource ${resource.uri}`));
-        } else {
-          parts.push({
-            type: 'text',
-            text: `[toolplane: resource ${resource.uri} (${resource.mimeType ?? 'binary'}, ${resource.blob.length} base64 characters) left out: tool results take text and images]`,
-          });
-        }
-        break;
-      }
+    const media = mediaOf(block);
+    if (media === undefined) {
+      parts.push({ type: 'text', text: budget.blockText(block) ?? '' });
+    } else if (media.kind === 'audio') {
+      parts.push({ type: 'text', text: leftOutNote(media, 'tool results take no audio') });
+    } else if (media.kind === 'image' || media.mimeType.startsWith('image/')) {
+      parts.push(
+        budget.take(media)
+          ? { type: 'image', data: media.data, mimeType: media.mimeType }
+          : { type: 'text', text: leftOutNote(media, 'over the output limit') },
+      );
+    } else {
+      parts.push({ type: 'text', text: leftOutNote(media, 'tool results take text and images') });
     }
   }
   return parts;
-}
-
-/** The characters a result may still spend. */
-class Budget {
-  constructor(public left: number) {}
-
-  text(text: string): string {
-    if (text.length <= this.left) {
-      this.left -= text.length;
-      return text;
-    }
-    const kept = Math.max(0, this.left);
-    this.left = 0;
-    return `${text.slice(0, kept)}\n[toolplane: ${text.length - kept} of ${text.length} characters left out]`;
-  }
-
-  image(data: string, mimeType: string, what: string): ResultPart {
-    if (data.length > this.left) {
-      return {
-        type: 'text',
-        text: `[toolplane: ${what} (${mimeType}, ${data.length} base64 characters) left out: over the output limit]`,
-      };
-    }
-    this.left -= data.length;
-    return { type: 'image', data, mimeType };
-  }
-}
-
-/** A thrown value as a {@link ToolError}, foreign errors wrapped. */
-function asToolError(error: unknown, toolId: string): ToolError {
-  return ToolError.isInstance(error)
-    ? error
-    : new ToolError('internal', error instanceof Error ? error.message : String(error), {
-        cause: error,
-        toolId,
-      });
 }
 
 /** The text of an outcome's parts, joined; images left out. */

@@ -1,6 +1,6 @@
 import type { ProgressEvent } from '@toolplane/toolrun';
-import { asToolError, fromError, fromRun, type AiSdkToolOutput } from './results.js';
-import { callThrough, type ToolSource } from '@toolplane/adapter-kit';
+import { asToolError, callThrough, type ToolSource } from '@toolplane/adapter-kit';
+import { fromError, fromRun, type AiSdkToolOutput } from './results.js';
 
 /** Options of one call made for the AI SDK. */
 export interface ExecuteOptions {

@@ -1,10 +1,6 @@
+import { nameTools, type NameToolsOptions, type ToolSource } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
-import {
-  NameTable,
-  ToolError,
-  type NamingOptions,
-  type Tool as ToolmodelTool,
-} from '@toolplane/toolmodel';
+import { ToolError, type Tool as ToolmodelTool } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
 import {
@@ -14,22 +10,15 @@ import {
   type ModelOutputOptions,
 } from './results.js';
 import { searchModeTools } from './search-mode.js';
-import { listAll, type ToolFilter, type ToolSource } from '@toolplane/adapter-kit';
 
 /** Options of {@link toAiSdkTools}. */
-export interface AiSdkToolsOptions extends ToolFilter, ModelOutputOptions {
+export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions {
   /**
    * `'tools'` (default): one AI SDK tool per toolplane tool. `'search'`: only `search_tools`,
    * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
    * list in every request.
    */
   readonly mode?: 'tools' | 'search';
-  /**
-   * How tool names are formed (`namespace__name` by default; a `transparent` namespace's tools,
-   * and by default tools without a namespace, by their name alone). Names that are not provider-legal (`^[a-zA-Z0-9_-]{1,64}$`) or that
-   * collide are shortened with a stable hash, the same way the gateway does.
-   */
-  readonly naming?: NamingOptions;
   /**
    * Surfaces MCP progress as preliminary tool results (default true): `execute` is then an async
    * iterable. Off, `execute` returns one promise, which is a little cheaper.
@@ -71,18 +60,8 @@ function buildTools(source: ToolSource, options: AiSdkToolsOptions): ToolSet {
     throw new ToolError('cancelled', 'listing tools for the AI SDK was cancelled');
   }
   if (options.mode === 'search') return searchModeTools(source, options);
-  const entries = listAll(source.index, options);
-  const table = NameTable.build(
-    entries.map((entry) => ({
-      namespace: entry.tool.namespace ?? '',
-      name: entry.tool.name,
-      entry,
-    })),
-    // Tools without a namespace go by their bare name unless another namespace is transparent.
-    { ...options.naming, transparent: options.naming?.transparent ?? '' },
-  );
   const tools: ToolSet = {};
-  for (const [name, { entry }] of table.entries()) {
+  for (const { name, entry } of nameTools(source.index, options)) {
     tools[name] = toAiSdkTool(source, entry, options);
   }
   return tools;

@@ -1,9 +1,18 @@
-import { ToolError } from '@toolplane/toolmodel';
+import {
+  DEFAULT_MAX_OUTPUT_CHARS,
+  fromError as resultOfError,
+  fromRun as resultOfRun,
+  leftOutNote,
+  mediaOf,
+  OutputBudget,
+  type ContentBlock,
+  type ToolResult,
+} from '@toolplane/adapter-kit';
+import type { ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
 
-type McpResult = NonNullable<RunResult['mcpResult']>;
-/** One MCP content block: text, image, audio, resource link or embedded resource. */
-export type ContentBlock = McpResult['content'][number];
+export { DEFAULT_MAX_OUTPUT_CHARS };
+export type { ContentBlock };
 
 /**
  * What a toolplane tool hands LangChain as its `ToolMessage`'s `artifact`: the whole result, as
@@ -11,38 +20,14 @@ export type ContentBlock = McpResult['content'][number];
  * resources), its structured content, and whether it failed. The model never sees the artifact;
  * the application does.
  */
-export interface ToolplaneArtifact {
+export interface ToolplaneArtifact extends ToolResult {
   /** The canonical toolplane ID of the tool that ran (`namespace:name`). */
   readonly toolId: string;
-  readonly content: readonly ContentBlock[];
-  readonly structuredContent?: Record<string, unknown>;
-  readonly isError?: boolean;
-  /** Toolplane's error code when the call failed before or instead of the tool answering. */
-  readonly code?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A successful run as an artifact: an MCP tool's result as it came, a local tool's value rendered. */
 export function fromRun(toolId: string, run: RunResult): ToolplaneArtifact {
-  const mcp = run.mcpResult;
-  if (mcp !== undefined) {
-    return {
-      toolId,
-      content: mcp.content,
-      ...(isRecord(mcp.structuredContent) ? { structuredContent: mcp.structuredContent } : {}),
-      ...(mcp.isError === true ? { isError: true } : {}),
-    };
-  }
-  const value = run.structured;
-  if (value === undefined) return { toolId, content: [] };
-  if (typeof value === 'string') return { toolId, content: [{ type: 'text', text: value }] };
-  const text = JSON.stringify(value);
-  return isRecord(value)
-    ? { toolId, content: [{ type: 'text', text }], structuredContent: value }
-    : { toolId, content: [{ type: 'text', text }] };
+  return { toolId, ...resultOfRun(run) };
 }
 
 /**
@@ -51,38 +36,7 @@ export function fromRun(toolId: string, run: RunResult): ToolplaneArtifact {
  * `code: message`.
  */
 export function fromError(toolId: string, error: ToolError): ToolplaneArtifact {
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
-    const result = cause as Partial<McpResult>;
-    if (result.isError === true && Array.isArray(result.content)) {
-      return {
-        toolId,
-        content: result.content,
-        ...(isRecord(result.structuredContent)
-          ? { structuredContent: result.structuredContent }
-          : {}),
-        isError: true,
-        code: error.code,
-      };
-    }
-    cause = cause instanceof Error ? cause.cause : undefined;
-  }
-  return {
-    toolId,
-    content: [{ type: 'text', text: `${error.code}: ${error.message}` }],
-    isError: true,
-    code: error.code,
-  };
-}
-
-/** A thrown value as a {@link ToolError}, foreign errors wrapped. */
-export function asToolError(error: unknown, toolId: string): ToolError {
-  return ToolError.isInstance(error)
-    ? error
-    : new ToolError('internal', error instanceof Error ? error.message : String(error), {
-        cause: error,
-        toolId,
-      });
+  return { toolId, ...resultOfError(error) };
 }
 
 /** Options of {@link toMessageContent}. */
@@ -100,9 +54,6 @@ export interface MessageContentOptions {
    */
   readonly media?: 'artifact' | 'content';
 }
-
-/** About 50,000 tokens: a bound well inside every current model's context. */
-export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
 
 /** A LangChain standard content block of a tool message. */
 export type MessageBlock =
@@ -123,95 +74,35 @@ export function toMessageContent(
   artifact: ToolplaneArtifact,
   options: MessageContentOptions = {},
 ): string | MessageBlock[] {
-  const budget = new Budget(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+  const budget = new OutputBudget(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
   const { content, structuredContent } = artifact;
-  if (artifact.isError === true) {
-    const text = textOf(content);
-    return budget.text(
-      text.length > 0 ? text : JSON.stringify(structuredContent ?? 'the tool failed'),
-    );
-  }
-  const hasMedia = content.some(
-    (block) =>
-      block.type === 'image' ||
-      block.type === 'audio' ||
-      (block.type === 'resource' && 'blob' in block.resource),
-  );
+  if (artifact.isError === true) return budget.failure(artifact);
+  const hasMedia = content.some((block) => mediaOf(block) !== undefined);
   if (!hasMedia && structuredContent !== undefined) {
     return budget.text(JSON.stringify(structuredContent));
   }
   if (!hasMedia || options.media !== 'content') {
     return content
-      .map((block) => budget.note(block))
+      .map((block) => noteOf(block, budget))
       .filter((text) => text.length > 0)
       .join('\n');
   }
-  return content.map((block) => budget.block(block));
+  return content.map((block) => blockOf(block, budget));
 }
 
-function textOf(content: readonly ContentBlock[]): string {
-  return content
-    .filter((block): block is Extract<ContentBlock, { type: 'text' }> => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n');
+/** A block as text: media as a note saying it is in the artifact. */
+function noteOf(block: ContentBlock, budget: OutputBudget): string {
+  const media = mediaOf(block);
+  return media === undefined
+    ? (budget.blockText(block) ?? '')
+    : `[toolplane: ${media.what} (${media.mimeType}) in the artifact]`;
 }
 
-/** The characters a result may still spend. */
-class Budget {
-  constructor(public left: number) {}
-
-  text(text: string): string {
-    if (text.length <= this.left) {
-      this.left -= text.length;
-      return text;
-    }
-    const kept = Math.max(0, this.left);
-    this.left = 0;
-    return `${text.slice(0, kept)}\n[toolplane: ${String(text.length - kept)} of ${String(text.length)} characters left out]`;
-  }
-
-  /** A block as text: media as a note saying where it is. */
-  note(block: ContentBlock): string {
-    switch (block.type) {
-      case 'text':
-        return this.text(block.text);
-      case 'image':
-      case 'audio':
-        return `[toolplane: ${block.type} (${block.mimeType}) in the artifact]`;
-      case 'resource_link':
-        return this.text(
-          `resource ${block.uri}${block.name === '' ? '' : ` (${block.name})`}${block.description === undefined ? '' : `: ${block.description}`}`,
-        );
-      case 'resource': {
-        const resource = block.resource;
-        if ('text' in resource) return this.text(`resource ${resource.uri}:\n${resource.text}`);
-        return `[toolplane: resource ${resource.uri} (${resource.mimeType ?? 'application/octet-stream'}) in the artifact]`;
-      }
-    }
-  }
-
-  /** A block as a standard content block: media as data when it fits, as a note otherwise. */
-  block(block: ContentBlock): MessageBlock {
-    let media: { type: 'image' | 'audio' | 'file'; mimeType: string; data: string; what: string };
-    if (block.type === 'image' || block.type === 'audio') {
-      media = { type: block.type, mimeType: block.mimeType, data: block.data, what: block.type };
-    } else if (block.type === 'resource' && 'blob' in block.resource) {
-      media = {
-        type: 'file',
-        mimeType: block.resource.mimeType ?? 'application/octet-stream',
-        data: block.resource.blob,
-        what: `resource ${block.resource.uri}`,
-      };
-    } else {
-      return { type: 'text', text: this.note(block) };
-    }
-    if (media.data.length > this.left) {
-      return {
-        type: 'text',
-        text: `[toolplane: ${media.what} (${media.mimeType}, ${String(media.data.length)} base64 characters) left out: over the output limit]`,
-      };
-    }
-    this.left -= media.data.length;
-    return { type: media.type, mimeType: media.mimeType, data: media.data };
-  }
+/** A block as a standard content block: media as data when it fits, as a note otherwise. */
+function blockOf(block: ContentBlock, budget: OutputBudget): MessageBlock {
+  const media = mediaOf(block);
+  if (media === undefined) return { type: 'text', text: budget.blockText(block) ?? '' };
+  return budget.take(media)
+    ? { type: media.kind, mimeType: media.mimeType, data: media.data }
+    : { type: 'text', text: leftOutNote(media, 'over the output limit') };
 }

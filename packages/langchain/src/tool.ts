@@ -16,9 +16,8 @@ import {
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ProgressEvent } from '@toolplane/toolrun';
-import type { SourceCallOptions } from '@toolplane/adapter-kit';
+import { asToolError, type SourceCallOptions } from '@toolplane/adapter-kit';
 import {
-  asToolError,
   fromError,
   toMessageContent,
   type MessageContentOptions,

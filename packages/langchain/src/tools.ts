@@ -1,25 +1,23 @@
-import { callThrough, listAll, type ToolFilter, type ToolSource } from '@toolplane/adapter-kit';
+import {
+  callThrough,
+  nameTools,
+  type NameToolsOptions,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
-import { NameTable, ToolError, type NamingOptions } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
 import { fromRun, type MessageContentOptions } from './results.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
 
 /** Options of {@link toLangChainTools}. */
-export interface LangChainToolsOptions extends ToolFilter, MessageContentOptions {
+export interface LangChainToolsOptions extends NameToolsOptions, MessageContentOptions {
   /**
    * `'tools'` (default): one LangChain tool per toolplane tool. `'search'`: only
    * `search_tools`, `describe_tool` and `call_tool`, so a model finds what it needs in a
    * catalogue too big to list in every request.
    */
   readonly mode?: 'tools' | 'search';
-  /**
-   * How tool names are formed (`namespace__name` by default; a `transparent` namespace's tools,
-   * and by default tools without a namespace, by their name alone). Names that are not
-   * provider-legal (`^[a-zA-Z0-9_-]{1,64}$`) or that collide are shortened with a stable hash,
-   * the same way the gateway does.
-   */
-  readonly naming?: NamingOptions;
   /**
    * A failed call is a `ToolMessage` with `status: 'error'` that the model reads (default), or,
    * with `true`, a thrown `ToolError` for an agent's own error handling (LangGraph's `ToolNode`,
@@ -56,17 +54,9 @@ function buildTools(source: ToolSource, options: LangChainToolsOptions): Toolpla
     throw new ToolError('cancelled', 'listing tools for LangChain was cancelled');
   }
   if (options.mode === 'search') return searchModeTools(source, options);
-  const entries = listAll(source.index, options);
-  const table = NameTable.build(
-    entries.map((entry) => ({
-      namespace: entry.tool.namespace ?? '',
-      name: entry.tool.name,
-      entry,
-    })),
-    // Tools without a namespace go by their bare name unless another namespace is transparent.
-    { ...options.naming, transparent: options.naming?.transparent ?? '' },
+  return nameTools(source.index, options).map(({ name, entry }) =>
+    toLangChainTool(source, name, entry, options),
   );
-  return table.entries().map(([name, { entry }]) => toLangChainTool(source, name, entry, options));
 }
 
 /** One toolplane tool as a LangChain tool called `name`. */

@@ -1,0 +1,108 @@
+import type { ContentBlock, ToolResult } from './results.js';
+
+/** About 50,000 tokens: a bound well inside every current model's context. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
+
+/** Base64 media in a content block: an image, audio, or an embedded resource's blob. */
+export interface Media {
+  /** `file` for an embedded resource's blob. */
+  readonly kind: 'image' | 'audio' | 'file';
+  readonly data: string;
+  readonly mimeType: string;
+  /** How a note names it: `image`, `audio`, or `resource <uri>`. */
+  readonly what: string;
+}
+
+/** The media a block carries, or `undefined` for a block of text (text, links, text resources). */
+export function mediaOf(block: ContentBlock): Media | undefined {
+  if (block.type === 'image' || block.type === 'audio') {
+    return { kind: block.type, data: block.data, mimeType: block.mimeType, what: block.type };
+  }
+  if (block.type === 'resource' && 'blob' in block.resource) {
+    const { resource } = block;
+    return {
+      kind: 'file',
+      data: resource.blob,
+      mimeType: resource.mimeType ?? 'application/octet-stream',
+      what: `resource ${resource.uri}`,
+    };
+  }
+  return undefined;
+}
+
+/** The note that stands in for media the model does not get, saying what it was and why. */
+export function leftOutNote(media: Media, why: string): string {
+  return `[toolplane: ${media.what} (${media.mimeType}, ${String(media.data.length)} base64 characters) left out: ${why}]`;
+}
+
+/** The text blocks of a result's content, joined by newlines. */
+export function textOf(content: readonly ContentBlock[]): string {
+  return content
+    .filter((block): block is Extract<ContentBlock, { type: 'text' }> => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+/**
+ * What a tool's output may still spend of `maxOutputChars` on its way to the model (text, JSON
+ * and base64 media together). One per result: text past the budget is cut with a note saying
+ * how much was left out, media that does not fit is left out with a note ({@link leftOutNote}).
+ */
+export class OutputBudget {
+  /** Characters still to spend. */
+  left: number;
+
+  constructor(maxOutputChars: number = DEFAULT_MAX_OUTPUT_CHARS) {
+    this.left = maxOutputChars;
+  }
+
+  /** `text`, cut to what is left with a note saying how much was left out. */
+  text(text: string): string {
+    if (text.length <= this.left) {
+      this.left -= text.length;
+      return text;
+    }
+    const kept = Math.max(0, this.left);
+    this.left = 0;
+    return `${text.slice(0, kept)}\n[toolplane: ${String(text.length - kept)} of ${String(text.length)} characters left out]`;
+  }
+
+  /** Spends `media`'s characters when it fits, and says whether it did. */
+  take(media: Media): boolean {
+    if (media.data.length > this.left) return false;
+    this.left -= media.data.length;
+    return true;
+  }
+
+  /**
+   * A block that is text (text, a resource link, an embedded text resource) as the model reads
+   * it, cut to the budget; `undefined` for media (see {@link mediaOf}).
+   */
+  blockText(block: ContentBlock): string | undefined {
+    switch (block.type) {
+      case 'text':
+        return this.text(block.text);
+      case 'resource_link':
+        return this.text(
+          `resource ${block.uri}${block.name === '' ? '' : ` (${block.name})`}${block.description === undefined ? '' : `: ${block.description}`}`,
+        );
+      case 'resource':
+        return 'text' in block.resource
+          ? this.text(`resource ${block.resource.uri}:\n${block.resource.text}`)
+          : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * What the model reads of a failed result: its text, else its structured content as JSON,
+   * else that the tool failed; cut to the budget.
+   */
+  failure(result: ToolResult): string {
+    const text = textOf(result.content);
+    return this.text(
+      text.length > 0 ? text : JSON.stringify(result.structuredContent ?? 'the tool failed'),
+    );
+  }
+}

@@ -1,0 +1,189 @@
+import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
+import type { RunResult } from '@toolplane/toolrun';
+import {
+  callThrough,
+  passes,
+  type SourceCallOptions,
+  type ToolFilter,
+  type ToolSource,
+} from './source.js';
+
+/** The most results `search_tools` returns in one page. */
+export const SEARCH_MAX_LIMIT = 100;
+/** The results `search_tools` returns when the model gives no `limit`. */
+export const SEARCH_DEFAULT_LIMIT = 10;
+
+/** Name, description and JSON Schema input of one of the three search-mode tools. */
+export interface SearchToolDefinition {
+  readonly name: 'search_tools' | 'describe_tool' | 'call_tool';
+  readonly description: string;
+  readonly inputSchema: Tool['inputSchema'];
+}
+
+/**
+ * `search_tools`, `describe_tool` and `call_tool` as every adapter exposes them (the same three
+ * tools as the gateway's search mode): the model searches the catalogue (summaries only), reads
+ * the full schema of the few tools it wants, and calls them by ID.
+ */
+export const SEARCH_MODE_TOOLS: readonly [
+  SearchToolDefinition,
+  SearchToolDefinition,
+  SearchToolDefinition,
+] = [
+  {
+    name: 'search_tools',
+    description:
+      "Searches the available tools by what they do. Returns short summaries with IDs; read a tool's input schema with describe_tool before calling it with call_tool.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What the tool should do, in a few words.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: SEARCH_MAX_LIMIT,
+          default: SEARCH_DEFAULT_LIMIT,
+        },
+        cursor: { type: 'string', description: 'nextCursor of the previous page.' },
+      },
+      required: ['query'],
+    },
+  },
+  {
+    name: 'describe_tool',
+    description:
+      "Returns a tool's full definition, including its input schema, by the ID search_tools gave.",
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
+  {
+    name: 'call_tool',
+    description:
+      'Calls a tool by the ID search_tools gave, with arguments that match its input schema.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        arguments: { type: 'object', additionalProperties: true },
+      },
+      required: ['id'],
+    },
+  },
+];
+
+/** Whether `id` names a tool of the source that the filter lets through. */
+export function isExposed(source: ToolSource, filter: ToolFilter, id: unknown): id is string {
+  if (typeof id !== 'string') return false;
+  try {
+    return source.index.hasTool(id) && passes(source.index.getTool(id), filter);
+  } catch {
+    // A malformed ID names no tool.
+    return false;
+  }
+}
+
+function notFound(id: unknown): ToolError {
+  return new ToolError('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`);
+}
+
+/**
+ * `search_tools`: summaries (ID, title, description, tags) of the exposed tools matching
+ * `query`, and `nextCursor` when there are more.
+ *
+ * @throws {ToolError} `invalid_argument` for a bad query, limit or cursor; the index's codes
+ * (`cancelled` when `signal` aborts).
+ */
+export async function searchTools(
+  source: ToolSource,
+  filter: ToolFilter,
+  input: Record<string, unknown>,
+  options: { readonly signal?: AbortSignal | undefined } = {},
+): Promise<Record<string, unknown>> {
+  const { query, limit = SEARCH_DEFAULT_LIMIT, cursor } = input;
+  if (typeof query !== 'string') throw new ToolError('invalid_argument', 'query must be a string');
+  if (
+    typeof limit !== 'number' ||
+    !Number.isInteger(limit) ||
+    limit < 1 ||
+    limit > SEARCH_MAX_LIMIT
+  ) {
+    throw new ToolError(
+      'invalid_argument',
+      `limit must be an integer from 1 to ${String(SEARCH_MAX_LIMIT)}`,
+    );
+  }
+  if (cursor !== undefined && typeof cursor !== 'string') {
+    throw new ToolError('invalid_argument', 'cursor must be a string');
+  }
+  const { signal } = options;
+  const page = await source.index.search(query, {
+    limit,
+    ...(signal === undefined ? {} : { signal }),
+    ...(cursor === undefined ? {} : { cursor }),
+  });
+  const results = page.results
+    .filter((summary) => isExposed(source, filter, summary.id))
+    .map(({ id, title, shortDescription, tags }) => ({
+      id,
+      ...(title === undefined ? {} : { title }),
+      description: shortDescription,
+      tags: [...tags],
+    }));
+  return page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor };
+}
+
+/**
+ * `describe_tool`: an exposed tool's full MCP definition (input schema included) with its `id`.
+ *
+ * @throws {ToolError} `not_found` when `input.id` names no exposed tool.
+ */
+export function describeTool(
+  source: ToolSource,
+  filter: ToolFilter,
+  input: Record<string, unknown>,
+): Record<string, unknown> & { readonly id: string } {
+  const { id } = input;
+  if (!isExposed(source, filter, id)) throw notFound(id);
+  return { id, ...toMcpJson(source.index.getTool(id).tool) };
+}
+
+/** A `call_tool` call that passed {@link prepareCall}: the tool and its arguments. */
+export interface PreparedCall {
+  readonly id: string;
+  readonly args: Record<string, unknown>;
+}
+
+/**
+ * Checks a `call_tool` input before the call: `id` must name an exposed tool and `arguments`
+ * (default `{}`) must be an object. The runner validates the arguments themselves.
+ *
+ * @throws {ToolError} `not_found` for an ID that names no exposed tool; `invalid_argument`
+ * (with the tool's ID) for arguments that are not an object.
+ */
+export function prepareCall(
+  source: ToolSource,
+  filter: ToolFilter,
+  input: Record<string, unknown>,
+): PreparedCall {
+  const { id, arguments: given = {} } = input;
+  if (!isExposed(source, filter, id)) throw notFound(id);
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new ToolError('invalid_argument', 'arguments must be an object', { toolId: id });
+  }
+  return { id, args: given as Record<string, unknown> };
+}
+
+/**
+ * `call_tool`: runs an exposed tool by ID through the source ({@link callThrough}).
+ *
+ * @throws {ToolError} {@link prepareCall}'s codes; the call's failure as the source throws it
+ * (`cancelled`, `validation`, …).
+ */
+export async function callTool(
+  source: ToolSource,
+  filter: ToolFilter,
+  input: Record<string, unknown>,
+  options: SourceCallOptions = {},
+): Promise<RunResult> {
+  const { id, args } = prepareCall(source, filter, input);
+  return callThrough(source, id, args, options);
+}
