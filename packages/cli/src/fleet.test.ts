@@ -358,6 +358,17 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
 
     await instance(home).stop('SIGKILL');
     instances.delete(home);
+    try {
+      await sessionMovesOn(url, sessionId, home);
+    } finally {
+      await client.close().catch(() => undefined);
+      // Whatever happened above, the next tests find three instances.
+      await start(home);
+      await routedTo(home);
+    }
+  }, 60_000);
+
+  const sessionMovesOn = async (url: URL, sessionId: string, home: string): Promise<void> => {
     const stale = await fetch(url, {
       method: 'POST',
       headers: {
@@ -370,7 +381,6 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     });
     expect(stale.status).toBe(404);
     expect(stale.headers.get('toolplane-instance')).not.toBe(home);
-    await client.close().catch(() => undefined);
 
     const again: string[] = [];
     const fresh = await connect(url, 'legacy', again);
@@ -380,9 +390,7 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     } finally {
       await fresh.close();
     }
-    await start(home);
-    await routedTo(home);
-  }, 60_000);
+  };
 
   it('fails only the calls in flight on an instance SIGKILLed under load', async () => {
     const url = balancer?.url ?? new URL('x:');
@@ -423,18 +431,21 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     expect(on).toContain(victim);
     await instance(victim).stop('SIGKILL');
     instances.delete(victim);
-    // Calls begun after the kill: a refused connection is retried on another instance.
-    const client = await connect(url, 'modern');
-    const after = await pool(60, 6, async (i) => textOf(await echo(client, `after ${i}`)));
-    const results = await Promise.all(calls.map((call) => call.result));
-    await client.close();
-    await Promise.all(calls.map((call) => call.client.close()));
-    expect(after.filter((o) => o.status === 'rejected')).toEqual([]);
-    on.forEach((name, i) => {
-      expect(results[i]).toBe(name === victim ? 'failed' : 'ok');
-    });
-    await start(victim);
-    await routedTo(victim);
+    try {
+      // Calls begun after the kill: a refused connection is retried on another instance.
+      const client = await connect(url, 'modern');
+      const after = await pool(60, 6, async (i) => textOf(await echo(client, `after ${i}`)));
+      const results = await Promise.all(calls.map((call) => call.result));
+      await client.close();
+      await Promise.all(calls.map((call) => call.client.close()));
+      expect(after.filter((o) => o.status === 'rejected')).toEqual([]);
+      on.forEach((name, i) => {
+        expect(results[i]).toBe(name === victim ? 'failed' : 'ok');
+      });
+    } finally {
+      await start(victim);
+      await routedTo(victim);
+    }
   }, 60_000);
 
   it('loses no 2026 call that retries once during a rolling restart', async () => {
