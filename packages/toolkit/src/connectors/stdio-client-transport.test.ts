@@ -76,6 +76,16 @@ async function running(pid: number): Promise<boolean> {
   return stat === undefined ? isAlive(pid) : !/\) Z /.test(stat);
 }
 
+/** Whether `pid` still runs after `ms`, polling so an ending process is not waited for. */
+async function stillRunningAfter(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (await running(pid)) {
+    if (Date.now() > deadline) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
 /** The PID a stubborn server writes to `file`, once it has. */
 async function pidIn(file: string): Promise<number> {
   for (;;) {
@@ -198,7 +208,8 @@ describe('the stdio transport', () => {
       const pid = await pidIn(pidFile);
       await connector.close();
       connector = undefined;
-      const left = await running(pid);
+      // close() has sent the group SIGKILL; the kernel ends the grandchild a moment later.
+      const left = await stillRunningAfter(pid, 2_000);
       if (left) process.kill(pid, 'SIGKILL');
       expect(left).toBe(false);
     },
