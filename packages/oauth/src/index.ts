@@ -3,7 +3,12 @@ export type { AuthErrorOptions, AuthErrorReason } from './errors.js';
 export { discoverAuthorizationServer, discoveryUrls } from './discovery.js';
 export type { AuthorizationServerMetadata, DiscoveryOptions } from './discovery.js';
 export { createIntrospector } from './introspection.js';
-export type { IntrospectionOptions, IntrospectionResponse, Introspector } from './introspection.js';
+export type {
+  IntrospectionCacheOptions,
+  IntrospectionOptions,
+  IntrospectionResponse,
+  Introspector,
+} from './introspection.js';
 export { createJwtVerifier, DEFAULT_ALGORITHMS, looksLikeJwt } from './jwt.js';
 export type { JwtVerifier, JwtVerifierOptions } from './jwt.js';
 export {
@@ -27,4 +32,10 @@ export type {
   ResourceServerOptions,
 } from './resource-server.js';
 export { createScopePolicy } from './scope-policy.js';
-export type { ScopedTool, ScopeGrant, ScopePolicy } from './scope-policy.js';
+export type {
+  ScopedPrompt,
+  ScopedResource,
+  ScopedTool,
+  ScopeGrant,
+  ScopePolicy,
+} from './scope-policy.js';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AuthError } from './errors.js';
 
 /** Options of {@link createIntrospector}: how the resource server authenticates to the endpoint. */
@@ -10,6 +11,20 @@ export interface IntrospectionOptions {
   readonly endpoint?: string;
   /** Give up after this long (default 5 s). */
   readonly timeoutMs?: number;
+  /**
+   * How active answers are cached, by a SHA-256 hash of the token (never the token itself):
+   * each for the token's remaining lifetime, at most `maxTtlSec` (default 60, which bounds how
+   * long a revoked token still works), and at most `maxEntries` answers (default 10,000, least
+   * recently used dropped first). Inactive answers and failures are not cached. `false`: ask
+   * the endpoint on every request.
+   */
+  readonly cache?: IntrospectionCacheOptions | false;
+}
+
+/** Options of the introspection cache; see {@link IntrospectionOptions.cache}. */
+export interface IntrospectionCacheOptions {
+  readonly maxTtlSec?: number;
+  readonly maxEntries?: number;
 }
 
 /** The members of an RFC 7662 introspection response this package reads. */
@@ -51,7 +66,7 @@ export function createIntrospector(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
   ).toString('base64');
   const tolerance = options.clockToleranceSec ?? 30;
-  return async (token, audience, { signal } = {}) => {
+  const ask = async (token: string, signal: AbortSignal | undefined) => {
     const endpoint = await options.endpoint();
     let response: Response;
     try {
@@ -93,6 +108,11 @@ export function createIntrospector(
       );
     }
     if (!body.active) throw new AuthError('invalid_token', 'the token is not active');
+    return body;
+  };
+  const cached = options.cache === false ? undefined : answerCache(options.cache, ask);
+  return async (token, audience, { signal } = {}) => {
+    const body = await (cached === undefined ? ask(token, signal) : cached(token, signal));
     if (body.iss !== undefined && body.iss !== options.issuer) {
       throw new AuthError('invalid_token', `the token was not issued by ${options.issuer}`);
     }
@@ -109,4 +129,76 @@ export function createIntrospector(
     }
     return body;
   };
+}
+
+interface CacheEntry {
+  readonly answer: Promise<IntrospectionResponse>;
+  /** Epoch ms after which the answer is asked again; `Infinity` while it is being asked. */
+  until: number;
+}
+
+/**
+ * `ask`, with active answers kept by token hash: requests with one token while it is being
+ * asked wait for the same answer, and later ones reuse it until it is due. Why inactive answers
+ * are not kept: tokens an attacker invents are each new (so caching them saves nothing and
+ * would push real callers' answers out), and a client retrying a token just refused is rare.
+ */
+function answerCache(
+  options: IntrospectionCacheOptions | undefined,
+  ask: (token: string, signal: AbortSignal | undefined) => Promise<IntrospectionResponse>,
+): (token: string, signal: AbortSignal | undefined) => Promise<IntrospectionResponse> {
+  const maxTtlMs = Math.max(0, options?.maxTtlSec ?? 60) * 1000;
+  const maxEntries = Math.max(1, options?.maxEntries ?? 10_000);
+  const entries = new Map<string, CacheEntry>();
+  return (token, signal) => {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const now = Date.now();
+    const found = entries.get(key);
+    if (found !== undefined && found.until > now) {
+      // Most recently used last: the first entry is the one to drop.
+      entries.delete(key);
+      entries.set(key, found);
+      return untilAborted(found.answer, signal);
+    }
+    // Asked without the caller's signal: one caller's abort must not fail the others waiting on
+    // the same answer (the endpoint's timeout still bounds it).
+    const answer = ask(token, undefined);
+    const entry: CacheEntry = { answer, until: Number.POSITIVE_INFINITY };
+    entries.delete(key);
+    while (entries.size >= maxEntries) {
+      const oldest = entries.keys().next().value;
+      if (oldest === undefined) break;
+      entries.delete(oldest);
+    }
+    entries.set(key, entry);
+    answer.then(
+      (body) => {
+        const lifetime =
+          typeof body.exp === 'number' ? body.exp * 1000 - Date.now() : Number.POSITIVE_INFINITY;
+        entry.until = Date.now() + Math.min(maxTtlMs, lifetime);
+        if (entry.until <= Date.now() && entries.get(key) === entry) entries.delete(key);
+      },
+      () => {
+        if (entries.get(key) === entry) entries.delete(key);
+      },
+    );
+    return untilAborted(answer, signal);
+  };
+}
+
+/** `promise`, or a rejection with the signal's reason when `signal` aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+      })
+      .then(resolve, reject);
+  });
 }

@@ -191,7 +191,7 @@ describe('createResourceServer: the Authorization header', () => {
       const error = await refusal(header);
       expect([error.reason, error.status]).toEqual(['missing_token', 401]);
       expect(rs.challenge(error, ENDPOINT)).toBe(
-        'Bearer resource_metadata="http://127.0.0.1:8808/.well-known/oauth-protected-resource/mcp"',
+        'Bearer resource_metadata="http://127.0.0.1:8808/.well-known/oauth-protected-resource/mcp", scope="tools:admin tools:read"',
       );
     }
   });
@@ -334,6 +334,68 @@ describe('ResourceServer.requireTool', () => {
     });
     expect(rs.challenge(error as AuthError, ENDPOINT)).toContain(
       'error="insufficient_scope", error_description="tool fs:write needs scope tools:admin", scope="tools:admin"',
+    );
+  });
+});
+
+describe('ResourceServer: prompts, resources and the scope hint', () => {
+  const scoped = () =>
+    createResourceServer({
+      issuer: as.issuer,
+      scopes: {
+        docs: { prompts: ['summarize'], resources: ['file:///docs/*'] },
+        'tools:admin': { namespaces: ['*'] },
+      },
+    });
+
+  it('refuses a prompt or resource the caller does not reach, naming the scopes', async () => {
+    const rs2 = scoped();
+    const caller = await rs2.authenticate(`Bearer ${await as.sign(claims({ scope: 'docs' }))}`, {
+      endpoint: ENDPOINT,
+    });
+    expect(rs2.allowsPrompt(caller, { namespace: 'builtin', name: 'summarize' })).toBe(true);
+    expect(rs2.allowsResource(caller, { namespace: 'fs', uri: 'file:///docs/a' })).toBe(true);
+    expect(() => {
+      rs2.requirePrompt(caller, { namespace: 'builtin', name: 'deploy' });
+    }).toThrow(
+      expect.objectContaining({
+        reason: 'insufficient_scope',
+        code: 'forbidden',
+        scopes: ['tools:admin'],
+        message: 'prompt "builtin:deploy" needs scope "tools:admin"',
+      }),
+    );
+    const long = `file:///etc/${'x'.repeat(10_000)}`;
+    let error: unknown;
+    try {
+      rs2.requireResource(caller, { namespace: 'fs', uri: long });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ reason: 'insufficient_scope', status: 403 });
+    // A client-chosen URI is cut short before it reaches a message or a header.
+    expect((error as Error).message.length).toBeLessThan(300);
+  });
+
+  it('suggests the mapped scopes on a 401, or the configured challengeScopes, or none', () => {
+    const missing = new AuthError('missing_token', 'a bearer token is required');
+    const invalid = new AuthError('invalid_token', 'the token has expired');
+    expect(scoped().challenge(missing, ENDPOINT)).toMatch(/, scope="docs tools:admin"$/);
+    expect(scoped().challenge(invalid, ENDPOINT)).toMatch(
+      /error="invalid_token", error_description="the token has expired", scope="docs tools:admin"$/,
+    );
+    const hinted = createResourceServer({
+      issuer: as.issuer,
+      scopes: { docs: { prompts: ['summarize'] }, admin: { namespaces: ['*'] } },
+      challengeScopes: ['docs'],
+    });
+    expect(hinted.challenge(missing, ENDPOINT)).toMatch(/, scope="docs"$/);
+    const silent = createResourceServer({ issuer: as.issuer, challengeScopes: [] });
+    expect(silent.challenge(missing, ENDPOINT)).not.toContain('scope=');
+    const unavailable = new AuthError('unavailable', 'down');
+    expect(scoped().challenge(unavailable, ENDPOINT)).not.toContain('scope=');
+    expect(() => createResourceServer({ issuer: as.issuer, challengeScopes: ['a b'] })).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }),
     );
   });
 });

@@ -15,6 +15,8 @@ import {
 } from './metadata.js';
 import {
   createScopePolicy,
+  type ScopedPrompt,
+  type ScopedResource,
   type ScopeGrant,
   type ScopedTool,
   type ScopePolicy,
@@ -31,6 +33,12 @@ export interface ResourceServerOptions {
   readonly audience?: string;
   /** Scopes and what each grants; see {@link createScopePolicy}. */
   readonly scopes?: Readonly<Record<string, ScopeGrant>>;
+  /**
+   * The scopes a 401 challenge suggests (`scope="…"`, RFC 6750 §3, the MCP authorization spec's
+   * scope selection). Default: every mapped scope, as `scopes_supported` lists them; `[]` sends
+   * no hint.
+   */
+  readonly challengeScopes?: readonly string[];
   /** Accept opaque tokens through RFC 7662 introspection (JWTs are still verified locally). */
   readonly introspection?: IntrospectionOptions;
   /** Accepted JWT `alg` values (default: asymmetric ones; `none` and `HS*` are never accepted). */
@@ -101,6 +109,14 @@ export interface ResourceServer {
    * `caller` may not call `tool`.
    */
   requireTool(caller: Caller, tool: ScopedTool): void;
+  /** Whether `caller` may see and get `prompt`. */
+  allowsPrompt(caller: Caller, prompt: ScopedPrompt): boolean;
+  /** @throws {AuthError} `insufficient_scope` when `caller` may not get `prompt`. */
+  requirePrompt(caller: Caller, prompt: ScopedPrompt): void;
+  /** Whether `caller` may see, read and subscribe to `resource` (or a resource template). */
+  allowsResource(caller: Caller, resource: ScopedResource): boolean;
+  /** @throws {AuthError} `insufficient_scope` when `caller` may not read `resource`. */
+  requireResource(caller: Caller, resource: ScopedResource): void;
   /** The `WWW-Authenticate` value that goes with a refusal (`error` undefined: no token sent). */
   challenge(error: AuthError | undefined, endpoint: string | URL): string;
   /** Fetches the issuer's metadata now, so a wrong issuer fails at start rather than per call. */
@@ -167,6 +183,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });
   const resource = (endpoint: string | URL) => audience ?? canonicalResource(endpoint);
+  const hintScopes = checkScopes(options.challengeScopes) ?? policy.scopes;
 
   return {
     issuer,
@@ -197,34 +214,75 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     },
     allows: (caller, tool) => policy.allows(caller.scopes, tool),
     requireTool(caller, tool) {
-      if (policy.allows(caller.scopes, tool)) return;
-      const scopes = policy.scopesFor(tool);
-      throw new AuthError(
-        'insufficient_scope',
-        scopes.length === 0
-          ? `no scope grants tool "${tool.namespace}:${tool.name}"`
-          : `tool "${tool.namespace}:${tool.name}" needs scope ${scopes.map((s) => `"${s}"`).join(' or ')}`,
-        { scopes },
-      );
+      if (!policy.allows(caller.scopes, tool)) {
+        throw insufficient(`tool "${tool.namespace}:${tool.name}"`, policy.scopesFor(tool));
+      }
+    },
+    allowsPrompt: (caller, prompt) => policy.allowsPrompt(caller.scopes, prompt),
+    requirePrompt(caller, prompt) {
+      if (!policy.allowsPrompt(caller.scopes, prompt)) {
+        throw insufficient(
+          `prompt "${prompt.namespace}:${prompt.name}"`,
+          policy.scopesForPrompt(prompt),
+        );
+      }
+    },
+    allowsResource: (caller, resource) => policy.allowsResource(caller.scopes, resource),
+    requireResource(caller, resource) {
+      if (!policy.allowsResource(caller.scopes, resource)) {
+        throw insufficient(
+          `resource ${JSON.stringify(shorten(resource.uri))}`,
+          policy.scopesForResource(resource),
+        );
+      }
     },
     challenge(error, endpoint) {
       const resourceMetadata = metadataUrl(resource(endpoint));
-      if (
-        error === undefined ||
-        error.reason === 'missing_token' ||
-        error.reason === 'unavailable'
-      ) {
-        return bearerChallenge({ resourceMetadata });
+      if (error?.reason === 'unavailable') return bearerChallenge({ resourceMetadata });
+      // A 401 suggests the scopes to ask for (the client has none that work yet); a 403 names
+      // those that would reach what was refused.
+      const scopes = error?.reason === 'insufficient_scope' ? error.scopes : hintScopes;
+      if (error === undefined || error.reason === 'missing_token') {
+        return bearerChallenge({ resourceMetadata, scopes });
       }
       return bearerChallenge({
         resourceMetadata,
         error: error.reason,
         description: error.message,
-        ...(error.reason === 'insufficient_scope' ? { scopes: error.scopes } : {}),
+        scopes,
       });
     },
     discover,
   };
+}
+
+/** The refusal of something `caller`'s scopes do not reach; `what` names it for the message. */
+function insufficient(what: string, scopes: readonly string[]): AuthError {
+  return new AuthError(
+    'insufficient_scope',
+    scopes.length === 0
+      ? `no scope grants ${what}`
+      : `${what} needs scope ${scopes.map((s) => `"${s}"`).join(' or ')}`,
+    { scopes },
+  );
+}
+
+/** A client-chosen URI, cut to a length a message (and a WWW-Authenticate header) can carry. */
+function shorten(uri: string): string {
+  return uri.length <= 200 ? uri : `${uri.slice(0, 200)}…`;
+}
+
+function checkScopes(scopes: readonly string[] | undefined): readonly string[] | undefined {
+  if (scopes === undefined) return undefined;
+  for (const scope of scopes as readonly unknown[]) {
+    if (typeof scope !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) {
+      throw new ToolError(
+        'invalid_config',
+        `auth.challengeScopes: ${JSON.stringify(scope)} is not a valid scope name`,
+      );
+    }
+  }
+  return [...scopes];
 }
 
 function checkIssuer(issuer: string): string {

@@ -59,11 +59,80 @@ describe('createScopePolicy', () => {
       { s: { tools: 'fs:read' } },
       { s: { tags: [1] } },
       { s: { tags: [''] } },
+      { s: { prompts: 'summarize' } },
+      { s: { resources: [42] } },
+      { s: { resource: ['file:///*'] } },
     ];
     for (const scopes of bad) {
       expect(() => createScopePolicy(scopes as never)).toThrow(
         expect.objectContaining({ code: 'invalid_config' }),
       );
     }
+  });
+});
+
+describe('createScopePolicy: prompts and resources', () => {
+  const policy = createScopePolicy({
+    docs: { resources: ['file:///docs/*', 'memo://pinned'], prompts: ['summarize'] },
+    review: { prompts: ['github:review_pr'] },
+    fs: { namespaces: ['fs'] },
+    admin: { namespaces: ['*'] },
+    'tools:read': { tags: ['read'] },
+  });
+  const summarize = { namespace: 'builtin', name: 'summarize' };
+  const review = { namespace: 'github', name: 'review_pr' };
+  const otherReview = { namespace: 'gitlab', name: 'review_pr' };
+
+  it('grants prompts by bare name, namespace:name, namespace or *', () => {
+    expect(policy.allowsPrompt(['docs'], summarize)).toBe(true);
+    expect(policy.allowsPrompt(['review'], review)).toBe(true);
+    expect(policy.allowsPrompt(['review'], otherReview)).toBe(false);
+    expect(policy.allowsPrompt(['fs'], { namespace: 'fs', name: 'any' })).toBe(true);
+    expect(policy.allowsPrompt(['admin'], otherReview)).toBe(true);
+    expect(policy.scopesForPrompt(review)).toEqual(['admin', 'review']);
+  });
+
+  it('grants resources by exact URI, * pattern, or namespace', () => {
+    const doc = (uri: string) => ({ namespace: 'files', uri });
+    expect(policy.allowsResource(['docs'], doc('file:///docs/a/b.md'))).toBe(true);
+    expect(policy.allowsResource(['docs'], doc('file:///docs/'))).toBe(true);
+    expect(policy.allowsResource(['docs'], doc('file:///etc/passwd'))).toBe(false);
+    expect(policy.allowsResource(['docs'], doc('file:///docs'))).toBe(false);
+    expect(policy.allowsResource(['docs'], doc('memo://pinned'))).toBe(true);
+    expect(policy.allowsResource(['docs'], doc('memo://pinned/2'))).toBe(false);
+    // A template is judged by its URI template text.
+    expect(policy.allowsResource(['docs'], doc('file:///docs/{path}'))).toBe(true);
+    expect(policy.allowsResource(['fs'], { namespace: 'fs', uri: 'x://y' })).toBe(true);
+    expect(policy.scopesForResource(doc('file:///docs/x'))).toEqual(['admin', 'docs']);
+  });
+
+  it('treats regular-expression characters in a pattern as themselves', () => {
+    const odd = createScopePolicy({ s: { resources: ['a.b://(x)+/*?'] } });
+    expect(odd.allowsResource(['s'], { namespace: 'n', uri: 'a.b://(x)+/anything?' })).toBe(true);
+    expect(odd.allowsResource(['s'], { namespace: 'n', uri: 'aXb://(x)+/anything?' })).toBe(false);
+    expect(odd.allowsResource(['s'], { namespace: 'n', uri: 'a.b://xx/anything?' })).toBe(false);
+  });
+
+  it('matches several stars in order, and a long hostile URI quickly and correctly', () => {
+    const stars = createScopePolicy({ s: { resources: ['a*b*c*d*e'] } });
+    const allow = (uri: string) => stars.allowsResource(['s'], { namespace: 'n', uri });
+    expect(allow('abcde')).toBe(true);
+    expect(allow('a--b--c--d--e')).toBe(true);
+    expect(allow('a--c--b--d--e')).toBe(false);
+    expect(allow('abcdeX')).toBe(false);
+    // A regular expression would backtrack for a long time here; the matcher does not.
+    expect(allow(`a${'b'.repeat(200_000)}cd`)).toBe(false);
+  });
+
+  it('gives no prompt or resource to tags (tools only), nor to unmapped scopes', () => {
+    expect(policy.allowsPrompt(['tools:read'], summarize)).toBe(false);
+    expect(policy.allowsResource(['tools:read'], { namespace: 'x', uri: 'a://b' })).toBe(false);
+    expect(policy.allowsPrompt(['__proto__', 'constructor'], summarize)).toBe(false);
+  });
+
+  it('restricts no prompt or resource when no scope is mapped', () => {
+    const open = createScopePolicy({});
+    expect(open.allowsPrompt([], summarize)).toBe(true);
+    expect(open.allowsResource([], { namespace: 'x', uri: 'a://b' })).toBe(true);
   });
 });
