@@ -256,6 +256,19 @@ describe('parseConfig with auth (OAuth)', () => {
     expect(config.secrets.redact('secret: an-introspection-secret')).toBe(`secret: ${MASK}`);
   });
 
+  it('reads prompt and resource grants, challengeScopes and the introspection cache', () => {
+    const auth = {
+      issuer: 'https://as.example.com',
+      scopes: { docs: { prompts: ['summarize'], resources: ['file:///docs/*'] } },
+      challengeScopes: ['docs'],
+      introspection: { clientId: 'g', clientSecret: 's', cache: { maxTtlSec: 30 } },
+    };
+    expect(parseConfig(JSON.stringify({ auth }), { file, env: {} }).auth).toEqual(auth);
+    expect(
+      problem({ auth: { ...auth, introspection: { clientId: 'g', clientSecret: 's', cache: 1 } } }),
+    ).toMatch(/auth\.introspection\.cache/);
+  });
+
   it('refuses auth together with http.token', () => {
     expect(
       problem({

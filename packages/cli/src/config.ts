@@ -55,6 +55,8 @@ export interface ScopeGrantConfig {
   readonly namespaces?: readonly string[];
   readonly tools?: readonly string[];
   readonly tags?: readonly string[];
+  readonly prompts?: readonly string[];
+  readonly resources?: readonly string[];
 }
 
 /** The gateway as an OAuth 2.1 resource server (the `auth` key); exclusive with `http.token`. */
@@ -63,13 +65,17 @@ export interface AuthConfig {
   readonly issuer: string;
   /** The audience tokens must name; default: the gateway's own URL, e.g. `http://127.0.0.1:8808/mcp`. */
   readonly audience?: string;
-  /** Scopes and the namespaces, tools and tags each grants. */
+  /** Scopes and the namespaces, tools, tags, prompts and resources each grants. */
   readonly scopes?: Readonly<Record<string, ScopeGrantConfig>>;
+  /** The scopes a 401 suggests (default: every mapped scope). */
+  readonly challengeScopes?: readonly string[];
   /** RFC 7662 introspection of opaque tokens: the gateway's own client credentials. */
   readonly introspection?: {
     readonly clientId: string;
     readonly clientSecret: string;
     readonly endpoint?: string;
+    /** How long active answers are kept; `false`: not at all. */
+    readonly cache?: false | { readonly maxTtlSec?: number; readonly maxEntries?: number };
   };
 }
 
@@ -212,18 +218,30 @@ const scopeGrantSchema = z.strictObject({
   namespaces: stringList.optional(),
   tools: stringList.optional(),
   tags: stringList.optional(),
+  prompts: stringList.optional(),
+  resources: stringList.optional(),
 });
 
 const introspectionSchema = z.strictObject({
   clientId: z.string().min(1),
   clientSecret: z.string().min(1),
   endpoint: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+  cache: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        maxTtlSec: z.number().int().min(0).max(3600).optional(),
+        maxEntries: z.number().int().min(1).max(1_000_000).optional(),
+      }),
+    ])
+    .optional(),
 });
 
 const authSchema = z.strictObject({
   issuer: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
   audience: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
   scopes: z.record(z.string(), scopeGrantSchema).optional(),
+  challengeScopes: stringList.optional(),
   introspection: introspectionSchema.optional(),
 });
 

@@ -9,6 +9,11 @@ interface SearchModeContext {
   /** Runs a tool the way a plain `tools/call` would, errors included. */
   readonly call: (item: ToolItem, input: Record<string, unknown>) => Promise<CallToolResult>;
   readonly signal: AbortSignal;
+  /**
+   * The exposed names of the tools the caller may see (OAuth scopes); `undefined`: all. A tool
+   * outside it is, to search_tools and describe_tool, a tool that does not exist.
+   */
+  readonly visible?: ReadonlySet<string> | undefined;
 }
 
 /** One of the three tools search mode exposes. */
@@ -36,11 +41,11 @@ function failure(code: string, message: string): CallToolResult {
   };
 }
 
-/** The tool with canonical ID `id`, when the gateway exposes it. */
-async function find(hub: GatewayHub, id: unknown): Promise<ToolItem | undefined> {
+/** The tool with canonical ID `id`, when the gateway exposes it, and its exposed name. */
+async function find(hub: GatewayHub, id: unknown): Promise<[string, ToolItem] | undefined> {
   if (typeof id !== 'string') return undefined;
   const table = await hub.tools();
-  return table.entries().find(([, item]) => item.id === id)?.[1];
+  return table.entries().find(([, item]) => item.id === id);
 }
 
 /**
@@ -65,7 +70,7 @@ export const searchTools: readonly SearchModeTool[] = [
       },
       annotations: { readOnlyHint: true },
     },
-    async run(hub, args, { signal }) {
+    async run(hub, args, { signal, visible }) {
       const { query, limit = 10, cursor } = args;
       if (typeof query !== 'string') return failure('invalid_argument', 'query must be a string');
       if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
@@ -74,7 +79,12 @@ export const searchTools: readonly SearchModeTool[] = [
         return failure('invalid_argument', 'cursor must be a string');
       try {
         const table = await hub.tools();
-        const exposed = new Set(table.entries().map(([, item]) => item.id));
+        const exposed = new Set(
+          table
+            .entries()
+            .filter(([name]) => visible?.has(name) ?? true)
+            .map(([, item]) => item.id),
+        );
         const page = await hub.toolkit.index.search(query, {
           limit,
           signal,
@@ -110,11 +120,13 @@ export const searchTools: readonly SearchModeTool[] = [
       },
       annotations: { readOnlyHint: true },
     },
-    async run(hub, args) {
-      const item = await find(hub, args.id);
-      if (item === undefined) {
+    async run(hub, args, { visible }) {
+      const found = await find(hub, args.id);
+      // A tool the caller may not see is answered as one that does not exist.
+      if (found === undefined || visible?.has(found[0]) === false) {
         return failure('not_found', `no tool ${JSON.stringify(args.id)}; search_tools finds IDs`);
       }
+      const [, item] = found;
       return json({ id: item.id, ...toMcpJson(item.tool) });
     },
   },
@@ -134,7 +146,7 @@ export const searchTools: readonly SearchModeTool[] = [
       },
     },
     async run(hub, args, { call }) {
-      const item = await find(hub, args.id);
+      const item = (await find(hub, args.id))?.[1];
       if (item === undefined) {
         return failure('not_found', `no tool ${JSON.stringify(args.id)}; search_tools finds IDs`);
       }

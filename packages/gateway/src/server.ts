@@ -31,7 +31,14 @@ import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewayHub } from './gateway-hub.js';
 import { wantsLog } from './session-state.js';
-import { checkToolCall, sessionAuth, visibleTools } from './auth/oauth-gate.js'; // OAuth (auth/)
+import {
+  accessFilter,
+  checkAccess,
+  checkToolCall,
+  resourceOf,
+  sessionAuth,
+  visibleTools,
+} from './auth/access.js'; // OAuth (auth/)
 import { callers, callerSession, callToken } from './upstream-forwarding.js';
 import {
   compare,
@@ -286,7 +293,11 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     if (options.mode === 'search') {
       const tool = searchTools.find((t) => t.tool.name === name);
       if (tool === undefined) throw unknownTool(name);
-      return tool.run(hub, args, { call, signal: extra.mcpReq.signal });
+      return tool.run(hub, args, {
+        call,
+        signal: extra.mcpReq.signal,
+        visible: await visibleTools(extra, hub), // OAuth (auth/): what search results show
+      });
     }
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
@@ -305,8 +316,10 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('prompts/list', async (request, extra) => {
     await hub.negotiated;
     const table = await hub.prompts(extra.mcpReq.signal);
+    const sees = accessFilter(extra); // OAuth (auth/): the caller's scopes
     const prompts: McpPrompt[] = table
       .entries()
+      .filter(([, item]) => sees?.prompt(item) ?? true)
       .map(([name, item]) => ({ ...item.prompt.mcp, name }));
     const { items, nextCursor } = page(prompts, (p) => p.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
@@ -322,6 +335,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         `no prompt "${name}"; prompts/list names them`,
       );
     }
+    checkAccess(extra, { kind: 'prompt', prompt: item }); // OAuth (auth/)
     try {
       const rendered = await item.prompt.render(args, {
         signal: extra.mcpReq.signal,
@@ -346,8 +360,10 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     await hub.negotiated;
     const { resources } = await toolkit.list({ type: 'resource', signal: extra.mcpReq.signal });
     const table = new UriTable(resources);
+    const sees = accessFilter(extra); // OAuth (auth/): the caller's scopes
     const listed: McpResource[] = resources.flatMap((item) => {
       const uri = table.uriOf(item);
+      if (sees?.resource(item) === false) return [];
       return uri === undefined ? [] : [{ ...toMcpResource(item.resource), uri }];
     });
     listed.sort((a, b) => compare(a.uri, b.uri));
@@ -355,10 +371,14 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
   });
 
-  server.setRequestHandler('resources/templates/list', async (request) => {
+  server.setRequestHandler('resources/templates/list', async (request, extra) => {
     await hub.negotiated;
+    const sees = accessFilter(extra); // OAuth (auth/): the caller's scopes
     const templates = NameTable.build(hub.templates(), options)
       .entries()
+      .filter(
+        ([, t]) => sees?.resource({ namespace: t.namespace, uri: t.template.uriTemplate }) ?? true,
+      )
       .map(([name, { template }]) => ({ ...template, name }));
     const { items, nextCursor } = page(templates, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined
@@ -370,6 +390,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     await hub.negotiated;
     const { uri } = request.params;
     const item = (await hub.resources(extra.mcpReq.signal)).resolve(uri);
+    const target = resourceOf(item, hub.templates(), uri); // OAuth (auth/)
+    if (target !== undefined) checkAccess(extra, { kind: 'resource', resource: target });
     if (item !== undefined) {
       try {
         const resource = await toolkit.readResource(`${item.uri}#${item.namespace}`, {
@@ -416,6 +438,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         `no resource "${uri}" to subscribe to; resources/list and resources/templates/list name them`,
       );
     }
+    const resource = listed === undefined ? { namespace, uri } : listed; // OAuth (auth/)
+    checkAccess(extra, { kind: 'resource', resource });
     await hub.subscribe(session, uri, listed ?? { namespace, uri }).catch((error: unknown) => {
       throw protocolError(error);
     });
@@ -441,10 +465,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
           `no prompt "${ref.name}" to complete`,
         );
       }
+      checkAccess(extra, { kind: 'prompt', prompt: item }); // OAuth (auth/)
       target = { type: 'prompt', namespace: item.namespace, name: item.name };
     } else {
       const found = hub.templates().find(({ template }) => template.uriTemplate === ref.uri);
       if (found === undefined) return { completion: { values: [] } };
+      const resource = { namespace: found.namespace, uri: ref.uri }; // OAuth (auth/)
+      checkAccess(extra, { kind: 'resource', resource });
       target = { type: 'resource_template', namespace: found.namespace, uriTemplate: ref.uri };
     }
     try {

@@ -27,6 +27,7 @@ export function resourceServerFor(
     issuer: auth.issuer,
     ...(auth.audience === undefined ? {} : { audience: auth.audience }),
     ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
+    ...(auth.challengeScopes === undefined ? {} : { challengeScopes: auth.challengeScopes }),
     ...(auth.introspection === undefined ? {} : { introspection: auth.introspection }),
     resourceName: 'toolplane gateway',
   });

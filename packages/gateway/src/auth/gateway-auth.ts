@@ -17,6 +17,21 @@ export interface AuthTool {
   readonly tags?: readonly string[];
 }
 
+/** The fields of a prompt a scope policy looks at. */
+export interface AuthPrompt {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * The fields of a resource a scope policy looks at: its URI as its server lists it (before the
+ * gateway rewrites a shared one), or a resource template's URI template.
+ */
+export interface AuthResource {
+  readonly namespace: string;
+  readonly uri: string;
+}
+
 /**
  * A refusal from {@link GatewayAuth}: `status` to answer with, `reason` as RFC 6750 names it
  * (`missing_token` for a request without one), and the scopes that would be enough.
@@ -46,6 +61,14 @@ export interface GatewayAuth {
   allows(caller: GatewayCaller, tool: AuthTool): boolean;
   /** Throws an {@link AuthRefusal} (`insufficient_scope`) when `caller` may not call `tool`. */
   requireTool(caller: GatewayCaller, tool: AuthTool): void;
+  /** Whether `caller` may see `prompt`, get it and complete its arguments. */
+  allowsPrompt(caller: GatewayCaller, prompt: AuthPrompt): boolean;
+  /** Throws an {@link AuthRefusal} (`insufficient_scope`) when `caller` may not get `prompt`. */
+  requirePrompt(caller: GatewayCaller, prompt: AuthPrompt): void;
+  /** Whether `caller` may see `resource` (or a template), read it and subscribe to it. */
+  allowsResource(caller: GatewayCaller, resource: AuthResource): boolean;
+  /** Throws an {@link AuthRefusal} (`insufficient_scope`) when `caller` may not read `resource`. */
+  requireResource(caller: GatewayCaller, resource: AuthResource): void;
   /** The `WWW-Authenticate` value for a refusal. */
   challenge(refusal: AuthRefusal | undefined, endpoint: URL): string;
 }

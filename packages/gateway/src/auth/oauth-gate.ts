@@ -1,27 +1,14 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  ProtocolError,
   ProtocolErrorCode,
   type AuthInfo,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
-import type { SessionAuth } from '@toolplane/toolkit';
 import type { GatewayHub } from '../gateway-hub.js';
 import { HttpError, type Post } from '../http-request.js';
-import type { NameTable } from '../names.js';
-import type { ToolItem } from '../server.js';
+import { requireAccess, targetsOf } from './access.js';
 import { isAuthRefusal, type GatewayAuth, type GatewayCaller } from './gateway-auth.js';
-
-/** A request's verified caller and the policy that judged it, by the request's headers object. */
-interface Verified {
-  readonly auth: GatewayAuth;
-  readonly caller: GatewayCaller;
-}
-
-// Keyed by the request's headers object from authentication until the messages are dispatched;
-// then by the AuthInfo the SDK hands every handler as `ctx.http.authInfo`.
-const verified = new WeakMap<IncomingHttpHeaders, Verified>();
-const verifiedByInfo = new WeakMap<AuthInfo, Verified>();
+import { verifiedByHeaders as verified, verifiedByInfo } from './verified.js';
 
 /**
  * The OAuth side of `serveHttp`: serves the protected resource metadata, verifies each
@@ -140,8 +127,10 @@ export class OAuthGate {
   }
 
   /**
-   * Refuses (403 `insufficient_scope`, naming the scopes that would be enough) a POST whose
-   * `tools/call` names a tool its token does not reach, before the call is dispatched.
+   * Refuses (403 `insufficient_scope`, naming the scopes that would be enough) a POST that uses
+   * a tool, prompt or resource its token does not reach (`tools/call`, `prompts/get`,
+   * `resources/read`, `resources/subscribe`, `completion/complete`, and a 2026-07-28
+   * `subscriptions/listen` naming resources), before it is dispatched.
    */
   async checkCalls(
     req: IncomingMessage,
@@ -150,20 +139,16 @@ export class OAuthGate {
     hub: GatewayHub,
   ): Promise<void> {
     const found = verified.get(req.headers);
-    if (found === undefined || hub.options.mode === 'search') return;
+    if (found === undefined) return;
     for (const message of post.messages) {
-      const { method, params } = (message ?? {}) as {
-        method?: unknown;
-        params?: { name?: unknown };
-      };
-      if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
-      const item = (hub.toolsNow() ?? (await hub.tools())).resolve(params.name);
-      // An unknown name is the handler's to answer (-32602), as without OAuth.
-      if (item === undefined) continue;
-      try {
-        found.auth.requireTool(found.caller, toolOf(item));
-      } catch (error) {
-        throw this.#refusal(error, res);
+      // Unresolved here (a list that failed), the handler's own check still judges it.
+      const targets = await targetsOf(message, hub).catch(() => []);
+      for (const target of targets) {
+        try {
+          requireAccess(found, target);
+        } catch (error) {
+          throw this.#refusal(error, res);
+        }
       }
     }
   }
@@ -175,93 +160,4 @@ export class OAuthGate {
   }
 }
 
-function toolOf(item: ToolItem): { namespace: string; name: string; tags?: readonly string[] } {
-  return {
-    namespace: item.namespace,
-    name: item.name,
-    ...(item.tool.tags === undefined ? {} : { tags: item.tool.tags }),
-  };
-}
-
-const MAX_CACHED_SCOPE_SETS = 64;
 const MAX_BOUND_SESSIONS = 100_000;
-const visibleCache = new WeakMap<
-  GatewayAuth,
-  WeakMap<NameTable<ToolItem>, Map<string, ReadonlySet<string>>>
->();
-
-/** The request a handler serves, as the SDK hands it over. */
-interface HandlerExtra {
-  readonly http?: { readonly authInfo?: AuthInfo } | undefined;
-}
-
-function verifiedOf(extra: HandlerExtra): Verified | undefined {
-  const info = extra.http?.authInfo;
-  return info === undefined ? undefined : verifiedByInfo.get(info);
-}
-
-/**
- * The exposed names of the tools this request's caller may see; `undefined` when the request
- * carried no verified token (no OAuth), so nothing is filtered.
- */
-export async function visibleTools(
-  extra: HandlerExtra,
-  hub: GatewayHub,
-): Promise<ReadonlySet<string> | undefined> {
-  const found = verifiedOf(extra);
-  if (found === undefined) return undefined;
-  const table = hub.toolsNow() ?? (await hub.tools());
-  // Callers with the same scopes see the same tools until the table changes: computed once.
-  let byTable = visibleCache.get(found.auth);
-  if (byTable === undefined) visibleCache.set(found.auth, (byTable = new WeakMap()));
-  let byScopes = byTable.get(table);
-  if (byScopes === undefined)
-    byTable.set(table, (byScopes = new Map<string, ReadonlySet<string>>()));
-  const key = [...found.caller.scopes].sort().join(' ');
-  const cached = byScopes.get(key);
-  if (cached !== undefined) return cached;
-  const names = new Set<string>();
-  for (const [name, item] of table.entries()) {
-    if (found.auth.allows(found.caller, toolOf(item))) names.add(name);
-  }
-  // Bounded: scope combinations are few, but a caller chooses its own.
-  if (byScopes.size >= MAX_CACHED_SCOPE_SETS) byScopes.clear();
-  byScopes.set(key, names);
-  return names;
-}
-
-/**
- * @throws {ProtocolError} -32600 naming the scopes that would be enough, when this request's caller
- * may not call `item` (the handler's own check, for calls {@link OAuthGate.checkCalls} did not
- * see: search mode's `call_tool`).
- */
-export function checkToolCall(extra: HandlerExtra, item: ToolItem): void {
-  const found = verifiedOf(extra);
-  if (found === undefined) return;
-  try {
-    found.auth.requireTool(found.caller, toolOf(item));
-  } catch (error) {
-    if (!isAuthRefusal(error)) throw error;
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidRequest,
-      `insufficient_scope: ${error.message}`,
-      {
-        error: 'insufficient_scope',
-        scope: error.scopes.join(' '),
-      },
-    );
-  }
-}
-
-/** The caller as `getSession().auth` shows it to tools; `undefined` without OAuth. */
-export function sessionAuth(extra: HandlerExtra): SessionAuth | undefined {
-  const caller = verifiedOf(extra)?.caller;
-  if (caller === undefined) return undefined;
-  return {
-    subject: caller.subject,
-    clientId: caller.clientId,
-    scopes: caller.scopes,
-    issuer: caller.issuer,
-    expiresAt: caller.expiresAt,
-  };
-}

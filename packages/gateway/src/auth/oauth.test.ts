@@ -209,11 +209,12 @@ describe('serveHttp with auth: protected resource metadata (RFC 9728)', () => {
     }
   });
 
-  it('answers 401 with a challenge naming the metadata when no token is sent', async () => {
+  it('answers 401 with a challenge naming the metadata and suggesting the scopes when no token is sent', async () => {
     const response = await post(INITIALIZE_BODY);
     expect(response.status).toBe(401);
+    // The scope hint (RFC 6750 §3, MCP scope selection) is what scopes_supported lists.
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', gateway.url).href}"`,
+      `Bearer resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', gateway.url).href}", scope="tools:admin tools:read upstream"`,
     );
   });
 });

@@ -1,0 +1,27 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { GatewayAuth, GatewayCaller } from './gateway-auth.js';
+
+/** A request's verified caller and the policy that judged it. */
+export interface Verified {
+  readonly auth: GatewayAuth;
+  readonly caller: GatewayCaller;
+}
+
+/**
+ * Keyed by the request's headers object from authentication until the messages are dispatched;
+ * then by the AuthInfo the SDK hands every handler as `ctx.http.authInfo`.
+ */
+export const verifiedByHeaders = new WeakMap<IncomingHttpHeaders, Verified>();
+export const verifiedByInfo = new WeakMap<AuthInfo, Verified>();
+
+/** The request a handler serves, as the SDK hands it over. */
+export interface HandlerExtra {
+  readonly http?: { readonly authInfo?: AuthInfo } | undefined;
+}
+
+/** The verified caller of the request a handler serves; `undefined` without OAuth. */
+export function verifiedOf(extra: HandlerExtra): Verified | undefined {
+  const info = extra.http?.authInfo;
+  return info === undefined ? undefined : verifiedByInfo.get(info);
+}
