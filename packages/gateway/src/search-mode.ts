@@ -27,6 +27,8 @@ export interface SearchModeTool {
 }
 
 const MAX_LIMIT = 100;
+/** Index pages one search_tools may read to fill a page a caller sees little of. */
+const MAX_PAGES = 10;
 
 function json(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
@@ -85,22 +87,29 @@ export const searchTools: readonly SearchModeTool[] = [
             .filter(([name]) => visible?.has(name) ?? true)
             .map(([, item]) => item.id),
         );
-        const page = await hub.toolkit.index.search(query, {
-          limit,
-          signal,
-          ...(cursor === undefined ? {} : { cursor }),
-        });
-        const results = page.results
-          .filter((summary) => exposed.has(summary.id))
-          .map(({ id, title, shortDescription, tags }) => ({
-            id,
-            ...(title === undefined ? {} : { title }),
-            description: shortDescription,
-            tags: [...tags],
-          }));
-        return json(
-          page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor },
-        );
+        // A caller who may see only some tools gets pages filled from the next ones (a bounded
+        // number of them), not pages left short or empty by what it may not see.
+        const results: Record<string, unknown>[] = [];
+        let next = cursor;
+        for (let pages = 0; pages < MAX_PAGES && results.length < limit; pages++) {
+          const page = await hub.toolkit.index.search(query, {
+            limit: limit - results.length,
+            signal,
+            ...(next === undefined ? {} : { cursor: next }),
+          });
+          for (const { id, title, shortDescription, tags } of page.results) {
+            if (!exposed.has(id)) continue;
+            results.push({
+              id,
+              ...(title === undefined ? {} : { title }),
+              description: shortDescription,
+              tags: [...tags],
+            });
+          }
+          next = page.nextCursor;
+          if (next === undefined) break;
+        }
+        return json(next === undefined ? { results } : { results, nextCursor: next });
       } catch (error) {
         if (ToolError.isInstance(error)) return failure(error.code, error.message);
         throw error;

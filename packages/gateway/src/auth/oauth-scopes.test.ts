@@ -325,6 +325,27 @@ describe.each(ERAS)('serveHttp with auth, %s era: search mode by scope', (era) =
     }
   });
 
+  it('fills a page from the next ones rather than leaving it short by what is hidden', async () => {
+    const client = await connect('tools:read', era, searching);
+    try {
+      // The hidden tool matches more of the words, so it would fill the first page of one.
+      const query = 'erases backups vault who called';
+      const found = await client.callTool({ name: 'search_tools', arguments: { query, limit: 1 } });
+      const { results } = found.structuredContent as { results: { id: string }[] };
+      expect(results.map((r) => r.id)).toEqual(['builtin:whoami']);
+      const admin = await connect('admin', era, searching);
+      try {
+        const all = await admin.callTool({ name: 'search_tools', arguments: { query, limit: 1 } });
+        const first = (all.structuredContent as { results: { id: string }[] }).results;
+        expect(first.map((r) => r.id)).toEqual(['builtin:wipe']);
+      } finally {
+        await admin.close();
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('shows an admin every tool', async () => {
     const client = await connect('admin', era, searching);
     try {
