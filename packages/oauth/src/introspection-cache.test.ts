@@ -152,6 +152,18 @@ describe('introspection cache', () => {
     await expect(waiting).resolves.toMatchObject({ scopes: ['tools:read'] });
   });
 
+  it('refuses cache bounds that are not numbers in range', () => {
+    for (const cache of [
+      { maxTtlSec: -1 },
+      { maxTtlSec: Number.NaN },
+      { maxEntries: 0 },
+      { maxEntries: 1.5 },
+      { maxEntries: Number.POSITIVE_INFINITY },
+    ]) {
+      expect(() => server(cache)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+    }
+  });
+
   // Last: the authorization server stays down.
   it('answers from the cache while it is fresh, and asks again once it is due', async () => {
     const cached = server();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ToolError } from '@toolplane/toolmodel';
 import { AuthError } from './errors.js';
 
 /** Options of {@link createIntrospector}: how the resource server authenticates to the endpoint. */
@@ -147,8 +148,21 @@ function answerCache(
   options: IntrospectionCacheOptions | undefined,
   ask: (token: string, signal: AbortSignal | undefined) => Promise<IntrospectionResponse>,
 ): (token: string, signal: AbortSignal | undefined) => Promise<IntrospectionResponse> {
-  const maxTtlMs = Math.max(0, options?.maxTtlSec ?? 60) * 1000;
-  const maxEntries = Math.max(1, options?.maxEntries ?? 10_000);
+  const maxTtlSec = options?.maxTtlSec ?? 60;
+  const maxEntries = options?.maxEntries ?? 10_000;
+  if (!Number.isFinite(maxTtlSec) || maxTtlSec < 0) {
+    throw new ToolError(
+      'invalid_config',
+      'auth.introspection.cache.maxTtlSec must be a number of seconds, 0 or more',
+    );
+  }
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+    throw new ToolError(
+      'invalid_config',
+      'auth.introspection.cache.maxEntries must be a whole number, 1 or more',
+    );
+  }
+  const maxTtlMs = maxTtlSec * 1000;
   const entries = new Map<string, CacheEntry>();
   return (token, signal) => {
     const key = createHash('sha256').update(token).digest('base64url');
