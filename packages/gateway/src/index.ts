@@ -1,5 +1,12 @@
 export { INSTANCE_META_KEY, serveHttp } from './http.js';
-export type { AuthRefusal, AuthTool, GatewayAuth, GatewayCaller } from './auth/gateway-auth.js';
+export type {
+  AuthPrompt,
+  AuthRefusal,
+  AuthResource,
+  AuthTool,
+  GatewayAuth,
+  GatewayCaller,
+} from './auth/gateway-auth.js';
 export type { HttpGateway, ServeHttpOptions } from './http.js';
 export {
   DEFAULT_SEPARATOR,
