@@ -35,7 +35,7 @@ describe("a client's roots through the gateway", () => {
     return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
   }
 
-  async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (!(await check())) {
       if (Date.now() > deadline) throw new Error('not in time');
