@@ -7,7 +7,11 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
-import { startMockServer, type MockModelServer, type Step } from '@toolplane/test-support/mock-server';
+import {
+  startMockServer,
+  type MockModelServer,
+  type Step,
+} from '@toolplane/test-support/mock-server';
 import { checkAnthropicRequest } from './testing/wire-check.js';
 import { toAnthropicTools } from './tools.js';
 

@@ -4,7 +4,11 @@ import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
-import { startMockServer, type MockModelServer, type Step } from '@toolplane/test-support/mock-server';
+import {
+  startMockServer,
+  type MockModelServer,
+  type Step,
+} from '@toolplane/test-support/mock-server';
 import { checkGeminiRequest } from './testing/wire-check.js';
 import { toGeminiTools } from './tools.js';
 

@@ -9,7 +9,11 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
-import { startMockServer, type MockModelServer, type Step } from '@toolplane/test-support/mock-server';
+import {
+  startMockServer,
+  type MockModelServer,
+  type Step,
+} from '@toolplane/test-support/mock-server';
 import { checkOpenAIRequest } from './testing/wire-check.js';
 import { openAIToolReport, toOpenAIResponsesTools, toOpenAITools } from './tools.js';
 
