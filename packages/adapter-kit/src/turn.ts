@@ -1,5 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
-import type { RunResult } from '@toolplane/toolrun';
+import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget } from './budget.js';
 import {
   asToolError,
@@ -22,7 +22,11 @@ export interface ToolCallRequest {
 /** What runs a tool that lives in the adapter itself (search mode's tools), not in the source. */
 export type LocalRun = (
   args: Record<string, unknown>,
-  options: { readonly signal?: AbortSignal; readonly meta?: Record<string, unknown> },
+  options: {
+    readonly signal?: AbortSignal;
+    readonly meta?: Record<string, unknown>;
+    readonly onProgress?: ProgressListener;
+  },
 ) => Promise<Pick<RunResult, 'structured' | 'mcpResult'>>;
 
 /** What an exposed name stands for: the tool's ID, and how to undo its schema conversion. */
@@ -31,6 +35,16 @@ export interface ResolvedCall {
   /** Runs the call instead of the source (search mode's tools). */
   readonly run?: LocalRun;
   readonly restore?: (args: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/** An MCP progress report of one call of a turn, as {@link RunCallsOptions.onProgress} hears it. */
+export interface CallProgress extends ProgressEvent {
+  /** The provider's ID of the call the report is about. */
+  readonly callId: string;
+  /** The name the model called. */
+  readonly name: string;
+  /** The tool's canonical ID (in search mode, the search tool's own name, e.g. `call_tool`). */
+  readonly toolId: string;
 }
 
 /** Options of {@link runCalls}, shared by every provider's `run…` function. */
@@ -50,6 +64,13 @@ export interface RunCallsOptions {
   readonly maxOutputChars?: number;
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
+  /**
+   * Hears each progress report of each call while the turn runs (for MCP tools: the server's
+   * `notifications/progress`), tagged with the call it is about, in the order they arrived. A
+   * listener that throws is the listener's problem, never the call's. Without it no progress is
+   * asked for.
+   */
+  readonly onProgress?: (event: CallProgress) => void;
 }
 
 /** One piece of a tool's result, in the form every provider package formats its own way. */
@@ -172,14 +193,14 @@ async function runOne(
   const outer = options.signal;
   const limit = options.timeoutMs ?? 0;
   const timed = limit > 0 && Number.isFinite(limit);
-  const meta = options.meta === undefined ? {} : { meta: options.meta };
+  const shared = callOptions(options, call, target.id);
   if (!timed && outer === undefined) {
     // Nothing can stop the call early: no signal of its own, which costs microseconds on Node.
     try {
       const run =
         target.run === undefined
-          ? callThrough(source, target.id, args, meta)
-          : target.run(args, meta);
+          ? callThrough(source, target.id, args, shared)
+          : target.run(args, shared);
       return fromRun(withId, await run, budget);
     } catch (thrown) {
       return failure(withId, asToolError(thrown, target.id), budget);
@@ -211,8 +232,8 @@ async function runOne(
   try {
     const run = await Promise.race([
       target.run === undefined
-        ? callThrough(source, target.id, args, { signal, ...meta })
-        : target.run(args, { signal, ...meta }),
+        ? callThrough(source, target.id, args, { signal, ...shared })
+        : target.run(args, { signal, ...shared }),
       stop,
     ]);
     return fromRun(withId, run, budget);
@@ -227,6 +248,24 @@ async function runOne(
     outer?.removeEventListener('abort', abort);
     stop.catch(() => undefined);
   }
+}
+
+/** The options every call of a turn shares, plus its own progress listener when one is wanted. */
+function callOptions(
+  options: RunCallsOptions,
+  call: ToolCallRequest,
+  toolId: string,
+): { meta?: Record<string, unknown>; onProgress?: ProgressListener } {
+  const listener = options.onProgress;
+  if (listener === undefined) return options.meta === undefined ? {} : { meta: options.meta };
+  const onProgress = (event: ProgressEvent): void => {
+    try {
+      listener({ ...event, callId: call.callId, name: call.name, toolId });
+    } catch {
+      // A failing listener is the listener's problem, never the call's.
+    }
+  };
+  return options.meta === undefined ? { onProgress } : { meta: options.meta, onProgress };
 }
 
 /** A successful run as an outcome: an MCP result's blocks, a local tool's value as JSON text. */
