@@ -10,6 +10,7 @@
 // context hooks on every run, with or without callbacks). Rounds are interleaved across cases (see @toolplane/test-support/bench); the target is
 // ≤ 5 µs per call. Run with `pnpm --filter @toolplane/langchain bench`.
 import { CallbackManager, parseCallbackConfigArg } from '@langchain/core/callbacks/manager';
+import { ToolMessage } from '@langchain/core/messages';
 import { ensureConfig, mergeConfigs } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
 import {
@@ -55,6 +56,24 @@ const samples = await compare(
       );
       return runner.run('bench:add', args);
     },
+    "runner + run setup + LangChain's ToolMessage": async () => {
+      const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
+      CallbackManager.configure(
+        config.callbacks,
+        undefined,
+        config.tags,
+        undefined,
+        config.metadata,
+      );
+      const run = await runner.run('bench:add', args);
+      return new ToolMessage({
+        status: 'success',
+        content: JSON.stringify(run.structured),
+        artifact: run,
+        tool_call_id: call.id,
+        name: call.name,
+      });
+    },
     'LangChain tool() by hand, args': () => handWritten.invoke(args),
     'LangChain tool() by hand, tool call': () => handWritten.invoke(call),
     'adapter, args': () => adapted.invoke(args),
@@ -67,9 +86,23 @@ const setup = "runner + LangChain's run setup";
 console.log(header('LangChain adapter overhead per call', samples));
 for (const name of Object.keys(samples.wall)) console.log(timingLine(name, samples, name));
 console.log(overheadLine("LangChain's own run setup vs runner", samples, setup, 'runner'));
+console.log(
+  overheadLine(
+    "LangChain's run setup + ToolMessage vs runner",
+    samples,
+    "runner + run setup + LangChain's ToolMessage",
+    'runner',
+  ),
+);
 for (const name of ['adapter, args', 'adapter, tool call']) {
   console.log(overheadLine(`${name} vs runner`, samples, name, 'runner', { target: 5 }));
   console.log(overheadLine(`${name} vs runner + run setup`, samples, name, setup, { target: 5 }));
+  if (name.endsWith('tool call')) {
+    const message = "runner + run setup + LangChain's ToolMessage";
+    console.log(
+      overheadLine(`${name} vs that + ToolMessage`, samples, name, message, { target: 5 }),
+    );
+  }
   const byHand = name.endsWith('args')
     ? 'LangChain tool() by hand, args'
     : 'LangChain tool() by hand, tool call';
