@@ -42,29 +42,21 @@ const call = { id: 'call', name: 'bench__add', args, type: 'tool_call' as const 
 const message = await adapted.invoke(call);
 if (message.content !== '{"sum":5}') throw new Error('the benchmark tool gives the wrong answer');
 
+/** What LangChain does on every tool run whoever wrote the tool: config, callback manager. */
+function runSetup(): void {
+  const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
+  CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
+}
+
 const samples = await compare(
   {
     runner: () => runner.run('bench:add', args),
     "runner + LangChain's run setup": () => {
-      const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
-      CallbackManager.configure(
-        config.callbacks,
-        undefined,
-        config.tags,
-        undefined,
-        config.metadata,
-      );
+      runSetup();
       return runner.run('bench:add', args);
     },
     "runner + run setup + LangChain's ToolMessage": async () => {
-      const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
-      CallbackManager.configure(
-        config.callbacks,
-        undefined,
-        config.tags,
-        undefined,
-        config.metadata,
-      );
+      runSetup();
       const run = await runner.run('bench:add', args);
       return new ToolMessage({
         status: 'success',
