@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startMockServer } from '@toolplane/test-support/mock-server';
 
 interface Block {
   type: string;
@@ -16,66 +15,47 @@ interface Block {
  * was answered, by ID, before it answers.
  */
 export async function startMockModel(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        messages: { role: string; content: string | Block[] }[];
-        tools?: { name: string }[];
-      };
-      const last = body.messages.at(-1)?.content;
-      const results = Array.isArray(last) ? last.filter((b) => b.type === 'tool_result') : [];
-      const wanted = ['everything__get-sum', 'everything__get-tiny-image'];
-      const names = (body.tools ?? []).map((tool) => tool.name);
-      let content: unknown[];
-      let stop = 'end_turn';
-      if (results.length === 0 && wanted.every((name) => names.includes(name))) {
-        content = [
-          { type: 'text', text: 'Let me use the tools.' },
-          { type: 'tool_use', id: 'toolu_sum', name: wanted[0], input: { a: 2, b: 40 } },
-          { type: 'tool_use', id: 'toolu_image', name: wanted[1], input: {} },
-        ];
-        stop = 'tool_use';
-      } else {
-        const ids = results.map((r) => r.tool_use_id).sort();
-        const sum = results.find((r) => r.tool_use_id === 'toolu_sum')?.content?.[0]?.text;
-        const images = results.flatMap((r) => r.content ?? []).filter((b) => b.type === 'image');
-        content = [
-          {
-            type: 'text',
-            text:
-              ids.join() === 'toolu_image,toolu_sum'
-                ? `The tool said: ${String(sum)} I was shown ${String(images.length)} image(s).`
-                : `unanswered or missing: ${ids.join()} / tools ${names.join()}`,
-          },
-        ];
-      }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'msg_mock',
-          type: 'message',
-          role: 'assistant',
-          model: 'mock',
-          content,
-          stop_reason: stop,
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
-      );
-    });
+  return startMockServer('', (sent) => {
+    const body = sent as {
+      messages: { role: string; content: string | Block[] }[];
+      tools?: { name: string }[];
+    };
+    const last = body.messages.at(-1)?.content;
+    const results = Array.isArray(last) ? last.filter((b) => b.type === 'tool_result') : [];
+    const wanted = ['everything__get-sum', 'everything__get-tiny-image'];
+    const names = (body.tools ?? []).map((tool) => tool.name);
+    let content: unknown[];
+    let stop = 'end_turn';
+    if (results.length === 0 && wanted.every((name) => names.includes(name))) {
+      content = [
+        { type: 'text', text: 'Let me use the tools.' },
+        { type: 'tool_use', id: 'toolu_sum', name: wanted[0], input: { a: 2, b: 40 } },
+        { type: 'tool_use', id: 'toolu_image', name: wanted[1], input: {} },
+      ];
+      stop = 'tool_use';
+    } else {
+      const ids = results.map((r) => r.tool_use_id).sort();
+      const sum = results.find((r) => r.tool_use_id === 'toolu_sum')?.content?.[0]?.text;
+      const images = results.flatMap((r) => r.content ?? []).filter((b) => b.type === 'image');
+      content = [
+        {
+          type: 'text',
+          text:
+            ids.join() === 'toolu_image,toolu_sum'
+              ? `The tool said: ${String(sum)} I was shown ${String(images.length)} image(s).`
+              : `unanswered or missing: ${ids.join()} / tools ${names.join()}`,
+        },
+      ];
+    }
+    return {
+      id: 'msg_mock',
+      type: 'message',
+      role: 'assistant',
+      model: 'mock',
+      content,
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${String(port)}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
 }

@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startMockServer } from '@toolplane/test-support/mock-server';
 
 /**
  * A stand-in for the model, on 127.0.0.1, speaking Chat Completions: asked a question, it calls
@@ -8,73 +7,54 @@ import type { AddressInfo } from 'node:net';
  * was answered, by ID, before it answers.
  */
 export async function startMockModel(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        messages: { role: string; content?: unknown; tool_call_id?: string }[];
-        tools?: { function: { name: string } }[];
+  return startMockServer('/v1', (sent) => {
+    const body = sent as {
+      messages: { role: string; content?: unknown; tool_call_id?: string }[];
+      tools?: { function: { name: string } }[];
+    };
+    const toolResults = body.messages.filter((m) => m.role === 'tool');
+    let message: Record<string, unknown>;
+    if (toolResults.length === 0) {
+      const names = (body.tools ?? []).map((tool) => tool.function.name);
+      const wanted = ['everything__get-sum', 'everything__get-tiny-image'];
+      const missing = wanted.filter((name) => !names.includes(name));
+      message = {
+        role: 'assistant',
+        content: missing.length > 0 ? `missing tools: ${missing.join(', ')}` : null,
+        refusal: null,
+        ...(missing.length > 0
+          ? {}
+          : {
+              tool_calls: [
+                call('call_sum', wanted[0] as string, { a: 2, b: 40 }),
+                call('call_image', wanted[1] as string, {}),
+              ],
+            }),
       };
-      const toolResults = body.messages.filter((m) => m.role === 'tool');
-      let message: Record<string, unknown>;
-      if (toolResults.length === 0) {
-        const names = (body.tools ?? []).map((tool) => tool.function.name);
-        const wanted = ['everything__get-sum', 'everything__get-tiny-image'];
-        const missing = wanted.filter((name) => !names.includes(name));
-        message = {
-          role: 'assistant',
-          content: missing.length > 0 ? `missing tools: ${missing.join(', ')}` : null,
-          refusal: null,
-          ...(missing.length > 0
-            ? {}
-            : {
-                tool_calls: [
-                  call('call_sum', wanted[0] as string, { a: 2, b: 40 }),
-                  call('call_image', wanted[1] as string, {}),
-                ],
-              }),
-        };
-      } else {
-        const ids = toolResults.map((m) => m.tool_call_id).sort();
-        const sum = String(toolResults.find((m) => m.tool_call_id === 'call_sum')?.content);
-        const images = body.messages
-          .filter((m) => m.role === 'user' && Array.isArray(m.content))
-          .flatMap((m) => m.content as { type: string }[])
-          .filter((part) => part.type === 'image_url').length;
-        message = {
-          role: 'assistant',
-          refusal: null,
-          content:
-            ids.join() === 'call_image,call_sum'
-              ? `The tool said: ${sum} I was shown ${String(images)} image(s).`
-              : `unanswered calls: ${ids.join()}`,
-        };
-      }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'chatcmpl-mock',
-          object: 'chat.completion',
-          created: 0,
-          model: 'mock',
-          choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message }],
-        }),
-      );
-    });
+    } else {
+      const ids = toolResults.map((m) => m.tool_call_id).sort();
+      const sum = String(toolResults.find((m) => m.tool_call_id === 'call_sum')?.content);
+      const images = body.messages
+        .filter((m) => m.role === 'user' && Array.isArray(m.content))
+        .flatMap((m) => m.content as { type: string }[])
+        .filter((part) => part.type === 'image_url').length;
+      message = {
+        role: 'assistant',
+        refusal: null,
+        content:
+          ids.join() === 'call_image,call_sum'
+            ? `The tool said: ${sum} I was shown ${String(images)} image(s).`
+            : `unanswered calls: ${ids.join()}`,
+      };
+    }
+    return {
+      id: 'chatcmpl-mock',
+      object: 'chat.completion',
+      created: 0,
+      model: 'mock',
+      choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message }],
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${String(port)}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
 }
 
 function call(id: string, name: string, args: unknown) {

@@ -55,14 +55,14 @@ export function exposeTools(
   }
   if (options.mode === 'search') return exposeSearch(source, target, options);
   const tools: ExposedTool[] = [];
-  const byName = new Map<string, ExposedTool>();
+  const resolved = new Map<string, ResolvedCall>();
   for (const { name: tableName, entry } of nameTools(source.index, options)) {
     // Gemini wants a letter or underscore first; the table's names may start with a digit or `-`.
     const name =
       target === 'gemini' && !/^[A-Za-z_]/.test(tableName)
         ? `_${tableName.slice(0, 63)}`
         : tableName;
-    if (byName.has(name)) {
+    if (resolved.has(name)) {
       throw new ToolError(
         'conflict',
         `two tools would both be named ${name} for ${target}; rename one with naming.separator`,
@@ -77,15 +77,10 @@ export function exposeTools(
       schema: convertSchema(entry.tool.inputSchema, target),
     };
     tools.push(tool);
-    byName.set(name, tool);
+    // Worked out once per tool, not on every call.
+    resolved.set(name, { id: tool.id, restore: tool.schema.restore });
   }
-  return {
-    tools,
-    resolve: (name) => {
-      const tool = byName.get(name);
-      return tool === undefined ? undefined : { id: tool.id, restore: tool.schema.restore };
-    },
-  };
+  return { tools, resolve: (name) => resolved.get(name) };
 }
 
 function exposeSearch(
@@ -100,16 +95,10 @@ function exposeSearch(
     schema: convertSchema(tool.inputSchema, target),
     run: tool.run,
   }));
-  const byName = new Map<string, (typeof tools)[number]>(tools.map((tool) => [tool.name, tool]));
-  return {
-    tools,
-    resolve: (name) => {
-      const tool = byName.get(name);
-      return tool === undefined
-        ? undefined
-        : { id: tool.id, restore: tool.schema.restore, run: tool.run };
-    },
-  };
+  const resolved = new Map<string, ResolvedCall>(
+    tools.map((tool) => [tool.name, { id: tool.id, restore: tool.schema.restore, run: tool.run }]),
+  );
+  return { tools, resolve: (name) => resolved.get(name) };
 }
 
 const bindings = new WeakMap<object, ExposedTools>();

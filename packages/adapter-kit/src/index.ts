@@ -25,6 +25,7 @@ export { checkSchema, checkToolName, TOOL_NAME_RULES } from './schema-check.js';
 export { DEFAULT_CONCURRENCY, outcomeText, parseArguments, runCalls } from './turn.js';
 export type {
   CallOutcome,
+  CallProgress,
   LocalRun,
   ResolvedCall,
   ResultPart,

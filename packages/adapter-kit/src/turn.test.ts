@@ -5,7 +5,13 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { createLocalRegistry, createRunner, mcpToolResult } from '@toolplane/toolrun';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exposeTools } from './exposed.js';
-import { outcomeText, parseArguments, runCalls, type ToolCallRequest } from './turn.js';
+import {
+  outcomeText,
+  parseArguments,
+  runCalls,
+  type CallProgress,
+  type ToolCallRequest,
+} from './turn.js';
 
 const PNG = 'iVBORw0KGgo=';
 let active = 0;
@@ -212,6 +218,59 @@ describe('runCalls through a real MCP server over stdio', () => {
     });
     expect(outcomes[1]?.isError).toBe(false);
     expect(outcomes[1]?.parts.map((part) => part.type)).toEqual(['text', 'image', 'text']);
+  });
+
+  it("tells onProgress each of the server's progress reports, tagged with its call", async () => {
+    const { resolve } = exposeTools(toolkit, 'anthropic', { include: { namespaces: ['fx'] } });
+    const heard: CallProgress[] = [];
+    const outcomes = await runCalls(
+      toolkit,
+      [
+        { callId: 'p3', name: 'fx__progress', arguments: { steps: 3, delayMs: 5 } },
+        { callId: 'p2', name: 'fx__progress', arguments: { steps: 2 } },
+        { callId: 'sum', name: 'fx__add', arguments: { a: 1, b: 2 } },
+      ],
+      resolve,
+      {
+        onProgress: (event) => {
+          heard.push(event);
+        },
+      },
+    );
+    expect(outcomes.map((outcome) => outcome.isError)).toEqual([false, false, false]);
+    const of = (callId: string) => heard.filter((event) => event.callId === callId);
+    expect(of('p3')).toEqual(
+      [1, 2, 3].map((step) => ({
+        callId: 'p3',
+        name: 'fx__progress',
+        toolId: 'fx:progress',
+        progress: step,
+        total: 3,
+        message: `step ${String(step)}`,
+      })),
+    );
+    expect(of('p2').map((event) => event.progress)).toEqual([1, 2]);
+    expect(of('sum')).toEqual([]);
+  });
+
+  it('reports progress on the timed path too, and a listener that throws leaves the calls alone', async () => {
+    const { resolve } = exposeTools(toolkit, 'anthropic', { include: { namespaces: ['fx'] } });
+    let calls = 0;
+    const outcomes = await runCalls(
+      toolkit,
+      [{ callId: 'p', name: 'fx__progress', arguments: { steps: 4 } }],
+      resolve,
+      {
+        signal: new AbortController().signal,
+        timeoutMs: 20_000,
+        onProgress: () => {
+          calls++;
+          throw new Error('a broken listener');
+        },
+      },
+    );
+    expect(calls).toBe(4);
+    expect(outcomes[0]).toMatchObject({ isError: false, structured: { steps: 4 } });
   });
 
   it('answers a call whose server dies mid-call as an error, without waiting for a timeout', async () => {

@@ -1,12 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
-import type { RunResult } from '@toolplane/toolrun';
+import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget } from './budget.js';
-import {
-  asToolError,
-  fromRun as resultOfRun,
-  upstreamErrorOf,
-  type ContentBlock,
-} from './results.js';
+import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
 import { callThrough, type ToolSource } from './source.js';
 
 /** One tool call of a model's turn, as the provider packages read it off a response. */
@@ -22,7 +17,11 @@ export interface ToolCallRequest {
 /** What runs a tool that lives in the adapter itself (search mode's tools), not in the source. */
 export type LocalRun = (
   args: Record<string, unknown>,
-  options: { readonly signal?: AbortSignal; readonly meta?: Record<string, unknown> },
+  options: {
+    readonly signal?: AbortSignal;
+    readonly meta?: Record<string, unknown>;
+    readonly onProgress?: ProgressListener;
+  },
 ) => Promise<Pick<RunResult, 'structured' | 'mcpResult'>>;
 
 /** What an exposed name stands for: the tool's ID, and how to undo its schema conversion. */
@@ -31,6 +30,16 @@ export interface ResolvedCall {
   /** Runs the call instead of the source (search mode's tools). */
   readonly run?: LocalRun;
   readonly restore?: (args: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/** An MCP progress report of one call of a turn, as {@link RunCallsOptions.onProgress} hears it. */
+export interface CallProgress extends ProgressEvent {
+  /** The provider's ID of the call the report is about. */
+  readonly callId: string;
+  /** The name the model called. */
+  readonly name: string;
+  /** The tool's canonical ID (in search mode, the search tool's own name, e.g. `call_tool`). */
+  readonly toolId: string;
 }
 
 /** Options of {@link runCalls}, shared by every provider's `run…` function. */
@@ -50,6 +59,13 @@ export interface RunCallsOptions {
   readonly maxOutputChars?: number;
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
+  /**
+   * Hears each progress report of each call while the turn runs (for MCP tools: the server's
+   * `notifications/progress`), tagged with the call it is about, in the order they arrived. A
+   * listener that throws is the listener's problem, never the call's. Without it no progress is
+   * asked for.
+   */
+  readonly onProgress?: (event: CallProgress) => void;
 }
 
 /** One piece of a tool's result, in the form every provider package formats its own way. */
@@ -107,22 +123,57 @@ export async function runCalls(
     );
   }
   const signal = options.signal;
-  const cancelled = (): ToolError =>
-    new ToolError('cancelled', 'the tool calls were cancelled', { cause: signal?.reason });
-  if (signal?.aborted === true) throw cancelled();
-  const outcomes = new Array<CallOutcome>(calls.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < calls.length && signal?.aborted !== true) {
-      const at = next++;
-      outcomes[at] = await runOne(source, calls[at] as ToolCallRequest, resolve, options);
-    }
+  if (signal?.aborted === true) throw cancelledError(signal);
+  const turn: Turn = {
+    source,
+    resolve,
+    options,
+    shared: options.meta === undefined ? NO_OPTIONS : { meta: options.meta },
+    budget: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
   };
-  const width = Math.max(1, Math.min(concurrency, calls.length));
-  await Promise.all(Array.from({ length: width }, worker));
+  const outcomes = new Array<CallOutcome>(calls.length);
+  const width = Math.min(concurrency, calls.length);
+  if (width <= 1) {
+    // One at a time needs no workers: the common turn of one call pays for no closure.
+    for (let at = 0; at < calls.length && !isAborted(signal); at++) {
+      outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
+    }
+  } else {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < calls.length && signal?.aborted !== true) {
+        const at = next++;
+        outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
+      }
+    };
+    const workers: Promise<void>[] = [];
+    for (let i = 0; i < width; i++) workers.push(worker());
+    await Promise.all(workers);
+  }
   // Read through a function: TypeScript keeps `aborted` narrowed across the await.
-  if (isAborted(signal)) throw cancelled();
+  if (isAborted(signal)) throw cancelledError(signal);
   return outcomes;
+}
+
+/** What every call of one turn shares, worked out once per turn. */
+interface Turn {
+  readonly source: ToolSource;
+  readonly resolve: (name: string) => ResolvedCall | undefined;
+  readonly options: RunCallsOptions;
+  /** The options of a call without progress, shared by every call. */
+  readonly shared: CallOptions;
+  readonly budget: number;
+}
+
+interface CallOptions {
+  readonly meta?: Record<string, unknown>;
+  readonly onProgress?: ProgressListener;
+}
+
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
+function cancelledError(signal: AbortSignal | undefined): ToolError {
+  return new ToolError('cancelled', 'the tool calls were cancelled', { cause: signal?.reason });
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {
@@ -143,46 +194,40 @@ export function parseArguments(raw: unknown): Record<string, unknown> | string {
   return isRecord(value) ? value : 'the arguments must be a JSON object';
 }
 
-async function runOne(
-  source: ToolSource,
-  call: ToolCallRequest,
-  resolve: (name: string) => ResolvedCall | undefined,
-  options: RunCallsOptions,
-): Promise<CallOutcome> {
-  const base = { callId: call.callId, name: call.name };
-  const budget = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
-  const target = resolve(call.name);
+async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
+  const { budget, options } = turn;
+  const target = turn.resolve(call.name);
   if (target === undefined) {
     return failure(
-      base,
+      call,
+      undefined,
       new ToolError('not_found', `no tool is named ${JSON.stringify(call.name)}`),
       budget,
     );
   }
-  const withId = { ...base, toolId: target.id };
+  const toolId = target.id;
   const parsed = parseArguments(call.arguments);
   if (typeof parsed === 'string') {
-    return failure(
-      withId,
-      new ToolError('invalid_argument', parsed, { toolId: target.id }),
-      budget,
-    );
+    return failure(call, toolId, new ToolError('invalid_argument', parsed, { toolId }), budget);
   }
   const args = target.restore === undefined ? parsed : target.restore(parsed);
   const outer = options.signal;
   const limit = options.timeoutMs ?? 0;
   const timed = limit > 0 && Number.isFinite(limit);
-  const meta = options.meta === undefined ? {} : { meta: options.meta };
+  const shared =
+    options.onProgress === undefined
+      ? turn.shared
+      : withProgress(turn.shared, options.onProgress, call, toolId);
   if (!timed && outer === undefined) {
     // Nothing can stop the call early: no signal of its own, which costs microseconds on Node.
     try {
       const run =
         target.run === undefined
-          ? callThrough(source, target.id, args, meta)
-          : target.run(args, meta);
-      return fromRun(withId, await run, budget);
+          ? callThrough(turn.source, toolId, args, shared)
+          : target.run(args, shared);
+      return fromRun(call, toolId, await run, budget);
     } catch (thrown) {
-      return failure(withId, asToolError(thrown, target.id), budget);
+      return failure(call, toolId, asToolError(thrown, toolId), budget);
     }
   }
   // Its own signal only when it has its own timeout; otherwise the caller's signal is enough.
@@ -202,7 +247,7 @@ async function runOne(
   if (controller !== undefined) {
     timer = setTimeout(() => {
       const reason = new ToolError('timeout', `the tool took longer than ${String(limit)} ms`, {
-        toolId: target.id,
+        toolId,
       });
       controller.abort(reason);
       stopWaiting?.(reason);
@@ -211,17 +256,17 @@ async function runOne(
   try {
     const run = await Promise.race([
       target.run === undefined
-        ? callThrough(source, target.id, args, { signal, ...meta })
-        : target.run(args, { signal, ...meta }),
+        ? callThrough(turn.source, toolId, args, { signal, ...shared })
+        : target.run(args, { signal, ...shared }),
       stop,
     ]);
-    return fromRun(withId, run, budget);
+    return fromRun(call, toolId, run, budget);
   } catch (thrown) {
     const reason: unknown = signal.reason;
     if (ToolError.isInstance(reason) && reason.code === 'timeout') {
-      return failure(withId, reason, budget);
+      return failure(call, toolId, reason, budget);
     }
-    return failure(withId, asToolError(thrown, target.id), budget);
+    return failure(call, toolId, asToolError(thrown, toolId), budget);
   } finally {
     clearTimeout(timer);
     outer?.removeEventListener('abort', abort);
@@ -229,27 +274,76 @@ async function runOne(
   }
 }
 
+/** A call's options with its own progress listener, which tags each report with the call. */
+function withProgress(
+  shared: CallOptions,
+  listener: (event: CallProgress) => void,
+  call: ToolCallRequest,
+  toolId: string,
+): CallOptions {
+  const onProgress = (event: ProgressEvent): void => {
+    try {
+      listener({ ...event, callId: call.callId, name: call.name, toolId });
+    } catch {
+      // A failing listener is the listener's problem, never the call's.
+    }
+  };
+  return { ...shared, onProgress };
+}
+
+/** An outcome, always of the same shape. */
+function outcome(
+  call: ToolCallRequest,
+  toolId: string | undefined,
+  isError: boolean,
+  code: string | undefined,
+  parts: ResultPart[],
+  structured: unknown,
+): CallOutcome {
+  const result: {
+    callId: string;
+    name: string;
+    toolId?: string;
+    isError: boolean;
+    code?: string;
+    parts: ResultPart[];
+    structured?: unknown;
+  } = { callId: call.callId, name: call.name, isError, parts };
+  if (toolId !== undefined) result.toolId = toolId;
+  if (code !== undefined) result.code = code;
+  if (structured !== undefined) result.structured = structured;
+  return result;
+}
+
+/** `text` within `budget` characters, cut with a note past it. */
+function within(text: string, budget: number): string {
+  return text.length <= budget ? text : new OutputBudget(budget).text(text);
+}
+
 /** A successful run as an outcome: an MCP result's blocks, a local tool's value as JSON text. */
 function fromRun(
-  base: Omit<CallOutcome, 'isError' | 'parts'>,
+  call: ToolCallRequest,
+  toolId: string,
   run: Pick<RunResult, 'structured' | 'mcpResult'>,
   budget: number,
 ): CallOutcome {
-  const result = resultOfRun(run);
+  const mcp = run.mcpResult;
+  if (mcp === undefined) {
+    // A local tool's value: one text part (a string as it is, anything else as JSON).
+    const value = run.structured;
+    const text = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
+    const parts: ResultPart[] =
+      text === undefined ? [] : [{ type: 'text', text: within(text, budget) }];
+    return outcome(call, toolId, false, undefined, parts, value);
+  }
   // Any JSON value, not only the objects a ToolResult keeps as structured content.
-  const structured: unknown =
-    run.mcpResult === undefined ? run.structured : run.mcpResult.structuredContent;
+  const structured: unknown = mcp.structuredContent;
   const spend = new OutputBudget(budget);
-  const parts = toParts(result.content, spend);
+  const parts = toParts(mcp.content, spend);
   if (parts.length === 0 && structured !== undefined) {
     parts.push({ type: 'text', text: spend.text(JSON.stringify(structured)) });
   }
-  return {
-    ...base,
-    isError: result.isError === true,
-    parts,
-    ...(structured === undefined ? {} : { structured }),
-  };
+  return outcome(call, toolId, mcp.isError === true, undefined, parts, structured);
 }
 
 /**
@@ -257,7 +351,8 @@ function fromRun(
  * failure's cause) as it was sent, any other failure as `code: message`.
  */
 function failure(
-  base: Omit<CallOutcome, 'isError' | 'parts'>,
+  call: ToolCallRequest,
+  toolId: string | undefined,
   error: ToolError,
   budget: number,
 ): CallOutcome {
@@ -267,7 +362,7 @@ function failure(
     upstream === undefined
       ? [{ type: 'text', text: spend.text(`${error.code}: ${error.message}`) }]
       : toParts(upstream.content, spend);
-  return { ...base, isError: true, code: error.code, parts };
+  return outcome(call, toolId, true, error.code, parts, undefined);
 }
 
 /** Blocks as parts: text cut to the budget, images while they fit, notes for other media. */

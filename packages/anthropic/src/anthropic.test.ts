@@ -7,7 +7,12 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
-import { startMockServer, type MockModelServer, type Step } from './testing/mock-server.js';
+import type { CallProgress } from './index.js';
+import {
+  startMockServer,
+  type MockModelServer,
+  type Step,
+} from '@toolplane/test-support/mock-server';
 import { checkAnthropicRequest } from './testing/wire-check.js';
 import { toAnthropicTools } from './tools.js';
 
@@ -117,6 +122,36 @@ describe('toAnthropicTools and runToolUses with the Messages API', () => {
       },
     ]);
     expect(await runToolUses(toolkit, { content: [{ type: 'text' }] })).toEqual([]);
+  });
+});
+
+describe('runToolUses progress', () => {
+  it("tells onProgress the server's progress reports, tagged with the tool_use they belong to", async () => {
+    const heard: CallProgress[] = [];
+    const results = await runToolUses(
+      toolkit,
+      [use('a', 'fx__progress', { steps: 2 }), use('b', 'fx__progress', { steps: 1 })],
+      {
+        include: { namespaces: ['fx'] },
+        onProgress: (event) => {
+          heard.push(event);
+        },
+      },
+    );
+    expect(results.map((result) => result.is_error)).toEqual([undefined, undefined]);
+    expect(heard.filter((event) => event.callId === 'a').map((event) => event.progress)).toEqual([
+      1, 2,
+    ]);
+    expect(heard.filter((event) => event.callId === 'b')).toEqual([
+      {
+        callId: 'b',
+        name: 'fx__progress',
+        toolId: 'fx:progress',
+        progress: 1,
+        total: 1,
+        message: 'step 1',
+      },
+    ]);
   });
 });
 

@@ -2,4 +2,4 @@ export { toAnthropicTools } from './tools.js';
 export type { AnthropicToolsOptions } from './tools.js';
 export { runToolUses } from './run.js';
 export type { AnthropicTurn, RunToolUsesOptions } from './run.js';
-export type { ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';
+export type { CallProgress, ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';

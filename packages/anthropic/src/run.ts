@@ -46,26 +46,20 @@ export async function runToolUses(
   const blocks: readonly { readonly type: string }[] = Array.isArray(message)
     ? message
     : (message as { content: readonly { type: string }[] }).content;
-  const calls: ToolCallRequest[] = blocks
-    .filter((block) => block.type === 'tool_use')
-    .map((block) => {
-      const use = block as { id?: unknown; name?: unknown; input?: unknown };
-      return {
-        callId: typeof use.id === 'string' ? use.id : '',
-        name: typeof use.name === 'string' ? use.name : '',
-        // Streaming can leave the input as the JSON text it was assembled from.
-        arguments: use.input,
-      };
+  const calls: ToolCallRequest[] = [];
+  for (const block of blocks) {
+    if (block.type !== 'tool_use') continue;
+    const use = block as { id?: unknown; name?: unknown; input?: unknown };
+    calls.push({
+      callId: typeof use.id === 'string' ? use.id : '',
+      name: typeof use.name === 'string' ? use.name : '',
+      // Streaming can leave the input as the JSON text it was assembled from.
+      arguments: use.input,
     });
+  }
   if (calls.length === 0) return [];
-  const exposed = await exposedFor(source, options);
+  const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
   return (await runCalls(source, calls, exposed.resolve, options)).map(toToolResult);
-}
-
-async function exposedFor(source: ToolSource, options: RunToolUsesOptions): Promise<ExposedTools> {
-  const bound = exposedOf(options.tools);
-  if (bound !== undefined) return bound;
-  return exposedOf(await toAnthropicTools(source, options)) as ExposedTools;
 }
 
 function toToolResult(outcome: CallOutcome): ToolResultBlockParam {
@@ -89,10 +83,13 @@ function toToolResult(outcome: CallOutcome): ToolResultBlockParam {
       });
     }
   }
-  return {
-    type: 'tool_result',
-    tool_use_id: outcome.callId,
-    ...(content.length === 0 ? {} : { content }),
-    ...(outcome.isError ? { is_error: true } : {}),
-  };
+  const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: outcome.callId };
+  if (content.length > 0) result.content = content;
+  if (outcome.isError) result.is_error = true;
+  return result;
+}
+
+/** The tools exposed when no list made by this package is passed: the source, listed again. */
+async function listExposed(source: ToolSource, options: RunToolUsesOptions): Promise<ExposedTools> {
+  return exposedOf(await toAnthropicTools(source, options)) as ExposedTools;
 }

@@ -4,7 +4,12 @@ import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
-import { startMockServer, type MockModelServer, type Step } from './testing/mock-server.js';
+import type { CallProgress } from './index.js';
+import {
+  startMockServer,
+  type MockModelServer,
+  type Step,
+} from '@toolplane/test-support/mock-server';
 import { checkGeminiRequest } from './testing/wire-check.js';
 import { toGeminiTools } from './tools.js';
 
@@ -97,5 +102,27 @@ describe('toGeminiTools and runFunctionCalls with generateContent', () => {
       output: expect.stringContaining('hi') as unknown,
     });
     expect(await runFunctionCalls(toolkit, { functionCalls: undefined })).toEqual([]);
+  });
+});
+
+describe('runFunctionCalls progress', () => {
+  it("tells onProgress the server's progress reports, tagged with the function call", async () => {
+    const heard: CallProgress[] = [];
+    const parts = await runFunctionCalls(
+      toolkit,
+      [call('fx__progress', { steps: 3 }, 'g1').functionCall],
+      {
+        include: { namespaces: ['fx'] },
+        onProgress: (event) => {
+          heard.push(event);
+        },
+      },
+    );
+    expect(parts[0]?.functionResponse?.response).toEqual({ output: { steps: 3 } });
+    expect(heard.map((event) => [event.callId, event.name, event.toolId, event.progress])).toEqual([
+      ['g1', 'fx__progress', 'fx:progress', 1],
+      ['g1', 'fx__progress', 'fx:progress', 2],
+      ['g1', 'fx__progress', 'fx:progress', 3],
+    ]);
   });
 });

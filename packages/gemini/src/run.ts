@@ -2,7 +2,6 @@
    its wire types as classes, yet takes plain objects (its own docs write them as literals). */
 import {
   exposedOf,
-  outcomeText,
   runCalls,
   type CallOutcome,
   type ExposedTools,
@@ -43,25 +42,20 @@ export async function runFunctionCalls(
   const functionCalls: readonly FunctionCall[] = Array.isArray(response)
     ? response
     : ((response as { functionCalls?: readonly FunctionCall[] }).functionCalls ?? []);
-  const calls: ToolCallRequest[] = functionCalls.map((call, i) => ({
+  if (functionCalls.length === 0) return [];
+  const calls = new Array<ToolCallRequest>(functionCalls.length);
+  for (let i = 0; i < functionCalls.length; i++) {
+    const call = functionCalls[i] as FunctionCall;
     // Gemini's API may leave the ID out; the order and the name then tie call and response.
-    callId: call.id ?? String(i),
-    name: call.name ?? '',
-    arguments: call.args,
-  }));
-  if (calls.length === 0) return [];
-  const exposed = await exposedFor(source, options);
+    calls[i] = { callId: call.id ?? String(i), name: call.name ?? '', arguments: call.args };
+  }
+  const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
   const outcomes = await runCalls(source, calls, exposed.resolve, options);
-  return outcomes.map((outcome, i) => toPart(outcome, functionCalls[i]?.id));
-}
-
-async function exposedFor(
-  source: ToolSource,
-  options: RunFunctionCallsOptions,
-): Promise<ExposedTools> {
-  const bound = exposedOf(options.tools);
-  if (bound !== undefined) return bound;
-  return exposedOf(await toGeminiTools(source, options)) as ExposedTools;
+  const parts = new Array<Part>(outcomes.length);
+  for (let i = 0; i < outcomes.length; i++) {
+    parts[i] = toPart(outcomes[i] as CallOutcome, functionCalls[i]?.id);
+  }
+  return parts;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -69,10 +63,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function toPart(outcome: CallOutcome, id: string | undefined): Part {
-  const text = outcomeText(outcome);
-  const images: FunctionResponsePart[] = outcome.parts.flatMap((part) =>
-    part.type === 'image' ? [{ inlineData: { mimeType: part.mimeType, data: part.data } }] : [],
-  );
+  // The text parts joined by newlines, and the images, in one pass.
+  let text: string | undefined;
+  let images: FunctionResponsePart[] | undefined;
+  for (const part of outcome.parts) {
+    if (part.type === 'text') text = text === undefined ? part.text : `${text}\n${part.text}`;
+    else (images ??= []).push({ inlineData: { mimeType: part.mimeType, data: part.data } });
+  }
+  text ??= '';
   const response: Record<string, unknown> = outcome.isError
     ? {
         error:
@@ -81,12 +79,16 @@ function toPart(outcome: CallOutcome, id: string | undefined): Part {
             : `${outcome.code}: ${text}`,
       }
     : { output: isRecord(outcome.structured) ? outcome.structured : text };
-  return {
-    functionResponse: {
-      ...(id === undefined ? {} : { id }),
-      name: outcome.name,
-      response,
-      ...(images.length === 0 ? {} : { parts: images }),
-    },
-  };
+  const functionResponse: NonNullable<Part['functionResponse']> = { name: outcome.name, response };
+  if (id !== undefined) functionResponse.id = id;
+  if (images !== undefined) functionResponse.parts = images;
+  return { functionResponse };
+}
+
+/** The tools exposed when no list made by this package is passed: the source, listed again. */
+async function listExposed(
+  source: ToolSource,
+  options: RunFunctionCallsOptions,
+): Promise<ExposedTools> {
+  return exposedOf(await toGeminiTools(source, options)) as ExposedTools;
 }

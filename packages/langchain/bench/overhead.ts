@@ -7,56 +7,29 @@
 // (LangChain's `tool()` also validates the schema again, which this adapter leaves to the
 // runner). A third baseline is the least any LangChain tool run pays: the runner plus LangChain's
 // config and callback-manager setup (`CallbackManager.configure` consults tracing settings and
-// context hooks on every run, with or without callbacks). Rounds are interleaved across cases and the median round is reported; the target is
+// context hooks on every run, with or without callbacks). Rounds are interleaved across cases (see @toolplane/test-support/bench); the target is
 // ≤ 5 µs per call. Run with `pnpm --filter @toolplane/langchain bench`.
 import { CallbackManager, parseCallbackConfigArg } from '@langchain/core/callbacks/manager';
+import { ToolMessage } from '@langchain/core/messages';
 import { ensureConfig, mergeConfigs } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
-import { createIndex } from '@toolplane/toolindex';
-import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
+import {
+  benchSource,
+  compare,
+  header,
+  overheadLine,
+  timingLine,
+} from '@toolplane/test-support/bench';
 import { toLangChainTools } from '../src/index.js';
 
-const ROUNDS = 15;
-const CALLS = 5_000;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-async function compare(
-  cases: Record<string, () => Promise<unknown>>,
-): Promise<Record<string, number>> {
-  const names = Object.keys(cases);
-  const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (const name of names) for (let i = 0; i < CALLS / 5; i++) await cases[name]!(); // warm-up
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const name of names) {
-      const fn = cases[name]!;
-      const start = performance.now();
-      for (let i = 0; i < CALLS; i++) await fn();
-      samples[name]!.push(((performance.now() - start) * 1000) / CALLS);
-    }
-  }
-  return Object.fromEntries(names.map((n) => [n, median(samples[n]!)]));
-}
-
-const index = createIndex();
-const local = createLocalRegistry().register('add', (args) => {
-  const { a, b } = args as { a: number; b: number };
-  return { sum: a + b };
-});
+const source = benchSource();
+const { runner } = source;
 const schema = {
   type: 'object' as const,
   properties: { a: { type: 'number' as const }, b: { type: 'number' as const } },
   required: ['a', 'b'],
 };
-index.registerTool(
-  { namespace: 'bench', name: 'add', description: 'Adds two numbers.', inputSchema: schema },
-  { kind: 'local', local: { name: 'add' } },
-);
-const runner = createRunner({ index, local });
-const [adapted] = await toLangChainTools({ index, runner });
+const [adapted] = await toLangChainTools(source, { include: { ids: ['bench:add'] } });
 if (adapted === undefined) throw new Error('no bench__add tool');
 const handWritten = tool(
   async (args: unknown) =>
@@ -69,35 +42,61 @@ const call = { id: 'call', name: 'bench__add', args, type: 'tool_call' as const 
 const message = await adapted.invoke(call);
 if (message.content !== '{"sum":5}') throw new Error('the benchmark tool gives the wrong answer');
 
-const us = await compare({
-  runner: () => runner.run('bench:add', args),
-  "runner + LangChain's run setup": () => {
-    const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
-    CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
-    return runner.run('bench:add', args);
-  },
-  'LangChain tool() by hand, args': () => handWritten.invoke(args),
-  'LangChain tool() by hand, tool call': () => handWritten.invoke(call),
-  'adapter, args': () => adapted.invoke(args),
-  'adapter, tool call': () => adapted.invoke(call),
-});
+/** What LangChain does on every tool run whoever wrote the tool: config, callback manager. */
+function runSetup(): void {
+  const config = parseCallbackConfigArg(ensureConfig(mergeConfigs(undefined, undefined)));
+  CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
+}
 
-const signed = (delta: number): string =>
-  `${delta >= 0 ? '+' : '−'}${Math.abs(delta).toFixed(3)} µs`;
-const base = us.runner!;
-console.log(`LangChain adapter overhead per call (median of ${ROUNDS} rounds of ${CALLS} calls)`);
-for (const [name, value] of Object.entries(us)) {
-  const vsRunner = name === 'runner' ? '' : `  ${signed(value - base)} vs runner`;
-  const byHand = name.startsWith('adapter')
-    ? us[
-        name.endsWith('args')
-          ? 'LangChain tool() by hand, args'
-          : 'LangChain tool() by hand, tool call'
-      ]!
-    : undefined;
-  const own =
-    byHand === undefined
-      ? ''
-      : `, ${signed(value - us["runner + LangChain's run setup"]!)} vs runner + run setup, ${signed(value - byHand)} vs tool() by hand`;
-  console.log(`  ${name.padEnd(38)} ${value.toFixed(3).padStart(8)} µs/call${vsRunner}${own}`);
+const samples = await compare(
+  {
+    runner: () => runner.run('bench:add', args),
+    "runner + LangChain's run setup": () => {
+      runSetup();
+      return runner.run('bench:add', args);
+    },
+    "runner + run setup + LangChain's ToolMessage": async () => {
+      runSetup();
+      const run = await runner.run('bench:add', args);
+      return new ToolMessage({
+        status: 'success',
+        content: JSON.stringify(run.structured),
+        artifact: run,
+        tool_call_id: call.id,
+        name: call.name,
+      });
+    },
+    'LangChain tool() by hand, args': () => handWritten.invoke(args),
+    'LangChain tool() by hand, tool call': () => handWritten.invoke(call),
+    'adapter, args': () => adapted.invoke(args),
+    'adapter, tool call': () => adapted.invoke(call),
+  },
+  { iterations: 2_000 },
+);
+
+const setup = "runner + LangChain's run setup";
+console.log(header('LangChain adapter overhead per call', samples));
+for (const name of Object.keys(samples.wall)) console.log(timingLine(name, samples, name));
+console.log(overheadLine("LangChain's own run setup vs runner", samples, setup, 'runner'));
+console.log(
+  overheadLine(
+    "LangChain's run setup + ToolMessage vs runner",
+    samples,
+    "runner + run setup + LangChain's ToolMessage",
+    'runner',
+  ),
+);
+for (const name of ['adapter, args', 'adapter, tool call']) {
+  console.log(overheadLine(`${name} vs runner`, samples, name, 'runner', { target: 5 }));
+  console.log(overheadLine(`${name} vs runner + run setup`, samples, name, setup, { target: 5 }));
+  if (name.endsWith('tool call')) {
+    const message = "runner + run setup + LangChain's ToolMessage";
+    console.log(
+      overheadLine(`${name} vs that + ToolMessage`, samples, name, message, { target: 5 }),
+    );
+  }
+  const byHand = name.endsWith('args')
+    ? 'LangChain tool() by hand, args'
+    : 'LangChain tool() by hand, tool call';
+  console.log(overheadLine(`${name} vs tool() by hand`, samples, name, byHand));
 }

@@ -1,6 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
-import { fromError, toMessageContent, type ToolplaneArtifact } from './results.js';
+import { fromError, fromRun, toMessageContent, type ToolplaneArtifact } from './results.js';
 
 const artifact = (fields: Omit<ToolplaneArtifact, 'toolId'>): ToolplaneArtifact => ({
   toolId: 'ns:tool',
@@ -8,6 +8,23 @@ const artifact = (fields: Omit<ToolplaneArtifact, 'toolId'>): ToolplaneArtifact 
 });
 
 describe('toMessageContent', () => {
+  it("gives a local tool's object as its JSON, and an MCP result's structured content as JSON, not its text", () => {
+    const value = { sum: 5, note: 'x'.repeat(40) };
+    expect(toMessageContent(fromRun('ns:add', { structured: value } as never))).toBe(
+      JSON.stringify(value),
+    );
+    expect(
+      toMessageContent(fromRun('ns:add', { structured: value } as never), { maxOutputChars: 10 }),
+    ).toBe(
+      `${JSON.stringify(value).slice(0, 10)}\n[toolplane: ${String(JSON.stringify(value).length - 10)} of ${String(JSON.stringify(value).length)} characters left out]`,
+    );
+    const mcp = fromRun('ns:add', {
+      structured: value,
+      mcpResult: { content: [{ type: 'text', text: 'five' }], structuredContent: value },
+    } as never);
+    expect(toMessageContent(mcp)).toBe(JSON.stringify(value));
+  });
+
   it('tells the model resource links and embedded resources as text, binary media as notes', () => {
     const result = artifact({
       content: [

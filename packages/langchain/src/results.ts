@@ -25,9 +25,18 @@ export interface ToolplaneArtifact extends ToolResult {
   readonly toolId: string;
 }
 
+// Artifacts whose one text block is their structured content as JSON already (a local tool's
+// object value), so the model's text is not serialised a second time.
+const textIsJson = new WeakSet<ToolplaneArtifact>();
+
 /** A successful run as an artifact: an MCP tool's result as it came, a local tool's value rendered. */
 export function fromRun(toolId: string, run: RunResult): ToolplaneArtifact {
-  return { toolId, ...resultOfRun(run) };
+  const result = resultOfRun(run);
+  const artifact: ToolplaneArtifact = { toolId, ...result };
+  if (run.mcpResult === undefined && result.structuredContent !== undefined) {
+    textIsJson.add(artifact);
+  }
+  return artifact;
 }
 
 /**
@@ -79,7 +88,12 @@ export function toMessageContent(
   if (artifact.isError === true) return budget.failure(artifact);
   const hasMedia = content.some((block) => mediaOf(block) !== undefined);
   if (!hasMedia && structuredContent !== undefined) {
-    return budget.text(JSON.stringify(structuredContent));
+    const only = content.length === 1 ? content[0] : undefined;
+    return budget.text(
+      only?.type === 'text' && textIsJson.has(artifact)
+        ? only.text
+        : JSON.stringify(structuredContent),
+    );
   }
   if (!hasMedia || options.media !== 'content') {
     return content

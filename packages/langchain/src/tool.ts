@@ -20,6 +20,7 @@ import { asToolError, type SourceCallOptions } from '@toolplane/adapter-kit';
 import {
   fromError,
   toMessageContent,
+  type MessageBlock,
   type MessageContentOptions,
   type ToolplaneArtifact,
 } from './results.js';
@@ -122,10 +123,10 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
     TConfig extends ToolRunnableConfig | undefined,
   >(input: TInput, config?: TConfig): Promise<ToolReturnType<TInput, TConfig, ContentAndArtifact>> {
     const merged: ToolRunnableConfig = ensureConfig(mergeConfigs(this.defaultConfig, config));
-    return this.call(
-      input,
-      (isToolCall(input) ? { ...merged, toolCall: input } : merged) as TConfig,
-    );
+    // The tool call's ID goes straight to the run, not into a copy of the config.
+    return this.#call(input, merged, isToolCall(input) ? input.id : merged.toolCall?.id) as Promise<
+      ToolReturnType<TInput, TConfig, ContentAndArtifact>
+    >;
   }
 
   /**
@@ -135,13 +136,22 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
    * @throws {ToolError} `cancelled` when the config's signal aborts the call; with
    * `throwOnError`, the call's failure.
    */
-  override async call<
+  override call<
     TArg extends StructuredToolCallInput<JSONSchema, Args>,
     TConfig extends ToolRunnableConfig | undefined,
   >(arg: TArg, configArg?: TConfig): Promise<ToolReturnType<TArg, TConfig, ContentAndArtifact>> {
     const config: ToolRunnableConfig = parseCallbackConfigArg(configArg);
+    return this.#call(arg, config, isToolCall(arg) ? arg.id : config.toolCall?.id) as Promise<
+      ToolReturnType<TArg, TConfig, ContentAndArtifact>
+    >;
+  }
+
+  async #call(
+    arg: unknown,
+    config: ToolRunnableConfig,
+    toolCallId: string | undefined,
+  ): Promise<string | MessageBlock[] | ToolMessage> {
     const input: unknown = isToolCall(arg) ? arg.args : arg;
-    const toolCallId = isToolCall(arg) ? arg.id : config.toolCall?.id;
     const manager = CallbackManager.configure(
       config.callbacks,
       this.callbacks,
@@ -182,19 +192,20 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
       throw error;
     }
     const content = toMessageContent(artifact, this.#fields);
-    const output =
-      toolCallId === undefined
-        ? content
-        : new ToolMessage({
-            status: artifact.isError === true ? 'error' : 'success',
-            content,
-            artifact,
-            tool_call_id: toolCallId,
-            name: this.name,
-            ...(this.metadata === undefined ? {} : { metadata: this.metadata }),
-          });
+    let output: string | MessageBlock[] | ToolMessage = content;
+    if (toolCallId !== undefined) {
+      const fields: ConstructorParameters<typeof ToolMessage>[0] = {
+        status: artifact.isError === true ? 'error' : 'success',
+        content,
+        artifact,
+        tool_call_id: toolCallId,
+        name: this.name,
+      };
+      if (this.metadata !== undefined) fields.metadata = this.metadata;
+      output = new ToolMessage(fields);
+    }
     await runManager?.handleToolEnd(output);
-    return output as ToolReturnType<TArg, TConfig, ContentAndArtifact>;
+    return output;
   }
 
   protected async _call(
@@ -228,14 +239,13 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
         ),
       );
     }
-    const meta = this.#fields.meta;
+    const options: { -readonly [K in keyof SourceCallOptions]: SourceCallOptions[K] } = {};
+    if (signal !== undefined) options.signal = signal;
+    if (this.#fields.meta !== undefined) options.meta = this.#fields.meta;
+    // Only with a listener: the runner's progress plumbing costs on every call.
+    if (progress !== undefined) options.onProgress = progress.listener;
     try {
-      return await this.#fields.run(input as Args, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(meta === undefined ? {} : { meta }),
-        // Only with a listener: the runner's progress plumbing costs on every call.
-        ...(progress === undefined ? {} : { onProgress: progress.listener }),
-      });
+      return await this.#fields.run(input as Args, options);
     } catch (thrown) {
       const error = asToolError(thrown, toolId);
       if (error.code === 'cancelled') throw error;

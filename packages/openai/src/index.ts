@@ -2,4 +2,4 @@ export { openAIToolReport, toOpenAIResponsesTools, toOpenAITools } from './tools
 export type { OpenAIToolReport, OpenAIToolsOptions } from './tools.js';
 export { runToolCalls } from './run.js';
 export type { ChatTurn, FunctionCallOutput, ResponsesTurn, RunToolCallsOptions } from './run.js';
-export type { ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';
+export type { CallProgress, ToolFilter, ToolSelector, ToolSource } from '@toolplane/adapter-kit';

@@ -9,7 +9,12 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
-import { startMockServer, type MockModelServer, type Step } from './testing/mock-server.js';
+import type { CallProgress } from './index.js';
+import {
+  startMockServer,
+  type MockModelServer,
+  type Step,
+} from '@toolplane/test-support/mock-server';
 import { checkOpenAIRequest } from './testing/wire-check.js';
 import { openAIToolReport, toOpenAIResponsesTools, toOpenAITools } from './tools.js';
 
@@ -107,6 +112,49 @@ describe('toOpenAITools and runToolCalls with Chat Completions', () => {
     expect(await runToolCalls(toolkit, { choices: [{ message: { tool_calls: null } }] })).toEqual(
       [],
     );
+  });
+});
+
+describe('runToolCalls progress', () => {
+  it("tells onProgress the server's progress reports by call, for a tool and through call_tool", async () => {
+    const heard: CallProgress[] = [];
+    const onProgress = (event: CallProgress): void => {
+      heard.push(event);
+    };
+    const tools = await toOpenAITools(toolkit, { include: { namespaces: ['fx'] } });
+    const appended = await runToolCalls(
+      toolkit,
+      { tool_calls: [toolCall('p', 'fx__progress', '{"steps":2}')] },
+      { tools, onProgress },
+    );
+    expect(appended).toEqual([{ role: 'tool', tool_call_id: 'p', content: '2' }]);
+    const search = await toOpenAITools(toolkit, {
+      include: { namespaces: ['fx'] },
+      mode: 'search',
+    });
+    await runToolCalls(
+      toolkit,
+      {
+        tool_calls: [
+          toolCall(
+            's',
+            'call_tool',
+            JSON.stringify({ id: 'fx:progress', arguments: '{"steps":3}' }),
+          ),
+        ],
+      },
+      { tools: search, onProgress },
+    );
+    expect(
+      heard.map((event) => [event.callId, event.name, event.toolId, event.progress, event.total]),
+    ).toEqual([
+      ['p', 'fx__progress', 'fx:progress', 1, 2],
+      ['p', 'fx__progress', 'fx:progress', 2, 2],
+      ['s', 'call_tool', 'call_tool', 1, 3],
+      ['s', 'call_tool', 'call_tool', 2, 3],
+      ['s', 'call_tool', 'call_tool', 3, 3],
+    ]);
+    expect(heard[0]?.message).toBe('step 1');
   });
 });
 

@@ -77,41 +77,37 @@ export async function runToolCalls(
   options: RunToolCallsOptions = {},
 ): Promise<ChatCompletionMessageParam[] | FunctionCallOutput[]> {
   if ('output' in turn && Array.isArray(turn.output)) {
-    const items: ResponsesTurn['output'] = turn.output;
-    const calls: ToolCallRequest[] = items
-      .filter((item) => item.type === 'function_call')
-      .map((item) => {
-        const call = item as { call_id?: unknown; name?: unknown; arguments?: unknown };
-        return {
-          callId: typeof call.call_id === 'string' ? call.call_id : '',
-          name: typeof call.name === 'string' ? call.name : '',
-          arguments: call.arguments,
-        };
+    const calls: ToolCallRequest[] = [];
+    for (const item of turn.output as ResponsesTurn['output']) {
+      if (item.type !== 'function_call') continue;
+      const call = item as { call_id?: unknown; name?: unknown; arguments?: unknown };
+      calls.push({
+        callId: typeof call.call_id === 'string' ? call.call_id : '',
+        name: typeof call.name === 'string' ? call.name : '',
+        arguments: call.arguments,
       });
-    const exposed = await exposedFor(source, options, 'responses');
+    }
+    const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'responses'));
     return (await runCalls(source, calls, exposed.resolve, options)).map(toFunctionCallOutput);
   }
   const chat = turn as ChatTurn;
   const message = chat.choices === undefined ? chat : chat.choices[0]?.message;
-  const calls: ToolCallRequest[] = (message?.tool_calls ?? [])
-    .filter((call) => call.type === 'function' && call.function !== undefined)
-    .map((call) => ({
-      callId: call.id,
-      name: call.function?.name ?? '',
-      arguments: call.function?.arguments,
-    }));
+  const calls: ToolCallRequest[] = [];
+  for (const call of message?.tool_calls ?? []) {
+    if (call.type !== 'function' || call.function === undefined) continue;
+    calls.push({ callId: call.id, name: call.function.name, arguments: call.function.arguments });
+  }
   if (calls.length === 0) return [];
-  const exposed = await exposedFor(source, options, 'chat');
+  const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'chat'));
   return toChatMessages(await runCalls(source, calls, exposed.resolve, options));
 }
 
-async function exposedFor(
+/** The tools exposed when no list made by this package is passed: the source, listed again. */
+async function listExposed(
   source: ToolSource,
   options: RunToolCallsOptions,
   api: 'chat' | 'responses',
 ): Promise<ExposedTools> {
-  const bound = exposedOf(options.tools);
-  if (bound !== undefined) return bound;
   const list =
     api === 'chat'
       ? await toOpenAITools(source, options)
@@ -135,6 +131,17 @@ function toChatMessages(outcomes: readonly CallOutcome[]): ChatCompletionMessage
   const messages: ChatCompletionMessageParam[] = [];
   const images: ChatCompletionContentPart[] = [];
   for (const outcome of outcomes) {
+    const { parts } = outcome;
+    const only = parts.length === 1 ? parts[0] : undefined;
+    if (only?.type === 'text' || parts.length === 0) {
+      // The usual answer, one text (or nothing): no arrays to build.
+      messages.push({
+        role: 'tool',
+        tool_call_id: outcome.callId,
+        content: errorText(outcome, only?.type === 'text' ? only.text : ''),
+      });
+      continue;
+    }
     const texts: string[] = [];
     let attached = 0;
     for (const part of outcome.parts) {

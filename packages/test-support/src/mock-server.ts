@@ -27,16 +27,17 @@ async function readBody(request: IncomingMessage): Promise<string> {
 
 /**
  * Starts a small HTTP server on 127.0.0.1 that speaks a provider's wire format as far as the
- * script goes: every POST is checked by `check`, recorded, and answered with the next step's
- * JSON; a request past the end of the script gets a 500 the client reports.
+ * script goes: every POST is checked by `check` (when given), recorded, and answered with the
+ * next step's JSON; a request past the end of the script gets a 500 the client reports. A single
+ * step instead of a list answers every request (a model that decides from what it is sent).
  */
 export async function startMockServer(
   basePath: string,
-  script: readonly Step[],
-  check: (path: string, body: Record<string, unknown>) => string[],
+  script: readonly Step[] | Step,
+  check: (path: string, body: Record<string, unknown>) => string[] = () => [],
 ): Promise<MockModelServer> {
   const requests: ReceivedRequest[] = [];
-  const steps = [...script];
+  const steps = typeof script === 'function' ? undefined : [...script];
   const server: Server = createServer((request, response) => {
     void readBody(request).then((text) => {
       const path = (request.url ?? '').split('?')[0] ?? '';
@@ -47,7 +48,7 @@ export async function startMockServer(
         body = {};
       }
       requests.push({ path, body, problems: check(path, body) });
-      const step = steps.shift();
+      const step = steps === undefined ? (script as Step) : steps.shift();
       const status = step === undefined ? 500 : 200;
       const answer =
         step === undefined
