@@ -22,6 +22,7 @@ import {
   unite,
   type Json,
   type Plan,
+  clashOf,
 } from './schema-parts.js';
 
 /** What {@link convertSchema} made of a tool's input schema for one provider. */
@@ -169,12 +170,24 @@ class Walk {
   mergeAll(schema: Json, path: string): Json {
     const { allOf, ...rest } = schema;
     let merged: Json = rest;
-    for (const branch of allOf as unknown[]) {
+    // A branch closed with additionalProperties: false forbids what it does not declare, even
+    // when another branch declares it: only keys every closed branch declares can be sent.
+    const closed: Json[] = [];
+    for (const branch of [rest, ...(allOf as unknown[])]) {
       if (!isRecord(branch)) continue;
-      const resolved = this.resolve(branch, `${path}/allOf`);
-      merged = merge(merged, resolved, (key) => {
-        this.note(path, `allOf branches disagree on ${key}; the first is kept`);
-      });
+      const resolved = branch === rest ? rest : this.resolve(branch, `${path}/allOf`);
+      if (resolved.additionalProperties === false)
+        closed.push(isRecord(resolved.properties) ? resolved.properties : {});
+      if (branch !== rest)
+        merged = merge(merged, resolved, (key) => {
+          this.note(path, `allOf branches disagree on ${key}; the first is kept`);
+        });
+    }
+    if (closed.length > 0 && isRecord(merged.properties)) {
+      const allowed: Json = {};
+      for (const [key, sub] of Object.entries(merged.properties))
+        if (closed.every((properties) => Object.hasOwn(properties, key))) put(allowed, key, sub);
+      merged = { ...merged, properties: allowed };
     }
     return merged;
   }
@@ -245,8 +258,15 @@ class Walk {
         'anyOf',
         branches.map((branch) => branch.out),
       );
-      // Which branch a value took is not known when restoring: any branch's nulls are undone.
+      // Which branch a value took is not known when restoring: any branch's nulls are undone,
+      // so branches that disagree on what a null means cannot be strict.
       for (const branch of branches) if (branch.plan !== undefined) plan = unite(plan, branch.plan);
+      const clash = clashOf(plan);
+      if (rules.strict && clash !== undefined)
+        this.block(
+          `${path}/anyOf${clash}`,
+          'union branches disagree on whether null means left out',
+        );
     }
     if (schema.const !== undefined && rules.constAs === 'enum' && schema.enum === undefined) {
       schema = { ...schema, enum: [schema.const] };
@@ -419,7 +439,8 @@ class Walk {
         if (dropNull) written = nullable(written);
       }
       put(properties, key, written);
-      if (dropNull || child.plan !== undefined) {
+      // Strict mode notes every property, so unions can tell which nulls their branches keep.
+      if (rules.strict || child.plan !== undefined) {
         props.set(key, child.plan === undefined ? { dropNull } : { dropNull, inner: child.plan });
       }
     }

@@ -8,7 +8,11 @@ const MAX_NOTE_VALUE = 200;
 
 /** Where strict mode's nulls are undone: per property, and for array items. */
 export interface Plan {
-  props?: Map<string, { dropNull: boolean; inner?: Plan }>;
+  /**
+   * Per property: whether a null stands for "left out" (`dropNull`), the plan inside it, and
+   * whether union branches disagree on that (`clash`: restoring cannot know which one a value took).
+   */
+  props?: Map<string, { dropNull: boolean; inner?: Plan; clash?: true }>;
   items?: Plan;
   /** A free-form object the target could only take as JSON text: parsed back. */
   json?: boolean;
@@ -108,12 +112,12 @@ export function unite(a: Plan | undefined, b: Plan): Plan {
             : rule.inner === undefined
               ? mine.inner
               : unite(mine.inner, rule.inner);
-        props.set(
-          key,
-          inner === undefined
-            ? { dropNull: mine.dropNull || rule.dropNull }
-            : { dropNull: mine.dropNull || rule.dropNull, inner },
-        );
+        const united: { dropNull: boolean; inner?: Plan; clash?: true } = {
+          dropNull: mine.dropNull || rule.dropNull,
+        };
+        if (inner !== undefined) united.inner = inner;
+        if (mine.dropNull !== rule.dropNull || mine.clash || rule.clash) united.clash = true;
+        props.set(key, united);
       }
     }
     united.props = props;
@@ -146,6 +150,20 @@ export function restore(value: unknown, plan: Plan): unknown {
     else put(copy, key, rule.inner === undefined ? item : restore(item, rule.inner));
   }
   return copy;
+}
+
+/** The path of the first property whose union branches disagree about a null, if any. */
+export function clashOf(plan: Plan | undefined, path = ''): string | undefined {
+  if (plan === undefined) return undefined;
+  const inItems = clashOf(plan.items, `${path}/items`);
+  if (inItems !== undefined) return inItems;
+  for (const [key, rule] of plan.props ?? []) {
+    const at = `${path}/properties/${key}`;
+    if (rule.clash) return at;
+    const inner = clashOf(rule.inner, at);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }
 
 /** Merges one `allOf` branch into the schema: properties and required united, others kept. */

@@ -115,6 +115,31 @@ describe('schema conversion over the reference servers', () => {
 });
 
 describe('schema conversion over generated schemas', () => {
+  it('drops, in strict mode, a key an open union branch tolerated but does not declare', () => {
+    // Found by the property below (seed -1748162472): `constructor` belongs to another branch.
+    const schema: Json = {
+      type: 'object',
+      properties: {
+        a: {
+          anyOf: [
+            { type: 'array', items: { type: 'number' }, maxItems: 2 },
+            { type: 'object', properties: { constructor: { type: ['string', 'null'] } } },
+            { type: 'object', properties: { a: { $ref: '#/$defs/point' } } },
+          ],
+        },
+      },
+      required: ['a'],
+      $defs: {
+        point: {
+          type: 'object',
+          properties: { x: { type: 'number' }, y: { type: 'number' } },
+          required: ['x'],
+        },
+      },
+    };
+    holds(schema, 'openai-strict', [{ a: { constructor: '' } }, { a: { a: { x: 1 } } }]);
+  });
+
   it.each(TARGETS)('keeps %s schemas valid and every accepted instance accepted', (target) => {
     fc.assert(
       fc.property(

@@ -199,7 +199,13 @@ export function instanceArb(schema: unknown, root: Json, depth = 0): fc.Arbitrar
  * The arguments a strict-mode model sends for `value`: every optional property it leaves out
  * given as `null`, walking the original schema (and, in unions, the branch that accepts it).
  */
-export function fillNulls(schema: unknown, value: unknown, root: Json, depth = 0): unknown {
+export function fillNulls(
+  schema: unknown,
+  value: unknown,
+  root: Json,
+  depth = 0,
+  keepUndeclared = false,
+): unknown {
   if (!isRecord(schema) || depth > 32) return value;
   if (typeof schema.$ref === 'string')
     return fillNulls(resolveRef(root, schema.$ref), value, root, depth + 1);
@@ -211,10 +217,23 @@ export function fillNulls(schema: unknown, value: unknown, root: Json, depth = 0
     return fillNulls(branch, value, root, depth + 1);
   }
   if (Array.isArray(schema.allOf)) {
+    // The branches are merged into one closed object: a key any of them declares stays, unless
+    // a branch closed with additionalProperties: false leaves it out (the conversion drops it).
+    const branches = (schema.allOf as unknown[]).filter(isRecord);
+    const closed = branches.filter((branch) => branch.additionalProperties === false);
+    const properties: Json = {};
+    for (const branch of branches) {
+      if (!isRecord(branch.properties)) continue;
+      for (const [key, sub] of Object.entries(branch.properties)) {
+        const allowed = closed.every(
+          (c) => isRecord(c.properties) && Object.hasOwn(c.properties, key),
+        );
+        if (allowed && !Object.hasOwn(properties, key)) put(properties, key, sub);
+      }
+    }
     let filled = value;
-    for (const branch of schema.allOf as unknown[])
-      filled = fillNulls(branch, filled, root, depth + 1);
-    return filled;
+    for (const branch of branches) filled = fillNulls(branch, filled, root, depth + 1, true);
+    return keepUndeclared ? filled : dropUndeclared({ properties }, filled);
   }
   if (Array.isArray(value))
     return value.map((item) => fillNulls(schema.items, item, root, depth + 1));
@@ -225,7 +244,21 @@ export function fillNulls(schema: unknown, value: unknown, root: Json, depth = 0
     if (Object.hasOwn(value, key)) put(filled, key, fillNulls(sub, value[key], root, depth + 1));
     else put(filled, key, null);
   }
-  return filled;
+  return keepUndeclared ? filled : dropUndeclared(schema, filled);
+}
+
+/**
+ * Strict mode closes every object that leaves additionalProperties unsaid (an explicit `true`
+ * or schema falls back to non-strict), so a model sends only the declared keys: an undeclared
+ * key the original tolerated is one it never sends.
+ */
+function dropUndeclared(schema: Json, value: unknown): unknown {
+  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  if (schema.additionalProperties !== undefined) return value;
+  const kept: Json = {};
+  for (const [key, item] of Object.entries(value))
+    if (Object.hasOwn(schema.properties, key)) put(kept, key, item);
+  return kept;
 }
 
 /** Gemini's `Schema` read back as the JSON Schema it means. */
