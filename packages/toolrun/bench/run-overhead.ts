@@ -19,7 +19,7 @@ function median(values: number[]): number {
 
 /**
  * Microseconds per call of each case: `calls` sequential calls per round, rounds interleaved
- * across cases so drift and GC hit them alike, reported as the median round.
+ * across cases (in rotating order) so drift and GC hit them alike, reported as the median round.
  */
 async function compare(
   calls: number,
@@ -29,7 +29,10 @@ async function compare(
   const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (const name of names) for (let i = 0; i < calls / 10; i++) await cases[name]!(); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of names) {
+    // Each round starts with the next case, so that no case always follows the same one (and
+    // pays for the garbage it left).
+    const order = names.map((_, i) => names[(i + round) % names.length]!);
+    for (const name of order) {
       const fn = cases[name]!;
       const start = performance.now();
       for (let i = 0; i < calls; i++) await fn();
