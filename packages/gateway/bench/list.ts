@@ -96,7 +96,11 @@ async function listAll(client: Client, expected: number): Promise<number> {
   let count = 0;
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    // One page a request: the SDK v2's listTools() walks the pages itself, and stops at 64.
+    const page = await client.request({
+      method: 'tools/list',
+      params: cursor === undefined ? {} : { cursor },
+    });
     count += page.tools.length;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
