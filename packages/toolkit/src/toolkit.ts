@@ -391,14 +391,21 @@ class ToolkitImpl implements Toolkit {
       const meta = withTraceContext(
         tagged ? options.meta : { ...options.meta, [CALLER_META_KEY]: caller },
       );
-      return this.#connectors.inSession(namespace, options.sessionKey, () =>
+      const execute = () =>
         this.runner.run(id, input, {
           ...(options.signal === undefined ? {} : { signal: options.signal }),
           // Only asked for when someone listens: progress costs an MCP server a token and messages.
           ...(onProgress === undefined ? {} : { onProgress }),
           ...(meta === undefined ? {} : { meta }),
-        }),
-      );
+        });
+      // A shared connection's MCP call without middleware runs no code of ours that reads the
+      // session scope, so it skips entering one (as #nested skips its async context): on Node 20
+      // a process that never enters an async context makes its promises without hooks.
+      return backend === 'mcp' &&
+        (this.#options.middleware?.length ?? 0) === 0 &&
+        this.#connectors.connectionOf(namespace) === 'shared'
+        ? execute()
+        : this.#connectors.inSession(namespace, options.sessionKey, execute);
     });
     const result = await run.catch(this.#rethrowRedacted).finally(() => {
       if (answerer !== undefined) this.#callAnswerers.delete(caller);

@@ -36,6 +36,8 @@ export type ToolErrorCode =
   | 'invalid_resource'
   | 'invalid_config'
   | 'store_error'
+  // a message from an upstream server over the connector's maxMessageBytes
+  | 'message_too_large'
   | 'internal'
   // adapters
   | 'step_limit_exceeded'

@@ -227,6 +227,24 @@ describe('the MCP executor against the fixture server over stdio', () => {
     );
   });
 
+  it('leaves no listener on a long-lived caller signal after many calls, and it still cancels', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 200; i++) {
+      await runner.run('fx:add', { a: i, b: 1 }, { signal: controller.signal });
+    }
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        runner.run('fx:add', { a: i, b: 2 }, { signal: controller.signal }),
+      ),
+    );
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const { pending, started } = startSlow(runner, 'long-lived', controller.signal);
+    await started;
+    controller.abort();
+    expect((await rejection(pending)).code).toBe('cancelled');
+    expect(await serverSawCancel(runner, 'long-lived')).toEqual({ cancelled: true });
+  });
+
   it('runs a chain that mixes local and MCP steps', async () => {
     const chain = await runner.runChain([
       { toolId: 'local:pair' },

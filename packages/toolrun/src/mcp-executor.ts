@@ -159,21 +159,23 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
     };
     if (call.meta !== undefined) params._meta = call.meta;
 
-    // The SDK never removes the abort listener it adds to a request's signal, so it gets a
-    // per-request signal; the caller's (possibly long-lived) one gets a listener removed below.
-    const controller =
-      signal !== undefined || relay !== undefined ? new AbortController() : undefined;
+    // The SDK v2 removes the abort listener it adds to a request's signal once the request
+    // settles, so the caller's signal goes to it as is; a signal of our own is made only when
+    // progress resets a timeout kept here, which must abort the request too.
+    const controller = relay !== undefined ? new AbortController() : undefined;
     const forward =
-      signal !== undefined
+      signal !== undefined && controller !== undefined
         ? () => {
-            controller?.abort(signal.reason);
+            controller.abort(signal.reason);
           }
         : undefined;
     if (forward !== undefined) signal?.addEventListener('abort', forward, { once: true });
 
     let token: string | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const request: RequestOptions = { signal: controller?.signal };
+    const request: RequestOptions = {};
+    const requestSignal = controller?.signal ?? signal;
+    if (requestSignal !== undefined) request.signal = requestSignal;
     if (relay === undefined || controller === undefined) {
       request.timeout = perRequest;
       request.maxTotalTimeout = maxTotal;
@@ -213,7 +215,7 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
     try {
       result = await client.callTool(params, request);
     } catch (error) {
-      if (controller?.signal.aborted === true) throw abortError(controller.signal);
+      if (requestSignal?.aborted === true) throw abortError(requestSignal);
       throw fromMcpError(error, serverName, toolName);
     } finally {
       if (forward !== undefined) signal?.removeEventListener('abort', forward);

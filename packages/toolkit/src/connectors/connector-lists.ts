@@ -1,5 +1,7 @@
-import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, type Client } from '@modelcontextprotocol/client';
+import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorLists } from './connector-types.js';
+import { MESSAGE_TOO_LARGE, type MessageTooLargeData } from './stdio-client-transport.js';
 
 /** One of the lists a connector caches. */
 export type ListKind = keyof ConnectorLists;
@@ -14,7 +16,33 @@ export const EMPTY_LISTS: ConnectorLists = Object.freeze({
 /** A paginated list endpoint cannot send more pages than this (a broken server might loop). */
 const MAX_PAGES = 1_000;
 
-/** Every page of one of `client`'s lists, or none when the server does not offer it. */
+const METHODS: Readonly<Record<ListKind, string>> = {
+  tools: 'tools/list',
+  prompts: 'prompts/list',
+  resources: 'resources/list',
+  resourceTemplates: 'resources/templates/list',
+};
+
+/**
+ * `error` as a `message_too_large` {@link ToolError} when it says the page answering `kind` was
+ * dropped for its size (see the stdio transport), else `error` itself.
+ */
+function listError(error: unknown, kind: ListKind): unknown {
+  if (!(error instanceof ProtocolError)) return error;
+  const data = error.data as Partial<MessageTooLargeData> | undefined;
+  if (data?.reason !== MESSAGE_TOO_LARGE) return error;
+  return new ToolError(
+    'message_too_large',
+    `the server's ${METHODS[kind]} page of ${String(data.bytes)} bytes is over the connector's maxMessageBytes of ${String(data.maxMessageBytes)}; raise maxMessageBytes above it or have the server send smaller pages`,
+    { cause: error },
+  );
+}
+
+/**
+ * Every page of one of `client`'s lists, or none when the server does not offer it.
+ *
+ * @throws {ToolError} `message_too_large` when a page was over the stdio transport's limit.
+ */
 export async function fetchList(client: Client, kind: ListKind): Promise<readonly unknown[]> {
   const capabilities = client.getServerCapabilities() ?? {};
   const supported = kind === 'resourceTemplates' ? capabilities.resources : capabilities[kind];
@@ -46,7 +74,9 @@ export async function fetchList(client: Client, kind: ListKind): Promise<readonl
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let pages = 0; pages < MAX_PAGES; pages++) {
-    const { items: batch, next } = await page(cursor);
+    const { items: batch, next } = await page(cursor).catch((error: unknown) => {
+      throw listError(error, kind);
+    });
     items.push(...batch);
     // A cursor seen before would loop forever: stop at what we have.
     if (next === undefined || seen.has(next)) return items;

@@ -35,6 +35,19 @@ export function closedPromise(client: Client): Promise<void> {
   });
 }
 
+/**
+ * Checks a connector's `maxMessageBytes`.
+ *
+ * @throws {ToolError} `invalid_config` unless it is absent or a positive integer.
+ */
+export function checkMaxMessageBytes(value: number | undefined): void {
+  if (value === undefined || (Number.isSafeInteger(value) && value > 0)) return;
+  throw new ToolError(
+    'invalid_config',
+    `maxMessageBytes must be a positive integer of bytes, got ${String(value)}`,
+  );
+}
+
 /** The URL and headers of an HTTP source, checked. */
 export function httpTarget(source: HttpSource | string | URL): HttpTarget {
   const spec = typeof source === 'string' || source instanceof URL ? { url: source } : source;

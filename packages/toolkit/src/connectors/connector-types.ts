@@ -169,8 +169,11 @@ export interface ConnectorOptions {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- logging is bridged in both eras
   readonly logLevel?: LoggingLevel;
   /**
-   * The largest message a stdio server may send, in bytes; a larger one is dropped alone and the
-   * request it answered fails, the connection goes on. Default 10 MiB.
+   * The largest message a stdio server may send, in bytes (a positive integer); a larger one is
+   * dropped alone and the request it answered fails, the connection goes on. A list page over it
+   * (one `tools/list` answer, say) cannot be loaded: the connection fails, or ends when a list
+   * change brings it, with a `message_too_large` {@link ToolError} on the `state_change` event.
+   * Default 10 MiB, as the SDK's.
    */
   readonly maxMessageBytes?: number;
   /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */

@@ -20,7 +20,13 @@ import {
 } from './connector-era.js';
 import { EMPTY_LISTS, fetchList, type ListKind } from './connector-lists.js';
 import { openHttp, openStdio } from './connector-open.js';
-import { closedPromise, httpTarget, isStdio, toError } from './connector-sources.js';
+import {
+  checkMaxMessageBytes,
+  closedPromise,
+  httpTarget,
+  isStdio,
+  toError,
+} from './connector-sources.js';
 import { backoffDelay, nextWake, sleep } from './connector-timing.js';
 import type {
   ConnectorEvent,
@@ -77,6 +83,8 @@ export class Connector implements ToolkitConnector {
   #pid: number | undefined;
   #lists: ConnectorLists = EMPTY_LISTS;
   #lastError: Error | undefined;
+  // Why the connection is being closed by us, when it is (a list it can no longer load).
+  #dropCause: Error | undefined;
   #loop: Promise<void> | undefined;
   #stopWaiting = new AbortController();
   #stateWaiters = new Set<() => void>();
@@ -98,10 +106,12 @@ export class Connector implements ToolkitConnector {
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
-   * namespace that breaks the namespace rule, or an `era` other than `auto`, `2025` or `2026`.
+   * namespace that breaks the namespace rule, an `era` other than `auto`, `2025` or `2026`, or a
+   * `maxMessageBytes` that is not a positive integer.
    */
   constructor(source: ConnectorSource, options: ConnectorOptions = {}) {
     this.#era = checkEra(options.era);
+    checkMaxMessageBytes(options.maxMessageBytes);
     if (isStdio(source)) {
       if (typeof source.command !== 'string' || source.command.trim() === '') {
         throw new ToolError('invalid_config', 'a stdio MCP server needs a non-empty "command"');
@@ -271,7 +281,7 @@ export class Connector implements ToolkitConnector {
           const heartbeat = this.#heartbeat(client);
           await closed;
           clearInterval(heartbeat);
-          this.#lastError = new Error('the connection to the server was closed');
+          this.#lastError = this.#dropCause ?? new Error('the connection to the server was closed');
         }
       } catch (error) {
         this.#lastError = toError(error);
@@ -311,6 +321,7 @@ export class Connector implements ToolkitConnector {
   }
 
   async #connect(): Promise<Client> {
+    this.#dropCause = undefined;
     const timeout = this.#options.connectTimeoutMs ?? 10_000;
     // Closing the connector abandons an attempt in progress rather than waiting it out.
     const signal = this.#stopWaiting.signal;
@@ -437,7 +448,15 @@ export class Connector implements ToolkitConnector {
     const task = (async () => {
       do {
         this.#stale.delete(kind);
-        const items = await fetchList(client, kind);
+        const items = await fetchList(client, kind).catch((error: unknown) => {
+          // A list that can no longer be loaded must not stay stale behind a live connection:
+          // the connection ends, and its reconnection reports why (see ConnectorEvent).
+          if (this.#client === client && isTooLarge(error)) {
+            this.#dropCause = error;
+            void client.close().catch(() => undefined);
+          }
+          throw error;
+        });
         this.#lists = { ...this.#lists, [kind]: items };
       } while (this.#stale.has(kind));
     })().finally(() => this.#refreshing.delete(kind));
@@ -471,6 +490,10 @@ export class Connector implements ToolkitConnector {
       // A listener's failure is its own; the connection carries on.
     }
   }
+}
+
+function isTooLarge(error: unknown): error is ToolError {
+  return ToolError.isInstance(error) && error.code === 'message_too_large';
 }
 
 /** Creates a {@link Connector} for an upstream MCP server; call `start()` to connect. */

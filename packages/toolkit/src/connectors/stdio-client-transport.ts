@@ -12,6 +12,18 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
+/** The `reason` in the `data` of the error a request answered over the limit fails with. */
+export const MESSAGE_TOO_LARGE = 'message_too_large';
+
+/** The `data` of the JSON-RPC error a request answered over the limit fails with. */
+export interface MessageTooLargeData {
+  readonly reason: typeof MESSAGE_TOO_LARGE;
+  /** The size of the answer that was dropped. */
+  readonly bytes: number;
+  /** The limit it was over. */
+  readonly maxMessageBytes: number;
+}
+
 /** How long {@link StdioClientTransport.close} waits after closing stdin, then after SIGTERM. */
 const EXIT_GRACE_MS = 1_000;
 
@@ -258,10 +270,15 @@ export class StdioClientTransport implements Transport {
     this.onerror?.(new Error(reason));
     if (id === undefined) return;
     if (kind === 'response') {
+      const data: MessageTooLargeData = {
+        reason: MESSAGE_TOO_LARGE,
+        bytes: skipped.bytes,
+        maxMessageBytes: this.#max,
+      };
       this.onmessage?.({
         jsonrpc: '2.0',
         id,
-        error: { code: ProtocolErrorCode.InternalError, message: reason },
+        error: { code: ProtocolErrorCode.InternalError, message: reason, data },
       });
     } else if (kind === 'request') {
       const refusal = `the client refused a request of ${skipped.bytes} bytes, over its limit of ${this.#max}`;

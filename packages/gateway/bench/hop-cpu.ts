@@ -1,0 +1,216 @@
+// The gateway hop's cost in the process in the middle, against the floor of that process: CPU
+// per call (the middle process's own process.cpuUsage(), read through cpu-probe.ts) and the
+// client's p50, echo tool over a stdio upstream, sequential calls. stdio: a client → gateway →
+// upstream against client → byte relay → upstream (relay.ts). HTTP: a Streamable HTTP client →
+// HTTP gateway → stdio upstream against the same client → a minimal HTTP→stdio bridge (bridge.ts)
+// → upstream. Paths are measured in interleaved rounds; ratios are taken round by round and their
+// median reported with the spread. Everything of ours runs built (dist), validating with ajv, as
+// `toolplane serve` does. Targets (issue 19): CPU ≤ 1.5× the floor on both; p50 ≤ 1.2× the relay
+// (stdio), ≤ 1.1× the bridge (HTTP).
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Readable } from 'node:stream';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
+import { requestScopedFetch } from '@toolplane/toolkit';
+import { gatewayCommand } from '../src/testing/gateway-command.js';
+
+const WARMUP = 2_000;
+const ROUNDS = Number(process.env.ROUNDS ?? 9);
+const CALLS = 1_000;
+const BLOCKS = 10;
+
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** `middle`'s arguments with cpu-probe.ts preloaded, after tsx (which loads it). */
+function probed(middle: ServerCommand): string[] {
+  const at = middle.args.indexOf(tsx) + 1;
+  if (at === 0) throw new Error('the middle process must run under tsx');
+  const probe = ['--import', pathToFileURL(here('./cpu-probe.ts')).href];
+  return [...middle.args.slice(0, at), ...probe, ...middle.args.slice(at)];
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+/** Reads a middle process's CPU time (µs) by signalling it and awaiting its `CPU` line. */
+function cpuReader(pid: number, stderr: Readable): () => Promise<number> {
+  const waiting: ((us: number) => void)[] = [];
+  let buffered = '';
+  stderr.setEncoding('utf8');
+  stderr.on('data', (chunk: string) => {
+    buffered += chunk;
+    let end: number;
+    while ((end = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      const match = /^CPU (\d+)$/.exec(line);
+      if (match === null) process.stderr.write(`${line}\n`);
+      else waiting.shift()?.(Number(match[1]));
+    }
+  });
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      process.kill(pid, 'SIGUSR2');
+    });
+}
+
+interface Path {
+  readonly label: string;
+  readonly call: () => Promise<unknown>;
+  readonly cpu: () => Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A client of a stdio process in the middle (`middle` is its node script and arguments). */
+async function stdioPath(label: string, middle: ServerCommand, tool: string): Promise<Path> {
+  const transport = new StdioClientTransport({
+    command: middle.command,
+    args: probed(middle),
+    stderr: 'pipe',
+  });
+  const stderr = transport.stderr as Readable;
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(transport);
+  const cpu = cpuReader(transport.pid as number, stderr);
+  return {
+    label,
+    call: () => client.callTool({ name: tool, arguments: { text: 'hello' } }),
+    cpu,
+    close: () => client.close(),
+  };
+}
+
+/** A Streamable HTTP client of an HTTP process in the middle, started here. */
+async function httpPath(label: string, middle: ServerCommand, tool: string): Promise<Path> {
+  const child = spawn(middle.command, probed(middle), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /LISTENING (\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    });
+    child.once('exit', () => {
+      reject(new Error(`${label} exited before it listened: ${out}`));
+    });
+  });
+  const cpu = cpuReader(child.pid as number, child.stderr);
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
+  return {
+    label,
+    call: () => client.callTool({ name: tool, arguments: { text: 'hello' } }),
+    cpu,
+    close: async () => {
+      await client.close();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+interface Measured {
+  /** Per round: the middle process's CPU per call, µs. */
+  readonly cpu: number[];
+  /** Per round: the client's median latency, µs. */
+  readonly p50: number[];
+}
+
+/**
+ * Each path's CPU per call and p50, per round: a round is BLOCKS blocks of CALLS / BLOCKS calls
+ * per path, the paths taking turns block by block, so that load that comes and goes on a busy
+ * machine hits them alike (a probe's read costs the middle process the same few µs on every
+ * path, well under 1% of a block).
+ */
+async function measure(paths: readonly Path[]): Promise<Measured[]> {
+  for (const path of paths) for (let i = 0; i < WARMUP; i++) await path.call();
+  const results = paths.map((): Measured => ({ cpu: [], p50: [] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    const times = paths.map((): number[] => []);
+    const cpu = paths.map(() => 0);
+    for (let block = 0; block < BLOCKS; block++) {
+      for (const [index, path] of paths.entries()) {
+        const before = await path.cpu();
+        for (let i = 0; i < CALLS / BLOCKS; i++) {
+          const start = performance.now();
+          await path.call();
+          times[index]?.push(performance.now() - start);
+        }
+        cpu[index] = (cpu[index] ?? 0) + (await path.cpu()) - before;
+      }
+    }
+    for (const [index, result] of results.entries()) {
+      result.cpu.push((cpu[index] ?? NaN) / CALLS);
+      result.p50.push(median(times[index] ?? []) * 1000);
+    }
+  }
+  return results;
+}
+
+function ratios(path: readonly number[], floor: readonly number[]): number[] {
+  return path.map((value, round) => value / (floor[round] ?? NaN));
+}
+
+function spread(values: readonly number[]): string {
+  return `median ${median(values).toFixed(2)}×, rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}×`;
+}
+
+function report(name: string, floor: Measured, gateway: Measured, p50Target: number): void {
+  const cpu = ratios(gateway.cpu, floor.cpu);
+  const p50 = ratios(gateway.p50, floor.p50);
+  const verdict = (values: number[], target: number): string =>
+    median(values) <= target ? `met (≤ ${target}×)` : `MISSED (target ≤ ${target}×)`;
+  console.log(
+    `${name}: middle-process CPU per call: floor ${median(floor.cpu).toFixed(1)} µs, gateway ${median(gateway.cpu).toFixed(1)} µs`,
+  );
+  console.log(`  CPU ratio ${spread(cpu)}: ${verdict(cpu, 1.5)}`);
+  console.log(
+    `  p50: floor ${median(floor.p50).toFixed(0)} µs, gateway ${median(gateway.p50).toFixed(0)} µs; ratio ${spread(p50)}: ${verdict(p50, p50Target)}`,
+  );
+}
+
+const upstream = fixtureCommand('stdio');
+const node = (script: string, ...rest: string[]): ServerCommand => ({
+  command: process.execPath,
+  args: ['--import', tsx, here(script), ...rest],
+});
+const gateway = (mode: 'stdio' | 'http'): ServerCommand =>
+  gatewayCommand([{ namespace: 'fx', source: upstream }], {}, mode, { built: true, ajv: true });
+
+const stdio = [
+  await stdioPath('relay', node('./relay.ts', 'stdio', upstream.command, ...upstream.args), 'echo'),
+  await stdioPath('gateway', gateway('stdio'), 'fx__echo'),
+  await stdioPath('sdk proxy', node('./sdk-proxy.ts', upstream.command, ...upstream.args), 'echo'),
+];
+const [stdioRelay, stdioGateway, sdkProxy] = (await measure(stdio)) as [
+  Measured,
+  Measured,
+  Measured,
+];
+for (const path of stdio) await path.close();
+
+const http = [
+  await httpPath('bridge', node('./bridge.ts', upstream.command, ...upstream.args), 'echo'),
+  await httpPath('gateway', gateway('http'), 'fx__echo'),
+];
+const [httpBridge, httpGateway] = (await measure(http)) as [Measured, Measured];
+for (const path of http) await path.close();
+
+console.log(
+  `\nhop CPU benchmark (${new Date().toISOString().slice(0, 10)}; ${WARMUP} calls a path to warm up, then ${ROUNDS} rounds of ${CALLS} sequential calls a path, the paths taking turns every ${CALLS / BLOCKS} calls; a loaded machine, so ratios, not times)\n`,
+);
+report('stdio, gateway vs a byte relay', stdioRelay, stdioGateway, 1.2);
+console.log(
+  `  for reference, a bare SDK v2 proxy (sdk-proxy.ts): CPU ${median(sdkProxy.cpu).toFixed(1)} µs = ${spread(ratios(sdkProxy.cpu, stdioRelay.cpu))} the relay; p50 ${median(sdkProxy.p50).toFixed(0)} µs = ${spread(ratios(sdkProxy.p50, stdioRelay.p50))}`,
+);
+report('HTTP → stdio, gateway vs a minimal bridge', httpBridge, httpGateway, 1.1);
