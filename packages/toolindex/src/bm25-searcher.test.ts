@@ -126,6 +126,47 @@ describe('createBm25Searcher ranking', () => {
     expect(ids).toEqual(['a:cancel_subscription', 'b:cancel_subscription_export']);
   });
 
+  it('does not let many weak matches in one namespace outrank one exact match elsewhere', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('storage:archive', 'Archive a folder.'));
+    // 50 filler tools sharing the query word once, in a long description, in one namespace.
+    for (let i = 0; i < 50; i++) {
+      searcher.upsert(
+        doc(
+          `misc:helper_${i}`,
+          `Helper number ${i} of the misc server: formats, converts and checks records, and can archive.`,
+        ),
+      );
+    }
+    for (let i = 0; i < 100; i++) searcher.upsert(doc(`other:tool_${i}`, `Unrelated tool ${i}.`));
+    const hits = searcher.search({ text: 'archive', limit: 5 });
+    expect(hits[0]?.id).toBe('storage:archive');
+    // The prior still counts: a namespace's best other matches lift a tool a little.
+    const alone = createBm25Searcher({ namespacePrior: 0 });
+    alone.upsert(doc('misc:helper_0', 'Helper number 0 of the misc server: can archive.'));
+    alone.upsert(doc('misc:helper_1', 'Helper number 1 of the misc server: can archive.'));
+    const lifted = createBm25Searcher();
+    lifted.upsert(doc('misc:helper_0', 'Helper number 0 of the misc server: can archive.'));
+    lifted.upsert(doc('misc:helper_1', 'Helper number 1 of the misc server: can archive.'));
+    const score = (s: typeof alone): number => s.search({ text: 'archive', limit: 1 })[0]!.score;
+    expect(score(lifted)).toBeGreaterThan(score(alone));
+  });
+
+  it('bounds the namespace prior by the best few matches of the namespace', () => {
+    const one = createBm25Searcher({ namespacePriorMatches: 1 });
+    const many = createBm25Searcher({ namespacePriorMatches: 100 });
+    for (const searcher of [one, many]) {
+      searcher.upsert(doc('solo:archive', 'Archive a folder.'));
+      for (let i = 0; i < 50; i++) searcher.upsert(doc(`misc:helper_${i}`, 'Can archive.'));
+    }
+    const best = (s: typeof one): number => s.search({ text: 'archive', limit: 1 })[0]!.score;
+    const solo = (s: typeof one): number =>
+      s.search({ text: 'archive', limit: 60 }).find((h) => h.id === 'solo:archive')!.score;
+    // With one match counted, a helper earns at most one other helper's share.
+    expect(best(many)).toBeGreaterThan(best(one));
+    expect(solo(one)).toBe(solo(many));
+  });
+
   it('searches what was just upserted, without a separate build step', () => {
     const searcher = createBm25Searcher();
     for (let i = 0; i < 2000; i++) searcher.upsert(doc(`n:t${i}`, `widget number ${i}`));
@@ -155,6 +196,8 @@ describe('createBm25Searcher ranking', () => {
       { coverage: -0.1 },
       { namespacePrior: Number.NaN },
       { nameMatch: 11 },
+      { namespacePriorMatches: 0 },
+      { namespacePriorMatches: Number.POSITIVE_INFINITY },
     ]) {
       let code: string | undefined;
       try {

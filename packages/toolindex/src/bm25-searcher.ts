@@ -43,10 +43,17 @@ export interface Bm25Options {
   readonly coverage?: number;
   /**
    * Namespace prior, 0–1 (default 0.1): a tool also earns this share of the match scores of the
-   * other tools in its namespace, so a query about issues favours a server about issues over a
+   * best few other tools in its namespace ({@link Bm25Options.namespacePriorMatches}), so a query about issues favours a server about issues over a
    * lone look-alike elsewhere.
    */
   readonly namespacePrior?: number;
+  /**
+   * How many of the best other matches in a tool's namespace feed its namespace prior, 1–100
+   * (default 8). Only the best few count, so a namespace of many weak look-alikes cannot
+   * outweigh one strong match elsewhere: the prior is at most `namespacePrior ·
+   * namespacePriorMatches` times the best score in the namespace.
+   */
+  readonly namespacePriorMatches?: number;
   /**
    * Bonus for matching the tool's name as a whole, 0–10 (default 0.3): a score is multiplied by
    * `1 + nameMatch · share of the name's terms the query matched`, so `cancel a subscription`
@@ -133,6 +140,13 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
   const namespacePrior = checkNumber(options.namespacePrior ?? 0.1, 'namespacePrior', 0, 1);
   const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
+  const priorMatches = Math.round(
+    checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
+  );
+  // Per namespace, the best `priorMatches + 1` scores of a query, best first: a tool's prior
+  // is the sum of the best `priorMatches` scores other than its own.
+  const kept = priorMatches + 1;
+
   const synonyms = synonymTableOf(options.synonyms);
   let namespaceMass = new Float64Array(0);
 
@@ -284,10 +298,11 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const live = postings.liveFlags;
     const namespaceOf = postings.namespaceNumbers;
     const nameTerms = postings.nameTermCounts;
-    if (namespacePrior > 0 && namespaceMass.length < postings.namespaceCount) {
-      namespaceMass = new Float64Array(postings.namespaceCount * 2);
+    if (namespacePrior > 0 && namespaceMass.length < postings.namespaceCount * kept) {
+      namespaceMass = new Float64Array(postings.namespaceCount * kept * 2);
     }
-    // Coverage, and each namespace's share of the match.
+    const best = namespaceMass;
+    // Coverage, and each namespace's best matches.
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i] as number;
       const at = slot * 2;
@@ -313,7 +328,18 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       acc[at] = score;
       if (namespacePrior > 0) {
         const namespace = namespaceOf[slot] as number;
-        if (namespace >= 0) namespaceMass[namespace] = (namespaceMass[namespace] as number) + score;
+        if (namespace >= 0) {
+          // Insert into the namespace's best scores, kept in descending order.
+          const first = namespace * kept;
+          let j = first + kept - 1;
+          if (score > (best[j] as number)) {
+            while (j > first && score > (best[j - 1] as number)) {
+              best[j] = best[j - 1] as number;
+              j--;
+            }
+            best[j] = score;
+          }
+        }
       }
     }
     const top = createTopHits(query.limit, (slot) => postings.docAt(slot).id);
@@ -326,15 +352,23 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       if (score < 0) continue;
       if (namespacePrior > 0) {
         const namespace = namespaceOf[slot] as number;
-        if (namespace >= 0)
-          score += namespacePrior * ((namespaceMass[namespace] as number) - score);
+        if (namespace >= 0) {
+          const first = namespace * kept;
+          const last = best[first + kept - 1] as number;
+          let others = 0;
+          for (let j = first; j < first + kept; j++) others += best[j] as number;
+          // The tool's own score is among the kept ones unless it ranks below all of them.
+          others -= score >= last ? score : last;
+          score += namespacePrior * others;
+        }
       }
+
       top.offer(slot, score);
     }
     if (namespacePrior > 0) {
       for (let i = 0; i < touchedCount; i++) {
         const namespace = namespaceOf[touched[i] as number] as number;
-        if (namespace >= 0) namespaceMass[namespace] = 0;
+        if (namespace >= 0) best.fill(0, namespace * kept, namespace * kept + kept);
       }
     }
     return top.result();
