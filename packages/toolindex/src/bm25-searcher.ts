@@ -22,7 +22,7 @@ export interface FieldWeights {
 
 /** Options for {@link createBm25Searcher}. */
 export interface Bm25Options {
-  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 1. */
+  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 2. */
   readonly weights?: Partial<FieldWeights>;
   /** BM25 term-frequency saturation (default 1.2). */
   readonly k1?: number;
@@ -42,16 +42,17 @@ export interface Bm25Options {
    */
   readonly coverage?: number;
   /**
-   * Namespace prior, 0–1 (default 0.1): a tool also earns this share of the match scores of the
-   * best few other tools in its namespace ({@link Bm25Options.namespacePriorMatches}), so a query about issues favours a server about issues over a
-   * lone look-alike elsewhere.
+   * Namespace prior, 0–1 (default 0.5): a tool also earns this share of the average score of
+   * the best other matches in its namespace ({@link Bm25Options.namespacePriorMatches} of them,
+   * missing ones counting as 0), so a query about issues favours a server with several tools
+   * about issues over a lone look-alike elsewhere.
    */
   readonly namespacePrior?: number;
   /**
-   * How many of the best other matches in a tool's namespace feed its namespace prior, 1–100
-   * (default 8). Only the best few count, so a namespace of many weak look-alikes cannot
-   * outweigh one strong match elsewhere: the prior is at most `namespacePrior ·
-   * namespacePriorMatches` times the best score in the namespace.
+   * How many of the best other matches in a tool's namespace the prior averages, 1–100
+   * (default 8). Only the best few count and they are averaged, so the prior is at most
+   * `namespacePrior` times the namespace's best score: a namespace of many weak look-alikes
+   * cannot outweigh one strong match elsewhere.
    */
   readonly namespacePriorMatches?: number;
   /**
@@ -73,7 +74,7 @@ export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
   namespace: 3,
   tags: 3,
   title: 2,
-  description: 1,
+  description: 2,
 });
 
 /**
@@ -138,13 +139,13 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const b = checkNumber(options.b ?? 0.75, 'b', 0, 1);
   const synonymWeight = checkNumber(options.synonymWeight ?? 0.6, 'synonymWeight', 0, 1);
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
-  const namespacePrior = checkNumber(options.namespacePrior ?? 0.1, 'namespacePrior', 0, 1);
+  const namespacePrior = checkNumber(options.namespacePrior ?? 0.5, 'namespacePrior', 0, 1);
   const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
   const priorMatches = Math.round(
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
   // Per namespace, the best `priorMatches + 1` scores of a query, best first: a tool's prior
-  // is the sum of the best `priorMatches` scores other than its own.
+  // is the average of the best `priorMatches` scores other than its own.
   const kept = priorMatches + 1;
 
   const synonyms = synonymTableOf(options.synonyms);
@@ -359,7 +360,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           for (let j = first; j < first + kept; j++) others += best[j] as number;
           // The tool's own score is among the kept ones unless it ranks below all of them.
           others -= score >= last ? score : last;
-          score += namespacePrior * others;
+          score += (namespacePrior * others) / priorMatches;
         }
       }
 
