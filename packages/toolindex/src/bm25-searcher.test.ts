@@ -171,6 +171,22 @@ describe('createBm25Searcher ranking', () => {
     }
   });
 
+  it('adds a common word to the tools the rare words found, in a short or a long list', () => {
+    for (const commonOnly of [300, 3000]) {
+      const searcher = createBm25Searcher({ synonyms: [] });
+      // 100 tools with the rare word; half of them also carry the common one.
+      for (let i = 0; i < 100; i++) {
+        searcher.upsert(doc(`r:t${i}`, i % 2 === 0 ? 'zorblat widget' : 'zorblat gadget'));
+      }
+      for (let i = 0; i < commonOnly; i++) searcher.upsert(doc(`c:t${i}`, `widget ${i}`));
+      const hits = searcher.search({ text: 'zorblat widget', limit: 100 });
+      const both = hits.slice(0, 50).map((h) => Number(h.id.slice(3)));
+      expect(hits.slice(0, 50).every((h) => h.id.startsWith('r:'))).toBe(true);
+      expect(both.every((n) => n % 2 === 0)).toBe(true);
+      expect(hits.slice(50).every((h) => h.id.startsWith('r:'))).toBe(true);
+    }
+  });
+
   it('searches what was just upserted, without a separate build step', () => {
     const searcher = createBm25Searcher();
     for (let i = 0; i < 2000; i++) searcher.upsert(doc(`n:t${i}`, `widget number ${i}`));

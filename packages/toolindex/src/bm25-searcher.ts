@@ -118,6 +118,20 @@ interface Lookup {
 /** A tool that fails the namespace or tag filter, marked so later terms skip it at once. */
 const EXCLUDED = 2 ** 31;
 
+/** Up to this many query words, the weight of each set of matched words is tabulated. */
+const MASK_TABLE_WORDS = 10;
+
+/**
+ * A query word weighing less than this share of the query's heaviest word, met once there are
+ * enough candidates, only adds to the tools already found instead of finding new ones.
+ */
+const PRUNE_RATIO = 0.3;
+
+/** Below this many candidates, every query word still finds new ones. */
+const PRUNE_MIN_CANDIDATES = 64;
+/** A list is searched per candidate when it is this many times longer than the candidates. */
+const BINARY_SEARCH_FACTOR = 12;
+
 /**
  * Creates the default {@link Searcher}: BM25F ranking over an inverted index of each tool's name,
  * namespace, tags, title and description (each field length-normalised on its own, then
@@ -149,7 +163,8 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const kept = priorMatches + 1;
 
   const synonyms = synonymTableOf(options.synonyms);
-  let namespaceMass = new Float64Array(0);
+  let namespaceBest = new Float64Array(0);
+  let namespaceSum = new Float64Array(0);
 
   const postings = createPostings();
   let scratch = new Float64Array(0);
@@ -254,16 +269,67 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const acc = scratch;
     const filtered = query.namespace !== undefined || query.tags !== undefined;
     const groupWeight = new Float64Array(groups.length);
-    let touchedCount = 0;
+    // Each group's posting lists and their scales, looked up once.
+    const resolved: { list: PostingList; scale: number; once: boolean }[][] = [];
     for (let g = 0; g < groups.length; g++) {
-      const bit = 1 << g;
+      const lists: { list: PostingList; scale: number; once: boolean }[] = [];
       for (const { term, factor, once } of groups[g] as Lookup[]) {
         const list = postings.get(term);
         if (list === undefined || list.df === 0) continue;
         const idf = Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
         const scale = idf * factor;
         if (scale > (groupWeight[g] as number)) groupWeight[g] = scale;
+        lists.push({ list, scale, once });
+      }
+      resolved.push(lists);
+    }
+    // Rarest (highest-weighted) words first: they find the candidates. A word worth much less
+    // than the best one, met once there are enough candidates, only adds to those candidates:
+    // a tool matching nothing but such common words cannot reach the top.
+    const order = [...groups.keys()].sort(
+      (x, y) => (groupWeight[y] as number) - (groupWeight[x] as number),
+    );
+    const topWeight = groupWeight[order[0] ?? 0] ?? 0;
+    const minCandidates = Math.max(PRUNE_MIN_CANDIDATES, query.limit * 4);
+    let touchedCount = 0;
+    for (const g of order) {
+      const bit = 1 << g;
+      const prune =
+        touchedCount >= minCandidates && (groupWeight[g] as number) < PRUNE_RATIO * topWeight;
+      for (const { list, scale, once } of resolved[g] as {
+        list: PostingList;
+        scale: number;
+        once: boolean;
+      }[]) {
         const { slots, values, length } = list;
+        if (prune && touchedCount * BINARY_SEARCH_FACTOR < length) {
+          // Few candidates against a long list: look each candidate up in it.
+          for (let c = 0; c < touchedCount; c++) {
+            const slot = touched[c] as number;
+            const at = slot * 2;
+            const mask = acc[at + 1] as number;
+            if (mask === EXCLUDED) continue;
+            const has = (mask & bit) !== 0;
+            if (has && once) continue;
+            let lo = 0;
+            let hi = length - 1;
+            while (lo < hi) {
+              const mid = (lo + hi) >>> 1;
+              if ((slots[mid] as number) < slot) lo = mid + 1;
+              else hi = mid;
+            }
+            if (slots[lo] !== slot) continue;
+            let value = values[lo] as number;
+            const inName = value < 0;
+            if (inName) value = -value;
+            if (!has) {
+              acc[at + 1] = mask | bit;
+              if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
+            }
+            acc[at] = (acc[at] as number) + scale * value;
+          }
+          continue;
+        }
         for (let i = 0; i < length; i++) {
           const slot = slots[i] as number;
           const at = slot * 2;
@@ -272,6 +338,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           const inName = value < 0;
           if (inName) value = -value;
           if (mask === 0) {
+            if (prune) continue;
             touched[touchedCount++] = slot;
             if (filtered && !matchesFilter(postings.docAt(slot), query)) {
               acc[at + 1] = EXCLUDED;
@@ -299,10 +366,21 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const live = postings.liveFlags;
     const namespaceOf = postings.namespaceNumbers;
     const nameTerms = postings.nameTermCounts;
-    if (namespacePrior > 0 && namespaceMass.length < postings.namespaceCount * kept) {
-      namespaceMass = new Float64Array(postings.namespaceCount * kept * 2);
+    if (namespacePrior > 0 && namespaceSum.length < postings.namespaceCount) {
+      namespaceBest = new Float64Array(postings.namespaceCount * kept * 2);
+      namespaceSum = new Float64Array(postings.namespaceCount * 2);
     }
-    const best = namespaceMass;
+    const best = namespaceBest;
+    const bestSum = namespaceSum;
+    // The matched weight of every combination of query words, when there are few words.
+    let maskWeight: Float64Array | undefined;
+    if (coverage > 0 && groups.length <= MASK_TABLE_WORDS) {
+      maskWeight = new Float64Array(1 << groups.length);
+      for (let mask = 1; mask < maskWeight.length; mask++) {
+        const low = Math.clz32(1) - Math.clz32(mask & -mask);
+        maskWeight[mask] = (maskWeight[mask & (mask - 1)] as number) + (groupWeight[low] as number);
+      }
+    }
     // Coverage, and each namespace's best matches.
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i] as number;
@@ -316,8 +394,11 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       let score = acc[at] as number;
       if (coverage > 0 && totalWeight > 0) {
         let matched = 0;
-        for (let g = 0; mask !== 0; g++, mask >>>= 1) {
-          if ((mask & 1) !== 0) matched += groupWeight[g] as number;
+        if (maskWeight !== undefined) matched = maskWeight[mask] as number;
+        else {
+          for (let g = 0; mask !== 0; g++, mask >>>= 1) {
+            if ((mask & 1) !== 0) matched += groupWeight[g] as number;
+          }
         }
         score *= 1 - coverage + (coverage * matched) / totalWeight;
       }
@@ -334,6 +415,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           const first = namespace * kept;
           let j = first + kept - 1;
           if (score > (best[j] as number)) {
+            bestSum[namespace] = (bestSum[namespace] as number) + score - (best[j] as number);
             while (j > first && score > (best[j - 1] as number)) {
               best[j] = best[j - 1] as number;
               j--;
@@ -354,12 +436,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       if (namespacePrior > 0) {
         const namespace = namespaceOf[slot] as number;
         if (namespace >= 0) {
-          const first = namespace * kept;
-          const last = best[first + kept - 1] as number;
-          let others = 0;
-          for (let j = first; j < first + kept; j++) others += best[j] as number;
+          const last = best[namespace * kept + kept - 1] as number;
           // The tool's own score is among the kept ones unless it ranks below all of them.
-          others -= score >= last ? score : last;
+          const others = (bestSum[namespace] as number) - (score >= last ? score : last);
           score += (namespacePrior * others) / priorMatches;
         }
       }
@@ -369,7 +448,10 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     if (namespacePrior > 0) {
       for (let i = 0; i < touchedCount; i++) {
         const namespace = namespaceOf[touched[i] as number] as number;
-        if (namespace >= 0) best.fill(0, namespace * kept, namespace * kept + kept);
+        if (namespace >= 0 && bestSum[namespace] !== 0) {
+          bestSum[namespace] = 0;
+          for (let j = namespace * kept; j < namespace * kept + kept; j++) best[j] = 0;
+        }
       }
     }
     return top.result();
