@@ -9,7 +9,15 @@ import {
 } from './searcher.js';
 import { buildSynonymTable, DEFAULT_SYNONYMS, type SynonymTable } from './synonyms.js';
 import { tokenize } from './tokenize.js';
-import { createTopHits } from './top-hits.js';
+import {
+  addList,
+  addToCandidates,
+  finishScores,
+  offerAll,
+  type Finish,
+  type Scratch,
+} from './score-kernels.js';
+import { TopHits } from './top-hits.js';
 
 /** How much a term counts in each field; larger means a match there ranks higher. */
 export interface FieldWeights {
@@ -115,8 +123,12 @@ interface Lookup {
   readonly once: boolean;
 }
 
-/** A tool that fails the namespace or tag filter, marked so later terms skip it at once. */
-const EXCLUDED = 2 ** 31;
+/** One posting list of a query word, and how much its matches count. */
+interface Resolved {
+  readonly list: PostingList;
+  readonly scale: number;
+  readonly once: boolean;
+}
 
 /** Up to this many query words, the weight of each set of matched words is tabulated. */
 const MASK_TABLE_WORDS = 10;
@@ -167,9 +179,12 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   let namespaceSum = new Float64Array(0);
 
   const postings = createPostings();
-  let scratch = new Float64Array(0);
-  let touched = new Int32Array(0);
-  let nameHits = new Uint8Array(0);
+  // Search scratch, zero between searches; grown on upsert so no search pays for it.
+  const work: Scratch = {
+    acc: new Float64Array(0),
+    touched: new Int32Array(0),
+    nameHits: new Uint8Array(0),
+  };
 
   // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
   // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
@@ -219,13 +234,15 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     collectTerms(doc, true);
     const slot = postings.addDocument(doc, nameLists);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
-    if (scratch.length < (slot + 1) * 2) {
-      scratch = new Float64Array(Math.max(1024, (slot + 1) * 4));
-      touched = new Int32Array(scratch.length / 2);
+    if (work.acc.length < (slot + 1) * 2) {
+      const acc = new Float64Array(Math.max(1024, (slot + 1) * 4));
+      const touched = new Int32Array(acc.length / 2);
       // Fresh arrays are mapped lazily; writing them now takes the page faults here too.
-      scratch.fill(0);
+      acc.fill(0);
       touched.fill(0);
-      nameHits = new Uint8Array(touched.length);
+      work.acc = acc;
+      work.touched = touched;
+      work.nameHits = new Uint8Array(touched.length);
     }
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
@@ -264,15 +281,15 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const docCount = postings.size;
     if (docCount === 0 || query.limit <= 0) return [];
     const groups = groupsOf(query.text);
-    // Per slot, side by side so one cache line serves both: [2s] the score, [2s+1] the bit set
-    // of query words matched (or EXCLUDED). Zero for every slot between searches.
-    const acc = scratch;
     const filtered = query.namespace !== undefined || query.tags !== undefined;
+    const excluded = filtered
+      ? (slot: number): boolean => !matchesFilter(postings.docAt(slot), query)
+      : undefined;
     const groupWeight = new Float64Array(groups.length);
     // Each group's posting lists and their scales, looked up once.
-    const resolved: { list: PostingList; scale: number; once: boolean }[][] = [];
+    const resolved: Resolved[][] = [];
     for (let g = 0; g < groups.length; g++) {
-      const lists: { list: PostingList; scale: number; once: boolean }[] = [];
+      const lists: Resolved[] = [];
       for (const { term, factor, once } of groups[g] as Lookup[]) {
         const list = postings.get(term);
         if (list === undefined || list.df === 0) continue;
@@ -296,82 +313,20 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       const bit = 1 << g;
       const prune =
         touchedCount >= minCandidates && (groupWeight[g] as number) < PRUNE_RATIO * topWeight;
-      for (const { list, scale, once } of resolved[g] as {
-        list: PostingList;
-        scale: number;
-        once: boolean;
-      }[]) {
-        const { slots, values, length } = list;
-        if (prune && touchedCount * BINARY_SEARCH_FACTOR < length) {
-          // Few candidates against a long list: look each candidate up in it.
-          for (let c = 0; c < touchedCount; c++) {
-            const slot = touched[c] as number;
-            const at = slot * 2;
-            const mask = acc[at + 1] as number;
-            if (mask === EXCLUDED) continue;
-            const has = (mask & bit) !== 0;
-            if (has && once) continue;
-            let lo = 0;
-            let hi = length - 1;
-            while (lo < hi) {
-              const mid = (lo + hi) >>> 1;
-              if ((slots[mid] as number) < slot) lo = mid + 1;
-              else hi = mid;
-            }
-            if (slots[lo] !== slot) continue;
-            let value = values[lo] as number;
-            const inName = value < 0;
-            if (inName) value = -value;
-            if (!has) {
-              acc[at + 1] = mask | bit;
-              if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
-            }
-            acc[at] = (acc[at] as number) + scale * value;
-          }
-          continue;
-        }
-        for (let i = 0; i < length; i++) {
-          const slot = slots[i] as number;
-          const at = slot * 2;
-          const mask = acc[at + 1] as number;
-          let value = values[i] as number;
-          const inName = value < 0;
-          if (inName) value = -value;
-          if (mask === 0) {
-            if (prune) continue;
-            touched[touchedCount++] = slot;
-            if (filtered && !matchesFilter(postings.docAt(slot), query)) {
-              acc[at + 1] = EXCLUDED;
-              continue;
-            }
-            acc[at + 1] = bit;
-            acc[at] = scale * value;
-            if (inName) nameHits[slot] = 1;
-            continue;
-          }
-          if (mask === EXCLUDED) continue;
-          // A tool matching the word and a synonym (or two synonyms) counts the first match.
-          const has = (mask & bit) !== 0;
-          if (has && once) continue;
-          if (!has) {
-            acc[at + 1] = mask | bit;
-            if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
-          }
-          acc[at] = (acc[at] as number) + scale * value;
+      for (const { list, scale, once } of resolved[g] as Resolved[]) {
+        if (prune && touchedCount * BINARY_SEARCH_FACTOR < list.length) {
+          addToCandidates(list, scale, bit, once, work, touchedCount);
+        } else {
+          touchedCount = addList(list, scale, bit, once, !prune, work, touchedCount, excluded);
         }
       }
     }
     let totalWeight = 0;
     for (const weight of groupWeight) totalWeight += weight;
-    const live = postings.liveFlags;
-    const namespaceOf = postings.namespaceNumbers;
-    const nameTerms = postings.nameTermCounts;
     if (namespacePrior > 0 && namespaceSum.length < postings.namespaceCount) {
       namespaceBest = new Float64Array(postings.namespaceCount * kept * 2);
       namespaceSum = new Float64Array(postings.namespaceCount * 2);
     }
-    const best = namespaceBest;
-    const bestSum = namespaceSum;
     // The matched weight of every combination of query words, when there are few words.
     let maskWeight: Float64Array | undefined;
     if (coverage > 0 && groups.length <= MASK_TABLE_WORDS) {
@@ -381,79 +336,24 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
         maskWeight[mask] = (maskWeight[mask & (mask - 1)] as number) + (groupWeight[low] as number);
       }
     }
-    // Coverage, and each namespace's best matches.
-    for (let i = 0; i < touchedCount; i++) {
-      const slot = touched[i] as number;
-      const at = slot * 2;
-      let mask = acc[at + 1] as number;
-      if (mask === EXCLUDED || live[slot] !== 1) {
-        acc[at] = -1;
-        nameHits[slot] = 0;
-        continue;
-      }
-      let score = acc[at] as number;
-      if (coverage > 0 && totalWeight > 0) {
-        let matched = 0;
-        if (maskWeight !== undefined) matched = maskWeight[mask] as number;
-        else {
-          for (let g = 0; mask !== 0; g++, mask >>>= 1) {
-            if ((mask & 1) !== 0) matched += groupWeight[g] as number;
-          }
-        }
-        score *= 1 - coverage + (coverage * matched) / totalWeight;
-      }
-      const names = nameTerms[slot] as number;
-      if (nameMatch > 0 && names > 0) {
-        score *= 1 + (nameMatch * Math.min(names, nameHits[slot] as number)) / names;
-      }
-      nameHits[slot] = 0;
-      acc[at] = score;
-      if (namespacePrior > 0) {
-        const namespace = namespaceOf[slot] as number;
-        if (namespace >= 0) {
-          // Insert into the namespace's best scores, kept in descending order.
-          const first = namespace * kept;
-          let j = first + kept - 1;
-          if (score > (best[j] as number)) {
-            bestSum[namespace] = (bestSum[namespace] as number) + score - (best[j] as number);
-            while (j > first && score > (best[j - 1] as number)) {
-              best[j] = best[j - 1] as number;
-              j--;
-            }
-            best[j] = score;
-          }
-        }
-      }
-    }
-    const top = createTopHits(query.limit, (slot) => postings.docAt(slot).id);
-    for (let i = 0; i < touchedCount; i++) {
-      const slot = touched[i] as number;
-      const at = slot * 2;
-      let score = acc[at] as number;
-      acc[at] = 0;
-      acc[at + 1] = 0;
-      if (score < 0) continue;
-      if (namespacePrior > 0) {
-        const namespace = namespaceOf[slot] as number;
-        if (namespace >= 0) {
-          const last = best[namespace * kept + kept - 1] as number;
-          // The tool's own score is among the kept ones unless it ranks below all of them.
-          const others = (bestSum[namespace] as number) - (score >= last ? score : last);
-          score += (namespacePrior * others) / priorMatches;
-        }
-      }
-
-      top.offer(slot, score);
-    }
-    if (namespacePrior > 0) {
-      for (let i = 0; i < touchedCount; i++) {
-        const namespace = namespaceOf[touched[i] as number] as number;
-        if (namespace >= 0 && bestSum[namespace] !== 0) {
-          bestSum[namespace] = 0;
-          for (let j = namespace * kept; j < namespace * kept + kept; j++) best[j] = 0;
-        }
-      }
-    }
+    const finish: Finish = {
+      live: postings.liveFlags,
+      nameTerms: postings.nameTermCounts,
+      namespaceOf: postings.namespaceNumbers,
+      maskWeight,
+      groupWeight,
+      totalWeight,
+      coverage,
+      nameMatch,
+      namespacePrior,
+      priorMatches,
+      best: namespaceBest,
+      bestSum: namespaceSum,
+      kept,
+    };
+    finishScores(work, touchedCount, finish);
+    const top = new TopHits(query.limit, postings.documents);
+    offerAll(work, touchedCount, finish, top);
     return top.result();
   }
 
