@@ -50,17 +50,17 @@ export interface Bm25Options {
    */
   readonly coverage?: number;
   /**
-   * Namespace prior, 0–1 (default 0.5): a tool also earns this share of the average score of
-   * the best other matches in its namespace ({@link Bm25Options.namespacePriorMatches} of them,
-   * missing ones counting as 0), so a query about issues favours a server with several tools
-   * about issues over a lone look-alike elsewhere.
+   * Namespace prior, 0–1 (default 0.5): a tool also earns this share of what the other tools of
+   * its namespace matched: their summed score spread over
+   * {@link Bm25Options.namespacePriorMatches}, but never more than the best of them. So a query
+   * about issues favours a server with several tools about issues over a lone look-alike
+   * elsewhere, while a namespace of many weak look-alikes cannot outweigh one strong match: the
+   * prior is at most `namespacePrior` times the namespace's best score.
    */
   readonly namespacePrior?: number;
   /**
-   * How many of the best other matches in a tool's namespace the prior averages, 1–100
-   * (default 8). Only the best few count and they are averaged, so the prior is at most
-   * `namespacePrior` times the namespace's best score: a namespace of many weak look-alikes
-   * cannot outweigh one strong match elsewhere.
+   * Over how many matches the namespace prior spreads the other tools' summed score, 1–100
+   * (default 8).
    */
   readonly namespacePriorMatches?: number;
   /**
@@ -170,13 +170,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const priorMatches = Math.round(
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
-  // Per namespace, the best `priorMatches + 1` scores of a query, best first: a tool's prior
-  // is the average of the best `priorMatches` scores other than its own.
-  const kept = priorMatches + 1;
 
   const synonyms = synonymTableOf(options.synonyms);
-  let namespaceBest = new Float64Array(0);
-  let namespaceSum = new Float64Array(0);
+  let namespaceStats = new Float64Array(0);
 
   const postings = createPostings();
   // Search scratch, zero between searches; grown on upsert so no search pays for it.
@@ -323,9 +319,8 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     }
     let totalWeight = 0;
     for (const weight of groupWeight) totalWeight += weight;
-    if (namespacePrior > 0 && namespaceSum.length < postings.namespaceCount) {
-      namespaceBest = new Float64Array(postings.namespaceCount * kept * 2);
-      namespaceSum = new Float64Array(postings.namespaceCount * 2);
+    if (namespacePrior > 0 && namespaceStats.length < postings.namespaceCount * 3) {
+      namespaceStats = new Float64Array(postings.namespaceCount * 6);
     }
     // The matched weight of every combination of query words, when there are few words.
     let maskWeight: Float64Array | undefined;
@@ -347,9 +342,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       nameMatch,
       namespacePrior,
       priorMatches,
-      best: namespaceBest,
-      bestSum: namespaceSum,
-      kept,
+      stats: namespaceStats,
     };
     finishScores(work, touchedCount, finish);
     const top = new TopHits(query.limit, postings.documents);

@@ -130,10 +130,8 @@ export interface Finish {
   readonly nameMatch: number;
   readonly namespacePrior: number;
   readonly priorMatches: number;
-  /** Per namespace, its best `kept` scores, descending, then their sum in `bestSum`. */
-  readonly best: Float64Array;
-  readonly bestSum: Float64Array;
-  readonly kept: number;
+  /** Per namespace: the sum of its tools' scores, its best score and its second best. */
+  readonly stats: Float64Array;
 }
 
 /**
@@ -143,7 +141,7 @@ export interface Finish {
 export function finishScores(scratch: Scratch, touchedCount: number, finish: Finish): void {
   const { acc, touched, nameHits } = scratch;
   const { live, nameTerms, namespaceOf, maskWeight, groupWeight, totalWeight } = finish;
-  const { coverage, nameMatch, namespacePrior, best, bestSum, kept } = finish;
+  const { coverage, nameMatch, namespacePrior, stats } = finish;
   for (let i = 0; i < touchedCount; i++) {
     const slot = touched[i] as number;
     const at = slot * 2;
@@ -173,17 +171,13 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
     if (namespacePrior > 0) {
       const namespace = namespaceOf[slot] as number;
       if (namespace >= 0) {
-        // Insert into the namespace's best scores, kept in descending order.
-        const first = namespace * kept;
-        let j = first + kept - 1;
-        if (score > (best[j] as number)) {
-          bestSum[namespace] = (bestSum[namespace] as number) + score - (best[j] as number);
-          while (j > first && score > (best[j - 1] as number)) {
-            best[j] = best[j - 1] as number;
-            j--;
-          }
-          best[j] = score;
-        }
+        // The namespace's sum of scores and its two best scores.
+        const at3 = namespace * 3;
+        stats[at3] = (stats[at3] as number) + score;
+        if (score > (stats[at3 + 1] as number)) {
+          stats[at3 + 2] = stats[at3 + 1] as number;
+          stats[at3 + 1] = score;
+        } else if (score > (stats[at3 + 2] as number)) stats[at3 + 2] = score;
       }
     }
   }
@@ -200,7 +194,7 @@ export function offerAll(
   top: TopHits,
 ): void {
   const { acc, touched } = scratch;
-  const { namespaceOf, namespacePrior, priorMatches, best, bestSum, kept } = finish;
+  const { namespaceOf, namespacePrior, priorMatches, stats } = finish;
   for (let i = 0; i < touchedCount; i++) {
     const slot = touched[i] as number;
     const at = slot * 2;
@@ -211,10 +205,12 @@ export function offerAll(
     if (namespacePrior > 0) {
       const namespace = namespaceOf[slot] as number;
       if (namespace >= 0) {
-        const last = best[namespace * kept + kept - 1] as number;
-        // The tool's own score is among the kept ones unless it ranks below all of them.
-        const others = (bestSum[namespace] as number) - (score >= last ? score : last);
-        score += (namespacePrior * others) / priorMatches;
+        // The other tools' average over `priorMatches`, at most the best of them.
+        const at3 = namespace * 3;
+        const best = stats[at3 + 1] as number;
+        const otherBest = score >= best ? (stats[at3 + 2] as number) : best;
+        const average = ((stats[at3] as number) - score) / priorMatches;
+        score += namespacePrior * (average < otherBest ? average : otherBest);
       }
     }
     top.offer(slot, score);
@@ -222,9 +218,10 @@ export function offerAll(
   if (namespacePrior > 0) {
     for (let i = 0; i < touchedCount; i++) {
       const namespace = namespaceOf[touched[i] as number] as number;
-      if (namespace >= 0 && bestSum[namespace] !== 0) {
-        bestSum[namespace] = 0;
-        for (let j = namespace * kept; j < namespace * kept + kept; j++) best[j] = 0;
+      if (namespace >= 0) {
+        stats[namespace * 3] = 0;
+        stats[namespace * 3 + 1] = 0;
+        stats[namespace * 3 + 2] = 0;
       }
     }
   }
