@@ -173,6 +173,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
 
   const synonyms = synonymTableOf(options.synonyms);
   let namespaceStats = new Float64Array(0);
+  let namespaceList = new Int32Array(0);
 
   const postings = createPostings();
   // Search scratch, zero between searches; grown on upsert so no search pays for it.
@@ -321,6 +322,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     for (const weight of groupWeight) totalWeight += weight;
     if (namespacePrior > 0 && namespaceStats.length < postings.namespaceCount * 3) {
       namespaceStats = new Float64Array(postings.namespaceCount * 6);
+      namespaceList = new Int32Array(postings.namespaceCount * 2);
     }
     // The matched weight of every combination of query words, when there are few words.
     let maskWeight: Float64Array | undefined;
@@ -343,6 +345,8 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       namespacePrior,
       priorMatches,
       stats: namespaceStats,
+      namespaces: namespaceList,
+      namespaceCount: 0,
     };
     finishScores(work, touchedCount, finish);
     const top = new TopHits(query.limit, postings.documents);

@@ -132,16 +132,23 @@ export interface Finish {
   readonly priorMatches: number;
   /** Per namespace: the sum of its tools' scores, its best score and its second best. */
   readonly stats: Float64Array;
+  /** The namespaces with scores in `stats`: the first `namespaceCount`. */
+  readonly namespaces: Int32Array;
+  namespaceCount: number;
 }
 
 /**
  * Applies coverage and the whole-name bonus to every touched slot (marking removed and
- * filtered-out ones -1), and gathers each namespace's best scores for the prior.
+ * filtered-out ones -1), and gathers each namespace's scores for the prior, listing the
+ * namespaces met in `finish.namespaces`.
  */
 export function finishScores(scratch: Scratch, touchedCount: number, finish: Finish): void {
   const { acc, touched, nameHits } = scratch;
   const { live, nameTerms, namespaceOf, maskWeight, groupWeight, totalWeight } = finish;
-  const { coverage, nameMatch, namespacePrior, stats } = finish;
+  const { coverage, nameMatch, namespacePrior, stats, namespaces } = finish;
+  const keep = 1 - coverage;
+  const perWeight = totalWeight > 0 ? coverage / totalWeight : 0;
+  let namespaceCount = 0;
   for (let i = 0; i < touchedCount; i++) {
     const slot = touched[i] as number;
     const at = slot * 2;
@@ -160,7 +167,7 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
           if ((mask & 1) !== 0) matched += groupWeight[g] as number;
         }
       }
-      score *= 1 - coverage + (coverage * matched) / totalWeight;
+      score *= keep + perWeight * matched;
     }
     const names = nameTerms[slot] as number;
     if (nameMatch > 0 && names > 0) {
@@ -173,6 +180,7 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
       if (namespace >= 0) {
         // The namespace's sum of scores and its two best scores.
         const at3 = namespace * 3;
+        if (stats[at3] === 0) namespaces[namespaceCount++] = namespace;
         stats[at3] = (stats[at3] as number) + score;
         if (score > (stats[at3 + 1] as number)) {
           stats[at3 + 2] = stats[at3 + 1] as number;
@@ -181,11 +189,12 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
       }
     }
   }
+  finish.namespaceCount = namespaceCount;
 }
 
 /**
  * Adds each touched slot's namespace prior, offers it to `top`, and leaves the scratch and the
- * namespaces' best scores zeroed for the next search.
+ * namespaces' scores zeroed for the next search.
  */
 export function offerAll(
   scratch: Scratch,
@@ -194,7 +203,7 @@ export function offerAll(
   top: TopHits,
 ): void {
   const { acc, touched } = scratch;
-  const { namespaceOf, namespacePrior, priorMatches, stats } = finish;
+  const { namespaceOf, namespacePrior, priorMatches, stats, namespaces } = finish;
   for (let i = 0; i < touchedCount; i++) {
     const slot = touched[i] as number;
     const at = slot * 2;
@@ -215,14 +224,10 @@ export function offerAll(
     }
     top.offer(slot, score);
   }
-  if (namespacePrior > 0) {
-    for (let i = 0; i < touchedCount; i++) {
-      const namespace = namespaceOf[touched[i] as number] as number;
-      if (namespace >= 0) {
-        stats[namespace * 3] = 0;
-        stats[namespace * 3 + 1] = 0;
-        stats[namespace * 3 + 2] = 0;
-      }
-    }
+  for (let i = 0; i < finish.namespaceCount; i++) {
+    const at3 = (namespaces[i] as number) * 3;
+    stats[at3] = 0;
+    stats[at3 + 1] = 0;
+    stats[at3 + 2] = 0;
   }
 }
