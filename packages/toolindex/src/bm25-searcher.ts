@@ -17,7 +17,7 @@ import {
   type Finish,
   type Scratch,
 } from './score-kernels.js';
-import { TopHits } from './top-hits.js';
+import { createTopHits, takeHits } from './top-hits.js';
 
 /** How much a term counts in each field; larger means a match there ranks higher. */
 export interface FieldWeights {
@@ -349,9 +349,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       namespaceCount: 0,
     };
     finishScores(work, touchedCount, finish);
-    const top = new TopHits(query.limit, postings.documents);
+    const top = createTopHits(query.limit, postings.documents);
     offerAll(work, touchedCount, finish, top);
-    return top.result();
+    return takeHits(top);
   }
 
   return { upsert, remove, search };

@@ -1,5 +1,5 @@
 import type { PostingList } from './postings.js';
-import type { TopHits } from './top-hits.js';
+import { offerHit, type TopHits } from './top-hits.js';
 
 /**
  * The scoring loops of {@link createBm25Searcher}, as module-level functions over typed arrays.
@@ -222,7 +222,7 @@ export function offerAll(
         score += namespacePrior * (average < otherBest ? average : otherBest);
       }
     }
-    top.offer(slot, score);
+    offerHit(top, slot, score);
   }
   for (let i = 0; i < finish.namespaceCount; i++) {
     const at3 = (namespaces[i] as number) * 3;
