@@ -126,6 +126,67 @@ describe('createBm25Searcher ranking', () => {
     expect(ids).toEqual(['a:cancel_subscription', 'b:cancel_subscription_export']);
   });
 
+  it('does not let many weak matches in one namespace outrank one exact match elsewhere', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('storage:archive', 'Archive a folder.'));
+    // 50 filler tools sharing the query word once, in a long description, in one namespace.
+    for (let i = 0; i < 50; i++) {
+      searcher.upsert(
+        doc(
+          `misc:helper_${i}`,
+          `Helper number ${i} of the misc server: formats, converts and checks records, and can archive.`,
+        ),
+      );
+    }
+    for (let i = 0; i < 100; i++) searcher.upsert(doc(`other:tool_${i}`, `Unrelated tool ${i}.`));
+    const hits = searcher.search({ text: 'archive', limit: 5 });
+    expect(hits[0]?.id).toBe('storage:archive');
+    // The prior still counts: a namespace's best other matches lift a tool a little.
+    const alone = createBm25Searcher({ namespacePrior: 0 });
+    alone.upsert(doc('misc:helper_0', 'Helper number 0 of the misc server: can archive.'));
+    alone.upsert(doc('misc:helper_1', 'Helper number 1 of the misc server: can archive.'));
+    const lifted = createBm25Searcher();
+    lifted.upsert(doc('misc:helper_0', 'Helper number 0 of the misc server: can archive.'));
+    lifted.upsert(doc('misc:helper_1', 'Helper number 1 of the misc server: can archive.'));
+    const score = (s: typeof alone): number => s.search({ text: 'archive', limit: 1 })[0]!.score;
+    expect(score(lifted)).toBeGreaterThan(score(alone));
+  });
+
+  it('bounds the namespace prior by namespacePrior times the best other match', () => {
+    const score = (searcher: ReturnType<typeof createBm25Searcher>, id: string): number =>
+      searcher.search({ text: 'archive', limit: 100 }).find((h) => h.id === id)?.score ?? 0;
+    const fill = (searcher: ReturnType<typeof createBm25Searcher>): typeof searcher => {
+      searcher.upsert(doc('solo:archive', 'Archive a folder.'));
+      for (let i = 0; i < 50; i++) searcher.upsert(doc(`misc:helper_${i}`, 'Can archive.'));
+      return searcher;
+    };
+    const alone = fill(createBm25Searcher({ namespacePrior: 0 }));
+    for (const namespacePriorMatches of [1, 8, 100]) {
+      const searcher = fill(createBm25Searcher({ namespacePrior: 0.5, namespacePriorMatches }));
+      const helper = score(searcher, 'misc:helper_0');
+      expect(helper).toBeGreaterThan(score(alone, 'misc:helper_0'));
+      expect(helper).toBeLessThanOrEqual(1.5 * score(alone, 'misc:helper_0') * (1 + 1e-9));
+      // A tool alone in its namespace earns no prior.
+      expect(score(searcher, 'solo:archive')).toBe(score(alone, 'solo:archive'));
+    }
+  });
+
+  it('adds a common word to the tools the rare words found, in a short or a long list', () => {
+    for (const commonOnly of [300, 3000]) {
+      const searcher = createBm25Searcher({ synonyms: [] });
+      // 100 tools with the rare word; half of them also carry the common one.
+      for (let i = 0; i < 100; i++) {
+        searcher.upsert(doc(`r:t${i}`, i % 2 === 0 ? 'zorblat widget' : 'zorblat gadget'));
+      }
+      for (let i = 0; i < commonOnly; i++) searcher.upsert(doc(`c:t${i}`, `widget ${i}`));
+      const hits = searcher.search({ text: 'zorblat widget', limit: 100 });
+      const both = hits.slice(0, 50).map((h) => Number(h.id.slice(3)));
+      expect(hits.slice(0, 50).every((h) => h.id.startsWith('r:'))).toBe(true);
+      expect(both.every((n) => n % 2 === 0)).toBe(true);
+      expect(hits.slice(50).every((h) => h.id.startsWith('r:'))).toBe(true);
+    }
+  });
+
   it('searches what was just upserted, without a separate build step', () => {
     const searcher = createBm25Searcher();
     for (let i = 0; i < 2000; i++) searcher.upsert(doc(`n:t${i}`, `widget number ${i}`));
@@ -155,6 +216,8 @@ describe('createBm25Searcher ranking', () => {
       { coverage: -0.1 },
       { namespacePrior: Number.NaN },
       { nameMatch: 11 },
+      { namespacePriorMatches: 0 },
+      { namespacePriorMatches: Number.POSITIVE_INFINITY },
     ]) {
       let code: string | undefined;
       try {

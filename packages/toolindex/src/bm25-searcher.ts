@@ -9,7 +9,15 @@ import {
 } from './searcher.js';
 import { buildSynonymTable, DEFAULT_SYNONYMS, type SynonymTable } from './synonyms.js';
 import { tokenize } from './tokenize.js';
-import { createTopHits } from './top-hits.js';
+import {
+  addList,
+  addToCandidates,
+  finishScores,
+  offerAll,
+  type Finish,
+  type Scratch,
+} from './score-kernels.js';
+import { createTopHits, takeHits } from './top-hits.js';
 
 /** How much a term counts in each field; larger means a match there ranks higher. */
 export interface FieldWeights {
@@ -22,7 +30,7 @@ export interface FieldWeights {
 
 /** Options for {@link createBm25Searcher}. */
 export interface Bm25Options {
-  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 1. */
+  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 2. */
   readonly weights?: Partial<FieldWeights>;
   /** BM25 term-frequency saturation (default 1.2). */
   readonly k1?: number;
@@ -42,11 +50,19 @@ export interface Bm25Options {
    */
   readonly coverage?: number;
   /**
-   * Namespace prior, 0–1 (default 0.1): a tool also earns this share of the match scores of the
-   * other tools in its namespace, so a query about issues favours a server about issues over a
-   * lone look-alike elsewhere.
+   * Namespace prior, 0–1 (default 0.5): a tool also earns this share of what the other tools of
+   * its namespace matched: their summed score spread over
+   * {@link Bm25Options.namespacePriorMatches}, but never more than the best of them. So a query
+   * about issues favours a server with several tools about issues over a lone look-alike
+   * elsewhere, while a namespace of many weak look-alikes cannot outweigh one strong match: the
+   * prior is at most `namespacePrior` times the namespace's best score.
    */
   readonly namespacePrior?: number;
+  /**
+   * Over how many matches the namespace prior spreads the other tools' summed score, 1–100
+   * (default 8).
+   */
+  readonly namespacePriorMatches?: number;
   /**
    * Bonus for matching the tool's name as a whole, 0–10 (default 0.3): a score is multiplied by
    * `1 + nameMatch · share of the name's terms the query matched`, so `cancel a subscription`
@@ -66,7 +82,7 @@ export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
   namespace: 3,
   tags: 3,
   title: 2,
-  description: 1,
+  description: 2,
 });
 
 /**
@@ -107,8 +123,26 @@ interface Lookup {
   readonly once: boolean;
 }
 
-/** A tool that fails the namespace or tag filter, marked so later terms skip it at once. */
-const EXCLUDED = 2 ** 31;
+/** One posting list of a query word, and how much its matches count. */
+interface Resolved {
+  readonly list: PostingList;
+  readonly scale: number;
+  readonly once: boolean;
+}
+
+/** Up to this many query words, the weight of each set of matched words is tabulated. */
+const MASK_TABLE_WORDS = 10;
+
+/**
+ * A query word weighing less than this share of the query's heaviest word, met once there are
+ * enough candidates, only adds to the tools already found instead of finding new ones.
+ */
+const PRUNE_RATIO = 0.3;
+
+/** Below this many candidates, every query word still finds new ones. */
+const PRUNE_MIN_CANDIDATES = 64;
+/** A list is searched per candidate when it is this many times longer than the candidates. */
+const BINARY_SEARCH_FACTOR = 12;
 
 /**
  * Creates the default {@link Searcher}: BM25F ranking over an inverted index of each tool's name,
@@ -131,15 +165,23 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const b = checkNumber(options.b ?? 0.75, 'b', 0, 1);
   const synonymWeight = checkNumber(options.synonymWeight ?? 0.6, 'synonymWeight', 0, 1);
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
-  const namespacePrior = checkNumber(options.namespacePrior ?? 0.1, 'namespacePrior', 0, 1);
+  const namespacePrior = checkNumber(options.namespacePrior ?? 0.5, 'namespacePrior', 0, 1);
   const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
+  const priorMatches = Math.round(
+    checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
+  );
+
   const synonyms = synonymTableOf(options.synonyms);
-  let namespaceMass = new Float64Array(0);
+  let namespaceStats = new Float64Array(0);
+  let namespaceList = new Int32Array(0);
 
   const postings = createPostings();
-  let scratch = new Float64Array(0);
-  let touched = new Int32Array(0);
-  let nameHits = new Uint8Array(0);
+  // Search scratch, zero between searches; grown on upsert so no search pays for it.
+  const work: Scratch = {
+    acc: new Float64Array(0),
+    touched: new Int32Array(0),
+    nameHits: new Uint8Array(0),
+  };
 
   // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
   // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
@@ -189,13 +231,15 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     collectTerms(doc, true);
     const slot = postings.addDocument(doc, nameLists);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
-    if (scratch.length < (slot + 1) * 2) {
-      scratch = new Float64Array(Math.max(1024, (slot + 1) * 4));
-      touched = new Int32Array(scratch.length / 2);
+    if (work.acc.length < (slot + 1) * 2) {
+      const acc = new Float64Array(Math.max(1024, (slot + 1) * 4));
+      const touched = new Int32Array(acc.length / 2);
       // Fresh arrays are mapped lazily; writing them now takes the page faults here too.
-      scratch.fill(0);
+      acc.fill(0);
       touched.fill(0);
-      nameHits = new Uint8Array(touched.length);
+      work.acc = acc;
+      work.touched = touched;
+      work.nameHits = new Uint8Array(touched.length);
     }
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
@@ -234,110 +278,80 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const docCount = postings.size;
     if (docCount === 0 || query.limit <= 0) return [];
     const groups = groupsOf(query.text);
-    // Per slot, side by side so one cache line serves both: [2s] the score, [2s+1] the bit set
-    // of query words matched (or EXCLUDED). Zero for every slot between searches.
-    const acc = scratch;
     const filtered = query.namespace !== undefined || query.tags !== undefined;
+    const excluded = filtered
+      ? (slot: number): boolean => !matchesFilter(postings.docAt(slot), query)
+      : undefined;
     const groupWeight = new Float64Array(groups.length);
-    let touchedCount = 0;
+    // Each group's posting lists and their scales, looked up once.
+    const resolved: Resolved[][] = [];
     for (let g = 0; g < groups.length; g++) {
-      const bit = 1 << g;
+      const lists: Resolved[] = [];
       for (const { term, factor, once } of groups[g] as Lookup[]) {
         const list = postings.get(term);
         if (list === undefined || list.df === 0) continue;
         const idf = Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
         const scale = idf * factor;
         if (scale > (groupWeight[g] as number)) groupWeight[g] = scale;
-        const { slots, values, length } = list;
-        for (let i = 0; i < length; i++) {
-          const slot = slots[i] as number;
-          const at = slot * 2;
-          const mask = acc[at + 1] as number;
-          let value = values[i] as number;
-          const inName = value < 0;
-          if (inName) value = -value;
-          if (mask === 0) {
-            touched[touchedCount++] = slot;
-            if (filtered && !matchesFilter(postings.docAt(slot), query)) {
-              acc[at + 1] = EXCLUDED;
-              continue;
-            }
-            acc[at + 1] = bit;
-            acc[at] = scale * value;
-            if (inName) nameHits[slot] = 1;
-            continue;
-          }
-          if (mask === EXCLUDED) continue;
-          // A tool matching the word and a synonym (or two synonyms) counts the first match.
-          const has = (mask & bit) !== 0;
-          if (has && once) continue;
-          if (!has) {
-            acc[at + 1] = mask | bit;
-            if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
-          }
-          acc[at] = (acc[at] as number) + scale * value;
+        lists.push({ list, scale, once });
+      }
+      resolved.push(lists);
+    }
+    // Rarest (highest-weighted) words first: they find the candidates. A word worth much less
+    // than the best one, met once there are enough candidates, only adds to those candidates:
+    // a tool matching nothing but such common words cannot reach the top.
+    const order = [...groups.keys()].sort(
+      (x, y) => (groupWeight[y] as number) - (groupWeight[x] as number),
+    );
+    const topWeight = groupWeight[order[0] ?? 0] ?? 0;
+    const minCandidates = Math.max(PRUNE_MIN_CANDIDATES, query.limit * 4);
+    let touchedCount = 0;
+    for (const g of order) {
+      const bit = 1 << g;
+      const prune =
+        touchedCount >= minCandidates && (groupWeight[g] as number) < PRUNE_RATIO * topWeight;
+      for (const { list, scale, once } of resolved[g] as Resolved[]) {
+        if (prune && touchedCount * BINARY_SEARCH_FACTOR < list.length) {
+          addToCandidates(list, scale, bit, once, work, touchedCount);
+        } else {
+          touchedCount = addList(list, scale, bit, once, !prune, work, touchedCount, excluded);
         }
       }
     }
     let totalWeight = 0;
     for (const weight of groupWeight) totalWeight += weight;
-    const live = postings.liveFlags;
-    const namespaceOf = postings.namespaceNumbers;
-    const nameTerms = postings.nameTermCounts;
-    if (namespacePrior > 0 && namespaceMass.length < postings.namespaceCount) {
-      namespaceMass = new Float64Array(postings.namespaceCount * 2);
+    if (namespacePrior > 0 && namespaceStats.length < postings.namespaceCount * 3) {
+      namespaceStats = new Float64Array(postings.namespaceCount * 6);
+      namespaceList = new Int32Array(postings.namespaceCount * 2);
     }
-    // Coverage, and each namespace's share of the match.
-    for (let i = 0; i < touchedCount; i++) {
-      const slot = touched[i] as number;
-      const at = slot * 2;
-      let mask = acc[at + 1] as number;
-      if (mask === EXCLUDED || live[slot] !== 1) {
-        acc[at] = -1;
-        nameHits[slot] = 0;
-        continue;
-      }
-      let score = acc[at] as number;
-      if (coverage > 0 && totalWeight > 0) {
-        let matched = 0;
-        for (let g = 0; mask !== 0; g++, mask >>>= 1) {
-          if ((mask & 1) !== 0) matched += groupWeight[g] as number;
-        }
-        score *= 1 - coverage + (coverage * matched) / totalWeight;
-      }
-      const names = nameTerms[slot] as number;
-      if (nameMatch > 0 && names > 0) {
-        score *= 1 + (nameMatch * Math.min(names, nameHits[slot] as number)) / names;
-      }
-      nameHits[slot] = 0;
-      acc[at] = score;
-      if (namespacePrior > 0) {
-        const namespace = namespaceOf[slot] as number;
-        if (namespace >= 0) namespaceMass[namespace] = (namespaceMass[namespace] as number) + score;
+    // The matched weight of every combination of query words, when there are few words.
+    let maskWeight: Float64Array | undefined;
+    if (coverage > 0 && groups.length <= MASK_TABLE_WORDS) {
+      maskWeight = new Float64Array(1 << groups.length);
+      for (let mask = 1; mask < maskWeight.length; mask++) {
+        const low = Math.clz32(1) - Math.clz32(mask & -mask);
+        maskWeight[mask] = (maskWeight[mask & (mask - 1)] as number) + (groupWeight[low] as number);
       }
     }
-    const top = createTopHits(query.limit, (slot) => postings.docAt(slot).id);
-    for (let i = 0; i < touchedCount; i++) {
-      const slot = touched[i] as number;
-      const at = slot * 2;
-      let score = acc[at] as number;
-      acc[at] = 0;
-      acc[at + 1] = 0;
-      if (score < 0) continue;
-      if (namespacePrior > 0) {
-        const namespace = namespaceOf[slot] as number;
-        if (namespace >= 0)
-          score += namespacePrior * ((namespaceMass[namespace] as number) - score);
-      }
-      top.offer(slot, score);
-    }
-    if (namespacePrior > 0) {
-      for (let i = 0; i < touchedCount; i++) {
-        const namespace = namespaceOf[touched[i] as number] as number;
-        if (namespace >= 0) namespaceMass[namespace] = 0;
-      }
-    }
-    return top.result();
+    const finish: Finish = {
+      live: postings.liveFlags,
+      nameTerms: postings.nameTermCounts,
+      namespaceOf: postings.namespaceNumbers,
+      maskWeight,
+      groupWeight,
+      totalWeight,
+      coverage,
+      nameMatch,
+      namespacePrior,
+      priorMatches,
+      stats: namespaceStats,
+      namespaces: namespaceList,
+      namespaceCount: 0,
+    };
+    finishScores(work, touchedCount, finish);
+    const top = createTopHits(query.limit, postings.documents);
+    offerAll(work, touchedCount, finish, top);
+    return takeHits(top);
   }
 
   return { upsert, remove, search };

@@ -48,6 +48,8 @@ export interface Postings {
   docAt(slot: number): SearchDocument;
   /** A small number standing for the namespace of the document in `slot` (-1 for none). */
   namespaceAt(slot: number): number;
+  /** The documents by slot (`undefined` for a removed one); replaced on compaction. */
+  readonly documents: readonly (SearchDocument | undefined)[];
   /** How many namespace numbers have been handed out. */
   readonly namespaceCount: number;
 }
@@ -192,6 +194,10 @@ export function createPostings(): Postings {
 
     isLive(slot) {
       return live[slot] === 1;
+    },
+
+    get documents() {
+      return docs;
     },
 
     docAt(slot) {

@@ -1,3 +1,4 @@
+import { stemmer } from 'stemmer';
 /**
  * Words too common in tool descriptions and questions to tell tools apart. Dropping them keeps
  * posting lists short (faster queries, less memory) and stops "how do I" from scoring.
@@ -10,40 +11,16 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-const VOWEL = /[aeiouy]/;
-
-function hasVowel(text: string): boolean {
-  return VOWEL.test(text);
-}
+const ASCII_WORD = /^[a-z]+$/;
 
 /**
- * A light English stemmer: folds plurals, `-ing`, `-ed` and a trailing `e` so that `files`,
- * `file`, `listing`, `listed` and `creates`/`created`/`create` meet. It is deliberately small:
- * tool text is short, and over-stemming merges names that users tell apart.
+ * Stems an English word with Martin Porter's algorithm (the `stemmer` package), so that
+ * `files`/`file`, `listing`/`listed`/`list`, `creates`/`created`/`create` and
+ * `configure`/`configuration` meet. Words of three letters or fewer, and words with anything
+ * but the letters a–z, are returned as they are.
  */
 export function stem(word: string): string {
-  let w = word;
-  const n = w.length;
-  if (n <= 3 || !/^[a-z]+$/.test(w)) return w;
-  if (w.endsWith('ies') && n > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('sses') || /(?:x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !/[sui]s$/.test(w)) w = w.slice(0, -1);
-
-  if (w.endsWith('ied') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('ing') && w.length > 5 && hasVowel(w.slice(0, -3)))
-    w = undouble(w.slice(0, -3));
-  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length > 4 && hasVowel(w.slice(0, -2))) {
-    w = undouble(w.slice(0, -2));
-  }
-  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
-  return w;
-}
-
-function undouble(w: string): string {
-  const last = w.charCodeAt(w.length - 1);
-  return w.length > 3 && last === w.charCodeAt(w.length - 2) && !/[lsz]$/.test(w)
-    ? w.slice(0, -1)
-    : w;
+  return word.length <= 3 || !ASCII_WORD.test(word) ? word : stemmer(word);
 }
 
 // Character classes, as small integers so the ASCII table below is a flat byte array.
