@@ -9,9 +9,14 @@ import {
   type CallToolRequestOptions,
   type CallToolResult,
   type ConnectOptions,
+  type EmptyResult,
+  type RequestOptions,
+  type SubscribeRequest,
+  type UnsubscribeRequest,
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import type { ResourceSubscriptions } from './connector-listen.js';
 
 /** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
 const CONNECTION_CLOSED = -32000;
@@ -40,6 +45,30 @@ type Settle = (answer: JSONRPCMessage | Error) => void;
 export class ConnectorClient extends Client {
   readonly #inFlight = new Map<string, Settle>();
   #count = 0;
+  /**
+   * Where resource subscriptions go, set by the connector: on a 2026-07-28 connection, which has
+   * no `resources/subscribe`, into its `subscriptions/listen` filter (see
+   * {@link ResourceSubscriptions}).
+   */
+  subscriptions: ResourceSubscriptions | undefined;
+
+  override async subscribeResource(
+    params: SubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<EmptyResult> {
+    if (this.subscriptions === undefined) return super.subscribeResource(params, options);
+    await this.subscriptions.subscribe(this, params.uri, options);
+    return {};
+  }
+
+  override async unsubscribeResource(
+    params: UnsubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<EmptyResult> {
+    if (this.subscriptions === undefined) return super.unsubscribeResource(params, options);
+    await this.subscriptions.unsubscribe(this, params.uri, options);
+    return {};
+  }
 
   override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
     await super.connect(transport, options);
