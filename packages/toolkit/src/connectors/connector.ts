@@ -348,6 +348,7 @@ export class Connector implements ToolkitConnector {
     // The openers hand back the client `make` made, typed as the SDK's Client.
     const connected = (client: Client): ConnectorClient => {
       if (!(client instanceof ConnectorClient)) throw new TypeError('not a connector client');
+      client.calls = calls;
       if (client.transport !== undefined) {
         calls.install(client.transport);
         askForLogs(client.transport, this.#options.logLevel ?? 'debug');
