@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-deprecated -- roots are bridged for as long as clients and servers speak them */
 import {
   Client,
   StreamableHTTPClientTransport,
