@@ -260,12 +260,20 @@ export class GatewayHub {
     uri: string,
     signal?: AbortSignal,
   ): Promise<SubscriptionTarget | undefined> {
-    const listed = (await this.resources(signal)).resolve(uri);
-    if (listed !== undefined) return { namespace: listed.namespace, uri: listed.uri };
-    const namespace = this.templates().find(({ template }) =>
-      matches(template.uriTemplate, uri),
-    )?.namespace;
-    return namespace === undefined ? undefined : { namespace, uri };
+    return this.#resolver(await this.resources(signal))(uri);
+  }
+
+  /** Resolves URIs against one listing (and the templates of now). */
+  #resolver(table: UriTable<ResourceItem>): (uri: string) => SubscriptionTarget | undefined {
+    const templates = this.templates();
+    return (uri) => {
+      const listed = table.resolve(uri);
+      if (listed !== undefined) return { namespace: listed.namespace, uri: listed.uri };
+      const namespace = templates.find(({ template }) =>
+        matches(template.uriTemplate, uri),
+      )?.namespace;
+      return namespace === undefined ? undefined : { namespace, uri };
+    };
   }
 
   /**
@@ -278,9 +286,13 @@ export class GatewayHub {
     const uris = listenedUris(message);
     if (uris.length === 0) return undefined;
     await this.negotiated;
+    // A listing that fails leaves the stream without updates; the stream is still served.
+    const table = await this.resources(signal).catch(() => undefined);
+    if (table === undefined) return undefined;
+    const resolve = this.#resolver(table);
     const targets = new Map<string, SubscriptionTarget>();
     for (const uri of uris) {
-      const target = await this.resolveResource(uri, signal).catch(() => undefined);
+      const target = resolve(uri);
       if (target !== undefined) targets.set(uri, target);
     }
     return this.listeners.open(targets);

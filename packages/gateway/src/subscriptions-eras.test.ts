@@ -144,6 +144,26 @@ describe('a 2026-07-28 client listening through the gateway', () => {
     await subscription.close();
   });
 
+  it('takes a hostile filter: thousands of URIs, __proto__, unknown ones, the real one first', async () => {
+    const client = await connect('modern', new StreamableHTTPClientTransport(gateway.url));
+    const heard = hear(client);
+    const many = Array.from({ length: 5_000 }, (_, i) => `nowhere://${String(i)}`);
+    const subscription = await client.listen({
+      resourceSubscriptions: [uriOf('new'), '__proto__', 'constructor', ...many],
+    });
+    await client.callTool({ name: 'new__touch', arguments: {} });
+    await heard.until(uriOf('new'));
+    await subscription.close();
+    // And a filter the SDK refuses (a URI that is no string) leaves the gateway serving.
+    const refused = await client.listen({ resourceSubscriptions: [42 as unknown as string] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(Error);
+    const { tools } = await client.listTools();
+    expect(tools.length).toBeGreaterThan(0);
+  });
+
   it('hears, over stdio, list changes and resource updates of both eras', async () => {
     const { command, args } = gatewayCommand([
       { namespace: 'old', source: fixtureCommand('stdio') },
