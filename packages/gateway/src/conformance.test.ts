@@ -48,7 +48,7 @@ describe('MCP conformance', () => {
     expect(code, output).toBe(0);
   });
 
-  it('passes them through a gateway whose upstream speaks 2026-07-28, but for resource subscriptions', async () => {
+  it('passes them through a gateway whose upstream speaks 2026-07-28, resource subscriptions included', async () => {
     expect(modernUpstream.connectors()[0]?.era).toBe('2026');
     const { code, output } = await runConformance(modernGateway.url, {
       expectedFailures: fileURLToPath(

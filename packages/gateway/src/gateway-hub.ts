@@ -1,6 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
+import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
 import { InputRounds } from './input-rounds.js';
@@ -12,6 +13,7 @@ import type {
   ResourceItem,
   ToolItem,
 } from './server.js';
+import { listenedUris, ResourceListeners } from './resource-listeners.js';
 import { wantsLog, type SessionState, type SubscriptionTarget } from './session-state.js';
 import {
   forwardUpstreamRequests,
@@ -49,6 +51,12 @@ export class GatewayHub {
 
   /** The `input_required` flows of 2026 clients' calls. */
   readonly rounds: InputRounds;
+
+  /** The resource subscriptions of 2026 clients' `subscriptions/listen` streams. */
+  readonly listeners = new ResourceListeners({
+    hold: (target) => this.#hold(this.#key(target, {}), target, {}),
+    release: (target) => this.#letGo(this.#key(target, {}), target, {}),
+  });
 
   /** Resolves once upstream servers know they may ask the sessions for sampling and elicitation. */
   readonly negotiated: Promise<void>;
@@ -125,6 +133,7 @@ export class GatewayHub {
   dispose(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.rounds.dispose();
+    this.listeners.dispose();
     this.#listChangeListeners.clear();
     clearTimeout(this.#timer);
     for (const session of this.#sessions) {
@@ -225,20 +234,12 @@ export class GatewayHub {
   ): Promise<void> {
     if (session.subscriptions.has(exposed)) return;
     session.subscriptions.set(exposed, { namespace: target.namespace, uri: target.uri });
-    const key = this.#subscriptionKey(session, target);
-    const count = this.#upstreamSubscriptions.get(key) ?? 0;
-    this.#upstreamSubscriptions.set(key, count + 1);
-    if (count > 0) return;
+    const own = this.#own(session, target);
     try {
-      await this.toolkit.subscribeResource(
-        target.namespace,
-        target.uri,
-        this.#own(session, target),
-      );
+      await this.#hold(this.#key(target, own), target, own);
     } catch (error) {
       // Refused upstream: the session is not subscribed after all.
       session.subscriptions.delete(exposed);
-      this.#release(key);
       throw error;
     }
   }
@@ -247,9 +248,74 @@ export class GatewayHub {
     const target = session.subscriptions.get(exposed);
     if (target === undefined) return;
     session.subscriptions.delete(exposed);
-    if (!this.#release(this.#subscriptionKey(session, target))) return;
+    const own = this.#own(session, target);
+    await this.#letGo(this.#key(target, own), target, own);
+  }
+
+  /**
+   * The resource a client means by `uri`, as `resources/read` takes it: a listed resource, or
+   * else a URI one of the templates matches; `undefined` when none is.
+   */
+  async resolveResource(
+    uri: string,
+    signal?: AbortSignal,
+  ): Promise<SubscriptionTarget | undefined> {
+    return this.#resolver(await this.resources(signal))(uri);
+  }
+
+  /** Resolves URIs against one listing (and the templates of now). */
+  #resolver(table: UriTable<ResourceItem>): (uri: string) => SubscriptionTarget | undefined {
+    const templates = this.templates();
+    return (uri) => {
+      const listed = table.resolve(uri);
+      if (listed !== undefined) return { namespace: listed.namespace, uri: listed.uri };
+      const namespace = templates.find(({ template }) =>
+        matches(template.uriTemplate, uri),
+      )?.namespace;
+      return namespace === undefined ? undefined : { namespace, uri };
+    };
+  }
+
+  /**
+   * Holds, while a 2026-07-28 client's `subscriptions/listen` stream is open, the upstream
+   * subscriptions of the resources its filter names; resolves with the release to call when the
+   * stream ends, or `undefined` when `message` asks for no resource updates. A URI no resource
+   * names is left out (the client hears nothing of it, as a 2025 client is refused it).
+   */
+  async listen(message: unknown, signal?: AbortSignal): Promise<(() => void) | undefined> {
+    const uris = listenedUris(message);
+    if (uris.length === 0) return undefined;
+    await this.negotiated;
+    // A listing that fails leaves the stream without updates; the stream is still served.
+    const table = await this.resources(signal).catch(() => undefined);
+    if (table === undefined) return undefined;
+    const resolve = this.#resolver(table);
+    const targets = new Map<string, SubscriptionTarget>();
+    for (const uri of uris) {
+      const target = resolve(uri);
+      if (target !== undefined) targets.set(uri, target);
+    }
+    return this.listeners.open(targets);
+  }
+
+  /** Takes one hold on an upstream subscription, asking the upstream on the first. */
+  async #hold(key: string, target: SubscriptionTarget, own: { sessionKey?: string }) {
+    const count = this.#upstreamSubscriptions.get(key) ?? 0;
+    this.#upstreamSubscriptions.set(key, count + 1);
+    if (count > 0) return;
+    try {
+      await this.toolkit.subscribeResource(target.namespace, target.uri, own);
+    } catch (error) {
+      this.#release(key);
+      throw error;
+    }
+  }
+
+  /** Lets go of one hold, telling the upstream on the last. */
+  async #letGo(key: string, target: SubscriptionTarget, own: { sessionKey?: string }) {
+    if (!this.#release(key)) return;
     await this.toolkit
-      .unsubscribeResource(target.namespace, target.uri, this.#own(session, target))
+      .unsubscribeResource(target.namespace, target.uri, own)
       .catch(() => undefined);
   }
 
@@ -262,8 +328,8 @@ export class GatewayHub {
     return own ? { sessionKey: session.token } : {};
   }
 
-  #subscriptionKey(session: SessionState, target: SubscriptionTarget): string {
-    const { sessionKey } = this.#own(session, target);
+  #key(target: SubscriptionTarget, own: { sessionKey?: string }): string {
+    const { sessionKey } = own;
     const key = `${target.namespace}\u0000${target.uri}`;
     return sessionKey === undefined ? key : `${key}\u0000${sessionKey}`;
   }
@@ -304,6 +370,8 @@ export class GatewayHub {
         return;
       case 'resource_updated':
         this.#resourceUpdated(event.namespace, event.uri, event.session);
+        // 2026 listeners hold shared subscriptions only, never a session's own connection's.
+        if (event.session === undefined) this.listeners.updated(event.namespace, event.uri);
         return;
       case 'log_message':
         for (const session of this.#sessions) {

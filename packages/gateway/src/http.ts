@@ -185,6 +185,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     maxRequestBodySize: maxBody,
     maxSubscriptions: maxSessions,
   });
+  // Resource updates a listen stream's filter named (hub.listen holds their subscriptions).
+  const stopUpdates = hub.listeners.onUpdate((uri) => {
+    modern.notify.resourceUpdated(uri);
+  });
   const stopListening = hub.onListChange((kinds) => {
     for (const kind of kinds) {
       if (kind === 'tools') modern.notify.toolsChanged();
@@ -220,6 +224,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     modernInFlight++;
     try {
+      const release = await hub.listen(body);
+      if (release !== undefined) res.once('close', release);
       const response = await modern.fetch(toWebRequest(req, endpointUrl(req), { res }), {
         parsedBody: body,
         ...oauth?.messageExtra(req), // OAuth (auth/)
@@ -495,6 +501,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       // Answers in flight finish (up to the bound) before sessions and upstreams close.
       await inFlight.settled(drainMs);
       stopListening();
+      stopUpdates();
       await modern.close();
       await sessions.close();
       hub.dispose();

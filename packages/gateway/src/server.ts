@@ -427,20 +427,20 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('resources/subscribe', async (request, extra) => {
     await hub.negotiated;
     const { uri } = request.params;
-    // A listed resource, or else a URI one of the templates matches, as resources/read takes it.
-    const listed = (await hub.resources(extra.mcpReq.signal)).resolve(uri);
-    const namespace =
-      listed?.namespace ??
-      hub.templates().find(({ template }) => matches(template.uriTemplate, uri))?.namespace;
-    if (namespace === undefined) {
+    const target = await hub.resolveResource(uri, extra.mcpReq.signal);
+    if (target === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `no resource "${uri}" to subscribe to; resources/list and resources/templates/list name them`,
       );
     }
+<<<<<<< HEAD
     const resource = listed === undefined ? { namespace, uri } : listed; // OAuth (auth/)
     checkAccess(extra, { kind: 'resource', resource });
     await hub.subscribe(session, uri, listed ?? { namespace, uri }).catch((error: unknown) => {
+=======
+    await hub.subscribe(session, uri, target).catch((error: unknown) => {
+>>>>>>> bridge-2026
       throw protocolError(error);
     });
     return {};

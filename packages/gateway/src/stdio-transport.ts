@@ -22,6 +22,14 @@ export class StdioTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /**
+   * Sees every message read before it is delivered; when it returns a promise, this message and
+   * every one after it wait for it (in order), so what it prepares is in place before the
+   * message is served. The gateway learns of `subscriptions/listen` streams this way.
+   */
+  onInbound?: ((message: JSONRPCMessage) => Promise<void> | undefined) | undefined;
+  /** Sees every message written. */
+  onOutbound?: ((message: JSONRPCMessage) => void) | undefined;
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
@@ -31,6 +39,8 @@ export class StdioTransport implements Transport {
   /** Set while the rest of an over-long line is skipped. */
   #skipping = false;
   #closed = false;
+  /** Set while messages wait for an {@link onInbound} promise. */
+  #gate: Promise<void> | undefined;
 
   constructor(stdin: Readable, stdout: Writable, maxLineBytes = DEFAULT_MAX_LINE_BYTES) {
     this.#stdin = stdin;
@@ -46,6 +56,7 @@ export class StdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    this.onOutbound?.(message);
     return new Promise((resolve) => {
       if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.#stdout.once('drain', resolve);
@@ -124,7 +135,35 @@ export class StdioTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(value);
+    if (this.#gate !== undefined) {
+      this.#chain(() => this.#deliver(value));
+      return;
+    }
+    const waiting = this.#deliver(value);
+    if (waiting !== undefined) this.#chain(() => waiting);
+  }
+
+  /** Runs `next` once every message before it is delivered (and what it waits for, too). */
+  #chain(next: () => Promise<void> | undefined): void {
+    const gate = (this.#gate ?? Promise.resolve()).then(next);
+    this.#gate = gate;
+    void gate.then(() => {
+      if (this.#gate === gate) this.#gate = undefined;
+    });
+  }
+
+  /** Delivers `message`, or returns the promise its delivery waits for. */
+  #deliver(message: JSONRPCMessage): Promise<void> | undefined {
+    const waiting = this.onInbound?.(message);
+    if (waiting === undefined) {
+      this.onmessage?.(message);
+      return undefined;
+    }
+    return waiting
+      .catch(() => undefined)
+      .then(() => {
+        this.onmessage?.(message);
+      });
   }
 
   #refuse(code: number, message: string, id: RequestId | null = null): void {

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
 import { GatewayHub } from './gateway-hub.js';
-import { createSessionServer, type GatewayOptions } from './server.js';
+import { createSessionServer, type GatewayOptions, type McpServerInstance } from './server.js';
 import { StdioTransport } from './stdio-transport.js';
 
 /** Options of {@link serveStdio}. */
@@ -46,13 +46,20 @@ export async function serveStdio(
   );
   // The SDK's entry owns the era decision; the transport stays the gateway's own (line limits,
   // an answer to every line).
-  const served = serveSdkStdio(({ era }) => createSessionServer(hub, era), {
-    transport,
-    onerror: () => undefined,
-  });
+  let modern: McpServerInstance | undefined;
+  const served = serveSdkStdio(
+    ({ era }) => {
+      const server = createSessionServer(hub, era);
+      if (era === 'modern') modern = server;
+      return server;
+    },
+    { transport, onerror: () => undefined },
+  );
+  const stopListening = listenOverStdio(hub, transport, () => modern);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
+      stopListening();
       await served.close();
       hub.dispose();
       if (options.closeToolkit === true) await toolkit.close();
@@ -62,4 +69,65 @@ export async function serveStdio(
     void close();
   });
   return Promise.resolve({ close });
+}
+
+/**
+ * `subscriptions/listen` on a 2026-07-28 stdio connection: the SDK's entry keeps the streams and
+ * routes the connection's server's change notifications onto those that asked for them, so the
+ * hub's list changes and resource updates are sent through that server; the resources a stream
+ * names are subscribed upstream (before the stream is served) until it is cancelled, answered or
+ * the connection ends. Returns the stop.
+ */
+function listenOverStdio(
+  hub: GatewayHub,
+  transport: StdioTransport,
+  server: () => McpServerInstance | undefined,
+): () => void {
+  const streams = new Map<string | number, Promise<(() => void) | undefined>>();
+  const end = (id: unknown): void => {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const release = streams.get(id);
+    if (release === undefined) return;
+    streams.delete(id);
+    void release.then((fn) => fn?.());
+  };
+  transport.onInbound = (message) => {
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (method === 'notifications/cancelled') {
+      end((params as { requestId?: unknown } | undefined)?.requestId);
+      return undefined;
+    }
+    if (method !== 'subscriptions/listen' || (typeof id !== 'string' && typeof id !== 'number'))
+      return undefined;
+    end(id);
+    const release = hub.listen(message).catch(() => undefined);
+    streams.set(id, release);
+    return release.then(() => undefined);
+  };
+  transport.onOutbound = (message) => {
+    if (!('method' in message)) end((message as { id?: unknown }).id);
+  };
+  const stopUpdates = hub.listeners.onUpdate((uri) => {
+    server()
+      ?.sendResourceUpdated({ uri })
+      .catch(() => undefined);
+  });
+  const stopChanges = hub.onListChange((kinds) => {
+    const current = server();
+    if (current === undefined) return;
+    for (const kind of kinds) {
+      const sent =
+        kind === 'tools'
+          ? current.sendToolListChanged()
+          : kind === 'prompts'
+            ? current.sendPromptListChanged()
+            : current.sendResourceListChanged();
+      sent.catch(() => undefined);
+    }
+  });
+  return () => {
+    stopUpdates();
+    stopChanges();
+    for (const id of [...streams.keys()]) end(id);
+  };
 }

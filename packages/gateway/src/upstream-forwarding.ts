@@ -5,6 +5,7 @@ import {
   CreateMessageResultSchema,
   CreateMessageResultWithToolsSchema,
   ElicitResultSchema,
+  ListRootsResultSchema,
 } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
@@ -66,14 +67,32 @@ export interface GatewayCall {
 export const forwardUpstreamRequests: UpstreamRequestHandler = {
   capabilities: { sampling: true, elicitation: true, roots: true },
   /**
-   * The roots of the session behind `caller`: asked on the call's own stream while it runs, of
-   * the session afterwards. None when no session is known or its client has no roots.
+   * The roots of the session behind `caller`: asked on the call's own stream while it runs (of a
+   * 2026-07-28 caller, in an `input_required` round of its call), of the session afterwards.
+   * None when no session is known or its client has no roots.
    */
   async listRoots({ caller, signal }) {
     const call = caller === undefined ? undefined : callers.get(caller);
     const known = caller === undefined ? undefined : sessionOf(caller);
-    // A 2026-07-28 client has no roots to ask for outside an input_required round.
-    if ((call?.era ?? known?.era) === 'modern') return { roots: [] };
+    if ((call?.era ?? known?.era) === 'modern') {
+      // A 2026-07-28 client has no roots to ask for outside an input_required round.
+      if (call?.requestInput === undefined) return { roots: [] };
+      if (clientCapabilities(call.server, call.extra, call.era)?.roots === undefined) {
+        return { roots: [] };
+      }
+      // The rounds carry any input request; the toolkit's type names those with a 2025 result.
+      const answer = await call.requestInput({
+        method: 'roots/list',
+      } as unknown as UpstreamRequest);
+      const parsed = ListRootsResultSchema.safeParse(answer);
+      if (!parsed.success) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          "the client's answer to roots/list is not a roots/list result",
+        );
+      }
+      return parsed.data;
+    }
     const server = call?.server ?? known?.server;
     if (server?.getClientCapabilities()?.roots === undefined) return { roots: [] };
     return call === undefined

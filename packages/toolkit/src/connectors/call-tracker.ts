@@ -2,11 +2,27 @@ import { ProtocolError, ProtocolErrorCode, type Transport } from '@modelcontextp
 import { CALLER_META_KEY, type UpstreamRequestHandler } from './connector-types.js';
 
 /**
+ * Names one call of a 2026-07-28 connection across its requests (the first, and each retry of an
+ * `input_required` round), so the call is dropped when it ends however it ends; taken out of
+ * `_meta` as it is sent, as the caller is.
+ */
+export const CALL_META_KEY = 'io.toolplane/call';
+
+/**
  * The tool calls in flight on one connection, by JSON-RPC ID, with their callers: the caller is
  * read from (and taken out of) each call's `_meta` as it is sent, so the server never sees it.
+ *
+ * A call leaves when it is answered, when a `notifications/cancelled` for it is sent (2025), or
+ * when {@link end} is told its {@link CALL_META_KEY} (a 2026-07-28 call, which is cancelled by
+ * closing its request stream, or simply not retried once its caller gave up during an input
+ * round: nothing goes over the wire).
  */
 export class CallTracker {
   readonly #callers = new Map<string | number, string>();
+  // A 2026-07-28 call's key → the IDs of its requests; and back.
+  readonly #keyed = new Map<string, (string | number)[]>();
+  readonly #keyOf = new Map<string | number, string>();
+  #nextKey = 0;
   // A server request's ID → the ID of the call on whose response stream it arrived.
   readonly #related = new Map<string | number, string | number>();
   // 2026-07-28: a call answered `input_required` stays in flight until the SDK retries it with
@@ -21,12 +37,22 @@ export class CallTracker {
       const m = message as { method?: string; id?: string | number; params?: unknown };
       const params = m.params as { _meta?: Record<string, unknown> } | undefined;
       const caller = params?._meta?.[CALLER_META_KEY];
+      if (m.method === 'notifications/cancelled') {
+        const cancelled = (params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof cancelled === 'string' || typeof cancelled === 'number') this.#drop(cancelled);
+        return send(message, options);
+      }
+      const key = params?._meta?.[CALL_META_KEY];
       if (m.method === 'tools/call' && m.id !== undefined && typeof caller === 'string') {
         const state = (params as { requestState?: unknown } | undefined)?.requestState;
         if (typeof state === 'string') this.#endRound(state);
         this.#callers.set(m.id, caller);
+        if (typeof key === 'string' && this.#keyed.has(key)) {
+          this.#keyed.get(key)?.push(m.id);
+          this.#keyOf.set(m.id, key);
+        }
         this.lastCaller = caller;
-        const { [CALLER_META_KEY]: _, ...meta } = params?._meta ?? {};
+        const { [CALLER_META_KEY]: _, [CALL_META_KEY]: __, ...meta } = params?._meta ?? {};
         const rest = { ...params, _meta: meta };
         if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
         return send({ ...message, params: rest }, options);
@@ -38,13 +64,50 @@ export class CallTracker {
       const m = message as { method?: unknown; id?: string | number; result?: unknown };
       if (m.method === undefined && m.id !== undefined && this.#startRound(m.id, m.result)) {
         // An input round of a call in flight: its requests belong to the call's caller.
-      } else if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
-        for (const [request, call] of this.#related) {
-          if (call === m.id) this.#related.delete(request);
-        }
+      } else if (m.method === undefined && m.id !== undefined && this.#callers.has(m.id)) {
+        this.#drop(m.id);
       }
       receive?.call(transport, message, extra);
     };
+  }
+
+  /** How many calls are in flight (in an input round included). */
+  get inFlight(): number {
+    return this.#callers.size;
+  }
+
+  /** A new key for a 2026-07-28 call, to send in its `_meta` under {@link CALL_META_KEY}. */
+  key(): string {
+    const key = `c${String(++this.#nextKey)}`;
+    this.#keyed.set(key, []);
+    return key;
+  }
+
+  /** The call `key` names has ended (answered, failed or given up): every request of it goes. */
+  end(key: string): void {
+    const ids = this.#keyed.get(key);
+    this.#keyed.delete(key);
+    for (const id of ids ?? []) this.#drop(id);
+  }
+
+  /** Forgets one request of a call, and everything tied to it. */
+  #drop(callId: string | number): void {
+    this.#callers.delete(callId);
+    const key = this.#keyOf.get(callId);
+    if (key !== undefined) {
+      this.#keyOf.delete(callId);
+      const ids = this.#keyed.get(key);
+      if (ids !== undefined) {
+        const at = ids.indexOf(callId);
+        if (at >= 0) ids.splice(at, 1);
+      }
+    }
+    for (const [request, call] of this.#related) {
+      if (call === callId) this.#related.delete(request);
+    }
+    for (const [state, call] of this.#rounds) {
+      if (call === callId) this.#rounds.delete(state);
+    }
   }
 
   #startRound(callId: string | number, result: unknown): boolean {
@@ -65,10 +128,7 @@ export class CallTracker {
     const callId = this.#rounds.get(state);
     if (callId === undefined) return;
     this.#rounds.delete(state);
-    this.#callers.delete(callId);
-    for (const [request, call] of this.#related) {
-      if (call === callId) this.#related.delete(request);
-    }
+    this.#drop(callId);
   }
 
   relate(callId: string | number, requestId: string | number): void {

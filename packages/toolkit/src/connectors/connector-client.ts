@@ -9,9 +9,16 @@ import {
   type CallToolRequestOptions,
   type CallToolResult,
   type ConnectOptions,
+  type EmptyResult,
+  type RequestOptions,
+  type SubscribeRequest,
+  type UnsubscribeRequest,
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
+import type { ResourceSubscriptions } from './connector-listen.js';
+import { CALLER_META_KEY } from './connector-types.js';
 
 /** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
 const CONNECTION_CLOSED = -32000;
@@ -40,6 +47,52 @@ type Settle = (answer: JSONRPCMessage | Error) => void;
 export class ConnectorClient extends Client {
   readonly #inFlight = new Map<string, Settle>();
   #count = 0;
+  /**
+   * Where resource subscriptions go, set by the connector: on a 2026-07-28 connection, which has
+   * no `resources/subscribe`, into its `subscriptions/listen` filter (see
+   * {@link ResourceSubscriptions}).
+   */
+  subscriptions: ResourceSubscriptions | undefined;
+  /** The connection's calls with their callers, set by the connector (see {@link CallTracker}). */
+  calls: CallTracker | undefined;
+
+  /**
+   * A 2026-07-28 call, the SDK's way, named across its requests so the tracker drops it when it
+   * ends: its caller may give up during an input round, when nothing goes over the wire.
+   */
+  #modernCall(
+    params: CallToolRequest['params'],
+    options: CallToolRequestOptions | undefined,
+  ): Promise<CallToolResult> {
+    const calls = this.calls;
+    if (calls === undefined || typeof params._meta?.[CALLER_META_KEY] !== 'string') {
+      return super.callTool(params, options);
+    }
+    const key = calls.key();
+    return super
+      .callTool({ ...params, _meta: { ...params._meta, [CALL_META_KEY]: key } }, options)
+      .finally(() => {
+        calls.end(key);
+      });
+  }
+
+  override async subscribeResource(
+    params: SubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<EmptyResult> {
+    if (this.subscriptions === undefined) return super.subscribeResource(params, options);
+    await this.subscriptions.subscribe(this, params.uri, options);
+    return {};
+  }
+
+  override async unsubscribeResource(
+    params: UnsubscribeRequest['params'],
+    options?: RequestOptions,
+  ): Promise<EmptyResult> {
+    if (this.subscriptions === undefined) return super.unsubscribeResource(params, options);
+    await this.subscriptions.unsubscribe(this, params.uri, options);
+    return {};
+  }
 
   override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
     await super.connect(transport, options);
@@ -64,14 +117,16 @@ export class ConnectorClient extends Client {
     options?: CallToolRequestOptions,
   ): Promise<CallToolResult> {
     const transport = this.transport;
+    if (transport !== undefined && this.getProtocolEra() !== 'legacy') {
+      return this.#modernCall(params, options);
+    }
     if (
       transport === undefined ||
       options?.onprogress !== undefined ||
       options?.relatedRequestId !== undefined ||
       options?.resumptionToken !== undefined ||
       options?.onresumptiontoken !== undefined ||
-      options?.allowInputRequired !== undefined ||
-      this.getProtocolEra() !== 'legacy'
+      options?.allowInputRequired !== undefined
     ) {
       return super.callTool(params, options);
     }

@@ -6,8 +6,6 @@ import {
   type ElicitResult,
   type Implementation,
   type LoggingLevel,
-  type McpSubscription,
-  type SubscriptionFilter,
   type Transport,
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
@@ -42,10 +40,10 @@ export interface ClientSetup {
  * answer, its era negotiation, and the handlers for what the server sends (requests during calls,
  * list changes, log messages, resource updates). The handlers serve both eras: on a 2026-07-28
  * connection the SDK answers `input_required` rounds through the same request handlers, and the
- * notifications of a `subscriptions/listen` stream ({@link listenForChanges}) reach the same
+ * notifications of a `subscriptions/listen` stream (`ResourceSubscriptions`) reach the same
  * notification handlers.
  */
-export function makeConnectorClient(setup: ClientSetup): Client {
+export function makeConnectorClient(setup: ClientSetup): ConnectorClient {
   const { upstream, calls, namespace } = setup;
   const client = new ConnectorClient(setup.info, {
     capabilities: {
@@ -117,30 +115,6 @@ function listen(client: Client, setup: ClientSetup): void {
   client.setNotificationHandler('notifications/resources/updated', (notification) => {
     emit({ type: 'resource_updated', namespace, uri: notification.params.uri });
   });
-}
-
-/**
- * On a 2026-07-28 connection, opens the `subscriptions/listen` stream for the list changes the
- * server announces (the 2026 replacement of free-floating `list_changed` notifications), plus
- * `uris` for resource updates. `undefined` on a 2025 connection, or when there is nothing to
- * listen for.
- */
-export async function listenForChanges(
-  client: Client,
-  uris: readonly string[] = [],
-): Promise<McpSubscription | undefined> {
-  if (client.getProtocolEra() !== 'modern') return undefined;
-  const capabilities = client.getServerCapabilities() ?? {};
-  const filter: SubscriptionFilter = {
-    ...(capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-    ...(capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
-    ...(capabilities.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
-    ...(uris.length > 0 && capabilities.resources?.subscribe === true
-      ? { resourceSubscriptions: [...uris] }
-      : {}),
-  };
-  if (Object.keys(filter).length === 0) return undefined;
-  return client.listen(filter);
 }
 
 /**

@@ -4,7 +4,6 @@ import {
   type Client,
   type CreateMessageResult,
   type ElicitResult,
-  type McpSubscription,
 } from '@modelcontextprotocol/client';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { CallTracker, capabilityKey } from './call-tracker.js';
@@ -37,7 +36,9 @@ import type {
   ToolkitConnector,
   UpstreamRequest,
 } from './connector-types.js';
-import { askForLogs, listenForChanges, makeConnectorClient } from './connector-setup.js';
+import { askForLogs, makeConnectorClient } from './connector-setup.js';
+import { ConnectorClient } from './connector-client.js';
+import { ResourceSubscriptions } from './connector-listen.js';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
 
@@ -102,7 +103,8 @@ export class Connector implements ToolkitConnector {
   // Whether the connection being made went by a remembered era verdict (see EraMemory).
   #byMemory = false;
   #server: ConnectorServerInfo | undefined;
-  #subscription: McpSubscription | undefined;
+  // Kept across connections: a new connection subscribes (or listens) to them again.
+  readonly #resources = new ResourceSubscriptions();
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
@@ -257,7 +259,7 @@ export class Connector implements ToolkitConnector {
     let attempt = 0;
     while (!this.#isClosed()) {
       this.#setState('connecting');
-      let client: Client | undefined;
+      let client: ConnectorClient | undefined;
       let connected = false;
       let outdated = false;
       try {
@@ -272,8 +274,10 @@ export class Connector implements ToolkitConnector {
         outdated = capabilityKey(this.#options.upstreamRequests?.()) !== this.#advertised;
         if (!this.#isClosed() && !outdated) {
           if (this.#era === 'auto') this.#memory.remember(client);
-          // A 2026-07-28 server announces list changes only on a subscriptions/listen stream.
-          this.#subscription = await listenForChanges(client).catch(() => undefined);
+          // A 2026-07-28 server announces list changes (and resource updates) only on a
+          // subscriptions/listen stream.
+          client.subscriptions = this.#resources;
+          await this.#resources.connect(client);
           this.#server = serverInfoOf(client);
           this.#client = client;
           connected = true;
@@ -287,9 +291,8 @@ export class Connector implements ToolkitConnector {
         this.#lastError = toError(error);
       }
       // Idempotent, and what ends a stdio child whatever path got here.
-      await this.#subscription?.close().catch(() => undefined);
+      if (client !== undefined) await this.#resources.disconnect(client);
       await client?.close().catch(() => undefined);
-      this.#subscription = undefined;
       this.#server = undefined;
       this.#client = undefined;
       this.#pid = undefined;
@@ -320,7 +323,7 @@ export class Connector implements ToolkitConnector {
     }, every).unref();
   }
 
-  async #connect(): Promise<Client> {
+  async #connect(): Promise<ConnectorClient> {
     this.#dropCause = undefined;
     const timeout = this.#options.connectTimeoutMs ?? 10_000;
     // Closing the connector abandons an attempt in progress rather than waiting it out.
@@ -336,7 +339,7 @@ export class Connector implements ToolkitConnector {
       ? Math.min(this.#options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, timeout)
       : undefined;
     const negotiation = negotiationFor(this.#era, probeTimeout);
-    const make = (): Client =>
+    const make = (): ConnectorClient =>
       makeConnectorClient({
         info: this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' },
         namespace: this.namespace,
@@ -353,7 +356,10 @@ export class Connector implements ToolkitConnector {
     const prior = this.#era === 'auto' ? this.#memory.prior : undefined;
     this.#byMemory = prior !== undefined;
     let current: Client | undefined;
-    const connected = (client: Client): Client => {
+    // The openers hand back the client `make` made, typed as the SDK's Client.
+    const connected = (client: Client): ConnectorClient => {
+      if (!(client instanceof ConnectorClient)) throw new TypeError('not a connector client');
+      client.calls = calls;
       if (client.transport !== undefined) {
         calls.install(client.transport);
         askForLogs(client.transport, this.#options.logLevel ?? 'debug');
