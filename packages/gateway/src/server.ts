@@ -434,13 +434,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         `no resource "${uri}" to subscribe to; resources/list and resources/templates/list name them`,
       );
     }
-<<<<<<< HEAD
-    const resource = listed === undefined ? { namespace, uri } : listed; // OAuth (auth/)
-    checkAccess(extra, { kind: 'resource', resource });
-    await hub.subscribe(session, uri, listed ?? { namespace, uri }).catch((error: unknown) => {
-=======
+    checkAccess(extra, { kind: 'resource', resource: target }); // OAuth (auth/)
     await hub.subscribe(session, uri, target).catch((error: unknown) => {
->>>>>>> bridge-2026
       throw protocolError(error);
     });
     return {};
