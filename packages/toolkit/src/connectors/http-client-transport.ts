@@ -21,54 +21,16 @@ import {
   type Answer,
 } from './http-agent.js';
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
+import {
+  CONNECTION_CLOSED,
+  postFailureCode,
+  RECONNECT,
+  type RequestId,
+  type StreamableHttpClientTransportOptions,
+  type StreamContext,
+} from './http-transport-parts.js';
 
-type RequestId = string | number;
-
-/** The JSON-RPC code of an answer lost with its stream. */
-const CONNECTION_CLOSED = -32000;
-
-/** The SDK's code for a POST the server refused with `status`, as its own transport picks it. */
-function postFailureCode(status: number): SdkErrorCode {
-  if (status === 401) return SdkErrorCode.ClientHttpAuthentication;
-  if (status === 403) return SdkErrorCode.ClientHttpForbidden;
-  return SdkErrorCode.ClientHttpNotImplemented;
-}
-
-/** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
-const RECONNECT = { initialMs: 1_000, maxMs: 30_000, growth: 1.5, maxRetries: 2 } as const;
-
-/** Options of {@link StreamableHttpClientTransport}. */
-export interface StreamableHttpClientTransportOptions {
-  /** Headers sent with every request (authorization, say). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * Hears every JSON-RPC request a server sends on the event stream answering a `tools/call`:
-   * the call's JSON-RPC ID and the request's; how server requests are tied to calls.
-   */
-  readonly onRelatedRequest?: (callId: RequestId, requestId: RequestId) => void;
-  /**
-   * Hears what may mean the server or the session is gone, which the SDK's client would never
-   * find out by itself: an event stream that broke, the session's GET stream ending or failing
-   * to reopen, a resumption the server refused, an HTTP 404 for the session (the spec's word for
-   * a session the server no longer knows), and, while no GET stream is open (a server without
-   * one), the server closing a kept-alive connection after a request (once per request sent).
-   */
-  readonly onSessionDoubt?: (error: unknown) => void;
-}
-
-/** What an event stream carries the answer to, and how it came to be read. */
-interface StreamContext {
-  /** The request whose answer it carries; `undefined` for the session's own GET stream. */
-  readonly requestId: RequestId | undefined;
-  /** Set when the request is a `tools/call`, so the server's requests on it can be tied to it. */
-  readonly callId: RequestId | undefined;
-  /** The event ID this stream resumed from, if it is a resumption. */
-  readonly resumedFrom: string | undefined;
-  /** Rewrites the answer's ID (a request resumed with the SDK's `resumptionToken`). */
-  readonly replayId: RequestId | undefined;
-  /** Aborted when the caller gives the request up (2026-07-28 cancellation): no resumption. */
-  readonly signal?: AbortSignal | undefined;
-}
+export type { StreamableHttpClientTransportOptions } from './http-transport-parts.js';
 
 /**
  * The MCP Streamable HTTP transport, client side, on undici's connection pool.
