@@ -69,6 +69,8 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #timers = new Set<NodeJS.Timeout>();
   #started = false;
   #sessionId: string | undefined;
+  /** The OAuth client's latest `Authorization` value (see the `auth` option). */
+  #authorization: string | undefined;
   #protocolVersion: string | undefined;
   /** The server's `retry` field, last seen: the delay before any reconnection. */
   #retryMs: number | undefined;
@@ -134,8 +136,7 @@ export class StreamableHttpClientTransport implements Transport {
         return;
       }
       const requestSignal = options?.requestSignal;
-      const headers = { ...this.#headersFor('post'), ...perRequestHeaders(message, options) };
-      const answer = await this.#request('POST', headers, JSON.stringify(message), requestSignal);
+      const answer = await this.#post(message, options, requestSignal);
       this.#noteSession(answer);
       if (answer.statusCode < 200 || answer.statusCode > 299) {
         const text = await answer.body.text().catch(() => '');
@@ -213,8 +214,33 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** POSTs `message`; once more after the OAuth client dealt with a 401 or 403. */
+  async #post(
+    message: JSONRPCMessage,
+    options: TransportSendOptions | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
+    const auth = this.#options.auth;
+    if (auth !== undefined) this.#authorization = await auth.authorization();
+    const body = JSON.stringify(message);
+    const headers = () => ({ ...this.#headersFor('post'), ...perRequestHeaders(message, options) });
+    const answer = await this.#request('POST', headers(), body, signal);
+    const status = answer.statusCode;
+    if (auth === undefined || (status !== 401 && status !== 403)) return answer;
+    const wwwAuthenticate = header(answer.headers, 'www-authenticate');
+    const again = await auth.refused({ status, wwwAuthenticate }).catch(async (error: unknown) => {
+      await answer.body.dump();
+      throw error;
+    });
+    if (!again) return answer;
+    await answer.body.dump();
+    this.#authorization = await auth.authorization();
+    return this.#request('POST', headers(), body, signal);
+  }
+
   #headersFor(kind: 'post' | 'get' | 'delete', lastEventId?: string): Record<string, string> {
     const headers: Record<string, string> = { ...this.#headers };
+    if (this.#authorization !== undefined) headers.authorization = this.#authorization;
     if (kind === 'post') {
       headers['content-type'] = 'application/json';
       headers.accept = 'application/json, text/event-stream';

@@ -33,6 +33,23 @@ export interface StreamableHttpClientTransportOptions {
    * one), the server closing a kept-alive connection after a request (once per request sent).
    */
   readonly onSessionDoubt?: (error: unknown) => void;
+  /**
+   * OAuth for a protected server (a `ConnectorOAuth`): its `Authorization` header goes with every
+   * request (only to this transport's origin), and a POST's 401 or 403 goes to it once, the
+   * request tried again when it says so.
+   */
+  readonly auth?: TransportAuth;
+}
+
+/** What the transport asks of an OAuth client; see {@link StreamableHttpClientTransportOptions.auth}. */
+export interface TransportAuth {
+  /** The `Authorization` header value for the next request. */
+  authorization(): Promise<string>;
+  /** Deals with a 401 or 403; resolves whether to try the request once more. */
+  refused(refusal: {
+    readonly status: 401 | 403;
+    readonly wwwAuthenticate: string | undefined;
+  }): Promise<boolean>;
 }
 
 /** What an event stream carries the answer to, and how it came to be read. */
