@@ -3,10 +3,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createConnector, type Connector, type ConnectorEvent } from '../connector.js';
 import {
   browse,
+  serveProtectedMcp,
   startOAuthServer,
+  type ProtectedMcp,
   type TestOAuthServer,
-} from '../testing/oauth-authorization-server.js';
-import { serveProtectedMcp, type ProtectedMcp } from '../testing/protected-mcp.js';
+} from '@toolplane/fixtures/oauth';
 import { createConnectorOAuth, type ConnectorOAuthOptions } from './connector-oauth.js';
 import { MemoryCredentialStore } from './credential-store.js';
 
