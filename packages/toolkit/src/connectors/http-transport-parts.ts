@@ -43,8 +43,8 @@ export interface StreamableHttpClientTransportOptions {
 
 /** What the transport asks of an OAuth client; see {@link StreamableHttpClientTransportOptions.auth}. */
 export interface TransportAuth {
-  /** The `Authorization` header value for the next request. */
-  authorization(): Promise<string>;
+  /** The `Authorization` header value for the next request; none when `undefined`. */
+  authorization(): Promise<string | undefined>;
   /** Deals with a 401 or 403; resolves whether to try the request once more. */
   refused(refusal: {
     readonly status: 401 | 403;

@@ -141,12 +141,14 @@ export class ConnectorOAuth {
    * @throws {ToolError} `unauthorized` when there are no tokens and none can be had without a
    * person, or the refresh token was refused.
    */
-  async authorization(): Promise<string> {
+  async authorization(): Promise<string | undefined> {
     let record = await this.#provider.record();
     const soon = Date.now() + (this.#options.refreshBeforeMs ?? 60_000);
     const expiring = record?.expiresAt !== undefined && record.expiresAt <= soon;
     if (record?.tokens === undefined || expiring) {
       if (record?.tokens === undefined && this.grant === 'authorization_code') {
+        // An interactive connector lets the server's 401 say where and for what to log in.
+        if (this.#options.interactive !== undefined) return undefined;
         throw authRequired(this.server, 'no tokens stored');
       }
       await this.#authorize({});
@@ -173,8 +175,17 @@ export class ConnectorOAuth {
       new Response(null, { status: refusal.status, headers }),
     );
     const { resourceMetadataUrl } = challenge;
+    const interactive = this.#options.interactive;
     if (refusal.status === 401) {
-      await this.#authorize(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl });
+      const hints = {
+        ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+        ...(challenge.scope === undefined ? {} : { scope: challenge.scope }),
+      };
+      if (this.grant === 'authorization_code' && interactive !== undefined) {
+        await this.#login({ onAuthorizationUrl: interactive, ...hints });
+      } else {
+        await this.#authorize(hints);
+      }
       return true;
     }
     if (challenge.error !== 'insufficient_scope') return false;
@@ -187,14 +198,18 @@ export class ConnectorOAuth {
       await this.#authorize({ scope: union, forceReauthorization: true });
       return true;
     }
-    const interactive = this.#options.interactive;
     if (interactive === undefined) {
       throw new ToolError(
         'forbidden',
         `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope "${union}"\``,
       );
     }
-    await this.login({ onAuthorizationUrl: interactive, scopes: union.split(' ') });
+    await this.#login({
+      onAuthorizationUrl: interactive,
+      scope: union,
+      force: true,
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+    });
     return true;
   }
 
@@ -211,6 +226,22 @@ export class ConnectorOAuth {
       await this.#authorize({ forceReauthorization: true });
       return this.status();
     }
+    const scope = (options.scopes ?? this.#options.scopes)?.join(' ');
+    await this.#login({ ...options, force: true, ...(scope ? { scope } : {}) });
+    return this.status();
+  }
+
+  /**
+   * The code flow: `force` skips a refresh; the hints of a server's challenge go to discovery
+   * and scope selection.
+   */
+  async #login(
+    options: Omit<LoginOptions, 'scopes'> & {
+      readonly scope?: string;
+      readonly resourceMetadataUrl?: URL;
+      readonly force?: boolean;
+    },
+  ): Promise<void> {
     const state = randomBytes(24).toString('base64url');
     const listener = await listenForRedirect({
       state,
@@ -219,7 +250,7 @@ export class ConnectorOAuth {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const provider = this.#provider;
-    const scope = (options.scopes ?? this.#options.scopes)?.join(' ');
+    const scope = options.scope ?? this.#options.scopes?.join(' ');
     // A client that registered itself for fewer scopes registers again (servers hold clients to
     // the scopes they registered).
     const client: Record<string, unknown> = { ...(await provider.record())?.client };
@@ -235,7 +266,13 @@ export class ConnectorOAuth {
       provider.redirectTo = listener.redirectUrl;
       provider.loginState = state;
       provider.onAuthorizationUrl = options.onAuthorizationUrl;
-      const first = await this.#auth({ forceReauthorization: true, ...(scope ? { scope } : {}) });
+      const first = await this.#auth({
+        forceReauthorization: options.force === true,
+        ...(scope ? { scope } : {}),
+        ...(options.resourceMetadataUrl === undefined
+          ? {}
+          : { resourceMetadataUrl: options.resourceMetadataUrl }),
+      });
       if (first === 'REDIRECT') {
         const { code, iss } = await listener.answer;
         await this.#auth({ authorizationCode: code, ...(iss === undefined ? {} : { iss }) });
@@ -246,7 +283,6 @@ export class ConnectorOAuth {
       provider.onAuthorizationUrl = undefined;
       await listener.close();
     }
-    return this.status();
   }
 
   /** Whether the connector holds tokens, until when, for which scopes: never the tokens. */

@@ -50,6 +50,12 @@ describe('listenForRedirect', () => {
     expect(await codeOf(b.answer)).toBe('cancelled');
   });
 
+  it('ends the wait when closed before any answer', async () => {
+    const listener = await listenForRedirect({ state: 'x', timeoutMs: 60_000 });
+    await listener.close();
+    expect(await codeOf(listener.answer)).toBe('cancelled');
+  });
+
   it('refuses a redirect URI that is not loopback', async () => {
     for (const bad of [
       'http://example.com/callback',

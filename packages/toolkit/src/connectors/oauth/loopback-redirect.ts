@@ -170,5 +170,10 @@ export async function listenForRedirect(
   });
   const { port } = server.address() as AddressInfo;
   const shown = host.includes(':') ? `[${host}]` : host;
-  return { redirectUrl: `http://${shown}:${String(port)}${path}`, answer, close };
+  const stop = (): Promise<void> => {
+    // Stopped before any answer: the wait ends (and its timer with it).
+    if (!done) finish(new ToolError('cancelled', 'the login was given up'));
+    return close();
+  };
+  return { redirectUrl: `http://${shown}:${String(port)}${path}`, answer, close: stop };
 }
