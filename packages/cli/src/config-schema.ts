@@ -19,6 +19,28 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
+/** A connector's OAuth client (the per-server `auth` key of an HTTP server). */
+export const connectorAuthSchema = z
+  .strictObject({
+    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    scopes: stringList.optional(),
+    clientMetadataUrl: z
+      .string()
+      .refine((value) => value.startsWith('https://'), 'must be an https URL')
+      .optional(),
+    redirectUri: z.string().optional(),
+  })
+  .superRefine((auth, context) => {
+    if (auth.grant === 'client_credentials' && (!auth.clientId || !auth.clientSecret)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'the client_credentials grant needs "clientId" and "clientSecret"',
+      });
+    }
+  });
+
 // Strict, so that a misspelled key is an error rather than a setting silently lost; the keys
 // that Cursor, Cline or VS Code files carry for themselves are removed by name before parsing
 // (see FOREIGN_SERVER_KEYS), so an existing file still works as it is.
@@ -42,6 +64,7 @@ export const serverSchema = z
       )
       .optional(),
     tools: filterSchema.optional(),
+    auth: connectorAuthSchema.optional(),
     disabled: z.boolean().optional(),
   })
   .superRefine((server, context) => {
@@ -154,6 +177,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (section === 'naming') return namingKeys;
   if (section === 'sessionConnections') return ['max', 'idleMs'];
   if (section === 'mcpServers' || section === 'connectors') {
+    if (inner === 'auth') return Object.keys(connectorAuthSchema.shape);
     return inner === 'tools' ? Object.keys(filterSchema.shape) : Object.keys(serverSchema.shape);
   }
   return [];

@@ -49,6 +49,23 @@ export interface ConnectorConfig {
    * `ConnectorOptions.era`.
    */
   readonly era: 'auto' | '2025' | '2026';
+  /** OAuth for a protected HTTP server (its `auth` key); see {@link ConnectorAuthConfig}. */
+  readonly auth?: ConnectorAuthConfig;
+}
+
+/** How a connector authorizes with a protected HTTP server (`toolplane auth login`). */
+export interface ConnectorAuthConfig {
+  /** `authorization_code` (a person logs in once; the default) or `client_credentials`. */
+  readonly grant: 'authorization_code' | 'client_credentials';
+  /** A pre-registered client; without one the client registers itself where allowed. */
+  readonly clientId?: string;
+  /** Its secret, usually `${NAME}` from the environment (masked in all output). */
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
+  /** An https URL of a client ID metadata document. */
+  readonly clientMetadataUrl?: string;
+  /** A fixed loopback redirect URI, for a client registered with one. */
+  readonly redirectUri?: string;
 }
 
 /** What one OAuth scope grants (the `auth.scopes` entries); see `@toolplane/oauth`. */
@@ -258,11 +275,16 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     for (const value of Object.values(server.env ?? {})) secrets.add(value);
     for (const value of Object.values(server.headers ?? {})) secrets.add(value);
     if ('url' in server) secrets.addUrl(server.url);
+    if (server.auth !== undefined && server.url === undefined) {
+      fail(`${path}.auth`, 'OAuth is for HTTP servers: give the server a "url"');
+    }
     connectors.push({
       ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
       connection: server.connection ?? 'shared',
       era: server.era ?? 'auto',
+      ...(server.auth === undefined ? {} : { auth: toAuth(server.auth, path, fail) }),
     });
+    secrets.add(server.auth?.clientSecret);
     if (server.tools !== undefined) filter[namespace] = server.tools;
   }
 
@@ -307,6 +329,21 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     ...(data.auth === undefined ? {} : { auth: data.auth }),
     secrets,
   };
+}
+
+function toAuth(
+  auth: NonNullable<ServerEntry['auth']>,
+  path: string,
+  fail: (path: string, problem: string) => never,
+): ConnectorAuthConfig {
+  if (
+    auth.redirectUri !== undefined &&
+    !/^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//.test(auth.redirectUri)
+  ) {
+    fail(`${path}.auth.redirectUri`, 'must be a loopback URI: http://127.0.0.1:PORT/path');
+  }
+  const { grant = 'authorization_code', ...rest } = auth;
+  return { grant, ...rest };
 }
 
 /** A configuration with no connectors, builtins on and an in-memory store; for embedding. */
