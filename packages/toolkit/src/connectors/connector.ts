@@ -384,7 +384,8 @@ export class Connector implements ToolkitConnector {
       isClosed: () => this.#isClosed(),
       onAuthRequired: (error) => {
         this.#authError = toError(error);
-        current?.close().catch(() => undefined);
+        // After the failing request has its error, not the connection's "closed".
+        setImmediate(() => void current?.close().catch(() => undefined));
       },
     });
     return connected(client);

@@ -1,5 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createToolkit } from '../../toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from '../connector.js';
 import {
   browse,
@@ -184,7 +185,7 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     await revokeAsClient(oauth.key, tokens?.refresh_token ?? '');
     upstream.refuseOlderTokens();
     await waitUntilNewSecond();
-    expect(await codeOf(whoami(connector))).toBeDefined();
+    expect(await codeOf(whoami(connector))).toBe('unauthorized');
     await waitFor(() => connector.state === 'auth_required');
     expect(await codeOf(connector.ready())).toBe('unauthorized');
     expect(connector.unavailable().code).toBe('unauthorized');
@@ -238,6 +239,22 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     const connector = connect(oauthFor());
     expect(await codeOf(connector.ready())).toBe('unauthorized');
     expect(connector.state).toBe('auth_required');
+  });
+
+  it('shows the toolkit the connector as auth_required', async () => {
+    const toolkit = createToolkit({});
+    toolkit.addConnector({ url: upstream.url, oauth: oauthFor() }, { namespace: 'prot' });
+    const stop = new AbortController();
+    const running = toolkit.run({ signal: stop.signal });
+    try {
+      await toolkit.ready().catch(() => undefined);
+      expect(toolkit.connector('prot')?.state).toBe('auth_required');
+      // Its tools were never listed, so a call names the tool unknown; the connector says why.
+      expect(toolkit.connector('prot')?.unavailable().code).toBe('unauthorized');
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   it('steps up to more scopes when interactive, and says what to run when not', async () => {
