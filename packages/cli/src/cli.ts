@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerAuth } from './commands/auth.js';
 import { registerChain } from './commands/chain.js';
 import { registerConnectors } from './commands/connectors.js';
 import { registerPrompts } from './commands/prompts.js';
@@ -131,6 +132,7 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
   registerResources(program, context);
   registerChain(program, context);
   registerConnectors(program, context);
+  registerAuth(program, context);
   refuseRepeats(program);
   return program;
 }

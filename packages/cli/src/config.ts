@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { sanitizeNamespace, ToolError, type ConnectorSource } from '@toolplane/toolkit';
 import type { ToolFilter } from '@toolplane/gateway';
 import { z } from 'zod';
+import { configSchema, knownKeysAt, serverSchema } from './config-schema.js';
 import { firstIssue, unknownKeyMessage, withoutForeignKeys } from './config-keys.js';
 import { parseText, substitute } from './config-text.js';
 import { Secrets } from './secrets.js';
@@ -48,6 +49,23 @@ export interface ConnectorConfig {
    * `ConnectorOptions.era`.
    */
   readonly era: 'auto' | '2025' | '2026';
+  /** OAuth for a protected HTTP server (its `auth` key); see {@link ConnectorAuthConfig}. */
+  readonly auth?: ConnectorAuthConfig;
+}
+
+/** How a connector authorizes with a protected HTTP server (`toolplane auth login`). */
+export interface ConnectorAuthConfig {
+  /** `authorization_code` (a person logs in once; the default) or `client_credentials`. */
+  readonly grant: 'authorization_code' | 'client_credentials';
+  /** A pre-registered client; without one the client registers itself where allowed. */
+  readonly clientId?: string;
+  /** Its secret, usually `${NAME}` from the environment (masked in all output). */
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
+  /** An https URL of a client ID metadata document. */
+  readonly clientMetadataUrl?: string;
+  /** A fixed loopback redirect URI, for a client registered with one. */
+  readonly redirectUri?: string;
 }
 
 /** What one OAuth scope grants (the `auth.scopes` entries); see `@toolplane/oauth`. */
@@ -137,176 +155,6 @@ export interface CliConfig {
   readonly auth?: AuthConfig;
   /** Every secret value in the file, for masking output. */
   readonly secrets: Secrets;
-}
-
-const stringList = z.array(z.string());
-
-const filterSchema = z.strictObject({
-  allow: stringList.optional(),
-  deny: stringList.optional(),
-  allowTags: stringList.optional(),
-  denyTags: stringList.optional(),
-});
-
-const isHttpUrl = (value: string): boolean => {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
-
-// Strict, so that a misspelled key is an error rather than a setting silently lost; the keys
-// that Cursor, Cline or VS Code files carry for themselves are removed by name before parsing
-// (see FOREIGN_SERVER_KEYS), so an existing file still works as it is.
-const serverSchema = z
-  .strictObject({
-    type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
-    command: z.string().trim().min(1, 'must be a non-empty command').optional(),
-    module: z.string().trim().min(1, 'must be an npm package name').optional(),
-    args: stringList.optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().optional(),
-    url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    namespace: z.string().optional(),
-    connection: z.enum(['shared', 'per-session']).optional(),
-    // YAML reads an unquoted `era: 2026` as a number.
-    era: z
-      .preprocess(
-        (value) => (typeof value === 'number' ? String(value) : value),
-        z.enum(['auto', '2025', '2026'], { error: 'must be "auto", "2025" or "2026"' }),
-      )
-      .optional(),
-    tools: filterSchema.optional(),
-    disabled: z.boolean().optional(),
-  })
-  .superRefine((server, context) => {
-    const kinds = (['command', 'module', 'url'] as const).filter((k) => server[k] !== undefined);
-    if (kinds.length !== 1) {
-      context.addIssue({
-        code: 'custom',
-        message:
-          kinds.length === 0
-            ? 'needs "command" (a stdio server), "module" (an installed npm package) or "url" (a remote server)'
-            : `has both ${kinds.map((k) => `"${k}"`).join(' and ')}; keep one`,
-      });
-    }
-  });
-
-const httpSchema = z.strictObject({
-  host: z.string().min(1).optional(),
-  port: z.number().int().min(0).max(65_535).optional(),
-  path: z.string().startsWith('/', 'must start with "/"').optional(),
-  token: z.string().min(16, 'must be at least 16 characters').optional(),
-  allowedOrigins: stringList.optional(),
-  allowedHosts: stringList.optional(),
-  stateless: z.boolean().optional(),
-  maxSessions: z.number().int().min(1).optional(),
-  sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
-  maxConnections: z.number().int().min(1).optional(),
-  headersTimeoutMs: z.number().int().min(100).optional(),
-  instanceId: z
-    .string()
-    .regex(/^[\w.:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 _ . : -')
-    .optional(),
-  drainMs: z.number().int().min(0).max(120_000, 'must be at most 120000 (two minutes)').optional(),
-});
-
-const scopeGrantSchema = z.strictObject({
-  namespaces: stringList.optional(),
-  tools: stringList.optional(),
-  tags: stringList.optional(),
-  prompts: stringList.optional(),
-  resources: stringList.optional(),
-});
-
-const introspectionSchema = z.strictObject({
-  clientId: z.string().min(1),
-  clientSecret: z.string().min(1),
-  endpoint: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
-  cache: z
-    .union([
-      z.literal(false),
-      z.strictObject({
-        maxTtlSec: z.number().int().min(0).max(3600).optional(),
-        maxEntries: z.number().int().min(1).max(1_000_000).optional(),
-      }),
-    ])
-    .optional(),
-});
-
-const authSchema = z.strictObject({
-  issuer: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
-  audience: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
-  scopes: z.record(z.string(), scopeGrantSchema).optional(),
-  challengeScopes: stringList.optional(),
-  introspection: introspectionSchema.optional(),
-});
-
-// Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
-// without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
-const configSchema = z.strictObject({
-  mcpServers: z.record(z.string(), serverSchema).optional(),
-  connectors: z.record(z.string(), serverSchema).optional(),
-  builtins: z.boolean().optional(),
-  prompts: z.string().min(1).optional(),
-  store: z
-    .union([
-      z.enum(['sqlite', 'memory']),
-      z.strictObject({ sqlite: z.string().min(1) }),
-      z.strictObject({
-        postgres: z
-          .string()
-          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'),
-        schema: z.string().optional(),
-      }),
-    ])
-    .optional(),
-  mode: z.enum(['tools', 'search']).optional(),
-  naming: z
-    .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
-    .optional(),
-  instructions: z.string().optional(),
-  waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
-  pingIntervalMs: z
-    .number()
-    .int()
-    .refine(
-      (ms) => ms === 0 || (ms >= 1_000 && ms <= 3_600_000),
-      'must be 0 (off) or 1000 to 3600000',
-    )
-    .optional(),
-  sessionConnections: z
-    .strictObject({
-      max: z.number().int().min(1).max(10_000).optional(),
-      idleMs: z.number().int().min(1_000).max(86_400_000).optional(),
-    })
-    .optional(),
-  http: httpSchema.optional(),
-  auth: authSchema.optional(),
-});
-
-const namingKeys = ['separator', 'transparent'] as const;
-
-/** The keys toolplane reads in the object at `path` of a config file. */
-function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
-  const [section, , inner] = path;
-  if (path.length === 0) return Object.keys(configSchema.shape);
-  if (section === 'http') return Object.keys(httpSchema.shape);
-  if (section === 'auth') {
-    if (path[1] === 'introspection') return Object.keys(introspectionSchema.shape);
-    return path[1] === 'scopes'
-      ? Object.keys(scopeGrantSchema.shape)
-      : Object.keys(authSchema.shape);
-  }
-  if (section === 'naming') return namingKeys;
-  if (section === 'sessionConnections') return ['max', 'idleMs'];
-  if (section === 'mcpServers' || section === 'connectors') {
-    return inner === 'tools' ? Object.keys(filterSchema.shape) : Object.keys(serverSchema.shape);
-  }
-  return [];
 }
 
 type ServerEntry = z.infer<typeof serverSchema>;
@@ -433,11 +281,16 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     for (const value of Object.values(server.env ?? {})) secrets.add(value);
     for (const value of Object.values(server.headers ?? {})) secrets.add(value);
     if ('url' in server) secrets.addUrl(server.url);
+    if (server.auth !== undefined && server.url === undefined) {
+      fail(`${path}.auth`, 'OAuth is for HTTP servers: give the server a "url"');
+    }
     connectors.push({
       ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
       connection: server.connection ?? 'shared',
       era: server.era ?? 'auto',
+      ...(server.auth === undefined ? {} : { auth: toAuth(server.auth, path, fail) }),
     });
+    secrets.add(server.auth?.clientSecret);
     if (server.tools !== undefined) filter[namespace] = server.tools;
   }
 
@@ -482,6 +335,21 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     ...(data.auth === undefined ? {} : { auth: data.auth }),
     secrets,
   };
+}
+
+function toAuth(
+  auth: NonNullable<ServerEntry['auth']>,
+  path: string,
+  fail: (path: string, problem: string) => never,
+): ConnectorAuthConfig {
+  if (
+    auth.redirectUri !== undefined &&
+    !/^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//.test(auth.redirectUri)
+  ) {
+    fail(`${path}.auth.redirectUri`, 'must be a loopback URI: http://127.0.0.1:PORT/path');
+  }
+  const { grant = 'authorization_code', ...rest } = auth;
+  return { grant, ...rest };
 }
 
 /** A configuration with no connectors, builtins on and an in-memory store; for embedding. */

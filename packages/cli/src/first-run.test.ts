@@ -79,7 +79,10 @@ describe('the READMEs', () => {
     const file = join(root, 'examples', 'gateway', 'readme.config.yaml');
     for (const block of blocks) {
       expect(
-        parseConfig(block, { file, env: { GITHUB_TOKEN: 'ghp-example' } }).connectors.length,
+        parseConfig(block, {
+          file,
+          env: { GITHUB_TOKEN: 'ghp-example', REPORTS_CLIENT_SECRET: 'example' },
+        }).connectors.length,
       ).toBeGreaterThan(0);
     }
   });

@@ -11,6 +11,7 @@ import {
 import { createAjvValidator } from '@toolplane/validator-ajv';
 import { builtinTools } from './builtins.js';
 import type { CliConfig, StoreConfig } from './config.js';
+import { connectorOAuth, openCredentials, type OpenCredentials } from './oauth-clients.js';
 import { VERSION } from './version.js';
 
 /** A toolkit built from a {@link CliConfig}, with the store it reads; see {@link openToolkit}. */
@@ -43,6 +44,8 @@ export interface OpenToolkitOptions {
    */
   readonly start?: boolean;
   readonly signal?: AbortSignal;
+  /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -80,10 +83,29 @@ export async function openToolkit(
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
-  for (const connector of config.connectors) {
-    if (wanted === 'none') break;
-    if (wanted !== 'all' && !wanted.includes(connector.namespace)) continue;
-    toolkit.addConnector(connector.source, {
+  const started = config.connectors.filter(
+    (c) => wanted !== 'none' && (wanted === 'all' || wanted.includes(c.namespace)),
+  );
+  // Protected servers' tokens, sealed next to the user store (`toolplane auth login`).
+  let credentials: OpenCredentials | undefined;
+  try {
+    if (started.some((c) => c.auth !== undefined)) {
+      credentials = await openCredentials(config.store, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(options.env === undefined ? {} : { env: options.env }),
+      });
+    }
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  for (const connector of started) {
+    const oauth = credentials && connectorOAuth(connector, credentials.store);
+    const source =
+      oauth === undefined || typeof connector.source !== 'object' || !('url' in connector.source)
+        ? connector.source
+        : { ...connector.source, oauth };
+    toolkit.addConnector(source, {
       namespace: connector.namespace,
       connection: connector.connection,
       era: connector.era,
@@ -102,6 +124,7 @@ export async function openToolkit(
       await (running ?? toolkit.close());
       unsubscribe?.();
       await store.close();
+      await credentials?.close();
     })());
   if (options.start !== false) start();
   if (options.wait !== false && running !== undefined) {

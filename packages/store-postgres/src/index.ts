@@ -1,2 +1,7 @@
+export { createPostgresCredentialStore } from './postgres-credentials.js';
+export type {
+  PostgresCredentialStore,
+  PostgresCredentialStoreOptions,
+} from './postgres-credentials.js';
 export { createPostgresStore, DEFAULT_POSTGRES_SCHEMA } from './postgres-store.js';
 export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './postgres-store.js';

@@ -44,6 +44,14 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
     );
     CREATE INDEX changes_revision ON ${s}.changes (revision);
   `,
+  // OAuth credentials of connectors, each row sealed with AES-256-GCM: nothing in plain text.
+  (s) => `
+    CREATE TABLE ${s}.oauth_credentials (
+      key text PRIMARY KEY,
+      sealed text NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+  `,
 ];
 
 /** The schema version this package writes. */

@@ -1,2 +1,4 @@
+export { createSqliteCredentialStore } from './sqlite-credentials.js';
+export type { SqliteCredentialStore, SqliteCredentialStoreOptions } from './sqlite-credentials.js';
 export { createSqliteStore, DEFAULT_SQLITE_PATH } from './sqlite-store.js';
 export type { SqliteStoreOptions } from './sqlite-store.js';

@@ -73,7 +73,7 @@ function startWriter(
 }
 
 describe('createSqliteStore', () => {
-  it('creates the parent directories and a WAL-mode file at schema version 1', async () => {
+  it('creates the parent directories and a WAL-mode file at the latest schema version (2: with oauth_credentials)', async () => {
     const path = join(root, 'deep', 'er', 'nested.db');
     const store = createSqliteStore({ path });
     await store.putPrompt({ name: 'p', template: 't' });
@@ -81,7 +81,7 @@ describe('createSqliteStore', () => {
     const db = new Database(path, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
     } finally {
       db.close();
     }

@@ -69,6 +69,12 @@ const MIGRATIONS: readonly string[] = [
      key TEXT NOT NULL,
      name TEXT NOT NULL
    ) STRICT;`,
+  // OAuth credentials of connectors, each row sealed with AES-256-GCM: nothing in plain text.
+  `CREATE TABLE oauth_credentials (
+     key TEXT PRIMARY KEY,
+     sealed TEXT NOT NULL,
+     updated_at INTEGER NOT NULL
+   ) STRICT;`,
 ];
 
 // Enough for any poller that is not stalled for minutes; older entries are pruned on write.
@@ -339,7 +345,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   };
 }
 
-function migrate(db: Database.Database, path: string): void {
+/** Brings the file's schema up to date (see {@link MIGRATIONS}). @internal */
+export function migrate(db: Database.Database, path: string): void {
   const version = (): number => db.pragma('user_version', { simple: true }) as number;
   if (version() === MIGRATIONS.length) return;
   // Re-read inside the write lock: another process may have migrated while we waited for it.
@@ -388,7 +395,8 @@ function toResource(row: ResourceRow): Resource {
     : { ...info, blob: (row.blob ?? Buffer.alloc(0)).toString('base64') };
 }
 
-function asStoreError(error: unknown, what: string): ToolError {
+/** @internal */
+export function asStoreError(error: unknown, what: string): ToolError {
   if (ToolError.isInstance(error)) return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new ToolError('store_error', `${what}: ${reason}`, { cause: error });

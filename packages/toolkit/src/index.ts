@@ -76,6 +76,41 @@ export {
 } from './connectors/connector.js';
 export { StreamableHttpClientTransport } from './connectors/http-client-transport.js';
 export type { StreamableHttpClientTransportOptions } from './connectors/http-client-transport.js';
+export type { TransportAuth } from './connectors/http-transport-parts.js';
+export { ConnectorOAuth, createConnectorOAuth } from './connectors/oauth/connector-oauth.js';
+export type {
+  AuthRefusal,
+  ConnectorOAuthOptions,
+  LoginOptions,
+  OAuthStatus,
+} from './connectors/oauth/connector-oauth.js';
+export {
+  CredentialSealer,
+  sealedCredentialStore,
+  TOKEN_KEY_ENV,
+  tokenKeyFromEnv,
+} from './connectors/oauth/credential-sealing.js';
+export type { SealedBlobStore } from './connectors/oauth/credential-sealing.js';
+export {
+  canonicalResource,
+  credentialKey,
+  MemoryCredentialStore,
+  parseCredentialKey,
+} from './connectors/oauth/credential-store.js';
+export type {
+  CredentialKeyParts,
+  OAuthCredentialRecord,
+  OAuthCredentialStore,
+  PendingLogin,
+} from './connectors/oauth/credential-store.js';
+export { assertLoopbackRedirect, listenForRedirect } from './connectors/oauth/loopback-redirect.js';
+export type {
+  ListenForRedirectOptions,
+  LoopbackRedirect,
+  RedirectAnswer,
+} from './connectors/oauth/loopback-redirect.js';
+export { isAuthRequired } from './connectors/oauth/stored-provider.js';
+export type { OAuthGrant } from './connectors/oauth/stored-provider.js';
 export { mcpHttpFetch } from './connectors/mcp-fetch.js';
 export { nodeHttpFetch } from './connectors/node-fetch.js';
 export type {

@@ -92,6 +92,7 @@ async function serve(
     wait: false,
     start: false,
     signal: context.signal,
+    env: context.env,
   });
   live.opened = opened;
   const gatewayOptions: GatewayOptions = {

@@ -77,7 +77,11 @@ export async function withToolkit(
   const spinner = output.spinner('starting the MCP servers');
   let opened: OpenToolkit;
   try {
-    opened = await openToolkit(cfg, { connectors: needed, signal: context.signal });
+    opened = await openToolkit(cfg, {
+      connectors: needed,
+      signal: context.signal,
+      env: context.env,
+    });
   } finally {
     spinner.stop();
   }

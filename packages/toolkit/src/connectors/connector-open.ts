@@ -2,7 +2,9 @@ import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { captureTail, httpTarget, toError } from './connector-sources.js';
 import type { HttpSource, StdioSource } from './connector-types.js';
+import { ToolError } from '@toolplane/toolmodel';
 import { StreamableHttpClientTransport } from './http-client-transport.js';
+import type { TransportAuth } from './http-transport-parts.js';
 import { requestScopedFetch } from './scoped-fetch.js';
 import { StdioClientTransport } from './stdio-client-transport.js';
 
@@ -37,6 +39,21 @@ async function closingOnAbort<T>(
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** `auth`, its `unauthorized` and `forbidden` failures reported to `onFailure` as they pass. */
+function reporting(
+  auth: TransportAuth,
+  onFailure: ((error: unknown) => void) | undefined,
+): TransportAuth {
+  const report = (error: unknown): never => {
+    if (ToolError.isInstance(error) && error.code === 'unauthorized') onFailure?.(error);
+    throw error;
+  };
+  return {
+    authorization: () => auth.authorization().catch(report),
+    refused: (refusal) => auth.refused(refusal).catch(report),
+  };
 }
 
 function connectOptions(attempt: Attempt) {
@@ -95,23 +112,32 @@ export async function openHttp(
     /** Something suggests the server or its session is gone; see the transport. */
     readonly onSessionDoubt: (error: unknown) => void;
     readonly isClosed: () => boolean;
+    /** The OAuth client found that a person must log in (or refused a step-up). */
+    readonly onAuthRequired?: (error: unknown) => void;
   },
 ): Promise<Client> {
   const { url, headers } = httpTarget(source);
   const { timeout, signal, onSessionDoubt } = attempt;
+  const oauth = typeof source === 'object' && 'url' in source ? source.oauth : undefined;
+  // A login made elsewhere (`toolplane auth login`) is picked up at the next connection.
+  oauth?.reload?.();
   try {
     const client = attempt.make();
     const transport = new StreamableHttpClientTransport(url, {
       headers,
       onRelatedRequest: attempt.onRelatedRequest,
       onSessionDoubt,
+      ...(oauth === undefined ? {} : { auth: reporting(oauth, attempt.onAuthRequired) }),
     });
     await closingOnAbort(transport, signal, () =>
       client.connect(transport, connectOptions(attempt)),
     );
     return client;
   } catch (streamableError) {
-    if (attempt.isClosed() || attempt.modernOnly === true) throw streamableError;
+    // The older transport carries no OAuth: a protected server gets no fallback.
+    if (attempt.isClosed() || attempt.modernOnly === true || oauth !== undefined) {
+      throw streamableError;
+    }
     // Servers that predate Streamable HTTP speak the older HTTP+SSE transport.
     const client = attempt.make();
     // Servers on HTTP+SSE predate 2026-07-28: no probe.

@@ -26,6 +26,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
+import type { TransportAuth } from './http-transport-parts.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -41,13 +42,24 @@ export interface HttpSource {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sent as `Authorization: Bearer <token>`. */
   readonly token?: string;
+  /**
+   * An OAuth 2.1 client for a protected server (see `createConnectorOAuth`): it supplies and
+   * refreshes the token; a connector that needs a person to log in goes `auth_required`.
+   */
+  readonly oauth?: TransportAuth & { reload?(): void };
 }
 
 /** Where a connector finds its server: a stdio command, an http(s) URL, or a URL with headers. */
 export type ConnectorSource = StdioSource | HttpSource | string | URL;
 
 /** A connector's lifecycle state. */
-export type ConnectorState = 'connecting' | 'connected' | 'disconnected' | 'failed';
+export type ConnectorState =
+  | 'connecting'
+  | 'connected'
+  | 'disconnected'
+  | 'failed'
+  /** An OAuth-protected server needs a login; the connector stops retrying until started again. */
+  | 'auth_required';
 
 /** Everything a connector reports; every event names the connector's namespace. */
 export type ConnectorEvent =

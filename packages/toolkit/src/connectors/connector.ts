@@ -41,6 +41,7 @@ import { ConnectorClient } from './connector-client.js';
 import { ResourceSubscriptions } from './connector-listen.js';
 import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
+import { isAuthRequired } from './oauth/stored-provider.js';
 
 export { requestScopedFetch } from './scoped-fetch.js';
 export type { RequestScopedFetchOptions } from './scoped-fetch.js';
@@ -105,6 +106,8 @@ export class Connector implements ToolkitConnector {
   #server: ConnectorServerInfo | undefined;
   // Kept across connections: a new connection subscribes (or listens) to them again.
   readonly #resources = new ResourceSubscriptions();
+  // Set when the OAuth client found, on a live connection, that a person must log in.
+  #authError: Error | undefined;
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
@@ -193,6 +196,7 @@ export class Connector implements ToolkitConnector {
    */
   async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#loop === undefined) {
+      if (this.#state === 'auth_required') throw this.unavailable();
       throw new ToolError('connector_unavailable', `connector "${this.namespace}" was not started`);
     }
     for (;;) {
@@ -200,6 +204,7 @@ export class Connector implements ToolkitConnector {
       if (this.#isClosed()) throw this.unavailable();
       const seen = this.#state;
       await this.#nextState(options.signal);
+      if (this.#state === 'auth_required') throw this.unavailable();
       if (this.#state === 'failed' && seen !== 'failed') throw this.unavailable();
     }
   }
@@ -209,7 +214,7 @@ export class Connector implements ToolkitConnector {
     const why =
       this.#lastError === undefined ? this.#state : `${this.#state}: ${this.#lastError.message}`;
     return new ToolError(
-      'connector_unavailable',
+      this.#state === 'auth_required' ? 'unauthorized' : 'connector_unavailable',
       `MCP server "${this.namespace}" is not connected (${why})`,
       {
         cause: this.#lastError,
@@ -298,6 +303,14 @@ export class Connector implements ToolkitConnector {
       this.#pid = undefined;
       this.#lists = EMPTY_LISTS;
       if (this.#isClosed()) break;
+      if (this.#authError !== undefined || isAuthRequired(this.#lastError)) {
+        // No reconnect loop: nothing changes until someone logs in and starts the connector again.
+        this.#lastError = this.#authError ?? this.#lastError;
+        this.#authError = undefined;
+        this.#loop = undefined;
+        this.#setState('auth_required', this.#lastError);
+        return;
+      }
       if (outdated) continue;
       if (!connected && this.#byMemory) {
         // What the server spoke last time did not work this time: probe again, at once.
@@ -386,6 +399,11 @@ export class Connector implements ToolkitConnector {
         if (current !== undefined) this.#checkAlive(current, error);
       },
       isClosed: () => this.#isClosed(),
+      onAuthRequired: (error) => {
+        this.#authError = toError(error);
+        // After the failing request has its error, not the connection's "closed".
+        setImmediate(() => void current?.close().catch(() => undefined));
+      },
     });
     return connected(client);
   }

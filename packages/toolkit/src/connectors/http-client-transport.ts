@@ -21,54 +21,16 @@ import {
   type Answer,
 } from './http-agent.js';
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
+import {
+  CONNECTION_CLOSED,
+  postFailureCode,
+  RECONNECT,
+  type RequestId,
+  type StreamableHttpClientTransportOptions,
+  type StreamContext,
+} from './http-transport-parts.js';
 
-type RequestId = string | number;
-
-/** The JSON-RPC code of an answer lost with its stream. */
-const CONNECTION_CLOSED = -32000;
-
-/** The SDK's code for a POST the server refused with `status`, as its own transport picks it. */
-function postFailureCode(status: number): SdkErrorCode {
-  if (status === 401) return SdkErrorCode.ClientHttpAuthentication;
-  if (status === 403) return SdkErrorCode.ClientHttpForbidden;
-  return SdkErrorCode.ClientHttpNotImplemented;
-}
-
-/** Reconnection as the SDK's transport does it: 1 s, growing 1.5× a failed attempt, 2 attempts. */
-const RECONNECT = { initialMs: 1_000, maxMs: 30_000, growth: 1.5, maxRetries: 2 } as const;
-
-/** Options of {@link StreamableHttpClientTransport}. */
-export interface StreamableHttpClientTransportOptions {
-  /** Headers sent with every request (authorization, say). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * Hears every JSON-RPC request a server sends on the event stream answering a `tools/call`:
-   * the call's JSON-RPC ID and the request's; how server requests are tied to calls.
-   */
-  readonly onRelatedRequest?: (callId: RequestId, requestId: RequestId) => void;
-  /**
-   * Hears what may mean the server or the session is gone, which the SDK's client would never
-   * find out by itself: an event stream that broke, the session's GET stream ending or failing
-   * to reopen, a resumption the server refused, an HTTP 404 for the session (the spec's word for
-   * a session the server no longer knows), and, while no GET stream is open (a server without
-   * one), the server closing a kept-alive connection after a request (once per request sent).
-   */
-  readonly onSessionDoubt?: (error: unknown) => void;
-}
-
-/** What an event stream carries the answer to, and how it came to be read. */
-interface StreamContext {
-  /** The request whose answer it carries; `undefined` for the session's own GET stream. */
-  readonly requestId: RequestId | undefined;
-  /** Set when the request is a `tools/call`, so the server's requests on it can be tied to it. */
-  readonly callId: RequestId | undefined;
-  /** The event ID this stream resumed from, if it is a resumption. */
-  readonly resumedFrom: string | undefined;
-  /** Rewrites the answer's ID (a request resumed with the SDK's `resumptionToken`). */
-  readonly replayId: RequestId | undefined;
-  /** Aborted when the caller gives the request up (2026-07-28 cancellation): no resumption. */
-  readonly signal?: AbortSignal | undefined;
-}
+export type { StreamableHttpClientTransportOptions } from './http-transport-parts.js';
 
 /**
  * The MCP Streamable HTTP transport, client side, on undici's connection pool.
@@ -107,6 +69,8 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #timers = new Set<NodeJS.Timeout>();
   #started = false;
   #sessionId: string | undefined;
+  /** The OAuth client's latest `Authorization` value (see the `auth` option). */
+  #authorization: string | undefined;
   #protocolVersion: string | undefined;
   /** The server's `retry` field, last seen: the delay before any reconnection. */
   #retryMs: number | undefined;
@@ -172,8 +136,7 @@ export class StreamableHttpClientTransport implements Transport {
         return;
       }
       const requestSignal = options?.requestSignal;
-      const headers = { ...this.#headersFor('post'), ...perRequestHeaders(message, options) };
-      const answer = await this.#request('POST', headers, JSON.stringify(message), requestSignal);
+      const answer = await this.#post(message, options, requestSignal);
       this.#noteSession(answer);
       if (answer.statusCode < 200 || answer.statusCode > 299) {
         const text = await answer.body.text().catch(() => '');
@@ -251,8 +214,33 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** POSTs `message`; once more after the OAuth client dealt with a 401 or 403. */
+  async #post(
+    message: JSONRPCMessage,
+    options: TransportSendOptions | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
+    const auth = this.#options.auth;
+    if (auth !== undefined) this.#authorization = await auth.authorization();
+    const body = JSON.stringify(message);
+    const headers = () => ({ ...this.#headersFor('post'), ...perRequestHeaders(message, options) });
+    const answer = await this.#request('POST', headers(), body, signal);
+    const status = answer.statusCode;
+    if (auth === undefined || (status !== 401 && status !== 403)) return answer;
+    const wwwAuthenticate = header(answer.headers, 'www-authenticate');
+    const again = await auth.refused({ status, wwwAuthenticate }).catch(async (error: unknown) => {
+      await answer.body.dump();
+      throw error;
+    });
+    if (!again) return answer;
+    await answer.body.dump();
+    this.#authorization = await auth.authorization();
+    return this.#request('POST', headers(), body, signal);
+  }
+
   #headersFor(kind: 'post' | 'get' | 'delete', lastEventId?: string): Record<string, string> {
     const headers: Record<string, string> = { ...this.#headers };
+    if (this.#authorization !== undefined) headers.authorization = this.#authorization;
     if (kind === 'post') {
       headers['content-type'] = 'application/json';
       headers.accept = 'application/json, text/event-stream';

@@ -6,6 +6,8 @@
 // toolkit ties each call to its requests). Exits non-zero when a step fails.
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { createToolkit, type Toolkit } from '../../toolkit.js';
+import { createConnectorOAuth } from '../oauth/connector-oauth.js';
+import { MemoryCredentialStore } from '../oauth/credential-store.js';
 
 const NAMESPACE = 'conformance';
 
@@ -38,15 +40,52 @@ async function callListed(
   process.stdout.write(`${name}: ${JSON.stringify(result.structured ?? null)}\n`);
 }
 
+/**
+ * The OAuth client of an `auth/*` scenario: code + PKCE whose "browser" follows the test
+ * authorization server's redirect to the loopback listener, or client credentials from the
+ * scenario's context (MCP_CONFORMANCE_CONTEXT).
+ */
+function oauthFor(url: string, scenario: string) {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+    client_id?: string;
+    client_secret?: string;
+  };
+  const clientCredentials = scenario.startsWith('auth/client-credentials');
+  return createConnectorOAuth({
+    server: NAMESPACE,
+    url,
+    store: new MemoryCredentialStore(),
+    grant: clientCredentials ? 'client_credentials' : 'authorization_code',
+    ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
+    ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    interactive: async (authorizationUrl) => {
+      const answer = await fetch(authorizationUrl, { redirect: 'manual' });
+      const location = answer.headers.get('location');
+      if (location === null) throw new Error(`no redirect from ${authorizationUrl.origin}`);
+      await fetch(location);
+    },
+  });
+}
+
 /** Accepts every form without filling anything in: the connector supplies the server's defaults. */
 function acceptEmpty(): Promise<ElicitResult> {
   return Promise.resolve({ action: 'accept', content: {} });
 }
 
+/** The auth scenarios serve one tool, whatever its name: what a call needs a token for. */
+function firstTool(toolkit: Toolkit): string {
+  return toolkit.connector(NAMESPACE)?.lists.tools[0]?.name ?? 'none';
+}
+
 async function main(): Promise<void> {
   const url = process.argv[2];
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-  const run = Object.hasOwn(scenarios, scenario) ? scenarios[scenario] : undefined;
+  const run = scenario.startsWith('auth/')
+    ? (toolkit: Toolkit) => callListed(toolkit, firstTool(toolkit), {})
+    : Object.hasOwn(scenarios, scenario)
+      ? scenarios[scenario]
+      : undefined;
   if (url === undefined || run === undefined) {
     throw new Error(
       `usage: MCP_CONFORMANCE_SCENARIO=<${Object.keys(scenarios).join('|')}> conformance-client <url>`,
@@ -55,7 +94,10 @@ async function main(): Promise<void> {
   const toolkit = createToolkit({
     upstreamRequests: { capabilities: { elicitation: true }, handle: acceptEmpty },
   });
-  toolkit.addConnector(url, { namespace: NAMESPACE });
+  toolkit.addConnector(
+    scenario.startsWith('auth/') ? { url, oauth: oauthFor(url, scenario) } : url,
+    { namespace: NAMESPACE },
+  );
   const stop = new AbortController();
   const running = toolkit.run({ signal: stop.signal });
   try {

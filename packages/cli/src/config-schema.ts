@@ -1,0 +1,196 @@
+// The zod schemas of the config file, and the keys each section of it knows.
+import { z } from 'zod';
+
+const stringList = z.array(z.string());
+
+const filterSchema = z.strictObject({
+  allow: stringList.optional(),
+  deny: stringList.optional(),
+  allowTags: stringList.optional(),
+  denyTags: stringList.optional(),
+});
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/** A connector's OAuth client (the per-server `auth` key of an HTTP server). */
+export const connectorAuthSchema = z
+  .strictObject({
+    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    scopes: stringList.optional(),
+    clientMetadataUrl: z
+      .string()
+      .refine((value) => value.startsWith('https://'), 'must be an https URL')
+      .optional(),
+    redirectUri: z.string().optional(),
+  })
+  .superRefine((auth, context) => {
+    if (auth.grant === 'client_credentials' && (!auth.clientId || !auth.clientSecret)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'the client_credentials grant needs "clientId" and "clientSecret"',
+      });
+    }
+  });
+
+// Strict, so that a misspelled key is an error rather than a setting silently lost; the keys
+// that Cursor, Cline or VS Code files carry for themselves are removed by name before parsing
+// (see FOREIGN_SERVER_KEYS), so an existing file still works as it is.
+export const serverSchema = z
+  .strictObject({
+    type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
+    command: z.string().trim().min(1, 'must be a non-empty command').optional(),
+    module: z.string().trim().min(1, 'must be an npm package name').optional(),
+    args: stringList.optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    namespace: z.string().optional(),
+    connection: z.enum(['shared', 'per-session']).optional(),
+    // YAML reads an unquoted `era: 2026` as a number.
+    era: z
+      .preprocess(
+        (value) => (typeof value === 'number' ? String(value) : value),
+        z.enum(['auto', '2025', '2026'], { error: 'must be "auto", "2025" or "2026"' }),
+      )
+      .optional(),
+    tools: filterSchema.optional(),
+    auth: connectorAuthSchema.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .superRefine((server, context) => {
+    const kinds = (['command', 'module', 'url'] as const).filter((k) => server[k] !== undefined);
+    if (kinds.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          kinds.length === 0
+            ? 'needs "command" (a stdio server), "module" (an installed npm package) or "url" (a remote server)'
+            : `has both ${kinds.map((k) => `"${k}"`).join(' and ')}; keep one`,
+      });
+    }
+  });
+
+const httpSchema = z.strictObject({
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65_535).optional(),
+  path: z.string().startsWith('/', 'must start with "/"').optional(),
+  token: z.string().min(16, 'must be at least 16 characters').optional(),
+  allowedOrigins: stringList.optional(),
+  allowedHosts: stringList.optional(),
+  stateless: z.boolean().optional(),
+  maxSessions: z.number().int().min(1).optional(),
+  sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
+  maxConnections: z.number().int().min(1).optional(),
+  headersTimeoutMs: z.number().int().min(100).optional(),
+  instanceId: z
+    .string()
+    .regex(/^[\w.:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 _ . : -')
+    .optional(),
+  drainMs: z.number().int().min(0).max(120_000, 'must be at most 120000 (two minutes)').optional(),
+});
+
+const scopeGrantSchema = z.strictObject({
+  namespaces: stringList.optional(),
+  tools: stringList.optional(),
+  tags: stringList.optional(),
+  prompts: stringList.optional(),
+  resources: stringList.optional(),
+});
+
+const introspectionSchema = z.strictObject({
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  endpoint: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+  cache: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        maxTtlSec: z.number().int().min(0).max(3600).optional(),
+        maxEntries: z.number().int().min(1).max(1_000_000).optional(),
+      }),
+    ])
+    .optional(),
+});
+
+const authSchema = z.strictObject({
+  issuer: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
+  audience: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+  scopes: z.record(z.string(), scopeGrantSchema).optional(),
+  challengeScopes: stringList.optional(),
+  introspection: introspectionSchema.optional(),
+});
+
+// Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
+// without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
+export const configSchema = z.strictObject({
+  mcpServers: z.record(z.string(), serverSchema).optional(),
+  connectors: z.record(z.string(), serverSchema).optional(),
+  builtins: z.boolean().optional(),
+  prompts: z.string().min(1).optional(),
+  store: z
+    .union([
+      z.enum(['sqlite', 'memory']),
+      z.strictObject({ sqlite: z.string().min(1) }),
+      z.strictObject({
+        postgres: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'),
+        schema: z.string().optional(),
+      }),
+    ])
+    .optional(),
+  mode: z.enum(['tools', 'search']).optional(),
+  naming: z
+    .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
+    .optional(),
+  instructions: z.string().optional(),
+  waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
+  pingIntervalMs: z
+    .number()
+    .int()
+    .refine(
+      (ms) => ms === 0 || (ms >= 1_000 && ms <= 3_600_000),
+      'must be 0 (off) or 1000 to 3600000',
+    )
+    .optional(),
+  sessionConnections: z
+    .strictObject({
+      max: z.number().int().min(1).max(10_000).optional(),
+      idleMs: z.number().int().min(1_000).max(86_400_000).optional(),
+    })
+    .optional(),
+  http: httpSchema.optional(),
+  auth: authSchema.optional(),
+});
+
+const namingKeys = ['separator', 'transparent'] as const;
+
+/** The keys toolplane reads in the object at `path` of a config file. */
+export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+  const [section, , inner] = path;
+  if (path.length === 0) return Object.keys(configSchema.shape);
+  if (section === 'http') return Object.keys(httpSchema.shape);
+  if (section === 'auth') {
+    if (path[1] === 'introspection') return Object.keys(introspectionSchema.shape);
+    return path[1] === 'scopes'
+      ? Object.keys(scopeGrantSchema.shape)
+      : Object.keys(authSchema.shape);
+  }
+  if (section === 'naming') return namingKeys;
+  if (section === 'sessionConnections') return ['max', 'idleMs'];
+  if (section === 'mcpServers' || section === 'connectors') {
+    if (inner === 'auth') return Object.keys(connectorAuthSchema.shape);
+    return inner === 'tools' ? Object.keys(filterSchema.shape) : Object.keys(serverSchema.shape);
+  }
+  return [];
+}

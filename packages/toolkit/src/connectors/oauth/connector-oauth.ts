@@ -1,0 +1,359 @@
+import { randomBytes } from 'node:crypto';
+import {
+  auth,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  isStrictScopeSuperset,
+  OAuthError,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
+import { ToolError } from '@toolplane/toolmodel';
+import { canonicalResource, credentialKey, type OAuthCredentialStore } from './credential-store.js';
+import { listenForRedirect } from './loopback-redirect.js';
+import { revokeTokens } from './revoke.js';
+import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
+
+/** Options of {@link createConnectorOAuth}. */
+export interface ConnectorOAuthOptions {
+  /** The connector's server name (its namespace), half of the credentials' store key. */
+  readonly server: string;
+  /** The protected MCP server's URL (the resource the tokens are minted for). */
+  readonly url: string | URL;
+  readonly store: OAuthCredentialStore;
+  /** `authorization_code` (a person logs in; the default) or `client_credentials`. */
+  readonly grant?: OAuthGrant;
+  /** A pre-registered client; without one the client registers itself where the server allows. */
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Scopes to ask for; by default those the server's metadata lists. */
+  readonly scopes?: readonly string[];
+  /** An https URL of this client's metadata document, used where the server supports them. */
+  readonly clientMetadataUrl?: string;
+  readonly clientName?: string;
+  /** Refresh this long before the access token expires (default 60 s). */
+  readonly refreshBeforeMs?: number;
+  /**
+   * Makes the connector interactive: when it needs a login (step-up to more scopes, say), it
+   * logs in itself, handing the authorization URL here, and waits for the loopback redirect.
+   * Without it, such a connector reports `unauthorized` and waits for `toolplane auth login`.
+   */
+  readonly interactive?: (authorizationUrl: URL) => void | Promise<void>;
+  /** The `fetch` for the authorization server (default: the global one). */
+  readonly fetch?: FetchLike;
+}
+
+/** What {@link ConnectorOAuth.status} reports: never a token. */
+export interface OAuthStatus {
+  readonly server: string;
+  readonly resource: string;
+  readonly grant: OAuthGrant;
+  readonly loggedIn: boolean;
+  /** When the access token expires (epoch ms), if the server said. */
+  readonly expiresAt?: number;
+  readonly scopes: readonly string[];
+  readonly refreshable: boolean;
+}
+
+/** Options of {@link ConnectorOAuth.login}. */
+export interface LoginOptions {
+  /** Receives the authorization URL to open in a browser. */
+  readonly onAuthorizationUrl: (url: URL) => void | Promise<void>;
+  /** A fixed loopback redirect URI (default: an ephemeral port of 127.0.0.1). */
+  readonly redirectUrl?: string;
+  /** Scopes to ask for instead of the configured ones. */
+  readonly scopes?: readonly string[];
+  /** How long to wait for the redirect (default 5 minutes). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** What the HTTP transport sees of a refused request. */
+export interface AuthRefusal {
+  readonly status: 401 | 403;
+  readonly wwwAuthenticate: string | undefined;
+}
+
+/** One run of the SDK's `auth()`. */
+interface AuthRun {
+  readonly scope?: string;
+  readonly resourceMetadataUrl?: URL;
+  readonly forceReauthorization?: boolean;
+  readonly authorizationCode?: string;
+  readonly iss?: string;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof OAuthError) return `${error.code}: ${error.message}`.slice(0, 300);
+  return error instanceof Error ? error.message.slice(0, 300) : 'unknown error';
+}
+
+/**
+ * A connector's OAuth 2.1 client for one protected MCP server, on the SDK's `auth()`: client
+ * credentials, or authorization code + PKCE (S256) through a loopback redirect; dynamic client
+ * registration or a client ID metadata document where the server advertises them; refresh
+ * before expiry and once on a 401; step-up on 403 `insufficient_scope`.
+ *
+ * The access token goes only to the MCP server it was minted for (the transport sends it only
+ * to that origin); the refresh token and client secret only to the issuer the SDK recorded for
+ * them. None is ever put in an error, event or log line.
+ */
+export class ConnectorOAuth {
+  readonly server: string;
+  /** The canonical URL of the protected resource. */
+  readonly resource: string;
+  /** The store key of its credentials. */
+  readonly key: string;
+  readonly grant: OAuthGrant;
+  readonly #options: ConnectorOAuthOptions;
+  readonly #provider: StoredOAuthProvider;
+  #running: Promise<void> | undefined;
+
+  /** @throws {ToolError} `invalid_config` for a bad server name or URL. */
+  constructor(options: ConnectorOAuthOptions) {
+    this.server = options.server;
+    this.resource = canonicalResource(options.url);
+    this.key = credentialKey(options.server, options.url);
+    this.grant = options.grant ?? 'authorization_code';
+    if (this.grant === 'client_credentials' && options.clientId === undefined) {
+      throw new ToolError(
+        'invalid_config',
+        `server "${options.server}": the client_credentials grant needs a clientId and clientSecret`,
+      );
+    }
+    this.#options = options;
+    this.#provider = new StoredOAuthProvider({
+      server: options.server,
+      key: this.key,
+      store: options.store,
+      grant: this.grant,
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      scopes: options.scopes,
+      clientMetadataUrl: options.clientMetadataUrl,
+      clientName: options.clientName,
+    });
+  }
+
+  /**
+   * The `Authorization` header value for the next request, refreshing the token first when it
+   * expires within {@link ConnectorOAuthOptions.refreshBeforeMs}.
+   *
+   * @throws {ToolError} `unauthorized` when there are no tokens and none can be had without a
+   * person, or the refresh token was refused.
+   */
+  async authorization(): Promise<string | undefined> {
+    let record = await this.#provider.record();
+    const soon = Date.now() + (this.#options.refreshBeforeMs ?? 60_000);
+    const expiring = record?.expiresAt !== undefined && record.expiresAt <= soon;
+    if (record?.tokens === undefined || expiring) {
+      if (record?.tokens === undefined && this.grant === 'authorization_code') {
+        // An interactive connector lets the server's 401 say where and for what to log in.
+        if (this.#options.interactive !== undefined) return undefined;
+        throw authRequired(this.server, 'no tokens stored');
+      }
+      await this.#authorize({});
+      record = await this.#provider.record();
+    }
+    const tokens = record?.tokens;
+    if (tokens === undefined) throw authRequired(this.server, 'no tokens stored');
+    return `Bearer ${tokens.access_token}`;
+  }
+
+  /**
+   * Decides what to do about a 401 or 403: refresh or fetch a token (401), or step up to the
+   * union of the granted and the challenged scopes (403 `insufficient_scope`). Resolves `true`
+   * when the request is worth one more try.
+   *
+   * @throws {ToolError} `unauthorized` when a person must log in; `forbidden` for a step-up a
+   * non-interactive connector cannot make.
+   */
+  async refused(refusal: AuthRefusal): Promise<boolean> {
+    const headers = new Headers();
+    if (refusal.wwwAuthenticate !== undefined)
+      headers.set('www-authenticate', refusal.wwwAuthenticate);
+    const challenge = extractWWWAuthenticateParams(
+      new Response(null, { status: refusal.status, headers }),
+    );
+    const { resourceMetadataUrl } = challenge;
+    const interactive = this.#options.interactive;
+    if (refusal.status === 401) {
+      const hints = {
+        ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+        ...(challenge.scope === undefined ? {} : { scope: challenge.scope }),
+      };
+      if (this.grant === 'authorization_code' && interactive !== undefined) {
+        await this.#login({ onAuthorizationUrl: interactive, ...hints });
+      } else {
+        await this.#authorize(hints);
+      }
+      return true;
+    }
+    if (challenge.error !== 'insufficient_scope') return false;
+    const record = await this.#provider.record();
+    const granted = record?.scopes?.join(' ');
+    const union = computeScopeUnion(granted, challenge.scope) ?? '';
+    if (!isStrictScopeSuperset(union, granted)) return false;
+    const needed = challenge.scope ?? union;
+    if (this.grant === 'client_credentials') {
+      await this.#authorize({ scope: union, forceReauthorization: true });
+      return true;
+    }
+    if (interactive === undefined) {
+      throw new ToolError(
+        'forbidden',
+        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope "${union}"\``,
+      );
+    }
+    await this.#login({
+      onAuthorizationUrl: interactive,
+      scope: union,
+      force: true,
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+    });
+    return true;
+  }
+
+  /**
+   * Logs in with authorization code + PKCE: listens on a loopback port, hands the authorization
+   * URL to `onAuthorizationUrl`, waits for the redirect (its `state` checked, RFC 9207 `iss`
+   * checked by the SDK), redeems the code and stores the tokens.
+   *
+   * @throws {ToolError} `invalid_config` for a non-loopback `redirectUrl` or a client-credentials
+   * connector; `unauthorized` for a refused or mismatched redirect; `timeout`; `cancelled`.
+   */
+  async login(options: LoginOptions): Promise<OAuthStatus> {
+    if (this.grant !== 'authorization_code') {
+      await this.#authorize({ forceReauthorization: true });
+      return this.status();
+    }
+    const scope = (options.scopes ?? this.#options.scopes)?.join(' ');
+    await this.#login({ ...options, force: true, ...(scope ? { scope } : {}) });
+    return this.status();
+  }
+
+  /**
+   * The code flow: `force` skips a refresh; the hints of a server's challenge go to discovery
+   * and scope selection.
+   */
+  async #login(
+    options: Omit<LoginOptions, 'scopes'> & {
+      readonly scope?: string;
+      readonly resourceMetadataUrl?: URL;
+      readonly force?: boolean;
+    },
+  ): Promise<void> {
+    const state = randomBytes(24).toString('base64url');
+    const listener = await listenForRedirect({
+      state,
+      ...(options.redirectUrl === undefined ? {} : { redirectUrl: options.redirectUrl }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const provider = this.#provider;
+    const scope = options.scope ?? this.#options.scopes?.join(' ');
+    // A client that registered itself for fewer scopes registers again (servers hold clients to
+    // the scopes they registered).
+    const client: Record<string, unknown> = { ...(await provider.record())?.client };
+    const registered = client.scope;
+    if (
+      this.#options.clientId === undefined &&
+      typeof registered === 'string' &&
+      isStrictScopeSuperset(scope, registered)
+    ) {
+      await provider.invalidateCredentials('client');
+    }
+    try {
+      provider.redirectTo = listener.redirectUrl;
+      provider.loginState = state;
+      provider.onAuthorizationUrl = options.onAuthorizationUrl;
+      const first = await this.#auth({
+        forceReauthorization: options.force === true,
+        ...(scope ? { scope } : {}),
+        ...(options.resourceMetadataUrl === undefined
+          ? {}
+          : { resourceMetadataUrl: options.resourceMetadataUrl }),
+      });
+      if (first === 'REDIRECT') {
+        const { code, iss } = await listener.answer;
+        await this.#auth({ authorizationCode: code, ...(iss === undefined ? {} : { iss }) });
+      }
+    } finally {
+      provider.redirectTo = undefined;
+      provider.loginState = undefined;
+      provider.onAuthorizationUrl = undefined;
+      await listener.close();
+    }
+  }
+
+  /** Whether the connector holds tokens, until when, for which scopes: never the tokens. */
+  async status(): Promise<OAuthStatus> {
+    const record = await this.#provider.record();
+    return {
+      server: this.server,
+      resource: this.resource,
+      grant: this.grant,
+      loggedIn: record?.tokens !== undefined,
+      ...(record?.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
+      scopes: record?.scopes ?? [],
+      refreshable: record?.tokens?.refresh_token !== undefined,
+    };
+  }
+
+  /**
+   * Revokes the tokens where the authorization server has a revocation endpoint (RFC 7009), then
+   * deletes the stored credentials. Resolves whether the server took the revocation.
+   */
+  async logout(options: { signal?: AbortSignal } = {}): Promise<{ revoked: boolean }> {
+    const record = await this.#provider.record();
+    const client = await this.#provider.clientInformation();
+    let revoked = false;
+    if (record?.tokens !== undefined && client !== undefined) {
+      revoked = await revokeTokens({
+        tokens: record.tokens,
+        client,
+        metadata: record.discovery?.authorizationServerMetadata,
+        fetch: this.#options.fetch ?? fetch,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    }
+    await this.#provider.invalidateCredentials('all');
+    return { revoked };
+  }
+
+  /** One `auth()` run at a time: concurrent requests share a refresh. */
+  async #authorize(options: AuthRun): Promise<void> {
+    this.#running ??= (async () => {
+      try {
+        const result = await this.#auth(options);
+        if (result !== 'AUTHORIZED') throw authRequired(this.server, 'no usable tokens');
+      } finally {
+        this.#running = undefined;
+      }
+    })();
+    return this.#running;
+  }
+
+  async #auth(options: AuthRun): Promise<'AUTHORIZED' | 'REDIRECT'> {
+    const scope = options.scope ?? this.#options.scopes?.join(' ');
+    try {
+      return await auth(this.#provider, {
+        serverUrl: this.resource,
+        ...options,
+        ...(scope ? { scope } : {}),
+        ...(this.#options.fetch === undefined ? {} : { fetchFn: this.#options.fetch }),
+      });
+    } catch (error) {
+      if (ToolError.isInstance(error)) throw error;
+      throw new ToolError(
+        'unauthorized',
+        `authorization for MCP server "${this.server}" failed (${describe(error)})`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** Creates the {@link ConnectorOAuth} of one protected HTTP connector. */
+export function createConnectorOAuth(options: ConnectorOAuthOptions): ConnectorOAuth {
+  return new ConnectorOAuth(options);
+}
