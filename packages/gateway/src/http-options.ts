@@ -53,12 +53,6 @@ export interface ServeHttpOptions extends GatewayOptions {
   /** Close the toolkit too when the gateway closes (default `false`: the toolkit is the caller's). */
   readonly closeToolkit?: boolean;
   /**
-   * Names this process among several behind one load balancer: sent as the `Toolplane-Instance`
-   * header of every answer and under {@link INSTANCE_META_KEY} in the `_meta` of the JSON-RPC
-   * errors the HTTP layer writes (default: none of either).
-   */
-  readonly instanceId?: string;
-  /**
    * Whether this process can serve (e.g. its store answers), asked by each `GET /healthz`: a
    * `false`, a throw or no answer within 2 s makes it HTTP 503 `{"status":"unavailable"}`, so a
    * load balancer's check takes the instance out (default: always ready).
@@ -72,8 +66,7 @@ export interface ServeHttpOptions extends GatewayOptions {
   readonly drainMs?: number;
 }
 
-/** The `_meta` key of the instance ID in errors (see {@link ServeHttpOptions.instanceId}). */
-export const INSTANCE_META_KEY = 'io.toolplane/instance';
+export { INSTANCE_META_KEY } from './jsonrpc.js';
 
 /** A gateway serving Streamable HTTP; see {@link serveHttp}. */
 export interface HttpGateway extends ServedGateway {

@@ -26,6 +26,7 @@ import { HttpServerTransport, writeError } from './http-transport.js';
 import { InFlight } from './http-drain.js';
 import { toWebRequest, writeWebResponse } from './http-fetch.js';
 import { claimsModernEra } from './eras.js';
+import { withErrorMeta } from './jsonrpc.js';
 import {
   DEFAULT_IDLE_MS,
   httpLimits,
@@ -116,7 +117,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         parsedBody: body,
         ...oauth?.messageExtra(req), // OAuth (auth/)
       });
-      await writeWebResponse(res, response);
+      // The SDK's entry answers some requests itself (a bad version or header): tagged here.
+      await writeWebResponse(
+        res,
+        errorMeta === undefined || response.ok ? response : await withMetaIn(response, errorMeta),
+      );
     } finally {
       modernInFlight--;
     }
@@ -132,7 +137,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     const id = randomUUID();
     const server = createSessionServer(hub);
-    const transport = new HttpServerTransport(id);
+    const transport = new HttpServerTransport(id, errorMeta === undefined ? {} : { errorMeta });
     const session: HttpSession = { transport, server, busy: 0 };
     transport.onclose = () => {
       sessions.delete(id);
@@ -144,7 +149,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
 
   const serveStateless = async (req: IncomingMessage, res: ServerResponse, post: Post) => {
     const server = createSessionServer(hub);
-    const transport = new HttpServerTransport();
+    const transport = new HttpServerTransport(
+      undefined,
+      errorMeta === undefined ? {} : { errorMeta },
+    );
     res.once('close', () => {
       void server.close();
     });
@@ -407,4 +415,29 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
 /** The URL a request was sent to, for the SDK's web-standard entry (which reads only its path). */
 function endpointUrl(req: IncomingMessage): URL {
   return new URL(req.url ?? '/', 'http://gateway');
+}
+
+/**
+ * `response` with `meta` in the `data._meta` of the JSON-RPC error its JSON body carries (as it
+ * is when its body is not JSON).
+ */
+async function withMetaIn(
+  response: Response,
+  meta: Readonly<Record<string, unknown>>,
+): Promise<Response> {
+  if (response.headers.get('content-type')?.includes('application/json') !== true) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, response);
+  }
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(withErrorMeta(body, meta)), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }

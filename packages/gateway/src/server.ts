@@ -29,6 +29,7 @@ import {
 } from './eras.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
+import { INSTANCE_META_KEY } from './jsonrpc.js';
 import { GatewayHub } from './gateway-hub.js';
 import { wantsLog } from './session-state.js';
 import { checkToolCall, sessionAuth, visibleTools } from './auth/oauth-gate.js'; // OAuth (auth/)
@@ -95,6 +96,12 @@ export interface GatewayOptions extends NamingOptions {
   readonly listTtlMs?: number;
   /** How long a 2026 client has to answer an `input_required` round (default 10 minutes). */
   readonly inputRoundTtlMs?: number;
+  /**
+   * Names this process among several behind one load balancer: under `INSTANCE_META_KEY` in the
+   * `data._meta` of every JSON-RPC error the gateway sends, and (over HTTP) as the
+   * `Toolplane-Instance` header of every answer (default: none of either).
+   */
+  readonly instanceId?: string;
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
   readonly logger?: Logger;
@@ -178,6 +185,9 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     // 2026-07-28 only: the SDK never puts cache fields on a 2025 answer.
     cacheHints: listCacheHints(options.listTtlMs ?? DEFAULT_LIST_TTL_MS),
   });
+  if (options.instanceId !== undefined) {
+    server.tagErrors({ [INSTANCE_META_KEY]: options.instanceId });
+  }
   const session = hub.attach(server, era);
   if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
   // Every handler below first waits for upstreams to have reconnected advertising sampling and
