@@ -31,6 +31,11 @@ export class CallTracker {
         if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
         return send({ ...message, params: rest }, options);
       }
+      // A cancelled call gets no response (the server drops it): it is no longer in flight.
+      if (m.method === 'notifications/cancelled') {
+        const cancelled = (params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof cancelled === 'string' || typeof cancelled === 'number') this.#forget(cancelled);
+      }
       return send(message, options);
     };
     const receive = transport.onmessage;
@@ -38,13 +43,19 @@ export class CallTracker {
       const m = message as { method?: unknown; id?: string | number; result?: unknown };
       if (m.method === undefined && m.id !== undefined && this.#startRound(m.id, m.result)) {
         // An input round of a call in flight: its requests belong to the call's caller.
-      } else if (m.method === undefined && m.id !== undefined && this.#callers.delete(m.id)) {
-        for (const [request, call] of this.#related) {
-          if (call === m.id) this.#related.delete(request);
-        }
+      } else if (m.method === undefined && m.id !== undefined) {
+        this.#forget(m.id);
       }
       receive?.call(transport, message, extra);
     };
+  }
+
+  /** Ends the call `callId`: answered, or cancelled. */
+  #forget(callId: string | number): void {
+    if (!this.#callers.delete(callId)) return;
+    for (const [request, call] of this.#related) {
+      if (call === callId) this.#related.delete(request);
+    }
   }
 
   #startRound(callId: string | number, result: unknown): boolean {
