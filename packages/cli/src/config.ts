@@ -126,6 +126,8 @@ export interface CliConfig {
     /** This process's name behind a load balancer, and the drain bound; see `fleet.ts`. */
     readonly instanceId?: string;
     readonly drainMs?: number;
+    /** Tools whose 2026 calls may be replayed on another instance; see `GatewayOptions`. */
+    readonly replayTools?: readonly string[];
   };
   /** OAuth 2.1 for the HTTP gateway, when the file has an `auth` section. */
   readonly auth?: AuthConfig;
@@ -206,6 +208,7 @@ const httpSchema = z.strictObject({
     .regex(/^[\w.:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 _ . : -')
     .optional(),
   drainMs: z.number().int().min(0).max(120_000, 'must be at most 120000 (two minutes)').optional(),
+  replayTools: stringList.optional(),
 });
 
 const scopeGrantSchema = z.strictObject({
@@ -460,6 +463,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       headersTimeoutMs: http.headersTimeoutMs,
       ...(http.instanceId === undefined ? {} : { instanceId: http.instanceId }),
       ...(http.drainMs === undefined ? {} : { drainMs: http.drainMs }),
+      ...(http.replayTools === undefined ? {} : { replayTools: http.replayTools }),
     },
     ...(data.auth === undefined ? {} : { auth: data.auth }),
     secrets,

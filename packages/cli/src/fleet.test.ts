@@ -1,8 +1,10 @@
 // Three `toolplane serve --http` instances sharing one PostgreSQL store behind HAProxy, all
 // started here on 127.0.0.1: what a 2026-07-28 client, a 2025 client and an operator see.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -13,7 +15,7 @@ import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from './config.js';
-import { instanceIdFor } from './fleet.js';
+import { instanceIdFor, requestStateKeyFor } from './fleet.js';
 import {
   fleetConfig,
   freePorts,
@@ -28,6 +30,9 @@ import {
   type Instance,
   type Postgres,
 } from './testing/fleet.js';
+import { sourceCommand } from './testing/cli-process.js';
+
+const STORE_WRITER = fileURLToPath(new URL('testing/store-writer.ts', import.meta.url));
 
 const MODERN = '2026-07-28';
 const NAMES = ['a', 'b', 'c'] as const;
@@ -75,6 +80,28 @@ describe('instanceIdFor', () => {
   });
 });
 
+describe('requestStateKeyFor', () => {
+  it('takes TOOLPLANE_REQUEST_STATE_KEY, none when unset or empty', () => {
+    const key = 'k'.repeat(32);
+    expect(requestStateKeyFor({ TOOLPLANE_REQUEST_STATE_KEY: key })).toBe(key);
+    expect(requestStateKeyFor({ TOOLPLANE_REQUEST_STATE_KEY: '' })).toBeUndefined();
+    expect(requestStateKeyFor({})).toBeUndefined();
+  });
+
+  it('refuses a key shorter than 32 bytes with invalid_argument', () => {
+    expect(() => requestStateKeyFor({ TOOLPLANE_REQUEST_STATE_KEY: 'short' })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+  });
+
+  it('takes http.replayTools in the config file, a list of names', () => {
+    const parsed = (http: object) =>
+      parseConfig(JSON.stringify({ http }), { file: 'toolplane.config.json' });
+    expect(parsed({ replayTools: ['fx__elicit'] }).http.replayTools).toEqual(['fx__elicit']);
+    expect(() => parsed({ replayTools: 'fx__elicit' })).toThrow(/replayTools/);
+  });
+});
+
 /** A fetch that records which instance answered each request (the `Toolplane-Instance` header). */
 function tallying(seen: string[]): FetchLike {
   return async (url, init) => {
@@ -98,6 +125,21 @@ const echo = (client: Client, text: string) =>
 
 const textOf = (result: CallToolResult): string =>
   result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+
+/** `promise`, or a rejection naming `what` once `ms` have passed: every wait here is bounded. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`${what}: not within ${String(ms)} ms`));
+      }, ms);
+    }),
+  ]).finally(() => {
+    clearTimeout(timer);
+  });
+}
 
 /** Runs `count` tasks, `concurrency` at a time; resolves with their settled outcomes. */
 async function pool<T>(
@@ -303,46 +345,116 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   });
 
-  it('refuses with -32602 an input_required retry that lands on another instance', async () => {
-    const post = async (url: URL, params: object): Promise<unknown> => {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'fx__elicit',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
-      });
-      const text = await response.text();
-      return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'));
-    };
-    const params = {
-      name: 'fx__elicit',
-      arguments: { message: 'sure?' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  /** A raw 2026-07-28 tools/call to one instance; a retry carries the round's answer. */
+  const rawCall = async (url: URL, name: string, args: object, retry: object = {}) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
       },
-    };
-    const first = (await post(instance('a').url, params)) as {
-      result: { resultType: string; inputRequests: object; requestState: string };
-    };
-    expect(first.result.resultType).toBe('input_required');
-    const [key = ''] = Object.keys(first.result.inputRequests);
-    const retry = {
-      ...params,
-      requestState: first.result.requestState,
-      inputResponses: { [key]: { action: 'decline' } },
-    };
-    // The upstream call waits in instance a; b holds neither the flow nor a's key.
-    expect(await post(instance('b').url, retry)).toMatchObject({ error: { code: -32602 } });
-    expect(await post(instance('a').url, retry)).toMatchObject({
-      result: { content: [{ type: 'text', text: expect.stringContaining('decline') }] },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: args,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+            'io.modelcontextprotocol/clientCapabilities': {
+              elicitation: { form: {} },
+              sampling: {},
+            },
+          },
+          ...retry,
+        },
+      }),
     });
+    const text = await response.text();
+    return JSON.parse(
+      text.startsWith('{') ? text : ([...text.matchAll(/^data: (.*)$/gm)].at(-1)?.[1] ?? 'null'),
+    ) as {
+      result?: {
+        resultType?: string;
+        inputRequests?: Record<string, { method: string }>;
+        requestState?: string;
+        content?: { text: string }[];
+      };
+      error?: { code: number; message: string; data?: Record<string, unknown> };
+    };
+  };
+  /** Starts `name` on instance a and returns its first round. */
+  const firstRound = async (name: string, args: object) => {
+    const answer = await rawCall(instance('a').url, name, args);
+    expect(answer.result?.resultType).toBe('input_required');
+    const [[key, request] = ['', { method: '' }]] = Object.entries(
+      answer.result?.inputRequests ?? {},
+    );
+    return { key, method: request.method, state: answer.result?.requestState ?? '' };
+  };
+  const rawText = (answer: Awaited<ReturnType<typeof rawCall>>): string =>
+    answer.result?.content?.map((block) => block.text).join('') ?? '';
+
+  it('resumes an eliciting and a sampling call of a 2025 upstream on another instance', async () => {
+    const elicit = await firstRound('fx__elicit', { message: 'sure?' });
+    expect(elicit.method).toBe('elicitation/create');
+    const retry = {
+      requestState: elicit.state,
+      inputResponses: { [elicit.key]: { action: 'accept', content: { answer: 'yes' } } },
+    };
+    // Instance b holds no call: it replays it, answering the upstream's question from the retry.
+    expect(JSON.parse(rawText(await rawCall(instance('b').url, 'fx__elicit', {}, retry)))).toEqual({
+      action: 'accept',
+      content: { answer: 'yes' },
+    });
+    // One use per instance: b refuses the same state again.
+    expect((await rawCall(instance('b').url, 'fx__elicit', {}, retry)).error).toMatchObject({
+      code: -32602,
+    });
+    const forged = { ...retry, requestState: `${elicit.state.slice(0, -4)}AAAA` };
+    expect((await rawCall(instance('c').url, 'fx__elicit', {}, forged)).error).toMatchObject({
+      code: -32602,
+    });
+
+    const sample = await firstRound('fx__sample', { prompt: 'hello?' });
+    expect(sample.method).toBe('sampling/createMessage');
+    const sampled = await rawCall(
+      instance('c').url,
+      'fx__sample',
+      {},
+      {
+        requestState: sample.state,
+        inputResponses: {
+          [sample.key]: {
+            role: 'assistant',
+            model: 'test',
+            content: { type: 'text', text: 'hello from c' },
+          },
+        },
+      },
+    );
+    expect(rawText(sampled)).toBe('hello from c');
+  });
+
+  it('refuses with -32602, naming the holder, a retry elsewhere of a call it may not replay', async () => {
+    const round = await firstRound('fy__elicit', { message: 'sure?' });
+    const retry = {
+      requestState: round.state,
+      inputResponses: { [round.key]: { action: 'decline' } },
+    };
+    // fy__elicit is neither read-only nor idempotent, nor listed in replayTools.
+    const refused = await rawCall(instance('b').url, 'fy__elicit', {}, retry);
+    expect(refused.error).toMatchObject({
+      code: -32602,
+      data: { instance: 'a', _meta: { [INSTANCE_META_KEY]: 'b' } },
+    });
+    expect(refused.error?.message).toMatch(/instance "a"/);
+    expect(rawText(await rawCall(instance('a').url, 'fy__elicit', {}, retry))).toMatch(/decline/);
   });
 
   it('keeps a 2025 session on its instance; once that dies, 404 and a new session works', async () => {
@@ -448,6 +560,88 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   }, 60_000);
 
+  it('loses no acknowledged store write when instances are SIGKILLed under load', async () => {
+    const url = balancer?.url ?? new URL('x:');
+    // A writer process (the store API, as an instance uses it) acknowledges each write on stdout
+    // once its promise has resolved; it and gateway c are SIGKILLed while it writes and the
+    // gateways serve calls.
+    const [node, ...flags] = sourceCommand;
+    const writer = spawn(
+      node,
+      [...flags.slice(0, 3), STORE_WRITER, pg?.url ?? '', 'durable', '8'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const acked = new Set<string>();
+    let pending = '';
+    writer.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('ACK ')) acked.add(line.slice(4));
+    });
+    const closed = new Promise<void>((resolve) =>
+      writer.once('close', () => {
+        resolve();
+      }),
+    );
+    const client = await connect(url, 'modern');
+    const loading = { on: true };
+    const load = (async () => {
+      let calls = 0;
+      while (loading.on) {
+        await echo(client, `load ${calls++}`).catch(() => undefined);
+      }
+      return calls;
+    })();
+    try {
+      await vi.waitFor(() => {
+        expect(acked.size).toBeGreaterThanOrEqual(200);
+      }, 60_000);
+      writer.kill('SIGKILL');
+      await instance('c').stop('SIGKILL');
+      instances.delete('c');
+      // Every line the writer printed before it died has been read once its stdout closes.
+      await within(closed, 10_000, "the SIGKILLed writer's stdout to close");
+      loading.on = false;
+      expect(await load).toBeGreaterThan(0);
+      const reader = await createPostgresStore({ connectionString: pg?.url ?? '' });
+      try {
+        const stored = new Set((await reader.listPrompts()).map((prompt) => prompt.name));
+        expect([...acked].filter((name) => !stored.has(name))).toEqual([]);
+      } finally {
+        await reader.close();
+      }
+      // And every surviving instance lists them all (bounded wait for its change feed).
+      for (const name of ['a', 'b']) {
+        const direct = await connect(instance(name).url, 'modern');
+        try {
+          await vi.waitFor(async () => {
+            const listed = new Set<string>();
+            let cursor: string | undefined;
+            do {
+              const page = await direct.listPrompts(cursor === undefined ? {} : { cursor });
+              for (const prompt of page.prompts) listed.add(prompt.name);
+              cursor = page.nextCursor;
+            } while (cursor !== undefined);
+            expect([...acked].filter((written) => !listed.has(`user__${written}`))).toEqual([]);
+          }, 15_000);
+        } finally {
+          await direct.close();
+        }
+      }
+      console.info(`durability: ${String(acked.size)} acknowledged writes, all stored and listed`);
+    } finally {
+      loading.on = false;
+      writer.kill('SIGKILL');
+      await load;
+      await client.close();
+      if (!instances.has('c')) {
+        await start('c');
+        await routedTo('c');
+      }
+    }
+  }, 120_000);
+
   it('loses no 2026 call that retries once during a rolling restart', async () => {
     const url = balancer?.url ?? new URL('x:');
     const clients = await Promise.all(Array.from({ length: 4 }, () => connect(url, 'modern')));
@@ -486,7 +680,12 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
             },
           },
         );
-        await begun;
+        // The call's first progress says it runs (bounded: it may also end, or fail, first).
+        await within(
+          Promise.race([begun, slow.then(() => undefined)]),
+          15_000,
+          `a slow call to start on ${name}`,
+        );
         expect(await old.stop('SIGTERM')).toBe(0);
         expect((await slow).isError).not.toBe(true);
         expect(old.stderr()).toMatch(new RegExp(`\\[${name}\\] shutting down \\(draining`));
