@@ -2,20 +2,13 @@
 // started here on 127.0.0.1: what a 2026-07-28 client, a 2025 client and an operator see.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  type CallToolResult,
-  type FetchLike,
-} from '@modelcontextprotocol/client';
+import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig } from './config.js';
-import { instanceIdFor, requestStateKeyFor } from './fleet.js';
 import {
   fleetConfig,
   freePorts,
@@ -31,10 +24,19 @@ import {
   type Postgres,
 } from './testing/fleet.js';
 import { sourceCommand } from './testing/cli-process.js';
+import {
+  connect,
+  echo,
+  fetchIdempotent,
+  pool,
+  rawCall,
+  rawText,
+  textOf,
+  within,
+} from './testing/fleet-clients.js';
 
 const STORE_WRITER = fileURLToPath(new URL('testing/store-writer.ts', import.meta.url));
 
-const MODERN = '2026-07-28';
 const NAMES = ['a', 'b', 'c'] as const;
 
 const haproxy = hasHaproxy();
@@ -48,121 +50,6 @@ describe.runIf(inCi && !(haproxy && postgres))('the fleet tests in CI', () => {
     expect.fail(haproxy ? POSTGRES_MISSING : HAPROXY_MISSING);
   });
 });
-
-describe('instanceIdFor', () => {
-  it('takes TOOLPLANE_INSTANCE_ID, else the config, else <hostname>-<pid>', () => {
-    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: 'gw-1' }, 'cfg')).toBe('gw-1');
-    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: '' }, 'cfg')).toBe('cfg');
-    expect(instanceIdFor({}, undefined)).toBe(`${hostname()}-${String(process.pid)}`);
-  });
-
-  it('refuses an ID that would not fit a header or a log line, with invalid_argument', () => {
-    for (const bad of ['a b', 'x\ny', '__proto__"', 'é', 'a'.repeat(129)]) {
-      expect(() => instanceIdFor({ TOOLPLANE_INSTANCE_ID: bad }, undefined)).toThrow(
-        expect.objectContaining({ code: 'invalid_argument' }),
-      );
-    }
-  });
-
-  it('is checked in the config file too', () => {
-    const problem = (http: object): string => {
-      try {
-        parseConfig(JSON.stringify({ http }), { file: 'toolplane.config.json' });
-      } catch (error) {
-        return (error as Error).message;
-      }
-      return '';
-    };
-    expect(problem({ instanceId: 'gw 1' })).toMatch(/http\.instanceId/);
-    expect(problem({ drainMs: -1 })).toMatch(/http\.drainMs/);
-    expect(problem({ drainMs: 120_001 })).toMatch(/http\.drainMs/);
-    expect(problem({ instanceId: 'gw-1', drainMs: 0, allowedHosts: ['lb:443'] })).toBe('');
-  });
-});
-
-describe('requestStateKeyFor', () => {
-  it('takes TOOLPLANE_REQUEST_STATE_KEY, none when unset or empty', () => {
-    const key = 'k'.repeat(32);
-    expect(requestStateKeyFor({ TOOLPLANE_REQUEST_STATE_KEY: key })).toBe(key);
-    expect(requestStateKeyFor({ TOOLPLANE_REQUEST_STATE_KEY: '' })).toBeUndefined();
-    expect(requestStateKeyFor({})).toBeUndefined();
-  });
-
-  it('refuses a key shorter than 32 bytes with invalid_argument', () => {
-    expect(() => requestStateKeyFor({ TOOLPLANE_REQUEST_STATE_KEY: 'short' })).toThrow(
-      expect.objectContaining({ code: 'invalid_argument' }),
-    );
-  });
-
-  it('takes http.replayTools in the config file, a list of names', () => {
-    const parsed = (http: object) =>
-      parseConfig(JSON.stringify({ http }), { file: 'toolplane.config.json' });
-    expect(parsed({ replayTools: ['fx__elicit'] }).http.replayTools).toEqual(['fx__elicit']);
-    expect(() => parsed({ replayTools: 'fx__elicit' })).toThrow(/replayTools/);
-  });
-});
-
-/** A fetch that records which instance answered each request (the `Toolplane-Instance` header). */
-function tallying(seen: string[]): FetchLike {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    seen.push(response.headers.get('toolplane-instance') ?? '');
-    return response;
-  };
-}
-
-async function connect(url: URL, era: 'modern' | 'legacy', seen: string[] = []): Promise<Client> {
-  const client = new Client(
-    { name: `fleet-${era}`, version: '0' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
-  );
-  await client.connect(new StreamableHTTPClientTransport(url, { fetch: tallying(seen) }));
-  return client;
-}
-
-const echo = (client: Client, text: string) =>
-  client.callTool({ name: 'fx__echo', arguments: { text } });
-
-const textOf = (result: CallToolResult): string =>
-  result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-
-/** `promise`, or a rejection naming `what` once `ms` have passed: every wait here is bounded. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new Error(`${what}: not within ${String(ms)} ms`));
-      }, ms);
-    }),
-  ]).finally(() => {
-    clearTimeout(timer);
-  });
-}
-
-/** Runs `count` tasks, `concurrency` at a time; resolves with their settled outcomes. */
-async function pool<T>(
-  count: number,
-  concurrency: number,
-  task: (i: number) => Promise<T>,
-): Promise<PromiseSettledResult<T>[]> {
-  const outcomes: PromiseSettledResult<T>[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        try {
-          outcomes[i] = { status: 'fulfilled', value: await task(i) };
-        } catch (reason) {
-          outcomes[i] = { status: 'rejected', reason };
-        }
-      }
-    }),
-  );
-  return outcomes;
-}
 
 describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProxy', () => {
   let dir = '';
@@ -345,49 +232,6 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   });
 
-  /** A raw 2026-07-28 tools/call to one instance; a retry carries the round's answer. */
-  const rawCall = async (url: URL, name: string, args: object, retry: object = {}) => {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: args,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-            'io.modelcontextprotocol/clientCapabilities': {
-              elicitation: { form: {} },
-              sampling: {},
-            },
-          },
-          ...retry,
-        },
-      }),
-    });
-    const text = await response.text();
-    return JSON.parse(
-      text.startsWith('{') ? text : ([...text.matchAll(/^data: (.*)$/gm)].at(-1)?.[1] ?? 'null'),
-    ) as {
-      result?: {
-        resultType?: string;
-        inputRequests?: Record<string, { method: string }>;
-        requestState?: string;
-        content?: { text: string }[];
-      };
-      error?: { code: number; message: string; data?: Record<string, unknown> };
-    };
-  };
   /** Starts `name` on instance a and returns its first round. */
   const firstRound = async (name: string, args: object) => {
     const answer = await rawCall(instance('a').url, name, args);
@@ -397,9 +241,6 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     );
     return { key, method: request.method, state: answer.result?.requestState ?? '' };
   };
-  const rawText = (answer: Awaited<ReturnType<typeof rawCall>>): string =>
-    answer.result?.content?.map((block) => block.text).join('') ?? '';
-
   it('resumes an eliciting and a sampling call of a 2025 upstream on another instance', async () => {
     const elicit = await firstRound('fx__elicit', { message: 'sure?' });
     expect(elicit.method).toBe('elicitation/create');
@@ -412,10 +253,14 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
       action: 'accept',
       content: { answer: 'yes' },
     });
-    // One use per instance: b refuses the same state again.
+    // One use on the whole fleet (spent in PostgreSQL): b refuses it again, and so does c,
+    // which has never seen it.
     expect((await rawCall(instance('b').url, 'fx__elicit', {}, retry)).error).toMatchObject({
       code: -32602,
     });
+    const elsewhere = await rawCall(instance('c').url, 'fx__elicit', {}, retry);
+    expect(elsewhere.error).toMatchObject({ code: -32602 });
+    expect(elsewhere.error?.message).toMatch(/already used/);
     const forged = { ...retry, requestState: `${elicit.state.slice(0, -4)}AAAA` };
     expect((await rawCall(instance('c').url, 'fx__elicit', {}, forged)).error).toMatchObject({
       code: -32602,
@@ -481,7 +326,8 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
   }, 60_000);
 
   const sessionMovesOn = async (url: URL, sessionId: string, home: string): Promise<void> => {
-    const stale = await fetch(url, {
+    // tools/list: safe to send again if a pooled connection was found dead.
+    const stale = await fetchIdempotent(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

@@ -59,6 +59,21 @@ export function storeReadiness(
   };
 }
 
+/**
+ * What makes a 2026 `requestState` serve once on the whole fleet: with a PostgreSQL store, its
+ * nonce is spent in the shared database (`spendOnce`); with any other store, none (each instance
+ * then remembers only the states it has seen).
+ */
+export function requestStateSpenderFor(
+  store: Store,
+):
+  | ((nonce: string, expiresAt: number, options: { signal: AbortSignal }) => Promise<boolean>)
+  | undefined {
+  if (!isPostgresStore(store) || typeof store.spendOnce !== 'function') return undefined;
+  return (nonce, expiresAt, { signal }) =>
+    store.spendOnce(`request-state:${nonce}`, expiresAt, { signal });
+}
+
 function isPostgresStore(store: Store): store is PostgresStore {
   return typeof (store as Partial<PostgresStore>).ping === 'function';
 }

@@ -162,16 +162,21 @@ export class InputRounds {
     const { ctx, method, responses } = options;
     const sealed = await this.#seal.open(state, ctx);
     if (sealed.m !== method) throw invalidState(`for ${sealed.m}, not ${method}`);
-    if (!this.#spent.spend(sealed.n, sealed.e)) throw invalidState('already used');
-    if (this.#spendShared !== undefined && !(await this.#spendFleetWide(sealed, ctx))) {
-      throw invalidState('already used (on another instance)');
-    }
     const flow = this.#flows.get(sealed.f);
     if (flow?.expected === sealed.n && flow.pending !== undefined) {
-      flow.expected = undefined;
-      clearTimeout(flow.timer);
+      // Taken at once, so a second retry arriving meanwhile finds it gone.
       const round = flow.pending;
+      flow.expected = undefined;
       flow.pending = undefined;
+      clearTimeout(flow.timer);
+      try {
+        await this.#spend(sealed, ctx);
+      } catch (error) {
+        // Used on another instance already: nothing can resume this call any more.
+        round.fail(new Error('its requestState was used elsewhere'));
+        this.#end(flow, 'its requestState was used elsewhere');
+        throw error;
+      }
       const answer = responses?.[round.key];
       if (answer === undefined) {
         round.fail(new Error(`the client did not answer ${round.request.method}`));
@@ -182,6 +187,19 @@ export class InputRounds {
       return this.#settle(flow, ctx);
     }
     return this.#replay(sealed, options);
+  }
+
+  /**
+   * Records the state as used, here and (when the fleet shares a record) everywhere; a state
+   * that cannot be used is refused before this, so a refusal does not use it up.
+   *
+   * @throws {ProtocolError} -32602 when it was used already.
+   */
+  async #spend(sealed: RoundState, ctx: ServerContext): Promise<void> {
+    if (!this.#spent.spend(sealed.n, sealed.e)) throw invalidState('already used');
+    if (this.#spendShared !== undefined && !(await this.#spendFleetWide(sealed, ctx))) {
+      throw invalidState('already used (on another instance)');
+    }
   }
 
   /** Cancels every flow (the gateway is closing). */
@@ -219,6 +237,7 @@ export class InputRounds {
     }
     const run = await options.replay(sealed.t, sealed.r.a);
     if (typeof run === 'string') throw refuse(run);
+    await this.#spend(sealed, options.ctx);
     const [key, method, digest] = sealed.r.p;
     const answer = options.responses?.[key];
     const answers =

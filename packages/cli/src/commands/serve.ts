@@ -12,7 +12,13 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
 import { VERSION } from '../version.js';
-import { DEFAULT_DRAIN_MS, instanceIdFor, requestStateKeyFor, storeReadiness } from '../fleet.js';
+import {
+  DEFAULT_DRAIN_MS,
+  instanceIdFor,
+  requestStateKeyFor,
+  requestStateSpenderFor,
+  storeReadiness,
+} from '../fleet.js';
 
 /** The shortest bearer token `serve` accepts, from the config, a flag, a file or the env. */
 const MIN_TOKEN_LENGTH = 16;
@@ -118,6 +124,7 @@ async function serve(
   try {
     if (http) {
       const storeReady = storeReadiness(opened.store);
+      const spendRequestState = requestStateSpenderFor(opened.store);
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -136,6 +143,7 @@ async function serve(
         headersTimeoutMs: cfg.http.headersTimeoutMs,
         ...(instanceId === undefined ? {} : { instanceId }),
         ...(requestStateKey === undefined ? {} : { requestStateKey }),
+        ...(spendRequestState === undefined ? {} : { spendRequestState }),
         ...(cfg.http.replayTools === undefined ? {} : { replayTools: cfg.http.replayTools }),
         // Not before the servers have had their wait: a balancer would send calls for tools
         // this instance does not list yet.
