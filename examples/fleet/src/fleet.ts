@@ -4,6 +4,7 @@
  * optionally HAProxy in front of them with the configuration of docs/fleet.md.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -107,6 +108,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const [balancerPort = 0, ...ports] = await freePorts(options.instances + 1);
     const names = ports.map((_, i) => `gw${String(i + 1)}`);
     const instances = new Map<string, URL>();
+    // One key for the whole fleet, so a 2026 client's input_required retry resumes anywhere.
+    const requestStateKey = randomBytes(33).toString('base64');
     // One after the other: the first migrates the store's schema.
     for (const [i, name] of names.entries()) {
       const child = spawn(
@@ -128,6 +131,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
             NO_COLOR: '1',
             TOOLPLANE_POSTGRES_URL: postgresUrl,
             TOOLPLANE_INSTANCE_ID: name,
+            TOOLPLANE_REQUEST_STATE_KEY: requestStateKey,
             TOOLPLANE_PUBLIC_HOST: `127.0.0.1:${String(balancerPort)}`,
           },
         },
@@ -241,11 +245,23 @@ async function healthy(url: URL, count: number): Promise<void> {
   }
 }
 
-async function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+async function ended(child: ChildProcess, signal: NodeJS.Signals, ms = 15_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);
-  await done;
+  // Bounded: a child still there after `ms` is killed outright.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => {
+      resolve('late');
+    }, ms);
+  });
+  const outcome = await Promise.race([done, late]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    child.kill('SIGKILL');
+    await done;
+  }
 }
 
 /** `n` distinct free ports on 127.0.0.1. */

@@ -97,6 +97,7 @@ const httpSchema = z.strictObject({
     .regex(/^[\w.:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 _ . : -')
     .optional(),
   drainMs: z.number().int().min(0).max(120_000, 'must be at most 120000 (two minutes)').optional(),
+  replayTools: stringList.optional(),
 });
 
 const scopeGrantSchema = z.strictObject({

@@ -150,6 +150,8 @@ export interface CliConfig {
     /** This process's name behind a load balancer, and the drain bound; see `fleet.ts`. */
     readonly instanceId?: string;
     readonly drainMs?: number;
+    /** Tools whose 2026 calls may be replayed on another instance; see `GatewayOptions`. */
+    readonly replayTools?: readonly string[];
   };
   /** OAuth 2.1 for the HTTP gateway, when the file has an `auth` section. */
   readonly auth?: AuthConfig;
@@ -331,6 +333,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       headersTimeoutMs: http.headersTimeoutMs,
       ...(http.instanceId === undefined ? {} : { instanceId: http.instanceId }),
       ...(http.drainMs === undefined ? {} : { drainMs: http.drainMs }),
+      ...(http.replayTools === undefined ? {} : { replayTools: http.replayTools }),
     },
     ...(data.auth === undefined ? {} : { auth: data.auth }),
     secrets,

@@ -1,19 +1,14 @@
 // Three `toolplane serve --http` instances sharing one PostgreSQL store behind HAProxy, all
 // started here on 127.0.0.1: what a 2026-07-28 client, a 2025 client and an operator see.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  type CallToolResult,
-  type FetchLike,
-} from '@modelcontextprotocol/client';
+import { fileURLToPath } from 'node:url';
+import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig } from './config.js';
-import { instanceIdFor } from './fleet.js';
 import {
   fleetConfig,
   freePorts,
@@ -28,8 +23,20 @@ import {
   type Instance,
   type Postgres,
 } from './testing/fleet.js';
+import { sourceCommand } from './testing/cli-process.js';
+import {
+  connect,
+  echo,
+  fetchIdempotent,
+  pool,
+  rawCall,
+  rawText,
+  textOf,
+  within,
+} from './testing/fleet-clients.js';
 
-const MODERN = '2026-07-28';
+const STORE_WRITER = fileURLToPath(new URL('testing/store-writer.ts', import.meta.url));
+
 const NAMES = ['a', 'b', 'c'] as const;
 
 const haproxy = hasHaproxy();
@@ -43,84 +50,6 @@ describe.runIf(inCi && !(haproxy && postgres))('the fleet tests in CI', () => {
     expect.fail(haproxy ? POSTGRES_MISSING : HAPROXY_MISSING);
   });
 });
-
-describe('instanceIdFor', () => {
-  it('takes TOOLPLANE_INSTANCE_ID, else the config, else <hostname>-<pid>', () => {
-    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: 'gw-1' }, 'cfg')).toBe('gw-1');
-    expect(instanceIdFor({ TOOLPLANE_INSTANCE_ID: '' }, 'cfg')).toBe('cfg');
-    expect(instanceIdFor({}, undefined)).toBe(`${hostname()}-${String(process.pid)}`);
-  });
-
-  it('refuses an ID that would not fit a header or a log line, with invalid_argument', () => {
-    for (const bad of ['a b', 'x\ny', '__proto__"', 'é', 'a'.repeat(129)]) {
-      expect(() => instanceIdFor({ TOOLPLANE_INSTANCE_ID: bad }, undefined)).toThrow(
-        expect.objectContaining({ code: 'invalid_argument' }),
-      );
-    }
-  });
-
-  it('is checked in the config file too', () => {
-    const problem = (http: object): string => {
-      try {
-        parseConfig(JSON.stringify({ http }), { file: 'toolplane.config.json' });
-      } catch (error) {
-        return (error as Error).message;
-      }
-      return '';
-    };
-    expect(problem({ instanceId: 'gw 1' })).toMatch(/http\.instanceId/);
-    expect(problem({ drainMs: -1 })).toMatch(/http\.drainMs/);
-    expect(problem({ drainMs: 120_001 })).toMatch(/http\.drainMs/);
-    expect(problem({ instanceId: 'gw-1', drainMs: 0, allowedHosts: ['lb:443'] })).toBe('');
-  });
-});
-
-/** A fetch that records which instance answered each request (the `Toolplane-Instance` header). */
-function tallying(seen: string[]): FetchLike {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    seen.push(response.headers.get('toolplane-instance') ?? '');
-    return response;
-  };
-}
-
-async function connect(url: URL, era: 'modern' | 'legacy', seen: string[] = []): Promise<Client> {
-  const client = new Client(
-    { name: `fleet-${era}`, version: '0' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
-  );
-  await client.connect(new StreamableHTTPClientTransport(url, { fetch: tallying(seen) }));
-  return client;
-}
-
-const echo = (client: Client, text: string) =>
-  client.callTool({ name: 'fx__echo', arguments: { text } });
-
-const textOf = (result: CallToolResult): string =>
-  result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-
-/** Runs `count` tasks, `concurrency` at a time; resolves with their settled outcomes. */
-async function pool<T>(
-  count: number,
-  concurrency: number,
-  task: (i: number) => Promise<T>,
-): Promise<PromiseSettledResult<T>[]> {
-  const outcomes: PromiseSettledResult<T>[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        try {
-          outcomes[i] = { status: 'fulfilled', value: await task(i) };
-        } catch (reason) {
-          outcomes[i] = { status: 'rejected', reason };
-        }
-      }
-    }),
-  );
-  return outcomes;
-}
 
 describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProxy', () => {
   let dir = '';
@@ -303,46 +232,74 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   });
 
-  it('refuses with -32602 an input_required retry that lands on another instance', async () => {
-    const post = async (url: URL, params: object): Promise<unknown> => {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'fx__elicit',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
-      });
-      const text = await response.text();
-      return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'));
-    };
-    const params = {
-      name: 'fx__elicit',
-      arguments: { message: 'sure?' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-      },
-    };
-    const first = (await post(instance('a').url, params)) as {
-      result: { resultType: string; inputRequests: object; requestState: string };
-    };
-    expect(first.result.resultType).toBe('input_required');
-    const [key = ''] = Object.keys(first.result.inputRequests);
+  /** Starts `name` on instance a and returns its first round. */
+  const firstRound = async (name: string, args: object) => {
+    const answer = await rawCall(instance('a').url, name, args);
+    expect(answer.result?.resultType).toBe('input_required');
+    const [[key, request] = ['', { method: '' }]] = Object.entries(
+      answer.result?.inputRequests ?? {},
+    );
+    return { key, method: request.method, state: answer.result?.requestState ?? '' };
+  };
+  it('resumes an eliciting and a sampling call of a 2025 upstream on another instance', async () => {
+    const elicit = await firstRound('fx__elicit', { message: 'sure?' });
+    expect(elicit.method).toBe('elicitation/create');
     const retry = {
-      ...params,
-      requestState: first.result.requestState,
-      inputResponses: { [key]: { action: 'decline' } },
+      requestState: elicit.state,
+      inputResponses: { [elicit.key]: { action: 'accept', content: { answer: 'yes' } } },
     };
-    // The upstream call waits in instance a; b holds neither the flow nor a's key.
-    expect(await post(instance('b').url, retry)).toMatchObject({ error: { code: -32602 } });
-    expect(await post(instance('a').url, retry)).toMatchObject({
-      result: { content: [{ type: 'text', text: expect.stringContaining('decline') }] },
+    // Instance b holds no call: it replays it, answering the upstream's question from the retry.
+    expect(JSON.parse(rawText(await rawCall(instance('b').url, 'fx__elicit', {}, retry)))).toEqual({
+      action: 'accept',
+      content: { answer: 'yes' },
     });
+    // One use on the whole fleet (spent in PostgreSQL): b refuses it again, and so does c,
+    // which has never seen it.
+    expect((await rawCall(instance('b').url, 'fx__elicit', {}, retry)).error).toMatchObject({
+      code: -32602,
+    });
+    const elsewhere = await rawCall(instance('c').url, 'fx__elicit', {}, retry);
+    expect(elsewhere.error).toMatchObject({ code: -32602 });
+    expect(elsewhere.error?.message).toMatch(/already used/);
+    const forged = { ...retry, requestState: `${elicit.state.slice(0, -4)}AAAA` };
+    expect((await rawCall(instance('c').url, 'fx__elicit', {}, forged)).error).toMatchObject({
+      code: -32602,
+    });
+
+    const sample = await firstRound('fx__sample', { prompt: 'hello?' });
+    expect(sample.method).toBe('sampling/createMessage');
+    const sampled = await rawCall(
+      instance('c').url,
+      'fx__sample',
+      {},
+      {
+        requestState: sample.state,
+        inputResponses: {
+          [sample.key]: {
+            role: 'assistant',
+            model: 'test',
+            content: { type: 'text', text: 'hello from c' },
+          },
+        },
+      },
+    );
+    expect(rawText(sampled)).toBe('hello from c');
+  });
+
+  it('refuses with -32602, naming the holder, a retry elsewhere of a call it may not replay', async () => {
+    const round = await firstRound('fy__elicit', { message: 'sure?' });
+    const retry = {
+      requestState: round.state,
+      inputResponses: { [round.key]: { action: 'decline' } },
+    };
+    // fy__elicit is neither read-only nor idempotent, nor listed in replayTools.
+    const refused = await rawCall(instance('b').url, 'fy__elicit', {}, retry);
+    expect(refused.error).toMatchObject({
+      code: -32602,
+      data: { instance: 'a', _meta: { [INSTANCE_META_KEY]: 'b' } },
+    });
+    expect(refused.error?.message).toMatch(/instance "a"/);
+    expect(rawText(await rawCall(instance('a').url, 'fy__elicit', {}, retry))).toMatch(/decline/);
   });
 
   it('keeps a 2025 session on its instance; once that dies, 404 and a new session works', async () => {
@@ -369,7 +326,8 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
   }, 60_000);
 
   const sessionMovesOn = async (url: URL, sessionId: string, home: string): Promise<void> => {
-    const stale = await fetch(url, {
+    // tools/list: safe to send again if a pooled connection was found dead.
+    const stale = await fetchIdempotent(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -448,6 +406,88 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     }
   }, 60_000);
 
+  it('loses no acknowledged store write when instances are SIGKILLed under load', async () => {
+    const url = balancer?.url ?? new URL('x:');
+    // A writer process (the store API, as an instance uses it) acknowledges each write on stdout
+    // once its promise has resolved; it and gateway c are SIGKILLed while it writes and the
+    // gateways serve calls.
+    const [node, ...flags] = sourceCommand;
+    const writer = spawn(
+      node,
+      [...flags.slice(0, 3), STORE_WRITER, pg?.url ?? '', 'durable', '8'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const acked = new Set<string>();
+    let pending = '';
+    writer.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('ACK ')) acked.add(line.slice(4));
+    });
+    const closed = new Promise<void>((resolve) =>
+      writer.once('close', () => {
+        resolve();
+      }),
+    );
+    const client = await connect(url, 'modern');
+    const loading = { on: true };
+    const load = (async () => {
+      let calls = 0;
+      while (loading.on) {
+        await echo(client, `load ${calls++}`).catch(() => undefined);
+      }
+      return calls;
+    })();
+    try {
+      await vi.waitFor(() => {
+        expect(acked.size).toBeGreaterThanOrEqual(200);
+      }, 60_000);
+      writer.kill('SIGKILL');
+      await instance('c').stop('SIGKILL');
+      instances.delete('c');
+      // Every line the writer printed before it died has been read once its stdout closes.
+      await within(closed, 10_000, "the SIGKILLed writer's stdout to close");
+      loading.on = false;
+      expect(await load).toBeGreaterThan(0);
+      const reader = await createPostgresStore({ connectionString: pg?.url ?? '' });
+      try {
+        const stored = new Set((await reader.listPrompts()).map((prompt) => prompt.name));
+        expect([...acked].filter((name) => !stored.has(name))).toEqual([]);
+      } finally {
+        await reader.close();
+      }
+      // And every surviving instance lists them all (bounded wait for its change feed).
+      for (const name of ['a', 'b']) {
+        const direct = await connect(instance(name).url, 'modern');
+        try {
+          await vi.waitFor(async () => {
+            const listed = new Set<string>();
+            let cursor: string | undefined;
+            do {
+              const page = await direct.listPrompts(cursor === undefined ? {} : { cursor });
+              for (const prompt of page.prompts) listed.add(prompt.name);
+              cursor = page.nextCursor;
+            } while (cursor !== undefined);
+            expect([...acked].filter((written) => !listed.has(`user__${written}`))).toEqual([]);
+          }, 15_000);
+        } finally {
+          await direct.close();
+        }
+      }
+      console.info(`durability: ${String(acked.size)} acknowledged writes, all stored and listed`);
+    } finally {
+      loading.on = false;
+      writer.kill('SIGKILL');
+      await load;
+      await client.close();
+      if (!instances.has('c')) {
+        await start('c');
+        await routedTo('c');
+      }
+    }
+  }, 120_000);
+
   it('loses no 2026 call that retries once during a rolling restart', async () => {
     const url = balancer?.url ?? new URL('x:');
     const clients = await Promise.all(Array.from({ length: 4 }, () => connect(url, 'modern')));
@@ -486,7 +526,12 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
             },
           },
         );
-        await begun;
+        // The call's first progress says it runs (bounded: it may also end, or fail, first).
+        await within(
+          Promise.race([begun, slow.then(() => undefined)]),
+          15_000,
+          `a slow call to start on ${name}`,
+        );
         expect(await old.stop('SIGTERM')).toBe(0);
         expect((await slow).isError).not.toBe(true);
         expect(old.stderr()).toMatch(new RegExp(`\\[${name}\\] shutting down \\(draining`));

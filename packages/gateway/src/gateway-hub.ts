@@ -5,6 +5,7 @@ import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
 import { InputRounds } from './input-rounds.js';
+import { sessionAuth } from './auth/oauth-gate.js'; // OAuth (auth/)
 import type {
   GatewayOptions,
   ListKind,
@@ -65,8 +66,20 @@ export class GatewayHub {
     this.toolkit = toolkit;
     this.options = options;
     this.rounds = new InputRounds({
-      ...(options.requestStateKey === undefined ? {} : { key: options.requestStateKey }),
-      ...(options.inputRoundTtlMs === undefined ? {} : { ttlMs: options.inputRoundTtlMs }),
+      key: options.requestStateKey,
+      ttlMs: options.inputRoundTtlMs,
+      instanceId: options.instanceId,
+      spend: options.spendRequestState,
+      release:
+        (options.replayRounds ??
+          (options.requestStateKey === undefined ? 'elsewhere' : 'always')) === 'always',
+      // A state answers only the caller it was sealed for (an OAuth principal; anyone without).
+      bind: (ctx) => {
+        const auth = sessionAuth(ctx); // OAuth (auth/)
+        return auth === undefined
+          ? ''
+          : `${auth.issuer ?? ''}\u0000${auth.subject ?? ''}\u0000${auth.clientId ?? ''}`;
+      },
     });
     this.negotiated = toolkit
       .setUpstreamRequestHandler(forwardUpstreamRequests)
@@ -206,6 +219,18 @@ export class GatewayHub {
   /** The toolkit's resource templates: builtin ones and every connected connector's. */
   templates(): ToolkitResourceTemplate[] {
     return this.toolkit.resourceTemplates();
+  }
+
+  /**
+   * Why a 2026 call of `item` (exposed as `exposed`) may not be replayed on another instance to
+   * resume its input rounds there, or undefined when it may: the tool says it is read-only or
+   * idempotent, or `replayTools` lists it.
+   */
+  replayRefusal(item: ToolItem, exposed: string): string | undefined {
+    const hints = item.tool.annotations;
+    if (hints?.readOnlyHint === true || hints?.idempotentHint === true) return undefined;
+    if (this.options.replayTools?.includes(exposed) === true) return undefined;
+    return `tool "${exposed}" is neither readOnlyHint nor idempotentHint, so it is not run again (list it in replayTools to allow that)`;
   }
 
   allowed(item: ToolItem): boolean {

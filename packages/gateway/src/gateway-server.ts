@@ -13,7 +13,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { isJsonRpcMessage } from './jsonrpc.js';
+import { isJsonRpcMessage, withErrorMeta } from './jsonrpc.js';
 
 // The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
 // names and lists that the gateway must map itself.
@@ -183,7 +183,23 @@ export class GatewayServer extends Server {
     };
   }
 
+  /**
+   * Merges `meta` into the `data._meta` of every JSON-RPC error this server sends (the handlers'
+   * and the SDK's own alike); set before {@link GatewayServer.connect}.
+   */
+  tagErrors(meta: Readonly<Record<string, unknown>>): void {
+    this.errorMeta = meta;
+  }
+
+  private errorMeta: Readonly<Record<string, unknown>> | undefined;
+
   override async connect(transport: Transport): Promise<void> {
+    const meta = this.errorMeta;
+    if (meta !== undefined) {
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) =>
+        send('error' in message ? withErrorMeta(message, meta) : message, options);
+    }
     const own = transport.onmessage;
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
     await super.connect(transport);

@@ -7,7 +7,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { answerIdOf, CONNECTION_CLOSED, isJsonRpcMessage } from './jsonrpc.js';
+import { answerIdOf, CONNECTION_CLOSED, isJsonRpcMessage, withErrorMeta } from './jsonrpc.js';
 
 /** The most messages one POST may carry. */
 export const MAX_BATCH_SIZE = 100;
@@ -65,6 +65,7 @@ class PostAnswer {
   #held: JSONRPCMessage[] = [];
   #streaming = false;
   readonly #headersDue: NodeJS.Timeout;
+  readonly #errorMeta: Readonly<Record<string, unknown>> | undefined;
 
   /** @param refusals - Answers already due (to a batch's invalid messages), sent with the rest. */
   constructor(
@@ -73,12 +74,14 @@ class PostAnswer {
     batch: boolean,
     headers: OutgoingHttpHeaders,
     refusals: readonly JSONRPCMessage[] = [],
+    errorMeta?: Readonly<Record<string, unknown>>,
   ) {
     this.#res = res;
+    this.#errorMeta = errorMeta;
     this.#pending = new Set(ids);
     this.#batch = batch;
     this.#headers = headers;
-    this.#held = [...refusals];
+    this.#held = refusals.map((refusal) => this.#tagged(refusal));
     this.#headersDue = setTimeout(() => {
       if (this.closed || this.#streaming) return;
       this.#startStream();
@@ -98,8 +101,15 @@ class PostAnswer {
     return this.#res.writableEnded || this.#res.destroyed;
   }
 
-  deliver(message: JSONRPCMessage): void {
+  #tagged(message: JSONRPCMessage): JSONRPCMessage {
+    return this.#errorMeta === undefined || !('error' in message)
+      ? message
+      : withErrorMeta(message, this.#errorMeta);
+  }
+
+  deliver(sent: JSONRPCMessage): void {
     if (this.closed) return;
+    const message = this.#tagged(sent);
     if (isResponse(message)) this.#pending.delete(message.id);
     if (!this.#streaming) {
       if (isResponse(message)) {
@@ -181,9 +191,15 @@ export class HttpServerTransport implements Transport {
   #initialized = false;
   #closed = false;
 
-  /** @param sessionId - The session's ID, sent with every answer; none in stateless mode. */
-  constructor(sessionId?: string) {
+  readonly #errorMeta: Readonly<Record<string, unknown>> | undefined;
+
+  /**
+   * @param sessionId - The session's ID, sent with every answer; none in stateless mode.
+   * @param options - `errorMeta`: merged into the `data._meta` of every JSON-RPC error it sends.
+   */
+  constructor(sessionId?: string, options: { errorMeta?: Readonly<Record<string, unknown>> } = {}) {
     this.sessionId = sessionId;
+    this.#errorMeta = options.errorMeta;
   }
 
   /** Whether an initialize request has been received. */
@@ -208,7 +224,7 @@ export class HttpServerTransport implements Transport {
     extra?: MessageExtraInfo,
   ): void {
     if (this.#closed) {
-      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended');
+      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended', null, this.#errorMeta);
       return;
     }
     const messages = posted.filter(isJsonRpcMessage);
@@ -235,6 +251,7 @@ export class HttpServerTransport implements Transport {
         batch,
         this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId },
         refusals,
+        this.#errorMeta,
       );
       for (const id of ids) if (!reused.has(id)) this.#answers.set(id, answer);
       for (const id of reused) {
@@ -268,11 +285,18 @@ export class HttpServerTransport implements Transport {
   /** Opens the session's stream for messages not tied to a request (409 when one is open). */
   handleGet(res: ServerResponse): void {
     if (this.#closed) {
-      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended');
+      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended', null, this.#errorMeta);
       return;
     }
     if (this.#standalone !== undefined) {
-      writeError(res, 409, CONNECTION_CLOSED, 'this session already has a GET stream open');
+      writeError(
+        res,
+        409,
+        CONNECTION_CLOSED,
+        'this session already has a GET stream open',
+        null,
+        this.#errorMeta,
+      );
       return;
     }
     this.#standalone = res;

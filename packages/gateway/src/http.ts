@@ -9,7 +9,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './http-access.js';
-import type { GatewayAuth } from './auth/gateway-auth.js'; // OAuth (auth/)
 import { OAuthGate } from './auth/oauth-gate.js'; // OAuth (auth/)
 import {
   checkPostHeaders,
@@ -27,99 +26,21 @@ import { HttpServerTransport, writeError } from './http-transport.js';
 import { InFlight } from './http-drain.js';
 import { toWebRequest, writeWebResponse } from './http-fetch.js';
 import { claimsModernEra } from './eras.js';
+import { withErrorMeta } from './jsonrpc.js';
+import {
+  DEFAULT_IDLE_MS,
+  httpLimits,
+  INSTANCE_META_KEY,
+  READY_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  type HttpGateway,
+  type ServeHttpOptions,
+} from './http-options.js';
+
+export { INSTANCE_META_KEY } from './http-options.js';
+export type { HttpGateway, ServeHttpOptions } from './http-options.js';
 import { GatewayHub } from './gateway-hub.js';
-import { createSessionServer, type GatewayOptions } from './server.js';
-import type { ServedGateway } from './stdio.js';
-
-/** Options of {@link serveHttp}. */
-export interface ServeHttpOptions extends GatewayOptions {
-  /** The interface to bind (default `127.0.0.1`, reachable from this machine only). */
-  readonly host?: string;
-  /** The port; `0` picks a free one (see {@link HttpGateway.url}). */
-  readonly port: number;
-  /** The MCP endpoint's path (default `/mcp`). */
-  readonly path?: string;
-  /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
-  readonly token?: string;
-  /**
-   * OAuth 2.1: every request needs an access token this resource server accepts (else 401 with
-   * a `WWW-Authenticate` challenge naming the metadata it serves), and its scopes decide which
-   * tools the caller sees and may call. `createResourceServer` from `@toolplane/oauth` makes one.
-   * Exclusive with `token`.
-   */
-  readonly auth?: GatewayAuth;
-  /**
-   * Host names accepted in the `Host` header besides the bound host, `localhost`, `127.0.0.1`
-   * and `[::1]` (DNS-rebinding protection); with or without a port.
-   */
-  readonly allowedHosts?: readonly string[];
-  /**
-   * Origins accepted in an `Origin` header besides the gateway's own (http(s) on an accepted host
-   * name and the real port); a request with any other Origin gets 403.
-   */
-  readonly allowedOrigins?: readonly string[];
-  /** No sessions: every POST is served on its own and forgotten (no GET streams, no notifications). */
-  readonly stateless?: boolean;
-  /** A session without requests for this long is closed (default 30 minutes). */
-  readonly sessionIdleMs?: number;
-  /**
-   * Most sessions open at once (default 2,000). When full, a new session takes the place of the
-   * least recently used one with no request in flight (whose client gets 404 next and initializes
-   * again); when every session is busy, `initialize` gets 503 with `Retry-After`.
-   */
-  readonly maxSessions?: number;
-  /** Most TCP connections open at once (default 1,024); more are refused on arrival. */
-  readonly maxConnections?: number;
-  /**
-   * How long a client may take to send a request's headers (default 10 s), so connections that
-   * trickle them (slowloris) are cut instead of held.
-   */
-  readonly headersTimeoutMs?: number;
-  /** Largest request body accepted, in bytes (default 4 MiB; larger gets 413). */
-  readonly maxBodyBytes?: number;
-  /** Close the toolkit too when the gateway closes (default `false`: the toolkit is the caller's). */
-  readonly closeToolkit?: boolean;
-  /**
-   * Names this process among several behind one load balancer: sent as the `Toolplane-Instance`
-   * header of every answer and under {@link INSTANCE_META_KEY} in the `_meta` of the JSON-RPC
-   * errors the HTTP layer writes (default: none of either).
-   */
-  readonly instanceId?: string;
-  /**
-   * Whether this process can serve (e.g. its store answers), asked by each `GET /healthz`: a
-   * `false`, a throw or no answer within 2 s makes it HTTP 503 `{"status":"unavailable"}`, so a
-   * load balancer's check takes the instance out (default: always ready).
-   */
-  readonly ready?: (options: { signal: AbortSignal }) => Promise<boolean>;
-  /**
-   * How long {@link HttpGateway.close} lets requests in flight finish, in milliseconds, after it
-   * has stopped listening (default 0: they are cut at once). Meanwhile `/healthz` answers 503
-   * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.
-   */
-  readonly drainMs?: number;
-}
-
-/** The `_meta` key of the instance ID in errors (see {@link ServeHttpOptions.instanceId}). */
-export const INSTANCE_META_KEY = 'io.toolplane/instance';
-
-/** A gateway serving Streamable HTTP; see {@link serveHttp}. */
-export interface HttpGateway extends ServedGateway {
-  /** The endpoint, with the real port, e.g. `http://127.0.0.1:49152/mcp`. */
-  readonly url: URL;
-  /** How many sessions are open. */
-  readonly sessionCount: number;
-}
-
-const DEFAULT_IDLE_MS = 30 * 60_000;
-const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-// About 26 KB of heap each (bench/sessions.ts): 2,000 sessions hold ~52 MB.
-const DEFAULT_MAX_SESSIONS = 2_000;
-const DEFAULT_MAX_CONNECTIONS = 1_024;
-const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-// A request whose body never arrives in full is dropped rather than held open.
-const REQUEST_TIMEOUT_MS = 60_000;
-// A readiness check slower than this counts as not ready.
-const READY_TIMEOUT_MS = 2_000;
+import { createSessionServer } from './server.js';
 
 /**
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and
@@ -136,36 +57,8 @@ const READY_TIMEOUT_MS = 2_000;
  * is taken) as its `cause`.
  */
 export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Promise<HttpGateway> {
-  const host = options.host ?? '127.0.0.1';
-  const path = options.path ?? '/mcp';
-  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535) {
-    throw new ToolError(
-      'invalid_config',
-      `port must be an integer from 0 to 65535, got ${String(options.port)}`,
-    );
-  }
-  if (!path.startsWith('/')) {
-    throw new ToolError('invalid_config', `path must start with "/", got ${JSON.stringify(path)}`);
-  }
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const maxSessions = positive(options.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions');
-  const maxConnections = positive(
-    options.maxConnections,
-    DEFAULT_MAX_CONNECTIONS,
-    'maxConnections',
-  );
-  const headersTimeout = positive(
-    options.headersTimeoutMs,
-    DEFAULT_HEADERS_TIMEOUT_MS,
-    'headersTimeoutMs',
-  );
-  const drainMs = options.drainMs ?? 0;
-  if (!Number.isInteger(drainMs) || drainMs < 0) {
-    throw new ToolError(
-      'invalid_config',
-      `drainMs must be a non-negative integer, got ${String(drainMs)}`,
-    );
-  }
+  const { host, path, maxBody, maxSessions, maxConnections, headersTimeout, drainMs } =
+    httpLimits(options);
   const access = new AccessPolicy(options);
   // OAuth (auth/): exclusive with the static token.
   if (options.auth !== undefined && options.token !== undefined) {
@@ -230,7 +123,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         parsedBody: body,
         ...oauth?.messageExtra(req), // OAuth (auth/)
       });
-      await writeWebResponse(res, response);
+      // The SDK's entry answers some requests itself (a bad version or header): tagged here.
+      await writeWebResponse(
+        res,
+        errorMeta === undefined || response.ok ? response : await withMetaIn(response, errorMeta),
+      );
     } finally {
       modernInFlight--;
     }
@@ -246,7 +143,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     const id = randomUUID();
     const server = createSessionServer(hub);
-    const transport = new HttpServerTransport(id);
+    const transport = new HttpServerTransport(id, errorMeta === undefined ? {} : { errorMeta });
     const session: HttpSession = { transport, server, busy: 0 };
     transport.onclose = () => {
       sessions.delete(id);
@@ -258,7 +155,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
 
   const serveStateless = async (req: IncomingMessage, res: ServerResponse, post: Post) => {
     const server = createSessionServer(hub);
-    const transport = new HttpServerTransport();
+    const transport = new HttpServerTransport(
+      undefined,
+      errorMeta === undefined ? {} : { errorMeta },
+    );
     res.once('close', () => {
       void server.close();
     });
@@ -524,13 +424,27 @@ function endpointUrl(req: IncomingMessage): URL {
   return new URL(req.url ?? '/', 'http://gateway');
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ToolError(
-      'invalid_config',
-      `${name} must be a positive integer, got ${String(value)}`,
-    );
+/**
+ * `response` with `meta` in the `data._meta` of the JSON-RPC error its JSON body carries (as it
+ * is when its body is not JSON).
+ */
+async function withMetaIn(
+  response: Response,
+  meta: Readonly<Record<string, unknown>>,
+): Promise<Response> {
+  if (response.headers.get('content-type')?.includes('application/json') !== true) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, response);
   }
-  return value;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(withErrorMeta(body, meta)), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }

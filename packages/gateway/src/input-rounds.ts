@@ -1,15 +1,57 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
   type InputRequest,
   type InputRequiredResult,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { UpstreamRequest } from '@toolplane/toolkit';
+import {
+  invalidState,
+  MAX_REPLAY_STATE_BYTES,
+  paramsDigest,
+  SpentStates,
+  StateSeal,
+  type Answered,
+  type RoundState,
+  type SpendRequestState,
+} from './request-state.js';
 
 /** How long a client has to answer an `input_required` round (default of `inputRoundTtlMs`). */
 export const DEFAULT_INPUT_ROUND_TTL_MS = 10 * 60_000;
+
+/** Runs a call's upstream part: with the flow's signal, asking the client through `requestInput`. */
+export type RunCall = (
+  signal: AbortSignal,
+  requestInput: (request: UpstreamRequest) => Promise<unknown>,
+) => Promise<CallToolResult>;
+
+/** The call a flow runs, as a replay on another instance needs it. */
+export interface CallIdentity {
+  /** The tool's exposed name. */
+  readonly tool: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Why the call may not be replayed elsewhere (not read-only or idempotent), or undefined. */
+  readonly refusal: string | undefined;
+}
+
+/** What a retry carrying a `requestState` brings. */
+export interface ResumeOptions {
+  readonly method: string;
+  readonly responses: Readonly<Record<string, unknown>> | undefined;
+  /** The retry's context: its signal, and its caller (the state is bound to the caller). */
+  readonly ctx: ServerContext;
+  /**
+   * The call to replay here when the state's flow is not held by this instance: `run`, or why
+   * the tool may not be replayed (which the retry gets as -32602).
+   */
+  readonly replay: (
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+  ) => Promise<RunCall | string>;
+}
 
 /** An upstream's request waiting for the 2026 client's answer. */
 interface Round {
@@ -22,7 +64,10 @@ interface Round {
 /** A 2026-07-28 `tools/call` whose upstream call outlives the requests that carry its rounds. */
 interface Flow {
   readonly id: string;
+  readonly call: CallIdentity;
   readonly controller: AbortController;
+  /** The rounds answered so far, in order: a replay elsewhere answers them again. */
+  readonly history: Answered[];
   /** The call's outcome, once it has one. */
   running?: Promise<CallToolResult>;
   /** The round the client must answer next (set once it has been sent). */
@@ -35,38 +80,55 @@ interface Flow {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-interface Sealed {
-  readonly f: string;
-  readonly n: string;
-  readonly m: string;
-  readonly e: number;
-}
-
-const invalidState = (why: string): ProtocolError =>
-  new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    `requestState is ${why}; start the call again without it`,
-  );
-
 /**
  * Bridges an upstream's 2025-era server→client requests (elicitation, sampling) during a
  * 2026-07-28 client's `tools/call` into `input_required` rounds: the request answers with the
- * upstream's request embedded and a `requestState` sealed with HMAC-SHA256 (bound to the flow,
- * a one-time nonce, the method and an expiry); the client's retry carries the answer, which goes
- * upstream, and waits for the result or the next round. A forged, replayed or expired state is
- * -32602. A flow whose client does not come back within `ttlMs` is cancelled upstream.
+ * upstream's request embedded and a `requestState` sealed with HMAC-SHA256 (bound to the caller,
+ * the flow, a one-time nonce, the method and an expiry); the client's retry carries the answer,
+ * which goes upstream, and waits for the result or the next round. A forged, replayed or expired
+ * state is -32602. A flow whose client does not come back within `ttlMs` is cancelled upstream.
+ *
+ * A retry that reaches an instance not holding the flow (behind a round-robin balancer) replays
+ * the call there when the state carries a replay (the tool is read-only or idempotent, and the
+ * arguments and answers fit {@link MAX_REPLAY_STATE_BYTES}): the upstream's repeated requests are
+ * answered from the answers given so far, matched in order by method and params digest, and
+ * anything else is a new round. Otherwise the retry gets -32602 naming the reason and the
+ * instance holding the call.
  */
 export class InputRounds {
-  readonly #key: Buffer;
+  readonly #seal: StateSeal;
   readonly #ttlMs: number;
+  readonly #instanceId: string | undefined;
+  readonly #spent = new SpentStates();
+  readonly #spendShared: SpendRequestState | undefined;
   readonly #flows = new Map<string, Flow>();
+  readonly #release: boolean;
 
-  constructor(options: { key?: string | Uint8Array; ttlMs?: number } = {}) {
-    this.#key =
-      options.key === undefined
-        ? randomBytes(32)
-        : Buffer.from(typeof options.key === 'string' ? Buffer.from(options.key) : options.key);
+  /** @throws {ToolError} `invalid_config` for a key shorter than 32 bytes. */
+  constructor(
+    options: {
+      key?: string | Uint8Array | undefined;
+      ttlMs?: number | undefined;
+      instanceId?: string | undefined;
+      /** The caller a state is bound to (default: any caller). */
+      bind?: ((ctx: ServerContext) => string) | undefined;
+      spend?: SpendRequestState | undefined;
+      /**
+       * Cancel a call upstream once it has asked, when its state carries a replay: every retry
+       * replays it, so nothing waits in any instance for a retry that went elsewhere.
+       */
+      release?: boolean | undefined;
+    } = {},
+  ) {
     this.#ttlMs = options.ttlMs ?? DEFAULT_INPUT_ROUND_TTL_MS;
+    this.#seal = new StateSeal({
+      key: options.key,
+      ttlMs: this.#ttlMs,
+      bind: options.bind ?? (() => ''),
+    });
+    this.#instanceId = options.instanceId;
+    this.#spendShared = options.spend;
+    this.#release = options.release ?? false;
   }
 
   /** How many flows wait for a client's answer. */
@@ -78,54 +140,66 @@ export class InputRounds {
    * Starts a flow: `run` gets the signal the upstream call goes with and the function that asks
    * the client for input; the answer is the call's result or its first round.
    */
-  async start(
-    run: (
-      signal: AbortSignal,
-      requestInput: (request: UpstreamRequest) => Promise<unknown>,
-    ) => Promise<CallToolResult>,
-    requestSignal: AbortSignal,
+  start(
+    run: RunCall,
+    call: CallIdentity,
+    ctx: ServerContext,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const flow: Flow = { id: randomUUID(), controller: new AbortController(), queued: [] };
-    const requestInput = (request: UpstreamRequest): Promise<unknown> =>
-      new Promise((answer, fail) => {
-        const round: Round = { key: randomUUID().slice(0, 8), request, answer, fail };
-        if (flow.wake === undefined) flow.queued.push(round);
-        else flow.wake(round);
-      });
-    flow.running = run(flow.controller.signal, requestInput);
-    this.#flows.set(flow.id, flow);
-    return this.#settle(flow, requestSignal);
+    return this.#begin(run, call, ctx, []);
   }
 
   /**
-   * Resumes the flow a retried request's `requestState` names with the client's `responses`.
+   * Resumes the flow a retried request's `requestState` names with the client's `responses`, or
+   * replays its call here when this instance does not hold it.
    *
-   * @throws {ProtocolError} -32602 when the state is forged, replayed, expired or for another method.
+   * @throws {ProtocolError} -32602 when the state is forged, replayed, expired, for another
+   * method or caller, or names a call held elsewhere that may not be replayed.
    */
   async resume(
     state: string,
-    method: string,
-    responses: Readonly<Record<string, unknown>> | undefined,
-    requestSignal: AbortSignal,
+    options: ResumeOptions,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const sealed = this.#open(state);
+    const { ctx, method, responses } = options;
+    const sealed = await this.#seal.open(state, ctx);
     if (sealed.m !== method) throw invalidState(`for ${sealed.m}, not ${method}`);
-    if (sealed.e < Date.now()) throw invalidState('expired');
     const flow = this.#flows.get(sealed.f);
-    if (flow?.expected !== sealed.n || flow.pending === undefined) {
-      throw invalidState('already used or unknown');
+    if (flow?.expected === sealed.n && flow.pending !== undefined) {
+      // Taken at once, so a second retry arriving meanwhile finds it gone.
+      const round = flow.pending;
+      flow.expected = undefined;
+      flow.pending = undefined;
+      clearTimeout(flow.timer);
+      try {
+        await this.#spend(sealed, ctx);
+      } catch (error) {
+        // Used on another instance already: nothing can resume this call any more.
+        round.fail(new Error('its requestState was used elsewhere'));
+        this.#end(flow, 'its requestState was used elsewhere');
+        throw error;
+      }
+      const answer = responses?.[round.key];
+      if (answer === undefined) {
+        round.fail(new Error(`the client did not answer ${round.request.method}`));
+      } else {
+        flow.history.push([round.request.method, paramsDigest(round.request.params), answer]);
+        round.answer(answer);
+      }
+      return this.#settle(flow, ctx);
     }
-    flow.expected = undefined;
-    clearTimeout(flow.timer);
-    const round = flow.pending;
-    flow.pending = undefined;
-    const answer = responses?.[round.key];
-    if (answer === undefined) {
-      round.fail(new Error(`the client did not answer ${round.request.method}`));
-    } else {
-      round.answer(answer);
+    return this.#replay(sealed, options);
+  }
+
+  /**
+   * Records the state as used, here and (when the fleet shares a record) everywhere; a state
+   * that cannot be used is refused before this, so a refusal does not use it up.
+   *
+   * @throws {ProtocolError} -32602 when it was used already.
+   */
+  async #spend(sealed: RoundState, ctx: ServerContext): Promise<void> {
+    if (!this.#spent.spend(sealed.n, sealed.e)) throw invalidState('already used');
+    if (this.#spendShared !== undefined && !(await this.#spendFleetWide(sealed, ctx))) {
+      throw invalidState('already used (on another instance)');
     }
-    return this.#settle(flow, requestSignal);
   }
 
   /** Cancels every flow (the gateway is closing). */
@@ -133,10 +207,89 @@ export class InputRounds {
     for (const flow of this.#flows.values()) this.#end(flow, 'the gateway closed');
   }
 
-  async #settle(
-    flow: Flow,
-    requestSignal: AbortSignal,
+  async #spendFleetWide(sealed: RoundState, ctx: ServerContext): Promise<boolean> {
+    try {
+      return await (this.#spendShared?.(sealed.n, sealed.e, { signal: ctx.mcpReq.signal }) ??
+        Promise.resolve(true));
+    } catch (error) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `could not record the requestState as used: ${error instanceof Error ? error.message : String(error)}; retry`,
+      );
+    }
+  }
+
+  /** Replays a call held elsewhere (or ended here), answering its rounds from the state. */
+  async #replay(
+    sealed: RoundState,
+    options: ResumeOptions,
   ): Promise<CallToolResult | InputRequiredResult> {
+    const holder = sealed.i ?? '(unnamed)';
+    const here = sealed.i !== undefined && sealed.i === this.#instanceId;
+    const where = here ? 'on this instance' : `on instance "${holder}"`;
+    const refuse = (reason: string): ProtocolError =>
+      invalidState(
+        `for a call waiting ${where}, which cannot be resumed ${here ? 'any more' : 'here'}: ${reason}${here ? '' : `; send the retry to instance "${holder}"`}`,
+        { instance: holder, reason },
+      );
+    if (sealed.r === undefined) {
+      throw refuse(sealed.w ?? 'the call has ended or is unknown');
+    }
+    const run = await options.replay(sealed.t, sealed.r.a);
+    if (typeof run === 'string') throw refuse(run);
+    await this.#spend(sealed, options.ctx);
+    const [key, method, digest] = sealed.r.p;
+    const answer = options.responses?.[key];
+    const answers =
+      answer === undefined ? sealed.r.h : [...sealed.r.h, [method, digest, answer] as const];
+    return this.#begin(
+      run,
+      { tool: sealed.t, arguments: sealed.r.a, refusal: undefined },
+      options.ctx,
+      answers,
+    );
+  }
+
+  #begin(
+    run: RunCall,
+    call: CallIdentity,
+    ctx: ServerContext,
+    answers: readonly Answered[],
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const flow: Flow = {
+      id: randomUUID(),
+      call,
+      controller: new AbortController(),
+      history: [],
+      queued: [],
+    };
+    // A replay answers the upstream's requests from `answers` while they match, in order.
+    let replayed = 0;
+    const requestInput = (request: UpstreamRequest): Promise<unknown> => {
+      const next = answers[replayed];
+      if (next !== undefined) {
+        const digest = paramsDigest(request.params);
+        if (next[0] === request.method && next[1] === digest) {
+          replayed++;
+          flow.history.push(next);
+          return Promise.resolve(next[2]);
+        }
+        // The upstream asked something else this time: the rest is asked anew.
+        replayed = answers.length;
+      }
+      return new Promise((answer, fail) => {
+        const round: Round = { key: randomUUID().slice(0, 8), request, answer, fail };
+        if (flow.wake === undefined) flow.queued.push(round);
+        else flow.wake(round);
+      });
+    };
+    flow.running = run(flow.controller.signal, requestInput);
+    this.#flows.set(flow.id, flow);
+    return this.#settle(flow, ctx);
+  }
+
+  async #settle(flow: Flow, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const requestSignal = ctx.mcpReq.signal;
     // A client that cancels the request it waits on cancels the call.
     const cancel = (): void => {
       this.#end(flow, 'the client cancelled the call');
@@ -166,19 +319,45 @@ export class InputRounds {
         this.#end(flow, 'the client did not answer in time');
       }, this.#ttlMs);
       flow.timer.unref();
+      const state = this.#stateOf(flow, next.round);
+      const requestState = await this.#seal.seal(state, ctx);
+      // The retry replays it wherever it lands: the call need not wait here.
+      if (this.#release && state.r !== undefined) {
+        this.#end(flow, 'the call asked for input; the retry runs it again');
+      }
       return {
         resultType: 'input_required',
         inputRequests: { [next.round.key]: next.round.request as InputRequest },
-        requestState: this.#seal({
-          f: flow.id,
-          n: flow.expected,
-          m: 'tools/call',
-          e: Date.now() + this.#ttlMs,
-        }),
+        requestState,
       };
     } finally {
       requestSignal.removeEventListener('abort', cancel);
     }
+  }
+
+  /** The state of `flow`'s round `round`, with a replay when the call may be replayed elsewhere. */
+  #stateOf(flow: Flow, round: Round): RoundState {
+    const base = {
+      f: flow.id,
+      n: flow.expected ?? '',
+      m: 'tools/call',
+      e: Date.now() + this.#ttlMs,
+      ...(this.#instanceId === undefined ? {} : { i: this.#instanceId }),
+      t: flow.call.tool,
+    };
+    if (flow.call.refusal !== undefined) return { ...base, w: flow.call.refusal };
+    const replay = {
+      a: flow.call.arguments,
+      h: flow.history,
+      p: [round.key, round.request.method, paramsDigest(round.request.params)] as const,
+    };
+    if (Buffer.byteLength(JSON.stringify(replay)) > MAX_REPLAY_STATE_BYTES) {
+      return {
+        ...base,
+        w: `its arguments and answers exceed the ${String(MAX_REPLAY_STATE_BYTES / 1024)} KiB a replayable requestState may carry`,
+      };
+    }
+    return { ...base, r: replay };
   }
 
   #end(flow: Flow, why: string): void {
@@ -187,25 +366,5 @@ export class InputRounds {
     flow.pending?.fail(new Error(why));
     for (const round of flow.queued) round.fail(new Error(why));
     flow.controller.abort(new Error(why));
-  }
-
-  #seal(payload: Sealed): string {
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${body}.${this.#mac(body)}`;
-  }
-
-  #open(state: string): Sealed {
-    const [body, mac, ...rest] = state.split('.');
-    if (body === undefined || mac === undefined || rest.length > 0) throw invalidState('malformed');
-    const expected = Buffer.from(this.#mac(body));
-    const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw invalidState('not one this gateway sealed');
-    }
-    return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Sealed;
-  }
-
-  #mac(body: string): string {
-    return createHmac('sha256', this.#key).update(body).digest('base64url');
   }
 }

@@ -42,3 +42,22 @@ export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
     typeof error.message === 'string'
   );
 }
+
+/** The `_meta` key of the instance ID in errors (see `ServeHttpOptions.instanceId`). */
+export const INSTANCE_META_KEY = 'io.toolplane/instance';
+
+/**
+ * `message` with `meta` merged into its error's `data._meta` when it is an error answer (as is
+ * otherwise). An error whose `data` is not an object (a string, a list) is left as it is: there is
+ * nowhere to put `_meta` without changing what the data says.
+ */
+export function withErrorMeta<M>(message: M, meta: Readonly<Record<string, unknown>>): M {
+  if (!isObject(message) || !isObject(message.error)) return message;
+  const { data } = message.error;
+  if (data !== undefined && !isObject(data)) return message;
+  const own = isObject(data?._meta) ? data._meta : {};
+  return {
+    ...message,
+    error: { ...message.error, data: { ...data, _meta: { ...own, ...meta } } },
+  };
+}

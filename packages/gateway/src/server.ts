@@ -29,7 +29,9 @@ import {
 } from './eras.js';
 import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
+import { INSTANCE_META_KEY } from './jsonrpc.js';
 import { GatewayHub } from './gateway-hub.js';
+import type { SpendRequestState } from './request-state.js';
 import { wantsLog } from './session-state.js';
 import {
   accessFilter,
@@ -89,10 +91,34 @@ export interface GatewayOptions extends NamingOptions {
   readonly mode?: 'tools' | 'search';
   /**
    * The key that seals the `requestState` of 2026-07-28 `input_required` rounds (HMAC-SHA256);
-   * default a random one per gateway. Give every instance behind one load balancer the same key
-   * only when their rounds can reach any of them (they cannot yet: a flow lives in one process).
+   * at least 32 bytes; default a random one per gateway. Every instance behind one load balancer
+   * needs the same key, so that a retry landing on another instance can be replayed there (see
+   * `replayTools`); with keys of their own, such a retry is refused with -32602.
    */
   readonly requestStateKey?: string | Uint8Array;
+  /**
+   * Exposed names of tools whose 2026-07-28 calls may be run again on another instance to resume
+   * their `input_required` rounds there, although they declare neither `readOnlyHint` nor
+   * `idempotentHint` (those that declare either may always). A retry for any other tool that
+   * lands on an instance not holding its call gets -32602 naming that instance.
+   */
+  readonly replayTools?: readonly string[];
+  /**
+   * When a call that may be replayed (see `replayTools`) asks for input: `'always'` cancels it
+   * upstream once the round is sent and every retry runs it again, on whichever instance it
+   * lands, so no call waits in one instance for a retry that went to another; `'elsewhere'`
+   * keeps it waiting in its instance, which resumes it, and another instance replays it only
+   * when the retry lands there (the waiting call then lingers until `inputRoundTtlMs`). Default
+   * `'always'` when `requestStateKey` is set (a fleet), else `'elsewhere'`.
+   */
+  readonly replayRounds?: 'always' | 'elsewhere';
+  /**
+   * Records a `requestState` as used across the fleet (e.g. in the shared store), so that a state
+   * serves once on any instance rather than once per instance: resolves `true` the first time
+   * any instance spends `nonce`, `false` after. Without it, each instance remembers the states it
+   * has seen until they expire.
+   */
+  readonly spendRequestState?: SpendRequestState;
   /**
    * How long a 2026-07-28 client may keep a list (`tools/list`, `prompts/list`, `resources/list`,
    * `resources/templates/list`) before asking again: its `ttlMs` cache hint (default 60 s,
@@ -102,6 +128,12 @@ export interface GatewayOptions extends NamingOptions {
   readonly listTtlMs?: number;
   /** How long a 2026 client has to answer an `input_required` round (default 10 minutes). */
   readonly inputRoundTtlMs?: number;
+  /**
+   * Names this process among several behind one load balancer: under `INSTANCE_META_KEY` in the
+   * `data._meta` of every JSON-RPC error the gateway sends, and (over HTTP) as the
+   * `Toolplane-Instance` header of every answer (default: none of either).
+   */
+  readonly instanceId?: string;
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
   readonly logger?: Logger;
@@ -185,6 +217,9 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     // 2026-07-28 only: the SDK never puts cache fields on a 2025 answer.
     cacheHints: listCacheHints(options.listTtlMs ?? DEFAULT_LIST_TTL_MS),
   });
+  if (options.instanceId !== undefined) {
+    server.tagErrors({ [INSTANCE_META_KEY]: options.instanceId });
+  }
   const session = hub.attach(server, era);
   if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
   // Every handler below first waits for upstreams to have reconnected advertising sampling and
@@ -283,12 +318,20 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     // A 2026 client's retry of a call that asked for input: its answer goes upstream.
     const state = era === 'modern' ? extra.mcpReq.requestState() : undefined;
     if (typeof state === 'string') {
-      return hub.rounds.resume(
-        state,
-        'tools/call',
-        extra.mcpReq.inputResponses,
-        extra.mcpReq.signal,
-      );
+      return hub.rounds.resume(state, {
+        method: 'tools/call',
+        responses: extra.mcpReq.inputResponses,
+        ctx: extra,
+        // The call is held by another instance (or has ended here): run again here, if it may.
+        replay: async (tool, replayArgs) => {
+          const found = (hub.toolsNow() ?? (await hub.tools())).resolve(tool);
+          if (found === undefined) return `no tool "${tool}" here`;
+          return (
+            hub.replayRefusal(found, tool) ??
+            ((signal, requestInput) => call(found, { ...replayArgs }, { signal, requestInput }))
+          );
+        },
+      });
     }
     if (options.mode === 'search') {
       const tool = searchTools.find((t) => t.tool.name === name);
@@ -305,7 +348,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     if (era === 'modern') {
       return hub.rounds.start(
         (signal, requestInput) => call(item, args, { signal, requestInput }),
-        extra.mcpReq.signal,
+        { tool: name, arguments: args, refusal: hub.replayRefusal(item, name) },
+        extra,
       );
     }
     return call(item, args);

@@ -52,6 +52,15 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
       updated_at timestamptz NOT NULL DEFAULT now()
     );
   `,
+  (s) => `
+    -- One-time tokens spent by any instance (a gateway's requestState nonces), each kept until
+    -- it expires; see spendOnce.
+    CREATE TABLE ${s}.spent (
+      key text PRIMARY KEY,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX spent_expires_at ON ${s}.spent (expires_at);
+  `,
 ];
 
 /** The schema version this package writes. */

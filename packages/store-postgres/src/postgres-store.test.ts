@@ -380,7 +380,7 @@ describe.skipIf(!available)('createPostgresStore', () => {
       const versions = await admin.query<{ version: number }>(
         `SELECT version FROM ${schema}.migrations ORDER BY version`,
       );
-      expect(versions.rows.map((row) => row.version)).toEqual([1, 2]);
+      expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3]);
       await stores[0]?.putPrompt(prompt('works'));
       expect(await stores[5]?.getPrompt('works')).toEqual(prompt('works'));
     });
@@ -488,6 +488,27 @@ describe.skipIf(!available)('createPostgresStore', () => {
 
     it('rejects with cancelled when opening with an aborted signal', async () => {
       expect(await rejectionCodeOf(open({ signal: AbortSignal.abort() }))).toBe('cancelled');
+    });
+  });
+
+  describe('spendOnce', () => {
+    it('spends a key once across instances, concurrently too, and again once it has expired', async () => {
+      schema = freshSchema();
+      const [one, two] = await Promise.all([open(), open()]);
+      const later = Date.now() + 60_000;
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? one : two).spendOnce('nonce', later)),
+      );
+      expect(outcomes.filter((spent) => spent)).toHaveLength(1);
+      expect(await two.spendOnce('other', later)).toBe(true);
+      // An expired key is swept by a later spend and may be spent again (its token has expired).
+      expect(await one.spendOnce('brief', Date.now() - 1)).toBe(true);
+      expect(await one.spendOnce('sweeper', later)).toBe(true);
+      expect(await two.spendOnce('brief', later)).toBe(true);
+      expect(await two.spendOnce('__proto__', later)).toBe(true);
+      expect(await one.spendOnce('__proto__', later)).toBe(false);
+      await one.close();
+      expect(await rejectionCodeOf(one.spendOnce('x', later))).toBe('store_error');
     });
   });
 

@@ -74,6 +74,15 @@ export interface PostgresStore extends Store {
    * `cancelled` when `signal` aborts.
    */
   ping(options?: StoreCallOptions): Promise<void>;
+  /**
+   * Records `key` as spent until `expiresAt` (ms since the epoch): resolves `true` the first time
+   * any instance on this database spends it, `false` after. What makes a gateway fleet's one-time
+   * tokens (a 2026 `requestState`) one-time across instances. Expired keys are swept as it goes.
+   *
+   * @throws {ToolError} `store_error` when the server cannot be reached or the store is closed;
+   * `cancelled` when `signal` aborts.
+   */
+  spendOnce(key: string, expiresAt: number, options?: StoreCallOptions): Promise<boolean>;
 }
 
 /** Default schema of {@link createPostgresStore}. */
@@ -262,6 +271,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async ping(options?: StoreCallOptions) {
       await query('check the connection', { text: 'SELECT 1' }, options?.signal);
     },
+    async spendOnce(key: string, expiresAt: number, options?: StoreCallOptions) {
+      const rows = await query<{ spent: boolean }>(
+        'spend a one-time key',
+        { ...sql.spendOnce, values: [key, new Date(expiresAt)] },
+        options?.signal,
+      );
+      return rows[0]?.spent === true;
+    },
     async listPrompts(options?: StoreCallOptions) {
       const rows = await query<{ data: Prompt }>('list prompts', sql.listPrompts, options?.signal);
       return rows.map((row) => row.data).sort((a, b) => compareKeys(a.name, b.name));
@@ -388,6 +405,20 @@ function statements(s: string, schema: string) {
     FROM payload`;
 
   return {
+    // $1 key, $2 expiry. Sweeps a few expired keys each time, so the table stays small; a key
+    // whose row expired may be spent again (its token has expired too).
+    spendOnce: named(
+      'spend-once',
+      `WITH swept AS (
+         DELETE FROM ${s}.spent WHERE key IN (
+           SELECT key FROM ${s}.spent WHERE expires_at < now() LIMIT 100 FOR UPDATE SKIP LOCKED
+         )
+       ), inserted AS (
+         INSERT INTO ${s}.spent (key, expires_at) VALUES ($1, $2)
+         ON CONFLICT (key) DO NOTHING RETURNING key
+       )
+       SELECT EXISTS (SELECT 1 FROM inserted) AS spent`,
+    ),
     listPrompts: named('list-prompts', `SELECT data FROM ${s}.prompts`),
     getPrompt: named('get-prompt', `SELECT data FROM ${s}.prompts WHERE name = $1`),
     // $1 name, $2 data, $3 writer, $4 channel

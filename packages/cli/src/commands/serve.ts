@@ -12,7 +12,13 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
 import { VERSION } from '../version.js';
-import { DEFAULT_DRAIN_MS, instanceIdFor, storeReadiness } from '../fleet.js';
+import {
+  DEFAULT_DRAIN_MS,
+  instanceIdFor,
+  requestStateKeyFor,
+  requestStateSpenderFor,
+  storeReadiness,
+} from '../fleet.js';
 
 /** The shortest bearer token `serve` accepts, from the config, a flag, a file or the env. */
 const MIN_TOKEN_LENGTH = 16;
@@ -69,6 +75,7 @@ async function serve(
   const c = output.errColor;
   const instanceId = http ? instanceIdFor(context.env, cfg.http.instanceId) : undefined;
   const drainMs = cfg.http.drainMs ?? DEFAULT_DRAIN_MS;
+  const requestStateKey = http ? requestStateKeyFor(context.env) : undefined;
   // Over HTTP, one of several instances behind a balancer: each log line says which.
   const log = (text: string): void => {
     output.say(instanceId === undefined ? text : `${c.dim(`[${instanceId}]`)} ${text}`);
@@ -118,6 +125,7 @@ async function serve(
   try {
     if (http) {
       const storeReady = storeReadiness(opened.store);
+      const spendRequestState = requestStateSpenderFor(opened.store);
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -135,6 +143,9 @@ async function serve(
         maxConnections: cfg.http.maxConnections,
         headersTimeoutMs: cfg.http.headersTimeoutMs,
         ...(instanceId === undefined ? {} : { instanceId }),
+        ...(requestStateKey === undefined ? {} : { requestStateKey }),
+        ...(spendRequestState === undefined ? {} : { spendRequestState }),
+        ...(cfg.http.replayTools === undefined ? {} : { replayTools: cfg.http.replayTools }),
         // Not before the servers have had their wait: a balancer would send calls for tools
         // this instance does not list yet.
         ready: (check) => (readyToServe ? storeReady(check) : Promise.resolve(false)),

@@ -185,16 +185,27 @@ export async function startHaproxy(dir: string, options: HaproxyConfigOptions): 
   };
 }
 
-/** The config every instance reads; the store's URL comes from `TOOLPLANE_POSTGRES_URL`. */
+/** The `requestState` key the test fleet's instances share (`TOOLPLANE_REQUEST_STATE_KEY`). */
+export const FLEET_REQUEST_STATE_KEY = 'the-test-fleet-shares-this-request-state-key';
+
+/**
+ * The config every instance reads; the store's URL comes from `TOOLPLANE_POSTGRES_URL`. Two
+ * 2025-era fixture upstreams: `fx`, whose eliciting and sampling tools may be replayed on another
+ * instance (`replayTools`), and `fy`, whose may not.
+ */
 export function fleetConfig(options: { balancerPort: number; drainMs?: number }): object {
   const fixture = fixtureCommand('stdio');
   return {
     store: { postgres: '${TOOLPLANE_POSTGRES_URL}' },
-    mcpServers: { fx: { command: fixture.command, args: fixture.args } },
+    mcpServers: {
+      fx: { command: fixture.command, args: fixture.args },
+      fy: { command: fixture.command, args: fixture.args },
+    },
     waitMs: 60_000,
     http: {
       allowedHosts: [`127.0.0.1:${options.balancerPort}`],
       drainMs: options.drainMs ?? 5_000,
+      replayTools: ['fx__elicit', 'fx__sample'],
     },
   };
 }
@@ -219,6 +230,8 @@ export interface InstanceOptions {
   readonly name: string;
   readonly port: number;
   readonly postgresUrl: string;
+  /** `TOOLPLANE_REQUEST_STATE_KEY` (default {@link FLEET_REQUEST_STATE_KEY}). */
+  readonly requestStateKey?: string;
 }
 
 /** Starts `toolplane serve --http` (the committed bin) and resolves once it serves. */
@@ -227,7 +240,11 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     cwd: options.dir,
     command: binCommand,
     detached: true,
-    env: { TOOLPLANE_POSTGRES_URL: options.postgresUrl, TOOLPLANE_INSTANCE_ID: options.name },
+    env: {
+      TOOLPLANE_POSTGRES_URL: options.postgresUrl,
+      TOOLPLANE_INSTANCE_ID: options.name,
+      TOOLPLANE_REQUEST_STATE_KEY: options.requestStateKey ?? FLEET_REQUEST_STATE_KEY,
+    },
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
