@@ -5,7 +5,7 @@ import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
 import { InputRounds } from './input-rounds.js';
-import { sessionAuth } from './auth/oauth-gate.js'; // OAuth (auth/)
+import { sessionAuth } from './auth/access.js'; // OAuth (auth/)
 import type {
   GatewayOptions,
   ListKind,
