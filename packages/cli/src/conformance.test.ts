@@ -30,13 +30,10 @@ beforeAll(async () => {
       naming: { transparent: 'conformance' },
       store: 'memory',
     });
-  // The fixture speaks both eras; pinned to 2025 here, where every scenario bridges (a 2026
-  // upstream's resource subscriptions do not yet: the gateway's conformance test runs that case).
-  await writeFile(join(dir, 'http.config.json'), config({ url: fixture.url.href, era: '2025' }));
-  await writeFile(
-    join(dir, 'stdio.config.json'),
-    config({ ...conformanceServerCommand('stdio'), era: '2025' }),
-  );
+  // The fixture speaks both eras, and the default `era: 'auto'` picks 2026-07-28: every scenario,
+  // resource subscriptions included, is bridged from the 2025 suite to it.
+  await writeFile(join(dir, 'http.config.json'), config({ url: fixture.url.href }));
+  await writeFile(join(dir, 'stdio.config.json'), config(conformanceServerCommand('stdio')));
 });
 
 afterAll(async () => {
