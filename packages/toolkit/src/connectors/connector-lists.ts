@@ -85,3 +85,54 @@ export async function fetchList(client: Client, kind: ListKind): Promise<readonl
   }
   return items;
 }
+
+/**
+ * The lists of one connector's current connection: loaded all at once on connect, one re-fetched
+ * on its `list_changed` (a refresh asked for while one runs runs once more after it: coalesced).
+ * A list that fails with a typed error `onLost` accepts is reported there, so the connection
+ * can end rather than stay stale behind a live connection.
+ */
+export class ListCache {
+  #lists: ConnectorLists = EMPTY_LISTS;
+  readonly #refreshing = new Map<ListKind, Promise<void>>();
+  readonly #stale = new Set<ListKind>();
+
+  constructor(private readonly onLost: (client: Client, error: unknown) => void) {}
+
+  get current(): ConnectorLists {
+    return this.#lists;
+  }
+
+  clear(): void {
+    this.#lists = EMPTY_LISTS;
+  }
+
+  async loadAll(client: Client): Promise<void> {
+    this.#lists = EMPTY_LISTS;
+    await Promise.all(
+      (['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) =>
+        this.refresh(client, kind),
+      ),
+    );
+  }
+
+  async refresh(client: Client, kind: ListKind): Promise<void> {
+    const running = this.#refreshing.get(kind);
+    if (running) {
+      this.#stale.add(kind);
+      return running;
+    }
+    const task = (async () => {
+      do {
+        this.#stale.delete(kind);
+        const items = await fetchList(client, kind).catch((error: unknown) => {
+          this.onLost(client, error);
+          throw error;
+        });
+        this.#lists = { ...this.#lists, [kind]: items };
+      } while (this.#stale.has(kind));
+    })().finally(() => this.#refreshing.delete(kind));
+    this.#refreshing.set(kind, task);
+    return task;
+  }
+}

@@ -17,7 +17,7 @@ import {
   type ConnectorServerInfo,
   type SpokenEra,
 } from './connector-era.js';
-import { EMPTY_LISTS, fetchList, type ListKind } from './connector-lists.js';
+import { ListCache } from './connector-lists.js';
 import { openHttp, openStdio } from './connector-open.js';
 import {
   checkMaxMessageBytes,
@@ -83,15 +83,19 @@ export class Connector implements ToolkitConnector {
   #state: ConnectorState = 'disconnected';
   #client: Client | undefined;
   #pid: number | undefined;
-  #lists: ConnectorLists = EMPTY_LISTS;
+  // A list it can no longer load ends the connection, whose reconnection reports why.
+  readonly #lists = new ListCache((client, error) => {
+    if (this.#client === client && isTooLarge(error)) {
+      this.#dropCause = error;
+      void client.close().catch(() => undefined);
+    }
+  });
   #lastError: Error | undefined;
   // Why the connection is being closed by us, when it is (a list it can no longer load).
   #dropCause: Error | undefined;
   #loop: Promise<void> | undefined;
   #stopWaiting = new AbortController();
   #stateWaiters = new Set<() => void>();
-  #refreshing = new Map<ListKind, Promise<void>>();
-  #stale = new Set<ListKind>();
   // What the current connection advertised, and whether it is being redone to change that.
   #advertised = '';
   // The calls in flight on the current connection, with their callers.
@@ -173,7 +177,7 @@ export class Connector implements ToolkitConnector {
 
   /** The server's cached lists (empty while it is not connected). */
   get lists(): ConnectorLists {
-    return this.#lists;
+    return this.#lists.current;
   }
 
   // A method, not a field, so that checks after an await are not narrowed away.
@@ -272,7 +276,7 @@ export class Connector implements ToolkitConnector {
         // A completed handshake resets the backoff, whatever happens next.
         attempt = 0;
         const closed = closedPromise(client);
-        await this.#loadAll(client);
+        await this.#lists.loadAll(client);
         // The handler changed while this connection was made (a gateway served while its
         // upstreams were still connecting): the server was told other capabilities than the
         // handler's, and would be refused its sampling or hide its gated tools. Connect again.
@@ -301,7 +305,7 @@ export class Connector implements ToolkitConnector {
       this.#server = undefined;
       this.#client = undefined;
       this.#pid = undefined;
-      this.#lists = EMPTY_LISTS;
+      this.#lists.clear();
       if (this.#isClosed()) break;
       if (this.#authError !== undefined || isAuthRequired(this.#lastError)) {
         // No reconnect loop: nothing changes until someone logs in and starts the connector again.
@@ -361,7 +365,7 @@ export class Connector implements ToolkitConnector {
         negotiation,
         calls,
         answer: (request, mcpReq) => this.#upstreamRequest(calls, request, mcpReq),
-        refresh: (client, kind) => this.#refresh(client, kind),
+        refresh: (client, kind) => this.#lists.refresh(client, kind),
         emit: (event) => {
           this.#emit(event);
         },
@@ -451,41 +455,6 @@ export class Connector implements ToolkitConnector {
         ? withElicitationDefaults(request, result as ElicitResult)
         : result
     ) as R;
-  }
-
-  async #loadAll(client: Client): Promise<void> {
-    this.#lists = EMPTY_LISTS;
-    await Promise.all(
-      (['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) =>
-        this.#refresh(client, kind),
-      ),
-    );
-  }
-
-  /** Re-fetches one list; a refresh asked for while one runs runs once more after it (coalesced). */
-  async #refresh(client: Client, kind: ListKind): Promise<void> {
-    const running = this.#refreshing.get(kind);
-    if (running) {
-      this.#stale.add(kind);
-      return running;
-    }
-    const task = (async () => {
-      do {
-        this.#stale.delete(kind);
-        const items = await fetchList(client, kind).catch((error: unknown) => {
-          // A list that can no longer be loaded must not stay stale behind a live connection:
-          // the connection ends, and its reconnection reports why (see ConnectorEvent).
-          if (this.#client === client && isTooLarge(error)) {
-            this.#dropCause = error;
-            void client.close().catch(() => undefined);
-          }
-          throw error;
-        });
-        this.#lists = { ...this.#lists, [kind]: items };
-      } while (this.#stale.has(kind));
-    })().finally(() => this.#refreshing.delete(kind));
-    this.#refreshing.set(kind, task);
-    return task;
   }
 
   #setState(state: ConnectorState, error?: Error): void {
