@@ -5,7 +5,9 @@ import { ToolError } from '@toolplane/toolmodel';
 import type { ProgressListener } from '@toolplane/toolrun';
 import { getSession, progressReporter, runInSession, type Session } from './session.js';
 import type { UpstreamRequestHandler } from './connectors/connector.js';
-import type { CallOptions } from './toolkit-types.js';
+import { withStructured, type ResolvedCallOptions } from './call-resources.js';
+import type { CallOptions, CallResult, PromptItem, ToolkitOptions } from './toolkit-types.js';
+import { wrap } from './toolkit-sources.js';
 import { traced } from './tracing.js';
 
 // How deep the call in progress is nested: prompt → tool → prompt recursion ends at maxCallDepth.
@@ -97,4 +99,33 @@ export function answererOf(
       return (current() ?? handler).handle(request, context);
     },
   };
+}
+
+/** Runs a prompt as a call through the toolkit's delegate (`nestedRun`: the toolkit's `#nested`). */
+export async function callPrompt(
+  delegate: ToolkitOptions['delegate'],
+  item: PromptItem,
+  input: Record<string, unknown>,
+  options: ResolvedCallOptions,
+  nestedRun: <T>(call: NestedCall, fn: () => Promise<T>) => Promise<T>,
+): Promise<CallResult | undefined> {
+  if (delegate === undefined) {
+    throw new ToolError(
+      'no_delegate',
+      `prompt "${item.namespace}:${item.name}" needs a delegate to run it; pass createToolkit({ delegate })`,
+    );
+  }
+  const call = {
+    kind: 'prompt',
+    id: `${item.namespace}:${item.name}`,
+    namespace: item.namespace,
+    backend: item.namespace,
+  } as const;
+  const answer = await nestedRun(call, () =>
+    delegate.call(item.prompt, input, {
+      resources: options.resources,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }),
+  );
+  return withStructured(await wrap(item.name, answer), answer);
 }

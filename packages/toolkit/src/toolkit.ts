@@ -32,7 +32,7 @@ import {
 } from './call-resources.js';
 import { withTraceContext } from './tracing.js';
 import { Builtins } from './toolkit-builtins.js';
-import { answererOf, nested, nextCaller, type NestedCall } from './toolkit-calling.js';
+import { answererOf, callPrompt, nested, nextCaller, type NestedCall } from './toolkit-calling.js';
 import { completeIn } from './toolkit-complete.js';
 import { Connectors } from './toolkit-connectors.js';
 import { listIn, lookupIn } from './toolkit-lookup.js';
@@ -60,7 +60,6 @@ import {
   type CompleteOptions,
   type ConnectorStatus,
   type Toolkit,
-  type PromptItem,
 } from './toolkit-types.js';
 import { storeSource, type Source, wrap } from './toolkit-sources.js';
 
@@ -336,7 +335,9 @@ class ToolkitImpl implements Toolkit {
         return withStructured(await wrap(item.name, result.structured), result.structured);
       }
       case 'prompt':
-        return this.#callPrompt(item, args, options);
+        return callPrompt(this.#options.delegate, item, args, options, (call, fn) =>
+          this.#nested(options, call, fn),
+        );
       case 'resource':
         return readItemIn(this.#reading, item, options);
     }
@@ -374,6 +375,10 @@ class ToolkitImpl implements Toolkit {
       );
     }
     const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
+    // No such tool listed, and its server not connected: the server's state says why.
+    const connector = backend === undefined ? this.#connectors.get(namespace) : undefined;
+    if (connector !== undefined && connector.client === undefined)
+      throw this.#secrets.redactError(connector.unavailable());
     const call = {
       kind: 'tool',
       id,
@@ -435,33 +440,6 @@ class ToolkitImpl implements Toolkit {
 
   readResource(key: string, options: ReadOptions = {}): Promise<Resource> {
     return readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted);
-  }
-
-  async #callPrompt(
-    item: PromptItem,
-    input: Record<string, unknown>,
-    options: ResolvedCallOptions,
-  ): Promise<CallResult | undefined> {
-    const delegate = this.#options.delegate;
-    if (delegate === undefined) {
-      throw new ToolError(
-        'no_delegate',
-        `prompt "${item.namespace}:${item.name}" needs a delegate to run it; pass createToolkit({ delegate })`,
-      );
-    }
-    const trace = {
-      kind: 'prompt',
-      id: `${item.namespace}:${item.name}`,
-      namespace: item.namespace,
-      backend: item.namespace,
-    } as const;
-    const answer = await this.#nested(options, trace, () =>
-      delegate.call(item.prompt, input, {
-        resources: options.resources,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }),
-    );
-    return withStructured(await wrap(item.name, answer), answer);
   }
 
   /** Runs one call one level deeper, in a span, with the caller's session and progress. */
