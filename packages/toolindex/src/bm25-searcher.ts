@@ -347,7 +347,6 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       stats: namespaceStats,
       namespaces: namespaceList,
       namespaceCount: 0,
-      bestScore: 0,
     };
     finishScores(work, touchedCount, finish);
     const top = createTopHits(query.limit, postings.documents);

@@ -50,7 +50,6 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
     stats: new Float64Array(c.namespaces * 3),
     namespaces: new Int32Array(c.namespaces),
     namespaceCount: 0,
-    bestScore: 0,
   };
   // Brute force: every live slot's final score, written out from the prior's definition.
   const raw = new Map<number, number>();
@@ -103,7 +102,7 @@ describe('offerAll', () => {
   });
 });
 
-describe('search with the bounded offer', () => {
+describe('search at 10k tools', () => {
   it('gives each held-out query at 10k tools the top 5 of a search keeping 16', () => {
     const searcher = createBm25Searcher();
     for (const tool of paddedCatalogue(10_000)) {
@@ -119,7 +118,7 @@ describe('search with the bounded offer', () => {
     }
     let compared = 0;
     for (const [query] of HELD_OUT_QUERIES) {
-      // Up to 16 hits the searcher gathers the same candidates; only the offer's bound differs.
+      // Up to 16 hits the searcher gathers the same candidates; only the kept hits differ.
       const wide = searcher.search({ text: query, limit: 16 }).slice(0, 5);
       const narrow = searcher.search({ text: query, limit: 5 });
       expect(narrow).toEqual(wide);

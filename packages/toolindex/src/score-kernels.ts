@@ -135,8 +135,6 @@ export interface Finish {
   /** The namespaces with scores in `stats`: the first `namespaceCount`. */
   readonly namespaces: Int32Array;
   namespaceCount: number;
-  /** The best score {@link finishScores} gave (before any namespace prior). */
-  bestScore: number;
 }
 
 /**
@@ -151,7 +149,6 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
   const keep = 1 - coverage;
   const perWeight = totalWeight > 0 ? coverage / totalWeight : 0;
   let namespaceCount = 0;
-  let bestScore = 0;
   for (let i = 0; i < touchedCount; i++) {
     const slot = touched[i] as number;
     const at = slot * 2;
@@ -178,7 +175,6 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
     }
     nameHits[slot] = 0;
     acc[at] = score;
-    if (score > bestScore) bestScore = score;
     if (namespacePrior > 0) {
       const namespace = namespaceOf[slot] as number;
       if (namespace >= 0) {
@@ -194,18 +190,11 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
     }
   }
   finish.namespaceCount = namespaceCount;
-  finish.bestScore = bestScore;
 }
 
 /**
  * Adds each touched slot's namespace prior, offers it to `top`, and leaves the scratch and the
  * namespaces' scores zeroed for the next search.
- *
- * Once `top` is full, a slot whose score plus the largest prior any slot can earn
- * (`namespacePrior` times the best score) is still below the worst kept hit cannot be kept, so
- * its own prior is never worked out. The bound is computed with the same operations as the
- * prior, and rounding is monotonic, so no slot that would have been kept is skipped: the hits
- * are exactly those of offering every slot.
  */
 export function offerAll(
   scratch: Scratch,
@@ -215,8 +204,6 @@ export function offerAll(
 ): void {
   const { acc, touched } = scratch;
   const { namespaceOf, namespacePrior, priorMatches, stats, namespaces } = finish;
-  const maxPrior = namespacePrior * finish.bestScore;
-  const full = top.limit;
   for (let i = 0; i < touchedCount; i++) {
     const slot = touched[i] as number;
     const at = slot * 2;
@@ -224,7 +211,6 @@ export function offerAll(
     acc[at] = 0;
     acc[at + 1] = 0;
     if (score < 0) continue;
-    if (top.size === full && score + maxPrior < (top.scores[0] as number)) continue;
     if (namespacePrior > 0) {
       const namespace = namespaceOf[slot] as number;
       if (namespace >= 0) {
