@@ -302,4 +302,26 @@ const targets: [string, string, boolean][] = [
 console.log('targets (issue 19):');
 for (const [name, figure, ok] of targets)
   console.log(`  ${verdict(ok).padEnd(6)} ${name}: ${figure}`);
+
+/**
+ * Each query's best time over several rounds, median over the queries: what a search costs when
+ * nothing else gets in its way. Steadier than the p50 above on a loaded machine, so it can tell
+ * a change of a few percent; it is not the target's figure.
+ */
+async function bestPerQuery(size: number, rounds: number): Promise<number> {
+  const index = createIndex();
+  index.registerTools(paddedCatalogue(size).map((tool) => ({ tool, backend: backendOf(tool) })));
+  const best = QUERIES.map(() => Number.POSITIVE_INFINITY);
+  for (let round = 0; round < rounds; round++) {
+    for (let q = 0; q < QUERIES.length; q++) {
+      const t0 = performance.now();
+      await index.search(QUERIES[q] as string, { limit: 20 });
+      best[q] = Math.min(best[q] as number, performance.now() - t0);
+    }
+  }
+  return spread(best).median;
+}
+console.log(
+  `search at 100k, each query's best of 15 rounds, median over the queries: ${(await bestPerQuery(100_000, 15)).toFixed(4)} ms`,
+);
 console.log(`load average at end: ${load()}`);
