@@ -1,44 +1,25 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { fixtureCommand } from '@toolplane/fixtures';
 import { createIndex } from '@toolplane/toolindex';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
 import type { CallProgress } from './index.js';
-import {
-  startMockServer,
-  type MockModelServer,
-  type Step,
-} from '@toolplane/test-support/mock-server';
+import type { Step } from '@toolplane/test-support/mock-server';
+import { useProviderHarness } from '@toolplane/test-support/provider-harness';
 import { checkAnthropicRequest } from './testing/wire-check.js';
 import { toAnthropicTools } from './tools.js';
 
 // The real `@anthropic-ai/sdk` client, pointed at a scripted model on 127.0.0.1 that speaks the
 // Messages API and checks every request it receives.
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
-let server: MockModelServer | undefined;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-});
-afterAll(async () => {
-  await running.stop();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function client(script: Step[]): Promise<Anthropic> {
-  server = await startMockServer('', script, checkAnthropicRequest);
-  return new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
-}
+const harness = useProviderHarness(
+  '',
+  checkAnthropicRequest,
+  (url) => new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0 }),
+);
+const { toolkit } = harness;
+const client = (script: Step[]): Promise<Anthropic> => harness.client(script);
 
 const message =
   (content: unknown[], stop = 'tool_use') =>
@@ -87,7 +68,7 @@ describe('toAnthropicTools and runToolUses with the Messages API', () => {
     });
     expect(second.content).toEqual([{ type: 'text', text: 'All done.' }]);
 
-    expect(server?.requests.map((request) => request.problems)).toEqual([[], []]);
+    expect(harness.server()?.requests.map((request) => request.problems)).toEqual([[], []]);
     expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([
       ['t1', false],
       ['t2', false],

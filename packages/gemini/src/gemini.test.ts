@@ -1,41 +1,22 @@
 import { GoogleGenAI, type Content } from '@google/genai';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
 import type { CallProgress } from './index.js';
-import {
-  startMockServer,
-  type MockModelServer,
-  type Step,
-} from '@toolplane/test-support/mock-server';
+import type { Step } from '@toolplane/test-support/mock-server';
+import { useProviderHarness } from '@toolplane/test-support/provider-harness';
 import { checkGeminiRequest } from './testing/wire-check.js';
 import { toGeminiTools } from './tools.js';
 
 // The real `@google/genai` client, pointed at a scripted model on 127.0.0.1 that speaks the
 // Gemini API's generateContent and checks every request it receives.
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
-let server: MockModelServer | undefined;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-});
-afterAll(async () => {
-  await running.stop();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function client(script: Step[]): Promise<GoogleGenAI> {
-  server = await startMockServer('', script, checkGeminiRequest);
-  return new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: server.url } });
-}
+const harness = useProviderHarness(
+  '',
+  checkGeminiRequest,
+  (url) => new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: url } }),
+);
+const { toolkit } = harness;
+const client = (script: Step[]): Promise<GoogleGenAI> => harness.client(script);
 
 const reply =
   (parts: unknown[], finishReason = 'STOP') =>
@@ -72,7 +53,7 @@ describe('toGeminiTools and runFunctionCalls with generateContent', () => {
     const second = await ai.models.generateContent({ model: 'mock', contents, config: { tools } });
     expect(second.text).toBe('All done.');
 
-    expect(server?.requests.map((request) => request.problems)).toEqual([[], []]);
+    expect(harness.server()?.requests.map((request) => request.problems)).toEqual([[], []]);
     const responses = parts.map((part) => part.functionResponse);
     expect(responses.map((r) => [r?.id, r?.name])).toEqual([
       ['g1', 'fx__add'],

@@ -1,46 +1,27 @@
-import { fixtureCommand } from '@toolplane/fixtures';
 import type { ToolSource } from '@toolplane/adapter-kit';
 import { createIndex } from '@toolplane/toolindex';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
 import type { CallProgress } from './index.js';
-import {
-  startMockServer,
-  type MockModelServer,
-  type Step,
-} from '@toolplane/test-support/mock-server';
+import type { Step } from '@toolplane/test-support/mock-server';
+import { useProviderHarness } from '@toolplane/test-support/provider-harness';
 import { checkOpenAIRequest } from './testing/wire-check.js';
 import { openAIToolReport, toOpenAIResponsesTools, toOpenAITools } from './tools.js';
 
 // The real `openai` client, pointed at a scripted model on 127.0.0.1 that speaks the Chat
 // Completions and Responses wire formats and checks every request it receives.
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
-let server: MockModelServer | undefined;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-});
-afterAll(async () => {
-  await running.stop();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function client(script: Step[]): Promise<OpenAI> {
-  server = await startMockServer('/v1', script, checkOpenAIRequest);
-  return new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
-}
+const harness = useProviderHarness(
+  '/v1',
+  checkOpenAIRequest,
+  (url) => new OpenAI({ apiKey: 'test', baseURL: url, maxRetries: 0 }),
+);
+const { toolkit } = harness;
+const client = (script: Step[]): Promise<OpenAI> => harness.client(script);
 
 const completion = (message: Record<string, unknown>) => () => ({
   id: 'chatcmpl-1',
@@ -79,8 +60,8 @@ describe('toOpenAITools and runToolCalls with Chat Completions', () => {
     expect(second.choices[0]?.message.content).toBe('5, a picture, and no city.');
 
     // The model server found nothing wrong in either request.
-    expect(server?.requests.map((request) => request.problems)).toEqual([[], []]);
-    const told = server?.requests[1]?.body.messages as Record<string, unknown>[];
+    expect(harness.server()?.requests.map((request) => request.problems)).toEqual([[], []]);
+    const told = harness.server()?.requests[1]?.body.messages as Record<string, unknown>[];
     expect(told.slice(2, 6).map((m) => [m.role, m.tool_call_id])).toEqual([
       ['tool', 'c1'],
       ['tool', 'c2'],
@@ -195,7 +176,7 @@ describe('toOpenAIResponsesTools and runToolCalls with the Responses API', () =>
     input.push(...(first.output as ResponseInputItem[]), ...outputs);
     const second = await openai.responses.create({ model: 'mock', input, tools });
     expect(second.output_text).toBe('done');
-    expect(server?.requests.map((request) => request.problems)).toEqual([[], []]);
+    expect(harness.server()?.requests.map((request) => request.problems)).toEqual([[], []]);
     expect(outputs.map((o) => o.call_id)).toEqual(['c1', 'c2', 'c3', 'c4']);
     expect(outputs[0]?.output).toBe('5');
     const mixed = outputs[1]?.output as { type: string }[];
