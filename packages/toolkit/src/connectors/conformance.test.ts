@@ -1,19 +1,5 @@
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const require = createRequire(import.meta.url);
-const cli = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
-const packageDir = fileURLToPath(new URL('../..', import.meta.url));
-// The CLI splits its --command on spaces, so the program is named relative to the package.
-const clientCommand = [
-  process.execPath,
-  '--conditions=@toolplane/source',
-  '--import',
-  'tsx',
-  'src/connectors/testing/conformance-client.ts',
-].join(' ');
+import { runConformanceClient } from './testing/conformance-run.js';
 
 interface Check {
   readonly id: string;
@@ -22,39 +8,18 @@ interface Check {
 }
 
 /** Runs one client scenario against the conformance program; resolves with the CLI's verdict. */
-function runScenario(
+async function runScenario(
   scenario: string,
 ): Promise<{ code: number | null; checks: Check[]; log: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [cli, 'client', '--command', clientCommand, '--scenario', scenario, '--verbose'],
-      { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    // With --verbose the checks are the only thing on stdout, as JSON; the rest goes to stderr.
-    let stdout = '';
-    let log = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
+  // With --verbose the checks are the only thing on stdout, as JSON; the rest goes to stderr.
+  const run = await runConformanceClient(['--scenario', scenario, '--verbose'], 45_000);
+  try {
+    return { code: run.code, checks: JSON.parse(run.stdout) as Check[], log: run.stderr };
+  } catch (error) {
+    throw new Error(`no checks on stdout (exit ${run.code}):\n${run.stdout}\n${run.stderr}`, {
+      cause: error,
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-    }, 45_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      try {
-        resolve({ code, checks: JSON.parse(stdout) as Check[], log });
-      } catch (error) {
-        reject(
-          new Error(`no checks on stdout (exit ${code}):\n${stdout}\n${log}`, { cause: error }),
-        );
-      }
-    });
-  });
+  }
 }
 
 const scenarios = [
