@@ -9,9 +9,17 @@ import {
   type TestOAuthServer,
 } from '@toolplane/fixtures/oauth';
 import { createSqliteCredentialStore } from '@toolplane/store-sqlite';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
-import { useTempDir } from './testing/cli-process.js';
+import {
+  binCommand,
+  listeningUrl,
+  SERVE_HTTP,
+  startCli,
+  stop,
+  useTempDir,
+} from './testing/cli-process.js';
 
 // `toolplane auth login|status|logout` and `serve`'s use of stored tokens, in process, against a
 // real authorization server (oidc-provider) and an MCP server protected by the SDK's bearer check.
@@ -202,4 +210,53 @@ describe('toolplane auth', () => {
     await write({ url: 'http://127.0.0.1:1/mcp', auth: { redirectUri: 'http://example.com/cb' } });
     expect((await cli(['auth', 'status'])).stderr).toContain('loopback');
   });
+
+  it('a running serve picks up a login made in another process, without a restart', async () => {
+    await writeConfig();
+    const serve = startCli([...SERVE_HTTP], {
+      command: binCommand,
+      cwd: tempDir(),
+      env: {
+        TOOLPLANE_TOKEN_KEY: tokenKey.toString('base64'),
+        M2M_SECRET: as.machine.clientSecret,
+      },
+    });
+    let served = '';
+    serve.stderr?.on('data', (chunk: Buffer) => (served += chunk.toString()));
+    const client = new Client({ name: 'auth-command-test', version: '0.0.0' });
+    try {
+      const url = await listeningUrl(serve);
+      await client.connect(new StreamableHTTPClientTransport(url));
+      const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+      // Not logged in: prot's tools are not listed, and a call says what to run.
+      expect(await names()).not.toContain('prot__whoami');
+      const refused = await client.callTool({ name: 'prot__whoami', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('toolplane auth login prot');
+
+      const browsing: Promise<number>[] = [];
+      const login = await cli(['auth', 'login', 'prot', '--timeout', '20000'], {
+        onLine: (line) => {
+          if (line.startsWith('http://')) browsing.push(browse(new URL(line)));
+        },
+      });
+      expect(login.code).toBe(0);
+      expect(await Promise.all(browsing)).toEqual([200]);
+
+      // The serving process finds the new tokens in the store and connects.
+      const deadline = Date.now() + 15_000;
+      while (!(await names()).includes('prot__whoami') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const answer = await client.callTool({ name: 'prot__whoami', arguments: {} });
+      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+      expect(JSON.stringify(answer.content)).toContain('tools:read');
+      const everything = [...printed, served].join('\n');
+      for (const secret of await storedSecrets())
+        expect(everything.includes(secret), 'a secret was printed').toBe(false);
+    } finally {
+      await client.close();
+      await stop(serve, 'SIGTERM');
+    }
+  }, 60_000);
 });

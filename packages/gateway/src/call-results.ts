@@ -6,7 +6,7 @@ import {
   UriTemplate,
   type CallToolResult,
 } from '@modelcontextprotocol/server';
-import { ToolError, type RunResult } from '@toolplane/toolkit';
+import { ToolError, type RunResult, type Toolkit } from '@toolplane/toolkit';
 import type { Era } from './eras.js';
 import { CONNECTION_CLOSED } from './jsonrpc.js';
 import { toLegacyCallToolResult, type RunCallToolResult } from './sdk-seam.js';
@@ -73,6 +73,33 @@ export function unknownTool(name: string): ProtocolError {
   );
 }
 
+/**
+ * The answer to a `tools/call` of a name no listed tool has. When the name's namespace is a
+ * server that is not connected (one waiting for `toolplane auth login`, say), whose tools were
+ * never listed, the call fails as a call of one of its listed tools would: an error result saying
+ * why (`unauthorized` or `connector_unavailable`). Otherwise -32602, thrown.
+ */
+export function unlistedToolResult(
+  toolkit: Pick<Toolkit, 'connectors'>,
+  name: string,
+  separator: string,
+): CallToolResult {
+  const at = name.indexOf(separator);
+  const namespace = at > 0 ? name.slice(0, at) : undefined;
+  const status = toolkit.connectors().find((s) => s.namespace === namespace);
+  if (namespace === undefined || status === undefined || status.state === 'connected')
+    throw unknownTool(name);
+  const why = status.error === undefined ? status.state : `${status.state}: ${status.error}`;
+  const failure = new ToolError(
+    status.state === 'auth_required' ? 'unauthorized' : 'connector_unavailable',
+    `MCP server "${namespace}" is not connected (${why})`,
+  );
+  return errorResult(failure, {
+    id: `${namespace}:${name.slice(at + separator.length)}`,
+    tool: {},
+  });
+}
+
 // The wire codes JSON-RPC servers have sent for the SDK's own failures (SDK v1's, MCP's -32001
 // and -32000); v2 gives them string codes that never cross the wire (SdkError).
 const WIRE_CODES: Partial<Record<SdkErrorCode, number>> = {
@@ -128,7 +155,11 @@ export function toCallToolResult(run: RunResult, era: Era = 'legacy'): CallToolR
  * {@link ERROR_META_KEY} in `_meta`. Any other failure is told in a text block and there, and as
  * `structuredContent.error` for tools without an output schema (one binds `structuredContent`).
  */
-export function errorResult(error: unknown, item: ToolItem, era: Era = 'legacy'): CallToolResult {
+export function errorResult(
+  error: unknown,
+  item: Pick<ToolItem, 'id'> & { readonly tool: Pick<ToolItem['tool'], 'outputSchema'> },
+  era: Era = 'legacy',
+): CallToolResult {
   const failure = ToolError.isInstance(error)
     ? error
     : new ToolError('internal', error instanceof Error ? error.message : String(error), {

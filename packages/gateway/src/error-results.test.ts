@@ -85,3 +85,37 @@ describe('upstream error results', () => {
     }
   });
 });
+
+describe('a call of a tool no server lists', () => {
+  it('says why when its server is not connected, and -32602 otherwise', async () => {
+    // A server that exits before answering: never connected, its tools never listed.
+    const down = running.toolkit.addConnector(
+      { command: process.execPath, args: ['-e', 'process.exit(3)'] },
+      { namespace: 'down' },
+    );
+    const client = new Client({ name: 'error-results', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(gateway.url));
+    try {
+      for (let i = 0; i < 200; i++) {
+        const status = running.toolkit.connectors().find((c) => c.namespace === down);
+        if (status?.error !== undefined) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const result = await client.callTool({ name: 'down__anything', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(result._meta).toMatchObject({
+        [ERROR_META_KEY]: { code: 'connector_unavailable', toolId: 'down:anything' },
+      });
+      expect(JSON.stringify(result.content)).toContain('MCP server \\"down\\" is not connected');
+      // A connected server without the tool, and a namespace no server has: unknown tools.
+      for (const name of ['up__nothing', 'nowhere__x', 'down', '__down']) {
+        await expect(client.callTool({ name, arguments: {} })).rejects.toMatchObject({
+          code: -32602,
+        });
+      }
+    } finally {
+      await client.close();
+      await running.toolkit.removeConnector(down);
+    }
+  });
+});

@@ -18,7 +18,7 @@ import {
   type ToolkitItem,
   type UpstreamRequest,
 } from '@toolplane/toolkit';
-import { NameTable, UriTable } from './names.js';
+import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
 import { VERSION } from './version.js';
 import type { GatewayOptions } from './gateway-options.js';
 import {
@@ -49,6 +49,7 @@ import {
   protocolError,
   toCallToolResult,
   unknownTool,
+  unlistedToolResult,
 } from './call-results.js';
 
 /** What a 2026 client's call runs with when an upstream may ask it for input. */
@@ -268,7 +269,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     }
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
-    if (item === undefined) throw unknownTool(name);
+    if (item === undefined)
+      return unlistedToolResult(toolkit, name, options.separator ?? DEFAULT_SEPARATOR);
     if (era === 'modern') {
       return hub.rounds.start(
         (signal, requestInput) => call(item, args, { signal, requestInput }),

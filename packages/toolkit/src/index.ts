@@ -124,6 +124,7 @@ export type {
   ConnectorSource,
   ConnectorState,
   HttpSource,
+  OAuthCredentialWatch,
   SpokenEra,
   RequestScopedFetchOptions,
   RootsRequestContext,

@@ -1,5 +1,7 @@
 import {
   LOG_LEVEL_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
   PROTOCOL_VERSION_META_KEY,
   type Client,
   type CreateMessageResult,
@@ -13,6 +15,7 @@ import type { CallTracker } from './call-tracker.js';
 import { ConnectorClient } from './connector-client.js';
 import type { ListKind } from './connector-lists.js';
 import type { ConnectorEvent, UpstreamRequest, UpstreamRequestHandler } from './connector-types.js';
+import { withElicitationDefaults } from './elicitation-defaults.js';
 
 /** What a connector hands {@link makeConnectorClient}. */
 export interface ClientSetup {
@@ -138,4 +141,35 @@ export function askForLogs(transport: Transport, level: LoggingLevel): void {
       options,
     );
   };
+}
+
+/**
+ * Answers a server's sampling or elicitation request with `handler` (what the connector's
+ * `upstreamRequests` gives now), for the caller of the call it came during.
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
+export async function answerUpstream<R extends CreateMessageResult | ElicitResult>(
+  handler: UpstreamRequestHandler | undefined,
+  at: {
+    readonly namespace: string;
+    readonly calls: CallTracker;
+    readonly request: UpstreamRequest;
+    readonly mcpReq: { id: string | number; signal: AbortSignal };
+  },
+): Promise<R> {
+  const { request, mcpReq } = at;
+  if (handler === undefined) {
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `${request.method} is no longer served by this client; reconnect to renegotiate`,
+    );
+  }
+  const caller = at.calls.callerOf(mcpReq.id, request.method);
+  const context = { namespace: at.namespace, caller, signal: mcpReq.signal };
+  const result = await handler.handle(request, context);
+  return (
+    request.method === 'elicitation/create'
+      ? withElicitationDefaults(request, result as ElicitResult)
+      : result
+  ) as R;
 }

@@ -46,7 +46,18 @@ export interface HttpSource {
    * An OAuth 2.1 client for a protected server (see `createConnectorOAuth`): it supplies and
    * refreshes the token; a connector that needs a person to log in goes `auth_required`.
    */
-  readonly oauth?: TransportAuth & { reload?(): void };
+  readonly oauth?: TransportAuth & OAuthCredentialWatch;
+}
+
+/**
+ * How a connector learns of a login made elsewhere (`toolplane auth login` in another process):
+ * `ConnectorOAuth` implements it over its credential store.
+ */
+export interface OAuthCredentialWatch {
+  /** Forgets what was read of the stored credentials; the next request reads them again. */
+  reload?(): void;
+  /** Whether the stored tokens differ from those last read or written here. */
+  changedElsewhere?(): Promise<boolean>;
 }
 
 /** Where a connector finds its server: a stdio command, an http(s) URL, or a URL with headers. */
@@ -58,7 +69,10 @@ export type ConnectorState =
   | 'connected'
   | 'disconnected'
   | 'failed'
-  /** An OAuth-protected server needs a login; the connector stops retrying until started again. */
+  /**
+   * An OAuth-protected server needs a login; the connector stops retrying until its stored
+   * tokens change (see {@link ConnectorOptions.authRecheckMs}) or it is started again.
+   */
   | 'auth_required';
 
 /** Everything a connector reports; every event names the connector's namespace. */
@@ -197,6 +211,12 @@ export interface ConnectorOptions {
    * killed after the idle connections to it closed, or a server that hangs. Default: no pings.
    */
   readonly pingIntervalMs?: number;
+  /**
+   * While `auth_required`, how often to look in the credential store for tokens a login made
+   * elsewhere (`toolplane auth login` in another process) saved; new tokens start the connector
+   * again. One store read each time, no request to any server. Default 2,000 ms; 0 turns it off.
+   */
+  readonly authRecheckMs?: number;
   /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
   readonly backoff?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
   /** Receives state changes, list changes and resource updates. Must not throw (errors are swallowed). */

@@ -1,10 +1,4 @@
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  type Client,
-  type CreateMessageResult,
-  type ElicitResult,
-} from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { CallTracker, capabilityKey } from './call-tracker.js';
 import {
@@ -34,13 +28,12 @@ import type {
   ConnectorSource,
   ConnectorState,
   ToolkitConnector,
-  UpstreamRequest,
 } from './connector-types.js';
-import { askForLogs, makeConnectorClient } from './connector-setup.js';
+import { answerUpstream, askForLogs, makeConnectorClient } from './connector-setup.js';
 import { ConnectorClient } from './connector-client.js';
 import { ResourceSubscriptions } from './connector-listen.js';
-import { withElicitationDefaults } from './elicitation-defaults.js';
 import { inferNamespace } from './namespace.js';
+import { DEFAULT_AUTH_RECHECK_MS, watchForLogin } from './oauth/login-watch.js';
 import { isAuthRequired } from './oauth/stored-provider.js';
 
 export { requestScopedFetch } from './scoped-fetch.js';
@@ -56,6 +49,7 @@ export type {
   ConnectorSource,
   ConnectorState,
   HttpSource,
+  OAuthCredentialWatch,
   RootsRequestContext,
   StdioSource,
   ToolkitConnector,
@@ -112,6 +106,8 @@ export class Connector implements ToolkitConnector {
   readonly #resources = new ResourceSubscriptions();
   // Set when the OAuth client found, on a live connection, that a person must log in.
   #authError: Error | undefined;
+  // While auth_required: looks for tokens a login elsewhere saved.
+  #authRecheck: NodeJS.Timeout | undefined;
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
@@ -189,6 +185,8 @@ export class Connector implements ToolkitConnector {
   start(): void {
     if (this.#isClosed())
       throw new ToolError('connector_unavailable', `connector "${this.namespace}" is closed`);
+    clearInterval(this.#authRecheck);
+    this.#authRecheck = undefined;
     this.#loop ??= this.#run();
   }
 
@@ -259,6 +257,7 @@ export class Connector implements ToolkitConnector {
   /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   async close(): Promise<void> {
     this.#stopWaiting.abort();
+    clearInterval(this.#authRecheck);
     await this.#client?.close().catch(() => undefined);
     await this.#loop;
     this.#setState('disconnected');
@@ -308,11 +307,19 @@ export class Connector implements ToolkitConnector {
       this.#lists.clear();
       if (this.#isClosed()) break;
       if (this.#authError !== undefined || isAuthRequired(this.#lastError)) {
-        // No reconnect loop: nothing changes until someone logs in and starts the connector again.
+        // No reconnect loop: nothing changes until someone logs in.
         this.#lastError = this.#authError ?? this.#lastError;
         this.#authError = undefined;
         this.#loop = undefined;
         this.#setState('auth_required', this.#lastError);
+        // Until new tokens are stored (a login elsewhere), which start it again.
+        this.#authRecheck = watchForLogin(
+          this.source,
+          this.#options.authRecheckMs ?? DEFAULT_AUTH_RECHECK_MS,
+          () => {
+            if (this.#state === 'auth_required' && !this.#isClosed()) this.start();
+          },
+        );
         return;
       }
       if (outdated) continue;
@@ -364,7 +371,13 @@ export class Connector implements ToolkitConnector {
         currentUpstream: () => this.#options.upstreamRequests?.(),
         negotiation,
         calls,
-        answer: (request, mcpReq) => this.#upstreamRequest(calls, request, mcpReq),
+        answer: (request, mcpReq) =>
+          answerUpstream(this.#options.upstreamRequests?.(), {
+            namespace: this.namespace,
+            calls,
+            request,
+            mcpReq,
+          }),
         refresh: (client, kind) => this.#lists.refresh(client, kind),
         emit: (event) => {
           this.#emit(event);
@@ -432,29 +445,6 @@ export class Connector implements ToolkitConnector {
       })
       .catch(() => undefined)
       .finally(() => this.#checking.delete(client));
-  }
-
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
-  async #upstreamRequest<R extends CreateMessageResult | ElicitResult>(
-    calls: CallTracker,
-    request: UpstreamRequest,
-    mcpReq: { id: string | number; signal: AbortSignal },
-  ): Promise<R> {
-    const handler = this.#options.upstreamRequests?.();
-    if (handler === undefined) {
-      throw new ProtocolError(
-        ProtocolErrorCode.MethodNotFound,
-        `${request.method} is no longer served by this client; reconnect to renegotiate`,
-      );
-    }
-    const caller = calls.callerOf(mcpReq.id, request.method);
-    const context = { namespace: this.namespace, caller, signal: mcpReq.signal };
-    const result = await handler.handle(request, context);
-    return (
-      request.method === 'elicitation/create'
-        ? withElicitationDefaults(request, result as ElicitResult)
-        : result
-    ) as R;
   }
 
   #setState(state: ConnectorState, error?: Error): void {

@@ -196,6 +196,27 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     await expectNoSecretSaid(leaked);
   });
 
+  it('connects again once a login made elsewhere stores new tokens, and only then', async () => {
+    const oauth = oauthFor({ scopes: ['tools:read'] });
+    const connector = createConnector(
+      { url: upstream.url, oauth },
+      { namespace: 'prot', authRecheckMs: 25, onEvent: (event) => { hear(event); } },
+    );
+    connectors.push(connector);
+    connector.start();
+    await waitFor(() => connector.state === 'auth_required');
+    // Nothing changed in the store: it stays put, without trying the server again.
+    const tries = upstream.authorizations.length;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(connector.state).toBe('auth_required');
+    expect(upstream.authorizations.length).toBe(tries);
+    // Another client of the same store (`toolplane auth login` in another process) logs in.
+    await logIn(oauthFor({ scopes: ['tools:read'] }));
+    await waitFor(() => connector.state === 'connected');
+    expect((await whoami(connector)).scopes).toContain('tools:read');
+    await expectNoSecretSaid();
+  });
+
   it('refuses a redirect whose state was changed', async () => {
     const oauth = oauthFor({ scopes: ['tools:read'] });
     const login = oauth.login({

@@ -6,6 +6,7 @@ import {
   isStrictScopeSuperset,
   OAuthError,
   type FetchLike,
+  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { canonicalResource, credentialKey, type OAuthCredentialStore } from './credential-store.js';
@@ -285,6 +286,23 @@ export class ConnectorOAuth {
     }
   }
 
+  /** Forgets what was read of the stored credentials; the next request reads them again. */
+  reload(): void {
+    this.#provider.reload();
+  }
+
+  /**
+   * Whether the stored tokens differ from those this client last read or wrote: a login (or a
+   * logout) made elsewhere, `toolplane auth login` in another process say. One store read.
+   */
+  async changedElsewhere(): Promise<boolean> {
+    const [stored, known] = await Promise.all([
+      this.#options.store.load(this.key),
+      this.#provider.record(),
+    ]);
+    return !sameTokens(stored?.tokens, known?.tokens);
+  }
+
   /** Whether the connector holds tokens, until when, for which scopes: never the tokens. */
   async status(): Promise<OAuthStatus> {
     const record = await this.#provider.record();
@@ -351,6 +369,10 @@ export class ConnectorOAuth {
       );
     }
   }
+}
+
+function sameTokens(a: StoredOAuthTokens | undefined, b: StoredOAuthTokens | undefined): boolean {
+  return a?.access_token === b?.access_token && a?.refresh_token === b?.refresh_token;
 }
 
 /** Creates the {@link ConnectorOAuth} of one protected HTTP connector. */
