@@ -181,6 +181,39 @@ describe('toolplane auth', () => {
       expect(everything.includes(secret), 'a secret was printed').toBe(false);
   }, 60_000);
 
+  it('authenticates a client with its private key file (private_key_jwt), never printing it', async () => {
+    await writeFile(join(tempDir(), 'client.pem'), as.jwtMachine.privateKey);
+    const config = {
+      store: { sqlite: 'state/toolplane.db' },
+      builtins: false,
+      mcpServers: {
+        jwt: {
+          url: upstream.url.href,
+          auth: {
+            grant: 'client_credentials',
+            clientId: as.jwtMachine.clientId,
+            privateKeyFile: 'client.pem',
+            scopes: ['tools:read'],
+          },
+        },
+      },
+    };
+    await writeFile(join(tempDir(), 'toolplane.config.json'), JSON.stringify(config));
+    const call = await cli(['tools', 'call', 'jwt:whoami', '--json']);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('tools:read');
+    const wrong = { ...config.mcpServers.jwt.auth, clientSecret: 's' };
+    await writeFile(
+      join(tempDir(), 'toolplane.config.json'),
+      JSON.stringify({ ...config, mcpServers: { jwt: { url: upstream.url.href, auth: wrong } } }),
+    );
+    const refused = await cli(['auth', 'status']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('exclude each other');
+    const key = as.jwtMachine.privateKey.split('\n')[1] ?? 'no key line';
+    expect(printed.join('\n').includes(key), 'the key was printed').toBe(false);
+  });
+
   it('says what to do when the token key is missing or short', async () => {
     await writeConfig();
     const missing = await cli(['auth', 'status'], { env: { TOOLPLANE_TOKEN_KEY: '' } });

@@ -25,6 +25,9 @@ export const connectorAuthSchema = z
     grant: z.enum(['authorization_code', 'client_credentials']).optional(),
     clientId: z.string().min(1).optional(),
     clientSecret: z.string().min(1).optional(),
+    privateKey: z.string().min(1).optional(),
+    privateKeyFile: z.string().min(1).optional(),
+    privateKeyAlg: z.string().min(1).optional(),
     scopes: stringList.optional(),
     clientMetadataUrl: z
       .string()
@@ -33,12 +36,19 @@ export const connectorAuthSchema = z
     redirectUri: z.string().optional(),
   })
   .superRefine((auth, context) => {
-    if (auth.grant === 'client_credentials' && (!auth.clientId || !auth.clientSecret)) {
-      context.addIssue({
-        code: 'custom',
-        message: 'the client_credentials grant needs "clientId" and "clientSecret"',
-      });
-    }
+    const keyed = auth.privateKey !== undefined || auth.privateKeyFile !== undefined;
+    const problem =
+      auth.privateKey !== undefined && auth.privateKeyFile !== undefined
+        ? 'give "privateKey" or "privateKeyFile", not both'
+        : keyed && auth.clientSecret !== undefined
+          ? '"clientSecret" and a private key exclude each other: give one'
+          : keyed && auth.clientId === undefined
+            ? 'a private key (private_key_jwt) needs "clientId"'
+            : auth.grant === 'client_credentials' &&
+                (!auth.clientId || !(auth.clientSecret || keyed))
+              ? 'the client_credentials grant needs "clientId" and "clientSecret" (or "privateKey"/"privateKeyFile")'
+              : undefined;
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
   });
 
 // Strict, so that a misspelled key is an error rather than a setting silently lost; the keys

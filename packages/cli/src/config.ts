@@ -61,6 +61,13 @@ export interface ConnectorAuthConfig {
   readonly clientId?: string;
   /** Its secret, usually `${NAME}` from the environment (masked in all output). */
   readonly clientSecret?: string;
+  /**
+   * A PEM private key for `private_key_jwt` client authentication (read from `privateKeyFile`,
+   * relative to the config file, or given inline, usually `${NAME}`); masked in all output.
+   */
+  readonly privateKey?: string;
+  /** The assertion's JWS algorithm, when the key's type does not decide it. */
+  readonly privateKeyAlg?: string;
   readonly scopes?: readonly string[];
   /** An https URL of a client ID metadata document. */
   readonly clientMetadataUrl?: string;
@@ -286,13 +293,15 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     if (server.auth !== undefined && server.url === undefined) {
       fail(`${path}.auth`, 'OAuth is for HTTP servers: give the server a "url"');
     }
+    const auth = server.auth === undefined ? undefined : toAuth(server.auth, { path, dir, fail });
     connectors.push({
       ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
       connection: server.connection ?? 'shared',
       era: server.era ?? 'auto',
-      ...(server.auth === undefined ? {} : { auth: toAuth(server.auth, path, fail) }),
+      ...(auth === undefined ? {} : { auth }),
     });
-    secrets.add(server.auth?.clientSecret);
+    secrets.add(auth?.clientSecret);
+    secrets.add(auth?.privateKey);
     if (server.tools !== undefined) filter[namespace] = server.tools;
   }
 
@@ -342,17 +351,22 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
 
 function toAuth(
   auth: NonNullable<ServerEntry['auth']>,
-  path: string,
-  fail: (path: string, problem: string) => never,
+  at: { path: string; dir: string; fail: (path: string, problem: string) => never },
 ): ConnectorAuthConfig {
+  const { path, fail } = at;
   if (
     auth.redirectUri !== undefined &&
     !/^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//.test(auth.redirectUri)
   ) {
     fail(`${path}.auth.redirectUri`, 'must be a loopback URI: http://127.0.0.1:PORT/path');
   }
-  const { grant = 'authorization_code', ...rest } = auth;
-  return { grant, ...rest };
+  const { grant = 'authorization_code', privateKeyFile, ...rest } = auth;
+  if (privateKeyFile === undefined) return { grant, ...rest };
+  try {
+    return { grant, ...rest, privateKey: readFileSync(resolve(at.dir, privateKeyFile), 'utf8') };
+  } catch (error) {
+    return fail(`${path}.auth.privateKeyFile`, `cannot be read (${(error as Error).message})`);
+  }
 }
 
 /** A configuration with no connectors, builtins on and an in-memory store; for embedding. */

@@ -69,6 +69,8 @@ export function connectorOAuth(
     grant: auth.grant,
     ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
     ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
+    ...(auth.privateKey === undefined ? {} : { privateKey: auth.privateKey }),
+    ...(auth.privateKeyAlg === undefined ? {} : { privateKeyAlg: auth.privateKeyAlg }),
     ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
     ...(auth.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: auth.clientMetadataUrl }),
     ...(options.interactive === undefined ? {} : { interactive: options.interactive }),

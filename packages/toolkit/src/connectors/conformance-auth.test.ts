@@ -22,4 +22,21 @@ describe('the connector under the MCP conformance auth suite', () => {
     expect(summary).toMatch(/✓ auth\/metadata-default/);
     expect(code, summary).toBe(0);
   }, 180_000);
+
+  it('passes the client credentials scenarios, by secret and by private_key_jwt', async () => {
+    const checks = {
+      'auth/client-credentials-basic': 'client-credentials-basic-auth',
+      'auth/client-credentials-jwt': 'client-credentials-jwt-verified',
+    };
+    for (const [scenario, check] of Object.entries(checks)) {
+      const { code, stdout, stderr } = await runConformanceClient(
+        ['--scenario', scenario, '--timeout', '30000'],
+        60_000,
+      );
+      const log = stdout + stderr;
+      expect(log).toMatch(new RegExp(`\\[${check}\\s*\\]\\s*\\S*SUCCESS`));
+      expect(log).not.toMatch(/FAILURE/);
+      expect(code, log).toBe(0);
+    }
+  }, 130_000);
 });

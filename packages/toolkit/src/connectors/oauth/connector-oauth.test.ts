@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createToolkit } from '../../toolkit.js';
@@ -200,7 +201,13 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     const oauth = oauthFor({ scopes: ['tools:read'] });
     const connector = createConnector(
       { url: upstream.url, oauth },
-      { namespace: 'prot', authRecheckMs: 25, onEvent: (event) => { hear(event); } },
+      {
+        namespace: 'prot',
+        authRecheckMs: 25,
+        onEvent: (event) => {
+          hear(event);
+        },
+      },
     );
     connectors.push(connector);
     connector.start();
@@ -326,6 +333,59 @@ describe('ConnectorOAuth, client credentials', () => {
     expect((await whoami(connector)).scopes).toContain('tools:read');
     expect(as.grants.filter((g) => g === 'client_credentials').length).toBe(before + 1);
     await expectNoSecretSaid();
+  });
+
+  it('authenticates with a signed assertion (private_key_jwt), refused with another key', async () => {
+    const oauth = oauthFor({
+      grant: 'client_credentials',
+      clientId: as.jwtMachine.clientId,
+      privateKey: as.jwtMachine.privateKey,
+      scopes: ['tools:read'],
+    });
+    const connector = connect(oauth);
+    await connector.ready();
+    expect((await whoami(connector)).scopes).toContain('tools:read');
+    await connector.close();
+    // The same client, signing with a key the server does not know.
+    const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const forged = createConnectorOAuth({
+      server: 'forged',
+      url: upstream.url,
+      store,
+      grant: 'client_credentials',
+      clientId: as.jwtMachine.clientId,
+      privateKey: stranger.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    });
+    expect(await codeOf(forged.authorization())).toBe('unauthorized');
+    await expectNoSecretSaid([as.jwtMachine.privateKey]);
+  });
+
+  it('refuses a private key that is not one, or comes with a secret, never echoing it', () => {
+    const base = {
+      server: 'k',
+      url: 'http://127.0.0.1:1/mcp',
+      store,
+      grant: 'client_credentials',
+      clientId: 'c',
+    } as const;
+    const bad = '-----BEGIN PRIVATE KEY-----\nnot-a-key-at-all\n-----END PRIVATE KEY-----';
+    for (const options of [
+      { ...base, privateKey: bad },
+      { ...base, privateKey: as.jwtMachine.privateKey, clientSecret: 's' },
+      { ...base, clientId: undefined, privateKey: as.jwtMachine.privateKey },
+    ]) {
+      const error = (() => {
+        try {
+          createConnectorOAuth(options);
+        } catch (thrown) {
+          return thrown;
+        }
+        return undefined;
+      })();
+      expect(ToolError.isInstance(error) && error.code).toBe('invalid_config');
+      expect(String((error as Error).message)).not.toContain('not-a-key-at-all');
+      expect(String((error as Error).message)).not.toContain('PRIVATE KEY');
+    }
   });
 
   it('fails with unauthorized, never echoing the secret, for a wrong secret', async () => {

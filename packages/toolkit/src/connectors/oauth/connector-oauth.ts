@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import {
   auth,
   computeScopeUnion,
+  createPrivateKeyJwtAuth,
   extractWWWAuthenticateParams,
   isStrictScopeSuperset,
   OAuthError,
+  type AddClientAuthentication,
   type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
@@ -26,6 +28,15 @@ export interface ConnectorOAuthOptions {
   /** A pre-registered client; without one the client registers itself where the server allows. */
   readonly clientId?: string;
   readonly clientSecret?: string;
+  /**
+   * The PEM (PKCS#8) private key of a client registered for `private_key_jwt`: token requests
+   * carry an assertion signed with it (RFC 7523) instead of a client secret. Needs `clientId`;
+   * not with `clientSecret`. The key's type picks the algorithm (ES256 for P-256, ES384, ES512,
+   * RS256 for RSA, EdDSA for Ed25519) unless {@link ConnectorOAuthOptions.privateKeyAlg} says.
+   */
+  readonly privateKey?: string;
+  /** The JWS algorithm of the `private_key_jwt` assertion, when the key's type does not decide. */
+  readonly privateKeyAlg?: string;
   /** Scopes to ask for; by default those the server's metadata lists. */
   readonly scopes?: readonly string[];
   /** An https URL of this client's metadata document, used where the server supports them. */
@@ -118,9 +129,11 @@ export class ConnectorOAuth {
     if (this.grant === 'client_credentials' && options.clientId === undefined) {
       throw new ToolError(
         'invalid_config',
-        `server "${options.server}": the client_credentials grant needs a clientId and clientSecret`,
+        `server "${options.server}": the client_credentials grant needs a clientId and a clientSecret or privateKey`,
       );
     }
+    const clientAuthentication =
+      options.privateKey === undefined ? undefined : privateKeyJwt(options);
     this.#options = options;
     this.#provider = new StoredOAuthProvider({
       server: options.server,
@@ -132,6 +145,7 @@ export class ConnectorOAuth {
       scopes: options.scopes,
       clientMetadataUrl: options.clientMetadataUrl,
       clientName: options.clientName,
+      clientAuthentication,
     });
   }
 
@@ -369,6 +383,44 @@ export class ConnectorOAuth {
       );
     }
   }
+}
+
+/** The JWS algorithm a private key of this type signs with by default. */
+function algorithmOf(key: KeyObject): string | undefined {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
+  if (key.asymmetricKeyType !== 'ec') return undefined;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  return curve === 'prime256v1'
+    ? 'ES256'
+    : curve === 'secp384r1'
+      ? 'ES384'
+      : curve === 'secp521r1'
+        ? 'ES512'
+        : undefined;
+}
+
+/**
+ * The client authentication of a `private_key_jwt` client (the SDK's assertion signer), its key
+ * checked now so that a bad one fails at start-up, never echoed.
+ */
+function privateKeyJwt(options: ConnectorOAuthOptions): AddClientAuthentication {
+  const { server, clientId, clientSecret, privateKey = '' } = options;
+  const fail = (why: string) =>
+    new ToolError('invalid_config', `server "${server}": the privateKey ${why}`);
+  if (clientId === undefined) throw fail('needs a clientId (the assertion names it)');
+  if (clientSecret !== undefined) throw fail('and a clientSecret exclude each other: give one');
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: privateKey, format: 'pem' });
+  } catch {
+    throw fail('is not a PEM private key');
+  }
+  const alg = options.privateKeyAlg ?? algorithmOf(key);
+  if (alg === undefined) throw fail(`is a ${String(key.asymmetricKeyType)} key: set privateKeyAlg`);
+  // The SDK's signer reads PKCS#8 PEM; a PKCS#1 or SEC1 key is converted once here.
+  const pkcs8 = key.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: pkcs8, alg });
 }
 
 function sameTokens(a: StoredOAuthTokens | undefined, b: StoredOAuthTokens | undefined): boolean {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type {
+  AddClientAuthentication,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
@@ -23,6 +24,8 @@ export interface StoredProviderSettings {
   readonly scopes?: readonly string[] | undefined;
   readonly clientMetadataUrl?: string | undefined;
   readonly clientName?: string | undefined;
+  /** How token requests authenticate the client, when not by its secret (`private_key_jwt`). */
+  readonly clientAuthentication?: AddClientAuthentication | undefined;
 }
 
 /** A change to a record: `undefined` removes a field. */
@@ -67,6 +70,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   loginState: string | undefined;
   /** Where the authorization URL goes during a login; outside one, a redirect means "log in". */
   onAuthorizationUrl: ((url: URL) => void | Promise<void>) | undefined;
+  /** Set for a `private_key_jwt` client: signs an assertion into each token request. */
+  readonly addClientAuthentication?: AddClientAuthentication;
   readonly #settings: StoredProviderSettings;
   #record: OAuthCredentialRecord | undefined;
   #loaded = false;
@@ -75,6 +80,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#settings = settings;
     if (settings.clientMetadataUrl !== undefined)
       this.clientMetadataUrl = settings.clientMetadataUrl;
+    if (settings.clientAuthentication !== undefined)
+      this.addClientAuthentication = settings.clientAuthentication;
   }
 
   /** The stored record, read once and then kept (this provider is its only writer). */
@@ -106,14 +113,20 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const { grant, clientSecret, scopes, clientName } = this.#settings;
+    const { grant, clientSecret, scopes, clientName, clientAuthentication } = this.#settings;
     const scope = scopes === undefined || scopes.length === 0 ? {} : { scope: scopes.join(' ') };
+    const method =
+      clientAuthentication !== undefined
+        ? 'private_key_jwt'
+        : clientSecret === undefined && grant !== 'client_credentials'
+          ? 'none'
+          : 'client_secret_basic';
     if (grant === 'client_credentials') {
       return {
         client_name: clientName ?? 'toolplane',
         redirect_uris: [],
         grant_types: ['client_credentials'],
-        token_endpoint_auth_method: 'client_secret_basic',
+        token_endpoint_auth_method: method,
         ...scope,
       };
     }
@@ -122,7 +135,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       redirect_uris: [this.redirectUrl ?? IDLE_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      token_endpoint_auth_method: clientSecret === undefined ? 'none' : 'client_secret_basic',
+      token_endpoint_auth_method: method,
       ...scope,
     };
   }

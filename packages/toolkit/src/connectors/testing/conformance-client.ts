@@ -42,13 +42,15 @@ async function callListed(
 
 /**
  * The OAuth client of an `auth/*` scenario: code + PKCE whose "browser" follows the test
- * authorization server's redirect to the loopback listener, or client credentials from the
- * scenario's context (MCP_CONFORMANCE_CONTEXT).
+ * authorization server's redirect to the loopback listener, or client credentials (a secret or a
+ * `private_key_jwt` key) from the scenario's context (MCP_CONFORMANCE_CONTEXT).
  */
 function oauthFor(url: string, scenario: string) {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
     client_id?: string;
     client_secret?: string;
+    private_key_pem?: string;
+    signing_algorithm?: string;
   };
   const clientCredentials = scenario.startsWith('auth/client-credentials');
   return createConnectorOAuth({
@@ -58,6 +60,10 @@ function oauthFor(url: string, scenario: string) {
     grant: clientCredentials ? 'client_credentials' : 'authorization_code',
     ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
     ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+    ...(context.private_key_pem === undefined ? {} : { privateKey: context.private_key_pem }),
+    ...(context.signing_algorithm === undefined
+      ? {}
+      : { privateKeyAlg: context.signing_algorithm }),
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
     interactive: async (authorizationUrl) => {
       const answer = await fetch(authorizationUrl, { redirect: 'manual' });
