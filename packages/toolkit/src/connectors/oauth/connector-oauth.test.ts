@@ -383,8 +383,8 @@ describe('ConnectorOAuth, client credentials', () => {
         return undefined;
       })();
       expect(ToolError.isInstance(error) && error.code).toBe('invalid_config');
-      expect(String((error as Error).message)).not.toContain('not-a-key-at-all');
-      expect(String((error as Error).message)).not.toContain('PRIVATE KEY');
+      expect((error as Error).message).not.toContain('not-a-key-at-all');
+      expect((error as Error).message).not.toContain('PRIVATE KEY');
     }
   });
 
