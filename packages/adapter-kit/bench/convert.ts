@@ -3,7 +3,7 @@
 // server-filesystem and server-memory (listed over stdio), cycled to 1,000; and schemas from the
 // property tests' generator (fixed seed): nested objects and arrays, unions, refs, allOf, hostile
 // keys.
-// A JSON round trip of the same schemas is the floor. Median of 15 rounds. Run with
+// A JSON round trip of the same schemas is the floor. Median of 15 rounds, in CPU time. Run with
 // `pnpm --filter @toolplane/adapter-kit bench`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +17,9 @@ import { convertSchema, exposeTools, listAll, type SchemaTarget } from '../src/i
 import { schemaArb } from '../src/testing/schemas.js';
 
 const ROUNDS = 15;
+const TARGET_MS = 50;
+const verdict = (ms: number): string =>
+  `${ms <= TARGET_MS ? 'MET' : 'MISSED'} (≤ ${String(TARGET_MS)} ms)`;
 const schemas = fc.sample(schemaArb, { numRuns: 1000, seed: 14 });
 
 function median(values: number[]): number {
@@ -24,13 +27,18 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/**
+ * Median ms of CPU time of `fn` over ROUNDS rounds. CPU time leaves out the time spent waiting
+ * for a core, so the absolute target holds its meaning on a loaded machine.
+ */
 function time(fn: () => void): number {
   fn();
   const samples: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const start = performance.now();
+    const start = process.cpuUsage();
     fn();
-    samples.push(performance.now() - start);
+    const used = process.cpuUsage(start);
+    samples.push((used.user + used.system) / 1000);
   }
   return median(samples);
 }
@@ -58,6 +66,7 @@ const typical = Array.from({ length: 1000 }, (_, i) => real[i % real.length]);
 const typicalFloor = time(() => {
   for (const schema of typical) JSON.parse(JSON.stringify(schema));
 });
+console.log('ms of CPU time, median of 15 rounds');
 console.log(
   `${String(real.length)} reference-server tools, cycled to 1,000; JSON round trip: ${typicalFloor.toFixed(2)} ms (the floor)`,
 );
@@ -66,7 +75,7 @@ for (const target of ['openai-strict', 'openai', 'anthropic', 'gemini'] as const
     for (const schema of typical) convertSchema(schema, target);
   });
   console.log(
-    `convertSchema × 1,000 real, ${target.padEnd(13)}: ${ms.toFixed(2)} ms (${(ms / typicalFloor).toFixed(1)}× the floor; target ≤ 50 ms)`,
+    `convertSchema × 1,000 real, ${target.padEnd(13)}: ${ms.toFixed(2)} ms (${(ms / typicalFloor).toFixed(1)}× the floor)  ${verdict(ms)}`,
   );
 }
 
@@ -80,7 +89,7 @@ for (const target of targets) {
     for (const schema of schemas) convertSchema(schema, target);
   });
   console.log(
-    `convertSchema × 1,000, ${target.padEnd(13)}: ${ms.toFixed(2)} ms (${(ms / floor).toFixed(1)}× the floor; target ≤ 50 ms)`,
+    `convertSchema × 1,000, ${target.padEnd(13)}: ${ms.toFixed(2)} ms (${(ms / floor).toFixed(1)}× the floor)  ${verdict(ms)}`,
   );
 }
 

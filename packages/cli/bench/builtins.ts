@@ -1,5 +1,6 @@
 // The cost of a builtin tool called through the toolkit (lookup, validation, dispatch) against
-// calling its handler directly. Prints medians of several runs and the ratio between them.
+// calling its handler directly, in CPU time; then how long a CPU-heavy builtin holds the event
+// loop (wall-clock by nature: on a loaded machine it includes time spent waiting for a core).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createToolkit } from '@toolplane/toolkit';
 import { builtinTools, textStats, timeNow } from '@toolplane/cli';
@@ -12,34 +13,53 @@ const context = {
   meta: undefined,
 };
 
-async function median(
-  label: string,
-  fn: () => unknown,
+/**
+ * The handler alone and the same call through the toolkit, in alternating runs (so a machine
+ * whose load changes slows both alike), timed in CPU time (which leaves out the time spent
+ * waiting for a core): µs per call, medians over the runs, and the median of the per-run
+ * differences.
+ */
+async function paired(
+  direct: () => unknown,
+  through: () => unknown,
   iterations = 2_000,
-  runs = 5,
-): Promise<number> {
-  const results: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const start = performance.now();
+  runs = 7,
+): Promise<{ direct: number; through: number; overhead: number }> {
+  const cpu = async (fn: () => unknown): Promise<number> => {
+    const start = process.cpuUsage();
     for (let i = 0; i < iterations; i++) await fn();
-    results.push(((performance.now() - start) / iterations) * 1000);
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / iterations;
+  };
+  await cpu(direct);
+  await cpu(through);
+  const directs: number[] = [];
+  const throughs: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    directs.push(await cpu(direct));
+    throughs.push(await cpu(through));
   }
-  results.sort((a, b) => a - b);
-  const value = results[Math.floor(runs / 2)] ?? 0;
-  console.log(`${label.padEnd(40)} ${value.toFixed(2)} µs per call`);
-  return value;
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  return {
+    direct: median(directs),
+    through: median(throughs),
+    overhead: median(throughs.map((value, i) => value - (directs[i] ?? Number.NaN))),
+  };
 }
 
+console.log('CPU time per call, medians of 7 alternating runs of 2,000 calls');
 for (const [name, tool, args] of [
   ['time_now', timeNow, { timeZone: 'Europe/Paris' }],
   ['text_stats (900 chars)', textStats, { text }],
 ] as const) {
-  const direct = await median(`${name}: handler`, () => tool.handler(args, context));
-  const through = await median(`${name}: toolkit.callTool`, () =>
-    toolkit.callTool(`builtin:${tool.tool.name}`, args),
+  const r = await paired(
+    () => tool.handler(args, context),
+    () => toolkit.callTool(`builtin:${tool.tool.name}`, args),
   );
+  console.log(`${`${name}: handler (the floor)`.padEnd(40)} ${r.direct.toFixed(2)} µs`);
   console.log(
-    `${name}: toolkit overhead ${(through - direct).toFixed(2)} µs, ratio ${(through / direct).toFixed(2)}x the handler; floor (direct await handler) ~0.09 µs`,
+    `${`${name}: toolkit.callTool`.padEnd(40)} ${r.through.toFixed(2)} µs  +${r.overhead.toFixed(2)} µs, ×${(r.through / r.direct).toFixed(2)} the handler`,
   );
 }
 await toolkit.close();

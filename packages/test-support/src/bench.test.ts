@@ -19,12 +19,13 @@ describe('overhead', () => {
     cpu: { floor: [1, 1, 1], adapter: [1.5, 1.6, 1.4] },
   };
 
-  it('pairs the rounds: medians of the differences and of the ratios, and min to min', () => {
+  it('pairs the rounds: medians of the differences and of the ratios (wall and CPU), and min to min', () => {
     const o = overhead(samples, 'adapter', 'floor');
     expect(o.wall).toBeCloseTo(1.1);
     expect(o.cpu).toBeCloseTo(0.5);
     expect(o.wallMin).toBeCloseTo(1);
     expect(o.ratio).toBeCloseTo(2);
+    expect(o.cpuRatio).toBeCloseTo(1.5);
   });
 
   it('divides by the units per case, e.g. per call of a turn of 16', () => {

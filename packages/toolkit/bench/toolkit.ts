@@ -25,32 +25,62 @@ const serverCommand = (count: number) => ({
 const median = (values: readonly number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-/** Microseconds per call of each case, rounds interleaved, median round. */
+/** One case's µs per call: median rounds of wall-clock and of this process's CPU time. */
+interface Result {
+  readonly wall: number;
+  readonly cpu: number;
+  /** Median over rounds of this case's CPU time over the floor's in the same round. */
+  readonly ratio?: number;
+}
+
+/**
+ * µs per call of each case, in interleaved rounds whose order rotates, so a machine whose load
+ * changes slows every case alike; the ratio to `floor` is the median of per-round ratios of CPU
+ * time (the time spent waiting for a core left out; for an upstream in a child process, its
+ * work is the same in every case and not counted).
+ */
 async function compare(
   calls: number,
   cases: Record<string, () => Promise<unknown>>,
-): Promise<Record<string, number>> {
+  floor?: string,
+): Promise<Record<string, Result>> {
   const names = Object.keys(cases);
-  const samples = new Map(names.map((name) => [name, [] as number[]]));
+  const wall = new Map(names.map((name) => [name, [] as number[]]));
+  const cpu = new Map(names.map((name) => [name, [] as number[]]));
   for (const name of names) for (let i = 0; i < Math.ceil(calls / 10); i++) await cases[name]?.();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of names) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(round + k) % names.length] as string;
       const fn = cases[name];
       if (fn === undefined) continue;
+      const cpuStart = process.cpuUsage();
       const start = performance.now();
       for (let i = 0; i < calls; i++) await fn();
-      samples.get(name)?.push(((performance.now() - start) * 1000) / calls);
+      const used = process.cpuUsage(cpuStart);
+      wall.get(name)?.push(((performance.now() - start) * 1000) / calls);
+      cpu.get(name)?.push((used.user + used.system) / calls);
     }
   }
-  return Object.fromEntries(names.map((name) => [name, median(samples.get(name) ?? [])]));
+  const base = floor === undefined ? undefined : (cpu.get(floor) ?? []);
+  return Object.fromEntries(
+    names.map((name) => {
+      const own = cpu.get(name) ?? [];
+      const ratio =
+        base === undefined || name === floor
+          ? undefined
+          : median(own.map((value, i) => value / (base[i] ?? Number.NaN)));
+      return [name, { wall: median(wall.get(name) ?? []), cpu: median(own), ratio }];
+    }),
+  );
 }
 
-function report(title: string, results: Record<string, number>, floor?: string): void {
+function report(title: string, results: Record<string, Result>): void {
   console.log(`\n${title}`);
-  const base = floor === undefined ? undefined : results[floor];
-  for (const [name, us] of Object.entries(results)) {
-    const ratio = base === undefined || name === floor ? '' : `  ×${(us / base).toFixed(2)}`;
-    console.log(`  ${name.padEnd(44)} ${us.toFixed(2).padStart(10)} µs${ratio}`);
+  for (const [name, r] of Object.entries(results)) {
+    const ratio = r.ratio === undefined ? '' : `  ×${r.ratio.toFixed(2)} CPU`;
+    console.log(
+      `  ${name.padEnd(44)} ${r.wall.toFixed(2).padStart(10)} µs (CPU ${r.cpu.toFixed(2)} µs)${ratio}`,
+    );
   }
 }
 
@@ -103,31 +133,40 @@ async function main(): Promise<void> {
   );
   report(
     'lookup, per call',
-    await compare(500, {
-      'index.getTool("c5:tool-0199") (floor)': () =>
-        Promise.resolve(toolkit.index.getTool('c5:tool-0199')),
-      'lookup("c5:tool-0199")': () => toolkit.lookup('c5:tool-0199'),
-      'lookup("tool-0199") (bare name)': () => toolkit.lookup('tool-0199'),
-    }),
-    'index.getTool("c5:tool-0199") (floor)',
+    await compare(
+      500,
+      {
+        'index.getTool("c5:tool-0199") (floor)': () =>
+          Promise.resolve(toolkit.index.getTool('c5:tool-0199')),
+        'lookup("c5:tool-0199")': () => toolkit.lookup('c5:tool-0199'),
+        'lookup("tool-0199") (bare name)': () => toolkit.lookup('tool-0199'),
+      },
+      'index.getTool("c5:tool-0199") (floor)',
+    ),
   );
   report(
     'builtin tool, per call',
-    await compare(2_000, {
-      'runner.run (floor)': () => toolkit.runner.run('builtin:echo', { text: 'x' }),
-      'toolkit.callTool': () => toolkit.callTool('builtin:echo', { text: 'x' }),
-      'toolkit.call (wraps as a resource)': () => toolkit.call('builtin:echo', { text: 'x' }),
-    }),
-    'runner.run (floor)',
+    await compare(
+      2_000,
+      {
+        'runner.run (floor)': () => toolkit.runner.run('builtin:echo', { text: 'x' }),
+        'toolkit.callTool': () => toolkit.callTool('builtin:echo', { text: 'x' }),
+        'toolkit.call (wraps as a resource)': () => toolkit.call('builtin:echo', { text: 'x' }),
+      },
+      'runner.run (floor)',
+    ),
   );
   report(
     'MCP tool over stdio, per call',
-    await compare(200, {
-      'runner.run (floor)': () => toolkit.runner.run('c1:tool-0001', { text: 'x' }),
-      'toolkit.callTool': () => toolkit.callTool('c1:tool-0001', { text: 'x' }),
-      'toolkit.call': () => toolkit.call('c1:tool-0001', { text: 'x' }),
-    }),
-    'runner.run (floor)',
+    await compare(
+      200,
+      {
+        'runner.run (floor)': () => toolkit.runner.run('c1:tool-0001', { text: 'x' }),
+        'toolkit.callTool': () => toolkit.callTool('c1:tool-0001', { text: 'x' }),
+        'toolkit.call': () => toolkit.call('c1:tool-0001', { text: 'x' }),
+      },
+      'runner.run (floor)',
+    ),
   );
 
   const restarts: number[] = [];
