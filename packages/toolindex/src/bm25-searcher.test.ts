@@ -65,6 +65,17 @@ describe('createBm25Searcher', () => {
     expect(ids({ tags: ['y'] })).toEqual(['b:two']);
   });
 
+  it('filters past removed and replaced tools', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('a:one', 'shared', { tags: ['x'] }));
+    searcher.upsert(doc('a:two', 'shared'));
+    searcher.upsert(doc('a:one', 'shared again', { tags: ['x'] }));
+    searcher.remove('a:two');
+    const ids = (q: object) => searcher.search({ text: 'shared', limit: 5, ...q }).map((h) => h.id);
+    expect(ids({ namespace: 'a' })).toEqual(['a:one']);
+    expect(ids({ tags: ['x'] })).toEqual(['a:one']);
+  });
+
   it('throws invalid_argument for out-of-range parameters', () => {
     for (const options of [{ b: 2 }, { k1: -1 }, { weights: { name: Number.NaN } }]) {
       let code: string | undefined;

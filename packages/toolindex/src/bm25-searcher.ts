@@ -279,8 +279,12 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     if (docCount === 0 || query.limit <= 0) return [];
     const groups = groupsOf(query.text);
     const filtered = query.namespace !== undefined || query.tags !== undefined;
+    // A removed tool's slot stays in the posting lists until compaction: it is left out too.
     const excluded = filtered
-      ? (slot: number): boolean => !matchesFilter(postings.docAt(slot), query)
+      ? (slot: number): boolean => {
+          const doc = postings.docAt(slot);
+          return doc === undefined || !matchesFilter(doc, query);
+        }
       : undefined;
     const groupWeight = new Float64Array(groups.length);
     // Each group's posting lists and their scales, looked up once.

@@ -44,8 +44,8 @@ export interface Postings {
   readonly namespaceNumbers: Int32Array;
   /** Per slot, how many distinct terms the name has (at most 255); replaced as slots are added. */
   readonly nameTermCounts: Uint8Array;
-  /** The document in a live slot. */
-  docAt(slot: number): SearchDocument;
+  /** The document in `slot`, or undefined once it is removed (until compaction drops the slot). */
+  docAt(slot: number): SearchDocument | undefined;
   /** A small number standing for the namespace of the document in `slot` (-1 for none). */
   namespaceAt(slot: number): number;
   /** The documents by slot (`undefined` for a removed one); replaced on compaction. */
@@ -201,7 +201,7 @@ export function createPostings(): Postings {
     },
 
     docAt(slot) {
-      return docs[slot] as SearchDocument;
+      return docs[slot];
     },
 
     get liveFlags() {

@@ -200,6 +200,13 @@ describe('ToolIndex against a Map model', () => {
               .sort();
             const { results } = await index.search(word, { limit: 100 });
             expect(results.map((r) => r.id).sort()).toEqual(expected);
+            // Filtered searches skip replaced and removed tools as well.
+            for (const namespace of NAMESPACES) {
+              const filtered = await index.search(word, { limit: 100, namespace });
+              expect(filtered.results.map((r) => r.id).sort()).toEqual(
+                expected.filter((id) => id.startsWith(`${namespace}:`)),
+              );
+            }
           }
         },
       ),
