@@ -12,6 +12,7 @@ import { tokenize } from './tokenize.js';
 import {
   addList,
   addToCandidates,
+  createScratch,
   finishScores,
   offerAll,
   type Finish,
@@ -177,11 +178,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
 
   const postings = createPostings();
   // Search scratch, zero between searches; grown on upsert so no search pays for it.
-  const work: Scratch = {
-    acc: new Float64Array(0),
-    touched: new Int32Array(0),
-    nameHits: new Uint8Array(0),
-  };
+  let work: Scratch = createScratch(0);
 
   // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
   // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
@@ -231,16 +228,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     collectTerms(doc, true);
     const slot = postings.addDocument(doc, nameLists);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
-    if (work.acc.length < (slot + 1) * 2) {
-      const acc = new Float64Array(Math.max(1024, (slot + 1) * 4));
-      const touched = new Int32Array(acc.length / 2);
-      // Fresh arrays are mapped lazily; writing them now takes the page faults here too.
-      acc.fill(0);
-      touched.fill(0);
-      work.acc = acc;
-      work.touched = touched;
-      work.nameHits = new Uint8Array(touched.length);
-    }
+    if (work.denseOf.length <= slot) work = createScratch(Math.max(1024, (slot + 1) * 2));
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
     docLists.forEach((list, i) => {
@@ -338,9 +326,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       }
     }
     const finish: Finish = {
-      live: postings.liveFlags,
-      nameTerms: postings.nameTermCounts,
-      namespaceOf: postings.namespaceNumbers,
+      meta: postings.slotMeta,
       maskWeight,
       groupWeight,
       totalWeight,

@@ -37,21 +37,50 @@ export interface Postings {
   /** Forgets a document; `lists` are the posting lists it was indexed in. */
   removeDocument(id: string, lists: readonly PostingList[]): void;
   get(term: string): PostingList | undefined;
-  isLive(slot: number): boolean;
-  /** Per slot, 1 while its document is live; replaced (not resized) as slots are added. */
-  readonly liveFlags: Uint8Array;
-  /** Per slot, the number {@link Postings.namespaceAt} returns; replaced as slots are added. */
-  readonly namespaceNumbers: Int32Array;
-  /** Per slot, how many distinct terms the name has (at most 255); replaced as slots are added. */
-  readonly nameTermCounts: Uint8Array;
+  /**
+   * Per slot, what a search reads of the tool, packed in one number so it costs one memory
+   * access: read with {@link isLiveMeta}, {@link nameTermsOf} and {@link namespaceOf}.
+   * Replaced (not resized) as slots are added.
+   */
+  readonly slotMeta: Int32Array;
   /** The document in `slot`, or undefined once it is removed (until compaction drops the slot). */
   docAt(slot: number): SearchDocument | undefined;
-  /** A small number standing for the namespace of the document in `slot` (-1 for none). */
-  namespaceAt(slot: number): number;
   /** The documents by slot (`undefined` for a removed one); replaced on compaction. */
   readonly documents: readonly (SearchDocument | undefined)[];
   /** How many namespace numbers have been handed out. */
   readonly namespaceCount: number;
+}
+
+// A slot's meta: bit 0 live, bits 1–8 the name's distinct terms (at most 255), bits 9–30 one
+// more than the namespace number (0 for none).
+const LIVE = 1;
+const NAME_TERMS_SHIFT = 1;
+const NAMESPACE_SHIFT = 9;
+/** Namespaces met after this many get no number (so no namespace prior), to fit the meta. */
+const MAX_NAMESPACES = (1 << 22) - 1;
+
+/** A slot's meta: its namespace number (-1 for none), its name's distinct terms, whether live. */
+export function packMeta(namespace: number, nameTerms: number, live: boolean): number {
+  return (
+    ((namespace + 1) << NAMESPACE_SHIFT) |
+    (Math.min(255, nameTerms) << NAME_TERMS_SHIFT) |
+    (live ? LIVE : 0)
+  );
+}
+
+/** Whether a slot's meta is a live document's. */
+export function isLiveMeta(meta: number): boolean {
+  return (meta & LIVE) !== 0;
+}
+
+/** How many distinct terms the name of a slot's document has (at most 255). */
+export function nameTermsOf(meta: number): number {
+  return (meta >>> NAME_TERMS_SHIFT) & 255;
+}
+
+/** A small number standing for the namespace of a slot's document (-1 for none). */
+export function namespaceOf(meta: number): number {
+  return (meta >>> NAMESPACE_SHIFT) - 1;
 }
 
 /** Removed documents are swept from posting lists once they outnumber the live ones. */
@@ -61,12 +90,10 @@ const FIRST_CAPACITY = 2;
 /** Creates an empty {@link Postings}. */
 export function createPostings(): Postings {
   let docs: (SearchDocument | undefined)[] = [];
-  let live = new Uint8Array(1024);
+  let meta = new Int32Array(1024);
   const slotOf = new Map<string, number>();
   const lists = new Map<string, PostingList>();
   let dead = 0;
-  let namespaceOf = new Int32Array(1024);
-  let nameTerms = new Uint8Array(1024);
   const namespaceIds = new Map<string, number>();
 
   function compact(): void {
@@ -96,14 +123,10 @@ export function createPostings(): Postings {
     }
     for (let slot = 0; slot < renumber.length; slot++) {
       const next = renumber[slot] as number;
-      if (next >= 0) {
-        namespaceOf[next] = namespaceOf[slot] as number;
-        nameTerms[next] = nameTerms[slot] as number;
-      }
+      if (next >= 0) meta[next] = meta[slot] as number;
     }
     docs = liveDocs;
-    live.fill(0);
-    live.fill(1, 0, liveDocs.length);
+    meta.fill(0, liveDocs.length);
     dead = 0;
   }
 
@@ -118,25 +141,21 @@ export function createPostings(): Postings {
     addDocument(doc, nameTermCount) {
       const slot = docs.length;
       docs.push(doc);
-      if (slot >= live.length) {
-        const grown = new Uint8Array(live.length * 2);
-        grown.set(live);
-        live = grown;
-        const namespaces = new Int32Array(namespaceOf.length * 2);
-        namespaces.set(namespaceOf);
-        namespaceOf = namespaces;
-        const names = new Uint8Array(nameTerms.length * 2);
-        names.set(nameTerms);
-        nameTerms = names;
+      if (slot >= meta.length) {
+        const grown = new Int32Array(meta.length * 2);
+        grown.set(meta);
+        meta = grown;
       }
-      nameTerms[slot] = Math.min(255, nameTermCount);
-      live[slot] = 1;
-      let namespace = -1;
+      // One more than the namespace's number; 0 for none.
+      let namespace = 0;
       if (doc.namespace !== undefined) {
-        namespace = namespaceIds.get(doc.namespace) ?? namespaceIds.size;
-        if (namespace === namespaceIds.size) namespaceIds.set(doc.namespace, namespace);
+        namespace = namespaceIds.get(doc.namespace) ?? 0;
+        if (namespace === 0 && namespaceIds.size < MAX_NAMESPACES) {
+          namespace = namespaceIds.size + 1;
+          namespaceIds.set(doc.namespace, namespace);
+        }
       }
-      namespaceOf[slot] = namespace;
+      meta[slot] = packMeta(namespace - 1, nameTermCount, true);
       slotOf.set(doc.id, slot);
       return slot;
     },
@@ -182,7 +201,7 @@ export function createPostings(): Postings {
       if (slot === undefined) return;
       slotOf.delete(id);
       docs[slot] = undefined;
-      live[slot] = 0;
+      meta[slot] = (meta[slot] as number) & ~LIVE;
       dead++;
       for (const list of indexedIn) list.df--;
       if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
@@ -190,10 +209,6 @@ export function createPostings(): Postings {
 
     get(term) {
       return lists.get(term);
-    },
-
-    isLive(slot) {
-      return live[slot] === 1;
     },
 
     get documents() {
@@ -204,20 +219,8 @@ export function createPostings(): Postings {
       return docs[slot];
     },
 
-    get liveFlags() {
-      return live;
-    },
-
-    get namespaceNumbers() {
-      return namespaceOf;
-    },
-
-    get nameTermCounts() {
-      return nameTerms;
-    },
-
-    namespaceAt(slot) {
-      return namespaceOf[slot] as number;
+    get slotMeta() {
+      return meta;
     },
 
     get namespaceCount() {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBm25Searcher } from './bm25-searcher.js';
-import { finishScores, offerAll, type Finish, type Scratch } from './score-kernels.js';
+import { createScratch, finishScores, offerAll, type Finish } from './score-kernels.js';
+import { packMeta } from './postings.js';
 import type { SearchDocument } from './searcher.js';
 import { HELD_OUT_QUERIES } from './testdata/queries.js';
 import { paddedCatalogue } from './testdata/scale-catalogue.js';
@@ -20,26 +21,23 @@ interface Case {
 function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
   const next = random(seed);
   const docs = Array.from({ length: c.slots }, (_, slot) => ({ id: `t${(slot * 7919) % 1000}` }));
-  const scratch: Scratch = {
-    acc: new Float64Array(c.slots * 2),
-    touched: new Int32Array(c.slots),
-    nameHits: new Uint8Array(c.slots),
-  };
+  const scratch = createScratch(c.slots);
   const namespaceOf = new Int32Array(c.slots);
   const live = new Uint8Array(c.slots).fill(1);
+  const meta = new Int32Array(c.slots);
   const order = Array.from({ length: c.slots }, (_, slot) => slot).sort(() => next() - 0.5);
   for (let i = 0; i < c.touched; i++) {
     const slot = order[i] as number;
     scratch.touched[i] = slot;
-    scratch.acc[slot * 2] = Math.floor(next() * 6) * 0.75 + 0.25;
-    scratch.acc[slot * 2 + 1] = 1;
+    scratch.denseOf[slot] = i + 1;
+    scratch.score[i] = Math.floor(next() * 6) * 0.75 + 0.25;
+    scratch.mask[i] = 1;
     namespaceOf[slot] = next() < 0.1 ? -1 : Math.floor(next() * c.namespaces);
     if (next() < 0.05) live[slot] = 0;
+    meta[slot] = packMeta(namespaceOf[slot] as number, 0, live[slot] === 1);
   }
   const finish: Finish = {
-    live,
-    nameTerms: new Uint8Array(c.slots),
-    namespaceOf,
+    meta,
     maskWeight: undefined,
     groupWeight: new Float64Array(1),
     totalWeight: 0,
@@ -55,7 +53,7 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
   const raw = new Map<number, number>();
   for (let i = 0; i < c.touched; i++) {
     const slot = scratch.touched[i] as number;
-    if (live[slot] === 1) raw.set(slot, scratch.acc[slot * 2] as number);
+    if (live[slot] === 1) raw.set(slot, scratch.score[i] as number);
   }
   const brute = [...raw]
     .map(([slot, score]) => {
@@ -80,7 +78,7 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
   const top = createTopHits(c.limit, docs);
   offerAll(scratch, c.touched, finish, top);
   const kernel = takeHits(top).map((hit) => `${hit.id}=${hit.score.toFixed(9)}`);
-  expect(scratch.acc.every((value) => value === 0)).toBe(true);
+  expect(scratch.denseOf.every((value) => value === 0)).toBe(true);
   return { kernel, brute };
 }
 

@@ -1,4 +1,4 @@
-import type { PostingList } from './postings.js';
+import { isLiveMeta, nameTermsOf, namespaceOf, type PostingList } from './postings.js';
 import { offerHit, type TopHits } from './top-hits.js';
 
 /**
@@ -12,24 +12,44 @@ import { offerHit, type TopHits } from './top-hits.js';
  */
 
 /** A tool that fails the namespace or tag filter, marked so later terms skip it at once. */
-export const EXCLUDED = 2 ** 31;
+export const EXCLUDED = 1 << 30; // above the query-word bits 0–29
 
 /**
- * Per-slot search scratch of one searcher. `acc` holds, side by side so one cache line serves
- * both, [2s] the score and [2s+1] the bit set of query words matched (or {@link EXCLUDED});
- * `nameHits` counts the query words found in the name; `touched` lists the slots scored so far.
- * Every entry is zero between searches.
+ * Search scratch of one searcher. A search gives each tool it touches the next dense index
+ * (`denseOf[slot]` holds it plus one, zero meaning untouched) and keeps that tool's figures side by
+ * side at the dense index: its slot, score, the bit set of query words matched (or
+ * {@link EXCLUDED}), how many query words it found in its name and its namespace. So finishing
+ * and ranking read them in order instead of jumping about a catalogue-sized array; only
+ * `denseOf` is per slot, and a search leaves it zero again. The dense arrays need no clearing:
+ * a tool's first touch writes all of its figures.
  */
 export interface Scratch {
-  acc: Float64Array;
+  denseOf: Int32Array;
   touched: Int32Array;
+  score: Float64Array;
+  mask: Int32Array;
   nameHits: Uint8Array;
+  namespace: Int32Array;
+}
+
+/** Scratch for `slots` slots, its pages touched now so no search takes their faults. */
+export function createScratch(slots: number): Scratch {
+  const scratch: Scratch = {
+    denseOf: new Int32Array(slots),
+    touched: new Int32Array(slots),
+    score: new Float64Array(slots),
+    mask: new Int32Array(slots),
+    nameHits: new Uint8Array(slots),
+    namespace: new Int32Array(slots),
+  };
+  for (const array of Object.values(scratch)) array.fill(0);
+  return scratch;
 }
 
 /**
  * Adds one posting list, weighted by `scale`, for the query word `bit`; returns the new count
- * of touched slots. With `create` false, only slots already touched are scored. `excluded`,
- * when given, is asked once per new slot whether the query's filters leave it out.
+ * of touched tools. With `create` false, only tools already touched are scored. `excluded`,
+ * when given, is asked once per new tool whether the query's filters leave it out.
  */
 export function addList(
   list: PostingList,
@@ -41,44 +61,46 @@ export function addList(
   touchedCount: number,
   excluded: ((slot: number) => boolean) | undefined,
 ): number {
-  const { acc, touched, nameHits } = scratch;
+  const { denseOf, touched, score, mask, nameHits } = scratch;
   const { slots, values, length } = list;
   let count = touchedCount;
   for (let i = 0; i < length; i++) {
     const slot = slots[i] as number;
-    const at = slot * 2;
-    const mask = acc[at + 1] as number;
     let value = values[i] as number;
     // A term of the name is stored negated.
     const inName = value < 0;
     if (inName) value = -value;
-    if (mask === 0) {
+    const at = (denseOf[slot] as number) - 1;
+    if (at < 0) {
       if (!create) continue;
-      touched[count++] = slot;
+      const next = count++;
+      denseOf[slot] = count;
+      touched[next] = slot;
       if (excluded !== undefined && excluded(slot)) {
-        acc[at + 1] = EXCLUDED;
+        mask[next] = EXCLUDED;
         continue;
       }
-      acc[at + 1] = bit;
-      acc[at] = scale * value;
-      if (inName) nameHits[slot] = 1;
+      mask[next] = bit;
+      score[next] = scale * value;
+      nameHits[next] = inName ? 1 : 0;
       continue;
     }
-    if (mask === EXCLUDED) continue;
+    const matched = mask[at] as number;
+    if (matched === EXCLUDED) continue;
     // A tool matching the word and a synonym (or two synonyms) counts the first match.
-    const has = (mask & bit) !== 0;
+    const has = (matched & bit) !== 0;
     if (has && once) continue;
     if (!has) {
-      acc[at + 1] = mask | bit;
-      if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
+      mask[at] = matched | bit;
+      if (inName) nameHits[at] = (nameHits[at] as number) + 1;
     }
-    acc[at] = (acc[at] as number) + scale * value;
+    score[at] = (score[at] as number) + scale * value;
   }
   return count;
 }
 
 /**
- * Adds one posting list to the touched slots only, finding each in the list by binary search
+ * Adds one posting list to the touched tools only, finding each in the list by binary search
  * (lists are in ascending slot order): cheaper than a scan when the list is much longer.
  */
 export function addToCandidates(
@@ -89,15 +111,14 @@ export function addToCandidates(
   scratch: Scratch,
   touchedCount: number,
 ): void {
-  const { acc, touched, nameHits } = scratch;
+  const { touched, score, mask, nameHits } = scratch;
   const { slots, values, length } = list;
-  for (let c = 0; c < touchedCount; c++) {
-    const slot = touched[c] as number;
-    const at = slot * 2;
-    const mask = acc[at + 1] as number;
-    if (mask === EXCLUDED) continue;
-    const has = (mask & bit) !== 0;
+  for (let at = 0; at < touchedCount; at++) {
+    const matched = mask[at] as number;
+    if (matched === EXCLUDED) continue;
+    const has = (matched & bit) !== 0;
     if (has && once) continue;
+    const slot = touched[at] as number;
     let lo = 0;
     let hi = length - 1;
     while (lo < hi) {
@@ -110,18 +131,17 @@ export function addToCandidates(
     const inName = value < 0;
     if (inName) value = -value;
     if (!has) {
-      acc[at + 1] = mask | bit;
-      if (inName) nameHits[slot] = (nameHits[slot] as number) + 1;
+      mask[at] = matched | bit;
+      if (inName) nameHits[at] = (nameHits[at] as number) + 1;
     }
-    acc[at] = (acc[at] as number) + scale * value;
+    score[at] = (score[at] as number) + scale * value;
   }
 }
 
 /** How the gathered scores become final ones. */
 export interface Finish {
-  readonly live: Uint8Array;
-  readonly nameTerms: Uint8Array;
-  readonly namespaceOf: Int32Array;
+  /** Per slot, the packed figures of `Postings.slotMeta`. */
+  readonly meta: Int32Array;
   /** Matched weight per bit set of query words, or undefined to add up `groupWeight`. */
   readonly maskWeight: Float64Array | undefined;
   readonly groupWeight: Float64Array;
@@ -138,27 +158,25 @@ export interface Finish {
 }
 
 /**
- * Applies coverage and the whole-name bonus to every touched slot (marking removed and
+ * Applies coverage and the whole-name bonus to every touched tool (marking removed and
  * filtered-out ones -1), and gathers each namespace's scores for the prior, listing the
  * namespaces met in `finish.namespaces`.
  */
 export function finishScores(scratch: Scratch, touchedCount: number, finish: Finish): void {
-  const { acc, touched, nameHits } = scratch;
-  const { live, nameTerms, namespaceOf, maskWeight, groupWeight, totalWeight } = finish;
+  const { touched, score: scores, mask: masks, nameHits, namespace: namespaceAt } = scratch;
+  const { meta, maskWeight, groupWeight, totalWeight } = finish;
   const { coverage, nameMatch, namespacePrior, stats, namespaces } = finish;
   const keep = 1 - coverage;
   const perWeight = totalWeight > 0 ? coverage / totalWeight : 0;
   let namespaceCount = 0;
-  for (let i = 0; i < touchedCount; i++) {
-    const slot = touched[i] as number;
-    const at = slot * 2;
-    let mask = acc[at + 1] as number;
-    if (mask === EXCLUDED || live[slot] !== 1) {
-      acc[at] = -1;
-      nameHits[slot] = 0;
+  for (let at = 0; at < touchedCount; at++) {
+    const slotMeta = meta[touched[at] as number] as number;
+    let mask = masks[at] as number;
+    if (mask === EXCLUDED || !isLiveMeta(slotMeta)) {
+      scores[at] = -1;
       continue;
     }
-    let score = acc[at] as number;
+    let score = scores[at] as number;
     if (coverage > 0 && totalWeight > 0) {
       let matched = 0;
       if (maskWeight !== undefined) matched = maskWeight[mask] as number;
@@ -169,31 +187,29 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
       }
       score *= keep + perWeight * matched;
     }
-    const names = nameTerms[slot] as number;
+    const names = nameTermsOf(slotMeta);
     if (nameMatch > 0 && names > 0) {
-      score *= 1 + (nameMatch * Math.min(names, nameHits[slot] as number)) / names;
+      score *= 1 + (nameMatch * Math.min(names, nameHits[at] as number)) / names;
     }
-    nameHits[slot] = 0;
-    acc[at] = score;
-    if (namespacePrior > 0) {
-      const namespace = namespaceOf[slot] as number;
-      if (namespace >= 0) {
-        // The namespace's sum of scores and its two best scores.
-        const at3 = namespace * 3;
-        if (stats[at3] === 0) namespaces[namespaceCount++] = namespace;
-        stats[at3] = (stats[at3] as number) + score;
-        if (score > (stats[at3 + 1] as number)) {
-          stats[at3 + 2] = stats[at3 + 1] as number;
-          stats[at3 + 1] = score;
-        } else if (score > (stats[at3 + 2] as number)) stats[at3 + 2] = score;
-      }
+    scores[at] = score;
+    const namespace = namespacePrior > 0 ? namespaceOf(slotMeta) : -1;
+    namespaceAt[at] = namespace;
+    if (namespace >= 0) {
+      // The namespace's sum of scores and its two best scores.
+      const at3 = namespace * 3;
+      if (stats[at3] === 0) namespaces[namespaceCount++] = namespace;
+      stats[at3] = (stats[at3] as number) + score;
+      if (score > (stats[at3 + 1] as number)) {
+        stats[at3 + 2] = stats[at3 + 1] as number;
+        stats[at3 + 1] = score;
+      } else if (score > (stats[at3 + 2] as number)) stats[at3 + 2] = score;
     }
   }
   finish.namespaceCount = namespaceCount;
 }
 
 /**
- * Adds each touched slot's namespace prior, offers it to `top`, and leaves the scratch and the
+ * Adds each touched tool's namespace prior, offers it to `top`, and leaves `denseOf` and the
  * namespaces' scores zeroed for the next search.
  */
 export function offerAll(
@@ -202,25 +218,21 @@ export function offerAll(
   finish: Finish,
   top: TopHits,
 ): void {
-  const { acc, touched } = scratch;
-  const { namespaceOf, namespacePrior, priorMatches, stats, namespaces } = finish;
-  for (let i = 0; i < touchedCount; i++) {
-    const slot = touched[i] as number;
-    const at = slot * 2;
-    let score = acc[at] as number;
-    acc[at] = 0;
-    acc[at + 1] = 0;
+  const { denseOf, touched, score: scores, namespace: namespaceAt } = scratch;
+  const { namespacePrior, priorMatches, stats, namespaces } = finish;
+  for (let at = 0; at < touchedCount; at++) {
+    const slot = touched[at] as number;
+    denseOf[slot] = 0;
+    let score = scores[at] as number;
     if (score < 0) continue;
-    if (namespacePrior > 0) {
-      const namespace = namespaceOf[slot] as number;
-      if (namespace >= 0) {
-        // The other tools' average over `priorMatches`, at most the best of them.
-        const at3 = namespace * 3;
-        const best = stats[at3 + 1] as number;
-        const otherBest = score >= best ? (stats[at3 + 2] as number) : best;
-        const average = ((stats[at3] as number) - score) / priorMatches;
-        score += namespacePrior * (average < otherBest ? average : otherBest);
-      }
+    const namespace = namespaceAt[at] as number;
+    if (namespace >= 0) {
+      // The other tools' average over `priorMatches`, at most the best of them.
+      const at3 = namespace * 3;
+      const best = stats[at3 + 1] as number;
+      const otherBest = score >= best ? (stats[at3 + 2] as number) : best;
+      const average = ((stats[at3] as number) - score) / priorMatches;
+      score += namespacePrior * (average < otherBest ? average : otherBest);
     }
     offerHit(top, slot, score);
   }
