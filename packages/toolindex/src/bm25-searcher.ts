@@ -229,6 +229,11 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const slot = postings.addDocument(doc, nameLists);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
     if (work.denseOf.length <= slot) work = createScratch(Math.max(1024, (slot + 1) * 2));
+    const namespaces = postings.namespaceCount;
+    if (namespacePrior > 0 && namespaceStats.length < namespaces * 3) {
+      namespaceStats = new Float64Array(Math.max(64, namespaces * 2) * 3).fill(0);
+      namespaceList = new Int32Array(namespaceStats.length / 3).fill(0);
+    }
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
     docLists.forEach((list, i) => {
@@ -312,10 +317,6 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     }
     let totalWeight = 0;
     for (const weight of groupWeight) totalWeight += weight;
-    if (namespacePrior > 0 && namespaceStats.length < postings.namespaceCount * 3) {
-      namespaceStats = new Float64Array(postings.namespaceCount * 6);
-      namespaceList = new Int32Array(postings.namespaceCount * 2);
-    }
     // The matched weight of every combination of query words, when there are few words.
     let maskWeight: Float64Array | undefined;
     if (coverage > 0 && groups.length <= MASK_TABLE_WORDS) {
