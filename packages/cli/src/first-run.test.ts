@@ -81,7 +81,11 @@ describe('the READMEs', () => {
       expect(
         parseConfig(block, {
           file,
-          env: { GITHUB_TOKEN: 'ghp-example', REPORTS_CLIENT_SECRET: 'example' },
+          env: {
+            GITHUB_TOKEN: 'ghp-example',
+            REPORTS_CLIENT_SECRET: 'example',
+            BILLING_KEY_PEM: 'example',
+          },
         }).connectors.length,
       ).toBeGreaterThan(0);
     }
