@@ -107,6 +107,21 @@ describe('createBm25Searcher ranking', () => {
     expect(hits).toEqual(['gh:pr_status', 'gh:merge_pull_request']);
   });
 
+  it('looks up two adjacent query words that are a synonym together as one', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('pay:create_refund', 'Refunds a charge.'));
+    searcher.upsert(doc('dev:echo', 'Echoes back the input.'));
+    searcher.upsert(doc('cal:set_out_of_office', 'Blocks time and declines meetings.'));
+    searcher.upsert(doc('web:go_back', 'Goes back one page.'));
+    searcher.upsert(doc('db:rollback', 'Rolls back a migration.'));
+    const hits = searcher.search({ text: 'give the customer their money back', limit: 5 });
+    expect(hits[0]?.id).toBe('pay:create_refund');
+    // Not adjacent: no phrase.
+    const apart = searcher.search({ text: 'back with my money', limit: 5 }).map((h) => h.id);
+    expect(apart).not.toContain('pay:create_refund');
+    expect(searcher.search({ text: 'on vacation', limit: 5 })[0]?.id).toBe('cal:set_out_of_office');
+  });
+
   it('takes its own synonym groups, and none with []', () => {
     const custom = createBm25Searcher({ synonyms: [['invoice', 'bill']] });
     const none = createBm25Searcher({ synonyms: [] });

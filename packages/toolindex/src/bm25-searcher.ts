@@ -173,6 +173,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   );
 
   const synonyms = synonymTableOf(options.synonyms);
+  const hasPhrases = [...synonyms.keys()].some((key) => key.includes(' '));
   let namespaceStats = new Float64Array(0);
   let namespaceList = new Int32Array(0);
 
@@ -252,19 +253,42 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     docLists.length = 0;
   }
 
-  /** The lookups of each distinct query word: the word, then its synonyms. */
+  /**
+   * The lookups of each distinct query word: the word, then its synonyms. Two adjacent words
+   * that are a synonym together (`money back`, `out of office`) add a group of their own, of
+   * that phrase's synonyms.
+   */
   function groupsOf(text: string): Lookup[][] {
-    const words = [...new Set(tokenize(text))].slice(0, MAX_QUERY_TERMS);
-    return words.map((word) => {
+    const terms = tokenize(text);
+    const words = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
+    const groups = words.map((word) => {
       const lookups: Lookup[] = [{ term: word, factor: 1, once: true }];
-      if (synonymWeight > 0) {
-        for (const terms of synonyms.get(word) ?? []) {
-          const factor = synonymWeight / terms.length;
-          terms.forEach((term, i) => lookups.push({ term, factor, once: i === 0 }));
-        }
-      }
+      if (synonymWeight > 0) addSynonyms(lookups, synonyms.get(word));
       return lookups;
     });
+    if (synonymWeight > 0 && hasPhrases) {
+      const seen = new Set<string>();
+      for (let i = 1; i < terms.length && groups.length < MAX_QUERY_TERMS; i++) {
+        const phrase = `${terms[i - 1] as string} ${terms[i] as string}`;
+        const expansions = synonyms.get(phrase);
+        if (expansions === undefined || seen.has(phrase)) continue;
+        seen.add(phrase);
+        const lookups: Lookup[] = [];
+        addSynonyms(lookups, expansions);
+        groups.push(lookups);
+      }
+    }
+    return groups;
+  }
+
+  function addSynonyms(
+    lookups: Lookup[],
+    expansions: readonly (readonly string[])[] | undefined,
+  ): void {
+    for (const terms of expansions ?? []) {
+      const factor = synonymWeight / terms.length;
+      terms.forEach((term, i) => lookups.push({ term, factor, once: i === 0 }));
+    }
   }
 
   function search(query: SearcherQuery): SearchHit[] {

@@ -87,22 +87,26 @@ export interface Expansion {
 /**
  * A synonym table in term form: for each term, the other members of its groups, each as the
  * terms it tokenises to (a multi-word synonym such as `pull request` is two terms matched
- * together).
+ * together). A member of two terms is a key too, as the terms joined by a space (`money back` →
+ * `monei back`), so two adjacent query words can be looked up as one.
  */
 export type SynonymTable = ReadonlyMap<string, readonly (readonly string[])[]>;
 
-/** Tokenises synonym groups into a {@link SynonymTable}; groups of one term are ignored. */
+/**
+ * Tokenises synonym groups into a {@link SynonymTable}; groups of one term are ignored, and
+ * members of more than two terms are only ever expansions, never keys.
+ */
 export function buildSynonymTable(groups: readonly (readonly string[])[]): SynonymTable {
   const table = new Map<string, (readonly string[])[]>();
   for (const group of groups) {
     const members = group.map((words) => tokenize(words)).filter((terms) => terms.length > 0);
     for (const member of members) {
-      if (member.length !== 1) continue;
-      const key = member[0] as string;
+      if (member.length > 2) continue;
+      const key = member.join(' ');
       let list = table.get(key);
       if (list === undefined) table.set(key, (list = []));
       for (const other of members) {
-        if (other === member || (other.length === 1 && other[0] === key)) continue;
+        if (other === member || other.join(' ') === key) continue;
         if (!list.some((known) => known.join(' ') === other.join(' '))) list.push(other);
       }
     }
