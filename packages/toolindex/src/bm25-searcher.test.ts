@@ -122,6 +122,29 @@ describe('createBm25Searcher ranking', () => {
     expect(searcher.search({ text: 'on vacation', limit: 5 })[0]?.id).toBe('cal:set_out_of_office');
   });
 
+  it('expands an everyday word to the catalogue word one way only', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('db:cancel_query', 'Cancels a running query.'));
+    searcher.upsert(doc('proc:kill', 'Sends a signal to a process.'));
+    expect(searcher.search({ text: 'kill the query', limit: 5 })[0]?.id).toBe('db:cancel_query');
+    // `cancel` is not expanded to `kill`.
+    expect(searcher.search({ text: 'cancel', limit: 5 }).map((h) => h.id)).toEqual([
+      'db:cancel_query',
+    ]);
+  });
+
+  it('takes its own aliases; with its own synonyms and no aliases, none', () => {
+    const custom = createBm25Searcher({ aliases: [['cancel', 'nix']] });
+    const synonymsOnly = createBm25Searcher({ synonyms: [['cancel', 'abort']] });
+    for (const searcher of [custom, synonymsOnly]) {
+      searcher.upsert(doc('db:cancel_query', 'Cancels a running query.'));
+    }
+    expect(custom.search({ text: 'nix', limit: 5 }).map((h) => h.id)).toEqual(['db:cancel_query']);
+    expect(custom.search({ text: 'kill', limit: 5 })).toEqual([]);
+    expect(synonymsOnly.search({ text: 'kill', limit: 5 })).toEqual([]);
+    expect(synonymsOnly.search({ text: 'abort', limit: 5 })).toHaveLength(1);
+  });
+
   it('takes its own synonym groups, and none with []', () => {
     const custom = createBm25Searcher({ synonyms: [['invoice', 'bill']] });
     const none = createBm25Searcher({ synonyms: [] });
@@ -238,6 +261,7 @@ describe('createBm25Searcher ranking', () => {
     for (const options of [
       { synonyms: 'create make' as unknown as string[][] },
       { synonyms: [[1, 2]] as unknown as string[][] },
+      { aliases: [['cancel', 3]] as unknown as string[][] },
       { synonymWeight: 2 },
       { coverage: -0.1 },
       { namespacePrior: Number.NaN },

@@ -7,7 +7,12 @@ import {
   type SearcherQuery,
   type SearchHit,
 } from './searcher.js';
-import { buildSynonymTable, DEFAULT_SYNONYMS, type SynonymTable } from './synonyms.js';
+import {
+  buildSynonymTable,
+  DEFAULT_ALIASES,
+  DEFAULT_SYNONYMS,
+  type SynonymTable,
+} from './synonyms.js';
 import { tokenize } from './tokenize.js';
 import {
   addList,
@@ -43,6 +48,12 @@ export interface Bm25Options {
    * `[]` turns expansion off.
    */
   readonly synonyms?: readonly (readonly string[])[];
+  /**
+   * Everyday words for the catalogue's words, expanded one way only: each line is a word, then
+   * the words that expand to it (`['cancel', 'kill']`). Default {@link DEFAULT_ALIASES} when
+   * {@link Bm25Options.synonyms} is not given either, otherwise none; `[]` turns them off.
+   */
+  readonly aliases?: readonly (readonly string[])[];
   /** How much a match on a synonym counts against one on the word itself, 0–1 (default 0.6). */
   readonly synonymWeight?: number;
   /**
@@ -172,7 +183,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
 
-  const synonyms = synonymTableOf(options.synonyms);
+  const synonyms = synonymTableOf(options.synonyms, options.aliases);
   const hasPhrases = [...synonyms.keys()].some((key) => key.includes(' '));
   let namespaceStats = new Float64Array(0);
   let namespaceList = new Int32Array(0);
@@ -372,22 +383,31 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   return { upsert, remove, search };
 }
 
-function synonymTableOf(groups: unknown): SynonymTable {
-  if (groups === undefined) return defaultTable();
-  if (
-    !Array.isArray(groups) ||
-    !groups.every(
-      (group) => Array.isArray(group) && group.every((word) => typeof word === 'string'),
-    )
-  ) {
-    throw new ToolError('invalid_argument', 'synonyms must be an array of arrays of strings');
+function synonymTableOf(groups: unknown, aliases: unknown): SynonymTable {
+  if (groups === undefined && aliases === undefined) return defaultTable();
+  for (const [value, name] of [
+    [groups, 'synonyms'],
+    [aliases, 'aliases'],
+  ] as const) {
+    if (
+      value !== undefined &&
+      (!Array.isArray(value) ||
+        !value.every(
+          (group) => Array.isArray(group) && group.every((word) => typeof word === 'string'),
+        ))
+    ) {
+      throw new ToolError('invalid_argument', `${name} must be an array of arrays of strings`);
+    }
   }
-  return buildSynonymTable(groups);
+  return buildSynonymTable(
+    (groups ?? DEFAULT_SYNONYMS) as readonly (readonly string[])[],
+    (aliases ?? (groups === undefined ? DEFAULT_ALIASES : [])) as readonly (readonly string[])[],
+  );
 }
 
 let defaultSynonymTable: SynonymTable | undefined;
 
 function defaultTable(): SynonymTable {
-  defaultSynonymTable ??= buildSynonymTable(DEFAULT_SYNONYMS);
+  defaultSynonymTable ??= buildSynonymTable(DEFAULT_SYNONYMS, DEFAULT_ALIASES);
   return defaultSynonymTable;
 }

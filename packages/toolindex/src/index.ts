@@ -7,7 +7,7 @@ export type { EmbedFunction, HybridSearcher, HybridSearcherOptions } from './hyb
 export { compareHits, matchesFilter, MAX_QUERY_LENGTH } from './searcher.js';
 export type { SearchDocument, Searcher, SearcherQuery, SearchHit } from './searcher.js';
 export { SHORT_DESCRIPTION_LENGTH, shortDescription } from './summary.js';
-export { DEFAULT_SYNONYMS } from './synonyms.js';
+export { DEFAULT_ALIASES, DEFAULT_SYNONYMS } from './synonyms.js';
 export { createIndex } from './tool-index.js';
 export type {
   IndexChangeEvent,

@@ -46,24 +46,41 @@ export const DEFAULT_SYNONYMS: readonly (readonly string[])[] = Object.freeze([
   ['configuration', 'config', 'settings'],
   ['information', 'info', 'details', 'metadata'],
   ['compress', 'zip', 'gzip'],
-  // Everyday words for a catalogue's word, each paired with that word alone: a rare word then
-  // looks up one more list, not a whole group of common ones.
-  ['publish', 'create'],
-  ['forget', 'delete'],
-  ['fix', 'update'],
-  ['reschedule', 'update'],
-  ['grep', 'search'],
-  ['answer', 'reply'],
-  ['kill', 'cancel'],
-  ['retry', 'rerun'],
-  ['re-run', 'rerun'],
+]);
+
+/**
+ * Everyday words for a word of tool catalogues, one line each: the catalogue's word first, then
+ * what people say instead (`kill` for cancel, `dm` for direct message, `money back` for refund).
+ * One way only: `kill` expands to `cancel`, but `cancel` is not expanded to `kill`, so a common
+ * catalogue word never pays for looking up its everyday forms, and an everyday word looks up
+ * one more posting list rather than a whole group. A word of one or two terms can expand; two
+ * adjacent query words are looked up as one.
+ */
+export const DEFAULT_ALIASES: readonly (readonly string[])[] = Object.freeze([
+  ['create', 'publish', 'set up'],
+  ['delete', 'forget', 'wipe', 'purge', 'get rid of'],
+  ['update', 'fix', 'reschedule', 'amend', 'adjust', 'correct'],
+  ['search', 'grep'],
+  ['reply', 'answer'],
+  ['cancel', 'kill'],
+  ['rerun', 'retry', 're-run'],
+  ['post', 'say'],
+  ['send', 'tell', 'notify'],
+  ['move', 'transfer'],
+  ['upload', 'attach'],
+  ['backup', 'dump', 'snapshot'],
+  ['vacuum', 'clean up'],
+  ['approve', 'sign off'],
+  ['subscribe', 'sign up'],
+  ['screenshot', 'capture'],
+  ['fetch', 'scrape', 'download'],
   ['assign', 'allocate', 'delegate'],
   ['echo', 'repeat'],
-  ['sum', 'plus', 'total'],
-  ['mkdir', 'create directory'],
+  ['sum', 'plus', 'total', 'calculate'],
+  ['create directory', 'mkdir'],
   ['workflow', 'ci', 'pipeline', 'build'],
-  ['standup', 'meeting'],
-  ['agenda', 'calendar'],
+  ['meeting', 'standup'],
+  ['calendar', 'agenda'],
   ['out of office', 'vacation', 'holiday', 'ooo'],
   ['direct message', 'dm', 'private message'],
   ['reaction', 'emoji', 'react', 'thumbs up'],
@@ -75,7 +92,22 @@ export const DEFAULT_SYNONYMS: readonly (readonly string[])[] = Object.freeze([
   ['payment', 'pay'],
   ['invoice', 'bill'],
   ['refund', 'money back', 'reimburse'],
-  ['worklog', 'hours worked', 'time spent', 'timesheet'],
+  ['worklog', 'hours worked', 'time spent', 'timesheet', 'track time'],
+  ['pull request', 'mr'],
+  ['commit', 'revision'],
+  ['release', 'version'],
+  ['notification', 'mention'],
+  ['message', 'chat'],
+  ['channel', 'room'],
+  ['thread', 'conversation'],
+  ['attendee', 'participant', 'guest', 'invitee', 'attending'],
+  ['sprint', 'iteration'],
+  ['subscription', 'membership'],
+  ['balance', 'funds'],
+  ['spreadsheet', 'excel'],
+  ['relation', 'relationship', 'connection'],
+  ['observation', 'fact'],
+  ['logging', 'logs'],
 ]);
 
 /** One expansion of a query word: the terms to look up, and how much a match on them counts. */
@@ -93,22 +125,35 @@ export interface Expansion {
 export type SynonymTable = ReadonlyMap<string, readonly (readonly string[])[]>;
 
 /**
- * Tokenises synonym groups into a {@link SynonymTable}; groups of one term are ignored, and
- * members of more than two terms are only ever expansions, never keys.
+ * Tokenises synonym groups, and the one-way `aliases` (see {@link DEFAULT_ALIASES}), into a
+ * {@link SynonymTable}; groups of one term are ignored, and members of more than two terms are
+ * only ever expansions, never keys.
  */
-export function buildSynonymTable(groups: readonly (readonly string[])[]): SynonymTable {
+export function buildSynonymTable(
+  groups: readonly (readonly string[])[],
+  aliases: readonly (readonly string[])[] = [],
+): SynonymTable {
   const table = new Map<string, (readonly string[])[]>();
+  const add = (member: readonly string[], other: readonly string[]): void => {
+    if (member.length > 2) return;
+    const key = member.join(' ');
+    if (other.join(' ') === key) return;
+    let list = table.get(key);
+    if (list === undefined) table.set(key, (list = []));
+    if (!list.some((known) => known.join(' ') === other.join(' '))) list.push(other);
+  };
   for (const group of groups) {
     const members = group.map((words) => tokenize(words)).filter((terms) => terms.length > 0);
     for (const member of members) {
-      if (member.length > 2) continue;
-      const key = member.join(' ');
-      let list = table.get(key);
-      if (list === undefined) table.set(key, (list = []));
-      for (const other of members) {
-        if (other === member || other.join(' ') === key) continue;
-        if (!list.some((known) => known.join(' ') === other.join(' '))) list.push(other);
-      }
+      for (const other of members) if (other !== member) add(member, other);
+    }
+  }
+  for (const [target, ...words] of aliases) {
+    const to = tokenize(target ?? '');
+    if (to.length === 0) continue;
+    for (const word of words) {
+      const from = tokenize(word);
+      if (from.length > 0) add(from, to);
     }
   }
   return table;
