@@ -145,6 +145,32 @@ describe('createBm25Searcher ranking', () => {
     expect(synonymsOnly.search({ text: 'abort', limit: 5 })).toHaveLength(1);
   });
 
+  it('corrects a misspelt word no tool contains, unless told not to', () => {
+    const searcher = createBm25Searcher();
+    const plain = createBm25Searcher({ typoWeight: 0 });
+    for (const s of [searcher, plain]) {
+      s.upsert(doc('gh:search_repositories', 'Searches repositories.'));
+      s.upsert(doc('cal:create_event', 'Schedules a meeting.'));
+    }
+    expect(searcher.search({ text: 'serach repos', limit: 5 })[0]?.id).toBe(
+      'gh:search_repositories',
+    );
+    expect(searcher.search({ text: 'shedule', limit: 5 })[0]?.id).toBe('cal:create_event');
+    expect(plain.search({ text: 'shedule', limit: 5 })).toEqual([]);
+  });
+
+  it('drops filler words from a request, unless it is nothing but filler', () => {
+    const searcher = createBm25Searcher();
+    searcher.upsert(doc('gh:list_branches', 'Lists the branches of a repository.'));
+    searcher.upsert(doc('x:list_branch_all', 'Lists all of a branch, and all of everything.'));
+    expect(searcher.search({ text: 'please show all branches', limit: 5 })[0]?.id).toBe(
+      'gh:list_branches',
+    );
+    expect(searcher.search({ text: 'all', limit: 5 }).map((h) => h.id)).toEqual([
+      'x:list_branch_all',
+    ]);
+  });
+
   it('takes its own synonym groups, and none with []', () => {
     const custom = createBm25Searcher({ synonyms: [['invoice', 'bill']] });
     const none = createBm25Searcher({ synonyms: [] });
@@ -263,6 +289,7 @@ describe('createBm25Searcher ranking', () => {
       { synonyms: [[1, 2]] as unknown as string[][] },
       { aliases: [['cancel', 3]] as unknown as string[][] },
       { synonymWeight: 2 },
+      { typoWeight: 1.5 },
       { coverage: -0.1 },
       { namespacePrior: Number.NaN },
       { nameMatch: 11 },

@@ -13,7 +13,8 @@ import {
   DEFAULT_SYNONYMS,
   type SynonymTable,
 } from './synonyms.js';
-import { tokenize } from './tokenize.js';
+import { isQueryFiller, tokenize } from './tokenize.js';
+import { correctTypo } from './typo.js';
 import {
   addList,
   addToCandidates,
@@ -56,6 +57,13 @@ export interface Bm25Options {
   readonly aliases?: readonly (readonly string[])[];
   /** How much a match on a synonym counts against one on the word itself, 0–1 (default 0.6). */
   readonly synonymWeight?: number;
+  /**
+   * How much a match on the correction of a misspelt query word counts, 0–1 (default 0.7; 0
+   * turns correction off). A query word no tool contains, with no synonyms, of six letters or
+   * more as a stem, is also looked up as the known word one edit away that most tools contain
+   * (`serach` → `search`).
+   */
+  readonly typoWeight?: number;
   /**
    * How strongly tools matching more of the query (weighted by rarity) are preferred, 0–1
    * (default 0.5): a tool's score is multiplied by `1 − coverage + coverage · matched share`.
@@ -166,8 +174,8 @@ const BINARY_SEARCH_FACTOR = 12;
  * pays nothing extra. Queries touch only the posting lists of their terms, so their cost follows
  * the number of matching tools, not the catalogue size.
  *
- * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight` or `coverage`
- * out of range, or synonyms that are not arrays of strings.
+ * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight`, `typoWeight`
+ * or `coverage` out of range, or synonyms or aliases that are not arrays of strings.
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const weights: FieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
@@ -176,6 +184,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const k1 = checkNumber(options.k1 ?? 1.2, 'k1', 0, 100);
   const b = checkNumber(options.b ?? 0.75, 'b', 0, 1);
   const synonymWeight = checkNumber(options.synonymWeight ?? 0.6, 'synonymWeight', 0, 1);
+  const typoWeight = checkNumber(options.typoWeight ?? 0.7, 'typoWeight', 0, 1);
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
   const namespacePrior = checkNumber(options.namespacePrior ?? 0.5, 'namespacePrior', 0, 1);
   const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
@@ -270,11 +279,21 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
    * that phrase's synonyms.
    */
   function groupsOf(text: string): Lookup[][] {
-    const terms = tokenize(text);
+    let terms = tokenize(text);
+    // Filler words go, unless the request is nothing but filler.
+    const meaningful = terms.filter((term) => !isQueryFiller(term));
+    if (meaningful.length > 0) terms = meaningful;
     const words = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
     const groups = words.map((word) => {
       const lookups: Lookup[] = [{ term: word, factor: 1, once: true }];
       if (synonymWeight > 0) addSynonyms(lookups, synonyms.get(word));
+      if (typoWeight > 0 && lookups.length === 1 && (postings.get(word)?.df ?? 0) === 0) {
+        const corrected = correctTypo(word, dfOf);
+        if (corrected !== undefined) {
+          lookups.push({ term: corrected, factor: typoWeight, once: true });
+          if (synonymWeight > 0) addSynonyms(lookups, synonyms.get(corrected));
+        }
+      }
       return lookups;
     });
     if (synonymWeight > 0 && hasPhrases) {
@@ -290,6 +309,10 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       }
     }
     return groups;
+  }
+
+  function dfOf(term: string): number {
+    return postings.get(term)?.df ?? 0;
   }
 
   function addSynonyms(

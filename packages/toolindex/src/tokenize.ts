@@ -11,6 +11,23 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
+/**
+ * Words that carry no meaning in a request but do occur in tool text (`show all branches`,
+ * `please list any open issues`, `I want to…`), as stems. Dropped from queries only: a tool's
+ * text is indexed as before, so this costs nothing at registration and `all`/`any` still
+ * describe tools (they just never decide a ranking).
+ */
+const QUERY_FILLER = new Set(
+  'all any some everi pleas want need just someth also realli'.split(' '),
+);
+
+/**
+ * Whether `term` (as {@link tokenize} returns it) says nothing about what a request wants.
+ */
+export function isQueryFiller(term: string): boolean {
+  return QUERY_FILLER.has(term);
+}
+
 const ASCII_WORD = /^[a-z]+$/;
 
 /**

@@ -147,3 +147,30 @@ export const PARAPHRASE_QUERIES: readonly QueryCase[] = [
   ['current time in UTC', 'time:get_current_time'],
   ['what is 9am Sydney in Paris time', 'time:convert_time'],
 ];
+
+/**
+ * Tuning requests with a misspelt word (one edit: a letter dropped, doubled, swapped or wrong),
+ * for the typo correction of the BM25 searcher.
+ */
+export const TYPO_QUERIES: readonly QueryCase[] = [
+  ['serach github repositories', 'github:search_repositories'],
+  ['shedule a meeting', 'calendar:create_event'],
+  ['delte a slack mesage', 'slack:delete_message'],
+  ['recieve my emails', 'gmail:search_emails'],
+  ['creat a pull requst', 'github:create_pull_request'],
+  ['wether forecast for Rome', 'weather:get_forecast'],
+  ['list the direcotry', 'filesystem:list_directory'],
+  ['refnud a payment', 'stripe:create_refund'],
+  ['cancle my subscripton', 'stripe:cancel_subscription'],
+  ['spreadhseet values', 'drive:read_spreadsheet'],
+  ['merge the pul request', 'github:merge_pull_request'],
+  ['exlpain the query plan', 'postgres:explain_query'],
+  ['knowlege graph entities', 'memory:read_graph'],
+  ['invtie people to the channel', 'slack:invite_to_channel'],
+  ['screenshoot a web page', 'web:screenshot_page'],
+  ['convrt time zones', 'time:convert_time'],
+  ['assing the ticket', 'jira:assign_ticket'],
+  ['downlaod the attachment', 'gmail:download_attachment'],
+  ['backup the databse', 'postgres:backup_database'],
+  ['invoce the customer', 'stripe:create_invoice'],
+];
