@@ -108,6 +108,18 @@ export const DEFAULT_ALIASES: readonly (readonly string[])[] = Object.freeze([
   ['relation', 'relationship', 'connection'],
   ['observation', 'fact'],
   ['logging', 'logs'],
+  ['update', 'tweak', 'revise'],
+  ['get', 'grab', 'inspect'],
+  ['search', 'seek', 'hunt for'],
+  ['run', 'kick off'],
+  ['copy', 'replicate'],
+  ['decline', 'deny'],
+  ['approve', 'lgtm'],
+  ['delete', 'discard'],
+  ['reply', 'write back'],
+  ['image', 'pic'],
+  ['message', 'note'],
+  ['query', 'sql'],
 ]);
 
 /** One expansion of a query word: the terms to look up, and how much a match on them counts. */

@@ -146,6 +146,21 @@ export const PARAPHRASE_QUERIES: readonly QueryCase[] = [
   ['storm warnings in Texas', 'weather:get_alerts'],
   ['current time in UTC', 'time:get_current_time'],
   ['what is 9am Sydney in Paris time', 'time:convert_time'],
+  ['tweak the wording of my slack message', 'slack:update_message'],
+  ['revise the description of a calendar event', 'calendar:update_event'],
+  ['grab the contents of a web page', 'web:fetch_url'],
+  ['inspect a single commit', 'github:get_commit'],
+  ['seek slack messages that mention the launch', 'slack:search_messages'],
+  ['hunt for emails about the contract', 'gmail:search_emails'],
+  ['kick off the long running demo operation', 'everything:trigger-long-running-operation'],
+  ['replicate a repository under my account', 'github:fork_repository'],
+  ['deny the meeting invitation', 'calendar:respond_to_invitation'],
+  ['lgtm on the pull request', 'github:create_pull_request_review'],
+  ['discard a slack message', 'slack:delete_message'],
+  ['write back to the sender of an email', 'gmail:reply_to_email'],
+  ['return a tiny pic', 'everything:get-tiny-image'],
+  ['leave a note in a slack channel', 'slack:post_message'],
+  ['run some sql against postgres', 'postgres:query'],
 ];
 
 /**
