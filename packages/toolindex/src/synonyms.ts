@@ -119,7 +119,6 @@ export const DEFAULT_ALIASES: readonly (readonly string[])[] = Object.freeze([
   ['reply', 'write back'],
   ['image', 'pic'],
   ['message', 'note'],
-  ['query', 'sql'],
 ]);
 
 /** One expansion of a query word: the terms to look up, and how much a match on them counts. */
