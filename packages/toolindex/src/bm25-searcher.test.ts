@@ -290,6 +290,7 @@ describe('createBm25Searcher ranking', () => {
       { aliases: [['cancel', 3]] as unknown as string[][] },
       { synonymWeight: 2 },
       { typoWeight: 1.5 },
+      { aliasWeight: -1 },
       { coverage: -0.1 },
       { namespacePrior: Number.NaN },
       { nameMatch: 11 },

@@ -11,6 +11,7 @@ import {
   buildSynonymTable,
   DEFAULT_ALIASES,
   DEFAULT_SYNONYMS,
+  type Expansion,
   type SynonymTable,
 } from './synonyms.js';
 import { isQueryFiller, tokenize } from './tokenize.js';
@@ -57,6 +58,11 @@ export interface Bm25Options {
   readonly aliases?: readonly (readonly string[])[];
   /** How much a match on a synonym counts against one on the word itself, 0–1 (default 0.6). */
   readonly synonymWeight?: number;
+  /**
+   * How much a match on an alias's catalogue word counts against one on the query word itself,
+   * 0–1 (default 1: `kill` means cancel as much as `cancel` does).
+   */
+  readonly aliasWeight?: number;
   /**
    * How much a match on the correction of a misspelt query word counts, 0–1 (default 0.7; 0
    * turns correction off). A query word no tool contains, with no synonyms, of six letters or
@@ -174,8 +180,8 @@ const BINARY_SEARCH_FACTOR = 12;
  * pays nothing extra. Queries touch only the posting lists of their terms, so their cost follows
  * the number of matching tools, not the catalogue size.
  *
- * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight`, `typoWeight`
- * or `coverage` out of range, or synonyms or aliases that are not arrays of strings.
+ * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight`,
+ * `aliasWeight`, `typoWeight` or `coverage` out of range, or synonyms or aliases that are not arrays of strings.
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const weights: FieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
@@ -184,6 +190,8 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const k1 = checkNumber(options.k1 ?? 1.2, 'k1', 0, 100);
   const b = checkNumber(options.b ?? 0.75, 'b', 0, 1);
   const synonymWeight = checkNumber(options.synonymWeight ?? 0.6, 'synonymWeight', 0, 1);
+  const aliasWeight = checkNumber(options.aliasWeight ?? 1, 'aliasWeight', 0, 1);
+  const expand = synonymWeight > 0 || aliasWeight > 0;
   const typoWeight = checkNumber(options.typoWeight ?? 0.7, 'typoWeight', 0, 1);
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
   const namespacePrior = checkNumber(options.namespacePrior ?? 0.5, 'namespacePrior', 0, 1);
@@ -286,17 +294,17 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const words = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
     const groups = words.map((word) => {
       const lookups: Lookup[] = [{ term: word, factor: 1, once: true }];
-      if (synonymWeight > 0) addSynonyms(lookups, synonyms.get(word));
+      if (expand) addSynonyms(lookups, synonyms.get(word));
       if (typoWeight > 0 && lookups.length === 1 && (postings.get(word)?.df ?? 0) === 0) {
         const corrected = correctTypo(word, dfOf);
         if (corrected !== undefined) {
           lookups.push({ term: corrected, factor: typoWeight, once: true });
-          if (synonymWeight > 0) addSynonyms(lookups, synonyms.get(corrected));
+          if (expand) addSynonyms(lookups, synonyms.get(corrected));
         }
       }
       return lookups;
     });
-    if (synonymWeight > 0 && hasPhrases) {
+    if (expand && hasPhrases) {
       const seen = new Set<string>();
       for (let i = 1; i < terms.length && groups.length < MAX_QUERY_TERMS; i++) {
         const phrase = `${terms[i - 1] as string} ${terms[i] as string}`;
@@ -315,12 +323,11 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     return postings.get(term)?.df ?? 0;
   }
 
-  function addSynonyms(
-    lookups: Lookup[],
-    expansions: readonly (readonly string[])[] | undefined,
-  ): void {
-    for (const terms of expansions ?? []) {
-      const factor = synonymWeight / terms.length;
+  function addSynonyms(lookups: Lookup[], expansions: readonly Expansion[] | undefined): void {
+    for (const { terms, alias } of expansions ?? []) {
+      const weight = alias ? aliasWeight : synonymWeight;
+      if (weight === 0) continue;
+      const factor = weight / terms.length;
       terms.forEach((term, i) => lookups.push({ term, factor, once: i === 0 }));
     }
   }

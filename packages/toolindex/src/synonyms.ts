@@ -121,42 +121,46 @@ export const DEFAULT_ALIASES: readonly (readonly string[])[] = Object.freeze([
   ['message', 'note'],
 ]);
 
-/** One expansion of a query word: the terms to look up, and how much a match on them counts. */
+/** One expansion of a query word: the terms to look up, and whether it came from an alias. */
 export interface Expansion {
   readonly terms: readonly string[];
-  readonly factor: number;
+  /** True for an alias's catalogue word, false for another member of a synonym group. */
+  readonly alias: boolean;
 }
 
 /**
- * A synonym table in term form: for each term, the other members of its groups, each as the
- * terms it tokenises to (a multi-word synonym such as `pull request` is two terms matched
- * together). A member of two terms is a key too, as the terms joined by a space (`money back` →
- * `monei back`), so two adjacent query words can be looked up as one.
+ * A synonym table in term form: for each term, the other members of its groups and its aliases'
+ * targets, each as the terms it tokenises to (a multi-word synonym such as `pull request` is two
+ * terms matched together). A member of two terms is a key too, as the terms joined by a space
+ * (`money back` → `monei back`), so two adjacent query words can be looked up as one.
  */
-export type SynonymTable = ReadonlyMap<string, readonly (readonly string[])[]>;
+export type SynonymTable = ReadonlyMap<string, readonly Expansion[]>;
 
 /**
  * Tokenises synonym groups, and the one-way `aliases` (see {@link DEFAULT_ALIASES}), into a
  * {@link SynonymTable}; groups of one term are ignored, and members of more than two terms are
- * only ever expansions, never keys.
+ * only ever expansions, never keys. An alias's target wins over the same words as a synonym.
  */
 export function buildSynonymTable(
   groups: readonly (readonly string[])[],
   aliases: readonly (readonly string[])[] = [],
 ): SynonymTable {
-  const table = new Map<string, (readonly string[])[]>();
-  const add = (member: readonly string[], other: readonly string[]): void => {
+  const table = new Map<string, Expansion[]>();
+  const add = (member: readonly string[], terms: readonly string[], alias: boolean): void => {
     if (member.length > 2) return;
     const key = member.join(' ');
-    if (other.join(' ') === key) return;
+    const words = terms.join(' ');
+    if (words === key) return;
     let list = table.get(key);
     if (list === undefined) table.set(key, (list = []));
-    if (!list.some((known) => known.join(' ') === other.join(' '))) list.push(other);
+    const known = list.findIndex((expansion) => expansion.terms.join(' ') === words);
+    if (known < 0) list.push({ terms, alias });
+    else if (alias) list[known] = { terms, alias };
   };
   for (const group of groups) {
     const members = group.map((words) => tokenize(words)).filter((terms) => terms.length > 0);
     for (const member of members) {
-      for (const other of members) if (other !== member) add(member, other);
+      for (const other of members) if (other !== member) add(member, other, false);
     }
   }
   for (const [target, ...words] of aliases) {
@@ -164,7 +168,7 @@ export function buildSynonymTable(
     if (to.length === 0) continue;
     for (const word of words) {
       const from = tokenize(word);
-      if (from.length > 0) add(from, to);
+      if (from.length > 0) add(from, to, true);
     }
   }
   return table;
