@@ -181,7 +181,8 @@ const BINARY_SEARCH_FACTOR = 12;
  * the number of matching tools, not the catalogue size.
  *
  * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight`,
- * `aliasWeight`, `typoWeight` or `coverage` out of range, or synonyms or aliases that are not arrays of strings.
+ * `aliasWeight`, `typoWeight` or `coverage` out of range, or synonyms or aliases that are not
+ * arrays of strings.
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const weights: FieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
