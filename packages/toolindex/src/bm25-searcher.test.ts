@@ -145,9 +145,9 @@ describe('createBm25Searcher ranking', () => {
     expect(synonymsOnly.search({ text: 'abort', limit: 5 })).toHaveLength(1);
   });
 
-  it('corrects a misspelt word no tool contains, unless told not to', () => {
-    const searcher = createBm25Searcher();
-    const plain = createBm25Searcher({ typoWeight: 0 });
+  it('corrects a misspelt word no tool contains when asked to', () => {
+    const searcher = createBm25Searcher({ typoWeight: 0.7 });
+    const plain = createBm25Searcher();
     for (const s of [searcher, plain]) {
       s.upsert(doc('gh:search_repositories', 'Searches repositories.'));
       s.upsert(doc('cal:create_event', 'Schedules a meeting.'));

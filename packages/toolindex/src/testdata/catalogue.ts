@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ToolIndex } from '../index-types.js';
+import type { IndexOptions, ToolIndex } from '../index-types.js';
 import { createIndex } from '../tool-index.js';
 import { syntheticTools } from './synthetic-tools.js';
 
@@ -15,8 +15,8 @@ export function capturedServers(): readonly CapturedServer[] {
 }
 
 /** An index holding the real MCP servers' tools and the synthetic neighbours. */
-export function catalogueIndex(): ToolIndex {
-  const index = createIndex();
+export function catalogueIndex(options?: IndexOptions): ToolIndex {
+  const index = createIndex(options);
   for (const server of capturedServers()) index.registerMcpTools(server.namespace, server.tools);
   index.registerTools(
     syntheticTools().map((tool) => ({
