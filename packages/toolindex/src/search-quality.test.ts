@@ -19,7 +19,7 @@ const FLOORS = {
     tuningTop5: 0.98,
     paraphrasesTop5: 0.94,
     typosTop5: 0.85,
-    heldOutTop5: 0.96,
+    heldOutTop5: 0.95,
   },
   tenThousand: { heldOutTop5: 0.89 },
   hundredThousand: { heldOutTop5: 0.82 },
