@@ -164,9 +164,12 @@ const MASK_TABLE_WORDS = 10;
 
 /**
  * A query word weighing less than this share of the query's heaviest word, met once there are
- * enough candidates, only adds to the tools already found instead of finding new ones.
+ * enough candidates, only adds to the tools already found instead of finding new ones. From 0.3
+ * to 0.4 no tuning or paraphrase request changed its top 5 at 10k or 100k tools, and the median
+ * query at 100k touched about a third fewer tools (0.29 → 0.20 ms, each query's best); 0.45
+ * began to lose paraphrases.
  */
-const PRUNE_RATIO = 0.3;
+const PRUNE_RATIO = 0.4;
 
 /** Below this many candidates, every query word still finds new ones. */
 const PRUNE_MIN_CANDIDATES = 64;
