@@ -95,93 +95,145 @@ async function qualityOf(
   };
 }
 
+/** The figures of every run at one size. */
+interface Samples {
+  readonly registerUs: number[];
+  readonly registerCpuUs: number[];
+  readonly bulkRegisterUs: number[];
+  readonly firstSearchMs: number[];
+  readonly laterSearchMs: number[];
+  readonly firstSearchCpuMs: number[];
+  readonly firstSearchAfterGcCpuMs: number[];
+  readonly p50Cpu: number[];
+  readonly heapPerTool: number[];
+  readonly getToolNs: number[];
+  readonly p50: number[];
+  readonly p99: number[];
+}
+
+async function measureRun(
+  tools: readonly Tool[],
+  backends: readonly ToolBackend[],
+  samples: Samples,
+): Promise<void> {
+  const {
+    registerUs,
+    registerCpuUs,
+    bulkRegisterUs,
+    firstSearchMs,
+    laterSearchMs,
+    firstSearchCpuMs,
+    firstSearchAfterGcCpuMs,
+    p50Cpu,
+    heapPerTool,
+    getToolNs,
+    p50,
+    p99,
+  } = samples;
+  const size = tools.length;
+  // Held so the optimiser cannot treat the index as dead while we weigh it.
+  const held: { index?: ToolIndex; bulk?: ToolIndex } = {};
+  const before = settle();
+  const index = createIndex();
+  held.index = index;
+  const cpuStart = cpuMicros();
+  const start = performance.now();
+  for (let i = 0; i < tools.length; i++) index.registerTool(tools[i]!, backends[i]!);
+  registerUs.push(((performance.now() - start) * 1000) / size);
+  registerCpuUs.push((cpuMicros() - cpuStart) / size);
+  // The search index is maintained on registration: the first search must not build it.
+  const firstCpu = cpuMicros();
+  const firstStart = performance.now();
+  await index.search(FIRST_QUERY);
+  firstSearchMs.push(performance.now() - firstStart);
+  firstSearchCpuMs.push((cpuMicros() - firstCpu) / 1000);
+  heapPerTool.push((settle() - before) / size);
+
+  const ids = index.listTools({ limit: 100 }).entries.map((entry) => entry.id);
+  const lookups = 1_000_000;
+  let sink = 0;
+  const getStart = performance.now();
+  for (let i = 0; i < lookups; i++) sink += index.getTool(ids[i % ids.length]!).backends.length;
+  getToolNs.push(((performance.now() - getStart) * 1e6) / lookups);
+  if (sink === 0) throw new Error('unreachable');
+
+  for (const query of QUERIES.slice(0, 50)) await index.search(query);
+  const times: number[] = [];
+  const cpuTimes: number[] = [];
+  for (let round = 0; round < 4; round++) {
+    for (const query of QUERIES) {
+      const c0 = cpuMicros();
+      const t0 = performance.now();
+      await index.search(query, { limit: 20 });
+      times.push(performance.now() - t0);
+      cpuTimes.push((cpuMicros() - c0) / 1000);
+    }
+  }
+  times.sort((a, b) => a - b);
+  cpuTimes.sort((a, b) => a - b);
+  p50.push(quantile(times, 0.5));
+  p50Cpu.push(quantile(cpuTimes, 0.5));
+  const again: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await index.search(FIRST_QUERY);
+    again.push(performance.now() - t0);
+  }
+  laterSearchMs.push(spread(again).median);
+  p99.push(quantile(times, 0.99));
+
+  delete held.index;
+  settle();
+  const bulk = createIndex();
+  held.bulk = bulk;
+  const registrations = tools.map((tool, i) => ({ tool, backend: backends[i]! }));
+  const bulkStart = performance.now();
+  bulk.registerTools(registrations);
+  bulkRegisterUs.push(((performance.now() - bulkStart) * 1000) / size);
+  // Collect what registration allocated first, so what is left is the search's own cost.
+  settle();
+  const afterGcCpu = cpuMicros();
+  await bulk.search(FIRST_QUERY);
+  firstSearchAfterGcCpuMs.push((cpuMicros() - afterGcCpu) / 1000);
+  delete held.bulk;
+}
+
 async function measure(size: number): Promise<SizeResult> {
   const tools = paddedCatalogue(size);
   const backends = tools.map(backendOf);
   // Quality first, so its index is long gone before the first run weighs the heap.
   const quality = await qualityOf(tools, backends);
-  const registerUs: number[] = [];
-  const registerCpuUs: number[] = [];
-  const bulkRegisterUs: number[] = [];
-  const firstSearchMs: number[] = [];
-  const laterSearchMs: number[] = [];
-  const firstSearchCpuMs: number[] = [];
-  const firstSearchAfterGcCpuMs: number[] = [];
-  const p50Cpu: number[] = [];
-  const heapPerTool: number[] = [];
-  const getToolNs: number[] = [];
-  const p50: number[] = [];
-  const p99: number[] = [];
-  // Held outside the loop so the optimiser cannot treat the index as dead while we weigh it,
-  // and dropped before the next baseline so the previous run is not counted.
-  const held: { index?: ToolIndex; bulk?: ToolIndex } = {};
-  for (let run = 0; run < RUNS; run++) {
-    delete held.index;
-    delete held.bulk;
-    const before = settle();
-    const index = createIndex();
-    held.index = index;
-    const cpuStart = cpuMicros();
-    const start = performance.now();
-    for (let i = 0; i < tools.length; i++) index.registerTool(tools[i]!, backends[i]!);
-    registerUs.push(((performance.now() - start) * 1000) / size);
-    registerCpuUs.push((cpuMicros() - cpuStart) / size);
-    // The search index is maintained on registration: the first search must not build it.
-    const firstCpu = cpuMicros();
-    const firstStart = performance.now();
-    await index.search(FIRST_QUERY);
-    firstSearchMs.push(performance.now() - firstStart);
-    firstSearchCpuMs.push((cpuMicros() - firstCpu) / 1000);
-    heapPerTool.push((settle() - before) / size);
-
-    const ids = index.listTools({ limit: 100 }).entries.map((entry) => entry.id);
-    const lookups = 1_000_000;
-    let sink = 0;
-    const getStart = performance.now();
-    for (let i = 0; i < lookups; i++) sink += index.getTool(ids[i % ids.length]!).backends.length;
-    getToolNs.push(((performance.now() - getStart) * 1e6) / lookups);
-    if (sink === 0) throw new Error('unreachable');
-
-    for (const query of QUERIES.slice(0, 50)) await index.search(query);
-    const times: number[] = [];
-    const cpuTimes: number[] = [];
-    for (let round = 0; round < 4; round++) {
-      for (const query of QUERIES) {
-        const c0 = cpuMicros();
-        const t0 = performance.now();
-        await index.search(query, { limit: 20 });
-        times.push(performance.now() - t0);
-        cpuTimes.push((cpuMicros() - c0) / 1000);
-      }
-    }
-    times.sort((a, b) => a - b);
-    cpuTimes.sort((a, b) => a - b);
-    p50.push(quantile(times, 0.5));
-    p50Cpu.push(quantile(cpuTimes, 0.5));
-    const again: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      await index.search(FIRST_QUERY);
-      again.push(performance.now() - t0);
-    }
-    laterSearchMs.push(spread(again).median);
-    p99.push(quantile(times, 0.99));
-
-    delete held.index;
-    settle();
-    const bulk = createIndex();
-    held.bulk = bulk;
-    const registrations = tools.map((tool, i) => ({ tool, backend: backends[i]! }));
-    const bulkStart = performance.now();
-    bulk.registerTools(registrations);
-    bulkRegisterUs.push(((performance.now() - bulkStart) * 1000) / size);
-    // Collect what registration allocated first, so what is left is the search's own cost.
-    settle();
-    const afterGcCpu = cpuMicros();
-    await bulk.search(FIRST_QUERY);
-    firstSearchAfterGcCpuMs.push((cpuMicros() - afterGcCpu) / 1000);
-  }
-  delete held.bulk;
+  const samples: Samples = {
+    registerUs: [],
+    registerCpuUs: [],
+    bulkRegisterUs: [],
+    firstSearchMs: [],
+    laterSearchMs: [],
+    firstSearchCpuMs: [],
+    firstSearchAfterGcCpuMs: [],
+    p50Cpu: [],
+    heapPerTool: [],
+    getToolNs: [],
+    p50: [],
+    p99: [],
+  };
+  // One function call a run: what a run held is unreachable once it returns, so the next
+  // run's baseline never counts it (an async function's locals outlive their loop iteration).
+  for (let run = 0; run < RUNS; run++) await measureRun(tools, backends, samples);
+  const {
+    registerUs,
+    registerCpuUs,
+    bulkRegisterUs,
+    firstSearchMs,
+    laterSearchMs,
+    firstSearchCpuMs,
+    firstSearchAfterGcCpuMs,
+    p50Cpu,
+    heapPerTool,
+    getToolNs,
+    p50,
+    p99,
+  } = samples;
   return {
     size,
     registerUs: spread(registerUs),
