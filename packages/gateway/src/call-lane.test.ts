@@ -102,7 +102,12 @@ describe('the call lane', () => {
       [sdk, false],
     ] as const) {
       gateways.push(
-        await serveStdio(toolkit, { stdin: session.stdin, stdout: session.stdout, callLane }),
+        await serveStdio(toolkit, {
+          stdin: session.stdin,
+          stdout: session.stdout,
+          callLane,
+          instanceId: 'parity',
+        }),
       );
       await session.exchange(INITIALIZE_REQUEST, 1);
       session.send({ jsonrpc: '2.0', method: 'notifications/initialized' });

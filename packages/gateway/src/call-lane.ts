@@ -1,7 +1,6 @@
 import type {
   CallToolResult,
   JSONRPCMessage,
-  JSONRPCRequest,
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/server';
@@ -118,9 +117,9 @@ export function callLane(
   hub: GatewayHub,
   session: SessionState,
   callTool: ToolCaller,
-): (request: JSONRPCRequest, extra?: MessageExtraInfo) => boolean {
+): NonNullable<GatewayServer['callLane']> {
   const search = hub.options.mode === 'search';
-  return (request, extra) => {
+  return (request, extra, wire) => {
     if (search || !session.initialized || !hub.isNegotiated || !isPlainExtra(extra)) return false;
     const call = plainCall(request.params);
     if (call === undefined) return false;
@@ -132,8 +131,10 @@ export function callLane(
     const controller = new AbortController();
     controllers.set(id, controller);
     const context = laneContext(server, id, call.meta, controller.signal, extra);
-    const answer = (message: JSONRPCMessage): Promise<void> | undefined =>
-      controller.signal.aborted ? undefined : transport.send(message);
+    const answer = (message: JSONRPCMessage): Promise<void> | undefined => {
+      if (controller.signal.aborted) return undefined;
+      return wire === undefined ? transport.send(message) : wire(server.tagged(message));
+    };
     callTool(context, call.meta)(item, call.args)
       .then(
         (result: CallToolResult) => answer({ result, jsonrpc: '2.0', id }),

@@ -196,9 +196,25 @@ export class GatewayServer extends Server {
 
   /**
    * Serves a `tools/call` request itself and returns `true`, or returns `false` for the SDK's
-   * dispatch to serve it (see `call-lane.ts`); set before {@link GatewayServer.connect}.
+   * dispatch to serve it (see `call-lane.ts`): answered through `answer` when given (tagged
+   * first), else through the server's transport. Set before {@link GatewayServer.connect}.
    */
-  callLane: ((request: JSONRPCRequest, extra?: MessageExtraInfo) => boolean) | undefined;
+  callLane:
+    | ((
+        request: JSONRPCRequest,
+        extra?: MessageExtraInfo,
+        answer?: (message: JSONRPCMessage) => Promise<void>,
+      ) => boolean)
+    | undefined;
+
+  /**
+   * `message` as this server's transport sends it: an error tagged as {@link tagErrors} said,
+   * for answers written past the transport (a call lane's on the wire).
+   */
+  tagged(message: JSONRPCMessage): JSONRPCMessage {
+    const meta = this.errorMeta;
+    return meta !== undefined && 'error' in message ? withErrorMeta(message, meta) : message;
+  }
 
   /**
    * The SDK's abort controllers of the requests being served, by request ID: a request served
