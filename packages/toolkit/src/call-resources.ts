@@ -86,31 +86,24 @@ export function sessionKey(options: CallOptions): string {
   return options.session?.id ?? getSession().id ?? '';
 }
 
-/** No resources: shared, as nothing changes the list a call is handed. */
-const NONE: readonly Resource[] = Object.freeze([]);
-
 /**
  * `options` with its resources read (kept results and other URIs among them) and handed to the
- * call's session, which so gets none from an outer call. At once (no promise, no tick) when
- * there is nothing to read, as for most calls.
+ * call's session, which so gets none from an outer call.
  */
-export function withResources(
+export async function withResources(
   options: CallOptions,
   kept: KeptResults,
   read: (uri: string) => Promise<Resource>,
-): ResolvedCallOptions | Promise<ResolvedCallOptions> {
-  const given = options.resources;
-  if (given === undefined || given.length === 0) return handed(options, NONE);
-  if (given.every((r) => typeof r !== 'string')) return handed(options, given);
-  return Promise.all(
-    given.map(async (r) => {
-      if (typeof r !== 'string') return r;
-      return isResultUri(r) ? kept.get(sessionKey(options), r) : read(r);
-    }),
-  ).then((resources) => handed(options, resources));
-}
-
-function handed(options: CallOptions, resources: readonly Resource[]): ResolvedCallOptions {
+): Promise<ResolvedCallOptions> {
+  const given = options.resources ?? [];
+  const resources = given.every((r) => typeof r !== 'string')
+    ? given
+    : await Promise.all(
+        given.map(async (r) => {
+          if (typeof r !== 'string') return r;
+          return isResultUri(r) ? kept.get(sessionKey(options), r) : read(r);
+        }),
+      );
   return { ...options, resources, session: { ...options.session, resources } };
 }
 

@@ -317,8 +317,7 @@ class ToolkitImpl implements Toolkit {
         : 'type' in target
           ? target
           : this.#builtins.item(target);
-    const resolving = this.#withResources(options);
-    const resolved = resolving instanceof Promise ? await resolving : resolving;
+    const resolved = await this.#withResources(options);
     const result = await this.#callItem(item, args, resolved);
     if (options.keep !== true || result === undefined) return result;
     const kept = this.#kept.keep(sessionKey(options), result);
@@ -344,7 +343,7 @@ class ToolkitImpl implements Toolkit {
     }
   }
 
-  #withResources(options: CallOptions): ResolvedCallOptions | Promise<ResolvedCallOptions> {
+  #withResources(options: CallOptions): Promise<ResolvedCallOptions> {
     return withResources(options, this.#kept, (uri) =>
       this.readResource(uri, { signal: options.signal, sessionKey: options.sessionKey }),
     );
@@ -363,8 +362,7 @@ class ToolkitImpl implements Toolkit {
   ): Promise<RunResult> {
     const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
     const input = args as Record<string, unknown>;
-    const resolving = this.#withResources(options);
-    options = resolving instanceof Promise ? await resolving : resolving;
+    options = await this.#withResources(options);
     const at = id.indexOf(':');
     const namespace = at > 0 ? id.slice(0, at) : '';
     if (namespace === USER_NAMESPACE) {
