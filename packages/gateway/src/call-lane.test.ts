@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from
 import { GatewayServer } from './gateway-server.js';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { serveStdio, type ServedGateway } from './stdio.js';
-import { INITIALIZE_REQUEST } from './testing/raw-client.js';
+import { serveHttp } from './http.js';
+import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw-client.js';
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const rawUpstream = {
@@ -202,6 +203,48 @@ describe('the call lane', () => {
       expect(seen).toEqual([
         '{"result":{"content":[{"type":"text","text":"true"}],"structuredContent":{"cancelled":true}},"jsonrpc":"2.0","id":42}',
       ]);
+    }
+  });
+
+  it('answers the same over Streamable HTTP, on the lane', async () => {
+    const served = await Promise.all(
+      [true, false].map((callLane) => serveHttp(toolkit, { port: 0, callLane })),
+    );
+    try {
+      const post = (url: URL, body: string, headers: Record<string, string> = {}) =>
+        fetch(url, { method: 'POST', headers: { ...POST_HEADERS, ...headers }, body });
+      const sessions = await Promise.all(
+        served.map(async ({ url }) => {
+          const init = await post(url, INITIALIZE_BODY);
+          const headers = {
+            'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+            'mcp-protocol-version': '2025-06-18',
+          };
+          await post(url, '{"jsonrpc":"2.0","method":"notifications/initialized"}', headers);
+          await (await post(url, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}', headers)).text();
+          return async (body: string) => {
+            const answer = await post(url, body, headers);
+            return `${String(answer.status)} ${answer.headers.get('content-type') ?? ''} ${await answer.text()}`;
+          };
+        }),
+      );
+      const [viaLane, viaSdk] = sessions as [(typeof sessions)[0], (typeof sessions)[0]];
+      for (const message of [
+        call(50, 'fx__add', { a: 1, b: 2 }),
+        call(51, 'fx__report-error', { message: 'no' }),
+        call(52, 'raw__rpc-error', {}),
+        call(53, 'fx__add', { a: 'one' }),
+      ]) {
+        const body = JSON.stringify(message);
+        const before = dispatched();
+        const fromLane = await viaLane(body);
+        expect(dispatched()).toBe(before);
+        const fromSdk = await viaSdk(body);
+        expect(dispatched()).toBe(before + 1);
+        expect(fromLane).toBe(fromSdk);
+      }
+    } finally {
+      await Promise.all(served.map((gateway) => gateway.close()));
     }
   });
 });
