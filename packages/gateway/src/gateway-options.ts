@@ -78,4 +78,11 @@ export interface GatewayOptions extends NamingOptions {
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
   readonly logger?: Logger;
+  /**
+   * Serve plain 2025-era tool calls on the call lane (`call-lane.ts`; default `true`); `false`
+   * sends every call the SDK's way, as the parity tests compare.
+   *
+   * @internal
+   */
+  readonly callLane?: boolean;
 }

@@ -9,6 +9,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
   type MessageExtraInfo,
+  type RequestId,
   type Result,
   type ServerContext,
   type Transport,
@@ -93,7 +94,7 @@ function issuesOf(error: Error): readonly Issue[] | undefined {
  * A handler's failure as the client should read it: a request whose params the SDK refused is
  * -32602 (invalid params) with one line naming the first problem, not -32603 with a dump.
  */
-function answerable(error: unknown, method: string): Error {
+export function answerable(error: unknown, method: string): Error {
   if (!(error instanceof Error)) return new Error(String(error));
   if (typeof (error as Error & { code?: unknown }).code === 'number') return error;
   const issues = issuesOf(error);
@@ -193,6 +194,39 @@ export class GatewayServer extends Server {
 
   private errorMeta: Readonly<Record<string, unknown>> | undefined;
 
+  /**
+   * Serves a `tools/call` request itself and returns `true`, or returns `false` for the SDK's
+   * dispatch to serve it (see `call-lane.ts`): answered through `answer` when given (tagged
+   * first), else through the server's transport. Set before {@link GatewayServer.connect}.
+   */
+  callLane:
+    | ((
+        request: JSONRPCRequest,
+        extra?: MessageExtraInfo,
+        answer?: (message: JSONRPCMessage) => Promise<void>,
+      ) => boolean)
+    | undefined;
+
+  /**
+   * `message` as this server's transport sends it: an error tagged as {@link tagErrors} said,
+   * for answers written past the transport (a call lane's on the wire).
+   */
+  tagged(message: JSONRPCMessage): JSONRPCMessage {
+    const meta = this.errorMeta;
+    return meta !== undefined && 'error' in message ? withErrorMeta(message, meta) : message;
+  }
+
+  /**
+   * The SDK's abort controllers of the requests being served, by request ID: a request served
+   * outside its dispatch puts its own here, so `notifications/cancelled` and the connection's
+   * close abort it as they abort the SDK's. `undefined` when this SDK keeps none.
+   */
+  requestControllers(): Map<RequestId, AbortController> | undefined {
+    const map = (this as unknown as { _requestHandlerAbortControllers?: unknown })
+      ._requestHandlerAbortControllers;
+    return map instanceof Map ? (map as Map<RequestId, AbortController>) : undefined;
+  }
+
   override async connect(transport: Transport): Promise<void> {
     const meta = this.errorMeta;
     if (meta !== undefined) {
@@ -214,8 +248,9 @@ export class GatewayServer extends Server {
       }
       const bare = withoutExtraMembers(message);
       if (!('method' in bare)) dispatch._onresponse(bare);
-      else if ('id' in bare) dispatch._onrequest(bare, extra);
-      else dispatch._onnotification(bare, extra);
+      else if (!('id' in bare)) dispatch._onnotification(bare, extra);
+      else if (bare.method !== 'tools/call' || this.callLane?.(bare, extra) !== true)
+        dispatch._onrequest(bare, extra);
     };
   }
 

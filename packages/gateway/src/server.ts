@@ -5,18 +5,15 @@ import {
   type Prompt as McpPrompt,
   type Resource as McpResource,
   type Server as SdkServer,
-  type ServerNotification,
   type ServerOptions,
 } from '@modelcontextprotocol/server';
 import {
   BUILTIN_NAMESPACE,
-  CALLER_META_KEY,
   toMcpResource,
   toResourceContents,
   type Toolkit,
   type CompletionTarget,
   type ToolkitItem,
-  type UpstreamRequest,
 } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
 import { VERSION } from './version.js';
@@ -31,32 +28,17 @@ import { searchTools } from './search-mode.js';
 import { GatewayServer } from './gateway-server.js';
 import { INSTANCE_META_KEY } from './jsonrpc.js';
 import { GatewayHub } from './gateway-hub.js';
-import { wantsLog } from './session-state.js';
-import {
-  accessFilter,
-  checkAccess,
-  checkToolCall,
-  resourceOf,
-  sessionAuth,
-  visibleTools,
-} from './auth/access.js'; // OAuth (auth/)
-import { callers, callerSession, callToken } from './upstream-forwarding.js';
+import { toolCaller } from './tool-call.js';
+import { callLane } from './call-lane.js';
+import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
 import {
   compare,
-  errorResult,
   matches,
   page,
   protocolError,
-  toCallToolResult,
   unknownTool,
   unlistedToolResult,
 } from './call-results.js';
-
-/** What a 2026 client's call runs with when an upstream may ask it for input. */
-interface InputFlow {
-  readonly signal: AbortSignal;
-  readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
-}
 
 /** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
 // eslint-disable-next-line @typescript-eslint/no-deprecated
@@ -183,63 +165,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });
 
+  const callTool = toolCaller(hub, session, server, era);
   server.setToolCallHandler(async (request, extra) => {
     if (!hub.isNegotiated) await hub.negotiated;
     if (era === 'modern') session.logLevel = envelopeLogLevel(extra.mcpReq.envelope);
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
-    // Progress and log messages are sent before the result they precede, never after it.
-    let sent: Promise<unknown> | undefined;
-    const notify = (notification: ServerNotification): Promise<void> => {
-      const sending = extra.mcpReq.notify(notification).catch(() => undefined);
-      sent = sent === undefined ? sending : Promise.all([sent, sending]);
-      return sending;
-    };
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (event: { progress: number; total?: number; message?: string }) => {
-            void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
-          };
-    const call = async (item: ToolItem, input: Record<string, unknown>, flow?: InputFlow) => {
-      checkToolCall(extra, item); // OAuth (auth/): refused unless the caller's scopes reach it
-      // Upstream sampling and elicitation during this call come back to this session (to a
-      // 2026 client as input_required rounds of the flow).
-      const caller = callToken(session.token);
-      callers.set(caller, { server, extra, era, requestInput: flow?.requestInput });
-      try {
-        // Builtins and prompt delegates see who called, and talk to them (getSession()).
-        const calling = callerSession(
-          server,
-          extra,
-          {
-            log: (level, data, logger) =>
-              wantsLog(session, level)
-                ? notify({
-                    method: 'notifications/message',
-                    params: { level, data, ...(logger === undefined ? {} : { logger }) },
-                  })
-                : Promise.resolve(),
-          },
-          era,
-          flow,
-        );
-        const result = await toolkit.callTool(item.id, input, {
-          signal: flow?.signal ?? extra.mcpReq.signal,
-          meta: { ...meta, [CALLER_META_KEY]: caller },
-          session: { ...calling, auth: sessionAuth(extra) }, // OAuth (auth/): who called
-          sessionKey: session.token,
-          ...(onProgress === undefined ? {} : { onProgress }),
-        });
-        if (sent !== undefined) await sent;
-        return toCallToolResult(result, era);
-      } catch (error) {
-        if (sent !== undefined) await sent;
-        return errorResult(error, item, era);
-      } finally {
-        callers.delete(caller);
-      }
-    };
+    const call = callTool(extra, meta, progressToken);
     // A 2026 client's retry of a call that asked for input: its answer goes upstream.
     const state = era === 'modern' ? extra.mcpReq.requestState() : undefined;
     if (typeof state === 'string') {
@@ -280,6 +212,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     }
     return call(item, args);
   });
+  if (era === 'legacy' && options.callLane !== false)
+    server.callLane = callLane(server, hub, session, callTool);
 
   // -- prompts -----------------------------------------------------------------------------
 

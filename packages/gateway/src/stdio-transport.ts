@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import {
   ProtocolErrorCode,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -30,6 +31,11 @@ export class StdioTransport implements Transport {
   onInbound?: ((message: JSONRPCMessage) => Promise<void> | undefined) | undefined;
   /** Sees every message written. */
   onOutbound?: ((message: JSONRPCMessage) => void) | undefined;
+  /**
+   * Sees each request read while no message waits for {@link onInbound}; one it returns `true`
+   * for is served (and answered) by it, and goes no further.
+   */
+  onRequest?: ((request: JSONRPCRequest) => boolean) | undefined;
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
@@ -139,6 +145,7 @@ export class StdioTransport implements Transport {
       this.#chain(() => this.#deliver(value));
       return;
     }
+    if ('id' in value && 'method' in value && this.onRequest?.(value) === true) return;
     const waiting = this.#deliver(value);
     if (waiting !== undefined) this.#chain(() => waiting);
   }

@@ -1,9 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
 import { GatewayHub } from './gateway-hub.js';
 import { createSessionServer, type GatewayOptions, type McpServerInstance } from './server.js';
 import { StdioTransport } from './stdio-transport.js';
+import { GatewayServer } from './gateway-server.js';
 
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions extends GatewayOptions {
@@ -47,14 +49,21 @@ export async function serveStdio(
   // The SDK's entry owns the era decision; the transport stays the gateway's own (line limits,
   // an answer to every line).
   let modern: McpServerInstance | undefined;
+  let legacy: GatewayServer | undefined;
   const served = serveSdkStdio(
     ({ era }) => {
       const server = createSessionServer(hub, era);
       if (era === 'modern') modern = server;
+      else if (server instanceof GatewayServer) legacy = server;
       return server;
     },
     { transport, onerror: () => undefined },
   );
+  // A 2025 connection's plain calls go straight to the session's call lane, past the SDK's entry
+  // (its queue, and the zod checks of its channel), answered on the wire.
+  const answer = (message: JSONRPCMessage): Promise<void> => transport.send(message);
+  transport.onRequest = (request) =>
+    request.method === 'tools/call' && legacy?.callLane?.(request, undefined, answer) === true;
   const stopListening = listenOverStdio(hub, transport, () => modern);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

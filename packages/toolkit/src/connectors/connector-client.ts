@@ -4,7 +4,6 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
-  isCallToolResult,
   type CallToolRequest,
   type CallToolRequestOptions,
   type CallToolResult,
@@ -19,6 +18,7 @@ import {
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
+import { isToolResult } from './wire-shapes.js';
 
 /** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
 const CONNECTION_CLOSED = -32000;
@@ -181,7 +181,7 @@ export class ConnectorClient extends Client {
               : ProtocolError.fromError(code, message, data),
           );
         } else if ('result' in answer) {
-          if (isCallToolResult(answer.result)) resolve(answer.result);
+          if (isToolResult(answer.result)) resolve(answer.result);
           else {
             reject(
               new SdkError(

@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import {
   ProtocolErrorCode,
-  deserializeMessage,
   serializeMessage,
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { readMessage } from './wire-shapes.js';
 
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -252,7 +252,7 @@ export class StdioClientTransport implements Transport {
     if (line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = readMessage(JSON.parse(line));
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       return;

@@ -1,0 +1,100 @@
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
+import { CALLER_META_KEY, type UpstreamRequest } from '@toolplane/toolkit';
+import type { Era } from './eras.js';
+import { checkToolCall, sessionAuth } from './auth/access.js'; // OAuth (auth/)
+import { callers, callerSession, callToken } from './upstream-forwarding.js';
+import { errorResult, toCallToolResult } from './call-results.js';
+import { wantsLog, type CallExtra, type SessionState } from './session-state.js';
+import type { McpServerInstance, ToolItem } from './server.js';
+import type { GatewayHub } from './gateway-hub.js';
+
+/** What a 2026 client's call runs with when an upstream may ask it for input. */
+export interface InputFlow {
+  readonly signal: AbortSignal;
+  readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
+}
+
+/** Runs one `tools/call` of a resolved tool and builds its result (errors become results). */
+export type RunToolCall = (
+  item: ToolItem,
+  input: Record<string, unknown>,
+  flow?: InputFlow,
+) => Promise<CallToolResult>;
+
+/**
+ * The call runner of one `tools/call` request of a session: `extra` is the request's context,
+ * `meta` its `_meta` without the progress token, which (when given) asks for progress.
+ */
+export type ToolCaller = (
+  extra: CallExtra,
+  meta: Record<string, unknown>,
+  progressToken?: string | number,
+) => RunToolCall;
+
+/**
+ * The session's tool caller: a call goes to the toolkit with the caller's session (for builtins
+ * and prompt delegates), its upstream requests routed back to this session, its progress and log
+ * messages sent before its result, and any failure turned into an `isError` result.
+ */
+export function toolCaller(
+  hub: GatewayHub,
+  session: SessionState,
+  server: McpServerInstance,
+  era: Era,
+): ToolCaller {
+  const { toolkit } = hub;
+  return (extra, meta, progressToken) => {
+    // Progress and log messages are sent before the result they precede, never after it.
+    let sent: Promise<unknown> | undefined;
+    const notify = (notification: ServerNotification): Promise<void> => {
+      const sending = extra.mcpReq.notify(notification).catch(() => undefined);
+      sent = sent === undefined ? sending : Promise.all([sent, sending]);
+      return sending;
+    };
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (event: { progress: number; total?: number; message?: string }) => {
+            void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
+          };
+    return async (item, input, flow) => {
+      checkToolCall(extra, item); // OAuth (auth/): refused unless the caller's scopes reach it
+      // Upstream sampling and elicitation during this call come back to this session (to a
+      // 2026 client as input_required rounds of the flow).
+      const caller = callToken(session.token);
+      callers.set(caller, { server, extra, era, requestInput: flow?.requestInput });
+      try {
+        // Builtins and prompt delegates see who called, and talk to them (getSession()).
+        const calling = callerSession(
+          server,
+          extra,
+          {
+            log: (level, data, logger) =>
+              wantsLog(session, level)
+                ? notify({
+                    method: 'notifications/message',
+                    params: { level, data, ...(logger === undefined ? {} : { logger }) },
+                  })
+                : Promise.resolve(),
+          },
+          era,
+          flow,
+        );
+        const result = await toolkit.callTool(item.id, input, {
+          signal: flow?.signal ?? extra.mcpReq.signal,
+          meta: { ...meta, [CALLER_META_KEY]: caller },
+          session: { ...calling, auth: sessionAuth(extra) }, // OAuth (auth/): who called
+          sessionKey: session.token,
+          ...(onProgress === undefined ? {} : { onProgress }),
+        });
+        if (sent !== undefined) await sent;
+        return toCallToolResult(result, era);
+      } catch (error) {
+        if (sent !== undefined) await sent;
+        return errorResult(error, item, era);
+      } finally {
+        callers.delete(caller);
+      }
+    };
+  };
+}
