@@ -34,7 +34,7 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
     scratch.mask[i] = 1;
     namespaceOf[slot] = next() < 0.1 ? -1 : Math.floor(next() * c.namespaces);
     if (next() < 0.05) live[slot] = 0;
-    meta[slot] = packMeta(namespaceOf[slot] as number, 0, live[slot] === 1);
+    meta[slot] = packMeta(namespaceOf[slot], 0, live[slot] === 1);
   }
   const finish: Finish = {
     meta,

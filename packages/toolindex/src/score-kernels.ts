@@ -34,16 +34,14 @@ export interface Scratch {
 
 /** Scratch for `slots` slots, its pages touched now so no search takes their faults. */
 export function createScratch(slots: number): Scratch {
-  const scratch: Scratch = {
-    denseOf: new Int32Array(slots),
-    touched: new Int32Array(slots),
-    score: new Float64Array(slots),
-    mask: new Int32Array(slots),
-    nameHits: new Uint8Array(slots),
-    namespace: new Int32Array(slots),
+  return {
+    denseOf: new Int32Array(slots).fill(0),
+    touched: new Int32Array(slots).fill(0),
+    score: new Float64Array(slots).fill(0),
+    mask: new Int32Array(slots).fill(0),
+    nameHits: new Uint8Array(slots).fill(0),
+    namespace: new Int32Array(slots).fill(0),
   };
-  for (const array of Object.values(scratch)) array.fill(0);
-  return scratch;
 }
 
 /**
