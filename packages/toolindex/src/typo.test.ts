@@ -28,4 +28,16 @@ describe('correctTypo', () => {
     expect(correctTypo('séarch', df)).toBeUndefined();
     expect(correctTypo('xylophone', df)).toBeUndefined();
   });
+
+  it('leaves a hostile long word alone instead of building its variants', () => {
+    const long = `${'a'.repeat(995)}serch`;
+    let lookups = 0;
+    expect(
+      correctTypo(long, (term) => {
+        lookups++;
+        return df(term);
+      }),
+    ).toBeUndefined();
+    expect(lookups).toBe(0);
+  });
 });

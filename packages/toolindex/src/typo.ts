@@ -17,14 +17,22 @@ const ASCII_TERM = /^[a-z]+$/;
 export const MIN_TYPO_LENGTH = 6;
 
 /**
+ * Terms longer than this are not corrected either: a word's variants cost about 54 lookups a
+ * letter, each of a string as long as the word, so a hostile query of one 1,000-letter word
+ * would build 54 MB of them. No English stem a tool catalogue uses is this long.
+ */
+export const MAX_TYPO_LENGTH = 24;
+
+/**
  * The known term one edit away from `term` that the most tools contain, or undefined when there
- * is none (or `term` is short or not plain a–z). `df` gives a term's document count, 0 for an
+ * is none (or `term` is shorter than {@link MIN_TYPO_LENGTH}, longer than
+ * {@link MAX_TYPO_LENGTH}, or not plain a–z). `df` gives a term's document count, 0 for an
  * unknown term. Works on terms as {@link tokenize} returns them (stems), so a typo mostly lands
  * one edit from the stem of the word meant.
  */
 export function correctTypo(term: string, df: (term: string) => number): string | undefined {
   const n = term.length;
-  if (n < MIN_TYPO_LENGTH || !ASCII_TERM.test(term)) return undefined;
+  if (n < MIN_TYPO_LENGTH || n > MAX_TYPO_LENGTH || !ASCII_TERM.test(term)) return undefined;
   let best: string | undefined;
   let bestDf = 0;
   const consider = (candidate: string): void => {
