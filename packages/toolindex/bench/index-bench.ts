@@ -220,34 +220,20 @@ async function measure(size: number): Promise<SizeResult> {
   // One function call a run: what a run held is unreachable once it returns, so the next
   // run's baseline never counts it (an async function's locals outlive their loop iteration).
   for (let run = 0; run < RUNS; run++) await measureRun(tools, backends, samples);
-  const {
-    registerUs,
-    registerCpuUs,
-    bulkRegisterUs,
-    firstSearchMs,
-    laterSearchMs,
-    firstSearchCpuMs,
-    firstSearchAfterGcCpuMs,
-    p50Cpu,
-    heapPerTool,
-    getToolNs,
-    p50,
-    p99,
-  } = samples;
   return {
     size,
-    registerUs: spread(registerUs),
-    registerCpuUs: spread(registerCpuUs),
-    bulkRegisterUs: spread(bulkRegisterUs),
-    firstSearchMs: spread(firstSearchMs),
-    laterSearchMs: spread(laterSearchMs),
-    firstSearchCpuMs: spread(firstSearchCpuMs),
-    firstSearchAfterGcCpuMs: spread(firstSearchAfterGcCpuMs),
-    searchP50CpuMs: spread(p50Cpu),
-    heapBytesPerTool: spread(heapPerTool),
-    getToolNs: spread(getToolNs),
-    searchP50Ms: spread(p50),
-    searchP99Ms: spread(p99),
+    registerUs: spread(samples.registerUs),
+    registerCpuUs: spread(samples.registerCpuUs),
+    bulkRegisterUs: spread(samples.bulkRegisterUs),
+    firstSearchMs: spread(samples.firstSearchMs),
+    laterSearchMs: spread(samples.laterSearchMs),
+    firstSearchCpuMs: spread(samples.firstSearchCpuMs),
+    firstSearchAfterGcCpuMs: spread(samples.firstSearchAfterGcCpuMs),
+    searchP50CpuMs: spread(samples.p50Cpu),
+    heapBytesPerTool: spread(samples.heapPerTool),
+    getToolNs: spread(samples.getToolNs),
+    searchP50Ms: spread(samples.p50),
+    searchP99Ms: spread(samples.p99),
     ...quality,
   };
 }
