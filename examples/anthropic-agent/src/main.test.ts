@@ -15,6 +15,7 @@ describe('anthropic-agent example', () => {
       ['--conditions=@toolplane/source', '--import', 'tsx', 'src/main.ts'],
       { cwd: exampleDir, env },
     );
+    expect(stdout).toContain('model: scripted');
     expect(stdout).toContain('step 1: 2 tool results');
     expect(stdout).toContain('anthropic-agent: all checks passed');
   });

@@ -25,6 +25,11 @@ toolkit.addConnector(
 const controller = new AbortController();
 const running = toolkit.run({ signal: controller.signal });
 const mock = live ? undefined : await startMockModel();
+console.log(
+  mock === undefined
+    ? 'model: the Anthropic API (ANTHROPIC_API_KEY is set)'
+    : `model: scripted, a local mock of the Anthropic API on ${mock.url} (set ANTHROPIC_API_KEY for the real one)`,
+);
 try {
   await toolkit.ready();
   const anthropic = new Anthropic(

@@ -15,6 +15,7 @@ describe('openai-agent example', () => {
       ['--conditions=@toolplane/source', '--import', 'tsx', 'src/main.ts'],
       { cwd: exampleDir, env },
     );
+    expect(stdout).toContain('model: scripted');
     expect(stdout).toContain('everything__get-sum (strict: true)');
     expect(stdout).toContain('openai-agent: all checks passed');
   });

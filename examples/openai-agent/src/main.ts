@@ -25,6 +25,11 @@ toolkit.addConnector(
 const controller = new AbortController();
 const running = toolkit.run({ signal: controller.signal });
 const mock = live ? undefined : await startMockModel();
+console.log(
+  mock === undefined
+    ? 'model: the OpenAI API (OPENAI_API_KEY is set)'
+    : `model: scripted, a local mock of the OpenAI API on ${mock.url} (set OPENAI_API_KEY for the real one)`,
+);
 try {
   await toolkit.ready();
   const openai = new OpenAI(mock === undefined ? {} : { apiKey: 'offline', baseURL: mock.url });
