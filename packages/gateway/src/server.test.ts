@@ -30,7 +30,7 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 import { EXPOSED_NAME_PATTERN } from './names.js';
 import { createMcpServer, ERROR_META_KEY, type GatewayOptions } from './server.js';
 

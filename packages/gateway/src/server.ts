@@ -17,7 +17,7 @@ import {
 } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
 import { VERSION } from './version.js';
-import type { GatewayOptions } from './gateway-options.js';
+import type { GatewayOptions } from './options.js';
 import {
   envelopeLogLevel,
   GATEWAY_PROTOCOL_VERSIONS,
@@ -25,9 +25,9 @@ import {
   type Era,
 } from './eras.js';
 import { searchTools } from './search-mode.js';
-import { GatewayServer } from './gateway-server.js';
+import { GatewayServer } from './sdk/gateway-server.js';
 import { INSTANCE_META_KEY } from './jsonrpc.js';
-import { GatewayHub } from './gateway-hub.js';
+import { GatewayHub } from './hub.js';
 import { toolCaller } from './tool-call.js';
 import { callLane } from './call-lane.js';
 import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
@@ -44,7 +44,7 @@ import {
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 export type McpServerInstance = SdkServer;
 
-export type { GatewayOptions, ToolFilter } from './gateway-options.js';
+export type { GatewayOptions, ToolFilter } from './options.js';
 
 export { ERROR_META_KEY } from './call-results.js';
 

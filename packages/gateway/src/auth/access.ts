@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { SessionAuth } from '@toolplane/toolkit';
 import { matches } from '../call-results.js';
-import type { GatewayHub } from '../gateway-hub.js';
+import type { GatewayHub } from '../hub.js';
 import type { NameTable } from '../names.js';
 import type { ToolItem } from '../server.js';
 import {

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { StdioTransport } from './stdio-transport.js';
+import { StdioTransport } from './transport.js';
 
 /** A transport over in-process streams, and what it passed on and wrote back. */
 async function open(maxLineBytes?: number) {

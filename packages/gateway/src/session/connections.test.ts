@@ -4,10 +4,10 @@ import { childPids, isAlive } from '@toolplane/fixtures';
 import { createToolkit, type ConnectionMode, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveHttp, type ServeHttpOptions } from './http.js';
-import { serveStdio } from './stdio.js';
-import { StdioTransport } from './stdio-transport.js';
-import { everythingCommand, exerciseGatedTools } from './testing/everything.js';
+import { serveHttp, type ServeHttpOptions } from '../http/serve.js';
+import { serveStdio } from '../stdio/serve.js';
+import { StdioTransport } from '../stdio/transport.js';
+import { everythingCommand, exerciseGatedTools } from '../testing/everything.js';
 
 // server-everything offers its dynamic resources by template, and lets them be subscribed to.
 const DYNAMIC = 'demo://resource/dynamic/text/1';

@@ -12,8 +12,8 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readBody, toWebRequest, writeWebResponse } from './http-fetch.js';
-import { serveHttp, type HttpGateway } from './http.js';
+import { readBody, toWebRequest, writeWebResponse } from '../http/fetch.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
 
 let running: RunningToolkit;
 let gateway: HttpGateway;

@@ -8,7 +8,7 @@ import {
 import { createToolkit, defineTool, ToolError } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
 import { createSamplingDelegate } from './sampling-delegate.js';
 
 const toolkit = createToolkit({

@@ -1,4 +1,4 @@
-import type { SubscriptionTarget } from './session-state.js';
+import type { SubscriptionTarget } from './state.js';
 
 /** How the hub holds and lets go of an upstream subscription (counted with the 2025 sessions'). */
 export interface SubscriptionHolder {

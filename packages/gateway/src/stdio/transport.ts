@@ -7,7 +7,7 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
+import { answerIdOf, isJsonRpcMessage } from '../jsonrpc.js';
 
 /** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;

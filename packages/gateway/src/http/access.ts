@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { HttpError } from './http-request.js';
+import { HttpError } from './request.js';
 
 /** What {@link AccessPolicy} checks: see the options of the same names on `serveHttp`. */
 export interface AccessOptions {

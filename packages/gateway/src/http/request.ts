@@ -4,8 +4,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type RequestId,
 } from '@modelcontextprotocol/server';
-import { MAX_BATCH_SIZE } from './http-transport.js';
-import { answerIdOf, isJsonRpcMessage } from './jsonrpc.js';
+import { MAX_BATCH_SIZE } from './transport.js';
+import { answerIdOf, isJsonRpcMessage } from '../jsonrpc.js';
 
 /** A request refused with an HTTP status and a JSON-RPC error body. */
 export class HttpError extends Error {

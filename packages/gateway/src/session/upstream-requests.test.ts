@@ -8,7 +8,7 @@ import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/f
 import { createToolkit, type ConnectorSource, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
 
 interface Served {
   readonly toolkit: Toolkit;

@@ -14,7 +14,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { isJsonRpcMessage, withErrorMeta } from './jsonrpc.js';
+import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
 
 // The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
 // names and lists that the gateway must map itself.

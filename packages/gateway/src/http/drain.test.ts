@@ -2,7 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createToolkit, defineTool, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { INSTANCE_META_KEY, serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
+import { INSTANCE_META_KEY, serveHttp, type HttpGateway, type ServeHttpOptions } from './serve.js';
 
 // A builtin that holds its call until told to finish, so a call is in flight on demand.
 let release: (() => void) | undefined;

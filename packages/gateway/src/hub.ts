@@ -4,7 +4,7 @@ import { toMcpJson } from '@toolplane/toolmodel';
 import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
-import { InputRounds } from './input-rounds.js';
+import { InputRounds } from './session/input-rounds.js';
 import { sessionAuth } from './auth/access.js'; // OAuth (auth/)
 import type {
   GatewayOptions,
@@ -14,13 +14,13 @@ import type {
   ResourceItem,
   ToolItem,
 } from './server.js';
-import { listenedUris, ResourceListeners } from './resource-listeners.js';
-import { wantsLog, type SessionState, type SubscriptionTarget } from './session-state.js';
+import { listenedUris, ResourceListeners } from './session/resource-listeners.js';
+import { wantsLog, type SessionState, type SubscriptionTarget } from './session/state.js';
 import {
   forwardUpstreamRequests,
   registerSession,
   unregisterSession,
-} from './upstream-forwarding.js';
+} from './session/upstream-forwarding.js';
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {

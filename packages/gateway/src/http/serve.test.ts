@@ -8,10 +8,10 @@ import {
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { INITIALIZE_BODY, openRequest } from './testing/raw-client.js';
-import { cancelMidCall, startSlowCalls } from './testing/slow-calls.js';
+import { INITIALIZE_BODY, openRequest } from '../testing/raw-client.js';
+import { cancelMidCall, startSlowCalls } from '../testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
+import { serveHttp, type HttpGateway, type ServeHttpOptions } from './serve.js';
 
 async function startToolkit(
   source: ConnectorSource = fixtureCommand('stdio'),

@@ -8,8 +8,8 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
-import { AccessPolicy } from './http-access.js';
-import { OAuthGate } from './auth/oauth-gate.js'; // OAuth (auth/)
+import { AccessPolicy } from './access.js';
+import { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
 import {
   checkPostHeaders,
   checkProtocolVersion,
@@ -20,13 +20,13 @@ import {
   toPost,
   writeJson,
   type Post,
-} from './http-request.js';
-import { SessionTable, type HttpSession } from './http-sessions.js';
-import { HttpServerTransport, writeError } from './http-transport.js';
-import { InFlight } from './http-drain.js';
-import { toWebRequest, writeWebResponse } from './http-fetch.js';
-import { claimsModernEra } from './eras.js';
-import { withErrorMeta } from './jsonrpc.js';
+} from './request.js';
+import { SessionTable, type HttpSession } from './sessions.js';
+import { HttpServerTransport, writeError } from './transport.js';
+import { InFlight } from './drain.js';
+import { toWebRequest, writeWebResponse } from './fetch.js';
+import { claimsModernEra } from '../eras.js';
+import { withErrorMeta } from '../jsonrpc.js';
 import {
   DEFAULT_IDLE_MS,
   httpLimits,
@@ -35,12 +35,12 @@ import {
   REQUEST_TIMEOUT_MS,
   type HttpGateway,
   type ServeHttpOptions,
-} from './http-options.js';
+} from './options.js';
 
-export { INSTANCE_META_KEY } from './http-options.js';
-export type { HttpGateway, ServeHttpOptions } from './http-options.js';
-import { GatewayHub } from './gateway-hub.js';
-import { createSessionServer } from './server.js';
+export { INSTANCE_META_KEY } from './options.js';
+export type { HttpGateway, ServeHttpOptions } from './options.js';
+import { GatewayHub } from '../hub.js';
+import { createSessionServer } from '../server.js';
 
 /**
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and

@@ -1,7 +1,7 @@
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Logger } from '@toolplane/toolkit';
 import type { NamingOptions } from './names.js';
-import type { SpendRequestState } from './request-state.js';
+import type { SpendRequestState } from './session/request-state.js';
 
 /** Which of a namespace's tools a gateway exposes; deny wins over allow. */
 export interface ToolFilter {

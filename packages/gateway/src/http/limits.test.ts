@@ -3,8 +3,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createToolkit, defineTool, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
-import { INITIALIZE_BODY, openRequest, POST_HEADERS } from './testing/raw-client.js';
+import { serveHttp, type HttpGateway, type ServeHttpOptions } from './serve.js';
+import { INITIALIZE_BODY, openRequest, POST_HEADERS } from '../testing/raw-client.js';
 
 // A builtin that holds its call until told to finish, so a session stays busy on demand.
 let release: (() => void) | undefined;

@@ -14,9 +14,9 @@ import {
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveHttp, type HttpGateway } from './http.js';
-import { gatewayCommand } from './testing/gateway-command.js';
+import { MODERN_PROTOCOL_VERSION } from '../eras.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
+import { gatewayCommand } from '../testing/gateway-command.js';
 
 // Resource updates across the eras: a 2025 client's resources/subscribe toward 2026-07-28
 // upstreams (carried by the connector's subscriptions/listen filter), and 2026 clients'

@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
    initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
-import type { Era } from './eras.js';
-import type { McpServerInstance } from './server.js';
+import type { Era } from '../eras.js';
+import type { McpServerInstance } from '../server.js';
 
 /** The upstream resource behind a URI a client subscribed to. */
 export interface SubscriptionTarget {

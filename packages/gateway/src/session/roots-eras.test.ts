@@ -8,8 +8,8 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveHttp, type HttpGateway } from './http.js';
+import { MODERN_PROTOCOL_VERSION } from '../eras.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
 
 // Roots across the eras: 2026-07-28 asks for them in an input_required round of the call that
 // needs them; 2025 with a roots/list request. Each direction through the gateway, with upstreams

@@ -5,7 +5,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveEverything, type EverythingGateway } from './testing/everything.js';
+import { serveEverything, type EverythingGateway } from '../testing/everything.js';
 
 // server-everything lists demo://resource/static/... and offers the dynamic ones by template only.
 const DYNAMIC = 'demo://resource/dynamic/text/1';

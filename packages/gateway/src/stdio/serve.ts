@@ -2,10 +2,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
-import { GatewayHub } from './gateway-hub.js';
-import { createSessionServer, type GatewayOptions, type McpServerInstance } from './server.js';
-import { StdioTransport } from './stdio-transport.js';
-import { GatewayServer } from './gateway-server.js';
+import { GatewayHub } from '../hub.js';
+import { createSessionServer, type GatewayOptions, type McpServerInstance } from '../server.js';
+import { StdioTransport } from './transport.js';
+import { GatewayServer } from '../sdk/gateway-server.js';
 
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions extends GatewayOptions {

@@ -3,10 +3,10 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand } from '@toolplane/fixtures';
-import { cancelMidCall } from './testing/slow-calls.js';
+import { cancelMidCall } from '../testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand } from './testing/gateway-command.js';
-import { INITIALIZE_REQUEST } from './testing/raw-client.js';
+import { gatewayCommand } from '../testing/gateway-command.js';
+import { INITIALIZE_REQUEST } from '../testing/raw-client.js';
 
 describe('serveStdio', () => {
   let client: Client;

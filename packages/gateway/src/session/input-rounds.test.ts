@@ -6,7 +6,7 @@ import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway, type ServeHttpOptions } from './http.js';
+import { serveHttp, type HttpGateway, type ServeHttpOptions } from '../http/serve.js';
 import { MAX_REPLAY_STATE_BYTES, canonicalJson, paramsDigest } from './request-state.js';
 
 const MODERN = '2026-07-28';

@@ -1,8 +1,8 @@
 // What serveHttp is told, its defaults, and the checks of what it is told.
 import { ToolError } from '@toolplane/toolkit';
-import type { GatewayAuth } from './auth/gateway-auth.js'; // OAuth (auth/)
-import type { GatewayOptions } from './server.js';
-import type { ServedGateway } from './stdio.js';
+import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
+import type { GatewayOptions } from '../server.js';
+import type { ServedGateway } from '../stdio/serve.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions extends GatewayOptions {
@@ -66,7 +66,7 @@ export interface ServeHttpOptions extends GatewayOptions {
   readonly drainMs?: number;
 }
 
-export { INSTANCE_META_KEY } from './jsonrpc.js';
+export { INSTANCE_META_KEY } from '../jsonrpc.js';
 
 /** A gateway serving Streamable HTTP; see {@link serveHttp}. */
 export interface HttpGateway extends ServedGateway {

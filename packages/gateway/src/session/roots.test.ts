@@ -2,7 +2,7 @@
    initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import { Client, StreamableHTTPClientTransport, type Root } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveEverything, type EverythingGateway } from './testing/everything.js';
+import { serveEverything, type EverythingGateway } from '../testing/everything.js';
 
 describe("a client's roots through the gateway", () => {
   let gateway: EverythingGateway;

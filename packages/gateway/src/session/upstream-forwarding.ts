@@ -15,9 +15,9 @@ import {
   type UpstreamRequestHandler,
 } from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
-import type { McpServerInstance } from './server.js';
-import type { CallExtra } from './session-state.js';
-import { envelopeCapabilities, noServerRequests, type Era } from './eras.js';
+import type { McpServerInstance } from '../server.js';
+import type { CallExtra } from './state.js';
+import { envelopeCapabilities, noServerRequests, type Era } from '../eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
