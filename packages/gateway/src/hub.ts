@@ -5,15 +5,10 @@ import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
 import { InputRounds } from './session/input-rounds.js';
-import { sessionAuth } from './auth/access.js'; // OAuth (auth/)
-import type {
-  GatewayOptions,
-  ListKind,
-  McpServerInstance,
-  PromptItem,
-  ResourceItem,
-  ToolItem,
-} from './server.js';
+import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
+import type { ListKind, PromptItem, ResourceItem, ToolItem } from './items.js';
+import type { GatewayOptions } from './options.js';
+import type { McpServerInstance } from './sdk/gateway-server.js';
 import { listenedUris, ResourceListeners } from './session/resource-listeners.js';
 import { wantsLog, type SessionState, type SubscriptionTarget } from './session/state.js';
 import {

@@ -4,7 +4,6 @@ import {
   type Implementation,
   type Prompt as McpPrompt,
   type Resource as McpResource,
-  type Server as SdkServer,
   type ServerOptions,
 } from '@modelcontextprotocol/server';
 import {
@@ -13,11 +12,11 @@ import {
   toResourceContents,
   type Toolkit,
   type CompletionTarget,
-  type ToolkitItem,
 } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
 import { VERSION } from './version.js';
 import type { GatewayOptions } from './options.js';
+import type { McpServerInstance } from './sdk/gateway-server.js';
 import {
   envelopeLogLevel,
   GATEWAY_PROTOCOL_VERSIONS,
@@ -40,12 +39,6 @@ import {
   unlistedToolResult,
 } from './call-results.js';
 
-/** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
-// eslint-disable-next-line @typescript-eslint/no-deprecated
-export type McpServerInstance = SdkServer;
-
-export type { GatewayOptions, ToolFilter } from './options.js';
-
 export { ERROR_META_KEY } from './call-results.js';
 
 const DEFAULT_PAGE_SIZE = 500;
@@ -62,11 +55,6 @@ function listCacheHints(ttlMs: number): ServerOptions['cacheHints'] {
   };
 }
 const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: VERSION };
-
-export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
-export type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
-export type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
-export type ListKind = 'tools' | 'prompts' | 'resources';
 
 /**
  * Creates an MCP server (the SDK's low-level `Server`) that serves `toolkit`: its tools, prompts

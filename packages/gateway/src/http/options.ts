@@ -1,7 +1,7 @@
 // What serveHttp is told, its defaults, and the checks of what it is told.
 import { ToolError } from '@toolplane/toolkit';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
-import type { GatewayOptions } from '../server.js';
+import type { GatewayOptions } from '../options.js';
 import type { ServedGateway } from '../stdio/serve.js';
 
 /** Options of {@link serveHttp}. */

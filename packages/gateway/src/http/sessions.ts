@@ -1,5 +1,5 @@
 import type { HttpServerTransport } from './transport.js';
-import type { McpServerInstance } from '../server.js';
+import type { McpServerInstance } from '../sdk/gateway-server.js';
 
 /** One client's session: its transport and server, and how busy it is. */
 export interface HttpSession {

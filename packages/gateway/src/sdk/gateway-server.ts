@@ -21,6 +21,10 @@ import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 const Server = SdkServer;
 
+/** The SDK's low-level MCP server, as `createMcpServer` returns it. */
+// eslint-disable-next-line @typescript-eslint/no-deprecated
+export type McpServerInstance = SdkServer;
+
 /** The SDK's own dispatch (private in its types), which {@link GatewayServer} calls straight. */
 interface ProtocolDispatch {
   _onrequest(request: JSONRPCRequest, extra?: MessageExtraInfo): void;

@@ -2,7 +2,7 @@
    initialize-scoped client identity), bridged for as long as clients and servers speak them */
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { Era } from '../eras.js';
-import type { McpServerInstance } from '../server.js';
+import type { McpServerInstance } from '../sdk/gateway-server.js';
 
 /** The upstream resource behind a URI a client subscribed to. */
 export interface SubscriptionTarget {

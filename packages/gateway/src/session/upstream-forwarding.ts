@@ -15,7 +15,7 @@ import {
   type UpstreamRequestHandler,
 } from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
-import type { McpServerInstance } from '../server.js';
+import type { McpServerInstance } from '../sdk/gateway-server.js';
 import type { CallExtra } from './state.js';
 import { envelopeCapabilities, noServerRequests, type Era } from '../eras.js';
 

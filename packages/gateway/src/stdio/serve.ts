@@ -3,7 +3,9 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
 import { GatewayHub } from '../hub.js';
-import { createSessionServer, type GatewayOptions, type McpServerInstance } from '../server.js';
+import type { GatewayOptions } from '../options.js';
+import type { McpServerInstance } from '../sdk/gateway-server.js';
+import { createSessionServer } from '../server.js';
 import { StdioTransport } from './transport.js';
 import { GatewayServer } from '../sdk/gateway-server.js';
 
