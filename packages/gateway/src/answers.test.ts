@@ -5,7 +5,8 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { serveHttp, type HttpGateway } from './http/serve.js';
-import { serveStdio, type ServedGateway } from './stdio/serve.js';
+import type { ServedGateway } from './options.js';
+import { serveStdio } from './stdio/serve.js';
 import { openRequest } from './testing/raw-client.js';
 
 // Every request gets an answer: over HTTP and over stdio, whatever a client sends.

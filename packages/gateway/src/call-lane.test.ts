@@ -9,7 +9,8 @@ import { createAjvValidator } from '@toolplane/validator-ajv';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { GatewayServer } from './sdk/gateway-server.js';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveStdio, type ServedGateway } from './stdio/serve.js';
+import type { ServedGateway } from './options.js';
+import { serveStdio } from './stdio/serve.js';
 import { serveHttp } from './http/serve.js';
 import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw-client.js';
 

@@ -18,8 +18,8 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
-export type { GatewayOptions, ToolFilter } from './options.js';
+export type { GatewayOptions, ServedGateway, ToolFilter } from './options.js';
 export { createSamplingDelegate } from './session/sampling-delegate.js';
 export type { SamplingDelegateOptions } from './session/sampling-delegate.js';
 export { serveStdio } from './stdio/serve.js';
-export type { ServedGateway, ServeStdioOptions } from './stdio/serve.js';
+export type { ServeStdioOptions } from './stdio/serve.js';

@@ -86,3 +86,9 @@ export interface GatewayOptions extends NamingOptions {
    */
   readonly callLane?: boolean;
 }
+
+/** A running gateway; see {@link serveStdio} and {@link serveHttp}. */
+export interface ServedGateway {
+  /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,8 +1,7 @@
 // What serveHttp is told, its defaults, and the checks of what it is told.
 import { ToolError } from '@toolplane/toolkit';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
-import type { GatewayOptions } from '../options.js';
-import type { ServedGateway } from '../stdio/serve.js';
+import type { GatewayOptions, ServedGateway } from '../options.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions extends GatewayOptions {

@@ -3,7 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
 import { GatewayHub } from '../hub.js';
-import type { GatewayOptions } from '../options.js';
+import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import { createSessionServer } from '../server.js';
 import { StdioTransport } from './transport.js';
@@ -19,12 +19,6 @@ export interface ServeStdioOptions extends GatewayOptions {
   readonly closeToolkit?: boolean;
   /** Longest line read as a message, in bytes (default 4 MiB; longer gets a JSON-RPC error). */
   readonly maxLineBytes?: number;
-}
-
-/** A running gateway; see {@link serveStdio} and {@link serveHttp}. */
-export interface ServedGateway {
-  /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
-  close(): Promise<void>;
 }
 
 /**
