@@ -13,7 +13,8 @@ import {
   type ToolSet,
 } from 'ai';
 import { toModelMessages } from './prompt-messages.js';
-import { toAiSdkTools, type AiSdkToolsOptions } from './tools.js';
+import { toAiSdkTools } from './tools.js';
+import type { AiSdkToolsOptions } from './tools-options.js';
 
 /** What a {@link AgentModelChooser} is asked: the model and provider a prompt names. */
 export interface AgentModelRequest {

@@ -1,5 +1,6 @@
 export { toAiSdkTools } from './tools.js';
-export type { AiSdkTool, AiSdkToolsOptions } from './tools.js';
+export type { AiSdkTool } from './tools.js';
+export type { AiSdkToolsOptions } from './tools-options.js';
 export { DEFAULT_MAX_OUTPUT_CHARS, toModelOutput } from './results.js';
 export type {
   AiSdkToolOutput,

@@ -12,7 +12,7 @@ import { ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import { executeOnce, executeThrough } from './execute.js';
 import { fromError, outputOf, toModelOutput, type ResultOutput } from './results.js';
-import type { AiSdkToolsOptions } from './tools.js';
+import type { AiSdkToolsOptions } from './tools-options.js';
 
 function args(input: unknown): Record<string, unknown> {
   return typeof input === 'object' && input !== null && !Array.isArray(input)

@@ -1,39 +1,11 @@
-import { nameTools, type NameToolsOptions, type ToolSource } from '@toolplane/adapter-kit';
+import { nameTools, type ToolSource } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
-import { ToolError, type Tool as ToolmodelTool } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
-import {
-  outputOf,
-  toModelOutput,
-  type AiSdkToolOutput,
-  type ModelOutputOptions,
-} from './results.js';
+import { outputOf, toModelOutput, type AiSdkToolOutput } from './results.js';
 import { searchModeTools } from './search-mode.js';
-
-/** Options of {@link toAiSdkTools}. */
-export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions {
-  /**
-   * `'tools'` (default): one AI SDK tool per toolplane tool. `'search'`: only `search_tools`,
-   * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
-   * list in every request.
-   */
-  readonly mode?: 'tools' | 'search';
-  /**
-   * Surfaces MCP progress as preliminary tool results (default true): `execute` is then an async
-   * iterable. Off, `execute` returns one promise, which is a little cheaper.
-   */
-  readonly progress?: boolean;
-  /**
-   * Which tools wait for the user's approval before they run (the AI SDK's `needsApproval`): all
-   * (`true`), or those a function picks, e.g. `(tool) => tool.annotations?.destructiveHint !==
-   * false`. In search mode, `call_tool` asks for approval when the tool it names would.
-   */
-  readonly needsApproval?: boolean | ((tool: ToolmodelTool, id: string) => boolean);
-  /** Sent with every call as its `_meta`. */
-  readonly meta?: Record<string, unknown>;
-  readonly signal?: AbortSignal;
-}
+import type { AiSdkToolsOptions } from './tools-options.js';
 
 /** One toolplane tool in an AI SDK {@link ToolSet}. */
 export type AiSdkTool = Tool<Record<string, unknown>, AiSdkToolOutput>;

@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextp
 import { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { serveHttp } from '@toolplane/gateway';
 import { createToolkit } from '@toolplane/toolkit';
-import { readBody, toWebRequest, writeWebResponse } from '../src/http-fetch.js';
+import { readBody, toWebRequest, writeWebResponse } from '../src/http/fetch.js';
 
 const SIZES = [1_000, 10_000, 30_000, 100_000];
 const PAGE = 500;

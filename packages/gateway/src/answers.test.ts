@@ -4,8 +4,9 @@ import { createToolkit, defineTool } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from './http.js';
-import { serveStdio, type ServedGateway } from './stdio.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
+import type { ServedGateway } from './options.js';
+import { serveStdio } from './stdio/serve.js';
 import { openRequest } from './testing/raw-client.js';
 
 // Every request gets an answer: over HTTP and over stdio, whatever a client sends.

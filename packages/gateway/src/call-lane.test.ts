@@ -7,10 +7,11 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { createAjvValidator } from '@toolplane/validator-ajv';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { GatewayServer } from './gateway-server.js';
+import { GatewayServer } from './sdk/gateway-server.js';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveStdio, type ServedGateway } from './stdio.js';
-import { serveHttp } from './http.js';
+import type { ServedGateway } from './options.js';
+import { serveStdio } from './stdio/serve.js';
+import { serveHttp } from './http/serve.js';
 import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw-client.js';
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;

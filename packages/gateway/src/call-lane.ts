@@ -4,9 +4,9 @@ import type {
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/server';
-import { answerable, type GatewayServer } from './gateway-server.js';
-import type { GatewayHub } from './gateway-hub.js';
-import type { CallExtra, SessionState } from './session-state.js';
+import { answerable, type GatewayServer } from './sdk/gateway-server.js';
+import type { GatewayHub } from './hub.js';
+import type { CallExtra, SessionState } from './session/state.js';
 import type { ToolCaller } from './tool-call.js';
 
 // The `_meta` keys MCP reserves for itself (a 2026 envelope, a task, …): the SDK's way serves them.

@@ -9,8 +9,8 @@ import {
 import { ToolError, type RunResult, type Toolkit } from '@toolplane/toolkit';
 import type { Era } from './eras.js';
 import { CONNECTION_CLOSED } from './jsonrpc.js';
-import { toLegacyCallToolResult, type RunCallToolResult } from './sdk-seam.js';
-import type { ToolItem } from './server.js';
+import { toLegacyCallToolResult, type RunCallToolResult } from './sdk/seam.js';
+import type { ToolItem } from './items.js';
 
 /** The `_meta` key under which a failed call's result carries toolplane's structured error. */
 export const ERROR_META_KEY = 'io.toolplane/error';

@@ -3,9 +3,9 @@ import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprot
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveHttp } from './http.js';
-import { serveStdio } from './stdio.js';
-import { StdioTransport } from './stdio-transport.js';
+import { serveHttp } from './http/serve.js';
+import { serveStdio } from './stdio/serve.js';
+import { StdioTransport } from './stdio/transport.js';
 import { everythingCommand, exerciseGatedTools, GATED_TOOLS } from './testing/everything.js';
 
 // Whether an upstream learns what the gateway's clients can do must not depend on when the

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { BUILTIN_NAMESPACE, createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 import { runConformance } from './testing/conformance.js';
 import { createConformanceToolkit } from './testing/conformance-toolkit.js';
 

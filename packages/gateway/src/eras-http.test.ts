@@ -11,9 +11,9 @@ import { mcpToolResult } from '@toolplane/toolrun';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { GatewayHub } from './gateway-hub.js';
+import { GatewayHub } from './hub.js';
 import { ERROR_META_KEY } from './call-results.js';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 import { cancelMidCall } from './testing/slow-calls.js';
 
 const TOKEN = 'era-secret';

@@ -6,7 +6,7 @@ import {
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 import { ERROR_META_KEY } from './server.js';
 
 const PNG = 'iVBORw0KGgo=';

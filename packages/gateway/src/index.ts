@@ -1,4 +1,4 @@
-export { INSTANCE_META_KEY, serveHttp } from './http.js';
+export { INSTANCE_META_KEY, serveHttp } from './http/serve.js';
 export type {
   AuthPrompt,
   AuthRefusal,
@@ -7,7 +7,7 @@ export type {
   GatewayAuth,
   GatewayCaller,
 } from './auth/gateway-auth.js';
-export type { HttpGateway, ServeHttpOptions } from './http.js';
+export type { HttpGateway, ServeHttpOptions } from './http/serve.js';
 export {
   DEFAULT_SEPARATOR,
   EXPOSED_NAME_PATTERN,
@@ -18,8 +18,8 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
-export type { GatewayOptions, ToolFilter } from './server.js';
-export { createSamplingDelegate } from './sampling-delegate.js';
-export type { SamplingDelegateOptions } from './sampling-delegate.js';
-export { serveStdio } from './stdio.js';
-export type { ServedGateway, ServeStdioOptions } from './stdio.js';
+export type { GatewayOptions, ServedGateway, ToolFilter } from './options.js';
+export { createSamplingDelegate } from './session/sampling-delegate.js';
+export type { SamplingDelegateOptions } from './session/sampling-delegate.js';
+export { serveStdio } from './stdio/serve.js';
+export type { ServeStdioOptions } from './stdio/serve.js';

@@ -6,7 +6,7 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 
 const require = createRequire(import.meta.url);
 // The package's `main` is the launcher of the whole inspector; build/index.js is its CLI mode.

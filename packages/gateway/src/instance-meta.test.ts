@@ -2,7 +2,7 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANCE_META_KEY, serveHttp, type HttpGateway } from './http.js';
+import { INSTANCE_META_KEY, serveHttp, type HttpGateway } from './http/serve.js';
 import { withErrorMeta } from './jsonrpc.js';
 
 const MODERN = '2026-07-28';

@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
-import type { GatewayHub } from './gateway-hub.js';
+import type { GatewayHub } from './hub.js';
 
 type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
 

@@ -30,9 +30,10 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 import { EXPOSED_NAME_PATTERN } from './names.js';
-import { createMcpServer, ERROR_META_KEY, type GatewayOptions } from './server.js';
+import type { GatewayOptions } from './options.js';
+import { createMcpServer, ERROR_META_KEY } from './server.js';
 
 const add = defineTool({
   name: 'add',

@@ -4,7 +4,6 @@ import {
   type Implementation,
   type Prompt as McpPrompt,
   type Resource as McpResource,
-  type Server as SdkServer,
   type ServerOptions,
 } from '@modelcontextprotocol/server';
 import {
@@ -13,11 +12,11 @@ import {
   toResourceContents,
   type Toolkit,
   type CompletionTarget,
-  type ToolkitItem,
 } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
 import { VERSION } from './version.js';
-import type { GatewayOptions } from './gateway-options.js';
+import type { GatewayOptions } from './options.js';
+import type { McpServerInstance } from './sdk/gateway-server.js';
 import {
   envelopeLogLevel,
   GATEWAY_PROTOCOL_VERSIONS,
@@ -25,9 +24,9 @@ import {
   type Era,
 } from './eras.js';
 import { searchTools } from './search-mode.js';
-import { GatewayServer } from './gateway-server.js';
+import { GatewayServer } from './sdk/gateway-server.js';
 import { INSTANCE_META_KEY } from './jsonrpc.js';
-import { GatewayHub } from './gateway-hub.js';
+import { GatewayHub } from './hub.js';
 import { toolCaller } from './tool-call.js';
 import { callLane } from './call-lane.js';
 import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
@@ -39,12 +38,6 @@ import {
   unknownTool,
   unlistedToolResult,
 } from './call-results.js';
-
-/** The SDK's low-level MCP server, as {@link createMcpServer} returns it. */
-// eslint-disable-next-line @typescript-eslint/no-deprecated
-export type McpServerInstance = SdkServer;
-
-export type { GatewayOptions, ToolFilter } from './gateway-options.js';
 
 export { ERROR_META_KEY } from './call-results.js';
 
@@ -62,11 +55,6 @@ function listCacheHints(ttlMs: number): ServerOptions['cacheHints'] {
   };
 }
 const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: VERSION };
-
-export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
-export type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
-export type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
-export type ListKind = 'tools' | 'prompts' | 'resources';
 
 /**
  * Creates an MCP server (the SDK's low-level `Server`) that serves `toolkit`: its tools, prompts

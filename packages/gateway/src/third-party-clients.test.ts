@@ -9,7 +9,7 @@ import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveHttp, type HttpGateway } from './http.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
 
 // Third-party MCP clients against the gateway, now that it speaks 2026-07-28 next to 2025: which
 // era each negotiates, a list, a call, and a list change heard where the client can hear one.

@@ -1,12 +1,14 @@
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
 import { CALLER_META_KEY, type UpstreamRequest } from '@toolplane/toolkit';
 import type { Era } from './eras.js';
-import { checkToolCall, sessionAuth } from './auth/access.js'; // OAuth (auth/)
-import { callers, callerSession, callToken } from './upstream-forwarding.js';
+import { checkToolCall } from './auth/access.js'; // OAuth (auth/)
+import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
+import { callers, callerSession, callToken } from './session/upstream-forwarding.js';
 import { errorResult, toCallToolResult } from './call-results.js';
-import { wantsLog, type CallExtra, type SessionState } from './session-state.js';
-import type { McpServerInstance, ToolItem } from './server.js';
-import type { GatewayHub } from './gateway-hub.js';
+import { wantsLog, type CallExtra, type SessionState } from './session/state.js';
+import type { ToolItem } from './items.js';
+import type { McpServerInstance } from './sdk/gateway-server.js';
+import type { GatewayHub } from './hub.js';
 
 /** What a 2026 client's call runs with when an upstream may ask it for input. */
 export interface InputFlow {

@@ -1,5 +1,5 @@
 export { toLangChainTools } from './tools.js';
-export type { LangChainToolsOptions } from './tools.js';
+export type { LangChainToolsOptions } from './tools-options.js';
 export { PROGRESS_EVENT, ToolplaneTool } from './tool.js';
 export type { ToolplaneToolFields, ToolProgress, ToolRun } from './tool.js';
 export { DEFAULT_MAX_OUTPUT_CHARS, fromRun, toMessageContent } from './results.js';

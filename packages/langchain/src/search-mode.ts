@@ -12,7 +12,7 @@ import {
 import { ToolError } from '@toolplane/toolmodel';
 import { fromError, fromRun, type ToolplaneArtifact } from './results.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
-import type { LangChainToolsOptions } from './tools.js';
+import type { LangChainToolsOptions } from './tools-options.js';
 
 function json(toolId: string, value: Record<string, unknown>): ToolplaneArtifact {
   return { toolId, ...jsonResult(value) };

@@ -1,34 +1,10 @@
-import {
-  callThrough,
-  nameTools,
-  type NameToolsOptions,
-  type ToolSource,
-} from '@toolplane/adapter-kit';
+import { callThrough, nameTools, type ToolSource } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import { fromRun, type MessageContentOptions } from './results.js';
+import { fromRun } from './results.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
-
-/** Options of {@link toLangChainTools}. */
-export interface LangChainToolsOptions extends NameToolsOptions, MessageContentOptions {
-  /**
-   * `'tools'` (default): one LangChain tool per toolplane tool. `'search'`: only
-   * `search_tools`, `describe_tool` and `call_tool`, so a model finds what it needs in a
-   * catalogue too big to list in every request.
-   */
-  readonly mode?: 'tools' | 'search';
-  /**
-   * A failed call is a `ToolMessage` with `status: 'error'` that the model reads (default), or,
-   * with `true`, a thrown `ToolError` for an agent's own error handling (LangGraph's `ToolNode`,
-   * middleware). A cancelled call is always thrown.
-   */
-  readonly throwOnError?: boolean;
-  /** Sent with every call as its `_meta`. */
-  readonly meta?: Record<string, unknown>;
-  /** Cancels the listing. */
-  readonly signal?: AbortSignal;
-}
+import type { LangChainToolsOptions } from './tools-options.js';
 
 /**
  * The tools of a toolkit, or of a runner with its index, as LangChain structured tools for

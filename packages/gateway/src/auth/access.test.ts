@@ -9,7 +9,7 @@ import {
 } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { GatewayHub } from '../gateway-hub.js';
+import { GatewayHub } from '../hub.js';
 import { accessFilter, checkAccess, targetsOf } from './access.js';
 import { verifiedByInfo } from './verified.js';
 

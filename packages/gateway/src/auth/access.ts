@@ -1,9 +1,8 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { SessionAuth } from '@toolplane/toolkit';
 import { matches } from '../call-results.js';
-import type { GatewayHub } from '../gateway-hub.js';
+import type { GatewayHub } from '../hub.js';
 import type { NameTable } from '../names.js';
-import type { ToolItem } from '../server.js';
+import type { ToolItem } from '../items.js';
 import {
   isAuthRefusal,
   type AuthPrompt,
@@ -198,17 +197,4 @@ export async function visibleTools(
   if (byScopes.size >= MAX_CACHED_SCOPE_SETS) byScopes.clear();
   byScopes.set(key, names);
   return names;
-}
-
-/** The caller as `getSession().auth` shows it to tools; `undefined` without OAuth. */
-export function sessionAuth(extra: HandlerExtra): SessionAuth | undefined {
-  const caller = verifiedOf(extra)?.caller;
-  if (caller === undefined) return undefined;
-  return {
-    subject: caller.subject,
-    clientId: caller.clientId,
-    scopes: caller.scopes,
-    issuer: caller.issuer,
-    expiresAt: caller.expiresAt,
-  };
 }

@@ -4,8 +4,8 @@ import {
   type AuthInfo,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
-import type { GatewayHub } from '../gateway-hub.js';
-import { HttpError, type Post } from '../http-request.js';
+import type { GatewayHub } from '../hub.js';
+import { HttpError, type Post } from '../http/request.js';
 import { requireAccess, targetsOf } from './access.js';
 import { isAuthRefusal, type GatewayAuth, type GatewayCaller } from './gateway-auth.js';
 import { verifiedByHeaders as verified, verifiedByInfo } from './verified.js';

@@ -11,7 +11,7 @@ import { createToolkit, defineTool, textResource, type Logger } from '@toolplane
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from '../http.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
 import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
 
 // No secret anywhere a gateway with OAuth puts words: every token a client sent (JWT and

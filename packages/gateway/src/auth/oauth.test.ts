@@ -9,8 +9,8 @@ import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from '../eras.js';
-import { readBody, toWebRequest, writeWebResponse } from '../http-fetch.js';
-import { serveHttp, type HttpGateway } from '../http.js';
+import { readBody, toWebRequest, writeWebResponse } from '../http/fetch.js';
+import { serveHttp, type HttpGateway } from '../http/serve.js';
 import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
 
 // The gateway as an OAuth resource server, end to end: a real authorization server

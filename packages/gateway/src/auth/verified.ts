@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { SessionAuth } from '@toolplane/toolkit';
 import type { GatewayAuth, GatewayCaller } from './gateway-auth.js';
 
 /** A request's verified caller and the policy that judged it. */
@@ -24,4 +25,17 @@ export interface HandlerExtra {
 export function verifiedOf(extra: HandlerExtra): Verified | undefined {
   const info = extra.http?.authInfo;
   return info === undefined ? undefined : verifiedByInfo.get(info);
+}
+
+/** The caller as `getSession().auth` shows it to tools; `undefined` without OAuth. */
+export function sessionAuth(extra: HandlerExtra): SessionAuth | undefined {
+  const caller = verifiedOf(extra)?.caller;
+  if (caller === undefined) return undefined;
+  return {
+    subject: caller.subject,
+    clientId: caller.clientId,
+    scopes: caller.scopes,
+    issuer: caller.issuer,
+    expiresAt: caller.expiresAt,
+  };
 }

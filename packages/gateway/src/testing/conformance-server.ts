@@ -3,8 +3,8 @@
 // port announced as one `LISTENING <port>` line on stdout as the fixtures' servers do). It stops
 // on SIGTERM or when its standard input closes.
 import { BUILTIN_NAMESPACE } from '@toolplane/toolkit';
-import { serveHttp } from '../http.js';
-import { serveStdio } from '../stdio.js';
+import { serveHttp } from '../http/serve.js';
+import { serveStdio } from '../stdio/serve.js';
 import { createConformanceToolkit } from './conformance-toolkit.js';
 
 const options = { transparent: BUILTIN_NAMESPACE, closeToolkit: true };

@@ -7,7 +7,7 @@ import { Client, type CallToolResult, type Transport } from '@modelcontextprotoc
 
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
-import { serveHttp } from '../http.js';
+import { serveHttp } from '../http/serve.js';
 
 const require = createRequire(import.meta.url);
 

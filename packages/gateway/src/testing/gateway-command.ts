@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ConnectorSource } from '@toolplane/toolkit';
-import type { GatewayOptions } from '../server.js';
+import type { GatewayOptions } from '../options.js';
 
 const require = createRequire(import.meta.url);
 const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));

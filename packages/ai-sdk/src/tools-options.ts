@@ -1,0 +1,30 @@
+import type { NameToolsOptions } from '@toolplane/adapter-kit';
+import type { Tool as ToolmodelTool } from '@toolplane/toolmodel';
+import type { ModelOutputOptions } from './results.js';
+
+// The options of `toAiSdkTools`, in a module of their own: search mode takes them too, and
+// must not import the module that calls it.
+
+/** Options of {@link toAiSdkTools}. */
+export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions {
+  /**
+   * `'tools'` (default): one AI SDK tool per toolplane tool. `'search'`: only `search_tools`,
+   * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
+   * list in every request.
+   */
+  readonly mode?: 'tools' | 'search';
+  /**
+   * Surfaces MCP progress as preliminary tool results (default true): `execute` is then an async
+   * iterable. Off, `execute` returns one promise, which is a little cheaper.
+   */
+  readonly progress?: boolean;
+  /**
+   * Which tools wait for the user's approval before they run (the AI SDK's `needsApproval`): all
+   * (`true`), or those a function picks, e.g. `(tool) => tool.annotations?.destructiveHint !==
+   * false`. In search mode, `call_tool` asks for approval when the tool it names would.
+   */
+  readonly needsApproval?: boolean | ((tool: ToolmodelTool, id: string) => boolean);
+  /** Sent with every call as its `_meta`. */
+  readonly meta?: Record<string, unknown>;
+  readonly signal?: AbortSignal;
+}

@@ -1,0 +1,148 @@
+// What serveHttp is told, its defaults, and the checks of what it is told.
+import { ToolError } from '@toolplane/toolkit';
+import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
+import type { GatewayOptions, ServedGateway } from '../options.js';
+
+/** Options of {@link serveHttp}. */
+export interface ServeHttpOptions extends GatewayOptions {
+  /** The interface to bind (default `127.0.0.1`, reachable from this machine only). */
+  readonly host?: string;
+  /** The port; `0` picks a free one (see {@link HttpGateway.url}). */
+  readonly port: number;
+  /** The MCP endpoint's path (default `/mcp`). */
+  readonly path?: string;
+  /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
+  readonly token?: string;
+  /**
+   * OAuth 2.1: every request needs an access token this resource server accepts (else 401 with
+   * a `WWW-Authenticate` challenge naming the metadata it serves), and its scopes decide which
+   * tools the caller sees and may call. `createResourceServer` from `@toolplane/oauth` makes one.
+   * Exclusive with `token`.
+   */
+  readonly auth?: GatewayAuth;
+  /**
+   * Host names accepted in the `Host` header besides the bound host, `localhost`, `127.0.0.1`
+   * and `[::1]` (DNS-rebinding protection); with or without a port.
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Origins accepted in an `Origin` header besides the gateway's own (http(s) on an accepted host
+   * name and the real port); a request with any other Origin gets 403.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** No sessions: every POST is served on its own and forgotten (no GET streams, no notifications). */
+  readonly stateless?: boolean;
+  /** A session without requests for this long is closed (default 30 minutes). */
+  readonly sessionIdleMs?: number;
+  /**
+   * Most sessions open at once (default 2,000). When full, a new session takes the place of the
+   * least recently used one with no request in flight (whose client gets 404 next and initializes
+   * again); when every session is busy, `initialize` gets 503 with `Retry-After`.
+   */
+  readonly maxSessions?: number;
+  /** Most TCP connections open at once (default 1,024); more are refused on arrival. */
+  readonly maxConnections?: number;
+  /**
+   * How long a client may take to send a request's headers (default 10 s), so connections that
+   * trickle them (slowloris) are cut instead of held.
+   */
+  readonly headersTimeoutMs?: number;
+  /** Largest request body accepted, in bytes (default 4 MiB; larger gets 413). */
+  readonly maxBodyBytes?: number;
+  /** Close the toolkit too when the gateway closes (default `false`: the toolkit is the caller's). */
+  readonly closeToolkit?: boolean;
+  /**
+   * Whether this process can serve (e.g. its store answers), asked by each `GET /healthz`: a
+   * `false`, a throw or no answer within 2 s makes it HTTP 503 `{"status":"unavailable"}`, so a
+   * load balancer's check takes the instance out (default: always ready).
+   */
+  readonly ready?: (options: { signal: AbortSignal }) => Promise<boolean>;
+  /**
+   * How long {@link HttpGateway.close} lets requests in flight finish, in milliseconds, after it
+   * has stopped listening (default 0: they are cut at once). Meanwhile `/healthz` answers 503
+   * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.
+   */
+  readonly drainMs?: number;
+}
+
+export { INSTANCE_META_KEY } from '../jsonrpc.js';
+
+/** A gateway serving Streamable HTTP; see {@link serveHttp}. */
+export interface HttpGateway extends ServedGateway {
+  /** The endpoint, with the real port, e.g. `http://127.0.0.1:49152/mcp`. */
+  readonly url: URL;
+  /** How many sessions are open. */
+  readonly sessionCount: number;
+}
+
+export const DEFAULT_IDLE_MS = 30 * 60_000;
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+// About 26 KB of heap each (bench/sessions.ts): 2,000 sessions hold ~52 MB.
+const DEFAULT_MAX_SESSIONS = 2_000;
+const DEFAULT_MAX_CONNECTIONS = 1_024;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+// A request whose body never arrives in full is dropped rather than held open.
+export const REQUEST_TIMEOUT_MS = 60_000;
+// A readiness check slower than this counts as not ready.
+export const READY_TIMEOUT_MS = 2_000;
+
+/** The limits {@link serveHttp} runs with, checked. */
+export interface HttpLimits {
+  readonly host: string;
+  readonly path: string;
+  readonly maxBody: number;
+  readonly maxSessions: number;
+  readonly maxConnections: number;
+  readonly headersTimeout: number;
+  readonly drainMs: number;
+}
+
+/**
+ * The options' limits with their defaults, checked.
+ *
+ * @throws {ToolError} `invalid_config` for a bad port, path, count or bound.
+ */
+export function httpLimits(options: ServeHttpOptions): HttpLimits {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535) {
+    throw new ToolError(
+      'invalid_config',
+      `port must be an integer from 0 to 65535, got ${String(options.port)}`,
+    );
+  }
+  if (!path.startsWith('/')) {
+    throw new ToolError('invalid_config', `path must start with "/", got ${JSON.stringify(path)}`);
+  }
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const maxSessions = positive(options.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions');
+  const maxConnections = positive(
+    options.maxConnections,
+    DEFAULT_MAX_CONNECTIONS,
+    'maxConnections',
+  );
+  const headersTimeout = positive(
+    options.headersTimeoutMs,
+    DEFAULT_HEADERS_TIMEOUT_MS,
+    'headersTimeoutMs',
+  );
+  const drainMs = options.drainMs ?? 0;
+  if (!Number.isInteger(drainMs) || drainMs < 0) {
+    throw new ToolError(
+      'invalid_config',
+      `drainMs must be a non-negative integer, got ${String(drainMs)}`,
+    );
+  }
+  return { host, path, maxBody, maxSessions, maxConnections, headersTimeout, drainMs };
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ToolError(
+      'invalid_config',
+      `${name} must be a positive integer, got ${String(value)}`,
+    );
+  }
+  return value;
+}

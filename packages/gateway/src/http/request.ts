@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type RequestId,
+} from '@modelcontextprotocol/server';
+import { MAX_BATCH_SIZE } from './transport.js';
+import { answerIdOf, isJsonRpcMessage } from '../jsonrpc.js';
+
+/** A request refused with an HTTP status and a JSON-RPC error body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly rpcCode: number,
+    message: string,
+    /** The ID of the request refused, when it can be told. */
+    readonly id: RequestId | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The request's body parsed as JSON. Read with plain stream events: an async iterator over the
+ * request cost every call several ticks and promises, and a body of its declared length is parsed
+ * without waiting for the stream's end. A body over `maxBytes` is refused as soon as it is seen
+ * (the rest is discarded by the server, never held); one cut short fails.
+ */
+export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = (): HttpError =>
+    new HttpError(
+      413,
+      ProtocolErrorCode.InvalidRequest,
+      `the body is larger than ${maxBytes} bytes`,
+    );
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error?: HttpError): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onBroken).off('close', onBroken);
+      if (error !== undefined) {
+        reject(error);
+        return;
+      }
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks, size).toString('utf8')));
+      } catch {
+        reject(new HttpError(400, ProtocolErrorCode.ParseError, 'the body is not valid JSON'));
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        settle(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+      // A body of the length declared is complete; its 'end' would only come a tick or two later.
+      if (size === declared) settle();
+    };
+    const onEnd = (): void => {
+      settle();
+    };
+    const onBroken = (): void => {
+      settle(
+        new HttpError(400, ProtocolErrorCode.ParseError, 'the body ended before it was complete'),
+      );
+    };
+    req.on('data', onData).once('end', onEnd).once('error', onBroken).once('close', onBroken);
+  });
+}
+
+export function finished(res: ServerResponse): Promise<void> {
+  if (res.writableEnded || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) =>
+    res.once('close', () => {
+      resolve();
+    }),
+  );
+}
+
+export function writeJson(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(value));
+}
+
+/**
+ * A POST's messages, and whether they came as a batch (answered as one, too). A batch's elements
+ * may include some that are not JSON-RPC messages: the transport refuses each in the answer.
+ */
+export interface Post {
+  readonly messages: readonly unknown[];
+  readonly batch: boolean;
+}
+
+export function toPost(body: unknown): Post {
+  const batch = Array.isArray(body);
+  const messages: unknown[] = batch ? body : [body];
+  if (messages.length === 0 || messages.length > MAX_BATCH_SIZE) {
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      `a batch holds 1 to ${MAX_BATCH_SIZE} messages, this one ${messages.length}`,
+    );
+  }
+  if (!batch && !isJsonRpcMessage(body)) {
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      'the body is not a JSON-RPC 2.0 message',
+      answerIdOf(body),
+    );
+  }
+  const ids = messages.flatMap((m) =>
+    isJsonRpcMessage(m) && 'method' in m && 'id' in m ? [m.id] : [],
+  );
+  if (new Set(ids).size !== ids.length) {
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      "a batch's request IDs must be unique",
+    );
+  }
+  return { messages, batch };
+}
+
+export function accepts(req: IncomingMessage, type: string): boolean {
+  // A list of media ranges; MCP clients name both types outright, so a substring check fits.
+  return req.headers.accept?.includes(type) === true;
+}
+
+/** A POST must accept JSON and SSE answers, and send JSON. */
+export function checkPostHeaders(req: IncomingMessage): void {
+  if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
+    throw new HttpError(
+      406,
+      ProtocolErrorCode.InvalidRequest,
+      'a POST must accept both application/json and text/event-stream',
+    );
+  }
+  const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new HttpError(415, ProtocolErrorCode.InvalidRequest, 'the body must be application/json');
+  }
+}
+
+export function checkProtocolVersion(req: IncomingMessage): void {
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      `unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+    );
+  }
+}

@@ -1,0 +1,361 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import {
+  ProtocolErrorCode,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import { answerIdOf, CONNECTION_CLOSED, isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+
+/** The most messages one POST may carry. */
+export const MAX_BATCH_SIZE = 100;
+
+/**
+ * How long a POST's answer may wait for its responses before its headers go out (as the head of
+ * an SSE stream). Held longer, a client sees no status line at all while a slow call runs, and
+ * may give up; sent at once, every fast call would pay a write more than its one JSON body.
+ */
+export const HEADERS_WITHIN_MS = 100;
+
+const SSE_HEADERS: OutgoingHttpHeaders = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** A JSON-RPC response (result or error), as opposed to a request or a notification. */
+function isResponse(
+  message: JSONRPCMessage,
+): message is Extract<JSONRPCMessage, { id: RequestId }> &
+  ({ result: unknown } | { error: unknown }) {
+  return 'result' in message || 'error' in message;
+}
+
+function isRequest(
+  message: JSONRPCMessage,
+): message is Extract<JSONRPCMessage, { method: string; id: RequestId }> {
+  return 'method' in message && 'id' in message;
+}
+
+/** The request a `notifications/cancelled` names, if `message` is one. */
+function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+function sseEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * The answer to one POST. While only responses are sent, they are held until the last one and
+ * written as one `application/json` body (headers and body in one write); the first request or
+ * notification sent before that, or {@link HEADERS_WITHIN_MS} without the last response, turns
+ * the answer into an SSE stream, which ends with the last response.
+ */
+class PostAnswer {
+  readonly #res: ServerResponse;
+  readonly #pending: Set<RequestId>;
+  readonly #batch: boolean;
+  readonly #headers: OutgoingHttpHeaders;
+  #held: JSONRPCMessage[] = [];
+  #streaming = false;
+  readonly #headersDue: NodeJS.Timeout;
+  readonly #errorMeta: Readonly<Record<string, unknown>> | undefined;
+
+  /** @param refusals - Answers already due (to a batch's invalid messages), sent with the rest. */
+  constructor(
+    res: ServerResponse,
+    ids: readonly RequestId[],
+    batch: boolean,
+    headers: OutgoingHttpHeaders,
+    refusals: readonly JSONRPCMessage[] = [],
+    errorMeta?: Readonly<Record<string, unknown>>,
+  ) {
+    this.#res = res;
+    this.#errorMeta = errorMeta;
+    this.#pending = new Set(ids);
+    this.#batch = batch;
+    this.#headers = headers;
+    this.#held = refusals.map((refusal) => this.#tagged(refusal));
+    this.#headersDue = setTimeout(() => {
+      if (this.closed || this.#streaming) return;
+      this.#startStream();
+      // With nothing held to write, the headers go out on their own.
+      this.#res.flushHeaders();
+    }, HEADERS_WITHIN_MS);
+    // Left to fire when the client goes first: it finds the answer closed.
+    this.#headersDue.unref();
+  }
+
+  /** The request IDs still waiting for their response. */
+  get pending(): ReadonlySet<RequestId> {
+    return this.#pending;
+  }
+
+  get closed(): boolean {
+    return this.#res.writableEnded || this.#res.destroyed;
+  }
+
+  #tagged(message: JSONRPCMessage): JSONRPCMessage {
+    return this.#errorMeta === undefined || !('error' in message)
+      ? message
+      : withErrorMeta(message, this.#errorMeta);
+  }
+
+  deliver(sent: JSONRPCMessage): void {
+    if (this.closed) return;
+    const message = this.#tagged(sent);
+    if (isResponse(message)) this.#pending.delete(message.id);
+    if (!this.#streaming) {
+      if (isResponse(message)) {
+        this.#held.push(message);
+        if (this.#pending.size === 0) this.#writeJson();
+        return;
+      }
+      this.#startStream();
+    }
+    if (this.#pending.size === 0) this.#res.end(sseEvent(message));
+    else this.#res.write(sseEvent(message));
+  }
+
+  /**
+   * Stops waiting for `id`, whose request the client cancelled (no response follows one): when
+   * nothing else is pending, the answer ends now, as an empty stream if nothing was written.
+   */
+  cancel(id: RequestId): void {
+    if (this.closed || !this.#pending.delete(id) || this.#pending.size > 0) return;
+    if (this.#streaming) {
+      this.#res.end();
+    } else if (this.#held.length > 0) {
+      this.#writeJson();
+    } else {
+      this.#startStream();
+      this.#res.end();
+    }
+  }
+
+  /** Writes what is held when no request is pending (a batch of refusals only). */
+  settle(): void {
+    if (!this.closed && !this.#streaming && this.#pending.size === 0) this.#writeJson();
+  }
+
+  /** Answers every request still pending with a JSON-RPC error. */
+  fail(message: string): void {
+    for (const id of [...this.#pending]) {
+      this.deliver({ jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message } });
+    }
+  }
+
+  #writeJson(): void {
+    clearTimeout(this.#headersDue);
+    const body = JSON.stringify(this.#batch ? this.#held : this.#held[0]);
+    this.#res.writeHead(200, {
+      ...this.#headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
+    this.#res.end(body);
+  }
+
+  #startStream(): void {
+    clearTimeout(this.#headersDue);
+    this.#streaming = true;
+    this.#res.writeHead(200, { ...this.#headers, ...SSE_HEADERS });
+    for (const held of this.#held) this.#res.write(sseEvent(held));
+    this.#held = [];
+  }
+}
+
+/**
+ * The server side of MCP's Streamable HTTP transport for one session, on node:http: the caller
+ * routes a session's POST and GET requests (already authorised and parsed) here. Answers are
+ * plain JSON when a POST's responses are all there is to send, SSE when notifications or
+ * server→client requests go with them; messages not tied to a request go to the session's GET
+ * stream. No resumption: a dropped stream's messages are lost, as without an event store in the
+ * SDK's transport.
+ */
+export class HttpServerTransport implements Transport {
+  readonly sessionId: string | undefined;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined;
+
+  /** The answer each request in flight goes to (a closed one when the client has gone). */
+  readonly #answers = new Map<RequestId, PostAnswer>();
+  #standalone: ServerResponse | undefined;
+  #initialized = false;
+  #closed = false;
+
+  readonly #errorMeta: Readonly<Record<string, unknown>> | undefined;
+
+  /**
+   * @param sessionId - The session's ID, sent with every answer; none in stateless mode.
+   * @param options - `errorMeta`: merged into the `data._meta` of every JSON-RPC error it sends.
+   */
+  constructor(sessionId?: string, options: { errorMeta?: Readonly<Record<string, unknown>> } = {}) {
+    this.sessionId = sessionId;
+    this.#errorMeta = options.errorMeta;
+  }
+
+  /** Whether an initialize request has been received. */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Serves one POST's messages: 202 at once when it carries no request, else the answer stays
+   * open until every request in it has its response. A batch's elements that are not JSON-RPC
+   * messages are each refused (-32600, under their ID when it can be told, else `null`) in the
+   * batch's answer, as JSON-RPC says, and the rest served.
+   */
+  handlePost(
+    res: ServerResponse,
+    posted: readonly unknown[],
+    batch: boolean,
+    extra?: MessageExtraInfo,
+  ): void {
+    if (this.#closed) {
+      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended', null, this.#errorMeta);
+      return;
+    }
+    const messages = posted.filter(isJsonRpcMessage);
+    const refusals = posted
+      .filter((value) => !isJsonRpcMessage(value))
+      .map((value): JSONRPCMessage => ({
+        jsonrpc: '2.0',
+        // JSON-RPC's `id: null` for an ID that cannot be told; the SDK's type has no room for it.
+        id: answerIdOf(value) as RequestId,
+        error: { code: ProtocolErrorCode.InvalidRequest, message: 'not a JSON-RPC 2.0 message' },
+      }));
+    if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
+    const ids = messages.filter(isRequest).map((m) => m.id);
+    // An ID still in flight in this session names another request: serving this one too would
+    // leave one of the two unanswered, so it is refused at once. In flight means until its
+    // response is sent or it is cancelled, even when the client has closed the POST it came in.
+    const reused = new Set(ids.filter((id) => this.#answers.has(id)));
+    if (ids.length === 0 && refusals.length === 0) {
+      res.writeHead(202).end();
+    } else {
+      const answer = new PostAnswer(
+        res,
+        ids,
+        batch,
+        this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId },
+        refusals,
+        this.#errorMeta,
+      );
+      for (const id of ids) if (!reused.has(id)) this.#answers.set(id, answer);
+      for (const id of reused) {
+        answer.deliver({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: ProtocolErrorCode.InvalidRequest,
+            message: `request ID ${JSON.stringify(id)} is already in use by a request in flight in this session`,
+          },
+        });
+      }
+      answer.settle();
+    }
+    for (const message of messages) {
+      if (isRequest(message) && reused.has(message.id)) continue;
+      this.onmessage?.(message, extra);
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) this.#cancel(cancelled);
+    }
+  }
+
+  /** Ends the wait for a request the client cancelled (see {@link PostAnswer.cancel}). */
+  #cancel(id: RequestId): void {
+    const answer = this.#answers.get(id);
+    if (answer === undefined) return;
+    this.#answers.delete(id);
+    answer.cancel(id);
+  }
+
+  /** Opens the session's stream for messages not tied to a request (409 when one is open). */
+  handleGet(res: ServerResponse): void {
+    if (this.#closed) {
+      writeError(res, 404, CONNECTION_CLOSED, 'the session has ended', null, this.#errorMeta);
+      return;
+    }
+    if (this.#standalone !== undefined) {
+      writeError(
+        res,
+        409,
+        CONNECTION_CLOSED,
+        'this session already has a GET stream open',
+        null,
+        this.#errorMeta,
+      );
+      return;
+    }
+    this.#standalone = res;
+    res.writeHead(200, {
+      ...SSE_HEADERS,
+      ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
+    });
+    res.flushHeaders();
+    res.once('close', () => {
+      if (this.#standalone === res) this.#standalone = undefined;
+    });
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (isResponse(message)) {
+      const answer = this.#answers.get(message.id);
+      this.#answers.delete(message.id);
+      // No answer: the client has gone; its response has nowhere to go.
+      answer?.deliver(message);
+      return Promise.resolve();
+    }
+    const related = options?.relatedRequestId;
+    const answer = related === undefined ? undefined : this.#answers.get(related);
+    if (answer !== undefined && !answer.closed) {
+      answer.deliver(message);
+    } else if (this.#standalone !== undefined && !this.#standalone.writableEnded) {
+      this.#standalone.write(sseEvent(message));
+    }
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    const answers = new Set(this.#answers.values());
+    this.#answers.clear();
+    for (const answer of answers) answer.fail('the session was closed');
+    this.#standalone?.end();
+    this.#standalone = undefined;
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+/** Writes a JSON-RPC error (with no ID unless given) as a whole HTTP answer. */
+export function writeError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: RequestId | null = null,
+  meta?: Readonly<Record<string, unknown>>,
+): void {
+  const error = meta === undefined ? { code, message } : { code, message, data: { _meta: meta } };
+  const body = JSON.stringify({ jsonrpc: '2.0', error, id });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}

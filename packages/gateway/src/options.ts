@@ -1,0 +1,94 @@
+import type { Implementation } from '@modelcontextprotocol/server';
+import type { Logger } from '@toolplane/toolkit';
+import type { NamingOptions } from './names.js';
+import type { SpendRequestState } from './session/request-state.js';
+
+/** Which of a namespace's tools a gateway exposes; deny wins over allow. */
+export interface ToolFilter {
+  /** Only these tool names (upstream names, not exposed ones). */
+  readonly allow?: readonly string[];
+  /** Never these tool names. */
+  readonly deny?: readonly string[];
+  /** Only tools with at least one of these tags. */
+  readonly allowTags?: readonly string[];
+  /** Never tools with any of these tags. */
+  readonly denyTags?: readonly string[];
+}
+
+/** Options of {@link createMcpServer}, {@link serveStdio} and {@link serveHttp}. */
+export interface GatewayOptions extends NamingOptions {
+  /** How the server introduces itself (default `toolplane-gateway`). */
+  readonly serverInfo?: Implementation;
+  /** Sent to clients in the `initialize` result. */
+  readonly instructions?: string;
+  /** Items per page of every list (default 500). */
+  readonly pageSize?: number;
+  /** Tool filters by namespace. */
+  readonly filter?: Readonly<Record<string, ToolFilter>>;
+  /**
+   * `'tools'` (default) lists every tool; `'search'` lists only `search_tools`, `describe_tool`
+   * and `call_tool`, for catalogues too large to hand a model whole.
+   */
+  readonly mode?: 'tools' | 'search';
+  /**
+   * The key that seals the `requestState` of 2026-07-28 `input_required` rounds (HMAC-SHA256);
+   * at least 32 bytes; default a random one per gateway. Every instance behind one load balancer
+   * needs the same key, so that a retry landing on another instance can be replayed there (see
+   * `replayTools`); with keys of their own, such a retry is refused with -32602.
+   */
+  readonly requestStateKey?: string | Uint8Array;
+  /**
+   * Exposed names of tools whose 2026-07-28 calls may be run again on another instance to resume
+   * their `input_required` rounds there, although they declare neither `readOnlyHint` nor
+   * `idempotentHint` (those that declare either may always). A retry for any other tool that
+   * lands on an instance not holding its call gets -32602 naming that instance.
+   */
+  readonly replayTools?: readonly string[];
+  /**
+   * When a call that may be replayed (see `replayTools`) asks for input: `'always'` cancels it
+   * upstream once the round is sent and every retry runs it again, on whichever instance it
+   * lands, so no call waits in one instance for a retry that went to another; `'elsewhere'`
+   * keeps it waiting in its instance, which resumes it, and another instance replays it only
+   * when the retry lands there (the waiting call then lingers until `inputRoundTtlMs`). Default
+   * `'always'` when `requestStateKey` is set (a fleet), else `'elsewhere'`.
+   */
+  readonly replayRounds?: 'always' | 'elsewhere';
+  /**
+   * Records a `requestState` as used across the fleet (e.g. in the shared store), so that a state
+   * serves once on any instance rather than once per instance: resolves `true` the first time
+   * any instance spends `nonce`, `false` after. Without it, each instance remembers the states it
+   * has seen until they expire.
+   */
+  readonly spendRequestState?: SpendRequestState;
+  /**
+   * How long a 2026-07-28 client may keep a list (`tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list`) before asking again: its `ttlMs` cache hint (default 60 s,
+   * private to the client). A change within that time still reaches clients that listen
+   * (`subscriptions/listen`), which drop what they cached; `0` asks them not to cache.
+   */
+  readonly listTtlMs?: number;
+  /** How long a 2026 client has to answer an `input_required` round (default 10 minutes). */
+  readonly inputRoundTtlMs?: number;
+  /**
+   * Names this process among several behind one load balancer: under `INSTANCE_META_KEY` in the
+   * `data._meta` of every JSON-RPC error the gateway sends, and (over HTTP) as the
+   * `Toolplane-Instance` header of every answer (default: none of either).
+   */
+  readonly instanceId?: string;
+  /** List changes within this window reach clients as one notification per kind (default 10 ms). */
+  readonly notifyDelayMs?: number;
+  readonly logger?: Logger;
+  /**
+   * Serve plain 2025-era tool calls on the call lane (`call-lane.ts`; default `true`); `false`
+   * sends every call the SDK's way, as the parity tests compare.
+   *
+   * @internal
+   */
+  readonly callLane?: boolean;
+}
+
+/** A running gateway; see {@link serveStdio} and {@link serveHttp}. */
+export interface ServedGateway {
+  /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
+  close(): Promise<void>;
+}

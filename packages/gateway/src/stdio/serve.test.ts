@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { cancelMidCall } from '../testing/slow-calls.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayCommand } from '../testing/gateway-command.js';
+import { INITIALIZE_REQUEST } from '../testing/raw-client.js';
+
+describe('serveStdio', () => {
+  let client: Client;
+  let transport: StdioClientTransport;
+  beforeAll(async () => {
+    const { command, args } = gatewayCommand([
+      { namespace: 'fx', source: fixtureCommand('stdio') },
+    ]);
+    transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+    client = new Client({ name: 'test', version: '0.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('serves the upstream tools from a gateway child process', async () => {
+    expect(transport.pid).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['fx__add', 'fx__slow']));
+    const result = await client.callTool({ name: 'fx__add', arguments: { a: 5, b: 6 } });
+    expect(result.structuredContent).toEqual({ sum: 11 });
+  });
+
+  it('relays progress and a cancel through two stdio hops', async () => {
+    const seen: number[] = [];
+    // The SDK client drops a progress notification that shares a read with the result
+    // (modelcontextprotocol/typescript-sdk#2580); the last step comes just before the result, so
+    // only the spaced-out steps before it are certain to arrive.
+    await client.callTool(
+      { name: 'fx__progress', arguments: { steps: 3, delayMs: 20 } },
+      { onprogress: (event) => seen.push(event.progress) },
+    );
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual([1, 2, 3].slice(0, seen.length));
+    expect(await cancelMidCall(client, 'stdio-gw')).toEqual({ cancelled: true });
+  });
+
+  it('lists and renders the upstream prompt and resource', async () => {
+    const prompt = await client.getPrompt({ name: 'fx__echo', arguments: { text: 'x' } });
+    expect(JSON.stringify(prompt.messages)).toContain('Repeat after me: x');
+    const readme = await client.readResource({ uri: 'fixture://readme' });
+    expect(readme.contents[0]).toMatchObject({ text: '# Fixture\n' });
+  });
+});
+
+describe('serveStdio with unreadable input', () => {
+  it('answers a line that is not JSON or not JSON-RPC with an error and keeps serving', async () => {
+    const { command, args } = gatewayCommand([]);
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const received: unknown[] = [];
+      const waiters = new Set<() => void>();
+      lines.on('line', (line) => {
+        received.push(JSON.parse(line));
+        for (const wake of waiters) wake();
+      });
+      const answerTo = (id: number) =>
+        new Promise<unknown>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            reject(new Error(`no answer to ${id}; got ${JSON.stringify(received)}`));
+          }, 10_000);
+          const check = (): void => {
+            const found = received.find((m) => (m as { id?: unknown }).id === id);
+            if (found === undefined) return;
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(found);
+          };
+          waiters.add(check);
+          check();
+        });
+      const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+      send(INITIALIZE_REQUEST);
+      await answerTo(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      child.stdin.write('{"jsonrpc": "2.0", "id": 2, "method": \n');
+      send({ not: 'json-rpc' });
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+      expect(await answerTo(3)).toMatchObject({ result: { tools: [] } });
+      const errors = received
+        .filter((m) => (m as { id?: unknown }).id === null)
+        .map((m) => (m as { error: { code: number } }).error.code);
+      expect(errors).toEqual([-32700, -32600]);
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+  });
+});

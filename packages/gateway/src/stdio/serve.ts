@@ -1,0 +1,138 @@
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
+import type { Toolkit } from '@toolplane/toolkit';
+import { GatewayHub } from '../hub.js';
+import type { GatewayOptions, ServedGateway } from '../options.js';
+import type { McpServerInstance } from '../sdk/gateway-server.js';
+import { createSessionServer } from '../server.js';
+import { StdioTransport } from './transport.js';
+import { GatewayServer } from '../sdk/gateway-server.js';
+
+/** Options of {@link serveStdio}. */
+export interface ServeStdioOptions extends GatewayOptions {
+  /** Default `process.stdin`. */
+  readonly stdin?: Readable;
+  /** Default `process.stdout`. */
+  readonly stdout?: Writable;
+  /** Close the toolkit too when the server closes (default `false`: the toolkit is the caller's). */
+  readonly closeToolkit?: boolean;
+  /** Longest line read as a message, in bytes (default 4 MiB; longer gets a JSON-RPC error). */
+  readonly maxLineBytes?: number;
+}
+
+/**
+ * Serves `toolkit` as an MCP server over stdio (one session: the process's client). The opening
+ * exchange picks the era for the connection: `initialize` a 2025 session, a 2026-07-28 request
+ * (`server/discover` first, as clients probe) a connection served per request. Resolves once
+ * the transport is listening; `close()` ends it, as does the client closing stdin.
+ *
+ * The toolkit is the caller's to run and close unless `closeToolkit` is set; see
+ * {@link createMcpServer} for what is served.
+ */
+export async function serveStdio(
+  toolkit: Toolkit,
+  options: ServeStdioOptions = {},
+): Promise<ServedGateway> {
+  const hub = new GatewayHub(toolkit, options);
+  await hub.negotiated;
+  const stdin = options.stdin ?? process.stdin;
+  const transport = new StdioTransport(
+    stdin,
+    options.stdout ?? process.stdout,
+    options.maxLineBytes,
+  );
+  // The SDK's entry owns the era decision; the transport stays the gateway's own (line limits,
+  // an answer to every line).
+  let modern: McpServerInstance | undefined;
+  let legacy: GatewayServer | undefined;
+  const served = serveSdkStdio(
+    ({ era }) => {
+      const server = createSessionServer(hub, era);
+      if (era === 'modern') modern = server;
+      else if (server instanceof GatewayServer) legacy = server;
+      return server;
+    },
+    { transport, onerror: () => undefined },
+  );
+  // A 2025 connection's plain calls go straight to the session's call lane, past the SDK's entry
+  // (its queue, and the zod checks of its channel), answered on the wire.
+  const answer = (message: JSONRPCMessage): Promise<void> => transport.send(message);
+  transport.onRequest = (request) =>
+    request.method === 'tools/call' && legacy?.callLane?.(request, undefined, answer) === true;
+  const stopListening = listenOverStdio(hub, transport, () => modern);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      stopListening();
+      await served.close();
+      hub.dispose();
+      if (options.closeToolkit === true) await toolkit.close();
+    })());
+  // The client closing stdin ends the session.
+  stdin.once('end', () => {
+    void close();
+  });
+  return Promise.resolve({ close });
+}
+
+/**
+ * `subscriptions/listen` on a 2026-07-28 stdio connection: the SDK's entry keeps the streams and
+ * routes the connection's server's change notifications onto those that asked for them, so the
+ * hub's list changes and resource updates are sent through that server; the resources a stream
+ * names are subscribed upstream (before the stream is served) until it is cancelled, answered or
+ * the connection ends. Returns the stop.
+ */
+function listenOverStdio(
+  hub: GatewayHub,
+  transport: StdioTransport,
+  server: () => McpServerInstance | undefined,
+): () => void {
+  const streams = new Map<string | number, Promise<(() => void) | undefined>>();
+  const end = (id: unknown): void => {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const release = streams.get(id);
+    if (release === undefined) return;
+    streams.delete(id);
+    void release.then((fn) => fn?.());
+  };
+  transport.onInbound = (message) => {
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (method === 'notifications/cancelled') {
+      end((params as { requestId?: unknown } | undefined)?.requestId);
+      return undefined;
+    }
+    if (method !== 'subscriptions/listen' || (typeof id !== 'string' && typeof id !== 'number'))
+      return undefined;
+    end(id);
+    const release = hub.listen(message).catch(() => undefined);
+    streams.set(id, release);
+    return release.then(() => undefined);
+  };
+  transport.onOutbound = (message) => {
+    if (!('method' in message)) end((message as { id?: unknown }).id);
+  };
+  const stopUpdates = hub.listeners.onUpdate((uri) => {
+    server()
+      ?.sendResourceUpdated({ uri })
+      .catch(() => undefined);
+  });
+  const stopChanges = hub.onListChange((kinds) => {
+    const current = server();
+    if (current === undefined) return;
+    for (const kind of kinds) {
+      const sent =
+        kind === 'tools'
+          ? current.sendToolListChanged()
+          : kind === 'prompts'
+            ? current.sendPromptListChanged()
+            : current.sendResourceListChanged();
+      sent.catch(() => undefined);
+    }
+  });
+  return () => {
+    stopUpdates();
+    stopChanges();
+    for (const id of [...streams.keys()]) end(id);
+  };
+}

@@ -1,0 +1,181 @@
+import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import {
+  ProtocolErrorCode,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { answerIdOf, isJsonRpcMessage } from '../jsonrpc.js';
+
+/** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The server side of MCP's stdio transport: one JSON-RPC message (or batch) per line each way. A
+ * line that is not JSON, not a JSON-RPC message or longer than `maxLineBytes` is answered with a
+ * JSON-RPC error (under the request's ID when it can be told, else `null`) and the transport
+ * reads on; the message's params are checked by the handler that serves it, so no line is
+ * validated twice.
+ */
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /**
+   * Sees every message read before it is delivered; when it returns a promise, this message and
+   * every one after it wait for it (in order), so what it prepares is in place before the
+   * message is served. The gateway learns of `subscriptions/listen` streams this way.
+   */
+  onInbound?: ((message: JSONRPCMessage) => Promise<void> | undefined) | undefined;
+  /** Sees every message written. */
+  onOutbound?: ((message: JSONRPCMessage) => void) | undefined;
+  /**
+   * Sees each request read while no message waits for {@link onInbound}; one it returns `true`
+   * for is served (and answered) by it, and goes no further.
+   */
+  onRequest?: ((request: JSONRPCRequest) => boolean) | undefined;
+
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #maxLine: number;
+  readonly #decoder = new StringDecoder('utf8');
+  #partial = '';
+  /** Set while the rest of an over-long line is skipped. */
+  #skipping = false;
+  #closed = false;
+  /** Set while messages wait for an {@link onInbound} promise. */
+  #gate: Promise<void> | undefined;
+
+  constructor(stdin: Readable, stdout: Writable, maxLineBytes = DEFAULT_MAX_LINE_BYTES) {
+    this.#stdin = stdin;
+    this.#stdout = stdout;
+    this.#maxLine = maxLineBytes;
+  }
+
+  start(): Promise<void> {
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('error', this.#onError);
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.onOutbound?.(message);
+    return new Promise((resolve) => {
+      if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.#stdout.once('drain', resolve);
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('error', this.#onError);
+    // Nobody else reading: stop reading, so the process can exit.
+    if (this.#stdin.listenerCount('data') === 0) this.#stdin.pause();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  readonly #onError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    const text = this.#partial + (typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
+    const lines = text.split('\n');
+    this.#partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (this.#skipping) this.#skipping = false;
+      else if (this.#tooLong(line)) this.#refuseLength();
+      else this.#read(line.endsWith('\r') ? line.slice(0, -1) : line);
+    }
+    if (!this.#skipping && this.#tooLong(this.#partial)) {
+      this.#skipping = true;
+      this.#partial = '';
+      this.#refuseLength();
+    } else if (this.#skipping) {
+      this.#partial = '';
+    }
+  };
+
+  #tooLong(text: string): boolean {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most lines need no count.
+    return text.length * 3 > this.#maxLine && Buffer.byteLength(text) > this.#maxLine;
+  }
+
+  #refuseLength(): void {
+    this.#refuse(ProtocolErrorCode.InvalidRequest, `a line is longer than ${this.#maxLine} bytes`);
+  }
+
+  #read(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.#refuse(
+        ProtocolErrorCode.ParseError,
+        'a line is not valid JSON; send one JSON-RPC message per line',
+      );
+      return;
+    }
+    // A batch (JSON-RPC's, MCP's before 2025-06-18): each message served, or refused under its
+    // ID, and answered on a line of its own, so no request in it is left without an answer.
+    if (Array.isArray(value) && value.length > 0) {
+      for (const element of value) this.#receive(element);
+    } else {
+      this.#receive(value);
+    }
+  }
+
+  #receive(value: unknown): void {
+    if (!isJsonRpcMessage(value)) {
+      this.#refuse(
+        ProtocolErrorCode.InvalidRequest,
+        'a line is not a JSON-RPC message',
+        answerIdOf(value),
+      );
+      return;
+    }
+    if (this.#gate !== undefined) {
+      this.#chain(() => this.#deliver(value));
+      return;
+    }
+    if ('id' in value && 'method' in value && this.onRequest?.(value) === true) return;
+    const waiting = this.#deliver(value);
+    if (waiting !== undefined) this.#chain(() => waiting);
+  }
+
+  /** Runs `next` once every message before it is delivered (and what it waits for, too). */
+  #chain(next: () => Promise<void> | undefined): void {
+    const gate = (this.#gate ?? Promise.resolve()).then(next);
+    this.#gate = gate;
+    void gate.then(() => {
+      if (this.#gate === gate) this.#gate = undefined;
+    });
+  }
+
+  /** Delivers `message`, or returns the promise its delivery waits for. */
+  #deliver(message: JSONRPCMessage): Promise<void> | undefined {
+    const waiting = this.onInbound?.(message);
+    if (waiting === undefined) {
+      this.onmessage?.(message);
+      return undefined;
+    }
+    return waiting
+      .catch(() => undefined)
+      .then(() => {
+        this.onmessage?.(message);
+      });
+  }
+
+  #refuse(code: number, message: string, id: RequestId | null = null): void {
+    this.onerror?.(new Error(message));
+    const answer = { jsonrpc: '2.0', id, error: { code, message } };
+    void this.send(answer as unknown as JSONRPCMessage);
+  }
+}

@@ -1,0 +1,25 @@
+import type { NameToolsOptions } from '@toolplane/adapter-kit';
+import type { MessageContentOptions } from './results.js';
+
+// The options of `toLangChainTools`, in a module of their own: search mode takes them too, and
+// must not import the module that calls it.
+
+/** Options of {@link toLangChainTools}. */
+export interface LangChainToolsOptions extends NameToolsOptions, MessageContentOptions {
+  /**
+   * `'tools'` (default): one LangChain tool per toolplane tool. `'search'`: only
+   * `search_tools`, `describe_tool` and `call_tool`, so a model finds what it needs in a
+   * catalogue too big to list in every request.
+   */
+  readonly mode?: 'tools' | 'search';
+  /**
+   * A failed call is a `ToolMessage` with `status: 'error'` that the model reads (default), or,
+   * with `true`, a thrown `ToolError` for an agent's own error handling (LangGraph's `ToolNode`,
+   * middleware). A cancelled call is always thrown.
+   */
+  readonly throwOnError?: boolean;
+  /** Sent with every call as its `_meta`. */
+  readonly meta?: Record<string, unknown>;
+  /** Cancels the listing. */
+  readonly signal?: AbortSignal;
+}
