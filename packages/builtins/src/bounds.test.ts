@@ -100,10 +100,11 @@ describe('text_stats on the largest text it accepts', () => {
 });
 
 describe('argument names', () => {
-  it('refuses an argument the schema does not declare, naming it', async () => {
+  it('refuses an argument the schema does not declare, naming it and the one meant', async () => {
     const error = await failure('date_add', { date: '2025-01-31', monts: 1 });
     expect(error.code).toBe('validation');
     expect(error.message).toContain('monts');
+    expect(error.message).toContain('did you mean "months"?');
     for (const { tool } of tools) {
       expect(tool.inputSchema).toMatchObject({ additionalProperties: false });
     }
