@@ -66,7 +66,9 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const store = await openStore(config.store, signal);
-  const builtins = config.builtins ? builtinTools() : undefined;
+  const builtins = config.builtins
+    ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
+    : undefined;
   const toolkit = createToolkit({
     ...(builtins === undefined ? {} : { tools: builtins }),
     prompts,
