@@ -90,6 +90,13 @@ describe('HeavyPool fairness', () => {
     expect(await Promise.all([...settled, other])).toEqual(expect.arrayContaining(['cancelled']));
   });
 
+  it('runs a task that finds a free thread even when no task may wait', async () => {
+    const pool = new HeavyPool({ threads: 1, perCallerQueue: 0, timeoutMs: 30_000 });
+    opened.push(pool);
+    const counted = await pool.run({ kind: 'text_stats', text: 'One. Two.', locale: 'en' });
+    expect(counted).toMatchObject({ counts: { sentences: 2 } });
+  });
+
   it('refuses settings that are not positive integers', () => {
     expect(() => new HeavyPool({ threads: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),

@@ -125,24 +125,6 @@ export class HeavyPool {
       return Promise.reject(new ToolError('cancelled', `${task.kind} was cancelled`));
     }
     const caller = this.callerOf();
-    const mine = this.waiting.get(caller) ?? [];
-    const { queue, perCallerQueue } = this.settings;
-    if (mine.length >= perCallerQueue) {
-      return Promise.reject(
-        new PoolBusyError(
-          `${String(mine.length)} ${task.kind} calls of this caller are already waiting for a worker, the most allowed (${String(perCallerQueue)})`,
-          this.retryAfter(caller),
-        ),
-      );
-    }
-    if (this.waitingCount >= queue) {
-      return Promise.reject(
-        new PoolBusyError(
-          `${String(this.waitingCount)} builtin calls are already waiting for a worker, the most allowed (${String(queue)})`,
-          this.retryAfter(undefined),
-        ),
-      );
-    }
     return new Promise((resolve, reject) => {
       const entry: Waiting = {
         task,
@@ -150,21 +132,56 @@ export class HeavyPool {
         resolve,
         reject,
         onAbort: () => {
-          const list = this.waiting.get(caller);
-          const at = list?.indexOf(entry) ?? -1;
-          if (list === undefined || at < 0) return;
-          list.splice(at, 1);
-          this.waitingCount--;
-          if (list.length === 0) this.waiting.delete(caller);
-          reject(new ToolError('cancelled', `${task.kind} was cancelled`));
+          if (this.unqueue(caller, entry)) {
+            reject(new ToolError('cancelled', `${task.kind} was cancelled`));
+          }
         },
       };
-      signal?.addEventListener('abort', entry.onAbort, { once: true });
+      const mine = this.waiting.get(caller) ?? [];
       mine.push(entry);
       this.waiting.set(caller, mine);
       this.waitingCount++;
       this.pump();
+      // Only a task that has to wait counts against the queue bounds.
+      const refusal = mine.includes(entry)
+        ? this.refusal(caller, task.kind, mine.length)
+        : undefined;
+      if (refusal !== undefined) {
+        this.unqueue(caller, entry);
+        reject(refusal);
+        return;
+      }
+      signal?.addEventListener('abort', entry.onAbort, { once: true });
     });
+  }
+
+  /** Why a task of `caller` that has to wait, `waiting`-th in its queue, is refused, if it is. */
+  private refusal(caller: string, kind: string, waiting: number): PoolBusyError | undefined {
+    const { queue, perCallerQueue } = this.settings;
+    if (waiting > perCallerQueue) {
+      return new PoolBusyError(
+        `${String(waiting - 1)} ${kind} calls of this caller are already waiting for a worker, the most allowed (${String(perCallerQueue)})`,
+        this.retryAfter(caller),
+      );
+    }
+    if (this.waitingCount > queue) {
+      return new PoolBusyError(
+        `${String(this.waitingCount - 1)} builtin calls are already waiting for a worker, the most allowed (${String(queue)})`,
+        this.retryAfter(undefined),
+      );
+    }
+    return undefined;
+  }
+
+  /** Takes `entry` out of `caller`'s queue; false when it was not there (it has started). */
+  private unqueue(caller: string, entry: Waiting): boolean {
+    const list = this.waiting.get(caller);
+    const at = list?.indexOf(entry) ?? -1;
+    if (list === undefined || at < 0) return false;
+    list.splice(at, 1);
+    this.waitingCount--;
+    if (list.length === 0) this.waiting.delete(caller);
+    return true;
   }
 
   /** Ends the worker threads (at once: the tasks still running fail); waiting tasks are cancelled. */
@@ -251,8 +268,8 @@ export class HeavyPool {
 
   /** When the earliest of `caller`'s running tasks (or of anyone's) must have ended, in ms. */
   private retryAfter(caller: string | undefined): number {
-    const starts =
-      caller === undefined ? [...this.running.values()].flat() : (this.running.get(caller) ?? []);
+    const own = caller === undefined ? undefined : this.running.get(caller);
+    const starts = own ?? [...this.running.values()].flat();
     const oldest = Math.min(...starts);
     if (!Number.isFinite(oldest)) return this.settings.timeoutMs;
     return Math.max(1, oldest + this.settings.timeoutMs - Date.now());
