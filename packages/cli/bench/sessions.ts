@@ -4,7 +4,7 @@
 // Median of three runs, each on a fresh gateway. Run with --expose-gc.
 import { serveHttp } from '@toolplane/gateway';
 import { createToolkit } from '@toolplane/toolkit';
-import { builtinTools } from '@toolplane/cli';
+import { builtinTools } from '@toolplane/builtins';
 
 const SESSIONS = 2_000;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -27,7 +27,7 @@ const headers = {
 
 const perSession: number[] = [];
 for (let run = 0; run < 3; run++) {
-  const toolkit = createToolkit({ tools: builtinTools });
+  const toolkit = createToolkit({ tools: builtinTools() });
   const gateway = await serveHttp(toolkit, { port: 0, maxSessions: SESSIONS });
   try {
     gc();

@@ -147,6 +147,12 @@ export const configSchema = z.strictObject({
   mcpServers: z.record(z.string(), serverSchema).optional(),
   connectors: z.record(z.string(), serverSchema).optional(),
   builtins: z.boolean().optional(),
+  builtinWorkers: z
+    .strictObject({
+      threads: z.number().int().min(1).max(64).optional(),
+      perCaller: z.number().int().min(1).max(64).optional(),
+    })
+    .optional(),
   prompts: z.string().min(1).optional(),
   store: z
     .union([
@@ -199,6 +205,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   }
   if (section === 'naming') return namingKeys;
   if (section === 'sessionConnections') return ['max', 'idleMs'];
+  if (section === 'builtinWorkers') return ['threads', 'perCaller'];
   if (section === 'mcpServers' || section === 'connectors') {
     if (inner === 'auth') return Object.keys(connectorAuthSchema.shape);
     return inner === 'tools' ? Object.keys(filterSchema.shape) : Object.keys(serverSchema.shape);

@@ -232,6 +232,19 @@ describe('parseConfig connection', () => {
       /sessionConnections: unknown key "maxx"; did you mean "max"\?/,
     );
   });
+
+  it("reads the builtins' worker threads, and refuses a misspelt or bad setting", () => {
+    const config = parseConfig(JSON.stringify({ builtinWorkers: { threads: 3, perCaller: 1 } }), {
+      file,
+      env: {},
+    });
+    expect(config.builtinWorkers).toEqual({ threads: 3, perCaller: 1 });
+    expect(parseConfig('{}', { file, env: {} }).builtinWorkers).toBeUndefined();
+    expect(problem({ builtinWorkers: { threads: 0 } })).toMatch(/builtinWorkers\.threads: /);
+    expect(problem({ builtinWorkers: { thread: 2 } })).toMatch(
+      /builtinWorkers: unknown key "thread"; did you mean "threads"\?/,
+    );
+  });
 });
 
 describe('parseConfig with auth (OAuth)', () => {

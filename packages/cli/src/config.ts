@@ -119,6 +119,8 @@ export interface CliConfig {
   readonly connectors: readonly ConnectorConfig[];
   /** Whether the builtin tools (time, JSON, text) are served. */
   readonly builtins: boolean;
+  /** The builtins' worker threads, and how many one caller may hold (defaults when absent). */
+  readonly builtinWorkers?: { readonly threads?: number; readonly perCaller?: number };
   /** The directory of markdown prompts, when there is one. */
   readonly promptsDir: string | undefined;
   readonly store: StoreConfig;
@@ -229,7 +231,7 @@ export interface ParseConfigOptions {
 /**
  * Parses a config file's text: the `mcpServers` format of Claude Desktop and Cursor as it is
  * (or the same under `connectors`), plus toolplane's keys (`prompts`, `store`, `mode`, `naming`,
- * `instructions`, `waitMs`, `http`, `builtins`, and per server `namespace`, `tools` filters and
+ * `instructions`, `waitMs`, `http`, `builtins`, `builtinWorkers`, and per server `namespace`, `tools` filters and
  * `module`). Unknown keys are refused with the nearest known one, except the few that Claude
  * Desktop, Cursor, Cline or VS Code files carry for themselves (see `config-keys.ts`), which are ignored.
  * `${NAME}` and `${NAME:-default}` in any string are replaced from the environment, and the
@@ -319,6 +321,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     dir,
     connectors,
     builtins: data.builtins ?? true,
+    ...(data.builtinWorkers === undefined ? {} : { builtinWorkers: data.builtinWorkers }),
     promptsDir: data.prompts === undefined ? undefined : resolve(dir, data.prompts),
     store: toStore(data.store, dir, secrets),
     mode: data.mode ?? 'tools',

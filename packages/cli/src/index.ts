@@ -1,14 +1,6 @@
 export { parseArgs } from './args.js';
 export type { ParseArgsOptions } from './args.js';
-export {
-  builtinTools,
-  dateAdd,
-  dateDiff,
-  jsonFormat,
-  jsonQuery,
-  textStats,
-  timeNow,
-} from './builtins.js';
+export { builtinTools } from '@toolplane/builtins';
 export { runCli } from './cli.js';
 export type { RunCliOptions } from './cli.js';
 export {

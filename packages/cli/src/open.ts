@@ -1,3 +1,4 @@
+import { builtinTools } from '@toolplane/builtins';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { createSqliteStore } from '@toolplane/store-sqlite';
 import {
@@ -9,7 +10,6 @@ import {
   type ToolkitEvent,
 } from '@toolplane/toolkit';
 import { createAjvValidator } from '@toolplane/validator-ajv';
-import { builtinTools } from './builtins.js';
 import type { CliConfig, StoreConfig } from './config.js';
 import { connectorOAuth, openCredentials, type OpenCredentials } from './oauth-clients.js';
 import { VERSION } from './version.js';
@@ -66,8 +66,11 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const store = await openStore(config.store, signal);
+  const builtins = config.builtins
+    ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
+    : undefined;
   const toolkit = createToolkit({
-    ...(config.builtins ? { tools: builtinTools } : {}),
+    ...(builtins === undefined ? {} : { tools: builtins }),
     prompts,
     store,
     // A CLI runs on Node, where code generation is allowed, and a gateway it serves validates
@@ -125,6 +128,7 @@ export async function openToolkit(
       unsubscribe?.();
       await store.close();
       await credentials?.close();
+      await builtins?.close();
     })());
   if (options.start !== false) start();
   if (options.wait !== false && running !== undefined) {

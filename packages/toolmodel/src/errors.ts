@@ -39,6 +39,8 @@ export type ToolErrorCode =
   // a message from an upstream server over the connector's maxMessageBytes
   | 'message_too_large'
   | 'internal'
+  // work a call asked for that would pass a bound on its size (an answer, a result): ask for less
+  | 'resource_exhausted'
   // adapters
   | 'step_limit_exceeded'
   // authorization: no usable credentials, or credentials that do not reach the thing asked for

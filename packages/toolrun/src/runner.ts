@@ -8,6 +8,7 @@ import {
   type Tool,
   type ToolBackend,
 } from '@toolplane/toolmodel';
+import { withArgumentHints } from './argument-hints.js';
 import { abortError, ChainError, isExecutionCode, toToolError } from './errors.js';
 import type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
 import type { McpExecutor } from './mcp-executor.js';
@@ -478,10 +479,11 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         throw toToolError(error, 'validation', { toolId: id, backend, op: 'validate_input' });
       }
       if (!outcome.valid) {
+        const errors = withArgumentHints(tool, outcome.errors);
         throw new ToolError(
           'validation',
-          `invalid arguments for tool "${id}": ${outcome.errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}`,
-          { toolId: id, backend, op: 'validate_input', errors: outcome.errors },
+          `invalid arguments for tool "${id}": ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}`,
+          { toolId: id, backend, op: 'validate_input', errors },
         );
       }
     }

@@ -1,11 +1,14 @@
 import { createToolkit, ToolError } from '@toolplane/toolkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUILTIN_LIMITS, builtinTools } from './builtins.js';
+import { builtinTools } from './builtins.js';
 import { countText } from './heavy/text-stats.js';
+import { BUILTIN_LIMITS } from './limits.js';
 
-const toolkit = createToolkit({ tools: builtinTools });
+const tools = builtinTools();
+const toolkit = createToolkit({ tools });
 afterAll(async () => {
   await toolkit.close();
+  await tools.close();
 });
 
 async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -2,10 +2,13 @@
 // calling its handler directly, in CPU time; then how long a CPU-heavy builtin holds the event
 // loop (wall-clock by nature: on a loaded machine it includes time spent waiting for a core).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createToolkit } from '@toolplane/toolkit';
-import { builtinTools, textStats, timeNow } from '@toolplane/cli';
+import { createToolkit, runInSession } from '@toolplane/toolkit';
+import { builtinTools } from '@toolplane/builtins';
 
-const toolkit = createToolkit({ tools: [timeNow, textStats] });
+const light = builtinTools({ only: ['time_now', 'text_stats'] });
+const [timeNow, textStats] = light;
+if (timeNow === undefined || textStats === undefined) throw new Error('no builtins');
+const toolkit = createToolkit({ tools: light });
 const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
 const context = {
   signal: new AbortController().signal,
@@ -66,7 +69,8 @@ await toolkit.close();
 
 // How long one call of a CPU-heavy builtin can hold the event loop that serves every session:
 // the worst event-loop delay seen during the call (1 ms resolution), median of five calls.
-const heavy = createToolkit({ tools: builtinTools });
+const heavyTools = builtinTools();
+const heavy = createToolkit({ tools: heavyTools });
 const ten = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 const bigDocument = Array.from({ length: 40_000 }, (_, i) => ({
   id: i,
@@ -91,6 +95,11 @@ for (const [label, name, args] of [
   ],
   ['text_stats, 8,192 chars (inline)', 'text_stats', { text: 'Some words here. '.repeat(482) }],
   ['text_stats, 1M chars (worker)', 'text_stats', { text: 'Some words here. '.repeat(58_823) }],
+  [
+    'json_format, 8 KB nested 4,000 deep, indent 8 (refused)',
+    'json_format',
+    { json: `${'['.repeat(4_000)}${']'.repeat(4_000)}`, indent: 8 },
+  ],
 ] as const) {
   const holds: number[] = [];
   for (let run = 0; run < 5; run++) {
@@ -105,4 +114,40 @@ for (const [label, name, args] of [
     `${label.padEnd(40)} longest event-loop hold ${(holds[2] ?? 0).toFixed(1)} ms (median of 5)`,
   );
 }
+
+// Victims under a hog: one caller keeps two 1M-character text_stats in flight (seconds of CPU
+// each) while another calls a trivial json_query and a 10k-character text_stats in turn; the
+// victim's latency, median and worst of 10 calls, against the same calls with no hog.
+const big = { text: 'Some words here. '.repeat(58_823) };
+const small = { text: 'A short sentence. '.repeat(600) };
+async function victim(): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const start = performance.now();
+    await runInSession({ id: 'victim' }, async () => {
+      await heavy.callTool('builtin:json_query', { expression: 'a', data: { a: i } });
+      await heavy.callTool('builtin:text_stats', small);
+    });
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b);
+}
+const quiet = await victim();
+let hogging = true;
+const hogs = [0, 1].map(async () => {
+  while (hogging) {
+    await runInSession({ id: 'hog' }, () => heavy.callTool('builtin:text_stats', big)).catch(
+      () => undefined,
+    );
+  }
+});
+const attacked = await victim();
+hogging = false;
+await Promise.all(hogs);
+const show = (times: number[]) =>
+  `median ${(times[5] ?? 0).toFixed(1)} ms, worst ${(times.at(-1) ?? 0).toFixed(1)} ms`;
+console.log(`victim json_query + text_stats, no hog:   ${show(quiet)}`);
+console.log(`victim json_query + text_stats, with hog: ${show(attacked)}`);
 await heavy.close();
+await heavyTools.close();
+await light.close();

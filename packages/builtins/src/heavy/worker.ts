@@ -1,6 +1,7 @@
 // A worker thread's entry (run by piscina): the builtins' CPU-heavy work, away from the event
 // loop that serves every session. Failures are answered, not thrown, so their words survive the
 // trip back to the main thread.
+import { formatJson, type FormatOptions, type FormatOutcome } from './json-format.js';
 import { queryJson, type QueryOutcome } from './json-query.js';
 import { countText, type TextCounts } from './text-stats.js';
 
@@ -12,18 +13,25 @@ export type HeavyTask =
       readonly expression: string;
       readonly maxResultLength: number;
     }
+  | ({ readonly kind: 'json_format'; readonly json: string } & FormatOptions)
   | { readonly kind: 'text_stats'; readonly text: string; readonly locale: string };
 
 /** What the worker answers for a {@link HeavyTask}. */
 export type HeavyOutcome =
   | QueryOutcome
+  | FormatOutcome
   | { readonly ok: true; readonly counts: TextCounts }
-  | { readonly ok: false; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code?: 'invalid_argument' | 'resource_exhausted';
+      readonly message: string;
+    };
 
 export default function run(task: HeavyTask): HeavyOutcome {
   if (task.kind === 'json_query') {
     return queryJson(task.document, task.expression, task.maxResultLength);
   }
+  if (task.kind === 'json_format') return formatJson(task.json, task);
   try {
     return { ok: true, counts: countText(task.text, task.locale) };
   } catch (error) {

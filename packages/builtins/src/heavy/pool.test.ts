@@ -1,0 +1,105 @@
+import { createToolkit, runInSession, ToolError } from '@toolplane/toolkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtinTools, type BuiltinToolsOptions } from '../builtins.js';
+import { HeavyPool, PoolBusyError } from './pool.js';
+
+// 1M characters take text_stats seconds of CPU and almost no memory: a hog that needs no heap.
+const HOG_TEXT = 'Some words here. '.repeat(58_823);
+// About twice as slow to count: emoji, marks, CJK and line breaks.
+const SLOW = 'Ça va? 👍🏽 e\u0301t\u00e9 — 中文句子。\r\nNext line, with words. ';
+const SLOW_TEXT = SLOW.repeat(Math.floor(1_000_000 / SLOW.length));
+const opened: { close(): Promise<void> }[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((item) => item.close()));
+});
+
+function open(options: BuiltinToolsOptions) {
+  const tools = builtinTools(options);
+  const toolkit = createToolkit({ tools });
+  opened.push(toolkit, tools);
+  const as = (caller: string, name: string, args: Record<string, unknown>) =>
+    runInSession({ id: caller }, () => toolkit.callTool(`builtin:${name}`, args));
+  return { as, tools };
+}
+
+/** The code a call fails with: the handler's own, under the runner's `execution`, or `ok`. */
+function outcome(call: Promise<unknown>): Promise<string> {
+  return call.then(
+    () => 'ok',
+    (error: unknown) => {
+      const inner = ToolError.isInstance(error) && error.code === 'execution' ? error.cause : error;
+      return ToolError.isInstance(inner) ? inner.code : 'not a ToolError';
+    },
+  );
+}
+
+describe('HeavyPool fairness', () => {
+  it('serves another caller at once while one caller keeps the heavy builtins busy', async () => {
+    const { as, tools } = open({ pool: { threads: 2, perCaller: 1, timeoutMs: 60_000 } });
+    let stop = false;
+    const hogs = [0, 1].map(async () => {
+      while (!stop) await outcome(as('hog', 'text_stats', { text: HOG_TEXT }));
+    });
+    const victims: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      victims.push(await outcome(as('victim', 'json_query', { expression: 'a', data: { a: i } })));
+      victims.push(
+        await outcome(as('victim', 'text_stats', { text: 'A short one. '.repeat(800) })),
+      );
+    }
+    stop = true;
+    // Ends the hog's call in progress rather than waiting for it.
+    await tools.close();
+    await Promise.all(hogs);
+    expect(victims).toEqual(Array.from({ length: 12 }, () => 'ok'));
+  });
+
+  it('counts the time limit from when a task runs, not from when it is queued', async () => {
+    const { as } = open({ pool: { threads: 1, timeoutMs: 2_000 } });
+    const hog = outcome(as('hog', 'text_stats', { text: SLOW_TEXT }));
+    // Waits for the hog's two seconds, then needs a fraction of its own (a new thread's start
+    // included).
+    const victim = outcome(as('victim', 'json_query', { expression: 'a', data: { a: 1 } }));
+    expect(await hog).toBe('timeout');
+    expect(await victim).toBe('ok');
+  });
+
+  it('refuses a caller past its queue with rate_limited and a retry delay, others still queue', async () => {
+    let caller = 'hog';
+    const pool = new HeavyPool({
+      threads: 1,
+      perCallerQueue: 2,
+      queue: 3,
+      timeoutMs: 30_000,
+      callerOf: () => caller,
+    });
+    opened.push(pool);
+    const run = () => pool.run({ kind: 'text_stats', text: HOG_TEXT, locale: 'en' });
+    const settled = [run(), run(), run()].map((p) => outcome(p));
+    const refused = await run().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PoolBusyError);
+    expect(refused).toMatchObject({ code: 'rate_limited' });
+    expect((refused as PoolBusyError).retryAfterMs).toBeGreaterThan(0);
+    caller = 'other';
+    const other = outcome(run());
+    // The pool's queue is full now (hog 2, other 1): a third caller is refused too.
+    caller = 'third';
+    expect(await outcome(run())).toBe('rate_limited');
+    await pool.close();
+    expect(await Promise.all([...settled, other])).toEqual(expect.arrayContaining(['cancelled']));
+  });
+
+  it('runs a task that finds a free thread even when no task may wait', async () => {
+    const pool = new HeavyPool({ threads: 1, perCallerQueue: 0, timeoutMs: 30_000 });
+    opened.push(pool);
+    const counted = await pool.run({ kind: 'text_stats', text: 'One. Two.', locale: 'en' });
+    expect(counted).toMatchObject({ counts: { sentences: 2 } });
+  });
+
+  it('refuses settings that are not positive integers', () => {
+    expect(() => new HeavyPool({ threads: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+  });
+});
