@@ -627,21 +627,35 @@ describe('the seed’s prompt files', () => {
         'name: forms',
         '---',
         '{{ .user.name | upper }}|{{ .tags | join ", " }}|{{ .missing | default "none" }}|',
-        '{{ .note | trim | lower }}|{{ .user | json }}|{{ name }}',
+        '{{ .note | trim | lower }}|{{ .user | json }}',
       ].join('\n'),
     );
     const rendered = await renderPrompt(prompt, {
       user: { name: 'Ada' },
       tags: ['a', 'b'],
       note: '  LOUD ',
-      name: 'liquid too',
     });
-    expect(rendered.text).toBe('ADA|a, b|none|\nloud|{"name":"Ada"}|liquid too');
+    expect(rendered.text).toBe('ADA|a, b|none|\nloud|{"name":"Ada"}');
+  });
+
+  it('refuses at load a Go template that slips into Liquid, naming the line', () => {
+    // In Go, `{{ name }}` calls a function "name"; rendering it as a variable would be silent.
+    const error = (() => {
+      try {
+        parsePrompt('---\nname: mixed\n---\n{{ .user.name }}\n{{ name }}', { filename: 'm.md' });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toMatchObject({ code: 'invalid_prompt' });
+    expect(String(error)).toContain('m.md:2');
   });
 
   it('keeps the sandbox: no prototype, no unknown function', async () => {
     const prompt = parsePrompt('---\nname: probe\n---\n[{{ .constructor }}{{ .__proto__ }}]');
-    expect((await renderPrompt(prompt, { a: 1 })).text).toBe('[]');
-    expect(() => parsePrompt('---\nname: call\n---\n{{ .a | printf "%s" }}')).toThrow(ToolError);
+    // Go prints a key the data lacks as <no value>; a prototype's members are never keys.
+    expect((await renderPrompt(prompt, { a: 1 })).text).toBe('[<no value><no value>]');
+    expect(() => parsePrompt('---\nname: call\n---\n{{ .a | nosuch "%s" }}')).toThrow(ToolError);
   });
 });
