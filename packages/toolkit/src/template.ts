@@ -1,7 +1,8 @@
 import { Liquid, type Template } from 'liquidjs';
 import { ToolError } from '@toolplane/toolmodel';
 import { executeGoTemplate } from './go-template/exec.js';
-import { looksLikeGoTemplate, parseGoTemplate, type Node as GoNode } from './go-template/parse.js';
+import { looksLikeGoTemplate, parseGoTemplate } from './go-template/parse.js';
+import type { Node as GoNode } from './go-template/tree.js';
 
 /** Bounds applied to every template render; see {@link renderTemplate}. */
 export interface TemplateLimits {

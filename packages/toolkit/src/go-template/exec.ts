@@ -1,7 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { CallError, callFunction, isMap, truth } from './functions.js';
 import { formatValue, MISSING, typeName, type Value } from './format.js';
-import type { Command, ControlNode, Node, Operand, Pipeline, Position } from './parse.js';
+import type { Command, ControlNode, Node, Operand, Pipeline, Position } from './tree.js';
 
 /** Bounds of one render. */
 export interface GoTemplateLimits {

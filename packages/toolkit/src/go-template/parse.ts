@@ -1,5 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { FUNCTION_NAMES } from './functions.js';
+import { KEYWORDS, Lexer, OTHER_TEMPLATES, type LexerHost } from './lexer.js';
+import type { ControlNode, Node, Pipeline, Position } from './tree.js';
 
 // A parser for Go's text/template language, as far as prompt files use it: text and actions with
 // trim markers and comments; pipelines of fields, variables, literals, parentheses and function
@@ -8,66 +10,6 @@ import { FUNCTION_NAMES } from './functions.js';
 // other templates, which a prompt file has none of, so they are refused when the file is loaded,
 // as is any function outside the table in ./functions.ts: a form we cannot render never renders
 // as something else.
-
-/** Where a node stands in the source, for messages: 1-based line and column. */
-export interface Position {
-  readonly line: number;
-  readonly column: number;
-}
-
-/** One operand of a command. */
-export type Operand =
-  | { readonly kind: 'dot'; readonly at: Position }
-  | { readonly kind: 'field'; readonly chain: readonly string[]; readonly at: Position }
-  | {
-      readonly kind: 'variable';
-      readonly name: string;
-      readonly chain: readonly string[];
-      readonly at: Position;
-    }
-  | {
-      readonly kind: 'literal';
-      readonly value: string | number | bigint | boolean | null;
-      readonly at: Position;
-    }
-  | { readonly kind: 'function'; readonly name: string; readonly at: Position }
-  | {
-      readonly kind: 'pipe';
-      readonly pipe: Pipeline;
-      readonly chain: readonly string[];
-      readonly at: Position;
-    };
-
-/** Operands; a function call when the first one is a function. */
-export interface Command {
-  readonly args: readonly Operand[];
-  readonly at: Position;
-}
-
-/** `$a, $b := cmd | cmd`, or without the declaration. */
-export interface Pipeline {
-  readonly variables: readonly string[];
-  /** `=` assigns existing variables; `:=` declares new ones. */
-  readonly assign: boolean;
-  readonly commands: readonly Command[];
-  readonly at: Position;
-}
-
-/** `{{if}}`, `{{with}}` or `{{range}}` with its body and its `{{else}}` part. */
-export interface ControlNode {
-  readonly kind: 'if' | 'with' | 'range';
-  readonly pipe: Pipeline;
-  readonly body: readonly Node[];
-  readonly otherwise: readonly Node[] | undefined;
-  readonly at: Position;
-}
-
-/** The tree a template parses to. */
-export type Node =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'action'; readonly pipe: Pipeline }
-  | ControlNode
-  | { readonly kind: 'break' | 'continue'; readonly at: Position };
 
 type Token =
   | { readonly type: 'text'; readonly text: string }
@@ -80,8 +22,6 @@ type Token =
 
 /** How deeply controls and parentheses may nest. */
 const MAX_DEPTH = 100;
-const KEYWORDS = new Set(['if', 'else', 'end', 'range', 'with', 'break', 'continue']);
-const OTHER_TEMPLATES = new Set(['define', 'template', 'block']);
 
 /**
  * Whether `source` is written in Go's template language rather than Liquid: some action starts
@@ -118,13 +58,13 @@ export function parseGoTemplate(source: string, where: string): readonly Node[] 
   return new Parser(source, where).parse();
 }
 
-class Parser {
+class Parser implements LexerHost {
   private readonly tokens: Token[];
   private index = 0;
   /** How many `range` bodies enclose the node being parsed: `break` and `continue` need one. */
   private rangeDepth = 0;
   /** How many controls and parentheses enclose it: bounded, so no input can exhaust the stack. */
-  depth = 0;
+  private depth = 0;
   /** The variables in scope, innermost last; `$` is the root data. */
   private readonly scope: string[] = ['$'];
 
@@ -268,13 +208,17 @@ class Parser {
       return this.controlBody(kind, lexer, at);
     } finally {
       this.scope.length = mark;
-      this.depth--;
+      this.leave();
     }
   }
 
   /** Counts one more level of nesting; refuses past {@link MAX_DEPTH}. */
   enter(at: Position): void {
     if (++this.depth > MAX_DEPTH) throw this.error(at, `nested deeper than ${MAX_DEPTH} levels`);
+  }
+
+  leave(): void {
+    this.depth--;
   }
 
   /** Whether `$name` is in scope here. */
@@ -333,205 +277,4 @@ class Parser {
     }
     throw this.error(body.end.at, `unexpected "${chained}" after {{else}}`);
   }
-}
-
-/** Tokens of one action's body. */
-class Lexer {
-  private offset = 0;
-
-  constructor(
-    private readonly body: string,
-    private readonly base: number,
-    private readonly parser: Parser,
-  ) {}
-
-  private at(): Position {
-    return this.parser.position(this.base + this.offset);
-  }
-
-  private skipSpace(): void {
-    while (this.offset < this.body.length && /\s/.test(this.body[this.offset] ?? '')) this.offset++;
-  }
-
-  private rest(): string {
-    return this.body.slice(this.offset);
-  }
-
-  /** The keyword or identifier next, without consuming it. */
-  peekWord(): string | undefined {
-    this.skipSpace();
-    return /^([A-Za-z_]\w*)(?![\w.])/.exec(this.rest())?.[1];
-  }
-
-  /** Consumes the word {@link peekWord} saw. */
-  next(): void {
-    const word = this.peekWord();
-    if (word !== undefined) this.offset += word.length;
-  }
-
-  expectEnd(): void {
-    this.skipSpace();
-    if (this.offset < this.body.length) {
-      throw this.parser.error(this.at(), `unexpected "${this.rest().slice(0, 20)}" in action`);
-    }
-  }
-
-  /** A pipeline, up to the end of the action or a closing parenthesis. */
-  pipeline(declarationsAllowed: boolean): Pipeline {
-    this.skipSpace();
-    const at = this.at();
-    const variables: string[] = [];
-    let assign = false;
-    if (declarationsAllowed) {
-      const declaration = /^(\$\w*)\s*(?:,\s*(\$\w*)\s*)?(:=|=)(?!=)/.exec(this.rest());
-      if (declaration !== null) {
-        variables.push(declaration[1] ?? '$');
-        if (declaration[2] !== undefined) variables.push(declaration[2]);
-        assign = declaration[3] === '=';
-        this.offset += declaration[0].length;
-      }
-    }
-    const commands: Command[] = [];
-    for (;;) {
-      this.skipSpace();
-      if (this.offset >= this.body.length || this.body[this.offset] === ')') break;
-      commands.push(this.command());
-      this.skipSpace();
-      if (this.body[this.offset] === '|') {
-        this.offset++;
-        this.skipSpace();
-        if (this.offset >= this.body.length || this.body[this.offset] === ')') {
-          throw this.parser.error(this.at(), 'missing command after |');
-        }
-        continue;
-      }
-      break;
-    }
-    return { variables, assign, commands, at };
-  }
-
-  private command(): Command {
-    const at = this.at();
-    const args: Operand[] = [];
-    for (;;) {
-      this.skipSpace();
-      const char = this.body[this.offset];
-      if (char === undefined || char === '|' || char === ')') break;
-      args.push(this.operand());
-      const after = this.body[this.offset];
-      if (after !== undefined && !/[\s|)]/.test(after)) {
-        throw this.parser.error(this.at(), `unexpected "${after}" in operand`);
-      }
-    }
-    const [first, ...rest] = args;
-    if (first !== undefined && first.kind !== 'function' && rest.length > 0) {
-      throw this.parser.error(first.at, "can't give argument to non-function");
-    }
-    return { args, at };
-  }
-
-  private operand(): Operand {
-    const at = this.at();
-    const rest = this.rest();
-    if (rest.startsWith('(')) {
-      this.offset++;
-      this.parser.enter(at);
-      const pipe = this.pipeline(false);
-      this.parser.depth--;
-      this.skipSpace();
-      if (this.body[this.offset] !== ')') throw this.parser.error(this.at(), 'unclosed left paren');
-      this.offset++;
-      return { kind: 'pipe', pipe, chain: this.chain(), at };
-    }
-    if (rest.startsWith('$')) {
-      const name = /^\$\w*/.exec(rest)?.[0] ?? '$';
-      if (!this.parser.isDeclared(name))
-        throw this.parser.error(at, `undefined variable "${name}"`);
-      this.offset += name.length;
-      return { kind: 'variable', name, chain: this.chain(), at };
-    }
-    if (rest.startsWith('.') && !/^\.\d/.test(rest)) {
-      if (/^\.(?![A-Za-z_])/.test(rest)) {
-        this.offset++;
-        return { kind: 'dot', at };
-      }
-      return { kind: 'field', chain: this.chain(), at };
-    }
-    if (rest.startsWith('"')) return { kind: 'literal', value: this.quoted(at), at };
-    if (rest.startsWith('`')) {
-      const end = rest.indexOf('`', 1);
-      if (end === -1) throw this.parser.error(at, 'unterminated raw quoted string');
-      this.offset += end + 1;
-      return { kind: 'literal', value: rest.slice(1, end), at };
-    }
-    if (rest.startsWith("'"))
-      throw this.parser.error(at, 'character constants are not supported; use a "string"');
-    const number =
-      /^[+-]?(?:0[xX][0-9a-fA-F_]+|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][+-]?\d+)?)(?![\w.])/.exec(rest);
-    if (number !== null) {
-      this.offset += number[0].length;
-      const written = number[0].replaceAll('_', '');
-      // Go's constants: `3` and `0x1F` are ints, `3.0` and `1e3` floats.
-      if (/^[+-]?(?:0[xX][0-9a-fA-F]+|\d+)$/.test(written)) {
-        const negative = written.startsWith('-');
-        const digits = written.replace(/^[+-]/, '');
-        const value = BigInt(digits);
-        return { kind: 'literal', value: negative ? -value : value, at };
-      }
-      const value = Number(written);
-      if (!Number.isFinite(value)) throw this.parser.error(at, `bad number syntax: "${number[0]}"`);
-      return { kind: 'literal', value, at };
-    }
-    const word = /^[A-Za-z_]\w*/.exec(rest)?.[0];
-    if (word === undefined)
-      throw this.parser.error(at, `unexpected "${rest.slice(0, 1)}" in operand`);
-    this.offset += word.length;
-    if (word === 'true' || word === 'false') return { kind: 'literal', value: word === 'true', at };
-    if (word === 'nil') return { kind: 'literal', value: null, at };
-    if (KEYWORDS.has(word) || OTHER_TEMPLATES.has(word)) {
-      throw this.parser.error(at, `unexpected keyword "${word}" in operand`);
-    }
-    if (!FUNCTION_NAMES.has(word)) throw this.parser.error(at, `function "${word}" not defined`);
-    return { kind: 'function', name: word, at };
-  }
-
-  /** `.a.b` after an operand (or as a field). */
-  private chain(): string[] {
-    const chain: string[] = [];
-    for (
-      let match = /^\.([A-Za-z_]\w*)/.exec(this.rest());
-      match !== null;
-      match = /^\.([A-Za-z_]\w*)/.exec(this.rest())
-    ) {
-      chain.push(match[1] ?? '');
-      this.offset += match[0].length;
-    }
-    return chain;
-  }
-
-  private quoted(at: Position): string {
-    const rest = this.rest();
-    const match = /^"(?:[^"\\\n]|\\.)*"/.exec(rest);
-    if (match === null) throw this.parser.error(at, 'unterminated quoted string');
-    this.offset += match[0].length;
-    try {
-      // Go's escapes are JSON's plus a few (\a \v \x.. \' and octal), written back to JSON's.
-      const json = match[0]
-        .replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1')
-        .replace(/\\a/g, '\\u0007')
-        .replace(/\\v/g, '\\u000b')
-        .replace(/\\'/g, "'")
-        .replace(/\\U([0-9a-fA-F]{8})/g, (_, hex: string) => escapeCodePoint(parseInt(hex, 16)));
-      return JSON.parse(json) as string;
-    } catch {
-      throw this.parser.error(at, `bad escape in string ${match[0].slice(0, 40)}`);
-    }
-  }
-}
-
-function escapeCodePoint(code: number): string {
-  return String.fromCodePoint(code)
-    .split('')
-    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    .join('');
 }
