@@ -1,7 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { FUNCTION_NAMES } from './functions.js';
 import { KEYWORDS, Lexer, OTHER_TEMPLATES, type LexerHost } from './lexer.js';
-import type { ControlNode, Node, Pipeline, Position } from './tree.js';
+import type { Node, Pipeline, Position } from './tree.js';
 
 // A parser for Go's text/template language, as far as prompt files use it: text and actions with
 // trim markers and comments; pipelines of fields, variables, literals, parentheses and function
