@@ -87,14 +87,27 @@ describe('parsePrompt', () => {
     );
   });
 
+  it('keeps the title rule for a title from the first heading and for a prompt made in code', () => {
+    expect(() => parsePrompt('# Hi\nbody\n', { filename: 'hi.md' })).toThrow(
+      /hi\.md: title \(the first # heading\) must be at least 10 characters long, got "Hi"/,
+    );
+    expect(() => validatePrompt({ name: 'x', title: 'Short', template: 'body' })).toThrow(
+      expect.objectContaining({ code: 'invalid_prompt' }),
+    );
+  });
+
   it('treats a file without front matter as all body, and CRLF and a BOM as plain text', () => {
-    const prompt = parsePrompt('\uFEFF# Hi there #\r\nbody\r\n', { filename: 'hi.md' });
-    expect(prompt).toEqual({ name: 'hi', title: 'Hi there', template: '# Hi there #\nbody\n' });
+    const prompt = parsePrompt('\uFEFF# Hi there, reader #\r\nbody\r\n', { filename: 'hi.md' });
+    expect(prompt).toEqual({
+      name: 'hi',
+      title: 'Hi there, reader',
+      template: '# Hi there, reader #\nbody\n',
+    });
   });
 
   it('ignores headings inside fenced code when finding the title', () => {
-    const prompt = parsePrompt('```md\n# not this\n```\n\n# This one\n', { filename: 't.md' });
-    expect(prompt.title).toBe('This one');
+    const prompt = parsePrompt('```md\n# not this\n```\n\n# This one here\n', { filename: 't.md' });
+    expect(prompt.title).toBe('This one here');
   });
 
   it('accepts empty front matter', () => {
@@ -237,15 +250,15 @@ describe('loadPrompts', () => {
 
   it('loads the markdown files of a directory sorted by file name', async () => {
     const path = await folder({
-      'b.md': '# B',
-      'a.md': '# A',
+      'b.md': '# The B prompt',
+      'a.md': '# The A prompt',
       'C.MD': 'upper-case extension',
       'notes.txt': 'not a prompt',
     });
     await mkdir(join(path, 'sub.md'));
     const prompts = await loadPrompts(path);
     expect(prompts.map((p) => p.name)).toEqual(['C', 'a', 'b']);
-    expect(prompts.map((p) => p.title)).toEqual([undefined, 'A', 'B']);
+    expect(prompts.map((p) => p.title)).toEqual([undefined, 'The A prompt', 'The B prompt']);
   });
 
   it('throws invalid_prompt naming the bad file', async () => {
