@@ -46,6 +46,11 @@ const prompts: Prompt[] = [
   },
   { name: 'adder-short', tools: ['fx:add'], maxSteps: 2, template: 'Add 2 and 3.' },
   { name: 'slowpoke', tools: ['fx:slow'], template: 'Wait.' },
+  // The seed writes tool names bare.
+  { name: 'bare-adder', tools: ['add'], template: 'Add 2 and 3.' },
+  { name: 'typo-adder', tools: ['ad'], template: 'Add 2 and 3.' },
+  { name: 'bare-echo', tools: ['echo'], template: 'Echo.' },
+  { name: 'missing-id', tools: ['fx:no-such-tool'], template: 'Nothing.' },
   {
     name: 'verdict',
     output: {
@@ -172,13 +177,75 @@ describe('createAiSdkDelegate', () => {
     );
   });
 
-  it('fails with no_delegate when the chooser gives no model', async () => {
+  it('fails with not_found when the chooser has no model for the prompt', async () => {
     script({ doGenerate: [textStep('unused')] });
     state.model = undefined;
     const error = await toolkit.call('adder', { who: 'Ada' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'no_delegate' });
+    expect(error).toMatchObject({ code: 'not_found' });
     expect((error as Error).message).toContain('scripted-model');
   });
+
+  it('offers the tool a bare name in tools: means, in the toolkit lookup order', async () => {
+    const model = script({ doGenerate: [textStep('done')] });
+    await toolkit.call('bare-adder');
+    expect(offered(model)).toEqual(['fx__add']);
+  });
+
+  it('refuses a bare name that matches nothing or two tools, before the model runs', async () => {
+    const model = script({ doGenerate: [textStep('unused')] });
+    const unknown = await toolkit.call('typo-adder').catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'invalid_prompt' });
+    expect((unknown as Error).message).toContain('fx:add');
+    const twice = await toolkit.call('bare-echo').catch((e: unknown) => e);
+    expect(twice).toMatchObject({ code: 'invalid_prompt' });
+    expect((twice as Error).message).toContain('everything:echo');
+    expect(await rejectionCodeOf(toolkit.call('missing-id'))).toBe('invalid_prompt');
+    expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('prefers a builtin tool to a connector tool of the same bare name', async () => {
+    const withBuiltin = createToolkit({
+      prompts: [{ name: 'echoer', tools: ['echo'], template: 'Echo.' }],
+      tools: [
+        defineTool({
+          name: 'echo',
+          description: 'Echoes its text.',
+          input: { type: 'object', properties: { text: { type: 'string' } } },
+          run: ({ text }) => String(text),
+        }),
+      ],
+      delegate: createAiSdkDelegate({ ...delegateOptions, source: () => withBuiltin }),
+    });
+    withBuiltin.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    const started = await runToolkit(withBuiltin);
+    try {
+      const model = script({ doGenerate: [textStep('done')] });
+      await withBuiltin.call('echoer');
+      expect(offered(model)).toEqual(['builtin__echo']);
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it.each([
+    ['anthropic', { anthropic: { thinking: { type: 'enabled', budgetTokens: 4000 } } }],
+    ['openai', { openai: { reasoningEffort: 'medium' } }],
+    ['google', { google: { thinkingConfig: { includeThoughts: false, thinkingBudget: 4000 } } }],
+  ])(
+    'hands thinking and thinking_budget to %s as its provider options',
+    async (provider, options) => {
+      const thinker = createToolkit({
+        prompts: [
+          { name: 'thinker', provider, thinking: true, thinkingBudget: 4000, template: 'Think.' },
+        ],
+        delegate: createAiSdkDelegate({ ...delegateOptions, source: () => thinker }),
+      });
+      const model = script({ doGenerate: [textStep('thought')] });
+      await thinker.call('thinker');
+      expect(model.doGenerateCalls[0]?.providerOptions).toEqual(options);
+      await thinker.close();
+    },
+  );
 
   it('wraps a chooser that throws as execution, and refuses a bad step limit', async () => {
     const throwing = createToolkit({

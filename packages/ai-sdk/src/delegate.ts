@@ -13,6 +13,8 @@ import {
   type ToolSet,
 } from 'ai';
 import { toModelMessages } from './prompt-messages.js';
+import { resolvePromptTools } from './prompt-tools.js';
+import { providerOf, thinkingOptions } from './thinking.js';
 import { toAiSdkTools } from './tools.js';
 import type { AiSdkToolsOptions } from './tools-options.js';
 
@@ -28,7 +30,7 @@ export interface AgentModelRequest {
 
 /**
  * Picks the AI SDK language model that runs a prompt; `undefined` when none fits, which fails the
- * call with `no_delegate`.
+ * call with `not_found`.
  */
 export type AgentModelChooser = (
   request: AgentModelRequest,
@@ -74,7 +76,8 @@ let outputValidator: ReturnType<typeof createValidator> | undefined;
  * in flight; tool calls nest under the prompt's call, so `maxCallDepth` holds.
  *
  * @throws {ToolError} `invalid_argument` for a `maxSteps` that is not a positive integer. From
- * the delegate's `call`: `no_delegate` when `chooseModel` gives no model; `step_limit_exceeded`
+ * the delegate's `call`: `not_found` when `chooseModel` gives no model for the prompt's model and
+ * provider; `invalid_prompt` when its `tools` name a tool the toolkit lacks or two tools at once; `step_limit_exceeded`
  * when the model still calls tools at the last step; `call_depth_exceeded` for a prompt → tool →
  * prompt loop past the toolkit's `maxCallDepth`; `output_validation` when the answer breaks the
  * prompt's output schema; `cancelled` when the call's signal aborts; `execution` wrapping the
@@ -121,7 +124,7 @@ async function runPrompt(
         ? 'names no model'
         : `names model ${JSON.stringify(definition.model)}${definition.provider === undefined ? '' : ` of ${JSON.stringify(definition.provider)}`}`;
     throw new ToolError(
-      'no_delegate',
+      'not_found',
       `prompt "${key}" ${named}, and chooseModel gave no model for it; return a model from chooseModel`,
     );
   }
@@ -137,13 +140,18 @@ async function runPrompt(
     stop.abort(error);
   };
   const abortSignal = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
-  const source = narrow(sourceOf(options), promptFilter(definition), onDepth);
+  const whole = sourceOf(options);
+  const source = narrow(whole, promptFilter(whole, definition, key), onDepth);
   const tools = await toAiSdkTools(source, {
     ...options.tools,
     ...(signal === undefined ? {} : { signal }),
   });
   const outputSchema = definition?.output;
   const structured = isObjectSchema(outputSchema);
+  const thinking = thinkingOptions(providerOf(model, definition?.provider), {
+    thinking: definition?.thinking,
+    thinkingBudget: definition?.thinkingBudget,
+  });
   let result;
   try {
     result = await generateText({
@@ -153,6 +161,7 @@ async function runPrompt(
       ...(rendered.systemPrompt === undefined ? {} : { system: rendered.systemPrompt }),
       messages: toModelMessages(rendered.messages, call.resources),
       ...(definition?.maxTokens === undefined ? {} : { maxOutputTokens: definition.maxTokens }),
+      ...(thinking === undefined ? {} : { providerOptions: thinking }),
       ...(structured ? { output: Output.object({ schema: jsonSchema(outputSchema) }) } : {}),
       abortSignal,
       ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
@@ -225,9 +234,16 @@ function isObjectSchema(schema: JsonSchema | undefined): schema is JSONSchema7 &
   return typeof schema === 'object' && (schema as { type?: unknown }).type === 'object';
 }
 
-/** The tools a prompt asks for: its `tools` IDs, namespaces and tags. */
-function promptFilter(definition: ToolkitPrompt['prompt']): ToolFilter | undefined {
-  const ids = definition?.tools;
+/** The tools a prompt asks for: its `tools` (IDs or bare names), namespaces and tags. */
+function promptFilter(
+  source: ToolSource,
+  definition: ToolkitPrompt['prompt'],
+  key: string,
+): ToolFilter | undefined {
+  const ids =
+    definition?.tools === undefined
+      ? undefined
+      : resolvePromptTools(source.index, definition.tools, key);
   const namespaces = definition?.toolNamespaces;
   const tags = definition?.toolTags;
   if (ids === undefined && namespaces === undefined && tags === undefined) return undefined;

@@ -87,14 +87,27 @@ describe('parsePrompt', () => {
     );
   });
 
+  it('keeps the title rule for a title from the first heading and for a prompt made in code', () => {
+    expect(() => parsePrompt('# Hi\nbody\n', { filename: 'hi.md' })).toThrow(
+      /hi\.md: title \(the first # heading\) must be at least 10 characters long, got "Hi"/,
+    );
+    expect(() => validatePrompt({ name: 'x', title: 'Short', template: 'body' })).toThrow(
+      expect.objectContaining({ code: 'invalid_prompt' }),
+    );
+  });
+
   it('treats a file without front matter as all body, and CRLF and a BOM as plain text', () => {
-    const prompt = parsePrompt('\uFEFF# Hi there #\r\nbody\r\n', { filename: 'hi.md' });
-    expect(prompt).toEqual({ name: 'hi', title: 'Hi there', template: '# Hi there #\nbody\n' });
+    const prompt = parsePrompt('\uFEFF# Hi there, reader #\r\nbody\r\n', { filename: 'hi.md' });
+    expect(prompt).toEqual({
+      name: 'hi',
+      title: 'Hi there, reader',
+      template: '# Hi there, reader #\nbody\n',
+    });
   });
 
   it('ignores headings inside fenced code when finding the title', () => {
-    const prompt = parsePrompt('```md\n# not this\n```\n\n# This one\n', { filename: 't.md' });
-    expect(prompt.title).toBe('This one');
+    const prompt = parsePrompt('```md\n# not this\n```\n\n# This one here\n', { filename: 't.md' });
+    expect(prompt.title).toBe('This one here');
   });
 
   it('accepts empty front matter', () => {
@@ -237,15 +250,15 @@ describe('loadPrompts', () => {
 
   it('loads the markdown files of a directory sorted by file name', async () => {
     const path = await folder({
-      'b.md': '# B',
-      'a.md': '# A',
+      'b.md': '# The B prompt',
+      'a.md': '# The A prompt',
       'C.MD': 'upper-case extension',
       'notes.txt': 'not a prompt',
     });
     await mkdir(join(path, 'sub.md'));
     const prompts = await loadPrompts(path);
     expect(prompts.map((p) => p.name)).toEqual(['C', 'a', 'b']);
-    expect(prompts.map((p) => p.title)).toEqual([undefined, 'A', 'B']);
+    expect(prompts.map((p) => p.title)).toEqual([undefined, 'The A prompt', 'The B prompt']);
   });
 
   it('throws invalid_prompt naming the bad file', async () => {
@@ -627,21 +640,35 @@ describe('the seed’s prompt files', () => {
         'name: forms',
         '---',
         '{{ .user.name | upper }}|{{ .tags | join ", " }}|{{ .missing | default "none" }}|',
-        '{{ .note | trim | lower }}|{{ .user | json }}|{{ name }}',
+        '{{ .note | trim | lower }}|{{ .user | json }}',
       ].join('\n'),
     );
     const rendered = await renderPrompt(prompt, {
       user: { name: 'Ada' },
       tags: ['a', 'b'],
       note: '  LOUD ',
-      name: 'liquid too',
     });
-    expect(rendered.text).toBe('ADA|a, b|none|\nloud|{"name":"Ada"}|liquid too');
+    expect(rendered.text).toBe('ADA|a, b|none|\nloud|{"name":"Ada"}');
+  });
+
+  it('refuses at load a Go template that slips into Liquid, naming the line', () => {
+    // In Go, `{{ name }}` calls a function "name"; rendering it as a variable would be silent.
+    const error = (() => {
+      try {
+        parsePrompt('---\nname: mixed\n---\n{{ .user.name }}\n{{ name }}', { filename: 'm.md' });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toMatchObject({ code: 'invalid_prompt' });
+    expect(String(error)).toContain('m.md:2');
   });
 
   it('keeps the sandbox: no prototype, no unknown function', async () => {
     const prompt = parsePrompt('---\nname: probe\n---\n[{{ .constructor }}{{ .__proto__ }}]');
-    expect((await renderPrompt(prompt, { a: 1 })).text).toBe('[]');
-    expect(() => parsePrompt('---\nname: call\n---\n{{ .a | printf "%s" }}')).toThrow(ToolError);
+    // Go prints a key the data lacks as <no value>; a prototype's members are never keys.
+    expect((await renderPrompt(prompt, { a: 1 })).text).toBe('[<no value><no value>]');
+    expect(() => parsePrompt('---\nname: call\n---\n{{ .a | nosuch "%s" }}')).toThrow(ToolError);
   });
 });

@@ -132,7 +132,7 @@ const isNames: Field = (v) =>
   Array.isArray(v) && v.length > 0 && v.every((item) => typeof item === 'string' && item !== '')
     ? undefined
     : 'must be a non-empty list of names';
-// The seed's rule for a prompt file's title.
+// The seed's rule for a prompt's title, wherever it comes from: front matter, heading or code.
 const MIN_TITLE_LENGTH = 10;
 const isTitle: Field = (v) =>
   typeof v !== 'string'
@@ -171,7 +171,7 @@ const isMessageList: Field = (v) => {
 // ignored.
 const FIELDS: Readonly<Record<string, readonly [keyof Prompt, Field]>> = {
   name: ['name', (v) => nameProblem(v)],
-  title: ['title', isString],
+  title: ['title', isTitle],
   description: ['description', isString],
   model: ['model', isString],
   provider: ['provider', isString],
@@ -213,15 +213,21 @@ export function parsePrompt(text: string, options: ParsePromptOptions = {}): Pro
         `${where}: unknown front-matter key ${JSON.stringify(yamlKey)} (known: ${Object.keys(FIELDS).join(', ')})`,
       );
     }
-    // A title written in the file keeps the seed's rule; one taken from a heading is a label.
-    const titleProblem = yamlKey === 'title' ? isTitle(value) : undefined;
-    if (titleProblem !== undefined) {
-      throw new ToolError('invalid_prompt', `${where}: title ${titleProblem}`);
-    }
     fields[field[0]] = value;
   }
   fields.name ??= options.filename === undefined ? undefined : nameFromFile(options.filename);
-  fields.title ??= firstHeading(body);
+  if (fields.title === undefined) {
+    // The seed's title rule holds for a title taken from the first heading too.
+    const heading = firstHeading(body);
+    const problem = heading === undefined ? undefined : isTitle(heading);
+    if (problem !== undefined) {
+      throw new ToolError(
+        'invalid_prompt',
+        `${where}: title (the first # heading) ${problem}; lengthen the heading or set title: in the front matter`,
+      );
+    }
+    fields.title = heading;
+  }
   fields.template = body;
   return validatePrompt(fields, { filename: options.filename });
 }

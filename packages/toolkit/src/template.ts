@@ -1,5 +1,8 @@
 import { Liquid, type Template } from 'liquidjs';
 import { ToolError } from '@toolplane/toolmodel';
+import { executeGoTemplate } from './go-template/exec.js';
+import { looksLikeGoTemplate, parseGoTemplate } from './go-template/parse.js';
+import type { Node as GoNode } from './go-template/tree.js';
 
 /** Bounds applied to every template render; see {@link renderTemplate}. */
 export interface TemplateLimits {
@@ -44,67 +47,27 @@ for (const [alias, builtin] of [
   if (filter !== undefined) liquid.registerFilter(alias, filter);
 }
 
-const cache = new Map<string, Template[]>();
+/** A parsed template: Liquid, or Go's text/template language (the seed's prompt files). */
+export type CompiledTemplate =
+  | { readonly language: 'liquid'; readonly templates: Template[] }
+  | { readonly language: 'go'; readonly nodes: readonly GoNode[] };
 
-/** The variable a template's root value (`{{ . }}` in the seed's Go-template form) is bound to. */
-export const ROOT_VARIABLE = '__root';
+const cache = new Map<string, CompiledTemplate>();
 
-// `{{ .field | upper }}`: an output whose expression starts with a dot, Go's text/template form.
-const GO_OUTPUT = /\{\{(-?)\s*(\.[^{}]*?)\s*(-?)\}\}/g;
-// Go's pipeline stages that have a Liquid filter of the same meaning; the argument, if any, comes
-// first in Go (`default "none"`, `join ", "`) and after a colon in Liquid.
-const GO_FILTERS = new Set(['json', 'upper', 'lower', 'trim', 'default', 'join']);
-
-/**
- * `source` with the seed's Go-template outputs — `{{ . }}`, `{{ .field.sub }}`, and pipelines into
- * `json`, `default`, `join`, `upper`, `lower`, `trim` — written as the Liquid they mean, the rest
- * untouched. The result is ordinary Liquid: the same sandbox and limits apply. A stage that is not
- * one of those is left as written, so Liquid refuses it with its own message.
- */
-export function fromGoTemplate(source: string): string {
-  return source.replace(GO_OUTPUT, (whole, open: string, expression: string, close: string) => {
-    const [head = '', ...stages] = splitPipeline(expression);
-    const path = /^\.((?:[A-Za-z_][\w-]*)(?:\.[A-Za-z_][\w-]*)*)?$/.exec(head.trim());
-    if (path === null) return whole;
-    const variable = path[1] === undefined ? ROOT_VARIABLE : `${ROOT_VARIABLE}.${path[1]}`;
-    const filters: string[] = [];
-    for (const stage of stages) {
-      const match = /^([a-z]+)(?:\s+(.+))?$/.exec(stage.trim());
-      if (match === null || !GO_FILTERS.has(match[1] ?? '')) return whole;
-      filters.push(match[2] === undefined ? ` | ${match[1]}` : ` | ${match[1]}: ${match[2]}`);
-    }
-    return `{{${open} ${variable}${filters.join('')} ${close}}}`;
-  });
-}
-
-/** A pipeline's stages, split at `|` outside quotes. */
-function splitPipeline(expression: string): string[] {
-  const stages: string[] = [];
-  let current = '';
-  let quote: string | undefined;
-  for (const char of expression) {
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-    } else if (char === '"' || char === "'" || char === '`') {
-      quote = char;
-    } else if (char === '|') {
-      stages.push(current);
-      current = '';
-      continue;
-    }
-    current += char;
-  }
-  stages.push(current);
-  return stages;
-}
+// Liquid binds a non-object input here, so `{{ __root }}` still reaches it; Go's `{{ . }}` is
+// the value itself.
+const ROOT_VARIABLE = '__root';
 
 /**
- * Parses a template once and caches it by source text.
+ * Parses a template once and caches it by source text. A template whose actions are written the
+ * way only Go's are (`{{ .field }}`, `{{ if … }}`, `{{ json . }}`) is Go's text/template language,
+ * rendered as Go renders it; any other is Liquid.
  *
- * @throws {ToolError} `invalid_prompt` when the source is too long or is not valid Liquid.
+ * @throws {ToolError} `invalid_prompt` when the source is too long, does not parse, mixes Liquid
+ * tags into a Go template, or uses a Go form toolplane does not render (naming line and column).
  * @internal
  */
-export function compileTemplate(source: string, where: string): Template[] {
+export function compileTemplate(source: string, where: string): CompiledTemplate {
   const cached = cache.get(source);
   if (cached !== undefined) {
     // Re-insert so the map's order is least-recently-used first.
@@ -118,20 +81,37 @@ export function compileTemplate(source: string, where: string): Template[] {
       `${where}: template is ${source.length} characters long (at most ${MAX_TEMPLATE_LENGTH})`,
     );
   }
-  let parsed: Template[];
+  const compiled = looksLikeGoTemplate(source)
+    ? compileGo(source, where)
+    : compileLiquid(source, where);
+  cache.set(source, compiled);
+  if (cache.size > CACHE_SIZE) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  return compiled;
+}
+
+function compileGo(source: string, where: string): CompiledTemplate {
+  const tag = /\{%-?\s*(\w+)/.exec(source);
+  if (tag !== null) {
+    const line = source.slice(0, tag.index).split('\n').length;
+    throw new ToolError(
+      'invalid_prompt',
+      `${where}:${line}: the template uses Go's {{ .field }} forms and a Liquid {% ${tag[1] ?? ''} %} tag; write it in one language`,
+    );
+  }
+  return { language: 'go', nodes: parseGoTemplate(source, where) };
+}
+
+function compileLiquid(source: string, where: string): CompiledTemplate {
   try {
-    parsed = liquid.parse(fromGoTemplate(source));
+    return { language: 'liquid', templates: liquid.parse(source) };
   } catch (error) {
     throw new ToolError('invalid_prompt', `${where}: template does not parse: ${describe(error)}`, {
       cause: error,
     });
   }
-  cache.set(source, parsed);
-  if (cache.size > CACHE_SIZE) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
-  }
-  return parsed;
 }
 
 /**
@@ -149,13 +129,19 @@ export async function renderTemplate(
   const template = compileTemplate(source, options.where);
   const limits = options.limits ?? {};
   const maxOutput = limits.maxOutputLength ?? DEFAULT_MAX_OUTPUT;
+  if (template.language === 'go') {
+    return executeGoTemplate(template.nodes, data, options.where, {
+      maxOutputLength: maxOutput,
+      timeLimitMs: limits.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
+    });
+  }
   let output: unknown;
   try {
     const scope =
       typeof data === 'object' && data !== null && !Array.isArray(data)
         ? { ...(data as Record<string, unknown>), [ROOT_VARIABLE]: data }
         : { [ROOT_VARIABLE]: data };
-    output = await liquid.render(template, scope, {
+    output = await liquid.render(template.templates, scope, {
       renderLimit: limits.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
       memoryLimit: limits.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
     });

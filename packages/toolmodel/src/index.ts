@@ -35,6 +35,7 @@ export {
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';
 export type { NamedItem, NamingOptions } from './names.js';
+export { didYouMean } from './suggest.js';
 export type { SchemaValidationResult, SchemaValidator } from './validator.js';
 export { schemaDialect } from './schema-dialect.js';
 export type { SchemaDialect } from './schema-dialect.js';

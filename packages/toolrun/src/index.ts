@@ -1,6 +1,11 @@
 export { ChainError } from './errors.js';
 export { createLocalRegistry } from './local-registry.js';
-export type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
+export type {
+  LocalHandler,
+  LocalHandlerContext,
+  LocalHandlers,
+  LocalRegistry,
+} from './local-registry.js';
 export { createMcpExecutor } from './mcp-executor.js';
 export type {
   McpCallClient,
@@ -69,6 +74,7 @@ export {
 export type {
   CostFunction,
   InMemoryTool,
+  InMemoryTools,
   InMemoryToolOptions,
   ToolExecutor,
   ToolInvocation,

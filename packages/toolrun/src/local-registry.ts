@@ -19,10 +19,19 @@ export interface LocalHandlerContext {
 export type LocalHandler = (args: unknown, context: LocalHandlerContext) => unknown;
 
 /**
+ * What the runner needs of local handlers: a lookup by name. A {@link LocalRegistry} is one; so
+ * is any object with a `get`, e.g. a `Map<string, LocalHandler>`.
+ */
+export interface LocalHandlers {
+  /** The handler registered under `name`, if any. */
+  get(name: string): LocalHandler | undefined;
+}
+
+/**
  * Local handlers by name, for tools bound to a `local` backend. Backed by a `Map`, so names
  * like `toString` or `__proto__` are ordinary keys, never inherited functions.
  */
-export interface LocalRegistry {
+export interface LocalRegistry extends LocalHandlers {
   /**
    * Registers `handler` under `name`, replacing any earlier one.
    *

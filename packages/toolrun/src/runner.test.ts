@@ -213,10 +213,49 @@ describe('createRunner().run with local tools', () => {
       },
     );
     expect(result.structured).toEqual({ aborted: false, meta: { traceId: 't1' } });
+    // The runner's start, then the handler's own reports, and no coarse end on top of them.
     expect(events).toEqual([
+      { progress: 0 },
       { progress: 1, total: 2 },
       { progress: 2, total: 2, message: 'done' },
     ]);
+  });
+
+  it('tells a listener that a silent local or provider tool began and finished', async () => {
+    const events: ProgressEvent[] = [];
+    await runner.run('math:add', { a: 1, b: 2 }, { onProgress: (e) => events.push(e) });
+    expect(events).toEqual([{ progress: 0 }, { progress: 1, total: 1 }]);
+
+    const providerEvents: ProgressEvent[] = [];
+    index.registerTool(tool('remote'), {
+      kind: 'provider',
+      provider: { providerId: 'p', toolId: 'remote' },
+    });
+    const withProvider = createRunner({
+      index,
+      local: registry,
+      provider: { callTool: () => Promise.resolve({ ok: true }) },
+    });
+    await withProvider.run('demo:remote', {}, { onProgress: (e) => providerEvents.push(e) });
+    expect(providerEvents).toEqual([{ progress: 0 }, { progress: 1, total: 1 }]);
+
+    // A failed call began but did not finish.
+    registry.register('add', () => {
+      throw new Error('boom');
+    });
+    const failed: ProgressEvent[] = [];
+    await runner
+      .run('math:add', { a: 1, b: 2 }, { onProgress: (e) => failed.push(e) })
+      .catch(() => undefined);
+    expect(failed).toEqual([{ progress: 0 }]);
+  });
+
+  it('takes any object with a get as its local handlers', async () => {
+    const handlers = new Map([['add', () => ({ sum: 3 })]]);
+    const plain = createRunner({ index, local: handlers });
+    expect((await plain.run('math:add', { a: 1, b: 2 })).structured).toEqual({ sum: 3 });
+    const getOnly = createRunner({ index, local: { get: () => () => ({ sum: 4 }) } });
+    expect((await getOnly.run('math:add', { a: 1, b: 2 })).structured).toEqual({ sum: 4 });
   });
 
   it('collects an async generator’s chunks as the result when it returns nothing', async () => {

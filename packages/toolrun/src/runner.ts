@@ -10,7 +10,7 @@ import {
 } from '@toolplane/toolmodel';
 import { withArgumentHints } from './argument-hints.js';
 import { abortError, ChainError, isExecutionCode, toToolError } from './errors.js';
-import type { LocalHandler, LocalHandlerContext, LocalRegistry } from './local-registry.js';
+import type { LocalHandler, LocalHandlerContext, LocalHandlers } from './local-registry.js';
 import type { McpExecutor } from './mcp-executor.js';
 import { isMcpToolResult } from './mcp-result.js';
 import { mcpResultText, normalizeMcpResult } from './normalize.js';
@@ -47,8 +47,8 @@ export interface RunnerOptions {
   readonly validator?: SchemaValidator;
   /** Which validations run (both by default). */
   readonly validate?: { readonly input?: boolean; readonly output?: boolean };
-  /** Handlers of `local` backends. */
-  readonly local?: LocalRegistry;
+  /** Handlers of `local` backends: a {@link createLocalRegistry} registry, or anything with a `get`. */
+  readonly local?: LocalHandlers;
   /** Runs tools on `mcp` backends; see {@link createMcpExecutor}. */
   readonly mcp?: McpExecutor;
   /** Runs tools on `provider` backends. */
@@ -500,7 +500,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     }
     const signal = options?.signal;
     if (signal?.aborted === true) throw abortError(signal, { toolId: id, backend, op: 'execute' });
-    return execute({
+    const call = {
       toolId: id,
       tool,
       backend,
@@ -510,6 +510,17 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       onChunk,
       meta: options?.meta,
       idempotent: options?.idempotent === true,
+    };
+    // An MCP server's progress is its own to send, and a stream ends in its own `done`; a local
+    // or provider tool run with a listener tells it that it began and, when it reported nothing
+    // itself, that it finished.
+    if (call.onProgress === undefined || backend.kind === 'mcp' || onChunk !== undefined) {
+      return execute(call);
+    }
+    const coarse = coarseProgress(call.onProgress);
+    return then(execute({ ...call, onProgress: coarse.relay }), (result) => {
+      coarse.finish();
+      return result;
     });
   }
 
@@ -681,4 +692,26 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   }
 
   return { run, runStream, runChain };
+}
+
+/**
+ * Progress for a backend that may report none: 0 at once (no total: the backend may have its
+ * own), and 1 of 1 at the end unless the backend reported progress of its own, which is relayed
+ * as it is.
+ */
+function coarseProgress(listener: ProgressListener): {
+  relay: ProgressListener;
+  finish: () => void;
+} {
+  let reported = false;
+  listener({ progress: 0 });
+  return {
+    relay: (event) => {
+      reported = true;
+      listener(event);
+    },
+    finish: () => {
+      if (!reported) listener({ progress: 1, total: 1 });
+    },
+  };
 }

@@ -185,12 +185,23 @@ export interface InMemoryToolOptions {
   readonly signal: AbortSignal | undefined;
 }
 
-/** A plain (possibly async) function serving one tool of an {@link InMemoryToolExecutor}. */
-export type InMemoryTool = (
-  payload: unknown,
+/**
+ * A plain (possibly async) function serving one tool of an {@link InMemoryToolExecutor}. `P` is
+ * the payload it declares (`async (payload: { query: string }) => …`, as the MPLP guide writes
+ * handlers); an undeclared payload is `unknown`. The executor does not check payloads: a handler
+ * that needs a shape it can trust validates it, or runs behind {@link createToolExecutor}, whose
+ * runner validates against the tool's schema.
+ */
+export type InMemoryTool<P = unknown> = (
+  payload: P,
   context: ToolInvocationContext | undefined,
   options: InMemoryToolOptions,
 ) => unknown;
+
+/** Handlers by tool name, each with the payload type it declares. */
+export type InMemoryTools<Payloads extends Record<string, unknown>> = {
+  readonly [Name in keyof Payloads]: InMemoryTool<Payloads[Name]>;
+};
 
 /**
  * An MPLP `ToolExecutor` over a plain record of functions, for tests and small agents:
@@ -198,12 +209,14 @@ export type InMemoryTool = (
  * function properties are tools: `invoke({ toolName: 'toString' })` is `tool_not_found`, never
  * a call. {@link createInMemoryToolExecutor} is the same as a factory.
  */
-export class InMemoryToolExecutor implements ToolExecutor {
-  readonly #tools = new Map<string, InMemoryTool>();
+export class InMemoryToolExecutor<
+  Payloads extends Record<string, unknown> = Record<string, unknown>,
+> implements ToolExecutor {
+  readonly #tools = new Map<string, InMemoryTool<never>>();
   readonly #cost: CostFunction | undefined;
 
   /** @throws {ToolError} `invalid_argument` when `handlers` is not an object or `options.cost` not a function. */
-  constructor(handlers: Readonly<Record<string, InMemoryTool>>, options: ToolExecutorOptions = {}) {
+  constructor(handlers: InMemoryTools<Payloads>, options: ToolExecutorOptions = {}) {
     // Callers from plain JavaScript (or the seed's guides) may pass anything.
     if (typeof handlers !== 'object' || (handlers as unknown) === null) {
       throw new ToolError(
@@ -212,8 +225,8 @@ export class InMemoryToolExecutor implements ToolExecutor {
       );
     }
     checkOptions(options, 'InMemoryToolExecutor');
-    for (const [name, handler] of Object.entries(handlers)) {
-      if (typeof handler === 'function') this.#tools.set(name, handler);
+    for (const [name, handler] of Object.entries(handlers as Record<string, unknown>)) {
+      if (typeof handler === 'function') this.#tools.set(name, handler as InMemoryTool<never>);
     }
     this.#cost = options.cost;
   }
@@ -246,7 +259,12 @@ export class InMemoryToolExecutor implements ToolExecutor {
       );
     } else {
       try {
-        const output = await untilAborted(handler(payload, context, { signal }), signal, toolName);
+        // The payload is the caller's; the handler's declared type is its own assertion.
+        const output = await untilAborted(
+          handler(payload as never, context, { signal }),
+          signal,
+          toolName,
+        );
         result = {
           toolName,
           success: true,
@@ -266,9 +284,8 @@ export class InMemoryToolExecutor implements ToolExecutor {
  *
  * @throws {ToolError} `invalid_argument` when `handlers` is not an object or `options.cost` not a function.
  */
-export function createInMemoryToolExecutor(
-  handlers: Readonly<Record<string, InMemoryTool>>,
-  options: ToolExecutorOptions = {},
-): ToolExecutor {
+export function createInMemoryToolExecutor<
+  Payloads extends Record<string, unknown> = Record<string, unknown>,
+>(handlers: InMemoryTools<Payloads>, options: ToolExecutorOptions = {}): ToolExecutor {
   return new InMemoryToolExecutor(handlers, options);
 }
