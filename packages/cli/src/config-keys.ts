@@ -1,5 +1,5 @@
-import { closestMatch } from 'leven';
 import type { z } from 'zod';
+import { didYouMean } from '@toolplane/toolmodel';
 
 /**
  * Top-level keys that Claude Desktop's `claude_desktop_config.json` (and editors' JSON files)
@@ -54,9 +54,7 @@ export function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssu
  * as a "did you mean" when one is near enough to be a slip of the finger, else the known keys.
  */
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
-  const near = closestMatch(key, known, { maxDistance: Math.max(2, Math.floor(key.length / 3)) });
-  const lowered = known.find((name) => name.toLowerCase() === key.toLowerCase());
-  const suggestion = lowered ?? near;
+  const suggestion = didYouMean(key, known);
   return suggestion === undefined
     ? `unknown key "${key}" (known keys: ${known.join(', ')})`
     : `unknown key "${key}"; did you mean "${suggestion}"?`;

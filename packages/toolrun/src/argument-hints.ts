@@ -1,5 +1,4 @@
-import type { SchemaValidationError, Tool } from '@toolplane/toolmodel';
-import { closestMatch } from 'leven';
+import { didYouMean, type SchemaValidationError, type Tool } from '@toolplane/toolmodel';
 
 const UNKNOWN_PROPERTY = new Set(['additionalProperties', 'unevaluatedProperties']);
 
@@ -21,10 +20,7 @@ export function withArgumentHints(
     // Only a top-level argument: "/name", with no further "/" in it.
     if (!UNKNOWN_PROPERTY.has(error.keyword) || error.path.lastIndexOf('/') !== 0) return error;
     const name = error.path.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
-    const lowered = known.find((key) => key.toLowerCase() === name.toLowerCase());
-    const near =
-      lowered ??
-      closestMatch(name, known, { maxDistance: Math.max(1, Math.floor(name.length / 3)) });
+    const near = didYouMean(name, known);
     return near === undefined || near === name
       ? error
       : { ...error, message: `${error.message}; did you mean "${near}"?` };
