@@ -98,6 +98,12 @@ function nextTurn(request: WireRequest): Turn {
         .join(' '),
     };
   }
+  const translate = /^Translate the text below into (.+)\.\n[\s\S]*\n\n([\s\S]*)$/.exec(asked);
+  if (translate !== null) {
+    // Asked for the prompt's output schema, the scripted translator answers its JSON.
+    const text = (translate[2] ?? '').trim();
+    return { text: JSON.stringify({ translation: `[${translate[1] ?? ''}] ${text}` }) };
+  }
   return { text: 'I have no script for that.' };
 }
 

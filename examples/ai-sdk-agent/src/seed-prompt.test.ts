@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, textOf, type ScriptedOpenAI } from './scripted-openai.js';
 
 const seedFile = fileURLToPath(new URL('../prompts/summarize.md', import.meta.url));
+// In the seed's full form: model, provider, system_prompt, an object input, `format` for the
+// output schema, and a Go-template body with if/else, with and range.
+const translateFile = fileURLToPath(new URL('../prompts/translate.md', import.meta.url));
 
 let scripted: ScriptedOpenAI;
 let toolkit: Toolkit;
@@ -14,7 +17,11 @@ beforeAll(async () => {
   scripted = await startScriptedOpenAI();
   const openai = createOpenAI({ baseURL: scripted.url, apiKey: 'offline' });
   // The toolkit's own parser, with nothing of the agent's: the seed's file as it was written.
-  const prompts = [parsePrompt(await readFile(seedFile, 'utf8'), { filename: seedFile })];
+  const prompts = await Promise.all(
+    [seedFile, translateFile].map(async (file) =>
+      parsePrompt(await readFile(file, 'utf8'), { filename: file }),
+    ),
+  );
   toolkit = createToolkit({
     prompts,
     delegate: createAiSdkDelegate({
@@ -39,6 +46,30 @@ describe('the seed’s summarize prompt through the agent delegate', () => {
     expect(request?.model).toBe('gpt-5-mini');
     expect(textOf(request?.messages.at(-1))).toBe(
       `Summarize the following text in three sentences:\n\n${text}\n`,
+    );
+  });
+
+  it('runs a prompt in the seed’s full form: system prompt, Go template, output schema', async () => {
+    const before = scripted.requests.length;
+    const answer = await toolkit.call('translate', {
+      text: 'Le chat dort.',
+      target_language: 'English',
+      source_language: 'French',
+      glossary: ['chat', 'dort'],
+    });
+    expect(answer?.structured).toEqual({ translation: '[English] Le chat dort.' });
+    const request = scripted.requests[before];
+    expect(textOf(request?.messages[0])).toBe(
+      'You are a careful translator. Keep names, numbers and formatting as they are.\n',
+    );
+    expect(textOf(request?.messages.at(-1))).toBe(
+      'Translate the text below into English.\nIt is written in French.\n' +
+        'Keep these terms as they are: chat, dort.\n\nLe chat dort.\n',
+    );
+    const unknown = await toolkit.call('translate', { text: 'Hallo.', target_language: 'Dutch' });
+    expect(unknown?.structured).toEqual({ translation: '[Dutch] Hallo.' });
+    expect(textOf(scripted.requests.at(-1)?.messages.at(-1))).toBe(
+      'Translate the text below into Dutch.\nWork out its language first.\n\nHallo.\n',
     );
   });
 

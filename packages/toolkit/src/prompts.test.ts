@@ -87,6 +87,17 @@ describe('parsePrompt', () => {
     );
   });
 
+  it('takes the seed’s format: as the output schema, and refuses it beside output:', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    const prompt = parsePrompt(
+      '---\nname: f\nformat:\n  type: object\n  properties:\n    a: { type: string }\n---\nbody',
+    );
+    expect(prompt.output).toEqual(schema);
+    expect(() =>
+      parsePrompt('---\nname: f\nformat: { type: object }\noutput: { type: object }\n---\nbody'),
+    ).toThrow(expect.objectContaining({ code: 'invalid_prompt' }));
+  });
+
   it('keeps the title rule for a title from the first heading and for a prompt made in code', () => {
     expect(() => parsePrompt('# Hi\nbody\n', { filename: 'hi.md' })).toThrow(
       /hi\.md: title \(the first # heading\) must be at least 10 characters long, got "Hi"/,

@@ -178,6 +178,8 @@ const FIELDS: Readonly<Record<string, readonly [keyof Prompt, Field]>> = {
   system_prompt: ['systemPrompt', isString],
   input: ['input', isSchema],
   output: ['output', isSchema],
+  // The seed's own spelling of `output`.
+  format: ['output', isSchema],
   tools: ['tools', isToolList],
   thinking: ['thinking', isBoolean],
   thinking_budget: ['thinkingBudget', isCount],
@@ -205,6 +207,12 @@ export function parsePrompt(text: string, options: ParsePromptOptions = {}): Pro
   const body = match === null ? source : source.slice(match[0].length);
 
   const fields: Record<string, unknown> = {};
+  if (Object.hasOwn(data, 'format') && Object.hasOwn(data, 'output')) {
+    throw new ToolError(
+      'invalid_prompt',
+      `${where}: both "format" and "output" give the output schema; keep one`,
+    );
+  }
   for (const [yamlKey, value] of Object.entries(data)) {
     const field = Object.hasOwn(FIELDS, yamlKey) ? FIELDS[yamlKey] : undefined;
     if (field === undefined) {
