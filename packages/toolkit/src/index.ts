@@ -18,21 +18,21 @@ export {
   renderPrompt,
   toMcpPrompt,
   validatePrompt,
-} from './prompts.js';
+} from './prompts/prompts.js';
 export type {
   LoadPromptsOptions,
   ParsePromptOptions,
   Prompt,
   RenderedPrompt,
   RenderPromptOptions,
-} from './prompts.js';
-export { defineResourceTemplate } from './resource-templates.js';
+} from './prompts/prompts.js';
+export { defineResourceTemplate } from './resources/resource-templates.js';
 export type {
   ResourceTemplate,
   ResourceTemplateCompleteContext,
   ResourceTemplateDefinition,
   ResourceTemplateReadContext,
-} from './resource-templates.js';
+} from './resources/resource-templates.js';
 export {
   dataResource,
   jsonResource,
@@ -47,16 +47,16 @@ export {
   validateResource,
   withDescription,
   withUri,
-} from './resources.js';
+} from './resources/resources.js';
 export type {
   DataResourceOptions,
   ReadResourceOptions,
   Resource,
   ResourceInfo,
   ResourceOptions,
-} from './resources.js';
-export { LIVE_READ_TIMEOUT_MS, liveResource } from './live-resources.js';
-export type { LiveContents, LiveResource, LiveResourceOptions } from './live-resources.js';
+} from './resources/resources.js';
+export { LIVE_READ_TIMEOUT_MS, liveResource } from './resources/live-resources.js';
+export type { LiveContents, LiveResource, LiveResourceOptions } from './resources/live-resources.js';
 export { compareKeys, createChangeEmitter, createMemoryStore } from './store.js';
 export type {
   ChangeEmitter,
@@ -66,17 +66,17 @@ export type {
   StoreChange,
   StoreListener,
 } from './store.js';
-export { MAX_TEMPLATE_LENGTH } from './template.js';
-export type { TemplateLimits } from './template.js';
+export { MAX_TEMPLATE_LENGTH } from './prompts/template.js';
+export type { TemplateLimits } from './prompts/template.js';
 export {
   CALLER_META_KEY,
   Connector,
   createConnector,
   requestScopedFetch,
 } from './connectors/connector.js';
-export { StreamableHttpClientTransport } from './connectors/http-client-transport.js';
-export type { StreamableHttpClientTransportOptions } from './connectors/http-client-transport.js';
-export type { TransportAuth } from './connectors/http-transport-parts.js';
+export { StreamableHttpClientTransport } from './connectors/transport/http-client-transport.js';
+export type { StreamableHttpClientTransportOptions } from './connectors/transport/http-client-transport.js';
+export type { TransportAuth } from './connectors/transport/http-transport-parts.js';
 export { ConnectorOAuth, createConnectorOAuth } from './connectors/oauth/connector-oauth.js';
 export type {
   AuthRefusal,
@@ -111,8 +111,8 @@ export type {
 } from './connectors/oauth/loopback-redirect.js';
 export { isAuthRequired } from './connectors/oauth/stored-provider.js';
 export type { OAuthGrant } from './connectors/oauth/stored-provider.js';
-export { mcpHttpFetch } from './connectors/mcp-fetch.js';
-export { nodeHttpFetch } from './connectors/node-fetch.js';
+export { mcpHttpFetch } from './connectors/transport/mcp-fetch.js';
+export { nodeHttpFetch } from './connectors/transport/node-fetch.js';
 export type {
   ConnectorClientLike,
   ConnectorEra,
@@ -150,15 +150,15 @@ export type {
 export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
 export { getSession, runInSession, silentLogger } from './session.js';
 export { MASK, Secrets } from './secrets.js';
-export { DEFAULT_MAX_SESSION_CONNECTIONS, DEFAULT_SESSION_IDLE_MS } from './session-connections.js';
-export type { SessionConnectionLimits } from './session-connections.js';
+export { DEFAULT_MAX_SESSION_CONNECTIONS, DEFAULT_SESSION_IDLE_MS } from './connectors/session-connections.js';
+export type { SessionConnectionLimits } from './connectors/session-connections.js';
 export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
 export {
   BUILTIN_NAMESPACE,
   createToolkit,
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
-} from './toolkit.js';
+} from './toolkit/toolkit.js';
 export type {
   AddConnectorOptions,
   BuiltinKind,
@@ -179,7 +179,7 @@ export type {
   ToolkitOptions,
   ToolkitPrompt,
   ToolkitResourceTemplate,
-} from './toolkit-types.js';
+} from './toolkit/types.js';
 // The lower-layer names a typical app needs, so it installs this one package.
 export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';
 export {

@@ -10,14 +10,14 @@ import {
   type ConnectorSource,
   type ToolkitConnector,
   type UpstreamRequestHandler,
-} from './connectors/connector.js';
-import { sourceKeys } from './connectors/connector-sources.js';
-import { inferNamespace } from './connectors/namespace.js';
-import type { Secrets } from './secrets.js';
+} from './connector.js';
+import { sourceKeys } from './connector-sources.js';
+import { inferNamespace } from './namespace.js';
+import type { Secrets } from '../secrets.js';
 import { SessionConnections, type SessionConnectionLimits } from './session-connections.js';
-import type { Logger } from './session.js';
-import { connectorSource, syncTools } from './toolkit-connector-source.js';
-import type { Source } from './toolkit-sources.js';
+import type { Logger } from '../session.js';
+import { connectorSource, syncTools } from './source.js';
+import type { Source } from '../toolkit/sources.js';
 import {
   BUILTIN_NAMESPACE,
   USER_NAMESPACE,
@@ -27,7 +27,7 @@ import {
   type ListError,
   type ToolkitEvent,
   type ToolkitResourceTemplate,
-} from './toolkit-types.js';
+} from '../toolkit/types.js';
 
 interface ConnectorEntry {
   /** The shared connection: every call's, or for a per-session server, the lists'. */

@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import { childPids, isAlive } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
-import { runToolkit, type RunningToolkit } from './testing/run-toolkit.js';
-import { createToolkit, type ConnectionMode, type ToolkitOptions } from './toolkit.js';
+import { defineTool } from '../define-tool.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
+import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
 
 const require = createRequire(import.meta.url);
 const everything = {

@@ -1,5 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
-import type { ConnectorClientLike, ToolkitConnector } from './connectors/connector.js';
+import type { ConnectorClientLike, ToolkitConnector } from './connector.js';
 
 /** Bounds on the connections of servers added with `connection: 'per-session'`. */
 export interface SessionConnectionLimits {

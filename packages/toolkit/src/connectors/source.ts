@@ -1,8 +1,8 @@
 import type { Prompt as McpPrompt } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
-import type { ConnectorClientLike, ToolkitConnector } from './connectors/connector.js';
-import { validateResource } from './resources.js';
-import type { Logger } from './session.js';
+import type { ConnectorClientLike, ToolkitConnector } from './connector.js';
+import { validateResource } from '../resources/resources.js';
+import type { Logger } from '../session.js';
 import {
   makeSource,
   remotePromptItem,
@@ -10,8 +10,8 @@ import {
   safeName,
   toolItem,
   type Source,
-} from './toolkit-sources.js';
-import type { PromptItem } from './toolkit-types.js';
+} from '../toolkit/sources.js';
+import type { PromptItem } from '../toolkit/types.js';
 
 /** What {@link connectorSource} needs of the toolkit's connectors. */
 export interface ConnectorSourceParts {

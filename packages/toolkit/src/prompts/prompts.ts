@@ -9,10 +9,10 @@ import type {
 import { createValidator, parseToolId, ToolError } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { parseDocument } from 'yaml';
-import { specIssue } from './spec-check.js';
-import { throwIfAborted } from './abort.js';
-import { jsonProblem } from './json-value.js';
-import { nameProblem } from './names.js';
+import { specIssue } from '../spec-check.js';
+import { throwIfAborted } from '../abort.js';
+import { jsonProblem } from '../json-value.js';
+import { nameProblem } from '../names.js';
 import { compileTemplate, renderTemplate, type TemplateLimits } from './template.js';
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
+import { defineTool } from '../define-tool.js';
 import { MAX_KEPT_PER_SESSION, RESULT_URI_PREFIX } from './call-resources.js';
 import { textResource, type Resource } from './resources.js';
-import { getSession } from './session.js';
-import { createToolkit } from './toolkit.js';
+import { getSession } from '../session.js';
+import { createToolkit } from '../toolkit/toolkit.js';
 
 const fetchReport = defineTool({
   name: 'fetch_report',

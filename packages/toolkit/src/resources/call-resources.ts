@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
 import { withUri, type Resource } from './resources.js';
-import { getSession } from './session.js';
-import type { CallOptions, CallResult } from './toolkit-types.js';
+import { getSession } from '../session.js';
+import type { CallOptions, CallResult } from '../toolkit/types.js';
 
 /** The URI prefix of a result kept with `keep: true`: `toolplane://results/<random ID>`. */
 export const RESULT_URI_PREFIX = 'toolplane://results/';

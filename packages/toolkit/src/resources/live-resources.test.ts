@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { liveResource } from './live-resources.js';
 import { textResource } from './resources.js';
-import { createToolkit } from './toolkit.js';
+import { createToolkit } from '../toolkit/toolkit.js';
 
 // The first bytes of a PNG file: enough for the content to say what it is.
 const PNG_BYTES = Uint8Array.from([

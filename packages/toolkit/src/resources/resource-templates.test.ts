@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineResourceTemplate } from './resource-templates.js';
 import { textResource } from './resources.js';
-import { createToolkit, type ToolkitEvent } from './toolkit.js';
+import { createToolkit, type ToolkitEvent } from '../toolkit/toolkit.js';
 
 const notes = new Map([
   ['a1', 'first note'],

@@ -4,8 +4,8 @@ import type {
   ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
-import { throwIfAborted } from './abort.js';
-import { nameProblem } from './names.js';
+import { throwIfAborted } from '../abort.js';
+import { nameProblem } from '../names.js';
 import { resource as toResource, validateResource, type Resource } from './resources.js';
 
 /** What a resource template's `read` receives besides the URI's variables. */

@@ -11,9 +11,9 @@ import { detect as detectEncoding } from 'chardet';
 import { fileTypeFromBuffer } from 'file-type';
 import iconv from 'iconv-lite';
 import { lookup as mimeFromName } from 'mime-types';
-import { throwIfAborted } from './abort.js';
-import { jsonProblem } from './json-value.js';
-import { nameProblem } from './names.js';
+import { throwIfAborted } from '../abort.js';
+import { jsonProblem } from '../json-value.js';
+import { nameProblem } from '../names.js';
 
 /** What a resource is, without its contents: the fields of MCP's `Resource` (`resources/list`). */
 export interface ResourceInfo {

@@ -1,30 +1,30 @@
 import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError, toolId, type Tool } from '@toolplane/toolmodel';
 import type { LocalRegistry } from '@toolplane/toolrun';
-import type { DefinedTool } from './define-tool.js';
-import { validatePrompt, type Prompt } from './prompts.js';
-import { readTemplate, type ResourceTemplate } from './resource-templates.js';
-import type { BuiltinKind } from './toolkit-types.js';
+import type { DefinedTool } from '../define-tool.js';
+import { validatePrompt, type Prompt } from '../prompts/prompts.js';
+import { readTemplate, type ResourceTemplate } from '../resources/resource-templates.js';
+import type { BuiltinKind } from './types.js';
 import {
   isLiveResource,
   readLive,
   validateLiveResource,
   type LiveResource,
-} from './live-resources.js';
-import { validateResource, type Resource } from './resources.js';
+} from '../resources/live-resources.js';
+import { validateResource, type Resource } from '../resources/resources.js';
 import {
   localPromptItem,
   makeSource,
   resourceItem,
   toolItem,
   type Source,
-} from './toolkit-sources.js';
+} from './sources.js';
 import {
   BUILTIN_NAMESPACE,
   type ToolItem,
   type ToolkitEvent,
   type ToolkitResourceTemplate,
-} from './toolkit-types.js';
+} from './types.js';
 
 /**
  * The `builtin` namespace of a toolkit: the tools, prompts, resources and resource templates

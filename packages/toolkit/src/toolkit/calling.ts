@@ -3,12 +3,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Tracer } from '@opentelemetry/api';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ProgressListener } from '@toolplane/toolrun';
-import { getSession, progressReporter, runInSession, type Session } from './session.js';
-import type { UpstreamRequestHandler } from './connectors/connector.js';
-import { withStructured, type ResolvedCallOptions } from './call-resources.js';
-import type { CallOptions, CallResult, PromptItem, ToolkitOptions } from './toolkit-types.js';
-import { wrap } from './toolkit-sources.js';
-import { traced } from './tracing.js';
+import { getSession, progressReporter, runInSession, type Session } from '../session.js';
+import type { UpstreamRequestHandler } from '../connectors/connector.js';
+import { withStructured, type ResolvedCallOptions } from '../resources/call-resources.js';
+import type { CallOptions, CallResult, PromptItem, ToolkitOptions } from './types.js';
+import { wrap } from './sources.js';
+import { traced } from '../tracing.js';
 
 // How deep the call in progress is nested: prompt → tool → prompt recursion ends at maxCallDepth.
 const callDepth = new AsyncLocalStorage<number>();

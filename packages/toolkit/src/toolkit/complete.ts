@@ -1,12 +1,12 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
-import { throwIfAborted } from './abort.js';
-import type { ToolkitConnector } from './connectors/connector.js';
-import { completePromptArgument } from './prompts.js';
-import { completeTemplate } from './resource-templates.js';
-import type { Builtins } from './toolkit-builtins.js';
-import type { Source } from './toolkit-sources.js';
-import { BUILTIN_NAMESPACE, type CompleteOptions, type CompletionTarget } from './toolkit-types.js';
+import { throwIfAborted } from '../abort.js';
+import type { ToolkitConnector } from '../connectors/connector.js';
+import { completePromptArgument } from '../prompts/prompts.js';
+import { completeTemplate } from '../resources/resource-templates.js';
+import type { Builtins } from './builtins.js';
+import type { Source } from './sources.js';
+import { BUILTIN_NAMESPACE, type CompleteOptions, type CompletionTarget } from './types.js';
 
 /**
  * Completion values for a prompt's argument or a resource template's variable: from the

@@ -9,10 +9,10 @@ import type {
   ConnectorOptions,
   ConnectorState,
   ToolkitConnector,
-} from './connectors/connector.js';
-import { runToolkit, type RunningToolkit } from './testing/run-toolkit.js';
+} from '../connectors/connector.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from './toolkit.js';
-import type { ToolkitEvent } from './toolkit-types.js';
+import type { ToolkitEvent } from './types.js';
 
 const forecast: McpTool = {
   name: 'forecast',

@@ -6,10 +6,10 @@ import {
   type HttpFixture,
 } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UpstreamRequest, UpstreamRequestHandler } from './connectors/connector.js';
-import { runToolkit, type RunningToolkit } from './testing/run-toolkit.js';
+import type { UpstreamRequest, UpstreamRequestHandler } from '../connectors/connector.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from './toolkit.js';
-import type { ToolkitEvent } from './toolkit-types.js';
+import type { ToolkitEvent } from './types.js';
 
 // A 2026-07-28-only upstream (the SDK v2 server with `legacy: 'reject'`) behind the toolkit, over
 // real stdio and real HTTP: everything a 2025 upstream does through the toolkit, it does too.

@@ -1,8 +1,8 @@
 import { fixtureCommand } from '@toolplane/fixtures';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
-import { runToolkit } from './testing/run-toolkit.js';
+import { defineTool } from '../define-tool.js';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type ToolkitEvent } from './toolkit.js';
 
 describe('Toolkit.onEvent', () => {

@@ -5,7 +5,7 @@ import {
   decodeCursor,
   encodeCursor,
   type Source,
-} from './toolkit-sources.js';
+} from './sources.js';
 import type {
   ListError,
   ListRequest,
@@ -14,7 +14,7 @@ import type {
   ResourceItem,
   ToolItem,
   ToolkitItem,
-} from './toolkit-types.js';
+} from './types.js';
 
 /**
  * Finds `key` in `sources` (in lookup order): `ns:name` or `ns.name`, `uri#ns`, a bare name, then

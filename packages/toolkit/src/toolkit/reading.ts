@@ -1,11 +1,11 @@
 import { ToolError } from '@toolplane/toolmodel';
-import { type RenderedPrompt } from './prompts.js';
-import { type Resource } from './resources.js';
-import { isResultUri, sessionKey, type KeptResults } from './call-resources.js';
-import type { Builtins } from './toolkit-builtins.js';
-import type { Connectors } from './toolkit-connectors.js';
-import type { Source } from './toolkit-sources.js';
-import type { ReadOptions, ResourceItem, ToolkitItem } from './toolkit-types.js';
+import { type RenderedPrompt } from '../prompts/prompts.js';
+import { type Resource } from '../resources/resources.js';
+import { isResultUri, sessionKey, type KeptResults } from '../resources/call-resources.js';
+import type { Builtins } from './builtins.js';
+import type { Connectors } from '../connectors/registry.js';
+import type { Source } from './sources.js';
+import type { ReadOptions, ResourceItem, ToolkitItem } from './types.js';
 
 /** What reading a resource or getting a prompt needs of a toolkit. */
 export interface ReadingParts {

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Root } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RootsRequestContext } from './connectors/connector.js';
-import { runToolkit, type RunningToolkit } from './testing/run-toolkit.js';
+import type { RootsRequestContext } from '../connectors/connector.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from './toolkit.js';
 
 const require = createRequire(import.meta.url);

@@ -5,22 +5,22 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import type { ConnectorClientLike, ToolkitConnector } from './connectors/connector.js';
-import { renderPrompt, toMcpPrompt, type Prompt } from './prompts.js';
+import type { ConnectorClientLike, ToolkitConnector } from '../connectors/connector.js';
+import { renderPrompt, toMcpPrompt, type Prompt } from '../prompts/prompts.js';
 import {
   resource as toResource,
   resourceInfo,
   type Resource,
   type ResourceInfo,
-} from './resources.js';
-import type { Store } from './store.js';
+} from '../resources/resources.js';
+import type { Store } from '../store.js';
 import {
   USER_NAMESPACE,
   type PromptItem,
   type ResourceItem,
   type ToolItem,
   type ToolkitItem,
-} from './toolkit-types.js';
+} from './types.js';
 
 /** The most items one `list` page holds. */
 const MAX_LIST_LIMIT = 1_000;

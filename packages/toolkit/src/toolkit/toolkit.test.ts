@@ -4,13 +4,13 @@ import { createValidator, ToolError, type SchemaValidator } from '@toolplane/too
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
-import { createOutputTool } from './output-tool.js';
-import type { Prompt } from './prompts.js';
-import { textResource } from './resources.js';
-import { getSession } from './session.js';
-import { createMemoryStore } from './store.js';
-import { runToolkit } from './testing/run-toolkit.js';
+import { defineTool } from '../define-tool.js';
+import { createOutputTool } from '../output-tool.js';
+import type { Prompt } from '../prompts/prompts.js';
+import { textResource } from '../resources/resources.js';
+import { getSession } from '../session.js';
+import { createMemoryStore } from '../store.js';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type Toolkit, type ToolkitEvent, type ToolkitOptions } from './toolkit.js';
 
 const open: Toolkit[] = [];

@@ -15,32 +15,32 @@ import {
   type ToolkitConnector,
   type ConnectorSource,
   type UpstreamRequestHandler,
-} from './connectors/connector.js';
-import type { DefinedTool } from './define-tool.js';
-import { type Prompt, type RenderedPrompt } from './prompts.js';
-import { type ResourceTemplate } from './resource-templates.js';
-import { redactingLogger, Secrets } from './secrets.js';
-import { type Resource } from './resources.js';
-import type { LiveResource } from './live-resources.js';
-import { silentLogger, type Logger } from './session.js';
+} from '../connectors/connector.js';
+import type { DefinedTool } from '../define-tool.js';
+import { type Prompt, type RenderedPrompt } from '../prompts/prompts.js';
+import { type ResourceTemplate } from '../resources/resource-templates.js';
+import { redactingLogger, Secrets } from '../secrets.js';
+import { type Resource } from '../resources/resources.js';
+import type { LiveResource } from '../resources/live-resources.js';
+import { silentLogger, type Logger } from '../session.js';
 import {
   KeptResults,
   sessionKey,
   withResources,
   withStructured,
   type ResolvedCallOptions,
-} from './call-resources.js';
-import { withTraceContext } from './tracing.js';
-import { Builtins } from './toolkit-builtins.js';
-import { answererOf, callPrompt, nested, nextCaller, type NestedCall } from './toolkit-calling.js';
-import { completeIn } from './toolkit-complete.js';
-import { Connectors } from './toolkit-connectors.js';
-import { listIn, lookupIn } from './toolkit-lookup.js';
-import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './toolkit-reading.js';
+} from '../resources/call-resources.js';
+import { withTraceContext } from '../tracing.js';
+import { Builtins } from './builtins.js';
+import { answererOf, callPrompt, nested, nextCaller, type NestedCall } from './calling.js';
+import { completeIn } from './complete.js';
+import { Connectors } from '../connectors/registry.js';
+import { listIn, lookupIn } from './lookup.js';
+import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './reading.js';
 
-export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './toolkit-types.js';
-// Types tests and the package index take from here; the rest are in toolkit-types.ts.
-export type { ConnectionMode, Toolkit, ToolkitEvent, ToolkitOptions } from './toolkit-types.js';
+export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './types.js';
+// Types tests and the package index take from here; the rest are in types.ts.
+export type { ConnectionMode, Toolkit, ToolkitEvent, ToolkitOptions } from './types.js';
 import {
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
@@ -60,8 +60,8 @@ import {
   type CompleteOptions,
   type ConnectorStatus,
   type Toolkit,
-} from './toolkit-types.js';
-import { storeSource, type Source, wrap } from './toolkit-sources.js';
+} from './types.js';
+import { storeSource, type Source, wrap } from './sources.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and

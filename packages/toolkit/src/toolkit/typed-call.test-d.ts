@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
-import type { CallResult } from './toolkit-types.js';
+import { defineTool } from '../define-tool.js';
+import type { CallResult } from './types.js';
 import { createToolkit } from './toolkit.js';
 
 const add = defineTool({

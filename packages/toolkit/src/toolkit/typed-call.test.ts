@@ -3,10 +3,10 @@ import { ToolError } from '@toolplane/toolmodel';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { textContent, toolResult } from './content.js';
-import { defineTool } from './define-tool.js';
-import { jsonResource } from './resources.js';
-import { runToolkit } from './testing/run-toolkit.js';
+import { textContent, toolResult } from '../content.js';
+import { defineTool } from '../define-tool.js';
+import { jsonResource } from '../resources/resources.js';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type Toolkit } from './toolkit.js';
 
 const open: Toolkit[] = [];

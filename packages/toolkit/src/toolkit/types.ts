@@ -22,16 +22,16 @@ import {
   type SpokenEra,
   type ConnectorSource,
   type UpstreamRequestHandler,
-} from './connectors/connector.js';
-import type { DefinedTool } from './define-tool.js';
-import type { LiveResource } from './live-resources.js';
-import { type Prompt, type RenderedPrompt } from './prompts.js';
-import { type ResourceTemplate } from './resource-templates.js';
-import { Secrets } from './secrets.js';
-import { type Resource, type ResourceInfo } from './resources.js';
-import { type Logger, type Session } from './session.js';
-import type { SessionConnectionLimits } from './session-connections.js';
-import type { Store } from './store.js';
+} from '../connectors/connector.js';
+import type { DefinedTool } from '../define-tool.js';
+import type { LiveResource } from '../resources/live-resources.js';
+import { type Prompt, type RenderedPrompt } from '../prompts/prompts.js';
+import { type ResourceTemplate } from '../resources/resource-templates.js';
+import { Secrets } from '../secrets.js';
+import { type Resource, type ResourceInfo } from '../resources/resources.js';
+import { type Logger, type Session } from '../session.js';
+import type { SessionConnectionLimits } from '../connectors/session-connections.js';
+import type { Store } from '../store.js';
 
 /** The namespace of tools, prompts and resources registered in code. */
 export const BUILTIN_NAMESPACE = 'builtin';

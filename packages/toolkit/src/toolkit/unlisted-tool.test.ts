@@ -1,7 +1,7 @@
 import { fixtureCommand } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
-import { runToolkit } from './testing/run-toolkit.js';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from './toolkit.js';
 
 // A call to a tool no server listed: "not found" when its server is connected and lacks it, the

@@ -1,8 +1,8 @@
 import { fixtureCommand } from '@toolplane/fixtures';
 import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UpstreamRequest, UpstreamRequestHandler } from './connectors/connector.js';
-import { runToolkit, type RunningToolkit } from './testing/run-toolkit.js';
+import type { UpstreamRequest, UpstreamRequestHandler } from '../connectors/connector.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type ToolkitOptions } from './toolkit.js';
 
 // A server's sampling and elicitation during the library's own calls reach the toolkit's handler

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { StreamableHttpClientTransport } from './http-client-transport.js';
-import { serveMcpHttp } from './testing/serve-mcp-http.js';
+import { serveMcpHttp } from '../testing/serve-mcp-http.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 

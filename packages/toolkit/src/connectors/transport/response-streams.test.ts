@@ -4,10 +4,10 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { recordEvents } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runToolkit } from '../testing/run-toolkit.js';
-import { createToolkit } from '../toolkit.js';
-import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
-import { serveMcpHttp, type SeenRequest, type ServedMcp } from './testing/serve-mcp-http.js';
+import { runToolkit } from '../../testing/run-toolkit.js';
+import { createToolkit } from '../../toolkit/toolkit.js';
+import { createConnector, type Connector, type ConnectorEvent } from '../connector.js';
+import { serveMcpHttp, type SeenRequest, type ServedMcp } from '../testing/serve-mcp-http.js';
 
 // A call that waited for its answer would wait out the SDK's 60 s request timeout, three times the
 // test timeout: every "fails at once" below fails by timing out if the connector lets it hang.

@@ -8,9 +8,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isAlive } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '@toolplane/toolmodel';
-import { runToolkit } from '../testing/run-toolkit.js';
-import { createToolkit } from '../toolkit.js';
-import { createConnector, type Connector } from './connector.js';
+import { runToolkit } from '../../testing/run-toolkit.js';
+import { createToolkit } from '../../toolkit/toolkit.js';
+import { createConnector, type Connector } from '../connector.js';
 
 const MIB = 1024 * 1024;
 
@@ -217,7 +217,7 @@ describe('the stdio transport', () => {
 
   it('leaves no child behind when the process exits without closing', async () => {
     const pidFile = join(dir, 'orphan.pid');
-    const entry = fileURLToPath(new URL('./testing/exit-while-connecting.ts', import.meta.url));
+    const entry = fileURLToPath(new URL('../testing/exit-while-connecting.ts', import.meta.url));
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const parent = spawn(
       process.execPath,
