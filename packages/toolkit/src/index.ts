@@ -56,7 +56,11 @@ export type {
   ResourceOptions,
 } from './resources/resources.js';
 export { LIVE_READ_TIMEOUT_MS, liveResource } from './resources/live-resources.js';
-export type { LiveContents, LiveResource, LiveResourceOptions } from './resources/live-resources.js';
+export type {
+  LiveContents,
+  LiveResource,
+  LiveResourceOptions,
+} from './resources/live-resources.js';
 export { compareKeys, createChangeEmitter, createMemoryStore } from './store.js';
 export type {
   ChangeEmitter,
@@ -150,7 +154,10 @@ export type {
 export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
 export { getSession, runInSession, silentLogger } from './session.js';
 export { MASK, Secrets } from './secrets.js';
-export { DEFAULT_MAX_SESSION_CONNECTIONS, DEFAULT_SESSION_IDLE_MS } from './connectors/session-connections.js';
+export {
+  DEFAULT_MAX_SESSION_CONNECTIONS,
+  DEFAULT_SESSION_IDLE_MS,
+} from './connectors/session-connections.js';
 export type { SessionConnectionLimits } from './connectors/session-connections.js';
 export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
 export {

@@ -12,13 +12,7 @@ import {
   type LiveResource,
 } from '../resources/live-resources.js';
 import { validateResource, type Resource } from '../resources/resources.js';
-import {
-  localPromptItem,
-  makeSource,
-  resourceItem,
-  toolItem,
-  type Source,
-} from './sources.js';
+import { localPromptItem, makeSource, resourceItem, toolItem, type Source } from './sources.js';
 import {
   BUILTIN_NAMESPACE,
   type ToolItem,

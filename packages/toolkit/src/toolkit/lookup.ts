@@ -1,11 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
-import {
-  checkLimit,
-  checkOffset,
-  decodeCursor,
-  encodeCursor,
-  type Source,
-} from './sources.js';
+import { checkLimit, checkOffset, decodeCursor, encodeCursor, type Source } from './sources.js';
 import type {
   ListError,
   ListRequest,
