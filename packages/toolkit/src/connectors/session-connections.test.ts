@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
+import { toolkitHost } from '../toolkit/host.js';
 import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
 
 const require = createRequire(import.meta.url);
@@ -113,7 +114,7 @@ describe('per-session connections', () => {
     const pid = toolkit.connector('everything')?.pid;
     await toggle(toolkit, 'bob');
     expect(sessionConnections(toolkit)).toBe(2);
-    await toolkit.endSession('alice');
+    await toolkitHost(toolkit).endSession('alice');
     expect(sessionConnections(toolkit)).toBe(1);
     expect(isAlive(alice[0] ?? 0)).toBe(false);
     // The shared connection stays; a new call of alice's starts afresh.

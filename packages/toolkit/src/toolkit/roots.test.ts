@@ -3,6 +3,7 @@ import type { Root } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RootsRequestContext } from '../connectors/connector.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
+import { toolkitHost } from './host.js';
 import { createToolkit } from './toolkit.js';
 
 const require = createRequire(import.meta.url);
@@ -54,7 +55,7 @@ describe('roots', () => {
 
     roots = [{ uri: 'file:///projects/beta', name: 'beta' }];
     const before = asked.length;
-    toolkit.rootsChanged('someone');
+    toolkitHost(toolkit).rootsChanged('someone');
     // The server asks again at once, outside any call: for whoever's roots changed.
     await until(() => Promise.resolve(asked.length > before));
     expect(asked[before]?.caller).toBe('someone');
@@ -73,6 +74,6 @@ describe('roots', () => {
     expect(toolkit.index.hasTool('everything:trigger-sampling-request')).toBe(true);
     expect(toolkit.index.hasTool('everything:get-roots-list')).toBe(false);
     // Nothing to tell, and nothing breaks.
-    toolkit.rootsChanged();
+    toolkitHost(toolkit).rootsChanged();
   });
 });

@@ -62,6 +62,7 @@ import {
   type Toolkit,
 } from './types.js';
 import { storeSource, type Source, wrap } from './sources.js';
+import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
@@ -96,6 +97,23 @@ class ToolkitImpl implements Toolkit {
   readonly #unsubscribeStore: (() => void) | undefined;
   #running: AbortController | undefined;
   #closed = false;
+  // What toolkitHost() hands a gateway. The deprecated Toolkit members of the same names (below)
+  // answer through it until they go.
+  readonly [TOOLKIT_HOST]: ToolkitHost = {
+    setUpstreamRequestHandler: async (handler, options = {}) => {
+      this.#upstreamRequests = handler;
+      await this.#connectors.renegotiate(options);
+    },
+    rootsChanged: (caller) => {
+      this.#connectors.rootsChanged(caller);
+    },
+    connectionOf: (namespace) => this.#connectors.connectionOf(namespace),
+    subscribeResource: (namespace, uri, options = {}) =>
+      this.#connectors.subscribe(namespace, uri, options.sessionKey),
+    unsubscribeResource: (namespace, uri, options = {}) =>
+      this.#connectors.unsubscribe(namespace, uri, options.sessionKey),
+    endSession: (session) => this.#connectors.endSession(session),
+  };
 
   constructor(options: ToolkitOptions) {
     this.#options = options;
@@ -203,40 +221,39 @@ class ToolkitImpl implements Toolkit {
     return this.#connectors.get(namespace);
   }
 
-  async setUpstreamRequestHandler(
+  setUpstreamRequestHandler(
     handler: UpstreamRequestHandler | undefined,
-    options: { signal?: AbortSignal } = {},
+    options?: { signal?: AbortSignal },
   ): Promise<void> {
-    this.#upstreamRequests = handler;
-    await this.#connectors.renegotiate(options);
+    return this[TOOLKIT_HOST].setUpstreamRequestHandler(handler, options);
   }
 
   rootsChanged(caller?: string): void {
-    this.#connectors.rootsChanged(caller);
+    this[TOOLKIT_HOST].rootsChanged(caller);
   }
 
   connectionOf(namespace: string): ConnectionMode | undefined {
-    return this.#connectors.connectionOf(namespace);
+    return this[TOOLKIT_HOST].connectionOf(namespace);
   }
 
   subscribeResource(
     namespace: string,
     uri: string,
-    options: { readonly sessionKey?: string } = {},
+    options?: { readonly sessionKey?: string },
   ): Promise<boolean> {
-    return this.#connectors.subscribe(namespace, uri, options.sessionKey);
+    return this[TOOLKIT_HOST].subscribeResource(namespace, uri, options);
   }
 
   unsubscribeResource(
     namespace: string,
     uri: string,
-    options: { readonly sessionKey?: string } = {},
+    options?: { readonly sessionKey?: string },
   ): Promise<void> {
-    return this.#connectors.unsubscribe(namespace, uri, options.sessionKey);
+    return this[TOOLKIT_HOST].unsubscribeResource(namespace, uri, options);
   }
 
   endSession(session: string): Promise<void> {
-    return this.#connectors.endSession(session);
+    return this[TOOLKIT_HOST].endSession(session);
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {

@@ -139,8 +139,8 @@ export interface ToolkitOptions {
    * Answers the sampling and elicitation requests MCP servers send during calls made through this
    * toolkit (`call`, `callTool`), and tells servers what it can answer when they connect. Each
    * call is tied to its requests by the toolkit itself: nothing to pass per call (a call may still
-   * bring its own answerer, {@link CallOptions.onUpstreamRequest}). A gateway replaces it with
-   * {@link Toolkit.setUpstreamRequestHandler}.
+   * bring its own answerer, {@link CallOptions.onUpstreamRequest}). A gateway replaces it through
+   * `toolkitHost(toolkit).setUpstreamRequestHandler`.
    */
   readonly upstreamRequests?: UpstreamRequestHandler;
   /** Defaults for every connector (timeouts, backoff, client info). */
@@ -378,45 +378,30 @@ export interface Toolkit {
    * templates, completions, subscriptions); `undefined` when there is none.
    */
   connector(namespace: string): ToolkitConnector | undefined;
-  /**
-   * Sets who answers upstream servers' sampling and elicitation requests (see
-   * {@link UpstreamRequestHandler}; `undefined` removes it), e.g. a gateway forwarding each to
-   * the session whose call caused it. Connected connectors whose advertised capabilities change
-   * reconnect at once (calls in flight on them fail); resolves once they have.
-   */
+  // The host hooks below moved to ToolkitHost (toolkitHost() in host.ts); they stay here,
+  // deprecated, for one minor so code that called them on a Toolkit keeps working.
+  /** @deprecated Use `toolkitHost(toolkit).setUpstreamRequestHandler`; leaves `Toolkit` next minor. */
   setUpstreamRequestHandler(
     handler: UpstreamRequestHandler | undefined,
     options?: { signal?: AbortSignal },
   ): Promise<void>;
-  /**
-   * Tells the servers that asked for roots (a handler with `capabilities.roots`) that they
-   * changed (`notifications/roots/list_changed`); their next `roots/list` outside a call is
-   * answered for `caller` (the caller tag of whoever's roots changed; a gateway passes its
-   * session's).
-   */
+  /** @deprecated Use `toolkitHost(toolkit).rootsChanged`; leaves `Toolkit` next minor. */
   rootsChanged(caller?: string): void;
-  /** How the server `namespace` names is connected (see {@link AddConnectorOptions.connection}). */
+  /** @deprecated Use `toolkitHost(toolkit).connectionOf`; leaves `Toolkit` next minor. */
   connectionOf(namespace: string): ConnectionMode | undefined;
-  /**
-   * Subscribes to the resource `uri` of the server `namespace`: on the session's own connection
-   * to a per-session server (made if need be), else on the shared one. False when the server
-   * does not offer subscriptions or is not connected; its updates are `resource_updated` events.
-   */
+  /** @deprecated Use `toolkitHost(toolkit).subscribeResource`; leaves `Toolkit` next minor. */
   subscribeResource(
     namespace: string,
     uri: string,
     options?: { readonly sessionKey?: string },
   ): Promise<boolean>;
-  /** Undoes {@link subscribeResource}; a session connection already closed stays closed. */
+  /** @deprecated Use `toolkitHost(toolkit).unsubscribeResource`; leaves `Toolkit` next minor. */
   unsubscribeResource(
     namespace: string,
     uri: string,
     options?: { readonly sessionKey?: string },
   ): Promise<void>;
-  /**
-   * Closes the connections the client session `session` has of its own to per-session servers
-   * (see {@link AddConnectorOptions.connection}); a gateway calls it when a session ends.
-   */
+  /** @deprecated Use `toolkitHost(toolkit).endSession`; leaves `Toolkit` next minor. */
   endSession(session: string): Promise<void>;
   /**
    * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
