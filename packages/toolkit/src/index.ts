@@ -175,7 +175,7 @@ export type {
 
 // -- Hosts: servers that serve a toolkit to MCP clients (the gateway) -----------------------------
 
-export { toolkitHost } from './toolkit/host.js';
+export { toolkitHost } from './toolkit/toolkit.js';
 export type { ToolkitHost } from './toolkit/host.js';
 // Upstream servers' sampling, elicitation and roots requests: answered by a host for its clients,
 // or by an app itself (`ToolkitOptions.upstreamRequests`).

@@ -1,17 +1,11 @@
-import { createRequire } from 'node:module';
 import { childPids, isAlive } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
-import { toolkitHost } from '../toolkit/host.js';
+import { toolkitHost } from '../toolkit/toolkit.js';
 import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
+import { everything } from './testing/everything.js';
 
 /** The server-everything processes this test process started. */
 const everythings = (): number[] => childPids('server-everything');

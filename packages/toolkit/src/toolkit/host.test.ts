@@ -1,16 +1,9 @@
-import { createRequire } from 'node:module';
-import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
-import { toolkitHost } from './host.js';
+import { toolkitHost } from './toolkit.js';
 import { createToolkit } from './toolkit.js';
 import type { Toolkit } from './types.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
+import { everything } from '../connectors/testing/everything.js';
 
 const running: RunningToolkit[] = [];
 afterEach(async () => {
@@ -49,14 +42,8 @@ describe('toolkitHost', () => {
     // Any object typed as a Toolkit, such as a hand-written wrapper, has no host hooks.
     const handMade: Toolkit = { ...createToolkit() };
     Reflect.deleteProperty(handMade, Symbol.for('@toolplane/toolkit.host'));
-    const error = (() => {
-      try {
-        toolkitHost(handMade);
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
-    expect(ToolError.isInstance(error) && error.code).toBe('invalid_argument');
+    expect(() => toolkitHost(handMade)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
   });
 });

@@ -1,11 +1,17 @@
-import { ToolError } from '@toolplane/toolmodel';
 import type { UpstreamRequestHandler } from '../connectors/connector.js';
-import type { ConnectionMode, Toolkit } from './types.js';
+
+/**
+ * How a server's connection is shared: one for every caller (`'shared'`, the default), or one per
+ * client session (`'per-session'`, made on the session's first call, closed when it ends; for
+ * stateful servers such as a browser), see {@link ToolkitOptions.sessionConnections}.
+ */
+export type ConnectionMode = 'shared' | 'per-session';
 
 /**
  * The hooks a server that serves a toolkit to MCP clients (such as `@toolplane/gateway`) needs
  * and an app does not: who answers upstream servers' requests, roots changes, upstream resource
- * subscriptions and the end of a client session. Get it with {@link toolkitHost}.
+ * subscriptions and the end of a client session. Get it with `toolkitHost(toolkit)`. Its members
+ * are plain functions, so a server may pass one on alone.
  */
 export interface ToolkitHost {
   /**
@@ -14,40 +20,40 @@ export interface ToolkitHost {
    * the session whose call caused it. Connected connectors whose advertised capabilities change
    * reconnect at once (calls in flight on them fail); resolves once they have.
    */
-  setUpstreamRequestHandler(
+  readonly setUpstreamRequestHandler: (
     handler: UpstreamRequestHandler | undefined,
     options?: { signal?: AbortSignal },
-  ): Promise<void>;
+  ) => Promise<void>;
   /**
    * Tells the servers that asked for roots (a handler with `capabilities.roots`) that they
    * changed (`notifications/roots/list_changed`); their next `roots/list` outside a call is
    * answered for `caller` (the caller tag of whoever's roots changed; a gateway passes its
    * session's).
    */
-  rootsChanged(caller?: string): void;
+  readonly rootsChanged: (caller?: string) => void;
   /** How the server `namespace` names is connected (see `AddConnectorOptions.connection`). */
-  connectionOf(namespace: string): ConnectionMode | undefined;
+  readonly connectionOf: (namespace: string) => ConnectionMode | undefined;
   /**
    * Subscribes to the resource `uri` of the server `namespace`: on the session's own connection
    * to a per-session server (made if need be), else on the shared one. False when the server
    * does not offer subscriptions or is not connected; its updates are `resource_updated` events.
    */
-  subscribeResource(
+  readonly subscribeResource: (
     namespace: string,
     uri: string,
     options?: { readonly sessionKey?: string },
-  ): Promise<boolean>;
+  ) => Promise<boolean>;
   /** Undoes {@link subscribeResource}; a session connection already closed stays closed. */
-  unsubscribeResource(
+  readonly unsubscribeResource: (
     namespace: string,
     uri: string,
     options?: { readonly sessionKey?: string },
-  ): Promise<void>;
+  ) => Promise<void>;
   /**
    * Closes the connections the client session `session` has of its own to per-session servers
    * (see `AddConnectorOptions.connection`); a gateway calls it when a session ends.
    */
-  endSession(session: string): Promise<void>;
+  readonly endSession: (session: string) => Promise<void>;
 }
 
 /**
@@ -55,19 +61,3 @@ export interface ToolkitHost {
  * another copy of this package still finds it.
  */
 export const TOOLKIT_HOST = Symbol.for('@toolplane/toolkit.host');
-
-/**
- * The host hooks of a toolkit made by {@link createToolkit}, for the server that serves it.
- *
- * @throws {ToolError} `invalid_argument` for a `Toolkit` that was not made by `createToolkit`.
- */
-export function toolkitHost(toolkit: Toolkit): ToolkitHost {
-  const host = (toolkit as Partial<Record<typeof TOOLKIT_HOST, ToolkitHost>>)[TOOLKIT_HOST];
-  if (host === undefined) {
-    throw new ToolError(
-      'invalid_argument',
-      'toolkitHost() takes a toolkit made by createToolkit(); this one has no host hooks',
-    );
-  }
-  return host;
-}

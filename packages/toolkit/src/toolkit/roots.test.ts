@@ -1,16 +1,10 @@
-import { createRequire } from 'node:module';
 import type { Root } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RootsRequestContext } from '../connectors/connector.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
-import { toolkitHost } from './host.js';
+import { toolkitHost } from './toolkit.js';
 import { createToolkit } from './toolkit.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
+import { everything } from '../connectors/testing/everything.js';
 
 const running: RunningToolkit[] = [];
 afterEach(async () => {

@@ -46,7 +46,6 @@ import {
   USER_NAMESPACE,
   type AddConnectorOptions,
   type BuiltinKind,
-  type ConnectionMode,
   type ReadOptions,
   type ToolkitEvent,
   type ToolkitOptions,
@@ -78,6 +77,21 @@ export function createToolkit(options: ToolkitOptions = {}): Toolkit {
   return toolkit;
 }
 
+/**
+ * The host hooks of a toolkit made by {@link createToolkit}, for the server that serves it (see
+ * {@link ToolkitHost}).
+ *
+ * @throws {ToolError} `invalid_argument` for a `Toolkit` that was not made by `createToolkit`.
+ */
+export function toolkitHost(toolkit: Toolkit): ToolkitHost {
+  const host = (toolkit as Partial<Record<typeof TOOLKIT_HOST, ToolkitHost>>)[TOOLKIT_HOST];
+  if (host !== undefined) return host;
+  throw new ToolError(
+    'invalid_argument',
+    'toolkitHost() takes a toolkit made by createToolkit(); this one has no host hooks',
+  );
+}
+
 class ToolkitImpl implements Toolkit {
   readonly index: ToolIndex = createIndex();
   readonly runner: Runner;
@@ -97,8 +111,7 @@ class ToolkitImpl implements Toolkit {
   readonly #unsubscribeStore: (() => void) | undefined;
   #running: AbortController | undefined;
   #closed = false;
-  // What toolkitHost() hands a gateway. The deprecated Toolkit members of the same names (below)
-  // answer through it until they go.
+  // What toolkitHost() hands a gateway.
   readonly [TOOLKIT_HOST]: ToolkitHost = {
     setUpstreamRequestHandler: async (handler, options = {}) => {
       this.#upstreamRequests = handler;
@@ -114,6 +127,13 @@ class ToolkitImpl implements Toolkit {
       this.#connectors.unsubscribe(namespace, uri, options.sessionKey),
     endSession: (session) => this.#connectors.endSession(session),
   };
+  // The deprecated Toolkit members: the same hooks under their old place, for one minor.
+  readonly setUpstreamRequestHandler = this[TOOLKIT_HOST].setUpstreamRequestHandler;
+  readonly rootsChanged = this[TOOLKIT_HOST].rootsChanged;
+  readonly connectionOf = this[TOOLKIT_HOST].connectionOf;
+  readonly subscribeResource = this[TOOLKIT_HOST].subscribeResource;
+  readonly unsubscribeResource = this[TOOLKIT_HOST].unsubscribeResource;
+  readonly endSession = this[TOOLKIT_HOST].endSession;
 
   constructor(options: ToolkitOptions) {
     this.#options = options;
@@ -219,41 +239,6 @@ class ToolkitImpl implements Toolkit {
 
   connector(namespace: string): ToolkitConnector | undefined {
     return this.#connectors.get(namespace);
-  }
-
-  setUpstreamRequestHandler(
-    handler: UpstreamRequestHandler | undefined,
-    options?: { signal?: AbortSignal },
-  ): Promise<void> {
-    return this[TOOLKIT_HOST].setUpstreamRequestHandler(handler, options);
-  }
-
-  rootsChanged(caller?: string): void {
-    this[TOOLKIT_HOST].rootsChanged(caller);
-  }
-
-  connectionOf(namespace: string): ConnectionMode | undefined {
-    return this[TOOLKIT_HOST].connectionOf(namespace);
-  }
-
-  subscribeResource(
-    namespace: string,
-    uri: string,
-    options?: { readonly sessionKey?: string },
-  ): Promise<boolean> {
-    return this[TOOLKIT_HOST].subscribeResource(namespace, uri, options);
-  }
-
-  unsubscribeResource(
-    namespace: string,
-    uri: string,
-    options?: { readonly sessionKey?: string },
-  ): Promise<void> {
-    return this[TOOLKIT_HOST].unsubscribeResource(namespace, uri, options);
-  }
-
-  endSession(session: string): Promise<void> {
-    return this[TOOLKIT_HOST].endSession(session);
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {

@@ -24,6 +24,7 @@ import {
   type UpstreamRequestHandler,
 } from '../connectors/connector.js';
 import type { DefinedTool } from '../define-tool.js';
+import type { ConnectionMode, ToolkitHost } from './host.js';
 import type { LiveResource } from '../resources/live-resources.js';
 import { type Prompt, type RenderedPrompt } from '../prompts/prompts.js';
 import { type ResourceTemplate } from '../resources/resource-templates.js';
@@ -73,12 +74,8 @@ export type ToolkitEvent = ConnectorEvent & {
   readonly session?: string;
 };
 
-/**
- * How a server's connection is shared: one for every caller (`'shared'`, the default), or one per
- * client session (`'per-session'`, made on the session's first call, closed when it ends; for
- * stateful servers such as a browser), see {@link ToolkitOptions.sessionConnections}.
- */
-export type ConnectionMode = 'shared' | 'per-session';
+// Lives in host.ts, with the host hooks that answer it.
+export type { ConnectionMode } from './host.js';
 
 /** Options of {@link Toolkit.readResource}, {@link Toolkit.getPrompt} and a prompt's `render`. */
 export interface ReadOptions {
@@ -378,31 +375,20 @@ export interface Toolkit {
    * templates, completions, subscriptions); `undefined` when there is none.
    */
   connector(namespace: string): ToolkitConnector | undefined;
-  // The host hooks below moved to ToolkitHost (toolkitHost() in host.ts); they stay here,
-  // deprecated, for one minor so code that called them on a Toolkit keeps working.
+  // The host hooks moved to ToolkitHost (see toolkitHost); they stay here, deprecated, for one
+  // minor so code that called them on a Toolkit keeps working.
   /** @deprecated Use `toolkitHost(toolkit).setUpstreamRequestHandler`; leaves `Toolkit` next minor. */
-  setUpstreamRequestHandler(
-    handler: UpstreamRequestHandler | undefined,
-    options?: { signal?: AbortSignal },
-  ): Promise<void>;
+  readonly setUpstreamRequestHandler: ToolkitHost['setUpstreamRequestHandler'];
   /** @deprecated Use `toolkitHost(toolkit).rootsChanged`; leaves `Toolkit` next minor. */
-  rootsChanged(caller?: string): void;
+  readonly rootsChanged: ToolkitHost['rootsChanged'];
   /** @deprecated Use `toolkitHost(toolkit).connectionOf`; leaves `Toolkit` next minor. */
-  connectionOf(namespace: string): ConnectionMode | undefined;
+  readonly connectionOf: ToolkitHost['connectionOf'];
   /** @deprecated Use `toolkitHost(toolkit).subscribeResource`; leaves `Toolkit` next minor. */
-  subscribeResource(
-    namespace: string,
-    uri: string,
-    options?: { readonly sessionKey?: string },
-  ): Promise<boolean>;
+  readonly subscribeResource: ToolkitHost['subscribeResource'];
   /** @deprecated Use `toolkitHost(toolkit).unsubscribeResource`; leaves `Toolkit` next minor. */
-  unsubscribeResource(
-    namespace: string,
-    uri: string,
-    options?: { readonly sessionKey?: string },
-  ): Promise<void>;
+  readonly unsubscribeResource: ToolkitHost['unsubscribeResource'];
   /** @deprecated Use `toolkitHost(toolkit).endSession`; leaves `Toolkit` next minor. */
-  endSession(session: string): Promise<void>;
+  readonly endSession: ToolkitHost['endSession'];
   /**
    * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
    * function. A listener that throws is logged and the others still hear the event.
