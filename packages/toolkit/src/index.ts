@@ -59,16 +59,14 @@ export type { JsonValue } from './json-value.js';
 
 // Prompts: files with front matter, rendered with Liquid.
 export {
-  completePromptArgument,
   loadPrompts,
   MAX_FRONT_MATTER_LENGTH,
   MAX_PROMPT_BYTES,
   MAX_PROMPT_STEPS,
   parsePrompt,
-  renderPrompt,
-  toMcpPrompt,
   validatePrompt,
 } from './prompts/prompts.js';
+export { completePromptArgument, renderPrompt, toMcpPrompt } from './prompts/render.js';
 export type {
   LoadPromptsOptions,
   ParsePromptOptions,

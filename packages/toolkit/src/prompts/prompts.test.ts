@@ -5,15 +5,8 @@ import { createValidator, ToolError, TOOL_NAME_PATTERN } from '@toolplane/toolmo
 import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  completePromptArgument,
-  loadPrompts,
-  parsePrompt,
-  renderPrompt,
-  toMcpPrompt,
-  validatePrompt,
-  type Prompt,
-} from './prompts.js';
+import { loadPrompts, parsePrompt, validatePrompt, type Prompt } from './prompts.js';
+import { completePromptArgument, renderPrompt, toMcpPrompt } from './render.js';
 
 const REVIEWER = `---
 description: Reviews a pull request

@@ -2,7 +2,7 @@ import type { CompleteResult } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { throwIfAborted } from '../abort.js';
 import type { ToolkitConnector } from '../connectors/connector.js';
-import { completePromptArgument } from '../prompts/prompts.js';
+import { completePromptArgument } from '../prompts/render.js';
 import { completeTemplate } from '../resources/resource-templates.js';
 import type { Builtins } from './builtins.js';
 import type { Source } from './sources.js';

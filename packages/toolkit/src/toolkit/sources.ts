@@ -6,7 +6,8 @@ import type {
 import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorClientLike, ToolkitConnector } from '../connectors/connector.js';
-import { renderPrompt, toMcpPrompt, type Prompt } from '../prompts/prompts.js';
+import type { Prompt } from '../prompts/prompts.js';
+import { renderPrompt, toMcpPrompt } from '../prompts/render.js';
 import {
   resource as toResource,
   resourceInfo,
