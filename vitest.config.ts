@@ -10,7 +10,7 @@ const conditions = ['@toolplane/source', 'node', 'default'];
 const serial = [
   'packages/cli/src/fleet.test.ts',
   'examples/fleet/src/**/*.test.ts',
-  'packages/toolkit/src/connectors/stdio-client-transport.test.ts',
+  'packages/toolkit/src/connectors/transport/stdio-client-transport.test.ts',
 ];
 
 export default defineConfig({

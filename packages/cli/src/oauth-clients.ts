@@ -6,7 +6,7 @@ import {
   tokenKeyFromEnv,
   type ConnectorOAuth,
   type OAuthCredentialStore,
-} from '@toolplane/toolkit';
+} from '@toolplane/toolkit/oauth';
 import type { ConnectorConfig, StoreConfig } from './config.js';
 
 /** A credential store and the means to close it. */

@@ -1,5 +1,11 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/server';
-import { type Toolkit, type ToolkitEvent, type ToolkitResourceTemplate } from '@toolplane/toolkit';
+import {
+  toolkitHost,
+  type Toolkit,
+  type ToolkitEvent,
+  type ToolkitHost,
+  type ToolkitResourceTemplate,
+} from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
@@ -33,6 +39,8 @@ export interface ToolTable {
  */
 export class GatewayHub {
   readonly toolkit: Toolkit;
+  /** The toolkit's host hooks: upstream requests, roots, subscriptions, session ends. */
+  readonly host: ToolkitHost;
   readonly options: GatewayOptions;
   readonly #sessions = new Set<SessionState>();
   readonly #unsubscribe: (() => void)[];
@@ -59,6 +67,7 @@ export class GatewayHub {
 
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
+    this.host = toolkitHost(toolkit);
     this.options = options;
     this.rounds = new InputRounds({
       key: options.requestStateKey,
@@ -76,7 +85,7 @@ export class GatewayHub {
           : `${auth.issuer ?? ''}\u0000${auth.subject ?? ''}\u0000${auth.clientId ?? ''}`;
       },
     });
-    this.negotiated = toolkit
+    this.negotiated = this.host
       .setUpstreamRequestHandler(forwardUpstreamRequests)
       .catch(() => {
         // A connector that failed to reconnect keeps retrying on its own.
@@ -135,7 +144,7 @@ export class GatewayHub {
     unregisterSession(session.token);
     for (const uri of session.subscriptions.keys()) void this.unsubscribe(session, uri);
     // Its own connections to per-session servers go with it.
-    void this.toolkit.endSession(session.token).catch(() => undefined);
+    void this.host.endSession(session.token).catch(() => undefined);
   }
 
   dispose(): void {
@@ -146,7 +155,7 @@ export class GatewayHub {
     clearTimeout(this.#timer);
     for (const session of this.#sessions) {
       unregisterSession(session.token);
-      void this.toolkit.endSession(session.token).catch(() => undefined);
+      void this.host.endSession(session.token).catch(() => undefined);
     }
     this.#sessions.clear();
   }
@@ -324,7 +333,7 @@ export class GatewayHub {
     this.#upstreamSubscriptions.set(key, count + 1);
     if (count > 0) return;
     try {
-      await this.toolkit.subscribeResource(target.namespace, target.uri, own);
+      await this.host.subscribeResource(target.namespace, target.uri, own);
     } catch (error) {
       this.#release(key);
       throw error;
@@ -334,9 +343,7 @@ export class GatewayHub {
   /** Lets go of one hold, telling the upstream on the last. */
   async #letGo(key: string, target: SubscriptionTarget, own: { sessionKey?: string }) {
     if (!this.#release(key)) return;
-    await this.toolkit
-      .unsubscribeResource(target.namespace, target.uri, own)
-      .catch(() => undefined);
+    await this.host.unsubscribeResource(target.namespace, target.uri, own).catch(() => undefined);
   }
 
   /**
@@ -344,7 +351,7 @@ export class GatewayHub {
    * shared server's are asked upstream once for every session.
    */
   #own(session: SessionState, target: SubscriptionTarget): { sessionKey?: string } {
-    const own = this.toolkit.connectionOf(target.namespace) === 'per-session';
+    const own = this.host.connectionOf(target.namespace) === 'per-session';
     return own ? { sessionKey: session.token } : {};
   }
 

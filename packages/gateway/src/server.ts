@@ -124,7 +124,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     // A client with roots is, to the upstreams, the gateway's roots changing: they ask again, and
     // roots/list outside a call is answered with the roots of the session that came last.
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session's capabilities
-    if (server.getClientCapabilities()?.roots !== undefined) toolkit.rootsChanged(session.token);
+    if (server.getClientCapabilities()?.roots !== undefined) hub.host.rootsChanged(session.token);
   };
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -133,7 +133,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   };
   // Upstreams that asked for the client's roots hear that they changed, and ask again.
   server.setNotificationHandler('notifications/roots/list_changed', () => {
-    toolkit.rootsChanged(session.token);
+    hub.host.rootsChanged(session.token);
   });
   // Kept per session here rather than by the SDK, so builtins' log messages honour it too.
   server.setRequestHandler('logging/setLevel', (request) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { credentialKey, type OAuthCredentialRecord } from '@toolplane/toolkit';
+import { credentialKey, type OAuthCredentialRecord } from '@toolplane/toolkit/oauth';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@ import {
   sealedCredentialStore,
   tokenKeyFromEnv,
   type OAuthCredentialStore,
-} from '@toolplane/toolkit';
+} from '@toolplane/toolkit/oauth';
 import { ToolError } from '@toolplane/toolmodel';
 import { escapeIdentifier, Pool } from 'pg';
 import { migrate } from './migrations.js';

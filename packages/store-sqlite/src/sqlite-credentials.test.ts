@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentialKey, type OAuthCredentialRecord } from '@toolplane/toolkit';
+import { credentialKey, type OAuthCredentialRecord } from '@toolplane/toolkit/oauth';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

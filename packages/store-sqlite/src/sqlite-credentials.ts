@@ -5,7 +5,7 @@ import {
   sealedCredentialStore,
   tokenKeyFromEnv,
   type OAuthCredentialStore,
-} from '@toolplane/toolkit';
+} from '@toolplane/toolkit/oauth';
 import Database from 'better-sqlite3';
 import { asStoreError, DEFAULT_SQLITE_PATH, migrate } from './sqlite-store.js';
 

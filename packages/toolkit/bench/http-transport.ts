@@ -11,7 +11,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StreamableHttpClientTransport } from '@toolplane/toolkit';
+import { StreamableHttpClientTransport } from '../src/connectors/transport/http-client-transport.js';
 import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
 
 const ROUNDS = 9;

@@ -12,8 +12,8 @@ import {
   toolResult,
 } from './content.js';
 import { defineTool } from './define-tool.js';
-import { textResource } from './resources.js';
-import { createToolkit } from './toolkit.js';
+import { textResource } from './resources/resources.js';
+import { createToolkit } from './toolkit/toolkit.js';
 
 const PNG = 'iVBORw0KGgo=';
 

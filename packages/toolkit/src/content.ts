@@ -9,7 +9,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { mcpToolResult, type McpToolResult } from '@toolplane/toolrun';
-import { toResourceContents, validateResource, type Resource } from './resources.js';
+import { toResourceContents, validateResource, type Resource } from './resources/resources.js';
 import { specIssue } from './spec-check.js';
 
 /** A builtin tool's rich answer, built with {@link toolResult}; see `mcpToolResult` in toolrun. */

@@ -1,164 +1,15 @@
-export {
-  audioContent,
-  embeddedResource,
-  imageContent,
-  resourceLink,
-  textContent,
-  toolResult,
-} from './content.js';
-export type { ToolResult, ToolResultOptions } from './content.js';
-export type { JsonValue } from './json-value.js';
-export {
-  completePromptArgument,
-  loadPrompts,
-  MAX_FRONT_MATTER_LENGTH,
-  MAX_PROMPT_BYTES,
-  MAX_PROMPT_STEPS,
-  parsePrompt,
-  renderPrompt,
-  toMcpPrompt,
-  validatePrompt,
-} from './prompts.js';
-export type {
-  LoadPromptsOptions,
-  ParsePromptOptions,
-  Prompt,
-  RenderedPrompt,
-  RenderPromptOptions,
-} from './prompts.js';
-export { defineResourceTemplate } from './resource-templates.js';
-export type {
-  ResourceTemplate,
-  ResourceTemplateCompleteContext,
-  ResourceTemplateDefinition,
-  ResourceTemplateReadContext,
-} from './resource-templates.js';
-export {
-  dataResource,
-  jsonResource,
-  MAX_RESOURCE_BYTES,
-  MAX_URI_LENGTH,
-  readResource,
-  resource,
-  resourceInfo,
-  textResource,
-  toMcpResource,
-  toResourceContents,
-  validateResource,
-  withDescription,
-  withUri,
-} from './resources.js';
-export type {
-  DataResourceOptions,
-  ReadResourceOptions,
-  Resource,
-  ResourceInfo,
-  ResourceOptions,
-} from './resources.js';
-export { LIVE_READ_TIMEOUT_MS, liveResource } from './live-resources.js';
-export type { LiveContents, LiveResource, LiveResourceOptions } from './live-resources.js';
-export { compareKeys, createChangeEmitter, createMemoryStore } from './store.js';
-export type {
-  ChangeEmitter,
-  ChangeEmitterOptions,
-  Store,
-  StoreCallOptions,
-  StoreChange,
-  StoreListener,
-} from './store.js';
-export { MAX_TEMPLATE_LENGTH } from './template.js';
-export type { TemplateLimits } from './template.js';
-export {
-  CALLER_META_KEY,
-  Connector,
-  createConnector,
-  requestScopedFetch,
-} from './connectors/connector.js';
-export { StreamableHttpClientTransport } from './connectors/http-client-transport.js';
-export type { StreamableHttpClientTransportOptions } from './connectors/http-client-transport.js';
-export type { TransportAuth } from './connectors/http-transport-parts.js';
-export { ConnectorOAuth, createConnectorOAuth } from './connectors/oauth/connector-oauth.js';
-export type {
-  AuthRefusal,
-  ConnectorOAuthOptions,
-  LoginOptions,
-  OAuthStatus,
-} from './connectors/oauth/connector-oauth.js';
-export {
-  CredentialSealer,
-  sealedCredentialStore,
-  TOKEN_KEY_ENV,
-  tokenKeyFromEnv,
-} from './connectors/oauth/credential-sealing.js';
-export type { SealedBlobStore } from './connectors/oauth/credential-sealing.js';
-export {
-  canonicalResource,
-  credentialKey,
-  MemoryCredentialStore,
-  parseCredentialKey,
-} from './connectors/oauth/credential-store.js';
-export type {
-  CredentialKeyParts,
-  OAuthCredentialRecord,
-  OAuthCredentialStore,
-  PendingLogin,
-} from './connectors/oauth/credential-store.js';
-export { assertLoopbackRedirect, listenForRedirect } from './connectors/oauth/loopback-redirect.js';
-export type {
-  ListenForRedirectOptions,
-  LoopbackRedirect,
-  RedirectAnswer,
-} from './connectors/oauth/loopback-redirect.js';
-export { isAuthRequired } from './connectors/oauth/stored-provider.js';
-export type { OAuthGrant } from './connectors/oauth/stored-provider.js';
-export { mcpHttpFetch } from './connectors/mcp-fetch.js';
-export { nodeHttpFetch } from './connectors/node-fetch.js';
-export type {
-  ConnectorClientLike,
-  ConnectorEra,
-  ConnectorEvent,
-  ConnectorFactory,
-  ConnectorLists,
-  ConnectorOptions,
-  ConnectorServerInfo,
-  ConnectorSource,
-  ConnectorState,
-  HttpSource,
-  OAuthCredentialWatch,
-  SpokenEra,
-  RequestScopedFetchOptions,
-  RootsRequestContext,
-  StdioSource,
-  ToolkitConnector,
-  UpstreamRequest,
-  UpstreamRequestContext,
-  UpstreamRequestHandler,
-} from './connectors/connector.js';
-export { inferNamespace, sanitizeNamespace } from './connectors/namespace.js';
-export { defineTool } from './define-tool.js';
-export type {
-  DefinedTool,
-  InferArguments,
-  InferInput,
-  InferStructured,
-  SchemaInput,
-  StandardJsonSchema,
-  StandardResult,
-  ToolContext,
-  ToolDefinition,
-} from './define-tool.js';
-export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
-export { getSession, runInSession, silentLogger } from './session.js';
-export { MASK, Secrets } from './secrets.js';
-export { DEFAULT_MAX_SESSION_CONNECTIONS, DEFAULT_SESSION_IDLE_MS } from './session-connections.js';
-export type { SessionConnectionLimits } from './session-connections.js';
-export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
+// The main entry, grouped by who uses it. Client OAuth and credential stores are on
+// `@toolplane/toolkit/oauth`, test helpers on `@toolplane/toolkit/testing`; the hand-written
+// transports (src/connectors/transport/) are not public.
+
+// -- Apps: a toolkit, and what it holds -----------------------------------------------------------
+
 export {
   BUILTIN_NAMESPACE,
   createToolkit,
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
-} from './toolkit.js';
+} from './toolkit/toolkit.js';
 export type {
   AddConnectorOptions,
   BuiltinKind,
@@ -179,7 +30,121 @@ export type {
   ToolkitOptions,
   ToolkitPrompt,
   ToolkitResourceTemplate,
-} from './toolkit-types.js';
+} from './toolkit/types.js';
+
+// Tools defined in code, and the results they return.
+export { defineTool } from './define-tool.js';
+export type {
+  DefinedTool,
+  InferArguments,
+  InferInput,
+  InferStructured,
+  SchemaInput,
+  StandardJsonSchema,
+  StandardResult,
+  ToolContext,
+  ToolDefinition,
+} from './define-tool.js';
+export { createOutputTool, OUTPUT_TOOL_INSTRUCTION } from './output-tool.js';
+export {
+  audioContent,
+  embeddedResource,
+  imageContent,
+  resourceLink,
+  textContent,
+  toolResult,
+} from './content.js';
+export type { ToolResult, ToolResultOptions } from './content.js';
+export type { JsonValue } from './json-value.js';
+
+// Prompts: files with front matter, rendered with Liquid.
+export {
+  loadPrompts,
+  MAX_FRONT_MATTER_LENGTH,
+  MAX_PROMPT_BYTES,
+  MAX_PROMPT_STEPS,
+  parsePrompt,
+  validatePrompt,
+} from './prompts/prompts.js';
+export { completePromptArgument, renderPrompt, toMcpPrompt } from './prompts/render.js';
+export type {
+  LoadPromptsOptions,
+  ParsePromptOptions,
+  Prompt,
+  RenderedPrompt,
+  RenderPromptOptions,
+} from './prompts/prompts.js';
+export { MAX_TEMPLATE_LENGTH } from './prompts/template.js';
+export type { TemplateLimits } from './prompts/template.js';
+
+// Resources, resource templates and live resources.
+export {
+  dataResource,
+  jsonResource,
+  MAX_RESOURCE_BYTES,
+  MAX_URI_LENGTH,
+  readResource,
+  resource,
+  resourceInfo,
+  textResource,
+  toMcpResource,
+  toResourceContents,
+  validateResource,
+  withDescription,
+  withUri,
+} from './resources/resources.js';
+export type {
+  DataResourceOptions,
+  ReadResourceOptions,
+  Resource,
+  ResourceInfo,
+  ResourceOptions,
+} from './resources/resources.js';
+export { defineResourceTemplate } from './resources/resource-templates.js';
+export type {
+  ResourceTemplate,
+  ResourceTemplateCompleteContext,
+  ResourceTemplateDefinition,
+  ResourceTemplateReadContext,
+} from './resources/resource-templates.js';
+export { LIVE_READ_TIMEOUT_MS, liveResource } from './resources/live-resources.js';
+export type {
+  LiveContents,
+  LiveResource,
+  LiveResourceOptions,
+} from './resources/live-resources.js';
+
+// The session a call runs in, logging, and secrets kept out of what is handed out.
+export { getSession, runInSession, silentLogger } from './session.js';
+export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
+export { MASK, Secrets } from './secrets.js';
+
+// Connectors to upstream MCP servers, used alone or plugged into a toolkit.
+export { Connector, createConnector, requestScopedFetch } from './connectors/connector.js';
+export type {
+  ConnectorClientLike,
+  ConnectorEra,
+  ConnectorEvent,
+  ConnectorFactory,
+  ConnectorLists,
+  ConnectorOptions,
+  ConnectorServerInfo,
+  ConnectorSource,
+  ConnectorState,
+  HttpSource,
+  SpokenEra,
+  RequestScopedFetchOptions,
+  RootsRequestContext,
+  StdioSource,
+  ToolkitConnector,
+} from './connectors/connector.js';
+export { inferNamespace, sanitizeNamespace } from './connectors/namespace.js';
+export {
+  DEFAULT_MAX_SESSION_CONNECTIONS,
+  DEFAULT_SESSION_IDLE_MS,
+} from './connectors/session-connections.js';
+export type { SessionConnectionLimits } from './connectors/session-connections.js';
+
 // The lower-layer names a typical app needs, so it installs this one package.
 export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';
 export {
@@ -193,3 +158,28 @@ export {
   type ProgressEvent,
   type RunResult,
 } from '@toolplane/toolrun';
+
+// -- Stores: what keeps the `user` namespace (store-sqlite, store-postgres, your own) -----------
+
+export { compareKeys, createChangeEmitter, createMemoryStore } from './store.js';
+export type {
+  ChangeEmitter,
+  ChangeEmitterOptions,
+  Store,
+  StoreCallOptions,
+  StoreChange,
+  StoreListener,
+} from './store.js';
+
+// -- Hosts: servers that serve a toolkit to MCP clients (the gateway) -----------------------------
+
+export { toolkitHost } from './toolkit/toolkit.js';
+export type { ToolkitHost } from './toolkit/host.js';
+// Upstream servers' sampling, elicitation and roots requests: answered by a host for its clients,
+// or by an app itself (`ToolkitOptions.upstreamRequests`).
+export { CALLER_META_KEY } from './connectors/connector.js';
+export type {
+  UpstreamRequest,
+  UpstreamRequestContext,
+  UpstreamRequestHandler,
+} from './connectors/connector.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CALLER_META_KEY } from './connectors/connector.js';
 import { defineTool } from './define-tool.js';
 import { getSession, runInSession } from './session.js';
-import { createToolkit } from './toolkit.js';
+import { createToolkit } from './toolkit/toolkit.js';
 
 describe('getSession outside a served call', () => {
   it('logs to nobody and refuses to elicit or sample with no_delegate', async () => {

@@ -11,7 +11,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { CALLER_META_KEY } from './connectors/connector.js';
-import type { Resource } from './resources.js';
+import type { Resource } from './resources/resources.js';
 
 /** Where a toolkit writes what it has to say; `console` fits. */
 export interface Logger {

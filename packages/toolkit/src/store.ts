@@ -1,7 +1,12 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { throwIfAborted } from './abort.js';
-import { validatePrompt, type Prompt } from './prompts.js';
-import { resourceInfo, validateResource, type Resource, type ResourceInfo } from './resources.js';
+import { validatePrompt, type Prompt } from './prompts/prompts.js';
+import {
+  resourceInfo,
+  validateResource,
+  type Resource,
+  type ResourceInfo,
+} from './resources/resources.js';
 
 /** Options accepted by every {@link Store} method. */
 export interface StoreCallOptions {

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from './define-tool.js';
 import { runInSession } from './session.js';
 import { runToolkit } from './testing/run-toolkit.js';
-import { createToolkit, type Toolkit } from './toolkit.js';
+import { createToolkit, type Toolkit } from './toolkit/toolkit.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -1,4 +1,4 @@
-import type { ToolBackend } from './backend.js';
+import type { ToolBackend } from './backend-types.js';
 
 /**
  * Every machine-readable error code of the toolplane family, across all layers.

@@ -1,4 +1,5 @@
-import { ToolError, type OAuthStatus } from '@toolplane/toolkit';
+import { ToolError } from '@toolplane/toolkit';
+import type { OAuthStatus } from '@toolplane/toolkit/oauth';
 import type { Command } from 'commander';
 import type { CliConfig, ConnectorConfig } from '../config.js';
 import { connectorOAuth, openCredentials, type OpenCredentials } from '../oauth-clients.js';

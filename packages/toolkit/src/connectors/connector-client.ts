@@ -18,7 +18,7 @@ import {
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
-import { isToolResult } from './wire-shapes.js';
+import { isToolResult } from './transport/wire-shapes.js';
 
 /** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
 const CONNECTION_CLOSED = -32000;

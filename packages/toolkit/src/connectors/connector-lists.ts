@@ -1,7 +1,7 @@
 import { ProtocolError, type Client } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorLists } from './connector-types.js';
-import { MESSAGE_TOO_LARGE, type MessageTooLargeData } from './stdio-client-transport.js';
+import { MESSAGE_TOO_LARGE, type MessageTooLargeData } from './transport/stdio-client-transport.js';
 
 /** One of the lists a connector caches. */
 export type ListKind = keyof ConnectorLists;

@@ -3,10 +3,10 @@ import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { captureTail, httpTarget, toError } from './connector-sources.js';
 import type { HttpSource, StdioSource } from './connector-types.js';
 import { ToolError } from '@toolplane/toolmodel';
-import { StreamableHttpClientTransport } from './http-client-transport.js';
-import type { TransportAuth } from './http-transport-parts.js';
-import { requestScopedFetch } from './scoped-fetch.js';
-import { StdioClientTransport } from './stdio-client-transport.js';
+import { StreamableHttpClientTransport } from './transport/http-client-transport.js';
+import type { TransportAuth } from './transport/http-transport-parts.js';
+import { requestScopedFetch } from './transport/scoped-fetch.js';
+import { StdioClientTransport } from './transport/stdio-client-transport.js';
 
 /** One connection attempt: a fresh client each try, and how long and until when to try. */
 export interface Attempt {

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorSource, HttpSource, StdioSource } from './connector-types.js';
-import type { StdioClientTransport } from './stdio-client-transport.js';
+import type { StdioClientTransport } from './transport/stdio-client-transport.js';
 
 const STDERR_TAIL_BYTES = 2_048;
 

@@ -26,7 +26,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
-import type { TransportAuth } from './http-transport-parts.js';
+import type { TransportAuth } from './transport/http-transport-parts.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {

@@ -1,7 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import {
   fixtureCommand,
   type HttpFixture,
@@ -20,12 +19,7 @@ import {
   type ConnectorOptions,
   type UpstreamRequestHandler,
 } from './connector.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
+import { everything } from './testing/everything.js';
 
 const open: Connector[] = [];
 afterEach(async () => {

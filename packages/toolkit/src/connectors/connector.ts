@@ -36,8 +36,8 @@ import { inferNamespace } from './namespace.js';
 import { DEFAULT_AUTH_RECHECK_MS, watchForLogin } from './oauth/login-watch.js';
 import { isAuthRequired } from './oauth/stored-provider.js';
 
-export { requestScopedFetch } from './scoped-fetch.js';
-export type { RequestScopedFetchOptions } from './scoped-fetch.js';
+export { requestScopedFetch } from './transport/scoped-fetch.js';
+export type { RequestScopedFetchOptions } from './transport/scoped-fetch.js';
 export { CALLER_META_KEY } from './connector-types.js';
 export type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
 export type {

@@ -3,7 +3,7 @@ import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runToolkit } from '../testing/run-toolkit.js';
-import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit.js';
+import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit/toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 import { LegacySseServerTransport } from './testing/legacy-sse-server.js';
 import { listenMcp, serveMcpHttp } from './testing/serve-mcp-http.js';

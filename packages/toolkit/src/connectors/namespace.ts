@@ -1,5 +1,5 @@
 import { NAMESPACE_PATTERN } from '@toolplane/toolmodel';
-import type { ConnectorSource } from './connector.js';
+import type { ConnectorSource } from './connector-types.js';
 
 // Launchers whose own name says nothing about the server they start.
 const LAUNCHERS = new Set([

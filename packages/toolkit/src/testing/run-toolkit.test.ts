@@ -1,7 +1,7 @@
 import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolkit, type Toolkit } from '../toolkit.js';
+import { createToolkit, type Toolkit } from '../toolkit/toolkit.js';
 import { runToolkit } from './run-toolkit.js';
 
 const open: Toolkit[] = [];

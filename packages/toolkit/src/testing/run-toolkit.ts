@@ -1,4 +1,4 @@
-import type { Toolkit } from '../toolkit.js';
+import type { Toolkit } from '../toolkit/toolkit.js';
 
 /** A toolkit started by {@link runToolkit}, and the way to stop it. */
 export interface RunningToolkit {

@@ -1,7 +1,7 @@
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Prompt } from '../prompts.js';
-import type { Resource } from '../resources.js';
+import type { Prompt } from '../prompts/prompts.js';
+import type { Resource } from '../resources/resources.js';
 import type { Store, StoreChange } from '../store.js';
 
 /** How {@link describeStoreContract} gets stores to test. */

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createToolkit } from '../../toolkit.js';
+import { createToolkit } from '../../toolkit/toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from '../connector.js';
 import {
   browse,

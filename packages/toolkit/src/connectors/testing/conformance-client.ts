@@ -5,7 +5,7 @@
 // answers upstream elicitation with the toolkit's `upstreamRequests` handler (no caller tags: the
 // toolkit ties each call to its requests). Exits non-zero when a step fails.
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { createToolkit, type Toolkit } from '../../toolkit.js';
+import { createToolkit, type Toolkit } from '../../toolkit/toolkit.js';
 import { createConnectorOAuth } from '../oauth/connector-oauth.js';
 import { MemoryCredentialStore } from '../oauth/credential-store.js';
 

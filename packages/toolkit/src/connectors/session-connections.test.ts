@@ -1,0 +1,182 @@
+import { childPids, isAlive } from '@toolplane/fixtures';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../define-tool.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
+import { toolkitHost } from '../toolkit/toolkit.js';
+import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
+import { everything } from './testing/everything.js';
+
+/** The server-everything processes this test process started. */
+const everythings = (): number[] => childPids('server-everything');
+
+const running: RunningToolkit[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+});
+
+async function start(
+  connection: ConnectionMode,
+  options: ToolkitOptions = {},
+): Promise<RunningToolkit['toolkit']> {
+  const toolkit = createToolkit(options);
+  toolkit.addConnector(everything, { namespace: 'everything', connection });
+  const started = await runToolkit(toolkit);
+  running.push(started);
+  return toolkit;
+}
+
+/** server-everything's per-connection switch: says Started, then Stopped, on one connection. */
+async function toggle(toolkit: RunningToolkit['toolkit'], sessionKey?: string): Promise<string> {
+  const result = await toolkit.callTool(
+    'everything:toggle-subscriber-updates',
+    {},
+    sessionKey === undefined ? {} : { sessionKey },
+  );
+  const [first] = result.mcpResult?.content as { text: string }[];
+  return first?.text.split(' ')[0] ?? '';
+}
+
+function sessionConnections(toolkit: RunningToolkit['toolkit']): number | undefined {
+  return toolkit.connectors().find((c) => c.namespace === 'everything')?.sessionConnections;
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('not in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('per-session connections', () => {
+  it('give each session a server of its own, where a shared one is shared', async () => {
+    const shared = await start('shared');
+    expect(await toggle(shared, 'alice')).toBe('Started');
+    expect(await toggle(shared, 'bob')).toBe('Stopped');
+    expect(sessionConnections(shared)).toBeUndefined();
+
+    const isolated = await start('per-session');
+    expect(await toggle(isolated, 'alice')).toBe('Started');
+    expect(await toggle(isolated, 'bob')).toBe('Started');
+    expect(await toggle(isolated, 'alice')).toBe('Stopped');
+    expect(sessionConnections(isolated)).toBe(2);
+    // A call that names no session uses the shared connection, which lists the tools.
+    expect(await toggle(isolated)).toBe('Started');
+  });
+
+  it('get prompts and read resources on the session’s connection too', async () => {
+    const toolkit = await start('per-session');
+    const prompt = await toolkit.getPrompt(
+      'everything:args-prompt',
+      { city: 'Paris' },
+      { sessionKey: 'alice' },
+    );
+    expect(prompt.text).toContain('Paris');
+    expect(sessionConnections(toolkit)).toBe(1);
+    const uri = toolkit.connector('everything')?.lists.resources[0]?.uri ?? '';
+    const read = await toolkit.readResource(`${uri}#everything`, { sessionKey: 'bob' });
+    expect(read.uri).toBe(uri);
+    expect(sessionConnections(toolkit)).toBe(2);
+  });
+
+  it('run what a session’s call calls in turn on that session’s connections', async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
+    // A tool of the toolkit's own that calls the server, naming no session itself.
+    toolkit.addTool(
+      defineTool({
+        name: 'toggle_twice',
+        description: 'toggles server-everything’s subscriber updates twice',
+        input: z.object({}),
+        run: async () => [await toggle(toolkit), await toggle(toolkit)].join(' '),
+      }),
+    );
+    running.push(await runToolkit(toolkit));
+    expect(await toggle(toolkit, 'alice')).toBe('Started');
+    const nested = await toolkit.callTool('builtin:toggle_twice', {}, { sessionKey: 'alice' });
+    expect(nested.structured).toBe('Stopped Started');
+    expect(sessionConnections(toolkit)).toBe(1);
+  });
+
+  it('close a session’s connection, and its process, when the session ends', async () => {
+    const toolkit = await start('per-session');
+    const before = everythings();
+    await toggle(toolkit, 'alice');
+    const alice = everythings().filter((pid) => !before.includes(pid));
+    expect(alice).toHaveLength(1);
+    const pid = toolkit.connector('everything')?.pid;
+    await toggle(toolkit, 'bob');
+    expect(sessionConnections(toolkit)).toBe(2);
+    await toolkitHost(toolkit).endSession('alice');
+    expect(sessionConnections(toolkit)).toBe(1);
+    expect(isAlive(alice[0] ?? 0)).toBe(false);
+    // The shared connection stays; a new call of alice's starts afresh.
+    expect(toolkit.connector('everything')?.pid).toBe(pid);
+    expect(await toggle(toolkit, 'alice')).toBe('Started');
+  });
+
+  it('keep at most max per server: the idle one least recently used makes room', async () => {
+    const toolkit = await start('per-session', { sessionConnections: { max: 2 } });
+    const before = everythings();
+    await toggle(toolkit, 'alice');
+    const alice = everythings().filter((pid) => !before.includes(pid));
+    await toggle(toolkit, 'bob');
+    await toggle(toolkit, 'carol');
+    expect(sessionConnections(toolkit)).toBe(2);
+    await until(() => !isAlive(alice[0] ?? 0));
+    // alice's was closed for carol's: her next call starts on a new connection.
+    expect(await toggle(toolkit, 'bob')).toBe('Stopped');
+    expect(await toggle(toolkit, 'alice')).toBe('Started');
+  });
+
+  it('refuse a session when every connection has a call in flight', async () => {
+    const toolkit = await start('per-session', { sessionConnections: { max: 1 } });
+    const long = toolkit.callTool(
+      'everything:trigger-long-running-operation',
+      { duration: 2, steps: 2 },
+      { sessionKey: 'alice' },
+    );
+    await until(() => sessionConnections(toolkit) === 1);
+    const refused = await toolkit
+      .callTool('everything:echo', { message: 'hi' }, { sessionKey: 'bob' })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'rate_limited' });
+    await long;
+    expect(await toggle(toolkit, 'bob')).toBe('Started');
+  });
+
+  it('close connections idle for idleMs', async () => {
+    const toolkit = await start('per-session', { sessionConnections: { idleMs: 200 } });
+    const before = everythings();
+    await toggle(toolkit, 'alice');
+    const alice = everythings().filter((pid) => !before.includes(pid));
+    expect(alice).toHaveLength(1);
+    expect(sessionConnections(toolkit)).toBe(1);
+    await until(() => sessionConnections(toolkit) === 0);
+    await until(() => !isAlive(alice[0] ?? 0));
+    // The shared connection is not reaped.
+    expect(toolkit.connector('everything')?.state).toBe('connected');
+  });
+
+  it('leave no process behind when the toolkit closes', async () => {
+    const toolkit = await start('per-session');
+    await toggle(toolkit, 'alice');
+    const pids = everythings();
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    await running.splice(0)[0]?.stop();
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  });
+
+  it('refuse an unknown connection mode and bounds that are not positive', () => {
+    const toolkit = createToolkit();
+    expect(() =>
+      toolkit.addConnector(everything, { connection: 'pooled' as ConnectionMode }),
+    ).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+    for (const sessionConnections of [{ max: 0 }, { max: 1.5 }, { idleMs: -1 }]) {
+      expect(() => createToolkit({ sessionConnections })).toThrow(
+        expect.objectContaining({ code: 'invalid_config' }),
+      );
+    }
+  });
+});

@@ -1,0 +1,491 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type {
+  BlobResourceContents,
+  Resource as McpResource,
+  TextResourceContents,
+} from '@modelcontextprotocol/client';
+import { ToolError } from '@toolplane/toolmodel';
+import { detect as detectEncoding } from 'chardet';
+import { fileTypeFromBuffer } from 'file-type';
+import iconv from 'iconv-lite';
+import { lookup as mimeFromName } from 'mime-types';
+import { throwIfAborted } from '../abort.js';
+import { jsonProblem } from '../json-value.js';
+import { nameProblem } from '../names.js';
+
+/** What a resource is, without its contents: the fields of MCP's `Resource` (`resources/list`). */
+export interface ResourceInfo {
+  /** Absolute URI with a scheme; identifies the resource. */
+  readonly uri: string;
+  /** Identifier, by toolmodel's tool-name rule. */
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  /** Size of the contents in bytes (UTF-8 for text). */
+  readonly size?: number;
+}
+
+/**
+ * A resource with its contents, as MCP's `resources/read` returns them: `text`, or `blob` holding
+ * base64. Build one with {@link resource}, {@link textResource}, {@link jsonResource},
+ * {@link dataResource} or {@link readResource}.
+ */
+export type Resource = ResourceInfo &
+  (
+    | { readonly text: string; readonly blob?: never }
+    | { readonly blob: string; readonly text?: never }
+  );
+
+/** Optional fields for the resource builders. */
+export interface ResourceOptions {
+  /** Default: `toolplane://resources/<name>`. */
+  readonly uri?: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Overrides the detected MIME type. */
+  readonly mimeType?: string;
+}
+
+/** Options for {@link dataResource}. */
+export interface DataResourceOptions extends ResourceOptions {
+  /** File name whose extension gives the MIME type when the content does not. */
+  readonly filename?: string;
+}
+
+/** Options for {@link readResource}. */
+export interface ReadResourceOptions extends DataResourceOptions {
+  /** Resource name; defaults to the file's name (required for a stream). */
+  readonly name?: string;
+  /** Largest content accepted, in bytes. Default {@link MAX_RESOURCE_BYTES}. */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Largest resource content accepted, in bytes (16 MiB). */
+export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
+/** Longest resource URI accepted, in characters. */
+export const MAX_URI_LENGTH = 4096;
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const UNSAFE_URI_CHAR = /[\s\u0000-\u001f\u007f]/;
+const TEXTUAL_MIME =
+  /^(?:text\/|application\/(?:json|xml|javascript|ecmascript|x-yaml|yaml|toml|sql|graphql|x-sh)\b)|\+(?:json|xml|yaml)\b/;
+// Bytes a text file does not contain: C0 controls other than tab, newlines, form feed and escape.
+// eslint-disable-next-line no-control-regex -- see above
+const BINARY_BYTE = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f]/;
+const SNIFF_BYTES = 8192;
+// Source-code extensions that the MIME database maps to unrelated binary formats.
+const TEXT_EXTENSIONS: Readonly<Record<string, string>> = {
+  ts: 'text/x-typescript',
+  mts: 'text/x-typescript',
+  cts: 'text/x-typescript',
+  tsx: 'text/x-typescript',
+};
+
+/**
+ * Builds a text resource.
+ *
+ * @throws {ToolError} `invalid_resource` for a bad name, URI or option, or text over
+ * {@link MAX_RESOURCE_BYTES}.
+ */
+export function textResource(name: string, text: string, options: ResourceOptions = {}): Resource {
+  if (typeof text !== 'string') {
+    throw new ToolError(
+      'invalid_resource',
+      `resource ${JSON.stringify(name)}: text must be a string`,
+    );
+  }
+  return validateResource({
+    ...info(name, options),
+    mimeType: options.mimeType ?? 'text/plain',
+    text,
+  });
+}
+
+/**
+ * Builds a JSON resource (`application/json`, pretty-printed).
+ *
+ * @throws {ToolError} `invalid_resource` when `value` is not plain JSON data, or as
+ * {@link textResource}.
+ */
+export function jsonResource(
+  name: string,
+  value: unknown,
+  options: ResourceOptions = {},
+): Resource {
+  const problem = jsonProblem(value);
+  if (problem !== undefined) {
+    throw new ToolError('invalid_resource', `resource ${JSON.stringify(name)}: ${problem}`);
+  }
+  return textResource(name, JSON.stringify(value, null, 2), {
+    ...options,
+    mimeType: options.mimeType ?? 'application/json',
+  });
+}
+
+/**
+ * Builds a resource from bytes. The MIME type is sniffed from the content (`file-type`), then
+ * taken from `filename`'s extension (`mime-types`). Text is decoded to a text resource: UTF-8,
+ * UTF-16 with a BOM, or a legacy encoding detected by `chardet` and decoded with `iconv-lite`.
+ * Anything else becomes a base64 `blob`.
+ *
+ * @throws {ToolError} `invalid_resource` for a bad name, URI or option, or more than
+ * {@link MAX_RESOURCE_BYTES} bytes.
+ */
+export async function dataResource(
+  name: string,
+  data: Uint8Array,
+  options: DataResourceOptions = {},
+): Promise<Resource> {
+  if (!(data instanceof Uint8Array)) {
+    throw new ToolError(
+      'invalid_resource',
+      `resource ${JSON.stringify(name)}: data must be a Uint8Array`,
+    );
+  }
+  checkSize(name, data.byteLength, MAX_RESOURCE_BYTES);
+  const base = info(name, options);
+  const ext = options.filename?.split('.').pop()?.toLowerCase();
+  const fromName =
+    options.filename === undefined
+      ? undefined
+      : ((ext === undefined ? undefined : TEXT_EXTENSIONS[ext]) ??
+        (mimeFromName(options.filename) || undefined));
+  // Unicode text marked by a byte-order mark or UTF-16's zero bytes is text whatever file-type
+  // makes of it (it reads FF FE as MPEG audio).
+  const unicode = options.mimeType === undefined ? decodeUnicode(data) : undefined;
+  const sniffed =
+    options.mimeType !== undefined || unicode !== undefined
+      ? undefined
+      : (await fileTypeFromBuffer(data))?.mime;
+  const declared = options.mimeType ?? sniffed ?? fromName;
+  const textual = declared !== undefined && TEXTUAL_MIME.test(declared);
+  // A MIME type guessed from the extension alone yields to content that is plainly text.
+  const tryText =
+    textual ||
+    declared === undefined ||
+    (options.mimeType === undefined && sniffed === undefined && looksLikeText(data));
+  const text = unicode ?? (tryText ? decodeText(data, textual) : undefined);
+  if (text !== undefined) {
+    return validateResource({ ...base, mimeType: textual ? declared : 'text/plain', text });
+  }
+  return validateResource({
+    ...base,
+    mimeType: declared ?? 'application/octet-stream',
+    blob: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+  });
+}
+
+/**
+ * Reads a resource from a file path, a `file:` URL or a byte stream (a Node `Readable`, a web
+ * `ReadableStream` or any async iterable of bytes), then builds it as {@link dataResource} does.
+ * A file's URI defaults to its `file:` URL and its name to the file name (characters outside the
+ * name rule become `_`).
+ *
+ * @throws {ToolError} `not_found` for a missing file; `invalid_resource` for content over
+ * `maxBytes`, a stream without `name`, or as {@link dataResource}; `cancelled` when `signal` aborts.
+ */
+export async function readResource(
+  source: string | URL | AsyncIterable<Uint8Array | string>,
+  options: ReadResourceOptions = {},
+): Promise<Resource> {
+  const { signal, maxBytes = MAX_RESOURCE_BYTES } = options;
+  throwIfAborted(signal);
+  if (typeof source === 'string' || source instanceof URL) {
+    const path = resolve(typeof source === 'string' ? source : fileURLToPath(source));
+    const file = basename(path);
+    const name = options.name ?? nameFromFile(file);
+    let data: Buffer;
+    try {
+      checkSize(name, (await stat(path)).size, maxBytes);
+      data = await readFile(path, { signal });
+    } catch (error) {
+      if (ToolError.isInstance(error)) throw error;
+      throwIfAborted(signal);
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new ToolError(
+        missing ? 'not_found' : 'invalid_resource',
+        `cannot read resource file ${JSON.stringify(path)}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return dataResource(name, data, {
+      ...options,
+      uri: options.uri ?? pathToFileURL(path).href,
+      filename: options.filename ?? file,
+    });
+  }
+  if (options.name === undefined) {
+    throw new ToolError('invalid_resource', 'readResource needs options.name to read a stream');
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of source) {
+      throwIfAborted(signal);
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += bytes.byteLength;
+      checkSize(options.name, total, maxBytes);
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
+    throw new ToolError(
+      'invalid_resource',
+      `resource ${JSON.stringify(options.name)}: reading the stream failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return dataResource(options.name, Buffer.concat(chunks), options);
+}
+
+/**
+ * Builds a resource from any value: a string becomes text, bytes become data (see
+ * {@link dataResource}), a {@link Resource} is checked and kept as is, and any other JSON value
+ * becomes JSON.
+ *
+ * @throws {ToolError} `invalid_resource` for a bad name or a value none of these fit.
+ */
+export async function resource(
+  name: string,
+  value: unknown,
+  options: DataResourceOptions = {},
+): Promise<Resource> {
+  if (typeof value === 'string') return textResource(name, value, options);
+  if (value instanceof Uint8Array) return dataResource(name, value, options);
+  if (isResourceShaped(value)) return validateResource(value);
+  return jsonResource(name, value, options);
+}
+
+/**
+ * A copy of `resource` under another URI.
+ *
+ * @throws {ToolError} `invalid_resource` when `uri` is not absolute with a scheme.
+ */
+export function withUri(resource: Resource, uri: string): Resource {
+  return validateResource({ ...resource, uri });
+}
+
+/**
+ * A copy of `resource` with a description.
+ *
+ * @throws {ToolError} `invalid_resource` when `description` is not a string.
+ */
+export function withDescription(resource: Resource, description: string): Resource {
+  return validateResource({ ...resource, description });
+}
+
+/**
+ * Checks what a resource says of itself (name, URI, title, description, MIME type) and returns
+ * those fields alone.
+ *
+ * @throws {ToolError} `invalid_resource`.
+ */
+export function validateResourceInfo(value: unknown): ResourceInfo {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ToolError('invalid_resource', 'a resource must be an object');
+  }
+  const record = value as Record<string, unknown>;
+  const problem = nameProblem(record.name);
+  if (problem !== undefined) {
+    throw new ToolError('invalid_resource', `resource name ${problem}`);
+  }
+  const where = `resource ${JSON.stringify(record.name)}`;
+  const uriProblem = checkUri(record.uri);
+  if (uriProblem !== undefined) throw new ToolError('invalid_resource', `${where}: ${uriProblem}`);
+  const out: Record<string, unknown> = { uri: record.uri, name: record.name };
+  for (const key of ['title', 'description', 'mimeType'] as const) {
+    const field = record[key];
+    if (field === undefined) continue;
+    if (typeof field !== 'string') {
+      throw new ToolError('invalid_resource', `${where}: ${key} must be a string`);
+    }
+    out[key] = field;
+  }
+  return out as unknown as ResourceInfo;
+}
+
+/**
+ * Checks that `value` is a well-formed {@link Resource} (as stored, or built by hand) and returns
+ * a copy holding only the known fields, with `size` computed from the contents.
+ *
+ * @throws {ToolError} `invalid_resource` naming the bad field.
+ */
+export function validateResource(value: unknown): Resource {
+  const out: Record<string, unknown> = { ...validateResourceInfo(value) };
+  const record = value as Record<string, unknown>;
+  const where = `resource ${JSON.stringify(record.name)}`;
+  const { text, blob } = record;
+  if ((text === undefined) === (blob === undefined)) {
+    throw new ToolError('invalid_resource', `${where}: needs exactly one of text or blob`);
+  }
+  let size: number;
+  if (text !== undefined) {
+    if (typeof text !== 'string')
+      throw new ToolError('invalid_resource', `${where}: text must be a string`);
+    size = Buffer.byteLength(text, 'utf8');
+    out.text = text;
+  } else {
+    if (typeof blob !== 'string' || !isBase64(blob)) {
+      throw new ToolError('invalid_resource', `${where}: blob must be a base64 string`);
+    }
+    size = Buffer.byteLength(blob, 'base64');
+    out.blob = blob;
+  }
+  checkSize(String(record.name), size, MAX_RESOURCE_BYTES);
+  out.size = size;
+  return out as unknown as Resource;
+}
+
+/** The resource as MCP lists it (`resources/list`): everything but the contents. */
+export function toMcpResource(resource: ResourceInfo): McpResource {
+  const mcp: McpResource = { uri: resource.uri, name: resource.name };
+  if (resource.title !== undefined) mcp.title = resource.title;
+  if (resource.description !== undefined) mcp.description = resource.description;
+  if (resource.mimeType !== undefined) mcp.mimeType = resource.mimeType;
+  if (resource.size !== undefined) mcp.size = resource.size;
+  return mcp;
+}
+
+/** The resource's contents as one entry of MCP's `resources/read` result. */
+export function toResourceContents(
+  resource: Resource,
+): TextResourceContents | BlobResourceContents {
+  const base =
+    resource.mimeType === undefined
+      ? { uri: resource.uri }
+      : { uri: resource.uri, mimeType: resource.mimeType };
+  return resource.text !== undefined
+    ? { ...base, text: resource.text }
+    : { ...base, blob: resource.blob };
+}
+
+/** The {@link ResourceInfo} part of a resource, as a store lists it. */
+export function resourceInfo(resource: ResourceInfo): ResourceInfo {
+  const { uri, name, title, description, mimeType, size } = resource;
+  const out: { -readonly [K in keyof ResourceInfo]: ResourceInfo[K] } = { uri, name };
+  if (title !== undefined) out.title = title;
+  if (description !== undefined) out.description = description;
+  if (mimeType !== undefined) out.mimeType = mimeType;
+  if (size !== undefined) out.size = size;
+  return out;
+}
+
+function info(name: string, options: ResourceOptions): Record<string, unknown> {
+  const problem = nameProblem(name);
+  if (problem !== undefined) throw new ToolError('invalid_resource', `resource name ${problem}`);
+  const out: Record<string, unknown> = {
+    uri: options.uri ?? `toolplane://resources/${name}`,
+    name,
+  };
+  if (options.title !== undefined) out.title = options.title;
+  if (options.description !== undefined) out.description = options.description;
+  return out;
+}
+
+function checkUri(uri: unknown): string | undefined {
+  if (typeof uri !== 'string') return `uri must be a string, got ${typeof uri}`;
+  if (uri.length > MAX_URI_LENGTH)
+    return `uri is ${uri.length} characters long (at most ${MAX_URI_LENGTH})`;
+  if (!SCHEME.test(uri) || UNSAFE_URI_CHAR.test(uri) || !URL.canParse(uri)) {
+    return `uri ${JSON.stringify(uri)} is not an absolute URI with a scheme (e.g. file:///notes.md, docs://guide)`;
+  }
+  return undefined;
+}
+
+function checkSize(name: string, bytes: number, max: number): void {
+  if (bytes > max) {
+    throw new ToolError(
+      'invalid_resource',
+      `resource ${JSON.stringify(name)} is ${bytes} bytes (at most ${max}); split it or serve it by reference`,
+    );
+  }
+}
+
+function isResourceShaped(value: unknown): value is Resource {
+  if (typeof value !== 'object' || value === null) return false;
+  const { uri, name, text, blob } = value as Record<string, unknown>;
+  return (
+    typeof uri === 'string' &&
+    typeof name === 'string' &&
+    (typeof text === 'string' || typeof blob === 'string')
+  );
+}
+
+function isBase64(value: string): boolean {
+  return value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value);
+}
+
+function nameFromFile(file: string): string {
+  const cleaned = file.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
+  return cleaned === '' || cleaned === '__proto__' ? 'resource' : cleaned;
+}
+
+function looksLikeText(data: Uint8Array): boolean {
+  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, SNIFF_BYTES));
+  return !BINARY_BYTE.test(head.toString('latin1'));
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes bytes that announce themselves as Unicode: a UTF-8 or UTF-16 byte-order mark, or, with
+ * none, UTF-16's zero bytes (text in Latin scripts has a zero high byte in almost every code
+ * unit). `undefined` when there is no such sign or the result holds control characters.
+ */
+function decodeUnicode(data: Uint8Array): string | undefined {
+  let text: string | undefined;
+  if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+    try {
+      text = utf8.decode(data);
+    } catch {
+      return undefined;
+    }
+  } else if (data[0] === 0xff && data[1] === 0xfe) {
+    text = iconv.decode(Buffer.from(data.subarray(2)), 'utf-16le');
+  } else if (data[0] === 0xfe && data[1] === 0xff) {
+    text = iconv.decode(Buffer.from(data.subarray(2)), 'utf-16be');
+  } else {
+    const order = utf16ByZeros(data);
+    if (order !== undefined) text = iconv.decode(Buffer.from(data), order);
+  }
+  return text === undefined || BINARY_BYTE.test(text) ? undefined : text;
+}
+
+function utf16ByZeros(data: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const units = Math.min(data.byteLength, SNIFF_BYTES) >> 1;
+  if (units < 4 || data.byteLength % 2 !== 0) return undefined;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < units; i++) {
+    if (data[2 * i] === 0) evenZeros++;
+    if (data[2 * i + 1] === 0) oddZeros++;
+  }
+  if (oddZeros > units * 0.4 && evenZeros < units * 0.05) return 'utf-16le';
+  if (evenZeros > units * 0.4 && oddZeros < units * 0.05) return 'utf-16be';
+  return undefined;
+}
+
+/** Decodes text bytes; `undefined` when they are not text and `force` is false. */
+function decodeText(data: Uint8Array, force: boolean): string | undefined {
+  const unicode = decodeUnicode(data);
+  if (unicode !== undefined) return unicode;
+  try {
+    const text = utf8.decode(data);
+    if (force || !BINARY_BYTE.test(text)) return text;
+  } catch {
+    // Not UTF-8: fall through to detection.
+  }
+  // Only legacy encodings are taken from chardet: Unicode without a mark was handled above, and
+  // its UTF-32 guesses turn short binary runs into astral characters.
+  const encoding = detectEncoding(data.subarray(0, 65536));
+  if (encoding === null || /^UTF/i.test(encoding) || !iconv.encodingExists(encoding)) {
+    return force ? Buffer.from(data).toString('latin1') : undefined;
+  }
+  const text = iconv.decode(Buffer.from(data), encoding);
+  return force || !(BINARY_BYTE.test(text) || text.includes('\uFFFD')) ? text : undefined;
+}

@@ -1,0 +1,73 @@
+import type { Root } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RootsRequestContext } from '../connectors/connector.js';
+import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
+import { toolkitHost } from './toolkit.js';
+import { createToolkit } from './toolkit.js';
+import { everything } from '../connectors/testing/everything.js';
+
+const running: RunningToolkit[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+});
+
+async function rootsSeen(toolkit: RunningToolkit['toolkit']): Promise<string> {
+  const result = await toolkit.callTool('everything:get-roots-list');
+  return (result.mcpResult?.content as { text?: string }[]).map((block) => block.text).join('');
+}
+
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('not in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('roots', () => {
+  it('are advertised to servers when the handler answers them, and each change is announced', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are bridged in the 2025 era
+    let roots: Root[] = [{ uri: 'file:///projects/alpha', name: 'alpha' }];
+    const asked: RootsRequestContext[] = [];
+    const toolkit = createToolkit({
+      upstreamRequests: {
+        capabilities: { roots: true },
+        handle: () => Promise.reject(new Error('no sampling or elicitation here')),
+        listRoots: (context) => {
+          asked.push(context);
+          return Promise.resolve({ roots });
+        },
+      },
+    });
+    toolkit.addConnector(everything, { namespace: 'everything' });
+    running.push(await runToolkit(toolkit));
+
+    // server-everything offers get-roots-list only to clients with roots.
+    expect(toolkit.index.hasTool('everything:get-roots-list')).toBe(true);
+    await until(async () => (await rootsSeen(toolkit)).includes('file:///projects/alpha'));
+    expect(asked[0]).toMatchObject({ namespace: 'everything' });
+
+    roots = [{ uri: 'file:///projects/beta', name: 'beta' }];
+    const before = asked.length;
+    toolkitHost(toolkit).rootsChanged('someone');
+    // The server asks again at once, outside any call: for whoever's roots changed.
+    await until(() => Promise.resolve(asked.length > before));
+    expect(asked[before]?.caller).toBe('someone');
+    expect(await rootsSeen(toolkit)).toContain('file:///projects/beta');
+  });
+
+  it('are not advertised without a handler that answers them', async () => {
+    const toolkit = createToolkit({
+      upstreamRequests: {
+        capabilities: { sampling: true },
+        handle: () => Promise.reject(new Error('unused')),
+      },
+    });
+    toolkit.addConnector(everything, { namespace: 'everything' });
+    running.push(await runToolkit(toolkit));
+    expect(toolkit.index.hasTool('everything:trigger-sampling-request')).toBe(true);
+    expect(toolkit.index.hasTool('everything:get-roots-list')).toBe(false);
+    // Nothing to tell, and nothing breaks.
+    toolkitHost(toolkit).rootsChanged();
+  });
+});

@@ -1,0 +1,486 @@
+import type { CompleteResult } from '@modelcontextprotocol/client';
+import { trace, type Tracer } from '@opentelemetry/api';
+import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import { ToolError } from '@toolplane/toolmodel';
+import {
+  createLocalRegistry,
+  createMcpExecutor,
+  createRunner,
+  type ProgressListener,
+  type Runner,
+  type RunResult,
+} from '@toolplane/toolrun';
+import {
+  CALLER_META_KEY,
+  type ToolkitConnector,
+  type ConnectorSource,
+  type UpstreamRequestHandler,
+} from '../connectors/connector.js';
+import type { DefinedTool } from '../define-tool.js';
+import { type Prompt, type RenderedPrompt } from '../prompts/prompts.js';
+import { type ResourceTemplate } from '../resources/resource-templates.js';
+import { redactingLogger, Secrets } from '../secrets.js';
+import { type Resource } from '../resources/resources.js';
+import type { LiveResource } from '../resources/live-resources.js';
+import { silentLogger, type Logger } from '../session.js';
+import {
+  KeptResults,
+  sessionKey,
+  withResources,
+  withStructured,
+  type ResolvedCallOptions,
+} from '../resources/call-resources.js';
+import { withTraceContext } from '../tracing.js';
+import { Builtins } from './builtins.js';
+import { answererOf, callPrompt, nested, nextCaller, type NestedCall } from './calling.js';
+import { completeIn } from './complete.js';
+import { Connectors } from '../connectors/registry.js';
+import { listIn, lookupIn } from './lookup.js';
+import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './reading.js';
+
+export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './types.js';
+// Types tests and the package index take from here; the rest are in types.ts.
+export type { ConnectionMode, Toolkit, ToolkitEvent, ToolkitOptions } from './types.js';
+import {
+  DEFAULT_MAX_CALL_DEPTH,
+  USER_NAMESPACE,
+  type AddConnectorOptions,
+  type BuiltinKind,
+  type ReadOptions,
+  type ToolkitEvent,
+  type ToolkitOptions,
+  type ToolkitItem,
+  type ListRequest,
+  type ListResult,
+  type CallOptions,
+  type CallResult,
+  type ToolkitResourceTemplate,
+  type CompletionTarget,
+  type CompleteOptions,
+  type ConnectorStatus,
+  type Toolkit,
+} from './types.js';
+import { storeSource, type Source, wrap } from './sources.js';
+import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
+
+/**
+ * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
+ * the `user` namespace from `options.store`. Call `run()` (or `ready()` after adding connectors
+ * and running) to bring the upstream servers up.
+ */
+export function createToolkit(options: ToolkitOptions = {}): Toolkit {
+  const toolkit = new ToolkitImpl(options);
+  for (const tool of options.tools ?? []) toolkit.addTool(tool);
+  for (const prompt of options.prompts ?? []) toolkit.addPrompt(prompt);
+  for (const resource of options.resources ?? []) toolkit.addResource(resource);
+  for (const template of options.resourceTemplates ?? []) toolkit.addResourceTemplate(template);
+  return toolkit;
+}
+
+/**
+ * The host hooks of a toolkit made by {@link createToolkit}, for the server that serves it (see
+ * {@link ToolkitHost}).
+ *
+ * @throws {ToolError} `invalid_argument` for a `Toolkit` that was not made by `createToolkit`.
+ */
+export function toolkitHost(toolkit: Toolkit): ToolkitHost {
+  const host = (toolkit as Partial<Record<typeof TOOLKIT_HOST, ToolkitHost>>)[TOOLKIT_HOST];
+  if (host !== undefined) return host;
+  throw new ToolError(
+    'invalid_argument',
+    'toolkitHost() takes a toolkit made by createToolkit(); this one has no host hooks',
+  );
+}
+
+class ToolkitImpl implements Toolkit {
+  readonly index: ToolIndex = createIndex();
+  readonly runner: Runner;
+  readonly #options: ToolkitOptions;
+  readonly #tracer: Tracer;
+  readonly #logger: Logger;
+  readonly #secrets: Secrets;
+  readonly #maxDepth: number;
+  readonly #builtins: Builtins;
+  readonly #connectors: Connectors;
+  readonly #reading: ReadingParts;
+  #upstreamRequests: UpstreamRequestHandler | undefined;
+  // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
+  readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
+  readonly #kept = new KeptResults();
+  readonly #listeners = new Set<(event: ToolkitEvent) => void>();
+  readonly #unsubscribeStore: (() => void) | undefined;
+  #running: AbortController | undefined;
+  #closed = false;
+  // What toolkitHost() hands a gateway.
+  readonly [TOOLKIT_HOST]: ToolkitHost = {
+    setUpstreamRequestHandler: async (handler, options = {}) => {
+      this.#upstreamRequests = handler;
+      await this.#connectors.renegotiate(options);
+    },
+    rootsChanged: (caller) => {
+      this.#connectors.rootsChanged(caller);
+    },
+    connectionOf: (namespace) => this.#connectors.connectionOf(namespace),
+    subscribeResource: (namespace, uri, options = {}) =>
+      this.#connectors.subscribe(namespace, uri, options.sessionKey),
+    unsubscribeResource: (namespace, uri, options = {}) =>
+      this.#connectors.unsubscribe(namespace, uri, options.sessionKey),
+    endSession: (session) => this.#connectors.endSession(session),
+  };
+  // The deprecated Toolkit members: the same hooks under their old place, for one minor.
+  readonly setUpstreamRequestHandler = this[TOOLKIT_HOST].setUpstreamRequestHandler;
+  readonly rootsChanged = this[TOOLKIT_HOST].rootsChanged;
+  readonly connectionOf = this[TOOLKIT_HOST].connectionOf;
+  readonly subscribeResource = this[TOOLKIT_HOST].subscribeResource;
+  readonly unsubscribeResource = this[TOOLKIT_HOST].unsubscribeResource;
+  readonly endSession = this[TOOLKIT_HOST].endSession;
+
+  constructor(options: ToolkitOptions) {
+    this.#options = options;
+    this.#tracer = options.tracer ?? trace.getTracer('@toolplane/toolkit');
+    this.#secrets =
+      options.secrets instanceof Secrets ? options.secrets : new Secrets(options.secrets);
+    this.#logger =
+      options.logger === undefined ? silentLogger : redactingLogger(options.logger, this.#secrets);
+    this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+    this.#upstreamRequests = options.upstreamRequests;
+    const local = createLocalRegistry();
+    const emit = (event: ToolkitEvent): void => {
+      this.#emit(event);
+    };
+    this.#builtins = new Builtins({ index: this.index, local, emit });
+    this.#connectors = new Connectors({
+      index: this.index,
+      logger: this.#logger,
+      secrets: this.#secrets,
+      emit,
+      defaults: options.connectorDefaults,
+      answerer: this.#answerer,
+      sessionLimits: options.sessionConnections,
+      factory: options.createConnector,
+    });
+    this.#reading = {
+      lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
+      kept: this.#kept,
+      builtins: this.#builtins,
+      connectors: this.#connectors,
+      sources: () => this.#sources(),
+    };
+    this.runner = createRunner({
+      index: this.index,
+      local,
+      mcp: createMcpExecutor({
+        clients: (serverName) => this.#connectors.clientOf(serverName),
+      }),
+      ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
+      ...(options.validator === undefined ? {} : { validator: options.validator }),
+    });
+    this.#unsubscribeStore = options.store?.subscribe((change) => {
+      this.#emit({
+        type: change.kind === 'prompt' ? 'prompt_list_changed' : 'resource_list_changed',
+        namespace: USER_NAMESPACE,
+      });
+    });
+  }
+
+  // -- builtins ----------------------------------------------------------------------------
+
+  addTool(defined: DefinedTool): void {
+    this.#builtins.addTool(defined);
+  }
+
+  addPrompt(prompt: Prompt): void {
+    this.#builtins.addPrompt(prompt);
+  }
+
+  addResource(resource: Resource | LiveResource): void {
+    this.#builtins.addResource(resource);
+  }
+
+  addResourceTemplate(template: ResourceTemplate): void {
+    this.#builtins.addResourceTemplate(template);
+  }
+
+  resourceTemplates(): ToolkitResourceTemplate[] {
+    return [...this.#builtins.resourceTemplates(), ...this.#connectors.resourceTemplates()];
+  }
+
+  complete(
+    target: CompletionTarget,
+    argument: { readonly name: string; readonly value: string },
+    options: CompleteOptions = {},
+  ): Promise<CompleteResult['completion']> {
+    const parts = {
+      connector: this.#connectors.get(target.namespace),
+      sources: () => this.#sources(),
+      builtins: this.#builtins,
+    };
+    return completeIn(parts, target, argument, options);
+  }
+
+  removeBuiltin(nameOrUri: string): BuiltinKind {
+    return this.#builtins.remove(nameOrUri);
+  }
+
+  // -- connectors --------------------------------------------------------------------------
+
+  addConnector(source: ConnectorSource, options: AddConnectorOptions = {}): string {
+    if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
+    return this.#connectors.add(source, options, this.#running !== undefined);
+  }
+
+  removeConnector(id: string | ConnectorSource): Promise<boolean> {
+    return this.#connectors.remove(id);
+  }
+
+  connectors(): ConnectorStatus[] {
+    return this.#connectors.statuses();
+  }
+
+  connector(namespace: string): ToolkitConnector | undefined {
+    return this.#connectors.get(namespace);
+  }
+
+  onEvent(listener: (event: ToolkitEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  async run(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
+    if (this.#running !== undefined)
+      throw new ToolError('invalid_config', 'the toolkit is already running');
+    const running = new AbortController();
+    this.#running = running;
+    this.#connectors.startAll();
+    const { signal } = options;
+    await new Promise<void>((resolve) => {
+      if (signal?.aborted === true || running.signal.aborted) {
+        resolve();
+        return;
+      }
+      const stop = (): void => {
+        signal?.removeEventListener('abort', stop);
+        running.signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      signal?.addEventListener('abort', stop, { once: true });
+      running.signal.addEventListener('abort', stop, { once: true });
+    });
+    await this.close();
+  }
+
+  ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.#connectors.ready(options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#running?.abort();
+    this.#unsubscribeStore?.();
+    await this.#connectors.close();
+  }
+
+  // -- reading -----------------------------------------------------------------------------
+
+  async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
+    return lookupIn(this.#sources(), key, options.signal);
+  }
+
+  list(request: ListRequest = {}): Promise<ListResult> {
+    const errors = this.#connectors.listErrors(request.namespace);
+    return listIn(this.#sources(), errors, request);
+  }
+
+  // -- calling -----------------------------------------------------------------------------
+
+  call<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<unknown extends Structured ? CallResult | undefined : CallResult<Structured>>;
+  call(
+    target: string | ToolkitItem,
+    input?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<(Resource & { readonly structured?: unknown }) | undefined>;
+  async call(
+    target: string | ToolkitItem | DefinedTool,
+    input: unknown = {},
+    options: CallOptions = {},
+  ): Promise<CallResult | Resource | undefined> {
+    const args = input as Record<string, unknown>;
+    const item =
+      typeof target === 'string'
+        ? await this.lookup(target, options)
+        : 'type' in target
+          ? target
+          : this.#builtins.item(target);
+    const resolved = await this.#withResources(options);
+    const result = await this.#callItem(item, args, resolved);
+    if (options.keep !== true || result === undefined) return result;
+    const kept = this.#kept.keep(sessionKey(options), result);
+    return 'structured' in result ? withStructured(kept, result.structured) : kept;
+  }
+
+  async #callItem(
+    item: ToolkitItem,
+    args: Record<string, unknown>,
+    options: ResolvedCallOptions,
+  ): Promise<CallResult | Resource | undefined> {
+    switch (item.type) {
+      case 'tool': {
+        const result = await this.callTool(item.id, args, options);
+        return withStructured(await wrap(item.name, result.structured), result.structured);
+      }
+      case 'prompt':
+        return callPrompt(this.#options.delegate, item, args, options, (call, fn) =>
+          this.#nested(options, call, fn),
+        );
+      case 'resource':
+        return readItemIn(this.#reading, item, options);
+    }
+  }
+
+  #withResources(options: CallOptions): Promise<ResolvedCallOptions> {
+    return withResources(options, this.#kept, (uri) =>
+      this.readResource(uri, { signal: options.signal, sessionKey: options.sessionKey }),
+    );
+  }
+
+  callTool<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<RunResult & { readonly structured: Structured }>;
+  callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
+  async callTool(
+    target: string | DefinedTool,
+    args: unknown = {},
+    options: CallOptions = {},
+  ): Promise<RunResult> {
+    const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
+    const input = args as Record<string, unknown>;
+    options = await this.#withResources(options);
+    const at = id.indexOf(':');
+    const namespace = at > 0 ? id.slice(0, at) : '';
+    if (namespace === USER_NAMESPACE) {
+      // Whatever was put in the index under it: the user namespace is the store's, which holds
+      // prompts and resources only.
+      throw new ToolError(
+        'not_found',
+        `no tool "${id}": the ${USER_NAMESPACE} namespace holds prompts and resources, never tools`,
+        { toolId: id },
+      );
+    }
+    const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
+    // No such tool listed, and its server not connected: the server's state says why.
+    const connector = backend === undefined ? this.#connectors.get(namespace) : undefined;
+    if (connector !== undefined && connector.client === undefined)
+      throw this.#secrets.redactError(connector.unavailable());
+    const call = {
+      kind: 'tool',
+      id,
+      namespace,
+      backend: backend ?? 'unresolved',
+    } as const;
+    // A call tags its MCP requests with a caller, so the server's requests during it come back
+    // to whoever answers for it; a gateway brings its own, a library call gets one here.
+    const given = options.meta?.[CALLER_META_KEY];
+    const tagged = typeof given === 'string' || backend !== 'mcp';
+    const caller = typeof given === 'string' ? given : nextCaller();
+    const answerer = options.onUpstreamRequest;
+    if (answerer !== undefined) this.#callAnswerers.set(caller, answerer);
+    const run = this.#nested(options, call, (onProgress) => {
+      const meta = withTraceContext(
+        tagged ? options.meta : { ...options.meta, [CALLER_META_KEY]: caller },
+      );
+      const execute = () =>
+        this.runner.run(id, input, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          // Only asked for when someone listens: progress costs an MCP server a token and messages.
+          ...(onProgress === undefined ? {} : { onProgress }),
+          ...(meta === undefined ? {} : { meta }),
+        });
+      // A shared connection's MCP call without middleware runs no code of ours that reads the
+      // session scope, so it skips entering one (as #nested skips its async context): on Node 20
+      // a process that never enters an async context makes its promises without hooks.
+      return backend === 'mcp' &&
+        (this.#options.middleware?.length ?? 0) === 0 &&
+        this.#connectors.connectionOf(namespace) === 'shared'
+        ? execute()
+        : this.#connectors.inSession(namespace, options.sessionKey, execute);
+    });
+    const result = await run.catch(this.#rethrowRedacted).finally(() => {
+      if (answerer !== undefined) this.#callAnswerers.delete(caller);
+    });
+    const mcp = result.mcpResult;
+    return mcp?.isError === true
+      ? { ...result, mcpResult: this.#secrets.redactErrorResult(mcp) }
+      : result;
+  }
+
+  /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
+  readonly #answerer = (): UpstreamRequestHandler | undefined =>
+    answererOf(this.#upstreamRequests, () => this.#upstreamRequests, this.#callAnswerers);
+
+  /** Rethrows `error` with the configured secrets masked in its message and error result. */
+  readonly #rethrowRedacted = (error: unknown): never => {
+    throw this.#secrets.redactError(error);
+  };
+
+  getPrompt(
+    key: string,
+    input: Record<string, unknown> = {},
+    options: ReadOptions = {},
+  ): Promise<RenderedPrompt> {
+    return getPromptIn(this.#reading, key, input, options).catch(this.#rethrowRedacted);
+  }
+
+  readResource(key: string, options: ReadOptions = {}): Promise<Resource> {
+    return readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted);
+  }
+
+  /** Runs one call one level deeper, in a span, with the caller's session and progress. */
+  #nested<T>(
+    options: CallOptions,
+    call: NestedCall,
+    fn: (onProgress: ProgressListener | undefined) => Promise<T>,
+  ): Promise<T> {
+    const context = {
+      tracer: this.#tracer,
+      maxDepth: this.#maxDepth,
+      middlewareCount: this.#options.middleware?.length ?? 0,
+    };
+    return nested(context, options, call, fn);
+  }
+
+  // -- sources -----------------------------------------------------------------------------
+
+  /** Every namespace that can answer now, in lookup order: builtin, connected connectors, user. */
+  #sources(): Source[] {
+    const sources: Source[] = [this.#builtins.source(), ...this.#connectors.sources()];
+    if (this.#options.store !== undefined) sources.push(storeSource(this.#options.store));
+    return sources;
+  }
+
+  #emit(unmasked: ToolkitEvent): void {
+    const event = this.#secrets.redactEvent(unmasked);
+    const delegate = this.#options.delegate;
+    const listeners: ((event: ToolkitEvent) => void)[] = [...this.#listeners];
+    if (delegate?.onEvent !== undefined) listeners.unshift((e) => delegate.onEvent?.(e));
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.warn('a toolkit event listener failed to handle an event', {
+          event: event.type,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,474 @@
+import type {
+  CompleteResult,
+  Prompt as McpPrompt,
+  ResourceTemplateType as McpResourceTemplate,
+} from '@modelcontextprotocol/client';
+import { type Tracer } from '@opentelemetry/api';
+import { type ToolIndex } from '@toolplane/toolindex';
+import { type SchemaValidator, type Tool } from '@toolplane/toolmodel';
+import {
+  type Middleware,
+  type ProgressListener,
+  type Runner,
+  type RunResult,
+} from '@toolplane/toolrun';
+import {
+  type ConnectorFactory,
+  type ConnectorState,
+  type ToolkitConnector,
+  type ConnectorEvent,
+  type ConnectorEra,
+  type ConnectorOptions,
+  type SpokenEra,
+  type ConnectorSource,
+  type UpstreamRequestHandler,
+} from '../connectors/connector.js';
+import type { DefinedTool } from '../define-tool.js';
+import type { ConnectionMode, ToolkitHost } from './host.js';
+import type { LiveResource } from '../resources/live-resources.js';
+import { type Prompt, type RenderedPrompt } from '../prompts/prompts.js';
+import { type ResourceTemplate } from '../resources/resource-templates.js';
+import { Secrets } from '../secrets.js';
+import { type Resource, type ResourceInfo } from '../resources/resources.js';
+import { type Logger, type Session } from '../session.js';
+import type { SessionConnectionLimits } from '../connectors/session-connections.js';
+import type { Store } from '../store.js';
+
+/** The namespace of tools, prompts and resources registered in code. */
+export const BUILTIN_NAMESPACE = 'builtin';
+/** The namespace of the prompts and resources kept in the {@link Store}. */
+export const USER_NAMESPACE = 'user';
+/** How deep prompt → tool → prompt calls may nest unless `maxCallDepth` says otherwise. */
+export const DEFAULT_MAX_CALL_DEPTH = 8;
+
+/** A prompt as the toolkit hands it to a {@link ToolkitDelegate}: local or remote alike. */
+export interface ToolkitPrompt {
+  readonly namespace: string;
+  readonly name: string;
+  /** The prompt's definition, for builtin and user prompts (remote prompts have none). */
+  readonly prompt: Prompt | undefined;
+  /** The prompt in MCP form (`prompts/list`). */
+  readonly mcp: McpPrompt;
+  /** Renders the prompt with `input`: locally, or by `prompts/get` on its server. */
+  render(input: Record<string, unknown>, options?: ReadOptions): Promise<RenderedPrompt>;
+}
+
+/** Runs prompts (with a model) and hears what changes; see {@link ToolkitOptions.delegate}. */
+export interface ToolkitDelegate {
+  /** Runs `prompt` with `input`; its answer is wrapped like a tool's result. */
+  call(
+    prompt: ToolkitPrompt,
+    input: Record<string, unknown>,
+    options: { readonly resources: readonly Resource[]; readonly signal?: AbortSignal },
+  ): Promise<unknown>;
+  /** Hears every change: list changes, resource updates and connector states, by namespace. */
+  onEvent?(event: ToolkitEvent): void;
+}
+
+/** What changed underneath a toolkit; every event names its namespace. */
+export type ToolkitEvent = ConnectorEvent & {
+  /**
+   * The session whose own connection to a per-session server sent it (`resource_updated` and
+   * `log_message` only): meant for that session alone. Absent for shared connections.
+   */
+  readonly session?: string;
+};
+
+// Lives in host.ts, with the host hooks that answer it.
+export type { ConnectionMode } from './host.js';
+
+/** Options of {@link Toolkit.readResource}, {@link Toolkit.getPrompt} and a prompt's `render`. */
+export interface ReadOptions {
+  readonly signal?: AbortSignal;
+  /** The client session asking: a per-session server answers on that session's connection. */
+  readonly sessionKey?: string;
+}
+
+/** Options of {@link Toolkit.addConnector}. */
+export interface AddConnectorOptions {
+  /** The namespace its tools, prompts and resources appear under; inferred when absent. */
+  readonly namespace?: string;
+  /** Default `'shared'`. */
+  readonly connection?: ConnectionMode;
+  /**
+   * Which MCP era to speak to this server: `'auto'` (negotiate), `'2025'` or `'2026'`; default
+   * {@link ToolkitOptions.connectorDefaults}' `era`, else `'auto'` (see {@link ConnectorOptions.era}).
+   */
+  readonly era?: ConnectorEra;
+}
+
+/** Options for {@link createToolkit}. */
+export interface ToolkitOptions {
+  /** Builtin tools (see {@link defineTool}). */
+  readonly tools?: readonly DefinedTool[];
+  /** Builtin prompts. */
+  readonly prompts?: readonly Prompt[];
+  /** Builtin resources: with their contents, or live ones read on every read ({@link liveResource}). */
+  readonly resources?: readonly (Resource | LiveResource)[];
+  /** Builtin resource templates (see {@link defineResourceTemplate}). */
+  readonly resourceTemplates?: readonly ResourceTemplate[];
+  /** Runs prompts and receives events. */
+  readonly delegate?: ToolkitDelegate;
+  /** Keeps the `user` namespace; the toolkit reads it but never closes it. */
+  readonly store?: Store;
+  /** Default: the global OpenTelemetry tracer provider's `@toolplane/toolkit` tracer. */
+  readonly tracer?: Tracer;
+  readonly logger?: Logger;
+  /** Limit for prompt → tool → prompt nesting (default {@link DEFAULT_MAX_CALL_DEPTH}). */
+  readonly maxCallDepth?: number;
+  /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
+  readonly middleware?: readonly Middleware[];
+  /**
+   * Validates every tool call's arguments and result against the tool's schemas. Default: the
+   * runner's, `createValidator()` from @toolplane/toolmodel (no code generation, so it runs on
+   * every runtime); where code generation is allowed, `createAjvValidator()` from
+   * @toolplane/validator-ajv validates many times faster.
+   */
+  readonly validator?: SchemaValidator;
+  /**
+   * Values never to hand out in clear: masked (as `***`) in connector statuses, events, errors,
+   * upstream error results and log lines. The credentials of connector sources (URL user info and
+   * credential-named query values, header values, tokens) are added automatically. Pass the
+   * {@link Secrets} instance of a configuration to keep adding to it.
+   */
+  readonly secrets?: Secrets | Iterable<string>;
+  /**
+   * Answers the sampling and elicitation requests MCP servers send during calls made through this
+   * toolkit (`call`, `callTool`), and tells servers what it can answer when they connect. Each
+   * call is tied to its requests by the toolkit itself: nothing to pass per call (a call may still
+   * bring its own answerer, {@link CallOptions.onUpstreamRequest}). A gateway replaces it through
+   * `toolkitHost(toolkit).setUpstreamRequestHandler`.
+   */
+  readonly upstreamRequests?: UpstreamRequestHandler;
+  /** Defaults for every connector (timeouts, backoff, client info). */
+  readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
+  /**
+   * Builds the connector for a source (the seed's `CreateConnector`): return a
+   * {@link ToolkitConnector} to plug in a custom or non-MCP connector, `undefined` for the
+   * built-in MCP connector. See {@link ConnectorFactory}.
+   */
+  readonly createConnector?: ConnectorFactory;
+  /**
+   * Bounds on the connections of per-session servers: at most `max` per server (default 32; the
+   * least recently used idle one makes room, and a session is refused when all are busy), each
+   * closed when idle for `idleMs` (default 5 minutes).
+   */
+  readonly sessionConnections?: SessionConnectionLimits;
+}
+
+/** One tool, prompt or resource a toolkit exposes. */
+export type ToolkitItem =
+  | {
+      readonly type: 'tool';
+      readonly namespace: string;
+      readonly name: string;
+      readonly id: string;
+      readonly tool: Tool;
+    }
+  | {
+      readonly type: 'prompt';
+      readonly namespace: string;
+      readonly name: string;
+      readonly prompt: ToolkitPrompt;
+    }
+  | {
+      readonly type: 'resource';
+      readonly namespace: string;
+      readonly name: string;
+      readonly uri: string;
+      readonly resource: ResourceInfo;
+    };
+
+/** The filters and paging of {@link Toolkit.list}. */
+export interface ListRequest {
+  readonly namespace?: string;
+  readonly type?: 'tool' | 'prompt' | 'resource';
+  /** Only items with exactly this name. */
+  readonly name?: string;
+  /** Page size (1–1000); all items when absent. */
+  readonly limit?: number;
+  /** Items to skip first; applies with or without `limit`. */
+  readonly offset?: number;
+  /** A `nextCursor` from an earlier page of the same request. */
+  readonly cursor?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A source that could not be listed: named, with why. */
+export interface ListError {
+  readonly namespace: string;
+  readonly message: string;
+}
+
+/** One page of {@link Toolkit.list}. */
+export interface ListResult {
+  readonly tools: Extract<ToolkitItem, { type: 'tool' }>[];
+  readonly prompts: Extract<ToolkitItem, { type: 'prompt' }>[];
+  readonly resources: Extract<ToolkitItem, { type: 'resource' }>[];
+  /** How many items match, before paging. */
+  readonly count: number;
+  readonly offset: number;
+  readonly limit: number | undefined;
+  readonly nextCursor?: string;
+  /** Sources that are down or failed to list; the rest are listed regardless. */
+  readonly errors: ListError[];
+}
+
+/** Options of {@link Toolkit.call}. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Resources handed to the call: a tool sees them as `getSession().resources`, a prompt's
+   * delegate as its `resources`. A string is a URI read first (`readResource`), such as a result
+   * this session kept.
+   */
+  readonly resources?: readonly (Resource | string)[];
+  /**
+   * Keeps the result ({@link Toolkit.call}) for later calls of the same session: it comes back
+   * under a `toolplane://results/<id>` URI that `readResource` reads and `resources` takes. A
+   * session keeps its latest 64 results; the session is `session.id`, or the current one's.
+   */
+  readonly keep?: boolean;
+  /** Receives progress from the tool (for MCP tools, the server's notifications). */
+  readonly onProgress?: ProgressListener;
+  /** The request's `_meta`; a W3C `traceparent` there parents the call's span. */
+  readonly meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Who is calling, for the code that runs inside the call (builtins, prompt delegates,
+   * providers, middleware): what {@link getSession} answers there. Fields not given are
+   * inherited from the current session. A server calling on behalf of its clients passes it.
+   */
+  readonly session?: Partial<Session>;
+  /**
+   * Answers the sampling and elicitation requests an MCP server sends during this call, in place
+   * of the toolkit's {@link ToolkitOptions.upstreamRequests} handler. The server is told what the
+   * toolkit's handler can answer when it connects, so set that one too (its `capabilities`).
+   */
+  readonly onUpstreamRequest?: UpstreamRequestHandler['handle'];
+  /**
+   * The client session the call belongs to: a per-session server runs it on that session's own
+   * connection (made on first use). Calls without one use the shared connection.
+   */
+  readonly sessionKey?: string;
+}
+
+/**
+ * What {@link Toolkit.call} returns for a tool or a prompt: its answer as a resource (text, data,
+ * JSON, or the resource given), with the answer itself, typed, as `structured`: a tool's
+ * structured content (the runner's `RunResult.structured`) or a prompt delegate's answer.
+ * `structured` is not enumerable, so spreading, comparing or serialising the resource sees the
+ * resource alone.
+ */
+export type CallResult<Structured = unknown> = Resource & { readonly structured: Structured };
+
+/** A resource template a toolkit exposes: a builtin one or a connector's. */
+export interface ToolkitResourceTemplate {
+  readonly namespace: string;
+  readonly name: string;
+  /** The template in MCP form (`resources/templates/list`). */
+  readonly template: McpResourceTemplate;
+}
+
+/** What {@link Toolkit.complete} completes: a prompt's argument or a resource template's variable. */
+export type CompletionTarget =
+  | { readonly type: 'prompt'; readonly namespace: string; readonly name: string }
+  | {
+      readonly type: 'resource_template';
+      readonly namespace: string;
+      readonly uriTemplate: string;
+    };
+
+/** What {@link Toolkit.removeBuiltin} removed. */
+export type BuiltinKind = 'tool' | 'prompt' | 'resource' | 'resource_template';
+
+/** Options of {@link Toolkit.complete}. */
+export interface CompleteOptions {
+  /** The other arguments (or variables) the client has filled in so far. */
+  readonly arguments?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+}
+
+/** A registered connector and where it stands. */
+export interface ConnectorStatus {
+  readonly namespace: string;
+  readonly state: ConnectorState;
+  /** For a per-session server: how many sessions have a connection of their own open. */
+  readonly sessionConnections?: number;
+  /** The stdio server's process ID, while it runs. */
+  readonly pid?: number;
+  /** The MCP era the connection speaks, while connected. */
+  readonly era?: SpokenEra;
+  /** Why it is not connected, when it is not. */
+  readonly error?: string;
+}
+
+/**
+ * Tools, prompts and resources from builtins, MCP connectors and the user store, behind one
+ * surface; create one with {@link createToolkit}.
+ */
+export interface Toolkit {
+  /** The tool index behind the toolkit, for search and change events. */
+  readonly index: ToolIndex;
+  /** The runner every tool call goes through. */
+  readonly runner: Runner;
+  /** Adds or replaces a builtin tool. @throws {ToolError} `invalid_tool`. */
+  addTool(tool: DefinedTool): void;
+  /** Adds or replaces a builtin prompt. @throws {ToolError} `invalid_prompt`. */
+  addPrompt(prompt: Prompt): void;
+  /**
+   * Adds a builtin resource, or replaces the one at its URI; a replacement is announced as a
+   * `resource_updated` event, so subscribed clients of a served toolkit hear of it. A live
+   * resource ({@link liveResource}) is read anew on every read.
+   *
+   * @throws {ToolError} `invalid_resource`.
+   */
+  addResource(resource: Resource | LiveResource): void;
+  /**
+   * Adds a builtin resource template (see {@link defineResourceTemplate}), or replaces the one of
+   * the same name.
+   *
+   * @throws {ToolError} `invalid_resource` when it was not made by `defineResourceTemplate`.
+   */
+  addResourceTemplate(template: ResourceTemplate): void;
+  /**
+   * Removes one builtin with this name or URI, tools first: the tool, or else the prompt, or else
+   * the resource (by URI or name), or else the resource template; answers which kind went.
+   *
+   * @throws {ToolError} `not_found` when there is no builtin of that name or URI.
+   */
+  removeBuiltin(nameOrUri: string): BuiltinKind;
+  /** The builtin resource templates, then those of connected connectors in registration order. */
+  resourceTemplates(): ToolkitResourceTemplate[];
+  /**
+   * Completion values (`completion/complete`) for a prompt's argument or a resource template's
+   * variable: builtin and user prompts complete from their input schema (see
+   * {@link completePromptArgument}), builtin templates from their `complete` functions, and
+   * connectors' from their server (none when it does not offer completions).
+   *
+   * @throws {ToolError} `not_found` when there is no such prompt or template;
+   * `connector_unavailable`; `execution` when the server fails.
+   */
+  complete(
+    target: CompletionTarget,
+    argument: { readonly name: string; readonly value: string },
+    options?: CompleteOptions,
+  ): Promise<CompleteResult['completion']>;
+  /**
+   * Adds an upstream MCP server under its own namespace (given, or inferred and de-duplicated)
+   * and returns that namespace, which is also its ID. Started at once while the toolkit runs.
+   *
+   * @throws {ToolError} `invalid_config` for a bad source, a reserved namespace or one in use.
+   */
+  addConnector(source: ConnectorSource, options?: AddConnectorOptions): string;
+  /**
+   * Closes and removes a connector, named by its namespace or by the source it was added with (a
+   * URL, a `{ command, args }`, or a command line as text); its items go with it. True when
+   * there was one.
+   *
+   * @throws {ToolError} `conflict` when a source names more than one connector.
+   */
+  removeConnector(id: string | ConnectorSource): Promise<boolean>;
+  /** The connectors, in registration order, with their states. */
+  connectors(): ConnectorStatus[];
+  /**
+   * The connector registered under `namespace`, for servers that speak to it directly (resource
+   * templates, completions, subscriptions); `undefined` when there is none.
+   */
+  connector(namespace: string): ToolkitConnector | undefined;
+  // The host hooks moved to ToolkitHost (see toolkitHost); they stay here, deprecated, for one
+  // minor so code that called them on a Toolkit keeps working.
+  /** @deprecated Use `toolkitHost(toolkit).setUpstreamRequestHandler`; leaves `Toolkit` next minor. */
+  readonly setUpstreamRequestHandler: ToolkitHost['setUpstreamRequestHandler'];
+  /** @deprecated Use `toolkitHost(toolkit).rootsChanged`; leaves `Toolkit` next minor. */
+  readonly rootsChanged: ToolkitHost['rootsChanged'];
+  /** @deprecated Use `toolkitHost(toolkit).connectionOf`; leaves `Toolkit` next minor. */
+  readonly connectionOf: ToolkitHost['connectionOf'];
+  /** @deprecated Use `toolkitHost(toolkit).subscribeResource`; leaves `Toolkit` next minor. */
+  readonly subscribeResource: ToolkitHost['subscribeResource'];
+  /** @deprecated Use `toolkitHost(toolkit).unsubscribeResource`; leaves `Toolkit` next minor. */
+  readonly unsubscribeResource: ToolkitHost['unsubscribeResource'];
+  /** @deprecated Use `toolkitHost(toolkit).endSession`; leaves `Toolkit` next minor. */
+  readonly endSession: ToolkitHost['endSession'];
+  /**
+   * Hears every {@link ToolkitEvent}, after the delegate's `onEvent`; returns the unsubscribe
+   * function. A listener that throws is logged and the others still hear the event.
+   */
+  onEvent(listener: (event: ToolkitEvent) => void): () => void;
+  /**
+   * Starts every connector (in parallel; none waits for another) and resolves once `signal`
+   * aborts and everything is closed.
+   */
+  run(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Resolves once every connector has connected or failed its first attempt. */
+  ready(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Closes every connector (and ends their children). Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Finds an item by key: `ns.name` or `ns:name`, `uri#ns`, a bare name (builtins, then
+   * connectors in registration order, then user), or a bare URI. A tool beats a prompt of the
+   * same name, and a prompt a resource.
+   *
+   * @throws {ToolError} `not_found`.
+   */
+  lookup(key: string, options?: { signal?: AbortSignal }): Promise<ToolkitItem>;
+  /** Lists items, filtered and paged; a source that is down is reported in `errors`. */
+  list(request?: ListRequest): Promise<ListResult>;
+  /**
+   * Calls a builtin tool by its definition, typed: `input` as its input schema takes it, and the
+   * result's `structured` as its output schema describes it (checked against that schema by the
+   * runner), so `(await toolkit.call(add, { a: 2, b: 3 })).structured.sum` is a number.
+   *
+   * @throws {ToolError} `not_found` when this toolkit does not hold this very definition (add it
+   * with `tools` or `addTool`), `call_depth_exceeded`, and the runner's codes.
+   */
+  call<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<unknown extends Structured ? CallResult | undefined : CallResult<Structured>>;
+  /**
+   * Calls a tool (through the runner), a prompt (through the delegate) or reads a resource. A
+   * tool's or prompt's answer comes back as a resource (text, data, JSON, or the resource given)
+   * carrying the answer itself as `structured` ({@link CallResult}); `undefined` when there is
+   * none.
+   *
+   * @throws {ToolError} `not_found`, `no_delegate`, `call_depth_exceeded`, and the runner's codes.
+   */
+  call(
+    target: string | ToolkitItem,
+    input?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<(Resource & { readonly structured?: unknown }) | undefined>;
+  /**
+   * Runs a builtin tool by its definition and returns the runner's result, typed as
+   * {@link Toolkit.call} with a definition is: `structured` from the tool's output schema.
+   *
+   * @throws {ToolError} `not_found` when this toolkit does not hold this very definition, and the
+   * runner's codes.
+   */
+  callTool<Args, Structured>(
+    tool: DefinedTool<Args, Structured>,
+    input: NoInfer<Args>,
+    options?: CallOptions,
+  ): Promise<RunResult & { readonly structured: Structured }>;
+  /** Runs a tool and returns the runner's result (with the raw MCP result for MCP tools). */
+  callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
+  /** Renders a prompt into messages (`prompts/get`). @throws {ToolError} `not_found`. */
+  getPrompt(
+    key: string,
+    input?: Record<string, unknown>,
+    options?: ReadOptions,
+  ): Promise<RenderedPrompt>;
+  /**
+   * Reads a resource with its contents (`resources/read`): a listed one, else (for a URI, or
+   * `uri#ns`) one a builtin resource template matches.
+   *
+   * @throws {ToolError} `not_found`.
+   */
+  readResource(key: string, options?: ReadOptions): Promise<Resource>;
+}
+
+/** A tool, a prompt and a resource of {@link ToolkitItem}. */
+export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
+export type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
+export type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
