@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { entryArgs } from '@toolplane/fixtures';
 import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -23,7 +24,6 @@ import {
   type Instance,
   type Postgres,
 } from './testing/fleet.js';
-import { sourceCommand } from './testing/cli-process.js';
 import {
   connect,
   echo,
@@ -411,10 +411,9 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     // A writer process (the store API, as an instance uses it) acknowledges each write on stdout
     // once its promise has resolved; it and gateway c are SIGKILLed while it writes and the
     // gateways serve calls.
-    const [node, ...flags] = sourceCommand;
     const writer = spawn(
-      node,
-      [...flags.slice(0, 3), STORE_WRITER, pg?.url ?? '', 'durable', '8'],
+      process.execPath,
+      [...entryArgs(STORE_WRITER), pg?.url ?? '', 'durable', '8'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const acked = new Set<string>();
