@@ -85,8 +85,10 @@ export function negotiationFor(
  */
 export function refusedForModern(error: unknown): boolean {
   for (let at = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
-    if (at instanceof UnsupportedProtocolVersionError)
-      return at.data?.supported.includes(MODERN_PROTOCOL_VERSION) === true;
+    if (at instanceof UnsupportedProtocolVersionError) {
+      const data = at.data as { readonly supported?: readonly string[] } | undefined;
+      return data?.supported?.includes(MODERN_PROTOCOL_VERSION) === true;
+    }
   }
   return false;
 }
