@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { entryArgs } from '@toolplane/fixtures';
-import type { ConnectorSource } from '@toolplane/toolkit';
+import type { ConnectorSource, ToolkitOptions } from '@toolplane/toolkit';
 import type { GatewayOptions } from '../server.js';
 
 const require = createRequire(import.meta.url);
@@ -11,15 +11,30 @@ const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));
  * The command that runs a gateway in a child process, in front of `upstreams`: from the sources
  * (the test run's prebuilt bundle of them, see `entryArgs`), or with `built` from the packages' dist folders (as users run it; benchmarks want that, since
  * tsx adds a naming helper around every closure); with `ajv`, calls are validated by
- * @toolplane/validator-ajv, as the CLI's gateway validates them.
+ * @toolplane/validator-ajv, as the CLI's gateway validates them; `connectorDefaults` go to every
+ * connector (JSON only).
  */
 export function gatewayCommand(
   upstreams: readonly { namespace: string; source: ConnectorSource }[],
   options: GatewayOptions = {},
   mode: 'stdio' | 'http' = 'stdio',
-  { built = false, ajv = false }: { readonly built?: boolean; readonly ajv?: boolean } = {},
+  {
+    built = false,
+    ajv = false,
+    connectorDefaults,
+  }: {
+    readonly built?: boolean;
+    readonly ajv?: boolean;
+    readonly connectorDefaults?: ToolkitOptions['connectorDefaults'];
+  } = {},
 ): { command: string; args: string[] } {
-  const config = JSON.stringify({ upstreams, options, http: mode === 'http', ajv });
+  const config = JSON.stringify({
+    upstreams,
+    options,
+    http: mode === 'http',
+    ajv,
+    connectorDefaults,
+  });
   if (!built) return { command: process.execPath, args: [...entryArgs(entry), config] };
   const tsx = pathToFileURL(require.resolve('tsx')).href;
   return { command: process.execPath, args: ['--import', tsx, entry, config] };
