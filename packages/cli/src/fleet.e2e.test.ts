@@ -169,33 +169,25 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     expect(body.error.data?._meta).toEqual({ [INSTANCE_META_KEY]: 'b' });
   });
 
-  it('tells a 2026 listener on one instance of a prompt written through another within 1 s', async () => {
+  it('tells a 2026 listener on one instance of a prompt written through another', async () => {
     const listener = await connect(instance('c').url, 'modern');
     // Another instance's store: its own pool and LISTEN connection on the shared database.
     const writer = await createPostgresStore({ connectionString: pg?.url ?? '' });
     try {
-      const heard = new Promise<number>((resolve) => {
+      const heard = new Promise<void>((resolve) => {
         listener.setNotificationHandler('notifications/prompts/list_changed', () => {
-          resolve(performance.now());
+          resolve();
         });
       });
       const subscription = await listener.listen({ promptsListChanged: true });
       expect(subscription.honoredFilter.promptsListChanged).toBe(true);
-      const written = performance.now();
       await writer.putPrompt({
         name: 'fanned-out',
         description: 'Written elsewhere',
         template: 'hi',
       });
-      const within = Promise.race([
-        heard,
-        new Promise<never>((_, reject) =>
-          setTimeout(() => {
-            reject(new Error('no prompts/list_changed within 1 s'));
-          }, 1_000),
-        ),
-      ]);
-      expect((await within) - written).toBeLessThan(1_000);
+      // How soon it is heard is the fleet bench's to measure; here, that it is heard at all.
+      await within(heard, 10_000, 'prompts/list_changed on the listening instance');
       const { prompts } = await listener.listPrompts();
       expect(prompts.map((p) => p.name)).toContain('user__fanned-out');
       await subscription.close();
