@@ -5,13 +5,19 @@ import { defineConfig } from 'vitest/config';
 // requires a dual-format one (pg-pool) would be handed its ESM wrapper.
 const conditions = ['@toolplane/source', 'node', 'default'];
 
-// Files that start whole fleets of processes, or time process trees, run after everything else
-// and one at a time: on CI's two cores, next to the other files, their clocks are not theirs.
-const serial = [
-  'packages/cli/src/fleet.test.ts',
-  'examples/fleet/src/**/*.test.ts',
-  'packages/toolkit/src/connectors/transport/stdio-client-transport.test.ts',
-];
+// Two tiers. `pnpm test` runs what a change needs: unit tests and integration tests against real
+// servers (the `parallel` and `serial` projects). `pnpm test:e2e` runs `*.e2e.test.ts`: fleets
+// behind HAProxy, third-party clients, the Inspector, the conformance suites, kill tests.
+const sources = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'];
+const e2e = ['packages/*/src/**/*.e2e.test.ts', 'examples/*/src/**/*.e2e.test.ts'];
+
+// Files that time process trees run after everything else and one at a time: on CI's two cores,
+// next to the other files, their clocks are not theirs.
+const serial = ['packages/toolkit/src/connectors/transport/stdio-client-transport.test.ts'];
+// End-to-end files that start whole fleets of processes, likewise.
+const e2eSerial = ['packages/cli/src/fleet.e2e.test.ts', 'examples/fleet/src/**/*.e2e.test.ts'];
+
+const report = process.env.TEST_REPORT ?? '.ci/out/vitest.json';
 
 export default defineConfig({
   resolve: { conditions },
@@ -19,17 +25,19 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // Every TypeScript entry a test starts as a child is bundled once, before the first file.
+    globalSetup: ['packages/test-support/src/global-setup.ts'],
+    // Property tests run a fixed seed unless TEST_FUZZ=1 (`pnpm test:fuzz`).
+    setupFiles: ['packages/test-support/src/property-seed.ts'],
     // In CI a JSON report is written too; .ci/run prints the pass/fail line from it.
-    reporters: process.env.CI
-      ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]]
-      : ['default'],
+    reporters: process.env.CI ? ['default', ['json', { outputFile: report }]] : ['default'],
     projects: [
       {
         extends: true,
         test: {
           name: 'parallel',
-          include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
-          exclude: [...serial, '**/node_modules/**'],
+          include: sources,
+          exclude: [...serial, ...e2e, '**/node_modules/**'],
           typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
           sequence: { groupOrder: 0 },
         },
@@ -41,6 +49,24 @@ export default defineConfig({
           include: serial,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: e2e,
+          exclude: [...e2eSerial, '**/node_modules/**'],
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e-serial',
+          include: e2eSerial,
+          fileParallelism: false,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

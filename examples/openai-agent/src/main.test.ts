@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { entryArgs } from '@toolplane/fixtures';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -10,11 +12,10 @@ describe('openai-agent example', () => {
   it('runs its tool loop offline against the mock model and passes its own checks', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.OPENAI_API_KEY;
-    const { stdout } = await run(
-      process.execPath,
-      ['--conditions=@toolplane/source', '--import', 'tsx', 'src/main.ts'],
-      { cwd: exampleDir, env },
-    );
+    const { stdout } = await run(process.execPath, entryArgs(join(exampleDir, 'src/main.ts')), {
+      cwd: exampleDir,
+      env,
+    });
     expect(stdout).toContain('model: scripted');
     expect(stdout).toContain('everything__get-sum (strict: true)');
     expect(stdout).toContain('openai-agent: all checks passed');

@@ -73,6 +73,9 @@ export function jsonType(value: unknown): string {
 }
 
 export function acceptsNull(schema: Json): boolean {
+  // A nullable type narrowed by an enum or a const without null still refuses null.
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
+  if (schema.const !== undefined && schema.const !== null) return false;
   const type = schema.type;
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
   if (Array.isArray(schema.anyOf)) return schema.anyOf.some((b) => isRecord(b) && acceptsNull(b));
@@ -84,7 +87,7 @@ export function nullable(schema: Json): Json {
   const type = schema.type;
   if (typeof type === 'string' || Array.isArray(type)) {
     const types: unknown[] = Array.isArray(type) ? type : [type];
-    const copy: Json = { ...schema, type: [...types, 'null'] };
+    const copy: Json = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
     if (Array.isArray(schema.enum)) put(copy, 'enum', [...(schema.enum as unknown[]), null]);
     if (schema.anyOf !== undefined) return { anyOf: [schema, { type: 'null' }] };
     return copy;
@@ -175,8 +178,13 @@ export function merge(into: Json, branch: Json, conflict: (key: string) => void)
     if (current === undefined) put(merged, key, value);
     else if (key === 'properties' && isRecord(current) && isRecord(value)) {
       const properties: Json = { ...current };
+      // A property both declare must satisfy both: keeping only the first would let through
+      // values the second refuses (an enum, a bound).
       for (const [name, sub] of Object.entries(value)) {
+        const first = properties[name];
         if (!Object.hasOwn(properties, name)) put(properties, name, sub);
+        else if (JSON.stringify(first) !== JSON.stringify(sub))
+          put(properties, name, { allOf: [first, sub] });
       }
       put(merged, key, properties);
     } else if (key === 'required' && Array.isArray(current) && Array.isArray(value)) {

@@ -140,6 +140,31 @@ describe('schema conversion over generated schemas', () => {
     holds(schema, 'openai-strict', [{ a: { constructor: '' } }, { a: { a: { x: 1 } } }]);
   });
 
+  it('keeps an enum that an allOf branch puts on a nullable property, and restores a left-out one', () => {
+    // Found by the property below (seed 1826801080): the merged `a` kept only the first branch's
+    // ["string","null"], so the null strict mode sent for the left-out `a` was never removed, and
+    // the enum of the second branch refused it.
+    const schema: Json = {
+      type: 'object',
+      properties: {
+        a: {
+          type: 'array',
+          items: {
+            allOf: [
+              { type: 'object', properties: { a: { type: ['string', 'null'] } }, required: [] },
+              { type: 'object', properties: { a: { enum: ['red', 'green'] } }, required: [] },
+            ],
+          },
+        },
+      },
+      required: [],
+    };
+    for (const target of TARGETS) holds(schema, target, [{ a: [{}] }, { a: [{ a: 'red' }] }, {}]);
+    const converted = convertSchema(schema, 'openai-strict');
+    expect(converted.strict).toBe(true);
+    expect(converted.restore({ a: [{ a: null }] })).toEqual({ a: [{}] });
+  });
+
   it.each(TARGETS)('keeps %s schemas valid and every accepted instance accepted', (target) => {
     fc.assert(
       fc.property(

@@ -22,14 +22,16 @@ describe('an HTTP upstream that ends under a running gateway', () => {
   // The stateless server has no GET stream to lose, only the connection its last answer used.
   // The last case is killed once idle: its kept-alive connection has closed (undici closes it
   // after 4 s), so only the gateway's pings can tell.
+  // No call is made after the kill: /healthz turns by the gateway noticing on its own (how soon is
+  // not asserted here; the bound only keeps a regression from hanging the run).
   it.each([
-    ['SIGKILL', 'http', 0, 2_000],
-    ['SIGTERM', 'http', 0, 2_000],
-    ['SIGKILL', 'http-stateless', 0, 2_000],
-    ['SIGKILL', 'http-stateless', 5_000, 3_000],
+    ['SIGKILL', 'http', 0],
+    ['SIGTERM', 'http', 0],
+    ['SIGKILL', 'http-stateless', 0],
+    ['SIGKILL', 'http-stateless', 5_000],
   ] as const)(
-    'turns /healthz from ok to degraded in time (%s, %s, idle %d ms)',
-    async (signal, mode, idleMs, withinMs) => {
+    'turns /healthz from ok to degraded with no call made (%s, %s, idle %d ms)',
+    async (signal, mode, idleMs) => {
       const fixture = await startHttpFixture({ server: fixtureCommand(mode) });
       const config = join(dir(), 'toolplane.config.json');
       await writeFile(
@@ -50,11 +52,7 @@ describe('an HTTP upstream that ends under a running gateway', () => {
         await new Promise((resolve) => setTimeout(resolve, idleMs));
         expect(await status(endpoint)).toBe('ok');
         process.kill(fixture.pid, signal);
-        const killedAt = performance.now();
-        while ((await status(endpoint)) === 'ok') {
-          expect(performance.now() - killedAt).toBeLessThan(withinMs);
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await expect.poll(() => status(endpoint), { timeout: 15_000, interval: 20 }).not.toBe('ok');
       } finally {
         child.kill('SIGTERM');
         await exited(child);

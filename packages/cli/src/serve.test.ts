@@ -98,8 +98,10 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  const [importFlag, tsx, serveEntry, mode] = fixture.args;
-  const slowArgs = [importFlag, tsx, join(dir, 'slow.mjs'), serveEntry, mode];
+  // The fixture's command ends with its entry and mode; what comes before (a loader) stays first.
+  const loader = fixture.args.slice(0, -2);
+  const [serveEntry = '', mode = ''] = fixture.args.slice(-2);
+  const slowArgs = [...loader, join(dir, 'slow.mjs'), serveEntry, mode];
   await writeFile(
     join(dir, 'slow.config.json'),
     JSON.stringify({
@@ -120,7 +122,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  const countArgs = [importFlag, tsx, join(dir, 'count.mjs'), join(dir, 'starts.log')];
+  const countArgs = [...loader, join(dir, 'count.mjs'), join(dir, 'starts.log')];
   await writeFile(
     join(dir, 'count.config.json'),
     JSON.stringify({

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { entryArgs, fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { createAjvValidator } from '@toolplane/validator-ajv';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
@@ -14,10 +13,9 @@ import { serveStdio } from './stdio/serve.js';
 import { serveHttp } from './http/serve.js';
 import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw-client.js';
 
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const rawUpstream = {
   command: process.execPath,
-  args: ['--import', tsx, fileURLToPath(new URL('./testing/raw-upstream.ts', import.meta.url))],
+  args: entryArgs(fileURLToPath(new URL('./testing/raw-upstream.ts', import.meta.url))),
 };
 
 /** A client of an in-process stdio gateway that speaks in raw lines, to compare answers byte for byte. */

@@ -7,12 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { gatewayCommand } from './testing/gateway-command.js';
 import { cancelMidCall } from './testing/slow-calls.js';
+import { wireProgress } from './testing/wire-progress.js';
 
 const upstreams = [{ namespace: 'fx', source: fixtureCommand('stdio') }];
 
 describe('serveStdio, a 2026-07-28 connection', () => {
   let modern: Client;
   let legacy: Client;
+  let modernProgress: number[];
   beforeAll(async () => {
     const { command, args } = gatewayCommand(upstreams, { instructions: 'fx behind stdio' });
     modern = new Client(
@@ -21,10 +23,12 @@ describe('serveStdio, a 2026-07-28 connection', () => {
     );
     legacy = new Client({ name: 'era-legacy', version: '0' });
     // Two gateway processes side by side, one per era (stdio is a connection per process).
+    const modernTransport = new StdioClientTransport({ command, args, stderr: 'inherit' });
     await Promise.all([
-      modern.connect(new StdioClientTransport({ command, args, stderr: 'inherit' })),
+      modern.connect(modernTransport),
       legacy.connect(new StdioClientTransport({ command, args, stderr: 'inherit' })),
     ]);
+    modernProgress = wireProgress(modernTransport);
   });
   afterAll(async () => {
     await Promise.all([modern.close(), legacy.close()]);
@@ -42,12 +46,16 @@ describe('serveStdio, a 2026-07-28 connection', () => {
   });
 
   it('relays progress and a cancel for the 2026 connection', async () => {
-    const seen: number[] = [];
-    await modern.callTool(
-      { name: 'fx__progress', arguments: { steps: 3, delayMs: 20 } },
-      { onprogress: (event) => seen.push(event.progress) },
-    );
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // Every step, in order, before the result, also with no time between them: what the gateway
+    // sends, read off the wire (see wireProgress for why not through `onprogress`).
+    for (const delayMs of [0, 20]) {
+      modernProgress.length = 0;
+      await modern.callTool(
+        { name: 'fx__progress', arguments: { steps: 3, delayMs } },
+        { onprogress: () => undefined },
+      );
+      expect(modernProgress).toEqual([1, 2, 3]);
+    }
     expect(await cancelMidCall(modern, 'stdio-era-cancel')).toEqual({ cancelled: true });
   });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from '@toolplane/fixtures';
 import type { StoreChange } from '@toolplane/toolkit';
 import { describeStoreContract } from '@toolplane/toolkit/testing';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
@@ -46,11 +47,10 @@ afterEach(() => {
 function startWriter(
   args: string[],
 ): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@toolplane/source', '--import', 'tsx', writer, ...args],
-    { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...entryArgs(writer), ...args], {
+    cwd: packageDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -4,11 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { bundledEntry, entryArgs } from '@toolplane/fixtures';
 import { afterAll, beforeAll } from 'vitest';
-
-const require = createRequire(import.meta.url);
 
 /** A program and its leading arguments. */
 export type Command = readonly [string, ...string[]];
@@ -16,17 +14,19 @@ export type Command = readonly [string, ...string[]];
 /** The package's committed entry, as the `toolplane` bin and `pnpm toolplane` run it. */
 export const binEntry = fileURLToPath(new URL('../../bin/toolplane.js', import.meta.url));
 
-/** The committed bin run by this Node. */
-export const binCommand: Command = [process.execPath, binEntry];
+const sourceEntry = fileURLToPath(new URL('../bin.ts', import.meta.url));
 
-/** The CLI's TypeScript source run under tsx with the workspace's source condition. */
-export const sourceCommand: Command = [
-  process.execPath,
-  '--conditions=@toolplane/source',
-  '--import',
-  pathToFileURL(require.resolve('tsx')).href,
-  fileURLToPath(new URL('../bin.ts', import.meta.url)),
-];
+/**
+ * The committed bin run by this Node; in a test run, the run's prebuilt bundle of the same source
+ * it would compile (the bin's own start is proved by the `mcpServers` command `serve` prints).
+ */
+export const binCommand: Command = [process.execPath, bundledEntry(sourceEntry) ?? binEntry];
+
+/**
+ * The CLI's source: the test run's prebuilt bundle of it, or outside a test run the TypeScript
+ * under tsx with the workspace's source condition.
+ */
+export const sourceCommand: Command = [process.execPath, ...entryArgs(sourceEntry)];
 
 /** How {@link startCli} and {@link runCli} start the process. */
 export interface CliOptions {
@@ -34,7 +34,7 @@ export interface CliOptions {
   readonly cwd: string;
   /** Added to this process's environment (and `NO_COLOR=1`). */
   readonly env?: Record<string, string>;
-  /** The command and its leading arguments; the source under tsx by default. */
+  /** The command and its leading arguments; {@link sourceCommand} by default. */
   readonly command?: Command;
   /** Whether the child gets a standard input pipe (default: none). */
   readonly stdin?: 'pipe' | 'ignore';

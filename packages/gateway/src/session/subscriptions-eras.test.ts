@@ -164,11 +164,21 @@ describe('a 2026-07-28 client listening through the gateway', () => {
     expect(tools.length).toBeGreaterThan(0);
   });
 
-  it('hears, over stdio, list changes and resource updates of both eras', async () => {
-    const { command, args } = gatewayCommand([
-      { namespace: 'old', source: fixtureCommand('stdio') },
-      { namespace: 'new', source: fixtureCommand('stdio-2026') },
-    ]);
+  // The second case is the first on a machine so loaded that the 2026 upstream answers the era
+  // probe after its bound (1 ms here): it must still be heard as the 2026 server it is.
+  it.each([
+    ['', undefined],
+    [', the 2026 upstream answering the era probe late', 1],
+  ])('hears, over stdio, list changes and resource updates of both eras%s', async (_, bound) => {
+    const { command, args } = gatewayCommand(
+      [
+        { namespace: 'old', source: fixtureCommand('stdio') },
+        { namespace: 'new', source: fixtureCommand('stdio-2026') },
+      ],
+      {},
+      'stdio',
+      bound === undefined ? {} : { connectorDefaults: { eraProbeTimeoutMs: bound } },
+    );
     const client = await connect(
       'modern',
       new StdioClientTransport({ command, args, stderr: 'inherit' }),

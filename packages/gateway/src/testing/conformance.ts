@@ -2,8 +2,13 @@
 // child process, for the gateway's tests and for the CLI's (which put `toolplane serve` in front).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startHttpFixture, type HttpFixture, type ServerCommand } from '@toolplane/fixtures';
+import { fileURLToPath } from 'node:url';
+import {
+  entryArgs,
+  startHttpFixture,
+  type HttpFixture,
+  type ServerCommand,
+} from '@toolplane/fixtures';
 
 const require = createRequire(import.meta.url);
 const suite = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
@@ -58,11 +63,7 @@ export function runConformance(
  * at /mcp (announcing its port as `LISTENING <port>` on stdout).
  */
 export function conformanceServerCommand(mode: 'stdio' | 'http'): ServerCommand {
-  const tsx = pathToFileURL(require.resolve('tsx')).href;
-  return {
-    command: process.execPath,
-    args: ['--conditions=@toolplane/source', '--import', tsx, serverEntry, mode],
-  };
+  return { command: process.execPath, args: [...entryArgs(serverEntry), mode] };
 }
 
 /**

@@ -3,7 +3,7 @@
 // when `http` is set (announced as one `LISTENING <url>` line on stdout). The packages are
 // imported by name, so the `@toolplane/source` condition picks sources and its absence the build.
 import { serveHttp, serveStdio, type GatewayOptions } from '@toolplane/gateway';
-import { createToolkit, type ConnectorSource } from '@toolplane/toolkit';
+import { createToolkit, type ConnectorSource, type ToolkitOptions } from '@toolplane/toolkit';
 import { createAjvValidator } from '@toolplane/validator-ajv';
 
 interface Config {
@@ -12,10 +12,17 @@ interface Config {
   readonly http?: boolean;
   /** Validate with @toolplane/validator-ajv, as the CLI's gateway does. */
   readonly ajv?: boolean;
+  /** Every connector's options (JSON only), e.g. a short era probe bound. */
+  readonly connectorDefaults?: ToolkitOptions['connectorDefaults'];
 }
 
 const config = JSON.parse(process.argv[2] ?? '{"upstreams":[]}') as Config;
-const toolkit = createToolkit(config.ajv === true ? { validator: createAjvValidator() } : {});
+const toolkit = createToolkit({
+  ...(config.ajv === true ? { validator: createAjvValidator() } : {}),
+  ...(config.connectorDefaults === undefined
+    ? {}
+    : { connectorDefaults: config.connectorDefaults }),
+});
 for (const { namespace, source } of config.upstreams) toolkit.addConnector(source, { namespace });
 const running = toolkit.run();
 await toolkit.ready();

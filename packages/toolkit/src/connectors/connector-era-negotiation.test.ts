@@ -100,6 +100,16 @@ describe('Connector era negotiation', () => {
     );
   });
 
+  it('speaks 2026 with a 2026-only stdio server that answers the probe after its bound', async () => {
+    // A 1 ms bound makes every start "slow", as a loaded machine or a cold npx start does: the
+    // probe's answer comes late, the 2025 opening is refused, and that refusal names 2026.
+    const { connector } = start(fixtureCommand('stdio-2026'), { eraProbeTimeoutMs: 1 });
+    await connector.ready();
+    expect(connector.era).toBe('2026');
+    expect(connector.server?.protocolVersion).toBe('2026-07-28');
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('add');
+  });
+
   it('reports the server info on the connected state change', async () => {
     const { connector, events } = start(fixtureCommand('stdio-2026'));
     await connector.ready();

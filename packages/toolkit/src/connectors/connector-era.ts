@@ -1,9 +1,10 @@
-import type {
-  Client,
-  Implementation,
-  PriorDiscovery,
-  ServerCapabilities,
-  VersionNegotiationOptions,
+import {
+  UnsupportedProtocolVersionError,
+  type Client,
+  type Implementation,
+  type PriorDiscovery,
+  type ServerCapabilities,
+  type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 
@@ -75,6 +76,21 @@ export function negotiationFor(
     mode: 'auto',
     ...(probeTimeoutMs === undefined ? {} : { probe: { timeoutMs: probeTimeoutMs } }),
   };
+}
+
+/**
+ * Whether a failed connection (or what it wraps) was a server refusing 2025-11-25 while naming
+ * 2026-07-28 among the versions it speaks: under `'auto'`, a 2026 server whose answer to the era
+ * probe came after the bound (a slow start, a loaded machine) and was taken for a 2025 one.
+ */
+export function refusedForModern(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    if (at instanceof UnsupportedProtocolVersionError) {
+      const data = at.data as { readonly supported?: readonly string[] } | undefined;
+      return data?.supported?.includes(MODERN_PROTOCOL_VERSION) === true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   checkEra,
   DEFAULT_ERA_PROBE_TIMEOUT_MS,
   EraMemory,
+  refusedForModern,
   negotiationFor,
   serverInfoOf,
   type ConnectorEra,
@@ -363,13 +364,13 @@ export class Connector implements ToolkitConnector {
       ? Math.min(this.#options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, timeout)
       : undefined;
     const negotiation = negotiationFor(this.#era, probeTimeout);
-    const make = (): ConnectorClient =>
+    const make = (chosen = negotiation): ConnectorClient =>
       makeConnectorClient({
         info: this.#options.clientInfo ?? { name: 'toolplane', version: '0.0.0' },
         namespace: this.namespace,
         upstream,
         currentUpstream: () => this.#options.upstreamRequests?.(),
-        negotiation,
+        negotiation: chosen,
         calls,
         answer: (request, mcpReq) =>
           answerUpstream(this.#options.upstreamRequests?.(), {
@@ -400,12 +401,19 @@ export class Connector implements ToolkitConnector {
     const attempt = { make, timeout, signal, prior, modernOnly: this.#era === '2026' };
     if (isStdio(source)) {
       const { maxMessageBytes } = this.#options;
-      const { client, pid } = await openStdio(source, {
-        ...attempt,
-        ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
-      });
-      this.#pid = pid;
-      return connected(client);
+      const limits = maxMessageBytes === undefined ? {} : { maxMessageBytes };
+      let opened: Awaited<ReturnType<typeof openStdio>>;
+      try {
+        opened = await openStdio(source, { ...attempt, ...limits });
+      } catch (error) {
+        // A probe answered after its bound made a 2026-only server look like a 2025 one; its
+        // refusal of 2025 names what it speaks, so the next start speaks that, unprobed.
+        if (this.#era !== 'auto' || signal.aborted || !refusedForModern(error)) throw error;
+        const pinned = negotiationFor('2026', undefined);
+        opened = await openStdio(source, { ...attempt, ...limits, make: () => make(pinned) });
+      }
+      this.#pid = opened.pid;
+      return connected(opened.client);
     }
     const client = await openHttp(source, {
       ...attempt,

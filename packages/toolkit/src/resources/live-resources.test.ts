@@ -77,9 +77,8 @@ describe('live resources', () => {
         }),
       ],
     });
-    const started = Date.now();
+    // A read that never ends would hold this test to its own timeout instead.
     expect(await codeOf(toolkit.readResource('live://stuck'))).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('hand the reader signal on, and end with cancelled when it aborts', async () => {
@@ -98,7 +97,8 @@ describe('live resources', () => {
     });
     const controller = new AbortController();
     const reading = codeOf(toolkit.readResource('live://slow', { signal: controller.signal }));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Aborted once the reader has it, not on a guess of when that is.
+    await expect.poll(() => seen).toBeDefined();
     controller.abort();
     expect(await reading).toBe('cancelled');
     expect(seen?.aborted).toBe(true);

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { fixtureCommand, isAlive, recordEvents } from '@toolplane/fixtures';
 import { createValidator, ToolError, type SchemaValidator } from '@toolplane/toolmodel';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { createOutputTool } from '../output-tool.js';
@@ -351,35 +351,6 @@ describe('connectors', () => {
     await stop();
   });
 
-  it('lets a tool win over a prompt of the same name, and renders the remote prompt', async () => {
-    const { toolkit } = makeToolkit();
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await runToolkit(toolkit);
-    expect((await toolkit.lookup('fx:echo')).type).toBe('tool');
-    const prompt = (await toolkit.list({ type: 'prompt', namespace: 'fx' })).prompts[0];
-    expect(prompt?.name).toBe('echo');
-    expect((await prompt?.prompt.render({ text: 'hi' }))?.text).toBe('Repeat after me: hi');
-    await stop();
-  });
-
-  it('gives middleware the caller’s session on calls to MCP tools', async () => {
-    const seen: unknown[] = [];
-    const { toolkit } = makeToolkit({
-      middleware: [
-        (next) => (call) => {
-          seen.push(getSession().id);
-          return next(call);
-        },
-      ],
-    });
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await runToolkit(toolkit);
-    const result = await toolkit.callTool('fx:echo', { text: 'hi' }, { session: { id: 's-2' } });
-    expect(result.structured).toBe('hi');
-    expect(seen).toEqual(['s-2']);
-    await stop();
-  });
-
   it('infers and de-duplicates namespaces, and refuses reserved or taken ones', () => {
     const { toolkit } = makeToolkit();
     const source = { command: 'node', args: ['servers/weather/index.js'] };
@@ -411,65 +382,6 @@ describe('connectors', () => {
       'down:failed',
     ]);
     expect(await rejectionCodeOf(toolkit.lookup('down:echo'))).toBe('not_found');
-    await stop();
-  });
-
-  it('pages with count before paging, offset with or without a limit, and cursors', async () => {
-    const { toolkit } = makeToolkit({ tools: [add] });
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await runToolkit(toolkit);
-    const all = await toolkit.list();
-    const items = [...all.tools, ...all.prompts, ...all.resources];
-    expect(all.count).toBe(items.length);
-    const skipped = await toolkit.list({ offset: 2 });
-    expect(skipped.count).toBe(all.count);
-    expect(skipped.tools[0]?.id).toBe(all.tools[2]?.id);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await toolkit.list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
-      expect(page.tools.length + page.prompts.length + page.resources.length).toBeLessThanOrEqual(
-        3,
-      );
-      seen.push(
-        ...[...page.tools, ...page.prompts, ...page.resources].map(
-          (i) => `${i.type}:${i.namespace}:${i.name}`,
-        ),
-      );
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    expect(seen).toEqual(items.map((i) => `${i.type}:${i.namespace}:${i.name}`));
-    expect(await rejectionCodeOf(toolkit.list({ limit: 0 }))).toBe('invalid_argument');
-    expect(await rejectionCodeOf(toolkit.list({ cursor: 'nonsense' }))).toBe('invalid_cursor');
-    await stop();
-  });
-
-  it('relays progress and cancels through call', async () => {
-    const { toolkit } = makeToolkit();
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    const { stop } = await runToolkit(toolkit);
-    const progress: number[] = [];
-    await toolkit.call(
-      'fx:progress',
-      { steps: 3 },
-      { onProgress: (e) => progress.push(e.progress) },
-    );
-    expect(progress).toEqual([1, 2, 3]);
-    // Cancel once the server has started the work (it reports progress 0 at once).
-    const controller = new AbortController();
-    const call = toolkit.call(
-      'fx:slow',
-      { ms: 60_000, label: 'toolkit-cancel' },
-      {
-        signal: controller.signal,
-        onProgress: () => {
-          controller.abort();
-        },
-      },
-    );
-    expect(await rejectionCodeOf(call)).toBe('cancelled');
-    const seen = await toolkit.call('fx:wait-cancelled', { label: 'toolkit-cancel' });
-    expect(JSON.parse(seen?.text ?? '')).toEqual({ cancelled: true });
     await stop();
   });
 
@@ -511,6 +423,95 @@ describe('connectors', () => {
     await stop();
     expect(isAlive(child)).toBe(false);
     expect(toolkit.connectors()[0]?.state).toBe('disconnected');
+  });
+});
+
+// Tests that only read (look up, list, call tools that change nothing) share one running toolkit
+// in front of one fixture child, with a builtin and a middleware that notes each caller.
+describe('connectors, one running toolkit shared by tests that only read', () => {
+  const seen: unknown[] = [];
+  let toolkit: Toolkit;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    toolkit = createToolkit({
+      tools: [add],
+      middleware: [
+        (next) => (call) => {
+          seen.push(getSession().id);
+          return next(call);
+        },
+      ],
+    });
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    ({ stop } = await runToolkit(toolkit));
+  });
+  afterAll(async () => {
+    await stop();
+  });
+
+  it('lets a tool win over a prompt of the same name, and renders the remote prompt', async () => {
+    expect((await toolkit.lookup('fx:echo')).type).toBe('tool');
+    const prompt = (await toolkit.list({ type: 'prompt', namespace: 'fx' })).prompts[0];
+    expect(prompt?.name).toBe('echo');
+    expect((await prompt?.prompt.render({ text: 'hi' }))?.text).toBe('Repeat after me: hi');
+  });
+
+  it('gives middleware the caller’s session on calls to MCP tools', async () => {
+    seen.length = 0;
+    const result = await toolkit.callTool('fx:echo', { text: 'hi' }, { session: { id: 's-2' } });
+    expect(result.structured).toBe('hi');
+    expect(seen).toEqual(['s-2']);
+  });
+
+  it('pages with count before paging, offset with or without a limit, and cursors', async () => {
+    const all = await toolkit.list();
+    const items = [...all.tools, ...all.prompts, ...all.resources];
+    expect(all.count).toBe(items.length);
+    const skipped = await toolkit.list({ offset: 2 });
+    expect(skipped.count).toBe(all.count);
+    expect(skipped.tools[0]?.id).toBe(all.tools[2]?.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await toolkit.list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+      expect(page.tools.length + page.prompts.length + page.resources.length).toBeLessThanOrEqual(
+        3,
+      );
+      seen.push(
+        ...[...page.tools, ...page.prompts, ...page.resources].map(
+          (i) => `${i.type}:${i.namespace}:${i.name}`,
+        ),
+      );
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(seen).toEqual(items.map((i) => `${i.type}:${i.namespace}:${i.name}`));
+    expect(await rejectionCodeOf(toolkit.list({ limit: 0 }))).toBe('invalid_argument');
+    expect(await rejectionCodeOf(toolkit.list({ cursor: 'nonsense' }))).toBe('invalid_cursor');
+  });
+
+  it('relays progress and cancels through call', async () => {
+    const progress: number[] = [];
+    await toolkit.call(
+      'fx:progress',
+      { steps: 3 },
+      { onProgress: (e) => progress.push(e.progress) },
+    );
+    expect(progress).toEqual([1, 2, 3]);
+    // Cancel once the server has started the work (it reports progress 0 at once).
+    const controller = new AbortController();
+    const call = toolkit.call(
+      'fx:slow',
+      { ms: 60_000, label: 'toolkit-cancel' },
+      {
+        signal: controller.signal,
+        onProgress: () => {
+          controller.abort();
+        },
+      },
+    );
+    expect(await rejectionCodeOf(call)).toBe('cancelled');
+    const seen = await toolkit.call('fx:wait-cancelled', { label: 'toolkit-cancel' });
+    expect(JSON.parse(seen?.text ?? '')).toEqual({ cancelled: true });
   });
 });
 

@@ -1,17 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from '@toolplane/fixtures';
 
 const require = createRequire(import.meta.url);
 const cli = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
 const packageDir = fileURLToPath(new URL('../../..', import.meta.url));
-// The CLI splits its --command on spaces, so the program is named relative to the package.
+// The CLI splits its --command on spaces: a checkout whose path has one cannot run this.
 const clientCommand = [
   process.execPath,
-  '--conditions=@toolplane/source',
-  '--import',
-  'tsx',
-  'src/connectors/testing/conformance-client.ts',
+  ...entryArgs(fileURLToPath(new URL('./conformance-client.ts', import.meta.url))),
 ].join(' ');
 
 /** What one run of the conformance CLI printed, and how it exited. */

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isAlive } from '@toolplane/fixtures';
+import { fileURLToPath } from 'node:url';
+import { entryArgs, isAlive } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '@toolplane/toolmodel';
 import { runToolkit } from '../../testing/run-toolkit.js';
@@ -218,15 +217,9 @@ describe('the stdio transport', () => {
   it('leaves no child behind when the process exits without closing', async () => {
     const pidFile = join(dir, 'orphan.pid');
     const entry = fileURLToPath(new URL('../testing/exit-while-connecting.ts', import.meta.url));
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const parent = spawn(
       process.execPath,
-      ['--conditions=@toolplane/source', '--import', tsx, entry, pidFile].concat([
-        process.execPath,
-        '-e',
-        STUBBORN,
-        pidFile,
-      ]),
+      [...entryArgs(entry), pidFile].concat([process.execPath, '-e', STUBBORN, pidFile]),
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     const [code] = (await once(parent, 'exit')) as [number | null];

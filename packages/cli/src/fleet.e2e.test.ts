@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { entryArgs } from '@toolplane/fixtures';
 import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -23,7 +24,6 @@ import {
   type Instance,
   type Postgres,
 } from './testing/fleet.js';
-import { sourceCommand } from './testing/cli-process.js';
 import {
   connect,
   echo,
@@ -169,33 +169,25 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     expect(body.error.data?._meta).toEqual({ [INSTANCE_META_KEY]: 'b' });
   });
 
-  it('tells a 2026 listener on one instance of a prompt written through another within 1 s', async () => {
+  it('tells a 2026 listener on one instance of a prompt written through another', async () => {
     const listener = await connect(instance('c').url, 'modern');
     // Another instance's store: its own pool and LISTEN connection on the shared database.
     const writer = await createPostgresStore({ connectionString: pg?.url ?? '' });
     try {
-      const heard = new Promise<number>((resolve) => {
+      const heard = new Promise<void>((resolve) => {
         listener.setNotificationHandler('notifications/prompts/list_changed', () => {
-          resolve(performance.now());
+          resolve();
         });
       });
       const subscription = await listener.listen({ promptsListChanged: true });
       expect(subscription.honoredFilter.promptsListChanged).toBe(true);
-      const written = performance.now();
       await writer.putPrompt({
         name: 'fanned-out',
         description: 'Written elsewhere',
         template: 'hi',
       });
-      const within = Promise.race([
-        heard,
-        new Promise<never>((_, reject) =>
-          setTimeout(() => {
-            reject(new Error('no prompts/list_changed within 1 s'));
-          }, 1_000),
-        ),
-      ]);
-      expect((await within) - written).toBeLessThan(1_000);
+      // How soon it is heard is the fleet bench's to measure; here, that it is heard at all.
+      await within(heard, 10_000, 'prompts/list_changed on the listening instance');
       const { prompts } = await listener.listPrompts();
       expect(prompts.map((p) => p.name)).toContain('user__fanned-out');
       await subscription.close();
@@ -411,10 +403,9 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     // A writer process (the store API, as an instance uses it) acknowledges each write on stdout
     // once its promise has resolved; it and gateway c are SIGKILLed while it writes and the
     // gateways serve calls.
-    const [node, ...flags] = sourceCommand;
     const writer = spawn(
-      node,
-      [...flags.slice(0, 3), STORE_WRITER, pg?.url ?? '', 'durable', '8'],
+      process.execPath,
+      [...entryArgs(STORE_WRITER), pg?.url ?? '', 'durable', '8'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const acked = new Set<string>();
