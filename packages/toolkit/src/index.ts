@@ -91,8 +91,10 @@ export {
   tokenKeyFromEnv,
 } from './connectors/oauth/credential-sealing.js';
 export type { SealedBlobStore } from './connectors/oauth/credential-sealing.js';
+// One definition, shared with the oauth package's resource server.
+export { canonicalResource } from '@toolplane/toolmodel';
+export type { CanonicalResourceOptions } from '@toolplane/toolmodel';
 export {
-  canonicalResource,
   credentialKey,
   MemoryCredentialStore,
   parseCredentialKey,

@@ -10,8 +10,8 @@ import {
   type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
-import { canonicalResource, credentialKey, type OAuthCredentialStore } from './credential-store.js';
+import { canonicalResource, ToolError } from '@toolplane/toolmodel';
+import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
 import { revokeTokens } from './revoke.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
@@ -123,7 +123,7 @@ export class ConnectorOAuth {
   /** @throws {ToolError} `invalid_config` for a bad server name or URL. */
   constructor(options: ConnectorOAuthOptions) {
     this.server = options.server;
-    this.resource = canonicalResource(options.url);
+    this.resource = canonicalResource(options.url, { fragment: 'drop' });
     this.key = credentialKey(options.server, options.url);
     this.grant = options.grant ?? 'authorization_code';
     if (this.grant === 'client_credentials' && options.clientId === undefined) {
