@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { isPlainObject, ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
 
 type McpResult = NonNullable<RunResult['mcpResult']>;
@@ -18,10 +18,6 @@ export interface ToolResult {
   readonly code?: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * A successful run as a {@link ToolResult}: an MCP tool's result as it came, a local tool's
  * value as text (a string as it is, anything else as JSON, an object also as structured content).
@@ -31,7 +27,7 @@ export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): ToolR
   if (mcp !== undefined) {
     return {
       content: mcp.content,
-      ...(isRecord(mcp.structuredContent) ? { structuredContent: mcp.structuredContent } : {}),
+      ...(isPlainObject(mcp.structuredContent) ? { structuredContent: mcp.structuredContent } : {}),
       ...(mcp.isError === true ? { isError: true } : {}),
     };
   }
@@ -39,7 +35,7 @@ export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): ToolR
   if (value === undefined) return { content: [] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   const text = JSON.stringify(value);
-  return isRecord(value)
+  return isPlainObject(value)
     ? { content: [{ type: 'text', text }], structuredContent: value }
     : { content: [{ type: 'text', text }] };
 }
@@ -80,7 +76,7 @@ export function fromError(error: ToolError): ToolResult {
   if (upstream !== undefined) {
     return {
       content: upstream.content,
-      ...(isRecord(upstream.structuredContent)
+      ...(isPlainObject(upstream.structuredContent)
         ? { structuredContent: upstream.structuredContent }
         : {}),
       isError: true,

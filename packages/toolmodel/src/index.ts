@@ -33,6 +33,7 @@ export {
   validateTool,
 } from './tool.js';
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
+export { isPlainObject } from './guards.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';

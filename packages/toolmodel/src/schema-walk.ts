@@ -1,4 +1,5 @@
 import { ToolError } from './errors.js';
+import { isPlainObject } from './guards.js';
 
 type SchemaObject = Record<string, unknown>;
 
@@ -37,10 +38,6 @@ export interface SchemaWalk {
 export interface WalkSchemaOptions {
   /** Replaces each nested boolean `false` subschema with what this returns. */
   readonly replaceFalse?: () => SchemaObject;
-}
-
-function isObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // Defined, not assigned: a subschema keyed "__proto__" must stay an own property.
@@ -82,7 +79,7 @@ export function walkSchema(root: SchemaObject, options: WalkSchemaOptions = {}):
   const stack: SchemaObject[] = [root];
   const visit = (holder: object, key: string | number, child: unknown): void => {
     if (child === false && replaceFalse !== undefined) put(holder, key, replaceFalse());
-    else if (isObject(child) && !seen.has(child)) stack.push(child);
+    else if (isPlainObject(child) && !seen.has(child)) stack.push(child);
   };
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     seen.add(node);
@@ -97,7 +94,7 @@ export function walkSchema(root: SchemaObject, options: WalkSchemaOptions = {}):
           });
         }
       } else if (MAP.has(key)) {
-        if (!isObject(value)) continue;
+        if (!isPlainObject(value)) continue;
         for (const name of Object.keys(value)) {
           if (key === 'patternProperties') checkPattern(name, 'patternProperties key');
           visit(value, name, value[name]);
