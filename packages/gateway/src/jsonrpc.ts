@@ -1,23 +1,6 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { isPlainObject } from '@toolplane/toolmodel';
-
-/**
- * JSON-RPC's code for a request answered because its connection or session ended (SDK v1's
- * `ConnectionClosed`; v2 keeps that one for its own local errors only).
- */
-export const CONNECTION_CLOSED = -32000;
-
-function isId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
-}
-
-/**
- * The ID to answer a message that is not valid with: its own when it has a usable one, else
- * `null`, as JSON-RPC says for a request whose ID cannot be told.
- */
-export function answerIdOf(value: unknown): RequestId | null {
-  return isPlainObject(value) && isId(value.id) ? value.id : null;
-}
+import { isRequestId } from '@toolplane/toolmodel/wire';
 
 /**
  * Whether `value` is a JSON-RPC 2.0 message as MCP uses them: a request or notification (a
@@ -27,7 +10,7 @@ export function answerIdOf(value: unknown): RequestId | null {
  */
 export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0') return false;
-  if ('id' in value && !isId(value.id)) return false;
+  if ('id' in value && !isRequestId(value.id)) return false;
   if (typeof value.method === 'string')
     return value.params === undefined || isPlainObject(value.params);
   if (!('id' in value)) return false;

@@ -6,6 +6,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
+import { CONNECTION_CLOSED, type RequestId } from '@toolplane/toolmodel/wire';
 import { createParser } from 'eventsource-parser';
 import {
   agent,
@@ -22,10 +23,8 @@ import {
 } from './http-agent.js';
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
 import {
-  CONNECTION_CLOSED,
   postFailureCode,
   RECONNECT,
-  type RequestId,
   type StreamableHttpClientTransportOptions,
   type StreamContext,
 } from './http-transport-parts.js';
