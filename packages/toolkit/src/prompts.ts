@@ -6,11 +6,10 @@ import type {
   PromptArgument as McpPromptArgument,
   PromptMessage,
 } from '@modelcontextprotocol/client';
-import { createValidator, parseToolId, ToolError } from '@toolplane/toolmodel';
+import { createValidator, parseToolId, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { parseDocument } from 'yaml';
 import { specIssue } from './spec-check.js';
-import { throwIfAborted } from './abort.js';
 import { jsonProblem } from './json-value.js';
 import { nameProblem } from './names.js';
 import { compileTemplate, renderTemplate, type TemplateLimits } from './template.js';

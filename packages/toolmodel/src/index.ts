@@ -33,6 +33,8 @@ export {
   validateTool,
 } from './tool.js';
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
+export { raceAbort, throwIfAborted } from './abort.js';
+export type { RaceAbortOptions } from './abort.js';
 export { isPlainObject } from './guards.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';

@@ -14,7 +14,6 @@ import {
   header,
   isMessage,
   isRedirect,
-  MAX_REDIRECTS,
   mediaType,
   redirectNote,
   suffix,
@@ -22,6 +21,7 @@ import {
   type Answer,
 } from './http-agent.js';
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
+import { MAX_REDIRECTS } from './node-fetch.js';
 import {
   postFailureCode,
   RECONNECT,
