@@ -332,7 +332,7 @@ function fromRun(
       text === undefined ? [] : [{ type: 'text', text: within(text, budget) }];
     return outcome(call, toolId, false, undefined, parts, value);
   }
-  // Any JSON value, not only the objects a ToolResult keeps as structured content.
+  // Any JSON value, not only the objects an AdapterToolResult keeps as structured content.
   const structured: unknown = mcp.structuredContent;
   const spend = new OutputBudget(budget);
   const parts = toParts(mcp.content, spend);

@@ -18,7 +18,9 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
-export type { GatewayOptions, ToolFilter } from './server.js';
+export type { GatewayOptions, GatewayToolFilter } from './server.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
+export type { ToolFilter } from './gateway-options.js';
 export { createSamplingDelegate } from './sampling-delegate.js';
 export type { SamplingDelegateOptions } from './sampling-delegate.js';
 export { serveStdio } from './stdio.js';

@@ -44,7 +44,7 @@ import {
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 export type McpServerInstance = SdkServer;
 
-export type { GatewayOptions, ToolFilter } from './gateway-options.js';
+export type { GatewayOptions, GatewayToolFilter } from './gateway-options.js';
 
 export { ERROR_META_KEY } from './call-results.js';
 

@@ -6,7 +6,7 @@ import {
 } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import { fromRun, type MessageContentOptions } from './results.js';
+import { toLangChainResult, type MessageContentOptions } from './results.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
 
@@ -74,7 +74,7 @@ function toLangChainTool(
     schema: tool.inputSchema,
     toolId: id,
     run: async (input, callOptions) =>
-      fromRun(id, await callThrough(source, id, input, callOptions)),
+      toLangChainResult(id, await callThrough(source, id, input, callOptions)),
     // Where agent middleware (approval, routing) and tracing find what the tool is.
     metadata: {
       toolplaneId: id,

@@ -78,8 +78,10 @@ export { StreamableHttpClientTransport } from './connectors/http-client-transpor
 export type { StreamableHttpClientTransportOptions } from './connectors/http-client-transport.js';
 export type { TransportAuth } from './connectors/http-transport-parts.js';
 export { ConnectorOAuth, createConnectorOAuth } from './connectors/oauth/connector-oauth.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
+export type { AuthRefusal } from './connectors/oauth/connector-oauth.js';
 export type {
-  AuthRefusal,
+  ConnectorAuthRefusal,
   ConnectorOAuthOptions,
   LoginOptions,
   OAuthStatus,

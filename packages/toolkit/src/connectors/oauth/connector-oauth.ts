@@ -80,10 +80,13 @@ export interface LoginOptions {
 }
 
 /** What the HTTP transport sees of a refused request. */
-export interface AuthRefusal {
+export interface ConnectorAuthRefusal {
   readonly status: 401 | 403;
   readonly wwwAuthenticate: string | undefined;
 }
+
+/** @deprecated Renamed {@link ConnectorAuthRefusal} (the gateway has an `AuthRefusal` of its own); this alias goes in the next minor. */
+export type AuthRefusal = ConnectorAuthRefusal;
 
 /** One run of the SDK's `auth()`. */
 interface AuthRun {
@@ -182,7 +185,7 @@ export class ConnectorOAuth {
    * @throws {ToolError} `unauthorized` when a person must log in; `forbidden` for a step-up a
    * non-interactive connector cannot make.
    */
-  async refused(refusal: AuthRefusal): Promise<boolean> {
+  async refused(refusal: ConnectorAuthRefusal): Promise<boolean> {
     const headers = new Headers();
     if (refusal.wwwAuthenticate !== undefined)
       headers.set('www-authenticate', refusal.wwwAuthenticate);
