@@ -1,4 +1,4 @@
-import { isPlainObject } from '@toolplane/toolmodel';
+import { isPlainObject, subschemaKeywords } from '@toolplane/toolmodel';
 import {
   COUNT_KEYWORDS,
   JSON_TYPES,
@@ -9,20 +9,15 @@ import {
 
 type Json = Record<string, unknown>;
 
-const SUBSCHEMA = new Set([
-  'items',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-]);
-const SUBSCHEMA_LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
-const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+// The 2020-12 keywords that apply subschemas (`items` as one schema; `$defs` is checked only
+// where a `$ref` leads).
+const SUBSCHEMA = subschemaKeywords(
+  (k) => !k.draft07Only && (k.shape === 'schema' || k.shape === 'schema-or-array'),
+);
+const SUBSCHEMA_LIST = subschemaKeywords((k) => !k.draft07Only && k.shape === 'array');
+const SUBSCHEMA_MAP = subschemaKeywords(
+  (k) => !k.draft07Only && k.shape === 'map' && k.target !== 'none',
+);
 const UPPER_TYPES = new Set([...JSON_TYPES].map((type) => type.toUpperCase()));
 const ROOT_FORBIDDEN = ['anyOf', 'oneOf', 'allOf', 'not', 'enum', 'if'];
 

@@ -1,4 +1,4 @@
-import { isPlainObject } from '@toolplane/toolmodel';
+import { isPlainObject, subschemaKeywords, type SubschemaKeyword } from '@toolplane/toolmodel';
 import {
   COUNT_KEYWORDS,
   SCHEMA_RULES,
@@ -54,18 +54,16 @@ class NotStrict extends Error {
   }
 }
 
-const ONE_SCHEMA = new Set([
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-]);
-const SCHEMA_LIST = new Set(['prefixItems', 'allOf', 'oneOf']);
-const SCHEMA_MAP = new Set(['patternProperties', 'dependentSchemas']);
+// The 2020-12 keywords that hold subschemas, but those converted on their own (`items`,
+// `additionalProperties`, `anyOf`, `properties`) and definitions (reached through `$ref`).
+const OWN_WAY = new Set(['items', 'additionalProperties', 'anyOf', 'properties']);
+const converted = (test: (k: SubschemaKeyword) => boolean) =>
+  subschemaKeywords(
+    (k) => !k.draft07Only && k.target !== 'none' && !OWN_WAY.has(k.name) && test(k),
+  );
+const ONE_SCHEMA = converted(({ shape }) => shape === 'schema');
+const SCHEMA_LIST = converted(({ shape }) => shape === 'array');
+const SCHEMA_MAP = converted(({ shape }) => shape === 'map');
 
 /**
  * Converts a tool's input schema (JSON Schema 2020-12 or draft-07) for one provider, driven by

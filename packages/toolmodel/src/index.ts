@@ -41,6 +41,8 @@ export type { CanonicalResourceOptions } from './resource-uri.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';
 export type { NamedItem, NamingOptions } from './names.js';
 export type { SchemaValidationResult, SchemaValidator } from './validator.js';
+export { SUBSCHEMA_KEYWORDS, subschemaKeywords } from './schema-keywords.js';
+export type { SubschemaKeyword, SubschemaShape, SubschemaTarget } from './schema-keywords.js';
 export { schemaDialect } from './schema-dialect.js';
 export type { SchemaDialect } from './schema-dialect.js';
 export { createValidator, DEFAULT_MAX_ERRORS } from './validator.js';

@@ -1,32 +1,14 @@
 import { ToolError } from './errors.js';
 import { isPlainObject } from './guards.js';
+import { subschemaKeywords } from './schema-keywords.js';
 
 type SchemaObject = Record<string, unknown>;
 
-// Keywords whose value is one subschema, an array of them, or a map of them. Only these are
-// walked: a `$ref` under an unknown keyword is never evaluated, so it cannot break a schema.
-const ONE = new Set([
-  'additionalProperties',
-  'unevaluatedProperties',
-  'additionalItems',
-  'unevaluatedItems',
-  'items',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-]);
-const MANY = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
-const MAP = new Set([
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-]);
+// Only keywords that hold subschemas are walked (both dialects', `items` as one or an array): a
+// `$ref` under an unknown keyword is never evaluated, so it cannot break a schema.
+const ONE = subschemaKeywords(({ shape }) => shape === 'schema' || shape === 'schema-or-array');
+const MANY = subschemaKeywords(({ shape }) => shape === 'array' || shape === 'schema-or-array');
+const MAP = subschemaKeywords(({ shape }) => shape === 'map');
 
 /** What {@link walkSchema} found out about a schema. */
 export interface SchemaWalk {
