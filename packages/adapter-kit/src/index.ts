@@ -9,16 +9,20 @@ export type { ToolResult } from './results.js';
 export { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget, textOf } from './budget.js';
 export type { Media } from './budget.js';
 export {
+  callArgumentsOf,
   callTool,
   describeTool,
   isExposed,
+  parseSearchInput,
   prepareCall,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SEARCH_MODE_TOOLS,
+  searchResultOf,
   searchTools,
+  toolNotFound,
 } from './search.js';
-export type { PreparedCall, SearchToolDefinition } from './search.js';
+export type { PreparedCall, SearchInput, SearchToolDefinition } from './search.js';
 export { convertSchema } from './schema-conversion.js';
 export type { ConvertedSchema } from './schema-conversion.js';
 export { SCHEMA_RULES } from './schema-rules.js';
