@@ -1,65 +1,31 @@
 /**
  * Starts a fleet on 127.0.0.1: a throwaway PostgreSQL server (the repository's
  * scripts/postgres.sh), N `toolplane serve --http` instances reading toolplane.config.yaml, and
- * optionally HAProxy in front of them with the configuration of docs/fleet.md.
+ * optionally HAProxy in front of them with the configuration of docs/fleet.md. PostgreSQL, the
+ * ports and HAProxy (its configuration included) come from the launcher the CLI's fleet tests use.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import {
   Client,
   StreamableHTTPClientTransport,
   type FetchLike,
 } from '@modelcontextprotocol/client';
+import {
+  freePorts,
+  hasHaproxy,
+  hasPostgres,
+  startHaproxy,
+  startPostgres,
+} from '@toolplane/cli/testing';
 
-const run = promisify(execFile);
 const exampleDir = fileURLToPath(new URL('..', import.meta.url));
-const postgresScript = fileURLToPath(new URL('../../../scripts/postgres.sh', import.meta.url));
 // The package's bin (as `npx toolplane` would run it), linked into this example's node_modules.
 const toolplane = join(exampleDir, 'node_modules', '@toolplane', 'cli', 'bin', 'toolplane.js');
-
-/** The HAProxy configuration of the recipe, for instances on `servers` (name → port). */
-export function haproxyConfig(port: number, servers: ReadonlyMap<string, number>): string {
-  return `global
-  maxconn 4096
-
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 60s
-  timeout server 60s
-  timeout http-keep-alive 10s
-  # Retry elsewhere only when the request surely did not run: a refused connection, or the 503
-  # a draining instance answers before doing anything.
-  retries 3
-  option redispatch 1
-  retry-on conn-failure 503
-  option http-buffer-request
-
-frontend mcp
-  bind 127.0.0.1:${port}
-  default_backend gateways
-
-backend gateways
-  # 2026-07-28 requests carry everything they need: any instance, request by request.
-  balance roundrobin
-  # 2025 sessions live in the instance that created them: learn it from initialize's answer
-  # header, send the session's later requests there.
-  stick-table type string len 64 size 1m expire 30m
-  stick store-response res.hdr(mcp-session-id)
-  stick match req.hdr(mcp-session-id)
-  option httpchk
-  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1
-  http-check expect status 200
-  default-server check inter 500ms fastinter 250ms fall 2 rise 1
-${[...servers].map(([name, p]) => `  server ${name} 127.0.0.1:${p}`).join('\n')}
-`;
-}
 
 /** A running fleet. */
 export interface Fleet {
@@ -82,14 +48,8 @@ export interface FleetOptions {
 
 /** Whether this machine has what the fleet needs; the reason when it has not. */
 export function missing(): string | undefined {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-  } catch {
-    return 'haproxy not found: apt-get install -y --no-install-recommends haproxy';
-  }
-  try {
-    execFileSync('bash', [postgresScript, 'bindir'], { stdio: 'ignore' });
-  } catch {
+  if (!hasHaproxy()) return 'haproxy not found: apt-get install -y --no-install-recommends haproxy';
+  if (!hasPostgres()) {
     return 'PostgreSQL server binaries not found: apt-get install -y --no-install-recommends postgresql';
   }
   return undefined;
@@ -98,11 +58,11 @@ export function missing(): string | undefined {
 /** Starts PostgreSQL, the instances and (by default) HAProxy; `stop()` ends them all. */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const children: ChildProcess[] = [];
-  const { stdout } = await run('bash', [postgresScript, 'start'], { timeout: 120_000 });
-  const [postgresUrl = '', pgDir = ''] = stdout.trim().split('\n');
+  const postgres = await startPostgres();
+  const postgresUrl = postgres.url;
   const stop = async (): Promise<void> => {
     await Promise.all(children.map((child) => ended(child, 'SIGTERM')));
-    await run('bash', [postgresScript, 'stop', pgDir]);
+    await postgres.stop();
   };
   try {
     const [balancerPort = 0, ...ports] = await freePorts(options.instances + 1);
@@ -164,29 +124,28 @@ export interface Balancer {
 }
 
 /**
- * Starts HAProxy on `port` with {@link haproxyConfig} for `servers` (name → port) and resolves
- * once it has sent requests to each of them.
+ * Starts HAProxy on `port` with the recipe's configuration for `servers` (name → port) and
+ * resolves once it has sent requests to each of them.
  */
 export async function startBalancer(
   port: number,
   servers: ReadonlyMap<string, number>,
 ): Promise<Balancer> {
   const dir = await mkdtemp(join(tmpdir(), 'toolplane-haproxy-'));
-  const file = join(dir, 'haproxy.cfg');
-  await writeFile(file, haproxyConfig(port, servers));
-  const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const list = [...servers].map(([name, serverPort]) => ({ name, port: serverPort }));
+  let haproxy: Awaited<ReturnType<typeof startHaproxy>> | undefined;
   const stop = async (): Promise<void> => {
-    await ended(child, 'SIGTERM');
+    await haproxy?.stop();
     await rm(dir, { recursive: true, force: true });
   };
-  const url = new URL(`http://127.0.0.1:${String(port)}/mcp`);
   try {
-    await healthy(url, servers.size);
+    haproxy = await startHaproxy(dir, { port, servers: list });
+    await healthy(haproxy.url, servers.size);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, child, stop };
+  return { url: haproxy.url, child: haproxy.child, stop };
 }
 
 /** Resolves once `child` has printed `pattern` on stderr. */
@@ -262,23 +221,4 @@ async function ended(child: ChildProcess, signal: NodeJS.Signals, ms = 15_000): 
     child.kill('SIGKILL');
     await done;
   }
-}
-
-/** `n` distinct free ports on 127.0.0.1. */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve) => {
-          const server = createServer();
-          server.listen(0, '127.0.0.1', () => {
-            resolve(server);
-          });
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as { port: number }).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }

@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResult } from './results.js';
+import type { ContentBlock, AdapterToolResult } from './results.js';
 
 /** About 50,000 tokens: a bound well inside every current model's context. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
@@ -99,7 +99,7 @@ export class OutputBudget {
    * What the model reads of a failed result: its text, else its structured content as JSON,
    * else that the tool failed; cut to the budget.
    */
-  failure(result: ToolResult): string {
+  failure(result: AdapterToolResult): string {
     const text = textOf(result.content);
     return this.text(
       text.length > 0 ? text : JSON.stringify(result.structuredContent ?? 'the tool failed'),

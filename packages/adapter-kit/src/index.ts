@@ -3,20 +3,26 @@ export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from './
 export { nameTools } from './names.js';
 export type { NamedTool, NameToolsOptions } from './names.js';
 export { asToolError, fromError, fromRun, jsonResult, upstreamErrorOf } from './results.js';
-export type { ContentBlock, ToolResult } from './results.js';
+export type { AdapterToolResult, ContentBlock } from './results.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
+export type { ToolResult } from './results.js';
 export { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget, textOf } from './budget.js';
 export type { Media } from './budget.js';
 export {
+  callArgumentsOf,
   callTool,
   describeTool,
   isExposed,
+  parseSearchInput,
   prepareCall,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SEARCH_MODE_TOOLS,
+  searchResultOf,
   searchTools,
+  toolNotFound,
 } from './search.js';
-export type { PreparedCall, SearchToolDefinition } from './search.js';
+export type { PreparedCall, SearchInput, SearchToolDefinition } from './search.js';
 export { convertSchema } from './schema-conversion.js';
 export type { ConvertedSchema } from './schema-conversion.js';
 export { SCHEMA_RULES } from './schema-rules.js';

@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { isPlainObject, ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
 
 type McpResult = NonNullable<RunResult['mcpResult']>;
@@ -10,7 +10,7 @@ export type ContentBlock = McpResult['content'][number];
  * they came (a local tool's value rendered as text), its structured content when that is an
  * object, and `isError` with toolplane's `code` when the call failed.
  */
-export interface ToolResult {
+export interface AdapterToolResult {
   readonly content: readonly ContentBlock[];
   readonly structuredContent?: Record<string, unknown>;
   readonly isError?: boolean;
@@ -18,20 +18,19 @@ export interface ToolResult {
   readonly code?: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** @deprecated Renamed {@link AdapterToolResult} (toolkit has a `ToolResult` of its own); this alias goes in the next minor. */
+export type ToolResult = AdapterToolResult;
 
 /**
- * A successful run as a {@link ToolResult}: an MCP tool's result as it came, a local tool's
+ * A successful run as an {@link AdapterToolResult}: an MCP tool's result as it came, a local tool's
  * value as text (a string as it is, anything else as JSON, an object also as structured content).
  */
-export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): ToolResult {
+export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): AdapterToolResult {
   const mcp = run.mcpResult;
   if (mcp !== undefined) {
     return {
       content: mcp.content,
-      ...(isRecord(mcp.structuredContent) ? { structuredContent: mcp.structuredContent } : {}),
+      ...(isPlainObject(mcp.structuredContent) ? { structuredContent: mcp.structuredContent } : {}),
       ...(mcp.isError === true ? { isError: true } : {}),
     };
   }
@@ -39,13 +38,13 @@ export function fromRun(run: Pick<RunResult, 'structured' | 'mcpResult'>): ToolR
   if (value === undefined) return { content: [] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   const text = JSON.stringify(value);
-  return isRecord(value)
+  return isPlainObject(value)
     ? { content: [{ type: 'text', text }], structuredContent: value }
     : { content: [{ type: 'text', text }] };
 }
 
-/** A JSON object as a {@link ToolResult}: its text for the model, the object as structured content. */
-export function jsonResult(value: Record<string, unknown>): ToolResult {
+/** A JSON object as an {@link AdapterToolResult}: its text for the model, the object as structured content. */
+export function jsonResult(value: Record<string, unknown>): AdapterToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
@@ -71,16 +70,16 @@ export function upstreamErrorOf(
 }
 
 /**
- * A failed call as a {@link ToolResult} the model reads: an upstream's own error result (see
+ * A failed call as an {@link AdapterToolResult} the model reads: an upstream's own error result (see
  * {@link upstreamErrorOf}) as it was sent, any other failure as `code: message`; either way with
  * `isError` and the failure's `code`.
  */
-export function fromError(error: ToolError): ToolResult {
+export function fromError(error: ToolError): AdapterToolResult {
   const upstream = upstreamErrorOf(error);
   if (upstream !== undefined) {
     return {
       content: upstream.content,
-      ...(isRecord(upstream.structuredContent)
+      ...(isPlainObject(upstream.structuredContent)
         ? { structuredContent: upstream.structuredContent }
         : {}),
       isError: true,

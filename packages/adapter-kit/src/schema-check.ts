@@ -1,3 +1,4 @@
+import { isPlainObject, subschemaKeywords } from '@toolplane/toolmodel';
 import {
   COUNT_KEYWORDS,
   JSON_TYPES,
@@ -8,20 +9,15 @@ import {
 
 type Json = Record<string, unknown>;
 
-const SUBSCHEMA = new Set([
-  'items',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-]);
-const SUBSCHEMA_LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
-const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+// The 2020-12 keywords that apply subschemas (`items` as one schema; `$defs` is checked only
+// where a `$ref` leads).
+const SUBSCHEMA = subschemaKeywords(
+  (k) => !k.draft07Only && (k.shape === 'schema' || k.shape === 'schema-or-array'),
+);
+const SUBSCHEMA_LIST = subschemaKeywords((k) => !k.draft07Only && k.shape === 'array');
+const SUBSCHEMA_MAP = subschemaKeywords(
+  (k) => !k.draft07Only && k.shape === 'map' && k.target !== 'none',
+);
 const UPPER_TYPES = new Set([...JSON_TYPES].map((type) => type.toUpperCase()));
 const ROOT_FORBIDDEN = ['anyOf', 'oneOf', 'allOf', 'not', 'enum', 'if'];
 
@@ -34,10 +30,6 @@ export const TOOL_NAME_RULES: Readonly<Record<SchemaTarget, RegExp>> = {
   gemini: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/,
 };
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Checks a tool schema against a provider's documented rules and returns every problem, each
  * with its JSON Pointer (none: the provider accepts it). Independent of the conversion: it reads
@@ -49,7 +41,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
   const say = (path: string, problem: string): void => {
     problems.push(`${path === '' ? '/' : path}: ${problem}`);
   };
-  if (!isRecord(schema)) return ['/: the schema is not an object'];
+  if (!isPlainObject(schema)) return ['/: the schema is not an object'];
   if (schema.type !== (rules.typeCase === 'upper' ? 'OBJECT' : 'object')) {
     say('', 'the root is not an object schema');
   }
@@ -62,7 +54,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
       if (rules.typeCase === 'upper' || rules.strict) say(path, 'a boolean schema');
       return;
     }
-    if (!isRecord(node)) {
+    if (!isPlainObject(node)) {
       say(path, 'a schema that is not an object');
       return;
     }
@@ -97,7 +89,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
       if (key === 'required') {
         if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
           say(path, 'required is not a list of names');
-        } else if (isRecord(node.properties)) {
+        } else if (isPlainObject(node.properties)) {
           for (const name of value) {
             if (!Object.hasOwn(node.properties, name))
               say(path, `required names undeclared ${name}`);
@@ -109,7 +101,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
     }
     const types = checkType(node, path, rules, say);
     if (rules.emptyObjects === 'json-text' && path !== '' && types?.includes('object') === true) {
-      const keys = isRecord(node.properties) ? Object.keys(node.properties) : [];
+      const keys = isPlainObject(node.properties) ? Object.keys(node.properties) : [];
       if (keys.length === 0) say(path, 'an OBJECT needs properties');
     }
     if (rules.strict) {
@@ -119,7 +111,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
       if (types?.includes('object') === true) {
         if (node.additionalProperties !== false)
           say(path, 'strict objects need additionalProperties: false');
-        const keys = isRecord(node.properties) ? Object.keys(node.properties) : undefined;
+        const keys = isPlainObject(node.properties) ? Object.keys(node.properties) : undefined;
         if (keys === undefined) say(path, 'strict objects need properties');
         const required = Array.isArray(node.required) ? node.required : [];
         if (
@@ -133,7 +125,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
         say(path, 'strict arrays need items');
     }
     for (const [key, value] of Object.entries(node)) {
-      if (SUBSCHEMA.has(key) && (isRecord(value) || typeof value === 'boolean')) {
+      if (SUBSCHEMA.has(key) && (isPlainObject(value) || typeof value === 'boolean')) {
         if (key === 'additionalProperties' && typeof value === 'boolean') continue;
         visit(value, `${path}/${key}`, depth + 1);
       } else if (SUBSCHEMA_LIST.has(key)) {
@@ -145,7 +137,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
           });
         }
       } else if (SUBSCHEMA_MAP.has(key)) {
-        if (!isRecord(value)) say(path, `${key} is not an object`);
+        if (!isPlainObject(value)) say(path, `${key} is not an object`);
         else {
           for (const [name, sub] of Object.entries(value)) {
             if (key === 'properties') properties++;

@@ -1,3 +1,4 @@
+import { isPlainObject, subschemaKeywords, type SubschemaKeyword } from '@toolplane/toolmodel';
 import {
   COUNT_KEYWORDS,
   SCHEMA_RULES,
@@ -11,7 +12,6 @@ import {
   DROPPED,
   escapePointer,
   EXPANDED,
-  isRecord,
   jsonType,
   merge,
   nullable,
@@ -54,18 +54,16 @@ class NotStrict extends Error {
   }
 }
 
-const ONE_SCHEMA = new Set([
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-]);
-const SCHEMA_LIST = new Set(['prefixItems', 'allOf', 'oneOf']);
-const SCHEMA_MAP = new Set(['patternProperties', 'dependentSchemas']);
+// The 2020-12 keywords that hold subschemas, but those converted on their own (`items`,
+// `additionalProperties`, `anyOf`, `properties`) and definitions (reached through `$ref`).
+const OWN_WAY = new Set(['items', 'additionalProperties', 'anyOf', 'properties']);
+const converted = (test: (k: SubschemaKeyword) => boolean) =>
+  subschemaKeywords(
+    (k) => !k.draft07Only && k.target !== 'none' && !OWN_WAY.has(k.name) && test(k),
+  );
+const ONE_SCHEMA = converted(({ shape }) => shape === 'schema');
+const SCHEMA_LIST = converted(({ shape }) => shape === 'array');
+const SCHEMA_MAP = converted(({ shape }) => shape === 'map');
 
 /**
  * Converts a tool's input schema (JSON Schema 2020-12 or draft-07) for one provider, driven by
@@ -100,7 +98,7 @@ class Walk {
   ) {}
 
   run(): ConvertedSchema {
-    const root = this.resolve(isRecord(this.root) ? this.root : {}, '');
+    const root = this.resolve(isPlainObject(this.root) ? this.root : {}, '');
     const flat = this.flattenRoot(root);
     const { out, plan } = this.node(flat, '', 0);
     const schema = out;
@@ -143,16 +141,17 @@ class Walk {
       if (this.#expanding.includes(ref)) {
         this.block(path, `recursive $ref ${ref}`);
         this.note(path, `recursive $ref ${ref} cut after one level`);
-        const type = isRecord(found) && typeof found.type === 'string' ? found.type : undefined;
+        const type =
+          isPlainObject(found) && typeof found.type === 'string' ? found.type : undefined;
         return {
           ...(type === undefined ? {} : { type }),
           description: describe(
-            isRecord(found) ? found : {},
+            isPlainObject(found) ? found : {},
             `Recursive: the same shape as ${ref} above.`,
           ),
         };
       }
-      current = { ...(isRecord(found) ? found : {}), ...siblings, [EXPANDED]: ref };
+      current = { ...(isPlainObject(found) ? found : {}), ...siblings, [EXPANDED]: ref };
     }
     if (Array.isArray(current.allOf)) {
       // A branch may lead back here: the ref being merged counts as being expanded.
@@ -174,16 +173,16 @@ class Walk {
     // when another branch declares it: only keys every closed branch declares can be sent.
     const closed: Json[] = [];
     for (const branch of [rest, ...(allOf as unknown[])]) {
-      if (!isRecord(branch)) continue;
+      if (!isPlainObject(branch)) continue;
       const resolved = branch === rest ? rest : this.resolve(branch, `${path}/allOf`);
       if (resolved.additionalProperties === false)
-        closed.push(isRecord(resolved.properties) ? resolved.properties : {});
+        closed.push(isPlainObject(resolved.properties) ? resolved.properties : {});
       if (branch !== rest)
         merged = merge(merged, resolved, (key) => {
           this.note(path, `allOf branches disagree on ${key}; the first is kept`);
         });
     }
-    if (closed.length > 0 && isRecord(merged.properties)) {
+    if (closed.length > 0 && isPlainObject(merged.properties)) {
       const allowed: Json = {};
       for (const [key, sub] of Object.entries(merged.properties))
         if (closed.every((properties) => Object.hasOwn(properties, key))) put(allowed, key, sub);
@@ -201,11 +200,11 @@ class Walk {
       ['oneOf', oneOf],
     ] as const) {
       if (!Array.isArray(branches)) continue;
-      const properties: Json = isRecord(flat.properties) ? { ...flat.properties } : {};
+      const properties: Json = isPlainObject(flat.properties) ? { ...flat.properties } : {};
       for (const branch of branches) {
-        if (!isRecord(branch)) continue;
+        if (!isPlainObject(branch)) continue;
         const resolved = this.resolve(branch, `/${keyword}`);
-        if (!isRecord(resolved.properties)) continue;
+        if (!isPlainObject(resolved.properties)) continue;
         for (const [key, value] of Object.entries(resolved.properties)) {
           if (!Object.hasOwn(properties, key)) put(properties, key, value);
         }
@@ -251,7 +250,7 @@ class Walk {
     }
     if (Array.isArray(anyOf)) {
       const branches = anyOf.map((branch, i) =>
-        this.node(isRecord(branch) ? branch : {}, `${path}/anyOf/${i}`, depth),
+        this.node(isPlainObject(branch) ? branch : {}, `${path}/anyOf/${i}`, depth),
       );
       put(
         out,
@@ -271,7 +270,7 @@ class Walk {
     if (schema.const !== undefined && rules.constAs === 'enum' && schema.enum === undefined) {
       schema = { ...schema, enum: [schema.const] };
     }
-    if (types === undefined && isRecord(schema.properties)) types = ['object'];
+    if (types === undefined && isPlainObject(schema.properties)) types = ['object'];
     if (types === undefined && schema.const !== undefined)
       types = typesOf({ type: jsonType(schema.const) });
     if (types !== undefined) this.writeType(out, types);
@@ -286,8 +285,8 @@ class Walk {
           if (rules.keywords.has('prefixItems'))
             put(out, 'prefixItems', this.list(value, `${path}/items`, depth));
           else moved.push(['items', value]);
-        } else if (isRecord(value) || value === true) {
-          const item = this.node(isRecord(value) ? value : {}, `${path}/items`, depth + 1);
+        } else if (isPlainObject(value) || value === true) {
+          const item = this.node(isPlainObject(value) ? value : {}, `${path}/items`, depth + 1);
           put(out, 'items', item.out);
           if (item.plan !== undefined) plan = unite(plan, { items: item.plan });
         }
@@ -298,15 +297,19 @@ class Walk {
         continue;
       }
       if (ONE_SCHEMA.has(key))
-        put(out, key, isRecord(value) ? this.node(value, `${path}/${key}`, depth + 1).out : value);
+        put(
+          out,
+          key,
+          isPlainObject(value) ? this.node(value, `${path}/${key}`, depth + 1).out : value,
+        );
       else if (SCHEMA_LIST.has(key)) put(out, key, this.list(value, `${path}/${key}`, depth));
-      else if (SCHEMA_MAP.has(key) && isRecord(value)) {
+      else if (SCHEMA_MAP.has(key) && isPlainObject(value)) {
         const map: Json = {};
         for (const [name, sub] of Object.entries(value)) {
           put(
             map,
             name,
-            isRecord(sub)
+            isPlainObject(sub)
               ? this.node(sub, `${path}/${key}/${escapePointer(name)}`, depth + 1).out
               : sub,
           );
@@ -378,7 +381,7 @@ class Walk {
   list(value: unknown, path: string, depth: number): unknown[] {
     return Array.isArray(value)
       ? value.map((sub: unknown, i) =>
-          isRecord(sub) ? this.node(sub, `${path}/${i}`, depth + 1).out : sub,
+          isPlainObject(sub) ? this.node(sub, `${path}/${i}`, depth + 1).out : sub,
         )
       : [];
   }
@@ -419,7 +422,7 @@ class Walk {
     depth: number,
   ): Plan | undefined {
     const rules = this.rules;
-    const source = isRecord(schema.properties) ? schema.properties : {};
+    const source = isPlainObject(schema.properties) ? schema.properties : {};
     const required = new Set(
       Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : [],
     );
@@ -428,7 +431,7 @@ class Walk {
     for (const [key, value] of Object.entries(source)) {
       this.#properties++;
       const child = this.node(
-        isRecord(value) ? value : {},
+        isPlainObject(value) ? value : {},
         `${path}/properties/${escapePointer(key)}`,
         depth + 1,
       );
@@ -450,7 +453,7 @@ class Walk {
     put(out, 'properties', properties);
     const extra = schema.additionalProperties;
     if (rules.strict) {
-      if (isRecord(extra) || extra === true)
+      if (isPlainObject(extra) || extra === true)
         this.block(path, 'an object with free-form keys (additionalProperties)');
       // An empty root is a tool without arguments, which strict mode says exactly; an empty
       // object deeper down is a free-form value.
@@ -472,7 +475,7 @@ class Walk {
           put(
             out,
             'additionalProperties',
-            isRecord(extra)
+            isPlainObject(extra)
               ? this.node(extra, `${path}/additionalProperties`, depth + 1).out
               : extra,
           );

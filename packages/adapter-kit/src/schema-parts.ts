@@ -1,5 +1,6 @@
 /** Helpers of the schema walk in `schema-conversion`: plans, merging, pointers. */
 
+import { isPlainObject } from '@toolplane/toolmodel';
 import { JSON_TYPES } from './schema-rules.js';
 
 export type Json = Record<string, unknown>;
@@ -32,10 +33,6 @@ export const DROPPED = new Set([
   '$vocabulary',
   EXPANDED,
 ]);
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Sets an own property, even one named `__proto__`. */
 export function put(target: Json, key: string, value: unknown): void {
@@ -78,7 +75,8 @@ export function acceptsNull(schema: Json): boolean {
   if (schema.const !== undefined && schema.const !== null) return false;
   const type = schema.type;
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((b) => isRecord(b) && acceptsNull(b));
+  if (Array.isArray(schema.anyOf))
+    return schema.anyOf.some((b) => isPlainObject(b) && acceptsNull(b));
   return false;
 }
 
@@ -133,7 +131,7 @@ export function restore(value: unknown, plan: Plan): unknown {
     try {
       const parsed: unknown = JSON.parse(value);
       // Anything but an object stays text, for the runner's validation to report.
-      if (isRecord(parsed)) return parsed;
+      if (isPlainObject(parsed)) return parsed;
     } catch {
       return value;
     }
@@ -144,7 +142,7 @@ export function restore(value: unknown, plan: Plan): unknown {
       ? value
       : value.map((item) => restore(item, plan.items as Plan));
   }
-  if (!isRecord(value) || plan.props === undefined) return value;
+  if (!isPlainObject(value) || plan.props === undefined) return value;
   const copy: Json = {};
   for (const [key, item] of Object.entries(value)) {
     const rule = plan.props.get(key);
@@ -176,7 +174,7 @@ export function merge(into: Json, branch: Json, conflict: (key: string) => void)
     if (key === EXPANDED || DROPPED.has(key)) continue;
     const current = merged[key];
     if (current === undefined) put(merged, key, value);
-    else if (key === 'properties' && isRecord(current) && isRecord(value)) {
+    else if (key === 'properties' && isPlainObject(current) && isPlainObject(value)) {
       const properties: Json = { ...current };
       // A property both declare must satisfy both: keeping only the first would let through
       // values the second refuses (an enum, a bound).
@@ -202,11 +200,11 @@ export function pointer(root: unknown, ref: string): unknown {
   for (const raw of ref.slice(2).split('/')) {
     if (ref === '#') break;
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isRecord(current) && !Array.isArray(current)) return undefined;
+    if (!isPlainObject(current) && !Array.isArray(current)) return undefined;
     if (!Object.hasOwn(current, key)) return undefined;
     current = (current as Json)[key];
   }
-  return isRecord(current) || typeof current === 'boolean' ? current : undefined;
+  return isPlainObject(current) || typeof current === 'boolean' ? current : undefined;
 }
 
 export function describe(schema: Json, text: string): string {

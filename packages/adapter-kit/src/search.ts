@@ -1,4 +1,5 @@
 import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
+import type { ToolSummary } from '@toolplane/toolindex';
 import type { RunResult } from '@toolplane/toolrun';
 import {
   callThrough,
@@ -81,23 +82,25 @@ export function isExposed(source: ToolSource, filter: ToolFilter, id: unknown): 
   }
 }
 
-function notFound(id: unknown): ToolError {
+/** The error for a `describe_tool` or `call_tool` ID that names no tool the caller may see. */
+export function toolNotFound(id: unknown): ToolError {
   return new ToolError('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`);
 }
 
+/** A `search_tools` input that passed {@link parseSearchInput}. */
+export interface SearchInput {
+  readonly query: string;
+  readonly limit: number;
+  readonly cursor: string | undefined;
+}
+
 /**
- * `search_tools`: summaries (ID, title, description, tags) of the exposed tools matching
- * `query`, and `nextCursor` when there are more.
+ * Checks a `search_tools` input: a string `query`, an integer `limit` from 1 to
+ * {@link SEARCH_MAX_LIMIT} (default {@link SEARCH_DEFAULT_LIMIT}), a string `cursor` if any.
  *
- * @throws {ToolError} `invalid_argument` for a bad query, limit or cursor; the index's codes
- * (`cancelled` when `signal` aborts).
+ * @throws {ToolError} `invalid_argument` for a bad query, limit or cursor.
  */
-export async function searchTools(
-  source: ToolSource,
-  filter: ToolFilter,
-  input: Record<string, unknown>,
-  options: { readonly signal?: AbortSignal | undefined } = {},
-): Promise<Record<string, unknown>> {
+export function parseSearchInput(input: Record<string, unknown>): SearchInput {
   const { query, limit = SEARCH_DEFAULT_LIMIT, cursor } = input;
   if (typeof query !== 'string') throw new ToolError('invalid_argument', 'query must be a string');
   if (
@@ -114,6 +117,48 @@ export async function searchTools(
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ToolError('invalid_argument', 'cursor must be a string');
   }
+  return { query, limit, cursor };
+}
+
+/** One `search_tools` result: what a model reads of a tool before it asks for its schema. */
+export function searchResultOf(summary: ToolSummary): Record<string, unknown> {
+  const { id, title, shortDescription, tags } = summary;
+  return {
+    id,
+    ...(title === undefined ? {} : { title }),
+    description: shortDescription,
+    tags: [...tags],
+  };
+}
+
+/**
+ * `call_tool`'s `arguments` (`{}` when left out), checked to be an object (not `null`); the
+ * runner validates them.
+ *
+ * @throws {ToolError} `invalid_argument` (with `toolId`) for arguments that are not an object.
+ */
+export function callArgumentsOf(given: unknown, toolId: string): Record<string, unknown> {
+  const args = given === undefined ? {} : given;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new ToolError('invalid_argument', 'arguments must be an object', { toolId });
+  }
+  return args as Record<string, unknown>;
+}
+
+/**
+ * `search_tools`: summaries (ID, title, description, tags) of the exposed tools matching
+ * `query`, and `nextCursor` when there are more.
+ *
+ * @throws {ToolError} `invalid_argument` for a bad query, limit or cursor; the index's codes
+ * (`cancelled` when `signal` aborts).
+ */
+export async function searchTools(
+  source: ToolSource,
+  filter: ToolFilter,
+  input: Record<string, unknown>,
+  options: { readonly signal?: AbortSignal | undefined } = {},
+): Promise<Record<string, unknown>> {
+  const { query, limit, cursor } = parseSearchInput(input);
   const { signal } = options;
   const page = await source.index.search(query, {
     limit,
@@ -122,12 +167,7 @@ export async function searchTools(
   });
   const results = page.results
     .filter((summary) => isExposed(source, filter, summary.id))
-    .map(({ id, title, shortDescription, tags }) => ({
-      id,
-      ...(title === undefined ? {} : { title }),
-      description: shortDescription,
-      tags: [...tags],
-    }));
+    .map(searchResultOf);
   return page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor };
 }
 
@@ -142,7 +182,7 @@ export function describeTool(
   input: Record<string, unknown>,
 ): Record<string, unknown> & { readonly id: string } {
   const { id } = input;
-  if (!isExposed(source, filter, id)) throw notFound(id);
+  if (!isExposed(source, filter, id)) throw toolNotFound(id);
   return { id, ...toMcpJson(source.index.getTool(id).tool) };
 }
 
@@ -164,12 +204,9 @@ export function prepareCall(
   filter: ToolFilter,
   input: Record<string, unknown>,
 ): PreparedCall {
-  const { id, arguments: given = {} } = input;
-  if (!isExposed(source, filter, id)) throw notFound(id);
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw new ToolError('invalid_argument', 'arguments must be an object', { toolId: id });
-  }
-  return { id, args: given as Record<string, unknown> };
+  const { id, arguments: given } = input;
+  if (!isExposed(source, filter, id)) throw toolNotFound(id);
+  return { id, args: callArgumentsOf(given, id) };
 }
 
 /**

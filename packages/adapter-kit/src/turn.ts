@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { isPlainObject, ToolError } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget } from './budget.js';
 import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
@@ -88,10 +88,6 @@ export interface CallOutcome {
 }
 
 export const DEFAULT_CONCURRENCY = 8;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Runs every tool call of a model's turn through the source, at most `concurrency` at once, each
@@ -191,7 +187,7 @@ export function parseArguments(raw: unknown): Record<string, unknown> | string {
       return `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object`;
     }
   }
-  return isRecord(value) ? value : 'the arguments must be a JSON object';
+  return isPlainObject(value) ? value : 'the arguments must be a JSON object';
 }
 
 async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
@@ -336,7 +332,7 @@ function fromRun(
       text === undefined ? [] : [{ type: 'text', text: within(text, budget) }];
     return outcome(call, toolId, false, undefined, parts, value);
   }
-  // Any JSON value, not only the objects a ToolResult keeps as structured content.
+  // Any JSON value, not only the objects an AdapterToolResult keeps as structured content.
   const structured: unknown = mcp.structuredContent;
   const spend = new OutputBudget(budget);
   const parts = toParts(mcp.content, spend);

@@ -7,7 +7,7 @@ import {
   OutputBudget,
   textOf,
   type ContentBlock,
-  type ToolResult,
+  type AdapterToolResult,
 } from '@toolplane/adapter-kit';
 import type { ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
@@ -31,7 +31,7 @@ export interface ProgressOutput {
  * A tool's answer as the AI SDK keeps it (in steps, messages and UI streams): the MCP result's
  * content and structured content, `isError` when the tool failed (with toolplane's error `code`).
  */
-export interface ResultOutput extends ToolResult {
+export interface ResultOutput extends AdapterToolResult {
   readonly type: 'result';
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { didYouMean } from '@toolplane/toolmodel';
+import { didYouMean, isPlainObject } from '@toolplane/toolmodel';
 
 /**
  * Top-level keys that Claude Desktop's `claude_desktop_config.json` (and editors' JSON files)
@@ -26,15 +26,15 @@ export const FOREIGN_SERVER_KEYS: readonly string[] = [
 
 /** `raw` without the {@link FOREIGN_TOP_LEVEL_KEYS} and, in each server, {@link FOREIGN_SERVER_KEYS}. */
 export function withoutForeignKeys(raw: unknown): unknown {
-  if (!isRecord(raw)) return raw;
+  if (!isPlainObject(raw)) return raw;
   const kept = omit(raw, FOREIGN_TOP_LEVEL_KEYS);
   for (const section of ['mcpServers', 'connectors']) {
     const servers = kept[section];
-    if (!isRecord(servers)) continue;
+    if (!isPlainObject(servers)) continue;
     kept[section] = Object.fromEntries(
       Object.entries(servers).map(([key, server]) => [
         key,
-        isRecord(server) ? omit(server, FOREIGN_SERVER_KEYS) : server,
+        isPlainObject(server) ? omit(server, FOREIGN_SERVER_KEYS) : server,
       ]),
     );
   }
@@ -58,10 +58,6 @@ export function unknownKeyMessage(key: string, known: readonly string[]): string
   return suggestion === undefined
     ? `unknown key "${key}" (known keys: ${known.join(', ')})`
     : `unknown key "${key}"; did you mean "${suggestion}"?`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function omit(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {

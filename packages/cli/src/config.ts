@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sanitizeNamespace, ToolError, type ConnectorSource } from '@toolplane/toolkit';
-import type { ToolFilter } from '@toolplane/gateway';
+import type { GatewayToolFilter } from '@toolplane/gateway';
 import { z } from 'zod';
 import { configSchema, knownKeysAt, serverSchema } from './config-schema.js';
 import { firstIssue, unknownKeyMessage, withoutForeignKeys } from './config-keys.js';
@@ -141,7 +141,7 @@ export interface CliConfig {
    */
   readonly pingIntervalMs: number;
   /** Tool filters by namespace, from each server's `tools` key. */
-  readonly filter: Readonly<Record<string, ToolFilter>>;
+  readonly filter: Readonly<Record<string, GatewayToolFilter>>;
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -270,7 +270,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     }
   }
   const connectors: ConnectorConfig[] = [];
-  const filter: Record<string, ToolFilter> = {};
+  const filter: Record<string, GatewayToolFilter> = {};
   const taken = new Map<string, string>([
     ['builtin', 'the builtin tools'],
     ['user', 'the user store'],
@@ -379,7 +379,7 @@ export function emptyConfig(dir: string = process.cwd()): CliConfig {
 
 /** Whether `filter` lets a tool through; deny wins over allow (the gateway's rule). */
 export function isAllowed(
-  filter: ToolFilter | undefined,
+  filter: GatewayToolFilter | undefined,
   tool: { readonly name: string; readonly tags?: readonly string[] | undefined },
 ): boolean {
   if (filter === undefined) return true;

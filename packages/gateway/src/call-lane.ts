@@ -4,6 +4,7 @@ import type {
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/server';
+import { isPlainObject } from '@toolplane/toolmodel';
 import { answerable, type GatewayServer } from './sdk/gateway-server.js';
 import type { GatewayHub } from './hub.js';
 import type { CallExtra, SessionState } from './session/state.js';
@@ -16,10 +17,6 @@ const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
 const INTERNAL_ERROR = -32603;
 const RESOURCE_NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Whether `meta` is a plain `_meta` the SDK would hand the handler as it came. */
 function isPlainMeta(meta: Record<string, unknown>): boolean {

@@ -7,8 +7,8 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/server';
 import { ToolError, type RunResult, type Toolkit } from '@toolplane/toolkit';
+import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import type { Era } from './eras.js';
-import { CONNECTION_CLOSED } from './jsonrpc.js';
 import { toLegacyCallToolResult, type RunCallToolResult } from './sdk/seam.js';
 import type { ToolItem } from './items.js';
 

@@ -18,7 +18,9 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
-export type { GatewayOptions, ServedGateway, ToolFilter } from './options.js';
+export type { GatewayOptions, GatewayToolFilter, ServedGateway } from './options.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
+export type { ToolFilter } from './options.js';
 export { createSamplingDelegate } from './session/sampling-delegate.js';
 export type { SamplingDelegateOptions } from './session/sampling-delegate.js';
 export { serveStdio } from './stdio/serve.js';

@@ -1,26 +1,6 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-
-/**
- * JSON-RPC's code for a request answered because its connection or session ended (SDK v1's
- * `ConnectionClosed`; v2 keeps that one for its own local errors only).
- */
-export const CONNECTION_CLOSED = -32000;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
-}
-
-/**
- * The ID to answer a message that is not valid with: its own when it has a usable one, else
- * `null`, as JSON-RPC says for a request whose ID cannot be told.
- */
-export function answerIdOf(value: unknown): RequestId | null {
-  return isObject(value) && isId(value.id) ? value.id : null;
-}
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { isPlainObject } from '@toolplane/toolmodel';
+import { isRequestId } from '@toolplane/toolmodel/wire';
 
 /**
  * Whether `value` is a JSON-RPC 2.0 message as MCP uses them: a request or notification (a
@@ -29,14 +9,15 @@ export function answerIdOf(value: unknown): RequestId | null {
  * the handler that serves it.
  */
 export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
-  if (!isObject(value) || value.jsonrpc !== '2.0') return false;
-  if ('id' in value && !isId(value.id)) return false;
-  if (typeof value.method === 'string') return value.params === undefined || isObject(value.params);
+  if (!isPlainObject(value) || value.jsonrpc !== '2.0') return false;
+  if ('id' in value && !isRequestId(value.id)) return false;
+  if (typeof value.method === 'string')
+    return value.params === undefined || isPlainObject(value.params);
   if (!('id' in value)) return false;
-  if ('result' in value) return isObject(value.result) && !('error' in value);
+  if ('result' in value) return isPlainObject(value.result) && !('error' in value);
   const { error } = value;
   return (
-    isObject(error) &&
+    isPlainObject(error) &&
     typeof error.code === 'number' &&
     Number.isInteger(error.code) &&
     typeof error.message === 'string'
@@ -52,10 +33,10 @@ export const INSTANCE_META_KEY = 'io.toolplane/instance';
  * nowhere to put `_meta` without changing what the data says.
  */
 export function withErrorMeta<M>(message: M, meta: Readonly<Record<string, unknown>>): M {
-  if (!isObject(message) || !isObject(message.error)) return message;
+  if (!isPlainObject(message) || !isPlainObject(message.error)) return message;
   const { data } = message.error;
-  if (data !== undefined && !isObject(data)) return message;
-  const own = isObject(data?._meta) ? data._meta : {};
+  if (data !== undefined && !isPlainObject(data)) return message;
+  const own = isPlainObject(data?._meta) ? data._meta : {};
   return {
     ...message,
     error: { ...message.error, data: { ...data, _meta: { ...own, ...meta } } },

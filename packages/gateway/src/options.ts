@@ -4,7 +4,7 @@ import type { NamingOptions } from './names.js';
 import type { SpendRequestState } from './session/request-state.js';
 
 /** Which of a namespace's tools a gateway exposes; deny wins over allow. */
-export interface ToolFilter {
+export interface GatewayToolFilter {
   /** Only these tool names (upstream names, not exposed ones). */
   readonly allow?: readonly string[];
   /** Never these tool names. */
@@ -15,6 +15,9 @@ export interface ToolFilter {
   readonly denyTags?: readonly string[];
 }
 
+/** @deprecated Renamed {@link GatewayToolFilter} (adapter-kit has a `ToolFilter` of its own); this alias goes in the next minor. */
+export type ToolFilter = GatewayToolFilter;
+
 /** Options of {@link createMcpServer}, {@link serveStdio} and {@link serveHttp}. */
 export interface GatewayOptions extends NamingOptions {
   /** How the server introduces itself (default `toolplane-gateway`). */
@@ -24,7 +27,7 @@ export interface GatewayOptions extends NamingOptions {
   /** Items per page of every list (default 500). */
   readonly pageSize?: number;
   /** Tool filters by namespace. */
-  readonly filter?: Readonly<Record<string, ToolFilter>>;
+  readonly filter?: Readonly<Record<string, GatewayToolFilter>>;
   /**
    * `'tools'` (default) lists every tool; `'search'` lists only `search_tools`, `describe_tool`
    * and `call_tool`, for catalogues too large to hand a model whole.

@@ -1,4 +1,11 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
+import {
+  callArgumentsOf,
+  parseSearchInput,
+  SEARCH_MODE_TOOLS,
+  searchResultOf,
+  toolNotFound,
+} from '@toolplane/adapter-kit';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import type { GatewayHub } from './hub.js';
@@ -26,7 +33,6 @@ export interface SearchModeTool {
   ): Promise<CallToolResult>;
 }
 
-const MAX_LIMIT = 100;
 /** Index pages one search_tools may read to fill a page a caller sees little of. */
 const MAX_PAGES = 10;
 
@@ -34,8 +40,10 @@ function json(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
-function failure(code: string, message: string): CallToolResult {
-  const error = { code, message };
+/** A `ToolError` as the error result a plain `tools/call` would answer; anything else thrown on. */
+function failure(error: unknown): CallToolResult {
+  if (!ToolError.isInstance(error)) throw error;
+  const { code, message } = error;
   return {
     isError: true,
     content: [{ type: 'text', text: `${code}: ${message}` }],
@@ -50,36 +58,21 @@ async function find(hub: GatewayHub, id: unknown): Promise<[string, ToolItem] | 
   return table.entries().find(([, item]) => item.id === id);
 }
 
+const [search, describe, call] = SEARCH_MODE_TOOLS;
+
 /**
  * `search_tools`, `describe_tool` and `call_tool`: a model searches the catalogue (summaries
- * only), reads the full schema of the few tools it wants, and calls them by ID.
+ * only), reads the full schema of the few tools it wants, and calls them by ID. Definitions,
+ * input checks, result shapes and texts are adapter-kit's (every adapter's search mode); what is
+ * the gateway's own is the caller's scope filter (`visible`) and filling pages past what it may
+ * not see.
  */
 export const searchTools: readonly SearchModeTool[] = [
   {
-    tool: {
-      name: 'search_tools',
-      title: 'Search tools',
-      description:
-        "Searches the available tools by what they do. Returns short summaries with IDs; read a tool's input schema with describe_tool before calling it with call_tool.",
-      inputSchema: {
-        type: 'object',
-        properties: {
-          query: { type: 'string', description: 'What the tool should do, in a few words.' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
-          cursor: { type: 'string', description: 'nextCursor of the previous page.' },
-        },
-        required: ['query'],
-      },
-      annotations: { readOnlyHint: true },
-    },
+    tool: { ...search, title: 'Search tools', annotations: { readOnlyHint: true } },
     async run(hub, args, { signal, visible }) {
-      const { query, limit = 10, cursor } = args;
-      if (typeof query !== 'string') return failure('invalid_argument', 'query must be a string');
-      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-        return failure('invalid_argument', `limit must be an integer from 1 to ${MAX_LIMIT}`);
-      if (cursor !== undefined && typeof cursor !== 'string')
-        return failure('invalid_argument', 'cursor must be a string');
       try {
+        const { query, limit, cursor } = parseSearchInput(args);
         const table = await hub.tools();
         const exposed = new Set(
           table
@@ -97,72 +90,42 @@ export const searchTools: readonly SearchModeTool[] = [
             signal,
             ...(next === undefined ? {} : { cursor: next }),
           });
-          for (const { id, title, shortDescription, tags } of page.results) {
-            if (!exposed.has(id)) continue;
-            results.push({
-              id,
-              ...(title === undefined ? {} : { title }),
-              description: shortDescription,
-              tags: [...tags],
-            });
+          for (const summary of page.results) {
+            if (exposed.has(summary.id)) results.push(searchResultOf(summary));
           }
           next = page.nextCursor;
           if (next === undefined) break;
         }
         return json(next === undefined ? { results } : { results, nextCursor: next });
       } catch (error) {
-        if (ToolError.isInstance(error)) return failure(error.code, error.message);
-        throw error;
+        return failure(error);
       }
     },
   },
   {
-    tool: {
-      name: 'describe_tool',
-      title: 'Describe a tool',
-      description:
-        "Returns a tool's full definition, including its input schema, by the ID search_tools gave.",
-      inputSchema: {
-        type: 'object',
-        properties: { id: { type: 'string' } },
-        required: ['id'],
-      },
-      annotations: { readOnlyHint: true },
-    },
+    tool: { ...describe, title: 'Describe a tool', annotations: { readOnlyHint: true } },
     async run(hub, args, { visible }) {
       const found = await find(hub, args.id);
       // A tool the caller may not see is answered as one that does not exist.
       if (found === undefined || visible?.has(found[0]) === false) {
-        return failure('not_found', `no tool ${JSON.stringify(args.id)}; search_tools finds IDs`);
+        return failure(toolNotFound(args.id));
       }
       const [, item] = found;
       return json({ id: item.id, ...toMcpJson(item.tool) });
     },
   },
   {
-    tool: {
-      name: 'call_tool',
-      title: 'Call a tool',
-      description:
-        'Calls a tool by the ID search_tools gave, with arguments that match its input schema.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          arguments: { type: 'object', additionalProperties: true },
-        },
-        required: ['id'],
-      },
-    },
-    async run(hub, args, { call }) {
+    tool: { ...call, title: 'Call a tool' },
+    async run(hub, args, { call: run }) {
       const item = (await find(hub, args.id))?.[1];
-      if (item === undefined) {
-        return failure('not_found', `no tool ${JSON.stringify(args.id)}; search_tools finds IDs`);
+      if (item === undefined) return failure(toolNotFound(args.id));
+      let input: Record<string, unknown>;
+      try {
+        input = callArgumentsOf(args.arguments, item.id);
+      } catch (error) {
+        return failure(error);
       }
-      const input: unknown = args.arguments ?? {};
-      if (typeof input !== 'object' || input === null || Array.isArray(input))
-        return failure('invalid_argument', 'arguments must be an object');
-      return call(item, input as Record<string, unknown>);
+      return run(item, input);
     },
   },
 ];

@@ -10,6 +10,7 @@ import {
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import type { FunctionCall, FunctionResponsePart, Part } from '@google/genai';
+import { isPlainObject } from '@toolplane/toolmodel';
 import { toGeminiTools, type GeminiToolsOptions } from './tools.js';
 
 /** Options of {@link runFunctionCalls}. */
@@ -58,10 +59,6 @@ export async function runFunctionCalls(
   return parts;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function toPart(outcome: CallOutcome, id: string | undefined): Part {
   // The text parts joined by newlines, and the images, in one pass.
   let text: string | undefined;
@@ -78,7 +75,7 @@ function toPart(outcome: CallOutcome, id: string | undefined): Part {
             ? text
             : `${outcome.code}: ${text}`,
       }
-    : { output: isRecord(outcome.structured) ? outcome.structured : text };
+    : { output: isPlainObject(outcome.structured) ? outcome.structured : text };
   const functionResponse: NonNullable<Part['functionResponse']> = { name: outcome.name, response };
   if (id !== undefined) functionResponse.id = id;
   if (images !== undefined) functionResponse.parts = images;

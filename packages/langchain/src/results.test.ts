@@ -1,6 +1,12 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
-import { fromError, fromRun, toMessageContent, type ToolplaneArtifact } from './results.js';
+import {
+  fromError,
+  fromRun,
+  toLangChainResult,
+  toMessageContent,
+  type ToolplaneArtifact,
+} from './results.js';
 
 const artifact = (fields: Omit<ToolplaneArtifact, 'toolId'>): ToolplaneArtifact => ({
   toolId: 'ns:tool',
@@ -10,15 +16,17 @@ const artifact = (fields: Omit<ToolplaneArtifact, 'toolId'>): ToolplaneArtifact 
 describe('toMessageContent', () => {
   it("gives a local tool's object as its JSON, and an MCP result's structured content as JSON, not its text", () => {
     const value = { sum: 5, note: 'x'.repeat(40) };
-    expect(toMessageContent(fromRun('ns:add', { structured: value } as never))).toBe(
+    expect(toMessageContent(toLangChainResult('ns:add', { structured: value } as never))).toBe(
       JSON.stringify(value),
     );
     expect(
-      toMessageContent(fromRun('ns:add', { structured: value } as never), { maxOutputChars: 10 }),
+      toMessageContent(toLangChainResult('ns:add', { structured: value } as never), {
+        maxOutputChars: 10,
+      }),
     ).toBe(
       `${JSON.stringify(value).slice(0, 10)}\n[toolplane: ${String(JSON.stringify(value).length - 10)} of ${String(JSON.stringify(value).length)} characters left out]`,
     );
-    const mcp = fromRun('ns:add', {
+    const mcp = toLangChainResult('ns:add', {
       structured: value,
       mcpResult: { content: [{ type: 'text', text: 'five' }], structuredContent: value },
     } as never);
@@ -105,5 +113,12 @@ describe('toMessageContent', () => {
       isError: true,
       code: 'execution',
     });
+  });
+});
+
+describe('fromRun', () => {
+  it('is kept, deprecated, as the old name of toLangChainResult', () => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    expect(fromRun).toBe(toLangChainResult);
   });
 });

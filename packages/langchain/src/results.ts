@@ -5,8 +5,8 @@ import {
   leftOutNote,
   mediaOf,
   OutputBudget,
+  type AdapterToolResult,
   type ContentBlock,
-  type ToolResult,
 } from '@toolplane/adapter-kit';
 import type { ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
@@ -20,7 +20,7 @@ export type { ContentBlock };
  * resources), its structured content, and whether it failed. The model never sees the artifact;
  * the application does.
  */
-export interface ToolplaneArtifact extends ToolResult {
+export interface ToolplaneArtifact extends AdapterToolResult {
   /** The canonical toolplane ID of the tool that ran (`namespace:name`). */
   readonly toolId: string;
 }
@@ -30,7 +30,7 @@ export interface ToolplaneArtifact extends ToolResult {
 const textIsJson = new WeakSet<ToolplaneArtifact>();
 
 /** A successful run as an artifact: an MCP tool's result as it came, a local tool's value rendered. */
-export function fromRun(toolId: string, run: RunResult): ToolplaneArtifact {
+export function toLangChainResult(toolId: string, run: RunResult): ToolplaneArtifact {
   const result = resultOfRun(run);
   const artifact: ToolplaneArtifact = { toolId, ...result };
   if (run.mcpResult === undefined && result.structuredContent !== undefined) {
@@ -38,6 +38,9 @@ export function fromRun(toolId: string, run: RunResult): ToolplaneArtifact {
   }
   return artifact;
 }
+
+/** @deprecated Renamed {@link toLangChainResult} (adapter-kit has a `fromRun` of its own); this alias goes in the next minor. */
+export const fromRun = toLangChainResult;
 
 /**
  * A failed call as an artifact the model is told about: an upstream's own error result (which

@@ -10,7 +10,7 @@ import {
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import { ToolError } from '@toolplane/toolmodel';
-import { fromError, fromRun, type ToolplaneArtifact } from './results.js';
+import { fromError, toLangChainResult, type ToolplaneArtifact } from './results.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
 import type { LangChainToolsOptions } from './tools-options.js';
 
@@ -66,7 +66,7 @@ export function searchModeTools(
           throw error;
         }
         const { id, args } = prepared;
-        return fromRun(id, await callThrough(source, id, args, callOptions));
+        return toLangChainResult(id, await callThrough(source, id, args, callOptions));
       },
     }),
   ];

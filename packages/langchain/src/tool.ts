@@ -38,7 +38,7 @@ export interface ToolProgress {
 
 /**
  * How a {@link ToolplaneTool} runs a call: usually through a toolplane source, its result made an
- * artifact with `fromRun`. A thrown `ToolError` becomes an error result, but `cancelled`.
+ * artifact with `toLangChainResult`. A thrown `ToolError` becomes an error result, but `cancelled`.
  */
 export type ToolRun = (
   input: Record<string, unknown>,

@@ -1,7 +1,7 @@
 import { callThrough, nameTools, type ToolSource } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import { fromRun } from './results.js';
+import { toLangChainResult } from './results.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
 import type { LangChainToolsOptions } from './tools-options.js';
@@ -50,7 +50,7 @@ function toLangChainTool(
     schema: tool.inputSchema,
     toolId: id,
     run: async (input, callOptions) =>
-      fromRun(id, await callThrough(source, id, input, callOptions)),
+      toLangChainResult(id, await callThrough(source, id, input, callOptions)),
     // Where agent middleware (approval, routing) and tracing find what the tool is.
     metadata: {
       toolplaneId: id,

@@ -13,7 +13,6 @@ export { createJwtVerifier, DEFAULT_ALGORITHMS, looksLikeJwt } from './jwt.js';
 export type { JwtVerifier, JwtVerifierOptions } from './jwt.js';
 export {
   bearerChallenge,
-  canonicalResource,
   metadataPath,
   metadataUrl,
   PROTECTED_RESOURCE_WELL_KNOWN,
@@ -24,6 +23,8 @@ export type {
   ProtectedResourceMetadata,
   ProtectedResourceMetadataOptions,
 } from './metadata.js';
+// Defined in toolmodel, which this resource server and the toolkit's OAuth client share.
+export { canonicalResource } from '@toolplane/toolmodel';
 export { createResourceServer } from './resource-server.js';
 export type {
   AuthenticateOptions,

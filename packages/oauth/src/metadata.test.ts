@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { discoveryUrls } from './discovery.js';
-import { bearerChallenge, canonicalResource, metadataPath, metadataUrl } from './metadata.js';
+import { canonicalResource } from '@toolplane/toolmodel';
+import { bearerChallenge, metadataPath, metadataUrl } from './metadata.js';
 
 describe('canonicalResource', () => {
   it('lower-cases scheme and host and drops a trailing slash', () => {

@@ -1,36 +1,7 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { canonicalResource } from '@toolplane/toolmodel';
 
 /** The well-known prefix of RFC 9728 protected resource metadata. */
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
-
-/**
- * The canonical form of a resource URI (RFC 8707 §2, as the MCP authorization spec uses it):
- * an absolute http(s) URI, scheme and host in lower case, no fragment, and no trailing slash
- * after the path (a bare origin keeps none either).
- *
- * @throws {ToolError} `invalid_config` for a URI that is not absolute http(s) or has a fragment.
- */
-export function canonicalResource(uri: string | URL): string {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch (error) {
-    throw new ToolError('invalid_config', `resource ${JSON.stringify(String(uri))} is not a URL`, {
-      cause: error,
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ToolError(
-      'invalid_config',
-      `resource ${JSON.stringify(url.href)} must be an http or https URL`,
-    );
-  }
-  if (url.hash !== '') {
-    throw new ToolError('invalid_config', `resource ${JSON.stringify(url.href)} has a fragment`);
-  }
-  const path = url.pathname.replace(/\/+$/, '');
-  return `${url.protocol}//${url.host}${path}${url.search}`;
-}
 
 /**
  * Where a resource's metadata is served (RFC 9728 §3.1): the well-known prefix with the

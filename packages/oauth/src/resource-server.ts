@@ -1,12 +1,11 @@
 import type { JWTPayload } from 'jose';
-import { ToolError } from '@toolplane/toolmodel';
+import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { discoverAuthorizationServer, type AuthorizationServerMetadata } from './discovery.js';
 import { AuthError } from './errors.js';
 import { createIntrospector, type IntrospectionOptions } from './introspection.js';
 import { createJwtVerifier, looksLikeJwt, type JwtVerifierOptions } from './jwt.js';
 import {
   bearerChallenge,
-  canonicalResource,
   metadataPath,
   metadataUrl,
   PROTECTED_RESOURCE_WELL_KNOWN,

@@ -12,7 +12,7 @@ import {
   type StoreCallOptions,
   type StoreChange,
 } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
+import { raceAbort, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import {
   DatabaseError,
   escapeIdentifier,
@@ -196,8 +196,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     try {
       client = await (signal === undefined
         ? pool.connect()
-        : raceAbort(pool.connect(), signal, (late) => {
-            late.release();
+        : raceAbort(pool.connect(), signal, {
+            discard: (late) => {
+              late.release();
+            },
           }));
     } catch (error) {
       throw asStoreError(error, `cannot ${what} in the ${where}`, { secrets });
@@ -225,7 +227,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     } catch (error) {
       failure = error;
       if (signal?.aborted === true && (isQueryCanceled(error) || ToolError.isInstance(error))) {
-        throw cancelledError(signal);
+        throwIfAborted(signal);
       }
       throw asStoreError(error, `cannot ${what} in the ${where}`, { secrets });
     } finally {
@@ -496,37 +498,4 @@ function secretsOf(connectionString: string): string[] {
     // Not a URL (e.g. "host=... password=..."): the whole string is still masked.
   }
   return secrets;
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw cancelledError(signal);
-}
-
-function cancelledError(signal: AbortSignal): ToolError {
-  return new ToolError('cancelled', 'the operation was cancelled', { cause: signal.reason });
-}
-
-/** Settles with `promise`, or rejects with `cancelled` when `signal` aborts first. */
-function raceAbort<T>(
-  promise: Promise<T>,
-  signal: AbortSignal,
-  discard: (late: T) => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(cancelledError(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) discard(value);
-        else resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }

@@ -1,5 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
-import { throwIfAborted } from './abort.js';
+import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import { validatePrompt, type Prompt } from './prompts/prompts.js';
 import {
   resourceInfo,

@@ -33,10 +33,17 @@ export {
   validateTool,
 } from './tool.js';
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
+export { raceAbort, throwIfAborted } from './abort.js';
+export type { RaceAbortOptions } from './abort.js';
+export { isPlainObject } from './guards.js';
+export { canonicalResource } from './resource-uri.js';
+export type { CanonicalResourceOptions } from './resource-uri.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';
 export type { NamedItem, NamingOptions } from './names.js';
 export { didYouMean } from './suggest.js';
 export type { SchemaValidationResult, SchemaValidator } from './validator.js';
+export { SUBSCHEMA_KEYWORDS, subschemaKeywords } from './schema-keywords.js';
+export type { SubschemaKeyword, SubschemaShape, SubschemaTarget } from './schema-keywords.js';
 export { schemaDialect } from './schema-dialect.js';
 export type { SchemaDialect } from './schema-dialect.js';
 export { createValidator, DEFAULT_MAX_ERRORS } from './validator.js';

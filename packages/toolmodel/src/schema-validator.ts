@@ -1,5 +1,6 @@
 import { ToolError, type SchemaValidationError, type ToolOperation } from './errors.js';
 import { toolId } from './ids.js';
+import { subschemaKeywords } from './schema-keywords.js';
 import type { JsonSchema, Tool } from './tool.js';
 
 /** The outcome of validating one value against one schema. */
@@ -111,6 +112,10 @@ export function unresolvedRef(ref: unknown, cause?: unknown): ToolError {
   );
 }
 
+// A `false` subschema under these refuses a property, or an item, rather than the whole value.
+const PROPERTY_KEYWORDS = subschemaKeywords(({ target }) => target === 'property');
+const ITEM_KEYWORDS = subschemaKeywords(({ target }) => target === 'item');
+
 /**
  * Names the rejection of a value by a nested `false` schema after the keyword that holds it:
  * `falseSchemaError('/properties/x', '/x')` says property "x" is not allowed.
@@ -129,20 +134,13 @@ export function falseSchemaError(schemaPath: string, path: string): SchemaValida
     .slice(path.lastIndexOf('/') + 1)
     .replaceAll('~1', '/')
     .replaceAll('~0', '~');
-  switch (holder) {
-    case 'properties':
-    case 'patternProperties':
-    case 'additionalProperties':
-    case 'unevaluatedProperties':
-      return { path, keyword: holder, message: `property ${JSON.stringify(name)} is not allowed` };
-    case 'items':
-    case 'prefixItems':
-    case 'additionalItems':
-    case 'unevaluatedItems':
-      return { path, keyword: holder, message: `no item is allowed at index ${name}` };
-    default:
-      return { path, keyword: 'false', message: 'no value is allowed here: the schema is `false`' };
+  if (PROPERTY_KEYWORDS.has(holder)) {
+    return { path, keyword: holder, message: `property ${JSON.stringify(name)} is not allowed` };
   }
+  if (ITEM_KEYWORDS.has(holder)) {
+    return { path, keyword: holder, message: `no item is allowed at index ${name}` };
+  }
+  return { path, keyword: 'false', message: 'no value is allowed here: the schema is `false`' };
 }
 
 // Names the tool in a schema failure, so the error says which tool's schema to fix.

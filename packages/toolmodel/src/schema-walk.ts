@@ -1,31 +1,14 @@
 import { ToolError } from './errors.js';
+import { isPlainObject } from './guards.js';
+import { subschemaKeywords } from './schema-keywords.js';
 
 type SchemaObject = Record<string, unknown>;
 
-// Keywords whose value is one subschema, an array of them, or a map of them. Only these are
-// walked: a `$ref` under an unknown keyword is never evaluated, so it cannot break a schema.
-const ONE = new Set([
-  'additionalProperties',
-  'unevaluatedProperties',
-  'additionalItems',
-  'unevaluatedItems',
-  'items',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-]);
-const MANY = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
-const MAP = new Set([
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-]);
+// Only keywords that hold subschemas are walked (both dialects', `items` as one or an array): a
+// `$ref` under an unknown keyword is never evaluated, so it cannot break a schema.
+const ONE = subschemaKeywords(({ shape }) => shape === 'schema' || shape === 'schema-or-array');
+const MANY = subschemaKeywords(({ shape }) => shape === 'array' || shape === 'schema-or-array');
+const MAP = subschemaKeywords(({ shape }) => shape === 'map');
 
 /** What {@link walkSchema} found out about a schema. */
 export interface SchemaWalk {
@@ -37,10 +20,6 @@ export interface SchemaWalk {
 export interface WalkSchemaOptions {
   /** Replaces each nested boolean `false` subschema with what this returns. */
   readonly replaceFalse?: () => SchemaObject;
-}
-
-function isObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // Defined, not assigned: a subschema keyed "__proto__" must stay an own property.
@@ -82,7 +61,7 @@ export function walkSchema(root: SchemaObject, options: WalkSchemaOptions = {}):
   const stack: SchemaObject[] = [root];
   const visit = (holder: object, key: string | number, child: unknown): void => {
     if (child === false && replaceFalse !== undefined) put(holder, key, replaceFalse());
-    else if (isObject(child) && !seen.has(child)) stack.push(child);
+    else if (isPlainObject(child) && !seen.has(child)) stack.push(child);
   };
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     seen.add(node);
@@ -97,7 +76,7 @@ export function walkSchema(root: SchemaObject, options: WalkSchemaOptions = {}):
           });
         }
       } else if (MAP.has(key)) {
-        if (!isObject(value)) continue;
+        if (!isPlainObject(value)) continue;
         for (const name of Object.keys(value)) {
           if (key === 'patternProperties') checkPattern(name, 'patternProperties key');
           visit(value, name, value[name]);

@@ -8,6 +8,7 @@ import {
 } from '@cfworker/json-schema';
 import { ToolError, type SchemaValidationError } from './errors.js';
 import { schemaDialect } from './schema-dialect.js';
+import { subschemaKeywords } from './schema-keywords.js';
 import {
   createSchemaValidator,
   falseSchemaError,
@@ -43,24 +44,13 @@ interface Prepared {
 }
 
 // Keywords whose error only says "a subschema failed"; the subschema's own errors say what.
+// `not` and `if` have no such error, and `anyOf`/`oneOf` are ALTERNATIVES below.
 const WRAPPERS = new Set([
   '$ref',
   '$recursiveRef',
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'unevaluatedItems',
-  'allOf',
-  'then',
-  'else',
-  'dependentSchemas',
-  'dependencies',
-  'propertyNames',
-  'contains',
+  ...subschemaKeywords(
+    ({ name, target }) => target !== 'none' && !['not', 'if', 'anyOf', 'oneOf'].includes(name),
+  ),
 ]);
 // Keywords whose branches' errors mislead on their own ("must be a string" when a number would
 // also do): the keyword's own error is kept instead.

@@ -3,6 +3,7 @@ import { defaultBackendSelector, type BackendSelector, type ToolIndex } from '@t
 import {
   createValidator,
   parseToolId,
+  raceAbort,
   ToolError,
   type SchemaValidator,
   type Tool,
@@ -181,26 +182,6 @@ async function drain(iterable: AsyncIterable<unknown>, call: ToolCall): Promise<
     // Not awaited: a generator busy in an await only returns once that settles.
     if (!finished) Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
-}
-
-/** Rejects with the abort error as soon as `signal` aborts, even if `work` never settles. */
-function raceAbort<T>(
-  work: Promise<T>,
-  signal: AbortSignal,
-  toolId: string,
-  backend: ToolBackend,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(abortError(signal, { toolId, backend, op: 'execute' }));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    void work
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-      })
-      .then(resolve, reject);
-  });
 }
 
 /**
@@ -454,7 +435,10 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     const settled =
       call.signal === undefined || call.backend.kind === 'mcp'
         ? out
-        : raceAbort(out, call.signal, call.toolId, call.backend);
+        : raceAbort(out, call.signal, {
+            error: (signal) =>
+              abortError(signal, { toolId: call.toolId, backend: call.backend, op: 'execute' }),
+          });
     return settled.then(
       (raw) => finish(call, raw),
       (error: unknown) => failExecution(call, error),

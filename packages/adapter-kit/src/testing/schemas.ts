@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createValidator } from '@toolplane/toolmodel';
+import { createValidator, isPlainObject } from '@toolplane/toolmodel';
 
 // Test helpers for the schema-conversion properties: generated schemas, instances a schema
 // accepts, strict mode's nulls filled in, and Gemini's dialect read back as JSON Schema.
@@ -7,10 +7,6 @@ import { createValidator } from '@toolplane/toolmodel';
 type Json = Record<string, unknown>;
 
 const validator = createValidator();
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function put(target: Json, key: string, value: unknown): void {
   Object.defineProperty(target, key, {
@@ -118,13 +114,14 @@ export const schemaArb: fc.Arbitrary<Json> = fc
 
 function resolveRef(root: Json, ref: string): Json {
   let current: unknown = root;
-  for (const key of ref.slice(2).split('/')) current = isRecord(current) ? current[key] : undefined;
-  return isRecord(current) ? current : {};
+  for (const key of ref.slice(2).split('/'))
+    current = isPlainObject(current) ? current[key] : undefined;
+  return isPlainObject(current) ? current : {};
 }
 
 /** Values shaped by a schema; most are accepted by it (filter with {@link accepts}). */
 export function instanceArb(schema: unknown, root: Json, depth = 0): fc.Arbitrary<unknown> {
-  if (!isRecord(schema) || depth > 6) return fc.constant(null);
+  if (!isPlainObject(schema) || depth > 6) return fc.constant(null);
   if (typeof schema.$ref === 'string')
     return instanceArb(resolveRef(root, schema.$ref), root, depth + 1);
   if (Array.isArray(schema.allOf)) {
@@ -144,7 +141,7 @@ export function instanceArb(schema: unknown, root: Json, depth = 0): fc.Arbitrar
     ? (schema.type as string[])
     : typeof schema.type === 'string'
       ? [schema.type]
-      : isRecord(schema.properties)
+      : isPlainObject(schema.properties)
         ? ['object']
         : [];
   if (types.length === 0) return fc.jsonValue({ maxDepth: 1 });
@@ -175,7 +172,7 @@ export function instanceArb(schema: unknown, root: Json, depth = 0): fc.Arbitrar
           maxLength: Math.min((schema.maxItems as number | undefined) ?? 3, 3),
         });
       default: {
-        const properties = isRecord(schema.properties) ? schema.properties : {};
+        const properties = isPlainObject(schema.properties) ? schema.properties : {};
         const required = new Set(Array.isArray(schema.required) ? schema.required : []);
         const keys = Object.keys(properties);
         return fc
@@ -206,7 +203,7 @@ export function fillNulls(
   depth = 0,
   keepUndeclared = false,
 ): unknown {
-  if (!isRecord(schema) || depth > 32) return value;
+  if (!isPlainObject(schema) || depth > 32) return value;
   if (typeof schema.$ref === 'string')
     return fillNulls(resolveRef(root, schema.$ref), value, root, depth + 1);
   const union = schema.anyOf ?? schema.oneOf;
@@ -219,14 +216,14 @@ export function fillNulls(
   if (Array.isArray(schema.allOf)) {
     // The branches are merged into one closed object: a key any of them declares stays, unless
     // a branch closed with additionalProperties: false leaves it out (the conversion drops it).
-    const branches = (schema.allOf as unknown[]).filter(isRecord);
+    const branches = (schema.allOf as unknown[]).filter(isPlainObject);
     const closed = branches.filter((branch) => branch.additionalProperties === false);
     const properties: Json = {};
     for (const branch of branches) {
-      if (!isRecord(branch.properties)) continue;
+      if (!isPlainObject(branch.properties)) continue;
       for (const [key, sub] of Object.entries(branch.properties)) {
         const allowed = closed.every(
-          (c) => isRecord(c.properties) && Object.hasOwn(c.properties, key),
+          (c) => isPlainObject(c.properties) && Object.hasOwn(c.properties, key),
         );
         if (allowed && !Object.hasOwn(properties, key)) put(properties, key, sub);
       }
@@ -237,7 +234,7 @@ export function fillNulls(
   }
   if (Array.isArray(value))
     return value.map((item) => fillNulls(schema.items, item, root, depth + 1));
-  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  if (!isPlainObject(value) || !isPlainObject(schema.properties)) return value;
   const filled: Json = {};
   for (const [key, item] of Object.entries(value)) put(filled, key, item);
   for (const [key, sub] of Object.entries(schema.properties)) {
@@ -253,7 +250,7 @@ export function fillNulls(
  * key the original tolerated is one it never sends.
  */
 function dropUndeclared(schema: Json, value: unknown): unknown {
-  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  if (!isPlainObject(value) || !isPlainObject(schema.properties)) return value;
   if (schema.additionalProperties !== undefined) return value;
   const kept: Json = {};
   for (const [key, item] of Object.entries(value))
@@ -264,7 +261,7 @@ function dropUndeclared(schema: Json, value: unknown): unknown {
 /** Gemini's `Schema` read back as the JSON Schema it means. */
 export function fromGemini(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(fromGemini);
-  if (!isRecord(schema)) return schema;
+  if (!isPlainObject(schema)) return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'nullable' || key === 'propertyOrdering' || key === 'example') continue;
@@ -275,7 +272,7 @@ export function fromGemini(schema: unknown): unknown {
       )
     )
       put(out, key, Number(value));
-    else if (key === 'properties' && isRecord(value)) {
+    else if (key === 'properties' && isPlainObject(value)) {
       const properties: Json = {};
       for (const [name, sub] of Object.entries(value)) put(properties, name, fromGemini(sub));
       put(out, key, properties);
@@ -294,7 +291,7 @@ export function fromGemini(schema: unknown): unknown {
  * free-form object: that object as JSON text. Walks the written schema (read back as JSON Schema).
  */
 export function encodeFor(schema: unknown, value: unknown, depth = 0): unknown {
-  if (!isRecord(schema) || depth > 32) return value;
+  if (!isPlainObject(schema) || depth > 32) return value;
   if (Array.isArray(schema.anyOf)) {
     for (const branch of schema.anyOf as unknown[]) {
       const encoded = encodeFor(branch, value, depth + 1);
@@ -303,11 +300,11 @@ export function encodeFor(schema: unknown, value: unknown, depth = 0): unknown {
     return value;
   }
   const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : [schema.type];
-  if (isRecord(value) && types.includes('string') && !types.includes('object')) {
+  if (isPlainObject(value) && types.includes('string') && !types.includes('object')) {
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) return value.map((item) => encodeFor(schema.items, item, depth + 1));
-  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  if (!isPlainObject(value) || !isPlainObject(schema.properties)) return value;
   const encoded: Json = {};
   for (const [key, item] of Object.entries(value)) {
     put(

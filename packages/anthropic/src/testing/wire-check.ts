@@ -1,4 +1,5 @@
 import { checkSchema, checkToolName } from '@toolplane/adapter-kit';
+import { isPlainObject } from '@toolplane/toolmodel';
 
 // What the Messages API documents for the requests this adapter shapes: custom tools (name rule,
 // an object input_schema), and every tool_use answered by a tool_result at the start of the next
@@ -7,21 +8,17 @@ import { checkSchema, checkToolName } from '@toolplane/adapter-kit';
 type Json = Record<string, unknown>;
 const MEDIA = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function checkResultContent(content: unknown, at: string): string[] {
   if (content === undefined || typeof content === 'string') return [];
   if (!Array.isArray(content)) return [`${at}: content is neither text nor blocks`];
   const problems: string[] = [];
   content.forEach((block: unknown, i) => {
     const here = `${at}/content/${String(i)}`;
-    if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') {
+    if (isPlainObject(block) && block.type === 'text' && typeof block.text === 'string') {
       if (block.text === '') problems.push(`${here}: empty text block`);
       return;
     }
-    if (isRecord(block) && block.type === 'image' && isRecord(block.source)) {
+    if (isPlainObject(block) && block.type === 'image' && isPlainObject(block.source)) {
       const source = block.source;
       if (source.type !== 'base64' || typeof source.data !== 'string') {
         problems.push(`${here}: image source is not base64 data`);
@@ -42,7 +39,7 @@ export function checkMessagesRequest(body: Json): string[] {
   if (Array.isArray(body.tools)) {
     body.tools.forEach((tool: unknown, i) => {
       const at = `tools/${String(i)}`;
-      if (!isRecord(tool)) {
+      if (!isPlainObject(tool)) {
         problems.push(`${at}: not an object`);
         return;
       }
@@ -61,12 +58,14 @@ export function checkMessagesRequest(body: Json): string[] {
   let open: string[] = [];
   messages.forEach((message, i) => {
     const at = `messages/${String(i)}`;
-    if (!isRecord(message)) return;
+    if (!isPlainObject(message)) return;
     const content = Array.isArray(message.content) ? (message.content as unknown[]) : [];
     if (message.role === 'user') {
-      const results = content.filter((block) => isRecord(block) && block.type === 'tool_result');
+      const results = content.filter(
+        (block) => isPlainObject(block) && block.type === 'tool_result',
+      );
       const leading = content.findIndex(
-        (block) => !isRecord(block) || block.type !== 'tool_result',
+        (block) => !isPlainObject(block) || block.type !== 'tool_result',
       );
       if (leading !== -1 && leading < results.length) {
         problems.push(`${at}: tool_result blocks must come first`);
@@ -91,7 +90,7 @@ export function checkMessagesRequest(body: Json): string[] {
     }
     if (open.length > 0) problems.push(`${at}: tool_use ${open.join(', ')} was not answered`);
     open = content
-      .filter((block): block is Json => isRecord(block) && block.type === 'tool_use')
+      .filter((block): block is Json => isPlainObject(block) && block.type === 'tool_use')
       .map((block) => String(block.id));
   });
   return problems;

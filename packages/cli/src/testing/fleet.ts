@@ -1,6 +1,7 @@
 // A fleet as the fleet tests and the bench start it, all on 127.0.0.1: a throwaway PostgreSQL
 // server (scripts/postgres.sh), N `toolplane serve --http` instances sharing it, and HAProxy
-// from the system's packages in front of them. Test and bench support, not part of the package.
+// from the system's packages in front of them. Test and bench support (and the fleet example's
+// launcher, through `@toolplane/cli/testing`), not part of the published package.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -91,24 +92,39 @@ export async function freePorts(n: number): Promise<number[]> {
 export interface BackendServer {
   readonly name: string;
   readonly port: number;
+  /** Where it listens (default 127.0.0.1). */
+  readonly host?: string;
 }
 
 /** Options of {@link haproxyConfig}. */
 export interface HaproxyConfigOptions {
-  /** The port HAProxy listens on (127.0.0.1). */
+  /** The port HAProxy listens on (127.0.0.1, unless {@link bind} says otherwise). */
   readonly port: number;
+  /** The frontend's whole `bind` line, for a deployment (`:443 ssl crt /etc/haproxy/mcp.pem`). */
+  readonly bind?: string;
   readonly servers: readonly BackendServer[];
   /** How often each instance's `/healthz` is checked (default 500 ms). */
   readonly checkIntervalMs?: number;
+  /** How often while an instance's health changes (default half of `checkIntervalMs`). */
+  readonly fastCheckIntervalMs?: number;
+  /** Passed checks before an instance gets requests again (default 1). */
+  readonly rise?: number;
 }
 
 /**
- * The HAProxy configuration of the recipe (docs/fleet.md): per-request round robin for 2026-07-28
- * requests, a stick table learnt from the `Mcp-Session-Id` answer header for 2025 sessions, health
- * checks on `/healthz`, and retries elsewhere only where nothing ran (a refused connection, a 503).
+ * The HAProxy configuration of the recipe, the one the fleet tests, the fleet example and
+ * docs/fleet.md (which quotes it, checked by `fleet-docs.test.ts`) use: per-request round robin
+ * for 2026-07-28 requests, a stick table learnt from the `Mcp-Session-Id` answer header for 2025
+ * sessions, health checks on `/healthz`, and retries elsewhere only where nothing ran (a refused
+ * connection, a 503).
  */
 export function haproxyConfig(options: HaproxyConfigOptions): string {
   const inter = options.checkIntervalMs ?? 500;
+  const fastinter = options.fastCheckIntervalMs ?? Math.max(100, inter / 2);
+  const bind = options.bind ?? `127.0.0.1:${String(options.port)}`;
+  const servers = options.servers.map(
+    (s) => `  server ${s.name} ${s.host ?? '127.0.0.1'}:${String(s.port)}`,
+  );
   return `global
   maxconn 4096
 
@@ -118,29 +134,33 @@ defaults
   timeout client 60s
   timeout server 60s
   timeout http-keep-alive 10s
-  # Retry on another instance only when the request surely did not run there.
+  # Retry elsewhere only when the request surely did not run: a refused connection, or the 503
+  # a draining instance answers before doing anything. Never on a broken answer (the call may
+  # have run: a client retries idempotent reads itself).
   retries 3
   option redispatch 1
   retry-on conn-failure 503
   option http-buffer-request
 
 frontend mcp
-  bind 127.0.0.1:${options.port}
+  bind ${bind}
   default_backend gateways
 
 backend gateways
+  # 2026-07-28 requests carry everything they need: any instance, request by request.
   balance roundrobin
-  # 2025 sessions live in one instance: learn the session's instance from the answer header of
-  # initialize, route later requests naming it there. (A hash of the header cannot work: the
+  # 2025 sessions live in the instance that created them: learn it from initialize's answer
+  # header, route the session's later requests there. (A hash of the header cannot work: the
   # instance that created the session is not the one the hash would pick.)
   stick-table type string len 64 size 1m expire 30m
   stick store-response res.hdr(mcp-session-id)
   stick match req.hdr(mcp-session-id)
+  # /healthz is 200 only when the instance can serve (store reachable, start-up done, not draining).
   option httpchk
   http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1
   http-check expect status 200
-  default-server check inter ${inter}ms fastinter ${Math.max(100, inter / 2)}ms fall 2 rise 1
-${options.servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`).join('\n')}
+  default-server check inter ${String(inter)}ms fastinter ${String(fastinter)}ms fall 2 rise ${String(options.rise ?? 1)}
+${servers.join('\n')}
 `;
 }
 

@@ -4,8 +4,9 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type RequestId,
 } from '@modelcontextprotocol/server';
+import { answerIdOf } from '@toolplane/toolmodel/wire';
 import { MAX_BATCH_SIZE } from './transport.js';
-import { answerIdOf, isJsonRpcMessage } from '../jsonrpc.js';
+import { isJsonRpcMessage } from '../jsonrpc.js';
 
 /** A request refused with an HTTP status and a JSON-RPC error body. */
 export class HttpError extends Error {

@@ -7,7 +7,8 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { answerIdOf, CONNECTION_CLOSED, isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { answerIdOf, CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
+import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
 
 /** The most messages one POST may carry. */
 export const MAX_BATCH_SIZE = 100;

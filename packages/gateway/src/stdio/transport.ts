@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import {
   ProtocolErrorCode,
   type JSONRPCMessage,
@@ -7,7 +6,8 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { answerIdOf, isJsonRpcMessage } from '../jsonrpc.js';
+import { answerIdOf, NdjsonLineSplitter } from '@toolplane/toolmodel/wire';
+import { isJsonRpcMessage } from '../jsonrpc.js';
 
 /** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -40,10 +40,7 @@ export class StdioTransport implements Transport {
   readonly #stdin: Readable;
   readonly #stdout: Writable;
   readonly #maxLine: number;
-  readonly #decoder = new StringDecoder('utf8');
-  #partial = '';
-  /** Set while the rest of an over-long line is skipped. */
-  #skipping = false;
+  readonly #lines: NdjsonLineSplitter;
   #closed = false;
   /** Set while messages wait for an {@link onInbound} promise. */
   #gate: Promise<void> | undefined;
@@ -52,6 +49,16 @@ export class StdioTransport implements Transport {
     this.#stdin = stdin;
     this.#stdout = stdout;
     this.#maxLine = maxLineBytes;
+    // An over-long line is refused as soon as it passes the cap, not when (if ever) it ends.
+    this.#lines = new NdjsonLineSplitter({
+      maxLineBytes,
+      onLine: (line) => {
+        this.#read(line);
+      },
+      onOverflow: () => {
+        this.#refuseLength();
+      },
+    });
   }
 
   start(): Promise<void> {
@@ -85,34 +92,14 @@ export class StdioTransport implements Transport {
   };
 
   readonly #onData = (chunk: Buffer | string): void => {
-    const text = this.#partial + (typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
-    const lines = text.split('\n');
-    this.#partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (this.#skipping) this.#skipping = false;
-      else if (this.#tooLong(line)) this.#refuseLength();
-      else this.#read(line.endsWith('\r') ? line.slice(0, -1) : line);
-    }
-    if (!this.#skipping && this.#tooLong(this.#partial)) {
-      this.#skipping = true;
-      this.#partial = '';
-      this.#refuseLength();
-    } else if (this.#skipping) {
-      this.#partial = '';
-    }
+    this.#lines.push(chunk);
   };
-
-  #tooLong(text: string): boolean {
-    // A UTF-16 unit is at most 3 bytes of UTF-8: most lines need no count.
-    return text.length * 3 > this.#maxLine && Buffer.byteLength(text) > this.#maxLine;
-  }
 
   #refuseLength(): void {
     this.#refuse(ProtocolErrorCode.InvalidRequest, `a line is longer than ${this.#maxLine} bytes`);
   }
 
   #read(line: string): void {
-    if (line.trim() === '') return;
     let value: unknown;
     try {
       value = JSON.parse(line);

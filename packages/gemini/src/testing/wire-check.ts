@@ -1,4 +1,5 @@
 import { checkSchema, checkToolName } from '@toolplane/adapter-kit';
+import { isPlainObject } from '@toolplane/toolmodel';
 
 // What the Gemini API documents for the requests this adapter shapes: function declarations
 // (name rule, parameters in its Schema subset), and every function call of a model turn answered
@@ -7,20 +8,16 @@ import { checkSchema, checkToolName } from '@toolplane/adapter-kit';
 
 type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Problems in a `generateContent` request body. */
 export function checkGenerateContentRequest(body: Json): string[] {
   const problems: string[] = [];
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
   tools.forEach((tool, i) => {
-    const declarations = isRecord(tool) ? tool.functionDeclarations : undefined;
+    const declarations = isPlainObject(tool) ? tool.functionDeclarations : undefined;
     if (!Array.isArray(declarations)) return;
     declarations.forEach((declaration: unknown, j) => {
       const at = `tools/${String(i)}/functionDeclarations/${String(j)}`;
-      if (!isRecord(declaration)) {
+      if (!isPlainObject(declaration)) {
         problems.push(`${at}: not an object`);
         return;
       }
@@ -44,10 +41,10 @@ export function checkGenerateContentRequest(body: Json): string[] {
   contents.forEach((content, i) => {
     const at = `contents/${String(i)}`;
     const parts =
-      isRecord(content) && Array.isArray(content.parts) ? (content.parts as unknown[]) : [];
-    const role = isRecord(content) ? content.role : undefined;
+      isPlainObject(content) && Array.isArray(content.parts) ? (content.parts as unknown[]) : [];
+    const role = isPlainObject(content) ? content.role : undefined;
     const responses = parts
-      .filter((part): part is Json => isRecord(part) && isRecord(part.functionResponse))
+      .filter((part): part is Json => isPlainObject(part) && isPlainObject(part.functionResponse))
       .map((part) => part.functionResponse as Json);
     if (open.length > 0) {
       if (role !== 'user' || responses.length !== open.length) {
@@ -68,13 +65,13 @@ export function checkGenerateContentRequest(body: Json): string[] {
             `${at}/parts/${String(j)}: id ${String(response.id)} is not the call's ${call.id}`,
           );
         }
-        if (!isRecord(response.response))
+        if (!isPlainObject(response.response))
           problems.push(`${at}/parts/${String(j)}: response is not an object`);
         const inline = Array.isArray(response.parts) ? (response.parts as unknown[]) : [];
         for (const part of inline) {
-          const data = isRecord(part) ? part.inlineData : undefined;
+          const data = isPlainObject(part) ? part.inlineData : undefined;
           if (
-            !isRecord(data) ||
+            !isPlainObject(data) ||
             typeof data.mimeType !== 'string' ||
             typeof data.data !== 'string'
           ) {
@@ -88,7 +85,7 @@ export function checkGenerateContentRequest(body: Json): string[] {
     open =
       role === 'model'
         ? parts
-            .filter((part): part is Json => isRecord(part) && isRecord(part.functionCall))
+            .filter((part): part is Json => isPlainObject(part) && isPlainObject(part.functionCall))
             .map((part) => {
               const call = part.functionCall as Json;
               return {

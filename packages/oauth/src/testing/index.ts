@@ -1,6 +1,8 @@
-export { startAuthorizationServer } from './authorization-server.js';
+// The one oidc-provider test server lives in @toolplane/fixtures; this subpath keeps the name the
+// resource server's tests (here, in the gateway and in the CLI) import it by.
+export { startAuthorizationServer } from '@toolplane/fixtures/oauth';
 export type {
   TestAuthorizationServer,
   TestAuthorizationServerOptions,
   TestClient,
-} from './authorization-server.js';
+} from '@toolplane/fixtures/oauth';

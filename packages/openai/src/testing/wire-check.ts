@@ -1,13 +1,10 @@
 import { checkSchema, checkToolName } from '@toolplane/adapter-kit';
+import { isPlainObject } from '@toolplane/toolmodel';
 
 // What OpenAI's API documents for the requests this adapter shapes: function tools (name rule,
 // schema rules for strict and non-strict), and tool results that answer every call by its ID.
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function checkTool(name: unknown, parameters: unknown, strict: unknown, at: string): string[] {
   const problems: string[] = [];
@@ -37,8 +34,8 @@ export function checkChatRequest(body: Json): string[] {
     if (!Array.isArray(tools)) problems.push('tools is not an array');
     else {
       tools.forEach((tool: unknown, i) => {
-        const fn = isRecord(tool) ? tool.function : undefined;
-        if (!isRecord(tool) || tool.type !== 'function' || !isRecord(fn)) {
+        const fn = isPlainObject(tool) ? tool.function : undefined;
+        if (!isPlainObject(tool) || tool.type !== 'function' || !isPlainObject(fn)) {
           problems.push(`tools/${i}: not a function tool`);
           return;
         }
@@ -49,7 +46,7 @@ export function checkChatRequest(body: Json): string[] {
   const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
   let open: Set<string> | undefined;
   messages.forEach((message, i) => {
-    if (!isRecord(message)) {
+    if (!isPlainObject(message)) {
       problems.push(`messages/${i}: not an object`);
       return;
     }
@@ -62,7 +59,7 @@ export function checkChatRequest(body: Json): string[] {
       const textOnly =
         typeof content === 'string' ||
         (Array.isArray(content) &&
-          content.every((part: unknown) => isRecord(part) && part.type === 'text'));
+          content.every((part: unknown) => isPlainObject(part) && part.type === 'text'));
       if (!textOnly) problems.push(`messages/${i}: tool content must be text`);
       return;
     }
@@ -72,13 +69,13 @@ export function checkChatRequest(body: Json): string[] {
     open = undefined;
     if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
       open = new Set(
-        message.tool_calls.map((call: unknown) => (isRecord(call) ? String(call.id) : '')),
+        message.tool_calls.map((call: unknown) => (isPlainObject(call) ? String(call.id) : '')),
       );
     }
     if (message.role === 'user' && Array.isArray(message.content)) {
       message.content.forEach((part: unknown, j) => {
-        if (isRecord(part) && part.type === 'image_url') {
-          const url = isRecord(part.image_url) ? part.image_url.url : undefined;
+        if (isPlainObject(part) && part.type === 'image_url') {
+          const url = isPlainObject(part.image_url) ? part.image_url.url : undefined;
           problems.push(...checkImageUrl(url, `messages/${i}/content/${j}`));
         }
       });
@@ -95,7 +92,7 @@ export function checkResponsesRequest(body: Json): string[] {
   const problems: string[] = [];
   if (Array.isArray(body.tools)) {
     body.tools.forEach((tool: unknown, i) => {
-      if (!isRecord(tool) || tool.type !== 'function') {
+      if (!isPlainObject(tool) || tool.type !== 'function') {
         problems.push(`tools/${i}: not a function tool`);
         return;
       }
@@ -106,7 +103,7 @@ export function checkResponsesRequest(body: Json): string[] {
   const calls = new Set<string>();
   const answered = new Set<string>();
   input.forEach((item, i) => {
-    if (!isRecord(item)) return;
+    if (!isPlainObject(item)) return;
     if (item.type === 'function_call') calls.add(String(item.call_id));
     if (item.type !== 'function_call_output') return;
     const id = String(item.call_id);
@@ -121,9 +118,13 @@ export function checkResponsesRequest(body: Json): string[] {
       return;
     }
     output.forEach((part: unknown, j) => {
-      if (isRecord(part) && part.type === 'input_image') {
+      if (isPlainObject(part) && part.type === 'input_image') {
         problems.push(...checkImageUrl(part.image_url, `input/${i}/output/${j}`));
-      } else if (!isRecord(part) || part.type !== 'input_text' || typeof part.text !== 'string') {
+      } else if (
+        !isPlainObject(part) ||
+        part.type !== 'input_text' ||
+        typeof part.text !== 'string'
+      ) {
         problems.push(`input/${i}/output/${j}: neither input_text nor input_image`);
       }
     });

@@ -15,13 +15,11 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
 import { isToolResult } from './transport/wire-shapes.js';
-
-/** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
-const CONNECTION_CLOSED = -32000;
 
 /** Settles a call in flight with its answer, or with why it has none. */
 type Settle = (answer: JSONRPCMessage | Error) => void;

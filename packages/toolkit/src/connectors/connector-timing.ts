@@ -1,12 +1,4 @@
 import { ToolError } from '@toolplane/toolmodel';
-import type { ConnectorOptions } from './connector-types.js';
-
-/** The delay before reconnection `attempt`: full jitter over `initialDelayMs · 2^attempt`, capped. */
-export function backoffDelay(attempt: number, backoff: ConnectorOptions['backoff']): number {
-  const initial = backoff?.initialDelayMs ?? 250;
-  const max = backoff?.maxDelayMs ?? 30_000;
-  return Math.random() * Math.min(max, initial * 2 ** Math.min(attempt, 30));
-}
 
 /** Resolves after `ms`, or as soon as `signal` aborts. */
 export async function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { backoffDelay } from '@toolplane/toolrun';
 import { CallTracker, capabilityKey } from './call-tracker.js';
 import {
   checkEra,
@@ -21,7 +22,7 @@ import {
   isStdio,
   toError,
 } from './connector-sources.js';
-import { backoffDelay, nextWake, sleep } from './connector-timing.js';
+import { nextWake, sleep } from './connector-timing.js';
 import type {
   ConnectorEvent,
   ConnectorLists,
@@ -335,7 +336,9 @@ export class Connector implements ToolkitConnector {
         this.#renegotiating = false;
         continue;
       }
-      await sleep(backoffDelay(attempt++, this.#options.backoff), this.#stopWaiting.signal);
+      const { initialDelayMs = 250, maxDelayMs = 30_000 } = this.#options.backoff ?? {};
+      const wait = backoffDelay(attempt++, { minDelay: initialDelayMs, maxDelay: maxDelayMs });
+      await sleep(wait, this.#stopWaiting.signal);
     }
   }
 

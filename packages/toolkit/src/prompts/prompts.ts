@@ -1,11 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { PromptMessage } from '@modelcontextprotocol/client';
-import { parseToolId, ToolError } from '@toolplane/toolmodel';
+import { parseToolId, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { parseDocument } from 'yaml';
 import { specIssue } from '../spec-check.js';
-import { throwIfAborted } from '../abort.js';
 import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
 import { compileTemplate, type TemplateLimits } from './template.js';

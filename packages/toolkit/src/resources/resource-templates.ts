@@ -3,8 +3,7 @@ import type {
   CompleteResult,
   ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
-import { throwIfAborted } from '../abort.js';
+import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import { nameProblem } from '../names.js';
 import { resource as toResource, validateResource, type Resource } from './resources.js';
 

@@ -6,12 +6,11 @@ import type {
   Resource as McpResource,
   TextResourceContents,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
+import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import { detect as detectEncoding } from 'chardet';
 import { fileTypeFromBuffer } from 'file-type';
 import iconv from 'iconv-lite';
 import { lookup as mimeFromName } from 'mime-types';
-import { throwIfAborted } from '../abort.js';
 import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
 

@@ -1,6 +1,5 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
-import { throwIfAborted } from '../abort.js';
+import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import type { ToolkitConnector } from '../connectors/connector.js';
 import { completePromptArgument } from '../prompts/render.js';
 import { completeTemplate } from '../resources/resource-templates.js';

@@ -151,7 +151,7 @@ describe('backoffDelay', () => {
         fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
         (attempt, minDelay, maxDelay, r) => {
           const cap = Math.min(maxDelay, minDelay * 2 ** attempt);
-          const delay = backoffDelay(attempt, minDelay, maxDelay, () => r);
+          const delay = backoffDelay(attempt, { minDelay, maxDelay, random: () => r });
           expect(delay).toBeGreaterThanOrEqual(0);
           expect(delay).toBeLessThan(cap + 1e-9);
           expect(delay).toBeCloseTo(r * cap, 6);

@@ -31,18 +31,24 @@ function isRepeatable(call: ToolCall): boolean {
   );
 }
 
+/** Options of {@link backoffDelay}; delays in milliseconds. */
+export interface BackoffOptions {
+  /** The cap of the first delay, doubled each attempt. */
+  readonly minDelay: number;
+  /** The largest cap. */
+  readonly maxDelay: number;
+  /** Where the jitter comes from (default `Math.random`), for tests. */
+  readonly random?: () => number;
+}
+
 /**
- * Full-jitter backoff: a random delay below `min(maxDelay, minDelay * 2 ** attempt)`.
- *
- * @internal
+ * Full-jitter backoff: a random delay below `min(maxDelay, minDelay * 2 ** attempt)`, for
+ * {@link retry} and the toolkit's reconnecting connectors alike. The exponent stops at 30, so
+ * thousands of attempts (a server down for a day) never make the product `0 * Infinity`.
  */
-export function backoffDelay(
-  attempt: number,
-  minDelay: number,
-  maxDelay: number,
-  random: () => number,
-): number {
-  return random() * Math.min(maxDelay, minDelay * 2 ** attempt);
+export function backoffDelay(attempt: number, options: BackoffOptions): number {
+  const { minDelay, maxDelay, random = Math.random } = options;
+  return random() * Math.min(maxDelay, minDelay * 2 ** Math.min(attempt, 30));
 }
 
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -109,7 +115,7 @@ export function retry(options: RetryOptions = {}): Middleware {
           throw error;
         }
       }
-      await delay(backoffDelay(attempt, minDelay, maxDelay, random), call.signal);
+      await delay(backoffDelay(attempt, { minDelay, maxDelay, random }), call.signal);
     }
   };
 }

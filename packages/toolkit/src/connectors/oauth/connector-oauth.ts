@@ -10,8 +10,8 @@ import {
   type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
-import { canonicalResource, credentialKey, type OAuthCredentialStore } from './credential-store.js';
+import { canonicalResource, ToolError } from '@toolplane/toolmodel';
+import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
 import { revokeTokens } from './revoke.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
@@ -80,10 +80,13 @@ export interface LoginOptions {
 }
 
 /** What the HTTP transport sees of a refused request. */
-export interface AuthRefusal {
+export interface ConnectorAuthRefusal {
   readonly status: 401 | 403;
   readonly wwwAuthenticate: string | undefined;
 }
+
+/** @deprecated Renamed {@link ConnectorAuthRefusal} (the gateway has an `AuthRefusal` of its own); this alias goes in the next minor. */
+export type AuthRefusal = ConnectorAuthRefusal;
 
 /** One run of the SDK's `auth()`. */
 interface AuthRun {
@@ -123,7 +126,7 @@ export class ConnectorOAuth {
   /** @throws {ToolError} `invalid_config` for a bad server name or URL. */
   constructor(options: ConnectorOAuthOptions) {
     this.server = options.server;
-    this.resource = canonicalResource(options.url);
+    this.resource = canonicalResource(options.url, { fragment: 'drop' });
     this.key = credentialKey(options.server, options.url);
     this.grant = options.grant ?? 'authorization_code';
     if (this.grant === 'client_credentials' && options.clientId === undefined) {
@@ -182,7 +185,7 @@ export class ConnectorOAuth {
    * @throws {ToolError} `unauthorized` when a person must log in; `forbidden` for a step-up a
    * non-interactive connector cannot make.
    */
-  async refused(refusal: AuthRefusal): Promise<boolean> {
+  async refused(refusal: ConnectorAuthRefusal): Promise<boolean> {
     const headers = new Headers();
     if (refusal.wwwAuthenticate !== undefined)
       headers.set('www-authenticate', refusal.wwwAuthenticate);

@@ -3,7 +3,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
+import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 
 /** A login in progress: what the redirect must carry back, and what redeems its code. */
 export interface PendingLogin {
@@ -57,31 +57,6 @@ export interface CredentialKeyParts {
 }
 
 /**
- * The canonical form of a resource URL (RFC 8707 §2): lower-case scheme and host, no fragment,
- * no default port.
- *
- * @throws {ToolError} `invalid_config` when `url` is not an http(s) URL.
- */
-export function canonicalResource(url: string | URL): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (error) {
-    throw new ToolError('invalid_config', `${JSON.stringify(String(url))} is not a URL`, {
-      cause: error,
-    });
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ToolError(
-      'invalid_config',
-      `a protected resource must be http(s), got ${parsed.protocol}`,
-    );
-  }
-  parsed.hash = '';
-  return parsed.href;
-}
-
-/**
  * The store key of a connector's credentials: its server name and the canonical URL of the
  * resource, so a token never serves another server or another resource.
  *
@@ -95,7 +70,8 @@ export function credentialKey(server: string, resource: string | URL): string {
       `server name ${JSON.stringify(server)} must be non-empty, without spaces`,
     );
   }
-  return `${server} ${canonicalResource(resource)}`;
+  // The client's resource is the URL it fetches, whose fragment is never sent: dropped, not refused.
+  return `${server} ${canonicalResource(resource, { fragment: 'drop' })}`;
 }
 
 /** Takes a {@link credentialKey} apart; `undefined` for a string that is not one. */

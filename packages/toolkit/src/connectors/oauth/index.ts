@@ -1,8 +1,10 @@
 // @toolplane/toolkit/oauth: connectors as OAuth 2.1 clients, for the apps and CLIs that log in
 // and the credential stores that keep the tokens. The main entry stays about toolkits.
 export { ConnectorOAuth, createConnectorOAuth } from './connector-oauth.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
+export type { AuthRefusal } from './connector-oauth.js';
 export type {
-  AuthRefusal,
+  ConnectorAuthRefusal,
   ConnectorOAuthOptions,
   LoginOptions,
   OAuthStatus,
@@ -14,8 +16,10 @@ export {
   tokenKeyFromEnv,
 } from './credential-sealing.js';
 export type { SealedBlobStore } from './credential-sealing.js';
+// One definition, shared with the oauth package's resource server.
+export { canonicalResource } from '@toolplane/toolmodel';
+export type { CanonicalResourceOptions } from '@toolplane/toolmodel';
 export {
-  canonicalResource,
   credentialKey,
   MemoryCredentialStore,
   parseCredentialKey,

@@ -2,6 +2,7 @@
 // it tells of connections the server ends, and what the transport reads off its answers.
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { Agent, type Dispatcher } from 'undici';
+import { MAX_REDIRECTS } from './node-fetch.js';
 
 /**
  * One keep-alive agent for every connector in the process (undici pools connections per origin).
@@ -10,9 +11,6 @@ import { Agent, type Dispatcher } from 'undici';
  * how long a request may take is the MCP request timeout's business.
  */
 export const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
-
-/** How many same-origin redirects a request follows. */
-export const MAX_REDIRECTS = 20;
 
 /** Who hears, per origin, of the server closing or resetting a connection of the pool. */
 const closedByServer = new Map<string, Set<(error: Error) => void>>();

@@ -6,6 +6,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
+import { CONNECTION_CLOSED, type RequestId } from '@toolplane/toolmodel/wire';
 import { createParser } from 'eventsource-parser';
 import {
   agent,
@@ -13,7 +14,6 @@ import {
   header,
   isMessage,
   isRedirect,
-  MAX_REDIRECTS,
   mediaType,
   redirectNote,
   suffix,
@@ -21,11 +21,10 @@ import {
   type Answer,
 } from './http-agent.js';
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
+import { MAX_REDIRECTS } from './node-fetch.js';
 import {
-  CONNECTION_CLOSED,
   postFailureCode,
   RECONNECT,
-  type RequestId,
   type StreamableHttpClientTransportOptions,
   type StreamContext,
 } from './http-transport-parts.js';

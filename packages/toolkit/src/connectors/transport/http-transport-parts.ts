@@ -1,10 +1,6 @@
 // The options and small pieces of the Streamable HTTP client transport, apart from its class.
 import { SdkErrorCode } from '@modelcontextprotocol/client';
-
-export type RequestId = string | number;
-
-/** The JSON-RPC code of an answer lost with its stream. */
-export const CONNECTION_CLOSED = -32000;
+import type { RequestId } from '@toolplane/toolmodel/wire';
 
 /** The SDK's code for a POST the server refused with `status`, as its own transport picks it. */
 export function postFailureCode(status: number): SdkErrorCode {

@@ -2,7 +2,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 
-const MAX_REDIRECTS = 20;
+/** How many redirects a request follows (as `fetch` does), here and in the HTTP transport. */
+export const MAX_REDIRECTS = 20;
 
 const agents = {
   'http:': new HttpAgent({ keepAlive: true }),

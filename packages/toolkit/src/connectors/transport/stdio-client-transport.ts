@@ -7,6 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { NdjsonLineSplitter, type SkippedLine } from '@toolplane/toolmodel/wire';
 import { readMessage } from './wire-shapes.js';
 
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
@@ -26,9 +27,6 @@ export interface MessageTooLargeData {
 
 /** How long {@link StdioClientTransport.close} waits after closing stdin, then after SIGTERM. */
 const EXIT_GRACE_MS = 1_000;
-
-// How much of an oversized line is kept at each end, to find the ID of the request it answered.
-const EDGE_BYTES = 512;
 
 /** Options for {@link StdioClientTransport}. */
 export interface StdioClientTransportOptions {
@@ -99,14 +97,25 @@ export class StdioClientTransport implements Transport {
   #exited: Promise<void> = Promise.resolve();
   /** Settles when its pipes have closed too (see {@link onclose}). */
   #closed: Promise<void> = Promise.resolve();
-  // The current line's chunks and their length; while skipping an oversized line, its ends.
-  #chunks: Buffer[] = [];
-  #length = 0;
-  #skipping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
+  #lines: NdjsonLineSplitter;
 
   constructor(options: StdioClientTransportOptions) {
     this.#options = options;
     this.#max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#lines = this.#splitter();
+  }
+
+  /** Splits stdout into lines, each a message; an oversized one is refused once it ends. */
+  #splitter(): NdjsonLineSplitter {
+    return new NdjsonLineSplitter({
+      maxLineBytes: this.#max,
+      onLine: (line) => {
+        this.#read(line);
+      },
+      onSkipped: (skipped) => {
+        this.#refuse(skipped);
+      },
+    });
   }
 
   /** The server's stderr, readable from construction on (nothing it writes early is lost). */
@@ -154,7 +163,7 @@ export class StdioClientTransport implements Transport {
       });
     });
     child.stdout.on('data', (chunk: Buffer) => {
-      this.#receive(chunk);
+      this.#lines.push(chunk);
     });
     child.stderr.pipe(this.#stderr);
     for (const stream of [child.stdin, child.stdout]) {
@@ -180,9 +189,7 @@ export class StdioClientTransport implements Transport {
 
   async close(): Promise<void> {
     const child = this.#child;
-    this.#chunks = [];
-    this.#length = 0;
-    this.#skipping = undefined;
+    this.#lines = this.#splitter();
     // Never started (spawn failed): nothing to wait for.
     if (child?.pid === undefined) return;
     if (child.exitCode === null && child.signalCode === null) {
@@ -207,49 +214,7 @@ export class StdioClientTransport implements Transport {
     }
   }
 
-  /** Splits stdout into lines, each a message, skipping over lines that are too long. */
-  #receive(chunk: Buffer): void {
-    let start = 0;
-    while (start < chunk.length) {
-      const newline = chunk.indexOf(0x0a, start);
-      const end = newline === -1 ? chunk.length : newline;
-      const piece = chunk.subarray(start, end);
-      if (this.#skipping === undefined && this.#length + piece.length > this.#max) {
-        // Too long: from here on only its length and its ends are kept.
-        const head = Buffer.concat(
-          [...this.#chunks, piece],
-          Math.min(this.#length + piece.length, EDGE_BYTES),
-        );
-        this.#skipping = { head, tail: lastBytes(this.#chunks, EDGE_BYTES), bytes: this.#length };
-        this.#chunks = [];
-        this.#length = 0;
-      }
-      const skipping = this.#skipping;
-      if (skipping === undefined) {
-        this.#chunks.push(piece);
-        this.#length += piece.length;
-      } else {
-        skipping.bytes += piece.length;
-        const end = piece.subarray(-EDGE_BYTES);
-        skipping.tail = Buffer.concat([skipping.tail, end]).subarray(-EDGE_BYTES);
-      }
-      if (newline === -1) return;
-      this.#endLine();
-      start = newline + 1;
-    }
-  }
-
-  #endLine(): void {
-    const skipped = this.#skipping;
-    if (skipped !== undefined) {
-      this.#skipping = undefined;
-      this.#refuse(skipped);
-      return;
-    }
-    const line = Buffer.concat(this.#chunks, this.#length).toString('utf8').replace(/\r$/, '');
-    this.#chunks = [];
-    this.#length = 0;
-    if (line.trim() === '') return;
+  #read(line: string): void {
     let message: JSONRPCMessage;
     try {
       message = readMessage(JSON.parse(line));
@@ -264,9 +229,9 @@ export class StdioClientTransport implements Transport {
    * Fails what an oversized line was, when its ends tell: the request of ours it answered, or the
    * server's own request (answered to the server, whose IDs are its own and may equal ours).
    */
-  #refuse(skipped: { head: Buffer; tail: Buffer; bytes: number }): void {
+  #refuse(skipped: SkippedLine): void {
     const reason = `the server sent a message of ${skipped.bytes} bytes, over the limit of ${this.#max}; it was dropped`;
-    const { kind, id } = describeLine(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
+    const { kind, id } = describeLine(UTF8.decode(skipped.head), UTF8.decode(skipped.tail));
     this.onerror?.(new Error(reason));
     if (id === undefined) return;
     if (kind === 'response') {
@@ -291,6 +256,7 @@ export class StdioClientTransport implements Transport {
   }
 }
 
+const UTF8 = new TextDecoder();
 const ID = /-?\d+|"(?:[^"\\]|\\.)*"/y;
 const KEY = /"((?:[^"\\]|\\.)*)"\s*:\s*/y;
 // The ID as the last member of the outermost object, from the line's end.
@@ -346,16 +312,4 @@ function stringEnd(text: string, start: number): number {
     else if (text[i] === '"') return i + 1;
   }
   return text.length;
-}
-
-/** The last `count` bytes of `chunks` taken together. */
-function lastBytes(chunks: readonly Buffer[], count: number): Buffer {
-  const kept: Buffer[] = [];
-  let length = 0;
-  for (let i = chunks.length - 1; i >= 0 && length < count; i--) {
-    const chunk = chunks[i] ?? Buffer.alloc(0);
-    kept.unshift(chunk.subarray(-(count - length)));
-    length += kept[0]?.length ?? 0;
-  }
-  return Buffer.concat(kept);
 }

@@ -4,16 +4,13 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/client';
+import { isPlainObject } from '@toolplane/toolmodel';
 
 // Why: the SDK checks every message read, and every tools/call result, against its zod schemas,
 // which cost a gateway's call ~8 µs of CPU. The common shapes are told here by hand, only where
 // the answer is certain to be zod's own (the same verdict, and a value equal to zod's output,
 // which copies an object and drops nothing but what these checks send to zod); anything else is
 // left to zod, so what is accepted, refused and passed on stays exactly the SDK's.
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isId(value: unknown): value is string | number {
   return typeof value === 'string' || Number.isSafeInteger(value);
