@@ -74,14 +74,18 @@ function firstExample(item: Published): string {
   return block;
 }
 
-/** Runs `node --import tsx file` in the app; kills it after `ms`, or interrupts it on cue. */
+/**
+ * Runs the example's JavaScript (as tsc would emit it) with plain Node in the app; kills it
+ * after `ms`, or interrupts it on cue. Not tsx: its signal relay ends a process whose own
+ * `process.once('SIGINT')` handler has just run.
+ */
 function runExample(
   file: string,
   interruptAfter: RegExp | undefined,
   ms = 120_000,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const child = spawn(process.execPath, [file], {
       cwd: app,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -154,7 +158,6 @@ beforeAll(async () => {
       '@modelcontextprotocol/server-everything@2026.8.31',
       'typescript@~6.0.3',
       '@types/node@^20.19.0',
-      'tsx@^4',
     ],
     { cwd: app, maxBuffer: 64 * 1024 * 1024 },
   );
@@ -165,7 +168,13 @@ beforeAll(async () => {
       .filter((item) => item.folder !== 'cli')
       .map((item) => [join(app, `${item.folder}.ts`), `${firstExample(item)}\nexport {};\n`]),
   );
-  for (const [path, text] of files) await writeFile(path, text);
+  for (const [path, text] of files) {
+    await writeFile(path, text);
+    const emitted = ts.transpileModule(text, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    await writeFile(path.replace(/\.ts$/, '.mjs'), emitted.outputText);
+  }
   const common: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     strict: true,
@@ -249,7 +258,7 @@ describe('the packed packages, installed with npm', () => {
     it.runIf(runs !== undefined)(
       'runs its first example as written',
       async () => {
-        const { code, output } = await runExample(`${folder}.ts`, runs?.interruptAfter);
+        const { code, output } = await runExample(`${folder}.mjs`, runs?.interruptAfter);
         expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
       },
       150_000,
