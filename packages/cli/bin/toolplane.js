@@ -1,12 +1,37 @@
 #!/usr/bin/env node
-// The `toolplane` command. It always exists, so a fresh `pnpm install` can link it before any
-// build. In a clone of the repository it runs the TypeScript source through tsx (never a stale
-// build); an installed package, which ships no source, runs the compiled dist/bin.js.
-import { existsSync } from 'node:fs';
+// The `toolplane` command. An installed package, which ships no source, runs the compiled
+// dist/bin.js. So does a clone of the repository, where `pnpm install` builds every package (the
+// root `prepare` script), as long as that build is fresh. A clone whose build is missing or older
+// than its source (an edit, a checkout, a pull) never runs the stale build: it runs the
+// TypeScript source through tsx instead, slower to start, and says so in one line on stderr
+// (stdout may be an MCP client's stdio) until `pnpm build` refreshes dist.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { register } from 'node:module';
-import { URL } from 'node:url';
+import { join } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const source = new URL('../src/bin.ts', import.meta.url);
+
+if (!existsSync(source)) {
+  await import('../dist/bin.js');
+} else {
+  const stale = staleBuild();
+  const tsx = stale === undefined ? undefined : tsxApi();
+  if (tsx === undefined) {
+    await import('../dist/bin.js');
+  } else {
+    process.stderr.write(
+      `toolplane: ${stale}; running the source through tsx (run pnpm build for a fast start)\n`,
+    );
+    // The workspace packages' `@toolplane/source` export condition, as `--conditions` would add it.
+    register('./source-condition.js', import.meta.url);
+    const { register: registerTsx } = await import(tsx);
+    registerTsx();
+    await import(source.href);
+  }
+}
 
 function tsxApi() {
   try {
@@ -16,13 +41,33 @@ function tsxApi() {
   }
 }
 
-const tsx = existsSync(source) ? tsxApi() : undefined;
-if (tsx === undefined) {
-  await import('../dist/bin.js');
-} else {
-  // The workspace packages' `@toolplane/source` export condition, as `--conditions` would add it.
-  register('./source-condition.js', import.meta.url);
-  const { register: registerTsx } = await import(tsx);
-  registerTsx();
-  await import(source.href);
+/**
+ * Why the build cannot be run (its dist missing, or older than a source file of this package or
+ * of a workspace package it depends on), or undefined when it can. Workspace packages live in
+ * the sibling folder named after their unscoped name.
+ */
+function staleBuild() {
+  const seen = new Set();
+  const pending = [packageDir];
+  while (pending.length > 0) {
+    const dir = pending.pop();
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const built = join(dir, 'dist', 'index.js');
+    if (!existsSync(built)) return `${join(dir, 'dist')} is missing`;
+    const builtAt = statSync(built).mtimeMs;
+    const src = join(dir, 'src');
+    for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || entry.name.includes('.test.')) continue;
+      const file = join(entry.parentPath, entry.name);
+      if (statSync(file).mtimeMs > builtAt) return `${file} is newer than its build`;
+    }
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
+      if (String(range).startsWith('workspace:')) {
+        pending.push(join(dir, '..', name.slice(name.indexOf('/') + 1)));
+      }
+    }
+  }
+  return undefined;
 }

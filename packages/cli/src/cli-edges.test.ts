@@ -9,17 +9,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   exited,
   json,
-  runCli,
   SERVE_HTTP,
   sourceCommand,
   startCli,
   waitForOutput,
   type Ran,
 } from './testing/cli-process.js';
+import { runInProcess } from './testing/in-process.js';
 
-// The CLI's rough edges, each driven through the real binary: --version, repeated options,
-// key=@- and key=@FILE, resource templates, exit codes and error text, no spinner on a
-// zero-width terminal, and signals that always end it.
+// The CLI's rough edges: --version, repeated options, key=@- and key=@FILE, resource templates,
+// exit codes and error text, run in process; no spinner on a zero-width terminal, and signals
+// that always end it, driven through real processes.
 
 const fixture = fixtureCommand('stdio');
 const packageVersion = (
@@ -84,7 +84,11 @@ function run(
   args: readonly string[],
   options: { env?: Record<string, string>; stdin?: string } = {},
 ): Promise<Ran> {
-  return runCli(args, { cwd: dir, env: options.env, input: options.stdin });
+  return runInProcess(args, {
+    cwd: dir,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.stdin === undefined ? {} : { input: options.stdin }),
+  });
 }
 
 /** A config with one raw server in `mode` (its PID written to `<name>.pid`). */

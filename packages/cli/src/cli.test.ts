@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   exited,
   json,
-  runCli,
   SERVE_HTTP,
   sourceCommand,
   startCli,
   waitForStderr,
   type Ran,
 } from './testing/cli-process.js';
+import { runInProcess } from './testing/in-process.js';
 
 const fixture = fixtureCommand('stdio');
 const SECRET = 'sk-live-very-secret-value';
@@ -25,7 +25,7 @@ function run(
   args: readonly string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<Ran> {
-  return runCli(args, { ...options, cwd: options.cwd ?? dir });
+  return runInProcess(args, { ...options, cwd: options.cwd ?? dir });
 }
 
 beforeAll(async () => {

@@ -1,16 +1,47 @@
 import { Command } from 'commander';
-import { registerAuth } from './commands/auth.js';
-import { registerChain } from './commands/chain.js';
-import { registerConnectors } from './commands/connectors.js';
-import { registerPrompts } from './commands/prompts.js';
-import { registerResources } from './commands/resources.js';
-import { registerServe } from './commands/serve.js';
+import { ToolError } from '@toolplane/toolmodel';
 import type { CommandContext } from './commands/shared.js';
-import { registerTools } from './commands/tools.js';
-import { ToolError } from '@toolplane/toolkit';
-import { loadConfig, type CliConfig } from './config.js';
+import type { CliConfig } from './config.js';
 import { exitCode, Output, type OutputStream } from './output.js';
 import { VERSION } from './version.js';
+
+type Register = (command: Command, context: CommandContext) => void;
+
+/**
+ * Every command, in the order `--help` lists them. Only the module of the command a user runs is
+ * imported (with the toolkit, the gateway, the stores and OAuth behind it): `--version`, `--help`
+ * and a mistyped command start in a blink.
+ */
+const COMMANDS: Readonly<Record<string, { description: string; load: () => Promise<Register> }>> = {
+  serve: {
+    description: 'start the gateway (stdio by default; --http for Streamable HTTP)',
+    load: async () => (await import('./commands/serve.js')).registerServe,
+  },
+  tools: {
+    description: 'list, search, describe and call tools',
+    load: async () => (await import('./commands/tools.js')).registerTools,
+  },
+  prompts: {
+    description: 'list, render, add and remove prompts',
+    load: async () => (await import('./commands/prompts.js')).registerPrompts,
+  },
+  resources: {
+    description: 'list, read, add and remove resources, and list resource templates',
+    load: async () => (await import('./commands/resources.js')).registerResources,
+  },
+  chain: {
+    description: 'run tools one after another',
+    load: async () => (await import('./commands/chain.js')).registerChain,
+  },
+  connectors: {
+    description: 'the upstream MCP servers',
+    load: async () => (await import('./commands/connectors.js')).registerConnectors,
+  },
+  auth: {
+    description: 'OAuth logins to protected upstream servers',
+    load: async () => (await import('./commands/auth.js')).registerAuth,
+  },
+};
 
 /** Where {@link runCli} reads and writes; the process's own streams by default. */
 export interface RunCliOptions {
@@ -74,10 +105,10 @@ export async function runCli(
     stopTime: options.onStopTime ?? (() => undefined),
   };
   let code = 0;
-  const program = buildProgram(context, (c) => {
-    code = c;
-  });
   try {
+    const program = await buildProgram(context, commandWord(argv), (c) => {
+      code = c;
+    });
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
@@ -87,7 +118,28 @@ export async function runCli(
   }
 }
 
-function buildProgram(base: Context, setCode: (code: number) => void): Command {
+/**
+ * The command a user asked for (`tools` in `toolplane -c x.yaml tools list`, and in `toolplane
+ * help tools`), or undefined when there is none.
+ */
+function commandWord(argv: readonly string[]): string | undefined {
+  let afterHelp = false;
+  for (let i = 0; i < argv.length; i += 1) {
+    const word = argv[i] ?? '';
+    if (word === '--') return undefined;
+    // The one global option that takes a separate value.
+    if (word === '-c' || word === '--config') i += 1;
+    else if (word === 'help' && !afterHelp) afterHelp = true;
+    else if (!word.startsWith('-')) return word;
+  }
+  return undefined;
+}
+
+async function buildProgram(
+  base: Context,
+  wanted: string | undefined,
+  setCode: (code: number) => void,
+): Promise<Command> {
   const { output } = base;
   const program = new Command('toolplane')
     .description(
@@ -126,13 +178,11 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
       return Buffer.concat(chunks).toString('utf8');
     },
   };
-  registerServe(program, context);
-  registerTools(program, context);
-  registerPrompts(program, context);
-  registerResources(program, context);
-  registerChain(program, context);
-  registerConnectors(program, context);
-  registerAuth(program, context);
+  for (const [name, { description, load }] of Object.entries(COMMANDS)) {
+    const command = program.command(name).description(description);
+    // The others stay names and descriptions, enough for the help and "did you mean".
+    if (name === wanted) (await load())(command, context);
+  }
   refuseRepeats(program);
   return program;
 }
@@ -159,6 +209,7 @@ function refuseRepeats(command: Command): void {
 }
 
 async function loadCliConfig(context: Context, globals: GlobalOptions): Promise<CliConfig> {
+  const { loadConfig } = await import('./config.js');
   const cfg = await loadConfig({
     cwd: context.cwd,
     env: context.env,

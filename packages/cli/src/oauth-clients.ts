@@ -1,5 +1,3 @@
-import { createPostgresCredentialStore } from '@toolplane/store-postgres';
-import { createSqliteCredentialStore } from '@toolplane/store-sqlite';
 import {
   createConnectorOAuth,
   MemoryCredentialStore,
@@ -31,7 +29,9 @@ export async function openCredentials(
   }
   const key = { key: tokenKeyFromEnv({ ...(options.env ?? process.env) }) };
   switch (config.kind) {
+    // Each store's driver (a native module, or pg) loads only for the store the config names.
     case 'sqlite': {
+      const { createSqliteCredentialStore } = await import('@toolplane/store-sqlite');
       const store = createSqliteCredentialStore({ path: config.path, ...key });
       return {
         store,
@@ -42,6 +42,7 @@ export async function openCredentials(
       };
     }
     case 'postgres': {
+      const { createPostgresCredentialStore } = await import('@toolplane/store-postgres');
       const store = await createPostgresCredentialStore({
         connectionString: config.connectionString,
         ...(config.schema === undefined ? {} : { schema: config.schema }),

@@ -1,6 +1,4 @@
 import { builtinTools } from '@toolplane/builtins';
-import { createPostgresStore } from '@toolplane/store-postgres';
-import { createSqliteStore } from '@toolplane/store-sqlite';
 import {
   createMemoryStore,
   createToolkit,
@@ -9,9 +7,8 @@ import {
   type Toolkit,
   type ToolkitEvent,
 } from '@toolplane/toolkit';
-import { createAjvValidator } from '@toolplane/validator-ajv';
 import type { CliConfig, StoreConfig } from './config.js';
-import { connectorOAuth, openCredentials, type OpenCredentials } from './oauth-clients.js';
+import type { OpenCredentials } from './oauth-clients.js';
 import { VERSION } from './version.js';
 
 /** A toolkit built from a {@link CliConfig}, with the store it reads; see {@link openToolkit}. */
@@ -69,6 +66,8 @@ export async function openToolkit(
   const builtins = config.builtins
     ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
     : undefined;
+  // Loaded here, not at the top: `import('@toolplane/cli')` for its config helpers stays light.
+  const { createAjvValidator } = await import('@toolplane/validator-ajv');
   const toolkit = createToolkit({
     ...(builtins === undefined ? {} : { tools: builtins }),
     prompts,
@@ -93,6 +92,7 @@ export async function openToolkit(
   let credentials: OpenCredentials | undefined;
   try {
     if (started.some((c) => c.auth !== undefined)) {
+      const { openCredentials } = await import('./oauth-clients.js');
       credentials = await openCredentials(config.store, {
         ...(signal === undefined ? {} : { signal }),
         ...(options.env === undefined ? {} : { env: options.env }),
@@ -102,8 +102,10 @@ export async function openToolkit(
     await store.close();
     throw error;
   }
+  const { connectorOAuth } =
+    credentials === undefined ? { connectorOAuth: undefined } : await import('./oauth-clients.js');
   for (const connector of started) {
-    const oauth = credentials && connectorOAuth(connector, credentials.store);
+    const oauth = credentials && connectorOAuth?.(connector, credentials.store);
     const source =
       oauth === undefined || typeof connector.source !== 'object' || !('url' in connector.source)
         ? connector.source
@@ -148,16 +150,22 @@ export async function openToolkit(
  * @throws {ToolError} `store_error` when it cannot be opened.
  */
 export async function openStore(config: StoreConfig, signal?: AbortSignal): Promise<Store> {
+  // Each store's driver loads only when the config names it: `store: memory` never loads a
+  // native module, and pg loads only for PostgreSQL.
   switch (config.kind) {
     case 'memory':
       return createMemoryStore();
-    case 'sqlite':
+    case 'sqlite': {
+      const { createSqliteStore } = await import('@toolplane/store-sqlite');
       return createSqliteStore({ path: config.path });
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { createPostgresStore } = await import('@toolplane/store-postgres');
       return createPostgresStore({
         connectionString: config.connectionString,
         ...(config.schema === undefined ? {} : { schema: config.schema }),
         ...(signal === undefined ? {} : { signal }),
       });
+    }
   }
 }

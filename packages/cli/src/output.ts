@@ -1,4 +1,4 @@
-import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
+import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
 import { CommanderError } from 'commander';
 import Table from 'cli-table3';
 import ora from 'ora';

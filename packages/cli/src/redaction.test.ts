@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  listeningUrl,
-  runCli,
-  SERVE_HTTP,
-  startCli,
-  stop,
-  waitForStderr,
-} from './testing/cli-process.js';
+import { listeningUrl, SERVE_HTTP, startCli, stop, waitForStderr } from './testing/cli-process.js';
+import { runInProcess } from './testing/in-process.js';
 
 // Secrets the configuration takes from the environment and from a URL.
 const ENV_KEY = 'sk-env-key-7f3a9c2e';
@@ -64,7 +58,7 @@ let config: string;
 
 /** What the CLI prints on both streams for `args`, run in the test folder with the key set. */
 async function run(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  const ran = await runCli(args, { cwd: dir, env: { LEAK_KEY: ENV_KEY } });
+  const ran = await runInProcess(args, { cwd: dir, env: { LEAK_KEY: ENV_KEY } });
   return { code: ran.code, output: ran.stdout + ran.stderr };
 }
 

@@ -1,5 +1,5 @@
 import type { Prompt, Resource, Store, StoreChange } from '@toolplane/toolkit';
-import { describeStoreContract } from '@toolplane/toolkit/testing';
+import { describeStoreContract } from '@toolplane/toolkit/testing/vitest';
 import { ToolError } from '@toolplane/toolmodel';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import fc from 'fast-check';

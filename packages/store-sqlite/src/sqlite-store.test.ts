@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entryArgs } from '@toolplane/fixtures';
 import type { StoreChange } from '@toolplane/toolkit';
-import { describeStoreContract } from '@toolplane/toolkit/testing';
+import { describeStoreContract } from '@toolplane/toolkit/testing/vitest';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

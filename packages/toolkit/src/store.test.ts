@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createChangeEmitter, createMemoryStore, type StoreChange } from './store.js';
-import { describeStoreContract } from './testing/index.js';
+import { describeStoreContract } from './testing/vitest.js';
 
 describeStoreContract('createMemoryStore', { create: () => createMemoryStore() });
 

@@ -29,7 +29,7 @@ export type StoreListener = (change: StoreChange) => void;
  * Where the user namespace keeps its prompts and resources. A change is visible to the very next
  * `get`/`list` once its promise resolves, and is announced to subscribers by then.
  * Implementations: {@link createMemoryStore}, `@toolplane/store-sqlite`; check a new one with
- * `describeStoreContract` from `@toolplane/toolkit/testing`.
+ * `describeStoreContract` from `@toolplane/toolkit/testing/vitest`.
  */
 export interface Store {
   /**

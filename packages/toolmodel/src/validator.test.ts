@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeSchemaValidatorContract } from './testing/index.js';
+import { describeSchemaValidatorContract } from './testing/vitest.js';
 import { createValidator } from './validator.js';
 
 describeSchemaValidatorContract('createValidator (@cfworker/json-schema)', () => createValidator());

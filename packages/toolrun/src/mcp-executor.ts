@@ -72,7 +72,8 @@ export interface McpExecutor {
    * result with `isError: true` (its text is the message; the result is the `cause`). Through
    * {@link createRunner} these errors keep their code, message and `cause`: the runner adds the
    * tool ID, backend and `op: 'execute'` instead of wrapping them, so the `isError` result is
-   * the runner's error's `cause` too.
+   * the runner's error's `cause` too. `invalid_argument` when the server's client is a v1 SDK
+   * (`@modelcontextprotocol/sdk`) `Client`: pass a v2 one from `@modelcontextprotocol/client`.
    */
   callTool(
     serverName: string,
@@ -101,6 +102,27 @@ function lookupClient(
     );
   }
   return client;
+}
+
+/**
+ * A `Client` of the v1 SDK (`@modelcontextprotocol/sdk`): an SDK client (it has
+ * `getServerVersion`) without v2's `getNegotiatedProtocolVersion`. Its `callTool(params,
+ * resultSchema, options)` would take our request options for a result schema and fail with
+ * "v3Schema.safeParse is not a function".
+ */
+function isV1Client(client: McpCallClient): boolean {
+  const probe = client as McpCallClient & Record<string, unknown>;
+  return (
+    typeof probe.getServerVersion === 'function' &&
+    typeof probe.getNegotiatedProtocolVersion !== 'function'
+  );
+}
+
+function v1ClientError(serverName: string): ToolError {
+  return new ToolError(
+    'invalid_argument',
+    `the client for server "${serverName}" is a v1 @modelcontextprotocol/sdk Client; pass a v2 Client from @modelcontextprotocol/client (npm install @modelcontextprotocol/client)`,
+  );
 }
 
 function fromMcpError(error: unknown, serverName: string, toolName: string): ToolError {
@@ -145,6 +167,7 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
     // Awaited only when it is a promise: a tick less for every call to a connected client.
     const client = found instanceof Promise ? await found : found;
     if (signal?.aborted) throw abortError(signal);
+    if (isV1Client(client)) throw v1ClientError(serverName);
 
     const onProgress = call.onProgress;
     const reset = call.resetTimeoutOnProgress ?? defaults.resetTimeoutOnProgress;

@@ -1,5 +1,5 @@
 import { createValidator, type JsonSchema } from '@toolplane/toolmodel';
-import { describeSchemaValidatorContract } from '@toolplane/toolmodel/testing';
+import { describeSchemaValidatorContract } from '@toolplane/toolmodel/testing/vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';

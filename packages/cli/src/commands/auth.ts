@@ -43,10 +43,9 @@ async function withCredentials(
   }
 }
 
-/** `toolplane auth login|status|logout`: OAuth logins to protected upstream servers. */
-export function registerAuth(program: Command, context: CommandContext): void {
+/** `toolplane auth login|status|logout`, under the `auth` command. */
+export function registerAuth(auth: Command, context: CommandContext): void {
   const { output, config } = context;
-  const auth = program.command('auth').description('OAuth logins to protected upstream servers');
 
   auth
     .command('login <server>')

@@ -7,12 +7,10 @@ import { z } from 'zod';
 import { formatDuration } from '../output.js';
 import { findTool, printValue, withToolkit, type CommandContext } from './shared.js';
 
-/** `toolplane chain run FILE`. */
-export function registerChain(program: Command, context: CommandContext): void {
+/** `toolplane chain run FILE`, under the `chain` command. */
+export function registerChain(chain: Command, context: CommandContext): void {
   const { output, config } = context;
-  program
-    .command('chain')
-    .description('run tools one after another')
+  chain
     .command('run')
     .description('run a chain file: a YAML or JSON list of { tool, args?, usePrevious? }')
     .argument('<file>', 'the chain file')

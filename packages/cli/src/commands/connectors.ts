@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
 import { withToolkit, type CommandContext } from './shared.js';
 
-/** `toolplane connectors status`. */
-export function registerConnectors(program: Command, context: CommandContext): void {
+/** `toolplane connectors status`, under the `connectors` command. */
+export function registerConnectors(connectors: Command, context: CommandContext): void {
   const { output, config, setCode } = context;
-  program
-    .command('connectors')
-    .description('the upstream MCP servers')
+  connectors
     .command('status')
     .description('start every upstream server and report how each is doing')
     .action(async () => {

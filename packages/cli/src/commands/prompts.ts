@@ -14,10 +14,9 @@ import {
   type CommandContext,
 } from './shared.js';
 
-/** `toolplane prompts list|get|add|rm`. */
-export function registerPrompts(program: Command, context: CommandContext): void {
+/** `toolplane prompts list|get|add|rm`, under the `prompts` command. */
+export function registerPrompts(prompts: Command, context: CommandContext): void {
   const { output, config } = context;
-  const prompts = program.command('prompts').description('list, render, add and remove prompts');
   prompts
     .command('list')
     .description('list every prompt')

@@ -20,12 +20,9 @@ import {
   type CommandContext,
 } from './shared.js';
 
-/** `toolplane resources list|templates|read|add|rm`. */
-export function registerResources(program: Command, context: CommandContext): void {
+/** `toolplane resources list|templates|read|add|rm`, under the `resources` command. */
+export function registerResources(resources: Command, context: CommandContext): void {
   const { output, config } = context;
-  const resources = program
-    .command('resources')
-    .description('list, read, add and remove resources, and list resource templates');
   resources
     .command('list')
     .description('list every resource')

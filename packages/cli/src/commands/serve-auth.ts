@@ -1,5 +1,5 @@
 import { ToolError } from '@toolplane/toolkit';
-import { createResourceServer, metadataUrl, type ResourceServer } from '@toolplane/oauth';
+import type { ResourceServer } from '@toolplane/oauth';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
 
@@ -11,10 +11,10 @@ import type { Output } from '../output.js';
  * @throws {ToolError} `invalid_argument` when a static token is given too; `invalid_config`
  * for a scope map `@toolplane/oauth` refuses.
  */
-export function resourceServerFor(
+export async function resourceServerFor(
   cfg: CliConfig,
   staticToken: string | undefined,
-): ResourceServer | undefined {
+): Promise<ResourceServer | undefined> {
   const auth = cfg.auth;
   if (auth === undefined) return undefined;
   if (staticToken !== undefined) {
@@ -23,6 +23,8 @@ export function resourceServerFor(
       'the config has an auth section (OAuth), so a static bearer token (--token, --token-file or TOOLPLANE_TOKEN) cannot be used too; drop one of them',
     );
   }
+  // OAuth (jose and its JWKS cache) loads only for a config with an auth section.
+  const { createResourceServer } = await import('@toolplane/oauth');
   return createResourceServer({
     issuer: auth.issuer,
     ...(auth.audience === undefined ? {} : { audience: auth.audience }),
@@ -53,7 +55,12 @@ export async function checkIssuer(
 }
 
 /** Says where clients get tokens, after the gateway's URL is printed. */
-export function printAuthHelp(output: Output, auth: ResourceServer, url: string): void {
+export async function printAuthHelp(
+  output: Output,
+  auth: ResourceServer,
+  url: string,
+): Promise<void> {
+  const { metadataUrl } = await import('@toolplane/oauth');
   const c = output.errColor;
   output.say(
     `${c.green('OAuth')}: clients need an access token from ${c.bold(auth.issuer)} for resource ${c.bold(auth.resource(url))}`,

@@ -23,12 +23,10 @@ import {
 /** The shortest bearer token `serve` accepts, from the config, a flag, a file or the env. */
 const MIN_TOKEN_LENGTH = 16;
 
-/** `toolplane serve [--stdio | --http …]`: the gateway. */
-export function registerServe(program: Command, context: CommandContext): void {
+/** `toolplane serve [--stdio | --http …]`: the gateway's options and action on `serve`. */
+export function registerServe(serveCommand: Command, context: CommandContext): void {
   const { config, setCode } = context;
-  program
-    .command('serve')
-    .description('start the gateway (stdio by default; --http for Streamable HTTP)')
+  serveCommand
     .addOption(new Option('--stdio', 'serve MCP over stdin/stdout').conflicts('http'))
     .option('--http', 'serve MCP over Streamable HTTP')
     .option('--host <host>', 'HTTP host (default 127.0.0.1)')
@@ -71,7 +69,7 @@ async function serve(
   const { output } = context;
   const http = options.http === true;
   const token = http ? await resolveToken(context, cfg, options) : undefined;
-  const auth = http ? resourceServerFor(cfg, token) : undefined; // OAuth (serve-auth.ts)
+  const auth = http ? await resourceServerFor(cfg, token) : undefined; // OAuth (serve-auth.ts)
   const c = output.errColor;
   const instanceId = http ? instanceIdFor(context.env, cfg.http.instanceId) : undefined;
   const drainMs = cfg.http.drainMs ?? DEFAULT_DRAIN_MS;
@@ -159,7 +157,7 @@ async function serve(
       readyToServe = true;
       if (!stopped.signal.aborted) {
         printHttpHelp(output, cfg, served.url.href, token !== undefined);
-        if (auth !== undefined) printAuthHelp(output, auth, served.url.href);
+        if (auth !== undefined) await printAuthHelp(output, auth, served.url.href);
         log(c.dim(`instance ${String(instanceId)} serving (GET /healthz for a load balancer)`));
       }
     } else {

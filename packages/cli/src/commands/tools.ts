@@ -16,10 +16,9 @@ import {
   type ToolItem,
 } from './shared.js';
 
-/** `toolplane tools list|search|describe|call`. */
-export function registerTools(program: Command, context: CommandContext): void {
+/** `toolplane tools list|search|describe|call`, under the `tools` command. */
+export function registerTools(tools: Command, context: CommandContext): void {
   const { output, config } = context;
-  const tools = program.command('tools').description('list, search, describe and call tools');
   tools
     .command('list')
     .description('list every tool')

@@ -1,4 +1,3 @@
+// Helpers that need no test runner; the vitest suites are in `@toolplane/toolkit/testing/vitest`.
 export { runToolkit } from './run-toolkit.js';
 export type { RunningToolkit } from './run-toolkit.js';
-export { describeStoreContract } from './store-contract.js';
-export type { StoreContractOptions } from './store-contract.js';

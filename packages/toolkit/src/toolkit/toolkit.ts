@@ -62,13 +62,18 @@ import {
 } from './types.js';
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
+import { refuseUnknownToolkitOptions } from './unknown-options.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
  * the `user` namespace from `options.store`. Call `run()` (or `ready()` after adding connectors
  * and running) to bring the upstream servers up.
+ *
+ * @throws {ToolError} `invalid_argument` for an option key it does not know (from JavaScript,
+ * where the type cannot stop one).
  */
 export function createToolkit(options: ToolkitOptions = {}): Toolkit {
+  refuseUnknownToolkitOptions(options);
   const toolkit = new ToolkitImpl(options);
   for (const tool of options.tools ?? []) toolkit.addTool(tool);
   for (const prompt of options.prompts ?? []) toolkit.addPrompt(prompt);

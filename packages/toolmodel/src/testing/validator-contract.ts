@@ -3,6 +3,7 @@ import { ToolError } from '../errors.js';
 import type { JsonSchema, Tool } from '../tool.js';
 import type { SchemaValidationResult, SchemaValidator } from '../validator.js';
 import { errorCodeOf } from './error-code.js';
+import { TYPICAL_TOOL_SCHEMA as typicalSchema } from './typical-schema.js';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
@@ -20,31 +21,13 @@ function nested(depth: number, wrap: (inner: unknown) => unknown): unknown {
 
 const deepValue = (depth: number): unknown => nested(depth, (inner) => ({ next: inner }));
 
-const typicalSchema = {
-  type: 'object',
-  properties: {
-    title: { type: 'string', minLength: 1 },
-    count: { type: 'integer', minimum: 0 },
-    state: { enum: ['open', 'closed'] },
-    labels: { type: 'array', items: { type: 'string' } },
-    owner: {
-      type: 'object',
-      properties: { login: { type: 'string' } },
-      required: ['login'],
-    },
-    draft: { type: 'boolean' },
-  },
-  required: ['title'],
-  additionalProperties: false,
-};
-
 /**
  * Registers the behaviour every {@link SchemaValidator} must share as a vitest suite: dialects,
  * `$ref` rules, error shape, tool helpers and hostile input. Third-party validators call it from
  * their own tests, with a factory that returns a fresh validator.
  *
  * ```ts
- * import { describeSchemaValidatorContract } from '@toolplane/toolmodel/testing';
+ * import { describeSchemaValidatorContract } from '@toolplane/toolmodel/testing/vitest';
  * describeSchemaValidatorContract('my validator', () => createMyValidator());
  * ```
  */
@@ -479,6 +462,3 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
     });
   });
 }
-
-/** A schema shaped like a typical MCP tool's input, for tests and benchmarks. */
-export const TYPICAL_TOOL_SCHEMA: JsonSchema = typicalSchema;

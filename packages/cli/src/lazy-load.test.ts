@@ -1,0 +1,88 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sourceCommand, type Ran } from './testing/cli-process.js';
+
+// What a start of the CLI loads is a property of the process: each run here is a child whose
+// module resolutions are written to stderr by a resolve hook, one `resolved URL` line each.
+
+const RESOLVE_HOOK = `
+import { writeSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  writeSync(2, 'resolved ' + result.url + '\\n');
+  return result;
+}
+`;
+
+/** Modules that only a command's work needs, never a start. */
+const HEAVY = {
+  toolkit: /\/toolkit\/(src|dist)\//,
+  gateway: /\/gateway\/(src|dist)\//,
+  oauth: /\/oauth\/(src|dist)\/|\/jose\//,
+  sqlite: /\/store-sqlite\/|\/better-sqlite3\//,
+  postgres: /\/store-postgres\/|\/pg\//,
+  ajv: /\/validator-ajv\/|\/ajv\//,
+};
+
+let dir: string;
+let hook: string;
+
+async function loaded(args: readonly string[]): Promise<{ ran: Ran; urls: string[] }> {
+  const [node, ...rest] = sourceCommand;
+  const ran = await runCli(args, { cwd: dir, command: [node, '--import', hook, ...rest] });
+  const urls = ran.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('resolved '))
+    .map((line) => line.slice('resolved '.length));
+  return { ran, urls };
+}
+
+function heavyIn(urls: readonly string[]): string[] {
+  return Object.entries(HEAVY)
+    .filter(([, pattern]) => urls.some((url) => pattern.test(url)))
+    .map(([name]) => name);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-lazy-'));
+  await writeFile(join(dir, 'hook.mjs'), RESOLVE_HOOK);
+  await writeFile(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`,
+  );
+  hook = pathToFileURL(join(dir, 'register.mjs')).href;
+  await writeFile(join(dir, 'memory.yaml'), 'store: memory\n');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('what a start loads', { timeout: 60_000 }, () => {
+  it('loads no toolkit, gateway, store, ajv or OAuth for --version and --help', async () => {
+    const [version, help] = await Promise.all([loaded(['--version']), loaded(['--help'])]);
+    expect(version.ran.code).toBe(0);
+    expect(help.ran.code).toBe(0);
+    // The hook saw the CLI start, so an empty list below means something.
+    expect(version.urls.some((url) => url.endsWith('/cli/src/cli.ts'))).toBe(true);
+    expect(heavyIn(version.urls)).toEqual([]);
+    expect(heavyIn(help.urls)).toEqual([]);
+  });
+
+  it('loads no native module and no pg for a memory store', async () => {
+    const { ran, urls } = await loaded([
+      '--config',
+      'memory.yaml',
+      'tools',
+      'list',
+      '-n',
+      'builtin',
+      '--json',
+    ]);
+    expect(ran.code).toBe(0);
+    expect(heavyIn(urls)).toEqual(['toolkit', 'ajv']);
+  });
+});
