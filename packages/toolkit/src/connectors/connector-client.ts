@@ -18,10 +18,8 @@ import {
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
+import { isLostAnswer } from './http-transport-parts.js';
 import { isToolResult } from './wire-shapes.js';
-
-/** SDK v1's ConnectionClosed: what a transport answers for a call whose answer it lost. */
-const CONNECTION_CLOSED = -32000;
 
 /** Settles a call in flight with its answer, or with why it has none. */
 type Settle = (answer: JSONRPCMessage | Error) => void;
@@ -173,10 +171,11 @@ export class ConnectorClient extends Client {
           reject(answer);
         } else if ('error' in answer) {
           const { code, message, data } = answer.error;
-          // The transport answers -32000 for a call whose stream was lost (SDK v1's
-          // ConnectionClosed), as the SDK fails calls in flight when the connection closes.
+          // The HTTP transport makes up an answer for a call whose stream was lost, failed as the
+          // SDK fails calls in flight when the connection closes. Any other answer is the
+          // server's, whatever its code (-32000 included).
           reject(
-            code === CONNECTION_CLOSED
+            isLostAnswer(answer)
               ? new SdkError(SdkErrorCode.ConnectionClosed, message, data)
               : ProtocolError.fromError(code, message, data),
           );
