@@ -133,10 +133,12 @@ export class Secrets {
         : error.cause;
     // A server's JSON-RPC error keeps its code (a gateway hands it on as it came), its data masked.
     if (ProtocolError.isInstance(error)) {
+      // `undefined` data has no JSON text.
       const text = JSON.stringify(error.data) as string | undefined;
-      const data = text === undefined ? error.data : this.redact(text);
-      if (message === error.message && data === text) return error;
-      return new ProtocolError(error.code, message, data === text ? error.data : parseOr(data));
+      const masked = text === undefined ? undefined : this.redact(text);
+      if (message === error.message && masked === text) return error;
+      const data = masked === undefined || masked === text ? error.data : parseOr(masked);
+      return new ProtocolError(error.code, message, data);
     }
     if (message === error.message && cause === error.cause) return error;
     if (ToolError.isInstance(error)) {
