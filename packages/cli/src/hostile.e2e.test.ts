@@ -22,6 +22,7 @@ import {
   useTempDir,
   waitForStderr,
 } from './testing/cli-process.js';
+import { stdioServerScript } from './testing/stdio-script.js';
 
 const TOKEN = 'hostile-suite-token-0123';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -35,35 +36,11 @@ const SPACED_FORMS = [SPACED_KEY, "k%20y^'hostile", 'k%20y^%27hostile', 'k+y%5E%
 
 // Item 7: an upstream over stdio (plain JSON-RPC) whose one tool answers with its own -32000.
 const REFUSAL = { code: -32000, message: 'quota exceeded for this caller', data: { retry: 30 } };
-const REFUSING_SERVER = `
-let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let end;
-  while ((end = buffer.indexOf('\\n')) >= 0) {
-    const line = buffer.slice(0, end);
-    buffer = buffer.slice(end + 1);
-    if (line.trim() === '') continue;
-    const message = JSON.parse(line);
-    if (message.id === undefined) continue;
-    const reply = (body) =>
-      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }) + '\\n');
-    const params = message.params ?? {};
-    if (message.method === 'initialize') {
-      reply({ result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} },
-        serverInfo: { name: 'refusing', version: '1.0.0' } } });
-    } else if (message.method === 'tools/list') {
-      reply({ result: { tools: [{ name: 'refuse', inputSchema: { type: 'object' } }] } });
-    } else if (message.method === 'tools/call') {
-      reply({ error: ${JSON.stringify(REFUSAL)} });
-    } else if (message.method === 'ping') {
-      reply({ result: {} });
-    } else {
-      reply({ error: { code: -32601, message: 'no ' + message.method } });
-    }
-  }
+const REFUSING_SERVER = stdioServerScript({
+  name: 'refusing',
+  tools: ['refuse'],
+  onCall: `reply({ error: ${JSON.stringify(REFUSAL)} });`,
 });
-`;
 
 // Item 2: a JMESPath expression asking for 10^8 values from ten (it runs to the time limit).
 const TEN = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
@@ -127,7 +104,12 @@ async function keepCalling(until: Promise<unknown>): Promise<number[]> {
       ['text_stats', { text: 'One sentence. Another one.' }],
     ] as const) {
       const started = performance.now();
-      const result = await call(victim, name, args, LIVENESS_MS);
+      const result = await call(victim, name, args, LIVENESS_MS).catch((error: unknown) => {
+        throw new Error(
+          `${name} under attack, after ${String(Math.round(performance.now() - started))} ms`,
+          { cause: error },
+        );
+      });
       latencies.push(performance.now() - started);
       expect(result.isError, `${name} under attack: ${JSON.stringify(result)}`).not.toBe(true);
     }
@@ -147,7 +129,11 @@ function summary(latencies: readonly number[]): string {
 async function underAttack<T>(name: string, attack: () => Promise<T>): Promise<T> {
   const before = await childRss();
   const running = attack();
-  const latencies = await keepCalling(running);
+  // The attack is awaited even when a victim's call fails, so nothing is left in flight.
+  const latencies = await keepCalling(running).catch(async (error: unknown) => {
+    await running.catch(() => undefined);
+    throw error;
+  });
   const outcome = await running;
   const after = await childRss();
   figures[name] = {

@@ -11,6 +11,7 @@ import {
   stop,
   waitForStderr,
 } from './testing/cli-process.js';
+import { stdioServerScript } from './testing/stdio-script.js';
 
 // Secrets the configuration takes from the environment and from a URL.
 const ENV_KEY = 'sk-env-key-7f3a9c2e';
@@ -25,44 +26,19 @@ function leaks(text: string): string | undefined {
   return [ENV_KEY, URL_KEY, ...SPACED_FORMS].find((form) => text.includes(form));
 }
 
-// A minimal MCP server over stdio (no SDK, so it runs from any directory): it tells its stderr its
-// API key, answers `leak` with an error result naming the key and `throw` with an MCP error naming it.
-const LEAKY_SERVER = `
-const key = process.env.API_KEY;
-process.stderr.write('starting; my API key is ' + key + '\\n');
-let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let end;
-  while ((end = buffer.indexOf('\\n')) >= 0) {
-    const line = buffer.slice(0, end);
-    buffer = buffer.slice(end + 1);
-    if (line.trim() === '') continue;
-    const message = JSON.parse(line);
-    if (message.id === undefined) continue;
-    const reply = (body) =>
-      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }) + '\\n');
-    const params = message.params ?? {};
-    if (message.method === 'initialize') {
-      reply({ result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} },
-        serverInfo: { name: 'leaky', version: '1.0.0' } } });
-    } else if (message.method === 'tools/list') {
-      reply({ result: { tools: [
-        { name: 'leak', inputSchema: { type: 'object' } },
-        { name: 'throw', inputSchema: { type: 'object' } },
-      ] } });
-    } else if (message.method === 'tools/call' && params.name === 'leak') {
-      reply({ result: { isError: true, content: [{ type: 'text', text: 'refused: key ' + key }] } });
-    } else if (message.method === 'tools/call') {
-      reply({ error: { code: -32000, message: 'upstream rejected key ' + key } });
-    } else if (message.method === 'ping') {
-      reply({ result: {} });
-    } else {
-      reply({ error: { code: -32601, message: 'no ' + message.method } });
-    }
-  }
+// An upstream over stdio that tells its stderr its API key, answers `leak` with an error result
+// naming the key and `throw` with an MCP error naming it.
+const LEAKY_SERVER = stdioServerScript({
+  name: 'leaky',
+  tools: ['leak', 'throw'],
+  prelude: `const key = process.env.API_KEY;
+process.stderr.write('starting; my API key is ' + key + '\\n');`,
+  onCall: `if (params.name === 'leak') {
+    reply({ result: { isError: true, content: [{ type: 'text', text: 'refused: key ' + key }] } });
+  } else {
+    reply({ error: { code: -32000, message: 'upstream rejected key ' + key } });
+  }`,
 });
-`;
 
 // A server that dies at start-up after printing its key: the kind of stderr that ends up in a status.
 const DYING_SERVER = `process.stderr.write('fatal: my API key is ' + process.env.API_KEY + ' was refused\\n'); process.exit(1);`;
