@@ -130,7 +130,7 @@ function trustList(entries: readonly string[]): BlockList {
 }
 
 /** An IP address as written, IPv4 for an IPv4-mapped IPv6 one; `undefined` for none. */
-function plainAddress(value: string | undefined): string | undefined {
+export function plainAddress(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(value)?.[1];
   const address = mapped ?? value;
@@ -138,7 +138,7 @@ function plainAddress(value: string | undefined): string | undefined {
 }
 
 /** The source an address counts against: itself for IPv4, its /64 for IPv6. */
-function sourceKey(address: string): string {
+export function sourceKey(address: string): string {
   if (isIP(address) !== 6) return address;
   const [head = '', tail] = address.toLowerCase().split('%', 1)[0]?.split('::') ?? [];
   const front = head === '' ? [] : head.split(':');
