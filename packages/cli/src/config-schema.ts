@@ -101,6 +101,8 @@ const httpSchema = z.strictObject({
   maxSessions: z.number().int().min(1).optional(),
   sessionIdleMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
   maxConnections: z.number().int().min(1).optional(),
+  maxConnectionsPerSource: z.number().int().min(1).optional(),
+  trustedProxies: stringList.optional(),
   headersTimeoutMs: z.number().int().min(100).optional(),
   instanceId: z
     .string()

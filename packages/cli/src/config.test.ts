@@ -65,7 +65,14 @@ describe('parseConfig', () => {
         mode: 'search',
         naming: { separator: '_' },
         store: { postgres: 'postgres://u:pg-password@127.0.0.1/db' },
-        http: { port: 9000, token: 'a-token-of-16-chars', maxSessions: 50, headersTimeoutMs: 2000 },
+        http: {
+          port: 9000,
+          token: 'a-token-of-16-chars',
+          maxSessions: 50,
+          headersTimeoutMs: 2000,
+          maxConnectionsPerSource: 64,
+          trustedProxies: ['10.0.0.0/8'],
+        },
         prompts: 'agents',
       }),
       { file, env: {} },
@@ -79,6 +86,8 @@ describe('parseConfig', () => {
       path: '/mcp',
       maxSessions: 50,
       headersTimeoutMs: 2000,
+      maxConnectionsPerSource: 64,
+      trustedProxies: ['10.0.0.0/8'],
     });
     expect(config.promptsDir).toMatch(/project[\\/]agents$/);
     expect(config.secrets.redact('pg-password a-token-of-16-chars')).toBe(`${MASK} ${MASK}`);

@@ -155,6 +155,9 @@ export interface CliConfig {
     readonly maxSessions?: number;
     readonly sessionIdleMs?: number;
     readonly maxConnections?: number;
+    readonly maxConnectionsPerSource?: number;
+    /** Reverse proxies whose `X-Forwarded-For` is believed (addresses or subnets). */
+    readonly trustedProxies?: readonly string[];
     readonly headersTimeoutMs?: number;
     /** This process's name behind a load balancer, and the drain bound; see `fleet.ts`. */
     readonly instanceId?: string;
@@ -342,6 +345,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       maxSessions: http.maxSessions,
       sessionIdleMs: http.sessionIdleMs,
       maxConnections: http.maxConnections,
+      maxConnectionsPerSource: http.maxConnectionsPerSource,
+      ...(http.trustedProxies === undefined ? {} : { trustedProxies: http.trustedProxies }),
       headersTimeoutMs: http.headersTimeoutMs,
       ...(http.instanceId === undefined ? {} : { instanceId: http.instanceId }),
       ...(http.drainMs === undefined ? {} : { drainMs: http.drainMs }),

@@ -5,50 +5,34 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningUrl, SERVE_HTTP, startCli, stop, waitForStderr } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
+import { stdioServerScript } from './testing/stdio-script.js';
 
 // Secrets the configuration takes from the environment and from a URL.
 const ENV_KEY = 'sk-env-key-7f3a9c2e';
 const URL_KEY = 'url-key-51d0be44';
 const TOKEN = 'gateway-token-0123456789';
+// A query secret with characters a URL escapes, and the forms it takes once escaped.
+const SPACED_KEY = "k y^'spaced-9e1c";
+const SPACED_FORMS = [SPACED_KEY, "k%20y^'spaced", 'k%20y^%27spaced', 'k+y%5E%27spaced'];
 
-// A minimal MCP server over stdio (no SDK, so it runs from any directory): it tells its stderr its
-// API key, answers `leak` with an error result naming the key and `throw` with an MCP error naming it.
-const LEAKY_SERVER = `
-const key = process.env.API_KEY;
-process.stderr.write('starting; my API key is ' + key + '\\n');
-let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let end;
-  while ((end = buffer.indexOf('\\n')) >= 0) {
-    const line = buffer.slice(0, end);
-    buffer = buffer.slice(end + 1);
-    if (line.trim() === '') continue;
-    const message = JSON.parse(line);
-    if (message.id === undefined) continue;
-    const reply = (body) =>
-      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }) + '\\n');
-    const params = message.params ?? {};
-    if (message.method === 'initialize') {
-      reply({ result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} },
-        serverInfo: { name: 'leaky', version: '1.0.0' } } });
-    } else if (message.method === 'tools/list') {
-      reply({ result: { tools: [
-        { name: 'leak', inputSchema: { type: 'object' } },
-        { name: 'throw', inputSchema: { type: 'object' } },
-      ] } });
-    } else if (message.method === 'tools/call' && params.name === 'leak') {
-      reply({ result: { isError: true, content: [{ type: 'text', text: 'refused: key ' + key }] } });
-    } else if (message.method === 'tools/call') {
-      reply({ error: { code: -32000, message: 'upstream rejected key ' + key } });
-    } else if (message.method === 'ping') {
-      reply({ result: {} });
-    } else {
-      reply({ error: { code: -32601, message: 'no ' + message.method } });
-    }
-  }
+/** Whether `text` shows any of the secrets, in any form. */
+function leaks(text: string): string | undefined {
+  return [ENV_KEY, URL_KEY, ...SPACED_FORMS].find((form) => text.includes(form));
+}
+
+// An upstream over stdio that tells its stderr its API key, answers `leak` with an error result
+// naming the key and `throw` with an MCP error naming it.
+const LEAKY_SERVER = stdioServerScript({
+  name: 'leaky',
+  tools: ['leak', 'throw'],
+  prelude: `const key = process.env.API_KEY;
+process.stderr.write('starting; my API key is ' + key + '\\n');`,
+  onCall: `if (params.name === 'leak') {
+    reply({ result: { isError: true, content: [{ type: 'text', text: 'refused: key ' + key }] } });
+  } else {
+    reply({ error: { code: -32000, message: 'upstream rejected key ' + key } });
+  }`,
 });
-`;
 
 // A server that dies at start-up after printing its key: the kind of stderr that ends up in a status.
 const DYING_SERVER = `process.stderr.write('fatal: my API key is ' + process.env.API_KEY + ' was refused\\n'); process.exit(1);`;
@@ -74,6 +58,7 @@ beforeAll(async () => {
         dying: { command: node, args: ['-e', DYING_SERVER], env: { API_KEY: '${LEAK_KEY}' } },
         // Nothing listens on port 9: the connection fails with the URL in hand.
         remote: { url: `http://127.0.0.1:9/mcp?api_key=${URL_KEY}&page=1` },
+        spaced: { url: `http://127.0.0.1:9/mcp?key=${SPACED_KEY}` },
       },
       store: 'memory',
       http: { token: TOKEN },
@@ -106,32 +91,35 @@ describe('secrets in what leaves the gateway', () => {
         new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: auth } }),
       );
       const leaked = await client.callTool({ name: 'leaky__leak' });
-      const thrown = await client.callTool({ name: 'leaky__throw' });
       expect(leaked.isError).toBe(true);
-      expect(thrown.isError).toBe(true);
       expect(JSON.stringify(leaked.content)).toContain('refused: key ***');
-      for (const result of [leaked, thrown]) {
-        expect(JSON.stringify(result)).not.toContain(ENV_KEY);
-      }
+      expect(leaks(JSON.stringify(leaked))).toBeUndefined();
+      // The upstream's own -32000 reaches the client as its JSON-RPC error, masked.
+      const thrown = await client.callTool({ name: 'leaky__throw' }).then(
+        () => expect.unreachable('the upstream answered with an error'),
+        (error: unknown) => error as { code: number; message: string },
+      );
+      expect(thrown.code).toBe(-32000);
+      expect(thrown.message).toContain('upstream rejected key ***');
+      expect(leaks(thrown.message)).toBeUndefined();
 
       const health = await fetch(new URL('/healthz', endpoint), { headers: auth });
       const body = await health.text();
       // The details are there (behind the token), the secrets are not.
       expect(body).toContain('dying');
-      expect(body).not.toContain(ENV_KEY);
-      expect(body).not.toContain(URL_KEY);
+      expect(body).toContain('spaced');
+      expect(leaks(body)).toBeUndefined();
     } finally {
       await client?.close();
       await stop(child, 'SIGTERM');
     }
-    expect(stderr).not.toContain(ENV_KEY);
-    expect(stderr).not.toContain(URL_KEY);
+    expect(leaks(stderr)).toBeUndefined();
   });
 
   it('masks them in the connectors command', async () => {
     const { output } = await run(['connectors', 'status', '--config', config]);
     expect(output).toContain('dying');
-    expect(output).not.toContain(ENV_KEY);
-    expect(output).not.toContain(URL_KEY);
+    expect(output).toContain('spaced');
+    expect(leaks(output)).toBeUndefined();
   });
 });

@@ -187,6 +187,20 @@ export function errorResult(
   };
 }
 
+/**
+ * The JSON-RPC error an upstream answered a call with, when a failure carries one in its cause
+ * chain (the runner wraps it): passed on as it came, code, message and data, so that a client of
+ * the gateway hears what the server said (a lost connection is an `SdkError`, never this).
+ */
+export function upstreamProtocolError(error: unknown): ProtocolError | undefined {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 8 && cause instanceof Error; depth++) {
+    if (ProtocolError.isInstance(cause)) return cause;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
 /** The upstream error result a failure carries in its cause chain (the runner wraps it). */
 function upstreamErrorResult(error: Error, era: Era): CallToolResult | undefined {
   let cause: unknown = error.cause;

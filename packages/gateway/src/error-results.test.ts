@@ -21,6 +21,9 @@ const FAILED: CallToolResult = {
   _meta: { 'example.com/trace': 'abc' },
 };
 
+// The server's own -32000 (JSON-RPC's implementation-defined range), not a lost connection.
+const REFUSAL = { code: -32000, message: 'quota exceeded for k-77', data: { retryAfter: 30 } };
+
 // An upstream over stdio (plain JSON-RPC, no SDK) whose one tool fails with several blocks.
 const UPSTREAM = `
 const failed = ${JSON.stringify(FAILED)};
@@ -38,7 +41,10 @@ process.stdin.on('data', (chunk) => {
       reply({ result: { protocolVersion: message.params.protocolVersion,
         capabilities: { tools: {} }, serverInfo: { name: 'failing', version: '1.0.0' } } });
     } else if (message.method === 'tools/list') {
-      reply({ result: { tools: [{ name: 'fail', inputSchema: { type: 'object' } }] } });
+      reply({ result: { tools: [{ name: 'fail', inputSchema: { type: 'object' } },
+        { name: 'refuse', inputSchema: { type: 'object' } }] } });
+    } else if (message.method === 'tools/call' && message.params.name === 'refuse') {
+      reply({ error: ${JSON.stringify(REFUSAL)} });
     } else if (message.method === 'tools/call') {
       reply({ result: failed });
     } else {
@@ -80,6 +86,21 @@ describe('upstream error results', () => {
       const refusal = client.callTool({ name: 'up__nothing', arguments: {} });
       await expect(refusal).rejects.toThrow(/^no tool "up__nothing"; tools\/list names them$/);
       await expect(refusal).rejects.toMatchObject({ code: -32602 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("an upstream's own JSON-RPC error", () => {
+  it('reaches the client with its code, message and data, -32000 included', async () => {
+    const client = new Client({ name: 'error-results', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(gateway.url));
+    try {
+      const call = client.callTool({ name: 'up__refuse', arguments: {} });
+      await expect(call).rejects.toMatchObject(REFUSAL);
+      // The upstream is still there: its error was an answer, not a lost connection.
+      expect((await client.callTool({ name: 'up__fail', arguments: {} })).isError).toBe(true);
     } finally {
       await client.close();
     }

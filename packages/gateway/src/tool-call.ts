@@ -4,7 +4,7 @@ import type { Era } from './eras.js';
 import { checkToolCall } from './auth/access.js'; // OAuth (auth/)
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
 import { callers, callerSession, callToken } from './session/upstream-forwarding.js';
-import { errorResult, toCallToolResult } from './call-results.js';
+import { errorResult, toCallToolResult, upstreamProtocolError } from './call-results.js';
 import { wantsLog, type CallExtra, type SessionState } from './session/state.js';
 import type { ToolItem } from './items.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
@@ -93,6 +93,9 @@ export function toolCaller(
         return toCallToolResult(result, era);
       } catch (error) {
         if (sent !== undefined) await sent;
+        // An upstream's JSON-RPC error answer stays one (its -32000 too), not a tool's result.
+        const upstream = upstreamProtocolError(error);
+        if (upstream !== undefined) throw upstream;
         return errorResult(error, item, era);
       } finally {
         callers.delete(caller);

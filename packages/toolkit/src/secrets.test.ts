@@ -1,3 +1,4 @@
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
 import { MASK, Secrets } from './secrets.js';
@@ -24,6 +25,46 @@ describe('Secrets', () => {
     expect(secrets.redact('GET http://h/?k=p%40ss%20word%2F1 failed')).toBe(
       `GET http://h/?k=${MASK} failed`,
     );
+  });
+
+  it('masks a URL-query secret in every encoding it travels in', () => {
+    const secrets = new Secrets();
+    const url = new URL("http://127.0.0.1:9/mcp?key=k y^'s~1");
+    secrets.addUrl(url);
+    const shown = [
+      url.href, // the URL serializer: `k%20y^%27s~1`
+      `?key=${encodeURIComponent("k y^'s~1")}`,
+      `?${new URLSearchParams({ key: "k y^'s~1" }).toString()}`,
+      '?key=k%20y%5e%27s~1',
+      "raw k y^'s~1",
+    ];
+    for (const text of shown) expect(secrets.redact(text)).not.toMatch(/k(%20|\+| )y/);
+    expect(secrets.redact(url.href)).toBe(`http://127.0.0.1:9/mcp?key=${MASK}`);
+  });
+
+  it('masks URL credentials as a Basic authorization carries them, and a Basic header’s password', () => {
+    const secrets = new Secrets();
+    secrets.addUrl('https://alice:s3cr%20et@example.test/');
+    const basic = Buffer.from('alice:s3cr et').toString('base64');
+    expect(secrets.redact(`authorization: Basic ${basic}`)).toBe(`authorization: Basic ${MASK}`);
+    const header = new Secrets();
+    header.addSource({
+      url: 'https://example.test/mcp',
+      headers: { authorization: `Basic ${Buffer.from('bob:pa55-word').toString('base64')}` },
+    });
+    expect(header.redact('login bob with pa55-word')).toBe(`login bob with ${MASK}`);
+  });
+
+  it('keeps a JSON-RPC error a ProtocolError, its code kept and message and data masked', () => {
+    const secrets = new Secrets(['sk-live-42']);
+    const error = new ProtocolError(-32000, 'refused sk-live-42', { key: 'sk-live-42', n: 1 });
+    const redacted = secrets.redactError(error);
+    expect(ProtocolError.isInstance(redacted)).toBe(true);
+    expect(redacted).toMatchObject({
+      code: -32000,
+      message: `refused ${MASK}`,
+      data: { key: MASK, n: 1 },
+    });
   });
 
   it('takes URL credentials: user info and credential-named query values', () => {

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import { ProtocolError, type CallToolResult } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorEvent, ConnectorSource } from './connectors/connector.js';
 import type { Logger } from './session.js';
@@ -20,8 +20,9 @@ const CREDENTIAL_PARAM =
  * The secret values of a configuration (substituted environment variables, header values, URL
  * credentials, tokens), so that every text leaving the process — connector status, error
  * messages, error results, logs, printed output — can be scrubbed of them with
- * {@link Secrets.redact}. A value is also masked in its percent-encoded form, as it appears
- * inside URLs.
+ * {@link Secrets.redact}. A value is also masked in every form it takes when it travels: each
+ * percent-encoding a URL gives it (in a query, a path, user info, or as a URI component), the
+ * form encoding (`+` for a space) and, for a URL's user and password, the Basic authorization.
  */
 export class Secrets {
   readonly #values = new Set<string>();
@@ -35,8 +36,8 @@ export class Secrets {
   /** Remembers `value` as a secret; short values are ignored. */
   add(value: string | undefined): void {
     if (value === undefined || value.length < MIN_SECRET_LENGTH) return;
-    for (const form of [value, safeEncode(value)]) {
-      if (form === undefined || this.#values.has(form)) continue;
+    for (const form of encodings(value)) {
+      if (this.#values.has(form)) continue;
       this.#values.add(form);
       this.#pattern = undefined;
     }
@@ -61,6 +62,8 @@ export class Secrets {
     // A user name alone is a credential when it is token-sized (`https://ghp_…@host`), not a
     // login such as `postgres` that would mask the word everywhere.
     this.add(password !== '' ? password : user.length >= MIN_BARE_USER_TOKEN ? user : undefined);
+    // What a client sends for these credentials: `Authorization: Basic base64(user:password)`.
+    if (password !== '') this.add(Buffer.from(`${user}:${password}`).toString('base64'));
     for (const [name, value] of parsed.searchParams) {
       if (CREDENTIAL_PARAM.test(name)) this.add(value);
     }
@@ -82,11 +85,21 @@ export class Secrets {
       this.add(value);
       // `Bearer abc…`: the credential alone, should it appear without its scheme.
       this.add(/^\S+\s+(\S{4,})$/.exec(value)?.[1]);
+      this.#addBasic(value);
     }
     this.add(source.token);
   }
 
-  /** How many secret forms are known (a value and its percent-encoded form count once each). */
+  /** The password of a `Basic` authorization value, should it appear decoded. */
+  #addBasic(header: string): void {
+    const encoded = /^basic\s+([A-Za-z0-9+/]+=*)$/i.exec(header.trim())?.[1];
+    if (encoded === undefined) return;
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0) this.add(decoded.slice(colon + 1));
+  }
+
+  /** How many secret forms are known (a value and each of its encoded forms count once each). */
   get size(): number {
     return this.#values.size;
   }
@@ -118,6 +131,15 @@ export class Secrets {
       : error.cause instanceof Error
         ? this.redactError(error.cause)
         : error.cause;
+    // A server's JSON-RPC error keeps its code (a gateway hands it on as it came), its data masked.
+    if (ProtocolError.isInstance(error)) {
+      // `undefined` data has no JSON text.
+      const text = JSON.stringify(error.data) as string | undefined;
+      const masked = text === undefined ? undefined : this.redact(text);
+      if (message === error.message && masked === text) return error;
+      const data = masked === undefined || masked === text ? error.data : parseOr(masked);
+      return new ProtocolError(error.code, message, data);
+    }
     if (message === error.message && cause === error.cause) return error;
     if (ToolError.isInstance(error)) {
       const { toolId, backend, op, errors } = error;
@@ -220,7 +242,32 @@ function safeDecode(value: string): string {
   }
 }
 
-function safeEncode(value: string): string | undefined {
-  const encoded = encodeURIComponent(value);
-  return encoded === value ? undefined : encoded;
+/**
+ * `value` and the forms it takes encoded: the WHATWG URL serializer escapes a query, a path and
+ * user info each with its own set (a query keeps `^` and a space becomes `%20`, where
+ * `encodeURIComponent` escapes both), RFC 3986's strict encoders escape `'` too, forms use `+`
+ * for a space, and some encoders write lower-case hex.
+ */
+function encodings(value: string): Set<string> {
+  const url = new URL('http://secret.invalid/');
+  url.search = value;
+  const query = url.search.slice(1);
+  url.pathname = `/${value}`;
+  const path = url.pathname.slice(1);
+  url.password = value;
+  const forms = [
+    value,
+    encodeURIComponent(value),
+    // RFC 3986's strict form (every character but the unreserved ones), as most other encoders.
+    encodeURIComponent(value).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    ),
+    query,
+    path,
+    url.password,
+    new URLSearchParams([['', value]]).toString().slice(1),
+  ];
+  const lower = forms.map((form) => form.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
+  return new Set([...forms, ...lower].filter((form) => form.length >= MIN_SECRET_LENGTH));
 }

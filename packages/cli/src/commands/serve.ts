@@ -139,6 +139,10 @@ async function serve(
         maxSessions: cfg.http.maxSessions,
         sessionIdleMs: cfg.http.sessionIdleMs,
         maxConnections: cfg.http.maxConnections,
+        maxConnectionsPerSource: cfg.http.maxConnectionsPerSource,
+        ...(cfg.http.trustedProxies === undefined
+          ? {}
+          : { trustedProxies: cfg.http.trustedProxies }),
         headersTimeoutMs: cfg.http.headersTimeoutMs,
         ...(instanceId === undefined ? {} : { instanceId }),
         ...(requestStateKey === undefined ? {} : { requestStateKey }),

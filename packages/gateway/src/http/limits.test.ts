@@ -118,10 +118,14 @@ describe('serveHttp /healthz', () => {
   });
 });
 
-/** Opens a socket that sends part of a request's headers and then nothing more. */
-function trickle(url: URL): Promise<Socket> {
+/**
+ * Opens a socket that sends part of a request's headers and then nothing more, from
+ * `localAddress` when given (127.0.0.2, … are loopback too: each plays a source of its own).
+ */
+function trickle(url: URL, localAddress?: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = netConnect(Number(url.port), url.hostname, () => {
+    const to = { port: Number(url.port), host: url.hostname };
+    const socket = netConnect(localAddress === undefined ? to : { ...to, localAddress }, () => {
       socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nX-Slow: `);
       // Read whatever the server answers, so its closing the connection is seen.
       socket.resume();
@@ -143,7 +147,10 @@ function closed(socket: Socket): Promise<void> {
 describe('serveHttp connection limits', () => {
   it('cuts connections that trickle their headers, and serves clients meanwhile', async () => {
     const gateway = await serve({ headersTimeoutMs: 500, maxConnections: 200 });
-    const sockets = await Promise.all(Array.from({ length: 150 }, () => trickle(gateway.url)));
+    // From a source of their own: the client's source has a bound of its own (see below).
+    const sockets = await Promise.all(
+      Array.from({ length: 150 }, () => trickle(gateway.url, '127.0.0.2')),
+    );
     const client = await connect(gateway.url);
     await client.ping();
     // Every trickling connection is ended by the server (the test's time limit bounds the wait).
@@ -152,7 +159,11 @@ describe('serveHttp connection limits', () => {
   });
 
   it('refuses connections past the cap on arrival', async () => {
-    const gateway = await serve({ maxConnections: 5, headersTimeoutMs: 5_000 });
+    const gateway = await serve({
+      maxConnections: 5,
+      maxConnectionsPerSource: 5,
+      headersTimeoutMs: 5_000,
+    });
     const held = await Promise.all(Array.from({ length: 5 }, () => trickle(gateway.url)));
     const extra = await trickle(gateway.url);
     await closed(extra);
@@ -175,5 +186,133 @@ describe('serveHttp connection limits', () => {
       req.write('{');
     });
     expect(status).toBe(401);
+  });
+});
+
+/**
+ * The status a raw `initialize` gets, sent from `localAddress` with `headers`; with `whole`
+ * false only its first byte is sent (so only a refusal gets an answer).
+ */
+function initializeFrom(
+  url: URL,
+  localAddress: string,
+  headers: Record<string, string> = {},
+  whole = true,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = openRequest(
+      url,
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.resume();
+      },
+      {
+        localAddress,
+        headers: whole ? headers : { ...headers, 'content-length': String(INITIALIZE_BODY.length) },
+      },
+    );
+    req.on('error', reject);
+    if (whole) req.end(INITIALIZE_BODY);
+    else req.write(INITIALIZE_BODY.slice(0, 1));
+  });
+}
+
+/**
+ * Opens a request from `localAddress` whose body never comes, so it stays in flight; resolves
+ * with the status if the server answers at once, else with the request once its headers are out.
+ */
+function heldRequest(
+  url: URL,
+  localAddress: string,
+  headers: Record<string, string>,
+): Promise<{ status?: number; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    const req = openRequest(
+      url,
+      (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, socket: req.socket as Socket });
+      },
+      { localAddress, headers: { ...headers, 'content-length': '100' } },
+    );
+    req.on('error', reject);
+    req.write('{', () => {
+      // Answered or not, a held request is one the server has begun to read.
+      setImmediate(() => {
+        resolve({ socket: req.socket as Socket });
+      });
+    });
+  });
+}
+
+describe('serveHttp per-source connection bound', () => {
+  it('keeps room for other sources while one holds more trickling connections than the cap', async () => {
+    const gateway = await serve({ maxConnections: 40, headersTimeoutMs: 10_000 });
+    const attack = await Promise.all(
+      Array.from({ length: 60 }, () => trickle(gateway.url, '127.0.0.2')),
+    );
+    try {
+      for (const source of ['127.0.0.3', '127.0.0.4', '127.0.0.5']) {
+        expect(await initializeFrom(gateway.url, source)).toBe(200);
+      }
+    } finally {
+      for (const socket of attack) socket.destroy();
+    }
+  });
+
+  it('refuses a source past its own bound on arrival, and no other', async () => {
+    const gateway = await serve({ maxConnectionsPerSource: 3, headersTimeoutMs: 10_000 });
+    const held = await Promise.all(
+      Array.from({ length: 3 }, () => trickle(gateway.url, '127.0.0.2')),
+    );
+    try {
+      const extra = await trickle(gateway.url, '127.0.0.2');
+      await closed(extra);
+      expect(held.some((socket) => socket.destroyed)).toBe(false);
+      expect(await initializeFrom(gateway.url, '127.0.0.3')).toBe(200);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('takes the client from X-Forwarded-For only on a trusted proxy’s connections', async () => {
+    const gateway = await serve({
+      maxConnectionsPerSource: 2,
+      trustedProxies: ['127.0.0.8/31'],
+      headersTimeoutMs: 10_000,
+    });
+    const sockets: Socket[] = [];
+    try {
+      // Through the proxy: a client's requests in flight are bounded, the proxy's connections not.
+      const client = { 'x-forwarded-for': '198.51.100.7' };
+      for (let i = 0; i < 2; i++) {
+        const held = await heldRequest(gateway.url, '127.0.0.8', client);
+        expect(held.status).toBeUndefined();
+        sockets.push(held.socket);
+      }
+      expect(await initializeFrom(gateway.url, '127.0.0.8', client, false)).toBe(429);
+      // Another client behind the proxy (given behind a spoofed entry the proxy appended to).
+      const other = { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' };
+      expect(await initializeFrom(gateway.url, '127.0.0.9', other)).toBe(200);
+      // An untrusted source's X-Forwarded-For is ignored: its own address is bounded.
+      for (const forwarded of ['192.0.2.1', '192.0.2.2']) {
+        const held = await heldRequest(gateway.url, '127.0.0.6', { 'x-forwarded-for': forwarded });
+        expect(held.status).toBeUndefined();
+        sockets.push(held.socket);
+      }
+      const spoofing = await trickle(gateway.url, '127.0.0.6');
+      await closed(spoofing);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
+  it('refuses a per-source bound above maxConnections, and a bad trusted proxy', async () => {
+    await expect(serve({ maxConnections: 4, maxConnectionsPerSource: 5 })).rejects.toMatchObject({
+      code: 'invalid_config',
+    });
+    await expect(serve({ trustedProxies: ['not an address'] })).rejects.toMatchObject({
+      code: 'invalid_config',
+    });
   });
 });

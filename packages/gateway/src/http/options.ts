@@ -43,6 +43,20 @@ export interface ServeHttpOptions extends GatewayOptions {
   /** Most TCP connections open at once (default 1,024); more are refused on arrival. */
   readonly maxConnections?: number;
   /**
+   * Most TCP connections one source may hold open at once (default: half of `maxConnections`),
+   * so that one caller cannot take every slot; more from it are refused on arrival. A source is
+   * an address (an IPv6 address's /64). At most `maxConnections`.
+   */
+  readonly maxConnectionsPerSource?: number;
+  /**
+   * Addresses or subnets (`10.0.0.0/8`, `fd00::/8`) of reverse proxies whose `X-Forwarded-For`
+   * is believed. Their connections are not bounded per source; instead each request on one
+   * counts, while in flight, against the client the header names (the nearest address in it
+   * that is no trusted proxy), and past `maxConnectionsPerSource` gets 429 with `Retry-After`.
+   * Anyone else's `X-Forwarded-For` is ignored.
+   */
+  readonly trustedProxies?: readonly string[];
+  /**
    * How long a client may take to send a request's headers (default 10 s), so connections that
    * trickle them (slowloris) are cut instead of held.
    */
@@ -93,6 +107,7 @@ export interface HttpLimits {
   readonly maxBody: number;
   readonly maxSessions: number;
   readonly maxConnections: number;
+  readonly maxConnectionsPerSource: number;
   readonly headersTimeout: number;
   readonly drainMs: number;
 }
@@ -100,7 +115,8 @@ export interface HttpLimits {
 /**
  * The options' limits with their defaults, checked.
  *
- * @throws {ToolError} `invalid_config` for a bad port, path, count or bound.
+ * @throws {ToolError} `invalid_config` for a bad port, path, count or bound, or a per-source bound
+ * above `maxConnections`.
  */
 export function httpLimits(options: ServeHttpOptions): HttpLimits {
   const host = options.host ?? '127.0.0.1';
@@ -121,6 +137,18 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
     DEFAULT_MAX_CONNECTIONS,
     'maxConnections',
   );
+  // Half: one source can never hold more slots than are left for everyone else.
+  const maxConnectionsPerSource = positive(
+    options.maxConnectionsPerSource,
+    Math.max(1, Math.floor(maxConnections / 2)),
+    'maxConnectionsPerSource',
+  );
+  if (maxConnectionsPerSource > maxConnections) {
+    throw new ToolError(
+      'invalid_config',
+      `maxConnectionsPerSource (${String(maxConnectionsPerSource)}) must be at most maxConnections (${String(maxConnections)})`,
+    );
+  }
   const headersTimeout = positive(
     options.headersTimeoutMs,
     DEFAULT_HEADERS_TIMEOUT_MS,
@@ -133,7 +161,16 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
       `drainMs must be a non-negative integer, got ${String(drainMs)}`,
     );
   }
-  return { host, path, maxBody, maxSessions, maxConnections, headersTimeout, drainMs };
+  return {
+    host,
+    path,
+    maxBody,
+    maxSessions,
+    maxConnections,
+    maxConnectionsPerSource,
+    headersTimeout,
+    drainMs,
+  };
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   createMcpHandler,
   isInitializeRequest,
@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
+import { SourceLimits } from './sources.js';
 import { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
 import {
   checkPostHeaders,
@@ -46,7 +47,8 @@ import { createSessionServer } from '../server.js';
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and
  * server per session. Binds 127.0.0.1 unless told otherwise, checks `Host` and `Origin`
  * (DNS-rebinding protection), an optional bearer token (from the headers, before any body is
- * read) and the body size, bounds sessions, connections and the time to send headers, reaps idle
+ * read) and the body size, bounds sessions, connections (in all and per source) and the time to
+ * send headers, reaps idle
  * sessions, and answers `GET /healthz`: a status word for anyone, every connector's state for a
  * caller with the token. A malformed, oversized or truncated
  * request gets a JSON-RPC error; the server carries on.
@@ -57,9 +59,21 @@ import { createSessionServer } from '../server.js';
  * is taken) as its `cause`.
  */
 export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Promise<HttpGateway> {
-  const { host, path, maxBody, maxSessions, maxConnections, headersTimeout, drainMs } =
-    httpLimits(options);
+  const {
+    host,
+    path,
+    maxBody,
+    maxSessions,
+    maxConnections,
+    maxConnectionsPerSource,
+    headersTimeout,
+    drainMs,
+  } = httpLimits(options);
   const access = new AccessPolicy(options);
+  const sources = new SourceLimits({
+    maxConnectionsPerSource,
+    ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
+  });
   // OAuth (auth/): exclusive with the static token.
   if (options.auth !== undefined && options.token !== undefined) {
     throw new ToolError('invalid_config', 'auth and token are exclusive: use one or the other');
@@ -215,6 +229,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Behind a trusted proxy, the client it forwards holds a slot while this request lasts.
+    sources.claimForwarded(req, res);
     // The endpoint itself, as clients send it, needs no parsing.
     const pathname = req.url === path ? path : new URL(req.url ?? '/', 'http://gateway').pathname;
     if (pathname === '/healthz' && req.method === 'GET') {
@@ -347,7 +363,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           // OAuth (auth/) sets its own challenge.
           if (error.status === 401 && !res.hasHeader('www-authenticate'))
             res.setHeader('www-authenticate', 'Bearer');
-          if (error.status === 503) res.setHeader('retry-after', '1');
+          if (error.status === 503 || error.status === 429) res.setHeader('retry-after', '1');
           // A caller refused for who it is gets no reading of its body: the connection ends.
           if (error.status === 401 || error.status === 403) res.shouldKeepAlive = false;
           writeError(res, error.status, error.rpcCode, error.message, error.id, errorMeta);
@@ -367,6 +383,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     },
   );
   http.maxConnections = maxConnections;
+  // Past its source's bound a connection is cut at once, before it can take a slot for long.
+  http.on('connection', (socket: Socket) => {
+    if (!sources.admit(socket)) socket.destroy();
+  });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error): void => {

@@ -32,11 +32,21 @@ export const POST_HEADERS = {
 export function openRequest(
   url: URL,
   onResponse: (response: IncomingMessage) => void,
-  options: { headers?: Record<string, string>; method?: string; path?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    method?: string;
+    path?: string;
+    /** The loopback address to send from (127.0.0.2, …), so tests can play several sources. */
+    localAddress?: string;
+  } = {},
 ): ClientRequest {
   return request(
     {
       host: url.hostname,
+      // A connection of its own, so that it is sent from the address asked for.
+      ...(options.localAddress === undefined
+        ? {}
+        : { localAddress: options.localAddress, agent: false }),
       port: url.port,
       path: options.path ?? url.pathname,
       method: options.method ?? 'POST',

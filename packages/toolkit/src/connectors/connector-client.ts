@@ -19,6 +19,7 @@ import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
+import { isLostAnswer } from './transport/http-transport-parts.js';
 import { isToolResult } from './transport/wire-shapes.js';
 
 /** Settles a call in flight with its answer, or with why it has none. */
@@ -171,10 +172,11 @@ export class ConnectorClient extends Client {
           reject(answer);
         } else if ('error' in answer) {
           const { code, message, data } = answer.error;
-          // The transport answers -32000 for a call whose stream was lost (SDK v1's
-          // ConnectionClosed), as the SDK fails calls in flight when the connection closes.
+          // The HTTP transport makes up an answer for a call whose stream was lost, failed as the
+          // SDK fails calls in flight when the connection closes. Any other answer is the
+          // server's, whatever its code (-32000 included).
           reject(
-            code === CONNECTION_CLOSED
+            isLostAnswer(answer)
               ? new SdkError(SdkErrorCode.ConnectionClosed, message, data)
               : ProtocolError.fromError(code, message, data),
           );

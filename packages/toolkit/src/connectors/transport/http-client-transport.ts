@@ -23,6 +23,7 @@ import {
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
 import { MAX_REDIRECTS } from './node-fetch.js';
 import {
+  lostAnswer,
   postFailureCode,
   RECONNECT,
   type StreamableHttpClientTransportOptions,
@@ -473,12 +474,8 @@ export class StreamableHttpClientTransport implements Transport {
   /** Fails a request whose answer can no longer arrive. */
   #lose(requestId: RequestId | undefined, reason: string): void {
     if (requestId === undefined) return;
-    this.onmessage?.({
-      jsonrpc: '2.0',
-      id: requestId,
-      // -32000: what SDK v1 called ConnectionClosed; v2 keeps that code off the wire.
-      error: { code: CONNECTION_CLOSED, message: reason },
-    });
+    // -32000: what SDK v1 called ConnectionClosed; v2 keeps that code off the wire.
+    this.onmessage?.(lostAnswer(requestId, reason));
   }
 
   /** Runs `then` after the reconnection delay for `attempt` (the server's `retry` if it gave one). */

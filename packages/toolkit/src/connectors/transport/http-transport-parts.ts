@@ -1,6 +1,27 @@
 // The options and small pieces of the Streamable HTTP client transport, apart from its class.
-import { SdkErrorCode } from '@modelcontextprotocol/client';
-import type { RequestId } from '@toolplane/toolmodel/wire';
+import { SdkErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { CONNECTION_CLOSED, type RequestId } from '@toolplane/toolmodel/wire';
+
+// The answers a transport made up for requests it lost, told apart by identity: a server may
+// send -32000 itself (JSON-RPC leaves the range to implementations), and what it sends is parsed
+// into fresh objects that are never in here.
+const lostAnswers = new WeakSet<object>();
+
+/** The error answer a transport hands on for a request whose answer can no longer arrive. */
+export function lostAnswer(id: RequestId, reason: string): JSONRPCMessage {
+  const answer: JSONRPCMessage = {
+    jsonrpc: '2.0',
+    id,
+    error: { code: CONNECTION_CLOSED, message: reason },
+  };
+  lostAnswers.add(answer);
+  return answer;
+}
+
+/** Whether `answer` is one a transport made up for a lost request (see {@link lostAnswer}). */
+export function isLostAnswer(answer: object): boolean {
+  return lostAnswers.has(answer);
+}
 
 /** The SDK's code for a POST the server refused with `status`, as its own transport picks it. */
 export function postFailureCode(status: number): SdkErrorCode {
