@@ -43,7 +43,9 @@ export type ToolErrorCode =
   | 'step_limit_exceeded'
   // authorization: no usable credentials, or credentials that do not reach the thing asked for
   | 'unauthorized'
-  | 'forbidden';
+  | 'forbidden'
+  // a bound of time-independent resources (memory, calls, log or result size) was spent
+  | 'resource_exhausted';
 
 /** The stage of a tool call an error came from. */
 export type ToolOperation =
