@@ -154,8 +154,8 @@ function report(title: string, samples: Awaited<ReturnType<typeof compare>>, tar
   console.log('\nA multi-step task: customers who spent over 1,500 (24 customers × 30 orders)');
   line('plain tool calling: tool calls', String(plainCalls));
   line(
-    'plain tool calling: model round trips (parallel calls)',
-    '3 (sequential: ' + String(plainCalls + 1) + ')',
+    'plain tool calling: model turns that call tools',
+    `2 (the list, then ${String(plainCalls - 1)} in parallel; one at a time: ${String(plainCalls)})`,
   );
   line('plain tool calling: bytes of tool results the model reads', String(plainBytes));
   line('code mode: tool calls made inside one run', String(result.calls.total));
