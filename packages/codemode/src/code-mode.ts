@@ -54,6 +54,16 @@ export interface CodeRunOptions {
   readonly sessionKey?: string;
 }
 
+/** A tool {@link CodeMode.search} found. */
+export interface FoundTool {
+  readonly id: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  /** Where the program calls it: `tools.<namespace>.<name>`. */
+  readonly call: string;
+}
+
 /** What a run gives back: the program's value (JSON), its logs and its calls. */
 export interface CodeRunResult {
   /** The program's return value, as JSON carries it (`undefined` when it returned none). */
@@ -75,6 +85,16 @@ export interface CodeMode {
   describe(id: string): string;
   /** Where each tool the program may call sits: `tools[namespace][name]` calls `id`. */
   tools(): ApiTool[];
+  /**
+   * Finds tools the program may call, as `search(query)` does inside it: ID, title,
+   * description, tags and `call`, the path to call it by (`tools.ns.name`).
+   *
+   * @throws {ToolError} `invalid_argument` for a bad limit; `cancelled` when `signal` aborts.
+   */
+  search(
+    query: string,
+    options?: { readonly limit?: number; readonly signal?: AbortSignal },
+  ): Promise<FoundTool[]>;
   /**
    * Runs `program`, the body of an async function, in a fresh sandbox context.
    *
@@ -211,6 +231,28 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     return declarationsOf(tools, { preamble: only === undefined });
   };
 
+  const pathsOf = (api: readonly ApiTool[]): Map<string, string> =>
+    new Map(api.map((item) => [item.id, `tools.${item.namespace}.${item.name}`]));
+
+  async function find(
+    query: string,
+    paths: ReadonlyMap<string, string>,
+    options: { readonly limit?: unknown; readonly signal?: AbortSignal | undefined },
+  ): Promise<FoundTool[]> {
+    const page = await searchTools(
+      source,
+      filter,
+      { query, ...(options.limit === undefined ? {} : { limit: options.limit }) },
+      { signal: options.signal },
+    );
+    const found: FoundTool[] = [];
+    for (const result of page.results as Omit<FoundTool, 'call'>[]) {
+      const path = paths.get(result.id);
+      if (path !== undefined) found.push({ ...result, call: path });
+    }
+    return found;
+  }
+
   async function run(program: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
     if (typeof program !== 'string')
       throw new CodeModeError('invalid_argument', 'the program must be text');
@@ -218,7 +260,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     if (signal?.aborted === true)
       throw new CodeModeError('cancelled', 'the run was cancelled before it started');
     const { api } = exposed();
-    const paths = new Map(api.map((item) => [item.id, `tools.${item.namespace}.${item.name}`]));
+    const paths = pathsOf(api);
     const stats = new Stats();
     // Tool calls arrive from the worker's message events; they run in the caller's async
     // context, so that the toolkit sees the caller's session and trace.
@@ -239,19 +281,11 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       if (call.op === 'search') {
         stats.searches++;
         try {
-          const given = isObject(payload) ? payload : {};
-          const page = await context.runInAsyncScope(() =>
-            searchTools(
-              source,
-              filter,
-              { query: call.target, ...(given.limit === undefined ? {} : { limit: given.limit }) },
-              { signal: callSignal },
-            ),
+          const limit = isObject(payload) ? payload.limit : undefined;
+          const found = await context.runInAsyncScope(() =>
+            find(call.target, paths, { signal: callSignal, limit }),
           );
-          const results = (page.results as { id: string }[])
-            .filter((result) => paths.has(result.id))
-            .map((result) => ({ ...result, call: paths.get(result.id) }));
-          return { ok: true, json: JSON.stringify(results) };
+          return { ok: true, json: JSON.stringify(found) };
         } catch (error) {
           return failed(error, call.target);
         }
@@ -311,6 +345,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     declarations: () => declared(),
     describe: (id) => declared(id),
     tools: () => exposed().api,
+    search: (query, options = {}) => find(query, pathsOf(exposed().api), options),
     run,
     close: () => pool.close(),
   };
