@@ -4,6 +4,7 @@ import { registerChain } from './commands/chain.js';
 import { registerConnectors } from './commands/connectors.js';
 import { registerPrompts } from './commands/prompts.js';
 import { registerResources } from './commands/resources.js';
+import { registerRunCode } from './commands/run-code.js';
 import { registerServe } from './commands/serve.js';
 import type { CommandContext } from './commands/shared.js';
 import { registerTools } from './commands/tools.js';
@@ -131,6 +132,7 @@ function buildProgram(base: Context, setCode: (code: number) => void): Command {
   registerPrompts(program, context);
   registerResources(program, context);
   registerChain(program, context);
+  registerRunCode(program, context);
   registerConnectors(program, context);
   registerAuth(program, context);
   refuseRepeats(program);
