@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { addReferenceServers } from '@toolplane/test-support/reference-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { localToolkit } from './testing/local-toolkit.js';
@@ -12,10 +12,6 @@ import { typecheck } from './testing/typecheck.js';
 // The declarations of the real tools of three reference MCP servers, run over stdio, compile
 // with tsc --strict; a program written against them type-checks, and runs.
 
-const require = createRequire(import.meta.url);
-const serverJs = (name: string): string =>
-  require.resolve(`@modelcontextprotocol/server-${name}/dist/index.js`);
-
 let dir: string;
 let toolkit: Toolkit;
 let running: RunningToolkit;
@@ -23,22 +19,7 @@ let code: CodeMode;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'codemode-servers-'));
   toolkit = createToolkit();
-  toolkit.addConnector(
-    { command: process.execPath, args: [serverJs('everything'), 'stdio'] },
-    { namespace: 'everything' },
-  );
-  toolkit.addConnector(
-    { command: process.execPath, args: [serverJs('filesystem'), dir] },
-    { namespace: 'filesystem' },
-  );
-  toolkit.addConnector(
-    {
-      command: process.execPath,
-      args: [serverJs('memory')],
-      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
-    },
-    { namespace: 'memory' },
-  );
+  addReferenceServers(toolkit, dir);
   running = await runToolkit(toolkit);
   code = createCodeMode(toolkit, { timeoutMs: 20_000 });
 });

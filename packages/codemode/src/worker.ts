@@ -310,16 +310,21 @@ class Run {
 let current: Run | undefined;
 port.postMessage({ kind: 'ready', run: 0 } satisfies WorkerMessage);
 
+/** A failure of the worker's own code (not the program's) as a run's outcome. */
+function internal(error: unknown): Failure {
+  return {
+    ok: false,
+    code: 'internal',
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
 function advance(run: Run): void {
   let outcome: Outcome | undefined;
   try {
     outcome = run.pump();
   } catch (error) {
-    outcome = {
-      ok: false,
-      code: 'internal',
-      message: error instanceof Error ? error.message : String(error),
-    };
+    outcome = internal(error);
   }
   if (outcome !== undefined) {
     run.end(outcome);
@@ -335,11 +340,7 @@ port.on('message', (message: HostMessage) => {
     try {
       failed = run.start(message.program, JSON.stringify(message.tools));
     } catch (error) {
-      failed = {
-        ok: false,
-        code: 'internal',
-        message: error instanceof Error ? error.message : String(error),
-      };
+      failed = internal(error);
     }
     if (failed !== undefined) {
       run.end(failed);
