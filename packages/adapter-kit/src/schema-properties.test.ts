@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { addReferenceServers } from '@toolplane/test-support/reference-servers';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema } from './schema-check.js';
@@ -24,10 +24,6 @@ import {
 // the original accepts is still accepted (after strict mode's nulls are filled in for what was
 // left out, and undone again by `restore`).
 
-const require = createRequire(import.meta.url);
-const serverJs = (name: string): string =>
-  require.resolve(`@modelcontextprotocol/server-${name}/dist/index.js`);
-
 const TARGETS: readonly SchemaTarget[] = ['openai-strict', 'openai', 'anthropic', 'gemini'];
 type Json = Record<string, unknown>;
 
@@ -37,22 +33,7 @@ let running: RunningToolkit;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'adapter-kit-schemas-'));
   toolkit = createToolkit();
-  toolkit.addConnector(
-    { command: process.execPath, args: [serverJs('everything'), 'stdio'] },
-    { namespace: 'everything' },
-  );
-  toolkit.addConnector(
-    { command: process.execPath, args: [serverJs('filesystem'), dir] },
-    { namespace: 'filesystem' },
-  );
-  toolkit.addConnector(
-    {
-      command: process.execPath,
-      args: [serverJs('memory')],
-      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
-    },
-    { namespace: 'memory' },
-  );
+  addReferenceServers(toolkit, dir);
   running = await runToolkit(toolkit);
 });
 afterAll(async () => {

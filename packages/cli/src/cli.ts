@@ -33,6 +33,11 @@ const COMMANDS: Readonly<Record<string, { description: string; load: () => Promi
     description: 'run tools one after another',
     load: async () => (await import('./commands/chain.js')).registerChain,
   },
+  'run-code': {
+    description:
+      'run a JavaScript program (the body of an async function) in a QuickJS sandbox where each tool is `await tools.<namespace>.<tool>(args)`',
+    load: async () => (await import('./commands/run-code.js')).registerRunCode,
+  },
   connectors: {
     description: 'the upstream MCP servers',
     load: async () => (await import('./commands/connectors.js')).registerConnectors,

@@ -168,7 +168,7 @@ export const configSchema = z.strictObject({
       }),
     ])
     .optional(),
-  mode: z.enum(['tools', 'search']).optional(),
+  mode: z.enum(['tools', 'search', 'code']).optional(),
   naming: z
     .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
     .optional(),

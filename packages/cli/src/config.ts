@@ -124,8 +124,8 @@ export interface CliConfig {
   /** The directory of markdown prompts, when there is one. */
   readonly promptsDir: string | undefined;
   readonly store: StoreConfig;
-  /** How the gateway lists tools: all of them, or search/describe/call only. */
-  readonly mode: 'tools' | 'search';
+  /** How the gateway lists tools: all of them, search/describe/call only, or search/describe/run_code. */
+  readonly mode: 'tools' | 'search' | 'code';
   readonly naming: { readonly separator?: string; readonly transparent?: string };
   readonly instructions: string | undefined;
   /**

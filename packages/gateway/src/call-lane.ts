@@ -115,7 +115,7 @@ export function callLane(
   session: SessionState,
   callTool: ToolCaller,
 ): NonNullable<GatewayServer['callLane']> {
-  const search = hub.options.mode === 'search';
+  const search = hub.options.mode === 'search' || hub.options.mode === 'code';
   return (request, extra, wire) => {
     if (search || !session.initialized || !hub.isNegotiated || !isPlainExtra(extra)) return false;
     const call = plainCall(request.params);

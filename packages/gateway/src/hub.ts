@@ -22,6 +22,7 @@ import {
   registerSession,
   unregisterSession,
 } from './session/upstream-forwarding.js';
+import { closeCodeMode } from './code-mode.js';
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {
@@ -148,6 +149,7 @@ export class GatewayHub {
   }
 
   dispose(): void {
+    void closeCodeMode(this);
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.rounds.dispose();
     this.listeners.dispose();

@@ -30,9 +30,11 @@ export interface GatewayOptions extends NamingOptions {
   readonly filter?: Readonly<Record<string, GatewayToolFilter>>;
   /**
    * `'tools'` (default) lists every tool; `'search'` lists only `search_tools`, `describe_tool`
-   * and `call_tool`, for catalogues too large to hand a model whole.
+   * and `call_tool`, for catalogues too large to hand a model whole; `'code'` lists only
+   * `search_tools`, `describe_tool` (a tool's TypeScript declaration) and `run_code`, whose
+   * program calls the tools in @toolplane/codemode's sandbox.
    */
-  readonly mode?: 'tools' | 'search';
+  readonly mode?: 'tools' | 'search' | 'code';
   /**
    * The key that seals the `requestState` of 2026-07-28 `input_required` rounds (HMAC-SHA256);
    * at least 32 bytes; default a random one per gateway. Every instance behind one load balancer

@@ -30,6 +30,7 @@ import { GatewayHub } from './hub.js';
 import { toolCaller } from './tool-call.js';
 import { callLane } from './call-lane.js';
 import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
+import { codeModeToolList, runCodeModeTool } from './code-mode.js';
 import {
   compare,
   matches,
@@ -146,6 +147,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('tools/list', async (request, extra) => {
     await hub.negotiated;
     if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
+    if (options.mode === 'code') return { tools: codeModeToolList(hub) };
     const listed = await hub.listedTools();
     const visible = await visibleTools(extra, hub); // OAuth (auth/): the caller's scopes
     const tools = visible === undefined ? listed : listed.filter((t) => visible.has(t.name));
@@ -186,6 +188,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         signal: extra.mcpReq.signal,
         visible: await visibleTools(extra, hub), // OAuth (auth/): what search results show
       });
+    }
+    if (options.mode === 'code') {
+      const visible = await visibleTools(extra, hub); // OAuth (auth/): what the program sees
+      const context = { call, signal: extra.mcpReq.signal, visible };
+      const result = await runCodeModeTool(hub, name, args, context);
+      if (result === undefined) throw unknownTool(name);
+      return result;
     }
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);

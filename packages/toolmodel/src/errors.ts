@@ -39,7 +39,8 @@ export type ToolErrorCode =
   // a message from an upstream server over the connector's maxMessageBytes
   | 'message_too_large'
   | 'internal'
-  // work a call asked for that would pass a bound on its size (an answer, a result): ask for less
+  // work a call asked for that would pass a bound (an answer's size, a sandbox's memory, calls,
+  // logs or result): ask for less
   | 'resource_exhausted'
   // adapters
   | 'step_limit_exceeded'

@@ -1,0 +1,19 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const exampleDir = fileURLToPath(new URL('..', import.meta.url));
+
+describe('code-mode example', () => {
+  it('does the task with one run_code through the scripted model and passes its own checks', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--conditions=@toolplane/source', '--import', 'tsx', 'src/main.ts'],
+      { cwd: exampleDir },
+    );
+    expect(stdout).toContain('model → run_code: ok');
+    expect(stdout).toContain('code-mode: all checks passed');
+  });
+});

@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createCodeMode } from '@toolplane/codemode';
+import { ToolError } from '@toolplane/toolmodel';
+import { isAllowed } from '../config.js';
+import { parseCount, printValue, withToolkit, type CommandContext } from './shared.js';
+
+/** `toolplane run-code FILE|-`: a program run against the config's tools in code mode's sandbox. */
+export function registerRunCode(command: Command, context: CommandContext): void {
+  const { output, config } = context;
+  command
+    .argument('<file>', 'the program file, or - to read it from standard input')
+    .option('--timeout <ms>', 'wall-clock bound of the run', parseCount)
+    .option('--declarations', 'print the TypeScript declarations of the API instead of running')
+    .action(async (file: string, options: { timeout?: number; declarations?: boolean }) => {
+      const source =
+        options.declarations === true
+          ? ''
+          : file === '-'
+            ? await context.readStdin()
+            : await readFile(resolve(context.cwd, file), 'utf8').catch((error: unknown) => {
+                throw new ToolError('invalid_argument', `cannot read the program ${file}`, {
+                  cause: error,
+                });
+              });
+      const cfg = await config();
+      await withToolkit(context, cfg, { quiet: output.json }, async ({ toolkit }) => {
+        // The config's per-server "tools" filters hold here as they do for `tools call`.
+        const listed = await toolkit.list({ type: 'tool', signal: context.signal });
+        const allowed = listed.tools
+          .filter((item) => isAllowed(cfg.filter[item.namespace], item.tool))
+          .map((item) => item.id);
+        const code = createCodeMode(toolkit, {
+          filter: { tools: allowed },
+          ...(options.timeout === undefined ? {} : { timeoutMs: options.timeout }),
+        });
+        try {
+          if (options.declarations === true) {
+            output.out(code.declarations());
+            return;
+          }
+          const result = await code.run(source, { signal: context.signal });
+          if (output.json) {
+            output.data({ value: result.value ?? null, logs: result.logs, calls: result.calls });
+            return;
+          }
+          for (const entry of result.logs) output.say(`[${entry.level}] ${entry.text}`);
+          printValue(output, result.value);
+        } finally {
+          await code.close();
+        }
+      });
+    });
+}

@@ -1,0 +1,78 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, runCli, type Ran } from './testing/cli-process.js';
+
+// `toolplane run-code`, through the real binary: a program from a file or standard input, run
+// against the config's tools (its filters holding) in code mode's sandbox.
+
+const fixture = fixtureCommand('stdio');
+let dir: string;
+
+function run(args: readonly string[], input?: string): Promise<Ran> {
+  return runCli(args, { cwd: dir, ...(input === undefined ? {} : { input }) });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolplane-run-code-'));
+  await writeFile(
+    join(dir, 'toolplane.config.json'),
+    JSON.stringify({
+      mcpServers: {
+        fix: { command: fixture.command, args: fixture.args, tools: { deny: ['fail'] } },
+      },
+      store: 'memory',
+    }),
+  );
+  await writeFile(
+    join(dir, 'sum.js'),
+    [
+      'const { sum } = await tools.fix.add({ a: 2, b: 3 });',
+      "console.log('sum is', sum);",
+      'return { sum, fail: typeof tools.fix.fail };',
+    ].join('\n'),
+  );
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('toolplane run-code', () => {
+  it('runs a program file and prints its value, its logs and its calls as JSON', async () => {
+    const ran = await run(['run-code', 'sum.js', '--json']);
+    expect(ran.code).toBe(0);
+    expect(json(ran)).toMatchObject({
+      value: { sum: 5, fail: 'undefined' },
+      logs: [{ level: 'log', text: 'sum is 5' }],
+      calls: { total: 1 },
+    });
+  });
+
+  it('reads the program from standard input', async () => {
+    const ran = await run(['run-code', '-'], 'return (await tools.fix.add({ a: 1, b: 1 })).sum;');
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.trim()).toBe('2');
+  });
+
+  it('fails with execution, exit code 1, for a program that throws', async () => {
+    const thrown = await run(['run-code', '-', '--json'], "throw new Error('no');");
+    expect(thrown.code).toBe(1);
+    expect(json(thrown)).toMatchObject({ error: { code: 'execution' } });
+  });
+
+  it('fails with invalid_argument, exit code 2, for a program that does not parse', async () => {
+    const broken = await run(['run-code', '-', '--json'], 'return (;');
+    expect(broken.code).toBe(2);
+    expect(json(broken)).toMatchObject({ error: { code: 'invalid_argument' } });
+  });
+
+  it('prints the declarations of the tools it may call', async () => {
+    const ran = await run(['run-code', '-', '--declarations']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('readonly fix: {');
+    expect(ran.stdout).not.toMatch(/^\s+fail\(/m);
+  });
+});

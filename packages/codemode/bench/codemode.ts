@@ -1,0 +1,171 @@
+/**
+ * What code mode costs and what it saves, as medians of interleaved rounds:
+ * - starting a sandbox (a new worker thread with QuickJS) and a trivial run on a warm one;
+ * - a tool call from inside the sandbox against the same call through the runner or toolkit
+ *   directly, for a local tool and for an MCP tool over stdio (targets ≤ 1.5× and ≤ 1.1×);
+ * - a scripted multi-step task (25 tool calls with filtering) as plain tool calling against one
+ *   `run_code`: model round trips and bytes of tool results the model reads (target ≥ 10× fewer
+ *   bytes, one round trip).
+ *
+ * Run: `pnpm --filter @toolplane/codemode bench`. It runs from source, as the tests do: the
+ * sandbox's worker thread then loads its TypeScript through tsx, which the cold start includes.
+ */
+import { benchSource, compare, header, median, timing } from '@toolplane/test-support/bench';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit } from '@toolplane/toolkit/testing';
+import { createCodeMode } from '@toolplane/codemode';
+import { expectedAnswer, shopSource, TASK_PROGRAM } from './task.js';
+
+const CALLS = 100;
+const loop = (id: string, args: string): string =>
+  `for (let i = 0; i < ${String(CALLS)}; i++) await tools.${id}(${args});`;
+
+function line(label: string, value: string): void {
+  console.log(`  ${label.padEnd(56)} ${value}`);
+}
+
+function verdict(ratio: number, target: number): string {
+  return `${ratio <= target ? 'MET' : 'MISSED'} (≤ ${target.toFixed(1)}×)`;
+}
+
+// 1. Start and trivial run.
+{
+  const starts: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const code = createCodeMode(benchSource());
+    const start = performance.now();
+    await code.run('return 1;');
+    starts.push(performance.now() - start);
+    await code.close();
+  }
+  const code = createCodeMode(benchSource());
+  await code.run('return 1;');
+  const samples = await compare(
+    { trivial: () => code.run('return 1;') },
+    { iterations: 50, rounds: 15 },
+  );
+  await code.close();
+  console.log(header('Sandbox start and a trivial run', samples));
+  line('cold: new worker thread, QuickJS loaded, `return 1`', `${median(starts).toFixed(1)} ms`);
+  const t = timing(samples, 'trivial');
+  line(
+    'warm: `return 1` in a fresh runtime and context',
+    `${(t.wall / 1000).toFixed(3)} ms (CPU ${(t.cpu / 1000).toFixed(3)} ms)`,
+  );
+}
+
+// 2a. Per call, local tool.
+{
+  const source = benchSource();
+  const code = createCodeMode(source);
+  const args = { a: 2, b: 3 };
+  const samples = await compare(
+    {
+      direct: async () => {
+        for (let i = 0; i < CALLS; i++) await source.runner.run('bench:add', args);
+      },
+      sandbox: () => code.run(loop('bench.add', '{ a: 2, b: 3 }')),
+      trivial: () => code.run('return 1;'),
+    },
+    { iterations: 3, rounds: 21 },
+  );
+  await code.close();
+  report(
+    `Per tool call, local tool (bench:add, ${String(CALLS)} sequential calls a run)`,
+    samples,
+    1.5,
+  );
+}
+
+// 2b. Per call, MCP tool over stdio.
+{
+  const toolkit = createToolkit();
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  const running = await runToolkit(toolkit);
+  const code = createCodeMode(toolkit);
+  const args = { a: 2, b: 3 };
+  try {
+    const samples = await compare(
+      {
+        direct: async () => {
+          for (let i = 0; i < CALLS; i++) await toolkit.callTool('fx:add', args);
+        },
+        sandbox: () => code.run(loop('fx.add', '{ a: 2, b: 3 }')),
+        trivial: () => code.run('return 1;'),
+      },
+      { iterations: 1, rounds: 15, warmup: 1 },
+    );
+    report(
+      `Per tool call, MCP tool over stdio (fixture add, ${String(CALLS)} calls a run)`,
+      samples,
+      1.1,
+    );
+  } finally {
+    await code.close();
+    await running.stop();
+  }
+}
+
+function report(title: string, samples: Awaited<ReturnType<typeof compare>>, target: number): void {
+  const direct = timing(samples, 'direct');
+  const sandbox = timing(samples, 'sandbox');
+  const trivial = timing(samples, 'trivial');
+  console.log(header(title, samples));
+  const perDirect = direct.wall / CALLS;
+  const perSandbox = sandbox.wall / CALLS;
+  const perCallOnly = (sandbox.wall - trivial.wall) / CALLS;
+  line(
+    'direct (runner / toolkit), per call',
+    `${perDirect.toFixed(1)} µs (CPU ${(direct.cpu / CALLS).toFixed(1)} µs)`,
+  );
+  line(
+    'from the sandbox, per call, the run’s start shared',
+    `${perSandbox.toFixed(1)} µs (CPU ${(sandbox.cpu / CALLS).toFixed(1)} µs)`,
+  );
+  line('from the sandbox, per call, the run’s start left out', `${perCallOnly.toFixed(1)} µs`);
+  const ratio = perSandbox / perDirect;
+  line('ratio, sandbox / direct', `${ratio.toFixed(2)}×  ${verdict(ratio, target)}`);
+  line('ratio, start left out', `${(perCallOnly / perDirect).toFixed(2)}×`);
+}
+
+// 3. The multi-step task: plain tool calling against one run_code.
+{
+  const source = shopSource();
+  const customers = (await source.runner.run('shop:list_customers', {})).structured as {
+    id: string;
+  }[];
+  // Plain tool calling: the model reads every result; one turn for the list, then one with
+  // every list_orders call in parallel (the fewest a model can do), then its answer.
+  let plainBytes = JSON.stringify(customers).length;
+  let plainCalls = 1;
+  for (const customer of customers) {
+    const orders = await source.runner.run('shop:list_orders', { customer: customer.id });
+    plainBytes += JSON.stringify(orders.structured).length;
+    plainCalls++;
+  }
+  const code = createCodeMode(source);
+  const declarations = code.declarations();
+  const result = await code.run(TASK_PROGRAM);
+  await code.close();
+  const answer = JSON.stringify(result.value);
+  if (answer !== JSON.stringify(expectedAnswer())) throw new Error('code mode answered wrong');
+  const codeBytes = answer.length + JSON.stringify(result.logs).length;
+  console.log('\nA multi-step task: customers who spent over 1,500 (24 customers × 30 orders)');
+  line('plain tool calling: tool calls', String(plainCalls));
+  line(
+    'plain tool calling: model turns that call tools',
+    `2 (the list, then ${String(plainCalls - 1)} in parallel; one at a time: ${String(plainCalls)})`,
+  );
+  line('plain tool calling: bytes of tool results the model reads', String(plainBytes));
+  line('code mode: tool calls made inside one run', String(result.calls.total));
+  line('code mode: model turns that call tools', '1 (one run_code)');
+  line('code mode: bytes of the run_code result the model reads', String(codeBytes));
+  line('code mode: bytes of declarations it read first', String(declarations.length));
+  const ratio = plainBytes / codeBytes;
+  line('fewer bytes of results', `${ratio.toFixed(1)}×  ${ratio >= 10 ? 'MET' : 'MISSED'} (≥ 10×)`);
+  line(
+    'fewer bytes, declarations counted',
+    `${(plainBytes / (codeBytes + declarations.length)).toFixed(1)}×`,
+  );
+}

@@ -1,0 +1,167 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runInSession } from '@toolplane/toolkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodeMode, type CodeMode } from './code-mode.js';
+import { CodeModeError } from './errors.js';
+import { localToolkit, ORDERS, type ToolSide } from './testing/local-toolkit.js';
+
+let code: CodeMode;
+let side: ToolSide;
+beforeAll(() => {
+  const local = localToolkit();
+  side = local.side;
+  code = createCodeMode(local.toolkit, { timeoutMs: 5_000 });
+});
+afterAll(async () => {
+  await code.close();
+});
+
+async function failure(run: Promise<unknown>): Promise<CodeModeError> {
+  const error = await run.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(CodeModeError);
+  return error as CodeModeError;
+}
+
+describe('createCodeMode', () => {
+  it('returns the value of a program that calls tools and filters their results', async () => {
+    const result = await code.run(`
+      const orders = await tools.builtin.list_orders();
+      const big = orders.filter((o) => o.total > 90).map((o) => o.id);
+      const { sum } = await tools.builtin.add({ a: big.length, b: 1 });
+      console.log('found', big.length, { big });
+      return { big, sum };
+    `);
+    const big = ORDERS.filter((o) => o.total > 90).map((o) => o.id);
+    expect(result.value).toEqual({ big, sum: big.length + 1 });
+    expect(result.logs).toEqual([
+      { level: 'log', text: `found ${String(big.length)} ${JSON.stringify({ big })}` },
+    ]);
+    expect(result.calls.total).toBe(2);
+    expect(result.calls.byTool['builtin:add']).toMatchObject({ calls: 1, errors: 0 });
+  });
+
+  it('gives a tool without structured content its text', async () => {
+    const { value } = await code.run(`return await tools.builtin.greet({ name: 'ada' });`);
+    expect(value).toBe('hello ada');
+  });
+
+  it('names tools by the identifier rule', async () => {
+    expect(code.tools()).toContainEqual({
+      namespace: 'builtin',
+      name: 'get_sum_v2',
+      id: 'builtin:get-sum.v2',
+    });
+    const { value } = await code.run('return tools.builtin.get_sum_v2();');
+    expect(value).toBe(42);
+  });
+
+  it('throws a failed tool call inside the program as an Error it can catch', async () => {
+    const { value } = await code.run(`
+      try { await tools.builtin.fail(); return 'no'; }
+      catch (error) { return { isError: error instanceof Error, code: error.code, message: error.message }; }
+    `);
+    expect(value).toMatchObject({ isError: true, code: 'execution' });
+  });
+
+  it('rejects arguments the schema refuses, inside the program', async () => {
+    const { value, calls } = await code.run(`
+      try { await tools.builtin.add({ a: 'x' }); } catch (error) { return error.code; }
+    `);
+    expect(value).toBe('validation');
+    expect(calls.errors).toBe(1);
+  });
+
+  it('finds tools with search, limited by the filter', async () => {
+    const { value } = await code.run(`return await search('adds two numbers');`);
+    expect(value).toContainEqual(
+      expect.objectContaining({ id: 'builtin:add', call: 'tools.builtin.add' }),
+    );
+    const narrow = createCodeMode(localToolkit().toolkit, { filter: { tags: ['odd'] } });
+    try {
+      expect(narrow.tools().map((tool) => tool.id)).toEqual(['builtin:get-sum.v2']);
+      const found = await narrow.run(`return (await search('adds two numbers')).map((t) => t.id);`);
+      expect(found.value).not.toContain('builtin:add');
+      const { value: hidden } = await narrow.run('return typeof tools.builtin.add;');
+      expect(hidden).toBe('undefined');
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  it('makes the calls in the caller session', async () => {
+    side.sessions.length = 0;
+    await runInSession({ id: 'session-7' }, () =>
+      code.run('await tools.builtin.add({ a: 1, b: 2 });'),
+    );
+    expect(side.sessions).toEqual(['session-7']);
+  });
+
+  it('fails with invalid_argument, line and column for a program that does not parse', async () => {
+    const error = await failure(code.run('const a = 1;\nconst b = ;\nreturn a;'));
+    expect(error.code).toBe('invalid_argument');
+    expect(error.line).toBe(2);
+    expect(error.column).toBeGreaterThan(0);
+  });
+
+  it('fails with execution and the line of an uncaught throw', async () => {
+    const error = await failure(code.run('const a = 1;\n\nthrow new RangeError("too far");'));
+    expect(error.code).toBe('execution');
+    expect(error.message).toContain('too far');
+    expect(error.line).toBe(3);
+  });
+
+  it('fails with cancelled, and cancels the tool call in flight, when the signal aborts', async () => {
+    const controller = new AbortController();
+    const before = side.cancelled;
+    const waiting = side.waiting;
+    const running = code.run('await tools.builtin.wait_forever();', { signal: controller.signal });
+    await expect.poll(() => side.waiting, { timeout: 10_000 }).toBe(waiting + 1);
+    controller.abort();
+    const error = await failure(running);
+    expect(error.code).toBe('cancelled');
+    await expect.poll(() => side.cancelled).toBe(before + 1);
+  });
+
+  it('fails with timeout when a tool call outlasts the run', async () => {
+    const short = createCodeMode(localToolkit().toolkit, { timeoutMs: 200 });
+    try {
+      const error = await failure(short.run('await tools.builtin.wait_forever();'));
+      expect(error.code).toBe('timeout');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('keeps answering other callers while a program spins in a loop', async () => {
+    const server: Server = createServer((_request, response) => {
+      response.end('pong');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const local = localToolkit();
+    const spinning = createCodeMode(local.toolkit, { timeoutMs: 1_500 });
+    try {
+      let ended = false;
+      const marks = local.side.marks;
+      const run = spinning.run('await tools.builtin.mark();\nwhile (true) {}').finally(() => {
+        ended = true;
+      });
+      // Once the mark is answered, the program spins; every request here is answered meanwhile.
+      await expect.poll(() => local.side.marks, { timeout: 10_000 }).toBe(marks + 1);
+      for (let i = 0; i < 20; i++) {
+        const answer = await fetch(`http://127.0.0.1:${String(port)}/`).then((r) => r.text());
+        expect(answer).toBe('pong');
+      }
+      expect(ended).toBe(false);
+      const error = await failure(run);
+      expect(error.code).toBe('timeout');
+    } finally {
+      await spinning.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,352 @@
+import { AsyncResource } from 'node:async_hooks';
+import {
+  asToolError,
+  callThrough,
+  listAll,
+  searchTools,
+  type ToolFilter,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
+import { ToolError } from '@toolplane/toolmodel';
+import type { RunMeta } from '@toolplane/toolrun';
+import { declarationsOf } from './declarations.js';
+import { CodeModeError, type CallStats } from './errors.js';
+import { execute, type CallAnswer, type SandboxCall } from './execute.js';
+import { apiTools } from './names.js';
+import { SandboxPool } from './pool.js';
+import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
+
+/** Which tools a program may call: those matching every criterion given. */
+export interface CodeModeFilter {
+  readonly namespaces?: readonly string[];
+  readonly tags?: readonly string[];
+  /** Canonical IDs (`namespace:name`). */
+  readonly tools?: readonly string[];
+}
+
+/** Options of {@link createCodeMode}; every bound is per run. */
+export interface CodeModeOptions {
+  /** Wall-clock bound of one run, tool calls included (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Heap bound of the sandbox (default 64 MiB). */
+  readonly memoryLimitBytes?: number;
+  /** Stack bound of the sandbox (default 512 KiB): deep recursion ends here. */
+  readonly maxStackBytes?: number;
+  /** Tool calls one run may make (default 1,000). */
+  readonly maxToolCalls?: number;
+  /** Bytes of `console` output one run may write (default 64 KiB). */
+  readonly maxLogBytes?: number;
+  /** Bytes of JSON the program's value may take (default 1 MiB). */
+  readonly maxResultBytes?: number;
+  /** Which tools the program may call (default: all of the source's). */
+  readonly filter?: CodeModeFilter;
+  /** Runs at once, each on its own worker thread (default 4); more wait for a free one. */
+  readonly maxConcurrentRuns?: number;
+}
+
+/** Options of {@link CodeMode.run}. */
+export interface CodeRunOptions {
+  /** Stops the program and cancels its tool calls in flight. */
+  readonly signal?: AbortSignal;
+  /** `_meta` handed to every tool call (a W3C `traceparent` there parents the calls' spans). */
+  readonly meta?: RunMeta;
+  /** The client session the calls belong to (a toolkit's per-session servers answer on it). */
+  readonly sessionKey?: string;
+}
+
+/** A tool {@link CodeMode.search} found. */
+export interface FoundTool {
+  readonly id: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  /** Where the program calls it: `tools.<namespace>.<name>`. */
+  readonly call: string;
+}
+
+/** What a run gives back: the program's value (JSON), its logs and its calls. */
+export interface CodeRunResult {
+  /** The program's return value, as JSON carries it (`undefined` when it returned none). */
+  readonly value: unknown;
+  readonly logs: readonly LogEntry[];
+  readonly calls: CallStats;
+}
+
+/** Tools as a typed API inside a sandbox; made by {@link createCodeMode}. */
+export interface CodeMode {
+  /** TypeScript declarations of everything a program can use: `tools`, `search`, `console`. */
+  declarations(): string;
+  /**
+   * The declaration of one tool the program may call, as `tools.<namespace>.<tool>` and the
+   * types it names.
+   *
+   * @throws {ToolError} `not_found` when the filter lets no tool of that ID through.
+   */
+  describe(id: string): string;
+  /** Where each tool the program may call sits: `tools[namespace][name]` calls `id`. */
+  tools(): ApiTool[];
+  /**
+   * Finds tools the program may call, as `search(query)` does inside it: ID, title,
+   * description, tags and `call`, the path to call it by (`tools.ns.name`).
+   *
+   * @throws {ToolError} `invalid_argument` for a bad limit; `cancelled` when `signal` aborts.
+   */
+  search(
+    query: string,
+    options?: { readonly limit?: number; readonly signal?: AbortSignal },
+  ): Promise<FoundTool[]>;
+  /**
+   * Runs `program`, the body of an async function, in a fresh sandbox context.
+   *
+   * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
+   * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
+   * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, log or
+   * result bound; `cancelled` when `signal` aborts; `internal` when the sandbox itself fails.
+   */
+  run(program: string, options?: CodeRunOptions): Promise<CodeRunResult>;
+  /** Ends the sandbox worker threads; runs still waiting for one fail. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The defaults of {@link CodeModeOptions}. */
+export const CODE_MODE_DEFAULTS = {
+  timeoutMs: 30_000,
+  memoryLimitBytes: 64 << 20,
+  maxStackBytes: 512 << 10,
+  maxToolCalls: 1_000,
+  maxLogBytes: 64 << 10,
+  maxResultBytes: 1 << 20,
+  maxConcurrentRuns: 4,
+} as const;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ToolError(
+      'invalid_argument',
+      `${name} must be a positive integer, not ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function toolFilter(filter: CodeModeFilter | undefined): ToolFilter {
+  if (filter === undefined) return {};
+  const { namespaces, tags, tools } = filter;
+  return {
+    include: {
+      ...(namespaces === undefined ? {} : { namespaces }),
+      ...(tags === undefined ? {} : { tags }),
+      ...(tools === undefined ? {} : { ids: tools }),
+    },
+  };
+}
+
+/** Counts the calls of one run. */
+class Stats {
+  total = 0;
+  errors = 0;
+  searches = 0;
+  readonly byTool: Record<string, { calls: number; errors: number; ms: number }> = {};
+
+  add(id: string, ms: number, failed: boolean): void {
+    const entry = (this.byTool[id] ??= { calls: 0, errors: 0, ms: 0 });
+    entry.calls++;
+    entry.ms += ms;
+    this.total++;
+    if (failed) {
+      entry.errors++;
+      this.errors++;
+    }
+  }
+
+  snapshot(): CallStats {
+    const byTool: CallStats['byTool'] = Object.fromEntries(
+      Object.entries(this.byTool).map(([id, entry]) => [
+        id,
+        { ...entry, ms: Math.round(entry.ms * 1000) / 1000 },
+      ]),
+    );
+    return { total: this.total, errors: this.errors, searches: this.searches, byTool };
+  }
+}
+
+function failed(error: unknown, id: string): CallAnswer {
+  const problem = asToolError(error, id);
+  return { ok: false, json: JSON.stringify({ message: problem.message, code: problem.code }) };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Tools of `source` (a toolkit, or any adapter-kit `ToolSource`) as a typed API inside a
+ * WebAssembly sandbox (QuickJS): a program calls `await tools.<namespace>.<tool>(args)`, and every
+ * call goes through the source's own path (validation, middleware, tracing, the caller's session,
+ * cancellation). Nothing of the host is reachable from the program; values cross as JSON.
+ *
+ * @throws {ToolError} `invalid_argument` for a bound that is not a positive integer.
+ */
+export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}): CodeMode {
+  const defaults = CODE_MODE_DEFAULTS;
+  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs);
+  const limits: SandboxLimits = {
+    memoryLimitBytes: positive(
+      'memoryLimitBytes',
+      options.memoryLimitBytes,
+      defaults.memoryLimitBytes,
+    ),
+    maxStackBytes: positive('maxStackBytes', options.maxStackBytes, defaults.maxStackBytes),
+    maxToolCalls: positive('maxToolCalls', options.maxToolCalls, defaults.maxToolCalls),
+    maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
+    maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
+  };
+  const pool = new SandboxPool(
+    positive('maxConcurrentRuns', options.maxConcurrentRuns, defaults.maxConcurrentRuns),
+    limits.memoryLimitBytes,
+  );
+  const filter = toolFilter(options.filter);
+
+  const exposed = (): { api: ApiTool[]; entries: ReturnType<typeof listAll> } => {
+    const entries = listAll(source.index, filter);
+    return { api: apiTools(entries), entries };
+  };
+
+  const declared = (only?: string): ReturnType<typeof declarationsOf> => {
+    const { api, entries } = exposed();
+    const byId = new Map(entries.map((entry) => [entry.id, entry.tool]));
+    const tools = api
+      .filter((item) => only === undefined || item.id === only)
+      .map((item) => ({
+        api: item,
+        tool: byId.get(item.id) as NonNullable<ReturnType<typeof byId.get>>,
+      }));
+    if (only !== undefined && tools.length === 0) {
+      throw new ToolError(
+        'not_found',
+        `no tool ${JSON.stringify(only)} in code mode; search finds IDs`,
+      );
+    }
+    return declarationsOf(tools, { preamble: only === undefined });
+  };
+
+  const pathsOf = (api: readonly ApiTool[]): Map<string, string> =>
+    new Map(api.map((item) => [item.id, `tools.${item.namespace}.${item.name}`]));
+
+  async function find(
+    query: string,
+    paths: ReadonlyMap<string, string>,
+    options: { readonly limit?: unknown; readonly signal?: AbortSignal | undefined },
+  ): Promise<FoundTool[]> {
+    const page = await searchTools(
+      source,
+      filter,
+      { query, ...(options.limit === undefined ? {} : { limit: options.limit }) },
+      { signal: options.signal },
+    );
+    const found: FoundTool[] = [];
+    for (const result of page.results as Omit<FoundTool, 'call'>[]) {
+      const path = paths.get(result.id);
+      if (path !== undefined) found.push({ ...result, call: path });
+    }
+    return found;
+  }
+
+  async function run(program: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
+    if (typeof program !== 'string')
+      throw new CodeModeError('invalid_argument', 'the program must be text');
+    const { signal, meta, sessionKey } = runOptions;
+    if (signal?.aborted === true)
+      throw new CodeModeError('cancelled', 'the run was cancelled before it started');
+    const { api } = exposed();
+    const paths = pathsOf(api);
+    const stats = new Stats();
+    // Tool calls arrive from the worker's message events; they run in the caller's async
+    // context, so that the toolkit sees the caller's session and trace.
+    const context = new AsyncResource('toolplane.codemode.run');
+    const callOptions = (callSignal: AbortSignal): Record<string, unknown> => ({
+      signal: callSignal,
+      ...(meta === undefined ? {} : { meta }),
+      ...(sessionKey === undefined ? {} : { sessionKey }),
+    });
+
+    const onCall = async (call: SandboxCall, callSignal: AbortSignal): Promise<CallAnswer> => {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(call.json);
+      } catch {
+        return failed(new ToolError('invalid_argument', 'arguments are not JSON'), call.target);
+      }
+      if (call.op === 'search') {
+        stats.searches++;
+        try {
+          const limit = isObject(payload) ? payload.limit : undefined;
+          const found = await context.runInAsyncScope(() =>
+            find(call.target, paths, { signal: callSignal, limit }),
+          );
+          return { ok: true, json: JSON.stringify(found) };
+        } catch (error) {
+          return failed(error, call.target);
+        }
+      }
+      const started = performance.now();
+      try {
+        if (!paths.has(call.target))
+          throw new ToolError('not_found', `no tool ${JSON.stringify(call.target)} in code mode`);
+        if (!isObject(payload))
+          throw new ToolError('invalid_argument', 'arguments must be an object', {
+            toolId: call.target,
+          });
+        const result = await context.runInAsyncScope(() =>
+          callThrough(source, call.target, payload, callOptions(callSignal)),
+        );
+        const json = JSON.stringify(result.structured ?? null);
+        stats.add(call.target, performance.now() - started, false);
+        return { ok: true, json };
+      } catch (error) {
+        stats.add(call.target, performance.now() - started, true);
+        return failed(error, call.target);
+      }
+    };
+
+    const ended = await execute(pool, { program, tools: api, limits, timeoutMs, signal, onCall });
+    const calls = stats.snapshot();
+    const { outcome, logs } = ended;
+    if (outcome.ok) {
+      return {
+        value: outcome.json === undefined ? undefined : JSON.parse(outcome.json),
+        logs,
+        calls,
+      };
+    }
+    switch (outcome.code) {
+      case 'timeout':
+        throw new CodeModeError('timeout', `the program ran past its ${String(timeoutMs)} ms`, {
+          logs,
+          calls,
+        });
+      case 'cancelled':
+      case 'stopped':
+        throw new CodeModeError('cancelled', 'the run was cancelled', { logs, calls });
+      default: {
+        const { code, message, line, column } = outcome;
+        throw new CodeModeError(code, message, {
+          logs,
+          calls,
+          ...(line === undefined ? {} : { line }),
+          ...(column === undefined ? {} : { column }),
+        });
+      }
+    }
+  }
+
+  return {
+    declarations: () => declared(),
+    describe: (id) => declared(id),
+    tools: () => exposed().api,
+    search: (query, options = {}) => find(query, pathsOf(exposed().api), options),
+    run,
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,113 @@
+import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
+import type { ApiTool, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
+import type { SandboxPool } from './pool.js';
+
+// How long a stopped run's worker has to report its end before it is ended itself. The
+// interrupt handler runs every few thousand QuickJS instructions, so a healthy worker answers in
+// well under a millisecond; only a wedged one reaches this.
+const GRACE_MS = 1_000;
+
+/** A tool call or search the program made: what the main thread must answer. */
+export type SandboxCall = Extract<WorkerMessage, { kind: 'call' }>;
+
+/** The answer to a {@link SandboxCall}: JSON text of the value, or of `{ message, code }`. */
+export interface CallAnswer {
+  readonly ok: boolean;
+  readonly json: string;
+}
+
+/** What one run in the sandbox ended with. */
+export interface Ended {
+  readonly outcome: Outcome | { readonly ok: false; readonly code: 'timeout' | 'cancelled' };
+  readonly logs: readonly LogEntry[];
+}
+
+/** One run's request to {@link execute}. */
+export interface ExecuteRequest {
+  readonly program: string;
+  readonly tools: readonly ApiTool[];
+  readonly limits: SandboxLimits;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onCall: (call: SandboxCall, signal: AbortSignal) => Promise<CallAnswer>;
+}
+
+let runs = 0;
+
+/**
+ * Runs one program on a worker of the pool and resolves with how it ended. Tool calls are
+ * answered by `onCall` with a signal that aborts once the run is over (so calls still in flight
+ * are cancelled upstream). The timeout and the caller's signal stop the program through the
+ * worker's shared flag, which works even while it spins in a loop.
+ */
+export async function execute(pool: SandboxPool, request: ExecuteRequest): Promise<Ended> {
+  const worker = await pool.acquire(request.signal);
+  const run = ++runs;
+  const calls = new AbortController();
+  Atomics.store(worker.stopFlag, 0, 0);
+  try {
+    return await new Promise<Ended>((resolve) => {
+      let stopped: 'timeout' | 'cancelled' | undefined;
+      let grace: NodeJS.Timeout | undefined;
+      const finish = (ended: Ended, healthy: boolean): void => {
+        clearTimeout(timer);
+        clearTimeout(grace);
+        request.signal?.removeEventListener('abort', onAbort);
+        if (healthy) pool.release(worker);
+        else pool.discard(worker);
+        resolve(ended);
+      };
+      const stop = (reason: 'timeout' | 'cancelled'): void => {
+        if (stopped !== undefined) return;
+        stopped = reason;
+        Atomics.store(worker.stopFlag, 0, reason === 'timeout' ? STOP_TIMEOUT : STOP_CANCELLED);
+        calls.abort();
+        worker.post({ kind: 'stop', run });
+        grace = setTimeout(() => {
+          finish({ outcome: { ok: false, code: reason }, logs: [] }, false);
+        }, GRACE_MS);
+      };
+      const onAbort = (): void => {
+        stop('cancelled');
+      };
+      const timer = setTimeout(() => {
+        stop('timeout');
+      }, request.timeoutMs);
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      worker.listener = (message, error) => {
+        if (message === undefined) {
+          const text = error === undefined ? 'the sandbox worker exited' : error.message;
+          finish({ outcome: { ok: false, code: 'internal', message: text }, logs: [] }, true);
+          return;
+        }
+        if (message.run !== run) return;
+        if (message.kind === 'done') {
+          const outcome =
+            stopped === undefined ? message.outcome : { ok: false as const, code: stopped };
+          finish({ outcome, logs: message.logs }, true);
+          return;
+        }
+        if (message.kind !== 'call') return;
+        void request.onCall(message, calls.signal).then((answer) => {
+          if (stopped === undefined && !worker.dead) {
+            worker.post({ kind: 'settle', run, call: message.call, ...answer });
+          }
+        });
+      };
+      if (request.signal?.aborted === true) {
+        // Nothing runs yet, so there is no end for the worker to report.
+        finish({ outcome: { ok: false, code: 'cancelled' }, logs: [] }, true);
+        return;
+      }
+      worker.post({
+        kind: 'run',
+        run,
+        program: request.program,
+        tools: request.tools,
+        limits: request.limits,
+      });
+    });
+  } finally {
+    calls.abort();
+  }
+}

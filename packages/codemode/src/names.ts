@@ -1,0 +1,48 @@
+import type { ToolEntry } from '@toolplane/toolindex';
+import type { ApiTool } from './protocol.js';
+
+/** The namespace object of tools that have no namespace: `tools._.<name>`. */
+export const NO_NAMESPACE = '_';
+
+/**
+ * A namespace or tool name as a JavaScript identifier, by one rule: every character other than
+ * `A–Z a–z 0–9 _ $` becomes `_`, and a leading digit gets a `_` in front (`get-sum` → `get_sum`,
+ * `2fa` → `_2fa`). Reserved words stay as they are: they are legal property names
+ * (`tools.fs.delete(...)`).
+ */
+export function identifierOf(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9_$]/g, '_');
+  if (safe === '') return '_';
+  return /^[0-9]/.test(safe) ? `_${safe}` : safe;
+}
+
+/** `base`, or `base_2`, `base_3`, … — the first not in `taken` (which it is added to). */
+function unique(base: string, taken: Set<string>): string {
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${String(n)}`;
+  taken.add(name);
+  return name;
+}
+
+/**
+ * Where each tool sits in the program's API, `tools.<namespace>.<name>`: both made identifiers by
+ * {@link identifierOf}; when two tools (or two namespaces) come out the same, the later one in
+ * canonical-ID order gets `_2` (then `_3`, …) appended.
+ */
+export function apiTools(entries: readonly ToolEntry[]): ApiTool[] {
+  const sorted = [...entries].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const namespaces = new Map<string, string>();
+  const takenNamespaces = new Set<string>();
+  const takenNames = new Map<string, Set<string>>();
+  return sorted.map((entry) => {
+    const source = entry.tool.namespace ?? '';
+    let namespace = namespaces.get(source);
+    if (namespace === undefined) {
+      namespace = unique(source === '' ? NO_NAMESPACE : identifierOf(source), takenNamespaces);
+      namespaces.set(source, namespace);
+      takenNames.set(namespace, new Set());
+    }
+    const name = unique(identifierOf(entry.tool.name), takenNames.get(namespace) ?? new Set());
+    return { namespace, name, id: entry.id };
+  });
+}

@@ -1,0 +1,185 @@
+import { Worker } from 'node:worker_threads';
+import { ToolError } from '@toolplane/toolmodel';
+import type { HostMessage, WorkerMessage } from './protocol.js';
+
+// Why a worker thread: QuickJS runs synchronously, and an interrupted QuickJS run cannot be
+// resumed, so on the main thread a `while (true) {}` would hold the event loop until its timeout.
+// In a worker it holds only that worker; the main thread keeps answering everyone else, and can
+// end a worker that stops answering at all.
+
+const fromSource = import.meta.url.endsWith('.ts');
+
+function spawn(flag: SharedArrayBuffer, memoryLimitBytes: number): Worker {
+  const options = { workerData: { flag, memoryLimitBytes } };
+  if (!fromSource) return new Worker(new URL('./worker.js', import.meta.url), options);
+  // Run from source (tests, benchmarks): the worker's TypeScript goes through tsx's loader,
+  // registered inside the worker, as a worker does not inherit the parent's loader.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./worker.ts', import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/** One worker thread with its QuickJS module, and the flag that stops its current run. */
+export class SandboxWorker {
+  readonly flag = new SharedArrayBuffer(4);
+  readonly stopFlag = new Int32Array(this.flag);
+  readonly thread: Worker;
+  /** Hears the current run's messages; the worker's end (error or exit) arrives as `undefined`. */
+  listener: ((message: WorkerMessage | undefined, error?: Error) => void) | undefined;
+  dead = false;
+  /** Resolves once the worker has loaded QuickJS, so that no run's clock counts the start. */
+  readonly ready: Promise<void>;
+
+  constructor(memoryLimitBytes: number, onDeath: (worker: SandboxWorker) => void) {
+    this.thread = spawn(this.flag, memoryLimitBytes);
+    let started: () => void = () => undefined;
+    let failed: (error: Error) => void = () => undefined;
+    this.ready = new Promise((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    // Awaited by `acquire`; a worker that dies before anyone waits must not be an unhandled rejection.
+    this.ready.catch(() => undefined);
+    this.thread.on('message', (message: WorkerMessage) => {
+      if (message.kind === 'ready') started();
+      else this.listener?.(message);
+    });
+    const die = (error?: Error): void => {
+      failed(
+        new ToolError(
+          'internal',
+          `the sandbox worker failed to start: ${error?.message ?? 'it exited'}`,
+          { cause: error },
+        ),
+      );
+      if (this.dead) return;
+      this.dead = true;
+      onDeath(this);
+      this.listener?.(undefined, error);
+    };
+    this.thread.on('error', die);
+    this.thread.on('exit', () => {
+      die();
+    });
+  }
+
+  post(message: HostMessage): void {
+    this.thread.postMessage(message);
+  }
+}
+
+/**
+ * Worker threads for code-mode runs: at most `size` at once, each running one program at a time
+ * in WebAssembly memory capped for `memoryLimitBytes`; idle ones are kept (without holding the
+ * process open) until {@link close}.
+ */
+export class SandboxPool {
+  private readonly idle: SandboxWorker[] = [];
+  private readonly all = new Set<SandboxWorker>();
+  private readonly waiting: {
+    resolve: (worker: SandboxWorker) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly memoryLimitBytes: number,
+  ) {}
+
+  /**
+   * A worker for one run: an idle one, a new one, or the next one released.
+   *
+   * @throws {ToolError} `cancelled` when `signal` aborts while waiting; `internal` once closed.
+   */
+  async acquire(signal: AbortSignal | undefined): Promise<SandboxWorker> {
+    const worker = await this.take(signal);
+    try {
+      await worker.ready;
+    } catch (error) {
+      this.discard(worker);
+      throw error;
+    }
+    return worker;
+  }
+
+  private take(signal: AbortSignal | undefined): Promise<SandboxWorker> {
+    if (this.closed) return Promise.reject(new ToolError('internal', 'code mode is closed'));
+    let ready = this.idle.pop();
+    while (ready?.dead === true) ready = this.idle.pop();
+    if (ready !== undefined) {
+      ready.thread.ref();
+      return Promise.resolve(ready);
+    }
+    if (this.all.size < this.size) {
+      const worker = new SandboxWorker(this.memoryLimitBytes, (dead) => this.all.delete(dead));
+      this.all.add(worker);
+      return Promise.resolve(worker);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: (worker: SandboxWorker) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(worker);
+        },
+        reject,
+      };
+      const onAbort = (): void => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        reject(new ToolError('cancelled', 'the run was cancelled while it waited for a sandbox'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Hands a worker whose run has ended to the next waiting run, or keeps it idle. */
+  release(worker: SandboxWorker): void {
+    worker.listener = undefined;
+    if (worker.dead) {
+      this.replace();
+      return;
+    }
+    if (this.closed) {
+      void worker.thread.terminate();
+      return;
+    }
+    const next = this.waiting.shift();
+    if (next !== undefined) {
+      next.resolve(worker);
+      return;
+    }
+    worker.thread.unref();
+    this.idle.push(worker);
+  }
+
+  /** Ends a worker that does not answer, and lets a waiting run start a new one. */
+  discard(worker: SandboxWorker): void {
+    worker.listener = undefined;
+    worker.dead = true;
+    this.all.delete(worker);
+    void worker.thread.terminate();
+    this.replace();
+  }
+
+  private replace(): void {
+    const next = this.waiting.shift();
+    if (next === undefined) return;
+    const worker = new SandboxWorker(this.memoryLimitBytes, (dead) => this.all.delete(dead));
+    this.all.add(worker);
+    next.resolve(worker);
+  }
+
+  /** Ends every worker; runs still waiting fail with `internal`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) {
+      waiter.reject(new ToolError('internal', 'code mode was closed'));
+    }
+    this.idle.length = 0;
+    const workers = [...this.all];
+    this.all.clear();
+    await Promise.all(workers.map((worker) => worker.thread.terminate()));
+  }
+}

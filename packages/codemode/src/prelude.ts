@@ -1,0 +1,133 @@
+// The JavaScript that sets up the API inside the sandbox, before the program runs. It is QuickJS
+// code, kept as text: it receives the worker's two host functions and the tool list, builds
+// frozen `tools`, `search` and `console` objects around them, and returns `finish`, which hands
+// them to the program, runs it and reports its end as one tagged string. Every value that leaves the sandbox is
+// JSON text made here; the worker takes nothing else.
+//
+// Tags of `finish`'s answer: `V` + JSON (a value), `U` (no value), `T` + name, message and
+// stack of an uncaught throw (each led by its length and a colon, so that no `toJSON` or
+// prototype the program changed can garble them), `N` + text (a value that is not JSON).
+
+/** File name the prelude is evaluated under, so that its frames can be told from the program's. */
+export const PRELUDE_FILE = 'codemode-prelude.js';
+/** File name the program is evaluated under; line numbers of its errors point into it. */
+export const PROGRAM_FILE = 'program.js';
+
+export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
+  'use strict';
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const freeze = Object.freeze;
+  const create = Object.create;
+  const define = Object.defineProperty;
+  const isArray = Array.isArray;
+  const ErrorType = Error;
+  const TypeErrorType = TypeError;
+  const toText = String;
+
+  const pack = (...texts) => {
+    let packed = '';
+    for (let i = 0; i < texts.length; i++) packed += texts[i].length + ':' + texts[i];
+    return packed;
+  };
+
+  const describe = (thrown) => {
+    try {
+      if (thrown instanceof ErrorType) {
+        return { name: toText(thrown.name), message: toText(thrown.message), stack: toText(thrown.stack) };
+      }
+      if (typeof thrown === 'string') return { name: '', message: thrown, stack: '' };
+      const json = stringify(thrown);
+      return { name: '', message: json === undefined ? toText(thrown) : json, stack: '' };
+    } catch {
+      return { name: '', message: 'a thrown value that cannot be described', stack: '' };
+    }
+  };
+
+  const call = async (op, target, payload) => {
+    const json = stringify(payload);
+    let answer;
+    try {
+      answer = await hostCall(op, target, json === undefined ? '{}' : json);
+    } catch (failure) {
+      const { message, code } = parse(failure);
+      const error = new ErrorType(message);
+      error.code = code;
+      throw error;
+    }
+    return parse(answer);
+  };
+
+  const tools = create(null);
+  for (const { namespace, name, id } of parse(specJson)) {
+    const group = tools[namespace] ?? (tools[namespace] = create(null));
+    const tool = async function (args) {
+      const given = args === undefined ? {} : args;
+      if (typeof given !== 'object' || given === null || isArray(given)) {
+        throw new TypeErrorType('tools.' + namespace + '.' + name + ' takes one object of arguments');
+      }
+      return call('tool', id, given);
+    };
+    define(tool, 'name', { value: name });
+    group[name] = freeze(tool);
+  }
+  for (const namespace of Object.keys(tools)) freeze(tools[namespace]);
+  freeze(tools);
+
+  const search = async function (query, options) {
+    return call('search', toText(query), options === undefined ? {} : options);
+  };
+
+  const format = (values) => {
+    let line = '';
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      let text;
+      try {
+        if (typeof value === 'string') text = value;
+        else if (value instanceof ErrorType) text = toText(value.name) + ': ' + toText(value.message);
+        else {
+          const json = stringify(value);
+          text = json === undefined ? toText(value) : json;
+        }
+      } catch {
+        text = '[value that cannot be printed]';
+      }
+      line += (i === 0 ? '' : ' ') + text;
+    }
+    return line;
+  };
+  const logger = (level) => function (...values) {
+    hostLog(level, format(values));
+  };
+  const console = freeze({
+    log: logger('log'),
+    info: logger('log'),
+    debug: logger('log'),
+    warn: logger('warn'),
+    error: logger('error'),
+  });
+
+  const fixed = { writable: false, configurable: false, enumerable: false };
+  define(globalThis, 'tools', { ...fixed, value: tools });
+  define(globalThis, 'search', { ...fixed, value: freeze(search) });
+  define(globalThis, 'console', { ...fixed, value: console });
+
+  return async function finish(makeProgram) {
+    let value;
+    try {
+      value = await makeProgram(tools, search, console)();
+    } catch (thrown) {
+      const { name, message, stack } = describe(thrown);
+      return 'T' + pack(name, message, stack);
+    }
+    if (value === undefined) return 'U';
+    let json;
+    try {
+      json = stringify(value);
+    } catch (error) {
+      return 'N' + describe(error).message;
+    }
+    return json === undefined ? 'N' + 'a ' + typeof value + ' is not JSON' : 'V' + json;
+  };
+})`;

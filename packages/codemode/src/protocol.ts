@@ -1,0 +1,79 @@
+// The messages between a code-mode run on the main thread and the worker thread that holds its
+// QuickJS sandbox. Everything that crosses is plain data: program text, JSON text and numbers.
+
+/** The bounds one run is held to inside the worker. */
+export interface SandboxLimits {
+  readonly memoryLimitBytes: number;
+  readonly maxStackBytes: number;
+  readonly maxToolCalls: number;
+  readonly maxLogBytes: number;
+  readonly maxResultBytes: number;
+}
+
+/** One tool as the program sees it: `tools[namespace][name](args)` calls the tool `id`. */
+export interface ApiTool {
+  readonly namespace: string;
+  readonly name: string;
+  readonly id: string;
+}
+
+/** One line the program wrote with `console.log`, `console.warn` or `console.error`. */
+export interface LogEntry {
+  readonly level: 'log' | 'warn' | 'error';
+  readonly text: string;
+}
+
+/** Why the worker stopped a run early; written into the shared flag (0: keep running). */
+export const STOP_TIMEOUT = 1;
+export const STOP_CANCELLED = 2;
+
+/** Main thread → worker. */
+export type HostMessage =
+  | {
+      readonly kind: 'run';
+      readonly run: number;
+      readonly program: string;
+      readonly tools: readonly ApiTool[];
+      readonly limits: SandboxLimits;
+    }
+  | {
+      readonly kind: 'settle';
+      readonly run: number;
+      readonly call: number;
+      /** The answer as JSON text, or the failure as JSON text of `{ message, code }`. */
+      readonly ok: boolean;
+      readonly json: string;
+    }
+  | { readonly kind: 'stop'; readonly run: number };
+
+/** What a finished run reports: its value as JSON text (absent for `undefined`), or its failure. */
+export type Outcome =
+  | { readonly ok: true; readonly json: string | undefined }
+  | {
+      readonly ok: false;
+      readonly code:
+        'invalid_argument' | 'execution' | 'resource_exhausted' | 'stopped' | 'internal';
+      readonly message: string;
+      readonly line?: number;
+      readonly column?: number;
+    };
+
+/** Worker → main thread. */
+export type WorkerMessage =
+  | { readonly kind: 'ready'; readonly run: 0 }
+  | {
+      readonly kind: 'call';
+      readonly run: number;
+      readonly call: number;
+      readonly op: 'tool' | 'search';
+      /** The tool's canonical ID (`tool`), or the query (`search`). */
+      readonly target: string;
+      /** The arguments (`tool`) or the options (`search`), as JSON text. */
+      readonly json: string;
+    }
+  | {
+      readonly kind: 'done';
+      readonly run: number;
+      readonly outcome: Outcome;
+      readonly logs: readonly LogEntry[];
+    };

@@ -1,0 +1,3 @@
+import { describeReadme } from '@toolplane/test-support/readme';
+
+describeReadme(import.meta.url);

@@ -1,0 +1,367 @@
+// The worker thread that runs code-mode programs in QuickJS (WebAssembly), one run at a time,
+// each in a fresh runtime and context. It never calls a tool itself: tool calls and searches go to
+// the main thread as messages, and their answers come back as JSON text. The main thread stops a
+// run through a shared flag, which the interrupt handler reads even inside a tight loop.
+
+import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+} from 'quickjs-emscripten-core';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
+import type { HostMessage, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
+
+const port = parentPort;
+if (port === null) throw new Error('the code-mode sandbox runs as a worker thread');
+// The variant's types describe its CommonJS build, whose default export TypeScript sees as the
+// whole module; the ESM build imported here exports the variant itself.
+const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
+const { flag: flagBuffer, memoryLimitBytes } = workerData as {
+  flag: SharedArrayBuffer;
+  memoryLimitBytes: number;
+};
+const flag = new Int32Array(flagBuffer);
+// QuickJS's own accounting of its heap misses memory that grows by realloc (array storage, for
+// one), so the WebAssembly memory itself is capped too: at the run's bound plus room for the
+// engine's own stack and data. Past it, allocations fail and QuickJS throws "out of memory".
+const PAGE = 64 << 10;
+const ENGINE_BYTES = 24 << 20;
+// (The compiler's lib here has no WebAssembly types; Node has the global.)
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: { Memory: new (size: { initial: number; maximum: number }) => unknown };
+};
+const wasmMemory = new wasm.Memory({
+  initial: 256,
+  maximum: Math.ceil((memoryLimitBytes + ENGINE_BYTES) / PAGE),
+});
+const capped = newVariant(variant, { wasmMemory });
+const quickjs = await newQuickJSWASMModuleFromVariant(capped);
+
+// The program is the body of an async function; the opening shares its first line, so line
+// numbers of errors are the program's own (columns on line 1 are shifted by its length). The API
+// reaches it as the parameters of an outer function, not only as globals: QuickJS lets
+// `Object.defineProperty(globalThis, 'tools', ...)` replace even a non-configurable global, and
+// a program may declare its own `search` or `console` in its body, which shadows them.
+const OPENING = '((tools, search, console) => async () => {';
+const CLOSING = '\n})';
+
+// Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
+const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
+
+type Failure = Extract<Outcome, { ok: false }>;
+
+/** The prelude's `pack`: strings each led by their length and a colon. */
+function unpack(text: string): string[] {
+  const parts: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const colon = text.indexOf(':', at);
+    if (colon < 0) break;
+    const length = Number(text.slice(at, colon));
+    parts.push(text.slice(colon + 1, colon + 1 + length));
+    at = colon + 1 + length;
+  }
+  return parts;
+}
+
+/** One program's run: its runtime, context, pending calls and what it has logged. */
+class Run {
+  readonly runtime: QuickJSRuntime;
+  readonly vm: QuickJSContext;
+  readonly pending = new Map<number, QuickJSDeferredPromise>();
+  readonly logs: LogEntry[] = [];
+  logBytes = 0;
+  calls = 0;
+  nextCall = 0;
+  fatal: Failure | undefined;
+  result: QuickJSHandle | undefined;
+  ended = false;
+
+  constructor(
+    readonly id: number,
+    readonly limits: SandboxLimits,
+  ) {
+    this.runtime = quickjs.newRuntime();
+    this.runtime.setMemoryLimit(limits.memoryLimitBytes);
+    this.runtime.setMaxStackSize(limits.maxStackBytes);
+    this.runtime.setInterruptHandler(() => Atomics.load(flag, 0) !== 0 || this.fatal !== undefined);
+    // No module is ever loaded: `import('node:fs')` inside the program rejects.
+    this.runtime.setModuleLoader((name) => ({
+      error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
+    }));
+    this.vm = this.runtime.newContext();
+  }
+
+  send(message: WorkerMessage): void {
+    port?.postMessage(message);
+  }
+
+  exhaust(message: string): void {
+    this.fatal ??= { ok: false, code: 'resource_exhausted', message };
+  }
+
+  /** `hostCall(op, target, json)` inside the sandbox: a promise the main thread settles. */
+  hostCall(op: QuickJSHandle, target: QuickJSHandle, json: QuickJSHandle): QuickJSHandle {
+    const { vm } = this;
+    const kind = vm.typeof(op) === 'string' ? vm.getString(op) : '';
+    if (
+      (kind !== 'tool' && kind !== 'search') ||
+      vm.typeof(target) !== 'string' ||
+      vm.typeof(json) !== 'string'
+    ) {
+      throw new TypeError('bad host call');
+    }
+    if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) {
+      this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
+    }
+    const deferred = vm.newPromise();
+    const call = this.nextCall++;
+    // Kept even when the run is over its bounds, so that it is disposed with the run.
+    this.pending.set(call, deferred);
+    if (this.fatal !== undefined) return deferred.handle;
+    this.send({
+      kind: 'call',
+      run: this.id,
+      call,
+      op: kind,
+      target: vm.getString(target),
+      json: vm.getString(json),
+    });
+    return deferred.handle;
+  }
+
+  /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
+  hostLog(level: QuickJSHandle, text: QuickJSHandle): void {
+    const { vm } = this;
+    if (this.fatal !== undefined) return;
+    const name = vm.typeof(level) === 'string' ? vm.getString(level) : 'log';
+    const line = vm.typeof(text) === 'string' ? vm.getString(text) : '';
+    this.logBytes += Buffer.byteLength(line) + 1;
+    if (this.logBytes > this.limits.maxLogBytes) {
+      this.exhaust(`the program logged more than ${String(this.limits.maxLogBytes)} bytes`);
+      return;
+    }
+    this.logs.push({ level: name === 'warn' || name === 'error' ? name : 'log', text: line });
+  }
+
+  /** Sets up the API and compiles the program; a failure here ends the run at once. */
+  start(program: string, toolsJson: string): Failure | undefined {
+    const { vm } = this;
+    const hostCall = vm.newFunction('hostCall', (op, target, json) =>
+      this.hostCall(op, target, json),
+    );
+    const hostLog = vm.newFunction('hostLog', (level, text) => {
+      this.hostLog(level, text);
+    });
+    const spec = vm.newString(toolsJson);
+    try {
+      const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
+      const finish = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
+      setup.dispose();
+      const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
+        type: 'global',
+      });
+      if (compiled.error !== undefined) {
+        const failure = this.failureOf(compiled.error, 'invalid_argument');
+        compiled.error.dispose();
+        finish.dispose();
+        return failure;
+      }
+      const started = vm.callFunction(finish, vm.undefined, compiled.value);
+      compiled.value.dispose();
+      finish.dispose();
+      if (started.error !== undefined) {
+        const failure = this.failureOf(started.error, 'execution');
+        started.error.dispose();
+        return failure;
+      }
+      this.result = started.value;
+      return undefined;
+    } finally {
+      hostCall.dispose();
+      hostLog.dispose();
+      spec.dispose();
+    }
+  }
+
+  /** A QuickJS error as a failure: its message, and its line and column in the program. */
+  failureOf(error: QuickJSHandle, code: 'invalid_argument' | 'execution'): Failure {
+    const stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    const { vm } = this;
+    if (vm.typeof(error) !== 'object') {
+      const dumped: unknown = vm.dump(error);
+      return this.failure('', typeof dumped === 'string' ? dumped : String(dumped), '', code);
+    }
+    // Read property by property rather than with `dump`, which would run a `toJSON` the program
+    // may have put on Object.prototype.
+    const text = (key: string): string => {
+      const value = vm.getProp(error, key);
+      const read = vm.typeof(value) === 'string' ? vm.getString(value) : '';
+      value.dispose();
+      return read;
+    };
+    return this.failure(text('name'), text('message'), text('stack'), code);
+  }
+
+  failure(name: string, message: string, stack: string, code: Failure['code']): Failure {
+    if (EXHAUSTED.test(message)) return { ok: false, code: 'resource_exhausted', message };
+    const text = name === '' ? message : `${name}: ${message}`;
+    const at = new RegExp(`${PROGRAM_FILE.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(stack);
+    if (at === null) return { ok: false, code, message: text };
+    const line = Number(at[1]);
+    const column = line === 1 ? Math.max(1, Number(at[2]) - OPENING.length) : Number(at[2]);
+    return { ok: false, code, message: `${text} (line ${String(line)})`, line, column };
+  }
+
+  stopped(): Failure | undefined {
+    if (this.fatal !== undefined) return this.fatal;
+    if (Atomics.load(flag, 0) !== 0) return { ok: false, code: 'stopped', message: 'stopped' };
+    return undefined;
+  }
+
+  /** Runs the sandbox's pending jobs; the outcome once the program has ended, else undefined. */
+  pump(): Outcome | undefined {
+    const jobs = this.runtime.executePendingJobs();
+    if (jobs.error !== undefined) {
+      const failure = this.failureOf(jobs.error, 'execution');
+      jobs.error.dispose();
+      return failure;
+    }
+    const stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    const result = this.result;
+    if (result === undefined) return { ok: false, code: 'internal', message: 'no program' };
+    const state = this.vm.getPromiseState(result);
+    if (state.type === 'pending') {
+      if (this.pending.size > 0) return undefined;
+      return {
+        ok: false,
+        code: 'execution',
+        message: 'the program awaits a promise that can never settle (no tool call is in flight)',
+      };
+    }
+    if (state.type === 'rejected') {
+      const failure = this.failureOf(state.error, 'execution');
+      state.error.dispose();
+      return failure;
+    }
+    const tagged = this.vm.getString(state.value);
+    if (state.value !== result) state.value.dispose();
+    return this.outcomeOf(tagged);
+  }
+
+  outcomeOf(tagged: string): Outcome {
+    const body = tagged.slice(1);
+    switch (tagged[0]) {
+      case 'U':
+        return { ok: true, json: undefined };
+      case 'V':
+        if (Buffer.byteLength(body) > this.limits.maxResultBytes) {
+          return {
+            ok: false,
+            code: 'resource_exhausted',
+            message: `the program's value is larger than ${String(this.limits.maxResultBytes)} bytes of JSON`,
+          };
+        }
+        return { ok: true, json: body };
+      case 'N':
+        return {
+          ok: false,
+          code: 'execution',
+          message: `the program returned a value that is not JSON: ${body}`,
+        };
+      default: {
+        const [name = '', message = '', stack = ''] = unpack(body);
+        return this.failure(name, message, stack, 'execution');
+      }
+    }
+  }
+
+  settle(call: number, ok: boolean, json: string): void {
+    const deferred = this.pending.get(call);
+    if (deferred === undefined) return;
+    this.pending.delete(call);
+    const value = this.vm.newString(json);
+    if (ok) deferred.resolve(value);
+    else deferred.reject(value);
+    value.dispose();
+    deferred.dispose();
+  }
+
+  end(outcome: Outcome): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const deferred of this.pending.values()) deferred.dispose();
+    this.pending.clear();
+    this.result?.dispose();
+    this.vm.dispose();
+    this.runtime.dispose();
+    this.send({ kind: 'done', run: this.id, outcome, logs: this.logs });
+  }
+}
+
+let current: Run | undefined;
+port.postMessage({ kind: 'ready', run: 0 } satisfies WorkerMessage);
+
+/** A failure of the worker's own code (not the program's) as a run's outcome. */
+function internal(error: unknown): Failure {
+  return {
+    ok: false,
+    code: 'internal',
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
+function advance(run: Run): void {
+  let outcome: Outcome | undefined;
+  try {
+    outcome = run.pump();
+  } catch (error) {
+    outcome = internal(error);
+  }
+  if (outcome !== undefined) {
+    run.end(outcome);
+    current = undefined;
+  }
+}
+
+port.on('message', (message: HostMessage) => {
+  if (message.kind === 'run') {
+    const run = new Run(message.run, message.limits);
+    current = run;
+    let failed: Failure | undefined;
+    try {
+      failed = run.start(message.program, JSON.stringify(message.tools));
+    } catch (error) {
+      failed = internal(error);
+    }
+    if (failed !== undefined) {
+      run.end(failed);
+      current = undefined;
+      return;
+    }
+    advance(run);
+    return;
+  }
+  const run = current;
+  if (run?.id !== message.run) return;
+  if (message.kind === 'stop') {
+    run.end(run.stopped() ?? { ok: false, code: 'stopped', message: 'stopped' });
+    current = undefined;
+    return;
+  }
+  try {
+    run.settle(message.call, message.ok, message.json);
+  } catch (error) {
+    // Settling allocates in the sandbox, which may be out of memory.
+    run.exhaust(error instanceof Error ? error.message : String(error));
+  }
+  advance(run);
+});

@@ -1,0 +1,96 @@
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+} from '@modelcontextprotocol/client';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpGateway } from './http/serve.js';
+
+// `mode: 'code'` over Streamable HTTP on 127.0.0.1, with the fixture MCP server as a stdio
+// upstream: the gateway lists exactly search_tools, describe_tool and run_code, and a program's
+// calls go the way a plain tools/call would (the config's filter holding).
+
+let running: RunningToolkit;
+let gateway: HttpGateway;
+let client: Client;
+beforeAll(async () => {
+  const toolkit = createToolkit();
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+  gateway = await serveHttp(toolkit, {
+    port: 0,
+    mode: 'code',
+    filter: { fx: { deny: ['fail'] } },
+  });
+  client = new Client({ name: 'code-mode-test', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(gateway.url));
+});
+afterAll(async () => {
+  await client.close();
+  await gateway.close();
+  await running.stop();
+});
+
+function text(result: unknown): string {
+  return (result as CallToolResult).content
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n');
+}
+
+describe('gateway mode: code', () => {
+  it('lists only search_tools, describe_tool and run_code', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'run_code']);
+  });
+
+  it('searches the tools a program may call, without the filtered ones', async () => {
+    const found = await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'fail', limit: 50 },
+    });
+    const ids = (found.structuredContent as { results: { id: string }[] }).results.map((r) => r.id);
+    expect(ids).not.toContain('fx:fail');
+    const all = await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'add numbers' },
+    });
+    expect(all.structuredContent).toMatchObject({
+      results: expect.arrayContaining([
+        expect.objectContaining({ id: 'fx:add', call: 'tools.fx.add' }),
+      ]),
+    });
+  });
+
+  it('describes a tool with its TypeScript declaration', async () => {
+    const described = await client.callTool({ name: 'describe_tool', arguments: { id: 'fx:add' } });
+    expect(text(described)).toContain('add(args: {');
+  });
+
+  it('runs a program whose calls reach the upstream, and hides filtered tools', async () => {
+    const ran = await client.callTool({
+      name: 'run_code',
+      arguments: {
+        code: [
+          "console.log('adding');",
+          'const { sum } = await tools.fx.add({ a: 20, b: 22 });',
+          'return { sum, fail: typeof tools.fx.fail };',
+        ].join('\n'),
+      },
+    });
+    expect(ran.isError).toBeUndefined();
+    expect(ran.structuredContent).toEqual({ sum: 42, fail: 'undefined' });
+    expect(text(ran)).toContain('[log] adding');
+  });
+
+  it('answers a failing program with isError and its code', async () => {
+    const ran = await client.callTool({
+      name: 'run_code',
+      arguments: { code: 'throw new Error("nope");' },
+    });
+    expect(ran.isError).toBe(true);
+    expect(text(ran)).toContain('nope');
+  });
+});

@@ -1,0 +1,122 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
+import {
+  codeModeTools,
+  createCodeMode,
+  type CodeMode,
+  type CodeModeTool,
+} from '@toolplane/codemode';
+import { ToolError } from '@toolplane/toolkit';
+import { normalizeMcpResult, type RunResult } from '@toolplane/toolrun';
+import type { GatewayHub } from './hub.js';
+import type { RunToolCall } from './tool-call.js';
+import type { ToolItem } from './items.js';
+
+// `mode: 'code'`: the gateway lists only `search_tools`, `describe_tool` (a tool's TypeScript
+// declaration) and `run_code`, whose program calls the tools in @toolplane/codemode's sandbox.
+// The program's calls go the way a plain `tools/call` of this session would (the caller's
+// scopes, session, upstream requests), and it sees only the tools the caller may see.
+
+/** What one `tools/call` of a code-mode tool runs with. */
+export interface CodeModeCall {
+  /** Runs a tool the way a plain `tools/call` of this request would, errors as results. */
+  readonly call: RunToolCall;
+  readonly signal: AbortSignal;
+  /** The exposed names of the tools the caller may see (OAuth scopes); `undefined`: all. */
+  readonly visible?: ReadonlySet<string> | undefined;
+}
+
+interface Scope {
+  readonly call: RunToolCall;
+  readonly byId: ReadonlyMap<string, ToolItem>;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+const codeModes = new WeakMap<GatewayHub, { code: CodeMode; tools: CodeModeTool[] }>();
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+}
+
+/**
+ * The hub's code mode, made on first use: one sandbox pool for every session, over a source
+ * that answers, for each run, from the scope of the request that runs it.
+ */
+function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } {
+  const made = codeModes.get(hub);
+  if (made !== undefined) return made;
+  const { index, runner } = hub.toolkit;
+  const code = createCodeMode({
+    index: {
+      listTools: (options) => {
+        const page = index.listTools(options);
+        const scope = scopes.getStore();
+        return { ...page, entries: page.entries.filter((entry) => scope?.byId.has(entry.id)) };
+      },
+      search: (query, options) => index.search(query, options),
+      hasTool: (id) => scopes.getStore()?.byId.has(id) ?? false,
+      getTool: (id) => index.getTool(id),
+    },
+    runner,
+    async callTool(id, input = {}) {
+      const scope = scopes.getStore();
+      const item = scope?.byId.get(id);
+      if (scope === undefined || item === undefined) {
+        throw new ToolError('not_found', `no tool ${JSON.stringify(id)} in code mode`);
+      }
+      const result = await scope.call(item, input);
+      if (result.isError === true) {
+        throw new ToolError('execution', textOf(result), { toolId: id, cause: result });
+      }
+      const backend = index.getTool(id).backend ?? { kind: 'local', local: { name: id } };
+      return {
+        toolId: id,
+        tool: item.tool,
+        backend,
+        structured: normalizeMcpResult(result),
+        mcpResult: result,
+      } satisfies RunResult;
+    },
+  });
+  const entry = { code, tools: codeModeTools(code) };
+  codeModes.set(hub, entry);
+  return entry;
+}
+
+/** The three tools code mode lists, in MCP form. */
+export function codeModeToolList(hub: GatewayHub): McpTool[] {
+  return codeModeOf(hub).tools.map(({ name, description, inputSchema }) => ({
+    name,
+    description,
+    inputSchema,
+  }));
+}
+
+/** Runs one of the three code-mode tools by name; `undefined` when `name` is none of them. */
+export async function runCodeModeTool(
+  hub: GatewayHub,
+  name: string,
+  args: Record<string, unknown>,
+  context: CodeModeCall,
+): Promise<CallToolResult | undefined> {
+  const tool = codeModeOf(hub).tools.find((candidate) => candidate.name === name);
+  if (tool === undefined) return undefined;
+  const table = await hub.tools();
+  const byId = new Map(
+    table
+      .entries()
+      .filter(([exposed]) => context.visible?.has(exposed) ?? true)
+      .map(([, item]) => [item.id, item]),
+  );
+  const result = await scopes.run({ call: context.call, byId }, () =>
+    tool.run(args, { signal: context.signal }),
+  );
+  return result as CallToolResult;
+}
+
+/** Ends the sandbox workers of the hub's code mode, if it made one. */
+export async function closeCodeMode(hub: GatewayHub): Promise<void> {
+  const made = codeModes.get(hub);
+  codeModes.delete(hub);
+  await made?.code.close();
+}
