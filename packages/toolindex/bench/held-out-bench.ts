@@ -6,6 +6,7 @@
  * Run with `pnpm --filter @toolplane/toolindex bench:held-out`.
  */
 import type { Tool } from '@toolplane/toolmodel';
+import { createBm25Searcher } from '../src/bm25-searcher.js';
 import { baseTools, paddedCatalogue } from '../src/testdata/scale-catalogue.js';
 import {
   bothRateOf,
@@ -20,16 +21,22 @@ import {
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from '../src/testdata/queries.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from '../src/testdata/real-world-requests.js';
 import { splitCases } from '../src/testdata/split.js';
+import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
 
 const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 
 interface Engines {
   readonly toolindex: RankTools;
+  readonly singleIntent: RankTools;
   readonly minisearch: RankTools;
 }
 
 function engines(tools: readonly Tool[]): Engines {
-  return { toolindex: rankWith(indexOf(tools)), minisearch: minisearchRanker(tools) };
+  return {
+    toolindex: rankWith(indexOf(tools)),
+    singleIntent: rankWith(indexOf(tools, { searcher: createBm25Searcher({ intents: 0 }) })),
+    minisearch: minisearchRanker(tools),
+  };
 }
 
 const rows: Record<string, string>[] = [];
@@ -44,12 +51,14 @@ async function line(
   rows.push({
     line: label,
     toolindex: percent(ours),
+    'intents off': percent(await measure(both.singleIntent)),
     'minisearch tuned': percent(theirs),
     '': ours > theirs ? 'ahead' : ours === theirs ? 'level' : 'BEHIND',
   });
 }
 
 const twoTool = splitCases(TWO_TOOL_REQUESTS);
+const ownTwoTool = splitCases(CATALOGUE_TWO_TOOL_REQUESTS);
 const real = realTools();
 const own = baseTools();
 for (const [size, realSet, ownSet] of [
@@ -69,6 +78,12 @@ for (const [size, realSet, ownSet] of [
   );
   await line(`two-tool tuning both in top-5, ${size}`, realEngines, (r) =>
     bothRateOf(r, twoTool.tuning, 5),
+  );
+  await line(`own two-tool held-out both in top-5, ${size}`, ownEngines, (r) =>
+    bothRateOf(r, ownTwoTool.heldOut, 5),
+  );
+  await line(`own two-tool tuning both in top-5, ${size}`, ownEngines, (r) =>
+    bothRateOf(r, ownTwoTool.tuning, 5),
   );
   await line(`own held-out top-1, ${size}`, ownEngines, (r) => rateOf(r, HELD_OUT_QUERIES, 1));
   await line(`own held-out top-5, ${size}`, ownEngines, (r) => rateOf(r, HELD_OUT_QUERIES, 5));

@@ -1,7 +1,9 @@
 export { defaultBackendSelector } from './backend-selector.js';
 export type { BackendSelector } from './backend-selector.js';
-export { createBm25Searcher, DEFAULT_FIELD_WEIGHTS } from './bm25-searcher.js';
-export type { Bm25Options, Bm25Searcher, FieldWeights } from './bm25-searcher.js';
+export { DEFAULT_FIELD_WEIGHTS } from './bm25-options.js';
+export type { Bm25Options, FieldWeights } from './bm25-options.js';
+export { createBm25Searcher } from './bm25-searcher.js';
+export type { Bm25Searcher } from './bm25-searcher.js';
 export { createHybridSearcher } from './hybrid-searcher.js';
 export type { EmbedFunction, HybridSearcher, HybridSearcherOptions } from './hybrid-searcher.js';
 export { compareHits, matchesFilter, MAX_QUERY_LENGTH } from './searcher.js';
