@@ -6,6 +6,8 @@ export { createBm25Searcher } from './bm25-searcher.js';
 export type { Bm25Searcher } from './bm25-searcher.js';
 export { createHybridSearcher } from './hybrid-searcher.js';
 export type { EmbedFunction, HybridSearcher, HybridSearcherOptions } from './hybrid-searcher.js';
+export { createLearningSearcher } from './learning-searcher.js';
+export type { LearningSearcher, LearningSearcherOptions } from './learning-searcher.js';
 export { compareHits, matchesFilter, MAX_QUERY_LENGTH } from './searcher.js';
 export type { SearchDocument, Searcher, SearcherQuery, SearchHit } from './searcher.js';
 export { SHORT_DESCRIPTION_LENGTH, shortDescription } from './summary.js';
@@ -31,3 +33,5 @@ export type {
   ToolSummary,
 } from './index-types.js';
 export { stem, tokenize } from './tokenize.js';
+export { createMemoryEvidenceStore } from './usage-evidence.js';
+export type { EvidenceStore, UsageEvidence } from './usage-evidence.js';
