@@ -16,6 +16,8 @@ export const MAX_INTENTS = 4;
  * {@link tokenize} makes them, filler dropped). Fewer than two means one intent.
  */
 export function intentsOf(text: string): string[][] {
+  // Most requests have no break at all: they pay one scan, not a second tokenising.
+  if (!CLAUSE_BREAK.test(text)) return [];
   const intents: string[][] = [];
   for (const clause of text.split(CLAUSE_BREAK)) {
     const terms = tokenize(clause).filter((term) => !isQueryFiller(term));

@@ -58,7 +58,7 @@ export interface LearningSearcher extends Searcher {
 
 const DAY_MS = 86_400_000;
 /** Hits asked of the inner searcher, so a tool with evidence but a low rank can still rise. */
-const POOL = 50;
+const POOL = 20;
 
 interface Entry {
   weight: number;
@@ -135,7 +135,11 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
 
   function write(work: (target: EvidenceStore) => Promise<void>, what: string): void {
     if (store === undefined) return;
-    pending = pending.then(() => work(store)).catch((error: unknown) => { reportError(error, what); });
+    pending = pending
+      .then(() => work(store))
+      .catch((error: unknown) => {
+        reportError(error, what);
+      });
   }
 
   const ready: Promise<void> =
@@ -145,7 +149,9 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
           (rows) => {
             for (const row of rows) put(row);
           },
-          (error: unknown) => { reportError(error, 'load'); },
+          (error: unknown) => {
+            reportError(error, 'load');
+          },
         );
 
   function queryTerms(text: string): string[] {
