@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createLearningSearcher } from '@toolplane/toolindex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteEvidenceStore, type SqliteEvidenceStore } from './sqlite-evidence.js';
+import { createSqliteVectorCache } from './sqlite-vectors.js';
 
 let root: string;
 let counter = 0;
@@ -79,5 +80,22 @@ describe('createSqliteEvidenceStore', () => {
     expect(() => createSqliteEvidenceStore({ path: root })).toThrow(
       expect.objectContaining({ code: 'store_error' }),
     );
+  });
+});
+
+describe('createSqliteVectorCache', () => {
+  it('gives a second connection the vectors the first one stored', async () => {
+    const path = freshPath();
+    const first = createSqliteVectorCache({ path });
+    const second = createSqliteVectorCache({ path });
+    try {
+      await first.put([{ fingerprint: 'abc', vector: [0.5, -1.25, 3] }]);
+      const found = await second.get(['abc', 'missing']);
+      expect([...found.keys()]).toEqual(['abc']);
+      expect(Array.from(found.get('abc') ?? [])).toEqual([0.5, -1.25, 3]);
+    } finally {
+      first.close();
+      second.close();
+    }
   });
 });

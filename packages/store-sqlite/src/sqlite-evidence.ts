@@ -13,6 +13,36 @@ export interface SqliteEvidenceStoreOptions {
   readonly busyTimeoutMs?: number;
 }
 
+/**
+ * Opens the SQLite file of a search cache (evidence, vectors), creating its table when missing.
+ * @internal
+ */
+export function openSearchDb(
+  options: { readonly path?: string; readonly busyTimeoutMs?: number },
+  schema: string,
+  what: string,
+): Database.Database {
+  const path = options.path ?? DEFAULT_SQLITE_PATH;
+  try {
+    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    db.pragma('journal_mode = WAL');
+    db.exec(schema);
+    return db;
+  } catch (error) {
+    throw asStoreError(error, `cannot open the SQLite ${what} at ${JSON.stringify(path)}`);
+  }
+}
+
+/** Runs `work` as a promise, its failure a `store_error`. @internal */
+export function settle<T>(what: string, work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(asStoreError(error, `cannot ${what}`));
+  }
+}
+
 /** An {@link EvidenceStore} on SQLite, with {@link SqliteEvidenceStore.close}. */
 export interface SqliteEvidenceStore extends EvidenceStore {
   close(): void;
@@ -47,16 +77,7 @@ interface Row {
 export function createSqliteEvidenceStore(
   options: SqliteEvidenceStoreOptions = {},
 ): SqliteEvidenceStore {
-  const path = options.path ?? DEFAULT_SQLITE_PATH;
-  let db: Database.Database;
-  try {
-    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.exec(SCHEMA);
-  } catch (error) {
-    throw asStoreError(error, `cannot open the SQLite evidence store at ${JSON.stringify(path)}`);
-  }
+  const db = openSearchDb(options, SCHEMA, 'evidence store');
   const sql = {
     all: db.prepare<[], Row>('SELECT tool_id, term, weight, updated_at FROM search_evidence'),
     put: db.prepare<[string, string, number, number]>(
@@ -70,13 +91,8 @@ export function createSqliteEvidenceStore(
     forgetTool: db.prepare<[string]>('DELETE FROM search_evidence WHERE tool_id = ?'),
     forgetAll: db.prepare('DELETE FROM search_evidence'),
   };
-  const run = <T>(what: string, work: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(work());
-    } catch (error) {
-      return Promise.reject(asStoreError(error, `cannot ${what} search evidence`));
-    }
-  };
+  const run = <T>(what: string, work: () => T): Promise<T> =>
+    settle(`${what} search evidence`, work);
   const saveAll = db.transaction((rows: readonly UsageEvidence[]) => {
     for (const row of rows) sql.put.run(row.toolId, row.term, row.weight, row.updatedAt);
   });
