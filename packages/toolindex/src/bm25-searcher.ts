@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import { checkNumber } from './check-number.js';
 import { DEFAULT_FIELD_WEIGHTS, type Bm25Options, type FieldWeights } from './bm25-options.js';
 import { createPostings, type PostingList } from './postings.js';
 import {
@@ -49,16 +50,6 @@ const REFERENCE_LENGTH: FieldWeights = {
 
 /** At most this many distinct query words are scored; the rest of a long query is ignored. */
 const MAX_QUERY_TERMS = 30; // bits 0–29 of an int32 mask
-
-function checkNumber(value: number, name: string, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new ToolError(
-      'invalid_argument',
-      `${name} must be a number from ${min} to ${max}, got ${value}`,
-    );
-  }
-  return value;
-}
 
 /** One term looked up for a query word, and how its matches count. */
 interface Lookup {

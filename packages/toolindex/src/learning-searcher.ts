@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import { checkNumber } from './check-number.js';
 import { createBm25Searcher } from './bm25-searcher.js';
 import {
   compareHits,
@@ -63,16 +64,6 @@ const POOL = 20;
 interface Entry {
   weight: number;
   updatedAt: number;
-}
-
-function checkNumber(value: number, name: string, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new ToolError(
-      'invalid_argument',
-      `${name} must be a number from ${min} to ${max}, got ${value}`,
-    );
-  }
-  return value;
 }
 
 /**
