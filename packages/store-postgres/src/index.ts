@@ -3,5 +3,7 @@ export type {
   PostgresCredentialStore,
   PostgresCredentialStoreOptions,
 } from './postgres-credentials.js';
+export { createPostgresEvidenceStore } from './postgres-evidence.js';
+export type { PostgresEvidenceStore, PostgresEvidenceStoreOptions } from './postgres-evidence.js';
 export { createPostgresStore, DEFAULT_POSTGRES_SCHEMA } from './postgres-store.js';
 export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './postgres-store.js';

@@ -1,4 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
+import { checkNumber } from './check-number.js';
+import { DEFAULT_FIELD_WEIGHTS, type Bm25Options, type FieldWeights } from './bm25-options.js';
 import { createPostings, type PostingList } from './postings.js';
 import {
   matchesFilter,
@@ -14,6 +16,7 @@ import {
   type Expansion,
   type SynonymTable,
 } from './synonyms.js';
+import { diversifyByIntent, intentMask, intentsOf, mergeIntentHits } from './intents.js';
 import { isQueryFiller, tokenize } from './tokenize.js';
 import { correctTypo } from './typo.js';
 import {
@@ -27,92 +30,10 @@ import {
 } from './score-kernels.js';
 import { createTopHits, takeHits } from './top-hits.js';
 
-/** How much a term counts in each field; larger means a match there ranks higher. */
-export interface FieldWeights {
-  readonly name: number;
-  readonly namespace: number;
-  readonly tags: number;
-  readonly title: number;
-  readonly description: number;
-}
-
-/** Options for {@link createBm25Searcher}. */
-export interface Bm25Options {
-  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 2. */
-  readonly weights?: Partial<FieldWeights>;
-  /** BM25 term-frequency saturation (default 1.2). */
-  readonly k1?: number;
-  /** BM25 length normalisation within each field, 0–1 (default 0.75). */
-  readonly b?: number;
-  /**
-   * Groups of words that mean the same thing to a searcher; a query word also matches the
-   * rest of its group, at {@link Bm25Options.synonymWeight}. Default {@link DEFAULT_SYNONYMS};
-   * `[]` turns expansion off.
-   */
-  readonly synonyms?: readonly (readonly string[])[];
-  /**
-   * Everyday words for the catalogue's words, expanded one way only: each line is a word, then
-   * the words that expand to it (`['cancel', 'kill']`). Default {@link DEFAULT_ALIASES} when
-   * {@link Bm25Options.synonyms} is not given either, otherwise none; `[]` turns them off.
-   */
-  readonly aliases?: readonly (readonly string[])[];
-  /** How much a match on a synonym counts against one on the word itself, 0–1 (default 0.6). */
-  readonly synonymWeight?: number;
-  /**
-   * How much a match on an alias's catalogue word counts against one on the query word itself,
-   * 0–1 (default 1: `kill` means cancel as much as `cancel` does).
-   */
-  readonly aliasWeight?: number;
-  /**
-   * Typo correction, off by default: how much a match on the correction of a misspelt query
-   * word counts, 0–1 (0.7 works well; default 0). A query word no tool contains, with no
-   * synonyms, of six letters or more as a stem, is then also looked up as the known word one
-   * edit away that most tools contain (`serach` → `search`). Nothing is stored for it, but each
-   * such word costs about 20 µs of lookups (some 450 variants), whether or not one is found:
-   * at 100,000 tools that is 6–10% on the median query of the quality sets, so it is for
-   * callers whose users type (a search box) rather than agents, which rarely misspell.
-   */
-  readonly typoWeight?: number;
-  /**
-   * How strongly tools matching more of the query (weighted by rarity) are preferred, 0–1
-   * (default 0.5): a tool's score is multiplied by `1 − coverage + coverage · matched share`.
-   */
-  readonly coverage?: number;
-  /**
-   * Namespace prior, 0–1 (default 0.5): a tool also earns this share of what the other tools of
-   * its namespace matched: their summed score spread over
-   * {@link Bm25Options.namespacePriorMatches}, but never more than the best of them. So a query
-   * about issues favours a server with several tools about issues over a lone look-alike
-   * elsewhere, while a namespace of many weak look-alikes cannot outweigh one strong match: the
-   * prior is at most `namespacePrior` times the namespace's best score.
-   */
-  readonly namespacePrior?: number;
-  /**
-   * Over how many matches the namespace prior spreads the other tools' summed score, 1–100
-   * (default 8).
-   */
-  readonly namespacePriorMatches?: number;
-  /**
-   * Bonus for matching the tool's name as a whole, 0–10 (default 0.3): a score is multiplied by
-   * `1 + nameMatch · share of the name's terms the query matched`, so `cancel a subscription`
-   * prefers `cancel_subscription` to `cancel_subscription_export`.
-   */
-  readonly nameMatch?: number;
-}
-
 /** The BM25 {@link Searcher}: synchronous, so its `search` returns hits directly. */
 export interface Bm25Searcher extends Searcher {
   search(query: SearcherQuery): SearchHit[];
 }
-
-/** The default field weights of {@link createBm25Searcher}. */
-export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
-  name: 3,
-  namespace: 3,
-  tags: 3,
-  title: 2,
-  description: 2,
-});
 
 /**
  * Typical field lengths (in terms, stop words dropped) that length normalisation compares a
@@ -129,16 +50,6 @@ const REFERENCE_LENGTH: FieldWeights = {
 
 /** At most this many distinct query words are scored; the rest of a long query is ignored. */
 const MAX_QUERY_TERMS = 30; // bits 0–29 of an int32 mask
-
-function checkNumber(value: number, name: string, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new ToolError(
-      'invalid_argument',
-      `${name} must be a number from ${min} to ${max}, got ${value}`,
-    );
-  }
-  return value;
-}
 
 /** One term looked up for a query word, and how its matches count. */
 interface Lookup {
@@ -170,6 +81,12 @@ const MASK_TABLE_WORDS = 10;
  * began to lose paraphrases.
  */
 const PRUNE_RATIO = 0.4;
+
+/**
+ * A multi-intent request re-ranks at least this many of its best tools over its intents; the same
+ * pool for every limit up to a quarter of it, so a shorter page is a prefix of a longer one.
+ */
+const INTENT_POOL = 64;
 
 /** Below this many candidates, every query word still finds new ones. */
 const PRUNE_MIN_CANDIDATES = 64;
@@ -203,6 +120,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const coverage = checkNumber(options.coverage ?? 0.5, 'coverage', 0, 1);
   const namespacePrior = checkNumber(options.namespacePrior ?? 0.5, 'namespacePrior', 0, 1);
   const nameMatch = checkNumber(options.nameMatch ?? 0.3, 'nameMatch', 0, 10);
+  const intentWeight = checkNumber(options.intents ?? 0.3, 'intents', 0, 1);
+  const intentContext = checkNumber(options.intentContext ?? 0.3, 'intentContext', 0, 1);
+  const intentDiversity = checkNumber(options.intentDiversity ?? 0.6, 'intentDiversity', 0, 1);
   const priorMatches = Math.round(
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
@@ -293,7 +213,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
    * that are a synonym together (`money back`, `out of office`) add a group of their own, of
    * that phrase's synonyms.
    */
-  function groupsOf(text: string): Lookup[][] {
+  function groupsOf(text: string): { groups: Lookup[][]; words: string[] } {
     let terms = tokenize(text);
     // Filler words go, unless the request is nothing but filler.
     const meaningful = terms.filter((term) => !isQueryFiller(term));
@@ -311,6 +231,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       }
       return lookups;
     });
+    const groupWords = [...words];
     if (expand && hasPhrases) {
       const seen = new Set<string>();
       for (let i = 1; i < terms.length && groups.length < MAX_QUERY_TERMS; i++) {
@@ -321,9 +242,23 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
         const lookups: Lookup[] = [];
         addSynonyms(lookups, expansions);
         groups.push(lookups);
+        groupWords.push(phrase);
       }
     }
-    return groups;
+    return { groups, words: groupWords };
+  }
+
+  /** `groups` with the words outside `focus` counting only `intentContext` as much. */
+  function focused(
+    groups: readonly Lookup[][],
+    words: readonly string[],
+    focus: ReadonlySet<string>,
+  ): Lookup[][] {
+    return groups.map((lookups, g) =>
+      (words[g] as string).split(' ').every((word) => focus.has(word))
+        ? lookups
+        : lookups.map((lookup) => ({ ...lookup, factor: lookup.factor * intentContext })),
+    );
   }
 
   function dfOf(term: string): number {
@@ -340,9 +275,36 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   }
 
   function search(query: SearcherQuery): SearchHit[] {
+    if (postings.size === 0 || query.limit <= 0) return [];
+    const { groups, words } = groupsOf(query.text);
+    const intents = intentWeight > 0 ? intentsOf(query.text) : [];
+    if (intents.length < 2) return searchGroups(query, groups);
+    // Each group belongs to the clause holding all its words (-1: none, e.g. a phrase across two).
+    const clauseOf = words.map((word) =>
+      intents.findIndex((terms) => word.split(' ').every((part) => terms.includes(part))),
+    );
+    const pool = { ...query, limit: Math.max(INTENT_POOL, query.limit * 4) };
+    const whole = searchGroups(pool, groups, clauseOf);
+    const perIntent = intents.map((terms) =>
+      searchGroups(pool, focused(groups, words, new Set(terms))),
+    );
+    const merged = mergeIntentHits(whole, perIntent, pool.limit, intentWeight);
+    const clauseTerms = intents.map(
+      (_, c) =>
+        new Set(
+          groups.flatMap((lookups, g) => (clauseOf[g] === c ? lookups : [])).map((l) => l.term),
+        ),
+    );
+    const served = (id: string): number => intentMask(postings.documentOf(id), clauseTerms);
+    return diversifyByIntent(merged, served, query.limit, intentDiversity);
+  }
+
+  function searchGroups(
+    query: SearcherQuery,
+    groups: readonly Lookup[][],
+    clauseOf?: readonly number[],
+  ): SearchHit[] {
     const docCount = postings.size;
-    if (docCount === 0 || query.limit <= 0) return [];
-    const groups = groupsOf(query.text);
     const filtered = query.namespace !== undefined || query.tags !== undefined;
     // A removed tool's slot stays in the posting lists until compaction: it is left out too.
     const excluded = filtered
@@ -373,12 +335,28 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       (x, y) => (groupWeight[y] as number) - (groupWeight[x] as number),
     );
     const topWeight = groupWeight[order[0] ?? 0] ?? 0;
+    // With clauses, a word is pruned against the heaviest word of its own clause, so the words
+    // of a second need are never pruned because the first need's words are rarer.
+    let pruneTop: Float64Array | undefined;
+    if (clauseOf !== undefined) {
+      const clauseTop = new Float64Array(MAX_QUERY_TERMS + 1);
+      groups.forEach((_, g) => {
+        const c = (clauseOf[g] ?? -1) + 1;
+        clauseTop[c] = Math.max(clauseTop[c] as number, groupWeight[g] as number);
+      });
+      pruneTop = new Float64Array(groups.length);
+      groups.forEach((_, g) => {
+        const c = (clauseOf[g] ?? -1) + 1;
+        (pruneTop as Float64Array)[g] = c === 0 ? topWeight : (clauseTop[c] as number);
+      });
+    }
     const minCandidates = Math.max(PRUNE_MIN_CANDIDATES, query.limit * 4);
     let touchedCount = 0;
     for (const g of order) {
       const bit = 1 << g;
       const prune =
-        touchedCount >= minCandidates && (groupWeight[g] as number) < PRUNE_RATIO * topWeight;
+        touchedCount >= minCandidates &&
+        (groupWeight[g] as number) < PRUNE_RATIO * (pruneTop?.[g] ?? topWeight);
       for (const { list, scale, once } of resolved[g] as Resolved[]) {
         if (prune && touchedCount * BINARY_SEARCH_FACTOR < list.length) {
           addToCandidates(list, scale, bit, once, work, touchedCount);

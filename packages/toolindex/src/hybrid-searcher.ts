@@ -31,6 +31,58 @@ export interface HybridSearcherOptions {
   readonly lexical?: Searcher;
   /** Most texts per `embed` call when embedding tools; default 64. */
   readonly batchSize?: number;
+  /**
+   * Where tool vectors are cached by the fingerprint of their text (and {@link
+   * HybridSearcherOptions.cacheKey}), so a restart or a second instance embeds nothing twice.
+   */
+  readonly cache?: VectorCache;
+  /** What else the vectors depend on, e.g. the model and its dimensions; part of the fingerprint. */
+  readonly cacheKey?: string;
+  /**
+   * Never wait for tool vectors (default false): until every tool a search covers has one, the
+   * search is lexical and the missing vectors are embedded in the background.
+   */
+  readonly background?: boolean;
+  /** Told when background embedding fails; it is tried again on a later search. */
+  readonly onError?: (error: ToolError) => void;
+}
+
+/** A store of embedding vectors by fingerprint; see {@link createMemoryVectorCache}. */
+export interface VectorCache {
+  /** The vectors known for these fingerprints; unknown ones are left out. */
+  get(fingerprints: readonly string[]): Promise<ReadonlyMap<string, ArrayLike<number>>>;
+  /** Keeps these vectors. */
+  put(entries: readonly { fingerprint: string; vector: ArrayLike<number> }[]): Promise<void>;
+}
+
+/** A {@link VectorCache} in memory, for tests and a single process. */
+export function createMemoryVectorCache(): VectorCache {
+  const vectors = new Map<string, Float32Array>();
+  return {
+    get: (fingerprints) => {
+      const found = new Map<string, Float32Array>();
+      for (const key of fingerprints) {
+        const vector = vectors.get(key);
+        if (vector !== undefined) found.set(key, vector);
+      }
+      return Promise.resolve(found);
+    },
+    put: (entries) => {
+      for (const { fingerprint, vector } of entries) {
+        vectors.set(fingerprint, Float32Array.from(vector));
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
+/** SHA-256 of the text and what else its vector depends on, as hex (Web Crypto: any runtime). */
+async function fingerprintOf(cacheKey: string, text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    'SHA-256',
+    new TextEncoder().encode(`${cacheKey}\u0000${text}`),
+  );
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** A {@link Searcher} that blends BM25 with embedding similarity; see {@link createHybridSearcher}. */
@@ -111,6 +163,8 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     );
   }
   const lexical = options.lexical ?? createBm25Searcher();
+  const { cache, background = false } = options;
+  const cacheKey = options.cacheKey ?? '';
   const docs = new Map<string, SearchDocument>();
   const vectors = new Map<string, Embedded>();
   let dimensions: number | undefined;
@@ -156,20 +210,70 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       const text = embeddingText(doc);
       if (vectors.get(doc.id)?.text !== text) missing.push([doc.id, text]);
     }
+    const keep = (id: string, text: string, vector: Float32Array | undefined): void => {
+      // The tool may have changed or gone while we waited; keep only vectors that still fit.
+      const doc = docs.get(id);
+      if (vector === undefined || doc === undefined || embeddingText(doc) !== text) return;
+      vectors.set(id, { text, vector, norm: normOf(vector) });
+    };
     for (let start = 0; start < missing.length; start += batchSize) {
-      const batch = missing.slice(start, start + batchSize);
+      let batch = missing.slice(start, start + batchSize);
+      let prints: string[] = [];
+      if (cache !== undefined) {
+        prints = await Promise.all(batch.map(([, text]) => fingerprintOf(cacheKey, text)));
+        const known = await cache.get(prints);
+        const rest: [string, string][] = [];
+        const restPrints: string[] = [];
+        batch.forEach(([id, text], i) => {
+          const cached = known.get(prints[i] as string);
+          if (cached === undefined) {
+            rest.push([id, text]);
+            restPrints.push(prints[i] as string);
+          } else keep(id, text, toVector(cached, dimensions));
+          dimensions ??= cached?.length;
+        });
+        [batch, prints] = [rest, restPrints];
+        if (batch.length === 0) continue;
+      }
       const embedded = await callEmbed(
         batch.map(([, text]) => text),
         signal,
       );
       batch.forEach(([id, text], i) => {
-        const vector = embedded[i];
-        // The tool may have changed or gone while we waited; keep only vectors that still fit.
-        const doc = docs.get(id);
-        if (vector === undefined || doc === undefined || embeddingText(doc) !== text) return;
-        vectors.set(id, { text, vector, norm: normOf(vector) });
+        keep(id, text, embedded[i]);
       });
+      if (cache !== undefined) {
+        await cache.put(
+          embedded.map((vector, i) => ({ fingerprint: prints[i] as string, vector })),
+        );
+      }
     }
+  }
+
+  /** Whether a search covering `filter` must stay lexical, starting a background warm if so. */
+  let warming: Promise<void> | undefined;
+  function notReady(filter: Pick<SearcherQuery, 'namespace' | 'tags'>): boolean {
+    let missing = false;
+    for (const doc of docs.values()) {
+      if (matchesFilter(doc, filter) && vectors.get(doc.id)?.text !== embeddingText(doc)) {
+        missing = true;
+        break;
+      }
+    }
+    if (missing && warming === undefined) {
+      warming = embedMissing({}, undefined)
+        .catch((error: unknown) => {
+          options.onError?.(
+            ToolError.isInstance(error)
+              ? error
+              : new ToolError('execution', 'background embedding failed', { cause: error }),
+          );
+        })
+        .finally(() => {
+          warming = undefined;
+        });
+    }
+    return missing;
   }
 
   return {
@@ -187,6 +291,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     },
 
     async warm(warmOptions = {}) {
+      await warming;
       await embedMissing({}, warmOptions.signal);
     },
 
@@ -195,8 +300,9 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       if (signal?.aborted === true) {
         throw new ToolError('cancelled', 'search was cancelled', { cause: signal.reason });
       }
+      if (background && notReady(query)) return lexical.search(query);
       const lexicalHits = await lexical.search({ ...query, limit: Math.max(docs.size, 1) });
-      await embedMissing(query, signal);
+      if (!background) await embedMissing(query, signal);
       const [queryVector] = await callEmbed([query.text], signal);
       const queryNorm = queryVector === undefined ? 0 : normOf(queryVector);
 

@@ -1,9 +1,20 @@
 export { defaultBackendSelector } from './backend-selector.js';
 export type { BackendSelector } from './backend-selector.js';
-export { createBm25Searcher, DEFAULT_FIELD_WEIGHTS } from './bm25-searcher.js';
-export type { Bm25Options, Bm25Searcher, FieldWeights } from './bm25-searcher.js';
-export { createHybridSearcher } from './hybrid-searcher.js';
-export type { EmbedFunction, HybridSearcher, HybridSearcherOptions } from './hybrid-searcher.js';
+export { DEFAULT_FIELD_WEIGHTS } from './bm25-options.js';
+export type { Bm25Options, FieldWeights } from './bm25-options.js';
+export { createBm25Searcher } from './bm25-searcher.js';
+export type { Bm25Searcher } from './bm25-searcher.js';
+export { createHybridSearcher, createMemoryVectorCache } from './hybrid-searcher.js';
+export type {
+  EmbedFunction,
+  HybridSearcher,
+  HybridSearcherOptions,
+  VectorCache,
+} from './hybrid-searcher.js';
+export { createLearningSearcher } from './learning-searcher.js';
+export type { LearningSearcher, LearningSearcherOptions } from './learning-searcher.js';
+export { createOpenAiEmbedder } from './openai-embeddings.js';
+export type { OpenAiEmbedderOptions } from './openai-embeddings.js';
 export { compareHits, matchesFilter, MAX_QUERY_LENGTH } from './searcher.js';
 export type { SearchDocument, Searcher, SearcherQuery, SearchHit } from './searcher.js';
 export { SHORT_DESCRIPTION_LENGTH, shortDescription } from './summary.js';
@@ -29,3 +40,5 @@ export type {
   ToolSummary,
 } from './index-types.js';
 export { stem, tokenize } from './tokenize.js';
+export { createMemoryEvidenceStore } from './usage-evidence.js';
+export type { EvidenceStore, UsageEvidence } from './usage-evidence.js';

@@ -3,26 +3,27 @@ import { createBm25Searcher } from './bm25-searcher.js';
 import type { ToolIndex } from './index-types.js';
 import { catalogueIndex } from './testdata/catalogue.js';
 import { PARAPHRASE_QUERIES, TYPO_QUERIES } from './testdata/paraphrases.js';
-import { HELD_OUT_QUERIES, TUNING_QUERIES } from './testdata/queries.js';
+import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from './testdata/queries.js';
 import { hitRate } from './testdata/quality.js';
 import { paddedCatalogue } from './testdata/scale-catalogue.js';
 import { createIndex } from './tool-index.js';
 
 // Floors sit a little below what the default BM25 searcher reaches (the bench prints the exact
 // figures), so a ranking change that loses ground fails here. Raise them when ranking improves.
-// Reached on the day they were set: held-out top-5 96.5% on the catalogue alone, 90.3% padded
-// to 10k tools, 84.0% padded to 100k; on the catalogue alone tuning top-5 100% / top-1 90.6%,
-// paraphrases top-5 96.1%, typos top-5 90% with typo correction on.
+// Reached on the day they were set: on the catalogue alone tuning top-5 100% / top-1 90.6%,
+// paraphrases top-5 96.1%, typos top-5 90% with typo correction on. The held-out floors were
+// set again when split.ts's rule chose the held-out requests (79 of the 144 written as held
+// out): 92.4% on the catalogue alone, 87.3% padded to 10k tools, 81.0% padded to 100k.
 const FLOORS = {
   catalogue: {
     tuningTop1: 0.89,
     tuningTop5: 0.98,
     paraphrasesTop5: 0.94,
     typosTop5: 0.85,
-    heldOutTop5: 0.95,
+    heldOutTop5: 0.91,
   },
-  tenThousand: { heldOutTop5: 0.89 },
-  hundredThousand: { heldOutTop5: 0.82 },
+  tenThousand: { heldOutTop5: 0.86 },
+  hundredThousand: { heldOutTop5: 0.8 },
 };
 
 function paddedIndex(size: number): ToolIndex {
@@ -83,8 +84,8 @@ describe('search quality', () => {
 
   it('keeps the tuning and held-out sets apart', () => {
     const tuning = new Set(
-      [...TUNING_QUERIES, ...PARAPHRASE_QUERIES, ...TYPO_QUERIES].map(([query]) =>
-        query.toLowerCase(),
+      [...TUNING_QUERIES, ...RELEASED_QUERIES, ...PARAPHRASE_QUERIES, ...TYPO_QUERIES].map(
+        ([query]) => query.toLowerCase(),
       ),
     );
     const overlap = HELD_OUT_QUERIES.filter(([query]) => tuning.has(query.toLowerCase()));
@@ -93,7 +94,13 @@ describe('search quality', () => {
 
   it('names only tools that exist in the catalogue', () => {
     const index = catalogueIndex();
-    const unknown = [...TUNING_QUERIES, ...PARAPHRASE_QUERIES, ...TYPO_QUERIES, ...HELD_OUT_QUERIES]
+    const unknown = [
+      ...TUNING_QUERIES,
+      ...RELEASED_QUERIES,
+      ...PARAPHRASE_QUERIES,
+      ...TYPO_QUERIES,
+      ...HELD_OUT_QUERIES,
+    ]
       .map(([, expected]) => expected)
       .filter((id) => !index.hasTool(id));
     expect(unknown).toEqual([]);

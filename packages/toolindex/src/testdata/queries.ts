@@ -1,6 +1,8 @@
+import { splitCases } from './split.js';
+
 /**
  * Requests with a known intended tool, for measuring search quality on the catalogue of
- * src/testdata/catalogue.ts. Two disjoint sets:
+ * src/testdata/catalogue.ts. Two disjoint sets, the held-out one chosen by the rule of split.ts:
  *
  * - {@link TUNING_QUERIES}: what ranking changes may be tried against (misses are printed);
  * - {@link HELD_OUT_QUERIES}: written at the same time, in other words (synonyms, paraphrases,
@@ -96,7 +98,12 @@ export const TUNING_QUERIES: readonly QueryCase[] = [
   ['payment links', 'stripe:create_payment_link'],
 ];
 
-export const HELD_OUT_QUERIES: readonly QueryCase[] = [
+/**
+ * Written as held out, before the split rule of split.ts existed. The rule now decides: the
+ * requests it holds out are {@link HELD_OUT_QUERIES}; the others are released to tuning as
+ * {@link RELEASED_QUERIES} (moving a request from held-out to tuning leaks nothing).
+ */
+const WRITTEN_HELD_OUT: readonly QueryCase[] = [
   ['file a bug report on the repository', 'github:create_issue'],
   ['fetch one issue by its number', 'github:get_issue'],
   ['show all open bugs in the repo', 'github:list_issues'],
@@ -242,3 +249,11 @@ export const HELD_OUT_QUERIES: readonly QueryCase[] = [
   ['return links to resources', 'everything:get-resource-links'],
   ['do a deep research task on a topic', 'everything:simulate-research-query'],
 ];
+
+const writtenSplit = splitCases(WRITTEN_HELD_OUT);
+
+/** Held-out requests: only ever reported as a rate; never tune against them. */
+export const HELD_OUT_QUERIES: readonly QueryCase[] = writtenSplit.heldOut;
+
+/** Requests written as held out that the split rule gives to tuning. */
+export const RELEASED_QUERIES: readonly QueryCase[] = writtenSplit.tuning;

@@ -1,0 +1,70 @@
+import { createLearningSearcher } from '@toolplane/toolindex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresEvidenceStore } from './postgres-evidence.js';
+import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+
+const available = hasPostgres();
+
+describe.runIf(available)('createPostgresEvidenceStore', () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await server.stop();
+  }, 60_000);
+
+  it('shares evidence between instances, newest write of a row winning, until forgotten', async () => {
+    const first = await createPostgresEvidenceStore({ connectionString: server.url });
+    const second = await createPostgresEvidenceStore({ connectionString: server.url });
+    try {
+      await first.save([
+        { toolId: 'billing:refund', term: 'undo', weight: 2, updatedAt: 20 },
+        { toolId: 'billing:refund', term: 'purchas', weight: 1, updatedAt: 20 },
+      ]);
+      await second.save([{ toolId: 'billing:refund', term: 'undo', weight: 9, updatedAt: 10 }]);
+      const rows = await second.load();
+      expect(rows.find((row) => row.term === 'undo')).toEqual({
+        toolId: 'billing:refund',
+        term: 'undo',
+        weight: 2,
+        updatedAt: 20,
+      });
+      await second.remove([{ toolId: 'billing:refund', term: 'purchas' }]);
+      expect((await first.load()).map((row) => row.term)).toEqual(['undo']);
+
+      const doc = {
+        id: 'billing:create_refund',
+        name: 'create_refund',
+        namespace: 'billing',
+        title: undefined,
+        description: 'Refund a charge.',
+        tags: [],
+      };
+      const learner = createLearningSearcher({ store: first });
+      learner.upsert(doc);
+      learner.record('undo a purchase', 'billing:create_refund');
+      await learner.flush();
+      const other = createLearningSearcher({ store: second });
+      other.upsert(doc);
+      await other.ready;
+      const hits = await other.search({ text: 'undo the purchase', limit: 5 });
+      expect(hits.map((hit) => hit.id)).toEqual(['billing:create_refund']);
+
+      await first.forget();
+      expect(await second.load()).toEqual([]);
+      await expect(second.load({ signal: AbortSignal.abort() })).rejects.toMatchObject({
+        code: 'cancelled',
+      });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  }, 60_000);
+
+  it('rejects a bad schema name', async () => {
+    await expect(
+      createPostgresEvidenceStore({ connectionString: server.url, schema: 'Bad-Name' }),
+    ).rejects.toMatchObject({ code: 'invalid_config' });
+  });
+});

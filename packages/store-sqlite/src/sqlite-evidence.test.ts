@@ -1,0 +1,101 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLearningSearcher } from '@toolplane/toolindex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteEvidenceStore, type SqliteEvidenceStore } from './sqlite-evidence.js';
+import { createSqliteVectorCache } from './sqlite-vectors.js';
+
+let root: string;
+let counter = 0;
+const open: SqliteEvidenceStore[] = [];
+const freshPath = (): string => join(root, `evidence-${String(++counter)}`, 'store.db');
+const storeAt = (path: string): SqliteEvidenceStore => {
+  const store = createSqliteEvidenceStore({ path });
+  open.push(store);
+  return store;
+};
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'store-sqlite-evidence-'));
+});
+afterAll(async () => {
+  for (const store of open) store.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('createSqliteEvidenceStore', () => {
+  it('keeps rows across connections, newest write of a row winning', async () => {
+    const path = freshPath();
+    const first = storeAt(path);
+    await first.save([
+      { toolId: 'billing:refund', term: 'undo', weight: 2, updatedAt: 20 },
+      { toolId: 'billing:refund', term: 'purchas', weight: 1, updatedAt: 20 },
+    ]);
+    // An older write (another process with a stale view) does not replace a newer row.
+    await first.save([{ toolId: 'billing:refund', term: 'undo', weight: 9, updatedAt: 10 }]);
+    const second = storeAt(path);
+    const rows = await second.load();
+    expect(rows.find((row) => row.term === 'undo')).toEqual({
+      toolId: 'billing:refund',
+      term: 'undo',
+      weight: 2,
+      updatedAt: 20,
+    });
+    await second.remove([{ toolId: 'billing:refund', term: 'purchas' }]);
+    expect((await first.load()).map((row) => row.term)).toEqual(['undo']);
+    await first.forget('billing:refund');
+    expect(await second.load()).toEqual([]);
+  });
+
+  it('lets a restarted learning searcher rank by evidence recorded before', async () => {
+    const path = freshPath();
+    const doc = {
+      id: 'billing:create_refund',
+      name: 'create_refund',
+      namespace: 'billing',
+      title: undefined,
+      description: 'Refund a charge.',
+      tags: [],
+    };
+    const before = createLearningSearcher({ store: storeAt(path) });
+    before.upsert(doc);
+    before.observeSearch('s1', 'undo the purchase', ['billing:create_refund']);
+    expect(before.observeCall('s1', 'billing:create_refund')).toBe(true);
+    await before.flush();
+
+    const after = createLearningSearcher({ store: storeAt(path) });
+    after.upsert(doc);
+    await after.ready;
+    const hits = await after.search({ text: 'undo a purchase', limit: 5 });
+    expect(hits.map((hit) => hit.id)).toEqual(['billing:create_refund']);
+    await after.forget();
+    expect(await storeAt(path).load()).toEqual([]);
+  });
+
+  it('rejects a load whose signal is aborted, and fails to open a directory', async () => {
+    await expect(storeAt(freshPath()).load({ signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+    expect(() => createSqliteEvidenceStore({ path: root })).toThrow(
+      expect.objectContaining({ code: 'store_error' }),
+    );
+  });
+});
+
+describe('createSqliteVectorCache', () => {
+  it('gives a second connection the vectors the first one stored', async () => {
+    const path = freshPath();
+    const first = createSqliteVectorCache({ path });
+    const second = createSqliteVectorCache({ path });
+    try {
+      await first.put([{ fingerprint: 'abc', vector: [0.5, -1.25, 3] }]);
+      const found = await second.get(['abc', 'missing']);
+      expect([...found.keys()]).toEqual(['abc']);
+      expect(Array.from(found.get('abc') ?? [])).toEqual([0.5, -1.25, 3]);
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+});

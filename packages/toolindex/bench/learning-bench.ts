@@ -1,0 +1,87 @@
+/**
+ * Learning from use: replays one half of a request set as sessions (search, then a call of the
+ * intended tool when it is among the ten results shown) and measures top-1/top-5 on the other
+ * half, before and after, in one run. Run with `pnpm --filter @toolplane/toolindex bench:learning`.
+ */
+import type { Tool } from '@toolplane/toolmodel';
+import { createLearningSearcher } from '../src/learning-searcher.js';
+import {
+  indexOf,
+  rankWith,
+  rateOf,
+  realTools,
+  withDistractors,
+} from '../src/testdata/evaluation.js';
+import { PARAPHRASE_QUERIES } from '../src/testdata/paraphrases.js';
+import {
+  HELD_OUT_QUERIES,
+  RELEASED_QUERIES,
+  TUNING_QUERIES,
+  type QueryCase,
+} from '../src/testdata/queries.js';
+import { REAL_WORLD_QUERIES } from '../src/testdata/real-world-requests.js';
+import { paddedCatalogue } from '../src/testdata/scale-catalogue.js';
+import { splitCases } from '../src/testdata/split.js';
+
+const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
+const SHOWN = 10;
+
+async function measure(
+  label: string,
+  tools: readonly Tool[],
+  replay: readonly QueryCase[],
+  measured: readonly QueryCase[],
+): Promise<Record<string, string>> {
+  const learner = createLearningSearcher();
+  const index = indexOf(tools, { searcher: learner });
+  const rank = rankWith(index);
+  const before = [await rateOf(rank, measured, 1), await rateOf(rank, measured, 5)];
+  let recorded = 0;
+  for (const [i, [query, expected]] of replay.entries()) {
+    const session = `replay-${i}`;
+    const { results } = await index.search(query, { limit: SHOWN });
+    learner.observeSearch(
+      session,
+      query,
+      results.map((hit) => hit.id),
+    );
+    if (learner.observeCall(session, expected)) recorded++;
+  }
+  const after = [await rateOf(rank, measured, 1), await rateOf(rank, measured, 5)];
+  return {
+    set: label,
+    replayed: `${replay.length} (${recorded} followed by a call)`,
+    measured: String(measured.length),
+    'top-1 before': percent(before[0] as number),
+    'top-1 after': percent(after[0] as number),
+    'top-5 before': percent(before[1] as number),
+    'top-5 after': percent(after[1] as number),
+    'top-5 gain': `${(((after[1] as number) - (before[1] as number)) * 100).toFixed(1)} points`,
+  };
+}
+
+const ownReplay = [...TUNING_QUERIES, ...RELEASED_QUERIES, ...PARAPHRASE_QUERIES];
+const real = splitCases(REAL_WORLD_QUERIES);
+const rows = [
+  await measure(
+    'own, 10k: tuning sets → held-out',
+    paddedCatalogue(10_000),
+    ownReplay,
+    HELD_OUT_QUERIES,
+  ),
+  await measure(
+    'own, 100k: tuning sets → held-out',
+    paddedCatalogue(100_000),
+    ownReplay,
+    HELD_OUT_QUERIES,
+  ),
+  await measure('real-world, alone: one half → the other', realTools(), real.tuning, real.heldOut),
+  await measure(
+    'real-world, 10k: one half → the other',
+    withDistractors(realTools(), 10_000),
+    real.tuning,
+    real.heldOut,
+  ),
+];
+console.log(`learning from use — ${new Date().toISOString()}, node ${process.version}`);
+console.table(rows);

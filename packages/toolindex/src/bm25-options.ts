@@ -1,0 +1,98 @@
+/** How much a term counts in each field; larger means a match there ranks higher. */
+export interface FieldWeights {
+  readonly name: number;
+  readonly namespace: number;
+  readonly tags: number;
+  readonly title: number;
+  readonly description: number;
+}
+
+/** Options for `createBm25Searcher`. */
+export interface Bm25Options {
+  /** Field weights; default name 3, namespace 3, tags 3, title 2, description 2. */
+  readonly weights?: Partial<FieldWeights>;
+  /** BM25 term-frequency saturation (default 1.2). */
+  readonly k1?: number;
+  /** BM25 length normalisation within each field, 0–1 (default 0.75). */
+  readonly b?: number;
+  /**
+   * Groups of words that mean the same thing to a searcher; a query word also matches the
+   * rest of its group, at {@link Bm25Options.synonymWeight}. Default `DEFAULT_SYNONYMS`;
+   * `[]` turns expansion off.
+   */
+  readonly synonyms?: readonly (readonly string[])[];
+  /**
+   * Everyday words for the catalogue's words, expanded one way only: each line is a word, then
+   * the words that expand to it (`['cancel', 'kill']`). Default `DEFAULT_ALIASES` when
+   * {@link Bm25Options.synonyms} is not given either, otherwise none; `[]` turns them off.
+   */
+  readonly aliases?: readonly (readonly string[])[];
+  /** How much a match on a synonym counts against one on the word itself, 0–1 (default 0.6). */
+  readonly synonymWeight?: number;
+  /**
+   * How much a match on an alias's catalogue word counts against one on the query word itself,
+   * 0–1 (default 1: `kill` means cancel as much as `cancel` does).
+   */
+  readonly aliasWeight?: number;
+  /**
+   * Typo correction, off by default: how much a match on the correction of a misspelt query
+   * word counts, 0–1 (0.7 works well; default 0). A query word no tool contains, with no
+   * synonyms, of six letters or more as a stem, is then also looked up as the known word one
+   * edit away that most tools contain (`serach` → `search`). Nothing is stored for it, but each
+   * such word costs about 20 µs of lookups (some 450 variants), whether or not one is found:
+   * at 100,000 tools that is 6–10% on the median query of the quality sets, so it is for
+   * callers whose users type (a search box) rather than agents, which rarely misspell.
+   */
+  readonly typoWeight?: number;
+  /**
+   * How strongly tools matching more of the query (weighted by rarity) are preferred, 0–1
+   * (default 0.5): a tool's score is multiplied by `1 − coverage + coverage · matched share`.
+   */
+  readonly coverage?: number;
+  /**
+   * Namespace prior, 0–1 (default 0.5): a tool also earns this share of what the other tools of
+   * its namespace matched: their summed score spread over
+   * {@link Bm25Options.namespacePriorMatches}, but never more than the best of them. So a query
+   * about issues favours a server with several tools about issues over a lone look-alike
+   * elsewhere, while a namespace of many weak look-alikes cannot outweigh one strong match: the
+   * prior is at most `namespacePrior` times the namespace's best score.
+   */
+  readonly namespacePrior?: number;
+  /**
+   * Over how many matches the namespace prior spreads the other tools' summed score, 1–100
+   * (default 8).
+   */
+  readonly namespacePriorMatches?: number;
+  /**
+   * Bonus for matching the tool's name as a whole, 0–10 (default 0.3): a score is multiplied by
+   * `1 + nameMatch · share of the name's terms the query matched`, so `cancel a subscription`
+   * prefers `cancel_subscription` to `cancel_subscription_export`.
+   */
+  readonly nameMatch?: number;
+  /**
+   * Multi-intent requests, 0–1 (default 0.3; 0 turns it off): a request of two or more clauses
+   * (split at commas, `and`, `then`, …) is also searched once per clause, that clause's words
+   * counting fully and the rest at {@link Bm25Options.intentContext}; each clause's tools join
+   * the candidates at this share of their own list's best score, a word is pruned only against
+   * the heaviest word of its own clause, and the results are spread over the clauses
+   * ({@link Bm25Options.intentDiversity}). Chosen on the tuning halves of the two-tool sets.
+   */
+  readonly intents?: number;
+  /** How much the other clauses' words count when one clause is searched, 0–1 (default 0.3). */
+  readonly intentContext?: number;
+  /**
+   * How strongly a multi-intent request's results are spread over its intents, 0–1 (default
+   * 0.6): each next result is the one with the best share of the best score plus this times the
+   * number of intents it serves that no earlier result served.
+   */
+  readonly intentDiversity?: number;
+}
+
+/** The default field weights of `createBm25Searcher`. */
+export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
+  name: 3,
+  namespace: 3,
+  tags: 3,
+  title: 2,
+  description: 2,
+});

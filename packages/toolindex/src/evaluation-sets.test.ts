@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { indexOf, realTools } from './testdata/evaluation.js';
+import { PARAPHRASE_QUERIES, TYPO_QUERIES } from './testdata/paraphrases.js';
+import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from './testdata/queries.js';
+import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from './testdata/real-world-requests.js';
+import { isHeldOut, splitCases } from './testdata/split.js';
+
+const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** Requests that guide tuning: their misses may be read and ranking changed for them. */
+const TUNING_TEXTS = [
+  ...TUNING_QUERIES,
+  ...RELEASED_QUERIES,
+  ...PARAPHRASE_QUERIES,
+  ...TYPO_QUERIES,
+  ...splitCases(TWO_TOOL_REQUESTS).tuning,
+].map(([query]) => normalise(query));
+
+/** Requests that are only ever measured as a rate. */
+const HELD_OUT_TEXTS = [
+  ...HELD_OUT_QUERIES,
+  ...REAL_WORLD_QUERIES,
+  ...splitCases(TWO_TOOL_REQUESTS).heldOut,
+].map(([query]) => normalise(query));
+
+// Tuning requests written before the split rule existed, which the rule would hold out: they
+// stay tuning (they were tuned on), but no new tuning request may land on the held-out side.
+const LEGACY_TUNING_ON_HELD_OUT_SIDE = 114;
+
+describe('tuning and held-out sets', () => {
+  it('splits by the hash of the request text alone', () => {
+    expect(isHeldOut('Merge  the PR')).toBe(isHeldOut('merge the pr'));
+    const split = splitCases(TWO_TOOL_REQUESTS);
+    expect(split.tuning.length + split.heldOut.length).toBe(TWO_TOOL_REQUESTS.length);
+    expect(split.heldOut.every(([query]) => isHeldOut(query))).toBe(true);
+    expect(split.tuning.some(([query]) => isHeldOut(query))).toBe(false);
+    // Neither side is empty or nearly so.
+    expect(split.heldOut.length / TWO_TOOL_REQUESTS.length).toBeGreaterThan(0.3);
+    expect(split.heldOut.length / TWO_TOOL_REQUESTS.length).toBeLessThan(0.7);
+  });
+
+  it('holds out only requests the rule holds out, or sets kept for evaluation', () => {
+    expect(HELD_OUT_QUERIES.every(([query]) => isHeldOut(query))).toBe(true);
+    expect(RELEASED_QUERIES.some(([query]) => isHeldOut(query))).toBe(false);
+  });
+
+  it('uses no held-out request for tuning', () => {
+    const tuning = new Set(TUNING_TEXTS);
+    expect(HELD_OUT_TEXTS.filter((query) => tuning.has(query))).toEqual([]);
+    const onHeldOutSide = TUNING_TEXTS.filter((query) => isHeldOut(query));
+    expect(onHeldOutSide.length).toBeLessThanOrEqual(LEGACY_TUNING_ON_HELD_OUT_SIDE);
+  });
+
+  it('names no held-out request in the searcher code or its tuning tests', () => {
+    const dir = new URL('./', import.meta.url);
+    const sources = readdirSync(dir)
+      .filter((file) => file.endsWith('.ts') && file !== 'evaluation-sets.test.ts')
+      .map((file) => normalise(readFileSync(new URL(file, dir), 'utf8')));
+    const named = HELD_OUT_TEXTS.filter((query) =>
+      sources.some((source) => source.includes(query)),
+    );
+    expect(named).toEqual([]);
+  });
+
+  it('names only tools of the real catalogue', () => {
+    const index = indexOf(realTools());
+    const ids = [
+      ...REAL_WORLD_QUERIES.map(([, id]) => id),
+      ...TWO_TOOL_REQUESTS.flatMap(([, first, second]) => [first, second]),
+    ];
+    expect(ids.filter((id) => !index.hasTool(id))).toEqual([]);
+  });
+});

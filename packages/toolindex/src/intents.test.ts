@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { createBm25Searcher } from './bm25-searcher.js';
+import { diversifyByIntent, intentMask, intentsOf, mergeIntentHits } from './intents.js';
+import type { SearchDocument } from './searcher.js';
+
+function doc(id: string, description: string): SearchDocument {
+  const [namespace, name] = id.split(':') as [string, string];
+  return { id, name, namespace, title: undefined, description, tags: [] };
+}
+
+describe('intentsOf', () => {
+  it('splits a request at commas and joining words into clauses of terms', () => {
+    expect(intentsOf('merge the pull request, then ping the team in chat')).toEqual([
+      ['merg', 'pull', 'request'],
+      ['ping', 'team', 'chat'],
+    ]);
+    expect(intentsOf('create an issue and post a message')).toHaveLength(2);
+  });
+
+  it('finds one intent when no clause but one has a meaningful word', () => {
+    expect(intentsOf('read a file').length).toBeLessThan(2);
+    expect(intentsOf('and then, please')).toEqual([]);
+    expect(intentsOf('read the file and then')).toHaveLength(1);
+  });
+
+  it('folds clauses past the fourth into the last one', () => {
+    const intents = intentsOf('alpha, bravo, charlie, delta, echo');
+    expect(intents).toHaveLength(4);
+    expect(intents[3]).toEqual(['delta', 'echo']);
+  });
+});
+
+describe('mergeIntentHits', () => {
+  it('lets the best tool of each intent compete on its own list scale', () => {
+    const whole = [
+      { id: 'a:1', score: 10 },
+      { id: 'a:2', score: 9.5 },
+      { id: 'a:3', score: 9 },
+    ];
+    const second = [{ id: 'b:1', score: 2 }];
+    const merged = mergeIntentHits(whole, [second], 3, 0.92);
+    expect(merged.map((hit) => hit.id)).toEqual(['a:1', 'a:2', 'b:1']);
+    expect(merged[2]?.score).toBeCloseTo(9.2);
+  });
+});
+
+describe('diversifyByIntent', () => {
+  const hits = [
+    { id: 'a:1', score: 10 },
+    { id: 'a:2', score: 9 },
+    { id: 'a:3', score: 8 },
+    { id: 'b:1', score: 5 },
+  ];
+  const masks: Record<string, number> = { 'a:1': 1, 'a:2': 1, 'a:3': 1, 'b:1': 2 };
+
+  it('moves the best tool of an unserved intent up', () => {
+    const out = diversifyByIntent(hits, (id) => masks[id] ?? 0, 3, 0.6);
+    expect(out.map((hit) => hit.id)).toEqual(['a:1', 'b:1', 'a:2']);
+  });
+
+  it('keeps the order when diversity is off or every hit serves the same intents', () => {
+    expect(diversifyByIntent(hits, () => 0, 3, 0.6).map((hit) => hit.id)).toEqual([
+      'a:1',
+      'a:2',
+      'a:3',
+    ]);
+    expect(diversifyByIntent(hits, (id) => masks[id] ?? 0, 3, 0)).toEqual(hits.slice(0, 3));
+  });
+});
+
+describe('intentMask', () => {
+  it('marks the intents whose terms a document holds', () => {
+    const terms = [new Set(['issu']), new Set(['messag', 'chat'])];
+    expect(intentMask(doc('slack:post', 'Post a message to a channel'), terms)).toBe(2);
+    expect(intentMask(doc('gh:create_issue', 'Create an issue; chat about it'), terms)).toBe(3);
+    expect(intentMask(undefined, terms)).toBe(0);
+  });
+});
+
+describe('multi-intent search', () => {
+  // Six tools about archiving reports (rare words) and many about sending or email (common
+  // words): the whole request ranks every report tool above the one tool that sends email.
+  function searcher(intents: number): ReturnType<typeof createBm25Searcher> {
+    const search = createBm25Searcher({ intents });
+    for (let i = 0; i < 6; i++) {
+      search.upsert(doc(`reports:archive_report_${i}`, `Archive the quarterly report ${i}.`));
+    }
+    for (let i = 0; i < 20; i++) {
+      search.upsert(doc(`mail${i}:read_email`, 'Read an email.'));
+      search.upsert(doc(`fax${i}:send_fax`, 'Send a fax.'));
+    }
+    search.upsert(doc('mail:send_email', 'Send an email.'));
+    return search;
+  }
+
+  it('finds the tools of both needs in the top results', () => {
+    const ids = searcher(0.3)
+      .search({ text: 'archive the report and send an email', limit: 3 })
+      .map((hit) => hit.id);
+    expect(ids).toContain('mail:send_email');
+    expect(ids.some((id) => id.startsWith('reports:'))).toBe(true);
+  });
+
+  it('ranks by the whole request alone when intents are off', () => {
+    const ids = searcher(0)
+      .search({ text: 'archive the report and send an email', limit: 3 })
+      .map((hit) => hit.id);
+    expect(ids).not.toContain('mail:send_email');
+  });
+
+  it('rejects an intent weight out of range', () => {
+    expect(() => createBm25Searcher({ intents: 2 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+  });
+});

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { createLearningSearcher, type LearningSearcher } from './learning-searcher.js';
+import type { SearchDocument } from './searcher.js';
+import { createMemoryEvidenceStore, type EvidenceStore } from './usage-evidence.js';
+
+function doc(id: string, description: string, tags: string[] = []): SearchDocument {
+  const [namespace, name] = id.split(':') as [string, string];
+  return { id, name, namespace, title: undefined, description, tags };
+}
+
+function withTools(searcher: LearningSearcher): LearningSearcher {
+  searcher.upsert(doc('billing:create_refund', 'Refund a charge to the card it was paid with.'));
+  searcher.upsert(doc('billing:list_charges', 'List charges of a customer.'));
+  searcher.upsert(doc('chat:post_message', 'Post a message in a channel.'));
+  return searcher;
+}
+
+const ids = async (searcher: LearningSearcher, text: string): Promise<string[]> =>
+  (await searcher.search({ text, limit: 3 })).map((hit) => hit.id);
+
+describe('createLearningSearcher', () => {
+  it('ranks a tool by words that led to calls of it, though its text lacks them', async () => {
+    const searcher = withTools(createLearningSearcher());
+    expect(await ids(searcher, 'undo the purchase for this customer')).not.toContain(
+      'billing:create_refund',
+    );
+    searcher.observeSearch('s1', 'undo the purchase for this customer', ['billing:list_charges']);
+    // A call of a tool the search did not show is no evidence.
+    expect(searcher.observeCall('s1', 'billing:create_refund')).toBe(false);
+    searcher.observeSearch('s1', 'undo the purchase', [
+      'billing:list_charges',
+      'billing:create_refund',
+    ]);
+    expect(searcher.observeCall('s1', 'billing:create_refund')).toBe(true);
+    expect((await ids(searcher, 'undo a purchase'))[0]).toBe('billing:create_refund');
+  });
+
+  it('counts a call only in the session that searched, and within the follow-up time', () => {
+    let clock = 0;
+    const searcher = withTools(createLearningSearcher({ followUpMs: 1000, now: () => clock }));
+    searcher.observeSearch('a', 'send a note', ['chat:post_message']);
+    expect(searcher.observeCall('b', 'chat:post_message')).toBe(false);
+    clock = 2000;
+    expect(searcher.observeCall('a', 'chat:post_message')).toBe(false);
+  });
+
+  it('lets evidence decay and bounds the terms kept per tool', async () => {
+    let clock = 0;
+    const store = createMemoryEvidenceStore();
+    const searcher = createLearningSearcher({
+      store,
+      maxTermsPerTool: 2,
+      halfLifeMs: 1000,
+      now: () => clock,
+    });
+    searcher.record('alpha bravo', 'chat:post_message');
+    clock = 3000; // three half-lives: alpha and bravo now weigh 1/8
+    searcher.record('charlie', 'chat:post_message');
+    await searcher.flush();
+    const rows = await store.load();
+    expect(rows.map((row) => row.term).sort()).toHaveLength(2);
+    expect(rows.some((row) => row.term === 'charli')).toBe(true);
+  });
+
+  it('keeps evidence in the store, shared with a second searcher, until forgotten', async () => {
+    const store = createMemoryEvidenceStore();
+    const first = withTools(createLearningSearcher({ store }));
+    first.record('undo purchase', 'billing:create_refund');
+    await first.flush();
+    const second = withTools(createLearningSearcher({ store }));
+    await second.ready;
+    expect((await ids(second, 'undo purchase'))[0]).toBe('billing:create_refund');
+    await second.forget('billing:create_refund');
+    expect(await store.load()).toEqual([]);
+    expect(await ids(second, 'undo purchase')).toEqual([]);
+  });
+
+  it('honours namespace filters for tools found by evidence alone', async () => {
+    const searcher = withTools(createLearningSearcher());
+    searcher.record('undo purchase', 'billing:create_refund');
+    expect(await searcher.search({ text: 'undo purchase', limit: 3, namespace: 'chat' })).toEqual(
+      [],
+    );
+  });
+
+  it('records nothing when learning is off', async () => {
+    const store = createMemoryEvidenceStore();
+    const searcher = withTools(createLearningSearcher({ store, learn: false }));
+    searcher.record('undo purchase', 'billing:create_refund');
+    searcher.observeSearch('s', 'undo purchase', ['billing:create_refund']);
+    expect(searcher.observeCall('s', 'billing:create_refund')).toBe(false);
+    await searcher.flush();
+    expect(await store.load()).toEqual([]);
+  });
+
+  it('reports a failing store and goes on learning in memory', async () => {
+    const errors: string[] = [];
+    const broken: EvidenceStore = {
+      load: () => Promise.reject(new Error('disk gone')),
+      save: () => Promise.reject(new Error('disk gone')),
+      remove: () => Promise.resolve(),
+      forget: () => Promise.resolve(),
+    };
+    const searcher = withTools(
+      createLearningSearcher({ store: broken, onError: (error) => errors.push(error.code) }),
+    );
+    await searcher.ready;
+    searcher.record('undo purchase', 'billing:create_refund');
+    await searcher.flush();
+    expect(errors).toEqual(['store_error', 'store_error']);
+    expect((await ids(searcher, 'undo purchase'))[0]).toBe('billing:create_refund');
+  });
+
+  it('rejects options out of range', () => {
+    expect(() => createLearningSearcher({ weight: -1 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+  });
+});
+
+describe('createMemoryEvidenceStore', () => {
+  it('upserts, removes and forgets rows', async () => {
+    const store = createMemoryEvidenceStore();
+    await store.save([
+      { toolId: 'a:x', term: 'one', weight: 1, updatedAt: 1 },
+      { toolId: 'a:x', term: 'two', weight: 1, updatedAt: 1 },
+      { toolId: 'b:y', term: 'one', weight: 1, updatedAt: 1 },
+    ]);
+    await store.save([{ toolId: 'a:x', term: 'one', weight: 2, updatedAt: 2 }]);
+    await store.remove([{ toolId: 'a:x', term: 'two' }]);
+    expect(await store.load()).toEqual([
+      { toolId: 'a:x', term: 'one', weight: 2, updatedAt: 2 },
+      { toolId: 'b:y', term: 'one', weight: 1, updatedAt: 1 },
+    ]);
+    await store.forget('a:x');
+    expect((await store.load()).map((row) => row.toolId)).toEqual(['b:y']);
+    await store.forget();
+    expect(await store.load()).toEqual([]);
+  });
+
+  it('rejects a load whose signal is aborted', async () => {
+    await expect(
+      createMemoryEvidenceStore().load({ signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});

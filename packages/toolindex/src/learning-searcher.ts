@@ -1,0 +1,271 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { checkNumber } from './check-number.js';
+import { createBm25Searcher } from './bm25-searcher.js';
+import {
+  compareHits,
+  matchesFilter,
+  type SearchDocument,
+  type Searcher,
+  type SearcherQuery,
+  type SearchHit,
+} from './searcher.js';
+import { isQueryFiller, tokenize } from './tokenize.js';
+import type { EvidenceStore, UsageEvidence } from './usage-evidence.js';
+
+/** Options for {@link createLearningSearcher}. */
+export interface LearningSearcherOptions {
+  /** The searcher whose ranking evidence is added to; default a new BM25 searcher. */
+  readonly searcher?: Searcher;
+  /** Where evidence is kept and shared; default none (this process only). */
+  readonly store?: EvidenceStore;
+  /** `false` turns learning off: nothing is recorded and searches pass straight through. */
+  readonly learn?: boolean;
+  /** How much evidence counts against the searcher's best hit, 0–10 (default 1). */
+  readonly weight?: number;
+  /** Evidence halves in this many milliseconds (default 30 days). */
+  readonly halfLifeMs?: number;
+  /** At most this many query terms are kept per tool; the weakest go first (default 32). */
+  readonly maxTermsPerTool?: number;
+  /** A call counts as following a search within this many milliseconds (default 10 minutes). */
+  readonly followUpMs?: number;
+  /** At most this many sessions' last searches are remembered (default 10,000). */
+  readonly maxSessions?: number;
+  /** Told of a store failure; learning goes on in memory. Default: ignored. */
+  readonly onError?: (error: ToolError) => void;
+  /** The clock, for tests. */
+  readonly now?: () => number;
+}
+
+/** A {@link Searcher} that also ranks by what was called after earlier searches. */
+export interface LearningSearcher extends Searcher {
+  search(query: SearcherQuery): Promise<readonly SearchHit[]>;
+  /** Notes the results a session was shown for a query, for {@link LearningSearcher.observeCall}. */
+  observeSearch(session: string, query: string, resultIds: readonly string[]): void;
+  /**
+   * Notes that a session called a tool: when it was among the results of that session's last
+   * search (within `followUpMs`), the search's terms become evidence for the tool.
+   * @returns whether evidence was recorded.
+   */
+  observeCall(session: string, toolId: string): boolean;
+  /** Records evidence directly: `query`'s terms led to `toolId`. */
+  record(query: string, toolId: string): void;
+  /** Drops the evidence of `toolId`, or all of it, here and in the store. */
+  forget(toolId?: string): Promise<void>;
+  /** Settles once the store's evidence is loaded (searches before then use what is known). */
+  readonly ready: Promise<void>;
+  /** Settles once every write so far has reached the store. */
+  flush(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+/** Hits asked of the inner searcher, so a tool with evidence but a low rank can still rise. */
+const POOL = 20;
+
+interface Entry {
+  weight: number;
+  updatedAt: number;
+}
+
+/**
+ * Wraps a searcher with learning from use: when a search is followed, in the same session, by
+ * a call of one of its results, the query's terms become evidence for that tool, bounded per
+ * tool and decaying with a half-life. Later searches add each tool's evidence for their terms
+ * (its share of the term's evidence, weighted by how much evidence the term has) as an extra
+ * field, so a tool people reach with words its description lacks rises, and can enter the
+ * results although the words never match it. Evidence is written to an optional
+ * {@link EvidenceStore} without waiting, and loaded from it at start without blocking.
+ *
+ * @throws {ToolError} `invalid_argument` for an option out of range.
+ */
+export function createLearningSearcher(options: LearningSearcherOptions = {}): LearningSearcher {
+  const inner = options.searcher ?? createBm25Searcher();
+  const learn = options.learn ?? true;
+  const weight = checkNumber(options.weight ?? 1, 'weight', 0, 10);
+  const halfLife = checkNumber(options.halfLifeMs ?? 30 * DAY_MS, 'halfLifeMs', 1, 1e13);
+  const maxTerms = Math.round(
+    checkNumber(options.maxTermsPerTool ?? 32, 'maxTermsPerTool', 1, 1000),
+  );
+  const followUp = checkNumber(options.followUpMs ?? 600_000, 'followUpMs', 0, 1e10);
+  const maxSessions = Math.round(checkNumber(options.maxSessions ?? 10_000, 'maxSessions', 1, 1e7));
+  const now = options.now ?? Date.now;
+  const store = options.store;
+  const reportError = (error: unknown, what: string): void => {
+    const wrapped = ToolError.isInstance(error)
+      ? error
+      : new ToolError('store_error', `cannot ${what} search evidence`, { cause: error });
+    options.onError?.(wrapped);
+  };
+
+  const docs = new Map<string, SearchDocument>();
+  // term → tool → evidence, and per tool the terms it holds (for the bound and forgetting).
+  const byTerm = new Map<string, Map<string, Entry>>();
+  const termsOf = new Map<string, Set<string>>();
+  const sessions = new Map<string, { terms: string[]; ids: Set<string>; at: number }>();
+  let pending: Promise<void> = Promise.resolve();
+
+  const decayed = (entry: Entry, at: number): number =>
+    entry.weight * 0.5 ** (Math.max(0, at - entry.updatedAt) / halfLife);
+
+  function put(row: UsageEvidence): void {
+    let tools = byTerm.get(row.term);
+    if (tools === undefined) byTerm.set(row.term, (tools = new Map<string, Entry>()));
+    const known = tools.get(row.toolId);
+    if (known !== undefined && known.updatedAt > row.updatedAt) return;
+    tools.set(row.toolId, { weight: row.weight, updatedAt: row.updatedAt });
+    let terms = termsOf.get(row.toolId);
+    if (terms === undefined) termsOf.set(row.toolId, (terms = new Set()));
+    terms.add(row.term);
+  }
+
+  function drop(toolId: string, term: string): void {
+    const tools = byTerm.get(term);
+    tools?.delete(toolId);
+    if (tools?.size === 0) byTerm.delete(term);
+    termsOf.get(toolId)?.delete(term);
+  }
+
+  function write(work: (target: EvidenceStore) => Promise<void>, what: string): void {
+    if (store === undefined) return;
+    pending = pending
+      .then(() => work(store))
+      .catch((error: unknown) => {
+        reportError(error, what);
+      });
+  }
+
+  const ready: Promise<void> =
+    store === undefined || !learn
+      ? Promise.resolve()
+      : store.load().then(
+          (rows) => {
+            for (const row of rows) put(row);
+          },
+          (error: unknown) => {
+            reportError(error, 'load');
+          },
+        );
+
+  function queryTerms(text: string): string[] {
+    const terms = tokenize(text).filter((term) => !isQueryFiller(term));
+    return [...new Set(terms)];
+  }
+
+  function record(query: string, toolId: string): void {
+    if (!learn) return;
+    const at = now();
+    const saved: UsageEvidence[] = [];
+    for (const term of queryTerms(query)) {
+      const known = byTerm.get(term)?.get(toolId);
+      const row = {
+        toolId,
+        term,
+        weight: (known === undefined ? 0 : decayed(known, at)) + 1,
+        updatedAt: at,
+      };
+      put(row);
+      saved.push(row);
+    }
+    const terms = termsOf.get(toolId);
+    const evicted: { toolId: string; term: string }[] = [];
+    while (terms !== undefined && terms.size > maxTerms) {
+      let weakest: string | undefined;
+      let least = Infinity;
+      for (const term of terms) {
+        const entry = byTerm.get(term)?.get(toolId);
+        const value = entry === undefined ? 0 : decayed(entry, at);
+        if (value < least) [least, weakest] = [value, term];
+      }
+      if (weakest === undefined) break;
+      drop(toolId, weakest);
+      evicted.push({ toolId, term: weakest });
+    }
+    const kept = saved.filter((row) => !evicted.some((gone) => gone.term === row.term));
+    if (kept.length > 0) write((target) => target.save(kept), 'save');
+    if (evicted.length > 0) write((target) => target.remove(evicted), 'remove');
+  }
+
+  /** Each tool's evidence for the query, 0–1: its share of each term, by the term's confidence. */
+  function evidenceFor(terms: readonly string[]): Map<string, number> {
+    const at = now();
+    const scores = new Map<string, number>();
+    for (const term of terms) {
+      const tools = byTerm.get(term);
+      if (tools === undefined) continue;
+      let total = 0;
+      const values: [string, number][] = [];
+      for (const [toolId, entry] of tools) {
+        const value = decayed(entry, at);
+        total += value;
+        values.push([toolId, value]);
+      }
+      // One observation is a hint, several a pattern.
+      const confidence = total / (total + 1);
+      for (const [toolId, value] of values) {
+        const share = ((value / total) * confidence) / terms.length;
+        scores.set(toolId, (scores.get(toolId) ?? 0) + share);
+      }
+    }
+    return scores;
+  }
+
+  async function search(query: SearcherQuery): Promise<readonly SearchHit[]> {
+    if (!learn || byTerm.size === 0 || weight === 0) return inner.search(query);
+    const evidence = evidenceFor(queryTerms(query.text));
+    if (evidence.size === 0) return inner.search(query);
+    const hits = await inner.search({ ...query, limit: Math.max(POOL, query.limit) });
+    const top = hits[0]?.score ?? 0;
+    const scale = top > 0 ? top : 1;
+    const merged = new Map<string, number>();
+    for (const hit of hits) merged.set(hit.id, hit.score / scale);
+    for (const [toolId, value] of evidence) {
+      const doc = docs.get(toolId);
+      if (doc === undefined || !matchesFilter(doc, query)) continue;
+      merged.set(toolId, (merged.get(toolId) ?? 0) + weight * value);
+    }
+    return [...merged]
+      .map(([id, score]) => ({ id, score: score * scale }))
+      .sort(compareHits)
+      .slice(0, query.limit);
+  }
+
+  return {
+    upsert(doc) {
+      docs.set(doc.id, doc);
+      inner.upsert(doc);
+    },
+    remove(id) {
+      docs.delete(id);
+      inner.remove(id);
+    },
+    search,
+    observeSearch(session, query, resultIds) {
+      if (!learn) return;
+      sessions.delete(session);
+      sessions.set(session, { terms: [query], ids: new Set(resultIds), at: now() });
+      // Maps iterate in insertion order: the first key is the least recently searched session.
+      if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value as string);
+    },
+    observeCall(session, toolId) {
+      const last = sessions.get(session);
+      if (!learn || last === undefined || !last.ids.has(toolId)) return false;
+      if (now() - last.at > followUp) return false;
+      last.ids.delete(toolId);
+      record(last.terms[0] as string, toolId);
+      return true;
+    },
+    record,
+    async forget(toolId) {
+      if (toolId === undefined) {
+        byTerm.clear();
+        termsOf.clear();
+      } else {
+        for (const term of [...(termsOf.get(toolId) ?? [])]) drop(toolId, term);
+        termsOf.delete(toolId);
+      }
+      write((target) => target.forget(toolId), 'forget');
+      await pending;
+    },
+    ready,
+    flush: () => pending,
+  };
+}
