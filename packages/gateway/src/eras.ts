@@ -1,11 +1,18 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era logging, bridged into 2026's _meta logLevel */
 import {
+  classifyInboundRequest,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
+import type {
+  ClientCapabilities,
+  Implementation,
+  JSONRPCRequest,
+  LoggingLevel,
+} from '@modelcontextprotocol/server';
 
 /** The era a session speaks: `legacy` for MCP 2025-11-25 and before, `modern` for 2026-07-28. */
 export type Era = 'legacy' | 'modern';
@@ -62,11 +69,27 @@ export function claimsModernEra(header: string | string[] | undefined, body: unk
   });
 }
 
+/**
+ * Whether `request` (sent with no headers, as over stdio) is a 2026-07-28 request the SDK would
+ * take: a valid `_meta` envelope naming that revision. The SDK's own classifier checks it, once.
+ */
+export function isModernRequest(request: JSONRPCRequest): boolean {
+  const route = classifyInboundRequest({ httpMethod: 'POST', body: request });
+  return route.kind === 'modern' && route.classification.revision === MODERN_PROTOCOL_VERSION;
+}
+
 /** The client capabilities a 2026-07-28 request declared in its `_meta` envelope, if any. */
 export function envelopeCapabilities(envelope: unknown): ClientCapabilities | undefined {
   if (typeof envelope !== 'object' || envelope === null) return undefined;
   const capabilities = (envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY];
   return typeof capabilities === 'object' && capabilities !== null ? capabilities : undefined;
+}
+
+/** The client a 2026-07-28 request named in its `_meta` envelope, if any. */
+export function envelopeClientInfo(envelope: unknown): Implementation | undefined {
+  if (typeof envelope !== 'object' || envelope === null) return undefined;
+  const info = (envelope as Record<string, unknown>)[CLIENT_INFO_META_KEY];
+  return typeof info === 'object' && info !== null ? (info as Implementation) : undefined;
 }
 
 /** The log level a 2026-07-28 request asked for in its `_meta` envelope, if any. */

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
-  isLegacyRequest,
   ProtocolErrorCode,
+  type InboundHttpRequest,
 } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
@@ -24,6 +25,7 @@ import {
 import { SessionTable, type HttpSession } from './sessions.js';
 import { HttpServerTransport, writeError } from './transport.js';
 import { InFlight } from './drain.js';
+import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
 import { claimsModernEra } from '../eras.js';
 import { withErrorMeta } from '../jsonrpc.js';
@@ -90,6 +92,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
   });
   let modernInFlight = 0;
+  // Plain 2026-07-28 calls, served past the SDK's entry.
+  const lane = httpCallLane(hub);
   // Requests being answered (GET streams aside, which never end by themselves), for the drain.
   const inFlight = new InFlight();
   let draining = false;
@@ -283,11 +287,23 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         inFlight.untrack(res);
       // A 2026-07-28 request carries its version in _meta (and the headers); anything else is
       // the 2025 era's, served in sessions as before.
-      if (
-        claimsModernEra(req.headers['mcp-protocol-version'], body) &&
-        !(await isLegacyRequest(toWebRequest(req, endpointUrl(req)), body))
-      ) {
+      const route = claimsModernEra(req.headers['mcp-protocol-version'], body)
+        ? classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body })
+        : undefined;
+      if (route !== undefined && route.kind !== 'legacy') {
         if (oauth !== undefined) await oauth.checkCalls(req, res, toPost(body), hub); // OAuth (auth/)
+        // A plain call goes on the lane (counted as the SDK's way counts its requests).
+        const laned =
+          route.kind === 'modern' && route.messageKind === 'request' && modernInFlight < maxSessions
+            ? lane?.(req, res, route.message, oauth?.messageExtra(req)) // OAuth (auth/)
+            : undefined;
+        if (laned !== undefined) {
+          modernInFlight++;
+          await laned.finally(() => {
+            modernInFlight--;
+          });
+          return;
+        }
         await serveModern(req, res, body);
         return;
       }
@@ -416,6 +432,21 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       return sessions.size;
     },
     close,
+  };
+}
+
+/** A request's MCP headers, as the SDK's classifier takes them (its entry reads the same). */
+function standardHeaders(
+  req: IncomingMessage,
+): Pick<InboundHttpRequest, 'protocolVersionHeader' | 'mcpMethodHeader' | 'mcpNameHeader'> {
+  const { headers } = req;
+  const version = headers['mcp-protocol-version'];
+  const method = headers['mcp-method'];
+  const name = headers['mcp-name'];
+  return {
+    ...(typeof version === 'string' ? { protocolVersionHeader: version } : {}),
+    ...(typeof method === 'string' ? { mcpMethodHeader: method } : {}),
+    ...(typeof name === 'string' ? { mcpNameHeader: name } : {}),
   };
 }
 
