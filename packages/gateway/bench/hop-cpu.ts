@@ -203,11 +203,16 @@ const gateway = (mode: 'stdio' | 'http'): ServerCommand =>
 
 const relay = node('./relay.ts', 'stdio', upstream.command, ...upstream.args);
 const bridge = node('./bridge.ts', upstream.command, ...upstream.args);
+// The floors of the 2026 era pass a 2026 client's bytes to an upstream that speaks it; the
+// gateway serves both eras in front of the same 2025 upstream (its hop is what is measured).
+const dual = fixtureCommand('stdio-dual');
+const relay26 = node('./relay.ts', 'stdio', dual.command, ...dual.args);
+const bridge26 = node('./bridge.ts', dual.command, ...dual.args);
 const stdio = [
   await stdioPath('relay', relay, 'echo'),
   await stdioPath('gateway', gateway('stdio'), 'fx__echo'),
   await stdioPath('sdk proxy', node('./sdk-proxy.ts', upstream.command, ...upstream.args), 'echo'),
-  await stdioPath('relay 2026', relay, 'echo', 'modern'),
+  await stdioPath('relay 2026', relay26, 'echo', 'modern'),
   await stdioPath('gateway 2026', gateway('stdio'), 'fx__echo', 'modern'),
 ];
 const [stdioRelay, stdioGateway, sdkProxy, stdioRelay26, stdioGateway26] = (await measure(
@@ -218,7 +223,7 @@ for (const path of stdio) await path.close();
 const http = [
   await httpPath('bridge', bridge, 'echo'),
   await httpPath('gateway', gateway('http'), 'fx__echo'),
-  await httpPath('bridge 2026', bridge, 'echo', 'modern'),
+  await httpPath('bridge 2026', bridge26, 'echo', 'modern'),
   await httpPath('gateway 2026', gateway('http'), 'fx__echo', 'modern'),
 ];
 const [httpBridge, httpGateway, httpBridge26, httpGateway26] = (await measure(http)) as [

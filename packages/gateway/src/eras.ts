@@ -10,7 +10,6 @@ import {
 import type {
   ClientCapabilities,
   Implementation,
-  JSONRPCRequest,
   LoggingLevel,
 } from '@modelcontextprotocol/server';
 
@@ -69,13 +68,40 @@ export function claimsModernEra(header: string | string[] | undefined, body: unk
   });
 }
 
+// The `_meta` of 2026-07-28 requests the SDK's classifier found valid, as JSON: a client sends
+// the same envelope with every request, so it is checked (a zod parse) once, not per call.
+const VALID_META_LIMIT = 64;
+const validMeta = new Set<string>();
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
 /**
- * Whether `request` (sent with no headers, as over stdio) is a 2026-07-28 request the SDK would
- * take: a valid `_meta` envelope naming that revision. The SDK's own classifier checks it, once.
+ * Whether `request` (a JSON-RPC request, its headers aside) is a 2026-07-28 request the SDK would
+ * take: a valid `_meta` envelope naming that revision. The SDK's own classifier decides, once
+ * for each distinct `_meta`.
  */
-export function isModernRequest(request: JSONRPCRequest): boolean {
+export function isModernRequest(request: unknown): boolean {
+  if (typeof request !== 'object' || request === null) return false;
+  const { jsonrpc, id, method, params } = request as Record<string, unknown>;
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  // Only a plain request's verdict is a matter of its _meta alone (initialize is routed apart).
+  const plain =
+    Object.keys(request).every((member) => REQUEST_MEMBERS.has(member)) &&
+    jsonrpc === '2.0' &&
+    (typeof id === 'string' || Number.isSafeInteger(id)) &&
+    typeof method === 'string' &&
+    method !== 'initialize' &&
+    typeof meta === 'object' &&
+    meta !== null;
+  const key = plain ? JSON.stringify(meta) : undefined;
+  if (key !== undefined && validMeta.has(key)) return true;
   const route = classifyInboundRequest({ httpMethod: 'POST', body: request });
-  return route.kind === 'modern' && route.classification.revision === MODERN_PROTOCOL_VERSION;
+  const valid =
+    route.kind === 'modern' && route.classification.revision === MODERN_PROTOCOL_VERSION;
+  if (valid && key !== undefined) {
+    if (validMeta.size >= VALID_META_LIMIT) validMeta.clear();
+    validMeta.add(key);
+  }
+  return valid;
 }
 
 /** The client capabilities a 2026-07-28 request declared in its `_meta` envelope, if any. */

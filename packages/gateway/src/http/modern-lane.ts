@@ -6,8 +6,9 @@ import {
   type MessageExtraInfo,
   type ServerNotification,
 } from '@modelcontextprotocol/server';
-import { laneContext, plainCall, runLaneCall } from '../call-lane.js';
-import { MODERN_PROTOCOL_VERSION } from '../eras.js';
+import { laneContext, plainCall, runLaneCall, type LaneCall } from '../call-lane.js';
+import { isModernRequest, MODERN_PROTOCOL_VERSION } from '../eras.js';
+import type { ToolItem } from '../items.js';
 import type { GatewayHub } from '../hub.js';
 import { newGatewayServer } from '../server.js';
 import { toolCaller } from '../tool-call.js';
@@ -21,13 +22,14 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** Serves one 2026-07-28 request on the lane, or answers `undefined` for the SDK's way to. */
+/**
+ * Takes one 2026-07-28 request for the lane: the function that serves it (and answers on the
+ * response), or `undefined` for the SDK's way to serve it.
+ */
 export type HttpCallLane = (
   req: IncomingMessage,
-  res: ServerResponse,
-  request: JSONRPCRequest,
-  extra: MessageExtraInfo | undefined,
-) => Promise<void> | undefined;
+  body: unknown,
+) => ((res: ServerResponse, extra: MessageExtraInfo | undefined) => Promise<void>) | undefined;
 
 /**
  * The call lane of 2026-07-28 requests over HTTP: a plain `tools/call` of a listed tool (see
@@ -47,7 +49,8 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
   // One server for every lane call: its identity, error tags and the SDK's request plumbing
   // (never connected: each call answers on its own response).
   const server = newGatewayServer(options);
-  return (req, res, request, extra) => {
+  return (req, body) => {
+    const request = body as JSONRPCRequest;
     if (request.method !== 'tools/call' || !hub.isNegotiated) return undefined;
     const { headers } = req;
     if (
@@ -58,7 +61,18 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
     const call = plainCall(request.params, 'modern');
     if (call === undefined || headers['mcp-name'] !== call.name) return undefined;
     const item = hub.toolsNow()?.resolve(call.name);
-    if (item === undefined) return undefined;
+    // The headers name the call exactly, so the SDK's classifier has only the body to judge.
+    if (item === undefined || !isModernRequest(body)) return undefined;
+    return (res, extra) => serve(res, extra, request, call, item);
+  };
+
+  function serve(
+    res: ServerResponse,
+    extra: MessageExtraInfo | undefined,
+    request: JSONRPCRequest,
+    call: LaneCall,
+    item: ToolItem,
+  ): Promise<void> {
     const session = hub.attach(server, 'modern');
     const { id } = request;
     const controller = new AbortController();
@@ -108,6 +122,7 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
       id,
       call,
       item,
+      controller,
       context,
       wire: { notify, answer },
     }).finally(() => {
@@ -117,5 +132,5 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
       if (!res.writableEnded) res.end();
       hub.detach(session);
     });
-  };
+  }
 }

@@ -287,24 +287,27 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         inFlight.untrack(res);
       // A 2026-07-28 request carries its version in _meta (and the headers); anything else is
       // the 2025 era's, served in sessions as before.
-      const route = claimsModernEra(req.headers['mcp-protocol-version'], body)
-        ? classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body })
-        : undefined;
-      if (route !== undefined && route.kind !== 'legacy') {
+      // A plain call goes on the lane (counted as the SDK's way counts its requests); anything
+      // else the SDK's classifier routes.
+      const modernClaim = claimsModernEra(req.headers['mcp-protocol-version'], body);
+      const laned = modernClaim && modernInFlight < maxSessions ? lane?.(req, body) : undefined;
+      if (
+        laned !== undefined ||
+        (modernClaim &&
+          classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body }).kind !==
+            'legacy')
+      ) {
         if (oauth !== undefined) await oauth.checkCalls(req, res, toPost(body), hub); // OAuth (auth/)
-        // A plain call goes on the lane (counted as the SDK's way counts its requests).
-        const laned =
-          route.kind === 'modern' && route.messageKind === 'request' && modernInFlight < maxSessions
-            ? lane?.(req, res, route.message, oauth?.messageExtra(req)) // OAuth (auth/)
-            : undefined;
-        if (laned !== undefined) {
-          modernInFlight++;
-          await laned.finally(() => {
-            modernInFlight--;
-          });
+        if (laned === undefined) {
+          await serveModern(req, res, body);
           return;
         }
-        await serveModern(req, res, body);
+        modernInFlight++;
+        try {
+          await laned(res, oauth?.messageExtra(req)); // OAuth (auth/)
+        } finally {
+          modernInFlight--;
+        }
         return;
       }
       const post = toPost(body);

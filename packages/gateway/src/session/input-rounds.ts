@@ -138,14 +138,16 @@ export class InputRounds {
 
   /**
    * Starts a flow: `run` gets the signal the upstream call goes with and the function that asks
-   * the client for input; the answer is the call's result or its first round.
+   * the client for input; the answer is the call's result or its first round. `controller` is
+   * the flow's (a new one unless given: a request's own serves, so one signal does for both).
    */
   start(
     run: RunCall,
     call: CallIdentity,
     ctx: ServerContext,
+    controller: AbortController = new AbortController(),
   ): Promise<CallToolResult | InputRequiredResult> {
-    return this.#begin(run, call, ctx, []);
+    return this.#begin(run, call, ctx, [], controller);
   }
 
   /**
@@ -255,11 +257,12 @@ export class InputRounds {
     call: CallIdentity,
     ctx: ServerContext,
     answers: readonly Answered[],
+    controller = new AbortController(),
   ): Promise<CallToolResult | InputRequiredResult> {
     const flow: Flow = {
       id: randomUUID(),
       call,
-      controller: new AbortController(),
+      controller,
       history: [],
       queued: [],
     };
