@@ -110,7 +110,8 @@ for (const [id, time] of selfTime) {
   const frame = byId.get(id)?.callFrame;
   if (frame === undefined) continue;
   const where = owner(frame.url);
-  const name = `${frame.functionName || '(anonymous)'} ${where}:${String(frame.lineNumber + 1)}`;
+  const file = frame.url.slice(frame.url.lastIndexOf('/') + 1);
+  const name = `${frame.functionName || '(anonymous)'} ${where}/${file}:${String(frame.lineNumber + 1)}`;
   functions.set(name, (functions.get(name) ?? 0) + time);
   owners.set(where, (owners.get(where) ?? 0) + time);
 }

@@ -199,8 +199,6 @@ export interface LaneRun {
   readonly id: RequestId;
   readonly call: LaneCall;
   readonly item: ToolItem;
-  /** The request's controller: a 2026 call's flow goes with it (one signal, not two). */
-  readonly controller: AbortController;
   readonly context: CallExtra;
   readonly wire: LaneWire;
 }
@@ -220,7 +218,6 @@ export function runLaneCall(run: LaneRun): Promise<void> {
         (signal, requestInput) => caller(item, call.args, { signal, requestInput }),
         { tool: call.name, arguments: call.args, refusal: hub.replayRefusal(item, call.name) },
         context,
-        run.controller,
       )
     : caller(item, call.args);
   return result
@@ -283,7 +280,6 @@ export function callLane(
       id,
       call,
       item,
-      controller,
       context,
       wire: { notify, answer },
     }).finally(() => {

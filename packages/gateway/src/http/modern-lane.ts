@@ -122,7 +122,6 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
       id,
       call,
       item,
-      controller,
       context,
       wire: { notify, answer },
     }).finally(() => {

@@ -38,7 +38,7 @@ export function toLegacyCallToolResult(result: RunCallToolResult): CallToolResul
  * `resultType` it requires (`complete` unless the result names one, as `input_required` does),
  * and the server's identity in its `_meta` unless a `_meta` that is not an object, or one that
  * names a server already, is there. For answers the gateway writes past the SDK's dispatch
- * (`call-lane-modern.test.ts` compares them with the SDK's own on the wire).
+ * (`seam.test.ts` pins it to the SDK's own encoding, key for key).
  */
 export function encodeModernResult(
   result: CallToolResult | InputRequiredResult,
@@ -51,11 +51,16 @@ export function encodeModernResult(
     const { tasks: _gone, ...kept } = capabilities;
     encoded = { ...encoded, capabilities: kept };
   }
-  if (encoded.resultType === undefined) encoded = { ...encoded, resultType: 'complete' };
+  // One copy where the SDK makes two: an own key keeps its place, a new one goes last.
+  const typed = encoded.resultType === undefined ? { resultType: 'complete' } : undefined;
   const meta = encoded._meta;
-  if (meta === undefined) return { ...encoded, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
-  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return encoded;
-  return { ...encoded, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+  if (meta === undefined) {
+    return { ...encoded, ...typed, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+  }
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) {
+    return typed === undefined ? encoded : { ...encoded, ...typed };
+  }
+  return { ...encoded, ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -138,16 +138,14 @@ export class InputRounds {
 
   /**
    * Starts a flow: `run` gets the signal the upstream call goes with and the function that asks
-   * the client for input; the answer is the call's result or its first round. `controller` is
-   * the flow's (a new one unless given: a request's own serves, so one signal does for both).
+   * the client for input; the answer is the call's result or its first round.
    */
   start(
     run: RunCall,
     call: CallIdentity,
     ctx: ServerContext,
-    controller: AbortController = new AbortController(),
   ): Promise<CallToolResult | InputRequiredResult> {
-    return this.#begin(run, call, ctx, [], controller);
+    return this.#begin(run, call, ctx, []);
   }
 
   /**
@@ -257,12 +255,11 @@ export class InputRounds {
     call: CallIdentity,
     ctx: ServerContext,
     answers: readonly Answered[],
-    controller = new AbortController(),
   ): Promise<CallToolResult | InputRequiredResult> {
     const flow: Flow = {
       id: randomUUID(),
       call,
-      controller,
+      controller: new AbortController(),
       history: [],
       queued: [],
     };
@@ -300,16 +297,17 @@ export class InputRounds {
     requestSignal.addEventListener('abort', cancel, { once: true });
     try {
       const queued = flow.queued.shift();
+      // The call's end or its next round, whichever comes first (one promise: most calls end).
       const next: { round: Round } | { result: CallToolResult } =
         queued === undefined
-          ? await Promise.race([
-              (flow.running ?? Promise.reject(new Error('no call'))).then((result) => ({ result })),
-              new Promise<{ round: Round }>((resolve) => {
-                flow.wake = (round) => {
-                  resolve({ round });
-                };
-              }),
-            ])
+          ? await new Promise((resolve, reject) => {
+              flow.wake = (round) => {
+                resolve({ round });
+              };
+              (flow.running ?? Promise.reject(new Error('no call'))).then((result) => {
+                resolve({ result });
+              }, reject);
+            })
           : { round: queued };
       flow.wake = undefined;
       if ('result' in next) {
