@@ -17,6 +17,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { measure as measureAll, median, ratios, type Measured } from './measure.js';
+
+const measure = (paths: readonly Path[]) =>
+  measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
 
 const WARMUP = 2_000;
 // A 2026-07-28 client: every call a request of its own (no session), its envelope in _meta.
@@ -35,11 +39,6 @@ function probed(middle: ServerCommand): string[] {
   if (at === 0) throw new Error('the middle process must run under tsx');
   const probe = ['--import', pathToFileURL(here('./cpu-probe.ts')).href];
   return [...middle.args.slice(0, at), ...probe, ...middle.args.slice(at)];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 /** Reads a middle process's CPU time (µs) by signalling it and awaiting its `CPU` line. */
@@ -131,48 +130,6 @@ async function httpPath(
       await exited;
     },
   };
-}
-
-interface Measured {
-  /** Per round: the middle process's CPU per call, µs. */
-  readonly cpu: number[];
-  /** Per round: the client's median latency, µs. */
-  readonly p50: number[];
-}
-
-/**
- * Each path's CPU per call and p50, per round: a round is BLOCKS blocks of CALLS / BLOCKS calls
- * per path, the paths taking turns block by block, so that load that comes and goes on a busy
- * machine hits them alike (a probe's read costs the middle process the same few µs on every
- * path, well under 1% of a block).
- */
-async function measure(paths: readonly Path[]): Promise<Measured[]> {
-  for (const path of paths) for (let i = 0; i < WARMUP; i++) await path.call();
-  const results = paths.map((): Measured => ({ cpu: [], p50: [] }));
-  for (let round = 0; round < ROUNDS; round++) {
-    const times = paths.map((): number[] => []);
-    const cpu = paths.map(() => 0);
-    for (let block = 0; block < BLOCKS; block++) {
-      for (const [index, path] of paths.entries()) {
-        const before = await path.cpu();
-        for (let i = 0; i < CALLS / BLOCKS; i++) {
-          const start = performance.now();
-          await path.call();
-          times[index]?.push(performance.now() - start);
-        }
-        cpu[index] = (cpu[index] ?? 0) + (await path.cpu()) - before;
-      }
-    }
-    for (const [index, result] of results.entries()) {
-      result.cpu.push((cpu[index] ?? NaN) / CALLS);
-      result.p50.push(median(times[index] ?? []) * 1000);
-    }
-  }
-  return results;
-}
-
-function ratios(path: readonly number[], floor: readonly number[]): number[] {
-  return path.map((value, round) => value / (floor[round] ?? NaN));
 }
 
 function spread(values: readonly number[]): string {

@@ -8,7 +8,6 @@
 // interface (no host option) and fetches a marketplace catalog from the internet as it starts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -17,6 +16,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { freePort, measure as measureAll, median, type Measured } from './measure.js';
+
+const measure = (paths: readonly Path[]) =>
+  measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
 
 const WARMUP = 1_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -29,11 +32,6 @@ const require = createRequire(import.meta.url);
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const tsx = require.resolve('tsx');
 type Era = 'legacy' | 'modern';
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 /** A process's CPU time so far (user + system, µs), from /proc. */
 function cpuOf(pid: number): number {
@@ -69,14 +67,14 @@ async function startMiddle(
         new URL(port === undefined ? (match[1] ?? '') : `http://127.0.0.1:${String(port)}/mcp`),
       );
     };
-    child.stdout?.setEncoding('utf8').on('data', seen);
-    child.stderr?.setEncoding('utf8').on('data', seen);
+    child.stdout.setEncoding('utf8').on('data', seen);
+    child.stderr.setEncoding('utf8').on('data', seen);
     child.once('exit', () => {
       reject(new Error(`${middle.args.join(' ')} exited: ${out}`));
     });
   });
-  child.stdout?.resume();
-  child.stderr?.resume();
+  child.stdout.resume();
+  child.stderr.resume();
   // A child may say it is starting before it listens: wait for the port to take connections.
   for (let tries = 0; ; tries++) {
     const open = await new Promise<boolean>((resolve) => {
@@ -123,46 +121,6 @@ async function path(
       await exited;
     },
   };
-}
-
-interface Measured {
-  readonly cpu: number[];
-  readonly p50: number[];
-}
-
-/** Per round, each path's CPU per call (µs) and p50 (µs), the paths taking turns by blocks. */
-async function measure(paths: readonly Path[]): Promise<Measured[]> {
-  for (const p of paths) for (let i = 0; i < WARMUP; i++) await p.call();
-  const results = paths.map((): Measured => ({ cpu: [], p50: [] }));
-  for (let round = 0; round < ROUNDS; round++) {
-    const times = paths.map((): number[] => []);
-    const cpu = paths.map(() => 0);
-    for (let block = 0; block < BLOCKS; block++) {
-      for (const [index, p] of paths.entries()) {
-        const before = p.cpu();
-        for (let i = 0; i < CALLS / BLOCKS; i++) {
-          const start = performance.now();
-          await p.call();
-          times[index]?.push((performance.now() - start) * 1000);
-        }
-        cpu[index] = (cpu[index] ?? 0) + p.cpu() - before;
-      }
-    }
-    for (const [index, result] of results.entries()) {
-      result.cpu.push((cpu[index] ?? NaN) / CALLS);
-      result.p50.push(median(times[index] ?? []));
-    }
-  }
-  return results;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
 }
 
 const legacyUpstream = fixtureCommand('stdio');

@@ -1,6 +1,4 @@
 import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import { fixtureCommand } from '@toolplane/fixtures';
@@ -13,6 +11,7 @@ import type { ServedGateway } from './options.js';
 import { serveStdio } from './stdio/serve.js';
 import { serveHttp, type HttpGateway } from './http/serve.js';
 import { POST_HEADERS } from './testing/raw-client.js';
+import { RawSession } from './testing/raw-session.js';
 
 // The 2026-07-28 call lane against the SDK's way: the same requests to a gateway with the lane
 // and one without, over Streamable HTTP and stdio, answers compared line for line.
@@ -294,49 +293,6 @@ describe('the 2026-07-28 call lane over Streamable HTTP', () => {
   });
 });
 
-/** A client of an in-process stdio gateway that speaks in raw lines. */
-class RawSession {
-  readonly stdin = new PassThrough();
-  readonly stdout = new PassThrough();
-  readonly #lines: string[] = [];
-  #wake: (() => void) | undefined;
-
-  constructor() {
-    createInterface({ input: this.stdout }).on('line', (line) => {
-      this.#lines.push(line);
-      this.#wake?.();
-    });
-  }
-
-  send(message: object): void {
-    this.stdin.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /** Sends `message` (a request with ID `id`) and returns the lines up to its answer. */
-  async exchange(message: object, id: number, settle = true): Promise<string[]> {
-    this.send(message);
-    const seen: string[] = [];
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const line = this.#lines.shift();
-      if (line === undefined) {
-        if (Date.now() > deadline)
-          throw new Error(`no answer to ${String(id)}: ${seen.join('\n')}`);
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-          setTimeout(resolve, 1_000);
-        });
-        continue;
-      }
-      const parsed = JSON.parse(line) as { id?: unknown; method?: unknown };
-      // The connection's own news (upstreams reconnecting), not part of any answer.
-      if (typeof parsed.method === 'string' && parsed.method.endsWith('/list_changed')) continue;
-      seen.push(settle ? settled(line) : line);
-      if (parsed.id === id && parsed.method === undefined) return seen;
-    }
-  }
-}
-
 describe('the 2026-07-28 call lane over stdio', () => {
   const gateways: ServedGateway[] = [];
   const lane = new RawSession();
@@ -375,9 +331,9 @@ describe('the 2026-07-28 call lane over stdio', () => {
 
   async function both(request: JSONRPCRequest) {
     const before = dispatched();
-    const viaLane = await lane.exchange(request, request.id as number);
+    const viaLane = await lane.exchange(request, request.id as number, settled);
     const laneCount = dispatched() - before;
-    const viaSdk = await sdk.exchange(request, request.id as number);
+    const viaSdk = await sdk.exchange(request, request.id as number, settled);
     const sdkCount = dispatched() - before - laneCount;
     if (laneCount !== 0) expect(laneCount).toBe(sdkCount);
     return { viaLane, viaSdk, served: laneCount === 0 && sdkCount === 1 };
@@ -402,7 +358,7 @@ describe('the 2026-07-28 call lane over stdio', () => {
     const before = dispatched();
     const rounds = await inputRounds(
       [lane, sdk].map((session) => async (request: JSONRPCRequest) => {
-        const lines = await session.exchange(request, request.id as number, false);
+        const lines = await session.exchange(request, request.id as number);
         return lines.at(-1) ?? '';
       }),
     );
