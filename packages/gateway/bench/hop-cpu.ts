@@ -17,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
-import { measure as measureAll, median, ratios, type Measured } from './measure.js';
+import { announcedUrl, measure as measureAll, median, ratios, type Measured } from './measure.js';
 
 const measure = (paths: readonly Path[]) =>
   measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
@@ -105,17 +105,7 @@ async function httpPath(
   const child = spawn(middle.command, probed(middle), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /LISTENING (\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    });
-    child.once('exit', () => {
-      reject(new Error(`${label} exited before it listened: ${out}`));
-    });
-  });
+  const url = await announcedUrl(child);
   const cpu = cpuReader(child.pid as number, child.stderr);
   const client = new Client({ name: 'bench', version: '0' }, era === 'modern' ? MODERN : {});
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));

@@ -1,5 +1,7 @@
 // What the CPU benchmarks share: paths measured in interleaved blocks, medians and ratios.
+import type { ChildProcessByStdio } from 'node:child_process';
 import { createServer } from 'node:http';
+import type { Readable } from 'node:stream';
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -65,4 +67,21 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return address.port;
+}
+
+/** The URL a child announces as one `LISTENING <url>` line on its stdout. */
+export function announcedUrl(
+  child: ChildProcessByStdio<null, Readable, Readable | null>,
+): Promise<URL> {
+  return new Promise<URL>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /LISTENING (\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    });
+    child.once('exit', () => {
+      reject(new Error(`${child.spawnfile} exited before it listened: ${out}`));
+    });
+  });
 }

@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { announcedUrl } from './measure.js';
 
 const [mode = 'stdio', era = '2025', count = '20000'] = process.argv.slice(2);
 const CALLS = Number(count);
@@ -32,17 +33,7 @@ const client = new Client(
 let stop: () => Promise<void>;
 if (mode === 'http') {
   const child = spawn(command, profiled, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /LISTENING (\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    });
-    child.once('exit', () => {
-      reject(new Error(`the gateway exited: ${out}`));
-    });
-  });
+  const url = await announcedUrl(child);
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
   stop = async () => {
     await client.close();
