@@ -7,7 +7,6 @@
 // validates calls with @toolplane/validator-ajv, as `toolplane serve` does.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   Client,
@@ -20,6 +19,7 @@ import { fixtureCommand, startHttpFixture, type ServerCommand } from '@toolplane
 import { createToolkit, defineTool, requestScopedFetch } from '@toolplane/toolkit';
 import { z } from 'zod';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { freePort } from './measure.js';
 
 const CALLS = 2_100;
 const RUNS = 7;
@@ -157,16 +157,6 @@ function httpGatewayChild(upstream: URL | ServerCommand): Promise<Child> {
     ajv: true,
   });
   return startChild(command, args, /LISTENING (\S+)/);
-}
-
-/** A port free right now on 127.0.0.1, for a child that cannot pick its own. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
 }
 
 /** Starts mcp-proxy (Streamable HTTP on 127.0.0.1) in front of the stdio fixture. */

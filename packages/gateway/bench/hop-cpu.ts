@@ -8,6 +8,7 @@
 // `toolplane serve` does. Targets (issue 19): CPU ≤ 1.5× the floor on both; p50 ≤ 1.2× the relay
 // (stdio), ≤ 1.1× the bridge (HTTP).
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable } from 'node:stream';
@@ -16,8 +17,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { announcedUrl, measure as measureAll, median, ratios, type Measured } from './measure.js';
+
+const measure = (paths: readonly Path[]) =>
+  measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
 
 const WARMUP = 2_000;
+// A 2026-07-28 client: every call a request of its own (no session), its envelope in _meta.
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+type Era = 'legacy' | 'modern';
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
 const CALLS = 1_000;
 const BLOCKS = 10;
@@ -31,11 +39,6 @@ function probed(middle: ServerCommand): string[] {
   if (at === 0) throw new Error('the middle process must run under tsx');
   const probe = ['--import', pathToFileURL(here('./cpu-probe.ts')).href];
   return [...middle.args.slice(0, at), ...probe, ...middle.args.slice(at)];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 /** Reads a middle process's CPU time (µs) by signalling it and awaiting its `CPU` line. */
@@ -69,14 +72,19 @@ interface Path {
 }
 
 /** A client of a stdio process in the middle (`middle` is its node script and arguments). */
-async function stdioPath(label: string, middle: ServerCommand, tool: string): Promise<Path> {
+async function stdioPath(
+  label: string,
+  middle: ServerCommand,
+  tool: string,
+  era: Era = 'legacy',
+): Promise<Path> {
   const transport = new StdioClientTransport({
     command: middle.command,
     args: probed(middle),
     stderr: 'pipe',
   });
   const stderr = transport.stderr as Readable;
-  const client = new Client({ name: 'bench', version: '0' });
+  const client = new Client({ name: 'bench', version: '0' }, era === 'modern' ? MODERN : {});
   await client.connect(transport);
   const cpu = cpuReader(transport.pid as number, stderr);
   return {
@@ -88,23 +96,18 @@ async function stdioPath(label: string, middle: ServerCommand, tool: string): Pr
 }
 
 /** A Streamable HTTP client of an HTTP process in the middle, started here. */
-async function httpPath(label: string, middle: ServerCommand, tool: string): Promise<Path> {
+async function httpPath(
+  label: string,
+  middle: ServerCommand,
+  tool: string,
+  era: Era = 'legacy',
+): Promise<Path> {
   const child = spawn(middle.command, probed(middle), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /LISTENING (\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    });
-    child.once('exit', () => {
-      reject(new Error(`${label} exited before it listened: ${out}`));
-    });
-  });
+  const url = await announcedUrl(child);
   const cpu = cpuReader(child.pid as number, child.stderr);
-  const client = new Client({ name: 'bench', version: '0' });
+  const client = new Client({ name: 'bench', version: '0' }, era === 'modern' ? MODERN : {});
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
   return {
     label,
@@ -117,48 +120,6 @@ async function httpPath(label: string, middle: ServerCommand, tool: string): Pro
       await exited;
     },
   };
-}
-
-interface Measured {
-  /** Per round: the middle process's CPU per call, µs. */
-  readonly cpu: number[];
-  /** Per round: the client's median latency, µs. */
-  readonly p50: number[];
-}
-
-/**
- * Each path's CPU per call and p50, per round: a round is BLOCKS blocks of CALLS / BLOCKS calls
- * per path, the paths taking turns block by block, so that load that comes and goes on a busy
- * machine hits them alike (a probe's read costs the middle process the same few µs on every
- * path, well under 1% of a block).
- */
-async function measure(paths: readonly Path[]): Promise<Measured[]> {
-  for (const path of paths) for (let i = 0; i < WARMUP; i++) await path.call();
-  const results = paths.map((): Measured => ({ cpu: [], p50: [] }));
-  for (let round = 0; round < ROUNDS; round++) {
-    const times = paths.map((): number[] => []);
-    const cpu = paths.map(() => 0);
-    for (let block = 0; block < BLOCKS; block++) {
-      for (const [index, path] of paths.entries()) {
-        const before = await path.cpu();
-        for (let i = 0; i < CALLS / BLOCKS; i++) {
-          const start = performance.now();
-          await path.call();
-          times[index]?.push(performance.now() - start);
-        }
-        cpu[index] = (cpu[index] ?? 0) + (await path.cpu()) - before;
-      }
-    }
-    for (const [index, result] of results.entries()) {
-      result.cpu.push((cpu[index] ?? NaN) / CALLS);
-      result.p50.push(median(times[index] ?? []) * 1000);
-    }
-  }
-  return results;
-}
-
-function ratios(path: readonly number[], floor: readonly number[]): number[] {
-  return path.map((value, round) => value / (floor[round] ?? NaN));
 }
 
 function spread(values: readonly number[]): string {
@@ -187,30 +148,61 @@ const node = (script: string, ...rest: string[]): ServerCommand => ({
 const gateway = (mode: 'stdio' | 'http'): ServerCommand =>
   gatewayCommand([{ namespace: 'fx', source: upstream }], {}, mode, { built: true, ajv: true });
 
+const relay = node('./relay.ts', 'stdio', upstream.command, ...upstream.args);
+const bridge = node('./bridge.ts', upstream.command, ...upstream.args);
+// The floors of the 2026 era pass a 2026 client's bytes to an upstream that speaks it; the
+// gateway serves both eras in front of the same 2025 upstream (its hop is what is measured).
+const dual = fixtureCommand('stdio-dual');
+const relay26 = node('./relay.ts', 'stdio', dual.command, ...dual.args);
+const bridge26 = node('./bridge.ts', dual.command, ...dual.args);
 const stdio = [
-  await stdioPath('relay', node('./relay.ts', 'stdio', upstream.command, ...upstream.args), 'echo'),
+  await stdioPath('relay', relay, 'echo'),
   await stdioPath('gateway', gateway('stdio'), 'fx__echo'),
   await stdioPath('sdk proxy', node('./sdk-proxy.ts', upstream.command, ...upstream.args), 'echo'),
+  await stdioPath('relay 2026', relay26, 'echo', 'modern'),
+  await stdioPath('gateway 2026', gateway('stdio'), 'fx__echo', 'modern'),
 ];
-const [stdioRelay, stdioGateway, sdkProxy] = (await measure(stdio)) as [
-  Measured,
-  Measured,
-  Measured,
-];
+const [stdioRelay, stdioGateway, sdkProxy, stdioRelay26, stdioGateway26] = (await measure(
+  stdio,
+)) as [Measured, Measured, Measured, Measured, Measured];
 for (const path of stdio) await path.close();
 
 const http = [
-  await httpPath('bridge', node('./bridge.ts', upstream.command, ...upstream.args), 'echo'),
+  await httpPath('bridge', bridge, 'echo'),
   await httpPath('gateway', gateway('http'), 'fx__echo'),
+  await httpPath('bridge 2026', bridge26, 'echo', 'modern'),
+  await httpPath('gateway 2026', gateway('http'), 'fx__echo', 'modern'),
 ];
-const [httpBridge, httpGateway] = (await measure(http)) as [Measured, Measured];
+const [httpBridge, httpGateway, httpBridge26, httpGateway26] = (await measure(http)) as [
+  Measured,
+  Measured,
+  Measured,
+  Measured,
+];
 for (const path of http) await path.close();
 
+/** The 2026 era's CPU and p50 through the gateway against the 2025 era's, round by round. */
+function eraReport(name: string, legacy: Measured, modern: Measured): void {
+  const cpu = ratios(modern.cpu, legacy.cpu);
+  const p50 = ratios(modern.p50, legacy.p50);
+  console.log(
+    `${name}: gateway CPU per call 2025 ${median(legacy.cpu).toFixed(1)} µs, 2026 ${median(modern.cpu).toFixed(1)} µs; ratio ${spread(cpu)}: ${median(cpu) <= 1.1 ? 'met' : 'MISSED'} (target ≤ 1.1×); p50 ratio ${spread(p50)}`,
+  );
+}
+
 console.log(
-  `\nhop CPU benchmark (${new Date().toISOString().slice(0, 10)}; ${WARMUP} calls a path to warm up, then ${ROUNDS} rounds of ${CALLS} sequential calls a path, the paths taking turns every ${CALLS / BLOCKS} calls; a loaded machine, so ratios, not times)\n`,
+  `\nhop CPU benchmark (${new Date().toISOString().slice(0, 10)}; load ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(
+      ' ',
+    )}; ${WARMUP} calls a path to warm up, then ${ROUNDS} rounds of ${CALLS} sequential calls a path, the paths taking turns every ${CALLS / BLOCKS} calls; a loaded machine, so ratios, not times)\n`,
 );
-report('stdio, gateway vs a byte relay', stdioRelay, stdioGateway, 1.2);
+report('stdio 2025, gateway vs a byte relay', stdioRelay, stdioGateway, 1.2);
 console.log(
   `  for reference, a bare SDK v2 proxy (sdk-proxy.ts): CPU ${median(sdkProxy.cpu).toFixed(1)} µs = ${spread(ratios(sdkProxy.cpu, stdioRelay.cpu))} the relay; p50 ${median(sdkProxy.p50).toFixed(0)} µs = ${spread(ratios(sdkProxy.p50, stdioRelay.p50))}`,
 );
-report('HTTP → stdio, gateway vs a minimal bridge', httpBridge, httpGateway, 1.1);
+report('stdio 2026, gateway vs a byte relay', stdioRelay26, stdioGateway26, 1.2);
+report('HTTP 2025 → stdio, gateway vs a minimal bridge', httpBridge, httpGateway, 1.1);
+report('HTTP 2026 → stdio, gateway vs a minimal bridge', httpBridge26, httpGateway26, 1.1);
+eraReport('stdio, 2026 against 2025', stdioGateway, stdioGateway26);
+eraReport('HTTP, 2026 against 2025', httpGateway, httpGateway26);

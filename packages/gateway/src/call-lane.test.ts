@@ -1,5 +1,3 @@
-import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import { entryArgs, fixtureCommand } from '@toolplane/fixtures';
@@ -12,59 +10,12 @@ import type { ServedGateway } from './options.js';
 import { serveStdio } from './stdio/serve.js';
 import { serveHttp } from './http/serve.js';
 import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw-client.js';
+import { RawSession } from './testing/raw-session.js';
 
 const rawUpstream = {
   command: process.execPath,
   args: entryArgs(fileURLToPath(new URL('./testing/raw-upstream.ts', import.meta.url))),
 };
-
-/** A client of an in-process stdio gateway that speaks in raw lines, to compare answers byte for byte. */
-class RawSession {
-  readonly stdin = new PassThrough();
-  readonly stdout = new PassThrough();
-  readonly #lines: string[] = [];
-  #wake: (() => void) | undefined;
-
-  constructor() {
-    createInterface({ input: this.stdout }).on('line', (line) => {
-      this.#lines.push(line);
-      this.#wake?.();
-    });
-  }
-
-  send(message: string | object): void {
-    this.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
-  }
-
-  /** Every line read until (and with) the answer to request `id`, but list changes. */
-  async until(id: number): Promise<string[]> {
-    const seen: string[] = [];
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const line = this.#lines.shift();
-      if (line === undefined) {
-        if (Date.now() > deadline)
-          throw new Error(`no answer to ${String(id)}: ${seen.join('\n')}`);
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-          setTimeout(resolve, 1_000);
-        });
-        continue;
-      }
-      const message = JSON.parse(line) as { id?: unknown; method?: unknown };
-      // The session's own news (upstreams reconnecting), not part of any answer.
-      if (typeof message.method === 'string' && message.method.endsWith('/list_changed')) continue;
-      seen.push(line);
-      if (message.id === id && message.method === undefined) return seen;
-    }
-  }
-
-  /** Sends `message` (a request with ID `id`) and returns the lines up to its answer. */
-  async exchange(message: string | object, id: number): Promise<string[]> {
-    this.send(message);
-    return this.until(id);
-  }
-}
 
 const call = (id: number, name: string, args?: unknown, meta?: object) => ({
   jsonrpc: '2.0',

@@ -1,45 +1,101 @@
-import type {
-  CallToolResult,
-  JSONRPCMessage,
-  MessageExtraInfo,
-  RequestId,
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  type CallToolResult,
+  type InputRequiredResult,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+  type ServerNotification,
 } from '@modelcontextprotocol/server';
 import { isPlainObject } from '@toolplane/toolmodel';
 import { answerable, type GatewayServer } from './sdk/gateway-server.js';
+import { encodeModernResult } from './sdk/seam.js';
+import { envelopeLogLevel, isModernRequest, MODERN_PROTOCOL_VERSION, type Era } from './eras.js';
 import type { GatewayHub } from './hub.js';
+import type { ToolItem } from './items.js';
 import type { CallExtra, SessionState } from './session/state.js';
 import type { ToolCaller } from './tool-call.js';
 
-// The `_meta` keys MCP reserves for itself (a 2026 envelope, a task, …): the SDK's way serves them.
+// The `_meta` keys MCP reserves for itself (a 2026 envelope, a task, …): the SDK's way serves them,
+// but for a 2026-07-28 request's own envelope (below), which the lane lifts out as the SDK does.
 const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+
+/** The envelope keys the SDK lifts out of a 2026-07-28 request's `_meta`, in its order. */
+const ENVELOPE_KEYS: readonly string[] = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- still sent, and lifted by the SDK
+  LOG_LEVEL_META_KEY,
+];
 
 // JSON-RPC's code for a thrown error without one, and the legacy code the SDK maps -32002 to.
 const INTERNAL_ERROR = -32603;
 const RESOURCE_NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
 
-/** Whether `meta` is a plain `_meta` the SDK would hand the handler as it came. */
-function isPlainMeta(meta: Record<string, unknown>): boolean {
-  for (const key in meta) {
-    if (key === 'progressToken' || key === '__proto__' || key.startsWith(RESERVED_META_PREFIX))
-      return false;
-  }
-  return true;
-}
-
 /** What a lane call runs with: the request's tool, arguments and `_meta`. */
-interface LaneCall {
+export interface LaneCall {
   readonly name: string;
   readonly args: Record<string, unknown>;
+  /** The request's `_meta` as the handler sees it: no progress token, no 2026 envelope. */
   readonly meta: Record<string, unknown>;
+  /** The `_meta` the SDK hands a handler as `ctx.mcpReq._meta` (envelope lifted out). */
+  readonly handlerMeta: Record<string, unknown> | undefined;
+  /** A 2026-07-28 request's envelope (`undefined` on 2025 requests). */
+  readonly envelope: Record<string, unknown> | undefined;
+  readonly progressToken: string | number | undefined;
 }
 
 /**
- * The parts of a plain 2025-era `tools/call`: a name, arguments that are a plain object, a
- * `_meta` with no progress token and no key MCP reserves, nothing else in its params, and no
- * `__proto__` key where the SDK's schema would drop it. `undefined` for anything else.
+ * The `_meta` of a plain call split as the SDK splits it: the handler's `_meta` and its envelope,
+ * or `undefined` when a key would make the SDK's way differ (a progress token on a 2025 call, a
+ * reserved key that is not the 2026 envelope's, a `__proto__` key).
  */
-function plainCall(params: unknown): LaneCall | undefined {
+function splitMeta(
+  meta: Record<string, unknown>,
+  era: Era,
+): Pick<LaneCall, 'meta' | 'handlerMeta' | 'envelope' | 'progressToken'> | undefined {
+  let envelope: Record<string, unknown> | undefined;
+  // The handler's _meta (the progress token in its place) and the same without the token.
+  let rest: Record<string, unknown> | undefined;
+  let own: Record<string, unknown> | undefined;
+  let progressToken: string | number | undefined;
+  for (const key in meta) {
+    if (key === '__proto__') return undefined;
+    const value = meta[key];
+    if (era === 'modern' && ENVELOPE_KEYS.includes(key)) {
+      (envelope ??= {})[key] = value;
+      continue;
+    }
+    if (key.startsWith(RESERVED_META_PREFIX)) return undefined;
+    if (key === 'progressToken') {
+      // 2025 calls with progress go the SDK's way (their notifications ride its machinery).
+      if (era === 'legacy' || (typeof value !== 'string' && typeof value !== 'number'))
+        return undefined;
+      progressToken = value;
+    } else (own ??= {})[key] = value;
+    (rest ??= {})[key] = value;
+  }
+  if (era === 'legacy') return { meta, handlerMeta: meta, envelope: undefined, progressToken };
+  if (envelope?.[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+  // The SDK lifts the envelope out of _meta in its key order, not the request's.
+  const ordered: Record<string, unknown> = {};
+  for (const key of ENVELOPE_KEYS) if (key in envelope) ordered[key] = envelope[key];
+  return { meta: own ?? {}, handlerMeta: rest, envelope: ordered, progressToken };
+}
+
+/**
+ * The parts of a plain `tools/call`: a name, arguments that are a plain object, a `_meta` with no
+ * key MCP reserves (bar, on 2026-07-28, the request's own envelope, which must name that
+ * revision), no progress token on a 2025 call, nothing else in its params (a 2026 retry's
+ * `requestState` goes the SDK's way), and no `__proto__` key where the SDK's schema would drop
+ * it. `undefined` for anything else.
+ */
+export function plainCall(params: unknown, era: Era): LaneCall | undefined {
   if (!isPlainObject(params)) return undefined;
   let name: unknown;
   let args: unknown;
@@ -54,8 +110,10 @@ function plainCall(params: unknown): LaneCall | undefined {
   if (args === undefined) args = {};
   else if (!isPlainObject(args) || Object.hasOwn(args, '__proto__')) return undefined;
   if (meta === undefined) meta = {};
-  else if (!isPlainObject(meta) || !isPlainMeta(meta)) return undefined;
-  return { name, args: args as Record<string, unknown>, meta: meta as Record<string, unknown> };
+  else if (!isPlainObject(meta)) return undefined;
+  const split = splitMeta(meta as Record<string, unknown>, era);
+  if (split === undefined) return undefined;
+  return { name, args: args as Record<string, unknown>, ...split };
 }
 
 /** The only message extra a lane call takes: none, or the caller's verified authorisation. */
@@ -65,17 +123,27 @@ function isPlainExtra(extra: MessageExtraInfo | undefined): boolean {
   return true;
 }
 
+/** How a lane call talks to its client: its notifications before the answer, and the answer. */
+export interface LaneWire {
+  /** Sends a notification related to the call (progress, a log message). */
+  readonly notify: (notification: ServerNotification) => Promise<void>;
+  /** Writes the answer; `undefined` when nothing was written (the call was cancelled). */
+  readonly answer: (message: JSONRPCMessage) => Promise<void> | undefined;
+}
+
 /**
  * The context a lane call's handler code reads, as the SDK would have built it: the request's
- * ID and signal, its notifications and requests to the client sent related to it (on its own
- * response stream), the session ID and the caller's authorisation.
+ * ID, `_meta` and signal, its notifications and requests to the client sent related to it (on
+ * its own response stream), the session ID, the caller's authorisation and, on 2026-07-28, the
+ * request's envelope (a lane call is never a retry: no `requestState`, no input responses).
  */
-function laneContext(
+export function laneContext(
   server: GatewayServer,
   id: RequestId,
-  meta: Record<string, unknown>,
+  call: LaneCall,
   signal: AbortSignal,
   extra: MessageExtraInfo | undefined,
+  notify: LaneWire['notify'],
 ): CallExtra {
   const related = { relatedRequestId: id };
   const context = {
@@ -83,10 +151,12 @@ function laneContext(
     mcpReq: {
       id,
       method: 'tools/call',
-      _meta: meta,
+      _meta: call.handlerMeta,
+      ...(call.envelope === undefined
+        ? {}
+        : { envelope: call.envelope, requestState: () => undefined }),
       signal,
-      notify: (notification: Parameters<GatewayServer['notification']>[0]) =>
-        server.notification(notification, related),
+      notify,
       send: (request: unknown, schemaOrOptions?: unknown, options?: Record<string, unknown>) => {
         const send = server.request.bind(server) as (...args: unknown[]) => Promise<unknown>;
         // As the SDK's ctx.mcpReq.send: a result schema, then options, or options alone.
@@ -100,14 +170,76 @@ function laneContext(
   return context as unknown as CallExtra;
 }
 
+/** A failed call's JSON-RPC error answer, as the SDK's dispatch writes it. */
+function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
+  const failure = answerable(error, 'tools/call') as Error & { code?: unknown };
+  const { code, data } = failure as { code?: unknown; data?: unknown };
+  const thrown = Number.isSafeInteger(code) ? (code as number) : INTERNAL_ERROR;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: thrown === RESOURCE_NOT_FOUND ? INVALID_PARAMS : thrown,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as the SDK
+      message: failure.message ?? 'Internal error',
+      ...(data === undefined ? {} : { data }),
+    },
+  };
+}
+
+/** What {@link runLaneCall} runs: one resolved call on one session, in one era. */
+export interface LaneRun {
+  readonly hub: GatewayHub;
+  readonly server: GatewayServer;
+  readonly session: SessionState;
+  readonly callTool: ToolCaller;
+  readonly id: RequestId;
+  readonly call: LaneCall;
+  readonly item: ToolItem;
+  readonly context: CallExtra;
+  readonly wire: LaneWire;
+}
+
 /**
- * The call lane of a 2025-era session: serves a plain `tools/call` of a listed tool (see
- * {@link plainCall}) without the SDK's request machinery (its dispatch, the zod parse of the
- * request, a context of a dozen closures), and writes the JSON-RPC answer itself, as the SDK
- * would have written it: the same result, the same error, nothing for a call that was
- * cancelled. Everything else, and everything before the session is initialized, goes the SDK's
- * way: progress tokens, tasks and reserved `_meta` keys, search mode, a name no listed tool has
- * (the SDK's way looks the tools up again), anything unusual.
+ * Runs a lane call as the session's `tools/call` handler would (a 2026-07-28 call as the first
+ * leg of its input rounds) and writes its answer as the SDK's dispatch would have: the result
+ * (on 2026-07-28 encoded for that revision) or the JSON-RPC error.
+ */
+export function runLaneCall(run: LaneRun): Promise<void> {
+  const { hub, server, session, id, call, item, context, wire } = run;
+  const modern = session.era === 'modern';
+  if (modern) session.logLevel = envelopeLogLevel(call.envelope);
+  const caller = run.callTool(context, call.meta, call.progressToken);
+  const result: Promise<CallToolResult | InputRequiredResult> = modern
+    ? hub.rounds.start(
+        (signal, requestInput) => caller(item, call.args, { signal, requestInput }),
+        { tool: call.name, arguments: call.args, refusal: hub.replayRefusal(item, call.name) },
+        context,
+      )
+    : caller(item, call.args);
+  return result
+    .then(
+      (value) =>
+        wire.answer({
+          result: modern ? encodeModernResult(value, server.serverInfo) : value,
+          jsonrpc: '2.0',
+          id,
+        }),
+      (error: unknown) => wire.answer(errorAnswer(id, error)),
+    )
+    .catch((error: unknown) => {
+      server.onerror?.(new Error(`Failed to send response: ${String(error)}`));
+    });
+}
+
+/**
+ * The call lane of a session (a 2025 session once initialized, or a 2026-07-28 stdio
+ * connection): serves a plain `tools/call` of a listed tool (see {@link plainCall}) without the
+ * SDK's request machinery (its dispatch, the zod parse of the request, a context of a dozen
+ * closures), and writes the JSON-RPC answer itself, as the SDK would have written it: the same
+ * result, the same error, nothing for a call that was cancelled. Everything else goes the SDK's
+ * way: 2025 progress tokens, tasks and reserved `_meta` keys, 2026 retries, search mode, a name
+ * no listed tool has (the SDK's way looks the tools up again), anything unusual.
  */
 export function callLane(
   server: GatewayServer,
@@ -116,9 +248,11 @@ export function callLane(
   callTool: ToolCaller,
 ): NonNullable<GatewayServer['callLane']> {
   const search = hub.options.mode === 'search' || hub.options.mode === 'code';
+  const { era } = session;
   return (request, extra, wire) => {
-    if (search || !session.initialized || !hub.isNegotiated || !isPlainExtra(extra)) return false;
-    const call = plainCall(request.params);
+    if (search || !hub.isNegotiated || !isPlainExtra(extra)) return false;
+    if (era === 'legacy' ? !session.initialized : !isModernRequest(request)) return false;
+    const call = plainCall(request.params, era);
     if (call === undefined) return false;
     const item = hub.toolsNow()?.resolve(call.name);
     const controllers = server.requestControllers();
@@ -127,36 +261,27 @@ export function callLane(
     const { id } = request;
     const controller = new AbortController();
     controllers.set(id, controller);
-    const context = laneContext(server, id, call.meta, controller.signal, extra);
+    const related = { relatedRequestId: id };
+    const notify = (notification: ServerNotification): Promise<void> =>
+      server.notification(notification, related);
+    const context = laneContext(server, id, call, controller.signal, extra, notify);
     const answer = (message: JSONRPCMessage): Promise<void> | undefined => {
       if (controller.signal.aborted) return undefined;
       return wire === undefined ? transport.send(message) : wire(server.tagged(message));
     };
-    callTool(context, call.meta)(item, call.args)
-      .then(
-        (result: CallToolResult) => answer({ result, jsonrpc: '2.0', id }),
-        (error: unknown) => {
-          const failure = answerable(error, 'tools/call') as Error & { code?: unknown };
-          const { code, data } = failure as { code?: unknown; data?: unknown };
-          const thrown = Number.isSafeInteger(code) ? (code as number) : INTERNAL_ERROR;
-          return answer({
-            jsonrpc: '2.0',
-            id,
-            error: {
-              code: thrown === RESOURCE_NOT_FOUND ? INVALID_PARAMS : thrown,
-              // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as the SDK
-              message: failure.message ?? 'Internal error',
-              ...(data === undefined ? {} : { data }),
-            },
-          });
-        },
-      )
-      .catch((error: unknown) => {
-        server.onerror?.(new Error(`Failed to send response: ${String(error)}`));
-      })
-      .finally(() => {
-        if (controllers.get(id) === controller) controllers.delete(id);
-      });
+    void runLaneCall({
+      hub,
+      server,
+      session,
+      callTool,
+      id,
+      call,
+      item,
+      context,
+      wire: { notify, answer },
+    }).finally(() => {
+      if (controllers.get(id) === controller) controllers.delete(id);
+    });
     return true;
   };
 }

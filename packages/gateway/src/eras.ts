@@ -1,11 +1,17 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era logging, bridged into 2026's _meta logLevel */
 import {
+  classifyInboundRequest,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
+import type {
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+} from '@modelcontextprotocol/server';
 
 /** The era a session speaks: `legacy` for MCP 2025-11-25 and before, `modern` for 2026-07-28. */
 export type Era = 'legacy' | 'modern';
@@ -62,11 +68,54 @@ export function claimsModernEra(header: string | string[] | undefined, body: unk
   });
 }
 
+// The `_meta` of 2026-07-28 requests the SDK's classifier found valid, as JSON: a client sends
+// the same envelope with every request, so it is checked (a zod parse) once, not per call.
+const VALID_META_LIMIT = 64;
+const validMeta = new Set<string>();
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * Whether `request` (a JSON-RPC request, its headers aside) is a 2026-07-28 request the SDK would
+ * take: a valid `_meta` envelope naming that revision. The SDK's own classifier decides, once
+ * for each distinct `_meta`.
+ */
+export function isModernRequest(request: unknown): boolean {
+  if (typeof request !== 'object' || request === null) return false;
+  const { jsonrpc, id, method, params } = request as Record<string, unknown>;
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  // Only a plain request's verdict is a matter of its _meta alone (initialize is routed apart).
+  const plain =
+    Object.keys(request).every((member) => REQUEST_MEMBERS.has(member)) &&
+    jsonrpc === '2.0' &&
+    (typeof id === 'string' || Number.isSafeInteger(id)) &&
+    typeof method === 'string' &&
+    method !== 'initialize' &&
+    typeof meta === 'object' &&
+    meta !== null;
+  const key = plain ? JSON.stringify(meta) : undefined;
+  if (key !== undefined && validMeta.has(key)) return true;
+  const route = classifyInboundRequest({ httpMethod: 'POST', body: request });
+  const valid =
+    route.kind === 'modern' && route.classification.revision === MODERN_PROTOCOL_VERSION;
+  if (valid && key !== undefined) {
+    if (validMeta.size >= VALID_META_LIMIT) validMeta.clear();
+    validMeta.add(key);
+  }
+  return valid;
+}
+
 /** The client capabilities a 2026-07-28 request declared in its `_meta` envelope, if any. */
 export function envelopeCapabilities(envelope: unknown): ClientCapabilities | undefined {
   if (typeof envelope !== 'object' || envelope === null) return undefined;
   const capabilities = (envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY];
   return typeof capabilities === 'object' && capabilities !== null ? capabilities : undefined;
+}
+
+/** The client a 2026-07-28 request named in its `_meta` envelope, if any. */
+export function envelopeClientInfo(envelope: unknown): Implementation | undefined {
+  if (typeof envelope !== 'object' || envelope === null) return undefined;
+  const info = (envelope as Record<string, unknown>)[CLIENT_INFO_META_KEY];
+  return typeof info === 'object' && info !== null ? (info as Implementation) : undefined;
 }
 
 /** The log level a 2026-07-28 request asked for in its `_meta` envelope, if any. */

@@ -92,14 +92,12 @@ export function createSingleSession(
 }
 
 /**
- * One session's server on a shared hub: a 2025 session, or one 2026-07-28 request (or stdio
- * connection) when `era` is `modern`.
+ * A gateway server as every session gets one, with no handlers yet: the gateway's identity,
+ * capabilities, instructions, versions and cache hints, its errors tagged with the instance.
  *
  * @internal
  */
-export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpServerInstance {
-  const { toolkit, options } = hub;
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+export function newGatewayServer(options: GatewayOptions): GatewayServer {
   const server = new GatewayServer(options.serverInfo ?? DEFAULT_SERVER_INFO, {
     capabilities: {
       tools: { listChanged: true },
@@ -116,6 +114,19 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   if (options.instanceId !== undefined) {
     server.tagErrors({ [INSTANCE_META_KEY]: options.instanceId });
   }
+  return server;
+}
+
+/**
+ * One session's server on a shared hub: a 2025 session, or one 2026-07-28 request (or stdio
+ * connection) when `era` is `modern`.
+ *
+ * @internal
+ */
+export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpServerInstance {
+  const { toolkit, options } = hub;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const server = newGatewayServer(options);
   const session = hub.attach(server, era);
   if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
   // Every handler below first waits for upstreams to have reconnected advertising sampling and
@@ -209,8 +220,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     }
     return call(item, args);
   });
-  if (era === 'legacy' && options.callLane !== false)
-    server.callLane = callLane(server, hub, session, callTool);
+  if (options.callLane !== false) server.callLane = callLane(server, hub, session, callTool);
 
   // -- prompts -----------------------------------------------------------------------------
 

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
+  classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
-  isLegacyRequest,
   ProtocolErrorCode,
+  type InboundHttpRequest,
 } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
@@ -25,6 +26,7 @@ import {
 import { SessionTable, type HttpSession } from './sessions.js';
 import { HttpServerTransport, writeError } from './transport.js';
 import { InFlight } from './drain.js';
+import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
 import { claimsModernEra } from '../eras.js';
 import { withErrorMeta } from '../jsonrpc.js';
@@ -104,6 +106,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
   });
   let modernInFlight = 0;
+  // Plain 2026-07-28 calls, served past the SDK's entry.
+  const lane = httpCallLane(hub);
   // Requests being answered (GET streams aside, which never end by themselves), for the drain.
   const inFlight = new InFlight();
   let draining = false;
@@ -299,12 +303,27 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         inFlight.untrack(res);
       // A 2026-07-28 request carries its version in _meta (and the headers); anything else is
       // the 2025 era's, served in sessions as before.
+      // A plain call goes on the lane (counted as the SDK's way counts its requests); anything
+      // else the SDK's classifier routes.
+      const modernClaim = claimsModernEra(req.headers['mcp-protocol-version'], body);
+      const laned = modernClaim && modernInFlight < maxSessions ? lane?.(req, body) : undefined;
       if (
-        claimsModernEra(req.headers['mcp-protocol-version'], body) &&
-        !(await isLegacyRequest(toWebRequest(req, endpointUrl(req)), body))
+        laned !== undefined ||
+        (modernClaim &&
+          classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body }).kind !==
+            'legacy')
       ) {
         if (oauth !== undefined) await oauth.checkCalls(req, res, toPost(body), hub); // OAuth (auth/)
-        await serveModern(req, res, body);
+        if (laned === undefined) {
+          await serveModern(req, res, body);
+          return;
+        }
+        modernInFlight++;
+        try {
+          await laned(res, oauth?.messageExtra(req)); // OAuth (auth/)
+        } finally {
+          modernInFlight--;
+        }
         return;
       }
       const post = toPost(body);
@@ -436,6 +455,21 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       return sessions.size;
     },
     close,
+  };
+}
+
+/** A request's MCP headers, as the SDK's classifier takes them (its entry reads the same). */
+function standardHeaders(
+  req: IncomingMessage,
+): Pick<InboundHttpRequest, 'protocolVersionHeader' | 'mcpMethodHeader' | 'mcpNameHeader'> {
+  const { headers } = req;
+  const version = headers['mcp-protocol-version'];
+  const method = headers['mcp-method'];
+  const name = headers['mcp-name'];
+  return {
+    ...(typeof version === 'string' ? { protocolVersionHeader: version } : {}),
+    ...(typeof method === 'string' ? { mcpMethodHeader: method } : {}),
+    ...(typeof name === 'string' ? { mcpNameHeader: name } : {}),
   };
 }
 

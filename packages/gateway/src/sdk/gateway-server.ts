@@ -3,6 +3,7 @@ import {
   Server as SdkServer,
   type CallToolRequest,
   type CallToolResult,
+  type Implementation,
   type InputRequiredResult,
   type JSONRPCMessage,
   type JSONRPCNotification,
@@ -152,6 +153,7 @@ export class GatewayServer extends Server {
   constructor(...args: ConstructorParameters<typeof Server>) {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
     super(...args);
+    this.serverInfo = args[0];
     const self = this as unknown as { _requestHandlers?: unknown };
     // Handlers set from here on (and those the SDK set already) answer bad params as -32602.
     if (self._requestHandlers instanceof Map) {
@@ -160,6 +162,9 @@ export class GatewayServer extends Server {
       );
     }
   }
+
+  /** The identity this server was made with, as a 2026-07-28 result's `_meta` names it. */
+  readonly serverInfo: Implementation;
 
   /**
    * Refuses, before the SDK's dispatch, every request whose method `gate` names a reason for:

@@ -6,7 +6,12 @@ import {
   ProtocolErrorCode,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { McpServer, ResourceTemplate, createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  ResourceTemplate,
+  createMcpHandler,
+  type CallToolResult,
+} from '@modelcontextprotocol/server';
 import { createToolkit, defineTool } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
@@ -14,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readBody, toWebRequest, writeWebResponse } from '../http/fetch.js';
 import { serveHttp, type HttpGateway } from '../http/serve.js';
+import { GatewayServer } from './gateway-server.js';
+import { encodeModernResult } from './seam.js';
 
 let running: RunningToolkit;
 let gateway: HttpGateway;
@@ -135,5 +142,67 @@ describe('an upstream error (SDK v2 ProtocolError in the toolkit) served to a 20
       await served.stop();
       await upstream.close();
     }
+  });
+});
+
+describe('encodeModernResult', () => {
+  const serverInfo = { name: 'pinned', version: '1' };
+
+  /**
+   * `result` as the SDK's 2026-07-28 entry writes it from a gateway server's tools/call handler
+   * (which the SDK does not parse again, as it parses other servers' results).
+   */
+  async function sdkEncoded(result: Record<string, unknown>): Promise<string> {
+    const handler = createMcpHandler(
+      () => {
+        const server = new GatewayServer(serverInfo, { capabilities: { tools: {} } });
+        server.setToolCallHandler(() => Promise.resolve(result as CallToolResult));
+        return server;
+      },
+      { legacy: 'reject' },
+    );
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const response = await handler.fetch(
+      new Request('http://pinned/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'x',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'x', arguments: {}, _meta: envelope },
+        }),
+      }),
+    );
+    const body = (await response.json()) as { result: unknown };
+    await handler.close();
+    return JSON.stringify(body.result);
+  }
+
+  it.each([
+    ['a plain result', { content: [{ type: 'text', text: 'a' }] }],
+    ['a result with _meta', { content: [], _meta: { 'example.com/k': 1 }, isError: true }],
+    [
+      'a result naming a server already',
+      { content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'o', version: '0' } } },
+    ],
+    [
+      'an input_required result',
+      { resultType: 'input_required', inputRequests: {}, requestState: 's' },
+    ],
+    ['a complete result that says so', { content: [], resultType: 'complete' }],
+  ])('encodes %s key for key as the SDK does', async (_name, result) => {
+    expect(JSON.stringify(encodeModernResult(result as CallToolResult, serverInfo))).toBe(
+      await sdkEncoded(result),
+    );
   });
 });

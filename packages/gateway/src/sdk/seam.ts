@@ -1,4 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import {
+  SERVER_INFO_META_KEY,
+  type CallToolResult,
+  type Implementation,
+  type InputRequiredResult,
+  type Result,
+} from '@modelcontextprotocol/server';
 import type { RunResult } from '@toolplane/toolkit';
 
 // What is left of the seam between the toolkit's objects and the wire once everything is on SDK
@@ -25,4 +31,38 @@ export function toLegacyCallToolResult(result: RunCallToolResult): CallToolResul
   return rest.content.length > 0
     ? rest
     : { ...rest, content: [{ type: 'text', text: JSON.stringify(structuredContent) }] };
+}
+
+/**
+ * `result` as the SDK's 2026-07-28 codec encodes a `tools/call` result for the wire: the
+ * `resultType` it requires (`complete` unless the result names one, as `input_required` does),
+ * and the server's identity in its `_meta` unless a `_meta` that is not an object, or one that
+ * names a server already, is there. For answers the gateway writes past the SDK's dispatch
+ * (`seam.test.ts` pins it to the SDK's own encoding, key for key).
+ */
+export function encodeModernResult(
+  result: CallToolResult | InputRequiredResult,
+  serverInfo: Implementation,
+): Result {
+  let encoded = result as Record<string, unknown>;
+  // The SDK drops a `tasks` capability (gone in 2026-07-28) from a result that carries any.
+  const capabilities = encoded.capabilities;
+  if (isPlainObject(capabilities) && 'tasks' in capabilities) {
+    const { tasks: _gone, ...kept } = capabilities;
+    encoded = { ...encoded, capabilities: kept };
+  }
+  // One copy where the SDK makes two: an own key keeps its place, a new one goes last.
+  const typed = encoded.resultType === undefined ? { resultType: 'complete' } : undefined;
+  const meta = encoded._meta;
+  if (meta === undefined) {
+    return { ...encoded, ...typed, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+  }
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) {
+    return typed === undefined ? encoded : { ...encoded, ...typed };
+  }
+  return { ...encoded, ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -297,16 +297,17 @@ export class InputRounds {
     requestSignal.addEventListener('abort', cancel, { once: true });
     try {
       const queued = flow.queued.shift();
+      // The call's end or its next round, whichever comes first (one promise: most calls end).
       const next: { round: Round } | { result: CallToolResult } =
         queued === undefined
-          ? await Promise.race([
-              (flow.running ?? Promise.reject(new Error('no call'))).then((result) => ({ result })),
-              new Promise<{ round: Round }>((resolve) => {
-                flow.wake = (round) => {
-                  resolve({ round });
-                };
-              }),
-            ])
+          ? await new Promise((resolve, reject) => {
+              flow.wake = (round) => {
+                resolve({ round });
+              };
+              (flow.running ?? Promise.reject(new Error('no call'))).then((result) => {
+                resolve({ result });
+              }, reject);
+            })
           : { round: queued };
       flow.wake = undefined;
       if ('result' in next) {

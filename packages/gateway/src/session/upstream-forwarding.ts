@@ -17,7 +17,7 @@ import {
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import type { CallExtra } from './state.js';
-import { envelopeCapabilities, noServerRequests, type Era } from '../eras.js';
+import { envelopeCapabilities, envelopeClientInfo, noServerRequests, type Era } from '../eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
 // unique across every gateway in the process (a random prefix, then a count), so one handler
@@ -207,7 +207,11 @@ export function callerSession(
   };
   return {
     id: extra.sessionId,
-    clientInfo: server.getClientVersion(),
+    // A 2026-07-28 caller names itself in each request's envelope (a call the gateway serves
+    // past the SDK has no server of its own that the SDK told).
+    clientInfo:
+      (era === 'modern' ? envelopeClientInfo(extra.mcpReq.envelope) : undefined) ??
+      server.getClientVersion(),
     capabilities,
     log: parts.log,
     elicit: (params, options) => {

@@ -45,21 +45,22 @@ export async function serveStdio(
   // The SDK's entry owns the era decision; the transport stays the gateway's own (line limits,
   // an answer to every line).
   let modern: McpServerInstance | undefined;
-  let legacy: GatewayServer | undefined;
+  // The connection's server, in the era it opened with, for its call lane.
+  let laned: GatewayServer | undefined;
   const served = serveSdkStdio(
     ({ era }) => {
       const server = createSessionServer(hub, era);
       if (era === 'modern') modern = server;
-      else if (server instanceof GatewayServer) legacy = server;
+      if (server instanceof GatewayServer) laned = server;
       return server;
     },
     { transport, onerror: () => undefined },
   );
-  // A 2025 connection's plain calls go straight to the session's call lane, past the SDK's entry
-  // (its queue, and the zod checks of its channel), answered on the wire.
+  // A connection's plain calls (either era) go straight to the session's call lane, past the
+  // SDK's entry (its queue, and the zod checks of its channel), answered on the wire.
   const answer = (message: JSONRPCMessage): Promise<void> => transport.send(message);
   transport.onRequest = (request) =>
-    request.method === 'tools/call' && legacy?.callLane?.(request, undefined, answer) === true;
+    request.method === 'tools/call' && laned?.callLane?.(request, undefined, answer) === true;
   const stopListening = listenOverStdio(hub, transport, () => modern);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

@@ -1,0 +1,201 @@
+// The gateway against its peers from npm, each an HTTP server in front of the same stdio echo
+// upstream, in both eras: a 2025 client (mcp-proxy, which speaks only that era) and a 2026-07-28
+// client (Mastra's MCPServer, which speaks only that one), with the minimal bridge (bridge.ts) as
+// each era's floor. Per path: the middle process's CPU per call, read from /proc/<pid>/stat
+// (user + system ticks), and the client's p50, sequential calls, the paths of an era taking turns
+// every 100 calls, ratios taken round by round against the floor. Everything on 127.0.0.1; ours
+// runs built, validating with ajv, as `toolplane serve` does. mcp-hub is not run: it binds every
+// interface (no host option) and fetches a marketplace catalog from the internet as it starts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
+import { requestScopedFetch } from '@toolplane/toolkit';
+import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { freePort, measure as measureAll, median, type Measured } from './measure.js';
+
+const measure = (paths: readonly Path[]) =>
+  measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
+
+const WARMUP = 1_000;
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const CALLS = 1_000;
+const BLOCKS = 10;
+// Linux's USER_HZ: /proc reports CPU time in these ticks.
+const TICK_US = 10_000;
+
+const require = createRequire(import.meta.url);
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+const tsx = require.resolve('tsx');
+type Era = 'legacy' | 'modern';
+
+/** A process's CPU time so far (user + system, µs), from /proc. */
+function cpuOf(pid: number): number {
+  const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
+
+interface Path {
+  readonly label: string;
+  readonly era: Era;
+  readonly negotiated: string;
+  readonly call: () => Promise<unknown>;
+  readonly cpu: () => number;
+  close(): Promise<void>;
+}
+
+/** Starts `middle` (announcing `LISTENING <url>`, or at `port` once `ready` is printed). */
+async function startMiddle(
+  middle: ServerCommand,
+  port?: number,
+  ready = /LISTENING (\S+)/,
+): Promise<{ child: ChildProcess; url: URL }> {
+  const child = spawn(middle.command, middle.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    const seen = (chunk: string): void => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match === null) return;
+      resolve(
+        new URL(port === undefined ? (match[1] ?? '') : `http://127.0.0.1:${String(port)}/mcp`),
+      );
+    };
+    child.stdout.setEncoding('utf8').on('data', seen);
+    child.stderr.setEncoding('utf8').on('data', seen);
+    child.once('exit', () => {
+      reject(new Error(`${middle.args.join(' ')} exited: ${out}`));
+    });
+  });
+  child.stdout.resume();
+  child.stderr.resume();
+  // A child may say it is starting before it listens: wait for the port to take connections.
+  for (let tries = 0; ; tries++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.end();
+        resolve(true);
+      }).once('error', () => {
+        resolve(false);
+      });
+    });
+    if (open) break;
+    if (tries > 100) throw new Error(`${url.href} never took a connection`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, url };
+}
+
+async function path(
+  label: string,
+  era: Era,
+  middle: ServerCommand,
+  port?: number,
+  ready?: RegExp,
+): Promise<Path> {
+  const { child, url } = await startMiddle(middle, port, ready);
+  const client = new Client(
+    { name: 'bench', version: '0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
+  const { tools } = await client.listTools();
+  const echo = tools.find((tool) => /echo$/.test(tool.name))?.name ?? 'echo';
+  const pid = child.pid ?? 0;
+  return {
+    label,
+    era,
+    negotiated: client.getProtocolEra() ?? era,
+    call: () => client.callTool({ name: echo, arguments: { text: 'hello' } }),
+    cpu: () => cpuOf(pid),
+    close: async () => {
+      await client.close();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const legacyUpstream = fixtureCommand('stdio');
+const modernUpstream = fixtureCommand('stdio-dual');
+const node = (script: string, upstream: ServerCommand): ServerCommand => ({
+  command: process.execPath,
+  args: ['--import', tsx, here(script), upstream.command, ...upstream.args],
+});
+const gateway = gatewayCommand([{ namespace: 'fx', source: legacyUpstream }], {}, 'http', {
+  built: true,
+  ajv: true,
+});
+const proxyPort = await freePort();
+const mcpProxy: ServerCommand = {
+  command: process.execPath,
+  args: [
+    require.resolve('mcp-proxy/dist/bin/mcp-proxy.mjs'),
+    '--port',
+    String(proxyPort),
+    '--host',
+    '127.0.0.1',
+    '--server',
+    'stream',
+    '--',
+    legacyUpstream.command,
+    ...legacyUpstream.args,
+  ],
+};
+const proxyVersion = (require('mcp-proxy/package.json') as { version: string }).version;
+const mastraVersion = (require('@mastra/mcp/package.json') as { version: string }).version;
+
+const eras: [Era, Path[]][] = [
+  [
+    'legacy',
+    [
+      await path('bridge (floor)', 'legacy', node('./bridge.ts', legacyUpstream)),
+      await path('toolplane gateway', 'legacy', gateway),
+      await path(`mcp-proxy ${proxyVersion}`, 'legacy', mcpProxy, proxyPort, /starting server/),
+    ],
+  ],
+  [
+    'modern',
+    [
+      await path('bridge (floor)', 'modern', node('./bridge.ts', modernUpstream)),
+      await path('toolplane gateway', 'modern', gateway),
+      await path(
+        `Mastra MCPServer ${mastraVersion}`,
+        'modern',
+        node('./mastra-server.ts', legacyUpstream),
+      ),
+    ],
+  ],
+];
+
+const load = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(' ');
+console.log(
+  `peers (${new Date().toISOString().slice(0, 10)}; load ${load}; HTTP in front of a stdio echo upstream; ${String(WARMUP)} warm-up calls a path, ${String(ROUNDS)} rounds of ${String(CALLS)} sequential calls, paths taking turns every ${String(CALLS / BLOCKS)}; CPU of the middle process from /proc, 10 ms ticks)\n`,
+);
+for (const [era, paths] of eras) {
+  const measured = await measure(paths);
+  for (const p of paths) await p.close();
+  const [floor, ours] = measured as [Measured, Measured];
+  const ratio = (values: number[], of: number[]) =>
+    median(values.map((value, round) => value / (of[round] ?? NaN)));
+  console.log(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'} era`);
+  console.log(
+    `${'path'.padEnd(28)} ${'CPU/call'.padStart(9)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)} ${'p50'.padStart(8)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)}  era spoken`,
+  );
+  for (const [index, p] of paths.entries()) {
+    const m = measured[index] as Measured;
+    console.log(
+      `${p.label.padEnd(28)} ${median(m.cpu).toFixed(0).padStart(6)} µs ${ratio(m.cpu, floor.cpu).toFixed(2).padStart(7)}× ${ratio(m.cpu, ours.cpu).toFixed(2).padStart(6)}× ${median(m.p50).toFixed(0).padStart(5)} µs ${ratio(m.p50, floor.p50).toFixed(2).padStart(7)}× ${ratio(m.p50, ours.p50).toFixed(2).padStart(6)}×  ${p.negotiated}`,
+    );
+  }
+  console.log('');
+}
