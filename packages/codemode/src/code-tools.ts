@@ -1,4 +1,4 @@
-import { fromError, jsonResult, type ToolResult } from '@toolplane/adapter-kit';
+import { fromError, jsonResult, type AdapterToolResult } from '@toolplane/adapter-kit';
 import { ToolError, type Tool } from '@toolplane/toolmodel';
 import type { CodeMode, CodeRunOptions } from './code-mode.js';
 import { CodeModeError } from './errors.js';
@@ -9,12 +9,12 @@ export interface CodeModeTool {
   readonly description: string;
   readonly inputSchema: Tool['inputSchema'];
   /** Answers as an MCP tool result; bad input and failed programs as `isError` results. */
-  run(args: Record<string, unknown>, options?: CodeRunOptions): Promise<ToolResult>;
+  run(args: Record<string, unknown>, options?: CodeRunOptions): Promise<AdapterToolResult>;
 }
 
-const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
+const text = (value: string): AdapterToolResult => ({ content: [{ type: 'text', text: value }] });
 
-function failure(error: unknown): ToolResult {
+function failure(error: unknown): AdapterToolResult {
   const problem = ToolError.isInstance(error)
     ? error
     : new ToolError('internal', error instanceof Error ? error.message : String(error), {
@@ -94,7 +94,7 @@ export function codeModeTools(code: CodeMode): [CodeModeTool, CodeModeTool, Code
       run: async (args, options = {}) => {
         try {
           const result = await code.run(stringArg(args, 'code'), options);
-          const content: ToolResult['content'][number][] = [
+          const content: AdapterToolResult['content'][number][] = [
             {
               type: 'text',
               text: result.value === undefined ? 'undefined' : JSON.stringify(result.value),

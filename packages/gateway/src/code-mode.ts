@@ -80,6 +80,7 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
   });
   const entry = { code, tools: codeModeTools(code) };
   codeModes.set(hub, entry);
+  hub.onDispose(() => void closeCodeMode(hub));
   return entry;
 }
 
@@ -115,7 +116,7 @@ export async function runCodeModeTool(
 }
 
 /** Ends the sandbox workers of the hub's code mode, if it made one. */
-export async function closeCodeMode(hub: GatewayHub): Promise<void> {
+async function closeCodeMode(hub: GatewayHub): Promise<void> {
   const made = codeModes.get(hub);
   codeModes.delete(hub);
   await made?.code.close();

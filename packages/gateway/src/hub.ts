@@ -22,7 +22,6 @@ import {
   registerSession,
   unregisterSession,
 } from './session/upstream-forwarding.js';
-import { closeCodeMode } from './code-mode.js';
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {
@@ -148,8 +147,12 @@ export class GatewayHub {
     void this.host.endSession(session.token).catch(() => undefined);
   }
 
+  /** Runs `dispose` when the hub is disposed: how a mode made on first use (code mode) ends. */
+  onDispose(dispose: () => void): void {
+    this.#unsubscribe.push(dispose);
+  }
+
   dispose(): void {
-    void closeCodeMode(this);
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.rounds.dispose();
     this.listeners.dispose();

@@ -15,7 +15,6 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';

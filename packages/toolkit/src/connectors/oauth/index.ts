@@ -19,11 +19,7 @@ export type { SealedBlobStore } from './credential-sealing.js';
 // One definition, shared with the oauth package's resource server.
 export { canonicalResource } from '@toolplane/toolmodel';
 export type { CanonicalResourceOptions } from '@toolplane/toolmodel';
-export {
-  credentialKey,
-  MemoryCredentialStore,
-  parseCredentialKey,
-} from './credential-store.js';
+export { credentialKey, MemoryCredentialStore, parseCredentialKey } from './credential-store.js';
 export type {
   CredentialKeyParts,
   OAuthCredentialRecord,

@@ -6,7 +6,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import { CONNECTION_CLOSED, type RequestId } from '@toolplane/toolmodel/wire';
+import type { RequestId } from '@toolplane/toolmodel/wire';
 import { createParser } from 'eventsource-parser';
 import {
   agent,
