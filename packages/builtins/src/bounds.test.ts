@@ -11,7 +11,7 @@ afterAll(async () => {
   await tools.close();
 });
 
-/** The code of the error a call fails with: the handler's own, under the runner's `execution`. */
+/** The error a call fails with: the handler's own (or the cause under the runner's `execution`). */
 async function failure(name: string, args: Record<string, unknown>): Promise<ToolError> {
   try {
     await toolkit.callTool(`builtin:${name}`, args);

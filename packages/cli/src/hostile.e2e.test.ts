@@ -264,11 +264,10 @@ describe('hostile callers against toolplane serve --http', () => {
         Array.from({ length: 8 }, () => call(attacker, 'json_format', { json: nested, indent: 8 })),
       ),
     );
-    // Refused from the input's shape, before any printing (the builtin's own resource_exhausted
-    // reaches a client as the cause of an execution error: toolplane's code in _meta).
+    // Refused from the input's shape, before any printing, with the builtin's own code.
     for (const result of results) {
       expect(result.isError).toBe(true);
-      expect(errorCode(result)).toBe('execution');
+      expect(errorCode(result)).toBe('resource_exhausted');
     }
     const bytes = Buffer.byteLength(JSON.stringify(results[0]));
     figures['1 json_format amplification'] = {

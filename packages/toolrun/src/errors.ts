@@ -12,6 +12,8 @@ const EXECUTION_CODES: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
   'cancelled',
   'timeout',
   'rate_limited',
+  // a tool refusing work past one of its bounds (an answer's size, a sandbox's memory)
+  'resource_exhausted',
   'circuit_open',
   'stream_not_supported',
 ]);

@@ -135,6 +135,15 @@ describe('createRunner().run with local tools', () => {
     expect(ToolError.isInstance(error.cause)).toBe(true);
   });
 
+  it('keeps a handler’s resource_exhausted: a bound the tool itself refused on', async () => {
+    registry.register('add', () => {
+      throw new ToolError('resource_exhausted', 'the answer would be 128 MB (at most 1 MB)');
+    });
+    const error = await rejection(runner.run('math:add', { a: 1, b: 2 }));
+    expect(error.code).toBe('resource_exhausted');
+    expect(error.toolId).toBe('math:add');
+  });
+
   it('rejects with execution when no handler is registered for the backend', async () => {
     index.registerTool(tool('orphan'), local('orphan'));
     const error = await rejection(runner.run('demo:orphan'));
