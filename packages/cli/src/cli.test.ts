@@ -138,6 +138,22 @@ describe('toolplane tools', () => {
     expect(json(ran).result.date).toBe('2024-02-29');
   });
 
+  it('takes a tool by the name MCP clients see (ns__name) as well as ns:name', async () => {
+    const [builtin, upstream, unknown] = await Promise.all([
+      run(['tools', 'call', 'builtin__date_add', 'date=2024-01-31', 'months=1', '--json'], { env }),
+      run(['tools', 'call', 'fix__add', 'a=2', 'b=40', '--json'], { env }),
+      run(['tools', 'call', 'nowhere__add', 'a=2', 'b=40', '--json'], { env }),
+    ]);
+    expect(builtin.code).toBe(0);
+    expect(json(builtin)).toMatchObject({
+      tool: 'builtin:date_add',
+      result: { date: '2024-02-29' },
+    });
+    expect(upstream.code).toBe(0);
+    expect(json(upstream)).toMatchObject({ tool: 'fix:add', result: { sum: 42 } });
+    expect(unknown.code).toBe(3);
+  });
+
   it('exits 4 naming the argument when validation fails', async () => {
     const ran = await run(['tools', 'call', 'fix:add', 'a=2', 'b=many'], { env });
     expect(ran.code).toBe(4);

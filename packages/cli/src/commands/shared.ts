@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
+import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
@@ -121,7 +122,7 @@ export async function findTool(
   key: string,
   signal: AbortSignal,
 ): Promise<ToolItem> {
-  const item = await lookup(toolkit, key, signal);
+  const item = await lookup(toolkit, key, signal, cfg.naming.separator);
   if (item.type !== 'tool') {
     throw new ToolError(
       'not_found',
@@ -147,12 +148,38 @@ export async function lookup(
   toolkit: OpenToolkit['toolkit'],
   key: string,
   signal: AbortSignal,
+  separator: string = DEFAULT_SEPARATOR,
 ): Promise<ToolkitItem> {
   try {
     return await toolkit.lookup(key, { signal });
   } catch (error) {
+    // The name MCP clients see (`builtin__time_now`, as the banner and the Inspector print it).
+    const id = fromExposedName(toolkit, key, separator);
+    if (id !== undefined && ToolError.isInstance(error) && error.code === 'not_found') {
+      const found = await toolkit.lookup(id, { signal }).catch(() => undefined);
+      if (found !== undefined) return found;
+    }
     throw unavailableInstead(toolkit, key, error);
   }
+}
+
+/**
+ * `ns:name` for a name as the gateway exposes it (`ns__name`, or the config's `naming.separator`),
+ * when `ns` is one of the toolkit's namespaces; `undefined` for any other key.
+ */
+export function fromExposedName(
+  toolkit: OpenToolkit['toolkit'],
+  key: string,
+  separator: string = DEFAULT_SEPARATOR,
+): string | undefined {
+  const at = key.indexOf(separator);
+  if (at <= 0) return undefined;
+  const namespace = key.slice(0, at);
+  const known =
+    namespace === 'builtin' ||
+    namespace === 'user' ||
+    toolkit.connectors().some((status) => status.namespace === namespace);
+  return known ? `${namespace}:${key.slice(at + separator.length)}` : undefined;
 }
 
 /** The error to report for a failed lookup of `key`: {@link lookup}'s rule. */
