@@ -1,7 +1,18 @@
 // The zod schemas of the config file, and the keys each section of it knows.
+import { didYouMean } from '@toolplane/toolmodel';
 import { z } from 'zod';
 
 const stringList = z.array(z.string());
+
+const STORE_KINDS = ['sqlite', 'memory'] as const;
+
+/** What a `store` value that fits none of its forms gets: the forms, and the likely one. */
+function storeProblem(value: unknown): string {
+  const forms =
+    'must be "sqlite", "memory", { sqlite: FILE } or { postgres: postgres://…, schema? }';
+  const near = typeof value === 'string' ? didYouMean(value, STORE_KINDS) : undefined;
+  return near === undefined ? forms : `${forms}; did you mean "${near}"?`;
+}
 
 const filterSchema = z.strictObject({
   allow: stringList.optional(),
@@ -157,16 +168,21 @@ export const configSchema = z.strictObject({
     .optional(),
   prompts: z.string().min(1).optional(),
   store: z
-    .union([
-      z.enum(['sqlite', 'memory']),
-      z.strictObject({ sqlite: z.string().min(1) }),
-      z.strictObject({
-        postgres: z
-          .string()
-          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'),
-        schema: z.string().optional(),
-      }),
-    ])
+    .union(
+      [
+        z.enum(STORE_KINDS),
+        z.strictObject({ sqlite: z.string().min(1) }),
+        z.strictObject({
+          postgres: z
+            .string()
+            .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'),
+          schema: z.string().optional(),
+        }),
+      ],
+      {
+        error: (issue) => (issue.code === 'invalid_union' ? storeProblem(issue.input) : undefined),
+      },
+    )
     .optional(),
   mode: z.enum(['tools', 'search', 'code']).optional(),
   naming: z

@@ -116,6 +116,11 @@ describe('parseConfig', () => {
     expect(problem({ http: { port: 70_000 } })).toMatch(/^toolplane\.config\.json: http\.port: /);
     expect(problem({ mode: 'everything' })).toMatch(/mode: /);
     expect(problem({ store: { postgres: 'mysql://x' } })).toMatch(/store/);
+    // A misspelt store names the forms it may take and the one meant, not "Invalid input".
+    expect(problem({ store: 'sqllite' })).toMatch(
+      /store: must be "sqlite", "memory", \{ sqlite: FILE \} or \{ postgres: .*did you mean "sqlite"\?/,
+    );
+    expect(problem({ store: 5 })).toMatch(/store: must be "sqlite", "memory"/);
   });
 
   it('reports YAML and JSON syntax errors with the file name', () => {
