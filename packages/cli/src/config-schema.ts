@@ -179,9 +179,7 @@ export const configSchema = z.strictObject({
           schema: z.string().optional(),
         }),
       ],
-      {
-        error: (issue) => (issue.code === 'invalid_union' ? storeProblem(issue.input) : undefined),
-      },
+      { error: (issue) => storeProblem(issue.input) },
     )
     .optional(),
   mode: z.enum(['tools', 'search', 'code']).optional(),
