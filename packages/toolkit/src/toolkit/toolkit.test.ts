@@ -143,7 +143,9 @@ describe('builtins', () => {
     });
     const seen: unknown[] = [];
     await toolkit.call('steps', {}, { onProgress: (event) => seen.push(event) });
+    // The runner's start, then the tool's own reports (and no coarse end on top of them).
     expect(seen).toEqual([
+      { progress: 0 },
       { progress: 1, total: 2 },
       { progress: 2, total: 2, message: 'done' },
     ]);
