@@ -1,12 +1,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sourceCommand, type Ran } from './testing/cli-process.js';
+import { runCli, type Ran } from './testing/cli-process.js';
 
 // What a start of the CLI loads is a property of the process: each run here is a child whose
-// module resolutions are written to stderr by a resolve hook, one `resolved URL` line each.
+// module resolutions are written to stderr by a resolve hook, one `resolved URL` line each. The
+// child runs the source module by module under tsx, never the test run's bundle, in which every
+// workspace package is inlined and so never resolved.
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const source = fileURLToPath(new URL('./bin.ts', import.meta.url));
 
 const RESOLVE_HOOK = `
 import { writeSync } from 'node:fs';
@@ -31,8 +36,18 @@ let dir: string;
 let hook: string;
 
 async function loaded(args: readonly string[]): Promise<{ ran: Ran; urls: string[] }> {
-  const [node, ...rest] = sourceCommand;
-  const ran = await runCli(args, { cwd: dir, command: [node, '--import', hook, ...rest] });
+  const ran = await runCli(args, {
+    cwd: dir,
+    command: [
+      process.execPath,
+      '--import',
+      hook,
+      '--conditions=@toolplane/source',
+      '--import',
+      tsx,
+      source,
+    ],
+  });
   const urls = ran.stderr
     .split('\n')
     .filter((line) => line.startsWith('resolved '))

@@ -102,9 +102,14 @@ export async function buildChildBundles(
     metafile: true,
   });
   const manifest: Record<string, string> = {};
+  const listed = new Set(CHILD_ENTRIES);
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
+    // A module an entry imports lazily (`await import()`) gets an output with an entryPoint of
+    // its own under code splitting; only the listed entries are ever spawned.
     if (meta.entryPoint === undefined) continue;
-    manifest[entryKey(join(repoRoot, meta.entryPoint))] = join(repoRoot, output);
+    const key = entryKey(join(repoRoot, meta.entryPoint));
+    if (!listed.has(key)) continue;
+    manifest[key] = join(repoRoot, output);
   }
   await writeFile(join(outdir, BUNDLE_MANIFEST), JSON.stringify(manifest, null, 2));
   return manifest;
