@@ -263,6 +263,11 @@ export class HeavyPool {
       resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 32 },
       execArgv: fromSource ? sourceExecArgv() : [],
     });
+    // Piscina emits 'error' for what no task waits on: a result arriving for a task its time
+    // limit has just stopped, a worker failing with nothing queued, a slow close. Unheard, that
+    // event would be an uncaught exception and end the whole gateway; every task already gets
+    // its own answer (its result, its timeout or its worker's failure).
+    this.workers.on('error', () => undefined);
     return this.workers;
   }
 
