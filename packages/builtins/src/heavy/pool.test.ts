@@ -106,6 +106,20 @@ describe('HeavyPool fairness', () => {
     expect(counted).toMatchObject({ counts: { sentences: 2 } });
   });
 
+  it('survives the worker pool’s error event (a result racing its task’s time limit)', async () => {
+    const pool = new HeavyPool({ threads: 1, timeoutMs: 30_000 });
+    opened.push(pool);
+    await pool.run({ kind: 'text_stats', text: 'One.', locale: 'en' });
+    // What Piscina emits when a stopped task's result still arrives: unheard, it would throw.
+    const workers = (pool as unknown as { workers: NodeJS.EventEmitter }).workers;
+    expect(() => workers.emit('error', new Error('Unexpected message from Worker'))).not.toThrow();
+    expect(await pool.run({ kind: 'text_stats', text: 'Two. Three.', locale: 'en' })).toMatchObject(
+      {
+        counts: { sentences: 2 },
+      },
+    );
+  });
+
   it('refuses settings that are not positive integers', () => {
     expect(() => new HeavyPool({ threads: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
