@@ -27,6 +27,7 @@ const RUNS: Readonly<Record<string, { readonly interruptAfter?: RegExp }>> = {
   toolrun: {},
   toolkit: {},
   'store-sqlite': {},
+  builtins: {},
   gateway: { interruptAfter: /MCP endpoint: http:\/\/127\.0\.0\.1:\d+/ },
 };
 
@@ -215,7 +216,9 @@ describe('the packed packages, installed with npm', () => {
     'adapter-kit',
     'ai-sdk',
     'anthropic',
+    'builtins',
     'cli',
+    'codemode',
     'gateway',
     'gemini',
     'langchain',
