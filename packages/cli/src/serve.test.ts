@@ -151,7 +151,9 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(children.splice(0).map((child) => stop(child)));
+  // SIGTERM, as a user's Ctrl-C or a supervisor would: the CLI ends every server it started (a
+  // SIGKILL would orphan them, such as the `hang` server that never answers).
+  await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
 });
 
 afterAll(async () => {
