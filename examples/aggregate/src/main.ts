@@ -41,7 +41,7 @@ try {
   assert.equal(status?.state, 'connected');
 
   // 1. Search: summaries only, no schemas, so a model can afford to look.
-  const { results } = await toolkit.index.search('add two numbers together', { limit: 3 });
+  const { results } = await toolkit.search('add two numbers together', { limit: 3 });
   console.log(`search "add two numbers together": ${results.map((r) => r.id).join(', ')}`);
   const best = results[0];
   assert.ok(best !== undefined);

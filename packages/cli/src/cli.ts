@@ -38,6 +38,10 @@ const COMMANDS: Readonly<Record<string, { description: string; load: () => Promi
       'run a JavaScript program (the body of an async function) in a QuickJS sandbox where each tool is `await tools.<namespace>.<tool>(args)`',
     load: async () => (await import('./commands/run-code.js')).registerRunCode,
   },
+  search: {
+    description: 'what tool search learned from use: forget it',
+    load: async () => (await import('./commands/search.js')).registerSearch,
+  },
   connectors: {
     description: 'the upstream MCP servers',
     load: async () => (await import('./commands/connectors.js')).registerConnectors,

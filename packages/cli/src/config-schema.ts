@@ -154,6 +154,23 @@ const authSchema = z.strictObject({
   introspection: introspectionSchema.optional(),
 });
 
+/** `search.embeddings`: any OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, …). */
+export const embeddingsSchema = z.strictObject({
+  url: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
+  model: z.string().min(1),
+  apiKey: z.string().min(1).optional(),
+  dimensions: z.number().int().min(1).max(65_536).optional(),
+  weight: z.number().min(0).max(1).optional(),
+  batchSize: z.number().int().min(1).max(2_048).optional(),
+  requestsPerMinute: z.number().int().min(1).max(100_000).optional(),
+});
+
+/** `search`: learning from use (on unless `learn: false`), and embeddings when configured. */
+export const searchSchema = z.strictObject({
+  learn: z.boolean().optional(),
+  embeddings: embeddingsSchema.optional(),
+});
+
 // Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
 // without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
 export const configSchema = z.strictObject({
@@ -183,6 +200,7 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   mode: z.enum(['tools', 'search', 'code']).optional(),
+  search: searchSchema.optional(),
   naming: z
     .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
     .optional(),
@@ -220,6 +238,11 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
       : Object.keys(authSchema.shape);
   }
   if (section === 'naming') return namingKeys;
+  if (section === 'search') {
+    return path[1] === 'embeddings'
+      ? Object.keys(embeddingsSchema.shape)
+      : Object.keys(searchSchema.shape);
+  }
   if (section === 'sessionConnections') return ['max', 'idleMs'];
   if (section === 'builtinWorkers') return ['threads', 'perCaller'];
   if (section === 'mcpServers' || section === 'connectors') {

@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { sanitizeNamespace, ToolError, type ConnectorSource } from '@toolplane/toolkit';
 import type { GatewayToolFilter } from '@toolplane/gateway';
 import { z } from 'zod';
-import { configSchema, knownKeysAt, serverSchema } from './config-schema.js';
+import { configSchema, embeddingsSchema, knownKeysAt, serverSchema } from './config-schema.js';
 import { firstIssue, unknownKeyMessage, withoutForeignKeys } from './config-keys.js';
 import { parseText, substitute } from './config-text.js';
 import { Secrets } from './secrets.js';
@@ -111,6 +111,12 @@ export type StoreConfig =
   | { readonly kind: 'memory' };
 
 /** A loaded, validated configuration with every path made absolute; see {@link loadConfig}. */
+/** The `search` section: whether search learns from use, and where embeddings come from. */
+export interface SearchConfig {
+  readonly learn: boolean;
+  readonly embeddings?: z.infer<typeof embeddingsSchema>;
+}
+
 export interface CliConfig {
   /** The file it came from, or `undefined` for an empty configuration. */
   readonly file: string | undefined;
@@ -126,6 +132,8 @@ export interface CliConfig {
   readonly store: StoreConfig;
   /** How the gateway lists tools: all of them, search/describe/call only, or search/describe/run_code. */
   readonly mode: 'tools' | 'search' | 'code';
+  /** How tools are searched: learning from use, and embeddings when configured. */
+  readonly search: SearchConfig;
   readonly naming: { readonly separator?: string; readonly transparent?: string };
   readonly instructions: string | undefined;
   /**
@@ -319,6 +327,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     );
   }
   secrets.add(data.auth?.introspection?.clientSecret);
+  secrets.add(data.search?.embeddings?.apiKey);
   return {
     file,
     dir,
@@ -328,6 +337,10 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     promptsDir: data.prompts === undefined ? undefined : resolve(dir, data.prompts),
     store: toStore(data.store, dir, secrets),
     mode: data.mode ?? 'tools',
+    search: {
+      learn: data.search?.learn ?? true,
+      ...(data.search?.embeddings === undefined ? {} : { embeddings: data.search.embeddings }),
+    },
     naming: data.naming ?? {},
     instructions: data.instructions,
     waitMs: data.waitMs ?? DEFAULT_WAIT_MS,

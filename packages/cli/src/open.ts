@@ -7,9 +7,13 @@ import {
   type Toolkit,
   type ToolkitEvent,
 } from '@toolplane/toolkit';
+import type { ToolError } from '@toolplane/toolmodel';
 import type { CliConfig, StoreConfig } from './config.js';
+import type { OpenSearch } from './open-search.js';
 import type { OpenCredentials } from './oauth-clients.js';
 import { VERSION } from './version.js';
+
+const ignore = (): void => undefined;
 
 /** A toolkit built from a {@link CliConfig}, with the store it reads; see {@link openToolkit}. */
 export interface OpenToolkit {
@@ -20,6 +24,11 @@ export interface OpenToolkit {
    * nothing.
    */
   start(): void;
+  /**
+   * Settles once search has what it learned and every tool's embedding (with
+   * {@link OpenToolkitOptions.search}); at once otherwise.
+   */
+  warmSearch(options?: { readonly signal?: AbortSignal }): Promise<void>;
   /** Stops every connector (ending their children) and closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -40,6 +49,13 @@ export interface OpenToolkitOptions {
    * is attached, so that they connect once, already offering what the gateway's clients can do.
    */
   readonly start?: boolean;
+  /**
+   * Search as the config's `search` section says: learning from use and embeddings (default
+   * false: plain BM25, and nothing more opened, for commands that never search).
+   */
+  readonly search?: boolean;
+  /** Hears a failure of the embeddings endpoint or of the search stores; search goes on. */
+  readonly onSearchError?: (error: ToolError) => void;
   readonly signal?: AbortSignal;
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -63,6 +79,16 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const store = await openStore(config.store, signal);
+  let search: OpenSearch | undefined;
+  if (options.search === true) {
+    try {
+      const { openSearch } = await import('./open-search.js');
+      search = await openSearch(config.search, config.store, options.onSearchError ?? ignore);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
   const builtins = config.builtins
     ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
     : undefined;
@@ -82,6 +108,7 @@ export async function openToolkit(
       ...(config.pingIntervalMs === 0 ? {} : { pingIntervalMs: config.pingIntervalMs }),
     },
     sessionConnections: config.sessionConnections,
+    ...(search?.searcher === undefined ? {} : { searcher: search.searcher }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
@@ -100,6 +127,7 @@ export async function openToolkit(
     }
   } catch (error) {
     await store.close();
+    await search?.close();
     throw error;
   }
   const { connectorOAuth } =
@@ -129,6 +157,7 @@ export async function openToolkit(
       await (running ?? toolkit.close());
       unsubscribe?.();
       await store.close();
+      await search?.close();
       await credentials?.close();
       await builtins?.close();
     })());
@@ -141,7 +170,9 @@ export async function openToolkit(
       throw error;
     }
   }
-  return { toolkit, store, start, close };
+  const warmSearch = (warmOptions?: { readonly signal?: AbortSignal }): Promise<void> =>
+    search?.warm(warmOptions) ?? Promise.resolve();
+  return { toolkit, store, start, warmSearch, close };
 }
 
 /**

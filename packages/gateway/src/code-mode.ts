@@ -24,10 +24,13 @@ export interface CodeModeCall {
   readonly signal: AbortSignal;
   /** The exposed names of the tools the caller may see (OAuth scopes); `undefined`: all. */
   readonly visible?: ReadonlySet<string> | undefined;
+  /** The session's key: the program's searches, then calls, are learning evidence. */
+  readonly sessionKey?: string | undefined;
 }
 
 interface Scope {
   readonly call: RunToolCall;
+  readonly sessionKey?: string | undefined;
   readonly byId: ReadonlyMap<string, ToolItem>;
 }
 
@@ -45,7 +48,8 @@ function textOf(result: CallToolResult): string {
 function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } {
   const made = codeModes.get(hub);
   if (made !== undefined) return made;
-  const { index, runner } = hub.toolkit;
+  const { toolkit } = hub;
+  const { index, runner } = toolkit;
   const code = createCodeMode({
     index: {
       listTools: (options) => {
@@ -53,7 +57,13 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
         const scope = scopes.getStore();
         return { ...page, entries: page.entries.filter((entry) => scope?.byId.has(entry.id)) };
       },
-      search: (query, options) => index.search(query, options),
+      search: (query, options) => {
+        const sessionKey = scopes.getStore()?.sessionKey;
+        return toolkit.search(
+          query,
+          sessionKey === undefined ? options : { ...options, sessionKey },
+        );
+      },
       hasTool: (id) => scopes.getStore()?.byId.has(id) ?? false,
       getTool: (id) => index.getTool(id),
     },
@@ -109,8 +119,9 @@ export async function runCodeModeTool(
       .filter(([exposed]) => context.visible?.has(exposed) ?? true)
       .map(([, item]) => [item.id, item]),
   );
-  const result = await scopes.run({ call: context.call, byId }, () =>
-    tool.run(args, { signal: context.signal }),
+  const result = await scopes.run(
+    { call: context.call, byId, sessionKey: context.sessionKey },
+    () => tool.run(args, { signal: context.signal }),
   );
   return result as CallToolResult;
 }

@@ -21,6 +21,8 @@ interface SearchModeContext {
    * outside it is, to search_tools and describe_tool, a tool that does not exist.
    */
   readonly visible?: ReadonlySet<string> | undefined;
+  /** The session's key: a search, then a call of one of its results, is learning evidence. */
+  readonly sessionKey?: string | undefined;
 }
 
 /** One of the three tools search mode exposes. */
@@ -70,7 +72,7 @@ const [search, describe, call] = SEARCH_MODE_TOOLS;
 export const searchTools: readonly SearchModeTool[] = [
   {
     tool: { ...search, title: 'Search tools', annotations: { readOnlyHint: true } },
-    async run(hub, args, { signal, visible }) {
+    async run(hub, args, { signal, visible, sessionKey }) {
       try {
         const { query, limit, cursor } = parseSearchInput(args);
         const table = await hub.tools();
@@ -85,9 +87,10 @@ export const searchTools: readonly SearchModeTool[] = [
         const results: Record<string, unknown>[] = [];
         let next = cursor;
         for (let pages = 0; pages < MAX_PAGES && results.length < limit; pages++) {
-          const page = await hub.toolkit.index.search(query, {
+          const page = await hub.toolkit.search(query, {
             limit: limit - results.length,
             signal,
+            ...(sessionKey === undefined ? {} : { sessionKey }),
             ...(next === undefined ? {} : { cursor: next }),
           });
           for (const summary of page.results) {

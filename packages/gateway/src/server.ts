@@ -198,11 +198,12 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         call,
         signal: extra.mcpReq.signal,
         visible: await visibleTools(extra, hub), // OAuth (auth/): what search results show
+        sessionKey: session.token,
       });
     }
     if (options.mode === 'code') {
       const visible = await visibleTools(extra, hub); // OAuth (auth/): what the program sees
-      const context = { call, signal: extra.mcpReq.signal, visible };
+      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey: session.token };
       const result = await runCodeModeTool(hub, name, args, context);
       if (result === undefined) throw unknownTool(name);
       return result;

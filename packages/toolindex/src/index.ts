@@ -11,7 +11,7 @@ export type {
   HybridSearcherOptions,
   VectorCache,
 } from './hybrid-searcher.js';
-export { createLearningSearcher } from './learning-searcher.js';
+export { createLearningSearcher, isLearningSearcher } from './learning-searcher.js';
 export type { LearningSearcher, LearningSearcherOptions } from './learning-searcher.js';
 export { createOpenAiEmbedder } from './openai-embeddings.js';
 export type { OpenAiEmbedderOptions } from './openai-embeddings.js';

@@ -44,6 +44,17 @@ describe('createLearningSearcher', () => {
     expect(searcher.observeCall('a', 'chat:post_message')).toBe(false);
   });
 
+  it('counts every page of one search as what the session was shown, and a new search anew', () => {
+    const searcher = withTools(createLearningSearcher());
+    searcher.observeSearch('a', 'money back', ['billing:list_charges']);
+    searcher.observeSearch('a', 'money back', ['billing:create_refund']);
+    expect(searcher.observeCall('a', 'billing:list_charges')).toBe(true);
+    expect(searcher.observeCall('a', 'billing:create_refund')).toBe(true);
+    searcher.observeSearch('a', 'money back', ['billing:list_charges']);
+    searcher.observeSearch('a', 'post a note', ['chat:post_message']);
+    expect(searcher.observeCall('a', 'billing:list_charges')).toBe(false);
+  });
+
   it('lets evidence decay and bounds the terms kept per tool', async () => {
     let clock = 0;
     const store = createMemoryEvidenceStore();

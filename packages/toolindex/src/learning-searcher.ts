@@ -66,6 +66,12 @@ interface Entry {
   updatedAt: number;
 }
 
+/** Whether `searcher` learns from use (made by {@link createLearningSearcher}). */
+export function isLearningSearcher(searcher: Searcher): searcher is LearningSearcher {
+  const s = searcher as Partial<LearningSearcher>;
+  return typeof s.observeSearch === 'function' && typeof s.observeCall === 'function';
+}
+
 /**
  * Wraps a searcher with learning from use: when a search is followed, in the same session, by
  * a call of one of its results, the query's terms become evidence for that tool, bounded per
@@ -240,8 +246,12 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
     search,
     observeSearch(session, query, resultIds) {
       if (!learn) return;
+      const last = sessions.get(session);
       sessions.delete(session);
-      sessions.set(session, { terms: [query], ids: new Set(resultIds), at: now() });
+      // The next page of the same search adds its results to what the session was shown.
+      const ids =
+        last?.terms[0] === query ? new Set([...last.ids, ...resultIds]) : new Set(resultIds);
+      sessions.set(session, { terms: [query], ids, at: now() });
       // Maps iterate in insertion order: the first key is the least recently searched session.
       if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value as string);
     },

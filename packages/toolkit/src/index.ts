@@ -30,6 +30,7 @@ export type {
   ToolkitOptions,
   ToolkitPrompt,
   ToolkitResourceTemplate,
+  ToolkitSearchOptions,
 } from './toolkit/types.js';
 
 // Tools defined in code, and the results they return.

@@ -98,7 +98,7 @@ describe('toolkit README', () => {
 
   it('shows search returning a page of results with a cursor, not an array', () => {
     const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-    expect(readme).toContain('const { results, nextCursor } = await toolkit.index.search(');
+    expect(readme).toContain('const { results, nextCursor } = await toolkit.search(');
   });
 });
 

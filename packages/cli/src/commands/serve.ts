@@ -92,8 +92,18 @@ async function serve(
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
   };
+  // A failing embeddings endpoint or search store is said once per distinct message: search
+  // goes on (lexical, or without what was learned) and the log is not flooded.
+  const searchProblems = new Set<string>();
+  const onSearchError = (error: ToolError): void => {
+    if (searchProblems.has(error.message) || searchProblems.size > 20) return;
+    searchProblems.add(error.message);
+    log(`${c.yellow('search')} ${error.message}`);
+  };
   const opened = await openToolkit(cfg, {
     onEvent,
+    search: true,
+    onSearchError,
     wait: false,
     start: false,
     signal: context.signal,

@@ -68,7 +68,7 @@ export async function readValues(
 export async function withToolkit(
   context: CommandContext,
   cfg: CliConfig,
-  options: { only?: string; quiet?: boolean },
+  options: { only?: string; quiet?: boolean; search?: boolean },
   work: (opened: OpenToolkit, cfg: CliConfig) => Promise<void> | void,
 ): Promise<void> {
   const { output } = context;
@@ -82,7 +82,16 @@ export async function withToolkit(
       connectors: needed,
       signal: context.signal,
       env: context.env,
+      ...(options.search === true
+        ? {
+            search: true,
+            onSearchError: (error: ToolError) => {
+              output.say(`${output.errColor.yellow('warning')} search: ${error.message}`);
+            },
+          }
+        : {}),
     });
+    if (options.search === true) await opened.warmSearch({ signal: context.signal });
   } finally {
     spinner.stop();
   }

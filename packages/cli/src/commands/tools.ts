@@ -51,9 +51,9 @@ export function registerTools(tools: Command, context: CommandContext): void {
     .argument('<query...>', 'words describing the task')
     .option('-l, --limit <n>', 'at most this many results (1-100)', parseCount, 10)
     .action(async (words: string[], options: { limit: number }) => {
-      await withToolkit(context, await config(), {}, async ({ toolkit }, cfg) => {
+      await withToolkit(context, await config(), { search: true }, async ({ toolkit }, cfg) => {
         const query = words.join(' ');
-        const page = await toolkit.index.search(query, { limit: 100, signal: context.signal });
+        const page = await toolkit.search(query, { limit: 100, signal: context.signal });
         const results = page.results
           .filter((r) => isAllowed(cfg.filter[r.namespace ?? ''], r))
           .slice(0, options.limit);

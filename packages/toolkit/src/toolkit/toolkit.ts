@@ -1,6 +1,12 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
 import { trace, type Tracer } from '@opentelemetry/api';
-import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import {
+  createIndex,
+  isLearningSearcher,
+  type LearningSearcher,
+  type SearchPage,
+  type ToolIndex,
+} from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import {
   createLocalRegistry,
@@ -59,6 +65,7 @@ import {
   type CompleteOptions,
   type ConnectorStatus,
   type Toolkit,
+  type ToolkitSearchOptions,
 } from './types.js';
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
@@ -98,8 +105,9 @@ export function toolkitHost(toolkit: Toolkit): ToolkitHost {
 }
 
 class ToolkitImpl implements Toolkit {
-  readonly index: ToolIndex = createIndex();
+  readonly index: ToolIndex;
   readonly runner: Runner;
+  readonly #learner: LearningSearcher | undefined;
   readonly #options: ToolkitOptions;
   readonly #tracer: Tracer;
   readonly #logger: Logger;
@@ -142,6 +150,9 @@ class ToolkitImpl implements Toolkit {
 
   constructor(options: ToolkitOptions) {
     this.#options = options;
+    const { searcher } = options;
+    this.index = createIndex(searcher === undefined ? {} : { searcher });
+    this.#learner = searcher !== undefined && isLearningSearcher(searcher) ? searcher : undefined;
     this.#tracer = options.tracer ?? trace.getTracer('@toolplane/toolkit');
     this.#secrets =
       options.secrets instanceof Secrets ? options.secrets : new Secrets(options.secrets);
@@ -300,6 +311,21 @@ class ToolkitImpl implements Toolkit {
     return listIn(this.#sources(), errors, request);
   }
 
+  // -- searching ---------------------------------------------------------------------------
+
+  async search(query: string, options: ToolkitSearchOptions = {}): Promise<SearchPage> {
+    const { sessionKey, ...searchOptions } = options;
+    const page = await this.index.search(query, searchOptions);
+    if (sessionKey !== undefined) {
+      this.#learner?.observeSearch(
+        sessionKey,
+        query,
+        page.results.map((r) => r.id),
+      );
+    }
+    return page;
+  }
+
   // -- calling -----------------------------------------------------------------------------
 
   call<Args, Structured>(
@@ -369,6 +395,7 @@ class ToolkitImpl implements Toolkit {
   ): Promise<RunResult> {
     const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
     const input = args as Record<string, unknown>;
+    if (options.sessionKey !== undefined) this.#learner?.observeCall(options.sessionKey, id);
     options = await this.#withResources(options);
     const at = id.indexOf(':');
     const namespace = at > 0 ? id.slice(0, at) : '';

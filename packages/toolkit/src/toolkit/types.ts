@@ -4,7 +4,12 @@ import type {
   ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/client';
 import { type Tracer } from '@opentelemetry/api';
-import { type ToolIndex } from '@toolplane/toolindex';
+import {
+  type Searcher,
+  type SearchOptions,
+  type SearchPage,
+  type ToolIndex,
+} from '@toolplane/toolindex';
 import { type SchemaValidator, type Tool } from '@toolplane/toolmodel';
 import {
   type Middleware,
@@ -118,6 +123,12 @@ export interface ToolkitOptions {
   readonly maxCallDepth?: number;
   /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
   readonly middleware?: readonly Middleware[];
+  /**
+   * The index's search engine; default BM25. A learning searcher (`createLearningSearcher` from
+   * @toolplane/toolindex) learns from {@link Toolkit.search} calls followed, under the same
+   * `sessionKey`, by a call of one of their results.
+   */
+  readonly searcher?: Searcher;
   /**
    * Validates every tool call's arguments and result against the tool's schemas. Default: the
    * runner's, `createValidator()` from @toolplane/toolmodel (no code generation, so it runs on
@@ -309,6 +320,13 @@ export interface ConnectorStatus {
 export interface Toolkit {
   /** The tool index behind the toolkit, for search and change events. */
   readonly index: ToolIndex;
+  /**
+   * Searches the tools, as `index.search`; with a `sessionKey`, what it found is remembered so a
+   * learning searcher ({@link ToolkitOptions.searcher}) learns when that session calls one of them.
+   *
+   * @throws {ToolError} `invalid_argument` for a bad query, limit or cursor; `cancelled`.
+   */
+  search(query: string, options?: ToolkitSearchOptions): Promise<SearchPage>;
   /** The runner every tool call goes through. */
   readonly runner: Runner;
   /** Adds or replaces a builtin tool. @throws {ToolError} `invalid_tool`. */
@@ -472,3 +490,9 @@ export interface Toolkit {
 export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
 export type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
 export type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
+
+/** Options of {@link Toolkit.search}. */
+export interface ToolkitSearchOptions extends SearchOptions {
+  /** Who searches (a gateway session's key): its later calls of a result are learning evidence. */
+  readonly sessionKey?: string;
+}

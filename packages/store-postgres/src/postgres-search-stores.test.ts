@@ -1,11 +1,13 @@
-import { createLearningSearcher } from '@toolplane/toolindex';
+import { createHybridSearcher, createLearningSearcher } from '@toolplane/toolindex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresEvidenceStore } from './postgres-evidence.js';
+import { createPostgresVectorCache } from './postgres-vectors.js';
 import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
 
 const available = hasPostgres();
 
-describe.runIf(available)('createPostgresEvidenceStore', () => {
+// One server for both of the search caches (learned evidence, embedding vectors).
+describe.runIf(available)('PostgreSQL search stores', () => {
   let server: PostgresServer;
   beforeAll(async () => {
     server = await startPostgres();
@@ -62,9 +64,53 @@ describe.runIf(available)('createPostgresEvidenceStore', () => {
     }
   }, 60_000);
 
+  it('keeps embedding vectors by fingerprint, so a second instance embeds nothing again', async () => {
+    const embedded: string[] = [];
+    const embed = (texts: readonly string[]) => {
+      embedded.push(...texts);
+      return Promise.resolve(texts.map((text) => [text.length, 1, 0.5]));
+    };
+    const doc = {
+      id: 'billing:create_refund',
+      name: 'create_refund',
+      namespace: 'billing',
+      title: undefined,
+      description: 'Refund a charge.',
+      tags: [],
+    };
+    const first = await createPostgresVectorCache({ connectionString: server.url });
+    const second = await createPostgresVectorCache({ connectionString: server.url });
+    try {
+      const one = createHybridSearcher({ embed, cache: first, cacheKey: 'model-a' });
+      one.upsert(doc);
+      await one.warm();
+      expect(embedded).toHaveLength(1);
+      const two = createHybridSearcher({ embed, cache: second, cacheKey: 'model-a' });
+      two.upsert(doc);
+      await two.warm();
+      expect(embedded).toHaveLength(1);
+      // A vector comes back as it went in (as 32-bit floats); an unknown fingerprint not at all.
+      await first.put([{ fingerprint: 'f', vector: [0.25, -1, 3] }]);
+      const found = await second.get(['f', 'missing']);
+      expect([...found.keys()]).toEqual(['f']);
+      expect(Array.from(found.get('f') ?? [])).toEqual([0.25, -1, 3]);
+      // Another model's vectors are other fingerprints: embedded again.
+      const three = createHybridSearcher({ embed, cache: second, cacheKey: 'model-b' });
+      three.upsert(doc);
+      await three.warm();
+      expect(embedded).toHaveLength(2);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  }, 60_000);
+
   it('rejects a bad schema name', async () => {
     await expect(
       createPostgresEvidenceStore({ connectionString: server.url, schema: 'Bad-Name' }),
+    ).rejects.toMatchObject({ code: 'invalid_config' });
+    await expect(
+      createPostgresVectorCache({ connectionString: server.url, schema: 'Bad-Name' }),
     ).rejects.toMatchObject({ code: 'invalid_config' });
   });
 });

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { ToolError } from '@toolplane/toolkit';
+import { DEFAULT_SEPARATOR, didYouMean } from '@toolplane/toolmodel';
+import type { CliConfig } from '../config.js';
+import { openEvidenceStore } from '../open-search.js';
+import type { CommandContext } from './shared.js';
+
+/**
+ * `ns:tool` for `ns__tool` (the name a gateway exposes, or the config's `naming.separator`) when
+ * `ns` is a namespace of the config; the key itself otherwise.
+ */
+function canonicalToolId(cfg: CliConfig, key: string): string {
+  if (key.includes(':')) return key;
+  const separator = cfg.naming.separator ?? DEFAULT_SEPARATOR;
+  const at = key.indexOf(separator);
+  if (at <= 0) return key;
+  const namespace = key.slice(0, at);
+  const known = namespace === 'builtin' || cfg.connectors.some((c) => c.namespace === namespace);
+  return known ? `${namespace}:${key.slice(at + separator.length)}` : key;
+}
+
+/** `toolplane search forget [tool]`: what search learned from use, dropped. */
+export function registerSearch(search: Command, context: CommandContext): void {
+  const { output, config } = context;
+  search
+    .command('forget')
+    .description(
+      'drop what search learned from use (which searches led to which tool calls): of one tool, or all of it',
+    )
+    .argument(
+      '[tool]',
+      'the tool, as ns:tool or as a client sees it (ns__tool); default: every tool',
+    )
+    .action(async (key: string | undefined) => {
+      const cfg = await config();
+      const evidence = await openEvidenceStore(cfg.store);
+      try {
+        const rows = await evidence.load({ signal: context.signal });
+        const toolId = key === undefined ? undefined : canonicalToolId(cfg, key);
+        const dropped =
+          toolId === undefined ? rows.length : rows.filter((r) => r.toolId === toolId).length;
+        if (toolId !== undefined && dropped === 0) {
+          const near = didYouMean(toolId, [...new Set(rows.map((r) => r.toolId))]);
+          throw new ToolError(
+            'not_found',
+            `search has learned nothing about "${toolId}"${near === undefined ? '' : `; did you mean "${near}"?`}`,
+          );
+        }
+        await evidence.forget(toolId);
+        const tools = new Set(rows.map((r) => r.toolId)).size;
+        if (output.json) {
+          output.data({ forgot: { tool: toolId ?? null, terms: dropped } });
+        } else {
+          output.say(
+            toolId === undefined
+              ? `forgot ${String(dropped)} learned terms of ${String(tools)} tools`
+              : `forgot ${String(dropped)} learned terms of ${toolId}`,
+          );
+        }
+      } finally {
+        await evidence.close?.();
+      }
+    });
+}

@@ -1,0 +1,151 @@
+// The searcher a config asks for: BM25, blended with embeddings when `search.embeddings` is set,
+// wrapped in learning from use unless `search.learn` is false. Evidence and vectors live beside
+// the user store (the same SQLite file or PostgreSQL schema), so a restart or a fleet shares them.
+import {
+  createBm25Searcher,
+  createHybridSearcher,
+  createLearningSearcher,
+  createMemoryEvidenceStore,
+  createMemoryVectorCache,
+  createOpenAiEmbedder,
+  type EvidenceStore,
+  type HybridSearcher,
+  type Searcher,
+  type VectorCache,
+} from '@toolplane/toolindex';
+import type { ToolError } from '@toolplane/toolmodel';
+import type { SearchConfig, StoreConfig } from './config.js';
+
+/** A configured searcher and what it holds open. */
+export interface OpenSearch {
+  /** `undefined` when the config asks for plain BM25 (the toolkit's default). */
+  readonly searcher: Searcher | undefined;
+  /**
+   * Settles once learned evidence is loaded and every tool has its vector, for a one-shot search
+   * that should not be lexical only; a server never waits for it. Failures go to `onError`.
+   */
+  warm(options?: { readonly signal?: AbortSignal }): Promise<void>;
+  /** Writes what was learned and closes the stores it opened. Idempotent. */
+  close(): Promise<void>;
+}
+
+type Closable<T> = T & { close?: () => unknown };
+
+/** Opens the learned-evidence store beside the user store `store`. */
+export async function openEvidenceStore(store: StoreConfig): Promise<Closable<EvidenceStore>> {
+  switch (store.kind) {
+    case 'memory':
+      return createMemoryEvidenceStore();
+    case 'sqlite': {
+      const { createSqliteEvidenceStore } = await import('@toolplane/store-sqlite');
+      return createSqliteEvidenceStore({ path: store.path });
+    }
+    case 'postgres': {
+      const { createPostgresEvidenceStore } = await import('@toolplane/store-postgres');
+      return createPostgresEvidenceStore(postgresOf(store));
+    }
+  }
+}
+
+async function openVectorCache(store: StoreConfig): Promise<Closable<VectorCache>> {
+  switch (store.kind) {
+    case 'memory':
+      return createMemoryVectorCache();
+    case 'sqlite': {
+      const { createSqliteVectorCache } = await import('@toolplane/store-sqlite');
+      return createSqliteVectorCache({ path: store.path });
+    }
+    case 'postgres': {
+      const { createPostgresVectorCache } = await import('@toolplane/store-postgres');
+      return createPostgresVectorCache(postgresOf(store));
+    }
+  }
+}
+
+function postgresOf(store: Extract<StoreConfig, { kind: 'postgres' }>) {
+  return {
+    connectionString: store.connectionString,
+    ...(store.schema === undefined ? {} : { schema: store.schema }),
+  };
+}
+
+/**
+ * Builds the searcher `search` describes over the stores of `store`. Embedding never blocks a
+ * list or a call: vectors are made in the background, and until a search's tools all have one
+ * it is lexical. Failures of the embeddings endpoint or of the stores go to `onError`; search
+ * goes on without them.
+ *
+ * @throws {ToolError} `store_error` when a store cannot be opened; `invalid_argument` for bad
+ * embeddings options.
+ */
+export async function openSearch(
+  search: SearchConfig,
+  store: StoreConfig,
+  onError: (error: ToolError) => void,
+): Promise<OpenSearch> {
+  const { embeddings } = search;
+  if (!search.learn && embeddings === undefined) {
+    return { searcher: undefined, warm: () => Promise.resolve(), close: () => Promise.resolve() };
+  }
+  const opened: Closable<object>[] = [];
+  try {
+    let inner: Searcher = createBm25Searcher();
+    let hybrid: HybridSearcher | undefined;
+    const warmVectors = async (options: { readonly signal?: AbortSignal } = {}) => {
+      try {
+        await hybrid?.warm(options);
+      } catch (error) {
+        onError(error as ToolError);
+      }
+    };
+    if (embeddings !== undefined) {
+      const { url, model, apiKey, dimensions, weight, batchSize, requestsPerMinute } = embeddings;
+      const cache = await openVectorCache(store);
+      opened.push(cache);
+      inner = hybrid = createHybridSearcher({
+        lexical: inner,
+        embed: createOpenAiEmbedder({
+          url,
+          model,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...(dimensions === undefined ? {} : { dimensions }),
+          ...(batchSize === undefined ? {} : { batchSize }),
+          ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }),
+        }),
+        cache,
+        // Vectors depend on the model and their length, not on the endpoint serving them.
+        cacheKey: `${model}\u0000${String(dimensions ?? '')}`,
+        background: true,
+        onError,
+        ...(weight === undefined ? {} : { weight }),
+        ...(batchSize === undefined ? {} : { batchSize }),
+      });
+    }
+    if (!search.learn) {
+      return { searcher: inner, warm: warmVectors, close: () => closeAll(opened) };
+    }
+    const evidence = await openEvidenceStore(store);
+    opened.push(evidence);
+    const learner = createLearningSearcher({ searcher: inner, store: evidence, onError });
+    let closed: Promise<void> | undefined;
+    return {
+      searcher: learner,
+      warm: async (options) => {
+        await learner.ready;
+        await warmVectors(options);
+      },
+      close: () =>
+        (closed ??= (async () => {
+          await learner.flush();
+          await closeAll(opened);
+        })()),
+    };
+  } catch (error) {
+    await closeAll(opened);
+    throw error;
+  }
+}
+
+async function closeAll(opened: readonly Closable<object>[]): Promise<void> {
+  for (const item of opened) await item.close?.();
+}
