@@ -1,22 +1,15 @@
 import type { EvidenceStore } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, Pool } from 'pg';
-import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
-import { asStoreError } from './store-error.js';
+import { openSearchTable, type SearchTableOptions } from './search-table.js';
 
-/** Options for {@link createPostgresEvidenceStore}. */
-export type PostgresEvidenceStoreOptions = PostgresConnection & {
-  /** The schema, which may be shared with the other stores'. Default `toolplane`. */
-  readonly schema?: string;
-};
+/** Options for {@link createPostgresEvidenceStore}: a connection and the schema (default `toolplane`). */
+export type PostgresEvidenceStoreOptions = SearchTableOptions;
 
 /** An {@link EvidenceStore} in PostgreSQL, with {@link PostgresEvidenceStore.close}. */
 export interface PostgresEvidenceStore extends EvidenceStore {
   /** Ends the pool it created (a pool you passed stays open). */
   close(): Promise<void>;
 }
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
 /**
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
@@ -31,43 +24,13 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 export async function createPostgresEvidenceStore(
   options: PostgresEvidenceStoreOptions,
 ): Promise<PostgresEvidenceStore> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
-    );
-  }
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      'createPostgresEvidenceStore needs exactly one of connectionString and pool',
-    );
-  }
-  const secrets = options.connectionString === undefined ? [] : [options.connectionString];
-  const pool =
-    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
-  if (options.pool === undefined) pool.on('error', () => undefined);
-  const table = `${escapeIdentifier(schema)}.search_evidence`;
-  const query = async <R extends object>(what: string, text: string, values: unknown[] = []) => {
-    try {
-      return (await pool.query<R>(text, values)).rows;
-    } catch (error) {
-      throw asStoreError(error, `cannot ${what} search evidence`, { secrets });
-    }
-  };
-  try {
-    await query(
-      'create the table of',
-      `CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)};
-      CREATE TABLE IF NOT EXISTS ${table} (
-        tool_id TEXT NOT NULL, term TEXT NOT NULL, weight DOUBLE PRECISION NOT NULL,
-        updated_at BIGINT NOT NULL, PRIMARY KEY (tool_id, term))`,
-    );
-  } catch (error) {
-    if (options.pool === undefined) await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const { table, query, close } = await openSearchTable(options, {
+    name: 'search_evidence',
+    noun: 'search evidence',
+    columns: `tool_id TEXT NOT NULL, term TEXT NOT NULL, weight DOUBLE PRECISION NOT NULL,
+      updated_at BIGINT NOT NULL, PRIMARY KEY (tool_id, term)`,
+    opener: 'createPostgresEvidenceStore',
+  });
   return {
     async load(loadOptions = {}) {
       if (loadOptions.signal?.aborted === true) {
@@ -114,8 +77,6 @@ export async function createPostgresEvidenceStore(
       if (toolId === undefined) await query('forget', `DELETE FROM ${table}`);
       else await query('forget', `DELETE FROM ${table} WHERE tool_id = $1`, [toolId]);
     },
-    async close() {
-      if (options.pool === undefined) await pool.end().catch(() => undefined);
-    },
+    close,
   };
 }

@@ -1,22 +1,14 @@
 import type { VectorCache } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, Pool } from 'pg';
-import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
-import { asStoreError } from './store-error.js';
+import { openSearchTable, type SearchTableOptions } from './search-table.js';
 
-/** Options for {@link createPostgresVectorCache}. */
-export type PostgresVectorCacheOptions = PostgresConnection & {
-  /** The schema, which may be shared with the other stores'. Default `toolplane`. */
-  readonly schema?: string;
-};
+/** Options for {@link createPostgresVectorCache}: a connection and the schema (default `toolplane`). */
+export type PostgresVectorCacheOptions = SearchTableOptions;
 
 /** A {@link VectorCache} in PostgreSQL, with {@link PostgresVectorCache.close}. */
 export interface PostgresVectorCache extends VectorCache {
   /** Ends the pool it created (a pool you passed stays open). */
   close(): Promise<void>;
 }
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
 /**
  * Keeps toolindex's tool embedding vectors (see `createHybridSearcher`'s `cache`) in the
@@ -31,41 +23,12 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 export async function createPostgresVectorCache(
   options: PostgresVectorCacheOptions,
 ): Promise<PostgresVectorCache> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
-    );
-  }
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      'createPostgresVectorCache needs exactly one of connectionString and pool',
-    );
-  }
-  const secrets = options.connectionString === undefined ? [] : [options.connectionString];
-  const pool =
-    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
-  if (options.pool === undefined) pool.on('error', () => undefined);
-  const table = `${escapeIdentifier(schema)}.embedding_vectors`;
-  const query = async <R extends object>(what: string, text: string, values: unknown[] = []) => {
-    try {
-      return (await pool.query<R>(text, values)).rows;
-    } catch (error) {
-      throw asStoreError(error, `cannot ${what} embedding vectors`, { secrets });
-    }
-  };
-  try {
-    await query(
-      'create the table of',
-      `CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)};
-      CREATE TABLE IF NOT EXISTS ${table} (fingerprint TEXT PRIMARY KEY, vector BYTEA NOT NULL)`,
-    );
-  } catch (error) {
-    if (options.pool === undefined) await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const { table, query, close } = await openSearchTable(options, {
+    name: 'embedding_vectors',
+    noun: 'embedding vectors',
+    columns: 'fingerprint TEXT PRIMARY KEY, vector BYTEA NOT NULL',
+    opener: 'createPostgresVectorCache',
+  });
   return {
     async get(fingerprints) {
       const found = new Map<string, Float32Array>();
@@ -94,8 +57,6 @@ export async function createPostgresVectorCache(
         ],
       );
     },
-    async close() {
-      if (options.pool === undefined) await pool.end().catch(() => undefined);
-    },
+    close,
   };
 }

@@ -1,0 +1,83 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { escapeIdentifier, Pool } from 'pg';
+import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
+import { asStoreError } from './store-error.js';
+
+/** Where a search cache lives: a connection and the schema, shared with the other stores'. */
+export type SearchTableOptions = PostgresConnection & {
+  /** Default `toolplane`. */
+  readonly schema?: string;
+};
+
+/** One of the search caches' tables, opened by {@link openSearchTable}. */
+export interface SearchTable {
+  /** The table's qualified, quoted name. */
+  readonly table: string;
+  /** Runs a statement; a failure rejects with `store_error` saying `cannot <what> <noun>`. */
+  readonly query: <R extends object>(
+    what: string,
+    text: string,
+    values?: unknown[],
+  ) => Promise<R[]>;
+  /** Ends the pool it created (a pool passed in stays open). */
+  readonly close: () => Promise<void>;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+/**
+ * Opens (creating when missing) a table of the search caches — learned evidence, embedding
+ * vectors. They are caches of use, kept out of the store's versioned migrations.
+ *
+ * @throws {ToolError} `invalid_config` for a bad schema name or not exactly one of
+ * `connectionString` and `pool`; `store_error` when the server cannot be reached.
+ */
+export async function openSearchTable(
+  options: SearchTableOptions,
+  spec: {
+    readonly name: string;
+    readonly noun: string;
+    readonly columns: string;
+    readonly opener: string;
+  },
+): Promise<SearchTable> {
+  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ToolError(
+      'invalid_config',
+      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
+    );
+  }
+  if ((options.connectionString === undefined) === (options.pool === undefined)) {
+    throw new ToolError(
+      'invalid_config',
+      `${spec.opener} needs exactly one of connectionString and pool`,
+    );
+  }
+  const secrets = options.connectionString === undefined ? [] : [options.connectionString];
+  const pool =
+    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
+  if (options.pool === undefined) pool.on('error', () => undefined);
+  const close = async (): Promise<void> => {
+    if (options.pool === undefined) await pool.end().catch(() => undefined);
+  };
+  const table = `${escapeIdentifier(schema)}.${spec.name}`;
+  const query = async <R extends object>(what: string, text: string, values: unknown[] = []) => {
+    try {
+      return (await pool.query<R>(text, values)).rows;
+    } catch (error) {
+      throw asStoreError(error, `cannot ${what} ${spec.noun}`, { secrets });
+    }
+  };
+  try {
+    await query(
+      'create the table of',
+      `CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)};
+      CREATE TABLE IF NOT EXISTS ${table} (${spec.columns})`,
+    );
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { table, query, close };
+}
