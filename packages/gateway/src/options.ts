@@ -24,7 +24,7 @@ export interface GatewayOptions extends NamingOptions {
   readonly serverInfo?: Implementation;
   /** Sent to clients in the `initialize` result. */
   readonly instructions?: string;
-  /** Items per page of every list (default 500). */
+  /** Items per page of every list (default 1,000). */
   readonly pageSize?: number;
   /** Tool filters by namespace. */
   readonly filter?: Readonly<Record<string, GatewayToolFilter>>;

@@ -42,7 +42,9 @@ import {
 
 export { ERROR_META_KEY } from './call-results.js';
 
-const DEFAULT_PAGE_SIZE = 500;
+// As many as the upstream servers we measured send a page (a full listing of 100k tools is 100
+// round trips, not 200), and a page still about a megabyte for tools of a kilobyte each.
+const DEFAULT_PAGE_SIZE = 1_000;
 const DEFAULT_LIST_TTL_MS = 60_000;
 
 /** The same cache hint for every list a 2026 client may cache. */
