@@ -68,7 +68,7 @@ export async function readValues(
 export async function withToolkit(
   context: CommandContext,
   cfg: CliConfig,
-  options: { only?: string; quiet?: boolean },
+  options: { only?: string; quiet?: boolean; validator?: 'compiled' | 'default' },
   work: (opened: OpenToolkit, cfg: CliConfig) => Promise<void> | void,
 ): Promise<void> {
   const { output } = context;
@@ -82,6 +82,7 @@ export async function withToolkit(
       connectors: needed,
       signal: context.signal,
       env: context.env,
+      ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
   } finally {
     spinner.stop();

@@ -2,7 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnector, type Connector } from './connector.js';
-import { agent } from './transport/http-agent.js';
+import { httpAgent } from './transport/http-agent.js';
 
 let fixture: HttpFixture | undefined;
 let connector: Connector | undefined;
@@ -30,7 +30,8 @@ async function killAndLeave(signal: NodeJS.Signals): Promise<void> {
  * Resolves once the connectors' pool closes a connection to `origin` that sat idle past its
  * keep-alive time (undici's own close, `UND_ERR_INFO`); rejects after a bound.
  */
-function closedIdle(origin: string): Promise<void> {
+async function closedIdle(origin: string): Promise<void> {
+  const agent = await httpAgent();
   return new Promise((resolve, reject) => {
     const onDisconnect = (at: URL, _targets: unknown, error: Error & { code?: string }): void => {
       if (new URL(at).origin !== origin || error.code !== 'UND_ERR_INFO') return;
