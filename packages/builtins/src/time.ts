@@ -1,16 +1,16 @@
 import { TZDate } from '@date-fns/tz';
 import { defineTool, ToolError } from '@toolplane/toolkit';
-import {
-  add,
-  differenceInDays,
-  differenceInHours,
-  differenceInMinutes,
-  differenceInMonths,
-  differenceInSeconds,
-  differenceInWeeks,
-  differenceInYears,
-  intervalToDuration,
-} from 'date-fns';
+// One module per function: date-fns' index loads every one of its ~860 modules, which cost every
+// process that only lists the builtin tools (`toolplane tools list`) a good part of its start.
+import { add } from 'date-fns/add';
+import { differenceInDays } from 'date-fns/differenceInDays';
+import { differenceInHours } from 'date-fns/differenceInHours';
+import { differenceInMinutes } from 'date-fns/differenceInMinutes';
+import { differenceInMonths } from 'date-fns/differenceInMonths';
+import { differenceInSeconds } from 'date-fns/differenceInSeconds';
+import { differenceInWeeks } from 'date-fns/differenceInWeeks';
+import { differenceInYears } from 'date-fns/differenceInYears';
+import { intervalToDuration } from 'date-fns/intervalToDuration';
 import { z } from 'zod';
 import { boundedCache, cached } from './cached.js';
 import { BUILTIN_LIMITS } from './limits.js';

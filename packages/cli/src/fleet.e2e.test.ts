@@ -31,6 +31,7 @@ import {
   pool,
   rawCall,
   rawText,
+  requestsSent,
   textOf,
   within,
 } from './testing/fleet-clients.js';
@@ -379,16 +380,33 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
     );
     const on = await Promise.all(calls.map((call) => call.started));
     expect(on).toContain(victim);
-    await instance(victim).stop('SIGKILL');
-    instances.delete(victim);
+    // The client of the calls begun after the kill has kept-alive connections to the balancer,
+    // and the balancer some to every instance, the victim too.
+    const client = await connect(url, 'modern');
+    await pool(30, 6, async (i) => textOf(await echo(client, `before ${i}`)));
+    // Under load, the balancer may not run between the kill and the next request, so it does
+    // not yet know that its connections to the victim are dead: it is stopped across the kill,
+    // and goes on once the next requests are on their way to it.
+    const balancerPid = balancer?.child.pid ?? 0;
+    process.kill(balancerPid, 'SIGSTOP');
+    let after: Promise<PromiseSettledResult<string>[]>;
     try {
-      // Calls begun after the kill: a refused connection is retried on another instance.
-      const client = await connect(url, 'modern');
-      const after = await pool(60, 6, async (i) => textOf(await echo(client, `after ${i}`)));
+      await instance(victim).stop('SIGKILL');
+      instances.delete(victim);
+      const sent = requestsSent(6);
+      after = pool(60, 6, async (i) => textOf(await echo(client, `after ${i}`)));
+      await within(sent, 10_000, 'the first requests after the kill to be sent');
+    } finally {
+      process.kill(balancerPid, 'SIGCONT');
+    }
+    try {
+      // Calls begun after the kill: each goes on a new connection to an instance, and a refused
+      // one is retried on another instance.
       const results = await Promise.all(calls.map((call) => call.result));
+      const settled = await after;
       await client.close();
       await Promise.all(calls.map((call) => call.client.close()));
-      expect(after.filter((o) => o.status === 'rejected')).toEqual([]);
+      expect(settled.filter((o) => o.status === 'rejected')).toEqual([]);
       on.forEach((name, i) => {
         expect(results[i]).toBe(name === victim ? 'failed' : 'ok');
       });

@@ -87,7 +87,7 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     expect(heavyIn(help.urls)).toEqual([]);
   });
 
-  it('loads no native module and no pg for a memory store', async () => {
+  it('loads no native module, pg, ajv or HTTP client for tools list on a memory store', async () => {
     const { ran, urls } = await loaded([
       '--config',
       'memory.yaml',
@@ -98,6 +98,13 @@ describe('what a start loads', { timeout: 60_000 }, () => {
       '--json',
     ]);
     expect(ran.code).toBe(0);
-    expect(heavyIn(urls)).toEqual(['toolkit', 'ajv']);
+    // It runs no tool: the compiled validator is not needed either.
+    expect(heavyIn(urls)).toEqual(['toolkit']);
+    // Nor what only some tools and transports need: date-fns' index (its ~860 modules; the
+    // time tools import one module per function), an HTTP client for HTTP upstreams, the MIME
+    // sniffing and text decoding of resources built from bytes.
+    const needless = [/\/date-fns\/index\.js$/, /\/undici\//, /\/file-type\//, /\/iconv-lite\//];
+    expect(urls.filter((url) => needless.some((pattern) => pattern.test(url)))).toEqual([]);
+    expect(urls.some((url) => url.includes('/date-fns/'))).toBe(true);
   });
 });

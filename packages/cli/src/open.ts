@@ -57,6 +57,12 @@ export interface OpenToolkitOptions {
   /** Hears a failure of the embeddings endpoint or of the search stores; search goes on. */
   readonly onSearchError?: (error: ToolError) => void;
   readonly signal?: AbortSignal;
+  /**
+   * Validate with ajv's compiled schemas (`'compiled'`, default), or with the toolkit's default
+   * validator (`'default'`): what a command that runs no tool (`tools list`) passes, so that it
+   * does not load ajv, which only pays off over many calls.
+   */
+  readonly validator?: 'compiled' | 'default';
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -93,14 +99,17 @@ export async function openToolkit(
     ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
     : undefined;
   // Loaded here, not at the top: `import('@toolplane/cli')` for its config helpers stays light.
-  const { createAjvValidator } = await import('@toolplane/validator-ajv');
+  // A CLI runs on Node, where code generation is allowed, and a gateway it serves validates
+  // every call: compiled schemas validate many times faster than the default's.
+  const validator =
+    options.validator === 'default'
+      ? undefined
+      : (await import('@toolplane/validator-ajv')).createAjvValidator();
   const toolkit = createToolkit({
     ...(builtins === undefined ? {} : { tools: builtins }),
     prompts,
     store,
-    // A CLI runs on Node, where code generation is allowed, and a gateway it serves validates
-    // every call: compiled schemas validate many times faster than the default's.
-    validator: createAjvValidator(),
+    ...(validator === undefined ? {} : { validator }),
     // The configuration's secrets (substituted variables, headers, tokens) never leave in clear.
     secrets: config.secrets,
     connectorDefaults: {

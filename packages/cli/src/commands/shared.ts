@@ -68,7 +68,7 @@ export async function readValues(
 export async function withToolkit(
   context: CommandContext,
   cfg: CliConfig,
-  options: { only?: string; quiet?: boolean; search?: boolean },
+  options: { only?: string; quiet?: boolean; search?: boolean; validator?: 'compiled' | 'default' },
   work: (opened: OpenToolkit, cfg: CliConfig) => Promise<void> | void,
 ): Promise<void> {
   const { output } = context;
@@ -90,6 +90,7 @@ export async function withToolkit(
             },
           }
         : {}),
+      ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
     if (options.search === true) await opened.warmSearch({ signal: context.signal });
   } finally {

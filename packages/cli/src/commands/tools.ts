@@ -16,6 +16,10 @@ import {
   type ToolItem,
 } from './shared.js';
 
+// list, search and describe run no tool and validate nothing: the compiled validator (ajv) is
+// not worth loading for them.
+const LISTS = { validator: 'default' } as const;
+
 /** `toolplane tools list|search|describe|call`, under the `tools` command. */
 export function registerTools(tools: Command, context: CommandContext): void {
   const { output, config } = context;
@@ -24,7 +28,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
     .description('list every tool')
     .option('-n, --namespace <ns>', 'only this namespace')
     .action(async (options: { namespace?: string }) => {
-      await withToolkit(context, await config(), {}, async ({ toolkit }, cfg) => {
+      await withToolkit(context, await config(), LISTS, async ({ toolkit }, cfg) => {
         const result = await toolkit.list({
           type: 'tool',
           ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
@@ -51,32 +55,37 @@ export function registerTools(tools: Command, context: CommandContext): void {
     .argument('<query...>', 'words describing the task')
     .option('-l, --limit <n>', 'at most this many results (1-100)', parseCount, 10)
     .action(async (words: string[], options: { limit: number }) => {
-      await withToolkit(context, await config(), { search: true }, async ({ toolkit }, cfg) => {
-        const query = words.join(' ');
-        const page = await toolkit.search(query, { limit: 100, signal: context.signal });
-        const results = page.results
-          .filter((r) => isAllowed(cfg.filter[r.namespace ?? ''], r))
-          .slice(0, options.limit);
-        if (output.json) {
-          output.data({
-            query,
-            results: results.map((r) => ({
-              id: r.id,
-              namespace: r.namespace,
-              name: r.name,
-              ...(r.title === undefined ? {} : { title: r.title }),
-              description: r.shortDescription,
-              score: r.score,
-            })),
-          });
-          return;
-        }
-        output.table(
-          ['TOOL', 'SCORE', 'DESCRIPTION'],
-          results.map((r) => [output.color.cyan(r.id), r.score.toFixed(2), r.shortDescription]),
-          `no tool matches "${query}"`,
-        );
-      });
+      await withToolkit(
+        context,
+        await config(),
+        { ...LISTS, search: true },
+        async ({ toolkit }, cfg) => {
+          const query = words.join(' ');
+          const page = await toolkit.search(query, { limit: 100, signal: context.signal });
+          const results = page.results
+            .filter((r) => isAllowed(cfg.filter[r.namespace ?? ''], r))
+            .slice(0, options.limit);
+          if (output.json) {
+            output.data({
+              query,
+              results: results.map((r) => ({
+                id: r.id,
+                namespace: r.namespace,
+                name: r.name,
+                ...(r.title === undefined ? {} : { title: r.title }),
+                description: r.shortDescription,
+                score: r.score,
+              })),
+            });
+            return;
+          }
+          output.table(
+            ['TOOL', 'SCORE', 'DESCRIPTION'],
+            results.map((r) => [output.color.cyan(r.id), r.score.toFixed(2), r.shortDescription]),
+            `no tool matches "${query}"`,
+          );
+        },
+      );
     });
   tools
     .command('describe')
@@ -86,7 +95,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
       await withToolkit(
         context,
         await config(),
-        { only: namespaceOf(key) },
+        { ...LISTS, only: namespaceOf(key) },
         async ({ toolkit }, cfg) => {
           const item = await findTool(toolkit, cfg, key, context.signal);
           describeTool(output, item);

@@ -1,5 +1,6 @@
 // The clients the fleet tests drive the fleet with: SDK clients that note which instance
 // answered, raw 2026-07-28 calls for input_required rounds, and bounded waits. Test support.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -51,6 +52,24 @@ export async function fetchIdempotent(url: URL, init: RequestInit): Promise<Resp
     if (cause?.code !== 'UND_ERR_SOCKET') throw error;
     return fetch(url, init);
   }
+}
+
+/**
+ * Resolves once this process's `fetch` has written `count` more request bodies to their sockets
+ * (undici's `undici:request:bodySent` channel): the requests are on their way, whether or not
+ * anyone reads them yet.
+ */
+export function requestsSent(count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let left = count;
+    const onSent = (): void => {
+      left -= 1;
+      if (left > 0) return;
+      unsubscribe('undici:request:bodySent', onSent);
+      resolve();
+    };
+    subscribe('undici:request:bodySent', onSent);
+  });
 }
 
 /** `promise`, or a rejection naming `what` once `ms` have passed: every wait here is bounded. */

@@ -141,6 +141,12 @@ defaults
   option redispatch 1
   retry-on conn-failure 503
   option http-buffer-request
+  # A fresh connection to the instance for every request. A kept-alive one can be dead (its
+  # instance just crashed, or closed it idle) before HAProxy notices; a request sent on it gets
+  # no answer, and HAProxy then closes the client's kept-alive connection without a word, so a
+  # call begun after a crash fails. A fresh connection to a dead instance is refused instead,
+  # which the retry above sends elsewhere.
+  option http-server-close
 
 frontend mcp
   bind ${bind}

@@ -17,6 +17,13 @@ const options = { capabilities: { tools: {} } };
 const echo = (request: CallToolRequest) =>
   Promise.resolve({ content: [{ type: 'text' as const, text: request.params.name }] });
 
+const MARKER = {
+  jsonrpc: '2.0',
+  id: 'marker',
+  method: 'tools/call',
+  params: { name: 'marker', arguments: {} },
+} as const;
+
 /** Sends `messages` raw to `server` and collects what it answers and what it reports as errors. */
 async function exchange(
   server: InstanceType<typeof Server>,
@@ -25,7 +32,14 @@ async function exchange(
   const [client, serverSide] = InMemoryTransport.createLinkedPair();
   const replies: JSONRPCMessage[] = [];
   const errors: string[] = [];
-  client.onmessage = (message) => replies.push(message);
+  // The marker, a call sent last, is answered once every message before it has been handled
+  // (calls are handled in order, and a call's handler is the slowest path here).
+  let markerAnswered: () => void = () => undefined;
+  const marked = new Promise<void>((resolve) => (markerAnswered = resolve));
+  client.onmessage = (message) => {
+    if ('id' in message && message.id === MARKER.id) markerAnswered();
+    else replies.push(message);
+  };
   server.onerror = (error) => errors.push(error.message);
   await server.connect(serverSide);
   await client.start();
@@ -35,8 +49,10 @@ async function exchange(
     method: 'initialize',
     params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: info },
   } as const;
-  for (const message of [initialize, ...messages]) await client.send(message as JSONRPCMessage);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const message of [initialize, ...messages, MARKER]) {
+    await client.send(message as JSONRPCMessage);
+  }
+  await marked;
   await server.close();
   return { replies, errors };
 }
@@ -111,8 +127,11 @@ describe('GatewayServer', () => {
     const replies: JSONRPCMessage[] = [];
     client.onmessage = (message) => replies.push(message);
     await client.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(seen).toHaveLength(1);
+    // A second ping, answered after the first: the first has been handled by then.
+    await client.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await expect.poll(() => replies).toHaveLength(2);
+    expect(seen).toHaveLength(2);
+    replies.pop();
     expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
     await server.close();
   });

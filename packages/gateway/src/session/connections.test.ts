@@ -100,6 +100,19 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
+// Another dynamic resource: subscribing to it makes the session's server log an acknowledgement.
+const MARKER = 'demo://resource/dynamic/text/2';
+
+/**
+ * Makes `session`'s server send it a log message (server-everything acknowledges a subscription
+ * with one) and waits until the session hears it: whatever reached the gateway before, for
+ * whichever session, has been relayed by then.
+ */
+async function marker(session: Session): Promise<void> {
+  await session.client.subscribeResource({ uri: MARKER });
+  await until(() => session.logs.some((data) => String(data).includes(`for URI: ${MARKER}`)));
+}
+
 describe('upstream connections per client session', () => {
   it('shares one server between sessions by default', async () => {
     const gateway = await serve('shared');
@@ -125,8 +138,8 @@ describe('upstream connections per client session', () => {
     // server-everything logs once at once when simulated logging is switched on.
     expect(await toggle(alice, 'toggle-simulated-logging')).toBe('Started');
     await until(() => alice.logs.some(simulated));
-    // Given the time alice's message took and more, bob has still heard none of it.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Bob's own server's later message reaches him, and none of alice's has.
+    await marker(bob);
     expect(bob.logs.filter(simulated)).toEqual([]);
     await toggle(alice, 'toggle-simulated-logging');
   });
@@ -147,7 +160,7 @@ describe('upstream connections per client session', () => {
     // server-everything sends an update for each subscription at once when updates go on.
     expect(await toggle(alice)).toBe('Started');
     await until(() => alice.updates.includes(DYNAMIC));
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await marker(bob);
     expect(bob.updates).toEqual([]);
     expect(sessionConnections(gateway)).toBe(2);
     await alice.client.unsubscribeResource({ uri: DYNAMIC });

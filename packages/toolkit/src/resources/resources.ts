@@ -7,12 +7,37 @@ import type {
   TextResourceContents,
 } from '@modelcontextprotocol/client';
 import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
-import { detect as detectEncoding } from 'chardet';
-import { fileTypeFromBuffer } from 'file-type';
-import iconv from 'iconv-lite';
-import { lookup as mimeFromName } from 'mime-types';
 import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
+
+/** What {@link dataResource} reads bytes with: MIME sniffing, names and text encodings. */
+interface Codecs {
+  readonly detectEncoding: (data: Uint8Array) => string | null;
+  readonly fileTypeFromBuffer: (data: Uint8Array) => Promise<{ mime: string } | undefined>;
+  readonly iconv: typeof import('iconv-lite');
+  readonly mimeFromName: (name: string) => string | false;
+}
+
+let codecs: Promise<Codecs> | undefined;
+
+/**
+ * Loads the codecs at their first use: a toolkit that never builds a resource from bytes (every
+ * `toolplane tools list`) does not pay for loading file-type, chardet, iconv-lite and mime-types.
+ */
+function loadCodecs(): Promise<Codecs> {
+  codecs ??= Promise.all([
+    import('chardet'),
+    import('file-type'),
+    import('iconv-lite'),
+    import('mime-types'),
+  ]).then(([chardet, fileType, iconv, mime]) => ({
+    detectEncoding: chardet.detect,
+    fileTypeFromBuffer: fileType.fileTypeFromBuffer,
+    iconv: iconv.default,
+    mimeFromName: mime.lookup,
+  }));
+  return codecs;
+}
 
 /** What a resource is, without its contents: the fields of MCP's `Resource` (`resources/list`). */
 export interface ResourceInfo {
@@ -148,6 +173,8 @@ export async function dataResource(
   }
   checkSize(name, data.byteLength, MAX_RESOURCE_BYTES);
   const base = info(name, options);
+  const codec = await loadCodecs();
+  const { fileTypeFromBuffer, mimeFromName } = codec;
   const ext = options.filename?.split('.').pop()?.toLowerCase();
   const fromName =
     options.filename === undefined
@@ -156,7 +183,7 @@ export async function dataResource(
         (mimeFromName(options.filename) || undefined));
   // Unicode text marked by a byte-order mark or UTF-16's zero bytes is text whatever file-type
   // makes of it (it reads FF FE as MPEG audio).
-  const unicode = options.mimeType === undefined ? decodeUnicode(data) : undefined;
+  const unicode = options.mimeType === undefined ? decodeUnicode(codec, data) : undefined;
   const sniffed =
     options.mimeType !== undefined || unicode !== undefined
       ? undefined
@@ -168,7 +195,7 @@ export async function dataResource(
     textual ||
     declared === undefined ||
     (options.mimeType === undefined && sniffed === undefined && looksLikeText(data));
-  const text = unicode ?? (tryText ? decodeText(data, textual) : undefined);
+  const text = unicode ?? (tryText ? decodeText(codec, data, textual) : undefined);
   if (text !== undefined) {
     return validateResource({ ...base, mimeType: textual ? declared : 'text/plain', text });
   }
@@ -436,7 +463,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * none, UTF-16's zero bytes (text in Latin scripts has a zero high byte in almost every code
  * unit). `undefined` when there is no such sign or the result holds control characters.
  */
-function decodeUnicode(data: Uint8Array): string | undefined {
+function decodeUnicode({ iconv }: Codecs, data: Uint8Array): string | undefined {
   let text: string | undefined;
   if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
     try {
@@ -470,8 +497,9 @@ function utf16ByZeros(data: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
 }
 
 /** Decodes text bytes; `undefined` when they are not text and `force` is false. */
-function decodeText(data: Uint8Array, force: boolean): string | undefined {
-  const unicode = decodeUnicode(data);
+function decodeText(codec: Codecs, data: Uint8Array, force: boolean): string | undefined {
+  const { detectEncoding, iconv } = codec;
+  const unicode = decodeUnicode(codec, data);
   if (unicode !== undefined) return unicode;
   try {
     const text = utf8.decode(data);

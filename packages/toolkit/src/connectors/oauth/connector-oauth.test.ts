@@ -199,6 +199,10 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
 
   it('connects again once a login made elsewhere stores new tokens, and only then', async () => {
     const oauth = oauthFor({ scopes: ['tools:read'] });
+    // Calls through: counts the connector's looks at the store.
+    const looks = vi.spyOn(oauth, 'changedElsewhere');
+    const looked = (): number =>
+      looks.mock.settledResults.filter((result) => result.type === 'fulfilled').length;
     const connector = createConnector(
       { url: upstream.url, oauth },
       {
@@ -214,7 +218,8 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     await waitFor(() => connector.state === 'auth_required');
     // Nothing changed in the store: it stays put, without trying the server again.
     const tries = upstream.authorizations.length;
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const before = looked();
+    await waitFor(() => looked() >= before + 3);
     expect(connector.state).toBe('auth_required');
     expect(upstream.authorizations.length).toBe(tries);
     // Another client of the same store (`toolplane auth login` in another process) logs in.

@@ -1,26 +1,36 @@
 // The HTTP side of the Streamable HTTP client transport: the process's one connection pool, what
 // it tells of connections the server ends, and what the transport reads off its answers.
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { MAX_REDIRECTS } from './node-fetch.js';
-
-/**
- * One keep-alive agent for every connector in the process (undici pools connections per origin).
- * No HTTP-level time limits: undici's default of 300 s without a byte would break a quiet session
- * stream, or fail a long tool call whose stream carries nothing meanwhile, every five minutes;
- * how long a request may take is the MCP request timeout's business.
- */
-export const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 /** Who hears, per origin, of the server closing or resetting a connection of the pool. */
 const closedByServer = new Map<string, Set<(error: Error) => void>>();
 // Codes of a connection the other side ended: not undici's own idle timeout (UND_ERR_INFO) nor
 // an abort of ours.
 const SERVER_CLOSE_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-agent.on('disconnect', (origin, _targets, error) => {
-  if (!SERVER_CLOSE_CODES.has((error as { code?: unknown } | undefined)?.code)) return;
-  for (const listener of closedByServer.get(new URL(origin).origin) ?? []) listener(error);
-});
+
+let shared: Promise<Agent> | undefined;
+
+/**
+ * The one keep-alive agent for every connector in the process (undici pools connections per
+ * origin), made at the first HTTP request: undici is some 400 modules, which a process with only
+ * stdio servers (`toolplane tools list`, say) never loads. No HTTP-level time limits: undici's
+ * default of 300 s without a byte would break a quiet session stream, or fail a long tool call
+ * whose stream carries nothing meanwhile, every five minutes; how long a request may take is the
+ * MCP request timeout's business.
+ */
+export function httpAgent(): Promise<Agent> {
+  shared ??= import('undici').then(({ Agent }) => {
+    const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    agent.on('disconnect', (origin, _targets, error) => {
+      if (!SERVER_CLOSE_CODES.has((error as { code?: unknown } | undefined)?.code)) return;
+      for (const listener of closedByServer.get(new URL(origin).origin) ?? []) listener(error);
+    });
+    return agent;
+  });
+  return shared;
+}
 
 /**
  * Calls `listener` whenever the server at `origin` closes or resets a connection of the pool
@@ -38,7 +48,7 @@ export function watchServerCloses(origin: string, listener: (error: Error) => vo
   };
 }
 
-/** An answer from {@link agent}. */
+/** An answer from {@link httpAgent}'s agent. */
 export interface Answer {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;

@@ -263,14 +263,25 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('closes: an open stream and a request in flight end, and nothing reconnects', async () => {
+    // Its streams ask for a 1 ms reconnection delay: a reconnection would come at once.
     const server = await raw((req, body, res) => {
       if (req.method === 'GET') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(': open\n\n');
+        res.write('retry: 1\n: open\n\n');
       } else if (!body.includes('"id"')) {
         res.writeHead(202).end();
       }
       // Requests are never answered.
+    });
+    // The marker: a second transport, not closed, whose first stream (same delay) ends.
+    const control = await raw((req, _body, res) => {
+      if (req.method !== 'GET') {
+        res.writeHead(202).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('retry: 1\n: open\n\n');
+      if (control.seen.filter((r) => r.method === 'GET').length === 1) res.end();
     });
     const { transport, errors } = transportTo(server.url);
     let closed = 0;
@@ -282,7 +293,10 @@ describe('StreamableHttpClientTransport', () => {
     await transport.close();
     await expect(pending).rejects.toThrow();
     expect(closed).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the control has reconnected after the same delay, a closed transport would have too.
+    const marker = transportTo(control.url).transport;
+    await marker.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await expect.poll(() => control.seen.filter((r) => r.method === 'GET').length).toBe(2);
     expect(server.seen).toHaveLength(3);
     expect(errors.filter((e) => !e.message.includes('closed'))).toEqual([]);
   });

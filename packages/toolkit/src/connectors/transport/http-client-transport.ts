@@ -9,7 +9,7 @@ import {
 import type { RequestId } from '@toolplane/toolmodel/wire';
 import { createParser } from 'eventsource-parser';
 import {
-  agent,
+  httpAgent,
   asError,
   header,
   isMessage,
@@ -273,6 +273,7 @@ export class StreamableHttpClientTransport implements Transport {
     for (let redirects = 0; ; redirects++) {
       let answer: Answer;
       try {
+        const agent = await httpAgent();
         answer = await agent.request({
           origin: this.#origin,
           path: url.pathname + url.search,
