@@ -1,3 +1,4 @@
+import type { ToolkitApprovalOptions } from '../approval/elicit-approval.js';
 import type {
   CompleteResult,
   Prompt as McpPrompt,
@@ -118,6 +119,13 @@ export interface ToolkitOptions {
   readonly maxCallDepth?: number;
   /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
   readonly middleware?: readonly Middleware[];
+  /**
+   * Calls a person approves before they run: destructive tools (by default), unannotated ones,
+   * `tools` globs minus `except`. The calling client is asked through MCP elicitation unless
+   * `ask` is given; a call without approval fails with `approval_denied`. Runs before
+   * `middleware`.
+   */
+  readonly approval?: ToolkitApprovalOptions;
   /**
    * Validates every tool call's arguments and result against the tool's schemas. Default: the
    * runner's, `createValidator()` from @toolplane/toolmodel (no code generation, so it runs on

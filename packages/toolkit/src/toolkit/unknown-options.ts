@@ -13,6 +13,7 @@ const KNOWN = Object.keys({
   logger: true,
   maxCallDepth: true,
   middleware: true,
+  approval: true,
   validator: true,
   secrets: true,
   upstreamRequests: true,

@@ -112,10 +112,13 @@ const WHY: Record<ApprovalReason, string> = {
 /** The error a refused call fails with: which policy refused it, why, and how to allow it. */
 function refusal(request: ApprovalRequest, reason: ApprovalReason, cause?: unknown): ToolError {
   const { toolId, policy } = request;
+  // Our own errors say what went wrong in words meant for the caller (a client without
+  // elicitation, say); foreign ones are kept as the cause only.
+  const detail = ToolError.isInstance(cause) ? ` (${cause.message})` : '';
   const rule = policy.startsWith('tools:') ? `it matches approval.tools "${policy.slice(6)}"` : `approval.${policy} is on`;
   return new ToolError(
     'approval_denied',
-    `tool "${toolId}" needs approval (${rule}) and did not get it: ${WHY[reason]}; the call did not run. Approve it when asked, or allow it without asking by adding "${toolId}" to approval.except`,
+    `tool "${toolId}" needs approval (${rule}) and did not get it: ${WHY[reason]}${detail}; the call did not run. Approve it when asked, or allow it without asking by adding "${toolId}" to approval.except`,
     { toolId, backend: request.call.backend, op: 'execute', ...(cause === undefined ? {} : { cause }) },
   );
 }
@@ -210,8 +213,16 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
     try {
       answer = await raceAbort(Promise.resolve().then(() => ask(request, session)), signal);
     } catch (error) {
+      // An ask that throws `validation` got an answer that is not one (a form that breaks its
+      // schema); any other failure means nobody could be asked.
       const reason: ApprovalReason =
-        call.signal?.aborted === true ? 'cancelled' : timer.signal.aborted ? 'timeout' : 'unavailable';
+        call.signal?.aborted === true
+          ? 'cancelled'
+          : timer.signal.aborted
+            ? 'timeout'
+            : ToolError.isInstance(error) && error.code === 'validation'
+              ? 'invalid_answer'
+              : 'unavailable';
       emit('refused', request, who, reason);
       if (call.signal?.aborted === true) {
         throw new ToolError('cancelled', `the call of "${call.toolId}" was cancelled while it waited for approval`, {
