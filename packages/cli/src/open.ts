@@ -82,6 +82,7 @@ export async function openToolkit(
       ...(config.pingIntervalMs === 0 ? {} : { pingIntervalMs: config.pingIntervalMs }),
     },
     sessionConnections: config.sessionConnections,
+    ...(config.approval === undefined ? {} : { approval: config.approval }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
