@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { createToolkit } from '../toolkit/toolkit.js';
 import type { ApprovalRequest } from '@toolplane/toolrun';
-import { approvalForm } from './elicit-approval.js';
+import { approvalForm, type ToolkitApprovalOptions } from './elicit-approval.js';
 
-function setup(approval: Parameters<typeof createToolkit>[0]['approval']) {
+function setup(approval: ToolkitApprovalOptions) {
   const runs: string[] = [];
   const toolkit = createToolkit({
     approval,
