@@ -168,6 +168,51 @@ describe('approval over Streamable HTTP', () => {
   });
 });
 
+describe('approval answers that come too late', () => {
+  let running: RunningToolkit;
+  let gateway: HttpGateway;
+  let refused: () => void = () => undefined;
+  beforeAll(async () => {
+    const toolkit = createToolkit({
+      approval: {
+        timeoutMs: 300,
+        onDecision: (decision) => {
+          if (decision.type === 'refused') refused();
+        },
+      },
+    });
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    running = await runToolkit(toolkit);
+    gateway = await serveHttp(running.toolkit, { port: 0 });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await running.stop();
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    'a %s client accepting after the timeout runs nothing',
+    async (era) => {
+      const timedOut = new Promise<void>((resolve) => (refused = resolve));
+      const client = newClient(era, WITH_ELICITATION);
+      let asked = 0;
+      // The first request is answered accept once the gateway has refused the call; any request
+      // after it (a 2026 retry that asks afresh) is declined.
+      client.setRequestHandler('elicitation/create', async () => {
+        if (++asked > 1) return { action: 'decline' };
+        await timedOut;
+        return { action: 'accept', content: { approve: true } };
+      });
+      await client.connect(new StreamableHTTPClientTransport(gateway.url));
+      const id = `late-${era}-${++counter}`;
+      const result = await client.callTool({ name: 'fx__delete-item', arguments: { id } });
+      expect(result.isError).toBe(true);
+      expect(codeOf(result)).toBe('approval_denied');
+      expect(await deleted(client)).not.toContain(id);
+    },
+  );
+});
+
 describe('approval over stdio', () => {
   const { command, args } = gatewayCommand(
     [{ namespace: 'fx', source: fixtureCommand('stdio') }],
