@@ -5,8 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { toAiSdkTools } from './tools.js';
 
 const tools: Tool[] = [
-  { name: 'drop', namespace: 'db', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } },
-  { name: 'count', namespace: 'db', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  {
+    name: 'drop',
+    namespace: 'db',
+    inputSchema: { type: 'object' },
+    annotations: { destructiveHint: true },
+  },
+  {
+    name: 'count',
+    namespace: 'db',
+    inputSchema: { type: 'object' },
+    annotations: { readOnlyHint: true },
+  },
 ];
 
 function source() {
@@ -23,7 +33,10 @@ describe('toAiSdkTools({ needsApproval: policy })', () => {
   it("maps toolplane's approval policy to the AI SDK's needsApproval", async () => {
     const set = await toAiSdkTools(source(), { needsApproval: { destructive: true } });
     const flags = Object.fromEntries(
-      Object.entries(set).map(([name, tool]) => [name, (tool as { needsApproval?: unknown }).needsApproval === true]),
+      Object.entries(set).map(([name, tool]) => [
+        name,
+        (tool as { needsApproval?: unknown }).needsApproval === true,
+      ]),
     );
     expect(Object.values(flags).sort()).toEqual([false, true]);
     expect(Object.entries(flags).find(([, needs]) => needs)?.[0]).toMatch(/drop/);

@@ -26,10 +26,7 @@ export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions 
    * the rules of the gateway's `approval:`). In search mode, `call_tool` asks for approval when
    * the tool it names would.
    */
-  readonly needsApproval?:
-    | boolean
-    | ((tool: ToolmodelTool, id: string) => boolean)
-    | ApprovalRules;
+  readonly needsApproval?: boolean | ((tool: ToolmodelTool, id: string) => boolean) | ApprovalRules;
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
   readonly signal?: AbortSignal;

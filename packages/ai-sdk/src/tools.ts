@@ -51,8 +51,7 @@ function toAiSdkTool(source: ToolSource, entry: ToolEntry, options: AiSdkToolsOp
     meta: options.meta,
   });
   const pick = options.needsApproval;
-  const approval =
-    typeof pick === 'function' ? pick(tool, id) : pick === true;
+  const approval = typeof pick === 'function' ? pick(tool, id) : pick === true;
   return {
     ...(description === undefined ? {} : { description }),
     ...(approval ? { needsApproval: true } : {}),

@@ -32,7 +32,9 @@ describe('parseConfig with approval', () => {
   it('suggests the key meant for a misspelt one', () => {
     const error = problem({ approval: { destructve: true } });
     expect(error.code).toBe('invalid_config');
-    expect(error.message).toMatch(/approval: unknown key "destructve"; did you mean "destructive"\?/);
+    expect(error.message).toMatch(
+      /approval: unknown key "destructve"; did you mean "destructive"\?/,
+    );
   });
 
   it.each([

@@ -27,8 +27,7 @@ afterAll(async () => {
 
 function run(tool: { execute?: unknown } | undefined, input: unknown): Promise<unknown> {
   const execute = tool?.execute as
-    | ((input: unknown, context: object) => Promise<unknown>)
-    | undefined;
+    ((input: unknown, context: object) => Promise<unknown>) | undefined;
   if (execute === undefined) throw new Error('no such tool');
   return execute(input, {});
 }

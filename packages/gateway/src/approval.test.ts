@@ -67,7 +67,9 @@ async function deleted(client: Client): Promise<string[]> {
 const accept: Answer = () => ({ action: 'accept', content: { approve: true } });
 
 /** The cases every transport and era runs, given a way to connect a client. */
-function approvalCases(connect: (era: Era, caps: ClientCapabilities, answer?: Answer) => Promise<Client>) {
+function approvalCases(
+  connect: (era: Era, caps: ClientCapabilities, answer?: Answer) => Promise<Client>,
+) {
   describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
     it('is asked with a form naming the tool, server and arguments; on accept the call runs once', async () => {
       const seen: ElicitRequest[] = [];

@@ -89,14 +89,17 @@ describe('approval()', () => {
     ['decline', 'declined'],
     ['cancel', 'cancelled'],
     ['yes', 'invalid_answer'],
-  ] as const)('refuses the call without running it when the answer is %s', async (answer, reason) => {
-    const { runner, runs, decisions } = setup({ answers: [answer as ApprovalAnswer] });
-    const error = await rejection(runner.run('fs:delete', { path: 'a' }));
-    expect(error.code).toBe('approval_denied');
-    expect(error.message).toContain('approval.except');
-    expect(runs).toEqual([]);
-    expect(decisions.at(-1)).toMatchObject({ type: 'refused', reason });
-  });
+  ] as const)(
+    'refuses the call without running it when the answer is %s',
+    async (answer, reason) => {
+      const { runner, runs, decisions } = setup({ answers: [answer as ApprovalAnswer] });
+      const error = await rejection(runner.run('fs:delete', { path: 'a' }));
+      expect(error.code).toBe('approval_denied');
+      expect(error.message).toContain('approval.except');
+      expect(runs).toEqual([]);
+      expect(decisions.at(-1)).toMatchObject({ type: 'refused', reason });
+    },
+  );
 
   it('refuses the call when ask fails (nobody can be asked)', async () => {
     const { runner, runs, decisions } = setup({

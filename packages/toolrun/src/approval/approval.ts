@@ -56,7 +56,9 @@ export interface ApprovalDecision {
 }
 
 /** Options of {@link approval}. */
-export interface ApprovalOptions<S extends ApprovalSession = ApprovalSession> extends ApprovalRules {
+export interface ApprovalOptions<
+  S extends ApprovalSession = ApprovalSession,
+> extends ApprovalRules {
   /** Ask for tools whose annotations say `destructiveHint: true` (default `true`). */
   readonly destructive?: boolean;
   /** Ask for tools that say neither `readOnlyHint` nor `destructiveHint` (default `false`). */
@@ -115,11 +117,18 @@ function refusal(request: ApprovalRequest, reason: ApprovalReason, cause?: unkno
   // Our own errors say what went wrong in words meant for the caller (a client without
   // elicitation, say); foreign ones are kept as the cause only.
   const detail = ToolError.isInstance(cause) ? ` (${cause.message})` : '';
-  const rule = policy.startsWith('tools:') ? `it matches approval.tools "${policy.slice(6)}"` : `approval.${policy} is on`;
+  const rule = policy.startsWith('tools:')
+    ? `it matches approval.tools "${policy.slice(6)}"`
+    : `approval.${policy} is on`;
   return new ToolError(
     'approval_denied',
     `tool "${toolId}" needs approval (${rule}) and did not get it: ${WHY[reason]}${detail}; the call did not run. Approve it when asked, or allow it without asking by adding "${toolId}" to approval.except`,
-    { toolId, backend: request.call.backend, op: 'execute', ...(cause === undefined ? {} : { cause }) },
+    {
+      toolId,
+      backend: request.call.backend,
+      op: 'execute',
+      ...(cause === undefined ? {} : { cause }),
+    },
   );
 }
 
@@ -151,7 +160,10 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
     );
   }
   if (typeof options.ask !== 'function') {
-    throw new ToolError('invalid_argument', 'approval({ ask }) must be a function that asks a person');
+    throw new ToolError(
+      'invalid_argument',
+      'approval({ ask }) must be a function that asks a person',
+    );
   }
   const { ask, onDecision } = options;
   const sessionOf = options.session ?? (() => anonymous as S);
@@ -211,7 +223,10 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
     }, timeoutMs);
     let answer: unknown;
     try {
-      answer = await raceAbort(Promise.resolve().then(() => ask(request, session)), signal);
+      answer = await raceAbort(
+        Promise.resolve().then(() => ask(request, session)),
+        signal,
+      );
     } catch (error) {
       // An ask that throws `validation` got an answer that is not one (a form that breaks its
       // schema); any other failure means nobody could be asked.
@@ -225,12 +240,16 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
               : 'unavailable';
       emit('refused', request, who, reason);
       if (call.signal?.aborted === true) {
-        throw new ToolError('cancelled', `the call of "${call.toolId}" was cancelled while it waited for approval`, {
-          toolId: call.toolId,
-          backend: call.backend,
-          op: 'execute',
-          cause: call.signal.reason,
-        });
+        throw new ToolError(
+          'cancelled',
+          `the call of "${call.toolId}" was cancelled while it waited for approval`,
+          {
+            toolId: call.toolId,
+            backend: call.backend,
+            op: 'execute',
+            cause: call.signal.reason,
+          },
+        );
       }
       throw refusal(request, reason, error);
     } finally {

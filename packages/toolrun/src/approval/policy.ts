@@ -46,11 +46,17 @@ export function compilePattern(where: string, pattern: unknown): (id: string) =>
     throw badPattern(where, pattern, `is longer than ${MAX_PATTERN_LENGTH} characters`);
   }
   if (!PATTERN_CHARS.test(pattern)) {
-    throw badPattern(where, pattern, 'has characters no tool ID has (allowed: A-Z a-z 0-9 _ - . : and * ? [ ] { } ,)');
+    throw badPattern(
+      where,
+      pattern,
+      'has characters no tool ID has (allowed: A-Z a-z 0-9 _ - . : and * ? [ ] { } ,)',
+    );
   }
   const colons = pattern.split(':').length - 1;
-  if (colons !== 1) throw badPattern(where, pattern, 'needs exactly one ":" between namespace and tool');
-  if (pattern.includes('..')) throw badPattern(where, pattern, 'has a range or ".." (not supported)');
+  if (colons !== 1)
+    throw badPattern(where, pattern, 'needs exactly one ":" between namespace and tool');
+  if (pattern.includes('..'))
+    throw badPattern(where, pattern, 'has a range or ".." (not supported)');
   const wildcards = (pattern.match(/\*+|\?/g) ?? []).length;
   if (wildcards > MAX_WILDCARDS) {
     throw badPattern(where, pattern, `has ${wildcards} wildcards (at most ${MAX_WILDCARDS})`);
