@@ -61,7 +61,8 @@ export function withApproval<S extends ApprovalSession = ApprovalSession>(
         idempotent: false,
       };
     } catch (error) {
-      return Promise.reject(error as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the index's ToolError, passed on as it is
+      return Promise.reject(error);
     }
     return gated(call) as Promise<RunResult>;
   };

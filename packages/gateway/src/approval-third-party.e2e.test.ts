@@ -33,9 +33,11 @@ function run(tool: { execute?: unknown } | undefined, input: unknown): Promise<u
 }
 
 describe('@mastra/mcp 2.x approving a destructive call', () => {
+  const accepts: ElicitResult = { action: 'accept', content: { approve: true } };
+  const declines: ElicitResult = { action: 'decline' };
   it.each([
-    ['accepts', { action: 'accept', content: { approve: true } } as ElicitResult, true],
-    ['declines', { action: 'decline' } as ElicitResult, false],
+    ['accepts', accepts, true],
+    ['declines', declines, false],
   ])('runs the call once when the person %s, and not at all otherwise', async (_, answer, runs) => {
     const asked: MCPInputRequest[] = [];
     const mcp = new MCPClient({

@@ -152,7 +152,8 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
   const decide = compileRules(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   checkPositive(timeoutMs, 'approval({ timeoutMs })');
-  const remember = options.remember ?? 'never';
+  const remember: string = options.remember ?? 'never';
+  // Options come from config files too, typed or not.
   if (remember !== 'never' && remember !== 'session') {
     throw new ToolError(
       'invalid_argument',
