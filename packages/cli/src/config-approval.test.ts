@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ToolError } from '@toolplane/toolkit';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
+import { openToolkit } from './open.js';
 
 const file = join('project', 'toolplane.config.json');
 
@@ -47,5 +48,26 @@ describe('parseConfig with approval', () => {
     const error = problem({ approval });
     expect(error.code).toBe('invalid_config');
     expect(error.message).toMatch(message);
+  });
+});
+
+describe('openToolkit with approval', () => {
+  it('builds the toolkit with the policy: a matching call outside a served session is refused', async () => {
+    const config = parseConfig(
+      JSON.stringify({ store: 'memory', approval: { tools: ['builtin:text_*'] } }),
+      { file, env: {} },
+    );
+    const opened = await openToolkit(config, { connectors: 'none' });
+    try {
+      const code = await opened.toolkit.callTool('builtin:text_stats', { text: 'a b' }).then(
+        () => undefined,
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      expect(code).toBe('approval_denied');
+      const now = await opened.toolkit.callTool('builtin:time_now', {});
+      expect(now.structured).toBeDefined();
+    } finally {
+      await opened.close();
+    }
   });
 });
