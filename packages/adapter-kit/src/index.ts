@@ -1,3 +1,4 @@
+export { approvalPredicate, withApproval } from './approval.js';
 export { callThrough, listAll, passes } from './source.js';
 export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from './source.js';
 export { nameTools } from './names.js';

@@ -12,7 +12,7 @@ import { ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import { executeOnce, executeThrough } from './execute.js';
 import { fromError, outputOf, toModelOutput, type ResultOutput } from './results.js';
-import type { AiSdkToolsOptions } from './tools-options.js';
+import { approvalPick, type AiSdkToolsOptions } from './tools-options.js';
 
 function args(input: unknown): Record<string, unknown> {
   return typeof input === 'object' && input !== null && !Array.isArray(input)
@@ -40,7 +40,7 @@ const [search, describe, call] = SEARCH_MODE_TOOLS;
  */
 export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions): ToolSet {
   const modelOutput = (argument: unknown) => toModelOutput(outputOf(argument), options);
-  const pick = options.needsApproval;
+  const pick = approvalPick(options.needsApproval);
   // The tool a call_tool call names decides, as it would if it were exposed on its own.
   const approval =
     typeof pick === 'function'

@@ -1,4 +1,5 @@
-import type { NameToolsOptions } from '@toolplane/adapter-kit';
+import { approvalPredicate, type NameToolsOptions } from '@toolplane/adapter-kit';
+import type { ApprovalRules } from '@toolplane/toolrun';
 import type { Tool as ToolmodelTool } from '@toolplane/toolmodel';
 import type { ModelOutputOptions } from './results.js';
 
@@ -21,10 +22,25 @@ export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions 
   /**
    * Which tools wait for the user's approval before they run (the AI SDK's `needsApproval`): all
    * (`true`), or those a function picks, e.g. `(tool) => tool.annotations?.destructiveHint !==
-   * false`. In search mode, `call_tool` asks for approval when the tool it names would.
+   * false`, or toolplane's approval policy (`{ destructive: true, tools: ['github:delete_*'] }`,
+   * the rules of the gateway's `approval:`). In search mode, `call_tool` asks for approval when
+   * the tool it names would.
    */
-  readonly needsApproval?: boolean | ((tool: ToolmodelTool, id: string) => boolean);
+  readonly needsApproval?: boolean | ((tool: ToolmodelTool, id: string) => boolean) | ApprovalRules;
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
   readonly signal?: AbortSignal;
+}
+
+/**
+ * `needsApproval` as a function or a flag: a policy object becomes its predicate (its globs
+ * checked now).
+ *
+ * @throws {ToolError} `invalid_argument` for a bad pattern in a policy.
+ */
+export function approvalPick(
+  needsApproval: AiSdkToolsOptions['needsApproval'],
+): boolean | ((tool: ToolmodelTool, id: string) => boolean) | undefined {
+  if (typeof needsApproval === 'object') return approvalPredicate(needsApproval);
+  return needsApproval;
 }

@@ -5,7 +5,7 @@ import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
 import { outputOf, toModelOutput, type AiSdkToolOutput } from './results.js';
 import { searchModeTools } from './search-mode.js';
-import type { AiSdkToolsOptions } from './tools-options.js';
+import { approvalPick, type AiSdkToolsOptions } from './tools-options.js';
 
 /** One toolplane tool in an AI SDK {@link ToolSet}. */
 export type AiSdkTool = Tool<Record<string, unknown>, AiSdkToolOutput>;
@@ -27,10 +27,13 @@ export function toAiSdkTools(
   return Promise.resolve().then(() => buildTools(source, options));
 }
 
-function buildTools(source: ToolSource, options: AiSdkToolsOptions): ToolSet {
-  if (options.signal?.aborted === true) {
+function buildTools(source: ToolSource, given: AiSdkToolsOptions): ToolSet {
+  if (given.signal?.aborted === true) {
     throw new ToolError('cancelled', 'listing tools for the AI SDK was cancelled');
   }
+  // A policy object is compiled once, here, for every tool.
+  const pick = approvalPick(given.needsApproval);
+  const options = pick === given.needsApproval ? given : { ...given, needsApproval: pick };
   if (options.mode === 'search') return searchModeTools(source, options);
   const tools: ToolSet = {};
   for (const { name, entry } of nameTools(source.index, options)) {
@@ -47,10 +50,8 @@ function toAiSdkTool(source: ToolSource, entry: ToolEntry, options: AiSdkToolsOp
     abortSignal,
     meta: options.meta,
   });
-  const approval =
-    typeof options.needsApproval === 'function'
-      ? options.needsApproval(tool, id)
-      : options.needsApproval === true;
+  const pick = options.needsApproval;
+  const approval = typeof pick === 'function' ? pick(tool, id) : pick === true;
   return {
     ...(description === undefined ? {} : { description }),
     ...(approval ? { needsApproval: true } : {}),

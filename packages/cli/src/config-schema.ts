@@ -171,6 +171,21 @@ export const searchSchema = z.strictObject({
   embeddings: embeddingsSchema.optional(),
 });
 
+// Which calls a person approves first (issue 34); the globs are checked when the config is read.
+export const approvalSchema = z.strictObject({
+  destructive: z.boolean().optional(),
+  unannotated: z.boolean().optional(),
+  tools: stringList.optional(),
+  except: stringList.optional(),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1_000, 'must be at least 1000 (one second)')
+    .max(3_600_000, 'must be at most 3600000 (one hour)')
+    .optional(),
+  remember: z.enum(['never', 'session'], { error: 'must be "never" or "session"' }).optional(),
+});
+
 // Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
 // without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
 export const configSchema = z.strictObject({
@@ -222,6 +237,7 @@ export const configSchema = z.strictObject({
     .optional(),
   http: httpSchema.optional(),
   auth: authSchema.optional(),
+  approval: approvalSchema.optional(),
 });
 
 const namingKeys = ['separator', 'transparent'] as const;
@@ -243,6 +259,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
       ? Object.keys(embeddingsSchema.shape)
       : Object.keys(searchSchema.shape);
   }
+  if (section === 'approval') return Object.keys(approvalSchema.shape);
   if (section === 'sessionConnections') return ['max', 'idleMs'];
   if (section === 'builtinWorkers') return ['threads', 'perCaller'];
   if (section === 'mcpServers' || section === 'connectors') {

@@ -2,7 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { sanitizeNamespace, ToolError, type ConnectorSource } from '@toolplane/toolkit';
+import {
+  sanitizeNamespace,
+  ToolError,
+  toolkitApproval,
+  type ConnectorSource,
+  type ToolkitApprovalOptions,
+} from '@toolplane/toolkit';
 import type { GatewayToolFilter } from '@toolplane/gateway';
 import { z } from 'zod';
 import { configSchema, embeddingsSchema, knownKeysAt, serverSchema } from './config-schema.js';
@@ -141,6 +147,11 @@ export interface CliConfig {
    * before it serves, in milliseconds; a server still connecting then joins later.
    */
   readonly waitMs: number;
+  /**
+   * Which calls a person approves before they run (`approval:`), asked of the calling client by
+   * MCP elicitation; absent: no call asks.
+   */
+  readonly approval?: ToolkitApprovalOptions;
   /** Bounds on per-session servers' connections (`max` per server, `idleMs`); toolkit defaults. */
   readonly sessionConnections: { readonly max?: number; readonly idleMs?: number };
   /**
@@ -328,6 +339,14 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
   }
   secrets.add(data.auth?.introspection?.clientSecret);
   secrets.add(data.search?.embeddings?.apiKey);
+  if (data.approval !== undefined) {
+    // Built once here so a bad glob is a config error with its path, before anything starts.
+    try {
+      toolkitApproval(data.approval);
+    } catch (error) {
+      fail('approval', error instanceof Error ? error.message : String(error));
+    }
+  }
   return {
     file,
     dir,
@@ -345,6 +364,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     instructions: data.instructions,
     waitMs: data.waitMs ?? DEFAULT_WAIT_MS,
     sessionConnections: data.sessionConnections ?? {},
+    ...(data.approval === undefined ? {} : { approval: data.approval }),
     pingIntervalMs: data.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
     filter,
     http: {

@@ -118,6 +118,7 @@ export async function openToolkit(
     },
     sessionConnections: config.sessionConnections,
     ...(search?.searcher === undefined ? {} : { searcher: search.searcher }),
+    ...(config.approval === undefined ? {} : { approval: config.approval }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';

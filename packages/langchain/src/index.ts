@@ -17,3 +17,4 @@ export type {
   ToolSelector,
   ToolSource,
 } from '@toolplane/adapter-kit';
+export { withApproval } from '@toolplane/adapter-kit';

@@ -116,6 +116,13 @@ export type {
 } from './resources/live-resources.js';
 
 // The session a call runs in, logging, and secrets kept out of what is handed out.
+export {
+  APPROVE_FIELD,
+  approvalForm,
+  elicitApproval,
+  toolkitApproval,
+} from './approval/elicit-approval.js';
+export type { ToolkitApprovalOptions } from './approval/elicit-approval.js';
 export { getSession, runInSession, silentLogger } from './session.js';
 export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
 export { MASK, Secrets } from './secrets.js';
@@ -155,6 +162,9 @@ export {
   rateLimit,
   retry,
   timeout,
+  type ApprovalAnswer,
+  type ApprovalDecision,
+  type ApprovalRequest,
   type Middleware,
   type ProgressEvent,
   type RunResult,

@@ -27,6 +27,9 @@ export type ToolErrorCode =
   | 'timeout'
   | 'rate_limited'
   | 'circuit_open'
+  // a call that needs a person's approval and did not get it (declined, cancelled, timed out, or no
+  // one could be asked): allow it the way the message says, or ask again
+  | 'approval_denied'
   // toolkit
   | 'not_found'
   | 'no_delegate'

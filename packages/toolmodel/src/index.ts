@@ -35,6 +35,7 @@ export {
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
 export { raceAbort, throwIfAborted } from './abort.js';
 export type { RaceAbortOptions } from './abort.js';
+export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';

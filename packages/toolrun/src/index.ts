@@ -15,6 +15,18 @@ export type {
   McpExecutorOptions,
   McpTimeouts,
 } from './mcp-executor.js';
+export { approval, DEFAULT_APPROVAL_TIMEOUT_MS } from './approval/approval.js';
+export type {
+  ApprovalAnswer,
+  ApprovalDecision,
+  ApprovalOptions,
+  ApprovalReason,
+  ApprovalRequest,
+  ApprovalSession,
+} from './approval/approval.js';
+export { boundedText, escapeUnsafe, MAX_SHOWN_ARGS, showArgs } from './approval/display.js';
+export { compileRules } from './approval/policy.js';
+export type { ApprovalPolicy, ApprovalRules } from './approval/policy.js';
 export { audit, REDACTED } from './middleware/audit.js';
 export type { AuditOptions, AuditRecord, AuditSink } from './middleware/audit.js';
 export { circuitBreaker } from './middleware/circuit-breaker.js';

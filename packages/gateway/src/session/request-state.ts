@@ -10,6 +10,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { ToolError } from '@toolplane/toolkit';
+import { canonicalJson } from '@toolplane/toolmodel';
 
 /** One round answered: the upstream request's method, its params' digest, the client's answer. */
 export type Answered = readonly [method: string, digest: string, answer: unknown];
@@ -140,19 +141,9 @@ export function paramsDigest(params: unknown): string {
   return createHash('sha256').update(canonicalJson(bare)).digest('base64url');
 }
 
-/** JSON with object keys sorted, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  // undefined (and functions) have no JSON: null, as in an array.
-  const text = JSON.stringify(value) as string | undefined;
-  return text ?? 'null';
-}
+// Canonical JSON lives in toolmodel (approvals hash arguments with it too); re-exported for
+// this package's callers.
+export { canonicalJson };
 
 /**
  * The nonces of states used here, each kept until its state expires: a state serves once per

@@ -12,7 +12,7 @@ const entry = fileURLToPath(new URL('./serve-gateway.ts', import.meta.url));
  * (the test run's prebuilt bundle of them, see `entryArgs`), or with `built` from the packages' dist folders (as users run it; benchmarks want that, since
  * tsx adds a naming helper around every closure); with `ajv`, calls are validated by
  * @toolplane/validator-ajv, as the CLI's gateway validates them; `connectorDefaults` go to every
- * connector (JSON only).
+ * connector (JSON only); `approval` is the toolkit's approval policy (JSON only).
  */
 export function gatewayCommand(
   upstreams: readonly { namespace: string; source: ConnectorSource }[],
@@ -22,10 +22,12 @@ export function gatewayCommand(
     built = false,
     ajv = false,
     connectorDefaults,
+    approval,
   }: {
     readonly built?: boolean;
     readonly ajv?: boolean;
     readonly connectorDefaults?: ToolkitOptions['connectorDefaults'];
+    readonly approval?: ToolkitOptions['approval'];
   } = {},
 ): { command: string; args: string[] } {
   const config = JSON.stringify({
@@ -34,6 +36,7 @@ export function gatewayCommand(
     http: mode === 'http',
     ajv,
     connectorDefaults,
+    approval,
   });
   if (!built) return { command: process.execPath, args: [...entryArgs(entry), config] };
   const tsx = pathToFileURL(require.resolve('tsx')).href;

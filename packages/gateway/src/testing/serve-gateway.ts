@@ -14,6 +14,8 @@ interface Config {
   readonly ajv?: boolean;
   /** Every connector's options (JSON only), e.g. a short era probe bound. */
   readonly connectorDefaults?: ToolkitOptions['connectorDefaults'];
+  /** The toolkit's approval policy (JSON only: asks the calling client by elicitation). */
+  readonly approval?: ToolkitOptions['approval'];
 }
 
 const config = JSON.parse(process.argv[2] ?? '{"upstreams":[]}') as Config;
@@ -22,6 +24,7 @@ const toolkit = createToolkit({
   ...(config.connectorDefaults === undefined
     ? {}
     : { connectorDefaults: config.connectorDefaults }),
+  ...(config.approval === undefined ? {} : { approval: config.approval }),
 });
 for (const { namespace, source } of config.upstreams) toolkit.addConnector(source, { namespace });
 const running = toolkit.run();

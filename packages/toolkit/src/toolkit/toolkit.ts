@@ -12,6 +12,7 @@ import {
   createLocalRegistry,
   createMcpExecutor,
   createRunner,
+  type Middleware,
   type ProgressListener,
   type Runner,
   type RunResult,
@@ -29,6 +30,7 @@ import { redactingLogger, Secrets } from '../secrets.js';
 import { type Resource } from '../resources/resources.js';
 import type { LiveResource } from '../resources/live-resources.js';
 import { silentLogger, type Logger } from '../session.js';
+import { toolkitApproval } from '../approval/elicit-approval.js';
 import {
   KeptResults,
   sessionKey,
@@ -109,6 +111,8 @@ class ToolkitImpl implements Toolkit {
   readonly runner: Runner;
   readonly #learner: LearningSearcher | undefined;
   readonly #options: ToolkitOptions;
+  // The approval policy first (a refused call runs no other middleware), then the caller's.
+  readonly #middleware: readonly Middleware[];
   readonly #tracer: Tracer;
   readonly #logger: Logger;
   readonly #secrets: Secrets;
@@ -153,6 +157,10 @@ class ToolkitImpl implements Toolkit {
     const { searcher } = options;
     this.index = createIndex(searcher === undefined ? {} : { searcher });
     this.#learner = searcher !== undefined && isLearningSearcher(searcher) ? searcher : undefined;
+    this.#middleware = [
+      ...(options.approval === undefined ? [] : [toolkitApproval(options.approval)]),
+      ...(options.middleware ?? []),
+    ];
     this.#tracer = options.tracer ?? trace.getTracer('@toolplane/toolkit');
     this.#secrets =
       options.secrets instanceof Secrets ? options.secrets : new Secrets(options.secrets);
@@ -188,7 +196,7 @@ class ToolkitImpl implements Toolkit {
       mcp: createMcpExecutor({
         clients: (serverName) => this.#connectors.clientOf(serverName),
       }),
-      ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
+      ...(this.#middleware.length === 0 ? {} : { middleware: this.#middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
     this.#unsubscribeStore = options.store?.subscribe((change) => {
@@ -441,7 +449,7 @@ class ToolkitImpl implements Toolkit {
       // session scope, so it skips entering one (as #nested skips its async context): on Node 20
       // a process that never enters an async context makes its promises without hooks.
       return backend === 'mcp' &&
-        (this.#options.middleware?.length ?? 0) === 0 &&
+        this.#middleware.length === 0 &&
         this.#connectors.connectionOf(namespace) === 'shared'
         ? execute()
         : this.#connectors.inSession(namespace, options.sessionKey, execute);
@@ -485,7 +493,7 @@ class ToolkitImpl implements Toolkit {
     const context = {
       tracer: this.#tracer,
       maxDepth: this.#maxDepth,
-      middlewareCount: this.#options.middleware?.length ?? 0,
+      middlewareCount: this.#middleware.length,
     };
     return nested(context, options, call, fn);
   }

@@ -1,3 +1,4 @@
+import type { ToolkitApprovalOptions } from '../approval/elicit-approval.js';
 import type {
   CompleteResult,
   Prompt as McpPrompt,
@@ -129,6 +130,13 @@ export interface ToolkitOptions {
    * `sessionKey`, by a call of one of their results.
    */
   readonly searcher?: Searcher;
+  /**
+   * Calls a person approves before they run: destructive tools (by default), unannotated ones,
+   * `tools` globs minus `except`. The calling client is asked through MCP elicitation unless
+   * `ask` is given; a call without approval fails with `approval_denied`. Runs before
+   * `middleware`.
+   */
+  readonly approval?: ToolkitApprovalOptions;
   /**
    * Validates every tool call's arguments and result against the tool's schemas. Default: the
    * runner's, `createValidator()` from @toolplane/toolmodel (no code generation, so it runs on

@@ -14,6 +14,7 @@ const KNOWN = Object.keys({
   maxCallDepth: true,
   middleware: true,
   searcher: true,
+  approval: true,
   validator: true,
   secrets: true,
   upstreamRequests: true,

@@ -1,0 +1,109 @@
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODERN_PROTOCOL_VERSION } from './eras.js';
+import { serveHttp, type HttpGateway } from './http/serve.js';
+
+// Approval answers a 2026-07-28 client sends without being asked, or for another call: the
+// destructive call never runs on them. Raw requests, as a client library would not send them.
+
+let running: RunningToolkit;
+let gateway: HttpGateway;
+
+beforeAll(async () => {
+  const toolkit = createToolkit({ approval: { destructive: true } });
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+  gateway = await serveHttp(running.toolkit, { port: 0 });
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await running.stop();
+});
+
+const meta = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+const accept = { action: 'accept', content: { approve: true } };
+
+interface Answer {
+  readonly result?: {
+    resultType?: string;
+    isError?: boolean;
+    inputRequests?: Record<string, unknown>;
+    requestState?: string;
+    content?: { text?: string }[];
+  };
+  readonly error?: { code: number };
+}
+
+let nextId = 100;
+
+async function call(name: string, args: object, extra: object = {}): Promise<Answer> {
+  const response = await fetch(gateway.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: ++nextId,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: meta, ...extra },
+    }),
+  });
+  const text = await response.text();
+  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+  return JSON.parse(data) as Answer;
+}
+
+async function deleted(): Promise<string> {
+  const answer = await call('fx__deleted-items', {});
+  return answer.result?.content?.[0]?.text ?? '';
+}
+
+describe('approval answers a 2026 client was not asked for', () => {
+  it('asks afresh when a call brings an accept it was never sent, and runs nothing yet', async () => {
+    const answer = await call(
+      'fx__delete-item',
+      { id: 'unasked' },
+      { inputResponses: { approval: accept } },
+    );
+    // Either refused outright or asked properly: never run on the unsolicited answer.
+    if (answer.error === undefined) expect(answer.result?.resultType).toBe('input_required');
+    expect(await deleted()).not.toContain('unasked');
+  });
+
+  it('runs only the call an accept answered, once, when its retry names other arguments', async () => {
+    const first = await call('fx__delete-item', { id: 'asked-a' });
+    expect(first.result?.resultType).toBe('input_required');
+    const [key] = Object.keys(first.result?.inputRequests ?? {});
+    const answers = { [key ?? '']: accept };
+    const state = first.result?.requestState;
+    // The retry resumes the call its requestState holds (A, whose form was accepted); the
+    // arguments it names instead (B) are never approved, so B never runs.
+    await call(
+      'fx__delete-item',
+      { id: 'other-b' },
+      { requestState: state, inputResponses: answers },
+    );
+    // The same answer again is spent: nothing runs twice.
+    const replay = await call(
+      'fx__delete-item',
+      { id: 'asked-a' },
+      { requestState: state, inputResponses: answers },
+    );
+    expect(replay.error?.code).toBe(-32602);
+    const list = JSON.parse(await deleted()) as string[];
+    expect(list).not.toContain('other-b');
+    expect(list.filter((id) => id === 'asked-a')).toHaveLength(1);
+  });
+});
