@@ -1,5 +1,10 @@
 import { ToolError } from '@toolplane/toolmodel';
-import { codeModeTools, type CodeModeRunner, type CodeModeToolDefinition } from './code-mode.js';
+import {
+  codeModeTools,
+  requireCodeMode,
+  type CodeModeRunner,
+  type CodeModeToolDefinition,
+} from './code-mode.js';
 import type { LocalRun } from './turn.js';
 
 /** One of code mode's tools as the provider adapters' turn runs it (see `runCalls`). */
@@ -9,19 +14,14 @@ export interface CodeModeLocalTool extends CodeModeToolDefinition {
 
 /**
  * Code mode's three tools for the provider adapters' turn: a successful answer as the tool's
- * result (without structured content when the program logged, so the model reads the logs); a failed one thrown as a `ToolError` with its code, whose cause is the answer (the
- * message, and the program's logs), which the turn gives the model as an error it reads.
+ * result (without structured content when the program logged, so the model reads the logs); a
+ * failed one thrown as a `ToolError` with its code, whose cause is the answer (the message, and
+ * the program's logs), which the turn gives the model as an error it reads.
  *
  * @throws {ToolError} `invalid_argument` when no code mode is given.
  */
 export function codeModeLocalTools(code: CodeModeRunner | undefined): CodeModeLocalTool[] {
-  if (code === undefined) {
-    throw new ToolError(
-      'invalid_argument',
-      "mode 'code' needs codeMode: pass createCodeMode(source) from @toolplane/codemode",
-    );
-  }
-  return codeModeTools(code).map((tool) => ({
+  return codeModeTools(requireCodeMode(code)).map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,

@@ -87,6 +87,19 @@ export const CODE_MODE_TOOLS: readonly [
   },
 ];
 
+/**
+ * The code mode an adapter's `mode: 'code'` was given.
+ *
+ * @throws {ToolError} `invalid_argument` when none was: it says how to make one.
+ */
+export function requireCodeMode(code: CodeModeRunner | undefined): CodeModeRunner {
+  if (code !== undefined) return code;
+  throw new ToolError(
+    'invalid_argument',
+    "mode 'code' needs codeMode: pass createCodeMode(source) from @toolplane/codemode",
+  );
+}
+
 const text = (value: string): AdapterToolResult => ({ content: [{ type: 'text', text: value }] });
 
 function logsOf(value: unknown): readonly CodeModeLog[] {

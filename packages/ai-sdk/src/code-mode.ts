@@ -1,4 +1,4 @@
-import { codeModeTools as kitCodeModeTools } from '@toolplane/adapter-kit';
+import { codeModeTools as kitCodeModeTools, requireCodeMode } from '@toolplane/adapter-kit';
 import { ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import { outputOf, toModelOutput, type ResultOutput } from './results.js';
@@ -21,13 +21,7 @@ function args(input: unknown): Record<string, unknown> {
  * @throws {ToolError} `invalid_argument` when `codeMode` is missing.
  */
 export function codeModeTools(options: AiSdkToolsOptions): ToolSet {
-  const code = options.codeMode;
-  if (code === undefined) {
-    throw new ToolError(
-      'invalid_argument',
-      "mode 'code' needs codeMode: pass createCodeMode(source) from @toolplane/codemode",
-    );
-  }
+  const code = requireCodeMode(options.codeMode);
   const modelOutput = (argument: unknown) => toModelOutput(outputOf(argument), options);
   const tools: ToolSet = {};
   for (const tool of kitCodeModeTools(code)) {

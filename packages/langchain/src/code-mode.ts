@@ -1,4 +1,4 @@
-import { codeModeTools as kitCodeModeTools } from '@toolplane/adapter-kit';
+import { codeModeTools as kitCodeModeTools, requireCodeMode } from '@toolplane/adapter-kit';
 import { ToolError } from '@toolplane/toolmodel';
 import { sharedFields, ToolplaneTool } from './tool.js';
 import type { LangChainToolsOptions } from './tools-options.js';
@@ -12,13 +12,7 @@ import type { LangChainToolsOptions } from './tools-options.js';
  * @throws {ToolError} `invalid_argument` when `codeMode` is missing.
  */
 export function codeModeTools(options: LangChainToolsOptions): ToolplaneTool[] {
-  const code = options.codeMode;
-  if (code === undefined) {
-    throw new ToolError(
-      'invalid_argument',
-      "mode 'code' needs codeMode: pass createCodeMode(source) from @toolplane/codemode",
-    );
-  }
+  const code = requireCodeMode(options.codeMode);
   return kitCodeModeTools(code).map(
     (tool) =>
       new ToolplaneTool({
