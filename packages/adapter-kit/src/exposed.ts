@@ -1,20 +1,29 @@
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
+import { codeModeLocalTools } from './code-mode-local.js';
+import type { CodeModeRunner } from './code-mode.js';
 import { nameTools, type NameToolsOptions } from './names.js';
 import { convertSchema, type ConvertedSchema } from './schema-conversion.js';
 import type { SchemaTarget } from './schema-rules.js';
 import { searchModeTools } from './search-mode.js';
 import type { ToolSource } from './source.js';
-import type { ResolvedCall } from './turn.js';
+import type { LocalRun, ResolvedCall } from './turn.js';
 
 /** Options every provider's `to…Tools` takes: which tools, and how they are named. */
 export interface ExposeOptions extends NameToolsOptions {
   /**
    * `'tools'` (default): one tool per toolplane tool. `'search'`: only `search_tools`,
    * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
-   * list in every request.
+   * list in every request. `'code'`: only `search_tools`, `describe_tool` and `run_code`, over
+   * {@link ExposeOptions.codeMode}, so a model writes one program that calls many tools.
    */
-  readonly mode?: 'tools' | 'search';
+  readonly mode?: 'tools' | 'search' | 'code';
+  /**
+   * What `mode: 'code'` runs programs on: `createCodeMode(source, { filter, timeoutMs })` of
+   * @toolplane/codemode. Its own `filter` decides which tools a program may call (this object's
+   * `include` and `exclude` do not apply); you close it when you are done with it.
+   */
+  readonly codeMode?: CodeModeRunner;
   readonly signal?: AbortSignal;
 }
 
@@ -53,7 +62,8 @@ export function exposeTools(
       cause: options.signal.reason,
     });
   }
-  if (options.mode === 'search') return exposeSearch(source, target, options);
+  if (options.mode === 'search') return exposeLocal(searchModeTools(source, options), target);
+  if (options.mode === 'code') return exposeLocal(codeModeLocalTools(options.codeMode), target);
   const tools: ExposedTool[] = [];
   const resolved = new Map<string, ResolvedCall>();
   for (const { name: tableName, entry } of nameTools(source.index, options)) {
@@ -83,12 +93,12 @@ export function exposeTools(
   return { tools, resolve: (name) => resolved.get(name) };
 }
 
-function exposeSearch(
-  source: ToolSource,
+/** Tools that run in the adapter itself (search and code mode's), exposed under their own names. */
+function exposeLocal(
+  local: readonly { name: string; description: string; inputSchema: unknown; run: LocalRun }[],
   target: SchemaTarget,
-  options: ExposeOptions,
 ): ExposedTools {
-  const tools = searchModeTools(source, options).map((tool) => ({
+  const tools = local.map((tool) => ({
     name: tool.name,
     id: tool.name,
     description: tool.description,

@@ -43,3 +43,10 @@ export { bindExposed, exposedOf, exposeTools } from './exposed.js';
 export type { ExposedTool, ExposedTools, ExposeOptions } from './exposed.js';
 export { searchModeTools } from './search-mode.js';
 export type { SearchModeTool } from './search-mode.js';
+export { CODE_MODE_TOOLS, codeModeTools, requireCodeMode } from './code-mode.js';
+export type {
+  CodeModeLog,
+  CodeModeRunner,
+  CodeModeTool,
+  CodeModeToolDefinition,
+} from './code-mode.js';

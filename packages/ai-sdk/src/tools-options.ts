@@ -1,4 +1,8 @@
-import { approvalPredicate, type NameToolsOptions } from '@toolplane/adapter-kit';
+import {
+  approvalPredicate,
+  type CodeModeRunner,
+  type NameToolsOptions,
+} from '@toolplane/adapter-kit';
 import type { ApprovalRules } from '@toolplane/toolrun';
 import type { Tool as ToolmodelTool } from '@toolplane/toolmodel';
 import type { ModelOutputOptions } from './results.js';
@@ -11,9 +15,16 @@ export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions 
   /**
    * `'tools'` (default): one AI SDK tool per toolplane tool. `'search'`: only `search_tools`,
    * `describe_tool` and `call_tool`, so a model finds what it needs in a catalogue too big to
-   * list in every request.
+   * list in every request. `'code'`: only `search_tools`, `describe_tool` and
+   * `run_code` over `codeMode`, so a model writes one program that calls many tools.
    */
-  readonly mode?: 'tools' | 'search';
+  readonly mode?: 'tools' | 'search' | 'code';
+  /**
+   * What `mode: 'code'` runs programs on: `createCodeMode(source, { filter, timeoutMs })` of
+   * @toolplane/codemode. Its own `filter` decides which tools a program may call (`include` and
+   * `exclude` here do not apply); you close it when you are done with it.
+   */
+  readonly codeMode?: CodeModeRunner;
   /**
    * Surfaces MCP progress as preliminary tool results (default true): `execute` is then an async
    * iterable. Off, `execute` returns one promise, which is a little cheaper.

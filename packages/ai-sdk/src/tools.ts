@@ -4,6 +4,7 @@ import { ToolError } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
 import { outputOf, toModelOutput, type AiSdkToolOutput } from './results.js';
+import { codeModeTools } from './code-mode.js';
 import { searchModeTools } from './search-mode.js';
 import { approvalPick, type AiSdkToolsOptions } from './tools-options.js';
 
@@ -35,6 +36,7 @@ function buildTools(source: ToolSource, given: AiSdkToolsOptions): ToolSet {
   const pick = approvalPick(given.needsApproval);
   const options = pick === given.needsApproval ? given : { ...given, needsApproval: pick };
   if (options.mode === 'search') return searchModeTools(source, options);
+  if (options.mode === 'code') return codeModeTools(options);
   const tools: ToolSet = {};
   for (const { name, entry } of nameTools(source.index, options)) {
     tools[name] = toAiSdkTool(source, entry, options);

@@ -66,6 +66,11 @@ function verdict(ratio: number, target: number): string {
         for (let i = 0; i < CALLS; i++) await source.runner.run('bench:add', args);
       },
       sandbox: () => code.run(loop('bench.add', '{ a: 2, b: 3 }')),
+      // The same calls made at once: they cross in one message each way (see execute.ts).
+      parallel: () =>
+        code.run(
+          `const all = []; for (let i = 0; i < ${String(CALLS)}; i++) all.push(tools.bench.add({ a: 2, b: 3 })); await Promise.all(all);`,
+        ),
       trivial: () => code.run('return 1;'),
     },
     { iterations: 3, rounds: 21 },
@@ -75,6 +80,12 @@ function verdict(ratio: number, target: number): string {
     `Per tool call, local tool (bench:add, ${String(CALLS)} sequential calls a run)`,
     samples,
     1.5,
+  );
+  const parallel = timing(samples, 'parallel');
+  const trivial = timing(samples, 'trivial');
+  line(
+    `the same ${String(CALLS)} calls at once (Promise.all), per call, start left out`,
+    `${((parallel.wall - trivial.wall) / CALLS).toFixed(1)} µs (CPU ${((parallel.cpu - trivial.cpu) / CALLS).toFixed(1)} µs)`,
   );
 }
 
@@ -123,7 +134,10 @@ function report(title: string, samples: Awaited<ReturnType<typeof compare>>, tar
     'from the sandbox, per call, the run’s start shared',
     `${perSandbox.toFixed(1)} µs (CPU ${(sandbox.cpu / CALLS).toFixed(1)} µs)`,
   );
-  line('from the sandbox, per call, the run’s start left out', `${perCallOnly.toFixed(1)} µs`);
+  line(
+    'from the sandbox, per call, the run’s start left out',
+    `${perCallOnly.toFixed(1)} µs (CPU ${((sandbox.cpu - trivial.cpu) / CALLS).toFixed(1)} µs)`,
+  );
   const ratio = perSandbox / perDirect;
   line('ratio, sandbox / direct', `${ratio.toFixed(2)}×  ${verdict(ratio, target)}`);
   line('ratio, start left out', `${(perCallOnly / perDirect).toFixed(2)}×`);

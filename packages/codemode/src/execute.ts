@@ -1,5 +1,12 @@
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
-import type { ApiTool, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
+import type {
+  ApiTool,
+  HostCall,
+  LogEntry,
+  Outcome,
+  SandboxLimits,
+  SettledCall,
+} from './protocol.js';
 import type { SandboxPool } from './pool.js';
 
 // How long a stopped run's worker has to report its end before it is ended itself. The
@@ -8,7 +15,7 @@ import type { SandboxPool } from './pool.js';
 const GRACE_MS = 1_000;
 
 /** A tool call or search the program made: what the main thread must answer. */
-export type SandboxCall = Extract<WorkerMessage, { kind: 'call' }>;
+export type SandboxCall = HostCall;
 
 /** The answer to a {@link SandboxCall}: JSON text of the value, or of `{ message, code }`. */
 export interface CallAnswer {
@@ -87,12 +94,23 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           finish({ outcome, logs: message.logs }, true);
           return;
         }
-        if (message.kind !== 'call') return;
-        void request.onCall(message, calls.signal).then((answer) => {
-          if (stopped === undefined && !worker.dead) {
-            worker.post({ kind: 'settle', run, call: message.call, ...answer });
-          }
-        });
+        if (message.kind !== 'calls') return;
+        for (const call of message.calls) {
+          void request.onCall(call, calls.signal).then((answer) => {
+            answered(call.call, answer);
+          });
+        }
+      };
+      // Answers ready in the same turn (the calls of a `Promise.all`, say) go in one message,
+      // sent once the microtasks that settle them have run: one wake-up of the worker for all.
+      let ready: SettledCall[] = [];
+      const flush = (): void => {
+        const answers = ready;
+        ready = [];
+        if (stopped === undefined && !worker.dead) worker.post({ kind: 'settle', run, answers });
+      };
+      const answered = (call: number, answer: CallAnswer): void => {
+        if (ready.push({ call, ...answer }) === 1) queueMicrotask(flush);
       };
       if (request.signal?.aborted === true) {
         // Nothing runs yet, so there is no end for the worker to report.

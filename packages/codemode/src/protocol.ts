@@ -27,6 +27,24 @@ export interface LogEntry {
 export const STOP_TIMEOUT = 1;
 export const STOP_CANCELLED = 2;
 
+/** A tool call or search the program made, which the main thread answers. */
+export interface HostCall {
+  readonly call: number;
+  readonly op: 'tool' | 'search';
+  /** The tool's canonical ID (`tool`), or the query (`search`). */
+  readonly target: string;
+  /** The arguments (`tool`) or the options (`search`), as JSON text. */
+  readonly json: string;
+}
+
+/** The answer to a {@link HostCall}. */
+export interface SettledCall {
+  readonly call: number;
+  /** The answer as JSON text, or the failure as JSON text of `{ message, code }`. */
+  readonly ok: boolean;
+  readonly json: string;
+}
+
 /** Main thread → worker. */
 export type HostMessage =
   | {
@@ -39,10 +57,8 @@ export type HostMessage =
   | {
       readonly kind: 'settle';
       readonly run: number;
-      readonly call: number;
-      /** The answer as JSON text, or the failure as JSON text of `{ message, code }`. */
-      readonly ok: boolean;
-      readonly json: string;
+      /** The answers that are ready, in one message: one wake-up of the worker for all. */
+      readonly answers: readonly SettledCall[];
     }
   | { readonly kind: 'stop'; readonly run: number };
 
@@ -62,14 +78,10 @@ export type Outcome =
 export type WorkerMessage =
   | { readonly kind: 'ready'; readonly run: 0 }
   | {
-      readonly kind: 'call';
+      readonly kind: 'calls';
       readonly run: number;
-      readonly call: number;
-      readonly op: 'tool' | 'search';
-      /** The tool's canonical ID (`tool`), or the query (`search`). */
-      readonly target: string;
-      /** The arguments (`tool`) or the options (`search`), as JSON text. */
-      readonly json: string;
+      /** Every call the program made since the last message, in order: one wake-up for all. */
+      readonly calls: readonly HostCall[];
     }
   | {
       readonly kind: 'done';

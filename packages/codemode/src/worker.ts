@@ -15,7 +15,14 @@ import {
 } from 'quickjs-emscripten-core';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
-import type { HostMessage, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
+import type {
+  HostCall,
+  HostMessage,
+  LogEntry,
+  Outcome,
+  SandboxLimits,
+  WorkerMessage,
+} from './protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('the code-mode sandbox runs as a worker thread');
@@ -76,6 +83,8 @@ class Run {
   readonly vm: QuickJSContext;
   readonly pending = new Map<number, QuickJSDeferredPromise>();
   readonly logs: LogEntry[] = [];
+  /** Calls made since the last message to the main thread, sent together once the pump is done. */
+  outbox: HostCall[] = [];
   logBytes = 0;
   calls = 0;
   nextCall = 0;
@@ -125,14 +134,7 @@ class Run {
     // Kept even when the run is over its bounds, so that it is disposed with the run.
     this.pending.set(call, deferred);
     if (this.fatal !== undefined) return deferred.handle;
-    this.send({
-      kind: 'call',
-      run: this.id,
-      call,
-      op: kind,
-      target: vm.getString(target),
-      json: vm.getString(json),
-    });
+    this.outbox.push({ call, op: kind, target: vm.getString(target), json: vm.getString(json) });
     return deferred.handle;
   }
 
@@ -284,6 +286,14 @@ class Run {
     }
   }
 
+  /** Sends the calls the program made since the last message, all in one. */
+  flush(): void {
+    if (this.outbox.length === 0) return;
+    const calls = this.outbox;
+    this.outbox = [];
+    this.send({ kind: 'calls', run: this.id, calls });
+  }
+
   settle(call: number, ok: boolean, json: string): void {
     const deferred = this.pending.get(call);
     if (deferred === undefined) return;
@@ -329,7 +339,9 @@ function advance(run: Run): void {
   if (outcome !== undefined) {
     run.end(outcome);
     current = undefined;
+    return;
   }
+  run.flush();
 }
 
 port.on('message', (message: HostMessage) => {
@@ -358,7 +370,8 @@ port.on('message', (message: HostMessage) => {
     return;
   }
   try {
-    run.settle(message.call, message.ok, message.json);
+    // Every answer first, then one pump: the program resumes once for all of them.
+    for (const answer of message.answers) run.settle(answer.call, answer.ok, answer.json);
   } catch (error) {
     // Settling allocates in the sandbox, which may be out of memory.
     run.exhaust(error instanceof Error ? error.message : String(error));

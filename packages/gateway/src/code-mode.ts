@@ -50,44 +50,49 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
   if (made !== undefined) return made;
   const { toolkit } = hub;
   const { index, runner } = toolkit;
-  const code = createCodeMode({
-    index: {
-      listTools: (options) => {
-        const page = index.listTools(options);
+  const code = createCodeMode(
+    {
+      index: {
+        listTools: (options) => {
+          const page = index.listTools(options);
+          const scope = scopes.getStore();
+          return { ...page, entries: page.entries.filter((entry) => scope?.byId.has(entry.id)) };
+        },
+        search: (query, options) => {
+          const sessionKey = scopes.getStore()?.sessionKey;
+          return toolkit.search(
+            query,
+            sessionKey === undefined ? options : { ...options, sessionKey },
+          );
+        },
+        hasTool: (id) => scopes.getStore()?.byId.has(id) ?? false,
+        getTool: (id) => index.getTool(id),
+      },
+      runner,
+      async callTool(id, input = {}, options = {}) {
         const scope = scopes.getStore();
-        return { ...page, entries: page.entries.filter((entry) => scope?.byId.has(entry.id)) };
+        const item = scope?.byId.get(id);
+        if (scope === undefined || item === undefined) {
+          throw new ToolError('not_found', `no tool ${JSON.stringify(id)} in code mode`);
+        }
+        // The run's own signal: it aborts when the run times out or is cancelled, so the calls
+        // still in flight are cancelled upstream (`notifications/cancelled`) rather than left running.
+        const result = await scope.call(item, input, undefined, options.signal);
+        if (result.isError === true) {
+          throw new ToolError('execution', textOf(result), { toolId: id, cause: result });
+        }
+        const backend = index.getTool(id).backend ?? { kind: 'local', local: { name: id } };
+        return {
+          toolId: id,
+          tool: item.tool,
+          backend,
+          structured: normalizeMcpResult(result),
+          mcpResult: result,
+        } satisfies RunResult;
       },
-      search: (query, options) => {
-        const sessionKey = scopes.getStore()?.sessionKey;
-        return toolkit.search(
-          query,
-          sessionKey === undefined ? options : { ...options, sessionKey },
-        );
-      },
-      hasTool: (id) => scopes.getStore()?.byId.has(id) ?? false,
-      getTool: (id) => index.getTool(id),
     },
-    runner,
-    async callTool(id, input = {}) {
-      const scope = scopes.getStore();
-      const item = scope?.byId.get(id);
-      if (scope === undefined || item === undefined) {
-        throw new ToolError('not_found', `no tool ${JSON.stringify(id)} in code mode`);
-      }
-      const result = await scope.call(item, input);
-      if (result.isError === true) {
-        throw new ToolError('execution', textOf(result), { toolId: id, cause: result });
-      }
-      const backend = index.getTool(id).backend ?? { kind: 'local', local: { name: id } };
-      return {
-        toolId: id,
-        tool: item.tool,
-        backend,
-        structured: normalizeMcpResult(result),
-        mcpResult: result,
-      } satisfies RunResult;
-    },
-  });
+    hub.options.codeMode,
+  );
   const entry = { code, tools: codeModeTools(code) };
   codeModes.set(hub, entry);
   hub.onDispose(() => void closeCodeMode(hub));

@@ -1,4 +1,5 @@
 import type { Implementation } from '@modelcontextprotocol/server';
+import type { CodeModeOptions } from '@toolplane/codemode';
 import type { Logger } from '@toolplane/toolkit';
 import type { NamingOptions } from './names.js';
 import type { SpendRequestState } from './session/request-state.js';
@@ -35,6 +36,12 @@ export interface GatewayOptions extends NamingOptions {
    * program calls the tools in @toolplane/codemode's sandbox.
    */
   readonly mode?: 'tools' | 'search' | 'code';
+  /**
+   * The bounds of `mode: 'code'` runs (defaults: @toolplane/codemode's `CODE_MODE_DEFAULTS`). A
+   * run past `timeoutMs` fails with `timeout`, and its tool calls still in flight are cancelled
+   * upstream. The filter stays the gateway's own (`filter`, and the caller's OAuth scopes).
+   */
+  readonly codeMode?: Omit<CodeModeOptions, 'filter'>;
   /**
    * The key that seals the `requestState` of 2026-07-28 `input_required` rounds (HMAC-SHA256);
    * at least 32 bytes; default a random one per gateway. Every instance behind one load balancer

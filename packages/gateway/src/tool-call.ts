@@ -16,11 +16,16 @@ export interface InputFlow {
   readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
 }
 
-/** Runs one `tools/call` of a resolved tool and builds its result (errors become results). */
+/**
+ * Runs one `tools/call` of a resolved tool and builds its result (errors become results).
+ * `signal`, when given without a `flow`, replaces the request's: code mode's calls end with the
+ * run that made them (its timeout included), not only with the `run_code` request.
+ */
 export type RunToolCall = (
   item: ToolItem,
   input: Record<string, unknown>,
   flow?: InputFlow,
+  signal?: AbortSignal,
 ) => Promise<CallToolResult>;
 
 /**
@@ -59,7 +64,7 @@ export function toolCaller(
         : (event: { progress: number; total?: number; message?: string }) => {
             void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
           };
-    return async (item, input, flow) => {
+    return async (item, input, flow, ownSignal) => {
       checkToolCall(extra, item); // OAuth (auth/): refused unless the caller's scopes reach it
       // Upstream sampling and elicitation during this call come back to this session (to a
       // 2026 client as input_required rounds of the flow).
@@ -83,7 +88,7 @@ export function toolCaller(
           flow,
         );
         const result = await toolkit.callTool(item.id, input, {
-          signal: flow?.signal ?? extra.mcpReq.signal,
+          signal: flow?.signal ?? ownSignal ?? extra.mcpReq.signal,
           meta: { ...meta, [CALLER_META_KEY]: caller },
           session: { ...calling, auth: sessionAuth(extra) }, // OAuth (auth/): who called
           sessionKey: session.token,

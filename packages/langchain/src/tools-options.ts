@@ -1,4 +1,4 @@
-import type { NameToolsOptions } from '@toolplane/adapter-kit';
+import type { CodeModeRunner, NameToolsOptions } from '@toolplane/adapter-kit';
 import type { MessageContentOptions } from './results.js';
 
 // The options of `toLangChainTools`, in a module of their own: search mode takes them too, and
@@ -9,9 +9,16 @@ export interface LangChainToolsOptions extends NameToolsOptions, MessageContentO
   /**
    * `'tools'` (default): one LangChain tool per toolplane tool. `'search'`: only
    * `search_tools`, `describe_tool` and `call_tool`, so a model finds what it needs in a
-   * catalogue too big to list in every request.
+   * catalogue too big to list in every request. `'code'`: only `search_tools`, `describe_tool` and
+   * `run_code` over `codeMode`, so a model writes one program that calls many tools.
    */
-  readonly mode?: 'tools' | 'search';
+  readonly mode?: 'tools' | 'search' | 'code';
+  /**
+   * What `mode: 'code'` runs programs on: `createCodeMode(source, { filter, timeoutMs })` of
+   * @toolplane/codemode. Its own `filter` decides which tools a program may call (`include` and
+   * `exclude` here do not apply); you close it when you are done with it.
+   */
+  readonly codeMode?: CodeModeRunner;
   /**
    * A failed call is a `ToolMessage` with `status: 'error'` that the model reads (default), or,
    * with `true`, a thrown `ToolError` for an agent's own error handling (LangGraph's `ToolNode`,

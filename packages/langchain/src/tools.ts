@@ -2,6 +2,7 @@ import { callThrough, nameTools, type ToolSource } from '@toolplane/adapter-kit'
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { toLangChainResult } from './results.js';
+import { codeModeTools } from './code-mode.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
 import type { LangChainToolsOptions } from './tools-options.js';
@@ -30,6 +31,7 @@ function buildTools(source: ToolSource, options: LangChainToolsOptions): Toolpla
     throw new ToolError('cancelled', 'listing tools for LangChain was cancelled');
   }
   if (options.mode === 'search') return searchModeTools(source, options);
+  if (options.mode === 'code') return codeModeTools(options);
   return nameTools(source.index, options).map(({ name, entry }) =>
     toLangChainTool(source, name, entry, options),
   );
