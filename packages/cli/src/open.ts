@@ -3,6 +3,7 @@ import {
   createMemoryStore,
   createToolkit,
   loadPrompts,
+  type Middleware,
   type Store,
   type Toolkit,
   type ToolkitEvent,
@@ -43,6 +44,8 @@ export interface OpenToolkitOptions {
   readonly signal?: AbortSignal;
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Runner middleware for every tool call (the dashboard's call feed). */
+  readonly middleware?: readonly Middleware[];
 }
 
 /**
@@ -82,6 +85,7 @@ export async function openToolkit(
       ...(config.pingIntervalMs === 0 ? {} : { pingIntervalMs: config.pingIntervalMs }),
     },
     sessionConnections: config.sessionConnections,
+    ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
