@@ -84,7 +84,7 @@ describe('the dashboard in Chromium', () => {
     const result = page.locator('#result pre');
     await expect.poll(() => result.textContent()).toBe(HOSTILE);
     expect(await page.locator('#result img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     await shot('tools');
   });
 
@@ -94,7 +94,9 @@ describe('the dashboard in Chromium', () => {
     await page.locator('#result img').waitFor();
     expect(await page.locator('#result .resource pre').textContent()).toBe('a note');
     expect(
-      await page.locator('#result img').evaluate((img: HTMLImageElement) => img.naturalWidth),
+      await page
+        .locator('#result img')
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
     ).toBe(1);
   });
 
@@ -123,11 +125,11 @@ describe('the dashboard in Chromium', () => {
     await page.locator('[data-tool="fixture:echo"]').waitFor();
     // Kept only as long as the page is not reloaded.
     await page.evaluate(() => {
-      (window as { marker?: string }).marker = 'same page';
+      (globalThis as { marker?: string }).marker = 'same page';
     });
     await served.toolkit.callTool('fixture:define-tool', { name: 'brand_new' });
     await page.locator('[data-tool="fixture:brand_new"]').waitFor();
-    expect(await page.evaluate(() => (window as { marker?: string }).marker)).toBe('same page');
+    expect(await page.evaluate(() => (globalThis as { marker?: string }).marker)).toBe('same page');
   });
 
   it('shows prompts, resources and charts', async () => {

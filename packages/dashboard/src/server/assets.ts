@@ -1,10 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { ToolError } from '@toolplane/toolkit';
 
 /** One built file of the web app, held in memory (the whole app is a few dozen KB). */
 export interface Asset {
   readonly body: Buffer;
+  /** The body gzipped once at start, for browsers that accept it (most of the first load). */
+  readonly gzipped: Buffer;
   readonly type: string;
 }
 
@@ -40,7 +43,8 @@ export function loadAssets(dir: string = STATIC_DIR): ReadonlyMap<string, Asset>
     const ext = name.slice(name.lastIndexOf('.'));
     const type = TYPES[ext];
     if (type === undefined) continue;
-    assets.set(name, { body: readFileSync(`${dir}${name}`), type });
+    const body = readFileSync(`${dir}${name}`);
+    assets.set(name, { body, gzipped: gzipSync(body, { level: 9 }), type });
   }
   return assets;
 }

@@ -118,18 +118,22 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     sendJson(res, 200, { authenticated: true });
   };
 
-  const serveAsset = (res: ServerResponse, name: string): void => {
+  const serveAsset = (req: IncomingMessage, res: ServerResponse, name: string): void => {
     const asset = assets.get(name);
     if (asset === undefined) {
       throw new UiError(404, 'not_found', `no page "${name}" here; open ${path}/`);
     }
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const body = gzip ? asset.gzipped : asset.body;
     res.writeHead(200, {
       'content-type': asset.type,
-      'content-length': asset.body.length,
+      'content-length': body.length,
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
       // The page itself is small and names the current bundle: always fresh.
       'cache-control': name === 'index.html' ? 'no-cache' : 'public, max-age=300',
     });
-    res.end(asset.body);
+    res.end(req.method === 'HEAD' ? undefined : body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
@@ -152,7 +156,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           res.writeHead(308, { location: `${path}/` }).end();
           return;
         }
-        serveAsset(res, name.includes('/') ? '' : name);
+        serveAsset(req, res, name.includes('/') ? '' : name);
         return;
       }
       const route = `${method} ${rest.slice('/api/'.length)}`;
