@@ -1,7 +1,8 @@
 // Bundles the web app (app/) into static/: app.js, app.css and index.html, minified, with
 // Preact, htm and uPlot inside, so the dashboard needs no CDN or network at run time.
 import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

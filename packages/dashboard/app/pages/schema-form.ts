@@ -59,7 +59,7 @@ export function SchemaFields({ schema }: { schema: JsonSchema }) {
       <input
         type=${kind === 'string' ? 'text' : 'number'}
         step=${kind === 'integer' ? '1' : 'any'}
-        value=${typeof initial === 'object' ? '' : String(initial)}
+        value=${typeof initial === 'string' || typeof initial === 'number' ? String(initial) : ''}
         ...${common}
     /></label>`;
   })}`;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 
 /** Loads `api/<route>` again whenever a dependency changes; the latest answer or error. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the answer's type
 export function useApi<T>(route: string, deps: unknown[]): { data?: T; error?: string } {
   const [state, setState] = useState<{ data?: T; error?: string }>({});
   useEffect(() => {

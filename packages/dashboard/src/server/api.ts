@@ -77,8 +77,7 @@ export async function tools(ctx: ApiContext, url: URL, res: ServerResponse): Pro
     const page = await index.search(q, { limit: 100 });
     for (const hit of page.results) {
       const entry = index.getTool(hit.id);
-      if (entry === undefined || !ctx.visible(entry.tool)) continue;
-      found.push(summary(hit.id, entry.tool));
+      if (ctx.visible(entry.tool)) found.push(summary(hit.id, entry.tool));
     }
   } else {
     let cursor: string | undefined;
@@ -131,12 +130,13 @@ export async function call(
 ): Promise<void> {
   const body = await readJsonObject(req, ctx.maxBody);
   const id = stringField(body, 'tool', MAX_ID);
-  const args = body.arguments ?? {};
+  const args = body.arguments === undefined ? {} : body.arguments;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw new UiError(400, 'invalid_argument', '"arguments" must be a JSON object');
   }
+  // An unknown ID is the index's own `tool_not_found` (404).
   const entry = ctx.toolkit.index.getTool(id);
-  if (entry === undefined || !ctx.visible(entry.tool)) {
+  if (!ctx.visible(entry.tool)) {
     throw new UiError(404, 'tool_not_found', `no tool "${id}"; search the catalogue`);
   }
   const gone = new AbortController();

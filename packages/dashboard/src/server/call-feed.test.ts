@@ -16,11 +16,13 @@ describe('createCallFeed', () => {
     const events: CallFeedEvent[] = [];
     feed.subscribe((event) => events.push(event));
     expect(feed.installed).toBe(false);
-    const invoke = feed.middleware(async (c) => {
+    const invoke = feed.middleware((c) => {
       c.onProgress?.({ progress: 1, total: 2 });
       now += 40;
-      if (c.toolId === 'a:fail') throw new ToolError('execution', 'boom');
-      return c.toolId === 'a:bad' ? { isError: true, content: [] } : { content: [] };
+      if (c.toolId === 'a:fail') return Promise.reject(new ToolError('execution', 'boom'));
+      return Promise.resolve(
+        c.toolId === 'a:bad' ? { isError: true, content: [] } : { content: [] },
+      );
     });
     expect(feed.installed).toBe(true);
     await invoke(call('a:ok'));

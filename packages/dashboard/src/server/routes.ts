@@ -123,7 +123,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     if (asset === undefined) {
       throw new UiError(404, 'not_found', `no page "${name}" here; open ${path}/`);
     }
-    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
     const body = gzip ? asset.gzipped : asset.body;
     res.writeHead(200, {
       'content-type': asset.type,
