@@ -32,6 +32,8 @@ function route(): { page: Page; arg: string } {
 interface Live {
   calls: CallEntry[];
   toolsVersion: number;
+  /** Rises when the tools, prompts or resources change. */
+  listsVersion: number;
   connectorsVersion: number;
   connected: boolean;
 }
@@ -40,6 +42,7 @@ function useLive(enabled: boolean): Live {
   const [live, setLive] = useState<Live>({
     calls: [],
     toolsVersion: 0,
+    listsVersion: 0,
     connectorsVersion: 0,
     connected: false,
   });
@@ -61,7 +64,14 @@ function useLive(enabled: boolean): Live {
       setLive((l) => ({ ...l, calls: merge([call], l.calls) }));
     });
     source.addEventListener('tools', () => {
-      setLive((l) => ({ ...l, toolsVersion: l.toolsVersion + 1 }));
+      setLive((l) => ({
+        ...l,
+        toolsVersion: l.toolsVersion + 1,
+        listsVersion: l.listsVersion + 1,
+      }));
+    });
+    source.addEventListener('lists', () => {
+      setLive((l) => ({ ...l, listsVersion: l.listsVersion + 1 }));
     });
     source.addEventListener('connector', () => {
       setLive((l) => ({ ...l, connectorsVersion: l.connectorsVersion + 1 }));
@@ -124,8 +134,8 @@ function App() {
         where.page === 'tools' &&
         html`<${Tools} selected=${where.arg} version=${live.toolsVersion} calls=${live.calls} />`
       }
-      ${where.page === 'prompts' && html`<${Prompts} version=${live.toolsVersion} />`}
-      ${where.page === 'resources' && html`<${Resources} version=${live.toolsVersion} />`}
+      ${where.page === 'prompts' && html`<${Prompts} version=${live.listsVersion} />`}
+      ${where.page === 'resources' && html`<${Resources} version=${live.listsVersion} />`}
       ${where.page === 'log' && html`<${CallLog} calls=${live.calls} />`}
       ${where.page === 'charts' && html`<${Charts} calls=${live.calls} />`}
     </main>

@@ -11,7 +11,8 @@ const TOOLS_SETTLE_MS = 50;
 /**
  * The live streams (server-sent events) of the dashboard's pages: `call` (a call started,
  * progressed or ended), `tools` (the catalogue changed: a server came, went or changed its
- * list), `connector` (a connector's state changed). Bounded in number, so open streams cannot
+ * list), `lists` (a server's prompts or resources changed), `connector` (a connector's state
+ * changed). Bounded in number, so open streams cannot
  * hold every connection of the gateway.
  */
 export class EventStreams {
@@ -33,6 +34,10 @@ export class EventStreams {
         }, TOOLS_SETTLE_MS);
       }),
       toolkit.onEvent((event) => {
+        if (event.type === 'prompt_list_changed' || event.type === 'resource_list_changed') {
+          this.#send('lists', { namespace: event.namespace, type: event.type });
+          return;
+        }
         if (event.type !== 'state_change') return;
         this.#send('connector', {
           namespace: event.namespace,
