@@ -4,7 +4,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'docs/**', '**/.pack/**', '.ci/out/**'],
+    ignores: [
+      '**/dist/**',
+      'packages/dashboard/static/**',
+      '**/node_modules/**',
+      'docs/**',
+      '**/.pack/**',
+      '.ci/out/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

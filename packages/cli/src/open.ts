@@ -3,6 +3,7 @@ import {
   createMemoryStore,
   createToolkit,
   loadPrompts,
+  type Middleware,
   type Store,
   type Toolkit,
   type ToolkitEvent,
@@ -65,6 +66,8 @@ export interface OpenToolkitOptions {
   readonly validator?: 'compiled' | 'default';
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Runner middleware for every tool call (the dashboard's call feed). */
+  readonly middleware?: readonly Middleware[];
 }
 
 /**
@@ -119,6 +122,7 @@ export async function openToolkit(
     sessionConnections: config.sessionConnections,
     ...(search?.searcher === undefined ? {} : { searcher: search.searcher }),
     ...(config.approval === undefined ? {} : { approval: config.approval }),
+    ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';

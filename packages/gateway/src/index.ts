@@ -7,7 +7,7 @@ export type {
   GatewayAuth,
   GatewayCaller,
 } from './auth/gateway-auth.js';
-export type { HttpGateway, ServeHttpOptions } from './http/serve.js';
+export type { HttpGateway, HttpRoute, ServeHttpOptions } from './http/serve.js';
 export {
   DEFAULT_SEPARATOR,
   EXPOSED_NAME_PATTERN,

@@ -219,6 +219,7 @@ describe('the packed packages, installed with npm', () => {
     'builtins',
     'cli',
     'codemode',
+    'dashboard',
     'gateway',
     'gemini',
     'langchain',

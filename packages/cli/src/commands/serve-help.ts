@@ -53,9 +53,20 @@ export function inspectorCommands(
 }
 
 /** Prints the URL, Inspector commands and an `mcpServers` entry for a gateway served over HTTP. */
-export function printHttpHelp(output: Output, cfg: CliConfig, url: string, hasToken: boolean) {
+export function printHttpHelp(
+  output: Output,
+  cfg: CliConfig,
+  url: string,
+  hasToken: boolean,
+  extra: { readonly dashboard?: string; readonly login?: boolean } = {},
+) {
   const c = output.errColor;
   output.say(`${c.green('toolplane gateway')} listening on ${c.bold(url)} (Streamable HTTP)`);
+  if (extra.dashboard !== undefined) {
+    output.say(
+      `${c.green('dashboard')} ${c.bold(extra.dashboard)}${extra.login === true ? c.dim(' (log in with the token)') : ''}`,
+    );
+  }
   output.say('');
   output.say('Try it with the MCP Inspector:');
   if (hasToken) output.say(c.dim(`  (with the token in ${TOKEN_VARIABLE})`));

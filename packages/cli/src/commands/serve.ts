@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '@toolplane/gateway';
+import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
 import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
@@ -10,6 +11,7 @@ import { openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
+import { mountDashboard } from './serve-dashboard.js';
 import type { CommandContext } from './shared.js';
 import { VERSION } from '../version.js';
 import {
@@ -79,6 +81,8 @@ async function serve(
     output.say(instanceId === undefined ? text : `${c.dim(`[${instanceId}]`)} ${text}`);
   };
   const live: { opened?: OpenToolkit } = {};
+  // The dashboard's live log and charts see every client's calls through this middleware.
+  const feed = http ? createCallFeed() : undefined;
   const onEvent = (event: ToolkitEvent): void => {
     if (event.type !== 'state_change') return;
     const colour =
@@ -108,6 +112,7 @@ async function serve(
     start: false,
     signal: context.signal,
     env: context.env,
+    ...(feed === undefined ? {} : { middleware: [feed.middleware] }),
   });
   live.opened = opened;
   const gatewayOptions: GatewayOptions = {
@@ -118,6 +123,7 @@ async function serve(
     serverInfo: { name: 'toolplane', version: VERSION },
   };
   let gateway: ServedGateway | undefined;
+  let dashboard: DashboardRoutes | undefined;
   let readyToServe = false;
   const stopped = new AbortController();
   const stop = (): void => {
@@ -134,6 +140,15 @@ async function serve(
     if (http) {
       const storeReady = storeReadiness(opened.store);
       const spendRequestState = requestStateSpenderFor(opened.store);
+      const listening: { url?: URL } = {};
+      dashboard = mountDashboard(output, {
+        toolkit: opened.toolkit,
+        cfg,
+        token,
+        auth,
+        ...(feed === undefined ? {} : { feed }),
+        endpoint: () => listening.url,
+      });
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -162,15 +177,28 @@ async function serve(
         // this instance does not list yet.
         ready: (check) => (readyToServe ? storeReady(check) : Promise.resolve(false)),
         drainMs,
+        ...(dashboard === undefined ? {} : { routes: [dashboard] }),
       });
       gateway = served;
+      listening.url = served.url;
       context.stopTime(drainMs);
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
       if (!stopped.signal.aborted) {
-        printHttpHelp(output, cfg, served.url.href, token !== undefined);
+        printHttpHelp(
+          output,
+          cfg,
+          served.url.href,
+          token !== undefined,
+          dashboard === undefined
+            ? {}
+            : {
+                dashboard: new URL(`${dashboard.path}/`, served.url).href,
+                login: token !== undefined || auth !== undefined,
+              },
+        );
         if (auth !== undefined) await printAuthHelp(output, auth, served.url.href);
         log(c.dim(`instance ${String(instanceId)} serving (GET /healthz for a load balancer)`));
       }
@@ -188,6 +216,7 @@ async function serve(
       }
     }
   } catch (error) {
+    dashboard?.close();
     await gateway?.close();
     await opened.close();
     throw error;
@@ -202,6 +231,7 @@ async function serve(
   log(
     c.dim(http ? `shutting down (draining calls in flight, up to ${drainMs} ms)` : 'shutting down'),
   );
+  dashboard?.close();
   await gateway.close();
   await opened.close();
   log(c.dim('stopped'));

@@ -2,6 +2,19 @@
 import { ToolError } from '@toolplane/toolkit';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
 import type { GatewayOptions, ServedGateway } from '../options.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * A handler served next to the MCP endpoint, such as the dashboard at `/ui`
+ * (`dashboardRoutes` of `@toolplane/dashboard`). The gateway checks `Host` and `Origin` first;
+ * the route authenticates its callers itself (a browser sends no bearer token).
+ */
+export interface HttpRoute {
+  /** The path it answers, with every path under it: `/ui` answers `/ui` and `/ui/…`. */
+  readonly path: string;
+  /** Answers the request; a rejection becomes a 500 unless the answer has begun. */
+  handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
+}
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions extends GatewayOptions {
@@ -77,6 +90,8 @@ export interface ServeHttpOptions extends GatewayOptions {
    * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.
    */
   readonly drainMs?: number;
+  /** Extra handlers mounted under their own paths (see {@link HttpRoute}). */
+  readonly routes?: readonly HttpRoute[];
 }
 
 export { INSTANCE_META_KEY } from '../jsonrpc.js';

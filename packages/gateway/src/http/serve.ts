@@ -41,7 +41,7 @@ import {
 } from './options.js';
 
 export { INSTANCE_META_KEY } from './options.js';
-export type { HttpGateway, ServeHttpOptions } from './options.js';
+export type { HttpGateway, HttpRoute, ServeHttpOptions } from './options.js';
 import { GatewayHub } from '../hub.js';
 import { createSessionServer } from '../server.js';
 
@@ -266,6 +266,15 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       return;
     }
     if (oauth?.serveMetadata(req, res, pathname) === true) return; // OAuth (auth/)
+    const route = options.routes?.find(
+      (r) => pathname === r.path || pathname.startsWith(`${r.path}/`),
+    );
+    if (route !== undefined) {
+      // A browser's page: it brings a cookie, not the bearer token, so the route decides who.
+      access.checkHostAndOrigin(req);
+      await route.handle(req, res, pathname);
+      return;
+    }
     access.check(req);
     if (draining) {
       // A request on a connection kept alive past the listener's close: another instance

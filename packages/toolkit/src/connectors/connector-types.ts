@@ -294,6 +294,8 @@ export interface ToolkitConnector {
   renegotiate?(options?: { signal?: AbortSignal }): Promise<void>;
   /** Tells the server the roots changed; see `Connector.rootsChanged`. */
   rootsChanged?(caller?: string): void;
+  /** Drops the connection and connects again at once; see `Connector.reconnect`. */
+  reconnect?(): void;
   close(): Promise<void>;
 }
 

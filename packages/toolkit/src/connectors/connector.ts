@@ -97,6 +97,8 @@ export class Connector implements ToolkitConnector {
   // The calls in flight on the current connection, with their callers.
   #calls: CallTracker | undefined;
   #renegotiating = false;
+  // Aborted by reconnect(): cuts a backoff wait short.
+  #wake = new AbortController();
   // Connections whose liveness a ping is checking.
   #checking = new WeakSet<Client>();
   readonly #era: ConnectorEra;
@@ -256,6 +258,31 @@ export class Connector implements ToolkitConnector {
     client.sendRootsListChanged().catch(() => undefined);
   }
 
+  /**
+   * Drops the connection, if there is one, and connects again at once, cutting short a backoff
+   * wait (an operator's "reconnect" button); starts a connector that waits for a login. Calls in
+   * flight on the old connection fail. The outcome arrives as `state_change` events.
+   *
+   * @throws {ToolError} `connector_unavailable` when the connector is closed.
+   */
+  reconnect(): void {
+    if (this.#isClosed())
+      throw new ToolError('connector_unavailable', `connector "${this.namespace}" is closed`);
+    if (this.#loop === undefined) {
+      this.start();
+      return;
+    }
+    const wake = this.#wake;
+    this.#wake = new AbortController();
+    wake.abort();
+    const client = this.#client;
+    if (client !== undefined && this.#state === 'connected') {
+      // The loop sees the close and connects again without a backoff wait.
+      this.#renegotiating = true;
+      void client.close().catch(() => undefined);
+    }
+  }
+
   /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   async close(): Promise<void> {
     this.#stopWaiting.abort();
@@ -338,7 +365,7 @@ export class Connector implements ToolkitConnector {
       }
       const { initialDelayMs = 250, maxDelayMs = 30_000 } = this.#options.backoff ?? {};
       const wait = backoffDelay(attempt++, { minDelay: initialDelayMs, maxDelay: maxDelayMs });
-      await sleep(wait, this.#stopWaiting.signal);
+      await sleep(wait, AbortSignal.any([this.#stopWaiting.signal, this.#wake.signal]));
     }
   }
 

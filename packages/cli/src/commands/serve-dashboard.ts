@@ -1,0 +1,59 @@
+// The dashboard `serve --http` mounts at /ui, behind the gateway's own token or OAuth.
+import {
+  dashboardRoutes,
+  staticTokenVerifier,
+  type CallFeed,
+  type DashboardRoutes,
+  type LoginProof,
+} from '@toolplane/dashboard';
+import type { GatewayAuth } from '@toolplane/gateway';
+import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import { isAllowed, type CliConfig } from '../config.js';
+import type { Output } from '../output.js';
+
+/** What {@link mountDashboard} needs. */
+export interface MountDashboardOptions {
+  readonly toolkit: Toolkit;
+  readonly cfg: CliConfig;
+  readonly token: string | undefined;
+  readonly auth: GatewayAuth | undefined;
+  readonly feed?: CallFeed;
+  /** The MCP endpoint once listening: OAuth tokens are checked for it. */
+  readonly endpoint: () => URL | undefined;
+}
+
+/**
+ * The dashboard for this gateway: its login takes the static token, or (with OAuth) an access
+ * token the gateway would accept, checked the same way; it shows only the tools the config's
+ * filters let through. A dashboard whose web app was not built is skipped with a warning, so
+ * the gateway still serves.
+ */
+export function mountDashboard(
+  output: Output,
+  options: MountDashboardOptions,
+): DashboardRoutes | undefined {
+  const { token, auth, cfg } = options;
+  let verify:
+    ((given: string, o: { signal: AbortSignal }) => Promise<LoginProof | false>) | undefined;
+  if (token !== undefined) verify = staticTokenVerifier(token);
+  else if (auth !== undefined) {
+    verify = async (given, { signal }) => {
+      const endpoint = options.endpoint();
+      if (endpoint === undefined) return false;
+      const caller = await auth.authenticate(`Bearer ${given}`, { endpoint, signal });
+      return caller.expiresAt === undefined ? true : { expiresAt: caller.expiresAt * 1000 };
+    };
+  }
+  try {
+    return dashboardRoutes({
+      toolkit: options.toolkit,
+      ...(options.feed === undefined ? {} : { feed: options.feed }),
+      ...(verify === undefined ? {} : { verify }),
+      visible: (tool) => isAllowed(cfg.filter[tool.namespace ?? ''], tool),
+    });
+  } catch (error) {
+    if (!ToolError.isInstance(error) || error.code !== 'invalid_config') throw error;
+    output.say(`${output.errColor.yellow('warning')} no dashboard at /ui: ${error.message}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+// The dashboard API as the pages call it: same origin, the session cookie sent by the browser.
+
+/** An API failure, with the server's `ToolError` code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** GET or POST (JSON) `api/<route>`; rejects with an {@link ApiError}. */
+export async function api<T>(route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`api/${route}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    credentials: 'same-origin',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const data = (await response.json().catch(() => ({}))) as {
+    error?: { code?: string; message?: string };
+  };
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      data.error?.code ?? 'internal',
+      data.error?.message ?? `HTTP ${String(response.status)}`,
+    );
+  }
+  return data as T;
+}
+
+export interface Connector {
+  namespace: string;
+  state: string;
+  error?: string;
+  pid?: number;
+  era?: string;
+}
+export interface ToolSummary {
+  id: string;
+  namespace?: string;
+  name: string;
+  description: string;
+}
+export interface ToolDetail extends ToolSummary {
+  title?: string;
+  inputSchema: JsonSchema;
+}
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  description?: string;
+  default?: unknown;
+  title?: string;
+}
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  data?: string;
+  mimeType?: string;
+  uri?: string;
+  name?: string;
+  resource?: { uri?: string; text?: string; blob?: string; mimeType?: string };
+}
+export interface CallAnswer {
+  tool: string;
+  isError: boolean;
+  content: ContentBlock[];
+  structured?: unknown;
+}
+export interface CallEntry {
+  id: number;
+  tool: string;
+  startedAt: number;
+  durationMs?: number;
+  outcome?: string;
+  progress?: { progress: number; total?: number; message?: string };
+}
+export interface MinuteStats {
+  t: number;
+  calls: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+}

@@ -1,0 +1,2 @@
+// Stylesheets are bundled by esbuild into app.css; importing one yields nothing.
+declare module '*.css';

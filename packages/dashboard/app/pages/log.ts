@@ -1,0 +1,51 @@
+import type { CallEntry } from '../api.js';
+import { html } from '../html.js';
+
+/** One call: when, which tool, how it went, how long, its progress while it runs. */
+export function CallRow({ call }: { call: CallEntry }) {
+  const running = call.outcome === undefined;
+  const p = call.progress;
+  return html`<tr
+    class=${`call ${running ? 'running' : call.outcome === 'ok' ? 'ok' : 'failed'}`}
+    data-call=${call.id}
+  >
+    <td>${new Date(call.startedAt).toLocaleTimeString()}</td>
+    <td><code>${call.tool}</code></td>
+    <td class="outcome">${running ? 'running' : call.outcome}</td>
+    <td>${call.durationMs === undefined ? '' : `${String(call.durationMs)} ms`}</td>
+    <td>
+      ${
+        p === undefined
+          ? ''
+          : html`<progress max=${p.total ?? 0} value=${p.progress}></progress>
+              <small
+                >${p.progress}${p.total === undefined ? '' : `/${String(p.total)}`}
+                ${p.message ?? ''}</small
+              >`
+      }
+    </td>
+  </tr>`;
+}
+
+/** Every call the gateway served, newest first, as the event stream tells them. */
+export function CallLog({ calls }: { calls: CallEntry[] }) {
+  return html`
+    <h2>Live log</h2>
+    <p class="hint">Calls appear as they start; progress and outcome update in place.</p>
+    <table class="calls" id="call-log">
+      <thead>
+        <tr>
+          <th>Time</th>
+          <th>Tool</th>
+          <th>Outcome</th>
+          <th>Duration</th>
+          <th>Progress</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${calls.map((c) => html`<${CallRow} key=${c.id} call=${c} />`)}
+      </tbody>
+    </table>
+    ${calls.length === 0 ? html`<p>No calls yet.</p>` : null}
+  `;
+}

@@ -1,0 +1,139 @@
+import { useEffect, useState } from 'preact/hooks';
+import {
+  api,
+  ApiError,
+  type CallAnswer,
+  type CallEntry,
+  type ToolDetail,
+  type ToolSummary,
+} from '../api.js';
+import { html } from '../html.js';
+import { Content } from './content.js';
+import { CallRow } from './log.js';
+import { readForm, SchemaFields } from './schema-form.js';
+import { useApi } from './use-api.js';
+
+/**
+ * The tool catalogue, searched with the gateway's own search, and the try-it form of the tool
+ * selected (`#/tools/<id>`). The list reloads on every catalogue change the event stream
+ * announces, so a server that comes or changes its tools shows without a page reload.
+ */
+export function Tools({
+  selected,
+  version,
+  calls,
+}: {
+  selected: string;
+  version: number;
+  calls: CallEntry[];
+}) {
+  const [query, setQuery] = useState('');
+  const [typed, setTyped] = useState('');
+  // The search runs once typing pauses, not per key.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setQuery(typed.trim());
+    }, 150);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [typed]);
+  const { data, error } = useApi<{ tools: ToolSummary[] }>(`tools?q=${encodeURIComponent(query)}`, [
+    version,
+  ]);
+  return html`
+    <div class="split">
+      <section class="catalogue">
+        <h2>
+          Tools
+          <small id="tool-count">${data === undefined ? '' : String(data.tools.length)}</small>
+        </h2>
+        <input
+          type="search"
+          id="tool-search"
+          placeholder="Search tools…"
+          value=${typed}
+          onInput=${(e: Event) => {
+            setTyped((e.currentTarget as HTMLInputElement).value);
+          }}
+        />
+        ${error === undefined ? null : html`<p class="error">${error}</p>`}
+        <ul class="tools" data-query=${query}>
+          ${(data?.tools ?? []).map(
+            (t) =>
+              html`<li class=${t.id === selected ? 'active' : ''}>
+                <a href=${`#/tools/${encodeURIComponent(t.id)}`} data-tool=${t.id}
+                  ><code>${t.id}</code></a
+                >
+                <small>${t.description}</small>
+              </li>`,
+          )}
+        </ul>
+      </section>
+      <section class="try">
+        ${
+          selected === ''
+            ? html`<p class="hint">Pick a tool to try it.</p>`
+            : html`<${TryIt} key=${selected} id=${selected} calls=${calls} />`
+        }
+      </section>
+    </div>
+  `;
+}
+
+function TryIt({ id, calls }: { id: string; calls: CallEntry[] }) {
+  const { data: tool, error } = useApi<ToolDetail>(`tool?id=${encodeURIComponent(id)}`, []);
+  const [answer, setAnswer] = useState<CallAnswer | undefined>();
+  const [failure, setFailure] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setFailure('');
+    setAnswer(undefined);
+    let args: Record<string, unknown>;
+    try {
+      args = readForm(event.currentTarget as HTMLFormElement);
+    } catch (e) {
+      setFailure(e instanceof Error ? e.message : String(e));
+      return;
+    }
+    setBusy(true);
+    try {
+      setAnswer(await api<CallAnswer>('call', { tool: id, arguments: args }));
+    } catch (e) {
+      setFailure(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (error !== undefined) return html`<p class="error">${error}</p>`;
+  if (tool === undefined) return html`<p>Loading ${id}…</p>`;
+  const mine = calls.filter((c) => c.tool === id).slice(0, 5);
+  return html`
+    <h2><code>${tool.id}</code></h2>
+    <p>${tool.description}</p>
+    <form class="try-form" onSubmit=${submit}>
+      <${SchemaFields} schema=${tool.inputSchema} />
+      <button type="submit" disabled=${busy}>${busy ? 'Calling…' : 'Call'}</button>
+    </form>
+    ${failure === '' ? null : html`<p class="error" role="alert">${failure}</p>`}
+    ${
+      answer === undefined
+        ? null
+        : html`<div class=${answer.isError ? 'result is-error' : 'result'} id="result">
+            <h3>${answer.isError ? 'The tool reported an error' : 'Result'}</h3>
+            <${Content} blocks=${answer.content} />
+          </div>`
+    }
+    ${
+      mine.length === 0
+        ? null
+        : html`<h3>Recent calls</h3>
+            <table class="calls">
+              <tbody>
+                ${mine.map((c) => html`<${CallRow} call=${c} />`)}
+              </tbody>
+            </table>`
+    }
+  `;
+}

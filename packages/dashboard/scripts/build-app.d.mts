@@ -1,0 +1,2 @@
+/** Builds the web app into `outdir` (default the package's `static/`); resolves to that folder. */
+export function buildApp(options?: { outdir?: string }): Promise<string>;

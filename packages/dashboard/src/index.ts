@@ -1,0 +1,14 @@
+export { dashboardRoutes, staticTokenVerifier } from './server/routes.js';
+export type { DashboardOptions, DashboardRoutes, LoginProof } from './server/routes.js';
+export type { ToolVisibility } from './server/api.js';
+export { createCallFeed } from './server/call-feed.js';
+export type {
+  CallEntry,
+  CallFeed,
+  CallFeedEvent,
+  CallFeedOptions,
+  CallOutcome,
+  CallStats,
+  MinuteStats,
+} from './server/call-feed.js';
+export { CSP } from './server/http.js';

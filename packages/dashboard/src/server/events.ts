@@ -1,0 +1,97 @@
+import type { ServerResponse } from 'node:http';
+import type { Toolkit } from '@toolplane/toolkit';
+import type { CallFeed } from './call-feed.js';
+import { UiError } from './http.js';
+
+// A comment line this often keeps proxies from closing a quiet stream.
+const HEARTBEAT_MS = 15_000;
+// The tool index changes in bursts (a server's whole list at once): one event per burst.
+const TOOLS_SETTLE_MS = 50;
+
+/**
+ * The live streams (server-sent events) of the dashboard's pages: `call` (a call started,
+ * progressed or ended), `tools` (the catalogue changed: a server came, went or changed its
+ * list), `lists` (a server's prompts or resources changed), `connector` (a connector's state
+ * changed). Bounded in number, so open streams cannot
+ * hold every connection of the gateway.
+ */
+export class EventStreams {
+  readonly #streams = new Set<ServerResponse>();
+  readonly #max: number;
+  readonly #stop: (() => void)[] = [];
+  #toolsTimer: NodeJS.Timeout | undefined;
+
+  constructor(toolkit: Toolkit, feed: CallFeed, max: number) {
+    this.#max = max;
+    this.#stop.push(
+      feed.subscribe((event) => {
+        this.#send('call', event);
+      }),
+      toolkit.index.onChange(() => {
+        this.#toolsTimer ??= setTimeout(() => {
+          this.#toolsTimer = undefined;
+          this.#send('tools', { version: toolkit.index.version });
+        }, TOOLS_SETTLE_MS);
+      }),
+      toolkit.onEvent((event) => {
+        if (event.type === 'prompt_list_changed' || event.type === 'resource_list_changed') {
+          this.#send('lists', { namespace: event.namespace, type: event.type });
+          return;
+        }
+        if (event.type !== 'state_change') return;
+        this.#send('connector', {
+          namespace: event.namespace,
+          state: event.state,
+          ...(event.error === undefined ? {} : { error: event.error.message }),
+        });
+      }),
+    );
+  }
+
+  /**
+   * Opens a stream on `res`.
+   *
+   * @throws {UiError} 503 `resource_exhausted` when the bound of open streams is reached.
+   */
+  open(res: ServerResponse): void {
+    if (this.#streams.size >= this.#max) {
+      res.setHeader('retry-after', '5');
+      throw new UiError(
+        503,
+        'resource_exhausted',
+        `${String(this.#max)} live streams are open; close a dashboard tab and retry`,
+      );
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 2000\n: ready\n\n');
+    const beat = setInterval(() => {
+      res.write(': beat\n\n');
+    }, HEARTBEAT_MS);
+    beat.unref();
+    this.#streams.add(res);
+    res.once('close', () => {
+      clearInterval(beat);
+      this.#streams.delete(res);
+    });
+  }
+
+  /** Ends every stream and stops listening. */
+  close(): void {
+    for (const stop of this.#stop) stop();
+    clearTimeout(this.#toolsTimer);
+    for (const res of this.#streams) res.end();
+    this.#streams.clear();
+  }
+
+  #send(event: string, data: unknown): void {
+    if (this.#streams.size === 0) return;
+    // JSON has no raw newline, so one data line carries it.
+    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const res of this.#streams) res.write(frame);
+  }
+}

@@ -1,0 +1,255 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import * as api from './api.js';
+import type { ToolVisibility } from './api.js';
+import { loadAssets } from './assets.js';
+import { createCallFeed, type CallFeed } from './call-feed.js';
+import { EventStreams } from './events.js';
+import {
+  checkSameOrigin,
+  readJsonObject,
+  secureHeaders,
+  sendError,
+  sendJson,
+  UiError,
+} from './http.js';
+import { COOKIE_NAME, UiSessions } from './sessions.js';
+
+/**
+ * What a login proves: `true`, or the moment (epoch ms) the proof expires (an OAuth access
+ * token's `exp`), after which the operator logs in again.
+ */
+export type LoginProof = true | { readonly expiresAt?: number };
+
+/** Options of {@link dashboardRoutes}. */
+export interface DashboardOptions {
+  readonly toolkit: Toolkit;
+  /**
+   * Checks what the operator typed in the login form: the gateway's bearer token
+   * ({@link staticTokenVerifier}), or an OAuth access token checked as the gateway checks it.
+   * Resolve `false` (or reject) to refuse. Absent: the gateway has no token, so neither has the
+   * dashboard (it is as open as the MCP endpoint; Host and Origin checks still apply).
+   */
+  readonly verify?: (
+    token: string,
+    options: { signal: AbortSignal },
+  ) => Promise<LoginProof | false>;
+  /** The calls to show; give its `middleware` to the toolkit to see every client's calls. */
+  readonly feed?: CallFeed;
+  /** Which tools to show and call (default all): pass the gateway's filter. */
+  readonly visible?: ToolVisibility;
+  /** Where it is mounted (default `/ui`). */
+  readonly path?: string;
+  /** How long a login lasts (default 8 hours). */
+  readonly sessionTtlMs?: number;
+  /** Most logins kept at once (default 100; the oldest makes room). */
+  readonly maxSessions?: number;
+  /** Most live streams open at once (default 32). */
+  readonly maxStreams?: number;
+  /** Largest request body, in bytes (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+}
+
+/** The dashboard as a route a gateway mounts (`serveHttp`'s `routes`). */
+export interface DashboardRoutes {
+  /** Where it answers, e.g. `/ui`. */
+  readonly path: string;
+  /** The feed it shows (the one given, or its own). */
+  readonly feed: CallFeed;
+  /** Answers a request under {@link DashboardRoutes.path}. */
+  handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
+  /** Ends the live streams and stops listening to the toolkit. */
+  close(): void;
+}
+
+const LOGIN_TIMEOUT_MS = 10_000;
+
+/**
+ * The dashboard: a web app at `/ui` (built into this package, no CDN) and the JSON API and event
+ * stream behind it. The token is typed once in a login form and kept as an HMAC-signed session
+ * id in an `HttpOnly`, `SameSite=Strict` cookie; every answer carries a strict
+ * Content-Security-Policy; every state-changing request must come from this very origin.
+ *
+ * @throws {ToolError} `invalid_config` when the web app was not built, or for a path that does
+ * not start with `/`.
+ */
+export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
+  const path = options.path ?? '/ui';
+  if (!path.startsWith('/') || path.endsWith('/')) {
+    throw new ToolError('invalid_config', `path must start and not end with "/", got "${path}"`);
+  }
+  const assets = loadAssets();
+  const feed = options.feed ?? createCallFeed();
+  const ctx: api.ApiContext = {
+    toolkit: options.toolkit,
+    feed,
+    visible: options.visible ?? (() => true),
+    maxBody: options.maxBodyBytes ?? 1024 * 1024,
+  };
+  const sessions = new UiSessions({
+    max: options.maxSessions ?? 100,
+    ttlMs: options.sessionTtlMs ?? 8 * 3_600_000,
+  });
+  const streams = new EventStreams(options.toolkit, feed, options.maxStreams ?? 32);
+  const { verify } = options;
+  const cookie = (value: string, maxAge: number): string =>
+    `${COOKIE_NAME}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${String(maxAge)}`;
+
+  const login = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = await readJsonObject(req, 16 * 1024);
+    const token = body.token;
+    if (typeof token !== 'string' || token === '' || token.length > 8_192) {
+      throw new UiError(400, 'invalid_argument', '"token" must be a non-empty string');
+    }
+    let proof: LoginProof | false = true;
+    if (verify !== undefined) {
+      try {
+        proof = await verify(token, { signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS) });
+      } catch {
+        proof = false;
+      }
+    }
+    if (proof === false) {
+      throw new UiError(401, 'unauthorized', 'that token is not accepted; paste the gateway token');
+    }
+    const opened = sessions.open(proof === true ? undefined : proof.expiresAt);
+    res.setHeader('set-cookie', cookie(opened.value, opened.maxAge));
+    sendJson(res, 200, { authenticated: true });
+  };
+
+  const serveAsset = (req: IncomingMessage, res: ServerResponse, name: string): void => {
+    const asset = assets.get(name);
+    if (asset === undefined) {
+      throw new UiError(404, 'not_found', `no page "${name}" here; open ${path}/`);
+    }
+    const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const body = gzip ? asset.gzipped : asset.body;
+    res.writeHead(200, {
+      'content-type': asset.type,
+      'content-length': body.length,
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      // The page itself is small and names the current bundle: always fresh.
+      'cache-control': name === 'index.html' ? 'no-cache' : 'public, max-age=300',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    secureHeaders(res);
+    try {
+      const rest = pathname.slice(path.length);
+      const method = req.method ?? 'GET';
+      if (method === 'POST') checkSameOrigin(req);
+      else if (method !== 'GET' && method !== 'HEAD') {
+        res.setHeader('allow', 'GET, POST');
+        throw new UiError(405, 'invalid_argument', `method ${method} is not allowed here`);
+      }
+      if (!rest.startsWith('/api/')) {
+        if (method !== 'GET' && method !== 'HEAD') {
+          throw new UiError(405, 'invalid_argument', 'pages are read with GET');
+        }
+        // Every page of the app is index.html; the app shows the login form when needed.
+        const name = rest === '' || rest === '/' ? 'index.html' : rest.slice(1);
+        if (rest === '') {
+          res.writeHead(308, { location: `${path}/` }).end();
+          return;
+        }
+        serveAsset(req, res, name.includes('/') ? '' : name);
+        return;
+      }
+      const route = `${method} ${rest.slice('/api/'.length)}`;
+      const sessionId = verify === undefined ? 'open' : sessions.check(req);
+      if (route === 'GET session') {
+        sendJson(res, 200, { authenticated: sessionId !== undefined, open: verify === undefined });
+        return;
+      }
+      if (route === 'POST login') {
+        await login(req, res);
+        return;
+      }
+      if (sessionId === undefined) {
+        throw new UiError(
+          401,
+          'unauthorized',
+          'log in first: open the dashboard and paste the token',
+        );
+      }
+      const url = new URL(req.url ?? '/', 'http://dashboard');
+      switch (route) {
+        case 'POST logout':
+          sessions.close(sessionId);
+          res.setHeader('set-cookie', cookie('', 0));
+          sendJson(res, 200, { authenticated: false });
+          return;
+        case 'GET connectors':
+          api.connectors(ctx, res);
+          return;
+        case 'POST reconnect':
+          await api.reconnect(ctx, req, res);
+          return;
+        case 'GET tools':
+          await api.tools(ctx, url, res);
+          return;
+        case 'GET tool':
+          api.tool(ctx, url, res);
+          return;
+        case 'POST call':
+          await api.call(ctx, req, res);
+          return;
+        case 'GET prompts':
+          await api.prompts(ctx, res);
+          return;
+        case 'GET resources':
+          await api.resources(ctx, res);
+          return;
+        case 'GET calls':
+          sendJson(res, 200, { calls: feed.recent() });
+          return;
+        case 'GET stats':
+          sendJson(res, 200, feed.stats());
+          return;
+        case 'GET events':
+          streams.open(res);
+          return;
+        default:
+          throw new UiError(404, 'not_found', `no API "${route}"`);
+      }
+    } catch (error) {
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      // A refused caller's body is not read: the connection ends with the answer.
+      if (error instanceof UiError && (error.status === 401 || error.status === 403)) {
+        res.shouldKeepAlive = false;
+      }
+      sendError(res, error);
+    }
+  };
+
+  return {
+    path,
+    feed,
+    handle,
+    close: () => {
+      streams.close();
+    },
+  };
+}
+
+/**
+ * A login check for a static bearer token, compared in constant time.
+ *
+ * @example dashboardRoutes({ toolkit, verify: staticTokenVerifier(process.env.TOOLPLANE_TOKEN) })
+ */
+export function staticTokenVerifier(token: string): (given: string) => Promise<LoginProof | false> {
+  const expected = Buffer.from(token);
+  return (given) => {
+    const bytes = Buffer.from(given);
+    return Promise.resolve(
+      bytes.length === expected.length && timingSafeEqual(bytes, expected) ? true : false,
+    );
+  };
+}
