@@ -294,6 +294,8 @@ export interface ToolkitConnector {
   renegotiate?(options?: { signal?: AbortSignal }): Promise<void>;
   /** Tells the server the roots changed; see `Connector.rootsChanged`. */
   rootsChanged?(caller?: string): void;
+  /** Waits for the tool calls in flight to end; see `Connector.drain`. */
+  drain?(options?: { signal?: AbortSignal }): Promise<void>;
   close(): Promise<void>;
 }
 
