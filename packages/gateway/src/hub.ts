@@ -13,7 +13,7 @@ import type { Era } from './eras.js';
 import { InputRounds } from './session/input-rounds.js';
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
 import type { ListKind, PromptItem, ResourceItem, ToolItem } from './items.js';
-import type { GatewayOptions } from './options.js';
+import type { GatewayOptions, GatewayReconfigure } from './options.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import { listenedUris, ResourceListeners } from './session/resource-listeners.js';
 import { wantsLog, type SessionState, type SubscriptionTarget } from './session/state.js';
@@ -41,7 +41,7 @@ export class GatewayHub {
   readonly toolkit: Toolkit;
   /** The toolkit's host hooks: upstream requests, roots, subscriptions, session ends. */
   readonly host: ToolkitHost;
-  readonly options: GatewayOptions;
+  #options: GatewayOptions;
   readonly #sessions = new Set<SessionState>();
   readonly #unsubscribe: (() => void)[];
   // The tool table, being built or built, until something changes.
@@ -68,7 +68,7 @@ export class GatewayHub {
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
     this.host = toolkitHost(toolkit);
-    this.options = options;
+    this.#options = options;
     this.rounds = new InputRounds({
       key: options.requestStateKey,
       ttlMs: options.inputRoundTtlMs,
@@ -103,6 +103,24 @@ export class GatewayHub {
         this.#queue('tools');
       }),
     ];
+  }
+
+  /** The options in force: those served with, as {@link GatewayHub.reconfigure} last changed them. */
+  get options(): GatewayOptions {
+    return this.#options;
+  }
+
+  /**
+   * Applies new filters, naming, mode and instructions from the next request on: the tables are
+   * rebuilt and every session hears that its lists changed. Sessions stay open.
+   */
+  reconfigure(next: GatewayReconfigure): void {
+    const { filter, mode, separator, transparent, instructions } = next;
+    this.#options = { ...this.#options, filter, mode, separator, transparent, instructions };
+    this.#tools = undefined;
+    this.#queue('tools');
+    this.#queue('prompts');
+    this.#queue('resources');
   }
 
   /** Whether {@link GatewayHub.negotiated} has settled, so a handler need not wait a tick for it. */

@@ -260,6 +260,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
               ...(instanceId === undefined ? {} : { instance: instanceId }),
               sessions: sessions.size,
               connectors,
+              ...options.healthDetails?.(),
             }
           : { status },
       );
@@ -455,6 +456,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       return sessions.size;
     },
     close,
+    reconfigure: (next) => {
+      hub.reconfigure(next);
+    },
   };
 }
 
