@@ -7,7 +7,7 @@ import {
   type Toolkit,
   type ToolkitEvent,
 } from '@toolplane/toolkit';
-import type { CliConfig, StoreConfig } from './config.js';
+import type { CliConfig, ConnectorConfig, StoreConfig } from './config.js';
 import type { OpenCredentials } from './oauth-clients.js';
 import { VERSION } from './version.js';
 
@@ -20,6 +20,19 @@ export interface OpenToolkit {
    * nothing.
    */
   start(): void;
+  /**
+   * Adds one server of a config to the running toolkit (opening the sealed OAuth tokens first
+   * when it has `auth` and they are not open yet); it starts at once once {@link start} ran.
+   * Used by the config reload.
+   *
+   * @throws {ToolError} `invalid_config` or `conflict` from `Toolkit.addConnector`.
+   */
+  addServer(connector: ConnectorConfig): Promise<string>;
+  /**
+   * Serves the builtin tools, or stops serving them (a config reload's `builtins` key): their
+   * worker pool is made on first use and kept until {@link close}.
+   */
+  setBuiltins(on: boolean): void;
   /** Stops every connector (ending their children) and closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -63,9 +76,10 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const store = await openStore(config.store, signal);
-  const builtins = config.builtins
-    ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
-    : undefined;
+  const makeBuiltins = () =>
+    builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers });
+  let builtins = config.builtins ? makeBuiltins() : undefined;
+  let builtinsOn = config.builtins;
   // Loaded here, not at the top: `import('@toolplane/cli')` for its config helpers stays light.
   const { createAjvValidator } = await import('@toolplane/validator-ajv');
   const toolkit = createToolkit({
@@ -90,31 +104,28 @@ export async function openToolkit(
   );
   // Protected servers' tokens, sealed next to the user store (`toolplane auth login`).
   let credentials: OpenCredentials | undefined;
-  try {
-    if (started.some((c) => c.auth !== undefined)) {
-      const { openCredentials } = await import('./oauth-clients.js');
-      credentials = await openCredentials(config.store, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(options.env === undefined ? {} : { env: options.env }),
-      });
+  const credentialsOptions = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  };
+  const addServer = async (connector: ConnectorConfig): Promise<string> => {
+    let source = connector.source;
+    if (connector.auth !== undefined && typeof source === 'object' && 'url' in source) {
+      const { openCredentials, connectorOAuth } = await import('./oauth-clients.js');
+      credentials ??= await openCredentials(config.store, credentialsOptions);
+      source = { ...source, oauth: connectorOAuth(connector, credentials.store) };
     }
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const { connectorOAuth } =
-    credentials === undefined ? { connectorOAuth: undefined } : await import('./oauth-clients.js');
-  for (const connector of started) {
-    const oauth = credentials && connectorOAuth?.(connector, credentials.store);
-    const source =
-      oauth === undefined || typeof connector.source !== 'object' || !('url' in connector.source)
-        ? connector.source
-        : { ...connector.source, oauth };
-    toolkit.addConnector(source, {
+    return toolkit.addConnector(source, {
       namespace: connector.namespace,
       connection: connector.connection,
       era: connector.era,
     });
+  };
+  try {
+    for (const connector of started) await addServer(connector);
+  } catch (error) {
+    await store.close();
+    throw error;
   }
   const stop = new AbortController();
   let running: Promise<void> | undefined;
@@ -132,6 +143,16 @@ export async function openToolkit(
       await credentials?.close();
       await builtins?.close();
     })());
+  const setBuiltins = (on: boolean): void => {
+    if (on === builtinsOn) return;
+    builtinsOn = on;
+    if (on) {
+      builtins ??= makeBuiltins();
+      for (const tool of builtins) toolkit.addTool(tool);
+    } else {
+      for (const tool of builtins ?? []) toolkit.removeBuiltin(tool.tool.name);
+    }
+  };
   if (options.start !== false) start();
   if (options.wait !== false && running !== undefined) {
     try {
@@ -141,7 +162,7 @@ export async function openToolkit(
       throw error;
     }
   }
-  return { toolkit, store, start, close };
+  return { toolkit, store, start, close, addServer, setBuiltins };
 }
 
 /**
