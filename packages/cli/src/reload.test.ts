@@ -39,7 +39,10 @@ afterAll(async () => {
 
 /** A config with the fixture server under each name (an `env` entry makes a changed server). */
 function config(
-  servers: Record<string, { env?: Record<string, string>; command?: string }>,
+  servers: Record<
+    string,
+    { env?: Record<string, string>; command?: string; tools?: { deny: string[] } }
+  >,
   extra: Record<string, unknown> = {},
 ): string {
   const mcpServers = Object.fromEntries(
@@ -49,6 +52,7 @@ function config(
         command: server.command ?? fixture.command,
         args: server.command === undefined ? fixture.args : [],
         ...(server.env === undefined ? {} : { env: server.env }),
+        ...(server.tools === undefined ? {} : { tools: server.tools }),
       },
     ]),
   );
@@ -238,6 +242,18 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
       (n) => n.includes('last__add') && !n.some((name) => /^(a|s\d)__/.test(name)),
     );
     expect(names.every((name) => name.startsWith('last__'))).toBe(true);
+  });
+
+  it('applies filters, builtins and mode to the next request of an open session', async () => {
+    const served = await serve(config({ a: {} }));
+    const client = await session(served.url);
+    expect(await toolNames(client)).toContain('a__add');
+    await served.write(config({ a: { tools: { deny: ['add'] } } }, { builtins: true }));
+    const names = await toolsWhen(client, (n) => n.includes('builtin__time_now'));
+    expect(names).not.toContain('a__add');
+    expect(names).toContain('a__echo');
+    await served.write(config({ a: {} }, { mode: 'search' }));
+    expect(await toolsWhen(client, (n) => n.includes('search_tools'))).not.toContain('a__add');
   });
 
   it('reloads on SIGHUP', async () => {
