@@ -185,7 +185,11 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     const started = new Promise<void>((resolve) => (begun = resolve));
     const call = client.callTool(
       { name: 'a__slow', arguments: { ms: 1_500 } },
-      { onprogress: () => begun() },
+      {
+        onprogress: () => {
+          begun();
+        },
+      },
     );
     await started;
     const reloaded = waitForStderr(served.child, /config reloaded from \S+: ~a/);

@@ -128,7 +128,12 @@ async function serve(
       gateway: served,
       env: context.env,
       drainMs,
-      log: { info: log, warn: (text) => log(`${c.yellow('warning')} ${text}`) },
+      log: {
+        info: log,
+        warn: (text) => {
+          log(`${c.yellow('warning')} ${text}`);
+        },
+      },
     });
   };
   // The gateway is attached first and the servers started after it, so that they connect once,

@@ -40,17 +40,15 @@ export function planReload(running: CliConfig, next: CliConfig): ReloadPlan {
   const before = new Map(running.connectors.map((c) => [c.namespace, c]));
   const after = new Map(next.connectors.map((c) => [c.namespace, c]));
   const added = next.connectors.filter((c) => !before.has(c.namespace));
-  const removed = running.connectors
-    .filter((c) => !after.has(c.namespace))
-    .map((c) => c.namespace);
+  const removed = running.connectors.filter((c) => !after.has(c.namespace)).map((c) => c.namespace);
   const changed = next.connectors.filter((c) => {
     const old = before.get(c.namespace);
     return old !== undefined && serverKey(old) !== serverKey(c);
   });
   const gateway =
-    same(running.filter, next.filter) === false ||
+    !same(running.filter, next.filter) ||
     running.mode !== next.mode ||
-    same(running.naming, next.naming) === false ||
+    !same(running.naming, next.naming) ||
     running.instructions !== next.instructions;
   const restartOnly = RESTART_ONLY.flatMap(([key, read]) =>
     same(read(running), read(next)) ? [] : [key],

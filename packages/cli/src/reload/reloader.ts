@@ -81,6 +81,8 @@ export function startReloader(options: ReloaderOptions): Reloader {
   let busy: Promise<void> | undefined;
   let again: { force: boolean } | undefined;
   let stopped = false;
+  // A function, so that checks inside the loop below are not narrowed away.
+  const isStopped = (): boolean => stopped;
 
   const apply = async (force: boolean): Promise<void> => {
     let text: string;
@@ -114,7 +116,9 @@ export function startReloader(options: ReloaderOptions): Reloader {
     if (text !== undefined) lastText = text;
     if (message === error) return;
     error = message;
-    log.warn(`config edit not applied, the running config stays: ${message}; fix it and save again`);
+    log.warn(
+      `config edit not applied, the running config stays: ${message}; fix it and save again`,
+    );
   };
 
   const reconcile = async (plan: ReloadPlan, next: CliConfig): Promise<void> => {
@@ -129,7 +133,9 @@ export function startReloader(options: ReloaderOptions): Reloader {
       if (plan.changed.includes(connector)) retire(connector.namespace);
       const missing = missingCommand(connector, env);
       if (missing !== undefined) {
-        log.warn(`${connector.namespace}: ${missing}; it stays failed until the config names one that is`);
+        log.warn(
+          `${connector.namespace}: ${missing}; it stays failed until the config names one that is`,
+        );
       }
       try {
         await opened.addServer(connector);
@@ -178,7 +184,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
     busy = (async () => {
       try {
         let wanted: { force: boolean } | undefined = { force };
-        while (wanted !== undefined && !stopped) {
+        while (wanted !== undefined && !isStopped()) {
           again = undefined;
           await apply(wanted.force);
           wanted = again;

@@ -30,7 +30,7 @@ export function watchConfigFile(
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   let timer: NodeJS.Timeout | undefined;
   let watcher: FSWatcher | undefined = watch(dirname(file), { persistent: false });
-  watcher.on('change', (_event, changed) => {
+  watcher.on('change', (_event, changed: string | Buffer | null) => {
     // Some platforms give no name; then any change in the directory may be ours.
     if (changed !== null && changed.toString() !== name) return;
     clearTimeout(timer);

@@ -125,7 +125,10 @@ export class Connectors {
    *
    * @throws {ToolError} `conflict` when a source names more than one connector.
    */
-  async remove(id: string | ConnectorSource, options: RemoveConnectorOptions = {}): Promise<boolean> {
+  async remove(
+    id: string | ConnectorSource,
+    options: RemoveConnectorOptions = {},
+  ): Promise<boolean> {
     const namespace = this.#namespaceOf(id);
     const entry = namespace === undefined ? undefined : this.#connectors.get(namespace);
     if (namespace === undefined || entry === undefined) return false;
@@ -138,7 +141,9 @@ export class Connectors {
     if (drainMs > 0) {
       // Calls already sent finish on the connection they started on, within the bound.
       const bound = AbortSignal.timeout(drainMs);
-      await Promise.all(connectors.map((connector) => connector.drain?.({ signal: bound })));
+      await Promise.all(
+        connectors.map((connector) => connector.drain?.({ signal: bound }) ?? Promise.resolve()),
+      );
     }
     await Promise.all(connectors.map((connector) => connector.close()));
     return true;

@@ -22,16 +22,25 @@ async function slowCall(toolkit: Toolkit, id: string, ms: number) {
   const started = new Promise<void>((resolve) => {
     begun = resolve;
   });
-  const result = toolkit.callTool(id, { ms }, { onProgress: () => begun() });
+  const result = toolkit.callTool(
+    id,
+    { ms },
+    {
+      onProgress: () => {
+        begun();
+      },
+    },
+  );
   await started;
-  return result;
+  // Wrapped: an async function returning the call's promise would wait for it to end.
+  return { result };
 }
 
 describe('removeConnector with drainMs', () => {
   it('lets a call in flight finish on the old connection, then ends the child', async () => {
     const toolkit = await start('fx');
     const pid = toolkit.connector('fx')?.pid;
-    const call = await slowCall(toolkit, 'fx:slow', 300);
+    const { result: call } = await slowCall(toolkit, 'fx:slow', 1_500);
     const removing = toolkit.removeConnector('fx', { drainMs: 30_000 });
     // Out of the lists at once, and the namespace is free for a replacement.
     expect((await toolkit.list({ type: 'tool' })).tools.some((t) => t.namespace === 'fx')).toBe(
@@ -46,4 +55,14 @@ describe('removeConnector with drainMs', () => {
     expect(toolkit.connector('fx')?.pid).not.toBe(pid);
   });
 
+  it('closes at once without drainMs, failing the call in flight', async () => {
+    const toolkit = await start('fx');
+    const { result } = await slowCall(toolkit, 'fx:slow', 60_000);
+    const outcome = result.then(
+      () => 'answered',
+      (error: unknown) => (error as { code?: string }).code,
+    );
+    expect(await toolkit.removeConnector('fx')).toBe(true);
+    expect(await outcome).not.toBe('answered');
+  });
 });
