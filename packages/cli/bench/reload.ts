@@ -90,7 +90,9 @@ async function reloadTo(
 async function serverStart(): Promise<number> {
   const started = performance.now();
   const own = new Client({ name: 'reload-bench', version: '0' });
-  await own.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args }));
+  await own.connect(
+    new StdioClientTransport({ command: fixture.command, args: [...fixture.args] }),
+  );
   await own.listTools();
   const ms = performance.now() - started;
   await own.close();
