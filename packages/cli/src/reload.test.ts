@@ -202,6 +202,33 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(after).not.toBe(before);
   });
 
+  it("keeps a session's resource subscription across the replacement of its server", async () => {
+    const served = await serve(config({ a: {} }));
+    const client = await session(served.url);
+    const { resources } = await client.listResources();
+    const watched = resources.find((r) => r.uri.includes('watched'))?.uri;
+    expect(watched).toBeDefined();
+    await client.subscribeResource({ uri: watched! });
+    const before = (await health(served.url)).connectors[0]?.pid;
+    const reloaded = waitForStderr(served.child, /config reloaded from \S+: ~a/);
+    await served.write(config({ a: { env: { VERSION: '2' } } }));
+    await reloaded;
+    await gone(before!);
+    await toolsWhen(client, (names) => names.includes('a__touch'));
+    const updated = new Promise<string>((resolve) => {
+      client.setNotificationHandler('notifications/resources/updated', (note) => {
+        resolve(note.params.uri);
+      });
+    });
+    await client.callTool({ name: 'a__touch', arguments: {} });
+    const late = new Promise<string>((resolve) =>
+      setTimeout(() => {
+        resolve('no update');
+      }, 15_000),
+    );
+    expect(await Promise.race([updated, late])).toBe(watched);
+  });
+
   it('keeps the running config on a half-written edit, says why once, and applies the next good one', async () => {
     const served = await serve(config({ a: {} }));
     const client = await session(served.url);

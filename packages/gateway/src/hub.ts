@@ -52,6 +52,8 @@ export class GatewayHub {
   #timer: ReturnType<typeof setTimeout> | undefined;
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
   readonly #upstreamSubscriptions = new Map<string, number>();
+  // The connector last seen connected under each namespace: one that differs is a replacement.
+  readonly #connectorOf = new Map<string, unknown>();
 
   /** The `input_required` flows of 2026 clients' calls. */
   readonly rounds: InputRounds;
@@ -93,6 +95,9 @@ export class GatewayHub {
       .then(() => {
         this.#negotiated = true;
       });
+    for (const { namespace } of toolkit.connectors()) {
+      this.#connectorOf.set(namespace, toolkit.connector(namespace));
+    }
     this.#unsubscribe = [
       toolkit.onEvent((event) => {
         this.#onEvent(event);
@@ -384,6 +389,24 @@ export class GatewayHub {
     return sessionKey === undefined ? key : `${key}\u0000${sessionKey}`;
   }
 
+  /**
+   * A server replaced under the same namespace (a config reload) starts with no subscriptions:
+   * the shared ones sessions hold are asked of it again, so their updates keep coming. (A
+   * connector keeps its own across its reconnections.)
+   */
+  #resubscribeIfReplaced(namespace: string): void {
+    const connector = this.toolkit.connector(namespace);
+    const before = this.#connectorOf.get(namespace);
+    this.#connectorOf.set(namespace, connector);
+    if (before === undefined || before === connector) return;
+    const prefix = `${namespace}\u0000`;
+    for (const key of this.#upstreamSubscriptions.keys()) {
+      const [, uri, sessionKey] = key.split('\u0000');
+      if (!key.startsWith(prefix) || uri === undefined || sessionKey !== undefined) continue;
+      void this.host.subscribeResource(namespace, uri, {}).catch(() => undefined);
+    }
+  }
+
   /** Drops one session's hold on an upstream subscription; true when it was the last. */
   #release(key: string): boolean {
     const count = (this.#upstreamSubscriptions.get(key) ?? 1) - 1;
@@ -411,6 +434,7 @@ export class GatewayHub {
         return;
       case 'state_change':
         // Only gaining or losing a connection changes what is listed; retries do not.
+        if (event.state === 'connected') this.#resubscribeIfReplaced(event.namespace);
         if (event.state === 'connected' || event.state === 'disconnected') {
           this.#tools = undefined;
           this.#queue('tools');
