@@ -3,6 +3,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -285,6 +286,27 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(names).toContain('a__echo');
     await served.write(config({ a: {} }, { mode: 'search' }));
     expect(await toolsWhen(client, (n) => n.includes('search_tools'))).not.toContain('a__add');
+  });
+
+  it('reloads over stdio too, on the open connection', async () => {
+    const dir = join(root, 'stdio');
+    await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
+    const file = join(dir, 'toolplane.config.json');
+    await writeFile(file, config({ a: {} }));
+    const [command, ...args] = binCommand;
+    const transport = new StdioClientTransport({
+      command,
+      args: [...args, 'serve', '--stdio', '--config', file],
+      cwd: dir,
+      env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'reload-test', version: '0.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    expect(await toolNames(client)).toContain('a__add');
+    await writeFile(file, config({ a: {}, b: {} }));
+    await toolsWhen(client, (names) => names.includes('b__add'));
   });
 
   it('reloads on SIGHUP', async () => {
