@@ -9,7 +9,7 @@ import {
   type ToolkitEvent,
 } from '@toolplane/toolkit';
 import type { ToolError } from '@toolplane/toolmodel';
-import type { CliConfig, StoreConfig } from './config.js';
+import type { CliConfig, ConnectorConfig, StoreConfig } from './config.js';
 import type { OpenSearch } from './open-search.js';
 import type { OpenCredentials } from './oauth-clients.js';
 import { VERSION } from './version.js';
@@ -30,6 +30,19 @@ export interface OpenToolkit {
    * {@link OpenToolkitOptions.search}); at once otherwise.
    */
   warmSearch(options?: { readonly signal?: AbortSignal }): Promise<void>;
+  /**
+   * Adds one server of a config to the running toolkit (opening the sealed OAuth tokens first
+   * when it has `auth` and they are not open yet); it starts at once once {@link start} ran.
+   * Used by the config reload.
+   *
+   * @throws {ToolError} `invalid_config` or `conflict` from `Toolkit.addConnector`.
+   */
+  addServer(connector: ConnectorConfig): Promise<string>;
+  /**
+   * Serves the builtin tools, or stops serving them (a config reload's `builtins` key): their
+   * worker pool is made on first use and kept until {@link close}.
+   */
+  setBuiltins(on: boolean): void;
   /** Stops every connector (ending their children) and closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -98,9 +111,10 @@ export async function openToolkit(
       throw error;
     }
   }
-  const builtins = config.builtins
-    ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
-    : undefined;
+  const makeBuiltins = () =>
+    builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers });
+  let builtins = config.builtins ? makeBuiltins() : undefined;
+  let builtinsOn = config.builtins;
   // Loaded here, not at the top: `import('@toolplane/cli')` for its config helpers stays light.
   // A CLI runs on Node, where code generation is allowed, and a gateway it serves validates
   // every call: compiled schemas validate many times faster than the default's.
@@ -131,32 +145,29 @@ export async function openToolkit(
   );
   // Protected servers' tokens, sealed next to the user store (`toolplane auth login`).
   let credentials: OpenCredentials | undefined;
-  try {
-    if (started.some((c) => c.auth !== undefined)) {
-      const { openCredentials } = await import('./oauth-clients.js');
-      credentials = await openCredentials(config.store, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(options.env === undefined ? {} : { env: options.env }),
-      });
+  const credentialsOptions = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  };
+  const addServer = async (connector: ConnectorConfig): Promise<string> => {
+    let source = connector.source;
+    if (connector.auth !== undefined && typeof source === 'object' && 'url' in source) {
+      const { openCredentials, connectorOAuth } = await import('./oauth-clients.js');
+      credentials ??= await openCredentials(config.store, credentialsOptions);
+      source = { ...source, oauth: connectorOAuth(connector, credentials.store) };
     }
-  } catch (error) {
-    await store.close();
-    await search?.close();
-    throw error;
-  }
-  const { connectorOAuth } =
-    credentials === undefined ? { connectorOAuth: undefined } : await import('./oauth-clients.js');
-  for (const connector of started) {
-    const oauth = credentials && connectorOAuth?.(connector, credentials.store);
-    const source =
-      oauth === undefined || typeof connector.source !== 'object' || !('url' in connector.source)
-        ? connector.source
-        : { ...connector.source, oauth };
-    toolkit.addConnector(source, {
+    return toolkit.addConnector(source, {
       namespace: connector.namespace,
       connection: connector.connection,
       era: connector.era,
     });
+  };
+  try {
+    for (const connector of started) await addServer(connector);
+  } catch (error) {
+    await store.close();
+    await search?.close();
+    throw error;
   }
   const stop = new AbortController();
   let running: Promise<void> | undefined;
@@ -175,6 +186,16 @@ export async function openToolkit(
       await credentials?.close();
       await builtins?.close();
     })());
+  const setBuiltins = (on: boolean): void => {
+    if (on === builtinsOn) return;
+    builtinsOn = on;
+    if (on) {
+      builtins ??= makeBuiltins();
+      for (const tool of builtins) toolkit.addTool(tool);
+    } else {
+      for (const tool of builtins ?? []) toolkit.removeBuiltin(tool.tool.name);
+    }
+  };
   if (options.start !== false) start();
   if (options.wait !== false && running !== undefined) {
     try {
@@ -186,7 +207,7 @@ export async function openToolkit(
   }
   const warmSearch = (warmOptions?: { readonly signal?: AbortSignal }): Promise<void> =>
     search?.warm(warmOptions) ?? Promise.resolve();
-  return { toolkit, store, start, warmSearch, close };
+  return { toolkit, store, start, warmSearch, close, addServer, setBuiltins };
 }
 
 /**

@@ -247,9 +247,10 @@ export function callLane(
   session: SessionState,
   callTool: ToolCaller,
 ): NonNullable<GatewayServer['callLane']> {
-  const search = hub.options.mode === 'search' || hub.options.mode === 'code';
   const { era } = session;
   return (request, extra, wire) => {
+    // Read per call: a reload may change the mode of a session already open.
+    const search = hub.options.mode === 'search' || hub.options.mode === 'code';
     if (search || !hub.isNegotiated || !isPlainExtra(extra)) return false;
     if (era === 'legacy' ? !session.initialized : !isModernRequest(request)) return false;
     const call = plainCall(request.params, era);

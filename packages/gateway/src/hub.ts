@@ -13,7 +13,7 @@ import type { Era } from './eras.js';
 import { InputRounds } from './session/input-rounds.js';
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
 import type { ListKind, PromptItem, ResourceItem, ToolItem } from './items.js';
-import type { GatewayOptions } from './options.js';
+import type { GatewayOptions, GatewayReconfigure } from './options.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import { listenedUris, ResourceListeners } from './session/resource-listeners.js';
 import { wantsLog, type SessionState, type SubscriptionTarget } from './session/state.js';
@@ -41,7 +41,7 @@ export class GatewayHub {
   readonly toolkit: Toolkit;
   /** The toolkit's host hooks: upstream requests, roots, subscriptions, session ends. */
   readonly host: ToolkitHost;
-  readonly options: GatewayOptions;
+  #options: GatewayOptions;
   readonly #sessions = new Set<SessionState>();
   readonly #unsubscribe: (() => void)[];
   // The tool table, being built or built, until something changes.
@@ -52,6 +52,8 @@ export class GatewayHub {
   #timer: ReturnType<typeof setTimeout> | undefined;
   // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
   readonly #upstreamSubscriptions = new Map<string, number>();
+  // The connector last seen connected under each namespace: one that differs is a replacement.
+  readonly #connectorOf = new Map<string, unknown>();
 
   /** The `input_required` flows of 2026 clients' calls. */
   readonly rounds: InputRounds;
@@ -68,7 +70,7 @@ export class GatewayHub {
   constructor(toolkit: Toolkit, options: GatewayOptions = {}) {
     this.toolkit = toolkit;
     this.host = toolkitHost(toolkit);
-    this.options = options;
+    this.#options = options;
     this.rounds = new InputRounds({
       key: options.requestStateKey,
       ttlMs: options.inputRoundTtlMs,
@@ -93,6 +95,9 @@ export class GatewayHub {
       .then(() => {
         this.#negotiated = true;
       });
+    for (const { namespace } of toolkit.connectors()) {
+      this.#connectorOf.set(namespace, toolkit.connector(namespace));
+    }
     this.#unsubscribe = [
       toolkit.onEvent((event) => {
         this.#onEvent(event);
@@ -103,6 +108,24 @@ export class GatewayHub {
         this.#queue('tools');
       }),
     ];
+  }
+
+  /** The options in force: those served with, as {@link GatewayHub.reconfigure} last changed them. */
+  get options(): GatewayOptions {
+    return this.#options;
+  }
+
+  /**
+   * Applies new filters, naming, mode and instructions from the next request on: the tables are
+   * rebuilt and every session hears that its lists changed. Sessions stay open.
+   */
+  reconfigure(next: GatewayReconfigure): void {
+    const { filter, mode, separator, transparent, instructions } = next;
+    this.#options = { ...this.#options, filter, mode, separator, transparent, instructions };
+    this.#tools = undefined;
+    this.#queue('tools');
+    this.#queue('prompts');
+    this.#queue('resources');
   }
 
   /** Whether {@link GatewayHub.negotiated} has settled, so a handler need not wait a tick for it. */
@@ -366,6 +389,24 @@ export class GatewayHub {
     return sessionKey === undefined ? key : `${key}\u0000${sessionKey}`;
   }
 
+  /**
+   * A server replaced under the same namespace (a config reload) starts with no subscriptions:
+   * the shared ones sessions hold are asked of it again, so their updates keep coming. (A
+   * connector keeps its own across its reconnections.)
+   */
+  #resubscribeIfReplaced(namespace: string): void {
+    const connector = this.toolkit.connector(namespace);
+    const before = this.#connectorOf.get(namespace);
+    this.#connectorOf.set(namespace, connector);
+    if (before === undefined || before === connector) return;
+    const prefix = `${namespace}\u0000`;
+    for (const key of this.#upstreamSubscriptions.keys()) {
+      const [, uri, sessionKey] = key.split('\u0000');
+      if (!key.startsWith(prefix) || uri === undefined || sessionKey !== undefined) continue;
+      void this.host.subscribeResource(namespace, uri, {}).catch(() => undefined);
+    }
+  }
+
   /** Drops one session's hold on an upstream subscription; true when it was the last. */
   #release(key: string): boolean {
     const count = (this.#upstreamSubscriptions.get(key) ?? 1) - 1;
@@ -393,6 +434,7 @@ export class GatewayHub {
         return;
       case 'state_change':
         // Only gaining or losing a connection changes what is listed; retries do not.
+        if (event.state === 'connected') this.#resubscribeIfReplaced(event.namespace);
         if (event.state === 'connected' || event.state === 'disconnected') {
           this.#tools = undefined;
           this.#queue('tools');

@@ -18,7 +18,12 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
-export type { GatewayOptions, GatewayToolFilter, ServedGateway } from './options.js';
+export type {
+  GatewayOptions,
+  GatewayReconfigure,
+  GatewayToolFilter,
+  ServedGateway,
+} from './options.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
 export type { ToolFilter } from './options.js';
 export { createSamplingDelegate } from './session/sampling-delegate.js';

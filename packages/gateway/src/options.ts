@@ -99,8 +99,24 @@ export interface GatewayOptions extends NamingOptions {
   readonly callLane?: boolean;
 }
 
+/**
+ * The options a running gateway can take anew ({@link ServedGateway.reconfigure}): each one
+ * absent here is absent afterwards (no filter, the default mode and naming).
+ */
+export type GatewayReconfigure = Pick<
+  GatewayOptions,
+  'filter' | 'mode' | 'separator' | 'transparent' | 'instructions'
+>;
+
 /** A running gateway; see {@link serveStdio} and {@link serveHttp}. */
 export interface ServedGateway {
+  /**
+   * Serves with new filters, naming, mode and instructions from the next request on (new
+   * sessions get the new instructions); every open session stays open and hears
+   * `notifications/tools/list_changed` (and prompts and resources). Calls in flight finish as
+   * they started.
+   */
+  reconfigure(options: GatewayReconfigure): void;
   /** Closes every session (and the toolkit when `closeToolkit` was set). Idempotent. */
   close(): Promise<void>;
 }

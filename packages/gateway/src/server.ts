@@ -159,8 +159,9 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
 
   server.setRequestHandler('tools/list', async (request, extra) => {
     await hub.negotiated;
-    if (options.mode === 'search') return { tools: searchTools.map((t) => t.tool) };
-    if (options.mode === 'code') return { tools: codeModeToolList(hub) };
+    const { mode } = hub.options;
+    if (mode === 'search') return { tools: searchTools.map((t) => t.tool) };
+    if (mode === 'code') return { tools: codeModeToolList(hub) };
     const listed = await hub.listedTools();
     const visible = await visibleTools(extra, hub); // OAuth (auth/): the caller's scopes
     const tools = visible === undefined ? listed : listed.filter((t) => visible.has(t.name));
@@ -193,7 +194,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         },
       });
     }
-    if (options.mode === 'search') {
+    const { mode, separator } = hub.options;
+    if (mode === 'search') {
       const tool = searchTools.find((t) => t.tool.name === name);
       if (tool === undefined) throw unknownTool(name);
       return tool.run(hub, args, {
@@ -203,7 +205,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         sessionKey: session.token,
       });
     }
-    if (options.mode === 'code') {
+    if (mode === 'code') {
       const visible = await visibleTools(extra, hub); // OAuth (auth/): what the program sees
       const context = { call, signal: extra.mcpReq.signal, visible, sessionKey: session.token };
       const result = await runCodeModeTool(hub, name, args, context);
@@ -213,7 +215,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
     if (item === undefined)
-      return unlistedToolResult(toolkit, name, options.separator ?? DEFAULT_SEPARATOR);
+      return unlistedToolResult(toolkit, name, separator ?? DEFAULT_SEPARATOR);
     if (era === 'modern') {
       return hub.rounds.start(
         (signal, requestInput) => call(item, args, { signal, requestInput }),
@@ -288,7 +290,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('resources/templates/list', async (request, extra) => {
     await hub.negotiated;
     const sees = accessFilter(extra); // OAuth (auth/): the caller's scopes
-    const templates = NameTable.build(hub.templates(), options)
+    const templates = NameTable.build(hub.templates(), hub.options)
       .entries()
       .filter(
         ([, t]) => sees?.resource({ namespace: t.namespace, uri: t.template.uriTemplate }) ?? true,

@@ -12,6 +12,7 @@ export {
 } from './toolkit/toolkit.js';
 export type {
   AddConnectorOptions,
+  RemoveConnectorOptions,
   BuiltinKind,
   CallOptions,
   ConnectionMode,

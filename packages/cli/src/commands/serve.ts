@@ -13,6 +13,7 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
 import type { CommandContext } from './shared.js';
+import type { Reloader } from '../reload/reloader.js';
 import { VERSION } from '../version.js';
 import {
   DEFAULT_DRAIN_MS,
@@ -124,6 +125,7 @@ async function serve(
   };
   let gateway: ServedGateway | undefined;
   let dashboard: DashboardRoutes | undefined;
+  let reloader: Reloader | undefined;
   let readyToServe = false;
   const stopped = new AbortController();
   const stop = (): void => {
@@ -132,6 +134,24 @@ async function serve(
   context.signal.addEventListener('abort', stop, { once: true });
   if (context.signal.aborted) stop();
   const waitMs = options.waitMs ?? cfg.waitMs;
+  // Edits to the config file (and SIGHUP) are reconciled from before the URL is printed on.
+  const watchConfig = async (served: ServedGateway): Promise<void> => {
+    if (cfg.file === undefined || stopped.signal.aborted) return;
+    const { startReloader } = await import('../reload/reloader.js');
+    reloader = startReloader({
+      config: cfg,
+      opened,
+      gateway: served,
+      env: context.env,
+      drainMs,
+      log: {
+        info: log,
+        warn: (text) => {
+          log(`${c.yellow('warning')} ${text}`);
+        },
+      },
+    });
+  };
   // The gateway is attached first and the servers started after it, so that they connect once,
   // already told what the gateway's clients can do; the URL is printed (over stdio: the client's
   // first request read) only once they have connected (or failed, or the wait is over), so a
@@ -176,6 +196,7 @@ async function serve(
         // Not before the servers have had their wait: a balancer would send calls for tools
         // this instance does not list yet.
         ready: (check) => (readyToServe ? storeReady(check) : Promise.resolve(false)),
+        healthDetails: () => (reloader === undefined ? undefined : { config: reloader.details() }),
         drainMs,
         ...(dashboard === undefined ? {} : { routes: [dashboard] }),
       });
@@ -186,6 +207,7 @@ async function serve(
       await waitForServers(output, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
+      await watchConfig(served);
       if (!stopped.signal.aborted) {
         printHttpHelp(
           output,
@@ -209,6 +231,7 @@ async function serve(
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
+      await watchConfig(gateway);
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
         process.stdin.once('end', stop);
@@ -231,6 +254,7 @@ async function serve(
   log(
     c.dim(http ? `shutting down (draining calls in flight, up to ${drainMs} ms)` : 'shutting down'),
   );
+  await reloader?.stop();
   dashboard?.close();
   await gateway.close();
   await opened.close();

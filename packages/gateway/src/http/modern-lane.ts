@@ -45,12 +45,14 @@ export type HttpCallLane = (
  */
 export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
   const { options } = hub;
-  if (options.callLane === false || options.mode === 'search') return undefined;
+  if (options.callLane === false) return undefined;
   // One server for every lane call: its identity, error tags and the SDK's request plumbing
   // (never connected: each call answers on its own response).
   const server = newGatewayServer(options);
   return (req, body) => {
     const request = body as JSONRPCRequest;
+    // Read per call: a reload may change the mode.
+    if (hub.options.mode === 'search') return undefined;
     if (request.method !== 'tools/call' || !hub.isNegotiated) return undefined;
     const { headers } = req;
     if (

@@ -85,6 +85,11 @@ export interface ServeHttpOptions extends GatewayOptions {
    */
   readonly ready?: (options: { signal: AbortSignal }) => Promise<boolean>;
   /**
+   * More fields for the `/healthz` answer a caller with the token gets (e.g. the CLI's reload
+   * state: a config edit refused and why); asked on every such request.
+   */
+  readonly healthDetails?: () => Readonly<Record<string, unknown>> | undefined;
+  /**
    * How long {@link HttpGateway.close} lets requests in flight finish, in milliseconds, after it
    * has stopped listening (default 0: they are cut at once). Meanwhile `/healthz` answers 503
    * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.

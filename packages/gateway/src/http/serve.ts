@@ -260,6 +260,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
               ...(instanceId === undefined ? {} : { instance: instanceId }),
               sessions: sessions.size,
               connectors,
+              ...options.healthDetails?.(),
             }
           : { status },
       );
@@ -464,6 +465,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       return sessions.size;
     },
     close,
+    reconfigure: (next) => {
+      hub.reconfigure(next);
+    },
   };
 }
 

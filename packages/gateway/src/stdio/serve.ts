@@ -74,7 +74,12 @@ export async function serveStdio(
   stdin.once('end', () => {
     void close();
   });
-  return Promise.resolve({ close });
+  return Promise.resolve({
+    close,
+    reconfigure: (next) => {
+      hub.reconfigure(next);
+    },
+  });
 }
 
 /**

@@ -30,6 +30,8 @@ export class CallTracker {
   readonly #rounds = new Map<string, string | number>();
   /** The caller of the latest call sent, or of the latest roots change; see {@link rootsCaller}. */
   lastCaller: string | undefined;
+  // Who waits for the last call in flight to end (a connector being drained).
+  readonly #idleWaiters = new Set<() => void>();
 
   install(transport: Transport): void {
     const send = transport.send.bind(transport);
@@ -76,6 +78,23 @@ export class CallTracker {
     return this.#callers.size;
   }
 
+  /**
+   * Resolves once no call is in flight (at once when none is), or when `signal` aborts: a
+   * connector being replaced lets the calls it started finish before it closes.
+   */
+  idle(signal?: AbortSignal): Promise<void> {
+    if (this.#callers.size === 0 || signal?.aborted === true) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.#idleWaiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.#idleWaiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
   /** A new key for a 2026-07-28 call, to send in its `_meta` under {@link CALL_META_KEY}. */
   key(): string {
     const key = `c${String(++this.#nextKey)}`;
@@ -93,6 +112,7 @@ export class CallTracker {
   /** Forgets one request of a call, and everything tied to it. */
   #drop(callId: string | number): void {
     this.#callers.delete(callId);
+    if (this.#callers.size === 0) for (const done of [...this.#idleWaiters]) done();
     const key = this.#keyOf.get(callId);
     if (key !== undefined) {
       this.#keyOf.delete(callId);

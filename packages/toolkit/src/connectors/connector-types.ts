@@ -296,6 +296,8 @@ export interface ToolkitConnector {
   rootsChanged?(caller?: string): void;
   /** Drops the connection and connects again at once; see `Connector.reconnect`. */
   reconnect?(): void;
+  /** Waits for the tool calls in flight to end; see `Connector.drain`. */
+  drain?(options?: { signal?: AbortSignal }): Promise<void>;
   close(): Promise<void>;
 }
 

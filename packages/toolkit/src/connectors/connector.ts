@@ -283,6 +283,16 @@ export class Connector implements ToolkitConnector {
     }
   }
 
+  /**
+   * Resolves once no tool call is in flight on the current connection (at once when none is or
+   * it is not connected), or when `signal` aborts. It does not stop new calls: a registry drains
+   * a connector it has already taken out of service, then closes it.
+   */
+  async drain(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#client === undefined) return;
+    await this.#calls?.idle(options.signal);
+  }
+
   /** Stops reconnecting, closes the connection (ending a stdio child) and waits for it. Idempotent. */
   async close(): Promise<void> {
     this.#stopWaiting.abort();

@@ -23,6 +23,7 @@ import {
   USER_NAMESPACE,
   type AddConnectorOptions,
   type ConnectionMode,
+  type RemoveConnectorOptions,
   type ConnectorStatus,
   type ListError,
   type ToolkitEvent,
@@ -124,13 +125,27 @@ export class Connectors {
    *
    * @throws {ToolError} `conflict` when a source names more than one connector.
    */
-  async remove(id: string | ConnectorSource): Promise<boolean> {
+  async remove(
+    id: string | ConnectorSource,
+    options: RemoveConnectorOptions = {},
+  ): Promise<boolean> {
     const namespace = this.#namespaceOf(id);
     const entry = namespace === undefined ? undefined : this.#connectors.get(namespace);
     if (namespace === undefined || entry === undefined) return false;
+    // Out of service at once, before any wait: the namespace is free for a replacement, and
+    // no new call reaches these connections.
     this.#connectors.delete(namespace);
     this.#index.removeNamespace(namespace);
-    await Promise.all([entry.connector.close(), this.#sessions.drop(namespace)]);
+    const connectors = [entry.connector, ...this.#sessions.detach(namespace)];
+    const drainMs = options.drainMs ?? 0;
+    if (drainMs > 0) {
+      // Calls already sent finish on the connection they started on, within the bound.
+      const bound = AbortSignal.timeout(drainMs);
+      await Promise.all(
+        connectors.map((connector) => connector.drain?.({ signal: bound }) ?? Promise.resolve()),
+      );
+    }
+    await Promise.all(connectors.map((connector) => connector.close()));
     return true;
   }
 

@@ -116,7 +116,17 @@ export class SessionConnections {
 
   /** Closes what is held for `namespace` (a server removed). */
   async drop(namespace: string): Promise<void> {
-    await this.#closeAll([...this.#held.values()].filter((held) => held.namespace === namespace));
+    await this.#closeAll(this.detach(namespace).map((connector) => ({ connector })));
+  }
+
+  /**
+   * Forgets what is held for `namespace` at once (a server being replaced gets new connections)
+   * and hands the connectors over, still open, to be drained and closed by the caller.
+   */
+  detach(namespace: string): ToolkitConnector[] {
+    const gone = [...this.#held.values()].filter((held) => held.namespace === namespace);
+    for (const held of gone) this.#held.delete(keyOf(held.namespace, held.session));
+    return gone.map((held) => held.connector);
   }
 
   async close(): Promise<void> {
@@ -160,8 +170,14 @@ export class SessionConnections {
     }
   }
 
-  async #closeAll(held: readonly Held[]): Promise<void> {
-    for (const { namespace, session } of held) this.#held.delete(keyOf(namespace, session));
+  async #closeAll(
+    held: readonly (Pick<Held, 'connector'> & Partial<Pick<Held, 'namespace' | 'session'>>)[],
+  ): Promise<void> {
+    for (const { namespace, session } of held) {
+      if (namespace !== undefined && session !== undefined) {
+        this.#held.delete(keyOf(namespace, session));
+      }
+    }
     await Promise.all(held.map(({ connector }) => connector.close()));
   }
 }

@@ -53,6 +53,7 @@ import {
   DEFAULT_MAX_CALL_DEPTH,
   USER_NAMESPACE,
   type AddConnectorOptions,
+  type RemoveConnectorOptions,
   type BuiltinKind,
   type ReadOptions,
   type ToolkitEvent,
@@ -253,8 +254,11 @@ class ToolkitImpl implements Toolkit {
     return this.#connectors.add(source, options, this.#running !== undefined);
   }
 
-  removeConnector(id: string | ConnectorSource): Promise<boolean> {
-    return this.#connectors.remove(id);
+  removeConnector(
+    id: string | ConnectorSource,
+    options: RemoveConnectorOptions = {},
+  ): Promise<boolean> {
+    return this.#connectors.remove(id, options);
   }
 
   connectors(): ConnectorStatus[] {

@@ -307,6 +307,15 @@ export interface CompleteOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of {@link Toolkit.removeConnector}. */
+export interface RemoveConnectorOptions {
+  /**
+   * How long tool calls in flight on the connector may take to finish before its connections
+   * close (failing whatever is left); default 0: closed at once.
+   */
+  readonly drainMs?: number;
+}
+
 /** A registered connector and where it stands. */
 export interface ConnectorStatus {
   readonly namespace: string;
@@ -391,9 +400,13 @@ export interface Toolkit {
    * URL, a `{ command, args }`, or a command line as text); its items go with it. True when
    * there was one.
    *
+   * With `drainMs`, tool calls already in flight on its connections finish there (up to that
+   * long) before they close; its tools leave the lists at once either way, and the namespace is
+   * free at once for a replacement (see {@link RemoveConnectorOptions}).
+   *
    * @throws {ToolError} `conflict` when a source names more than one connector.
    */
-  removeConnector(id: string | ConnectorSource): Promise<boolean>;
+  removeConnector(id: string | ConnectorSource, options?: RemoveConnectorOptions): Promise<boolean>;
   /** The connectors, in registration order, with their states. */
   connectors(): ConnectorStatus[];
   /**

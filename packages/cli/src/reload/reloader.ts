@@ -1,0 +1,235 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ServedGateway } from '@toolplane/gateway';
+import { ToolError } from '@toolplane/toolkit';
+import { parseConfig, type CliConfig } from '../config.js';
+import type { OpenToolkit } from '../open.js';
+import { missingCommand } from './command.js';
+import { appliedConfig, changesSomething, planReload, type ReloadPlan } from './plan.js';
+import { watchConfigFile } from './watch.js';
+
+/** What the reloader says, and to whom; `serve` passes its stderr logger. */
+export interface ReloadLog {
+  /** A reload applied, with what it changed. */
+  readonly info: (text: string) => void;
+  /** An edit refused, a key that waits for a restart, a server that cannot start. */
+  readonly warn: (text: string) => void;
+}
+
+/** Options of {@link startReloader}. */
+export interface ReloaderOptions {
+  /** The config `serve` started with: the file watched, and the base of the first diff. */
+  readonly config: CliConfig;
+  readonly opened: OpenToolkit;
+  readonly gateway: ServedGateway;
+  readonly log: ReloadLog;
+  /** Variables for `${NAME}` in the file, as at start. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** How long calls in flight on a removed or replaced server may take to finish. */
+  readonly drainMs: number;
+  /** Quiet time after the last edit before a reload (default `watch.ts`'s). */
+  readonly debounceMs?: number;
+  /** Reload on `SIGHUP` too (default true). */
+  readonly sighup?: boolean;
+}
+
+/** What `/healthz` tells the token holder about the config; see {@link Reloader.details}. */
+export interface ReloadDetails {
+  readonly file: string;
+  /** How many edits have been applied since start. */
+  readonly reloads: number;
+  /** Why the file on disk is not the config running, while it is not. */
+  readonly error?: string;
+  /** Changed keys that take effect on restart. */
+  readonly restartPending?: readonly string[];
+}
+
+/** A running reloader; see {@link startReloader}. */
+export interface Reloader {
+  /** Reads the file now and applies it (what a save or `SIGHUP` does); resolves when done. */
+  reload(options?: { force?: boolean }): Promise<void>;
+  /** The state `/healthz` reports to the token holder. */
+  details(): ReloadDetails;
+  /** Stops watching and waits for removed servers to have closed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Watches `serve`'s config file (and hears `SIGHUP`) and reconciles each edit with what runs:
+ * servers added are connected, removed ones closed (their tools leave the lists; calls in flight
+ * finish first, up to `drainMs`), changed ones replaced; filters, naming, mode, instructions and
+ * the builtins apply from the next request. Sessions stay open and hear `list_changed`.
+ *
+ * An edit that does not parse or validate (a half-written file too) keeps the running config and
+ * is reported once; the next good edit applies. Keys that cannot change while running are named
+ * and take effect on restart. Reloads never overlap: edits made during one are read after it.
+ */
+export function startReloader(options: ReloaderOptions): Reloader {
+  const { opened, gateway, log, env, drainMs } = options;
+  const file = options.config.file;
+  if (file === undefined) {
+    throw new ToolError('invalid_config', 'a config without a file cannot be reloaded');
+  }
+  const where = basename(file);
+  let running = options.config;
+  // The text last read, applied or refused: the same text again is not news.
+  let lastText: string | undefined;
+  let error: string | undefined;
+  let restartPending: readonly string[] = [];
+  let reloads = 0;
+  const closing = new Set<Promise<unknown>>();
+  let busy: Promise<void> | undefined;
+  let again: { force: boolean } | undefined;
+  let stopped = false;
+  // A function, so that checks inside the loop below are not narrowed away.
+  const isStopped = (): boolean => stopped;
+
+  const apply = async (force: boolean): Promise<void> => {
+    let text: string;
+    let next: CliConfig;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (cause) {
+      // Mid-rename, or deleted: the next event (the file back) reloads.
+      refuse(`cannot read it (${(cause as Error).message})`, undefined);
+      return;
+    }
+    if (!force && text === lastText) return;
+    lastText = text;
+    try {
+      next = parseConfig(text, { file, env });
+    } catch (cause) {
+      refuse(ToolError.isInstance(cause) ? cause.message : String(cause), text);
+      return;
+    }
+    const plan = planReload(running, next);
+    error = undefined;
+    await reconcile(plan, next);
+    running = appliedConfig(running, next);
+    restartPending = plan.restartOnly;
+    reloads++;
+    report(plan);
+  };
+
+  const refuse = (why: string, text: string | undefined): void => {
+    const message = why.startsWith(where) ? why : `${where}: ${why}`;
+    if (text !== undefined) lastText = text;
+    if (message === error) return;
+    error = message;
+    log.warn(
+      `config edit not applied, the running config stays: ${message}; fix it and save again`,
+    );
+  };
+
+  const reconcile = async (plan: ReloadPlan, next: CliConfig): Promise<void> => {
+    const { toolkit } = opened;
+    const retire = (namespace: string): void => {
+      const done = toolkit.removeConnector(namespace, { drainMs }).catch(() => false);
+      closing.add(done);
+      void done.finally(() => closing.delete(done));
+    };
+    for (const namespace of plan.removed) retire(namespace);
+    for (const connector of [...plan.changed, ...plan.added]) {
+      if (plan.changed.includes(connector)) retire(connector.namespace);
+      const missing = missingCommand(connector, env);
+      if (missing !== undefined) {
+        log.warn(
+          `${connector.namespace}: ${missing}; it stays failed until the config names one that is`,
+        );
+      }
+      try {
+        await opened.addServer(connector);
+      } catch (cause) {
+        log.warn(`${connector.namespace}: not added: ${(cause as Error).message}`);
+      }
+    }
+    if (plan.builtins !== undefined) opened.setBuiltins(plan.builtins);
+    if (plan.gateway) {
+      gateway.reconfigure({
+        filter: next.filter,
+        mode: next.mode,
+        ...next.naming,
+        ...(next.instructions === undefined ? {} : { instructions: next.instructions }),
+      });
+    }
+  };
+
+  const report = (plan: ReloadPlan): void => {
+    if (changesSomething(plan)) {
+      const parts = [
+        ...plan.added.map((c) => `+${c.namespace}`),
+        ...plan.removed.map((namespace) => `-${namespace}`),
+        ...plan.changed.map((c) => `~${c.namespace}`),
+        ...(plan.gateway ? ['filters, naming, mode and instructions'] : []),
+        ...(plan.builtins === undefined ? [] : [`builtins ${plan.builtins ? 'on' : 'off'}`]),
+      ];
+      log.info(`config reloaded from ${where}: ${parts.join(', ')}`);
+    } else {
+      log.info(`config reloaded from ${where}: nothing to change`);
+    }
+    if (plan.restartOnly.length > 0) {
+      log.warn(
+        `${plan.restartOnly.join(', ')} changed in ${where}: ${plan.restartOnly.length === 1 ? 'it takes' : 'they take'} effect on restart`,
+      );
+    }
+  };
+
+  const reload = (opts: { force?: boolean } = {}): Promise<void> => {
+    const force = opts.force === true;
+    if (stopped) return Promise.resolve();
+    if (busy !== undefined) {
+      again = { force: force || again?.force === true };
+      return busy;
+    }
+    busy = (async () => {
+      try {
+        let wanted: { force: boolean } | undefined = { force };
+        while (wanted !== undefined && !isStopped()) {
+          again = undefined;
+          await apply(wanted.force);
+          wanted = again;
+        }
+      } finally {
+        busy = undefined;
+      }
+    })();
+    return busy;
+  };
+
+  const onChange = (): void => {
+    void reload().catch((cause: unknown) => {
+      log.warn(`config reload failed: ${(cause as Error).message}`);
+    });
+  };
+  const stopWatching = watchConfigFile(file, onChange, {
+    ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
+    onError: (cause) => {
+      log.warn(`no longer watching ${where} (${cause.message}); SIGHUP still reloads it`);
+    },
+  });
+  // SIGHUP asks for a reload even when the text is the same (an environment variable it names
+  // may be what changed for the operator).
+  const onHangUp = (): void => {
+    void reload({ force: true }).catch((cause: unknown) => {
+      log.warn(`config reload failed: ${(cause as Error).message}`);
+    });
+  };
+  if (options.sighup !== false) process.on('SIGHUP', onHangUp);
+
+  return {
+    reload,
+    details: () => ({
+      file: where,
+      reloads,
+      ...(error === undefined ? {} : { error }),
+      ...(restartPending.length === 0 ? {} : { restartPending }),
+    }),
+    stop: async () => {
+      stopped = true;
+      stopWatching();
+      process.off('SIGHUP', onHangUp);
+      await busy?.catch(() => undefined);
+      await Promise.all(closing);
+    },
+  };
+}
