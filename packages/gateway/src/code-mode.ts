@@ -1,3 +1,4 @@
+import { safely } from './observe/observer.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import {
@@ -53,7 +54,10 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
         const scope = scopes.getStore();
         return { ...page, entries: page.entries.filter((entry) => scope?.byId.has(entry.id)) };
       },
-      search: (query, options) => index.search(query, options),
+      search: (query, options) => {
+        safely(hub.options.observe?.search, 'code');
+        return index.search(query, options);
+      },
       hasTool: (id) => scopes.getStore()?.byId.has(id) ?? false,
       getTool: (id) => index.getTool(id),
     },
