@@ -41,6 +41,8 @@ export interface OpenToolkitOptions {
    */
   readonly start?: boolean;
   readonly signal?: AbortSignal;
+  /** Wraps the user store before the toolkit reads it (`serve`'s metrics time its operations). */
+  readonly wrapStore?: (store: Store) => Store;
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -62,7 +64,8 @@ export async function openToolkit(
     config.promptsDir === undefined
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
-  const store = await openStore(config.store, signal);
+  const opened = await openStore(config.store, signal);
+  const store = options.wrapStore?.(opened) ?? opened;
   const builtins = config.builtins
     ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
     : undefined;

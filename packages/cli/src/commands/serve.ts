@@ -12,6 +12,8 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';
 import { VERSION } from '../version.js';
+import { observeServe, parseLogFormat } from '../observe/serve-observe.js';
+import type { ServeLog } from '../observe/serve-log.js';
 import {
   DEFAULT_DRAIN_MS,
   instanceIdFor,
@@ -42,6 +44,11 @@ export function registerServe(serveCommand: Command, context: CommandContext): v
       `read the bearer token from a file (first line); ${TOKEN_VARIABLE} in the environment also works`,
     )
     .option(
+      '--log-format <format>',
+      'text (default) or json: one JSON object per line, with an audit line per tool call',
+      parseLogFormat,
+    )
+    .option(
       '--wait-ms <ms>',
       'how long to wait for every server to connect before serving (default: waitMs in the config, else 15000)',
       parseWaitMs,
@@ -59,6 +66,7 @@ interface ServeOptions {
   token?: string;
   tokenFile?: string;
   waitMs?: number;
+  logFormat?: 'text' | 'json';
 }
 
 async function serve(
@@ -74,13 +82,28 @@ async function serve(
   const instanceId = http ? instanceIdFor(context.env, cfg.http.instanceId) : undefined;
   const drainMs = cfg.http.drainMs ?? DEFAULT_DRAIN_MS;
   const requestStateKey = http ? requestStateKeyFor(context.env) : undefined;
-  // Over HTTP, one of several instances behind a balancer: each log line says which.
-  const log = (text: string): void => {
-    output.say(instanceId === undefined ? text : `${c.dim(`[${instanceId}]`)} ${text}`);
+  // Log lines (each naming the instance, text or JSON), metrics and traces (observe/).
+  const observed = await observeServe({
+    output,
+    cfg,
+    http,
+    logFormat: options.logFormat,
+    instanceId,
+  });
+  const log = (text: string, fields?: Record<string, unknown>): void => {
+    observed.log.info(text, fields);
   };
   const live: { opened?: OpenToolkit } = {};
   const onEvent = (event: ToolkitEvent): void => {
     if (event.type !== 'state_change') return;
+    if (observed.log.json) {
+      log(`${event.namespace} ${event.state}`, {
+        connector: event.namespace,
+        state: event.state,
+        ...(event.error === undefined ? {} : { error: event.error.message }),
+      });
+      return;
+    }
     const colour =
       event.state === 'connected' ? c.green : event.state === 'connecting' ? c.dim : c.red;
     const pid = live.opened?.toolkit.connector(event.namespace)?.pid;
@@ -92,8 +115,10 @@ async function serve(
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
   };
+  const { metrics } = observed;
   const opened = await openToolkit(cfg, {
     onEvent,
+    ...(metrics === undefined ? {} : { wrapStore: (store) => metrics.instrumentStore(store) }),
     wait: false,
     start: false,
     signal: context.signal,
@@ -106,6 +131,7 @@ async function serve(
     ...cfg.naming,
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),
     serverInfo: { name: 'toolplane', version: VERSION },
+    observe: observed.log.observer,
   };
   let gateway: ServedGateway | undefined;
   let readyToServe = false;
@@ -152,14 +178,17 @@ async function serve(
         // this instance does not list yet.
         ready: (check) => (readyToServe ? storeReady(check) : Promise.resolve(false)),
         drainMs,
+        ...(metrics === undefined ? {} : { metrics }),
       });
       gateway = served;
       context.stopTime(drainMs);
       opened.start();
-      await waitForServers(output, opened, waitMs, stopped.signal);
+      await waitForServers(observed.log, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
-      if (!stopped.signal.aborted) {
+      if (!stopped.signal.aborted && observed.log.json) {
+        log('listening', { url: served.url.href, metrics: new URL('/metrics', served.url).href });
+      } else if (!stopped.signal.aborted) {
         printHttpHelp(output, cfg, served.url.href, token !== undefined);
         if (auth !== undefined) await printAuthHelp(output, auth, served.url.href);
         log(c.dim(`instance ${String(instanceId)} serving (GET /healthz for a load balancer)`));
@@ -170,16 +199,17 @@ async function serve(
       const input = new PassThrough();
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
-      await waitForServers(output, opened, waitMs, stopped.signal);
+      await waitForServers(observed.log, opened, waitMs, stopped.signal);
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
         process.stdin.once('end', stop);
-        printStdioHelp(output, cfg, context.self);
+        if (!observed.log.json) printStdioHelp(output, cfg, context.self);
       }
     }
   } catch (error) {
     await gateway?.close();
     await opened.close();
+    await observed.close();
     throw error;
   }
   if (!stopped.signal.aborted) {
@@ -194,6 +224,7 @@ async function serve(
   );
   await gateway.close();
   await opened.close();
+  await observed.close();
   log(c.dim('stopped'));
   return 0;
 }
@@ -204,7 +235,7 @@ async function serve(
  * still connecting after that is named and joins when it connects.
  */
 async function waitForServers(
-  output: Output,
+  log: ServeLog,
   opened: OpenToolkit,
   ms: number,
   stopped: AbortSignal,
@@ -221,8 +252,8 @@ async function waitForServers(
       .connectors()
       .filter((status) => status.state === 'connecting')
       .map((status) => status.namespace);
-    output.say(
-      `${output.errColor.yellow('warning')} still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
+    log.warn(
+      `${log.json ? '' : `${log.warnWord} `}still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
     );
   }
 }
