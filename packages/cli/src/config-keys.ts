@@ -29,7 +29,9 @@ export function withoutForeignKeys(raw: unknown): unknown {
   // Claude Desktop's `telemetry` is not an object; toolplane's (`telemetry: { otlp }`) is.
   const kept = omit(
     raw,
-    isPlainObject(raw.telemetry) ? FOREIGN_TOP_LEVEL_KEYS : [...FOREIGN_TOP_LEVEL_KEYS, 'telemetry'],
+    isPlainObject(raw.telemetry)
+      ? FOREIGN_TOP_LEVEL_KEYS
+      : [...FOREIGN_TOP_LEVEL_KEYS, 'telemetry'],
   );
   for (const section of ['mcpServers', 'connectors']) {
     const servers = kept[section];

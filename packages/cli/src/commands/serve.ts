@@ -7,7 +7,6 @@ import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
-import type { Output } from '../output.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import type { CommandContext } from './shared.js';

@@ -85,7 +85,9 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
                 const { who, outcome, durationMs } = audit(record) as Record<string, unknown>;
                 say(
                   'debug',
-                  dim(`call ${record.tool} ${String(outcome)} ${String(durationMs)} ms ${String(who)}`),
+                  dim(
+                    `call ${record.tool} ${String(outcome)} ${String(durationMs)} ms ${String(who)}`,
+                  ),
                 );
               },
             },
@@ -101,7 +103,11 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     // The output masks the configuration's secrets in the finished line, arguments included.
-    { write: (line: string) => output.say(line.endsWith('\n') ? line.slice(0, -1) : line) },
+    {
+      write: (line: string) => {
+        output.say(line.endsWith('\n') ? line.slice(0, -1) : line);
+      },
+    },
   );
   return {
     json: true,

@@ -95,7 +95,9 @@ afterAll(async () => {
 describe('serve --log-format json, with metrics and OTLP traces', () => {
   it('serves /metrics behind the token, counting the calls made', async () => {
     const client = new Client({ name: 'observe-test', version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: auth } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: auth } }),
+    );
     try {
       await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
       // A secret in the arguments: audit lines record them here, masked.

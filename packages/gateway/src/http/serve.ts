@@ -86,7 +86,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   // Metrics hear what the caller's own observer (audit lines) hears.
   const { metrics } = options;
   const observe = combineObservers(options.observe, metrics?.observer);
-  const hub = new GatewayHub(toolkit, { ...options, ...(observe === undefined ? {} : { observe }) });
+  const hub = new GatewayHub(toolkit, {
+    ...options,
+    ...(observe === undefined ? {} : { observe }),
+  });
   await hub.negotiated;
   const sessions = new SessionTable({
     maxSessions,

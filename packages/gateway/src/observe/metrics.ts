@@ -168,7 +168,7 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
   // The children of each label set, found by one string key: prom-client hashes its labels
   // object on every inc(), which is most of a call's cost to metrics.
   const callChildren = new Map<string, Counter.Internal>();
-  const durationChildren = new Map<string, Histogram.Internal<"namespace">>();
+  const durationChildren = new Map<string, Histogram.Internal<'namespace'>>();
   const tools = new Set<string>();
   const toolLabel = (record: ToolCallRecord): string => {
     if (record.tool === UNKNOWN_TOOL || tools.has(record.tool)) return record.tool;
@@ -204,7 +204,7 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
   const instrumentStore = <S extends Store>(store: S): S => {
     const timed = new Map<PropertyKey, unknown>();
     for (const op of STORE_OPS) {
-      const method = store[op] as (...args: unknown[]) => Promise<unknown>;
+      const method = Reflect.get(store, op, store) as (...args: unknown[]) => Promise<unknown>;
       timed.set(op, async (...args: unknown[]) => {
         const started = performance.now();
         try {
