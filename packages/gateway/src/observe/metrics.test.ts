@@ -145,6 +145,27 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('GET /metrics in search mode', () => {
+  it('counts catalogue searches, and answers 404 at /metrics on a gateway without metrics', async () => {
+    const own = createGatewayMetrics();
+    const searching = await serveHttp(running.toolkit, { port: 0, mode: 'search', metrics: own });
+    const bare = await serveHttp(running.toolkit, { port: 0 });
+    const searcher = new Client({ name: 'metrics-search', version: '0.0.0' });
+    try {
+      await searcher.connect(new StreamableHTTPClientTransport(searching.url));
+      await searcher.callTool({ name: 'search_tools', arguments: { query: 'add numbers' } });
+      await searcher.callTool({ name: 'search_tools', arguments: { query: 'echo' } });
+      const text = await (await fetch(new URL('/metrics', searching.url))).text();
+      expect(sample(text, 'toolplane_search_queries_total', { mode: 'search' })).toBe(2);
+      expect((await fetch(new URL('/metrics', bare.url))).status).toBe(404);
+    } finally {
+      await searcher.close();
+      await searching.close();
+      await bare.close();
+    }
+  });
+});
+
 describe('createGatewayMetrics', () => {
   it('counts store operations and their outcome through instrumentStore', async () => {
     const own = createGatewayMetrics();
