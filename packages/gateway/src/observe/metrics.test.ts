@@ -202,4 +202,29 @@ describe('createGatewayMetrics', () => {
     const tools = labelValues(await own.scrape(), 'toolplane_tool_calls_total', 'tool');
     expect(tools).toEqual(new Set(['ns:a', 'ns:b', 'other']));
   });
+
+  it("writes the call series as prom-client's registry writes them", async () => {
+    const own = createGatewayMetrics();
+    const durations = [0.4, 3, 70, 20_000, 60_000];
+    durations.forEach((durationMs, i) => {
+      own.observer.toolCall?.({
+        namespace: i % 2 === 0 ? 'a' : 'b "quoted"',
+        tool: `t${String(i % 3)}`,
+        outcome: i === 4 ? 'timeout' : 'ok',
+        durationMs,
+        sessionId: undefined,
+        subject: undefined,
+        requestId: i,
+        args: {},
+      });
+    });
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('toolplane_tool_call'))
+        .sort();
+    const fast = lines(await own.scrape());
+    expect(fast.length).toBeGreaterThan(10);
+    expect(fast).toEqual(lines(await own.registry.metrics()));
+  });
 });

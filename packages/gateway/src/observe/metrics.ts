@@ -8,6 +8,7 @@ import {
   type HttpRequestRecord,
   type ToolCallRecord,
 } from './observer.js';
+import { CallCounter, LabelledHistogram } from './call-series.js';
 
 /** Options of {@link createGatewayMetrics}. */
 export interface GatewayMetricsOptions {
@@ -86,57 +87,58 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
   const prefix = options.prefix ?? 'toolplane_';
   const buckets = [...(options.buckets ?? DEFAULT_BUCKETS)];
   const maxTools = options.maxTools ?? DEFAULT_MAX_TOOLS;
-  const registry = new Registry();
-  const calls = new Counter({
-    name: `${prefix}tool_calls_total`,
-    help: 'Tool calls by namespace, tool and outcome (ok, isError, or the error code)',
-    labelNames: ['namespace', 'tool', 'outcome'] as const,
-    registers: [registry],
-  });
-  const durations = new Histogram({
+  // The registry's own writer for the series of a few labels; the gateway's for the call series.
+  const others = new Registry();
+  const own = new Registry();
+  // The series every call touches: plain maps, read by the registry only when scraped.
+  const calls = new CallCounter(
+    own,
+    `${prefix}tool_calls_total`,
+    'Tool calls by namespace, tool and outcome (ok, isError, or the error code)',
+  );
+  const durations = new LabelledHistogram(own, {
     name: `${prefix}tool_call_duration_seconds`,
     help: 'Tool call durations by namespace',
-    labelNames: ['namespace'] as const,
+    label: 'namespace',
     buckets,
-    registers: [registry],
   });
   const http = new Counter({
     name: `${prefix}http_requests_total`,
     help: 'HTTP answers by route and status',
     labelNames: ['route', 'status'] as const,
-    registers: [registry],
+    registers: [others],
   });
   const searches = new Counter({
     name: `${prefix}search_queries_total`,
     help: 'Searches of the tool catalogue by gateway mode',
     labelNames: ['mode'] as const,
-    registers: [registry],
+    registers: [others],
   });
   const reconnects = new Counter({
     name: `${prefix}connector_reconnects_total`,
     help: 'Times a connector went back to connecting after it had connected',
     labelNames: ['namespace'] as const,
-    registers: [registry],
+    registers: [others],
   });
   const storeOps = new Counter({
     name: `${prefix}store_operations_total`,
     help: 'Store operations by operation and outcome',
     labelNames: ['op', 'outcome'] as const,
-    registers: [registry],
+    registers: [others],
   });
   const storeLatency = new Histogram({
     name: `${prefix}store_operation_duration_seconds`,
     help: 'Store operation durations by operation',
     labelNames: ['op'] as const,
     buckets,
-    registers: [registry],
+    registers: [others],
   });
   const sources = new Set<MetricsSource>();
   new Gauge({
     name: `${prefix}connector_state`,
     help: 'Each connector: 1 for the state it is in, 0 for the others',
     labelNames: ['namespace', 'state'] as const,
-    registers: [registry],
+    registers: [others],
     collect() {
       this.reset();
       for (const source of sources) {
@@ -151,7 +153,7 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     name: `${prefix}sessions`,
     help: 'Open sessions by MCP era (2026-07-28: requests being served, which have no session)',
     labelNames: ['era'] as const,
-    registers: [registry],
+    registers: [others],
     collect() {
       let legacy = 0;
       let modern = 0;
@@ -165,10 +167,8 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     },
   });
 
-  // The children of each label set, found by one string key: prom-client hashes its labels
-  // object on every inc(), which is most of a call's cost to metrics.
-  const callChildren = new Map<string, Counter.Internal>();
-  const durationChildren = new Map<string, Histogram.Internal<'namespace'>>();
+  // Every series, for whoever reads or merges the registry itself.
+  const registry = Registry.merge([others, own]);
   const tools = new Set<string>();
   const toolLabel = (record: ToolCallRecord): string => {
     if (record.tool === UNKNOWN_TOOL || tools.has(record.tool)) return record.tool;
@@ -178,20 +178,8 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
   };
   const observer: GatewayObserver = {
     toolCall(record) {
-      const tool = toolLabel(record);
-      const key = `${record.namespace}\u0000${tool}\u0000${record.outcome}`;
-      let child = callChildren.get(key);
-      if (child === undefined) {
-        child = calls.labels(record.namespace, tool, record.outcome);
-        callChildren.set(key, child);
-      }
-      child.inc();
-      let timer = durationChildren.get(record.namespace);
-      if (timer === undefined) {
-        timer = durations.labels(record.namespace);
-        durationChildren.set(record.namespace, timer);
-      }
-      timer.observe(record.durationMs / 1000);
+      calls.inc(record.namespace, toolLabel(record), record.outcome);
+      durations.observe(record.namespace, record.durationMs / 1000);
     },
     httpRequest(record: HttpRequestRecord) {
       http.labels(record.route, String(record.status)).inc();
@@ -233,7 +221,7 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     registry,
     observer,
     contentType: registry.contentType,
-    scrape: () => registry.metrics(),
+    scrape: async () => `${await others.metrics()}\n${calls.text()}\n\n${durations.text()}\n`,
     instrumentStore,
     bind(source) {
       sources.add(source);
