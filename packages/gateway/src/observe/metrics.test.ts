@@ -17,7 +17,9 @@ let client: Client;
 const heard: ToolCallRecord[] = [];
 
 beforeAll(async () => {
-  const toolkit = createToolkit();
+  const toolkit = createToolkit({
+    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
+  });
   toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
   running = await runToolkit(toolkit);
   metrics = createGatewayMetrics();
@@ -142,6 +144,33 @@ describe('GET /metrics', () => {
       'route',
     );
     expect(routes).toEqual(new Set(['mcp', 'metrics', 'other']));
+  });
+});
+
+describe('GET /metrics after an upstream dies', () => {
+  it('counts the reconnect and shows the connector connected again', async () => {
+    const { toolkit } = running;
+    const pid = toolkit.connector('fx')?.pid ?? 0;
+    expect(pid).toBeGreaterThan(0);
+    const back = new Promise<void>((resolve) => {
+      let left = false;
+      const stop = toolkit.onEvent((event) => {
+        if (event.type !== 'state_change' || event.namespace !== 'fx') return;
+        if (event.state !== 'connected') left = true;
+        else if (left) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    // The fixture child this test's toolkit started.
+    process.kill(pid, 'SIGKILL');
+    await back;
+    const text = await (await scrape()).text();
+    expect(sample(text, 'toolplane_connector_reconnects_total', { namespace: 'fx' })).toBe(1);
+    expect(sample(text, 'toolplane_connector_state', { namespace: 'fx', state: 'connected' })).toBe(
+      1,
+    );
   });
 });
 

@@ -225,7 +225,13 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     instrumentStore,
     bind(source) {
       sources.add(source);
-      const seen = new Set<string>();
+      // Connectors up before the gateway was: their next `connecting` is a reconnect too.
+      const seen = new Set(
+        source.toolkit
+          .connectors()
+          .filter((status) => status.state === 'connected')
+          .map((status) => status.namespace),
+      );
       const stop = source.toolkit.onEvent((event: ToolkitEvent) => {
         if (event.type !== 'state_change') return;
         if (event.state === 'connected') seen.add(event.namespace);
