@@ -10,7 +10,6 @@ export const FOREIGN_TOP_LEVEL_KEYS: readonly string[] = [
   'globalShortcut',
   'preferences',
   'theme',
-  'telemetry',
 ];
 
 /**
@@ -27,7 +26,13 @@ export const FOREIGN_SERVER_KEYS: readonly string[] = [
 /** `raw` without the {@link FOREIGN_TOP_LEVEL_KEYS} and, in each server, {@link FOREIGN_SERVER_KEYS}. */
 export function withoutForeignKeys(raw: unknown): unknown {
   if (!isPlainObject(raw)) return raw;
-  const kept = omit(raw, FOREIGN_TOP_LEVEL_KEYS);
+  // Claude Desktop's `telemetry` is not an object; toolplane's (`telemetry: { otlp }`) is.
+  const kept = omit(
+    raw,
+    isPlainObject(raw.telemetry)
+      ? FOREIGN_TOP_LEVEL_KEYS
+      : [...FOREIGN_TOP_LEVEL_KEYS, 'telemetry'],
+  );
   for (const section of ['mcpServers', 'connectors']) {
     const servers = kept[section];
     if (!isPlainObject(servers)) continue;

@@ -186,6 +186,25 @@ export const approvalSchema = z.strictObject({
   remember: z.enum(['never', 'session'], { error: 'must be "never" or "session"' }).optional(),
 });
 
+/** `log:` — how `serve` writes its log (the `--log-format` flag wins over `format`). */
+export const logSchema = z.strictObject({
+  format: z.enum(['text', 'json'], { error: 'must be "text" or "json"' }).optional(),
+  level: z
+    .enum(['debug', 'info', 'warn', 'error'], {
+      error: 'must be "debug", "info", "warn" or "error"',
+    })
+    .optional(),
+  arguments: z.boolean().optional(),
+});
+
+const otlpSchema = z.strictObject({
+  url: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+/** `telemetry:` — where traces go. */
+export const telemetrySchema = z.strictObject({ otlp: otlpSchema.optional() });
+
 // Strict: an `auth:` section or a misspelled `htpp:` must not start an unprotected gateway
 // without a word. Claude Desktop's own keys are removed by name first (FOREIGN_TOP_LEVEL_KEYS).
 export const configSchema = z.strictObject({
@@ -238,6 +257,8 @@ export const configSchema = z.strictObject({
   http: httpSchema.optional(),
   auth: authSchema.optional(),
   approval: approvalSchema.optional(),
+  log: logSchema.optional(),
+  telemetry: telemetrySchema.optional(),
 });
 
 const namingKeys = ['separator', 'transparent'] as const;
@@ -260,6 +281,9 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
       : Object.keys(searchSchema.shape);
   }
   if (section === 'approval') return Object.keys(approvalSchema.shape);
+  if (section === 'log') return Object.keys(logSchema.shape);
+  if (section === 'telemetry')
+    return path[1] === 'otlp' ? Object.keys(otlpSchema.shape) : Object.keys(telemetrySchema.shape);
   if (section === 'sessionConnections') return ['max', 'idleMs'];
   if (section === 'builtinWorkers') return ['threads', 'perCaller'];
   if (section === 'mcpServers' || section === 'connectors') {

@@ -184,6 +184,17 @@ export interface CliConfig {
     /** Tools whose 2026 calls may be replayed on another instance; see `GatewayOptions`. */
     readonly replayTools?: readonly string[];
   };
+  /** How `serve` logs: text lines (default) or JSON lines, the least level, and arguments. */
+  readonly log: {
+    readonly format: 'text' | 'json';
+    readonly level: 'debug' | 'info' | 'warn' | 'error';
+    /** Whether audit lines carry each call's arguments (masked); default false. */
+    readonly arguments: boolean;
+  };
+  /** Where traces go: an OTLP/HTTP endpoint, when the file has `telemetry.otlp`. */
+  readonly telemetry: {
+    readonly otlp?: { readonly url: string; readonly headers?: Readonly<Record<string, string>> };
+  };
   /** OAuth 2.1 for the HTTP gateway, when the file has an `auth` section. */
   readonly auth?: AuthConfig;
   /** Every secret value in the file, for masking output. */
@@ -347,6 +358,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       fail('approval', error instanceof Error ? error.message : String(error));
     }
   }
+  for (const value of Object.values(data.telemetry?.otlp?.headers ?? {})) secrets.add(value);
   return {
     file,
     dir,
@@ -386,6 +398,12 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       ...(http.replayTools === undefined ? {} : { replayTools: http.replayTools }),
     },
     ...(data.auth === undefined ? {} : { auth: data.auth }),
+    log: {
+      format: data.log?.format ?? 'text',
+      level: data.log?.level ?? 'info',
+      arguments: data.log?.arguments ?? false,
+    },
+    telemetry: data.telemetry?.otlp === undefined ? {} : { otlp: data.telemetry.otlp },
     secrets,
   };
 }

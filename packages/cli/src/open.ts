@@ -77,6 +77,8 @@ export interface OpenToolkitOptions {
    * does not load ajv, which only pays off over many calls.
    */
   readonly validator?: 'compiled' | 'default';
+  /** Wraps the user store before the toolkit reads it (`serve`'s metrics time its operations). */
+  readonly wrapStore?: (store: Store) => Store;
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Runner middleware for every tool call (the dashboard's call feed). */
@@ -100,7 +102,8 @@ export async function openToolkit(
     config.promptsDir === undefined
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
-  const store = await openStore(config.store, signal);
+  const opened = await openStore(config.store, signal);
+  const store = options.wrapStore?.(opened) ?? opened;
   let search: OpenSearch | undefined;
   if (options.search === true) {
     try {

@@ -1,3 +1,4 @@
+import { safely } from './observe/observer.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import {
@@ -59,6 +60,7 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
           return { ...page, entries: page.entries.filter((entry) => scope?.byId.has(entry.id)) };
         },
         search: (query, options) => {
+          safely(hub.options.observe?.search, 'code');
           const sessionKey = scopes.getStore()?.sessionKey;
           return toolkit.search(
             query,

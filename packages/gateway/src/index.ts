@@ -30,3 +30,12 @@ export { createSamplingDelegate } from './session/sampling-delegate.js';
 export type { SamplingDelegateOptions } from './session/sampling-delegate.js';
 export { serveStdio } from './stdio/serve.js';
 export type { ServeStdioOptions } from './stdio/serve.js';
+export { createGatewayMetrics } from './observe/metrics.js';
+export type { GatewayMetrics, GatewayMetricsOptions, MetricsSource } from './observe/metrics.js';
+export { combineObservers, UNKNOWN_TOOL } from './observe/observer.js';
+export type {
+  CallOutcome,
+  GatewayObserver,
+  HttpRequestRecord,
+  ToolCallRecord,
+} from './observe/observer.js';

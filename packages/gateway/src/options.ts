@@ -2,6 +2,7 @@ import type { Implementation } from '@modelcontextprotocol/server';
 import type { CodeModeOptions } from '@toolplane/codemode';
 import type { Logger } from '@toolplane/toolkit';
 import type { NamingOptions } from './names.js';
+import type { GatewayObserver } from './observe/observer.js';
 import type { SpendRequestState } from './session/request-state.js';
 
 /** Which of a namespace's tools a gateway exposes; deny wins over allow. */
@@ -90,6 +91,12 @@ export interface GatewayOptions extends NamingOptions {
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
   readonly logger?: Logger;
+  /**
+   * Hears every tool call (outcome, duration, who), HTTP answer and catalogue search, for
+   * metrics and audit logs (see {@link createGatewayMetrics}); its hooks run on the request's
+   * path, so they must be cheap.
+   */
+  readonly observe?: GatewayObserver;
   /**
    * Serve plain 2025-era tool calls on the call lane (`call-lane.ts`; default `true`); `false`
    * sends every call the SDK's way, as the parity tests compare.

@@ -1,3 +1,4 @@
+import { safely } from './observe/observer.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import {
   callArgumentsOf,
@@ -75,6 +76,7 @@ export const searchTools: readonly SearchModeTool[] = [
     async run(hub, args, { signal, visible, sessionKey }) {
       try {
         const { query, limit, cursor } = parseSearchInput(args);
+        safely(hub.options.observe?.search, 'search');
         const table = await hub.tools();
         const exposed = new Set(
           table

@@ -28,6 +28,7 @@ import { GatewayServer } from './sdk/gateway-server.js';
 import { INSTANCE_META_KEY } from './jsonrpc.js';
 import { GatewayHub } from './hub.js';
 import { toolCaller } from './tool-call.js';
+import { observeUnknown } from './observe/observer.js';
 import { callLane } from './call-lane.js';
 import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
 import { codeModeToolList, runCodeModeTool } from './code-mode.js';
@@ -214,8 +215,12 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     }
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
-    if (item === undefined)
-      return unlistedToolResult(toolkit, name, separator ?? DEFAULT_SEPARATOR);
+    if (item === undefined) {
+      // Told to metrics as `unknown`: a caller's made-up names never become label values.
+      return observeUnknown(options.observe, { extra, args }, () =>
+        unlistedToolResult(toolkit, name, separator ?? DEFAULT_SEPARATOR),
+      );
+    }
     if (era === 'modern') {
       return hub.rounds.start(
         (signal, requestInput) => call(item, args, { signal, requestInput }),

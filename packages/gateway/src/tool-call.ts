@@ -9,6 +9,7 @@ import { wantsLog, type CallExtra, type SessionState } from './session/state.js'
 import type { ToolItem } from './items.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import type { GatewayHub } from './hub.js';
+import { callRecord, outcomeOfError, safely, type CallOutcome } from './observe/observer.js';
 
 /** What a 2026 client's call runs with when an upstream may ask it for input. */
 export interface InputFlow {
@@ -50,6 +51,8 @@ export function toolCaller(
   era: Era,
 ): ToolCaller {
   const { toolkit } = hub;
+  // Metrics and audit lines: nothing is timed when nobody watches.
+  const observe = hub.options.observe?.toolCall;
   return (extra, meta, progressToken) => {
     // Progress and log messages are sent before the result they precede, never after it.
     let sent: Promise<unknown> | undefined;
@@ -65,6 +68,8 @@ export function toolCaller(
             void notify({ method: 'notifications/progress', params: { progressToken, ...event } });
           };
     return async (item, input, flow, ownSignal) => {
+      const started = observe === undefined ? 0 : performance.now();
+      let outcome: CallOutcome = 'ok';
       checkToolCall(extra, item); // OAuth (auth/): refused unless the caller's scopes reach it
       // Upstream sampling and elicitation during this call come back to this session (to a
       // 2026 client as input_required rounds of the flow).
@@ -95,8 +100,11 @@ export function toolCaller(
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         if (sent !== undefined) await sent;
-        return toCallToolResult(result, era);
+        const answer = toCallToolResult(result, era);
+        if (answer.isError === true) outcome = 'isError';
+        return answer;
       } catch (error) {
+        outcome = outcomeOfError(error);
         if (sent !== undefined) await sent;
         // An upstream's JSON-RPC error answer stays one (its -32000 too), not a tool's result.
         const upstream = upstreamProtocolError(error);
@@ -104,6 +112,8 @@ export function toolCaller(
         return errorResult(error, item, era);
       } finally {
         callers.delete(caller);
+        if (observe !== undefined)
+          safely(observe, callRecord({ item, extra, started, outcome, args: input }));
       }
     };
   };

@@ -8,13 +8,14 @@ import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
-import type { Output } from '../output.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
 import type { CommandContext } from './shared.js';
 import type { Reloader } from '../reload/reloader.js';
 import { VERSION } from '../version.js';
+import { observeServe, parseLogFormat } from '../observe/serve-observe.js';
+import type { ServeLog } from '../observe/serve-log.js';
 import {
   DEFAULT_DRAIN_MS,
   instanceIdFor,
@@ -45,6 +46,11 @@ export function registerServe(serveCommand: Command, context: CommandContext): v
       `read the bearer token from a file (first line); ${TOKEN_VARIABLE} in the environment also works`,
     )
     .option(
+      '--log-format <format>',
+      'text (default) or json: one JSON object per line, with an audit line per tool call',
+      parseLogFormat,
+    )
+    .option(
       '--wait-ms <ms>',
       'how long to wait for every server to connect before serving (default: waitMs in the config, else 15000)',
       parseWaitMs,
@@ -62,6 +68,7 @@ interface ServeOptions {
   token?: string;
   tokenFile?: string;
   waitMs?: number;
+  logFormat?: 'text' | 'json';
 }
 
 async function serve(
@@ -77,15 +84,30 @@ async function serve(
   const instanceId = http ? instanceIdFor(context.env, cfg.http.instanceId) : undefined;
   const drainMs = cfg.http.drainMs ?? DEFAULT_DRAIN_MS;
   const requestStateKey = http ? requestStateKeyFor(context.env) : undefined;
-  // Over HTTP, one of several instances behind a balancer: each log line says which.
-  const log = (text: string): void => {
-    output.say(instanceId === undefined ? text : `${c.dim(`[${instanceId}]`)} ${text}`);
+  // Log lines (each naming the instance, text or JSON), metrics and traces (observe/).
+  const observed = await observeServe({
+    output,
+    cfg,
+    http,
+    logFormat: options.logFormat,
+    instanceId,
+  });
+  const log = (text: string, fields?: Record<string, unknown>): void => {
+    observed.log.info(text, fields);
   };
   const live: { opened?: OpenToolkit } = {};
   // The dashboard's live log and charts see every client's calls through this middleware.
   const feed = http ? createCallFeed() : undefined;
   const onEvent = (event: ToolkitEvent): void => {
     if (event.type !== 'state_change') return;
+    if (observed.log.json) {
+      log(`${event.namespace} ${event.state}`, {
+        connector: event.namespace,
+        state: event.state,
+        ...(event.error === undefined ? {} : { error: event.error.message }),
+      });
+      return;
+    }
     const colour =
       event.state === 'connected' ? c.green : event.state === 'connecting' ? c.dim : c.red;
     const pid = live.opened?.toolkit.connector(event.namespace)?.pid;
@@ -105,10 +127,12 @@ async function serve(
     searchProblems.add(error.message);
     log(`${c.yellow('search')} ${error.message}`);
   };
+  const { metrics } = observed;
   const opened = await openToolkit(cfg, {
     onEvent,
     search: true,
     onSearchError,
+    ...(metrics === undefined ? {} : { wrapStore: (store) => metrics.instrumentStore(store) }),
     wait: false,
     start: false,
     signal: context.signal,
@@ -122,6 +146,7 @@ async function serve(
     ...cfg.naming,
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),
     serverInfo: { name: 'toolplane', version: VERSION },
+    observe: observed.log.observer,
   };
   let gateway: ServedGateway | undefined;
   let dashboard: DashboardRoutes | undefined;
@@ -199,27 +224,33 @@ async function serve(
         healthDetails: () => (reloader === undefined ? undefined : { config: reloader.details() }),
         drainMs,
         ...(dashboard === undefined ? {} : { routes: [dashboard] }),
+        ...(metrics === undefined ? {} : { metrics }),
       });
       gateway = served;
       listening.url = served.url;
       context.stopTime(drainMs);
       opened.start();
-      await waitForServers(output, opened, waitMs, stopped.signal);
+      await waitForServers(observed.log, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
       await watchConfig(served);
-      if (!stopped.signal.aborted) {
+      const dashboardUrl =
+        dashboard === undefined ? undefined : new URL(`${dashboard.path}/`, served.url).href;
+      if (!stopped.signal.aborted && observed.log.json) {
+        log('listening', {
+          url: served.url.href,
+          metrics: new URL('/metrics', served.url).href,
+          ...(dashboardUrl === undefined ? {} : { dashboard: dashboardUrl }),
+        });
+      } else if (!stopped.signal.aborted) {
         printHttpHelp(
           output,
           cfg,
           served.url.href,
           token !== undefined,
-          dashboard === undefined
+          dashboardUrl === undefined
             ? {}
-            : {
-                dashboard: new URL(`${dashboard.path}/`, served.url).href,
-                login: token !== undefined || auth !== undefined,
-              },
+            : { dashboard: dashboardUrl, login: token !== undefined || auth !== undefined },
         );
         if (auth !== undefined) await printAuthHelp(output, auth, served.url.href);
         log(c.dim(`instance ${String(instanceId)} serving (GET /healthz for a load balancer)`));
@@ -230,18 +261,19 @@ async function serve(
       const input = new PassThrough();
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
-      await waitForServers(output, opened, waitMs, stopped.signal);
+      await waitForServers(observed.log, opened, waitMs, stopped.signal);
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
         process.stdin.once('end', stop);
-        printStdioHelp(output, cfg, context.self);
+        if (!observed.log.json) printStdioHelp(output, cfg, context.self);
       }
     }
   } catch (error) {
     dashboard?.close();
     await gateway?.close();
     await opened.close();
+    await observed.close();
     throw error;
   }
   if (!stopped.signal.aborted) {
@@ -258,6 +290,7 @@ async function serve(
   dashboard?.close();
   await gateway.close();
   await opened.close();
+  await observed.close();
   log(c.dim('stopped'));
   return 0;
 }
@@ -268,7 +301,7 @@ async function serve(
  * still connecting after that is named and joins when it connects.
  */
 async function waitForServers(
-  output: Output,
+  log: ServeLog,
   opened: OpenToolkit,
   ms: number,
   stopped: AbortSignal,
@@ -285,8 +318,8 @@ async function waitForServers(
       .connectors()
       .filter((status) => status.state === 'connecting')
       .map((status) => status.namespace);
-    output.say(
-      `${output.errColor.yellow('warning')} still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
+    log.warn(
+      `${log.json ? '' : `${log.warnWord} `}still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
     );
   }
 }

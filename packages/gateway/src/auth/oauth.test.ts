@@ -12,6 +12,7 @@ import { MODERN_PROTOCOL_VERSION } from '../eras.js';
 import { readBody, toWebRequest, writeWebResponse } from '../http/fetch.js';
 import { serveHttp, type HttpGateway } from '../http/serve.js';
 import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
+import type { ToolCallRecord } from '../observe/observer.js';
 
 // The gateway as an OAuth resource server, end to end: a real authorization server
 // (oidc-provider), the real gateway over HTTP, a real upstream MCP server over HTTP.
@@ -81,6 +82,8 @@ async function startRecordingUpstream(): Promise<{
 }
 
 // What an audit sink sees: the toolrun record and, through getSession(), who called.
+// What the gateway's observer (metrics, audit lines) heard of each call.
+const observed: ToolCallRecord[] = [];
 const audited: { toolId: string; subject: string | undefined; scopes: readonly string[] }[] = [];
 
 const resources: Record<string, string[]> = {};
@@ -169,6 +172,7 @@ beforeAll(async () => {
   gateway = await serveHttp(running.toolkit, {
     port: 0,
     logger: recordingLogger,
+    observe: { toolCall: (record) => observed.push(record) },
     auth: createResourceServer({
       issuer: as.issuer,
       scopes: {
@@ -313,6 +317,14 @@ describe('serveHttp with auth: scopes decide what a caller sees and calls', () =
         subject: as.clients[0]?.clientId,
         scopes: ['tools:read'],
       });
+      // Audit lines name the OAuth subject as who called.
+      expect(observed).toContainEqual(
+        expect.objectContaining({
+          tool: 'builtin:whoami',
+          outcome: 'ok',
+          subject: as.clients[0]?.clientId,
+        }),
+      );
     } finally {
       await client.close();
     }

@@ -2,6 +2,7 @@
 import { ToolError } from '@toolplane/toolkit';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
 import type { GatewayOptions, ServedGateway } from '../options.js';
+import type { GatewayMetrics } from '../observe/metrics.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
@@ -76,6 +77,12 @@ export interface ServeHttpOptions extends GatewayOptions {
   readonly headersTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default 4 MiB; larger gets 413). */
   readonly maxBodyBytes?: number;
+  /**
+   * Serve these metrics at `GET /metrics` in the Prometheus text format, behind the same token
+   * (or OAuth) as the MCP endpoint; {@link createGatewayMetrics} makes them. Without it there
+   * is no `/metrics`.
+   */
+  readonly metrics?: GatewayMetrics;
   /** Close the toolkit too when the gateway closes (default `false`: the toolkit is the caller's). */
   readonly closeToolkit?: boolean;
   /**

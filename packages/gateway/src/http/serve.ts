@@ -43,6 +43,8 @@ import {
 export { INSTANCE_META_KEY } from './options.js';
 export type { HttpGateway, HttpRoute, ServeHttpOptions } from './options.js';
 import { GatewayHub } from '../hub.js';
+import { combineObservers } from '../observe/observer.js';
+import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
 import { createSessionServer } from '../server.js';
 
 /**
@@ -81,7 +83,13 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     throw new ToolError('invalid_config', 'auth and token are exclusive: use one or the other');
   }
   const oauth = options.auth === undefined ? undefined : new OAuthGate(options.auth);
-  const hub = new GatewayHub(toolkit, options);
+  // Metrics hear what the caller's own observer (audit lines) hears.
+  const { metrics } = options;
+  const observe = combineObservers(options.observe, metrics?.observer);
+  const hub = new GatewayHub(toolkit, {
+    ...options,
+    ...(observe === undefined ? {} : { observe }),
+  });
   await hub.negotiated;
   const sessions = new SessionTable({
     maxSessions,
@@ -106,6 +114,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
   });
   let modernInFlight = 0;
+  const unbindMetrics = metrics?.bind({
+    toolkit,
+    sessions: () => ({ legacy: sessions.size, modern: modernInFlight }),
+  });
   // Plain 2026-07-28 calls, served past the SDK's entry.
   const lane = httpCallLane(hub);
   // Requests being answered (GET streams aside, which never end by themselves), for the drain.
@@ -288,6 +300,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       );
     }
     if (oauth !== undefined) await oauth.authenticate(req, res); // OAuth (auth/)
+    // Behind the same token (or OAuth) as the MCP endpoint.
+    if (metrics !== undefined && pathname === METRICS_PATH && req.method === 'GET') {
+      await writeMetrics(metrics, res);
+      return;
+    }
     if (pathname !== path)
       throw new HttpError(
         404,
@@ -381,6 +398,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     },
     (req, res) => {
       if (instanceId !== undefined) res.setHeader('toolplane-instance', instanceId);
+      watchAnswer(observe, req, res, path);
       // A GET is a stream (or a health check): the drain waits for answers, not streams.
       if (req.method !== 'GET') inFlight.track(res);
       handle(req, res).catch((error: unknown) => {
@@ -451,6 +469,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       await inFlight.settled(drainMs);
       stopListening();
       stopUpdates();
+      unbindMetrics?.();
       await modern.close();
       await sessions.close();
       hub.dispose();

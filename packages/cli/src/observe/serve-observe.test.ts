@@ -1,0 +1,154 @@
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  binCommand,
+  exited,
+  SERVE_HTTP,
+  startCli,
+  stop,
+  useTempDir,
+  waitForStderr,
+} from '../testing/cli-process.js';
+
+const TOKEN = 'observe-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const dir = useTempDir('observe');
+
+/** A local OTLP/HTTP receiver: every JSON body POSTed to /v1/traces, decoded. */
+interface Receiver {
+  readonly server: Server;
+  readonly url: string;
+  readonly bodies: unknown[];
+  /** Resolves once a span of that name has arrived (bounded by the test's timeout). */
+  spanNamed(name: string): Promise<void>;
+}
+
+function startReceiver(): Promise<Receiver> {
+  const bodies: unknown[] = [];
+  const waiting: (() => void)[] = [];
+  const names = (): string[] =>
+    JSON.stringify(bodies)
+      .match(/"name":"[^"]*"/g)
+      ?.map((m) => m.slice(8, -1)) ?? [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => {
+      if (req.url === '/v1/traces' && req.headers['content-type']?.includes('json') === true) {
+        bodies.push(JSON.parse(text));
+        for (const wake of waiting.splice(0)) wake();
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        server,
+        url: `http://127.0.0.1:${String(port)}/v1/traces`,
+        bodies,
+        spanNamed: async (name) => {
+          while (!names().includes(name)) await new Promise<void>((wake) => waiting.push(wake));
+        },
+      });
+    });
+  });
+}
+
+let receiver: Receiver;
+let child: ChildProcess;
+let stderr = '';
+let url: URL;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const fixture = fixtureCommand('stdio');
+  await writeFile(
+    join(dir(), 'toolplane.config.json'),
+    JSON.stringify({
+      mcpServers: { fx: { command: fixture.command, args: fixture.args } },
+      store: 'memory',
+      http: { token: TOKEN, instanceId: 'observe-1' },
+      log: { level: 'info', arguments: true },
+      telemetry: { otlp: { url: receiver.url } },
+    }),
+  );
+  child = startCli([...SERVE_HTTP, '--log-format', 'json'], { command: binCommand, cwd: dir() });
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [, found = ''] = await waitForStderr(child, /"url":"([^"]+)"/);
+  url = new URL(found);
+});
+
+afterAll(async () => {
+  await stop(child);
+  await new Promise((resolve) => receiver.server.close(resolve));
+});
+
+describe('serve --log-format json, with metrics and OTLP traces', () => {
+  it('serves /metrics behind the token, counting the calls made', async () => {
+    const client = new Client({ name: 'observe-test', version: '0.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: auth } }),
+    );
+    try {
+      await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
+      // A secret in the arguments: audit lines record them here, masked.
+      await client.callTool({ name: 'fx__echo', arguments: { text: `say ${TOKEN}` } });
+      await client.callTool({ name: 'fx__made-up', arguments: {} }).catch(() => undefined);
+    } finally {
+      await client.close();
+    }
+    const metrics = new URL('/metrics', url);
+    expect((await fetch(metrics)).status).toBe(401);
+    const text = await (await fetch(metrics, { headers: auth })).text();
+    expect(text).toContain(
+      'toolplane_tool_calls_total{namespace="fx",tool="fx:add",outcome="ok"} 1',
+    );
+    expect(text).toContain('tool="unknown",outcome="not_found"} 1');
+    expect(text).toContain('toolplane_connector_state{namespace="fx",state="connected"} 1');
+  });
+
+  it('exports the tool calls as spans to the OTLP receiver', async () => {
+    await receiver.spanNamed('tool fx:add');
+    const text = JSON.stringify(receiver.bodies);
+    expect(text).toContain('"service.name"');
+    expect(text).toContain('toolplane.namespace');
+  });
+
+  it('writes one JSON object per line, with ids, audit lines and secrets masked', async () => {
+    child.kill('SIGTERM');
+    await exited(child);
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(entries.length).toBeGreaterThan(3);
+    for (const entry of entries) {
+      expect(entry.instance).toBe('observe-1');
+      expect(typeof entry.level).toBe('string');
+    }
+    expect(entries).toContainEqual(
+      expect.objectContaining({ connector: 'fx', state: 'connected' }),
+    );
+    const audits = entries.filter((entry) => entry.audit === true);
+    expect(audits.map((a) => [a.tool, a.outcome])).toEqual([
+      ['fx:add', 'ok'],
+      ['fx:echo', 'ok'],
+      ['unknown', 'not_found'],
+    ]);
+    for (const audit of audits) {
+      expect(audit.who).toMatch(/^session:/);
+      expect(audit.session).toEqual(expect.any(String));
+      expect(audit.request).toEqual(expect.any(Number));
+      expect(audit.durationMs).toEqual(expect.any(Number));
+    }
+    expect(audits[1]?.arguments).toEqual({ text: 'say ***' });
+    expect(stderr).not.toContain(TOKEN);
+  });
+});
