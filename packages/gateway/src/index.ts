@@ -8,6 +8,7 @@ export type {
   GatewayCaller,
 } from './auth/gateway-auth.js';
 export type { HttpGateway, ServeHttpOptions } from './http/serve.js';
+export type { StartupOptions } from './http/startup.js';
 export {
   DEFAULT_SEPARATOR,
   EXPOSED_NAME_PATTERN,

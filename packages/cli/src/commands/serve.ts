@@ -124,6 +124,12 @@ async function serve(
     if (http) {
       const storeReady = storeReadiness(opened.store);
       const spendRequestState = requestStateSpenderFor(opened.store);
+      // MCP requests wait for the servers' first attempts as the printed URL does (a client
+      // that found the port early must not get a partial tool list), bounded by the same wait.
+      let startupOver = (): void => undefined;
+      const startupDone = new Promise<void>((resolve) => {
+        startupOver = resolve;
+      });
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -152,6 +158,7 @@ async function serve(
         // this instance does not list yet.
         ready: (check) => (readyToServe ? storeReady(check) : Promise.resolve(false)),
         drainMs,
+        startup: { until: startupDone, waitMs },
       });
       gateway = served;
       context.stopTime(drainMs);
@@ -159,6 +166,7 @@ async function serve(
       await waitForServers(output, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
+      startupOver();
       if (!stopped.signal.aborted) {
         printHttpHelp(output, cfg, served.url.href, token !== undefined);
         if (auth !== undefined) await printAuthHelp(output, auth, served.url.href);

@@ -2,6 +2,7 @@
 import { ToolError } from '@toolplane/toolkit';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
 import type { GatewayOptions, ServedGateway } from '../options.js';
+import type { StartupOptions } from './startup.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions extends GatewayOptions {
@@ -77,6 +78,12 @@ export interface ServeHttpOptions extends GatewayOptions {
    * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.
    */
   readonly drainMs?: number;
+  /**
+   * The caller's startup (e.g. its upstreams' first connection attempts): until `until` settles,
+   * an MCP request waits, at most `waitMs` (default 10 s), then gets 503 with `Retry-After`, so
+   * no client sees a partial tool list. `/healthz` is not held (its `ready` says the rest).
+   */
+  readonly startup?: StartupOptions;
 }
 
 export { INSTANCE_META_KEY } from '../jsonrpc.js';

@@ -26,6 +26,7 @@ import {
 import { SessionTable, type HttpSession } from './sessions.js';
 import { HttpServerTransport, writeError } from './transport.js';
 import { InFlight } from './drain.js';
+import { StartupGate } from './startup.js';
 import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
 import { claimsModernEra } from '../eras.js';
@@ -111,6 +112,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   // Requests being answered (GET streams aside, which never end by themselves), for the drain.
   const inFlight = new InFlight();
   let draining = false;
+  const startup = new StartupGate(options.startup);
   const instanceId = options.instanceId;
   const errorMeta = instanceId === undefined ? undefined : { [INSTANCE_META_KEY]: instanceId };
 
@@ -284,6 +286,13 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         ProtocolErrorCode.InvalidRequest,
         `not found; the MCP endpoint is ${path}`,
       );
+    if (!startup.over) {
+      const gone = new AbortController();
+      res.once('close', () => {
+        gone.abort();
+      });
+      await startup.pass(gone.signal);
+    }
     const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
     if (!allowed.includes(req.method ?? '')) {
       res.setHeader('allow', allowed.join(', '));
