@@ -81,6 +81,7 @@ interface Context {
 interface GlobalOptions {
   config?: string;
   json?: boolean;
+  strict?: boolean;
 }
 
 /**
@@ -152,6 +153,10 @@ async function buildProgram(
     )
     .option('-c, --config <file>', 'config file (default: toolplane.config.{yaml,yml,json} here)')
     .option('--json', 'print machine-readable JSON on stdout')
+    .option(
+      '--strict',
+      'a tools filter entry that matches no tool of its server is an error (exit 2), not a warning',
+    )
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride()
@@ -222,5 +227,5 @@ async function loadCliConfig(context: Context, globals: GlobalOptions): Promise<
     ...(globals.config === undefined ? {} : { file: globals.config }),
   });
   context.output.useSecrets(cfg.secrets);
-  return cfg;
+  return globals.strict === true ? { ...cfg, strict: true } : cfg;
 }

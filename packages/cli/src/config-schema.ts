@@ -188,6 +188,7 @@ export const configSchema = z.strictObject({
     .optional(),
   instructions: z.string().optional(),
   waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
+  strict: z.boolean().optional(),
   pingIntervalMs: z
     .number()
     .int()

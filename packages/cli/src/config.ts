@@ -133,6 +133,11 @@ export interface CliConfig {
    * before it serves, in milliseconds; a server still connecting then joins later.
    */
   readonly waitMs: number;
+  /**
+   * Whether a mistake found only once servers connect (a `tools` filter entry that matches no
+   * tool) is an error at start instead of a warning; `strict: true` or `--strict`.
+   */
+  readonly strict: boolean;
   /** Bounds on per-session servers' connections (`max` per server, `idleMs`); toolkit defaults. */
   readonly sessionConnections: { readonly max?: number; readonly idleMs?: number };
   /**
@@ -331,6 +336,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     naming: data.naming ?? {},
     instructions: data.instructions,
     waitMs: data.waitMs ?? DEFAULT_WAIT_MS,
+    strict: data.strict ?? false,
     sessionConnections: data.sessionConnections ?? {},
     pingIntervalMs: data.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
     filter,

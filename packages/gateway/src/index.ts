@@ -19,6 +19,8 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
+export { describeUnmatchedEntry, unmatchedFilterEntries } from './filter-check.js';
+export type { FilterList, UnmatchedFilterEntry } from './filter-check.js';
 export type { GatewayOptions, GatewayToolFilter, ServedGateway } from './options.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
 export type { ToolFilter } from './options.js';

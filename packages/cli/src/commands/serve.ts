@@ -6,6 +6,7 @@ import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '
 import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
+import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
@@ -91,7 +92,16 @@ async function serve(
           ? c.dim(` (pid ${pid})`)
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
+    if (event.state === 'connected' && live.opened !== undefined) {
+      // Once each: a server that reconnects offers the same tools.
+      for (const problem of filterProblems(cfg, live.opened.toolkit, event.namespace)) {
+        if (reported.has(problem.message)) continue;
+        reported.add(problem.message);
+        log(`${c.yellow('warning')} ${problem.message}`);
+      }
+    }
   };
+  const reported = new Set<string>();
   const opened = await openToolkit(cfg, {
     onEvent,
     wait: false,
@@ -164,6 +174,7 @@ async function serve(
       context.stopTime(drainMs);
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
+      refuseFilterProblems(cfg, filterProblems(cfg, opened.toolkit));
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
       startupOver();
@@ -179,6 +190,7 @@ async function serve(
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
+      refuseFilterProblems(cfg, filterProblems(cfg, opened.toolkit));
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
         process.stdin.once('end', stop);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
+import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
 import type { Output } from '../output.js';
 
@@ -94,6 +95,11 @@ export async function withToolkit(
             `${output.errColor.yellow('warning')} ${status.namespace} is ${status.state}: ${status.error ?? 'not connected'}`,
           );
         }
+      }
+      const problems = filterProblems(cfg, opened.toolkit);
+      refuseFilterProblems(cfg, problems);
+      for (const problem of problems) {
+        output.say(`${output.errColor.yellow('warning')} ${problem.message}`);
       }
     }
     await work(opened, cfg);

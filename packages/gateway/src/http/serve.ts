@@ -30,6 +30,7 @@ import { StartupGate } from './startup.js';
 import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
 import { claimsModernEra } from '../eras.js';
+import { describeUnmatchedEntry, unmatchedFilterEntries } from '../filter-check.js';
 import { withErrorMeta } from '../jsonrpc.js';
 import {
   DEFAULT_IDLE_MS,
@@ -115,6 +116,22 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   const startup = new StartupGate(options.startup);
   const instanceId = options.instanceId;
   const errorMeta = instanceId === undefined ? undefined : { [INSTANCE_META_KEY]: instanceId };
+
+  /** A connector's status for `/healthz`, with its filter's entries that match none of its tools. */
+  const withUnmatchedFilter = <S extends { namespace: string; state: string }>(status: S) => {
+    const lists = status.state === 'connected' ? toolkit.connector(status.namespace)?.lists : undefined;
+    const unmatched =
+      lists === undefined ? [] : unmatchedFilterEntries(options.filter?.[status.namespace], lists.tools);
+    return unmatched.length === 0
+      ? status
+      : {
+          ...status,
+          unmatchedFilter: unmatched.map((entry) => ({
+            ...entry,
+            message: describeUnmatchedEntry(status.namespace, entry),
+          })),
+        };
+  };
 
   /** Whether the caller's readiness check passes, within its bound. */
   const isReady = async (): Promise<boolean> => {
@@ -261,7 +278,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
               status,
               ...(instanceId === undefined ? {} : { instance: instanceId }),
               sessions: sessions.size,
-              connectors,
+              connectors: connectors.map((status) => withUnmatchedFilter(status)),
             }
           : { status },
       );
