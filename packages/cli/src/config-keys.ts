@@ -20,7 +20,6 @@ export const FOREIGN_TOP_LEVEL_KEYS: readonly string[] = [
 export const FOREIGN_SERVER_KEYS: readonly string[] = [
   'autoApprove',
   'alwaysAllow',
-  'timeout',
   'transportType',
 ];
 

@@ -51,6 +51,16 @@ export interface ConnectorConfig {
   readonly era: 'auto' | '2025' | '2026';
   /** OAuth for a protected HTTP server (its `auth` key); see {@link ConnectorAuthConfig}. */
   readonly auth?: ConnectorAuthConfig;
+  /**
+   * How long a stdio server may take to start (its `timeout` key); the toolkit's default (60 s)
+   * when absent. See the toolkit's `ConnectorOptions.startTimeoutMs`.
+   */
+  readonly startTimeoutMs?: number;
+}
+
+/** A server's `timeout` in milliseconds: seconds below 1000, as Cursor and Cline write it. */
+function timeoutMs(timeout: number): number {
+  return timeout < 1_000 ? Math.round(timeout * 1_000) : Math.round(timeout);
 }
 
 /** How a connector authorizes with a protected HTTP server (`toolplane auth login`). */
@@ -308,6 +318,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
       connection: server.connection ?? 'shared',
       era: server.era ?? 'auto',
+      ...(server.timeout === undefined ? {} : { startTimeoutMs: timeoutMs(server.timeout) }),
       ...(auth === undefined ? {} : { auth }),
     });
     secrets.add(auth?.clientSecret);

@@ -8,6 +8,7 @@ import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
+import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
@@ -80,7 +81,11 @@ async function serve(
     output.say(instanceId === undefined ? text : `${c.dim(`[${instanceId}]`)} ${text}`);
   };
   const live: { opened?: OpenToolkit } = {};
+  const progress = startProgress(cfg, (line) => {
+    log(c.dim(line));
+  });
   const onEvent = (event: ToolkitEvent): void => {
+    progress.onEvent(event);
     if (event.type !== 'state_change') return;
     const colour =
       event.state === 'connected' ? c.green : event.state === 'connecting' ? c.dim : c.red;
@@ -198,6 +203,7 @@ async function serve(
       }
     }
   } catch (error) {
+    progress.stop();
     await gateway?.close();
     await opened.close();
     throw error;
@@ -212,6 +218,7 @@ async function serve(
   log(
     c.dim(http ? `shutting down (draining calls in flight, up to ${drainMs} ms)` : 'shutting down'),
   );
+  progress.stop();
   await gateway.close();
   await opened.close();
   log(c.dim('stopped'));

@@ -5,6 +5,7 @@ import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
+import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 
 /** What every command gets: where to write, where it runs, how to stop, and its config. */
@@ -77,14 +78,19 @@ export async function withToolkit(
   const needed =
     only !== undefined && cfg.connectors.some((c) => c.namespace === only) ? [only] : 'all';
   const spinner = output.spinner('starting the MCP servers');
+  const progress = startProgress(cfg, (line) => {
+    output.say(output.errColor.dim(line));
+  });
   let opened: OpenToolkit;
   try {
     opened = await openToolkit(cfg, {
       connectors: needed,
       signal: context.signal,
       env: context.env,
+      onEvent: progress.onEvent,
     });
   } finally {
+    progress.stop();
     spinner.stop();
   }
   try {
