@@ -147,7 +147,7 @@ describe.skipIf(fixtureBundle === undefined)('a cold npx cache', { timeout: 120_
     const dir = tempDir();
     const config = await writeConfig('short.json', join(dir, 'npm-cache-b'), { timeout: 2 });
     const ran = await runInProcess(['--config', config, 'tools', 'list'], { cwd: dir });
-    expect(ran.stderr).toMatch(/npxfix is failed: .*start bound of 2000 ms/);
+    expect(ran.stderr).toMatch(/npxfix could not connect: .*start bound of 2000 ms/);
     // The postinstall step, a grandchild of npx, went with it.
     const pid = Number(await readFile(join(dir, 'short.json.pid'), 'utf8'));
     expect(await ended(pid)).toBe(true);

@@ -98,7 +98,7 @@ export async function withToolkit(
       for (const status of opened.toolkit.connectors()) {
         if (status.state !== 'connected') {
           output.say(
-            `${output.errColor.yellow('warning')} ${status.namespace} is ${status.state}: ${status.error ?? 'not connected'}`,
+            `${output.errColor.yellow('warning')} ${status.namespace} ${stateWords(status.state)}: ${status.error ?? 'not connected'}`,
           );
         }
       }
@@ -208,9 +208,14 @@ export function unavailableInstead(
   if (status === undefined || status.state === 'connected') return error;
   return new ToolError(
     'connector_unavailable',
-    `server "${status.namespace}" is ${status.state}${status.error === undefined ? '' : `: ${status.error}`}; see toolplane connectors status`,
+    `server "${status.namespace}" ${stateWords(status.state)}${status.error === undefined ? '' : `: ${status.error}`}; see toolplane connectors status`,
     { cause: error },
   );
+}
+
+/** A connector state as words after a server's name: `could not connect`, `is connecting`. */
+export function stateWords(state: string): string {
+  return state === 'failed' ? 'could not connect' : `is ${state}`;
 }
 
 export function namespaceOf(key: string): string | undefined {
@@ -239,13 +244,26 @@ export function bar(fraction: number, width = 20): string {
   return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
 }
 
+/**
+ * Warns of a list's per-server errors, except for servers {@link withToolkit} has warned of
+ * already (not connected): one warning per missing server, not one per step.
+ */
 export function warnErrors(
   output: Output,
   errors: readonly { namespace: string; message: string }[],
+  toolkit: OpenToolkit['toolkit'],
 ): void {
   if (output.json) return;
-  for (const error of errors)
+  const down = new Set(
+    toolkit
+      .connectors()
+      .filter((status) => status.state !== 'connected')
+      .map((status) => status.namespace),
+  );
+  for (const error of errors) {
+    if (down.has(error.namespace)) continue;
     output.say(`${output.errColor.yellow('warning')} ${error.namespace}: ${error.message}`);
+  }
 }
 
 export function firstLine(text: string | undefined): string {

@@ -98,7 +98,9 @@ export async function openStdio(
     // A start that ran out of time says which bound it was, so it can be raised.
     const bound = /timed out/i.test(message)
       ? ` (no answer within the start bound of ${String(attempt.timeout)} ms: startTimeoutMs)`
-      : '';
+      : /\bENOENT\b/.test(message)
+        ? ' (no such command: check its spelling, or give its full path)'
+        : '';
     throw new Error(
       `could not start "${source.command}": ${message}${bound}${hint === undefined ? '' : `; ${hint}`}${stderr ? `\n${stderr}` : ''}`,
       { cause: error },
