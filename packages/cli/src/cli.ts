@@ -43,7 +43,8 @@ const COMMANDS: Readonly<Record<string, { description: string; load: () => Promi
     load: async () => (await import('./commands/connectors.js')).registerConnectors,
   },
   auth: {
-    description: 'OAuth logins to protected upstream servers',
+    description:
+      "OAuth: the gateway's logins to protected upstream servers (per-server auth), and test tokens for the gateway itself (top-level auth)",
     load: async () => (await import('./commands/auth.js')).registerAuth,
   },
 };

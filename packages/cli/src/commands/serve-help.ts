@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
+import { CLIENT_SECRET_VARIABLE } from './auth-token.js';
 
 /**
  * The Inspector release whose `--cli` mode takes `--header` (0.15.0 refuses it); its launcher is
@@ -26,14 +27,34 @@ export function selfCommand(fallback: readonly string[]): readonly string[] {
   return existsSync(entry) ? [process.execPath, entry] : fallback;
 }
 
+/**
+ * The variable the printed commands of a gateway in OAuth mode (top-level `auth`) take the access
+ * token from: not {@link TOKEN_VARIABLE}, which `serve` reads as a static token (exclusive with
+ * OAuth).
+ */
+export const ACCESS_TOKEN_VARIABLE = 'TOOLPLANE_ACCESS_TOKEN';
+
+/** How clients are let in: freely, with the static bearer token, or with OAuth access tokens. */
+export type HttpAccess = 'open' | 'token' | 'oauth';
+
+/** The variable whose token the printed commands send, if any. */
+function tokenVariable(access: HttpAccess): string | undefined {
+  return access === 'token'
+    ? TOKEN_VARIABLE
+    : access === 'oauth'
+      ? ACCESS_TOKEN_VARIABLE
+      : undefined;
+}
+
 /** The arguments after `npx` of Inspector CLI commands that try a gateway at `url`. */
 export function inspectorCommands(
   cfg: CliConfig,
   url: string,
-  hasToken: boolean,
+  access: HttpAccess,
 ): readonly (readonly string[])[] {
   const base = [INSPECTOR, '--cli', url, '--transport', 'http'];
-  const header = hasToken ? ['--header', `Authorization: Bearer $${TOKEN_VARIABLE}`] : [];
+  const variable = tokenVariable(access);
+  const header = variable === undefined ? [] : ['--header', `Authorization: Bearer $${variable}`];
   const commands = [[...base, '--method', 'tools/list', ...header]];
   if (cfg.builtins && cfg.mode === 'tools') {
     const prefix =
@@ -53,20 +74,39 @@ export function inspectorCommands(
 }
 
 /** Prints the URL, Inspector commands and an `mcpServers` entry for a gateway served over HTTP. */
-export function printHttpHelp(output: Output, cfg: CliConfig, url: string, hasToken: boolean) {
+export function printHttpHelp(output: Output, cfg: CliConfig, url: string, access: HttpAccess) {
   const c = output.errColor;
   output.say(`${c.green('toolplane gateway')} listening on ${c.bold(url)} (Streamable HTTP)`);
   output.say('');
   output.say('Try it with the MCP Inspector:');
-  if (hasToken) output.say(c.dim(`  (with the token in ${TOKEN_VARIABLE})`));
-  for (const args of inspectorCommands(cfg, url, hasToken)) {
+  if (access === 'token') output.say(c.dim(`  (with the token in ${TOKEN_VARIABLE})`));
+  if (access === 'oauth') {
+    // Without a token the Inspector's CLI gets 401: say how to get one first.
+    const config = cfg.file === undefined ? '' : ` --config ${shellQuote(cfg.file)}`;
+    output.say(
+      c.dim(
+        `  (with an access token in ${ACCESS_TOKEN_VARIABLE}; for a client allowed the client credentials grant:`,
+      ),
+    );
+    output.say(
+      c.dim(
+        `   export ${ACCESS_TOKEN_VARIABLE}=$(${CLIENT_SECRET_VARIABLE}=… toolplane${config} auth token --client-id <id> --resource ${url}))`,
+      ),
+    );
+  }
+  for (const args of inspectorCommands(cfg, url, access)) {
     output.say(`  npx ${args.map(shellQuote).join(' ')}`);
   }
   output.say('');
-  output.say('Add it to Claude Desktop, Cursor or any MCP client (mcpServers):');
-  const entry = hasToken
-    ? { url, headers: { Authorization: `Bearer \${${TOKEN_VARIABLE}}` } }
-    : { url };
+  output.say(
+    access === 'oauth'
+      ? 'Add it to Claude Desktop, Cursor or any MCP client (mcpServers; clients that speak MCP authorization log in themselves):'
+      : 'Add it to Claude Desktop, Cursor or any MCP client (mcpServers):',
+  );
+  const entry =
+    access === 'token'
+      ? { url, headers: { Authorization: `Bearer \${${TOKEN_VARIABLE}}` } }
+      : { url };
   output.say(indent(JSON.stringify({ mcpServers: { toolplane: entry } }, null, 2)));
   output.say('');
   output.say(c.dim('Ctrl-C stops the gateway and every server it started.'));

@@ -184,7 +184,12 @@ async function serve(
       readyToServe = true;
       startupOver();
       if (!stopped.signal.aborted) {
-        printHttpHelp(output, cfg, served.url.href, token !== undefined);
+        printHttpHelp(
+          output,
+          cfg,
+          served.url.href,
+          auth !== undefined ? 'oauth' : token !== undefined ? 'token' : 'open',
+        );
         if (auth !== undefined) await printAuthHelp(output, auth, served.url.href);
         log(c.dim(`instance ${String(instanceId)} serving (GET /healthz for a load balancer)`));
       }
