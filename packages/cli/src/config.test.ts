@@ -125,7 +125,11 @@ describe('parseConfig', () => {
 
   it('reports YAML and JSON syntax errors with the file name', () => {
     expect(() => parseConfig('{ "a": ', { file, env: {} })).toThrow(
-      /toolplane\.config\.json: not valid JSON/,
+      /toolplane\.config\.json:1:8: not valid JSON: Unexpected end of JSON input/,
+    );
+    // A trailing comma on line 2: the error points at the line and column after it.
+    expect(() => parseConfig('{\n  "store": "memory",\n}', { file, env: {} })).toThrow(
+      /toolplane\.config\.json:3:1: not valid JSON: [^\n]*property name$/,
     );
     expect(() => parseConfig('a: [1,\n', { file: 'x.yaml', env: {} })).toThrow(
       /x\.yaml:\d+:\d+: not valid YAML/,

@@ -285,16 +285,16 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('resources/templates/list', async (request, extra) => {
     await hub.negotiated;
     const sees = accessFilter(extra); // OAuth (auth/): the caller's scopes
-    const templates = NameTable.build(hub.templates(), options)
-      .entries()
-      .filter(
-        ([, t]) => sees?.resource({ namespace: t.namespace, uri: t.template.uriTemplate }) ?? true,
-      )
-      .map(([name, { template }]) => ({ ...template, name }));
-    const { items, nextCursor } = page(templates, (t) => t.name, request.params?.cursor, pageSize);
-    return nextCursor === undefined
-      ? { resourceTemplates: items }
-      : { resourceTemplates: items, nextCursor };
+    // A template keeps its server's name, as a static resource does: a name is a label here,
+    // never looked up (reads go by URI, completions by URI template), so it is not namespaced.
+    const templates = hub
+      .templates()
+      .filter((t) => sees?.resource({ namespace: t.namespace, uri: t.template.uriTemplate }) ?? true)
+      .map((t) => ({ key: `${t.template.uriTemplate}\u0000${t.namespace}`, template: t.template }))
+      .sort((a, b) => compare(a.key, b.key));
+    const { items, nextCursor } = page(templates, (t) => t.key, request.params?.cursor, pageSize);
+    const resourceTemplates = items.map((t) => ({ ...t.template }));
+    return nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor };
   });
 
   server.setRequestHandler('resources/read', async (request, extra) => {
