@@ -6,7 +6,8 @@ import { CLIENT_SECRET_VARIABLE } from './auth-token.js';
 
 /**
  * The Inspector release whose `--cli` mode takes `--header` (0.15.0 refuses it); its launcher is
- * the same code as `@modelcontextprotocol/inspector-cli` of that version.
+ * the same code as `@modelcontextprotocol/inspector-cli` of that version. Every release with
+ * `--header` declares Node >=22.7.5, so npm warns on Node 20 while the CLI mode runs (README).
  */
 export const INSPECTOR = '@modelcontextprotocol/inspector@1.0.3';
 
