@@ -1,10 +1,6 @@
 // Filter entries that match no tool of their server: reported, never silently ignored, as a
 // misspelt deny entry leaves exposed the very tool it was meant to hide.
-import {
-  describeUnmatchedEntry,
-  unmatchedFilterEntries,
-  type UnmatchedFilterEntry,
-} from '@toolplane/gateway';
+import type { UnmatchedFilterEntry } from '@toolplane/gateway';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import type { CliConfig } from './config.js';
 
@@ -19,12 +15,15 @@ export interface FilterProblem extends UnmatchedFilterEntry {
  * The unmatched `allow`/`deny` entries of `namespace` (or of every connected server): only a
  * connected server's tool list can tell a misspelt entry from a real one.
  */
-export function filterProblems(
+export async function filterProblems(
   cfg: CliConfig,
   toolkit: Toolkit,
   namespace?: string,
-): FilterProblem[] {
+): Promise<FilterProblem[]> {
   const problems: FilterProblem[] = [];
+  // Loaded only for a config with filters: `tools list` on a plain config never loads the gateway.
+  if (Object.keys(cfg.filter).length === 0) return problems;
+  const { describeUnmatchedEntry, unmatchedFilterEntries } = await import('@toolplane/gateway');
   for (const status of toolkit.connectors()) {
     if (namespace !== undefined && status.namespace !== namespace) continue;
     if (status.state !== 'connected') continue;

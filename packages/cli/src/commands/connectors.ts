@@ -10,8 +10,8 @@ export function registerConnectors(connectors: Command, context: CommandContext)
     .description('start every upstream server and report how each is doing')
     .action(async () => {
       const cfg = await config();
-      await withToolkit(context, cfg, { quiet: true }, ({ toolkit }) => {
-        const problems = filterProblems(cfg, toolkit);
+      await withToolkit(context, cfg, { quiet: true }, async ({ toolkit }) => {
+        const problems = await filterProblems(cfg, toolkit);
         const rows = toolkit.connectors().map((status) => {
           const connector = toolkit.connector(status.namespace);
           const configured = cfg.connectors.find((c) => c.namespace === status.namespace);

@@ -98,12 +98,14 @@ async function serve(
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
     if (event.state === 'connected' && live.opened !== undefined) {
-      // Once each: a server that reconnects offers the same tools.
-      for (const problem of filterProblems(cfg, live.opened.toolkit, event.namespace)) {
-        if (reported.has(problem.message)) continue;
-        reported.add(problem.message);
-        log(`${c.yellow('warning')} ${problem.message}`);
-      }
+      void filterProblems(cfg, live.opened.toolkit, event.namespace).then((problems) => {
+        // Once each: a server that reconnects offers the same tools.
+        for (const problem of problems) {
+          if (reported.has(problem.message)) continue;
+          reported.add(problem.message);
+          log(`${c.yellow('warning')} ${problem.message}`);
+        }
+      });
     }
   };
   const reported = new Set<string>();
@@ -179,7 +181,7 @@ async function serve(
       context.stopTime(drainMs);
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
-      refuseFilterProblems(cfg, filterProblems(cfg, opened.toolkit));
+      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       readyToServe = true;
       startupOver();
@@ -200,7 +202,7 @@ async function serve(
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
       await waitForServers(output, opened, waitMs, stopped.signal);
-      refuseFilterProblems(cfg, filterProblems(cfg, opened.toolkit));
+      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
         process.stdin.once('end', stop);

@@ -102,7 +102,7 @@ export async function withToolkit(
           );
         }
       }
-      const problems = filterProblems(cfg, opened.toolkit);
+      const problems = await filterProblems(cfg, opened.toolkit);
       refuseFilterProblems(cfg, problems);
       for (const problem of problems) {
         output.say(`${output.errColor.yellow('warning')} ${problem.message}`);
