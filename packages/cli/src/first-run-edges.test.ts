@@ -12,10 +12,7 @@ beforeAll(async () => {
   const dir = tempDir();
   await writeFile(join(dir, 'bad.json'), '{\n  "store": "memory",\n}\n');
   await writeFile(join(dir, 'ok.json'), '{ "store": "memory" }\n');
-  await writeFile(
-    join(dir, 'empty-tool.yaml'),
-    '- tool: builtin:time_now\n- tool: ""\n',
-  );
+  await writeFile(join(dir, 'empty-tool.yaml'), '- tool: builtin:time_now\n- tool: ""\n');
   await writeFile(
     join(dir, 'unknown-tool.yaml'),
     '- tool: builtin:time_now\n- tool: builtin:time_nwo\n',

@@ -28,12 +28,12 @@ function slowStartReason(cfg: CliConfig, namespace: string): string {
 export function startProgress(
   cfg: CliConfig,
   say: (line: string) => void,
-): { onEvent(event: ToolkitEvent): void; stop(): void } {
+): { onEvent: (event: ToolkitEvent) => void; stop: () => void } {
   const timers = new Map<string, NodeJS.Timeout>();
   const settled = new Set<string>();
   let stopped = false;
   return {
-    onEvent(event) {
+    onEvent: (event) => {
       if (stopped || event.type !== 'state_change') return;
       const { namespace, state } = event;
       if (state === 'connecting') {
@@ -50,7 +50,7 @@ export function startProgress(
       clearTimeout(timers.get(namespace));
       timers.delete(namespace);
     },
-    stop() {
+    stop: () => {
       stopped = true;
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();

@@ -33,7 +33,8 @@ function causeText(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && depth < 8; depth++) {
     if (!(e instanceof Error)) break;
-    parts.push(e.message, String((e as Error & { code?: unknown }).code ?? ''));
+    const code = (e as Error & { code?: unknown }).code;
+    parts.push(e.message, typeof code === 'string' ? code : '');
     e = e.cause;
   }
   return parts.join(' ');

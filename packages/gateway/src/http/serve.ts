@@ -119,9 +119,12 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
 
   /** A connector's status for `/healthz`, with its filter's entries that match none of its tools. */
   const withUnmatchedFilter = <S extends { namespace: string; state: string }>(status: S) => {
-    const lists = status.state === 'connected' ? toolkit.connector(status.namespace)?.lists : undefined;
+    const lists =
+      status.state === 'connected' ? toolkit.connector(status.namespace)?.lists : undefined;
     const unmatched =
-      lists === undefined ? [] : unmatchedFilterEntries(options.filter?.[status.namespace], lists.tools);
+      lists === undefined
+        ? []
+        : unmatchedFilterEntries(options.filter?.[status.namespace], lists.tools);
     return unmatched.length === 0
       ? status
       : {

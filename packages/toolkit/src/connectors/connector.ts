@@ -359,9 +359,7 @@ export class Connector implements ToolkitConnector {
     // A process's start (an npx download, an image pull) gets a bound of its own, longer than a
     // request's.
     const timeout = stdio
-      ? (this.#options.startTimeoutMs ??
-        this.#options.connectTimeoutMs ??
-        DEFAULT_START_TIMEOUT_MS)
+      ? (this.#options.startTimeoutMs ?? this.#options.connectTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
       : (this.#options.connectTimeoutMs ?? 10_000);
     // Closing the connector abandons an attempt in progress rather than waiting it out.
     const signal = this.#stopWaiting.signal;

@@ -377,7 +377,9 @@ export class Connectors {
     return this.#make(entry.source, {
       ...this.#defaults,
       ...(entry.options.era === undefined ? {} : { era: entry.options.era }),
-      ...(entry.options.startTimeoutMs === undefined ? {} : { startTimeoutMs: entry.options.startTimeoutMs }),
+      ...(entry.options.startTimeoutMs === undefined
+        ? {}
+        : { startTimeoutMs: entry.options.startTimeoutMs }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
