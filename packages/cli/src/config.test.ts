@@ -186,6 +186,31 @@ describe('parseConfig waitMs', () => {
   });
 });
 
+describe("parseConfig a server's timeout and strict", () => {
+  it('reads timeout as seconds (Cursor and Cline), from 1000 on as milliseconds', () => {
+    const starts = (timeout: unknown) =>
+      parseConfig(JSON.stringify({ mcpServers: { a: { command: 'x', timeout } } }), {
+        file,
+        env: {},
+      }).connectors[0]?.startTimeoutMs;
+    expect(starts(120)).toBe(120_000);
+    expect(starts(1.5)).toBe(1_500);
+    expect(starts(90_000)).toBe(90_000);
+    expect(
+      parseConfig('{ "mcpServers": { "a": { "command": "x" } } }', { file, env: {} }).connectors[0]
+        ?.startTimeoutMs,
+    ).toBeUndefined();
+    expect(problem({ mcpServers: { a: { command: 'x', timeout: 0 } } })).toMatch(
+      /mcpServers\.a\.timeout: must be a positive number of seconds/,
+    );
+  });
+
+  it('is not strict unless told', () => {
+    expect(parseConfig('{}', { file, env: {} }).strict).toBe(false);
+    expect(parseConfig('{ "strict": true }', { file, env: {} }).strict).toBe(true);
+  });
+});
+
 describe('parseConfig pingIntervalMs', () => {
   it('defaults to 30 s, takes 0 for off, and refuses what is too often', () => {
     expect(parseConfig('{}', { file, env: {} }).pingIntervalMs).toBe(30_000);
