@@ -2,7 +2,6 @@
 // is the top-level one (the gateway as resource server), not a server's.
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startAuthorizationServer, type TestAuthorizationServer } from '@toolplane/oauth/testing';
@@ -14,7 +13,9 @@ import {
   startCli,
   stop,
   useTempDir,
+  waitForStderr,
 } from './testing/cli-process.js';
+import { freePorts } from './testing/fleet.js';
 import { runInProcess } from './testing/in-process.js';
 
 const tempDir = useTempDir('auth-edges');
@@ -22,20 +23,6 @@ let deadUrl: string;
 let as: TestAuthorizationServer;
 const resources: Record<string, string[]> = {};
 const children: ChildProcess[] = [];
-
-/** A port nothing listens on: taken from the system, then let go. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-}
 
 afterEach(async () => {
   await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
@@ -55,7 +42,9 @@ beforeAll(async () => {
       auth: { issuer: as.issuer, scopes: { 'time:read': { namespaces: ['builtin'] } } },
     }),
   );
-  deadUrl = `http://127.0.0.1:${String(await closedPort())}/mcp`;
+  // A port free a moment ago: nothing listens there.
+  const [port = 0] = await freePorts(1);
+  deadUrl = `http://127.0.0.1:${String(port)}/mcp`;
   await writeFile(
     join(dir, 'dead.json'),
     JSON.stringify({ mcpServers: { dead: { url: deadUrl, auth: {} } }, store: 'memory' }),
@@ -102,7 +91,10 @@ describe('toolplane auth', { timeout: 60_000 }, () => {
     children.push(child);
     let printed = '';
     child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    // Everything serve prints at start, the last line included.
+    const printedAll = waitForStderr(child, /Ctrl-C stops the gateway/);
     const url = await listeningUrl(child);
+    await printedAll;
     resources[url.href] = ['time:read'];
     // What serve printed: how to get the token, and the Inspector commands that send it.
     expect(printed).toContain(

@@ -13,6 +13,7 @@ import {
   startCli,
   stop,
   useTempDir,
+  waitForStderr,
 } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
@@ -105,7 +106,10 @@ describe('tools filter entries that match no tool', { timeout: 60_000 }, () => {
     children.push(child);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const warned = waitForStderr(child, /did you mean "echo"\?/);
+    const printedAll = waitForStderr(child, /Ctrl-C stops the gateway/);
     const url = await listeningUrl(child);
+    await Promise.all([warned, printedAll]);
     const health = await fetch(new URL('/healthz', url), {
       headers: { authorization: `Bearer ${TOKEN}` },
     });

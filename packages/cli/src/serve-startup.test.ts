@@ -2,7 +2,6 @@
 // not ready), but no MCP client is answered from a partial tool list.
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixtureCommand } from '@toolplane/fixtures';
@@ -15,24 +14,11 @@ import {
   useTempDir,
   waitForStderr,
 } from './testing/cli-process.js';
+import { freePorts } from './testing/fleet.js';
 
 const tempDir = useTempDir('serve-startup');
 const children: ChildProcess[] = [];
 const fixture = fixtureCommand('stdio');
-
-/** A port free a moment ago, so the test knows the URL before the CLI prints it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-}
 
 beforeAll(async () => {
   const dir = tempDir();
@@ -73,7 +59,8 @@ afterEach(async () => {
 describe('toolplane serve --http before every server is in', { timeout: 60_000 }, () => {
   it('holds an early tools/list until the slow server is in, never a partial list', async () => {
     const dir = tempDir();
-    const port = await freePort();
+    // Known before the CLI prints it: the request must arrive before the servers are in.
+    const [port = 0] = await freePorts(1);
     const child = startCli(
       ['serve', '--http', '--port', String(port), '--config', 'gated.config.json'],
       { command: binCommand, cwd: dir, stdin: 'pipe' },
