@@ -283,14 +283,22 @@ describe('exit codes', () => {
   });
 
   it('exits 5 for a name in the namespace of a server that could not start', async () => {
-    const [tool, prompt, resource] = await Promise.all([
+    const [tool, prompt, resource, list] = await Promise.all([
       run(['tools', 'call', 'gone:anything', '--json']),
       run(['prompts', 'get', 'gone:anything']),
       run(['resources', 'read', 'notes://x#gone']),
+      run(['tools', 'list']),
     ]);
+    // A server that could not start is warned of once, with the reason.
+    expect(list.stderr.match(/gone/g)).toHaveLength(1);
+    expect(list.stderr).toMatch(
+      /^warning gone could not connect: could not start "\S+no-such-server": spawn \S+ ENOENT \(no such command: check its spelling, or give its full path\)$/m,
+    );
     expect(tool.code).toBe(5);
     expect(json(tool).error.code).toBe('connector_unavailable');
-    expect(tool.stderr).toMatch(/server "gone" is failed/);
+    expect(tool.stderr).toMatch(/server "gone" could not connect/);
+    // Said once: the warning at start, then the error, never the same failure twice.
+    expect(tool.stderr.match(/gone could not connect/g)).toHaveLength(1);
     expect(prompt.code).toBe(5);
     expect(resource.code).toBe(5);
   });

@@ -47,7 +47,8 @@ const COMMANDS: Readonly<Record<string, { description: string; load: () => Promi
     load: async () => (await import('./commands/connectors.js')).registerConnectors,
   },
   auth: {
-    description: 'OAuth logins to protected upstream servers',
+    description:
+      "OAuth: the gateway's logins to protected upstream servers (per-server auth), and test tokens for the gateway itself (top-level auth)",
     load: async () => (await import('./commands/auth.js')).registerAuth,
   },
 };
@@ -85,6 +86,7 @@ interface Context {
 interface GlobalOptions {
   config?: string;
   json?: boolean;
+  strict?: boolean;
 }
 
 /**
@@ -156,6 +158,10 @@ async function buildProgram(
     )
     .option('-c, --config <file>', 'config file (default: toolplane.config.{yaml,yml,json} here)')
     .option('--json', 'print machine-readable JSON on stdout')
+    .option(
+      '--strict',
+      'a tools filter entry that matches no tool of its server is an error (exit 2), not a warning',
+    )
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride()
@@ -226,5 +232,5 @@ async function loadCliConfig(context: Context, globals: GlobalOptions): Promise<
     ...(globals.config === undefined ? {} : { file: globals.config }),
   });
   context.output.useSecrets(cfg.secrets);
-  return cfg;
+  return globals.strict === true ? { ...cfg, strict: true } : cfg;
 }

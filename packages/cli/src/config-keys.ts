@@ -19,7 +19,6 @@ export const FOREIGN_TOP_LEVEL_KEYS: readonly string[] = [
 export const FOREIGN_SERVER_KEYS: readonly string[] = [
   'autoApprove',
   'alwaysAllow',
-  'timeout',
   'transportType',
 ];
 

@@ -87,6 +87,13 @@ export const serverSchema = z
     tools: filterSchema.optional(),
     auth: connectorAuthSchema.optional(),
     disabled: z.boolean().optional(),
+    // Cursor's and Cline's key: seconds there (`timeout: 60`); a value of 1000 or more is read as
+    // milliseconds, as a number that large is surely meant.
+    timeout: z
+      .number()
+      .positive('must be a positive number of seconds (or, from 1000 on, milliseconds)')
+      .max(3_600_000, 'must be at most an hour')
+      .optional(),
   })
   .superRefine((server, context) => {
     const kinds = (['command', 'module', 'url'] as const).filter((k) => server[k] !== undefined);
@@ -240,6 +247,7 @@ export const configSchema = z.strictObject({
     .optional(),
   instructions: z.string().optional(),
   waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),
+  strict: z.boolean().optional(),
   pingIntervalMs: z
     .number()
     .int()

@@ -14,13 +14,10 @@ export function parseText(text: string, file: string): unknown {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new ToolError(
-        'invalid_config',
-        `${where}: not valid JSON: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
+      const { message, at } = jsonErrorAt(text, (error as Error).message);
+      throw new ToolError('invalid_config', `${where}${at}: not valid JSON: ${message}`, {
+        cause: error,
+      });
     }
   }
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
@@ -35,6 +32,22 @@ export function parseText(text: string, file: string): unknown {
     );
   }
   return document.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
+/**
+ * `JSON.parse`'s message without its character offset, and where that is as `:line:column`
+ * (1-based, as editors count), which is what a person can find in a file.
+ */
+function jsonErrorAt(text: string, raw: string): { message: string; at: string } {
+  const found = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(raw);
+  const offset =
+    found !== null ? Number(found[1]) : /end of JSON input/.test(raw) ? text.length : undefined;
+  if (offset === undefined) return { message: raw, at: '' };
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
+  const message = found === null ? raw : raw.replace(found[0], '');
+  return { message, at: `:${String(line)}:${String(column)}` };
 }
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

@@ -125,7 +125,11 @@ describe('parseConfig', () => {
 
   it('reports YAML and JSON syntax errors with the file name', () => {
     expect(() => parseConfig('{ "a": ', { file, env: {} })).toThrow(
-      /toolplane\.config\.json: not valid JSON/,
+      /toolplane\.config\.json:1:8: not valid JSON: Unexpected end of JSON input/,
+    );
+    // A trailing comma on line 2: the error points at the line and column after it.
+    expect(() => parseConfig('{\n  "store": "memory",\n}', { file, env: {} })).toThrow(
+      /toolplane\.config\.json:3:1: not valid JSON: [^\n]*property name$/,
     );
     expect(() => parseConfig('a: [1,\n', { file: 'x.yaml', env: {} })).toThrow(
       /x\.yaml:\d+:\d+: not valid YAML/,
@@ -179,6 +183,31 @@ describe('parseConfig waitMs', () => {
     expect(parseConfig('{}', { file, env: {} }).waitMs).toBe(15_000);
     expect(parseConfig('{ "waitMs": 500 }', { file, env: {} }).waitMs).toBe(500);
     expect(problem({ waitMs: -1 })).toMatch(/waitMs: /);
+  });
+});
+
+describe("parseConfig a server's timeout and strict", () => {
+  it('reads timeout as seconds (Cursor and Cline), from 1000 on as milliseconds', () => {
+    const starts = (timeout: unknown) =>
+      parseConfig(JSON.stringify({ mcpServers: { a: { command: 'x', timeout } } }), {
+        file,
+        env: {},
+      }).connectors[0]?.startTimeoutMs;
+    expect(starts(120)).toBe(120_000);
+    expect(starts(1.5)).toBe(1_500);
+    expect(starts(90_000)).toBe(90_000);
+    expect(
+      parseConfig('{ "mcpServers": { "a": { "command": "x" } } }', { file, env: {} }).connectors[0]
+        ?.startTimeoutMs,
+    ).toBeUndefined();
+    expect(problem({ mcpServers: { a: { command: 'x', timeout: 0 } } })).toMatch(
+      /mcpServers\.a\.timeout: must be a positive number of seconds/,
+    );
+  });
+
+  it('is not strict unless told', () => {
+    expect(parseConfig('{}', { file, env: {} }).strict).toBe(false);
+    expect(parseConfig('{ "strict": true }', { file, env: {} }).strict).toBe(true);
   });
 });
 

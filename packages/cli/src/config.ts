@@ -57,6 +57,16 @@ export interface ConnectorConfig {
   readonly era: 'auto' | '2025' | '2026';
   /** OAuth for a protected HTTP server (its `auth` key); see {@link ConnectorAuthConfig}. */
   readonly auth?: ConnectorAuthConfig;
+  /**
+   * How long a stdio server may take to start (its `timeout` key); the toolkit's default (60 s)
+   * when absent. See the toolkit's `ConnectorOptions.startTimeoutMs`.
+   */
+  readonly startTimeoutMs?: number;
+}
+
+/** A server's `timeout` in milliseconds: seconds below 1000, as Cursor and Cline write it. */
+function timeoutMs(timeout: number): number {
+  return timeout < 1_000 ? Math.round(timeout * 1_000) : Math.round(timeout);
 }
 
 /** How a connector authorizes with a protected HTTP server (`toolplane auth login`). */
@@ -152,6 +162,11 @@ export interface CliConfig {
    * MCP elicitation; absent: no call asks.
    */
   readonly approval?: ToolkitApprovalOptions;
+  /**
+   * Whether a mistake found only once servers connect (a `tools` filter entry that matches no
+   * tool) is an error at start instead of a warning; `strict: true` or `--strict`.
+   */
+  readonly strict: boolean;
   /** Bounds on per-session servers' connections (`max` per server, `idleMs`); toolkit defaults. */
   readonly sessionConnections: { readonly max?: number; readonly idleMs?: number };
   /**
@@ -333,6 +348,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       ...toConnector(server, { key, namespace, path, dir, secrets, fail }),
       connection: server.connection ?? 'shared',
       era: server.era ?? 'auto',
+      ...(server.timeout === undefined ? {} : { startTimeoutMs: timeoutMs(server.timeout) }),
       ...(auth === undefined ? {} : { auth }),
     });
     secrets.add(auth?.clientSecret);
@@ -375,6 +391,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     naming: data.naming ?? {},
     instructions: data.instructions,
     waitMs: data.waitMs ?? DEFAULT_WAIT_MS,
+    strict: data.strict ?? false,
     sessionConnections: data.sessionConnections ?? {},
     ...(data.approval === undefined ? {} : { approval: data.approval }),
     pingIntervalMs: data.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,

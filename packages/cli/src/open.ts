@@ -163,6 +163,9 @@ export async function openToolkit(
       namespace: connector.namespace,
       connection: connector.connection,
       era: connector.era,
+      ...(connector.startTimeoutMs === undefined
+        ? {}
+        : { startTimeoutMs: connector.startTimeoutMs }),
     });
   };
   try {

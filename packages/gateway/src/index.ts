@@ -8,6 +8,7 @@ export type {
   GatewayCaller,
 } from './auth/gateway-auth.js';
 export type { HttpGateway, HttpRoute, ServeHttpOptions } from './http/serve.js';
+export type { StartupOptions } from './http/startup.js';
 export {
   DEFAULT_SEPARATOR,
   EXPOSED_NAME_PATTERN,
@@ -18,6 +19,8 @@ export {
 } from './names.js';
 export type { NamedItem, NamingOptions, UriItem } from './names.js';
 export { createMcpServer, ERROR_META_KEY } from './server.js';
+export { describeUnmatchedEntry, unmatchedFilterEntries } from './filter-check.js';
+export type { FilterList, UnmatchedFilterEntry } from './filter-check.js';
 export type {
   GatewayOptions,
   GatewayReconfigure,

@@ -13,7 +13,7 @@ import {
   type Toolkit,
   type CompletionTarget,
 } from '@toolplane/toolkit';
-import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
+import { DEFAULT_SEPARATOR, UriTable } from './names.js';
 import { VERSION } from './version.js';
 import type { GatewayOptions } from './options.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
@@ -62,7 +62,7 @@ const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version
 
 /**
  * Creates an MCP server (the SDK's low-level `Server`) that serves `toolkit`: its tools, prompts
- * and resources under exposed names (see {@link NameTable}), calls with progress and
+ * and resources under exposed names (see `NameTable` in @toolplane/toolmodel), calls with progress and
  * cancellation passed through, upstream log messages and list changes relayed, and an upstream's
  * sampling and elicitation requests during a call forwarded to the session that made it. Connect
  * it to any transport; {@link serveStdio} and {@link serveHttp} do that for you (and wait for
@@ -295,16 +295,18 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('resources/templates/list', async (request, extra) => {
     await hub.negotiated;
     const sees = accessFilter(extra); // OAuth (auth/): the caller's scopes
-    const templates = NameTable.build(hub.templates(), hub.options)
-      .entries()
+    // A template keeps its server's name, as a static resource does: a name is a label here,
+    // never looked up (reads go by URI, completions by URI template), so it is not namespaced.
+    const templates = hub
+      .templates()
       .filter(
-        ([, t]) => sees?.resource({ namespace: t.namespace, uri: t.template.uriTemplate }) ?? true,
+        (t) => sees?.resource({ namespace: t.namespace, uri: t.template.uriTemplate }) ?? true,
       )
-      .map(([name, { template }]) => ({ ...template, name }));
-    const { items, nextCursor } = page(templates, (t) => t.name, request.params?.cursor, pageSize);
-    return nextCursor === undefined
-      ? { resourceTemplates: items }
-      : { resourceTemplates: items, nextCursor };
+      .map((t) => ({ key: `${t.template.uriTemplate}\u0000${t.namespace}`, template: t.template }))
+      .sort((a, b) => compare(a.key, b.key));
+    const { items, nextCursor } = page(templates, (t) => t.key, request.params?.cursor, pageSize);
+    const resourceTemplates = items.map((t) => ({ ...t.template }));
+    return nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor };
   });
 
   server.setRequestHandler('resources/read', async (request, extra) => {

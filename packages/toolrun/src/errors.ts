@@ -95,13 +95,17 @@ const chainMarker = Symbol.for('@toolplane/ChainError');
  */
 export class ChainError extends ToolError {
   override name = 'ChainError';
-  /** Index of the step that failed (or, for `cancelled`, the step that did not start). */
+  /**
+   * Index (from 0) of the step that failed (or, for `cancelled`, the step that did not start);
+   * the message counts from 1.
+   */
   readonly stepIndex: number;
   /** Results of the steps that completed before it. */
   readonly steps: readonly RunResult[];
 
   constructor(error: ToolError, stepIndex: number, steps: readonly RunResult[]) {
-    super(error.code, `chain step ${stepIndex} failed: ${error.message}`, {
+    // Counted from 1 in the message, as people count steps; `stepIndex` stays an index.
+    super(error.code, `chain step ${String(stepIndex + 1)} failed: ${error.message}`, {
       cause: error,
       toolId: error.toolId,
       backend: error.backend,

@@ -3,6 +3,7 @@ import type { OAuthStatus } from '@toolplane/toolkit/oauth';
 import type { Command } from 'commander';
 import type { CliConfig, ConnectorConfig } from '../config.js';
 import { connectorOAuth, openCredentials, type OpenCredentials } from '../oauth-clients.js';
+import { CLIENT_SECRET_VARIABLE, gatewayResource, registerAuthToken } from './auth-token.js';
 import type { CommandContext } from './shared.js';
 
 function protectedServer(cfg: CliConfig, server: string): ConnectorConfig {
@@ -21,6 +22,41 @@ function protectedServer(cfg: CliConfig, server: string): ConnectorConfig {
     );
   }
   return found;
+}
+
+/** Network failures: the server (or its authorization server) is not there to answer. */
+const UNREACHABLE =
+  /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH/;
+
+/** The whole chain of causes, as text, to tell a network failure from a refusal. */
+function causeText(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 8; depth++) {
+    if (!(e instanceof Error)) break;
+    const code = (e as Error & { code?: unknown }).code;
+    parts.push(e.message, typeof code === 'string' ? code : '');
+    e = e.cause;
+  }
+  return parts.join(' ');
+}
+
+/**
+ * `connector_unavailable` (exit 5) naming the server's URL for a login that could not reach it;
+ * any other error as it is.
+ */
+function unreachableInstead(connector: ConnectorConfig, error: unknown): unknown {
+  const text = causeText(error);
+  if (!UNREACHABLE.test(text)) return error;
+  const where =
+    typeof connector.source === 'object' && 'url' in connector.source
+      ? String(connector.source.url)
+      : connector.display;
+  const code = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH/.exec(text)?.[0];
+  return new ToolError(
+    'connector_unavailable',
+    `cannot reach ${where} to log in to "${connector.namespace}"${code === undefined ? '' : ` (${code})`}: check that the server is running and that its "url" in the config is right`,
+    { cause: error },
+  );
 }
 
 function expiry(status: OAuthStatus): string {
@@ -61,16 +97,20 @@ export function registerAuth(auth: Command, context: CommandContext): void {
           throw new ToolError('invalid_argument', `server "${server}" is not an HTTP server`);
         const scopes = options.scope?.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== '');
         const redirectUri = connector.auth?.redirectUri;
-        const status = await oauth.login({
-          onAuthorizationUrl: (url) => {
-            output.say(`Open this URL in a browser to log in to "${connector.namespace}":`);
-            output.out(url.href);
-          },
-          timeoutMs: Number(options.timeout),
-          signal: context.signal,
-          ...(scopes === undefined || scopes.length === 0 ? {} : { scopes }),
-          ...(redirectUri === undefined ? {} : { redirectUrl: redirectUri }),
-        });
+        const status = await oauth
+          .login({
+            onAuthorizationUrl: (url) => {
+              output.say(`Open this URL in a browser to log in to "${connector.namespace}":`);
+              output.out(url.href);
+            },
+            timeoutMs: Number(options.timeout),
+            signal: context.signal,
+            ...(scopes === undefined || scopes.length === 0 ? {} : { scopes }),
+            ...(redirectUri === undefined ? {} : { redirectUrl: redirectUri }),
+          })
+          .catch((error: unknown) => {
+            throw unreachableInstead(connector, error);
+          });
         if (output.json) output.data({ login: status });
         else
           output.say(
@@ -96,9 +136,27 @@ export function registerAuth(auth: Command, context: CommandContext): void {
           }
         });
       }
+      // The top-level `auth` is the other direction: clients log in to the gateway.
+      const gateway =
+        cfg.auth === undefined
+          ? undefined
+          : {
+              issuer: cfg.auth.issuer,
+              resource: gatewayResource(cfg),
+              scopes: Object.keys(cfg.auth.scopes ?? {}),
+            };
       if (output.json) {
-        output.data({ servers: rows });
+        output.data({ ...(gateway === undefined ? {} : { gateway }), servers: rows });
         return;
+      }
+      if (gateway !== undefined) {
+        output.say(
+          `gateway (top-level auth): serve --http is an OAuth resource server; its clients need an access token from ${gateway.issuer} for ${gateway.resource}${gateway.scopes.length > 0 ? ` (scopes: ${gateway.scopes.join(' ')})` : ''}`,
+        );
+        output.say(
+          `  a test token: ${CLIENT_SECRET_VARIABLE}=… toolplane auth token --client-id <id>`,
+        );
+        output.say('servers (per-server auth: the gateway logs in to them):');
       }
       output.table(
         ['SERVER', 'GRANT', 'STATE', 'EXPIRES', 'SCOPES'],
@@ -109,9 +167,13 @@ export function registerAuth(auth: Command, context: CommandContext): void {
           expiry(r),
           r.scopes.join(' '),
         ]),
-        'no server in the config has an "auth" key',
+        gateway === undefined
+          ? 'no server in the config has an "auth" key (a server\'s auth is the gateway logging in to it; the top-level auth protects the gateway itself)'
+          : '  none has an "auth" key: the gateway logs in to no server',
       );
     });
+
+  registerAuthToken(auth, context);
 
   auth
     .command('logout <server>')

@@ -18,8 +18,16 @@ export function registerChain(chain: Command, context: CommandContext): void {
       const steps = await loadChain(resolve(context.cwd, file));
       await withToolkit(context, await config(), {}, async ({ toolkit }, cfg) => {
         const resolved = [];
-        for (const step of steps) {
-          const item = await findTool(toolkit, cfg, step.tool, context.signal);
+        for (const [index, step] of steps.entries()) {
+          const item = await findTool(toolkit, cfg, step.tool, context.signal).catch(
+            (error: unknown) => {
+              if (!ToolError.isInstance(error)) throw error;
+              // Which step names it, counted from 1; the code (and exit code) stays.
+              throw new ToolError(error.code, `step ${String(index + 1)}: ${error.message}`, {
+                cause: error,
+              });
+            },
+          );
           resolved.push({
             toolId: item.id,
             ...(step.args === undefined ? {} : { args: step.args }),
@@ -95,10 +103,13 @@ async function loadChain(path: string): Promise<z.infer<typeof chainSchema>> {
   const parsed = chainSchema.safeParse(steps);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const at = issue?.path.map(String).join('.') ?? '';
+    // Steps are counted from 1, as `chain run` prints them: `step 2: tool: must name a tool`.
+    const [index, ...rest] = issue?.path ?? [];
+    const step = typeof index === 'number' ? `step ${String(index + 1)}` : 'steps';
+    const at = rest.map(String).join('.');
     throw new ToolError(
       'invalid_argument',
-      `${path}: steps${at === '' ? '' : `.${at}`}: ${issue?.message ?? 'invalid'}`,
+      `${path}: ${step}${at === '' ? '' : `: ${at}`}: ${issue?.message ?? 'invalid'}`,
     );
   }
   return parsed.data;

@@ -23,7 +23,7 @@ export function registerPrompts(prompts: Command, context: CommandContext): void
     .action(async () => {
       await withToolkit(context, await config(), {}, async ({ toolkit }) => {
         const result = await toolkit.list({ type: 'prompt', signal: context.signal });
-        warnErrors(output, result.errors);
+        warnErrors(output, result.errors, toolkit);
         const items = result.prompts.map(({ namespace, name, prompt }) => ({
           id: `${namespace}:${name}`,
           namespace,

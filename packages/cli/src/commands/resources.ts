@@ -29,7 +29,7 @@ export function registerResources(resources: Command, context: CommandContext): 
     .action(async () => {
       await withToolkit(context, await config(), {}, async ({ toolkit }) => {
         const result = await toolkit.list({ type: 'resource', signal: context.signal });
-        warnErrors(output, result.errors);
+        warnErrors(output, result.errors, toolkit);
         const items = result.resources.map(({ namespace, resource }) => ({
           namespace,
           ...resource,

@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
+import { CLIENT_SECRET_VARIABLE } from './auth-token.js';
 
 /**
  * The Inspector release whose `--cli` mode takes `--header` (0.15.0 refuses it); its launcher is
- * the same code as `@modelcontextprotocol/inspector-cli` of that version.
+ * the same code as `@modelcontextprotocol/inspector-cli` of that version. Every release with
+ * `--header` declares Node >=22.7.5, so npm warns on Node 20 while the CLI mode runs (README).
  */
 export const INSPECTOR = '@modelcontextprotocol/inspector@1.0.3';
 
@@ -26,14 +28,34 @@ export function selfCommand(fallback: readonly string[]): readonly string[] {
   return existsSync(entry) ? [process.execPath, entry] : fallback;
 }
 
+/**
+ * The variable the printed commands of a gateway in OAuth mode (top-level `auth`) take the access
+ * token from: not {@link TOKEN_VARIABLE}, which `serve` reads as a static token (exclusive with
+ * OAuth).
+ */
+export const ACCESS_TOKEN_VARIABLE = 'TOOLPLANE_ACCESS_TOKEN';
+
+/** How clients are let in: freely, with the static bearer token, or with OAuth access tokens. */
+export type HttpAccess = 'open' | 'token' | 'oauth';
+
+/** The variable whose token the printed commands send, if any. */
+function tokenVariable(access: HttpAccess): string | undefined {
+  return access === 'token'
+    ? TOKEN_VARIABLE
+    : access === 'oauth'
+      ? ACCESS_TOKEN_VARIABLE
+      : undefined;
+}
+
 /** The arguments after `npx` of Inspector CLI commands that try a gateway at `url`. */
 export function inspectorCommands(
   cfg: CliConfig,
   url: string,
-  hasToken: boolean,
+  access: HttpAccess,
 ): readonly (readonly string[])[] {
   const base = [INSPECTOR, '--cli', url, '--transport', 'http'];
-  const header = hasToken ? ['--header', `Authorization: Bearer $${TOKEN_VARIABLE}`] : [];
+  const variable = tokenVariable(access);
+  const header = variable === undefined ? [] : ['--header', `Authorization: Bearer $${variable}`];
   const commands = [[...base, '--method', 'tools/list', ...header]];
   if (cfg.builtins && cfg.mode === 'tools') {
     const prefix =
@@ -57,7 +79,7 @@ export function printHttpHelp(
   output: Output,
   cfg: CliConfig,
   url: string,
-  hasToken: boolean,
+  access: HttpAccess,
   extra: { readonly dashboard?: string; readonly login?: boolean } = {},
 ) {
   const c = output.errColor;
@@ -69,15 +91,34 @@ export function printHttpHelp(
   }
   output.say('');
   output.say('Try it with the MCP Inspector:');
-  if (hasToken) output.say(c.dim(`  (with the token in ${TOKEN_VARIABLE})`));
-  for (const args of inspectorCommands(cfg, url, hasToken)) {
+  if (access === 'token') output.say(c.dim(`  (with the token in ${TOKEN_VARIABLE})`));
+  if (access === 'oauth') {
+    // Without a token the Inspector's CLI gets 401: say how to get one first.
+    const config = cfg.file === undefined ? '' : ` --config ${shellQuote(cfg.file)}`;
+    output.say(
+      c.dim(
+        `  (with an access token in ${ACCESS_TOKEN_VARIABLE}; for a client allowed the client credentials grant:`,
+      ),
+    );
+    output.say(
+      c.dim(
+        `   export ${ACCESS_TOKEN_VARIABLE}=$(${CLIENT_SECRET_VARIABLE}=… toolplane${config} auth token --client-id <id> --resource ${url}))`,
+      ),
+    );
+  }
+  for (const args of inspectorCommands(cfg, url, access)) {
     output.say(`  npx ${args.map(shellQuote).join(' ')}`);
   }
   output.say('');
-  output.say('Add it to Claude Desktop, Cursor or any MCP client (mcpServers):');
-  const entry = hasToken
-    ? { url, headers: { Authorization: `Bearer \${${TOKEN_VARIABLE}}` } }
-    : { url };
+  output.say(
+    access === 'oauth'
+      ? 'Add it to Claude Desktop, Cursor or any MCP client (mcpServers; clients that speak MCP authorization log in themselves):'
+      : 'Add it to Claude Desktop, Cursor or any MCP client (mcpServers):',
+  );
+  const entry =
+    access === 'token'
+      ? { url, headers: { Authorization: `Bearer \${${TOKEN_VARIABLE}}` } }
+      : { url };
   output.say(indent(JSON.stringify({ mcpServers: { toolplane: entry } }, null, 2)));
   output.say('');
   output.say(c.dim('Ctrl-C stops the gateway and every server it started.'));

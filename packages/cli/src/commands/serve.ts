@@ -7,7 +7,9 @@ import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
 import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
+import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
+import { startProgress } from '../start-progress.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
@@ -98,7 +100,11 @@ async function serve(
   const live: { opened?: OpenToolkit } = {};
   // The dashboard's live log and charts see every client's calls through this middleware.
   const feed = http ? createCallFeed() : undefined;
+  const progress = startProgress(cfg, (line) => {
+    log(c.dim(line));
+  });
   const onEvent = (event: ToolkitEvent): void => {
+    progress.onEvent(event);
     if (event.type !== 'state_change') return;
     if (observed.log.json) {
       log(`${event.namespace} ${event.state}`, {
@@ -118,6 +124,16 @@ async function serve(
           ? c.dim(` (pid ${pid})`)
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
+    if (event.state === 'connected' && live.opened !== undefined) {
+      void filterProblems(cfg, live.opened.toolkit, event.namespace).then((problems) => {
+        // Once each: a server that reconnects offers the same tools.
+        for (const problem of problems) {
+          if (reported.has(problem.message)) continue;
+          reported.add(problem.message);
+          log(`${c.yellow('warning')} ${problem.message}`);
+        }
+      });
+    }
   };
   // A failing embeddings endpoint or search store is said once per distinct message: search
   // goes on (lexical, or without what was learned) and the log is not flooded.
@@ -128,6 +144,7 @@ async function serve(
     log(`${c.yellow('search')} ${error.message}`);
   };
   const { metrics } = observed;
+  const reported = new Set<string>();
   const opened = await openToolkit(cfg, {
     onEvent,
     search: true,
@@ -194,6 +211,12 @@ async function serve(
         ...(feed === undefined ? {} : { feed }),
         endpoint: () => listening.url,
       });
+      // MCP requests wait for the servers' first attempts as the printed URL does (a client
+      // that found the port early must not get a partial tool list), bounded by the same wait.
+      let startupOver = (): void => undefined;
+      const startupDone = new Promise<void>((resolve) => {
+        startupOver = resolve;
+      });
       const served = await serveHttp(opened.toolkit, {
         ...gatewayOptions,
         host: options.host ?? cfg.http.host,
@@ -225,6 +248,7 @@ async function serve(
         drainMs,
         ...(dashboard === undefined ? {} : { routes: [dashboard] }),
         ...(metrics === undefined ? {} : { metrics }),
+        startup: { until: startupDone, waitMs },
       });
       gateway = served;
       listening.url = served.url;
@@ -232,7 +256,9 @@ async function serve(
       opened.start();
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
+      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
       readyToServe = true;
+      startupOver();
       await watchConfig(served);
       const dashboardUrl =
         dashboard === undefined ? undefined : new URL(`${dashboard.path}/`, served.url).href;
@@ -247,7 +273,7 @@ async function serve(
           output,
           cfg,
           served.url.href,
-          token !== undefined,
+          auth !== undefined ? 'oauth' : token !== undefined ? 'token' : 'open',
           dashboardUrl === undefined
             ? {}
             : { dashboard: dashboardUrl, login: token !== undefined || auth !== undefined },
@@ -262,6 +288,7 @@ async function serve(
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
+      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
@@ -271,6 +298,7 @@ async function serve(
     }
   } catch (error) {
     dashboard?.close();
+    progress.stop();
     await gateway?.close();
     await opened.close();
     await observed.close();
@@ -288,6 +316,7 @@ async function serve(
   );
   await reloader?.stop();
   dashboard?.close();
+  progress.stop();
   await gateway.close();
   await opened.close();
   await observed.close();

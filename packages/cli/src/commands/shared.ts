@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
+import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
+import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 
 /** What every command gets: where to write, where it runs, how to stop, and its config. */
@@ -76,6 +78,9 @@ export async function withToolkit(
   const needed =
     only !== undefined && cfg.connectors.some((c) => c.namespace === only) ? [only] : 'all';
   const spinner = output.spinner('starting the MCP servers');
+  const progress = startProgress(cfg, (line) => {
+    output.say(output.errColor.dim(line));
+  });
   let opened: OpenToolkit;
   try {
     opened = await openToolkit(cfg, {
@@ -91,9 +96,11 @@ export async function withToolkit(
           }
         : {}),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
+      onEvent: progress.onEvent,
     });
     if (options.search === true) await opened.warmSearch({ signal: context.signal });
   } finally {
+    progress.stop();
     spinner.stop();
   }
   try {
@@ -101,9 +108,14 @@ export async function withToolkit(
       for (const status of opened.toolkit.connectors()) {
         if (status.state !== 'connected') {
           output.say(
-            `${output.errColor.yellow('warning')} ${status.namespace} is ${status.state}: ${status.error ?? 'not connected'}`,
+            `${output.errColor.yellow('warning')} ${status.namespace} ${stateWords(status.state)}: ${status.error ?? 'not connected'}`,
           );
         }
+      }
+      const problems = await filterProblems(cfg, opened.toolkit);
+      refuseFilterProblems(cfg, problems);
+      for (const problem of problems) {
+        output.say(`${output.errColor.yellow('warning')} ${problem.message}`);
       }
     }
     await work(opened, cfg);
@@ -206,9 +218,14 @@ export function unavailableInstead(
   if (status === undefined || status.state === 'connected') return error;
   return new ToolError(
     'connector_unavailable',
-    `server "${status.namespace}" is ${status.state}${status.error === undefined ? '' : `: ${status.error}`}; see toolplane connectors status`,
+    `server "${status.namespace}" ${stateWords(status.state)}${status.error === undefined ? '' : `: ${status.error}`}; see toolplane connectors status`,
     { cause: error },
   );
+}
+
+/** A connector state as words after a server's name: `could not connect`, `is connecting`. */
+export function stateWords(state: string): string {
+  return state === 'failed' ? 'could not connect' : `is ${state}`;
 }
 
 export function namespaceOf(key: string): string | undefined {
@@ -237,13 +254,26 @@ export function bar(fraction: number, width = 20): string {
   return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
 }
 
+/**
+ * Warns of a list's per-server errors, except for servers {@link withToolkit} has warned of
+ * already (not connected): one warning per missing server, not one per step.
+ */
 export function warnErrors(
   output: Output,
   errors: readonly { namespace: string; message: string }[],
+  toolkit: OpenToolkit['toolkit'],
 ): void {
   if (output.json) return;
-  for (const error of errors)
+  const down = new Set(
+    toolkit
+      .connectors()
+      .filter((status) => status.state !== 'connected')
+      .map((status) => status.namespace),
+  );
+  for (const error of errors) {
+    if (down.has(error.namespace)) continue;
     output.say(`${output.errColor.yellow('warning')} ${error.namespace}: ${error.message}`);
+  }
 }
 
 export function firstLine(text: string | undefined): string {

@@ -34,7 +34,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
           ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
           signal: context.signal,
         });
-        warnErrors(output, result.errors);
+        warnErrors(output, result.errors, toolkit);
         const items = result.tools.filter((item) =>
           isAllowed(cfg.filter[item.namespace], item.tool),
         );

@@ -16,6 +16,7 @@ export interface HttpRoute {
   /** Answers the request; a rejection becomes a 500 unless the answer has begun. */
   handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
 }
+import type { StartupOptions } from './startup.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions extends GatewayOptions {
@@ -104,6 +105,12 @@ export interface ServeHttpOptions extends GatewayOptions {
   readonly drainMs?: number;
   /** Extra handlers mounted under their own paths (see {@link HttpRoute}). */
   readonly routes?: readonly HttpRoute[];
+  /**
+   * The caller's startup (e.g. its upstreams' first connection attempts): until `until` settles,
+   * an MCP request waits, at most `waitMs` (default 10 s), then gets 503 with `Retry-After`, so
+   * no client sees a partial tool list. `/healthz` is not held (its `ready` says the rest).
+   */
+  readonly startup?: StartupOptions;
 }
 
 export { INSTANCE_META_KEY } from '../jsonrpc.js';

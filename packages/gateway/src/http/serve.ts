@@ -26,9 +26,11 @@ import {
 import { SessionTable, type HttpSession } from './sessions.js';
 import { HttpServerTransport, writeError } from './transport.js';
 import { InFlight } from './drain.js';
+import { StartupGate } from './startup.js';
 import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
 import { claimsModernEra } from '../eras.js';
+import { describeUnmatchedEntry, unmatchedFilterEntries } from '../filter-check.js';
 import { withErrorMeta } from '../jsonrpc.js';
 import {
   DEFAULT_IDLE_MS,
@@ -123,8 +125,28 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   // Requests being answered (GET streams aside, which never end by themselves), for the drain.
   const inFlight = new InFlight();
   let draining = false;
+  const startup = new StartupGate(options.startup);
   const instanceId = options.instanceId;
   const errorMeta = instanceId === undefined ? undefined : { [INSTANCE_META_KEY]: instanceId };
+
+  /** A connector's status for `/healthz`, with its filter's entries that match none of its tools. */
+  const withUnmatchedFilter = <S extends { namespace: string; state: string }>(status: S) => {
+    const lists =
+      status.state === 'connected' ? toolkit.connector(status.namespace)?.lists : undefined;
+    const unmatched =
+      lists === undefined
+        ? []
+        : unmatchedFilterEntries(options.filter?.[status.namespace], lists.tools);
+    return unmatched.length === 0
+      ? status
+      : {
+          ...status,
+          unmatchedFilter: unmatched.map((entry) => ({
+            ...entry,
+            message: describeUnmatchedEntry(status.namespace, entry),
+          })),
+        };
+  };
 
   /** Whether the caller's readiness check passes, within its bound. */
   const isReady = async (): Promise<boolean> => {
@@ -271,7 +293,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
               status,
               ...(instanceId === undefined ? {} : { instance: instanceId }),
               sessions: sessions.size,
-              connectors,
+              connectors: connectors.map((status) => withUnmatchedFilter(status)),
               ...options.healthDetails?.(),
             }
           : { status },
@@ -311,6 +333,13 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         ProtocolErrorCode.InvalidRequest,
         `not found; the MCP endpoint is ${path}`,
       );
+    if (!startup.over) {
+      const gone = new AbortController();
+      res.once('close', () => {
+        gone.abort();
+      });
+      await startup.pass(gone.signal);
+    }
     const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
     if (!allowed.includes(req.method ?? '')) {
       res.setHeader('allow', allowed.join(', '));

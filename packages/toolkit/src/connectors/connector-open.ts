@@ -7,6 +7,7 @@ import { StreamableHttpClientTransport } from './transport/http-client-transport
 import type { TransportAuth } from './transport/http-transport-parts.js';
 import { requestScopedFetch } from './transport/scoped-fetch.js';
 import { StdioClientTransport } from './transport/stdio-client-transport.js';
+import { brokenNpxCacheHint } from './npx-cache.js';
 
 /** One connection attempt: a fresh client each try, and how long and until when to try. */
 export interface Attempt {
@@ -92,8 +93,16 @@ export async function openStdio(
     // Resolves once the child has exited, SIGKILLed if it must be.
     await client.close().catch(() => undefined);
     const stderr = tail().trim();
+    const hint = brokenNpxCacheHint(stderr);
+    const message = toError(error).message;
+    // A start that ran out of time says which bound it was, so it can be raised.
+    const bound = /timed out/i.test(message)
+      ? ` (no answer within the start bound of ${String(attempt.timeout)} ms: startTimeoutMs)`
+      : /\bENOENT\b/.test(message)
+        ? ' (no such command: check its spelling, or give its full path)'
+        : '';
     throw new Error(
-      `could not start "${source.command}": ${toError(error).message}${stderr ? `\n${stderr}` : ''}`,
+      `could not start "${source.command}": ${message}${bound}${hint === undefined ? '' : `; ${hint}`}${stderr ? `\n${stderr}` : ''}`,
       { cause: error },
     );
   }

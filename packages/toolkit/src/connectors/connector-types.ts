@@ -205,6 +205,14 @@ export interface ConnectorOptions {
   /** How long one connection attempt (spawn or HTTP handshake, then `initialize`) may take. Default 10 s. */
   readonly connectTimeoutMs?: number;
   /**
+   * How long a stdio server may take to start, from spawn to its `initialize` answer, in place of
+   * {@link connectTimeoutMs}: a first `npx -y` run downloads the package first, which takes far
+   * longer than any request should (ending npx mid-download can leave its cache broken). Default:
+   * {@link connectTimeoutMs} when that is set, else 60 s ({@link DEFAULT_START_TIMEOUT_MS}).
+   * Requests once started keep their own bounds.
+   */
+  readonly startTimeoutMs?: number;
+  /**
    * Pings the server this often while connected, as the MCP spec suggests clients may; a ping
    * that fails or times out (after `connectTimeoutMs`) closes the connection, which reconnects.
    * For servers whose end nothing else reveals at once: a stateless HTTP server (no GET stream)
@@ -311,3 +319,6 @@ export type ConnectorFactory = (
   source: ConnectorSource,
   options: ConnectorOptions & { readonly namespace: string },
 ) => ToolkitConnector | undefined;
+
+/** How long a stdio server may take to start unless told otherwise; see `startTimeoutMs`. */
+export const DEFAULT_START_TIMEOUT_MS = 60_000;

@@ -23,6 +23,7 @@ import {
   toError,
 } from './connector-sources.js';
 import { nextWake, sleep } from './connector-timing.js';
+import { DEFAULT_START_TIMEOUT_MS } from './connector-types.js';
 import type {
   ConnectorEvent,
   ConnectorLists,
@@ -390,15 +391,19 @@ export class Connector implements ToolkitConnector {
 
   async #connect(): Promise<ConnectorClient> {
     this.#dropCause = undefined;
-    const timeout = this.#options.connectTimeoutMs ?? 10_000;
+    const source = this.source;
+    const stdio = isStdio(source);
+    // A process's start (an npx download, an image pull) gets a bound of its own, longer than a
+    // request's.
+    const timeout = stdio
+      ? (this.#options.startTimeoutMs ?? this.#options.connectTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
+      : (this.#options.connectTimeoutMs ?? 10_000);
     // Closing the connector abandons an attempt in progress rather than waiting it out.
     const signal = this.#stopWaiting.signal;
     const upstream = this.#options.upstreamRequests?.();
     const calls = new CallTracker();
     this.#calls = calls;
     this.#advertised = capabilityKey(upstream);
-    const source = this.source;
-    const stdio = isStdio(source);
     // Only a stdio server's silence means "2025": over HTTP the probe waits as any request does.
     const probeTimeout = stdio
       ? Math.min(this.#options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, timeout)

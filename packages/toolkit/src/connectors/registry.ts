@@ -101,6 +101,7 @@ export class Connectors {
     const connector: ToolkitConnector = this.#make(source, {
       ...this.#defaults,
       ...(options.era === undefined ? {} : { era: options.era }),
+      ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
@@ -391,6 +392,9 @@ export class Connectors {
     return this.#make(entry.source, {
       ...this.#defaults,
       ...(entry.options.era === undefined ? {} : { era: entry.options.era }),
+      ...(entry.options.startTimeoutMs === undefined
+        ? {}
+        : { startTimeoutMs: entry.options.startTimeoutMs }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {

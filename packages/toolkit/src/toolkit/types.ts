@@ -101,6 +101,12 @@ export interface AddConnectorOptions {
    * {@link ToolkitOptions.connectorDefaults}' `era`, else `'auto'` (see {@link ConnectorOptions.era}).
    */
   readonly era?: ConnectorEra;
+  /**
+   * How long this stdio server may take to start (spawn to `initialize` answered); default
+   * {@link ToolkitOptions.connectorDefaults}' `startTimeoutMs`, else 60 s (see
+   * {@link ConnectorOptions.startTimeoutMs}).
+   */
+  readonly startTimeoutMs?: number;
 }
 
 /** Options for {@link createToolkit}. */

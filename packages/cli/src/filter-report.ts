@@ -1,0 +1,53 @@
+// Filter entries that match no tool of their server: reported, never silently ignored, as a
+// misspelt deny entry leaves exposed the very tool it was meant to hide.
+import type { UnmatchedFilterEntry } from '@toolplane/gateway';
+import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import type { CliConfig } from './config.js';
+
+/** A connected server's `tools` filter entries that match none of its tools. */
+export interface FilterProblem extends UnmatchedFilterEntry {
+  readonly namespace: string;
+  /** What is wrong and what to do, with a "did you mean". */
+  readonly message: string;
+}
+
+/**
+ * The unmatched `allow`/`deny` entries of `namespace` (or of every connected server): only a
+ * connected server's tool list can tell a misspelt entry from a real one.
+ */
+export async function filterProblems(
+  cfg: CliConfig,
+  toolkit: Toolkit,
+  namespace?: string,
+): Promise<FilterProblem[]> {
+  const problems: FilterProblem[] = [];
+  // Loaded only for a config with filters: `tools list` on a plain config never loads the gateway.
+  if (Object.keys(cfg.filter).length === 0) return problems;
+  const { describeUnmatchedEntry, unmatchedFilterEntries } = await import('@toolplane/gateway');
+  for (const status of toolkit.connectors()) {
+    if (namespace !== undefined && status.namespace !== namespace) continue;
+    if (status.state !== 'connected') continue;
+    const tools = toolkit.connector(status.namespace)?.lists.tools ?? [];
+    for (const entry of unmatchedFilterEntries(cfg.filter[status.namespace], tools)) {
+      problems.push({
+        ...entry,
+        namespace: status.namespace,
+        message: describeUnmatchedEntry(status.namespace, entry),
+      });
+    }
+  }
+  return problems;
+}
+
+/**
+ * Throws when `strict` (the `--strict` flag or `strict: true`) and there are problems.
+ *
+ * @throws {ToolError} `invalid_config` naming every unmatched entry (exit code 2).
+ */
+export function refuseFilterProblems(cfg: CliConfig, problems: readonly FilterProblem[]): void {
+  if (!cfg.strict || problems.length === 0) return;
+  throw new ToolError(
+    'invalid_config',
+    `${problems.map((problem) => problem.message).join('\n')}\n(strict: fix the filter, or run without --strict and strict: true to only warn)`,
+  );
+}
