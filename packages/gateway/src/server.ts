@@ -37,6 +37,7 @@ import {
   page,
   protocolError,
   unknownTool,
+  pinnedToolResult,
   unlistedToolResult,
 } from './call-results.js';
 
@@ -209,8 +210,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     }
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
-    if (item === undefined)
-      return unlistedToolResult(toolkit, name, options.separator ?? DEFAULT_SEPARATOR);
+    if (item === undefined) {
+      const separator = options.separator ?? DEFAULT_SEPARATOR;
+      return (
+        (await pinnedToolResult(hub.host, name, separator)) ??
+        unlistedToolResult(toolkit, name, separator)
+      );
+    }
     if (era === 'modern') {
       return hub.rounds.start(
         (signal, requestInput) => call(item, args, { signal, requestInput }),

@@ -294,6 +294,11 @@ export interface ToolkitConnector {
   renegotiate?(options?: { signal?: AbortSignal }): Promise<void>;
   /** Tells the server the roots changed; see `Connector.rootsChanged`. */
   rootsChanged?(caller?: string): void;
+  /**
+   * Settles once a re-fetch of the tool list in progress (after the server's `list_changed`) has
+   * settled: pinning waits on it, so no call runs on a definition it has not checked.
+   */
+  toolsSettled?(): Promise<void>;
   close(): Promise<void>;
 }
 

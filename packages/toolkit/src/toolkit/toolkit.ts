@@ -63,6 +63,7 @@ import {
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import { refuseUnknownToolkitOptions } from './unknown-options.js';
+import { guardCall, startPinning, type ToolkitPinning } from '../pinning/toolkit-pinning.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
@@ -114,6 +115,7 @@ class ToolkitImpl implements Toolkit {
   readonly #kept = new KeptResults();
   readonly #listeners = new Set<(event: ToolkitEvent) => void>();
   readonly #unsubscribeStore: (() => void) | undefined;
+  readonly #pinning: ToolkitPinning | undefined;
   #running: AbortController | undefined;
   #closed = false;
   // What toolkitHost() hands a gateway.
@@ -131,6 +133,14 @@ class ToolkitImpl implements Toolkit {
     unsubscribeResource: (namespace, uri, options = {}) =>
       this.#connectors.unsubscribe(namespace, uri, options.sessionKey),
     endSession: (session) => this.#connectors.endSession(session),
+    pinRefusal: async (id) => {
+      const at = id.indexOf(':');
+      if (at <= 0) return undefined;
+      return guardCall(this.#pinning, this.#connectors.get(id.slice(0, at)), id).then(
+        () => undefined,
+        (error: unknown) => (ToolError.isInstance(error) ? error : undefined),
+      );
+    },
   };
   // The deprecated Toolkit members: the same hooks under their old place, for one minor.
   readonly setUpstreamRequestHandler = this[TOOLKIT_HOST].setUpstreamRequestHandler;
@@ -164,6 +174,16 @@ class ToolkitImpl implements Toolkit {
       sessionLimits: options.sessionConnections,
       factory: options.createConnector,
     });
+    this.#pinning = startPinning(options.pinning, {
+      logger: this.#logger,
+      resync: (namespace) => {
+        this.#connectors.resync(namespace);
+      },
+    });
+    if (this.#pinning !== undefined) {
+      const gate = this.#pinning.gate;
+      this.#connectors.toolFilter = (namespace, tools) => gate.filter(namespace, tools);
+    }
     this.#reading = {
       lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
       kept: this.#kept,
@@ -277,8 +297,10 @@ class ToolkitImpl implements Toolkit {
     await this.close();
   }
 
-  ready(options: { signal?: AbortSignal } = {}): Promise<void> {
-    return this.#connectors.ready(options);
+  async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#connectors.ready(options);
+    // Pins loaded and first sights written: what is listed now is what pinning decided.
+    await this.#pinning?.gate.settled();
   }
 
   async close(): Promise<void> {
@@ -286,13 +308,18 @@ class ToolkitImpl implements Toolkit {
     this.#closed = true;
     this.#running?.abort();
     this.#unsubscribeStore?.();
-    await this.#connectors.close();
+    await Promise.all([this.#connectors.close(), this.#pinning?.close()]);
   }
 
   // -- reading -----------------------------------------------------------------------------
 
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
-    return lookupIn(this.#sources(), key, options.signal);
+    return lookupIn(this.#sources(), key, options.signal).catch(async (error: unknown) => {
+      // A tool pinning withholds is not missing: say why, and how to let it back.
+      const at = key.indexOf(':');
+      if (at > 0) await guardCall(this.#pinning, this.#connectors.get(key.slice(0, at)), key);
+      throw error;
+    });
   }
 
   list(request: ListRequest = {}): Promise<ListResult> {
@@ -380,6 +407,9 @@ class ToolkitImpl implements Toolkit {
         `no tool "${id}": the ${USER_NAMESPACE} namespace holds prompts and resources, never tools`,
         { toolId: id },
       );
+    }
+    if (this.#pinning !== undefined) {
+      await guardCall(this.#pinning, this.#connectors.get(namespace), id);
     }
     const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
     // No such tool listed, and its server not connected: the server's state says why.
