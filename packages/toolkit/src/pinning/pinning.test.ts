@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describePinStoreContract } from '../testing/pin-store-contract.js';
 import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, toolkitHost } from '../toolkit/toolkit.js';
 import type { Toolkit, ToolkitEvent } from '../toolkit/types.js';
@@ -223,37 +224,4 @@ describe('fingerprintTool', () => {
   });
 });
 
-describe('createMemoryPinStore', () => {
-  it('keeps the first pin, records a change once, and refuses a bad audit record whole', async () => {
-    const store = createMemoryPinStore();
-    const pin = {
-      namespace: 'gh',
-      tool: 'issue',
-      fingerprint: 'sha256:a',
-      definition: '{}',
-      pinnedAt: 1,
-    };
-    const audit = { kind: 'pin.first', at: 1, toolId: 'gh:issue' } as const;
-    await store.pinFirst(pin, audit);
-    expect(await store.pinFirst({ ...pin, fingerprint: 'sha256:b' }, audit)).toEqual(pin);
-    const change = {
-      namespace: 'gh',
-      tool: 'issue',
-      pinned: pin,
-      current: { fingerprint: 'sha256:b', definition: '{"a":1}' },
-      seenAt: 2,
-    };
-    const changed = { kind: 'pin.changed', at: 2, toolId: 'gh:issue' } as const;
-    expect(await store.recordChange(change, changed)).toBe(true);
-    expect(await store.recordChange(change, changed)).toBe(false);
-    await expect(
-      store.recordChange(
-        { ...change, current: { fingerprint: 'sha256:c', definition: '' } },
-        { ...changed, kind: 'nope' as 'pin.changed' },
-      ),
-    ).rejects.toMatchObject({ code: 'invalid_argument' });
-    expect((await store.listChanges())[0]?.current.fingerprint).toBe('sha256:b');
-    await expect(store.listAudit({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_argument' });
-    expect((await store.listAudit()).map((r) => r.kind)).toEqual(['pin.first', 'pin.changed']);
-  });
-});
+describePinStoreContract('createMemoryPinStore', { create: () => createMemoryPinStore() });
