@@ -5,5 +5,7 @@ export type {
 } from './postgres-credentials.js';
 export { createPostgresEvidenceStore } from './postgres-evidence.js';
 export type { PostgresEvidenceStore, PostgresEvidenceStoreOptions } from './postgres-evidence.js';
+export { createPostgresPinStore } from './postgres-pins.js';
+export type { PostgresPinStoreOptions } from './postgres-pins.js';
 export { createPostgresStore, DEFAULT_POSTGRES_SCHEMA } from './postgres-store.js';
 export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './postgres-store.js';
