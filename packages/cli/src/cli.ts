@@ -46,6 +46,11 @@ const COMMANDS: Readonly<Record<string, { description: string; load: () => Promi
     description: 'OAuth logins to protected upstream servers',
     load: async () => (await import('./commands/auth.js')).registerAuth,
   },
+  audit: {
+    description:
+      'the audit log: approvals asked, granted and refused; tools pinned, changed and accepted',
+    load: async () => (await import('./commands/pins.js')).registerAudit,
+  },
 };
 
 /** Where {@link runCli} reads and writes; the process's own streams by default. */

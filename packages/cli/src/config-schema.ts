@@ -183,6 +183,7 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   mode: z.enum(['tools', 'search', 'code']).optional(),
+  pinning: z.enum(['block', 'warn', 'off']).optional(),
   naming: z
     .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
     .optional(),

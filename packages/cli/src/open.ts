@@ -1,8 +1,11 @@
 import { builtinTools } from '@toolplane/builtins';
 import {
+  createMemoryPinStore,
   createMemoryStore,
   createToolkit,
   loadPrompts,
+  type Logger,
+  type PinStore,
   type Store,
   type Toolkit,
   type ToolkitEvent,
@@ -43,6 +46,8 @@ export interface OpenToolkitOptions {
   readonly signal?: AbortSignal;
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Hears pinning's log lines (a tool pinned, a tool changed); default none. */
+  readonly pinLogger?: Logger;
 }
 
 /**
@@ -63,6 +68,13 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const store = await openStore(config.store, signal);
+  let pins: PinStore | undefined;
+  try {
+    pins = config.pinning === 'off' ? undefined : await openPinStore(config.store, { signal });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const builtins = config.builtins
     ? builtinTools(config.builtinWorkers === undefined ? {} : { pool: config.builtinWorkers })
     : undefined;
@@ -82,6 +94,16 @@ export async function openToolkit(
       ...(config.pingIntervalMs === 0 ? {} : { pingIntervalMs: config.pingIntervalMs }),
     },
     sessionConnections: config.sessionConnections,
+    ...(pins === undefined
+      ? {}
+      : {
+          pinning: {
+            mode: config.pinning,
+            store: pins,
+            who: 'gateway',
+            ...(options.pinLogger === undefined ? {} : { logger: options.pinLogger }),
+          },
+        }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
@@ -100,6 +122,7 @@ export async function openToolkit(
     }
   } catch (error) {
     await store.close();
+    await pins?.close();
     throw error;
   }
   const { connectorOAuth } =
@@ -129,6 +152,7 @@ export async function openToolkit(
       await (running ?? toolkit.close());
       unsubscribe?.();
       await store.close();
+      await pins?.close();
       await credentials?.close();
       await builtins?.close();
     })());
@@ -165,6 +189,35 @@ export async function openStore(config: StoreConfig, signal?: AbortSignal): Prom
         connectionString: config.connectionString,
         ...(config.schema === undefined ? {} : { schema: config.schema }),
         ...(signal === undefined ? {} : { signal }),
+      });
+    }
+  }
+}
+
+/**
+ * Opens the pin store (pins, changes, audit log) beside the store a config names: the same
+ * SQLite file or PostgreSQL schema, or memory. `listen: false` (a one-shot command) holds no
+ * listening connection.
+ *
+ * @throws {ToolError} `store_error` when it cannot be opened.
+ */
+export async function openPinStore(
+  config: StoreConfig,
+  options: { readonly listen?: boolean; readonly signal?: AbortSignal | undefined } = {},
+): Promise<PinStore> {
+  switch (config.kind) {
+    case 'memory':
+      return createMemoryPinStore();
+    case 'sqlite': {
+      const { createSqlitePinStore } = await import('@toolplane/store-sqlite');
+      return createSqlitePinStore({ path: config.path });
+    }
+    case 'postgres': {
+      const { createPostgresPinStore } = await import('@toolplane/store-postgres');
+      return createPostgresPinStore({
+        connectionString: config.connectionString,
+        ...(config.schema === undefined ? {} : { schema: config.schema }),
+        listen: options.listen !== false,
       });
     }
   }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '@toolplane/gateway';
-import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
+import { showControls, ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
@@ -92,8 +92,20 @@ async function serve(
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
   };
+  // Pinning's warnings (a changed tool, a new tool of a pinned server) are worth a line each.
+  const pinLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (message: string) => {
+      log(`${c.yellow('warning')} ${showControls(message)}`);
+    },
+    error: (message: string) => {
+      log(`${c.red('error')} ${showControls(message)}`);
+    },
+  };
   const opened = await openToolkit(cfg, {
     onEvent,
+    pinLogger,
     wait: false,
     start: false,
     signal: context.signal,

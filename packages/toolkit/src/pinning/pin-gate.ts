@@ -18,6 +18,8 @@ export interface PinningOptions {
   readonly store?: PinStore;
   /** Who the audit records of pins name; default `toolkit`. */
   readonly who?: string;
+  /** Where pinning's own log lines go (first sights, changes); default the toolkit's logger. */
+  readonly logger?: Logger;
 }
 
 /** The `_meta` key under which `warn` flags a served tool whose definition changed. */
@@ -56,6 +58,8 @@ export class PinGate {
   readonly #changes = new Map<string, PinChange>();
   readonly #pending = new Set<Promise<unknown>>();
   readonly #waiting = new Set<string>();
+  // Tools whose pin or change this gate is writing: the store's echo of them is not news.
+  readonly #writing = new Map<string, number>();
   readonly #unwatch: () => void;
   #loaded = false;
   #closed = false;
@@ -63,6 +67,7 @@ export class PinGate {
   constructor(parts: PinGateParts) {
     this.#parts = parts;
     this.#unwatch = parts.store.watch((event) => {
+      if (this.#writing.has(key(event.namespace, event.tool))) return;
       this.#track(this.#reload(event.namespace));
     });
     this.#track(this.#load());
@@ -159,7 +164,7 @@ export class PinGate {
         : `pinned tool "${key(namespace, tool)}" on first sight`,
       { fingerprint: seen.fingerprint },
     );
-    this.#write(async () => {
+    this.#write(key(namespace, tool), async () => {
       const stored = await this.#parts.store.pinFirst(pin, {
         kind: 'pin.first',
         at: now,
@@ -194,7 +199,7 @@ export class PinGate {
       `tool "${id}" changed since it was pinned (${changedFields(change).join(', ')}); ${this.#parts.mode === 'block' ? 'withheld' : 'served, as pinning is "warn"'} until accepted with \`${acceptCommand(namespace, tool)}\``,
       { pinned: pin.fingerprint, current: seen.fingerprint },
     );
-    this.#write(() =>
+    this.#write(id, () =>
       this.#parts.store.recordChange(change, {
         kind: 'pin.changed',
         at: change.seenAt,
@@ -208,13 +213,21 @@ export class PinGate {
     return change;
   }
 
-  #write(work: () => Promise<unknown>): void {
+  #write(id: string, work: () => Promise<unknown>): void {
+    this.#writing.set(id, (this.#writing.get(id) ?? 0) + 1);
+    const done = (): void => {
+      const left = (this.#writing.get(id) ?? 1) - 1;
+      if (left === 0) this.#writing.delete(id);
+      else this.#writing.set(id, left);
+    };
     this.#track(
-      work().catch((error: unknown) => {
-        this.#parts.logger.error('cannot write a tool pin to the store', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }),
+      work()
+        .catch((error: unknown) => {
+          this.#parts.logger.error('cannot write a tool pin to the store', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        })
+        .finally(done),
     );
   }
 
@@ -249,11 +262,13 @@ export class PinGate {
       this.#parts.store.listPins(namespace),
       this.#parts.store.listChanges(namespace),
     ]);
-    for (const map of [this.#pins, this.#changes]) {
-      for (const [k, value] of map) if (value.namespace === namespace) map.delete(k);
-    }
+    // Merged, not replaced: pins are never removed, and a pin or change still being written by
+    // this gate is not in the store yet. A change whose tool is now pinned as it is was accepted.
     for (const pin of pins) this.#pins.set(key(pin.namespace, pin.tool), pin);
     for (const change of changes) this.#changes.set(key(change.namespace, change.tool), change);
+    for (const [k, change] of this.#changes) {
+      if (this.#pins.get(k)?.fingerprint === change.current.fingerprint) this.#changes.delete(k);
+    }
     if (!this.#closed) this.#parts.resync(namespace);
   }
 }

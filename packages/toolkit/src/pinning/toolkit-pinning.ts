@@ -37,7 +37,7 @@ export function startPinning(
     mode: options.mode,
     store,
     who: options.who ?? 'toolkit',
-    logger: parts.logger,
+    logger: options.logger ?? parts.logger,
     resync: parts.resync,
   });
   return {
