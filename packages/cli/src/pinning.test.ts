@@ -117,10 +117,10 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     await warned;
     for (const client of [legacy, modern]) {
       expect(await until(client, (now) => !now.includes('fx__echo'))).toContain('fx__add');
-      const refused = (await client.callTool({
+      const refused = await client.callTool({
         name: 'fx__echo',
         arguments: { text: 'hi' },
-      })) as CallToolResult;
+      });
       expect(refused.isError).toBe(true);
       expect(refused._meta?.['io.toolplane/error']).toMatchObject({ code: 'tool_changed' });
       expect(textOf(refused)).toContain('toolplane tools accept fx:echo');
@@ -136,10 +136,10 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     expect(accepted.code).toBe(0);
     for (const client of [legacy, modern]) {
       await until(client, (now) => now.includes('fx__echo'));
-      const result = (await client.callTool({
+      const result = await client.callTool({
         name: 'fx__echo',
         arguments: { text: 'hi' },
-      })) as CallToolResult;
+      });
       expect(textOf(result)).toBe('hi');
     }
 
@@ -174,11 +174,9 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     const echo = listed.tools.find((tool) => tool.name === 'fx__echo');
     expect(echo?.description).toBe('Echoes, and more.');
     expect(echo?._meta?.['io.toolplane/pin']).toMatchObject({ status: 'changed' });
-    expect(
-      textOf(
-        (await client.callTool({ name: 'fx__echo', arguments: { text: 'ok' } })) as CallToolResult,
-      ),
-    ).toBe('ok');
+    expect(textOf(await client.callTool({ name: 'fx__echo', arguments: { text: 'ok' } }))).toBe(
+      'ok',
+    );
     await writeFile(echoFile, '');
 
     const bad = await cli(['tools', 'accept', 'not a target'], file);

@@ -25,8 +25,8 @@ export function changedFields(change: Pick<PinChange, 'pinned' | 'current'>): st
  * clear the screen or hide a line) become visible `\u{…}` escapes; newlines and tabs stay.
  */
 export function showControls(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return text.replace(
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`,
   );

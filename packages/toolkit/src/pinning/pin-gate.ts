@@ -156,14 +156,15 @@ export class PinGate {
     const now = Date.now();
     const pin: Pin = { namespace, tool, ...seen, pinnedAt: now };
     this.#pins.set(key(namespace, tool), pin);
-    const log = known ? this.#parts.logger.warn : this.#parts.logger.info;
-    log.call(
-      this.#parts.logger,
-      known
-        ? `new tool "${key(namespace, tool)}" of an already pinned server: pinned on first sight`
-        : `pinned tool "${key(namespace, tool)}" on first sight`,
-      { fingerprint: seen.fingerprint },
-    );
+    const data = { fingerprint: seen.fingerprint };
+    if (known) {
+      this.#parts.logger.warn(
+        `new tool "${key(namespace, tool)}" of an already pinned server: pinned on first sight`,
+        data,
+      );
+    } else {
+      this.#parts.logger.info(`pinned tool "${key(namespace, tool)}" on first sight`, data);
+    }
     this.#write(key(namespace, tool), async () => {
       const stored = await this.#parts.store.pinFirst(pin, {
         kind: 'pin.first',
@@ -269,7 +270,7 @@ export class PinGate {
     for (const [k, change] of this.#changes) {
       if (this.#pins.get(k)?.fingerprint === change.current.fingerprint) this.#changes.delete(k);
     }
-    if (!this.#closed) this.#parts.resync(namespace);
+    this.#parts.resync(namespace);
   }
 }
 
