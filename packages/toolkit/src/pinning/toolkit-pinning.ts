@@ -9,6 +9,8 @@ const MODES: readonly PinningMode[] = ['block', 'warn', 'off'];
 /** A toolkit's pinning: its gate, and whether it owns (and so closes) the store. @internal */
 export interface ToolkitPinning {
   readonly gate: PinGate;
+  /** Whether calls can be refused (`block`): only then does a call wait on a list re-fetch. */
+  readonly blocks: boolean;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function startPinning(
   });
   return {
     gate,
+    blocks: options.mode === 'block',
     async close() {
       gate.close();
       if (owned) await store.close();
@@ -62,7 +65,7 @@ export async function guardCall(
   connector: ToolkitConnector | undefined,
   id: string,
 ): Promise<void> {
-  if (pinning === undefined || connector === undefined) return;
+  if (pinning?.blocks !== true || connector === undefined) return;
   await connector.toolsSettled?.();
   const name = id.slice(connector.namespace.length + 1).split(':')[0] ?? '';
   const refusal = pinning.gate.refusal(connector.namespace, name);

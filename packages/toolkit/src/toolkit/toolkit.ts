@@ -408,7 +408,8 @@ class ToolkitImpl implements Toolkit {
         { toolId: id },
       );
     }
-    if (this.#pinning !== undefined) {
+    // Only `block` refuses calls; other modes add no wait to a call.
+    if (this.#pinning?.blocks === true) {
       await guardCall(this.#pinning, this.#connectors.get(namespace), id);
     }
     const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
