@@ -1,5 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
 import type { ToolkitConnector } from '../connectors/connector-types.js';
+import type { Connectors } from '../connectors/registry.js';
 import type { Logger } from '../session.js';
 import { createMemoryPinStore } from './memory-pin-store.js';
 import { PinGate, type PinningMode, type PinningOptions } from './pin-gate.js';
@@ -15,14 +16,16 @@ export interface ToolkitPinning {
 }
 
 /**
- * Starts the pinning the toolkit's `pinning` option asks for; `undefined` when it is off.
+ * Starts the pinning the toolkit's `pinning` option asks for, filtering what `connectors`
+ * mirror into the index; `undefined` when it is off.
  *
  * @throws {ToolError} `invalid_config` for a mode other than `block`, `warn` or `off`.
  * @internal
  */
 export function startPinning(
   option: PinningMode | PinningOptions | undefined,
-  parts: { readonly logger: Logger; readonly resync: (namespace: string) => void },
+  logger: Logger,
+  connectors: Pick<Connectors, 'resync' | 'toolFilter'>,
 ): ToolkitPinning | undefined {
   const options = typeof option === 'object' ? option : { mode: option ?? 'off' };
   const mode: unknown = options.mode;
@@ -39,9 +42,12 @@ export function startPinning(
     mode: options.mode,
     store,
     who: options.who ?? 'toolkit',
-    logger: options.logger ?? parts.logger,
-    resync: parts.resync,
+    logger: options.logger ?? logger,
+    resync: (namespace) => {
+      connectors.resync(namespace);
+    },
   });
+  connectors.toolFilter = (namespace, tools) => gate.filter(namespace, tools);
   return {
     gate,
     blocks: options.mode === 'block',
@@ -70,4 +76,24 @@ export async function guardCall(
   const name = id.slice(connector.namespace.length + 1).split(':')[0] ?? '';
   const refusal = pinning.gate.refusal(connector.namespace, name);
   if (refusal !== undefined) throw refusal;
+}
+
+/**
+ * The refusal {@link guardCall} would throw for `id` (`namespace:name`), or `undefined`: what a
+ * gateway answers a call of an unlisted tool with, and what a failed lookup is replaced by.
+ * @internal
+ */
+export async function refusalFor(
+  pinning: ToolkitPinning | undefined,
+  connectorOf: (namespace: string) => ToolkitConnector | undefined,
+  id: string,
+): Promise<ToolError | undefined> {
+  const at = id.indexOf(':');
+  if (at <= 0) return undefined;
+  try {
+    await guardCall(pinning, connectorOf(id.slice(0, at)), id);
+    return undefined;
+  } catch (error) {
+    return ToolError.isInstance(error) ? error : undefined;
+  }
 }

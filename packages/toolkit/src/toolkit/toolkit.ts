@@ -63,7 +63,12 @@ import {
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import { refuseUnknownToolkitOptions } from './unknown-options.js';
-import { guardCall, startPinning, type ToolkitPinning } from '../pinning/toolkit-pinning.js';
+import {
+  guardCall,
+  refusalFor,
+  startPinning,
+  type ToolkitPinning,
+} from '../pinning/toolkit-pinning.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
@@ -133,14 +138,7 @@ class ToolkitImpl implements Toolkit {
     unsubscribeResource: (namespace, uri, options = {}) =>
       this.#connectors.unsubscribe(namespace, uri, options.sessionKey),
     endSession: (session) => this.#connectors.endSession(session),
-    pinRefusal: async (id) => {
-      const at = id.indexOf(':');
-      if (at <= 0) return undefined;
-      return guardCall(this.#pinning, this.#connectors.get(id.slice(0, at)), id).then(
-        () => undefined,
-        (error: unknown) => (ToolError.isInstance(error) ? error : undefined),
-      );
-    },
+    pinRefusal: (id) => refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), id),
   };
   // The deprecated Toolkit members: the same hooks under their old place, for one minor.
   readonly setUpstreamRequestHandler = this[TOOLKIT_HOST].setUpstreamRequestHandler;
@@ -174,16 +172,7 @@ class ToolkitImpl implements Toolkit {
       sessionLimits: options.sessionConnections,
       factory: options.createConnector,
     });
-    this.#pinning = startPinning(options.pinning, {
-      logger: this.#logger,
-      resync: (namespace) => {
-        this.#connectors.resync(namespace);
-      },
-    });
-    if (this.#pinning !== undefined) {
-      const gate = this.#pinning.gate;
-      this.#connectors.toolFilter = (namespace, tools) => gate.filter(namespace, tools);
-    }
+    this.#pinning = startPinning(options.pinning, this.#logger, this.#connectors);
     this.#reading = {
       lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
       kept: this.#kept,
@@ -316,9 +305,7 @@ class ToolkitImpl implements Toolkit {
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
     return lookupIn(this.#sources(), key, options.signal).catch(async (error: unknown) => {
       // A tool pinning withholds is not missing: say why, and how to let it back.
-      const at = key.indexOf(':');
-      if (at > 0) await guardCall(this.#pinning, this.#connectors.get(key.slice(0, at)), key);
-      throw error;
+      throw (await refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), key)) ?? error;
     });
   }
 
