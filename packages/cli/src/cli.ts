@@ -51,6 +51,11 @@ const COMMANDS: Readonly<Record<string, { description: string; load: () => Promi
       "OAuth: the gateway's logins to protected upstream servers (per-server auth), and test tokens for the gateway itself (top-level auth)",
     load: async () => (await import('./commands/auth.js')).registerAuth,
   },
+  audit: {
+    description:
+      'the audit log: approvals asked, granted and refused; tools pinned, changed and accepted',
+    load: async () => (await import('./commands/pins.js')).registerAudit,
+  },
 };
 
 /** Where {@link runCli} reads and writes; the process's own streams by default. */

@@ -242,6 +242,7 @@ export const configSchema = z.strictObject({
     .optional(),
   mode: z.enum(['tools', 'search', 'code']).optional(),
   search: searchSchema.optional(),
+  pinning: z.enum(['block', 'warn', 'off']).optional(),
   naming: z
     .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
     .optional(),

@@ -16,6 +16,10 @@ import { firstIssue, unknownKeyMessage, withoutForeignKeys } from './config-keys
 import { parseText, substitute } from './config-text.js';
 import { Secrets } from './secrets.js';
 
+// Served and flagged rather than withheld: a server's ordinary upgrade must not make its tools
+// vanish until someone accepts them; teams that review every change choose `block`.
+const DEFAULT_PINNING = 'warn' as const;
+
 /** The file names {@link findConfigFile} looks for, in order. */
 export const CONFIG_FILE_NAMES = [
   'toolplane.config.yaml',
@@ -174,6 +178,11 @@ export interface CliConfig {
    * stateless HTTP server, a hung process) leaves `connected`; 0 turns pings off.
    */
   readonly pingIntervalMs: number;
+  /**
+   * What a tool whose server changed its definition since it was pinned gets: `block` withholds
+   * it, `warn` (the default) serves it flagged, `off` pins nothing. See the README's "Pinning".
+   */
+  readonly pinning: 'block' | 'warn' | 'off';
   /** Tool filters by namespace, from each server's `tools` key. */
   readonly filter: Readonly<Record<string, GatewayToolFilter>>;
   readonly http: {
@@ -395,6 +404,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     sessionConnections: data.sessionConnections ?? {},
     ...(data.approval === undefined ? {} : { approval: data.approval }),
     pingIntervalMs: data.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
+    pinning: data.pinning ?? DEFAULT_PINNING,
     filter,
     http: {
       host: http.host ?? '127.0.0.1',

@@ -1,9 +1,13 @@
 import { builtinTools } from '@toolplane/builtins';
 import {
+  auditApprovals,
+  createMemoryPinStore,
   createMemoryStore,
   createToolkit,
   loadPrompts,
   type Middleware,
+  type Logger,
+  type PinStore,
   type Store,
   type Toolkit,
   type ToolkitEvent,
@@ -83,6 +87,8 @@ export interface OpenToolkitOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Runner middleware for every tool call (the dashboard's call feed). */
   readonly middleware?: readonly Middleware[];
+  /** Hears pinning's log lines (a tool pinned, a tool changed); default none. */
+  readonly pinLogger?: Logger;
 }
 
 /**
@@ -104,6 +110,17 @@ export async function openToolkit(
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const opened = await openStore(config.store, signal);
   const store = options.wrapStore?.(opened) ?? opened;
+  let pins: PinStore | undefined;
+  try {
+    // The pin store also keeps the audit log: approvals are recorded there with pinning off.
+    pins =
+      config.pinning === 'off' && config.approval === undefined
+        ? undefined
+        : await openPinStore(config.store, { signal });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   let search: OpenSearch | undefined;
   if (options.search === true) {
     try {
@@ -111,6 +128,7 @@ export async function openToolkit(
       search = await openSearch(config.search, config.store, options.onSearchError ?? ignore);
     } catch (error) {
       await store.close();
+      await pins?.close();
       throw error;
     }
   }
@@ -138,8 +156,25 @@ export async function openToolkit(
     },
     sessionConnections: config.sessionConnections,
     ...(search?.searcher === undefined ? {} : { searcher: search.searcher }),
-    ...(config.approval === undefined ? {} : { approval: config.approval }),
+    ...(config.approval === undefined
+      ? {}
+      : {
+          approval:
+            pins === undefined
+              ? config.approval
+              : { ...config.approval, onDecision: auditApprovals(pins) },
+        }),
     ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
+    ...(pins === undefined
+      ? {}
+      : {
+          pinning: {
+            mode: config.pinning,
+            store: pins,
+            who: 'gateway',
+            ...(options.pinLogger === undefined ? {} : { logger: options.pinLogger }),
+          },
+        }),
   });
   const unsubscribe = options.onEvent === undefined ? undefined : toolkit.onEvent(options.onEvent);
   const wanted = options.connectors ?? 'all';
@@ -173,6 +208,7 @@ export async function openToolkit(
   } catch (error) {
     await store.close();
     await search?.close();
+    await pins?.close();
     throw error;
   }
   const stop = new AbortController();
@@ -189,6 +225,7 @@ export async function openToolkit(
       unsubscribe?.();
       await store.close();
       await search?.close();
+      await pins?.close();
       await credentials?.close();
       await builtins?.close();
     })());
@@ -237,6 +274,35 @@ export async function openStore(config: StoreConfig, signal?: AbortSignal): Prom
         connectionString: config.connectionString,
         ...(config.schema === undefined ? {} : { schema: config.schema }),
         ...(signal === undefined ? {} : { signal }),
+      });
+    }
+  }
+}
+
+/**
+ * Opens the pin store (pins, changes, audit log) beside the store a config names: the same
+ * SQLite file or PostgreSQL schema, or memory. `listen: false` (a one-shot command) holds no
+ * listening connection.
+ *
+ * @throws {ToolError} `store_error` when it cannot be opened.
+ */
+export async function openPinStore(
+  config: StoreConfig,
+  options: { readonly listen?: boolean; readonly signal?: AbortSignal | undefined } = {},
+): Promise<PinStore> {
+  switch (config.kind) {
+    case 'memory':
+      return createMemoryPinStore();
+    case 'sqlite': {
+      const { createSqlitePinStore } = await import('@toolplane/store-sqlite');
+      return createSqlitePinStore({ path: config.path });
+    }
+    case 'postgres': {
+      const { createPostgresPinStore } = await import('@toolplane/store-postgres');
+      return createPostgresPinStore({
+        connectionString: config.connectionString,
+        ...(config.schema === undefined ? {} : { schema: config.schema }),
+        listen: options.listen !== false,
       });
     }
   }

@@ -6,7 +6,7 @@ import {
   UriTemplate,
   type CallToolResult,
 } from '@modelcontextprotocol/server';
-import { ToolError, type RunResult, type Toolkit } from '@toolplane/toolkit';
+import { ToolError, type RunResult, type Toolkit, type ToolkitHost } from '@toolplane/toolkit';
 import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import type { Era } from './eras.js';
 import { toLegacyCallToolResult, type RunCallToolResult } from './sdk/seam.js';
@@ -71,6 +71,23 @@ export function unknownTool(name: string): ProtocolError {
     ProtocolErrorCode.InvalidParams,
     `no tool "${name}"; tools/list names them`,
   );
+}
+
+/**
+ * The answer to a `tools/call` of a tool pinning withholds (its server changed it since it was
+ * pinned): an error result naming the change and the command that accepts it; `undefined` for a
+ * name pinning does not withhold.
+ */
+export async function pinnedToolResult(
+  host: Pick<ToolkitHost, 'pinRefusal'>,
+  name: string,
+  separator: string,
+): Promise<CallToolResult | undefined> {
+  const at = name.indexOf(separator);
+  if (at <= 0 || host.pinRefusal === undefined) return undefined;
+  const id = `${name.slice(0, at)}:${name.slice(at + separator.length)}`;
+  const refusal = await host.pinRefusal(id);
+  return refusal === undefined ? undefined : errorResult(refusal, { id, tool: {} });
 }
 
 /**

@@ -38,6 +38,7 @@ import {
   page,
   protocolError,
   unknownTool,
+  pinnedToolResult,
   unlistedToolResult,
 } from './call-results.js';
 
@@ -216,9 +217,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     const table = hub.toolsNow() ?? (await hub.tools());
     const item = table.resolve(name) ?? (await hub.tools(true)).resolve(name);
     if (item === undefined) {
+      const sep = separator ?? DEFAULT_SEPARATOR;
+      // A tool withheld by pinning answers with why, and how to accept it.
+      const pinned = await pinnedToolResult(hub.host, name, sep);
+      if (pinned !== undefined) return pinned;
       // Told to metrics as `unknown`: a caller's made-up names never become label values.
       return observeUnknown(options.observe, { extra, args }, () =>
-        unlistedToolResult(toolkit, name, separator ?? DEFAULT_SEPARATOR),
+        unlistedToolResult(toolkit, name, sep),
       );
     }
     if (era === 'modern') {

@@ -61,6 +61,40 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
     );
     CREATE INDEX spent_expires_at ON ${s}.spent (expires_at);
   `,
+  (s) => `
+    -- Tool pins: the accepted definition (canonical JSON) of each tool of each upstream server.
+    CREATE TABLE ${s}.tool_pins (
+      namespace text NOT NULL,
+      tool text NOT NULL,
+      fingerprint text NOT NULL,
+      definition text NOT NULL,
+      pinned_at bigint NOT NULL,
+      PRIMARY KEY (namespace, tool)
+    );
+    -- A pinned tool its server now offers differently, until a person accepts it.
+    CREATE TABLE ${s}.tool_pin_changes (
+      namespace text NOT NULL,
+      tool text NOT NULL,
+      pinned_fingerprint text NOT NULL,
+      pinned_definition text NOT NULL,
+      fingerprint text NOT NULL,
+      definition text NOT NULL,
+      seen_at bigint NOT NULL,
+      PRIMARY KEY (namespace, tool)
+    );
+    -- Approvals asked, granted and refused, pins made, changed and accepted.
+    CREATE TABLE ${s}.audit_log (
+      seq bigserial PRIMARY KEY,
+      kind text NOT NULL,
+      at bigint NOT NULL,
+      tool_id text NOT NULL,
+      who text,
+      fingerprint text,
+      previous text,
+      detail json
+    );
+    CREATE INDEX audit_log_at ON ${s}.audit_log (at);
+  `,
 ];
 
 /** The schema version this package writes. */

@@ -380,7 +380,7 @@ describe.skipIf(!available)('createPostgresStore', () => {
       const versions = await admin.query<{ version: number }>(
         `SELECT version FROM ${schema}.migrations ORDER BY version`,
       );
-      expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3]);
+      expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
       await stores[0]?.putPrompt(prompt('works'));
       expect(await stores[5]?.getPrompt('works')).toEqual(prompt('works'));
     });

@@ -2,6 +2,8 @@ export { createSqliteCredentialStore } from './sqlite-credentials.js';
 export type { SqliteCredentialStore, SqliteCredentialStoreOptions } from './sqlite-credentials.js';
 export { createSqliteEvidenceStore } from './sqlite-evidence.js';
 export type { SqliteEvidenceStore, SqliteEvidenceStoreOptions } from './sqlite-evidence.js';
+export { createSqlitePinStore } from './sqlite-pins.js';
+export type { SqlitePinStoreOptions } from './sqlite-pins.js';
 export { createSqliteStore, DEFAULT_SQLITE_PATH } from './sqlite-store.js';
 export { createSqliteVectorCache } from './sqlite-vectors.js';
 export type { SqliteVectorCache, SqliteVectorCacheOptions } from './sqlite-vectors.js';

@@ -1,28 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createLearningSearcher } from '@toolplane/toolindex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteEvidenceStore, type SqliteEvidenceStore } from './sqlite-evidence.js';
 import { createSqliteVectorCache } from './sqlite-vectors.js';
+import { useTempDb } from './temp-db.fixture.js';
 
-let root: string;
-let counter = 0;
-const open: SqliteEvidenceStore[] = [];
-const freshPath = (): string => join(root, `evidence-${String(++counter)}`, 'store.db');
-const storeAt = (path: string): SqliteEvidenceStore => {
-  const store = createSqliteEvidenceStore({ path });
-  open.push(store);
-  return store;
-};
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'store-sqlite-evidence-'));
-});
-afterAll(async () => {
-  for (const store of open) store.close();
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDb('store-sqlite-evidence-');
+const freshPath = (): string => temp.fresh();
+const storeAt = (path: string): SqliteEvidenceStore =>
+  temp.track(createSqliteEvidenceStore({ path }));
 
 describe('createSqliteEvidenceStore', () => {
   it('keeps rows across connections, newest write of a row winning', async () => {
@@ -77,7 +62,7 @@ describe('createSqliteEvidenceStore', () => {
     await expect(storeAt(freshPath()).load({ signal: AbortSignal.abort() })).rejects.toMatchObject({
       code: 'cancelled',
     });
-    expect(() => createSqliteEvidenceStore({ path: root })).toThrow(
+    expect(() => createSqliteEvidenceStore({ path: temp.root() })).toThrow(
       expect.objectContaining({ code: 'store_error' }),
     );
   });

@@ -186,6 +186,32 @@ export type {
 // -- Hosts: servers that serve a toolkit to MCP clients (the gateway) -----------------------------
 
 export { toolkitHost } from './toolkit/toolkit.js';
+export { auditApprovals } from './pinning/approval-audit.js';
+export { fingerprintTool } from './pinning/fingerprint.js';
+export type { PinnableTool, ToolFingerprint } from './pinning/fingerprint.js';
+export { createMemoryPinStore } from './pinning/memory-pin-store.js';
+export {
+  AUDIT_KINDS,
+  auditLimit,
+  checkAuditRecord,
+  MAX_AUDIT_LIMIT,
+  parseAcceptTarget,
+} from './pinning/audit.js';
+export { changedFields, describePinChange, showControls } from './pinning/pin-diff.js';
+export type { DescribePinChangeOptions } from './pinning/pin-diff.js';
+export { acceptCommand, PIN_META_KEY } from './pinning/pin-gate.js';
+export type { PinningMode, PinningOptions } from './pinning/pin-gate.js';
+export type {
+  AcceptTarget,
+  AuditKind,
+  AuditRecord,
+  ListAuditOptions,
+  Pin,
+  PinChange,
+  PinEvent,
+  PinStore,
+  StoredAuditRecord,
+} from './pinning/pin-types.js';
 export type { ToolkitHost } from './toolkit/host.js';
 // Upstream servers' sampling, elicitation and roots requests: answered by a host for its clients,
 // or by an app itself (`ToolkitOptions.upstreamRequests`).

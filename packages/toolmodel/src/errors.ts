@@ -49,7 +49,10 @@ export type ToolErrorCode =
   | 'step_limit_exceeded'
   // authorization: no usable credentials, or credentials that do not reach the thing asked for
   | 'unauthorized'
-  | 'forbidden';
+  | 'forbidden'
+  // pinning: a tool whose server changed its definition since it was pinned, withheld until a
+  // person accepts the change
+  | 'tool_changed';
 
 /** The stage of a tool call an error came from. */
 export type ToolOperation =

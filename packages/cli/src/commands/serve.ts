@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '@toolplane/gateway';
 import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
-import { ToolError, type ToolkitEvent } from '@toolplane/toolkit';
+import { showControls, ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
@@ -145,10 +145,22 @@ async function serve(
   };
   const { metrics } = observed;
   const reported = new Set<string>();
+  // Pinning's warnings (a changed tool, a new tool of a pinned server) are worth a line each.
+  const pinLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (message: string) => {
+      log(`${c.yellow('warning')} ${showControls(message)}`);
+    },
+    error: (message: string) => {
+      log(`${c.red('error')} ${showControls(message)}`);
+    },
+  };
   const opened = await openToolkit(cfg, {
     onEvent,
     search: true,
     onSearchError,
+    pinLogger,
     ...(metrics === undefined ? {} : { wrapStore: (store) => metrics.instrumentStore(store) }),
     wait: false,
     start: false,

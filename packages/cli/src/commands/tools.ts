@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { parseArgs } from '../args.js';
 import { isAllowed } from '../config.js';
 import { formatDuration, type Output } from '../output.js';
+import { registerPinCommands } from './pins.js';
 import {
   firstLine,
   findTool,
@@ -151,6 +152,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
         },
       );
     });
+  registerPinCommands(tools, context);
 }
 
 function toolSummary(item: ToolItem) {

@@ -103,6 +103,17 @@ export class ListCache {
     return this.#lists;
   }
 
+  /** Settles once the re-fetch of `kind` in progress, if any, has (failed or not). */
+  async settled(kind: ListKind): Promise<void> {
+    for (
+      let task = this.#refreshing.get(kind);
+      task !== undefined;
+      task = this.#refreshing.get(kind)
+    ) {
+      await task.catch(() => undefined);
+    }
+  }
+
   clear(): void {
     this.#lists = EMPTY_LISTS;
   }

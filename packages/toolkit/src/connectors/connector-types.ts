@@ -306,6 +306,11 @@ export interface ToolkitConnector {
   reconnect?(): void;
   /** Waits for the tool calls in flight to end; see `Connector.drain`. */
   drain?(options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Settles once a re-fetch of the tool list in progress (after the server's `list_changed`) has
+   * settled: pinning waits on it, so no call runs on a definition it has not checked.
+   */
+  toolsSettled?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -181,6 +181,11 @@ export class Connector implements ToolkitConnector {
     return this.#lists.current;
   }
 
+  /** See {@link ToolkitConnector.toolsSettled}. */
+  toolsSettled(): Promise<void> {
+    return this.#lists.settled('tools');
+  }
+
   // A method, not a field, so that checks after an await are not narrowed away.
   #isClosed(): boolean {
     return this.#stopWaiting.signal.aborted;

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import {
@@ -59,6 +60,8 @@ export class Connectors {
   readonly #factory: ConnectorFactory | undefined;
   readonly #connectors = new Map<string, ConnectorEntry>();
   readonly #sessions: SessionConnections;
+  /** Which listed tools are served (pinning); all when unset. */
+  toolFilter: (<T extends McpTool>(namespace: string, tools: readonly T[]) => T[]) | undefined;
   // The client session of the call or read in progress, for per-session servers.
   readonly #scope = new AsyncLocalStorage<string>();
 
@@ -416,6 +419,17 @@ export class Connectors {
     });
   }
 
+  /**
+   * Mirrors a connected connector's tools into the index again (its pins changed) and tells
+   * listeners its tool list changed.
+   */
+  resync(namespace: string): void {
+    const connector = this.#connectors.get(namespace)?.connector;
+    if (connector?.state !== 'connected') return;
+    syncTools(this.#index, this.#logger, connector, this.toolFilter);
+    this.#emit({ type: 'tool_list_changed', namespace });
+  }
+
   #start(entry: ConnectorEntry): void {
     entry.connector.start();
     entry.firstAttempt = entry.connector.ready().catch(() => undefined);
@@ -462,7 +476,7 @@ export class Connectors {
       event.type === 'tool_list_changed' ||
       (event.type === 'state_change' && event.state === 'connected')
     ) {
-      syncTools(this.#index, this.#logger, connector);
+      syncTools(this.#index, this.#logger, connector, this.toolFilter);
     } else if (event.type === 'state_change') {
       this.#index.removeNamespace(namespace);
     }

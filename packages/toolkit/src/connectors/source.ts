@@ -1,4 +1,4 @@
-import type { Prompt as McpPrompt } from '@modelcontextprotocol/client';
+import type { Prompt as McpPrompt, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import type { ConnectorClientLike, ToolkitConnector } from './connector.js';
 import { validateResource } from '../resources/resources.js';
@@ -71,10 +71,19 @@ export function connectorSource(connector: ToolkitConnector, parts: ConnectorSou
   });
 }
 
-/** Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold. */
-export function syncTools(index: ToolIndex, logger: Logger, connector: ToolkitConnector): void {
+/**
+ * Mirrors a connector's tools into the index, skipping (and logging) tools it cannot hold; with
+ * `filter` (pinning), only the tools it passes.
+ */
+export function syncTools(
+  index: ToolIndex,
+  logger: Logger,
+  connector: ToolkitConnector,
+  filter?: <T extends McpTool>(namespace: string, tools: readonly T[]) => T[],
+): void {
   const { namespace } = connector;
-  const tools = connector.lists.tools;
+  const tools =
+    filter === undefined ? connector.lists.tools : filter(namespace, connector.lists.tools);
   try {
     index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
     return;

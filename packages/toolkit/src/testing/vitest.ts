@@ -2,3 +2,5 @@
 // vitest, which the `@toolplane/toolkit/testing` helpers do not.
 export { describeStoreContract } from './store-contract.js';
 export type { StoreContractOptions } from './store-contract.js';
+export { describePinStoreContract } from './pin-store-contract.js';
+export type { PinStoreContractOptions } from './pin-store-contract.js';

@@ -1,3 +1,4 @@
+import type { ToolError } from '@toolplane/toolmodel';
 import type { UpstreamRequestHandler } from '../connectors/connector.js';
 
 /**
@@ -54,6 +55,12 @@ export interface ToolkitHost {
    * (see `AddConnectorOptions.connection`); a gateway calls it when a session ends.
    */
   readonly endSession: (session: string) => Promise<void>;
+  /**
+   * Why a call to the unlisted tool `namespace:name` is refused by pinning (a `tool_changed`
+   * error naming the change and the command that accepts it), else `undefined`: a gateway answers
+   * a call of a withheld tool with it instead of "no such tool".
+   */
+  readonly pinRefusal?: (toolId: string) => Promise<ToolError | undefined>;
 }
 
 /**

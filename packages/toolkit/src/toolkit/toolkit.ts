@@ -73,6 +73,12 @@ import {
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import { refuseUnknownToolkitOptions } from './unknown-options.js';
+import {
+  guardCall,
+  refusalFor,
+  startPinning,
+  type ToolkitPinning,
+} from '../pinning/toolkit-pinning.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
@@ -127,6 +133,7 @@ class ToolkitImpl implements Toolkit {
   readonly #kept = new KeptResults();
   readonly #listeners = new Set<(event: ToolkitEvent) => void>();
   readonly #unsubscribeStore: (() => void) | undefined;
+  readonly #pinning: ToolkitPinning | undefined;
   #running: AbortController | undefined;
   #closed = false;
   // What toolkitHost() hands a gateway.
@@ -144,6 +151,7 @@ class ToolkitImpl implements Toolkit {
     unsubscribeResource: (namespace, uri, options = {}) =>
       this.#connectors.unsubscribe(namespace, uri, options.sessionKey),
     endSession: (session) => this.#connectors.endSession(session),
+    pinRefusal: (id) => refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), id),
   };
   // The deprecated Toolkit members: the same hooks under their old place, for one minor.
   readonly setUpstreamRequestHandler = this[TOOLKIT_HOST].setUpstreamRequestHandler;
@@ -184,6 +192,7 @@ class ToolkitImpl implements Toolkit {
       sessionLimits: options.sessionConnections,
       factory: options.createConnector,
     });
+    this.#pinning = startPinning(options.pinning, this.#logger, this.#connectors);
     this.#reading = {
       lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
       kept: this.#kept,
@@ -300,8 +309,10 @@ class ToolkitImpl implements Toolkit {
     await this.close();
   }
 
-  ready(options: { signal?: AbortSignal } = {}): Promise<void> {
-    return this.#connectors.ready(options);
+  async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#connectors.ready(options);
+    // Pins loaded and first sights written: what is listed now is what pinning decided.
+    await this.#pinning?.gate.settled();
   }
 
   async close(): Promise<void> {
@@ -309,13 +320,16 @@ class ToolkitImpl implements Toolkit {
     this.#closed = true;
     this.#running?.abort();
     this.#unsubscribeStore?.();
-    await this.#connectors.close();
+    await Promise.all([this.#connectors.close(), this.#pinning?.close()]);
   }
 
   // -- reading -----------------------------------------------------------------------------
 
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
-    return lookupIn(this.#sources(), key, options.signal);
+    return lookupIn(this.#sources(), key, options.signal).catch(async (error: unknown) => {
+      // A tool pinning withholds is not missing: say why, and how to let it back.
+      throw (await refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), key)) ?? error;
+    });
   }
 
   list(request: ListRequest = {}): Promise<ListResult> {
@@ -419,6 +433,10 @@ class ToolkitImpl implements Toolkit {
         `no tool "${id}": the ${USER_NAMESPACE} namespace holds prompts and resources, never tools`,
         { toolId: id },
       );
+    }
+    // Only `block` refuses calls; other modes add no wait to a call.
+    if (this.#pinning?.blocks === true) {
+      await guardCall(this.#pinning, this.#connectors.get(namespace), id);
     }
     const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
     // No such tool listed, and its server not connected: the server's state says why.

@@ -39,6 +39,7 @@ import { type Resource, type ResourceInfo } from '../resources/resources.js';
 import { type Logger, type Session } from '../session.js';
 import type { SessionConnectionLimits } from '../connectors/session-connections.js';
 import type { Store } from '../store.js';
+import type { PinningMode, PinningOptions } from '../pinning/pin-gate.js';
 
 /** The namespace of tools, prompts and resources registered in code. */
 export const BUILTIN_NAMESPACE = 'builtin';
@@ -123,6 +124,13 @@ export interface ToolkitOptions {
   readonly delegate?: ToolkitDelegate;
   /** Keeps the `user` namespace; the toolkit reads it but never closes it. */
   readonly store?: Store;
+  /**
+   * Pins upstream tools: the first definition seen of each is fingerprinted and stored; a later,
+   * different one is withheld (`block`) or served and flagged (`warn`) until accepted. A mode
+   * alone keeps pins in memory; give a `store` (SQLite, PostgreSQL) to keep them across restarts
+   * and share them. Default `off`. The toolkit never closes the store.
+   */
+  readonly pinning?: PinningMode | PinningOptions;
   /** Default: the global OpenTelemetry tracer provider's `@toolplane/toolkit` tracer. */
   readonly tracer?: Tracer;
   readonly logger?: Logger;

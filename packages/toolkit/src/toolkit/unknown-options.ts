@@ -9,6 +9,7 @@ const KNOWN = Object.keys({
   resourceTemplates: true,
   delegate: true,
   store: true,
+  pinning: true,
   tracer: true,
   logger: true,
   maxCallDepth: true,

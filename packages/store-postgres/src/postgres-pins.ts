@@ -1,0 +1,410 @@
+import { randomUUID } from 'node:crypto';
+import {
+  auditLimit,
+  checkAuditRecord,
+  type AuditRecord,
+  type Pin,
+  type PinChange,
+  type PinEvent,
+  type PinStore,
+  type StoreCallOptions,
+  type StoredAuditRecord,
+} from '@toolplane/toolkit';
+import { ToolError } from '@toolplane/toolmodel';
+import { escapeIdentifier, Pool, type Notification, type PoolClient } from 'pg';
+import { migrate } from './migrations.js';
+import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
+import { asStoreError } from './store-error.js';
+
+/** Options for {@link createPostgresPinStore}. */
+export type PostgresPinStoreOptions = PostgresConnection & {
+  /** The schema, which may be shared with the other stores'. Default `toolplane`. */
+  readonly schema?: string;
+  /**
+   * Whether to hold a connection that LISTENs for other instances' writes (what a gateway
+   * needs to hear an acceptance); a one-shot command sets `false`. Default true.
+   */
+  readonly listen?: boolean;
+  /** Called with a `store_error` when the listening connection drops; it reconnects. */
+  readonly onError?: (error: ToolError) => void;
+};
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+const RECONNECT_MS = 500;
+
+interface ChangeRow {
+  namespace: string;
+  tool: string;
+  pinned_fingerprint: string;
+  pinned_definition: string;
+  fingerprint: string;
+  definition: string;
+  seen_at: string;
+}
+
+const toChange = (row: ChangeRow): PinChange => ({
+  namespace: row.namespace,
+  tool: row.tool,
+  pinned: { fingerprint: row.pinned_fingerprint, definition: row.pinned_definition },
+  current: { fingerprint: row.fingerprint, definition: row.definition },
+  seenAt: Number(row.seen_at),
+});
+
+/**
+ * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
+ * a PostgreSQL schema (the `tool_pins`, `tool_pin_changes` and `audit_log` tables of the
+ * store's migrations), so a fleet of gateways shares pins. Every write is one transaction that
+ * also NOTIFYs `<schema>_pins`; each store LISTENs there, so an acceptance made anywhere reaches
+ * every running gateway as soon as it commits.
+ *
+ * @throws {ToolError} `invalid_config` for a bad schema name or not exactly one of
+ * `connectionString` and `pool`; `store_error` when the server cannot be reached. Its methods
+ * reject with `store_error` when a query fails, `invalid_argument` for a bad audit record or
+ * limit, and `cancelled` when a call's signal is aborted.
+ */
+export async function createPostgresPinStore(options: PostgresPinStoreOptions): Promise<PinStore> {
+  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ToolError(
+      'invalid_config',
+      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
+    );
+  }
+  if ((options.connectionString === undefined) === (options.pool === undefined)) {
+    throw new ToolError(
+      'invalid_config',
+      'createPostgresPinStore needs exactly one of connectionString and pool',
+    );
+  }
+  const secrets = options.connectionString === undefined ? [] : [options.connectionString];
+  const pool =
+    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
+  if (options.pool === undefined) pool.on('error', () => undefined);
+  const s = escapeIdentifier(schema);
+  const channel = `${schema}_pins`;
+  const instance = randomUUID();
+  const listeners = new Set<(event: PinEvent) => void>();
+  let closed = false;
+  let listener: PoolClient | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const emit = (events: readonly PinEvent[]): void => {
+    for (const event of events) for (const each of [...listeners]) each(event);
+  };
+  const fail = (error: unknown, what: string): ToolError =>
+    asStoreError(error, `cannot ${what}`, { secrets });
+  const check = (callOptions: StoreCallOptions | undefined): void => {
+    if (closed) throw new ToolError('store_error', 'the PostgreSQL pin store is closed');
+    if (callOptions?.signal?.aborted === true) {
+      throw new ToolError('cancelled', 'the operation was cancelled', {
+        cause: callOptions.signal.reason,
+      });
+    }
+  };
+  const query = async <R extends object>(what: string, text: string, values: unknown[] = []) => {
+    try {
+      return (await pool.query<R>(text, values)).rows;
+    } catch (error) {
+      throw fail(error, what);
+    }
+  };
+  /** Runs `work` in one transaction, then NOTIFYs the tools it names (in the same commit). */
+  const transaction = async <T>(
+    what: string,
+    work: (db: PoolClient) => Promise<{ value: T; touched: readonly PinEvent[] }>,
+  ): Promise<T> => {
+    const db = await pool.connect().catch((error: unknown) => {
+      throw fail(error, what);
+    });
+    let failure: unknown;
+    try {
+      await db.query('BEGIN');
+      const { value, touched } = await work(db);
+      for (const event of touched) {
+        const payload = JSON.stringify({ w: instance, n: event.namespace, t: event.tool });
+        await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      }
+      await db.query('COMMIT');
+      emit(touched);
+      return value;
+    } catch (error) {
+      failure = error;
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw fail(error, what);
+    } finally {
+      db.release(failure instanceof Error ? failure : undefined);
+    }
+  };
+  const audit = (db: PoolClient, record: AuditRecord, detail: string | null) =>
+    db.query(
+      `INSERT INTO ${s}.audit_log (kind, at, tool_id, who, fingerprint, previous, detail)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::json)`,
+      [
+        record.kind,
+        record.at,
+        record.toolId,
+        record.who ?? null,
+        record.fingerprint ?? null,
+        record.previous ?? null,
+        detail,
+      ],
+    );
+
+  const onNotification = (message: Notification): void => {
+    if (message.channel !== channel || message.payload === undefined) return;
+    try {
+      const { w, n, t } = JSON.parse(message.payload) as { w?: unknown; n?: unknown; t?: unknown };
+      if (w !== instance && typeof n === 'string' && typeof t === 'string') {
+        emit([{ namespace: n, tool: t }]);
+      }
+    } catch {
+      // Not ours: something else shares the channel.
+    }
+  };
+  const listen = async (): Promise<void> => {
+    const db = await pool.connect();
+    const drop = (error?: unknown): void => {
+      if (listener !== db) return;
+      listener = undefined;
+      db.removeListener('notification', onNotification);
+      db.release(true);
+      if (closed) return;
+      options.onError?.(
+        asStoreError(
+          error ?? new Error('the connection ended'),
+          'the pin listener lost its connection',
+          {
+            secrets,
+            hint: 'reconnecting',
+          },
+        ),
+      );
+      reconnect();
+    };
+    db.on('error', drop);
+    db.on('end', drop);
+    db.on('notification', onNotification);
+    listener = db;
+    await db.query(`LISTEN ${escapeIdentifier(channel)}`);
+  };
+  // Back, it reports every tool, as writes made while it was away were not heard.
+  const reconnect = (): void => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      listen().then(
+        async () => {
+          const rows = await query<{ namespace: string; tool: string }>(
+            're-read tool pins',
+            `SELECT namespace, tool FROM ${s}.tool_pins`,
+          );
+          emit(rows);
+        },
+        () => {
+          if (!closed) reconnect();
+        },
+      );
+    }, RECONNECT_MS);
+  };
+
+  try {
+    await migrate(pool, schema);
+    if (options.listen !== false) await listen();
+  } catch (error) {
+    if (options.pool === undefined) await pool.end().catch(() => undefined);
+    throw fail(error, 'open the PostgreSQL pin store');
+  }
+
+  return {
+    async listPins(namespace, callOptions) {
+      check(callOptions);
+      const rows = await query<{
+        namespace: string;
+        tool: string;
+        fingerprint: string;
+        definition: string;
+        pinned_at: string;
+      }>(
+        'list tool pins',
+        `SELECT namespace, tool, fingerprint, definition, pinned_at FROM ${s}.tool_pins
+          WHERE $1::text IS NULL OR namespace = $1 ORDER BY namespace, tool`,
+        [namespace ?? null],
+      );
+      return rows.map((row): Pin => ({
+        namespace: row.namespace,
+        tool: row.tool,
+        fingerprint: row.fingerprint,
+        definition: row.definition,
+        pinnedAt: Number(row.pinned_at),
+      }));
+    },
+    async pinFirst(pin, record, callOptions) {
+      check(callOptions);
+      const detail = checkAuditRecord(record);
+      return transaction('pin a tool', async (db) => {
+        const inserted = await db.query(
+          `INSERT INTO ${s}.tool_pins (namespace, tool, fingerprint, definition, pinned_at)
+           VALUES ($1, $2, $3, $4, $5) ON CONFLICT (namespace, tool) DO NOTHING`,
+          [pin.namespace, pin.tool, pin.fingerprint, pin.definition, pin.pinnedAt],
+        );
+        if (inserted.rowCount === 0) {
+          const existing = await db.query<{
+            fingerprint: string;
+            definition: string;
+            pinned_at: string;
+          }>(
+            `SELECT fingerprint, definition, pinned_at FROM ${s}.tool_pins
+              WHERE namespace = $1 AND tool = $2`,
+            [pin.namespace, pin.tool],
+          );
+          const row = existing.rows[0];
+          const value: Pin =
+            row === undefined
+              ? pin
+              : {
+                  ...pin,
+                  fingerprint: row.fingerprint,
+                  definition: row.definition,
+                  pinnedAt: Number(row.pinned_at),
+                };
+          return { value, touched: [] };
+        }
+        await audit(db, record, detail);
+        return { value: pin, touched: [pin] };
+      });
+    },
+    async recordChange(change, record, callOptions) {
+      check(callOptions);
+      const detail = checkAuditRecord(record);
+      return transaction('record a tool change', async (db) => {
+        const written = await db.query(
+          `INSERT INTO ${s}.tool_pin_changes (namespace, tool, pinned_fingerprint,
+             pinned_definition, fingerprint, definition, seen_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (namespace, tool) DO UPDATE SET pinned_fingerprint = excluded.pinned_fingerprint,
+             pinned_definition = excluded.pinned_definition, fingerprint = excluded.fingerprint,
+             definition = excluded.definition, seen_at = excluded.seen_at
+           WHERE ${s}.tool_pin_changes.fingerprint <> excluded.fingerprint`,
+          [
+            change.namespace,
+            change.tool,
+            change.pinned.fingerprint,
+            change.pinned.definition,
+            change.current.fingerprint,
+            change.current.definition,
+            change.seenAt,
+          ],
+        );
+        if (written.rowCount === 0) return { value: false, touched: [] };
+        await audit(db, record, detail);
+        return { value: true, touched: [change] };
+      });
+    },
+    async listChanges(namespace, callOptions) {
+      check(callOptions);
+      const rows = await query<ChangeRow>(
+        'list tool changes',
+        `SELECT * FROM ${s}.tool_pin_changes WHERE $1::text IS NULL OR namespace = $1
+          ORDER BY namespace, tool`,
+        [namespace ?? null],
+      );
+      return rows.map(toChange);
+    },
+    async accept(target, who, callOptions) {
+      check(callOptions);
+      return transaction('accept tool changes', async (db) => {
+        // Taken and removed at once: two people accepting together accept each change once.
+        const taken = await db.query<ChangeRow>(
+          `DELETE FROM ${s}.tool_pin_changes WHERE namespace = $1 AND ($2::text IS NULL OR tool = $2)
+           RETURNING *`,
+          [target.namespace, target.tool ?? null],
+        );
+        const accepted = taken.rows.map(toChange).sort((a, b) => (a.tool < b.tool ? -1 : 1));
+        const now = Date.now();
+        for (const change of accepted) {
+          await db.query(
+            `INSERT INTO ${s}.tool_pins (namespace, tool, fingerprint, definition, pinned_at)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (namespace, tool) DO UPDATE SET
+               fingerprint = excluded.fingerprint, definition = excluded.definition,
+               pinned_at = excluded.pinned_at`,
+            [
+              change.namespace,
+              change.tool,
+              change.current.fingerprint,
+              change.current.definition,
+              now,
+            ],
+          );
+          await audit(
+            db,
+            {
+              kind: 'pin.accepted',
+              at: now,
+              toolId: `${change.namespace}:${change.tool}`,
+              who,
+              fingerprint: change.current.fingerprint,
+              previous: change.pinned.fingerprint,
+            },
+            null,
+          );
+        }
+        return { value: accepted, touched: accepted };
+      });
+    },
+    async appendAudit(record, callOptions) {
+      check(callOptions);
+      const detail = checkAuditRecord(record);
+      await transaction('append an audit record', async (db) => {
+        await audit(db, record, detail);
+        return { value: undefined, touched: [] };
+      });
+    },
+    async listAudit(listOptions = {}) {
+      check(listOptions);
+      const limit = auditLimit(listOptions.limit);
+      const rows = await query<{
+        seq: string;
+        kind: AuditRecord['kind'];
+        at: string;
+        tool_id: string;
+        who: string | null;
+        fingerprint: string | null;
+        previous: string | null;
+        detail: Record<string, unknown> | null;
+      }>(
+        'list audit records',
+        `SELECT * FROM (SELECT * FROM ${s}.audit_log WHERE at >= $1 ORDER BY seq DESC LIMIT $2) r
+          ORDER BY seq`,
+        [listOptions.since ?? 0, limit],
+      );
+      return rows.map((row): StoredAuditRecord => ({
+        seq: Number(row.seq),
+        kind: row.kind,
+        at: Number(row.at),
+        toolId: row.tool_id,
+        ...(row.who === null ? {} : { who: row.who }),
+        ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
+        ...(row.previous === null ? {} : { previous: row.previous }),
+        ...(row.detail === null ? {} : { detail: row.detail }),
+      }));
+    },
+    watch(each) {
+      listeners.add(each);
+      return () => {
+        listeners.delete(each);
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      listeners.clear();
+      if (timer !== undefined) clearTimeout(timer);
+      const db = listener;
+      listener = undefined;
+      if (db !== undefined) {
+        db.removeListener('notification', onNotification);
+        db.release(true);
+      }
+      if (options.pool === undefined) await pool.end().catch(() => undefined);
+    },
+  };
+}

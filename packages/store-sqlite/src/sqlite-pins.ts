@@ -1,0 +1,361 @@
+import {
+  auditLimit,
+  checkAuditRecord,
+  type AuditRecord,
+  type Pin,
+  type PinChange,
+  type PinEvent,
+  type PinStore,
+  type StoreCallOptions,
+  type StoredAuditRecord,
+} from '@toolplane/toolkit';
+import { ToolError } from '@toolplane/toolmodel';
+import { openSearchDb } from './sqlite-evidence.js';
+import { asStoreError } from './sqlite-store.js';
+
+/** Options for {@link createSqlitePinStore}. */
+export interface SqlitePinStoreOptions {
+  /** Database file, which may be shared with the other SQLite stores'. Default `.toolplane/toolplane.db`. */
+  readonly path?: string;
+  /** How long a write waits for another writer's lock before failing. Default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+  /**
+   * How often, while someone watches, the file is checked for other processes' writes (an
+   * acceptance by `toolplane tools accept`). Default 250 ms.
+   */
+  readonly pollIntervalMs?: number;
+}
+
+// Tables of their own, created when missing: pins, the changes waiting to be accepted, and the
+// audit log (which approvals share).
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tool_pins (
+  namespace TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  pinned_at INTEGER NOT NULL,
+  PRIMARY KEY (namespace, tool)
+);
+CREATE TABLE IF NOT EXISTS tool_pin_changes (
+  namespace TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  pinned_fingerprint TEXT NOT NULL,
+  pinned_definition TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  seen_at INTEGER NOT NULL,
+  PRIMARY KEY (namespace, tool)
+);
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  tool_id TEXT NOT NULL,
+  who TEXT,
+  fingerprint TEXT,
+  previous TEXT,
+  detail TEXT
+);
+CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`;
+
+interface PinRow {
+  namespace: string;
+  tool: string;
+  fingerprint: string;
+  definition: string;
+  pinned_at: number;
+}
+interface ChangeRow {
+  namespace: string;
+  tool: string;
+  pinned_fingerprint: string;
+  pinned_definition: string;
+  fingerprint: string;
+  definition: string;
+  seen_at: number;
+}
+interface AuditRow {
+  seq: number;
+  kind: AuditRecord['kind'];
+  at: number;
+  tool_id: string;
+  who: string | null;
+  fingerprint: string | null;
+  previous: string | null;
+  detail: string | null;
+}
+
+const toPin = (row: PinRow): Pin => ({
+  namespace: row.namespace,
+  tool: row.tool,
+  fingerprint: row.fingerprint,
+  definition: row.definition,
+  pinnedAt: row.pinned_at,
+});
+const toChange = (row: ChangeRow): PinChange => ({
+  namespace: row.namespace,
+  tool: row.tool,
+  pinned: { fingerprint: row.pinned_fingerprint, definition: row.pinned_definition },
+  current: { fingerprint: row.fingerprint, definition: row.definition },
+  seenAt: row.seen_at,
+});
+function toAudit(row: AuditRow): StoredAuditRecord {
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    at: row.at,
+    toolId: row.tool_id,
+    ...(row.who === null ? {} : { who: row.who }),
+    ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
+    ...(row.previous === null ? {} : { previous: row.previous }),
+    ...(row.detail === null ? {} : { detail: JSON.parse(row.detail) as Record<string, unknown> }),
+  };
+}
+
+/**
+ * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
+ * a SQLite file, so pins outlive restarts and `toolplane tools accept` in another process
+ * reaches a running gateway: while watched, the file is polled (`PRAGMA data_version`, a read
+ * of one page) every `pollIntervalMs` and other processes' writes are reported. Each write and
+ * its audit record are one transaction.
+ *
+ * @throws {ToolError} `store_error` when the file cannot be opened; its methods reject with
+ * `store_error` when SQLite fails, `invalid_argument` for a bad audit record or limit, and
+ * `cancelled` when a call's signal is aborted.
+ */
+export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinStore {
+  const db = openSearchDb(options, SCHEMA, 'pin store');
+  const sql = {
+    pins: db.prepare<[], PinRow>('SELECT * FROM tool_pins ORDER BY namespace, tool'),
+    pinsIn: db.prepare<[string], PinRow>(
+      'SELECT * FROM tool_pins WHERE namespace = ? ORDER BY tool',
+    ),
+    pin: db.prepare<[string, string], PinRow>(
+      'SELECT * FROM tool_pins WHERE namespace = ? AND tool = ?',
+    ),
+    insertPin: db.prepare<[string, string, string, string, number]>(
+      `INSERT INTO tool_pins (namespace, tool, fingerprint, definition, pinned_at)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT (namespace, tool) DO NOTHING`,
+    ),
+    replacePin: db.prepare<[string, string, string, string, number]>(
+      `INSERT OR REPLACE INTO tool_pins (namespace, tool, fingerprint, definition, pinned_at)
+       VALUES (?, ?, ?, ?, ?)`,
+    ),
+    changes: db.prepare<[], ChangeRow>('SELECT * FROM tool_pin_changes ORDER BY namespace, tool'),
+    changesIn: db.prepare<[string], ChangeRow>(
+      'SELECT * FROM tool_pin_changes WHERE namespace = ? ORDER BY tool',
+    ),
+    changeFingerprint: db.prepare<[string, string], { fingerprint: string }>(
+      'SELECT fingerprint FROM tool_pin_changes WHERE namespace = ? AND tool = ?',
+    ),
+    putChange: db.prepare<[string, string, string, string, string, string, number]>(
+      `INSERT OR REPLACE INTO tool_pin_changes (namespace, tool, pinned_fingerprint,
+         pinned_definition, fingerprint, definition, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    dropChange: db.prepare<[string, string]>(
+      'DELETE FROM tool_pin_changes WHERE namespace = ? AND tool = ?',
+    ),
+    audit: db.prepare<
+      [string, number, string, string | null, string | null, string | null, string | null]
+    >(
+      `INSERT INTO audit_log (kind, at, tool_id, who, fingerprint, previous, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    listAudit: db.prepare<[number, number], AuditRow>(
+      `SELECT * FROM (SELECT * FROM audit_log WHERE at >= ? ORDER BY seq DESC LIMIT ?)
+       ORDER BY seq`,
+    ),
+    snapshot: db.prepare<[], { key: string; state: string }>(
+      `SELECT namespace || ':' || tool AS key, 'p' || fingerprint AS state FROM tool_pins
+       UNION ALL SELECT namespace || ':' || tool, 'c' || fingerprint FROM tool_pin_changes`,
+    ),
+  };
+
+  const appendAudit = (record: AuditRecord, detail: string | null): void => {
+    sql.audit.run(
+      record.kind,
+      record.at,
+      record.toolId,
+      record.who ?? null,
+      record.fingerprint ?? null,
+      record.previous ?? null,
+      detail,
+    );
+  };
+  const pinFirst = db.transaction((pin: Pin, record: AuditRecord, detail: string | null) => {
+    const inserted = sql.insertPin.run(
+      pin.namespace,
+      pin.tool,
+      pin.fingerprint,
+      pin.definition,
+      pin.pinnedAt,
+    ).changes;
+    if (inserted > 0) appendAudit(record, detail);
+    return toPin(sql.pin.get(pin.namespace, pin.tool) as PinRow);
+  });
+  const recordChange = db.transaction(
+    (change: PinChange, record: AuditRecord, detail: string | null) => {
+      const known = sql.changeFingerprint.get(change.namespace, change.tool);
+      if (known?.fingerprint === change.current.fingerprint) return false;
+      sql.putChange.run(
+        change.namespace,
+        change.tool,
+        change.pinned.fingerprint,
+        change.pinned.definition,
+        change.current.fingerprint,
+        change.current.definition,
+        change.seenAt,
+      );
+      appendAudit(record, detail);
+      return true;
+    },
+  );
+  const accept = db.transaction((namespace: string, tool: string | undefined, who: string) => {
+    const accepted = sql.changesIn
+      .all(namespace)
+      .map(toChange)
+      .filter((change) => tool === undefined || change.tool === tool);
+    const now = Date.now();
+    for (const change of accepted) {
+      sql.replacePin.run(
+        change.namespace,
+        change.tool,
+        change.current.fingerprint,
+        change.current.definition,
+        now,
+      );
+      sql.dropChange.run(change.namespace, change.tool);
+      appendAudit(
+        {
+          kind: 'pin.accepted',
+          at: now,
+          toolId: `${change.namespace}:${change.tool}`,
+          who,
+          fingerprint: change.current.fingerprint,
+          previous: change.pinned.fingerprint,
+        },
+        null,
+      );
+    }
+    return accepted;
+  });
+
+  const listeners = new Set<(event: PinEvent) => void>();
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let dataVersion = 0;
+  let known = new Map<string, string>();
+  const notify = (events: readonly PinEvent[]): void => {
+    for (const event of events) for (const listener of [...listeners]) listener(event);
+  };
+  const readSnapshot = (): Map<string, string> => {
+    const next = new Map<string, string>();
+    for (const row of sql.snapshot.all()) next.set(row.key, (next.get(row.key) ?? '') + row.state);
+    return next;
+  };
+  // Our own writes are reported as they commit (data_version only moves for other connections').
+  const own = (events: readonly PinEvent[]): void => {
+    if (timer !== undefined) known = readSnapshot();
+    notify(events);
+  };
+  const poll = (): void => {
+    if (closed) return;
+    try {
+      const version = db.pragma('data_version', { simple: true }) as number;
+      if (version === dataVersion) return;
+      dataVersion = version;
+      const next = readSnapshot();
+      const events: PinEvent[] = [];
+      for (const key of new Set([...known.keys(), ...next.keys()])) {
+        if (known.get(key) === next.get(key)) continue;
+        const at = key.indexOf(':');
+        events.push({ namespace: key.slice(0, at), tool: key.slice(at + 1) });
+      }
+      known = next;
+      notify(events);
+    } catch (error) {
+      // Retried on the next tick; surfaced the way a throwing listener is.
+      queueMicrotask(() => {
+        throw asStoreError(error, 'watching the SQLite pin store for changes failed');
+      });
+    }
+  };
+
+  const run = <T>(what: string, callOptions: StoreCallOptions | undefined, body: () => T) =>
+    new Promise<T>((resolve) => {
+      if (closed) throw new ToolError('store_error', 'the SQLite pin store is closed');
+      if (callOptions?.signal?.aborted === true) {
+        throw new ToolError('cancelled', 'the operation was cancelled', {
+          cause: callOptions.signal.reason,
+        });
+      }
+      try {
+        resolve(body());
+      } catch (error) {
+        throw asStoreError(error, `cannot ${what}`);
+      }
+    });
+
+  return {
+    listPins: (namespace, callOptions) =>
+      run('list tool pins', callOptions, () =>
+        (namespace === undefined ? sql.pins.all() : sql.pinsIn.all(namespace)).map(toPin),
+      ),
+    pinFirst: (pin, record, callOptions) =>
+      run('pin a tool', callOptions, () => {
+        const stored = pinFirst(pin, record, checkAuditRecord(record));
+        own([pin]);
+        return stored;
+      }),
+    recordChange: (change, record, callOptions) =>
+      run('record a tool change', callOptions, () => {
+        const recorded = recordChange(change, record, checkAuditRecord(record));
+        if (recorded) own([change]);
+        return recorded;
+      }),
+    listChanges: (namespace, callOptions) =>
+      run('list tool changes', callOptions, () =>
+        (namespace === undefined ? sql.changes.all() : sql.changesIn.all(namespace)).map(toChange),
+      ),
+    accept: (target, who, callOptions) =>
+      run('accept tool changes', callOptions, () => {
+        const accepted = accept(target.namespace, target.tool, who);
+        if (accepted.length > 0) own(accepted);
+        return accepted;
+      }),
+    appendAudit: (record, callOptions) =>
+      run('append an audit record', callOptions, () => {
+        appendAudit(record, checkAuditRecord(record));
+      }),
+    listAudit: (listOptions = {}) =>
+      run('list audit records', listOptions, () =>
+        sql.listAudit.all(listOptions.since ?? 0, auditLimit(listOptions.limit)).map(toAudit),
+      ),
+    watch(listener) {
+      listeners.add(listener);
+      if (timer === undefined && !closed) {
+        dataVersion = db.pragma('data_version', { simple: true }) as number;
+        known = readSnapshot();
+        timer = setInterval(poll, options.pollIntervalMs ?? 250);
+        timer.unref();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && timer !== undefined) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
+    close() {
+      if (!closed) {
+        closed = true;
+        if (timer !== undefined) clearInterval(timer);
+        listeners.clear();
+        db.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}

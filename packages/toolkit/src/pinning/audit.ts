@@ -1,0 +1,88 @@
+import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import type { AcceptTarget, AuditKind, AuditRecord } from './pin-types.js';
+
+/** Every {@link AuditKind}, for stores and readers that check what they load. */
+export const AUDIT_KINDS: readonly AuditKind[] = [
+  'approval.asked',
+  'approval.granted',
+  'approval.refused',
+  'pin.first',
+  'pin.changed',
+  'pin.accepted',
+];
+
+/** The most audit records one {@link PinStore.listAudit} answers. */
+export const MAX_AUDIT_LIMIT = 10_000;
+const DEFAULT_AUDIT_LIMIT = 100;
+// A record's detail is metadata, never a payload: a call's arguments go in as a digest.
+const MAX_DETAIL_CHARS = 16_384;
+
+/**
+ * Checks an audit record before it is stored, and answers its detail as JSON (or `null`).
+ *
+ * @throws {ToolError} `invalid_argument` naming the field that is wrong.
+ */
+export function checkAuditRecord(record: AuditRecord): string | null {
+  if (!AUDIT_KINDS.includes(record.kind)) {
+    throw new ToolError(
+      'invalid_argument',
+      `audit kind ${JSON.stringify(record.kind)} is not one of ${AUDIT_KINDS.join(', ')}`,
+    );
+  }
+  if (!Number.isSafeInteger(record.at) || record.at < 0) {
+    throw new ToolError('invalid_argument', 'an audit record needs `at` in epoch milliseconds');
+  }
+  if (typeof record.toolId !== 'string' || record.toolId.length === 0) {
+    throw new ToolError('invalid_argument', 'an audit record needs the `toolId` it is about');
+  }
+  if (record.detail === undefined) return null;
+  let detail: string;
+  try {
+    detail = JSON.stringify(record.detail);
+  } catch (error) {
+    throw new ToolError('invalid_argument', 'an audit record`s detail must be plain JSON', {
+      cause: error,
+    });
+  }
+  if (detail.length > MAX_DETAIL_CHARS) {
+    throw new ToolError(
+      'invalid_argument',
+      `an audit record's detail is ${String(detail.length)} characters of JSON, over ${String(MAX_DETAIL_CHARS)}; store a digest of large values`,
+    );
+  }
+  return detail;
+}
+
+/**
+ * The limit a {@link PinStore.listAudit} call asked for, or the default.
+ *
+ * @throws {ToolError} `invalid_argument` for a limit that is not an integer from 1 to 10,000.
+ */
+export function auditLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_AUDIT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
+    throw new ToolError(
+      'invalid_argument',
+      `limit must be an integer from 1 to ${String(MAX_AUDIT_LIMIT)}, got ${String(limit)}`,
+    );
+  }
+  return limit;
+}
+
+/**
+ * Reads `namespace` or `namespace:tool`, as `toolplane tools accept` takes it.
+ *
+ * @throws {ToolError} `invalid_argument` for anything else.
+ */
+export function parseAcceptTarget(text: string): AcceptTarget {
+  const at = text.indexOf(':');
+  const namespace = at < 0 ? text : text.slice(0, at);
+  const tool = at < 0 ? undefined : text.slice(at + 1);
+  if (!NAMESPACE_PATTERN.test(namespace) || (tool !== undefined && !/^[^\s:]{1,128}$/.test(tool))) {
+    throw new ToolError(
+      'invalid_argument',
+      `${JSON.stringify(text)} is not a namespace or namespace:tool (e.g. github or github:create_issue)`,
+    );
+  }
+  return tool === undefined ? { namespace } : { namespace, tool };
+}

@@ -1,0 +1,122 @@
+import type { StoreCallOptions } from '../store.js';
+
+/** The pinned definition of one tool of one upstream server. */
+export interface Pin {
+  /** The server's namespace. */
+  readonly namespace: string;
+  /** The tool's name on that server. */
+  readonly tool: string;
+  /** See {@link fingerprintTool}. */
+  readonly fingerprint: string;
+  /** The pinned definition as canonical JSON. */
+  readonly definition: string;
+  /** When it was pinned or last accepted, in epoch milliseconds. */
+  readonly pinnedAt: number;
+}
+
+/** A tool whose server now offers a definition other than its pin, waiting to be accepted. */
+export interface PinChange {
+  readonly namespace: string;
+  readonly tool: string;
+  /** What was pinned. */
+  readonly pinned: Pick<Pin, 'fingerprint' | 'definition'>;
+  /** What the server offers now. */
+  readonly current: Pick<Pin, 'fingerprint' | 'definition'>;
+  /** When the server was first seen offering `current`, in epoch milliseconds. */
+  readonly seenAt: number;
+}
+
+/**
+ * What an audit record is about: an approval asked for, granted or refused (the approval
+ * middleware's decisions), a tool pinned on first sight, a pinned tool seen changed, or a change
+ * accepted.
+ */
+export type AuditKind =
+  | 'approval.asked'
+  | 'approval.granted'
+  | 'approval.refused'
+  | 'pin.first'
+  | 'pin.changed'
+  | 'pin.accepted';
+
+/** One audit record: who did what to which tool, when, with which definition. */
+export interface AuditRecord {
+  readonly kind: AuditKind;
+  /** When, in epoch milliseconds. */
+  readonly at: number;
+  /** The canonical tool ID, `namespace:tool`. */
+  readonly toolId: string;
+  /** Who: a session or caller for approvals, `gateway` or a CLI user for pins. */
+  readonly who?: string;
+  /** The tool definition's fingerprint the record is about (the new one for a change). */
+  readonly fingerprint?: string;
+  /** The fingerprint it replaced, for `pin.changed` and `pin.accepted`. */
+  readonly previous?: string;
+  /** Anything else worth keeping: a policy's name, a reason, an arguments digest. Plain JSON. */
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+/** An {@link AuditRecord} as stored, with its place in the log. */
+export interface StoredAuditRecord extends AuditRecord {
+  /** Rises with every record appended to the store. */
+  readonly seq: number;
+}
+
+/** Options of {@link PinStore.listAudit}. */
+export interface ListAuditOptions extends StoreCallOptions {
+  /** Only records at or after this time (epoch milliseconds). */
+  readonly since?: number;
+  /** At most this many, the newest; default 100, at most 10,000. */
+  readonly limit?: number;
+}
+
+/** What {@link PinStore.watch} listeners hear: the pins or changes of a tool were written. */
+export interface PinEvent {
+  readonly namespace: string;
+  readonly tool: string;
+}
+
+/** Which tools {@link PinStore.accept} accepts: one tool, or every change of a namespace. */
+export interface AcceptTarget {
+  readonly namespace: string;
+  readonly tool?: string;
+}
+
+/**
+ * Where tool pins, pending changes and the audit log live: in memory ({@link createMemoryPinStore}),
+ * a SQLite file or PostgreSQL (a fleet shares pins). Every write that touches more than one
+ * record (a pin and its audit record, an acceptance) is one transaction: nothing is stored half.
+ */
+export interface PinStore {
+  /** Every pin, or the pins of one namespace. */
+  listPins(namespace?: string, options?: StoreCallOptions): Promise<Pin[]>;
+  /**
+   * Pins `pin` unless its tool already has a pin, with a `pin.first` audit record; answers the
+   * pin now stored (an existing one wins, so two instances seeing a tool at once agree).
+   */
+  pinFirst(pin: Pin, audit: AuditRecord, options?: StoreCallOptions): Promise<Pin>;
+  /**
+   * Records that a pinned tool is now offered as `change.current`, with a `pin.changed` audit
+   * record; a change already recorded with the same fingerprint is left as it is (answers false).
+   */
+  recordChange(change: PinChange, audit: AuditRecord, options?: StoreCallOptions): Promise<boolean>;
+  /** The changes waiting to be accepted, of every namespace or one. */
+  listChanges(namespace?: string, options?: StoreCallOptions): Promise<PinChange[]>;
+  /**
+   * Accepts the recorded changes of `target`: each one's current definition becomes its pin, and
+   * gets a `pin.accepted` audit record by `who`. Answers the changes accepted.
+   */
+  accept(target: AcceptTarget, who: string, options?: StoreCallOptions): Promise<PinChange[]>;
+  /** Appends one audit record (the approval middleware's `onDecision` hook lands here). */
+  appendAudit(record: AuditRecord, options?: StoreCallOptions): Promise<void>;
+  /** Audit records, oldest first. */
+  listAudit(options?: ListAuditOptions): Promise<StoredAuditRecord[]>;
+  /**
+   * Calls `listener` for each tool whose pin or change another writer wrote (and this instance's
+   * own writes): how a running gateway hears an acceptance made by `toolplane tools accept`.
+   * Returns the unsubscribe function.
+   */
+  watch(listener: (event: PinEvent) => void): () => void;
+  /** Releases what the store holds (a pool it created, a timer). */
+  close(): Promise<void>;
+}
