@@ -2,6 +2,8 @@ import { builtinTools } from '@toolplane/builtins';
 import {
   auditApprovals,
   createMemoryPinStore,
+  withAuditFeed,
+  type AuditRecord,
   createMemoryStore,
   createToolkit,
   loadPrompts,
@@ -89,6 +91,8 @@ export interface OpenToolkitOptions {
   readonly middleware?: readonly Middleware[];
   /** Hears pinning's log lines (a tool pinned, a tool changed); default none. */
   readonly pinLogger?: Logger;
+  /** Hears each record this process adds to the audit log (approvals, pins), once stored. */
+  readonly onAudit?: (record: AuditRecord) => void;
 }
 
 /**
@@ -117,6 +121,9 @@ export async function openToolkit(
       config.pinning === 'off' && config.approval === undefined
         ? undefined
         : await openPinStore(config.store, { signal });
+    if (pins !== undefined && options.onAudit !== undefined) {
+      pins = withAuditFeed(pins, options.onAudit);
+    }
   } catch (error) {
     await store.close();
     throw error;

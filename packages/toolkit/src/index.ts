@@ -187,6 +187,7 @@ export type {
 
 export { toolkitHost } from './toolkit/toolkit.js';
 export { auditApprovals } from './pinning/approval-audit.js';
+export { withAuditFeed } from './pinning/audit-feed.js';
 export { fingerprintTool } from './pinning/fingerprint.js';
 export type { PinnableTool, ToolFingerprint } from './pinning/fingerprint.js';
 export { createMemoryPinStore } from './pinning/memory-pin-store.js';

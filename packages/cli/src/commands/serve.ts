@@ -161,6 +161,9 @@ async function serve(
     search: true,
     onSearchError,
     pinLogger,
+    onAudit: (record) => {
+      observed.log.auditRecord(record);
+    },
     ...(metrics === undefined ? {} : { wrapStore: (store) => metrics.instrumentStore(store) }),
     wait: false,
     start: false,

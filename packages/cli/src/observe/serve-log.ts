@@ -3,6 +3,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { pino, type Logger as PinoLogger } from 'pino';
 import type { GatewayObserver, ToolCallRecord } from '@toolplane/gateway';
+import type { AuditRecord } from '@toolplane/toolkit';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
 
@@ -22,6 +23,8 @@ export interface ServeLog {
   warn(message: string, fields?: LogFields): void;
   /** Hears every tool call and writes its audit line. */
   readonly observer: GatewayObserver;
+  /** Writes the audit line of a record of the audit log (an approval, a pin change). */
+  auditRecord(record: AuditRecord): void;
 }
 
 /** Options of {@link createServeLog}. */
@@ -48,6 +51,7 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
   const dim = output.errColor.dim;
   const audit = (record: ToolCallRecord): LogFields => ({
     audit: true,
+    kind: 'tool.call',
     who:
       record.subject === undefined
         ? record.sessionId === undefined
@@ -63,6 +67,17 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
     ...(log.arguments ? { arguments: record.args } : {}),
   });
 
+  // The audit log's records (approvals, pins) as lines: what, who, which tool and definition.
+  const logged = (record: AuditRecord): LogFields => ({
+    audit: true,
+    kind: record.kind,
+    tool: record.toolId,
+    ...(record.who === undefined ? {} : { who: record.who }),
+    ...(record.fingerprint === undefined ? {} : { fingerprint: record.fingerprint }),
+    ...(record.previous === undefined ? {} : { previous: record.previous }),
+    ...(record.detail === undefined ? {} : { detail: record.detail }),
+  });
+
   if (log.format === 'text') {
     const say = (level: LogLevel, message: string): void => {
       if (RANK[level] < least) return;
@@ -76,6 +91,9 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       },
       warn: (message) => {
         say('warn', message);
+      },
+      auditRecord: (record) => {
+        say('debug', dim(`audit ${record.kind} ${record.toolId} ${record.who ?? ''}`.trimEnd()));
       },
       observer:
         least > RANK.debug
@@ -118,6 +136,9 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
     },
     warn: (message, fields = {}) => {
       logger.warn(fields, stripVTControlCharacters(message));
+    },
+    auditRecord: (record) => {
+      logger.info(logged(record), record.kind);
     },
     observer: {
       toolCall: (record) => {

@@ -136,7 +136,7 @@ describe('serve --log-format json, with metrics and OTLP traces', () => {
     expect(entries).toContainEqual(
       expect.objectContaining({ connector: 'fx', state: 'connected' }),
     );
-    const audits = entries.filter((entry) => entry.audit === true);
+    const audits = entries.filter((entry) => entry.audit === true && entry.kind === 'tool.call');
     expect(audits.map((a) => [a.tool, a.outcome])).toEqual([
       ['fx:add', 'ok'],
       ['fx:echo', 'ok'],
@@ -149,6 +149,15 @@ describe('serve --log-format json, with metrics and OTLP traces', () => {
       expect(audit.durationMs).toEqual(expect.any(Number));
     }
     expect(audits[1]?.arguments).toEqual({ text: 'say ***' });
+    // The audit log's own records: each tool of the server pinned on first sight (pinning: warn).
+    const pinned = entries.filter((entry) => entry.audit === true && entry.kind === 'pin.first');
+    expect(pinned.map((entry) => entry.tool)).toContain('fx:add');
+    for (const entry of pinned) {
+      expect(entry).toMatchObject({
+        who: 'gateway',
+        fingerprint: expect.stringMatching(/^sha256:/),
+      });
+    }
     expect(stderr).not.toContain(TOKEN);
   });
 });
