@@ -37,6 +37,10 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: sources,
+          // Vitest's default is one worker per core less one: a single worker on CI's two cores.
+          // Most of a file's time is spent waiting on the servers and children it starts, so
+          // three workers overlap those waits (TEST_WORKERS overrides).
+          maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
           exclude: [...serial, ...e2e, '**/node_modules/**'],
           typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
           sequence: { groupOrder: 0 },
