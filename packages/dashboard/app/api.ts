@@ -88,3 +88,14 @@ export interface MinuteStats {
   p50: number | null;
   p95: number | null;
 }
+export interface PinChangeView {
+  id: string;
+  namespace: string;
+  tool: string;
+  seenAt: number;
+  fields: string[];
+  pinned: string;
+  current: string;
+  diff: string;
+  accept: string;
+}
