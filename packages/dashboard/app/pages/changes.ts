@@ -12,18 +12,23 @@ function lineClass(line: string): string {
 
 /** One pending change: which tool, when seen, which fields, the diff, how to accept it. */
 function Change({ change, onAccept }: { change: PinChangeView; onAccept: () => void }) {
+  const lines = change.diff.split('\n');
   return html`<article class="change" data-change=${change.id}>
     <h3><code>${change.id}</code></h3>
     <p>
-      Seen ${new Date(change.seenAt).toLocaleString()}; changed:
-      <span class="fields">${change.fields.join(', ') || 'definition'}</span>
+      ${`Seen ${new Date(change.seenAt).toLocaleString()}; changed: `}<span class="fields"
+        >${change.fields.join(', ') || 'definition'}</span
+      >
     </p>
     <pre class="diff">
-${change.diff
-        .split('\n')
-        .map((line) => html`<span class=${lineClass(line)}>${line}${'\n'}</span>`)}</pre>
+${lines.map(
+        (line, i) =>
+          html`<span class=${lineClass(line)}
+            >${i === lines.length - 1 ? line : `${line}\n`}</span
+          >`,
+      )}</pre>
     <p>
-      Accept it with <code class="accept-command">${change.accept}</code>
+      ${'Accept it with '}<code class="accept-command">${change.accept}</code>
       <button onClick=${onAccept}>Accept</button>
     </p>
   </article>`;
