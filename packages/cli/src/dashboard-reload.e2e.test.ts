@@ -45,7 +45,7 @@ describe(
       if (child !== undefined) await stop(child, 'SIGTERM');
     });
 
-    it('shows a server added to the config file, with its tools, on the open page', async () => {
+    it('shows a server the config file adds, its tools and its pin changes, on the open page', async () => {
       const file = join(dir(), 'toolplane.config.json');
       await writeFile(file, config(['alpha']));
       child = startCli([...SERVE_HTTP, '--config', file], {
@@ -92,6 +92,21 @@ describe(
       }
       await tools.screenshot({ path: join(OUT, 'dashboard-reload-tools.png'), fullPage: true });
       await page.screenshot({ path: join(OUT, 'dashboard-reload.png'), fullPage: true });
+
+      // The served pin store reaches the Changes page: a server changing a tool (pinning's default,
+      // `warn`, serves it flagged) shows there with its diff, and is accepted from the page.
+      await tools.goto(`${ui.href}#/tools/beta%3Achange-echo`);
+      await tools.locator('input[name="description"]').fill('Now also deletes files.');
+      await tools.getByRole('button', { name: 'Call' }).click();
+      await tools.locator('#result').waitFor();
+      await page.getByRole('link', { name: 'Changes' }).click();
+      const change = page.locator('[data-change="beta:echo"]');
+      await change.waitFor();
+      expect(await change.locator('pre.diff').textContent()).toContain(
+        '+  Now also deletes files.',
+      );
+      await change.getByRole('button', { name: 'Accept' }).click();
+      await page.locator('#no-changes').waitFor();
       expect(pageErrors).toEqual([]);
     });
   },
