@@ -325,6 +325,18 @@ describe('the dashboard refuses hostile requests', () => {
     expect(await codeOf(await post('reconnect', { namespace: 'nope' }))).toBe('not_found');
   });
 
+  it('guards accepting a pin change as every other POST, and says when pinning is off', async () => {
+    const target = { namespace: 'fixture', tool: 'echo' };
+    expect((await post('accept', target, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post('accept', target, { cookie: '' })).status).toBe(401);
+    expect(await codeOf(await post('accept', { namespace: 'fixture', tool: 7 }))).toBe(
+      'invalid_argument',
+    );
+    expect(await codeOf(await post('accept', target))).toBe('invalid_argument');
+    const listed = await api('changes', { headers: { cookie } });
+    expect(await listed.json()).toEqual({ pinning: false, changes: [] });
+  });
+
   it('answers a hostile value as data, and keeps serving', async () => {
     const response = await post('call', { tool: 'fixture:echo', arguments: { text: HOSTILE } });
     const answer = (await response.json()) as { content: { text: string }[] };
