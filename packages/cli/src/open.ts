@@ -27,6 +27,11 @@ export interface OpenToolkit {
   readonly toolkit: Toolkit;
   readonly store: Store;
   /**
+   * The pin store (pins, pending changes, audit log) the toolkit was given; absent when the
+   * config has pinning off and no approvals. The dashboard's Changes page reads it.
+   */
+  readonly pins: PinStore | undefined;
+  /**
    * Starts the connectors, when {@link OpenToolkitOptions.start} was false; later calls do
    * nothing.
    */
@@ -257,7 +262,7 @@ export async function openToolkit(
   }
   const warmSearch = (warmOptions?: { readonly signal?: AbortSignal }): Promise<void> =>
     search?.warm(warmOptions) ?? Promise.resolve();
-  return { toolkit, store, start, warmSearch, close, addServer, setBuiltins };
+  return { toolkit, store, pins, start, warmSearch, close, addServer, setBuiltins };
 }
 
 /**

@@ -88,3 +88,15 @@ export interface MinuteStats {
   p50: number | null;
   p95: number | null;
 }
+/** A pending pin change as `api/changes` answers it; `diff` is `describePinChange`'s text. */
+export interface PinChangeView {
+  id: string;
+  namespace: string;
+  tool: string;
+  seenAt: number;
+  fields: string[];
+  pinned: string;
+  current: string;
+  diff: string;
+  accept: string;
+}

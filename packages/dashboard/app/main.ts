@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type CallEntry } from './api.js';
 import { html } from './html.js';
+import { Changes } from './pages/changes.js';
 import { Charts } from './pages/charts.js';
 import { Connectors } from './pages/connectors.js';
 import { Login } from './pages/login.js';
@@ -17,6 +18,7 @@ const PAGES = [
   ['resources', 'Resources'],
   ['log', 'Live log'],
   ['charts', 'Charts'],
+  ['changes', 'Changes'],
 ] as const;
 type Page = (typeof PAGES)[number][0];
 const KEPT_CALLS = 200;
@@ -35,6 +37,8 @@ interface Live {
   /** Rises when the tools, prompts or resources change. */
   listsVersion: number;
   connectorsVersion: number;
+  /** Rises when a pin or pending change is written. */
+  pinsVersion: number;
   connected: boolean;
 }
 
@@ -44,6 +48,7 @@ function useLive(enabled: boolean): Live {
     toolsVersion: 0,
     listsVersion: 0,
     connectorsVersion: 0,
+    pinsVersion: 0,
     connected: false,
   });
   useEffect(() => {
@@ -72,6 +77,9 @@ function useLive(enabled: boolean): Live {
     });
     source.addEventListener('lists', () => {
       setLive((l) => ({ ...l, listsVersion: l.listsVersion + 1 }));
+    });
+    source.addEventListener('pins', () => {
+      setLive((l) => ({ ...l, pinsVersion: l.pinsVersion + 1 }));
     });
     source.addEventListener('connector', () => {
       setLive((l) => ({ ...l, connectorsVersion: l.connectorsVersion + 1 }));
@@ -138,6 +146,7 @@ function App() {
       ${where.page === 'resources' && html`<${Resources} version=${live.listsVersion} />`}
       ${where.page === 'log' && html`<${CallLog} calls=${live.calls} />`}
       ${where.page === 'charts' && html`<${Charts} calls=${live.calls} />`}
+      ${where.page === 'changes' && html`<${Changes} version=${live.pinsVersion} />`}
     </main>
   `;
 }

@@ -1,13 +1,11 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot } from '@toolplane/fixtures';
+import { describePinChange } from '@toolplane/toolkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchChromium,
-  startDashboardGateway,
-  type DashboardGateway,
-} from './testing/dashboard-gateway.js';
+import { launchChromium } from './testing/chromium.js';
+import { startDashboardGateway, type DashboardGateway } from './testing/dashboard-gateway.js';
 
 const TOKEN = 'dashboard-e2e-token-0123456789';
 const OUT = join(repoRoot, '.ci', 'out');
@@ -154,6 +152,73 @@ describe('the dashboard in Chromium', () => {
   });
 });
 
+describe('the Changes page in Chromium', () => {
+  let served: DashboardGateway;
+  let chromium: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  const pageErrors: string[] = [];
+  // What a rug-pulling server might put in a description: terminal escapes and markup.
+  const RUG = `\u001b[2JNow also deletes files.\u0007 ${HOSTILE}`;
+
+  beforeAll(async () => {
+    await mkdir(OUT, { recursive: true });
+    served = await startDashboardGateway(TOKEN, { pinning: 'block' });
+    chromium = await launchChromium();
+    page = await chromium.context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+  afterAll(async () => {
+    await chromium.close();
+    await served.close();
+  });
+
+  it('shows a changed tool with its diff, as text, without a reload, and accepts it', async () => {
+    await page.goto(`${served.ui.href}#/changes`);
+    await page.getByLabel('Gateway token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.locator('#no-changes').waitFor();
+    await page.evaluate(() => {
+      (globalThis as { marker?: string }).marker = 'same page';
+    });
+    await served.toolkit.callTool('fixture:change-echo', { description: RUG });
+    const change = page.locator('[data-change="fixture:echo"]');
+    await change.waitFor();
+    const [pending] = (await served.pins?.listChanges('fixture')) ?? [];
+    if (pending === undefined) throw new Error('the store recorded no change');
+    // The very text `toolplane tools changes` prints, shown as text.
+    expect(await change.locator('pre.diff').textContent()).toBe(
+      describePinChange(pending, { maxLines: 200 }),
+    );
+    expect(await change.locator('pre.diff').textContent()).toContain(`\\u{1b}[2JNow also`);
+    expect(await change.locator('pre.diff').textContent()).toContain('<script>window.pwned=1');
+    expect(await change.locator('.fields').textContent()).toBe('description');
+    expect(await change.locator('.accept-command').textContent()).toBe(
+      'toolplane tools accept fixture:echo',
+    );
+    expect(await page.locator('#changes script, #changes img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { marker?: string }).marker)).toBe('same page');
+    await page.screenshot({ path: join(OUT, 'dashboard-changes.png'), fullPage: true });
+
+    await change.getByRole('button', { name: 'Accept' }).click();
+    await page.locator('#no-changes').waitFor();
+    const audit = await served.pins?.listAudit({ limit: 1000 });
+    expect(audit?.filter((r) => r.kind === 'pin.accepted')).toEqual([
+      expect.objectContaining({ toolId: 'fixture:echo', who: 'dashboard' }),
+    ]);
+    // Accepted: the gateway serves the tool again once its gate has heard the store.
+    await expect
+      .poll(() =>
+        served.toolkit.callTool('fixture:echo', { text: 'back' }).then(
+          () => 'served',
+          (error: unknown) => (error as { code?: string }).code,
+        ),
+      )
+      .toBe('served');
+    expect(pageErrors).toEqual([]);
+  });
+});
+
 describe('the dashboard refuses hostile requests', () => {
   let served: DashboardGateway;
   let cookie: string;
@@ -258,6 +323,18 @@ describe('the dashboard refuses hostile requests', () => {
       'validation',
     );
     expect(await codeOf(await post('reconnect', { namespace: 'nope' }))).toBe('not_found');
+  });
+
+  it('guards accepting a pin change as every other POST, and says when pinning is off', async () => {
+    const target = { namespace: 'fixture', tool: 'echo' };
+    expect((await post('accept', target, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post('accept', target, { cookie: '' })).status).toBe(401);
+    expect(await codeOf(await post('accept', { namespace: 'fixture', tool: 7 }))).toBe(
+      'invalid_argument',
+    );
+    expect(await codeOf(await post('accept', target))).toBe('invalid_argument');
+    const listed = await api('changes', { headers: { cookie } });
+    expect(await listed.json()).toEqual({ pinning: false, changes: [] });
   });
 
   it('answers a hostile value as data, and keeps serving', async () => {

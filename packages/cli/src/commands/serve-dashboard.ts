@@ -7,7 +7,7 @@ import {
   type LoginProof,
 } from '@toolplane/dashboard';
 import type { GatewayAuth } from '@toolplane/gateway';
-import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
 import { isAllowed, type CliConfig } from '../config.js';
 import type { Output } from '../output.js';
 
@@ -18,6 +18,8 @@ export interface MountDashboardOptions {
   readonly token: string | undefined;
   readonly auth: GatewayAuth | undefined;
   readonly feed?: CallFeed;
+  /** The pin store, for the Changes page (pending pin changes, accepted from the page). */
+  readonly pins?: PinStore;
   /** The MCP endpoint once listening: OAuth tokens are checked for it. */
   readonly endpoint: () => URL | undefined;
 }
@@ -48,6 +50,8 @@ export function mountDashboard(
     return dashboardRoutes({
       toolkit: options.toolkit,
       ...(options.feed === undefined ? {} : { feed: options.feed }),
+      // With pinning off the store keeps only approvals' audit log: no changes to show.
+      ...(options.pins === undefined || cfg.pinning === 'off' ? {} : { pins: options.pins }),
       ...(verify === undefined ? {} : { verify }),
       visible: (tool) => isAllowed(cfg.filter[tool.namespace ?? ''], tool),
     });

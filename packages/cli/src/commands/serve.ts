@@ -224,6 +224,7 @@ async function serve(
         token,
         auth,
         ...(feed === undefined ? {} : { feed }),
+        ...(opened.pins === undefined ? {} : { pins: opened.pins }),
         endpoint: () => listening.url,
       });
       // MCP requests wait for the servers' first attempts as the printed URL does (a client

@@ -211,7 +211,7 @@ function summary(
 }
 
 /** @throws {UiError} 400 `invalid_argument` unless `body[name]` is a non-empty short string. */
-function stringField(body: Record<string, unknown>, name: string, max: number): string {
+export function stringField(body: Record<string, unknown>, name: string, max: number): string {
   const value = body[name];
   if (typeof value !== 'string' || value === '' || value.length > max) {
     throw new UiError(

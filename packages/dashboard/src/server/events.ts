@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Toolkit } from '@toolplane/toolkit';
+import type { PinStore, Toolkit } from '@toolplane/toolkit';
 import type { CallFeed } from './call-feed.js';
 import { UiError } from './http.js';
 
@@ -8,11 +8,22 @@ const HEARTBEAT_MS = 15_000;
 // The tool index changes in bursts (a server's whole list at once): one event per burst.
 const TOOLS_SETTLE_MS = 50;
 
+/** What {@link EventStreams} listens to. */
+export interface EventSources {
+  readonly toolkit: Toolkit;
+  readonly feed: CallFeed;
+  /** The pin store, whose change feed becomes `pins` events. */
+  readonly pins?: PinStore;
+  /** Most streams open at once. */
+  readonly max: number;
+}
+
 /**
  * The live streams (server-sent events) of the dashboard's pages: `call` (a call started,
  * progressed or ended), `tools` (the catalogue changed: a server came, went or changed its
  * list), `lists` (a server's prompts or resources changed), `connector` (a connector's state
- * changed). Bounded in number, so open streams cannot
+ * changed), `pins` (a tool's pin or pending change was written: a change seen, or accepted here
+ * or by `toolplane tools accept`). Bounded in number, so open streams cannot
  * hold every connection of the gateway.
  */
 export class EventStreams {
@@ -20,9 +31,21 @@ export class EventStreams {
   readonly #max: number;
   readonly #stop: (() => void)[] = [];
   #toolsTimer: NodeJS.Timeout | undefined;
+  #pinsTimer: NodeJS.Timeout | undefined;
 
-  constructor(toolkit: Toolkit, feed: CallFeed, max: number) {
+  constructor({ toolkit, feed, pins, max }: EventSources) {
     this.#max = max;
+    if (pins !== undefined) {
+      this.#stop.push(
+        // An acceptance of a namespace writes many tools at once: one event per burst.
+        pins.watch(() => {
+          this.#pinsTimer ??= setTimeout(() => {
+            this.#pinsTimer = undefined;
+            this.#send('pins', {});
+          }, TOOLS_SETTLE_MS);
+        }),
+      );
+    }
     this.#stop.push(
       feed.subscribe((event) => {
         this.#send('call', event);
@@ -84,6 +107,7 @@ export class EventStreams {
   close(): void {
     for (const stop of this.#stop) stop();
     clearTimeout(this.#toolsTimer);
+    clearTimeout(this.#pinsTimer);
     for (const res of this.#streams) res.end();
     this.#streams.clear();
   }

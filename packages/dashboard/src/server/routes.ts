@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
 import * as api from './api.js';
 import type { ToolVisibility } from './api.js';
 import { loadAssets } from './assets.js';
 import { createCallFeed, type CallFeed } from './call-feed.js';
 import { EventStreams } from './events.js';
+import * as pinsApi from './pins.js';
 import {
   checkSameOrigin,
   readJsonObject,
@@ -37,6 +38,11 @@ export interface DashboardOptions {
   ) => Promise<LoginProof | false>;
   /** The calls to show; give its `middleware` to the toolkit to see every client's calls. */
   readonly feed?: CallFeed;
+  /**
+   * The toolkit's pin store (the one given as its `pinning.store`): the Changes page lists its
+   * pending changes, with their diffs, and accepts them. Absent: the page says pinning is off.
+   */
+  readonly pins?: PinStore;
   /** Which tools to show and call (default all): pass the gateway's filter. */
   readonly visible?: ToolVisibility;
   /** Where it is mounted (default `/ui`). */
@@ -91,7 +97,17 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     max: options.maxSessions ?? 100,
     ttlMs: options.sessionTtlMs ?? 8 * 3_600_000,
   });
-  const streams = new EventStreams(options.toolkit, feed, options.maxStreams ?? 32);
+  const pinsCtx: pinsApi.PinsContext = {
+    pins: options.pins,
+    visible: ctx.visible,
+    maxBody: ctx.maxBody,
+  };
+  const streams = new EventStreams({
+    toolkit: options.toolkit,
+    feed,
+    max: options.maxStreams ?? 32,
+    ...(options.pins === undefined ? {} : { pins: options.pins }),
+  });
   const { verify } = options;
   const cookie = (value: string, maxAge: number): string =>
     `${COOKIE_NAME}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${String(maxAge)}`;
@@ -209,6 +225,12 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           return;
         case 'GET stats':
           sendJson(res, 200, feed.stats());
+          return;
+        case 'GET changes':
+          await pinsApi.changes(pinsCtx, res);
+          return;
+        case 'POST accept':
+          await pinsApi.accept(pinsCtx, req, res);
           return;
         case 'GET events':
           streams.open(res);

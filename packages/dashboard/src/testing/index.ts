@@ -1,0 +1,3 @@
+// What other packages' browser tests share with the dashboard's own. Source only: never published.
+export { buildApp } from '../../scripts/build-app.mjs';
+export { launchChromium } from './chromium.js';
