@@ -173,9 +173,15 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
       name: 'fx__change-echo',
       arguments: { description: 'Echoes, and more.' },
     });
-    const listed = await client.request({ method: 'tools/list', params: {} });
-    const echo = listed.tools.find((tool) => tool.name === 'fx__echo');
-    expect(echo?.description).toBe('Echoes, and more.');
+    // The gateway re-lists the server after its list_changed: wait for the new definition.
+    const echoListed = async () =>
+      (await client.request({ method: 'tools/list', params: {} })).tools.find(
+        (tool) => tool.name === 'fx__echo',
+      );
+    await expect
+      .poll(async () => (await echoListed())?.description, { timeout: 15_000 })
+      .toBe('Echoes, and more.');
+    const echo = await echoListed();
     expect(echo?._meta?.['io.toolplane/pin']).toMatchObject({ status: 'changed' });
     expect(textOf(await client.callTool({ name: 'fx__echo', arguments: { text: 'ok' } }))).toBe(
       'ok',
