@@ -20,6 +20,7 @@ import {
 } from '../src/testdata/evaluation.js';
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from '../src/testdata/queries.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from '../src/testdata/real-world-requests.js';
+import { publicRequests, publicTools } from '../src/testdata/public-requests.js';
 import { splitCases } from '../src/testdata/split.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
 
@@ -61,12 +62,21 @@ const twoTool = splitCases(TWO_TOOL_REQUESTS);
 const ownTwoTool = splitCases(CATALOGUE_TWO_TOOL_REQUESTS);
 const real = realTools();
 const own = baseTools();
-for (const [size, realSet, ownSet] of [
-  ['alone', real, own],
-  ['10k', withDistractors(real, 10_000), paddedCatalogue(10_000)],
+const pub = publicTools();
+const pubRequests = publicRequests();
+for (const [size, realSet, ownSet, pubSet] of [
+  ['alone', real, own, pub],
+  ['10k', withDistractors(real, 10_000), paddedCatalogue(10_000), withDistractors(pub, 10_000)],
 ] as const) {
   const realEngines = engines(realSet);
   const ownEngines = engines(ownSet);
+  const pubEngines = engines(pubSet);
+  await line(`public (BFCL) single-tool top-1, ${size}`, pubEngines, (r) =>
+    rateOf(r, pubRequests, 1),
+  );
+  await line(`public (BFCL) single-tool top-5, ${size}`, pubEngines, (r) =>
+    rateOf(r, pubRequests, 5),
+  );
   await line(`real-world single-tool top-1, ${size}`, realEngines, (r) =>
     rateOf(r, REAL_WORLD_QUERIES, 1),
   );
@@ -93,6 +103,6 @@ for (const [size, realSet, ownSet] of [
 }
 console.log(`held-out evaluation — ${new Date().toISOString()}, node ${process.version}`);
 console.log(
-  `real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; own held-out ${HELD_OUT_QUERIES.length}`,
+  `public (BFCL live_simple sample): ${pub.length} tools, ${pubRequests.length} requests; real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; own held-out ${HELD_OUT_QUERIES.length}`,
 );
 console.table(rows);

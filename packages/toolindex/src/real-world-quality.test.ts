@@ -8,6 +8,7 @@ import {
   realTools,
   withDistractors,
 } from './testdata/evaluation.js';
+import { publicRequests, publicTools } from './testdata/public-requests.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from './testdata/real-world-requests.js';
 import { splitCases } from './testdata/split.js';
 
@@ -18,6 +19,8 @@ import { splitCases } from './testdata/split.js';
 const FLOORS = {
   alone: { singleTop5: 0.7, twoTool: 0.52 },
   tenThousand: { singleTop5: 0.53, twoTool: 0.34 },
+  // The vendored public sample (BFCL live_simple): top-5 89.7% alone, 80.4% among 10k.
+  public: { alone: 0.85, tenThousand: 0.76 },
 };
 
 describe('search quality on real tools', () => {
@@ -38,5 +41,15 @@ describe('search quality on real tools', () => {
       FLOORS.tenThousand.singleTop5,
     );
     expect(await bothRateOf(rank, twoTool, 5)).toBeGreaterThanOrEqual(FLOORS.tenThousand.twoTool);
+  }, 60_000);
+
+  it('keeps its top-5 rate on the public sample, ahead of minisearch', async () => {
+    const tools = publicTools();
+    const requests = publicRequests();
+    const alone = await rateOf(rankWith(indexOf(tools)), requests, 5);
+    expect(alone).toBeGreaterThanOrEqual(FLOORS.public.alone);
+    expect(alone).toBeGreaterThan(await rateOf(minisearchRanker(tools), requests, 5));
+    const crowded = rankWith(indexOf(withDistractors(tools, 10_000)));
+    expect(await rateOf(crowded, requests, 5)).toBeGreaterThanOrEqual(FLOORS.public.tenThousand);
   }, 60_000);
 });
