@@ -40,6 +40,7 @@ import { createTopHits, takeHits } from './top-hits.js';
 /** The BM25 {@link Searcher}: synchronous, so its `search` returns hits directly. */
 export interface Bm25Searcher extends Searcher {
   search(query: SearcherQuery): SearchHit[];
+  specificity(term: string): number;
 }
 
 /**
@@ -441,7 +442,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     return takeHits(top);
   }
 
-  return { upsert, remove, search };
+  return { upsert, remove, search, specificity: (term) => idfOf(dfOf(term)) };
 }
 
 function synonymTableOf(groups: unknown, aliases: unknown): SynonymTable {
