@@ -21,6 +21,7 @@ import {
 } from '../src/testdata/queries.js';
 import { REAL_WORLD_QUERIES } from '../src/testdata/real-world-requests.js';
 import { paddedCatalogue } from '../src/testdata/scale-catalogue.js';
+import { publicRequests, publicTools } from '../src/testdata/public-requests.js';
 import { splitCases } from '../src/testdata/split.js';
 
 const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
@@ -83,6 +84,8 @@ async function measure(
 
 const ownReplay = [...TUNING_QUERIES, ...RELEASED_QUERIES, ...PARAPHRASE_QUERIES];
 const real = splitCases(REAL_WORLD_QUERIES);
+// The public sample has several real requests per function, so one half can teach the other.
+const pub = splitCases(publicRequests());
 const rows: Record<string, string>[] = [];
 for (const secondSearch of [false, true]) {
   rows.push(
@@ -105,6 +108,20 @@ for (const secondSearch of [false, true]) {
       realTools(),
       real.tuning,
       real.heldOut,
+      secondSearch,
+    ),
+    await measure(
+      'public (BFCL), alone: one half → the other',
+      publicTools(),
+      pub.tuning,
+      pub.heldOut,
+      secondSearch,
+    ),
+    await measure(
+      'public (BFCL), 10k: one half → the other',
+      withDistractors(publicTools(), 10_000),
+      pub.tuning,
+      pub.heldOut,
       secondSearch,
     ),
     await measure(
