@@ -275,7 +275,10 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
    * best lookup's idf: results that add words no earlier result matched are preferred, so the
    * words of a second need are not left to tools that repeat the first need's words.
    */
-  function wordCoverage(groups: readonly Lookup[][]): WordCoverage {
+  function wordCoverage(
+    groups: readonly Lookup[][],
+    docTerms: Map<SearchDocument, ReadonlySet<string>>,
+  ): WordCoverage {
     const wordTerms = groups.map((lookups) => new Set(lookups.map((lookup) => lookup.term)));
     const weights = new Float64Array(groups.length);
     let total = 0;
@@ -291,7 +294,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     if (total > 0)
       for (let g = 0; g < weights.length; g++) weights[g] = (weights[g] as number) / total;
     return {
-      wordsOf: (id) => intentMask(postings.documentOf(id), wordTerms),
+      wordsOf: (id) => intentMask(postings.documentOf(id), wordTerms, docTerms),
       weights,
       weight: intentCoverage,
     };
@@ -335,8 +338,10 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           groups.flatMap((lookups, g) => (clauseOf[g] === c ? lookups : [])).map((l) => l.term),
         ),
     );
-    const served = (id: string): number => intentMask(postings.documentOf(id), clauseTerms);
-    const coverage = intentCoverage > 0 ? wordCoverage(groups) : undefined;
+    const docTerms = new Map<SearchDocument, ReadonlySet<string>>();
+    const served = (id: string): number =>
+      intentMask(postings.documentOf(id), clauseTerms, docTerms);
+    const coverage = intentCoverage > 0 ? wordCoverage(groups, docTerms) : undefined;
     const diversified = diversifyByIntent(merged, served, query.limit, intentDiversity, coverage);
     const mergedScore = new Map(merged.map((hit) => [hit.id, hit.score]));
     return keepIntentBest(

@@ -127,14 +127,22 @@ function bitCount(mask: number): number {
   return count;
 }
 
-/** The intents `doc` serves, as a bit mask: those with a term (or synonym) in its text. */
+/**
+ * The intents `doc` serves, as a bit mask: those with a term (or synonym) in its text. `cache`
+ * keeps each document's terms for the rest of one search, which asks about a tool twice.
+ */
 export function intentMask(
   doc: SearchDocument | undefined,
   intentTerms: readonly ReadonlySet<string>[],
+  cache?: Map<SearchDocument, ReadonlySet<string>>,
 ): number {
   if (doc === undefined) return 0;
-  const text = [doc.namespace, doc.name, doc.title, doc.description, ...doc.tags].join(' ');
-  const terms = new Set(tokenize(text));
+  let terms = cache?.get(doc);
+  if (terms === undefined) {
+    const text = [doc.namespace, doc.name, doc.title, doc.description, ...doc.tags].join(' ');
+    terms = new Set(tokenize(text));
+    cache?.set(doc, terms);
+  }
   let mask = 0;
   intentTerms.forEach((wanted, i) => {
     for (const term of wanted) {
