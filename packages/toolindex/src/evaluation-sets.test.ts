@@ -4,7 +4,12 @@ import { indexOf, realTools } from './testdata/evaluation.js';
 import { PARAPHRASE_QUERIES, TYPO_QUERIES } from './testdata/paraphrases.js';
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from './testdata/queries.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from './testdata/real-world-requests.js';
-import { publicRequests, publicTools } from './testdata/public-requests.js';
+import {
+  publicMultiToolRequests,
+  publicMultiTools,
+  publicRequests,
+  publicTools,
+} from './testdata/public-requests.js';
 import { isHeldOut, splitCases } from './testdata/split.js';
 
 const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -24,6 +29,7 @@ const HELD_OUT_TEXTS = [
   ...REAL_WORLD_QUERIES,
   ...splitCases(TWO_TOOL_REQUESTS).heldOut,
   ...publicRequests(),
+  ...publicMultiToolRequests(),
 ].map(([query]) => normalise(query));
 
 // Tuning requests written before the split rule existed, which the rule would hold out: they
@@ -79,5 +85,8 @@ describe('tuning and held-out sets', () => {
     const requests = publicRequests();
     expect(requests.length).toBeGreaterThanOrEqual(90);
     expect(requests.filter(([, id]) => !index.hasTool(id))).toEqual([]);
+    const multi = indexOf(publicMultiTools());
+    const multiIds = publicMultiToolRequests().flatMap(([, ...ids]) => ids);
+    expect(multiIds.filter((id) => !multi.hasTool(id))).toEqual([]);
   });
 });

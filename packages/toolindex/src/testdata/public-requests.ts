@@ -12,13 +12,56 @@ interface VendoredSample {
   }[];
 }
 
+interface VendoredMultiSample {
+  readonly namespace: string;
+  readonly tools: VendoredSample['tools'];
+  readonly requests: readonly { readonly request: string; readonly tools: readonly string[] }[];
+}
+
 let sample: VendoredSample | undefined;
+let multiSample: VendoredMultiSample | undefined;
 
 function load(): VendoredSample {
   sample ??= JSON.parse(
     readFileSync(new URL('bfcl-live-simple.json', import.meta.url), 'utf8'),
   ) as VendoredSample;
   return sample;
+}
+
+function loadMulti(): VendoredMultiSample {
+  multiSample ??= JSON.parse(
+    readFileSync(new URL('bfcl-live-parallel-multiple.json', import.meta.url), 'utf8'),
+  ) as VendoredMultiSample;
+  return multiSample;
+}
+
+/** A request that needs every one of its tools among the first results. */
+export type MultiToolCase = readonly [query: string, ...tools: string[]];
+
+/**
+ * The functions offered with the vendored multi-function BFCL requests
+ * (bfcl-live-parallel-multiple.json; NOTICE-bfcl.md), as tools of one `bfclm` namespace.
+ */
+export function publicMultiTools(): Tool[] {
+  const { namespace, tools } = loadMulti();
+  return tools.map(({ name, description }) => ({
+    namespace,
+    name,
+    description,
+    inputSchema: { type: 'object' },
+  }));
+}
+
+/**
+ * Real users' requests that need two or three different functions, each with the functions
+ * its answer calls. Held-out evaluation only, like {@link publicRequests}.
+ */
+export function publicMultiToolRequests(): MultiToolCase[] {
+  const { namespace, requests } = loadMulti();
+  return requests.map(({ request, tools }) => [
+    request,
+    ...tools.map((tool) => `${namespace}:${tool}`),
+  ]);
 }
 
 /**
