@@ -9,6 +9,7 @@ import type { Tool } from '@toolplane/toolmodel';
 import { createBm25Searcher } from '../src/bm25-searcher.js';
 import { baseTools, paddedCatalogue } from '../src/testdata/scale-catalogue.js';
 import {
+  allRateOf,
   bothRateOf,
   indexOf,
   minisearchRanker,
@@ -20,6 +21,12 @@ import {
 } from '../src/testdata/evaluation.js';
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from '../src/testdata/queries.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from '../src/testdata/real-world-requests.js';
+import {
+  publicMultiToolRequests,
+  publicMultiTools,
+  publicRequests,
+  publicTools,
+} from '../src/testdata/public-requests.js';
 import { splitCases } from '../src/testdata/split.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
 
@@ -61,12 +68,33 @@ const twoTool = splitCases(TWO_TOOL_REQUESTS);
 const ownTwoTool = splitCases(CATALOGUE_TWO_TOOL_REQUESTS);
 const real = realTools();
 const own = baseTools();
-for (const [size, realSet, ownSet] of [
-  ['alone', real, own],
-  ['10k', withDistractors(real, 10_000), paddedCatalogue(10_000)],
+const pub = publicTools();
+const pubRequests = publicRequests();
+const pubMulti = publicMultiTools();
+const pubMultiRequests = publicMultiToolRequests();
+for (const [size, realSet, ownSet, pubSet, pubMultiSet] of [
+  ['alone', real, own, pub, pubMulti],
+  [
+    '10k',
+    withDistractors(real, 10_000),
+    paddedCatalogue(10_000),
+    withDistractors(pub, 10_000),
+    withDistractors(pubMulti, 10_000),
+  ],
 ] as const) {
   const realEngines = engines(realSet);
   const ownEngines = engines(ownSet);
+  const pubEngines = engines(pubSet);
+  const pubMultiEngines = engines(pubMultiSet);
+  await line(`public (BFCL) single-tool top-1, ${size}`, pubEngines, (r) =>
+    rateOf(r, pubRequests, 1),
+  );
+  await line(`public (BFCL) single-tool top-5, ${size}`, pubEngines, (r) =>
+    rateOf(r, pubRequests, 5),
+  );
+  await line(`public (BFCL) multi-tool all in top-5, ${size}`, pubMultiEngines, (r) =>
+    allRateOf(r, pubMultiRequests, 5),
+  );
   await line(`real-world single-tool top-1, ${size}`, realEngines, (r) =>
     rateOf(r, REAL_WORLD_QUERIES, 1),
   );
@@ -93,6 +121,6 @@ for (const [size, realSet, ownSet] of [
 }
 console.log(`held-out evaluation — ${new Date().toISOString()}, node ${process.version}`);
 console.log(
-  `real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; own held-out ${HELD_OUT_QUERIES.length}`,
+  `public (BFCL live_simple sample): ${pub.length} tools, ${pubRequests.length} requests; BFCL live_parallel_multiple: ${pubMulti.length} tools, ${pubMultiRequests.length} requests; real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; own held-out ${HELD_OUT_QUERIES.length}`,
 );
 console.table(rows);

@@ -86,6 +86,14 @@ export interface Bm25Options {
    * number of intents it serves that no earlier result served.
    */
   readonly intentDiversity?: number;
+  /**
+   * How much a multi-intent request's next result gains for the query words it matches that no
+   * earlier result matched, 0–2 (default 1; each word weighted by its idf, the whole query
+   * worth this against the best hit's score of 1). A maximal-marginal-relevance step over
+   * words: a tool that only repeats the first need's words yields to one that matches the
+   * second's. Each clause's own best tool also keeps a place right after the first result.
+   */
+  readonly intentCoverage?: number;
 }
 
 /** The default field weights of `createBm25Searcher`. */

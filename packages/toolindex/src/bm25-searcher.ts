@@ -16,7 +16,14 @@ import {
   type Expansion,
   type SynonymTable,
 } from './synonyms.js';
-import { diversifyByIntent, intentMask, intentsOf, mergeIntentHits } from './intents.js';
+import {
+  diversifyByIntent,
+  intentMask,
+  intentsOf,
+  mergeIntentHits,
+  keepIntentBest,
+  type WordCoverage,
+} from './intents.js';
 import { isQueryFiller, tokenize } from './tokenize.js';
 import { correctTypo } from './typo.js';
 import {
@@ -33,6 +40,7 @@ import { createTopHits, takeHits } from './top-hits.js';
 /** The BM25 {@link Searcher}: synchronous, so its `search` returns hits directly. */
 export interface Bm25Searcher extends Searcher {
   search(query: SearcherQuery): SearchHit[];
+  specificity(term: string): number;
 }
 
 /**
@@ -104,7 +112,7 @@ const BINARY_SEARCH_FACTOR = 12;
  * the number of matching tools, not the catalogue size.
  *
  * @throws {ToolError} `invalid_argument` for a weight, `k1`, `b`, `synonymWeight`,
- * `aliasWeight`, `typoWeight` or `coverage` out of range, or synonyms or aliases that are not
+ * `aliasWeight`, `typoWeight`, `coverage` or an `intent…` option out of range, or synonyms or aliases that are not
  * arrays of strings.
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
@@ -123,6 +131,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const intentWeight = checkNumber(options.intents ?? 0.3, 'intents', 0, 1);
   const intentContext = checkNumber(options.intentContext ?? 0.3, 'intentContext', 0, 1);
   const intentDiversity = checkNumber(options.intentDiversity ?? 0.6, 'intentDiversity', 0, 1);
+  const intentCoverage = checkNumber(options.intentCoverage ?? 1, 'intentCoverage', 0, 2);
   const priorMatches = Math.round(
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
@@ -261,6 +270,40 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     );
   }
 
+  /**
+   * The query words each tool matches (through any of its lookups), each word weighted by its
+   * best lookup's idf: results that add words no earlier result matched are preferred, so the
+   * words of a second need are not left to tools that repeat the first need's words.
+   */
+  function wordCoverage(
+    groups: readonly Lookup[][],
+    docTerms: Map<SearchDocument, ReadonlySet<string>>,
+  ): WordCoverage {
+    const wordTerms = groups.map((lookups) => new Set(lookups.map((lookup) => lookup.term)));
+    const weights = new Float64Array(groups.length);
+    let total = 0;
+    groups.forEach((lookups, g) => {
+      let weight = 0;
+      for (const { term, factor } of lookups) {
+        const df = dfOf(term);
+        if (df > 0) weight = Math.max(weight, factor * idfOf(df));
+      }
+      weights[g] = weight;
+      total += weight;
+    });
+    if (total > 0)
+      for (let g = 0; g < weights.length; g++) weights[g] = (weights[g] as number) / total;
+    return {
+      wordsOf: (id) => intentMask(postings.documentOf(id), wordTerms, docTerms),
+      weights,
+      weight: intentCoverage,
+    };
+  }
+
+  function idfOf(df: number): number {
+    return Math.log(1 + (postings.size - df + 0.5) / (df + 0.5));
+  }
+
   function dfOf(term: string): number {
     return postings.get(term)?.df ?? 0;
   }
@@ -295,8 +338,18 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
           groups.flatMap((lookups, g) => (clauseOf[g] === c ? lookups : [])).map((l) => l.term),
         ),
     );
-    const served = (id: string): number => intentMask(postings.documentOf(id), clauseTerms);
-    return diversifyByIntent(merged, served, query.limit, intentDiversity);
+    const docTerms = new Map<SearchDocument, ReadonlySet<string>>();
+    const served = (id: string): number =>
+      intentMask(postings.documentOf(id), clauseTerms, docTerms);
+    const coverage = intentCoverage > 0 ? wordCoverage(groups, docTerms) : undefined;
+    const diversified = diversifyByIntent(merged, served, query.limit, intentDiversity, coverage);
+    const mergedScore = new Map(merged.map((hit) => [hit.id, hit.score]));
+    return keepIntentBest(
+      diversified,
+      perIntent.map((hits) => hits[0]),
+      (id) => mergedScore.get(id) ?? 0,
+      query.limit,
+    );
   }
 
   function searchGroups(
@@ -304,7 +357,6 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     groups: readonly Lookup[][],
     clauseOf?: readonly number[],
   ): SearchHit[] {
-    const docCount = postings.size;
     const filtered = query.namespace !== undefined || query.tags !== undefined;
     // A removed tool's slot stays in the posting lists until compaction: it is left out too.
     const excluded = filtered
@@ -321,7 +373,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       for (const { term, factor, once } of groups[g] as Lookup[]) {
         const list = postings.get(term);
         if (list === undefined || list.df === 0) continue;
-        const idf = Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
+        const idf = idfOf(list.df);
         const scale = idf * factor;
         if (scale > (groupWeight[g] as number)) groupWeight[g] = scale;
         lists.push({ list, scale, once });
@@ -395,7 +447,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     return takeHits(top);
   }
 
-  return { upsert, remove, search };
+  return { upsert, remove, search, specificity: (term) => idfOf(dfOf(term)) };
 }
 
 function synonymTableOf(groups: unknown, aliases: unknown): SynonymTable {

@@ -4,6 +4,12 @@ import { indexOf, realTools } from './testdata/evaluation.js';
 import { PARAPHRASE_QUERIES, TYPO_QUERIES } from './testdata/paraphrases.js';
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from './testdata/queries.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from './testdata/real-world-requests.js';
+import {
+  publicMultiToolRequests,
+  publicMultiTools,
+  publicRequests,
+  publicTools,
+} from './testdata/public-requests.js';
 import { isHeldOut, splitCases } from './testdata/split.js';
 
 const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -22,6 +28,8 @@ const HELD_OUT_TEXTS = [
   ...HELD_OUT_QUERIES,
   ...REAL_WORLD_QUERIES,
   ...splitCases(TWO_TOOL_REQUESTS).heldOut,
+  ...publicRequests(),
+  ...publicMultiToolRequests(),
 ].map(([query]) => normalise(query));
 
 // Tuning requests written before the split rule existed, which the rule would hold out: they
@@ -70,5 +78,15 @@ describe('tuning and held-out sets', () => {
       ...TWO_TOOL_REQUESTS.flatMap(([, first, second]) => [first, second]),
     ];
     expect(ids.filter((id) => !index.hasTool(id))).toEqual([]);
+  });
+
+  it('keeps the public sample apart: every request names one of its tools, none is tuning', () => {
+    const index = indexOf(publicTools());
+    const requests = publicRequests();
+    expect(requests.length).toBeGreaterThanOrEqual(90);
+    expect(requests.filter(([, id]) => !index.hasTool(id))).toEqual([]);
+    const multi = indexOf(publicMultiTools());
+    const multiIds = publicMultiToolRequests().flatMap(([, ...ids]) => ids);
+    expect(multiIds.filter((id) => !multi.hasTool(id))).toEqual([]);
   });
 });

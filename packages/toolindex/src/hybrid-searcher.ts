@@ -290,6 +290,10 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       lexical.remove(id);
     },
 
+    // Words' specificity is the lexical searcher's, so a learning searcher around this one
+    // weighs its evidence the same way.
+    specificity: (term) => lexical.specificity?.(term) ?? 1,
+
     async warm(warmOptions = {}) {
       await warming;
       await embedMissing({}, warmOptions.signal);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createBm25Searcher } from './bm25-searcher.js';
-import { diversifyByIntent, intentMask, intentsOf, mergeIntentHits } from './intents.js';
+import {
+  diversifyByIntent,
+  intentMask,
+  intentsOf,
+  keepIntentBest,
+  mergeIntentHits,
+} from './intents.js';
 import type { SearchDocument } from './searcher.js';
 
 function doc(id: string, description: string): SearchDocument {
@@ -66,6 +72,53 @@ describe('diversifyByIntent', () => {
     ]);
     expect(diversifyByIntent(hits, (id) => masks[id] ?? 0, 3, 0)).toEqual(hits.slice(0, 3));
   });
+
+  it('prefers a hit matching query words no earlier hit matched', () => {
+    // Words: 0 and 1 of the first need, 2 of the second (the rarest, so the heaviest).
+    const words: Record<string, number> = {
+      'a:1': 0b011,
+      'a:2': 0b011,
+      'a:3': 0b001,
+      'b:1': 0b100,
+    };
+    const coverage = {
+      wordsOf: (id: string) => words[id] ?? 0,
+      weights: new Float64Array([0.2, 0.2, 0.6]),
+      weight: 1,
+    };
+    const out = diversifyByIntent(hits, () => 0, 2, 0, coverage);
+    expect(out.map((hit) => hit.id)).toEqual(['a:1', 'b:1']);
+    // Without coverage the same hits keep their order.
+    expect(diversifyByIntent(hits, () => 0, 2, 0).map((hit) => hit.id)).toEqual(['a:1', 'a:2']);
+  });
+});
+
+describe('keepIntentBest', () => {
+  const ranked = [
+    { id: 'gh:merge', score: 10 },
+    { id: 'gh:update', score: 9 },
+    { id: 'gh:get', score: 8 },
+    { id: 'gh:list', score: 7 },
+  ];
+  const scores: Record<string, number> = { 'gh:merge': 10, 'gl:create_mr': 6, 'gh:update': 9 };
+  const scoreOf = (id: string): number => scores[id] ?? 0;
+
+  it("places each intent's best tool right after the first result", () => {
+    const best = [
+      { id: 'gl:create_mr', score: 17 },
+      { id: 'gh:update', score: 23 },
+    ];
+    const ids = keepIntentBest(ranked, best, scoreOf, 3).map((hit) => hit.id);
+    expect(ids).toEqual(['gh:merge', 'gh:update', 'gl:create_mr']);
+  });
+
+  it('keeps a shorter page a prefix of a longer one', () => {
+    const best = [{ id: 'gl:create_mr', score: 17 }, undefined];
+    const long = keepIntentBest(ranked, best, scoreOf, 4).map((hit) => hit.id);
+    const short = keepIntentBest(ranked, best, scoreOf, 2).map((hit) => hit.id);
+    expect(long.slice(0, 2)).toEqual(short);
+    expect(long).toEqual(['gh:merge', 'gl:create_mr', 'gh:update', 'gh:get']);
+  });
 });
 
 describe('intentMask', () => {
@@ -108,8 +161,11 @@ describe('multi-intent search', () => {
     expect(ids).not.toContain('mail:send_email');
   });
 
-  it('rejects an intent weight out of range', () => {
+  it('rejects an intent weight or word coverage out of range', () => {
     expect(() => createBm25Searcher({ intents: 2 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(() => createBm25Searcher({ intentCoverage: 3 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
   });

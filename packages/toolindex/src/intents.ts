@@ -69,10 +69,13 @@ export function diversifyByIntent(
   intentsServed: (id: string) => number,
   limit: number,
   diversity: number,
+  coverage?: WordCoverage,
 ): SearchHit[] {
   const top = hits[0]?.score ?? 0;
-  if (top <= 0 || diversity === 0) return hits.slice(0, limit);
+  if (top <= 0 || (diversity === 0 && coverage === undefined)) return hits.slice(0, limit);
   const masks = hits.map((hit) => intentsServed(hit.id));
+  const words = coverage === undefined ? undefined : hits.map((hit) => coverage.wordsOf(hit.id));
+  let coveredWords = 0;
   const taken = new Uint8Array(hits.length);
   const out: SearchHit[] = [];
   let covered = 0;
@@ -82,7 +85,11 @@ export function diversifyByIntent(
     for (let i = 0; i < hits.length; i++) {
       if (taken[i] === 1) continue;
       const fresh = bitCount((masks[i] as number) & ~covered);
-      const value = (hits[i] as SearchHit).score / top + diversity * fresh;
+      let value = (hits[i] as SearchHit).score / top + diversity * fresh;
+      if (coverage !== undefined && words !== undefined) {
+        value +=
+          coverage.weight * maskWeight((words[i] as number) & ~coveredWords, coverage.weights);
+      }
       if (value > bestValue) {
         bestValue = value;
         best = i;
@@ -90,9 +97,28 @@ export function diversifyByIntent(
     }
     taken[best] = 1;
     covered |= masks[best] as number;
+    if (words !== undefined) coveredWords |= words[best] as number;
     out.push(hits[best] as SearchHit);
   }
   return out;
+}
+
+/** Each query word a tool matches, and how much covering a word no earlier result matched counts. */
+export interface WordCoverage {
+  /** Bit mask of the query words (by position) the tool matches. */
+  readonly wordsOf: (id: string) => number;
+  /** Each word's share of the query, summing to 1. */
+  readonly weights: Float64Array;
+  /** How much covering the whole query counts, against a score of 1 for the best hit. */
+  readonly weight: number;
+}
+
+function maskWeight(mask: number, weights: Float64Array): number {
+  let sum = 0;
+  for (let rest = mask; rest !== 0; rest &= rest - 1) {
+    sum += weights[31 - Math.clz32(rest & -rest)] as number;
+  }
+  return sum;
 }
 
 function bitCount(mask: number): number {
@@ -101,14 +127,22 @@ function bitCount(mask: number): number {
   return count;
 }
 
-/** The intents `doc` serves, as a bit mask: those with a term (or synonym) in its text. */
+/**
+ * The intents `doc` serves, as a bit mask: those with a term (or synonym) in its text. `cache`
+ * keeps each document's terms for the rest of one search, which asks about a tool twice.
+ */
 export function intentMask(
   doc: SearchDocument | undefined,
   intentTerms: readonly ReadonlySet<string>[],
+  cache?: Map<SearchDocument, ReadonlySet<string>>,
 ): number {
   if (doc === undefined) return 0;
-  const text = [doc.namespace, doc.name, doc.title, doc.description, ...doc.tags].join(' ');
-  const terms = new Set(tokenize(text));
+  let terms = cache?.get(doc);
+  if (terms === undefined) {
+    const text = [doc.namespace, doc.name, doc.title, doc.description, ...doc.tags].join(' ');
+    terms = new Set(tokenize(text));
+    cache?.set(doc, terms);
+  }
   let mask = 0;
   intentTerms.forEach((wanted, i) => {
     for (const term of wanted) {
@@ -119,4 +153,33 @@ export function intentMask(
     }
   });
   return mask;
+}
+
+/**
+ * Gives each intent's best tool (`best[i]`, the first hit of that intent's own search) a place
+ * right after the first result: the order becomes the first of `ranked`, then the intents' best
+ * tools not yet there (by their score), then the rest of `ranked`. So a request's second need
+ * is never crowded out by further tools for its first, even by tools that also match the second
+ * clause's words, and a shorter page is still a prefix of a longer one.
+ */
+export function keepIntentBest(
+  ranked: readonly SearchHit[],
+  best: readonly (SearchHit | undefined)[],
+  scoreOf: (id: string) => number,
+  limit: number,
+): SearchHit[] {
+  const first = ranked[0];
+  if (first === undefined) return [];
+  const promoted = new Map<string, SearchHit>();
+  for (const hit of best) {
+    if (hit !== undefined && hit.id !== first.id) {
+      promoted.set(hit.id, { id: hit.id, score: scoreOf(hit.id) });
+    }
+  }
+  const out = [first, ...[...promoted.values()].sort(compareHits)];
+  for (const hit of ranked) {
+    if (out.length >= limit) break;
+    if (hit.id !== first.id && !promoted.has(hit.id)) out.push(hit);
+  }
+  return out.slice(0, limit);
 }

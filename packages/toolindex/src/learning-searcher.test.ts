@@ -50,9 +50,36 @@ describe('createLearningSearcher', () => {
     searcher.observeSearch('a', 'money back', ['billing:create_refund']);
     expect(searcher.observeCall('a', 'billing:list_charges')).toBe(true);
     expect(searcher.observeCall('a', 'billing:create_refund')).toBe(true);
-    searcher.observeSearch('a', 'money back', ['billing:list_charges']);
+    // Each call of a shown tool counts once.
+    expect(searcher.observeCall('a', 'billing:create_refund')).toBe(false);
     searcher.observeSearch('a', 'post a note', ['chat:post_message']);
     expect(searcher.observeCall('a', 'billing:list_charges')).toBe(false);
+  });
+
+  it('credits a call to the searches just before the one that showed the tool', async () => {
+    const searcher = withTools(createLearningSearcher());
+    // The user's own words find nothing useful; a second search by the tool's words does.
+    searcher.observeSearch('s', 'reimburse the client', ['chat:post_message']);
+    searcher.observeSearch('s', 'refund a charge', ['billing:create_refund']);
+    expect(searcher.observeCall('s', 'billing:create_refund')).toBe(true);
+    expect((await ids(searcher, 'reimburse the client'))[0]).toBe('billing:create_refund');
+    // At most three searches of a session are remembered.
+    const chain = withTools(createLearningSearcher());
+    chain.observeSearch('s', 'shown long ago', ['billing:list_charges']);
+    for (const text of ['one', 'two', 'three']) chain.observeSearch('s', text, []);
+    expect(chain.observeCall('s', 'billing:list_charges')).toBe(false);
+  });
+
+  it('weighs evidence by how specific its words are to few tools', async () => {
+    const searcher = withTools(createLearningSearcher());
+    searcher.upsert(doc('chat:list_channels', 'List the channels of a workspace.'));
+    // `list` is in many tools' text, `everything` in none: the same single call of a tool counts
+    // far more through the rare word.
+    searcher.record('list everything', 'chat:post_message');
+    const common = await searcher.search({ text: 'list channels', limit: 3 });
+    expect(common[0]?.id).toBe('chat:list_channels');
+    const rare = await searcher.search({ text: 'everything channels', limit: 3 });
+    expect(rare[0]?.id).toBe('chat:post_message');
   });
 
   it('lets evidence decay and bounds the terms kept per tool', async () => {

@@ -52,6 +52,12 @@ export interface Searcher {
    * @throws {ToolError} `cancelled` when `query.signal` aborts an asynchronous search.
    */
   search(query: SearcherQuery): readonly SearchHit[] | Promise<readonly SearchHit[]>;
+  /**
+   * Optional: how specific a (tokenised) term is to few tools, as its inverse document
+   * frequency over the indexed tools; a term no tool holds has the highest value. Lets a
+   * wrapping searcher weigh evidence by how much a word tells tools apart.
+   */
+  specificity?(term: string): number;
 }
 
 /** Queries are cut to this many characters before tokenising, so huge inputs stay cheap. */

@@ -153,3 +153,17 @@ export async function bothRateOf(
   }
   return hits / cases.length;
 }
+
+/** Share of `cases` with every one of their tools among the first `k` of `rank`. */
+export async function allRateOf(
+  rank: RankTools,
+  cases: readonly (readonly [string, ...string[]])[],
+  k: number,
+): Promise<number> {
+  let hits = 0;
+  for (const [query, ...tools] of cases) {
+    const ids = await rank(query, k);
+    if (tools.every((tool) => ids.includes(tool))) hits++;
+  }
+  return hits / cases.length;
+}

@@ -45,8 +45,10 @@ describe('toolkit.search', () => {
     await toolkit.callTool('builtin:create_refund', {}, { sessionKey: 'c' });
     expect(await ids(toolkit, query)).toEqual(before);
 
-    // A search, then a call of one of its results in the same session, does.
-    for (const session of ['d', 'e']) {
+    // A search, then a call of one of its results in the same session, does. Three sessions:
+    // `customer` and `paid` are in the tools' own text, so their evidence counts less than a
+    // word no tool holds (`money`).
+    for (const session of ['d', 'e', 'f']) {
       const shown = await toolkit.search(query, { sessionKey: session, limit: 3 });
       expect(shown.results.map((r) => r.id)).toContain('builtin:create_refund');
       await toolkit.callTool('builtin:create_refund', {}, { sessionKey: session });
