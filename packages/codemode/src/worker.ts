@@ -1,7 +1,9 @@
 // The worker thread that runs code-mode programs in QuickJS (WebAssembly), one run at a time,
-// each in a fresh runtime and context. It never calls a tool itself: tool calls and searches go to
-// the main thread as messages, and their answers come back as JSON text. The main thread stops a
-// run through a shared flag, which the interrupt handler reads even inside a tight loop.
+// each in a fresh context (the runtime under it is kept warm between runs that ended cleanly). It
+// never calls a tool itself: tool calls and searches go to the main thread as messages, and
+// their answers come back as JSON text. While calls are in flight the worker blocks on the
+// shared control block rather than in its event loop (channel.ts). The main thread stops a run
+// through the same block, which the interrupt handler reads even inside a tight loop.
 
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import {
@@ -13,7 +15,8 @@ import {
   type QuickJSRuntime,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { ANSWERS, MESSAGES, SpinPolicy, STOP, spinFor } from './channel.js';
 import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
 import type {
   HostCall,
@@ -21,6 +24,7 @@ import type {
   LogEntry,
   Outcome,
   SandboxLimits,
+  SettledCall,
   WorkerMessage,
 } from './protocol.js';
 
@@ -29,11 +33,16 @@ if (port === null) throw new Error('the code-mode sandbox runs as a worker threa
 // The variant's types describe its CommonJS build, whose default export TypeScript sees as the
 // whole module; the ESM build imported here exports the variant itself.
 const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
-const { flag: flagBuffer, memoryLimitBytes } = workerData as {
-  flag: SharedArrayBuffer;
+const {
+  control: controlBuffer,
+  channel,
+  memoryLimitBytes,
+} = workerData as {
+  control: SharedArrayBuffer;
+  channel: MessagePort;
   memoryLimitBytes: number;
 };
-const flag = new Int32Array(flagBuffer);
+const control = new Int32Array(controlBuffer);
 // QuickJS's own accounting of its heap misses memory that grows by realloc (array storage, for
 // one), so the WebAssembly memory itself is capped too: at the run's bound plus room for the
 // engine's own stack and data. Past it, allocations fail and QuickJS throws "out of memory".
@@ -58,6 +67,47 @@ const quickjs = await newQuickJSWASMModuleFromVariant(capped);
 const OPENING = '((tools, search, console) => async () => {';
 const CLOSING = '\n})';
 
+// A runtime is kept for the next run only after a run that ended cleanly, and only this many
+// times: contexts of one runtime share no objects, so nothing of one run is visible to the next,
+// but a run that hit a bound or was interrupted may leave the runtime's heap in a state no later
+// run should inherit, and a fresh runtime now and then bounds what the runtime accumulates.
+const RUNS_PER_RUNTIME = 64;
+// The worker spins for answers at most this long before it sleeps (see channel.ts).
+const SPIN_MS = 0.05;
+const spin = new SpinPolicy(SPIN_MS);
+
+/** A runtime and how many runs it has held. */
+interface Held {
+  readonly runtime: QuickJSRuntime;
+  readonly runs: number;
+}
+
+let current: Run | undefined;
+let warm: Held | undefined;
+
+function newRuntime(): QuickJSRuntime {
+  const runtime = quickjs.newRuntime();
+  runtime.setInterruptHandler(
+    () => Atomics.load(control, STOP) !== 0 || current?.fatal !== undefined,
+  );
+  // No module is ever loaded: `import('node:fs')` inside the program rejects.
+  runtime.setModuleLoader((name) => ({
+    error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
+  }));
+  return runtime;
+}
+
+/** The warm runtime when there is one to reuse, else a new one. */
+function takeRuntime(): Held {
+  const kept = warm;
+  warm = undefined;
+  if (kept !== undefined && kept.runs < RUNS_PER_RUNTIME) {
+    return { runtime: kept.runtime, runs: kept.runs + 1 };
+  }
+  kept?.runtime.dispose();
+  return { runtime: newRuntime(), runs: 1 };
+}
+
 // Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
 const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 
@@ -79,6 +129,7 @@ function unpack(text: string): string[] {
 
 /** One program's run: its runtime, context, pending calls and what it has logged. */
 class Run {
+  readonly held: Held;
   readonly runtime: QuickJSRuntime;
   readonly vm: QuickJSContext;
   readonly pending = new Map<number, QuickJSDeferredPromise>();
@@ -96,19 +147,17 @@ class Run {
     readonly id: number,
     readonly limits: SandboxLimits,
   ) {
-    this.runtime = quickjs.newRuntime();
+    this.held = takeRuntime();
+    this.runtime = this.held.runtime;
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
-    this.runtime.setInterruptHandler(() => Atomics.load(flag, 0) !== 0 || this.fatal !== undefined);
-    // No module is ever loaded: `import('node:fs')` inside the program rejects.
-    this.runtime.setModuleLoader((name) => ({
-      error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
-    }));
     this.vm = this.runtime.newContext();
   }
 
+  /** Posts on the channel, then bumps `MESSAGES`, so a spinning main thread sees it at once. */
   send(message: WorkerMessage): void {
-    port?.postMessage(message);
+    channel.postMessage(message);
+    Atomics.add(control, MESSAGES, 1);
   }
 
   exhaust(message: string): void {
@@ -224,7 +273,7 @@ class Run {
 
   stopped(): Failure | undefined {
     if (this.fatal !== undefined) return this.fatal;
-    if (Atomics.load(flag, 0) !== 0) return { ok: false, code: 'stopped', message: 'stopped' };
+    if (Atomics.load(control, STOP) !== 0) return { ok: false, code: 'stopped', message: 'stopped' };
     return undefined;
   }
 
@@ -311,13 +360,18 @@ class Run {
     for (const deferred of this.pending.values()) deferred.dispose();
     this.pending.clear();
     this.result?.dispose();
+    // Jobs still queued belong to this context; a runtime holding them is never reused.
+    const clean =
+      (outcome.ok || outcome.code === 'execution' || outcome.code === 'invalid_argument') &&
+      this.fatal === undefined &&
+      !this.runtime.hasPendingJob();
     this.vm.dispose();
-    this.runtime.dispose();
+    if (clean) warm = this.held;
+    else this.runtime.dispose();
     this.send({ kind: 'done', run: this.id, outcome, logs: this.logs });
   }
 }
 
-let current: Run | undefined;
 port.postMessage({ kind: 'ready', run: 0 } satisfies WorkerMessage);
 
 /** A failure of the worker's own code (not the program's) as a run's outcome. */
@@ -329,52 +383,77 @@ function internal(error: unknown): Failure {
   };
 }
 
-function advance(run: Run): void {
-  let outcome: Outcome | undefined;
-  try {
-    outcome = run.pump();
-  } catch (error) {
-    outcome = internal(error);
+/**
+ * Blocks until the main thread has posted answers (or asked a stop), and returns this run's
+ * answers. It spins first when answers came quickly last time, then sleeps in `Atomics.wait`;
+ * the timeout only re-checks the stop flag, the notify is what wakes it.
+ */
+function awaitAnswers(run: Run, seen: number): SettledCall[] {
+  const started = performance.now();
+  if (!spin.shouldSpin() || !spinFor(control, ANSWERS, seen, SPIN_MS)) {
+    while (Atomics.load(control, ANSWERS) === seen && Atomics.load(control, STOP) === 0) {
+      Atomics.wait(control, ANSWERS, seen, 1_000);
+    }
   }
-  if (outcome !== undefined) {
-    run.end(outcome);
-    current = undefined;
-    return;
+  spin.record(performance.now() - started);
+  const answers: SettledCall[] = [];
+  for (;;) {
+    const received = receiveMessageOnPort(channel) as { message: HostMessage } | undefined;
+    if (received === undefined) return answers;
+    const message = received.message;
+    // Answers of an earlier run that ended before they came are dropped here.
+    if (message.kind === 'settle' && message.run === run.id) answers.push(...message.answers);
   }
-  run.flush();
 }
 
-port.on('message', (message: HostMessage) => {
-  if (message.kind === 'run') {
-    const run = new Run(message.run, message.limits);
-    current = run;
-    let failed: Failure | undefined;
+/** Runs `run` to its end: pump, send the calls, wait for their answers, settle, again. */
+function drive(run: Run): void {
+  for (;;) {
+    // Read before the calls go out, so that answers posted before the wait are not missed.
+    const seen = Atomics.load(control, ANSWERS);
+    let outcome: Outcome | undefined;
     try {
-      failed = run.start(message.program, JSON.stringify(message.tools));
+      outcome = run.pump();
     } catch (error) {
-      failed = internal(error);
+      outcome = internal(error);
     }
-    if (failed !== undefined) {
-      run.end(failed);
+    if (outcome !== undefined) {
+      run.end(outcome);
       current = undefined;
       return;
     }
-    advance(run);
-    return;
+    run.flush();
+    const answers = awaitAnswers(run, seen);
+    const stopped = run.stopped();
+    if (stopped !== undefined) {
+      run.end(stopped);
+      current = undefined;
+      return;
+    }
+    try {
+      // Every answer first, then one pump: the program resumes once for all of them.
+      for (const answer of answers) run.settle(answer.call, answer.ok, answer.json);
+    } catch (error) {
+      // Settling allocates in the sandbox, which may be out of memory.
+      run.exhaust(error instanceof Error ? error.message : String(error));
+    }
   }
-  const run = current;
-  if (run?.id !== message.run) return;
-  if (message.kind === 'stop') {
-    run.end(run.stopped() ?? { ok: false, code: 'stopped', message: 'stopped' });
+}
+
+port.on('message', (message: HostMessage) => {
+  if (message.kind !== 'run') return;
+  const run = new Run(message.run, message.limits);
+  current = run;
+  let failed: Failure | undefined;
+  try {
+    failed = run.start(message.program, JSON.stringify(message.tools));
+  } catch (error) {
+    failed = internal(error);
+  }
+  if (failed !== undefined) {
+    run.end(failed);
     current = undefined;
     return;
   }
-  try {
-    // Every answer first, then one pump: the program resumes once for all of them.
-    for (const answer of message.answers) run.settle(answer.call, answer.ok, answer.json);
-  } catch (error) {
-    // Settling allocates in the sandbox, which may be out of memory.
-    run.exhaust(error instanceof Error ? error.message : String(error));
-  }
-  advance(run);
+  drive(run);
 });
