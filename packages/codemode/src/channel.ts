@@ -11,6 +11,11 @@
 //   thread going to sleep. The spin is bounded per call and adaptive (it stops once answers
 //   come slower than the bound), and the main thread's is also bounded per event-loop turn,
 //   so no run can hold the main thread: other sessions are answered at least every turn.
+// - neither side spins on a machine without a spare core (load average at or above the core
+//   count): there a spinning thread holds the core the other thread needs to answer, and a round
+//   trip that takes ~15 µs asleep took ~900 µs spinning (bench/RESULTS.md).
+
+import { availableParallelism, loadavg } from 'node:os';
 
 /** Index in the control block: why the run must stop (0: keep running). */
 export const STOP = 0;
@@ -31,6 +36,12 @@ export function spinFor(control: Int32Array, index: number, seen: number, limitM
     if (Atomics.load(control, index) !== seen || Atomics.load(control, STOP) !== 0) return true;
     if (performance.now() >= until) return false;
   }
+}
+
+/** Whether the machine has a core to spare for a spinning thread; asked once per run. */
+export function spareCore(): boolean {
+  const [lastMinute = Number.POSITIVE_INFINITY] = loadavg();
+  return lastMinute < availableParallelism();
 }
 
 /**

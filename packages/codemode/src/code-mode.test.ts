@@ -136,6 +136,46 @@ describe('createCodeMode', () => {
     }
   });
 
+  it('starts every run with fresh globals, though the worker and its runtime are reused', async () => {
+    // One worker, so the second run lands where the first one ran.
+    const single = createCodeMode(localToolkit().toolkit, { maxConcurrentRuns: 1 });
+    try {
+      await single.run(`
+        globalThis.leaked = 'from run 1';
+        var declared = 1;
+        Object.prototype.polluted = true;
+        Array.prototype.map = null;
+        JSON.parse = () => 'hijacked';
+        Promise.prototype.then = null;
+        const { sum } = await tools.builtin.add({ a: 1, b: 1 });
+        return sum;
+      `);
+      const { value } = await single.run(`
+        const { sum } = await tools.builtin.add({ a: 2, b: 3 });
+        return {
+          sum,
+          leaked: typeof leaked,
+          declared: typeof declared,
+          polluted: 'polluted' in {},
+          map: typeof [].map,
+          parse: JSON.parse('[1]'),
+          then: typeof Promise.prototype.then,
+        };
+      `);
+      expect(value).toEqual({
+        sum: 5,
+        leaked: 'undefined',
+        declared: 'undefined',
+        polluted: false,
+        map: 'function',
+        parse: [1],
+        then: 'function',
+      });
+    } finally {
+      await single.close();
+    }
+  });
+
   it('keeps answering other callers while a program spins in a loop', async () => {
     const server: Server = createServer((_request, response) => {
       response.end('pong');

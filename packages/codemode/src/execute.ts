@@ -1,5 +1,5 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
-import { ANSWERS, MESSAGES, SpinPolicy, STOP, spinFor } from './channel.js';
+import { ANSWERS, MESSAGES, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
 import type {
   ApiTool,
@@ -19,7 +19,7 @@ const GRACE_MS = 1_000;
 // After posting answers the main thread may spin this long for the worker's next message
 // (channel.ts), and at most TURN_SPIN_MS in all before it lets the event loop run again, so that
 // a run of quick calls never holds other sessions for longer than that.
-const SPIN_MS = 0.1;
+const SPIN_MS = 0.05;
 const TURN_SPIN_MS = 1;
 
 /** When the current event-loop turn's spinning began; reset once the loop has turned. */
@@ -77,6 +77,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
   const calls = new AbortController();
   const { control } = worker;
   const spin = new SpinPolicy(SPIN_MS);
+  const spinning = spareCore();
   Atomics.store(control, STOP, 0);
   try {
     return await new Promise<Ended>((resolve) => {
@@ -133,6 +134,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           finish({ outcome: { ok: false, code: 'internal', message: text }, logs: [] }, true);
           return;
         }
+        // Came through the event loop without a spin before it: this wait counts (one that
+        // followed a spin was counted when the spin ended).
         if (posted !== 0) spin.record(performance.now() - posted);
         posted = 0;
         receive(message);
@@ -152,11 +155,11 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         posted = performance.now();
         // A worker that answered quickly last time is likely to call again at once: wait for
         // it here, briefly, rather than let it wake this thread through the event loop.
-        if (!spin.shouldSpin() || !turnAllowsSpin()) return;
+        if (!spinning || !spin.shouldSpin() || !turnAllowsSpin()) return;
         const moved = spinFor(control, MESSAGES, seen, SPIN_MS);
-        if (!moved) return;
         spin.record(performance.now() - posted);
         posted = 0;
+        if (!moved) return;
         for (;;) {
           const received = receiveMessageOnPort(worker.channel) as
             | { message: WorkerMessage }
@@ -179,6 +182,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         program: request.program,
         tools: request.tools,
         limits: request.limits,
+        spin: spinning,
       });
     });
   } finally {

@@ -56,6 +56,8 @@ export type HostMessage =
       readonly program: string;
       readonly tools: readonly ApiTool[];
       readonly limits: SandboxLimits;
+      /** Whether the worker may spin briefly for answers (a core is to spare: channel.ts). */
+      readonly spin: boolean;
     }
   | {
       readonly kind: 'settle';

@@ -146,6 +146,7 @@ class Run {
   constructor(
     readonly id: number,
     readonly limits: SandboxLimits,
+    readonly spin: boolean,
   ) {
     this.held = takeRuntime();
     this.runtime = this.held.runtime;
@@ -390,7 +391,7 @@ function internal(error: unknown): Failure {
  */
 function awaitAnswers(run: Run, seen: number): SettledCall[] {
   const started = performance.now();
-  if (!spin.shouldSpin() || !spinFor(control, ANSWERS, seen, SPIN_MS)) {
+  if (!run.spin || !spin.shouldSpin() || !spinFor(control, ANSWERS, seen, SPIN_MS)) {
     while (Atomics.load(control, ANSWERS) === seen && Atomics.load(control, STOP) === 0) {
       Atomics.wait(control, ANSWERS, seen, 1_000);
     }
@@ -442,7 +443,7 @@ function drive(run: Run): void {
 
 port.on('message', (message: HostMessage) => {
   if (message.kind !== 'run') return;
-  const run = new Run(message.run, message.limits);
+  const run = new Run(message.run, message.limits, message.spin);
   current = run;
   let failed: Failure | undefined;
   try {
