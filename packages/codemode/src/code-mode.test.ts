@@ -136,6 +136,24 @@ describe('createCodeMode', () => {
     }
   });
 
+  it('runs calls made together at once, and resumes on each answer as it comes', async () => {
+    const { waiting, cancelled, marks } = side;
+    const controller = new AbortController();
+    // Two calls that never answer stay in flight while two quick ones are answered one by one.
+    const run = code.run(
+      `const slow = Promise.all([tools.builtin.wait_forever(), tools.builtin.wait_forever()]);
+       await tools.builtin.mark();
+       await tools.builtin.mark();
+       await slow;`,
+      { signal: controller.signal },
+    );
+    await expect.poll(() => side.marks, { timeout: 10_000 }).toBe(marks + 2);
+    expect(side.waiting).toBe(waiting + 2);
+    controller.abort();
+    expect((await failure(run)).code).toBe('cancelled');
+    await expect.poll(() => side.cancelled, { timeout: 10_000 }).toBe(cancelled + 2);
+  });
+
   it('starts every run with fresh globals, though the worker and its runtime are reused', async () => {
     // One worker, so the second run lands where the first one ran.
     const single = createCodeMode(localToolkit().toolkit, { maxConcurrentRuns: 1 });
