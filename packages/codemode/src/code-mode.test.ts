@@ -154,7 +154,7 @@ describe('createCodeMode', () => {
     await expect.poll(() => side.cancelled, { timeout: 10_000 }).toBe(cancelled + 2);
   });
 
-  it('starts every run with fresh globals, though the worker and its runtime are reused', async () => {
+  it('starts every run on a reused worker with fresh globals', async () => {
     // One worker, so the second run lands where the first one ran.
     const single = createCodeMode(localToolkit().toolkit, { maxConcurrentRuns: 1 });
     try {

@@ -1,5 +1,5 @@
 // The worker thread that runs code-mode programs in QuickJS (WebAssembly), one run at a time,
-// each in a fresh context (the runtime under it is kept warm between runs that ended cleanly). It
+// each in a fresh runtime and context, made ahead while the worker idles after a run. It
 // never calls a tool itself: tool calls and searches go to the main thread as messages, and
 // their answers come back as JSON text. While calls are in flight the worker blocks on the
 // shared control block rather than in its event loop (channel.ts). The main thread stops a run
@@ -67,25 +67,24 @@ const quickjs = await newQuickJSWASMModuleFromVariant(capped);
 const OPENING = '((tools, search, console) => async () => {';
 const CLOSING = '\n})';
 
-// A runtime is kept for the next run only after a run that ended cleanly, and only this many
-// times: contexts of one runtime share no objects, so nothing of one run is visible to the next,
-// but a run that hit a bound or was interrupted may leave the runtime's heap in a state no later
-// run should inherit, and a fresh runtime now and then bounds what the runtime accumulates.
-const RUNS_PER_RUNTIME = 64;
 // The worker spins for answers at most this long before it sleeps (see channel.ts).
 const SPIN_MS = 0.05;
 const spin = new SpinPolicy(SPIN_MS);
 
-/** A runtime and how many runs it has held. */
-interface Held {
+/** A runtime and its one context, made before the run that will use them. */
+interface Sandbox {
   readonly runtime: QuickJSRuntime;
-  readonly runs: number;
+  readonly vm: QuickJSContext;
 }
 
 let current: Run | undefined;
-let warm: Held | undefined;
+// Made once a run has ended, while the worker would otherwise idle, so that the next run does
+// not wait for it (most of a trivial run's cost). It is never used twice: reusing a runtime
+// with a fresh context measured slower than a new runtime (the freed context's cyclic garbage
+// is left for later collections to sweep), and a new one shares nothing with an earlier run.
+let spare: Sandbox | undefined;
 
-function newRuntime(): QuickJSRuntime {
+function newSandbox(): Sandbox {
   const runtime = quickjs.newRuntime();
   runtime.setInterruptHandler(
     () => Atomics.load(control, STOP) !== 0 || current?.fatal !== undefined,
@@ -94,18 +93,14 @@ function newRuntime(): QuickJSRuntime {
   runtime.setModuleLoader((name) => ({
     error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
   }));
-  return runtime;
+  return { runtime, vm: runtime.newContext() };
 }
 
-/** The warm runtime when there is one to reuse, else a new one. */
-function takeRuntime(): Held {
-  const kept = warm;
-  warm = undefined;
-  if (kept !== undefined && kept.runs < RUNS_PER_RUNTIME) {
-    return { runtime: kept.runtime, runs: kept.runs + 1 };
-  }
-  kept?.runtime.dispose();
-  return { runtime: newRuntime(), runs: 1 };
+/** The spare sandbox when there is one, else a new one. */
+function takeSandbox(): Sandbox {
+  const taken = spare ?? newSandbox();
+  spare = undefined;
+  return taken;
 }
 
 // Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
@@ -129,7 +124,6 @@ function unpack(text: string): string[] {
 
 /** One program's run: its runtime, context, pending calls and what it has logged. */
 class Run {
-  readonly held: Held;
   readonly runtime: QuickJSRuntime;
   readonly vm: QuickJSContext;
   readonly pending = new Map<number, QuickJSDeferredPromise>();
@@ -148,11 +142,11 @@ class Run {
     readonly limits: SandboxLimits,
     readonly spin: boolean,
   ) {
-    this.held = takeRuntime();
-    this.runtime = this.held.runtime;
+    const sandbox = takeSandbox();
+    this.runtime = sandbox.runtime;
+    this.vm = sandbox.vm;
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
-    this.vm = this.runtime.newContext();
   }
 
   /** Posts on the channel, then bumps `MESSAGES`, so a spinning main thread sees it at once. */
@@ -361,19 +355,19 @@ class Run {
     for (const deferred of this.pending.values()) deferred.dispose();
     this.pending.clear();
     this.result?.dispose();
-    // Jobs still queued belong to this context; a runtime holding them is never reused.
-    const clean =
-      (outcome.ok || outcome.code === 'execution' || outcome.code === 'invalid_argument') &&
-      this.fatal === undefined &&
-      !this.runtime.hasPendingJob();
     this.vm.dispose();
-    if (clean) warm = this.held;
-    else this.runtime.dispose();
+    this.runtime.dispose();
     this.send({ kind: 'done', run: this.id, outcome, logs: this.logs });
+    try {
+      spare ??= newSandbox();
+    } catch {
+      // The next run makes its own, and reports what fails then.
+    }
   }
 }
 
 port.postMessage({ kind: 'ready', run: 0 } satisfies WorkerMessage);
+spare = newSandbox();
 
 /** A failure of the worker's own code (not the program's) as a run's outcome. */
 function internal(error: unknown): Failure {
