@@ -31,7 +31,9 @@ parentPort.on('message', ({ trips, spin }) => {
 `;
 
 /** µs per round trip between threads: woken through the event loop and a futex, and spinning. */
-export async function threadRoundTrips(trips: number): Promise<{ sleeping: Timing; spinning: Timing }> {
+export async function threadRoundTrips(
+  trips: number,
+): Promise<{ sleeping: Timing; spinning: Timing }> {
   const control = new SharedArrayBuffer(8);
   const c = new Int32Array(control);
   const { port1, port2 } = new MessageChannel();

@@ -16,6 +16,7 @@
 //   trip that takes ~15 µs asleep took ~900 µs spinning (bench/RESULTS.md).
 
 import { availableParallelism, loadavg } from 'node:os';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 
 /** Index in the control block: why the run must stop (0: keep running). */
 export const STOP = 0;
@@ -30,12 +31,23 @@ export const CONTROL_BYTES = 16;
  * Spins while `control[index]` is `seen` and no stop is asked, for at most `limitMs`.
  * Returns whether it changed (or a stop was asked) within the bound.
  */
-export function spinFor(control: Int32Array, index: number, seen: number, limitMs: number): boolean {
+export function spinFor(
+  control: Int32Array,
+  index: number,
+  seen: number,
+  limitMs: number,
+): boolean {
   const until = performance.now() + limitMs;
   for (;;) {
     if (Atomics.load(control, index) !== seen || Atomics.load(control, STOP) !== 0) return true;
     if (performance.now() >= until) return false;
   }
+}
+
+/** The next message waiting on `port`, taken without the event loop; `undefined` when none. */
+export function nextMessage(port: MessagePort): unknown {
+  const received: { message: unknown } | undefined = receiveMessageOnPort(port);
+  return received?.message;
 }
 
 /** Whether the machine has a core to spare for a spinning thread; asked once per run. */

@@ -1,5 +1,4 @@
-import { receiveMessageOnPort } from 'node:worker_threads';
-import { ANSWERS, MESSAGES, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
+import { ANSWERS, MESSAGES, nextMessage, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
 import type {
   ApiTool,
@@ -161,11 +160,9 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         posted = 0;
         if (!moved) return;
         for (;;) {
-          const received = receiveMessageOnPort(worker.channel) as
-            | { message: WorkerMessage }
-            | undefined;
-          if (received === undefined) return;
-          receive(received.message);
+          const message = nextMessage(worker.channel) as WorkerMessage | undefined;
+          if (message === undefined) return;
+          receive(message);
         }
       };
       const answered = (call: number, answer: CallAnswer): void => {

@@ -43,7 +43,7 @@ export class SandboxWorker {
   constructor(memoryLimitBytes: number, onDeath: (worker: SandboxWorker) => void) {
     const { port1, port2 } = new MessageChannel();
     this.channel = port1;
-    this.thread = spawn(this.control.buffer as SharedArrayBuffer, port2, memoryLimitBytes);
+    this.thread = spawn(this.control.buffer, port2, memoryLimitBytes);
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
     this.ready = new Promise((resolve, reject) => {

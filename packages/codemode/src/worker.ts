@@ -15,8 +15,8 @@ import {
   type QuickJSRuntime,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
-import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { ANSWERS, MESSAGES, SpinPolicy, STOP, spinFor } from './channel.js';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { ANSWERS, MESSAGES, nextMessage, SpinPolicy, STOP, spinFor } from './channel.js';
 import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
 import type {
   HostCall,
@@ -268,7 +268,8 @@ class Run {
 
   stopped(): Failure | undefined {
     if (this.fatal !== undefined) return this.fatal;
-    if (Atomics.load(control, STOP) !== 0) return { ok: false, code: 'stopped', message: 'stopped' };
+    if (Atomics.load(control, STOP) !== 0)
+      return { ok: false, code: 'stopped', message: 'stopped' };
     return undefined;
   }
 
@@ -393,9 +394,8 @@ function awaitAnswers(run: Run, seen: number): SettledCall[] {
   spin.record(performance.now() - started);
   const answers: SettledCall[] = [];
   for (;;) {
-    const received = receiveMessageOnPort(channel) as { message: HostMessage } | undefined;
-    if (received === undefined) return answers;
-    const message = received.message;
+    const message = nextMessage(channel) as HostMessage | undefined;
+    if (message === undefined) return answers;
     // Answers of an earlier run that ended before they came are dropped here.
     if (message.kind === 'settle' && message.run === run.id) answers.push(...message.answers);
   }
