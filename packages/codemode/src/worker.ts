@@ -10,7 +10,6 @@ import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSContext,
-  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSSyncVariant,
@@ -126,13 +125,15 @@ function unpack(text: string): string[] {
 class Run {
   readonly runtime: QuickJSRuntime;
   readonly vm: QuickJSContext;
-  readonly pending = new Map<number, QuickJSDeferredPromise>();
+  /** Calls sent to the main thread and not yet answered. */
+  inFlight = 0;
+  /** The prelude's `settle`, which resolves the program's promises of a batch of answers. */
+  settler: QuickJSHandle | undefined;
   readonly logs: LogEntry[] = [];
   /** Calls made since the last message to the main thread, sent together once the pump is done. */
   outbox: HostCall[] = [];
   logBytes = 0;
   calls = 0;
-  nextCall = 0;
   fatal: Failure | undefined;
   result: QuickJSHandle | undefined;
   ended = false;
@@ -159,27 +160,30 @@ class Run {
     this.fatal ??= { ok: false, code: 'resource_exhausted', message };
   }
 
-  /** `hostCall(op, target, json)` inside the sandbox: a promise the main thread settles. */
-  hostCall(op: QuickJSHandle, target: QuickJSHandle, json: QuickJSHandle): QuickJSHandle {
+  /**
+   * `hostCall(head, json)` inside the sandbox, `head` being `op:call:target`: queues the call.
+   * The promise the program awaits is the prelude's own, settled through `settle` (one host
+   * call per batch of answers, not a promise capability and its handles per call).
+   */
+  hostCall(head: QuickJSHandle, json: QuickJSHandle): void {
     const { vm } = this;
-    const kind = vm.typeof(op) === 'string' ? vm.getString(op) : '';
-    if (
-      (kind !== 'tool' && kind !== 'search') ||
-      vm.typeof(target) !== 'string' ||
-      vm.typeof(json) !== 'string'
-    ) {
+    if (vm.typeof(head) !== 'string' || vm.typeof(json) !== 'string') {
+      throw new TypeError('bad host call');
+    }
+    const text = vm.getString(head);
+    const first = text.indexOf(':');
+    const second = text.indexOf(':', first + 1);
+    const kind = text.slice(0, first);
+    const call = Number(text.slice(first + 1, second));
+    if ((kind !== 'tool' && kind !== 'search') || second < 0 || !Number.isInteger(call)) {
       throw new TypeError('bad host call');
     }
     if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) {
       this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
     }
-    const deferred = vm.newPromise();
-    const call = this.nextCall++;
-    // Kept even when the run is over its bounds, so that it is disposed with the run.
-    this.pending.set(call, deferred);
-    if (this.fatal !== undefined) return deferred.handle;
-    this.outbox.push({ call, op: kind, target: vm.getString(target), json: vm.getString(json) });
-    return deferred.handle;
+    if (this.fatal !== undefined) return;
+    this.inFlight++;
+    this.outbox.push({ call, op: kind, target: text.slice(second + 1), json: vm.getString(json) });
   }
 
   /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
@@ -199,17 +203,21 @@ class Run {
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
-    const hostCall = vm.newFunction('hostCall', (op, target, json) =>
-      this.hostCall(op, target, json),
-    );
+    const hostCall = vm.newFunction('hostCall', (head, json) => {
+      this.hostCall(head, json);
+    });
     const hostLog = vm.newFunction('hostLog', (level, text) => {
       this.hostLog(level, text);
     });
     const spec = vm.newString(toolsJson);
     try {
       const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
-      const finish = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
+      const made = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
       setup.dispose();
+      // Read before the program exists, so nothing it does to Array.prototype can interfere.
+      const finish = vm.getProp(made, 0);
+      this.settler = vm.getProp(made, 1);
+      made.dispose();
       const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
         type: 'global',
       });
@@ -287,7 +295,7 @@ class Run {
     if (result === undefined) return { ok: false, code: 'internal', message: 'no program' };
     const state = this.vm.getPromiseState(result);
     if (state.type === 'pending') {
-      if (this.pending.size > 0) return undefined;
+      if (this.inFlight > 0) return undefined;
       return {
         ok: false,
         code: 'execution',
@@ -339,22 +347,35 @@ class Run {
     this.send({ kind: 'calls', run: this.id, calls });
   }
 
-  settle(call: number, ok: boolean, json: string): void {
-    const deferred = this.pending.get(call);
-    if (deferred === undefined) return;
-    this.pending.delete(call);
-    const value = this.vm.newString(json);
-    if (ok) deferred.resolve(value);
-    else deferred.reject(value);
-    value.dispose();
-    deferred.dispose();
+  /**
+   * Hands a batch of answers to the prelude's `settle` as one JSON text: each answer is JSON
+   * already, so the batch is `[[call, ok, answer], ...]` and QuickJS parses it once.
+   */
+  settle(answers: readonly SettledCall[]): void {
+    const settler = this.settler;
+    if (answers.length === 0 || settler === undefined) return;
+    this.inFlight -= answers.length;
+    let batch = '[';
+    for (const { call, ok, json } of answers) {
+      batch += `${batch === '[' ? '' : ','}[${String(call)},${ok ? '1' : '0'},${json}]`;
+    }
+    const text = this.vm.newString(`${batch}]`);
+    const settled = this.vm.callFunction(settler, this.vm.undefined, text);
+    text.dispose();
+    if (settled.error === undefined) {
+      settled.value.dispose();
+      return;
+    }
+    // Settling allocates in the sandbox, which may be out of memory.
+    const failure = this.failureOf(settled.error, 'execution');
+    settled.error.dispose();
+    this.fatal ??= failure.code === 'resource_exhausted' ? failure : internal(failure.message);
   }
 
   end(outcome: Outcome): void {
     if (this.ended) return;
     this.ended = true;
-    for (const deferred of this.pending.values()) deferred.dispose();
-    this.pending.clear();
+    this.settler?.dispose();
     this.result?.dispose();
     this.vm.dispose();
     this.runtime.dispose();
@@ -427,9 +448,8 @@ function drive(run: Run): void {
     }
     try {
       // Every answer first, then one pump: the program resumes once for all of them.
-      for (const answer of answers) run.settle(answer.call, answer.ok, answer.json);
+      run.settle(answers);
     } catch (error) {
-      // Settling allocates in the sandbox, which may be out of memory.
       run.exhaust(error instanceof Error ? error.message : String(error));
     }
   }
