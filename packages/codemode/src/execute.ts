@@ -60,6 +60,8 @@ export interface ExecuteRequest {
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onCall: (call: SandboxCall, signal: AbortSignal) => Promise<CallAnswer>;
+  /** Whether both threads may spin for quick answers (default: when a core is to spare). */
+  readonly spin?: boolean;
 }
 
 let runs = 0;
@@ -76,7 +78,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
   const calls = new AbortController();
   const { control } = worker;
   const spin = new SpinPolicy(SPIN_MS);
-  const spinning = spareCore();
+  const spinning = request.spin ?? spareCore();
   Atomics.store(control, STOP, 0);
   try {
     return await new Promise<Ended>((resolve) => {
