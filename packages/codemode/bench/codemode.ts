@@ -15,6 +15,7 @@ import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { createCodeMode } from '@toolplane/codemode';
+import { quickjsPerCall, threadRoundTrips } from './floors.js';
 import { expectedAnswer, shopSource, TASK_PROGRAM } from './task.js';
 
 const CALLS = 100;
@@ -141,6 +142,21 @@ function report(title: string, samples: Awaited<ReturnType<typeof compare>>, tar
   const ratio = perSandbox / perDirect;
   line('ratio, sandbox / direct', `${ratio.toFixed(2)}×  ${verdict(ratio, target)}`);
   line('ratio, start left out', `${(perCallOnly / perDirect).toFixed(2)}×`);
+}
+
+// 2c. The floors under a call from the sandbox: a round trip between threads, and QuickJS's share.
+{
+  const trips = await threadRoundTrips(2_000);
+  const code = createCodeMode(benchSource());
+  await code.run('return 1;');
+  const inside = await quickjsPerCall(code, CALLS);
+  await code.close();
+  console.log('\nFloors under a call from the sandbox (per call or round trip)');
+  const us = (t: { wall: number; cpu: number }): string =>
+    `${t.wall.toFixed(1)} µs (CPU ${t.cpu.toFixed(1)} µs)`;
+  line('round trip main ⇄ worker, both wake from sleep', us(trips.sleeping));
+  line('round trip main ⇄ worker, both spinning', us(trips.spinning));
+  line('QuickJS alone: await an async call, JSON both ways', us(inside));
 }
 
 // 3. The multi-step task: plain tool calling against one run_code.

@@ -136,6 +136,64 @@ describe('createCodeMode', () => {
     }
   });
 
+  it('runs calls made together at once, and resumes on each answer as it comes', async () => {
+    const { waiting, cancelled, marks } = side;
+    const controller = new AbortController();
+    // Two calls that never answer stay in flight while two quick ones are answered one by one.
+    const run = code.run(
+      `const slow = Promise.all([tools.builtin.wait_forever(), tools.builtin.wait_forever()]);
+       await tools.builtin.mark();
+       await tools.builtin.mark();
+       await slow;`,
+      { signal: controller.signal },
+    );
+    await expect.poll(() => side.marks, { timeout: 10_000 }).toBe(marks + 2);
+    expect(side.waiting).toBe(waiting + 2);
+    controller.abort();
+    expect((await failure(run)).code).toBe('cancelled');
+    await expect.poll(() => side.cancelled, { timeout: 10_000 }).toBe(cancelled + 2);
+  });
+
+  it('starts every run on a reused worker with fresh globals', async () => {
+    // One worker, so the second run lands where the first one ran.
+    const single = createCodeMode(localToolkit().toolkit, { maxConcurrentRuns: 1 });
+    try {
+      await single.run(`
+        globalThis.leaked = 'from run 1';
+        var declared = 1;
+        Object.prototype.polluted = true;
+        Array.prototype.map = null;
+        JSON.parse = () => 'hijacked';
+        Promise.prototype.then = null;
+        const { sum } = await tools.builtin.add({ a: 1, b: 1 });
+        return sum;
+      `);
+      const { value } = await single.run(`
+        const { sum } = await tools.builtin.add({ a: 2, b: 3 });
+        return {
+          sum,
+          leaked: typeof leaked,
+          declared: typeof declared,
+          polluted: 'polluted' in {},
+          map: typeof [].map,
+          parse: JSON.parse('[1]'),
+          then: typeof Promise.prototype.then,
+        };
+      `);
+      expect(value).toEqual({
+        sum: 5,
+        leaked: 'undefined',
+        declared: 'undefined',
+        polluted: false,
+        map: 'function',
+        parse: [1],
+        then: 'function',
+      });
+    } finally {
+      await single.close();
+    }
+  });
+
   it('keeps answering other callers while a program spins in a loop', async () => {
     const server: Server = createServer((_request, response) => {
       response.end('pong');

@@ -1,3 +1,4 @@
+import { ANSWERS, MESSAGES, nextMessage, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
 import type {
   ApiTool,
@@ -6,6 +7,7 @@ import type {
   Outcome,
   SandboxLimits,
   SettledCall,
+  WorkerMessage,
 } from './protocol.js';
 import type { SandboxPool } from './pool.js';
 
@@ -13,6 +15,27 @@ import type { SandboxPool } from './pool.js';
 // interrupt handler runs every few thousand QuickJS instructions, so a healthy worker answers in
 // well under a millisecond; only a wedged one reaches this.
 const GRACE_MS = 1_000;
+// After posting answers the main thread may spin this long for the worker's next message
+// (channel.ts), and at most TURN_SPIN_MS in all before it lets the event loop run again, so that
+// a run of quick calls never holds other sessions for longer than that.
+const SPIN_MS = 0.05;
+const TURN_SPIN_MS = 1;
+
+/** When the current event-loop turn's spinning began; reset once the loop has turned. */
+let turnStarted: number | undefined;
+
+/** Whether this turn may still spin, starting its clock on the first spin of a turn. */
+function turnAllowsSpin(): boolean {
+  const now = performance.now();
+  if (turnStarted === undefined) {
+    turnStarted = now;
+    setImmediate(() => {
+      turnStarted = undefined;
+    });
+    return true;
+  }
+  return now - turnStarted < TURN_SPIN_MS;
+}
 
 /** A tool call or search the program made: what the main thread must answer. */
 export type SandboxCall = HostCall;
@@ -37,6 +60,8 @@ export interface ExecuteRequest {
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onCall: (call: SandboxCall, signal: AbortSignal) => Promise<CallAnswer>;
+  /** Whether both threads may spin for quick answers (default: when a core is to spare). */
+  readonly spin?: boolean;
 }
 
 let runs = 0;
@@ -51,25 +76,33 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
   const worker = await pool.acquire(request.signal);
   const run = ++runs;
   const calls = new AbortController();
-  Atomics.store(worker.stopFlag, 0, 0);
+  const { control } = worker;
+  const spin = new SpinPolicy(SPIN_MS);
+  const spinning = request.spin ?? spareCore();
+  Atomics.store(control, STOP, 0);
   try {
     return await new Promise<Ended>((resolve) => {
       let stopped: 'timeout' | 'cancelled' | undefined;
       let grace: NodeJS.Timeout | undefined;
-      const finish = (ended: Ended, healthy: boolean): void => {
+      let ended = false;
+      const finish = (result: Ended, healthy: boolean): void => {
+        if (ended) return;
+        ended = true;
         clearTimeout(timer);
         clearTimeout(grace);
         request.signal?.removeEventListener('abort', onAbort);
         if (healthy) pool.release(worker);
         else pool.discard(worker);
-        resolve(ended);
+        resolve(result);
       };
       const stop = (reason: 'timeout' | 'cancelled'): void => {
         if (stopped !== undefined) return;
         stopped = reason;
-        Atomics.store(worker.stopFlag, 0, reason === 'timeout' ? STOP_TIMEOUT : STOP_CANCELLED);
+        Atomics.store(control, STOP, reason === 'timeout' ? STOP_TIMEOUT : STOP_CANCELLED);
+        // Wakes the worker if it sleeps waiting for answers; a running program sees the flag
+        // through the interrupt handler.
+        Atomics.notify(control, ANSWERS);
         calls.abort();
-        worker.post({ kind: 'stop', run });
         grace = setTimeout(() => {
           finish({ outcome: { ok: false, code: reason }, logs: [] }, false);
         }, GRACE_MS);
@@ -81,13 +114,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         stop('timeout');
       }, request.timeoutMs);
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      worker.listener = (message, error) => {
-        if (message === undefined) {
-          const text = error === undefined ? 'the sandbox worker exited' : error.message;
-          finish({ outcome: { ok: false, code: 'internal', message: text }, logs: [] }, true);
-          return;
-        }
-        if (message.run !== run) return;
+      const receive = (message: WorkerMessage): void => {
+        if (ended || message.run !== run) return;
         if (message.kind === 'done') {
           const outcome =
             stopped === undefined ? message.outcome : { ok: false as const, code: stopped };
@@ -101,13 +129,43 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           });
         }
       };
+      worker.listener = (message, error) => {
+        if (message === undefined) {
+          const text = error === undefined ? 'the sandbox worker exited' : error.message;
+          finish({ outcome: { ok: false, code: 'internal', message: text }, logs: [] }, true);
+          return;
+        }
+        // Came through the event loop without a spin before it: this wait counts (one that
+        // followed a spin was counted when the spin ended).
+        if (posted !== 0) spin.record(performance.now() - posted);
+        posted = 0;
+        receive(message);
+      };
       // Answers ready in the same turn (the calls of a `Promise.all`, say) go in one message,
       // sent once the microtasks that settle them have run: one wake-up of the worker for all.
       let ready: SettledCall[] = [];
+      let posted = 0;
       const flush = (): void => {
         const answers = ready;
         ready = [];
-        if (stopped === undefined && !worker.dead) worker.post({ kind: 'settle', run, answers });
+        if (ended || stopped !== undefined || worker.dead) return;
+        const seen = Atomics.load(control, MESSAGES);
+        worker.channel.postMessage({ kind: 'settle', run, answers });
+        Atomics.add(control, ANSWERS, 1);
+        Atomics.notify(control, ANSWERS);
+        posted = performance.now();
+        // A worker that answered quickly last time is likely to call again at once: wait for
+        // it here, briefly, rather than let it wake this thread through the event loop.
+        if (!spinning || !spin.shouldSpin() || !turnAllowsSpin()) return;
+        const moved = spinFor(control, MESSAGES, seen, SPIN_MS);
+        spin.record(performance.now() - posted);
+        posted = 0;
+        if (!moved) return;
+        for (;;) {
+          const message = nextMessage(worker.channel) as WorkerMessage | undefined;
+          if (message === undefined) return;
+          receive(message);
+        }
       };
       const answered = (call: number, answer: CallAnswer): void => {
         if (ready.push({ call, ...answer }) === 1) queueMicrotask(flush);
@@ -123,6 +181,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         program: request.program,
         tools: request.tools,
         limits: request.limits,
+        spin: spinning,
       });
     });
   } finally {

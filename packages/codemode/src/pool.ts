@@ -1,5 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ToolError } from '@toolplane/toolmodel';
+import { CONTROL_BYTES } from './channel.js';
 import type { HostMessage, WorkerMessage } from './protocol.js';
 
 // Why a worker thread: QuickJS runs synchronously, and an interrupted QuickJS run cannot be
@@ -9,8 +10,11 @@ import type { HostMessage, WorkerMessage } from './protocol.js';
 
 const fromSource = import.meta.url.endsWith('.ts');
 
-function spawn(flag: SharedArrayBuffer, memoryLimitBytes: number): Worker {
-  const options = { workerData: { flag, memoryLimitBytes } };
+function spawn(control: SharedArrayBuffer, channel: MessagePort, memoryLimitBytes: number): Worker {
+  const options = {
+    workerData: { control, channel, memoryLimitBytes },
+    transferList: [channel],
+  };
   if (!fromSource) return new Worker(new URL('./worker.js', import.meta.url), options);
   // Run from source (tests, benchmarks): the worker's TypeScript goes through tsx's loader,
   // registered inside the worker, as a worker does not inherit the parent's loader.
@@ -20,10 +24,15 @@ function spawn(flag: SharedArrayBuffer, memoryLimitBytes: number): Worker {
   return new Worker(boot, { ...options, eval: true });
 }
 
-/** One worker thread with its QuickJS module, and the flag that stops its current run. */
+/**
+ * One worker thread with its QuickJS module, the control block it shares with the main thread
+ * (stop, and the counters both sides spin or wait on: channel.ts) and the channel a run's calls
+ * and answers cross.
+ */
 export class SandboxWorker {
-  readonly flag = new SharedArrayBuffer(4);
-  readonly stopFlag = new Int32Array(this.flag);
+  readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_BYTES));
+  /** The main thread's end of the run channel. */
+  readonly channel: MessagePort;
   readonly thread: Worker;
   /** Hears the current run's messages; the worker's end (error or exit) arrives as `undefined`. */
   listener: ((message: WorkerMessage | undefined, error?: Error) => void) | undefined;
@@ -32,7 +41,9 @@ export class SandboxWorker {
   readonly ready: Promise<void>;
 
   constructor(memoryLimitBytes: number, onDeath: (worker: SandboxWorker) => void) {
-    this.thread = spawn(this.flag, memoryLimitBytes);
+    const { port1, port2 } = new MessageChannel();
+    this.channel = port1;
+    this.thread = spawn(this.control.buffer, port2, memoryLimitBytes);
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
     this.ready = new Promise((resolve, reject) => {
@@ -43,7 +54,9 @@ export class SandboxWorker {
     this.ready.catch(() => undefined);
     this.thread.on('message', (message: WorkerMessage) => {
       if (message.kind === 'ready') started();
-      else this.listener?.(message);
+    });
+    this.channel.on('message', (message: WorkerMessage) => {
+      this.listener?.(message);
     });
     const die = (error?: Error): void => {
       failed(
@@ -64,8 +77,26 @@ export class SandboxWorker {
     });
   }
 
+  /** Starts a run: the one message that goes through the worker's event loop. */
   post(message: HostMessage): void {
     this.thread.postMessage(message);
+  }
+
+  /** Holds the process open while a run is on this worker, or lets it exit while idle. */
+  hold(held: boolean): void {
+    if (held) {
+      this.thread.ref();
+      this.channel.ref();
+    } else {
+      this.thread.unref();
+      this.channel.unref();
+    }
+  }
+
+  /** Ends the thread and closes the channel. */
+  async end(): Promise<void> {
+    this.channel.close();
+    await this.thread.terminate();
   }
 }
 
@@ -109,7 +140,7 @@ export class SandboxPool {
     let ready = this.idle.pop();
     while (ready?.dead === true) ready = this.idle.pop();
     if (ready !== undefined) {
-      ready.thread.ref();
+      ready.hold(true);
       return Promise.resolve(ready);
     }
     if (this.all.size < this.size) {
@@ -142,7 +173,7 @@ export class SandboxPool {
       return;
     }
     if (this.closed) {
-      void worker.thread.terminate();
+      void worker.end();
       return;
     }
     const next = this.waiting.shift();
@@ -150,7 +181,7 @@ export class SandboxPool {
       next.resolve(worker);
       return;
     }
-    worker.thread.unref();
+    worker.hold(false);
     this.idle.push(worker);
   }
 
@@ -159,7 +190,7 @@ export class SandboxPool {
     worker.listener = undefined;
     worker.dead = true;
     this.all.delete(worker);
-    void worker.thread.terminate();
+    void worker.end();
     this.replace();
   }
 
@@ -180,6 +211,6 @@ export class SandboxPool {
     this.idle.length = 0;
     const workers = [...this.all];
     this.all.clear();
-    await Promise.all(workers.map((worker) => worker.thread.terminate()));
+    await Promise.all(workers.map((worker) => worker.end()));
   }
 }

@@ -1,7 +1,8 @@
 // The JavaScript that sets up the API inside the sandbox, before the program runs. It is QuickJS
 // code, kept as text: it receives the worker's two host functions and the tool list, builds
-// frozen `tools`, `search` and `console` objects around them, and returns `finish`, which hands
-// them to the program, runs it and reports its end as one tagged string. Every value that leaves the sandbox is
+// frozen `tools`, `search` and `console` objects around them, and returns `[finish, settle]`:
+// `finish` hands them to the program, runs it and reports its end as one tagged string;
+// `settle` resolves the calls of a batch of answers. Every value that leaves the sandbox is
 // JSON text made here; the worker takes nothing else.
 //
 // Tags of `finish`'s answer: `V` + JSON (a value), `U` (no value), `T` + name, message and
@@ -44,18 +45,38 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
     }
   };
 
+  // The promises of calls in flight, by call number; settled by settle, which the worker
+  // calls with a batch of answers. A null-prototype object, so no setter the program puts on
+  // Object.prototype sees them.
+  const waiting = create(null);
+  let next = 0;
+  const PromiseType = Promise;
+
   const call = async (op, target, payload) => {
     const json = stringify(payload);
-    let answer;
+    const id = next++;
+    const answer = new PromiseType((resolve, reject) => {
+      waiting[id] = [resolve, reject];
+    });
+    hostCall(op + ':' + id + ':' + target, json === undefined ? '{}' : json);
     try {
-      answer = await hostCall(op, target, json === undefined ? '{}' : json);
+      return await answer;
     } catch (failure) {
-      const { message, code } = parse(failure);
-      const error = new ErrorType(message);
-      error.code = code;
+      const error = new ErrorType(failure.message);
+      error.code = failure.code;
       throw error;
     }
-    return parse(answer);
+  };
+
+  const settle = (batchJson) => {
+    const batch = parse(batchJson);
+    for (let i = 0; i < batch.length; i++) {
+      const entry = batch[i];
+      const pending = waiting[entry[0]];
+      if (pending === undefined) continue;
+      delete waiting[entry[0]];
+      pending[entry[1] === 1 ? 0 : 1](entry[2]);
+    }
   };
 
   const tools = create(null);
@@ -113,7 +134,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
   define(globalThis, 'search', { ...fixed, value: freeze(search) });
   define(globalThis, 'console', { ...fixed, value: console });
 
-  return async function finish(makeProgram) {
+  return [async function finish(makeProgram) {
     let value;
     try {
       value = await makeProgram(tools, search, console)();
@@ -129,5 +150,5 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
       return 'N' + describe(error).message;
     }
     return json === undefined ? 'N' + 'a ' + typeof value + ' is not JSON' : 'V' + json;
-  };
+  }, settle];
 })`;

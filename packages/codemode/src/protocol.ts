@@ -1,5 +1,8 @@
 // The messages between a code-mode run on the main thread and the worker thread that holds its
 // QuickJS sandbox. Everything that crosses is plain data: program text, JSON text and numbers.
+// A run starts with a `run` message on the worker's own port; everything after it (calls,
+// answers, the end) goes over a dedicated channel that the worker reads without its event loop
+// (see channel.ts), and a stop is a write to the shared control block.
 
 /** The bounds one run is held to inside the worker. */
 export interface SandboxLimits {
@@ -23,7 +26,7 @@ export interface LogEntry {
   readonly text: string;
 }
 
-/** Why the worker stopped a run early; written into the shared flag (0: keep running). */
+/** Why the worker stopped a run early; written into the control block's `STOP` (0: keep running). */
 export const STOP_TIMEOUT = 1;
 export const STOP_CANCELLED = 2;
 
@@ -45,7 +48,7 @@ export interface SettledCall {
   readonly json: string;
 }
 
-/** Main thread → worker. */
+/** Main thread → worker: `run` on the worker's port, `settle` on the channel. */
 export type HostMessage =
   | {
       readonly kind: 'run';
@@ -53,14 +56,15 @@ export type HostMessage =
       readonly program: string;
       readonly tools: readonly ApiTool[];
       readonly limits: SandboxLimits;
+      /** Whether the worker may spin briefly for answers (a core is to spare: channel.ts). */
+      readonly spin: boolean;
     }
   | {
       readonly kind: 'settle';
       readonly run: number;
       /** The answers that are ready, in one message: one wake-up of the worker for all. */
       readonly answers: readonly SettledCall[];
-    }
-  | { readonly kind: 'stop'; readonly run: number };
+    };
 
 /** What a finished run reports: its value as JSON text (absent for `undefined`), or its failure. */
 export type Outcome =
@@ -74,7 +78,7 @@ export type Outcome =
       readonly column?: number;
     };
 
-/** Worker → main thread. */
+/** Worker → main thread: `ready` on the worker's port, the rest on the channel. */
 export type WorkerMessage =
   | { readonly kind: 'ready'; readonly run: 0 }
   | {

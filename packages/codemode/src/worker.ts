@@ -1,19 +1,21 @@
 // The worker thread that runs code-mode programs in QuickJS (WebAssembly), one run at a time,
-// each in a fresh runtime and context. It never calls a tool itself: tool calls and searches go to
-// the main thread as messages, and their answers come back as JSON text. The main thread stops a
-// run through a shared flag, which the interrupt handler reads even inside a tight loop.
+// each in a fresh runtime and context, made ahead while the worker idles after a run. It
+// never calls a tool itself: tool calls and searches go to the main thread as messages, and
+// their answers come back as JSON text. While calls are in flight the worker blocks on the
+// shared control block rather than in its event loop (channel.ts). The main thread stops a run
+// through the same block, which the interrupt handler reads even inside a tight loop.
 
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSContext,
-  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { ANSWERS, MESSAGES, nextMessage, SpinPolicy, STOP, spinFor } from './channel.js';
 import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
 import type {
   HostCall,
@@ -21,6 +23,7 @@ import type {
   LogEntry,
   Outcome,
   SandboxLimits,
+  SettledCall,
   WorkerMessage,
 } from './protocol.js';
 
@@ -29,11 +32,16 @@ if (port === null) throw new Error('the code-mode sandbox runs as a worker threa
 // The variant's types describe its CommonJS build, whose default export TypeScript sees as the
 // whole module; the ESM build imported here exports the variant itself.
 const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
-const { flag: flagBuffer, memoryLimitBytes } = workerData as {
-  flag: SharedArrayBuffer;
+const {
+  control: controlBuffer,
+  channel,
+  memoryLimitBytes,
+} = workerData as {
+  control: SharedArrayBuffer;
+  channel: MessagePort;
   memoryLimitBytes: number;
 };
-const flag = new Int32Array(flagBuffer);
+const control = new Int32Array(controlBuffer);
 // QuickJS's own accounting of its heap misses memory that grows by realloc (array storage, for
 // one), so the WebAssembly memory itself is capped too: at the run's bound plus room for the
 // engine's own stack and data. Past it, allocations fail and QuickJS throws "out of memory".
@@ -58,6 +66,42 @@ const quickjs = await newQuickJSWASMModuleFromVariant(capped);
 const OPENING = '((tools, search, console) => async () => {';
 const CLOSING = '\n})';
 
+// The worker spins for answers at most this long before it sleeps (see channel.ts).
+const SPIN_MS = 0.05;
+const spin = new SpinPolicy(SPIN_MS);
+
+/** A runtime and its one context, made before the run that will use them. */
+interface Sandbox {
+  readonly runtime: QuickJSRuntime;
+  readonly vm: QuickJSContext;
+}
+
+let current: Run | undefined;
+// Made once a run has ended, while the worker would otherwise idle, so that the next run does
+// not wait for it (most of a trivial run's cost). It is never used twice: reusing a runtime
+// with a fresh context measured slower than a new runtime (the freed context's cyclic garbage
+// is left for later collections to sweep), and a new one shares nothing with an earlier run.
+let spare: Sandbox | undefined;
+
+function newSandbox(): Sandbox {
+  const runtime = quickjs.newRuntime();
+  runtime.setInterruptHandler(
+    () => Atomics.load(control, STOP) !== 0 || current?.fatal !== undefined,
+  );
+  // No module is ever loaded: `import('node:fs')` inside the program rejects.
+  runtime.setModuleLoader((name) => ({
+    error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
+  }));
+  return { runtime, vm: runtime.newContext() };
+}
+
+/** The spare sandbox when there is one, else a new one. */
+function takeSandbox(): Sandbox {
+  const taken = spare ?? newSandbox();
+  spare = undefined;
+  return taken;
+}
+
 // Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
 const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 
@@ -81,13 +125,15 @@ function unpack(text: string): string[] {
 class Run {
   readonly runtime: QuickJSRuntime;
   readonly vm: QuickJSContext;
-  readonly pending = new Map<number, QuickJSDeferredPromise>();
+  /** Calls sent to the main thread and not yet answered. */
+  inFlight = 0;
+  /** The prelude's `settle`, which resolves the program's promises of a batch of answers. */
+  settler: QuickJSHandle | undefined;
   readonly logs: LogEntry[] = [];
   /** Calls made since the last message to the main thread, sent together once the pump is done. */
   outbox: HostCall[] = [];
   logBytes = 0;
   calls = 0;
-  nextCall = 0;
   fatal: Failure | undefined;
   result: QuickJSHandle | undefined;
   ended = false;
@@ -95,47 +141,49 @@ class Run {
   constructor(
     readonly id: number,
     readonly limits: SandboxLimits,
+    readonly spin: boolean,
   ) {
-    this.runtime = quickjs.newRuntime();
+    const sandbox = takeSandbox();
+    this.runtime = sandbox.runtime;
+    this.vm = sandbox.vm;
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
-    this.runtime.setInterruptHandler(() => Atomics.load(flag, 0) !== 0 || this.fatal !== undefined);
-    // No module is ever loaded: `import('node:fs')` inside the program rejects.
-    this.runtime.setModuleLoader((name) => ({
-      error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
-    }));
-    this.vm = this.runtime.newContext();
   }
 
+  /** Posts on the channel, then bumps `MESSAGES`, so a spinning main thread sees it at once. */
   send(message: WorkerMessage): void {
-    port?.postMessage(message);
+    channel.postMessage(message);
+    Atomics.add(control, MESSAGES, 1);
   }
 
   exhaust(message: string): void {
     this.fatal ??= { ok: false, code: 'resource_exhausted', message };
   }
 
-  /** `hostCall(op, target, json)` inside the sandbox: a promise the main thread settles. */
-  hostCall(op: QuickJSHandle, target: QuickJSHandle, json: QuickJSHandle): QuickJSHandle {
+  /**
+   * `hostCall(head, json)` inside the sandbox, `head` being `op:call:target`: queues the call.
+   * The promise the program awaits is the prelude's own, settled through `settle` (one host
+   * call per batch of answers, not a promise capability and its handles per call).
+   */
+  hostCall(head: QuickJSHandle, json: QuickJSHandle): void {
     const { vm } = this;
-    const kind = vm.typeof(op) === 'string' ? vm.getString(op) : '';
-    if (
-      (kind !== 'tool' && kind !== 'search') ||
-      vm.typeof(target) !== 'string' ||
-      vm.typeof(json) !== 'string'
-    ) {
+    if (vm.typeof(head) !== 'string' || vm.typeof(json) !== 'string') {
+      throw new TypeError('bad host call');
+    }
+    const text = vm.getString(head);
+    const first = text.indexOf(':');
+    const second = text.indexOf(':', first + 1);
+    const kind = text.slice(0, first);
+    const call = Number(text.slice(first + 1, second));
+    if ((kind !== 'tool' && kind !== 'search') || second < 0 || !Number.isInteger(call)) {
       throw new TypeError('bad host call');
     }
     if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) {
       this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
     }
-    const deferred = vm.newPromise();
-    const call = this.nextCall++;
-    // Kept even when the run is over its bounds, so that it is disposed with the run.
-    this.pending.set(call, deferred);
-    if (this.fatal !== undefined) return deferred.handle;
-    this.outbox.push({ call, op: kind, target: vm.getString(target), json: vm.getString(json) });
-    return deferred.handle;
+    if (this.fatal !== undefined) return;
+    this.inFlight++;
+    this.outbox.push({ call, op: kind, target: text.slice(second + 1), json: vm.getString(json) });
   }
 
   /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
@@ -155,17 +203,21 @@ class Run {
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
-    const hostCall = vm.newFunction('hostCall', (op, target, json) =>
-      this.hostCall(op, target, json),
-    );
+    const hostCall = vm.newFunction('hostCall', (head, json) => {
+      this.hostCall(head, json);
+    });
     const hostLog = vm.newFunction('hostLog', (level, text) => {
       this.hostLog(level, text);
     });
     const spec = vm.newString(toolsJson);
     try {
       const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
-      const finish = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
+      const made = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
       setup.dispose();
+      // Read before the program exists, so nothing it does to Array.prototype can interfere.
+      const finish = vm.getProp(made, 0);
+      this.settler = vm.getProp(made, 1);
+      made.dispose();
       const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
         type: 'global',
       });
@@ -224,7 +276,8 @@ class Run {
 
   stopped(): Failure | undefined {
     if (this.fatal !== undefined) return this.fatal;
-    if (Atomics.load(flag, 0) !== 0) return { ok: false, code: 'stopped', message: 'stopped' };
+    if (Atomics.load(control, STOP) !== 0)
+      return { ok: false, code: 'stopped', message: 'stopped' };
     return undefined;
   }
 
@@ -242,7 +295,7 @@ class Run {
     if (result === undefined) return { ok: false, code: 'internal', message: 'no program' };
     const state = this.vm.getPromiseState(result);
     if (state.type === 'pending') {
-      if (this.pending.size > 0) return undefined;
+      if (this.inFlight > 0) return undefined;
       return {
         ok: false,
         code: 'execution',
@@ -294,31 +347,49 @@ class Run {
     this.send({ kind: 'calls', run: this.id, calls });
   }
 
-  settle(call: number, ok: boolean, json: string): void {
-    const deferred = this.pending.get(call);
-    if (deferred === undefined) return;
-    this.pending.delete(call);
-    const value = this.vm.newString(json);
-    if (ok) deferred.resolve(value);
-    else deferred.reject(value);
-    value.dispose();
-    deferred.dispose();
+  /**
+   * Hands a batch of answers to the prelude's `settle` as one JSON text: each answer is JSON
+   * already, so the batch is `[[call, ok, answer], ...]` and QuickJS parses it once.
+   */
+  settle(answers: readonly SettledCall[]): void {
+    const settler = this.settler;
+    if (answers.length === 0 || settler === undefined) return;
+    this.inFlight -= answers.length;
+    let batch = '[';
+    for (const { call, ok, json } of answers) {
+      batch += `${batch === '[' ? '' : ','}[${String(call)},${ok ? '1' : '0'},${json}]`;
+    }
+    const text = this.vm.newString(`${batch}]`);
+    const settled = this.vm.callFunction(settler, this.vm.undefined, text);
+    text.dispose();
+    if (settled.error === undefined) {
+      settled.value.dispose();
+      return;
+    }
+    // Settling allocates in the sandbox, which may be out of memory.
+    const failure = this.failureOf(settled.error, 'execution');
+    settled.error.dispose();
+    this.fatal ??= failure.code === 'resource_exhausted' ? failure : internal(failure.message);
   }
 
   end(outcome: Outcome): void {
     if (this.ended) return;
     this.ended = true;
-    for (const deferred of this.pending.values()) deferred.dispose();
-    this.pending.clear();
+    this.settler?.dispose();
     this.result?.dispose();
     this.vm.dispose();
     this.runtime.dispose();
     this.send({ kind: 'done', run: this.id, outcome, logs: this.logs });
+    try {
+      spare ??= newSandbox();
+    } catch {
+      // The next run makes its own, and reports what fails then.
+    }
   }
 }
 
-let current: Run | undefined;
 port.postMessage({ kind: 'ready', run: 0 } satisfies WorkerMessage);
+spare = newSandbox();
 
 /** A failure of the worker's own code (not the program's) as a run's outcome. */
 function internal(error: unknown): Failure {
@@ -329,52 +400,75 @@ function internal(error: unknown): Failure {
   };
 }
 
-function advance(run: Run): void {
-  let outcome: Outcome | undefined;
-  try {
-    outcome = run.pump();
-  } catch (error) {
-    outcome = internal(error);
+/**
+ * Blocks until the main thread has posted answers (or asked a stop), and returns this run's
+ * answers. It spins first when answers came quickly last time, then sleeps in `Atomics.wait`;
+ * the timeout only re-checks the stop flag, the notify is what wakes it.
+ */
+function awaitAnswers(run: Run, seen: number): SettledCall[] {
+  const started = performance.now();
+  if (!run.spin || !spin.shouldSpin() || !spinFor(control, ANSWERS, seen, SPIN_MS)) {
+    while (Atomics.load(control, ANSWERS) === seen && Atomics.load(control, STOP) === 0) {
+      Atomics.wait(control, ANSWERS, seen, 1_000);
+    }
   }
-  if (outcome !== undefined) {
-    run.end(outcome);
-    current = undefined;
-    return;
+  spin.record(performance.now() - started);
+  const answers: SettledCall[] = [];
+  for (;;) {
+    const message = nextMessage(channel) as HostMessage | undefined;
+    if (message === undefined) return answers;
+    // Answers of an earlier run that ended before they came are dropped here.
+    if (message.kind === 'settle' && message.run === run.id) answers.push(...message.answers);
   }
-  run.flush();
 }
 
-port.on('message', (message: HostMessage) => {
-  if (message.kind === 'run') {
-    const run = new Run(message.run, message.limits);
-    current = run;
-    let failed: Failure | undefined;
+/** Runs `run` to its end: pump, send the calls, wait for their answers, settle, again. */
+function drive(run: Run): void {
+  for (;;) {
+    // Read before the calls go out, so that answers posted before the wait are not missed.
+    const seen = Atomics.load(control, ANSWERS);
+    let outcome: Outcome | undefined;
     try {
-      failed = run.start(message.program, JSON.stringify(message.tools));
+      outcome = run.pump();
     } catch (error) {
-      failed = internal(error);
+      outcome = internal(error);
     }
-    if (failed !== undefined) {
-      run.end(failed);
+    if (outcome !== undefined) {
+      run.end(outcome);
       current = undefined;
       return;
     }
-    advance(run);
-    return;
+    run.flush();
+    const answers = awaitAnswers(run, seen);
+    const stopped = run.stopped();
+    if (stopped !== undefined) {
+      run.end(stopped);
+      current = undefined;
+      return;
+    }
+    try {
+      // Every answer first, then one pump: the program resumes once for all of them.
+      run.settle(answers);
+    } catch (error) {
+      run.exhaust(error instanceof Error ? error.message : String(error));
+    }
   }
-  const run = current;
-  if (run?.id !== message.run) return;
-  if (message.kind === 'stop') {
-    run.end(run.stopped() ?? { ok: false, code: 'stopped', message: 'stopped' });
+}
+
+port.on('message', (message: HostMessage) => {
+  if (message.kind !== 'run') return;
+  const run = new Run(message.run, message.limits, message.spin);
+  current = run;
+  let failed: Failure | undefined;
+  try {
+    failed = run.start(message.program, JSON.stringify(message.tools));
+  } catch (error) {
+    failed = internal(error);
+  }
+  if (failed !== undefined) {
+    run.end(failed);
     current = undefined;
     return;
   }
-  try {
-    // Every answer first, then one pump: the program resumes once for all of them.
-    for (const answer of message.answers) run.settle(answer.call, answer.ok, answer.json);
-  } catch (error) {
-    // Settling allocates in the sandbox, which may be out of memory.
-    run.exhaust(error instanceof Error ? error.message : String(error));
-  }
-  advance(run);
+  drive(run);
 });
