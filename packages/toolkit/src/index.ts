@@ -85,7 +85,6 @@ export {
   jsonResource,
   MAX_RESOURCE_BYTES,
   MAX_URI_LENGTH,
-  readResource,
   resource,
   resourceInfo,
   textResource,
@@ -95,6 +94,7 @@ export {
   withDescription,
   withUri,
 } from './resources/resources.js';
+export { readResource } from './resources/read-resource.js';
 export type {
   DataResourceOptions,
   ReadResourceOptions,
