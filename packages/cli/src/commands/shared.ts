@@ -85,6 +85,8 @@ export async function withToolkit(
   try {
     opened = await openToolkit(cfg, {
       connectors: needed,
+      // A one-shot command: other processes' pin changes cannot matter for its few seconds.
+      listen: false,
       signal: context.signal,
       env: context.env,
       ...(options.search === true
