@@ -1,13 +1,19 @@
 import {
+  acceptedRecord,
+  auditFromRow,
   auditLimit,
+  changeFromRow,
   checkAuditRecord,
+  pinFromRow,
   type AuditRecord,
+  type AuditRow,
   type Pin,
   type PinChange,
+  type PinChangeRow,
   type PinEvent,
+  type PinRow,
   type PinStore,
   type StoreCallOptions,
-  type StoredAuditRecord,
 } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
 import { openSearchDb } from './sqlite-evidence.js';
@@ -59,60 +65,6 @@ CREATE TABLE IF NOT EXISTS audit_log (
 );
 CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`;
 
-interface PinRow {
-  namespace: string;
-  tool: string;
-  fingerprint: string;
-  definition: string;
-  pinned_at: number;
-}
-interface ChangeRow {
-  namespace: string;
-  tool: string;
-  pinned_fingerprint: string;
-  pinned_definition: string;
-  fingerprint: string;
-  definition: string;
-  seen_at: number;
-}
-interface AuditRow {
-  seq: number;
-  kind: AuditRecord['kind'];
-  at: number;
-  tool_id: string;
-  who: string | null;
-  fingerprint: string | null;
-  previous: string | null;
-  detail: string | null;
-}
-
-const toPin = (row: PinRow): Pin => ({
-  namespace: row.namespace,
-  tool: row.tool,
-  fingerprint: row.fingerprint,
-  definition: row.definition,
-  pinnedAt: row.pinned_at,
-});
-const toChange = (row: ChangeRow): PinChange => ({
-  namespace: row.namespace,
-  tool: row.tool,
-  pinned: { fingerprint: row.pinned_fingerprint, definition: row.pinned_definition },
-  current: { fingerprint: row.fingerprint, definition: row.definition },
-  seenAt: row.seen_at,
-});
-function toAudit(row: AuditRow): StoredAuditRecord {
-  return {
-    seq: row.seq,
-    kind: row.kind,
-    at: row.at,
-    toolId: row.tool_id,
-    ...(row.who === null ? {} : { who: row.who }),
-    ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
-    ...(row.previous === null ? {} : { previous: row.previous }),
-    ...(row.detail === null ? {} : { detail: JSON.parse(row.detail) as Record<string, unknown> }),
-  };
-}
-
 /**
  * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
  * a SQLite file, so pins outlive restarts and `toolplane tools accept` in another process
@@ -142,8 +94,10 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       `INSERT OR REPLACE INTO tool_pins (namespace, tool, fingerprint, definition, pinned_at)
        VALUES (?, ?, ?, ?, ?)`,
     ),
-    changes: db.prepare<[], ChangeRow>('SELECT * FROM tool_pin_changes ORDER BY namespace, tool'),
-    changesIn: db.prepare<[string], ChangeRow>(
+    changes: db.prepare<[], PinChangeRow>(
+      'SELECT * FROM tool_pin_changes ORDER BY namespace, tool',
+    ),
+    changesIn: db.prepare<[string], PinChangeRow>(
       'SELECT * FROM tool_pin_changes WHERE namespace = ? ORDER BY tool',
     ),
     changeFingerprint: db.prepare<[string, string], { fingerprint: string }>(
@@ -192,7 +146,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       pin.pinnedAt,
     ).changes;
     if (inserted > 0) appendAudit(record, detail);
-    return toPin(sql.pin.get(pin.namespace, pin.tool) as PinRow);
+    return pinFromRow(sql.pin.get(pin.namespace, pin.tool) as PinRow);
   });
   const recordChange = db.transaction(
     (change: PinChange, record: AuditRecord, detail: string | null) => {
@@ -214,7 +168,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
   const accept = db.transaction((namespace: string, tool: string | undefined, who: string) => {
     const accepted = sql.changesIn
       .all(namespace)
-      .map(toChange)
+      .map(changeFromRow)
       .filter((change) => tool === undefined || change.tool === tool);
     const now = Date.now();
     for (const change of accepted) {
@@ -226,17 +180,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
         now,
       );
       sql.dropChange.run(change.namespace, change.tool);
-      appendAudit(
-        {
-          kind: 'pin.accepted',
-          at: now,
-          toolId: `${change.namespace}:${change.tool}`,
-          who,
-          fingerprint: change.current.fingerprint,
-          previous: change.pinned.fingerprint,
-        },
-        null,
-      );
+      appendAudit(acceptedRecord(change, who, now), null);
     }
     return accepted;
   });
@@ -300,7 +244,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
   return {
     listPins: (namespace, callOptions) =>
       run('list tool pins', callOptions, () =>
-        (namespace === undefined ? sql.pins.all() : sql.pinsIn.all(namespace)).map(toPin),
+        (namespace === undefined ? sql.pins.all() : sql.pinsIn.all(namespace)).map(pinFromRow),
       ),
     pinFirst: (pin, record, callOptions) =>
       run('pin a tool', callOptions, () => {
@@ -316,7 +260,9 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       }),
     listChanges: (namespace, callOptions) =>
       run('list tool changes', callOptions, () =>
-        (namespace === undefined ? sql.changes.all() : sql.changesIn.all(namespace)).map(toChange),
+        (namespace === undefined ? sql.changes.all() : sql.changesIn.all(namespace)).map(
+          changeFromRow,
+        ),
       ),
     accept: (target, who, callOptions) =>
       run('accept tool changes', callOptions, () => {
@@ -330,7 +276,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       }),
     listAudit: (listOptions = {}) =>
       run('list audit records', listOptions, () =>
-        sql.listAudit.all(listOptions.since ?? 0, auditLimit(listOptions.limit)).map(toAudit),
+        sql.listAudit.all(listOptions.since ?? 0, auditLimit(listOptions.limit)).map(auditFromRow),
       ),
     watch(listener) {
       listeners.add(listener);
