@@ -16,9 +16,10 @@ import {
   type StoreCallOptions,
 } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, Pool, type Notification, type PoolClient } from 'pg';
+import { escapeIdentifier, type Notification, type PoolClient } from 'pg';
 import { migrate } from './migrations.js';
-import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
+import { checkConnection, ownPool } from './connection-options.js';
+import type { PostgresConnection } from './postgres-store.js';
 import { asStoreError } from './store-error.js';
 
 /** Options for {@link createPostgresPinStore}. */
@@ -34,7 +35,6 @@ export type PostgresPinStoreOptions = PostgresConnection & {
   readonly onError?: (error: ToolError) => void;
 };
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 const RECONNECT_MS = 500;
 
 /**
@@ -50,23 +50,9 @@ const RECONNECT_MS = 500;
  * limit, and `cancelled` when a call's signal is aborted.
  */
 export async function createPostgresPinStore(options: PostgresPinStoreOptions): Promise<PinStore> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
-    );
-  }
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      'createPostgresPinStore needs exactly one of connectionString and pool',
-    );
-  }
+  const schema = checkConnection(options, 'createPostgresPinStore');
   const secrets = options.connectionString === undefined ? [] : [options.connectionString];
-  const pool =
-    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
-  if (options.pool === undefined) pool.on('error', () => undefined);
+  const { pool } = ownPool(options);
   const s = escapeIdentifier(schema);
   const channel = `${schema}_pins`;
   const instance = randomUUID();
