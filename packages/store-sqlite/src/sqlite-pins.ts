@@ -15,9 +15,8 @@ import {
   type PinStore,
   type StoreCallOptions,
 } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
 import { openSearchDb } from './sqlite-evidence.js';
-import { asStoreError } from './sqlite-store.js';
+import { runStoreCall, watchDataVersion } from './store-calls.js';
 
 /** Options for {@link createSqlitePinStore}. */
 export interface SqlitePinStoreOptions {
@@ -187,8 +186,6 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
 
   const listeners = new Set<(event: PinEvent) => void>();
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let dataVersion = 0;
   let known = new Map<string, string>();
   const notify = (events: readonly PinEvent[]): void => {
     for (const event of events) for (const listener of [...listeners]) listener(event);
@@ -198,17 +195,12 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
     for (const row of sql.snapshot.all()) next.set(row.key, (next.get(row.key) ?? '') + row.state);
     return next;
   };
-  // Our own writes are reported as they commit (data_version only moves for other connections').
-  const own = (events: readonly PinEvent[]): void => {
-    if (timer !== undefined) known = readSnapshot();
-    notify(events);
-  };
-  const poll = (): void => {
-    if (closed) return;
-    try {
-      const version = db.pragma('data_version', { simple: true }) as number;
-      if (version === dataVersion) return;
-      dataVersion = version;
+  const watch = watchDataVersion(db, {
+    intervalMs: options.pollIntervalMs ?? 250,
+    start: () => {
+      known = readSnapshot();
+    },
+    changed: () => {
       const next = readSnapshot();
       const events: PinEvent[] = [];
       for (const key of new Set([...known.keys(), ...next.keys()])) {
@@ -218,28 +210,24 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       }
       known = next;
       notify(events);
-    } catch (error) {
-      // Retried on the next tick; surfaced the way a throwing listener is.
-      queueMicrotask(() => {
-        throw asStoreError(error, 'watching the SQLite pin store for changes failed');
-      });
-    }
+    },
+    what: 'watching the SQLite pin store for changes failed',
+  });
+  // Our own writes are reported as they commit (data_version only moves for other connections').
+  const own = (events: readonly PinEvent[]): void => {
+    if (watch.watching) known = readSnapshot();
+    notify(events);
   };
 
   const run = <T>(what: string, callOptions: StoreCallOptions | undefined, body: () => T) =>
-    new Promise<T>((resolve) => {
-      if (closed) throw new ToolError('store_error', 'the SQLite pin store is closed');
-      if (callOptions?.signal?.aborted === true) {
-        throw new ToolError('cancelled', 'the operation was cancelled', {
-          cause: callOptions.signal.reason,
-        });
-      }
-      try {
-        resolve(body());
-      } catch (error) {
-        throw asStoreError(error, `cannot ${what}`);
-      }
-    });
+    runStoreCall(
+      callOptions,
+      {
+        closed: () => (closed ? 'the SQLite pin store is closed' : undefined),
+        failure: `cannot ${what}`,
+      },
+      body,
+    );
 
   return {
     listPins: (namespace, callOptions) =>
@@ -280,24 +268,16 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       ),
     watch(listener) {
       listeners.add(listener);
-      if (timer === undefined && !closed) {
-        dataVersion = db.pragma('data_version', { simple: true }) as number;
-        known = readSnapshot();
-        timer = setInterval(poll, options.pollIntervalMs ?? 250);
-        timer.unref();
-      }
+      const unwatch = watch.add();
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0 && timer !== undefined) {
-          clearInterval(timer);
-          timer = undefined;
-        }
+        unwatch();
       };
     },
     close() {
       if (!closed) {
         closed = true;
-        if (timer !== undefined) clearInterval(timer);
+        watch.close();
         listeners.clear();
         db.close();
       }
