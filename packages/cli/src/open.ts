@@ -98,9 +98,9 @@ export interface OpenToolkitOptions {
   /** Hears each record this process adds to the audit log (approvals, pins), once stored. */
   readonly onAudit?: (record: AuditRecord) => void;
   /**
-   * Hear other processes' pin changes as they happen (default true): on PostgreSQL a connection
-   * of its own listens for them. A one-shot command (`tools list`, `tools call`) passes false, so
-   * it holds no such connection for its few seconds.
+   * Hear other processes' changes to pins and to the user store as they happen (default true):
+   * on PostgreSQL a connection of each store listens for them. A one-shot command (`tools list`,
+   * `tools call`) passes false, so it holds no such connection for its few seconds.
    */
   readonly listen?: boolean;
 }
@@ -123,7 +123,7 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const family = storeFamily(config.store);
-  const opened = await family.userStore({ signal });
+  const opened = await family.userStore({ signal, listen: options.listen });
   const store = options.wrapStore?.(opened) ?? opened;
   let pins: PinStore | undefined;
   try {

@@ -54,6 +54,12 @@ export type PostgresStoreOptions = PostgresConnection & {
    * reconnect; the store keeps retrying, and catches up on the changes it missed once back.
    */
   readonly onError?: (error: ToolError) => void;
+  /**
+   * Whether to hold a connection that LISTENs for other instances' changes (default true): what
+   * a gateway needs so its clients hear of them. A one-shot command sets `false`: its
+   * subscribers then hear its own changes only.
+   */
+  readonly listen?: boolean;
   /** Aborts connecting and migrating. */
   readonly signal?: AbortSignal;
 };
@@ -122,7 +128,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const schema = checkConnection(options, 'createPostgresStore');
   const { connectionString } = options;
   // One connection is held for LISTEN for good; with fewer than two, every query would wait.
-  if (options.pool !== undefined && options.pool.options.max < 2) {
+  if (options.listen !== false && options.pool !== undefined && options.pool.options.max < 2) {
     throw new ToolError(
       'invalid_config',
       `the pool allows ${options.pool.options.max} connection(s); the store holds one to LISTEN and needs at least one more, so set max to 2 or more`,
@@ -145,18 +151,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   let feed: ChangeFeed;
   try {
     await migrate(pool, schema, { signal: options.signal });
-    feed = await startChangeFeed({
-      pool,
-      schema,
-      channel,
-      instanceId,
-      emit: (change) => {
-        emitter.emit(change);
-      },
-      onError,
-      secrets,
-      signal: options.signal,
-    });
+    feed =
+      options.listen === false
+        ? { close: () => Promise.resolve() }
+        : await startChangeFeed({
+            pool,
+            schema,
+            channel,
+            instanceId,
+            emit: (change) => {
+              emitter.emit(change);
+            },
+            onError,
+            secrets,
+            signal: options.signal,
+          });
   } catch (error) {
     if (ownsPool) await pool.end().catch(() => undefined);
     throw asStoreError(error, `cannot open the ${where}`, {

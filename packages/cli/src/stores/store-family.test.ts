@@ -64,7 +64,7 @@ describe('storeFamily', () => {
 });
 
 describe.runIf(hasPostgres())(
-  'the pin store a toolkit opens on PostgreSQL',
+  'the stores a toolkit opens on PostgreSQL',
   { timeout: 180_000 },
   () => {
     let postgres: Postgres | undefined;
@@ -75,19 +75,29 @@ describe.runIf(hasPostgres())(
       await postgres?.stop();
     }, 60_000);
 
-    /** How many connections LISTEN on the pins channel of the default schema. */
-    async function pinListeners(): Promise<number> {
+    /**
+     * How many connections LISTEN for pin changes and for the user store's changes (its change
+     * feed names its connection `toolplane:listen:<instance>`), in the default schema.
+     */
+    async function listeners(): Promise<{ pins: number; changes: number }> {
       const url = postgres?.url ?? '';
       const { stdout } = await run(join(postgresBinDir(), 'psql'), [
         url,
         '-At',
+        '-F',
+        ' ',
         '-c',
-        `SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN "toolplane_pins"'`,
+        `SELECT count(*) FILTER (WHERE query = 'LISTEN "toolplane_pins"'),
+              count(*) FILTER (WHERE application_name LIKE 'toolplane:listen:%')
+         FROM pg_stat_activity`,
       ]);
-      return Number(stdout.trim());
+      const [pins, changes] = stdout.trim().split(' ').map(Number);
+      return { pins: pins ?? NaN, changes: changes ?? NaN };
     }
 
-    async function listenersWhileOpen(listen: boolean | undefined): Promise<number> {
+    async function listenersWhileOpen(
+      listen: boolean | undefined,
+    ): Promise<{ pins: number; changes: number }> {
       const config = parseConfig(
         JSON.stringify({ store: { postgres: postgres?.url }, builtins: false, pinning: 'block' }),
         { file: join(tmpdir(), 'family.config.json'), env: {} },
@@ -97,18 +107,18 @@ describe.runIf(hasPostgres())(
         ...(listen === undefined ? {} : { listen }),
       });
       try {
-        return await pinListeners();
+        return await listeners();
       } finally {
         await opened.close();
       }
     }
 
-    it('listens for other processes pin changes by default (a gateway)', async () => {
-      expect(await listenersWhileOpen(undefined)).toBe(1);
+    it("listens for other processes' pin and store changes by default (a gateway)", async () => {
+      expect(await listenersWhileOpen(undefined)).toEqual({ pins: 1, changes: 1 });
     });
 
     it('holds no listening connection with listen: false (a one-shot command)', async () => {
-      expect(await listenersWhileOpen(false)).toBe(0);
+      expect(await listenersWhileOpen(false)).toEqual({ pins: 0, changes: 0 });
     });
   },
 );

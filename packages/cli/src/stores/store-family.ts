@@ -33,11 +33,15 @@ export interface OpenCredentials {
  */
 export interface StoreFamily {
   /**
-   * The user store (the `user` namespace's prompts and resources).
+   * The user store (the `user` namespace's prompts and resources). On PostgreSQL, `listen: false`
+   * (a one-shot command) holds no connection listening for other processes' changes.
    *
    * @throws {ToolError} `store_error` when it cannot be opened; `cancelled` when `signal` aborts.
    */
-  userStore(options?: { readonly signal?: AbortSignal | undefined }): Promise<Store>;
+  userStore(options?: {
+    readonly signal?: AbortSignal | undefined;
+    readonly listen?: boolean | undefined;
+  }): Promise<Store>;
   /**
    * The pin store (pins, pending changes, audit log). On PostgreSQL, `listen: false` (a one-shot
    * command) holds no connection listening for other processes' pin changes.
@@ -117,7 +121,11 @@ function postgresFamily(config: Extract<StoreConfig, { kind: 'postgres' }>): Sto
   const signalOf = (signal: AbortSignal | undefined) => (signal === undefined ? {} : { signal });
   return {
     userStore: async (options = {}) =>
-      (await driver()).createPostgresStore({ ...where, ...signalOf(options.signal) }),
+      (await driver()).createPostgresStore({
+        ...where,
+        ...signalOf(options.signal),
+        listen: options.listen !== false,
+      }),
     pinStore: async (options = {}) =>
       (await driver()).createPostgresPinStore({ ...where, listen: options.listen !== false }),
     evidenceStore: async () => (await driver()).createPostgresEvidenceStore(where),
