@@ -1,9 +1,7 @@
-import { fixtureCommand } from '@toolplane/fixtures';
 import { createIndex } from '@toolplane/toolindex';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { createLocalRegistry, createRunner } from '@toolplane/toolrun';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   callTool,
   describeTool,
@@ -168,16 +166,7 @@ describe('SEARCH_MODE_TOOLS', () => {
 });
 
 describe('search mode over a real MCP server (stdio)', () => {
-  let toolkit: Toolkit;
-  let running: RunningToolkit;
-  beforeAll(async () => {
-    toolkit = createToolkit();
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    running = await runToolkit(toolkit);
-  });
-  afterAll(async () => {
-    await running.stop();
-  });
+  const toolkit = useFixtureToolkit();
 
   it('finds, describes and calls an upstream tool, keeping its structured result', async () => {
     const filter = { include: { namespaces: ['fx'] } };

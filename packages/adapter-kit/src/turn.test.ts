@@ -1,9 +1,8 @@
-import { childPids, fixtureCommand } from '@toolplane/fixtures';
+import { childPids } from '@toolplane/fixtures';
 import { createIndex } from '@toolplane/toolindex';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { createLocalRegistry, createRunner, mcpToolResult } from '@toolplane/toolrun';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exposeTools } from './exposed.js';
 import {
   outcomeText,
@@ -191,16 +190,7 @@ describe('parseArguments', () => {
 });
 
 describe('runCalls through a real MCP server over stdio', () => {
-  let toolkit: Toolkit;
-  let running: RunningToolkit;
-  beforeAll(async () => {
-    toolkit = createToolkit();
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    running = await runToolkit(toolkit);
-  });
-  afterAll(async () => {
-    await running.stop();
-  });
+  const toolkit = useFixtureToolkit();
 
   it("passes an upstream's error result through as the model's error, and mixed content as parts", async () => {
     const { resolve } = exposeTools(toolkit, 'anthropic', { include: { namespaces: ['fx'] } });

@@ -1,7 +1,5 @@
 import { createCodeMode, type CodeMode } from '@toolplane/codemode';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,18 +10,13 @@ import { toAiSdkTools } from './tools.js';
 // A scripted model in code mode over the stdio fixture server: it searches, reads a
 // declaration, and runs one program whose calls reach the real upstream.
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
+const toolkit = useFixtureToolkit();
 let code: CodeMode;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
+beforeAll(() => {
   code = createCodeMode(toolkit, { timeoutMs: 20_000, filter: { tools: ['fx:add', 'fx:echo'] } });
 });
 afterAll(async () => {
   await code.close();
-  await running.stop();
 });
 
 const program = [

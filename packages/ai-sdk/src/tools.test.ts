@@ -1,31 +1,12 @@
-import { createRequire } from 'node:module';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { generateText, stepCountIs, streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_OUTPUT_CHARS, type AiSdkToolOutput } from './results.js';
 import { toAiSdkTools } from './tools.js';
 import { finish, streamStep, textStep, toolCallStep } from './testing/model-steps.js';
 
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
-
-let toolkit: Toolkit;
-let running: RunningToolkit;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(everything, { namespace: 'everything' });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-});
-afterAll(async () => {
-  await running.stop();
-});
+const toolkit = useFixtureToolkit({ everything: true });
 
 describe('toAiSdkTools with generateText', () => {
   it('runs get-sum and get-tiny-image over two steps and gives the model text and the image', async () => {

@@ -6,34 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
 import type { CallProgress } from './index.js';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { useProviderHarness } from '@toolplane/test-support/provider-harness';
-import { checkAnthropicRequest } from './testing/wire-check.js';
+import { message, use, useAnthropicHarness } from './testing/scripted-model.js';
 import { toAnthropicTools } from './tools.js';
 
 // The real `@anthropic-ai/sdk` client, pointed at a scripted model on 127.0.0.1 that speaks the
 // Messages API and checks every request it receives.
 
-const harness = useProviderHarness(
-  '',
-  checkAnthropicRequest,
-  (url) => new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0 }),
-);
+const harness = useAnthropicHarness();
 const { toolkit } = harness;
 const client = (script: Step[]): Promise<Anthropic> => harness.client(script);
-
-const message =
-  (content: unknown[], stop = 'tool_use') =>
-  () => ({
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'mock',
-    content,
-    stop_reason: stop,
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  });
-const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input });
 
 describe('toAnthropicTools and runToolUses with the Messages API', () => {
   it('offers valid tools and answers every tool_use with text, image and error results', async () => {

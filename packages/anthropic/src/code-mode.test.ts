@@ -2,21 +2,16 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { createCodeMode, type CodeMode } from '@toolplane/codemode';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { useProviderHarness } from '@toolplane/test-support/provider-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
-import { checkAnthropicRequest } from './testing/wire-check.js';
+import { message, use, useAnthropicHarness } from './testing/scripted-model.js';
 import { toAnthropicTools } from './tools.js';
 
 // Code mode with the real `@anthropic-ai/sdk` client and a scripted model on 127.0.0.1: the
 // model gets search_tools, describe_tool and run_code, and the program's calls reach the stdio
 // fixture.
 
-const harness = useProviderHarness(
-  '',
-  checkAnthropicRequest,
-  (url) => new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0 }),
-);
+const harness = useAnthropicHarness();
 const { toolkit } = harness;
 const client = (script: Step[]): Promise<Anthropic> => harness.client(script);
 
@@ -27,20 +22,6 @@ beforeAll(() => {
 afterAll(async () => {
   await code.close();
 });
-
-const message =
-  (content: unknown[], stop = 'tool_use') =>
-  () => ({
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'mock',
-    content,
-    stop_reason: stop,
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  });
-const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input });
 
 describe("toAnthropicTools({ mode: 'code' }) and runToolUses", () => {
   it('offers the three code-mode tools and answers each, the program running upstream', async () => {

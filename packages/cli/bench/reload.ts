@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { entryArgs, fixtureCommand } from '@toolplane/fixtures';
+import { requestScopedFetch } from '@toolplane/toolkit';
 
 const RELOADS = 10;
 const CALLERS = 4;
@@ -62,7 +63,9 @@ const url = await new Promise<URL>((resolve, reject) => {
 });
 
 const client = new Client({ name: 'reload-bench', version: '0' });
-await client.connect(new StreamableHTTPClientTransport(url));
+// With the SDK's own fetch, each call's listener on the transport's connection-long signal
+// stays until garbage collection, and ~1,500 calls print MaxListenersExceededWarning.
+await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
 let wake: () => void = () => undefined;
 client.setNotificationHandler('notifications/tools/list_changed', () => {
   wake();

@@ -1,17 +1,13 @@
 import {
   createConnectorOAuth,
-  MemoryCredentialStore,
   tokenKeyFromEnv,
   type ConnectorOAuth,
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
 import type { ConnectorConfig, StoreConfig } from './config.js';
+import { storeFamily, type OpenCredentials } from './stores/store-family.js';
 
-/** A credential store and the means to close it. */
-export interface OpenCredentials {
-  readonly store: OAuthCredentialStore;
-  close(): Promise<void>;
-}
+export type { OpenCredentials } from './stores/store-family.js';
 
 /**
  * Opens where connectors' OAuth credentials are kept: next to the user store (its SQLite file or
@@ -20,38 +16,14 @@ export interface OpenCredentials {
  * @throws {ToolError} `invalid_config` when `TOOLPLANE_TOKEN_KEY` is missing or not 32 bytes;
  * `store_error` when the store cannot be opened.
  */
-export async function openCredentials(
+export function openCredentials(
   config: StoreConfig,
   options: { env?: Readonly<Record<string, string | undefined>>; signal?: AbortSignal } = {},
 ): Promise<OpenCredentials> {
-  if (config.kind === 'memory') {
-    return { store: new MemoryCredentialStore(), close: () => Promise.resolve() };
-  }
-  const key = { key: tokenKeyFromEnv({ ...(options.env ?? process.env) }) };
-  switch (config.kind) {
-    // Each store's driver (a native module, or pg) loads only for the store the config names.
-    case 'sqlite': {
-      const { createSqliteCredentialStore } = await import('@toolplane/store-sqlite');
-      const store = createSqliteCredentialStore({ path: config.path, ...key });
-      return {
-        store,
-        close: () => {
-          store.close();
-          return Promise.resolve();
-        },
-      };
-    }
-    case 'postgres': {
-      const { createPostgresCredentialStore } = await import('@toolplane/store-postgres');
-      const store = await createPostgresCredentialStore({
-        connectionString: config.connectionString,
-        ...(config.schema === undefined ? {} : { schema: config.schema }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...key,
-      });
-      return { store, close: () => store.close() };
-    }
-  }
+  return storeFamily(config).credentialStore({
+    sealingKey: () => tokenKeyFromEnv({ ...(options.env ?? process.env) }),
+    signal: options.signal,
+  });
 }
 
 /** The OAuth client of a connector with an `auth` key, on `store`. */

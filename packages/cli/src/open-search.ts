@@ -5,16 +5,13 @@ import {
   createBm25Searcher,
   createHybridSearcher,
   createLearningSearcher,
-  createMemoryEvidenceStore,
-  createMemoryVectorCache,
   createOpenAiEmbedder,
-  type EvidenceStore,
   type HybridSearcher,
   type Searcher,
-  type VectorCache,
 } from '@toolplane/toolindex';
 import type { ToolError } from '@toolplane/toolmodel';
 import type { SearchConfig, StoreConfig } from './config.js';
+import { storeFamily, type Closable } from './stores/store-family.js';
 
 /** A configured searcher and what it holds open. */
 export interface OpenSearch {
@@ -27,46 +24,6 @@ export interface OpenSearch {
   warm(options?: { readonly signal?: AbortSignal }): Promise<void>;
   /** Writes what was learned and closes the stores it opened. Idempotent. */
   close(): Promise<void>;
-}
-
-type Closable<T> = T & { close?: () => unknown };
-
-/** Opens the learned-evidence store beside the user store `store`. */
-export async function openEvidenceStore(store: StoreConfig): Promise<Closable<EvidenceStore>> {
-  switch (store.kind) {
-    case 'memory':
-      return createMemoryEvidenceStore();
-    case 'sqlite': {
-      const { createSqliteEvidenceStore } = await import('@toolplane/store-sqlite');
-      return createSqliteEvidenceStore({ path: store.path });
-    }
-    case 'postgres': {
-      const { createPostgresEvidenceStore } = await import('@toolplane/store-postgres');
-      return createPostgresEvidenceStore(postgresOf(store));
-    }
-  }
-}
-
-async function openVectorCache(store: StoreConfig): Promise<Closable<VectorCache>> {
-  switch (store.kind) {
-    case 'memory':
-      return createMemoryVectorCache();
-    case 'sqlite': {
-      const { createSqliteVectorCache } = await import('@toolplane/store-sqlite');
-      return createSqliteVectorCache({ path: store.path });
-    }
-    case 'postgres': {
-      const { createPostgresVectorCache } = await import('@toolplane/store-postgres');
-      return createPostgresVectorCache(postgresOf(store));
-    }
-  }
-}
-
-function postgresOf(store: Extract<StoreConfig, { kind: 'postgres' }>) {
-  return {
-    connectionString: store.connectionString,
-    ...(store.schema === undefined ? {} : { schema: store.schema }),
-  };
 }
 
 /**
@@ -87,6 +44,7 @@ export async function openSearch(
   if (!search.learn && embeddings === undefined) {
     return { searcher: undefined, warm: () => Promise.resolve(), close: () => Promise.resolve() };
   }
+  const family = storeFamily(store);
   const opened: Closable<object>[] = [];
   try {
     let inner: Searcher = createBm25Searcher();
@@ -100,7 +58,7 @@ export async function openSearch(
     };
     if (embeddings !== undefined) {
       const { url, model, apiKey, dimensions, weight, batchSize, requestsPerMinute } = embeddings;
-      const cache = await openVectorCache(store);
+      const cache = await family.vectorCache();
       opened.push(cache);
       inner = hybrid = createHybridSearcher({
         lexical: inner,
@@ -124,7 +82,7 @@ export async function openSearch(
     if (!search.learn) {
       return { searcher: inner, warm: warmVectors, close: () => closeAll(opened) };
     }
-    const evidence = await openEvidenceStore(store);
+    const evidence = await family.evidenceStore();
     opened.push(evidence);
     const learner = createLearningSearcher({ searcher: inner, store: evidence, onError });
     let closed: Promise<void> | undefined;

@@ -1,10 +1,8 @@
 import { builtinTools } from '@toolplane/builtins';
 import {
   auditApprovals,
-  createMemoryPinStore,
   withAuditFeed,
   type AuditRecord,
-  createMemoryStore,
   createToolkit,
   loadPrompts,
   type Middleware,
@@ -18,6 +16,7 @@ import type { ToolError } from '@toolplane/toolmodel';
 import type { CliConfig, ConnectorConfig, StoreConfig } from './config.js';
 import type { OpenSearch } from './open-search.js';
 import type { OpenCredentials } from './oauth-clients.js';
+import { storeFamily } from './stores/store-family.js';
 import { VERSION } from './version.js';
 
 const ignore = (): void => undefined;
@@ -98,6 +97,12 @@ export interface OpenToolkitOptions {
   readonly pinLogger?: Logger;
   /** Hears each record this process adds to the audit log (approvals, pins), once stored. */
   readonly onAudit?: (record: AuditRecord) => void;
+  /**
+   * Hear other processes' changes to pins and to the user store as they happen (default true):
+   * on PostgreSQL a connection of each store listens for them. A one-shot command (`tools list`,
+   * `tools call`) passes false, so it holds no such connection for its few seconds.
+   */
+  readonly listen?: boolean;
 }
 
 /**
@@ -117,7 +122,8 @@ export async function openToolkit(
     config.promptsDir === undefined
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
-  const opened = await openStore(config.store, signal);
+  const family = storeFamily(config.store);
+  const opened = await family.userStore({ signal, listen: options.listen });
   const store = options.wrapStore?.(opened) ?? opened;
   let pins: PinStore | undefined;
   try {
@@ -125,7 +131,7 @@ export async function openToolkit(
     pins =
       config.pinning === 'off' && config.approval === undefined
         ? undefined
-        : await openPinStore(config.store, { signal });
+        : await family.pinStore({ listen: options.listen });
     if (pins !== undefined && options.onAudit !== undefined) {
       pins = withAuditFeed(pins, options.onAudit);
     }
@@ -270,25 +276,8 @@ export async function openToolkit(
  *
  * @throws {ToolError} `store_error` when it cannot be opened.
  */
-export async function openStore(config: StoreConfig, signal?: AbortSignal): Promise<Store> {
-  // Each store's driver loads only when the config names it: `store: memory` never loads a
-  // native module, and pg loads only for PostgreSQL.
-  switch (config.kind) {
-    case 'memory':
-      return createMemoryStore();
-    case 'sqlite': {
-      const { createSqliteStore } = await import('@toolplane/store-sqlite');
-      return createSqliteStore({ path: config.path });
-    }
-    case 'postgres': {
-      const { createPostgresStore } = await import('@toolplane/store-postgres');
-      return createPostgresStore({
-        connectionString: config.connectionString,
-        ...(config.schema === undefined ? {} : { schema: config.schema }),
-        ...(signal === undefined ? {} : { signal }),
-      });
-    }
-  }
+export function openStore(config: StoreConfig, signal?: AbortSignal): Promise<Store> {
+  return storeFamily(config).userStore({ signal });
 }
 
 /**
@@ -298,24 +287,9 @@ export async function openStore(config: StoreConfig, signal?: AbortSignal): Prom
  *
  * @throws {ToolError} `store_error` when it cannot be opened.
  */
-export async function openPinStore(
+export function openPinStore(
   config: StoreConfig,
   options: { readonly listen?: boolean; readonly signal?: AbortSignal | undefined } = {},
 ): Promise<PinStore> {
-  switch (config.kind) {
-    case 'memory':
-      return createMemoryPinStore();
-    case 'sqlite': {
-      const { createSqlitePinStore } = await import('@toolplane/store-sqlite');
-      return createSqlitePinStore({ path: config.path });
-    }
-    case 'postgres': {
-      const { createPostgresPinStore } = await import('@toolplane/store-postgres');
-      return createPostgresPinStore({
-        connectionString: config.connectionString,
-        ...(config.schema === undefined ? {} : { schema: config.schema }),
-        listen: options.listen !== false,
-      });
-    }
-  }
+  return storeFamily(config).pinStore({ listen: options.listen });
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { serveHttp } from '@toolplane/gateway';
-import { createToolkit } from '@toolplane/toolkit';
+import { createToolkit, requestScopedFetch } from '@toolplane/toolkit';
 import { readBody, toWebRequest, writeWebResponse } from '../src/http/fetch.js';
 
 const SIZES = [1_000, 10_000, 30_000, 100_000];
@@ -88,7 +88,9 @@ async function serveUpstream(tools: Tool[]): Promise<{ url: URL; close(): Promis
 
 async function connect(url: URL): Promise<Client> {
   const client = new Client({ name: 'bench', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  // With the SDK's own fetch, each call's listener on the transport's connection-long signal
+  // stays until garbage collection, and ~1,500 calls print MaxListenersExceededWarning.
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
   return client;
 }
 

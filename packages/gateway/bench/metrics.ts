@@ -6,7 +6,7 @@
 // rounds, the median of the round-by-round ratios. Part of `pnpm bench`.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGatewayMetrics, serveHttp, type HttpGateway } from '@toolplane/gateway';
-import { createToolkit, defineTool, type Toolkit } from '@toolplane/toolkit';
+import { createToolkit, defineTool, requestScopedFetch, type Toolkit } from '@toolplane/toolkit';
 import { z } from 'zod';
 
 const TOOLS = 10_000;
@@ -117,7 +117,11 @@ const measured = await serveHttp(smalls[1], { port: 0, metrics: createGatewayMet
 
 async function clientOf(gateway: HttpGateway): Promise<Client> {
   const client = new Client({ name: 'bench', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(gateway.url));
+  // With the SDK's own fetch, each call's listener on the transport's connection-long signal
+  // stays until garbage collection, and ~1,500 calls print MaxListenersExceededWarning.
+  await client.connect(
+    new StreamableHTTPClientTransport(gateway.url, { fetch: requestScopedFetch() }),
+  );
   return client;
 }
 const clients = { plain: await clientOf(plain), measured: await clientOf(measured) };

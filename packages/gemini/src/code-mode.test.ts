@@ -1,20 +1,15 @@
 import { GoogleGenAI, type Content } from '@google/genai';
 import { createCodeMode, type CodeMode } from '@toolplane/codemode';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { useProviderHarness } from '@toolplane/test-support/provider-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
-import { checkGeminiRequest } from './testing/wire-check.js';
+import { call, reply, useGeminiHarness } from './testing/scripted-model.js';
 import { toGeminiTools } from './tools.js';
 
 // Code mode with the real `@google/genai` client and a scripted model on 127.0.0.1: the model
 // gets search_tools, describe_tool and run_code, and the program's calls reach the stdio fixture.
 
-const harness = useProviderHarness(
-  '',
-  checkGeminiRequest,
-  (url) => new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: url } }),
-);
+const harness = useGeminiHarness();
 const { toolkit } = harness;
 const client = (script: Step[]): Promise<GoogleGenAI> => harness.client(script);
 
@@ -24,16 +19,6 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await code.close();
-});
-
-const reply =
-  (parts: unknown[], finishReason = 'STOP') =>
-  () => ({
-    candidates: [{ index: 0, content: { role: 'model', parts }, finishReason }],
-    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
-  });
-const call = (name: string, args: Record<string, unknown>, id: string) => ({
-  functionCall: { name, args, id },
 });
 
 describe("toGeminiTools({ mode: 'code' }) and runFunctionCalls", () => {

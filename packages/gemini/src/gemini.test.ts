@@ -3,30 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
 import type { CallProgress } from './index.js';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { useProviderHarness } from '@toolplane/test-support/provider-harness';
-import { checkGeminiRequest } from './testing/wire-check.js';
+import { call, reply, useGeminiHarness } from './testing/scripted-model.js';
 import { toGeminiTools } from './tools.js';
 
 // The real `@google/genai` client, pointed at a scripted model on 127.0.0.1 that speaks the
 // Gemini API's generateContent and checks every request it receives.
 
-const harness = useProviderHarness(
-  '',
-  checkGeminiRequest,
-  (url) => new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: url } }),
-);
+const harness = useGeminiHarness();
 const { toolkit } = harness;
 const client = (script: Step[]): Promise<GoogleGenAI> => harness.client(script);
-
-const reply =
-  (parts: unknown[], finishReason = 'STOP') =>
-  () => ({
-    candidates: [{ index: 0, content: { role: 'model', parts }, finishReason }],
-    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
-  });
-const call = (name: string, args: Record<string, unknown>, id?: string) => ({
-  functionCall: { name, args, ...(id === undefined ? {} : { id }) },
-});
 
 describe('toGeminiTools and runFunctionCalls with generateContent', () => {
   it('declares valid functions and answers every call with output, image parts and errors', async () => {

@@ -1,24 +1,13 @@
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { ToolMessage } from '@langchain/core/messages';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { createAgent } from 'langchain';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ToolplaneArtifact } from './results.js';
 import { ScriptedChatModel } from './testing/scripted-model.js';
 import { toLangChainTools } from './tools.js';
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-});
-afterAll(async () => {
-  await running.stop();
-});
+const toolkit = useFixtureToolkit();
 
 /** The tool's first progress report says it has started upstream: aborts then. */
 class AbortOnProgress extends BaseCallbackHandler {

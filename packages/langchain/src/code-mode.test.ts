@@ -1,8 +1,6 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { createCodeMode, type CodeMode } from '@toolplane/codemode';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolplaneArtifact } from './results.js';
 import { ScriptedChatModel, runToolLoop } from './testing/scripted-model.js';
@@ -11,18 +9,13 @@ import { toLangChainTools } from './tools.js';
 // A scripted chat model in code mode over the stdio fixture server: it searches, reads a
 // declaration, and runs one program whose calls reach the real upstream.
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
+const toolkit = useFixtureToolkit();
 let code: CodeMode;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
+beforeAll(() => {
   code = createCodeMode(toolkit, { timeoutMs: 20_000, filter: { tools: ['fx:add', 'fx:echo'] } });
 });
 afterAll(async () => {
   await code.close();
-  await running.stop();
 });
 
 describe("toLangChainTools with mode: 'code'", () => {

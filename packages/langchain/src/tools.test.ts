@@ -1,32 +1,14 @@
-import { createRequire } from 'node:module';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { fixtureCommand, TINY_PNG_BASE64 } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TINY_PNG_BASE64 } from '@toolplane/fixtures';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
 import type { ToolplaneArtifact } from './results.js';
 import { ScriptedChatModel, runToolLoop } from './testing/scripted-model.js';
 import { PROGRESS_EVENT, type ToolProgress } from './tool.js';
 import { toLangChainTools } from './tools.js';
 
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
-
-let toolkit: Toolkit;
-let running: RunningToolkit;
-beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(everything, { namespace: 'everything' });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-});
-afterAll(async () => {
-  await running.stop();
-});
+const toolkit = useFixtureToolkit({ everything: true });
 
 function toolMessages(messages: readonly BaseMessage[]): ToolMessage[] {
   return messages.filter((message) => ToolMessage.isInstance(message));

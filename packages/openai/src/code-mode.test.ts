@@ -1,21 +1,16 @@
 import { createCodeMode, type CodeMode } from '@toolplane/codemode';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { useProviderHarness } from '@toolplane/test-support/provider-harness';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
-import { checkOpenAIRequest } from './testing/wire-check.js';
+import { completion, toolCall, useOpenAIHarness } from './testing/scripted-model.js';
 import { toOpenAIResponsesTools, toOpenAITools } from './tools.js';
 
 // Code mode with the real `openai` client and a scripted model on 127.0.0.1: the model gets
 // search_tools, describe_tool and run_code, and the program's calls reach the stdio fixture.
 
-const harness = useProviderHarness(
-  '/v1',
-  checkOpenAIRequest,
-  (url) => new OpenAI({ apiKey: 'test', baseURL: url, maxRetries: 0 }),
-);
+const harness = useOpenAIHarness();
 const { toolkit } = harness;
 const client = (script: Step[]): Promise<OpenAI> => harness.client(script);
 
@@ -25,19 +20,6 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await code.close();
-});
-
-const completion = (message: Record<string, unknown>) => () => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'mock',
-  choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null, message }],
-});
-const toolCall = (id: string, name: string, args: unknown) => ({
-  id,
-  type: 'function',
-  function: { name, arguments: JSON.stringify(args) },
 });
 
 const program = [

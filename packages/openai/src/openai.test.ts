@@ -8,33 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
 import type { CallProgress } from './index.js';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { useProviderHarness } from '@toolplane/test-support/provider-harness';
-import { checkOpenAIRequest } from './testing/wire-check.js';
+import { completion, toolCall, useOpenAIHarness } from './testing/scripted-model.js';
 import { openAIToolReport, toOpenAIResponsesTools, toOpenAITools } from './tools.js';
 
 // The real `openai` client, pointed at a scripted model on 127.0.0.1 that speaks the Chat
 // Completions and Responses wire formats and checks every request it receives.
 
-const harness = useProviderHarness(
-  '/v1',
-  checkOpenAIRequest,
-  (url) => new OpenAI({ apiKey: 'test', baseURL: url, maxRetries: 0 }),
-);
+const harness = useOpenAIHarness();
 const { toolkit } = harness;
 const client = (script: Step[]): Promise<OpenAI> => harness.client(script);
 
-const completion = (message: Record<string, unknown>) => () => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'mock',
-  choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null, message }],
-});
-const toolCall = (id: string, name: string, args: string) => ({
-  id,
-  type: 'function',
-  function: { name, arguments: args },
-});
 const calls = [
   toolCall('c1', 'fx__add', '{"a":2,"b":3}'),
   toolCall('c2', 'fx__mixed', '{}'),

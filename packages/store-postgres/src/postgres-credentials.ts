@@ -4,10 +4,10 @@ import {
   tokenKeyFromEnv,
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
-import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, Pool } from 'pg';
+import { escapeIdentifier } from 'pg';
 import { migrate } from './migrations.js';
-import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
+import { checkConnection, ownPool } from './connection-options.js';
+import type { PostgresConnection } from './postgres-store.js';
 import { asStoreError } from './store-error.js';
 
 /** Options for {@link createPostgresCredentialStore}. */
@@ -25,8 +25,6 @@ export interface PostgresCredentialStore extends OAuthCredentialStore {
   /** Ends the pool it created (a pool you passed stays open). */
   close(): Promise<void>;
 }
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
 function secretsOf(connectionString: string | undefined): string[] {
   if (connectionString === undefined) return [];
@@ -52,25 +50,11 @@ function secretsOf(connectionString: string | undefined): string[] {
 export async function createPostgresCredentialStore(
   options: PostgresCredentialStoreOptions,
 ): Promise<PostgresCredentialStore> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed; use 1-48 characters of a-z 0-9 _, not starting with a digit`,
-    );
-  }
+  const schema = checkConnection(options, 'createPostgresCredentialStore');
   const { connectionString } = options;
-  if ((connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      'createPostgresCredentialStore needs exactly one of connectionString and pool',
-    );
-  }
   const sealer = new CredentialSealer(options.key ?? tokenKeyFromEnv());
   const secrets = secretsOf(connectionString);
-  const ownsPool = options.pool === undefined;
-  const pool = options.pool ?? new Pool({ connectionString, keepAlive: true });
-  if (ownsPool) pool.on('error', () => undefined);
+  const { pool, owns: ownsPool } = ownPool(options);
   try {
     await migrate(pool, schema, { signal: options.signal });
   } catch (error) {

@@ -1,19 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import {
+  acceptedRecord,
+  auditFromRow,
   auditLimit,
+  changeFromRow,
   checkAuditRecord,
+  pinFromRow,
   type AuditRecord,
+  type AuditRow,
   type Pin,
-  type PinChange,
+  type PinChangeRow,
   type PinEvent,
+  type PinRow,
   type PinStore,
   type StoreCallOptions,
-  type StoredAuditRecord,
 } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, Pool, type Notification, type PoolClient } from 'pg';
+import { escapeIdentifier, type Notification, type PoolClient } from 'pg';
 import { migrate } from './migrations.js';
-import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
+import { checkConnection, ownPool } from './connection-options.js';
+import type { PostgresConnection } from './postgres-store.js';
 import { asStoreError } from './store-error.js';
 
 /** Options for {@link createPostgresPinStore}. */
@@ -29,26 +35,7 @@ export type PostgresPinStoreOptions = PostgresConnection & {
   readonly onError?: (error: ToolError) => void;
 };
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 const RECONNECT_MS = 500;
-
-interface ChangeRow {
-  namespace: string;
-  tool: string;
-  pinned_fingerprint: string;
-  pinned_definition: string;
-  fingerprint: string;
-  definition: string;
-  seen_at: string;
-}
-
-const toChange = (row: ChangeRow): PinChange => ({
-  namespace: row.namespace,
-  tool: row.tool,
-  pinned: { fingerprint: row.pinned_fingerprint, definition: row.pinned_definition },
-  current: { fingerprint: row.fingerprint, definition: row.definition },
-  seenAt: Number(row.seen_at),
-});
 
 /**
  * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
@@ -63,23 +50,9 @@ const toChange = (row: ChangeRow): PinChange => ({
  * limit, and `cancelled` when a call's signal is aborted.
  */
 export async function createPostgresPinStore(options: PostgresPinStoreOptions): Promise<PinStore> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
-    );
-  }
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      'createPostgresPinStore needs exactly one of connectionString and pool',
-    );
-  }
+  const schema = checkConnection(options, 'createPostgresPinStore');
   const secrets = options.connectionString === undefined ? [] : [options.connectionString];
-  const pool =
-    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
-  if (options.pool === undefined) pool.on('error', () => undefined);
+  const { pool } = ownPool(options);
   const s = escapeIdentifier(schema);
   const channel = `${schema}_pins`;
   const instance = randomUUID();
@@ -217,25 +190,13 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
   return {
     async listPins(namespace, callOptions) {
       check(callOptions);
-      const rows = await query<{
-        namespace: string;
-        tool: string;
-        fingerprint: string;
-        definition: string;
-        pinned_at: string;
-      }>(
+      const rows = await query<PinRow>(
         'list tool pins',
         `SELECT namespace, tool, fingerprint, definition, pinned_at FROM ${s}.tool_pins
           WHERE $1::text IS NULL OR namespace = $1 ORDER BY namespace, tool`,
         [namespace ?? null],
       );
-      return rows.map((row): Pin => ({
-        namespace: row.namespace,
-        tool: row.tool,
-        fingerprint: row.fingerprint,
-        definition: row.definition,
-        pinnedAt: Number(row.pinned_at),
-      }));
+      return rows.map(pinFromRow);
     },
     async pinFirst(pin, record, callOptions) {
       check(callOptions);
@@ -301,24 +262,24 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
     },
     async listChanges(namespace, callOptions) {
       check(callOptions);
-      const rows = await query<ChangeRow>(
+      const rows = await query<PinChangeRow>(
         'list tool changes',
         `SELECT * FROM ${s}.tool_pin_changes WHERE $1::text IS NULL OR namespace = $1
           ORDER BY namespace, tool`,
         [namespace ?? null],
       );
-      return rows.map(toChange);
+      return rows.map(changeFromRow);
     },
     async accept(target, who, callOptions) {
       check(callOptions);
       return transaction('accept tool changes', async (db) => {
         // Taken and removed at once: two people accepting together accept each change once.
-        const taken = await db.query<ChangeRow>(
+        const taken = await db.query<PinChangeRow>(
           `DELETE FROM ${s}.tool_pin_changes WHERE namespace = $1 AND ($2::text IS NULL OR tool = $2)
            RETURNING *`,
           [target.namespace, target.tool ?? null],
         );
-        const accepted = taken.rows.map(toChange).sort((a, b) => (a.tool < b.tool ? -1 : 1));
+        const accepted = taken.rows.map(changeFromRow).sort((a, b) => (a.tool < b.tool ? -1 : 1));
         const now = Date.now();
         for (const change of accepted) {
           await db.query(
@@ -334,18 +295,7 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
               now,
             ],
           );
-          await audit(
-            db,
-            {
-              kind: 'pin.accepted',
-              at: now,
-              toolId: `${change.namespace}:${change.tool}`,
-              who,
-              fingerprint: change.current.fingerprint,
-              previous: change.pinned.fingerprint,
-            },
-            null,
-          );
+          await audit(db, acceptedRecord(change, who, now), null);
         }
         return { value: accepted, touched: accepted };
       });
@@ -361,31 +311,13 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
     async listAudit(listOptions = {}) {
       check(listOptions);
       const limit = auditLimit(listOptions.limit);
-      const rows = await query<{
-        seq: string;
-        kind: AuditRecord['kind'];
-        at: string;
-        tool_id: string;
-        who: string | null;
-        fingerprint: string | null;
-        previous: string | null;
-        detail: Record<string, unknown> | null;
-      }>(
+      const rows = await query<AuditRow>(
         'list audit records',
         `SELECT * FROM (SELECT * FROM ${s}.audit_log WHERE at >= $1 ORDER BY seq DESC LIMIT $2) r
           ORDER BY seq`,
         [listOptions.since ?? 0, limit],
       );
-      return rows.map((row): StoredAuditRecord => ({
-        seq: Number(row.seq),
-        kind: row.kind,
-        at: Number(row.at),
-        toolId: row.tool_id,
-        ...(row.who === null ? {} : { who: row.who }),
-        ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
-        ...(row.previous === null ? {} : { previous: row.previous }),
-        ...(row.detail === null ? {} : { detail: row.detail }),
-      }));
+      return rows.map(auditFromRow);
     },
     watch(each) {
       listeners.add(each);

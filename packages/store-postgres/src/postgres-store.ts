@@ -23,6 +23,7 @@ import {
 } from 'pg';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { migrate } from './migrations.js';
+import { checkConnection, ownPool } from './connection-options.js';
 import { asStoreError, isQueryCanceled } from './store-error.js';
 
 /** Where {@link createPostgresStore} connects: a connection string, or a pool you own. */
@@ -53,6 +54,12 @@ export type PostgresStoreOptions = PostgresConnection & {
    * reconnect; the store keeps retrying, and catches up on the changes it missed once back.
    */
   readonly onError?: (error: ToolError) => void;
+  /**
+   * Whether to hold a connection that LISTENs for other instances' changes (default true): what
+   * a gateway needs so its clients hear of them. A one-shot command sets `false`: its
+   * subscribers then hear its own changes only.
+   */
+  readonly listen?: boolean;
   /** Aborts connecting and migrating. */
   readonly signal?: AbortSignal;
 };
@@ -85,10 +92,8 @@ export interface PostgresStore extends Store {
   spendOnce(key: string, expiresAt: number, options?: StoreCallOptions): Promise<boolean>;
 }
 
-/** Default schema of {@link createPostgresStore}. */
-export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+// Defined with the connection checks every store shares; exported here, where it always was.
+export { DEFAULT_POSTGRES_SCHEMA } from './connection-options.js';
 
 // NOTIFY refuses payloads of 8000 bytes or more.
 const MAX_PAYLOAD_BYTES = 8000;
@@ -120,22 +125,10 @@ interface ResourceContentRow extends ResourceRow {
  * written by a newer version of this package; `cancelled` when `signal` aborts.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed; use 1-48 characters of a-z 0-9 _, not starting with a digit`,
-    );
-  }
+  const schema = checkConnection(options, 'createPostgresStore');
   const { connectionString } = options;
-  if ((connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      'createPostgresStore needs exactly one of connectionString and pool',
-    );
-  }
   // One connection is held for LISTEN for good; with fewer than two, every query would wait.
-  if (options.pool !== undefined && options.pool.options.max < 2) {
+  if (options.listen !== false && options.pool !== undefined && options.pool.options.max < 2) {
     throw new ToolError(
       'invalid_config',
       `the pool allows ${options.pool.options.max} connection(s); the store holds one to LISTEN and needs at least one more, so set max to 2 or more`,
@@ -144,14 +137,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   throwIfAborted(options.signal);
   const secrets = connectionString === undefined ? [] : secretsOf(connectionString);
   const onError = options.onError ?? (() => undefined);
-  const ownsPool = options.pool === undefined;
-  const pool = options.pool ?? new Pool({ connectionString, keepAlive: true });
   // An idle connection's error is emitted on the pool; unheard, it would crash the process.
-  if (ownsPool) {
-    pool.on('error', (error) => {
-      onError(asStoreError(error, 'a pooled PostgreSQL connection failed', { secrets }));
-    });
-  }
+  const { pool, owns: ownsPool } = ownPool(options, (error) => {
+    onError(asStoreError(error, 'a pooled PostgreSQL connection failed', { secrets }));
+  });
 
   const s = escapeIdentifier(schema);
   const channel = `${schema}_changes`;
@@ -162,18 +151,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   let feed: ChangeFeed;
   try {
     await migrate(pool, schema, { signal: options.signal });
-    feed = await startChangeFeed({
-      pool,
-      schema,
-      channel,
-      instanceId,
-      emit: (change) => {
-        emitter.emit(change);
-      },
-      onError,
-      secrets,
-      signal: options.signal,
-    });
+    feed =
+      options.listen === false
+        ? { close: () => Promise.resolve() }
+        : await startChangeFeed({
+            pool,
+            schema,
+            channel,
+            instanceId,
+            emit: (change) => {
+              emitter.emit(change);
+            },
+            onError,
+            secrets,
+            signal: options.signal,
+          });
   } catch (error) {
     if (ownsPool) await pool.end().catch(() => undefined);
     throw asStoreError(error, `cannot open the ${where}`, {

@@ -1,6 +1,6 @@
-import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, Pool } from 'pg';
-import { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './postgres-store.js';
+import { escapeIdentifier } from 'pg';
+import { checkConnection, ownPool } from './connection-options.js';
+import type { PostgresConnection } from './postgres-store.js';
 import { asStoreError } from './store-error.js';
 
 /** Where a search cache lives: a connection and the schema, shared with the other stores'. */
@@ -23,8 +23,6 @@ export interface SearchTable {
   readonly close: () => Promise<void>;
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
-
 /**
  * Opens (creating when missing) a table of the search caches — learned evidence, embedding
  * vectors. They are caches of use, kept out of the store's versioned migrations.
@@ -41,23 +39,9 @@ export async function openSearchTable(
     readonly opener: string;
   },
 ): Promise<SearchTable> {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new ToolError(
-      'invalid_config',
-      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`,
-    );
-  }
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ToolError(
-      'invalid_config',
-      `${spec.opener} needs exactly one of connectionString and pool`,
-    );
-  }
+  const schema = checkConnection(options, spec.opener);
   const secrets = options.connectionString === undefined ? [] : [options.connectionString];
-  const pool =
-    options.pool ?? new Pool({ connectionString: options.connectionString, keepAlive: true });
-  if (options.pool === undefined) pool.on('error', () => undefined);
+  const { pool } = ownPool(options);
   const close = async (): Promise<void> => {
     if (options.pool === undefined) await pool.end().catch(() => undefined);
   };

@@ -7,7 +7,8 @@ import {
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
 import Database from 'better-sqlite3';
-import { asStoreError, DEFAULT_SQLITE_PATH, migrate } from './sqlite-store.js';
+import { DEFAULT_SQLITE_PATH, migrate } from './sqlite-store.js';
+import { asStoreError } from './store-calls.js';
 
 /** Options for {@link createSqliteCredentialStore}. */
 export interface SqliteCredentialStoreOptions {

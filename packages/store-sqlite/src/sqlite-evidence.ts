@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import type { EvidenceStore, UsageEvidence } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import Database from 'better-sqlite3';
-import { asStoreError, DEFAULT_SQLITE_PATH } from './sqlite-store.js';
+import { DEFAULT_SQLITE_PATH } from './sqlite-store.js';
+import { asStoreError } from './store-calls.js';
 
 /** Options for {@link createSqliteEvidenceStore}. */
 export interface SqliteEvidenceStoreOptions {

@@ -1,17 +1,22 @@
 import {
+  acceptedRecord,
+  auditFromRow,
   auditLimit,
+  changeFromRow,
   checkAuditRecord,
+  pinFromRow,
   type AuditRecord,
+  type AuditRow,
   type Pin,
   type PinChange,
+  type PinChangeRow,
   type PinEvent,
+  type PinRow,
   type PinStore,
   type StoreCallOptions,
-  type StoredAuditRecord,
 } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
 import { openSearchDb } from './sqlite-evidence.js';
-import { asStoreError } from './sqlite-store.js';
+import { runStoreCall, watchDataVersion } from './store-calls.js';
 
 /** Options for {@link createSqlitePinStore}. */
 export interface SqlitePinStoreOptions {
@@ -59,60 +64,6 @@ CREATE TABLE IF NOT EXISTS audit_log (
 );
 CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`;
 
-interface PinRow {
-  namespace: string;
-  tool: string;
-  fingerprint: string;
-  definition: string;
-  pinned_at: number;
-}
-interface ChangeRow {
-  namespace: string;
-  tool: string;
-  pinned_fingerprint: string;
-  pinned_definition: string;
-  fingerprint: string;
-  definition: string;
-  seen_at: number;
-}
-interface AuditRow {
-  seq: number;
-  kind: AuditRecord['kind'];
-  at: number;
-  tool_id: string;
-  who: string | null;
-  fingerprint: string | null;
-  previous: string | null;
-  detail: string | null;
-}
-
-const toPin = (row: PinRow): Pin => ({
-  namespace: row.namespace,
-  tool: row.tool,
-  fingerprint: row.fingerprint,
-  definition: row.definition,
-  pinnedAt: row.pinned_at,
-});
-const toChange = (row: ChangeRow): PinChange => ({
-  namespace: row.namespace,
-  tool: row.tool,
-  pinned: { fingerprint: row.pinned_fingerprint, definition: row.pinned_definition },
-  current: { fingerprint: row.fingerprint, definition: row.definition },
-  seenAt: row.seen_at,
-});
-function toAudit(row: AuditRow): StoredAuditRecord {
-  return {
-    seq: row.seq,
-    kind: row.kind,
-    at: row.at,
-    toolId: row.tool_id,
-    ...(row.who === null ? {} : { who: row.who }),
-    ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
-    ...(row.previous === null ? {} : { previous: row.previous }),
-    ...(row.detail === null ? {} : { detail: JSON.parse(row.detail) as Record<string, unknown> }),
-  };
-}
-
 /**
  * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
  * a SQLite file, so pins outlive restarts and `toolplane tools accept` in another process
@@ -142,8 +93,10 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       `INSERT OR REPLACE INTO tool_pins (namespace, tool, fingerprint, definition, pinned_at)
        VALUES (?, ?, ?, ?, ?)`,
     ),
-    changes: db.prepare<[], ChangeRow>('SELECT * FROM tool_pin_changes ORDER BY namespace, tool'),
-    changesIn: db.prepare<[string], ChangeRow>(
+    changes: db.prepare<[], PinChangeRow>(
+      'SELECT * FROM tool_pin_changes ORDER BY namespace, tool',
+    ),
+    changesIn: db.prepare<[string], PinChangeRow>(
       'SELECT * FROM tool_pin_changes WHERE namespace = ? ORDER BY tool',
     ),
     changeFingerprint: db.prepare<[string, string], { fingerprint: string }>(
@@ -192,7 +145,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       pin.pinnedAt,
     ).changes;
     if (inserted > 0) appendAudit(record, detail);
-    return toPin(sql.pin.get(pin.namespace, pin.tool) as PinRow);
+    return pinFromRow(sql.pin.get(pin.namespace, pin.tool) as PinRow);
   });
   const recordChange = db.transaction(
     (change: PinChange, record: AuditRecord, detail: string | null) => {
@@ -214,7 +167,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
   const accept = db.transaction((namespace: string, tool: string | undefined, who: string) => {
     const accepted = sql.changesIn
       .all(namespace)
-      .map(toChange)
+      .map(changeFromRow)
       .filter((change) => tool === undefined || change.tool === tool);
     const now = Date.now();
     for (const change of accepted) {
@@ -226,25 +179,13 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
         now,
       );
       sql.dropChange.run(change.namespace, change.tool);
-      appendAudit(
-        {
-          kind: 'pin.accepted',
-          at: now,
-          toolId: `${change.namespace}:${change.tool}`,
-          who,
-          fingerprint: change.current.fingerprint,
-          previous: change.pinned.fingerprint,
-        },
-        null,
-      );
+      appendAudit(acceptedRecord(change, who, now), null);
     }
     return accepted;
   });
 
   const listeners = new Set<(event: PinEvent) => void>();
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let dataVersion = 0;
   let known = new Map<string, string>();
   const notify = (events: readonly PinEvent[]): void => {
     for (const event of events) for (const listener of [...listeners]) listener(event);
@@ -254,17 +195,12 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
     for (const row of sql.snapshot.all()) next.set(row.key, (next.get(row.key) ?? '') + row.state);
     return next;
   };
-  // Our own writes are reported as they commit (data_version only moves for other connections').
-  const own = (events: readonly PinEvent[]): void => {
-    if (timer !== undefined) known = readSnapshot();
-    notify(events);
-  };
-  const poll = (): void => {
-    if (closed) return;
-    try {
-      const version = db.pragma('data_version', { simple: true }) as number;
-      if (version === dataVersion) return;
-      dataVersion = version;
+  const watch = watchDataVersion(db, {
+    intervalMs: options.pollIntervalMs ?? 250,
+    start: () => {
+      known = readSnapshot();
+    },
+    changed: () => {
       const next = readSnapshot();
       const events: PinEvent[] = [];
       for (const key of new Set([...known.keys(), ...next.keys()])) {
@@ -274,33 +210,29 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       }
       known = next;
       notify(events);
-    } catch (error) {
-      // Retried on the next tick; surfaced the way a throwing listener is.
-      queueMicrotask(() => {
-        throw asStoreError(error, 'watching the SQLite pin store for changes failed');
-      });
-    }
+    },
+    what: 'watching the SQLite pin store for changes failed',
+  });
+  // Our own writes are reported as they commit (data_version only moves for other connections').
+  const own = (events: readonly PinEvent[]): void => {
+    if (watch.watching) known = readSnapshot();
+    notify(events);
   };
 
   const run = <T>(what: string, callOptions: StoreCallOptions | undefined, body: () => T) =>
-    new Promise<T>((resolve) => {
-      if (closed) throw new ToolError('store_error', 'the SQLite pin store is closed');
-      if (callOptions?.signal?.aborted === true) {
-        throw new ToolError('cancelled', 'the operation was cancelled', {
-          cause: callOptions.signal.reason,
-        });
-      }
-      try {
-        resolve(body());
-      } catch (error) {
-        throw asStoreError(error, `cannot ${what}`);
-      }
-    });
+    runStoreCall(
+      callOptions,
+      {
+        closed: () => (closed ? 'the SQLite pin store is closed' : undefined),
+        failure: `cannot ${what}`,
+      },
+      body,
+    );
 
   return {
     listPins: (namespace, callOptions) =>
       run('list tool pins', callOptions, () =>
-        (namespace === undefined ? sql.pins.all() : sql.pinsIn.all(namespace)).map(toPin),
+        (namespace === undefined ? sql.pins.all() : sql.pinsIn.all(namespace)).map(pinFromRow),
       ),
     pinFirst: (pin, record, callOptions) =>
       run('pin a tool', callOptions, () => {
@@ -316,7 +248,9 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       }),
     listChanges: (namespace, callOptions) =>
       run('list tool changes', callOptions, () =>
-        (namespace === undefined ? sql.changes.all() : sql.changesIn.all(namespace)).map(toChange),
+        (namespace === undefined ? sql.changes.all() : sql.changesIn.all(namespace)).map(
+          changeFromRow,
+        ),
       ),
     accept: (target, who, callOptions) =>
       run('accept tool changes', callOptions, () => {
@@ -330,28 +264,20 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       }),
     listAudit: (listOptions = {}) =>
       run('list audit records', listOptions, () =>
-        sql.listAudit.all(listOptions.since ?? 0, auditLimit(listOptions.limit)).map(toAudit),
+        sql.listAudit.all(listOptions.since ?? 0, auditLimit(listOptions.limit)).map(auditFromRow),
       ),
     watch(listener) {
       listeners.add(listener);
-      if (timer === undefined && !closed) {
-        dataVersion = db.pragma('data_version', { simple: true }) as number;
-        known = readSnapshot();
-        timer = setInterval(poll, options.pollIntervalMs ?? 250);
-        timer.unref();
-      }
+      const unwatch = watch.add();
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0 && timer !== undefined) {
-          clearInterval(timer);
-          timer = undefined;
-        }
+        unwatch();
       };
     },
     close() {
       if (!closed) {
         closed = true;
-        if (timer !== undefined) clearInterval(timer);
+        watch.close();
         listeners.clear();
         db.close();
       }

@@ -15,6 +15,7 @@ import {
 } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
 import Database from 'better-sqlite3';
+import { asStoreError, runStoreCall, watchDataVersion } from './store-calls.js';
 
 /** Options for {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -166,11 +167,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   };
 
   const emitter = createChangeEmitter();
-  let subscribers = 0;
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
   let seenSeq = 0;
-  let dataVersion = 0;
   // Our own writes that landed after another process's not yet polled ones: skipped when polled.
   const ownSeqs = new Set<number>();
 
@@ -182,46 +180,37 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   };
 
   const committed = (change: StoreChange, seq: number): void => {
-    if (timer === undefined || seq === seenSeq + 1) seenSeq = seq;
+    if (!watch.watching || seq === seenSeq + 1) seenSeq = seq;
     else ownSeqs.add(seq);
     emitter.emit(change);
   };
 
-  const poll = (): void => {
-    if (closed) return;
-    try {
-      const version = readDataVersion(db);
-      if (version === dataVersion) return;
-      dataVersion = version;
+  const watch = watchDataVersion(db, {
+    intervalMs: pollIntervalMs,
+    // Watching starts from now: what happened while nobody listened is not replayed.
+    start: () => {
+      seenSeq = sql.lastSeq.get()?.seq ?? 0;
+      ownSeqs.clear();
+    },
+    changed: () => {
       for (const row of sql.changesSince.all(seenSeq)) {
         seenSeq = row.seq;
         if (ownSeqs.delete(row.seq)) continue;
         emitter.emit(toChange(row));
       }
-    } catch (error) {
-      // A failed poll is retried on the next tick; surface it the way a throwing listener is.
-      queueMicrotask(() => {
-        throw asStoreError(error, 'watching the SQLite store for changes failed');
-      });
-    }
-  };
+    },
+    what: 'watching the SQLite store for changes failed',
+  });
 
-  // Every method runs synchronously inside a promise executor, so a throw becomes a rejection.
   const run = <T>(options: StoreCallOptions | undefined, body: () => T): Promise<T> =>
-    new Promise<T>((resolve) => {
-      if (closed) throw new ToolError('store_error', `the SQLite store at ${path} is closed`);
-      if (options?.signal?.aborted === true) {
-        throw new ToolError('cancelled', 'the operation was cancelled', {
-          cause: options.signal.reason,
-        });
-      }
-      try {
-        resolve(body());
-      } catch (error) {
-        if (ToolError.isInstance(error)) throw error;
-        throw asStoreError(error, `the SQLite store at ${path} failed`);
-      }
-    });
+    runStoreCall(
+      options,
+      {
+        closed: () => (closed ? `the SQLite store at ${path} is closed` : undefined),
+        failure: `the SQLite store at ${path} failed`,
+      },
+      body,
+    );
 
   const putPrompt = db.transaction((prompt: Prompt) => {
     sql.putPrompt.run(prompt.name, JSON.stringify(prompt));
@@ -310,33 +299,19 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       }),
     subscribe(listener) {
       const unsubscribe = emitter.subscribe(listener);
-      subscribers++;
-      if (timer === undefined && pollIntervalMs > 0 && !closed) {
-        // Watching starts from now: what happened while nobody listened is not replayed.
-        seenSeq = sql.lastSeq.get()?.seq ?? 0;
-        dataVersion = readDataVersion(db);
-        ownSeqs.clear();
-        timer = setInterval(poll, pollIntervalMs);
-        // Watching never keeps a process alive on its own.
-        timer.unref();
-      }
+      const unwatch = watch.add();
       let active = true;
       return () => {
         if (!active) return;
         active = false;
         unsubscribe();
-        subscribers--;
-        if (subscribers === 0 && timer !== undefined) {
-          clearInterval(timer);
-          timer = undefined;
-        }
+        unwatch();
       };
     },
     close() {
       if (!closed) {
         closed = true;
-        if (timer !== undefined) clearInterval(timer);
-        timer = undefined;
+        watch.close();
         emitter.clear();
         db.close();
       }
@@ -365,10 +340,6 @@ export function migrate(db: Database.Database, path: string): void {
   }).immediate();
 }
 
-function readDataVersion(db: Database.Database): number {
-  return db.pragma('data_version', { simple: true }) as number;
-}
-
 function toChange(row: ChangeRow): StoreChange {
   const op = row.op === 'delete' ? 'delete' : 'put';
   return row.kind === 'prompt'
@@ -393,11 +364,4 @@ function toResource(row: ResourceRow): Resource {
   return row.text !== null
     ? { ...info, text: row.text }
     : { ...info, blob: (row.blob ?? Buffer.alloc(0)).toString('base64') };
-}
-
-/** @internal */
-export function asStoreError(error: unknown, what: string): ToolError {
-  if (ToolError.isInstance(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ToolError('store_error', `${what}: ${reason}`, { cause: error });
 }

@@ -1,7 +1,6 @@
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Toolkit } from '@toolplane/toolkit';
+import { afterEach } from 'vitest';
+import { useFixtureToolkit } from './fixture-toolkit.js';
 import { startMockServer, type MockModelServer, type Step } from './mock-server.js';
 
 /** What a provider package's tests share: see {@link useProviderHarness}. */
@@ -24,16 +23,8 @@ export function useProviderHarness<C>(
   check: (path: string, body: Record<string, unknown>) => string[],
   connect: (url: string) => C,
 ): ProviderHarness<C> {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  let running: RunningToolkit | undefined;
+  const toolkit = useFixtureToolkit();
   let server: MockModelServer | undefined;
-  beforeAll(async () => {
-    running = await runToolkit(toolkit);
-  });
-  afterAll(async () => {
-    await running?.stop();
-  });
   afterEach(async () => {
     await server?.close();
     server = undefined;

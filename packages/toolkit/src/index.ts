@@ -85,7 +85,6 @@ export {
   jsonResource,
   MAX_RESOURCE_BYTES,
   MAX_URI_LENGTH,
-  readResource,
   resource,
   resourceInfo,
   textResource,
@@ -95,6 +94,7 @@ export {
   withDescription,
   withUri,
 } from './resources/resources.js';
+export { readResource } from './resources/read-resource.js';
 export type {
   DataResourceOptions,
   ReadResourceOptions,
@@ -198,6 +198,8 @@ export {
   MAX_AUDIT_LIMIT,
   parseAcceptTarget,
 } from './pinning/audit.js';
+export { acceptedRecord, auditFromRow, changeFromRow, pinFromRow } from './pinning/pin-rows.js';
+export type { AuditRow, PinChangeRow, PinRow } from './pinning/pin-rows.js';
 export { changedFields, describePinChange, showControls } from './pinning/pin-diff.js';
 export type { DescribePinChangeOptions } from './pinning/pin-diff.js';
 export { acceptCommand, PIN_META_KEY } from './pinning/pin-gate.js';

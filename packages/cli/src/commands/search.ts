@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ToolError } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR, didYouMean } from '@toolplane/toolmodel';
 import type { CliConfig } from '../config.js';
-import { openEvidenceStore } from '../open-search.js';
+import { storeFamily } from '../stores/store-family.js';
 import type { CommandContext } from './shared.js';
 
 /**
@@ -33,7 +33,7 @@ export function registerSearch(search: Command, context: CommandContext): void {
     )
     .action(async (key: string | undefined) => {
       const cfg = await config();
-      const evidence = await openEvidenceStore(cfg.store);
+      const evidence = await storeFamily(cfg.store).evidenceStore();
       try {
         const rows = await evidence.load({ signal: context.signal });
         const toolId = key === undefined ? undefined : canonicalToolId(cfg, key);

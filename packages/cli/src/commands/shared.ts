@@ -5,6 +5,7 @@ import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
+import { storeFamily } from '../stores/store-family.js';
 import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 
@@ -85,6 +86,8 @@ export async function withToolkit(
   try {
     opened = await openToolkit(cfg, {
       connectors: needed,
+      // A one-shot command: other processes' changes cannot matter for its few seconds.
+      listen: false,
       signal: context.signal,
       env: context.env,
       ...(options.search === true
@@ -128,7 +131,8 @@ export async function withStore<T>(
   cfg: CliConfig,
   work: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>,
 ): Promise<T> {
-  const store = await openStore(cfg.store);
+  // A one-shot command: it listens for no other process's changes.
+  const store = await storeFamily(cfg.store).userStore({ listen: false });
   try {
     return await work(store);
   } finally {

@@ -44,6 +44,11 @@ export function hasPostgres(): boolean {
   }
 }
 
+/** The directory of the PostgreSQL binaries scripts/postgres.sh finds (psql among them). */
+export function postgresBinDir(): string {
+  return execFileSync('bash', [POSTGRES_SCRIPT, 'bindir'], { encoding: 'utf8' }).trim();
+}
+
 /** A throwaway PostgreSQL server. */
 export interface Postgres {
   readonly url: string;

@@ -1,27 +1,8 @@
-import { fixtureCommand, isAlive, recordEvents } from '@toolplane/fixtures';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createConnector,
-  type Connector,
-  type ConnectorEvent,
-  type ConnectorOptions,
-} from './connector.js';
+import { fixtureCommand, isAlive } from '@toolplane/fixtures';
+import { describe, expect, it } from 'vitest';
+import { isState, useStartedConnectors } from './testing/started-connectors.js';
 
-const open: Connector[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((connector) => connector.close()));
-});
-
-function connect(source: Parameters<typeof createConnector>[0], options: ConnectorOptions = {}) {
-  const log = recordEvents<ConnectorEvent>();
-  const connector = createConnector(source, { ...options, onEvent: log.push });
-  open.push(connector);
-  connector.start();
-  return { connector, log };
-}
-
-const isState = (state: string) => (event: ConnectorEvent) =>
-  event.type === 'state_change' && event.state === state;
+const connect = useStartedConnectors();
 
 describe('Connector.reconnect', () => {
   it('drops a live connection and connects again with a new child', async () => {

@@ -1,44 +1,19 @@
 import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  fixtureCommand,
-  type HttpFixture,
-  isAlive,
-  recordEvents,
-  startHttpFixture,
-} from '@toolplane/fixtures';
+import { fixtureCommand, type HttpFixture, isAlive, startHttpFixture } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CALLER_META_KEY,
   createConnector,
   requestScopedFetch,
-  type Connector,
-  type ConnectorEvent,
-  type ConnectorOptions,
   type UpstreamRequestHandler,
 } from './connector.js';
 import { everything } from './testing/everything.js';
+import { isState, useStartedConnectors } from './testing/started-connectors.js';
 
-const open: Connector[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((connector) => connector.close()));
-});
-
-/** A started connector that records its events, and a way to wait for one. */
-function connect(source: Parameters<typeof createConnector>[0], options: ConnectorOptions = {}) {
-  const log = recordEvents<ConnectorEvent>();
-  const connector = createConnector(source, { ...options, onEvent: log.push });
-  open.push(connector);
-  connector.start();
-  const waitFor = (match: (event: ConnectorEvent) => boolean, from = 0) =>
-    log.waitFor(match, { from });
-  return { connector, events: log.events, waitFor };
-}
-
-const isState = (state: string) => (event: ConnectorEvent) =>
-  event.type === 'state_change' && event.state === state;
+const connect = useStartedConnectors();
 
 describe('Connector over stdio', () => {
   it('connects, caches the lists and reports connecting then connected', async () => {

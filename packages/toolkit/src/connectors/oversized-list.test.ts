@@ -1,7 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
-import { recordEvents } from '@toolplane/fixtures';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
+import { describe, expect, it } from 'vitest';
+import { createConnector, type ConnectorEvent } from './connector.js';
+import { useStartedConnectors } from './testing/started-connectors.js';
 
 const MIB = 1024 * 1024;
 
@@ -38,25 +38,17 @@ lines.on('line', (line) => {
 });
 `;
 
-const open: Connector[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((connector) => connector.close()));
-});
+const connect = useStartedConnectors();
 
 function start(mode: 'big' | 'small', maxMessageBytes?: number, initialDelayMs = 60_000) {
-  const log = recordEvents<ConnectorEvent>();
-  const connector = createConnector(
+  return connect(
     { command: process.execPath, args: ['-e', SERVER, mode] },
     {
       namespace: 'lists',
-      onEvent: log.push,
       backoff: { initialDelayMs },
       ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
     },
   );
-  open.push(connector);
-  connector.start();
-  return { connector, log };
 }
 
 const failedWith = (event: ConnectorEvent): boolean =>

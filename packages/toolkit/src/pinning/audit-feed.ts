@@ -1,4 +1,5 @@
 import type { AuditRecord, PinStore } from './pin-types.js';
+import { acceptedRecord } from './pin-rows.js';
 
 /**
  * `store`, telling `onAudit` of every audit record this process writes through it, once stored:
@@ -28,16 +29,7 @@ export function withAuditFeed(store: PinStore, onAudit: (record: AuditRecord) =>
     async accept(target, who, options) {
       const accepted = await store.accept(target, who, options);
       const at = Date.now();
-      for (const change of accepted) {
-        onAudit({
-          kind: 'pin.accepted',
-          at,
-          toolId: `${change.namespace}:${change.tool}`,
-          who,
-          fingerprint: change.current.fingerprint,
-          previous: change.pinned.fingerprint,
-        });
-      }
+      for (const change of accepted) onAudit(acceptedRecord(change, who, at));
       return accepted;
     },
     async appendAudit(record, options) {

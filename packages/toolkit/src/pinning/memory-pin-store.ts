@@ -1,6 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import type { StoreCallOptions } from '../store.js';
 import { auditLimit, checkAuditRecord } from './audit.js';
+import { acceptedRecord } from './pin-rows.js';
 import type {
   AuditRecord,
   Pin,
@@ -88,14 +89,7 @@ export function createMemoryPinStore(): PinStore {
             pinnedAt: now,
           });
           changes.delete(k);
-          append({
-            kind: 'pin.accepted',
-            at: now,
-            toolId: `${change.namespace}:${change.tool}`,
-            who,
-            fingerprint: change.current.fingerprint,
-            previous: change.pinned.fingerprint,
-          });
+          append(acceptedRecord(change, who, now));
         }
         for (const change of accepted) notify(change);
         return accepted;

@@ -13,7 +13,6 @@ import {
   dataResource,
   jsonResource,
   MAX_RESOURCE_BYTES,
-  readResource,
   resource,
   textResource,
   toMcpResource,
@@ -22,6 +21,7 @@ import {
   withDescription,
   withUri,
 } from './resources.js';
+import { readResource } from './read-resource.js';
 
 // The first bytes of a real PNG: signature, then an IHDR chunk for a 1x1 RGBA image.
 const PNG = Buffer.from(

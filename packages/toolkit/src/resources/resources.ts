@@ -1,43 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type {
   BlobResourceContents,
   Resource as McpResource,
   TextResourceContents,
 } from '@modelcontextprotocol/client';
-import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
+import { decodeBytes } from './decode-bytes.js';
 import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
-
-/** What {@link dataResource} reads bytes with: MIME sniffing, names and text encodings. */
-interface Codecs {
-  readonly detectEncoding: (data: Uint8Array) => string | null;
-  readonly fileTypeFromBuffer: (data: Uint8Array) => Promise<{ mime: string } | undefined>;
-  readonly iconv: typeof import('iconv-lite');
-  readonly mimeFromName: (name: string) => string | false;
-}
-
-let codecs: Promise<Codecs> | undefined;
-
-/**
- * Loads the codecs at their first use: a toolkit that never builds a resource from bytes (every
- * `toolplane tools list`) does not pay for loading file-type, chardet, iconv-lite and mime-types.
- */
-function loadCodecs(): Promise<Codecs> {
-  codecs ??= Promise.all([
-    import('chardet'),
-    import('file-type'),
-    import('iconv-lite'),
-    import('mime-types'),
-  ]).then(([chardet, fileType, iconv, mime]) => ({
-    detectEncoding: chardet.detect,
-    fileTypeFromBuffer: fileType.fileTypeFromBuffer,
-    iconv: iconv.default,
-    mimeFromName: mime.lookup,
-  }));
-  return codecs;
-}
 
 /** What a resource is, without its contents: the fields of MCP's `Resource` (`resources/list`). */
 export interface ResourceInfo {
@@ -96,20 +65,6 @@ export const MAX_URI_LENGTH = 4096;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const UNSAFE_URI_CHAR = /[\s\u0000-\u001f\u007f]/;
-const TEXTUAL_MIME =
-  /^(?:text\/|application\/(?:json|xml|javascript|ecmascript|x-yaml|yaml|toml|sql|graphql|x-sh)\b)|\+(?:json|xml|yaml)\b/;
-// Bytes a text file does not contain: C0 controls other than tab, newlines, form feed and escape.
-// eslint-disable-next-line no-control-regex -- see above
-const BINARY_BYTE = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f]/;
-const SNIFF_BYTES = 8192;
-// Source-code extensions that the MIME database maps to unrelated binary formats.
-const TEXT_EXTENSIONS: Readonly<Record<string, string>> = {
-  ts: 'text/x-typescript',
-  mts: 'text/x-typescript',
-  cts: 'text/x-typescript',
-  tsx: 'text/x-typescript',
-};
-
 /**
  * Builds a text resource.
  *
@@ -173,100 +128,7 @@ export async function dataResource(
   }
   checkSize(name, data.byteLength, MAX_RESOURCE_BYTES);
   const base = info(name, options);
-  const codec = await loadCodecs();
-  const { fileTypeFromBuffer, mimeFromName } = codec;
-  const ext = options.filename?.split('.').pop()?.toLowerCase();
-  const fromName =
-    options.filename === undefined
-      ? undefined
-      : ((ext === undefined ? undefined : TEXT_EXTENSIONS[ext]) ??
-        (mimeFromName(options.filename) || undefined));
-  // Unicode text marked by a byte-order mark or UTF-16's zero bytes is text whatever file-type
-  // makes of it (it reads FF FE as MPEG audio).
-  const unicode = options.mimeType === undefined ? decodeUnicode(codec, data) : undefined;
-  const sniffed =
-    options.mimeType !== undefined || unicode !== undefined
-      ? undefined
-      : (await fileTypeFromBuffer(data))?.mime;
-  const declared = options.mimeType ?? sniffed ?? fromName;
-  const textual = declared !== undefined && TEXTUAL_MIME.test(declared);
-  // A MIME type guessed from the extension alone yields to content that is plainly text.
-  const tryText =
-    textual ||
-    declared === undefined ||
-    (options.mimeType === undefined && sniffed === undefined && looksLikeText(data));
-  const text = unicode ?? (tryText ? decodeText(codec, data, textual) : undefined);
-  if (text !== undefined) {
-    return validateResource({ ...base, mimeType: textual ? declared : 'text/plain', text });
-  }
-  return validateResource({
-    ...base,
-    mimeType: declared ?? 'application/octet-stream',
-    blob: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
-  });
-}
-
-/**
- * Reads a resource from a file path, a `file:` URL or a byte stream (a Node `Readable`, a web
- * `ReadableStream` or any async iterable of bytes), then builds it as {@link dataResource} does.
- * A file's URI defaults to its `file:` URL and its name to the file name (characters outside the
- * name rule become `_`).
- *
- * @throws {ToolError} `not_found` for a missing file; `invalid_resource` for content over
- * `maxBytes`, a stream without `name`, or as {@link dataResource}; `cancelled` when `signal` aborts.
- */
-export async function readResource(
-  source: string | URL | AsyncIterable<Uint8Array | string>,
-  options: ReadResourceOptions = {},
-): Promise<Resource> {
-  const { signal, maxBytes = MAX_RESOURCE_BYTES } = options;
-  throwIfAborted(signal);
-  if (typeof source === 'string' || source instanceof URL) {
-    const path = resolve(typeof source === 'string' ? source : fileURLToPath(source));
-    const file = basename(path);
-    const name = options.name ?? nameFromFile(file);
-    let data: Buffer;
-    try {
-      checkSize(name, (await stat(path)).size, maxBytes);
-      data = await readFile(path, { signal });
-    } catch (error) {
-      if (ToolError.isInstance(error)) throw error;
-      throwIfAborted(signal);
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new ToolError(
-        missing ? 'not_found' : 'invalid_resource',
-        `cannot read resource file ${JSON.stringify(path)}: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    return dataResource(name, data, {
-      ...options,
-      uri: options.uri ?? pathToFileURL(path).href,
-      filename: options.filename ?? file,
-    });
-  }
-  if (options.name === undefined) {
-    throw new ToolError('invalid_resource', 'readResource needs options.name to read a stream');
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of source) {
-      throwIfAborted(signal);
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      total += bytes.byteLength;
-      checkSize(options.name, total, maxBytes);
-      chunks.push(bytes);
-    }
-  } catch (error) {
-    if (ToolError.isInstance(error)) throw error;
-    throw new ToolError(
-      'invalid_resource',
-      `resource ${JSON.stringify(options.name)}: reading the stream failed: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-  return dataResource(options.name, Buffer.concat(chunks), options);
+  return validateResource({ ...base, ...(await decodeBytes(data, options)) });
 }
 
 /**
@@ -401,7 +263,12 @@ export function resourceInfo(resource: ResourceInfo): ResourceInfo {
   return out;
 }
 
-function info(name: string, options: ResourceOptions): Record<string, unknown> {
+/**
+ * The name, URI, title and description of a resource being built.
+ *
+ * @throws {ToolError} `invalid_resource` for a bad name.
+ */
+export function info(name: string, options: ResourceOptions): Record<string, unknown> {
   const problem = nameProblem(name);
   if (problem !== undefined) throw new ToolError('invalid_resource', `resource name ${problem}`);
   const out: Record<string, unknown> = {
@@ -423,7 +290,8 @@ function checkUri(uri: unknown): string | undefined {
   return undefined;
 }
 
-function checkSize(name: string, bytes: number, max: number): void {
+/** @throws {ToolError} `invalid_resource` when `bytes` is over `max`. */
+export function checkSize(name: string, bytes: number, max: number): void {
   if (bytes > max) {
     throw new ToolError(
       'invalid_resource',
@@ -444,75 +312,4 @@ function isResourceShaped(value: unknown): value is Resource {
 
 function isBase64(value: string): boolean {
   return value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value);
-}
-
-function nameFromFile(file: string): string {
-  const cleaned = file.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
-  return cleaned === '' || cleaned === '__proto__' ? 'resource' : cleaned;
-}
-
-function looksLikeText(data: Uint8Array): boolean {
-  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, SNIFF_BYTES));
-  return !BINARY_BYTE.test(head.toString('latin1'));
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Decodes bytes that announce themselves as Unicode: a UTF-8 or UTF-16 byte-order mark, or, with
- * none, UTF-16's zero bytes (text in Latin scripts has a zero high byte in almost every code
- * unit). `undefined` when there is no such sign or the result holds control characters.
- */
-function decodeUnicode({ iconv }: Codecs, data: Uint8Array): string | undefined {
-  let text: string | undefined;
-  if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
-    try {
-      text = utf8.decode(data);
-    } catch {
-      return undefined;
-    }
-  } else if (data[0] === 0xff && data[1] === 0xfe) {
-    text = iconv.decode(Buffer.from(data.subarray(2)), 'utf-16le');
-  } else if (data[0] === 0xfe && data[1] === 0xff) {
-    text = iconv.decode(Buffer.from(data.subarray(2)), 'utf-16be');
-  } else {
-    const order = utf16ByZeros(data);
-    if (order !== undefined) text = iconv.decode(Buffer.from(data), order);
-  }
-  return text === undefined || BINARY_BYTE.test(text) ? undefined : text;
-}
-
-function utf16ByZeros(data: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
-  const units = Math.min(data.byteLength, SNIFF_BYTES) >> 1;
-  if (units < 4 || data.byteLength % 2 !== 0) return undefined;
-  let evenZeros = 0;
-  let oddZeros = 0;
-  for (let i = 0; i < units; i++) {
-    if (data[2 * i] === 0) evenZeros++;
-    if (data[2 * i + 1] === 0) oddZeros++;
-  }
-  if (oddZeros > units * 0.4 && evenZeros < units * 0.05) return 'utf-16le';
-  if (evenZeros > units * 0.4 && oddZeros < units * 0.05) return 'utf-16be';
-  return undefined;
-}
-
-/** Decodes text bytes; `undefined` when they are not text and `force` is false. */
-function decodeText(codec: Codecs, data: Uint8Array, force: boolean): string | undefined {
-  const { detectEncoding, iconv } = codec;
-  const unicode = decodeUnicode(codec, data);
-  if (unicode !== undefined) return unicode;
-  try {
-    const text = utf8.decode(data);
-    if (force || !BINARY_BYTE.test(text)) return text;
-  } catch {
-    // Not UTF-8: fall through to detection.
-  }
-  // Only legacy encodings are taken from chardet: Unicode without a mark was handled above, and
-  // its UTF-32 guesses turn short binary runs into astral characters.
-  const encoding = detectEncoding(data.subarray(0, 65536));
-  if (encoding === null || /^UTF/i.test(encoding) || !iconv.encodingExists(encoding)) {
-    return force ? Buffer.from(data).toString('latin1') : undefined;
-  }
-  const text = iconv.decode(Buffer.from(data), encoding);
-  return force || !(BINARY_BYTE.test(text) || text.includes('\uFFFD')) ? text : undefined;
 }

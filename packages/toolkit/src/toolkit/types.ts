@@ -1,85 +1,58 @@
-import type { ToolkitApprovalOptions } from '../approval/elicit-approval.js';
+import type { CompleteResult } from '@modelcontextprotocol/client';
+import type { SearchOptions, SearchPage, ToolIndex } from '@toolplane/toolindex';
+import type { ProgressListener, Runner, RunResult } from '@toolplane/toolrun';
 import type {
-  CompleteResult,
-  Prompt as McpPrompt,
-  ResourceTemplateType as McpResourceTemplate,
-} from '@modelcontextprotocol/client';
-import { type Tracer } from '@opentelemetry/api';
-import {
-  type Searcher,
-  type SearchOptions,
-  type SearchPage,
-  type ToolIndex,
-} from '@toolplane/toolindex';
-import { type SchemaValidator, type Tool } from '@toolplane/toolmodel';
-import {
-  type Middleware,
-  type ProgressListener,
-  type Runner,
-  type RunResult,
-} from '@toolplane/toolrun';
-import {
-  type ConnectorFactory,
-  type ConnectorState,
-  type ToolkitConnector,
-  type ConnectorEvent,
-  type ConnectorEra,
-  type ConnectorOptions,
-  type SpokenEra,
-  type ConnectorSource,
-  type UpstreamRequestHandler,
+  ToolkitConnector,
+  ConnectorSource,
+  UpstreamRequestHandler,
 } from '../connectors/connector.js';
 import type { DefinedTool } from '../define-tool.js';
-import type { ConnectionMode, ToolkitHost } from './host.js';
 import type { LiveResource } from '../resources/live-resources.js';
-import { type Prompt, type RenderedPrompt } from '../prompts/prompts.js';
-import { type ResourceTemplate } from '../resources/resource-templates.js';
-import { Secrets } from '../secrets.js';
-import { type Resource, type ResourceInfo } from '../resources/resources.js';
-import { type Logger, type Session } from '../session.js';
-import type { SessionConnectionLimits } from '../connectors/session-connections.js';
-import type { Store } from '../store.js';
-import type { PinningMode, PinningOptions } from '../pinning/pin-gate.js';
+import type { RenderedPrompt, Prompt } from '../prompts/prompts.js';
+import type { ResourceTemplate } from '../resources/resource-templates.js';
+import type { Resource } from '../resources/resources.js';
+import type { Session } from '../session.js';
+import type { ToolkitHost } from './host.js';
+import type {
+  BuiltinKind,
+  CompletionTarget,
+  ConnectorStatus,
+  ListRequest,
+  ListResult,
+  ToolkitItem,
+  ToolkitResourceTemplate,
+} from './items.js';
+import type { AddConnectorOptions, RemoveConnectorOptions, ToolkitEvent } from './options.js';
+
+// The options and the item types live in their own files; they are re-exported here so every
+// import of ./types.js keeps working.
+export {
+  DEFAULT_MAX_CALL_DEPTH,
+  type AddConnectorOptions,
+  type RemoveConnectorOptions,
+  type ToolkitDelegate,
+  type ToolkitEvent,
+  type ToolkitOptions,
+  type ToolkitPrompt,
+} from './options.js';
+export {
+  type BuiltinKind,
+  type CompletionTarget,
+  type ConnectorStatus,
+  type ListError,
+  type ListRequest,
+  type ListResult,
+  type PromptItem,
+  type ResourceItem,
+  type ToolItem,
+  type ToolkitItem,
+  type ToolkitResourceTemplate,
+} from './items.js';
 
 /** The namespace of tools, prompts and resources registered in code. */
 export const BUILTIN_NAMESPACE = 'builtin';
 /** The namespace of the prompts and resources kept in the {@link Store}. */
 export const USER_NAMESPACE = 'user';
-/** How deep prompt → tool → prompt calls may nest unless `maxCallDepth` says otherwise. */
-export const DEFAULT_MAX_CALL_DEPTH = 8;
-
-/** A prompt as the toolkit hands it to a {@link ToolkitDelegate}: local or remote alike. */
-export interface ToolkitPrompt {
-  readonly namespace: string;
-  readonly name: string;
-  /** The prompt's definition, for builtin and user prompts (remote prompts have none). */
-  readonly prompt: Prompt | undefined;
-  /** The prompt in MCP form (`prompts/list`). */
-  readonly mcp: McpPrompt;
-  /** Renders the prompt with `input`: locally, or by `prompts/get` on its server. */
-  render(input: Record<string, unknown>, options?: ReadOptions): Promise<RenderedPrompt>;
-}
-
-/** Runs prompts (with a model) and hears what changes; see {@link ToolkitOptions.delegate}. */
-export interface ToolkitDelegate {
-  /** Runs `prompt` with `input`; its answer is wrapped like a tool's result. */
-  call(
-    prompt: ToolkitPrompt,
-    input: Record<string, unknown>,
-    options: { readonly resources: readonly Resource[]; readonly signal?: AbortSignal },
-  ): Promise<unknown>;
-  /** Hears every change: list changes, resource updates and connector states, by namespace. */
-  onEvent?(event: ToolkitEvent): void;
-}
-
-/** What changed underneath a toolkit; every event names its namespace. */
-export type ToolkitEvent = ConnectorEvent & {
-  /**
-   * The session whose own connection to a per-session server sent it (`resource_updated` and
-   * `log_message` only): meant for that session alone. Absent for shared connections.
-   */
-  readonly session?: string;
-};
 
 // Lives in host.ts, with the host hooks that answer it.
 export type { ConnectionMode } from './host.js';
@@ -89,162 +62,6 @@ export interface ReadOptions {
   readonly signal?: AbortSignal;
   /** The client session asking: a per-session server answers on that session's connection. */
   readonly sessionKey?: string;
-}
-
-/** Options of {@link Toolkit.addConnector}. */
-export interface AddConnectorOptions {
-  /** The namespace its tools, prompts and resources appear under; inferred when absent. */
-  readonly namespace?: string;
-  /** Default `'shared'`. */
-  readonly connection?: ConnectionMode;
-  /**
-   * Which MCP era to speak to this server: `'auto'` (negotiate), `'2025'` or `'2026'`; default
-   * {@link ToolkitOptions.connectorDefaults}' `era`, else `'auto'` (see {@link ConnectorOptions.era}).
-   */
-  readonly era?: ConnectorEra;
-  /**
-   * How long this stdio server may take to start (spawn to `initialize` answered); default
-   * {@link ToolkitOptions.connectorDefaults}' `startTimeoutMs`, else 60 s (see
-   * {@link ConnectorOptions.startTimeoutMs}).
-   */
-  readonly startTimeoutMs?: number;
-}
-
-/** Options for {@link createToolkit}. */
-export interface ToolkitOptions {
-  /** Builtin tools (see {@link defineTool}). */
-  readonly tools?: readonly DefinedTool[];
-  /** Builtin prompts. */
-  readonly prompts?: readonly Prompt[];
-  /** Builtin resources: with their contents, or live ones read on every read ({@link liveResource}). */
-  readonly resources?: readonly (Resource | LiveResource)[];
-  /** Builtin resource templates (see {@link defineResourceTemplate}). */
-  readonly resourceTemplates?: readonly ResourceTemplate[];
-  /** Runs prompts and receives events. */
-  readonly delegate?: ToolkitDelegate;
-  /** Keeps the `user` namespace; the toolkit reads it but never closes it. */
-  readonly store?: Store;
-  /**
-   * Pins upstream tools: the first definition seen of each is fingerprinted and stored; a later,
-   * different one is withheld (`block`) or served and flagged (`warn`) until accepted. A mode
-   * alone keeps pins in memory; give a `store` (SQLite, PostgreSQL) to keep them across restarts
-   * and share them. Default `off`. The toolkit never closes the store.
-   */
-  readonly pinning?: PinningMode | PinningOptions;
-  /** Default: the global OpenTelemetry tracer provider's `@toolplane/toolkit` tracer. */
-  readonly tracer?: Tracer;
-  readonly logger?: Logger;
-  /** Limit for prompt → tool → prompt nesting (default {@link DEFAULT_MAX_CALL_DEPTH}). */
-  readonly maxCallDepth?: number;
-  /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
-  readonly middleware?: readonly Middleware[];
-  /**
-   * The index's search engine; default BM25. A learning searcher (`createLearningSearcher` from
-   * @toolplane/toolindex) learns from {@link Toolkit.search} calls followed, under the same
-   * `sessionKey`, by a call of one of their results.
-   */
-  readonly searcher?: Searcher;
-  /**
-   * Calls a person approves before they run: destructive tools (by default), unannotated ones,
-   * `tools` globs minus `except`. The calling client is asked through MCP elicitation unless
-   * `ask` is given; a call without approval fails with `approval_denied`. Runs before
-   * `middleware`.
-   */
-  readonly approval?: ToolkitApprovalOptions;
-  /**
-   * Validates every tool call's arguments and result against the tool's schemas. Default: the
-   * runner's, `createValidator()` from @toolplane/toolmodel (no code generation, so it runs on
-   * every runtime); where code generation is allowed, `createAjvValidator()` from
-   * @toolplane/validator-ajv validates many times faster.
-   */
-  readonly validator?: SchemaValidator;
-  /**
-   * Values never to hand out in clear: masked (as `***`) in connector statuses, events, errors,
-   * upstream error results and log lines. The credentials of connector sources (URL user info and
-   * credential-named query values, header values, tokens) are added automatically. Pass the
-   * {@link Secrets} instance of a configuration to keep adding to it.
-   */
-  readonly secrets?: Secrets | Iterable<string>;
-  /**
-   * Answers the sampling and elicitation requests MCP servers send during calls made through this
-   * toolkit (`call`, `callTool`), and tells servers what it can answer when they connect. Each
-   * call is tied to its requests by the toolkit itself: nothing to pass per call (a call may still
-   * bring its own answerer, {@link CallOptions.onUpstreamRequest}). A gateway replaces it through
-   * `toolkitHost(toolkit).setUpstreamRequestHandler`.
-   */
-  readonly upstreamRequests?: UpstreamRequestHandler;
-  /** Defaults for every connector (timeouts, backoff, client info). */
-  readonly connectorDefaults?: Omit<ConnectorOptions, 'namespace' | 'onEvent' | 'upstreamRequests'>;
-  /**
-   * Builds the connector for a source (the seed's `CreateConnector`): return a
-   * {@link ToolkitConnector} to plug in a custom or non-MCP connector, `undefined` for the
-   * built-in MCP connector. See {@link ConnectorFactory}.
-   */
-  readonly createConnector?: ConnectorFactory;
-  /**
-   * Bounds on the connections of per-session servers: at most `max` per server (default 32; the
-   * least recently used idle one makes room, and a session is refused when all are busy), each
-   * closed when idle for `idleMs` (default 5 minutes).
-   */
-  readonly sessionConnections?: SessionConnectionLimits;
-}
-
-/** One tool, prompt or resource a toolkit exposes. */
-export type ToolkitItem =
-  | {
-      readonly type: 'tool';
-      readonly namespace: string;
-      readonly name: string;
-      readonly id: string;
-      readonly tool: Tool;
-    }
-  | {
-      readonly type: 'prompt';
-      readonly namespace: string;
-      readonly name: string;
-      readonly prompt: ToolkitPrompt;
-    }
-  | {
-      readonly type: 'resource';
-      readonly namespace: string;
-      readonly name: string;
-      readonly uri: string;
-      readonly resource: ResourceInfo;
-    };
-
-/** The filters and paging of {@link Toolkit.list}. */
-export interface ListRequest {
-  readonly namespace?: string;
-  readonly type?: 'tool' | 'prompt' | 'resource';
-  /** Only items with exactly this name. */
-  readonly name?: string;
-  /** Page size (1–1000); all items when absent. */
-  readonly limit?: number;
-  /** Items to skip first; applies with or without `limit`. */
-  readonly offset?: number;
-  /** A `nextCursor` from an earlier page of the same request. */
-  readonly cursor?: string;
-  readonly signal?: AbortSignal;
-}
-
-/** A source that could not be listed: named, with why. */
-export interface ListError {
-  readonly namespace: string;
-  readonly message: string;
-}
-
-/** One page of {@link Toolkit.list}. */
-export interface ListResult {
-  readonly tools: Extract<ToolkitItem, { type: 'tool' }>[];
-  readonly prompts: Extract<ToolkitItem, { type: 'prompt' }>[];
-  readonly resources: Extract<ToolkitItem, { type: 'resource' }>[];
-  /** How many items match, before paging. */
-  readonly count: number;
-  readonly offset: number;
-  readonly limit: number | undefined;
-  readonly nextCursor?: string;
-  /** Sources that are down or failed to list; the rest are listed regardless. */
-  readonly errors: ListError[];
 }
 
 /** Options of {@link Toolkit.call}. */
@@ -294,54 +111,11 @@ export interface CallOptions {
  */
 export type CallResult<Structured = unknown> = Resource & { readonly structured: Structured };
 
-/** A resource template a toolkit exposes: a builtin one or a connector's. */
-export interface ToolkitResourceTemplate {
-  readonly namespace: string;
-  readonly name: string;
-  /** The template in MCP form (`resources/templates/list`). */
-  readonly template: McpResourceTemplate;
-}
-
-/** What {@link Toolkit.complete} completes: a prompt's argument or a resource template's variable. */
-export type CompletionTarget =
-  | { readonly type: 'prompt'; readonly namespace: string; readonly name: string }
-  | {
-      readonly type: 'resource_template';
-      readonly namespace: string;
-      readonly uriTemplate: string;
-    };
-
-/** What {@link Toolkit.removeBuiltin} removed. */
-export type BuiltinKind = 'tool' | 'prompt' | 'resource' | 'resource_template';
-
 /** Options of {@link Toolkit.complete}. */
 export interface CompleteOptions {
   /** The other arguments (or variables) the client has filled in so far. */
   readonly arguments?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
-}
-
-/** Options of {@link Toolkit.removeConnector}. */
-export interface RemoveConnectorOptions {
-  /**
-   * How long tool calls in flight on the connector may take to finish before its connections
-   * close (failing whatever is left); default 0: closed at once.
-   */
-  readonly drainMs?: number;
-}
-
-/** A registered connector and where it stands. */
-export interface ConnectorStatus {
-  readonly namespace: string;
-  readonly state: ConnectorState;
-  /** For a per-session server: how many sessions have a connection of their own open. */
-  readonly sessionConnections?: number;
-  /** The stdio server's process ID, while it runs. */
-  readonly pid?: number;
-  /** The MCP era the connection speaks, while connected. */
-  readonly era?: SpokenEra;
-  /** Why it is not connected, when it is not. */
-  readonly error?: string;
 }
 
 /**
@@ -520,11 +294,6 @@ export interface Toolkit {
    */
   readResource(key: string, options?: ReadOptions): Promise<Resource>;
 }
-
-/** A tool, a prompt and a resource of {@link ToolkitItem}. */
-export type ToolItem = Extract<ToolkitItem, { type: 'tool' }>;
-export type PromptItem = Extract<ToolkitItem, { type: 'prompt' }>;
-export type ResourceItem = Extract<ToolkitItem, { type: 'resource' }>;
 
 /** Options of {@link Toolkit.search}. */
 export interface ToolkitSearchOptions extends SearchOptions {

@@ -1,0 +1,55 @@
+// What every store of this package checks and opens first, the same way: the schema name, the
+// connection (a connection string or a pool, exactly one) and, for a connection string, a pool
+// of its own.
+import { ToolError } from '@toolplane/toolmodel';
+import { Pool } from 'pg';
+import type { PostgresConnection } from './postgres-store.js';
+
+/** Default schema of every store of this package. */
+export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
+
+// Lower-case, so it never needs quoting to mean what it says; short enough for derived names
+// (`<schema>_changes`, `<schema>_pins`) to stay under PostgreSQL's 63-byte identifiers.
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+/**
+ * Checks a store's schema name and connection, and answers the schema (the default when none
+ * is given). `opener` names the function called, for the message.
+ *
+ * @throws {ToolError} `invalid_config` for a bad schema name, or not exactly one of
+ * `connectionString` and `pool`.
+ */
+export function checkConnection(
+  options: PostgresConnection & { readonly schema?: string | undefined },
+  opener: string,
+): string {
+  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ToolError(
+      'invalid_config',
+      `PostgreSQL schema name ${JSON.stringify(schema)} is not allowed; use 1-48 characters of a-z 0-9 _, not starting with a digit`,
+    );
+  }
+  if ((options.connectionString === undefined) === (options.pool === undefined)) {
+    throw new ToolError(
+      'invalid_config',
+      `${opener} needs exactly one of connectionString and pool`,
+    );
+  }
+  return schema;
+}
+
+/**
+ * The pool a store queries: the one given, or a new one for the connection string, which the
+ * store owns (`owns`) and ends on close. An owned pool's idle connection errors go to
+ * `onIdleError`: unheard, the pool's `error` event would crash the process.
+ */
+export function ownPool(
+  options: PostgresConnection,
+  onIdleError: (error: Error) => void = () => undefined,
+): { readonly pool: Pool; readonly owns: boolean } {
+  if (options.pool !== undefined) return { pool: options.pool, owns: false };
+  const pool = new Pool({ connectionString: options.connectionString, keepAlive: true });
+  pool.on('error', onIdleError);
+  return { pool, owns: true };
+}
