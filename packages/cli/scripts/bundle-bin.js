@@ -4,8 +4,8 @@
 // (bench/RESULTS.md has the figures). Run after `tsc` by the package's build script;
 // bin/toolplane.js runs the bundle when it is there and fresh.
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sep } from 'node:path';
+import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
