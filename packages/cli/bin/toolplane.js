@@ -36,15 +36,16 @@ if (!existsSync(source)) {
   }
 }
 
-/** The built entry: the bundle, unless it is missing or older than `newest` (ms) or dist/bin.js. */
+/**
+ * The built entry: the bundle, unless it is missing or older than `newest` (ms, the newest source
+ * file it was built from). Build times are not compared: turbo's cache restores a package's
+ * outputs in no particular order.
+ */
 function built(newest) {
   const bundle = new URL('../dist/bundle/toolplane.js', import.meta.url);
   const compiled = new URL('../dist/bin.js', import.meta.url);
   if (!existsSync(bundle)) return compiled.href;
-  const bundledAt = statSync(bundle).mtimeMs;
-  return bundledAt >= newest && bundledAt >= statSync(compiled).mtimeMs
-    ? bundle.href
-    : compiled.href;
+  return statSync(bundle).mtimeMs >= newest ? bundle.href : compiled.href;
 }
 
 function tsxApi() {
@@ -58,7 +59,7 @@ function tsxApi() {
 /**
  * Why the build cannot be run (its dist missing, or older than a source file of this package or
  * of a workspace package it depends on), or undefined when it can; `builds.newest` is set to the
- * time of the newest of those builds. Workspace packages live in the sibling folder named after
+ * time of the newest of those source files. Workspace packages live in the sibling folder named after
  * their unscoped name.
  */
 function staleBuild(builds) {
@@ -71,12 +72,13 @@ function staleBuild(builds) {
     const index = join(dir, 'dist', 'index.js');
     if (!existsSync(index)) return `${join(dir, 'dist')} is missing`;
     const builtAt = statSync(index).mtimeMs;
-    builds.newest = Math.max(builds.newest, builtAt);
     const src = join(dir, 'src');
     for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || entry.name.includes('.test.')) continue;
       const file = join(entry.parentPath, entry.name);
-      if (statSync(file).mtimeMs > builtAt) return `${file} is newer than its build`;
+      const changedAt = statSync(file).mtimeMs;
+      if (changedAt > builtAt) return `${file} is newer than its build`;
+      builds.newest = Math.max(builds.newest, changedAt);
     }
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {

@@ -5,6 +5,7 @@
 // bin/toolplane.js runs the bundle when it is there and fresh.
 import { readFile, rm } from 'node:fs/promises';
 import { sep } from 'node:path';
+import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -45,7 +46,7 @@ const ownUrls = {
 };
 
 await rm(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: { toolplane: fileURLToPath(new URL('../dist/bin.js', import.meta.url)) },
   outdir,
   bundle: true,
@@ -60,8 +61,13 @@ await build({
   plugins: [ownUrls],
   absWorkingDir: packageDir,
   logLevel: 'warning',
+  metafile: process.env.BUNDLE_META !== undefined,
   // CommonJS dependencies call `require` for Node's built-ins; an ES module has none of its own.
   banner: {
     js: "import { createRequire as __toolplaneRequire } from 'node:module'; const require = __toolplaneRequire(import.meta.url);",
   },
 });
+if (process.env.BUNDLE_META !== undefined) {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(process.env.BUNDLE_META, JSON.stringify(result.metafile));
+}
