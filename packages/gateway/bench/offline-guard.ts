@@ -16,23 +16,26 @@ function refuse(what: string): Error {
   return new Error(`offline-guard: ${what} refused (this benchmark stays on 127.0.0.1)`);
 }
 
+/** A method of many overloads, as the wrappers below call it: any arguments, in order. */
+type Loose<T> = (this: T, ...args: unknown[]) => T;
+
 // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the server as `this`
-const listen = net.Server.prototype.listen;
+const listen = net.Server.prototype.listen as Loose<net.Server>;
 net.Server.prototype.listen = function (this: net.Server, ...args: unknown[]) {
   const [first] = args;
   if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
     // listen(port, [host], [backlog], [callback]): the host, when given, is replaced.
     const rest = typeof args[1] === 'string' ? args.slice(2) : args.slice(1);
-    return listen.call(this, Number(first), '127.0.0.1', ...(rest as []));
+    return listen.call(this, Number(first), '127.0.0.1', ...rest);
   }
   if (typeof first === 'object' && first !== null && 'port' in first) {
-    return listen.call(this, { ...first, host: '127.0.0.1' }, ...(args.slice(1) as []));
+    return listen.call(this, { ...first, host: '127.0.0.1' }, ...args.slice(1));
   }
-  return listen.apply(this, args as []);
-} as typeof listen;
+  return listen.apply(this, args);
+} as typeof net.Server.prototype.listen;
 
 // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the socket as `this`
-const connect = net.Socket.prototype.connect;
+const connect = net.Socket.prototype.connect as Loose<net.Socket>;
 net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
   const [first, second] = args;
   const host =
@@ -50,7 +53,7 @@ net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
     process.nextTick(() => this.destroy(error));
     return this;
   }
-  return connect.apply(this, args as []);
+  return connect.apply(this, args);
 };
 
 const realFetch = globalThis.fetch;
