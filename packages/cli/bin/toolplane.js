@@ -5,8 +5,9 @@
 // `pnpm install` builds every package (the root `prepare` script), as long as that build is
 // fresh; a bundle older than a source it was built from (only dist/ rebuilt, by `tsc`) is not
 // run: dist/bin.js is. A clone whose build is missing or older than its source (an edit, a
-// checkout, a pull) never runs the stale build: it runs the TypeScript source through tsx instead, slower to start, and says so in one line on stderr
-// (stdout may be an MCP client's stdio) until `pnpm build` refreshes dist.
+// checkout, a pull) never runs the stale build: it runs the TypeScript source through tsx
+// instead, slower to start, and says so in one line on stderr (stdout may be an MCP client's
+// stdio) until `pnpm build` refreshes dist.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
