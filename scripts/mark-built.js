@@ -17,8 +17,14 @@ const folders =
   wanted === undefined ? readdirSync(root).map((name) => join(root, name)) : closure(wanted);
 const now = new Date();
 for (const folder of folders) {
-  const built = join(folder, 'dist', 'index.js');
-  if (existsSync(built)) utimesSync(built, now, now);
+  // The CLI's bundle (dist/bundle/, built after dist/ from the builds of every package it uses)
+  // is run only when newer than all their sources: it is as current as the builds it holds.
+  for (const built of [
+    join(folder, 'dist', 'index.js'),
+    join(folder, 'dist', 'bundle', 'toolplane.js'),
+  ]) {
+    if (existsSync(built)) utimesSync(built, now, now);
+  }
 }
 
 function closure(name) {

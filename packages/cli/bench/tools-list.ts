@@ -2,8 +2,9 @@
 // adds to the one thing it must wait for. The server is @modelcontextprotocol/server-everything
 // (prebuilt JavaScript). Its own start is a child spawned from this process, connected, asked
 // `tools/list` and closed; the CLI's is the built bin (dist) run as a child with a config naming
-// that server, until it exits. Rounds alternate the two; the figures are medians of ROUNDS
-// rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
+// that server, until it exits, beside the unbundled dist/bin.js (what the bin ran before it ran
+// the bundle of scripts/bundle-bin.js). Rounds alternate the three; the figures are medians of
+// ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -22,6 +23,7 @@ const everything = join(
   'index.js',
 );
 const bin = fileURLToPath(new URL('../bin/toolplane.js', import.meta.url));
+const unbundled = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -46,10 +48,10 @@ async function serverStart(): Promise<number> {
   return ms;
 }
 
-/** ms from spawning `toolplane tools list` to its exit, and its stdout. */
-function cliList(cwd: string): Promise<{ ms: number; stdout: string }> {
+/** ms from spawning `toolplane tools list` (`entry`) to its exit, and its stdout. */
+function cliList(cwd: string, entry = bin): Promise<{ ms: number; stdout: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'tools', 'list'], {
+  const child = spawn(process.execPath, [entry, 'tools', 'list'], {
     cwd,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -78,15 +80,19 @@ try {
   if (!first.stdout.includes('everything:')) throw new Error('the CLI listed no server tools');
   const server: number[] = [];
   const cli: number[] = [];
+  const cliUnbundled: number[] = [];
+  const load = loadavg()[0]?.toFixed(1) ?? '?';
   for (let round = 0; round < ROUNDS; round++) {
     server.push(await serverStart());
     cli.push((await cliList(dir)).ms);
+    cliUnbundled.push((await cliList(dir, unbundled)).ms);
   }
   const ratio = median(cli) / median(server);
   console.log(
     `tools list with one stdio server: ${median(cli).toFixed(0)} ms; the server's own start: ` +
-      `${median(server).toFixed(0)} ms; ratio ${ratio.toFixed(2)} ` +
-      `(medians of ${String(ROUNDS)} alternating rounds, load average ${loadavg()[0]?.toFixed(1) ?? '?'})`,
+      `${median(server).toFixed(0)} ms; ratio ${ratio.toFixed(2)}; unbundled dist/bin.js ` +
+      `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)} ` +
+      `(medians of ${String(ROUNDS)} alternating rounds, load average ${load} → ${loadavg()[0]?.toFixed(1) ?? '?'})`,
   );
 } finally {
   await rm(dir, { recursive: true, force: true });

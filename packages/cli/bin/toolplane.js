@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // The `toolplane` command. An installed package, which ships no source, runs the compiled
-// dist/bin.js. So does a clone of the repository, where `pnpm install` builds every package (the
-// root `prepare` script), as long as that build is fresh. A clone whose build is missing or older
-// than its source (an edit, a checkout, a pull) never runs the stale build: it runs the
-// TypeScript source through tsx instead, slower to start, and says so in one line on stderr
-// (stdout may be an MCP client's stdio) until `pnpm build` refreshes dist.
+// dist/bin.js, bundled with what it imports into dist/bundle/ by the build (scripts/bundle-bin.js:
+// a start reads a few files instead of ~900 modules). So does a clone of the repository, where
+// `pnpm install` builds every package (the root `prepare` script), as long as that build is
+// fresh; a bundle older than a source it was built from (only dist/ rebuilt, by `tsc`) is not
+// run: dist/bin.js is. A clone whose build is missing or older than its source (an edit, a
+// checkout, a pull) never runs the stale build: it runs the TypeScript source through tsx
+// instead, slower to start, and says so in one line on stderr (stdout may be an MCP client's
+// stdio) until `pnpm build` refreshes dist.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
@@ -15,12 +18,13 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const source = new URL('../src/bin.ts', import.meta.url);
 
 if (!existsSync(source)) {
-  await import('../dist/bin.js');
+  await import(built(0));
 } else {
-  const stale = staleBuild();
+  const builds = { newest: 0 };
+  const stale = staleBuild(builds);
   const tsx = stale === undefined ? undefined : tsxApi();
   if (tsx === undefined) {
-    await import('../dist/bin.js');
+    await import(built(builds.newest));
   } else {
     process.stderr.write(
       `toolplane: ${stale}; running the source through tsx (run pnpm build for a fast start)\n`,
@@ -33,6 +37,18 @@ if (!existsSync(source)) {
   }
 }
 
+/**
+ * The built entry: the bundle, unless it is missing or older than `newest` (ms, the newest source
+ * file it was built from). Build times are not compared: turbo's cache restores a package's
+ * outputs in no particular order.
+ */
+function built(newest) {
+  const bundle = new URL('../dist/bundle/toolplane.js', import.meta.url);
+  const compiled = new URL('../dist/bin.js', import.meta.url);
+  if (!existsSync(bundle)) return compiled.href;
+  return statSync(bundle).mtimeMs >= newest ? bundle.href : compiled.href;
+}
+
 function tsxApi() {
   try {
     return import.meta.resolve('tsx/esm/api');
@@ -43,24 +59,27 @@ function tsxApi() {
 
 /**
  * Why the build cannot be run (its dist missing, or older than a source file of this package or
- * of a workspace package it depends on), or undefined when it can. Workspace packages live in
- * the sibling folder named after their unscoped name.
+ * of a workspace package it depends on), or undefined when it can; `builds.newest` is set to the
+ * time of the newest of those source files. Workspace packages live in the sibling folder named after
+ * their unscoped name.
  */
-function staleBuild() {
+function staleBuild(builds) {
   const seen = new Set();
   const pending = [packageDir];
   while (pending.length > 0) {
     const dir = pending.pop();
     if (seen.has(dir)) continue;
     seen.add(dir);
-    const built = join(dir, 'dist', 'index.js');
-    if (!existsSync(built)) return `${join(dir, 'dist')} is missing`;
-    const builtAt = statSync(built).mtimeMs;
+    const index = join(dir, 'dist', 'index.js');
+    if (!existsSync(index)) return `${join(dir, 'dist')} is missing`;
+    const builtAt = statSync(index).mtimeMs;
     const src = join(dir, 'src');
     for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || entry.name.includes('.test.')) continue;
       const file = join(entry.parentPath, entry.name);
-      if (statSync(file).mtimeMs > builtAt) return `${file} is newer than its build`;
+      const changedAt = statSync(file).mtimeMs;
+      if (changedAt > builtAt) return `${file} is newer than its build`;
+      builds.newest = Math.max(builds.newest, changedAt);
     }
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {

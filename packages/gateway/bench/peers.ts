@@ -4,8 +4,9 @@
 // each era's floor. Per path: the middle process's CPU per call, read from /proc/<pid>/stat
 // (user + system ticks), and the client's p50, sequential calls, the paths of an era taking turns
 // every 100 calls, ratios taken round by round against the floor. Everything on 127.0.0.1; ours
-// runs built, validating with ajv, as `toolplane serve` does. mcp-hub is not run: it binds every
-// interface (no host option) and fetches a marketplace catalog from the internet as it starts.
+// runs built, validating with ajv, as `toolplane serve` does. mcp-hub is in cold-start.ts only
+// (it speaks the SSE transport, and runs there under offline-guard.ts: it binds every interface
+// and fetches a marketplace catalog from the internet as it starts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';

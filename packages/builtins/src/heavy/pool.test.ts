@@ -111,7 +111,8 @@ describe('HeavyPool fairness', () => {
     opened.push(pool);
     await pool.run({ kind: 'text_stats', text: 'One.', locale: 'en' });
     // What Piscina emits when a stopped task's result still arrives: unheard, it would throw.
-    const workers = (pool as unknown as { workers: NodeJS.EventEmitter }).workers;
+    // The pool is made (piscina loaded) with the first task: the field holds its promise.
+    const workers = await (pool as unknown as { workers: Promise<NodeJS.EventEmitter> }).workers;
     expect(() => workers.emit('error', new Error('Unexpected message from Worker'))).not.toThrow();
     expect(await pool.run({ kind: 'text_stats', text: 'Two. Three.', locale: 'en' })).toMatchObject(
       {

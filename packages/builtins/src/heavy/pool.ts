@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getSession, ToolError } from '@toolplane/toolkit';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { HeavyOutcome, HeavyTask } from './worker.js';
 
 /** How the heavy builtins share their worker threads; every field has a default. */
@@ -98,7 +98,8 @@ interface Waiting {
 export class HeavyPool {
   readonly settings: PoolSettings;
   private readonly callerOf: () => string;
-  private workers: Piscina<HeavyTask, HeavyOutcome> | undefined;
+  // Piscina (~30 modules) loads with the first task: a start that never runs one never pays it.
+  private workers: Promise<Piscina<HeavyTask, HeavyOutcome>> | undefined;
   /** Waiting tasks per caller, in turn order: a caller served goes to the back. */
   private readonly waiting = new Map<string, Waiting[]>();
   private waitingCount = 0;
@@ -196,7 +197,7 @@ export class HeavyPool {
     this.waitingCount = 0;
     const current = this.workers;
     this.workers = undefined;
-    await current?.destroy();
+    await (await current)?.destroy();
   }
 
   /** Starts waiting tasks while threads are free, taking callers in turn. */
@@ -232,7 +233,7 @@ export class HeavyPool {
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const signal = entry.signal === undefined ? timeout : AbortSignal.any([entry.signal, timeout]);
     this.pool()
-      .run(entry.task, { signal })
+      .then((workers) => workers.run(entry.task, { signal }))
       .then(
         (outcome) => {
           if (outcome.ok) entry.resolve(outcome);
@@ -253,21 +254,24 @@ export class HeavyPool {
       });
   }
 
-  private pool(): Piscina<HeavyTask, HeavyOutcome> {
+  private pool(): Promise<Piscina<HeavyTask, HeavyOutcome>> {
     const { threads, heapMb } = this.settings;
-    this.workers ??= new Piscina({
-      filename: fileURLToPath(new URL(`./worker.${fromSource ? 'ts' : 'js'}`, import.meta.url)),
-      minThreads: 0,
-      maxThreads: threads,
-      idleTimeout: 30_000,
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 32 },
-      execArgv: fromSource ? sourceExecArgv() : [],
+    this.workers ??= import('piscina').then(({ Piscina: Pool }) => {
+      const workers = new Pool<HeavyTask, HeavyOutcome>({
+        filename: fileURLToPath(new URL(`./worker.${fromSource ? 'ts' : 'js'}`, import.meta.url)),
+        minThreads: 0,
+        maxThreads: threads,
+        idleTimeout: 30_000,
+        resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 32 },
+        execArgv: fromSource ? sourceExecArgv() : [],
+      });
+      // Piscina emits 'error' for what no task waits on: a result arriving for a task its time
+      // limit has just stopped, a worker failing with nothing queued, a slow close. Unheard,
+      // that event would be an uncaught exception and end the whole gateway; every task already
+      // gets its own answer (its result, its timeout or its worker's failure).
+      workers.on('error', () => undefined);
+      return workers;
     });
-    // Piscina emits 'error' for what no task waits on: a result arriving for a task its time
-    // limit has just stopped, a worker failing with nothing queued, a slow close. Unheard, that
-    // event would be an uncaught exception and end the whole gateway; every task already gets
-    // its own answer (its result, its timeout or its worker's failure).
-    this.workers.on('error', () => undefined);
     return this.workers;
   }
 

@@ -6,7 +6,10 @@ import { ToolError } from '@toolplane/toolkit';
 /** One built file of the web app, held in memory (the whole app is a few dozen KB). */
 export interface Asset {
   readonly body: Buffer;
-  /** The body gzipped once at start, for browsers that accept it (most of the first load). */
+  /**
+   * The body gzipped for browsers that accept it (most of the first load): once, at its first
+   * request, so that a gateway's start (which waits for nothing else of the dashboard) does not.
+   */
   readonly gzipped: Buffer;
   readonly type: string;
 }
@@ -44,7 +47,14 @@ export function loadAssets(dir: string = STATIC_DIR): ReadonlyMap<string, Asset>
     const type = TYPES[ext];
     if (type === undefined) continue;
     const body = readFileSync(`${dir}${name}`);
-    assets.set(name, { body, gzipped: gzipSync(body, { level: 9 }), type });
+    let gzipped: Buffer | undefined;
+    assets.set(name, {
+      body,
+      get gzipped() {
+        return (gzipped ??= gzipSync(body, { level: 9 }));
+      },
+      type,
+    });
   }
   return assets;
 }

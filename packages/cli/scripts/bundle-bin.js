@@ -1,0 +1,73 @@
+// Bundles the built CLI (dist/bin.js and everything it imports, workspace packages and
+// third-party ones alike) into dist/bundle/, one chunk per lazily loaded command: a start then
+// reads a few files instead of resolving, reading and linking ~900 modules one by one
+// (bench/RESULTS.md has the figures). Run after `tsc` by the package's build script;
+// bin/toolplane.js runs the bundle when it is there and fresh.
+import { readFile, rm } from 'node:fs/promises';
+import { sep } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
+import { build } from 'esbuild';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const outdir = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
+
+/**
+ * Left to Node's own loading: the stores (native better-sqlite3, pg; each loaded only for its
+ * store), and libraries that start workers from files found next to their own (`__dirname`):
+ * piscina, pino's transports. Each is a dependency of this package, so the bundle finds it.
+ */
+const EXTERNAL = ['@toolplane/store-sqlite', '@toolplane/store-postgres', 'piscina', 'pino'];
+
+/**
+ * Workspace modules that find files next to themselves (`new URL('../package.json',
+ * import.meta.url)`, a worker script, the dashboard's static folder) keep finding them from
+ * inside the bundle: their `import.meta.url` becomes the URL of the module's own built file,
+ * found at run time through its package (`import.meta.resolve`), so it holds in a clone and in
+ * an installed package alike. The CLI's own files sit beside the bundle, in dist/.
+ */
+const ownUrls = {
+  name: 'own-urls',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const match = /[\\/]packages[\\/]([^\\/]+)[\\/]dist[\\/](.+)$/.exec(args.path);
+      if (match === null) throw new Error(`${args.path}: not a built workspace module`);
+      const [, name, file] = match;
+      const url =
+        name === 'cli'
+          ? `new URL(${JSON.stringify(`../${file.split(sep).join('/')}`)}, import.meta.url).href`
+          : `new URL(${JSON.stringify(`./${file.split(sep).join('/')}`)}, import.meta.resolve(${JSON.stringify(`@toolplane/${name}`)})).href`;
+      return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
+    });
+  },
+};
+
+await rm(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: { toolplane: fileURLToPath(new URL('../dist/bin.js', import.meta.url)) },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  // Libraries that name errors after their class (`this.name = this.constructor.name`, as
+  // commander's do) must keep those names when modules are merged.
+  keepNames: true,
+  plugins: [ownUrls],
+  absWorkingDir: packageDir,
+  logLevel: 'warning',
+  metafile: process.env.BUNDLE_META !== undefined,
+  // CommonJS dependencies call `require` for Node's built-ins; an ES module has none of its own.
+  banner: {
+    js: "import { createRequire as __toolplaneRequire } from 'node:module'; const require = __toolplaneRequire(import.meta.url);",
+  },
+});
+if (process.env.BUNDLE_META !== undefined) {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(process.env.BUNDLE_META, JSON.stringify(result.metafile));
+}
