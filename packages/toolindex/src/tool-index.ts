@@ -153,26 +153,34 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   // ---- writes ----
 
   /** Applies staged drafts; nothing in here can fail for well-formed input. */
-  function commit(drafts: Map<string, Draft>): void {
-    const built: [Draft, ToolRecord][] = [];
-    for (const draft of drafts.values()) {
-      if (!draft.definitionChanged && !draft.backendsChanged) continue;
-      built.push([draft, makeRecord(draft, selectBackend)]);
+  function commit(drafts: readonly Draft[]): void {
+    // Every record is built before any is applied: a throwing selector leaves the index as it was.
+    const built: (ToolRecord | undefined)[] = [];
+    let changed = false;
+    for (const draft of drafts) {
+      const changes = draft.definitionChanged || draft.backendsChanged;
+      built.push(changes ? makeRecord(draft, selectBackend) : undefined);
+      if (changes) changed = true;
     }
-    for (const [draft, record] of built) {
-      records.set(draft.id, record);
-      if (draft.previous === undefined && record.namespace !== undefined) {
-        let members = namespaces.get(record.namespace);
-        if (members === undefined) {
-          members = new Set();
-          namespaces.set(record.namespace, members);
-        }
-        members.add(draft.id);
+    for (let i = 0; i < drafts.length; i++) {
+      const record = built[i];
+      if (record !== undefined) apply(drafts[i] as Draft, record);
+    }
+    if (changed) invalidateViews();
+  }
+
+  function apply(draft: Draft, record: ToolRecord): void {
+    records.set(draft.id, record);
+    if (draft.previous === undefined && record.namespace !== undefined) {
+      let members = namespaces.get(record.namespace);
+      if (members === undefined) {
+        members = new Set();
+        namespaces.set(record.namespace, members);
       }
-      if (draft.definitionChanged) searcher.upsert(record);
-      emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
+      members.add(draft.id);
     }
-    if (built.length > 0) invalidateViews();
+    if (draft.definitionChanged) searcher.upsert(record);
+    emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
   }
 
   function register(registrations: readonly ToolRegistration[], replace: boolean): ToolEntry[] {

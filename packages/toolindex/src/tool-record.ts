@@ -53,7 +53,8 @@ export function makeRecord(draft: Draft, selectBackend: BackendSelector): ToolRe
   const entry: ToolEntry = Object.freeze({
     id: draft.id,
     tool,
-    backends: Object.freeze(draft.backends.slice()),
+    // The draft's own array (stage and removals build a new one for every draft).
+    backends: Object.freeze(draft.backends),
     backend,
   });
   return {
@@ -73,8 +74,11 @@ export function stage(
   records: ReadonlyMap<string, ToolRecord>,
   registrations: readonly ToolRegistration[],
   replace: boolean,
-): { drafts: Map<string, Draft>; ids: string[] } {
-  const drafts = new Map<string, Draft>();
+): { drafts: Draft[]; ids: string[] } {
+  // In registration order, one per ID. A single registration (the common `registerTool`)
+  // needs no map to find its draft again.
+  const drafts: Draft[] = [];
+  const byId = registrations.length > 1 ? new Map<string, Draft>() : undefined;
   const ids: string[] = [];
   for (const registration of registrations) {
     // Callers from plain JavaScript may pass holes or nulls; let validation name them.
@@ -89,21 +93,34 @@ export function stage(
     const backend = frozenCopy(inputBackend);
     const id = idOf(tool);
     ids.push(id);
-    let draft = drafts.get(id);
+    let draft = byId?.get(id);
     if (draft === undefined) {
       const previous = records.get(id);
-      draft =
-        previous === undefined
-          ? { id, tool, backends: [], previous, definitionChanged: true, backendsChanged: true }
-          : {
-              id,
-              tool: previous.entry.tool,
-              backends: previous.entry.backends.slice(),
-              previous,
-              definitionChanged: false,
-              backendsChanged: false,
-            };
-      drafts.set(id, draft);
+      if (previous === undefined) {
+        // A new tool, the common case: its one backend, in an array of exactly that size
+        // (`makeRecord` freezes the draft's array as the entry's, without copying it again).
+        draft = {
+          id,
+          tool,
+          backends: [backend],
+          previous,
+          definitionChanged: true,
+          backendsChanged: true,
+        };
+        drafts.push(draft);
+        byId?.set(id, draft);
+        continue;
+      }
+      draft = {
+        id,
+        tool: previous.entry.tool,
+        backends: previous.entry.backends.slice(),
+        previous,
+        definitionChanged: false,
+        backendsChanged: false,
+      };
+      drafts.push(draft);
+      byId?.set(id, draft);
     }
     if (draft.tool !== tool && !jsonEqual(draft.tool, tool)) {
       if (!replace) {
