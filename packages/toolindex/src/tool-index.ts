@@ -27,7 +27,13 @@ import type {
 } from './index-types.js';
 import { MAX_QUERY_LENGTH, type SearchHit } from './searcher.js';
 import { shortDescription } from './summary.js';
-import { makeRecord, stage, type Draft, type ToolRecord } from './tool-record.js';
+import {
+  createSharedBackends,
+  makeRecord,
+  stage,
+  type Draft,
+  type ToolRecord,
+} from './tool-record.js';
 
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
 const NAMESPACES_IN_MESSAGE = 20;
@@ -51,6 +57,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   const { emit, deliver } = events;
 
   const records = new Map<string, ToolRecord>();
+  const sharedBackends = createSharedBackends();
   const namespaces = new Map<string, Set<string>>();
   // Sorted views, built on first use after a change.
   let sortedIds: string[] | undefined;
@@ -159,7 +166,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     let changed = false;
     for (const draft of drafts) {
       const changes = draft.definitionChanged || draft.backendsChanged;
-      built.push(changes ? makeRecord(draft, selectBackend) : undefined);
+      built.push(changes ? makeRecord(draft, selectBackend, sharedBackends) : undefined);
       if (changes) changed = true;
     }
     for (let i = 0; i < drafts.length; i++) {
@@ -187,7 +194,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     if (!Array.isArray(registrations)) {
       throw new ToolError('invalid_argument', 'registerTools takes an array of { tool, backend }');
     }
-    const { drafts, ids } = stage(records, registrations, replace);
+    const { drafts, ids } = stage(records, registrations, replace, sharedBackends);
     commit(drafts);
     const entries = entriesOf(ids);
     deliver();
@@ -233,6 +240,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
           backendsChanged: true,
         },
         selectBackend,
+        sharedBackends,
       );
       records.set(record.id, next);
       emit('backend_removed', record.id, record.namespace);
@@ -276,7 +284,12 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
         tool: fromMcpJson(json, tags === undefined ? { namespace } : { namespace, tags }),
         backend,
       }));
-      const { drafts, ids } = stage(records, registrations, mcpOptions.replace === true);
+      const { drafts, ids } = stage(
+        records,
+        registrations,
+        mcpOptions.replace === true,
+        sharedBackends,
+      );
       commit(drafts);
       if (mcpOptions.prune === true) {
         const key = backendKey(backend);
