@@ -11,7 +11,7 @@ import { matches } from './call-results.js';
 import { NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
 import { InputRounds } from './session/input-rounds.js';
-import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
+import { callerKey, type HandlerExtra } from './auth/verified.js'; // OAuth (auth/)
 import type { ListKind, PromptItem, ResourceItem, ToolItem } from './items.js';
 import type { GatewayOptions, GatewayReconfigure } from './options.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
@@ -55,6 +55,15 @@ export class GatewayHub {
   // The connector last seen connected under each namespace: one that differs is a replacement.
   readonly #connectorOf = new Map<string, unknown>();
 
+  /**
+   * Who a 2026-07-28 request without a verified OAuth caller comes from, for learning from use:
+   * `'session'` (the default: over stdio one connection is one client, and its session says so),
+   * `'token'` (over HTTP behind one static bearer token: every request is the token holder's) or
+   * `'none'` (over HTTP with no authentication: nothing tells two requests' callers apart, so
+   * nothing is learned from them). `serveHttp` sets it.
+   */
+  modernCallers: 'session' | 'token' | 'none' = 'session';
+
   /** The `input_required` flows of 2026 clients' calls. */
   readonly rounds: InputRounds;
 
@@ -80,12 +89,7 @@ export class GatewayHub {
         (options.replayRounds ??
           (options.requestStateKey === undefined ? 'elsewhere' : 'always')) === 'always',
       // A state answers only the caller it was sealed for (an OAuth principal; anyone without).
-      bind: (ctx) => {
-        const auth = sessionAuth(ctx); // OAuth (auth/)
-        return auth === undefined
-          ? ''
-          : `${auth.issuer ?? ''}\u0000${auth.subject ?? ''}\u0000${auth.clientId ?? ''}`;
-      },
+      bind: (ctx) => callerKey(ctx) ?? '', // OAuth (auth/)
     });
     this.negotiated = this.host
       .setUpstreamRequestHandler(forwardUpstreamRequests)
@@ -142,6 +146,22 @@ export class GatewayHub {
     return () => {
       this.#listChangeListeners.delete(listener);
     };
+  }
+
+  /**
+   * The key that links a caller's search to its later call of a result (learning from use):
+   * a 2025 session's own token. A 2026-07-28 request over HTTP is a session of its own, so a
+   * search and the call after it never share one: they are linked by the verified OAuth caller
+   * (issuer, subject, client), else by the static token ({@link GatewayHub.modernCallers}), else
+   * not at all. The 2026 envelope carries no caller identity to use instead: its `clientInfo`
+   * names the client software, which every user of that client shares.
+   */
+  learningKey(session: SessionState, extra: HandlerExtra): string | undefined {
+    if (session.era === 'legacy') return session.token;
+    const caller = callerKey(extra); // OAuth (auth/)
+    if (caller !== undefined) return `oauth\u0000${caller}`;
+    if (this.modernCallers === 'token') return 'static-token';
+    return this.modernCallers === 'session' ? session.token : undefined;
   }
 
   /** How many sessions are attached. */

@@ -204,12 +204,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         call,
         signal: extra.mcpReq.signal,
         visible: await visibleTools(extra, hub), // OAuth (auth/): what search results show
-        sessionKey: session.token,
+        sessionKey: hub.learningKey(session, extra),
       });
     }
     if (mode === 'code') {
       const visible = await visibleTools(extra, hub); // OAuth (auth/): what the program sees
-      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey: session.token };
+      const sessionKey = hub.learningKey(session, extra);
+      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey };
       const result = await runCodeModeTool(hub, name, args, context);
       if (result === undefined) throw unknownTool(name);
       return result;

@@ -54,6 +54,8 @@ export function toolCaller(
   // Metrics and audit lines: nothing is timed when nobody watches.
   const observe = hub.options.observe?.toolCall;
   return (extra, meta, progressToken) => {
+    const learningKey = hub.learningKey(session, extra);
+    const learning = learningKey === undefined ? {} : { learningKey };
     // Progress and log messages are sent before the result they precede, never after it.
     let sent: Promise<unknown> | undefined;
     const notify = (notification: ServerNotification): Promise<void> => {
@@ -97,6 +99,8 @@ export function toolCaller(
           meta: { ...meta, [CALLER_META_KEY]: caller },
           session: { ...calling, auth: sessionAuth(extra) }, // OAuth (auth/): who called
           sessionKey: session.token,
+          // A 2026 request over HTTP is a session of its own: learning links it by its caller.
+          ...learning,
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         if (sent !== undefined) await sent;

@@ -1,6 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { checkNumber } from './check-number.js';
 import { DEFAULT_FIELD_WEIGHTS, type Bm25Options, type FieldWeights } from './bm25-options.js';
+import { createTermCollector } from './document-terms.js';
 import { createPostings, type PostingList } from './postings.js';
 import {
   matchesFilter,
@@ -42,19 +43,6 @@ export interface Bm25Searcher extends Searcher {
   search(query: SearcherQuery): SearchHit[];
   specificity(term: string): number;
 }
-
-/**
- * Typical field lengths (in terms, stop words dropped) that length normalisation compares a
- * field against. Fixed rather than running averages, so a tool's weights never change after it
- * is indexed and no re-weighting pass is ever needed as the catalogue grows.
- */
-const REFERENCE_LENGTH: FieldWeights = {
-  name: 3,
-  namespace: 1,
-  tags: 1,
-  title: 3,
-  description: 12,
-};
 
 /** At most this many distinct query words are scored; the rest of a long query is ignored. */
 const MAX_QUERY_TERMS = 30; // bits 0–29 of an int32 mask
@@ -145,53 +133,12 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   // Search scratch, zero between searches; grown on upsert so no search pays for it.
   let work: Scratch = createScratch(0);
 
-  // Indexing gathers each term's weight on its posting list (no map per document); `stamp`
-  // tells this document's pass from earlier ones, and `docLists` holds the lists it touched.
-  let stamp = 0;
-  const docLists: PostingList[] = [];
-  // Lists touched by the name field in this pass: their postings are stored negated.
-  let nameLists = 0;
-
-  function addField(
-    text: string | undefined,
-    weight: number,
-    reference: number,
-    create: boolean,
-  ): void {
-    if (text === undefined || weight === 0) return;
-    const terms = tokenize(text);
-    if (terms.length === 0) return;
-    const norm = weight / (1 - b + (b * terms.length) / reference);
-    for (const term of terms) {
-      const list = create ? postings.listFor(term) : postings.get(term);
-      if (list === undefined) continue;
-      if (list.stamp !== stamp) {
-        list.stamp = stamp;
-        list.pending = 0;
-        docLists.push(list);
-      }
-      list.pending += norm;
-    }
-  }
-
-  /** Gathers the document's BM25F pseudo term frequencies on the lists in `docLists`. */
-  function collectTerms(doc: SearchDocument, create: boolean): void {
-    stamp++;
-    docLists.length = 0;
-    addField(doc.name, weights.name, REFERENCE_LENGTH.name, create);
-    nameLists = docLists.length;
-    addField(doc.namespace, weights.namespace, REFERENCE_LENGTH.namespace, create);
-    if (doc.tags.length > 0) {
-      addField(doc.tags.join(' '), weights.tags, REFERENCE_LENGTH.tags, create);
-    }
-    addField(doc.title, weights.title, REFERENCE_LENGTH.title, create);
-    addField(doc.description, weights.description, REFERENCE_LENGTH.description, create);
-  }
+  const collector = createTermCollector(postings, weights, b);
 
   function upsert(doc: SearchDocument): void {
     remove(doc.id);
-    collectTerms(doc, true);
-    const slot = postings.addDocument(doc, nameLists);
+    const { lists, count, nameCount } = collector.collect(doc);
+    const slot = postings.addDocument(doc, nameCount);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
     if (work.denseOf.length <= slot) work = createScratch(Math.max(1024, (slot + 1) * 2));
     const namespaces = postings.namespaceCount;
@@ -201,20 +148,19 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     }
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
-    docLists.forEach((list, i) => {
+    for (let i = 0; i < count; i++) {
+      const list = lists[i] as PostingList;
       const tf = list.pending;
       const value = (tf * (k1 + 1)) / (tf + k1);
-      postings.append(list, slot, i < nameLists ? -value : value);
-    });
-    docLists.length = 0;
+      postings.append(list, slot, i < nameCount ? -value : value);
+    }
   }
 
   function remove(id: string): void {
     const doc = postings.documentOf(id);
     if (doc === undefined) return;
-    collectTerms(doc, false);
-    postings.removeDocument(id, docLists);
-    docLists.length = 0;
+    const { lists, count } = collector.collect(doc);
+    postings.removeDocument(id, lists, count);
   }
 
   /**

@@ -34,8 +34,8 @@ export interface Postings {
   append(list: PostingList, slot: number, value: number): void;
   /** The live document with this id. */
   documentOf(id: string): SearchDocument | undefined;
-  /** Forgets a document; `lists` are the posting lists it was indexed in. */
-  removeDocument(id: string, lists: readonly PostingList[]): void;
+  /** Forgets a document; the first `count` of `lists` are the posting lists it was indexed in. */
+  removeDocument(id: string, lists: readonly PostingList[], count: number): void;
   get(term: string): PostingList | undefined;
   /**
    * Per slot, what a search reads of the tool, packed in one number so it costs one memory
@@ -49,6 +49,11 @@ export interface Postings {
   readonly documents: readonly (SearchDocument | undefined)[];
   /** How many namespace numbers have been handed out. */
   readonly namespaceCount: number;
+  /**
+   * Rises with every compaction, which forgets the lists of terms no live document holds: a
+   * caller keeping lists from {@link Postings.listFor} drops them when this changes.
+   */
+  readonly compactions: number;
 }
 
 // A slot's meta: bit 0 live, bits 1–8 the name's distinct terms (at most 255), bits 9–30 one
@@ -94,6 +99,7 @@ export function createPostings(): Postings {
   const slotOf = new Map<string, number>();
   const lists = new Map<string, PostingList>();
   let dead = 0;
+  let compactions = 0;
   const namespaceIds = new Map<string, number>();
 
   function compact(): void {
@@ -128,6 +134,7 @@ export function createPostings(): Postings {
     docs = liveDocs;
     meta.fill(0, liveDocs.length);
     dead = 0;
+    compactions++;
   }
 
   return {
@@ -196,14 +203,14 @@ export function createPostings(): Postings {
       return slot === undefined ? undefined : docs[slot];
     },
 
-    removeDocument(id, indexedIn) {
+    removeDocument(id, indexedIn, count) {
       const slot = slotOf.get(id);
       if (slot === undefined) return;
       slotOf.delete(id);
       docs[slot] = undefined;
       meta[slot] = (meta[slot] as number) & ~LIVE;
       dead++;
-      for (const list of indexedIn) list.df--;
+      for (let i = 0; i < count; i++) (indexedIn[i] as PostingList).df--;
       if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
     },
 
@@ -225,6 +232,10 @@ export function createPostings(): Postings {
 
     get namespaceCount() {
       return namespaceIds.size;
+    },
+
+    get compactions() {
+      return compactions;
     },
   };
 }

@@ -74,7 +74,11 @@ function kindOf(text: string, i: number): number {
 const STEM_CACHE_LIMIT = 50_000;
 const stemCache = new Map<string, string | null>();
 
-function term(word: string): string | null {
+/**
+ * The search term of one lower-cased word as {@link tokenize} makes it: its stem, or `null` for
+ * a stop word.
+ */
+export function termOf(word: string): string | null {
   let cached = stemCache.get(word);
   if (cached === undefined) {
     cached = STOP_WORDS.has(word) ? null : stem(word);
@@ -85,14 +89,17 @@ function term(word: string): string | null {
 }
 
 /**
- * Splits text into search terms: words are separated at anything that is not a letter or digit
- * (so snake_case, kebab-case and dotted names split) and at camelCase boundaries (`HTTPServer` →
- * `http`, `server`), lower-cased, stop words dropped and stemmed with {@link stem}.
- *
- * The same function tokenises tools and queries, so both sides always agree.
+ * Told of each word {@link scanWords} finds: `text.slice(start, end)`, which holds a capital or
+ * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}).
  */
-export function tokenize(text: string): string[] {
-  const terms: string[] = [];
+export type WordVisitor = (text: string, start: number, end: number, hasUpper: boolean) => void;
+
+/**
+ * Finds the words of `text` the way {@link tokenize} splits them, without slicing them out:
+ * indexing looks each span up in a table of words it has seen, so a word met before costs no
+ * string and no garbage.
+ */
+export function scanWords(text: string, visit: WordVisitor): void {
   const n = text.length;
   let start = -1;
   let hasUpper = false;
@@ -106,9 +113,7 @@ export function tokenize(text: string): string[] {
       boundary = prev === LOWER || prev === DIGIT || (prev === UPPER_CASE && next === LOWER);
     }
     if (boundary && start >= 0) {
-      const word = text.slice(start, i);
-      const found = term(hasUpper ? word.toLowerCase() : word);
-      if (found !== null) terms.push(found);
+      visit(text, start, i, hasUpper);
       start = -1;
     }
     if (kind !== SEPARATOR && start < 0) {
@@ -118,5 +123,21 @@ export function tokenize(text: string): string[] {
     if (kind === UPPER_CASE || kind === OTHER) hasUpper = true;
     prev = kind;
   }
+}
+
+/**
+ * Splits text into search terms: words are separated at anything that is not a letter or digit
+ * (so snake_case, kebab-case and dotted names split) and at camelCase boundaries (`HTTPServer` →
+ * `http`, `server`), lower-cased, stop words dropped and stemmed with {@link stem}.
+ *
+ * The same function tokenises tools and queries, so both sides always agree.
+ */
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  scanWords(text, (source, start, end, hasUpper) => {
+    const word = source.slice(start, end);
+    const found = termOf(hasUpper ? word.toLowerCase() : word);
+    if (found !== null) terms.push(found);
+  });
   return terms;
 }

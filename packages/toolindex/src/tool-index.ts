@@ -27,7 +27,13 @@ import type {
 } from './index-types.js';
 import { MAX_QUERY_LENGTH, type SearchHit } from './searcher.js';
 import { shortDescription } from './summary.js';
-import { makeRecord, stage, type Draft, type ToolRecord } from './tool-record.js';
+import {
+  createSharedBackends,
+  makeRecord,
+  stage,
+  type Draft,
+  type ToolRecord,
+} from './tool-record.js';
 
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
 const NAMESPACES_IN_MESSAGE = 20;
@@ -51,6 +57,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   const { emit, deliver } = events;
 
   const records = new Map<string, ToolRecord>();
+  const sharedBackends = createSharedBackends();
   const namespaces = new Map<string, Set<string>>();
   // Sorted views, built on first use after a change.
   let sortedIds: string[] | undefined;
@@ -153,33 +160,41 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   // ---- writes ----
 
   /** Applies staged drafts; nothing in here can fail for well-formed input. */
-  function commit(drafts: Map<string, Draft>): void {
-    const built: [Draft, ToolRecord][] = [];
-    for (const draft of drafts.values()) {
-      if (!draft.definitionChanged && !draft.backendsChanged) continue;
-      built.push([draft, makeRecord(draft, selectBackend)]);
+  function commit(drafts: readonly Draft[]): void {
+    // Every record is built before any is applied: a throwing selector leaves the index as it was.
+    const built: (ToolRecord | undefined)[] = [];
+    let changed = false;
+    for (const draft of drafts) {
+      const changes = draft.definitionChanged || draft.backendsChanged;
+      built.push(changes ? makeRecord(draft, selectBackend, sharedBackends) : undefined);
+      if (changes) changed = true;
     }
-    for (const [draft, record] of built) {
-      records.set(draft.id, record);
-      if (draft.previous === undefined && record.namespace !== undefined) {
-        let members = namespaces.get(record.namespace);
-        if (members === undefined) {
-          members = new Set();
-          namespaces.set(record.namespace, members);
-        }
-        members.add(draft.id);
+    for (let i = 0; i < drafts.length; i++) {
+      const record = built[i];
+      if (record !== undefined) apply(drafts[i] as Draft, record);
+    }
+    if (changed) invalidateViews();
+  }
+
+  function apply(draft: Draft, record: ToolRecord): void {
+    records.set(draft.id, record);
+    if (draft.previous === undefined && record.namespace !== undefined) {
+      let members = namespaces.get(record.namespace);
+      if (members === undefined) {
+        members = new Set();
+        namespaces.set(record.namespace, members);
       }
-      if (draft.definitionChanged) searcher.upsert(record);
-      emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
+      members.add(draft.id);
     }
-    if (built.length > 0) invalidateViews();
+    if (draft.definitionChanged) searcher.upsert(record);
+    emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
   }
 
   function register(registrations: readonly ToolRegistration[], replace: boolean): ToolEntry[] {
     if (!Array.isArray(registrations)) {
       throw new ToolError('invalid_argument', 'registerTools takes an array of { tool, backend }');
     }
-    const { drafts, ids } = stage(records, registrations, replace);
+    const { drafts, ids } = stage(records, registrations, replace, sharedBackends);
     commit(drafts);
     const entries = entriesOf(ids);
     deliver();
@@ -225,6 +240,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
           backendsChanged: true,
         },
         selectBackend,
+        sharedBackends,
       );
       records.set(record.id, next);
       emit('backend_removed', record.id, record.namespace);
@@ -268,7 +284,12 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
         tool: fromMcpJson(json, tags === undefined ? { namespace } : { namespace, tags }),
         backend,
       }));
-      const { drafts, ids } = stage(records, registrations, mcpOptions.replace === true);
+      const { drafts, ids } = stage(
+        records,
+        registrations,
+        mcpOptions.replace === true,
+        sharedBackends,
+      );
       commit(drafts);
       if (mcpOptions.prune === true) {
         const key = backendKey(backend);

@@ -31,11 +31,52 @@ export interface Draft {
   backendsChanged: boolean;
 }
 
+/**
+ * The frozen copy of the backend registered last, shared by the tools registered with an equal
+ * one: the tools of one server all name the same backend, and one frozen copy (and one frozen
+ * array of it alone) serves them all, instead of three objects a tool. Frozen, so sharing is
+ * safe. One per index.
+ */
+export interface SharedBackends {
+  last: ToolBackend | undefined;
+  lastAlone: readonly ToolBackend[] | undefined;
+}
+
+/** An empty {@link SharedBackends}. */
+export function createSharedBackends(): SharedBackends {
+  return { last: undefined, lastAlone: undefined };
+}
+
+/** The frozen copy of a validated backend: the last one when they are equal. */
+function backendCopy(shared: SharedBackends, input: ToolBackend): ToolBackend {
+  const last = shared.last;
+  if (last !== undefined && (input === last || jsonEqual(input, last))) return last;
+  const copy = frozenCopy(input);
+  shared.last = copy;
+  shared.lastAlone = undefined;
+  return copy;
+}
+
+/** A draft's backends, frozen: the shared array when it is the last backend alone. */
+function frozenBackends(shared: SharedBackends, backends: ToolBackend[]): readonly ToolBackend[] {
+  const last = shared.last;
+  if (backends.length === 1 && backends[0] === last && last !== undefined) {
+    shared.lastAlone ??= Object.freeze([last]);
+    return shared.lastAlone;
+  }
+  // The draft's own array (stage and removals build a new one for every draft).
+  return Object.freeze(backends);
+}
+
 /** Builds the record a draft commits to, asking `selectBackend` for its backend.
  *
  * @throws {ToolError} `internal` when the selector throws.
  */
-export function makeRecord(draft: Draft, selectBackend: BackendSelector): ToolRecord {
+export function makeRecord(
+  draft: Draft,
+  selectBackend: BackendSelector,
+  shared: SharedBackends,
+): ToolRecord {
   let backend: ToolBackend | undefined;
   try {
     backend = selectBackend(draft.backends, draft.tool);
@@ -53,7 +94,7 @@ export function makeRecord(draft: Draft, selectBackend: BackendSelector): ToolRe
   const entry: ToolEntry = Object.freeze({
     id: draft.id,
     tool,
-    backends: Object.freeze(draft.backends.slice()),
+    backends: frozenBackends(shared, draft.backends),
     backend,
   });
   return {
@@ -73,8 +114,12 @@ export function stage(
   records: ReadonlyMap<string, ToolRecord>,
   registrations: readonly ToolRegistration[],
   replace: boolean,
-): { drafts: Map<string, Draft>; ids: string[] } {
-  const drafts = new Map<string, Draft>();
+  shared: SharedBackends,
+): { drafts: Draft[]; ids: string[] } {
+  // In registration order, one per ID. A single registration (the common `registerTool`)
+  // needs no map to find its draft again.
+  const drafts: Draft[] = [];
+  const byId = registrations.length > 1 ? new Map<string, Draft>() : undefined;
   const ids: string[] = [];
   for (const registration of registrations) {
     // Callers from plain JavaScript may pass holes or nulls; let validation name them.
@@ -86,24 +131,37 @@ export function stage(
     const tool = frozenCopy(
       input.tags === undefined ? input : { ...input, tags: normalizeTags(input.tags) },
     );
-    const backend = frozenCopy(inputBackend);
+    const backend = backendCopy(shared, inputBackend);
     const id = idOf(tool);
     ids.push(id);
-    let draft = drafts.get(id);
+    let draft = byId?.get(id);
     if (draft === undefined) {
       const previous = records.get(id);
-      draft =
-        previous === undefined
-          ? { id, tool, backends: [], previous, definitionChanged: true, backendsChanged: true }
-          : {
-              id,
-              tool: previous.entry.tool,
-              backends: previous.entry.backends.slice(),
-              previous,
-              definitionChanged: false,
-              backendsChanged: false,
-            };
-      drafts.set(id, draft);
+      if (previous === undefined) {
+        // A new tool, the common case: its one backend, in an array of exactly that size
+        // (`makeRecord` freezes the draft's array as the entry's, without copying it again).
+        draft = {
+          id,
+          tool,
+          backends: [backend],
+          previous,
+          definitionChanged: true,
+          backendsChanged: true,
+        };
+        drafts.push(draft);
+        byId?.set(id, draft);
+        continue;
+      }
+      draft = {
+        id,
+        tool: previous.entry.tool,
+        backends: previous.entry.backends.slice(),
+        previous,
+        definitionChanged: false,
+        backendsChanged: false,
+      };
+      drafts.push(draft);
+      byId?.set(id, draft);
     }
     if (draft.tool !== tool && !jsonEqual(draft.tool, tool)) {
       if (!replace) {

@@ -11,14 +11,22 @@ export type {
 } from './backend-types.js';
 
 const MAX_REF_LENGTH = 256;
+// Hoisted: a regular expression literal in a function is a new object on every call, and
+// registration checks a reference for every tool.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 function checkRef(value: unknown, field: string): string | undefined {
   if (typeof value !== 'string') return `${field} must be a string`;
   if (value.length === 0) return `${field} must not be empty`;
   if (value.length > MAX_REF_LENGTH) return `${field} is longer than ${MAX_REF_LENGTH} characters`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) return `${field} contains control characters`;
+  if (CONTROL_CHARACTER.test(value)) return `${field} contains control characters`;
   return undefined;
+}
+
+// Module level, not a closure per call: registration validates a backend for every tool.
+function fail(why: string): never {
+  throw new ToolError('invalid_backend', `invalid backend: ${why}`);
 }
 
 function fieldsOf(value: unknown): Record<string, unknown> | undefined {
@@ -33,9 +41,6 @@ function fieldsOf(value: unknown): Record<string, unknown> | undefined {
  * @throws {ToolError} `invalid_backend` naming the field that is wrong.
  */
 export function validateBackend(backend: unknown): asserts backend is ToolBackend {
-  const fail = (why: string): never => {
-    throw new ToolError('invalid_backend', `invalid backend: ${why}`);
-  };
   const b = fieldsOf(backend) ?? fail('expected an object with a "kind"');
   let problem: string | undefined;
   switch (b.kind) {

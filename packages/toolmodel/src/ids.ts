@@ -18,6 +18,12 @@ const NAME_CHAR = /[A-Za-z0-9_.-]/;
 const NAMESPACE_CHAR = /[A-Za-z0-9_-]/;
 const VERSION_CHAR = /[A-Za-z0-9_.+-]/;
 
+const ID_RULES = {
+  name: [TOOL_NAME_PATTERN, NAME_CHAR, 128, 'A-Z a-z 0-9 _ - .'],
+  namespace: [NAMESPACE_PATTERN, NAMESPACE_CHAR, 64, 'A-Z a-z 0-9 _ -'],
+  version: [VERSION_PATTERN, VERSION_CHAR, 64, 'A-Z a-z 0-9 _ - . +'],
+} as const;
+
 function describeBadChars(value: string, allowed: RegExp): string {
   // Code points, not UTF-16 units, so a stray emoji is reported whole.
   const bad = [...new Set(Array.from(value).filter((ch) => !allowed.test(ch)))];
@@ -34,14 +40,11 @@ export function checkIdPart(
   value: unknown,
   part: 'name' | 'namespace' | 'version',
 ): string | undefined {
-  const [pattern, char, max, allowedText] =
-    part === 'name'
-      ? [TOOL_NAME_PATTERN, NAME_CHAR, 128, 'A-Z a-z 0-9 _ - .']
-      : part === 'namespace'
-        ? [NAMESPACE_PATTERN, NAMESPACE_CHAR, 64, 'A-Z a-z 0-9 _ -']
-        : [VERSION_PATTERN, VERSION_CHAR, 64, 'A-Z a-z 0-9 _ - . +'];
+  // One rule per part, looked up rather than built: every registration checks two or three.
+  const rule = ID_RULES[part];
   if (typeof value !== 'string') return `${part} must be a string, got ${typeof value}`;
-  if (pattern.test(value)) return undefined;
+  if (rule[0].test(value)) return undefined;
+  const [, char, max, allowedText] = rule;
   if (value.length === 0) return `${part} is empty`;
   if (value.length > max) return `${part} is ${value.length} characters long (at most ${max})`;
   return `${part} ${JSON.stringify(value)} contains ${describeBadChars(value, char)} (allowed: ${allowedText})`;

@@ -76,10 +76,9 @@ function checkObjectSchema(
  * @throws {ToolError} `invalid_tool` saying what is wrong (and, for names, which characters).
  */
 export function validateTool(tool: unknown): asserts tool is Tool {
-  const fail = (why: string): never => {
-    throw new ToolError('invalid_tool', `invalid tool${nameHint(tool)}: ${why}`);
-  };
-  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) fail('expected an object');
+  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) {
+    failTool(tool, 'expected an object');
+  }
   const t = tool as Record<string, unknown>;
   const problem =
     checkIdPart(t.name, 'name') ??
@@ -92,7 +91,12 @@ export function validateTool(tool: unknown): asserts tool is Tool {
     checkOptionalString(t, 'title') ??
     checkOptionalString(t, 'description') ??
     checkTags(t.tags);
-  if (problem !== undefined) fail(problem);
+  if (problem !== undefined) failTool(tool, problem);
+}
+
+// Module level, not a closure per call: registration validates every tool.
+function failTool(tool: unknown, why: string): never {
+  throw new ToolError('invalid_tool', `invalid tool${nameHint(tool)}: ${why}`);
 }
 
 function nameHint(tool: unknown): string {

@@ -39,3 +39,14 @@ export function sessionAuth(extra: HandlerExtra): SessionAuth | undefined {
     expiresAt: caller.expiresAt,
   };
 }
+
+/**
+ * One string naming the verified caller of a request (its issuer, subject and client), the same
+ * for every request of that caller; `undefined` without OAuth. What a request state is bound to,
+ * and what a 2026-07-28 caller's searches and calls are linked by for learning from use.
+ */
+export function callerKey(extra: HandlerExtra): string | undefined {
+  const caller = verifiedOf(extra)?.caller;
+  if (caller === undefined) return undefined;
+  return `${caller.issuer}\u0000${caller.subject ?? ''}\u0000${caller.clientId ?? ''}`;
+}

@@ -92,6 +92,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     ...options,
     ...(observe === undefined ? {} : { observe }),
   });
+  // A 2026-07-28 request over HTTP is a session of its own: learning from use links a search to
+  // the call after it by the caller, which only a token (OAuth's, or the static one) names.
+  hub.modernCallers = options.token === undefined ? 'none' : 'token';
   await hub.negotiated;
   const sessions = new SessionTable({
     maxSessions,

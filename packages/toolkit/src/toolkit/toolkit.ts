@@ -421,7 +421,8 @@ class ToolkitImpl implements Toolkit {
   ): Promise<RunResult> {
     const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
     const input = args as Record<string, unknown>;
-    if (options.sessionKey !== undefined) this.#learner?.observeCall(options.sessionKey, id);
+    const learningKey = options.learningKey ?? options.sessionKey;
+    if (learningKey !== undefined) this.#learner?.observeCall(learningKey, id);
     options = await this.#withResources(options);
     const at = id.indexOf(':');
     const namespace = at > 0 ? id.slice(0, at) : '';

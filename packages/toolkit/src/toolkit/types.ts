@@ -100,6 +100,14 @@ export interface CallOptions {
    * connection (made on first use). Calls without one use the shared connection.
    */
   readonly sessionKey?: string;
+  /**
+   * Who calls, for learning from use: a learning searcher matches it against the `sessionKey`
+   * of earlier {@link Toolkit.search} calls (default this call's `sessionKey`). A 2026-07-28
+   * client over HTTP has a session of its own for every request, so the gateway passes its
+   * caller's identity here and as its searches' `sessionKey`, leaving `sessionKey` (the
+   * connection a per-session server runs the call on) the request's.
+   */
+  readonly learningKey?: string;
 }
 
 /**
