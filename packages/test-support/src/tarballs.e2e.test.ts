@@ -135,7 +135,7 @@ beforeAll(async () => {
       diagnostics.set(`${mode} ${file}`, list);
     }
   }
-}, 900_000);
+}, 1_200_000);
 
 afterAll(async () => {
   await stopServices?.();
@@ -302,5 +302,20 @@ describe('the packed packages, installed with npm', () => {
     expect(refusal.code).toBe('invalid_argument');
     expect(refusal.message).not.toContain('\n');
     expect(refusal.message).toContain('@modelcontextprotocol/client');
+  });
+
+  it('loads the ./testing helpers with no vitest installed', async () => {
+    // A stranger's project that tests with another runner (this app has none).
+    await expect(access(join(app, 'node_modules', 'vitest'))).rejects.toThrow();
+    const { code, output } = await runInApp(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "await import('@toolplane/toolkit/testing'); await import('@toolplane/toolmodel/testing');",
+      ],
+      { cwd: app },
+    );
+    expect({ code, output }).toEqual({ code: 0, output: '' });
   });
 });
