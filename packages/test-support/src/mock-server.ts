@@ -17,6 +17,7 @@ export interface MockModelServer {
   close(): Promise<void>;
 }
 
+/** One answer of a script: the JSON to send (or {@link streamed} events) for a request. */
 export type Step = (body: Record<string, unknown>, path: string) => unknown;
 
 const STREAMED = Symbol('streamed');
