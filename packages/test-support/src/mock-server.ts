@@ -17,7 +17,39 @@ export interface MockModelServer {
   close(): Promise<void>;
 }
 
+/** One answer of a script: the JSON to send (or {@link streamed} events) for a request. */
 export type Step = (body: Record<string, unknown>, path: string) => unknown;
+
+const STREAMED = Symbol('streamed');
+
+/** A step's answer sent as server-sent events (see {@link streamed}). */
+export interface StreamedAnswer {
+  readonly [STREAMED]: true;
+  readonly events: readonly unknown[];
+  readonly done: boolean;
+}
+
+/**
+ * Makes a step's answer a stream of server-sent events, one `data:` line of JSON per event
+ * (`event:` named after its `type`, as OpenAI's Responses API does), ending with `data: [DONE]`
+ * when `done` is set (as Chat Completions does): what a client asked for `stream: true` reads.
+ */
+export function streamed(events: readonly unknown[], { done = false } = {}): StreamedAnswer {
+  return { [STREAMED]: true, events, done };
+}
+
+function isStreamed(answer: unknown): answer is StreamedAnswer {
+  return typeof answer === 'object' && answer !== null && STREAMED in answer;
+}
+
+function eventStream({ events, done }: StreamedAnswer): string {
+  const lines = events.map((event) => {
+    const type = (event as { type?: unknown }).type;
+    const name = typeof type === 'string' ? `event: ${type}\n` : '';
+    return `${name}data: ${JSON.stringify(event)}\n\n`;
+  });
+  return lines.join('') + (done ? 'data: [DONE]\n\n' : '');
+}
 
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -28,7 +60,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
 /**
  * Starts a small HTTP server on 127.0.0.1 that speaks a provider's wire format as far as the
  * script goes: every POST is checked by `check` (when given), recorded, and answered with the
- * next step's JSON; a request past the end of the script gets a 500 the client reports. A single
+ * next step's JSON (or its {@link streamed} events); a request past the end of the script gets a 500 the client reports. A single
  * step instead of a list answers every request (a model that decides from what it is sent).
  */
 export async function startMockServer(
@@ -54,6 +86,11 @@ export async function startMockServer(
         step === undefined
           ? { error: { message: 'the mock model has no more steps', type: 'server_error' } }
           : step(body, path);
+      if (isStreamed(answer)) {
+        response.writeHead(status, { 'content-type': 'text/event-stream' });
+        response.end(eventStream(answer));
+        return;
+      }
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(answer));
     });

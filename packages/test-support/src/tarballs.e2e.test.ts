@@ -1,120 +1,47 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
+import { execFile } from 'node:child_process';
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tsBlocks, typeCheck } from './readme.js';
+import {
+  EXAMPLE_RUNS,
+  initialize,
+  startExampleServices,
+  type ExampleServices,
+} from './example-runs.js';
+import { typeCheck } from './readme.js';
+import {
+  firstBlock,
+  firstExample,
+  importedPackages,
+  installLine,
+  runInApp,
+  shellCommands,
+  type Published,
+} from './tarball-app.js';
 
 // What a stranger gets from npm: every public package packed as `pnpm pack` packs it for
 // publishing, installed with npm into a fresh project, and each README's first example taken
 // as written: its imports on the README's install line, type-checked under `nodenext` and
-// `bundler`, and run where it needs no paid model API and no outside service.
+// `bundler`, and run, a paid model API's by its documented base-URL variable pointed at a local
+// mock model, a database or an issuer by the variable the README names.
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const packagesDir = join(root, 'packages');
 
-/** How a README's first example ends when it serves until interrupted. */
-const RUNS: Readonly<Record<string, { readonly interruptAfter?: RegExp }>> = {
-  'adapter-kit': {},
-  toolmodel: {},
-  toolindex: {},
-  'validator-ajv': {},
-  toolrun: {},
-  toolkit: {},
-  'store-sqlite': {},
-  builtins: {},
-  gateway: { interruptAfter: /MCP endpoint: http:\/\/127\.0\.0\.1:\d+/ },
-};
-
-interface Published {
-  readonly folder: string;
-  readonly name: string;
-  readonly readme: string;
-}
-
 let work: string | undefined;
 let app: string;
 const published: Published[] = [];
 const diagnostics = new Map<string, string[]>();
-
-/** The packages named by the README's install line (`npm install …`, `pnpm add …`). */
-function installLine(readme: string): string[] | undefined {
-  for (const [, rest = ''] of readme.matchAll(/^(?:npm (?:install|i)|pnpm add|yarn add) (.+)$/gm)) {
-    // The command ends where the shell's next one or a comment starts.
-    const words = (rest.split(/&&|\|\||[;|#]/)[0] ?? '').split(/\s+/).filter((w) => w !== '');
-    // A global install (pnpm itself, say) is not what a project installs.
-    if (words.includes('-g') || words.includes('--global')) continue;
-    return words.filter((word) => !word.startsWith('-'));
-  }
-  return undefined;
-}
-
-/** The packages a module imports (`@scope/name` or `name`), leaving Node's own out. */
-function importedPackages(code: string): string[] {
-  const source = ts.createSourceFile('example.ts', code, ts.ScriptTarget.Latest);
-  const names = new Set<string>();
-  for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier))
-      continue;
-    const specifier = statement.moduleSpecifier.text;
-    if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
-    const parts = specifier.split('/');
-    names.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier));
-  }
-  return [...names];
-}
-
-function firstExample(item: Published): string {
-  const block = tsBlocks(item.readme)[0];
-  if (block === undefined) throw new Error(`${item.name}: the README has no \`\`\`ts example`);
-  return block;
-}
-
-/**
- * Runs the example's JavaScript (as tsc would emit it) with plain Node in the app; kills it
- * after `ms`, or interrupts it on cue. Not tsx: its signal relay ends a process whose own
- * `process.once('SIGINT')` handler has just run.
- */
-function runExample(
-  file: string,
-  interruptAfter: RegExp | undefined,
-  ms = 120_000,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], {
-      cwd: app,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let interrupted = false;
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (!interrupted && interruptAfter?.test(output) === true) {
-        interrupted = true;
-        child.kill('SIGINT');
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${file} still running after ${String(ms)} ms:\n${output.slice(-4000)}`));
-    }, ms);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+let services: ExampleServices | undefined;
+let stopServices: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
+  ({ services, stop: stopServices } = await startExampleServices());
   work = await mkdtemp(join(tmpdir(), 'toolplane-tarballs-'));
   app = join(work, 'app');
   const tarballs = join(work, 'tarballs');
@@ -157,6 +84,10 @@ beforeAll(async () => {
       ...packed,
       ...theirs,
       '@modelcontextprotocol/server-everything@2026.8.31',
+      // codemode's example runs this one through `npx -y`, as gateway's runs server-everything.
+      '@modelcontextprotocol/server-memory@2026.8.31',
+      // The v1 SDK most of the ecosystem still hands out, for the v1 Client check below.
+      '@modelcontextprotocol/sdk@^1.32.2',
       'typescript@~6.0.3',
       '@types/node@^20.19.0',
     ],
@@ -204,9 +135,10 @@ beforeAll(async () => {
       diagnostics.set(`${mode} ${file}`, list);
     }
   }
-}, 900_000);
+}, 1_200_000);
 
 afterAll(async () => {
+  await stopServices?.();
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
@@ -258,15 +190,43 @@ describe('the packed packages, installed with npm', () => {
       expect(diagnostics.get(`bundler ${file}`) ?? []).toEqual([]);
     });
 
-    const runs = RUNS[folder];
-    it.runIf(runs !== undefined)(
-      'runs its first example as written',
-      async () => {
-        const { code, output } = await runExample(`${folder}.mjs`, runs?.interruptAfter);
-        expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
-      },
-      150_000,
-    );
+    it('ships its LICENSE and names its repository, homepage and bug tracker', async () => {
+      const installed = join(app, 'node_modules', item().name);
+      await access(join(installed, 'LICENSE'));
+      const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+        license?: string;
+        repository?: { url?: string; directory?: string };
+        homepage?: string;
+        bugs?: { url?: string };
+      };
+      expect(manifest).toMatchObject({
+        license: 'MIT',
+        repository: {
+          url: expect.stringMatching(/^git\+https:\/\//),
+          directory: `packages/${folder}`,
+        },
+        homepage: expect.stringMatching(new RegExp(`^https://.*/packages/${folder}#readme$`)),
+        bugs: { url: expect.stringMatching(/^https:\/\//) },
+      });
+    });
+
+    it('runs its first example as written', async () => {
+      const spec = EXAMPLE_RUNS[folder];
+      if (spec === undefined) throw new Error(`no run of ${folder}'s first example is described`);
+      const live = services;
+      if (live === undefined) throw new Error('the services the examples use did not start');
+      const { interruptAfter, whileServing } = spec;
+      const { code, output } = await runInApp(process.execPath, [`${folder}.mjs`], {
+        cwd: app,
+        env: spec.env?.(live) ?? {},
+        ...(interruptAfter === undefined ? {} : { interruptAfter }),
+        ...(whileServing === undefined
+          ? {}
+          : { whileServing: (text) => whileServing(interruptAfter?.exec(text)?.[1] ?? '', live) }),
+      });
+      expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+      if (spec.prints !== undefined) expect(output).toMatch(spec.prints);
+    }, 150_000);
   });
 
   it('gives a working toolplane command', async () => {
@@ -278,4 +238,84 @@ describe('the packed packages, installed with npm', () => {
     const ids = (JSON.parse(listed.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id);
     expect(ids).toContain('builtin:time_now');
   }, 60_000);
+
+  it('runs the commands the CLI README opens with, on the config it shows', async () => {
+    const cli = published.find((p) => p.folder === 'cli');
+    const commands = shellCommands(firstBlock(cli?.readme ?? '', 'sh') ?? '');
+    const config = firstBlock(cli?.readme ?? '', 'yaml');
+    expect(commands.map((words) => words.slice(0, 2).join(' '))).toEqual([
+      'toolplane serve',
+      'npx @toolplane/cli',
+    ]);
+    if (config === undefined) throw new Error('the CLI README shows no config');
+    await writeFile(join(app, 'my.config.yaml'), config);
+    await mkdir(join(app, 'prompts')); // the folder of markdown prompts it names
+    // `npm i -g` puts the bin on PATH; the app's local install stands in for it.
+    const env = {
+      PATH: `${join(app, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`,
+    };
+    for (const [command = '', ...args] of commands) {
+      const serves = args.includes('serve');
+      const endpoint = /listening on (http:\/\/\S+)/;
+      const { code, output } = await runInApp(command, args, {
+        cwd: app,
+        env,
+        ...(serves
+          ? {
+              interruptAfter: endpoint,
+              whileServing: async (text: string) => {
+                expect((await initialize(endpoint.exec(text)?.[1] ?? '')).status).toBe(200);
+              },
+            }
+          : {}),
+      });
+      expect({
+        command: `${command} ${args.join(' ')}`,
+        code,
+        output: code === 0 ? '' : output,
+      }).toEqual({
+        command: `${command} ${args.join(' ')}`,
+        code: 0,
+        output: '',
+      });
+      if (!serves) expect(output).toContain('everything:get-sum');
+    }
+  }, 300_000);
+
+  it('tells a v1 SDK Client handed to createMcpExecutor to be a v2 one, in one line', async () => {
+    await writeFile(
+      join(app, 'v1-client.mjs'),
+      [
+        "import { Client } from '@modelcontextprotocol/sdk/client/index.js';",
+        "import { createMcpExecutor } from '@toolplane/toolrun';",
+        "const v1 = new Client({ name: 'v1', version: '1.0.0' });",
+        'const executor = createMcpExecutor({ clients: { old: v1 } });',
+        "await executor.callTool('old', 'echo', {}).then(",
+        "  () => console.log('accepted'),",
+        '  (error) => console.log(JSON.stringify({ code: error.code, message: error.message })),',
+        ');',
+      ].join('\n'),
+    );
+    const { code, output } = await runInApp(process.execPath, ['v1-client.mjs'], { cwd: app });
+    expect(code).toBe(0);
+    const refusal = JSON.parse(output) as { code: string; message: string };
+    expect(refusal.code).toBe('invalid_argument');
+    expect(refusal.message).not.toContain('\n');
+    expect(refusal.message).toContain('@modelcontextprotocol/client');
+  });
+
+  it('loads the ./testing helpers with no vitest installed', async () => {
+    // A stranger's project that tests with another runner (this app has none).
+    await expect(access(join(app, 'node_modules', 'vitest'))).rejects.toThrow();
+    const { code, output } = await runInApp(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "await import('@toolplane/toolkit/testing'); await import('@toolplane/toolmodel/testing');",
+      ],
+      { cwd: app },
+    );
+    expect({ code, output }).toEqual({ code: 0, output: '' });
+  });
 });
