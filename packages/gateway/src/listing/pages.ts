@@ -1,12 +1,9 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/server';
+import type { ListToolsResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import { page, pageStart } from '../call-results.js';
 import { rememberJson } from './wire-text.js';
 
 /** A page of `tools/list`, as the handler answers it. */
-export interface ToolPage {
-  readonly tools: McpTool[];
-  readonly nextCursor?: string;
-}
+export type ToolPage = ListToolsResult;
 
 // Each listing's pages, made once while the listing is current (it is replaced on any change).
 const pagesOf = new WeakMap<readonly McpTool[], Map<number, ToolPage>>();
