@@ -8,10 +8,10 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { UpstreamRequest } from '@toolplane/toolkit';
 import { describe, expect, it } from 'vitest';
-import { InputRounds, type RunCall } from './input-rounds.js';
+import { InputRounds, type CallIdentity, type RunCall } from './input-rounds.js';
 
 const KEY = 'a-request-state-key-of-at-least-32-bytes';
-const CALL = { tool: 'ask', arguments: {}, refusal: 'not read-only' };
+const CALL: CallIdentity = { tool: 'ask', arguments: {}, refusal: 'not read-only' };
 const ELICIT: UpstreamRequest = {
   method: 'elicitation/create',
   params: { message: 'sure?', requestedSchema: { type: 'object', properties: {} } },
