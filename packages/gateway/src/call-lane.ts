@@ -127,7 +127,7 @@ function isPlainExtra(extra: MessageExtraInfo | undefined): boolean {
 export interface LaneWire {
   /** Sends a notification related to the call (progress, a log message). */
   readonly notify: (notification: ServerNotification) => Promise<void>;
-  /** Writes the answer; `undefined` when nothing was written (the call was cancelled). */
+  /** Writes the answer (never called for a call its client cancelled). */
   readonly answer: (message: JSONRPCMessage) => Promise<void> | undefined;
 }
 
@@ -197,35 +197,47 @@ export interface LaneRun {
   readonly call: LaneCall;
   readonly item: ToolItem;
   readonly context: CallExtra;
+  /** The request's controller (its signal is `context`'s): aborted when the client cancels. */
+  readonly controller: AbortController;
   readonly wire: LaneWire;
 }
 
 /**
  * Runs a lane call as the session's `tools/call` handler would (a 2026-07-28 call as the first
- * leg of its input rounds) and writes its answer as the SDK's dispatch would have: the result
- * (on 2026-07-28 encoded for that revision) or the JSON-RPC error.
+ * leg of its input rounds, which start only when the upstream first asks) and writes its answer
+ * as the SDK's dispatch would have: the result (on 2026-07-28 encoded for that revision) or the
+ * JSON-RPC error; nothing for a call its client cancelled.
  */
 export function runLaneCall(run: LaneRun): Promise<void> {
-  const { hub, server, session, id, call, item, context, wire } = run;
+  const { hub, server, session, id, call, item, context, controller, wire } = run;
   const modern = session.era === 'modern';
   if (modern) session.logLevel = envelopeLogLevel(call.envelope);
   const caller = run.callTool(context, call.meta, call.progressToken);
+  // Set when the call's input rounds cancelled it (not its client): its answer is still written.
+  let ended = false;
   const result: Promise<CallToolResult | InputRequiredResult> = modern
-    ? hub.rounds.start(
+    ? hub.rounds.startLazily(
         (signal, requestInput) => caller(item, call.args, { signal, requestInput }),
         { tool: call.name, arguments: call.args, refusal: hub.replayRefusal(item, call.name) },
         context,
+        (why) => {
+          if (controller.signal.aborted) return;
+          ended = true;
+          controller.abort(why);
+        },
       )
     : caller(item, call.args);
+  const write = (message: JSONRPCMessage): Promise<void> | undefined =>
+    controller.signal.aborted && !ended ? undefined : wire.answer(message);
   return result
     .then(
       (value) =>
-        wire.answer({
+        write({
           result: modern ? encodeModernResult(value, server.serverInfo) : value,
           jsonrpc: '2.0',
           id,
         }),
-      (error: unknown) => wire.answer(errorAnswer(id, error)),
+      (error: unknown) => write(errorAnswer(id, error)),
     )
     .catch((error: unknown) => {
       server.onerror?.(new Error(`Failed to send response: ${String(error)}`));
@@ -266,10 +278,8 @@ export function callLane(
     const notify = (notification: ServerNotification): Promise<void> =>
       server.notification(notification, related);
     const context = laneContext(server, id, call, controller.signal, extra, notify);
-    const answer = (message: JSONRPCMessage): Promise<void> | undefined => {
-      if (controller.signal.aborted) return undefined;
-      return wire === undefined ? transport.send(message) : wire(server.tagged(message));
-    };
+    const answer = (message: JSONRPCMessage): Promise<void> | undefined =>
+      wire === undefined ? transport.send(message) : wire(server.tagged(message));
     void runLaneCall({
       hub,
       server,
@@ -279,6 +289,7 @@ export function callLane(
       call,
       item,
       context,
+      controller,
       wire: { notify, answer },
     }).finally(() => {
       if (controllers.get(id) === controller) controllers.delete(id);

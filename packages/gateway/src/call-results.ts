@@ -15,7 +15,6 @@ import type { ToolItem } from './items.js';
 /** The `_meta` key under which a failed call's result carries toolplane's structured error. */
 export const ERROR_META_KEY = 'io.toolplane/error';
 
-/** One page of `items` (sorted by `key`) after the cursor's key. */
 /** One page of `items`, which are sorted by `key`: those after the cursor's key, `size` of them. */
 export function page<T>(
   items: readonly T[],
@@ -23,24 +22,37 @@ export function page<T>(
   cursor: string | undefined,
   size: number,
 ): { items: T[]; nextCursor?: string } {
-  let start = 0;
-  if (cursor !== undefined) {
-    const after = decodeCursor(cursor);
-    // Keyset paging: items added or removed between pages never shift the ones after. The
-    // first item past the cursor's key, by binary search.
-    let high = items.length;
-    while (start < high) {
-      const middle = (start + high) >>> 1;
-      const item = items[middle];
-      if (item !== undefined && compare(key(item), after) <= 0) start = middle + 1;
-      else high = middle;
-    }
-  }
+  const start = pageStart(items, key, cursor);
   const slice = items.slice(start, start + size);
   const last = slice.at(-1);
   return start + size < items.length && last !== undefined
     ? { items: slice, nextCursor: Buffer.from(key(last)).toString('base64url') }
     : { items: slice };
+}
+
+/**
+ * Where the page after `cursor` starts in `items` (sorted by `key`): keyset paging, so items
+ * added or removed between pages never shift the ones after. The first item past the cursor's
+ * key, by binary search; 0 with no cursor.
+ *
+ * @throws {ProtocolError} -32602 for a cursor this server did not issue.
+ */
+export function pageStart<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  cursor: string | undefined,
+): number {
+  let start = 0;
+  if (cursor === undefined) return start;
+  const after = decodeCursor(cursor);
+  let high = items.length;
+  while (start < high) {
+    const middle = (start + high) >>> 1;
+    const item = items[middle];
+    if (item !== undefined && compare(key(item), after) <= 0) start = middle + 1;
+    else high = middle;
+  }
+  return start;
 }
 
 export function decodeCursor(cursor: string): string {

@@ -7,6 +7,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { jsonEqual } from '@toolplane/toolmodel';
 import type {
   ClientCapabilities,
   Implementation,
@@ -68,11 +69,32 @@ export function claimsModernEra(header: string | string[] | undefined, body: unk
   });
 }
 
-// The `_meta` of 2026-07-28 requests the SDK's classifier found valid, as JSON: a client sends
-// the same envelope with every request, so it is checked (a zod parse) once, not per call.
-const VALID_META_LIMIT = 64;
-const validMeta = new Set<string>();
+// The `_meta` of 2026-07-28 requests the SDK's classifier found valid, most recent first: a
+// client sends the same envelope with every request, so it is checked (a zod parse) once, and a
+// request after it is compared with it key by key (no string made, no garbage).
+const VALID_META_LIMIT = 8;
+const validMeta: object[] = [];
 const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/** Whether `meta` equals a `_meta` found valid before, moving the one it equals to the front. */
+function knownValid(meta: object): boolean {
+  for (let i = 0; i < validMeta.length; i++) {
+    const known = validMeta[i] as object;
+    if (!jsonEqual(meta, known)) continue;
+    if (i > 0) {
+      validMeta.splice(i, 1);
+      validMeta.unshift(known);
+    }
+    return true;
+  }
+  return false;
+}
+
+/** Whether a request's members are only JSON-RPC's (its verdict is then its `_meta`'s alone). */
+function onlyRequestMembers(request: object): boolean {
+  for (const member in request) if (!REQUEST_MEMBERS.has(member)) return false;
+  return true;
+}
 
 /**
  * Whether `request` (a JSON-RPC request, its headers aside) is a 2026-07-28 request the SDK would
@@ -85,21 +107,21 @@ export function isModernRequest(request: unknown): boolean {
   const meta = (params as { _meta?: unknown } | undefined)?._meta;
   // Only a plain request's verdict is a matter of its _meta alone (initialize is routed apart).
   const plain =
-    Object.keys(request).every((member) => REQUEST_MEMBERS.has(member)) &&
     jsonrpc === '2.0' &&
     (typeof id === 'string' || Number.isSafeInteger(id)) &&
     typeof method === 'string' &&
     method !== 'initialize' &&
     typeof meta === 'object' &&
-    meta !== null;
-  const key = plain ? JSON.stringify(meta) : undefined;
-  if (key !== undefined && validMeta.has(key)) return true;
+    meta !== null &&
+    onlyRequestMembers(request);
+  if (plain && knownValid(meta)) return true;
   const route = classifyInboundRequest({ httpMethod: 'POST', body: request });
   const valid =
     route.kind === 'modern' && route.classification.revision === MODERN_PROTOCOL_VERSION;
-  if (valid && key !== undefined) {
-    if (validMeta.size >= VALID_META_LIMIT) validMeta.clear();
-    validMeta.add(key);
+  if (valid && plain) {
+    // A copy: the request's own object may be changed by whoever handles it.
+    validMeta.unshift(structuredClone(meta));
+    if (validMeta.length > VALID_META_LIMIT) validMeta.pop();
   }
   return valid;
 }

@@ -22,6 +22,7 @@ import {
   registerSession,
   unregisterSession,
 } from './session/upstream-forwarding.js';
+import { UpstreamSubscriptions } from './session/upstream-subscriptions.js';
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {
@@ -50,10 +51,8 @@ export class GatewayHub {
   #pending = new Set<ListKind>();
   readonly #listChangeListeners = new Set<(kinds: readonly ListKind[]) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
-  // Upstream subscriptions, counted across sessions, by namespace and upstream URI.
-  readonly #upstreamSubscriptions = new Map<string, number>();
-  // The connector last seen connected under each namespace: one that differs is a replacement.
-  readonly #connectorOf = new Map<string, unknown>();
+  // Upstream subscriptions, counted across sessions and listen streams.
+  readonly #upstream: UpstreamSubscriptions;
 
   /**
    * Who a 2026-07-28 request without a verified OAuth caller comes from, for learning from use:
@@ -69,8 +68,8 @@ export class GatewayHub {
 
   /** The resource subscriptions of 2026 clients' `subscriptions/listen` streams. */
   readonly listeners = new ResourceListeners({
-    hold: (target) => this.#hold(this.#key(target, {}), target, {}),
-    release: (target) => this.#letGo(this.#key(target, {}), target, {}),
+    hold: (target) => this.#upstream.hold(target),
+    release: (target) => this.#upstream.letGo(target),
   });
 
   /** Resolves once upstream servers know they may ask the sessions for sampling and elicitation. */
@@ -99,9 +98,7 @@ export class GatewayHub {
       .then(() => {
         this.#negotiated = true;
       });
-    for (const { namespace } of toolkit.connectors()) {
-      this.#connectorOf.set(namespace, toolkit.connector(namespace));
-    }
+    this.#upstream = new UpstreamSubscriptions(toolkit, this.host);
     this.#unsubscribe = [
       toolkit.onEvent((event) => {
         this.#onEvent(event);
@@ -311,9 +308,8 @@ export class GatewayHub {
   ): Promise<void> {
     if (session.subscriptions.has(exposed)) return;
     session.subscriptions.set(exposed, { namespace: target.namespace, uri: target.uri });
-    const own = this.#own(session, target);
     try {
-      await this.#hold(this.#key(target, own), target, own);
+      await this.#upstream.hold(target, this.#upstream.ownerOf(session, target));
     } catch (error) {
       // Refused upstream: the session is not subscribed after all.
       session.subscriptions.delete(exposed);
@@ -325,8 +321,7 @@ export class GatewayHub {
     const target = session.subscriptions.get(exposed);
     if (target === undefined) return;
     session.subscriptions.delete(exposed);
-    const own = this.#own(session, target);
-    await this.#letGo(this.#key(target, own), target, own);
+    await this.#upstream.letGo(target, this.#upstream.ownerOf(session, target));
   }
 
   /**
@@ -375,69 +370,6 @@ export class GatewayHub {
     return this.listeners.open(targets);
   }
 
-  /** Takes one hold on an upstream subscription, asking the upstream on the first. */
-  async #hold(key: string, target: SubscriptionTarget, own: { sessionKey?: string }) {
-    const count = this.#upstreamSubscriptions.get(key) ?? 0;
-    this.#upstreamSubscriptions.set(key, count + 1);
-    if (count > 0) return;
-    try {
-      await this.host.subscribeResource(target.namespace, target.uri, own);
-    } catch (error) {
-      this.#release(key);
-      throw error;
-    }
-  }
-
-  /** Lets go of one hold, telling the upstream on the last. */
-  async #letGo(key: string, target: SubscriptionTarget, own: { sessionKey?: string }) {
-    if (!this.#release(key)) return;
-    await this.host.unsubscribeResource(target.namespace, target.uri, own).catch(() => undefined);
-  }
-
-  /**
-   * A per-session server's subscriptions are each session's own, on its own connection; a
-   * shared server's are asked upstream once for every session.
-   */
-  #own(session: SessionState, target: SubscriptionTarget): { sessionKey?: string } {
-    const own = this.host.connectionOf(target.namespace) === 'per-session';
-    return own ? { sessionKey: session.token } : {};
-  }
-
-  #key(target: SubscriptionTarget, own: { sessionKey?: string }): string {
-    const { sessionKey } = own;
-    const key = `${target.namespace}\u0000${target.uri}`;
-    return sessionKey === undefined ? key : `${key}\u0000${sessionKey}`;
-  }
-
-  /**
-   * A server replaced under the same namespace (a config reload) starts with no subscriptions:
-   * the shared ones sessions hold are asked of it again, so their updates keep coming. (A
-   * connector keeps its own across its reconnections.)
-   */
-  #resubscribeIfReplaced(namespace: string): void {
-    const connector = this.toolkit.connector(namespace);
-    const before = this.#connectorOf.get(namespace);
-    this.#connectorOf.set(namespace, connector);
-    if (before === undefined || before === connector) return;
-    const prefix = `${namespace}\u0000`;
-    for (const key of this.#upstreamSubscriptions.keys()) {
-      const [, uri, sessionKey] = key.split('\u0000');
-      if (!key.startsWith(prefix) || uri === undefined || sessionKey !== undefined) continue;
-      void this.host.subscribeResource(namespace, uri, {}).catch(() => undefined);
-    }
-  }
-
-  /** Drops one session's hold on an upstream subscription; true when it was the last. */
-  #release(key: string): boolean {
-    const count = (this.#upstreamSubscriptions.get(key) ?? 1) - 1;
-    if (count > 0) {
-      this.#upstreamSubscriptions.set(key, count);
-      return false;
-    }
-    this.#upstreamSubscriptions.delete(key);
-    return true;
-  }
-
   // -- notifications -----------------------------------------------------------------------
 
   #onEvent(event: ToolkitEvent): void {
@@ -454,7 +386,7 @@ export class GatewayHub {
         return;
       case 'state_change':
         // Only gaining or losing a connection changes what is listed; retries do not.
-        if (event.state === 'connected') this.#resubscribeIfReplaced(event.namespace);
+        if (event.state === 'connected') this.#upstream.resubscribeIfReplaced(event.namespace);
         if (event.state === 'connected' || event.state === 'disconnected') {
           this.#tools = undefined;
           this.#queue('tools');

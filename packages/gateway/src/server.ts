@@ -32,6 +32,7 @@ import { observeUnknown } from './observe/observer.js';
 import { callLane } from './call-lane.js';
 import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
 import { codeModeToolList, runCodeModeTool } from './code-mode.js';
+import { toolPage } from './listing/pages.js';
 import {
   compare,
   matches,
@@ -166,7 +167,9 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     if (mode === 'code') return { tools: codeModeToolList(hub) };
     const listed = await hub.listedTools();
     const visible = await visibleTools(extra, hub); // OAuth (auth/): the caller's scopes
-    const tools = visible === undefined ? listed : listed.filter((t) => visible.has(t.name));
+    // Everyone's listing is the same: its pages are made (and serialised) once.
+    if (visible === undefined) return toolPage(listed, request.params?.cursor, pageSize);
+    const tools = listed.filter((t) => visible.has(t.name));
     const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });

@@ -37,6 +37,7 @@ export { raceAbort, throwIfAborted } from './abort.js';
 export type { RaceAbortOptions } from './abort.js';
 export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';
+export { jsonEqual } from './json-equal.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';

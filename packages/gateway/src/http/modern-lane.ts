@@ -98,7 +98,6 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
       return Promise.resolve();
     };
     const answer = (message: JSONRPCMessage): Promise<void> | undefined => {
-      if (controller.signal.aborted) return undefined;
       answered = true;
       const tagged = server.tagged(message);
       if (res.headersSent) {
@@ -125,6 +124,7 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
       call,
       item,
       context,
+      controller,
       wire: { notify, answer },
     }).finally(() => {
       clearInterval(keepAlive);

@@ -1,42 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  classifyInboundRequest,
-  createMcpHandler,
-  isInitializeRequest,
-  ProtocolErrorCode,
-  type InboundHttpRequest,
-} from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
 import { SourceLimits } from './sources.js';
 import { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
-import {
-  checkPostHeaders,
-  checkProtocolVersion,
-  accepts,
-  finished,
-  HttpError,
-  readJson,
-  toPost,
-  writeJson,
-  type Post,
-} from './request.js';
-import { SessionTable, type HttpSession } from './sessions.js';
-import { HttpServerTransport, writeError } from './transport.js';
+import { HttpError } from './request.js';
+import { writeError } from './transport.js';
 import { InFlight } from './drain.js';
 import { StartupGate } from './startup.js';
-import { httpCallLane } from './modern-lane.js';
-import { toWebRequest, writeWebResponse } from './fetch.js';
-import { claimsModernEra } from '../eras.js';
-import { describeUnmatchedEntry, unmatchedFilterEntries } from '../filter-check.js';
-import { withErrorMeta } from '../jsonrpc.js';
+import { HEALTHZ_PATH, serveHealthz, type HealthSource } from './healthz.js';
+import { mcpEndpoint } from './mcp-endpoint.js';
 import {
   DEFAULT_IDLE_MS,
   httpLimits,
   INSTANCE_META_KEY,
-  READY_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
   type HttpGateway,
   type ServeHttpOptions,
@@ -47,7 +25,6 @@ export type { HttpGateway, HttpRoute, ServeHttpOptions } from './options.js';
 import { GatewayHub } from '../hub.js';
 import { combineObservers } from '../observe/observer.js';
 import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
-import { createSessionServer } from '../server.js';
 
 /**
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and
@@ -96,211 +73,45 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   // the call after it by the caller, which only a token (OAuth's, or the static one) names.
   hub.modernCallers = options.token === undefined ? 'none' : 'token';
   await hub.negotiated;
-  const sessions = new SessionTable({
-    maxSessions,
-    idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS,
-  });
-  // 2026-07-28 requests: each served by a server of its own, with no session (the SDK's entry
-  // answers server/discover, the version and header checks and subscriptions/listen).
-  const modern = createMcpHandler(({ era }) => createSessionServer(hub, era), {
-    legacy: 'reject',
-    maxRequestBodySize: maxBody,
-    maxSubscriptions: maxSessions,
-  });
-  // Resource updates a listen stream's filter named (hub.listen holds their subscriptions).
-  const stopUpdates = hub.listeners.onUpdate((uri) => {
-    modern.notify.resourceUpdated(uri);
-  });
-  const stopListening = hub.onListChange((kinds) => {
-    for (const kind of kinds) {
-      if (kind === 'tools') modern.notify.toolsChanged();
-      else if (kind === 'prompts') modern.notify.promptsChanged();
-      else modern.notify.resourcesChanged();
-    }
-  });
-  let modernInFlight = 0;
-  const unbindMetrics = metrics?.bind({
-    toolkit,
-    sessions: () => ({ legacy: sessions.size, modern: modernInFlight }),
-  });
-  // Plain 2026-07-28 calls, served past the SDK's entry.
-  const lane = httpCallLane(hub);
-  // Requests being answered (GET streams aside, which never end by themselves), for the drain.
   const inFlight = new InFlight();
   let draining = false;
   const startup = new StartupGate(options.startup);
   const instanceId = options.instanceId;
   const errorMeta = instanceId === undefined ? undefined : { [INSTANCE_META_KEY]: instanceId };
-
-  /** A connector's status for `/healthz`, with its filter's entries that match none of its tools. */
-  const withUnmatchedFilter = <S extends { namespace: string; state: string }>(status: S) => {
-    const lists =
-      status.state === 'connected' ? toolkit.connector(status.namespace)?.lists : undefined;
-    const unmatched =
-      lists === undefined
-        ? []
-        : unmatchedFilterEntries(options.filter?.[status.namespace], lists.tools);
-    return unmatched.length === 0
-      ? status
-      : {
-          ...status,
-          unmatchedFilter: unmatched.map((entry) => ({
-            ...entry,
-            message: describeUnmatchedEntry(status.namespace, entry),
-          })),
-        };
-  };
-
-  /** Whether the caller's readiness check passes, within its bound. */
-  const isReady = async (): Promise<boolean> => {
-    if (options.ready === undefined) return true;
-    try {
-      return await options.ready({ signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
-    } catch {
-      return false;
-    }
-  };
-
-  /** Serves a 2026-07-28 request: one server for it alone, as many at once as sessions. */
-  const serveModern = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    if (modernInFlight >= maxSessions) {
-      throw new HttpError(
-        503,
-        ProtocolErrorCode.InternalError,
-        `the gateway is serving ${String(maxSessions)} requests; retry shortly`,
-      );
-    }
-    modernInFlight++;
-    try {
-      const release = await hub.listen(body);
-      if (release !== undefined) res.once('close', release);
-      const response = await modern.fetch(toWebRequest(req, endpointUrl(req), { res }), {
-        parsedBody: body,
-        ...oauth?.messageExtra(req), // OAuth (auth/)
-      });
-      // The SDK's entry answers some requests itself (a bad version or header): tagged here.
-      await writeWebResponse(
-        res,
-        errorMeta === undefined || response.ok ? response : await withMetaIn(response, errorMeta),
-      );
-    } finally {
-      modernInFlight--;
-    }
-  };
-
-  const openSession = async (): Promise<HttpSession> => {
-    if (!sessions.makeRoom()) {
-      throw new HttpError(
-        503,
-        ProtocolErrorCode.InternalError,
-        `the gateway has ${String(maxSessions)} sessions, all busy; retry shortly`,
-      );
-    }
-    const id = randomUUID();
-    const server = createSessionServer(hub);
-    const transport = new HttpServerTransport(id, errorMeta === undefined ? {} : { errorMeta });
-    const session: HttpSession = { transport, server, busy: 0 };
-    transport.onclose = () => {
-      sessions.delete(id);
-    };
-    await server.connect(transport);
-    sessions.add(id, session);
-    return session;
-  };
-
-  const serveStateless = async (req: IncomingMessage, res: ServerResponse, post: Post) => {
-    const server = createSessionServer(hub);
-    const transport = new HttpServerTransport(
-      undefined,
-      errorMeta === undefined ? {} : { errorMeta },
-    );
-    res.once('close', () => {
-      void server.close();
-    });
-    await server.connect(transport);
-    transport.handlePost(res, post.messages, post.batch, oauth?.messageExtra(req)); // OAuth (auth/)
+  const endpoint = mcpEndpoint({
+    hub,
+    maxBody,
+    maxSessions,
+    idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS,
+    stateless: options.stateless === true,
+    oauth,
+    errorMeta,
+    inFlight,
+  });
+  const unbindMetrics = metrics?.bind({
+    toolkit,
+    sessions: () => ({ legacy: endpoint.sessionCount(), modern: endpoint.modernInFlight() }),
+  });
+  const health: HealthSource = {
+    toolkit,
+    access,
+    options,
+    draining: () => draining,
+    sessions: endpoint.sessionCount,
   };
 
   /**
-   * The session a request names (at once, with no tick to wait); a new one for an initialize
-   * request that names none.
+   * The route table, in the order a request meets it: the health check (open to all), OAuth's
+   * metadata, the caller's own routes (each deciding who may), then, behind the token or
+   * OAuth, `/metrics` and the MCP endpoint (held until the startup gate opens).
    */
-  const sessionFor = (
-    req: IncomingMessage,
-    post: Post | undefined,
-  ): HttpSession | Promise<HttpSession> => {
-    const id = req.headers['mcp-session-id'];
-    if (typeof id === 'string') {
-      const session = sessions.use(id);
-      if (session === undefined) {
-        throw new HttpError(
-          404,
-          ProtocolErrorCode.InvalidRequest,
-          'the session is unknown or has ended; initialize a new one',
-        );
-      }
-      if (
-        post?.messages.some((m) => (m as { method?: unknown } | null)?.method === 'initialize') ===
-        true
-      ) {
-        throw new HttpError(
-          400,
-          ProtocolErrorCode.InvalidRequest,
-          'this session is already initialized',
-        );
-      }
-      checkProtocolVersion(req);
-      return session;
-    }
-    if (post === undefined || !post.messages.some((m) => isInitializeRequest(m))) {
-      throw new HttpError(
-        400,
-        ProtocolErrorCode.InvalidRequest,
-        'no session; send an initialize request first',
-      );
-    }
-    if (post.messages.length > 1) {
-      throw new HttpError(
-        400,
-        ProtocolErrorCode.InvalidRequest,
-        'initialize must be sent on its own',
-      );
-    }
-    return openSession();
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Behind a trusted proxy, the client it forwards holds a slot while this request lasts.
     sources.claimForwarded(req, res);
     // The endpoint itself, as clients send it, needs no parsing.
     const pathname = req.url === path ? path : new URL(req.url ?? '/', 'http://gateway').pathname;
-    if (pathname === '/healthz' && req.method === 'GET') {
-      // Open to health checkers, but only the token unlocks what the upstreams are and say.
-      access.checkHostAndOrigin(req);
-      const connectors = toolkit.connectors();
-      // Draining or unable to serve: 503, so that a load balancer sends nothing more here.
-      const status = draining
-        ? 'draining'
-        : !(await isReady())
-          ? 'unavailable'
-          : connectors.every((c) => c.state === 'connected')
-            ? 'ok'
-            : 'degraded';
-      const serving = status === 'ok' || status === 'degraded';
-      if (!serving) res.shouldKeepAlive = false;
-      writeJson(
-        res,
-        serving ? 200 : 503,
-        access.hasToken && access.isAuthorized(req)
-          ? {
-              status,
-              ...(instanceId === undefined ? {} : { instance: instanceId }),
-              sessions: sessions.size,
-              connectors: connectors.map((status) => withUnmatchedFilter(status)),
-              ...options.healthDetails?.(),
-            }
-          : { status },
-      );
+    if (pathname === HEALTHZ_PATH && req.method === 'GET') {
+      await serveHealthz(health, req, res);
       return;
     }
     if (oauth?.serveMetadata(req, res, pathname) === true) return; // OAuth (auth/)
@@ -343,81 +154,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       });
       await startup.pass(gone.signal);
     }
-    const allowed = options.stateless === true ? ['POST'] : ['GET', 'POST', 'DELETE'];
-    if (!allowed.includes(req.method ?? '')) {
-      res.setHeader('allow', allowed.join(', '));
-      throw new HttpError(
-        405,
-        ProtocolErrorCode.InvalidRequest,
-        options.stateless === true
-          ? 'this server is stateless: only POST'
-          : `method ${String(req.method)} is not allowed`,
-      );
-    }
-    if (req.method === 'POST') {
-      checkPostHeaders(req);
-      const body = await readJson(req, maxBody);
-      // A subscriptions/listen stream lasts until closed: the drain does not wait for it.
-      if ((body as { method?: unknown } | null)?.method === 'subscriptions/listen')
-        inFlight.untrack(res);
-      // A 2026-07-28 request carries its version in _meta (and the headers); anything else is
-      // the 2025 era's, served in sessions as before.
-      // A plain call goes on the lane (counted as the SDK's way counts its requests); anything
-      // else the SDK's classifier routes.
-      const modernClaim = claimsModernEra(req.headers['mcp-protocol-version'], body);
-      const laned = modernClaim && modernInFlight < maxSessions ? lane?.(req, body) : undefined;
-      if (
-        laned !== undefined ||
-        (modernClaim &&
-          classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body }).kind !==
-            'legacy')
-      ) {
-        if (oauth !== undefined) await oauth.checkCalls(req, res, toPost(body), hub); // OAuth (auth/)
-        if (laned === undefined) {
-          await serveModern(req, res, body);
-          return;
-        }
-        modernInFlight++;
-        try {
-          await laned(res, oauth?.messageExtra(req)); // OAuth (auth/)
-        } finally {
-          modernInFlight--;
-        }
-        return;
-      }
-      const post = toPost(body);
-      if (oauth !== undefined) await oauth.checkCalls(req, res, post, hub); // OAuth (auth/)
-      if (options.stateless === true) {
-        await serveStateless(req, res, post);
-        return;
-      }
-      const found = sessionFor(req, post);
-      const session = found instanceof Promise ? await found : found;
-      session.busy++;
-      try {
-        session.transport.handlePost(res, post.messages, post.batch, oauth?.messageExtra(req)); // OAuth (auth/)
-        await finished(res);
-      } finally {
-        session.busy--;
-        // Idle time counts from the end of the last request, not its start.
-        if (session.transport.sessionId !== undefined) sessions.use(session.transport.sessionId);
-      }
-      return;
-    }
-    const session = await sessionFor(req, undefined);
-    if (req.method === 'DELETE') {
-      await session.server.close();
-      res.writeHead(200).end();
-      return;
-    }
-    if (!accepts(req, 'text/event-stream')) {
-      throw new HttpError(
-        406,
-        ProtocolErrorCode.InvalidRequest,
-        'a GET stream must accept text/event-stream',
-      );
-    }
-    session.transport.handleGet(res);
+    await endpoint.handle(req, res);
   };
 
   const http = createServer(
@@ -499,11 +236,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       );
       // Answers in flight finish (up to the bound) before sessions and upstreams close.
       await inFlight.settled(drainMs);
-      stopListening();
-      stopUpdates();
       unbindMetrics?.();
-      await modern.close();
-      await sessions.close();
+      await endpoint.close();
       hub.dispose();
       http.closeAllConnections();
       await stopped;
@@ -513,56 +247,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   return {
     url: new URL(`http://${shownHost}:${port}${path}`),
     get sessionCount() {
-      return sessions.size;
+      return endpoint.sessionCount();
     },
     close,
     reconfigure: (next) => {
       hub.reconfigure(next);
     },
   };
-}
-
-/** A request's MCP headers, as the SDK's classifier takes them (its entry reads the same). */
-function standardHeaders(
-  req: IncomingMessage,
-): Pick<InboundHttpRequest, 'protocolVersionHeader' | 'mcpMethodHeader' | 'mcpNameHeader'> {
-  const { headers } = req;
-  const version = headers['mcp-protocol-version'];
-  const method = headers['mcp-method'];
-  const name = headers['mcp-name'];
-  return {
-    ...(typeof version === 'string' ? { protocolVersionHeader: version } : {}),
-    ...(typeof method === 'string' ? { mcpMethodHeader: method } : {}),
-    ...(typeof name === 'string' ? { mcpNameHeader: name } : {}),
-  };
-}
-
-/** The URL a request was sent to, for the SDK's web-standard entry (which reads only its path). */
-function endpointUrl(req: IncomingMessage): URL {
-  return new URL(req.url ?? '/', 'http://gateway');
-}
-
-/**
- * `response` with `meta` in the `data._meta` of the JSON-RPC error its JSON body carries (as it
- * is when its body is not JSON).
- */
-async function withMetaIn(
-  response: Response,
-  meta: Readonly<Record<string, unknown>>,
-): Promise<Response> {
-  if (response.headers.get('content-type')?.includes('application/json') !== true) return response;
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return new Response(text, response);
-  }
-  const headers = new Headers(response.headers);
-  headers.delete('content-length');
-  return new Response(JSON.stringify(withErrorMeta(body, meta)), {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
 }

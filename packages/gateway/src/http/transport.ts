@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerIdOf, CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { messageJson } from '../listing/wire-text.js';
 
 /** The most messages one POST may carry. */
 export const MAX_BATCH_SIZE = 100;
@@ -49,7 +50,7 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 }
 
 function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return `event: message\ndata: ${messageJson(message)}\n\n`;
 }
 
 /**
@@ -154,7 +155,9 @@ class PostAnswer {
 
   #writeJson(): void {
     clearTimeout(this.#headersDue);
-    const body = JSON.stringify(this.#batch ? this.#held : this.#held[0]);
+    const body = this.#batch
+      ? JSON.stringify(this.#held)
+      : messageJson(this.#held[0] as JSONRPCMessage);
     this.#res.writeHead(200, {
       ...this.#headers,
       'content-type': 'application/json',

@@ -65,7 +65,8 @@ interface Round {
 interface Flow {
   readonly id: string;
   readonly call: CallIdentity;
-  readonly controller: AbortController;
+  /** Cancels the upstream call (the flow's own controller, or the lazily started call's). */
+  readonly abort: (why: Error) => void;
   /** The rounds answered so far, in order: a replay elsewhere answers them again. */
   readonly history: Answered[];
   /** The call's outcome, once it has one. */
@@ -146,6 +147,66 @@ export class InputRounds {
     ctx: ServerContext,
   ): Promise<CallToolResult | InputRequiredResult> {
     return this.#begin(run, call, ctx, []);
+  }
+
+  /**
+   * Runs a call that becomes a flow only when its upstream first asks for input: until then it
+   * costs what a call with no rounds costs (no controller, no flow ID, no race of promises).
+   * `run` gets the request's own signal; `abortCall` is how the flow, once there is one, cancels
+   * the upstream call (its client gone, its round expired, the gateway closing). The answer is
+   * the call's result or its first round, as {@link InputRounds.start}'s.
+   */
+  startLazily(
+    run: RunCall,
+    call: CallIdentity,
+    ctx: ServerContext,
+    abortCall: (why: Error) => void,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    let flow: Flow | undefined;
+    // Known once `run` returns; an upstream may ask before it does.
+    let running: Promise<CallToolResult> | undefined = undefined;
+    let promote: ((answer: Promise<CallToolResult | InputRequiredResult>) => void) | undefined;
+    const requestInput = (request: UpstreamRequest): Promise<unknown> => {
+      if (flow === undefined) {
+        flow = { id: randomUUID(), call, abort: abortCall, history: [], queued: [] };
+        if (running !== undefined) flow.running = running;
+        this.#flows.set(flow.id, flow);
+        const asked = this.#ask(flow, request);
+        // The request that started the call now answers with the flow's first round.
+        promote?.(this.#settle(flow, ctx));
+        return asked;
+      }
+      return this.#ask(flow, request);
+    };
+    running = run(ctx.mcpReq.signal, requestInput);
+    return new Promise((resolve) => {
+      const asked = flow;
+      if (asked === undefined) promote = resolve;
+      else {
+        // The upstream asked before `run` returned.
+        asked.running = running;
+        resolve(this.#settle(asked, ctx));
+      }
+      // A flow reads the call's outcome itself (and a flow that ended, nobody): caught here.
+      running.then(
+        (result) => {
+          if (flow === undefined) resolve(result);
+        },
+        () => {
+          // Settles as the call did: rejected, with its error.
+          if (flow === undefined) resolve(running);
+        },
+      );
+    });
+  }
+
+  /** A new round of `flow`: the upstream's `request`, answered by the client's retry. */
+  #ask(flow: Flow, request: UpstreamRequest): Promise<unknown> {
+    return new Promise((answer, fail) => {
+      const round: Round = { key: randomUUID().slice(0, 8), request, answer, fail };
+      if (flow.wake === undefined) flow.queued.push(round);
+      else flow.wake(round);
+    });
   }
 
   /**
@@ -256,10 +317,13 @@ export class InputRounds {
     ctx: ServerContext,
     answers: readonly Answered[],
   ): Promise<CallToolResult | InputRequiredResult> {
+    const controller = new AbortController();
     const flow: Flow = {
       id: randomUUID(),
       call,
-      controller: new AbortController(),
+      abort: (why) => {
+        controller.abort(why);
+      },
       history: [],
       queued: [],
     };
@@ -277,13 +341,9 @@ export class InputRounds {
         // The upstream asked something else this time: the rest is asked anew.
         replayed = answers.length;
       }
-      return new Promise((answer, fail) => {
-        const round: Round = { key: randomUUID().slice(0, 8), request, answer, fail };
-        if (flow.wake === undefined) flow.queued.push(round);
-        else flow.wake(round);
-      });
+      return this.#ask(flow, request);
     };
-    flow.running = run(flow.controller.signal, requestInput);
+    flow.running = run(controller.signal, requestInput);
     this.#flows.set(flow.id, flow);
     return this.#settle(flow, ctx);
   }
@@ -366,6 +426,6 @@ export class InputRounds {
     clearTimeout(flow.timer);
     flow.pending?.fail(new Error(why));
     for (const round of flow.queued) round.fail(new Error(why));
-    flow.controller.abort(new Error(why));
+    flow.abort(new Error(why));
   }
 }

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerIdOf, NdjsonLineSplitter } from '@toolplane/toolmodel/wire';
 import { isJsonRpcMessage } from '../jsonrpc.js';
+import { messageJson } from '../listing/wire-text.js';
 
 /** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -71,7 +72,7 @@ export class StdioTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     this.onOutbound?.(message);
     return new Promise((resolve) => {
-      if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      if (this.#stdout.write(`${messageJson(message)}\n`)) resolve();
       else this.#stdout.once('drain', resolve);
     });
   }
