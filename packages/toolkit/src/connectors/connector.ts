@@ -97,6 +97,9 @@ export class Connector implements ToolkitConnector {
   #advertised = '';
   // The calls in flight on the current connection, with their callers.
   #calls: CallTracker | undefined;
+  // A roots change told while no connection advertised roots (one being made again, whose server
+  // may already have asked for roots before whose they were was known): told once one does.
+  #rootsUntold = false;
   #renegotiating = false;
   // Aborted by reconnect(): cuts a backoff wait short.
   #wake = new AbortController();
@@ -255,11 +258,17 @@ export class Connector implements ToolkitConnector {
   /**
    * Tells the server its client's roots changed (`notifications/roots/list_changed`), when the
    * handler advertised roots; its next `roots/list` outside a call is answered for `caller`.
+   * Told while the connection is being made again, it reaches the new one: `caller` still
+   * answers the new server's first `roots/list`, and the change is announced once connected.
    */
   rootsChanged(caller?: string): void {
     if (this.#calls !== undefined && caller !== undefined) this.#calls.lastCaller = caller;
     const client = this.#client;
-    if (client === undefined || !this.#advertised.includes('r')) return;
+    if (client === undefined || !this.#advertised.includes('r')) {
+      this.#rootsUntold = true;
+      return;
+    }
+    this.#rootsUntold = false;
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
     client.sendRootsListChanged().catch(() => undefined);
   }
@@ -335,6 +344,7 @@ export class Connector implements ToolkitConnector {
           this.#client = client;
           connected = true;
           this.#setState('connected');
+          if (this.#rootsUntold) this.rootsChanged();
           const heartbeat = this.#heartbeat(client);
           await closed;
           clearInterval(heartbeat);
@@ -407,6 +417,8 @@ export class Connector implements ToolkitConnector {
     const signal = this.#stopWaiting.signal;
     const upstream = this.#options.upstreamRequests?.();
     const calls = new CallTracker();
+    // Whose roots a server asks for outside a call outlives the connection it was learnt on.
+    calls.lastCaller = this.#calls?.lastCaller;
     this.#calls = calls;
     this.#advertised = capabilityKey(upstream);
     // Only a stdio server's silence means "2025": over HTTP the probe waits as any request does.

@@ -56,6 +56,38 @@ describe('roots', () => {
     expect(await rootsSeen(toolkit)).toContain('file:///projects/beta');
   });
 
+  it('reach a server when they change while its connection is being made again', async () => {
+    // A gateway serves a toolkit whose connectors are already up: they reconnect to advertise
+    // roots, and a client session that starts meanwhile tells its roots to the connection on its
+    // way out. server-everything asks once, soon after it connects, and keeps the answer: that
+    // answer must be the session's roots, not none.
+    const toolkit = createToolkit();
+    toolkit.addConnector(everything, { namespace: 'everything' });
+    running.push(await runToolkit(toolkit));
+    const host = toolkitHost(toolkit);
+    const asked: (string | undefined)[] = [];
+    let firstAsk: () => void = () => undefined;
+    const askedOnce = new Promise<void>((resolve) => (firstAsk = resolve));
+    const renegotiated = host.setUpstreamRequestHandler({
+      capabilities: { roots: true },
+      handle: () => Promise.reject(new Error('no sampling or elicitation here')),
+      listRoots: ({ caller }) => {
+        asked.push(caller);
+        firstAsk();
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are bridged in the 2025 era
+        const roots: Root[] =
+          caller === 'ada' ? [{ uri: 'file:///projects/ada', name: 'ada' }] : [];
+        return Promise.resolve({ roots });
+      },
+    });
+    host.rootsChanged('ada');
+    await renegotiated;
+    // No call of ours before the server's own first ask: a call would be asked for as its caller.
+    await askedOnce;
+    expect(asked[0]).toBe('ada');
+    await until(async () => (await rootsSeen(toolkit)).includes('file:///projects/ada'));
+  });
+
   it('are not advertised without a handler that answers them', async () => {
     const toolkit = createToolkit({
       upstreamRequests: {
