@@ -14,6 +14,9 @@ const e2e = ['packages/*/src/**/*.e2e.test.ts', 'examples/*/src/**/*.e2e.test.ts
 // Files that time process trees run after everything else and one at a time: on CI's two cores,
 // next to the other files, their clocks are not theirs.
 const serial = ['packages/toolkit/src/connectors/transport/stdio-client-transport.test.ts'];
+// Files that replace a module (vi.mock) for their own run: they get a module registry of their
+// own, as the parallel project's workers share theirs between files.
+const isolated = ['packages/toolmodel/src/validator-cache.test.ts'];
 // End-to-end files that start whole fleets of processes, likewise.
 const e2eSerial = ['packages/cli/src/fleet.e2e.test.ts', 'examples/fleet/src/**/*.e2e.test.ts'];
 
@@ -41,8 +44,21 @@ export default defineConfig({
           // Most of a file's time is spent waiting on the servers and children it starts, so
           // three workers overlap those waits (TEST_WORKERS overrides).
           maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
-          exclude: [...serial, ...e2e, '**/node_modules/**'],
+          // A worker keeps the modules it has loaded for its next file: loading the workspace's
+          // sources anew for every file was about half of the run's worker time. Every file
+          // stops what it starts, so what it leaves behind is only warm modules (TEST_ISOLATE=1
+          // gives each file fresh ones, to tell a leak between files from a failure of its own).
+          isolate: process.env.TEST_ISOLATE === '1',
+          exclude: [...serial, ...isolated, ...e2e, '**/node_modules/**'],
           typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: isolated,
           sequence: { groupOrder: 0 },
         },
       },

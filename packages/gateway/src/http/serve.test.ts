@@ -216,7 +216,8 @@ describe('serveHttp', () => {
   });
 
   it('reaps sessions that stay idle', async () => {
-    const idle = await serve({ sessionIdleMs: 50 });
+    // Long enough that a loaded machine still completes the handshake before the reaping.
+    const idle = await serve({ sessionIdleMs: 1_000 });
     try {
       const client = await connect(idle.url);
       expect(idle.sessionCount).toBe(1);
@@ -224,7 +225,7 @@ describe('serveHttp', () => {
         () => {
           expect(idle.sessionCount).toBe(0);
         },
-        { timeout: 5000, interval: 20 },
+        { timeout: 10_000, interval: 20 },
       );
       await client.close();
     } finally {
