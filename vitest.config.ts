@@ -20,6 +20,11 @@ const isolated = ['packages/toolmodel/src/validator-cache.test.ts'];
 // End-to-end files that start whole fleets of processes, likewise.
 const e2eSerial = ['packages/cli/src/fleet.e2e.test.ts', 'examples/fleet/src/**/*.e2e.test.ts'];
 
+// Vitest's default is one worker per core less one: a single worker on CI's two cores. Most of a
+// file's time is spent waiting on the servers and children it starts, so three workers overlap
+// those waits (TEST_WORKERS overrides).
+const workers = Number(process.env.TEST_WORKERS ?? 3);
+
 const report = process.env.TEST_REPORT ?? '.ci/out/vitest.json';
 
 export default defineConfig({
@@ -40,10 +45,7 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: sources,
-          // Vitest's default is one worker per core less one: a single worker on CI's two cores.
-          // Most of a file's time is spent waiting on the servers and children it starts, so
-          // three workers overlap those waits (TEST_WORKERS overrides).
-          maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
+          maxWorkers: workers,
           // A worker keeps the modules it has loaded for its next file: loading the workspace's
           // sources anew for every file was about half of the run's worker time. Every file
           // stops what it starts, so what it leaves behind is only warm modules (TEST_ISOLATE=1
@@ -59,6 +61,8 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: isolated,
+          // Beside the parallel project, so the same (vitest requires it of one group).
+          maxWorkers: workers,
           sequence: { groupOrder: 0 },
         },
       },
