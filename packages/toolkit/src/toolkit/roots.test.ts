@@ -1,6 +1,6 @@
 import type { Root } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RootsRequestContext } from '../connectors/connector.js';
+import { CALLER_META_KEY, type RootsRequestContext } from '../connectors/connector.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { toolkitHost } from './toolkit.js';
 import { createToolkit } from './toolkit.js';
@@ -11,8 +11,9 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 
-async function rootsSeen(toolkit: RunningToolkit['toolkit']): Promise<string> {
-  const result = await toolkit.callTool('everything:get-roots-list');
+async function rootsSeen(toolkit: RunningToolkit['toolkit'], caller?: string): Promise<string> {
+  const meta = caller === undefined ? {} : { meta: { [CALLER_META_KEY]: caller } };
+  const result = await toolkit.callTool('everything:get-roots-list', {}, meta);
   return (result.mcpResult?.content as { text?: string }[]).map((block) => block.text).join('');
 }
 
@@ -82,10 +83,12 @@ describe('roots', () => {
     });
     host.rootsChanged('ada');
     await renegotiated;
-    // No call of ours before the server's own first ask: a call would be asked for as its caller.
+    // No call before the server's own first ask, which must be for ada's roots.
     await askedOnce;
     expect(asked[0]).toBe('ada');
-    await until(async () => (await rootsSeen(toolkit)).includes('file:///projects/ada'));
+    // Ada's calls: should one reach the server before it has kept that first answer, the roots
+    // it asks for during the call are hers too.
+    await until(async () => (await rootsSeen(toolkit, 'ada')).includes('file:///projects/ada'));
   });
 
   it('are not advertised without a handler that answers them', async () => {
