@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { entryArgs, fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { createAjvValidator } from '@toolplane/validator-ajv';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
@@ -16,10 +15,9 @@ import { RawSession } from './testing/raw-session.js';
 // The 2026-07-28 call lane against the SDK's way: the same requests to a gateway with the lane
 // and one without, over Streamable HTTP and stdio, answers compared line for line.
 
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const rawUpstream = {
   command: process.execPath,
-  args: ['--import', tsx, fileURLToPath(new URL('./testing/raw-upstream.ts', import.meta.url))],
+  args: entryArgs(fileURLToPath(new URL('./testing/raw-upstream.ts', import.meta.url))),
 };
 
 const ENVELOPE = {

@@ -21,12 +21,13 @@ export const CHILD_ENTRIES: readonly string[] = [
   'examples/aggregate/src/main.ts',
   'examples/ai-sdk-agent/src/main.ts',
   'examples/anthropic-agent/src/main.ts',
+  'examples/code-mode/src/main.ts',
   'examples/fleet/src/main.ts',
   'examples/openai-agent/src/main.ts',
   'examples/quickstart/src/main.ts',
 ];
 
-/** Where the bundles go: git-ignored, and removed and rebuilt on every run. */
+/** Where the bundles go (a folder per run inside it): git-ignored, rebuilt on every run. */
 export const BUNDLE_DIR = join(repoRoot, 'node_modules', '.cache', 'toolplane-test');
 
 const isBare = (path: string): boolean =>

@@ -15,6 +15,12 @@ import { messageJson } from '../listing/wire-text.js';
 export const MAX_BATCH_SIZE = 100;
 
 /**
+ * The most messages not tied to a request kept for a session's next GET stream while none is
+ * open; past it the oldest go, so a client that never opens one costs a bounded amount.
+ */
+export const MAX_UNSENT = 100;
+
+/**
  * How long a POST's answer may wait for its responses before its headers go out (as the head of
  * an SSE stream). Held longer, a client sees no status line at all while a slow call runs, and
  * may give up; sent at once, every fast call would pay a write more than its one JSON body.
@@ -180,8 +186,9 @@ class PostAnswer {
  * routes a session's POST and GET requests (already authorised and parsed) here. Answers are
  * plain JSON when a POST's responses are all there is to send, SSE when notifications or
  * server→client requests go with them; messages not tied to a request go to the session's GET
- * stream. No resumption: a dropped stream's messages are lost, as without an event store in the
- * SDK's transport.
+ * stream, or wait for the next one while none is open (at most {@link MAX_UNSENT}). No
+ * resumption: a dropped stream's messages are lost, as without an event store in the SDK's
+ * transport.
  */
 export class HttpServerTransport implements Transport {
   readonly sessionId: string | undefined;
@@ -192,6 +199,10 @@ export class HttpServerTransport implements Transport {
   /** The answer each request in flight goes to (a closed one when the client has gone). */
   readonly #answers = new Map<RequestId, PostAnswer>();
   #standalone: ServerResponse | undefined;
+  // Sent while no GET stream was open: a client opens its stream only after `initialized`, by
+  // when the gateway may already be asking it something (an upstream's roots/list, which
+  // would otherwise never be answered). The next stream gets them first.
+  #unsent: JSONRPCMessage[] = [];
   #initialized = false;
   #closed = false;
 
@@ -309,6 +320,7 @@ export class HttpServerTransport implements Transport {
       ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
     });
     res.flushHeaders();
+    for (const message of this.#unsent.splice(0)) res.write(sseEvent(message));
     res.once('close', () => {
       if (this.#standalone === res) this.#standalone = undefined;
     });
@@ -329,6 +341,10 @@ export class HttpServerTransport implements Transport {
       answer.deliver(message);
     } else if (this.#standalone !== undefined && !this.#standalone.writableEnded) {
       this.#standalone.write(sseEvent(message));
+    } else if (this.sessionId !== undefined) {
+      // Stateless mode has no GET stream to wait for.
+      this.#unsent.push(message);
+      if (this.#unsent.length > MAX_UNSENT) this.#unsent.shift();
     }
     return Promise.resolve();
   }
@@ -341,6 +357,7 @@ export class HttpServerTransport implements Transport {
     for (const answer of answers) answer.fail('the session was closed');
     this.#standalone?.end();
     this.#standalone = undefined;
+    this.#unsent = [];
     this.onclose?.();
     return Promise.resolve();
   }

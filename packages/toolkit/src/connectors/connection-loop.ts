@@ -59,6 +59,9 @@ export class ConnectionLoop {
   #advertised = '';
   // The calls in flight on the current connection, with their callers.
   #calls: CallTracker | undefined;
+  // A roots change told while no connection advertised roots (one being made again, whose server
+  // may already have asked for roots before whose they were was known): told once one does.
+  #rootsUntold = false;
   #renegotiating = false;
   // Aborted by wake(): cuts a backoff wait short.
   #wake = new AbortController();
@@ -116,6 +119,22 @@ export class ConnectionLoop {
   /** The calls in flight on the current (or last) connection. */
   get calls(): CallTracker | undefined {
     return this.#calls;
+  }
+
+  /**
+   * Tells the server its client's roots changed, when the connection advertised roots; told
+   * while the connection is being made again, it is told to the new one once connected.
+   */
+  rootsChanged(caller?: string): void {
+    if (this.#calls !== undefined && caller !== undefined) this.#calls.lastCaller = caller;
+    const client = this.#client;
+    if (client === undefined || !this.#advertised.includes('r')) {
+      this.#rootsUntold = true;
+      return;
+    }
+    this.#rootsUntold = false;
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
+    client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** The capabilities the current connection advertised, as {@link capabilityKey} writes them. */
@@ -205,6 +224,7 @@ export class ConnectionLoop {
           this.#client = client;
           connected = true;
           this.#setState('connected');
+          if (this.#rootsUntold) this.rootsChanged();
           const heartbeat = this.#heartbeat(client);
           await closed;
           clearInterval(heartbeat);
@@ -277,6 +297,8 @@ export class ConnectionLoop {
     const signal = this.#stopWaiting.signal;
     const upstream = this.#options.upstreamRequests?.();
     const calls = new CallTracker();
+    // Whose roots a server asks for outside a call outlives the connection it was learnt on.
+    calls.lastCaller = this.#calls?.lastCaller;
     this.#calls = calls;
     this.#advertised = capabilityKey(upstream);
     // Only a stdio server's silence means "2025": over HTTP the probe waits as any request does.

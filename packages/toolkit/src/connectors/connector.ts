@@ -192,14 +192,11 @@ export class Connector implements ToolkitConnector {
   /**
    * Tells the server its client's roots changed (`notifications/roots/list_changed`), when the
    * handler advertised roots; its next `roots/list` outside a call is answered for `caller`.
+   * Told while the connection is being made again, it reaches the new one: `caller` still
+   * answers the new server's first `roots/list`, and the change is announced once connected.
    */
   rootsChanged(caller?: string): void {
-    const loop = this.#loop;
-    if (loop.calls !== undefined && caller !== undefined) loop.calls.lastCaller = caller;
-    const client = loop.client;
-    if (client === undefined || !loop.advertised.includes('r')) return;
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
-    client.sendRootsListChanged().catch(() => undefined);
+    this.#loop.rootsChanged(caller);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Root } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RootsRequestContext } from '../connectors/connector.js';
+import { CALLER_META_KEY, type RootsRequestContext } from '../connectors/connector.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { toolkitHost } from './toolkit.js';
 import { createToolkit } from './toolkit.js';
@@ -11,8 +11,9 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 
-async function rootsSeen(toolkit: RunningToolkit['toolkit']): Promise<string> {
-  const result = await toolkit.callTool('everything:get-roots-list');
+async function rootsSeen(toolkit: RunningToolkit['toolkit'], caller?: string): Promise<string> {
+  const meta = caller === undefined ? {} : { meta: { [CALLER_META_KEY]: caller } };
+  const result = await toolkit.callTool('everything:get-roots-list', {}, meta);
   return (result.mcpResult?.content as { text?: string }[]).map((block) => block.text).join('');
 }
 
@@ -54,6 +55,40 @@ describe('roots', () => {
     await until(() => Promise.resolve(asked.length > before));
     expect(asked[before]?.caller).toBe('someone');
     expect(await rootsSeen(toolkit)).toContain('file:///projects/beta');
+  });
+
+  it('reach a server when they change while its connection is being made again', async () => {
+    // A gateway serves a toolkit whose connectors are already up: they reconnect to advertise
+    // roots, and a client session that starts meanwhile tells its roots to the connection on its
+    // way out. server-everything asks once, soon after it connects, and keeps the answer: that
+    // answer must be the session's roots, not none.
+    const toolkit = createToolkit();
+    toolkit.addConnector(everything, { namespace: 'everything' });
+    running.push(await runToolkit(toolkit));
+    const host = toolkitHost(toolkit);
+    const asked: (string | undefined)[] = [];
+    let firstAsk: () => void = () => undefined;
+    const askedOnce = new Promise<void>((resolve) => (firstAsk = resolve));
+    const renegotiated = host.setUpstreamRequestHandler({
+      capabilities: { roots: true },
+      handle: () => Promise.reject(new Error('no sampling or elicitation here')),
+      listRoots: ({ caller }) => {
+        asked.push(caller);
+        firstAsk();
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are bridged in the 2025 era
+        const roots: Root[] =
+          caller === 'ada' ? [{ uri: 'file:///projects/ada', name: 'ada' }] : [];
+        return Promise.resolve({ roots });
+      },
+    });
+    host.rootsChanged('ada');
+    await renegotiated;
+    // No call before the server's own first ask, which must be for ada's roots.
+    await askedOnce;
+    expect(asked[0]).toBe('ada');
+    // Ada's calls: should one reach the server before it has kept that first answer, the roots
+    // it asks for during the call are hers too.
+    await until(async () => (await rootsSeen(toolkit, 'ada')).includes('file:///projects/ada'));
   });
 
   it('are not advertised without a handler that answers them', async () => {
