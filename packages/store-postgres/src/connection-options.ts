@@ -3,7 +3,22 @@
 // of its own.
 import { ToolError } from '@toolplane/toolmodel';
 import { Pool } from 'pg';
-import type { PostgresConnection } from './postgres-store.js';
+
+/** Where {@link createPostgresStore} connects: a connection string, or a pool you own. */
+export type PostgresConnection =
+  | {
+      /** `postgres://user:password@host:port/database`; the store creates and ends its own pool. */
+      readonly connectionString: string;
+      readonly pool?: undefined;
+    }
+  | {
+      /**
+       * A `pg` pool you created; the store borrows connections (one of them for good, to LISTEN)
+       * and leaves the pool open on {@link Store.close}.
+       */
+      readonly pool: Pool;
+      readonly connectionString?: undefined;
+    };
 
 /** Default schema of every store of this package. */
 export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';

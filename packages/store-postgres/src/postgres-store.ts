@@ -16,31 +16,14 @@ import { raceAbort, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import {
   DatabaseError,
   escapeIdentifier,
-  Pool,
   type PoolClient,
   type QueryConfig,
   type QueryResultRow,
 } from 'pg';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { migrate } from './migrations.js';
-import { checkConnection, ownPool } from './connection-options.js';
+import { checkConnection, ownPool, type PostgresConnection } from './connection-options.js';
 import { asStoreError, isQueryCanceled } from './store-error.js';
-
-/** Where {@link createPostgresStore} connects: a connection string, or a pool you own. */
-export type PostgresConnection =
-  | {
-      /** `postgres://user:password@host:port/database`; the store creates and ends its own pool. */
-      readonly connectionString: string;
-      readonly pool?: undefined;
-    }
-  | {
-      /**
-       * A `pg` pool you created; the store borrows connections (one of them for good, to LISTEN)
-       * and leaves the pool open on {@link Store.close}.
-       */
-      readonly pool: Pool;
-      readonly connectionString?: undefined;
-    };
 
 /** Options for {@link createPostgresStore}. */
 export type PostgresStoreOptions = PostgresConnection & {
@@ -93,7 +76,7 @@ export interface PostgresStore extends Store {
 }
 
 // Defined with the connection checks every store shares; exported here, where it always was.
-export { DEFAULT_POSTGRES_SCHEMA } from './connection-options.js';
+export { DEFAULT_POSTGRES_SCHEMA, type PostgresConnection } from './connection-options.js';
 
 // NOTIFY refuses payloads of 8000 bytes or more.
 const MAX_PAYLOAD_BYTES = 8000;

@@ -22,7 +22,13 @@ import type { Secrets } from '../secrets.js';
 import type { Logger } from '../session.js';
 import type { Store } from '../store.js';
 import type { ConnectionMode } from './host.js';
-import type { ReadOptions } from './types.js';
+
+/** Options of {@link Toolkit.readResource}, {@link Toolkit.getPrompt} and a prompt's `render`. */
+export interface ReadOptions {
+  readonly signal?: AbortSignal;
+  /** The client session asking: a per-session server answers on that session's connection. */
+  readonly sessionKey?: string;
+}
 
 /** How deep prompt → tool → prompt calls may nest unless `maxCallDepth` says otherwise. */
 export const DEFAULT_MAX_CALL_DEPTH = 8;

@@ -22,13 +22,19 @@ import type {
   ToolkitItem,
   ToolkitResourceTemplate,
 } from './items.js';
-import type { AddConnectorOptions, RemoveConnectorOptions, ToolkitEvent } from './options.js';
+import type {
+  AddConnectorOptions,
+  ReadOptions,
+  RemoveConnectorOptions,
+  ToolkitEvent,
+} from './options.js';
 
 // The options and the item types live in their own files; they are re-exported here so every
 // import of ./types.js keeps working.
 export {
   DEFAULT_MAX_CALL_DEPTH,
   type AddConnectorOptions,
+  type ReadOptions,
   type RemoveConnectorOptions,
   type ToolkitDelegate,
   type ToolkitEvent,
@@ -56,13 +62,6 @@ export const USER_NAMESPACE = 'user';
 
 // Lives in host.ts, with the host hooks that answer it.
 export type { ConnectionMode } from './host.js';
-
-/** Options of {@link Toolkit.readResource}, {@link Toolkit.getPrompt} and a prompt's `render`. */
-export interface ReadOptions {
-  readonly signal?: AbortSignal;
-  /** The client session asking: a per-session server answers on that session's connection. */
-  readonly sessionKey?: string;
-}
 
 /** Options of {@link Toolkit.call}. */
 export interface CallOptions {
