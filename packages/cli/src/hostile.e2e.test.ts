@@ -13,6 +13,7 @@ import {
   StreamableHTTPClientTransport,
   type CallToolResult,
 } from '@modelcontextprotocol/client';
+import { requestScopedFetch } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   listeningUrl,
@@ -72,7 +73,12 @@ function childRss(): Promise<number> {
 async function connect(): Promise<Client> {
   const client = new Client({ name: 'hostile-suite', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: AUTH } }),
+    // requestScopedFetch: the SDK's transport hands one connection-long signal to every fetch,
+    // which Node's fetch keeps a listener on per request (a warning per call past 1,500).
+    new StreamableHTTPClientTransport(endpoint, {
+      requestInit: { headers: AUTH },
+      fetch: requestScopedFetch(),
+    }),
   );
   clients.push(client);
   return client;
