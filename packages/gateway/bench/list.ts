@@ -14,12 +14,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { serveHttp } from '@toolplane/gateway';
 import { createToolkit, requestScopedFetch } from '@toolplane/toolkit';
 import { readBody, toWebRequest, writeWebResponse } from '../src/http/fetch.js';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
-import { catalogue, PAGE } from './catalogue.js';
+import { catalogue, PAGE, pagedServer } from './catalogue.js';
 import { announcedUrl } from './measure.js';
 
 const SIZES = [1_000, 10_000, 30_000, 100_000];
@@ -47,15 +47,7 @@ async function serveUpstream(tools: Tool[]): Promise<{ url: URL; close(): Promis
       await writeWebResponse(res, await known.handleRequest(request));
       return;
     }
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a bare server, as upstreams often are
-    const server = new Server({ name: 'big', version: '1' }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', (request) => {
-      const start = Number(request.params?.cursor ?? 0);
-      const end = start + PAGE;
-      return end < tools.length
-        ? { tools: tools.slice(start, end), nextCursor: String(end) }
-        : { tools: tools.slice(start) };
-    });
+    const server = pagedServer(tools);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (session) => {
