@@ -38,18 +38,23 @@ function loadMulti(): VendoredMultiSample {
 /** A request that needs every one of its tools among the first results. */
 export type MultiToolCase = readonly [query: string, ...tools: string[]];
 
+/** A sample's functions as tools of its namespace: a name and a description each. */
+function asTools(namespace: string, functions: VendoredSample['tools']): Tool[] {
+  return functions.map(({ name, description }) => ({
+    namespace,
+    name,
+    description,
+    inputSchema: { type: 'object' },
+  }));
+}
+
 /**
  * The functions offered with the vendored multi-function BFCL requests
  * (bfcl-live-parallel-multiple.json; NOTICE-bfcl.md), as tools of one `bfclm` namespace.
  */
 export function publicMultiTools(): Tool[] {
   const { namespace, tools } = loadMulti();
-  return tools.map(({ name, description }) => ({
-    namespace,
-    name,
-    description,
-    inputSchema: { type: 'object' },
-  }));
+  return asTools(namespace, tools);
 }
 
 /**
@@ -71,12 +76,7 @@ export function publicMultiToolRequests(): MultiToolCase[] {
  */
 export function publicTools(): Tool[] {
   const { namespace, tools } = load();
-  return tools.map(({ name, description }) => ({
-    namespace,
-    name,
-    description,
-    inputSchema: { type: 'object' },
-  }));
+  return asTools(namespace, tools);
 }
 
 /**
