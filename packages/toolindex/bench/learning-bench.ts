@@ -1,7 +1,10 @@
 /**
  * Learning from use: replays one half of a request set as sessions (search, then a call of the
  * intended tool when it is among the ten results shown) and measures top-1/top-5 on the other
- * half, before and after, in one run. Run with `pnpm --filter @toolplane/toolindex bench:learning`.
+ * half, before and after, in one run, with minisearch tuned on the measured half beside. Run with
+ * `pnpm --filter @toolplane/toolindex bench:learning [words-tuning|words|older]`: `words-tuning`
+ * runs only the tuning lines of the words sets (the only lines settings are chosen on), `words`
+ * only the evaluation lines of learning-requests.ts, `older` the older sets; nothing runs all.
  */
 import type { Tool } from '@toolplane/toolmodel';
 import { createLearningSearcher } from '../src/learning-searcher.js';
@@ -10,8 +13,11 @@ import {
   rankWith,
   rateOf,
   realTools,
+  minisearchRanker,
   withDistractors,
 } from '../src/testdata/evaluation.js';
+import { LEARNING_REQUESTS } from '../src/testdata/learning-requests.js';
+import { LEARNING_TUNING_REQUESTS } from '../src/testdata/learning-tuning-requests.js';
 import { PARAPHRASE_QUERIES } from '../src/testdata/paraphrases.js';
 import {
   HELD_OUT_QUERIES,
@@ -43,6 +49,7 @@ async function measure(
   const learner = createLearningSearcher(
     process.env.LEARN_WEIGHT === undefined ? {} : { weight: Number(process.env.LEARN_WEIGHT) },
   );
+  const baseline = minisearchRanker(tools);
   const index = indexOf(tools, { searcher: learner });
   const rank = rankWith(index);
   const before = [await rateOf(rank, measured, 1), await rateOf(rank, measured, 5)];
@@ -79,59 +86,93 @@ async function measure(
     'top-5 before': percent(before[1] as number),
     'top-5 after': percent(after[1] as number),
     'top-5 gain': `${(((after[1] as number) - (before[1] as number)) * 100).toFixed(1)} points`,
+    'minisearch top-1 / top-5': `${percent(await rateOf(baseline, measured, 1))} / ${percent(await rateOf(baseline, measured, 5))}`,
   };
 }
 
-const ownReplay = [...TUNING_QUERIES, ...RELEASED_QUERIES, ...PARAPHRASE_QUERIES];
-const real = splitCases(REAL_WORLD_QUERIES);
-// The public sample has several real requests per function, so one half can teach the other.
-const pub = splitCases(publicRequests());
+const which = process.argv[2];
 const rows: Record<string, string>[] = [];
+const wordsTuning = splitCases(LEARNING_TUNING_REQUESTS);
+const words = splitCases(LEARNING_REQUESTS);
 for (const secondSearch of [false, true]) {
-  rows.push(
-    await measure(
-      'own, 10k: tuning sets → held-out',
-      paddedCatalogue(10_000),
-      ownReplay,
-      HELD_OUT_QUERIES,
-      secondSearch,
-    ),
-    await measure(
-      'own, 100k: tuning sets → held-out',
-      paddedCatalogue(100_000),
-      ownReplay,
-      HELD_OUT_QUERIES,
-      secondSearch,
-    ),
-    await measure(
-      'real-world, alone: one half → the other',
-      realTools(),
-      real.tuning,
-      real.heldOut,
-      secondSearch,
-    ),
-    await measure(
-      'public (BFCL), alone: one half → the other',
-      publicTools(),
-      pub.tuning,
-      pub.heldOut,
-      secondSearch,
-    ),
-    await measure(
-      'public (BFCL), 10k: one half → the other',
-      withDistractors(publicTools(), 10_000),
-      pub.tuning,
-      pub.heldOut,
-      secondSearch,
-    ),
-    await measure(
-      'real-world, 10k: one half → the other',
-      withDistractors(realTools(), 10_000),
-      real.tuning,
-      real.heldOut,
-      secondSearch,
-    ),
-  );
+  if (which === undefined || which === 'words-tuning') {
+    for (const size of [1_000, 10_000]) {
+      rows.push(
+        await measure(
+          `words tuning, ${size / 1000}k: replay half → measured half`,
+          paddedCatalogue(size),
+          wordsTuning.tuning,
+          wordsTuning.heldOut,
+          secondSearch,
+        ),
+      );
+    }
+  }
+  if (which === undefined || which === 'words') {
+    for (const size of [1_000, 10_000]) {
+      rows.push(
+        await measure(
+          `words, ${size / 1000}k: replay half → measured half`,
+          withDistractors(realTools(), size),
+          words.tuning,
+          words.heldOut,
+          secondSearch,
+        ),
+      );
+    }
+  }
+}
+if (which === undefined || which === 'older') {
+  const ownReplay = [...TUNING_QUERIES, ...RELEASED_QUERIES, ...PARAPHRASE_QUERIES];
+  const real = splitCases(REAL_WORLD_QUERIES);
+  // The public sample has several real requests per function, so one half can teach the other.
+  const pub = splitCases(publicRequests());
+  for (const secondSearch of [false, true]) {
+    rows.push(
+      await measure(
+        'own, 10k: tuning sets → held-out',
+        paddedCatalogue(10_000),
+        ownReplay,
+        HELD_OUT_QUERIES,
+        secondSearch,
+      ),
+      await measure(
+        'own, 100k: tuning sets → held-out',
+        paddedCatalogue(100_000),
+        ownReplay,
+        HELD_OUT_QUERIES,
+        secondSearch,
+      ),
+      await measure(
+        'real-world, alone: one half → the other',
+        realTools(),
+        real.tuning,
+        real.heldOut,
+        secondSearch,
+      ),
+      await measure(
+        'public (BFCL), alone: one half → the other',
+        publicTools(),
+        pub.tuning,
+        pub.heldOut,
+        secondSearch,
+      ),
+      await measure(
+        'public (BFCL), 10k: one half → the other',
+        withDistractors(publicTools(), 10_000),
+        pub.tuning,
+        pub.heldOut,
+        secondSearch,
+      ),
+      await measure(
+        'real-world, 10k: one half → the other',
+        withDistractors(realTools(), 10_000),
+        real.tuning,
+        real.heldOut,
+        secondSearch,
+      ),
+    );
+  }
 }
 console.log(`learning from use — ${new Date().toISOString()}, node ${process.version}`);
 console.table(rows);
