@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { indexOf, realTools } from './testdata/evaluation.js';
+import { LEARNING_REQUESTS } from './testdata/learning-requests.js';
+import { LEARNING_TUNING_REQUESTS } from './testdata/learning-tuning-requests.js';
 import { PARAPHRASE_QUERIES, TYPO_QUERIES } from './testdata/paraphrases.js';
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from './testdata/queries.js';
 import { REAL_WORLD_QUERIES, TWO_TOOL_REQUESTS } from './testdata/real-world-requests.js';
@@ -10,6 +12,7 @@ import {
   publicRequests,
   publicTools,
 } from './testdata/public-requests.js';
+import { paddedCatalogue } from './testdata/scale-catalogue.js';
 import { isHeldOut, splitCases } from './testdata/split.js';
 
 const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -30,6 +33,7 @@ const HELD_OUT_TEXTS = [
   ...splitCases(TWO_TOOL_REQUESTS).heldOut,
   ...publicRequests(),
   ...publicMultiToolRequests(),
+  ...LEARNING_REQUESTS,
 ].map(([query]) => normalise(query));
 
 // Tuning requests written before the split rule existed, which the rule would hold out: they
@@ -88,5 +92,26 @@ describe('tuning and held-out sets', () => {
     const multi = indexOf(publicMultiTools());
     const multiIds = publicMultiToolRequests().flatMap(([, ...ids]) => ids);
     expect(multiIds.filter((id) => !multi.hasTool(id))).toEqual([]);
+  });
+
+  it('keeps the learning sets apart: tuning requests over other tools, several per tool', () => {
+    const real = indexOf(realTools());
+    expect(LEARNING_REQUESTS.filter(([, id]) => !real.hasTool(id))).toEqual([]);
+    const own = indexOf(paddedCatalogue(1_000));
+    expect(LEARNING_TUNING_REQUESTS.filter(([, id]) => !own.hasTool(id))).toEqual([]);
+    // No tool of the evaluation set is tuned on, and no request is in both sets.
+    const evaluated = new Set(LEARNING_REQUESTS.map(([, id]) => id));
+    expect(LEARNING_TUNING_REQUESTS.filter(([, id]) => evaluated.has(id))).toEqual([]);
+    const tuning = new Set([
+      ...TUNING_TEXTS,
+      ...LEARNING_TUNING_REQUESTS.map(([q]) => normalise(q)),
+    ]);
+    expect(LEARNING_REQUESTS.filter(([query]) => tuning.has(normalise(query)))).toEqual([]);
+    // Learning can only show on a tool the replay half called: most measured requests have one.
+    const { tuning: replay, heldOut: measured } = splitCases(LEARNING_REQUESTS);
+    const replayed = new Set(replay.map(([, id]) => id));
+    expect(measured.filter(([, id]) => replayed.has(id)).length).toBeGreaterThan(
+      measured.length * 0.75,
+    );
   });
 });

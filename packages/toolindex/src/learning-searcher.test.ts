@@ -82,6 +82,24 @@ describe('createLearningSearcher', () => {
     expect(rare[0]?.id).toBe('chat:post_message');
   });
 
+  it("records only words the tool's own text lacks", async () => {
+    const store = createMemoryEvidenceStore();
+    const searcher = withTools(createLearningSearcher({ store }));
+    // `refund` and `charge` already find the tool; `reimburse` and `client` are what search lacked.
+    searcher.record('reimburse the client charge refund', 'billing:create_refund');
+    await searcher.flush();
+    expect((await store.load()).map((row) => row.term).sort()).toEqual(['client', 'reimburs']);
+  });
+
+  it('lifts a called tool above incidental matches of a request in other words', async () => {
+    const searcher = withTools(createLearningSearcher());
+    for (let i = 0; i < 40; i++)
+      searcher.upsert(doc(`shop:tool_${String(i)}`, `Order ${String(i)}.`));
+    // Only `order` matches, and only the shop tools: weak matches, one of them best.
+    searcher.record('chargeback on that order', 'billing:create_refund');
+    expect((await ids(searcher, 'chargeback for my order'))[0]).toBe('billing:create_refund');
+  });
+
   it('lets evidence decay and bounds the terms kept per tool', async () => {
     let clock = 0;
     const store = createMemoryEvidenceStore();

@@ -80,7 +80,10 @@ export const LEARNING_REQUESTS: readonly QueryCase[] = [
   ['route me from the hotel to the conference centre', 'google-maps:maps_directions'],
   ['best way to get from the station to the stadium', 'google-maps:maps_directions'],
   ['turn by turn to the office from home', 'google-maps:maps_directions'],
-  ['how long is the commute from each of our offices to the venue', 'google-maps:maps_distance_matrix'],
+  [
+    'how long is the commute from each of our offices to the venue',
+    'google-maps:maps_distance_matrix',
+  ],
   ['commute times from Lyon and Dijon to Paris', 'google-maps:maps_distance_matrix'],
   ['how far apart are these warehouses by road, all pairs', 'google-maps:maps_distance_matrix'],
   ['lat and long of 10 Downing Street', 'google-maps:maps_geocode'],
