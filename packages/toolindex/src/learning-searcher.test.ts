@@ -82,13 +82,23 @@ describe('createLearningSearcher', () => {
     expect(rare[0]?.id).toBe('chat:post_message');
   });
 
-  it("records only words the tool's own text lacks", async () => {
+  it("records a tool's own words only when search did not already rank it first", async () => {
     const store = createMemoryEvidenceStore();
     const searcher = withTools(createLearningSearcher({ store }));
-    // `refund` and `charge` already find the tool; `reimburse` and `client` are what search lacked.
-    searcher.record('reimburse the client charge refund', 'billing:create_refund');
+    // `refund` and `charge` already ranked the tool first; `reimburse` and `client` are new.
+    searcher.observeSearch('s', 'reimburse the client charge refund', ['billing:create_refund']);
+    searcher.observeCall('s', 'billing:create_refund');
     await searcher.flush();
     expect((await store.load()).map((row) => row.term).sort()).toEqual(['client', 'reimburs']);
+    // Ranked second, the tool needed its own words' help too.
+    searcher.observeSearch('t', 'charges of a customer', [
+      'billing:list_charges',
+      'billing:create_refund',
+    ]);
+    searcher.observeCall('t', 'billing:create_refund');
+    await searcher.flush();
+    const terms = (await store.load()).map((row) => row.term);
+    expect(terms).toContain('charg');
   });
 
   it('lifts a called tool above incidental matches of a request in other words', async () => {

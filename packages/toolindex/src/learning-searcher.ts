@@ -48,6 +48,8 @@ export interface LearningSearcher extends Searcher {
    * Notes that a session called a tool: when it was among the results of one of that session's
    * last three searches (within `followUpMs`), that search's terms become evidence for the tool,
    * and so do the terms of the session's searches just before it that did not show the tool.
+   * When that search already ranked the tool first, the terms of the tool's own text are left
+   * out (they need no help).
    * @returns whether evidence was recorded.
    */
   observeCall(session: string, toolId: string): boolean;
@@ -67,7 +69,7 @@ const DAY_MS = 86_400_000;
  * match of this many words no tool holds (when the searcher tells specificity): a request in
  * words the catalogue lacks matches only weak, incidental words, and scaled by that weak best
  * hit, evidence could not lift its tool above them. On the tuning replay of the words set at
- * 10k (learning-tuning-requests.ts) this took the measured half's top-5 gain from +12.9 to +22.6
+ * 10k (learning-tuning-requests.ts) this took the measured half's top-5 gain from +12.9 to +25.8
  * points at weight 2, with requests for tools never called unchanged.
  */
 const EVIDENCE_FLOOR = 3;
@@ -83,6 +85,8 @@ interface Entry {
 interface ShownSearch {
   readonly query: string;
   readonly ids: Set<string>;
+  /** The first result shown: the tool search already ranked best for this query. */
+  readonly top: string | undefined;
   at: number;
 }
 
@@ -196,14 +200,19 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
     );
   }
 
-  function record(query: string, toolId: string): void {
+  /**
+   * Records `query`'s terms as evidence for `toolId`; with `searchFoundIt`, not the terms the
+   * tool's own text holds: they already rank it first.
+   */
+  function record(query: string, toolId: string, searchFoundIt = false): void {
     if (!learn) return;
     const at = now();
     const saved: UsageEvidence[] = [];
-    const own = ownTerms(toolId);
+    const own = searchFoundIt ? ownTerms(toolId) : new Set<string>();
     for (const term of queryTerms(query)) {
-      // A word the tool's own text holds already finds it: as evidence it would only pull the
-      // tools people call most up for every request with a common word (`create`, `list`).
+      // A word of the tool's own text that already ranked it first needs no help: as evidence
+      // it would only pull the tools people call most up for every request with a common word
+      // (`create`, `list`), as the searches by a tool's name after a miss do.
       if (own.has(term)) continue;
       const known = byTerm.get(term)?.get(toolId);
       const row = {
@@ -319,7 +328,7 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
         for (const id of resultIds) last.ids.add(id);
         last.at = now();
       } else {
-        searches.push({ query, ids: new Set(resultIds), at: now() });
+        searches.push({ query, ids: new Set(resultIds), top: resultIds[0], at: now() });
         if (searches.length > SEARCH_CHAIN) searches.shift();
       }
       sessions.set(session, searches);
@@ -338,7 +347,7 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
       if (shown < 0) return false;
       const found = searches[shown] as ShownSearch;
       found.ids.delete(toolId);
-      record(found.query, toolId);
+      record(found.query, toolId, found.top === toolId);
       // Searches just before it that did not show the tool were the same need in other words:
       // the words that failed to find it are the evidence search lacks most. Each counts once.
       const earlier = searches
@@ -353,7 +362,9 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
       }
       return true;
     },
-    record,
+    record: (query, toolId) => {
+      record(query, toolId);
+    },
     async forget(toolId) {
       if (toolId === undefined) {
         byTerm.clear();
