@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLearningSearcher, type LearningSearcher } from './learning-searcher.js';
 import type { SearchDocument } from './searcher.js';
+import { indexOf, realTools } from './testdata/evaluation.js';
 import { createMemoryEvidenceStore, type EvidenceStore } from './usage-evidence.js';
 
 function doc(id: string, description: string, tags: string[] = []): SearchDocument {
@@ -108,6 +109,25 @@ describe('createLearningSearcher', () => {
     // Only `order` matches, and only the shop tools: weak matches, one of them best.
     searcher.record('chargeback on that order', 'billing:create_refund');
     expect((await ids(searcher, 'chargeback for my order'))[0]).toBe('billing:create_refund');
+  });
+
+  it('learns a request in other words from a failed search and one by the name (README)', async () => {
+    const store = createMemoryEvidenceStore();
+    const learner = createLearningSearcher({ store });
+    const index = indexOf(realTools(), { searcher: learner });
+    const shown = async (text: string): Promise<string[]> =>
+      (await index.search(text, { limit: 5 })).results.map((hit) => hit.id);
+    expect(await shown('kudos to Ana for the launch')).not.toContain('slack:slack_post_message');
+    learner.observeSearch(
+      's',
+      'kudos to the team in #wins',
+      await shown('kudos to the team in #wins'),
+    );
+    learner.observeSearch('s', 'slack post message', await shown('slack post message'));
+    expect(learner.observeCall('s', 'slack:slack_post_message')).toBe(true);
+    await learner.flush();
+    expect((await store.load()).map((row) => row.term).sort()).toEqual(['kudo', 'team', 'win']);
+    expect((await shown('kudos to Ana for the launch'))[0]).toBe('slack:slack_post_message');
   });
 
   it('lets evidence decay and bounds the terms kept per tool', async () => {
