@@ -22,7 +22,7 @@ export interface LearningSearcherOptions {
   readonly learn?: boolean;
   /**
    * How much evidence counts against the searcher's best hit, or against a match of
-   * three words no tool holds when the best hit scores less, 0–10 (default 2).
+   * five words no tool holds when the best hit scores less, 0–10 (default 1).
    */
   readonly weight?: number;
   /** Evidence halves in this many milliseconds (default 30 days). */
@@ -46,10 +46,10 @@ export interface LearningSearcher extends Searcher {
   observeSearch(session: string, query: string, resultIds: readonly string[]): void;
   /**
    * Notes that a session called a tool: when it was among the results of one of that session's
-   * last three searches (within `followUpMs`), that search's terms become evidence for the tool,
-   * and so do the terms of the session's searches just before it that did not show the tool.
-   * When that search already ranked the tool first, the terms of the tool's own text are left
-   * out (they need no help).
+   * last three searches (within `followUpMs`), the terms of the last search that showed it become
+   * evidence for the tool, and so do those of the session's searches just before it (whether
+   * they showed the tool too low or not at all, the session searched again). A search that
+   * already ranked the tool first adds no terms of the tool's own text (they need no help).
    * @returns whether evidence was recorded.
    */
   observeCall(session: string, toolId: string): boolean;
@@ -69,10 +69,12 @@ const DAY_MS = 86_400_000;
  * match of this many words no tool holds (when the searcher tells specificity): a request in
  * words the catalogue lacks matches only weak, incidental words, and scaled by that weak best
  * hit, evidence could not lift its tool above them. On the tuning replay of the words set at
- * 10k (learning-tuning-requests.ts) this took the measured half's top-5 gain from +12.9 to +25.8
- * points at weight 2, with requests for tools never called unchanged.
+ * 10k (learning-tuning-requests.ts) this took the measured half's top-5 gain from +9.7 to +25.8
+ * points. Raising `weight` instead (2) gained as much there but cost requests for tools never
+ * called 4 points of top-1 (paraphrases of half the tools replayed, the other half's tuning
+ * requests measured); the floor costs them nothing, since it only acts when the best hit is weak.
  */
-const EVIDENCE_FLOOR = 3;
+const EVIDENCE_FLOOR = 5;
 /** Hits asked of the inner searcher, so a tool with evidence but a low rank can still rise. */
 const POOL = 20;
 
@@ -92,8 +94,7 @@ interface ShownSearch {
 
 /**
  * A call is credited to the search that showed the tool and to at most this many searches in
- * all of the session: the one before it that did not show the tool is the same need in words
- * the catalogue lacks.
+ * all of the session: the ones before it are the same need in words the catalogue lacks.
  */
 const SEARCH_CHAIN = 3;
 
@@ -120,7 +121,7 @@ export function isLearningSearcher(searcher: Searcher): searcher is LearningSear
 export function createLearningSearcher(options: LearningSearcherOptions = {}): LearningSearcher {
   const inner = options.searcher ?? createBm25Searcher();
   const learn = options.learn ?? true;
-  const weight = checkNumber(options.weight ?? 2, 'weight', 0, 10);
+  const weight = checkNumber(options.weight ?? 1, 'weight', 0, 10);
   const halfLife = checkNumber(options.halfLifeMs ?? 30 * DAY_MS, 'halfLifeMs', 1, 1e13);
   const maxTerms = Math.round(
     checkNumber(options.maxTermsPerTool ?? 32, 'maxTermsPerTool', 1, 1000),
@@ -348,12 +349,11 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
       const found = searches[shown] as ShownSearch;
       found.ids.delete(toolId);
       record(found.query, toolId, found.top === toolId);
-      // Searches just before it that did not show the tool were the same need in other words:
-      // the words that failed to find it are the evidence search lacks most. Each counts once.
-      const earlier = searches
-        .slice(0, shown)
-        .filter((search) => at - search.at <= followUp && !search.ids.has(toolId));
-      for (const search of earlier) record(search.query, toolId);
+      // Searches just before it were the same need in other words: the words that failed to
+      // find it (or found it too low to be trusted, since the session searched again) are the
+      // evidence search lacks most. Each counts once.
+      const earlier = searches.slice(0, shown).filter((search) => at - search.at <= followUp);
+      for (const search of earlier) record(search.query, toolId, search.top === toolId);
       if (earlier.length > 0) {
         sessions.set(
           session,
