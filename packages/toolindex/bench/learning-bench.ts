@@ -26,9 +26,9 @@ import {
   type QueryCase,
 } from '../src/testdata/queries.js';
 import { REAL_WORLD_QUERIES } from '../src/testdata/real-world-requests.js';
-import { paddedCatalogue } from '../src/testdata/scale-catalogue.js';
+import { baseTools, paddedCatalogue } from '../src/testdata/scale-catalogue.js';
 import { publicRequests, publicTools } from '../src/testdata/public-requests.js';
-import { splitCases } from '../src/testdata/split.js';
+import { isHeldOut, splitCases } from '../src/testdata/split.js';
 
 const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 const SHOWN = 10;
@@ -93,6 +93,11 @@ async function measure(
 const which = process.argv[2];
 const rows: Record<string, string>[] = [];
 const wordsTuning = splitCases(LEARNING_TUNING_REQUESTS);
+// The harm check (tuning data): paraphrases of the tools whose id hashes odd are replayed, the
+// tuning requests of the other tools measured: what learning costs requests for tools not called.
+const calledHalf = (id: string): boolean => isHeldOut(id);
+const harmReplay = PARAPHRASE_QUERIES.filter(([, id]) => calledHalf(id));
+const harmMeasured = [...TUNING_QUERIES, ...RELEASED_QUERIES].filter(([, id]) => !calledHalf(id));
 const words = splitCases(LEARNING_REQUESTS);
 for (const secondSearch of [false, true]) {
   if (which === undefined || which === 'words-tuning') {
@@ -103,6 +108,20 @@ for (const secondSearch of [false, true]) {
           paddedCatalogue(size),
           wordsTuning.tuning,
           wordsTuning.heldOut,
+          secondSearch,
+        ),
+      );
+    }
+    for (const [size, tools] of [
+      ['alone', baseTools()],
+      ['10k', paddedCatalogue(10_000)],
+    ] as const) {
+      rows.push(
+        await measure(
+          `harm check, ${size}: half the tools' paraphrases → the other tools' tuning requests`,
+          tools,
+          harmReplay,
+          harmMeasured,
           secondSearch,
         ),
       );
