@@ -15,26 +15,27 @@ import type { SandboxPool } from './pool.js';
 // interrupt handler runs every few thousand QuickJS instructions, so a healthy worker answers in
 // well under a millisecond; only a wedged one reaches this.
 const GRACE_MS = 1_000;
-// After posting answers the main thread may spin this long for the worker's next message
-// (channel.ts), and at most TURN_SPIN_MS in all before it lets the event loop run again, so that
-// a run of quick calls never holds other sessions for longer than that.
-const SPIN_MS = 0.05;
+// After posting answers the main thread may spin for the worker's next message (channel.ts):
+// twice the typical recent wait, at least 50 µs, and never past 200 µs a wait (a program that
+// computes longer between calls is slept through), and at most TURN_SPIN_MS in all before it
+// lets the event loop run again, so that a run of quick calls never holds other sessions longer.
+const SPIN_BOUNDS = { minMs: 0.05, maxMs: 0.2 } as const;
 const TURN_SPIN_MS = 1;
 
 /** When the current event-loop turn's spinning began; reset once the loop has turned. */
 let turnStarted: number | undefined;
 
-/** Whether this turn may still spin, starting its clock on the first spin of a turn. */
-function turnAllowsSpin(): boolean {
+/** How long (ms) this turn may still spin, starting its clock on the first spin of a turn. */
+function turnSpinLeft(): number {
   const now = performance.now();
   if (turnStarted === undefined) {
     turnStarted = now;
     setImmediate(() => {
       turnStarted = undefined;
     });
-    return true;
+    return TURN_SPIN_MS;
   }
-  return now - turnStarted < TURN_SPIN_MS;
+  return TURN_SPIN_MS - (now - turnStarted);
 }
 
 /** A tool call or search the program made: what the main thread must answer. */
@@ -77,7 +78,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
   const run = ++runs;
   const calls = new AbortController();
   const { control } = worker;
-  const spin = new SpinPolicy(SPIN_MS);
+  const spin = new SpinPolicy(SPIN_BOUNDS);
   const spinning = request.spin ?? spareCore();
   Atomics.store(control, STOP, 0);
   try {
@@ -156,8 +157,10 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         posted = performance.now();
         // A worker that answered quickly last time is likely to call again at once: wait for
         // it here, briefly, rather than let it wake this thread through the event loop.
-        if (!spinning || !spin.shouldSpin() || !turnAllowsSpin()) return;
-        const moved = spinFor(control, MESSAGES, seen, SPIN_MS);
+        const wanted = spinning ? spin.budget() : 0;
+        const budget = wanted > 0 ? Math.min(wanted, turnSpinLeft()) : 0;
+        if (budget <= 0) return;
+        const moved = spinFor(control, MESSAGES, seen, budget);
         spin.record(performance.now() - posted);
         posted = 0;
         if (!moved) return;

@@ -66,9 +66,11 @@ const quickjs = await newQuickJSWASMModuleFromVariant(capped);
 const OPENING = '((tools, search, console) => async () => {';
 const CLOSING = '\n})';
 
-// The worker spins for answers at most this long before it sleeps (see channel.ts).
-const SPIN_MS = 0.05;
-const spin = new SpinPolicy(SPIN_MS);
+// How long the worker spins for answers before it sleeps (channel.ts): twice the typical recent
+// wait, so an upstream that answers within a few hundred µs is waited for awake, up to 1 ms a
+// wait; slower ones are slept through. Its CPU is the worker's own core, and it never spins on a
+// machine without one to spare (the run's `spin`).
+const spin = new SpinPolicy({ minMs: 0.05, maxMs: 1 });
 
 /** A runtime and its one context, made before the run that will use them. */
 interface Sandbox {
@@ -407,7 +409,8 @@ function internal(error: unknown): Failure {
  */
 function awaitAnswers(run: Run, seen: number): SettledCall[] {
   const started = performance.now();
-  if (!run.spin || !spin.shouldSpin() || !spinFor(control, ANSWERS, seen, SPIN_MS)) {
+  const budget = run.spin ? spin.budget() : 0;
+  if (budget === 0 || !spinFor(control, ANSWERS, seen, budget)) {
     while (Atomics.load(control, ANSWERS) === seen && Atomics.load(control, STOP) === 0) {
       Atomics.wait(control, ANSWERS, seen, 1_000);
     }
