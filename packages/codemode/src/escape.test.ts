@@ -134,7 +134,7 @@ describe('hostile programs', () => {
     const { value } = await code.run(`
       const names = ['process', 'require', 'module', 'fetch', 'setTimeout', 'setInterval',
         'setImmediate', 'queueMicrotask', 'Buffer', 'WebAssembly', 'Atomics',
-        'XMLHttpRequest', 'WebSocket', 'Deno', 'Bun', 'hostCall', 'hostLog', 'std', 'os', '__filename'];
+        'XMLHttpRequest', 'WebSocket', 'Deno', 'Bun', 'hostCall', 'hostFull', 'hostLog', 'drain', 'std', 'os', '__filename'];
       const fromFunction = Function('return this')();
       return Object.fromEntries(names.map((n) => [n, typeof globalThis[n] + '/' + typeof fromFunction[n]]));
     `);

@@ -1,9 +1,12 @@
 // The JavaScript that sets up the API inside the sandbox, before the program runs. It is QuickJS
-// code, kept as text: it receives the worker's two host functions and the tool list, builds
-// frozen `tools`, `search` and `console` objects around them, and returns `[finish, settle]`:
-// `finish` hands them to the program, runs it and reports its end as one tagged string;
-// `settle` resolves the calls of a batch of answers. Every value that leaves the sandbox is
-// JSON text made here; the worker takes nothing else.
+// code, kept as text: it receives the worker's two host functions, the tool list and the call
+// bound, builds frozen `tools`, `search` and `console` objects around them, and returns
+// `[finish, settle, drain]`: `finish` hands them to the program, runs it and reports its end as
+// one tagged string; `settle` resolves the calls of a batch of answers; `drain` hands the worker
+// the calls made since it last asked, as one packed string. Calls queue here rather than call
+// into the host one by one: a host function call costs the worker's glue more than the queue
+// and one drain per pump. Every value that leaves the sandbox is JSON text made here; the
+// worker takes nothing else, and counts the calls again itself.
 //
 // Tags of `finish`'s answer: `V` + JSON (a value), `U` (no value), `T` + name, message and
 // stack of an uncaught throw (each led by its length and a colon, so that no `toJSON` or
@@ -14,7 +17,7 @@ export const PRELUDE_FILE = 'codemode-prelude.js';
 /** File name the program is evaluated under; line numbers of its errors point into it. */
 export const PROGRAM_FILE = 'program.js';
 
-export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
+export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
   'use strict';
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -52,13 +55,29 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
   let next = 0;
   const PromiseType = Promise;
 
+  // The calls not yet drained, head (op:call:target) and JSON text in turn; null-prototype for
+  // the same reason as waiting. Past the call bound the host is told at once, which stops the
+  // program through its interrupt handler, so that a loop of calls ends without a pump.
+  let outbox = create(null);
+  let queued = 0;
+  let toolCalls = 0;
+  const drain = () => {
+    let packed = '';
+    for (let i = 0; i < queued; i++) packed += outbox[i].length + ':' + outbox[i];
+    outbox = create(null);
+    queued = 0;
+    return packed;
+  };
+
   const call = async (op, target, payload) => {
     const json = stringify(payload);
     const id = next++;
     const answer = new PromiseType((resolve, reject) => {
       waiting[id] = [resolve, reject];
     });
-    hostCall(op + ':' + id + ':' + target, json === undefined ? '{}' : json);
+    if (op === 'tool' && ++toolCalls > maxToolCalls) hostFull();
+    outbox[queued++] = op + ':' + id + ':' + target;
+    outbox[queued++] = json === undefined ? '{}' : json;
     try {
       return await answer;
     } catch (failure) {
@@ -150,5 +169,5 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
       return 'N' + describe(error).message;
     }
     return json === undefined ? 'N' + 'a ' + typeof value + ' is not JSON' : 'V' + json;
-  }, settle];
+  }, settle, drain];
 })`;

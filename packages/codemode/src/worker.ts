@@ -131,6 +131,8 @@ class Run {
   inFlight = 0;
   /** The prelude's `settle`, which resolves the program's promises of a batch of answers. */
   settler: QuickJSHandle | undefined;
+  /** The prelude's `drain`, which hands over the calls the program queued. */
+  drainer: QuickJSHandle | undefined;
   readonly logs: LogEntry[] = [];
   /** Calls made since the last message to the main thread, sent together once the pump is done. */
   outbox: HostCall[] = [];
@@ -163,29 +165,47 @@ class Run {
   }
 
   /**
-   * `hostCall(head, json)` inside the sandbox, `head` being `op:call:target`: queues the call.
-   * The promise the program awaits is the prelude's own, settled through `settle` (one host
-   * call per batch of answers, not a promise capability and its handles per call).
+   * Takes the calls the program queued since the last drain (the prelude's `drain`: heads
+   * `op:call:target` and JSON texts in turn, packed) into the outbox, counting them against the
+   * call bound here too. The promise the program awaits is the prelude's own, settled through
+   * `settle` (one host call per batch of answers, not a promise capability per call).
    */
-  hostCall(head: QuickJSHandle, json: QuickJSHandle): void {
-    const { vm } = this;
-    if (vm.typeof(head) !== 'string' || vm.typeof(json) !== 'string') {
-      throw new TypeError('bad host call');
+  drain(): void {
+    const { vm, drainer } = this;
+    if (drainer === undefined) return;
+    const drained = vm.callFunction(drainer, vm.undefined);
+    if (drained.error !== undefined) {
+      // Packing allocates in the sandbox, which may be out of memory.
+      const failure = this.failureOf(drained.error, 'execution');
+      drained.error.dispose();
+      this.fatal ??= failure.code === 'resource_exhausted' ? failure : internal(failure.message);
+      return;
     }
-    const text = vm.getString(head);
-    const first = text.indexOf(':');
-    const second = text.indexOf(':', first + 1);
-    const kind = text.slice(0, first);
-    const call = Number(text.slice(first + 1, second));
-    if ((kind !== 'tool' && kind !== 'search') || second < 0 || !Number.isInteger(call)) {
-      throw new TypeError('bad host call');
+    const packed = vm.typeof(drained.value) === 'string' ? vm.getString(drained.value) : '';
+    drained.value.dispose();
+    if (packed === '') return;
+    const parts = unpack(packed);
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const head = parts[i] as string;
+      const first = head.indexOf(':');
+      const second = head.indexOf(':', first + 1);
+      const kind = head.slice(0, first);
+      const call = Number(head.slice(first + 1, second));
+      if ((kind !== 'tool' && kind !== 'search') || second < 0 || !Number.isInteger(call)) {
+        this.fatal ??= internal('the sandbox queued a call the worker cannot read');
+        return;
+      }
+      if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
+      if (this.fatal !== undefined) return;
+      this.inFlight++;
+      const json = parts[i + 1] as string;
+      this.outbox.push({ call, op: kind, target: head.slice(second + 1), json });
     }
-    if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) {
-      this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
-    }
-    if (this.fatal !== undefined) return;
-    this.inFlight++;
-    this.outbox.push({ call, op: kind, target: text.slice(second + 1), json: vm.getString(json) });
+  }
+
+  /** The program passed its call bound: the interrupt handler stops it at once. */
+  full(): void {
+    this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
   }
 
   /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
@@ -205,20 +225,24 @@ class Run {
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
-    const hostCall = vm.newFunction('hostCall', (head, json) => {
-      this.hostCall(head, json);
+    const hostFull = vm.newFunction('hostFull', () => {
+      this.full();
     });
     const hostLog = vm.newFunction('hostLog', (level, text) => {
       this.hostLog(level, text);
     });
     const spec = vm.newString(toolsJson);
+    const bound = vm.newNumber(this.limits.maxToolCalls);
     try {
       const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
-      const made = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
+      const made = vm.unwrapResult(
+        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound),
+      );
       setup.dispose();
       // Read before the program exists, so nothing it does to Array.prototype can interfere.
       const finish = vm.getProp(made, 0);
       this.settler = vm.getProp(made, 1);
+      this.drainer = vm.getProp(made, 2);
       made.dispose();
       const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
         type: 'global',
@@ -240,9 +264,10 @@ class Run {
       this.result = started.value;
       return undefined;
     } finally {
-      hostCall.dispose();
+      hostFull.dispose();
       hostLog.dispose();
       spec.dispose();
+      bound.dispose();
     }
   }
 
@@ -291,7 +316,10 @@ class Run {
       jobs.error.dispose();
       return failure;
     }
-    const stopped = this.stopped();
+    let stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    this.drain();
+    stopped = this.stopped();
     if (stopped !== undefined) return stopped;
     const result = this.result;
     if (result === undefined) return { ok: false, code: 'internal', message: 'no program' };
@@ -378,6 +406,7 @@ class Run {
     if (this.ended) return;
     this.ended = true;
     this.settler?.dispose();
+    this.drainer?.dispose();
     this.result?.dispose();
     this.vm.dispose();
     this.runtime.dispose();
