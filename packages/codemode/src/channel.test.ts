@@ -120,7 +120,7 @@ describe('spareCore', () => {
       process.env[SPIN_ENV] = 'off';
       expect(spareCore()).toBe(false);
     } finally {
-      if (before === undefined) delete process.env[SPIN_ENV];
+      if (before === undefined) Reflect.deleteProperty(process.env, SPIN_ENV);
       else process.env[SPIN_ENV] = before;
     }
   });
