@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ANSWERS, MESSAGES, nextMessage, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
 import type {
@@ -36,6 +37,15 @@ function turnSpinLeft(): number {
     return TURN_SPIN_MS;
   }
   return TURN_SPIN_MS - (now - turnStarted);
+}
+
+/**
+ * The most a run's worker may spin for one wait: up to 1 ms (through a quick upstream call)
+ * while this run, the `others` already running and the main thread each have a core, else a
+ * local tool's 50 µs, so that runs at once never spin on every core for slow answers.
+ */
+function workerSpinMs(others: number): number {
+  return others + 2 <= availableParallelism() ? 1 : 0.05;
 }
 
 /** A tool call or search the program made: what the main thread must answer. */
@@ -184,7 +194,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         program: request.program,
         tools: request.tools,
         limits: request.limits,
-        spin: spinning,
+        spinMs: spinning ? workerSpinMs(pool.busy - 1) : 0,
       });
     });
   } finally {

@@ -56,8 +56,11 @@ export type HostMessage =
       readonly program: string;
       readonly tools: readonly ApiTool[];
       readonly limits: SandboxLimits;
-      /** Whether the worker may spin briefly for answers (a core is to spare: channel.ts). */
-      readonly spin: boolean;
+      /**
+       * The most (ms) the worker may spin for one wait's answers before it sleeps: 0 on a machine
+       * without a spare core, a short spin while other runs hold the other cores (channel.ts).
+       */
+      readonly spinMs: number;
     }
   | {
       readonly kind: 'settle';

@@ -70,7 +70,8 @@ const CLOSING = '\n})';
 // wait, so an upstream that answers within a few hundred µs is waited for awake, up to 1 ms a
 // wait; slower ones are slept through. Its CPU is the worker's own core, and it never spins on a
 // machine without one to spare (the run's `spin`).
-const spin = new SpinPolicy({ minMs: 0.05, maxMs: 1 });
+const SPIN_BOUNDS = { minMs: 0.05, maxMs: 1 } as const;
+const spin = new SpinPolicy(SPIN_BOUNDS);
 
 /** A runtime and its one context, made before the run that will use them. */
 interface Sandbox {
@@ -145,7 +146,7 @@ class Run {
   constructor(
     readonly id: number,
     readonly limits: SandboxLimits,
-    readonly spin: boolean,
+    readonly spinMs: number,
   ) {
     const sandbox = takeSandbox();
     this.runtime = sandbox.runtime;
@@ -438,7 +439,9 @@ function internal(error: unknown): Failure {
  */
 function awaitAnswers(run: Run, seen: number): SettledCall[] {
   const started = performance.now();
-  const budget = run.spin ? spin.budget() : 0;
+  // A wait the run's bound cannot cover is slept through from the start, not spun in vain.
+  const wanted = spin.budget();
+  const budget = wanted <= run.spinMs ? wanted : 0;
   if (budget === 0 || !spinFor(control, ANSWERS, seen, budget)) {
     while (Atomics.load(control, ANSWERS) === seen && Atomics.load(control, STOP) === 0) {
       Atomics.wait(control, ANSWERS, seen, 1_000);
@@ -489,7 +492,7 @@ function drive(run: Run): void {
 
 port.on('message', (message: HostMessage) => {
   if (message.kind !== 'run') return;
-  const run = new Run(message.run, message.limits, message.spin);
+  const run = new Run(message.run, message.limits, message.spinMs);
   current = run;
   let failed: Failure | undefined;
   try {
