@@ -7,7 +7,6 @@ import type {
   LogEntry,
   Outcome,
   SandboxLimits,
-  SettledCall,
   WorkerMessage,
 } from './protocol.js';
 import type { SandboxPool } from './pool.js';
@@ -154,14 +153,17 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
       };
       // Answers ready in the same turn (the calls of a `Promise.all`, say) go in one message,
       // sent once the microtasks that settle them have run: one wake-up of the worker for all.
-      let ready: SettledCall[] = [];
+      let batch = '';
+      let count = 0;
       let posted = 0;
       const flush = (): void => {
-        const answers = ready;
-        ready = [];
+        const answers = `[${batch}]`;
+        const answered = count;
+        batch = '';
+        count = 0;
         if (ended || stopped !== undefined || worker.dead) return;
         const seen = Atomics.load(control, MESSAGES);
-        worker.channel.postMessage({ kind: 'settle', run, answers });
+        worker.channel.postMessage({ kind: 'settle', run, count: answered, batch: answers });
         Atomics.add(control, ANSWERS, 1);
         Atomics.notify(control, ANSWERS);
         posted = performance.now();
@@ -180,8 +182,9 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           receive(message);
         }
       };
-      const answered = (call: number, answer: CallAnswer): void => {
-        if (ready.push({ call, ...answer }) === 1) queueMicrotask(flush);
+      const answered = (call: number, { ok, json }: CallAnswer): void => {
+        batch += `${count === 0 ? '' : ','}[${String(call)},${ok ? '1' : '0'},${json}]`;
+        if (++count === 1) queueMicrotask(flush);
       };
       if (request.signal?.aborted === true) {
         // Nothing runs yet, so there is no end for the worker to report.

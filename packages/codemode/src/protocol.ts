@@ -40,14 +40,6 @@ export interface HostCall {
   readonly json: string;
 }
 
-/** The answer to a {@link HostCall}. */
-export interface SettledCall {
-  readonly call: number;
-  /** The answer as JSON text, or the failure as JSON text of `{ message, code }`. */
-  readonly ok: boolean;
-  readonly json: string;
-}
-
 /** Main thread → worker: `run` on the worker's port, `settle` on the channel. */
 export type HostMessage =
   | {
@@ -65,8 +57,14 @@ export type HostMessage =
   | {
       readonly kind: 'settle';
       readonly run: number;
-      /** The answers that are ready, in one message: one wake-up of the worker for all. */
-      readonly answers: readonly SettledCall[];
+      /** How many calls the batch answers. */
+      readonly count: number;
+      /**
+       * The answers that are ready, in one message (one wake-up of the worker for all), as the
+       * JSON text the prelude's `settle` parses: `[[call, 1, value], [call, 0, { message, code }]]`.
+       * Made as text on the main thread, so that neither thread copies objects for it.
+       */
+      readonly batch: string;
     };
 
 /** What a finished run reports: its value as JSON text (absent for `undefined`), or its failure. */

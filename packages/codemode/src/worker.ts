@@ -23,7 +23,6 @@ import type {
   LogEntry,
   Outcome,
   SandboxLimits,
-  SettledCall,
   WorkerMessage,
 } from './protocol.js';
 
@@ -109,6 +108,8 @@ function takeSandbox(): Sandbox {
 const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 
 type Failure = Extract<Outcome, { ok: false }>;
+/** One `settle` message's answers. */
+type Batch = Extract<HostMessage, { kind: 'settle' }>;
 
 /** The prelude's `pack`: strings each led by their length and a colon. */
 function unpack(text: string): string[] {
@@ -379,18 +380,14 @@ class Run {
   }
 
   /**
-   * Hands a batch of answers to the prelude's `settle` as one JSON text: each answer is JSON
-   * already, so the batch is `[[call, ok, answer], ...]` and QuickJS parses it once.
+   * Hands a batch of answers to the prelude's `settle`: one JSON text the main thread made,
+   * `[[call, ok, answer], ...]`, which QuickJS parses once.
    */
-  settle(answers: readonly SettledCall[]): void {
+  settle({ count, batch }: Batch): void {
     const settler = this.settler;
-    if (answers.length === 0 || settler === undefined) return;
-    this.inFlight -= answers.length;
-    let batch = '[';
-    for (const { call, ok, json } of answers) {
-      batch += `${batch === '[' ? '' : ','}[${String(call)},${ok ? '1' : '0'},${json}]`;
-    }
-    const text = this.vm.newString(`${batch}]`);
+    if (count === 0 || settler === undefined) return;
+    this.inFlight -= count;
+    const text = this.vm.newString(batch);
     const settled = this.vm.callFunction(settler, this.vm.undefined, text);
     text.dispose();
     if (settled.error === undefined) {
@@ -437,7 +434,7 @@ function internal(error: unknown): Failure {
  * answers. It spins first when answers came quickly last time, then sleeps in `Atomics.wait`;
  * the timeout only re-checks the stop flag, the notify is what wakes it.
  */
-function awaitAnswers(run: Run, seen: number): SettledCall[] {
+function awaitAnswers(run: Run, seen: number): Batch[] {
   const started = performance.now();
   // A wait the run's bound cannot cover is slept through from the start, not spun in vain.
   const wanted = spin.budget();
@@ -448,12 +445,12 @@ function awaitAnswers(run: Run, seen: number): SettledCall[] {
     }
   }
   spin.record(performance.now() - started);
-  const answers: SettledCall[] = [];
+  const answers: Batch[] = [];
   for (;;) {
     const message = nextMessage(channel) as HostMessage | undefined;
     if (message === undefined) return answers;
     // Answers of an earlier run that ended before they came are dropped here.
-    if (message.kind === 'settle' && message.run === run.id) answers.push(...message.answers);
+    if (message.kind === 'settle' && message.run === run.id) answers.push(message);
   }
 }
 
@@ -483,7 +480,7 @@ function drive(run: Run): void {
     }
     try {
       // Every answer first, then one pump: the program resumes once for all of them.
-      run.settle(answers);
+      for (const answered of answers) run.settle(answered);
     } catch (error) {
       run.exhaust(error instanceof Error ? error.message : String(error));
     }
