@@ -17,6 +17,20 @@ export const PRELUDE_FILE = 'codemode-prelude.js';
 /** File name the program is evaluated under; line numbers of its errors point into it. */
 export const PROGRAM_FILE = 'program.js';
 
+/** Reads what the prelude's `pack` and `drain` make: strings each led by their length and a colon. */
+export function unpack(text: string): string[] {
+  const parts: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const colon = text.indexOf(':', at);
+    if (colon < 0) break;
+    const length = Number(text.slice(at, colon));
+    parts.push(text.slice(colon + 1, colon + 1 + length));
+    at = colon + 1 + length;
+  }
+  return parts;
+}
+
 export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
   'use strict';
   const parse = JSON.parse;

@@ -16,7 +16,7 @@ import {
 } from 'quickjs-emscripten-core';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { ANSWERS, MESSAGES, nextMessage, SpinPolicy, STOP, spinFor } from './channel.js';
-import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
+import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE, unpack } from './prelude.js';
 import type {
   HostCall,
   HostMessage,
@@ -110,20 +110,6 @@ const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 type Failure = Extract<Outcome, { ok: false }>;
 /** One `settle` message's answers. */
 type Batch = Extract<HostMessage, { kind: 'settle' }>;
-
-/** The prelude's `pack`: strings each led by their length and a colon. */
-function unpack(text: string): string[] {
-  const parts: string[] = [];
-  let at = 0;
-  while (at < text.length) {
-    const colon = text.indexOf(':', at);
-    if (colon < 0) break;
-    const length = Number(text.slice(at, colon));
-    parts.push(text.slice(colon + 1, colon + 1 + length));
-    at = colon + 1 + length;
-  }
-  return parts;
-}
 
 /** One program's run: its runtime, context, pending calls and what it has logged. */
 class Run {
