@@ -86,6 +86,15 @@ describe('SpinPolicy', () => {
     expect(policy.budget()).toBeCloseTo(0.5);
   });
 
+  it('takes the typical wait as the median of the last eight, in any order', () => {
+    const policy = new SpinPolicy(bounds);
+    for (const waited of [0.3, 0.1, 0.4, 0.2, 0.15, 0.35, 0.05, 0.25]) policy.record(waited);
+    expect(policy.budget()).toBeCloseTo(0.4);
+    // The oldest (0.3) leaves the window: the lower middle of the eight is now 0.15.
+    policy.record(0.01);
+    expect(policy.budget()).toBeCloseTo(0.3);
+  });
+
   it('keeps spinning through one slow wait among quick ones', () => {
     const policy = new SpinPolicy(bounds);
     for (let i = 0; i < 8; i++) policy.record(0.01);
