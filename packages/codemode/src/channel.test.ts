@@ -1,6 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spareCore, SPIN_ENV, SpinPolicy } from './channel.js';
-import { execute, type CallAnswer, type SandboxCall } from './execute.js';
+import { execute, workerSpinMs, type CallAnswer, type SandboxCall } from './execute.js';
 import { SandboxPool } from './pool.js';
 import { CODE_MODE_DEFAULTS } from './code-mode.js';
 
@@ -132,5 +133,14 @@ describe('spareCore', () => {
       if (before === undefined) Reflect.deleteProperty(process.env, SPIN_ENV);
       else process.env[SPIN_ENV] = before;
     }
+  });
+});
+
+describe('workerSpinMs', () => {
+  it('lets a worker spin through an upstream call only while every run has a core', () => {
+    const cores = availableParallelism();
+    expect(workerSpinMs(Math.max(0, cores - 2))).toBe(cores >= 2 ? 1 : 0.05);
+    expect(workerSpinMs(cores - 1)).toBe(0.05);
+    expect(workerSpinMs(cores + 3)).toBe(0.05);
   });
 });

@@ -43,7 +43,7 @@ function turnSpinLeft(): number {
  * while this run, the `others` already running and the main thread each have a core, else a
  * local tool's 50 µs, so that runs at once never spin on every core for slow answers.
  */
-function workerSpinMs(others: number): number {
+export function workerSpinMs(others: number): number {
   return others + 2 <= availableParallelism() ? 1 : 0.05;
 }
 
