@@ -417,8 +417,9 @@ function internal(error: unknown): Failure {
 
 /**
  * Blocks until the main thread has posted answers (or asked a stop), and returns this run's
- * answers. It spins first when answers came quickly last time, then sleeps in `Atomics.wait`;
- * the timeout only re-checks the stop flag, the notify is what wakes it.
+ * answers. It spins first for as long as the recent answers suggest (SpinPolicy, capped by the
+ * run), then sleeps in `Atomics.wait`; the timeout only re-checks the stop flag, the notify is
+ * what wakes it.
  */
 function awaitAnswers(run: Run, seen: number): Batch[] {
   const started = performance.now();
