@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { ANSWERS, MESSAGES, nextMessage, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
+import { unpackCalls } from './prelude.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
 import type {
   ApiTool,
@@ -133,7 +134,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           return;
         }
         if (message.kind !== 'calls') return;
-        for (const call of message.calls) {
+        // The worker has read and counted them already; its text cannot fail to read here.
+        for (const call of unpackCalls(message.calls) ?? []) {
           void request.onCall(call, calls.signal).then((answer) => {
             answered(call.call, answer);
           });

@@ -12,6 +12,8 @@
 // stack of an uncaught throw (each led by its length and a colon, so that no `toJSON` or
 // prototype the program changed can garble them), `N` + text (a value that is not JSON).
 
+import type { HostCall } from './protocol.js';
+
 /** File name the prelude is evaluated under, so that its frames can be told from the program's. */
 export const PRELUDE_FILE = 'codemode-prelude.js';
 /** File name the program is evaluated under; line numbers of its errors point into it. */
@@ -29,6 +31,25 @@ export function unpack(text: string): string[] {
     at = colon + 1 + length;
   }
   return parts;
+}
+
+/**
+ * The calls in a packed text the prelude's `drain` made (head `op:call:target` and JSON text in
+ * turn), in order; `undefined` when a head cannot be read.
+ */
+export function unpackCalls(packed: string): HostCall[] | undefined {
+  const parts = unpack(packed);
+  const calls: HostCall[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const head = parts[i] as string;
+    const first = head.indexOf(':');
+    const second = head.indexOf(':', first + 1);
+    const op = head.slice(0, first);
+    const call = Number(head.slice(first + 1, second));
+    if ((op !== 'tool' && op !== 'search') || second < 0 || !Number.isInteger(call)) return;
+    calls.push({ call, op, target: head.slice(second + 1), json: parts[i + 1] as string });
+  }
+  return calls;
 }
 
 export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {

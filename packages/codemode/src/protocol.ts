@@ -85,8 +85,12 @@ export type WorkerMessage =
   | {
       readonly kind: 'calls';
       readonly run: number;
-      /** Every call the program made since the last message, in order: one wake-up for all. */
-      readonly calls: readonly HostCall[];
+      /**
+       * Every call the program made since the last message, in order (one wake-up for all), as
+       * the prelude's `drain` packed them: text rather than objects, so that neither thread
+       * copies objects for it (`unpackCalls` reads it).
+       */
+      readonly calls: string;
     }
   | {
       readonly kind: 'done';

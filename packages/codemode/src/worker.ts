@@ -16,15 +16,8 @@ import {
 } from 'quickjs-emscripten-core';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { ANSWERS, MESSAGES, nextMessage, SpinPolicy, STOP, spinFor } from './channel.js';
-import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE, unpack } from './prelude.js';
-import type {
-  HostCall,
-  HostMessage,
-  LogEntry,
-  Outcome,
-  SandboxLimits,
-  WorkerMessage,
-} from './protocol.js';
+import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE, unpack, unpackCalls } from './prelude.js';
+import type { HostMessage, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('the code-mode sandbox runs as a worker thread');
@@ -122,8 +115,8 @@ class Run {
   /** The prelude's `drain`, which hands over the calls the program queued. */
   drainer: QuickJSHandle | undefined;
   readonly logs: LogEntry[] = [];
-  /** Calls made since the last message to the main thread, sent together once the pump is done. */
-  outbox: HostCall[] = [];
+  /** Calls made since the last message to the main thread (packed), sent once the pump is done. */
+  outbox = '';
   logBytes = 0;
   calls = 0;
   fatal: Failure | undefined;
@@ -172,23 +165,18 @@ class Run {
     const packed = vm.typeof(drained.value) === 'string' ? vm.getString(drained.value) : '';
     drained.value.dispose();
     if (packed === '') return;
-    const parts = unpack(packed);
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const head = parts[i] as string;
-      const first = head.indexOf(':');
-      const second = head.indexOf(':', first + 1);
-      const kind = head.slice(0, first);
-      const call = Number(head.slice(first + 1, second));
-      if ((kind !== 'tool' && kind !== 'search') || second < 0 || !Number.isInteger(call)) {
-        this.fatal ??= internal('the sandbox queued a call the worker cannot read');
-        return;
-      }
-      if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
-      if (this.fatal !== undefined) return;
-      this.inFlight++;
-      const json = parts[i + 1] as string;
-      this.outbox.push({ call, op: kind, target: head.slice(second + 1), json });
+    // Read here to count and check them; they cross to the main thread as the packed text.
+    const calls = unpackCalls(packed);
+    if (calls === undefined) {
+      this.fatal ??= internal('the sandbox queued a call the worker cannot read');
+      return;
     }
+    for (const { op } of calls) {
+      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
+    }
+    if (this.fatal !== undefined) return;
+    this.inFlight += calls.length;
+    this.outbox += packed;
   }
 
   /** The program passed its call bound: the interrupt handler stops it at once. */
@@ -359,9 +347,9 @@ class Run {
 
   /** Sends the calls the program made since the last message, all in one. */
   flush(): void {
-    if (this.outbox.length === 0) return;
+    if (this.outbox === '') return;
     const calls = this.outbox;
-    this.outbox = [];
+    this.outbox = '';
     this.send({ kind: 'calls', run: this.id, calls });
   }
 
