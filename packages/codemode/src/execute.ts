@@ -160,12 +160,12 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
       let posted = 0;
       const flush = (): void => {
         const answers = `[${batch}]`;
-        const answered = count;
+        const settled = count;
         batch = '';
         count = 0;
         if (ended || stopped !== undefined || worker.dead) return;
         const seen = Atomics.load(control, MESSAGES);
-        worker.channel.postMessage({ kind: 'settle', run, count: answered, batch: answers });
+        worker.channel.postMessage({ kind: 'settle', run, count: settled, batch: answers });
         Atomics.add(control, ANSWERS, 1);
         Atomics.notify(control, ANSWERS);
         posted = performance.now();

@@ -52,6 +52,7 @@ export function unpackCalls(packed: string): HostCall[] | undefined {
   return calls;
 }
 
+/** The prelude's source: a function of the host functions, the tool list and the call bound. */
 export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
   'use strict';
   const parse = JSON.parse;
@@ -64,9 +65,35 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
   const TypeErrorType = TypeError;
   const toText = String;
 
+  // Text with every lone surrogate made U+FFFD, as the worker's copy out of the sandbox (UTF-8)
+  // would make it anyway: packed texts are led by their length, which must be the same on both
+  // sides of that copy. Only operators and indexing, which no program can redefine.
+  const isHigh = (c) => c >= '\ud800' && c <= '\udbff';
+  const isLow = (c) => c !== undefined && c >= '\udc00' && c <= '\udfff';
+  const wellFormed = (text) => {
+    let lone = false;
+    for (let i = 0; i < text.length && !lone; i++) {
+      if (isHigh(text[i]) && isLow(text[i + 1])) i++;
+      else if (isHigh(text[i]) || isLow(text[i])) lone = true;
+    }
+    if (!lone) return text;
+    let out = '';
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (isHigh(c) && isLow(text[i + 1])) {
+        out += c + text[i + 1];
+        i++;
+      } else out += isHigh(c) || isLow(c) ? '\ufffd' : c;
+    }
+    return out;
+  };
+
   const pack = (...texts) => {
     let packed = '';
-    for (let i = 0; i < texts.length; i++) packed += texts[i].length + ':' + texts[i];
+    for (let i = 0; i < texts.length; i++) {
+      const text = wellFormed(texts[i]);
+      packed += text.length + ':' + text;
+    }
     return packed;
   };
 
@@ -134,7 +161,8 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
   };
 
   const tools = create(null);
-  for (const { namespace, name, id } of parse(specJson)) {
+  for (const { namespace, name, id: listed } of parse(specJson)) {
+    const id = wellFormed(listed);
     const group = tools[namespace] ?? (tools[namespace] = create(null));
     const tool = async function (args) {
       const given = args === undefined ? {} : args;
@@ -150,7 +178,7 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
   freeze(tools);
 
   const search = async function (query, options) {
-    return call('search', toText(query), options === undefined ? {} : options);
+    return call('search', wellFormed(toText(query)), options === undefined ? {} : options);
   };
 
   const format = (values) => {
