@@ -61,7 +61,7 @@ const CLOSING = '\n})';
 // How long the worker spins for answers before it sleeps (channel.ts): twice the typical recent
 // wait, so an upstream that answers within a few hundred µs is waited for awake, up to 1 ms a
 // wait; slower ones are slept through. Its CPU is the worker's own core, and it never spins on a
-// machine without one to spare (the run's `spin`).
+// machine without one to spare, nor past the run's `spinMs` (execute.ts).
 const SPIN_BOUNDS = { minMs: 0.05, maxMs: 1 } as const;
 const spin = new SpinPolicy(SPIN_BOUNDS);
 
