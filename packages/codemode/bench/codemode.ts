@@ -14,7 +14,9 @@ import { benchSource, compare, header, median, timing } from '@toolplane/test-su
 import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
+import { availableParallelism, loadavg } from 'node:os';
 import { createCodeMode } from '@toolplane/codemode';
+import { spareCore, SPIN_ENV } from '../src/channel.js';
 import { quickjsPerCall, threadRoundTrips } from './floors.js';
 import { expectedAnswer, shopSource, TASK_PROGRAM } from './task.js';
 
@@ -56,17 +58,37 @@ function verdict(ratio: number, target: number): string {
   );
 }
 
+// The crossing both ways: spinning (as on a machine with a core to spare) and asleep (as under
+// load), whatever the load rule would choose, interleaved in the same rounds. The switch is read
+// at the start of each run (channel.ts), so each case sets it before its run.
+const spinning = (run: () => Promise<unknown>) => async (): Promise<unknown> => {
+  process.env[SPIN_ENV] = 'on';
+  return run();
+};
+const asleep = (run: () => Promise<unknown>) => async (): Promise<unknown> => {
+  process.env[SPIN_ENV] = 'off';
+  return run();
+};
+const forced = process.env[SPIN_ENV];
+const chosen = forced === 'on' || (forced !== 'off' && spareCore()) ? 'spinning' : 'asleep';
+const load = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+console.log(
+  `\nLoad average ${load()} on ${String(availableParallelism())} cores: the load rule ${chosen === 'spinning' ? 'lets both threads spin' : 'keeps both threads from spinning'}${forced === undefined ? '' : ` (${SPIN_ENV}=${forced})`}; the verdicts use that path.`,
+);
+
 // 2a. Per call, local tool.
 {
   const source = benchSource();
   const code = createCodeMode(source);
   const args = { a: 2, b: 3 };
+  const sequential = (): Promise<unknown> => code.run(loop('bench.add', '{ a: 2, b: 3 }'));
   const samples = await compare(
     {
       direct: async () => {
         for (let i = 0; i < CALLS; i++) await source.runner.run('bench:add', args);
       },
-      sandbox: () => code.run(loop('bench.add', '{ a: 2, b: 3 }')),
+      spinning: spinning(sequential),
+      asleep: asleep(sequential),
       // The same calls made at once: they cross in one message each way (see execute.ts).
       parallel: () =>
         code.run(
@@ -85,7 +107,7 @@ function verdict(ratio: number, target: number): string {
   const parallel = timing(samples, 'parallel');
   const trivial = timing(samples, 'trivial');
   line(
-    `the same ${String(CALLS)} calls at once (Promise.all), per call, start left out`,
+    `${String(CALLS)} calls at once (Promise.all), per call, start out`,
     `${((parallel.wall - trivial.wall) / CALLS).toFixed(1)} µs (CPU ${((parallel.cpu - trivial.cpu) / CALLS).toFixed(1)} µs)`,
   );
 }
@@ -97,13 +119,21 @@ function verdict(ratio: number, target: number): string {
   const running = await runToolkit(toolkit);
   const code = createCodeMode(toolkit);
   const args = { a: 2, b: 3 };
+  // A run passes every call a signal (to cancel it upstream when the run ends): this case
+  // shows what that signal costs the toolkit's path by itself.
+  const signal = new AbortController().signal;
+  const sequential = (): Promise<unknown> => code.run(loop('fx.add', '{ a: 2, b: 3 }'));
   try {
     const samples = await compare(
       {
         direct: async () => {
           for (let i = 0; i < CALLS; i++) await toolkit.callTool('fx:add', args);
         },
-        sandbox: () => code.run(loop('fx.add', '{ a: 2, b: 3 }')),
+        signalled: async () => {
+          for (let i = 0; i < CALLS; i++) await toolkit.callTool('fx:add', args, { signal });
+        },
+        spinning: spinning(sequential),
+        asleep: asleep(sequential),
         trivial: () => code.run('return 1;'),
       },
       { iterations: 1, rounds: 15, warmup: 1 },
@@ -113,35 +143,55 @@ function verdict(ratio: number, target: number): string {
       samples,
       1.1,
     );
+    const direct = timing(samples, 'direct');
+    const signalled = timing(samples, 'signalled');
+    line(
+      'direct with a signal (as a run passes one), per call',
+      `${(signalled.wall / CALLS).toFixed(1)} µs (CPU ${(signalled.cpu / CALLS).toFixed(1)} µs), ${(signalled.wall / direct.wall).toFixed(2)}× direct`,
+    );
   } finally {
     await code.close();
     await running.stop();
   }
 }
+if (forced === undefined) Reflect.deleteProperty(process.env, SPIN_ENV);
+else process.env[SPIN_ENV] = forced;
 
 function report(title: string, samples: Awaited<ReturnType<typeof compare>>, target: number): void {
   const direct = timing(samples, 'direct');
-  const sandbox = timing(samples, 'sandbox');
   const trivial = timing(samples, 'trivial');
   console.log(header(title, samples));
   const perDirect = direct.wall / CALLS;
-  const perSandbox = sandbox.wall / CALLS;
-  const perCallOnly = (sandbox.wall - trivial.wall) / CALLS;
   line(
     'direct (runner / toolkit), per call',
     `${perDirect.toFixed(1)} µs (CPU ${(direct.cpu / CALLS).toFixed(1)} µs)`,
   );
-  line(
-    'from the sandbox, per call, the run’s start shared',
-    `${perSandbox.toFixed(1)} µs (CPU ${(sandbox.cpu / CALLS).toFixed(1)} µs)`,
-  );
-  line(
-    'from the sandbox, per call, the run’s start left out',
-    `${perCallOnly.toFixed(1)} µs (CPU ${((sandbox.cpu - trivial.cpu) / CALLS).toFixed(1)} µs)`,
-  );
-  const ratio = perSandbox / perDirect;
-  line('ratio, sandbox / direct', `${ratio.toFixed(2)}×  ${verdict(ratio, target)}`);
-  line('ratio, start left out', `${(perCallOnly / perDirect).toFixed(2)}×`);
+  const per: Record<string, { wall: number; cpu: number }> = {};
+  for (const path of ['spinning', 'asleep'] as const) {
+    const sandbox = timing(samples, path);
+    const perSandbox = sandbox.wall / CALLS;
+    const perCallOnly = (sandbox.wall - trivial.wall) / CALLS;
+    per[path] = { wall: perSandbox, cpu: sandbox.cpu / CALLS };
+    line(
+      `sandbox ${path}, per call, the run’s start shared`,
+      `${perSandbox.toFixed(1)} µs (CPU ${(sandbox.cpu / CALLS).toFixed(1)} µs)`,
+    );
+    line(
+      `sandbox ${path}, per call, the run’s start left out`,
+      `${perCallOnly.toFixed(1)} µs (CPU ${((sandbox.cpu - trivial.cpu) / CALLS).toFixed(1)} µs)`,
+    );
+    const ratio = perSandbox / perDirect;
+    const mark = path === chosen ? `  ${verdict(ratio, target)}` : '';
+    line(`ratio, ${path} / direct`, `${ratio.toFixed(2)}×${mark}`);
+  }
+  const spun = per.spinning;
+  const slept = per.asleep;
+  if (spun !== undefined && slept !== undefined) {
+    line(
+      'spinning vs asleep, per call: wall saved, CPU spent',
+      `${(slept.wall - spun.wall).toFixed(1)} µs wall, ${(spun.cpu - slept.cpu).toFixed(1)} µs CPU`,
+    );
+  }
 }
 
 // 2c. The floors under a call from the sandbox: a round trip between threads, and QuickJS's share.

@@ -1,6 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpinPolicy } from './channel.js';
-import { execute, type CallAnswer, type SandboxCall } from './execute.js';
+import { spareCore, SPIN_ENV, SpinPolicy } from './channel.js';
+import { execute, workerSpinMs, type CallAnswer, type SandboxCall } from './execute.js';
 import { SandboxPool } from './pool.js';
 import { CODE_MODE_DEFAULTS } from './code-mode.js';
 
@@ -71,18 +72,75 @@ describe('the run channel', () => {
 });
 
 describe('SpinPolicy', () => {
-  it('spins while answers come within the bound, and only probes after a slow one', () => {
-    const policy = new SpinPolicy(0.05, 4);
-    expect(policy.shouldSpin()).toBe(true);
+  const bounds = { minMs: 0.05, maxMs: 1, probeEvery: 4 };
+
+  it('spins at least the minimum while answers come at once', () => {
+    const policy = new SpinPolicy(bounds);
+    expect(policy.budget()).toBe(0.05);
+    for (let i = 0; i < 8; i++) policy.record(0.005);
+    expect(policy.budget()).toBe(0.05);
+  });
+
+  it('spins twice the typical wait while that stays within the bound', () => {
+    const policy = new SpinPolicy(bounds);
+    for (let i = 0; i < 8; i++) policy.record(0.25);
+    expect(policy.budget()).toBeCloseTo(0.5);
+  });
+
+  it('takes the typical wait as the median of the last eight, in any order', () => {
+    const policy = new SpinPolicy(bounds);
+    for (const waited of [0.3, 0.1, 0.4, 0.2, 0.15, 0.35, 0.05, 0.25]) policy.record(waited);
+    expect(policy.budget()).toBeCloseTo(0.4);
+    // The oldest (0.3) leaves the window: the lower middle of the eight is now 0.15.
     policy.record(0.01);
-    expect(policy.shouldSpin()).toBe(true);
-    const seen: boolean[] = [];
+    expect(policy.budget()).toBeCloseTo(0.3);
+  });
+
+  it('keeps spinning through one slow wait among quick ones', () => {
+    const policy = new SpinPolicy(bounds);
+    for (let i = 0; i < 8; i++) policy.record(0.01);
+    policy.record(5);
+    expect(policy.budget()).toBe(0.05);
+  });
+
+  it('sleeps through slow answers, probing every few waits, and spins again once fast', () => {
+    const policy = new SpinPolicy(bounds);
+    const seen: number[] = [];
     for (let i = 0; i < 8; i++) {
-      policy.record(1);
-      seen.push(policy.shouldSpin());
+      policy.record(2);
+      seen.push(policy.budget());
     }
-    expect(seen).toEqual([false, false, false, true, false, false, false, true]);
-    policy.record(0.02);
-    expect(policy.shouldSpin()).toBe(true);
+    expect(seen).toEqual([0, 0, 0, 0.05, 0, 0, 0, 0.05]);
+    // A probe answered within its spin is tried again at once, until the window turns fast.
+    const after: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      policy.record(0.01);
+      after.push(policy.budget());
+    }
+    expect(after).toEqual([0.05, 0.05, 0.05, 0.05, 0.05]);
+  });
+});
+
+describe('spareCore', () => {
+  it('follows the benchmark switch over the load rule', () => {
+    const before = process.env[SPIN_ENV];
+    try {
+      process.env[SPIN_ENV] = 'on';
+      expect(spareCore()).toBe(true);
+      process.env[SPIN_ENV] = 'off';
+      expect(spareCore()).toBe(false);
+    } finally {
+      if (before === undefined) Reflect.deleteProperty(process.env, SPIN_ENV);
+      else process.env[SPIN_ENV] = before;
+    }
+  });
+});
+
+describe('workerSpinMs', () => {
+  it('lets a worker spin through an upstream call only while every run has a core', () => {
+    const cores = availableParallelism();
+    expect(workerSpinMs(Math.max(0, cores - 2))).toBe(cores >= 2 ? 1 : 0.05);
+    expect(workerSpinMs(cores - 1)).toBe(0.05);
+    expect(workerSpinMs(cores + 3)).toBe(0.05);
   });
 });

@@ -134,7 +134,7 @@ describe('hostile programs', () => {
     const { value } = await code.run(`
       const names = ['process', 'require', 'module', 'fetch', 'setTimeout', 'setInterval',
         'setImmediate', 'queueMicrotask', 'Buffer', 'WebAssembly', 'Atomics',
-        'XMLHttpRequest', 'WebSocket', 'Deno', 'Bun', 'hostCall', 'hostLog', 'std', 'os', '__filename'];
+        'XMLHttpRequest', 'WebSocket', 'Deno', 'Bun', 'hostCall', 'hostFull', 'hostLog', 'drain', 'std', 'os', '__filename'];
       const fromFunction = Function('return this')();
       return Object.fromEntries(names.map((n) => [n, typeof globalThis[n] + '/' + typeof fromFunction[n]]));
     `);
@@ -230,5 +230,26 @@ describe('hostile programs', () => {
     ).toBe('execution');
     expect(side.waiting - started).toBe(2);
     await expect.poll(() => side.cancelled).toBe(cancelled + 2);
+  });
+});
+
+describe('lone surrogates', () => {
+  // Calls leave the sandbox packed, each part led by its length; a lone surrogate changes length
+  // on the way out (UTF-8), so it must not shift the parts after it into another call's place.
+  it('keeps calls apart when a search query holds one', async () => {
+    const { value } = await code.run(`
+      const found = search('\\udc00\\ud800:9:tool:1:builtin:add');
+      const { sum } = await tools.builtin.add({ a: 3, b: 4, });
+      return { found: Array.isArray(await found), sum };
+    `);
+    expect(value).toEqual({ found: true, sum: 7 });
+    await stillWorks();
+  });
+
+  it('reports a thrown message that holds one', async () => {
+    const error = await code.run("throw new Error('bad \\ud800 text');").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodeModeError);
+    expect((error as CodeModeError).code).toBe('execution');
+    expect((error as CodeModeError).message).toContain('bad \ufffd text');
   });
 });

@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { ANSWERS, MESSAGES, nextMessage, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
+import { unpackCalls } from './prelude.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
 import type {
   ApiTool,
@@ -6,7 +8,6 @@ import type {
   LogEntry,
   Outcome,
   SandboxLimits,
-  SettledCall,
   WorkerMessage,
 } from './protocol.js';
 import type { SandboxPool } from './pool.js';
@@ -15,26 +16,36 @@ import type { SandboxPool } from './pool.js';
 // interrupt handler runs every few thousand QuickJS instructions, so a healthy worker answers in
 // well under a millisecond; only a wedged one reaches this.
 const GRACE_MS = 1_000;
-// After posting answers the main thread may spin this long for the worker's next message
-// (channel.ts), and at most TURN_SPIN_MS in all before it lets the event loop run again, so that
-// a run of quick calls never holds other sessions for longer than that.
-const SPIN_MS = 0.05;
+// After posting answers the main thread may spin for the worker's next message (channel.ts):
+// twice the typical recent wait, at least 50 µs, and never past 200 µs a wait (a program that
+// computes longer between calls is slept through), and at most TURN_SPIN_MS in all before it
+// lets the event loop run again, so that a run of quick calls never holds other sessions longer.
+const SPIN_BOUNDS = { minMs: 0.05, maxMs: 0.2 } as const;
 const TURN_SPIN_MS = 1;
 
 /** When the current event-loop turn's spinning began; reset once the loop has turned. */
 let turnStarted: number | undefined;
 
-/** Whether this turn may still spin, starting its clock on the first spin of a turn. */
-function turnAllowsSpin(): boolean {
+/** How long (ms) this turn may still spin, starting its clock on the first spin of a turn. */
+function turnSpinLeft(): number {
   const now = performance.now();
   if (turnStarted === undefined) {
     turnStarted = now;
     setImmediate(() => {
       turnStarted = undefined;
     });
-    return true;
+    return TURN_SPIN_MS;
   }
-  return now - turnStarted < TURN_SPIN_MS;
+  return TURN_SPIN_MS - (now - turnStarted);
+}
+
+/**
+ * The most a run's worker may spin for one wait: up to 1 ms (through a quick upstream call)
+ * while this run, the `others` already running and the main thread each have a core, else a
+ * local tool's 50 µs, so that runs at once never spin on every core for slow answers.
+ */
+export function workerSpinMs(others: number): number {
+  return others + 2 <= availableParallelism() ? 1 : 0.05;
 }
 
 /** A tool call or search the program made: what the main thread must answer. */
@@ -77,7 +88,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
   const run = ++runs;
   const calls = new AbortController();
   const { control } = worker;
-  const spin = new SpinPolicy(SPIN_MS);
+  const spin = new SpinPolicy(SPIN_BOUNDS);
   const spinning = request.spin ?? spareCore();
   Atomics.store(control, STOP, 0);
   try {
@@ -123,7 +134,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           return;
         }
         if (message.kind !== 'calls') return;
-        for (const call of message.calls) {
+        // The worker has read and counted them already; its text cannot fail to read here.
+        for (const call of unpackCalls(message.calls) ?? []) {
           void request.onCall(call, calls.signal).then((answer) => {
             answered(call.call, answer);
           });
@@ -143,21 +155,26 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
       };
       // Answers ready in the same turn (the calls of a `Promise.all`, say) go in one message,
       // sent once the microtasks that settle them have run: one wake-up of the worker for all.
-      let ready: SettledCall[] = [];
+      let batch = '';
+      let count = 0;
       let posted = 0;
       const flush = (): void => {
-        const answers = ready;
-        ready = [];
+        const answers = `[${batch}]`;
+        const settled = count;
+        batch = '';
+        count = 0;
         if (ended || stopped !== undefined || worker.dead) return;
         const seen = Atomics.load(control, MESSAGES);
-        worker.channel.postMessage({ kind: 'settle', run, answers });
+        worker.channel.postMessage({ kind: 'settle', run, count: settled, batch: answers });
         Atomics.add(control, ANSWERS, 1);
         Atomics.notify(control, ANSWERS);
         posted = performance.now();
         // A worker that answered quickly last time is likely to call again at once: wait for
         // it here, briefly, rather than let it wake this thread through the event loop.
-        if (!spinning || !spin.shouldSpin() || !turnAllowsSpin()) return;
-        const moved = spinFor(control, MESSAGES, seen, SPIN_MS);
+        const wanted = spinning ? spin.budget() : 0;
+        const budget = wanted > 0 ? Math.min(wanted, turnSpinLeft()) : 0;
+        if (budget <= 0) return;
+        const moved = spinFor(control, MESSAGES, seen, budget);
         spin.record(performance.now() - posted);
         posted = 0;
         if (!moved) return;
@@ -167,8 +184,9 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           receive(message);
         }
       };
-      const answered = (call: number, answer: CallAnswer): void => {
-        if (ready.push({ call, ...answer }) === 1) queueMicrotask(flush);
+      const answered = (call: number, { ok, json }: CallAnswer): void => {
+        batch += `${count === 0 ? '' : ','}[${String(call)},${ok ? '1' : '0'},${json}]`;
+        if (++count === 1) queueMicrotask(flush);
       };
       if (request.signal?.aborted === true) {
         // Nothing runs yet, so there is no end for the worker to report.
@@ -181,7 +199,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         program: request.program,
         tools: request.tools,
         limits: request.limits,
-        spin: spinning,
+        spinMs: spinning ? workerSpinMs(pool.busy - 1) : 0,
       });
     });
   } finally {

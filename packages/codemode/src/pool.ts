@@ -165,6 +165,11 @@ export class SandboxPool {
     });
   }
 
+  /** Workers that hold a run now (started, not idle). */
+  get busy(): number {
+    return this.all.size - this.idle.length;
+  }
+
   /** Hands a worker whose run has ended to the next waiting run, or keeps it idle. */
   release(worker: SandboxWorker): void {
     worker.listener = undefined;

@@ -1,20 +1,59 @@
 // The JavaScript that sets up the API inside the sandbox, before the program runs. It is QuickJS
-// code, kept as text: it receives the worker's two host functions and the tool list, builds
-// frozen `tools`, `search` and `console` objects around them, and returns `[finish, settle]`:
-// `finish` hands them to the program, runs it and reports its end as one tagged string;
-// `settle` resolves the calls of a batch of answers. Every value that leaves the sandbox is
-// JSON text made here; the worker takes nothing else.
+// code, kept as text: it receives the worker's two host functions, the tool list and the call
+// bound, builds frozen `tools`, `search` and `console` objects around them, and returns
+// `[finish, settle, drain]`: `finish` hands them to the program, runs it and reports its end as
+// one tagged string; `settle` resolves the calls of a batch of answers; `drain` hands the worker
+// the calls made since it last asked, as one packed string. Calls queue here rather than call
+// into the host one by one: a host function call costs the worker's glue more than the queue
+// and one drain per pump. Every value that leaves the sandbox is JSON text made here; the
+// worker takes nothing else, and counts the calls again itself.
 //
 // Tags of `finish`'s answer: `V` + JSON (a value), `U` (no value), `T` + name, message and
 // stack of an uncaught throw (each led by its length and a colon, so that no `toJSON` or
 // prototype the program changed can garble them), `N` + text (a value that is not JSON).
+
+import type { HostCall } from './protocol.js';
 
 /** File name the prelude is evaluated under, so that its frames can be told from the program's. */
 export const PRELUDE_FILE = 'codemode-prelude.js';
 /** File name the program is evaluated under; line numbers of its errors point into it. */
 export const PROGRAM_FILE = 'program.js';
 
-export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
+/** Reads what the prelude's `pack` and `drain` make: strings each led by their length and a colon. */
+export function unpack(text: string): string[] {
+  const parts: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const colon = text.indexOf(':', at);
+    if (colon < 0) break;
+    const length = Number(text.slice(at, colon));
+    parts.push(text.slice(colon + 1, colon + 1 + length));
+    at = colon + 1 + length;
+  }
+  return parts;
+}
+
+/**
+ * The calls in a packed text the prelude's `drain` made (head `op:call:target` and JSON text in
+ * turn), in order; `undefined` when a head cannot be read.
+ */
+export function unpackCalls(packed: string): HostCall[] | undefined {
+  const parts = unpack(packed);
+  const calls: HostCall[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const head = parts[i] as string;
+    const first = head.indexOf(':');
+    const second = head.indexOf(':', first + 1);
+    const op = head.slice(0, first);
+    const call = Number(head.slice(first + 1, second));
+    if ((op !== 'tool' && op !== 'search') || second < 0 || !Number.isInteger(call)) return;
+    calls.push({ call, op, target: head.slice(second + 1), json: parts[i + 1] as string });
+  }
+  return calls;
+}
+
+/** The prelude's source: a function of the host functions, the tool list and the call bound. */
+export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
   'use strict';
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -26,9 +65,35 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
   const TypeErrorType = TypeError;
   const toText = String;
 
+  // Text with every lone surrogate made U+FFFD, as the worker's copy out of the sandbox (UTF-8)
+  // would make it anyway: packed texts are led by their length, which must be the same on both
+  // sides of that copy. Only operators and indexing, which no program can redefine.
+  const isHigh = (c) => c >= '\ud800' && c <= '\udbff';
+  const isLow = (c) => c !== undefined && c >= '\udc00' && c <= '\udfff';
+  const wellFormed = (text) => {
+    let lone = false;
+    for (let i = 0; i < text.length && !lone; i++) {
+      if (isHigh(text[i]) && isLow(text[i + 1])) i++;
+      else if (isHigh(text[i]) || isLow(text[i])) lone = true;
+    }
+    if (!lone) return text;
+    let out = '';
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (isHigh(c) && isLow(text[i + 1])) {
+        out += c + text[i + 1];
+        i++;
+      } else out += isHigh(c) || isLow(c) ? '\ufffd' : c;
+    }
+    return out;
+  };
+
   const pack = (...texts) => {
     let packed = '';
-    for (let i = 0; i < texts.length; i++) packed += texts[i].length + ':' + texts[i];
+    for (let i = 0; i < texts.length; i++) {
+      const text = wellFormed(texts[i]);
+      packed += text.length + ':' + text;
+    }
     return packed;
   };
 
@@ -52,13 +117,29 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
   let next = 0;
   const PromiseType = Promise;
 
+  // The calls not yet drained, head (op:call:target) and JSON text in turn; null-prototype for
+  // the same reason as waiting. Past the call bound the host is told at once, which stops the
+  // program through its interrupt handler, so that a loop of calls ends without a pump.
+  let outbox = create(null);
+  let queued = 0;
+  let toolCalls = 0;
+  const drain = () => {
+    let packed = '';
+    for (let i = 0; i < queued; i++) packed += outbox[i].length + ':' + outbox[i];
+    outbox = create(null);
+    queued = 0;
+    return packed;
+  };
+
   const call = async (op, target, payload) => {
     const json = stringify(payload);
     const id = next++;
     const answer = new PromiseType((resolve, reject) => {
       waiting[id] = [resolve, reject];
     });
-    hostCall(op + ':' + id + ':' + target, json === undefined ? '{}' : json);
+    if (op === 'tool' && ++toolCalls > maxToolCalls) hostFull();
+    outbox[queued++] = op + ':' + id + ':' + target;
+    outbox[queued++] = json === undefined ? '{}' : json;
     try {
       return await answer;
     } catch (failure) {
@@ -80,7 +161,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
   };
 
   const tools = create(null);
-  for (const { namespace, name, id } of parse(specJson)) {
+  for (const { namespace, name, id: listed } of parse(specJson)) {
+    const id = wellFormed(listed);
     const group = tools[namespace] ?? (tools[namespace] = create(null));
     const tool = async function (args) {
       const given = args === undefined ? {} : args;
@@ -96,7 +178,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
   freeze(tools);
 
   const search = async function (query, options) {
-    return call('search', toText(query), options === undefined ? {} : options);
+    return call('search', wellFormed(toText(query)), options === undefined ? {} : options);
   };
 
   const format = (values) => {
@@ -150,5 +232,5 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, specJson) {
       return 'N' + describe(error).message;
     }
     return json === undefined ? 'N' + 'a ' + typeof value + ' is not JSON' : 'V' + json;
-  }, settle];
+  }, settle, drain];
 })`;

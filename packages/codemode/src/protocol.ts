@@ -40,14 +40,6 @@ export interface HostCall {
   readonly json: string;
 }
 
-/** The answer to a {@link HostCall}. */
-export interface SettledCall {
-  readonly call: number;
-  /** The answer as JSON text, or the failure as JSON text of `{ message, code }`. */
-  readonly ok: boolean;
-  readonly json: string;
-}
-
 /** Main thread → worker: `run` on the worker's port, `settle` on the channel. */
 export type HostMessage =
   | {
@@ -56,14 +48,23 @@ export type HostMessage =
       readonly program: string;
       readonly tools: readonly ApiTool[];
       readonly limits: SandboxLimits;
-      /** Whether the worker may spin briefly for answers (a core is to spare: channel.ts). */
-      readonly spin: boolean;
+      /**
+       * The most (ms) the worker may spin for one wait's answers before it sleeps: 0 on a machine
+       * without a spare core, a short spin while other runs hold the other cores (channel.ts).
+       */
+      readonly spinMs: number;
     }
   | {
       readonly kind: 'settle';
       readonly run: number;
-      /** The answers that are ready, in one message: one wake-up of the worker for all. */
-      readonly answers: readonly SettledCall[];
+      /** How many calls the batch answers. */
+      readonly count: number;
+      /**
+       * The answers that are ready, in one message (one wake-up of the worker for all), as the
+       * JSON text the prelude's `settle` parses: `[[call, 1, value], [call, 0, { message, code }]]`.
+       * Made as text on the main thread, so that neither thread copies objects for it.
+       */
+      readonly batch: string;
     };
 
 /** What a finished run reports: its value as JSON text (absent for `undefined`), or its failure. */
@@ -84,8 +85,12 @@ export type WorkerMessage =
   | {
       readonly kind: 'calls';
       readonly run: number;
-      /** Every call the program made since the last message, in order: one wake-up for all. */
-      readonly calls: readonly HostCall[];
+      /**
+       * Every call the program made since the last message, in order (one wake-up for all), as
+       * the prelude's `drain` packed them: text rather than objects, so that neither thread
+       * copies objects for it (`unpackCalls` reads it).
+       */
+      readonly calls: string;
     }
   | {
       readonly kind: 'done';

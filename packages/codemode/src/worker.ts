@@ -16,16 +16,8 @@ import {
 } from 'quickjs-emscripten-core';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { ANSWERS, MESSAGES, nextMessage, SpinPolicy, STOP, spinFor } from './channel.js';
-import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE } from './prelude.js';
-import type {
-  HostCall,
-  HostMessage,
-  LogEntry,
-  Outcome,
-  SandboxLimits,
-  SettledCall,
-  WorkerMessage,
-} from './protocol.js';
+import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE, unpack, unpackCalls } from './prelude.js';
+import type { HostMessage, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('the code-mode sandbox runs as a worker thread');
@@ -66,9 +58,12 @@ const quickjs = await newQuickJSWASMModuleFromVariant(capped);
 const OPENING = '((tools, search, console) => async () => {';
 const CLOSING = '\n})';
 
-// The worker spins for answers at most this long before it sleeps (see channel.ts).
-const SPIN_MS = 0.05;
-const spin = new SpinPolicy(SPIN_MS);
+// How long the worker spins for answers before it sleeps (channel.ts): twice the typical recent
+// wait, so an upstream that answers within a few hundred µs is waited for awake, up to 1 ms a
+// wait; slower ones are slept through. Its CPU is the worker's own core, and it never spins on a
+// machine without one to spare, nor past the run's `spinMs` (execute.ts).
+const SPIN_BOUNDS = { minMs: 0.05, maxMs: 1 } as const;
+const spin = new SpinPolicy(SPIN_BOUNDS);
 
 /** A runtime and its one context, made before the run that will use them. */
 interface Sandbox {
@@ -106,20 +101,8 @@ function takeSandbox(): Sandbox {
 const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 
 type Failure = Extract<Outcome, { ok: false }>;
-
-/** The prelude's `pack`: strings each led by their length and a colon. */
-function unpack(text: string): string[] {
-  const parts: string[] = [];
-  let at = 0;
-  while (at < text.length) {
-    const colon = text.indexOf(':', at);
-    if (colon < 0) break;
-    const length = Number(text.slice(at, colon));
-    parts.push(text.slice(colon + 1, colon + 1 + length));
-    at = colon + 1 + length;
-  }
-  return parts;
-}
+/** One `settle` message's answers. */
+type Batch = Extract<HostMessage, { kind: 'settle' }>;
 
 /** One program's run: its runtime, context, pending calls and what it has logged. */
 class Run {
@@ -129,9 +112,11 @@ class Run {
   inFlight = 0;
   /** The prelude's `settle`, which resolves the program's promises of a batch of answers. */
   settler: QuickJSHandle | undefined;
+  /** The prelude's `drain`, which hands over the calls the program queued. */
+  drainer: QuickJSHandle | undefined;
   readonly logs: LogEntry[] = [];
-  /** Calls made since the last message to the main thread, sent together once the pump is done. */
-  outbox: HostCall[] = [];
+  /** Calls made since the last message to the main thread (packed), sent once the pump is done. */
+  outbox = '';
   logBytes = 0;
   calls = 0;
   fatal: Failure | undefined;
@@ -141,7 +126,7 @@ class Run {
   constructor(
     readonly id: number,
     readonly limits: SandboxLimits,
-    readonly spin: boolean,
+    readonly spinMs: number,
   ) {
     const sandbox = takeSandbox();
     this.runtime = sandbox.runtime;
@@ -161,29 +146,42 @@ class Run {
   }
 
   /**
-   * `hostCall(head, json)` inside the sandbox, `head` being `op:call:target`: queues the call.
-   * The promise the program awaits is the prelude's own, settled through `settle` (one host
-   * call per batch of answers, not a promise capability and its handles per call).
+   * Takes the calls the program queued since the last drain (the prelude's `drain`: heads
+   * `op:call:target` and JSON texts in turn, packed) into the outbox, counting them against the
+   * call bound here too. The promise the program awaits is the prelude's own, settled through
+   * `settle` (one host call per batch of answers, not a promise capability per call).
    */
-  hostCall(head: QuickJSHandle, json: QuickJSHandle): void {
-    const { vm } = this;
-    if (vm.typeof(head) !== 'string' || vm.typeof(json) !== 'string') {
-      throw new TypeError('bad host call');
+  drain(): void {
+    const { vm, drainer } = this;
+    if (drainer === undefined) return;
+    const drained = vm.callFunction(drainer, vm.undefined);
+    if (drained.error !== undefined) {
+      // Packing allocates in the sandbox, which may be out of memory.
+      const failure = this.failureOf(drained.error, 'execution');
+      drained.error.dispose();
+      this.fatal ??= failure.code === 'resource_exhausted' ? failure : internal(failure.message);
+      return;
     }
-    const text = vm.getString(head);
-    const first = text.indexOf(':');
-    const second = text.indexOf(':', first + 1);
-    const kind = text.slice(0, first);
-    const call = Number(text.slice(first + 1, second));
-    if ((kind !== 'tool' && kind !== 'search') || second < 0 || !Number.isInteger(call)) {
-      throw new TypeError('bad host call');
+    const packed = vm.typeof(drained.value) === 'string' ? vm.getString(drained.value) : '';
+    drained.value.dispose();
+    if (packed === '') return;
+    // Read here to count and check them; they cross to the main thread as the packed text.
+    const calls = unpackCalls(packed);
+    if (calls === undefined) {
+      this.fatal ??= internal('the sandbox queued a call the worker cannot read');
+      return;
     }
-    if (kind === 'tool' && ++this.calls > this.limits.maxToolCalls) {
-      this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
+    for (const { op } of calls) {
+      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
     }
     if (this.fatal !== undefined) return;
-    this.inFlight++;
-    this.outbox.push({ call, op: kind, target: text.slice(second + 1), json: vm.getString(json) });
+    this.inFlight += calls.length;
+    this.outbox += packed;
+  }
+
+  /** The program passed its call bound: the interrupt handler stops it at once. */
+  full(): void {
+    this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
   }
 
   /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
@@ -203,20 +201,24 @@ class Run {
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
-    const hostCall = vm.newFunction('hostCall', (head, json) => {
-      this.hostCall(head, json);
+    const hostFull = vm.newFunction('hostFull', () => {
+      this.full();
     });
     const hostLog = vm.newFunction('hostLog', (level, text) => {
       this.hostLog(level, text);
     });
     const spec = vm.newString(toolsJson);
+    const bound = vm.newNumber(this.limits.maxToolCalls);
     try {
       const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
-      const made = vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostCall, hostLog, spec));
+      const made = vm.unwrapResult(
+        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound),
+      );
       setup.dispose();
       // Read before the program exists, so nothing it does to Array.prototype can interfere.
       const finish = vm.getProp(made, 0);
       this.settler = vm.getProp(made, 1);
+      this.drainer = vm.getProp(made, 2);
       made.dispose();
       const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
         type: 'global',
@@ -238,9 +240,10 @@ class Run {
       this.result = started.value;
       return undefined;
     } finally {
-      hostCall.dispose();
+      hostFull.dispose();
       hostLog.dispose();
       spec.dispose();
+      bound.dispose();
     }
   }
 
@@ -289,7 +292,10 @@ class Run {
       jobs.error.dispose();
       return failure;
     }
-    const stopped = this.stopped();
+    let stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    this.drain();
+    stopped = this.stopped();
     if (stopped !== undefined) return stopped;
     const result = this.result;
     if (result === undefined) return { ok: false, code: 'internal', message: 'no program' };
@@ -341,25 +347,21 @@ class Run {
 
   /** Sends the calls the program made since the last message, all in one. */
   flush(): void {
-    if (this.outbox.length === 0) return;
+    if (this.outbox === '') return;
     const calls = this.outbox;
-    this.outbox = [];
+    this.outbox = '';
     this.send({ kind: 'calls', run: this.id, calls });
   }
 
   /**
-   * Hands a batch of answers to the prelude's `settle` as one JSON text: each answer is JSON
-   * already, so the batch is `[[call, ok, answer], ...]` and QuickJS parses it once.
+   * Hands a batch of answers to the prelude's `settle`: one JSON text the main thread made,
+   * `[[call, ok, answer], ...]`, which QuickJS parses once.
    */
-  settle(answers: readonly SettledCall[]): void {
+  settle({ count, batch }: Batch): void {
     const settler = this.settler;
-    if (answers.length === 0 || settler === undefined) return;
-    this.inFlight -= answers.length;
-    let batch = '[';
-    for (const { call, ok, json } of answers) {
-      batch += `${batch === '[' ? '' : ','}[${String(call)},${ok ? '1' : '0'},${json}]`;
-    }
-    const text = this.vm.newString(`${batch}]`);
+    if (count === 0 || settler === undefined) return;
+    this.inFlight -= count;
+    const text = this.vm.newString(batch);
     const settled = this.vm.callFunction(settler, this.vm.undefined, text);
     text.dispose();
     if (settled.error === undefined) {
@@ -376,6 +378,7 @@ class Run {
     if (this.ended) return;
     this.ended = true;
     this.settler?.dispose();
+    this.drainer?.dispose();
     this.result?.dispose();
     this.vm.dispose();
     this.runtime.dispose();
@@ -402,23 +405,27 @@ function internal(error: unknown): Failure {
 
 /**
  * Blocks until the main thread has posted answers (or asked a stop), and returns this run's
- * answers. It spins first when answers came quickly last time, then sleeps in `Atomics.wait`;
- * the timeout only re-checks the stop flag, the notify is what wakes it.
+ * answers. It spins first for as long as the recent answers suggest (SpinPolicy, capped by the
+ * run), then sleeps in `Atomics.wait`; the timeout only re-checks the stop flag, the notify is
+ * what wakes it.
  */
-function awaitAnswers(run: Run, seen: number): SettledCall[] {
+function awaitAnswers(run: Run, seen: number): Batch[] {
   const started = performance.now();
-  if (!run.spin || !spin.shouldSpin() || !spinFor(control, ANSWERS, seen, SPIN_MS)) {
+  // A wait the run's bound cannot cover is slept through from the start, not spun in vain.
+  const wanted = spin.budget();
+  const budget = wanted <= run.spinMs ? wanted : 0;
+  if (budget === 0 || !spinFor(control, ANSWERS, seen, budget)) {
     while (Atomics.load(control, ANSWERS) === seen && Atomics.load(control, STOP) === 0) {
       Atomics.wait(control, ANSWERS, seen, 1_000);
     }
   }
   spin.record(performance.now() - started);
-  const answers: SettledCall[] = [];
+  const answers: Batch[] = [];
   for (;;) {
     const message = nextMessage(channel) as HostMessage | undefined;
     if (message === undefined) return answers;
     // Answers of an earlier run that ended before they came are dropped here.
-    if (message.kind === 'settle' && message.run === run.id) answers.push(...message.answers);
+    if (message.kind === 'settle' && message.run === run.id) answers.push(message);
   }
 }
 
@@ -448,7 +455,7 @@ function drive(run: Run): void {
     }
     try {
       // Every answer first, then one pump: the program resumes once for all of them.
-      run.settle(answers);
+      for (const answered of answers) run.settle(answered);
     } catch (error) {
       run.exhaust(error instanceof Error ? error.message : String(error));
     }
@@ -457,7 +464,7 @@ function drive(run: Run): void {
 
 port.on('message', (message: HostMessage) => {
   if (message.kind !== 'run') return;
-  const run = new Run(message.run, message.limits, message.spin);
+  const run = new Run(message.run, message.limits, message.spinMs);
   current = run;
   let failed: Failure | undefined;
   try {
