@@ -125,6 +125,7 @@ export class StdioChild {
   #handlers: StdioChildHandlers | undefined;
   /** Events not yet handed to the owner; undefined once they flow straight to it. */
   #pending: ChildEvent[] | undefined = [];
+  #flushing = false;
 
   constructor(options: StdioSpawnOptions) {
     const { command, args = [], env, cwd } = options;
@@ -169,10 +170,10 @@ export class StdioChild {
   }
 
   /**
-   * Hands the child to its owner. What happened before is told first: its start (or failure to
-   * start) at once, the rest on a later turn of the event loop, as live events would come, so
-   * that an owner that writes its first request once started sees an early exit after that
-   * write, not before it.
+   * Hands the child to its owner. What happened before is told in two steps: its start (or its
+   * failure to start) at once, the rest (output, an exit) once the owner has {@link flush}ed,
+   * as a live child's would come after the owner's first request: an owner that writes its
+   * first request once started sees an early exit after that write, as it would have live.
    *
    * @throws {Error} when an owner has attached already.
    */
@@ -181,18 +182,24 @@ export class StdioChild {
     this.#handlers = handlers;
     const pending = this.#pending ?? [];
     const started = pending.findIndex((event) => event.kind === 'spawn' || event.kind === 'error');
-    const now = pending.splice(0, started + 1);
-    for (const event of now) this.#dispatch(event);
-    if (started >= 0 && pending.length === 0) {
-      this.#pending = undefined;
-      return;
-    }
-    // Not started yet: the rest flows live once it has. Else what followed comes next turn.
-    if (started < 0) {
-      this.#pending = undefined;
-      for (const event of pending) this.#dispatch(event);
-      return;
-    }
+    for (const event of pending.splice(0, started + 1)) this.#dispatch(event);
+    // Not started yet, or nothing else happened: from now on events flow live.
+    if (started < 0 || pending.length === 0) this.#pending = undefined;
+  }
+
+  /** Whether events from before {@link attach} are still to be told (see {@link flush}). */
+  get replaying(): boolean {
+    return this.#handlers !== undefined && this.#pending !== undefined;
+  }
+
+  /**
+   * Tells the owner, on the next turn of the event loop, what the child did between its start
+   * and {@link attach}; from then on events flow live. The owner calls it after its first write
+   * (and before waiting for the child to close). Idempotent.
+   */
+  flush(): void {
+    if (this.#pending === undefined || this.#flushing) return;
+    this.#flushing = true;
     setImmediate(() => {
       const rest = this.#pending ?? [];
       this.#pending = undefined;

@@ -81,6 +81,8 @@ export class StdioClientTransport implements Transport {
   #closed: Promise<void> = Promise.resolve();
   #lines: NdjsonLineSplitter;
   #told = false;
+  /** The child's events, told once its first request is written (see `StdioChild.flush`). */
+  #spawned: StdioChild | undefined;
 
   constructor(options: StdioClientTransportOptions) {
     this.#options = options;
@@ -116,6 +118,7 @@ export class StdioClientTransport implements Transport {
     const spawned = this.#options.adopt?.() ?? new StdioChild(this.#options);
     const { child } = spawned;
     this.#child = child;
+    this.#spawned = spawned;
     let exited = (): void => undefined;
     this.#exited = new Promise((resolve) => {
       exited = resolve;
@@ -170,8 +173,14 @@ export class StdioClientTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    // An adopted child's past comes next turn, after this write, as its answer would; until
+    // then a write to a child that has exited meanwhile is lost as it would be in its pipe.
+    const replaying = this.#spawned?.replaying === true;
+    this.#spawned?.flush();
     const stdin = this.#child?.stdin;
-    if (stdin == null || stdin.destroyed) return Promise.reject(new Error('Not connected'));
+    if (stdin == null || stdin.destroyed) {
+      return replaying ? Promise.resolve() : Promise.reject(new Error('Not connected'));
+    }
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
@@ -180,6 +189,7 @@ export class StdioClientTransport implements Transport {
 
   async close(): Promise<void> {
     const child = this.#child;
+    this.#spawned?.flush();
     this.#lines = this.#splitter();
     // Never started (spawn failed): nothing to wait for.
     if (child?.pid === undefined) return;
