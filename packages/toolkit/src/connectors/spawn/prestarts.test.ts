@@ -1,8 +1,7 @@
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { childPids, fixtureCommand } from '@toolplane/fixtures';
 import { describe, expect, it } from 'vitest';
 import { createConnector } from '../connector.js';
 import { StdioClientTransport } from '../transport/stdio-client-transport.js';
@@ -19,23 +18,9 @@ process.stderr.write('early stderr\\n');`,
   ],
 };
 
-/** PIDs of running processes whose command line holds `token`. */
-function processesWith(token: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(token)) found.push(Number(entry));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return found;
-}
-
-/** Resolves once no process holds `token` (polls: a disappearance has no event to wait for). */
+/** Resolves once no child holds `token` (polls: a disappearance has no event to wait for). */
 async function gone(token: string): Promise<void> {
-  while (processesWith(token).length > 0) {
+  while (childPids(token).length > 0) {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
