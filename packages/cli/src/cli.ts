@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { ToolError } from '@toolplane/toolmodel';
+// The errors module alone: the rest of the tool model loads the MCP SDK's schemas.
+import { ToolError } from '@toolplane/toolmodel/errors';
 import type { CommandContext } from './commands/shared.js';
 import type { StdioPrestarts } from '@toolplane/toolkit/spawn';
 import type { CliConfig } from './config.js';
