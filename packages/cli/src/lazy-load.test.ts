@@ -136,7 +136,11 @@ describe('what a start loads', { timeout: 60_000 }, () => {
         mcpServers: {
           early: {
             command: process.execPath,
-            args: ['-e', stdioServerScript({ name: 'early', tools: ['greet'], onCall: '' }), marker],
+            args: [
+              '-e',
+              stdioServerScript({ name: 'early', tools: ['greet'], onCall: '' }),
+              marker,
+            ],
           },
         },
         store: 'memory',
@@ -150,7 +154,9 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('early:greet');
     const lines = ran.stderr.split('\n');
-    const spawnedAt = lines.findIndex((line) => line.startsWith('spawned ') && line.includes(marker));
+    const spawnedAt = lines.findIndex(
+      (line) => line.startsWith('spawned ') && line.includes(marker),
+    );
     // The toolkit's index (its spawn module alone is light) and the MCP SDK.
     const heavyAt = lines.findIndex(
       (line) =>

@@ -31,9 +31,7 @@ export function prestartServers(
   let dir: string;
   try {
     const file =
-      words.config === undefined
-        ? findConfigFile(options.cwd)
-        : resolve(options.cwd, words.config);
+      words.config === undefined ? findConfigFile(options.cwd) : resolve(options.cwd, words.config);
     if (file === undefined) return undefined;
     dir = dirname(file);
     const raw = parseText(readFileSync(file, 'utf8'), file);

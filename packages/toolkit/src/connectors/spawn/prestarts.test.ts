@@ -107,14 +107,20 @@ describe('StdioPrestarts', () => {
     } as unknown as StdioPrestarts;
     const spawned = await errorOf();
     const late = await errorOf(adopted);
-    expect(spawned).toEqual({ failed: 'connector_unavailable', last: expect.stringMatching(/no config here/) });
+    expect(spawned).toEqual({
+      failed: 'connector_unavailable',
+      last: expect.stringMatching(/no config here/),
+    });
     expect(late).toEqual(spawned);
     expect(given).toBe(true);
   });
 
   it('ends the children nobody adopted', async () => {
     const token = `never-adopted-${String(process.pid)}-${String(Date.now())}`;
-    const source = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', token] };
+    const source = {
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)', token],
+    };
     const pool = new StdioPrestarts();
     pool.start(source);
     pool.start(source);
