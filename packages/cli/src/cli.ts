@@ -243,10 +243,12 @@ function refuseRepeats(command: Command): void {
 
 async function loadCliConfig(context: Context, globals: GlobalOptions): Promise<CliConfig> {
   const { loadConfig } = await import('./config.js');
+  // Not aborted by Ctrl-C: reading a local file takes no time worth cutting short, and a stop
+  // asked for while the command loads (its servers already started) is the command's to make
+  // cleanly, not a config file that "cannot be read".
   const cfg = await loadConfig({
     cwd: context.cwd,
     env: context.env,
-    signal: context.signal,
     ...(globals.config === undefined ? {} : { file: globals.config }),
   });
   context.output.useSecrets(cfg.secrets);
