@@ -5,12 +5,15 @@
 // that server, until it exits, beside the unbundled dist/bin.js (what the bin ran before it ran
 // the bundle of scripts/bundle-bin.js). Rounds alternate the three; the figures are medians of
 // ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
+// Beside them, the time from the CLI's exec to its spawn of the server (the server notes when its
+// process began, through a one-line `--import`; its own start carries the same line): how early
+// the CLI starts the one thing it must wait for.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -30,14 +33,19 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+/** The server's command line: it appends the time its process began to `spawnedFile`. */
+function serverArgs(spawnedFile: string, marker: string): string[] {
+  return ['--import', pathToFileURL(marker).href, everything, 'stdio', spawnedFile];
+}
+
 /** ms from spawning the server to its `tools/list` answer. */
-async function serverStart(): Promise<number> {
+async function serverStart(spawnedFile: string, marker: string): Promise<number> {
   const started = performance.now();
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [everything, 'stdio'],
+      args: serverArgs(spawnedFile, marker),
       stderr: 'ignore',
     }),
   );
@@ -48,9 +56,13 @@ async function serverStart(): Promise<number> {
   return ms;
 }
 
-/** ms from spawning `toolplane tools list` (`entry`) to its exit, and its stdout. */
-function cliList(cwd: string, entry = bin): Promise<{ ms: number; stdout: string }> {
+/** ms from spawning `toolplane tools list` (`entry`) to its exit, its stdout, and when it began. */
+function cliList(
+  cwd: string,
+  entry = bin,
+): Promise<{ ms: number; stdout: string; startedAt: number }> {
   const started = performance.now();
+  const startedAt = performance.timeOrigin + started;
   const child = spawn(process.execPath, [entry, 'tools', 'list'], {
     cwd,
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -61,18 +73,33 @@ function cliList(cwd: string, entry = bin): Promise<{ ms: number; stdout: string
     child.once('error', reject);
     child.once('exit', (code) => {
       const ms = performance.now() - started;
-      if (code === 0) resolve({ ms, stdout });
+      if (code === 0) resolve({ ms, stdout, startedAt });
       else reject(new Error(`toolplane tools list exited ${String(code)}`));
     });
   });
 }
 
+/** When the last server started from `spawnedFile`'s command line began (ms, epoch). */
+async function lastSpawn(spawnedFile: string): Promise<number> {
+  const lines = (await readFile(spawnedFile, 'utf8')).trim().split('\n');
+  return Number(lines.at(-1));
+}
+
 const dir = await mkdtemp(join(tmpdir(), 'toolplane-bench-list-'));
 try {
+  const marker = join(dir, 'spawned.mjs');
+  const spawnedFile = join(dir, 'spawned.txt');
+  // The server's argv ends with the file; its process's start is performance.timeOrigin.
+  await writeFile(
+    marker,
+    "import { appendFileSync } from 'node:fs';\nappendFileSync(process.argv.at(-1), `${performance.timeOrigin}\\n`);\n",
+  );
   await writeFile(
     join(dir, 'toolplane.config.json'),
     JSON.stringify({
-      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      mcpServers: {
+        everything: { command: process.execPath, args: serverArgs(spawnedFile, marker) },
+      },
       store: 'memory',
     }),
   );
@@ -80,17 +107,21 @@ try {
   if (!first.stdout.includes('everything:')) throw new Error('the CLI listed no server tools');
   const server: number[] = [];
   const cli: number[] = [];
+  const cliSpawn: number[] = [];
   const cliUnbundled: number[] = [];
   const load = loadavg()[0]?.toFixed(1) ?? '?';
   for (let round = 0; round < ROUNDS; round++) {
-    server.push(await serverStart());
-    cli.push((await cliList(dir)).ms);
+    server.push(await serverStart(spawnedFile, marker));
+    const listed = await cliList(dir);
+    cli.push(listed.ms);
+    cliSpawn.push((await lastSpawn(spawnedFile)) - listed.startedAt);
     cliUnbundled.push((await cliList(dir, unbundled)).ms);
   }
   const ratio = median(cli) / median(server);
   console.log(
     `tools list with one stdio server: ${median(cli).toFixed(0)} ms; the server's own start: ` +
-      `${median(server).toFixed(0)} ms; ratio ${ratio.toFixed(2)}; unbundled dist/bin.js ` +
+      `${median(server).toFixed(0)} ms; ratio ${ratio.toFixed(2)}; the CLI's exec to its spawn of ` +
+      `the server ${median(cliSpawn).toFixed(0)} ms; unbundled dist/bin.js ` +
       `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)} ` +
       `(medians of ${String(ROUNDS)} alternating rounds, load average ${load} → ${loadavg()[0]?.toFixed(1) ?? '?'})`,
   );

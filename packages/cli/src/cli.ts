@@ -1,6 +1,8 @@
 import { Command } from 'commander';
-import { ToolError } from '@toolplane/toolmodel';
+// The errors module alone: the rest of the tool model loads the MCP SDK's schemas.
+import { ToolError } from '@toolplane/toolmodel/errors';
 import type { CommandContext } from './commands/shared.js';
+import type { StdioPrestarts } from '@toolplane/toolkit/spawn';
 import type { CliConfig } from './config.js';
 import { exitCode, Output, type OutputStream } from './output.js';
 import { VERSION } from './version.js';
@@ -86,6 +88,7 @@ interface Context {
   /** Touched only when `@-` asks for it: opening the process's stdin has side effects. */
   readonly stdin: () => AsyncIterable<string | Uint8Array>;
   readonly stopTime: (ms: number) => void;
+  readonly prestarted?: StdioPrestarts | undefined;
 }
 
 interface GlobalOptions {
@@ -121,8 +124,15 @@ export async function runCli(
     stopTime: options.onStopTime ?? (() => undefined),
   };
   let code = 0;
+  const word = commandWord(argv);
+  // A command that connects to the config's servers starts them before it loads its modules
+  // (the toolkit, the SDK, the gateway), so that their start overlaps its own.
+  const prestarted =
+    word === 'serve' || word === 'tools'
+      ? (await import('./prestart.js')).prestartServers(argv, context)
+      : undefined;
   try {
-    const program = await buildProgram(context, commandWord(argv), (c) => {
+    const program = await buildProgram({ ...context, prestarted }, word, (c) => {
       code = c;
     });
     await program.parseAsync([...argv], { from: 'user' });
@@ -131,6 +141,9 @@ export async function runCli(
     // Commander has already printed its usage error (or the help, or the version).
     if (error instanceof Error && error.name === 'CommanderError') return exitCode(error);
     return output.fail(error);
+  } finally {
+    // Whatever the command did not adopt (a server filtered out, a config refused) is ended.
+    prestarted?.dispose();
   }
 }
 
@@ -230,10 +243,12 @@ function refuseRepeats(command: Command): void {
 
 async function loadCliConfig(context: Context, globals: GlobalOptions): Promise<CliConfig> {
   const { loadConfig } = await import('./config.js');
+  // Not aborted by Ctrl-C: reading a local file takes no time worth cutting short, and a stop
+  // asked for while the command loads (its servers already started) is the command's to make
+  // cleanly, not a config file that "cannot be read".
   const cfg = await loadConfig({
     cwd: context.cwd,
     env: context.env,
-    signal: context.signal,
     ...(globals.config === undefined ? {} : { file: globals.config }),
   });
   context.output.useSecrets(cfg.secrets);

@@ -1,5 +1,7 @@
 import { basename, extname } from 'node:path';
-import { ToolError } from '@toolplane/toolkit';
+// The errors module alone: the early start of the servers (prestart.ts) reads the config
+// through this file before the toolkit, or the rest of the tool model, loads.
+import { ToolError } from '@toolplane/toolmodel/errors';
 import { parseDocument } from 'yaml';
 import type { Secrets } from './secrets.js';
 
@@ -62,7 +64,7 @@ export function substitute(
   value: unknown,
   path: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-  secrets: Secrets,
+  secrets: Pick<Secrets, 'add'>,
   where: string,
 ): unknown {
   if (typeof value === 'string') {

@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sanitizeNamespace, ToolError, toolkitApproval } from '@toolplane/toolkit';
 import type { GatewayToolFilter } from '@toolplane/gateway';
@@ -8,6 +7,8 @@ import { z } from 'zod';
 import { configSchema, knownKeysAt, serverSchema } from './config-schema.js';
 import { firstIssue, unknownKeyMessage, withoutForeignKeys } from './config-keys.js';
 import { parseText, substitute } from './config-text.js';
+import { stdioSource } from './config-stdio.js';
+import { CONFIG_FILE_NAMES, findConfigFile } from './config-file.js';
 import { Secrets } from './secrets.js';
 import type { CliConfig, ConnectorAuthConfig, ConnectorConfig } from './config-types.js';
 export type {
@@ -19,17 +20,11 @@ export type {
   SearchConfig,
   CliConfig,
 } from './config-types.js';
+export { CONFIG_FILE_NAMES, findConfigFile } from './config-file.js';
 
 // Served and flagged rather than withheld: a server's ordinary upgrade must not make its tools
 // vanish until someone accepts them; teams that review every change choose `block`.
 const DEFAULT_PINNING = 'warn' as const;
-
-/** The file names {@link findConfigFile} looks for, in order. */
-export const CONFIG_FILE_NAMES = [
-  'toolplane.config.yaml',
-  'toolplane.config.yml',
-  'toolplane.config.json',
-] as const;
 
 /** Where the user store lives unless the config says otherwise, relative to the config file. */
 export const DEFAULT_STORE_PATH = '.toolplane/toolplane.db';
@@ -52,17 +47,6 @@ function timeoutMs(timeout: number): number {
 }
 
 type ServerEntry = z.infer<typeof serverSchema>;
-
-/**
- * The config file in `dir`: the first of {@link CONFIG_FILE_NAMES} that exists, or `undefined`.
- */
-export function findConfigFile(dir: string): string | undefined {
-  for (const name of CONFIG_FILE_NAMES) {
-    const file = join(dir, name);
-    if (existsSync(file)) return file;
-  }
-  return undefined;
-}
 
 /** Options of {@link loadConfig}. */
 export interface LoadConfigOptions {
@@ -325,26 +309,14 @@ function toConnector(
       display: secrets.redact(server.url) + shownHeaders.join(''),
     };
   }
-  const cwd = server.cwd === undefined ? dir : resolve(dir, server.cwd);
-  let command = server.command ?? '';
-  let args = server.args ?? [];
-  if (server.module !== undefined) {
-    const bin = resolveModuleBin(server.module, dir);
-    if (bin === undefined) {
-      context.fail(
-        `${path}.module`,
-        `cannot find the installed package "${server.module}" (with a "bin") from ${dir}; install it next to the config file`,
-      );
-    }
-    command = process.execPath;
-    args = [bin, ...args];
+  const source = stdioSource(server, dir);
+  if (source === undefined) {
+    return context.fail(
+      `${path}.module`,
+      `cannot find the installed package "${String(server.module)}" (with a "bin") from ${dir}; install it next to the config file`,
+    );
   }
-  const source = {
-    command,
-    args,
-    cwd,
-    ...(server.env === undefined ? {} : { env: server.env }),
-  };
+  const { command, args } = source;
   const shown =
     server.module === undefined ? [command, ...args] : [server.module, ...args.slice(1)];
   return {
@@ -354,24 +326,6 @@ function toConnector(
     source,
     display: secrets.redact(shown.map(quoteArg).join(' ')),
   };
-}
-
-/** The absolute path of an installed package's executable, resolved the way Node would. */
-function resolveModuleBin(name: string, from: string): string | undefined {
-  const require = createRequire(join(resolve(from), 'noop.js'));
-  for (const root of require.resolve.paths(name) ?? []) {
-    const manifest = join(root, name, 'package.json');
-    if (!existsSync(manifest)) continue;
-    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
-      name?: string;
-      bin?: string | Record<string, string>;
-    };
-    const bins = typeof pkg.bin === 'string' ? { [name]: pkg.bin } : (pkg.bin ?? {});
-    const unscoped = name.slice(name.lastIndexOf('/') + 1);
-    const entry = bins[unscoped] ?? Object.values(bins)[0];
-    return entry === undefined ? undefined : join(root, name, entry);
-  }
-  return undefined;
 }
 
 function toStore(value: z.infer<typeof configSchema>['store'], dir: string, secrets: Secrets) {

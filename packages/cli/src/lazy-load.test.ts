@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type Ran } from './testing/cli-process.js';
+import { stdioServerScript } from './testing/stdio-script.js';
 
 // What a start of the CLI loads is a property of the process: each run here is a child whose
 // module resolutions are written to stderr by a resolve hook, one `resolved URL` line each. The
@@ -32,14 +33,32 @@ const HEAVY = {
   ajv: /\/validator-ajv\/|\/ajv\//,
 };
 
+// Every spawn of the CLI process, written to stderr as `spawned [command, ...args]` (JSON) (the builtin's
+// exports re-synced, so that ES module imports of `spawn` see the wrapper).
+const SPAWN_LOG = `
+import childProcess from 'node:child_process';
+import { writeSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const spawn = childProcess.spawn;
+childProcess.spawn = function (command, args, ...rest) {
+  writeSync(2, 'spawned ' + JSON.stringify([command, ...(Array.isArray(args) ? args : [])]) + '\\n');
+  return spawn.call(this, command, args, ...rest);
+};
+syncBuiltinESMExports();
+`;
+
 let dir: string;
 let hook: string;
 
-async function loaded(args: readonly string[]): Promise<{ ran: Ran; urls: string[] }> {
+async function loaded(
+  args: readonly string[],
+  preload: readonly string[] = [],
+): Promise<{ ran: Ran; urls: string[] }> {
   const ran = await runCli(args, {
     cwd: dir,
     command: [
       process.execPath,
+      ...preload.flatMap((url) => ['--import', url]),
       '--import',
       hook,
       '--conditions=@toolplane/source',
@@ -69,6 +88,7 @@ beforeAll(async () => {
     `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`,
   );
   hook = pathToFileURL(join(dir, 'register.mjs')).href;
+  await writeFile(join(dir, 'spawn-log.mjs'), SPAWN_LOG);
   await writeFile(join(dir, 'memory.yaml'), 'store: memory\n');
 });
 
@@ -106,5 +126,46 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     const needless = [/\/date-fns\/index\.js$/, /\/undici\//, /\/file-type\//, /\/iconv-lite\//];
     expect(urls.filter((url) => needless.some((pattern) => pattern.test(url)))).toEqual([]);
     expect(urls.some((url) => url.includes('/date-fns/'))).toBe(true);
+  });
+
+  it('starts the stdio servers of tools list before it loads the toolkit or the SDK', async () => {
+    const marker = 'early-start-marker';
+    await writeFile(
+      join(dir, 'early.json'),
+      JSON.stringify({
+        mcpServers: {
+          early: {
+            command: process.execPath,
+            args: [
+              '-e',
+              stdioServerScript({ name: 'early', tools: ['greet'], onCall: '' }),
+              marker,
+            ],
+          },
+        },
+        store: 'memory',
+        builtins: false,
+      }),
+    );
+    const { ran, urls } = await loaded(
+      ['--config', 'early.json', 'tools', 'list'],
+      [pathToFileURL(join(dir, 'spawn-log.mjs')).href],
+    );
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('early:greet');
+    const lines = ran.stderr.split('\n');
+    const spawnedAt = lines.findIndex(
+      (line) => line.startsWith('spawned ') && line.includes(marker),
+    );
+    // The toolkit's index (its spawn module alone is light) and the MCP SDK.
+    const heavyAt = lines.findIndex(
+      (line) =>
+        line.startsWith('resolved ') &&
+        (/\/toolkit\/src\/index\.ts$/.test(line) || line.includes('/@modelcontextprotocol/')),
+    );
+    expect(spawnedAt).toBeGreaterThan(-1);
+    expect(heavyAt).toBeGreaterThan(-1);
+    expect(spawnedAt).toBeLessThan(heavyAt);
+    expect(urls.some((url) => url.includes('/toolkit/src/connectors/spawn/'))).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import {
   type Middleware,
   type Logger,
   type PinStore,
+  type StdioPrestarts,
   type Store,
   type Toolkit,
   type ToolkitEvent,
@@ -103,6 +104,13 @@ export interface OpenToolkitOptions {
    * `tools call`) passes false, so it holds no such connection for its few seconds.
    */
   readonly listen?: boolean;
+  /** Stdio servers started already, for the connectors to adopt (see `prestart.ts`). */
+  readonly prestarted?: StdioPrestarts;
+  /**
+   * How a stdio server's child is let go when the toolkit closes: waited for (default), or, for
+   * a one-shot command, `'release'`d (see `StdioSource.closing`).
+   */
+  readonly closing?: 'wait' | 'release';
 }
 
 /**
@@ -207,6 +215,13 @@ export async function openToolkit(
   };
   const addServer = async (connector: ConnectorConfig): Promise<string> => {
     let source = connector.source;
+    if (typeof source === 'object' && 'command' in source) {
+      source = {
+        ...source,
+        ...(options.prestarted === undefined ? {} : { prestarted: options.prestarted }),
+        ...(options.closing === undefined ? {} : { closing: options.closing }),
+      };
+    }
     if (connector.auth !== undefined && typeof source === 'object' && 'url' in source) {
       const { openCredentials, connectorOAuth } = await import('./oauth-clients.js');
       credentials ??= await openCredentials(config.store, credentialsOptions);

@@ -1,4 +1,5 @@
-import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
+// The errors module alone: the rest of the tool model loads the MCP SDK's schemas.
+import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel/errors';
 import { CommanderError } from 'commander';
 import Table from 'cli-table3';
 import ora from 'ora';

@@ -148,6 +148,8 @@ export type {
   ToolkitConnector,
 } from './connectors/connector.js';
 export { inferNamespace, sanitizeNamespace } from './connectors/namespace.js';
+// Also `@toolplane/toolkit/spawn`, which loads none of the rest (see connectors/spawn/).
+export { StdioPrestarts } from './connectors/spawn/index.js';
 export {
   DEFAULT_MAX_SESSION_CONNECTIONS,
   DEFAULT_SESSION_IDLE_MS,

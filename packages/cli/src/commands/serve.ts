@@ -170,6 +170,7 @@ async function serve(
     signal: context.signal,
     env: context.env,
     ...(feed === undefined ? {} : { middleware: [feed.middleware] }),
+    ...(context.prestarted === undefined ? {} : { prestarted: context.prestarted }),
   });
   live.opened = opened;
   const gatewayOptions: GatewayOptions = {
@@ -271,6 +272,8 @@ async function serve(
       context.stopTime(drainMs);
       opened.start();
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
+      // Every first attempt has begun: a server started early and not adopted never will be.
+      context.prestarted?.dispose();
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
       readyToServe = true;
@@ -304,6 +307,8 @@ async function serve(
       gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
       opened.start();
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
+      // Every first attempt has begun: a server started early and not adopted never will be.
+      context.prestarted?.dispose();
       refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {

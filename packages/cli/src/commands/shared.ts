@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ToolError, type ToolkitItem } from '@toolplane/toolkit';
+import { ToolError, type StdioPrestarts, type ToolkitItem } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
@@ -26,6 +26,11 @@ export interface CommandContext {
   readonly setCode: (code: number) => void;
   /** All of standard input, as text; a second call is refused (it has been read). */
   readonly readStdin: () => Promise<string>;
+  /**
+   * The config's stdio servers, started before the command's modules loaded (see
+   * `prestart.ts`): the connectors adopt them; the CLI disposes of the rest once it is done.
+   */
+  readonly prestarted?: StdioPrestarts | undefined;
 }
 
 /**
@@ -100,9 +105,14 @@ export async function withToolkit(
         : {}),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
       onEvent: progress.onEvent,
+      ...(context.prestarted === undefined ? {} : { prestarted: context.prestarted }),
+      // The answer is what the user waits for, not the servers' exit.
+      closing: 'release',
     });
     if (options.search === true) await opened.warmSearch({ signal: context.signal });
   } finally {
+    // Every first attempt is over: a child nobody adopted is not going to be.
+    context.prestarted?.dispose();
     progress.stop();
     spinner.stop();
   }

@@ -78,6 +78,8 @@ export async function openStdio(
     ...(source.env ? { env: source.env } : {}),
     ...(source.cwd ? { cwd: source.cwd } : {}),
     ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+    ...(source.prestarted === undefined ? {} : { adopt: () => source.prestarted?.take(source) }),
+    ...(source.closing === undefined ? {} : { closing: source.closing }),
   });
   const tail = captureTail(transport);
   const client = attempt.make();

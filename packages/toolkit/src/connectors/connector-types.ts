@@ -27,6 +27,7 @@ import type {
 import type { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorEra, ConnectorServerInfo, SpokenEra } from './connector-era.js';
 import type { TransportAuth } from './transport/http-transport-parts.js';
+import type { StdioPrestarts } from './spawn/prestarts.js';
 
 /** An upstream MCP server started as a child process and spoken to over stdio. */
 export interface StdioSource {
@@ -34,6 +35,19 @@ export interface StdioSource {
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /**
+   * Children started already (the CLI starts its servers while it loads): a connection attempt
+   * adopts one started from an equal source (command, args, env, cwd), with whatever it wrote so
+   * far, instead of spawning; once none is left it spawns as usual.
+   */
+  readonly prestarted?: StdioPrestarts;
+  /**
+   * How a closed connection lets its child go: `'wait'` (default) until it has exited (stdin
+   * closed, then SIGTERM and SIGKILL a second apart), or `'release'` (a one-shot command, whose
+   * user should not wait for a server's exit): stdin closed and the child let go at once, a
+   * detached reaper sending SIGTERM to its group after a second should it still run.
+   */
+  readonly closing?: 'wait' | 'release';
 }
 
 /** A remote MCP server over Streamable HTTP (falling back to SSE). */

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entryArgs, isAlive } from '@toolplane/fixtures';
+import { entryArgs, isAlive, isRunning } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '@toolplane/toolmodel';
 import { runToolkit } from '../../testing/run-toolkit.js';
@@ -65,14 +65,9 @@ process.stdin.resume();
 setInterval(() => {}, 1000);
 `;
 
-/**
- * Whether `pid` is still running: a killed orphan stays a zombie until init reaps it, which may
- * take seconds, and signal 0 reaches zombies too.
- */
-async function running(pid: number): Promise<boolean> {
-  if (!isAlive(pid)) return false;
-  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => undefined);
-  return stat === undefined ? isAlive(pid) : !/\) Z /.test(stat);
+/** Whether `pid` is still running (see `isRunning`). */
+function running(pid: number): Promise<boolean> {
+  return Promise.resolve(isRunning(pid));
 }
 
 /** Whether `pid` still runs after `ms`, polling so an ending process is not waited for. */

@@ -6,8 +6,8 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { NdjsonLineSplitter, type SkippedLine } from '@toolplane/toolmodel/wire';
+import { GROUPS, signalAll, StdioChild, untrack } from '../spawn/stdio-child.js';
 import { readMessage } from './wire-shapes.js';
 
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
@@ -37,36 +37,18 @@ export interface StdioClientTransportOptions {
   readonly cwd?: string;
   /** Larger messages are refused one by one (see the class); default {@link DEFAULT_MAX_MESSAGE_BYTES}. */
   readonly maxMessageBytes?: number;
-}
-
-// Where there are process groups, each server leads one, so that what it starts (a shell's or
-// npx's child: the real server) is signalled with it.
-const GROUPS = process.platform !== 'win32';
-
-/** Sends `signal` to the child and, where there are process groups, to everything in its group. */
-function signalAll(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (GROUPS && child.pid !== undefined) {
-    try {
-      process.kill(-child.pid, signal);
-      return;
-    } catch {
-      // No group left: the child alone, if it is still there.
-    }
-  }
-  child.kill(signal);
-}
-
-// Children whose pipes are still open, killed for sure when this process exits before closing them.
-const running = new Set<ChildProcess>();
-let hooked = false;
-
-function track(child: ChildProcess): void {
-  running.add(child);
-  if (hooked) return;
-  hooked = true;
-  process.once('exit', () => {
-    for (const left of running) signalAll(left, 'SIGKILL');
-  });
+  /**
+   * A child started already from these same options (see `StdioPrestarts`), adopted by
+   * {@link StdioClientTransport.start} instead of spawning; called once, at start.
+   */
+  readonly adopt?: () => StdioChild | undefined;
+  /**
+   * How {@link StdioClientTransport.close} lets the child go: `'wait'` (default) until it has
+   * exited, or `'release'` for a one-shot command whose answer is out: stdin closed, the child
+   * and its pipes let go at once, and a detached reaper that outlives this process sends SIGTERM
+   * to its group after a grace, SIGKILL after another, should it ignore the end of its input.
+   */
+  readonly closing?: 'wait' | 'release';
 }
 
 /**
@@ -98,6 +80,9 @@ export class StdioClientTransport implements Transport {
   /** Settles when its pipes have closed too (see {@link onclose}). */
   #closed: Promise<void> = Promise.resolve();
   #lines: NdjsonLineSplitter;
+  #told = false;
+  /** The child's events, told once its first request is written (see `StdioChild.flush`). */
+  #spawned: StdioChild | undefined;
 
   constructor(options: StdioClientTransportOptions) {
     this.#options = options;
@@ -130,57 +115,72 @@ export class StdioClientTransport implements Transport {
 
   start(): Promise<void> {
     if (this.#child !== undefined) throw new Error('the stdio transport is already started');
-    const { command, args = [], env, cwd } = this.#options;
-    const child = spawn(command, [...args], {
-      env: { ...getDefaultEnvironment(), ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-      windowsHide: true,
-      detached: GROUPS,
-      ...(cwd === undefined ? {} : { cwd }),
-    });
+    const spawned = this.#options.adopt?.() ?? new StdioChild(this.#options);
+    const { child } = spawned;
     this.#child = child;
-    track(child);
+    this.#spawned = spawned;
+    let exited = (): void => undefined;
     this.#exited = new Promise((resolve) => {
-      child.once('exit', () => {
-        resolve();
-        // What the child started may hold its pipes open after it, and they would never close:
-        // a second on, whatever is left of its group is killed and the pipes let go.
-        const timer = setTimeout(() => {
-          signalAll(child, 'SIGKILL');
-          for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
-        }, EXIT_GRACE_MS);
-        child.once('close', () => {
-          clearTimeout(timer);
-        });
-      });
+      exited = resolve;
     });
+    let closed = (): void => undefined;
     this.#closed = new Promise((resolve) => {
-      child.once('close', () => {
-        running.delete(child);
-        resolve();
-        this.onclose?.();
-      });
+      closed = resolve;
     });
-    child.stdout.on('data', (chunk: Buffer) => {
-      this.#lines.push(chunk);
-    });
-    child.stderr.pipe(this.#stderr);
-    for (const stream of [child.stdin, child.stdout]) {
-      stream.on('error', (error) => this.onerror?.(error));
-    }
+    // What the child started may hold its pipes open after it, and they would never close: a
+    // second on, whatever is left of its group is killed and the pipes let go.
+    let orphans: ReturnType<typeof setTimeout> | undefined;
     return new Promise((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (error) => {
-        reject(error);
-        this.onerror?.(error);
+      let started = false;
+      spawned.attach({
+        spawn: () => {
+          started = true;
+          resolve();
+        },
+        error: (error) => {
+          if (!started) reject(error);
+          this.onerror?.(error);
+        },
+        stdout: (chunk) => {
+          this.#lines.push(chunk);
+        },
+        stderr: (chunk) => {
+          this.#stderr.write(chunk);
+        },
+        exit: () => {
+          exited();
+          orphans = setTimeout(() => {
+            signalAll(child, 'SIGKILL');
+            for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+          }, EXIT_GRACE_MS);
+        },
+        close: () => {
+          clearTimeout(orphans);
+          untrack(child);
+          this.#stderr.end();
+          closed();
+          this.#tellClosed();
+        },
       });
     });
   }
 
+  /** Calls {@link onclose} once, whether the pipes closed or the child was released. */
+  #tellClosed(): void {
+    if (this.#told) return;
+    this.#told = true;
+    this.onclose?.();
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
+    // An adopted child's past comes next turn, after this write, as its answer would; until
+    // then a write to a child that has exited meanwhile is lost as it would be in its pipe.
+    const replaying = this.#spawned?.replaying === true;
+    this.#spawned?.flush();
     const stdin = this.#child?.stdin;
-    if (stdin == null || stdin.destroyed) return Promise.reject(new Error('Not connected'));
+    if (stdin == null || stdin.destroyed) {
+      return replaying ? Promise.resolve() : Promise.reject(new Error('Not connected'));
+    }
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
@@ -189,10 +189,15 @@ export class StdioClientTransport implements Transport {
 
   async close(): Promise<void> {
     const child = this.#child;
+    this.#spawned?.flush();
     this.#lines = this.#splitter();
     // Never started (spawn failed): nothing to wait for.
     if (child?.pid === undefined) return;
     if (child.exitCode === null && child.signalCode === null) {
+      if (this.#options.closing === 'release' && GROUPS) {
+        this.#release(child, child.pid);
+        return;
+      }
       child.stdin?.end();
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
         if (await this.#exitsWithin(EXIT_GRACE_MS)) break;
@@ -200,6 +205,27 @@ export class StdioClientTransport implements Transport {
       }
     }
     await this.#closed;
+  }
+
+  /** See {@link StdioClientTransportOptions.closing}. */
+  #release(child: ChildProcess, pid: number): void {
+    child.stdin?.end();
+    const grace = String(EXIT_GRACE_MS / 1_000);
+    const group = String(-pid);
+    // sh, not a second node: it starts in a blink and holds nothing of ours. Its kill of a group
+    // that has gone already fails, silently.
+    spawn(
+      '/bin/sh',
+      [
+        '-c',
+        `sleep ${grace}; kill -s TERM -- ${group} 2>/dev/null || exit 0; sleep ${grace}; kill -s KILL -- ${group} 2>/dev/null`,
+      ],
+      { detached: true, stdio: 'ignore' },
+    ).unref();
+    untrack(child);
+    for (const stream of [child.stdout, child.stderr]) stream?.destroy();
+    child.unref();
+    this.#tellClosed();
   }
 
   async #exitsWithin(ms: number): Promise<boolean> {
