@@ -96,10 +96,7 @@ export function makeRecord(
     backends: frozenBackends(shared, draft.backends),
     backend,
   });
-  return new EntryRecord(
-    entry,
-    draft.definitionChanged ? undefined : draft.previous?.summary,
-  );
+  return new EntryRecord(entry, draft.definitionChanged ? undefined : draft.previous?.summary);
 }
 
 /**
