@@ -96,46 +96,17 @@ export function makeRecord(
     backends: frozenBackends(shared, draft.backends),
     backend,
   });
-  return new EntryRecord(entry, draft.definitionChanged ? undefined : draft.previous?.summary);
-}
-
-/**
- * A {@link ToolRecord} that reads its searchable fields from the frozen tool of its entry
- * instead of keeping copies of them: three fields a tool instead of eight, the most numerous
- * object the index keeps.
- */
-class EntryRecord implements ToolRecord {
-  readonly entry: ToolEntry;
-  summary: Omit<ToolSummary, 'score'> | undefined;
-
-  constructor(entry: ToolEntry, summary: Omit<ToolSummary, 'score'> | undefined) {
-    this.entry = entry;
-    this.summary = summary;
-  }
-
-  get id(): string {
-    return this.entry.id;
-  }
-
-  get name(): string {
-    return this.entry.tool.name;
-  }
-
-  get namespace(): string | undefined {
-    return this.entry.tool.namespace;
-  }
-
-  get title(): string | undefined {
-    return this.entry.tool.title;
-  }
-
-  get description(): string | undefined {
-    return this.entry.tool.description;
-  }
-
-  get tags(): readonly string[] {
-    return this.entry.tool.tags ?? EMPTY_TAGS;
-  }
+  const tool = draft.tool;
+  return {
+    id: draft.id,
+    name: tool.name,
+    namespace: tool.namespace,
+    title: tool.title,
+    description: tool.description,
+    tags: tool.tags ?? EMPTY_TAGS,
+    entry,
+    summary: draft.definitionChanged ? undefined : draft.previous?.summary,
+  };
 }
 
 /** Copies, validates and stages registrations without touching the index. */
