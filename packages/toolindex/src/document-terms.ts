@@ -59,14 +59,8 @@ export function createTermCollector(
   // Tells this document's pass from earlier ones on a list's `stamp`.
   let stamp = 0;
 
-  const visit = (
-    text: string,
-    start: number,
-    end: number,
-    hasUpper: boolean,
-    hash: number,
-  ): void => {
-    let list = words.findHashed(text, start, end, hash);
+  const visit = (text: string, start: number, end: number, hasUpper: boolean): void => {
+    let list = words.find(text, start, end);
     if (list === MISSING) {
       const word = text.slice(start, end);
       const lower = hasUpper ? word.toLowerCase() : word;

@@ -1,5 +1,4 @@
 import { stemmer } from 'stemmer';
-import { hashEnd, hashStep, NOT_ASCII, WORD_HASH_START, type WordTable } from './word-table.js';
 /**
  * Words too common in tool descriptions and questions to tell tools apart. Dropping them keeps
  * posting lists short (faster queries, less memory) and stops "how do I" from scoring.
@@ -48,8 +47,6 @@ const UPPER_CASE = 2;
 const DIGIT = 3;
 const OTHER = 4;
 
-/** What ends the text, as a separator would. */
-const SPACE = 32;
 const ASCII_KIND = new Uint8Array(128);
 for (let code = 0; code < 128; code++) {
   ASCII_KIND[code] =
@@ -93,17 +90,9 @@ export function termOf(word: string): string | null {
 
 /**
  * Told of each word {@link scanWords} finds: `text.slice(start, end)`, which holds a capital or
- * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}),
- * and whose hash for a {@link WordTable} is `hash` (`NOT_ASCII` for a word with a character
- * outside ASCII).
+ * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}).
  */
-export type WordVisitor = (
-  text: string,
-  start: number,
-  end: number,
-  hasUpper: boolean,
-  hash: number,
-) => void;
+export type WordVisitor = (text: string, start: number, end: number, hasUpper: boolean) => void;
 
 /**
  * Finds the words of `text` the way {@link tokenize} splits them, without slicing them out:
@@ -114,13 +103,9 @@ export function scanWords(text: string, visit: WordVisitor): void {
   const n = text.length;
   let start = -1;
   let hasUpper = false;
-  // The current word's hash, taken in the same pass (see `word-table.ts`).
-  let hash = WORD_HASH_START;
-  let ascii = true;
   let prev = SEPARATOR;
   for (let i = 0; i <= n; i++) {
-    const code = i < n ? text.charCodeAt(i) : SPACE;
-    const kind = code < 128 ? (ASCII_KIND[code] as number) : kindOf(text, i);
+    const kind = i < n ? kindOf(text, i) : SEPARATOR;
     let boundary = kind === SEPARATOR;
     if (kind === UPPER_CASE && start >= 0) {
       // `fooBar` and `v2Api` break before the capital; `HTTPServer` breaks before the `S`.
@@ -128,18 +113,12 @@ export function scanWords(text: string, visit: WordVisitor): void {
       boundary = prev === LOWER || prev === DIGIT || (prev === UPPER_CASE && next === LOWER);
     }
     if (boundary && start >= 0) {
-      visit(text, start, i, hasUpper, ascii ? hashEnd(hash) : NOT_ASCII);
+      visit(text, start, i, hasUpper);
       start = -1;
     }
-    if (kind !== SEPARATOR) {
-      if (start < 0) {
-        start = i;
-        hasUpper = false;
-        hash = WORD_HASH_START;
-        ascii = true;
-      }
-      if (code >= 128) ascii = false;
-      else hash = hashStep(hash, code);
+    if (kind !== SEPARATOR && start < 0) {
+      start = i;
+      hasUpper = false;
     }
     if (kind === UPPER_CASE || kind === OTHER) hasUpper = true;
     prev = kind;

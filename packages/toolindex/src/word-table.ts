@@ -20,8 +20,6 @@ const FIRST_CAPACITY = 1024;
 export interface WordTable<T> {
   /** The value of `text.slice(start, end)` lower-cased, or {@link MISSING}. */
   find(text: string, start: number, end: number): T | typeof MISSING;
-  /** {@link WordTable.find} given the span's hash (from {@link hashStep} and {@link hashEnd}). */
-  findHashed(text: string, start: number, end: number, hash: number): T | typeof MISSING;
   /** Adds (or replaces) the value of a lower-case ASCII word. */
   add(word: string, value: T): void;
   /** Forgets every word. */
@@ -29,33 +27,19 @@ export interface WordTable<T> {
   readonly size: number;
 }
 
-/** The hash of a word holding a character outside ASCII: such a word is never in a table. */
-export const NOT_ASCII = -1;
-/** Where a word's hash starts, before {@link hashStep} takes in its characters. */
-export const WORD_HASH_START = 0x811c9dc5;
+const NOT_ASCII = -1;
 
-/**
- * One character (a UTF-16 code below 128) taken into a word's hash: FNV-1a, A–Z folded to a–z.
- * Exported so a scanner can hash a word while it finds it, in the same pass.
- */
-export function hashStep(hash: number, code: number): number {
-  return Math.imul(hash ^ (code >= 65 && code <= 90 ? code + 32 : code), 0x01000193);
-}
-
-/** A word's finished hash: non-negative, so {@link NOT_ASCII} is never a real hash. */
-export function hashEnd(hash: number): number {
-  return hash >>> 1;
-}
-
-/** The hash of the span's characters; {@link NOT_ASCII} when one is not ASCII. */
+/** FNV-1a over the span's characters, A–Z folded to a–z; {@link NOT_ASCII} for anything else. */
 function hashSpan(text: string, start: number, end: number): number {
-  let hash = WORD_HASH_START;
+  let hash = 0x811c9dc5;
   for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
+    let code = text.charCodeAt(i);
     if (code >= 128) return NOT_ASCII;
-    hash = hashStep(hash, code);
+    if (code >= 65 && code <= 90) code += 32;
+    hash = Math.imul(hash ^ code, 0x01000193);
   }
-  return hashEnd(hash);
+  // Non-negative, so NOT_ASCII is never a real hash.
+  return hash >>> 1;
 }
 
 /**
@@ -97,12 +81,6 @@ export function createWordTable<T>(): WordTable<T> {
     }
   }
 
-  function findHashed(text: string, start: number, end: number, hash: number): T | typeof MISSING {
-    if (hash === NOT_ASCII) return MISSING;
-    const at = slotOf(hash, text, start, end - start);
-    return lengths[at] === 0 ? MISSING : (values[numbers[at] as number] as T);
-  }
-
   function grow(): void {
     const oldHashes = hashes;
     const oldLengths = lengths;
@@ -129,10 +107,11 @@ export function createWordTable<T>(): WordTable<T> {
 
   return {
     find(text, start, end) {
-      return findHashed(text, start, end, hashSpan(text, start, end));
+      const hash = hashSpan(text, start, end);
+      if (hash === NOT_ASCII) return MISSING;
+      const at = slotOf(hash, text, start, end - start);
+      return lengths[at] === 0 ? MISSING : (values[numbers[at] as number] as T);
     },
-
-    findHashed,
 
     add(word, value) {
       const hash = hashSpan(word, 0, word.length);
