@@ -29,6 +29,48 @@ describe('frozenCopy', () => {
     expect(jsonEqual(copy, source)).toBe(true);
   });
 
+  it('shares equal nodes below the top level, keeping key order and each copy its own top', () => {
+    const schema = () => ({
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+    });
+    const first = frozenCopy({ name: 'a', inputSchema: schema() });
+    const second = frozenCopy({ name: 'b', inputSchema: schema() });
+    expect(second).not.toBe(first);
+    expect(second.inputSchema).toBe(first.inputSchema);
+    // The same keys in another order are another node: the copy keeps the caller's order.
+    const reordered = frozenCopy({
+      name: 'c',
+      inputSchema: { properties: { id: { type: 'string' } }, type: 'object', required: ['id'] },
+    });
+    expect(Object.keys(reordered.inputSchema)).toEqual(['properties', 'type', 'required']);
+    expect(reordered.inputSchema.properties).toBe(first.inputSchema.properties);
+    // A value differing anywhere below is not shared.
+    const other = frozenCopy({ name: 'd', inputSchema: { ...schema(), required: ['id', 'x'] } });
+    expect(other.inputSchema).not.toBe(first.inputSchema);
+    expect(other.inputSchema.properties).toBe(first.inputSchema.properties);
+    expect(other.inputSchema.required).toEqual(['id', 'x']);
+  });
+
+  it('never shares a node with a __proto__ key, and recovers after a throw mid-copy', () => {
+    const source = () =>
+      JSON.parse('{"p":{"__proto__":{"type":"string"}}}') as { p: Record<string, unknown> };
+    expect(frozenCopy(source()).p).not.toBe(frozenCopy(source()).p);
+    const cyclic: Record<string, unknown> = { a: { type: 'string' } };
+    cyclic.self = cyclic;
+    expect(() => frozenCopy(cyclic)).toThrow();
+    expect(frozenCopy({ x: [1, 2, { y: 'z' }] })).toEqual({ x: [1, 2, { y: 'z' }] });
+  });
+
+  it('copies equal to the input for arbitrary JSON values', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 6 }), (values) => {
+        for (const value of values) expect(jsonEqual(frozenCopy({ value }), { value })).toBe(true);
+      }),
+    );
+  });
+
   it('throws invalid_tool for a cycle', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -31,6 +31,7 @@ import {
   createSharedBackends,
   makeRecord,
   stage,
+  stageOne,
   type Draft,
   type ToolRecord,
 } from './tool-record.js';
@@ -262,7 +263,17 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     },
 
     registerTool(tool, backend, registerOptions = {}) {
-      return register([{ tool, backend }], registerOptions.replace === true)[0] as ToolEntry;
+      // One tool needs none of the arrays of `register`: one draft, committed as it is.
+      const replace = registerOptions.replace === true;
+      const draft = stageOne(records, tool, backend, replace, sharedBackends, undefined);
+      if (draft.definitionChanged || draft.backendsChanged) {
+        apply(draft, makeRecord(draft, selectBackend, sharedBackends));
+        invalidateViews();
+      }
+      // Taken before listeners run (they may change things).
+      const entry = (records.get(draft.id) as ToolRecord).entry;
+      deliver();
+      return entry;
     },
 
     registerTools(registrations, registerOptions = {}) {

@@ -90,13 +90,13 @@ export function makeRecord(
       },
     );
   }
-  const tool = draft.tool;
   const entry: ToolEntry = Object.freeze({
     id: draft.id,
-    tool,
+    tool: draft.tool,
     backends: frozenBackends(shared, draft.backends),
     backend,
   });
+  const tool = draft.tool;
   return {
     id: draft.id,
     name: tool.name,
@@ -116,73 +116,91 @@ export function stage(
   replace: boolean,
   shared: SharedBackends,
 ): { drafts: Draft[]; ids: string[] } {
-  // In registration order, one per ID. A single registration (the common `registerTool`)
-  // needs no map to find its draft again.
+  // In registration order, one per ID.
   const drafts: Draft[] = [];
-  const byId = registrations.length > 1 ? new Map<string, Draft>() : undefined;
+  const byId = new Map<string, Draft>();
   const ids: string[] = [];
   for (const registration of registrations) {
     // Callers from plain JavaScript may pass holes or nulls; let validation name them.
     const candidate: unknown = registration;
-    const { tool: input, backend: inputBackend }: Partial<ToolRegistration> =
+    const { tool, backend }: Partial<ToolRegistration> =
       typeof candidate === 'object' && candidate !== null ? candidate : {};
-    validateTool(input);
-    validateBackend(inputBackend);
-    const tool = frozenCopy(
-      input.tags === undefined ? input : { ...input, tags: normalizeTags(input.tags) },
-    );
-    const backend = backendCopy(shared, inputBackend);
-    const id = idOf(tool);
-    ids.push(id);
-    let draft = byId?.get(id);
-    if (draft === undefined) {
-      const previous = records.get(id);
-      if (previous === undefined) {
-        // A new tool, the common case: its one backend, in an array of exactly that size
-        // (`makeRecord` freezes the draft's array as the entry's, without copying it again).
-        draft = {
-          id,
-          tool,
-          backends: [backend],
-          previous,
-          definitionChanged: true,
-          backendsChanged: true,
-        };
-        drafts.push(draft);
-        byId?.set(id, draft);
-        continue;
-      }
-      draft = {
-        id,
-        tool: previous.entry.tool,
-        backends: previous.entry.backends.slice(),
-        previous,
-        definitionChanged: false,
-        backendsChanged: false,
-      };
+    const draft = stageOne(records, tool, backend, replace, shared, byId);
+    ids.push(draft.id);
+    if (byId.get(draft.id) !== draft) {
       drafts.push(draft);
-      byId?.set(id, draft);
-    }
-    if (draft.tool !== tool && !jsonEqual(draft.tool, tool)) {
-      if (!replace) {
-        throw new ToolError(
-          'conflict',
-          `tool ${JSON.stringify(id)} is already registered with a different definition; pass { replace: true } to replace it, or unregister it first`,
-          { toolId: id, backend },
-        );
-      }
-      draft.tool = tool;
-      draft.definitionChanged = true;
-    }
-    const key = draft.backends.length === 0 ? '' : backendKey(backend);
-    const at = draft.backends.findIndex((existing) => backendKey(existing) === key);
-    if (at < 0) {
-      draft.backends.push(backend);
-      draft.backendsChanged = true;
-    } else if (!jsonEqual(draft.backends[at], backend)) {
-      draft.backends[at] = backend;
-      draft.backendsChanged = true;
+      byId.set(draft.id, draft);
     }
   }
   return { drafts, ids };
+}
+
+/**
+ * Copies, validates and stages one registration: a new draft, or `earlier`'s draft of the same
+ * ID (a tool named twice in one call) updated. The common `registerTool` of a new tool needs
+ * nothing else: no arrays of drafts and IDs, no map to find its draft again.
+ *
+ * @throws {ToolError} `invalid_tool` or `invalid_backend` for bad input, `conflict` for another
+ * definition of a registered tool without `replace`.
+ */
+export function stageOne(
+  records: ReadonlyMap<string, ToolRecord>,
+  input: unknown,
+  inputBackend: unknown,
+  replace: boolean,
+  shared: SharedBackends,
+  earlier: ReadonlyMap<string, Draft> | undefined,
+): Draft {
+  validateTool(input);
+  validateBackend(inputBackend);
+  const tool = frozenCopy(
+    input.tags === undefined ? input : { ...input, tags: normalizeTags(input.tags) },
+  );
+  const backend = backendCopy(shared, inputBackend);
+  const id = idOf(tool);
+  let draft = earlier?.get(id);
+  if (draft === undefined) {
+    const previous = records.get(id);
+    if (previous === undefined) {
+      // A new tool, the common case: its one backend, in an array of exactly that size
+      // (`makeRecord` freezes the draft's array as the entry's, without copying it again).
+      return {
+        id,
+        tool,
+        backends: [backend],
+        previous,
+        definitionChanged: true,
+        backendsChanged: true,
+      };
+    }
+    draft = {
+      id,
+      tool: previous.entry.tool,
+      backends: previous.entry.backends.slice(),
+      previous,
+      definitionChanged: false,
+      backendsChanged: false,
+    };
+  }
+  if (draft.tool !== tool && !jsonEqual(draft.tool, tool)) {
+    if (!replace) {
+      throw new ToolError(
+        'conflict',
+        `tool ${JSON.stringify(id)} is already registered with a different definition; pass { replace: true } to replace it, or unregister it first`,
+        { toolId: id, backend },
+      );
+    }
+    draft.tool = tool;
+    draft.definitionChanged = true;
+  }
+  const key = draft.backends.length === 0 ? '' : backendKey(backend);
+  const at = draft.backends.findIndex((existing) => backendKey(existing) === key);
+  if (at < 0) {
+    draft.backends.push(backend);
+    draft.backendsChanged = true;
+  } else if (!jsonEqual(draft.backends[at], backend)) {
+    draft.backends[at] = backend;
+    draft.backendsChanged = true;
+  }
+  return draft;
 }
