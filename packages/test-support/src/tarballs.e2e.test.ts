@@ -18,6 +18,7 @@ import {
   firstExample,
   importedPackages,
   installLine,
+  onAFreePort,
   runInApp,
   shellCommands,
   type Published,
@@ -102,7 +103,8 @@ beforeAll(async () => {
   );
   for (const [path, text] of files) {
     await writeFile(path, text);
-    const emitted = ts.transpileModule(text, {
+    // What runs listens on a free port; what is type-checked is the README's text.
+    const emitted = ts.transpileModule(onAFreePort(text), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     });
     await writeFile(path.replace(/\.ts$/, '.mjs'), emitted.outputText);
@@ -248,7 +250,7 @@ describe('the packed packages, installed with npm', () => {
       'npx @toolplane/cli',
     ]);
     if (config === undefined) throw new Error('the CLI README shows no config');
-    await writeFile(join(app, 'my.config.yaml'), config);
+    await writeFile(join(app, 'my.config.yaml'), onAFreePort(config));
     await mkdir(join(app, 'prompts')); // the folder of markdown prompts it names
     // `npm i -g` puts the bin on PATH; the app's local install stands in for it.
     const env = {
