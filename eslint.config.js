@@ -17,7 +17,18 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // One program for every package (tsconfig.all.json), not the project service: that opened
+      // each package's tsconfig as a program of its own, and each of those parsed and typed the
+      // sources of every workspace package it imports again (they resolve to src/). One program
+      // halved lint's CPU (194 s to 97 s, user+sys) and its memory (6.4 GB to 1.8 GB).
+      parserOptions: {
+        project: [
+          './tsconfig.all.json',
+          './tsconfig.json',
+          './packages/dashboard/app/tsconfig.json',
+        ],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],

@@ -25,6 +25,11 @@ const e2eSerial = ['packages/cli/src/fleet.e2e.test.ts', 'examples/fleet/src/**/
 // those waits (beside two CPU hogs, four finished the run in 183 s and three in 212 s;
 // TEST_WORKERS overrides).
 const workers = Number(process.env.TEST_WORKERS ?? 4);
+// The e2e tier ran on vitest's single worker: its files one after another, 264 s of file time
+// (155 s of it the tarball test, mostly npm and tsc) in a 284 s run beside two CPU hogs. A second
+// worker runs the other files beside the tarball test, which stays the long pole; more would only
+// take CPU from it (TEST_E2E_WORKERS overrides).
+const e2eWorkers = Number(process.env.TEST_E2E_WORKERS ?? 2);
 
 const report = process.env.TEST_REPORT ?? '.ci/out/vitest.json';
 
@@ -81,6 +86,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: e2e,
+          maxWorkers: e2eWorkers,
           exclude: [...e2eSerial, '**/node_modules/**'],
           sequence: { groupOrder: 2 },
         },

@@ -67,6 +67,19 @@ export function shellCommands(block: string): string[][] {
     );
 }
 
+/** The fixed port the README examples that serve HTTP listen on (`port: 8808`). */
+const README_PORT = /\bport: 8808\b/g;
+
+/**
+ * The example or config as the test runs it: the README's fixed port 8808 becomes port 0, any
+ * free one, so a run never fails on a port something else on the machine holds, and two runs can
+ * go side by side. The README keeps its port: a stranger wants one to type into a client. The
+ * examples print the URL they listen on, which is what the test reads.
+ */
+export function onAFreePort(text: string): string {
+  return text.replace(README_PORT, 'port: 0');
+}
+
 /** Options of {@link runInApp}. */
 export interface RunOptions {
   readonly cwd: string;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
@@ -18,6 +18,7 @@ import {
   firstExample,
   importedPackages,
   installLine,
+  onAFreePort,
   runInApp,
   shellCommands,
   type Published,
@@ -57,14 +58,18 @@ beforeAll(async () => {
   }
   // Packing takes the build: make sure it is the source's (turbo's cache makes this cheap).
   await run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root });
-  const packed: string[] = [];
-  for (const { folder } of published) {
-    const { stdout } = await run('pnpm', ['pack', '--pack-destination', tarballs], {
-      cwd: join(packagesDir, folder),
-    });
-    const file = stdout.trim().split('\n').at(-1) ?? '';
-    packed.push(file.startsWith('/') ? file : join(tarballs, file));
-  }
+  // One pnpm packs them all, two at a time: a pnpm started per package cost a second or more of
+  // CPU each before it packed anything.
+  const filters = published.flatMap(({ folder }) => ['--filter', `./packages/${folder}`]);
+  const { stdout: report } = await run(
+    'pnpm',
+    ['--recursive', ...filters, 'pack', '--pack-destination', tarballs, '--json'],
+    { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const packed = (JSON.parse(report) as { filename: string }[]).map(({ filename }) =>
+    isAbsolute(filename) ? filename : join(tarballs, filename),
+  );
+  expect(packed).toHaveLength(published.length);
   // What the install lines name besides our packages, and what runs and checks the examples.
   const ours = new Set(published.map((p) => p.name));
   const theirs = new Set(
@@ -102,7 +107,8 @@ beforeAll(async () => {
   );
   for (const [path, text] of files) {
     await writeFile(path, text);
-    const emitted = ts.transpileModule(text, {
+    // What runs listens on a free port; what is type-checked is the README's text.
+    const emitted = ts.transpileModule(onAFreePort(text), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     });
     await writeFile(path.replace(/\.ts$/, '.mjs'), emitted.outputText);
@@ -248,7 +254,7 @@ describe('the packed packages, installed with npm', () => {
       'npx @toolplane/cli',
     ]);
     if (config === undefined) throw new Error('the CLI README shows no config');
-    await writeFile(join(app, 'my.config.yaml'), config);
+    await writeFile(join(app, 'my.config.yaml'), onAFreePort(config));
     await mkdir(join(app, 'prompts')); // the folder of markdown prompts it names
     // `npm i -g` puts the bin on PATH; the app's local install stands in for it.
     const env = {

@@ -72,3 +72,34 @@ describe('abort listeners after many sequential calls on one client', { timeout:
     expect(warnings).toEqual([]);
   });
 });
+
+describe('abort listeners with many calls in flight on one client', { timeout: 60_000 }, () => {
+  it('warns of none with more calls in flight at once than the limit of ten, none with a signal', async () => {
+    const client = new Client({ name: 'listeners', version: '0' });
+    clients.push(client);
+    await client.connect(new StreamableHttpClientTransport(fixture.url));
+    // Each call reports progress once it runs on the server: the marker that all are in flight.
+    const IN_FLIGHT = 12;
+    let running = 0;
+    let allRunning = (): void => undefined;
+    const everyCallRuns = new Promise<void>((resolve) => {
+      allRunning = resolve;
+    });
+    const calls = Array.from({ length: IN_FLIGHT }, (_, i) =>
+      client.callTool(
+        { name: 'slow', arguments: { ms: 60_000, label: `in-flight-${String(i)}` } },
+        {
+          onprogress: () => {
+            running += 1;
+            if (running === IN_FLIGHT) allRunning();
+          },
+        },
+      ),
+    );
+    await everyCallRuns;
+    expect(warnings).toEqual([]);
+    // Closing the client ends the calls still waiting.
+    await client.close();
+    await Promise.allSettled(calls);
+  });
+});

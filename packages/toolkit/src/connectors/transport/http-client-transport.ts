@@ -265,10 +265,13 @@ export class StreamableHttpClientTransport implements Transport {
     body: string | undefined,
     requestSignal?: AbortSignal,
   ): Promise<Answer> {
-    const signal =
-      requestSignal === undefined
-        ? this.#closing.signal
-        : AbortSignal.any([this.#closing.signal, requestSignal]);
+    // A signal of the request's own even without a caller's: undici keeps its abort listener on
+    // the signal it is handed until the answer's body closes, so handing it the connection-long
+    // one piled a listener per call in flight on that one signal (Node warns past ten). A
+    // dependent signal leaves the connection's without listeners; closing still aborts them all.
+    const signal = AbortSignal.any(
+      requestSignal === undefined ? [this.#closing.signal] : [this.#closing.signal, requestSignal],
+    );
     let url = this.#url;
     for (let redirects = 0; ; redirects++) {
       let answer: Answer;
