@@ -1,15 +1,13 @@
 // The gateway against its peers from npm, each an HTTP server in front of the same stdio echo
-// upstream, in both eras: a 2025 client (mcp-proxy, which speaks only that era) and a 2026-07-28
-// client (Mastra's MCPServer, which speaks only that one), with the minimal bridge (bridge.ts) as
-// each era's floor. Per path: the middle process's CPU per call, read from /proc/<pid>/stat
-// (user + system ticks), and the client's p50, sequential calls, the paths of an era taking turns
-// every 100 calls, ratios taken round by round against the floor. Everything on 127.0.0.1; ours
-// runs built, validating with ajv, as `toolplane serve` does. mcp-hub is in cold-start.ts only
-// (it speaks the SSE transport, and runs there under offline-guard.ts: it binds every interface
-// and fetches a marketplace catalog from the internet as it starts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+// upstream, in both eras: a 2025 client (mcp-proxy) and a 2026-07-28 client (mcp-proxy, which
+// serves both eras on one endpoint, and Mastra's MCPServer, which speaks only 2026-07-28), with
+// the minimal bridge (bridge.ts) as each era's floor. Per path: the middle process's CPU per
+// call, read from /proc/<pid>/stat (user + system ticks), and the client's p50, sequential calls,
+// the paths of an era taking turns every 100 calls, ratios taken round by round against the
+// floor. Everything on 127.0.0.1; ours runs built, validating with ajv, as `toolplane serve`
+// does. mcp-hub is in cold-start.ts and peers-memory.ts (it speaks the SSE transport, and runs
+// there under offline-guard.ts: it binds every interface and fetches a marketplace catalog from
+// the internet as it starts). The same race over stdio is peers-stdio.ts.
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +16,7 @@ import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 import { freePort, measure as measureAll, median, type Measured } from './measure.js';
+import { cpuOf, mcpProxyCommand, startMiddle, stop, versionOf } from './peer-servers.js';
 
 const measure = (paths: readonly Path[]) =>
   measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
@@ -26,21 +25,11 @@ const WARMUP = 1_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const CALLS = 1_000;
 const BLOCKS = 10;
-// Linux's USER_HZ: /proc reports CPU time in these ticks.
-const TICK_US = 10_000;
 
 const require = createRequire(import.meta.url);
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const tsx = require.resolve('tsx');
 type Era = 'legacy' | 'modern';
-
-/** A process's CPU time so far (user + system, µs), from /proc. */
-function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-}
 
 interface Path {
   readonly label: string;
@@ -51,48 +40,6 @@ interface Path {
   close(): Promise<void>;
 }
 
-/** Starts `middle` (announcing `LISTENING <url>`, or at `port` once `ready` is printed). */
-async function startMiddle(
-  middle: ServerCommand,
-  port?: number,
-  ready = /LISTENING (\S+)/,
-): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(middle.command, middle.args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    const seen = (chunk: string): void => {
-      out += chunk;
-      const match = ready.exec(out);
-      if (match === null) return;
-      resolve(
-        new URL(port === undefined ? (match[1] ?? '') : `http://127.0.0.1:${String(port)}/mcp`),
-      );
-    };
-    child.stdout.setEncoding('utf8').on('data', seen);
-    child.stderr.setEncoding('utf8').on('data', seen);
-    child.once('exit', () => {
-      reject(new Error(`${middle.args.join(' ')} exited: ${out}`));
-    });
-  });
-  child.stdout.resume();
-  child.stderr.resume();
-  // A child may say it is starting before it listens: wait for the port to take connections.
-  for (let tries = 0; ; tries++) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(Number(url.port), url.hostname, () => {
-        socket.end();
-        resolve(true);
-      }).once('error', () => {
-        resolve(false);
-      });
-    });
-    if (open) break;
-    if (tries > 100) throw new Error(`${url.href} never took a connection`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, url };
-}
-
 async function path(
   label: string,
   era: Era,
@@ -100,7 +47,7 @@ async function path(
   port?: number,
   ready?: RegExp,
 ): Promise<Path> {
-  const { child, url } = await startMiddle(middle, port, ready);
+  const { child, url } = await startMiddle(middle, { port, ...(ready ? { ready } : {}) });
   const client = new Client(
     { name: 'bench', version: '0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
@@ -117,9 +64,7 @@ async function path(
     cpu: () => cpuOf(pid),
     close: async () => {
       await client.close();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stop(child);
     },
   };
 }
@@ -135,23 +80,11 @@ const gateway = gatewayCommand([{ namespace: 'fx', source: legacyUpstream }], {}
   ajv: true,
 });
 const proxyPort = await freePort();
-const mcpProxy: ServerCommand = {
-  command: process.execPath,
-  args: [
-    require.resolve('mcp-proxy/dist/bin/mcp-proxy.mjs'),
-    '--port',
-    String(proxyPort),
-    '--host',
-    '127.0.0.1',
-    '--server',
-    'stream',
-    '--',
-    legacyUpstream.command,
-    ...legacyUpstream.args,
-  ],
-};
-const proxyVersion = (require('mcp-proxy/package.json') as { version: string }).version;
-const mastraVersion = (require('@mastra/mcp/package.json') as { version: string }).version;
+const mcpProxy = mcpProxyCommand(proxyPort, legacyUpstream);
+const proxyPort26 = await freePort();
+const mcpProxy26 = mcpProxyCommand(proxyPort26, legacyUpstream);
+const proxyVersion = versionOf('mcp-proxy');
+const mastraVersion = versionOf('@mastra/mcp');
 
 const eras: [Era, Path[]][] = [
   [
@@ -167,6 +100,7 @@ const eras: [Era, Path[]][] = [
     [
       await path('bridge (floor)', 'modern', node('./bridge.ts', modernUpstream)),
       await path('toolplane gateway', 'modern', gateway),
+      await path(`mcp-proxy ${proxyVersion}`, 'modern', mcpProxy26, proxyPort26, /starting server/),
       await path(
         `Mastra MCPServer ${mastraVersion}`,
         'modern',
