@@ -5,18 +5,32 @@
 // call, read from /proc/<pid>/stat (user + system ticks), and the client's p50, sequential calls,
 // the paths of an era taking turns every 100 calls, ratios taken round by round against the
 // floor. Everything on 127.0.0.1; ours runs built, validating with ajv, as `toolplane serve`
-// does. mcp-hub is in cold-start.ts and peers-memory.ts (it speaks the SSE transport, and runs
-// there under offline-guard.ts: it binds every interface and fetches a marketplace catalog from
-// the internet as it starts). The same race over stdio is peers-stdio.ts.
+// does. mcp-hub speaks only 2025 over the older HTTP+SSE transport, and runs under
+// offline-guard.ts (it binds every interface and fetches a marketplace catalog from the internet
+// as it starts). The same race over stdio is peers-stdio.ts.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 import { freePort, measure as measureAll, median, type Measured } from './measure.js';
-import { cpuOf, mcpProxyCommand, startMiddle, stop, versionOf } from './peer-servers.js';
+import {
+  bundleChildren,
+  cpuOf,
+  mcpHub,
+  mcpProxyCommand,
+  startMiddle,
+  stop,
+  versionOf,
+} from './peer-servers.js';
 
 const measure = (paths: readonly Path[]) =>
   measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
@@ -40,21 +54,43 @@ interface Path {
   close(): Promise<void>;
 }
 
+interface Options {
+  /** The port the child listens on, when it does not announce its URL. */
+  readonly port?: number;
+  /** What the child prints once it is starting, when it does not announce its URL. */
+  readonly ready?: RegExp;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Speaks the older HTTP+SSE transport (mcp-hub). */
+  readonly sse?: boolean;
+}
+
 async function path(
   label: string,
   era: Era,
   middle: ServerCommand,
-  port?: number,
-  ready?: RegExp,
+  { sse = false, ...start }: Options = {},
 ): Promise<Path> {
-  const { child, url } = await startMiddle(middle, { port, ...(ready ? { ready } : {}) });
+  const { child, url, said } = await startMiddle(middle, start);
   const client = new Client(
     { name: 'bench', version: '0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
   );
-  await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
-  const { tools } = await client.listTools();
-  const echo = tools.find((tool) => /echo$/.test(tool.name))?.name ?? 'echo';
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- mcp-hub 4.2.1 serves MCP over SSE only
+  const Sse = SSEClientTransport;
+  await client.connect(
+    sse
+      ? new Sse(url, { fetch: requestScopedFetch() })
+      : new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }),
+  );
+  // mcp-hub listens before its upstream is up: wait (bounded) for the tool to be listed.
+  let echo: string | undefined;
+  for (let tries = 0; echo === undefined; tries++) {
+    const { tools } = await client.listTools();
+    echo = tools.find((tool) => /echo$/.test(tool.name))?.name;
+    if (echo !== undefined) break;
+    if (tries > 300) throw new Error(`${label} lists no echo tool`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const pid = child.pid ?? 0;
   return {
     label,
@@ -65,6 +101,9 @@ async function path(
     close: async () => {
       await client.close();
       await stop(child);
+      if (said().includes('offline-guard: refused')) {
+        throw new Error(`${label} tried to leave this machine:\n${said()}`);
+      }
     },
   };
 }
@@ -84,6 +123,14 @@ const mcpProxy = mcpProxyCommand(proxyPort, legacyUpstream);
 const proxyPort26 = await freePort();
 const mcpProxy26 = mcpProxyCommand(proxyPort26, legacyUpstream);
 const proxyVersion = versionOf('mcp-proxy');
+const work = await mkdtemp(join(tmpdir(), 'toolplane-peers-'));
+const guard = join(
+  await bundleChildren(['offline-guard.ts'], 'toolplane-peers'),
+  'offline-guard.mjs',
+);
+const hub = mcpHub(work, legacyUpstream, guard);
+await hub.prepare();
+const hubPort = await freePort();
 const mastraVersion = versionOf('@mastra/mcp');
 
 const eras: [Era, Path[]][] = [
@@ -92,7 +139,16 @@ const eras: [Era, Path[]][] = [
     [
       await path('bridge (floor)', 'legacy', node('./bridge.ts', legacyUpstream)),
       await path('toolplane gateway', 'legacy', gateway),
-      await path(`mcp-proxy ${proxyVersion}`, 'legacy', mcpProxy, proxyPort, /starting server/),
+      await path(`mcp-proxy ${proxyVersion}`, 'legacy', mcpProxy, {
+        port: proxyPort,
+        ready: /starting server/,
+      }),
+      await path(`mcp-hub ${versionOf('mcp-hub')} (SSE)`, 'legacy', hub.command(hubPort), {
+        port: hubPort,
+        ready: /./,
+        env: hub.env,
+        sse: true,
+      }),
     ],
   ],
   [
@@ -100,7 +156,10 @@ const eras: [Era, Path[]][] = [
     [
       await path('bridge (floor)', 'modern', node('./bridge.ts', modernUpstream)),
       await path('toolplane gateway', 'modern', gateway),
-      await path(`mcp-proxy ${proxyVersion}`, 'modern', mcpProxy26, proxyPort26, /starting server/),
+      await path(`mcp-proxy ${proxyVersion}`, 'modern', mcpProxy26, {
+        port: proxyPort26,
+        ready: /starting server/,
+      }),
       await path(
         `Mastra MCPServer ${mastraVersion}`,
         'modern',
@@ -134,3 +193,4 @@ for (const [era, paths] of eras) {
   }
   console.log('');
 }
+await rm(work, { recursive: true, force: true });
