@@ -4,18 +4,21 @@
 // ajv, as `toolplane serve` does) and Mastra's MCPServer over stdio (`startStdio`, in
 // mastra-server.ts), which speaks only 2026-07-28 (it rejects 2025 openings). mcp-proxy has no
 // stdio server side (it turns a stdio server into an HTTP one) and mcp-hub serves only HTTP+SSE,
-// so neither is in this race. Per path: the middle process's CPU per call from /proc/<pid>/stat
-// (10 ms ticks) and the client's p50, sequential calls, the paths of an era taking turns every
+// so neither is in this race. Per path: the middle process's CPU per call (its own
+// process.cpuUsage(), read through cpu-probe.ts; /proc's 10 ms ticks are too coarse for the relay's
+// few tens of µs a call) and the client's p50, sequential calls, the paths of an era taking turns every
 // 100 calls; ratios round by round against ours.
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
+import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 import { measure as measureAll, median, ratios, type Measured } from './measure.js';
-import { cpuOf, versionOf } from './peer-servers.js';
+import { cpuReader, probed } from './cpu-reader.js';
+import { versionOf } from './peer-servers.js';
 
 const WARMUP = 1_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -30,16 +33,17 @@ interface Path {
   readonly label: string;
   readonly negotiated: string;
   readonly call: () => Promise<unknown>;
-  readonly cpu: () => number;
+  readonly cpu: () => Promise<number>;
   close(): Promise<void>;
 }
 
 async function path(label: string, era: Era, middle: ServerCommand): Promise<Path> {
   const transport = new StdioClientTransport({
     command: middle.command,
-    args: [...middle.args],
-    stderr: 'inherit',
+    args: probed(middle),
+    stderr: 'pipe',
   });
+  const stderr = transport.stderr as Readable;
   const client = new Client(
     { name: 'bench', version: '0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
@@ -47,12 +51,12 @@ async function path(label: string, era: Era, middle: ServerCommand): Promise<Pat
   await client.connect(transport);
   const { tools } = await client.listTools();
   const echo = tools.find((tool) => /echo$/.test(tool.name))?.name ?? 'echo';
-  const pid = transport.pid ?? 0;
+  const cpu = cpuReader(transport.pid ?? 0, stderr);
   return {
     label,
     negotiated: client.getProtocolEra() ?? era,
     call: () => client.callTool({ name: echo, arguments: { text: 'hello' } }),
-    cpu: () => cpuOf(pid),
+    cpu,
     close: () => client.close(),
   };
 }
@@ -104,7 +108,7 @@ console.log(
     .map((value) => value.toFixed(2))
     .join(
       ' ',
-    )}; stdio client → middle process → stdio echo upstream; ${String(WARMUP)} warm-up calls a path, ${String(ROUNDS)} rounds of ${String(CALLS)} sequential calls, paths taking turns every ${String(CALLS / BLOCKS)}; CPU of the middle process from /proc, 10 ms ticks)\n`,
+    )}; stdio client → middle process → stdio echo upstream; ${String(WARMUP)} warm-up calls a path, ${String(ROUNDS)} rounds of ${String(CALLS)} sequential calls, paths taking turns every ${String(CALLS / BLOCKS)}; CPU of the middle process from its process.cpuUsage())\n`,
 );
 for (const [era, open, absent] of eras) {
   const paths = await open();
