@@ -21,6 +21,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
+import type { ServeHttpOptions } from '@toolplane/gateway';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 import { freePort, median } from './measure.js';
@@ -67,15 +68,15 @@ const withProbe = (command: ServerCommand): ServerCommand => ({
 // Its defaults cap one source at 512 open connections (half of 1,024), against a flood from one
 // address; every client here is on 127.0.0.1 and holds a GET stream open, so the caps are raised
 // as a deployment expecting this many clients would. The peers have no such caps.
-const ours = gatewayCommand(
-  [{ namespace: 'fx', source: upstream }],
-  { maxConnections: 4_096, maxConnectionsPerSource: 4_096 },
-  'http',
-  {
-    built: true,
-    ajv: true,
-  },
-);
+// (The child passes its options on to serveHttp, so HTTP options travel in them.)
+const caps: Omit<ServeHttpOptions, 'port'> = {
+  maxConnections: 4_096,
+  maxConnectionsPerSource: 4_096,
+};
+const ours = gatewayCommand([{ namespace: 'fx', source: upstream }], caps, 'http', {
+  built: true,
+  ajv: true,
+});
 if (!ours.args.includes(tsx)) throw new Error('the gateway child runs under tsx');
 
 const servers: Server[] = [
