@@ -10,7 +10,7 @@
 // run every path once, in an order that rotates; figures are medians over the rounds, with the
 // middle process's CPU up to that first list (from /proc, the upstream child not included).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +22,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { build } from 'esbuild';
 import { freePort, median } from './measure.js';
+import { bundleChildren, mcpHub, mcpProxyCommand, versionOf } from './peer-servers.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** How long a path may take to list the tool before the run fails. */
@@ -42,20 +42,10 @@ const upstream = { command: process.execPath, args: [everything, 'stdio'] };
 const cliBin = here('../../cli/bin/toolplane.js');
 const cliDist = here('../../cli/dist/bin.js');
 
-// Inside the package, so that the bundles' package imports resolve from its node_modules.
-const out = here('../node_modules/.cache/toolplane-cold-start/');
-await rm(out, { recursive: true, force: true });
-await build({
-  entryPoints: ['bridge.ts', 'mastra-server.ts', 'offline-guard.ts'].map(here),
-  outdir: out,
-  bundle: true,
-  packages: 'external',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  outExtension: { '.js': '.mjs' },
-  logLevel: 'error',
-});
+const out = await bundleChildren(
+  ['bridge.ts', 'mastra-server.ts', 'offline-guard.ts'],
+  'toolplane-cold-start',
+);
 
 const work = await mkdtemp(join(tmpdir(), 'toolplane-cold-start-'));
 
@@ -121,43 +111,7 @@ const onPort = async (make: (port: number, url: URL) => Started): Promise<Starte
 
 const toolplaneConfig = join(work, 'toolplane.config.json');
 await writeFile(toolplaneConfig, JSON.stringify({ mcpServers: { fx: upstream }, store: 'memory' }));
-const hubConfig = join(work, 'mcp-hub.json');
-await writeFile(hubConfig, JSON.stringify({ mcpServers: { fx: upstream } }));
-const hubHome = join(work, 'hub-home');
-
-/**
- * mcp-hub's catalog cache (`$XDG_DATA_HOME/mcp-hub/cache/registry.json`), written fresh before
- * each start: a catalog younger than its one-hour TTL is used as is, and never fetched.
- */
-async function seedHubCache(): Promise<void> {
-  const cache = join(hubHome, 'data', 'mcp-hub', 'cache');
-  await mkdir(cache, { recursive: true });
-  await writeFile(
-    join(cache, 'registry.json'),
-    JSON.stringify({
-      registry: {
-        version: 'bench',
-        generatedAt: Date.now(),
-        totalServers: 1,
-        servers: [{ id: 'bench', name: 'bench', description: 'offline placeholder' }],
-      },
-      lastFetchedAt: Date.now(),
-      serverDocumentation: {},
-    }),
-  );
-}
-
-const hubEnv = (): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  HOME: hubHome,
-  XDG_DATA_HOME: join(hubHome, 'data'),
-  XDG_STATE_HOME: join(hubHome, 'state'),
-  XDG_CONFIG_HOME: join(hubHome, 'config'),
-  XDG_CACHE_HOME: join(hubHome, 'cache'),
-});
-
-const versionOf = (name: string): string =>
-  (require(`${name}/package.json`) as { version: string }).version;
+const hub = mcpHub(work, upstream, join(out, 'offline-guard.mjs'));
 
 const paths: ColdPath[] = [
   {
@@ -185,24 +139,7 @@ const paths: ColdPath[] = [
   },
   {
     label: `mcp-proxy ${versionOf('mcp-proxy')}`,
-    start: () =>
-      onPort((port, url) =>
-        run(
-          [
-            require.resolve('mcp-proxy/dist/bin/mcp-proxy.mjs'),
-            '--port',
-            String(port),
-            '--host',
-            '127.0.0.1',
-            '--server',
-            'stream',
-            '--',
-            upstream.command,
-            ...upstream.args,
-          ],
-          { url },
-        ),
-      ),
+    start: () => onPort((port, url) => run(mcpProxyCommand(port, upstream).args, { url })),
   },
   {
     label: `Mastra MCPServer ${versionOf('@mastra/mcp')}`,
@@ -214,21 +151,8 @@ const paths: ColdPath[] = [
     label: `mcp-hub ${versionOf('mcp-hub')} (SSE)`,
     sse: true,
     start: async () => {
-      await seedHubCache();
-      return onPort((port, url) =>
-        run(
-          [
-            '--import',
-            join(out, 'offline-guard.mjs'),
-            require.resolve('mcp-hub/dist/cli.js'),
-            '--port',
-            String(port),
-            '--config',
-            hubConfig,
-          ],
-          { url, env: hubEnv() },
-        ),
-      );
+      await hub.prepare();
+      return onPort((port, url) => run(hub.command(port).args, { url, env: hub.env }));
     },
   },
 ];

@@ -17,6 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
+import { cpuReader, probed } from './cpu-reader.js';
 import { announcedUrl, measure as measureAll, median, ratios, type Measured } from './measure.js';
 
 const measure = (paths: readonly Path[]) =>
@@ -32,37 +33,6 @@ const BLOCKS = 10;
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
-/** `middle`'s arguments with cpu-probe.ts preloaded, after tsx (which loads it). */
-function probed(middle: ServerCommand): string[] {
-  const at = middle.args.indexOf(tsx) + 1;
-  if (at === 0) throw new Error('the middle process must run under tsx');
-  const probe = ['--import', pathToFileURL(here('./cpu-probe.ts')).href];
-  return [...middle.args.slice(0, at), ...probe, ...middle.args.slice(at)];
-}
-
-/** Reads a middle process's CPU time (µs) by signalling it and awaiting its `CPU` line. */
-function cpuReader(pid: number, stderr: Readable): () => Promise<number> {
-  const waiting: ((us: number) => void)[] = [];
-  let buffered = '';
-  stderr.setEncoding('utf8');
-  stderr.on('data', (chunk: string) => {
-    buffered += chunk;
-    let end: number;
-    while ((end = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      const match = /^CPU (\d+)$/.exec(line);
-      if (match === null) process.stderr.write(`${line}\n`);
-      else waiting.shift()?.(Number(match[1]));
-    }
-  });
-  return () =>
-    new Promise((resolve) => {
-      waiting.push(resolve);
-      process.kill(pid, 'SIGUSR2');
-    });
-}
 
 interface Path {
   readonly label: string;

@@ -1,23 +1,36 @@
 // The gateway against its peers from npm, each an HTTP server in front of the same stdio echo
-// upstream, in both eras: a 2025 client (mcp-proxy, which speaks only that era) and a 2026-07-28
-// client (Mastra's MCPServer, which speaks only that one), with the minimal bridge (bridge.ts) as
-// each era's floor. Per path: the middle process's CPU per call, read from /proc/<pid>/stat
-// (user + system ticks), and the client's p50, sequential calls, the paths of an era taking turns
-// every 100 calls, ratios taken round by round against the floor. Everything on 127.0.0.1; ours
-// runs built, validating with ajv, as `toolplane serve` does. mcp-hub is in cold-start.ts only
-// (it speaks the SSE transport, and runs there under offline-guard.ts: it binds every interface
-// and fetches a marketplace catalog from the internet as it starts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+// upstream, in both eras: a 2025 client (mcp-proxy) and a 2026-07-28 client (mcp-proxy, which
+// serves both eras on one endpoint, and Mastra's MCPServer, which speaks only 2026-07-28), with
+// the minimal bridge (bridge.ts) as each era's floor. Per path: the middle process's CPU per
+// call, read from /proc/<pid>/stat (user + system ticks), and the client's p50, sequential calls,
+// the paths of an era taking turns every 100 calls, ratios taken round by round against the
+// floor. Everything on 127.0.0.1; ours runs built, validating with ajv, as `toolplane serve`
+// does. mcp-hub speaks only 2025 over the older HTTP+SSE transport, and runs under
+// offline-guard.ts (it binds every interface and fetches a marketplace catalog from the internet
+// as it starts). The same race over stdio is peers-stdio.ts.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 import { freePort, measure as measureAll, median, type Measured } from './measure.js';
+import {
+  bundleChildren,
+  cpuOf,
+  mcpHub,
+  mcpProxyCommand,
+  startMiddle,
+  stop,
+  versionOf,
+} from './peer-servers.js';
 
 const measure = (paths: readonly Path[]) =>
   measureAll(paths, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS, blocks: BLOCKS });
@@ -26,21 +39,11 @@ const WARMUP = 1_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const CALLS = 1_000;
 const BLOCKS = 10;
-// Linux's USER_HZ: /proc reports CPU time in these ticks.
-const TICK_US = 10_000;
 
 const require = createRequire(import.meta.url);
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const tsx = require.resolve('tsx');
 type Era = 'legacy' | 'modern';
-
-/** A process's CPU time so far (user + system, µs), from /proc. */
-function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-}
 
 interface Path {
   readonly label: string;
@@ -51,63 +54,43 @@ interface Path {
   close(): Promise<void>;
 }
 
-/** Starts `middle` (announcing `LISTENING <url>`, or at `port` once `ready` is printed). */
-async function startMiddle(
-  middle: ServerCommand,
-  port?: number,
-  ready = /LISTENING (\S+)/,
-): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(middle.command, middle.args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    const seen = (chunk: string): void => {
-      out += chunk;
-      const match = ready.exec(out);
-      if (match === null) return;
-      resolve(
-        new URL(port === undefined ? (match[1] ?? '') : `http://127.0.0.1:${String(port)}/mcp`),
-      );
-    };
-    child.stdout.setEncoding('utf8').on('data', seen);
-    child.stderr.setEncoding('utf8').on('data', seen);
-    child.once('exit', () => {
-      reject(new Error(`${middle.args.join(' ')} exited: ${out}`));
-    });
-  });
-  child.stdout.resume();
-  child.stderr.resume();
-  // A child may say it is starting before it listens: wait for the port to take connections.
-  for (let tries = 0; ; tries++) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(Number(url.port), url.hostname, () => {
-        socket.end();
-        resolve(true);
-      }).once('error', () => {
-        resolve(false);
-      });
-    });
-    if (open) break;
-    if (tries > 100) throw new Error(`${url.href} never took a connection`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, url };
+interface Options {
+  /** The port the child listens on, when it does not announce its URL. */
+  readonly port?: number;
+  /** What the child prints once it is starting, when it does not announce its URL. */
+  readonly ready?: RegExp;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Speaks the older HTTP+SSE transport (mcp-hub). */
+  readonly sse?: boolean;
 }
 
 async function path(
   label: string,
   era: Era,
   middle: ServerCommand,
-  port?: number,
-  ready?: RegExp,
+  { sse = false, ...start }: Options = {},
 ): Promise<Path> {
-  const { child, url } = await startMiddle(middle, port, ready);
+  const { child, url, said } = await startMiddle(middle, start);
   const client = new Client(
     { name: 'bench', version: '0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
   );
-  await client.connect(new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }));
-  const { tools } = await client.listTools();
-  const echo = tools.find((tool) => /echo$/.test(tool.name))?.name ?? 'echo';
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- mcp-hub 4.2.1 serves MCP over SSE only
+  const Sse = SSEClientTransport;
+  await client.connect(
+    sse
+      ? new Sse(url, { fetch: requestScopedFetch() })
+      : new StreamableHTTPClientTransport(url, { fetch: requestScopedFetch() }),
+  );
+  // mcp-hub listens before its upstream is up: wait (bounded) for the tool to be listed.
+  let echo: string | undefined;
+  for (let tries = 0; echo === undefined; tries++) {
+    const { tools } = await client.listTools();
+    echo = tools.find((tool) => /echo$/.test(tool.name))?.name;
+    if (echo !== undefined) break;
+    if (tries > 300) throw new Error(`${label} lists no echo tool`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const pid = child.pid ?? 0;
   return {
     label,
@@ -117,9 +100,10 @@ async function path(
     cpu: () => cpuOf(pid),
     close: async () => {
       await client.close();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stop(child);
+      if (said().includes('offline-guard: refused')) {
+        throw new Error(`${label} tried to leave this machine:\n${said()}`);
+      }
     },
   };
 }
@@ -135,23 +119,19 @@ const gateway = gatewayCommand([{ namespace: 'fx', source: legacyUpstream }], {}
   ajv: true,
 });
 const proxyPort = await freePort();
-const mcpProxy: ServerCommand = {
-  command: process.execPath,
-  args: [
-    require.resolve('mcp-proxy/dist/bin/mcp-proxy.mjs'),
-    '--port',
-    String(proxyPort),
-    '--host',
-    '127.0.0.1',
-    '--server',
-    'stream',
-    '--',
-    legacyUpstream.command,
-    ...legacyUpstream.args,
-  ],
-};
-const proxyVersion = (require('mcp-proxy/package.json') as { version: string }).version;
-const mastraVersion = (require('@mastra/mcp/package.json') as { version: string }).version;
+const mcpProxy = mcpProxyCommand(proxyPort, legacyUpstream);
+const proxyPort26 = await freePort();
+const mcpProxy26 = mcpProxyCommand(proxyPort26, legacyUpstream);
+const proxyVersion = versionOf('mcp-proxy');
+const work = await mkdtemp(join(tmpdir(), 'toolplane-peers-'));
+const guard = join(
+  await bundleChildren(['offline-guard.ts'], 'toolplane-peers'),
+  'offline-guard.mjs',
+);
+const hub = mcpHub(work, legacyUpstream, guard);
+await hub.prepare();
+const hubPort = await freePort();
+const mastraVersion = versionOf('@mastra/mcp');
 
 const eras: [Era, Path[]][] = [
   [
@@ -159,7 +139,16 @@ const eras: [Era, Path[]][] = [
     [
       await path('bridge (floor)', 'legacy', node('./bridge.ts', legacyUpstream)),
       await path('toolplane gateway', 'legacy', gateway),
-      await path(`mcp-proxy ${proxyVersion}`, 'legacy', mcpProxy, proxyPort, /starting server/),
+      await path(`mcp-proxy ${proxyVersion}`, 'legacy', mcpProxy, {
+        port: proxyPort,
+        ready: /starting server/,
+      }),
+      await path(`mcp-hub ${versionOf('mcp-hub')} (SSE)`, 'legacy', hub.command(hubPort), {
+        port: hubPort,
+        ready: /./,
+        env: hub.env,
+        sse: true,
+      }),
     ],
   ],
   [
@@ -167,6 +156,10 @@ const eras: [Era, Path[]][] = [
     [
       await path('bridge (floor)', 'modern', node('./bridge.ts', modernUpstream)),
       await path('toolplane gateway', 'modern', gateway),
+      await path(`mcp-proxy ${proxyVersion}`, 'modern', mcpProxy26, {
+        port: proxyPort26,
+        ready: /starting server/,
+      }),
       await path(
         `Mastra MCPServer ${mastraVersion}`,
         'modern',
@@ -200,3 +193,4 @@ for (const [era, paths] of eras) {
   }
   console.log('');
 }
+await rm(work, { recursive: true, force: true });
