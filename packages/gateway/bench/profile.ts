@@ -123,7 +123,8 @@ for (const [name, time] of top(functions, Number(process.env.TOP ?? 30)))
 const wanted = process.env.CALLERS;
 if (wanted !== undefined) {
   const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parents.set(child, node.id);
   const frameName = (id: number): string => {
     const frame = byId.get(id)?.callFrame;
     if (frame === undefined) return '?';
