@@ -72,11 +72,7 @@ import {
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import { refuseUnknownToolkitOptions } from './unknown-options.js';
-import {
-  refusalFor,
-  startPinning,
-  type ToolkitPinning,
-} from '../pinning/toolkit-pinning.js';
+import { refusalFor, startPinning, type ToolkitPinning } from '../pinning/toolkit-pinning.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
