@@ -426,12 +426,12 @@ class ToolkitImpl implements Toolkit {
     args: unknown = {},
     options: CallOptions = {},
   ): Promise<RunResult> {
-    try {
-      const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
-      return callToolIn(this.#callParts, id, args as Record<string, unknown>, options);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    const input = args as Record<string, unknown>;
+    if (typeof target === 'string') return callToolIn(this.#callParts, target, input, options);
+    // A definition this toolkit does not hold fails the returned promise, never synchronously.
+    return Promise.resolve(target).then((tool) =>
+      callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options),
+    );
   }
 
   /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
