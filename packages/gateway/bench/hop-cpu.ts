@@ -149,11 +149,10 @@ const node = (script: string, ...rest: string[]): ServerCommand => ({
 const gateway = (mode: 'stdio' | 'http'): ServerCommand =>
   gatewayCommand([{ namespace: 'fx', source: upstream }], {}, mode, { built: true, ajv: true });
 
-// BASE=<folder>: a copy of the packages' package.json and dist folders from another commit,
-// each with a node_modules whose @toolplane links point at the copy, and the gateway's
-// src/testing/serve-gateway.ts beside its dist. Only the gateway of this build and of that one
-// are then measured, in the same interleaved rounds, against the same floors: the change's own
-// ratio, which a loaded machine moves far less than either against its floor.
+// BASE=<folder>: a copy of another commit's built packages made by bench/base-copy.sh. Only the
+// gateway of this build and of that one are then measured, in the same interleaved rounds,
+// against the same floors: the change's own ratio, which a loaded machine moves far less than
+// either against its floor.
 const BASE = process.env.BASE;
 if (BASE !== undefined) {
   const entry = here('../src/testing/serve-gateway.ts');
