@@ -9,6 +9,7 @@
 // (stdio), ≤ 1.1× the bridge (HTTP).
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable } from 'node:stream';
@@ -117,6 +118,44 @@ const node = (script: string, ...rest: string[]): ServerCommand => ({
 });
 const gateway = (mode: 'stdio' | 'http'): ServerCommand =>
   gatewayCommand([{ namespace: 'fx', source: upstream }], {}, mode, { built: true, ajv: true });
+
+// BASE=<folder>: a copy of another commit's built packages made by bench/base-copy.sh. Only the
+// gateway of this build and of that one are then measured, in the same interleaved rounds,
+// against the same floors: the change's own ratio, which a loaded machine moves far less than
+// either against its floor.
+const BASE = process.env.BASE;
+if (BASE !== undefined) {
+  const entry = here('../src/testing/serve-gateway.ts');
+  const based = (mode: 'stdio' | 'http'): ServerCommand => {
+    const command = gateway(mode);
+    const baseEntry = join(BASE, 'gateway', 'src', 'testing', 'serve-gateway.ts');
+    return { ...command, args: command.args.map((arg) => (arg === entry ? baseEntry : arg)) };
+  };
+  const pairs = async (name: string, paths: Path[]): Promise<void> => {
+    const [floor, base, head] = (await measure(paths)) as [Measured, Measured, Measured];
+    for (const path of paths) await path.close();
+    console.log(
+      `${name}: floor ${median(floor.cpu).toFixed(1)} µs, base ${median(base.cpu).toFixed(1)} µs (${spread(ratios(base.cpu, floor.cpu))} the floor), this build ${median(head.cpu).toFixed(1)} µs (${spread(ratios(head.cpu, floor.cpu))}); this build / base ${spread(ratios(head.cpu, base.cpu))}`,
+    );
+  };
+  console.log(`\nhop CPU, this build against BASE (load ${loadavg()[0]?.toFixed(2) ?? '?'})`);
+  for (const era of ['legacy', 'modern'] as const) {
+    const floor = era === 'legacy' ? upstream : fixtureCommand('stdio-dual');
+    const relayOf = node('./relay.ts', 'stdio', floor.command, ...floor.args);
+    await pairs(`stdio ${era === 'legacy' ? 2025 : 2026}`, [
+      await stdioPath('relay', relayOf, 'echo', era),
+      await stdioPath('base', based('stdio'), 'fx__echo', era),
+      await stdioPath('gateway', gateway('stdio'), 'fx__echo', era),
+    ]);
+    await pairs(`HTTP ${era === 'legacy' ? 2025 : 2026}`, [
+      await httpPath('bridge', node('./bridge.ts', floor.command, ...floor.args), 'echo', era),
+      await httpPath('base', based('http'), 'fx__echo', era),
+      await httpPath('gateway', gateway('http'), 'fx__echo', era),
+    ]);
+  }
+  console.log(`(load at the end ${loadavg()[0]?.toFixed(2) ?? '?'})`);
+  process.exit(0);
+}
 
 const relay = node('./relay.ts', 'stdio', upstream.command, ...upstream.args);
 const bridge = node('./bridge.ts', upstream.command, ...upstream.args);

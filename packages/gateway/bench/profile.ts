@@ -61,6 +61,7 @@ await stop();
 interface Node {
   readonly id: number;
   readonly callFrame: { functionName: string; url: string; lineNumber: number };
+  readonly children?: number[];
 }
 interface Profile {
   readonly nodes: Node[];
@@ -117,3 +118,28 @@ for (const [name, time] of top(owners, 15)) console.log(`${perCall(time)}  ${nam
 console.log('\nby function (self time):');
 for (const [name, time] of top(functions, Number(process.env.TOP ?? 30)))
   console.log(`${perCall(time)}  ${name}`);
+
+// CALLERS=name: who calls the functions of that name, by their callers' stacks (self time).
+const wanted = process.env.CALLERS;
+if (wanted !== undefined) {
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parents.set(child, node.id);
+  const frameName = (id: number): string => {
+    const frame = byId.get(id)?.callFrame;
+    if (frame === undefined) return '?';
+    const file = frame.url.slice(frame.url.lastIndexOf('/') + 1);
+    return `${frame.functionName || '(anonymous)'} ${file}:${String(frame.lineNumber + 1)}`;
+  };
+  const stacks = new Map<string, number>();
+  for (const [id, time] of selfTime) {
+    if (byId.get(id)?.callFrame.functionName !== wanted) continue;
+    const chain: string[] = [];
+    for (let at = parents.get(id); at !== undefined && chain.length < 6; at = parents.get(at))
+      chain.push(frameName(at));
+    const key = chain.join(' < ');
+    stacks.set(key, (stacks.get(key) ?? 0) + time);
+  }
+  console.log(`\ncallers of ${wanted}:`);
+  for (const [stack, time] of top(stacks, 12)) console.log(`${perCall(time)}  ${stack}`);
+}

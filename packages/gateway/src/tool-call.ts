@@ -1,5 +1,10 @@
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
-import { CALLER_META_KEY, type UpstreamRequest } from '@toolplane/toolkit';
+import {
+  CALLER_META_KEY,
+  type CallOptions,
+  type Session,
+  type UpstreamRequest,
+} from '@toolplane/toolkit';
 import type { Era } from './eras.js';
 import { checkToolCall } from './auth/access.js'; // OAuth (auth/)
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
@@ -55,7 +60,6 @@ export function toolCaller(
   const observe = hub.options.observe?.toolCall;
   return (extra, meta, progressToken) => {
     const learningKey = hub.learningKey(session, extra);
-    const learning = learningKey === undefined ? {} : { learningKey };
     // Progress and log messages are sent before the result they precede, never after it.
     let sent: Promise<unknown> | undefined;
     const notify = (notification: ServerNotification): Promise<void> => {
@@ -78,31 +82,32 @@ export function toolCaller(
       const caller = callToken(session.token);
       callers.set(caller, { server, extra, era, requestInput: flow?.requestInput });
       try {
-        // Builtins and prompt delegates see who called, and talk to them (getSession()).
-        const calling = callerSession(
-          server,
-          extra,
-          {
-            log: (level, data, logger) =>
+        // Builtins, prompt delegates and middleware see who called, and talk to them
+        // (getSession()); an upstream's tool without middleware reads none of it, so the
+        // session (a dozen closures) is built only when the toolkit reads it.
+        let calling: Partial<Session> | undefined;
+        const options: CallOptions = {
+          signal: flow?.signal ?? ownSignal ?? extra.mcpReq.signal,
+          meta: { ...meta, [CALLER_META_KEY]: caller },
+          get session(): Partial<Session> {
+            const log: Session['log'] = (level, data, logger) =>
               wantsLog(session, level)
                 ? notify({
                     method: 'notifications/message',
                     params: { level, data, ...(logger === undefined ? {} : { logger }) },
                   })
-                : Promise.resolve(),
+                : Promise.resolve();
+            return (calling ??= {
+              ...callerSession(server, extra, { log }, era, flow),
+              auth: sessionAuth(extra), // OAuth (auth/): who called
+            });
           },
-          era,
-          flow,
-        );
-        const result = await toolkit.callTool(item.id, input, {
-          signal: flow?.signal ?? ownSignal ?? extra.mcpReq.signal,
-          meta: { ...meta, [CALLER_META_KEY]: caller },
-          session: { ...calling, auth: sessionAuth(extra) }, // OAuth (auth/): who called
           sessionKey: session.token,
           // A 2026 request over HTTP is a session of its own: learning links it by its caller.
-          ...learning,
-          ...(onProgress === undefined ? {} : { onProgress }),
-        });
+          learningKey,
+          onProgress,
+        };
+        const result = await toolkit.callTool(item.id, input, options);
         if (sent !== undefined) await sent;
         const answer = toCallToolResult(result, era);
         if (answer.isError === true) outcome = 'isError';

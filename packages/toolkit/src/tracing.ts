@@ -1,5 +1,6 @@
 import {
   context,
+  isSpanContextValid,
   propagation,
   SpanKind,
   SpanStatusCode,
@@ -66,6 +67,15 @@ export async function traced<T>(tracer: Tracer, call: CallTrace, fn: () => Promi
     },
     parentContext(call.meta),
   );
+  // No tracer installed and no trace to join: the span records nothing and carries no context
+  // a request could propagate, so the call runs without entering a context of its own.
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) {
+    try {
+      return await fn();
+    } finally {
+      span.end();
+    }
+  }
   try {
     const result = await context.with(trace.setSpan(context.active(), span), fn);
     span.setAttribute('toolplane.outcome', 'ok');

@@ -18,7 +18,6 @@ import {
   type RunResult,
 } from '@toolplane/toolrun';
 import {
-  CALLER_META_KEY,
   type ToolkitConnector,
   type ConnectorSource,
   type UpstreamRequestHandler,
@@ -38,9 +37,9 @@ import {
   withStructured,
   type ResolvedCallOptions,
 } from '../resources/call-resources.js';
-import { withTraceContext } from '../tracing.js';
 import { Builtins } from './builtins.js';
-import { answererOf, callPrompt, nested, nextCaller, type NestedCall } from './calling.js';
+import { answererOf, callPrompt, nested, type NestedCall } from './calling.js';
+import { callToolIn, type ToolCallParts } from './call-tool.js';
 import { completeIn } from './complete.js';
 import { Connectors } from '../connectors/registry.js';
 import { listIn, lookupIn } from './lookup.js';
@@ -73,12 +72,7 @@ import {
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import { refuseUnknownToolkitOptions } from './unknown-options.js';
-import {
-  guardCall,
-  refusalFor,
-  startPinning,
-  type ToolkitPinning,
-} from '../pinning/toolkit-pinning.js';
+import { refusalFor, startPinning, type ToolkitPinning } from '../pinning/toolkit-pinning.js';
 
 /**
  * Creates a {@link Toolkit}: builtins from `options`, connectors added with `addConnector`, and
@@ -127,6 +121,7 @@ class ToolkitImpl implements Toolkit {
   readonly #builtins: Builtins;
   readonly #connectors: Connectors;
   readonly #reading: ReadingParts;
+  readonly #callParts: ToolCallParts;
   #upstreamRequests: UpstreamRequestHandler | undefined;
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
@@ -209,6 +204,18 @@ class ToolkitImpl implements Toolkit {
       ...(this.#middleware.length === 0 ? {} : { middleware: this.#middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
+    this.#callParts = {
+      index: this.index,
+      runner: this.runner,
+      learner: this.#learner,
+      connectors: this.#connectors,
+      pinning: this.#pinning,
+      secrets: this.#secrets,
+      middlewareCount: this.#middleware.length,
+      callAnswerers: this.#callAnswerers,
+      withResources: (given) => this.#withResources(given),
+      nested: (given, call, fn) => this.#nested(given, call, fn),
+    };
     this.#unsubscribeStore = options.store?.subscribe((change) => {
       this.#emit({
         type: change.kind === 'prompt' ? 'prompt_list_changed' : 'resource_list_changed',
@@ -414,76 +421,17 @@ class ToolkitImpl implements Toolkit {
     options?: CallOptions,
   ): Promise<RunResult & { readonly structured: Structured }>;
   callTool(id: string, input?: Record<string, unknown>, options?: CallOptions): Promise<RunResult>;
-  async callTool(
+  callTool(
     target: string | DefinedTool,
     args: unknown = {},
     options: CallOptions = {},
   ): Promise<RunResult> {
-    const id = typeof target === 'string' ? target : this.#builtins.item(target).id;
     const input = args as Record<string, unknown>;
-    const learningKey = options.learningKey ?? options.sessionKey;
-    if (learningKey !== undefined) this.#learner?.observeCall(learningKey, id);
-    options = await this.#withResources(options);
-    const at = id.indexOf(':');
-    const namespace = at > 0 ? id.slice(0, at) : '';
-    if (namespace === USER_NAMESPACE) {
-      // Whatever was put in the index under it: the user namespace is the store's, which holds
-      // prompts and resources only.
-      throw new ToolError(
-        'not_found',
-        `no tool "${id}": the ${USER_NAMESPACE} namespace holds prompts and resources, never tools`,
-        { toolId: id },
-      );
-    }
-    // Only `block` refuses calls; other modes add no wait to a call.
-    if (this.#pinning?.blocks === true) {
-      await guardCall(this.#pinning, this.#connectors.get(namespace), id);
-    }
-    const backend = this.index.hasTool(id) ? this.index.getTool(id).backend?.kind : undefined;
-    // No such tool listed, and its server not connected: the server's state says why.
-    const connector = backend === undefined ? this.#connectors.get(namespace) : undefined;
-    if (connector !== undefined && connector.client === undefined)
-      throw this.#secrets.redactError(connector.unavailable());
-    const call = {
-      kind: 'tool',
-      id,
-      namespace,
-      backend: backend ?? 'unresolved',
-    } as const;
-    // A call tags its MCP requests with a caller, so the server's requests during it come back
-    // to whoever answers for it; a gateway brings its own, a library call gets one here.
-    const given = options.meta?.[CALLER_META_KEY];
-    const tagged = typeof given === 'string' || backend !== 'mcp';
-    const caller = typeof given === 'string' ? given : nextCaller();
-    const answerer = options.onUpstreamRequest;
-    if (answerer !== undefined) this.#callAnswerers.set(caller, answerer);
-    const run = this.#nested(options, call, (onProgress) => {
-      const meta = withTraceContext(
-        tagged ? options.meta : { ...options.meta, [CALLER_META_KEY]: caller },
-      );
-      const execute = () =>
-        this.runner.run(id, input, {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          // Only asked for when someone listens: progress costs an MCP server a token and messages.
-          ...(onProgress === undefined ? {} : { onProgress }),
-          ...(meta === undefined ? {} : { meta }),
-        });
-      // A shared connection's MCP call without middleware runs no code of ours that reads the
-      // session scope, so it skips entering one (as #nested skips its async context): on Node 20
-      // a process that never enters an async context makes its promises without hooks.
-      return backend === 'mcp' &&
-        this.#middleware.length === 0 &&
-        this.#connectors.connectionOf(namespace) === 'shared'
-        ? execute()
-        : this.#connectors.inSession(namespace, options.sessionKey, execute);
-    });
-    const result = await run.catch(this.#rethrowRedacted).finally(() => {
-      if (answerer !== undefined) this.#callAnswerers.delete(caller);
-    });
-    const mcp = result.mcpResult;
-    return mcp?.isError === true
-      ? { ...result, mcpResult: this.#secrets.redactErrorResult(mcp) }
-      : result;
+    if (typeof target === 'string') return callToolIn(this.#callParts, target, input, options);
+    // A definition this toolkit does not hold fails the returned promise, never synchronously.
+    return Promise.resolve(target).then((tool) =>
+      callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options),
+    );
   }
 
   /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
