@@ -18,7 +18,6 @@ import type { GatewayHub } from './hub.js';
 import type { ToolItem } from './items.js';
 import type { CallExtra, SessionState } from './session/state.js';
 import type { ToolCaller } from './tool-call.js';
-import { callController, releaseController } from './call-controllers.js';
 
 // The `_meta` keys MCP reserves for itself (a 2026 envelope, a task, …): the SDK's way serves them,
 // but for a 2026-07-28 request's own envelope (below), which the lane lifts out as the SDK does.
@@ -273,7 +272,7 @@ export function callLane(
     const transport = server.transport;
     if (item === undefined || controllers === undefined || transport === undefined) return false;
     const { id } = request;
-    const controller = callController();
+    const controller = new AbortController();
     controllers.set(id, controller);
     const related = { relatedRequestId: id };
     const notify = (notification: ServerNotification): Promise<void> =>
@@ -294,7 +293,6 @@ export function callLane(
       wire: { notify, answer },
     }).finally(() => {
       if (controllers.get(id) === controller) controllers.delete(id);
-      releaseController(controller, item);
     });
     return true;
   };

@@ -12,7 +12,6 @@ import type { ToolItem } from '../items.js';
 import type { GatewayHub } from '../hub.js';
 import { newGatewayServer } from '../server.js';
 import { toolCaller } from '../tool-call.js';
-import { callController, releaseController } from '../call-controllers.js';
 
 // As the SDK's per-request transport: a stream that waits long is kept open by comments.
 const KEEP_ALIVE_MS = 15_000;
@@ -78,7 +77,7 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
   ): Promise<void> {
     const session = hub.attach(server, 'modern');
     const { id } = request;
-    const controller = callController();
+    const controller = new AbortController();
     let answered = false;
     let keepAlive: NodeJS.Timeout | undefined;
     // A client gone before its answer cancels the call, as closing the SDK's server would.
@@ -133,7 +132,6 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
       // An answer never written (the client went away) ends the response all the same.
       if (!res.writableEnded) res.end();
       hub.detach(session);
-      releaseController(controller, item);
     });
   }
 }
