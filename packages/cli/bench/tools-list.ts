@@ -3,7 +3,8 @@
 // (prebuilt JavaScript). Its own start is a child spawned from this process, connected, asked
 // `tools/list` and closed; the CLI's is the built bin (dist) run as a child with a config naming
 // that server, until it exits, beside the unbundled dist/bin.js (what the bin ran before it ran
-// the bundle of scripts/bundle-bin.js). Rounds alternate the three; the figures are medians of
+// the bundle of scripts/bundle-bin.js) and the bundle run at once, as in an installed package.
+// Rounds alternate the four; the figures are medians of
 // ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
 // Beside them, the time from the CLI's exec to its spawn of the server (the server notes when its
 // process began, through a one-line `--import`; its own start carries the same line): how early
@@ -27,6 +28,9 @@ const everything = join(
 );
 const bin = fileURLToPath(new URL('../bin/toolplane.js', import.meta.url));
 const unbundled = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+// What the bin runs in an installed package, which ships no source: the bundle, at once. In a
+// clone the bin first checks that no source is newer than the build (tens of ms).
+const installed = fileURLToPath(new URL('../dist/bundle/toolplane.js', import.meta.url));
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -109,6 +113,7 @@ try {
   const cli: number[] = [];
   const cliSpawn: number[] = [];
   const cliUnbundled: number[] = [];
+  const cliInstalled: number[] = [];
   const load = loadavg()[0]?.toFixed(1) ?? '?';
   for (let round = 0; round < ROUNDS; round++) {
     server.push(await serverStart(spawnedFile, marker));
@@ -116,13 +121,16 @@ try {
     cli.push(listed.ms);
     cliSpawn.push((await lastSpawn(spawnedFile)) - listed.startedAt);
     cliUnbundled.push((await cliList(dir, unbundled)).ms);
+    cliInstalled.push((await cliList(dir, installed)).ms);
   }
   const ratio = median(cli) / median(server);
   console.log(
     `tools list with one stdio server: ${median(cli).toFixed(0)} ms; the server's own start: ` +
       `${median(server).toFixed(0)} ms; ratio ${ratio.toFixed(2)}; the CLI's exec to its spawn of ` +
       `the server ${median(cliSpawn).toFixed(0)} ms; unbundled dist/bin.js ` +
-      `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)} ` +
+      `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)}; ` +
+      `as installed from npm (the bundle, no sources to check) ${median(cliInstalled).toFixed(0)} ms, ` +
+      `ratio ${(median(cliInstalled) / median(server)).toFixed(2)} ` +
       `(medians of ${String(ROUNDS)} alternating rounds, load average ${load} → ${loadavg()[0]?.toFixed(1) ?? '?'})`,
   );
 } finally {

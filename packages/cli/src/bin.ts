@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { runCli } from './cli.js';
+// A command that connects to the config's stdio servers starts them before anything else loads
+// (src/prestart.ts is light): the CLI's own modules (commander, the output's table, then the
+// toolkit and the SDK) load while those servers start. Other commands (`--version`) never load it.
 
 /** How long the first signal's clean stop may take before the CLI exits anyway. */
 const STOP_DEADLINE_MS = 5_000;
@@ -27,7 +29,17 @@ const onSignal = (signal: NodeJS.Signals): void => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-process.exitCode = await runCli(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+const prestarted =
+  argv.includes('serve') || argv.includes('tools')
+    ? (await import('./prestart.js')).prestartServers(argv, {
+        cwd: process.cwd(),
+        env: process.env,
+      })
+    : undefined;
+const { runCli } = await import('./cli.js');
+process.exitCode = await runCli(argv, {
+  prestarted,
   signal: controller.signal,
   onStopTime: (ms) => {
     deadlineMs = ms + STOP_DEADLINE_MS;

@@ -77,6 +77,12 @@ export interface RunCliOptions {
    * drains calls in flight), for a host that ends the process after a deadline of its own.
    */
   readonly onStopTime?: (ms: number) => void;
+  /**
+   * The config's stdio servers, already started by the caller (the bin starts them before it
+   * loads this module, so that their start overlaps the CLI's own load); `undefined` when the
+   * caller looked and started none. Without this key, `runCli` starts them itself.
+   */
+  readonly prestarted?: StdioPrestarts | undefined;
 }
 
 interface Context {
@@ -128,9 +134,11 @@ export async function runCli(
   // A command that connects to the config's servers starts them before it loads its modules
   // (the toolkit, the SDK, the gateway), so that their start overlaps its own.
   const prestarted =
-    word === 'serve' || word === 'tools'
-      ? (await import('./prestart.js')).prestartServers(argv, context)
-      : undefined;
+    'prestarted' in options
+      ? options.prestarted
+      : word === 'serve' || word === 'tools'
+        ? (await import('./prestart.js')).prestartServers(argv, context)
+        : undefined;
   try {
     const program = await buildProgram({ ...context, prestarted }, word, (c) => {
       code = c;
