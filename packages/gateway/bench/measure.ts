@@ -85,3 +85,26 @@ export function announcedUrl(
     });
   });
 }
+
+/**
+ * Prints a race's table: each path's CPU per call and p50, and both as ratios (round by round)
+ * to the floor (the first path) and to ours (the second).
+ */
+export function printRace(
+  title: string,
+  paths: readonly { readonly label: string; readonly negotiated: string }[],
+  measured: readonly Measured[],
+): void {
+  const [floor, ours] = measured as [Measured, Measured];
+  const ratio = (values: number[], of: number[]): string => median(ratios(values, of)).toFixed(2);
+  console.log(title);
+  console.log(
+    `${'path'.padEnd(28)} ${'CPU/call'.padStart(9)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)} ${'p50'.padStart(8)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)}  era spoken`,
+  );
+  for (const [index, p] of paths.entries()) {
+    const m = measured[index] as Measured;
+    console.log(
+      `${p.label.padEnd(28)} ${median(m.cpu).toFixed(0).padStart(6)} µs ${ratio(m.cpu, floor.cpu).padStart(7)}× ${ratio(m.cpu, ours.cpu).padStart(6)}× ${median(m.p50).toFixed(0).padStart(5)} µs ${ratio(m.p50, floor.p50).padStart(7)}× ${ratio(m.p50, ours.p50).padStart(6)}×  ${p.negotiated}`,
+    );
+  }
+}

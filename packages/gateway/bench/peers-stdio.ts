@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
-import { measure as measureAll, median, ratios, type Measured } from './measure.js';
+import { measure as measureAll, printRace } from './measure.js';
 import { cpuReader, probed } from './cpu-reader.js';
 import { versionOf } from './peer-servers.js';
 
@@ -119,18 +119,7 @@ for (const [era, open, absent] of eras) {
     blocks: BLOCKS,
   });
   for (const p of paths) await p.close();
-  const [floor, ours] = measured as [Measured, Measured];
-  const ratio = (values: number[], of: number[]) => median(ratios(values, of));
-  console.log(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'} era over stdio`);
-  console.log(
-    `${'path'.padEnd(28)} ${'CPU/call'.padStart(9)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)} ${'p50'.padStart(8)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)}  era spoken`,
-  );
-  for (const [index, p] of paths.entries()) {
-    const m = measured[index] as Measured;
-    console.log(
-      `${p.label.padEnd(28)} ${median(m.cpu).toFixed(0).padStart(6)} µs ${ratio(m.cpu, floor.cpu).toFixed(2).padStart(7)}× ${ratio(m.cpu, ours.cpu).toFixed(2).padStart(6)}× ${median(m.p50).toFixed(0).padStart(5)} µs ${ratio(m.p50, floor.p50).toFixed(2).padStart(7)}× ${ratio(m.p50, ours.p50).toFixed(2).padStart(6)}×  ${p.negotiated}`,
-    );
-  }
+  printRace(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'} era over stdio`, paths, measured);
   for (const line of [
     ...absent,
     `mcp-proxy ${versionOf('mcp-proxy')}: no stdio server side (it serves a stdio server over HTTP)`,

@@ -21,7 +21,7 @@ import {
 import { fixtureCommand, type ServerCommand } from '@toolplane/fixtures';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
-import { freePort, measure as measureAll, median, type Measured } from './measure.js';
+import { freePort, measure as measureAll, printRace } from './measure.js';
 import {
   bundleChildren,
   cpuOf,
@@ -178,19 +178,7 @@ console.log(
 for (const [era, paths] of eras) {
   const measured = await measure(paths);
   for (const p of paths) await p.close();
-  const [floor, ours] = measured as [Measured, Measured];
-  const ratio = (values: number[], of: number[]) =>
-    median(values.map((value, round) => value / (of[round] ?? NaN)));
-  console.log(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'} era`);
-  console.log(
-    `${'path'.padEnd(28)} ${'CPU/call'.padStart(9)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)} ${'p50'.padStart(8)} ${'× floor'.padStart(8)} ${'× ours'.padStart(7)}  era spoken`,
-  );
-  for (const [index, p] of paths.entries()) {
-    const m = measured[index] as Measured;
-    console.log(
-      `${p.label.padEnd(28)} ${median(m.cpu).toFixed(0).padStart(6)} µs ${ratio(m.cpu, floor.cpu).toFixed(2).padStart(7)}× ${ratio(m.cpu, ours.cpu).toFixed(2).padStart(6)}× ${median(m.p50).toFixed(0).padStart(5)} µs ${ratio(m.p50, floor.p50).toFixed(2).padStart(7)}× ${ratio(m.p50, ours.p50).toFixed(2).padStart(6)}×  ${p.negotiated}`,
-    );
-  }
+  printRace(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'} era`, paths, measured);
   console.log('');
 }
 await rm(work, { recursive: true, force: true });
