@@ -16,6 +16,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { HandlerTable, type RequestHandler } from './handler-table.js';
+
+export { answerable } from './answerable.js';
 
 // The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
 // names and lists that the gateway must map itself.
@@ -62,83 +65,23 @@ function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
   return message;
 }
 
-interface Issue {
-  readonly path: readonly PropertyKey[];
-  readonly message: string;
-}
-
 /**
- * The schema issues a failed params check carries. The SDK checks a request against its era's
- * zod schema and throws a plain `Error` whose message is the issues as JSON (no code: the client
- * would see -32603 and a dump).
+ * Spec request methods whose handlers the gateway sets on every session though most sessions
+ * never call them: their registration waits for the first request (see {@link HandlerTable}).
+ * Spec methods only, so the SDK's own refusal of a non-spec method cannot move to a later call.
  */
-function issuesOf(error: Error): readonly Issue[] | undefined {
-  const listed = (error as Error & { issues?: unknown }).issues;
-  let value: unknown = listed;
-  if (value === undefined && error.message.startsWith('[')) {
-    try {
-      value = JSON.parse(error.message);
-    } catch {
-      return undefined;
-    }
-  }
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  const all = value as unknown[];
-  return all.every(
-    (issue) =>
-      typeof issue === 'object' &&
-      issue !== null &&
-      Array.isArray((issue as Issue).path) &&
-      typeof (issue as Issue).message === 'string',
-  )
-    ? (all as Issue[])
-    : undefined;
-}
-
-/**
- * A handler's failure as the client should read it: a request whose params the SDK refused is
- * -32602 (invalid params) with one line naming the first problem, not -32603 with a dump.
- */
-export function answerable(error: unknown, method: string): Error {
-  if (!(error instanceof Error)) return new Error(String(error));
-  if (typeof (error as Error & { code?: unknown }).code === 'number') return error;
-  const issues = issuesOf(error);
-  const first = issues?.[0];
-  if (issues === undefined || first === undefined) return error;
-  const path = first.path.map(String).join('.');
-  const more = issues.length > 1 ? ` (and ${String(issues.length - 1)} more)` : '';
-  return new JsonRpcError(
-    ProtocolErrorCode.InvalidParams,
-    `${method}: ${path === '' ? 'the request' : path}: ${first.message}${more}`,
-  );
-}
-
-/** A JSON-RPC error answer whose message is sent as it is. */
-class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
-
-/** The SDK's table of request handlers, each wrapped as it is set to answer failures clearly. */
-class ParamsCheckedHandlers extends Map<string, RequestHandler> {
-  override set(method: string, handler: RequestHandler): this {
-    const fail = (error: unknown): Promise<never> => Promise.reject(answerable(error, method));
-    return super.set(method, (request, ctx) => {
-      try {
-        return handler(request, ctx).catch(fail);
-      } catch (error) {
-        return fail(error);
-      }
-    });
-  }
-}
+const DEFERRABLE: ReadonlySet<string> = new Set([
+  'logging/setLevel',
+  'tools/list',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+]);
 
 /**
  * The SDK's `Server`, minus two costs every request paid: the SDK tells a message's kind by
@@ -155,12 +98,58 @@ export class GatewayServer extends Server {
     super(...args);
     this.serverInfo = args[0];
     const self = this as unknown as { _requestHandlers?: unknown };
-    // Handlers set from here on (and those the SDK set already) answer bad params as -32602.
+    // Handlers set from here on (and those the SDK set already) answer bad params as -32602, and
+    // the gateway's per-session handlers are registered on first use (see HandlerTable).
     if (self._requestHandlers instanceof Map) {
-      self._requestHandlers = new ParamsCheckedHandlers(
+      self._requestHandlers = new HandlerTable(
         self._requestHandlers as Map<string, RequestHandler>,
+        this,
       );
     }
+  }
+
+  static {
+    // The SDK's setRequestHandler builds its wrappers at once. Kept on the prototype (not a
+    // per-instance field) so sessions share it, and patched rather than overridden so callers
+    // keep the SDK's typed overloads.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
+    const sdkSet = Server.prototype.setRequestHandler as (
+      this: GatewayServer,
+      method: string,
+      ...rest: unknown[]
+    ) => void;
+    const deferring = function (this: GatewayServer, method: string, ...rest: unknown[]): void {
+      const table = (this as unknown as { _requestHandlers?: unknown })._requestHandlers;
+      const handler = rest[0];
+      if (
+        table instanceof HandlerTable &&
+        rest.length === 1 &&
+        typeof handler === 'function' &&
+        DEFERRABLE.has(method) &&
+        !this.ownToolCall
+      ) {
+        // A capability the server lacks still fails here, where the handler is set.
+        this.assertRequestHandlerCapability(method);
+        table.defer(method, handler);
+        return;
+      }
+      sdkSet.call(this, method, ...rest);
+    };
+    Object.defineProperty(GatewayServer.prototype, 'setRequestHandler', {
+      value: deferring,
+      writable: true,
+      configurable: true,
+    });
+  }
+
+  /** Registers a deferred handler the SDK's way; {@link HandlerTable} calls it on first use. */
+  materialize(method: string, handler: unknown): void {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
+    (Server.prototype.setRequestHandler as (this: this, m: string, h: unknown) => void).call(
+      this,
+      method,
+      handler,
+    );
   }
 
   /** The identity this server was made with, as a 2026-07-28 result's `_meta` names it. */
