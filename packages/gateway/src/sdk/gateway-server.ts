@@ -65,23 +65,8 @@ function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
   return message;
 }
 
-/**
- * Spec request methods whose handlers the gateway sets on every session though most sessions
- * never call them: their registration waits for the first request (see {@link HandlerTable}).
- * Spec methods only, so the SDK's own refusal of a non-spec method cannot move to a later call.
- */
-const DEFERRABLE: ReadonlySet<string> = new Set([
-  'logging/setLevel',
-  'tools/list',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'completion/complete',
-]);
+/** The SDK's log level table of the first server made (see the constructor). */
+let sharedSeverity: Map<unknown, unknown> | undefined;
 
 /**
  * The SDK's `Server`, minus two costs every request paid: the SDK tells a message's kind by
@@ -106,6 +91,12 @@ export class GatewayServer extends Server {
         this,
       );
     }
+    // The SDK builds this same table of log levels for every instance; one serves them all.
+    const levels = this as unknown as { LOG_LEVEL_SEVERITY?: unknown };
+    if (levels.LOG_LEVEL_SEVERITY instanceof Map) {
+      sharedSeverity ??= levels.LOG_LEVEL_SEVERITY;
+      levels.LOG_LEVEL_SEVERITY = sharedSeverity;
+    }
   }
 
   static {
@@ -125,13 +116,11 @@ export class GatewayServer extends Server {
         table instanceof HandlerTable &&
         rest.length === 1 &&
         typeof handler === 'function' &&
-        DEFERRABLE.has(method) &&
         !this.ownToolCall
       ) {
         // A capability the server lacks still fails here, where the handler is set.
         this.assertRequestHandlerCapability(method);
-        table.defer(method, handler);
-        return;
+        if (table.defer(method, handler as RequestHandler)) return;
       }
       sdkSet.call(this, method, ...rest);
     };

@@ -29,17 +29,26 @@ export class HandlerTable extends Map<string, RequestHandler> {
     super(entries);
   }
 
-  /** Handlers given but not registered yet, by method; made on the first deferral. */
-  private deferred: Map<string, unknown> | undefined;
+  /**
+   * Which entries are deferred: bit i for `DEFERRABLE[i]`, whose entry is then the handler as it
+   * was given. A number, not a second map, since a session holds it for its whole life.
+   */
+  private deferredBits = 0;
 
-  /** Keeps `handler` for `method` until the SDK first looks the method up. */
-  defer(method: string, handler: unknown): void {
-    super.delete(method);
-    (this.deferred ??= new Map()).set(method, handler);
+  /**
+   * Keeps `handler` for `method` until the SDK first looks the method up; `false` (and nothing
+   * kept) for a method that is not {@link DEFERRABLE}.
+   */
+  defer(method: string, handler: RequestHandler): boolean {
+    const bit = bitOf(method);
+    if (bit === 0) return false;
+    super.set(method, handler);
+    this.deferredBits |= bit;
+    return true;
   }
 
   override set(method: string, handler: RequestHandler): this {
-    this.deferred?.delete(method);
+    this.deferredBits &= ~bitOf(method);
     const fail = (error: unknown): Promise<never> => Promise.reject(answerable(error, method));
     return super.set(method, (request, ctx) => {
       try {
@@ -51,21 +60,44 @@ export class HandlerTable extends Map<string, RequestHandler> {
   }
 
   override get(method: string): RequestHandler | undefined {
-    const deferred = this.deferred;
-    if (deferred !== undefined && deferred.has(method)) {
-      const handler = deferred.get(method);
-      deferred.delete(method);
+    const bit = this.deferredBits === 0 ? 0 : bitOf(method);
+    if (bit !== 0 && (this.deferredBits & bit) !== 0) {
+      const handler = super.get(method);
+      this.deferredBits &= ~bit;
+      super.delete(method);
+      // The SDK's own registration, which ends in `set` above.
       this.owner.materialize(method, handler);
     }
     return super.get(method);
   }
 
-  override has(method: string): boolean {
-    return super.has(method) || this.deferred?.has(method) === true;
-  }
-
   override delete(method: string): boolean {
-    const wasDeferred = this.deferred?.delete(method) === true;
-    return super.delete(method) || wasDeferred;
+    this.deferredBits &= ~bitOf(method);
+    return super.delete(method);
   }
+}
+
+/**
+ * Spec request methods whose handlers the gateway sets on every session though most sessions
+ * never call them: their registration may wait for the first request. Spec methods only, so the
+ * SDK's own refusal of a non-spec method cannot move to a later call. At most 31 (bits of a Smi).
+ */
+export const DEFERRABLE: readonly string[] = [
+  'logging/setLevel',
+  'tools/list',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+];
+
+const BITS: ReadonlyMap<string, number> = new Map(DEFERRABLE.map((method, i) => [method, 1 << i]));
+
+/** `method`'s bit in a table's deferred set; 0 for a method that is never deferred. */
+function bitOf(method: string): number {
+  return BITS.get(method) ?? 0;
 }
