@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
 import { HandlerTable, type RequestHandler } from './handler-table.js';
+import { makeLazy } from './lazy-collections.js';
 
 export { answerable } from './answerable.js';
 
@@ -65,6 +66,16 @@ function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
   return message;
 }
 
+/** The SDK's per-connection collections most sessions never write to (see `makeLazy`). */
+const LAZY_FIELDS = [
+  '_responseHandlers',
+  '_progressHandlers',
+  '_timeoutInfo',
+  '_loggingLevels',
+  '_pendingDebouncedNotifications',
+  '_customSchemaRequestMethods',
+];
+
 /** The SDK's log level table of the first server made (see the constructor). */
 let sharedSeverity: Map<unknown, unknown> | undefined;
 
@@ -97,6 +108,9 @@ export class GatewayServer extends Server {
       sharedSeverity ??= levels.LOG_LEVEL_SEVERITY;
       levels.LOG_LEVEL_SEVERITY = sharedSeverity;
     }
+    // Written only when this server asks the client something, debounces a notification, or
+    // is given a handler with schemas of its own (or never: the gateway keeps log levels itself).
+    makeLazy(this, LAZY_FIELDS);
   }
 
   static {
