@@ -103,7 +103,10 @@ export function createSingleSession(
  * @internal
  */
 export function newGatewayServer(options: GatewayOptions): GatewayServer {
-  const server = new GatewayServer(options.serverInfo ?? DEFAULT_SERVER_INFO, sdkOptionsOf(options));
+  const server = new GatewayServer(
+    options.serverInfo ?? DEFAULT_SERVER_INFO,
+    sdkOptionsOf(options),
+  );
   if (options.instanceId !== undefined) {
     server.tagErrors({ [INSTANCE_META_KEY]: options.instanceId });
   }

@@ -61,4 +61,3 @@ class JsonRpcError extends Error {
     super(message);
   }
 }
-

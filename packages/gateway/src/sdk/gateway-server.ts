@@ -11,7 +11,6 @@ import {
   type JSONRPCResponse,
   type MessageExtraInfo,
   type RequestId,
-  type Result,
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -76,6 +75,13 @@ const LAZY_FIELDS = [
   '_customSchemaRequestMethods',
 ];
 
+/** The SDK's own `setRequestHandler`, which builds its wrappers at once. */
+const sdkSetRequestHandler = (
+  Server.prototype as unknown as {
+    setRequestHandler: (this: object, method: string, ...rest: unknown[]) => void;
+  }
+).setRequestHandler;
+
 /** The SDK's log level table of the first server made (see the constructor). */
 let sharedSeverity: Map<unknown, unknown> | undefined;
 
@@ -117,12 +123,6 @@ export class GatewayServer extends Server {
     // The SDK's setRequestHandler builds its wrappers at once. Kept on the prototype (not a
     // per-instance field) so sessions share it, and patched rather than overridden so callers
     // keep the SDK's typed overloads.
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
-    const sdkSet = Server.prototype.setRequestHandler as (
-      this: GatewayServer,
-      method: string,
-      ...rest: unknown[]
-    ) => void;
     const deferring = function (this: GatewayServer, method: string, ...rest: unknown[]): void {
       const table = (this as unknown as { _requestHandlers?: unknown })._requestHandlers;
       const handler = rest[0];
@@ -136,7 +136,7 @@ export class GatewayServer extends Server {
         this.assertRequestHandlerCapability(method);
         if (table.defer(method, handler as RequestHandler)) return;
       }
-      sdkSet.call(this, method, ...rest);
+      sdkSetRequestHandler.call(this, method, ...rest);
     };
     Object.defineProperty(GatewayServer.prototype, 'setRequestHandler', {
       value: deferring,
@@ -147,12 +147,7 @@ export class GatewayServer extends Server {
 
   /** Registers a deferred handler the SDK's way; {@link HandlerTable} calls it on first use. */
   materialize(method: string, handler: unknown): void {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
-    (Server.prototype.setRequestHandler as (this: this, m: string, h: unknown) => void).call(
-      this,
-      method,
-      handler,
-    );
+    sdkSetRequestHandler.call(this, method, handler);
   }
 
   /** The identity this server was made with, as a 2026-07-28 result's `_meta` names it. */

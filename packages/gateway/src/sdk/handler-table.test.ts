@@ -1,4 +1,8 @@
-import { InMemoryTransport, LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import {
+  InMemoryTransport,
+  LATEST_PROTOCOL_VERSION,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { GatewayServer } from './gateway-server.js';
 import { LazyMap, LazySet } from './lazy-collections.js';
