@@ -9,6 +9,7 @@
 // sessions are SSE connections. Mastra's MCPServer is stateless (2026-07-28 only): it holds no
 // session, so its figure is what one more open client (connected, one call made, its keep-alive
 // connection left open) costs it. Runs take the servers in a rotating order; medians of RUNS.
+// RUNS, SESSIONS (counts, comma-separated) and PEERS (label words) narrow a run.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
@@ -79,7 +80,7 @@ const ours = gatewayCommand([{ namespace: 'fx', source: upstream }], caps, 'http
 });
 if (!ours.args.includes(tsx)) throw new Error('the gateway child runs under tsx');
 
-const servers: Server[] = [
+const allServers: Server[] = [
   { label: 'toolplane gateway', kind: 'session', start: () => startMiddle(withProbe(ours)) },
   {
     label: `mcp-proxy ${versionOf('mcp-proxy')}`,
@@ -112,6 +113,12 @@ const servers: Server[] = [
       }),
   },
 ];
+
+// PEERS=toolplane,mcp-hub measures only the servers whose label holds one of the words.
+const only = process.env.PEERS?.toLowerCase().split(',');
+const servers = allServers.filter(
+  (server) => only === undefined || only.some((word) => server.label.toLowerCase().includes(word)),
+);
 
 /** Asks the child for its heap after GC; its VmRSS read once it has answered. */
 function memoryReader(middle: Middle): () => Promise<{ heap: number; rss: number }> {

@@ -103,23 +103,45 @@ export function createSingleSession(
  * @internal
  */
 export function newGatewayServer(options: GatewayOptions): GatewayServer {
-  const server = new GatewayServer(options.serverInfo ?? DEFAULT_SERVER_INFO, {
-    capabilities: {
-      tools: { listChanged: true },
-      prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      completions: {},
-      logging: {},
-    },
-    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-    supportedProtocolVersions: [...GATEWAY_PROTOCOL_VERSIONS],
-    // 2026-07-28 only: the SDK never puts cache fields on a 2025 answer.
-    cacheHints: listCacheHints(options.listTtlMs ?? DEFAULT_LIST_TTL_MS),
-  });
+  const server = new GatewayServer(
+    options.serverInfo ?? DEFAULT_SERVER_INFO,
+    sdkOptionsOf(options),
+  );
   if (options.instanceId !== undefined) {
     server.tagErrors({ [INSTANCE_META_KEY]: options.instanceId });
   }
   return server;
+}
+
+type SdkServerOptions = NonNullable<ConstructorParameters<typeof GatewayServer>[1]>;
+
+/** The SDK server options of each gateway's options, made once (see {@link sdkOptionsOf}). */
+const sdkOptions = new WeakMap<GatewayOptions, SdkServerOptions>();
+
+/**
+ * The SDK server options every session of a gateway is made with. The same for all of them, so
+ * made once per gateway: the SDK copies the top level of `capabilities` and only reads the rest,
+ * and each session built its own capabilities, versions and cache hints before.
+ */
+function sdkOptionsOf(options: GatewayOptions): SdkServerOptions {
+  let made = sdkOptions.get(options);
+  if (made === undefined) {
+    made = {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        completions: {},
+        logging: {},
+      },
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      supportedProtocolVersions: [...GATEWAY_PROTOCOL_VERSIONS],
+      // 2026-07-28 only: the SDK never puts cache fields on a 2025 answer.
+      cacheHints: listCacheHints(options.listTtlMs ?? DEFAULT_LIST_TTL_MS),
+    };
+    sdkOptions.set(options, made);
+  }
+  return made;
 }
 
 /**

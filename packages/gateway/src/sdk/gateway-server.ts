@@ -11,11 +11,14 @@ import {
   type JSONRPCResponse,
   type MessageExtraInfo,
   type RequestId,
-  type Result,
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
 import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { HandlerTable, type RequestHandler } from './handler-table.js';
+import { makeLazy } from './lazy-collections.js';
+
+export { answerable } from './answerable.js';
 
 // The SDK steers users to McpServer, but a gateway needs the low-level Server: McpServer owns the
 // names and lists that the gateway must map itself.
@@ -62,83 +65,25 @@ function withoutExtraMembers(message: JSONRPCMessage): JSONRPCMessage {
   return message;
 }
 
-interface Issue {
-  readonly path: readonly PropertyKey[];
-  readonly message: string;
-}
+/** The SDK's per-connection collections most sessions never write to (see `makeLazy`). */
+const LAZY_FIELDS = [
+  '_responseHandlers',
+  '_progressHandlers',
+  '_timeoutInfo',
+  '_loggingLevels',
+  '_pendingDebouncedNotifications',
+  '_customSchemaRequestMethods',
+];
 
-/**
- * The schema issues a failed params check carries. The SDK checks a request against its era's
- * zod schema and throws a plain `Error` whose message is the issues as JSON (no code: the client
- * would see -32603 and a dump).
- */
-function issuesOf(error: Error): readonly Issue[] | undefined {
-  const listed = (error as Error & { issues?: unknown }).issues;
-  let value: unknown = listed;
-  if (value === undefined && error.message.startsWith('[')) {
-    try {
-      value = JSON.parse(error.message);
-    } catch {
-      return undefined;
-    }
+/** The SDK's own `setRequestHandler`, which builds its wrappers at once. */
+const sdkSetRequestHandler = (
+  Server.prototype as unknown as {
+    setRequestHandler: (this: object, method: string, ...rest: unknown[]) => void;
   }
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  const all = value as unknown[];
-  return all.every(
-    (issue) =>
-      typeof issue === 'object' &&
-      issue !== null &&
-      Array.isArray((issue as Issue).path) &&
-      typeof (issue as Issue).message === 'string',
-  )
-    ? (all as Issue[])
-    : undefined;
-}
+).setRequestHandler;
 
-/**
- * A handler's failure as the client should read it: a request whose params the SDK refused is
- * -32602 (invalid params) with one line naming the first problem, not -32603 with a dump.
- */
-export function answerable(error: unknown, method: string): Error {
-  if (!(error instanceof Error)) return new Error(String(error));
-  if (typeof (error as Error & { code?: unknown }).code === 'number') return error;
-  const issues = issuesOf(error);
-  const first = issues?.[0];
-  if (issues === undefined || first === undefined) return error;
-  const path = first.path.map(String).join('.');
-  const more = issues.length > 1 ? ` (and ${String(issues.length - 1)} more)` : '';
-  return new JsonRpcError(
-    ProtocolErrorCode.InvalidParams,
-    `${method}: ${path === '' ? 'the request' : path}: ${first.message}${more}`,
-  );
-}
-
-/** A JSON-RPC error answer whose message is sent as it is. */
-class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
-
-/** The SDK's table of request handlers, each wrapped as it is set to answer failures clearly. */
-class ParamsCheckedHandlers extends Map<string, RequestHandler> {
-  override set(method: string, handler: RequestHandler): this {
-    const fail = (error: unknown): Promise<never> => Promise.reject(answerable(error, method));
-    return super.set(method, (request, ctx) => {
-      try {
-        return handler(request, ctx).catch(fail);
-      } catch (error) {
-        return fail(error);
-      }
-    });
-  }
-}
+/** The SDK's log level table of the first server made (see the constructor). */
+let sharedSeverity: Map<unknown, unknown> | undefined;
 
 /**
  * The SDK's `Server`, minus two costs every request paid: the SDK tells a message's kind by
@@ -155,12 +100,54 @@ export class GatewayServer extends Server {
     super(...args);
     this.serverInfo = args[0];
     const self = this as unknown as { _requestHandlers?: unknown };
-    // Handlers set from here on (and those the SDK set already) answer bad params as -32602.
+    // Handlers set from here on (and those the SDK set already) answer bad params as -32602, and
+    // the gateway's per-session handlers are registered on first use (see HandlerTable).
     if (self._requestHandlers instanceof Map) {
-      self._requestHandlers = new ParamsCheckedHandlers(
+      self._requestHandlers = new HandlerTable(
         self._requestHandlers as Map<string, RequestHandler>,
+        this,
       );
     }
+    // The SDK builds this same table of log levels for every instance; one serves them all.
+    const levels = this as unknown as { LOG_LEVEL_SEVERITY?: unknown };
+    if (levels.LOG_LEVEL_SEVERITY instanceof Map) {
+      sharedSeverity ??= levels.LOG_LEVEL_SEVERITY;
+      levels.LOG_LEVEL_SEVERITY = sharedSeverity;
+    }
+    // Written only when this server asks the client something, debounces a notification, or
+    // is given a handler with schemas of its own (or never: the gateway keeps log levels itself).
+    makeLazy(this, LAZY_FIELDS);
+  }
+
+  static {
+    // The SDK's setRequestHandler builds its wrappers at once. Kept on the prototype (not a
+    // per-instance field) so sessions share it, and patched rather than overridden so callers
+    // keep the SDK's typed overloads.
+    const deferring = function (this: GatewayServer, method: string, ...rest: unknown[]): void {
+      const table = (this as unknown as { _requestHandlers?: unknown })._requestHandlers;
+      const handler = rest[0];
+      if (
+        table instanceof HandlerTable &&
+        rest.length === 1 &&
+        typeof handler === 'function' &&
+        !this.ownToolCall
+      ) {
+        // A capability the server lacks still fails here, where the handler is set.
+        this.assertRequestHandlerCapability(method);
+        if (table.defer(method, handler as RequestHandler)) return;
+      }
+      sdkSetRequestHandler.call(this, method, ...rest);
+    };
+    Object.defineProperty(GatewayServer.prototype, 'setRequestHandler', {
+      value: deferring,
+      writable: true,
+      configurable: true,
+    });
+  }
+
+  /** Registers a deferred handler the SDK's way; {@link HandlerTable} calls it on first use. */
+  materialize(method: string, handler: unknown): void {
+    sdkSetRequestHandler.call(this, method, handler);
   }
 
   /** The identity this server was made with, as a 2026-07-28 result's `_meta` names it. */
