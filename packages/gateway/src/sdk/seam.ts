@@ -60,7 +60,7 @@ export function encodeModernResult(
   const served =
     meta === undefined
       ? { [SERVER_INFO_META_KEY]: serverInfo }
-      : { ...(meta as Record<string, unknown>), [SERVER_INFO_META_KEY]: serverInfo };
+      : { ...meta, [SERVER_INFO_META_KEY]: serverInfo };
   return copyWith(encoded, typed ? { resultType: 'complete', _meta: served } : { _meta: served });
 }
 
