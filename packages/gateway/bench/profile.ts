@@ -120,6 +120,7 @@ for (const [name, time] of top(functions, Number(process.env.TOP ?? 30)))
   console.log(`${perCall(time)}  ${name}`);
 
 // CALLERS=name: who calls the functions of that name, by their callers' stacks (self time).
+// DEPTH=n: how many callers a stack shows (default 6).
 const wanted = process.env.CALLERS;
 if (wanted !== undefined) {
   const parents = new Map<number, number>();
@@ -135,7 +136,11 @@ if (wanted !== undefined) {
   for (const [id, time] of selfTime) {
     if (byId.get(id)?.callFrame.functionName !== wanted) continue;
     const chain: string[] = [];
-    for (let at = parents.get(id); at !== undefined && chain.length < 6; at = parents.get(at))
+    for (
+      let at = parents.get(id);
+      at !== undefined && chain.length < Number(process.env.DEPTH ?? 6);
+      at = parents.get(at)
+    )
       chain.push(frameName(at));
     const key = chain.join(' < ');
     stacks.set(key, (stacks.get(key) ?? 0) + time);

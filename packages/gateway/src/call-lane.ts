@@ -59,7 +59,7 @@ function splitMeta(
   meta: Record<string, unknown>,
   era: Era,
 ): Pick<LaneCall, 'meta' | 'handlerMeta' | 'envelope' | 'progressToken'> | undefined {
-  let envelope: Record<string, unknown> | undefined;
+  let enveloped = false;
   // The handler's _meta (the progress token in its place) and the same without the token.
   let rest: Record<string, unknown> | undefined;
   let own: Record<string, unknown> | undefined;
@@ -68,7 +68,7 @@ function splitMeta(
     if (key === '__proto__') return undefined;
     const value = meta[key];
     if (era === 'modern' && ENVELOPE_KEYS.includes(key)) {
-      (envelope ??= {})[key] = value;
+      enveloped = true;
       continue;
     }
     if (key.startsWith(RESERVED_META_PREFIX)) return undefined;
@@ -81,11 +81,12 @@ function splitMeta(
     (rest ??= {})[key] = value;
   }
   if (era === 'legacy') return { meta, handlerMeta: meta, envelope: undefined, progressToken };
-  if (envelope?.[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
-  // The SDK lifts the envelope out of _meta in its key order, not the request's.
-  const ordered: Record<string, unknown> = {};
-  for (const key of ENVELOPE_KEYS) if (key in envelope) ordered[key] = envelope[key];
-  return { meta: own ?? {}, handlerMeta: rest, envelope: ordered, progressToken };
+  if (!enveloped || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+  // The SDK lifts the envelope out of _meta in its key order, not the request's: made straight
+  // from `meta` (a plain object, so the keys the loop saw are its own) with no copy in between.
+  const envelope: Record<string, unknown> = {};
+  for (const key of ENVELOPE_KEYS) if (Object.hasOwn(meta, key)) envelope[key] = meta[key];
+  return { meta: own ?? {}, handlerMeta: rest, envelope, progressToken };
 }
 
 /**
@@ -113,8 +114,20 @@ export function plainCall(params: unknown, era: Era): LaneCall | undefined {
   else if (!isPlainObject(meta)) return undefined;
   const split = splitMeta(meta as Record<string, unknown>, era);
   if (split === undefined) return undefined;
-  return { name, args: args as Record<string, unknown>, ...split };
+  // Listed, not spread: a spread into a literal leaves V8 a slow dictionary-mode object.
+  const { meta: own, handlerMeta, envelope, progressToken } = split;
+  return {
+    name,
+    args: args as Record<string, unknown>,
+    meta: own,
+    handlerMeta,
+    envelope,
+    progressToken,
+  };
 }
+
+/** A lane call's `ctx.mcpReq.requestState()`: never a retry, so never a state. */
+const noRequestState = (): undefined => undefined;
 
 /** The only message extra a lane call takes: none, or the caller's verified authorisation. */
 function isPlainExtra(extra: MessageExtraInfo | undefined): boolean {
@@ -146,25 +159,33 @@ export function laneContext(
   notify: LaneWire['notify'],
 ): CallExtra {
   const related = { relatedRequestId: id };
+  const send = (request: unknown, schemaOrOptions?: unknown, options?: Record<string, unknown>) => {
+    const sending = server.request.bind(server) as (...args: unknown[]) => Promise<unknown>;
+    // As the SDK's ctx.mcpReq.send: a result schema, then options, or options alone.
+    return schemaOrOptions !== undefined && '~standard' in (schemaOrOptions as object)
+      ? sending(request, schemaOrOptions, { ...options, ...related })
+      : sending(request, { ...(schemaOrOptions as object | undefined), ...related });
+  };
+  const _meta = call.handlerMeta;
+  const { envelope } = call;
+  // Two literals, not a spread into one: a spread leaves V8 a slow dictionary-mode object. A
+  // 2025 call's context has no envelope keys at all, as the SDK's has none.
+  const mcpReq =
+    envelope === undefined
+      ? { id, method: 'tools/call', _meta, signal, notify, send }
+      : {
+          id,
+          method: 'tools/call',
+          _meta,
+          envelope,
+          requestState: noRequestState,
+          signal,
+          notify,
+          send,
+        };
   const context = {
     sessionId: server.transport?.sessionId,
-    mcpReq: {
-      id,
-      method: 'tools/call',
-      _meta: call.handlerMeta,
-      ...(call.envelope === undefined
-        ? {}
-        : { envelope: call.envelope, requestState: () => undefined }),
-      signal,
-      notify,
-      send: (request: unknown, schemaOrOptions?: unknown, options?: Record<string, unknown>) => {
-        const send = server.request.bind(server) as (...args: unknown[]) => Promise<unknown>;
-        // As the SDK's ctx.mcpReq.send: a result schema, then options, or options alone.
-        return schemaOrOptions !== undefined && '~standard' in (schemaOrOptions as object)
-          ? send(request, schemaOrOptions, { ...options, ...related })
-          : send(request, { ...(schemaOrOptions as object | undefined), ...related });
-      },
-    },
+    mcpReq,
     http: extra?.authInfo === undefined ? undefined : { authInfo: extra.authInfo },
   };
   return context as unknown as CallExtra;

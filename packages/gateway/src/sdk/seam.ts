@@ -52,15 +52,27 @@ export function encodeModernResult(
     encoded = { ...encoded, capabilities: kept };
   }
   // One copy where the SDK makes two: an own key keeps its place, a new one goes last.
-  const typed = encoded.resultType === undefined ? { resultType: 'complete' } : undefined;
+  const typed = encoded.resultType === undefined;
   const meta = encoded._meta;
-  if (meta === undefined) {
-    return { ...encoded, ...typed, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+  if (meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined)) {
+    return typed ? copyWith(encoded, { resultType: 'complete' }) : encoded;
   }
-  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) {
-    return typed === undefined ? encoded : { ...encoded, ...typed };
-  }
-  return { ...encoded, ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+  const served =
+    meta === undefined
+      ? { [SERVER_INFO_META_KEY]: serverInfo }
+      : { ...meta, [SERVER_INFO_META_KEY]: serverInfo };
+  return copyWith(encoded, typed ? { resultType: 'complete', _meta: served } : { _meta: served });
+}
+
+/**
+ * `{ ...result, ...added }`, made by `Object.assign` onto a fresh object: the same own keys in the
+ * same order, but V8 copies a spread of a handler's result into a slow dictionary-mode object
+ * (about 1 µs, and its JSON text slower to make) where this keeps the fast shape. A result with
+ * an own `__proto__` key is spread as before (assigning it would set the copy's prototype).
+ */
+function copyWith(result: Record<string, unknown>, added: Record<string, unknown>): Result {
+  if (Object.hasOwn(result, '__proto__')) return { ...result, ...added };
+  return Object.assign({}, result, added);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
