@@ -186,6 +186,19 @@ describe('the stdio transport', () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  it('ends a released child that never answered before close returns (its start ran out)', async () => {
+    const pidFile = join(dir, 'silent.pid');
+    connector = createConnector(
+      { command: process.execPath, args: ['-e', STUBBORN, pidFile], closing: 'release' },
+      { namespace: 'silent', connectTimeoutMs: 300, backoff: { initialDelayMs: 60_000 } },
+    );
+    connector.start();
+    const pid = await pidIn(pidFile);
+    await connector.close();
+    connector = undefined;
+    expect(isAlive(pid)).toBe(false);
+  });
+
   // `sh -c '...; true'` forks (it must run `true` after), as npx does: the server is a grandchild.
   it.skipIf(process.platform === 'win32')(
     'leaves no grandchild behind, one that ignores SIGTERM behind a shell',

@@ -47,6 +47,8 @@ export interface StdioClientTransportOptions {
    * exited, or `'release'` for a one-shot command whose answer is out: stdin closed, the child
    * and its pipes let go at once, and a detached reaper that outlives this process sends SIGTERM
    * to its group after a grace, SIGKILL after another, should it ignore the end of its input.
+   * A child that never sent a message (its start ran out of time, or it failed before its first
+   * answer) is still ended the `'wait'` way: the command returns with its group gone.
    */
   readonly closing?: 'wait' | 'release';
 }
@@ -81,6 +83,8 @@ export class StdioClientTransport implements Transport {
   #closed: Promise<void> = Promise.resolve();
   #lines: NdjsonLineSplitter;
   #told = false;
+  /** Whether the child has sent a message: only such a child is released (see `closing`). */
+  #answered = false;
   /** The child's events, told once its first request is written (see `StdioChild.flush`). */
   #spawned: StdioChild | undefined;
 
@@ -194,7 +198,7 @@ export class StdioClientTransport implements Transport {
     // Never started (spawn failed): nothing to wait for.
     if (child?.pid === undefined) return;
     if (child.exitCode === null && child.signalCode === null) {
-      if (this.#options.closing === 'release' && GROUPS) {
+      if (this.#options.closing === 'release' && GROUPS && this.#answered) {
         this.#release(child, child.pid);
         return;
       }
@@ -248,6 +252,7 @@ export class StdioClientTransport implements Transport {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       return;
     }
+    this.#answered = true;
     this.onmessage?.(message);
   }
 
