@@ -205,3 +205,17 @@ export function mcpHub(
     },
   };
 }
+
+/** Calls `onLine` with each whole line `child` writes on stderr (its probes answer there). */
+export function onStderrLine(child: ChildProcess, onLine: (line: string) => void): void {
+  let buffered = '';
+  child.stderr?.on('data', (chunk: string | Buffer) => {
+    buffered += String(chunk);
+    let end: number;
+    while ((end = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      onLine(line);
+    }
+  });
+}

@@ -30,6 +30,7 @@ import {
   bundleChildren,
   mcpHub,
   mcpProxyCommand,
+  onStderrLine,
   rssOf,
   startMiddle,
   stop,
@@ -123,15 +124,9 @@ const servers = allServers.filter(
 /** Asks the child for its heap after GC; its VmRSS read once it has answered. */
 function memoryReader(middle: Middle): () => Promise<{ heap: number; rss: number }> {
   const waiting: ((heap: number) => void)[] = [];
-  let buffered = '';
-  middle.child.stderr?.on('data', (chunk: string) => {
-    buffered += chunk;
-    let end: number;
-    while ((end = buffered.indexOf('\n')) !== -1) {
-      const match = /HEAP (\d+)$/.exec(buffered.slice(0, end));
-      buffered = buffered.slice(end + 1);
-      if (match !== null) waiting.shift()?.(Number(match[1]));
-    }
+  onStderrLine(middle.child, (line) => {
+    const match = /HEAP (\d+)$/.exec(line);
+    if (match !== null) waiting.shift()?.(Number(match[1]));
   });
   const pid = middle.child.pid ?? 0;
   return async () => {

@@ -15,7 +15,7 @@ import type { ServeHttpOptions } from '@toolplane/gateway';
 import { requestScopedFetch } from '@toolplane/toolkit';
 import { gatewayCommand } from '../src/testing/gateway-command.js';
 import { censusOf, growth } from './heap-census.js';
-import { bundleChildren, startMiddle, stop } from './peer-servers.js';
+import { bundleChildren, onStderrLine, startMiddle, stop } from './peer-servers.js';
 
 const COUNTS = (process.env.SESSIONS ?? '100,1100').split(',').map(Number);
 const BATCH = 25;
@@ -44,15 +44,8 @@ const middle = await startMiddle(
 );
 
 const taken: ((line: string) => void)[] = [];
-let buffered = '';
-middle.child.stderr?.on('data', (chunk: string) => {
-  buffered += chunk;
-  let end: number;
-  while ((end = buffered.indexOf('\n')) !== -1) {
-    const line = buffered.slice(0, end);
-    buffered = buffered.slice(end + 1);
-    if (line.startsWith('SNAPSHOT ')) taken.shift()?.(line);
-  }
+onStderrLine(middle.child, (line) => {
+  if (line.startsWith('SNAPSHOT ')) taken.shift()?.(line);
 });
 const snapshot = (): Promise<{ heap: number; file: string }> =>
   new Promise((resolve) => {
