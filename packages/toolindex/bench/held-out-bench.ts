@@ -28,6 +28,7 @@ import {
   publicTools,
 } from '../src/testdata/public-requests.js';
 import { splitCases } from '../src/testdata/split.js';
+import { FRESH_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-fresh-requests.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
 
 const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
@@ -104,6 +105,9 @@ for (const [size, realSet, ownSet, pubSet, pubMultiSet] of [
   await line(`two-tool held-out both in top-5, ${size}`, realEngines, (r) =>
     bothRateOf(r, twoTool.heldOut, 5),
   );
+  await line(`fresh two-tool (evaluation) both in top-5, ${size}`, realEngines, (r) =>
+    bothRateOf(r, FRESH_TWO_TOOL_REQUESTS, 5),
+  );
   await line(`two-tool tuning both in top-5, ${size}`, realEngines, (r) =>
     bothRateOf(r, twoTool.tuning, 5),
   );
@@ -121,6 +125,6 @@ for (const [size, realSet, ownSet, pubSet, pubMultiSet] of [
 }
 console.log(`held-out evaluation — ${new Date().toISOString()}, node ${process.version}`);
 console.log(
-  `public (BFCL live_simple sample): ${pub.length} tools, ${pubRequests.length} requests; BFCL live_parallel_multiple: ${pubMulti.length} tools, ${pubMultiRequests.length} requests; real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; own held-out ${HELD_OUT_QUERIES.length}`,
+  `public (BFCL live_simple sample): ${pub.length} tools, ${pubRequests.length} requests; BFCL live_parallel_multiple: ${pubMulti.length} tools, ${pubMultiRequests.length} requests; real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; fresh two-tool ${FRESH_TWO_TOOL_REQUESTS.length}; own held-out ${HELD_OUT_QUERIES.length}`,
 );
 console.table(rows);

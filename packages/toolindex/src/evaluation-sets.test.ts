@@ -14,6 +14,8 @@ import {
 } from './testdata/public-requests.js';
 import { paddedCatalogue } from './testdata/scale-catalogue.js';
 import { isHeldOut, splitCases } from './testdata/split.js';
+import { FRESH_TWO_TOOL_REQUESTS } from './testdata/two-tool-fresh-requests.js';
+import { CATALOGUE_TWO_TOOL_REQUESTS } from './testdata/two-tool-requests.js';
 
 const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
@@ -34,6 +36,7 @@ const HELD_OUT_TEXTS = [
   ...publicRequests(),
   ...publicMultiToolRequests(),
   ...LEARNING_REQUESTS,
+  ...FRESH_TWO_TOOL_REQUESTS,
 ].map(([query]) => normalise(query));
 
 // Tuning requests written before the split rule existed, which the rule would hold out: they
@@ -80,6 +83,7 @@ describe('tuning and held-out sets', () => {
     const ids = [
       ...REAL_WORLD_QUERIES.map(([, id]) => id),
       ...TWO_TOOL_REQUESTS.flatMap(([, first, second]) => [first, second]),
+      ...FRESH_TWO_TOOL_REQUESTS.flatMap(([, first, second]) => [first, second]),
     ];
     expect(ids.filter((id) => !index.hasTool(id))).toEqual([]);
   });
@@ -113,5 +117,16 @@ describe('tuning and held-out sets', () => {
     expect(measured.filter(([, id]) => replayed.has(id)).length).toBeGreaterThan(
       measured.length * 0.75,
     );
+  });
+
+  it('keeps the fresh two-tool set apart: new requests, two different real tools each', () => {
+    expect(FRESH_TWO_TOOL_REQUESTS.length).toBeGreaterThanOrEqual(40);
+    const older = new Set(
+      [...TWO_TOOL_REQUESTS, ...CATALOGUE_TWO_TOOL_REQUESTS].map(([query]) => normalise(query)),
+    );
+    const texts = FRESH_TWO_TOOL_REQUESTS.map(([query]) => normalise(query));
+    expect(texts.filter((query) => older.has(query))).toEqual([]);
+    expect(new Set(texts).size).toBe(texts.length);
+    expect(FRESH_TWO_TOOL_REQUESTS.filter(([, first, second]) => first === second)).toEqual([]);
   });
 });
