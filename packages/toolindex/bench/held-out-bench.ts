@@ -28,6 +28,7 @@ import {
   publicTools,
 } from '../src/testdata/public-requests.js';
 import { splitCases } from '../src/testdata/split.js';
+import { IMPLICIT_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-implicit-requests.js';
 import { FRESH_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-fresh-requests.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
 
@@ -117,6 +118,12 @@ for (const [size, realSet, ownSet, pubSet, pubMultiSet] of [
   await line(`own two-tool tuning both in top-5, ${size}`, ownEngines, (r) =>
     bothRateOf(r, ownTwoTool.tuning, 5),
   );
+  await line(`own implicit two-tool held-out both in top-5, ${size}`, ownEngines, (r) =>
+    bothRateOf(r, IMPLICIT_TWO_TOOL_REQUESTS.heldOut, 5),
+  );
+  await line(`own implicit two-tool tuning both in top-5, ${size}`, ownEngines, (r) =>
+    bothRateOf(r, IMPLICIT_TWO_TOOL_REQUESTS.tuning, 5),
+  );
   await line(`own held-out top-1, ${size}`, ownEngines, (r) => rateOf(r, HELD_OUT_QUERIES, 1));
   await line(`own held-out top-5, ${size}`, ownEngines, (r) => rateOf(r, HELD_OUT_QUERIES, 5));
   await line(`own tuning top-5, ${size}`, ownEngines, (r) =>
@@ -125,6 +132,6 @@ for (const [size, realSet, ownSet, pubSet, pubMultiSet] of [
 }
 console.log(`held-out evaluation — ${new Date().toISOString()}, node ${process.version}`);
 console.log(
-  `public (BFCL live_simple sample): ${pub.length} tools, ${pubRequests.length} requests; BFCL live_parallel_multiple: ${pubMulti.length} tools, ${pubMultiRequests.length} requests; real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; fresh two-tool ${FRESH_TWO_TOOL_REQUESTS.length}; own held-out ${HELD_OUT_QUERIES.length}`,
+  `public (BFCL live_simple sample): ${pub.length} tools, ${pubRequests.length} requests; BFCL live_parallel_multiple: ${pubMulti.length} tools, ${pubMultiRequests.length} requests; real tools: ${real.length}; real-world requests ${REAL_WORLD_QUERIES.length}; two-tool ${twoTool.heldOut.length} held out, ${twoTool.tuning.length} tuning; fresh two-tool ${FRESH_TWO_TOOL_REQUESTS.length}; own implicit two-tool ${IMPLICIT_TWO_TOOL_REQUESTS.heldOut.length} held out, ${IMPLICIT_TWO_TOOL_REQUESTS.tuning.length} tuning; own held-out ${HELD_OUT_QUERIES.length}`,
 );
 console.table(rows);

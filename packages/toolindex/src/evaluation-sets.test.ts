@@ -14,6 +14,7 @@ import {
 } from './testdata/public-requests.js';
 import { paddedCatalogue } from './testdata/scale-catalogue.js';
 import { isHeldOut, splitCases } from './testdata/split.js';
+import { IMPLICIT_TWO_TOOL_REQUESTS } from './testdata/two-tool-implicit-requests.js';
 import { FRESH_TWO_TOOL_REQUESTS } from './testdata/two-tool-fresh-requests.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from './testdata/two-tool-requests.js';
 
@@ -26,6 +27,7 @@ const TUNING_TEXTS = [
   ...PARAPHRASE_QUERIES,
   ...TYPO_QUERIES,
   ...splitCases(TWO_TOOL_REQUESTS).tuning,
+  ...IMPLICIT_TWO_TOOL_REQUESTS.tuning,
 ].map(([query]) => normalise(query));
 
 /** Requests that are only ever measured as a rate. */
@@ -37,6 +39,7 @@ const HELD_OUT_TEXTS = [
   ...publicMultiToolRequests(),
   ...LEARNING_REQUESTS,
   ...FRESH_TWO_TOOL_REQUESTS,
+  ...IMPLICIT_TWO_TOOL_REQUESTS.heldOut,
 ].map(([query]) => normalise(query));
 
 // Tuning requests written before the split rule existed, which the rule would hold out: they
@@ -128,5 +131,14 @@ describe('tuning and held-out sets', () => {
     expect(texts.filter((query) => older.has(query))).toEqual([]);
     expect(new Set(texts).size).toBe(texts.length);
     expect(FRESH_TWO_TOOL_REQUESTS.filter(([, first, second]) => first === second)).toEqual([]);
+  });
+
+  it('splits the implicit two-tool set by the rule, over tools of the quality catalogue', () => {
+    const { tuning, heldOut } = IMPLICIT_TWO_TOOL_REQUESTS;
+    expect(tuning.some(([query]) => isHeldOut(query))).toBe(false);
+    expect(heldOut.every(([query]) => isHeldOut(query))).toBe(true);
+    const own = indexOf(paddedCatalogue(1_000));
+    const ids = [...tuning, ...heldOut].flatMap(([, first, second]) => [first, second]);
+    expect(ids.filter((id) => !own.hasTool(id))).toEqual([]);
   });
 });
