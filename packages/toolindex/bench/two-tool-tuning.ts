@@ -10,6 +10,7 @@ import type { Tool } from '@toolplane/toolmodel';
 import { createBm25Searcher } from '../src/bm25-searcher.js';
 import type { Bm25Options } from '../src/bm25-options.js';
 import { indexOf, rankWith, realTools, withDistractors } from '../src/testdata/evaluation.js';
+import { LEARNING_TUNING_REQUESTS } from '../src/testdata/learning-tuning-requests.js';
 import { PARAPHRASE_QUERIES } from '../src/testdata/paraphrases.js';
 import { RELEASED_QUERIES, TUNING_QUERIES, type QueryCase } from '../src/testdata/queries.js';
 import { TWO_TOOL_REQUESTS, type TwoToolCase } from '../src/testdata/real-world-requests.js';
@@ -76,5 +77,6 @@ for (const [size, realSet, ownSet] of [
     ]),
   );
   rows.push(await single(`paraphrases top-1/5, ${size}`, ownSet, PARAPHRASE_QUERIES));
+  rows.push(await single(`words tuning top-1/5, ${size}`, ownSet, LEARNING_TUNING_REQUESTS));
 }
 for (const [label, value] of rows) console.log(`${label.padEnd(34)} ${value}`);

@@ -94,6 +94,14 @@ export interface Bm25Options {
    * second's. Each clause's own best tool also keeps a place right after the first result.
    */
   readonly intentCoverage?: number;
+  /**
+   * How many of each clause's own best tools a multi-intent request keeps right after its first
+   * result, 0–8 (default 1): round by round, every clause's best not yet shown, then every
+   * clause's second, and so on. Two slots (with `intentContext` 0.2 and breaks at `before`,
+   * `after`, `?`) gained two-tool tuning requests at 10k tools but cost single-need requests
+   * with such breaks: kept at one.
+   */
+  readonly intentSlots?: number;
 }
 
 /** The default field weights of `createBm25Searcher`. */

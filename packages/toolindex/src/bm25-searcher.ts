@@ -22,7 +22,7 @@ import {
   intentMask,
   intentsOf,
   mergeIntentHits,
-  keepIntentBest,
+  keepIntentTop,
   type WordCoverage,
 } from './intents.js';
 import { isQueryFiller, tokenize } from './tokenize.js';
@@ -120,6 +120,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   const intentContext = checkNumber(options.intentContext ?? 0.3, 'intentContext', 0, 1);
   const intentDiversity = checkNumber(options.intentDiversity ?? 0.6, 'intentDiversity', 0, 1);
   const intentCoverage = checkNumber(options.intentCoverage ?? 1, 'intentCoverage', 0, 2);
+  const intentSlots = Math.round(checkNumber(options.intentSlots ?? 1, 'intentSlots', 0, 8));
   const priorMatches = Math.round(
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
@@ -290,11 +291,12 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const coverage = intentCoverage > 0 ? wordCoverage(groups, docTerms) : undefined;
     const diversified = diversifyByIntent(merged, served, query.limit, intentDiversity, coverage);
     const mergedScore = new Map(merged.map((hit) => [hit.id, hit.score]));
-    return keepIntentBest(
+    return keepIntentTop(
       diversified,
-      perIntent.map((hits) => hits[0]),
+      perIntent,
       (id) => mergedScore.get(id) ?? 0,
       query.limit,
+      intentSlots,
     );
   }
 

@@ -5,6 +5,7 @@ import {
   intentMask,
   intentsOf,
   keepIntentBest,
+  keepIntentTop,
   mergeIntentHits,
 } from './intents.js';
 import type { SearchDocument } from './searcher.js';
@@ -118,6 +119,50 @@ describe('keepIntentBest', () => {
     const short = keepIntentBest(ranked, best, scoreOf, 2).map((hit) => hit.id);
     expect(long.slice(0, 2)).toEqual(short);
     expect(long).toEqual(['gh:merge', 'gl:create_mr', 'gh:update', 'gh:get']);
+  });
+});
+
+describe('keepIntentTop', () => {
+  const ranked = [
+    { id: 'gh:search_issues', score: 10 },
+    { id: 'gh:search_code', score: 9 },
+    { id: 'gh:search_users', score: 8 },
+    { id: 'web:search', score: 7 },
+  ];
+  const perIntent = [
+    [
+      { id: 'web:search', score: 12 },
+      { id: 'web:fetch', score: 6 },
+    ],
+    [
+      { id: 'gh:search_issues', score: 9 },
+      { id: 'gh:create_issue', score: 8 },
+      { id: 'gh:update_issue', score: 7 },
+    ],
+  ];
+  const scores: Record<string, number> = { 'web:search': 7, 'web:fetch': 3, 'gh:create_issue': 5 };
+  const scoreOf = (id: string): number => scores[id] ?? 0;
+
+  it('gives each clause its first tools, round by round, before the rest of the ranking', () => {
+    const ids = keepIntentTop(ranked, perIntent, scoreOf, 5, 2).map((hit) => hit.id);
+    // Round one: web:search (gh:search_issues is already first); round two: both seconds.
+    expect(ids).toEqual([
+      'gh:search_issues',
+      'web:search',
+      'gh:create_issue',
+      'web:fetch',
+      'gh:search_code',
+    ]);
+  });
+
+  it('keeps a shorter page a prefix of a longer one, and one slot is keepIntentBest', () => {
+    const long = keepIntentTop(ranked, perIntent, scoreOf, 5, 2).map((hit) => hit.id);
+    const short = keepIntentTop(ranked, perIntent, scoreOf, 3, 2).map((hit) => hit.id);
+    expect(long.slice(0, 3)).toEqual(short);
+    const best = perIntent.map((hits) => hits[0]);
+    expect(keepIntentTop(ranked, perIntent, scoreOf, 4, 1)).toEqual(
+      keepIntentBest(ranked, best, scoreOf, 4),
+    );
   });
 });
 

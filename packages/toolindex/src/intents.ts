@@ -156,11 +156,46 @@ export function intentMask(
 }
 
 /**
+ * Gives each intent's first `slots` tools of its own ranked list (`perIntent[i]`, best first) a
+ * place right after the first result: the order becomes the first of `ranked`, then every
+ * intent's best tool not yet there (by score), then every intent's second (by score), and so on
+ * for `slots` rounds, then the rest of `ranked`. So a request's second need is never crowded out
+ * by further tools for its first, even by tools that also match the second clause's words. The
+ * order does not depend on `limit`, so a shorter page is a prefix of a longer one. With `slots`
+ * 1 this is {@link keepIntentBest}.
+ */
+export function keepIntentTop(
+  ranked: readonly SearchHit[],
+  perIntent: readonly (readonly SearchHit[])[],
+  scoreOf: (id: string) => number,
+  limit: number,
+  slots: number,
+): SearchHit[] {
+  const first = ranked[0];
+  if (first === undefined) return [];
+  const placed = new Set<string>([first.id]);
+  const out = [first];
+  for (let round = 0; round < slots && out.length < limit; round++) {
+    const promoted: SearchHit[] = [];
+    for (const hits of perIntent) {
+      const hit = hits[round];
+      if (hit !== undefined && !placed.has(hit.id)) {
+        placed.add(hit.id);
+        promoted.push({ id: hit.id, score: scoreOf(hit.id) });
+      }
+    }
+    out.push(...promoted.sort(compareHits));
+  }
+  for (const hit of ranked) {
+    if (out.length >= limit) break;
+    if (!placed.has(hit.id)) out.push(hit);
+  }
+  return out.slice(0, limit);
+}
+
+/**
  * Gives each intent's best tool (`best[i]`, the first hit of that intent's own search) a place
- * right after the first result: the order becomes the first of `ranked`, then the intents' best
- * tools not yet there (by their score), then the rest of `ranked`. So a request's second need
- * is never crowded out by further tools for its first, even by tools that also match the second
- * clause's words, and a shorter page is still a prefix of a longer one.
+ * right after the first result: {@link keepIntentTop} with one slot for each intent.
  */
 export function keepIntentBest(
   ranked: readonly SearchHit[],
@@ -168,18 +203,6 @@ export function keepIntentBest(
   scoreOf: (id: string) => number,
   limit: number,
 ): SearchHit[] {
-  const first = ranked[0];
-  if (first === undefined) return [];
-  const promoted = new Map<string, SearchHit>();
-  for (const hit of best) {
-    if (hit !== undefined && hit.id !== first.id) {
-      promoted.set(hit.id, { id: hit.id, score: scoreOf(hit.id) });
-    }
-  }
-  const out = [first, ...[...promoted.values()].sort(compareHits)];
-  for (const hit of ranked) {
-    if (out.length >= limit) break;
-    if (hit.id !== first.id && !promoted.has(hit.id)) out.push(hit);
-  }
-  return out.slice(0, limit);
+  const perIntent = best.map((hit) => (hit === undefined ? [] : [hit]));
+  return keepIntentTop(ranked, perIntent, scoreOf, limit, 1);
 }
