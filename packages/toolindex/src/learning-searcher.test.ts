@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLearningSearcher, type LearningSearcher } from './learning-searcher.js';
+import { createLearningSearcher, requestKey, type LearningSearcher } from './learning-searcher.js';
 import type { SearchDocument } from './searcher.js';
 import { indexOf, realTools } from './testdata/evaluation.js';
 import { createMemoryEvidenceStore, type EvidenceStore } from './usage-evidence.js';
@@ -83,7 +83,7 @@ describe('createLearningSearcher', () => {
     expect(rare[0]?.id).toBe('chat:post_message');
   });
 
-  it("records a tool's own words only when search did not already rank it first", async () => {
+  it("keeps a tool's own words only for the whole request, when search did not rank it first", async () => {
     const store = createMemoryEvidenceStore();
     const searcher = withTools(createLearningSearcher({ store }));
     // `refund` and `charge` already ranked the tool first; `reimburse` and `client` are new.
@@ -91,15 +91,31 @@ describe('createLearningSearcher', () => {
     searcher.observeCall('s', 'billing:create_refund');
     await searcher.flush();
     expect((await store.load()).map((row) => row.term).sort()).toEqual(['client', 'reimburs']);
-    // Ranked second, the tool needed its own words' help too.
-    searcher.observeSearch('t', 'charges of a customer', [
-      'billing:list_charges',
-      'billing:create_refund',
-    ]);
-    searcher.observeCall('t', 'billing:create_refund');
+    // Ranked second: its own words `charge` and `customer` are remembered together, under the
+    // whole request, never as words on their own (every billing tool holds them).
+    const request = 'charges of a customer';
+    expect((await ids(searcher, request))[0]).toBe('billing:list_charges');
+    for (const session of ['t', 'u']) {
+      searcher.observeSearch(session, request, ['billing:list_charges', 'billing:create_refund']);
+      searcher.observeCall(session, 'billing:create_refund');
+    }
     await searcher.flush();
     const terms = (await store.load()).map((row) => row.term);
-    expect(terms).toContain('charg');
+    expect(terms).not.toContain('charg');
+    expect(terms).toContain(requestKey(['charg', 'custom']));
+    // Asked twice and answered by the same call, the request, in any order, now ranks it first.
+    expect((await ids(searcher, 'a customer, charges'))[0]).toBe('billing:create_refund');
+  });
+
+  it('adds no evidence for a word the best hit already holds', async () => {
+    const searcher = withTools(createLearningSearcher());
+    // People called the refund tool after asking about a "payout"; the list tool holds
+    // "payout" itself, so for a request it answers by that word, evidence changes nothing.
+    searcher.upsert(doc('billing:list_payouts', 'List the payouts sent to the bank.'));
+    searcher.record('payout went wrong, money back', 'billing:create_refund');
+    expect((await ids(searcher, 'list the payouts'))[0]).toBe('billing:list_payouts');
+    // A request in words no tool holds still finds the called tool.
+    expect(await ids(searcher, 'money back please')).toContain('billing:create_refund');
   });
 
   it('lifts a called tool above incidental matches of a request in other words', async () => {

@@ -48,8 +48,9 @@ export interface LearningSearcher extends Searcher {
    * Notes that a session called a tool: when it was among the results of one of that session's
    * last three searches (within `followUpMs`), the terms of the last search that showed it become
    * evidence for the tool, and so do those of the session's searches just before it (whether
-   * they showed the tool too low or not at all, the session searched again). A search that
-   * already ranked the tool first adds no terms of the tool's own text (they need no help).
+   * they showed the tool too low or not at all, the session searched again). Words of the
+   * tool's own text are never evidence on their own; a search that did not rank the tool first
+   * is also remembered whole, and counts again for the same request.
    * @returns whether evidence was recorded.
    */
   observeCall(session: string, toolId: string): boolean;
@@ -75,6 +76,8 @@ const DAY_MS = 86_400_000;
  * requests measured); the floor costs them nothing, since it only acts when the best hit is weak.
  */
 const EVIDENCE_FLOOR = 5;
+/** How many tools' own terms are kept between searches. */
+const OWN_CACHE = 256;
 /** Hits asked of the inner searcher, so a tool with evidence but a low rank can still rise. */
 const POOL = 20;
 
@@ -100,6 +103,14 @@ const SEARCH_CHAIN = 3;
 
 /** No tokenised term contains a space: the specificity of a term no tool holds. */
 const UNKNOWN_TERM = ' ';
+
+/**
+ * The evidence key of a whole request: its distinct terms, sorted, after a mark no tokenised
+ * term holds, so word order and repeated words do not matter and no term is mistaken for it.
+ */
+export function requestKey(terms: readonly string[]): string {
+  return `=${[...new Set(terms)].sort().join(' ')}`;
+}
 
 /** Whether `searcher` learns from use (made by {@link createLearningSearcher}). */
 export function isLearningSearcher(searcher: Searcher): searcher is LearningSearcher {
@@ -192,29 +203,42 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
     return [...new Set(terms)];
   }
 
+  // Each tool's own terms, for the best hit of each search with evidence: a few recent tools.
+  const ownCache = new Map<string, Set<string>>();
+
   /** The terms of a tool's own text (none for a tool not indexed here). */
   function ownTerms(toolId: string): Set<string> {
+    let terms = ownCache.get(toolId);
+    if (terms !== undefined) return terms;
     const doc = docs.get(toolId);
     if (doc === undefined) return new Set();
-    return new Set(
+    terms = new Set(
       tokenize([doc.namespace, doc.name, doc.title, doc.description, ...doc.tags].join(' ')),
     );
+    if (ownCache.size >= OWN_CACHE) ownCache.delete(ownCache.keys().next().value as string);
+    ownCache.set(toolId, terms);
+    return terms;
   }
 
   /**
-   * Records `query`'s terms as evidence for `toolId`; with `searchFoundIt`, not the terms the
-   * tool's own text holds: they already rank it first.
+   * Records `query`'s terms as evidence for `toolId`. A term of the tool's own text is not
+   * evidence on its own: search already scores it, and every sibling holds it too (`slack`,
+   * `channel`, `graph`), so crediting it to the tools called most would lift them for every
+   * request with that word (the tuning harm check, bench/learning-harm.ts: 3.3 points of top-1
+   * lost on requests for tools never called, before this and the best-hit rule of
+   * `evidenceFor`). When search did not rank the tool first, the whole request is remembered
+   * too ({@link requestKey}): it counts again, in full, only for the same request (`what is the
+   * date` → `time_now`, whose words `date_add` holds as well).
    */
   function record(query: string, toolId: string, searchFoundIt = false): void {
     if (!learn) return;
     const at = now();
     const saved: UsageEvidence[] = [];
-    const own = searchFoundIt ? ownTerms(toolId) : new Set<string>();
-    for (const term of queryTerms(query)) {
-      // A word of the tool's own text that already ranked it first needs no help: as evidence
-      // it would only pull the tools people call most up for every request with a common word
-      // (`create`, `list`), as the searches by a tool's name after a miss do.
-      if (own.has(term)) continue;
+    const own = ownTerms(toolId);
+    const words = queryTerms(query);
+    const keys = words.filter((term) => !own.has(term));
+    if (!searchFoundIt && words.length > 0) keys.push(requestKey(words));
+    for (const term of keys) {
       const known = byTerm.get(term)?.get(toolId);
       const row = {
         toolId,
@@ -264,13 +288,17 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
    * Each tool's evidence for the query, 0–1: for each term, the tool's share of that term's
    * evidence, by the term's confidence and its part of the query.
    */
-  function evidenceFor(terms: readonly string[]): Map<string, number> {
+  function evidenceFor(terms: readonly string[], best: ReadonlySet<string>): Map<string, number> {
     const at = now();
     const scores = new Map<string, number>();
     const parts = byTerm.size === 0 ? [] : termParts(terms);
     for (const [t, term] of terms.entries()) {
       const tools = byTerm.get(term);
-      if (tools === undefined) continue;
+      // A word the best hit holds has found its tool already: evidence only adds the words
+      // search could not place, so it cannot pull a called sibling over the right tool (the
+      // harm check at 10k: 6 requests lost top-1 with it counted, none without; the words
+      // tuning half's top-5 gain +25.8 → +19.4 points).
+      if (tools === undefined || best.has(term)) continue;
       let total = 0;
       const values: [string, number][] = [];
       for (const [toolId, entry] of tools) {
@@ -285,14 +313,32 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
         scores.set(toolId, (scores.get(toolId) ?? 0) + share);
       }
     }
+    // The same request made before (in any word order): the tools called after it get its
+    // whole weight, the words the best hit holds included, since this very request led there.
+    const tools = terms.length === 0 ? undefined : byTerm.get(requestKey(terms));
+    if (tools !== undefined) {
+      let whole = 0;
+      for (const part of parts) whole += part;
+      let total = 0;
+      for (const entry of tools.values()) total += decayed(entry, at);
+      const confidence = total / (total + 1);
+      for (const [toolId, entry] of tools) {
+        const share = (decayed(entry, at) / total) * confidence * whole;
+        scores.set(toolId, (scores.get(toolId) ?? 0) + share);
+      }
+    }
     return scores;
   }
 
   async function search(query: SearcherQuery): Promise<readonly SearchHit[]> {
     if (!learn || byTerm.size === 0 || weight === 0) return inner.search(query);
-    const evidence = evidenceFor(queryTerms(query.text));
-    if (evidence.size === 0) return inner.search(query);
+    const terms = queryTerms(query.text);
+    if (!terms.some((term) => byTerm.has(term)) && !byTerm.has(requestKey(terms))) {
+      return inner.search(query);
+    }
     const hits = await inner.search({ ...query, limit: Math.max(POOL, query.limit) });
+    const evidence = evidenceFor(terms, hits[0] === undefined ? new Set() : ownTerms(hits[0].id));
+    if (evidence.size === 0) return hits.slice(0, query.limit);
     const floor = EVIDENCE_FLOOR * (inner.specificity?.(UNKNOWN_TERM) ?? 0);
     const top = Math.max(hits[0]?.score ?? 0, floor);
     const scale = top > 0 ? top : 1;
@@ -312,10 +358,12 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
   return {
     upsert(doc) {
       docs.set(doc.id, doc);
+      ownCache.delete(doc.id);
       inner.upsert(doc);
     },
     remove(id) {
       docs.delete(id);
+      ownCache.delete(id);
       inner.remove(id);
     },
     search,
