@@ -28,6 +28,7 @@ import {
   publicTools,
 } from '../src/testdata/public-requests.js';
 import { splitCases } from '../src/testdata/split.js';
+import { ONE_NEED_CLAUSE_REQUESTS } from '../src/testdata/one-need-clause-requests.js';
 import { IMPLICIT_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-implicit-requests.js';
 import { FRESH_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-fresh-requests.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
@@ -123,6 +124,9 @@ for (const [size, realSet, ownSet, pubSet, pubMultiSet] of [
   );
   await line(`own implicit two-tool tuning both in top-5, ${size}`, ownEngines, (r) =>
     bothRateOf(r, IMPLICIT_TWO_TOOL_REQUESTS.tuning, 5),
+  );
+  await line(`own one need in clauses held-out top-5, ${size}`, ownEngines, (r) =>
+    rateOf(r, ONE_NEED_CLAUSE_REQUESTS.heldOut, 5),
   );
   await line(`own held-out top-1, ${size}`, ownEngines, (r) => rateOf(r, HELD_OUT_QUERIES, 1));
   await line(`own held-out top-5, ${size}`, ownEngines, (r) => rateOf(r, HELD_OUT_QUERIES, 5));

@@ -16,6 +16,7 @@ import { RELEASED_QUERIES, TUNING_QUERIES, type QueryCase } from '../src/testdat
 import { TWO_TOOL_REQUESTS, type TwoToolCase } from '../src/testdata/real-world-requests.js';
 import { baseTools, paddedCatalogue } from '../src/testdata/scale-catalogue.js';
 import { splitCases } from '../src/testdata/split.js';
+import { ONE_NEED_CLAUSE_REQUESTS } from '../src/testdata/one-need-clause-requests.js';
 import { IMPLICIT_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-implicit-requests.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from '../src/testdata/two-tool-requests.js';
 
@@ -77,6 +78,9 @@ for (const [size, realSet, ownSet] of [
     ]),
   );
   rows.push(await single(`paraphrases top-1/5, ${size}`, ownSet, PARAPHRASE_QUERIES));
+  rows.push(
+    await single(`one need in clauses top-1/5, ${size}`, ownSet, ONE_NEED_CLAUSE_REQUESTS.tuning),
+  );
   rows.push(await single(`words tuning top-1/5, ${size}`, ownSet, LEARNING_TUNING_REQUESTS));
 }
 for (const [label, value] of rows) console.log(`${label.padEnd(34)} ${value}`);

@@ -14,6 +14,7 @@ import {
 } from './testdata/public-requests.js';
 import { paddedCatalogue } from './testdata/scale-catalogue.js';
 import { isHeldOut, splitCases } from './testdata/split.js';
+import { ONE_NEED_CLAUSE_REQUESTS } from './testdata/one-need-clause-requests.js';
 import { IMPLICIT_TWO_TOOL_REQUESTS } from './testdata/two-tool-implicit-requests.js';
 import { FRESH_TWO_TOOL_REQUESTS } from './testdata/two-tool-fresh-requests.js';
 import { CATALOGUE_TWO_TOOL_REQUESTS } from './testdata/two-tool-requests.js';
@@ -28,6 +29,7 @@ const TUNING_TEXTS = [
   ...TYPO_QUERIES,
   ...splitCases(TWO_TOOL_REQUESTS).tuning,
   ...IMPLICIT_TWO_TOOL_REQUESTS.tuning,
+  ...ONE_NEED_CLAUSE_REQUESTS.tuning,
 ].map(([query]) => normalise(query));
 
 /** Requests that are only ever measured as a rate. */
@@ -40,6 +42,7 @@ const HELD_OUT_TEXTS = [
   ...LEARNING_REQUESTS,
   ...FRESH_TWO_TOOL_REQUESTS,
   ...IMPLICIT_TWO_TOOL_REQUESTS.heldOut,
+  ...ONE_NEED_CLAUSE_REQUESTS.heldOut,
 ].map(([query]) => normalise(query));
 
 // Tuning requests written before the split rule existed, which the rule would hold out: they
@@ -133,12 +136,15 @@ describe('tuning and held-out sets', () => {
     expect(FRESH_TWO_TOOL_REQUESTS.filter(([, first, second]) => first === second)).toEqual([]);
   });
 
-  it('splits the implicit two-tool set by the rule, over tools of the quality catalogue', () => {
+  it('splits the implicit two-tool and one-need sets by the rule, over the quality catalogue', () => {
     const { tuning, heldOut } = IMPLICIT_TWO_TOOL_REQUESTS;
     expect(tuning.some(([query]) => isHeldOut(query))).toBe(false);
     expect(heldOut.every(([query]) => isHeldOut(query))).toBe(true);
     const own = indexOf(paddedCatalogue(1_000));
     const ids = [...tuning, ...heldOut].flatMap(([, first, second]) => [first, second]);
+    const oneNeed = ONE_NEED_CLAUSE_REQUESTS;
+    ids.push(...[...oneNeed.tuning, ...oneNeed.heldOut].map(([, id]) => id));
     expect(ids.filter((id) => !own.hasTool(id))).toEqual([]);
+    expect(oneNeed.tuning.some(([query]) => isHeldOut(query))).toBe(false);
   });
 });
