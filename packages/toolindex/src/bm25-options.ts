@@ -78,7 +78,12 @@ export interface Bm25Options {
    * ({@link Bm25Options.intentDiversity}). Chosen on the tuning halves of the two-tool sets.
    */
   readonly intents?: number;
-  /** How much the other clauses' words count when one clause is searched, 0–1 (default 0.3). */
+  /**
+   * How much the other clauses' words count when one clause is searched, 0–1 (default 0.2):
+   * little, so a clause's own list is not led by tools that pair its verb with the other
+   * clause's object (`merge_release` for "merge the PR and publish a release"). 0.3 → 0.2
+   * gained one own two-tool tuning request at 10k tools and changed no single-need result.
+   */
   readonly intentContext?: number;
   /**
    * How strongly a multi-intent request's results are spread over its intents, 0–1 (default
@@ -97,9 +102,9 @@ export interface Bm25Options {
   /**
    * How many of each clause's own best tools a multi-intent request keeps right after its first
    * result, 0–8 (default 1): round by round, every clause's best not yet shown, then every
-   * clause's second, and so on. Two slots (with `intentContext` 0.2 and breaks at `before`,
-   * `after`, `?`) gained two-tool tuning requests at 10k tools but cost single-need requests
-   * with such breaks: kept at one.
+   * clause's second, and so on. Two slots gained two implicit two-tool tuning requests at 10k
+   * tools when clauses also broke at `before`, `after`, `but` and `?`, but those breaks failed
+   * the quality tests' public multi-tool gate: kept at one, with the old breaks.
    */
   readonly intentSlots?: number;
 }
