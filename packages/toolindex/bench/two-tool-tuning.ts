@@ -24,7 +24,13 @@ const options = JSON.parse(process.env.BM25 ?? '{}') as Bm25Options;
 const verbose = process.env.VERBOSE === '1';
 const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 
-async function both(label: string, tools: readonly Tool[], cases: readonly TwoToolCase[]) {
+type Row = readonly [label: string, value: string];
+
+async function both(
+  label: string,
+  tools: readonly Tool[],
+  cases: readonly TwoToolCase[],
+): Promise<Row> {
   const rank = rankWith(indexOf(tools, { searcher: createBm25Searcher(options) }));
   let hits = 0;
   for (const [query, first, second] of cases) {
@@ -36,7 +42,11 @@ async function both(label: string, tools: readonly Tool[], cases: readonly TwoTo
   return [label, percent(hits / cases.length)];
 }
 
-async function single(label: string, tools: readonly Tool[], cases: readonly QueryCase[]) {
+async function single(
+  label: string,
+  tools: readonly Tool[],
+  cases: readonly QueryCase[],
+): Promise<Row> {
   const rank = rankWith(indexOf(tools, { searcher: createBm25Searcher(options) }));
   let top1 = 0;
   let top5 = 0;
@@ -55,7 +65,7 @@ async function single(label: string, tools: readonly Tool[], cases: readonly Que
 
 const real = realTools();
 const own = baseTools();
-const rows: string[][] = [];
+const rows: Row[] = [];
 for (const [size, realSet, ownSet] of [
   ['alone', real, own],
   ['10k', withDistractors(real, 10_000), paddedCatalogue(10_000)],
