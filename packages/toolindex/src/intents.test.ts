@@ -4,7 +4,6 @@ import {
   diversifyByIntent,
   intentMask,
   intentsOf,
-  keepIntentBest,
   keepIntentTop,
   mergeIntentHits,
 } from './intents.js';
@@ -94,7 +93,7 @@ describe('diversifyByIntent', () => {
   });
 });
 
-describe('keepIntentBest', () => {
+describe('keepIntentTop with one slot', () => {
   const ranked = [
     { id: 'gh:merge', score: 10 },
     { id: 'gh:update', score: 9 },
@@ -109,14 +108,14 @@ describe('keepIntentBest', () => {
       { id: 'gl:create_mr', score: 17 },
       { id: 'gh:update', score: 23 },
     ];
-    const ids = keepIntentBest(ranked, best, scoreOf, 3).map((hit) => hit.id);
+    const ids = keepIntentTop(ranked, best.map((hit) => [hit]), scoreOf, 3, 1).map((hit) => hit.id);
     expect(ids).toEqual(['gh:merge', 'gh:update', 'gl:create_mr']);
   });
 
   it('keeps a shorter page a prefix of a longer one', () => {
-    const best = [{ id: 'gl:create_mr', score: 17 }, undefined];
-    const long = keepIntentBest(ranked, best, scoreOf, 4).map((hit) => hit.id);
-    const short = keepIntentBest(ranked, best, scoreOf, 2).map((hit) => hit.id);
+    const perIntent = [[{ id: 'gl:create_mr', score: 17 }], []];
+    const long = keepIntentTop(ranked, perIntent, scoreOf, 4, 1).map((hit) => hit.id);
+    const short = keepIntentTop(ranked, perIntent, scoreOf, 2, 1).map((hit) => hit.id);
     expect(long.slice(0, 2)).toEqual(short);
     expect(long).toEqual(['gh:merge', 'gl:create_mr', 'gh:update', 'gh:get']);
   });
@@ -155,14 +154,15 @@ describe('keepIntentTop', () => {
     ]);
   });
 
-  it('keeps a shorter page a prefix of a longer one, and one slot is keepIntentBest', () => {
+  it('keeps a shorter page a prefix of a longer one', () => {
     const long = keepIntentTop(ranked, perIntent, scoreOf, 5, 2).map((hit) => hit.id);
     const short = keepIntentTop(ranked, perIntent, scoreOf, 3, 2).map((hit) => hit.id);
     expect(long.slice(0, 3)).toEqual(short);
-    const best = perIntent.map((hits) => hits[0]);
-    expect(keepIntentTop(ranked, perIntent, scoreOf, 4, 1)).toEqual(
-      keepIntentBest(ranked, best, scoreOf, 4),
-    );
+  });
+
+  it("with one slot, places only each clause's best", () => {
+    const ids = keepIntentTop(ranked, perIntent, scoreOf, 4, 1).map((hit) => hit.id);
+    expect(ids).toEqual(['gh:search_issues', 'web:search', 'gh:search_code', 'gh:search_users']);
   });
 });
 

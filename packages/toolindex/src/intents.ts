@@ -161,8 +161,7 @@ export function intentMask(
  * intent's best tool not yet there (by score), then every intent's second (by score), and so on
  * for `slots` rounds, then the rest of `ranked`. So a request's second need is never crowded out
  * by further tools for its first, even by tools that also match the second clause's words. The
- * order does not depend on `limit`, so a shorter page is a prefix of a longer one. With `slots`
- * 1 this is {@link keepIntentBest}.
+ * order does not depend on `limit`, so a shorter page is a prefix of a longer one.
  */
 export function keepIntentTop(
   ranked: readonly SearchHit[],
@@ -191,18 +190,4 @@ export function keepIntentTop(
     if (!placed.has(hit.id)) out.push(hit);
   }
   return out.slice(0, limit);
-}
-
-/**
- * Gives each intent's best tool (`best[i]`, the first hit of that intent's own search) a place
- * right after the first result: {@link keepIntentTop} with one slot for each intent.
- */
-export function keepIntentBest(
-  ranked: readonly SearchHit[],
-  best: readonly (SearchHit | undefined)[],
-  scoreOf: (id: string) => number,
-  limit: number,
-): SearchHit[] {
-  const perIntent = best.map((hit) => (hit === undefined ? [] : [hit]));
-  return keepIntentTop(ranked, perIntent, scoreOf, limit, 1);
 }
