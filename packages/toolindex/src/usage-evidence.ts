@@ -3,7 +3,10 @@ import { ToolError } from '@toolplane/toolmodel';
 /** One piece of learned evidence: a query term led to a call of a tool. */
 export interface UsageEvidence {
   readonly toolId: string;
-  /** A query term as {@link tokenize} makes it (stemmed, lower case). */
+  /**
+   * A query term as {@link tokenize} makes it (stemmed, lower case), or a whole request: `=` and
+   * its distinct terms, sorted and space-separated (the learning searcher's `requestKey`).
+   */
   readonly term: string;
   /** The evidence's weight at `updatedAt`; it halves every half-life after that. */
   readonly weight: number;
