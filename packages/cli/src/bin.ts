@@ -45,7 +45,9 @@ process.on('SIGTERM', onSignal);
 const argv = process.argv.slice(2);
 const prestarted =
   argv.includes('serve') || argv.includes('tools')
-    ? (await import('./prestart.js')).prestartServers(argv, {
+    ? await (
+        await import('./prestart.js')
+      ).prestartServers(argv, {
         cwd: process.cwd(),
         env: process.env,
       })
