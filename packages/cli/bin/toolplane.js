@@ -7,9 +7,7 @@
 // run: dist/bin.js is. A clone whose build is missing or older than its source (an edit, a
 // checkout, a pull) never runs the stale build: it runs the TypeScript source through tsx
 // instead, slower to start, and says so in one line on stderr (stdout may be an MCP client's
-// stdio) until `pnpm build` refreshes dist. Knowing that takes a look at every source file (tens
-// of milliseconds), so in a clone the servers a command connects to are started first, by the
-// bundle's prestart, and handed to the bundle; should another entry run, they are ended.
+// stdio) until `pnpm build` refreshes dist.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
@@ -18,26 +16,16 @@ import { fileURLToPath, URL } from 'node:url';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const source = new URL('../src/bin.ts', import.meta.url);
-const bundle = new URL('../dist/bundle/toolplane.js', import.meta.url);
-/** Where the bundle's entry finds the servers started here (src/prestart.ts reads it). */
-const HANDED = Symbol.for('@toolplane/cli.prestarted');
 
 if (!existsSync(source)) {
   await import(built(0));
 } else {
-  const early = await startEarly(process.argv.slice(2));
   const builds = { newest: 0 };
   const stale = staleBuild(builds);
   const tsx = stale === undefined ? undefined : tsxApi();
   if (tsx === undefined) {
-    const entry = built(builds.newest);
-    if (early !== undefined) {
-      if (entry === bundle.href) globalThis[HANDED] = early;
-      else early.pool?.dispose();
-    }
-    await import(entry);
+    await import(built(builds.newest));
   } else {
-    early?.pool?.dispose();
     process.stderr.write(
       `toolplane: ${stale}; running the source through tsx (run pnpm build for a fast start)\n`,
     );
@@ -55,27 +43,10 @@ if (!existsSync(source)) {
  * outputs in no particular order.
  */
 function built(newest) {
+  const bundle = new URL('../dist/bundle/toolplane.js', import.meta.url);
   const compiled = new URL('../dist/bin.js', import.meta.url);
   if (!existsSync(bundle)) return compiled.href;
   return statSync(bundle).mtimeMs >= newest ? bundle.href : compiled.href;
-}
-
-/**
- * `{ pool }`: the stdio servers of the command `argv` names, started by the bundle's prestart
- * (src/prestart.ts; `pool` undefined when there is nothing to start), or undefined when the
- * command starts none or there is no bundle.
- */
-async function startEarly(argv) {
-  if (!argv.includes('serve') && !argv.includes('tools')) return undefined;
-  const prestart = new URL('../dist/bundle/prestart.js', import.meta.url);
-  if (!existsSync(prestart)) return undefined;
-  try {
-    const { prestartServers } = await import(prestart.href);
-    return { pool: await prestartServers(argv, { cwd: process.cwd(), env: process.env }) };
-  } catch {
-    // A bundle that cannot start them leaves it to the command, which says what is wrong.
-    return undefined;
-  }
 }
 
 function tsxApi() {

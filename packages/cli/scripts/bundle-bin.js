@@ -165,11 +165,7 @@ const lazyLibraries = {
 
 await rm(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: {
-    toolplane: fileURLToPath(new URL('../dist/bin.js', import.meta.url)),
-    // Run on its own by bin/toolplane.js in a clone, before it checks that the build is fresh.
-    prestart: fileURLToPath(new URL('../dist/prestart.js', import.meta.url)),
-  },
+  entryPoints: { toolplane: fileURLToPath(new URL('../dist/bin.js', import.meta.url)) },
   outdir,
   bundle: true,
   splitting: true,

@@ -44,7 +44,14 @@ process.on('SIGTERM', onSignal);
 
 const argv = process.argv.slice(2);
 const prestarted =
-  argv.includes('serve') || argv.includes('tools') ? await prestart(argv) : undefined;
+  argv.includes('serve') || argv.includes('tools')
+    ? await (
+        await import('./prestart.js')
+      ).prestartServers(argv, {
+        cwd: process.cwd(),
+        env: process.env,
+      })
+    : undefined;
 // A one-shot command parses a few messages with each schema (the config's, the MCP SDK's): zod's
 // compiled parsers, generated on a schema's first use, cost more there than they save. A
 // server (`serve`) runs long enough to gain from them.
@@ -61,12 +68,3 @@ process.exitCode = await runCli(argv, {
 });
 // Nothing is left to do; a handle a dependency forgot must not keep the process alive.
 process.exit();
-
-/** The servers started already by the committed bin (in a clone), or started here. */
-async function prestart(words: readonly string[]) {
-  const { prestartServers, takeHandedServers } = await import('./prestart.js');
-  const handed = takeHandedServers();
-  return handed === undefined
-    ? prestartServers(words, { cwd: process.cwd(), env: process.env })
-    : handed.pool;
-}

@@ -57,24 +57,6 @@ export async function prestartServers(
 const ignore = (): void => undefined;
 
 /**
- * Where the committed bin (bin/toolplane.js) leaves the servers it started from the bundle before
- * its check that the build is fresh, for the bundle's entry to adopt.
- */
-const HANDED = Symbol.for('@toolplane/cli.prestarted');
-
-/**
- * The servers the committed bin started, once: `{ pool }` (`pool` undefined when it looked and
- * there was nothing to start), or `undefined` when it did not look and the caller starts them.
- */
-export function takeHandedServers(): { readonly pool: StdioPrestarts | undefined } | undefined {
-  const holder = globalThis as unknown as Record<symbol, { pool: StdioPrestarts | undefined }>;
-  const handed = holder[HANDED];
-  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- a one-time hand-over
-  delete holder[HANDED];
-  return handed;
-}
-
-/**
  * The command (`serve`, `tools list`) and the `--config` value of `argv`; undefined when it asks
  * for help, where nothing starts.
  */
