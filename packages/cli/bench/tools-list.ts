@@ -8,7 +8,11 @@
 // ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
 // Beside them, the time from the CLI's exec to its spawn of the server (the server notes when its
 // process began, through a one-line `--import`; its own start carries the same line): how early
-// the CLI starts the one thing it must wait for.
+// the CLI starts the one thing it must wait for. And the CLI's own CPU time (user + system, as
+// `process.cpuUsage()` reads it when the process exits, noted by another one-line `--import`, in
+// runs of their own), which a busy machine stretches far less than wall time.
+// BENCH_BASELINE names another build's bundle entry (`…/dist/bundle/toolplane.js`, copied aside
+// before a change) to run in the same rounds, for a before/after on one machine at one load.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -64,10 +68,11 @@ async function serverStart(spawnedFile: string, marker: string): Promise<number>
 function cliList(
   cwd: string,
   entry = bin,
+  nodeArgs: readonly string[] = [],
 ): Promise<{ ms: number; stdout: string; startedAt: number }> {
   const started = performance.now();
   const startedAt = performance.timeOrigin + started;
-  const child = spawn(process.execPath, [entry, 'tools', 'list'], {
+  const child = spawn(process.execPath, [...nodeArgs, entry, 'tools', 'list'], {
     cwd,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -83,6 +88,13 @@ function cliList(
   });
 }
 
+/** ms of CPU (user + system) the CLI's process used, as `cpuMarker` noted it at its exit. */
+async function cliCpu(cwd: string, entry: string, cpuMarker: string, cpuFile: string) {
+  await cliList(cwd, entry, ['--import', pathToFileURL(cpuMarker).href]);
+  const lines = (await readFile(cpuFile, 'utf8')).trim().split('\n');
+  return Number(lines.at(-1));
+}
+
 /** When the last server started from `spawnedFile`'s command line began (ms, epoch). */
 async function lastSpawn(spawnedFile: string): Promise<number> {
   const lines = (await readFile(spawnedFile, 'utf8')).trim().split('\n');
@@ -93,6 +105,13 @@ const dir = await mkdtemp(join(tmpdir(), 'toolplane-bench-list-'));
 try {
   const marker = join(dir, 'spawned.mjs');
   const spawnedFile = join(dir, 'spawned.txt');
+  const cpuMarker = join(dir, 'cpu.mjs');
+  const cpuFile = join(dir, 'cpu.txt');
+  await writeFile(
+    cpuMarker,
+    `import { appendFileSync } from 'node:fs';\nprocess.on('exit', () => { const { user, system } = process.cpuUsage(); appendFileSync(${JSON.stringify(cpuFile)}, \`\${(user + system) / 1000}\\n\`); });\n`,
+  );
+  const baseline = process.env.BENCH_BASELINE;
   // The server's argv ends with the file; its process's start is performance.timeOrigin.
   await writeFile(
     marker,
@@ -114,6 +133,9 @@ try {
   const cliSpawn: number[] = [];
   const cliUnbundled: number[] = [];
   const cliInstalled: number[] = [];
+  const cpu: number[] = [];
+  const cliBaseline: number[] = [];
+  const cpuBaseline: number[] = [];
   const load = loadavg()[0]?.toFixed(1) ?? '?';
   for (let round = 0; round < ROUNDS; round++) {
     server.push(await serverStart(spawnedFile, marker));
@@ -122,6 +144,11 @@ try {
     cliSpawn.push((await lastSpawn(spawnedFile)) - listed.startedAt);
     cliUnbundled.push((await cliList(dir, unbundled)).ms);
     cliInstalled.push((await cliList(dir, installed)).ms);
+    cpu.push(await cliCpu(dir, bin, cpuMarker, cpuFile));
+    if (baseline !== undefined) {
+      cliBaseline.push((await cliList(dir, baseline)).ms);
+      cpuBaseline.push(await cliCpu(dir, baseline, cpuMarker, cpuFile));
+    }
   }
   const ratio = median(cli) / median(server);
   console.log(
@@ -130,8 +157,13 @@ try {
       `the server ${median(cliSpawn).toFixed(0)} ms; unbundled dist/bin.js ` +
       `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)}; ` +
       `as installed from npm (the bundle, no sources to check) ${median(cliInstalled).toFixed(0)} ms, ` +
-      `ratio ${(median(cliInstalled) / median(server)).toFixed(2)} ` +
-      `(medians of ${String(ROUNDS)} alternating rounds, load average ${load} → ${loadavg()[0]?.toFixed(1) ?? '?'})`,
+      `ratio ${(median(cliInstalled) / median(server)).toFixed(2)}; the CLI's own CPU ` +
+      `${median(cpu).toFixed(0)} ms` +
+      (baseline === undefined
+        ? ''
+        : `; BENCH_BASELINE ${median(cliBaseline).toFixed(0)} ms, ratio ` +
+          `${(median(cliBaseline) / median(server)).toFixed(2)}, its CPU ${median(cpuBaseline).toFixed(0)} ms`) +
+      ` (medians of ${String(ROUNDS)} alternating rounds, load average ${load} → ${loadavg()[0]?.toFixed(1) ?? '?'})`,
   );
 } finally {
   await rm(dir, { recursive: true, force: true });

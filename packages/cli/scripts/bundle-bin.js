@@ -4,7 +4,7 @@
 // (bench/RESULTS.md has the figures). Run after `tsc` by the package's build script;
 // bin/toolplane.js runs the bundle when it is there and fresh.
 import { readFile, rm } from 'node:fs/promises';
-import { sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
@@ -15,7 +15,8 @@ const outdir = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
 /**
  * Left to Node's own loading: the stores (native better-sqlite3, pg; each loaded only for its
  * store), and libraries that start workers from files found next to their own (`__dirname`):
- * piscina, pino's transports. Each is a dependency of this package, so the bundle finds it.
+ * piscina, pino's transports. Each is a dependency of this package, so the bundle finds it, as it
+ * finds cli-table3, which src/table.ts requires only for the tables it does not draw itself.
  */
 const EXTERNAL = ['@toolplane/store-sqlite', '@toolplane/store-postgres', 'piscina', 'pino'];
 
@@ -45,6 +46,123 @@ const ownUrls = {
   },
 };
 
+/**
+ * zod's 250-odd error-message locales (~300 kB of the bundle, compiled by every start that loads
+ * zod) reach the bundle only through its `locales` namespace export, kept whole because the MCP
+ * SDK and our packages import zod as one namespace object. zod itself registers English directly
+ * (`v4/classic/schemas.js` imports `locales/en.js`), and nothing bundled here reads `locales`:
+ * the namespace is English alone. A bundled module that does read it fails the build, so this
+ * can never change what runs.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/](core|classic)[\\/]/.test(args.importer)) return undefined;
+      return {
+        path: join(dirname(args.importer), '..', 'locales', 'en.js'),
+        namespace: 'zod-locales',
+      };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+    esbuild.onLoad({ filter: /\.[cm]?js$/ }, async (args) => {
+      if (
+        /[\\/]node_modules[\\/](\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?zod[\\/]/.test(args.path)
+      ) {
+        return undefined;
+      }
+      const text = await readFile(args.path, 'utf8');
+      if (/\.locales\b/.test(text)) {
+        throw new Error(`${args.path} reads zod's locales, which the bundle keeps English only`);
+      }
+      return undefined;
+    });
+  },
+};
+
+/**
+ * Two CommonJS libraries that every start would evaluate and few commands use, loaded by Node on
+ * first use instead: liquidjs (the toolkit's prompt templates; the toolkit makes its engine on
+ * the first template) and ajv, which the MCP client's Node shim evaluates as it loads although
+ * its validator builds an engine only for a tool's output schema (`tools call`). Each import is
+ * answered by a small module whose class loads the real one (required through the toolkit, which
+ * depends on both) when it is first constructed or used. The build checks that what is replaced
+ * is still what these modules stand in for, and fails otherwise.
+ */
+const LAZY = {
+  liquidjs: {
+    from: /[\\/]packages[\\/]toolkit[\\/]dist[\\/]/,
+    contents: `import { createRequire } from 'node:module';
+export class Liquid {
+  constructor(options) {
+    const real = createRequire(import.meta.resolve('@toolplane/toolkit'))('liquidjs');
+    return new real.Liquid(options);
+  }
+}`,
+  },
+  '@modelcontextprotocol/client/_shims': {
+    from: /[\\/]@modelcontextprotocol[\\/]client[\\/]dist[\\/]/,
+    // What the shim it replaces exports (checked below): the flag and ajv's validator.
+    shim: /export \{ CORS_IS_POSSIBLE, AjvJsonSchemaValidator as DefaultJsonSchemaValidator \};/,
+    contents: `import { createRequire } from 'node:module';
+export const CORS_IS_POSSIBLE = false;
+let Ajv;
+export class DefaultJsonSchemaValidator {
+  #real;
+  #engine() {
+    Ajv ??= createRequire(import.meta.resolve('@toolplane/toolkit'))(
+      '@modelcontextprotocol/client/validators/ajv',
+    ).AjvJsonSchemaValidator;
+    this.#real ??= new Ajv();
+    return this.#real;
+  }
+  get ajv() {
+    return this.#engine().ajv;
+  }
+  getValidator(schema) {
+    return this.#engine().getValidator(schema);
+  }
+}`,
+  },
+};
+
+const lazyLibraries = {
+  name: 'lazy-libraries',
+  setup(esbuild) {
+    const names = Object.keys(LAZY).map((name) => name.replace(/[/.]/g, '\\$&'));
+    esbuild.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, async (args) => {
+      // The real module, resolved below to check it.
+      if (args.pluginData === 'real') return undefined;
+      const lazy = LAZY[args.path];
+      if (!lazy.from.test(args.importer)) {
+        throw new Error(`${args.importer} imports ${args.path}, which the bundle loads lazily`);
+      }
+      if (lazy.shim !== undefined) {
+        const real = await esbuild.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          pluginData: 'real',
+        });
+        const text = real.errors.length > 0 ? '' : await readFile(real.path, 'utf8');
+        if (!lazy.shim.test(text) || !text.includes('const CORS_IS_POSSIBLE = false;')) {
+          throw new Error(
+            `${args.path} no longer exports what scripts/bundle-bin.js stands in for`,
+          );
+        }
+      }
+      return { path: args.path, namespace: 'lazy-library' };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: 'lazy-library' }, (args) => ({
+      contents: LAZY[args.path].contents,
+      loader: 'js',
+    }));
+  },
+};
+
 await rm(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: { toolplane: fileURLToPath(new URL('../dist/bin.js', import.meta.url)) },
@@ -58,7 +176,11 @@ const result = await build({
   // Libraries that name errors after their class (`this.name = this.constructor.name`, as
   // commander's do) must keep those names when modules are merged.
   keepNames: true,
-  plugins: [ownUrls],
+  // Whitespace and syntax minified (names kept, for stack traces): a start compiles every chunk
+  // it loads, and less text compiles faster.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [lazyLibraries, englishOnly, ownUrls],
   absWorkingDir: packageDir,
   logLevel: 'warning',
   metafile: process.env.BUNDLE_META !== undefined,

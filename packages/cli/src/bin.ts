@@ -3,6 +3,19 @@
 // (src/prestart.ts is light): the CLI's own modules (commander, the output's table, then the
 // toolkit and the SDK) load while those servers start. Other commands (`--version`) never load it.
 
+/** The commands that run once and exit, and load zod (the toolkit, the MCP SDK) to do it. */
+const ONE_SHOT = new Set([
+  'tools',
+  'prompts',
+  'resources',
+  'chain',
+  'run-code',
+  'search',
+  'connectors',
+  'auth',
+  'audit',
+]);
+
 /** How long the first signal's clean stop may take before the CLI exits anyway. */
 const STOP_DEADLINE_MS = 5_000;
 
@@ -32,11 +45,19 @@ process.on('SIGTERM', onSignal);
 const argv = process.argv.slice(2);
 const prestarted =
   argv.includes('serve') || argv.includes('tools')
-    ? (await import('./prestart.js')).prestartServers(argv, {
+    ? await (
+        await import('./prestart.js')
+      ).prestartServers(argv, {
         cwd: process.cwd(),
         env: process.env,
       })
     : undefined;
+// A one-shot command parses a few messages with each schema (the config's, the MCP SDK's): zod's
+// compiled parsers, generated on a schema's first use, cost more there than they save. A
+// server (`serve`) runs long enough to gain from them.
+if (!argv.includes('serve') && argv.some((word) => ONE_SHOT.has(word))) {
+  (await import('zod')).config({ jitless: true });
+}
 const { runCli } = await import('./cli.js');
 process.exitCode = await runCli(argv, {
   prestarted,

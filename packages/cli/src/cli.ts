@@ -137,7 +137,7 @@ export async function runCli(
     'prestarted' in options
       ? options.prestarted
       : word === 'serve' || word === 'tools'
-        ? (await import('./prestart.js')).prestartServers(argv, context)
+        ? await (await import('./prestart.js')).prestartServers(argv, context)
         : undefined;
   try {
     const program = await buildProgram({ ...context, prestarted }, word, (c) => {

@@ -3,7 +3,9 @@ import { basename, extname } from 'node:path';
 // through this file before the toolkit, or the rest of the tool model, loads.
 import { ToolError } from '@toolplane/toolmodel/errors';
 import { parseDocument } from 'yaml';
-import type { Secrets } from './secrets.js';
+import { parseJson } from './config-plain.js';
+
+export { substitute } from './config-plain.js';
 
 /**
  * A config file's text as data: JSON for a `.json` file, YAML (with unique keys) otherwise.
@@ -12,16 +14,7 @@ import type { Secrets } from './secrets.js';
  */
 export function parseText(text: string, file: string): unknown {
   const where = basename(file);
-  if (extname(file).toLowerCase() === '.json') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      const { message, at } = jsonErrorAt(text, (error as Error).message);
-      throw new ToolError('invalid_config', `${where}${at}: not valid JSON: ${message}`, {
-        cause: error,
-      });
-    }
-  }
+  if (extname(file).toLowerCase() === '.json') return parseJson(text, file);
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = document.errors[0];
   if (error !== undefined) {
@@ -34,63 +27,4 @@ export function parseText(text: string, file: string): unknown {
     );
   }
   return document.toJS({ maxAliasCount: 100 }) as unknown;
-}
-
-/**
- * `JSON.parse`'s message without its character offset, and where that is as `:line:column`
- * (1-based, as editors count), which is what a person can find in a file.
- */
-function jsonErrorAt(text: string, raw: string): { message: string; at: string } {
-  const found = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(raw);
-  const offset =
-    found !== null ? Number(found[1]) : /end of JSON input/.test(raw) ? text.length : undefined;
-  if (offset === undefined) return { message: raw, at: '' };
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
-  const message = found === null ? raw : raw.replace(found[0], '');
-  return { message, at: `:${String(line)}:${String(column)}` };
-}
-
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/**
- * `value` with `${NAME}` and `${NAME:-default}` replaced in every string; the values substituted
- * become secrets.
- *
- * @throws {ToolError} `invalid_config` naming the key path of a variable that is not set.
- */
-export function substitute(
-  value: unknown,
-  path: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  secrets: Pick<Secrets, 'add'>,
-  where: string,
-): unknown {
-  if (typeof value === 'string') {
-    return value.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') {
-        secrets.add(found);
-        return found;
-      }
-      if (fallback !== undefined) return fallback;
-      throw new ToolError(
-        'invalid_config',
-        `${where}: ${path.join('.')}: environment variable ${name} is not set; export it or write \${${name}:-default}`,
-      );
-    });
-  }
-  if (Array.isArray(value)) {
-    return value.map((item, i) => substitute(item, [...path, String(i)], env, secrets, where));
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [
-        key,
-        substitute(item, [...path, key], env, secrets, where),
-      ]),
-    );
-  }
-  return value;
 }

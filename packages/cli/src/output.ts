@@ -1,10 +1,9 @@
 // The errors module alone: the rest of the tool model loads the MCP SDK's schemas.
 import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel/errors';
 import { CommanderError } from 'commander';
-import Table from 'cli-table3';
-import ora from 'ora';
 import pc from 'picocolors';
 import type { Secrets } from './secrets.js';
+import { drawTable } from './table.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -88,37 +87,45 @@ export class Output {
       this.out(this.color.dim(empty));
       return;
     }
-    const table = new Table({
-      head: head.map((h) => this.color.bold(h)),
-      chars: BORDERLESS,
-      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 },
-      wordWrap: true,
-      ...(columns(this.#stdout) === undefined
-        ? {}
-        : { colWidths: widths(head, rows, this.#stdout) }),
-    });
-    table.push(...rows.map((row) => [...row]));
-    this.out(table.toString().replace(/[ \t]+$/gm, ''));
+    const text = drawTable(
+      head.map((h) => this.color.bold(h)),
+      rows,
+      columns(this.#stdout) === undefined ? undefined : widths(head, rows, this.#stdout),
+    );
+    this.out(text.replace(/[ \t]+$/gm, ''));
   }
 
   /**
    * A spinner on stderr while a long call runs; silent unless stderr is a usable terminal (a TTY
    * with a width, not CI, not `TERM=dumb`).
    */
-  spinner(text: string): Spinner {
+  spinner(spinnerText: string): Spinner {
     if (this.json || !spinnerWanted(this.#stderr, this.#env))
       return { update: () => undefined, stop: () => undefined };
-    const spinner = ora({
-      text,
-      stream: this.#stderr as NodeJS.WritableStream,
-      discardStdin: false,
-    }).start();
+    // ora (with its spinners and its terminal helpers) loads only when a spinner will be drawn:
+    // a command's start does not wait for it, and the spinner appears once it has loaded.
+    let text = spinnerText;
+    let spinner: { text: string; stop(): unknown } | undefined;
+    let stopped = false;
+    void import('ora').then(
+      ({ default: ora }) => {
+        if (stopped) return;
+        spinner = ora({
+          text,
+          stream: this.#stderr as NodeJS.WritableStream,
+          discardStdin: false,
+        }).start();
+      },
+      () => undefined,
+    );
     return {
       update: (next) => {
-        spinner.text = this.redact(next);
+        text = this.redact(next);
+        if (spinner !== undefined) spinner.text = text;
       },
       stop: () => {
-        spinner.stop();
+        stopped = true;
+        spinner?.stop();
       },
     };
   }
@@ -131,24 +138,6 @@ export class Output {
     return exitCode(error);
   }
 }
-
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '',
-};
 
 function colorWanted(
   stream: OutputStream,

@@ -1,17 +1,18 @@
 // The early start of a command's stdio servers. A server's own start (often a few hundred
 // milliseconds of node or npx) is the one wait a command cannot avoid, and the CLI used to begin
 // it only after loading the toolkit, the SDK and the gateway. This module, loaded first and light
-// (Node built-ins, the YAML parser, the spawn module of the toolkit), reads the config file just
+// (Node built-ins, the spawn module of the toolkit; the YAML parser only for a YAML config: a
+// JSON one starts its servers sooner without it), reads the config file just
 // far enough to find its stdio servers and starts them; the connectors adopt those children
 // later (`StdioSource.prestarted`). Nothing here reports anything: a config it cannot read, or
 // an entry that is not plainly a stdio server, is left to the full load, which says what is
 // wrong; a child started for a config refused later is never adopted, and ended.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { StdioPrestarts } from '@toolplane/toolkit/spawn';
 import { findConfigFile } from './config-file.js';
 import { stdioSource, type StdioEntry } from './config-stdio.js';
-import { parseText, substitute } from './config-text.js';
+import { parseJson, substitute } from './config-plain.js';
 
 /** The commands (and `tools` subcommands) that connect to every server of the config. */
 const EARLY = new Set(['serve', 'tools list', 'tools search', 'tools describe', 'tools call']);
@@ -21,10 +22,10 @@ const EARLY = new Set(['serve', 'tools list', 'tools search', 'tools describe', 
  * `argv` is a command that will connect to them; `undefined` when it is not, or when there is
  * nothing to start. The caller adopts the children through the pool and disposes of it.
  */
-export function prestartServers(
+export async function prestartServers(
   argv: readonly string[],
   options: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> },
-): StdioPrestarts | undefined {
+): Promise<StdioPrestarts | undefined> {
   const words = commandWords(argv);
   if (words === undefined || !EARLY.has(words.command)) return undefined;
   let sources: StdioEntry[];
@@ -34,7 +35,11 @@ export function prestartServers(
       words.config === undefined ? findConfigFile(options.cwd) : resolve(options.cwd, words.config);
     if (file === undefined) return undefined;
     dir = dirname(file);
-    const raw = parseText(readFileSync(file, 'utf8'), file);
+    const text = readFileSync(file, 'utf8');
+    const raw =
+      extname(file).toLowerCase() === '.json'
+        ? parseJson(text, file)
+        : (await import('./config-text.js')).parseText(text, file);
     sources = stdioEntries(substitute(raw, [], options.env, { add: ignore }, basename(file)));
   } catch {
     // The full load reads the file again and reports what is wrong with it.

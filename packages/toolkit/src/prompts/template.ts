@@ -22,29 +22,40 @@ const DEFAULT_TIME_LIMIT_MS = 500;
 const DEFAULT_MEMORY_LIMIT = 10_000_000;
 const CACHE_SIZE = 256;
 
-// Liquid is data-only: no expression can call a function, and with `ownPropertyOnly` a lookup
-// never reaches a prototype (`constructor`, `__proto__`, `toString` all read as empty). The tags
-// that read other templates from disk are removed, so a template cannot name a file.
-const liquid = new Liquid({
-  ownPropertyOnly: true,
-  strictFilters: true,
-  templates: {},
-  parseLimit: MAX_TEMPLATE_LENGTH,
-  renderLimit: DEFAULT_TIME_LIMIT_MS,
-  memoryLimit: DEFAULT_MEMORY_LIMIT,
-});
-for (const tag of ['include', 'render', 'layout', 'block']) {
-  Reflect.deleteProperty(liquid.tags, tag);
-}
-// The prompt vocabulary names these filters as most template languages do; Liquid spells them
-// upcase/downcase/strip.
-for (const [alias, builtin] of [
-  ['upper', 'upcase'],
-  ['lower', 'downcase'],
-  ['trim', 'strip'],
-] as const) {
-  const filter = liquid.filters[builtin];
-  if (filter !== undefined) liquid.registerFilter(alias, filter);
+let engine: Liquid | undefined;
+
+/**
+ * The Liquid engine, made on first use: configuring it takes ~10 ms, which a command that renders
+ * no template (a one-shot `tools list`) should not spend on its start.
+ */
+function liquid(): Liquid {
+  if (engine !== undefined) return engine;
+  // Liquid is data-only: no expression can call a function, and with `ownPropertyOnly` a lookup
+  // never reaches a prototype (`constructor`, `__proto__`, `toString` all read as empty). The
+  // tags that read other templates from disk are removed, so a template cannot name a file.
+  const made = new Liquid({
+    ownPropertyOnly: true,
+    strictFilters: true,
+    templates: {},
+    parseLimit: MAX_TEMPLATE_LENGTH,
+    renderLimit: DEFAULT_TIME_LIMIT_MS,
+    memoryLimit: DEFAULT_MEMORY_LIMIT,
+  });
+  for (const tag of ['include', 'render', 'layout', 'block']) {
+    Reflect.deleteProperty(made.tags, tag);
+  }
+  // The prompt vocabulary names these filters as most template languages do; Liquid spells them
+  // upcase/downcase/strip.
+  for (const [alias, builtin] of [
+    ['upper', 'upcase'],
+    ['lower', 'downcase'],
+    ['trim', 'strip'],
+  ] as const) {
+    const filter = made.filters[builtin];
+    if (filter !== undefined) made.registerFilter(alias, filter);
+  }
+  engine = made;
+  return made;
 }
 
 /** A parsed template: Liquid, or Go's text/template language (the seed's prompt files). */
@@ -106,7 +117,7 @@ function compileGo(source: string, where: string): CompiledTemplate {
 
 function compileLiquid(source: string, where: string): CompiledTemplate {
   try {
-    return { language: 'liquid', templates: liquid.parse(source) };
+    return { language: 'liquid', templates: liquid().parse(source) };
   } catch (error) {
     throw new ToolError('invalid_prompt', `${where}: template does not parse: ${describe(error)}`, {
       cause: error,
@@ -141,7 +152,7 @@ export async function renderTemplate(
       typeof data === 'object' && data !== null && !Array.isArray(data)
         ? { ...(data as Record<string, unknown>), [ROOT_VARIABLE]: data }
         : { [ROOT_VARIABLE]: data };
-    output = await liquid.render(template.templates, scope, {
+    output = await liquid().render(template.templates, scope, {
       renderLimit: limits.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
       memoryLimit: limits.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
     });
