@@ -1,4 +1,4 @@
-import { isLiveMeta, nameTermsOf, namespaceOf, type PostingList } from './postings.js';
+import { isLiveMeta, nameTermsOf, namespaceOf, type PostingStore } from './postings.js';
 import { offerHit, type TopHits } from './top-hits.js';
 
 /**
@@ -45,12 +45,14 @@ export function createScratch(slots: number): Scratch {
 }
 
 /**
- * Adds one posting list, weighted by `scale`, for the query word `bit`; returns the new count
- * of touched tools. With `create` false, only tools already touched are scored. `excluded`,
- * when given, is asked once per new tool whether the query's filters leave it out.
+ * Adds the posting list of term number `term`, weighted by `scale`, for the query word `bit`;
+ * returns the new count of touched tools. With `create` false, only tools already touched are
+ * scored. `excluded`, when given, is asked once per new tool whether the query's filters leave
+ * it out.
  */
 export function addList(
-  list: PostingList,
+  store: PostingStore,
+  term: number,
   scale: number,
   bit: number,
   once: boolean,
@@ -60,11 +62,13 @@ export function addList(
   excluded: ((slot: number) => boolean) | undefined,
 ): number {
   const { denseOf, touched, score, mask, nameHits } = scratch;
-  const { slots, values, length } = list;
+  const { slots, values } = store;
+  const start = (store.starts[term] as number) * 2;
+  const end = start + (store.lengths[term] as number) * 2;
   let count = touchedCount;
-  for (let i = 0; i < length; i++) {
-    const slot = slots[i] as number;
-    let value = values[i] as number;
+  for (let p = start; p < end; p += 2) {
+    const slot = slots[p] as number;
+    let value = values[p + 1] as number;
     // A term of the name is stored negated.
     const inName = value < 0;
     if (inName) value = -value;
@@ -98,11 +102,13 @@ export function addList(
 }
 
 /**
- * Adds one posting list to the touched tools only, finding each in the list by binary search
- * (lists are in ascending slot order): cheaper than a scan when the list is much longer.
+ * Adds the posting list of term number `term` to the touched tools only, finding each in the
+ * list by binary search (lists are in ascending slot order): cheaper than a scan when the list
+ * is much longer.
  */
 export function addToCandidates(
-  list: PostingList,
+  store: PostingStore,
+  term: number,
   scale: number,
   bit: number,
   once: boolean,
@@ -110,22 +116,24 @@ export function addToCandidates(
   touchedCount: number,
 ): void {
   const { touched, score, mask, nameHits } = scratch;
-  const { slots, values, length } = list;
+  const { slots, values } = store;
+  const start = store.starts[term] as number;
+  const length = store.lengths[term] as number;
   for (let at = 0; at < touchedCount; at++) {
     const matched = mask[at] as number;
     if (matched === EXCLUDED) continue;
     const has = (matched & bit) !== 0;
     if (has && once) continue;
     const slot = touched[at] as number;
-    let lo = 0;
-    let hi = length - 1;
+    let lo = start;
+    let hi = start + length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((slots[mid] as number) < slot) lo = mid + 1;
+      if ((slots[mid * 2] as number) < slot) lo = mid + 1;
       else hi = mid;
     }
-    if (slots[lo] !== slot) continue;
-    let value = values[lo] as number;
+    if (slots[lo * 2] !== slot) continue;
+    let value = values[lo * 2 + 1] as number;
     const inName = value < 0;
     if (inName) value = -value;
     if (!has) {
