@@ -87,8 +87,14 @@ export function createTermCollector(
     return term;
   }
 
-  const visit = (text: string, start: number, end: number, hasUpper: boolean): void => {
-    let term = words.find(text, start, end);
+  const visit = (
+    text: string,
+    start: number,
+    end: number,
+    hasUpper: boolean,
+    hash: number,
+  ): void => {
+    let term = words.findHashed(hash, text, start, end);
     if (term === MISSING) term = termOfWord(text, start, end, hasUpper);
     if (term === NO_TERM) return;
     if (fieldCount === field.length) {

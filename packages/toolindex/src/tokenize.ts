@@ -1,4 +1,5 @@
 import { stemmer } from 'stemmer';
+import { finishHash, foldChar, HASH_SEED, NOT_ASCII } from './word-table.js';
 /**
  * Words too common in tool descriptions and questions to tell tools apart. Dropping them keeps
  * posting lists short (faster queries, less memory) and stops "how do I" from scoring.
@@ -90,9 +91,16 @@ export function termOf(word: string): string | null {
 
 /**
  * Told of each word {@link scanWords} finds: `text.slice(start, end)`, which holds a capital or
- * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}).
+ * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}),
+ * and the word's `hashSpan` (see word-table.ts), worked out as the characters were read.
  */
-export type WordVisitor = (text: string, start: number, end: number, hasUpper: boolean) => void;
+export type WordVisitor = (
+  text: string,
+  start: number,
+  end: number,
+  hasUpper: boolean,
+  hash: number,
+) => void;
 
 /**
  * Finds the words of `text` the way {@link tokenize} splits them, without slicing them out:
@@ -103,9 +111,12 @@ export function scanWords(text: string, visit: WordVisitor): void {
   const n = text.length;
   let start = -1;
   let hasUpper = false;
+  let hash = HASH_SEED;
+  let ascii = true;
   let prev = SEPARATOR;
   for (let i = 0; i <= n; i++) {
-    const kind = i < n ? kindOf(text, i) : SEPARATOR;
+    const code = i < n ? text.charCodeAt(i) : 32;
+    const kind = code < 128 ? (ASCII_KIND[code] as number) : kindOf(text, i);
     let boundary = kind === SEPARATOR;
     if (kind === UPPER_CASE && start >= 0) {
       // `fooBar` and `v2Api` break before the capital; `HTTPServer` breaks before the `S`.
@@ -113,12 +124,18 @@ export function scanWords(text: string, visit: WordVisitor): void {
       boundary = prev === LOWER || prev === DIGIT || (prev === UPPER_CASE && next === LOWER);
     }
     if (boundary && start >= 0) {
-      visit(text, start, i, hasUpper);
+      visit(text, start, i, hasUpper, ascii ? finishHash(hash) : NOT_ASCII);
       start = -1;
     }
-    if (kind !== SEPARATOR && start < 0) {
-      start = i;
-      hasUpper = false;
+    if (kind !== SEPARATOR) {
+      if (start < 0) {
+        start = i;
+        hasUpper = false;
+        hash = HASH_SEED;
+        ascii = true;
+      }
+      if (code < 128) hash = foldChar(hash, code);
+      else ascii = false;
     }
     if (kind === UPPER_CASE || kind === OTHER) hasUpper = true;
     prev = kind;
