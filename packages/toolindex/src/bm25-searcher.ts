@@ -400,7 +400,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       namespaceCount: 0,
     };
     finishScores(work, touchedCount, finish);
-    const top = createTopHits(query.limit, postings.documents);
+    const top = createTopHits(query.limit, postings.documents, postings.idKeys);
     offerAll(work, touchedCount, finish, top);
     return takeHits(top);
   }

@@ -1,4 +1,5 @@
 import type { SearchDocument } from './searcher.js';
+import { idKeys } from './top-hits.js';
 
 /**
  * Every posting list of one index, by term number, in flat typed arrays: a list is a block of
@@ -53,6 +54,11 @@ export interface Postings {
    * Replaced (not resized) as slots are added.
    */
   readonly slotMeta: Int32Array;
+  /**
+   * Per slot, the two sort keys of its document's id (see `idKeys` in top-hits.ts), so ties in
+   * score are mostly broken without reading ids. Replaced (not resized) as slots are added.
+   */
+  readonly idKeys: Float64Array;
   /** The document in `slot`, or undefined once it is removed (until compaction drops the slot). */
   docAt(slot: number): SearchDocument | undefined;
   /** The documents by slot (`undefined` for a removed one); replaced on compaction. */
@@ -108,6 +114,7 @@ const NO_BLOCK = -1;
 export function createPostings(): Postings {
   let docs: (SearchDocument | undefined)[] = [];
   let meta = new Int32Array(1024);
+  let keys = new Float64Array(meta.length * 2);
   const slotOf = new Map<string, number>();
   const termIds = new Map<string, number>();
   // By term number: the term (undefined for a number free for reuse) and its block's size class.
@@ -206,7 +213,10 @@ export function createPostings(): Postings {
     }
     for (let slot = 0; slot < renumber.length; slot++) {
       const next = renumber[slot] as number;
-      if (next >= 0) meta[next] = meta[slot] as number;
+      if (next < 0) continue;
+      meta[next] = meta[slot] as number;
+      keys[next * 2] = keys[slot * 2] as number;
+      keys[next * 2 + 1] = keys[slot * 2 + 1] as number;
     }
     docs = liveDocs;
     meta.fill(0, liveDocs.length);
@@ -229,6 +239,9 @@ export function createPostings(): Postings {
         const grown = new Int32Array(meta.length * 2);
         grown.set(meta);
         meta = grown;
+        const grownKeys = new Float64Array(meta.length * 2);
+        grownKeys.set(keys);
+        keys = grownKeys;
       }
       // One more than the namespace's number; 0 for none.
       let namespace = 0;
@@ -240,6 +253,7 @@ export function createPostings(): Postings {
         }
       }
       meta[slot] = packMeta(namespace - 1, nameTermCount, true);
+      idKeys(doc.id, keys, slot * 2);
       slotOf.set(doc.id, slot);
       return slot;
     },
@@ -325,6 +339,10 @@ export function createPostings(): Postings {
 
     get slotMeta() {
       return meta;
+    },
+
+    get idKeys() {
+      return keys;
     },
 
     get namespaceCount() {

@@ -161,7 +161,15 @@ export interface Finish {
   /** The namespaces with scores in `stats`: the first `namespaceCount`. */
   readonly namespaces: Int32Array;
   namespaceCount: number;
+  /** The best score {@link finishScores} gave (before any prior), which bounds every prior. */
+  best?: number;
 }
+
+/**
+ * Above this many touched tools per slot of the catalogue, `denseOf` is cleared whole (one
+ * sequential fill) rather than slot by slot (one scattered write per touched tool).
+ */
+const FILL_SHARE = 1 / 16;
 
 /**
  * Applies coverage and the whole-name bonus to every touched tool (marking removed and
@@ -175,6 +183,7 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
   const keep = 1 - coverage;
   const perWeight = totalWeight > 0 ? coverage / totalWeight : 0;
   let namespaceCount = 0;
+  let best = 0;
   for (let at = 0; at < touchedCount; at++) {
     const slotMeta = meta[touched[at] as number] as number;
     let mask = masks[at] as number;
@@ -198,6 +207,7 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
       score *= 1 + (nameMatch * Math.min(names, nameHits[at] as number)) / names;
     }
     scores[at] = score;
+    if (score > best) best = score;
     const namespace = namespacePrior > 0 ? namespaceOf(slotMeta) : -1;
     namespaceAt[at] = namespace;
     if (namespace >= 0) {
@@ -212,11 +222,17 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
     }
   }
   finish.namespaceCount = namespaceCount;
+  finish.best = best;
 }
 
 /**
  * Adds each touched tool's namespace prior, offers it to `top`, and leaves `denseOf` and the
  * namespaces' scores zeroed for the next search.
+ *
+ * A prior is at most `namespacePrior` times the best score of all (the best of the other tools
+ * of a namespace is never more), so once `top` is full, a tool whose score plus that much still
+ * ranks below the worst kept hit is passed over without reading its namespace's figures or
+ * calling {@link offerHit}: most touched tools match only a common word and end there.
  */
 export function offerAll(
   scratch: Scratch,
@@ -226,11 +242,14 @@ export function offerAll(
 ): void {
   const { denseOf, touched, score: scores, namespace: namespaceAt } = scratch;
   const { namespacePrior, priorMatches, stats, namespaces } = finish;
+  if (touchedCount > denseOf.length * FILL_SHARE) denseOf.fill(0);
+  else for (let at = 0; at < touchedCount; at++) denseOf[touched[at] as number] = 0;
+  const maxPrior = finish.best === undefined ? Infinity : namespacePrior * finish.best;
+  // The worst kept hit's score once `top` is full: a lower final score cannot enter.
+  let floor = -Infinity;
   for (let at = 0; at < touchedCount; at++) {
-    const slot = touched[at] as number;
-    denseOf[slot] = 0;
     let score = scores[at] as number;
-    if (score < 0) continue;
+    if (score < 0 || score + maxPrior < floor) continue;
     const namespace = namespaceAt[at] as number;
     if (namespace >= 0) {
       // The other tools' average over `priorMatches`, at most the best of them.
@@ -240,7 +259,9 @@ export function offerAll(
       const average = ((stats[at3] as number) - score) / priorMatches;
       score += namespacePrior * (average < otherBest ? average : otherBest);
     }
-    offerHit(top, slot, score);
+    if (score < floor) continue;
+    offerHit(top, touched[at] as number, score);
+    if (top.size === top.limit && top.limit > 0) floor = top.scores[0] as number;
   }
   for (let i = 0; i < finish.namespaceCount; i++) {
     const at3 = (namespaces[i] as number) * 3;
