@@ -24,4 +24,16 @@ describe('shortDescription', () => {
       }),
     );
   });
+
+  it('gives what collapsing whitespace gives, for one-line and other text alike', () => {
+    const unit = fc.constantFrom('a', 'b', ' ', '\t', '\n', '\u00a0', 'é', '.', '\u2028');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 140 }), (text) => {
+        const line = text.replace(/\s+/g, ' ').trim();
+        const short = shortDescription(text);
+        if (line.length <= 120) expect(short).toBe(line);
+        else expect(short.endsWith('…')).toBe(true);
+      }),
+    );
+  });
 });

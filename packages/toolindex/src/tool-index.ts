@@ -145,15 +145,17 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   function summaryOf(record: ToolRecord, score: number): ToolSummary {
     if (record.summary === undefined) {
       const { id, name, namespace, title, tags } = record;
-      const text = record.description ?? title ?? '';
-      record.summary = Object.freeze({
-        id,
-        name,
-        ...(namespace === undefined ? {} : { namespace }),
-        ...(title === undefined ? {} : { title }),
-        shortDescription: shortDescription(text),
-        tags,
-      });
+      const short = shortDescription(record.description ?? title ?? '');
+      // One literal per combination (no spreads of temporary objects): absent fields stay absent.
+      record.summary = Object.freeze(
+        namespace === undefined
+          ? title === undefined
+            ? { id, name, shortDescription: short, tags }
+            : { id, name, title, shortDescription: short, tags }
+          : title === undefined
+            ? { id, name, namespace, shortDescription: short, tags }
+            : { id, name, namespace, title, shortDescription: short, tags },
+      );
     }
     return { ...record.summary, score };
   }
