@@ -115,6 +115,16 @@ export function scanWords(text: string, visit: WordVisitor): void {
   let ascii = true;
   let prev = SEPARATOR;
   for (let i = 0; i <= n; i++) {
+    // Inside a word, a run of lower-case letters needs none of the checks below: most
+    // characters of tool text are read by this loop alone.
+    if (start >= 0 && prev === LOWER) {
+      while (i < n) {
+        const lower = text.charCodeAt(i);
+        if (lower < 97 || lower > 122) break;
+        hash = foldChar(hash, lower);
+        i++;
+      }
+    }
     const code = i < n ? text.charCodeAt(i) : 32;
     const kind = code < 128 ? (ASCII_KIND[code] as number) : kindOf(text, i);
     let boundary = kind === SEPARATOR;
