@@ -26,6 +26,7 @@ import type {
   ToolSummary,
 } from './index-types.js';
 import { MAX_QUERY_LENGTH, type SearchHit } from './searcher.js';
+import { createNamespaceMembers } from './namespace-members.js';
 import { shortDescription } from './summary.js';
 import {
   createSharedBackends,
@@ -59,7 +60,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
 
   const records = new Map<string, ToolRecord>();
   const sharedBackends = createSharedBackends();
-  const namespaces = new Map<string, Set<string>>();
+  const namespaces = createNamespaceMembers();
   // Sorted views, built on first use after a change.
   let sortedIds: string[] | undefined;
   const sortedByNamespace = new Map<string, string[]>();
@@ -98,7 +99,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   }
 
   function namespaceList(): string[] {
-    sortedNamespaces ??= [...namespaces.keys()].sort();
+    sortedNamespaces ??= [...namespaces.names()].sort();
     return sortedNamespaces;
   }
 
@@ -109,7 +110,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     }
     let ids = sortedByNamespace.get(namespace);
     if (ids === undefined) {
-      ids = [...(namespaces.get(namespace) ?? [])].sort();
+      ids = namespaces.ids(namespace).sort();
       sortedByNamespace.set(namespace, ids);
     }
     return ids;
@@ -182,12 +183,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   function apply(draft: Draft, record: ToolRecord): void {
     records.set(draft.id, record);
     if (draft.previous === undefined && record.namespace !== undefined) {
-      let members = namespaces.get(record.namespace);
-      if (members === undefined) {
-        members = new Set();
-        namespaces.set(record.namespace, members);
-      }
-      members.add(draft.id);
+      namespaces.add(record.namespace, draft.id);
     }
     if (draft.definitionChanged) searcher.upsert(record);
     emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
@@ -218,9 +214,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     records.delete(record.id);
     searcher.remove(record.id);
     if (record.namespace !== undefined) {
-      const members = namespaces.get(record.namespace);
-      members?.delete(record.id);
-      if (members?.size === 0) namespaces.delete(record.namespace);
+      namespaces.remove(record.namespace, record.id);
     }
   }
 
@@ -344,10 +338,9 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
           `namespace must be a string, got ${typeof namespace}`,
         );
       }
-      const members = namespaces.get(namespace);
-      if (members === undefined) return 0;
-      const count = members.size;
-      for (const id of [...members]) {
+      const count = namespaces.count(namespace);
+      if (count === 0) return 0;
+      for (const id of namespaces.ids(namespace)) {
         const record = records.get(id);
         if (record !== undefined) dropRecord(record);
       }
@@ -399,7 +392,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       const names = all.slice(position, position + limit);
       const page = names.map((namespace) => ({
         namespace,
-        toolCount: namespaces.get(namespace)?.size ?? 0,
+        toolCount: namespaces.count(namespace),
       }));
       const next = position + limit;
       return next < all.length
