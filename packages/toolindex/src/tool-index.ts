@@ -262,12 +262,17 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       // One tool needs none of the arrays of `register`: one draft, committed as it is.
       const replace = registerOptions.replace === true;
       const draft = stageOne(records, tool, backend, replace, sharedBackends, undefined);
-      if (draft.definitionChanged || draft.backendsChanged) {
-        apply(draft, makeRecord(draft, selectBackend, sharedBackends));
-        invalidateViews();
-      }
       // Taken before listeners run (they may change things).
-      const entry = (records.get(draft.id) as ToolRecord).entry;
+      let entry: ToolEntry;
+      if (draft.definitionChanged || draft.backendsChanged) {
+        const record = makeRecord(draft, selectBackend, sharedBackends);
+        apply(draft, record);
+        invalidateViews();
+        entry = record.entry;
+      } else {
+        // Nothing changed: the registered record is the one the draft started from.
+        entry = (draft.previous as ToolRecord).entry;
+      }
       deliver();
       return entry;
     },
