@@ -398,6 +398,9 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       stats: namespaceStats,
       namespaces: namespaceList,
       namespaceCount: 0,
+      // Set by finishScores; present from the start so the object never changes shape (a shape
+      // reached by adding a field is held weakly, and losing it throws the kernels' code away).
+      best: 0,
     };
     finishScores(work, touchedCount, finish);
     const top = createTopHits(query.limit, postings.documents, postings.idKeys);
