@@ -8,7 +8,10 @@ import { createTopHits, idKeys, offerHit, takeHits } from './top-hits.js';
 const idArbitrary = fc
   .tuple(
     fc.constantFrom('', 'github:', 'github:create_', 'brefen', 'brefenva-1', 'café:', 'z'),
-    fc.string({ unit: fc.constantFrom('a', 'b', '_', ':', '-', 'é', '\u0000', 'Z'), maxLength: 18 }),
+    fc.string({
+      unit: fc.constantFrom('a', 'b', '_', ':', '-', 'é', '\u0000', 'Z'),
+      maxLength: 18,
+    }),
   )
   .map(([prefix, rest]) => prefix + rest);
 
