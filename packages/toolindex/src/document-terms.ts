@@ -68,6 +68,11 @@ export function createTermCollector(
   let field = new Int32Array(64);
   let fieldCount = 0;
   let stamp = 0;
+  // The namespace last scanned and its field's terms: tools come server by server, so the next
+  // tool's namespace is most often the same string, and its words need no scanning again.
+  let lastNamespace: string | undefined;
+  let namespaceTerms = new Int32Array(8);
+  let namespaceCount = 0;
 
   function termOfWord(text: string, start: number, end: number, hasUpper: boolean): number {
     const word = text.slice(start, end);
@@ -112,6 +117,23 @@ export function createTermCollector(
     addScanned(weight, reference);
   }
 
+  function addNamespace(namespace: string | undefined): void {
+    if (namespace === undefined || weights.namespace === 0) return;
+    if (namespace === lastNamespace) {
+      // A field array holds at least as many terms as the namespace had when it was scanned.
+      for (let i = 0; i < namespaceCount; i++) field[i] = namespaceTerms[i] as number;
+      fieldCount = namespaceCount;
+    } else {
+      fieldCount = 0;
+      scanWords(namespace, visit);
+      if (fieldCount > namespaceTerms.length) namespaceTerms = new Int32Array(field.length);
+      for (let i = 0; i < fieldCount; i++) namespaceTerms[i] = field[i] as number;
+      namespaceCount = fieldCount;
+      lastNamespace = namespace;
+    }
+    addScanned(weights.namespace, REFERENCE_LENGTH.namespace);
+  }
+
   /** Adds the field scanned into `field` (its length known now) to the document's terms. */
   function addScanned(weight: number, reference: number): void {
     if (fieldCount === 0) return;
@@ -151,12 +173,13 @@ export function createTermCollector(
       if (postings.compactions !== compactions) {
         compactions = postings.compactions;
         words.clear();
+        lastNamespace = undefined;
       }
       stamp++;
       count = 0;
       addField(doc.name, weights.name, REFERENCE_LENGTH.name);
       nameCount = count;
-      addField(doc.namespace, weights.namespace, REFERENCE_LENGTH.namespace);
+      addNamespace(doc.namespace);
       // The tags are one field: scanning each after the other splits them as joined with spaces.
       if (doc.tags.length > 0 && weights.tags !== 0) {
         fieldCount = 0;
