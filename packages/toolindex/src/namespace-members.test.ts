@@ -43,5 +43,7 @@ describe('createNamespaceMembers', () => {
     members.delete('a');
     expect(members.count('a')).toBe(0);
     expect(members.ids('a')).toEqual([]);
+    members.add('a', 'a:2');
+    expect(members.ids('a')).toEqual(['a:2']);
   });
 });
