@@ -2,7 +2,7 @@ import { ToolError } from '@toolplane/toolmodel';
 import { checkNumber } from './check-number.js';
 import { DEFAULT_FIELD_WEIGHTS, type Bm25Options, type FieldWeights } from './bm25-options.js';
 import { createTermCollector } from './document-terms.js';
-import { createPostings, type PostingList } from './postings.js';
+import { createPostings } from './postings.js';
 import {
   matchesFilter,
   type SearchDocument,
@@ -59,9 +59,9 @@ interface Lookup {
   readonly once: boolean;
 }
 
-/** One posting list of a query word, and how much its matches count. */
+/** One posting list (by term number) of a query word, and how much its matches count. */
 interface Resolved {
-  readonly list: PostingList;
+  readonly term: number;
   readonly scale: number;
   readonly once: boolean;
 }
@@ -138,7 +138,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
 
   function upsert(doc: SearchDocument): void {
     remove(doc.id);
-    const { lists, count, nameCount } = collector.collect(doc);
+    const { terms, frequencies, count, nameCount } = collector.collect(doc);
     const slot = postings.addDocument(doc, nameCount);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
     if (work.denseOf.length <= slot) work = createScratch(Math.max(1024, (slot + 1) * 2));
@@ -150,18 +150,18 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
     for (let i = 0; i < count; i++) {
-      const list = lists[i] as PostingList;
-      const tf = list.pending;
+      const term = terms[i] as number;
+      const tf = frequencies[term] as number;
       const value = (tf * (k1 + 1)) / (tf + k1);
-      postings.append(list, slot, i < nameCount ? -value : value);
+      postings.append(term, slot, i < nameCount ? -value : value);
     }
   }
 
   function remove(id: string): void {
     const doc = postings.documentOf(id);
     if (doc === undefined) return;
-    const { lists, count } = collector.collect(doc);
-    postings.removeDocument(id, lists, count);
+    const { terms, count } = collector.collect(doc);
+    postings.removeDocument(id, terms, count);
   }
 
   /**
@@ -178,7 +178,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     const groups = words.map((word) => {
       const lookups: Lookup[] = [{ term: word, factor: 1, once: true }];
       if (expand) addSynonyms(lookups, synonyms.get(word));
-      if (typoWeight > 0 && lookups.length === 1 && (postings.get(word)?.df ?? 0) === 0) {
+      if (typoWeight > 0 && lookups.length === 1 && postings.df(word) === 0) {
         const corrected = correctTypo(word, dfOf);
         if (corrected !== undefined) {
           lookups.push({ term: corrected, factor: typoWeight, once: true });
@@ -252,7 +252,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   }
 
   function dfOf(term: string): number {
-    return postings.get(term)?.df ?? 0;
+    return postings.df(term);
   }
 
   function addSynonyms(lookups: Lookup[], expansions: readonly Expansion[] | undefined): void {
@@ -319,12 +319,13 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     for (let g = 0; g < groups.length; g++) {
       const lists: Resolved[] = [];
       for (const { term, factor, once } of groups[g] as Lookup[]) {
-        const list = postings.get(term);
-        if (list === undefined || list.df === 0) continue;
-        const idf = idfOf(list.df);
+        const id = postings.termId(term);
+        const df = id < 0 ? 0 : (postings.store.dfs[id] as number);
+        if (df === 0) continue;
+        const idf = idfOf(df);
         const scale = idf * factor;
         if (scale > (groupWeight[g] as number)) groupWeight[g] = scale;
-        lists.push({ list, scale, once });
+        lists.push({ term: id, scale, once });
       }
       resolved.push(lists);
     }
@@ -357,11 +358,22 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       const prune =
         touchedCount >= minCandidates &&
         (groupWeight[g] as number) < PRUNE_RATIO * (pruneTop?.[g] ?? topWeight);
-      for (const { list, scale, once } of resolved[g] as Resolved[]) {
-        if (prune && touchedCount * BINARY_SEARCH_FACTOR < list.length) {
-          addToCandidates(list, scale, bit, once, work, touchedCount);
+      const store = postings.store;
+      for (const { term, scale, once } of resolved[g] as Resolved[]) {
+        if (prune && touchedCount * BINARY_SEARCH_FACTOR < (store.lengths[term] as number)) {
+          addToCandidates(store, term, scale, bit, once, work, touchedCount);
         } else {
-          touchedCount = addList(list, scale, bit, once, !prune, work, touchedCount, excluded);
+          touchedCount = addList(
+            store,
+            term,
+            scale,
+            bit,
+            once,
+            !prune,
+            work,
+            touchedCount,
+            excluded,
+          );
         }
       }
     }
@@ -388,9 +400,12 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
       stats: namespaceStats,
       namespaces: namespaceList,
       namespaceCount: 0,
+      // Set by finishScores; present from the start so the object never changes shape (a shape
+      // reached by adding a field is held weakly, and losing it throws the kernels' code away).
+      best: 0,
     };
     finishScores(work, touchedCount, finish);
-    const top = createTopHits(query.limit, postings.documents);
+    const top = createTopHits(query.limit, postings.documents, postings.idKeys);
     offerAll(work, touchedCount, finish, top);
     return takeHits(top);
   }

@@ -54,13 +54,13 @@ describe('createTermCollector', () => {
     const postings = createPostings();
     const collector = createTermCollector(postings, DEFAULT_FIELD_WEIGHTS, B);
     for (const doc of documents()) {
-      const { lists, count, nameCount } = collector.collect(doc);
+      const { terms, frequencies, count, nameCount } = collector.collect(doc);
       const expected = reference(doc);
       for (const [term, weight] of expected) {
-        const list = postings.get(term);
-        const at = lists.indexOf(list as never);
-        expect(at >= 0 && at < count, `${doc.id}: ${term}`).toBe(true);
-        expect(list?.pending).toBe(weight);
+        const id = postings.termId(term);
+        const at = terms.indexOf(id);
+        expect(id >= 0 && at >= 0 && at < count, `${doc.id}: ${term}`).toBe(true);
+        expect(frequencies[id]).toBe(weight);
       }
       expect(count).toBe(expected.size);
       expect(nameCount).toBe(new Set(tokenize(doc.name)).size);

@@ -1,20 +1,26 @@
 import type { SearchDocument } from './searcher.js';
+import { idKeys } from './top-hits.js';
 
 /**
- * One term's posting list: the slots of the documents holding it and a score per slot, in
- * typed arrays (8 bytes a posting) that grow by doubling. Slots of removed documents stay until
- * the next compaction; `df` counts only live ones.
+ * Every posting list of one index, by term number, in flat typed arrays: a list is a block of
+ * one shared pool, so adding a posting writes one cache line of the pool and three small
+ * per-term arrays instead of following a list object to two arrays of its own. Replaced (not
+ * resized) as terms and postings are added: read the arrays from this object at each use.
  */
-export interface PostingList {
-  slots: Int32Array;
-  values: Float32Array;
-  length: number;
-  /** Live documents holding the term. */
-  df: number;
-  /** Indexing scratch: the weight gathered for the document being indexed… */
-  pending: number;
-  /** …and which indexing pass gathered it. */
-  stamp: number;
+export interface PostingStore {
+  /** Per term: where its block starts in the pool, counted in postings. */
+  readonly starts: Int32Array;
+  /** Per term: how many postings its block holds, removed documents' included until compaction. */
+  readonly lengths: Int32Array;
+  /** Per term: live documents holding it. */
+  readonly dfs: Int32Array;
+  /**
+   * The pool, two views of one buffer with the postings interleaved: posting `p`'s slot is
+   * `slots[2 * p]`, its score `values[2 * p + 1]`, in one cache line. A block is in ascending
+   * slot order.
+   */
+  readonly slots: Int32Array;
+  readonly values: Float32Array;
 }
 
 /** The inverted index of {@link createBm25Searcher}: documents by slot, posting lists by term. */
@@ -28,21 +34,31 @@ export interface Postings {
    * with {@link Postings.append}.
    */
   addDocument(doc: SearchDocument, nameTerms: number): number;
-  /** The posting list of `term`, created empty when there is none. */
-  listFor(term: string): PostingList;
-  /** Appends `slot` to a list from {@link Postings.listFor}. */
-  append(list: PostingList, slot: number, value: number): void;
+  /** The number of `term`, its posting list created empty when there is none. */
+  listFor(term: string): number;
+  /** Appends `slot` with its score to the list of term number `term`. */
+  append(term: number, slot: number, value: number): void;
   /** The live document with this id. */
   documentOf(id: string): SearchDocument | undefined;
-  /** Forgets a document; the first `count` of `lists` are the posting lists it was indexed in. */
-  removeDocument(id: string, lists: readonly PostingList[], count: number): void;
-  get(term: string): PostingList | undefined;
+  /** Forgets a document; the first `count` of `terms` are the term numbers it was indexed under. */
+  removeDocument(id: string, terms: Int32Array, count: number): void;
+  /** The number of `term`, or -1 when no list has it. */
+  termId(term: string): number;
+  /** Live documents holding `term`. */
+  df(term: string): number;
+  /** The posting lists. */
+  readonly store: PostingStore;
   /**
    * Per slot, what a search reads of the tool, packed in one number so it costs one memory
    * access: read with {@link isLiveMeta}, {@link nameTermsOf} and {@link namespaceOf}.
    * Replaced (not resized) as slots are added.
    */
   readonly slotMeta: Int32Array;
+  /**
+   * Per slot, the two sort keys of its document's id (see `idKeys` in top-hits.ts), so ties in
+   * score are mostly broken without reading ids. Replaced (not resized) as slots are added.
+   */
+  readonly idKeys: Float64Array;
   /** The document in `slot`, or undefined once it is removed (until compaction drops the slot). */
   docAt(slot: number): SearchDocument | undefined;
   /** The documents by slot (`undefined` for a removed one); replaced on compaction. */
@@ -50,8 +66,8 @@ export interface Postings {
   /** How many namespace numbers have been handed out. */
   readonly namespaceCount: number;
   /**
-   * Rises with every compaction, which forgets the lists of terms no live document holds: a
-   * caller keeping lists from {@link Postings.listFor} drops them when this changes.
+   * Rises with every compaction, which forgets the terms no live document holds (and may give
+   * their numbers to new terms): a caller keeping term numbers drops them when this changes.
    */
   readonly compactions: number;
 }
@@ -90,17 +106,76 @@ export function namespaceOf(meta: number): number {
 
 /** Removed documents are swept from posting lists once they outnumber the live ones. */
 const COMPACT_MIN_DEAD = 1024;
-const FIRST_CAPACITY = 2;
+/** A new list's block holds 2 postings (size class 1); a full block moves to one twice the size. */
+const FIRST_CLASS = 1;
+const NO_BLOCK = -1;
 
 /** Creates an empty {@link Postings}. */
 export function createPostings(): Postings {
   let docs: (SearchDocument | undefined)[] = [];
   let meta = new Int32Array(1024);
+  let keys = new Float64Array(meta.length * 2);
   const slotOf = new Map<string, number>();
-  const lists = new Map<string, PostingList>();
+  const termIds = new Map<string, number>();
+  // By term number: the term (undefined for a number free for reuse) and its block's size class.
+  const terms: (string | undefined)[] = [];
+  const freeTerms: number[] = [];
+  let classes = new Uint8Array(256);
+  const store = {
+    starts: new Int32Array(256),
+    lengths: new Int32Array(256),
+    dfs: new Int32Array(256),
+    slots: new Int32Array(0),
+    values: new Float32Array(0),
+  };
+  // Pool postings handed out to blocks (live or free), and per size class the first free block
+  // (each free block holds the start of the next in its first slot).
+  let used = 0;
+  const freeBlocks = new Int32Array(32).fill(NO_BLOCK);
   let dead = 0;
   let compactions = 0;
   const namespaceIds = new Map<string, number>();
+
+  /** A block of `1 << sizeClass` postings: a freed one of that size, or new room at the end. */
+  function allocate(sizeClass: number): number {
+    const free = freeBlocks[sizeClass] as number;
+    if (free !== NO_BLOCK) {
+      freeBlocks[sizeClass] = store.slots[free * 2] as number;
+      return free;
+    }
+    const size = 1 << sizeClass;
+    if ((used + size) * 2 > store.slots.length) growPool(used + size);
+    const start = used;
+    used += size;
+    return start;
+  }
+
+  function release(start: number, sizeClass: number): void {
+    store.slots[start * 2] = freeBlocks[sizeClass] as number;
+    freeBlocks[sizeClass] = start;
+  }
+
+  /** Grows the pool by half (copying it once) so it holds at least `postings`. */
+  function growPool(postings: number): void {
+    const capacity = Math.max(postings, 1024, Math.ceil((store.slots.length / 2) * 1.5));
+    const buffer = new ArrayBuffer(capacity * 8);
+    const slots = new Int32Array(buffer);
+    slots.set(store.slots.subarray(0, used * 2));
+    store.slots = slots;
+    store.values = new Float32Array(buffer);
+  }
+
+  function growTerms(): void {
+    const size = store.starts.length * 2;
+    const grow = <T extends Int32Array | Uint8Array>(old: T, bigger: T): T => {
+      bigger.set(old);
+      return bigger;
+    };
+    store.starts = grow(store.starts, new Int32Array(size));
+    store.lengths = grow(store.lengths, new Int32Array(size));
+    store.dfs = grow(store.dfs, new Int32Array(size));
+    classes = grow(classes, new Uint8Array(size));
+  }
 
   function compact(): void {
     const renumber = new Int32Array(docs.length).fill(-1);
@@ -112,24 +187,36 @@ export function createPostings(): Postings {
       slotOf.set(doc.id, liveDocs.length);
       liveDocs.push(doc);
     }
-    for (const [term, list] of lists) {
-      if (list.df === 0) {
-        lists.delete(term);
+    const { starts, lengths, dfs, slots, values } = store;
+    for (let term = 0; term < terms.length; term++) {
+      const name = terms[term];
+      if (name === undefined) continue;
+      const start = starts[term] as number;
+      if (dfs[term] === 0) {
+        termIds.delete(name);
+        terms[term] = undefined;
+        freeTerms.push(term);
+        release(start, classes[term] as number);
+        lengths[term] = 0;
         continue;
       }
-      let write = 0;
-      for (let read = 0; read < list.length; read++) {
-        const next = renumber[list.slots[read] as number] as number;
+      let write = start * 2;
+      const end = (start + (lengths[term] as number)) * 2;
+      for (let read = start * 2; read < end; read += 2) {
+        const next = renumber[slots[read] as number] as number;
         if (next < 0) continue;
-        list.slots[write] = next;
-        list.values[write] = list.values[read] as number;
-        write++;
+        slots[write] = next;
+        values[write + 1] = values[read + 1] as number;
+        write += 2;
       }
-      list.length = write;
+      lengths[term] = write / 2 - start;
     }
     for (let slot = 0; slot < renumber.length; slot++) {
       const next = renumber[slot] as number;
-      if (next >= 0) meta[next] = meta[slot] as number;
+      if (next < 0) continue;
+      meta[next] = meta[slot] as number;
+      keys[next * 2] = keys[slot * 2] as number;
+      keys[next * 2 + 1] = keys[slot * 2 + 1] as number;
     }
     docs = liveDocs;
     meta.fill(0, liveDocs.length);
@@ -152,6 +239,9 @@ export function createPostings(): Postings {
         const grown = new Int32Array(meta.length * 2);
         grown.set(meta);
         meta = grown;
+        const grownKeys = new Float64Array(meta.length * 2);
+        grownKeys.set(keys);
+        keys = grownKeys;
       }
       // One more than the namespace's number; 0 for none.
       let namespace = 0;
@@ -163,39 +253,49 @@ export function createPostings(): Postings {
         }
       }
       meta[slot] = packMeta(namespace - 1, nameTermCount, true);
+      idKeys(doc.id, keys, slot * 2);
       slotOf.set(doc.id, slot);
       return slot;
     },
 
-    listFor(term) {
-      let list = lists.get(term);
-      if (list === undefined) {
-        list = {
-          slots: new Int32Array(FIRST_CAPACITY),
-          values: new Float32Array(FIRST_CAPACITY),
-          length: 0,
-          df: 0,
-          pending: 0,
-          stamp: 0,
-        };
-        lists.set(term, list);
+    listFor(name) {
+      let term = termIds.get(name);
+      if (term === undefined) {
+        term = freeTerms.pop();
+        if (term === undefined) {
+          term = terms.length;
+          terms.push(name);
+          if (term >= store.starts.length) growTerms();
+        } else {
+          terms[term] = name;
+        }
+        termIds.set(name, term);
+        store.starts[term] = allocate(FIRST_CLASS);
+        store.lengths[term] = 0;
+        store.dfs[term] = 0;
+        classes[term] = FIRST_CLASS;
       }
-      return list;
+      return term;
     },
 
-    append(list, slot, value) {
-      if (list.length === list.slots.length) {
-        const slots = new Int32Array(list.length * 2);
-        slots.set(list.slots);
-        const values = new Float32Array(list.length * 2);
-        values.set(list.values);
-        list.slots = slots;
-        list.values = values;
+    append(term, slot, value) {
+      const length = store.lengths[term] as number;
+      let start = store.starts[term] as number;
+      const sizeClass = classes[term] as number;
+      if (length === 1 << sizeClass) {
+        // A full block moves to one twice its size (which may grow the pool: read it after).
+        const moved = allocate(sizeClass + 1);
+        store.slots.copyWithin(moved * 2, start * 2, (start + length) * 2);
+        release(start, sizeClass);
+        start = moved;
+        store.starts[term] = moved;
+        classes[term] = sizeClass + 1;
       }
-      list.slots[list.length] = slot;
-      list.values[list.length] = value;
-      list.length++;
-      list.df++;
+      const at = (start + length) * 2;
+      store.slots[at] = slot;
+      store.values[at + 1] = value;
+      store.lengths[term] = length + 1;
+      store.dfs[term] = (store.dfs[term] as number) + 1;
     },
 
     documentOf(id) {
@@ -210,13 +310,24 @@ export function createPostings(): Postings {
       docs[slot] = undefined;
       meta[slot] = (meta[slot] as number) & ~LIVE;
       dead++;
-      for (let i = 0; i < count; i++) (indexedIn[i] as PostingList).df--;
+      const dfs = store.dfs;
+      for (let i = 0; i < count; i++) {
+        const term = indexedIn[i] as number;
+        dfs[term] = (dfs[term] as number) - 1;
+      }
       if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
     },
 
-    get(term) {
-      return lists.get(term);
+    termId(name) {
+      return termIds.get(name) ?? -1;
     },
+
+    df(name) {
+      const term = termIds.get(name);
+      return term === undefined ? 0 : (store.dfs[term] as number);
+    },
+
+    store,
 
     get documents() {
       return docs;
@@ -228,6 +339,10 @@ export function createPostings(): Postings {
 
     get slotMeta() {
       return meta;
+    },
+
+    get idKeys() {
+      return keys;
     },
 
     get namespaceCount() {

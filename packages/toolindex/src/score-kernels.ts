@@ -1,4 +1,4 @@
-import { isLiveMeta, nameTermsOf, namespaceOf, type PostingList } from './postings.js';
+import { isLiveMeta, nameTermsOf, namespaceOf, type PostingStore } from './postings.js';
 import { offerHit, type TopHits } from './top-hits.js';
 
 /**
@@ -45,12 +45,14 @@ export function createScratch(slots: number): Scratch {
 }
 
 /**
- * Adds one posting list, weighted by `scale`, for the query word `bit`; returns the new count
- * of touched tools. With `create` false, only tools already touched are scored. `excluded`,
- * when given, is asked once per new tool whether the query's filters leave it out.
+ * Adds the posting list of term number `term`, weighted by `scale`, for the query word `bit`;
+ * returns the new count of touched tools. With `create` false, only tools already touched are
+ * scored. `excluded`, when given, is asked once per new tool whether the query's filters leave
+ * it out.
  */
 export function addList(
-  list: PostingList,
+  store: PostingStore,
+  term: number,
   scale: number,
   bit: number,
   once: boolean,
@@ -60,11 +62,13 @@ export function addList(
   excluded: ((slot: number) => boolean) | undefined,
 ): number {
   const { denseOf, touched, score, mask, nameHits } = scratch;
-  const { slots, values, length } = list;
+  const { slots, values } = store;
+  const start = (store.starts[term] as number) * 2;
+  const end = start + (store.lengths[term] as number) * 2;
   let count = touchedCount;
-  for (let i = 0; i < length; i++) {
-    const slot = slots[i] as number;
-    let value = values[i] as number;
+  for (let p = start; p < end; p += 2) {
+    const slot = slots[p] as number;
+    let value = values[p + 1] as number;
     // A term of the name is stored negated.
     const inName = value < 0;
     if (inName) value = -value;
@@ -98,11 +102,13 @@ export function addList(
 }
 
 /**
- * Adds one posting list to the touched tools only, finding each in the list by binary search
- * (lists are in ascending slot order): cheaper than a scan when the list is much longer.
+ * Adds the posting list of term number `term` to the touched tools only, finding each in the
+ * list by binary search (lists are in ascending slot order): cheaper than a scan when the list
+ * is much longer.
  */
 export function addToCandidates(
-  list: PostingList,
+  store: PostingStore,
+  term: number,
   scale: number,
   bit: number,
   once: boolean,
@@ -110,22 +116,24 @@ export function addToCandidates(
   touchedCount: number,
 ): void {
   const { touched, score, mask, nameHits } = scratch;
-  const { slots, values, length } = list;
+  const { slots, values } = store;
+  const start = store.starts[term] as number;
+  const length = store.lengths[term] as number;
   for (let at = 0; at < touchedCount; at++) {
     const matched = mask[at] as number;
     if (matched === EXCLUDED) continue;
     const has = (matched & bit) !== 0;
     if (has && once) continue;
     const slot = touched[at] as number;
-    let lo = 0;
-    let hi = length - 1;
+    let lo = start;
+    let hi = start + length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((slots[mid] as number) < slot) lo = mid + 1;
+      if ((slots[mid * 2] as number) < slot) lo = mid + 1;
       else hi = mid;
     }
-    if (slots[lo] !== slot) continue;
-    let value = values[lo] as number;
+    if (slots[lo * 2] !== slot) continue;
+    let value = values[lo * 2 + 1] as number;
     const inName = value < 0;
     if (inName) value = -value;
     if (!has) {
@@ -153,7 +161,15 @@ export interface Finish {
   /** The namespaces with scores in `stats`: the first `namespaceCount`. */
   readonly namespaces: Int32Array;
   namespaceCount: number;
+  /** The best score {@link finishScores} gave (before any prior), which bounds every prior. */
+  best?: number;
 }
+
+/**
+ * Above this many touched tools per slot of the catalogue, `denseOf` is cleared whole (one
+ * sequential fill) rather than slot by slot (one scattered write per touched tool).
+ */
+const FILL_SHARE = 1 / 16;
 
 /**
  * Applies coverage and the whole-name bonus to every touched tool (marking removed and
@@ -167,6 +183,7 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
   const keep = 1 - coverage;
   const perWeight = totalWeight > 0 ? coverage / totalWeight : 0;
   let namespaceCount = 0;
+  let best = 0;
   for (let at = 0; at < touchedCount; at++) {
     const slotMeta = meta[touched[at] as number] as number;
     let mask = masks[at] as number;
@@ -190,6 +207,7 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
       score *= 1 + (nameMatch * Math.min(names, nameHits[at] as number)) / names;
     }
     scores[at] = score;
+    if (score > best) best = score;
     const namespace = namespacePrior > 0 ? namespaceOf(slotMeta) : -1;
     namespaceAt[at] = namespace;
     if (namespace >= 0) {
@@ -204,11 +222,17 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
     }
   }
   finish.namespaceCount = namespaceCount;
+  finish.best = best;
 }
 
 /**
  * Adds each touched tool's namespace prior, offers it to `top`, and leaves `denseOf` and the
  * namespaces' scores zeroed for the next search.
+ *
+ * A prior is at most `namespacePrior` times the best score of all (the best of the other tools
+ * of a namespace is never more), so once `top` is full, a tool whose score plus that much still
+ * ranks below the worst kept hit is passed over without reading its namespace's figures or
+ * calling {@link offerHit}: most touched tools match only a common word and end there.
  */
 export function offerAll(
   scratch: Scratch,
@@ -218,11 +242,14 @@ export function offerAll(
 ): void {
   const { denseOf, touched, score: scores, namespace: namespaceAt } = scratch;
   const { namespacePrior, priorMatches, stats, namespaces } = finish;
+  if (touchedCount > denseOf.length * FILL_SHARE) denseOf.fill(0);
+  else for (let at = 0; at < touchedCount; at++) denseOf[touched[at] as number] = 0;
+  const maxPrior = finish.best === undefined ? Infinity : namespacePrior * finish.best;
+  // The worst kept hit's score once `top` is full: a lower final score cannot enter.
+  let floor = -Infinity;
   for (let at = 0; at < touchedCount; at++) {
-    const slot = touched[at] as number;
-    denseOf[slot] = 0;
     let score = scores[at] as number;
-    if (score < 0) continue;
+    if (score < 0 || score + maxPrior < floor) continue;
     const namespace = namespaceAt[at] as number;
     if (namespace >= 0) {
       // The other tools' average over `priorMatches`, at most the best of them.
@@ -232,7 +259,9 @@ export function offerAll(
       const average = ((stats[at3] as number) - score) / priorMatches;
       score += namespacePrior * (average < otherBest ? average : otherBest);
     }
-    offerHit(top, slot, score);
+    if (score < floor) continue;
+    offerHit(top, touched[at] as number, score);
+    if (top.size === top.limit && top.limit > 0) floor = top.scores[0] as number;
   }
   for (let i = 0; i < finish.namespaceCount; i++) {
     const at3 = (namespaces[i] as number) * 3;

@@ -77,3 +77,25 @@ describe('stem', () => {
     }
   });
 });
+
+describe('tokenize, words met before', () => {
+  it('gives a word the same term whatever its case, each time it is met', () => {
+    const text = 'Files FILES files fileS Café CAFÉ café the THE HTTPServer httpserver';
+    const first = tokenize(text);
+    expect(first).toEqual([
+      'file',
+      'file',
+      'file',
+      'file',
+      's',
+      'café',
+      'café',
+      'café',
+      'http',
+      'server',
+      'httpserver',
+    ]);
+    expect(tokenize(text)).toEqual(first);
+    expect(tokenize(text.toLowerCase())).toEqual(tokenize(text.toUpperCase().toLowerCase()));
+  });
+});

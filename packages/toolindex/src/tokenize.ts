@@ -1,4 +1,12 @@
 import { stemmer } from 'stemmer';
+import {
+  createWordTable,
+  finishHash,
+  foldChar,
+  HASH_SEED,
+  MISSING,
+  NOT_ASCII,
+} from './word-table.js';
 /**
  * Words too common in tool descriptions and questions to tell tools apart. Dropping them keeps
  * posting lists short (faster queries, less memory) and stops "how do I" from scoring.
@@ -90,9 +98,16 @@ export function termOf(word: string): string | null {
 
 /**
  * Told of each word {@link scanWords} finds: `text.slice(start, end)`, which holds a capital or
- * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}).
+ * a non-ASCII letter when `hasUpper` is true (so it must be lower-cased before {@link termOf}),
+ * and the word's `hashSpan` (see word-table.ts), worked out as the characters were read.
  */
-export type WordVisitor = (text: string, start: number, end: number, hasUpper: boolean) => void;
+export type WordVisitor = (
+  text: string,
+  start: number,
+  end: number,
+  hasUpper: boolean,
+  hash: number,
+) => void;
 
 /**
  * Finds the words of `text` the way {@link tokenize} splits them, without slicing them out:
@@ -103,9 +118,22 @@ export function scanWords(text: string, visit: WordVisitor): void {
   const n = text.length;
   let start = -1;
   let hasUpper = false;
+  let hash = HASH_SEED;
+  let ascii = true;
   let prev = SEPARATOR;
   for (let i = 0; i <= n; i++) {
-    const kind = i < n ? kindOf(text, i) : SEPARATOR;
+    // Inside a word, a run of lower-case letters needs none of the checks below: most
+    // characters of tool text are read by this loop alone.
+    if (start >= 0 && prev === LOWER) {
+      while (i < n) {
+        const lower = text.charCodeAt(i);
+        if (lower < 97 || lower > 122) break;
+        hash = foldChar(hash, lower);
+        i++;
+      }
+    }
+    const code = i < n ? text.charCodeAt(i) : 32;
+    const kind = code < 128 ? (ASCII_KIND[code] as number) : kindOf(text, i);
     let boundary = kind === SEPARATOR;
     if (kind === UPPER_CASE && start >= 0) {
       // `fooBar` and `v2Api` break before the capital; `HTTPServer` breaks before the `S`.
@@ -113,12 +141,18 @@ export function scanWords(text: string, visit: WordVisitor): void {
       boundary = prev === LOWER || prev === DIGIT || (prev === UPPER_CASE && next === LOWER);
     }
     if (boundary && start >= 0) {
-      visit(text, start, i, hasUpper);
+      visit(text, start, i, hasUpper, ascii ? finishHash(hash) : NOT_ASCII);
       start = -1;
     }
-    if (kind !== SEPARATOR && start < 0) {
-      start = i;
-      hasUpper = false;
+    if (kind !== SEPARATOR) {
+      if (start < 0) {
+        start = i;
+        hasUpper = false;
+        hash = HASH_SEED;
+        ascii = true;
+      }
+      if (code < 128) hash = foldChar(hash, code);
+      else ascii = false;
     }
     if (kind === UPPER_CASE || kind === OTHER) hasUpper = true;
     prev = kind;
@@ -134,10 +168,22 @@ export function scanWords(text: string, visit: WordVisitor): void {
  */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  scanWords(text, (source, start, end, hasUpper) => {
-    const word = source.slice(start, end);
-    const found = termOf(hasUpper ? word.toLowerCase() : word);
+  scanWords(text, (source, start, end, hasUpper, hash) => {
+    let found = knownTerms.findHashed(hash, source, start, end);
+    if (found === MISSING) {
+      const word = source.slice(start, end);
+      const lower = hasUpper ? word.toLowerCase() : word;
+      found = termOf(lower);
+      if (knownTerms.size >= STEM_CACHE_LIMIT) knownTerms.clear();
+      knownTerms.add(lower, found);
+    }
     if (found !== null) terms.push(found);
   });
   return terms;
 }
+
+/**
+ * The terms of words {@link tokenize} has met, found by the span's hash: a query word (or a
+ * word of a tool's text that intent matching reads) costs no sliced string and no `Map` lookup.
+ */
+const knownTerms = createWordTable<string | null>();

@@ -26,6 +26,7 @@ import type {
   ToolSummary,
 } from './index-types.js';
 import { MAX_QUERY_LENGTH, type SearchHit } from './searcher.js';
+import { createNamespaceMembers } from './namespace-members.js';
 import { shortDescription } from './summary.js';
 import {
   createSharedBackends,
@@ -38,6 +39,29 @@ import {
 
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
 const NAMESPACES_IN_MESSAGE = 20;
+
+/**
+ * A search result for `record`: its summary (built on its first search and kept, frozen) with
+ * the score. Module-level rather than in {@link createIndex}, so an index created later runs it
+ * as already-optimised code on its first search.
+ */
+function summaryOf(record: ToolRecord, score: number): ToolSummary {
+  if (record.summary === undefined) {
+    const { id, name, namespace, title, tags } = record;
+    const short = shortDescription(record.description ?? title ?? '');
+    // One literal per combination (no spreads of temporary objects): absent fields stay absent.
+    record.summary = Object.freeze(
+      namespace === undefined
+        ? title === undefined
+          ? { id, name, shortDescription: short, tags }
+          : { id, name, title, shortDescription: short, tags }
+        : title === undefined
+          ? { id, name, namespace, shortDescription: short, tags }
+          : { id, name, namespace, title, shortDescription: short, tags },
+    );
+  }
+  return { ...record.summary, score };
+}
 
 /**
  * Creates an empty in-memory {@link ToolIndex}.
@@ -59,7 +83,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
 
   const records = new Map<string, ToolRecord>();
   const sharedBackends = createSharedBackends();
-  const namespaces = new Map<string, Set<string>>();
+  const namespaces = createNamespaceMembers();
   // Sorted views, built on first use after a change.
   let sortedIds: string[] | undefined;
   const sortedByNamespace = new Map<string, string[]>();
@@ -98,7 +122,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   }
 
   function namespaceList(): string[] {
-    sortedNamespaces ??= [...namespaces.keys()].sort();
+    sortedNamespaces ??= [...namespaces.names()].sort();
     return sortedNamespaces;
   }
 
@@ -109,7 +133,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     }
     let ids = sortedByNamespace.get(namespace);
     if (ids === undefined) {
-      ids = [...(namespaces.get(namespace) ?? [])].sort();
+      ids = namespaces.ids(namespace).sort();
       sortedByNamespace.set(namespace, ids);
     }
     return ids;
@@ -142,22 +166,6 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     return { records: page, next: undefined };
   }
 
-  function summaryOf(record: ToolRecord, score: number): ToolSummary {
-    if (record.summary === undefined) {
-      const { id, name, namespace, title, tags } = record;
-      const text = record.description ?? title ?? '';
-      record.summary = Object.freeze({
-        id,
-        name,
-        ...(namespace === undefined ? {} : { namespace }),
-        ...(title === undefined ? {} : { title }),
-        shortDescription: shortDescription(text),
-        tags,
-      });
-    }
-    return { ...record.summary, score };
-  }
-
   // ---- writes ----
 
   /** Applies staged drafts; nothing in here can fail for well-formed input. */
@@ -180,12 +188,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   function apply(draft: Draft, record: ToolRecord): void {
     records.set(draft.id, record);
     if (draft.previous === undefined && record.namespace !== undefined) {
-      let members = namespaces.get(record.namespace);
-      if (members === undefined) {
-        members = new Set();
-        namespaces.set(record.namespace, members);
-      }
-      members.add(draft.id);
+      namespaces.add(record.namespace, draft.id);
     }
     if (draft.definitionChanged) searcher.upsert(record);
     emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
@@ -216,9 +219,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     records.delete(record.id);
     searcher.remove(record.id);
     if (record.namespace !== undefined) {
-      const members = namespaces.get(record.namespace);
-      members?.delete(record.id);
-      if (members?.size === 0) namespaces.delete(record.namespace);
+      namespaces.remove(record.namespace, record.id);
     }
   }
 
@@ -266,12 +267,17 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       // One tool needs none of the arrays of `register`: one draft, committed as it is.
       const replace = registerOptions.replace === true;
       const draft = stageOne(records, tool, backend, replace, sharedBackends, undefined);
-      if (draft.definitionChanged || draft.backendsChanged) {
-        apply(draft, makeRecord(draft, selectBackend, sharedBackends));
-        invalidateViews();
-      }
       // Taken before listeners run (they may change things).
-      const entry = (records.get(draft.id) as ToolRecord).entry;
+      let entry: ToolEntry;
+      if (draft.definitionChanged || draft.backendsChanged) {
+        const record = makeRecord(draft, selectBackend, sharedBackends);
+        apply(draft, record);
+        invalidateViews();
+        entry = record.entry;
+      } else {
+        // Nothing changed: the registered record is the one the draft started from.
+        entry = (draft.previous as ToolRecord).entry;
+      }
       deliver();
       return entry;
     },
@@ -342,10 +348,9 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
           `namespace must be a string, got ${typeof namespace}`,
         );
       }
-      const members = namespaces.get(namespace);
-      if (members === undefined) return 0;
-      const count = members.size;
-      for (const id of [...members]) {
+      const count = namespaces.count(namespace);
+      if (count === 0) return 0;
+      for (const id of namespaces.ids(namespace)) {
         const record = records.get(id);
         if (record !== undefined) dropRecord(record);
       }
@@ -397,7 +402,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       const names = all.slice(position, position + limit);
       const page = names.map((namespace) => ({
         namespace,
-        toolCount: namespaces.get(namespace)?.size ?? 0,
+        toolCount: namespaces.count(namespace),
       }));
       const next = position + limit;
       return next < all.length

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createWordTable, MISSING } from './word-table.js';
+import { scanWords } from './tokenize.js';
+import { createWordTable, hashSpan, MISSING, NOT_ASCII } from './word-table.js';
 
 describe('createWordTable', () => {
   it('finds a word by a span of a longer text, capitals folded, without slicing it', () => {
@@ -39,5 +40,21 @@ describe('createWordTable', () => {
     table.clear();
     expect(table.size).toBe(0);
     expect(table.find('w0x', 0, 3)).toBe(MISSING);
+  });
+
+  it('is found by the hash scanWords works out as it reads each word', () => {
+    const table = createWordTable<number>();
+    const text = 'getHTTPServerURLs v2Api snake_case-kebab ÉCOLE naïve HTTPServer x';
+    const spans: [number, number, number][] = [];
+    scanWords(text, (_, start, end, __, hash) => {
+      spans.push([start, end, hash]);
+    });
+    expect(spans.length).toBeGreaterThan(8);
+    spans.forEach(([start, end, hash], i) => {
+      expect(hash).toBe(hashSpan(text, start, end));
+      const word = text.slice(start, end).toLowerCase();
+      table.add(word, i);
+      expect(table.findHashed(hash, text, start, end)).toBe(hash === NOT_ASCII ? MISSING : i);
+    });
   });
 });

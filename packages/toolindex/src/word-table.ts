@@ -20,6 +20,11 @@ const FIRST_CAPACITY = 1024;
 export interface WordTable<T> {
   /** The value of `text.slice(start, end)` lower-cased, or {@link MISSING}. */
   find(text: string, start: number, end: number): T | typeof MISSING;
+  /**
+   * {@link WordTable.find} for a span whose {@link hashSpan} the caller has already computed
+   * (a scanner folds each character into the hash as it reads it, so the span is read once).
+   */
+  findHashed(hash: number, text: string, start: number, end: number): T | typeof MISSING;
   /** Adds (or replaces) the value of a lower-case ASCII word. */
   add(word: string, value: T): void;
   /** Forgets every word. */
@@ -27,38 +32,55 @@ export interface WordTable<T> {
   readonly size: number;
 }
 
-const NOT_ASCII = -1;
+/** The hash of a span holding a character outside ASCII: such a span is never in a table. */
+export const NOT_ASCII = -1;
 
-/** FNV-1a over the span's characters, A–Z folded to a–z; {@link NOT_ASCII} for anything else. */
-function hashSpan(text: string, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) {
-    let code = text.charCodeAt(i);
-    if (code >= 128) return NOT_ASCII;
-    if (code >= 65 && code <= 90) code += 32;
-    hash = Math.imul(hash ^ code, 0x01000193);
-  }
-  // Non-negative, so NOT_ASCII is never a real hash.
+/** The hash of an empty span, before {@link foldChar} adds its characters (FNV-1a's offset). */
+export const HASH_SEED = 0x811c9dc5 | 0;
+
+/** Adds one ASCII character code to a span's hash, A–Z folded to a–z. */
+export function foldChar(hash: number, code: number): number {
+  return Math.imul(hash ^ (code >= 65 && code <= 90 ? code + 32 : code), 0x01000193);
+}
+
+/** A span's hash once all its characters are folded in: non-negative, so never {@link NOT_ASCII}. */
+export function finishHash(hash: number): number {
   return hash >>> 1;
 }
 
+/** FNV-1a over the span's characters, A–Z folded to a–z; {@link NOT_ASCII} for anything else. */
+export function hashSpan(text: string, start: number, end: number): number {
+  let hash = HASH_SEED;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 128) return NOT_ASCII;
+    hash = foldChar(hash, code);
+  }
+  return finishHash(hash);
+}
+
+// A slot is four numbers side by side, so a probe reads one cache line: the word's hash, its
+// length (0 marks an empty slot: a word has at least one character), where its characters start
+// in the pool, and the number of its value.
+const HASH = 0;
+const LENGTH = 1;
+const OFFSET = 2;
+const NUMBER = 3;
+const STRIDE = 4;
+
 /**
  * Creates an empty {@link WordTable}. The words' characters live in one byte pool and each slot's
- * hash, length, pool offset and value number in typed arrays, so a probe compares bytes in a
- * few flat arrays instead of following a pointer to a string somewhere in the heap.
+ * hash, length, pool offset and value number side by side in one typed array, so a probe compares
+ * bytes in two flat arrays instead of following a pointer to a string somewhere in the heap.
  */
 export function createWordTable<T>(): WordTable<T> {
-  let hashes = new Int32Array(FIRST_CAPACITY);
-  // 0 marks an empty slot: a word has at least one character.
-  let lengths = new Int32Array(FIRST_CAPACITY);
-  let offsets = new Int32Array(FIRST_CAPACITY);
-  let numbers = new Int32Array(FIRST_CAPACITY);
+  let slots = new Int32Array(FIRST_CAPACITY * STRIDE);
+  let mask = FIRST_CAPACITY - 1;
   let pool = new Uint8Array(FIRST_CAPACITY * 8);
   let poolUsed = 0;
   let values: T[] = [];
 
-  function sameWord(at: number, text: string, start: number, length: number): boolean {
-    const offset = offsets[at] as number;
+  function sameWord(offset: number, text: string, start: number, length: number): boolean {
     for (let j = 0; j < length; j++) {
       let code = text.charCodeAt(start + j);
       if (code >= 65 && code <= 90) code += 32;
@@ -69,12 +91,16 @@ export function createWordTable<T>(): WordTable<T> {
 
   /** The slot of the word `text[start, start + length)` with `hash`, or of the empty slot ending its probe. */
   function slotOf(hash: number, text: string, start: number, length: number): number {
-    const mask = hashes.length - 1;
     let at = hash & mask;
     for (;;) {
-      const slotLength = lengths[at] as number;
+      const base = at * STRIDE;
+      const slotLength = slots[base + LENGTH] as number;
       if (slotLength === 0) return at;
-      if (slotLength === length && hashes[at] === hash && sameWord(at, text, start, length)) {
+      if (
+        slotLength === length &&
+        slots[base + HASH] === hash &&
+        sameWord(slots[base + OFFSET] as number, text, start, length)
+      ) {
         return at;
       }
       at = (at + 1) & mask;
@@ -82,66 +108,58 @@ export function createWordTable<T>(): WordTable<T> {
   }
 
   function grow(): void {
-    const oldHashes = hashes;
-    const oldLengths = lengths;
-    const oldOffsets = offsets;
-    const oldNumbers = numbers;
-    const capacity = oldHashes.length * 2;
-    hashes = new Int32Array(capacity);
-    lengths = new Int32Array(capacity);
-    offsets = new Int32Array(capacity);
-    numbers = new Int32Array(capacity);
-    const mask = capacity - 1;
-    for (let from = 0; from < oldHashes.length; from++) {
-      const length = oldLengths[from] as number;
-      if (length === 0) continue;
-      const hash = oldHashes[from] as number;
-      let at = hash & mask;
-      while (lengths[at] !== 0) at = (at + 1) & mask;
-      hashes[at] = hash;
-      lengths[at] = length;
-      offsets[at] = oldOffsets[from] as number;
-      numbers[at] = oldNumbers[from] as number;
+    const old = slots;
+    const capacity = (mask + 1) * 2;
+    slots = new Int32Array(capacity * STRIDE);
+    mask = capacity - 1;
+    for (let from = 0; from < old.length; from += STRIDE) {
+      if (old[from + LENGTH] === 0) continue;
+      let at = (old[from + HASH] as number) & mask;
+      while (slots[at * STRIDE + LENGTH] !== 0) at = (at + 1) & mask;
+      for (let k = 0; k < STRIDE; k++) slots[at * STRIDE + k] = old[from + k] as number;
     }
+  }
+
+  function findHashed(hash: number, text: string, start: number, end: number): T | typeof MISSING {
+    if (hash === NOT_ASCII) return MISSING;
+    const base = slotOf(hash, text, start, end - start) * STRIDE;
+    return slots[base + LENGTH] === 0 ? MISSING : (values[slots[base + NUMBER] as number] as T);
   }
 
   return {
     find(text, start, end) {
-      const hash = hashSpan(text, start, end);
-      if (hash === NOT_ASCII) return MISSING;
-      const at = slotOf(hash, text, start, end - start);
-      return lengths[at] === 0 ? MISSING : (values[numbers[at] as number] as T);
+      return findHashed(hashSpan(text, start, end), text, start, end);
     },
+
+    findHashed,
 
     add(word, value) {
       const hash = hashSpan(word, 0, word.length);
       if (hash === NOT_ASCII) return;
-      const found = slotOf(hash, word, 0, word.length);
-      if (lengths[found] !== 0) {
-        values[numbers[found] as number] = value;
+      const found = slotOf(hash, word, 0, word.length) * STRIDE;
+      if (slots[found + LENGTH] !== 0) {
+        values[slots[found + NUMBER] as number] = value;
         return;
       }
-      if ((values.length + 1) * 2 > hashes.length) grow();
-      const at = slotOf(hash, word, 0, word.length);
+      if ((values.length + 1) * 2 > mask + 1) grow();
+      const at = slotOf(hash, word, 0, word.length) * STRIDE;
       if (poolUsed + word.length > pool.length) {
         const bigger = new Uint8Array(Math.max(pool.length * 2, poolUsed + word.length));
         bigger.set(pool);
         pool = bigger;
       }
       for (let j = 0; j < word.length; j++) pool[poolUsed + j] = word.charCodeAt(j);
-      hashes[at] = hash;
-      lengths[at] = word.length;
-      offsets[at] = poolUsed;
-      numbers[at] = values.length;
+      slots[at + HASH] = hash;
+      slots[at + LENGTH] = word.length;
+      slots[at + OFFSET] = poolUsed;
+      slots[at + NUMBER] = values.length;
       poolUsed += word.length;
       values.push(value);
     },
 
     clear() {
-      hashes = new Int32Array(FIRST_CAPACITY);
-      lengths = new Int32Array(FIRST_CAPACITY);
-      offsets = new Int32Array(FIRST_CAPACITY);
-      numbers = new Int32Array(FIRST_CAPACITY);
+      slots = new Int32Array(FIRST_CAPACITY * STRIDE);
+      mask = FIRST_CAPACITY - 1;
       pool = new Uint8Array(FIRST_CAPACITY * 8);
       poolUsed = 0;
       values = [];
