@@ -108,7 +108,13 @@ describe('keepIntentTop with one slot', () => {
       { id: 'gl:create_mr', score: 17 },
       { id: 'gh:update', score: 23 },
     ];
-    const ids = keepIntentTop(ranked, best.map((hit) => [hit]), scoreOf, 3, 1).map((hit) => hit.id);
+    const ids = keepIntentTop(
+      ranked,
+      best.map((hit) => [hit]),
+      scoreOf,
+      3,
+      1,
+    ).map((hit) => hit.id);
     expect(ids).toEqual(['gh:merge', 'gh:update', 'gl:create_mr']);
   });
 
