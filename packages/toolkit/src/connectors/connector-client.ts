@@ -21,6 +21,25 @@ import { CALLER_META_KEY } from './connector-types.js';
 import { isLostAnswer } from './transport/http-transport-parts.js';
 import { isToolResult } from './transport/wire-shapes.js';
 
+/**
+ * Calls `warm` once, on the turn of the event loop after the era probe (`server/discover`) went
+ * out over `transport`, if it does. By then the loop has polled for input once: an answer that had
+ * already arrived is handled first (and has made the warm-up a memo hit), so the warm-up only
+ * fills the wait for one that has not.
+ */
+function warmAfterProbe(transport: Transport, warm: () => void): void {
+  const send = transport.send.bind(transport);
+  let armed = true;
+  transport.send = (message, options) => {
+    const sent = send(message, options);
+    if (armed && 'method' in message && message.method === 'server/discover') {
+      armed = false;
+      setImmediate(warm);
+    }
+    return sent;
+  };
+}
+
 /** Settles a call in flight with its answer, or with why it has none. */
 type Settle = (answer: JSONRPCMessage | Error) => void;
 
@@ -93,6 +112,9 @@ export class ConnectorClient extends Client {
   }
 
   override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
+    warmAfterProbe(transport, () => {
+      this.#warmLegacySchemas();
+    });
     await super.connect(transport, options);
     const sdkMessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
@@ -108,6 +130,22 @@ export class ConnectorClient extends Client {
       for (const settle of [...this.#inFlight.values()]) settle(closed);
       sdkClose?.call(transport);
     };
+  }
+
+  /**
+   * Builds the SDK's 2025-11-25 wire schemas (a memo, ~15 ms of CPU the first time in a process),
+   * unless the era is settled. Why: under `era: 'auto'` the SDK builds them only once the probe
+   * is refused, on the path to `initialize`, while the wait for a starting server's answer to
+   * the probe sits idle before it. Warmed through the codec the connection would use before an
+   * era is negotiated, which is the 2025 one; nothing else is built.
+   */
+  #warmLegacySchemas(): void {
+    if (this.getNegotiatedProtocolVersion() !== undefined) return;
+    try {
+      this._wireCodec().validateResult('initialize', undefined);
+    } catch {
+      // A warm-up only: whatever it hit, the SDK meets it again, and reports it, when it needs it.
+    }
   }
 
   override callTool(
