@@ -16,26 +16,26 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
+import { idleBegins, whenIdle } from './idle-work.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
 import { isLostAnswer } from './transport/http-transport-parts.js';
 import { isToolResult } from './transport/wire-shapes.js';
 
 /**
- * Calls `warm` once, on the turn of the event loop after the era probe (`server/discover`) went
- * out over `transport`, if it does. By then the loop has polled for input once: an answer that had
- * already arrived is handled first (and has made the warm-up a memo hit), so the warm-up only
- * fills the wait for one that has not.
+ * Starts the queued idle work (see `idle-work.ts`) once the first request is out over
+ * `transport`, the first wait for the server; when that request is the era probe
+ * (`server/discover`), `warm` first of all.
  */
 function warmAfterProbe(transport: Transport, warm: () => void): void {
   const send = transport.send.bind(transport);
   let armed = true;
   transport.send = (message, options) => {
+    if (!armed || !('method' in message) || !('id' in message)) return send(message, options);
+    armed = false;
+    if (message.method === 'server/discover') whenIdle(warm, { first: true });
     const sent = send(message, options);
-    if (armed && 'method' in message && message.method === 'server/discover') {
-      armed = false;
-      setImmediate(warm);
-    }
+    idleBegins();
     return sent;
   };
 }
@@ -137,7 +137,8 @@ export class ConnectorClient extends Client {
    * unless the era is settled. Why: under `era: 'auto'` the SDK builds them only once the probe
    * is refused, on the path to `initialize`, while the wait for a starting server's answer to
    * the probe sits idle before it. Warmed through the codec the connection would use before an
-   * era is negotiated, which is the 2025 one; nothing else is built.
+   * era is negotiated, which is the 2025 one; nothing else is built. Run as idle work (see
+   * `idle-work.ts`): an answer that came first has made it a memo hit, or settled the era.
    */
   #warmLegacySchemas(): void {
     if (this.getNegotiatedProtocolVersion() !== undefined) return;

@@ -18,6 +18,7 @@ import type { Secrets } from '../secrets.js';
 import { SessionConnections, type SessionConnectionLimits } from './session-connections.js';
 import type { Logger } from '../session.js';
 import { connectorSource, syncTools } from './source.js';
+import { warmMcpRegistration } from './warm-registration.js';
 import type { Source } from '../toolkit/sources.js';
 import {
   BUILTIN_NAMESPACE,
@@ -119,6 +120,7 @@ export class Connectors {
       firstAttempt: undefined,
     };
     this.#connectors.set(namespace, entry);
+    warmMcpRegistration();
     if (start) this.#start(entry);
     return namespace;
   }

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { NdjsonLineSplitter, type SkippedLine } from '@toolplane/toolmodel/wire';
 import { GROUPS, signalAll, StdioChild, untrack } from '../spawn/stdio-child.js';
+import { idleBegins, whenIdle } from '../idle-work.js';
 import { readMessage } from './wire-shapes.js';
 
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
@@ -206,14 +207,11 @@ export class StdioClientTransport implements Transport {
     }
     if (!this.#reaping && this.#options.closing === 'release' && GROUPS) {
       this.#reaping = true;
-      // Two turns after the first request goes out, in the wait for the server's first answer:
-      // after what the connection does in the first (the era probe's warm-up, see
-      // `ConnectorClient`), and after input is polled once more.
-      setImmediate(() => {
-        setImmediate(() => {
-          this.#armReaper();
-        });
+      // In the wait for the server's first answer, after what is queued before it.
+      whenIdle(() => {
+        this.#armReaper();
       });
+      idleBegins();
     }
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
@@ -267,7 +265,7 @@ export class StdioClientTransport implements Transport {
    * Starts the reaper a `'release'` transport leaves behind, before it is needed. Why: spawning
    * forks this whole process, 2–10 ms of a large one on a busy machine, and a one-shot command
    * would pay it after its answer is out, between the print and its exit; here it is paid while
-   * the command waits for the server's first answer. The reaper (a detached `sh`, which starts
+   * the command waits for the server's first answer (idle work, see `idle-work.ts`). The reaper (a detached `sh`, which starts
    * in a blink and holds nothing of ours) waits for a line on its stdin, then SIGTERMs the
    * child's group after a grace and SIGKILLs it after another; the end of its stdin without
    * one (the child ended the `'wait'` way, or this process exited) ends it doing nothing. Its
@@ -275,8 +273,9 @@ export class StdioClientTransport implements Transport {
    */
   #armReaper(): void {
     const child = this.#child;
-    if (this.#told || child?.pid === undefined || child.exitCode !== null) return;
-    if (child.signalCode !== null) return;
+    // Answered already: the wait it was to fill is over, and the release spawns one itself.
+    if (this.#answered || this.#told || child?.pid === undefined) return;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     let reaper: ChildProcess;
     try {
       reaper = spawn('/bin/sh', ['-c', reaperScript(child.pid, true)], {

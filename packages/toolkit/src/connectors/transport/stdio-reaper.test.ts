@@ -8,13 +8,17 @@ import { StdioClientTransport } from './stdio-client-transport.js';
 
 // The reaper a `closing: 'release'` transport leaves behind, started while the first answer is
 // awaited rather than after the last one. The server writes its PID to the file named by its
-// argument; `deaf` answers every request but outlives the end of its input (SIGTERM ends it),
-// `quiet` never answers and exits when its input ends.
+// argument; `deaf` answers its requests once asked to (a request named `answer`), so the test
+// decides when the wait for its first answer ends, and outlives the end of its input (SIGTERM
+// ends it); `quiet` never answers and exits when its input ends.
 const DEAF = `
 require('node:fs').writeFileSync(process.argv[1], String(process.pid));
+const asked = [];
 require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
-  if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n');
+  if (m.id !== undefined) asked.push(m.id);
+  if (m.method !== 'answer') return;
+  for (const id of asked.splice(0)) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
 });
 setInterval(() => {}, 60_000);
 `;
@@ -75,7 +79,8 @@ afterAll(async () => {
 describe.skipIf(process.platform === 'win32')('the reaper of a released stdio child', () => {
   it('is started once the first request is out, and ends a released child that outlives its input', async () => {
     const { opened, pid, messages } = await started(DEAF, 'deaf');
-    await until(() => messages.length === 1);
+    await opened.send({ jsonrpc: '2.0', id: 2, method: 'answer' });
+    await until(() => messages.length === 2);
     // Released: close returns at once, the child still running, the reaper told to go.
     await opened.close();
     transport = undefined;
