@@ -40,6 +40,26 @@ function warmAfterProbe(transport: Transport, warm: () => void): void {
   };
 }
 
+/** A 2025 server's answer to `initialize`, for the warm-up (see `#warmLegacySchemas`). */
+const WARM_INITIALIZE = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} },
+  serverInfo: { name: 'warm-up', version: '0' },
+};
+
+/** An answer to `tools/list`, for the warm-up (see `#warmLegacySchemas`). */
+const WARM_TOOLS = {
+  tools: [
+    {
+      name: 'warm_up',
+      description: 'A sample.',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      outputSchema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true },
+    },
+  ],
+};
+
 /** Settles a call in flight with its answer, or with why it has none. */
 type Settle = (answer: JSONRPCMessage | Error) => void;
 
@@ -138,12 +158,16 @@ export class ConnectorClient extends Client {
    * is refused, on the path to `initialize`, while the wait for a starting server's answer to
    * the probe sits idle before it. Warmed through the codec the connection would use before an
    * era is negotiated, which is the 2025 one; nothing else is built. Run as idle work (see
-   * `idle-work.ts`): an answer that came first has made it a memo hit, or settled the era.
+   * `idle-work.ts`): an answer that came first has made it a memo hit, or settled the era. The
+   * answers to `initialize` and `tools/list` that follow are parsed once in samples too.
    */
   #warmLegacySchemas(): void {
     if (this.getNegotiatedProtocolVersion() !== undefined) return;
     try {
-      this._wireCodec().validateResult('initialize', undefined);
+      const codec = this._wireCodec();
+      // Parsed once each, so their first real answers find zod's lazy parts made (~1–5 ms).
+      codec.validateResult('initialize', WARM_INITIALIZE);
+      codec.validateResult('tools/list', WARM_TOOLS);
     } catch {
       // A warm-up only: whatever it hit, the SDK meets it again, and reports it, when it needs it.
     }
