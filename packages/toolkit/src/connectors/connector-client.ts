@@ -16,10 +16,49 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
+import { idleBegins, whenIdle } from './idle-work.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
 import { CALLER_META_KEY } from './connector-types.js';
 import { isLostAnswer } from './transport/http-transport-parts.js';
 import { isToolResult } from './transport/wire-shapes.js';
+
+/**
+ * Starts the queued idle work (see `idle-work.ts`) once the first request is out over
+ * `transport`, the first wait for the server; when that request is the era probe
+ * (`server/discover`), `warm` first of all.
+ */
+function warmAfterProbe(transport: Transport, warm: () => void): void {
+  const send = transport.send.bind(transport);
+  let armed = true;
+  transport.send = (message, options) => {
+    if (!armed || !('method' in message) || !('id' in message)) return send(message, options);
+    armed = false;
+    if (message.method === 'server/discover') whenIdle(warm, { first: true });
+    const sent = send(message, options);
+    idleBegins();
+    return sent;
+  };
+}
+
+/** A 2025 server's answer to `initialize`, for the warm-up (see `#warmLegacySchemas`). */
+const WARM_INITIALIZE = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} },
+  serverInfo: { name: 'warm-up', version: '0' },
+};
+
+/** An answer to `tools/list`, for the warm-up (see `#warmLegacySchemas`). */
+const WARM_TOOLS = {
+  tools: [
+    {
+      name: 'warm_up',
+      description: 'A sample.',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      outputSchema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true },
+    },
+  ],
+};
 
 /** Settles a call in flight with its answer, or with why it has none. */
 type Settle = (answer: JSONRPCMessage | Error) => void;
@@ -93,6 +132,9 @@ export class ConnectorClient extends Client {
   }
 
   override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
+    warmAfterProbe(transport, () => {
+      this.#warmLegacySchemas();
+    });
     await super.connect(transport, options);
     const sdkMessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
@@ -108,6 +150,27 @@ export class ConnectorClient extends Client {
       for (const settle of [...this.#inFlight.values()]) settle(closed);
       sdkClose?.call(transport);
     };
+  }
+
+  /**
+   * Builds the SDK's 2025-11-25 wire schemas (a memo, ~15 ms of CPU the first time in a process),
+   * unless the era is settled. Why: under `era: 'auto'` the SDK builds them only once the probe
+   * is refused, on the path to `initialize`, while the wait for a starting server's answer to
+   * the probe sits idle before it. Warmed through the codec the connection would use before an
+   * era is negotiated, which is the 2025 one; nothing else is built. Run as idle work (see
+   * `idle-work.ts`): an answer that came first has made it a memo hit, or settled the era. The
+   * answers to `initialize` and `tools/list` that follow are parsed once in samples too.
+   */
+  #warmLegacySchemas(): void {
+    if (this.getNegotiatedProtocolVersion() !== undefined) return;
+    try {
+      const codec = this._wireCodec();
+      // Parsed once each, so their first real answers find zod's lazy parts made (~1–5 ms).
+      codec.validateResult('initialize', WARM_INITIALIZE);
+      codec.validateResult('tools/list', WARM_TOOLS);
+    } catch {
+      // A warm-up only: whatever it hit, the SDK meets it again, and reports it, when it needs it.
+    }
   }
 
   override callTool(

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { NdjsonLineSplitter, type SkippedLine } from '@toolplane/toolmodel/wire';
 import { GROUPS, signalAll, StdioChild, untrack } from '../spawn/stdio-child.js';
+import { idleBegins, whenIdle } from '../idle-work.js';
 import { readMessage } from './wire-shapes.js';
 
 /** The largest message a stdio server may send unless told otherwise: 10 MiB, as the SDK's. */
@@ -27,6 +28,20 @@ export interface MessageTooLargeData {
 
 /** How long {@link StdioClientTransport.close} waits after closing stdin, then after SIGTERM. */
 const EXIT_GRACE_MS = 1_000;
+
+const ignore = (): void => undefined;
+
+/**
+ * The `sh` script of a reaper of the group `pid` leads: SIGTERM after a grace, SIGKILL after
+ * another; when `waits`, only once a line has come on its stdin (its end without one: nothing).
+ * A kill of a group that has gone already fails, silently, and ends the script.
+ */
+function reaperScript(pid: number, waits: boolean): string {
+  const grace = String(EXIT_GRACE_MS / 1_000);
+  const group = String(-pid);
+  const kill = `sleep ${grace}; kill -s TERM -- ${group} 2>/dev/null || exit 0; sleep ${grace}; kill -s KILL -- ${group} 2>/dev/null`;
+  return waits ? `read -r _ || exit 0; ${kill}` : kill;
+}
 
 /** Options for {@link StdioClientTransport}. */
 export interface StdioClientTransportOptions {
@@ -87,6 +102,10 @@ export class StdioClientTransport implements Transport {
   #answered = false;
   /** The child's events, told once its first request is written (see `StdioChild.flush`). */
   #spawned: StdioChild | undefined;
+  /** Whether the reaper of a `'release'` transport has been asked for (see {@link #armReaper}). */
+  #reaping = false;
+  /** That reaper, waiting for its word: a line on its stdin (see {@link #armReaper}). */
+  #reaper: ChildProcess | undefined;
 
   constructor(options: StdioClientTransportOptions) {
     this.#options = options;
@@ -160,6 +179,7 @@ export class StdioClientTransport implements Transport {
         },
         close: () => {
           clearTimeout(orphans);
+          this.#disarmReaper();
           untrack(child);
           this.#stderr.end();
           closed();
@@ -185,6 +205,14 @@ export class StdioClientTransport implements Transport {
     if (stdin == null || stdin.destroyed) {
       return replaying ? Promise.resolve() : Promise.reject(new Error('Not connected'));
     }
+    if (!this.#reaping && this.#options.closing === 'release' && GROUPS) {
+      this.#reaping = true;
+      // In the wait for the server's first answer, after what is queued before it.
+      whenIdle(() => {
+        this.#armReaper();
+      });
+      idleBegins();
+    }
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
@@ -202,6 +230,7 @@ export class StdioClientTransport implements Transport {
         this.#release(child, child.pid);
         return;
       }
+      this.#disarmReaper();
       child.stdin?.end();
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
         if (await this.#exitsWithin(EXIT_GRACE_MS)) break;
@@ -214,22 +243,60 @@ export class StdioClientTransport implements Transport {
   /** See {@link StdioClientTransportOptions.closing}. */
   #release(child: ChildProcess, pid: number): void {
     child.stdin?.end();
-    const grace = String(EXIT_GRACE_MS / 1_000);
-    const group = String(-pid);
-    // sh, not a second node: it starts in a blink and holds nothing of ours. Its kill of a group
-    // that has gone already fails, silently.
-    spawn(
-      '/bin/sh',
-      [
-        '-c',
-        `sleep ${grace}; kill -s TERM -- ${group} 2>/dev/null || exit 0; sleep ${grace}; kill -s KILL -- ${group} 2>/dev/null`,
-      ],
-      { detached: true, stdio: 'ignore' },
-    ).unref();
+    const reaper = this.#reaper;
+    this.#reaper = undefined;
+    if (reaper?.stdin?.writable === true && reaper.exitCode === null) {
+      // A small write to an idle pipe goes out at once, before this process can exit.
+      reaper.stdin.end('go\n');
+    } else {
+      reaper?.stdin?.destroy();
+      spawn('/bin/sh', ['-c', reaperScript(pid, false)], {
+        detached: true,
+        stdio: 'ignore',
+      }).unref();
+    }
     untrack(child);
     for (const stream of [child.stdout, child.stderr]) stream?.destroy();
     child.unref();
     this.#tellClosed();
+  }
+
+  /**
+   * Starts the reaper a `'release'` transport leaves behind, before it is needed. Why: spawning
+   * forks this whole process, 2–10 ms of a large one on a busy machine, and a one-shot command
+   * would pay it after its answer is out, between the print and its exit; here it is paid while
+   * the command waits for the server's first answer (idle work, see `idle-work.ts`). The reaper (a detached `sh`, which starts
+   * in a blink and holds nothing of ours) waits for a line on its stdin, then SIGTERMs the
+   * child's group after a grace and SIGKILLs it after another; the end of its stdin without
+   * one (the child ended the `'wait'` way, or this process exited) ends it doing nothing. Its
+   * pipe and process are unreferenced: it never keeps this process alive.
+   */
+  #armReaper(): void {
+    const child = this.#child;
+    // Answered already: the wait it was to fill is over, and the release spawns one itself.
+    if (this.#answered || this.#told || child?.pid === undefined) return;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    let reaper: ChildProcess;
+    try {
+      reaper = spawn('/bin/sh', ['-c', reaperScript(child.pid, true)], {
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+    } catch {
+      // The release spawns one then, as it did before.
+      return;
+    }
+    reaper.on('error', ignore);
+    reaper.stdin?.on('error', ignore);
+    (reaper.stdin as { unref?: () => void } | null)?.unref?.();
+    reaper.unref();
+    this.#reaper = reaper;
+  }
+
+  /** Ends the reaper armed for a release that is not coming (see {@link #armReaper}). */
+  #disarmReaper(): void {
+    this.#reaper?.stdin?.destroy();
+    this.#reaper = undefined;
   }
 
   async #exitsWithin(ms: number): Promise<boolean> {
