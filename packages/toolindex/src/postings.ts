@@ -169,6 +169,9 @@ export function createPostings(slotOf: SlotDirectory = createSlotMap()): Posting
   let dead = 0;
   let compactions = 0;
   const namespaceIds = new Map<string, number>();
+  // The namespace of the document added last and its number (one more than it; 0 for none).
+  let lastNamespace: string | undefined;
+  let lastNamespaceNumber = 0;
 
   /** A block of `1 << sizeClass` postings: a freed one of that size, or new room at the end. */
   function allocate(sizeClass: number): number {
@@ -280,10 +283,16 @@ export function createPostings(slotOf: SlotDirectory = createSlotMap()): Posting
       // One more than the namespace's number; 0 for none.
       let namespace = 0;
       if (doc.namespace !== undefined) {
-        namespace = namespaceIds.get(doc.namespace) ?? 0;
-        if (namespace === 0 && namespaceIds.size < MAX_NAMESPACES) {
-          namespace = namespaceIds.size + 1;
-          namespaceIds.set(doc.namespace, namespace);
+        // Numbers are never taken back, so the last one found stays right for its namespace.
+        if (doc.namespace === lastNamespace) namespace = lastNamespaceNumber;
+        else {
+          namespace = namespaceIds.get(doc.namespace) ?? 0;
+          if (namespace === 0 && namespaceIds.size < MAX_NAMESPACES) {
+            namespace = namespaceIds.size + 1;
+            namespaceIds.set(doc.namespace, namespace);
+          }
+          lastNamespace = doc.namespace;
+          lastNamespaceNumber = namespace;
         }
       }
       meta[slot] = packMeta(namespace - 1, nameTermCount, true);
