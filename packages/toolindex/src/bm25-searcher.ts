@@ -115,7 +115,7 @@ const BINARY_SEARCH_FACTOR = 12;
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   // Without the index's fast path: `add` would skip looking for an older version.
-  const { upsert, remove, search, specificity } = createLinkedBm25Searcher(options, undefined);
+  const { upsert, remove, search, specificity } = bm25Functions(options, undefined);
   return { upsert, remove, search, specificity };
 }
 
@@ -129,6 +129,19 @@ export function createLinkedBm25Searcher(
   options: Bm25Options,
   slots: SlotDirectory | undefined,
 ): LinkedBm25Searcher {
+  return bm25Functions(options, slots);
+}
+
+/** The functions of a BM25 searcher (plain functions: none of them reads `this`). */
+interface Bm25Functions {
+  readonly upsert: (doc: SearchDocument) => void;
+  readonly add: (doc: SearchDocument) => void;
+  readonly remove: (id: string) => void;
+  readonly search: (query: SearcherQuery) => SearchHit[];
+  readonly specificity: (term: string) => number;
+}
+
+function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): Bm25Functions {
   const weights: FieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
   for (const [field, weight] of Object.entries(weights))
     checkNumber(weight as number, `weights.${field}`, 0, 1000);

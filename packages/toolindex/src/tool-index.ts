@@ -7,7 +7,11 @@ import {
   type ToolBackend,
 } from '@toolplane/toolmodel';
 import { defaultBackendSelector } from './backend-selector.js';
-import { createLinkedBm25Searcher, type LinkedBm25Searcher } from './bm25-searcher.js';
+import {
+  createBm25Searcher,
+  createLinkedBm25Searcher,
+  type LinkedBm25Searcher,
+} from './bm25-searcher.js';
 import { createChangeEvents } from './change-events.js';
 import { createCursors } from './cursor.js';
 import {
@@ -25,7 +29,7 @@ import type {
   ToolRegistration,
   ToolSummary,
 } from './index-types.js';
-import { MAX_QUERY_LENGTH, type SearchHit } from './searcher.js';
+import { MAX_QUERY_LENGTH, type Searcher, type SearchHit } from './searcher.js';
 import { createNamespaceMembers } from './namespace-members.js';
 import type { SlotDirectory } from './postings.js';
 import { shortDescription } from './summary.js';
@@ -105,7 +109,8 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     options.searcher === undefined
       ? createLinkedBm25Searcher({}, linkedDirectory(records))
       : undefined;
-  const searcher = options.searcher ?? (linked as LinkedBm25Searcher);
+  // (The last never runs: one of the first two is set; it keeps the type without a cast.)
+  const searcher: Searcher = options.searcher ?? linked ?? createBm25Searcher();
   const onListenerError =
     options.onListenerError ??
     ((error: unknown, event: IndexChangeEvent) => {
