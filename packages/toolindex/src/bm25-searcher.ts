@@ -2,7 +2,7 @@ import { ToolError } from '@toolplane/toolmodel';
 import { checkNumber } from './check-number.js';
 import { DEFAULT_FIELD_WEIGHTS, type Bm25Options, type FieldWeights } from './bm25-options.js';
 import { createTermCollector } from './document-terms.js';
-import { createPostings } from './postings.js';
+import { createPostings, type SlotDirectory } from './postings.js';
 import {
   matchesFilter,
   type SearchDocument,
@@ -42,6 +42,16 @@ import { createTopHits, takeHits } from './top-hits.js';
 export interface Bm25Searcher extends Searcher {
   search(query: SearcherQuery): SearchHit[];
   specificity(term: string): number;
+}
+
+/**
+ * The BM25 searcher an index created for itself, with its slots kept by the index (see
+ * `createIndex`): the index knows whether a tool is new, so it adds without looking for an
+ * older version, and removes before it replaces its record.
+ */
+export interface LinkedBm25Searcher extends Bm25Searcher {
+  /** Indexes a document the searcher does not hold (the index removed any older version). */
+  add(doc: SearchDocument): void;
 }
 
 /** At most this many distinct query words are scored; the rest of a long query is ignored. */
@@ -104,6 +114,34 @@ const BINARY_SEARCH_FACTOR = 12;
  * arrays of strings.
  */
 export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
+  // Without the index's fast path: `add` would skip looking for an older version.
+  const { upsert, remove, search, specificity } = bm25Functions(options, undefined);
+  return { upsert, remove, search, specificity };
+}
+
+/**
+ * {@link createBm25Searcher} keeping its documents' slots in `slots` (a map of its own when
+ * undefined). Internal: the index's fast path when it creates its searcher itself.
+ *
+ * @throws {ToolError} `invalid_argument` as {@link createBm25Searcher}.
+ */
+export function createLinkedBm25Searcher(
+  options: Bm25Options,
+  slots: SlotDirectory | undefined,
+): LinkedBm25Searcher {
+  return bm25Functions(options, slots);
+}
+
+/** The functions of a BM25 searcher (plain functions: none of them reads `this`). */
+interface Bm25Functions {
+  readonly upsert: (doc: SearchDocument) => void;
+  readonly add: (doc: SearchDocument) => void;
+  readonly remove: (id: string) => void;
+  readonly search: (query: SearcherQuery) => SearchHit[];
+  readonly specificity: (term: string) => number;
+}
+
+function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): Bm25Functions {
   const weights: FieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
   for (const [field, weight] of Object.entries(weights))
     checkNumber(weight as number, `weights.${field}`, 0, 1000);
@@ -130,7 +168,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
   let namespaceStats = new Float64Array(0);
   let namespaceList = new Int32Array(0);
 
-  const postings = createPostings();
+  const postings = createPostings(slots);
   // Search scratch, zero between searches; grown on upsert so no search pays for it.
   let work: Scratch = createScratch(0);
 
@@ -138,6 +176,10 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
 
   function upsert(doc: SearchDocument): void {
     remove(doc.id);
+    add(doc);
+  }
+
+  function add(doc: SearchDocument): void {
     const { terms, frequencies, count, nameCount } = collector.collect(doc);
     const slot = postings.addDocument(doc, nameCount);
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
@@ -410,7 +452,7 @@ export function createBm25Searcher(options: Bm25Options = {}): Bm25Searcher {
     return takeHits(top);
   }
 
-  return { upsert, remove, search, specificity: (term) => idfOf(dfOf(term)) };
+  return { upsert, add, remove, search, specificity: (term) => idfOf(dfOf(term)) };
 }
 
 function synonymTableOf(groups: unknown, aliases: unknown): SynonymTable {

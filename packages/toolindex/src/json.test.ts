@@ -29,6 +29,15 @@ describe('frozenCopy', () => {
     expect(jsonEqual(copy, source)).toBe(true);
   });
 
+  it('keeps a __proto__ key of the top node as a key, frozen, leaving the prototype alone', () => {
+    const source = JSON.parse('{"__proto__":{"polluted":true},"b":[1,{"c":2}]}') as object;
+    const copy = frozenCopy(source);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'b']);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.isFrozen(copy)).toBe(true);
+    expect(jsonEqual(copy, source)).toBe(true);
+  });
+
   it('shares equal nodes below the top level, keeping key order and each copy its own top', () => {
     const schema = () => ({
       type: 'object',

@@ -44,7 +44,12 @@ let lastHash = 0;
 export function frozenCopy<T>(value: T): T {
   const base = pendingTop;
   try {
-    return copy(value, 0) as T;
+    // The top node is never shared: it needs neither the stack nor a hash.
+    return (
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? copyTop(value)
+        : copy(value, 0)
+    ) as T;
   } finally {
     // A throw leaves entries on the stack: drop them (and their references).
     for (let i = base; i < pendingTop; i++) pending[i] = undefined;
@@ -157,6 +162,30 @@ function copyObject(value: object, depth: number): unknown {
   Object.freeze(out);
   if (shareable) remember(out, slot, hash);
   return done(out, base, hash);
+}
+
+/** {@link copyObject} for the top node: its entries go straight into the copy. */
+function copyTop(value: object): unknown {
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    const itemCopy = copy(item, 1);
+    // Assigning `__proto__` would set the copy's prototype instead of keeping the key.
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, {
+        value: itemCopy,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = itemCopy;
+    }
+  }
+  lastHash = 0;
+  return Object.freeze(out);
 }
 
 /** Whether a shared array holds exactly the pending values from `base` (the same references). */

@@ -40,6 +40,18 @@ const SWEEP_MIN_STALE = 32;
 /** Creates an empty {@link NamespaceMembers}. */
 export function createNamespaceMembers(): NamespaceMembers {
   const groups = new Map<string, Members>();
+  // The namespace added to last and its members: tools come server by server, so the next add
+  // is most often to the same namespace and needs no map lookup. Dropped when it is forgotten.
+  let lastName: string | undefined;
+  let lastMembers: Members | undefined;
+
+  function forget(namespace: string): void {
+    groups.delete(namespace);
+    if (namespace === lastName) {
+      lastName = undefined;
+      lastMembers = undefined;
+    }
+  }
 
   /** The members' live IDs, sweeping the stale ones out of the array for good. */
   function sweep(members: Members): string[] {
@@ -57,11 +69,13 @@ export function createNamespaceMembers(): NamespaceMembers {
     },
 
     add(namespace, id) {
-      let members = groups.get(namespace);
+      let members = namespace === lastName ? lastMembers : groups.get(namespace);
       if (members === undefined) {
         members = { ids: [], size: 0, stale: undefined };
         groups.set(namespace, members);
       }
+      lastName = namespace;
+      lastMembers = members;
       members.size++;
       // An ID removed and added again is still in the array: it is live again.
       if (members.stale?.delete(id) !== true) members.ids.push(id);
@@ -72,7 +86,7 @@ export function createNamespaceMembers(): NamespaceMembers {
       if (members === undefined) return;
       members.size--;
       if (members.size === 0) {
-        groups.delete(namespace);
+        forget(namespace);
         return;
       }
       members.stale ??= new Set();
@@ -91,7 +105,7 @@ export function createNamespaceMembers(): NamespaceMembers {
     },
 
     delete(namespace) {
-      groups.delete(namespace);
+      forget(namespace);
     },
 
     names() {

@@ -104,18 +104,52 @@ export function namespaceOf(meta: number): number {
   return (meta >>> NAMESPACE_SHIFT) - 1;
 }
 
+/**
+ * Where {@link createPostings} keeps each live document's slot. The default is a map by id; an
+ * index that owns its searcher keeps the slot on its own record instead (one ID map for the
+ * index and its searcher, see `linkedDirectory` in tool-index.ts), which spares a registration
+ * a hash insert into a second map as large as the catalogue.
+ */
+export interface SlotDirectory {
+  /** The slot of the live document with this id. */
+  get(id: string): number | undefined;
+  /** Notes the slot a document was just given. */
+  add(doc: SearchDocument, slot: number): void;
+  /** Notes that compaction moved the live document with this id to `slot`. */
+  move(id: string, slot: number): void;
+  /** Forgets the slot of a removed document. */
+  delete(id: string): void;
+}
+
+/** A {@link SlotDirectory} of its own: a map by id. */
+export function createSlotMap(): SlotDirectory {
+  const slots = new Map<string, number>();
+  return {
+    get: (id) => slots.get(id),
+    add(doc, slot) {
+      slots.set(doc.id, slot);
+    },
+    move(id, slot) {
+      slots.set(id, slot);
+    },
+    delete(id) {
+      slots.delete(id);
+    },
+  };
+}
+
 /** Removed documents are swept from posting lists once they outnumber the live ones. */
 const COMPACT_MIN_DEAD = 1024;
 /** A new list's block holds 2 postings (size class 1); a full block moves to one twice the size. */
 const FIRST_CLASS = 1;
 const NO_BLOCK = -1;
 
-/** Creates an empty {@link Postings}. */
-export function createPostings(): Postings {
+/** Creates an empty {@link Postings}, keeping slots in `slotOf` (a map of its own by default). */
+export function createPostings(slotOf: SlotDirectory = createSlotMap()): Postings {
   let docs: (SearchDocument | undefined)[] = [];
   let meta = new Int32Array(1024);
   let keys = new Float64Array(meta.length * 2);
-  const slotOf = new Map<string, number>();
+  let live = 0;
   const termIds = new Map<string, number>();
   // By term number: the term (undefined for a number free for reuse) and its block's size class.
   const terms: (string | undefined)[] = [];
@@ -135,6 +169,9 @@ export function createPostings(): Postings {
   let dead = 0;
   let compactions = 0;
   const namespaceIds = new Map<string, number>();
+  // The namespace of the document added last and its number (one more than it; 0 for none).
+  let lastNamespace: string | undefined;
+  let lastNamespaceNumber = 0;
 
   /** A block of `1 << sizeClass` postings: a freed one of that size, or new room at the end. */
   function allocate(sizeClass: number): number {
@@ -184,7 +221,7 @@ export function createPostings(): Postings {
       const doc = docs[slot];
       if (doc === undefined) continue;
       renumber[slot] = liveDocs.length;
-      slotOf.set(doc.id, liveDocs.length);
+      slotOf.move(doc.id, liveDocs.length);
       liveDocs.push(doc);
     }
     const { starts, lengths, dfs, slots, values } = store;
@@ -226,7 +263,7 @@ export function createPostings(): Postings {
 
   return {
     get size() {
-      return slotOf.size;
+      return live;
     },
     get slotCount() {
       return docs.length;
@@ -246,15 +283,22 @@ export function createPostings(): Postings {
       // One more than the namespace's number; 0 for none.
       let namespace = 0;
       if (doc.namespace !== undefined) {
-        namespace = namespaceIds.get(doc.namespace) ?? 0;
-        if (namespace === 0 && namespaceIds.size < MAX_NAMESPACES) {
-          namespace = namespaceIds.size + 1;
-          namespaceIds.set(doc.namespace, namespace);
+        // Numbers are never taken back, so the last one found stays right for its namespace.
+        if (doc.namespace === lastNamespace) namespace = lastNamespaceNumber;
+        else {
+          namespace = namespaceIds.get(doc.namespace) ?? 0;
+          if (namespace === 0 && namespaceIds.size < MAX_NAMESPACES) {
+            namespace = namespaceIds.size + 1;
+            namespaceIds.set(doc.namespace, namespace);
+          }
+          lastNamespace = doc.namespace;
+          lastNamespaceNumber = namespace;
         }
       }
       meta[slot] = packMeta(namespace - 1, nameTermCount, true);
       idKeys(doc.id, keys, slot * 2);
-      slotOf.set(doc.id, slot);
+      slotOf.add(doc, slot);
+      live++;
       return slot;
     },
 
@@ -307,6 +351,7 @@ export function createPostings(): Postings {
       const slot = slotOf.get(id);
       if (slot === undefined) return;
       slotOf.delete(id);
+      live--;
       docs[slot] = undefined;
       meta[slot] = (meta[slot] as number) & ~LIVE;
       dead++;
@@ -315,7 +360,7 @@ export function createPostings(): Postings {
         const term = indexedIn[i] as number;
         dfs[term] = (dfs[term] as number) - 1;
       }
-      if (dead >= COMPACT_MIN_DEAD && dead > slotOf.size) compact();
+      if (dead >= COMPACT_MIN_DEAD && dead > live) compact();
     },
 
     termId(name) {

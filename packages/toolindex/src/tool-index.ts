@@ -7,7 +7,11 @@ import {
   type ToolBackend,
 } from '@toolplane/toolmodel';
 import { defaultBackendSelector } from './backend-selector.js';
-import { createBm25Searcher } from './bm25-searcher.js';
+import {
+  createBm25Searcher,
+  createLinkedBm25Searcher,
+  type LinkedBm25Searcher,
+} from './bm25-searcher.js';
 import { createChangeEvents } from './change-events.js';
 import { createCursors } from './cursor.js';
 import {
@@ -25,8 +29,9 @@ import type {
   ToolRegistration,
   ToolSummary,
 } from './index-types.js';
-import { MAX_QUERY_LENGTH, type SearchHit } from './searcher.js';
+import { MAX_QUERY_LENGTH, type Searcher, type SearchHit } from './searcher.js';
 import { createNamespaceMembers } from './namespace-members.js';
+import type { SlotDirectory } from './postings.js';
 import { shortDescription } from './summary.js';
 import {
   createSharedBackends,
@@ -64,6 +69,33 @@ function summaryOf(record: ToolRecord, score: number): ToolSummary {
 }
 
 /**
+ * The slots of the index's own searcher, kept on the index's records (see {@link ToolRecord}'s
+ * `slot`), so registering a tool inserts its ID into one map, not two. A record replaced for a
+ * backend change takes its predecessor's slot (`makeRecord`); a compaction's moves and removals
+ * find the current record by ID.
+ */
+function linkedDirectory(records: ReadonlyMap<string, ToolRecord>): SlotDirectory {
+  return {
+    get(id) {
+      const slot = records.get(id)?.slot;
+      return slot === undefined || slot < 0 ? undefined : slot;
+    },
+    add(doc, slot) {
+      // The index hands its searcher nothing but its records.
+      (doc as ToolRecord).slot = slot;
+    },
+    move(id, slot) {
+      const record = records.get(id);
+      if (record !== undefined) record.slot = slot;
+    },
+    delete(id) {
+      const record = records.get(id);
+      if (record !== undefined) record.slot = -1;
+    },
+  };
+}
+
+/**
  * Creates an empty in-memory {@link ToolIndex}.
  *
  * Registration copies and deep-freezes each tool and backend once; reads hand out those frozen
@@ -71,7 +103,14 @@ function summaryOf(record: ToolRecord, score: number): ToolSummary {
  */
 export function createIndex(options: IndexOptions = {}): ToolIndex {
   const selectBackend = options.selectBackend ?? defaultBackendSelector;
-  const searcher = options.searcher ?? createBm25Searcher();
+  const records = new Map<string, ToolRecord>();
+  // A searcher the index creates itself keeps its slots on the index's records: one ID map.
+  const linked: LinkedBm25Searcher | undefined =
+    options.searcher === undefined
+      ? createLinkedBm25Searcher({}, linkedDirectory(records))
+      : undefined;
+  // (The last never runs: one of the first two is set; it keeps the type without a cast.)
+  const searcher: Searcher = options.searcher ?? linked ?? createBm25Searcher();
   const onListenerError =
     options.onListenerError ??
     ((error: unknown, event: IndexChangeEvent) => {
@@ -81,7 +120,6 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   const events = createChangeEvents(onListenerError);
   const { emit, deliver } = events;
 
-  const records = new Map<string, ToolRecord>();
   const sharedBackends = createSharedBackends();
   const namespaces = createNamespaceMembers();
   // Sorted views, built on first use after a change.
@@ -186,11 +224,18 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   }
 
   function apply(draft: Draft, record: ToolRecord): void {
-    records.set(draft.id, record);
+    if (linked !== undefined && draft.definitionChanged) {
+      // The older version leaves while its record still holds its slot; a new tool has none.
+      if (draft.previous !== undefined) linked.remove(draft.id);
+      records.set(draft.id, record);
+      linked.add(record);
+    } else {
+      records.set(draft.id, record);
+      if (draft.definitionChanged) searcher.upsert(record);
+    }
     if (draft.previous === undefined && record.namespace !== undefined) {
       namespaces.add(record.namespace, draft.id);
     }
-    if (draft.definitionChanged) searcher.upsert(record);
     emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
   }
 
@@ -216,8 +261,9 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   }
 
   function dropRecord(record: ToolRecord): void {
-    records.delete(record.id);
+    // Before the record goes: a linked searcher finds the slot on it.
     searcher.remove(record.id);
+    records.delete(record.id);
     if (record.namespace !== undefined) {
       namespaces.remove(record.namespace, record.id);
     }

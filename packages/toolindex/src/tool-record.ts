@@ -19,6 +19,11 @@ const EMPTY_TAGS: readonly string[] = Object.freeze([]);
 export interface ToolRecord extends SearchDocument {
   readonly entry: ToolEntry;
   summary: Omit<ToolSummary, 'score'> | undefined;
+  /**
+   * The tool's slot in the index's own BM25 searcher (-1 when not indexed there, or when the
+   * index was given another searcher): the one ID map of the index serves the searcher too.
+   */
+  slot: number;
 }
 
 /** A tool as it will be once a registration call commits. */
@@ -106,6 +111,8 @@ export function makeRecord(
     tags: tool.tags ?? EMPTY_TAGS,
     entry,
     summary: draft.definitionChanged ? undefined : draft.previous?.summary,
+    // The same definition stays in the searcher's slot; a new one gets its slot when indexed.
+    slot: draft.definitionChanged ? -1 : (draft.previous?.slot ?? -1),
   };
 }
 

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatToolId, parseToolId, toolId } from './ids.js';
+import {
+  checkIdPart,
+  formatToolId,
+  NAMESPACE_PATTERN,
+  parseToolId,
+  TOOL_NAME_PATTERN,
+  toolId,
+  VERSION_PATTERN,
+} from './ids.js';
 import { errorCodeOf } from './testing/error-code.js';
 
 const nameArb = fc.stringMatching(/^[A-Za-z0-9_.-]{1,128}$/);
@@ -97,6 +105,29 @@ describe('parseToolId', () => {
         const code = errorCodeOf(() => parseToolId(id));
         expect(code === undefined || code === 'invalid_tool_id').toBe(true);
       }),
+    );
+  });
+});
+
+describe('checkIdPart', () => {
+  // Mostly allowed characters, with a few of every other kind, around the length limits.
+  const charArb = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...'aZ09_.-+'.split('')) },
+    { weight: 1, arbitrary: fc.constantFrom(':', ' ', '\n', '/', '\u00e9', '\u{1f600}', '\0') },
+  );
+  const partArb = fc.oneof(
+    fc.array(charArb, { maxLength: 6 }).map((chars) => chars.join('')),
+    fc.array(charArb, { minLength: 60, maxLength: 132 }).map((chars) => chars.join('')),
+  );
+
+  it('accepts exactly what the name, namespace and version patterns accept', () => {
+    fc.assert(
+      fc.property(partArb, (value) => {
+        expect(checkIdPart(value, 'name') === undefined).toBe(TOOL_NAME_PATTERN.test(value));
+        expect(checkIdPart(value, 'namespace') === undefined).toBe(NAMESPACE_PATTERN.test(value));
+        expect(checkIdPart(value, 'version') === undefined).toBe(VERSION_PATTERN.test(value));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
