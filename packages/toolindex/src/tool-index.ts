@@ -7,11 +7,7 @@ import {
   type ToolBackend,
 } from '@toolplane/toolmodel';
 import { defaultBackendSelector } from './backend-selector.js';
-import {
-  createBm25Searcher,
-  createLinkedBm25Searcher,
-  type LinkedBm25Searcher,
-} from './bm25-searcher.js';
+import { createLinkedBm25Searcher, type LinkedBm25Searcher } from './bm25-searcher.js';
 import { createChangeEvents } from './change-events.js';
 import { createCursors } from './cursor.js';
 import {
@@ -105,12 +101,14 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
   const selectBackend = options.selectBackend ?? defaultBackendSelector;
   const records = new Map<string, ToolRecord>();
   // A searcher the index creates itself keeps its slots on the index's records: one ID map.
-  const linked: LinkedBm25Searcher | undefined =
-    options.searcher === undefined
-      ? createLinkedBm25Searcher({}, linkedDirectory(records))
-      : undefined;
-  // (The last never runs: one of the first two is set; it keeps the type without a cast.)
-  const searcher: Searcher = options.searcher ?? linked ?? createBm25Searcher();
+  let linked: LinkedBm25Searcher | undefined;
+  let searcher: Searcher;
+  if (options.searcher === undefined) {
+    linked = createLinkedBm25Searcher({}, linkedDirectory(records));
+    searcher = linked;
+  } else {
+    searcher = options.searcher;
+  }
   const onListenerError =
     options.onListenerError ??
     ((error: unknown, event: IndexChangeEvent) => {
