@@ -27,7 +27,7 @@ import type {
 } from './index-types.js';
 import { MAX_QUERY_LENGTH, type Searcher, type SearchHit } from './searcher.js';
 import { createNamespaceMembers } from './namespace-members.js';
-import type { SlotDirectory } from './postings.js';
+import { linkedDirectory } from './linked-slots.js';
 import { shortDescription } from './summary.js';
 import {
   createSharedBackends,
@@ -62,33 +62,6 @@ function summaryOf(record: ToolRecord, score: number): ToolSummary {
     );
   }
   return { ...record.summary, score };
-}
-
-/**
- * The slots of the index's own searcher, kept on the index's records (see {@link ToolRecord}'s
- * `slot`), so registering a tool inserts its ID into one map, not two. A record replaced for a
- * backend change takes its predecessor's slot (`makeRecord`); a compaction's moves and removals
- * find the current record by ID.
- */
-function linkedDirectory(records: ReadonlyMap<string, ToolRecord>): SlotDirectory {
-  return {
-    get(id) {
-      const slot = records.get(id)?.slot;
-      return slot === undefined || slot < 0 ? undefined : slot;
-    },
-    add(doc, slot) {
-      // The index hands its searcher nothing but its records.
-      (doc as ToolRecord).slot = slot;
-    },
-    move(id, slot) {
-      const record = records.get(id);
-      if (record !== undefined) record.slot = slot;
-    },
-    delete(id) {
-      const record = records.get(id);
-      if (record !== undefined) record.slot = -1;
-    },
-  };
 }
 
 /**
