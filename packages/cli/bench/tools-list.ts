@@ -11,6 +11,9 @@
 // the CLI starts the one thing it must wait for. And the CLI's own CPU time (user + system, as
 // `process.cpuUsage()` reads it when the process exits, noted by another one-line `--import`, in
 // runs of their own), which a busy machine stretches far less than wall time.
+// Beside them, the floor (bench/floor-client.mjs): a plain Node.js script that spawns the server as
+// its first statement and speaks the spec's stdio sequence in raw JSON lines, the least any
+// Node.js command can take to list the server's tools.
 // BENCH_BASELINE names another build's bundle entry (`…/dist/bundle/toolplane.js`, copied aside
 // before a change) to run in the same rounds, for a before/after on one machine at one load.
 import { spawn } from 'node:child_process';
@@ -35,6 +38,7 @@ const unbundled = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 // What the bin runs in an installed package, which ships no source: the bundle, at once. In a
 // clone the bin first checks that no source is newer than the build (tens of ms).
 const installed = fileURLToPath(new URL('../dist/bundle/toolplane.js', import.meta.url));
+const floorClient = fileURLToPath(new URL('./floor-client.mjs', import.meta.url));
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -88,6 +92,25 @@ function cliList(
   });
 }
 
+/** ms from spawning the floor client (`floorClient`) for the server to its exit. */
+function floorList(spawnedFile: string, marker: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [floorClient, process.execPath, ...serverArgs(spawnedFile, marker)],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0 && stdout.includes('echo')) resolve(performance.now() - started);
+      else reject(new Error(`the floor client exited ${String(code)}`));
+    });
+  });
+}
+
 /** ms of CPU (user + system) the CLI's process used, as `cpuMarker` noted it at its exit. */
 async function cliCpu(cwd: string, entry: string, cpuMarker: string, cpuFile: string) {
   await cliList(cwd, entry, ['--import', pathToFileURL(cpuMarker).href]);
@@ -134,6 +157,7 @@ try {
   const cliUnbundled: number[] = [];
   const cliInstalled: number[] = [];
   const cpu: number[] = [];
+  const floor: number[] = [];
   const cliBaseline: number[] = [];
   const cpuBaseline: number[] = [];
   const load = loadavg()[0]?.toFixed(1) ?? '?';
@@ -145,6 +169,7 @@ try {
     cliUnbundled.push((await cliList(dir, unbundled)).ms);
     cliInstalled.push((await cliList(dir, installed)).ms);
     cpu.push(await cliCpu(dir, bin, cpuMarker, cpuFile));
+    floor.push(await floorList(spawnedFile, marker));
     if (baseline !== undefined) {
       cliBaseline.push((await cliList(dir, baseline)).ms);
       cpuBaseline.push(await cliCpu(dir, baseline, cpuMarker, cpuFile));
@@ -158,7 +183,8 @@ try {
       `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)}; ` +
       `as installed from npm (the bundle, no sources to check) ${median(cliInstalled).toFixed(0)} ms, ` +
       `ratio ${(median(cliInstalled) / median(server)).toFixed(2)}; the CLI's own CPU ` +
-      `${median(cpu).toFixed(0)} ms` +
+      `${median(cpu).toFixed(0)} ms; the floor (a bare Node.js client) ${median(floor).toFixed(0)} ms, ` +
+      `ratio ${(median(floor) / median(server)).toFixed(2)}` +
       (baseline === undefined
         ? ''
         : `; BENCH_BASELINE ${median(cliBaseline).toFixed(0)} ms, ratio ` +
