@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectInMemory, type ConnectedClient } from './testing/clients.js';
 import { createLocalBench, rejection } from './testing/helpers.js';
 import { createMcpExecutor } from './mcp-executor.js';
-import { createRunner, type Runner } from './runner.js';
+import { createRunner } from './runner/runner.js';
+import type { Runner } from './runner/types.js';
 
 // McpExecutor documents an isError result as its error's `cause`; through the runner it must be
 // the same one level, not buried a level deeper under a wrapper.

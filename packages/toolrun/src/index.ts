@@ -41,7 +41,7 @@ export { timeout } from './middleware/timeout.js';
 export { isMcpToolResult, MCP_TOOL_RESULT, mcpToolResult } from './mcp-result.js';
 export type { McpToolResult } from './mcp-result.js';
 export { normalizeMcpResult } from './normalize.js';
-export { createRunner } from './runner.js';
+export { createRunner } from './runner/runner.js';
 export type {
   ChainProgressEvent,
   ChainResult,
@@ -50,7 +50,7 @@ export type {
   RunChainOptions,
   Runner,
   RunnerOptions,
-} from './runner.js';
+} from './runner/types.js';
 export type {
   Invoke,
   Middleware,

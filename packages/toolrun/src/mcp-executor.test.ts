@@ -14,7 +14,8 @@ import {
 import { rejection } from './testing/helpers.js';
 import { createLocalRegistry } from './local-registry.js';
 import { createMcpExecutor } from './mcp-executor.js';
-import { createRunner, type Runner } from './runner.js';
+import { createRunner } from './runner/runner.js';
+import type { Runner } from './runner/types.js';
 import type { ProgressEvent, StreamEvent } from './types.js';
 
 const require = createRequire(import.meta.url);

@@ -3,7 +3,7 @@ import type { Tool } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
 import { createLocalRegistry } from './local-registry.js';
 import { isMcpToolResult, MCP_TOOL_RESULT, mcpToolResult } from './mcp-result.js';
-import { createRunner } from './runner.js';
+import { createRunner } from './runner/runner.js';
 import { rejection } from './testing/helpers.js';
 
 const IMAGE = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;

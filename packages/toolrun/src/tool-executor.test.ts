@@ -1,7 +1,7 @@
 import { createIndex } from '@toolplane/toolindex';
 import { describe, expect, it } from 'vitest';
 import { createLocalRegistry } from './local-registry.js';
-import { createRunner } from './runner.js';
+import { createRunner } from './runner/runner.js';
 import {
   createInMemoryToolExecutor,
   createToolExecutor,

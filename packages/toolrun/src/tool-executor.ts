@@ -1,6 +1,6 @@
 import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
-import type { Runner } from './runner.js';
+import type { Runner } from './runner/types.js';
 
 /** Who is asking, for tracing and policy; passed to the tool as request metadata. */
 export interface ToolInvocationContext {

@@ -2,7 +2,7 @@ import { createIndex } from '@toolplane/toolindex';
 import type { Tool } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
 import { createLocalRegistry } from '../local-registry.js';
-import { createRunner } from '../runner.js';
+import { createRunner } from '../runner/runner.js';
 import { rejection } from '../testing/helpers.js';
 import {
   approval,

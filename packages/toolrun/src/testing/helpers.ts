@@ -1,7 +1,8 @@
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
 import { ToolError, type Tool } from '@toolplane/toolmodel';
 import { createLocalRegistry, type LocalHandler, type LocalRegistry } from '../local-registry.js';
-import { createRunner, type Runner } from '../runner.js';
+import { createRunner } from '../runner/runner.js';
+import type { Runner } from '../runner/types.js';
 import type { Middleware } from '../types.js';
 
 // Shared by the tests; excluded from the build.

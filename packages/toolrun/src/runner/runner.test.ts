@@ -2,11 +2,12 @@ import { createIndex, type ToolIndex } from '@toolplane/toolindex';
 import { ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChainError } from './errors.js';
-import { rejection } from './testing/helpers.js';
-import { createLocalRegistry, type LocalRegistry } from './local-registry.js';
-import { createRunner, type Runner } from './runner.js';
-import type { ProgressEvent, ProviderExecutor, StreamEvent } from './types.js';
+import { ChainError } from '../errors.js';
+import { rejection } from '../testing/helpers.js';
+import { createLocalRegistry, type LocalRegistry } from '../local-registry.js';
+import { createRunner } from './runner.js';
+import type { Runner } from './types.js';
+import type { ProgressEvent, ProviderExecutor, StreamEvent } from '../types.js';
 
 const objectSchema = { type: 'object' } as const;
 
