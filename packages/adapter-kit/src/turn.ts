@@ -1,4 +1,4 @@
-import { isPlainObject, ToolError } from '@toolplane/toolmodel';
+import { isPlainObject, ToolError, whenAborted } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget } from './budget.js';
 import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
@@ -239,7 +239,7 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
     controller?.abort(outer?.reason);
     stopWaiting?.(outer?.reason);
   };
-  outer?.addEventListener('abort', abort, { once: true });
+  const stopForwarding = outer === undefined ? undefined : whenAborted(outer, abort);
   if (controller !== undefined) {
     timer = setTimeout(() => {
       const reason = new ToolError('timeout', `the tool took longer than ${String(limit)} ms`, {
@@ -265,7 +265,7 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
     return failure(call, toolId, asToolError(thrown, toolId), budget);
   } finally {
     clearTimeout(timer);
-    outer?.removeEventListener('abort', abort);
+    stopForwarding?.();
     stop.catch(() => undefined);
   }
 }

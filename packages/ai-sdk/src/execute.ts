@@ -1,5 +1,6 @@
 import type { ProgressEvent } from '@toolplane/toolrun';
 import { asToolError, callThrough, type ToolSource } from '@toolplane/adapter-kit';
+import { whenAborted } from '@toolplane/toolmodel';
 import { fromError, fromRun, type AiSdkToolOutput } from './results.js';
 
 /** Options of one call made for the AI SDK. */
@@ -25,8 +26,7 @@ export async function* executeThrough(
   const abort = (): void => {
     controller.abort(outer?.reason);
   };
-  if (outer?.aborted === true) abort();
-  else outer?.addEventListener('abort', abort, { once: true });
+  const stopForwarding = outer === undefined ? undefined : whenAborted(outer, abort);
   const queue: ProgressEvent[] = [];
   let wake: (() => void) | undefined;
   // An object, not a variable: TypeScript would keep a `let` narrowed across the awaits.
@@ -73,7 +73,7 @@ export async function* executeThrough(
     if (error.code === 'cancelled') throw error;
     yield fromError(error);
   } finally {
-    outer?.removeEventListener('abort', abort);
+    stopForwarding?.();
     // The SDK stopped listening before the call ended: nobody wants its answer any more.
     if (!state.settled) controller.abort(new Error('the AI SDK stopped reading the tool call'));
   }

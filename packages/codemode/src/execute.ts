@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { whenAborted } from '@toolplane/toolmodel';
 import { ANSWERS, MESSAGES, nextMessage, spareCore, SpinPolicy, STOP, spinFor } from './channel.js';
 import { unpackCalls } from './prelude.js';
 import { STOP_CANCELLED, STOP_TIMEOUT } from './protocol.js';
@@ -101,7 +102,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         ended = true;
         clearTimeout(timer);
         clearTimeout(grace);
-        request.signal?.removeEventListener('abort', onAbort);
+        stopListening?.();
         if (healthy) pool.release(worker);
         else pool.discard(worker);
         resolve(result);
@@ -118,13 +119,15 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           finish({ outcome: { ok: false, code: reason }, logs: [] }, false);
         }, GRACE_MS);
       };
-      const onAbort = (): void => {
-        stop('cancelled');
-      };
       const timer = setTimeout(() => {
         stop('timeout');
       }, request.timeoutMs);
-      request.signal?.addEventListener('abort', onAbort, { once: true });
+      const stopListening =
+        request.signal === undefined
+          ? undefined
+          : whenAborted(request.signal, () => {
+              stop('cancelled');
+            });
       const receive = (message: WorkerMessage): void => {
         if (ended || message.run !== run) return;
         if (message.kind === 'done') {

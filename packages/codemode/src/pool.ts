@@ -1,5 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import { CONTROL_BYTES } from './channel.js';
 import type { HostMessage, WorkerMessage } from './protocol.js';
 
@@ -151,16 +151,20 @@ export class SandboxPool {
     return new Promise((resolve, reject) => {
       const waiter = {
         resolve: (worker: SandboxWorker) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopWaiting?.();
           resolve(worker);
         },
         reject,
       };
-      const onAbort = (): void => {
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        reject(new ToolError('cancelled', 'the run was cancelled while it waited for a sandbox'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopWaiting =
+        signal === undefined
+          ? undefined
+          : whenAborted(signal, () => {
+              this.waiting.splice(this.waiting.indexOf(waiter), 1);
+              reject(
+                new ToolError('cancelled', 'the run was cancelled while it waited for a sandbox'),
+              );
+            });
       this.waiting.push(waiter);
     });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { raceAbort, throwIfAborted } from './abort.js';
+import { getEventListeners } from 'node:events';
+import { raceAbort, throwIfAborted, whenAborted } from './abort.js';
 import { ToolError } from './errors.js';
 import { errorCodeOf, rejectionCodeOf } from './testing/error-code.js';
 
@@ -73,5 +74,110 @@ describe('raceAbort', () => {
     expect(await rejectionCodeOf(raced)).toBe('timeout');
     finish('connection');
     expect(await late).toBe('connection');
+  });
+});
+
+describe('whenAborted', () => {
+  const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
+
+  it('keeps one listener on a signal for any number of waiters, each called once, in order', () => {
+    const controller = new AbortController();
+    const calls: number[] = [];
+    const stops = Array.from({ length: 50 }, (_, i) =>
+      whenAborted(controller.signal, () => calls.push(i)),
+    );
+    expect(listeners(controller.signal)).toBe(1);
+    stops[3]?.();
+    stops[3]?.();
+    controller.abort();
+    controller.abort();
+    expect(calls).toEqual(Array.from({ length: 50 }, (_, i) => i).filter((i) => i !== 3));
+    expect(listeners(controller.signal)).toBe(0);
+    for (const stop of stops) stop();
+  });
+
+  it('takes its listener off when the last waiter stops, and puts one back for the next', () => {
+    const controller = new AbortController();
+    const first = whenAborted(controller.signal, () => undefined);
+    const second = whenAborted(controller.signal, () => undefined);
+    first();
+    expect(listeners(controller.signal)).toBe(1);
+    second();
+    expect(listeners(controller.signal)).toBe(0);
+    let called = 0;
+    whenAborted(controller.signal, () => (called += 1));
+    expect(listeners(controller.signal)).toBe(1);
+    controller.abort();
+    expect(called).toBe(1);
+  });
+
+  it('calls a waiter at once on a signal that has already aborted, adding nothing', () => {
+    const signal = AbortSignal.abort(new Error('gone'));
+    let called = 0;
+    const stop = whenAborted(signal, () => (called += 1));
+    expect(called).toBe(1);
+    expect(listeners(signal)).toBe(0);
+    stop();
+  });
+
+  it('lets the same function wait twice, and stopping one leaves the other', () => {
+    const controller = new AbortController();
+    let called = 0;
+    const listener = (): void => {
+      called += 1;
+    };
+    const stop = whenAborted(controller.signal, listener);
+    whenAborted(controller.signal, listener);
+    stop();
+    controller.abort();
+    expect(called).toBe(1);
+  });
+
+  it('runs every waiter when one throws, and throws that error again in a microtask', async () => {
+    const controller = new AbortController();
+    const thrown = new Error('a listener failed');
+    const seen: unknown[] = [];
+    const onUncaught = (error: unknown): void => {
+      seen.push(error);
+    };
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      let after = 0;
+      whenAborted(controller.signal, () => {
+        throw thrown;
+      });
+      whenAborted(controller.signal, () => (after += 1));
+      controller.abort();
+      expect(after).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(seen).toEqual([thrown]);
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+    }
+  });
+
+  it('leaves no listener after many concurrent races on one signal, and still cancels them', async () => {
+    const controller = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => raceAbort(Promise.resolve(i), controller.signal)),
+      );
+      expect(listeners(controller.signal)).toBe(0);
+      const pending = Array.from({ length: 40 }, () =>
+        rejectionCodeOf(() => raceAbort(new Promise<never>(() => undefined), controller.signal)),
+      );
+      expect(listeners(controller.signal)).toBe(1);
+      controller.abort();
+      expect(await Promise.all(pending)).toEqual(Array.from({ length: 40 }, () => 'cancelled'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -17,6 +17,68 @@ export function throwIfAborted(
   if (signal?.aborted === true) throw error(signal);
 }
 
+// Node 20 warns of a possible leak ("MaxListenersExceededWarning") when an 11th listener is
+// added to one AbortSignal (later Node versions never warn for AbortSignal). A caller's signal
+// often outlives many calls, and concurrent calls each listen to it: they share one listener
+// here instead, so a signal carries one of ours however many calls wait on it.
+interface Listeners {
+  /** One entry per `whenAborted` call, so the same function may wait twice. */
+  readonly entries: Set<{ readonly listener: () => void }>;
+  /** The one listener on the signal, which calls every entry's. */
+  readonly abort: () => void;
+}
+
+const listening = new WeakMap<AbortSignal, Listeners>();
+
+const stopNothing = (): void => undefined;
+
+function listenersOf(signal: AbortSignal): Listeners {
+  let found = listening.get(signal);
+  if (found === undefined) {
+    const entries = new Set<{ readonly listener: () => void }>();
+    const abort = (): void => {
+      listening.delete(signal);
+      for (const entry of entries) {
+        try {
+          entry.listener();
+        } catch (error) {
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
+      entries.clear();
+    };
+    found = { entries, abort };
+    listening.set(signal, found);
+    signal.addEventListener('abort', abort, { once: true });
+  }
+  return found;
+}
+
+/**
+ * Calls `listener` once when `signal` aborts (at once when it already has) and returns what
+ * stops listening. However many listeners wait on one signal, it carries one `abort` listener
+ * for all of them, removed when the last one stops: a signal shared by many concurrent calls
+ * never makes Node 20 warn of a leak. A listener that throws does not keep the others from
+ * running; its error is thrown again in a microtask, as an event listener's would be.
+ */
+export function whenAborted(signal: AbortSignal, listener: () => void): () => void {
+  if (signal.aborted) {
+    listener();
+    return stopNothing;
+  }
+  const listeners = listenersOf(signal);
+  const entry = { listener };
+  listeners.entries.add(entry);
+  return () => {
+    if (!listeners.entries.delete(entry) || listeners.entries.size > 0) return;
+    if (listening.get(signal) !== listeners) return;
+    listening.delete(signal);
+    signal.removeEventListener('abort', listeners.abort);
+  };
+}
+
 /** Options of {@link raceAbort}. */
 export interface RaceAbortOptions<T> {
   /** The error to reject with (default: `cancelled`, with the signal's reason as `cause`). */
@@ -39,18 +101,12 @@ export function raceAbort<T>(
 ): Promise<T> {
   const { error = cancelled, discard } = options;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
+    const stop = whenAborted(signal, () => {
       reject(error(signal));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    void work
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-      })
-      .then((value) => {
-        if (signal.aborted) discard?.(value);
-        else resolve(value);
-      }, reject);
+    });
+    void work.finally(stop).then((value) => {
+      if (signal.aborted) discard?.(value);
+      else resolve(value);
+    }, reject);
   });
 }

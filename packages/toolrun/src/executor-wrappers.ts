@@ -1,4 +1,4 @@
-import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
+import { ToolError, whenAborted, type ToolErrorCode } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import { REDACTED } from './middleware/audit.js';
 import { checkInteger, checkPositive } from './middleware/options.js';
@@ -82,15 +82,14 @@ export function withTimeout(executor: ToolExecutor, ms: number): ToolExecutor {
           );
         }, ms);
         controller.signal.addEventListener('abort', stop, { once: true });
-        if (outer?.aborted === true) forward();
-        else outer?.addEventListener('abort', forward, { once: true });
+        const stopForwarding = outer === undefined ? undefined : whenAborted(outer, forward);
         void settle(executor, { ...invocation, signal: controller.signal })
           .then((result) => {
             resolve(timed(result, started));
           })
           .finally(() => {
             clearTimeout(timer);
-            outer?.removeEventListener('abort', forward);
+            stopForwarding?.();
             controller.signal.removeEventListener('abort', stop);
           });
       });

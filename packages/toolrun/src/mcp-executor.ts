@@ -7,7 +7,7 @@ import {
   type RequestOptions,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import { mcpResultText } from './normalize.js';
 import { progressRelay } from './progress-relay.js';
@@ -182,22 +182,23 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
     };
     if (call.meta !== undefined) params._meta = call.meta;
 
-    // The SDK v2 removes the abort listener it adds to a request's signal once the request
-    // settles, so the caller's signal goes to it as is; a signal of our own is made only when
-    // progress resets a timeout kept here, which must abort the request too.
-    const controller = relay !== undefined ? new AbortController() : undefined;
-    const forward =
+    // The request gets a signal of its own whenever the caller gave one or progress resets a
+    // timeout kept here, which must abort the request too. The SDK adds a listener to the
+    // signal of every request in flight: a caller's signal shared by many concurrent calls
+    // carries only the one `whenAborted` keeps for all of them.
+    const controller =
+      relay !== undefined || signal !== undefined ? new AbortController() : undefined;
+    const stopForwarding =
       signal !== undefined && controller !== undefined
-        ? () => {
+        ? whenAborted(signal, () => {
             controller.abort(signal.reason);
-          }
+          })
         : undefined;
-    if (forward !== undefined) signal?.addEventListener('abort', forward, { once: true });
 
     let token: string | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const request: RequestOptions = {};
-    const requestSignal = controller?.signal ?? signal;
+    const requestSignal = controller?.signal;
     if (requestSignal !== undefined) request.signal = requestSignal;
     if (relay === undefined || controller === undefined) {
       request.timeout = perRequest;
@@ -241,7 +242,7 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
       if (requestSignal?.aborted === true) throw abortError(requestSignal);
       throw fromMcpError(error, serverName, toolName);
     } finally {
-      if (forward !== undefined) signal?.removeEventListener('abort', forward);
+      stopForwarding?.();
       if (token !== undefined) relay?.delete(token);
       clearTimeout(timer);
     }

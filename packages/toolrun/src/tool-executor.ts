@@ -1,4 +1,4 @@
-import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
+import { raceAbort, ToolError, type ToolErrorCode } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import type { Runner } from './runner/types.js';
 
@@ -120,18 +120,10 @@ function untilAborted(
   toolName: string,
 ): Promise<unknown> {
   if (signal === undefined) return Promise.resolve(work);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(abortError(signal, { toolId: toolName }));
-    };
-    // The function itself may have aborted it, before a listener could hear it.
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    void Promise.resolve(work)
-      .then(resolve, reject)
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-      });
+  // The function itself may have aborted it, before a listener could hear it: raceAbort
+  // rejects at once then.
+  return raceAbort(Promise.resolve(work), signal, {
+    error: (aborted) => abortError(aborted, { toolId: toolName }),
   });
 }
 

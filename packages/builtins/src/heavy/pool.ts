@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getSession, ToolError } from '@toolplane/toolkit';
+import { whenAborted } from '@toolplane/toolmodel';
 import type { Piscina } from 'piscina';
 import type { HeavyOutcome, HeavyTask } from './worker.js';
 
@@ -87,6 +88,8 @@ interface Waiting {
   readonly resolve: (outcome: Extract<HeavyOutcome, { ok: true }>) => void;
   readonly reject: (error: unknown) => void;
   readonly onAbort: () => void;
+  /** Stops listening to `signal`, once the task is queued. */
+  stopWaiting?: () => void;
 }
 
 /**
@@ -152,7 +155,7 @@ export class HeavyPool {
         reject(refusal);
         return;
       }
-      signal?.addEventListener('abort', entry.onAbort, { once: true });
+      if (signal !== undefined) entry.stopWaiting = whenAborted(signal, entry.onAbort);
     });
   }
 
@@ -189,7 +192,7 @@ export class HeavyPool {
   async close(): Promise<void> {
     for (const list of this.waiting.values()) {
       for (const entry of list) {
-        entry.signal?.removeEventListener('abort', entry.onAbort);
+        entry.stopWaiting?.();
         entry.reject(new ToolError('cancelled', `${entry.task.kind} was cancelled: closing`));
       }
     }
@@ -212,7 +215,7 @@ export class HeavyPool {
       // To the back of the turn order (or out of it when nothing of it waits).
       this.waiting.delete(caller);
       if (list.length > 0) this.waiting.set(caller, list);
-      entry.signal?.removeEventListener('abort', entry.onAbort);
+      entry.stopWaiting?.();
       this.start(caller, entry);
     }
   }

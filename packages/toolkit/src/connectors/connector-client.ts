@@ -15,6 +15,7 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { whenAborted } from '@toolplane/toolmodel';
 import { CALL_META_KEY, type CallTracker } from './call-tracker.js';
 import { idleBegins, whenIdle } from './idle-work.js';
 import type { ResourceSubscriptions } from './connector-listen.js';
@@ -202,10 +203,12 @@ export class ConnectorClient extends Client {
       const timer = setTimeout(() => {
         cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout }));
       }, timeout);
+      // Set once the request is out; a signal's abort before then was refused above.
+      let stopListening: (() => void) | undefined;
       const done = (): void => {
         this.#inFlight.delete(id);
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        stopListening?.();
       };
       // As the SDK cancels a request: tell the server, and fail with an SdkError.
       const cancel = (reason: unknown): void => {
@@ -224,9 +227,6 @@ export class ConnectorClient extends Client {
             ? reason
             : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
         );
-      };
-      const onAbort = (): void => {
-        cancel(signal?.reason);
       };
       this.#inFlight.set(id, (answer) => {
         done();
@@ -256,7 +256,11 @@ export class ConnectorClient extends Client {
           reject(new Error('the server answered with neither a result nor an error'));
         }
       });
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) {
+        stopListening = whenAborted(signal, () => {
+          cancel(signal.reason);
+        });
+      }
       transport
         .send({ jsonrpc: '2.0', id, method: 'tools/call', params })
         .catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
-import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { NAMESPACE_PATTERN, raceAbort, ToolError } from '@toolplane/toolmodel';
 import {
   createConnector,
   type ConnectorClientLike,
@@ -230,21 +230,8 @@ export class Connectors {
         cause: signal.reason,
       });
     if (signal.aborted) throw cancelled();
-    let onAbort: (() => void) | undefined;
-    try {
-      await Promise.race([
-        all,
-        new Promise<never>((_, reject) => {
-          onAbort = () => {
-            reject(cancelled());
-          };
-          signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      // A long-lived signal must not collect a listener per wait.
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+    // A long-lived signal must not collect a listener per wait, nor one per concurrent wait.
+    await raceAbort(all, signal, { error: cancelled });
   }
 
   async close(): Promise<void> {

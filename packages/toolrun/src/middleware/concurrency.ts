@@ -1,3 +1,4 @@
+import { whenAborted } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { Middleware, ToolCall } from '../types.js';
 import { checkInteger } from './options.js';
@@ -46,16 +47,18 @@ export function concurrency(options: ConcurrencyOptions): Middleware {
     const signal = call.signal;
     if (signal?.aborted === true) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        const at = slot.waiting.indexOf(grant);
-        if (at >= 0) slot.waiting.splice(at, 1);
-        reject(abortError(signal as AbortSignal));
-      };
       const grant = (): void => {
-        signal?.removeEventListener('abort', onAbort);
+        stopWaiting?.();
         resolve();
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopWaiting =
+        signal === undefined
+          ? undefined
+          : whenAborted(signal, () => {
+              const at = slot.waiting.indexOf(grant);
+              if (at >= 0) slot.waiting.splice(at, 1);
+              reject(abortError(signal));
+            });
       slot.waiting.push(grant);
     });
   };

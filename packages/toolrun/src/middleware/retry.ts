@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { Middleware, ToolCall } from '../types.js';
 import { checkInteger, checkPositive } from './options.js';
@@ -57,15 +57,17 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
       reject(abortError(signal));
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortError(signal as AbortSignal));
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopWaiting?.();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting =
+      signal === undefined
+        ? undefined
+        : whenAborted(signal, () => {
+            clearTimeout(timer);
+            reject(abortError(signal));
+          });
   });
 }
 

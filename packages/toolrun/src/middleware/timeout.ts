@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import type { Middleware } from '../types.js';
 import { checkPositive } from './options.js';
 
@@ -27,12 +27,11 @@ export function timeout(ms: number): Middleware {
         controller.abort(error);
         reject(error);
       }, ms);
+      const stopForwarding = outer === undefined ? undefined : whenAborted(outer, forward);
       const settle = (): void => {
         clearTimeout(timer);
-        outer?.removeEventListener('abort', forward);
+        stopForwarding?.();
       };
-      if (outer?.aborted === true) forward();
-      else outer?.addEventListener('abort', forward, { once: true });
       void next({ ...call, signal: controller.signal })
         .finally(settle)
         .then(resolve, reject);

@@ -1,6 +1,6 @@
 // `Runner.runStream`: one run turned into a pull-based stream of its progress and chunks,
 // ending in one `done` or `error` event. A consumer that stops reading cancels the run.
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import { toToolError } from '../errors.js';
 import type { RunOptions, RunResult, RunStreamOptions, StreamEvent } from '../types.js';
 import type { MaybePromise } from './types.js';
@@ -28,8 +28,7 @@ export async function* streamRun(
   const forward = (): void => {
     controller.abort(outer?.reason);
   };
-  if (outer?.aborted === true) forward();
-  else outer?.addEventListener('abort', forward, { once: true });
+  const stopForwarding = outer === undefined ? undefined : whenAborted(outer, forward);
 
   const queue: StreamEvent[] = [];
   let head = 0;
@@ -83,7 +82,7 @@ export async function* streamRun(
       });
     }
   } finally {
-    outer?.removeEventListener('abort', forward);
+    stopForwarding?.();
     if (!ended) {
       controller.abort(
         new ToolError('cancelled', `the consumer of tool "${toolId}"'s stream stopped reading`, {
