@@ -110,3 +110,36 @@ describe('one signal shared by concurrent calls', () => {
     await noLeakWarning();
   });
 });
+
+describe('a call made without a signal', () => {
+  it("gives its handler a signal of the call's own, so listeners left on it go with the call", async () => {
+    const seen: AbortSignal[] = [];
+    const index = createIndex();
+    index.registerTool(echo, { kind: 'local', local: { name: 'listen' } });
+    const local = createLocalRegistry().register('listen', (_args, { signal }) => {
+      // Listening and never letting go, as handlers often do: harmless on a signal of its own.
+      signal.addEventListener('abort', () => undefined);
+      seen.push(signal);
+      return 'ok';
+    });
+    const runner = createRunner({ index, local });
+    await Promise.all(Array.from({ length: CALLS }, () => runner.run('sig:echo', {})));
+    expect(new Set(seen).size).toBe(CALLS);
+    expect(seen.every((signal) => !signal.aborted && listeners(signal) === 1)).toBe(true);
+    await noLeakWarning();
+  });
+
+  it('hands the same signal to every read within one call', async () => {
+    const index = createIndex();
+    index.registerTool(echo, { kind: 'local', local: { name: 'twice' } });
+    const local = createLocalRegistry().register(
+      'twice',
+      (_args, context) => context.signal === context.signal,
+    );
+    const runner = createRunner({ index, local });
+    expect((await runner.run('sig:echo', {})).structured).toBe(true);
+    expect((await runner.run('sig:echo', {}, { onProgress: () => undefined })).structured).toBe(
+      true,
+    );
+  });
+});

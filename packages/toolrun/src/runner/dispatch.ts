@@ -1,6 +1,6 @@
 // Where a call goes once its backend is chosen: a local handler, the MCP executor or the
 // provider executor. A local handler that returns at once is answered at once (no promise),
-// which keeps a local call within a few nanoseconds of calling the handler itself.
+// which keeps a local call close to calling the handler itself.
 import { ToolError } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { LocalHandler, LocalHandlerContext, LocalHandlers } from '../local-registry.js';
@@ -14,14 +14,25 @@ export interface Executors {
   readonly provider?: ProviderExecutor;
 }
 
-const NEVER_ABORTED = new AbortController().signal;
 const ignoreProgress: ProgressListener = () => undefined;
-// What a handler called with no signal, listener or meta gets: one frozen object for every call.
-const BARE_CONTEXT: LocalHandlerContext = Object.freeze({
-  signal: NEVER_ABORTED,
-  progress: ignoreProgress,
-  meta: undefined,
-});
+
+/**
+ * The context of a call made without a signal. Its signal is the call's own, made when the
+ * handler first reads it: one shared never-aborting signal would keep every listener a handler
+ * adds and never removes (a common way to write one), call after call, forever.
+ */
+class UnsignalledContext implements LocalHandlerContext {
+  #signal: AbortSignal | undefined;
+
+  constructor(
+    readonly progress: ProgressListener,
+    readonly meta: LocalHandlerContext['meta'],
+  ) {}
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= new AbortController().signal);
+  }
+}
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -91,14 +102,11 @@ export function createDispatch({ local, mcp, provider }: Executors): (call: Tool
     switch (backend.kind) {
       case 'local': {
         const handler = localHandler(call);
+        const progress = call.onProgress ?? ignoreProgress;
         const context: LocalHandlerContext =
-          call.signal === undefined && call.onProgress === undefined && call.meta === undefined
-            ? BARE_CONTEXT
-            : {
-                signal: call.signal ?? NEVER_ABORTED,
-                progress: call.onProgress ?? ignoreProgress,
-                meta: call.meta,
-              };
+          call.signal === undefined
+            ? new UnsignalledContext(progress, call.meta)
+            : { signal: call.signal, progress, meta: call.meta };
         const out = handler(call.args, context);
         if (isPromiseLike(out)) {
           return Promise.resolve(out).then((value) =>
