@@ -34,8 +34,8 @@ import {
   makeRecord,
   stage,
   stageOne,
+  ToolRecord,
   type Draft,
-  type ToolRecord,
 } from './tool-record.js';
 
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
@@ -210,6 +210,16 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
   }
 
+  /** {@link apply} for a tool the index does not hold: nothing to remove first. */
+  function addNew(record: ToolRecord): void {
+    records.set(record.id, record);
+    if (linked !== undefined) linked.add(record);
+    else searcher.upsert(record);
+    const namespace = record.namespace;
+    if (namespace !== undefined) namespaces.add(namespace, record.id);
+    emit('registered', record.id, namespace);
+  }
+
   function register(registrations: readonly ToolRegistration[], replace: boolean): ToolEntry[] {
     if (!Array.isArray(registrations)) {
       throw new ToolError('invalid_argument', 'registerTools takes an array of { tool, backend }');
@@ -281,9 +291,25 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     },
 
     registerTool(tool, backend, registerOptions = {}) {
-      // One tool needs none of the arrays of `register`: one draft, committed as it is.
+      // One tool needs none of the arrays of `register`: one draft, committed as it is, and a
+      // new tool (the common case) not even that: its record comes back finished.
       const replace = registerOptions.replace === true;
-      const draft = stageOne(records, tool, backend, replace, sharedBackends, undefined);
+      const staged = stageOne(
+        records,
+        tool,
+        backend,
+        replace,
+        sharedBackends,
+        undefined,
+        selectBackend,
+      );
+      if (staged instanceof ToolRecord) {
+        addNew(staged);
+        invalidateViews();
+        deliver();
+        return staged.entry;
+      }
+      const draft = staged;
       // Taken before listeners run (they may change things).
       let entry: ToolEntry;
       if (draft.definitionChanged || draft.backendsChanged) {
