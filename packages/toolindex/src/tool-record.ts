@@ -1,4 +1,5 @@
 import {
+  areNormalTags,
   backendKey,
   normalizeTags,
   ToolError,
@@ -219,8 +220,11 @@ export function stageOne(
 ): Draft | ToolRecord {
   validateTool(input);
   validateBackend(inputBackend);
+  // Tags that are already normal are copied as they are: no normalised array, set or spread
+  // copy of the tool to build and throw away.
+  const tags = input.tags;
   const tool = frozenCopy(
-    input.tags === undefined ? input : { ...input, tags: normalizeTags(input.tags) },
+    tags === undefined || areNormalTags(tags) ? input : { ...input, tags: normalizeTags(tags) },
   );
   const backend = backendCopy(shared, inputBackend);
   const id = idOf(tool);
