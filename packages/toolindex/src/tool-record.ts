@@ -20,7 +20,7 @@ const EMPTY_TAGS: readonly string[] = Object.freeze([]);
  * Internal per-tool record; it doubles as the tool's {@link SearchDocument}. It holds only what
  * the index adds to the entry (its slot, its summary once searched): the text fields a search
  * document has are read from the frozen definition, the one copy of the caller's data, through
- * the prototype's getters. Three fields instead of nine is less for every registration to write
+ * the prototype's getters. Four fields instead of nine is less for every registration to write
  * and for the garbage collector to copy while the record is young.
  *
  * A class, not a literal with getters: a literal would make new getter closures for every tool.
@@ -28,7 +28,9 @@ const EMPTY_TAGS: readonly string[] = Object.freeze([]);
 export class ToolRecord implements SearchDocument {
   /** The tool's canonical ID, also on the entry; kept here too since ranking reads it often. */
   readonly id: string;
+  /** What `getTool` hands out: frozen, never copied. */
   readonly entry: ToolEntry;
+  /** The search result body, built on the tool's first search and kept. */
   summary: Omit<ToolSummary, 'score'> | undefined;
   /**
    * The tool's slot in the index's own BM25 searcher (-1 when not indexed there, or when the
@@ -43,22 +45,27 @@ export class ToolRecord implements SearchDocument {
     this.slot = slot;
   }
 
+  /** The tool name. */
   get name(): string {
     return this.entry.tool.name;
   }
 
+  /** The tool namespace, if any. */
   get namespace(): string | undefined {
     return this.entry.tool.namespace;
   }
 
+  /** The title, if any. */
   get title(): string | undefined {
     return this.entry.tool.title;
   }
 
+  /** The description, if any. */
   get description(): string | undefined {
     return this.entry.tool.description;
   }
 
+  /** The normalised tags (an empty frozen array for none). */
   get tags(): readonly string[] {
     return this.entry.tool.tags ?? EMPTY_TAGS;
   }
