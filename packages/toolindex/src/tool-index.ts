@@ -28,41 +28,18 @@ import type {
 import { MAX_QUERY_LENGTH, type Searcher, type SearchHit } from './searcher.js';
 import { createNamespaceMembers } from './namespace-members.js';
 import { linkedDirectory } from './linked-slots.js';
-import { shortDescription } from './summary.js';
 import {
   createSharedBackends,
   makeRecord,
   stage,
   stageOne,
+  summaryOf,
   ToolRecord,
   type Draft,
 } from './tool-record.js';
 
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
 const NAMESPACES_IN_MESSAGE = 20;
-
-/**
- * A search result for `record`: its summary (built on its first search and kept, frozen) with
- * the score. Module-level rather than in {@link createIndex}, so an index created later runs it
- * as already-optimised code on its first search.
- */
-function summaryOf(record: ToolRecord, score: number): ToolSummary {
-  if (record.summary === undefined) {
-    const { id, name, namespace, title, tags } = record;
-    const short = shortDescription(record.description ?? title ?? '');
-    // One literal per combination (no spreads of temporary objects): absent fields stay absent.
-    record.summary = Object.freeze(
-      namespace === undefined
-        ? title === undefined
-          ? { id, name, shortDescription: short, tags }
-          : { id, name, title, shortDescription: short, tags }
-        : title === undefined
-          ? { id, name, namespace, shortDescription: short, tags }
-          : { id, name, namespace, title, shortDescription: short, tags },
-    );
-  }
-  return { ...record.summary, score };
-}
 
 /**
  * Creates an empty in-memory {@link ToolIndex}.

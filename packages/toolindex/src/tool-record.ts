@@ -13,6 +13,7 @@ import { idOf } from './index-args.js';
 import type { ToolEntry, ToolRegistration, ToolSummary } from './index-types.js';
 import { frozenCopy, jsonEqual } from './json.js';
 import type { SearchDocument } from './searcher.js';
+import { shortDescription } from './summary.js';
 
 const EMPTY_TAGS: readonly string[] = Object.freeze([]);
 
@@ -294,4 +295,27 @@ export function stageOne(
     draft.backendsChanged = true;
   }
   return draft;
+}
+
+/**
+ * A search result for `record`: its summary (built on its first search and kept, frozen) with
+ * the score. Module-level rather than in `createIndex`, so an index created later runs it
+ * as already-optimised code on its first search.
+ */
+export function summaryOf(record: ToolRecord, score: number): ToolSummary {
+  if (record.summary === undefined) {
+    const { id, name, namespace, title, tags } = record;
+    const short = shortDescription(record.description ?? title ?? '');
+    // One literal per combination (no spreads of temporary objects): absent fields stay absent.
+    record.summary = Object.freeze(
+      namespace === undefined
+        ? title === undefined
+          ? { id, name, shortDescription: short, tags }
+          : { id, name, title, shortDescription: short, tags }
+        : title === undefined
+          ? { id, name, namespace, shortDescription: short, tags }
+          : { id, name, namespace, title, shortDescription: short, tags },
+    );
+  }
+  return { ...record.summary, score };
 }
