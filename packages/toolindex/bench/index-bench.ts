@@ -10,13 +10,25 @@
  * ratio to the DESIGN.md floor (BM25 over 10,000 descriptions with an inverted index: 0.06 ms).
  *
  * Run: pnpm --filter @toolplane/toolindex bench   (node --expose-gc)
+ *
+ * To measure another copy of the sources (the code before a change, for a comparison in the
+ * same rounds), name its `src` folder in TOOLINDEX_SRC: the catalogue and queries stay these.
  */
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Tool, ToolBackend } from '@toolplane/toolmodel';
-import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import * as published from '@toolplane/toolindex';
+import type { ToolIndex } from '@toolplane/toolindex';
 import { HELD_OUT_QUERIES, RELEASED_QUERIES, TUNING_QUERIES } from '../src/testdata/queries.js';
 import { hitRate } from '../src/testdata/quality.js';
 import { paddedCatalogue } from '../src/testdata/scale-catalogue.js';
+
+const other = process.env.TOOLINDEX_SRC;
+const { createIndex } =
+  other === undefined
+    ? published
+    : ((await import(pathToFileURL(resolve(other, 'index.ts')).href)) as typeof published);
 
 const FLOOR_SEARCH_MS = 0.06;
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -255,6 +267,7 @@ console.log(
 console.log(
   `load average at start: ${load()} (2 cores shared with other work: wall times are inflated)`,
 );
+console.log(`toolindex sources: ${other ?? 'this package'}`);
 // Warm the JIT on a mid-sized catalogue so the first size is not charged for compilation.
 await measure(5_000);
 const rows: SizeResult[] = [];

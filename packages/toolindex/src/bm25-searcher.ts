@@ -173,6 +173,8 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
   let work: Scratch = createScratch(0);
 
   const collector = createTermCollector(postings, weights, b);
+  // The scores of the document being added, by its terms' order (see `Postings.appendAll`).
+  let scores = new Float64Array(64);
 
   function upsert(doc: SearchDocument): void {
     remove(doc.id);
@@ -191,12 +193,13 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
     }
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
+    if (scores.length < count) scores = new Float64Array(Math.max(count, scores.length * 2));
     for (let i = 0; i < count; i++) {
-      const term = terms[i] as number;
-      const tf = frequencies[term] as number;
+      const tf = frequencies[terms[i] as number] as number;
       const value = (tf * (k1 + 1)) / (tf + k1);
-      postings.append(term, slot, i < nameCount ? -value : value);
+      scores[i] = i < nameCount ? -value : value;
     }
+    postings.appendAll(slot, terms, scores, count);
   }
 
   function remove(id: string): void {

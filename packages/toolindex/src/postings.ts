@@ -38,6 +38,12 @@ export interface Postings {
   listFor(term: string): number;
   /** Appends `slot` with its score to the list of term number `term`. */
   append(term: number, slot: number, value: number): void;
+  /**
+   * Appends `slot` to the lists of the first `count` term numbers of `terms`, with `values[i]`
+   * its score in the list of `terms[i]`. One call a document: a score handed to a call that is
+   * not inlined is boxed into a heap number, and a tool has twenty-odd of them.
+   */
+  appendAll(slot: number, terms: Int32Array, values: Float64Array, count: number): void;
   /** The live document with this id. */
   documentOf(id: string): SearchDocument | undefined;
   /** Forgets a document; the first `count` of `terms` are the term numbers it was indexed under. */
@@ -214,6 +220,26 @@ export function createPostings(slotOf: SlotDirectory = createSlotMap()): Posting
     classes = grow(classes, new Uint8Array(size));
   }
 
+  function appendOne(term: number, slot: number, value: number): void {
+    const length = store.lengths[term] as number;
+    let start = store.starts[term] as number;
+    const sizeClass = classes[term] as number;
+    if (length === 1 << sizeClass) {
+      // A full block moves to one twice its size (which may grow the pool: read it after).
+      const moved = allocate(sizeClass + 1);
+      store.slots.copyWithin(moved * 2, start * 2, (start + length) * 2);
+      release(start, sizeClass);
+      start = moved;
+      store.starts[term] = moved;
+      classes[term] = sizeClass + 1;
+    }
+    const at = (start + length) * 2;
+    store.slots[at] = slot;
+    store.values[at + 1] = value;
+    store.lengths[term] = length + 1;
+    store.dfs[term] = (store.dfs[term] as number) + 1;
+  }
+
   function compact(): void {
     const renumber = new Int32Array(docs.length).fill(-1);
     const liveDocs: SearchDocument[] = [];
@@ -322,24 +348,10 @@ export function createPostings(slotOf: SlotDirectory = createSlotMap()): Posting
       return term;
     },
 
-    append(term, slot, value) {
-      const length = store.lengths[term] as number;
-      let start = store.starts[term] as number;
-      const sizeClass = classes[term] as number;
-      if (length === 1 << sizeClass) {
-        // A full block moves to one twice its size (which may grow the pool: read it after).
-        const moved = allocate(sizeClass + 1);
-        store.slots.copyWithin(moved * 2, start * 2, (start + length) * 2);
-        release(start, sizeClass);
-        start = moved;
-        store.starts[term] = moved;
-        classes[term] = sizeClass + 1;
-      }
-      const at = (start + length) * 2;
-      store.slots[at] = slot;
-      store.values[at + 1] = value;
-      store.lengths[term] = length + 1;
-      store.dfs[term] = (store.dfs[term] as number) + 1;
+    append: appendOne,
+
+    appendAll(slot, terms, values, count) {
+      for (let i = 0; i < count; i++) appendOne(terms[i] as number, slot, values[i] as number);
     },
 
     documentOf(id) {

@@ -28,41 +28,18 @@ import type {
 import { MAX_QUERY_LENGTH, type Searcher, type SearchHit } from './searcher.js';
 import { createNamespaceMembers } from './namespace-members.js';
 import { linkedDirectory } from './linked-slots.js';
-import { shortDescription } from './summary.js';
 import {
   createSharedBackends,
   makeRecord,
   stage,
   stageOne,
+  summaryOf,
+  ToolRecord,
   type Draft,
-  type ToolRecord,
 } from './tool-record.js';
 
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
 const NAMESPACES_IN_MESSAGE = 20;
-
-/**
- * A search result for `record`: its summary (built on its first search and kept, frozen) with
- * the score. Module-level rather than in {@link createIndex}, so an index created later runs it
- * as already-optimised code on its first search.
- */
-function summaryOf(record: ToolRecord, score: number): ToolSummary {
-  if (record.summary === undefined) {
-    const { id, name, namespace, title, tags } = record;
-    const short = shortDescription(record.description ?? title ?? '');
-    // One literal per combination (no spreads of temporary objects): absent fields stay absent.
-    record.summary = Object.freeze(
-      namespace === undefined
-        ? title === undefined
-          ? { id, name, shortDescription: short, tags }
-          : { id, name, title, shortDescription: short, tags }
-        : title === undefined
-          ? { id, name, namespace, shortDescription: short, tags }
-          : { id, name, namespace, title, shortDescription: short, tags },
-    );
-  }
-  return { ...record.summary, score };
-}
 
 /**
  * Creates an empty in-memory {@link ToolIndex}.
@@ -210,6 +187,16 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     emit(draft.previous === undefined ? 'registered' : 'updated', draft.id, record.namespace);
   }
 
+  /** {@link apply} for a tool the index does not hold: nothing to remove first. */
+  function addNew(record: ToolRecord): void {
+    records.set(record.id, record);
+    if (linked !== undefined) linked.add(record);
+    else searcher.upsert(record);
+    const namespace = record.namespace;
+    if (namespace !== undefined) namespaces.add(namespace, record.id);
+    emit('registered', record.id, namespace);
+  }
+
   function register(registrations: readonly ToolRegistration[], replace: boolean): ToolEntry[] {
     if (!Array.isArray(registrations)) {
       throw new ToolError('invalid_argument', 'registerTools takes an array of { tool, backend }');
@@ -281,9 +268,25 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     },
 
     registerTool(tool, backend, registerOptions = {}) {
-      // One tool needs none of the arrays of `register`: one draft, committed as it is.
+      // One tool needs none of the arrays of `register`: one draft, committed as it is, and a
+      // new tool (the common case) not even that: its record comes back finished.
       const replace = registerOptions.replace === true;
-      const draft = stageOne(records, tool, backend, replace, sharedBackends, undefined);
+      const staged = stageOne(
+        records,
+        tool,
+        backend,
+        replace,
+        sharedBackends,
+        undefined,
+        selectBackend,
+      );
+      if (staged instanceof ToolRecord) {
+        addNew(staged);
+        invalidateViews();
+        deliver();
+        return staged.entry;
+      }
+      const draft = staged;
       // Taken before listeners run (they may change things).
       let entry: ToolEntry;
       if (draft.definitionChanged || draft.backendsChanged) {

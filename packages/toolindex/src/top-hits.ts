@@ -32,17 +32,25 @@ export interface TopHits {
 export const NO_KEY = -1;
 const KEY_CHARS = 7;
 
-function keyOf(id: string, from: number): number {
+/**
+ * Writes the key of `id`'s seven characters from `from` at `keys[at]`. It writes rather than
+ * returns: a key passes 2^31, and a number that large returned from a call that is not inlined
+ * is boxed into a heap number, garbage for every tool registered.
+ */
+function writeKey(id: string, from: number, keys: Float64Array, at: number): void {
   let key = 0;
   for (let i = from; i < from + KEY_CHARS; i++) {
     let code = 0;
     if (i < id.length) {
       code = id.charCodeAt(i);
-      if (code === 0 || code >= 128) return NO_KEY;
+      if (code === 0 || code >= 128) {
+        keys[at] = NO_KEY;
+        return;
+      }
     }
     key = key * 128 + code;
   }
-  return key;
+  keys[at] = key;
 }
 
 /**
@@ -54,8 +62,8 @@ function keyOf(id: string, from: number): number {
  * nothing: then the ids themselves are compared.
  */
 export function idKeys(id: string, keys: Float64Array, at: number): void {
-  keys[at] = keyOf(id, 0);
-  keys[at + 1] = keyOf(id, KEY_CHARS);
+  writeKey(id, 0, keys, at);
+  writeKey(id, KEY_CHARS, keys, at + 1);
 }
 
 /** Creates an empty {@link TopHits} keeping at most `limit` hits. */

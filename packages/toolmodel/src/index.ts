@@ -24,6 +24,7 @@ export {
 } from './ids.js';
 export type { ToolIdParts } from './ids.js';
 export {
+  areNormalTags,
   fromMcpJson,
   MAX_TAG_LENGTH,
   MAX_TAGS,

@@ -1,6 +1,8 @@
 import { ToolSchema } from '@modelcontextprotocol/core';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
+  areNormalTags,
   fromMcpJson,
   MAX_TAG_LENGTH,
   MAX_TAGS,
@@ -88,6 +90,29 @@ describe('normalizeTags', () => {
   it('returns an empty list for undefined and rejects non-strings', () => {
     expect(normalizeTags(undefined)).toEqual([]);
     expect(errorCodeOf(() => normalizeTags([42] as unknown as string[]))).toBe('invalid_tool');
+  });
+});
+
+describe('areNormalTags', () => {
+  it('says true only for tags normalizeTags gives back unchanged', () => {
+    const tag = fc.oneof(
+      fc.string({ maxLength: 70 }),
+      fc.stringMatching(/^[a-z0-9._-]{1,8}$/),
+      fc.constantFrom('git-hub', 'Issues', ' x', 'a b', 'ä', '\u00a0', 'x'.repeat(65)),
+    );
+    fc.assert(
+      fc.property(fc.array(tag, { maxLength: 40 }), (tags) => {
+        if (areNormalTags(tags)) expect(normalizeTags(tags)).toEqual(tags);
+      }),
+    );
+  });
+
+  it('says true for tags that are already normal', () => {
+    expect(areNormalTags([])).toBe(true);
+    expect(areNormalTags(['git-hub', 'issues', 'v1.2_x'])).toBe(true);
+    expect(areNormalTags(['Git'])).toBe(false);
+    expect(areNormalTags(['a', 'a'])).toBe(false);
+    expect(areNormalTags(['a b'])).toBe(false);
   });
 });
 

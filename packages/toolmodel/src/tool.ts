@@ -54,6 +54,29 @@ export function normalizeTags(tags: readonly string[] | undefined): string[] {
   return [...seen];
 }
 
+/**
+ * Whether {@link normalizeTags} would give back these same tags, in the same order: each one
+ * already trimmed, lower-case, free of whitespace, non-empty and at most {@link MAX_TAG_LENGTH}
+ * characters, none repeated, at most {@link MAX_TAGS} of them. A registration can then copy the
+ * tags as they are instead of building a normalised array (and a set) to throw away. Tags
+ * holding any character outside ASCII are reported as not normal, so the caller normalises
+ * them (lower-casing beyond A–Z is `toLowerCase`'s to decide).
+ */
+export function areNormalTags(tags: readonly unknown[]): tags is readonly string[] {
+  if (tags.length > MAX_TAGS) return false;
+  for (let i = 0; i < tags.length; i++) {
+    const tag = tags[i];
+    if (typeof tag !== 'string' || tag.length === 0 || tag.length > MAX_TAG_LENGTH) return false;
+    for (let j = 0; j < tag.length; j++) {
+      const code = tag.charCodeAt(j);
+      // Whitespace (tab to carriage return, space), capitals, anything outside ASCII.
+      if (code <= 32 || (code >= 65 && code <= 90) || code >= 127) return false;
+    }
+    for (let k = 0; k < i; k++) if (tags[k] === tag) return false;
+  }
+  return true;
+}
+
 function checkObjectSchema(
   schema: unknown,
   field: 'inputSchema' | 'outputSchema',

@@ -1,0 +1,123 @@
+/**
+ * What one `registerTool` at 100k tools is made of: the CPU time a tool of each part measured
+ * alone over the bench catalogue, in interleaved rounds, medians of ROUNDS (default 5). The
+ * parts overlap nothing and leave out the garbage collection of the whole, so their sum under
+ * the full `registerTool` line is roughly the index's own bookkeeping plus that collection.
+ *
+ * - validate: toolmodel's `validateTool` and `validateBackend`;
+ * - frozen copy: `frozenCopy` of the definition (the one copy the index keeps);
+ * - tokenise: the terms of each tool's name, namespace, tags, title and description, resolved to
+ *   term numbers (the BM25 collector alone, its postings left empty);
+ * - BM25 add: the index's own searcher indexing plain documents (tokenise plus the postings);
+ * - registerTool, no search: an index given a searcher that does nothing;
+ * - registerTool: the whole of it, as `pnpm bench` times it.
+ *
+ * Run: pnpm --filter @toolplane/toolindex bench:registration   (node --expose-gc)
+ */
+import { loadavg } from 'node:os';
+import { validateBackend, validateTool, type Tool, type ToolBackend } from '@toolplane/toolmodel';
+import { DEFAULT_FIELD_WEIGHTS } from '../src/bm25-options.js';
+import { createLinkedBm25Searcher } from '../src/bm25-searcher.js';
+import { createTermCollector } from '../src/document-terms.js';
+import { createIndex } from '../src/index.js';
+import { frozenCopy } from '../src/json.js';
+import { createPostings, type SlotDirectory } from '../src/postings.js';
+import type { SearchDocument, Searcher } from '../src/searcher.js';
+import { paddedCatalogue } from '../src/testdata/scale-catalogue.js';
+
+const SIZE = 100_000;
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with node --expose-gc (the bench script does)');
+
+const tools = paddedCatalogue(SIZE);
+const backends: ToolBackend[] = tools.map((tool) => ({
+  kind: 'mcp',
+  mcp: { serverName: tool.namespace ?? 'default' },
+}));
+const documents: SearchDocument[] = tools.map((tool: Tool) => ({
+  id: tool.namespace === undefined ? tool.name : `${tool.namespace}:${tool.name}`,
+  name: tool.name,
+  namespace: tool.namespace,
+  title: tool.title,
+  description: tool.description,
+  tags: tool.tags ?? [],
+}));
+// Slots the searcher hands out go nowhere: the parts are measured without the index's map.
+const nowhere: SlotDirectory = {
+  get: () => undefined,
+  add: () => undefined,
+  move: () => undefined,
+  delete: () => undefined,
+};
+const idle: Searcher = {
+  upsert: () => undefined,
+  remove: () => undefined,
+  search: () => Promise.resolve([]),
+};
+
+const parts: Record<string, () => unknown> = {
+  validate: () => {
+    for (let i = 0; i < SIZE; i++) {
+      validateTool(tools[i]);
+      validateBackend(backends[i]);
+    }
+  },
+  'frozen copy': () => {
+    const kept = new Array<unknown>(SIZE);
+    for (let i = 0; i < SIZE; i++) kept[i] = frozenCopy(tools[i]);
+    return kept;
+  },
+  tokenise: () => {
+    const collector = createTermCollector(createPostings(nowhere), DEFAULT_FIELD_WEIGHTS, 0.75);
+    for (const doc of documents) collector.collect(doc);
+  },
+  'BM25 add': () => {
+    const searcher = createLinkedBm25Searcher({}, nowhere);
+    for (const doc of documents) searcher.add(doc);
+    return searcher;
+  },
+  'registerTool, no search': () => {
+    const index = createIndex({ searcher: idle });
+    for (let i = 0; i < SIZE; i++) index.registerTool(tools[i] as Tool, backends[i] as ToolBackend);
+    return index;
+  },
+  registerTool: () => {
+    const index = createIndex();
+    for (let i = 0; i < SIZE; i++) index.registerTool(tools[i] as Tool, backends[i] as ToolBackend);
+    return index;
+  },
+};
+
+const cpuMicros = (): number => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+
+console.log(`registration parts at ${SIZE} tools — ${new Date().toISOString()}, load ${load()}`);
+const samples = new Map<string, number[]>();
+// Round 0 warms every part up and is not counted.
+for (let round = 0; round <= ROUNDS; round++) {
+  for (const [name, run] of Object.entries(parts)) {
+    gc();
+    gc();
+    const start = cpuMicros();
+    run();
+    const perTool = (cpuMicros() - start) / SIZE;
+    if (round > 0) samples.set(name, [...(samples.get(name) ?? []), perTool]);
+  }
+}
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+console.table(
+  [...samples].map(([part, values]) => ({
+    part,
+    'CPU µs a tool, median': median(values).toFixed(2),
+    'min–max': `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`,
+  })),
+);
+console.log(`load average at end: ${load()}`);
