@@ -1,4 +1,5 @@
 import type { SlotDirectory } from './postings.js';
+import type { SearchDocument } from './searcher.js';
 import type { ToolRecord } from './tool-record.js';
 
 /**
@@ -15,7 +16,7 @@ export function linkedDirectory(records: ReadonlyMap<string, ToolRecord>): SlotD
     },
     add(doc, slot) {
       // The index hands its searcher nothing but its records.
-      (doc as ToolRecord).slot = slot;
+      (doc as SearchDocument & Pick<ToolRecord, 'slot'>).slot = slot;
     },
     move(id, slot) {
       const record = records.get(id);

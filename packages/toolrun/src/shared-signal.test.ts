@@ -81,7 +81,7 @@ describe('one signal shared by concurrent calls', () => {
     const calls = Array.from({ length: CALLS }, () =>
       runner.run('sig:hang', {}, { signal: controller.signal }).then(
         () => 'finished',
-        (error: { code?: string }) => error.code,
+        (error: unknown) => (error as { code?: string }).code,
       ),
     );
     expect(listeners(controller.signal)).toBe(1);
