@@ -23,7 +23,7 @@ import { createIndex } from '../src/index.js';
 import { frozenCopy } from '../src/json.js';
 import { createPostings, type SlotDirectory } from '../src/postings.js';
 import type { SearchDocument, Searcher } from '../src/searcher.js';
-import { paddedCatalogue } from '../src/testdata/scale-catalogue.js';
+import { paddedCatalogue, searchDocumentOf } from '../src/testdata/scale-catalogue.js';
 
 const SIZE = 100_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -35,14 +35,7 @@ const backends: ToolBackend[] = tools.map((tool) => ({
   kind: 'mcp',
   mcp: { serverName: tool.namespace ?? 'default' },
 }));
-const documents: SearchDocument[] = tools.map((tool: Tool) => ({
-  id: tool.namespace === undefined ? tool.name : `${tool.namespace}:${tool.name}`,
-  name: tool.name,
-  namespace: tool.namespace,
-  title: tool.title,
-  description: tool.description,
-  tags: tool.tags ?? [],
-}));
+const documents: SearchDocument[] = tools.map(searchDocumentOf);
 // Slots the searcher hands out go nowhere: the parts are measured without the index's map.
 const nowhere: SlotDirectory = {
   get: () => undefined,

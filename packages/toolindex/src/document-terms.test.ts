@@ -4,7 +4,7 @@ import { createBm25Searcher } from './bm25-searcher.js';
 import { createTermCollector } from './document-terms.js';
 import { createPostings } from './postings.js';
 import type { SearchDocument } from './searcher.js';
-import { paddedCatalogue } from './testdata/scale-catalogue.js';
+import { paddedCatalogue, searchDocumentOf } from './testdata/scale-catalogue.js';
 import { tokenize } from './tokenize.js';
 
 const B = 0.75;
@@ -31,14 +31,7 @@ function reference(doc: SearchDocument): Map<string, number> {
 }
 
 const documents = (): SearchDocument[] => [
-  ...paddedCatalogue(3000).map((tool) => ({
-    id: `${tool.namespace ?? ''}:${tool.name}`,
-    name: tool.name,
-    namespace: tool.namespace,
-    title: tool.title,
-    description: tool.description,
-    tags: tool.tags ?? [],
-  })),
+  ...paddedCatalogue(3000).map(searchDocumentOf),
   {
     id: 'odd:1',
     name: 'getHTTPServerURLs',

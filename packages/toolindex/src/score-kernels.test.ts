@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createBm25Searcher } from './bm25-searcher.js';
 import { createScratch, finishScores, offerAll, type Finish } from './score-kernels.js';
 import { packMeta } from './postings.js';
-import type { SearchDocument } from './searcher.js';
 import { HELD_OUT_QUERIES } from './testdata/queries.js';
-import { paddedCatalogue } from './testdata/scale-catalogue.js';
+import { paddedCatalogue, searchDocumentOf } from './testdata/scale-catalogue.js';
 import { random } from './testdata/synthetic-catalogue.js';
 import { createTopHits, takeHits } from './top-hits.js';
 
@@ -104,14 +103,7 @@ describe('search at 10k tools', () => {
   it('gives each held-out query at 10k tools the top 5 of a search keeping 16', () => {
     const searcher = createBm25Searcher();
     for (const tool of paddedCatalogue(10_000)) {
-      const doc: SearchDocument = {
-        id: tool.namespace === undefined ? tool.name : `${tool.namespace}:${tool.name}`,
-        name: tool.name,
-        namespace: tool.namespace,
-        title: tool.title,
-        description: tool.description,
-        tags: tool.tags ?? [],
-      };
+      const doc = searchDocumentOf(tool);
       searcher.upsert(doc);
     }
     let compared = 0;

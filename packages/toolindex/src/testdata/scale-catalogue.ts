@@ -1,6 +1,7 @@
 import { fromMcpJson, type Tool } from '@toolplane/toolmodel';
 import { capturedServers } from './catalogue.js';
 import { syntheticCatalogue, random } from './synthetic-catalogue.js';
+import type { SearchDocument } from '../searcher.js';
 import { syntheticTools } from './synthetic-tools.js';
 
 /**
@@ -146,4 +147,16 @@ function domainCopies(base: readonly Tool[], count: number, seed: number): Tool[
     }
   }
   return out;
+}
+
+/** `tool` as the search document the index hands its searcher (its canonical ID, its text). */
+export function searchDocumentOf(tool: Tool): SearchDocument {
+  return {
+    id: tool.namespace === undefined ? tool.name : `${tool.namespace}:${tool.name}`,
+    name: tool.name,
+    namespace: tool.namespace,
+    title: tool.title,
+    description: tool.description,
+    tags: tool.tags ?? [],
+  };
 }
