@@ -148,6 +148,9 @@ async function mcpBench(label: string, connection: ConnectedClient, calls: numbe
   const plain = createRunner({ index, mcp, validate: { input: false, output: false } });
   const validating = createRunner({ index, mcp });
   const addArgs = { a: 2, b: 3 };
+  // One long-lived signal for every call, as an agent's run passes: the runner gives each request
+  // a signal of its own under it (one listener on the caller's for all of them).
+  const { signal } = new AbortController();
   // Short rounds, many of them: the cases take turns every few hundred calls.
   const results = await compare(
     calls,
@@ -155,6 +158,8 @@ async function mcpBench(label: string, connection: ConnectedClient, calls: numbe
       raw: () => client.callTool({ name: 'add', arguments: addArgs }),
       run: () => plain.run('fx:add', addArgs),
       validated: () => validating.run('fx:add', addArgs),
+      rawSignal: () => client.callTool({ name: 'add', arguments: addArgs }, { signal }),
+      runSignal: () => plain.run('fx:add', addArgs, { signal }),
     },
     MCP_ROUNDS,
   );
@@ -169,6 +174,12 @@ async function mcpBench(label: string, connection: ConnectedClient, calls: numbe
     `${pairedRatio('run', 'raw')}: ${ratio <= 1.05 ? 'met' : 'MISSED'} (target ≤ 1.05)`,
   );
   row('runner.run(), default validator', results.validated ?? 0, pairedRatio('validated', 'raw'));
+  row('client.callTool, a long-lived signal', results.rawSignal ?? 0);
+  row(
+    'runner.run(), validation off, that signal',
+    results.runSignal ?? 0,
+    pairedRatio('runSignal', 'rawSignal'),
+  );
 }
 
 await localBench();

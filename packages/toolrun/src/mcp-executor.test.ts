@@ -238,12 +238,20 @@ describe('the MCP executor against the fixture server over stdio', () => {
       warnings.push(warning);
     };
     process.on('warning', onWarning);
-    // Concurrent calls share one listener on the caller's signal (Node 20 warns at 11).
+    // A few requests hold the caller's signal itself (the SDK's listener on it each), the rest
+    // share one listener on it: never the eleven at which Node 20 warns of a leak.
+    let most = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    controller.signal.addEventListener = (...args: Parameters<typeof add>) => {
+      add(...args);
+      most = Math.max(most, getEventListeners(controller.signal, 'abort').length);
+    };
     const concurrent = Array.from({ length: 20 }, (_, i) =>
       runner.run('fx:add', { a: i, b: 2 }, { signal: controller.signal }),
     );
-    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
     await Promise.all(concurrent);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(5);
     await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarning);
     expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
