@@ -100,6 +100,7 @@ function handOverEnded(signal: AbortSignal): void {
   if (count === 0) handedOver.delete(signal);
   else handedOver.set(signal, count);
 }
+
 let tokenSeq = 0;
 
 function lookupClient(
