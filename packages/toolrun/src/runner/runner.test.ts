@@ -2,14 +2,11 @@ import { createIndex, type ToolIndex } from '@toolplane/toolindex';
 import { ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChainError } from '../errors.js';
-import { rejection } from '../testing/helpers.js';
+import { demoTool, localBackend, rejection } from '../testing/helpers.js';
 import { createLocalRegistry, type LocalRegistry } from '../local-registry.js';
 import { createRunner } from './runner.js';
 import type { Runner } from './types.js';
-import type { ProgressEvent, ProviderExecutor, StreamEvent } from '../types.js';
-
-const objectSchema = { type: 'object' } as const;
+import type { ProgressEvent, ProviderExecutor } from '../types.js';
 
 const addTool: Tool = {
   name: 'add',
@@ -27,20 +24,6 @@ const addTool: Tool = {
   },
 };
 
-function local(name: string): ToolBackend {
-  return { kind: 'local', local: { name } };
-}
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const seen: StreamEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
-}
-
-function tool(name: string, extra: Partial<Tool> = {}): Tool {
-  return { name, namespace: 'demo', inputSchema: objectSchema, ...extra };
-}
-
 describe('createRunner().run with local tools', () => {
   let index: ToolIndex;
   let registry: LocalRegistry;
@@ -49,7 +32,7 @@ describe('createRunner().run with local tools', () => {
   beforeEach(() => {
     index = createIndex();
     registry = createLocalRegistry();
-    index.registerTool(addTool, local('add'));
+    index.registerTool(addTool, localBackend('add'));
     registry.register('add', (args) => {
       const { a, b } = args as { a: number; b: number };
       return { sum: a + b };
@@ -62,7 +45,7 @@ describe('createRunner().run with local tools', () => {
     expect(result.structured).toEqual({ sum: 5 });
     expect(result.toolId).toBe('math:add');
     expect(result.tool.name).toBe('add');
-    expect(result.backend).toEqual(local('add'));
+    expect(result.backend).toEqual(localBackend('add'));
     expect(result.mcpResult).toBeUndefined();
   });
 
@@ -87,7 +70,7 @@ describe('createRunner().run with local tools', () => {
     const error = await rejection(runner.run('math:add', { a: 'two', b: 3 }));
     expect(error.code).toBe('validation');
     expect(error.op).toBe('validate_input');
-    expect(error.backend).toEqual(local('add'));
+    expect(error.backend).toEqual(localBackend('add'));
     expect(error.errors?.length).toBeGreaterThan(0);
     expect(error.errors?.some((e) => e.path.includes('/a'))).toBe(true);
   });
@@ -116,7 +99,7 @@ describe('createRunner().run with local tools', () => {
     expect(error.code).toBe('execution');
     expect(error.cause).toBe(boom);
     expect(error.toolId).toBe('math:add');
-    expect(error.backend).toEqual(local('add'));
+    expect(error.backend).toEqual(localBackend('add'));
     expect(error.op).toBe('execute');
   });
 
@@ -146,7 +129,7 @@ describe('createRunner().run with local tools', () => {
   });
 
   it('rejects with execution when no handler is registered for the backend', async () => {
-    index.registerTool(tool('orphan'), local('orphan'));
+    index.registerTool(demoTool('orphan'), localBackend('orphan'));
     const error = await rejection(runner.run('demo:orphan'));
     expect(error.code).toBe('execution');
     expect(error.op).toBe('execute');
@@ -154,7 +137,7 @@ describe('createRunner().run with local tools', () => {
 
   it('passes {} when args are undefined', async () => {
     let seen: unknown;
-    index.registerTool(tool('peek'), local('peek'));
+    index.registerTool(demoTool('peek'), localBackend('peek'));
     registry.register('peek', (args) => {
       seen = args;
       return null;
@@ -189,7 +172,7 @@ describe('createRunner().run with local tools', () => {
   });
 
   it('rejects with cancelled as soon as the signal aborts, even if the handler ignores it', async () => {
-    index.registerTool(tool('hang'), local('hang'));
+    index.registerTool(demoTool('hang'), localBackend('hang'));
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     registry.register('hang', () => {
@@ -206,7 +189,7 @@ describe('createRunner().run with local tools', () => {
   });
 
   it('hands the handler the signal, meta and a progress reporter', async () => {
-    index.registerTool(tool('ctx'), local('ctx'));
+    index.registerTool(demoTool('ctx'), localBackend('ctx'));
     registry.register('ctx', (_args, { signal, progress, meta }) => {
       progress({ progress: 1, total: 2 });
       progress({ progress: 2, total: 2, message: 'done' });
@@ -237,7 +220,7 @@ describe('createRunner().run with local tools', () => {
     expect(events).toEqual([{ progress: 0 }, { progress: 1, total: 1 }]);
 
     const providerEvents: ProgressEvent[] = [];
-    index.registerTool(tool('remote'), {
+    index.registerTool(demoTool('remote'), {
       kind: 'provider',
       provider: { providerId: 'p', toolId: 'remote' },
     });
@@ -269,7 +252,7 @@ describe('createRunner().run with local tools', () => {
   });
 
   it('collects an async generator’s chunks as the result when it returns nothing', async () => {
-    index.registerTool(tool('count'), local('count'));
+    index.registerTool(demoTool('count'), localBackend('count'));
     registry.register('count', async function* () {
       yield 1;
       await Promise.resolve();
@@ -279,7 +262,7 @@ describe('createRunner().run with local tools', () => {
   });
 
   it('uses an async generator’s return value as the result when there is one', async () => {
-    index.registerTool(tool('count'), local('count'));
+    index.registerTool(demoTool('count'), localBackend('count'));
     registry.register('count', async function* () {
       yield 1;
       await Promise.resolve();
@@ -299,7 +282,7 @@ describe('createRunner().run with local tools', () => {
 
   it('never calls inherited properties as handlers', async () => {
     for (const name of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
-      index.registerTool(tool(name), local(name));
+      index.registerTool(demoTool(name), localBackend(name));
       const error = await rejection(runner.run(`demo:${name}`));
       expect(error.code).toBe('execution');
     }
@@ -307,14 +290,14 @@ describe('createRunner().run with local tools', () => {
 });
 
 describe('createRunner resolution and selection', () => {
-  const echo = tool('echo');
+  const echo = demoTool('echo');
 
   it('falls back to resolveTool and resolveBackends when there is no index', async () => {
     const registry = createLocalRegistry().register('echo', (args) => args);
     const runner = createRunner({
       local: registry,
       resolveTool: (id) => (id === 'demo:echo' ? echo : undefined),
-      resolveBackends: () => [local('echo')],
+      resolveBackends: () => [localBackend('echo')],
     });
     expect((await runner.run('demo:echo', { x: 1 })).structured).toEqual({ x: 1 });
     expect((await rejection(runner.run('demo:other'))).code).toBe('tool_not_found');
@@ -326,7 +309,7 @@ describe('createRunner resolution and selection', () => {
       index: createIndex(),
       local: registry,
       resolveTool: (id) => Promise.resolve(id === 'demo:echo' ? echo : undefined),
-      resolveBackends: () => Promise.resolve([local('echo')]),
+      resolveBackends: () => Promise.resolve([localBackend('echo')]),
     });
     expect((await runner.run('demo:echo', { y: 2 })).structured).toEqual({ y: 2 });
   });
@@ -340,7 +323,7 @@ describe('createRunner resolution and selection', () => {
 
   it('rejects with no_backends when the selector declines every backend', async () => {
     const index = createIndex();
-    index.registerTool(echo, local('echo'));
+    index.registerTool(echo, localBackend('echo'));
     const runner = createRunner({ index, selectBackend: () => undefined });
     expect((await rejection(runner.run('demo:echo'))).code).toBe('no_backends');
   });
@@ -349,7 +332,7 @@ describe('createRunner resolution and selection', () => {
     const index = createIndex();
     index.registerTool(echo, { kind: 'mcp', mcp: { serverName: 's' } });
     index.registerTool(echo, { kind: 'provider', provider: { providerId: 'p', toolId: 'echo' } });
-    index.registerTool(echo, local('echo'));
+    index.registerTool(echo, localBackend('echo'));
     const runner = createRunner({
       index,
       local: createLocalRegistry().register('echo', () => 'local'),
@@ -359,7 +342,7 @@ describe('createRunner resolution and selection', () => {
 
   it('uses a custom selector when given one', async () => {
     const index = createIndex();
-    index.registerTool(echo, local('echo'));
+    index.registerTool(echo, localBackend('echo'));
     index.registerTool(echo, { kind: 'provider', provider: { providerId: 'p', toolId: 'echo' } });
     const provider: ProviderExecutor = {
       callTool: (providerId, toolId, args) => Promise.resolve({ providerId, toolId, args }),
@@ -388,7 +371,7 @@ describe('createRunner resolution and selection', () => {
 });
 
 describe('createRunner().run with provider tools', () => {
-  const search = tool('search');
+  const search = demoTool('search');
   const backend: ToolBackend = {
     kind: 'provider',
     provider: { providerId: 'acme', toolId: 'web' },
@@ -417,225 +400,5 @@ describe('createRunner().run with provider tools', () => {
     const index = createIndex();
     index.registerTool(search, backend);
     expect((await rejection(createRunner({ index }).run('demo:search'))).code).toBe('execution');
-  });
-});
-
-describe('createRunner().runStream', () => {
-  let index: ToolIndex;
-  let registry: LocalRegistry;
-  let runner: Runner;
-
-  beforeEach(() => {
-    index = createIndex();
-    registry = createLocalRegistry();
-    runner = createRunner({ index, local: registry });
-  });
-
-  it('yields chunks, progress and a done event stamped with the tool ID', async () => {
-    index.registerTool(tool('gen'), local('gen'));
-    registry.register('gen', async function* (_args, { progress }) {
-      progress({ progress: 0, total: 2 });
-      yield 'a';
-      await Promise.resolve();
-      progress({ progress: 1, total: 2 });
-      yield 'b';
-    });
-    const events = await collect(runner.runStream('demo:gen'));
-    expect(events.map((e) => e.type)).toEqual(['progress', 'chunk', 'progress', 'chunk', 'done']);
-    expect(events.every((e) => e.toolId === 'demo:gen')).toBe(true);
-    const done = events.at(-1);
-    expect(done?.type === 'done' && done.result.structured).toEqual(['a', 'b']);
-  });
-
-  it('yields a single done event for a plain handler', async () => {
-    index.registerTool(tool('plain'), local('plain'));
-    registry.register('plain', () => 42);
-    const events = await collect(runner.runStream('demo:plain'));
-    expect(events).toHaveLength(1);
-    expect(events[0]?.type === 'done' && events[0].result.structured).toBe(42);
-  });
-
-  it('yields an error event instead of throwing', async () => {
-    const events = await collect(runner.runStream('demo:missing'));
-    expect(events).toHaveLength(1);
-    expect(events[0]?.type === 'error' && events[0].error.code).toBe('tool_not_found');
-  });
-
-  it('yields stream_not_supported for a provider that cannot stream', async () => {
-    index.registerTool(tool('p'), { kind: 'provider', provider: { providerId: 'x', toolId: 'p' } });
-    const streaming = createRunner({
-      index,
-      provider: { callTool: () => Promise.resolve('never streamed') },
-    });
-    const events = await collect(streaming.runStream('demo:p'));
-    expect(events[0]?.type === 'error' && events[0].error.code).toBe('stream_not_supported');
-  });
-
-  it('streams a provider that can stream', async () => {
-    index.registerTool(tool('p'), { kind: 'provider', provider: { providerId: 'x', toolId: 'p' } });
-    const streaming = createRunner({
-      index,
-      provider: {
-        callTool: () => Promise.resolve('unused'),
-        async *callToolStream() {
-          yield 'x';
-          await Promise.resolve();
-          yield 'y';
-          return 'xy';
-        },
-      },
-    });
-    const events = await collect(streaming.runStream('demo:p'));
-    expect(events.map((e) => (e.type === 'chunk' ? e.data : e.type))).toEqual(['x', 'y', 'done']);
-    const done = events.at(-1);
-    expect(done?.type === 'done' && done.result.structured).toBe('xy');
-  });
-
-  it('cancels the handler when the consumer breaks out early', async () => {
-    index.registerTool(tool('endless'), local('endless'));
-    let sawAbort!: () => void;
-    const aborted = new Promise<void>((resolve) => (sawAbort = resolve));
-    let markFinalized!: () => void;
-    const finalized = new Promise<void>((resolve) => (markFinalized = resolve));
-    registry.register('endless', async function* (_args, { signal }) {
-      signal.addEventListener('abort', () => {
-        sawAbort();
-      });
-      try {
-        for (let i = 0; ; i++) {
-          yield i;
-          await Promise.resolve();
-        }
-      } finally {
-        markFinalized();
-      }
-    });
-    const seen: unknown[] = [];
-    for await (const event of runner.runStream('demo:endless')) {
-      if (event.type === 'chunk') seen.push(event.data);
-      if (seen.length === 3) break;
-    }
-    await aborted;
-    expect(seen).toEqual([0, 1, 2]);
-    await finalized;
-  });
-
-  it('ends with a cancelled error event when the caller’s signal aborts', async () => {
-    index.registerTool(tool('hang'), local('hang'));
-    registry.register('hang', async function* (_args, { signal }) {
-      yield 'first';
-      await new Promise((resolve) => {
-        signal.addEventListener('abort', resolve);
-      });
-    });
-    const controller = new AbortController();
-    const events: StreamEvent[] = [];
-    for await (const event of runner.runStream('demo:hang', {}, { signal: controller.signal })) {
-      events.push(event);
-      if (event.type === 'chunk') controller.abort();
-    }
-    const last = events.at(-1);
-    expect(last?.type === 'error' && last.error.code).toBe('cancelled');
-  });
-});
-
-describe('createRunner().runChain', () => {
-  let index: ToolIndex;
-  let registry: LocalRegistry;
-  let runner: Runner;
-
-  beforeEach(() => {
-    index = createIndex();
-    registry = createLocalRegistry();
-    index.registerTool(tool('inc'), local('inc'));
-    index.registerTool(tool('echo'), local('echo'));
-    index.registerTool(tool('fail'), local('fail'));
-    registry.register('inc', (args) => {
-      const { previous, by } = args as { previous?: number; by?: number };
-      return (previous ?? 0) + (by ?? 1);
-    });
-    registry.register('echo', (args) => args);
-    registry.register('fail', () => {
-      throw new Error('step failed');
-    });
-    runner = createRunner({ index, local: registry });
-  });
-
-  it('passes each result on as args.previous and returns every step', async () => {
-    const chain = await runner.runChain([
-      { toolId: 'demo:inc', args: { by: 5 } },
-      { toolId: 'demo:inc', usePrevious: true },
-      { toolId: 'demo:inc', args: { by: 10 }, usePrevious: true },
-    ]);
-    expect(chain.steps.map((s) => s.structured)).toEqual([5, 6, 16]);
-    expect(chain.result.structured).toBe(16);
-  });
-
-  it('overwrites a given previous with a copy and never touches the step’s args', async () => {
-    const args = Object.freeze({ previous: 'mine', keep: true });
-    const chain = await runner.runChain([
-      { toolId: 'demo:inc', args: { by: 1 } },
-      { toolId: 'demo:echo', args, usePrevious: true },
-    ]);
-    expect(chain.result.structured).toEqual({ previous: 1, keep: true });
-    expect(args).toEqual({ previous: 'mine', keep: true });
-  });
-
-  it('sets previous even when the previous result is undefined', async () => {
-    registry.register('nothing', () => undefined);
-    index.registerTool(tool('nothing'), local('nothing'));
-    const chain = await runner.runChain([
-      { toolId: 'demo:nothing' },
-      { toolId: 'demo:echo', usePrevious: true },
-    ]);
-    expect(chain.result.structured).toHaveProperty('previous', undefined);
-  });
-
-  it('stops at the first failure with a ChainError carrying the step index and partial steps', async () => {
-    let after = 0;
-    registry.register('echo', () => ++after);
-    const error = await rejection(
-      runner.runChain([{ toolId: 'demo:inc' }, { toolId: 'demo:fail' }, { toolId: 'demo:echo' }]),
-    );
-    if (!ChainError.isInstance(error)) throw new Error('expected a ChainError');
-    const chainError = error;
-    expect(chainError.code).toBe('execution');
-    expect(chainError.stepIndex).toBe(1);
-    expect(chainError.steps.map((s) => s.structured)).toEqual([1]);
-    expect(chainError.toolId).toBe('demo:fail');
-    expect(after).toBe(0);
-  });
-
-  it('stops between steps with cancelled when the signal aborts', async () => {
-    const controller = new AbortController();
-    registry.register('abort', () => {
-      controller.abort();
-      return 'ran';
-    });
-    index.registerTool(tool('abort'), local('abort'));
-    const error = await rejection(
-      runner.runChain([{ toolId: 'demo:abort' }, { toolId: 'demo:inc' }], {
-        signal: controller.signal,
-      }),
-    );
-    if (!ChainError.isInstance(error)) throw new Error('expected a ChainError');
-    expect(error.code).toBe('cancelled');
-    expect(error.stepIndex).toBe(1);
-    expect(error.steps).toHaveLength(1);
-  });
-
-  it('reports progress once per step, in order', async () => {
-    const events: { progress: number; total?: number; stepIndex: number }[] = [];
-    await runner.runChain([{ toolId: 'demo:inc' }, { toolId: 'demo:inc', usePrevious: true }], {
-      onProgress: ({ progress, total, stepIndex }) => events.push({ progress, total, stepIndex }),
-    });
-    expect(events).toEqual([
-      { progress: 1, total: 2, stepIndex: 0 },
-      { progress: 2, total: 2, stepIndex: 1 },
-    ]);
-  });
-
-  it('rejects an empty chain with invalid_argument', async () => {
-    expect((await rejection(runner.runChain([]))).code).toBe('invalid_argument');
   });
 });

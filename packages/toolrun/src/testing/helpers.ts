@@ -1,9 +1,9 @@
 import { createIndex, type ToolIndex } from '@toolplane/toolindex';
-import { ToolError, type Tool } from '@toolplane/toolmodel';
+import { ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
 import { createLocalRegistry, type LocalHandler, type LocalRegistry } from '../local-registry.js';
 import { createRunner } from '../runner/runner.js';
 import type { Runner } from '../runner/types.js';
-import type { Middleware } from '../types.js';
+import type { Middleware, StreamEvent } from '../types.js';
 
 // Shared by the tests; excluded from the build.
 
@@ -52,4 +52,21 @@ export function createLocalBench(): LocalBench {
     },
     runnerWith: (...middleware) => createRunner({ index, local: registry, middleware }),
   };
+}
+
+/** A local backend bound to the handler `name`. */
+export function localBackend(name: string): ToolBackend {
+  return { kind: 'local', local: { name } };
+}
+
+/** A tool `demo:<name>` taking any object, with `extra` fields. */
+export function demoTool(name: string, extra: Partial<Tool> = {}): Tool {
+  return { name, namespace: 'demo', inputSchema: { type: 'object' }, ...extra };
+}
+
+/** Every event of a run's stream, in order. */
+export async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const seen: StreamEvent[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
 }
