@@ -112,34 +112,40 @@ describe('one signal shared by concurrent calls', () => {
 });
 
 describe('a call made without a signal', () => {
-  it("gives its handler a signal of the call's own, so listeners left on it go with the call", async () => {
-    const seen: AbortSignal[] = [];
+  it('keeps none of the listeners its handler leaves on its signal, which never aborts', async () => {
+    const seen = new Set<AbortSignal>();
+    let heard = 0;
     const index = createIndex();
     index.registerTool(echo, { kind: 'local', local: { name: 'listen' } });
     const local = createLocalRegistry().register('listen', (_args, { signal }) => {
-      // Listening and never letting go, as handlers often do: harmless on a signal of its own.
-      signal.addEventListener('abort', () => undefined);
-      seen.push(signal);
-      return 'ok';
+      // Listening and never letting go, as handlers often do.
+      signal.addEventListener('abort', () => (heard += 1));
+      seen.add(signal);
+      return signal.aborted;
     });
     const runner = createRunner({ index, local });
-    await Promise.all(Array.from({ length: CALLS }, () => runner.run('sig:echo', {})));
-    expect(new Set(seen).size).toBe(CALLS);
-    expect(seen.every((signal) => !signal.aborted && listeners(signal) === 1)).toBe(true);
+    const results = await Promise.all(
+      Array.from({ length: CALLS }, (_, i) =>
+        i % 2 === 0
+          ? runner.run('sig:echo', {})
+          : runner.run('sig:echo', {}, { onProgress: () => undefined, meta: { i } }),
+      ),
+    );
+    expect(results.every((result) => result.structured === false)).toBe(true);
+    expect([...seen].map(listeners)).toEqual([...seen].map(() => 0));
+    expect(heard).toBe(0);
     await noLeakWarning();
   });
 
-  it('hands the same signal to every read within one call', async () => {
+  it('keeps the signal in a copy of the context a handler spreads', async () => {
     const index = createIndex();
-    index.registerTool(echo, { kind: 'local', local: { name: 'twice' } });
-    const local = createLocalRegistry().register(
-      'twice',
-      (_args, context) => context.signal === context.signal,
-    );
+    index.registerTool(echo, { kind: 'local', local: { name: 'spread' } });
+    const local = createLocalRegistry().register('spread', (_args, context) => {
+      const copy = { ...context };
+      return copy.signal instanceof AbortSignal && copy.signal === context.signal;
+    });
     const runner = createRunner({ index, local });
     expect((await runner.run('sig:echo', {})).structured).toBe(true);
-    expect((await runner.run('sig:echo', {}, { onProgress: () => undefined })).structured).toBe(
-      true,
-    );
+    expect((await runner.run('sig:echo', {}, { meta: { a: 1 } })).structured).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 // Where a call goes once its backend is chosen: a local handler, the MCP executor or the
 // provider executor. A local handler that returns at once is answered at once (no promise),
-// which keeps a local call close to calling the handler itself.
+// which keeps a local call within a few nanoseconds of calling the handler itself.
 import { ToolError } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { LocalHandler, LocalHandlerContext, LocalHandlers } from '../local-registry.js';
@@ -17,22 +17,24 @@ export interface Executors {
 const ignoreProgress: ProgressListener = () => undefined;
 
 /**
- * The context of a call made without a signal. Its signal is the call's own, made when the
- * handler first reads it: one shared never-aborting signal would keep every listener a handler
- * adds and never removes (a common way to write one), call after call, forever.
+ * The signal of a call made without one. It can never abort (no one holds its controller), so a
+ * listener added to it could never run, and it keeps none: shared by every such call, it would
+ * otherwise keep every listener a handler adds and never removes (a common way to write one),
+ * call after call, for the life of the process.
  */
-class UnsignalledContext implements LocalHandlerContext {
-  #signal: AbortSignal | undefined;
+const NEVER_ABORTED: AbortSignal = listenerless(new AbortController().signal);
 
-  constructor(
-    readonly progress: ProgressListener,
-    readonly meta: LocalHandlerContext['meta'],
-  ) {}
-
-  get signal(): AbortSignal {
-    return (this.#signal ??= new AbortController().signal);
-  }
+function listenerless(signal: AbortSignal): AbortSignal {
+  signal.addEventListener = () => undefined;
+  return signal;
 }
+
+// What a handler called with no signal, listener or meta gets: one frozen object for every call.
+const BARE_CONTEXT: LocalHandlerContext = Object.freeze({
+  signal: NEVER_ABORTED,
+  progress: ignoreProgress,
+  meta: undefined,
+});
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -102,11 +104,14 @@ export function createDispatch({ local, mcp, provider }: Executors): (call: Tool
     switch (backend.kind) {
       case 'local': {
         const handler = localHandler(call);
-        const progress = call.onProgress ?? ignoreProgress;
         const context: LocalHandlerContext =
-          call.signal === undefined
-            ? new UnsignalledContext(progress, call.meta)
-            : { signal: call.signal, progress, meta: call.meta };
+          call.signal === undefined && call.onProgress === undefined && call.meta === undefined
+            ? BARE_CONTEXT
+            : {
+                signal: call.signal ?? NEVER_ABORTED,
+                progress: call.onProgress ?? ignoreProgress,
+                meta: call.meta,
+              };
         const out = handler(call.args, context);
         if (isPromiseLike(out)) {
           return Promise.resolve(out).then((value) =>
