@@ -1,9 +1,8 @@
-import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import type { ToolIndex } from '@toolplane/toolindex';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChainError } from '../errors.js';
-import { createLocalRegistry, type LocalRegistry } from '../local-registry.js';
-import { demoTool, localBackend, rejection } from '../testing/helpers.js';
-import { createRunner } from './runner.js';
+import type { LocalRegistry } from '../local-registry.js';
+import { createLocalRunner, demoTool, localBackend, rejection } from '../testing/helpers.js';
 import type { Runner } from './types.js';
 
 describe('createRunner().runChain', () => {
@@ -12,8 +11,7 @@ describe('createRunner().runChain', () => {
   let runner: Runner;
 
   beforeEach(() => {
-    index = createIndex();
-    registry = createLocalRegistry();
+    ({ index, registry, runner } = createLocalRunner());
     index.registerTool(demoTool('inc'), localBackend('inc'));
     index.registerTool(demoTool('echo'), localBackend('echo'));
     index.registerTool(demoTool('fail'), localBackend('fail'));
@@ -25,7 +23,6 @@ describe('createRunner().runChain', () => {
     registry.register('fail', () => {
       throw new Error('step failed');
     });
-    runner = createRunner({ index, local: registry });
   });
 
   it('passes each result on as args.previous and returns every step', async () => {

@@ -2,7 +2,7 @@ import { createIndex, type ToolIndex } from '@toolplane/toolindex';
 import { ToolError, type Tool, type ToolBackend } from '@toolplane/toolmodel';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { demoTool, localBackend, rejection } from '../testing/helpers.js';
+import { createLocalRunner, demoTool, localBackend, rejection } from '../testing/helpers.js';
 import { createLocalRegistry, type LocalRegistry } from '../local-registry.js';
 import { createRunner } from './runner.js';
 import type { Runner } from './types.js';
@@ -30,14 +30,12 @@ describe('createRunner().run with local tools', () => {
   let runner: Runner;
 
   beforeEach(() => {
-    index = createIndex();
-    registry = createLocalRegistry();
+    ({ index, registry, runner } = createLocalRunner());
     index.registerTool(addTool, localBackend('add'));
     registry.register('add', (args) => {
       const { a, b } = args as { a: number; b: number };
       return { sum: a + b };
     });
-    runner = createRunner({ index, local: registry });
   });
 
   it('returns the handler result with the tool and backend when the call succeeds', async () => {

@@ -1,7 +1,7 @@
-import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import type { ToolIndex } from '@toolplane/toolindex';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createLocalRegistry, type LocalRegistry } from '../local-registry.js';
-import { collect, demoTool, localBackend } from '../testing/helpers.js';
+import type { LocalRegistry } from '../local-registry.js';
+import { collect, createLocalRunner, demoTool, localBackend } from '../testing/helpers.js';
 import type { StreamEvent } from '../types.js';
 import { createRunner } from './runner.js';
 import type { Runner } from './types.js';
@@ -12,9 +12,7 @@ describe('createRunner().runStream', () => {
   let runner: Runner;
 
   beforeEach(() => {
-    index = createIndex();
-    registry = createLocalRegistry();
-    runner = createRunner({ index, local: registry });
+    ({ index, registry, runner } = createLocalRunner());
   });
 
   it('yields chunks, progress and a done event stamped with the tool ID', async () => {

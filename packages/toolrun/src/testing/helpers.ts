@@ -25,6 +25,17 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** A fresh index, local registry and runner over both, for runner tests. */
+export function createLocalRunner(): {
+  index: ToolIndex;
+  registry: LocalRegistry;
+  runner: Runner;
+} {
+  const index = createIndex();
+  const registry = createLocalRegistry();
+  return { index, registry, runner: createRunner({ index, local: registry }) };
+}
+
 /** An index and a local registry in the `mw` namespace, for middleware tests. */
 export interface LocalBench {
   readonly index: ToolIndex;
