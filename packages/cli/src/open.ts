@@ -3,6 +3,7 @@ import {
   auditApprovals,
   withAuditFeed,
   type AuditRecord,
+  type ConnectorListKind,
   createToolkit,
   loadPrompts,
   type Middleware,
@@ -111,6 +112,11 @@ export interface OpenToolkitOptions {
    * a one-shot command, `'release'`d (see `StdioSource.closing`).
    */
   readonly closing?: 'wait' | 'release';
+  /**
+   * The servers' lists to mirror (default all, see `ConnectorOptions.lists`): a command that
+   * shows only tools passes `['tools']`, so no server's prompts or resources are fetched for it.
+   */
+  readonly lists?: readonly ConnectorListKind[];
 }
 
 /**
@@ -178,6 +184,7 @@ export async function openToolkit(
     secrets: config.secrets,
     connectorDefaults: {
       clientInfo: { name: 'toolplane', version: VERSION },
+      ...(options.lists === undefined ? {} : { lists: options.lists }),
       ...(config.pingIntervalMs === 0 ? {} : { pingIntervalMs: config.pingIntervalMs }),
     },
     sessionConnections: config.sessionConnections,

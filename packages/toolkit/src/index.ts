@@ -135,6 +135,7 @@ export type {
   ConnectorEra,
   ConnectorEvent,
   ConnectorFactory,
+  ConnectorListKind,
   ConnectorLists,
   ConnectorOptions,
   ConnectorServerInfo,

@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ToolError, type StdioPrestarts, type ToolkitItem } from '@toolplane/toolkit';
+import {
+  ToolError,
+  type ConnectorListKind,
+  type StdioPrestarts,
+  type ToolkitItem,
+} from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
@@ -76,7 +81,14 @@ export async function readValues(
 export async function withToolkit(
   context: CommandContext,
   cfg: CliConfig,
-  options: { only?: string; quiet?: boolean; search?: boolean; validator?: 'compiled' | 'default' },
+  options: {
+    only?: string;
+    quiet?: boolean;
+    search?: boolean;
+    validator?: 'compiled' | 'default';
+    /** The servers' lists the command reads (default all, see `OpenToolkitOptions.lists`). */
+    lists?: readonly ConnectorListKind[];
+  },
   work: (opened: OpenToolkit, cfg: CliConfig) => Promise<void> | void,
 ): Promise<void> {
   const { output } = context;
@@ -104,6 +116,7 @@ export async function withToolkit(
           }
         : {}),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
+      ...(options.lists === undefined ? {} : { lists: options.lists }),
       onEvent: progress.onEvent,
       ...(context.prestarted === undefined ? {} : { prestarted: context.prestarted }),
       // The answer is what the user waits for, not the servers' exit.

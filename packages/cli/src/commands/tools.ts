@@ -20,6 +20,9 @@ import {
 // list, search and describe run no tool and validate nothing: the compiled validator (ajv) is
 // not worth loading for them.
 const LISTS = { validator: 'default' } as const;
+// list and search show tools alone: the servers' prompts and resources are not fetched for them.
+// (describe and call keep every list, to tell a prompt's or a resource's name from a tool's.)
+const TOOLS_ONLY = { ...LISTS, lists: ['tools'] } as const;
 
 /** `toolplane tools list|search|describe|call`, under the `tools` command. */
 export function registerTools(tools: Command, context: CommandContext): void {
@@ -29,7 +32,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
     .description('list every tool')
     .option('-n, --namespace <ns>', 'only this namespace')
     .action(async (options: { namespace?: string }) => {
-      await withToolkit(context, await config(), LISTS, async ({ toolkit }, cfg) => {
+      await withToolkit(context, await config(), TOOLS_ONLY, async ({ toolkit }, cfg) => {
         const result = await toolkit.list({
           type: 'tool',
           ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
@@ -59,7 +62,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
       await withToolkit(
         context,
         await config(),
-        { ...LISTS, search: true },
+        { ...TOOLS_ONLY, search: true },
         async ({ toolkit }, cfg) => {
           const query = words.join(' ');
           const page = await toolkit.search(query, { limit: 100, signal: context.signal });

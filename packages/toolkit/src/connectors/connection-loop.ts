@@ -11,7 +11,7 @@ import {
   type ConnectorEra,
   type ConnectorServerInfo,
 } from './connector-era.js';
-import { ListCache } from './connector-lists.js';
+import { ListCache, type ListKind } from './connector-lists.js';
 import { openHttp, openStdio } from './connector-open.js';
 import { closedPromise, isStdio, toError } from './connector-sources.js';
 import { nextWake, sleep } from './connector-timing.js';
@@ -42,13 +42,7 @@ export class ConnectionLoop {
   #state: ConnectorState = 'disconnected';
   #client: Client | undefined;
   #pid: number | undefined;
-  // A list it can no longer load ends the connection, whose reconnection reports why.
-  readonly lists = new ListCache((client, error) => {
-    if (this.#client === client && isTooLarge(error)) {
-      this.#dropCause = error;
-      void client.close().catch(() => undefined);
-    }
-  });
+  readonly lists: ListCache;
   #lastError: Error | undefined;
   // Why the connection is being closed by us, when it is (a list it can no longer load).
   #dropCause: Error | undefined;
@@ -84,11 +78,20 @@ export class ConnectionLoop {
     readonly source: ConnectorSource;
     readonly era: ConnectorEra;
     readonly options: ConnectorOptions;
+    /** What `options.lists` mirrors, checked (see `mirroredLists`). */
+    readonly lists: ReadonlySet<ListKind>;
   }) {
     this.namespace = init.namespace;
     this.source = init.source;
     this.era = init.era;
     this.#options = init.options;
+    // A list it can no longer load ends the connection, whose reconnection reports why.
+    this.lists = new ListCache((client, error) => {
+      if (this.#client === client && isTooLarge(error)) {
+        this.#dropCause = error;
+        void client.close().catch(() => undefined);
+      }
+    }, init.lists);
   }
 
   /** The current lifecycle state. */
@@ -322,6 +325,7 @@ export class ConnectionLoop {
             mcpReq,
           }),
         refresh: (client, kind) => this.lists.refresh(client, kind),
+        mirrors: (kind) => this.lists.mirrors(kind),
         emit: (event) => {
           this.#emit(event);
         },

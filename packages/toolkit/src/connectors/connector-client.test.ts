@@ -1,11 +1,10 @@
 import {
-  InMemoryTransport,
   ProtocolError,
   ProtocolErrorCode,
   SdkErrorCode,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/client';
-import { createFixtureServer, createFixtureState, type FixtureState } from '@toolplane/fixtures';
+import { connectInMemory, createFixtureState, type FixtureState } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectorClient } from './connector-client.js';
 
@@ -26,26 +25,10 @@ afterEach(async () => {
 /** A ConnectorClient on the fixture server, in memory, recording what it sends. */
 async function connect(): Promise<Connected> {
   const state = createFixtureState();
-  const server = createFixtureServer(state);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const sent: JSONRPCMessage[] = [];
-  const send = clientSide.send.bind(clientSide);
-  clientSide.send = (message, options) => {
-    sent.push(message);
-    return send(message, options);
-  };
-  await server.connect(serverSide);
   const client = new ConnectorClient({ name: 'test', version: '0' });
-  await client.connect(clientSide);
-  const connected = {
-    client,
-    state,
-    sent,
-    close: async () => {
-      await client.close();
-      await server.close();
-    },
-  };
+  const connection = await connectInMemory({ state, client, sent });
+  const connected = { client, state, sent, close: () => connection.close() };
   open.push(connected);
   return connected;
 }

@@ -1,18 +1,16 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   childPids,
   fixtureCommand,
   isAlive,
   recordEvents,
   startHttpFixture,
+  startRecordingProxy,
   type FixtureMode,
   type HttpFixture,
 } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 import type { ConnectorOptions, ConnectorSource } from './connector-types.js';
-import { listenMcp } from './testing/serve-mcp-http.js';
 
 const connectors: Connector[] = [];
 const fixtures: HttpFixture[] = [];
@@ -128,45 +126,12 @@ describe('Connector era negotiation', () => {
   });
 });
 
-/** A proxy on 127.0.0.1 to a changeable target, recording the JSON-RPC methods posted. */
-async function recordingProxy(target: { url: URL }) {
-  const methods: string[] = [];
-  const listening = await listenMcp(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    if (body.length > 0) {
-      const parsed = JSON.parse(body.toString('utf8')) as { method?: string };
-      if (typeof parsed.method === 'string') methods.push(parsed.method);
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string' && name !== 'host' && name !== 'content-length') {
-        headers.set(name, value);
-      }
-    }
-    const answer = await fetch(target.url, {
-      method: req.method ?? 'GET',
-      headers,
-      ...(body.length > 0 ? { body } : {}),
-    });
-    res.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) {
-      res.end();
-      return;
-    }
-    // The upstream may go mid-stream (the test replaces it): the stream just ends.
-    await pipeline(Readable.fromWeb(answer.body as never), res).catch(() => undefined);
-  });
-  return { url: listening.url, methods, close: () => listening.close() };
-}
-
 describe('Connector era memory', () => {
   it('skips the probe on a reconnect, and probes again when what it remembered fails', async () => {
     const dual = await startHttpFixture({ server: fixtureCommand('http-dual') });
     fixtures.push(dual);
     const target = { url: dual.url };
-    const proxy = await recordingProxy(target);
+    const proxy = await startRecordingProxy(target);
     try {
       const { connector, events } = start(proxy.url, { backoff: { maxDelayMs: 20 } });
       await connector.ready();

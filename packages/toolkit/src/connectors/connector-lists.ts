@@ -1,6 +1,6 @@
 import { ProtocolError, type Client } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
-import type { ConnectorLists } from './connector-types.js';
+import { didYouMean, ToolError } from '@toolplane/toolmodel';
+import type { ConnectorListKind, ConnectorLists } from './connector-types.js';
 import { MESSAGE_TOO_LARGE, type MessageTooLargeData } from './transport/stdio-client-transport.js';
 
 /** One of the lists a connector caches. */
@@ -12,6 +12,45 @@ export const EMPTY_LISTS: ConnectorLists = Object.freeze({
   resources: [],
   resourceTemplates: [],
 });
+
+const LIST_KINDS: readonly ConnectorListKind[] = ['tools', 'prompts', 'resources'];
+
+/** Every list: what a connector mirrors unless told otherwise. */
+export const ALL_LISTS: ReadonlySet<ListKind> = new Set([
+  'tools',
+  'prompts',
+  'resources',
+  'resourceTemplates',
+]);
+
+/**
+ * The lists a connector's `lists` option mirrors: all when absent, and the resource templates
+ * with the resources.
+ *
+ * @throws {ToolError} `invalid_config` unless it is an array of `tools`, `prompts` and `resources`.
+ */
+export function mirroredLists(value: unknown): ReadonlySet<ListKind> {
+  if (value === undefined) return ALL_LISTS;
+  if (!Array.isArray(value)) {
+    throw new ToolError(
+      'invalid_config',
+      `lists must be an array of ${LIST_KINDS.map((kind) => `"${kind}"`).join(', ')}, got ${JSON.stringify(value)}`,
+    );
+  }
+  const kinds = new Set<ListKind>();
+  for (const kind of value as unknown[]) {
+    if (!LIST_KINDS.includes(kind as ConnectorListKind)) {
+      const near = typeof kind === 'string' ? didYouMean(kind, LIST_KINDS) : undefined;
+      throw new ToolError(
+        'invalid_config',
+        `lists: ${JSON.stringify(kind)} is not a list a server offers; ${near === undefined ? `use ${LIST_KINDS.join(', ')}` : `did you mean "${near}"?`}`,
+      );
+    }
+    kinds.add(kind as ListKind);
+    if (kind === 'resources') kinds.add('resourceTemplates');
+  }
+  return kinds;
+}
 
 /** A paginated list endpoint cannot send more pages than this (a broken server might loop). */
 const MAX_PAGES = 1_000;
@@ -87,17 +126,26 @@ export async function fetchList(client: Client, kind: ListKind): Promise<readonl
 }
 
 /**
- * The lists of one connector's current connection: loaded all at once on connect, one re-fetched
- * on its `list_changed` (a refresh asked for while one runs runs once more after it: coalesced).
- * A list that fails with a typed error `onLost` accepts is reported there, so the connection
- * can end rather than stay stale behind a live connection.
+ * The lists of one connector's current connection: the mirrored ones loaded all at once on
+ * connect, one re-fetched on its `list_changed` (a refresh asked for while one runs runs once
+ * more after it: coalesced); a list not mirrored is never fetched and stays empty. A list that
+ * fails with a typed error `onLost` accepts is reported there, so the connection can end rather
+ * than stay stale behind a live connection.
  */
 export class ListCache {
   #lists: ConnectorLists = EMPTY_LISTS;
   readonly #refreshing = new Map<ListKind, Promise<void>>();
   readonly #stale = new Set<ListKind>();
 
-  constructor(private readonly onLost: (client: Client, error: unknown) => void) {}
+  constructor(
+    private readonly onLost: (client: Client, error: unknown) => void,
+    private readonly mirrored: ReadonlySet<ListKind> = ALL_LISTS,
+  ) {}
+
+  /** Whether `kind` is fetched and followed (see `ConnectorOptions.lists`). */
+  mirrors(kind: ListKind): boolean {
+    return this.mirrored.has(kind);
+  }
 
   get current(): ConnectorLists {
     return this.#lists;
@@ -120,14 +168,11 @@ export class ListCache {
 
   async loadAll(client: Client): Promise<void> {
     this.#lists = EMPTY_LISTS;
-    await Promise.all(
-      (['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) =>
-        this.refresh(client, kind),
-      ),
-    );
+    await Promise.all([...this.mirrored].map((kind) => this.refresh(client, kind)));
   }
 
   async refresh(client: Client, kind: ListKind): Promise<void> {
+    if (!this.mirrored.has(kind)) return;
     const running = this.#refreshing.get(kind);
     if (running) {
       this.#stale.add(kind);

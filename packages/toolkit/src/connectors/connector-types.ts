@@ -241,9 +241,20 @@ export interface ConnectorOptions {
   readonly authRecheckMs?: number;
   /** Reconnection backoff: full jitter over `initialDelayMs · 2^attempt`, capped at `maxDelayMs`. */
   readonly backoff?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
+  /**
+   * Which of the server's lists the connector mirrors: fetched on connect, fetched again on the
+   * server's `list_changed`, and offered through the toolkit. Default all three; `resources`
+   * brings the resource templates with it. A list left out is never requested, its changes are
+   * not followed, and it reads as empty: a command that only reads tools passes `['tools']`, so a
+   * server's prompts and (maybe thousands of) resources are not paged through first.
+   */
+  readonly lists?: readonly ConnectorListKind[];
   /** Receives state changes, list changes and resource updates. Must not throw (errors are swallowed). */
   readonly onEvent?: (event: ConnectorEvent) => void;
 }
+
+/** A list a connector can mirror from its server (see {@link ConnectorOptions.lists}). */
+export type ConnectorListKind = 'tools' | 'prompts' | 'resources';
 
 /** The lists a connector caches from its server. */
 export interface ConnectorLists {

@@ -15,6 +15,7 @@ import type {
   ToolkitConnector,
 } from './connector-types.js';
 import { ConnectionLoop } from './connection-loop.js';
+import { mirroredLists } from './connector-lists.js';
 import { inferNamespace } from './namespace.js';
 
 export { requestScopedFetch } from './transport/scoped-fetch.js';
@@ -25,6 +26,7 @@ export type {
   ConnectorClientLike,
   ConnectorEvent,
   ConnectorFactory,
+  ConnectorListKind,
   ConnectorLists,
   ConnectorOptions,
   ConnectorSource,
@@ -59,12 +61,14 @@ export class Connector implements ToolkitConnector {
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
-   * namespace that breaks the namespace rule, an `era` other than `auto`, `2025` or `2026`, or a
-   * `maxMessageBytes` that is not a positive integer.
+   * namespace that breaks the namespace rule, an `era` other than `auto`, `2025` or `2026`, a
+   * `maxMessageBytes` that is not a positive integer, or `lists` naming a list servers do not
+   * offer.
    */
   constructor(source: ConnectorSource, options: ConnectorOptions = {}) {
     const era = checkEra(options.era);
     checkMaxMessageBytes(options.maxMessageBytes);
+    const lists = mirroredLists(options.lists);
     if (isStdio(source)) {
       if (typeof source.command !== 'string' || source.command.trim() === '') {
         throw new ToolError('invalid_config', 'a stdio MCP server needs a non-empty "command"');
@@ -81,7 +85,7 @@ export class Connector implements ToolkitConnector {
     }
     this.source = source;
     this.namespace = namespace;
-    this.#loop = new ConnectionLoop({ namespace, source, era, options });
+    this.#loop = new ConnectionLoop({ namespace, source, era, options, lists });
   }
 
   /** The current lifecycle state. */

@@ -1,0 +1,98 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { connectInMemory, fixtureCommand } from '@toolplane/fixtures';
+import { ToolError } from '@toolplane/toolmodel';
+import { describe, expect, it } from 'vitest';
+import { createConnector, type ConnectorListKind } from './connector.js';
+import { ListCache, mirroredLists } from './connector-lists.js';
+import { everything } from './testing/everything.js';
+import { useStartedConnectors } from './testing/started-connectors.js';
+
+const connect = useStartedConnectors();
+
+/** The methods of the requests in `sent`. */
+const methods = (sent: readonly JSONRPCMessage[]): string[] =>
+  sent.flatMap((message) => ('method' in message && 'id' in message ? [message.method] : []));
+
+describe('ConnectorOptions.lists', () => {
+  it('mirrors only the tools when told so; the server offers a prompt and resources too', async () => {
+    const { connector } = connect(fixtureCommand('stdio'), { lists: ['tools'] });
+    await connector.ready();
+    expect(connector.lists.tools.map((tool) => tool.name)).toContain('echo');
+    expect(connector.lists.prompts).toEqual([]);
+    expect(connector.lists.resources).toEqual([]);
+    expect(connector.lists.resourceTemplates).toEqual([]);
+    const offered = await connector.client!.listPrompts();
+    expect(offered.prompts.map((prompt) => prompt.name)).toEqual(['echo']);
+  });
+
+  it('brings the resource templates with the resources', async () => {
+    const { connector } = connect(everything, { lists: ['resources'] });
+    await connector.ready();
+    expect(connector.lists.resources.length).toBeGreaterThan(0);
+    expect(connector.lists.resourceTemplates.length).toBeGreaterThan(0);
+    expect(connector.lists.tools).toEqual([]);
+    expect(connector.lists.prompts).toEqual([]);
+  });
+
+  it('does not follow a change to a list it does not mirror', async () => {
+    const { connector, events } = connect(fixtureCommand('stdio'), { lists: ['prompts'] });
+    await connector.ready();
+    // The fixture announces the new tool with tools/list_changed before the call answers.
+    await connector.client!.callTool({ name: 'define-tool', arguments: { name: 'late' } });
+    // A marker: the notification before it has been handled once its answer is back.
+    await connector.client!.ping();
+    expect(events.filter((event) => event.type === 'tool_list_changed')).toEqual([]);
+    expect(connector.lists.tools).toEqual([]);
+    expect(connector.lists.prompts.map((prompt) => prompt.name)).toEqual(['echo']);
+  });
+
+  it.each([
+    [['tool'], /"tool" is not a list a server offers; did you mean "tools"\?/],
+    [
+      ['tools', 'sampling'],
+      /"sampling" is not a list a server offers; use tools, prompts, resources/,
+    ],
+    ['tools', /lists must be an array of "tools", "prompts", "resources", got "tools"/],
+  ])('refuses lists %j with invalid_config', (lists, message) => {
+    let thrown: unknown;
+    try {
+      createConnector(fixtureCommand('stdio'), {
+        lists: lists as unknown as ConnectorListKind[],
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ToolError);
+    expect((thrown as ToolError).code).toBe('invalid_config');
+    expect((thrown as ToolError).message).toMatch(message);
+  });
+});
+
+describe('ListCache', () => {
+  it('requests only the lists it mirrors, on connect and on a refresh', async () => {
+    const sent: JSONRPCMessage[] = [];
+    const connection = await connectInMemory({ sent });
+    const { client } = connection;
+    try {
+      sent.length = 0;
+      const cache = new ListCache(() => undefined, mirroredLists(['prompts']));
+      await cache.loadAll(client);
+      await cache.refresh(client, 'tools');
+      await cache.refresh(client, 'resources');
+      expect(methods(sent)).toEqual(['prompts/list']);
+      expect(cache.current.prompts.map((prompt) => prompt.name)).toEqual(['echo']);
+      expect(cache.current.tools).toEqual([]);
+
+      sent.length = 0;
+      await new ListCache(() => undefined).loadAll(client);
+      expect(methods(sent)).toEqual([
+        'tools/list',
+        'prompts/list',
+        'resources/list',
+        'resources/templates/list',
+      ]);
+    } finally {
+      await connection.close();
+    }
+  });
+});
