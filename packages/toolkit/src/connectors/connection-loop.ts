@@ -66,7 +66,7 @@ export class ConnectionLoop {
   #byMemory = false;
   #server: ConnectorServerInfo | undefined;
   // Kept across connections: a new connection subscribes (or listens) to them again.
-  readonly #resources = new ResourceSubscriptions();
+  readonly #resources = new ResourceSubscriptions((kind) => this.lists.mirrors(kind));
   // Set when the OAuth client found, on a live connection, that a person must log in.
   #authError: Error | undefined;
   // While auth_required: looks for tokens a login elsewhere saved.

@@ -6,6 +6,7 @@ import {
   type RequestOptions,
   type SubscriptionFilter,
 } from '@modelcontextprotocol/client';
+import type { ListKind } from './connector-lists.js';
 
 // Sent as plain requests: the connector's client routes its own subscribeResource here.
 function subscribe(client: Client, uri: string, options: RequestOptions): Promise<unknown> {
@@ -25,6 +26,9 @@ export class ResourceSubscriptions {
   readonly #uris = new Set<string>();
   #connection: Connection | undefined;
 
+  /** @param mirrors - Whether the connector follows a list: only those lists' changes are asked for. */
+  constructor(private readonly mirrors: (kind: ListKind) => boolean = () => true) {}
+
   /** The URIs subscribed to. */
   get uris(): readonly string[] {
     return [...this.#uris];
@@ -36,7 +40,7 @@ export class ResourceSubscriptions {
    * every URI (a new connection has none). Resolves once done; a refusal is not fatal.
    */
   async connect(client: Client): Promise<void> {
-    const connection = new Connection(client);
+    const connection = new Connection(client, this.mirrors);
     this.#connection = connection;
     if (client.getProtocolEra() === 'modern') {
       await connection.relisten([...this.#uris]).catch(() => undefined);
@@ -107,12 +111,14 @@ export class ResourceSubscriptions {
 /** One 2026-07-28 connection's listen stream, replaced (one change at a time) as the filter changes. */
 class Connection {
   readonly client: Client;
+  readonly #mirrors: (kind: ListKind) => boolean;
   #subscription: McpSubscription | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  constructor(client: Client) {
+  constructor(client: Client, mirrors: (kind: ListKind) => boolean) {
     this.client = client;
+    this.#mirrors = mirrors;
   }
 
   /**
@@ -124,7 +130,7 @@ class Connection {
     const next = this.#queue.then(async () => {
       if (this.#isClosed()) return [];
       const previous = this.#subscription;
-      const filter = changeFilter(this.client, uris);
+      const filter = changeFilter(this.client, uris, this.#mirrors);
       this.#subscription = filter === undefined ? undefined : await this.client.listen(filter);
       await previous?.close().catch(() => undefined);
       // Closed while the stream was being opened: it goes too.
@@ -149,19 +155,24 @@ class Connection {
 }
 
 /**
- * What a 2026-07-28 connection listens for: the list changes the server announces (the 2026
- * replacement of free-floating `list_changed` notifications), plus `uris` when the server offers
- * subscriptions; `undefined` when that is nothing.
+ * What a 2026-07-28 connection listens for: the changes the server announces (the 2026
+ * replacement of free-floating `list_changed` notifications) to the lists the connector
+ * `mirrors`, plus `uris` when the server offers subscriptions; `undefined` when that is nothing.
  */
 export function changeFilter(
   client: Client,
   uris: readonly string[],
+  mirrors: (kind: ListKind) => boolean = () => true,
 ): SubscriptionFilter | undefined {
   const capabilities = client.getServerCapabilities() ?? {};
+  const follows = (kind: ListKind, announced: boolean | undefined): boolean =>
+    announced === true && mirrors(kind);
   const filter: SubscriptionFilter = {
-    ...(capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-    ...(capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
-    ...(capabilities.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+    ...(follows('tools', capabilities.tools?.listChanged) ? { toolsListChanged: true } : {}),
+    ...(follows('prompts', capabilities.prompts?.listChanged) ? { promptsListChanged: true } : {}),
+    ...(follows('resources', capabilities.resources?.listChanged)
+      ? { resourcesListChanged: true }
+      : {}),
     ...(uris.length > 0 && capabilities.resources?.subscribe === true
       ? { resourceSubscriptions: [...uris] }
       : {}),

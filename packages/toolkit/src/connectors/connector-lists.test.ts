@@ -1,5 +1,10 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { connectInMemory, fixtureCommand } from '@toolplane/fixtures';
+import {
+  connectInMemory,
+  fixtureCommand,
+  startHttpFixture,
+  startRecordingProxy,
+} from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
 import { createConnector, type ConnectorListKind } from './connector.js';
@@ -44,6 +49,29 @@ describe('ConnectorOptions.lists', () => {
     expect(events.filter((event) => event.type === 'tool_list_changed')).toEqual([]);
     expect(connector.lists.tools).toEqual([]);
     expect(connector.lists.prompts.map((prompt) => prompt.name)).toEqual(['echo']);
+  });
+
+  it('asks a 2026-07-28 server for changes to the lists it mirrors only', async () => {
+    const fixture = await startHttpFixture({ server: fixtureCommand('http-2026') });
+    const proxy = await startRecordingProxy({ url: fixture.url });
+    const listened = () =>
+      proxy.messages
+        .filter((message) => message.method === 'subscriptions/listen')
+        .map((message) => (message.params as { notifications?: unknown }).notifications);
+    try {
+      const all = connect(proxy.url).connector;
+      await all.ready();
+      expect(listened()).toEqual([
+        { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+      ]);
+      await all.close();
+      const toolsOnly = connect(proxy.url, { lists: ['tools'] }).connector;
+      await toolsOnly.ready();
+      expect(listened()[1]).toEqual({ toolsListChanged: true });
+    } finally {
+      await proxy.close();
+      await fixture.close();
+    }
   });
 
   it.each([
