@@ -23,6 +23,18 @@ describe('intentsOf', () => {
     expect(intentsOf('create an issue and post a message')).toHaveLength(2);
   });
 
+  it('splits at the end of a sentence and at but, before and after, not inside a name', () => {
+    expect(intentsOf('who reported the flaky ticket? assign it to me')).toEqual([
+      ['report', 'flaki', 'ticket'],
+      ['assign'],
+    ]);
+    expect(intentsOf('Find the invoice. Refund it!')).toHaveLength(2);
+    expect(intentsOf('draft a reply but label the thread first')).toHaveLength(2);
+    expect(intentsOf('search for a ticket before creating one')).toHaveLength(2);
+    expect(intentsOf('pin the announcement after posting it')).toHaveLength(2);
+    expect(intentsOf('fetch example.com/v1.2/docs')).toEqual([]);
+  });
+
   it('finds one intent when no clause but one has a meaningful word', () => {
     expect(intentsOf('read a file').length).toBeLessThan(2);
     expect(intentsOf('and then, please')).toEqual([]);

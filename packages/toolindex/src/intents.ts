@@ -2,11 +2,14 @@ import { compareHits, type SearchDocument, type SearchHit } from './searcher.js'
 import { isQueryFiller, tokenize } from './tokenize.js';
 
 /**
- * Where a request turns to another need: a comma or semicolon, or a joining word (`and`,
- * `then`, `also`, `plus`, `as well as`). Over-splitting a single need (`latitude and
- * longitude`) costs little, because the whole request is always searched too.
+ * Where a request turns to another need: a comma or semicolon, the end of a sentence (`.`, `?`
+ * or `!` before a space: `who reported it? assign it to me`, not `example.com`), or a joining
+ * word (`and`, `then`, `also`, `plus`, `as well as`, `but`, `before`, `after`). Over-splitting
+ * a single need (`latitude and longitude`) costs little, because the whole request is always
+ * searched too.
  */
-const CLAUSE_BREAK = /\s*(?:[,;]+|\b(?:and then|and also|as well as|then|and|also|plus)\b)\s*/i;
+const CLAUSE_BREAK =
+  /\s*(?:[,;]+|[.?!]+(?=\s)|\b(?:and then|and also|as well as|then|and|also|plus|but|before|after)\b)\s*/i;
 
 /** At most this many intents are searched apart; the rest of a long request is one clause. */
 export const MAX_INTENTS = 4;
