@@ -103,8 +103,9 @@ export interface Bm25Options {
    * How many of each clause's own best tools a multi-intent request keeps right after its first
    * result, 0–8 (default 1): round by round, every clause's best not yet shown, then every
    * clause's second, and so on. Two slots gained two implicit two-tool tuning requests at 10k
-   * tools when clauses also broke at `before`, `after`, `but` and `?`, but those breaks failed
-   * the quality tests' public multi-tool gate: kept at one, with the old breaks.
+   * tools with clauses broken at `before`, `after`, `but` and `?` too, but the quality tests'
+   * public multi-tool gate failed with them: kept at one. (Those breaks alone, with one slot,
+   * later gained one implicit two-tool tuning request at 10k tools and changed no other rate.)
    */
   readonly intentSlots?: number;
 }
