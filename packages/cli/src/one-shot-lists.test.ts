@@ -12,8 +12,8 @@ import { json, useTempDir } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
 // What a one-shot command asks of a server, seen on the wire: `tools list` and `tools search`
-// show tools alone, so a server's prompts and resources (a filesystem server may list thousands)
-// are not paged through before the answer.
+// show tools alone, so a server's prompts and resources (thousands, for some servers) are not
+// paged through before the answer.
 const dir = useTempDir('one-shot-lists');
 let fixture: HttpFixture;
 let proxy: RecordingProxy;
@@ -59,7 +59,7 @@ describe('one-shot commands ask a server only for the lists they show', () => {
     expect(methods.filter((method) => OTHER_LISTS.includes(method))).toEqual([]);
   });
 
-  it('prompts list still fetches every list (a name is told apart from a tool of the same)', async () => {
+  it('prompts list, which asks for no fewer, still fetches every list', async () => {
     const { out, methods } = await run(['prompts', 'list']);
     const ids = (out as { prompts: { id: string }[] }).prompts.map((prompt) => prompt.id);
     expect(ids).toContain('remote:echo');
