@@ -12,8 +12,8 @@ import { json, useTempDir } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
 // What a one-shot command asks of a server, seen on the wire: `tools list` and `tools search`
-// show tools alone, so a server's prompts and resources (thousands, for some servers) are not
-// paged through before the answer.
+// show tools alone, `prompts list` prompts, `resources list` resources, so a server's other
+// lists (thousands of resources, for some servers) are not paged through before the answer.
 const dir = useTempDir('one-shot-lists');
 let fixture: HttpFixture;
 let proxy: RecordingProxy;
@@ -29,12 +29,21 @@ afterAll(async () => {
 });
 
 const OTHER_LISTS = ['prompts/list', 'resources/list', 'resources/templates/list'];
+const LISTS = ['tools/list', ...OTHER_LISTS];
+const listsIn = (methods: readonly string[]): string[] =>
+  methods.filter((method) => LISTS.includes(method));
 
-async function run(args: readonly string[]): Promise<{ out: unknown; methods: string[] }> {
+async function run(
+  args: readonly string[],
+  server: Record<string, unknown> = {},
+): Promise<{ out: unknown; methods: string[] }> {
   const config = join(dir(), 'toolplane.config.json');
   await writeFile(
     config,
-    JSON.stringify({ mcpServers: { remote: { url: proxy.url.href } }, store: 'memory' }),
+    JSON.stringify({
+      mcpServers: { remote: { url: proxy.url.href, ...server } },
+      store: 'memory',
+    }),
   );
   const from = proxy.methods.length;
   const ran = await runInProcess([...args, '--json', '--config', config], { cwd: dir() });
@@ -59,10 +68,28 @@ describe('one-shot commands ask a server only for the lists they show', () => {
     expect(methods.filter((method) => OTHER_LISTS.includes(method))).toEqual([]);
   });
 
-  it('prompts list, which asks for no fewer, still fetches every list', async () => {
+  it('prompts list fetches the prompts alone', async () => {
     const { out, methods } = await run(['prompts', 'list']);
     const ids = (out as { prompts: { id: string }[] }).prompts.map((prompt) => prompt.id);
     expect(ids).toContain('remote:echo');
-    expect(methods).toEqual(expect.arrayContaining(['tools/list', ...OTHER_LISTS]));
+    expect(listsIn(methods)).toEqual(['prompts/list']);
+  });
+
+  it('resources list and templates fetch the resources and their templates alone', async () => {
+    for (const args of [
+      ['resources', 'list'],
+      ['resources', 'templates'],
+    ]) {
+      const { methods } = await run(args);
+      expect(listsIn(methods).sort()).toEqual(['resources/list', 'resources/templates/list']);
+    }
+    const { out } = await run(['resources', 'list']);
+    const uris = (out as { resources: { uri: string }[] }).resources.map((item) => item.uri);
+    expect(uris).toContain('fixture://readme');
+  });
+
+  it('fetches the tools too when the config has tool filters to check', async () => {
+    const { methods } = await run(['prompts', 'list'], { tools: { deny: ['fail'] } });
+    expect(listsIn(methods).sort()).toEqual(['prompts/list', 'tools/list']);
   });
 });

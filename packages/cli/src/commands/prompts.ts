@@ -14,6 +14,10 @@ import {
   type CommandContext,
 } from './shared.js';
 
+// list shows prompts alone: the servers' resources are not fetched for it, nor their tools unless
+// the config's tool filters are to be checked. (get keeps every list, to tell a tool's name apart.)
+const PROMPTS_ONLY = { lists: ['prompts'] } as const;
+
 /** `toolplane prompts list|get|add|rm`, under the `prompts` command. */
 export function registerPrompts(prompts: Command, context: CommandContext): void {
   const { output, config } = context;
@@ -21,7 +25,7 @@ export function registerPrompts(prompts: Command, context: CommandContext): void
     .command('list')
     .description('list every prompt')
     .action(async () => {
-      await withToolkit(context, await config(), {}, async ({ toolkit }) => {
+      await withToolkit(context, await config(), PROMPTS_ONLY, async ({ toolkit }) => {
         const result = await toolkit.list({ type: 'prompt', signal: context.signal });
         warnErrors(output, result.errors, toolkit);
         const items = result.prompts.map(({ namespace, name, prompt }) => ({

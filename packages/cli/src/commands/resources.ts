@@ -20,6 +20,10 @@ import {
   type CommandContext,
 } from './shared.js';
 
+// list and templates show resources alone: the servers' prompts are not fetched for them, nor
+// their tools unless the config's tool filters are to be checked. (read keeps every list.)
+const RESOURCES_ONLY = { lists: ['resources'] } as const;
+
 /** `toolplane resources list|templates|read|add|rm`, under the `resources` command. */
 export function registerResources(resources: Command, context: CommandContext): void {
   const { output, config } = context;
@@ -27,7 +31,7 @@ export function registerResources(resources: Command, context: CommandContext): 
     .command('list')
     .description('list every resource')
     .action(async () => {
-      await withToolkit(context, await config(), {}, async ({ toolkit }) => {
+      await withToolkit(context, await config(), RESOURCES_ONLY, async ({ toolkit }) => {
         const result = await toolkit.list({ type: 'resource', signal: context.signal });
         warnErrors(output, result.errors, toolkit);
         const items = result.resources.map(({ namespace, resource }) => ({
@@ -55,7 +59,7 @@ export function registerResources(resources: Command, context: CommandContext): 
     .command('templates')
     .description('list every resource template (resources read reads the URIs they match)')
     .action(async () => {
-      await withToolkit(context, await config(), {}, ({ toolkit }) => {
+      await withToolkit(context, await config(), RESOURCES_ONLY, ({ toolkit }) => {
         const items = toolkit.resourceTemplates().map(({ namespace, template }) => ({
           namespace,
           ...template,

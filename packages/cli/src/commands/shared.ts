@@ -93,6 +93,13 @@ export async function withToolkit(
 ): Promise<void> {
   const { output } = context;
   const only = options.only;
+  // The config's "tools" filters are checked against each server's tools (below, unless quiet):
+  // a command that reads other lists asks for the tools too when there are filters to check.
+  const checksFilters = options.quiet !== true && Object.keys(cfg.filter).length > 0;
+  const lists =
+    options.lists === undefined || options.lists.includes('tools') || !checksFilters
+      ? options.lists
+      : [...options.lists, 'tools' as const];
   const needed =
     only !== undefined && cfg.connectors.some((c) => c.namespace === only) ? [only] : 'all';
   const spinner = output.spinner('starting the MCP servers');
@@ -116,7 +123,7 @@ export async function withToolkit(
           }
         : {}),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
-      ...(options.lists === undefined ? {} : { lists: options.lists }),
+      ...(lists === undefined ? {} : { lists }),
       onEvent: progress.onEvent,
       ...(context.prestarted === undefined ? {} : { prestarted: context.prestarted }),
       // The answer is what the user waits for, not the servers' exit.
