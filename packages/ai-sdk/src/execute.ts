@@ -1,6 +1,6 @@
 import type { ProgressEvent } from '@toolplane/toolrun';
 import { asToolError, callThrough, type ToolSource } from '@toolplane/adapter-kit';
-import { whenAborted } from '@toolplane/toolmodel';
+import { followSignal } from '@toolplane/toolmodel';
 import { fromError, fromRun, type AiSdkToolOutput } from './results.js';
 
 /** Options of one call made for the AI SDK. */
@@ -21,12 +21,7 @@ export async function* executeThrough(
   input: Record<string, unknown>,
   options: ExecuteOptions,
 ): AsyncGenerator<AiSdkToolOutput, void, undefined> {
-  const controller = new AbortController();
-  const outer = options.abortSignal;
-  const abort = (): void => {
-    controller.abort(outer?.reason);
-  };
-  const stopForwarding = outer === undefined ? undefined : whenAborted(outer, abort);
+  const { controller, unlink } = followSignal(options.abortSignal);
   const queue: ProgressEvent[] = [];
   let wake: (() => void) | undefined;
   // An object, not a variable: TypeScript would keep a `let` narrowed across the awaits.
@@ -73,7 +68,7 @@ export async function* executeThrough(
     if (error.code === 'cancelled') throw error;
     yield fromError(error);
   } finally {
-    stopForwarding?.();
+    unlink();
     // The SDK stopped listening before the call ended: nobody wants its answer any more.
     if (!state.settled) controller.abort(new Error('the AI SDK stopped reading the tool call'));
   }

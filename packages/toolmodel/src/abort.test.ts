@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getEventListeners } from 'node:events';
-import { raceAbort, throwIfAborted, whenAborted } from './abort.js';
+import { followSignal, raceAbort, throwIfAborted, whenAborted } from './abort.js';
 import { ToolError } from './errors.js';
 import { errorCodeOf, rejectionCodeOf } from './testing/error-code.js';
 
@@ -179,5 +179,32 @@ describe('whenAborted', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+});
+
+describe('followSignal', () => {
+  it('aborts with the outer reason, at once for an outer already aborted', () => {
+    const outer = new AbortController();
+    const { controller } = followSignal(outer.signal);
+    expect(controller.signal.aborted).toBe(false);
+    outer.abort('stop');
+    expect(controller.signal.reason).toBe('stop');
+    expect(followSignal(outer.signal).controller.signal.reason).toBe('stop');
+  });
+
+  it('stops following once unlinked, and leaves the outer signal no listener', () => {
+    const outer = new AbortController();
+    const { controller, unlink } = followSignal(outer.signal);
+    expect(getEventListeners(outer.signal, 'abort')).toHaveLength(1);
+    unlink();
+    expect(getEventListeners(outer.signal, 'abort')).toHaveLength(0);
+    outer.abort('late');
+    expect(controller.signal.aborted).toBe(false);
+  });
+
+  it('follows nothing without an outer signal', () => {
+    const { controller, unlink } = followSignal(undefined);
+    unlink();
+    expect(controller.signal.aborted).toBe(false);
   });
 });

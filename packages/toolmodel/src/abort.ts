@@ -79,6 +79,26 @@ export function whenAborted(signal: AbortSignal, listener: () => void): () => vo
   };
 }
 
+/**
+ * An `AbortController` of its own that aborts, with the same reason, when `outer` does: the
+ * caller's signal handed on with a reason of its own to stop (a timeout, a consumer gone).
+ * `unlink` stops following `outer`; call it once the work is over, so a long-lived signal keeps
+ * nothing of it (see {@link whenAborted}).
+ */
+export function followSignal(outer: AbortSignal | undefined): {
+  readonly controller: AbortController;
+  readonly unlink: () => void;
+} {
+  const controller = new AbortController();
+  const unlink =
+    outer === undefined
+      ? stopNothing
+      : whenAborted(outer, () => {
+          controller.abort(outer.reason);
+        });
+  return { controller, unlink };
+}
+
 /** Options of {@link raceAbort}. */
 export interface RaceAbortOptions<T> {
   /** The error to reject with (default: `cancelled`, with the signal's reason as `cause`). */

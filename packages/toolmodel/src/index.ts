@@ -34,7 +34,7 @@ export {
   validateTool,
 } from './tool.js';
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
-export { raceAbort, throwIfAborted, whenAborted } from './abort.js';
+export { followSignal, raceAbort, throwIfAborted, whenAborted } from './abort.js';
 export type { RaceAbortOptions } from './abort.js';
 export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';

@@ -1,4 +1,4 @@
-import { ToolError, whenAborted } from '@toolplane/toolmodel';
+import { followSignal, ToolError } from '@toolplane/toolmodel';
 import type { Middleware } from '../types.js';
 import { checkPositive } from './options.js';
 
@@ -13,11 +13,7 @@ export function timeout(ms: number): Middleware {
   checkPositive(ms, 'timeout(ms)');
   return (next) => (call) =>
     new Promise((resolve, reject) => {
-      const controller = new AbortController();
-      const outer = call.signal;
-      const forward = (): void => {
-        controller.abort(outer?.reason);
-      };
+      const { controller, unlink } = followSignal(call.signal);
       const timer = setTimeout(() => {
         const error = new ToolError(
           'timeout',
@@ -27,10 +23,9 @@ export function timeout(ms: number): Middleware {
         controller.abort(error);
         reject(error);
       }, ms);
-      const stopForwarding = outer === undefined ? undefined : whenAborted(outer, forward);
       const settle = (): void => {
         clearTimeout(timer);
-        stopForwarding?.();
+        unlink();
       };
       void next({ ...call, signal: controller.signal })
         .finally(settle)

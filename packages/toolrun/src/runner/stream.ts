@@ -1,6 +1,6 @@
 // `Runner.runStream`: one run turned into a pull-based stream of its progress and chunks,
 // ending in one `done` or `error` event. A consumer that stops reading cancels the run.
-import { ToolError, whenAborted } from '@toolplane/toolmodel';
+import { followSignal, ToolError } from '@toolplane/toolmodel';
 import { toToolError } from '../errors.js';
 import type { RunOptions, RunResult, RunStreamOptions, StreamEvent } from '../types.js';
 import type { MaybePromise } from './types.js';
@@ -23,12 +23,7 @@ export async function* streamRun(
   args: unknown,
   options: RunStreamOptions,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const controller = new AbortController();
-  const outer = options.signal;
-  const forward = (): void => {
-    controller.abort(outer?.reason);
-  };
-  const stopForwarding = outer === undefined ? undefined : whenAborted(outer, forward);
+  const { controller, unlink } = followSignal(options.signal);
 
   const queue: StreamEvent[] = [];
   let head = 0;
@@ -82,7 +77,7 @@ export async function* streamRun(
       });
     }
   } finally {
-    stopForwarding?.();
+    unlink();
     if (!ended) {
       controller.abort(
         new ToolError('cancelled', `the consumer of tool "${toolId}"'s stream stopped reading`, {
