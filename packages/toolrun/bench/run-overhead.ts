@@ -4,11 +4,11 @@
 // Prints medians of several interleaved rounds and the ratios the targets in DESIGN.md are
 // stated in. Run with `pnpm --filter @toolplane/toolrun bench`.
 import type { Client } from '@modelcontextprotocol/client';
+import { connectInMemory, connectStdio, type ConnectedClient } from '@toolplane/fixtures';
 import { createIndex } from '@toolplane/toolindex';
 import { createValidator, type SchemaValidator, type Tool } from '@toolplane/toolmodel';
 import { createAjvValidator } from '@toolplane/validator-ajv';
 import { createLocalRegistry, createMcpExecutor, createRunner } from '@toolplane/toolrun';
-import { connectInMemory, connectStdio, type ConnectedClient } from '../src/testing/clients.js';
 
 const ROUNDS = 15;
 const MCP_ROUNDS = 45;

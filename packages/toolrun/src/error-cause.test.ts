@@ -1,7 +1,7 @@
+import { connectInMemory, type ConnectedClient } from '@toolplane/fixtures';
 import { createIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectInMemory, type ConnectedClient } from './testing/clients.js';
 import { createLocalBench, rejection } from './testing/helpers.js';
 import { createMcpExecutor } from './mcp-executor.js';
 import { createRunner } from './runner/runner.js';

@@ -1,16 +1,18 @@
 import { getEventListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Client } from '@modelcontextprotocol/client';
-import { startHttpFixture, TINY_PNG_BASE64, type HttpFixture } from '@toolplane/fixtures';
-import { createIndex, type ToolIndex } from '@toolplane/toolindex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectHttp,
   connectInMemory,
   connectStdio,
+  startHttpFixture,
+  TINY_PNG_BASE64,
   type ConnectedClient,
+  type HttpFixture,
   type StdioConnection,
-} from './testing/clients.js';
+} from '@toolplane/fixtures';
+import { createIndex, type ToolIndex } from '@toolplane/toolindex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rejection } from './testing/helpers.js';
 import { createLocalRegistry } from './local-registry.js';
 import { createMcpExecutor } from './mcp-executor.js';
