@@ -2,22 +2,23 @@
 // server (scripts/postgres.sh), N `toolplane serve --http` instances sharing it, and HAProxy
 // from the system's packages in front of them. Test and bench support (and the fleet example's
 // launcher, through `@toolplane/cli/testing`), not part of the published package.
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { fixtureCommand } from '@toolplane/fixtures';
+import type { PostgresServer } from '@toolplane/store-postgres/testing';
 import { binCommand, exited, listeningUrl, startCli } from './cli-process.js';
-
-const run = promisify(execFile);
-const POSTGRES_SCRIPT = fileURLToPath(new URL('../../../../scripts/postgres.sh', import.meta.url));
 
 /** What to tell a developer whose machine has no HAProxy. */
 export const HAPROXY_MISSING =
   'haproxy not found, so the fleet tests are skipped. Install it with ' +
   '`apt-get install -y --no-install-recommends haproxy`; in CI it is required.';
+
+// The throwaway PostgreSQL server the instances share is the store's own test server.
+export { hasPostgres, postgresBinDir, startPostgres } from '@toolplane/store-postgres/testing';
+/** A throwaway PostgreSQL server. */
+export type Postgres = PostgresServer;
 
 /** What to tell a developer whose machine has no PostgreSQL server binaries. */
 export const POSTGRES_MISSING =
@@ -32,45 +33,6 @@ export function hasHaproxy(): boolean {
   } catch {
     return false;
   }
-}
-
-/** Whether scripts/postgres.sh finds the server binaries. */
-export function hasPostgres(): boolean {
-  try {
-    execFileSync('bash', [POSTGRES_SCRIPT, 'bindir'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The directory of the PostgreSQL binaries scripts/postgres.sh finds (psql among them). */
-export function postgresBinDir(): string {
-  return execFileSync('bash', [POSTGRES_SCRIPT, 'bindir'], { encoding: 'utf8' }).trim();
-}
-
-/** A throwaway PostgreSQL server. */
-export interface Postgres {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-/** Starts a fresh PostgreSQL server on 127.0.0.1 with scripts/postgres.sh. */
-export async function startPostgres(): Promise<Postgres> {
-  const { stdout } = await run('bash', [POSTGRES_SCRIPT, 'start'], { timeout: 120_000 });
-  const [url, dir] = stdout.trim().split('\n');
-  if (url === undefined || dir === undefined) {
-    throw new Error(`scripts/postgres.sh start printed no URL and directory: ${stdout}`);
-  }
-  let stopped = false;
-  return {
-    url,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await run('bash', [POSTGRES_SCRIPT, 'stop', dir], { timeout: 60_000 });
-    },
-  };
 }
 
 /** `n` distinct free TCP ports on 127.0.0.1 (held together while chosen, so all differ). */

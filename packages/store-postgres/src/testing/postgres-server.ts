@@ -23,6 +23,11 @@ export function hasPostgres(): boolean {
   }
 }
 
+/** The directory of the PostgreSQL binaries scripts/postgres.sh finds (`psql` among them). */
+export function postgresBinDir(): string {
+  return execFileSync('bash', [SCRIPT, 'bindir'], { encoding: 'utf8' }).trim();
+}
+
 /** A throwaway server started by {@link startPostgres}. */
 export interface PostgresServer {
   /** Connection URL of its database, with the superuser's password, on 127.0.0.1. */
