@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { fixtureCommand, recordEvents } from '@toolplane/fixtures';
+import { fixtureCommand, listenMcp, recordEvents } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit, type Toolkit, type ToolkitEvent } from '../toolkit/toolkit.js';
 import { createConnector, type Connector, type ConnectorEvent } from './connector.js';
 import { LegacySseServerTransport } from './testing/legacy-sse-server.js';
-import { listenMcp, serveMcpHttp } from './testing/serve-mcp-http.js';
+import { serveMcpHttp } from './testing/serve-mcp-http.js';
 
 // An MCP server whose `whoami` tool reports what reached it over HTTP: the URL and the headers.
 function whoamiServer(): McpServer {

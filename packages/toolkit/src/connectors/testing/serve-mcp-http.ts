@@ -3,10 +3,10 @@
 // store), and with a hook that may answer a request itself, to play a server or proxy that
 // misbehaves at the HTTP level.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { McpServer } from '@modelcontextprotocol/server';
+import { listenMcp } from '@toolplane/fixtures';
 import { MemoryEventStore } from './memory-event-store.js';
 
 /** A request as {@link ServeMcpOptions.intercept} sees it, body parsed for POSTs. */
@@ -78,42 +78,5 @@ export async function serveMcpHttp(options: ServeMcpOptions): Promise<ServedMcp>
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
       await served.close();
     },
-  };
-}
-
-/** An HTTP server on a free port of 127.0.0.1 whose `/mcp` endpoint `handle` serves. */
-export interface ListeningServer {
-  readonly server: Server;
-  /** `http://127.0.0.1:<port>/mcp`. */
-  readonly url: URL;
-  /** Ends every connection and stops listening. */
-  close(): Promise<void>;
-}
-
-/**
- * Listens on a free port of 127.0.0.1 with `handle` answering every request; a `handle` that
- * throws answers 500.
- */
-export async function listenMcp(
-  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): Promise<ListeningServer> {
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    server,
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
   };
 }
