@@ -9,7 +9,13 @@ import { spawn } from 'node:child_process';
 import process from 'node:process';
 
 const [command, ...args] = process.argv.slice(2);
-const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+// The environment the MCP SDK (and the CLI) gives a stdio server by default: a variable that
+// slows a Node.js start (NODE_EXTRA_CA_CERTS, NODE_OPTIONS) reaches neither server.
+const env = {};
+for (const name of ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER']) {
+  if (process.env[name] !== undefined) env[name] = process.env[name];
+}
+const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
 const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
 
 send({ id: 0, method: 'server/discover', params: {} });

@@ -191,6 +191,14 @@ try {
           `${(median(cliBaseline) / median(server)).toFixed(2)}, its CPU ${median(cpuBaseline).toFixed(0)} ms`) +
       ` (medians of ${String(ROUNDS)} alternating rounds, load average ${load} → ${loadavg()[0]?.toFixed(1) ?? '?'})`,
   );
+  if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
+    // Node.js reads and parses the file at every start, before any script runs (~30 ms for the
+    // system's CA bundle on the 2-core machine): the CLI and the floor pay it, the servers (given
+    // the SDK's default environment) do not.
+    console.log(
+      'NODE_EXTRA_CA_CERTS is set: every Node.js start of the CLI and the floor reads it; run with `env -u NODE_EXTRA_CA_CERTS` to measure without',
+    );
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
