@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '@toolplane/fixtures';
 
 /** One request the mock model server received. */
 export interface ReceivedRequest {
@@ -51,12 +52,6 @@ function eventStream({ events, done }: StreamedAnswer): string {
   return lines.join('') + (done ? 'data: [DONE]\n\n' : '');
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Starts a small HTTP server on 127.0.0.1 that speaks a provider's wire format as far as the
  * script goes: every POST is checked by `check` (when given), recorded, and answered with the
@@ -71,7 +66,8 @@ export async function startMockServer(
   const requests: ReceivedRequest[] = [];
   const steps = typeof script === 'function' ? undefined : [...script];
   const server: Server = createServer((request, response) => {
-    void readBody(request).then((text) => {
+    void readBody(request).then((bytes) => {
+      const text = bytes.toString('utf8');
       const path = (request.url ?? '').split('?')[0] ?? '';
       let body: Record<string, unknown>;
       try {

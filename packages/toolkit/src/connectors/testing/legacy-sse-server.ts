@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
+import { readBody } from '@toolplane/fixtures';
 
 /** One HTTP+SSE session: its event stream, and the POSTs that carry its client's messages. */
 export class LegacySseServerTransport implements Transport {
@@ -48,11 +49,10 @@ export class LegacySseServerTransport implements Transport {
 
   /** Takes one POSTed message: accepted at once (202), answered on the stream. */
   async handlePost(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readBody(req);
     let message: JSONRPCMessage;
     try {
-      message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JSONRPCMessage;
+      message = JSON.parse(body.toString('utf8')) as JSONRPCMessage;
     } catch {
       res.writeHead(400).end('invalid JSON');
       return;

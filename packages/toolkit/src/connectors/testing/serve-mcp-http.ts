@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { listenMcp } from '@toolplane/fixtures';
+import { listenMcp, readJsonBody } from '@toolplane/fixtures';
 import { MemoryEventStore } from './memory-event-store.js';
 
 /** A request as {@link ServeMcpOptions.intercept} sees it, body parsed for POSTs. */
@@ -38,19 +38,12 @@ export interface ServedMcp {
   close(): Promise<void>;
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
-}
-
 /** Serves `options.server` over Streamable HTTP on a free port of 127.0.0.1. */
 export async function serveMcpHttp(options: ServeMcpOptions): Promise<ServedMcp> {
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const requests: SeenRequest[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = req.method === 'POST' ? await readJson(req) : undefined;
+    const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
     const seen: SeenRequest = { method: req.method ?? 'GET', headers: req.headers, body };
     requests.push(seen);
     if (options.intercept?.(seen, res) === true) return;
