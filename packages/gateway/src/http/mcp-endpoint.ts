@@ -40,6 +40,8 @@ export interface McpEndpointOptions {
   readonly oauth: OAuthGate | undefined;
   /** The `_meta` every JSON-RPC error the gateway writes carries (its instance), if any. */
   readonly errorMeta: Readonly<Record<string, unknown>> | undefined;
+  /** How long a POST's answer waits for its responses before it becomes an SSE stream. */
+  readonly streamAfterMs: number;
   /** Requests being answered, for the drain (a listen stream is taken out of it). */
   readonly inFlight: InFlight;
 }
@@ -84,7 +86,10 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   let modernInFlight = 0;
   // Plain 2026-07-28 calls, served past the SDK's entry.
   const lane = httpCallLane(hub);
-  const transportOptions = errorMeta === undefined ? {} : { errorMeta };
+  const transportOptions = {
+    streamAfterMs: options.streamAfterMs,
+    ...(errorMeta === undefined ? {} : { errorMeta }),
+  };
 
   const busy = (what: string): HttpError =>
     new HttpError(

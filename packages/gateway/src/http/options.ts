@@ -17,6 +17,7 @@ export interface HttpRoute {
   handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
 }
 import type { StartupOptions } from './startup.js';
+import { STREAM_AFTER_MS } from './transport.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions extends GatewayOptions {
@@ -103,6 +104,14 @@ export interface ServeHttpOptions extends GatewayOptions {
    * `{"status":"draining"}` and a new request on a kept-alive connection 503 with `Retry-After`.
    */
   readonly drainMs?: number;
+  /**
+   * How long the answer to a 2025-era POST waits for its responses before its headers go out as
+   * the head of an SSE stream, in milliseconds (default 100). A call answered within it, with
+   * nothing else to say, is one `application/json` body; a slower one still gets its status line
+   * then, for clients and proxies that give up on a silent connection. 0 streams every answer
+   * that is not ready at once.
+   */
+  readonly streamAfterMs?: number;
   /** Extra handlers mounted under their own paths (see {@link HttpRoute}). */
   readonly routes?: readonly HttpRoute[];
   /**
@@ -144,6 +153,7 @@ export interface HttpLimits {
   readonly maxConnectionsPerSource: number;
   readonly headersTimeout: number;
   readonly drainMs: number;
+  readonly streamAfterMs: number;
 }
 
 /**
@@ -188,13 +198,8 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
     DEFAULT_HEADERS_TIMEOUT_MS,
     'headersTimeoutMs',
   );
-  const drainMs = options.drainMs ?? 0;
-  if (!Number.isInteger(drainMs) || drainMs < 0) {
-    throw new ToolError(
-      'invalid_config',
-      `drainMs must be a non-negative integer, got ${String(drainMs)}`,
-    );
-  }
+  const drainMs = nonNegative(options.drainMs, 0, 'drainMs');
+  const streamAfterMs = nonNegative(options.streamAfterMs, STREAM_AFTER_MS, 'streamAfterMs');
   return {
     host,
     path,
@@ -204,7 +209,19 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
     maxConnectionsPerSource,
     headersTimeout,
     drainMs,
+    streamAfterMs,
   };
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ToolError(
+      'invalid_config',
+      `${name} must be a non-negative integer, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

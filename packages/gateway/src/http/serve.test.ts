@@ -251,11 +251,14 @@ describe('serveHttp', () => {
  * A toolkit in front of the stdio fixture, served over HTTP for the tests of the describe block
  * this is called in (started before them, closed after).
  */
-function serveForBlock(): { readonly running: RunningToolkit; readonly gateway: HttpGateway } {
+function serveForBlock(options: Partial<ServeHttpOptions> = {}): {
+  readonly running: RunningToolkit;
+  readonly gateway: HttpGateway;
+} {
   const served = {} as { running: RunningToolkit; gateway: HttpGateway };
   beforeAll(async () => {
     served.running = await startToolkit();
-    served.gateway = await serveHttp(served.running.toolkit, { port: 0 });
+    served.gateway = await serveHttp(served.running.toolkit, { port: 0, ...options });
   });
   afterAll(async () => {
     await served.gateway.close();
@@ -272,32 +275,37 @@ function events(body: string): unknown[] {
     .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
 }
 
+/** Opens a session by hand at `url`; resolves with the headers its requests carry. */
+async function openSession(url: URL): Promise<Record<string, string>> {
+  const init = await raw(url, { body: INITIALIZE_BODY });
+  expect(init.status).toBe(200);
+  const id = init.headers['mcp-session-id'];
+  if (typeof id !== 'string') throw new Error('no session ID');
+  const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
+  const initialized = await raw(url, {
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    headers,
+  });
+  expect(initialized.status).toBe(202);
+  expect(initialized.body).toBe('');
+  return headers;
+}
+
+/** A `tools/call` request's body. */
+const call = (id: number, name: string, args: unknown, meta?: unknown) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) },
+  });
+
 describe('serveHttp on the wire', () => {
-  const served = serveForBlock();
+  // Whether an answer is one JSON body or a stream depends on whether its responses come within
+  // `streamAfterMs`: a minute here, so a call slowed by a loaded machine still answers as JSON.
+  const served = serveForBlock({ streamAfterMs: 60_000 });
 
-  /** Opens a session by hand; resolves with the headers its requests carry. */
-  async function open(): Promise<Record<string, string>> {
-    const init = await raw(served.gateway.url, { body: INITIALIZE_BODY });
-    expect(init.status).toBe(200);
-    const id = init.headers['mcp-session-id'];
-    if (typeof id !== 'string') throw new Error('no session ID');
-    const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
-    const initialized = await raw(served.gateway.url, {
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      headers,
-    });
-    expect(initialized.status).toBe(202);
-    expect(initialized.body).toBe('');
-    return headers;
-  }
-
-  const call = (id: number, name: string, args: unknown, meta?: unknown) =>
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) },
-    });
+  const open = () => openSession(served.gateway.url);
 
   it('answers a call with nothing else to say as one JSON body, with the session ID', async () => {
     const headers = await open();
@@ -417,6 +425,12 @@ describe('serveHttp on the wire', () => {
     });
     expect(after.status).toBe(404);
   });
+});
+
+describe('serveHttp, a slow call', () => {
+  // The default `streamAfterMs`: a call still running after it has its headers sent.
+  const served = serveForBlock();
+  const open = () => openSession(served.gateway.url);
 
   it('answers a call still running when its session ends with a JSON-RPC error', async () => {
     const headers = await open();
@@ -436,6 +450,17 @@ describe('serveHttp on the wire', () => {
     expect(events(answer.body)).toMatchObject([
       { id: 10, error: { code: -32000, message: expect.stringContaining('closed') } },
     ]);
+  });
+
+  it('refuses a streamAfterMs that is not a non-negative integer', async () => {
+    for (const streamAfterMs of [-1, 1.5, Number.NaN]) {
+      await expect(
+        serveHttp(served.running.toolkit, { port: 0, streamAfterMs }),
+      ).rejects.toMatchObject({
+        code: 'invalid_config',
+        message: expect.stringContaining('streamAfterMs'),
+      });
+    }
   });
 });
 

@@ -51,6 +51,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     maxConnectionsPerSource,
     headersTimeout,
     drainMs,
+    streamAfterMs,
   } = httpLimits(options);
   const access = new AccessPolicy(options);
   const sources = new SourceLimits({
@@ -86,6 +87,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     stateless: options.stateless === true,
     oauth,
     errorMeta,
+    streamAfterMs,
     inFlight,
   });
   const unbindMetrics = metrics?.bind({

@@ -21,11 +21,12 @@ export const MAX_BATCH_SIZE = 100;
 export const MAX_UNSENT = 100;
 
 /**
- * How long a POST's answer may wait for its responses before its headers go out (as the head of
- * an SSE stream). Held longer, a client sees no status line at all while a slow call runs, and
- * may give up; sent at once, every fast call would pay a write more than its one JSON body.
+ * How long a POST's answer waits by default for its responses before its headers go out (as the
+ * head of an SSE stream). Held longer, a client sees no status line at all while a slow call
+ * runs, and may give up; sent at once, every fast call would pay a write more than its one JSON
+ * body.
  */
-export const HEADERS_WITHIN_MS = 100;
+export const STREAM_AFTER_MS = 100;
 
 const SSE_HEADERS: OutgoingHttpHeaders = {
   'content-type': 'text/event-stream',
@@ -62,7 +63,7 @@ function sseEvent(message: JSONRPCMessage): string {
 /**
  * The answer to one POST. While only responses are sent, they are held until the last one and
  * written as one `application/json` body (headers and body in one write); the first request or
- * notification sent before that, or {@link HEADERS_WITHIN_MS} without the last response, turns
+ * notification sent before that, or `streamAfterMs` without the last response, turns
  * the answer into an SSE stream, which ends with the last response.
  */
 class PostAnswer {
@@ -81,8 +82,9 @@ class PostAnswer {
     ids: readonly RequestId[],
     batch: boolean,
     headers: OutgoingHttpHeaders,
-    refusals: readonly JSONRPCMessage[] = [],
-    errorMeta?: Readonly<Record<string, unknown>>,
+    refusals: readonly JSONRPCMessage[],
+    errorMeta: Readonly<Record<string, unknown>> | undefined,
+    streamAfterMs: number,
   ) {
     this.#res = res;
     this.#errorMeta = errorMeta;
@@ -95,7 +97,7 @@ class PostAnswer {
       this.#startStream();
       // With nothing held to write, the headers go out on their own.
       this.#res.flushHeaders();
-    }, HEADERS_WITHIN_MS);
+    }, streamAfterMs);
     // Left to fire when the client goes first: it finds the answer closed.
     this.#headersDue.unref();
   }
@@ -207,14 +209,21 @@ export class HttpServerTransport implements Transport {
   #closed = false;
 
   readonly #errorMeta: Readonly<Record<string, unknown>> | undefined;
+  readonly #streamAfterMs: number;
 
   /**
    * @param sessionId - The session's ID, sent with every answer; none in stateless mode.
-   * @param options - `errorMeta`: merged into the `data._meta` of every JSON-RPC error it sends.
+   * @param options - `errorMeta`: merged into the `data._meta` of every JSON-RPC error it sends;
+   * `streamAfterMs`: how long a POST's answer waits for its responses before it becomes an SSE
+   * stream (default {@link STREAM_AFTER_MS}).
    */
-  constructor(sessionId?: string, options: { errorMeta?: Readonly<Record<string, unknown>> } = {}) {
+  constructor(
+    sessionId?: string,
+    options: { errorMeta?: Readonly<Record<string, unknown>>; streamAfterMs?: number } = {},
+  ) {
     this.sessionId = sessionId;
     this.#errorMeta = options.errorMeta;
+    this.#streamAfterMs = options.streamAfterMs ?? STREAM_AFTER_MS;
   }
 
   /** Whether an initialize request has been received. */
@@ -267,6 +276,7 @@ export class HttpServerTransport implements Transport {
         this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId },
         refusals,
         this.#errorMeta,
+        this.#streamAfterMs,
       );
       for (const id of ids) if (!reused.has(id)) this.#answers.set(id, answer);
       for (const id of reused) {
