@@ -122,6 +122,12 @@ const httpSchema = z.strictObject({
   maxConnectionsPerSource: z.number().int().min(1).optional(),
   trustedProxies: stringList.optional(),
   headersTimeoutMs: z.number().int().min(100).optional(),
+  streamAfterMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(120_000, 'must be at most 120000 (two minutes)')
+    .optional(),
   instanceId: z
     .string()
     .regex(/^[\w.:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 _ . : -')

@@ -161,6 +161,8 @@ export interface CliConfig {
     /** Reverse proxies whose `X-Forwarded-For` is believed (addresses or subnets). */
     readonly trustedProxies?: readonly string[];
     readonly headersTimeoutMs?: number;
+    /** How long a POST's answer waits for its responses before it becomes an SSE stream. */
+    readonly streamAfterMs?: number;
     /** This process's name behind a load balancer, and the drain bound; see `fleet.ts`. */
     readonly instanceId?: string;
     readonly drainMs?: number;

@@ -70,6 +70,7 @@ describe('parseConfig', () => {
           token: 'a-token-of-16-chars',
           maxSessions: 50,
           headersTimeoutMs: 2000,
+          streamAfterMs: 500,
           maxConnectionsPerSource: 64,
           trustedProxies: ['10.0.0.0/8'],
         },
@@ -86,6 +87,7 @@ describe('parseConfig', () => {
       path: '/mcp',
       maxSessions: 50,
       headersTimeoutMs: 2000,
+      streamAfterMs: 500,
       maxConnectionsPerSource: 64,
       trustedProxies: ['10.0.0.0/8'],
     });
@@ -114,6 +116,9 @@ describe('parseConfig', () => {
       /mcpServers\.a\.module: cannot find/,
     );
     expect(problem({ http: { port: 70_000 } })).toMatch(/^toolplane\.config\.json: http\.port: /);
+    expect(problem({ http: { streamAfterMs: -1 } })).toMatch(
+      /^toolplane\.config\.json: http\.streamAfterMs: /,
+    );
     expect(problem({ mode: 'everything' })).toMatch(/mode: /);
     expect(problem({ store: { postgres: 'mysql://x' } })).toMatch(/store/);
     // A misspelt store names the forms it may take and the one meant, not "Invalid input".

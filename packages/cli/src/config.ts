@@ -230,6 +230,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       maxConnectionsPerSource: http.maxConnectionsPerSource,
       ...(http.trustedProxies === undefined ? {} : { trustedProxies: http.trustedProxies }),
       headersTimeoutMs: http.headersTimeoutMs,
+      ...(http.streamAfterMs === undefined ? {} : { streamAfterMs: http.streamAfterMs }),
       ...(http.instanceId === undefined ? {} : { instanceId: http.instanceId }),
       ...(http.drainMs === undefined ? {} : { drainMs: http.drainMs }),
       ...(http.replayTools === undefined ? {} : { replayTools: http.replayTools }),

@@ -254,6 +254,7 @@ async function serve(
           ? {}
           : { trustedProxies: cfg.http.trustedProxies }),
         headersTimeoutMs: cfg.http.headersTimeoutMs,
+        ...(cfg.http.streamAfterMs === undefined ? {} : { streamAfterMs: cfg.http.streamAfterMs }),
         ...(instanceId === undefined ? {} : { instanceId }),
         ...(requestStateKey === undefined ? {} : { requestStateKey }),
         ...(spendRequestState === undefined ? {} : { spendRequestState }),
