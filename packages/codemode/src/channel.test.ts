@@ -57,6 +57,39 @@ describe('the run channel', () => {
     });
   }
 
+  // The worker settles one batch of answers while the main thread posts the next: that batch
+  // must wake the worker's next wait even though it was posted before the wait began. The first
+  // answer is large, so that settling it (parsing it inside QuickJS) takes a while, and the
+  // second comes a few milliseconds later, while the worker is still at it.
+  for (const spin of [true, false]) {
+    it(`takes answers posted while it settled earlier ones, with the spin ${spin ? 'on' : 'off'}`, async () => {
+      const big = JSON.stringify({
+        rows: Array.from({ length: 40_000 }, (_, i) => ({ i, s: 'row' })),
+      });
+      const ended = await execute(pool, {
+        program: `
+          const [first, second] = await Promise.all([
+            tools.t.add({ a: 0, b: 0 }),
+            tools.t.add({ a: 1, b: 1 }),
+          ]);
+          return { rows: first.rows.length, sum: second.sum };
+        `,
+        tools,
+        limits,
+        timeoutMs: 5_000,
+        signal: undefined,
+        onCall: async (call) => {
+          const { a, b } = JSON.parse(call.json) as { a: number; b: number };
+          if (a === 0) return { ok: true, json: big };
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return { ok: true, json: JSON.stringify({ sum: a + b }) };
+        },
+        spin,
+      });
+      expect(ended.outcome).toEqual({ ok: true, json: JSON.stringify({ rows: 40_000, sum: 2 }) });
+    });
+  }
+
   it('stops a program that spins while the main thread would spin too', async () => {
     const ended = await execute(pool, {
       program: 'await tools.t.add({ a: 0, b: 0 }); while (true) {}',

@@ -405,11 +405,17 @@ function internal(error: unknown): Failure {
 
 /**
  * Blocks until the main thread has posted answers (or asked a stop), and returns this run's
- * answers. It spins first for as long as the recent answers suggest (SpinPolicy, capped by the
- * run), then sleeps in `Atomics.wait`; the timeout only re-checks the stop flag, the notify is
- * what wakes it.
+ * answers with the `ANSWERS` count the next wait compares against. It spins first for as long as
+ * the recent answers suggest (SpinPolicy, capped by the run), then sleeps in `Atomics.wait`; the
+ * timeout only re-checks the stop flag, the notify is what wakes it.
+ *
+ * The count is read before the channel is drained, never after: the main thread posts a batch
+ * and then bumps the count, so a batch posted after this read bumps it past the returned value
+ * and wakes the next wait, while one posted before it is already in the channel for this drain.
+ * (Read once the answers were settled, the count would take in a batch posted meanwhile, left in
+ * the channel, and the next wait would sleep on it until the run's timeout.)
  */
-function awaitAnswers(run: Run, seen: number): Batch[] {
+function awaitAnswers(run: Run, seen: number): { answers: Batch[]; seen: number } {
   const started = performance.now();
   // A wait the run's bound cannot cover is slept through from the start, not spun in vain.
   const wanted = spin.budget();
@@ -420,10 +426,11 @@ function awaitAnswers(run: Run, seen: number): Batch[] {
     }
   }
   spin.record(performance.now() - started);
+  const next = Atomics.load(control, ANSWERS);
   const answers: Batch[] = [];
   for (;;) {
     const message = nextMessage(channel) as HostMessage | undefined;
-    if (message === undefined) return answers;
+    if (message === undefined) return { answers, seen: next };
     // Answers of an earlier run that ended before they came are dropped here.
     if (message.kind === 'settle' && message.run === run.id) answers.push(message);
   }
@@ -431,9 +438,9 @@ function awaitAnswers(run: Run, seen: number): Batch[] {
 
 /** Runs `run` to its end: pump, send the calls, wait for their answers, settle, again. */
 function drive(run: Run): void {
+  // Read before the first calls go out; afterwards each wait hands the next its count.
+  let seen = Atomics.load(control, ANSWERS);
   for (;;) {
-    // Read before the calls go out, so that answers posted before the wait are not missed.
-    const seen = Atomics.load(control, ANSWERS);
     let outcome: Outcome | undefined;
     try {
       outcome = run.pump();
@@ -446,7 +453,9 @@ function drive(run: Run): void {
       return;
     }
     run.flush();
-    const answers = awaitAnswers(run, seen);
+    const waited = awaitAnswers(run, seen);
+    seen = waited.seen;
+    const answers = waited.answers;
     const stopped = run.stopped();
     if (stopped !== undefined) {
       run.end(stopped);
