@@ -16,8 +16,8 @@ import { fileURLToPath, URL } from 'node:url';
 
 // From Node.js 22.1, V8's code for the modules a start compiles is kept on disk (in the system's
 // temporary folder, or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off) and read back
-// by the next start instead of compiling them again: a sixth of the CPU of `tools list`. Node.js 20
-// has no such cache for ES modules.
+// by the next start instead of compiling them again (`tools list` took 8% less CPU on Node 22).
+// Node.js 20 has no such cache for ES modules.
 module.enableCompileCache?.();
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
