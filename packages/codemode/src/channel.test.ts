@@ -76,7 +76,8 @@ describe('the run channel', () => {
         `,
         tools,
         limits,
-        timeoutMs: 5_000,
+        // Well past the ~40 ms it takes: before the fix the run slept until this ran out.
+        timeoutMs: 15_000,
         signal: undefined,
         onCall: async (call) => {
           const { a, b } = JSON.parse(call.json) as { a: number; b: number };
