@@ -16,10 +16,8 @@ export const EMPTY_LISTS: ConnectorLists = Object.freeze({
 const LIST_KINDS: readonly ConnectorListKind[] = ['tools', 'prompts', 'resources'];
 
 /** Every list: what a connector mirrors unless told otherwise. */
-export const ALL_LISTS: ReadonlySet<ListKind> = new Set([
-  'tools',
-  'prompts',
-  'resources',
+export const ALL_LISTS: ReadonlySet<ListKind> = new Set<ListKind>([
+  ...LIST_KINDS,
   'resourceTemplates',
 ]);
 
