@@ -1,3 +1,3 @@
-import { describeReadme } from '@toolplane/test-support/readme';
+import { describeReadme } from '@toolplane/readme-check';
 
 describeReadme(import.meta.url, { minExamples: 3 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
+import { tsBlocks } from '@toolplane/readme-check';
 import ts from 'typescript';
-import { tsBlocks } from './readme.js';
 
 // What the tarball test reads from a README and how it runs an example in the stranger's app.
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { typeCheck } from '@toolplane/readme-check';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,7 +13,6 @@ import {
   startExampleServices,
   type ExampleServices,
 } from './example-runs.js';
-import { typeCheck } from './readme.js';
 import {
   firstBlock,
   firstExample,

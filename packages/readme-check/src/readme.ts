@@ -54,22 +54,27 @@ export function typeCheck(
       : ts.createSourceFile(path, text, language);
   };
   const program = ts.createProgram({ rootNames: [...files.keys()], options, host });
-  return [...files.keys()]
-    .flatMap((path) => {
+  return describeDiagnostics(
+    [...files.keys()].flatMap((path) => {
       const source = program.getSourceFile(path);
       if (source === undefined) throw new Error(`${path} was not compiled`);
       return [
         ...program.getSyntacticDiagnostics(source),
         ...program.getSemanticDiagnostics(source),
       ];
-    })
-    .map((d) => {
-      const line =
-        d.file === undefined || d.start === undefined
-          ? ''
-          : `${d.file.fileName}:${String(d.file.getLineAndCharacterOfPosition(d.start).line + 1)}: `;
-      return `${line}TS${String(d.code)} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
+    }),
+  );
+}
+
+/** Each diagnostic as one `file:line: TSnnnn message` string (no `file:line: ` without a file). */
+export function describeDiagnostics(diagnostics: readonly ts.Diagnostic[]): string[] {
+  return diagnostics.map((d) => {
+    const line =
+      d.file === undefined || d.start === undefined
+        ? ''
+        : `${d.file.fileName}:${String(d.file.getLineAndCharacterOfPosition(d.start).line + 1)}: `;
+    return `${line}TS${String(d.code)} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
 }
 
 /** What {@link checkReadmes} found in one package's README. */
