@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { entryArgs } from '@toolplane/fixtures';
+import { callModern, entryArgs } from '@toolplane/fixtures';
 import { INSTANCE_META_KEY } from '@toolplane/gateway';
 import { createPostgresStore } from '@toolplane/store-postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -29,7 +29,6 @@ import {
   echo,
   fetchIdempotent,
   pool,
-  rawCall,
   rawText,
   requestsSent,
   textOf,
@@ -227,7 +226,7 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
 
   /** Starts `name` on instance a and returns its first round. */
   const firstRound = async (name: string, args: object) => {
-    const answer = await rawCall(instance('a').url, name, args);
+    const answer = await callModern(instance('a').url, name, args);
     expect(answer.result?.resultType).toBe('input_required');
     const [[key, request] = ['', { method: '' }]] = Object.entries(
       answer.result?.inputRequests ?? {},
@@ -242,36 +241,44 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
       inputResponses: { [elicit.key]: { action: 'accept', content: { answer: 'yes' } } },
     };
     // Instance b holds no call: it replays it, answering the upstream's question from the retry.
-    expect(JSON.parse(rawText(await rawCall(instance('b').url, 'fx__elicit', {}, retry)))).toEqual({
+    expect(
+      JSON.parse(rawText(await callModern(instance('b').url, 'fx__elicit', {}, { params: retry }))),
+    ).toEqual({
       action: 'accept',
       content: { answer: 'yes' },
     });
     // One use on the whole fleet (spent in PostgreSQL): b refuses it again, and so does c,
     // which has never seen it.
-    expect((await rawCall(instance('b').url, 'fx__elicit', {}, retry)).error).toMatchObject({
+    expect(
+      (await callModern(instance('b').url, 'fx__elicit', {}, { params: retry })).error,
+    ).toMatchObject({
       code: -32602,
     });
-    const elsewhere = await rawCall(instance('c').url, 'fx__elicit', {}, retry);
+    const elsewhere = await callModern(instance('c').url, 'fx__elicit', {}, { params: retry });
     expect(elsewhere.error).toMatchObject({ code: -32602 });
     expect(elsewhere.error?.message).toMatch(/already used/);
     const forged = { ...retry, requestState: `${elicit.state.slice(0, -4)}AAAA` };
-    expect((await rawCall(instance('c').url, 'fx__elicit', {}, forged)).error).toMatchObject({
+    expect(
+      (await callModern(instance('c').url, 'fx__elicit', {}, { params: forged })).error,
+    ).toMatchObject({
       code: -32602,
     });
 
     const sample = await firstRound('fx__sample', { prompt: 'hello?' });
     expect(sample.method).toBe('sampling/createMessage');
-    const sampled = await rawCall(
+    const sampled = await callModern(
       instance('c').url,
       'fx__sample',
       {},
       {
-        requestState: sample.state,
-        inputResponses: {
-          [sample.key]: {
-            role: 'assistant',
-            model: 'test',
-            content: { type: 'text', text: 'hello from c' },
+        params: {
+          requestState: sample.state,
+          inputResponses: {
+            [sample.key]: {
+              role: 'assistant',
+              model: 'test',
+              content: { type: 'text', text: 'hello from c' },
+            },
           },
         },
       },
@@ -286,13 +293,15 @@ describe.skipIf(!(haproxy && postgres))('a fleet of three gateways behind HAProx
       inputResponses: { [round.key]: { action: 'decline' } },
     };
     // fy__elicit is neither read-only nor idempotent, nor listed in replayTools.
-    const refused = await rawCall(instance('b').url, 'fy__elicit', {}, retry);
+    const refused = await callModern(instance('b').url, 'fy__elicit', {}, { params: retry });
     expect(refused.error).toMatchObject({
       code: -32602,
       data: { instance: 'a', _meta: { [INSTANCE_META_KEY]: 'b' } },
     });
     expect(refused.error?.message).toMatch(/instance "a"/);
-    expect(rawText(await rawCall(instance('a').url, 'fy__elicit', {}, retry))).toMatch(/decline/);
+    expect(
+      rawText(await callModern(instance('a').url, 'fy__elicit', {}, { params: retry })),
+    ).toMatch(/decline/);
   });
 
   it('keeps a 2025 session on its instance; once that dies, 404 and a new session works', async () => {

@@ -3,6 +3,7 @@
 // the call held in its gateway and resumed there (no shared key), and, with a shared key, the
 // call replayed from its requestState by the same gateway or by another one. Medians of
 // interleaved runs, as ratios to the held call. Part of `pnpm bench`.
+import { callModern } from '@toolplane/fixtures';
 import { serveHttp, type HttpGateway } from '@toolplane/gateway';
 import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
 import { z } from 'zod';
@@ -11,11 +12,7 @@ const ROUNDS = 700;
 const RUNS = 7;
 const WARMUP = 200;
 const KEY = 'a-bench-request-state-key-of-32-bytes!';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-};
+const capabilities = { elicitation: { form: {} } };
 
 const ask = defineTool({
   name: 'ask',
@@ -36,29 +33,9 @@ interface Answer {
   result?: { inputRequests?: Record<string, unknown>; requestState?: string };
 }
 
-let id = 0;
-async function post(url: URL, retry: object = {}): Promise<Answer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'builtin__ask',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++id,
-      method: 'tools/call',
-      params: { name: 'builtin__ask', arguments: { q: 'ok?' }, _meta: META, ...retry },
-    }),
-  });
-  const text = await response.text();
-  return JSON.parse(
-    text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}'),
-  ) as Answer;
-}
+/** A raw 2026 call of the asking builtin; a retry's `params` carry the round's answer. */
+const post = (url: URL, params: object = {}) =>
+  callModern<Answer>(url, 'builtin__ask', { q: 'ok?' }, { params, capabilities, client: 'bench' });
 
 /** One round trip: start on `first`, answer on `second`. */
 async function roundTrip(first: URL, second: URL): Promise<void> {

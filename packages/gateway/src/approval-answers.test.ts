@@ -1,8 +1,7 @@
-import { fixtureCommand } from '@toolplane/fixtures';
+import { callModern, fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { serveHttp, type HttpGateway } from './http/serve.js';
 
 // Approval answers a 2026-07-28 client sends without being asked, or for another call: the
@@ -23,11 +22,8 @@ afterAll(async () => {
   await running.stop();
 });
 
-const meta = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-};
+// A client that can answer a form, and nothing else.
+const capabilities = { elicitation: { form: {} } };
 const accept = { action: 'accept', content: { approve: true } };
 
 interface Answer {
@@ -41,29 +37,9 @@ interface Answer {
   readonly error?: { code: number };
 }
 
-let nextId = 100;
-
-async function call(name: string, args: object, extra: object = {}): Promise<Answer> {
-  const response = await fetch(gateway.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++nextId,
-      method: 'tools/call',
-      params: { name, arguments: args, _meta: meta, ...extra },
-    }),
-  });
-  const text = await response.text();
-  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
-  return JSON.parse(data) as Answer;
-}
+/** A raw 2026 tools/call; `params` adds a retry's `requestState` and `inputResponses`. */
+const call = (name: string, args: object, params: object = {}) =>
+  callModern<Answer>(gateway.url, name, args, { params, capabilities });
 
 async function deleted(): Promise<string> {
   const answer = await call('fx__deleted-items', {});

@@ -1,5 +1,5 @@
 // The clients the fleet tests drive the fleet with: SDK clients that note which instance
-// answered, raw 2026-07-28 calls for input_required rounds, and bounded waits. Test support.
+// answered, the text of a raw 2026-07-28 call's answer, and bounded waits. Test support.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   Client,
@@ -7,6 +7,7 @@ import {
   type CallToolResult,
   type FetchLike,
 } from '@modelcontextprotocol/client';
+import type { ModernAnswer } from '@toolplane/fixtures';
 
 const MODERN = '2026-07-28';
 
@@ -110,48 +111,6 @@ export async function pool<T>(
   return outcomes;
 }
 
-/** A raw 2026-07-28 tools/call to one instance; a retry carries the round's answer. */
-export const rawCall = async (url: URL, name: string, args: object, retry: object = {}) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-          'io.modelcontextprotocol/clientCapabilities': {
-            elicitation: { form: {} },
-            sampling: {},
-          },
-        },
-        ...retry,
-      },
-    }),
-  });
-  const text = await response.text();
-  return JSON.parse(
-    text.startsWith('{') ? text : ([...text.matchAll(/^data: (.*)$/gm)].at(-1)?.[1] ?? 'null'),
-  ) as {
-    result?: {
-      resultType?: string;
-      inputRequests?: Record<string, { method: string }>;
-      requestState?: string;
-      content?: { text: string }[];
-    };
-    error?: { code: number; message: string; data?: Record<string, unknown> };
-  };
-};
-export const rawText = (answer: Awaited<ReturnType<typeof rawCall>>): string =>
+/** The text of a raw call's answer. */
+export const rawText = (answer: ModernAnswer): string =>
   answer.result?.content?.map((block) => block.text).join('') ?? '';

@@ -1,7 +1,7 @@
 // Two gateways sharing a requestStateKey, each with its own toolkit and its own 2025-era fixture
 // upstream over stdio, as two instances behind a balancer would be: a 2026 client's retry of an
 // input_required round sent to the instance that does not hold the call.
-import { fixtureCommand } from '@toolplane/fixtures';
+import { callModern, fixtureCommand, type ModernAnswer } from '@toolplane/fixtures';
 import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,13 +9,7 @@ import { z } from 'zod';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from '../http/serve.js';
 import { MAX_REPLAY_STATE_BYTES, canonicalJson, paramsDigest } from './request-state.js';
 
-const MODERN = '2026-07-28';
 const KEY = 'a-fleet-wide-request-state-key-of-32+-bytes';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {} },
-};
 
 // Asks two questions, one after the other; read-only, so a retry may replay it anywhere.
 const twice = defineTool({
@@ -79,49 +73,17 @@ afterAll(async () => {
   await Promise.all(toolkits.map((running) => running.stop()));
 });
 
-interface Answer {
-  result?: {
-    resultType?: string;
-    inputRequests?: Record<string, { method: string; params: { message?: string } }>;
-    requestState?: string;
-    content?: { type: string; text: string }[];
-    structuredContent?: unknown;
-  };
-  error?: { code: number; message: string; data?: Record<string, unknown> };
-}
-
-let ids = 0;
 /** A raw 2026 tools/call to `gateway`; retries carry `requestState` and `inputResponses`. */
-async function call(
-  gateway: HttpGateway,
-  name: string,
-  args: object,
-  retry: object = {},
-): Promise<Answer> {
-  const response = await fetch(gateway.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++ids,
-      method: 'tools/call',
-      params: { name, arguments: args, _meta: META, ...retry },
-    }),
-  });
-  const text = await response.text();
-  return JSON.parse(
-    text.startsWith('{') ? text : ([...text.matchAll(/^data: (.*)$/gm)].at(-1)?.[1] ?? 'null'),
-  ) as Answer;
-}
+const call = (gateway: HttpGateway, name: string, args: object, retry: object = {}) =>
+  callModern(gateway.url, name, args, { params: retry });
 
 /** The one round an answer asks: its key, method and the state to send back. */
-function roundOf(answer: Answer): { key: string; method: string; message: string; state: string } {
+function roundOf(answer: ModernAnswer): {
+  key: string;
+  method: string;
+  message: string;
+  state: string;
+} {
   expect(answer.result?.resultType, JSON.stringify(answer).slice(0, 400)).toBe('input_required');
   const [[key, request] = ['', { method: '', params: {} }]] = Object.entries(
     answer.result?.inputRequests ?? {},
@@ -134,7 +96,7 @@ function roundOf(answer: Answer): { key: string; method: string; message: string
   };
 }
 
-const textOf = (answer: Answer): string =>
+const textOf = (answer: ModernAnswer): string =>
   answer.result?.content?.map((block) => block.text).join('') ?? '';
 
 describe('an input_required retry on the instance that does not hold the call', () => {
