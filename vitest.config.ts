@@ -18,7 +18,11 @@ const serial = ['packages/toolkit/src/connectors/transport/stdio-client-transpor
 // own, as the parallel project's workers share theirs between files.
 const isolated = ['packages/toolmodel/src/validator-cache.test.ts'];
 // End-to-end files that start whole fleets of processes, likewise.
-const e2eSerial = ['packages/cli/src/fleet.e2e.test.ts', 'examples/fleet/src/**/*.e2e.test.ts'];
+const e2eSerial = [
+  'packages/cli/src/fleet.e2e.test.ts',
+  'packages/cli/src/fleet-failures.e2e.test.ts',
+  'examples/fleet/src/**/*.e2e.test.ts',
+];
 
 // Vitest's default is one worker per core less one: a single worker on CI's two cores. Most of a
 // file's time is spent waiting on the servers and children it starts, so four workers overlap
