@@ -1,28 +1,13 @@
 import { ToolMessage } from '@langchain/core/messages';
+import type { ToolSource } from '@toolplane/adapter-kit';
+import { localSource } from '@toolplane/test-support/local-source';
 import { createIndex } from '@toolplane/toolindex';
 import { EXPOSED_NAME_PATTERN, type Tool } from '@toolplane/toolmodel';
-import {
-  createLocalRegistry,
-  createRunner,
-  mcpToolResult,
-  type LocalHandler,
-} from '@toolplane/toolrun';
-import type { ToolSource } from '@toolplane/adapter-kit';
+import { mcpToolResult } from '@toolplane/toolrun';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolplaneArtifact } from './results.js';
 import { ScriptedChatModel, runToolLoop } from './testing/scripted-model.js';
 import { toLangChainTools } from './tools.js';
-
-/** A runner and its index holding local tools: the second kind of source. */
-function localSource(tools: readonly { tool: Tool; run: LocalHandler }[]): ToolSource {
-  const index = createIndex();
-  const local = createLocalRegistry();
-  for (const [i, { tool, run }] of tools.entries()) {
-    local.register(`h${String(i)}`, run);
-    index.registerTool(tool, { kind: 'local', local: { name: `h${String(i)}` } });
-  }
-  return { index, runner: createRunner({ index, local }) };
-}
 
 const object = { type: 'object' } as const;
 
