@@ -175,14 +175,16 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
     throw new ToolError('invalid_config', `path must start with "/", got ${JSON.stringify(path)}`);
   }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const maxSessions = positive(options.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions');
-  const maxConnections = positive(
+  const maxSessions = integerAtLeast(1, options.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions');
+  const maxConnections = integerAtLeast(
+    1,
     options.maxConnections,
     DEFAULT_MAX_CONNECTIONS,
     'maxConnections',
   );
   // Half: one source can never hold more slots than are left for everyone else.
-  const maxConnectionsPerSource = positive(
+  const maxConnectionsPerSource = integerAtLeast(
+    1,
     options.maxConnectionsPerSource,
     Math.max(1, Math.floor(maxConnections / 2)),
     'maxConnectionsPerSource',
@@ -193,13 +195,14 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
       `maxConnectionsPerSource (${String(maxConnectionsPerSource)}) must be at most maxConnections (${String(maxConnections)})`,
     );
   }
-  const headersTimeout = positive(
+  const headersTimeout = integerAtLeast(
+    1,
     options.headersTimeoutMs,
     DEFAULT_HEADERS_TIMEOUT_MS,
     'headersTimeoutMs',
   );
-  const drainMs = nonNegative(options.drainMs, 0, 'drainMs');
-  const streamAfterMs = nonNegative(options.streamAfterMs, STREAM_AFTER_MS, 'streamAfterMs');
+  const drainMs = integerAtLeast(0, options.drainMs, 0, 'drainMs');
+  const streamAfterMs = integerAtLeast(0, options.streamAfterMs, STREAM_AFTER_MS, 'streamAfterMs');
   return {
     host,
     path,
@@ -213,23 +216,18 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
   };
 }
 
-function nonNegative(value: number | undefined, fallback: number, name: string): number {
+/** `value`, or `fallback` when it is missing; an integer of at least `min` (0 or 1). */
+function integerAtLeast(
+  min: 0 | 1,
+  value: number | undefined,
+  fallback: number,
+  name: string,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) {
+  if (!Number.isInteger(value) || value < min) {
     throw new ToolError(
       'invalid_config',
-      `${name} must be a non-negative integer, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ToolError(
-      'invalid_config',
-      `${name} must be a positive integer, got ${String(value)}`,
+      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${String(value)}`,
     );
   }
   return value;
