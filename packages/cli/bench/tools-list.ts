@@ -10,7 +10,9 @@
 // process began, through a one-line `--import`; its own start carries the same line): how early
 // the CLI starts the one thing it must wait for. And the CLI's own CPU time (user + system, as
 // `process.cpuUsage()` reads it when the process exits, noted by another one-line `--import`, in
-// runs of their own), which a busy machine stretches far less than wall time.
+// runs of their own), which a busy machine stretches far less than wall time. And when the server
+// first answered, on its own clock, started alone and started by the CLI: how much the CLI's
+// loading beside it slows the start the CLI waits for.
 // Beside them, the floor (bench/floor-client.mjs): a plain Node.js script that spawns the server as
 // its first statement and speaks the spec's stdio sequence in raw JSON lines, the least any
 // Node.js command can take to list the server's tools.
@@ -45,7 +47,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** The server's command line: it appends the time its process began to `spawnedFile`. */
+/** The server's command line: it notes when its process began and first answered in `spawnedFile`. */
 function serverArgs(spawnedFile: string, marker: string): string[] {
   return ['--import', pathToFileURL(marker).href, everything, 'stdio', spawnedFile];
 }
@@ -118,10 +120,12 @@ async function cliCpu(cwd: string, entry: string, cpuMarker: string, cpuFile: st
   return Number(lines.at(-1));
 }
 
-/** When the last server started from `spawnedFile`'s command line began (ms, epoch). */
-async function lastSpawn(spawnedFile: string): Promise<number> {
+/** The last figure `marker` noted in `spawnedFile` under `key` (see the marker below). */
+async function lastNoted(spawnedFile: string, key: 'began' | 'ready'): Promise<number> {
   const lines = (await readFile(spawnedFile, 'utf8')).trim().split('\n');
-  return Number(lines.at(-1));
+  const line = lines.findLast((text) => text.startsWith(`${key} `));
+  if (line === undefined) throw new Error(`the server noted no "${key}"`);
+  return Number(line.slice(key.length + 1));
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'toolplane-bench-list-'));
@@ -135,10 +139,24 @@ try {
     `import { appendFileSync } from 'node:fs';\nprocess.on('exit', () => { const { user, system } = process.cpuUsage(); appendFileSync(${JSON.stringify(cpuFile)}, \`\${(user + system) / 1000}\\n\`); });\n`,
   );
   const baseline = process.env.BENCH_BASELINE;
-  // The server's argv ends with the file; its process's start is performance.timeOrigin.
+  // The server's argv ends with the file. It notes when its process began (`began`, epoch ms:
+  // performance.timeOrigin) and, on its own clock, when it first wrote to stdout (`ready`: its
+  // first answer, which comes once its start is done, as every client here writes at once or
+  // before the server can read).
   await writeFile(
     marker,
-    "import { appendFileSync } from 'node:fs';\nappendFileSync(process.argv.at(-1), `${performance.timeOrigin}\\n`);\n",
+    [
+      "import { appendFileSync } from 'node:fs';",
+      'const file = process.argv.at(-1);',
+      'appendFileSync(file, `began ${performance.timeOrigin}\\n`);',
+      'const write = process.stdout.write.bind(process.stdout);',
+      'process.stdout.write = (...args) => {',
+      '  process.stdout.write = write;',
+      '  appendFileSync(file, `ready ${performance.now()}\\n`);',
+      '  return write(...args);',
+      '};',
+      '',
+    ].join('\n'),
   );
   await writeFile(
     join(dir, 'toolplane.config.json'),
@@ -154,6 +172,9 @@ try {
   const server: number[] = [];
   const cli: number[] = [];
   const cliSpawn: number[] = [];
+  // The server's first answer on its own clock: started alone, and started by the CLI.
+  const readyAlone: number[] = [];
+  const readyBesideCli: number[] = [];
   const cliUnbundled: number[] = [];
   const cliInstalled: number[] = [];
   const cpu: number[] = [];
@@ -163,9 +184,11 @@ try {
   const load = loadavg()[0]?.toFixed(1) ?? '?';
   for (let round = 0; round < ROUNDS; round++) {
     server.push(await serverStart(spawnedFile, marker));
+    readyAlone.push(await lastNoted(spawnedFile, 'ready'));
     const listed = await cliList(dir);
     cli.push(listed.ms);
-    cliSpawn.push((await lastSpawn(spawnedFile)) - listed.startedAt);
+    cliSpawn.push((await lastNoted(spawnedFile, 'began')) - listed.startedAt);
+    readyBesideCli.push(await lastNoted(spawnedFile, 'ready'));
     cliUnbundled.push((await cliList(dir, unbundled)).ms);
     cliInstalled.push((await cliList(dir, installed)).ms);
     cpu.push(await cliCpu(dir, bin, cpuMarker, cpuFile));
@@ -184,7 +207,9 @@ try {
       `as installed from npm (the bundle, no sources to check) ${median(cliInstalled).toFixed(0)} ms, ` +
       `ratio ${(median(cliInstalled) / median(server)).toFixed(2)}; the CLI's own CPU ` +
       `${median(cpu).toFixed(0)} ms; the floor (a bare Node.js client) ${median(floor).toFixed(0)} ms, ` +
-      `ratio ${(median(floor) / median(server)).toFixed(2)}` +
+      `ratio ${(median(floor) / median(server)).toFixed(2)}; the server's first answer after its ` +
+      `process began ${median(readyAlone).toFixed(0)} ms alone, ${median(readyBesideCli).toFixed(0)} ms ` +
+      `started by the CLI` +
       (baseline === undefined
         ? ''
         : `; BENCH_BASELINE ${median(cliBaseline).toFixed(0)} ms, ratio ` +
