@@ -8,6 +8,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { jsonEqual } from '@toolplane/toolmodel';
+import { MODERN_PROTOCOL_VERSION } from '@toolplane/toolmodel/wire';
 import type {
   ClientCapabilities,
   Implementation,
@@ -17,8 +18,8 @@ import type {
 /** The era a session speaks: `legacy` for MCP 2025-11-25 and before, `modern` for 2026-07-28. */
 export type Era = 'legacy' | 'modern';
 
-/** The MCP revision the gateway serves per request, with no session. */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+// The MCP revision the gateway serves per request, with no session; its modules read it here.
+export { MODERN_PROTOCOL_VERSION };
 
 /**
  * Every revision the gateway speaks: 2026-07-28 (per request, answered by `server/discover`)

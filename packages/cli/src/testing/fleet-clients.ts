@@ -8,8 +8,7 @@ import {
   type FetchLike,
 } from '@modelcontextprotocol/client';
 import type { ModernAnswer } from '@toolplane/fixtures';
-
-const MODERN = '2026-07-28';
+import { MODERN_PROTOCOL_VERSION } from '@toolplane/toolmodel/wire';
 
 /** A fetch that records which instance answered each request (the `Toolplane-Instance` header). */
 export function tallying(seen: string[]): FetchLike {
@@ -27,7 +26,7 @@ export async function connect(
 ): Promise<Client> {
   const client = new Client(
     { name: `fleet-${era}`, version: '0' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } } : {},
   );
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: tallying(seen) }));
   return client;

@@ -1,6 +1,7 @@
 // Prometheus metrics of one gateway, on a registry of its own (prom-client's global default
 // would mix two gateways of one process, and whatever else registered there).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { MODERN_PROTOCOL_VERSION } from '@toolplane/toolmodel/wire';
 import type { ConnectorState, Store, Toolkit, ToolkitEvent } from '@toolplane/toolkit';
 import {
   UNKNOWN_TOOL,
@@ -163,7 +164,7 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
         modern += open?.modern ?? 0;
       }
       this.set({ era: '2025-11-25' }, legacy);
-      this.set({ era: '2026-07-28' }, modern);
+      this.set({ era: MODERN_PROTOCOL_VERSION }, modern);
     },
   });
 

@@ -7,6 +7,7 @@ import {
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
+import { MODERN_PROTOCOL_VERSION } from '@toolplane/toolmodel/wire';
 
 /**
  * Which MCP era a connector speaks: `'auto'` probes the server (`server/discover`) and speaks
@@ -16,9 +17,6 @@ export type ConnectorEra = 'auto' | '2025' | '2026';
 
 /** The era a connection speaks. */
 export type SpokenEra = '2025' | '2026';
-
-/** The 2026 revision a connector pins to with `era: '2026'`. */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /** How long a stdio server may leave the era probe unanswered before it is taken for a 2025 one. */
 export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 3_000;
