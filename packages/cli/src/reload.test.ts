@@ -253,6 +253,27 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(details?.restartPending).toEqual(['http.port']);
   });
 
+  it('keeps the running config while the file is emptied or gone, and clears the error when it is back', async () => {
+    const text = config({ a: {} });
+    const served = await serve(text);
+    const client = await session(served.url);
+    const refused = waitForStderr(served.child, /config edit not applied[^\n]*empty/);
+    await served.write('');
+    await refused;
+    expect((await health(served.url)).config?.error).toMatch(/empty/);
+    expect(await toolNames(client)).toContain('a__add');
+
+    const deleted = waitForStderr(served.child, /config edit not applied[^\n]*cannot read it/);
+    await rm(served.file);
+    await deleted;
+    // The same text as before it went: nothing to change, and the error is over.
+    const back = waitForStderr(served.child, /config reloaded from \S+: nothing to change/);
+    await served.write(text);
+    await back;
+    expect((await health(served.url)).config?.error).toBeUndefined();
+    expect(await toolNames(client)).toContain('a__add');
+  });
+
   it('fails a server whose command does not exist and applies the rest', async () => {
     const served = await serve(config({ a: {} }));
     const client = await session(served.url);
@@ -280,7 +301,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     const served = await serve(config({ a: {} }));
     const client = await session(served.url);
     expect(await toolNames(client)).toContain('a__add');
-    await served.write(config({ a: { tools: { deny: ['add'] } } }, { builtins: true }));
+    // A misspelt entry of the edit is named, as at start: the server did not reconnect.
+    const misspelt = waitForStderr(served.child, /"ehco" matches no tool of a/);
+    await served.write(config({ a: { tools: { deny: ['add', 'ehco'] } } }, { builtins: true }));
+    await misspelt;
     const names = await toolsWhen(client, (n) => n.includes('builtin__time_now'));
     expect(names).not.toContain('a__add');
     expect(names).toContain('a__echo');

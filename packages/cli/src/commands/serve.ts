@@ -124,16 +124,21 @@ async function serve(
           ? c.dim(` (pid ${pid})`)
           : '';
     log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
-    if (event.state === 'connected' && live.opened !== undefined) {
-      void filterProblems(cfg, live.opened.toolkit, event.namespace).then((problems) => {
-        // Once each: a server that reconnects offers the same tools.
+    if (event.state === 'connected') reportFilterProblems(event.namespace);
+  };
+  // Filter entries that match no tool, with the config running now (edits included), once each:
+  // a server that reconnects offers the same tools.
+  const reportFilterProblems = (namespace?: string): void => {
+    if (live.opened === undefined) return;
+    void filterProblems(reloader?.config() ?? cfg, live.opened.toolkit, namespace).then(
+      (problems) => {
         for (const problem of problems) {
           if (reported.has(problem.message)) continue;
           reported.add(problem.message);
           log(`${c.yellow('warning')} ${problem.message}`);
         }
-      });
-    }
+      },
+    );
   };
   // A failing embeddings endpoint or search store is said once per distinct message: search
   // goes on (lexical, or without what was learned) and the log is not flooded.
@@ -207,6 +212,9 @@ async function serve(
         warn: (text) => {
           log(`${c.yellow('warning')} ${text}`);
         },
+      },
+      onApplied: () => {
+        reportFilterProblems();
       },
     });
   };

@@ -48,6 +48,35 @@ describe('planReload', () => {
     expect(planReload(applied, next).restartOnly).toEqual(plan.restartOnly);
   });
 
+  it('names pinning, approval, search, log, telemetry, waitMs and strict as waiting for a restart', () => {
+    const running = parse({ pinning: 'block' });
+    const next = parse({
+      pinning: 'off',
+      approval: { tools: ['a:*'] },
+      search: { learn: false },
+      log: { level: 'debug' },
+      telemetry: { otlp: { url: 'http://127.0.0.1:4318/v1/traces' } },
+      waitMs: 5,
+      strict: true,
+    });
+    const plan = planReload(running, next);
+    expect(plan.restartOnly).toEqual([
+      'pinning',
+      'approval',
+      'search',
+      'log',
+      'telemetry',
+      'waitMs',
+      'strict',
+    ]);
+    expect(changesSomething(plan)).toBe(false);
+    const applied = appliedConfig(running, next);
+    expect(applied.pinning).toBe('block');
+    expect('approval' in applied).toBe(false);
+    expect(applied.search).toEqual(running.search);
+    expect(planReload(applied, next).restartOnly).toEqual(plan.restartOnly);
+  });
+
   it('finds nothing to do for the same file', () => {
     const text = { mcpServers: { a: server('a') }, mode: 'code' };
     const plan = planReload(parse(text), parse(text));

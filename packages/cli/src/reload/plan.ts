@@ -20,16 +20,25 @@ export interface ReloadPlan {
 }
 
 /**
- * The keys a running `serve` cannot take anew, with how to read them from a config: the
- * listener is bound, the store open, the toolkit's defaults given to every connector already.
+ * The keys a running `serve` cannot take anew (as the file names them) with the property of the
+ * config that holds each: the listener is bound, the store open, the toolkit's defaults given to
+ * every connector already, pinning's gate and approval's rules built into the toolkit, the log
+ * and the tracer set up, the start-up wait over.
  */
-const RESTART_ONLY: readonly (readonly [string, (config: CliConfig) => unknown])[] = [
-  ['store', (c) => c.store],
-  ['auth', (c) => c.auth],
-  ['prompts', (c) => c.promptsDir],
-  ['builtinWorkers', (c) => c.builtinWorkers],
-  ['sessionConnections', (c) => c.sessionConnections],
-  ['pingIntervalMs', (c) => c.pingIntervalMs],
+const RESTART_ONLY: readonly (readonly [key: string, property: keyof CliConfig])[] = [
+  ['store', 'store'],
+  ['auth', 'auth'],
+  ['prompts', 'promptsDir'],
+  ['builtinWorkers', 'builtinWorkers'],
+  ['sessionConnections', 'sessionConnections'],
+  ['pingIntervalMs', 'pingIntervalMs'],
+  ['pinning', 'pinning'],
+  ['approval', 'approval'],
+  ['search', 'search'],
+  ['log', 'log'],
+  ['telemetry', 'telemetry'],
+  ['waitMs', 'waitMs'],
+  ['strict', 'strict'],
 ];
 
 /**
@@ -50,8 +59,8 @@ export function planReload(running: CliConfig, next: CliConfig): ReloadPlan {
     running.mode !== next.mode ||
     !same(running.naming, next.naming) ||
     running.instructions !== next.instructions;
-  const restartOnly = RESTART_ONLY.flatMap(([key, read]) =>
-    same(read(running), read(next)) ? [] : [key],
+  const restartOnly = RESTART_ONLY.flatMap(([key, property]) =>
+    same(running[property], next[property]) ? [] : [key],
   );
   for (const key of new Set([...Object.keys(running.http), ...Object.keys(next.http)])) {
     const of = (c: CliConfig): unknown => (c.http as Record<string, unknown>)[key];
@@ -72,17 +81,16 @@ export function planReload(running: CliConfig, next: CliConfig): ReloadPlan {
  * that wait for a restart, so the next diff still names them.
  */
 export function appliedConfig(running: CliConfig, next: CliConfig): CliConfig {
-  const { auth: _auth, builtinWorkers: _workers, ...rest } = next;
+  const waiting = new Set<string>(RESTART_ONLY.map(([, property]) => property));
+  // Optional keys (`auth`, `approval`, `builtinWorkers`) stay absent when they were.
+  const kept = RESTART_ONLY.flatMap(([, property]) =>
+    running[property] === undefined ? [] : [[property, running[property]] as const],
+  );
   return {
-    ...rest,
-    ...(running.auth === undefined ? {} : { auth: running.auth }),
+    ...Object.fromEntries(Object.entries(next).filter(([key]) => !waiting.has(key))),
+    ...Object.fromEntries(kept),
     http: running.http,
-    store: running.store,
-    promptsDir: running.promptsDir,
-    ...(running.builtinWorkers === undefined ? {} : { builtinWorkers: running.builtinWorkers }),
-    sessionConnections: running.sessionConnections,
-    pingIntervalMs: running.pingIntervalMs,
-  };
+  } as CliConfig;
 }
 
 /** Whether a plan changes anything that runs (restart-only keys aside). */

@@ -31,6 +31,8 @@ export interface ReloaderOptions {
   readonly debounceMs?: number;
   /** Reload on `SIGHUP` too (default true). */
   readonly sighup?: boolean;
+  /** Told after each edit applied (see {@link Reloader.config} for the config running now). */
+  readonly onApplied?: () => void;
 }
 
 /** What `/healthz` tells the token holder about the config; see {@link Reloader.details}. */
@@ -50,6 +52,8 @@ export interface Reloader {
   reload(options?: { force?: boolean }): Promise<void>;
   /** The state `/healthz` reports to the token holder. */
   details(): ReloadDetails;
+  /** The config running now: the last edit applied (restart-only keys as at start). */
+  config(): CliConfig;
   /** Stops watching and waits for removed servers to have closed. */
   stop(): Promise<void>;
 }
@@ -60,8 +64,8 @@ export interface Reloader {
  * finish first, up to `drainMs`), changed ones replaced; filters, naming, mode, instructions and
  * the builtins apply from the next request. Sessions stay open and hear `list_changed`.
  *
- * An edit that does not parse or validate (a half-written file too) keeps the running config and
- * is reported once; the next good edit applies. Keys that cannot change while running are named
+ * An edit that does not parse or validate (a half-written file too), an emptied file and a
+ * missing one keep the running config and are reported once; the next good edit applies. Keys that cannot change while running are named
  * and take effect on restart. Reloads never overlap: edits made during one are read after it.
  */
 export function startReloader(options: ReloaderOptions): Reloader {
@@ -90,12 +94,19 @@ export function startReloader(options: ReloaderOptions): Reloader {
     try {
       text = await readFile(file, 'utf8');
     } catch (cause) {
-      // Mid-rename, or deleted: the next event (the file back) reloads.
+      // Mid-rename, or deleted: the next event (the file back) reloads, even with the text it
+      // had (which clears this error).
+      lastText = undefined;
       refuse(`cannot read it (${(cause as Error).message})`, undefined);
       return;
     }
     if (!force && text === lastText) return;
     lastText = text;
+    if (text.trim() === '') {
+      // Truncated by a save under way (or emptied): never a config to drop every server for.
+      refuse('it is empty (a save under way?)', text);
+      return;
+    }
     try {
       next = parseConfig(text, { file, env });
     } catch (cause) {
@@ -109,6 +120,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
     restartPending = plan.restartOnly;
     reloads++;
     report(plan);
+    options.onApplied?.();
   };
 
   const refuse = (why: string, text: string | undefined): void => {
@@ -218,6 +230,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
 
   return {
     reload,
+    config: () => running,
     details: () => ({
       file: where,
       reloads,
