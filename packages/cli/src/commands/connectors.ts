@@ -1,3 +1,4 @@
+import { showControls } from '@toolplane/toolkit';
 import type { Command } from 'commander';
 import { filterProblems, type FilterProblem } from '../filter-report.js';
 import { withToolkit, type CommandContext } from './shared.js';
@@ -41,7 +42,7 @@ export function registerConnectors(connectors: Command, context: CommandContext)
               String(r.resources),
               [
                 r.source,
-                ...(r.error === undefined ? [] : [output.color.red(r.error)]),
+                ...(r.error === undefined ? [] : [output.color.red(showControls(r.error))]),
                 ...(r.unmatchedFilter ?? []).map((p) => output.color.yellow(p.message)),
               ].join('\n'),
             ]),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
+  showControls,
   ToolError,
   type ConnectorListKind,
   type StdioPrestarts,
@@ -306,12 +307,18 @@ export function warnErrors(
   );
   for (const error of errors) {
     if (down.has(error.namespace)) continue;
-    output.say(`${output.errColor.yellow('warning')} ${error.namespace}: ${error.message}`);
+    output.say(
+      `${output.errColor.yellow('warning')} ${error.namespace}: ${showControls(error.message)}`,
+    );
   }
 }
 
+/**
+ * The first line of a description for a table cell, its control characters shown as escapes: an
+ * upstream's text never moves the cursor or recolours the operator's terminal.
+ */
 export function firstLine(text: string | undefined): string {
-  return (text ?? '').trim().split('\n')[0] ?? '';
+  return showControls((text ?? '').trim().split('\n')[0] ?? '');
 }
 
 export function formatBytes(bytes: number): string {

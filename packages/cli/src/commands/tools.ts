@@ -1,3 +1,4 @@
+import { showControls } from '@toolplane/toolkit';
 import type { Command } from 'commander';
 import { parseArgs } from '../args.js';
 import { isAllowed } from '../config.js';
@@ -85,7 +86,11 @@ export function registerTools(tools: Command, context: CommandContext): void {
           }
           output.table(
             ['TOOL', 'SCORE', 'DESCRIPTION'],
-            results.map((r) => [output.color.cyan(r.id), r.score.toFixed(2), r.shortDescription]),
+            results.map((r) => [
+              output.color.cyan(r.id),
+              r.score.toFixed(2),
+              firstLine(r.shortDescription),
+            ]),
             `no tool matches "${query}"`,
           );
         },
@@ -176,8 +181,9 @@ function describeTool(output: Output, item: ToolItem): void {
     return;
   }
   const c = output.color;
-  output.out(`${c.bold(c.cyan(item.id))}${tool.title === undefined ? '' : `  ${tool.title}`}`);
-  if (tool.description !== undefined) output.out(`\n${tool.description}`);
+  const title = tool.title === undefined ? '' : `  ${showControls(tool.title)}`;
+  output.out(`${c.bold(c.cyan(item.id))}${title}`);
+  if (tool.description !== undefined) output.out(`\n${showControls(tool.description)}`);
   const schema = tool.inputSchema as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
