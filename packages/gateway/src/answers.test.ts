@@ -31,6 +31,20 @@ const hold = defineTool({
     }),
 });
 
+// Holds its call until the test opens the gate.
+let openGate: () => void = () => undefined;
+const gate = defineTool({
+  name: 'gate',
+  description: 'Answers when the test lets it.',
+  input: z.object({}),
+  run: () =>
+    new Promise<string>((resolve) => {
+      openGate = () => {
+        resolve('through');
+      };
+    }),
+});
+
 const PROTOCOL = '2025-06-18';
 const initialize = {
   jsonrpc: '2.0',
@@ -48,7 +62,7 @@ let http: HttpGateway;
 
 beforeAll(async () => {
   const toolkit = createToolkit({
-    tools: [echo, hold],
+    tools: [echo, hold, gate],
     connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
   });
   toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
@@ -335,6 +349,43 @@ describe('answers over HTTP', () => {
     expect(answer?.headers['content-type']).toBe('text/event-stream');
     // No result follows a cancellation; the exchange ends.
     expect(answer && messagesOf(answer)).toEqual([]);
+  });
+});
+
+describe('a notifications/cancelled sent as a request, with an ID', () => {
+  it('is answered "method not found" and cancels nothing: the call it names still answers', async () => {
+    const session = await openSession();
+    let headersSent: (status: number) => void = () => undefined;
+    const headers = new Promise<number>((resolve) => (headersSent = resolve));
+    const call = post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'g1',
+        method: 'tools/call',
+        params: { name: 'builtin__gate', arguments: {} },
+      }),
+      session,
+      10_000,
+      headersSent,
+    );
+    expect(await headers).toBe(200);
+    const request = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'bogus',
+        method: 'notifications/cancelled',
+        params: { requestId: 'g1' },
+      }),
+      session,
+    );
+    expect(request && messagesOf(request)).toMatchObject([
+      { id: 'bogus', error: { code: -32601 } },
+    ]);
+    openGate();
+    const answer = await call;
+    expect(answer && messagesOf(answer)).toMatchObject([
+      { id: 'g1', result: { content: [{ type: 'text', text: 'through' }] } },
+    ]);
   });
 });
 

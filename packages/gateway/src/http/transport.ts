@@ -49,9 +49,14 @@ function isRequest(
   return 'method' in message && 'id' in message;
 }
 
-/** The request a `notifications/cancelled` names, if `message` is one. */
+/**
+ * The request a `notifications/cancelled` names, if `message` is one. A message of that method
+ * with an `id` is a request (the SDK answers it "method not found"), not a cancellation: it
+ * cancels nothing.
+ */
 function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
   if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
+  if ('id' in message) return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }

@@ -105,7 +105,8 @@ function listenOverStdio(
   transport.onInbound = (message) => {
     const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
     if (method === 'notifications/cancelled') {
-      end((params as { requestId?: unknown } | undefined)?.requestId);
+      // With an ID it is a request (answered "method not found"), and cancels nothing.
+      if (id === undefined) end((params as { requestId?: unknown } | undefined)?.requestId);
       return undefined;
     }
     if (method !== 'subscriptions/listen' || (typeof id !== 'string' && typeof id !== 'number'))
