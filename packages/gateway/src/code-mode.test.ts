@@ -85,6 +85,22 @@ describe('gateway mode: code', () => {
     expect(text(ran)).toContain('[log] adding');
   });
 
+  it("gives a program a failed call's own code, as the library and the CLI do", async () => {
+    const ran = await client.callTool({
+      name: 'run_code',
+      arguments: {
+        code: [
+          'try { await tools.fx.add({ a: 1 }); } catch (e) { return { code: e.code, message: e.message }; }',
+          "return 'no error';",
+        ].join('\n'),
+      },
+    });
+    expect(ran.isError).toBeUndefined();
+    const caught = ran.structuredContent as { code: string; message: string };
+    expect(caught.code).toBe('validation');
+    expect(caught.message).not.toMatch(/^validation:/);
+  });
+
   it('answers a failing program with isError and its code', async () => {
     const ran = await client.callTool({
       name: 'run_code',

@@ -7,7 +7,8 @@ import {
   type CodeMode,
   type CodeModeTool,
 } from '@toolplane/codemode';
-import { ToolError } from '@toolplane/toolkit';
+import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
+import { ERROR_META_KEY } from './call-results.js';
 import { normalizeMcpResult, type RunResult } from '@toolplane/toolrun';
 import type { GatewayHub } from './hub.js';
 import type { RunToolCall } from './tool-call.js';
@@ -40,6 +41,19 @@ const codeModes = new WeakMap<GatewayHub, { code: CodeMode; tools: CodeModeTool[
 
 function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+}
+
+/**
+ * The error a program sees for a failed call: the toolplane error the call's result carries
+ * (`errorResult` puts its code and message under {@link ERROR_META_KEY}), so `e.code` is what
+ * the CLI and the library give (`validation`, `tool_changed`, …); else `execution` with the text.
+ */
+function failureOf(result: CallToolResult, id: string): ToolError {
+  const told = result._meta?.[ERROR_META_KEY] as { code?: unknown; message?: unknown } | undefined;
+  if (typeof told?.code === 'string' && typeof told.message === 'string') {
+    return new ToolError(told.code as ToolErrorCode, told.message, { toolId: id, cause: result });
+  }
+  return new ToolError('execution', textOf(result), { toolId: id, cause: result });
 }
 
 /**
@@ -80,9 +94,7 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
         // The run's own signal: it aborts when the run times out or is cancelled, so the calls
         // still in flight are cancelled upstream (`notifications/cancelled`) rather than left running.
         const result = await scope.call(item, input, undefined, options.signal);
-        if (result.isError === true) {
-          throw new ToolError('execution', textOf(result), { toolId: id, cause: result });
-        }
+        if (result.isError === true) throw failureOf(result, id);
         const backend = index.getTool(id).backend ?? { kind: 'local', local: { name: id } };
         return {
           toolId: id,
