@@ -199,6 +199,25 @@ export const approvalSchema = z.strictObject({
   remember: z.enum(['never', 'session'], { error: 'must be "never" or "session"' }).optional(),
 });
 
+const bound = (max: number, words: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(max, `must be at most ${String(max)} (${words})`)
+    .optional();
+
+/** `codeMode:` — the bounds of `mode: code`'s runs (`@toolplane/codemode`'s options). */
+export const codeModeSchema = z.strictObject({
+  timeoutMs: bound(3_600_000, 'one hour'),
+  memoryLimitBytes: bound(4 * 1024 ** 3, '4 GiB'),
+  maxStackBytes: bound(64 * 1024 ** 2, '64 MiB'),
+  maxToolCalls: bound(1_000_000, 'a million'),
+  maxLogBytes: bound(64 * 1024 ** 2, '64 MiB'),
+  maxResultBytes: bound(64 * 1024 ** 2, '64 MiB'),
+  maxConcurrentRuns: bound(256, 'worker threads'),
+});
+
 /** `log:` — how `serve` writes its log (the `--log-format` flag wins over `format`). */
 export const logSchema = z.strictObject({
   format: z.enum(['text', 'json'], { error: 'must be "text" or "json"' }).optional(),
@@ -247,6 +266,7 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   mode: z.enum(['tools', 'search', 'code']).optional(),
+  codeMode: codeModeSchema.optional(),
   search: searchSchema.optional(),
   pinning: z.enum(['block', 'warn', 'off']).optional(),
   naming: z
@@ -296,6 +316,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
       : Object.keys(searchSchema.shape);
   }
   if (section === 'approval') return Object.keys(approvalSchema.shape);
+  if (section === 'codeMode') return Object.keys(codeModeSchema.shape);
   if (section === 'log') return Object.keys(logSchema.shape);
   if (section === 'telemetry')
     return path[1] === 'otlp' ? Object.keys(otlpSchema.shape) : Object.keys(telemetrySchema.shape);

@@ -3,7 +3,7 @@
 import type { GatewayToolFilter } from '@toolplane/gateway';
 import type { ConnectorSource, ToolkitApprovalOptions } from '@toolplane/toolkit';
 import type { z } from 'zod';
-import type { embeddingsSchema } from './config-schema.js';
+import type { codeModeSchema, embeddingsSchema } from './config-schema.js';
 import type { Secrets } from './secrets.js';
 
 /** One upstream MCP server of a {@link CliConfig}. */
@@ -89,13 +89,16 @@ export type StoreConfig =
   | { readonly kind: 'postgres'; readonly connectionString: string; readonly schema?: string }
   | { readonly kind: 'memory' };
 
-/** A loaded, validated configuration with every path made absolute; see {@link loadConfig}. */
 /** The `search` section: whether search learns from use, and where embeddings come from. */
 export interface SearchConfig {
   readonly learn: boolean;
   readonly embeddings?: z.infer<typeof embeddingsSchema>;
 }
 
+/** `codeMode:` of a config file: `@toolplane/codemode`'s bounds of one run, all optional. */
+export type CodeModeBounds = z.infer<typeof codeModeSchema>;
+
+/** A loaded, validated configuration with every path made absolute; see {@link loadConfig}. */
 export interface CliConfig {
   /** The file it came from, or `undefined` for an empty configuration. */
   readonly file: string | undefined;
@@ -111,6 +114,8 @@ export interface CliConfig {
   readonly store: StoreConfig;
   /** How the gateway lists tools: all of them, search/describe/call only, or search/describe/run_code. */
   readonly mode: 'tools' | 'search' | 'code';
+  /** The bounds of each code-mode run (`codeMode:`); codemode's defaults for those absent. */
+  readonly codeMode: CodeModeBounds;
   /** How tools are searched: learning from use, and embeddings when configured. */
   readonly search: SearchConfig;
   readonly naming: { readonly separator?: string; readonly transparent?: string };

@@ -128,6 +128,22 @@ describe('parseConfig', () => {
     expect(problem({ store: 5 })).toMatch(/store: must be "sqlite", "memory"/);
   });
 
+  it("reads code mode's bounds, and names a wrong one", () => {
+    const config = parseConfig(
+      JSON.stringify({ mode: 'code', codeMode: { timeoutMs: 5_000, maxConcurrentRuns: 8 } }),
+      { file, env: {} },
+    );
+    expect(config.codeMode).toEqual({ timeoutMs: 5_000, maxConcurrentRuns: 8 });
+    expect(parseConfig('{}', { file, env: {} }).codeMode).toEqual({});
+    expect(problem({ codeMode: { timeout: 5_000 } })).toMatch(
+      /codeMode: unknown key "timeout"; did you mean "timeoutMs"\?/,
+    );
+    expect(problem({ codeMode: { timeoutMs: 0 } })).toMatch(/codeMode\.timeoutMs: /);
+    expect(problem({ codeMode: { maxConcurrentRuns: 1_000 } })).toMatch(
+      /codeMode\.maxConcurrentRuns: must be at most 256/,
+    );
+  });
+
   it('reports YAML and JSON syntax errors with the file name', () => {
     expect(() => parseConfig('{ "a": ', { file, env: {} })).toThrow(
       /toolplane\.config\.json:1:8: not valid JSON: Unexpected end of JSON input/,

@@ -203,6 +203,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
     promptsDir: data.prompts === undefined ? undefined : resolve(dir, data.prompts),
     store: toStore(data.store, dir, secrets),
     mode: data.mode ?? 'tools',
+    codeMode: data.codeMode ?? {},
     search: {
       learn: data.search?.learn ?? true,
       ...(data.search?.embeddings === undefined ? {} : { embeddings: data.search.embeddings }),

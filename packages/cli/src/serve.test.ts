@@ -173,6 +173,34 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
     expect(await addOverStdio('slow.config.json', 'slow__add')).toEqual({ sum: 5 });
   });
 
+  it("runs code mode with the config's codeMode bounds", async () => {
+    await writeFile(
+      join(dir, 'code.config.json'),
+      JSON.stringify({ mode: 'code', codeMode: { timeoutMs: 300 }, store: 'memory' }),
+    );
+    const client = new Client({ name: 'serve-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [binEntry, 'serve', '--stdio', '--config', join(dir, 'code.config.json')],
+        cwd: dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      // Far inside the 30 s default: the configured bound ends the run.
+      const ran = await client.callTool(
+        { name: 'run_code', arguments: { code: 'while (true) {}' } },
+        undefined,
+        { timeout: 20_000 },
+      );
+      expect(ran.isError).toBe(true);
+      expect(ran._meta?.['io.toolplane/error']).toMatchObject({ code: 'timeout' });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('starts each server once, over stdio as over HTTP', async () => {
     const starts = async (): Promise<number> =>
       (await readFile(join(dir, 'starts.log'), 'utf8')).split('\n').filter(Boolean).length;

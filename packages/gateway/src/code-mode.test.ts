@@ -8,6 +8,7 @@ import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './http/serve.js';
+import { ERROR_META_KEY } from './call-results.js';
 
 // `mode: 'code'` over Streamable HTTP on 127.0.0.1, with the fixture MCP server as a stdio
 // upstream: the gateway lists exactly search_tools, describe_tool and run_code, and a program's
@@ -108,5 +109,8 @@ describe('gateway mode: code', () => {
     });
     expect(ran.isError).toBe(true);
     expect(text(ran)).toContain('nope');
+    // Where the gateway's other failures carry it, not in a member MCP does not define.
+    expect(ran._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'execution', toolId: 'run_code' });
+    expect(ran).not.toHaveProperty('code');
   });
 });

@@ -7,6 +7,7 @@ import {
   type CodeMode,
   type CodeModeTool,
 } from '@toolplane/codemode';
+import type { AdapterToolResult } from '@toolplane/adapter-kit';
 import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
 import { ERROR_META_KEY } from './call-results.js';
 import { normalizeMcpResult, type RunResult } from '@toolplane/toolrun';
@@ -142,7 +143,26 @@ export async function runCodeModeTool(
     { call: context.call, byId, sessionKey: context.sessionKey },
     () => tool.run(args, { signal: context.signal }),
   );
-  return result as CallToolResult;
+  return mcpResultOf(result, name);
+}
+
+/**
+ * A code-mode tool's answer as the gateway's other tools answer: a failure's toolplane code and
+ * message under {@link ERROR_META_KEY} in `_meta` (where clients of the gateway read them), not
+ * in the adapters' own `code` member.
+ */
+function mcpResultOf(result: AdapterToolResult, name: string): CallToolResult {
+  const { code, ...rest } = result;
+  const answer = rest as CallToolResult;
+  if (code === undefined) return answer;
+  const first = answer.content[0];
+  const text = first?.type === 'text' ? first.text : '';
+  const message = text.startsWith(`${code}: `) ? text.slice(code.length + 2) : text;
+  return {
+    ...answer,
+    isError: true,
+    _meta: { ...answer._meta, [ERROR_META_KEY]: { code, message, toolId: name } },
+  };
 }
 
 /** Ends the sandbox workers of the hub's code mode, if it made one. */

@@ -180,6 +180,7 @@ async function serve(
   live.opened = opened;
   const gatewayOptions: GatewayOptions = {
     mode: cfg.mode,
+    ...(Object.keys(cfg.codeMode).length === 0 ? {} : { codeMode: cfg.codeMode }),
     filter: cfg.filter,
     ...cfg.naming,
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),

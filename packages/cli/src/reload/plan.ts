@@ -22,7 +22,7 @@ export interface ReloadPlan {
 /**
  * The keys a running `serve` cannot take anew (as the file names them) with the property of the
  * config that holds each: the listener is bound, the store open, the toolkit's defaults given to
- * every connector already, pinning's gate and approval's rules built into the toolkit, the log
+ * every connector already, pinning's gate, approval's rules and code mode's sandboxes built, the log
  * and the tracer set up, the start-up wait over.
  */
 const RESTART_ONLY: readonly (readonly [key: string, property: keyof CliConfig])[] = [
@@ -39,6 +39,7 @@ const RESTART_ONLY: readonly (readonly [key: string, property: keyof CliConfig])
   ['telemetry', 'telemetry'],
   ['waitMs', 'waitMs'],
   ['strict', 'strict'],
+  ['codeMode', 'codeMode'],
 ];
 
 /**
