@@ -191,7 +191,6 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
       // Far inside the 30 s default: the configured bound ends the run.
       const ran = await client.callTool(
         { name: 'run_code', arguments: { code: 'while (true) {}' } },
-        undefined,
         { timeout: 20_000 },
       );
       expect(ran.isError).toBe(true);

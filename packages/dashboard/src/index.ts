@@ -1,6 +1,6 @@
 export { dashboardRoutes, staticTokenVerifier } from './server/routes.js';
 export type { DashboardOptions, DashboardRoutes, LoginProof } from './server/routes.js';
-export type { ToolVisibility } from './server/api.js';
+export type { DashboardCall, ToolVisibility } from './server/api.js';
 export { createCallFeed } from './server/call-feed.js';
 export type {
   CallEntry,

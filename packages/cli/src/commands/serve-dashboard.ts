@@ -3,10 +3,11 @@ import {
   dashboardRoutes,
   staticTokenVerifier,
   type CallFeed,
+  type DashboardCall,
   type DashboardRoutes,
   type LoginProof,
 } from '@toolplane/dashboard';
-import type { GatewayAuth } from '@toolplane/gateway';
+import type { GatewayAuth, GatewayObserver } from '@toolplane/gateway';
 import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
 import { isAllowed, type CliConfig } from '../config.js';
 import type { Output } from '../output.js';
@@ -22,6 +23,8 @@ export interface MountDashboardOptions {
   readonly pins?: PinStore;
   /** The MCP endpoint once listening: OAuth tokens are checked for it. */
   readonly endpoint: () => URL | undefined;
+  /** Hears the calls made from the dashboard as the gateway's calls are heard (metrics, log). */
+  readonly observer?: GatewayObserver | undefined;
 }
 
 /**
@@ -54,10 +57,27 @@ export function mountDashboard(
       ...(options.pins === undefined || cfg.pinning === 'off' ? {} : { pins: options.pins }),
       ...(verify === undefined ? {} : { verify }),
       visible: (tool) => isAllowed(cfg.filter[tool.namespace ?? ''], tool),
+      ...(options.observer?.toolCall === undefined ? {} : { onCall: callHeard(options.observer) }),
     });
   } catch (error) {
     if (!ToolError.isInstance(error) || error.code !== 'invalid_config') throw error;
     output.say(`${output.errColor.yellow('warning')} no dashboard at /ui: ${error.message}`);
     return undefined;
   }
+}
+
+/** A dashboard call told to the gateway's observer as one of its calls, from session `dashboard`. */
+function callHeard(observer: GatewayObserver): (call: DashboardCall) => void {
+  return (call) => {
+    observer.toolCall?.({
+      namespace: call.namespace,
+      tool: call.tool,
+      outcome: call.outcome,
+      durationMs: call.durationMs,
+      sessionId: 'dashboard',
+      subject: undefined,
+      requestId: undefined,
+      args: call.args,
+    });
+  };
 }

@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
-import { serveHttp, serveStdio, type GatewayOptions, type ServedGateway } from '@toolplane/gateway';
+import {
+  combineObservers,
+  serveHttp,
+  serveStdio,
+  type GatewayOptions,
+  type ServedGateway,
+} from '@toolplane/gateway';
 import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
 import { showControls, ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
@@ -236,6 +242,7 @@ async function serve(
         ...(feed === undefined ? {} : { feed }),
         ...(opened.pins === undefined ? {} : { pins: opened.pins }),
         endpoint: () => listening.url,
+        observer: combineObservers(observed.log.observer, metrics?.observer),
       });
       // MCP requests wait for the servers' first attempts as the printed URL does (a client
       // that found the port early must not get a partial tool list), bounded by the same wait.

@@ -116,6 +116,33 @@ describe('serve --log-format json, with metrics and OTLP traces', () => {
     expect(text).toContain('toolplane_connector_state{namespace="fx",state="connected"} 1');
   });
 
+  it('counts and audits the calls made from the dashboard as calls of session "dashboard"', async () => {
+    const ui = new URL('/ui/', url);
+    const login = await fetch(new URL('api/login', ui), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ui.origin },
+      body: JSON.stringify({ token: TOKEN }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const called = await fetch(new URL('api/call', ui), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ui.origin, cookie },
+      body: JSON.stringify({ tool: 'fx:touch', arguments: {} }),
+    });
+    expect(called.status).toBe(200);
+    const text = await (await fetch(new URL('/metrics', url), { headers: auth })).text();
+    expect(text).toContain(
+      'toolplane_tool_calls_total{namespace="fx",tool="fx:touch",outcome="ok"} 1',
+    );
+    const audits = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.kind === 'tool.call' && entry.tool === 'fx:touch');
+    expect(audits).toMatchObject([{ who: 'session:dashboard', outcome: 'ok' }]);
+  });
+
   it('exports the tool calls as spans to the OTLP receiver', async () => {
     await receiver.spanNamed('tool fx:add');
     const text = JSON.stringify(receiver.bodies);
@@ -136,7 +163,11 @@ describe('serve --log-format json, with metrics and OTLP traces', () => {
     expect(entries).toContainEqual(
       expect.objectContaining({ connector: 'fx', state: 'connected' }),
     );
-    const audits = entries.filter((entry) => entry.audit === true && entry.kind === 'tool.call');
+    // The MCP clients' calls (the dashboard's has a test of its own).
+    const audits = entries.filter(
+      (entry) =>
+        entry.audit === true && entry.kind === 'tool.call' && entry.session !== 'dashboard',
+    );
     expect(audits.map((a) => [a.tool, a.outcome])).toEqual([
       ['fx:add', 'ok'],
       ['fx:echo', 'ok'],

@@ -1,6 +1,6 @@
 // The dashboard's JSON API: what the web app reads and does, for a logged-in operator.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Toolkit } from '@toolplane/toolkit';
+import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import type { CallFeed } from './call-feed.js';
 import { readJsonObject, sendJson, UiError } from './http.js';
 
@@ -17,6 +17,19 @@ export interface ApiContext {
   readonly feed: CallFeed;
   readonly visible: ToolVisibility;
   readonly maxBody: number;
+  readonly onCall?: (call: DashboardCall) => void;
+}
+
+/** A call made from the dashboard's try-it form, as `onCall` hears of it. */
+export interface DashboardCall {
+  /** The tool's canonical ID (`namespace:name`). */
+  readonly tool: string;
+  /** Its namespace (empty for a tool without one). */
+  readonly namespace: string;
+  /** `ok`, `isError` (the tool said it failed) or the `ToolError` code it failed with. */
+  readonly outcome: string;
+  readonly durationMs: number;
+  readonly args: Record<string, unknown>;
 }
 
 // The catalogue shown at most: a page the browser can render at once.
@@ -149,9 +162,26 @@ export async function call(
       ...(onProgress === undefined ? {} : { onProgress }),
     });
   // Through the middleware when the toolkit has it (it records every call); else recorded here.
-  const result = ctx.feed.installed
-    ? await run()
-    : await ctx.feed.observe(id, run, (r) => (r.mcpResult?.isError === true ? 'is_error' : 'ok'));
+  const started = performance.now();
+  let outcome = 'internal';
+  let result;
+  try {
+    result = ctx.feed.installed
+      ? await run()
+      : await ctx.feed.observe(id, run, (r) => (r.mcpResult?.isError === true ? 'is_error' : 'ok'));
+    outcome = result.mcpResult?.isError === true ? 'isError' : 'ok';
+  } catch (error) {
+    if (ToolError.isInstance(error)) outcome = error.code;
+    throw error;
+  } finally {
+    ctx.onCall?.({
+      tool: id,
+      namespace: entry.tool.namespace ?? '',
+      outcome,
+      durationMs: performance.now() - started,
+      args: args as Record<string, unknown>,
+    });
+  }
   const mcp = result.mcpResult;
   sendJson(res, 200, {
     tool: id,

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
 import * as api from './api.js';
-import type { ToolVisibility } from './api.js';
+import type { DashboardCall, ToolVisibility } from './api.js';
 import { loadAssets } from './assets.js';
 import { createCallFeed, type CallFeed } from './call-feed.js';
 import { EventStreams } from './events.js';
@@ -43,6 +43,11 @@ export interface DashboardOptions {
    * pending changes, with their diffs, and accepts them. Absent: the page says pinning is off.
    */
   readonly pins?: PinStore;
+  /**
+   * Told of each call made from the try-it form (after it ends): give it to what counts and
+   * audits the gateway's calls (its metrics, its log), which hear only MCP clients' calls.
+   */
+  readonly onCall?: (call: DashboardCall) => void;
   /** Which tools to show and call (default all): pass the gateway's filter. */
   readonly visible?: ToolVisibility;
   /** Where it is mounted (default `/ui`). */
@@ -92,6 +97,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     feed,
     visible: options.visible ?? (() => true),
     maxBody: options.maxBodyBytes ?? 1024 * 1024,
+    ...(options.onCall === undefined ? {} : { onCall: options.onCall }),
   };
   const sessions = new UiSessions({
     max: options.maxSessions ?? 100,
