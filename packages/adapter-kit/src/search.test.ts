@@ -116,15 +116,21 @@ describe('searchTools', () => {
 });
 
 describe('describeTool', () => {
-  it("gives an exposed tool's full definition and not_found for anything else", () => {
+  it("gives an exposed tool's full definition and not_found for any other ID", () => {
     expect(describeTool(source, noAdmin, { id: 'math:add' })).toMatchObject({
       id: 'math:add',
       name: 'add',
       inputSchema: { required: ['a', 'b'] },
     });
-    for (const id of ['admin:drop_numbers', 'math:nope', undefined]) {
+    for (const id of ['admin:drop_numbers', 'math:nope']) {
       expect(() => describeTool(source, noAdmin, { id })).toThrow(
         expect.objectContaining({ code: 'not_found' }),
+      );
+    }
+    // No ID at all is the caller's mistake, not a missing tool.
+    for (const id of [undefined, 42, null]) {
+      expect(() => describeTool(source, noAdmin, { id })).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
       );
     }
   });

@@ -82,8 +82,17 @@ export function isExposed(source: ToolSource, filter: ToolFilter, id: unknown): 
   }
 }
 
-/** The error for a `describe_tool` or `call_tool` ID that names no tool the caller may see. */
+/**
+ * The error for a `describe_tool` or `call_tool` ID that names no tool the caller may see: an
+ * `invalid_argument` when there is no string ID at all.
+ */
 export function toolNotFound(id: unknown): ToolError {
+  if (typeof id !== 'string') {
+    return new ToolError(
+      'invalid_argument',
+      `id must be a tool ID string (as search_tools gives), not ${id === undefined ? 'missing' : typeof id}`,
+    );
+  }
   return new ToolError('not_found', `no tool ${JSON.stringify(id)}; search_tools finds IDs`);
 }
 
