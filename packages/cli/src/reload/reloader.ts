@@ -146,7 +146,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
       const missing = missingCommand(connector, env);
       if (missing !== undefined) {
         log.warn(
-          `${connector.namespace}: ${missing}; it stays failed until the config names one that is`,
+          `${connector.namespace}: ${missing}; it is retried with backoff, failing, until it is there or the config names another`,
         );
       }
       try {

@@ -112,7 +112,10 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     sources.claimForwarded(req, res);
     // The endpoint itself, as clients send it, needs no parsing.
     const pathname = req.url === path ? path : new URL(req.url ?? '/', 'http://gateway').pathname;
-    if (pathname === HEALTHZ_PATH && req.method === 'GET') {
+    // HEAD as GET (Node sends no body for it): the check many load balancers send.
+    const reads = req.method === 'GET' || req.method === 'HEAD';
+    if (pathname === HEALTHZ_PATH) {
+      if (!reads) refuseMethod(res, pathname);
       await serveHealthz(health, req, res);
       return;
     }
@@ -139,7 +142,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     }
     if (oauth !== undefined) await oauth.authenticate(req, res); // OAuth (auth/)
     // Behind the same token (or OAuth) as the MCP endpoint.
-    if (metrics !== undefined && pathname === METRICS_PATH && req.method === 'GET') {
+    if (metrics !== undefined && pathname === METRICS_PATH) {
+      if (!reads) refuseMethod(res, pathname);
       await writeMetrics(metrics, res);
       return;
     }
@@ -256,4 +260,14 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       hub.reconfigure(next);
     },
   };
+}
+
+/** Refuses a method other than GET and HEAD on a read-only path: 405, with `Allow`. */
+function refuseMethod(res: ServerResponse, pathname: string): never {
+  res.setHeader('allow', 'GET, HEAD');
+  throw new HttpError(
+    405,
+    ProtocolErrorCode.InvalidRequest,
+    `${pathname} answers GET and HEAD only`,
+  );
 }

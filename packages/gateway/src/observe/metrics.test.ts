@@ -145,6 +145,21 @@ describe('GET /metrics', () => {
     );
     expect(routes).toEqual(new Set(['mcp', 'metrics', 'other']));
   });
+
+  it('answers HEAD as GET, and other methods 405 with Allow, at /metrics and /healthz', async () => {
+    for (const path of ['/metrics', '/healthz']) {
+      const url = new URL(path, gateway.url);
+      const head = await fetch(url, { method: 'HEAD', headers: auth });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      for (const method of ['POST', 'DELETE', 'PUT']) {
+        const refused = await fetch(url, { method, headers: auth });
+        expect(refused.status).toBe(405);
+        expect(refused.headers.get('allow')).toBe('GET, HEAD');
+        await refused.body?.cancel();
+      }
+    }
+  });
 });
 
 describe('GET /metrics after an upstream dies', () => {
