@@ -92,11 +92,14 @@ export async function openStdio(
     await connecting;
     return { client, pid };
   } catch (error) {
+    // Ended on its own (not by the close below): its exit says more than the protocol's error.
+    const ended = transport.exitStatus;
     // Resolves once the child has exited, SIGKILLed if it must be.
     await client.close().catch(() => undefined);
     const stderr = tail().trim();
     const hint = brokenNpxCacheHint(stderr);
-    const message = toError(error).message;
+    const message =
+      endedBeforeAnswering(ended ?? exitedWith(transport, error)) ?? toError(error).message;
     // A start that ran out of time says which bound it was, so it can be raised.
     const bound = /timed out/i.test(message)
       ? ` (no answer within the start bound of ${String(attempt.timeout)} ms: startTimeoutMs)`
@@ -108,6 +111,33 @@ export async function openStdio(
       { cause: error },
     );
   }
+}
+
+/**
+ * The exit code a child that failed its start ended with, when the failure was its connection
+ * closing (it was exiting as it closed: the close that followed did not end it). Any other
+ * failure (a bound, an error the server answered) keeps its own message.
+ */
+function exitedWith(
+  transport: StdioClientTransport,
+  error: unknown,
+): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+  const message = toError(error).message;
+  if (/timed out/i.test(message) || !/\bclosed\b/i.test(message)) return undefined;
+  const status = transport.exitStatus;
+  return status?.code === null ? undefined : status;
+}
+
+/** "it exited with code 3 before it answered", for a child that ended during its start. */
+function endedBeforeAnswering(
+  status: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+): string | undefined {
+  if (status === undefined) return undefined;
+  const how =
+    status.code === null
+      ? `was ended by ${String(status.signal)}`
+      : `exited with code ${String(status.code)}`;
+  return `it ${how} before it answered`;
 }
 
 /**

@@ -69,6 +69,22 @@ describe('Connector over stdio', () => {
     expect(connector.lastError?.message).toMatch(/toolplane-no-such-command-xyz/);
   });
 
+  it('says a server that exits during its start exited, with its code and its stderr', async () => {
+    const { connector } = connect(
+      {
+        command: process.execPath,
+        args: ['-e', "console.error('boom: no API key'); process.exit(3)"],
+      },
+      { backoff: { initialDelayMs: 60_000 } },
+    );
+    await expect(connector.ready()).rejects.toSatisfy(
+      (error) => ToolError.isInstance(error) && error.code === 'connector_unavailable',
+    );
+    expect(connector.lastError?.message).toMatch(
+      /could not start "\S+": it exited with code 3 before it answered\nboom: no API key/,
+    );
+  });
+
   it('gives up an attempt that never answers initialize after connectTimeoutMs', async () => {
     const { connector } = connect(
       { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },

@@ -136,6 +136,18 @@ export class StdioClientTransport implements Transport {
     return this.#child?.pid ?? null;
   }
 
+  /**
+   * How the child ended (its exit code, or the signal that ended it); `undefined` while it runs,
+   * and for a command that never started (Node gives its spawn error a negative exit code).
+   */
+  get exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    const child = this.#child;
+    if (child?.pid === undefined || (child.exitCode === null && child.signalCode === null)) {
+      return undefined;
+    }
+    return { code: child.exitCode, signal: child.signalCode };
+  }
+
   start(): Promise<void> {
     if (this.#child !== undefined) throw new Error('the stdio transport is already started');
     const spawned = this.#options.adopt?.() ?? new StdioChild(this.#options);
