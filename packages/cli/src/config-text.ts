@@ -20,11 +20,11 @@ export function parseText(text: string, file: string): unknown {
   if (error !== undefined) {
     const at = error.linePos?.[0];
     const line = at === undefined ? '' : `:${at.line}:${at.col}`;
-    throw new ToolError(
-      'invalid_config',
-      `${where}${line}: not valid YAML: ${error.message.split('\n')[0] ?? ''}`,
-      { cause: error },
-    );
+    // The parser's first line ends with the position, already said in front: said once.
+    const problem = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    throw new ToolError('invalid_config', `${where}${line}: not valid YAML: ${problem}`, {
+      cause: error,
+    });
   }
   return document.toJS({ maxAliasCount: 100 }) as unknown;
 }

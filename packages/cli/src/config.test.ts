@@ -155,6 +155,13 @@ describe('parseConfig', () => {
     expect(() => parseConfig('a: [1,\n', { file: 'x.yaml', env: {} })).toThrow(
       /x\.yaml:\d+:\d+: not valid YAML/,
     );
+    // The position is said once, in front, not again at the end of the parser's words.
+    expect(() =>
+      parseConfig('mcpServers:\n  a:\n    command: node\n   args: [x]\n', {
+        file: 'x.yaml',
+        env: {},
+      }),
+    ).toThrow(/^x\.yaml:4:\d+: not valid YAML: [^\n]*[a-z]$/);
   });
 });
 
