@@ -97,6 +97,8 @@ export interface OpenToolkitOptions {
   readonly middleware?: readonly Middleware[];
   /** Hears pinning's log lines (a tool pinned, a tool changed); default none. */
   readonly pinLogger?: Logger;
+  /** Where the toolkit's own warnings go (a tool it cannot hold); default nowhere. */
+  readonly logger?: Logger;
   /** Hears each record this process adds to the audit log (approvals, pins), once stored. */
   readonly onAudit?: (record: AuditRecord) => void;
   /**
@@ -177,6 +179,7 @@ export async function openToolkit(
       : (await import('@toolplane/validator-ajv')).createAjvValidator();
   const toolkit = createToolkit({
     ...(builtins === undefined ? {} : { tools: builtins }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     prompts,
     store,
     ...(validator === undefined ? {} : { validator }),

@@ -19,6 +19,7 @@ import { startProgress } from '../start-progress.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
+import { toolkitLogger } from '../toolkit-log.js';
 import type { CommandContext } from './shared.js';
 import type { Reloader } from '../reload/reloader.js';
 import { VERSION } from '../version.js';
@@ -169,6 +170,14 @@ async function serve(
   };
   const opened = await openToolkit(cfg, {
     onEvent,
+    logger: toolkitLogger((level, line, fields) => {
+      // The serve log has no error level of its own: both are warnings, fields kept.
+      const word = observed.log.json ? '' : `${observed.log.warnWord} `;
+      observed.log.warn(
+        `${word}${level === 'error' ? 'error: ' : ''}${showControls(line)}`,
+        fields,
+      );
+    }),
     search: true,
     onSearchError,
     pinLogger,

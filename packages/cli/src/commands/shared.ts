@@ -12,6 +12,7 @@ import { isAllowed, type CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
 import { storeFamily } from '../stores/store-family.js';
+import { toolkitLogger } from '../toolkit-log.js';
 import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 
@@ -126,6 +127,11 @@ export async function withToolkit(
       ...(options.validator === undefined ? {} : { validator: options.validator }),
       ...(lists === undefined ? {} : { lists }),
       onEvent: progress.onEvent,
+      logger: toolkitLogger((level, line) => {
+        const word =
+          level === 'error' ? output.errColor.red('error') : output.errColor.yellow('warning');
+        output.say(`${word} ${showControls(line)}`);
+      }),
       ...(context.prestarted === undefined ? {} : { prestarted: context.prestarted }),
       // The answer is what the user waits for, not the servers' exit.
       closing: 'release',

@@ -88,7 +88,8 @@ export function syncTools(
     index.registerMcpTools(namespace, tools, { namespace, replace: true, prune: true });
     return;
   } catch (error) {
-    logger.warn(`MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`, {
+    // Each tool it cannot hold is warned of below, with its own reason.
+    logger.debug(`MCP server "${namespace}" lists tools toolplane cannot hold; skipping them`, {
       error: error instanceof Error ? error.message : String(error),
     });
   }
