@@ -72,12 +72,34 @@ describe('approvalForm', () => {
     const form = approvalForm({
       toolId: `fx:${'a'.repeat(500)}`,
       server: 'fx\u001b[2J',
+      call: { backend: { kind: 'mcp', mcp: { serverName: 'fx\u001b[2J' } } },
       policy: 'destructive',
       argsHash: 'h',
       argsText: '{}',
-    } as ApprovalRequest);
+    } as unknown as ApprovalRequest);
     expect(form.message).toContain('fx\\u001b[2J');
     expect(form.message).not.toContain('\u001b');
     expect(form.message.split('\n')[0]?.length).toBeLessThan(400);
+  });
+
+  it('says where the call would run: its server, the gateway itself, or a provider', () => {
+    const first = (backend: unknown, server: string): string =>
+      approvalForm({
+        toolId: 'x:y',
+        server,
+        call: { backend },
+        policy: 'destructive',
+        argsHash: 'h',
+        argsText: '{}',
+      } as unknown as ApprovalRequest).message.split('\n')[0] ?? '';
+    expect(first({ kind: 'mcp', mcp: { serverName: 'fx' } }, 'fx')).toBe(
+      'Approve a call to tool "x:y" on server "fx"?',
+    );
+    expect(first({ kind: 'local', local: { name: 'y' } }, 'local')).toBe(
+      'Approve a call to tool "x:y" run by the gateway itself?',
+    );
+    expect(
+      first({ kind: 'provider', provider: { providerId: 'acme', toolId: 'y' } }, 'provider'),
+    ).toBe('Approve a call to tool "x:y" through provider "acme"?');
   });
 });

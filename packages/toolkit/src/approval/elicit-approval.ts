@@ -26,11 +26,10 @@ export const APPROVE_FIELD = 'approve';
 /** The elicitation that asks for one call: the tool, its server, the policy and the arguments. */
 export function approvalForm(request: ApprovalRequest): ElicitRequestFormParams {
   const tool = boundedText(request.toolId, 200);
-  const server = boundedText(request.server, 200);
   return {
     mode: 'form',
     message: [
-      `Approve a call to tool "${tool}" on server "${server}"?`,
+      `Approve a call to tool "${tool}" ${whereItRuns(request)}?`,
       `It needs approval because of the policy ${boundedText(request.policy, 240)}.`,
       `Arguments (SHA-256 ${request.argsHash}):`,
       request.argsText,
@@ -48,6 +47,16 @@ export function approvalForm(request: ApprovalRequest): ElicitRequestFormParams 
       required: [APPROVE_FIELD],
     },
   };
+}
+
+/** Where the call would run, for the form: its MCP server, this gateway, or a provider. */
+function whereItRuns(request: ApprovalRequest): string {
+  const { backend } = request.call;
+  if (backend.kind === 'local') return 'run by the gateway itself';
+  if (backend.kind === 'provider') {
+    return `through provider "${boundedText(backend.provider.providerId, 200)}"`;
+  }
+  return `on server "${boundedText(request.server, 200)}"`;
 }
 
 /**
