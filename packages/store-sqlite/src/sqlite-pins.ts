@@ -136,6 +136,9 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       detail,
     );
   };
+  // Each write runs as `.immediate`: a transaction that reads before it writes takes the write lock
+  // at BEGIN, so another process's writer makes it wait (busyTimeoutMs) instead of failing with
+  // SQLITE_BUSY when it turns from reading to writing.
   const pinFirst = db.transaction((pin: Pin, record: AuditRecord, detail: string | null) => {
     const inserted = sql.insertPin.run(
       pin.namespace,
@@ -236,13 +239,13 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       ),
     pinFirst: (pin, record, callOptions) =>
       run('pin a tool', callOptions, () => {
-        const stored = pinFirst(pin, record, checkAuditRecord(record));
+        const stored = pinFirst.immediate(pin, record, checkAuditRecord(record));
         own([pin]);
         return stored;
       }),
     recordChange: (change, record, callOptions) =>
       run('record a tool change', callOptions, () => {
-        const recorded = recordChange(change, record, checkAuditRecord(record));
+        const recorded = recordChange.immediate(change, record, checkAuditRecord(record));
         if (recorded) own([change]);
         return recorded;
       }),
@@ -254,7 +257,7 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       ),
     accept: (target, who, callOptions) =>
       run('accept tool changes', callOptions, () => {
-        const accepted = accept(target.namespace, target.tool, who);
+        const accepted = accept.immediate(target.namespace, target.tool, who);
         if (accepted.length > 0) own(accepted);
         return accepted;
       }),
