@@ -8,6 +8,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/client';
 import { fixtureCommand } from '@toolplane/fixtures';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
 import { openToolkit } from './open.js';
@@ -34,7 +35,9 @@ afterEach(async () => {
 });
 
 let configs = 0;
-async function writeConfig(pinning: 'block' | 'warn'): Promise<{ file: string; echoFile: string }> {
+async function writeConfig(
+  pinning: 'block' | 'warn',
+): Promise<{ file: string; echoFile: string; db: string }> {
   const n = String(++configs);
   const fixture = fixtureCommand('stdio-dual');
   const echoFile = join(dir(), `echo-${n}.txt`);
@@ -54,7 +57,7 @@ async function writeConfig(pinning: 'block' | 'warn'): Promise<{ file: string; e
       pinning,
     }),
   );
-  return { file, echoFile };
+  return { file, echoFile, db: join(dir(), `pins-${n}.db`) };
 }
 
 const cli = (args: readonly string[], file: string) =>
@@ -197,6 +200,27 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     expect(JSON.parse(since.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
     const limit = await cli(['audit', '--limit', '0', '--json'], file);
     expect(JSON.parse(limit.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
+  });
+});
+
+describe("serve's pin log", { timeout: 90_000 }, () => {
+  it('says why a pin could not be written to the store', async () => {
+    const { file, db } = await writeConfig('warn');
+    // A store whose tool_pins refuses every row: the gateway's first pin fails with this cause.
+    const sqlite = new Database(db);
+    sqlite.exec(`CREATE TABLE tool_pins (namespace TEXT NOT NULL, tool TEXT NOT NULL,
+        fingerprint TEXT NOT NULL, definition TEXT NOT NULL, pinned_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, tool));
+      CREATE TRIGGER frozen BEFORE INSERT ON tool_pins
+        BEGIN SELECT RAISE(ABORT, 'pins are frozen by this test'); END;`);
+    sqlite.close();
+    const gateway = startCli([...SERVE_HTTP, '--config', file], { cwd: dir() });
+    children.push(gateway);
+    const [line] = await waitForStderr(
+      gateway,
+      /error cannot write a tool pin to the store: .*pins are frozen by this test/,
+    );
+    expect(line).toContain('cannot pin a tool');
   });
 });
 
