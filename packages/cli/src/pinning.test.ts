@@ -159,6 +159,51 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     expect((await cli(['tools', 'changes', '--json'], file)).stdout).toContain('"changes": []');
   });
 
+  it('drops the pending change from the store when the server offers the pinned definition again', async () => {
+    const { file } = await writeConfig('warn');
+    const gateway = startCli([...SERVE_HTTP, '--config', file], {
+      cwd: dir(),
+      command: binCommand,
+    });
+    children.push(gateway);
+    const client = await connect(await listeningUrl(gateway), 'legacy');
+    expect(await names(client)).toContain('fx__echo');
+    const pending = async () =>
+      (
+        JSON.parse((await cli(['tools', 'changes', '--json'], file)).stdout) as {
+          changes: { id: string }[];
+        }
+      ).changes.map((change) => change.id);
+
+    const warned = waitForStderr(gateway, /tool "fx:echo" changed since it was pinned/);
+    await client.callTool({ name: 'fx__change-echo', arguments: { description: 'B' } });
+    await warned;
+    await expect.poll(pending, { timeout: 15_000 }).toEqual(['fx:echo']);
+
+    await client.callTool({
+      name: 'fx__change-echo',
+      arguments: { description: 'Returns its text unchanged.' },
+    });
+    await expect.poll(pending, { timeout: 15_000 }).toEqual([]);
+    const echo = (await client.request({ method: 'tools/list', params: {} })).tools.find(
+      (tool) => tool.name === 'fx__echo',
+    );
+    expect(echo?._meta?.['io.toolplane/pin']).toBeUndefined();
+    // Nothing stale to accept, so the served definition stays the pinned one.
+    const none = await cli(['tools', 'accept', 'fx:echo', '--json'], file);
+    expect(JSON.parse(none.stdout)).toMatchObject({ error: { code: 'not_found' } });
+    const records = (
+      JSON.parse((await cli(['audit', '--json'], file)).stdout) as {
+        records: { kind: string; toolId: string }[];
+      }
+    ).records;
+    expect(records.filter((r) => r.toolId === 'fx:echo').map((r) => r.kind)).toEqual([
+      'pin.first',
+      'pin.changed',
+      'pin.reverted',
+    ]);
+  });
+
   it('serves a changed tool under warn over stdio, flagged, and the CLI refuses bad input with codes', async () => {
     const { file, echoFile } = await writeConfig('warn');
     const client = new Client({ name: 'pin-stdio', version: '0' });

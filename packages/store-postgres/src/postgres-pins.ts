@@ -260,6 +260,20 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
         return { value: true, touched: [change] };
       });
     },
+    async clearChange(change, record, callOptions) {
+      check(callOptions);
+      const detail = checkAuditRecord(record);
+      return transaction('drop a reverted tool change', async (db) => {
+        const cleared = await db.query(
+          `DELETE FROM ${s}.tool_pin_changes WHERE namespace = $1 AND tool = $2
+             AND pinned_fingerprint = $3 AND fingerprint = $4`,
+          [change.namespace, change.tool, change.pinned.fingerprint, change.current.fingerprint],
+        );
+        if (cleared.rowCount === 0) return { value: false, touched: [] };
+        await audit(db, record, detail);
+        return { value: true, touched: [change] };
+      });
+    },
     async listChanges(namespace, callOptions) {
       check(callOptions);
       const rows = await query<PinChangeRow>(

@@ -109,6 +109,10 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
     dropChange: db.prepare<[string, string]>(
       'DELETE FROM tool_pin_changes WHERE namespace = ? AND tool = ?',
     ),
+    clearChange: db.prepare<[string, string, string, string]>(
+      `DELETE FROM tool_pin_changes WHERE namespace = ? AND tool = ? AND pinned_fingerprint = ?
+         AND fingerprint = ?`,
+    ),
     audit: db.prepare<
       [string, number, string, string | null, string | null, string | null, string | null]
     >(
@@ -163,6 +167,19 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
         change.current.definition,
         change.seenAt,
       );
+      appendAudit(record, detail);
+      return true;
+    },
+  );
+  const clearChange = db.transaction(
+    (change: PinChange, record: AuditRecord, detail: string | null) => {
+      const cleared = sql.clearChange.run(
+        change.namespace,
+        change.tool,
+        change.pinned.fingerprint,
+        change.current.fingerprint,
+      ).changes;
+      if (cleared === 0) return false;
       appendAudit(record, detail);
       return true;
     },
@@ -248,6 +265,12 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
         const recorded = recordChange.immediate(change, record, checkAuditRecord(record));
         if (recorded) own([change]);
         return recorded;
+      }),
+    clearChange: (change, record, callOptions) =>
+      run('drop a reverted tool change', callOptions, () => {
+        const cleared = clearChange.immediate(change, record, checkAuditRecord(record));
+        if (cleared) own([change]);
+        return cleared;
       }),
     listChanges: (namespace, callOptions) =>
       run('list tool changes', callOptions, () =>

@@ -9,6 +9,7 @@ export const AUDIT_KINDS: readonly AuditKind[] = [
   'pin.first',
   'pin.changed',
   'pin.accepted',
+  'pin.reverted',
 ];
 
 /** The most audit records one {@link PinStore.listAudit} answers. */

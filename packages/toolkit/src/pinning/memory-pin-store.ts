@@ -72,6 +72,22 @@ export function createMemoryPinStore(): PinStore {
         notify(change);
         return true;
       }),
+    clearChange: (change, record, options) =>
+      run(options, () => {
+        const k = key(change.namespace, change.tool);
+        const known = changes.get(k);
+        if (
+          known?.current.fingerprint !== change.current.fingerprint ||
+          known.pinned.fingerprint !== change.pinned.fingerprint
+        ) {
+          return false;
+        }
+        checkAuditRecord(record);
+        changes.delete(k);
+        append(record);
+        notify(change);
+        return true;
+      }),
     listChanges: (namespace, options) =>
       run(options, () => inNamespace(changes.values(), namespace)),
     accept: (target, who, options) =>
