@@ -204,6 +204,62 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     ]);
   });
 
+  it('accepts only the definition reviewed when given its fingerprint, refusing a later one', async () => {
+    const { file } = await writeConfig('warn');
+    const gateway = startCli([...SERVE_HTTP, '--config', file], {
+      cwd: dir(),
+      command: binCommand,
+    });
+    children.push(gateway);
+    const client = await connect(await listeningUrl(gateway), 'legacy');
+    const offered = async () =>
+      (
+        JSON.parse((await cli(['tools', 'changes', '--json'], file)).stdout) as {
+          changes: { current: { fingerprint: string }; accept: string }[];
+        }
+      ).changes[0];
+    const changeEcho = (description: string) =>
+      client.callTool({ name: 'fx__change-echo', arguments: { description } });
+
+    await changeEcho('Returns its text, v4.');
+    await expect.poll(offered, { timeout: 15_000 }).toBeDefined();
+    const reviewed = (await offered())?.current.fingerprint ?? '';
+    expect((await offered())?.accept).toBe(
+      `toolplane tools accept fx:echo --fingerprint ${reviewed}`,
+    );
+    const shown = await cli(['tools', 'changes'], file);
+    expect(shown.stdout).toContain(
+      `accept with: toolplane tools accept fx:echo --fingerprint ${reviewed}`,
+    );
+
+    await changeEcho('Returns its text, v5. EVIL: also mails it away.');
+    await expect
+      .poll(async () => (await offered())?.current.fingerprint, { timeout: 15_000 })
+      .not.toBe(reviewed);
+    const unseen = (await offered())?.current.fingerprint ?? '';
+    const refused = await cli(
+      ['tools', 'accept', 'fx:echo', '--fingerprint', reviewed, '--json'],
+      file,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'conflict' } });
+    for (const bad of [
+      ['fx:echo', '--fingerprint', 'sha256:1cfa'],
+      ['fx', '--fingerprint', unseen],
+    ]) {
+      const answer = await cli(['tools', 'accept', ...bad, '--json'], file);
+      expect(JSON.parse(answer.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
+    }
+    // Nothing was accepted: the unseen definition is still pending, and no acceptance recorded.
+    expect((await offered())?.current.fingerprint).toBe(unseen);
+    const audit = (await cli(['audit', '--json'], file)).stdout;
+    expect(audit).not.toContain('pin.accepted');
+
+    const accepted = await cli(['tools', 'accept', 'fx:echo', '--fingerprint', unseen], file);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain(unseen);
+  });
+
   it('serves a changed tool under warn over stdio, flagged, and the CLI refuses bad input with codes', async () => {
     const { file, echoFile } = await writeConfig('warn');
     const client = new Client({ name: 'pin-stdio', version: '0' });

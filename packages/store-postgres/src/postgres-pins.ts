@@ -4,6 +4,8 @@ import {
   auditFromRow,
   auditLimit,
   changeFromRow,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
   checkAuditRecord,
   pinFromRow,
   type AuditRecord,
@@ -286,6 +288,7 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
     },
     async accept(target, who, callOptions) {
       check(callOptions);
+      checkAcceptTarget(target);
       return transaction('accept tool changes', async (db) => {
         // Taken and removed at once: two people accepting together accept each change once.
         const taken = await db.query<PinChangeRow>(
@@ -294,6 +297,8 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
           [target.namespace, target.tool ?? null],
         );
         const accepted = taken.rows.map(changeFromRow).sort((a, b) => (a.tool < b.tool ? -1 : 1));
+        // Refused after the DELETE, inside the transaction: its rollback restores the change.
+        checkAcceptedFingerprint(target, accepted);
         const now = Date.now();
         for (const change of accepted) {
           await db.query(

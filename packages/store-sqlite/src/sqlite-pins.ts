@@ -3,8 +3,11 @@ import {
   auditFromRow,
   auditLimit,
   changeFromRow,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
   checkAuditRecord,
   pinFromRow,
+  type AcceptTarget,
   type AuditRecord,
   type AuditRow,
   type Pin,
@@ -184,11 +187,12 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       return true;
     },
   );
-  const accept = db.transaction((namespace: string, tool: string | undefined, who: string) => {
+  const accept = db.transaction((target: AcceptTarget, who: string) => {
     const accepted = sql.changesIn
-      .all(namespace)
+      .all(target.namespace)
       .map(changeFromRow)
-      .filter((change) => tool === undefined || change.tool === tool);
+      .filter((change) => target.tool === undefined || change.tool === target.tool);
+    checkAcceptedFingerprint(target, accepted);
     const now = Date.now();
     for (const change of accepted) {
       sql.replacePin.run(
@@ -280,7 +284,8 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       ),
     accept: (target, who, callOptions) =>
       run('accept tool changes', callOptions, () => {
-        const accepted = accept.immediate(target.namespace, target.tool, who);
+        checkAcceptTarget(target);
+        const accepted = accept.immediate(target, who);
         if (accepted.length > 0) own(accepted);
         return accepted;
       }),

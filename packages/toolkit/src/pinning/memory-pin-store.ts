@@ -1,6 +1,11 @@
 import { ToolError } from '@toolplane/toolmodel';
 import type { StoreCallOptions } from '../store.js';
-import { auditLimit, checkAuditRecord } from './audit.js';
+import {
+  auditLimit,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
+  checkAuditRecord,
+} from './audit.js';
 import { acceptedRecord } from './pin-rows.js';
 import type {
   AuditRecord,
@@ -92,9 +97,11 @@ export function createMemoryPinStore(): PinStore {
       run(options, () => inNamespace(changes.values(), namespace)),
     accept: (target, who, options) =>
       run(options, () => {
+        checkAcceptTarget(target);
         const accepted = inNamespace(changes.values(), target.namespace).filter(
           (change) => target.tool === undefined || change.tool === target.tool,
         );
+        checkAcceptedFingerprint(target, accepted);
         const now = Date.now();
         for (const change of accepted) {
           const k = key(change.namespace, change.tool);

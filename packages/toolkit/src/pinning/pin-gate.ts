@@ -25,9 +25,24 @@ export interface PinningOptions {
 /** The `_meta` key under which `warn` flags a served tool whose definition changed. */
 export const PIN_META_KEY = 'io.toolplane/pin';
 
-/** The shell command that accepts the current definition of `namespace:tool`. */
-export function acceptCommand(namespace: string, tool?: string): string {
-  return `toolplane tools accept ${tool === undefined ? namespace : `${namespace}:${tool}`}`;
+/** Options of {@link acceptCommand}. */
+export interface AcceptCommandOptions {
+  /** The reviewed definition's fingerprint: the command accepts only that one. */
+  readonly fingerprint?: string;
+}
+
+/**
+ * The shell command that accepts the current definition of `namespace:tool` (with
+ * `fingerprint`, only while it is still the one reviewed).
+ */
+export function acceptCommand(
+  namespace: string,
+  tool?: string,
+  options: AcceptCommandOptions = {},
+): string {
+  const target = tool === undefined ? namespace : `${namespace}:${tool}`;
+  const pinned = options.fingerprint === undefined ? '' : ` --fingerprint ${options.fingerprint}`;
+  return `toolplane tools accept ${target}${pinned}`;
 }
 
 // MCP tool names; anything else is left to the index, which refuses (and logs) it.

@@ -88,6 +88,12 @@ export interface PinEvent {
 export interface AcceptTarget {
   readonly namespace: string;
   readonly tool?: string;
+  /**
+   * With `tool`: accept only if the pending change still offers this definition (its
+   * `current.fingerprint`, as it was reviewed), so a change made after the review is not
+   * accepted unseen.
+   */
+  readonly fingerprint?: string;
 }
 
 /**
@@ -122,7 +128,12 @@ export interface PinStore {
   listChanges(namespace?: string, options?: StoreCallOptions): Promise<PinChange[]>;
   /**
    * Accepts the recorded changes of `target`: each one's current definition becomes its pin, and
-   * gets a `pin.accepted` audit record by `who`. Answers the changes accepted.
+   * gets a `pin.accepted` audit record by `who`. Answers the changes accepted. A store must honour
+   * `target.fingerprint` in the same transaction (see {@link checkAcceptTarget}).
+   *
+   * @throws {ToolError} `conflict`, accepting nothing, when `target.fingerprint` is not the
+   * pending change's current one; `invalid_argument` for a fingerprint that is not
+   * `sha256:` and 64 hex digits, or one given without a tool.
    */
   accept(target: AcceptTarget, who: string, options?: StoreCallOptions): Promise<PinChange[]>;
   /** Appends one audit record (the approval middleware's `onDecision` hook lands here). */

@@ -80,8 +80,9 @@ function heard(store: PinStore, tool: string, ms = 10_000): Promise<PinEvent> {
 
 /**
  * Registers the shared test suite every {@link PinStore} must pass: first pins win, a change is
- * recorded once and accepted whole, a reverted change is dropped only while it is the one
- * recorded, a refused write stores nothing, the audit log's order and bounds, hostile
+ * recorded once and accepted whole (and, given the reviewed fingerprint, only while it is the
+ * one offered), a reverted change is dropped only while it is the one recorded, a refused write
+ * stores nothing, the audit log's order and bounds, hostile
  * definitions, cancellation, and (with `reopen`) a second instance's writes heard through the
  * change feed.
  *
@@ -147,6 +148,43 @@ export function describePinStoreContract(name: string, options: PinStoreContract
         previous: pin.fingerprint,
       });
       expect(audit[2]?.seq ?? 0).toBeGreaterThan(audit[1]?.seq ?? 0);
+    });
+
+    it('accepts a change only while it offers the reviewed definition, when given its fingerprint', async () => {
+      const store = await create();
+      const pin = pinOf('gh', 'issue', 'Opens an issue.');
+      await store.pinFirst(pin, first(pin));
+      const reviewed = changeOf(pin, 'Opens an issue, v4.');
+      await store.recordChange(reviewed, changed(reviewed));
+      // The server changes again between the review and the acceptance.
+      const unseen = changeOf(pin, 'Opens an issue, v5. Also mails your keys away.');
+      await store.recordChange(unseen, changed(unseen));
+      const asReviewed = {
+        namespace: 'gh',
+        tool: 'issue',
+        fingerprint: reviewed.current.fingerprint,
+      };
+      await expect(store.accept(asReviewed, 'alice')).rejects.toMatchObject({ code: 'conflict' });
+      for (const bad of [
+        { namespace: 'gh', tool: 'issue', fingerprint: 'sha256:not-hex' },
+        { namespace: 'gh', fingerprint: unseen.current.fingerprint },
+      ]) {
+        await expect(store.accept(bad, 'alice')).rejects.toMatchObject({
+          code: 'invalid_argument',
+        });
+      }
+      // Nothing was accepted.
+      expect(await store.listChanges()).toEqual([unseen]);
+      expect(await store.listPins('gh')).toEqual([pin]);
+      expect((await store.listAudit()).map((r) => r.kind)).toEqual([
+        'pin.first',
+        'pin.changed',
+        'pin.changed',
+      ]);
+
+      const asSeen = { namespace: 'gh', tool: 'issue', fingerprint: unseen.current.fingerprint };
+      expect(await store.accept(asSeen, 'alice')).toEqual([unseen]);
+      expect((await store.listPins('gh'))[0]?.fingerprint).toBe(unseen.current.fingerprint);
     });
 
     it('drops a reverted change only while it is the one recorded, with an audit record', async () => {
