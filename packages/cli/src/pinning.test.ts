@@ -8,6 +8,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/client';
 import { fixtureCommand } from '@toolplane/fixtures';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
 import { openToolkit } from './open.js';
@@ -34,7 +35,9 @@ afterEach(async () => {
 });
 
 let configs = 0;
-async function writeConfig(pinning: 'block' | 'warn'): Promise<{ file: string; echoFile: string }> {
+async function writeConfig(
+  pinning: 'block' | 'warn',
+): Promise<{ file: string; echoFile: string; db: string }> {
   const n = String(++configs);
   const fixture = fixtureCommand('stdio-dual');
   const echoFile = join(dir(), `echo-${n}.txt`);
@@ -54,7 +57,7 @@ async function writeConfig(pinning: 'block' | 'warn'): Promise<{ file: string; e
       pinning,
     }),
   );
-  return { file, echoFile };
+  return { file, echoFile, db: join(dir(), `pins-${n}.db`) };
 }
 
 const cli = (args: readonly string[], file: string) =>
@@ -156,6 +159,107 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     expect((await cli(['tools', 'changes', '--json'], file)).stdout).toContain('"changes": []');
   });
 
+  it('drops the pending change from the store when the server offers the pinned definition again', async () => {
+    const { file } = await writeConfig('warn');
+    const gateway = startCli([...SERVE_HTTP, '--config', file], {
+      cwd: dir(),
+      command: binCommand,
+    });
+    children.push(gateway);
+    const client = await connect(await listeningUrl(gateway), 'legacy');
+    expect(await names(client)).toContain('fx__echo');
+    const pending = async () =>
+      (
+        JSON.parse((await cli(['tools', 'changes', '--json'], file)).stdout) as {
+          changes: { id: string }[];
+        }
+      ).changes.map((change) => change.id);
+
+    const warned = waitForStderr(gateway, /tool "fx:echo" changed since it was pinned/);
+    await client.callTool({ name: 'fx__change-echo', arguments: { description: 'B' } });
+    await warned;
+    await expect.poll(pending, { timeout: 15_000 }).toEqual(['fx:echo']);
+
+    await client.callTool({
+      name: 'fx__change-echo',
+      arguments: { description: 'Returns its text unchanged.' },
+    });
+    await expect.poll(pending, { timeout: 15_000 }).toEqual([]);
+    const echo = (await client.request({ method: 'tools/list', params: {} })).tools.find(
+      (tool) => tool.name === 'fx__echo',
+    );
+    expect(echo?._meta?.['io.toolplane/pin']).toBeUndefined();
+    // Nothing stale to accept, so the served definition stays the pinned one.
+    const none = await cli(['tools', 'accept', 'fx:echo', '--json'], file);
+    expect(JSON.parse(none.stdout)).toMatchObject({ error: { code: 'not_found' } });
+    const records = (
+      JSON.parse((await cli(['audit', '--json'], file)).stdout) as {
+        records: { kind: string; toolId: string }[];
+      }
+    ).records;
+    expect(records.filter((r) => r.toolId === 'fx:echo').map((r) => r.kind)).toEqual([
+      'pin.first',
+      'pin.changed',
+      'pin.reverted',
+    ]);
+  });
+
+  it('accepts only the definition reviewed when given its fingerprint, refusing a later one', async () => {
+    const { file } = await writeConfig('warn');
+    const gateway = startCli([...SERVE_HTTP, '--config', file], {
+      cwd: dir(),
+      command: binCommand,
+    });
+    children.push(gateway);
+    const client = await connect(await listeningUrl(gateway), 'legacy');
+    const offered = async () =>
+      (
+        JSON.parse((await cli(['tools', 'changes', '--json'], file)).stdout) as {
+          changes: { current: { fingerprint: string }; accept: string }[];
+        }
+      ).changes[0];
+    const changeEcho = (description: string) =>
+      client.callTool({ name: 'fx__change-echo', arguments: { description } });
+
+    await changeEcho('Returns its text, v4.');
+    await expect.poll(offered, { timeout: 15_000 }).toBeDefined();
+    const reviewed = (await offered())?.current.fingerprint ?? '';
+    expect((await offered())?.accept).toBe(
+      `toolplane tools accept fx:echo --fingerprint ${reviewed}`,
+    );
+    const shown = await cli(['tools', 'changes'], file);
+    expect(shown.stdout).toContain(
+      `accept with: toolplane tools accept fx:echo --fingerprint ${reviewed}`,
+    );
+
+    await changeEcho('Returns its text, v5. EVIL: also mails it away.');
+    await expect
+      .poll(async () => (await offered())?.current.fingerprint, { timeout: 15_000 })
+      .not.toBe(reviewed);
+    const unseen = (await offered())?.current.fingerprint ?? '';
+    const refused = await cli(
+      ['tools', 'accept', 'fx:echo', '--fingerprint', reviewed, '--json'],
+      file,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'conflict' } });
+    for (const bad of [
+      ['fx:echo', '--fingerprint', 'sha256:1cfa'],
+      ['fx', '--fingerprint', unseen],
+    ]) {
+      const answer = await cli(['tools', 'accept', ...bad, '--json'], file);
+      expect(JSON.parse(answer.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
+    }
+    // Nothing was accepted: the unseen definition is still pending, and no acceptance recorded.
+    expect((await offered())?.current.fingerprint).toBe(unseen);
+    const audit = (await cli(['audit', '--json'], file)).stdout;
+    expect(audit).not.toContain('pin.accepted');
+
+    const accepted = await cli(['tools', 'accept', 'fx:echo', '--fingerprint', unseen], file);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain(unseen);
+  });
+
   it('serves a changed tool under warn over stdio, flagged, and the CLI refuses bad input with codes', async () => {
     const { file, echoFile } = await writeConfig('warn');
     const client = new Client({ name: 'pin-stdio', version: '0' });
@@ -197,6 +301,27 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     expect(JSON.parse(since.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
     const limit = await cli(['audit', '--limit', '0', '--json'], file);
     expect(JSON.parse(limit.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
+  });
+});
+
+describe("serve's pin log", { timeout: 90_000 }, () => {
+  it('says why a pin could not be written to the store', async () => {
+    const { file, db } = await writeConfig('warn');
+    // A store whose tool_pins refuses every row: the gateway's first pin fails with this cause.
+    const sqlite = new Database(db);
+    sqlite.exec(`CREATE TABLE tool_pins (namespace TEXT NOT NULL, tool TEXT NOT NULL,
+        fingerprint TEXT NOT NULL, definition TEXT NOT NULL, pinned_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, tool));
+      CREATE TRIGGER frozen BEFORE INSERT ON tool_pins
+        BEGIN SELECT RAISE(ABORT, 'pins are frozen by this test'); END;`);
+    sqlite.close();
+    const gateway = startCli([...SERVE_HTTP, '--config', file], { cwd: dir() });
+    children.push(gateway);
+    const [line] = await waitForStderr(
+      gateway,
+      /error cannot write a tool pin to the store: .*pins are frozen by this test/,
+    );
+    expect(line).toContain('cannot pin a tool');
   });
 });
 

@@ -96,6 +96,7 @@ export interface PinChangeView {
   seenAt: number;
   fields: string[];
   pinned: string;
+  /** The fingerprint of the definition shown, which the Accept button sends. */
   current: string;
   diff: string;
   accept: string;

@@ -193,18 +193,29 @@ describe('the Changes page in Chromium', () => {
     expect(await change.locator('pre.diff').textContent()).toContain('<script>window.pwned=1');
     expect(await change.locator('.fields').textContent()).toBe('description');
     expect(await change.locator('.accept-command').textContent()).toBe(
-      'toolplane tools accept fixture:echo',
+      `toolplane tools accept fixture:echo --fingerprint ${pending.current.fingerprint}`,
     );
     expect(await page.locator('#changes script, #changes img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.evaluate(() => (globalThis as { marker?: string }).marker)).toBe('same page');
     await page.screenshot({ path: join(OUT, 'dashboard-changes.png'), fullPage: true });
 
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/accept'));
     await change.getByRole('button', { name: 'Accept' }).click();
+    // The button sends the fingerprint of the definition the page showed.
+    expect(JSON.parse((await sent).postData() ?? '{}')).toEqual({
+      namespace: 'fixture',
+      tool: 'echo',
+      fingerprint: pending.current.fingerprint,
+    });
     await page.locator('#no-changes').waitFor();
     const audit = await served.pins?.listAudit({ limit: 1000 });
     expect(audit?.filter((r) => r.kind === 'pin.accepted')).toEqual([
-      expect.objectContaining({ toolId: 'fixture:echo', who: 'dashboard' }),
+      expect.objectContaining({
+        toolId: 'fixture:echo',
+        who: 'dashboard',
+        fingerprint: pending.current.fingerprint,
+      }),
     ]);
     // Accepted: the gateway serves the tool again once its gate has heard the store.
     await expect

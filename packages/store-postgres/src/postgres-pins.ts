@@ -4,6 +4,8 @@ import {
   auditFromRow,
   auditLimit,
   changeFromRow,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
   checkAuditRecord,
   pinFromRow,
   type AuditRecord,
@@ -260,6 +262,20 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
         return { value: true, touched: [change] };
       });
     },
+    async clearChange(change, record, callOptions) {
+      check(callOptions);
+      const detail = checkAuditRecord(record);
+      return transaction('drop a reverted tool change', async (db) => {
+        const cleared = await db.query(
+          `DELETE FROM ${s}.tool_pin_changes WHERE namespace = $1 AND tool = $2
+             AND pinned_fingerprint = $3 AND fingerprint = $4`,
+          [change.namespace, change.tool, change.pinned.fingerprint, change.current.fingerprint],
+        );
+        if (cleared.rowCount === 0) return { value: false, touched: [] };
+        await audit(db, record, detail);
+        return { value: true, touched: [change] };
+      });
+    },
     async listChanges(namespace, callOptions) {
       check(callOptions);
       const rows = await query<PinChangeRow>(
@@ -272,6 +288,7 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
     },
     async accept(target, who, callOptions) {
       check(callOptions);
+      checkAcceptTarget(target);
       return transaction('accept tool changes', async (db) => {
         // Taken and removed at once: two people accepting together accept each change once.
         const taken = await db.query<PinChangeRow>(
@@ -280,6 +297,8 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
           [target.namespace, target.tool ?? null],
         );
         const accepted = taken.rows.map(changeFromRow).sort((a, b) => (a.tool < b.tool ? -1 : 1));
+        // Refused after the DELETE, inside the transaction: its rollback restores the change.
+        checkAcceptedFingerprint(target, accepted);
         const now = Date.now();
         for (const change of accepted) {
           await db.query(

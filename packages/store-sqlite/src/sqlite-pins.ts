@@ -3,8 +3,11 @@ import {
   auditFromRow,
   auditLimit,
   changeFromRow,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
   checkAuditRecord,
   pinFromRow,
+  type AcceptTarget,
   type AuditRecord,
   type AuditRow,
   type Pin,
@@ -109,6 +112,10 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
     dropChange: db.prepare<[string, string]>(
       'DELETE FROM tool_pin_changes WHERE namespace = ? AND tool = ?',
     ),
+    clearChange: db.prepare<[string, string, string, string]>(
+      `DELETE FROM tool_pin_changes WHERE namespace = ? AND tool = ? AND pinned_fingerprint = ?
+         AND fingerprint = ?`,
+    ),
     audit: db.prepare<
       [string, number, string, string | null, string | null, string | null, string | null]
     >(
@@ -136,6 +143,9 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       detail,
     );
   };
+  // Each write runs as `.immediate`: a transaction that reads before it writes takes the write lock
+  // at BEGIN, so another process's writer makes it wait (busyTimeoutMs) instead of failing with
+  // SQLITE_BUSY when it turns from reading to writing.
   const pinFirst = db.transaction((pin: Pin, record: AuditRecord, detail: string | null) => {
     const inserted = sql.insertPin.run(
       pin.namespace,
@@ -164,11 +174,25 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       return true;
     },
   );
-  const accept = db.transaction((namespace: string, tool: string | undefined, who: string) => {
+  const clearChange = db.transaction(
+    (change: PinChange, record: AuditRecord, detail: string | null) => {
+      const cleared = sql.clearChange.run(
+        change.namespace,
+        change.tool,
+        change.pinned.fingerprint,
+        change.current.fingerprint,
+      ).changes;
+      if (cleared === 0) return false;
+      appendAudit(record, detail);
+      return true;
+    },
+  );
+  const accept = db.transaction((target: AcceptTarget, who: string) => {
     const accepted = sql.changesIn
-      .all(namespace)
+      .all(target.namespace)
       .map(changeFromRow)
-      .filter((change) => tool === undefined || change.tool === tool);
+      .filter((change) => target.tool === undefined || change.tool === target.tool);
+    checkAcceptedFingerprint(target, accepted);
     const now = Date.now();
     for (const change of accepted) {
       sql.replacePin.run(
@@ -236,15 +260,21 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       ),
     pinFirst: (pin, record, callOptions) =>
       run('pin a tool', callOptions, () => {
-        const stored = pinFirst(pin, record, checkAuditRecord(record));
+        const stored = pinFirst.immediate(pin, record, checkAuditRecord(record));
         own([pin]);
         return stored;
       }),
     recordChange: (change, record, callOptions) =>
       run('record a tool change', callOptions, () => {
-        const recorded = recordChange(change, record, checkAuditRecord(record));
+        const recorded = recordChange.immediate(change, record, checkAuditRecord(record));
         if (recorded) own([change]);
         return recorded;
+      }),
+    clearChange: (change, record, callOptions) =>
+      run('drop a reverted tool change', callOptions, () => {
+        const cleared = clearChange.immediate(change, record, checkAuditRecord(record));
+        if (cleared) own([change]);
+        return cleared;
       }),
     listChanges: (namespace, callOptions) =>
       run('list tool changes', callOptions, () =>
@@ -254,7 +284,8 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       ),
     accept: (target, who, callOptions) =>
       run('accept tool changes', callOptions, () => {
-        const accepted = accept(target.namespace, target.tool, who);
+        checkAcceptTarget(target);
+        const accepted = accept.immediate(target, who);
         if (accepted.length > 0) own(accepted);
         return accepted;
       }),

@@ -1,20 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { entryArgs } from '@toolplane/fixtures';
 import type { StoreChange } from '@toolplane/toolkit';
 import { describeStoreContract } from '@toolplane/toolkit/testing/vitest';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useChildren, type FixtureChild } from './child.fixture.js';
 import { createSqliteStore } from './sqlite-store.js';
-
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const writer = fileURLToPath(new URL('./writer.fixture.ts', import.meta.url));
 
 let root: string;
 let counter = 0;
@@ -37,39 +31,13 @@ describeStoreContract('createSqliteStore in memory', {
   create: () => createSqliteStore({ path: ':memory:' }),
 });
 
-const children = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
-});
+const children = useChildren();
 
 /** Starts the writer fixture; resolves with the child once it has printed its "written" line. */
-function startWriter(
-  args: string[],
-): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [...entryArgs(writer), ...args], {
-    cwd: packageDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return new Promise((resolve, reject) => {
-    const timeout = setTimeout(() => {
-      reject(new Error(`writer did not report within 15 s: ${stderr}`));
-    }, 15_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('written')) {
-        clearTimeout(timeout);
-        resolve({ child, exited });
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timeout);
-      reject(new Error(`writer exited with ${code} before reporting: ${stderr}`));
-    });
-  });
+async function startWriter(args: string[]): Promise<FixtureChild> {
+  const writer = children.start('./writer.fixture.ts', args);
+  await writer.line('written');
+  return writer;
 }
 
 describe('createSqliteStore', () => {

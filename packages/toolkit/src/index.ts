@@ -197,6 +197,8 @@ export { createMemoryPinStore } from './pinning/memory-pin-store.js';
 export {
   AUDIT_KINDS,
   auditLimit,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
   checkAuditRecord,
   MAX_AUDIT_LIMIT,
   parseAcceptTarget,
@@ -206,7 +208,7 @@ export type { AuditRow, PinChangeRow, PinRow } from './pinning/pin-rows.js';
 export { changedFields, describePinChange, showControls } from './pinning/pin-diff.js';
 export type { DescribePinChangeOptions } from './pinning/pin-diff.js';
 export { acceptCommand, PIN_META_KEY } from './pinning/pin-gate.js';
-export type { PinningMode, PinningOptions } from './pinning/pin-gate.js';
+export type { AcceptCommandOptions, PinningMode, PinningOptions } from './pinning/pin-gate.js';
 export type {
   AcceptTarget,
   AuditKind,

@@ -3,10 +3,12 @@ import {
   acceptCommand,
   auditLimit,
   changedFields,
+  checkAcceptTarget,
   describePinChange,
   parseAcceptTarget,
   showControls,
   ToolError,
+  type PinChange,
   type PinStore,
 } from '@toolplane/toolkit';
 import type { CliConfig } from '../config.js';
@@ -27,6 +29,11 @@ async function withPins<T>(cfg: CliConfig, work: (pins: PinStore) => Promise<T>)
   } finally {
     await pins.close();
   }
+}
+
+/** The command that accepts `change` only while it offers the definition shown. */
+function reviewedAccept(change: PinChange): string {
+  return acceptCommand(change.namespace, change.tool, { fingerprint: change.current.fingerprint });
 }
 
 /** Who an acceptance names in the audit log: the operating-system user. */
@@ -52,7 +59,7 @@ export function registerPinCommands(tools: Command, context: CommandContext): vo
             pinned: change.pinned,
             current: change.current,
             seenAt: new Date(change.seenAt).toISOString(),
-            accept: acceptCommand(change.namespace, change.tool),
+            accept: reviewedAccept(change),
           })),
         });
         return;
@@ -71,17 +78,24 @@ export function registerPinCommands(tools: Command, context: CommandContext): vo
           `${output.color.cyan(showControls(id))} changed (${changedFields(change).join(', ')}), first seen ${new Date(change.seenAt).toISOString()}`,
         );
         output.out(describePinChange(change));
-        output.out(
-          output.color.dim(`accept with: ${acceptCommand(change.namespace, change.tool)}\n`),
-        );
+        // With the fingerprint of the diff shown: a later change is refused, not accepted unseen.
+        output.out(output.color.dim(`accept with: ${reviewedAccept(change)}\n`));
       }
     });
   tools
     .command('accept')
     .description('accept the changed definitions of a namespace or one tool (see `tools changes`)')
     .argument('<target>', 'a namespace, or namespace:tool')
-    .action(async (text: string) => {
-      const target = parseAcceptTarget(text);
+    .option(
+      '--fingerprint <sha256>',
+      'accept only while the tool offers this definition (the one `tools changes` showed)',
+    )
+    .action(async (text: string, options: { fingerprint?: string }) => {
+      const target = {
+        ...parseAcceptTarget(text),
+        ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),
+      };
+      checkAcceptTarget(target);
       const cfg = await config();
       const accepted = await withPins(cfg, (pins) => pins.accept(target, whoAmI(context.env)));
       if (accepted.length === 0) {

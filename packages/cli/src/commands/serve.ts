@@ -164,8 +164,10 @@ async function serve(
     warn: (message: string) => {
       log(`${c.yellow('warning')} ${showControls(message)}`);
     },
-    error: (message: string) => {
-      log(`${c.red('error')} ${showControls(message)}`);
+    // The cause (a store's error) is in `error`: without it the line says nothing to act on.
+    error: (message: string, fields?: Record<string, unknown>) => {
+      const cause = typeof fields?.error === 'string' ? `: ${fields.error}` : '';
+      log(`${c.red('error')} ${showControls(message + cause)}`);
     },
   };
   const opened = await openToolkit(cfg, {

@@ -47,7 +47,12 @@ export function Changes({ version }: { version: number }) {
   );
   const accept = async (change: PinChangeView) => {
     try {
-      await api('accept', { namespace: change.namespace, tool: change.tool });
+      // The definition shown: if the tool changed again since, the server refuses (conflict).
+      await api('accept', {
+        namespace: change.namespace,
+        tool: change.tool,
+        fingerprint: change.current,
+      });
       setNote(`accepted ${change.id}`);
     } catch (e) {
       setNote(e instanceof Error ? e.message : String(e));

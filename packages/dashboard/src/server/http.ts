@@ -55,7 +55,12 @@ export function sendError(res: ServerResponse, error: unknown): void {
     return;
   }
   if (ToolError.isInstance(error)) {
-    const status = error.code === 'not_found' || error.code === 'tool_not_found' ? 404 : 400;
+    const status =
+      error.code === 'not_found' || error.code === 'tool_not_found'
+        ? 404
+        : error.code === 'conflict'
+          ? 409
+          : 400;
     sendJson(res, status, { error: { code: error.code, message: error.message } });
     return;
   }

@@ -23,6 +23,7 @@ export interface PinsContext {
 const MAX_CHANGES = 500;
 const MAX_DIFF_LINES = 200;
 const MAX_NAME = 300;
+const MAX_FINGERPRINT = 100;
 
 /** One pending change as the Changes page shows it. */
 interface ChangeView {
@@ -34,6 +35,7 @@ interface ChangeView {
   readonly pinned: string;
   readonly current: string;
   readonly diff: string;
+  /** The command that accepts this definition only (`--fingerprint` of `current`). */
   readonly accept: string;
 }
 
@@ -47,7 +49,9 @@ function view(change: PinChange): ChangeView {
     pinned: change.pinned.fingerprint,
     current: change.current.fingerprint,
     diff: describePinChange(change, { maxLines: MAX_DIFF_LINES }),
-    accept: acceptCommand(change.namespace, change.tool),
+    accept: acceptCommand(change.namespace, change.tool, {
+      fingerprint: change.current.fingerprint,
+    }),
   };
 }
 
@@ -71,11 +75,14 @@ export async function changes(ctx: PinsContext, res: ServerResponse): Promise<vo
 }
 
 /**
- * `POST api/accept` `{ namespace, tool }`: accepts one tool's change, as `toolplane tools accept`
- * does; the store writes a `pin.accepted` audit record by `dashboard`.
+ * `POST api/accept` `{ namespace, tool, fingerprint? }`: accepts one tool's change, as
+ * `toolplane tools accept` does; the store writes a `pin.accepted` audit record by `dashboard`.
+ * With `fingerprint` (the `current` the Changes page showed), only while the tool still offers
+ * that definition.
  *
- * @throws {UiError} 400 `invalid_argument` for a malformed body or with pinning off, 404
- * `not_found` when that tool has no pending change (or is not shown).
+ * @throws {UiError} 400 `invalid_argument` for a malformed body or fingerprint or with pinning
+ * off, 404 `not_found` when that tool has no pending change (or is not shown); the store's 409
+ * `conflict`, accepting nothing, when the tool offers another definition than `fingerprint`.
  */
 export async function accept(
   ctx: PinsContext,
@@ -85,13 +92,16 @@ export async function accept(
   const body = await readJsonObject(req, ctx.maxBody);
   const namespace = stringField(body, 'namespace', MAX_NAME);
   const tool = stringField(body, 'tool', MAX_NAME);
+  const fingerprint =
+    body.fingerprint === undefined ? undefined : stringField(body, 'fingerprint', MAX_FINGERPRINT);
   if (ctx.pins === undefined) {
     throw new UiError(400, 'invalid_argument', 'this gateway pins no tools (pinning is off)');
   }
   if (!ctx.visible({ namespace, name: tool })) {
     throw new UiError(404, 'not_found', `no pending change of "${namespace}:${tool}"`);
   }
-  const accepted = await ctx.pins.accept({ namespace, tool }, 'dashboard', {
+  const target = fingerprint === undefined ? { namespace, tool } : { namespace, tool, fingerprint };
+  const accepted = await ctx.pins.accept(target, 'dashboard', {
     signal: AbortSignal.timeout(10_000),
   });
   if (accepted.length === 0) {

@@ -3,7 +3,7 @@ import { describePinStoreContract } from '../testing/pin-store-contract.js';
 import { withAuditFeed } from './audit-feed.js';
 import { fingerprintTool } from './fingerprint.js';
 import { createMemoryPinStore } from './memory-pin-store.js';
-import type { AuditRecord, Pin } from './pin-types.js';
+import type { AuditRecord, Pin, PinStore } from './pin-types.js';
 
 // The feed is a store like any other.
 describePinStoreContract('withAuditFeed', {
@@ -43,20 +43,32 @@ describe('withAuditFeed', () => {
     const changed = { kind: 'pin.changed', at: 2_000, toolId: 'gh:create_issue' } as const;
     await store.recordChange(change, changed);
     await store.recordChange(change, changed);
+    // The server offers the pinned definition again, and later the change once more.
+    const reverted = { kind: 'pin.reverted', at: 2_500, toolId: 'gh:create_issue' } as const;
+    expect(await store.clearChange?.(change, reverted)).toBe(true);
+    expect(await store.clearChange?.(change, reverted)).toBe(false);
+    await store.recordChange(change, changed);
     await store.accept({ namespace: 'gh' }, 'alice');
     await store.appendAudit({ kind: 'approval.granted', at: 3_000, toolId: 'gh:create_issue' });
     expect(heard.map((r) => r.kind)).toEqual([
       'pin.first',
       'pin.changed',
+      'pin.reverted',
+      'pin.changed',
       'pin.accepted',
       'approval.granted',
     ]);
-    expect(heard[2]).toMatchObject({
+    expect(heard[4]).toMatchObject({
       who: 'alice',
       fingerprint: current.fingerprint,
       previous: pin.fingerprint,
     });
     expect((await inner.listAudit()).map((r) => r.kind)).toEqual(heard.map((r) => r.kind));
     await store.close();
+  });
+
+  it('has no clearChange when the store it wraps has none', () => {
+    const older: PinStore = { ...createMemoryPinStore(), clearChange: undefined };
+    expect('clearChange' in withAuditFeed(older, () => undefined)).toBe(false);
   });
 });

@@ -1,10 +1,12 @@
-import type { AuditRecord, PinStore } from './pin-types.js';
+import type { StoreCallOptions } from '../store.js';
+import type { AuditRecord, PinChange, PinStore } from './pin-types.js';
 import { acceptedRecord } from './pin-rows.js';
 
 /**
  * `store`, telling `onAudit` of every audit record this process writes through it, once stored:
- * the pins first seen, the changes recorded, the acceptances, and what was appended (approvals).
- * A gateway writes them as audit lines of its log; records other writers store are not told.
+ * the pins first seen, the changes recorded, accepted or dropped as reverted, and what was
+ * appended (approvals). A gateway writes them as audit lines of its log; records other writers
+ * store are not told.
  */
 export function withAuditFeed(store: PinStore, onAudit: (record: AuditRecord) => void): PinStore {
   return {
@@ -26,6 +28,15 @@ export function withAuditFeed(store: PinStore, onAudit: (record: AuditRecord) =>
       if (recorded) onAudit(audit);
       return recorded;
     },
+    ...(store.clearChange === undefined
+      ? {}
+      : {
+          async clearChange(change: PinChange, audit: AuditRecord, options?: StoreCallOptions) {
+            const cleared = (await store.clearChange?.(change, audit, options)) ?? false;
+            if (cleared) onAudit(audit);
+            return cleared;
+          },
+        }),
     async accept(target, who, options) {
       const accepted = await store.accept(target, who, options);
       const at = Date.now();

@@ -1,5 +1,6 @@
 import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
-import type { AcceptTarget, AuditKind, AuditRecord } from './pin-types.js';
+import { FINGERPRINT_PATTERN } from './fingerprint.js';
+import type { AcceptTarget, AuditKind, AuditRecord, PinChange } from './pin-types.js';
 
 /** Every {@link AuditKind}, for stores and readers that check what they load. */
 export const AUDIT_KINDS: readonly AuditKind[] = [
@@ -9,6 +10,7 @@ export const AUDIT_KINDS: readonly AuditKind[] = [
   'pin.first',
   'pin.changed',
   'pin.accepted',
+  'pin.reverted',
 ];
 
 /** The most audit records one {@link PinStore.listAudit} answers. */
@@ -85,4 +87,48 @@ export function parseAcceptTarget(text: string): AcceptTarget {
     );
   }
   return tool === undefined ? { namespace } : { namespace, tool };
+}
+
+/**
+ * Checks what {@link PinStore.accept} is asked to accept before it reads anything: a fingerprint
+ * must be `sha256:` and 64 hex digits, and name one tool's definition.
+ *
+ * @throws {ToolError} `invalid_argument` saying which.
+ */
+export function checkAcceptTarget(target: AcceptTarget): void {
+  if (target.fingerprint === undefined) return;
+  if (typeof target.fingerprint !== 'string' || !FINGERPRINT_PATTERN.test(target.fingerprint)) {
+    throw new ToolError(
+      'invalid_argument',
+      `${JSON.stringify(target.fingerprint)} is not a fingerprint; copy the one \`toolplane tools changes\` shows (sha256: and 64 hex digits)`,
+    );
+  }
+  if (target.tool === undefined) {
+    throw new ToolError(
+      'invalid_argument',
+      `a fingerprint names one tool's definition; accept ${target.namespace}:<tool> with it, not the whole namespace`,
+    );
+  }
+}
+
+/**
+ * Refuses an acceptance whose expected fingerprint (see {@link AcceptTarget.fingerprint}) is not
+ * what the pending changes about to be accepted offer now; a store calls it inside the
+ * transaction that accepts `changes`, so refusing accepts nothing.
+ *
+ * @throws {ToolError} `conflict` naming the definition offered now and how to review it.
+ */
+export function checkAcceptedFingerprint(
+  target: AcceptTarget,
+  changes: readonly PinChange[],
+): void {
+  const expected = target.fingerprint;
+  if (expected === undefined) return;
+  const moved = changes.find((change) => change.current.fingerprint !== expected);
+  if (moved === undefined) return;
+  throw new ToolError(
+    'conflict',
+    `tool "${moved.namespace}:${moved.tool}" changed again since it was reviewed: it now offers ${moved.current.fingerprint}, not ${expected}, so nothing was accepted; review it again with \`toolplane tools changes ${moved.namespace}\``,
+    { toolId: `${moved.namespace}:${moved.tool}` },
+  );
 }

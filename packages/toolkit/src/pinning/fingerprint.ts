@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, ToolError } from '@toolplane/toolmodel';
 
+/** A fingerprint as {@link fingerprintTool} makes it. @internal */
+export const FINGERPRINT_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
 /** The parts of an MCP tool definition a pin covers. */
 export interface PinnableTool {
   readonly name: string;

@@ -1,6 +1,11 @@
 import { ToolError } from '@toolplane/toolmodel';
 import type { StoreCallOptions } from '../store.js';
-import { auditLimit, checkAuditRecord } from './audit.js';
+import {
+  auditLimit,
+  checkAcceptedFingerprint,
+  checkAcceptTarget,
+  checkAuditRecord,
+} from './audit.js';
 import { acceptedRecord } from './pin-rows.js';
 import type {
   AuditRecord,
@@ -72,13 +77,31 @@ export function createMemoryPinStore(): PinStore {
         notify(change);
         return true;
       }),
+    clearChange: (change, record, options) =>
+      run(options, () => {
+        const k = key(change.namespace, change.tool);
+        const known = changes.get(k);
+        if (
+          known?.current.fingerprint !== change.current.fingerprint ||
+          known.pinned.fingerprint !== change.pinned.fingerprint
+        ) {
+          return false;
+        }
+        checkAuditRecord(record);
+        changes.delete(k);
+        append(record);
+        notify(change);
+        return true;
+      }),
     listChanges: (namespace, options) =>
       run(options, () => inNamespace(changes.values(), namespace)),
     accept: (target, who, options) =>
       run(options, () => {
+        checkAcceptTarget(target);
         const accepted = inNamespace(changes.values(), target.namespace).filter(
           (change) => target.tool === undefined || change.tool === target.tool,
         );
+        checkAcceptedFingerprint(target, accepted);
         const now = Date.now();
         for (const change of accepted) {
           const k = key(change.namespace, change.tool);

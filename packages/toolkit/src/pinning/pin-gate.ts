@@ -25,9 +25,24 @@ export interface PinningOptions {
 /** The `_meta` key under which `warn` flags a served tool whose definition changed. */
 export const PIN_META_KEY = 'io.toolplane/pin';
 
-/** The shell command that accepts the current definition of `namespace:tool`. */
-export function acceptCommand(namespace: string, tool?: string): string {
-  return `toolplane tools accept ${tool === undefined ? namespace : `${namespace}:${tool}`}`;
+/** Options of {@link acceptCommand}. */
+export interface AcceptCommandOptions {
+  /** The reviewed definition's fingerprint: the command accepts only that one. */
+  readonly fingerprint?: string;
+}
+
+/**
+ * The shell command that accepts the current definition of `namespace:tool` (with
+ * `fingerprint`, only while it is still the one reviewed).
+ */
+export function acceptCommand(
+  namespace: string,
+  tool?: string,
+  options: AcceptCommandOptions = {},
+): string {
+  const target = tool === undefined ? namespace : `${namespace}:${tool}`;
+  const pinned = options.fingerprint === undefined ? '' : ` --fingerprint ${options.fingerprint}`;
+  return `toolplane tools accept ${target}${pinned}`;
 }
 
 // MCP tool names; anything else is left to the index, which refuses (and logs) it.
@@ -60,6 +75,10 @@ export class PinGate {
   readonly #waiting = new Set<string>();
   // Tools whose pin or change this gate is writing: the store's echo of them is not news.
   readonly #writing = new Map<string, number>();
+  // Changes this gate may drop from the store when its server offers the pinned definition
+  // again: those it saw itself, or found at load. A change only another instance saw stays, as
+  // that instance's server may still offer it.
+  readonly #clearable = new Set<string>();
   readonly #unwatch: () => void;
   #loaded = false;
   #closed = false;
@@ -108,7 +127,7 @@ export class PinGate {
         this.#pinFirst(namespace, tool.name, seen, known);
         served.push(tool);
       } else if (pin.fingerprint === seen.fingerprint) {
-        this.#changes.delete(key(namespace, tool.name));
+        this.#servedAsPinned(namespace, tool.name, pin);
         served.push(tool);
       } else {
         const change = this.#changed(namespace, tool.name, pin, seen);
@@ -187,6 +206,7 @@ export class PinGate {
   ): PinChange {
     const id = key(namespace, tool);
     const known = this.#changes.get(id);
+    this.#clearable.add(id);
     if (known?.current.fingerprint === seen.fingerprint) return known;
     const change: PinChange = {
       namespace,
@@ -212,6 +232,36 @@ export class PinGate {
       }),
     );
     return change;
+  }
+
+  /** `namespace:tool` is offered as pinned: a change recorded for it is over. */
+  #servedAsPinned(namespace: string, tool: string, pin: Pin): void {
+    const id = key(namespace, tool);
+    const change = this.#changes.get(id);
+    if (change === undefined) return;
+    this.#changes.delete(id);
+    const store = this.#parts.store;
+    if (!this.#clearable.delete(id) || change.pinned.fingerprint !== pin.fingerprint) return;
+    if (store.clearChange === undefined) return;
+    const clear = store.clearChange.bind(store);
+    this.#parts.logger.info(
+      `tool "${id}" is offered as pinned again; its pending change is dropped`,
+      {
+        pinned: pin.fingerprint,
+        dropped: change.current.fingerprint,
+      },
+    );
+    this.#write(id, () =>
+      clear(change, {
+        kind: 'pin.reverted',
+        at: Date.now(),
+        toolId: id,
+        who: this.#parts.who,
+        fingerprint: pin.fingerprint,
+        previous: change.current.fingerprint,
+        detail: { mode: this.#parts.mode },
+      }),
+    );
   }
 
   #write(id: string, work: () => Promise<unknown>): void {
@@ -244,7 +294,10 @@ export class PinGate {
         this.#parts.store.listChanges(),
       ]);
       for (const pin of pins) this.#pins.set(key(pin.namespace, pin.tool), pin);
-      for (const change of changes) this.#changes.set(key(change.namespace, change.tool), change);
+      for (const change of changes) {
+        this.#changes.set(key(change.namespace, change.tool), change);
+        this.#clearable.add(key(change.namespace, change.tool));
+      }
     } catch (error) {
       this.#parts.logger.error('cannot load tool pins; serving no upstream tools until they load', {
         error: error instanceof Error ? error.message : String(error),
@@ -266,9 +319,30 @@ export class PinGate {
     // Merged, not replaced: pins are never removed, and a pin or change still being written by
     // this gate is not in the store yet. A change whose tool is now pinned as it is was accepted.
     for (const pin of pins) this.#pins.set(key(pin.namespace, pin.tool), pin);
-    for (const change of changes) this.#changes.set(key(change.namespace, change.tool), change);
+    const stored = new Set<string>();
+    for (const change of changes) {
+      const k = key(change.namespace, change.tool);
+      stored.add(k);
+      // Another writer's change, not the one this gate saw: not this gate's to drop.
+      if (this.#changes.get(k)?.current.fingerprint !== change.current.fingerprint) {
+        this.#clearable.delete(k);
+      }
+      this.#changes.set(k, change);
+    }
     for (const [k, change] of this.#changes) {
-      if (this.#pins.get(k)?.fingerprint === change.current.fingerprint) this.#changes.delete(k);
+      const accepted = this.#pins.get(k)?.fingerprint === change.current.fingerprint;
+      // Gone from the store although this gate's server offers it: another instance, whose
+      // server offers the pinned definition, dropped it. Forgotten here, the re-mirror below
+      // records it again, and that instance leaves it be (it did not see it).
+      const dropped =
+        change.namespace === namespace &&
+        !stored.has(k) &&
+        this.#clearable.has(k) &&
+        !this.#writing.has(k);
+      if (accepted || dropped) {
+        this.#changes.delete(k);
+        this.#clearable.delete(k);
+      }
     }
     this.#parts.resync(namespace);
   }

@@ -28,8 +28,9 @@ export interface PinChange {
 
 /**
  * What an audit record is about: an approval asked for, granted or refused (the approval
- * middleware's decisions), a tool pinned on first sight, a pinned tool seen changed, or a change
- * accepted.
+ * middleware's decisions), a tool pinned on first sight, a pinned tool seen changed, a change
+ * accepted, or a change dropped because its server offers the pinned definition again
+ * (`pin.reverted`).
  */
 export type AuditKind =
   | 'approval.asked'
@@ -37,7 +38,8 @@ export type AuditKind =
   | 'approval.refused'
   | 'pin.first'
   | 'pin.changed'
-  | 'pin.accepted';
+  | 'pin.accepted'
+  | 'pin.reverted';
 
 /** One audit record: who did what to which tool, when, with which definition. */
 export interface AuditRecord {
@@ -48,9 +50,15 @@ export interface AuditRecord {
   readonly toolId: string;
   /** Who: a session or caller for approvals, `gateway` or a CLI user for pins. */
   readonly who?: string;
-  /** The tool definition's fingerprint the record is about (the new one for a change). */
+  /**
+   * The tool definition's fingerprint the record is about (the new one for a change, the pinned
+   * one served again for `pin.reverted`).
+   */
   readonly fingerprint?: string;
-  /** The fingerprint it replaced, for `pin.changed` and `pin.accepted`. */
+  /**
+   * The fingerprint it replaced, for `pin.changed` and `pin.accepted`; for `pin.reverted`, the
+   * changed definition's, whose pending change was dropped.
+   */
   readonly previous?: string;
   /** Anything else worth keeping: a policy's name, a reason, an arguments digest. Plain JSON. */
   readonly detail?: Readonly<Record<string, unknown>>;
@@ -80,6 +88,12 @@ export interface PinEvent {
 export interface AcceptTarget {
   readonly namespace: string;
   readonly tool?: string;
+  /**
+   * With `tool`: accept only if the pending change still offers this definition (its
+   * `current.fingerprint`, as it was reviewed), so a change made after the review is not
+   * accepted unseen.
+   */
+  readonly fingerprint?: string;
 }
 
 /**
@@ -100,11 +114,26 @@ export interface PinStore {
    * record; a change already recorded with the same fingerprint is left as it is (answers false).
    */
   recordChange(change: PinChange, audit: AuditRecord, options?: StoreCallOptions): Promise<boolean>;
+  /**
+   * Drops the recorded change of `change`'s tool, with a `pin.reverted` audit record, when its
+   * server offers the pinned definition again: so it is neither listed nor accepted any more.
+   * Only a change still recorded as `change` (the same pinned and current fingerprints) is
+   * dropped; one accepted, dropped or replaced meanwhile is left as it is (answers false).
+   *
+   * Optional only so that stores written before it still compile: without it a reverted change
+   * stays pending until it is accepted. `describePinStoreContract` requires it.
+   */
+  clearChange?(change: PinChange, audit: AuditRecord, options?: StoreCallOptions): Promise<boolean>;
   /** The changes waiting to be accepted, of every namespace or one. */
   listChanges(namespace?: string, options?: StoreCallOptions): Promise<PinChange[]>;
   /**
    * Accepts the recorded changes of `target`: each one's current definition becomes its pin, and
-   * gets a `pin.accepted` audit record by `who`. Answers the changes accepted.
+   * gets a `pin.accepted` audit record by `who`. Answers the changes accepted. A store must honour
+   * `target.fingerprint` in the same transaction (see {@link checkAcceptTarget}).
+   *
+   * @throws {ToolError} `conflict`, accepting nothing, when `target.fingerprint` is not the
+   * pending change's current one; `invalid_argument` for a fingerprint that is not
+   * `sha256:` and 64 hex digits, or one given without a tool.
    */
   accept(target: AcceptTarget, who: string, options?: StoreCallOptions): Promise<PinChange[]>;
   /** Appends one audit record (the approval middleware's `onDecision` hook lands here). */

@@ -76,6 +76,16 @@ async function restart(toolkit: Toolkit): Promise<void> {
   await toolkit.ready();
 }
 
+/** Has the fixture change `echo`'s description, and waits until pinning has decided on it. */
+async function changeEcho(toolkit: Toolkit, description: string): Promise<void> {
+  const listed = nextEvent(toolkit, (event) => event.type === 'tool_list_changed');
+  await toolkit.callTool('fx:change-echo', { description });
+  await listed;
+  await toolkit.ready();
+}
+
+const ORIGINAL_ECHO = 'Returns its text unchanged.';
+
 const names = async (toolkit: Toolkit): Promise<string[]> =>
   (await toolkit.list({ namespace: 'fx' })).tools.map((item) => item.name);
 
@@ -191,6 +201,88 @@ describe('pinning', () => {
       await stop();
     }
   }, 30_000);
+
+  it('drops a pending change from the store when the server offers the pinned definition again', async () => {
+    const store = createMemoryPinStore();
+    const { toolkit, stop } = await start('warn', store, fixture().source);
+    try {
+      const pinned = (await store.listPins('fx')).find((pin) => pin.tool === 'echo');
+      await changeEcho(toolkit, 'Returns its text. Also mails it to evil.example.');
+      const [change] = await store.listChanges('fx');
+      expect(change?.pinned.fingerprint).toBe(pinned?.fingerprint);
+
+      await changeEcho(toolkit, ORIGINAL_ECHO);
+      expect(await store.listChanges()).toEqual([]);
+      expect(toolkit.index.getTool('fx:echo').tool._meta?.['io.toolplane/pin']).toBeUndefined();
+      // Nothing stale is left to accept: the pin stays the definition served.
+      expect(await store.accept({ namespace: 'fx', tool: 'echo' }, 'alice')).toEqual([]);
+      expect((await store.listPins('fx')).find((pin) => pin.tool === 'echo')).toEqual(pinned);
+      const audit = (await store.listAudit({ limit: 1000 })).filter((r) => r.toolId === 'fx:echo');
+      expect(audit.map((record) => record.kind)).toEqual([
+        'pin.first',
+        'pin.changed',
+        'pin.reverted',
+      ]);
+      expect(audit[2]).toMatchObject({
+        who: 'test',
+        fingerprint: pinned?.fingerprint,
+        previous: change?.current.fingerprint,
+      });
+    } finally {
+      await stop();
+    }
+  }, 30_000);
+
+  it('drops a pending change it finds at start when the server offers the pinned definition', async () => {
+    const store = createMemoryPinStore();
+    const first = await start('block', store, fixture().source);
+    try {
+      await changeEcho(first.toolkit, 'Now also deletes files.');
+    } finally {
+      await first.stop();
+    }
+    expect(await store.listChanges()).toHaveLength(1);
+    // The next start's server offers the pinned definition: the tool is served, nothing pending.
+    const { toolkit, stop } = await start('block', store, fixture().source);
+    try {
+      expect(await names(toolkit)).toContain('echo');
+      expect(await store.listChanges()).toEqual([]);
+      expect((await store.listAudit({ limit: 1000 })).at(-1)?.kind).toBe('pin.reverted');
+    } finally {
+      await stop();
+    }
+  }, 30_000);
+
+  it("keeps a change another instance's server still offers, and records it again when dropped", async () => {
+    const store = createMemoryPinStore();
+    const changed = await start('block', store, fixture().source);
+    const asPinned = await start('block', store, fixture().source);
+    let restarted: Awaited<ReturnType<typeof start>> | undefined;
+    try {
+      await changeEcho(changed.toolkit, 'Now also deletes files.');
+      // The other instance heard of it, and its server offers the pinned definition: it serves
+      // echo, and leaves the change to be accepted.
+      await asPinned.toolkit.ready();
+      expect(await names(asPinned.toolkit)).toContain('echo');
+      expect(await names(changed.toolkit)).not.toContain('echo');
+      expect(await store.listChanges()).toHaveLength(1);
+
+      // A restarted instance finds it at start and drops it; the instance whose server offers
+      // the change records it again, and the restarted one leaves it be.
+      await asPinned.stop();
+      restarted = await start('block', store, fixture().source);
+      await changed.toolkit.ready();
+      await restarted.toolkit.ready();
+      expect(await store.listChanges()).toHaveLength(1);
+      expect(await names(changed.toolkit)).not.toContain('echo');
+      const kinds = (await store.listAudit({ limit: 1000 }))
+        .filter((r) => r.toolId === 'fx:echo')
+        .map((r) => r.kind);
+      expect(kinds).toEqual(['pin.first', 'pin.changed', 'pin.reverted', 'pin.changed']);
+    } finally {
+      await Promise.all([changed.stop(), asPinned.stop(), restarted?.stop()]);
+    }
+  }, 60_000);
 
   it('refuses an unknown mode', () => {
     expect(() => createToolkit({ pinning: 'strict' as PinningMode })).toThrow(

@@ -45,6 +45,23 @@ const changed = (change: PinChange): AuditRecord => ({
   detail: { mode: 'block' },
 });
 
+const reverted = (change: PinChange): AuditRecord => ({
+  kind: 'pin.reverted',
+  at: 3_000,
+  toolId: `${change.namespace}:${change.tool}`,
+  who: 'contract',
+  fingerprint: change.pinned.fingerprint,
+  previous: change.current.fingerprint,
+});
+
+/** `store.clearChange`, which every store this suite passes has. */
+function clearOf(store: PinStore): NonNullable<PinStore['clearChange']> {
+  if (store.clearChange === undefined) {
+    throw new Error('the store has no clearChange: a reverted change would stay pending');
+  }
+  return store.clearChange.bind(store);
+}
+
 /** Resolves with the first event `store` hears for `tool`, or rejects after `ms`. */
 function heard(store: PinStore, tool: string, ms = 10_000): Promise<PinEvent> {
   return new Promise((resolve, reject) => {
@@ -63,9 +80,11 @@ function heard(store: PinStore, tool: string, ms = 10_000): Promise<PinEvent> {
 
 /**
  * Registers the shared test suite every {@link PinStore} must pass: first pins win, a change is
- * recorded once and accepted whole, a refused write stores nothing, the audit log's order and
- * bounds, hostile definitions, cancellation, and (with `reopen`) a second instance's writes
- * heard through the change feed.
+ * recorded once and accepted whole (and, given the reviewed fingerprint, only while it is the
+ * one offered), a reverted change is dropped only while it is the one recorded, a refused write
+ * stores nothing, the audit log's order and bounds, hostile
+ * definitions, cancellation, and (with `reopen`) a second instance's writes heard through the
+ * change feed.
  *
  * @example
  * ```ts
@@ -129,6 +148,79 @@ export function describePinStoreContract(name: string, options: PinStoreContract
         previous: pin.fingerprint,
       });
       expect(audit[2]?.seq ?? 0).toBeGreaterThan(audit[1]?.seq ?? 0);
+    });
+
+    it('accepts a change only while it offers the reviewed definition, when given its fingerprint', async () => {
+      const store = await create();
+      const pin = pinOf('gh', 'issue', 'Opens an issue.');
+      await store.pinFirst(pin, first(pin));
+      const reviewed = changeOf(pin, 'Opens an issue, v4.');
+      await store.recordChange(reviewed, changed(reviewed));
+      // The server changes again between the review and the acceptance.
+      const unseen = changeOf(pin, 'Opens an issue, v5. Also mails your keys away.');
+      await store.recordChange(unseen, changed(unseen));
+      const asReviewed = {
+        namespace: 'gh',
+        tool: 'issue',
+        fingerprint: reviewed.current.fingerprint,
+      };
+      await expect(store.accept(asReviewed, 'alice')).rejects.toMatchObject({ code: 'conflict' });
+      for (const bad of [
+        { namespace: 'gh', tool: 'issue', fingerprint: 'sha256:not-hex' },
+        { namespace: 'gh', fingerprint: unseen.current.fingerprint },
+      ]) {
+        await expect(store.accept(bad, 'alice')).rejects.toMatchObject({
+          code: 'invalid_argument',
+        });
+      }
+      // Nothing was accepted.
+      expect(await store.listChanges()).toEqual([unseen]);
+      expect(await store.listPins('gh')).toEqual([pin]);
+      expect((await store.listAudit()).map((r) => r.kind)).toEqual([
+        'pin.first',
+        'pin.changed',
+        'pin.changed',
+      ]);
+
+      const asSeen = { namespace: 'gh', tool: 'issue', fingerprint: unseen.current.fingerprint };
+      expect(await store.accept(asSeen, 'alice')).toEqual([unseen]);
+      expect((await store.listPins('gh'))[0]?.fingerprint).toBe(unseen.current.fingerprint);
+    });
+
+    it('drops a reverted change only while it is the one recorded, with an audit record', async () => {
+      const store = await create();
+      const clear = clearOf(store);
+      const pin = pinOf('gh', 'issue', 'Opens an issue.');
+      await store.pinFirst(pin, first(pin));
+      const change = changeOf(pin, 'Opens an issue. Also mails your keys away.');
+      await store.recordChange(change, changed(change));
+      // Another definition than the one recorded, or against another pin: left as it is.
+      const other = changeOf(pin, 'Something else again.');
+      expect(await clear(other, reverted(other))).toBe(false);
+      const otherPin = { ...change, pinned: fingerprintTool({ name: 'issue', description: 'x' }) };
+      expect(await clear(otherPin, reverted(otherPin))).toBe(false);
+      expect(await store.listChanges('gh')).toEqual([change]);
+
+      expect(await clear(change, reverted(change))).toBe(true);
+      expect(await clear(change, reverted(change))).toBe(false);
+      expect(await store.listChanges()).toEqual([]);
+      // Nothing stale is left to accept, and the pin is the one served.
+      expect(await store.accept({ namespace: 'gh', tool: 'issue' }, 'alice')).toEqual([]);
+      expect(await store.listPins('gh')).toEqual([pin]);
+      const audit = await store.listAudit();
+      expect(audit.map((r) => r.kind)).toEqual(['pin.first', 'pin.changed', 'pin.reverted']);
+      expect(audit[2]).toMatchObject({
+        toolId: 'gh:issue',
+        who: 'contract',
+        fingerprint: pin.fingerprint,
+        previous: change.current.fingerprint,
+      });
+
+      // A bad audit record drops nothing.
+      await store.recordChange(change, changed(change));
+      const bad = { ...reverted(change), at: -1 };
+      await expect(clear(change, bad)).rejects.toMatchObject({ code: 'invalid_argument' });
+      expect(await store.listChanges()).toEqual([change]);
     });
 
     it('stores nothing of a write whose audit record is refused', async () => {
@@ -207,6 +299,22 @@ export function describePinStoreContract(name: string, options: PinStoreContract
         expect(await cli.accept({ namespace: 'gh', tool: 'issue' }, 'bob')).toHaveLength(1);
         expect(await event).toMatchObject({ namespace: 'gh', tool: 'issue' });
         expect((await gateway.listPins('gh'))[0]?.fingerprint).toBe(change.current.fingerprint);
+      },
+    );
+
+    it.runIf(options.reopen !== undefined)(
+      "hears another instance's dropping of a reverted change through its change feed",
+      async () => {
+        const gateway = await create();
+        const other = await reopen();
+        const pin = pinOf('gh', 'issue', 'Opens an issue.');
+        await gateway.pinFirst(pin, first(pin));
+        const change = changeOf(pin, 'Changed.');
+        await gateway.recordChange(change, changed(change));
+        const event = heard(gateway, 'issue');
+        expect(await clearOf(other)(change, reverted(change))).toBe(true);
+        expect(await event).toMatchObject({ namespace: 'gh', tool: 'issue' });
+        expect(await gateway.listChanges()).toEqual([]);
       },
     );
   });
