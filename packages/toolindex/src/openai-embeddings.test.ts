@@ -75,6 +75,14 @@ describe('createOpenAiEmbedder', () => {
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
   });
 
+  it('appends /embeddings to the path and keeps the query string', async () => {
+    const embed = createOpenAiEmbedder({ url: `${base}/?api-version=2024-02-01`, model: 'm' });
+    expect(await embed(['rain'], {})).toEqual([embedText('rain')]);
+    expect(server.requests.map((request) => request.path)).toEqual([
+      '/v1/embeddings?api-version=2024-02-01',
+    ]);
+  });
+
   it('rejects bad options', () => {
     expect(() => createOpenAiEmbedder({ url: 'not a url', model: 'm' })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),

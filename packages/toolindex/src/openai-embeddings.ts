@@ -5,7 +5,8 @@ import type { EmbedFunction } from './hybrid-searcher.js';
 export interface OpenAiEmbedderOptions {
   /**
    * The endpoint: a base URL such as `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`
-   * (`/embeddings` is appended), or the full URL of the embeddings route.
+   * (`/embeddings` is appended to its path, its query string kept), or the full URL of the
+   * embeddings route.
    */
   readonly url: string;
   readonly model: string;
@@ -84,7 +85,8 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     });
   }
   if (!endpoint.pathname.endsWith('/embeddings')) {
-    endpoint = new URL(`${endpoint.pathname.replace(/\/+$/, '')}/embeddings`, endpoint);
+    // Only the path changes: a query string (Azure's `?api-version=…`) is part of the route.
+    endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '')}/embeddings`;
   }
   const positive = (value: number, name: string): number => {
     if (!Number.isInteger(value) || value < 1) {
