@@ -1,5 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { createBm25Searcher } from './bm25-searcher.js';
+import { normOf, toVector } from './embedding-vectors.js';
 import {
   compareHits,
   matchesFilter,
@@ -111,30 +112,6 @@ function embeddingText(doc: SearchDocument): string {
   return `${where}${head}${tags}. ${doc.description ?? ''}`.trim();
 }
 
-function toVector(value: unknown, dimensions: number | undefined): Float32Array {
-  const ok =
-    (Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array) &&
-    value.length > 0 &&
-    (dimensions === undefined || value.length === dimensions);
-  if (!ok) {
-    throw new ToolError(
-      'invalid_argument',
-      `embed must return one non-empty numeric vector per text${dimensions === undefined ? '' : `, each of length ${dimensions}`}`,
-    );
-  }
-  const vector = Float32Array.from(value as ArrayLike<number>);
-  if (vector.some((x) => !Number.isFinite(x))) {
-    throw new ToolError('invalid_argument', 'embed returned a vector with a non-finite number');
-  }
-  return vector;
-}
-
-function normOf(vector: Float32Array): number {
-  let sum = 0;
-  for (const x of vector) sum += x * x;
-  return Math.sqrt(sum);
-}
-
 /**
  * Creates a {@link Searcher} that blends BM25 relevance with the cosine similarity of
  * embeddings from your own `embed` function: `weight · max(0, cos) + (1 − weight) · bm25 / best
@@ -181,7 +158,8 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         throw new ToolError('cancelled', 'search was cancelled while embedding', { cause });
       }
       if (ToolError.isInstance(cause)) throw cause;
-      throw new ToolError('execution', 'the embed function failed', { cause });
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new ToolError('execution', `the embed function failed: ${reason}`, { cause });
     }
     if (signal?.aborted === true) {
       throw new ToolError('cancelled', 'search was cancelled while embedding', {

@@ -1,5 +1,6 @@
 import {
   conceptVector as embedText,
+  embeddingsBody,
   startEmbeddingsServer,
   type EmbeddingsServer,
 } from '@toolplane/fixtures';
@@ -25,6 +26,8 @@ beforeEach(() => {
   server.requests.length = 0;
   server.failNext.length = 0;
   server.hold = undefined;
+  server.answer = undefined;
+  server.onRequest = undefined;
 });
 
 function doc(id: string, description: string): SearchDocument {
@@ -73,6 +76,28 @@ describe('createOpenAiEmbedder', () => {
       controller.abort();
     }, 20);
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
+  it('fails with execution, the parse error as cause, when the body is not JSON', async () => {
+    const embed = createOpenAiEmbedder({ url: base, model: 'm' });
+    server.answer = () => ({ body: '{"object":"list","data":[{' });
+    const error = await embed(['x'], {}).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toMatchObject({ code: 'execution' });
+    expect((error as Error).cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it.each([
+    ['one vector too few', (inputs: string[]) => inputs.slice(1).map(embedText)],
+    ['no numbers', (inputs: string[]) => inputs.map(() => [null, 1])],
+    ['vectors of two lengths', (inputs: string[]) => inputs.map((_, i) => [1, ...(i ? [2] : [])])],
+    ['a vector of another length than dimensions', (inputs: string[]) => inputs.map(() => [1])],
+  ])('fails with execution when the endpoint returns %s', async (_, vectors) => {
+    const embed = createOpenAiEmbedder({ url: base, model: 'm', dimensions: 2 });
+    server.answer = ({ inputs, model }) => ({ body: embeddingsBody(model, vectors(inputs)) });
+    await expect(embed(['x', 'y'], {})).rejects.toMatchObject({ code: 'execution' });
   });
 
   it('appends /embeddings to the path and keeps the query string', async () => {

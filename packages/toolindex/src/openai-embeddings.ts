@@ -1,4 +1,5 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { isPlainObject, ToolError } from '@toolplane/toolmodel';
+import { vectorProblem } from './embedding-vectors.js';
 import type { EmbedFunction } from './hybrid-searcher.js';
 
 /** Options for {@link createOpenAiEmbedder}. */
@@ -24,15 +25,6 @@ export interface OpenAiEmbedderOptions {
   readonly retryDelayMs?: number;
   /** The fetch to use; default the global one. */
   readonly fetch?: typeof fetch;
-}
-
-interface EmbeddingItem {
-  readonly index?: number;
-  readonly embedding?: unknown;
-}
-
-interface EmbeddingsResponse {
-  readonly data?: unknown;
 }
 
 const MAX_RETRY_WAIT_MS = 30_000;
@@ -72,8 +64,9 @@ function retryAfterMs(header: string | null): number | undefined {
  * package keeps its dependencies to what every user needs.
  *
  * @throws {ToolError} `invalid_argument` for bad options. The function rejects with `execution`
- * when the endpoint fails after its retries, `invalid_argument` when it answers with the wrong
- * number or shape of vectors, and `cancelled` when the signal aborts.
+ * when the endpoint fails after its retries or answers with something other than one vector per
+ * text (a body that is not JSON, the wrong number of vectors, a vector of the wrong length), and
+ * `cancelled` when the signal aborts.
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunction {
   let endpoint: URL;
@@ -111,13 +104,16 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
   if (options.apiKey !== undefined && options.apiKey !== '') {
     headers.authorization = `Bearer ${options.apiKey}`;
   }
+  // The endpoint as messages name it: without its query string, which may carry a key.
+  const where = `${endpoint.origin}${endpoint.pathname}`;
   // The earliest moment the next request may start; each request moves it on by the spacing.
   let nextSlot = 0;
 
+  /** The endpoint's answer to one batch, parsed. */
   async function request(
     texts: readonly string[],
     signal: AbortSignal | undefined,
-  ): Promise<EmbeddingsResponse> {
+  ): Promise<unknown> {
     const body = JSON.stringify({
       model: options.model,
       input: texts,
@@ -130,6 +126,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
       nextSlot = start + spacingMs;
       if (start > now) await sleep(start - now, signal);
       let response: Response | undefined;
+      let text: string | undefined;
       let failure: unknown;
       try {
         response = await doFetch(endpoint, {
@@ -138,20 +135,22 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
           body,
           ...(signal === undefined ? {} : { signal }),
         });
+        // Read whole here, so a body cut short is a network error like any other.
+        text = await response.text();
       } catch (error) {
         if (signal?.aborted === true) {
           throw new ToolError('cancelled', 'embedding was cancelled', { cause: error });
         }
         failure = error;
       }
-      if (response?.ok === true) return (await response.json()) as EmbeddingsResponse;
-      const status = response?.status;
+      if (response?.ok === true && text !== undefined) return parse(text);
+      const status = text === undefined ? undefined : response?.status;
       const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
       if (!retryable || attempt >= retries) {
-        const detail = response === undefined ? '' : `: ${(await response.text()).slice(0, 200)}`;
+        const detail = text === undefined ? '' : `: ${text.slice(0, 200)}`;
         throw new ToolError(
           'execution',
-          `the embeddings endpoint ${endpoint.origin} failed (${status === undefined ? 'network error' : `HTTP ${status}`}${detail})`,
+          `the embeddings endpoint ${where} failed (${status === undefined ? 'network error' : `HTTP ${status}`}${detail})`,
           { cause: failure },
         );
       }
@@ -161,25 +160,53 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     }
   }
 
+  function parse(text: string): unknown {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (cause) {
+      throw new ToolError(
+        'execution',
+        `the embeddings endpoint ${where} answered with a body that is not JSON: ${text.slice(0, 100)}`,
+        { cause },
+      );
+    }
+  }
+
+  /** The vectors of one answer, in the order of the texts asked. */
+  function vectorsOf(answer: unknown, count: number, length: number | undefined): number[][] {
+    const data = isPlainObject(answer) ? answer.data : undefined;
+    if (!Array.isArray(data) || data.length !== count) {
+      throw new ToolError(
+        'execution',
+        `the embeddings endpoint ${where} returned ${Array.isArray(data) ? data.length : 'no list of'} vectors for ${count} texts`,
+      );
+    }
+    const items = data.map((item: unknown) => (isPlainObject(item) ? item : {}));
+    const at = (item: Record<string, unknown>): number =>
+      typeof item.index === 'number' ? item.index : 0;
+    items.sort((a, b) => at(a) - at(b));
+    let expected = length;
+    return items.map((item) => {
+      const problem = vectorProblem(item.embedding, expected);
+      if (problem !== undefined) {
+        throw new ToolError(
+          'execution',
+          `the embeddings endpoint ${where} returned a vector that ${problem}`,
+        );
+      }
+      const vector = item.embedding as number[];
+      expected ??= vector.length;
+      return vector;
+    });
+  }
+
   return async (texts, { signal }) => {
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += batchSize) {
       const batch = texts.slice(start, start + batchSize);
-      const { data } = await request(batch, signal);
-      const items: readonly EmbeddingItem[] = Array.isArray(data) ? (data as EmbeddingItem[]) : [];
-      if (items.length !== batch.length) {
-        throw new ToolError(
-          'invalid_argument',
-          `the embeddings endpoint returned ${items.length} vectors for ${batch.length} texts`,
-        );
-      }
-      const ordered = [...items].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      for (const item of ordered) {
-        if (!Array.isArray(item.embedding)) {
-          throw new ToolError('invalid_argument', 'the embeddings endpoint returned a non-vector');
-        }
-        vectors.push(item.embedding as number[]);
-      }
+      const answer = await request(batch, signal);
+      // Every vector as long as `dimensions` asks, or as the first one.
+      vectors.push(...vectorsOf(answer, batch.length, dimensions ?? vectors[0]?.length));
     }
     return vectors;
   };
