@@ -100,6 +100,25 @@ describe('createOpenAiEmbedder', () => {
     await expect(embed(['x', 'y'], {})).rejects.toMatchObject({ code: 'execution' });
   });
 
+  it.each(['sends no answer', 'stalls after the headers'])(
+    'fails with timeout when the endpoint %s, then asks afresh',
+    async (how) => {
+      const embed = createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 50 });
+      let release = (): void => undefined;
+      if (how === 'sends no answer') {
+        server.hold = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      } else server.answer = () => ({ stall: true });
+      await expect(embed(['rain'], {})).rejects.toMatchObject({ code: 'timeout' });
+      // The endpoint recovers: the next call is a new request, answered.
+      server.hold = undefined;
+      server.answer = undefined;
+      release();
+      expect(await embed(['rain'], {})).toEqual([embedText('rain')]);
+    },
+  );
+
   it('appends /embeddings to the path and keeps the query string', async () => {
     const embed = createOpenAiEmbedder({ url: `${base}/?api-version=2024-02-01`, model: 'm' });
     expect(await embed(['rain'], {})).toEqual([embedText('rain')]);
@@ -113,6 +132,9 @@ describe('createOpenAiEmbedder', () => {
       expect.objectContaining({ code: 'invalid_argument' }),
     );
     expect(() => createOpenAiEmbedder({ url: base, model: 'm', batchSize: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(() => createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
   });

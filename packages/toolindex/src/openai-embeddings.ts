@@ -1,4 +1,4 @@
-import { isPlainObject, ToolError } from '@toolplane/toolmodel';
+import { followSignal, isPlainObject, ToolError } from '@toolplane/toolmodel';
 import { vectorProblem } from './embedding-vectors.js';
 import type { EmbedFunction } from './hybrid-searcher.js';
 
@@ -23,6 +23,12 @@ export interface OpenAiEmbedderOptions {
   readonly retries?: number;
   /** Wait before the first retry, doubled each time, unless `Retry-After` says (default 500). */
   readonly retryDelayMs?: number;
+  /**
+   * Most milliseconds one request may take, from sending it to the last byte of its answer
+   * (default 30,000). A request past it fails with `timeout` and is not retried: an endpoint
+   * that hangs holds nothing up for longer, and the next embedding asks it afresh.
+   */
+  readonly timeoutMs?: number;
   /** The fetch to use; default the global one. */
   readonly fetch?: typeof fetch;
 }
@@ -58,15 +64,15 @@ function retryAfterMs(header: string | null): number | undefined {
 /**
  * An {@link EmbedFunction} for any OpenAI-compatible embeddings endpoint (OpenAI, Ollama, LM
  * Studio, vLLM, a gateway): texts go in batches of `batchSize`, requests are spaced to stay
- * under `requestsPerMinute`, and a request failing with 408, 429, a 5xx status or a network
- * error is retried with exponential back-off (honouring `Retry-After`). Retry and spacing are a
+ * under `requestsPerMinute`, each takes at most `timeoutMs`, and a request failing with 408, 429,
+ * a 5xx status or a network error is retried with exponential back-off (honouring `Retry-After`). Retry and spacing are a
  * few lines here rather than a dependency: p-retry's current major needs Node 22, and the core
  * package keeps its dependencies to what every user needs.
  *
  * @throws {ToolError} `invalid_argument` for bad options. The function rejects with `execution`
  * when the endpoint fails after its retries or answers with something other than one vector per
  * text (a body that is not JSON, the wrong number of vectors, a vector of the wrong length), and
- * `cancelled` when the signal aborts.
+ * `timeout` when a request takes longer than `timeoutMs`, and `cancelled` when the signal aborts.
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunction {
   let endpoint: URL;
@@ -97,6 +103,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     throw new ToolError('invalid_argument', `retries must be an integer ≥ 0, got ${retries}`);
   }
   const retryDelay = options.retryDelayMs ?? 500;
+  const timeoutMs = positive(options.timeoutMs ?? 30_000, 'timeoutMs');
   const dimensions =
     options.dimensions === undefined ? undefined : positive(options.dimensions, 'dimensions');
   const doFetch = options.fetch ?? fetch;
@@ -128,12 +135,17 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
       let response: Response | undefined;
       let text: string | undefined;
       let failure: unknown;
+      // The caller's signal, and this request's time: answer and body both.
+      const { controller, unlink } = followSignal(signal);
+      const timer = setTimeout(() => {
+        controller.abort();
+      }, timeoutMs);
       try {
         response = await doFetch(endpoint, {
           method: 'POST',
           headers,
           body,
-          ...(signal === undefined ? {} : { signal }),
+          signal: controller.signal,
         });
         // Read whole here, so a body cut short is a network error like any other.
         text = await response.text();
@@ -141,7 +153,17 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
         if (signal?.aborted === true) {
           throw new ToolError('cancelled', 'embedding was cancelled', { cause: error });
         }
+        if (controller.signal.aborted) {
+          throw new ToolError(
+            'timeout',
+            `the embeddings endpoint ${where} did not answer within ${timeoutMs} ms (timeoutMs)`,
+            { cause: error },
+          );
+        }
         failure = error;
+      } finally {
+        clearTimeout(timer);
+        unlink();
       }
       if (response?.ok === true && text !== undefined) return parse(text);
       const status = text === undefined ? undefined : response?.status;
