@@ -24,8 +24,8 @@ export interface HybridSearcherOptions {
   /** The embedding function. */
   readonly embed: EmbedFunction;
   /**
-   * Share of the semantic (cosine) score in the blend, from 0 (BM25 only) to 1 (embeddings
-   * only); default 0.5.
+   * Share of the semantic (cosine) score in the blend, from 0 (BM25 only: nothing is embedded)
+   * to 1 (embeddings only); default 0.5.
    */
   readonly weight?: number;
   /** The lexical searcher to blend with; default a new {@link createBm25Searcher}. */
@@ -44,7 +44,10 @@ export interface HybridSearcherOptions {
    * search is lexical and the missing vectors are embedded in the background.
    */
   readonly background?: boolean;
-  /** Told when background embedding fails; it is tried again on a later search. */
+  /**
+   * Told when embedding fails, in the background or for a search: that search goes on by words
+   * (BM25 alone), and a later one tries again.
+   */
   readonly onError?: (error: ToolError) => void;
 }
 
@@ -90,7 +93,8 @@ async function fingerprintOf(cacheKey: string, text: string): Promise<string> {
 export interface HybridSearcher extends Searcher {
   search(query: SearcherQuery): Promise<readonly SearchHit[]>;
   /**
-   * Embeds every tool not embedded yet, so the next search does not wait for it.
+   * Embeds every tool not embedded yet, so the next search does not wait for it (nothing when
+   * `weight` is 0).
    *
    * @throws {ToolError} `execution` when `embed` fails, `invalid_argument` when it returns
    * vectors of the wrong count or length, `cancelled` when `signal` aborts.
@@ -118,8 +122,9 @@ function embeddingText(doc: SearchDocument): string {
  * bm25`. Tools are embedded lazily, on the first search that needs them (or on
  * {@link HybridSearcher.warm}), in batches, and the vectors are cached per tool ID and text, so
  * registration stays synchronous and cheap and a re-registered but unchanged tool is not embedded
- * again. Pass it as `createIndex({ searcher })`; `index.search` already returns a promise, so
- * nothing else changes for callers.
+ * again. A search never fails because embedding does: it goes on by words and the failure goes
+ * to `onError`. Pass it as `createIndex({ searcher })`; `index.search` already returns a promise,
+ * so nothing else changes for callers.
  *
  * @throws {ToolError} `invalid_argument` for a weight outside 0–1 or a bad batch size.
  */
@@ -228,6 +233,12 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     }
   }
 
+  const report = (error: unknown, what: string): void => {
+    options.onError?.(
+      ToolError.isInstance(error) ? error : new ToolError('execution', what, { cause: error }),
+    );
+  };
+
   /** Whether a search covering `filter` must stay lexical, starting a background warm if so. */
   let warming: Promise<void> | undefined;
   function notReady(filter: Pick<SearcherQuery, 'namespace' | 'tags'>): boolean {
@@ -241,11 +252,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     if (missing && warming === undefined) {
       warming = embedMissing({}, undefined)
         .catch((error: unknown) => {
-          options.onError?.(
-            ToolError.isInstance(error)
-              ? error
-              : new ToolError('execution', 'background embedding failed', { cause: error }),
-          );
+          report(error, 'background embedding failed');
         })
         .finally(() => {
           warming = undefined;
@@ -273,6 +280,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     specificity: (term) => lexical.specificity?.(term) ?? 1,
 
     async warm(warmOptions = {}) {
+      if (weight === 0) return;
       await warming;
       await embedMissing({}, warmOptions.signal);
     },
@@ -282,10 +290,17 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       if (signal?.aborted === true) {
         throw new ToolError('cancelled', 'search was cancelled', { cause: signal.reason });
       }
-      if (background && notReady(query)) return lexical.search(query);
+      if (weight === 0 || (background && notReady(query))) return lexical.search(query);
+      let queryVector: Float32Array | undefined;
+      try {
+        if (!background) await embedMissing(query, signal);
+        [queryVector] = await callEmbed([query.text], signal);
+      } catch (error) {
+        if (ToolError.isInstance(error) && error.code === 'cancelled') throw error;
+        report(error, 'embedding the query failed');
+        return lexical.search(query);
+      }
       const lexicalHits = await lexical.search({ ...query, limit: Math.max(docs.size, 1) });
-      if (!background) await embedMissing(query, signal);
-      const [queryVector] = await callEmbed([query.text], signal);
       const queryNorm = queryVector === undefined ? 0 : normOf(queryVector);
 
       const bm25 = new Map<string, number>();

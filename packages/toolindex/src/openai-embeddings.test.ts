@@ -4,6 +4,7 @@ import {
   startEmbeddingsServer,
   type EmbeddingsServer,
 } from '@toolplane/fixtures';
+import type { ToolErrorCode } from '@toolplane/toolmodel';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHybridSearcher, createMemoryVectorCache } from './hybrid-searcher.js';
 import { createOpenAiEmbedder } from './openai-embeddings.js';
@@ -160,6 +161,34 @@ describe('hybrid search with endpoint embeddings', () => {
     await searcher.warm();
     const semantic = await searcher.search({ text: 'compensate me', limit: 1 });
     expect(semantic.map((hit) => hit.id)).toEqual(['billing:create_refund']);
+  });
+
+  it.each([
+    ['HTTP 500', () => server.failNext.push(500)],
+    ['HTTP 429', () => server.failNext.push(429)],
+    ['HTTP 400', () => server.failNext.push(400)],
+    ['a body that is not JSON', () => (server.answer = () => ({ body: '{"data":[{' }))],
+    [
+      'a vector too many',
+      () =>
+        (server.answer = ({ model, inputs }) => ({
+          body: embeddingsBody(model, [...inputs, 'rain'].map(embedText)),
+        })),
+    ],
+    ['NaN', () => (server.answer = ({ model }) => ({ body: embeddingsBody(model, [[NaN]]) }))],
+  ])('goes on by words, telling onError, when the endpoint answers %s', async (_, fail) => {
+    const codes: ToolErrorCode[] = [];
+    const searcher = createHybridSearcher({
+      embed: createOpenAiEmbedder({ url: base, model: 'm', retries: 0 }),
+      background: true,
+      onError: (error) => codes.push(error.code),
+    });
+    for (const tool of TOOLS) searcher.upsert(tool);
+    await searcher.warm();
+    fail();
+    const hits = await searcher.search({ text: 'post a message', limit: 3 });
+    expect(hits.map((hit) => hit.id)).toEqual(['chat:post_message']);
+    expect(codes).toEqual(['execution']);
   });
 
   it('embeds nothing twice across instances sharing a vector cache', async () => {
