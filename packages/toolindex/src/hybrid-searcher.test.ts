@@ -140,9 +140,27 @@ describe('createHybridSearcher', () => {
     );
   });
 
-  it('throws invalid_argument for a weight outside 0 to 1', () => {
+  it('throws cancelled when the signal aborts while the query is embedded', async () => {
+    const controller = new AbortController();
+    const tools = conceptEmbed([]);
+    const embed: EmbedFunction = (texts, options) => {
+      if (texts.length > 1) return tools(texts, options);
+      controller.abort();
+      return new Promise(() => undefined);
+    };
+    const index = createIndex({ searcher: createHybridSearcher({ embed }) });
+    fill(index);
+    expect(await rejectionCodeOf(() => index.search('folder', { signal: controller.signal }))).toBe(
+      'cancelled',
+    );
+  });
+
+  it('throws invalid_argument for a weight outside 0 to 1 or a negative queryWaitMs', () => {
     expect(errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), weight: 2 }))).toBe(
       'invalid_argument',
     );
+    expect(
+      errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), queryWaitMs: -1 })),
+    ).toBe('invalid_argument');
   });
 });

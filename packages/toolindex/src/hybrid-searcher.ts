@@ -1,6 +1,8 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { createBm25Searcher } from './bm25-searcher.js';
+import { checkNumber } from './check-number.js';
 import { normOf, toVector } from './embedding-vectors.js';
+import { createQueryVectors } from './query-vectors.js';
 import {
   compareHits,
   matchesFilter,
@@ -9,6 +11,7 @@ import {
   type SearcherQuery,
   type SearchHit,
 } from './searcher.js';
+import { fingerprintOf, type VectorCache } from './vector-cache.js';
 
 /**
  * Turns texts into embedding vectors, one per text, all of the same length (any embedding model:
@@ -16,7 +19,15 @@ import {
  */
 export type EmbedFunction = (
   texts: readonly string[],
-  options: { readonly signal?: AbortSignal },
+  options: {
+    readonly signal?: AbortSignal;
+    /**
+     * Given for a search's query, which has better to do than queue: most milliseconds to wait
+     * for a turn (a rate limit's) before asking the model. An embed function that would wait
+     * longer rejects at once (`createOpenAiEmbedder` with `rate_limited`).
+     */
+    readonly maxWaitMs?: number;
+  },
 ) => Promise<readonly (readonly number[] | Float32Array | Float64Array)[]>;
 
 /** Options for {@link createHybridSearcher}. */
@@ -45,48 +56,16 @@ export interface HybridSearcherOptions {
    */
   readonly background?: boolean;
   /**
+   * Most milliseconds a search waits for its query's vector, turn and answer (default 2,000):
+   * then it goes on by words and `onError` is told. Query vectors are kept by text (the last
+   * 512), and one request serves every search waiting for the same text.
+   */
+  readonly queryWaitMs?: number;
+  /**
    * Told when embedding fails, in the background or for a search: that search goes on by words
    * (BM25 alone), and a later one tries again.
    */
   readonly onError?: (error: ToolError) => void;
-}
-
-/** A store of embedding vectors by fingerprint; see {@link createMemoryVectorCache}. */
-export interface VectorCache {
-  /** The vectors known for these fingerprints; unknown ones are left out. */
-  get(fingerprints: readonly string[]): Promise<ReadonlyMap<string, ArrayLike<number>>>;
-  /** Keeps these vectors. */
-  put(entries: readonly { fingerprint: string; vector: ArrayLike<number> }[]): Promise<void>;
-}
-
-/** A {@link VectorCache} in memory, for tests and a single process. */
-export function createMemoryVectorCache(): VectorCache {
-  const vectors = new Map<string, Float32Array>();
-  return {
-    get: (fingerprints) => {
-      const found = new Map<string, Float32Array>();
-      for (const key of fingerprints) {
-        const vector = vectors.get(key);
-        if (vector !== undefined) found.set(key, vector);
-      }
-      return Promise.resolve(found);
-    },
-    put: (entries) => {
-      for (const { fingerprint, vector } of entries) {
-        vectors.set(fingerprint, Float32Array.from(vector));
-      }
-      return Promise.resolve();
-    },
-  };
-}
-
-/** SHA-256 of the text and what else its vector depends on, as hex (Web Crypto: any runtime). */
-async function fingerprintOf(cacheKey: string, text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    'SHA-256',
-    new TextEncoder().encode(`${cacheKey}\u0000${text}`),
-  );
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** A {@link Searcher} that blends BM25 with embedding similarity; see {@link createHybridSearcher}. */
@@ -144,6 +123,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       `batchSize must be a positive integer, got ${batchSize}`,
     );
   }
+  const queryWaitMs = checkNumber(options.queryWaitMs ?? 2000, 'queryWaitMs', 0, 600_000);
   const lexical = options.lexical ?? createBm25Searcher();
   const { cache, background = false } = options;
   const cacheKey = options.cacheKey ?? '';
@@ -154,10 +134,14 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
   async function callEmbed(
     texts: readonly string[],
     signal: AbortSignal | undefined,
+    maxWaitMs?: number,
   ): Promise<Float32Array[]> {
     let output: readonly unknown[];
     try {
-      output = await embed(texts, signal === undefined ? {} : { signal });
+      output = await embed(texts, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+      });
     } catch (cause) {
       if (signal?.aborted === true) {
         throw new ToolError('cancelled', 'search was cancelled while embedding', { cause });
@@ -239,6 +223,16 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     );
   };
 
+  // A query's request is shared by the searches that wait for it, so none of them cancels it.
+  const queryVectors = createQueryVectors({
+    embed: async (text, maxWaitMs) =>
+      (await callEmbed([text], undefined, maxWaitMs))[0] as Float32Array,
+    waitMs: queryWaitMs,
+    onError: (error) => {
+      report(error, 'embedding the query failed');
+    },
+  });
+
   /** Whether a search covering `filter` must stay lexical, starting a background warm if so. */
   let warming: Promise<void> | undefined;
   function notReady(filter: Pick<SearcherQuery, 'namespace' | 'tags'>): boolean {
@@ -291,17 +285,17 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         throw new ToolError('cancelled', 'search was cancelled', { cause: signal.reason });
       }
       if (weight === 0 || (background && notReady(query))) return lexical.search(query);
-      let queryVector: Float32Array | undefined;
       try {
         if (!background) await embedMissing(query, signal);
-        [queryVector] = await callEmbed([query.text], signal);
       } catch (error) {
         if (ToolError.isInstance(error) && error.code === 'cancelled') throw error;
-        report(error, 'embedding the query failed');
+        report(error, 'embedding tools failed');
         return lexical.search(query);
       }
+      const queryVector = await queryVectors.get(query.text, signal);
+      if (queryVector === undefined) return lexical.search(query);
       const lexicalHits = await lexical.search({ ...query, limit: Math.max(docs.size, 1) });
-      const queryNorm = queryVector === undefined ? 0 : normOf(queryVector);
+      const queryNorm = normOf(queryVector);
 
       const bm25 = new Map<string, number>();
       let best = 0;
@@ -314,12 +308,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         if (!matchesFilter(doc, query)) continue;
         const embedded = vectors.get(doc.id);
         let cosine = 0;
-        if (
-          embedded !== undefined &&
-          queryVector !== undefined &&
-          embedded.norm > 0 &&
-          queryNorm > 0
-        ) {
+        if (embedded !== undefined && embedded.norm > 0 && queryNorm > 0) {
           let dot = 0;
           const { vector } = embedded;
           for (let i = 0; i < vector.length; i++) dot += (vector[i] ?? 0) * (queryVector[i] ?? 0);

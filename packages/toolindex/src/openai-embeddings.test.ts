@@ -5,10 +5,11 @@ import {
   type EmbeddingsServer,
 } from '@toolplane/fixtures';
 import type { ToolErrorCode } from '@toolplane/toolmodel';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHybridSearcher, createMemoryVectorCache } from './hybrid-searcher.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createHybridSearcher } from './hybrid-searcher.js';
 import { createOpenAiEmbedder } from './openai-embeddings.js';
 import type { SearchDocument } from './searcher.js';
+import { createMemoryVectorCache } from './vector-cache.js';
 
 // A local server speaking the OpenAI embeddings wire format, whose model maps words to concepts.
 let server: EmbeddingsServer;
@@ -128,6 +129,15 @@ describe('createOpenAiEmbedder', () => {
     ]);
   });
 
+  it('fails with rate_limited, asking nothing, when its turn is further away than maxWaitMs', async () => {
+    const embed = createOpenAiEmbedder({ url: base, model: 'm', requestsPerMinute: 1 });
+    await embed(['rain'], {});
+    await expect(embed(['money'], { maxWaitMs: 1000 })).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
+    expect(server.requests.flatMap((request) => request.inputs)).toEqual(['rain']);
+  });
+
   it('rejects bad options', () => {
     expect(() => createOpenAiEmbedder({ url: 'not a url', model: 'm' })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
@@ -189,6 +199,68 @@ describe('hybrid search with endpoint embeddings', () => {
     const hits = await searcher.search({ text: 'post a message', limit: 3 });
     expect(hits.map((hit) => hit.id)).toEqual(['chat:post_message']);
     expect(codes).toEqual(['execution']);
+  });
+
+  /** A searcher over TOOLS whose vectors all exist, and the codes told to its onError. */
+  async function warmed(
+    options: { queryWaitMs?: number; timeoutMs?: number; requestsPerMinute?: number } = {},
+  ) {
+    const codes: ToolErrorCode[] = [];
+    const { queryWaitMs, ...embedder } = options;
+    const searcher = createHybridSearcher({
+      embed: createOpenAiEmbedder({ url: base, model: 'm', ...embedder }),
+      background: true,
+      ...(queryWaitMs === undefined ? {} : { queryWaitMs }),
+      onError: (error) => codes.push(error.code),
+    });
+    for (const tool of TOOLS) searcher.upsert(tool);
+    await searcher.warm();
+    server.requests.length = 0;
+    const ids = async (text: string) =>
+      (await searcher.search({ text, limit: 1 })).map((hit) => hit.id);
+    return { codes, ids };
+  }
+
+  it('goes on by words when the query has no vector in time, and asks afresh later', async () => {
+    // Turns 1 ms apart: only the hold keeps the query's vector away.
+    const { codes, ids } = await warmed({
+      queryWaitMs: 20,
+      timeoutMs: 200,
+      requestsPerMinute: 60_000,
+    });
+    let release = (): void => undefined;
+    server.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    expect(await ids('post a message')).toEqual(['chat:post_message']);
+    expect(codes).toEqual(['timeout']);
+    // The request it stopped waiting for times out on its own, and says so.
+    await vi.waitFor(
+      () => {
+        expect(codes).toEqual(['timeout', 'timeout']);
+      },
+      { timeout: 10_000 },
+    );
+    server.hold = undefined;
+    release();
+    expect(await ids('compensate me')).toEqual(['billing:create_refund']);
+  });
+
+  it('embeds a query once however many searches ask it, and keeps its vector', async () => {
+    const { codes, ids } = await warmed();
+    const flood = await Promise.all(Array.from({ length: 20 }, () => ids('compensate me')));
+    expect(new Set(flood.flat())).toEqual(new Set(['billing:create_refund']));
+    expect(await ids('compensate me')).toEqual(['billing:create_refund']);
+    expect(server.requests.map((request) => request.inputs)).toEqual([['compensate me']]);
+    expect(codes).toEqual([]);
+  });
+
+  it('goes on by words rather than queue behind the rate limit', async () => {
+    // One request a minute: the warm took this minute's.
+    const { codes, ids } = await warmed({ requestsPerMinute: 1 });
+    expect(await ids('post a message')).toEqual(['chat:post_message']);
+    expect(codes).toEqual(['rate_limited']);
+    expect(server.requests).toEqual([]);
   });
 
   it('embeds nothing twice across instances sharing a vector cache', async () => {

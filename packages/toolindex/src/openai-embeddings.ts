@@ -72,7 +72,8 @@ function retryAfterMs(header: string | null): number | undefined {
  * @throws {ToolError} `invalid_argument` for bad options. The function rejects with `execution`
  * when the endpoint fails after its retries or answers with something other than one vector per
  * text (a body that is not JSON, the wrong number of vectors, a vector of the wrong length), and
- * `timeout` when a request takes longer than `timeoutMs`, and `cancelled` when the signal aborts.
+ * `timeout` when a request takes longer than `timeoutMs`, `rate_limited` when its turn is further
+ * away than the call's `maxWaitMs`, and `cancelled` when the signal aborts.
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunction {
   let endpoint: URL;
@@ -97,7 +98,8 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     throw new ToolError('invalid_argument', 'model must be a non-empty string');
   }
   const batchSize = positive(options.batchSize ?? 64, 'batchSize');
-  const spacingMs = 60_000 / positive(options.requestsPerMinute ?? 300, 'requestsPerMinute');
+  const perMinute = positive(options.requestsPerMinute ?? 300, 'requestsPerMinute');
+  const spacingMs = 60_000 / perMinute;
   const retries = options.retries ?? 3;
   if (!Number.isInteger(retries) || retries < 0) {
     throw new ToolError('invalid_argument', `retries must be an integer ≥ 0, got ${retries}`);
@@ -120,6 +122,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
   async function request(
     texts: readonly string[],
     signal: AbortSignal | undefined,
+    maxWaitMs: number | undefined,
   ): Promise<unknown> {
     const body = JSON.stringify({
       model: options.model,
@@ -130,6 +133,13 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     for (let attempt = 0; ; attempt++) {
       const now = Date.now();
       const start = Math.max(now, nextSlot);
+      // A caller that cannot wait that long gives up before it takes a turn from the others.
+      if (maxWaitMs !== undefined && start - now > maxWaitMs) {
+        throw new ToolError(
+          'rate_limited',
+          `requests to the embeddings endpoint ${where} are queued longer than ${maxWaitMs} ms (requestsPerMinute: ${perMinute})`,
+        );
+      }
       nextSlot = start + spacingMs;
       if (start > now) await sleep(start - now, signal);
       let response: Response | undefined;
@@ -222,11 +232,11 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     });
   }
 
-  return async (texts, { signal }) => {
+  return async (texts, { signal, maxWaitMs }) => {
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += batchSize) {
       const batch = texts.slice(start, start + batchSize);
-      const answer = await request(batch, signal);
+      const answer = await request(batch, signal, maxWaitMs);
       // Every vector as long as `dimensions` asks, or as the first one.
       vectors.push(...vectorsOf(answer, batch.length, dimensions ?? vectors[0]?.length));
     }
