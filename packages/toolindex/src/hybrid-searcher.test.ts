@@ -155,12 +155,15 @@ describe('createHybridSearcher', () => {
     );
   });
 
-  it('throws invalid_argument for a weight outside 0 to 1 or a negative queryWaitMs', () => {
+  it('throws invalid_argument for a weight outside 0 to 1, a negative queryWaitMs or dimensions 0', () => {
     expect(errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), weight: 2 }))).toBe(
       'invalid_argument',
     );
     expect(
       errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), queryWaitMs: -1 })),
+    ).toBe('invalid_argument');
+    expect(
+      errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), dimensions: 0 })),
     ).toBe('invalid_argument');
   });
 });

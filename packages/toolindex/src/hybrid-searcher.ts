@@ -1,7 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { createBm25Searcher } from './bm25-searcher.js';
 import { checkNumber } from './check-number.js';
-import { normOf, toVector } from './embedding-vectors.js';
+import { normOf, toVector, vectorProblem } from './embedding-vectors.js';
 import { createQueryVectors } from './query-vectors.js';
 import {
   compareHits,
@@ -51,6 +51,12 @@ export interface HybridSearcherOptions {
   /** What else the vectors depend on, e.g. the model and its dimensions; part of the fingerprint. */
   readonly cacheKey?: string;
   /**
+   * The length every vector must have (the model's `dimensions`): `embed` returning another is a
+   * failure, and nothing of it is cached. Without it, the length is the model's latest answer's.
+   * Either way a cached vector of another length is another model's, and is embedded again.
+   */
+  readonly dimensions?: number;
+  /**
    * Never wait for tool vectors (default false): until every tool a search covers has one, the
    * search is lexical and the missing vectors are embedded in the background.
    */
@@ -75,8 +81,9 @@ export interface HybridSearcher extends Searcher {
    * Embeds every tool not embedded yet, so the next search does not wait for it (nothing when
    * `weight` is 0).
    *
-   * @throws {ToolError} `execution` when `embed` fails, `invalid_argument` when it returns
-   * vectors of the wrong count or length, `cancelled` when `signal` aborts.
+   * @throws {ToolError} `execution` when `embed` fails (or the code it failed with, such as
+   * `createOpenAiEmbedder`'s `timeout`), `invalid_argument` when it returns vectors of the wrong
+   * count or length, `cancelled` when `signal` aborts.
    */
   warm(options?: { readonly signal?: AbortSignal }): Promise<void>;
 }
@@ -105,7 +112,8 @@ function embeddingText(doc: SearchDocument): string {
  * to `onError`. Pass it as `createIndex({ searcher })`; `index.search` already returns a promise,
  * so nothing else changes for callers.
  *
- * @throws {ToolError} `invalid_argument` for a weight outside 0–1 or a bad batch size.
+ * @throws {ToolError} `invalid_argument` for a weight outside 0–1, a bad batch size, dimensions
+ * or query wait.
  */
 export function createHybridSearcher(options: HybridSearcherOptions): HybridSearcher {
   const { embed } = options;
@@ -123,13 +131,34 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       `batchSize must be a positive integer, got ${batchSize}`,
     );
   }
+  const expected = options.dimensions;
+  if (expected !== undefined && (!Number.isInteger(expected) || expected < 1)) {
+    throw new ToolError(
+      'invalid_argument',
+      `dimensions must be a positive integer, got ${String(expected)}`,
+    );
+  }
   const queryWaitMs = checkNumber(options.queryWaitMs ?? 2000, 'queryWaitMs', 0, 600_000);
   const lexical = options.lexical ?? createBm25Searcher();
   const { cache, background = false } = options;
   const cacheKey = options.cacheKey ?? '';
   const docs = new Map<string, SearchDocument>();
   const vectors = new Map<string, Embedded>();
-  let dimensions: number | undefined;
+  // The length of the model's vectors: `dimensions`, or its latest answer's (undefined until one).
+  let length = expected;
+  // Counts the times vectors of another length were dropped, so a search can tell it happened.
+  let dropped = 0;
+
+  /** The model's vectors are `fresh` long now: every vector of another length is stale. */
+  function lengthIs(fresh: number): void {
+    if (length === fresh) return;
+    length = fresh;
+    for (const [id, embedded] of vectors) {
+      if (embedded.vector.length !== fresh) vectors.delete(id);
+    }
+    queryVectors.clear();
+    dropped++;
+  }
 
   async function callEmbed(
     texts: readonly string[],
@@ -161,8 +190,10 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         `embed returned ${Array.isArray(output) ? output.length : 'no array of'} vectors for ${texts.length} texts`,
       );
     }
-    const result = output.map((value) => toVector(value, dimensions));
-    dimensions ??= result[0]?.length;
+    // All as long as `dimensions` asks, or as the first: a model answers with one length.
+    const first = toVector(output[0], expected);
+    const result = [first, ...output.slice(1).map((value) => toVector(value, first.length))];
+    lengthIs(first.length);
     return result;
   }
 
@@ -178,9 +209,11 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       if (vectors.get(doc.id)?.text !== text) missing.push([doc.id, text]);
     }
     const keep = (id: string, text: string, vector: Float32Array | undefined): void => {
-      // The tool may have changed or gone while we waited; keep only vectors that still fit.
+      // The tool may have changed or gone while we waited, or the model changed its length;
+      // keep only vectors that still fit.
       const doc = docs.get(id);
       if (vector === undefined || doc === undefined || embeddingText(doc) !== text) return;
+      if (length !== undefined && vector.length !== length) return;
       vectors.set(id, { text, vector, norm: normOf(vector) });
     };
     for (let start = 0; start < missing.length; start += batchSize) {
@@ -193,11 +226,11 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         const restPrints: string[] = [];
         batch.forEach(([id, text], i) => {
           const cached = known.get(prints[i] as string);
-          if (cached === undefined) {
+          // A vector of another length than the model's is another model's: embedded again.
+          if (cached === undefined || vectorProblem(cached, length) !== undefined) {
             rest.push([id, text]);
             restPrints.push(prints[i] as string);
-          } else keep(id, text, toVector(cached, dimensions));
-          dimensions ??= cached?.length;
+          } else keep(id, text, Float32Array.from(cached));
         });
         [batch, prints] = [rest, restPrints];
         if (batch.length === 0) continue;
@@ -232,6 +265,18 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       report(error, 'embedding the query failed');
     },
   });
+
+  /** Embeds a search's missing tools: whether they all have vectors now (failures reported). */
+  async function embedTools(query: SearcherQuery, signal: AbortSignal | undefined) {
+    try {
+      await embedMissing(query, signal);
+      return true;
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      report(error, 'embedding tools failed');
+      return false;
+    }
+  }
 
   /** Whether a search covering `filter` must stay lexical, starting a background warm if so. */
   let warming: Promise<void> | undefined;
@@ -285,15 +330,15 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         throw new ToolError('cancelled', 'search was cancelled', { cause: signal.reason });
       }
       if (weight === 0 || (background && notReady(query))) return lexical.search(query);
-      try {
-        if (!background) await embedMissing(query, signal);
-      } catch (error) {
-        if (ToolError.isInstance(error) && error.code === 'cancelled') throw error;
-        report(error, 'embedding tools failed');
-        return lexical.search(query);
-      }
+      if (!background && !(await embedTools(query, signal))) return lexical.search(query);
+      const before = dropped;
       const queryVector = await queryVectors.get(query.text, signal);
       if (queryVector === undefined) return lexical.search(query);
+      // The query's vector showed the model's length changed: the tools' were dropped.
+      if (dropped !== before) {
+        const ready = background ? !notReady(query) : await embedTools(query, signal);
+        if (!ready) return lexical.search(query);
+      }
       const lexicalHits = await lexical.search({ ...query, limit: Math.max(docs.size, 1) });
       const queryNorm = normOf(queryVector);
 
@@ -308,7 +353,12 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         if (!matchesFilter(doc, query)) continue;
         const embedded = vectors.get(doc.id);
         let cosine = 0;
-        if (embedded !== undefined && embedded.norm > 0 && queryNorm > 0) {
+        if (
+          embedded !== undefined &&
+          embedded.vector.length === queryVector.length &&
+          embedded.norm > 0 &&
+          queryNorm > 0
+        ) {
           let dot = 0;
           const { vector } = embedded;
           for (let i = 0; i < vector.length; i++) dot += (vector[i] ?? 0) * (queryVector[i] ?? 0);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createHybridSearcher } from './hybrid-searcher.js';
 import { createOpenAiEmbedder } from './openai-embeddings.js';
 import type { SearchDocument } from './searcher.js';
-import { createMemoryVectorCache } from './vector-cache.js';
+import { createMemoryVectorCache, type VectorCache } from './vector-cache.js';
 
 // A local server speaking the OpenAI embeddings wire format, whose model maps words to concepts.
 let server: EmbeddingsServer;
@@ -262,6 +262,95 @@ describe('hybrid search with endpoint embeddings', () => {
     expect(codes).toEqual(['rate_limited']);
     expect(server.requests).toEqual([]);
   });
+
+  /** A memory cache that counts the vectors put in it. */
+  function countingCache(): VectorCache & { readonly puts: number[] } {
+    const inner = createMemoryVectorCache();
+    const puts: number[] = [];
+    return {
+      puts,
+      get: (prints) => inner.get(prints),
+      put: (entries) => {
+        puts.push(entries.length);
+        return inner.put(entries);
+      },
+    };
+  }
+
+  const short = () =>
+    (server.answer = ({ model, inputs }) => ({
+      body: embeddingsBody(
+        model,
+        inputs.map((input) => embedText(input).slice(0, 5)),
+      ),
+    }));
+
+  it('refuses vectors of another length than dimensions, and caches none of them', async () => {
+    const cache = countingCache();
+    const make = () =>
+      createHybridSearcher({
+        embed: createOpenAiEmbedder({ url: base, model: 'm' }),
+        cache,
+        dimensions: 6,
+      });
+    const first = make();
+    for (const tool of TOOLS) first.upsert(tool);
+    short();
+    await expect(first.warm()).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(cache.puts).toEqual([]);
+    // Fixed, the endpoint is asked for every tool: nothing wrong was kept.
+    server.answer = undefined;
+    server.requests.length = 0;
+    const second = make();
+    for (const tool of TOOLS) second.upsert(tool);
+    await second.warm();
+    expect(server.requests.flatMap((request) => request.inputs)).toHaveLength(3);
+    expect((await second.search({ text: 'compensate me', limit: 1 }))[0]?.id).toBe(
+      'billing:create_refund',
+    );
+  });
+
+  it.each([
+    ['with dimensions', { dimensions: 6 }],
+    ['without', {}],
+  ])(
+    'embeds again cached vectors of another length than the model gives now (%s)',
+    async (_, dimensions) => {
+      const cache = createMemoryVectorCache();
+      const make = (more: { dimensions?: number } = {}) => {
+        const searcher = createHybridSearcher({
+          embed: createOpenAiEmbedder({ url: base, model: 'm' }),
+          cache,
+          background: true,
+          ...more,
+        });
+        for (const tool of TOOLS) searcher.upsert(tool);
+        return searcher;
+      };
+      // Cached while the endpoint gave vectors of length 5.
+      short();
+      await make().warm();
+      server.answer = undefined;
+      const searcher = make(dimensions);
+      await searcher.warm();
+      // Lexical at worst while the tools are embedded again, never failing.
+      expect((await searcher.search({ text: 'post a message', limit: 1 }))[0]?.id).toBe(
+        'chat:post_message',
+      );
+      await searcher.warm();
+      expect((await searcher.search({ text: 'compensate me', limit: 1 }))[0]?.id).toBe(
+        'billing:create_refund',
+      );
+      // What was embedded again replaced what was cached: a new instance asks only its query.
+      server.requests.length = 0;
+      const next = make(dimensions);
+      await next.warm();
+      expect((await next.search({ text: 'compensate me', limit: 1 }))[0]?.id).toBe(
+        'billing:create_refund',
+      );
+      expect(server.requests.flatMap((request) => request.inputs)).toEqual(['compensate me']);
+    },
+  );
 
   it('embeds nothing twice across instances sharing a vector cache', async () => {
     const cache = createMemoryVectorCache();
