@@ -2,7 +2,12 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startEmbeddingsServer, type EmbeddingsServer } from '@toolplane/fixtures';
+import {
+  conceptVector,
+  embeddingsBody,
+  startEmbeddingsServer,
+  type EmbeddingsServer,
+} from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   binCommand,
@@ -33,6 +38,8 @@ afterAll(async () => {
 beforeEach(() => {
   embeddings.requests.length = 0;
   embeddings.failNext.length = 0;
+  embeddings.hold = undefined;
+  embeddings.answer = undefined;
 });
 
 async function writeConfig(name: string, config: Record<string, unknown>): Promise<string> {
@@ -90,6 +97,66 @@ describe('search.embeddings', () => {
     expect(ran.code).toBe(0);
     expect(json(ran).results[0].id).toBe('builtin:time_now');
     expect(ran.stderr).toMatch(/warning search: .*401/);
+  });
+
+  it('searches by words, saying why, when the endpoint fails once vectors exist', async () => {
+    const config = await writeConfig('fails-later.json', {
+      store: { sqlite: 'fails-later.db' },
+      search: { learn: false, embeddings: { url: embeddings.url, model: 'concepts' } },
+    });
+    expect((await search(config, 'clock')).code).toBe(0);
+    // Every vector is in the store; now the endpoint fails the query, retries included.
+    embeddings.failNext.push(500, 500, 500, 500);
+    const ran = await search(config, 'time zone');
+    expect(ran.code).toBe(0);
+    expect(json(ran).results[0].id).toBe('builtin:time_now');
+    expect(ran.stderr).toMatch(/warning search: /);
+  });
+
+  it('searches by words, saying why, when the endpoint hangs past timeoutMs', async () => {
+    const config = await writeConfig('hangs.json', {
+      store: 'memory',
+      search: {
+        learn: false,
+        embeddings: { url: embeddings.url, model: 'concepts', timeoutMs: 100 },
+      },
+    });
+    let release = (): void => undefined;
+    embeddings.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const ran = await search(config, 'time zone');
+      expect(ran.code).toBe(0);
+      expect(json(ran).results[0].id).toBe('builtin:time_now');
+      expect(ran.stderr).toMatch(/warning search: /);
+    } finally {
+      release();
+    }
+  });
+
+  it('searches by words when the endpoint ignores dimensions, and by meaning once fixed', async () => {
+    const config = await writeConfig('dimensions.json', {
+      store: { sqlite: 'dimensions.db' },
+      search: {
+        learn: false,
+        embeddings: { url: embeddings.url, model: 'concepts', dimensions: 6 },
+      },
+    });
+    embeddings.answer = ({ model, inputs }) => ({
+      body: embeddingsBody(
+        model,
+        inputs.map((input) => conceptVector(input).slice(0, 5)),
+      ),
+    });
+    const wrong = await search(config, 'clock');
+    expect(wrong.code).toBe(0);
+    expect(wrong.stderr).toMatch(/warning search: /);
+    embeddings.answer = undefined;
+    // No builtin's text has "clock": found by meaning, nothing of the wrong answers in the way.
+    const fixed = await search(config, 'clock');
+    expect(fixed.code).toBe(0);
+    expect(json(fixed).results[0].id).toBe('builtin:time_now');
   });
 
   it('names the keys of the section when one is misspelt', async () => {
