@@ -18,6 +18,7 @@ import {
   stop,
   useTempDir,
 } from './testing/cli-process.js';
+import { storeFamily } from './stores/store-family.js';
 import { runInProcess } from './testing/in-process.js';
 
 // The config's `search` section end to end: embeddings from a local OpenAI-compatible endpoint
@@ -169,6 +170,27 @@ describe('search.embeddings', () => {
   });
 });
 
+describe('search forget', () => {
+  it('counts what it forgot in words, and refuses an empty tool as a usage error', async () => {
+    const config = await writeConfig('forget.json', { store: { sqlite: 'forget.db' } });
+    const evidence = await storeFamily({
+      kind: 'sqlite',
+      path: join(tempDir(), 'forget.db'),
+    }).evidenceStore();
+    const updatedAt = Date.now();
+    await evidence.save(
+      ['date', 'today'].map((term) => ({ toolId: 'builtin:time_now', term, weight: 1, updatedAt })),
+    );
+    await evidence.close?.();
+    const forget = (...tool: string[]) =>
+      runInProcess(['--config', config, 'search', 'forget', ...tool], { cwd: tempDir() });
+    expect((await forget('')).code).toBe(2);
+    const all = await forget();
+    expect(all.code).toBe(0);
+    expect(all.stdout + all.stderr).toMatch(/forgot 2 learned terms of 1 tool$/m);
+  });
+});
+
 describe('search.learn', () => {
   const children: ChildProcess[] = [];
   afterEach(async () => {
@@ -242,7 +264,7 @@ describe('search.learn', () => {
       },
     );
     expect(forgot.code).toBe(0);
-    expect(forgot.stdout + forgot.stderr).toMatch(/forgot \d+ learned terms of builtin:time_now/);
+    expect(forgot.stdout + forgot.stderr).toMatch(/forgot \d+ learned terms? of builtin:time_now/);
     ({ url } = await serve(config));
     expect(await session(url, (client) => ranked(client, query))).toEqual(before);
   }, 60_000);
