@@ -176,6 +176,8 @@ export const embeddingsSchema = z.strictObject({
   weight: z.number().min(0).max(1).optional(),
   batchSize: z.number().int().min(1).max(2_048).optional(),
   requestsPerMinute: z.number().int().min(1).max(100_000).optional(),
+  timeoutMs: z.number().int().min(1).max(600_000).optional(),
+  queryWaitMs: z.number().int().min(0).max(600_000).optional(),
 });
 
 /** `search`: learning from use (on unless `learn: false`), and embeddings when configured. */

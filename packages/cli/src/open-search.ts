@@ -58,6 +58,7 @@ export async function openSearch(
     };
     if (embeddings !== undefined) {
       const { url, model, apiKey, dimensions, weight, batchSize, requestsPerMinute } = embeddings;
+      const { timeoutMs, queryWaitMs } = embeddings;
       const cache = await family.vectorCache();
       opened.push(cache);
       inner = hybrid = createHybridSearcher({
@@ -69,14 +70,19 @@ export async function openSearch(
           ...(dimensions === undefined ? {} : { dimensions }),
           ...(batchSize === undefined ? {} : { batchSize }),
           ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }),
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
         }),
         cache,
         // Vectors depend on the model and their length, not on the endpoint serving them.
         cacheKey: `${model}\u0000${String(dimensions ?? '')}`,
         background: true,
         onError,
+        // So a cached vector of another length (cached before, or another model's) is embedded
+        // again at once, and an answer of another length is never cached.
+        ...(dimensions === undefined ? {} : { dimensions }),
         ...(weight === undefined ? {} : { weight }),
         ...(batchSize === undefined ? {} : { batchSize }),
+        ...(queryWaitMs === undefined ? {} : { queryWaitMs }),
       });
     }
     if (!search.learn) {

@@ -2,7 +2,12 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startEmbeddingsServer, type EmbeddingsServer } from '@toolplane/fixtures';
+import {
+  conceptVector,
+  embeddingsBody,
+  startEmbeddingsServer,
+  type EmbeddingsServer,
+} from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   binCommand,
@@ -13,6 +18,7 @@ import {
   stop,
   useTempDir,
 } from './testing/cli-process.js';
+import { storeFamily } from './stores/store-family.js';
 import { runInProcess } from './testing/in-process.js';
 
 // The config's `search` section end to end: embeddings from a local OpenAI-compatible endpoint
@@ -33,6 +39,8 @@ afterAll(async () => {
 beforeEach(() => {
   embeddings.requests.length = 0;
   embeddings.failNext.length = 0;
+  embeddings.hold = undefined;
+  embeddings.answer = undefined;
 });
 
 async function writeConfig(name: string, config: Record<string, unknown>): Promise<string> {
@@ -92,6 +100,66 @@ describe('search.embeddings', () => {
     expect(ran.stderr).toMatch(/warning search: .*401/);
   });
 
+  it('searches by words, saying why, when the endpoint fails once vectors exist', async () => {
+    const config = await writeConfig('fails-later.json', {
+      store: { sqlite: 'fails-later.db' },
+      search: { learn: false, embeddings: { url: embeddings.url, model: 'concepts' } },
+    });
+    expect((await search(config, 'clock')).code).toBe(0);
+    // Every vector is in the store; now the endpoint fails the query, retries included.
+    embeddings.failNext.push(500, 500, 500, 500);
+    const ran = await search(config, 'time zone');
+    expect(ran.code).toBe(0);
+    expect(json(ran).results[0].id).toBe('builtin:time_now');
+    expect(ran.stderr).toMatch(/warning search: /);
+  });
+
+  it('searches by words, saying why, when the endpoint hangs past timeoutMs', async () => {
+    const config = await writeConfig('hangs.json', {
+      store: 'memory',
+      search: {
+        learn: false,
+        embeddings: { url: embeddings.url, model: 'concepts', timeoutMs: 100 },
+      },
+    });
+    let release = (): void => undefined;
+    embeddings.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const ran = await search(config, 'time zone');
+      expect(ran.code).toBe(0);
+      expect(json(ran).results[0].id).toBe('builtin:time_now');
+      expect(ran.stderr).toMatch(/warning search: /);
+    } finally {
+      release();
+    }
+  });
+
+  it('searches by words when the endpoint ignores dimensions, and by meaning once fixed', async () => {
+    const config = await writeConfig('dimensions.json', {
+      store: { sqlite: 'dimensions.db' },
+      search: {
+        learn: false,
+        embeddings: { url: embeddings.url, model: 'concepts', dimensions: 6 },
+      },
+    });
+    embeddings.answer = ({ model, inputs }) => ({
+      body: embeddingsBody(
+        model,
+        inputs.map((input) => conceptVector(input).slice(0, 5)),
+      ),
+    });
+    const wrong = await search(config, 'clock');
+    expect(wrong.code).toBe(0);
+    expect(wrong.stderr).toMatch(/warning search: /);
+    embeddings.answer = undefined;
+    // No builtin's text has "clock": found by meaning, nothing of the wrong answers in the way.
+    const fixed = await search(config, 'clock');
+    expect(fixed.code).toBe(0);
+    expect(json(fixed).results[0].id).toBe('builtin:time_now');
+  });
+
   it('names the keys of the section when one is misspelt', async () => {
     const config = await writeConfig('typo.json', {
       search: { embeddings: { url: embeddings.url, modle: 'concepts' } },
@@ -99,6 +167,27 @@ describe('search.embeddings', () => {
     const ran = await search(config, 'clock');
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(/search\.embeddings.*"modle".*did you mean "model"/s);
+  });
+});
+
+describe('search forget', () => {
+  it('counts what it forgot in words, and refuses an empty tool as a usage error', async () => {
+    const config = await writeConfig('forget.json', { store: { sqlite: 'forget.db' } });
+    const evidence = await storeFamily({
+      kind: 'sqlite',
+      path: join(tempDir(), 'forget.db'),
+    }).evidenceStore();
+    const updatedAt = Date.now();
+    await evidence.save(
+      ['date', 'today'].map((term) => ({ toolId: 'builtin:time_now', term, weight: 1, updatedAt })),
+    );
+    await evidence.close?.();
+    const forget = (...tool: string[]) =>
+      runInProcess(['--config', config, 'search', 'forget', ...tool], { cwd: tempDir() });
+    expect((await forget('')).code).toBe(2);
+    const all = await forget();
+    expect(all.code).toBe(0);
+    expect(all.stdout + all.stderr).toMatch(/forgot 2 learned terms of 1 tool$/m);
   });
 });
 
@@ -175,7 +264,7 @@ describe('search.learn', () => {
       },
     );
     expect(forgot.code).toBe(0);
-    expect(forgot.stdout + forgot.stderr).toMatch(/forgot \d+ learned terms of builtin:time_now/);
+    expect(forgot.stdout + forgot.stderr).toMatch(/forgot \d+ learned terms? of builtin:time_now/);
     ({ url } = await serve(config));
     expect(await session(url, (client) => ranked(client, query))).toEqual(before);
   }, 60_000);

@@ -64,10 +64,10 @@ describe('createHybridSearcher', () => {
     expect((await index.search('schedule a meeting')).results[0]?.id).toBe('cal:create_event');
   });
 
-  it('keeps the BM25 order when weight is 0', async () => {
-    const index = createIndex({
-      searcher: createHybridSearcher({ embed: conceptEmbed([]), weight: 0 }),
-    });
+  it('keeps the BM25 order when weight is 0, and embeds nothing', async () => {
+    const calls: string[][] = [];
+    const searcher = createHybridSearcher({ embed: conceptEmbed(calls), weight: 0 });
+    const index = createIndex({ searcher });
     fill(index);
     const lexical = createIndex();
     fill(lexical);
@@ -75,6 +75,8 @@ describe('createHybridSearcher', () => {
       (await i.search('directory entries')).results.map((r) => r.id);
     expect(await ids(index)).toEqual(await ids(lexical));
     expect(await ids(index)).toHaveLength(2);
+    await searcher.warm();
+    expect(calls).toEqual([]);
   });
 
   it('embeds each tool once, lazily, and again only when its text changes', async () => {
@@ -103,18 +105,23 @@ describe('createHybridSearcher', () => {
     expect(calls[0]?.[0]).toContain('Make a folder.');
   });
 
-  it('throws execution when embed fails and invalid_argument for a wrong vector count', async () => {
-    const failing = createIndex({
-      searcher: createHybridSearcher({ embed: () => Promise.reject(new Error('model offline')) }),
-    });
-    fill(failing);
-    expect(await rejectionCodeOf(() => failing.search('folder'))).toBe('execution');
-
-    const short = createIndex({
-      searcher: createHybridSearcher({ embed: () => Promise.resolve([[1]]) }),
-    });
-    fill(short);
-    expect(await rejectionCodeOf(() => short.search('folder'))).toBe('invalid_argument');
+  it('goes on by words and reports to onError when embed fails or returns a wrong count', async () => {
+    const lexical = createIndex();
+    fill(lexical);
+    const expected = (await lexical.search('folder')).results.map((r) => r.id);
+    const embeds: [EmbedFunction, string][] = [
+      [() => Promise.reject(new Error('model offline')), 'execution'],
+      [() => Promise.resolve([[1]]), 'invalid_argument'],
+    ];
+    for (const [embed, code] of embeds) {
+      const codes: string[] = [];
+      const failing = createIndex({
+        searcher: createHybridSearcher({ embed, onError: (error) => codes.push(error.code) }),
+      });
+      fill(failing);
+      expect((await failing.search('folder')).results.map((r) => r.id)).toEqual(expected);
+      expect(codes).toEqual([code]);
+    }
   });
 
   it('throws cancelled when the signal aborts while embedding', async () => {
@@ -133,9 +140,30 @@ describe('createHybridSearcher', () => {
     );
   });
 
-  it('throws invalid_argument for a weight outside 0 to 1', () => {
+  it('throws cancelled when the signal aborts while the query is embedded', async () => {
+    const controller = new AbortController();
+    const tools = conceptEmbed([]);
+    const embed: EmbedFunction = (texts, options) => {
+      if (texts.length > 1) return tools(texts, options);
+      controller.abort();
+      return new Promise(() => undefined);
+    };
+    const index = createIndex({ searcher: createHybridSearcher({ embed }) });
+    fill(index);
+    expect(await rejectionCodeOf(() => index.search('folder', { signal: controller.signal }))).toBe(
+      'cancelled',
+    );
+  });
+
+  it('throws invalid_argument for a weight outside 0 to 1, a negative queryWaitMs or dimensions 0', () => {
     expect(errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), weight: 2 }))).toBe(
       'invalid_argument',
     );
+    expect(
+      errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), queryWaitMs: -1 })),
+    ).toBe('invalid_argument');
+    expect(
+      errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), dimensions: 0 })),
+    ).toBe('invalid_argument');
   });
 });

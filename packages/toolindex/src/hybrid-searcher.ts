@@ -1,5 +1,8 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { createBm25Searcher } from './bm25-searcher.js';
+import { checkNumber } from './check-number.js';
+import { normOf, toVector, vectorProblem } from './embedding-vectors.js';
+import { createQueryVectors } from './query-vectors.js';
 import {
   compareHits,
   matchesFilter,
@@ -8,6 +11,7 @@ import {
   type SearcherQuery,
   type SearchHit,
 } from './searcher.js';
+import { fingerprintOf, type VectorCache } from './vector-cache.js';
 
 /**
  * Turns texts into embedding vectors, one per text, all of the same length (any embedding model:
@@ -15,7 +19,15 @@ import {
  */
 export type EmbedFunction = (
   texts: readonly string[],
-  options: { readonly signal?: AbortSignal },
+  options: {
+    readonly signal?: AbortSignal;
+    /**
+     * Given for a search's query, which has better to do than queue: most milliseconds to wait
+     * for a turn (a rate limit's) before asking the model. An embed function that would wait
+     * longer rejects at once (`createOpenAiEmbedder` with `rate_limited`).
+     */
+    readonly maxWaitMs?: number;
+  },
 ) => Promise<readonly (readonly number[] | Float32Array | Float64Array)[]>;
 
 /** Options for {@link createHybridSearcher}. */
@@ -23,8 +35,8 @@ export interface HybridSearcherOptions {
   /** The embedding function. */
   readonly embed: EmbedFunction;
   /**
-   * Share of the semantic (cosine) score in the blend, from 0 (BM25 only) to 1 (embeddings
-   * only); default 0.5.
+   * Share of the semantic (cosine) score in the blend, from 0 (BM25 only: nothing is embedded)
+   * to 1 (embeddings only); default 0.5.
    */
   readonly weight?: number;
   /** The lexical searcher to blend with; default a new {@link createBm25Searcher}. */
@@ -39,60 +51,39 @@ export interface HybridSearcherOptions {
   /** What else the vectors depend on, e.g. the model and its dimensions; part of the fingerprint. */
   readonly cacheKey?: string;
   /**
+   * The length every vector must have (the model's `dimensions`): `embed` returning another is a
+   * failure, and nothing of it is cached. Without it, the length is the model's latest answer's.
+   * Either way a cached vector of another length is another model's, and is embedded again.
+   */
+  readonly dimensions?: number;
+  /**
    * Never wait for tool vectors (default false): until every tool a search covers has one, the
    * search is lexical and the missing vectors are embedded in the background.
    */
   readonly background?: boolean;
-  /** Told when background embedding fails; it is tried again on a later search. */
+  /**
+   * Most milliseconds a search waits for its query's vector, turn and answer (default 2,000):
+   * then it goes on by words and `onError` is told. Query vectors are kept by text (the last
+   * 512), and one request serves every search waiting for the same text.
+   */
+  readonly queryWaitMs?: number;
+  /**
+   * Told when embedding fails, in the background or for a search: that search goes on by words
+   * (BM25 alone), and a later one tries again.
+   */
   readonly onError?: (error: ToolError) => void;
-}
-
-/** A store of embedding vectors by fingerprint; see {@link createMemoryVectorCache}. */
-export interface VectorCache {
-  /** The vectors known for these fingerprints; unknown ones are left out. */
-  get(fingerprints: readonly string[]): Promise<ReadonlyMap<string, ArrayLike<number>>>;
-  /** Keeps these vectors. */
-  put(entries: readonly { fingerprint: string; vector: ArrayLike<number> }[]): Promise<void>;
-}
-
-/** A {@link VectorCache} in memory, for tests and a single process. */
-export function createMemoryVectorCache(): VectorCache {
-  const vectors = new Map<string, Float32Array>();
-  return {
-    get: (fingerprints) => {
-      const found = new Map<string, Float32Array>();
-      for (const key of fingerprints) {
-        const vector = vectors.get(key);
-        if (vector !== undefined) found.set(key, vector);
-      }
-      return Promise.resolve(found);
-    },
-    put: (entries) => {
-      for (const { fingerprint, vector } of entries) {
-        vectors.set(fingerprint, Float32Array.from(vector));
-      }
-      return Promise.resolve();
-    },
-  };
-}
-
-/** SHA-256 of the text and what else its vector depends on, as hex (Web Crypto: any runtime). */
-async function fingerprintOf(cacheKey: string, text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    'SHA-256',
-    new TextEncoder().encode(`${cacheKey}\u0000${text}`),
-  );
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** A {@link Searcher} that blends BM25 with embedding similarity; see {@link createHybridSearcher}. */
 export interface HybridSearcher extends Searcher {
   search(query: SearcherQuery): Promise<readonly SearchHit[]>;
   /**
-   * Embeds every tool not embedded yet, so the next search does not wait for it.
+   * Embeds every tool not embedded yet, so the next search does not wait for it (nothing when
+   * `weight` is 0).
    *
-   * @throws {ToolError} `execution` when `embed` fails, `invalid_argument` when it returns
-   * vectors of the wrong count or length, `cancelled` when `signal` aborts.
+   * @throws {ToolError} `execution` when `embed` fails (or the code it failed with, such as
+   * `createOpenAiEmbedder`'s `timeout`), `invalid_argument` when it returns vectors of the wrong
+   * count or length, `cancelled` when `signal` aborts.
    */
   warm(options?: { readonly signal?: AbortSignal }): Promise<void>;
 }
@@ -111,40 +102,18 @@ function embeddingText(doc: SearchDocument): string {
   return `${where}${head}${tags}. ${doc.description ?? ''}`.trim();
 }
 
-function toVector(value: unknown, dimensions: number | undefined): Float32Array {
-  const ok =
-    (Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array) &&
-    value.length > 0 &&
-    (dimensions === undefined || value.length === dimensions);
-  if (!ok) {
-    throw new ToolError(
-      'invalid_argument',
-      `embed must return one non-empty numeric vector per text${dimensions === undefined ? '' : `, each of length ${dimensions}`}`,
-    );
-  }
-  const vector = Float32Array.from(value as ArrayLike<number>);
-  if (vector.some((x) => !Number.isFinite(x))) {
-    throw new ToolError('invalid_argument', 'embed returned a vector with a non-finite number');
-  }
-  return vector;
-}
-
-function normOf(vector: Float32Array): number {
-  let sum = 0;
-  for (const x of vector) sum += x * x;
-  return Math.sqrt(sum);
-}
-
 /**
  * Creates a {@link Searcher} that blends BM25 relevance with the cosine similarity of
  * embeddings from your own `embed` function: `weight · max(0, cos) + (1 − weight) · bm25 / best
  * bm25`. Tools are embedded lazily, on the first search that needs them (or on
  * {@link HybridSearcher.warm}), in batches, and the vectors are cached per tool ID and text, so
  * registration stays synchronous and cheap and a re-registered but unchanged tool is not embedded
- * again. Pass it as `createIndex({ searcher })`; `index.search` already returns a promise, so
- * nothing else changes for callers.
+ * again. A search never fails because embedding does: it goes on by words and the failure goes
+ * to `onError`. Pass it as `createIndex({ searcher })`; `index.search` already returns a promise,
+ * so nothing else changes for callers.
  *
- * @throws {ToolError} `invalid_argument` for a weight outside 0–1 or a bad batch size.
+ * @throws {ToolError} `invalid_argument` for a weight outside 0–1, a bad batch size, dimensions
+ * or query wait.
  */
 export function createHybridSearcher(options: HybridSearcherOptions): HybridSearcher {
   const { embed } = options;
@@ -162,26 +131,53 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       `batchSize must be a positive integer, got ${batchSize}`,
     );
   }
+  const expected = options.dimensions;
+  if (expected !== undefined && (!Number.isInteger(expected) || expected < 1)) {
+    throw new ToolError(
+      'invalid_argument',
+      `dimensions must be a positive integer, got ${String(expected)}`,
+    );
+  }
+  const queryWaitMs = checkNumber(options.queryWaitMs ?? 2000, 'queryWaitMs', 0, 600_000);
   const lexical = options.lexical ?? createBm25Searcher();
   const { cache, background = false } = options;
   const cacheKey = options.cacheKey ?? '';
   const docs = new Map<string, SearchDocument>();
   const vectors = new Map<string, Embedded>();
-  let dimensions: number | undefined;
+  // The length of the model's vectors: `dimensions`, or its latest answer's (undefined until one).
+  let length = expected;
+  // Counts the times vectors of another length were dropped, so a search can tell it happened.
+  let dropped = 0;
+
+  /** The model's vectors are `fresh` long now: every vector of another length is stale. */
+  function lengthIs(fresh: number): void {
+    if (length === fresh) return;
+    length = fresh;
+    for (const [id, embedded] of vectors) {
+      if (embedded.vector.length !== fresh) vectors.delete(id);
+    }
+    queryVectors.clear();
+    dropped++;
+  }
 
   async function callEmbed(
     texts: readonly string[],
     signal: AbortSignal | undefined,
+    maxWaitMs?: number,
   ): Promise<Float32Array[]> {
     let output: readonly unknown[];
     try {
-      output = await embed(texts, signal === undefined ? {} : { signal });
+      output = await embed(texts, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+      });
     } catch (cause) {
       if (signal?.aborted === true) {
         throw new ToolError('cancelled', 'search was cancelled while embedding', { cause });
       }
       if (ToolError.isInstance(cause)) throw cause;
-      throw new ToolError('execution', 'the embed function failed', { cause });
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new ToolError('execution', `the embed function failed: ${reason}`, { cause });
     }
     if (signal?.aborted === true) {
       throw new ToolError('cancelled', 'search was cancelled while embedding', {
@@ -194,8 +190,10 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         `embed returned ${Array.isArray(output) ? output.length : 'no array of'} vectors for ${texts.length} texts`,
       );
     }
-    const result = output.map((value) => toVector(value, dimensions));
-    dimensions ??= result[0]?.length;
+    // All as long as `dimensions` asks, or as the first: a model answers with one length.
+    const first = toVector(output[0], expected);
+    const result = [first, ...output.slice(1).map((value) => toVector(value, first.length))];
+    lengthIs(first.length);
     return result;
   }
 
@@ -211,9 +209,11 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       if (vectors.get(doc.id)?.text !== text) missing.push([doc.id, text]);
     }
     const keep = (id: string, text: string, vector: Float32Array | undefined): void => {
-      // The tool may have changed or gone while we waited; keep only vectors that still fit.
+      // The tool may have changed or gone while we waited, or the model changed its length;
+      // keep only vectors that still fit.
       const doc = docs.get(id);
       if (vector === undefined || doc === undefined || embeddingText(doc) !== text) return;
+      if (length !== undefined && vector.length !== length) return;
       vectors.set(id, { text, vector, norm: normOf(vector) });
     };
     for (let start = 0; start < missing.length; start += batchSize) {
@@ -226,11 +226,11 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         const restPrints: string[] = [];
         batch.forEach(([id, text], i) => {
           const cached = known.get(prints[i] as string);
-          if (cached === undefined) {
+          // A vector of another length than the model's is another model's: embedded again.
+          if (cached === undefined || vectorProblem(cached, length) !== undefined) {
             rest.push([id, text]);
             restPrints.push(prints[i] as string);
-          } else keep(id, text, toVector(cached, dimensions));
-          dimensions ??= cached?.length;
+          } else keep(id, text, Float32Array.from(cached));
         });
         [batch, prints] = [rest, restPrints];
         if (batch.length === 0) continue;
@@ -250,6 +250,34 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     }
   }
 
+  const report = (error: unknown, what: string): void => {
+    options.onError?.(
+      ToolError.isInstance(error) ? error : new ToolError('execution', what, { cause: error }),
+    );
+  };
+
+  // A query's request is shared by the searches that wait for it, so none of them cancels it.
+  const queryVectors = createQueryVectors({
+    embed: async (text, maxWaitMs) =>
+      (await callEmbed([text], undefined, maxWaitMs))[0] as Float32Array,
+    waitMs: queryWaitMs,
+    onError: (error) => {
+      report(error, 'embedding the query failed');
+    },
+  });
+
+  /** Embeds a search's missing tools: whether they all have vectors now (failures reported). */
+  async function embedTools(query: SearcherQuery, signal: AbortSignal | undefined) {
+    try {
+      await embedMissing(query, signal);
+      return true;
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      report(error, 'embedding tools failed');
+      return false;
+    }
+  }
+
   /** Whether a search covering `filter` must stay lexical, starting a background warm if so. */
   let warming: Promise<void> | undefined;
   function notReady(filter: Pick<SearcherQuery, 'namespace' | 'tags'>): boolean {
@@ -263,11 +291,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     if (missing && warming === undefined) {
       warming = embedMissing({}, undefined)
         .catch((error: unknown) => {
-          options.onError?.(
-            ToolError.isInstance(error)
-              ? error
-              : new ToolError('execution', 'background embedding failed', { cause: error }),
-          );
+          report(error, 'background embedding failed');
         })
         .finally(() => {
           warming = undefined;
@@ -295,6 +319,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
     specificity: (term) => lexical.specificity?.(term) ?? 1,
 
     async warm(warmOptions = {}) {
+      if (weight === 0) return;
       await warming;
       await embedMissing({}, warmOptions.signal);
     },
@@ -304,11 +329,18 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
       if (signal?.aborted === true) {
         throw new ToolError('cancelled', 'search was cancelled', { cause: signal.reason });
       }
-      if (background && notReady(query)) return lexical.search(query);
+      if (weight === 0 || (background && notReady(query))) return lexical.search(query);
+      if (!background && !(await embedTools(query, signal))) return lexical.search(query);
+      const before = dropped;
+      const queryVector = await queryVectors.get(query.text, signal);
+      if (queryVector === undefined) return lexical.search(query);
+      // The query's vector showed the model's length changed: the tools' were dropped.
+      if (dropped !== before) {
+        const ready = background ? !notReady(query) : await embedTools(query, signal);
+        if (!ready) return lexical.search(query);
+      }
       const lexicalHits = await lexical.search({ ...query, limit: Math.max(docs.size, 1) });
-      if (!background) await embedMissing(query, signal);
-      const [queryVector] = await callEmbed([query.text], signal);
-      const queryNorm = queryVector === undefined ? 0 : normOf(queryVector);
+      const queryNorm = normOf(queryVector);
 
       const bm25 = new Map<string, number>();
       let best = 0;
@@ -323,7 +355,7 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
         let cosine = 0;
         if (
           embedded !== undefined &&
-          queryVector !== undefined &&
+          embedded.vector.length === queryVector.length &&
           embedded.norm > 0 &&
           queryNorm > 0
         ) {

@@ -4,13 +4,8 @@ export { DEFAULT_FIELD_WEIGHTS } from './bm25-options.js';
 export type { Bm25Options, FieldWeights } from './bm25-options.js';
 export { createBm25Searcher } from './bm25-searcher.js';
 export type { Bm25Searcher } from './bm25-searcher.js';
-export { createHybridSearcher, createMemoryVectorCache } from './hybrid-searcher.js';
-export type {
-  EmbedFunction,
-  HybridSearcher,
-  HybridSearcherOptions,
-  VectorCache,
-} from './hybrid-searcher.js';
+export { createHybridSearcher } from './hybrid-searcher.js';
+export type { EmbedFunction, HybridSearcher, HybridSearcherOptions } from './hybrid-searcher.js';
 export { createLearningSearcher, isLearningSearcher } from './learning-searcher.js';
 export type { LearningSearcher, LearningSearcherOptions } from './learning-searcher.js';
 export { createOpenAiEmbedder } from './openai-embeddings.js';
@@ -42,3 +37,5 @@ export type {
 export { stem, tokenize } from './tokenize.js';
 export { createMemoryEvidenceStore } from './usage-evidence.js';
 export type { EvidenceStore, UsageEvidence } from './usage-evidence.js';
+export { createMemoryVectorCache } from './vector-cache.js';
+export type { VectorCache } from './vector-cache.js';

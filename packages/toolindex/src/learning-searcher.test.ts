@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLearningSearcher, requestKey, type LearningSearcher } from './learning-searcher.js';
-import type { SearchDocument } from './searcher.js';
+import { boundedQuery, MAX_QUERY_LENGTH, type SearchDocument } from './searcher.js';
 import { indexOf, realTools } from './testdata/evaluation.js';
+import { tokenize } from './tokenize.js';
 import { createMemoryEvidenceStore, type EvidenceStore } from './usage-evidence.js';
 
 function doc(id: string, description: string, tags: string[] = []): SearchDocument {
@@ -169,6 +170,36 @@ describe('createLearningSearcher', () => {
     const rows = await store.load();
     expect(rows.map((row) => row.term).sort()).toHaveLength(2);
     expect(rows.some((row) => row.term === 'charli')).toBe(true);
+  });
+
+  it('learns a huge query as it is searched: from its first MAX_QUERY_LENGTH characters', async () => {
+    const store = createMemoryEvidenceStore();
+    const searcher = withTools(createLearningSearcher({ store }));
+    const words = Array.from({ length: 40_000 }, (_, i) => `word${i.toString(36)}`);
+    const huge = `echo ${words.join(' ')}`;
+    searcher.observeSearch('s', huge, ['billing:list_charges', 'chat:post_message']);
+    expect(searcher.observeCall('s', 'chat:post_message')).toBe(true);
+    await searcher.flush();
+    const searched = new Set(tokenize(boundedQuery(huge)));
+    const rows = await store.load();
+    expect(rows.length).toBeGreaterThan(0);
+    // At most the default 32 terms per tool, each one a word of the query as searched.
+    expect(rows.length).toBeLessThanOrEqual(32);
+    for (const { term } of rows.filter((row) => !row.term.startsWith('='))) {
+      expect(searched.has(term)).toBe(true);
+    }
+  });
+
+  it('keeps a search as it is searched: a query differing past the bound is the same search', () => {
+    const searcher = withTools(createLearningSearcher());
+    const head = 'refund '.repeat(Math.ceil(MAX_QUERY_LENGTH / 7));
+    searcher.observeSearch('a', `${head} first`, ['billing:list_charges']);
+    // The index searched the same text, so this is that search's next page.
+    searcher.observeSearch('a', `${head} second`, ['billing:create_refund']);
+    searcher.observeSearch('a', 'post a note', ['chat:post_message']);
+    searcher.observeSearch('a', 'post a memo', ['chat:post_message']);
+    expect(searcher.observeCall('a', 'billing:list_charges')).toBe(true);
+    expect(searcher.observeCall('a', 'billing:create_refund')).toBe(true);
   });
 
   it('keeps evidence in the store, shared with a second searcher, until forgotten', async () => {

@@ -2,6 +2,7 @@ import { ToolError } from '@toolplane/toolmodel';
 import { checkNumber } from './check-number.js';
 import { createBm25Searcher } from './bm25-searcher.js';
 import {
+  boundedQuery,
   compareHits,
   matchesFilter,
   type SearchDocument,
@@ -42,7 +43,11 @@ export interface LearningSearcherOptions {
 /** A {@link Searcher} that also ranks by what was called after earlier searches. */
 export interface LearningSearcher extends Searcher {
   search(query: SearcherQuery): Promise<readonly SearchHit[]>;
-  /** Notes the results a session was shown for a query, for {@link LearningSearcher.observeCall}. */
+  /**
+   * Notes the results a session was shown for a query, for {@link LearningSearcher.observeCall}.
+   * The query is kept and learned as the index searches it: its first {@link MAX_QUERY_LENGTH}
+   * characters.
+   */
   observeSearch(session: string, query: string, resultIds: readonly string[]): void;
   /**
    * Notes that a session called a tool: when it was among the results of one of that session's
@@ -54,7 +59,10 @@ export interface LearningSearcher extends Searcher {
    * @returns whether evidence was recorded.
    */
   observeCall(session: string, toolId: string): boolean;
-  /** Records evidence directly: `query`'s terms led to `toolId`. */
+  /**
+   * Records evidence directly: `query`'s terms (of its first {@link MAX_QUERY_LENGTH}
+   * characters) led to `toolId`.
+   */
   record(query: string, toolId: string): void;
   /** Drops the evidence of `toolId`, or all of it, here and in the store. */
   forget(toolId?: string): Promise<void>;
@@ -88,6 +96,7 @@ interface Entry {
 
 /** One search of a session: its text and the results it showed (IDs still to be called). */
 interface ShownSearch {
+  /** The query as searched ({@link boundedQuery}): what a caller sends never grows what is kept. */
   readonly query: string;
   readonly ids: Set<string>;
   /** The first result shown: the tool search already ranked best for this query. */
@@ -235,7 +244,8 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
     const at = now();
     const saved: UsageEvidence[] = [];
     const own = ownTerms(toolId);
-    const words = queryTerms(query);
+    // Learned exactly as searched: a huge query costs no more than its first words.
+    const words = queryTerms(boundedQuery(query));
     const keys = words.filter((term) => !own.has(term));
     if (!searchFoundIt && words.length > 0) keys.push(requestKey(words));
     for (const term of keys) {
@@ -251,19 +261,22 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
     }
     const terms = termsOf.get(toolId);
     const evicted: { toolId: string; term: string }[] = [];
-    while (terms !== undefined && terms.size > maxTerms) {
-      let weakest: string | undefined;
-      let least = Infinity;
-      for (const term of terms) {
-        const entry = byTerm.get(term)?.get(toolId);
-        const value = entry === undefined ? 0 : decayed(entry, at);
-        if (value < least) [least, weakest] = [value, term];
+    if (terms !== undefined && terms.size > maxTerms) {
+      // The weakest go, the first held among equals (the sort is stable): one sort, not a scan
+      // of every term per term dropped.
+      const ranked = [...terms]
+        .map((term) => {
+          const entry = byTerm.get(term)?.get(toolId);
+          return { term, value: entry === undefined ? 0 : decayed(entry, at) };
+        })
+        .sort((a, b) => a.value - b.value);
+      for (const { term } of ranked.slice(0, terms.size - maxTerms)) {
+        drop(toolId, term);
+        evicted.push({ toolId, term });
       }
-      if (weakest === undefined) break;
-      drop(toolId, weakest);
-      evicted.push({ toolId, term: weakest });
     }
-    const kept = saved.filter((row) => !evicted.some((gone) => gone.term === row.term));
+    const gone = new Set(evicted.map((row) => row.term));
+    const kept = saved.filter((row) => !gone.has(row.term));
     if (kept.length > 0) write((target) => target.save(kept), 'save');
     if (evicted.length > 0) write((target) => target.remove(evicted), 'remove');
   }
@@ -367,8 +380,9 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
       inner.remove(id);
     },
     search,
-    observeSearch(session, query, resultIds) {
+    observeSearch(session, raw, resultIds) {
       if (!learn) return;
+      const query = boundedQuery(raw);
       const searches = sessions.get(session) ?? [];
       sessions.delete(session);
       const last = searches.at(-1);

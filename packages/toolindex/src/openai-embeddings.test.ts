@@ -1,12 +1,15 @@
 import {
   conceptVector as embedText,
+  embeddingsBody,
   startEmbeddingsServer,
   type EmbeddingsServer,
 } from '@toolplane/fixtures';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHybridSearcher, createMemoryVectorCache } from './hybrid-searcher.js';
+import type { ToolErrorCode } from '@toolplane/toolmodel';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createHybridSearcher } from './hybrid-searcher.js';
 import { createOpenAiEmbedder } from './openai-embeddings.js';
 import type { SearchDocument } from './searcher.js';
+import { createMemoryVectorCache, type VectorCache } from './vector-cache.js';
 
 // A local server speaking the OpenAI embeddings wire format, whose model maps words to concepts.
 let server: EmbeddingsServer;
@@ -25,6 +28,8 @@ beforeEach(() => {
   server.requests.length = 0;
   server.failNext.length = 0;
   server.hold = undefined;
+  server.answer = undefined;
+  server.onRequest = undefined;
 });
 
 function doc(id: string, description: string): SearchDocument {
@@ -75,11 +80,72 @@ describe('createOpenAiEmbedder', () => {
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
   });
 
+  it('fails with execution, the parse error as cause, when the body is not JSON', async () => {
+    const embed = createOpenAiEmbedder({ url: base, model: 'm' });
+    server.answer = () => ({ body: '{"object":"list","data":[{' });
+    const error = await embed(['x'], {}).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toMatchObject({ code: 'execution' });
+    expect((error as Error).cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it.each([
+    ['one vector too few', (inputs: string[]) => inputs.slice(1).map(embedText)],
+    ['no numbers', (inputs: string[]) => inputs.map(() => [null, 1])],
+    ['vectors of two lengths', (inputs: string[]) => inputs.map((_, i) => [1, ...(i ? [2] : [])])],
+    ['a vector of another length than dimensions', (inputs: string[]) => inputs.map(() => [1])],
+  ])('fails with execution when the endpoint returns %s', async (_, vectors) => {
+    const embed = createOpenAiEmbedder({ url: base, model: 'm', dimensions: 2 });
+    server.answer = ({ inputs, model }) => ({ body: embeddingsBody(model, vectors(inputs)) });
+    await expect(embed(['x', 'y'], {})).rejects.toMatchObject({ code: 'execution' });
+  });
+
+  it.each(['sends no answer', 'stalls after the headers'])(
+    'fails with timeout when the endpoint %s, then asks afresh',
+    async (how) => {
+      const embed = createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 50 });
+      let release = (): void => undefined;
+      if (how === 'sends no answer') {
+        server.hold = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      } else server.answer = () => ({ stall: true });
+      await expect(embed(['rain'], {})).rejects.toMatchObject({ code: 'timeout' });
+      // The endpoint recovers: the next call is a new request, answered.
+      server.hold = undefined;
+      server.answer = undefined;
+      release();
+      expect(await embed(['rain'], {})).toEqual([embedText('rain')]);
+    },
+  );
+
+  it('appends /embeddings to the path and keeps the query string', async () => {
+    const embed = createOpenAiEmbedder({ url: `${base}/?api-version=2024-02-01`, model: 'm' });
+    expect(await embed(['rain'], {})).toEqual([embedText('rain')]);
+    expect(server.requests.map((request) => request.path)).toEqual([
+      '/v1/embeddings?api-version=2024-02-01',
+    ]);
+  });
+
+  it('fails with rate_limited, asking nothing, when its turn is further away than maxWaitMs', async () => {
+    const embed = createOpenAiEmbedder({ url: base, model: 'm', requestsPerMinute: 1 });
+    await embed(['rain'], {});
+    await expect(embed(['money'], { maxWaitMs: 1000 })).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
+    expect(server.requests.flatMap((request) => request.inputs)).toEqual(['rain']);
+  });
+
   it('rejects bad options', () => {
     expect(() => createOpenAiEmbedder({ url: 'not a url', model: 'm' })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
     expect(() => createOpenAiEmbedder({ url: base, model: 'm', batchSize: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(() => createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
   });
@@ -106,6 +172,185 @@ describe('hybrid search with endpoint embeddings', () => {
     const semantic = await searcher.search({ text: 'compensate me', limit: 1 });
     expect(semantic.map((hit) => hit.id)).toEqual(['billing:create_refund']);
   });
+
+  it.each([
+    ['HTTP 500', () => server.failNext.push(500)],
+    ['HTTP 429', () => server.failNext.push(429)],
+    ['HTTP 400', () => server.failNext.push(400)],
+    ['a body that is not JSON', () => (server.answer = () => ({ body: '{"data":[{' }))],
+    [
+      'a vector too many',
+      () =>
+        (server.answer = ({ model, inputs }) => ({
+          body: embeddingsBody(model, [...inputs, 'rain'].map(embedText)),
+        })),
+    ],
+    ['NaN', () => (server.answer = ({ model }) => ({ body: embeddingsBody(model, [[NaN]]) }))],
+  ])('goes on by words, telling onError, when the endpoint answers %s', async (_, fail) => {
+    const codes: ToolErrorCode[] = [];
+    const searcher = createHybridSearcher({
+      embed: createOpenAiEmbedder({ url: base, model: 'm', retries: 0 }),
+      background: true,
+      onError: (error) => codes.push(error.code),
+    });
+    for (const tool of TOOLS) searcher.upsert(tool);
+    await searcher.warm();
+    fail();
+    const hits = await searcher.search({ text: 'post a message', limit: 3 });
+    expect(hits.map((hit) => hit.id)).toEqual(['chat:post_message']);
+    expect(codes).toEqual(['execution']);
+  });
+
+  /** A searcher over TOOLS whose vectors all exist, and the codes told to its onError. */
+  async function warmed(
+    options: { queryWaitMs?: number; timeoutMs?: number; requestsPerMinute?: number } = {},
+  ) {
+    const codes: ToolErrorCode[] = [];
+    const { queryWaitMs, ...embedder } = options;
+    const searcher = createHybridSearcher({
+      embed: createOpenAiEmbedder({ url: base, model: 'm', ...embedder }),
+      background: true,
+      ...(queryWaitMs === undefined ? {} : { queryWaitMs }),
+      onError: (error) => codes.push(error.code),
+    });
+    for (const tool of TOOLS) searcher.upsert(tool);
+    await searcher.warm();
+    server.requests.length = 0;
+    const ids = async (text: string) =>
+      (await searcher.search({ text, limit: 1 })).map((hit) => hit.id);
+    return { codes, ids };
+  }
+
+  it('goes on by words when the query has no vector in time, and asks afresh later', async () => {
+    // Turns 1 ms apart: only the hold keeps the query's vector away.
+    const { codes, ids } = await warmed({
+      queryWaitMs: 20,
+      timeoutMs: 200,
+      requestsPerMinute: 60_000,
+    });
+    let release = (): void => undefined;
+    server.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    expect(await ids('post a message')).toEqual(['chat:post_message']);
+    expect(codes).toEqual(['timeout']);
+    // The request it stopped waiting for times out on its own, and says so.
+    await vi.waitFor(
+      () => {
+        expect(codes).toEqual(['timeout', 'timeout']);
+      },
+      { timeout: 10_000 },
+    );
+    server.hold = undefined;
+    release();
+    expect(await ids('compensate me')).toEqual(['billing:create_refund']);
+  });
+
+  it('embeds a query once however many searches ask it, and keeps its vector', async () => {
+    const { codes, ids } = await warmed();
+    const flood = await Promise.all(Array.from({ length: 20 }, () => ids('compensate me')));
+    expect(new Set(flood.flat())).toEqual(new Set(['billing:create_refund']));
+    expect(await ids('compensate me')).toEqual(['billing:create_refund']);
+    expect(server.requests.map((request) => request.inputs)).toEqual([['compensate me']]);
+    expect(codes).toEqual([]);
+  });
+
+  it('goes on by words rather than queue behind the rate limit', async () => {
+    // One request a minute: the warm took this minute's.
+    const { codes, ids } = await warmed({ requestsPerMinute: 1 });
+    expect(await ids('post a message')).toEqual(['chat:post_message']);
+    expect(codes).toEqual(['rate_limited']);
+    expect(server.requests).toEqual([]);
+  });
+
+  /** A memory cache that counts the vectors put in it. */
+  function countingCache(): VectorCache & { readonly puts: number[] } {
+    const inner = createMemoryVectorCache();
+    const puts: number[] = [];
+    return {
+      puts,
+      get: (prints) => inner.get(prints),
+      put: (entries) => {
+        puts.push(entries.length);
+        return inner.put(entries);
+      },
+    };
+  }
+
+  const short = () =>
+    (server.answer = ({ model, inputs }) => ({
+      body: embeddingsBody(
+        model,
+        inputs.map((input) => embedText(input).slice(0, 5)),
+      ),
+    }));
+
+  it('refuses vectors of another length than dimensions, and caches none of them', async () => {
+    const cache = countingCache();
+    const make = () =>
+      createHybridSearcher({
+        embed: createOpenAiEmbedder({ url: base, model: 'm' }),
+        cache,
+        dimensions: 6,
+      });
+    const first = make();
+    for (const tool of TOOLS) first.upsert(tool);
+    short();
+    await expect(first.warm()).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(cache.puts).toEqual([]);
+    // Fixed, the endpoint is asked for every tool: nothing wrong was kept.
+    server.answer = undefined;
+    server.requests.length = 0;
+    const second = make();
+    for (const tool of TOOLS) second.upsert(tool);
+    await second.warm();
+    expect(server.requests.flatMap((request) => request.inputs)).toHaveLength(3);
+    expect((await second.search({ text: 'compensate me', limit: 1 }))[0]?.id).toBe(
+      'billing:create_refund',
+    );
+  });
+
+  it.each([
+    ['with dimensions', { dimensions: 6 }],
+    ['without', {}],
+  ])(
+    'embeds again cached vectors of another length than the model gives now (%s)',
+    async (_, dimensions) => {
+      const cache = createMemoryVectorCache();
+      const make = (more: { dimensions?: number } = {}) => {
+        const searcher = createHybridSearcher({
+          embed: createOpenAiEmbedder({ url: base, model: 'm' }),
+          cache,
+          background: true,
+          ...more,
+        });
+        for (const tool of TOOLS) searcher.upsert(tool);
+        return searcher;
+      };
+      // Cached while the endpoint gave vectors of length 5.
+      short();
+      await make().warm();
+      server.answer = undefined;
+      const searcher = make(dimensions);
+      await searcher.warm();
+      // Lexical at worst while the tools are embedded again, never failing.
+      expect((await searcher.search({ text: 'post a message', limit: 1 }))[0]?.id).toBe(
+        'chat:post_message',
+      );
+      await searcher.warm();
+      expect((await searcher.search({ text: 'compensate me', limit: 1 }))[0]?.id).toBe(
+        'billing:create_refund',
+      );
+      // What was embedded again replaced what was cached: a new instance asks only its query.
+      server.requests.length = 0;
+      const next = make(dimensions);
+      await next.warm();
+      expect((await next.search({ text: 'compensate me', limit: 1 }))[0]?.id).toBe(
+        'billing:create_refund',
+      );
+      expect(server.requests.flatMap((request) => request.inputs)).toEqual(['compensate me']);
+    },
+  );
 
   it('embeds nothing twice across instances sharing a vector cache', async () => {
     const cache = createMemoryVectorCache();

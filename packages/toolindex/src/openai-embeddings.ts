@@ -1,11 +1,13 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { followSignal, isPlainObject, ToolError } from '@toolplane/toolmodel';
+import { vectorProblem } from './embedding-vectors.js';
 import type { EmbedFunction } from './hybrid-searcher.js';
 
 /** Options for {@link createOpenAiEmbedder}. */
 export interface OpenAiEmbedderOptions {
   /**
    * The endpoint: a base URL such as `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`
-   * (`/embeddings` is appended), or the full URL of the embeddings route.
+   * (`/embeddings` is appended to its path, its query string kept), or the full URL of the
+   * embeddings route.
    */
   readonly url: string;
   readonly model: string;
@@ -21,17 +23,14 @@ export interface OpenAiEmbedderOptions {
   readonly retries?: number;
   /** Wait before the first retry, doubled each time, unless `Retry-After` says (default 500). */
   readonly retryDelayMs?: number;
+  /**
+   * Most milliseconds one request may take, from sending it to the last byte of its answer
+   * (default 30,000). A request past it fails with `timeout` and is not retried: an endpoint
+   * that hangs holds nothing up for longer, and the next embedding asks it afresh.
+   */
+  readonly timeoutMs?: number;
   /** The fetch to use; default the global one. */
   readonly fetch?: typeof fetch;
-}
-
-interface EmbeddingItem {
-  readonly index?: number;
-  readonly embedding?: unknown;
-}
-
-interface EmbeddingsResponse {
-  readonly data?: unknown;
 }
 
 const MAX_RETRY_WAIT_MS = 30_000;
@@ -65,14 +64,16 @@ function retryAfterMs(header: string | null): number | undefined {
 /**
  * An {@link EmbedFunction} for any OpenAI-compatible embeddings endpoint (OpenAI, Ollama, LM
  * Studio, vLLM, a gateway): texts go in batches of `batchSize`, requests are spaced to stay
- * under `requestsPerMinute`, and a request failing with 408, 429, a 5xx status or a network
- * error is retried with exponential back-off (honouring `Retry-After`). Retry and spacing are a
+ * under `requestsPerMinute`, each takes at most `timeoutMs`, and a request failing with 408, 429,
+ * a 5xx status or a network error is retried with exponential back-off (honouring `Retry-After`). Retry and spacing are a
  * few lines here rather than a dependency: p-retry's current major needs Node 22, and the core
  * package keeps its dependencies to what every user needs.
  *
  * @throws {ToolError} `invalid_argument` for bad options. The function rejects with `execution`
- * when the endpoint fails after its retries, `invalid_argument` when it answers with the wrong
- * number or shape of vectors, and `cancelled` when the signal aborts.
+ * when the endpoint fails after its retries or answers with something other than one vector per
+ * text (a body that is not JSON, the wrong number of vectors, a vector of the wrong length), and
+ * `timeout` when a request takes longer than `timeoutMs`, `rate_limited` when its turn is further
+ * away than the call's `maxWaitMs`, and `cancelled` when the signal aborts.
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunction {
   let endpoint: URL;
@@ -84,7 +85,8 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     });
   }
   if (!endpoint.pathname.endsWith('/embeddings')) {
-    endpoint = new URL(`${endpoint.pathname.replace(/\/+$/, '')}/embeddings`, endpoint);
+    // Only the path changes: a query string (Azure's `?api-version=…`) is part of the route.
+    endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '')}/embeddings`;
   }
   const positive = (value: number, name: string): number => {
     if (!Number.isInteger(value) || value < 1) {
@@ -96,12 +98,14 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     throw new ToolError('invalid_argument', 'model must be a non-empty string');
   }
   const batchSize = positive(options.batchSize ?? 64, 'batchSize');
-  const spacingMs = 60_000 / positive(options.requestsPerMinute ?? 300, 'requestsPerMinute');
+  const perMinute = positive(options.requestsPerMinute ?? 300, 'requestsPerMinute');
+  const spacingMs = 60_000 / perMinute;
   const retries = options.retries ?? 3;
   if (!Number.isInteger(retries) || retries < 0) {
     throw new ToolError('invalid_argument', `retries must be an integer ≥ 0, got ${retries}`);
   }
   const retryDelay = options.retryDelayMs ?? 500;
+  const timeoutMs = positive(options.timeoutMs ?? 30_000, 'timeoutMs');
   const dimensions =
     options.dimensions === undefined ? undefined : positive(options.dimensions, 'dimensions');
   const doFetch = options.fetch ?? fetch;
@@ -109,13 +113,17 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
   if (options.apiKey !== undefined && options.apiKey !== '') {
     headers.authorization = `Bearer ${options.apiKey}`;
   }
+  // The endpoint as messages name it: without its query string, which may carry a key.
+  const where = `${endpoint.origin}${endpoint.pathname}`;
   // The earliest moment the next request may start; each request moves it on by the spacing.
   let nextSlot = 0;
 
+  /** The endpoint's answer to one batch, parsed. */
   async function request(
     texts: readonly string[],
     signal: AbortSignal | undefined,
-  ): Promise<EmbeddingsResponse> {
+    maxWaitMs: number | undefined,
+  ): Promise<unknown> {
     const body = JSON.stringify({
       model: options.model,
       input: texts,
@@ -125,31 +133,56 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     for (let attempt = 0; ; attempt++) {
       const now = Date.now();
       const start = Math.max(now, nextSlot);
+      // A caller that cannot wait that long gives up before it takes a turn from the others.
+      if (maxWaitMs !== undefined && start - now > maxWaitMs) {
+        throw new ToolError(
+          'rate_limited',
+          `requests to the embeddings endpoint ${where} are queued longer than ${maxWaitMs} ms (requestsPerMinute: ${perMinute})`,
+        );
+      }
       nextSlot = start + spacingMs;
       if (start > now) await sleep(start - now, signal);
       let response: Response | undefined;
+      let text: string | undefined;
       let failure: unknown;
+      // The caller's signal, and this request's time: answer and body both.
+      const { controller, unlink } = followSignal(signal);
+      const timer = setTimeout(() => {
+        controller.abort();
+      }, timeoutMs);
       try {
         response = await doFetch(endpoint, {
           method: 'POST',
           headers,
           body,
-          ...(signal === undefined ? {} : { signal }),
+          signal: controller.signal,
         });
+        // Read whole here, so a body cut short is a network error like any other.
+        text = await response.text();
       } catch (error) {
         if (signal?.aborted === true) {
           throw new ToolError('cancelled', 'embedding was cancelled', { cause: error });
         }
+        if (controller.signal.aborted) {
+          throw new ToolError(
+            'timeout',
+            `the embeddings endpoint ${where} did not answer within ${timeoutMs} ms (timeoutMs)`,
+            { cause: error },
+          );
+        }
         failure = error;
+      } finally {
+        clearTimeout(timer);
+        unlink();
       }
-      if (response?.ok === true) return (await response.json()) as EmbeddingsResponse;
-      const status = response?.status;
+      if (response?.ok === true && text !== undefined) return parse(text);
+      const status = text === undefined ? undefined : response?.status;
       const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
       if (!retryable || attempt >= retries) {
-        const detail = response === undefined ? '' : `: ${(await response.text()).slice(0, 200)}`;
+        const detail = text === undefined ? '' : `: ${text.slice(0, 200)}`;
         throw new ToolError(
           'execution',
-          `the embeddings endpoint ${endpoint.origin} failed (${status === undefined ? 'network error' : `HTTP ${status}`}${detail})`,
+          `the embeddings endpoint ${where} failed (${status === undefined ? 'network error' : `HTTP ${status}`}${detail})`,
           { cause: failure },
         );
       }
@@ -159,25 +192,53 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     }
   }
 
-  return async (texts, { signal }) => {
+  function parse(text: string): unknown {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (cause) {
+      throw new ToolError(
+        'execution',
+        `the embeddings endpoint ${where} answered with a body that is not JSON: ${text.slice(0, 100)}`,
+        { cause },
+      );
+    }
+  }
+
+  /** The vectors of one answer, in the order of the texts asked. */
+  function vectorsOf(answer: unknown, count: number, length: number | undefined): number[][] {
+    const data = isPlainObject(answer) ? answer.data : undefined;
+    if (!Array.isArray(data) || data.length !== count) {
+      throw new ToolError(
+        'execution',
+        `the embeddings endpoint ${where} returned ${Array.isArray(data) ? data.length : 'no list of'} vectors for ${count} texts`,
+      );
+    }
+    const items = data.map((item: unknown) => (isPlainObject(item) ? item : {}));
+    const at = (item: Record<string, unknown>): number =>
+      typeof item.index === 'number' ? item.index : 0;
+    items.sort((a, b) => at(a) - at(b));
+    let expected = length;
+    return items.map((item) => {
+      const problem = vectorProblem(item.embedding, expected);
+      if (problem !== undefined) {
+        throw new ToolError(
+          'execution',
+          `the embeddings endpoint ${where} returned a vector that ${problem}`,
+        );
+      }
+      const vector = item.embedding as number[];
+      expected ??= vector.length;
+      return vector;
+    });
+  }
+
+  return async (texts, { signal, maxWaitMs }) => {
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += batchSize) {
       const batch = texts.slice(start, start + batchSize);
-      const { data } = await request(batch, signal);
-      const items: readonly EmbeddingItem[] = Array.isArray(data) ? (data as EmbeddingItem[]) : [];
-      if (items.length !== batch.length) {
-        throw new ToolError(
-          'invalid_argument',
-          `the embeddings endpoint returned ${items.length} vectors for ${batch.length} texts`,
-        );
-      }
-      const ordered = [...items].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      for (const item of ordered) {
-        if (!Array.isArray(item.embedding)) {
-          throw new ToolError('invalid_argument', 'the embeddings endpoint returned a non-vector');
-        }
-        vectors.push(item.embedding as number[]);
-      }
+      const answer = await request(batch, signal, maxWaitMs);
+      // Every vector as long as `dimensions` asks, or as the first one.
+      vectors.push(...vectorsOf(answer, batch.length, dimensions ?? vectors[0]?.length));
     }
     return vectors;
   };

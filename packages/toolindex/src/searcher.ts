@@ -63,6 +63,16 @@ export interface Searcher {
 /** Queries are cut to this many characters before tokenising, so huge inputs stay cheap. */
 export const MAX_QUERY_LENGTH = 1000;
 
+/**
+ * The text a query is searched and learned by: its first {@link MAX_QUERY_LENGTH} characters,
+ * trimmed. A cut query is copied, so whoever keeps it does not keep the caller's whole input
+ * alive (a V8 substring can be a view of the string it was cut from).
+ */
+export function boundedQuery(query: string): string {
+  if (query.length <= MAX_QUERY_LENGTH) return query.trim();
+  return Array.from(query.slice(0, MAX_QUERY_LENGTH).trim()).join('');
+}
+
 /** True when `doc` passes the namespace and tag filters of `query`. */
 export function matchesFilter(
   doc: SearchDocument,

@@ -25,7 +25,7 @@ import type {
   ToolRegistration,
   ToolSummary,
 } from './index-types.js';
-import { MAX_QUERY_LENGTH, type Searcher, type SearchHit } from './searcher.js';
+import { boundedQuery, type Searcher, type SearchHit } from './searcher.js';
 import { createNamespaceMembers } from './namespace-members.js';
 import { linkedDirectory } from './linked-slots.js';
 import {
@@ -439,7 +439,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       const tags = checkTagFilter(searchOptions.tags);
       const { signal, cursor } = searchOptions;
       if (signal?.aborted === true) throw cancelled(signal);
-      const text = query.slice(0, MAX_QUERY_LENGTH).trim();
+      const text = boundedQuery(query);
       const scope = `search\u0000${text}\u0000${namespace ?? ''}\u0000${tags?.join('\u0000') ?? ''}`;
       const issuedAt = events.version;
       const position = cursor === undefined ? 0 : cursors.decode(cursor, issuedAt, scope);

@@ -19,6 +19,11 @@ function canonicalToolId(cfg: CliConfig, key: string): string {
   return known ? `${namespace}:${key.slice(at + separator.length)}` : key;
 }
 
+/** `1 tool`, `2 tools`. */
+function counted(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** `toolplane search forget [tool]`: what search learned from use, dropped. */
 export function registerSearch(search: Command, context: CommandContext): void {
   const { output, config } = context;
@@ -32,6 +37,12 @@ export function registerSearch(search: Command, context: CommandContext): void {
       'the tool, as ns:tool or as a client sees it (ns__tool); default: every tool',
     )
     .action(async (key: string | undefined) => {
+      if (key?.trim() === '') {
+        throw new ToolError(
+          'invalid_argument',
+          'the tool to forget is empty: give ns:tool, or nothing to forget every tool',
+        );
+      }
       const cfg = await config();
       const evidence = await storeFamily(cfg.store).evidenceStore();
       try {
@@ -51,10 +62,11 @@ export function registerSearch(search: Command, context: CommandContext): void {
         if (output.json) {
           output.data({ forgot: { tool: toolId ?? null, terms: dropped } });
         } else {
+          const terms = counted(dropped, 'learned term');
           output.say(
             toolId === undefined
-              ? `forgot ${String(dropped)} learned terms of ${String(tools)} tools`
-              : `forgot ${String(dropped)} learned terms of ${toolId}`,
+              ? `forgot ${terms} of ${counted(tools, 'tool')}`
+              : `forgot ${terms} of ${toolId}`,
           );
         }
       } finally {
