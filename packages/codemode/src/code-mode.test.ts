@@ -100,6 +100,11 @@ describe('createCodeMode', () => {
     expect(side.sessions).toEqual(['session-7']);
   });
 
+  it('refuses a stack bound past the stack of the engine itself', () => {
+    const made = (): unknown => createCodeMode(localToolkit().toolkit, { maxStackBytes: 8 << 20 });
+    expect(made).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
   it('fails with invalid_argument, line and column for a program that does not parse', async () => {
     const error = await failure(code.run('const a = 1;\nconst b = ;\nreturn a;'));
     expect(error.code).toBe('invalid_argument');

@@ -7,9 +7,10 @@ import { SandboxPool, type SandboxWorker } from './pool.js';
 import { localToolkit } from './testing/local-toolkit.js';
 
 // Ordinary programs that make the engine work hard: a heap that grows while the program runs, a
-// chain of microtasks, thousands of calls at once. Each ends as its own bounds say, never with a
-// failure of the engine, and the next run on the same pool works. Before the fix each of them
-// aborted QuickJS as its runtime was disposed, and the run ended with `internal`.
+// chain of microtasks, thousands of calls at once, brackets nested past the stack bound. Each
+// ends as its own bounds say, never with a failure of the engine, and the next run on the same
+// pool works. Before the fix each of them aborted QuickJS as its runtime was disposed, and the
+// run ended with `internal`.
 
 type Mode = 'plain' | 'unhurried' | 'roomy';
 let modes: Record<Mode, CodeMode>;
@@ -62,6 +63,7 @@ const cases: readonly [string, string, ToolErrorCode, Mode][] = [
     'timeout',
     'roomy',
   ],
+  ['brackets nested 10,000 deep', NESTED, 'resource_exhausted', 'plain'],
 ];
 
 describe('a run that works the engine hard', () => {
@@ -119,11 +121,27 @@ function request(program: string, more: Partial<ExecuteRequest> = {}): ExecuteRe
   };
 }
 
+describe('a worker made for the stack bound', () => {
+  it('reaches the bound of QuickJS before the stack of V8, and keeps its worker', async () => {
+    const pool = new SandboxPool(1, limits);
+    const workers = handedOut(pool);
+    try {
+      const ended = await execute(pool, request(NESTED));
+      expect(ended.outcome).toMatchObject({ ok: false, code: 'resource_exhausted' });
+      const next = await execute(pool, request('return (await tools.t.add({ a: 2, b: 3 })).sum;'));
+      expect(next.outcome).toEqual({ ok: true, json: '5' });
+      expect(workers[1]).toBe(workers[0]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('a worker whose engine fails', () => {
   it('reports the run as it ended and is replaced when V8 runs out of stack inside QuickJS', async () => {
-    // A worker has Node's own stack, and the parser runs out of it inside the engine, on
-    // brackets nested this deep, before QuickJS's 512 KiB bound is reached.
-    const pool = new SandboxPool(1, limits.memoryLimitBytes);
+    // Workers made for a 16 KiB bound get little more than Node's own stack, so a run held to
+    // 512 KiB runs out of V8's stack inside the engine before QuickJS's bound is reached.
+    const pool = new SandboxPool(1, { ...limits, maxStackBytes: 16 << 10 });
     const workers = handedOut(pool);
     try {
       const ended = await execute(pool, request(NESTED));
@@ -138,7 +156,7 @@ describe('a worker whose engine fails', () => {
   });
 
   it('ends a cancelled run as cancelled when its worker dies before it reports', async () => {
-    const pool = new SandboxPool(1, limits.memoryLimitBytes);
+    const pool = new SandboxPool(1, limits);
     const workers = handedOut(pool);
     const controller = new AbortController();
     try {
