@@ -112,6 +112,20 @@ describe('createCodeMode', () => {
     expect(error.column).toBeGreaterThan(0);
   });
 
+  it('points a program that ends too early at the end of its last line', async () => {
+    const ends: readonly [string, number, number][] = [
+      ['return (', 1, 9],
+      ['return (\n', 1, 9],
+      ['return (\r\n', 1, 9],
+      ['const a = 1;\nreturn (a +\n', 2, 12],
+    ];
+    for (const [program, line, column] of ends) {
+      const error = await failure(code.run(program));
+      expect(error.code).toBe('invalid_argument');
+      expect({ line: error.line, column: error.column }).toEqual({ line, column });
+    }
+  });
+
   it('fails with execution and the line of an uncaught throw', async () => {
     const error = await failure(code.run('const a = 1;\n\nthrow new RangeError("too far");'));
     expect(error.code).toBe('execution');

@@ -31,6 +31,17 @@ export interface RunLink {
   send(message: WorkerMessage): void;
 }
 
+/**
+ * Where `program` ends: its last line (a newline at the very end closes that line rather than
+ * opening another) and the column just past its text.
+ */
+function endOf(program: string): { line: number; column: number } {
+  const lines = program.split('\n');
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  const last = (lines.at(-1) ?? '').replace(/\r$/, '');
+  return { line: lines.length, column: last.length + 1 };
+}
+
 /** A failure of the worker's own code (not the program's) as a run's outcome. */
 function internal(message: string): Failure {
   return { ok: false, code: 'internal', message };
@@ -54,6 +65,8 @@ export class Run {
   fatal: Failure | undefined;
   result: QuickJSHandle | undefined;
   ended = false;
+  /** The program's text, for where its end is when an error points past it. */
+  program = '';
 
   constructor(
     readonly id: number,
@@ -131,6 +144,7 @@ export class Run {
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
+    this.program = program;
     const hostFull = vm.newFunction('hostFull', () => {
       this.full();
     });
@@ -202,8 +216,12 @@ export class Run {
     const text = name === '' ? message : `${name}: ${message}`;
     const at = new RegExp(`${PROGRAM_FILE.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(stack);
     if (at === null) return { ok: false, code, message: text };
-    const line = Number(at[1]);
-    const column = line === 1 ? Math.max(1, Number(at[2]) - OPENING.length) : Number(at[2]);
+    let line = Number(at[1]);
+    let column = line === 1 ? Math.max(1, Number(at[2]) - OPENING.length) : Number(at[2]);
+    // The wrapper's closing follows the program on a line of its own: an error found there (a
+    // program that ends too early, `return (`) is at the end of the program.
+    const end = endOf(this.program);
+    if (line > end.line) ({ line, column } = end);
     return { ok: false, code, message: `${text} (line ${String(line)})`, line, column };
   }
 
