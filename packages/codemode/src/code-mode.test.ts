@@ -105,6 +105,12 @@ describe('createCodeMode', () => {
     expect(made).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 
+  it('refuses a timeout longer than a timer can wait', () => {
+    // Node fires a longer timer at once, which timed every run out as it started.
+    const made = (): unknown => createCodeMode(localToolkit().toolkit, { timeoutMs: 2 ** 31 });
+    expect(made).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
   it('fails with invalid_argument, line and column for a program that does not parse', async () => {
     const error = await failure(code.run('const a = 1;\nconst b = ;\nreturn a;'));
     expect(error.code).toBe('invalid_argument');

@@ -26,7 +26,7 @@ export interface CodeModeFilter {
 
 /** Options of {@link createCodeMode}; every bound is per run. */
 export interface CodeModeOptions {
-  /** Wall-clock bound of one run, tool calls included (default 30 s). */
+  /** Wall-clock bound of one run, tool calls included (default 30 s, at most 2,147,483,647 ms). */
   readonly timeoutMs?: number;
   /** Heap bound of the sandbox (default 64 MiB). */
   readonly memoryLimitBytes?: number;
@@ -125,6 +125,8 @@ export const CODE_MODE_DEFAULTS = {
  * recursion runs off the end of that stack into the engine's memory instead.
  */
 const MAX_STACK_BYTES = 4 << 20;
+/** The most `timeoutMs` may be: a Node timer's bound (longer ones fire at once). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 function positive(
   name: string,
@@ -199,12 +201,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * call goes through the source's own path (validation, middleware, tracing, the caller's session,
  * cancellation). Nothing of the host is reachable from the program; values cross as JSON.
  *
- * @throws {ToolError} `invalid_argument` for a bound that is not a positive integer, or a
- * `maxStackBytes` past 4 MiB.
+ * @throws {ToolError} `invalid_argument` for a bound that is not a positive integer, a
+ * `maxStackBytes` past 4 MiB or a `timeoutMs` past 2,147,483,647 (about 24.8 days).
  */
 export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}): CodeMode {
   const defaults = CODE_MODE_DEFAULTS;
-  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs);
+  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs, MAX_TIMEOUT_MS);
   const limits: SandboxLimits = {
     memoryLimitBytes: positive(
       'memoryLimitBytes',
