@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, runCli, type Ran } from './testing/cli-process.js';
+import { runInProcess } from './testing/in-process.js';
 
 // `toolplane run-code`, through the real binary: a program from a file or standard input, run
 // against the config's tools (its filters holding) in code mode's sandbox.
@@ -74,5 +75,34 @@ describe('toolplane run-code', () => {
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('readonly fix: {');
     expect(ran.stdout).not.toMatch(/^\s+fail\(/m);
+  });
+});
+
+// The same command in process, for its options and how it reports a failure.
+function inProcess(args: readonly string[], input: string): Promise<Ran> {
+  return runInProcess(args, { cwd: dir, input });
+}
+
+describe('toolplane run-code --timeout', () => {
+  it('takes a bound in milliseconds', async () => {
+    const ran = await inProcess(['run-code', '-', '--timeout', '3000', '--json'], 'return 1;');
+    expect(ran.code).toBe(0);
+    expect(json(ran)).toMatchObject({ value: 1 });
+  });
+
+  it('ends a program that runs past it with timeout', async () => {
+    const ran = await inProcess(['run-code', '-', '--timeout', '500', '--json'], 'while (true) {}');
+    expect(ran.code).not.toBe(0);
+    expect(json(ran)).toMatchObject({ error: { code: 'timeout' } });
+  });
+
+  it('refuses a bound that is not a positive integer of milliseconds, naming --timeout', async () => {
+    for (const bad of ['0', '1.5', 'soon', '2147483648']) {
+      const ran = await inProcess(['run-code', '-', '--timeout', bad, '--json'], 'return 1;');
+      expect(ran.code).toBe(2);
+      const { error } = json(ran) as { error: { code: string; message: string } };
+      expect(error.code).toBe('invalid_argument');
+      expect(error.message.startsWith('--timeout ')).toBe(true);
+    }
   });
 });

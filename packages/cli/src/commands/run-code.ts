@@ -4,14 +4,21 @@ import { resolve } from 'node:path';
 import { createCodeMode } from '@toolplane/codemode';
 import { ToolError } from '@toolplane/toolmodel';
 import { isAllowed } from '../config.js';
-import { parseCount, printValue, withToolkit, type CommandContext } from './shared.js';
+import { integerFlag, printValue, withToolkit, type CommandContext } from './shared.js';
+
+/** The most `--timeout` takes: code mode's `timeoutMs` bound, a Node timer's most (~24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** `toolplane run-code FILE|-`: a program run against the config's tools in code mode's sandbox. */
 export function registerRunCode(command: Command, context: CommandContext): void {
   const { output, config } = context;
   command
     .argument('<file>', 'the program file, or - to read it from standard input')
-    .option('--timeout <ms>', 'wall-clock bound of the run', parseCount)
+    .option(
+      '--timeout <ms>',
+      'wall-clock bound of the run, in milliseconds (default 30000)',
+      integerFlag('--timeout', 1, MAX_TIMEOUT_MS),
+    )
     .option('--declarations', 'print the TypeScript declarations of the API instead of running')
     .action(async (file: string, options: { timeout?: number; declarations?: boolean }) => {
       const source =
