@@ -106,3 +106,33 @@ describe('toolplane run-code --timeout', () => {
     }
   });
 });
+
+describe('toolplane run-code, a program that fails', () => {
+  const failing =
+    'console.log("step 1 done");\nconsole.warn("about to fail");\nthrow new Error("bad")';
+
+  it('prints what it logged before the error', async () => {
+    const ran = await inProcess(['run-code', '-'], failing);
+    expect(ran.code).toBe(1);
+    const lines = ran.stderr.split('\n');
+    const first = lines.indexOf('[log] step 1 done');
+    const second = lines.indexOf('[warn] about to fail');
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(second).toBeGreaterThan(first);
+    expect(lines.findIndex((line) => line.startsWith('error '))).toBeGreaterThan(second);
+  });
+
+  it('keeps what it logged in the JSON error', async () => {
+    const ran = await inProcess(['run-code', '-', '--json'], failing);
+    expect(ran.code).toBe(1);
+    expect(json(ran)).toMatchObject({
+      error: {
+        code: 'execution',
+        logs: [
+          { level: 'log', text: 'step 1 done' },
+          { level: 'warn', text: 'about to fail' },
+        ],
+      },
+    });
+  });
+});
