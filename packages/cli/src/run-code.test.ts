@@ -70,6 +70,14 @@ describe('toolplane run-code', () => {
     expect(json(broken)).toMatchObject({ error: { code: 'invalid_argument' } });
   });
 
+  it('ends a value past the result bound with resource_exhausted, and prints nothing of QuickJS', async () => {
+    // It made QuickJS abort as the run was disposed: `internal` with the engine's own text, which
+    // was printed on stderr as well.
+    const ran = await run(['run-code', '-', '--json'], 'return "x".repeat(3e6);');
+    expect(json(ran)).toMatchObject({ error: { code: 'resource_exhausted' } });
+    expect(ran.stderr).not.toContain('Aborted(');
+  });
+
   it('prints the declarations of the tools it may call', async () => {
     const ran = await run(['run-code', '-', '--declarations']);
     expect(ran.code).toBe(0);
