@@ -130,10 +130,13 @@ export class Output {
     };
   }
 
-  /** Reports a failure: one line on stderr (and `{ error }` on stdout with `--json`). */
-  fail(error: unknown): number {
+  /**
+   * Reports a failure: one line on stderr (and `{ error }` on stdout with `--json`, with
+   * `details` beside its code and message), and returns the exit code it calls for.
+   */
+  fail(error: unknown, details: Readonly<Record<string, unknown>> = {}): number {
     const { code, message } = describeError(error);
-    if (this.json) this.data({ error: { code, message: this.redact(message) } });
+    if (this.json) this.data({ error: { code, message: this.redact(message), ...details } });
     this.say(`${this.errColor.red('error')} ${this.redact(message)}`);
     return exitCode(error);
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, runCli, type Ran } from './testing/cli-process.js';
+import { runInProcess } from './testing/in-process.js';
 
 // `toolplane run-code`, through the real binary: a program from a file or standard input, run
 // against the config's tools (its filters holding) in code mode's sandbox.
@@ -69,10 +70,77 @@ describe('toolplane run-code', () => {
     expect(json(broken)).toMatchObject({ error: { code: 'invalid_argument' } });
   });
 
+  it('ends a value past the result bound with resource_exhausted, and prints nothing of QuickJS', async () => {
+    // It made QuickJS abort as the run was disposed: `internal` with the engine's own text, which
+    // was printed on stderr as well.
+    const ran = await run(['run-code', '-', '--json'], 'return "x".repeat(3e6);');
+    expect(json(ran)).toMatchObject({ error: { code: 'resource_exhausted' } });
+    expect(ran.stderr).not.toContain('Aborted(');
+  });
+
   it('prints the declarations of the tools it may call', async () => {
     const ran = await run(['run-code', '-', '--declarations']);
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('readonly fix: {');
     expect(ran.stdout).not.toMatch(/^\s+fail\(/m);
+  });
+});
+
+// The same command in process, for its options and how it reports a failure.
+function inProcess(args: readonly string[], input: string): Promise<Ran> {
+  return runInProcess(args, { cwd: dir, input });
+}
+
+describe('toolplane run-code --timeout', () => {
+  it('takes a bound in milliseconds', async () => {
+    const ran = await inProcess(['run-code', '-', '--timeout', '3000', '--json'], 'return 1;');
+    expect(ran.code).toBe(0);
+    expect(json(ran)).toMatchObject({ value: 1 });
+  });
+
+  it('ends a program that runs past it with timeout', async () => {
+    const ran = await inProcess(['run-code', '-', '--timeout', '500', '--json'], 'while (true) {}');
+    expect(ran.code).not.toBe(0);
+    expect(json(ran)).toMatchObject({ error: { code: 'timeout' } });
+  });
+
+  it('refuses a bound that is not a positive integer of milliseconds, naming --timeout', async () => {
+    for (const bad of ['0', '1.5', 'soon', '2147483648']) {
+      const ran = await inProcess(['run-code', '-', '--timeout', bad, '--json'], 'return 1;');
+      expect(ran.code).toBe(2);
+      const { error } = json(ran) as { error: { code: string; message: string } };
+      expect(error.code).toBe('invalid_argument');
+      expect(error.message.startsWith('--timeout ')).toBe(true);
+    }
+  });
+});
+
+describe('toolplane run-code, a program that fails', () => {
+  const failing =
+    'console.log("step 1 done");\nconsole.warn("about to fail");\nthrow new Error("bad")';
+
+  it('prints what it logged before the error', async () => {
+    const ran = await inProcess(['run-code', '-'], failing);
+    expect(ran.code).toBe(1);
+    const lines = ran.stderr.split('\n');
+    const first = lines.indexOf('[log] step 1 done');
+    const second = lines.indexOf('[warn] about to fail');
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(second).toBeGreaterThan(first);
+    expect(lines.findIndex((line) => line.startsWith('error '))).toBeGreaterThan(second);
+  });
+
+  it('keeps what it logged in the JSON error', async () => {
+    const ran = await inProcess(['run-code', '-', '--json'], failing);
+    expect(ran.code).toBe(1);
+    expect(json(ran)).toMatchObject({
+      error: {
+        code: 'execution',
+        logs: [
+          { level: 'log', text: 'step 1 done' },
+          { level: 'warn', text: 'about to fail' },
+        ],
+      },
+    });
   });
 });

@@ -16,7 +16,7 @@ const limits = {
   maxResultBytes: CODE_MODE_DEFAULTS.maxResultBytes,
 };
 const tools = [{ namespace: 't', name: 'add', id: 't:add' }];
-const pool = new SandboxPool(1, limits.memoryLimitBytes);
+const pool = new SandboxPool(1, limits);
 afterAll(async () => {
   await pool.close();
 });

@@ -100,11 +100,36 @@ describe('createCodeMode', () => {
     expect(side.sessions).toEqual(['session-7']);
   });
 
+  it('refuses a stack bound past the stack of the engine itself', () => {
+    const made = (): unknown => createCodeMode(localToolkit().toolkit, { maxStackBytes: 8 << 20 });
+    expect(made).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
+  it('refuses a timeout longer than a timer can wait', () => {
+    // Node fires a longer timer at once, which timed every run out as it started.
+    const made = (): unknown => createCodeMode(localToolkit().toolkit, { timeoutMs: 2 ** 31 });
+    expect(made).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
   it('fails with invalid_argument, line and column for a program that does not parse', async () => {
     const error = await failure(code.run('const a = 1;\nconst b = ;\nreturn a;'));
     expect(error.code).toBe('invalid_argument');
     expect(error.line).toBe(2);
     expect(error.column).toBeGreaterThan(0);
+  });
+
+  it('points a program that ends too early at the end of its last line', async () => {
+    const ends: readonly [string, number, number][] = [
+      ['return (', 1, 9],
+      ['return (\n', 1, 9],
+      ['return (\r\n', 1, 9],
+      ['const a = 1;\nreturn (a +\n', 2, 12],
+    ];
+    for (const [program, line, column] of ends) {
+      const error = await failure(code.run(program));
+      expect(error.code).toBe('invalid_argument');
+      expect({ line: error.line, column: error.column }).toEqual({ line, column });
+    }
   });
 
   it('fails with execution and the line of an uncaught throw', async () => {

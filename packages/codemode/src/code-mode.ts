@@ -26,11 +26,11 @@ export interface CodeModeFilter {
 
 /** Options of {@link createCodeMode}; every bound is per run. */
 export interface CodeModeOptions {
-  /** Wall-clock bound of one run, tool calls included (default 30 s). */
+  /** Wall-clock bound of one run, tool calls included (default 30 s, at most 2,147,483,647 ms). */
   readonly timeoutMs?: number;
   /** Heap bound of the sandbox (default 64 MiB). */
   readonly memoryLimitBytes?: number;
-  /** Stack bound of the sandbox (default 512 KiB): deep recursion ends here. */
+  /** Stack bound of the sandbox (default 512 KiB, at most 4 MiB): deep recursion ends here. */
   readonly maxStackBytes?: number;
   /** Tool calls one run may make (default 1,000). */
   readonly maxToolCalls?: number;
@@ -119,13 +119,28 @@ export const CODE_MODE_DEFAULTS = {
   maxConcurrentRuns: 4,
 } as const;
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+/**
+ * The most `maxStackBytes` may be. QuickJS checks its stack against the bound, but the stack
+ * itself is the WebAssembly build's own (5 MiB): a bound past it is never reached, and a deep
+ * recursion runs off the end of that stack into the engine's memory instead.
+ */
+const MAX_STACK_BYTES = 4 << 20;
+/** The most `timeoutMs` may be: a Node timer's bound (longer ones fire at once). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+function positive(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ToolError(
-      'invalid_argument',
-      `${name} must be a positive integer, not ${String(value)}`,
-    );
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    const range =
+      max === Number.MAX_SAFE_INTEGER
+        ? 'a positive integer'
+        : `an integer from 1 to ${String(max)}`;
+    throw new ToolError('invalid_argument', `${name} must be ${range}, not ${String(value)}`);
   }
   return value;
 }
@@ -186,25 +201,31 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * call goes through the source's own path (validation, middleware, tracing, the caller's session,
  * cancellation). Nothing of the host is reachable from the program; values cross as JSON.
  *
- * @throws {ToolError} `invalid_argument` for a bound that is not a positive integer.
+ * @throws {ToolError} `invalid_argument` for a bound that is not a positive integer, a
+ * `maxStackBytes` past 4 MiB or a `timeoutMs` past 2,147,483,647 (about 24.8 days).
  */
 export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}): CodeMode {
   const defaults = CODE_MODE_DEFAULTS;
-  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs);
+  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs, MAX_TIMEOUT_MS);
   const limits: SandboxLimits = {
     memoryLimitBytes: positive(
       'memoryLimitBytes',
       options.memoryLimitBytes,
       defaults.memoryLimitBytes,
     ),
-    maxStackBytes: positive('maxStackBytes', options.maxStackBytes, defaults.maxStackBytes),
+    maxStackBytes: positive(
+      'maxStackBytes',
+      options.maxStackBytes,
+      defaults.maxStackBytes,
+      MAX_STACK_BYTES,
+    ),
     maxToolCalls: positive('maxToolCalls', options.maxToolCalls, defaults.maxToolCalls),
     maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
     maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
   };
   const pool = new SandboxPool(
     positive('maxConcurrentRuns', options.maxConcurrentRuns, defaults.maxConcurrentRuns),
-    limits.memoryLimitBytes,
+    limits,
   );
   const filter = toolFilter(options.filter);
 

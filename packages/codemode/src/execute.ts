@@ -23,6 +23,7 @@ const GRACE_MS = 1_000;
 // lets the event loop run again, so that a run of quick calls never holds other sessions longer.
 const SPIN_BOUNDS = { minMs: 0.05, maxMs: 0.2 } as const;
 const TURN_SPIN_MS = 1;
+const LOST = 'the sandbox worker ended before the run did; the next run gets a new one';
 
 /** When the current event-loop turn's spinning began; reset once the loop has turned. */
 let turnStarted: number | undefined;
@@ -133,7 +134,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         if (message.kind === 'done') {
           const outcome =
             stopped === undefined ? message.outcome : { ok: false as const, code: stopped };
-          finish({ outcome, logs: message.logs }, true);
+          // A worker whose engine failed is ended, never handed to another run.
+          finish({ outcome, logs: message.logs }, message.retire !== true);
           return;
         }
         if (message.kind !== 'calls') return;
@@ -144,10 +146,16 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           });
         }
       };
-      worker.listener = (message, error) => {
+      worker.listener = (message) => {
         if (message === undefined) {
-          const text = error === undefined ? 'the sandbox worker exited' : error.message;
-          finish({ outcome: { ok: false, code: 'internal', message: text }, logs: [] }, true);
+          // The thread ended without reporting the run's end. A run already stopped ends as it
+          // was stopped; otherwise the run is lost, with a message of ours (the thread's own
+          // error may be the engine's raw text).
+          const outcome =
+            stopped === undefined
+              ? { ok: false as const, code: 'internal' as const, message: LOST }
+              : { ok: false as const, code: stopped };
+          finish({ outcome, logs: [] }, true);
           return;
         }
         // Came through the event loop without a spin before it: this wait counts (one that

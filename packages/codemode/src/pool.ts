@@ -1,7 +1,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import { CONTROL_BYTES } from './channel.js';
-import type { HostMessage, WorkerMessage } from './protocol.js';
+import type { HostMessage, SandboxLimits, WorkerMessage } from './protocol.js';
 
 // Why a worker thread: QuickJS runs synchronously, and an interrupted QuickJS run cannot be
 // resumed, so on the main thread a `while (true) {}` would hold the event loop until its timeout.
@@ -10,10 +10,28 @@ import type { HostMessage, WorkerMessage } from './protocol.js';
 
 const fromSource = import.meta.url.endsWith('.ts');
 
-function spawn(control: SharedArrayBuffer, channel: MessagePort, memoryLimitBytes: number): Worker {
+/** The bounds a pool's workers are made for: every run on them is held to these. */
+export type WorkerSizing = Pick<SandboxLimits, 'memoryLimitBytes' | 'maxStackBytes'>;
+
+// QuickJS bounds its own stack (`maxStackBytes`) inside the WebAssembly memory, but the compiled
+// code runs on the worker thread's native stack as well, which V8 bounds on its own: the parser
+// takes about 14 MB of it to reach the default 512 KiB bound on nested brackets (measured), and
+// Node gives a worker 4 MB. Past V8's bound the overflow unwinds QuickJS part-way through and
+// leaves it broken, so the worker's stack has room for QuickJS's bound to come first: 32 bytes a
+// byte of it, over Node's 4 MB (20 MB for the default; only what is used is ever touched).
+const BASE_STACK_MB = 4;
+const NATIVE_BYTES_PER_STACK_BYTE = 32;
+
+/** The native stack (MB) a worker needs for QuickJS's stack bound to be reached before V8's. */
+export function stackSizeMb(maxStackBytes: number): number {
+  return BASE_STACK_MB + Math.ceil((maxStackBytes * NATIVE_BYTES_PER_STACK_BYTE) / (1 << 20));
+}
+
+function spawn(control: SharedArrayBuffer, channel: MessagePort, sizing: WorkerSizing): Worker {
   const options = {
-    workerData: { control, channel, memoryLimitBytes },
+    workerData: { control, channel, memoryLimitBytes: sizing.memoryLimitBytes },
     transferList: [channel],
+    resourceLimits: { stackSizeMb: stackSizeMb(sizing.maxStackBytes) },
   };
   if (!fromSource) return new Worker(new URL('./worker.js', import.meta.url), options);
   // Run from source (tests, benchmarks): the worker's TypeScript goes through tsx's loader,
@@ -40,10 +58,10 @@ export class SandboxWorker {
   /** Resolves once the worker has loaded QuickJS, so that no run's clock counts the start. */
   readonly ready: Promise<void>;
 
-  constructor(memoryLimitBytes: number, onDeath: (worker: SandboxWorker) => void) {
+  constructor(sizing: WorkerSizing, onDeath: (worker: SandboxWorker) => void) {
     const { port1, port2 } = new MessageChannel();
     this.channel = port1;
-    this.thread = spawn(this.control.buffer, port2, memoryLimitBytes);
+    this.thread = spawn(this.control.buffer, port2, sizing);
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
     this.ready = new Promise((resolve, reject) => {
@@ -101,8 +119,8 @@ export class SandboxWorker {
 }
 
 /**
- * Worker threads for code-mode runs: at most `size` at once, each running one program at a time
- * in WebAssembly memory capped for `memoryLimitBytes`; idle ones are kept (without holding the
+ * Worker threads for code-mode runs: at most `size` at once, each running one program at a time,
+ * made for the memory and stack bounds of `sizing`; idle ones are kept (without holding the
  * process open) until {@link close}.
  */
 export class SandboxPool {
@@ -116,7 +134,7 @@ export class SandboxPool {
 
   constructor(
     private readonly size: number,
-    private readonly memoryLimitBytes: number,
+    private readonly sizing: WorkerSizing,
   ) {}
 
   /**
@@ -144,7 +162,7 @@ export class SandboxPool {
       return Promise.resolve(ready);
     }
     if (this.all.size < this.size) {
-      const worker = new SandboxWorker(this.memoryLimitBytes, (dead) => this.all.delete(dead));
+      const worker = new SandboxWorker(this.sizing, (dead) => this.all.delete(dead));
       this.all.add(worker);
       return Promise.resolve(worker);
     }
@@ -206,7 +224,7 @@ export class SandboxPool {
   private replace(): void {
     const next = this.waiting.shift();
     if (next === undefined) return;
-    const worker = new SandboxWorker(this.memoryLimitBytes, (dead) => this.all.delete(dead));
+    const worker = new SandboxWorker(this.sizing, (dead) => this.all.delete(dead));
     this.all.add(worker);
     next.resolve(worker);
   }

@@ -97,4 +97,6 @@ export type WorkerMessage =
       readonly run: number;
       readonly outcome: Outcome;
       readonly logs: readonly LogEntry[];
+      /** The worker's engine failed (engine.ts): end this worker rather than run on it again. */
+      readonly retire?: true;
     };

@@ -1,17 +1,32 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createCodeMode } from '@toolplane/codemode';
+import {
+  CodeModeError,
+  createCodeMode,
+  type CodeRunResult,
+  type LogEntry,
+} from '@toolplane/codemode';
 import { ToolError } from '@toolplane/toolmodel';
 import { isAllowed } from '../config.js';
-import { parseCount, printValue, withToolkit, type CommandContext } from './shared.js';
+import { integerFlag, printValue, withToolkit, type CommandContext } from './shared.js';
+
+/** The most `--timeout` takes: code mode's `timeoutMs` bound, a Node timer's most (~24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** `toolplane run-code FILE|-`: a program run against the config's tools in code mode's sandbox. */
 export function registerRunCode(command: Command, context: CommandContext): void {
-  const { output, config } = context;
+  const { output, config, setCode } = context;
+  const printLogs = (logs: readonly LogEntry[]): void => {
+    for (const entry of logs) output.say(`[${entry.level}] ${entry.text}`);
+  };
   command
     .argument('<file>', 'the program file, or - to read it from standard input')
-    .option('--timeout <ms>', 'wall-clock bound of the run', parseCount)
+    .option(
+      '--timeout <ms>',
+      'wall-clock bound of the run, in milliseconds (default 30000)',
+      integerFlag('--timeout', 1, MAX_TIMEOUT_MS),
+    )
     .option('--declarations', 'print the TypeScript declarations of the API instead of running')
     .action(async (file: string, options: { timeout?: number; declarations?: boolean }) => {
       const source =
@@ -40,12 +55,22 @@ export function registerRunCode(command: Command, context: CommandContext): void
             output.out(code.declarations());
             return;
           }
-          const result = await code.run(source, { signal: context.signal });
+          let result: CodeRunResult;
+          try {
+            result = await code.run(source, { signal: context.signal });
+          } catch (error) {
+            if (!(error instanceof CodeModeError)) throw error;
+            // What the program logged says how far it got: printed as on success, before the
+            // error, and kept in the JSON error.
+            if (!output.json) printLogs(error.logs);
+            setCode(output.fail(error, { logs: error.logs }));
+            return;
+          }
           if (output.json) {
             output.data({ value: result.value ?? null, logs: result.logs, calls: result.calls });
             return;
           }
-          for (const entry of result.logs) output.say(`[${entry.level}] ${entry.text}`);
+          printLogs(result.logs);
           printValue(output, result.value);
         } finally {
           await code.close();

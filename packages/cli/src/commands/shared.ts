@@ -333,10 +333,24 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-export function parseCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 100) {
-    throw new ToolError('invalid_argument', `--limit ${value}: must be an integer from 1 to 100`);
-  }
-  return n;
+/**
+ * A commander parser for `flag`'s value: an integer from `min` to `max`.
+ *
+ * @throws {ToolError} `invalid_argument` naming the flag (`--limit 500: must be an integer from
+ * 1 to 100`).
+ */
+export function integerFlag(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new ToolError(
+        'invalid_argument',
+        `${flag} ${value}: must be an integer from ${String(min)} to ${String(max)}`,
+      );
+    }
+    return n;
+  };
 }
+
+/** `--limit`: how many results, 1 to 100. */
+export const parseCount = integerFlag('--limit', 1, 100);

@@ -1,0 +1,135 @@
+// The worker's QuickJS engine: the WebAssembly module, loaded once per worker into memory of a
+// fixed size, the runtime-and-context pairs made from it, and what the worker does once the
+// module itself has failed (rather than a program inside it).
+
+import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type CustomizeVariantOptions,
+  type QuickJSContext,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+import type { Outcome } from './protocol.js';
+
+// The variant's types describe its CommonJS build, whose default export TypeScript sees as the
+// whole module; the ESM build imported here exports the variant itself.
+const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
+
+// QuickJS's own accounting of its heap misses memory that grows by realloc (array storage, for
+// one), so the WebAssembly memory itself is capped too: at the run's bound plus room for the
+// engine's own stack and data. Past it, allocations fail and QuickJS throws "out of memory".
+const PAGE = 64 << 10;
+const ENGINE_BYTES = 24 << 20;
+// (The compiler's lib here has no WebAssembly types; Node has the global.)
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: {
+    Memory: new (size: { initial: number; maximum: number }) => unknown;
+    RuntimeError: new () => Error;
+  };
+};
+
+/** A runtime and its one context, made before the run that will use them. */
+export interface Sandbox {
+  readonly runtime: QuickJSRuntime;
+  readonly vm: QuickJSContext;
+}
+
+type Failure = Extract<Outcome, { ok: false }>;
+
+// Emscripten writes its abort message ("Aborted(Assertion failed: ...)") to stderr before it
+// throws; the worker reports the failure itself, in words of its own. (The loader's options go to
+// Emscripten as they are; their type names only those quickjs-emscripten reads itself.)
+const quiet = { printErr: () => undefined } as NonNullable<
+  CustomizeVariantOptions['emscriptenModule']
+>;
+
+/**
+ * The QuickJS module of one worker. Once a call into it has thrown (rather than returned a
+ * program's error as a value), the WebAssembly code stopped part-way and its memory may hold
+ * half-made state: the engine is `broken`, is never called again, and the worker is retired.
+ */
+export class Engine {
+  broken = false;
+  // Made once a run has ended, while the worker would otherwise idle, so that the next run does
+  // not wait for it (most of a trivial run's cost). It is never used twice: reusing a runtime
+  // with a fresh context measured slower than a new runtime (the freed context's cyclic garbage
+  // is left for later collections to sweep), and a new one shares nothing with an earlier run.
+  private spare: Sandbox | undefined;
+
+  private constructor(private readonly quickjs: QuickJSWASMModule) {}
+
+  /**
+   * Loads QuickJS into a WebAssembly memory of `memoryLimitBytes` and the engine's room, all of
+   * it from the start. A memory that grows would detach the views quickjs-emscripten keeps of
+   * it: `executePendingJobs` reads the context of the last job through one made before the
+   * jobs ran, and after a job that grew the memory it reads nothing, makes a whole new context
+   * for that nothing and never frees it, and QuickJS aborts on the leak when the runtime is
+   * disposed. Pages never touched take no memory of the machine.
+   */
+  static async load(memoryLimitBytes: number): Promise<Engine> {
+    const pages = Math.ceil((memoryLimitBytes + ENGINE_BYTES) / PAGE);
+    const wasmMemory = new wasm.Memory({ initial: pages, maximum: pages });
+    const quickjs = await newQuickJSWASMModuleFromVariant(
+      newVariant(variant, { wasmMemory, emscriptenModule: quiet }),
+    );
+    return new Engine(quickjs);
+  }
+
+  /** The spare sandbox when there is one, else a new one. */
+  take(): Sandbox {
+    const taken = this.spare ?? this.newSandbox();
+    this.spare = undefined;
+    return taken;
+  }
+
+  /** Makes the next run's sandbox ahead of it, unless the engine is broken. */
+  prepare(): void {
+    if (this.broken || this.spare !== undefined) return;
+    try {
+      this.spare = this.newSandbox();
+    } catch (error) {
+      // The next run makes its own, and reports what fails then.
+      this.failed(error);
+    }
+  }
+
+  /**
+   * A call into the engine threw `error`: marks the engine broken, and says what the run it
+   * belonged to ended with. V8's own stack running out inside the engine is the program's deep
+   * nesting; anything else is a failure of the engine, reported without its raw text.
+   */
+  failed(error: unknown): Failure {
+    this.broken = true;
+    if (error instanceof RangeError) {
+      return {
+        ok: false,
+        code: 'resource_exhausted',
+        message: 'stack overflow: the program nests deeper than the sandbox allows',
+      };
+    }
+    if (error instanceof wasm.RuntimeError) {
+      return {
+        ok: false,
+        code: 'internal',
+        message: 'the sandbox engine (QuickJS) failed; its worker is replaced',
+      };
+    }
+    return {
+      ok: false,
+      code: 'internal',
+      message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+
+  private newSandbox(): Sandbox {
+    const runtime = this.quickjs.newRuntime();
+    // No module is ever loaded: `import('node:fs')` inside the program rejects.
+    runtime.setModuleLoader((name) => ({
+      error: new Error(`module "${name}" cannot be loaded in code mode; use tools.* instead`),
+    }));
+    return { runtime, vm: runtime.newContext() };
+  }
+}

@@ -1,0 +1,349 @@
+// One program's run inside the worker: the API set up in a fresh sandbox, the program compiled
+// and started, its jobs pumped, its calls drained for the main thread and its answers settled,
+// until it ends with an outcome. The worker (worker.ts) drives it and waits for the answers.
+
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
+import { STOP } from './channel.js';
+import type { Engine } from './engine.js';
+import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE, unpack, unpackCalls } from './prelude.js';
+import type { HostMessage, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
+
+// The program is the body of an async function; the opening shares its first line, so line
+// numbers of errors are the program's own (columns on line 1 are shifted by its length). The API
+// reaches it as the parameters of an outer function, not only as globals: QuickJS lets
+// `Object.defineProperty(globalThis, 'tools', ...)` replace even a non-configurable global, and
+// a program may declare its own `search` or `console` in its body, which shadows them.
+const OPENING = '((tools, search, console) => async () => {';
+const CLOSING = '\n})';
+
+// Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
+const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
+
+type Failure = Extract<Outcome, { ok: false }>;
+/** One `settle` message's answers. */
+export type Batch = Extract<HostMessage, { kind: 'settle' }>;
+
+/** What a run needs of its worker: the shared control block, the engine, and the channel. */
+export interface RunLink {
+  readonly control: Int32Array;
+  readonly engine: Engine;
+  /** Posts on the run channel (and tells a spinning main thread so). */
+  send(message: WorkerMessage): void;
+}
+
+/**
+ * Where `program` ends: its last line (a newline at the very end closes that line rather than
+ * opening another) and the column just past its text.
+ */
+function endOf(program: string): { line: number; column: number } {
+  const lines = program.split('\n');
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  const last = (lines.at(-1) ?? '').replace(/\r$/, '');
+  return { line: lines.length, column: last.length + 1 };
+}
+
+/** A failure of the worker's own code (not the program's) as a run's outcome. */
+function internal(message: string): Failure {
+  return { ok: false, code: 'internal', message };
+}
+
+/** One program's run: its runtime, context, pending calls and what it has logged. */
+export class Run {
+  readonly runtime: QuickJSRuntime;
+  readonly vm: QuickJSContext;
+  /** Calls sent to the main thread and not yet answered. */
+  inFlight = 0;
+  /** The prelude's `settle`, which resolves the program's promises of a batch of answers. */
+  settler: QuickJSHandle | undefined;
+  /** The prelude's `drain`, which hands over the calls the program queued. */
+  drainer: QuickJSHandle | undefined;
+  readonly logs: LogEntry[] = [];
+  /** Calls made since the last message to the main thread (packed), sent once the pump is done. */
+  outbox = '';
+  logBytes = 0;
+  calls = 0;
+  fatal: Failure | undefined;
+  result: QuickJSHandle | undefined;
+  ended = false;
+  /** The program's text, for where its end is when an error points past it. */
+  program = '';
+
+  constructor(
+    readonly id: number,
+    readonly limits: SandboxLimits,
+    readonly spinMs: number,
+    private readonly link: RunLink,
+  ) {
+    const sandbox = link.engine.take();
+    this.runtime = sandbox.runtime;
+    this.vm = sandbox.vm;
+    this.runtime.setMemoryLimit(limits.memoryLimitBytes);
+    this.runtime.setMaxStackSize(limits.maxStackBytes);
+    this.runtime.setInterruptHandler(
+      () => this.fatal !== undefined || Atomics.load(link.control, STOP) !== 0,
+    );
+  }
+
+  exhaust(message: string): void {
+    this.fatal ??= { ok: false, code: 'resource_exhausted', message };
+  }
+
+  /**
+   * Takes the calls the program queued since the last drain (the prelude's `drain`: heads
+   * `op:call:target` and JSON texts in turn, packed) into the outbox, counting them against the
+   * call bound here too. The promise the program awaits is the prelude's own, settled through
+   * `settle` (one host call per batch of answers, not a promise capability per call).
+   */
+  drain(): void {
+    const { vm, drainer } = this;
+    if (drainer === undefined) return;
+    const drained = vm.callFunction(drainer, vm.undefined);
+    if (drained.error !== undefined) {
+      // Packing allocates in the sandbox, which may be out of memory.
+      const failure = this.failureOf(drained.error, 'execution');
+      drained.error.dispose();
+      this.fatal ??= failure.code === 'resource_exhausted' ? failure : internal(failure.message);
+      return;
+    }
+    const packed = vm.typeof(drained.value) === 'string' ? vm.getString(drained.value) : '';
+    drained.value.dispose();
+    if (packed === '') return;
+    // Read here to count and check them; they cross to the main thread as the packed text.
+    const calls = unpackCalls(packed);
+    if (calls === undefined) {
+      this.fatal ??= internal('the sandbox queued a call the worker cannot read');
+      return;
+    }
+    for (const { op } of calls) {
+      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
+    }
+    if (this.fatal !== undefined) return;
+    this.inFlight += calls.length;
+    this.outbox += packed;
+  }
+
+  /** The program passed its call bound: the interrupt handler stops it at once. */
+  full(): void {
+    this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
+  }
+
+  /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
+  hostLog(level: QuickJSHandle, text: QuickJSHandle): void {
+    const { vm } = this;
+    if (this.fatal !== undefined) return;
+    const name = vm.typeof(level) === 'string' ? vm.getString(level) : 'log';
+    const line = vm.typeof(text) === 'string' ? vm.getString(text) : '';
+    this.logBytes += Buffer.byteLength(line) + 1;
+    if (this.logBytes > this.limits.maxLogBytes) {
+      this.exhaust(`the program logged more than ${String(this.limits.maxLogBytes)} bytes`);
+      return;
+    }
+    this.logs.push({ level: name === 'warn' || name === 'error' ? name : 'log', text: line });
+  }
+
+  /** Sets up the API and compiles the program; a failure here ends the run at once. */
+  start(program: string, toolsJson: string): Failure | undefined {
+    const { vm } = this;
+    this.program = program;
+    const hostFull = vm.newFunction('hostFull', () => {
+      this.full();
+    });
+    const hostLog = vm.newFunction('hostLog', (level, text) => {
+      this.hostLog(level, text);
+    });
+    const spec = vm.newString(toolsJson);
+    const bound = vm.newNumber(this.limits.maxToolCalls);
+    try {
+      const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
+      const made = vm.unwrapResult(
+        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound),
+      );
+      setup.dispose();
+      // Read before the program exists, so nothing it does to Array.prototype can interfere.
+      const finish = vm.getProp(made, 0);
+      this.settler = vm.getProp(made, 1);
+      this.drainer = vm.getProp(made, 2);
+      made.dispose();
+      const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
+        type: 'global',
+      });
+      if (compiled.error !== undefined) {
+        const failure = this.failureOf(compiled.error, 'invalid_argument');
+        compiled.error.dispose();
+        finish.dispose();
+        return failure;
+      }
+      const started = vm.callFunction(finish, vm.undefined, compiled.value);
+      compiled.value.dispose();
+      finish.dispose();
+      if (started.error !== undefined) {
+        const failure = this.failureOf(started.error, 'execution');
+        started.error.dispose();
+        return failure;
+      }
+      this.result = started.value;
+      return undefined;
+    } finally {
+      hostFull.dispose();
+      hostLog.dispose();
+      spec.dispose();
+      bound.dispose();
+    }
+  }
+
+  /** A QuickJS error as a failure: its message, and its line and column in the program. */
+  failureOf(error: QuickJSHandle, code: 'invalid_argument' | 'execution'): Failure {
+    const stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    const { vm } = this;
+    if (vm.typeof(error) !== 'object') {
+      const dumped: unknown = vm.dump(error);
+      return this.failure('', typeof dumped === 'string' ? dumped : String(dumped), '', code);
+    }
+    // Read property by property rather than with `dump`, which would run a `toJSON` the program
+    // may have put on Object.prototype.
+    const text = (key: string): string => {
+      const value = vm.getProp(error, key);
+      const read = vm.typeof(value) === 'string' ? vm.getString(value) : '';
+      value.dispose();
+      return read;
+    };
+    return this.failure(text('name'), text('message'), text('stack'), code);
+  }
+
+  failure(name: string, message: string, stack: string, code: Failure['code']): Failure {
+    if (EXHAUSTED.test(message)) return { ok: false, code: 'resource_exhausted', message };
+    const text = name === '' ? message : `${name}: ${message}`;
+    const at = new RegExp(`${PROGRAM_FILE.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(stack);
+    if (at === null) return { ok: false, code, message: text };
+    let line = Number(at[1]);
+    let column = line === 1 ? Math.max(1, Number(at[2]) - OPENING.length) : Number(at[2]);
+    // The wrapper's closing follows the program on a line of its own: an error found there (a
+    // program that ends too early, `return (`) is at the end of the program.
+    const end = endOf(this.program);
+    if (line > end.line) ({ line, column } = end);
+    return { ok: false, code, message: `${text} (line ${String(line)})`, line, column };
+  }
+
+  stopped(): Failure | undefined {
+    if (this.fatal !== undefined) return this.fatal;
+    if (Atomics.load(this.link.control, STOP) !== 0)
+      return { ok: false, code: 'stopped', message: 'stopped' };
+    return undefined;
+  }
+
+  /** Runs the sandbox's pending jobs; the outcome once the program has ended, else undefined. */
+  pump(): Outcome | undefined {
+    const jobs = this.runtime.executePendingJobs();
+    if (jobs.error !== undefined) {
+      const failure = this.failureOf(jobs.error, 'execution');
+      jobs.error.dispose();
+      return failure;
+    }
+    let stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    this.drain();
+    stopped = this.stopped();
+    if (stopped !== undefined) return stopped;
+    const result = this.result;
+    if (result === undefined) return { ok: false, code: 'internal', message: 'no program' };
+    const state = this.vm.getPromiseState(result);
+    if (state.type === 'pending') {
+      if (this.inFlight > 0) return undefined;
+      return {
+        ok: false,
+        code: 'execution',
+        message: 'the program awaits a promise that can never settle (no tool call is in flight)',
+      };
+    }
+    if (state.type === 'rejected') {
+      const failure = this.failureOf(state.error, 'execution');
+      state.error.dispose();
+      return failure;
+    }
+    const tagged = this.vm.getString(state.value);
+    if (state.value !== result) state.value.dispose();
+    return this.outcomeOf(tagged);
+  }
+
+  outcomeOf(tagged: string): Outcome {
+    const body = tagged.slice(1);
+    switch (tagged[0]) {
+      case 'U':
+        return { ok: true, json: undefined };
+      case 'V':
+        if (Buffer.byteLength(body) > this.limits.maxResultBytes) {
+          return {
+            ok: false,
+            code: 'resource_exhausted',
+            message: `the program's value is larger than ${String(this.limits.maxResultBytes)} bytes of JSON`,
+          };
+        }
+        return { ok: true, json: body };
+      case 'N':
+        return {
+          ok: false,
+          code: 'execution',
+          message: `the program returned a value that is not JSON: ${body}`,
+        };
+      default: {
+        const [name = '', message = '', stack = ''] = unpack(body);
+        return this.failure(name, message, stack, 'execution');
+      }
+    }
+  }
+
+  /** Sends the calls the program made since the last message, all in one. */
+  flush(): void {
+    if (this.outbox === '') return;
+    const calls = this.outbox;
+    this.outbox = '';
+    this.link.send({ kind: 'calls', run: this.id, calls });
+  }
+
+  /**
+   * Hands a batch of answers to the prelude's `settle`: one JSON text the main thread made,
+   * `[[call, ok, answer], ...]`, which QuickJS parses once.
+   */
+  settle({ count, batch }: Batch): void {
+    const settler = this.settler;
+    if (count === 0 || settler === undefined) return;
+    this.inFlight -= count;
+    const text = this.vm.newString(batch);
+    const settled = this.vm.callFunction(settler, this.vm.undefined, text);
+    text.dispose();
+    if (settled.error === undefined) {
+      settled.value.dispose();
+      return;
+    }
+    // Settling allocates in the sandbox, which may be out of memory.
+    const failure = this.failureOf(settled.error, 'execution');
+    settled.error.dispose();
+    this.fatal ??= failure.code === 'resource_exhausted' ? failure : internal(failure.message);
+  }
+
+  /**
+   * Ends the run: disposes of its sandbox and reports `outcome`. An engine that failed is not
+   * called again, and one whose disposal fails is broken too; either way the outcome, known
+   * before the teardown, is what the main thread gets, told to retire the worker.
+   */
+  end(outcome: Outcome): void {
+    if (this.ended) return;
+    this.ended = true;
+    const { engine } = this.link;
+    if (!engine.broken) {
+      try {
+        this.settler?.dispose();
+        this.drainer?.dispose();
+        this.result?.dispose();
+        this.vm.dispose();
+        this.runtime.dispose();
+      } catch (error) {
+        engine.failed(error);
+      }
+    }
+    const retire = engine.broken ? { retire: true as const } : {};
+    this.link.send({ kind: 'done', run: this.id, outcome, logs: this.logs, ...retire });
+    engine.prepare();
+  }
+}
