@@ -213,7 +213,7 @@ const bound = (max: number, words: string) =>
 export const codeModeSchema = z.strictObject({
   timeoutMs: bound(3_600_000, 'one hour'),
   memoryLimitBytes: bound(4 * 1024 ** 3, '4 GiB'),
-  maxStackBytes: bound(64 * 1024 ** 2, '64 MiB'),
+  maxStackBytes: bound(4 * 1024 ** 2, '4 MiB, the engine stack'),
   maxToolCalls: bound(1_000_000, 'a million'),
   maxLogBytes: bound(64 * 1024 ** 2, '64 MiB'),
   maxResultBytes: bound(64 * 1024 ** 2, '64 MiB'),

@@ -301,6 +301,11 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
     expect(JSON.parse(since.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
     const limit = await cli(['audit', '--limit', '0', '--json'], file);
     expect(JSON.parse(limit.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
+    // Not a number at all: named as the text given, not as NaN.
+    const word = await cli(['audit', '--limit', 'abc', '--json'], file);
+    const refused = JSON.parse(word.stdout) as { error: { code: string; message: string } };
+    expect(refused.error.code).toBe('invalid_argument');
+    expect(refused.error.message).not.toContain('NaN');
   });
 });
 

@@ -104,6 +104,22 @@ describe('toolplane run-code --timeout', () => {
     expect(json(ran)).toMatchObject({ error: { code: 'timeout' } });
   });
 
+  it("defaults to the config's codeMode.timeoutMs, and --timeout wins over it", async () => {
+    const bounded = join(dir, 'bounded.config.json');
+    await writeFile(bounded, JSON.stringify({ store: 'memory', codeMode: { timeoutMs: 300 } }));
+    const spun = await inProcess(
+      ['--config', bounded, 'run-code', '-', '--json'],
+      'while (true) {}',
+    );
+    expect(json(spun)).toMatchObject({ error: { code: 'timeout' } });
+    expect(json(spun).error.message).toMatch(/300 ms/);
+    const wins = await inProcess(
+      ['--config', bounded, 'run-code', '-', '--timeout', '600', '--json'],
+      'while (true) {}',
+    );
+    expect(json(wins).error.message).toMatch(/600 ms/);
+  });
+
   it('refuses a bound that is not a positive integer of milliseconds, naming --timeout', async () => {
     for (const bad of ['0', '1.5', 'soon', '2147483648']) {
       const ran = await inProcess(['run-code', '-', '--timeout', bad, '--json'], 'return 1;');

@@ -161,6 +161,23 @@ describe('createCodeMode', () => {
     }
   });
 
+  it('counts the wait for a free sandbox in the time limit, and says so', async () => {
+    const local = localToolkit();
+    const one = createCodeMode(local.toolkit, { timeoutMs: 400, maxConcurrentRuns: 1 });
+    try {
+      const marks = local.side.marks;
+      const first = failure(one.run('await tools.builtin.mark();\nwhile (true) {}'));
+      await expect.poll(() => local.side.marks, { timeout: 10_000 }).toBe(marks + 1);
+      // Queued behind the first: its 400 ms run from now, not from when it gets the sandbox.
+      const second = await failure(one.run('while (true) {}'));
+      expect((await first).code).toBe('timeout');
+      expect(second.code).toBe('timeout');
+      expect(second.message).toMatch(/of them waiting for a free sandbox/);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('runs calls made together at once, and resumes on each answer as it comes', async () => {
     const { waiting, cancelled, marks } = side;
     const controller = new AbortController();

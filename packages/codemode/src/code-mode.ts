@@ -223,10 +223,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
     maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
   };
-  const pool = new SandboxPool(
-    positive('maxConcurrentRuns', options.maxConcurrentRuns, defaults.maxConcurrentRuns),
-    limits,
+  const maxConcurrentRuns = positive(
+    'maxConcurrentRuns',
+    options.maxConcurrentRuns,
+    defaults.maxConcurrentRuns,
   );
+  const pool = new SandboxPool(maxConcurrentRuns, limits);
   const filter = toolFilter(options.filter);
 
   const exposed = (): { api: ApiTool[]; entries: ReturnType<typeof listAll> } => {
@@ -342,11 +344,21 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       };
     }
     switch (outcome.code) {
-      case 'timeout':
-        throw new CodeModeError('timeout', `the program ran past its ${String(timeoutMs)} ms`, {
-          logs,
-          calls,
-        });
+      case 'timeout': {
+        // A run's time counts from the call: say how much of it went waiting for a sandbox.
+        const waited = Math.round(ended.waitedMs);
+        const busy =
+          waited < 1
+            ? ''
+            : waited >= timeoutMs
+              ? ` waiting for a free sandbox (all ${String(maxConcurrentRuns)} busy)`
+              : `, ${String(waited)} ms of them waiting for a free sandbox`;
+        throw new CodeModeError(
+          'timeout',
+          `the program ran past its ${String(timeoutMs)} ms${busy}`,
+          { logs, calls },
+        );
+      }
       case 'cancelled':
       case 'stopped':
         throw new CodeModeError('cancelled', 'the run was cancelled', { logs, calls });

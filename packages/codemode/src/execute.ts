@@ -11,7 +11,7 @@ import type {
   SandboxLimits,
   WorkerMessage,
 } from './protocol.js';
-import type { SandboxPool } from './pool.js';
+import type { SandboxPool, SandboxWorker } from './pool.js';
 
 // How long a stopped run's worker has to report its end before it is ended itself. The
 // interrupt handler runs every few thousand QuickJS instructions, so a healthy worker answers in
@@ -63,6 +63,8 @@ export interface CallAnswer {
 export interface Ended {
   readonly outcome: Outcome | { readonly ok: false; readonly code: 'timeout' | 'cancelled' };
   readonly logs: readonly LogEntry[];
+  /** How long the run waited for a free worker, in ms: part of its `timeoutMs`. */
+  readonly waitedMs: number;
 }
 
 /** One run's request to {@link execute}. */
@@ -80,13 +82,53 @@ export interface ExecuteRequest {
 let runs = 0;
 
 /**
+ * A worker for `request`, waited for at most its `timeoutMs` (the wait is part of the run's
+ * time: a busy pool cannot hold a run past its bound); `undefined` when that time ran out first.
+ *
+ * @throws {ToolError} `cancelled` when the caller's signal aborts the wait.
+ */
+async function acquireWithin(
+  pool: SandboxPool,
+  request: ExecuteRequest,
+): Promise<SandboxWorker | undefined> {
+  const wait = new AbortController();
+  const late = new AbortController();
+  const timer = setTimeout(() => {
+    late.abort();
+    wait.abort();
+  }, request.timeoutMs);
+  const stopListening =
+    request.signal === undefined
+      ? undefined
+      : whenAborted(request.signal, () => {
+          wait.abort();
+        });
+  try {
+    return await pool.acquire(wait.signal);
+  } catch (error) {
+    if (late.signal.aborted) return undefined;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    stopListening?.();
+  }
+}
+
+/**
  * Runs one program on a worker of the pool and resolves with how it ended. Tool calls are
  * answered by `onCall` with a signal that aborts once the run is over (so calls still in flight
  * are cancelled upstream). The timeout and the caller's signal stop the program through the
  * worker's shared flag, which works even while it spins in a loop.
  */
 export async function execute(pool: SandboxPool, request: ExecuteRequest): Promise<Ended> {
-  const worker = await pool.acquire(request.signal);
+  const queued = performance.now();
+  const worker = await acquireWithin(pool, request);
+  const waitedMs = performance.now() - queued;
+  if (worker === undefined) {
+    return { outcome: { ok: false, code: 'timeout' }, logs: [], waitedMs };
+  }
+  // The time limit counts from the call: a run that waited for a worker has what is left.
+  const timeoutMs = Math.max(1, request.timeoutMs - waitedMs);
   const run = ++runs;
   const calls = new AbortController();
   const { control } = worker;
@@ -98,7 +140,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
       let stopped: 'timeout' | 'cancelled' | undefined;
       let grace: NodeJS.Timeout | undefined;
       let ended = false;
-      const finish = (result: Ended, healthy: boolean): void => {
+      const finish = (result: Omit<Ended, 'waitedMs'>, healthy: boolean): void => {
         if (ended) return;
         ended = true;
         clearTimeout(timer);
@@ -106,7 +148,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
         stopListening?.();
         if (healthy) pool.release(worker);
         else pool.discard(worker);
-        resolve(result);
+        resolve({ ...result, waitedMs });
       };
       const stop = (reason: 'timeout' | 'cancelled'): void => {
         if (stopped !== undefined) return;
@@ -122,7 +164,7 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
       };
       const timer = setTimeout(() => {
         stop('timeout');
-      }, request.timeoutMs);
+      }, timeoutMs);
       const stopListening =
         request.signal === undefined
           ? undefined

@@ -114,3 +114,56 @@ describe('gateway mode: code', () => {
     expect(ran).not.toHaveProperty('code');
   });
 });
+
+describe("gateway mode: code, one session's share of the sandboxes", () => {
+  let shared: HttpGateway;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    shared = await serveHttp(running.toolkit, {
+      port: 0,
+      mode: 'code',
+      codeMode: { maxConcurrentRuns: 2, timeoutMs: 20_000 },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await shared.close();
+  });
+  const session = async (): Promise<Client> => {
+    const made = new Client({ name: 'code-mode-share', version: '0.0.0' });
+    await made.connect(new StreamableHTTPClientTransport(shared.url));
+    clients.push(made);
+    return made;
+  };
+
+  it('refuses a session past its half with rate_limited, and still runs another session', async () => {
+    const greedy = await session();
+    const other = await session();
+    const { resources } = await greedy.listResources();
+    const watched = resources.find((r) => r.uri.includes('watched'))?.uri;
+    expect(watched).toBeDefined();
+    await greedy.subscribeResource({ uri: watched! });
+    const touched = new Promise<void>((resolve) => {
+      greedy.setNotificationHandler('notifications/resources/updated', () => {
+        resolve();
+      });
+    });
+    const stop = new AbortController();
+    // Holds its sandbox once it has touched the watched resource (the marker) until stopped.
+    const holding = greedy
+      .callTool(
+        { name: 'run_code', arguments: { code: 'await tools.fx.touch({});\nwhile (true) {}' } },
+        { signal: stop.signal },
+      )
+      .catch(() => undefined);
+    await touched;
+    const refused = await greedy.callTool({ name: 'run_code', arguments: { code: 'return 1;' } });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'rate_limited' });
+    const served = await other.callTool({ name: 'run_code', arguments: { code: 'return 1;' } });
+    expect(served.isError).toBeUndefined();
+    expect(text(served)).toBe('1');
+    stop.abort();
+    await holding;
+  });
+});

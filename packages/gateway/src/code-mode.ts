@@ -2,12 +2,13 @@ import { safely } from './observe/observer.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
 import {
+  CODE_MODE_DEFAULTS,
   codeModeTools,
   createCodeMode,
   type CodeMode,
   type CodeModeTool,
 } from '@toolplane/codemode';
-import type { AdapterToolResult } from '@toolplane/adapter-kit';
+import { fromError, type AdapterToolResult } from '@toolplane/adapter-kit';
 import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
 import { ERROR_META_KEY } from './call-results.js';
 import { normalizeMcpResult, type RunResult } from '@toolplane/toolrun';
@@ -29,6 +30,8 @@ export interface CodeModeCall {
   readonly visible?: ReadonlySet<string> | undefined;
   /** The session's key: the program's searches, then calls, are learning evidence. */
   readonly sessionKey?: string | undefined;
+  /** Who runs it, for each one's share of the sandboxes; `undefined`: not counted. */
+  readonly runner?: string | undefined;
 }
 
 interface Scope {
@@ -132,6 +135,30 @@ export async function runCodeModeTool(
 ): Promise<CallToolResult | undefined> {
   const tool = codeModeOf(hub).tools.find((candidate) => candidate.name === name);
   if (tool === undefined) return undefined;
+  const share = name === 'run_code' ? sessionShare(hub, context.runner) : undefined;
+  if (share?.full === true) {
+    const refusal = new ToolError(
+      'rate_limited',
+      `this session already runs ${String(share.most)} programs at once, its share of the ${String(share.of)} sandboxes; wait for one to end`,
+    );
+    return mcpResultOf(fromError(refusal), name);
+  }
+  share?.claim();
+  try {
+    return await runOne(hub, tool, args, context, name);
+  } finally {
+    share?.release();
+  }
+}
+
+/** Runs one of the three code-mode tools in the caller's scope. */
+async function runOne(
+  hub: GatewayHub,
+  tool: CodeModeTool,
+  args: Record<string, unknown>,
+  context: CodeModeCall,
+  name: string,
+): Promise<CallToolResult> {
   const table = await hub.tools();
   const byId = new Map(
     table
@@ -162,6 +189,40 @@ function mcpResultOf(result: AdapterToolResult, name: string): CallToolResult {
     ...answer,
     isError: true,
     _meta: { ...answer._meta, [ERROR_META_KEY]: { code, message, toolId: name } },
+  };
+}
+
+const running = new WeakMap<GatewayHub, Map<string, number>>();
+
+/**
+ * The runs one runner (a session, an OAuth caller) may have at once: half the sandboxes (at
+ * least one), so that its programs, however many it sends, leave sandboxes for the others.
+ */
+function sessionShare(
+  hub: GatewayHub,
+  sessionKey: string | undefined,
+): { full: boolean; most: number; of: number; claim(): void; release(): void } | undefined {
+  if (sessionKey === undefined) return undefined;
+  let counts = running.get(hub);
+  if (counts === undefined) {
+    counts = new Map();
+    running.set(hub, counts);
+  }
+  const table = counts;
+  const of = hub.options.codeMode?.maxConcurrentRuns ?? CODE_MODE_DEFAULTS.maxConcurrentRuns;
+  const most = Math.max(1, Math.floor(of / 2));
+  return {
+    full: (table.get(sessionKey) ?? 0) >= most,
+    most,
+    of,
+    claim: () => {
+      table.set(sessionKey, (table.get(sessionKey) ?? 0) + 1);
+    },
+    release: () => {
+      const left = (table.get(sessionKey) ?? 1) - 1;
+      if (left === 0) table.delete(sessionKey);
+      else table.set(sessionKey, left);
+    },
   };
 }
 

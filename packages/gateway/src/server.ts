@@ -31,6 +31,7 @@ import { toolCaller } from './tool-call.js';
 import { observeUnknown } from './observe/observer.js';
 import { callLane } from './call-lane.js';
 import { accessFilter, checkAccess, resourceOf, visibleTools } from './auth/access.js'; // OAuth (auth/)
+import { callerKey } from './auth/verified.js'; // OAuth (auth/)
 import { codeModeToolList, runCodeModeTool } from './code-mode.js';
 import { toolPage } from './listing/pages.js';
 import {
@@ -235,7 +236,10 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     if (mode === 'code') {
       const visible = await visibleTools(extra, hub); // OAuth (auth/): what the program sees
       const sessionKey = hub.learningKey(session, extra);
-      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey };
+      // Whose share of the sandboxes a run takes: a 2025 session, or a 2026 request's OAuth
+      // caller (2026 requests behind a static token cannot be told apart: not counted).
+      const runner = session.era === 'legacy' ? session.token : callerKey(extra); // OAuth (auth/)
+      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey, runner };
       const result = await runCodeModeTool(hub, name, args, context);
       if (result === undefined) throw unknownTool(name);
       return result;

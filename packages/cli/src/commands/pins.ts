@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import {
   acceptCommand,
   auditLimit,
+  MAX_AUDIT_LIMIT,
   changedFields,
   checkAcceptTarget,
   describePinChange,
@@ -13,6 +14,7 @@ import {
 } from '@toolplane/toolkit';
 import type { CliConfig } from '../config.js';
 import { openPinStore } from '../open.js';
+import { integerFlag } from './integer-flag.js';
 import type { CommandContext } from './shared.js';
 
 /** Opens the config's pin store for one command (no listening connection), and closes it. */
@@ -130,7 +132,7 @@ export function registerAudit(audit: Command, context: CommandContext): void {
     .option(
       '-l, --limit <n>',
       'at most this many of the newest records (1-10000)',
-      (v: string) => auditLimit(Number(v)),
+      (v: string) => auditLimit(integerFlag('--limit', 1, MAX_AUDIT_LIMIT)(v)),
       100,
     )
     .action(async (options: { since?: string; limit: number }) => {

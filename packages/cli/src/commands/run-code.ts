@@ -9,7 +9,8 @@ import {
 } from '@toolplane/codemode';
 import { ToolError } from '@toolplane/toolmodel';
 import { isAllowed } from '../config.js';
-import { integerFlag, printValue, withToolkit, type CommandContext } from './shared.js';
+import { integerFlag } from './integer-flag.js';
+import { printValue, withToolkit, type CommandContext } from './shared.js';
 
 /** The most `--timeout` takes: code mode's `timeoutMs` bound, a Node timer's most (~24.8 days). */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -24,7 +25,7 @@ export function registerRunCode(command: Command, context: CommandContext): void
     .argument('<file>', 'the program file, or - to read it from standard input')
     .option(
       '--timeout <ms>',
-      'wall-clock bound of the run, in milliseconds (default 30000)',
+      'wall-clock bound of the run, in milliseconds (default codeMode.timeoutMs, else 30000)',
       integerFlag('--timeout', 1, MAX_TIMEOUT_MS),
     )
     .option('--declarations', 'print the TypeScript declarations of the API instead of running')
@@ -47,6 +48,8 @@ export function registerRunCode(command: Command, context: CommandContext): void
           .filter((item) => isAllowed(cfg.filter[item.namespace], item.tool))
           .map((item) => item.id);
         const code = createCodeMode(toolkit, {
+          // The config's `codeMode` bounds, as `serve`'s mode: code has them; --timeout wins.
+          ...cfg.codeMode,
           filter: { tools: allowed },
           ...(options.timeout === undefined ? {} : { timeoutMs: options.timeout }),
         });

@@ -13,6 +13,7 @@ import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
 import { storeFamily } from '../stores/store-family.js';
 import { toolkitLogger } from '../toolkit-log.js';
+import { integerFlag } from './integer-flag.js';
 import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 
@@ -331,25 +332,6 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/**
- * A commander parser for `flag`'s value: an integer from `min` to `max`.
- *
- * @throws {ToolError} `invalid_argument` naming the flag (`--limit 500: must be an integer from
- * 1 to 100`).
- */
-export function integerFlag(flag: string, min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      throw new ToolError(
-        'invalid_argument',
-        `${flag} ${value}: must be an integer from ${String(min)} to ${String(max)}`,
-      );
-    }
-    return n;
-  };
 }
 
 /** `--limit`: how many results, 1 to 100. */
