@@ -163,12 +163,14 @@ describe('createCodeMode', () => {
 
   it('counts the wait for a free sandbox in the time limit, and says so', async () => {
     const local = localToolkit();
-    const one = createCodeMode(local.toolkit, { timeoutMs: 400, maxConcurrentRuns: 1 });
+    const one = createCodeMode(local.toolkit, { timeoutMs: 1_000, maxConcurrentRuns: 1 });
     try {
+      // Its one worker started and idle: the first run below spends its time running.
+      expect((await one.run('return 1;')).value).toBe(1);
       const marks = local.side.marks;
       const first = failure(one.run('await tools.builtin.mark();\nwhile (true) {}'));
       await expect.poll(() => local.side.marks, { timeout: 10_000 }).toBe(marks + 1);
-      // Queued behind the first: its 400 ms run from now, not from when it gets the sandbox.
+      // Queued behind the first: its 1000 ms run from now, not from when it gets the sandbox.
       const second = await failure(one.run('while (true) {}'));
       expect((await first).code).toBe('timeout');
       expect(second.code).toBe('timeout');

@@ -99,9 +99,9 @@ function handedOut(pool: SandboxPool): SandboxWorker[] {
   const seen: SandboxWorker[] = [];
   const acquire = pool.acquire.bind(pool);
   pool.acquire = async (signal) => {
-    const worker = await acquire(signal);
-    seen.push(worker);
-    return worker;
+    const acquired = await acquire(signal);
+    seen.push(acquired.worker);
+    return acquired;
   };
   return seen;
 }

@@ -63,7 +63,7 @@ export interface CallAnswer {
 export interface Ended {
   readonly outcome: Outcome | { readonly ok: false; readonly code: 'timeout' | 'cancelled' };
   readonly logs: readonly LogEntry[];
-  /** How long the run waited for a free worker, in ms: part of its `timeoutMs`. */
+  /** How long the run queued for a free worker, in ms: part of its `timeoutMs`. */
   readonly waitedMs: number;
 }
 
@@ -82,7 +82,7 @@ export interface ExecuteRequest {
 let runs = 0;
 
 /**
- * A worker for `request`, waited for at most its `timeoutMs` (the wait is part of the run's
+ * A worker for `request`, queued for at most its `timeoutMs` (the queue is part of the run's
  * time: a busy pool cannot hold a run past its bound); `undefined` when that time ran out first.
  *
  * @throws {ToolError} `cancelled` when the caller's signal aborts the wait.
@@ -90,7 +90,7 @@ let runs = 0;
 async function acquireWithin(
   pool: SandboxPool,
   request: ExecuteRequest,
-): Promise<SandboxWorker | undefined> {
+): Promise<{ worker: SandboxWorker; queuedMs: number } | undefined> {
   const wait = new AbortController();
   const late = new AbortController();
   const timer = setTimeout(() => {
@@ -121,13 +121,12 @@ async function acquireWithin(
  * worker's shared flag, which works even while it spins in a loop.
  */
 export async function execute(pool: SandboxPool, request: ExecuteRequest): Promise<Ended> {
-  const queued = performance.now();
-  const worker = await acquireWithin(pool, request);
-  const waitedMs = performance.now() - queued;
-  if (worker === undefined) {
-    return { outcome: { ok: false, code: 'timeout' }, logs: [], waitedMs };
+  const acquired = await acquireWithin(pool, request);
+  if (acquired === undefined) {
+    return { outcome: { ok: false, code: 'timeout' }, logs: [], waitedMs: request.timeoutMs };
   }
-  // The time limit counts from the call: a run that waited for a worker has what is left.
+  const { worker, queuedMs: waitedMs } = acquired;
+  // The time limit counts from the call: a run that queued for a worker has what is left.
   const timeoutMs = Math.max(1, request.timeoutMs - waitedMs);
   const run = ++runs;
   const calls = new AbortController();

@@ -138,19 +138,25 @@ export class SandboxPool {
   ) {}
 
   /**
-   * A worker for one run: an idle one, a new one, or the next one released.
+   * A worker for one run: an idle one, a new one, or the next one released; with how long the
+   * run queued for it (while every worker held another run).
    *
    * @throws {ToolError} `cancelled` when `signal` aborts while waiting; `internal` once closed.
    */
-  async acquire(signal: AbortSignal | undefined): Promise<SandboxWorker> {
+  async acquire(
+    signal: AbortSignal | undefined,
+  ): Promise<{ worker: SandboxWorker; queuedMs: number }> {
+    const asked = performance.now();
     const worker = await this.take(signal);
+    // The wait for another run's worker, not a new worker's start (the pool's own latency).
+    const queuedMs = performance.now() - asked;
     try {
       await worker.ready;
     } catch (error) {
       this.discard(worker);
       throw error;
     }
-    return worker;
+    return { worker, queuedMs };
   }
 
   private take(signal: AbortSignal | undefined): Promise<SandboxWorker> {
