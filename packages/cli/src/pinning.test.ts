@@ -101,18 +101,20 @@ async function restartUpstream(gateway: ChildProcess): Promise<void> {
   process.kill(pid, 'SIGTERM');
 }
 
+/** `toolplane serve --http` on `file`, stopped after the test; resolves once it listens. */
+async function serveOn(file: string): Promise<{ gateway: ChildProcess; url: URL }> {
+  const gateway = startCli([...SERVE_HTTP, '--config', file], { cwd: dir(), command: binCommand });
+  children.push(gateway);
+  return { gateway, url: await listeningUrl(gateway) };
+}
+
 const textOf = (result: CallToolResult): string =>
   result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 
 describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
   it('withholds a changed tool under block, refuses its calls, and serves it once accepted through the CLI', async () => {
     const { file, echoFile } = await writeConfig('block');
-    const gateway = startCli([...SERVE_HTTP, '--config', file], {
-      cwd: dir(),
-      command: binCommand,
-    });
-    children.push(gateway);
-    const url = await listeningUrl(gateway);
+    const { gateway, url } = await serveOn(file);
     const legacy = await connect(url, 'legacy');
     const modern = await connect(url, 'modern');
     expect(await names(legacy)).toContain('fx__echo');
@@ -161,12 +163,8 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
 
   it('drops the pending change from the store when the server offers the pinned definition again', async () => {
     const { file } = await writeConfig('warn');
-    const gateway = startCli([...SERVE_HTTP, '--config', file], {
-      cwd: dir(),
-      command: binCommand,
-    });
-    children.push(gateway);
-    const client = await connect(await listeningUrl(gateway), 'legacy');
+    const { gateway, url } = await serveOn(file);
+    const client = await connect(url, 'legacy');
     expect(await names(client)).toContain('fx__echo');
     const pending = async () =>
       (
@@ -206,12 +204,8 @@ describe('pinning behind toolplane serve', { timeout: 90_000 }, () => {
 
   it('accepts only the definition reviewed when given its fingerprint, refusing a later one', async () => {
     const { file } = await writeConfig('warn');
-    const gateway = startCli([...SERVE_HTTP, '--config', file], {
-      cwd: dir(),
-      command: binCommand,
-    });
-    children.push(gateway);
-    const client = await connect(await listeningUrl(gateway), 'legacy');
+    const { url } = await serveOn(file);
+    const client = await connect(url, 'legacy');
     const offered = async () =>
       (
         JSON.parse((await cli(['tools', 'changes', '--json'], file)).stdout) as {

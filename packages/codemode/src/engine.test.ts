@@ -1,9 +1,9 @@
 import type { ToolErrorCode } from '@toolplane/toolmodel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_MODE_DEFAULTS, createCodeMode, type CodeMode } from './code-mode.js';
-import { CodeModeError } from './errors.js';
 import { execute, type CallAnswer, type ExecuteRequest } from './execute.js';
 import { SandboxPool, type SandboxWorker } from './pool.js';
+import { codeOf } from './testing/outcome.js';
 import { localToolkit } from './testing/local-toolkit.js';
 
 // Ordinary programs that make the engine work hard: a heap that grows while the program runs, a
@@ -33,16 +33,6 @@ afterAll(async () => {
 });
 
 const NESTED = `return ${'['.repeat(10_000)}${']'.repeat(10_000)};`;
-
-async function codeOf(program: string, on: CodeMode): Promise<ToolErrorCode | 'none'> {
-  try {
-    await on.run(program);
-    return 'none';
-  } catch (error) {
-    expect(error).toBeInstanceOf(CodeModeError);
-    return (error as CodeModeError).code;
-  }
-}
 
 async function stillWorks(on: CodeMode): Promise<void> {
   const { value } = await on.run('return (await tools.builtin.add({ a: 2, b: 3 })).sum;');

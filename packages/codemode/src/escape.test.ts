@@ -2,6 +2,7 @@ import type { ToolErrorCode } from '@toolplane/toolmodel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { CodeModeError } from './errors.js';
+import { codeOf } from './testing/outcome.js';
 import { localToolkit, type ToolSide } from './testing/local-toolkit.js';
 
 // Hostile programs are the normal case: each gets its error, nothing of the host is reachable,
@@ -29,16 +30,6 @@ beforeAll(() => {
 afterAll(async () => {
   await Promise.all([code.close(), unhurried.close()]);
 });
-
-async function codeOf(program: string, on: CodeMode = code): Promise<ToolErrorCode | 'none'> {
-  try {
-    await on.run(program);
-    return 'none';
-  } catch (error) {
-    expect(error).toBeInstanceOf(CodeModeError);
-    return (error as CodeModeError).code;
-  }
-}
 
 /** The next run works, and sees nothing the hostile one left behind. */
 async function stillWorks(): Promise<void> {
@@ -226,6 +217,7 @@ describe('hostile programs', () => {
     expect(
       await codeOf(
         "tools.builtin.wait_forever(); tools.builtin.wait_forever();\nawait tools.builtin.mark();\nthrow new Error('x');",
+        code,
       ),
     ).toBe('execution');
     expect(side.waiting - started).toBe(2);

@@ -6,6 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './testing/chromium.js';
 import { startDashboardGateway, type DashboardGateway } from './testing/dashboard-gateway.js';
+import { loginCookie } from './testing/login.js';
 
 const TOKEN = 'dashboard-e2e-token-0123456789';
 const OUT = join(repoRoot, '.ci', 'out');
@@ -236,13 +237,7 @@ describe('the dashboard refuses hostile requests', () => {
 
   beforeAll(async () => {
     served = await startDashboardGateway(TOKEN);
-    const login = await fetch(new URL('api/login', served.ui), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: served.ui.origin },
-      body: JSON.stringify({ token: TOKEN }),
-    });
-    expect(login.status).toBe(200);
-    cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    cookie = await loginCookie(served.ui, TOKEN);
   });
   afterAll(async () => {
     await served.close();

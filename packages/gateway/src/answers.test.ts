@@ -126,6 +126,27 @@ function cancelled(requestId: string | number, reason?: string): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params });
 }
 
+/**
+ * POSTs a `tools/call` of `name` (a tool that holds its answer) as `id`: the answer, and the
+ * status line, which comes first (the call's answer is turned into a stream while it holds).
+ */
+function heldCall(
+  session: string,
+  id: string,
+  name: string,
+  ms: number,
+): { call: Promise<Answer | undefined>; headers: Promise<number> } {
+  let headersSent: (status: number) => void = () => undefined;
+  const headers = new Promise<number>((resolve) => (headersSent = resolve));
+  const call = post(
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } }),
+    session,
+    ms,
+    headersSent,
+  );
+  return { call, headers };
+}
+
 async function openSession(): Promise<string> {
   const answer = await post(JSON.stringify(initialize), undefined);
   const session = answer?.headers['mcp-session-id'];
@@ -322,19 +343,7 @@ describe('answers over HTTP', () => {
 
   it('sends a slow call’s headers before its result, and ends its POST when it is cancelled', async () => {
     const session = await openSession();
-    let headersSent: (status: number) => void = () => undefined;
-    const headers = new Promise<number>((resolve) => (headersSent = resolve));
-    const call = post(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'c1',
-        method: 'tools/call',
-        params: { name: 'builtin__hold', arguments: {} },
-      }),
-      session,
-      5_000,
-      headersSent,
-    );
+    const { call, headers } = heldCall(session, 'c1', 'builtin__hold', 5_000);
     // The call holds until cancelled: its status line comes without it.
     let timer: NodeJS.Timeout | undefined;
     const noHeaders = new Promise<string>((resolve) => {
@@ -355,19 +364,7 @@ describe('answers over HTTP', () => {
 describe('a notifications/cancelled sent as a request, with an ID', () => {
   it('is answered "method not found" and cancels nothing: the call it names still answers', async () => {
     const session = await openSession();
-    let headersSent: (status: number) => void = () => undefined;
-    const headers = new Promise<number>((resolve) => (headersSent = resolve));
-    const call = post(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'g1',
-        method: 'tools/call',
-        params: { name: 'builtin__gate', arguments: {} },
-      }),
-      session,
-      10_000,
-      headersSent,
-    );
+    const { call, headers } = heldCall(session, 'g1', 'builtin__gate', 10_000);
     expect(await headers).toBe(200);
     const request = await post(
       JSON.stringify({

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { loginCookie } from '@toolplane/dashboard/testing';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -118,13 +119,7 @@ describe('serve --log-format json, with metrics and OTLP traces', () => {
 
   it('counts and audits the calls made from the dashboard as calls of session "dashboard"', async () => {
     const ui = new URL('/ui/', url);
-    const login = await fetch(new URL('api/login', ui), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: ui.origin },
-      body: JSON.stringify({ token: TOKEN }),
-    });
-    expect(login.status).toBe(200);
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const cookie = await loginCookie(ui, TOKEN);
     const called = await fetch(new URL('api/call', ui), {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: ui.origin, cookie },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
+import { loginCookie } from '../testing/login.js';
 
 const TOKEN = 'dashboard-pins-token-0123456789';
 
@@ -17,13 +18,7 @@ describe('the Changes API', () => {
 
   beforeAll(async () => {
     served = await startDashboardGateway(TOKEN, { pinning: 'block' });
-    const login = await fetch(new URL('api/login', served.ui), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: served.ui.origin },
-      body: JSON.stringify({ token: TOKEN }),
-    });
-    expect(login.status).toBe(200);
-    cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    cookie = await loginCookie(served.ui, TOKEN);
   });
   afterAll(async () => {
     await served.close();
