@@ -29,7 +29,13 @@ export type { ConvertedSchema } from './schema-conversion.js';
 export { SCHEMA_RULES } from './schema-rules.js';
 export type { ProviderSchemaRules, SchemaTarget } from './schema-rules.js';
 export { checkSchema, checkToolName, TOOL_NAME_RULES } from './schema-check.js';
-export { DEFAULT_CONCURRENCY, outcomeText, parseArguments, runCalls } from './turn.js';
+export {
+  acceptedPart,
+  DEFAULT_CONCURRENCY,
+  outcomeText,
+  parseArguments,
+  runCalls,
+} from './turn.js';
 export type {
   CallOutcome,
   CallProgress,

@@ -73,6 +73,27 @@ export type ResultPart =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
 
+/**
+ * The part a provider gets for `part`: an image of a type it takes (`accepted`) as it is, any
+ * other part as it is too, and an image of another type (SVG, BMP, TIFF…) as a note naming it
+ * and what `provider` takes instead, since one such image fails the provider's whole request.
+ */
+export function acceptedPart(
+  part: ResultPart,
+  accepted: ReadonlySet<string>,
+  provider: string,
+): ResultPart {
+  if (part.type !== 'image' || accepted.has(part.mimeType)) return part;
+  const takes = [...accepted].map((type) => type.slice('image/'.length).toUpperCase()).join(', ');
+  return {
+    type: 'text',
+    text: leftOutNote(
+      { kind: 'image', data: part.data, mimeType: part.mimeType, what: 'image' },
+      `${provider} takes ${takes}`,
+    ),
+  };
+}
+
 /** A call's answer: its parts, and whether it is an error the model should read as one. */
 export interface CallOutcome {
   readonly callId: string;

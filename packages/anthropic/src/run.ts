@@ -1,4 +1,5 @@
 import {
+  acceptedPart,
   exposedOf,
   runCalls,
   type CallOutcome,
@@ -64,10 +65,12 @@ export async function runToolUses(
 
 function toToolResult(outcome: CallOutcome): ToolResultBlockParam {
   const content: (TextBlockParam | ImageBlockParam)[] = [];
-  for (const part of outcome.parts) {
+  for (const original of outcome.parts) {
+    const part = acceptedPart(original, IMAGE_TYPES, 'Anthropic');
     if (part.type === 'text') {
-      if (part.text !== '') content.push({ type: 'text', text: part.text });
-    } else if (IMAGE_TYPES.has(part.mimeType)) {
+      // Anthropic refuses a text block of whitespace alone.
+      if (part.text.trim() !== '') content.push({ type: 'text', text: part.text });
+    } else {
       content.push({
         type: 'image',
         source: {
@@ -76,12 +79,14 @@ function toToolResult(outcome: CallOutcome): ToolResultBlockParam {
           data: part.data,
         },
       });
-    } else {
-      content.push({
-        type: 'text',
-        text: `[toolplane: image (${part.mimeType}) left out: Anthropic takes JPEG, PNG, GIF and WebP]`,
-      });
     }
+  }
+  // …and an error result without content: a failure that said nothing says that it failed.
+  if (outcome.isError && content.length === 0) {
+    content.push({
+      type: 'text',
+      text: `the tool failed${outcome.code === undefined ? '' : ` (${outcome.code})`} without saying why`,
+    });
   }
   const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: outcome.callId };
   if (content.length > 0) result.content = content;

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- @google/genai declares
    its wire types as classes, yet takes plain objects (its own docs write them as literals). */
 import {
+  acceptedPart,
   exposedOf,
   runCalls,
   type CallOutcome,
@@ -59,11 +60,21 @@ export async function runFunctionCalls(
   return parts;
 }
 
+/** The image types Gemini takes as inline data; one of another type fails the request. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/heic',
+  'image/heif',
+]);
+
 function toPart(outcome: CallOutcome, id: string | undefined): Part {
   // The text parts joined by newlines, and the images, in one pass.
   let text: string | undefined;
   let images: FunctionResponsePart[] | undefined;
-  for (const part of outcome.parts) {
+  for (const original of outcome.parts) {
+    const part = acceptedPart(original, IMAGE_TYPES, 'Gemini');
     if (part.type === 'text') text = text === undefined ? part.text : `${text}\n${part.text}`;
     else (images ??= []).push({ inlineData: { mimeType: part.mimeType, data: part.data } });
   }

@@ -1,4 +1,5 @@
 import {
+  acceptedPart,
   exposedOf,
   runCalls,
   type CallOutcome,
@@ -88,7 +89,9 @@ export async function runToolCalls(
       });
     }
     const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'responses'));
-    return (await runCalls(source, calls, exposed.resolve, options)).map(toFunctionCallOutput);
+    return (await runCalls(source, calls, exposed.resolve, options)).map((outcome) =>
+      toFunctionCallOutput(forOpenAI(outcome)),
+    );
   }
   const chat = turn as ChatTurn;
   const message = chat.choices === undefined ? chat : chat.choices[0]?.message;
@@ -99,7 +102,7 @@ export async function runToolCalls(
   }
   if (calls.length === 0) return [];
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'chat'));
-  return toChatMessages(await runCalls(source, calls, exposed.resolve, options));
+  return toChatMessages((await runCalls(source, calls, exposed.resolve, options)).map(forOpenAI));
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
@@ -120,6 +123,25 @@ function errorText(outcome: CallOutcome, text: string): string {
   return outcome.code === undefined || text.startsWith(`${outcome.code}:`)
     ? `Error: ${text}`
     : `Error (${outcome.code}): ${text}`;
+}
+
+/** The image types OpenAI takes in a message; one of another type fails the whole request. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
+
+/** `outcome` with its images of a type OpenAI does not take as notes. */
+function forOpenAI(outcome: CallOutcome): CallOutcome {
+  if (!outcome.parts.some((part) => part.type === 'image' && !IMAGE_TYPES.has(part.mimeType))) {
+    return outcome;
+  }
+  return {
+    ...outcome,
+    parts: outcome.parts.map((part) => acceptedPart(part, IMAGE_TYPES, 'OpenAI')),
+  };
 }
 
 function dataUrl(part: { data: string; mimeType: string }): string {

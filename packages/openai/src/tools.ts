@@ -36,14 +36,35 @@ function expose(source: ToolSource, options: OpenAIToolsOptions) {
 function report(list: object, tools: readonly ExposedTool[]): void {
   reports.set(
     list,
-    tools.map((tool) => ({
-      name: tool.name,
-      id: tool.id,
-      strict: tool.schema.strict,
-      ...(tool.schema.reason === undefined ? {} : { reason: tool.schema.reason }),
-      notes: tool.schema.notes,
-    })),
+    tools.map((tool) => {
+      const cut = (tool.description?.length ?? 0) > MAX_DESCRIPTION;
+      return {
+        name: tool.name,
+        id: tool.id,
+        strict: tool.schema.strict,
+        ...(tool.schema.reason === undefined ? {} : { reason: tool.schema.reason }),
+        notes: cut
+          ? [
+              ...tool.schema.notes,
+              `description cut to OpenAI's ${String(MAX_DESCRIPTION)} characters`,
+            ]
+          : tool.schema.notes,
+      };
+    }),
   );
+}
+
+/** The longest function description OpenAI takes; a longer one fails the whole request. */
+const MAX_DESCRIPTION = 1024;
+
+/** `tool`'s description as OpenAI takes it: cut at a word to fit, ending `…`, when too long. */
+function described(tool: ExposedTool): { description?: string } {
+  const { description } = tool;
+  if (description === undefined) return {};
+  if (description.length <= MAX_DESCRIPTION) return { description };
+  const room = description.slice(0, MAX_DESCRIPTION - 1);
+  const space = room.lastIndexOf(' ');
+  return { description: `${space > MAX_DESCRIPTION / 2 ? room.slice(0, space) : room}…` };
 }
 
 /**
@@ -64,7 +85,7 @@ export function toOpenAITools(
       type: 'function',
       function: {
         name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
+        ...described(tool),
         parameters: tool.schema.schema,
         strict: tool.schema.strict,
       },
@@ -89,7 +110,7 @@ export function toOpenAIResponsesTools(
     const list = exposed.tools.map((tool): FunctionTool => ({
       type: 'function',
       name: tool.name,
-      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...described(tool),
       parameters: tool.schema.schema,
       strict: tool.schema.strict,
     }));

@@ -1,0 +1,64 @@
+import { createToolkit, defineTool, imageContent, toolResult } from '@toolplane/toolkit';
+import { describe, expect, it } from 'vitest';
+import { runToolUses } from './run.js';
+import { toAnthropicTools } from './tools.js';
+
+// What the Messages API refuses in a tool_result, never sent: an error with no content, a text
+// block of whitespace alone, an image of a type it does not take.
+
+const NO_INPUT = { type: 'object', properties: {} } as const;
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64');
+const toolkit = createToolkit({
+  tools: [
+    defineTool({
+      name: 'silent_failure',
+      description: 'Fails and says nothing.',
+      input: NO_INPUT,
+      run: () => toolResult([], { isError: true }),
+    }),
+    defineTool({
+      name: 'blank',
+      description: 'Prints a newline.',
+      input: NO_INPUT,
+      run: () => '\n',
+    }),
+    defineTool({
+      name: 'chart',
+      description: 'Draws an SVG.',
+      input: NO_INPUT,
+      run: () => toolResult([imageContent(SVG, 'image/svg+xml')]),
+    }),
+  ],
+});
+
+describe('tool results the Messages API takes', () => {
+  it('says that a tool failed when it failed without content, and sends no blank text', async () => {
+    const tools = await toAnthropicTools(toolkit);
+    const [failed, blank] = await runToolUses(
+      toolkit,
+      [
+        { type: 'tool_use', id: 'u1', name: 'builtin__silent_failure', input: {} },
+        { type: 'tool_use', id: 'u2', name: 'builtin__blank', input: {} },
+      ],
+      { tools },
+    );
+    expect(failed?.is_error).toBe(true);
+    expect(failed?.content).toEqual([
+      { type: 'text', text: expect.stringMatching(/\S/) as string },
+    ]);
+    expect(blank?.is_error).toBeUndefined();
+    expect(blank?.content).toBeUndefined();
+  });
+
+  it('sends an image of a type Anthropic does not take as a note', async () => {
+    const tools = await toAnthropicTools(toolkit);
+    const [chart] = await runToolUses(
+      toolkit,
+      [{ type: 'tool_use', id: 'u3', name: 'builtin__chart', input: {} }],
+      { tools },
+    );
+    expect(chart?.content).toEqual([
+      { type: 'text', text: expect.stringContaining('image/svg+xml') as string },
+    ]);
+  });
+});
