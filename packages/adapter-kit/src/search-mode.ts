@@ -1,4 +1,3 @@
-import { ToolError } from '@toolplane/toolmodel';
 import {
   callTool,
   describeTool,
@@ -28,17 +27,6 @@ const callInputSchema: SearchToolDefinition['inputSchema'] = {
   },
 };
 
-/** `call_tool`'s arguments as the model wrote them: JSON text (or, leniently, an object). */
-function parseCallArguments(given: unknown): unknown {
-  if (typeof given !== 'string') return given;
-  if (given === '') return {};
-  try {
-    return JSON.parse(given);
-  } catch {
-    throw new ToolError('invalid_argument', 'arguments is not valid JSON');
-  }
-}
-
 /**
  * `search_tools`, `describe_tool` and `call_tool` over the source's index, limited to the tools
  * the filter lets through, for the provider adapters' turn (see `runCalls`): the shared search
@@ -63,12 +51,8 @@ export function searchModeTools(source: ToolSource, filter: ToolFilter): SearchM
       ...call,
       inputSchema: callInputSchema,
       run: async (args, options) =>
-        callTool(
-          source,
-          filter,
-          { ...args, arguments: parseCallArguments(args.arguments) },
-          options,
-        ),
+        // `arguments` is JSON text here (strict schemas can say that); `callTool` parses it.
+        callTool(source, filter, args, options),
     },
   ];
 }

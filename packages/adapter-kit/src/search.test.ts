@@ -152,12 +152,17 @@ describe('prepareCall and callTool', () => {
     expect(() => prepareCall(source, noAdmin, { id: 'admin:drop_numbers' })).toThrow(
       expect.objectContaining({ code: 'not_found' }),
     );
-    for (const given of [[1], 'text', null, 5]) {
+    for (const given of [[1], 'text', null, 5, '[1]', 'null']) {
       expect(() => prepareCall(source, noAdmin, { id: 'math:add', arguments: given })).toThrow(
         expect.objectContaining({ code: 'invalid_argument', toolId: 'math:add' }),
       );
     }
     expect(prepareCall(source, noAdmin, { id: 'math:add' })).toEqual({ id: 'math:add', args: {} });
+    // JSON text of an object, as the provider adapters ask for it and a model may send to any.
+    expect(prepareCall(source, noAdmin, { id: 'math:add', arguments: '{"a":2,"b":3}' })).toEqual({
+      id: 'math:add',
+      args: { a: 2, b: 3 },
+    });
   });
 });
 

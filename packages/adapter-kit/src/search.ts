@@ -141,17 +141,29 @@ export function searchResultOf(summary: ToolSummary): Record<string, unknown> {
 }
 
 /**
- * `call_tool`'s `arguments` (`{}` when left out), checked to be an object (not `null`); the
- * runner validates them.
+ * `call_tool`'s `arguments` (`{}` when left out), checked to be an object (not `null`); JSON text
+ * of one is read too, as every search mode takes it (the provider adapters ask for text, which
+ * strict schemas can say; a model may send text to the others). The runner validates them.
  *
- * @throws {ToolError} `invalid_argument` (with `toolId`) for arguments that are not an object.
+ * @throws {ToolError} `invalid_argument` (with `toolId`) for arguments that are not an object,
+ * or text that is not JSON.
  */
 export function callArgumentsOf(given: unknown, toolId: string): Record<string, unknown> {
-  const args = given === undefined ? {} : given;
+  const args = given === undefined || given === '' ? {} : jsonText(given, toolId);
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw new ToolError('invalid_argument', 'arguments must be an object', { toolId });
   }
   return args as Record<string, unknown>;
+}
+
+/** `arguments` given as JSON text (as the provider adapters ask for it) parsed; else as given. */
+function jsonText(given: unknown, toolId: string): unknown {
+  if (typeof given !== 'string') return given;
+  try {
+    return JSON.parse(given);
+  } catch {
+    throw new ToolError('invalid_argument', 'arguments is not valid JSON', { toolId });
+  }
 }
 
 /**
