@@ -248,6 +248,33 @@ describe('convertSchema for Gemini, free-form objects', () => {
     expect(converted.restore({ data: '[1]' })).toEqual({ data: '[1]' });
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
+
+  it('parses back the JSON-text branch of a property with several types', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: { data: { type: ['object', 'array'], items: { type: 'object' } } },
+        required: ['data'],
+      },
+      'gemini',
+    );
+    const data = (converted.schema.properties as Record<string, Record<string, unknown>>).data;
+    expect(data?.anyOf).toEqual([
+      { type: 'STRING', description: 'A JSON object, written as text.' },
+      { type: 'ARRAY', items: { type: 'STRING', description: 'A JSON object, written as text.' } },
+    ]);
+    expect(converted.restore({ data: '{"k":1}' })).toEqual({ data: { k: 1 } });
+    expect(converted.restore({ data: ['{"k":1}'] })).toEqual({ data: [{ k: 1 }] });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
+  it('leaves text as text where a branch beside the JSON-text one takes strings', () => {
+    const converted = convertSchema(
+      { type: 'object', properties: { data: { type: ['object', 'string'] } } },
+      'gemini',
+    );
+    expect(converted.restore({ data: '{"k":1}' })).toEqual({ data: '{"k":1}' });
+  });
 });
 
 describe('convertSchema on hostile input', () => {

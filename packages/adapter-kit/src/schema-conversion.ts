@@ -282,21 +282,30 @@ class Walk extends Inlining {
     if (nonNull.length > 0 && nonNull.length < types.length) put(out, 'nullable', true);
   }
 
-  /** Several types, where the target allows one per schema: one `anyOf` branch per type. */
+  /**
+   * Several types, where the target allows one per schema: one `anyOf` branch per type, and the
+   * branches' plans in one (a value shows which branch it took: text, an array or an object).
+   */
   splitTypes(
     schema: Json,
     nonNull: readonly string[],
     types: readonly string[],
     path: string,
     depth: number,
-  ): { out: Json } {
+  ): { out: Json; plan?: Plan } {
     const { type: _type, description, ...rest } = schema;
-    const out: Json = {
-      anyOf: nonNull.map((type) => this.write({ ...rest, type }, path, depth).out),
-    };
+    const branches = nonNull.map((type) => this.write({ ...rest, type }, path, depth));
+    const out: Json = { anyOf: branches.map((branch) => branch.out) };
     if (types.includes('null')) put(out, 'nullable', true);
     if (typeof description === 'string') put(out, 'description', description);
-    return { out };
+    let plan: Plan | undefined;
+    for (const branch of branches) if (branch.plan !== undefined) plan = unite(plan, branch.plan);
+    // Beside a string branch, text may be meant as text: it stays so, which the schema takes too.
+    if (plan?.json === true && nonNull.includes('string')) {
+      const { json: _json, ...kept } = plan;
+      plan = Object.keys(kept).length === 0 ? undefined : kept;
+    }
+    return plan === undefined ? { out } : { out, plan };
   }
 
   /** Properties, required and additionalProperties, closed and all-required in strict mode. */
