@@ -11,15 +11,19 @@ import {
   DROPPED,
   escapePointer,
   EXPANDED,
+  JSON_TEXT,
   jsonType,
   nullable,
   put,
   restore,
+  ROOT_TEXT,
+  takesFreeFormKeys,
   typesOf,
   unite,
   type Json,
   type Plan,
   clashOf,
+  unwrapRoot,
 } from './schema-parts.js';
 import { Inlining, NotStrict } from './schema-inlining.js';
 
@@ -85,15 +89,21 @@ class Walk extends Inlining {
     const root = this.resolve(isPlainObject(this.root) ? this.root : {}, '');
     const flat = this.flattenRoot(root);
     const { out, plan } = this.node(flat, '', 0);
+    const rules = this.rules;
+    const done = { target: rules.target, strict: rules.strict, notes: this.notes };
+    if (plan?.json === true) {
+      // A root map written as JSON text: providers take an object, so the text goes in one property.
+      const schema: Json = { type: this.typeName('object') };
+      put(schema, 'properties', { [ROOT_TEXT]: out });
+      put(schema, 'required', [ROOT_TEXT]);
+      return { ...done, schema, restore: (args) => unwrapRoot(args) as Json };
+    }
     const schema = out;
     if (schema.type === undefined) put(schema, 'type', this.typeName('object'));
     if (schema.properties === undefined) put(schema, 'properties', {});
-    const rules = this.rules;
     return {
+      ...done,
       schema,
-      target: rules.target,
-      strict: rules.strict,
-      notes: this.notes,
       restore: plan === undefined ? (args) => args : (args) => restore(args, plan) as Json,
     };
   }
@@ -209,7 +219,9 @@ class Walk extends Inlining {
       if (own !== undefined) plan = unite(plan, own);
       if (
         rules.emptyObjects === 'json-text' &&
-        path !== '' &&
+        // At the root, an object without properties is a tool without arguments, unless it
+        // takes free-form keys.
+        (path !== '' || takesFreeFormKeys(schema)) &&
         types.filter((type) => type !== 'null').length === 1 &&
         Object.keys(out.properties as Json).length === 0
       ) {
@@ -241,8 +253,7 @@ class Walk extends Inlining {
       description = description === undefined ? `(${said})` : `${description} (${said})`;
     }
     if (jsonText) {
-      const said = 'A JSON object, written as text.';
-      description = description === undefined ? said : `${description} ${said}`;
+      description = description === undefined ? JSON_TEXT : `${description} ${JSON_TEXT}`;
     }
     if (description !== undefined) put(out, 'description', description);
     return plan === undefined ? { out } : { out, plan };

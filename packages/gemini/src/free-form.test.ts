@@ -15,7 +15,13 @@ const put = echo('put', {
   properties: { data: { type: ['object', 'array'], items: { type: 'string' } } },
   required: ['data'],
 });
-const toolkit = createToolkit({ tools: [put] });
+const setEnv = echo('set_env', {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  minProperties: 1,
+});
+const ping = echo('ping', { type: 'object' });
+const toolkit = createToolkit({ tools: [put, setEnv, ping] });
 
 async function declared(name: string) {
   const tools = await toGeminiTools(toolkit);
@@ -40,5 +46,26 @@ describe('toGeminiTools and runFunctionCalls with free-form objects', () => {
     expect(await answer(tools, 'put', { data: ['a'] })).toEqual({
       output: { got: { data: ['a'] } },
     });
+  });
+
+  it('declares the arguments of a tool whose root is a map, and runs it with them', async () => {
+    const { tools, declaration } = await declared('set_env');
+    const parameters = declaration?.parameters as Record<string, unknown> | undefined;
+    expect(checkSchema(parameters, 'gemini')).toEqual([]);
+    const [key] = (parameters?.required ?? []) as string[];
+    expect(Object.keys(parameters?.properties ?? {})).toEqual([key]);
+    expect(await answer(tools, 'set_env', { [key ?? '']: '{"HOME":"/h"}' })).toEqual({
+      output: { got: { HOME: '/h' } },
+    });
+    // Text that is no object reaches the runner, whose validation refuses it.
+    expect(await answer(tools, 'set_env', { [key ?? '']: '[1]' })).toEqual({
+      error: expect.stringMatching(/^validation: /) as unknown,
+    });
+  });
+
+  it('still declares no parameters for a tool without arguments', async () => {
+    const { tools, declaration } = await declared('ping');
+    expect(declaration).not.toHaveProperty('parameters');
+    expect(await answer(tools, 'ping', {})).toEqual({ output: { got: {} } });
   });
 });
