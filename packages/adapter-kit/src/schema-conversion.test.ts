@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSchema } from './schema-check.js';
 import { convertSchema } from './schema-conversion.js';
+import { ROOT_TEXT } from './schema-parts.js';
 import { accepts, fromGemini } from './testing/schemas.js';
 
 const TARGETS = ['openai-strict', 'openai', 'anthropic', 'gemini'] as const;
@@ -247,6 +248,62 @@ describe('convertSchema for Gemini, free-form objects', () => {
     // Text that is not an object is left for the runner's validation to report.
     expect(converted.restore({ data: '[1]' })).toEqual({ data: '[1]' });
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
+  it('parses back the JSON-text branch of a property with several types', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: { data: { type: ['object', 'array'], items: { type: 'object' } } },
+        required: ['data'],
+      },
+      'gemini',
+    );
+    const data = (converted.schema.properties as Record<string, Record<string, unknown>>).data;
+    expect(data?.anyOf).toEqual([
+      { type: 'STRING', description: 'A JSON object, written as text.' },
+      { type: 'ARRAY', items: { type: 'STRING', description: 'A JSON object, written as text.' } },
+    ]);
+    expect(converted.restore({ data: '{"k":1}' })).toEqual({ data: { k: 1 } });
+    expect(converted.restore({ data: ['{"k":1}'] })).toEqual({ data: [{ k: 1 }] });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
+  it('leaves text as text where a branch beside the JSON-text one takes strings', () => {
+    const converted = convertSchema(
+      { type: 'object', properties: { data: { type: ['object', 'string'] } } },
+      'gemini',
+    );
+    expect(converted.restore({ data: '{"k":1}' })).toEqual({ data: '{"k":1}' });
+  });
+
+  it('asks for a root without properties but with free-form keys as JSON text in one property', () => {
+    for (const input of [
+      { type: 'object', additionalProperties: { type: 'string' }, minProperties: 1 },
+      { type: 'object', patternProperties: { '^[A-Z]+$': { type: 'string' } } },
+    ]) {
+      const converted = convertSchema(input, 'gemini');
+      expect(converted.schema.type).toBe('OBJECT');
+      expect(converted.schema.required).toEqual([ROOT_TEXT]);
+      const text = (converted.schema.properties as Record<string, Record<string, unknown>>)[
+        ROOT_TEXT
+      ];
+      expect(text?.type).toBe('STRING');
+      expect(converted.notes).toContain('/: a free-form object written as JSON text');
+      expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+      expect(converted.restore({ [ROOT_TEXT]: '{"A":"1"}' })).toEqual({ A: '1' });
+      // The other providers take the map as it is.
+      for (const target of ['openai', 'anthropic'] as const)
+        expect(convertSchema(input, target).schema.properties).toEqual({});
+    }
+  });
+
+  it('keeps a root without properties or free-form keys a tool without arguments', () => {
+    for (const input of [{ type: 'object' }, { type: 'object', additionalProperties: false }]) {
+      const converted = convertSchema(input, 'gemini');
+      expect(converted.schema.properties).toEqual({});
+      expect(converted.restore({})).toEqual({});
+    }
   });
 });
 

@@ -8,22 +8,24 @@ import {
 import {
   acceptsNull,
   clip,
-  describe,
   DROPPED,
   escapePointer,
   EXPANDED,
+  JSON_TEXT,
   jsonType,
-  merge,
   nullable,
-  pointer,
   put,
   restore,
+  ROOT_TEXT,
+  takesFreeFormKeys,
   typesOf,
   unite,
   type Json,
   type Plan,
   clashOf,
+  unwrapRoot,
 } from './schema-parts.js';
+import { Inlining, NotStrict } from './schema-inlining.js';
 
 /** What {@link convertSchema} made of a tool's input schema for one provider. */
 export interface ConvertedSchema {
@@ -45,13 +47,6 @@ export interface ConvertedSchema {
    * sent as `null` is removed again, so the tool sees the arguments its own schema describes.
    */
   readonly restore: (args: Record<string, unknown>) => Record<string, unknown>;
-}
-
-/** Thrown inside the walk when strict mode cannot express a schema. */
-class NotStrict extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
 }
 
 // The 2020-12 keywords that hold subschemas, but those converted on their own (`items`,
@@ -87,143 +82,44 @@ export function convertSchema(
   }
 }
 
-class Walk {
-  readonly notes: string[] = [];
-  readonly #expanding: string[] = [];
+class Walk extends Inlining {
   #properties = 0;
-
-  constructor(
-    readonly root: unknown,
-    readonly rules: ProviderSchemaRules,
-  ) {}
 
   run(): ConvertedSchema {
     const root = this.resolve(isPlainObject(this.root) ? this.root : {}, '');
     const flat = this.flattenRoot(root);
     const { out, plan } = this.node(flat, '', 0);
+    const rules = this.rules;
+    const done = { target: rules.target, strict: rules.strict, notes: this.notes };
+    if (plan?.json === true) {
+      // A root map written as JSON text: providers take an object, so the text goes in one property.
+      const schema: Json = { type: this.typeName('object') };
+      put(schema, 'properties', { [ROOT_TEXT]: out });
+      put(schema, 'required', [ROOT_TEXT]);
+      return { ...done, schema, restore: (args) => unwrapRoot(args) as Json };
+    }
     const schema = out;
     if (schema.type === undefined) put(schema, 'type', this.typeName('object'));
     if (schema.properties === undefined) put(schema, 'properties', {});
-    const rules = this.rules;
     return {
+      ...done,
       schema,
-      target: rules.target,
-      strict: rules.strict,
-      notes: this.notes,
       restore: plan === undefined ? (args) => args : (args) => restore(args, plan) as Json,
     };
-  }
-
-  note(path: string, what: string): void {
-    this.notes.push(`${path === '' ? '/' : path}: ${what}`);
-  }
-
-  block(path: string, why: string): void {
-    if (this.rules.strict) throw new NotStrict(`${path === '' ? '/' : path}: ${why}`);
   }
 
   typeName(type: string): string {
     return this.rules.typeCase === 'upper' ? type.toUpperCase() : type;
   }
 
-  /** `$ref` replaced by its target (siblings win), `allOf` merged in; cycles cut. */
-  resolve(schema: Json, path: string): Json {
-    let current = schema;
-    for (let hops = 0; typeof current.$ref === 'string'; hops++) {
-      const ref = current.$ref;
-      const { $ref: _ref, ...siblings } = current;
-      const found = hops < 32 ? pointer(this.root, ref) : undefined;
-      if (found === undefined) {
-        this.block(path, `$ref ${ref} cannot be resolved`);
-        this.note(path, `$ref ${ref} could not be resolved; any value is described`);
-        return { ...siblings, description: describe(siblings, `Any value (unresolved ${ref}).`) };
-      }
-      if (this.#expanding.includes(ref)) {
-        this.block(path, `recursive $ref ${ref}`);
-        this.note(path, `recursive $ref ${ref} cut after one level`);
-        const type =
-          isPlainObject(found) && typeof found.type === 'string' ? found.type : undefined;
-        return {
-          ...(type === undefined ? {} : { type }),
-          description: describe(
-            isPlainObject(found) ? found : {},
-            `Recursive: the same shape as ${ref} above.`,
-          ),
-        };
-      }
-      current = { ...(isPlainObject(found) ? found : {}), ...siblings, [EXPANDED]: ref };
-    }
-    if (Array.isArray(current.allOf)) {
-      // A branch may lead back here: the ref being merged counts as being expanded.
-      const ref = current[EXPANDED];
-      if (typeof ref === 'string') this.#expanding.push(ref);
-      try {
-        current = this.mergeAll(current, path);
-      } finally {
-        if (typeof ref === 'string') this.#expanding.pop();
-      }
-    }
-    return current;
-  }
-
-  mergeAll(schema: Json, path: string): Json {
-    const { allOf, ...rest } = schema;
-    let merged: Json = rest;
-    // A branch closed with additionalProperties: false forbids what it does not declare, even
-    // when another branch declares it: only keys every closed branch declares can be sent.
-    const closed: Json[] = [];
-    for (const branch of [rest, ...(allOf as unknown[])]) {
-      if (!isPlainObject(branch)) continue;
-      const resolved = branch === rest ? rest : this.resolve(branch, `${path}/allOf`);
-      if (resolved.additionalProperties === false)
-        closed.push(isPlainObject(resolved.properties) ? resolved.properties : {});
-      if (branch !== rest)
-        merged = merge(merged, resolved, (key) => {
-          this.note(path, `allOf branches disagree on ${key}; the first is kept`);
-        });
-    }
-    if (closed.length > 0 && isPlainObject(merged.properties)) {
-      const allowed: Json = {};
-      for (const [key, sub] of Object.entries(merged.properties))
-        if (closed.every((properties) => Object.hasOwn(properties, key))) put(allowed, key, sub);
-      merged = { ...merged, properties: allowed };
-    }
-    return merged;
-  }
-
-  /** The root as one object: combinators there (which providers refuse) folded into it. */
-  flattenRoot(root: Json): Json {
-    const { anyOf, oneOf, ...rest } = root;
-    const flat: Json = { ...rest, type: 'object' };
-    for (const [keyword, branches] of [
-      ['anyOf', anyOf],
-      ['oneOf', oneOf],
-    ] as const) {
-      if (!Array.isArray(branches)) continue;
-      const properties: Json = isPlainObject(flat.properties) ? { ...flat.properties } : {};
-      for (const branch of branches) {
-        if (!isPlainObject(branch)) continue;
-        const resolved = this.resolve(branch, `/${keyword}`);
-        if (!isPlainObject(resolved.properties)) continue;
-        for (const [key, value] of Object.entries(resolved.properties)) {
-          if (!Object.hasOwn(properties, key)) put(properties, key, value);
-        }
-      }
-      put(flat, 'properties', properties);
-      this.note('', `top-level ${keyword} moved into the description, its properties optional`);
-      put(flat, 'description', describe(flat, `${keyword}: ${clip(branches)}`));
-    }
-    return flat;
-  }
-
   node(input: Json, path: string, depth: number): { out: Json; plan?: Plan } {
     const schema = this.resolve(input, path);
     const expanded = schema[EXPANDED] as string | undefined;
-    if (expanded !== undefined) this.#expanding.push(expanded);
+    if (expanded !== undefined) this.expanding.push(expanded);
     try {
       return this.write(schema, path, depth);
     } finally {
-      if (expanded !== undefined) this.#expanding.pop();
+      if (expanded !== undefined) this.expanding.pop();
     }
   }
 
@@ -323,7 +219,9 @@ class Walk {
       if (own !== undefined) plan = unite(plan, own);
       if (
         rules.emptyObjects === 'json-text' &&
-        path !== '' &&
+        // At the root, an object without properties is a tool without arguments, unless it
+        // takes free-form keys.
+        (path !== '' || takesFreeFormKeys(schema)) &&
         types.filter((type) => type !== 'null').length === 1 &&
         Object.keys(out.properties as Json).length === 0
       ) {
@@ -355,8 +253,7 @@ class Walk {
       description = description === undefined ? `(${said})` : `${description} (${said})`;
     }
     if (jsonText) {
-      const said = 'A JSON object, written as text.';
-      description = description === undefined ? said : `${description} ${said}`;
+      description = description === undefined ? JSON_TEXT : `${description} ${JSON_TEXT}`;
     }
     if (description !== undefined) put(out, 'description', description);
     return plan === undefined ? { out } : { out, plan };
@@ -396,21 +293,30 @@ class Walk {
     if (nonNull.length > 0 && nonNull.length < types.length) put(out, 'nullable', true);
   }
 
-  /** Several types, where the target allows one per schema: one `anyOf` branch per type. */
+  /**
+   * Several types, where the target allows one per schema: one `anyOf` branch per type, and the
+   * branches' plans in one (a value shows which branch it took: text, an array or an object).
+   */
   splitTypes(
     schema: Json,
     nonNull: readonly string[],
     types: readonly string[],
     path: string,
     depth: number,
-  ): { out: Json } {
+  ): { out: Json; plan?: Plan } {
     const { type: _type, description, ...rest } = schema;
-    const out: Json = {
-      anyOf: nonNull.map((type) => this.write({ ...rest, type }, path, depth).out),
-    };
+    const branches = nonNull.map((type) => this.write({ ...rest, type }, path, depth));
+    const out: Json = { anyOf: branches.map((branch) => branch.out) };
     if (types.includes('null')) put(out, 'nullable', true);
     if (typeof description === 'string') put(out, 'description', description);
-    return { out };
+    let plan: Plan | undefined;
+    for (const branch of branches) if (branch.plan !== undefined) plan = unite(plan, branch.plan);
+    // Beside a string branch, text may be meant as text: it stays so, which the schema takes too.
+    if (plan?.json === true && nonNull.includes('string')) {
+      const { json: _json, ...kept } = plan;
+      plan = Object.keys(kept).length === 0 ? undefined : kept;
+    }
+    return plan === undefined ? { out } : { out, plan };
   }
 
   /** Properties, required and additionalProperties, closed and all-required in strict mode. */

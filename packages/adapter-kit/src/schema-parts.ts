@@ -19,6 +19,39 @@ export interface Plan {
   json?: boolean;
 }
 
+/**
+ * The one property a root object without declared properties (a map of free-form keys) is asked
+ * for in, as JSON text, where the target refuses an object without properties.
+ */
+export const ROOT_TEXT = 'arguments';
+
+/** Said in the description of a free-form object asked for as JSON text. */
+export const JSON_TEXT = 'A JSON object, written as text.';
+
+/**
+ * Whether an object schema without declared properties still takes arguments: free-form keys by
+ * `additionalProperties` or `patternProperties`. Without them it is a tool without arguments.
+ */
+export function takesFreeFormKeys(schema: Json): boolean {
+  const extra = schema.additionalProperties;
+  const patterns = schema.patternProperties;
+  return (
+    isPlainObject(extra) ||
+    extra === true ||
+    (isPlainObject(patterns) && Object.keys(patterns).length > 0)
+  );
+}
+
+/**
+ * The arguments a root written as {@link ROOT_TEXT} stood for: its JSON text parsed back. Text
+ * that is not an object's JSON is handed on as it is, for the runner's validation to refuse;
+ * arguments sent without it are taken as they are.
+ */
+export function unwrapRoot(args: Json): unknown {
+  if (!Object.hasOwn(args, ROOT_TEXT)) return args;
+  return restore(args[ROOT_TEXT], { json: true });
+}
+
 // Marks a schema copied from a `$ref` target, so the walk knows which refs it is inside.
 export const EXPANDED = '\u0000toolplane:expanded';
 // Identifiers and containers that are consumed by inlining and never reach a provider.

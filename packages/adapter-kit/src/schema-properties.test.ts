@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema } from './schema-check.js';
 import { convertSchema } from './schema-conversion.js';
+import { ROOT_TEXT } from './schema-parts.js';
 import type { SchemaTarget } from './schema-rules.js';
 import { listAll } from './source.js';
 import {
@@ -48,9 +49,16 @@ function holds(original: Json, target: SchemaTarget, instances: readonly unknown
     [],
   );
   const written = converted.target === 'gemini' ? fromGemini(converted.schema) : converted.schema;
+  // A root map Gemini cannot declare is asked for as the JSON text of the whole object.
+  const rootAsText = converted.notes.includes('/: a free-form object written as JSON text');
   for (const instance of instances) {
     const filled = converted.strict ? fillNulls(original, instance, original) : instance;
-    const sent = converted.target === 'gemini' ? encodeFor(written, filled) : filled;
+    const sent =
+      converted.target !== 'gemini'
+        ? filled
+        : rootAsText
+          ? { [ROOT_TEXT]: JSON.stringify(filled) }
+          : encodeFor(written, filled);
     expect(accepts(written, sent), JSON.stringify({ sent, written })).toBe(true);
     const back = converted.restore(sent as Json);
     expect(accepts(original, back), JSON.stringify({ back })).toBe(true);
