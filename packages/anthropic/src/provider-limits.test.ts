@@ -1,6 +1,7 @@
 import { createToolkit, defineTool, imageContent, toolResult } from '@toolplane/toolkit';
 import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
+import { use } from './testing/scripted-model.js';
 import { toAnthropicTools } from './tools.js';
 
 // What the Messages API refuses in a tool_result, never sent: an error with no content, a text
@@ -36,10 +37,7 @@ describe('tool results the Messages API takes', () => {
     const tools = await toAnthropicTools(toolkit);
     const [failed, blank] = await runToolUses(
       toolkit,
-      [
-        { type: 'tool_use', id: 'u1', name: 'builtin__silent_failure', input: {} },
-        { type: 'tool_use', id: 'u2', name: 'builtin__blank', input: {} },
-      ],
+      [use('u1', 'builtin__silent_failure', {}), use('u2', 'builtin__blank', {})],
       { tools },
     );
     expect(failed?.is_error).toBe(true);
@@ -52,11 +50,7 @@ describe('tool results the Messages API takes', () => {
 
   it('sends an image of a type Anthropic does not take as a note', async () => {
     const tools = await toAnthropicTools(toolkit);
-    const [chart] = await runToolUses(
-      toolkit,
-      [{ type: 'tool_use', id: 'u3', name: 'builtin__chart', input: {} }],
-      { tools },
-    );
+    const [chart] = await runToolUses(toolkit, [use('u3', 'builtin__chart', {})], { tools });
     expect(chart?.content).toEqual([
       { type: 'text', text: expect.stringContaining('image/svg+xml') as string },
     ]);
