@@ -9,6 +9,14 @@ interface Codecs {
 let codecs: Promise<Codecs> | undefined;
 
 /**
+ * A CommonJS package's exports: Node's `import()` gives them as names and as `default`, a bundle
+ * (the CLI's) as `default` alone.
+ */
+function commonJs<T extends object>(module: T): T {
+  return (module as { default?: T }).default ?? module;
+}
+
+/**
  * Loads the codecs at their first use: a toolkit that never builds a resource from bytes (every
  * `toolplane tools list`) does not pay for loading file-type, chardet, iconv-lite and mime-types.
  */
@@ -19,10 +27,10 @@ function loadCodecs(): Promise<Codecs> {
     import('iconv-lite'),
     import('mime-types'),
   ]).then(([chardet, fileType, iconv, mime]) => ({
-    detectEncoding: chardet.detect,
+    detectEncoding: commonJs(chardet).detect,
     fileTypeFromBuffer: fileType.fileTypeFromBuffer,
     iconv: iconv.default,
-    mimeFromName: mime.lookup,
+    mimeFromName: commonJs(mime).lookup,
   }));
   return codecs;
 }

@@ -1,0 +1,40 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { json, runCli, useTempDir, type Command } from './testing/cli-process.js';
+
+// The bundle the package ships (what an installed `toolplane` runs, built by `pnpm install`)
+// loads the toolkit's file codecs, CommonJS packages, from chunks of its own: they must work
+// there as they do unbundled.
+const dir = useTempDir('bundled-codecs');
+const shipped: Command = [
+  process.execPath,
+  fileURLToPath(new URL('../dist/bundle/toolplane.js', import.meta.url)),
+];
+
+describe('the bundled bin reading files', { timeout: 30_000 }, () => {
+  it('adds a text file and a file in another encoding as resources', async () => {
+    await writeFile(join(dir(), 'toolplane.config.json'), JSON.stringify({ store: 'sqlite' }));
+    await writeFile(join(dir(), 'notes.md'), '# Notes\n');
+    // "Grüße aus Köln" in ISO-8859-1, which only the encoding detector reads right.
+    await writeFile(
+      join(dir(), 'latin1.txt'),
+      Buffer.from('Grüße aus Köln, schöne Grüße\n', 'latin1'),
+    );
+    for (const file of ['notes.md', 'latin1.txt']) {
+      const ran = await runCli(['resources', 'add', file, '--json'], {
+        cwd: dir(),
+        command: shipped,
+      });
+      expect(ran.stderr).toBe('');
+      expect(ran.code).toBe(0);
+      expect(json(ran)).toMatchObject({ added: { name: file } });
+    }
+    const read = await runCli(['resources', 'read', 'toolplane://resources/latin1.txt'], {
+      cwd: dir(),
+      command: shipped,
+    });
+    expect(read.stdout).toContain('Grüße aus Köln');
+  });
+});
