@@ -146,8 +146,17 @@ export async function runCli(
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
-    // Commander has already printed its usage error (or the help, or the version).
-    if (error instanceof Error && error.name === 'CommanderError') return exitCode(error);
+    // Commander has already printed its usage error (or the help, or the version); with --json a
+    // usage error is also `{ error }` on stdout, as every other failure is.
+    if (error instanceof Error && error.name === 'CommanderError') {
+      const code = exitCode(error);
+      if (code !== 0 && output.json) {
+        output.data({
+          error: { code: 'invalid_argument', message: error.message.replace(/^error: /, '') },
+        });
+      }
+      return code;
+    }
     return output.fail(error);
   } finally {
     // Whatever the command did not adopt (a server filtered out, a config refused) is ended.

@@ -11,10 +11,12 @@ import type { Secrets } from './secrets.js';
  * @throws {ToolError} `invalid_config` naming the file, the line and column, and the problem.
  */
 export function parseJson(text: string, file: string): unknown {
+  // A byte-order mark, which Windows editors write at the start of a UTF-8 file, is no JSON.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(json) as unknown;
   } catch (error) {
-    const { message, at } = jsonErrorAt(text, (error as Error).message);
+    const { message, at } = jsonErrorAt(json, (error as Error).message);
     throw new ToolError('invalid_config', `${basename(file)}${at}: not valid JSON: ${message}`, {
       cause: error,
     });

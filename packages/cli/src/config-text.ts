@@ -26,5 +26,14 @@ export function parseText(text: string, file: string): unknown {
       cause: error,
     });
   }
-  return document.toJS({ maxAliasCount: 100 }) as unknown;
+  try {
+    return document.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    // An alias expanded past the bound (a "billion laughs" file), or another problem of the data.
+    throw new ToolError(
+      'invalid_config',
+      `${where}: not a config the YAML parser will expand: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }

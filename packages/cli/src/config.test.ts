@@ -155,6 +155,23 @@ describe('parseConfig', () => {
     expect(() => parseConfig('a: [1,\n', { file: 'x.yaml', env: {} })).toThrow(
       /x\.yaml:\d+:\d+: not valid YAML/,
     );
+    // A byte-order mark before JSON is read past; an alias bomb is a config error naming the file.
+    expect(parseConfig('\ufeff{"store":"memory"}', { file, env: {} }).store).toEqual({
+      kind: 'memory',
+    });
+    const levels = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 6; i++) {
+      const prior = `*a${String(i - 1)}`;
+      levels.push(
+        `a${String(i)}: &a${String(i)} [${Array.from({ length: 9 }, () => prior).join(', ')}]`,
+      );
+    }
+    expect(() => parseConfig(levels.join('\n'), { file: 'bomb.yaml', env: {} })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_config',
+        message: expect.stringMatching(/^bomb\.yaml: /) as string,
+      }),
+    );
     // The position is said once, in front, not again at the end of the parser's words.
     expect(() =>
       parseConfig('mcpServers:\n  a:\n    command: node\n   args: [x]\n', {

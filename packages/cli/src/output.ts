@@ -1,5 +1,6 @@
 // The errors module alone: the rest of the tool model loads the MCP SDK's schemas.
 import { ToolError, type ToolErrorCode } from '@toolplane/toolmodel/errors';
+import { showControls } from '@toolplane/toolmodel/text';
 import { CommanderError } from 'commander';
 import pc from 'picocolors';
 import type { Secrets } from './secrets.js';
@@ -137,7 +138,8 @@ export class Output {
   fail(error: unknown, details: Readonly<Record<string, unknown>> = {}): number {
     const { code, message } = describeError(error);
     if (this.json) this.data({ error: { code, message: this.redact(message), ...details } });
-    this.say(`${this.errColor.red('error')} ${this.redact(message)}`);
+    // The message may carry an upstream's words: shown, never obeyed by the terminal.
+    this.say(`${this.errColor.red('error')} ${showControls(this.redact(message))}`);
     return exitCode(error);
   }
 }

@@ -44,4 +44,21 @@ describe("an upstream's control characters on the operator's terminal", { timeou
     expect(ran.stdout).toContain('\\u{1b}[31mRED');
     expect(ran.stdout).not.toMatch(CONTROLS);
   });
+
+  it('are shown, not obeyed, in an error an upstream sent', async () => {
+    const ran = await runInProcess(['tools', 'call', 'fx:fail', `message=${HOSTILE}`], {
+      cwd: dir(),
+    });
+    expect(ran.code).not.toBe(0);
+    expect(ran.stderr).toContain('\\u{1b}[31mRED');
+    expect(ran.stderr).not.toMatch(CONTROLS);
+  });
+});
+
+describe('usage errors with --json', () => {
+  it('are an { error } on stdout too', async () => {
+    const ran = await runInProcess(['--json', 'tools', 'bogus'], { cwd: dir() });
+    expect(ran.code).toBe(2);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ error: { code: 'invalid_argument' } });
+  });
 });

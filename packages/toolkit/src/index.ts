@@ -205,7 +205,9 @@ export {
 } from './pinning/audit.js';
 export { acceptedRecord, auditFromRow, changeFromRow, pinFromRow } from './pinning/pin-rows.js';
 export type { AuditRow, PinChangeRow, PinRow } from './pinning/pin-rows.js';
-export { changedFields, describePinChange, showControls } from './pinning/pin-diff.js';
+export { changedFields, describePinChange } from './pinning/pin-diff.js';
+// Toolmodel's, re-exported: the CLI and the dashboard show an upstream's text with it.
+export { showControls } from '@toolplane/toolmodel/text';
 export type { DescribePinChangeOptions } from './pinning/pin-diff.js';
 export { acceptCommand, PIN_META_KEY } from './pinning/pin-gate.js';
 export type { AcceptCommandOptions, PinningMode, PinningOptions } from './pinning/pin-gate.js';

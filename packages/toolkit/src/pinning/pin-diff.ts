@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import type { PinChange } from './pin-types.js';
+import { showControls } from '@toolplane/toolmodel/text';
 
 /** The fields of a definition a pin covers, in the order a diff shows them. */
 const FIELDS = ['name', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
@@ -18,18 +19,6 @@ export function changedFields(change: Pick<PinChange, 'pinned' | 'current'>): st
   const before = parse(change.pinned.definition);
   const after = parse(change.current.definition);
   return FIELDS.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
-}
-
-/**
- * Makes text safe to print on a terminal: control characters (which could move the cursor,
- * clear the screen or hide a line) become visible `\u{…}` escapes; newlines and tabs stay.
- */
-export function showControls(text: string): string {
-  return text.replace(
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`,
-  );
 }
 
 /** Options of {@link describePinChange}. */

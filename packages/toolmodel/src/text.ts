@@ -1,0 +1,20 @@
+/**
+ * Text shown to a person, whoever wrote it: what an upstream server sends reaches a terminal or
+ * a log as characters, never as the control sequences in it. A module of its own, with no
+ * imports, so a command that loads nothing else (the CLI's output) can load it.
+ *
+ * @module
+ */
+
+/**
+ * Makes text safe to print on a terminal: control characters (which could move the cursor,
+ * clear the screen, retitle the window or hide a line) and the invisible characters that reorder
+ * text become visible `\u{…}` escapes; newlines and tabs stay.
+ */
+export function showControls(text: string): string {
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`,
+  );
+}
