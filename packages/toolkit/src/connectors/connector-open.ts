@@ -102,7 +102,7 @@ export async function openStdio(
       endedBeforeAnswering(ended ?? exitedWith(transport, error)) ?? toError(error).message;
     // A start that ran out of time says which bound it was, so it can be raised.
     const bound = /timed out/i.test(message)
-      ? ` (no answer within the start bound of ${String(attempt.timeout)} ms: startTimeoutMs)`
+      ? ` (no answer within the start bound of ${String(attempt.timeout)} ms: the server's \`timeout\` in a config file, \`startTimeoutMs\` of the toolkit)`
       : /\bENOENT\b/.test(message)
         ? ' (no such command: check its spelling, or give its full path)'
         : '';

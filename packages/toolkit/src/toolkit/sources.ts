@@ -3,6 +3,7 @@ import type {
   Prompt as McpPrompt,
   Resource as McpResource,
 } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorClientLike, ToolkitConnector } from '../connectors/connector.js';
@@ -152,10 +153,25 @@ export function remotePromptItem(
             typeof value === 'string' ? value : JSON.stringify(value),
           ]),
         );
-        const result: GetPromptResult = await client.getPrompt(
-          { name: mcp.name, arguments: args },
-          options.signal === undefined ? {} : { signal: options.signal },
+        const where = `prompt "${namespace}:${mcp.name}"`;
+        const missing = (mcp.arguments ?? []).filter(
+          (argument) => argument.required === true && args[argument.name] === undefined,
         );
+        if (missing.length > 0) {
+          throw new ToolError(
+            'validation',
+            `${where} needs ${missing.map((argument) => JSON.stringify(argument.name)).join(', ')}`,
+          );
+        }
+        let result: GetPromptResult;
+        try {
+          result = await client.getPrompt(
+            { name: mcp.name, arguments: args },
+            options.signal === undefined ? {} : { signal: options.signal },
+          );
+        } catch (error) {
+          throw promptFailure(error, where);
+        }
         const text = result.messages
           .flatMap((message) => (message.content.type === 'text' ? [message.content.text] : []))
           .join('\n\n');
@@ -163,6 +179,21 @@ export function remotePromptItem(
       },
     },
   };
+}
+
+/**
+ * A server's refusal of a prompt as a ToolError: `validation` for arguments it refused
+ * (InvalidParams), `execution` for any other error it answered; the connection's own errors
+ * (closed, timed out, cancelled) as they are.
+ */
+function promptFailure(error: unknown, where: string): unknown {
+  if (ToolError.isInstance(error) || !(error instanceof ProtocolError)) return error;
+  const refused = error.code === (ProtocolErrorCode.InvalidParams as number);
+  return new ToolError(
+    refused ? 'validation' : 'execution',
+    `${where}: the server ${refused ? 'refused its arguments' : 'failed'}: ${error.message}`,
+    { cause: error },
+  );
 }
 
 export function resourceItem(

@@ -456,6 +456,8 @@ describe('connectors, one running toolkit shared by tests that only read', () =>
     const prompt = (await toolkit.list({ type: 'prompt', namespace: 'fx' })).prompts[0];
     expect(prompt?.name).toBe('echo');
     expect((await prompt?.prompt.render({ text: 'hi' }))?.text).toBe('Repeat after me: hi');
+    // Without the argument it requires: refused here, typed, before the server is asked.
+    await expect(prompt?.prompt.render({})).rejects.toMatchObject({ code: 'validation' });
   });
 
   it('gives middleware the caller’s session on calls to MCP tools', async () => {
