@@ -36,7 +36,7 @@ lines.on('line', (line) => {
   if (m.method === 'initialize') {
     reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'big', version: '1' } });
   } else if (m.method === 'tools/list') {
-    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small'), tool('ask'), tool('big-id-first')] });
+    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small'), tool('ask'), tool('big-id-first'), tool('null-result')] });
   } else if (m.method === 'tools/call' && m.params.name === 'big') {
     reply(m.id, text('x'.repeat(11 * ${MIB})));
   } else if (m.method === 'tools/call' && m.params.name === 'big-id-first') {
@@ -48,6 +48,8 @@ lines.on('line', (line) => {
     asking = m.id;
     const messages = [{ role: 'user', content: { type: 'text', text: 'z'.repeat(11 * ${MIB}) } }];
     send({ jsonrpc: '2.0', id: m.id, method: 'sampling/createMessage', params: { messages, maxTokens: 1 } });
+  } else if (m.method === 'tools/call' && m.params.name === 'null-result') {
+    send({ jsonrpc: '2.0', id: m.id, result: null });
   } else if (m.method === 'tools/call') {
     reply(m.id, text('small'));
   } else {
@@ -159,6 +161,21 @@ describe('the stdio transport', () => {
       expect((await toolkit.callTool('big:small')).structured).toBe('small');
     } finally {
       await stop();
+    }
+  });
+
+  it('fails a call answered with a message that is no JSON-RPC answer at once, and the next succeeds', async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector({ command: process.execPath, args: ['-e', SERVER] }, { namespace: 'odd' });
+    const running = await runToolkit(toolkit);
+    try {
+      // Its own request timeout is far: the failure is the answer's, not the wait's.
+      await expect(toolkit.callTool('odd:null-result', {})).rejects.toSatisfy(
+        (error) => ToolError.isInstance(error) && error.code !== 'timeout',
+      );
+      expect(text((await toolkit.callTool('odd:small', {})).mcpResult)).toBe('small');
+    } finally {
+      await running.stop();
     }
   });
 

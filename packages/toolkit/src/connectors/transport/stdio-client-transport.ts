@@ -324,11 +324,26 @@ export class StdioClientTransport implements Transport {
   }
 
   #read(line: string): void {
+    let parsed: unknown;
     let message: JSONRPCMessage;
     try {
-      message = readMessage(JSON.parse(line));
+      parsed = JSON.parse(line);
+      message = readMessage(parsed);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      // An answer to a request of ours that is no JSON-RPC answer (`"result": null`): the
+      // request fails now, saying so, instead of waiting out its timeout for an answer it had.
+      const id = answeredId(parsed);
+      if (id !== undefined) {
+        this.onmessage?.({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: ProtocolErrorCode.InternalError,
+            message: 'the server answered with a message that is not a valid JSON-RPC response',
+          },
+        });
+      }
       return;
     }
     this.#answered = true;
@@ -364,6 +379,14 @@ export class StdioClientTransport implements Transport {
       }).catch(() => undefined);
     }
   }
+}
+
+/** The ID of a parsed line shaped as a response (`id` with `result` or `error`, no `method`). */
+function answeredId(parsed: unknown): string | number | undefined {
+  if (typeof parsed !== 'object' || parsed === null || 'method' in parsed) return undefined;
+  if (!('result' in parsed) && !('error' in parsed)) return undefined;
+  const id = (parsed as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 const UTF8 = new TextDecoder();
