@@ -402,6 +402,42 @@ describe('answers over stdio', () => {
   });
 });
 
+describe('the end of stdin', () => {
+  it('reads a last line without a newline, and answers every request before closing', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let ended: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (ended = resolve));
+    await serveStdio(running.toolkit, { stdin, stdout, onEnd: ended });
+    const answers: Record<string, unknown>[] = [];
+    let heard: () => void = () => undefined;
+    stdout.setEncoding('utf8');
+    let partial = '';
+    stdout.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines)
+        if (line !== '') answers.push(JSON.parse(line) as Record<string, unknown>);
+      heard();
+    });
+    const answered = async (id: string): Promise<void> => {
+      while (!answers.some(withId(id))) await new Promise<void>((resolve) => (heard = resolve));
+    };
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 'held', method: 'tools/call', params: { name: 'builtin__gate', arguments: {} } })}\n`,
+    );
+    // The last line has no newline after it; the end of the input follows it.
+    stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 'last', method: 'ping' }));
+    await answered('last');
+    // The input is over and the call still holds: the server waits for its answer to close.
+    openGate();
+    await closed;
+    expect(answers.find(withId('held'))).toMatchObject({
+      result: { content: [{ type: 'text', text: 'through' }] },
+    });
+  });
+});
+
 describe('an ID reused while in flight over stdio', () => {
   it('serves both requests: one stream carries both answers, so none is left without one', async () => {
     const stdio = await openStdio();

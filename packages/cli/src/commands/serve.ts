@@ -332,7 +332,13 @@ async function serve(
       // The client's first request waits in stdin until the servers are ready: only then is
       // stdin connected to the gateway.
       const input = new PassThrough();
-      gateway = await serveStdio(opened.toolkit, { ...gatewayOptions, stdin: input });
+      // The client closing stdin stops the gateway once its requests are answered.
+      gateway = await serveStdio(opened.toolkit, {
+        ...gatewayOptions,
+        stdin: input,
+        drainMs,
+        onEnd: stop,
+      });
       opened.start();
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
       // Every first attempt has begun: a server started early and not adopted never will be.
@@ -341,7 +347,6 @@ async function serve(
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);
-        process.stdin.once('end', stop);
         if (!observed.log.json) printStdioHelp(output, cfg, context.self);
       }
     }

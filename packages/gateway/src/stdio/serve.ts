@@ -10,6 +10,9 @@ import { StdioTransport } from './transport.js';
 import { GatewayServer } from '../sdk/gateway-server.js';
 
 /** Options of {@link serveStdio}. */
+/** How long requests in flight at the close may take, unless `drainMs` says otherwise. */
+const DEFAULT_DRAIN_MS = 10_000;
+
 export interface ServeStdioOptions extends GatewayOptions {
   /** Default `process.stdin`. */
   readonly stdin?: Readable;
@@ -19,6 +22,13 @@ export interface ServeStdioOptions extends GatewayOptions {
   readonly closeToolkit?: boolean;
   /** Longest line read as a message, in bytes (default 4 MiB; longer gets a JSON-RPC error). */
   readonly maxLineBytes?: number;
+  /**
+   * How long, on `close()` or once the client has closed stdin, the requests it sent may still
+   * take to be answered before the server closes (default 10 s).
+   */
+  readonly drainMs?: number;
+  /** Told once the client closing stdin has closed the server (its requests answered). */
+  readonly onEnd?: () => void;
 }
 
 /**
@@ -65,14 +75,18 @@ export async function serveStdio(
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
+      // Every request read gets its answer first, as over HTTP, up to the bound.
+      await transport.answered(options.drainMs ?? DEFAULT_DRAIN_MS);
       stopListening();
       await served.close();
       hub.dispose();
       if (options.closeToolkit === true) await toolkit.close();
     })());
-  // The client closing stdin ends the session.
+  // The client closing stdin ends the session, once what it asked for has been answered (its
+  // last line read even without a newline after it).
   stdin.once('end', () => {
-    void close();
+    transport.readLastLine();
+    void close().then(() => options.onEnd?.());
   });
   return Promise.resolve({
     close,

@@ -43,6 +43,9 @@ export class StdioTransport implements Transport {
   readonly #maxLine: number;
   readonly #lines: NdjsonLineSplitter;
   #closed = false;
+  // The requests read and not answered yet, by ID; told when none are left.
+  readonly #unanswered = new Set<RequestId>();
+  #whenAnswered: (() => void) | undefined;
   /** Set while messages wait for an {@link onInbound} promise. */
   #gate: Promise<void> | undefined;
 
@@ -71,10 +74,31 @@ export class StdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.onOutbound?.(message);
+    const id = 'method' in message ? undefined : (message as { id?: RequestId }).id;
+    if (id !== undefined && this.#unanswered.delete(id)) {
+      if (this.#unanswered.size === 0) this.#whenAnswered?.();
+    }
     return new Promise((resolve) => {
       if (this.#stdout.write(`${messageJson(message)}\n`)) resolve();
       else this.#stdout.once('drain', resolve);
     });
+  }
+
+  /** The input has ended: its last line is read, even without a newline after it. */
+  readLastLine(): void {
+    this.#lines.push('\n');
+  }
+
+  /** Resolves once every request read has been answered, or after `ms`, whichever is first. */
+  async answered(ms: number): Promise<void> {
+    if (this.#unanswered.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.#whenAnswered = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+    clearTimeout(timer);
+    this.#whenAnswered = undefined;
   }
 
   close(): Promise<void> {
@@ -133,7 +157,10 @@ export class StdioTransport implements Transport {
       this.#chain(() => this.#deliver(value));
       return;
     }
-    if ('id' in value && 'method' in value && this.onRequest?.(value) === true) return;
+    if ('id' in value && 'method' in value) {
+      this.#unanswered.add(value.id);
+      if (this.onRequest?.(value) === true) return;
+    }
     const waiting = this.#deliver(value);
     if (waiting !== undefined) this.#chain(() => waiting);
   }
