@@ -30,6 +30,7 @@ export {
   MAX_TAGS,
   MCP_VERSION,
   normalizeTags,
+  parseMcpTool,
   toMcpJson,
   validateTool,
 } from './tool.js';

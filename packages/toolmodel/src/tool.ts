@@ -157,12 +157,13 @@ export interface FromMcpJsonOptions {
 }
 
 /**
- * Parses an MCP `Tool` object (e.g. one entry of a `tools/list` result) with the SDK's own
- * schema, attaches the given namespace, version and (normalised) tags, and validates the result.
+ * An MCP `Tool` object (one entry of a `tools/list` result) checked with the SDK's own schema
+ * alone: what a client may pass on as a tool of that server. One entry that fails it need not
+ * cost the rest of its list.
  *
- * @throws {ToolError} `invalid_tool` when the JSON is not an MCP tool or breaks a toolplane rule.
+ * @throws {ToolError} `invalid_tool` naming the tool and the first problems.
  */
-export function fromMcpJson(json: unknown, options: FromMcpJsonOptions = {}): Tool {
+export function parseMcpTool(json: unknown): Tool {
   const parsed = ToolSchema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues
@@ -173,7 +174,17 @@ export function fromMcpJson(json: unknown, options: FromMcpJsonOptions = {}): To
       cause: parsed.error,
     });
   }
-  const tool: Tool = parsed.data;
+  return parsed.data;
+}
+
+/**
+ * Parses an MCP `Tool` object (e.g. one entry of a `tools/list` result) with the SDK's own
+ * schema, attaches the given namespace, version and (normalised) tags, and validates the result.
+ *
+ * @throws {ToolError} `invalid_tool` when the JSON is not an MCP tool or breaks a toolplane rule.
+ */
+export function fromMcpJson(json: unknown, options: FromMcpJsonOptions = {}): Tool {
+  const tool: Tool = parseMcpTool(json);
   if (options.namespace !== undefined) tool.namespace = options.namespace;
   if (options.version !== undefined) tool.version = options.version;
   if (options.tags !== undefined) tool.tags = normalizeTags(options.tags);

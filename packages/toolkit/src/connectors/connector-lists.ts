@@ -1,10 +1,11 @@
-import { ProtocolError, type Client } from '@modelcontextprotocol/client';
-import { didYouMean, ToolError } from '@toolplane/toolmodel';
+import { ProtocolError, type Client, type Tool as McpTool } from '@modelcontextprotocol/client';
+import { didYouMean, parseMcpTool, ToolError } from '@toolplane/toolmodel';
+import { z } from 'zod';
 import type { ConnectorListKind, ConnectorLists } from './connector-types.js';
 import { MESSAGE_TOO_LARGE, type MessageTooLargeData } from './transport/stdio-client-transport.js';
 
 /** One of the lists a connector caches. */
-export type ListKind = keyof ConnectorLists;
+export type ListKind = Exclude<keyof ConnectorLists, 'refusedTools'>;
 
 export const EMPTY_LISTS: ConnectorLists = Object.freeze({
   tools: [],
@@ -80,6 +81,39 @@ function listError(error: unknown, kind: ListKind): unknown {
  *
  * @throws {ToolError} `message_too_large` when a page was over the stdio transport's limit.
  */
+/** A `tools/list` page read loosely: its tools are checked one by one (see {@link fetchList}). */
+const TOOLS_PAGE = z.looseObject({
+  tools: z.array(z.unknown()),
+  nextCursor: z.string().optional(),
+});
+
+/** A tool a server listed that is no MCP tool: its name (when it has one) and why. */
+export interface RefusedTool {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/** `items` of a tools list split into the MCP tools and those the SDK's schema refuses. */
+export function checkTools(items: readonly unknown[]): {
+  tools: McpTool[];
+  refused: RefusedTool[];
+} {
+  const tools: McpTool[] = [];
+  const refused: RefusedTool[] = [];
+  for (const item of items) {
+    try {
+      tools.push(parseMcpTool(item));
+    } catch (error) {
+      const name = (item as { name?: unknown } | null)?.name;
+      refused.push({
+        name: typeof name === 'string' ? name : '(no name)',
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  return { tools, refused };
+}
+
 export async function fetchList(client: Client, kind: ListKind): Promise<readonly unknown[]> {
   const capabilities = client.getServerCapabilities() ?? {};
   const supported = kind === 'resourceTemplates' ? capabilities.resources : capabilities[kind];
@@ -90,8 +124,10 @@ export async function fetchList(client: Client, kind: ListKind): Promise<readonl
     const params = cursor === undefined ? {} : { cursor };
     switch (kind) {
       case 'tools':
+        // Each tool checked on its own: one the SDK's schema refuses is left out (and told of
+        // in `refusedTools`), not the server's whole list with it.
         return client
-          .request({ method: 'tools/list', params })
+          .request({ method: 'tools/list', params }, TOOLS_PAGE)
           .then((r) => ({ items: r.tools, next: r.nextCursor }));
       case 'prompts':
         return client
@@ -183,7 +219,12 @@ export class ListCache {
           this.onLost(client, error);
           throw error;
         });
-        this.#lists = { ...this.#lists, [kind]: items };
+        if (kind === 'tools') {
+          const { tools, refused } = checkTools(items);
+          this.#lists = { ...this.#lists, tools, refusedTools: refused };
+        } else {
+          this.#lists = { ...this.#lists, [kind]: items };
+        }
       } while (this.#stale.has(kind));
     })().finally(() => this.#refreshing.delete(kind));
     this.#refreshing.set(kind, task);

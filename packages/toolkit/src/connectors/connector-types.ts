@@ -262,6 +262,8 @@ export interface ConnectorLists {
   readonly prompts: readonly Prompt[];
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplate[];
+  /** Entries of the server's tools list that are no MCP tool, left out of `tools`, with why. */
+  readonly refusedTools?: readonly { readonly name: string; readonly reason: string }[];
 }
 
 /**

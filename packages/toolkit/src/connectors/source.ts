@@ -82,6 +82,11 @@ export function syncTools(
   filter?: <T extends McpTool>(namespace: string, tools: readonly T[]) => T[],
 ): void {
   const { namespace } = connector;
+  for (const refused of connector.lists.refusedTools ?? []) {
+    logger.warn(`skipping tool "${refused.name}" of MCP server "${namespace}"`, {
+      error: refused.reason,
+    });
+  }
   const tools =
     filter === undefined ? connector.lists.tools : filter(namespace, connector.lists.tools);
   try {

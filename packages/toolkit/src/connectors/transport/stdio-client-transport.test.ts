@@ -36,7 +36,7 @@ lines.on('line', (line) => {
   if (m.method === 'initialize') {
     reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'big', version: '1' } });
   } else if (m.method === 'tools/list') {
-    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small'), tool('ask'), tool('big-id-first'), tool('null-result')] });
+    reply(m.id, { tools: [tool('big'), tool('noisy'), tool('small'), tool('ask'), tool('big-id-first'), tool('null-result'), { name: 'bad-schema', inputSchema: { type: 'object', required: 'a' } }] });
   } else if (m.method === 'tools/call' && m.params.name === 'big') {
     reply(m.id, text('x'.repeat(11 * ${MIB})));
   } else if (m.method === 'tools/call' && m.params.name === 'big-id-first') {
@@ -174,6 +174,27 @@ describe('the stdio transport', () => {
         (error) => ToolError.isInstance(error) && error.code !== 'timeout',
       );
       expect(text((await toolkit.callTool('odd:small', {})).mcpResult)).toBe('small');
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('leaves out a listed tool that is no MCP tool, warning of it, and keeps the others', async () => {
+    const warned: string[] = [];
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => warned.push(message),
+      error: () => undefined,
+    };
+    const toolkit = createToolkit({ logger });
+    toolkit.addConnector({ command: process.execPath, args: ['-e', SERVER] }, { namespace: 'odd' });
+    const running = await runToolkit(toolkit);
+    try {
+      const ids = (await toolkit.list({ type: 'tool', namespace: 'odd' })).tools.map((t) => t.id);
+      expect(ids).toContain('odd:small');
+      expect(ids).not.toContain('odd:bad-schema');
+      expect(warned.filter((line) => line.includes('"bad-schema"'))).toHaveLength(1);
     } finally {
       await running.stop();
     }
