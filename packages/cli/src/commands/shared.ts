@@ -199,7 +199,31 @@ export async function findTool(
       `tool "${item.id}" is filtered out by the "tools" filter of ${item.namespace} in the config`,
     );
   }
+  if (key === item.name) await refuseAmbiguous(toolkit, cfg, item, signal);
   return item;
+}
+
+/**
+ * Refuses a bare tool name that more than one server has: which one runs must not depend on
+ * the order of the config's servers.
+ *
+ * @throws {ToolError} `invalid_argument` naming each `ns:name` it could be.
+ */
+async function refuseAmbiguous(
+  toolkit: OpenToolkit['toolkit'],
+  cfg: CliConfig,
+  item: ToolItem,
+  signal: AbortSignal,
+): Promise<void> {
+  const { tools } = await toolkit.list({ type: 'tool', signal });
+  const same = tools.filter(
+    (other) => other.name === item.name && isAllowed(cfg.filter[other.namespace], other.tool),
+  );
+  if (same.length < 2) return;
+  throw new ToolError(
+    'invalid_argument',
+    `"${item.name}" is a tool of ${String(same.length)} servers; name the one to run: ${same.map((other) => other.id).join(', ')}`,
+  );
 }
 
 /**
