@@ -32,3 +32,13 @@ describe('a bare tool name of two servers', { timeout: 30_000 }, () => {
     expect(named.code).toBe(0);
   });
 });
+
+describe('tools list --namespace', { timeout: 30_000 }, () => {
+  it('refuses a namespace no server has, naming the nearest', async () => {
+    const ran = await runInProcess(['tools', 'list', '-n', 'c', '--json'], { cwd: dir() });
+    expect(ran.code).toBe(3);
+    const refused = json(ran) as { error: { code: string; message: string } };
+    expect(refused.error.code).toBe('not_found');
+    expect(refused.error.message).toMatch(/namespaces: a, b/);
+  });
+});

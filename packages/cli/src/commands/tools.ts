@@ -1,4 +1,5 @@
-import { showControls } from '@toolplane/toolkit';
+import { showControls, ToolError, type Toolkit } from '@toolplane/toolkit';
+import { didYouMean } from '@toolplane/toolmodel';
 import type { Command } from 'commander';
 import { parseArgs } from '../args.js';
 import { isAllowed } from '../config.js';
@@ -34,6 +35,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
     .option('-n, --namespace <ns>', 'only this namespace')
     .action(async (options: { namespace?: string }) => {
       await withToolkit(context, await config(), TOOLS_ONLY, async ({ toolkit }, cfg) => {
+        if (options.namespace !== undefined) knownNamespace(toolkit, options.namespace);
         const result = await toolkit.list({
           type: 'tool',
           ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
@@ -221,4 +223,25 @@ function typeOf(schema: Record<string, unknown>): string {
       return list.map((s) => typeOf(s as Record<string, unknown>)).join(' | ');
   }
   return 'any';
+}
+
+/**
+ * Refuses a `--namespace` no source of the toolkit has (a typo would list nothing, quietly).
+ *
+ * @throws {ToolError} `not_found` with the known namespaces and the nearest one.
+ */
+function knownNamespace(toolkit: Toolkit, namespace: string): void {
+  // A server's namespace is known while it cannot start too: its failure is warned of.
+  const servers = toolkit.connectors().map((status) => status.namespace);
+  if (servers.includes(namespace)) return;
+  if (toolkit.index.listTools({ namespace, limit: 1 }).entries.length > 0) return;
+  const known = new Set([
+    ...servers,
+    ...toolkit.index.listNamespaces({ limit: 100 }).namespaces.map((info) => info.namespace),
+  ]);
+  const near = didYouMean(namespace, known);
+  throw new ToolError(
+    'not_found',
+    `no namespace "${namespace}" has tools (namespaces: ${[...known].sort().join(', ')})${near === undefined ? '' : `; did you mean "${near}"?`}`,
+  );
 }
