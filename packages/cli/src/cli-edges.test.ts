@@ -258,6 +258,19 @@ describe('resource templates', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toBe('note xyz\n');
     expect(missing.code).toBe(3);
+    // Written where no folder is: the flag's mistake, typed, not an internal error.
+    const nowhere = await run([
+      '--config',
+      config,
+      'resources',
+      'read',
+      'notes://abc',
+      '-o',
+      join('no-such-folder', 'note.txt'),
+      '--json',
+    ]);
+    expect(nowhere.code).toBe(2);
+    expect(json(nowhere).error.code).toBe('invalid_argument');
   });
 
   it('is named in --help', async () => {

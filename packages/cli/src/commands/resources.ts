@@ -93,7 +93,13 @@ export function registerResources(resources: Command, context: CommandContext): 
           await writeFile(
             path,
             found.blob === undefined ? found.text : Buffer.from(found.blob, 'base64'),
-          );
+          ).catch((error: unknown) => {
+            throw new ToolError(
+              'invalid_argument',
+              `--out ${options.out}: cannot write it (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+              { cause: error },
+            );
+          });
           if (output.json) output.data({ uri: found.uri, written: path });
           else output.say(`wrote ${found.uri} to ${path}`);
           return;
