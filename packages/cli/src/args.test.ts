@@ -40,6 +40,19 @@ describe('parseArgs', () => {
     });
   });
 
+  it('drops the newline a value read from stdin ends with, for an enum value or a boolean only', () => {
+    const colours = {
+      type: 'object',
+      properties: { color: { type: 'string', enum: ['red', 'green'] }, on: { type: 'boolean' } },
+    };
+    expect(parseArgs({ schema: colours, pairs: ['color=red\n', 'on=true\r\n'] })).toEqual({
+      color: 'red',
+      on: true,
+    });
+    // Free text keeps it: it may be what the file holds.
+    expect(parseArgs({ schema, pairs: ['name=a line\n'] })).toEqual({ name: 'a line\n' });
+  });
+
   it('lets key=value override --args JSON', () => {
     expect(parseArgs({ schema, json: '{"n":1,"name":"a"}', pairs: ['n=2'] })).toEqual({
       n: 2,

@@ -103,8 +103,21 @@ function declaredTypes(schema: unknown): Set<string> {
   return types;
 }
 
-function readValue(text: string, schema: unknown, pair: string): unknown {
+/** `raw` without its one trailing newline when only an enum value, boolean or null is wanted. */
+function lineOf(raw: string, schema: unknown, types: ReadonlySet<string>): string {
+  const line = raw.replace(/\r?\n$/, '');
+  if (line === raw) return raw;
+  const values = (schema as { enum?: unknown } | null)?.enum;
+  if (Array.isArray(values)) return values.includes(line) ? line : raw;
+  const onlyWords = [...types].every((type) => type === 'boolean' || type === 'null');
+  return types.size > 0 && onlyWords ? line : raw;
+}
+
+function readValue(raw: string, schema: unknown, pair: string): unknown {
   const types = declaredTypes(schema);
+  // A value read from stdin or a file (`echo red | … color=@-`) ends with a newline that no
+  // enum value, boolean or null has: it is dropped for those, and kept for free text.
+  const text = lineOf(raw, schema, types);
   if (types.has('string') && !types.has('object') && !types.has('array')) return text;
   if (types.size === 0 || types.has('object') || types.has('array')) {
     try {
