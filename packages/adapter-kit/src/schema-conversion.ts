@@ -84,6 +84,7 @@ export function convertSchema(
 
 class Walk extends Inlining {
   #properties = 0;
+  #enumValues = 0;
 
   run(): ConvertedSchema {
     const root = this.resolve(isPlainObject(this.root) ? this.root : {}, '');
@@ -243,6 +244,7 @@ class Walk extends Inlining {
     if (rules.strict && types?.includes('array') === true && out.items === undefined) {
       this.block(path, 'an array without an items schema');
     }
+    if (Array.isArray(out.enum)) this.countEnum(path, out.enum);
     if (rules.enumValues === 'strings' && out.enum !== undefined && out.type === undefined) {
       put(out, 'type', this.typeName('string'));
     }
@@ -257,6 +259,28 @@ class Walk extends Inlining {
     }
     if (description !== undefined) put(out, 'description', description);
     return plan === undefined ? { out } : { out, plan };
+  }
+
+  /** Counts an enum kept against the rules' bounds on enums (OpenAI strict mode's). */
+  countEnum(path: string, values: readonly unknown[]): void {
+    const { maxEnumValues, longEnum } = this.rules;
+    this.#enumValues += values.length;
+    if (maxEnumValues !== undefined && this.#enumValues > maxEnumValues) {
+      this.block(path, `more than ${String(maxEnumValues)} enum values in all`);
+    }
+    if (
+      longEnum !== undefined &&
+      values.length > longEnum.values &&
+      values.reduce<number>(
+        (sum, value) => sum + (typeof value === 'string' ? value.length : 0),
+        0,
+      ) > longEnum.chars
+    ) {
+      this.block(
+        path,
+        `an enum of more than ${String(longEnum.values)} values over ${String(longEnum.chars)} characters`,
+      );
+    }
   }
 
   /** Whether a keyword the rules know can be kept with this value. */

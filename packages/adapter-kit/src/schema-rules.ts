@@ -43,6 +43,10 @@ export interface ProviderSchemaRules {
   /** Most levels of nested objects and arrays, and most properties in all, strict mode allows. */
   readonly maxDepth?: number;
   readonly maxProperties?: number;
+  /** Most enum values in all, strict mode allows. */
+  readonly maxEnumValues?: number;
+  /** Past this many values, the most characters one string enum's values may take in all. */
+  readonly longEnum?: { readonly values: number; readonly chars: number };
 }
 
 const COUNTS = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'];
@@ -130,6 +134,8 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     fallback: 'openai',
     maxDepth: 10,
     maxProperties: 5000,
+    maxEnumValues: 1000,
+    longEnum: { values: 250, chars: 15_000 },
   },
   // `strict: false`: OpenAI reads the schema as guidance and accepts JSON Schema at large.
   openai: {

@@ -42,6 +42,41 @@ describe('function descriptions past 1024 characters', () => {
   });
 });
 
+describe("enums past strict mode's bounds", () => {
+  it('send the tool with strict: false, saying why', async () => {
+    const enumTool = (name: string, count: number, width: number) =>
+      defineTool({
+        name,
+        description: 'Picks one.',
+        input: {
+          type: 'object',
+          properties: {
+            pick: {
+              type: 'string',
+              enum: Array.from({ length: count }, (_, i) => String(i).padStart(width, '0')),
+            },
+          },
+          required: ['pick'],
+        },
+        run: () => 'ok',
+      });
+    const source = createToolkit({
+      tools: [enumTool('many', 1_200, 4), enumTool('long', 300, 60), enumTool('fine', 200, 4)],
+    });
+    const report = openAIToolReport(await toOpenAITools(source));
+    const byName = new Map(report.map((tool) => [tool.id, tool]));
+    expect(byName.get('builtin:many')).toMatchObject({
+      strict: false,
+      reason: expect.stringMatching(/enum/) as string,
+    });
+    expect(byName.get('builtin:long')).toMatchObject({
+      strict: false,
+      reason: expect.stringMatching(/enum/) as string,
+    });
+    expect(byName.get('builtin:fine')?.strict).toBe(true);
+  });
+});
+
 describe('images OpenAI does not take', () => {
   it('go as a note in Chat Completions, the PNG still as an image', async () => {
     const tools = await toOpenAITools(toolkit);
