@@ -1,11 +1,9 @@
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, defineTool } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import type { HttpGateway } from './http/serve.js';
+import type { RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { serveHttp, type HttpGateway } from './http/serve.js';
 import {
   messagesOf,
+  startAnswering,
   openSession as openSessionAt,
   openStdio as openStdioOn,
   post as postTo,
@@ -15,29 +13,16 @@ import {
 // Every request gets an answer, whatever a client sends: thousands of mutated requests over
 // HTTP and over stdio, from fixed seeds.
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Returns its text.',
-  input: z.object({ text: z.string() }),
-  run: ({ text }) => text,
-});
-
 let running: RunningToolkit;
 let http: HttpGateway;
+let close: () => Promise<void> = () => Promise.resolve();
 
 beforeAll(async () => {
-  const toolkit = createToolkit({
-    tools: [echo],
-    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
-  });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  http = await serveHttp(running.toolkit, { port: 0 });
+  ({ running, http, close } = await startAnswering());
 });
 
 afterAll(async () => {
-  await http.close();
-  await running.stop();
+  await close();
 });
 
 const post = (body: string, session: string | undefined) => postTo(http.url, body, session);

@@ -1,14 +1,14 @@
 import { PassThrough } from 'node:stream';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, defineTool } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { defineTool } from '@toolplane/toolkit';
+import type { RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import type { HttpGateway } from './http/serve.js';
 import { serveStdio } from './stdio/serve.js';
 import { openRequest } from './testing/raw-client.js';
 import {
   messagesOf,
+  startAnswering,
   openSession as openSessionAt,
   PROTOCOL,
   openStdio as openStdioOn,
@@ -18,13 +18,6 @@ import {
 } from './testing/answer-clients.js';
 
 // Every request gets an answer: over HTTP and over stdio, whatever a client sends.
-
-const echo = defineTool({
-  name: 'echo',
-  description: 'Returns its text.',
-  input: z.object({ text: z.string() }),
-  run: ({ text }) => text,
-});
 
 // Holds its call until the call is cancelled.
 const hold = defineTool({
@@ -55,21 +48,16 @@ const gate = defineTool({
 
 let running: RunningToolkit;
 let http: HttpGateway;
+let close: () => Promise<void> = () => Promise.resolve();
 
 beforeAll(async () => {
-  const toolkit = createToolkit({
-    tools: [echo, hold, gate],
-    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
-  });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  http = await serveHttp(running.toolkit, { port: 0 });
+  ({ running, http, close } = await startAnswering([hold, gate]));
 });
 
 afterAll(async () => {
-  await http.close();
-  await running.stop();
+  await close();
 });
+
 /** POSTs `body` to the gateway; see the testing module's `post`. */
 const post = (
   body: string,
