@@ -1,4 +1,4 @@
-import { isPlainObject, subschemaKeywords } from '@toolplane/toolmodel';
+import { isPlainObject, pointerToken, subschemaKeywords } from '@toolplane/toolmodel';
 import {
   COUNT_KEYWORDS,
   JSON_TYPES,
@@ -141,11 +141,7 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
         else {
           for (const [name, sub] of Object.entries(value)) {
             if (key === 'properties') properties++;
-            visit(
-              sub,
-              `${path}/${key}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-              depth + 1,
-            );
+            visit(sub, `${path}/${key}/${pointerToken(name)}`, depth + 1);
           }
         }
       }

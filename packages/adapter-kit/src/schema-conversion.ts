@@ -1,4 +1,9 @@
-import { isPlainObject, subschemaKeywords, type SubschemaKeyword } from '@toolplane/toolmodel';
+import {
+  isPlainObject,
+  pointerToken,
+  subschemaKeywords,
+  type SubschemaKeyword,
+} from '@toolplane/toolmodel';
 import {
   COUNT_KEYWORDS,
   SCHEMA_RULES,
@@ -9,7 +14,6 @@ import {
   acceptsNull,
   clip,
   DROPPED,
-  escapePointer,
   EXPANDED,
   JSON_TEXT,
   jsonType,
@@ -207,7 +211,7 @@ class Walk extends Inlining {
             map,
             name,
             isPlainObject(sub)
-              ? this.node(sub, `${path}/${key}/${escapePointer(name)}`, depth + 1).out
+              ? this.node(sub, `${path}/${key}/${pointerToken(name)}`, depth + 1).out
               : sub,
           );
         }
@@ -362,7 +366,7 @@ class Walk extends Inlining {
       this.#properties++;
       const child = this.node(
         isPlainObject(value) ? value : {},
-        `${path}/properties/${escapePointer(key)}`,
+        `${path}/properties/${pointerToken(key)}`,
         depth + 1,
       );
       let written = child.out;

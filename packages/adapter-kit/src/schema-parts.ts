@@ -82,10 +82,6 @@ export function put(target: Json, key: string, value: unknown): void {
   });
 }
 
-export function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 export function typesOf(schema: Json): string[] | undefined {
   const type = schema.type;
   const list = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;

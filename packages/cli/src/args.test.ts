@@ -85,3 +85,22 @@ describe('parseArgs', () => {
     }
   });
 });
+
+describe('parseArgs: a value its declared type cannot take', () => {
+  it('refuses text for an array or object as the schema would, naming the argument', () => {
+    const declared = {
+      type: 'object',
+      properties: { 'a/b': { type: 'object', properties: { tags: { type: 'array' } } } },
+    };
+    try {
+      parseArgs({ schema: declared, pairs: ['a/b.tags=red,green'] });
+      expect.unreachable();
+    } catch (error) {
+      expect(ToolError.isInstance(error) && error.code).toBe('validation');
+      expect((error as ToolError).errors).toEqual([
+        { path: '/a~1b/tags', keyword: 'type', message: 'expected JSON for an array' },
+      ]);
+      expect((error as ToolError).message).toContain('a/b.tags=red,green');
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolkit';
+import { pointerToken, ToolError } from '@toolplane/toolmodel';
 
 /** Options of {@link parseArgs}. */
 export interface ParseArgsOptions {
@@ -16,7 +16,8 @@ export interface ParseArgsOptions {
  * strings are taken as written; for an undeclared property, JSON if it parses, else the text.
  * A dotted key (`user.name=ada`) sets a nested property.
  *
- * @throws {ToolError} `invalid_argument` naming the word or JSON that is malformed.
+ * @throws {ToolError} `invalid_argument` naming the word or JSON that is malformed;
+ *   `validation` for a value that is not the JSON its declared object or array type needs.
  */
 export function parseArgs(options: ParseArgsOptions): Record<string, unknown> {
   let args: Record<string, unknown> = {};
@@ -70,7 +71,7 @@ export function parseArgs(options: ParseArgsOptions): Record<string, unknown> {
       schema = propertySchema(schema, part);
     }
     const key = path.at(-1) ?? '';
-    target[key] = readValue(pair.slice(at + 1), propertySchema(schema, key), pair);
+    target[key] = readValue(pair.slice(at + 1), propertySchema(schema, key), pair, path);
   }
   return args;
 }
@@ -113,7 +114,7 @@ function lineOf(raw: string, schema: unknown, types: ReadonlySet<string>): strin
   return types.size > 0 && onlyWords ? line : raw;
 }
 
-function readValue(raw: string, schema: unknown, pair: string): unknown {
+function readValue(raw: string, schema: unknown, pair: string, path: readonly string[]): unknown {
   const types = declaredTypes(schema);
   // A value read from stdin or a file (`echo red | … color=@-`) ends with a newline that no
   // enum value, boolean or null has: it is dropped for those, and kept for free text.
@@ -124,13 +125,15 @@ function readValue(raw: string, schema: unknown, pair: string): unknown {
       return JSON.parse(text) as unknown;
     } catch (error) {
       if (types.size === 0) return text;
-      throw new ToolError(
-        'invalid_argument',
-        `${pair}: expected JSON for an ${[...types].join(' or ')}`,
-        {
-          cause: error,
-        },
-      );
+      // The tool's schema refuses the value, as it refuses `count=abc` for an integer: a
+      // validation error naming the argument, not a malformed command line.
+      const message = `expected JSON for an ${[...types].join(' or ')}`;
+      throw new ToolError('validation', `invalid arguments: ${pair}: ${message}`, {
+        cause: error,
+        errors: [
+          { path: path.map((part) => `/${pointerToken(part)}`).join(''), keyword: 'type', message },
+        ],
+      });
     }
   }
   if (

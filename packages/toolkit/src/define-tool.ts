@@ -1,5 +1,11 @@
 import type { LocalHandlerContext } from '@toolplane/toolrun';
-import { ToolError, validateTool, type JsonSchema, type Tool } from '@toolplane/toolmodel';
+import {
+  pointerToken,
+  ToolError,
+  validateTool,
+  type JsonSchema,
+  type Tool,
+} from '@toolplane/toolmodel';
 
 /**
  * A schema from any library that implements Standard Schema with Standard JSON Schema
@@ -122,12 +128,7 @@ function formatPath(
 ): string {
   if (path === undefined || path.length === 0) return '';
   return path
-    .map((part) =>
-      String(typeof part === 'object' ? part.key : part)
-        .replaceAll('~', '~0')
-        .replaceAll('/', '~1'),
-    )
-    .map((part) => `/${part}`)
+    .map((part) => `/${pointerToken(String(typeof part === 'object' ? part.key : part))}`)
     .join('');
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from './errors.js';
+import { pointerToken, ToolError } from './errors.js';
 
 describe('ToolError', () => {
   it('carries its code, context and cause', () => {
@@ -40,5 +40,17 @@ describe('ToolError', () => {
 
   it('leaves cause unset when none is given', () => {
     expect('cause' in new ToolError('internal', 'x')).toBe(false);
+  });
+});
+
+describe('pointerToken', () => {
+  it('escapes ~ before / so every key reads back as itself (RFC 6901)', () => {
+    expect(pointerToken('a/b')).toBe('a~1b');
+    expect(pointerToken('~1')).toBe('~01');
+    expect(pointerToken(3)).toBe('3');
+    const unescape = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~');
+    for (const key of ['', 'plain', '~/~', '/~1/', '~0~1']) {
+      expect(unescape(pointerToken(key))).toBe(key);
+    }
   });
 });

@@ -68,6 +68,14 @@ export interface SchemaValidationError {
   readonly message: string;
 }
 
+/**
+ * `key` as one reference token of a JSON Pointer (RFC 6901), `~` written `~0` and `/` written
+ * `~1`: `pointerToken('a/b')` is `a~1b`, so `/properties/${pointerToken(name)}` names any key.
+ */
+export function pointerToken(key: string | number): string {
+  return String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
 /** Options accepted by the {@link ToolError} constructor. */
 export interface ToolErrorOptions {
   /** The underlying error, kept as `error.cause`. */

@@ -2,6 +2,7 @@ import {
   createSchemaValidator,
   DEFAULT_MAX_ERRORS,
   falseSchemaError,
+  pointerToken,
   schemaDialect,
   stackOverflow,
   ToolError,
@@ -119,10 +120,6 @@ function runError(error: unknown): ToolError {
   return new ToolError('invalid_schema', `the schema cannot be used: ${why}`, { cause: error });
 }
 
-function pointerSegment(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -183,7 +180,7 @@ function toError(error: ErrorObject): SchemaValidationError {
     case 'unevaluatedProperties': {
       const name = String(params.additionalProperty ?? params.unevaluatedProperty);
       return {
-        path: `${path}/${pointerSegment(name)}`,
+        path: `${path}/${pointerToken(name)}`,
         keyword: error.keyword,
         message: `property ${JSON.stringify(name)} is not allowed`,
       };
