@@ -249,8 +249,9 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
         res.end();
         return;
       }
-      // A refused caller's body is not read: the connection ends with the answer.
-      if (error instanceof UiError && (error.status === 401 || error.status === 403)) {
+      // A refused caller's body, or the rest of one too large, is not read: the connection ends
+      // with the answer (kept alive, its next request would wait behind the unread bytes).
+      if (error instanceof UiError && [401, 403, 413].includes(error.status)) {
         res.shouldKeepAlive = false;
       }
       sendError(res, error);
