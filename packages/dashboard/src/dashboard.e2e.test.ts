@@ -131,6 +131,20 @@ describe('the dashboard in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as { marker?: string }).marker)).toBe('same page');
   });
 
+  it('opens an address that is not valid percent-encoding on the page it names', async () => {
+    const fresh = await context.newPage();
+    fresh.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await fresh.goto(`${served.ui.href}#/tools/fixture%3Aecho%E0%A4%A`);
+      await fresh.locator('#page[data-page="tools"] .try .error').waitFor();
+    } finally {
+      await fresh.close();
+    }
+    // And on a page already open (its hashchange).
+    await page.goto(`${served.ui.href}#/log/%E0%A4%A`);
+    await page.locator('#page[data-page="log"]').waitFor();
+  });
+
   it('shows prompts, resources and charts', async () => {
     await page.goto(`${served.ui.href}#/prompts`);
     await page.getByText('fixture:echo').waitFor();
