@@ -73,3 +73,34 @@ describe('the dashboard over one kept-alive connection', () => {
     expect(answer).toMatch(/\r\nconnection: close\r\n/i);
   });
 });
+
+// Behind a proxy that ends TLS the gateway hears plain HTTP; the browser's Origin is HTTPS.
+describe('the session cookie', () => {
+  let served: DashboardGateway;
+
+  beforeAll(async () => {
+    served = await startDashboardGateway(TOKEN);
+  });
+  afterAll(async () => {
+    await served.close();
+  });
+
+  const cookieFor = async (route: string, origin: string, cookie = ''): Promise<string> => {
+    const response = await fetch(new URL(`api/${route}`, served.ui), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin, cookie },
+      body: JSON.stringify({ token: TOKEN }),
+    });
+    expect(response.status).toBe(200);
+    return response.headers.get('set-cookie') ?? '';
+  };
+
+  it('is Secure when the login comes from an HTTPS page, and only then', async () => {
+    const https = `https://${served.ui.host}`;
+    const secure = await cookieFor('login', https);
+    expect(secure.split('; ')).toEqual(expect.arrayContaining(['HttpOnly', 'Secure']));
+    const session = secure.split(';')[0] ?? '';
+    expect((await cookieFor('logout', https, session)).split('; ')).toContain('Secure');
+    expect((await cookieFor('login', served.ui.origin)).split('; ')).not.toContain('Secure');
+  });
+});
