@@ -243,7 +243,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           await pinsApi.accept(pinsCtx, req, res);
           return;
         case 'GET events':
-          streams.open(res);
+          streams.open(res, () => verify === undefined || sessions.isOpen(sessionId));
           return;
         default:
           throw new UiError(404, 'not_found', `no API "${route}"`);
