@@ -137,7 +137,12 @@ function App() {
       <nav>
         ${PAGES.map(
           ([page, label]) =>
-            html`<a href=${`#/${page}`} class=${where.page === page ? 'active' : ''}>${label}</a>`,
+            html`<a
+              href=${`#/${page}`}
+              class=${where.page === page ? 'active' : ''}
+              aria-current=${where.page === page ? 'page' : undefined}
+              >${label}</a
+            >`,
         )}
       </nav>
       <span class=${live.connected ? 'live on' : 'live'} title="live updates">

@@ -131,6 +131,21 @@ describe('the dashboard in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as { marker?: string }).marker)).toBe('same page');
   });
 
+  it('names the search field, each row button by its row, and the page and tool shown', async () => {
+    await page.goto(`${served.ui.href}#/connectors`);
+    await page.getByRole('button', { name: 'Reconnect fixture', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Connectors' }).getAttribute('aria-current')).toBe(
+      'page',
+    );
+    await page.goto(`${served.ui.href}#/tools/fixture%3Aecho`);
+    await page.getByRole('searchbox', { name: 'Search tools', exact: true }).waitFor();
+    const current = page.getByRole('link', { name: 'fixture:echo', exact: true });
+    expect(await current.getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('link', { name: 'Connectors' }).getAttribute('aria-current')).toBe(
+      null,
+    );
+  });
+
   it('opens an address that is not valid percent-encoding on the page it names', async () => {
     const fresh = await context.newPage();
     fresh.on('pageerror', (error) => pageErrors.push(error.message));
@@ -216,7 +231,7 @@ describe('the Changes page in Chromium', () => {
     await page.screenshot({ path: join(OUT, 'dashboard-changes.png'), fullPage: true });
 
     const sent = page.waitForRequest((request) => request.url().endsWith('/api/accept'));
-    await change.getByRole('button', { name: 'Accept' }).click();
+    await change.getByRole('button', { name: 'Accept fixture:echo', exact: true }).click();
     // The button sends the fingerprint of the definition the page showed.
     expect(JSON.parse((await sent).postData() ?? '{}')).toEqual({
       namespace: 'fixture',

@@ -53,6 +53,7 @@ export function Tools({
         <input
           type="search"
           id="tool-search"
+          aria-label="Search tools"
           placeholder="Search tools…"
           value=${typed}
           onInput=${(e: Event) => {
@@ -76,7 +77,10 @@ export function Tools({
           ${(data?.tools ?? []).map(
             (t) =>
               html`<li class=${t.id === selected ? 'active' : ''}>
-                <a href=${`#/tools/${encodeURIComponent(t.id)}`} data-tool=${t.id}
+                <a
+                  href=${`#/tools/${encodeURIComponent(t.id)}`}
+                  data-tool=${t.id}
+                  aria-current=${t.id === selected ? 'page' : undefined}
                   ><code>${t.id}</code></a
                 >
                 <small>${t.description}</small>
