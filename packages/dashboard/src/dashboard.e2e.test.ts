@@ -146,6 +146,11 @@ describe('the dashboard in Chromium', () => {
     );
   });
 
+  it('names its own icon, so the browser asks the gateway for no /favicon.ico (a 401)', async () => {
+    await page.goto(`${served.ui.href}#/connectors`);
+    expect(await page.locator('link[rel~="icon"]').getAttribute('href')).toMatch(/^data:/);
+  });
+
   it('opens an address that is not valid percent-encoding on the page it names', async () => {
     const fresh = await context.newPage();
     fresh.on('pageerror', (error) => pageErrors.push(error.message));
