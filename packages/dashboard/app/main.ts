@@ -23,9 +23,18 @@ const PAGES = [
 type Page = (typeof PAGES)[number][0];
 const KEPT_CALLS = 200;
 
-/** The page the address names (`#/tools`, `#/tools/<id>`), and what follows it. */
+/**
+ * The page the address names (`#/tools`, `#/tools/<id>`), and what follows it. An address that
+ * is not valid percent-encoding (a link cut short, typed or sent) is taken as it is written.
+ */
 function route(): { page: Page; arg: string } {
-  const [, page = '', ...rest] = decodeURIComponent(location.hash).split('/');
+  let hash = location.hash;
+  try {
+    hash = decodeURIComponent(hash);
+  } catch {
+    // The page it names still opens; a tool part that names no tool says so there.
+  }
+  const [, page = '', ...rest] = hash.split('/');
   const known = PAGES.find(([p]) => p === page);
   return { page: known?.[0] ?? 'connectors', arg: rest.join('/') };
 }
@@ -128,7 +137,12 @@ function App() {
       <nav>
         ${PAGES.map(
           ([page, label]) =>
-            html`<a href=${`#/${page}`} class=${where.page === page ? 'active' : ''}>${label}</a>`,
+            html`<a
+              href=${`#/${page}`}
+              class=${where.page === page ? 'active' : ''}
+              aria-current=${where.page === page ? 'page' : undefined}
+              >${label}</a
+            >`,
         )}
       </nav>
       <span class=${live.connected ? 'live on' : 'live'} title="live updates">

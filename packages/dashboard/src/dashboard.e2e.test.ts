@@ -131,6 +131,40 @@ describe('the dashboard in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as { marker?: string }).marker)).toBe('same page');
   });
 
+  it('names the search field, each row button by its row, and the page and tool shown', async () => {
+    await page.goto(`${served.ui.href}#/connectors`);
+    await page.getByRole('button', { name: 'Reconnect fixture', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Connectors' }).getAttribute('aria-current')).toBe(
+      'page',
+    );
+    await page.goto(`${served.ui.href}#/tools/fixture%3Aecho`);
+    await page.getByRole('searchbox', { name: 'Search tools', exact: true }).waitFor();
+    const current = page.getByRole('link', { name: 'fixture:echo', exact: true });
+    expect(await current.getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('link', { name: 'Connectors' }).getAttribute('aria-current')).toBe(
+      null,
+    );
+  });
+
+  it('names its own icon, so the browser asks the gateway for no /favicon.ico (a 401)', async () => {
+    await page.goto(`${served.ui.href}#/connectors`);
+    expect(await page.locator('link[rel~="icon"]').getAttribute('href')).toMatch(/^data:/);
+  });
+
+  it('opens an address that is not valid percent-encoding on the page it names', async () => {
+    const fresh = await context.newPage();
+    fresh.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await fresh.goto(`${served.ui.href}#/tools/fixture%3Aecho%E0%A4%A`);
+      await fresh.locator('#page[data-page="tools"] .try .error').waitFor();
+    } finally {
+      await fresh.close();
+    }
+    // And on a page already open (its hashchange).
+    await page.goto(`${served.ui.href}#/log/%E0%A4%A`);
+    await page.locator('#page[data-page="log"]').waitFor();
+  });
+
   it('shows prompts, resources and charts', async () => {
     await page.goto(`${served.ui.href}#/prompts`);
     await page.getByText('fixture:echo').waitFor();
@@ -202,7 +236,7 @@ describe('the Changes page in Chromium', () => {
     await page.screenshot({ path: join(OUT, 'dashboard-changes.png'), fullPage: true });
 
     const sent = page.waitForRequest((request) => request.url().endsWith('/api/accept'));
-    await change.getByRole('button', { name: 'Accept' }).click();
+    await change.getByRole('button', { name: 'Accept fixture:echo', exact: true }).click();
     // The button sends the fingerprint of the definition the page showed.
     expect(JSON.parse((await sent).postData() ?? '{}')).toEqual({
       namespace: 'fixture',

@@ -29,7 +29,7 @@ ${lines.map(
       )}</pre>
     <p>
       ${'Accept it with '}<code class="accept-command">${change.accept}</code>
-      <button onClick=${onAccept}>Accept</button>
+      <button aria-label=${`Accept ${change.id}`} onClick=${onAccept}>Accept</button>
     </p>
   </article>`;
 }

@@ -20,7 +20,7 @@ export function Connectors({ version }: { version: number }) {
   return html`
     <h2>Connectors</h2>
     ${error === undefined ? null : html`<p class="error">${error}</p>`}
-    ${note === '' ? null : html`<p class="note">${note}</p>`}
+    ${note === '' ? null : html`<p class="note" role="status">${note}</p>`}
     ${
       data?.connectors.length === 0
         ? html`<p>No upstream servers are configured (mcpServers in the config).</p>`
@@ -48,7 +48,12 @@ export function Connectors({ version }: { version: number }) {
               <td>${c.era ?? ''}</td>
               <td class="error-text">${c.error ?? ''}</td>
               <td>
-                <button onClick=${() => reconnect(c.namespace)}>Reconnect</button>
+                <button
+                  aria-label=${`Reconnect ${c.namespace}`}
+                  onClick=${() => reconnect(c.namespace)}
+                >
+                  Reconnect
+                </button>
               </td>
             </tr>
           `,

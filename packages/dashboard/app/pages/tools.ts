@@ -38,19 +38,22 @@ export function Tools({
       clearTimeout(timer);
     };
   }, [typed]);
-  const { data, error } = useApi<{ tools: ToolSummary[] }>(`tools?q=${encodeURIComponent(query)}`, [
-    version,
-  ]);
+  const { data, error } = useApi<{ tools: ToolSummary[]; total?: number; more?: boolean }>(
+    `tools?q=${encodeURIComponent(query)}`,
+    [version],
+  );
+  const shown = data?.tools.length ?? 0;
+  const total = data?.total ?? shown;
   return html`
     <div class="split">
       <section class="catalogue">
         <h2>
-          Tools
-          <small id="tool-count">${data === undefined ? '' : String(data.tools.length)}</small>
+          Tools <small id="tool-count">${data === undefined ? '' : total.toLocaleString()}</small>
         </h2>
         <input
           type="search"
           id="tool-search"
+          aria-label="Search tools"
           placeholder="Search tools…"
           value=${typed}
           onInput=${(e: Event) => {
@@ -58,11 +61,26 @@ export function Tools({
           }}
         />
         ${error === undefined ? null : html`<p class="error">${error}</p>`}
+        ${
+          shown < total
+            ? html`<p class="hint" id="tools-truncated">
+                Showing the first ${shown.toLocaleString()} of ${total.toLocaleString()}: search to
+                find the others.
+              </p>`
+            : data?.more === true
+              ? html`<p class="hint" id="tools-truncated">
+                  The best ${shown.toLocaleString()} matches: add words to narrow the search.
+                </p>`
+              : null
+        }
         <ul class="tools" data-query=${query}>
           ${(data?.tools ?? []).map(
             (t) =>
               html`<li class=${t.id === selected ? 'active' : ''}>
-                <a href=${`#/tools/${encodeURIComponent(t.id)}`} data-tool=${t.id}
+                <a
+                  href=${`#/tools/${encodeURIComponent(t.id)}`}
+                  data-tool=${t.id}
+                  aria-current=${t.id === selected ? 'page' : undefined}
                   ><code>${t.id}</code></a
                 >
                 <small>${t.description}</small>

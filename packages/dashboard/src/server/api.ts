@@ -78,7 +78,10 @@ export async function reconnect(
   sendJson(res, 202, { namespace, state: connector.state });
 }
 
-/** `GET api/tools?q=`: the gateway's own search when `q` is given, else every tool. */
+/**
+ * `GET api/tools?q=`: the gateway's own search when `q` is given (its best 100; `more` when it
+ * found others), else every tool, the first 2,000 of `total` (the page the browser renders).
+ */
 export async function tools(ctx: ApiContext, url: URL, res: ServerResponse): Promise<void> {
   const q = (url.searchParams.get('q') ?? '').trim();
   if (q.length > MAX_QUERY) {
@@ -92,17 +95,23 @@ export async function tools(ctx: ApiContext, url: URL, res: ServerResponse): Pro
       const entry = index.getTool(hit.id);
       if (ctx.visible(entry.tool)) found.push(summary(hit.id, entry.tool));
     }
-  } else {
-    let cursor: string | undefined;
-    do {
-      const page = index.listTools({ limit: 100, ...(cursor === undefined ? {} : { cursor }) });
-      for (const entry of page.entries) {
-        if (ctx.visible(entry.tool)) found.push(summary(entry.id, entry.tool));
-      }
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && found.length < MAX_TOOLS);
+    const more = page.nextCursor !== undefined;
+    sendJson(res, 200, { query: q, version: index.version, tools: found, more });
+    return;
   }
-  sendJson(res, 200, { query: q, version: index.version, tools: found.slice(0, MAX_TOOLS) });
+  // Every visible tool is counted, so the page can say how many it does not show.
+  let total = 0;
+  let cursor: string | undefined;
+  do {
+    const page = index.listTools({ limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    for (const entry of page.entries) {
+      if (!ctx.visible(entry.tool)) continue;
+      total += 1;
+      if (found.length < MAX_TOOLS) found.push(summary(entry.id, entry.tool));
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  sendJson(res, 200, { query: q, version: index.version, tools: found, total });
 }
 
 /**

@@ -27,7 +27,8 @@ export interface EventSources {
  * hold every connection of the gateway.
  */
 export class EventStreams {
-  readonly #streams = new Set<ServerResponse>();
+  // Each stream with the check of the login it was opened under.
+  readonly #streams = new Map<ServerResponse, () => boolean>();
   readonly #max: number;
   readonly #stop: (() => void)[] = [];
   #toolsTimer: NodeJS.Timeout | undefined;
@@ -72,11 +73,12 @@ export class EventStreams {
   }
 
   /**
-   * Opens a stream on `res`.
+   * Opens a stream on `res` for as long as `live` says its login is open: a stream whose login
+   * ended (logout, expiry, an OAuth token's end) is ended before anything more is written to it.
    *
    * @throws {UiError} 503 `resource_exhausted` when the bound of open streams is reached.
    */
-  open(res: ServerResponse): void {
+  open(res: ServerResponse, live: () => boolean = () => true): void {
     if (this.#streams.size >= this.#max) {
       res.setHeader('retry-after', '5');
       throw new UiError(
@@ -93,10 +95,10 @@ export class EventStreams {
     });
     res.write('retry: 2000\n: ready\n\n');
     const beat = setInterval(() => {
-      res.write(': beat\n\n');
+      this.#write(res, ': beat\n\n');
     }, HEARTBEAT_MS);
     beat.unref();
-    this.#streams.add(res);
+    this.#streams.set(res, live);
     res.once('close', () => {
       clearInterval(beat);
       this.#streams.delete(res);
@@ -108,7 +110,7 @@ export class EventStreams {
     for (const stop of this.#stop) stop();
     clearTimeout(this.#toolsTimer);
     clearTimeout(this.#pinsTimer);
-    for (const res of this.#streams) res.end();
+    for (const res of this.#streams.keys()) res.end();
     this.#streams.clear();
   }
 
@@ -116,6 +118,15 @@ export class EventStreams {
     if (this.#streams.size === 0) return;
     // JSON has no raw newline, so one data line carries it.
     const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const res of this.#streams) res.write(frame);
+    for (const res of [...this.#streams.keys()]) this.#write(res, frame);
+  }
+
+  #write(res: ServerResponse, frame: string): void {
+    if (this.#streams.get(res)?.() === true) {
+      res.write(frame);
+      return;
+    }
+    this.#streams.delete(res);
+    res.end();
   }
 }

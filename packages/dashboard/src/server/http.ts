@@ -73,7 +73,8 @@ export function sendError(res: ServerResponse, error: unknown): void {
  * Reads a JSON object body of at most `max` bytes.
  *
  * @throws {UiError} 415 `invalid_argument` for another content type (which also keeps plain HTML
- * forms of other sites out), 413 for a larger body, 400 for one that is not a JSON object.
+ * forms of other sites out), 413 for a larger body (the rest of it is left unread: answer it on a
+ * connection that then closes), 400 for one that is not a JSON object.
  */
 export async function readJsonObject(
   req: IncomingMessage,
@@ -83,13 +84,16 @@ export async function readJsonObject(
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new UiError(415, 'invalid_argument', 'send the body as application/json');
   }
+  const tooLarge = () =>
+    new UiError(413, 'invalid_argument', `the body is over ${String(max)} bytes`);
+  // A body declared too large is refused before any of it is read.
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) {
-      throw new UiError(413, 'invalid_argument', `the body is over ${String(max)} bytes`);
-    }
+    if (size > max) throw tooLarge();
     chunks.push(chunk);
   }
   let body: unknown;

@@ -115,8 +115,12 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     ...(options.pins === undefined ? {} : { pins: options.pins }),
   });
   const { verify } = options;
-  const cookie = (value: string, maxAge: number): string =>
-    `${COOKIE_NAME}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${String(maxAge)}`;
+  // `Secure` when the browser's page is on HTTPS, as its Origin says (checked to name this very
+  // server before any POST is served), e.g. behind a proxy that ends TLS and speaks HTTP here.
+  const cookie = (req: IncomingMessage, value: string, maxAge: number): string =>
+    `${COOKIE_NAME}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${String(maxAge)}${
+      req.headers.origin?.startsWith('https://') === true ? '; Secure' : ''
+    }`;
 
   const login = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readJsonObject(req, 16 * 1024);
@@ -136,7 +140,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       throw new UiError(401, 'unauthorized', 'that token is not accepted; paste the gateway token');
     }
     const opened = sessions.open(proof === true ? undefined : proof.expiresAt);
-    res.setHeader('set-cookie', cookie(opened.value, opened.maxAge));
+    res.setHeader('set-cookie', cookie(req, opened.value, opened.maxAge));
     sendJson(res, 200, { authenticated: true });
   };
 
@@ -202,7 +206,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       switch (route) {
         case 'POST logout':
           sessions.close(sessionId);
-          res.setHeader('set-cookie', cookie('', 0));
+          res.setHeader('set-cookie', cookie(req, '', 0));
           sendJson(res, 200, { authenticated: false });
           return;
         case 'GET connectors':
@@ -239,7 +243,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           await pinsApi.accept(pinsCtx, req, res);
           return;
         case 'GET events':
-          streams.open(res);
+          streams.open(res, () => verify === undefined || sessions.isOpen(sessionId));
           return;
         default:
           throw new UiError(404, 'not_found', `no API "${route}"`);
@@ -249,8 +253,9 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
         res.end();
         return;
       }
-      // A refused caller's body is not read: the connection ends with the answer.
-      if (error instanceof UiError && (error.status === 401 || error.status === 403)) {
+      // A refused caller's body, or the rest of one too large, is not read: the connection ends
+      // with the answer (kept alive, its next request would wait behind the unread bytes).
+      if (error instanceof UiError && [401, 403, 413].includes(error.status)) {
         res.shouldKeepAlive = false;
       }
       sendError(res, error);

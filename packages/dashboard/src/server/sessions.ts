@@ -55,6 +55,12 @@ export class UiSessions {
     return id;
   }
 
+  /** Whether session `id` is still open: not logged out, expired or made room for. */
+  isOpen(id: string): boolean {
+    const until = this.#sessions.get(id);
+    return until !== undefined && until > Date.now();
+  }
+
   /** Ends a session (logout). */
   close(id: string): void {
     this.#sessions.delete(id);

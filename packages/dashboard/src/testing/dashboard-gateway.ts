@@ -5,6 +5,7 @@ import { serveHttp, type HttpGateway } from '@toolplane/gateway';
 import {
   createMemoryPinStore,
   createToolkit,
+  type DefinedTool,
   type PinStore,
   type Toolkit,
 } from '@toolplane/toolkit';
@@ -30,6 +31,8 @@ export interface DashboardGateway {
 export interface DashboardGatewayOptions {
   /** Pins the fixture's tools (in a memory pin store the dashboard is given). */
   readonly pinning?: 'block' | 'warn';
+  /** Builtin tools besides the fixture server's. */
+  readonly tools?: readonly DefinedTool[];
 }
 
 /** Builds the web app, then serves a toolkit with the fixture server as `fixture`. */
@@ -42,6 +45,7 @@ export async function startDashboardGateway(
   const pins = options.pinning === undefined ? undefined : createMemoryPinStore();
   const toolkit = createToolkit({
     middleware: [feed.middleware],
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(pins === undefined || options.pinning === undefined
       ? {}
       : { pinning: { mode: options.pinning, store: pins, who: 'gateway' } }),

@@ -73,6 +73,28 @@ export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknow
   });
 }
 
+/**
+ * The path a request is for, as HTTP reads its target: an origin-form target's path is all of it
+ * up to `?` (`//host/ui/` is the path `//host/ui/`, not `/ui/` on another host, as a base-relative
+ * URL would read it), dot segments resolved; an absolute-form target's is its URL's.
+ *
+ * @throws {HttpError} 400 for any other target (`*`, an unparseable URL).
+ */
+export function requestPath(target: string): string {
+  try {
+    if (target.startsWith('/')) return new URL(`http://gateway${target}`).pathname;
+    const url = new URL(target);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.pathname;
+  } catch {
+    // Refused below, as any target that names no path.
+  }
+  throw new HttpError(
+    400,
+    ProtocolErrorCode.InvalidRequest,
+    'the request target is not a path (send an origin-form target such as /mcp)',
+  );
+}
+
 export function finished(res: ServerResponse): Promise<void> {
   if (res.writableEnded || res.destroyed) return Promise.resolve();
   return new Promise((resolve) =>

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpGateway } from './serve.js';
@@ -41,6 +42,45 @@ describe('serveHttp routes', () => {
     const response = await get('/uix');
     expect(response.status).toBe(401);
     expect(seen).not.toContain('/uix');
+  });
+
+  // fetch normalises a path; node:http sends the target as written.
+  const raw = (target: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const sent = request(gateway.url, { path: target }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, body });
+        });
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+
+  it('reads a target that starts with // as a path, never as another host', async () => {
+    const before = seen.length;
+    const targets = [
+      '//evil.example/ui/',
+      '//x/ui/api/tools',
+      '//x/healthz',
+      '//',
+      '//a:99999/ui/',
+    ];
+    for (const target of targets) {
+      expect((await raw(target)).status).toBe(401);
+    }
+    expect(seen).toHaveLength(before);
+  });
+
+  it('refuses a target that is not a path with 400, not 500', async () => {
+    for (const target of ['*', 'ftp://x/ui/']) {
+      const answer = await raw(target);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32600 } });
+    }
+    expect((await raw('/ui/x')).status).toBe(200);
   });
 
   it('checks Host and Origin before the route sees the request', async () => {

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
+import { loginCookie } from '../testing/login.js';
+
+const TOKEN = 'dashboard-events-token-0123456789';
+
+/** The first event a stream sends, or `undefined` when it ends without one. */
+async function firstEvent(body: ReadableStream<Uint8Array>): Promise<string | undefined> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of body) {
+    text += decoder.decode(chunk, { stream: true });
+    const event = /^event: (\S+)$/m.exec(text);
+    if (event !== null) return event[1];
+  }
+  return undefined;
+}
+
+// A real gateway: the live stream is part of a login, and ends with it.
+describe('the live event stream', () => {
+  let served: DashboardGateway;
+
+  beforeAll(async () => {
+    served = await startDashboardGateway(TOKEN);
+  });
+  afterAll(async () => {
+    await served.close();
+  });
+
+  const open = async (cookie: string): Promise<ReadableStream<Uint8Array>> => {
+    const response = await fetch(new URL('api/events', served.ui), { headers: { cookie } });
+    expect(response.status).toBe(200);
+    if (response.body === null) throw new Error('the stream has no body');
+    return response.body;
+  };
+
+  it('carries the calls while its login is open', async () => {
+    const cookie = await loginCookie(served.ui, TOKEN);
+    const reader = (await open(cookie)).getReader();
+    await served.toolkit.callTool('fixture:echo', { text: 'seen' });
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: call')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).toContain('event: call');
+    await reader.cancel();
+  });
+
+  it('ends, sending nothing more, once its login is logged out', async () => {
+    const cookie = await loginCookie(served.ui, TOKEN);
+    const stream = await open(cookie);
+    const logout = await fetch(new URL('api/logout', served.ui), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: served.ui.origin, cookie },
+      body: '{}',
+    });
+    expect(logout.status).toBe(200);
+    const sent = firstEvent(stream);
+    await served.toolkit.callTool('fixture:echo', { text: 'after the logout' });
+    expect(await sent).toBeUndefined();
+  });
+});
