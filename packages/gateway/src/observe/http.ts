@@ -1,5 +1,6 @@
 // The HTTP side of observing a gateway: the /metrics answer and the count of every answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestPath } from '../http/request.js';
 import type { GatewayMetrics } from './metrics.js';
 import { safely, type GatewayObserver, type HttpRequestRecord } from './observer.js';
 
@@ -15,7 +16,8 @@ export async function writeMetrics(metrics: GatewayMetrics, res: ServerResponse)
 
 /**
  * Tells `observer` of the answer to `req` once it is sent (or the connection ends first). The
- * route is one of four fixed words, so that paths a caller makes up never become label values.
+ * route is one of four fixed words, so that paths a caller makes up never become label values,
+ * read from the path as the server routed it (`/ui/../metrics` is `metrics`).
  */
 export function watchAnswer(
   observer: GatewayObserver | undefined,
@@ -26,9 +28,7 @@ export function watchAnswer(
   const hook = observer?.httpRequest;
   if (hook === undefined) return;
   res.once('close', () => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const pathname = query === -1 ? url : url.slice(0, query);
+    const pathname = pathOf(req.url ?? '/');
     const route: HttpRequestRecord['route'] =
       pathname === mcpPath
         ? 'mcp'
@@ -39,4 +39,13 @@ export function watchAnswer(
             : 'other';
     safely(hook, { status: res.statusCode, route });
   });
+}
+
+/** The path of a request target as the server routes it; `undefined` for one it refused. */
+function pathOf(target: string): string | undefined {
+  try {
+    return requestPath(target);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
@@ -144,6 +145,29 @@ describe('GET /metrics', () => {
       'route',
     );
     expect(routes).toEqual(new Set(['mcp', 'metrics', 'other']));
+  });
+
+  it('counts a request by the path it was served at, dot segments resolved', async () => {
+    // fetch resolves `..` itself: the raw target goes out through node:http.
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        request(new URL(gateway.url), { path, headers: auth }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .once('error', reject)
+          .end();
+      });
+    const count = async () =>
+      sample(await (await scrape()).text(), 'toolplane_http_requests_total', {
+        route: 'metrics',
+        status: '200',
+      }) ?? 0;
+    const before = await count();
+    expect(await status('/ui/../metrics')).toBe(200);
+    expect(await status('/%2e%2e/metrics')).toBe(200);
+    // The scrape that reads the count is counted once it is answered: two more, and the first.
+    expect(await count()).toBe(before + 3);
   });
 
   it('answers HEAD as GET, and other methods 405 with Allow, at /metrics and /healthz', async () => {
