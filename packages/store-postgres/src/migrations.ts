@@ -131,6 +131,8 @@ export async function migrate(
   let failure: unknown;
   try {
     await client.query('BEGIN');
+    // Another instance may be migrating: wait for it, however long, rather than fail the start.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(
