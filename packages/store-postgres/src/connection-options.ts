@@ -22,7 +22,9 @@ export type PostgresConnection =
        * the call fails with `store_error` (default 10,000 ms; 0 for no bound). The store's
        * statements are small: one that runs this long is waiting on a lock someone holds, and
        * without a bound each such wait keeps a pool connection from every other request. A
-       * `statement_timeout` parameter in the connection string wins.
+       * `statement_timeout` parameter in the connection string wins. An answer that has not
+       * come 5 s after that (a server that stopped answering, a network that dropped it) fails
+       * the call too, and its connection is closed.
        */
       readonly statementTimeoutMs?: number;
     }
@@ -41,6 +43,14 @@ export type PostgresConnection =
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Default of {@link PostgresConnection}'s `statementTimeoutMs`. */
 const STATEMENT_TIMEOUT_MS = 10_000;
+/** How much longer than the statement timeout the client waits for an answer itself. */
+const ANSWER_GRACE_MS = 5_000;
+
+/**
+ * The longest wait for an answer a statement may set for itself (`query_timeout`): what a
+ * statement that waits on purpose, as a migration for another instance's, passes.
+ */
+export const UNBOUNDED_ANSWER_MS = 2 ** 31 - 1;
 
 /** Default schema of every store of this package. */
 export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
@@ -95,11 +105,14 @@ export function ownPool(
   onIdleError: (error: Error) => void = () => undefined,
 ): { readonly pool: Pool; readonly owns: boolean } {
   if (options.pool !== undefined) return { pool: options.pool, owns: false };
+  const statementTimeout = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   const pool = new Pool({
     connectionString: options.connectionString,
     keepAlive: true,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-    statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+    statement_timeout: statementTimeout,
+    // The server enforces statement_timeout; this holds when the server itself cannot answer.
+    ...(statementTimeout === 0 ? {} : { query_timeout: statementTimeout + ANSWER_GRACE_MS }),
   });
   pool.on('error', onIdleError);
   return { pool, owns: true };

@@ -1,5 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
-import { DatabaseError, escapeIdentifier, type Pool, type PoolClient } from 'pg';
+import { DatabaseError, escapeIdentifier, type Pool, type PoolClient, type QueryConfig } from 'pg';
+import { UNBOUNDED_ANSWER_MS } from './connection-options.js';
 
 /**
  * The schema, one entry per version: entry `i` takes the schema from version `i` to `i + 1`.
@@ -164,7 +165,13 @@ export async function underSchemaLock(
     await client.query('BEGIN');
     // Another instance may be migrating: wait for it, however long, rather than fail the start.
     await client.query('SET LOCAL statement_timeout = 0');
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+    // pg reads a query's own query_timeout, which its types leave out.
+    const waitForTurn = {
+      text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))',
+      values: [LOCK_CLASS, schema],
+      query_timeout: UNBOUNDED_ANSWER_MS,
+    } as QueryConfig;
+    await client.query(waitForTurn);
     await work(client);
     await client.query('COMMIT');
   } catch (error) {

@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,45 @@ async function muteServer(): Promise<{ url: string; close: () => Promise<void> }
   const { port } = server.address() as { port: number };
   return {
     url: `postgres://toolplane:mute-secret-pw@127.0.0.1:${String(port)}/toolplane`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 to `target` (a real server) that can be frozen: from then on it
+ * passes nothing either way, as a server that stopped or a network that dropped its packets.
+ */
+async function freezableProxy(
+  target: URL,
+): Promise<{ url: string; freeze: () => void; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    }
+    client.on('data', (chunk) => {
+      if (!frozen) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!frozen) client.write(chunk);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target.href);
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.href,
+    freeze: () => {
+      frozen = true;
+    },
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -92,6 +131,25 @@ describe.runIf(hasPostgres())('a lock held on a table of the store', () => {
       await blocker.query('ROLLBACK');
       blocker.release();
       await store.close();
+    }
+  });
+
+  it('fails a call with store_error when the server stops answering mid-run', async () => {
+    const proxy = await freezableProxy(new URL(server.url));
+    const store = await createPostgresStore({
+      connectionString: proxy.url,
+      schema: 'frozen',
+      listen: false,
+      statementTimeoutMs: 100,
+    });
+    try {
+      expect(await store.listPrompts()).toEqual([]);
+      proxy.freeze();
+      // The server's own statement timeout cannot fire: only the client's bound ends the wait.
+      expect(await rejectionCodeOf(store.listPrompts())).toBe('store_error');
+    } finally {
+      await store.close();
+      await proxy.close();
     }
   });
 });
