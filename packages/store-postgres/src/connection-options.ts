@@ -88,7 +88,7 @@ export function checkConnection(
     if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) {
       throw new ToolError(
         'invalid_config',
-        `${opener}: ${key} must be a whole number of milliseconds, 0 or more, got ${String(value)}`,
+        `${opener}: ${key} must be a whole number of milliseconds, 0 or more, got ${typeof value === 'number' ? String(value) : typeof value}`,
       );
     }
   }

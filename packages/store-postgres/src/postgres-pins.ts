@@ -201,7 +201,8 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
         're-read tool pins',
         `SELECT namespace, tool FROM ${s}.tool_pins`,
       );
-      if (!closed) emit(rows);
+      // After a close its watchers are gone: emitting reaches no one.
+      emit(rows);
     } catch (error) {
       drop(db, error, 'the pin listener could not re-read the pins it missed');
     }

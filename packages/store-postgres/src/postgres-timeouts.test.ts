@@ -18,7 +18,11 @@ async function muteServer(): Promise<{ url: string; close: () => Promise<void> }
     url: `postgres://toolplane:mute-secret-pw@127.0.0.1:${String(port)}/toolplane`,
     close: () => {
       for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
+      return new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
     },
   };
 }
@@ -57,7 +61,11 @@ async function freezableProxy(
     },
     close: () => {
       for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
+      return new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
     },
   };
 }
@@ -71,7 +79,7 @@ describe('a PostgreSQL server that never answers', () => {
         connectTimeoutMs: 200,
       }).catch((failure: unknown) => failure);
       expect(error).toMatchObject({ code: 'store_error' });
-      expect(String((error as Error).message)).not.toContain('mute-secret-pw');
+      expect((error as Error).message).not.toContain('mute-secret-pw');
     } finally {
       await mute.close();
     }
