@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -10,6 +11,7 @@ import {
   startCli,
   stop,
   useTempDir,
+  waitForStderr,
 } from './testing/cli-process.js';
 import { connect } from './testing/fleet-clients.js';
 import { hasPostgres, postgresBinDir, startPostgres, type Postgres } from './testing/fleet.js';
@@ -95,6 +97,25 @@ describe.runIf(hasPostgres())('serve on a PostgreSQL store that cannot answer', 
       await expect(client.readResource({ uri: 'notes://style' })).rejects.toMatchObject({
         code: -32602,
       });
+    },
+  );
+
+  it(
+    "says on stderr when the store's listening connections are lost",
+    { timeout: 60_000 },
+    async () => {
+      if (postgres === undefined || gateway === undefined) throw new Error('needs the test above');
+      const said = waitForStderr(gateway, /store the pin listener lost its connection/);
+      const saidToo = waitForStderr(gateway, /store the PostgreSQL change listener lost/);
+      await promisify(execFile)(join(postgresBinDir(), 'psql'), [
+        postgres.url,
+        '-X',
+        '-c',
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name LIKE 'toolplane:listen:%' OR query = 'LISTEN "toolplane_pins"'`,
+      ]);
+      await said;
+      await saidToo;
     },
   );
 });
