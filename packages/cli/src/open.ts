@@ -107,6 +107,11 @@ export interface OpenToolkitOptions {
    * `tools call`) passes false, so it holds no such connection for its few seconds.
    */
   readonly listen?: boolean;
+  /**
+   * Hears when a connection listening for those changes is lost, or cannot reconnect (it keeps
+   * trying): what `serve` logs, so an operator sees the store go and knows changes are late.
+   */
+  readonly onStoreError?: (error: ToolError) => void;
   /** Stdio servers started already, for the connectors to adopt (see `prestart.ts`). */
   readonly prestarted?: StdioPrestarts;
   /**
@@ -139,7 +144,11 @@ export async function openToolkit(
       ? []
       : await loadPrompts(config.promptsDir, signal === undefined ? {} : { signal });
   const family = storeFamily(config.store);
-  const opened = await family.userStore({ signal, listen: options.listen });
+  const opened = await family.userStore({
+    signal,
+    listen: options.listen,
+    onError: options.onStoreError,
+  });
   const store = options.wrapStore?.(opened) ?? opened;
   let pins: PinStore | undefined;
   try {
@@ -147,7 +156,7 @@ export async function openToolkit(
     pins =
       config.pinning === 'off' && config.approval === undefined
         ? undefined
-        : await family.pinStore({ listen: options.listen });
+        : await family.pinStore({ listen: options.listen, onError: options.onStoreError });
     if (pins !== undefined && options.onAudit !== undefined) {
       pins = withAuditFeed(pins, options.onAudit);
     }

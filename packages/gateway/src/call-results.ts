@@ -6,7 +6,14 @@ import {
   UriTemplate,
   type CallToolResult,
 } from '@modelcontextprotocol/server';
-import { ToolError, type RunResult, type Toolkit, type ToolkitHost } from '@toolplane/toolkit';
+import {
+  ToolError,
+  USER_NAMESPACE,
+  type ListError,
+  type RunResult,
+  type Toolkit,
+  type ToolkitHost,
+} from '@toolplane/toolkit';
 import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import type { Era } from './eras.js';
 import { toLegacyCallToolResult, type RunCallToolResult } from './sdk/seam.js';
@@ -160,6 +167,26 @@ export function protocolError(error: unknown): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InternalError,
     error instanceof Error ? error.message : String(error),
+  );
+}
+
+/**
+ * The answer to a `prompts/get` or `resources/read` whose name or URI no list holds while the
+ * user store could not be listed (in `unlisted`): it may be one of the store's, so the client is
+ * told the store failed (-32603, `data.code` `store_error`), never that there is no such item.
+ * `undefined` when the store was listed, or `owned` says the item cannot be the store's.
+ */
+export function unlistedStoreError(
+  unlisted: readonly ListError[],
+  what: string,
+  owned: boolean,
+): ProtocolError | undefined {
+  const store = unlisted.find((error) => error.namespace === USER_NAMESPACE);
+  if (store === undefined || !owned) return undefined;
+  return new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    `${what} may be in the user store, which could not be read: ${store.message}; try again`,
+    { code: 'store_error' },
   );
 }
 

@@ -2,13 +2,14 @@ import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import {
   toolkitHost,
   type Toolkit,
+  type ListError,
   type ToolkitEvent,
   type ToolkitHost,
   type ToolkitResourceTemplate,
 } from '@toolplane/toolkit';
 import { toMcpJson } from '@toolplane/toolmodel';
 import { matches } from './call-results.js';
-import { NameTable, UriTable } from './names.js';
+import { DEFAULT_SEPARATOR, NameTable, UriTable } from './names.js';
 import type { Era } from './eras.js';
 import { InputRounds } from './session/input-rounds.js';
 import { callerKey, type HandlerExtra } from './auth/verified.js'; // OAuth (auth/)
@@ -23,6 +24,9 @@ import {
   unregisterSession,
 } from './session/upstream-forwarding.js';
 import { UpstreamSubscriptions } from './session/upstream-subscriptions.js';
+
+/** A table, and the namespaces whose items could not be listed into it. */
+export type Unlisted<T> = T & { readonly unlisted: readonly ListError[] };
 
 /** The tool table of a {@link GatewayHub}: `built` is set once `building` has resolved. */
 export interface ToolTable {
@@ -249,20 +253,30 @@ export class GatewayHub {
     return this.#tools?.built;
   }
 
-  async prompts(signal?: AbortSignal): Promise<NameTable<PromptItem>> {
-    const { prompts } = await this.toolkit.list({
+  /** The prompts by exposed name, with the namespaces that could not list theirs (`unlisted`). */
+  async prompts(signal?: AbortSignal): Promise<Unlisted<NameTable<PromptItem>>> {
+    const { prompts, errors } = await this.toolkit.list({
       type: 'prompt',
       ...(signal === undefined ? {} : { signal }),
     });
-    return NameTable.build(prompts, this.options);
+    return Object.assign(NameTable.build(prompts, this.options), { unlisted: errors });
   }
 
-  async resources(signal?: AbortSignal): Promise<UriTable<ResourceItem>> {
-    const { resources } = await this.toolkit.list({
+  /** The resources by URI, with the namespaces that could not list theirs (`unlisted`). */
+  async resources(signal?: AbortSignal): Promise<Unlisted<UriTable<ResourceItem>>> {
+    const { resources, errors } = await this.toolkit.list({
       type: 'resource',
       ...(signal === undefined ? {} : { signal }),
     });
-    return new UriTable(resources);
+    return Object.assign(new UriTable(resources), { unlisted: errors });
+  }
+
+  /** Whether the exposed name `name` may be an item of `namespace`, by the naming in force. */
+  mayBeOf(name: string, namespace: string): boolean {
+    const { separator, transparent } = this.options;
+    return (
+      transparent === namespace || name.startsWith(`${namespace}${separator ?? DEFAULT_SEPARATOR}`)
+    );
   }
 
   /** The toolkit's resource templates: builtin ones and every connected connector's. */

@@ -44,6 +44,15 @@ function json(value: Record<string, unknown>): CallToolResult {
 }
 
 /** A `ToolError` as the error result a plain `tools/call` would answer; anything else thrown on. */
+/**
+ * Why pinning withholds the tool `id` (its server changed it since it was pinned), with the
+ * command that accepts it; `undefined` when it does not.
+ */
+async function withheld(hub: GatewayHub, id: unknown): Promise<ToolError | undefined> {
+  if (typeof id !== 'string') return undefined;
+  return hub.host.pinRefusal?.(id);
+}
+
 function failure(error: unknown): CallToolResult {
   if (!ToolError.isInstance(error)) throw error;
   const { code, message } = error;
@@ -123,7 +132,8 @@ export const searchTools: readonly SearchModeTool[] = [
     tool: { ...call, title: 'Call a tool' },
     async run(hub, args, { call: run }) {
       const item = (await find(hub, args.id))?.[1];
-      if (item === undefined) return failure(toolNotFound(args.id));
+      if (item === undefined)
+        return failure((await withheld(hub, args.id)) ?? toolNotFound(args.id));
       let input: Record<string, unknown>;
       try {
         input = callArgumentsOf(args.arguments, item.id);

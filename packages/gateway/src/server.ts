@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import {
   BUILTIN_NAMESPACE,
+  USER_NAMESPACE,
   toMcpResource,
   toResourceContents,
   type Toolkit,
@@ -41,6 +42,7 @@ import {
   protocolError,
   unknownTool,
   pinnedToolResult,
+  unlistedStoreError,
   unlistedToolResult,
 } from './call-results.js';
 
@@ -284,11 +286,15 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('prompts/get', async (request, extra) => {
     await hub.negotiated;
     const { name, arguments: args = {} } = request.params;
-    const item = (await hub.prompts(extra.mcpReq.signal)).resolve(name);
+    const table = await hub.prompts(extra.mcpReq.signal);
+    const item = table.resolve(name);
     if (item === undefined) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `no prompt "${name}"; prompts/list names them`,
+      throw (
+        unlistedStoreError(table.unlisted, `prompt "${name}"`, hub.mayBeOf(name, USER_NAMESPACE)) ??
+        new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `no prompt "${name}"; prompts/list names them`,
+        )
       );
     }
     checkAccess(extra, { kind: 'prompt', prompt: item }); // OAuth (auth/)
@@ -347,7 +353,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
   server.setRequestHandler('resources/read', async (request, extra) => {
     await hub.negotiated;
     const { uri } = request.params;
-    const item = (await hub.resources(extra.mcpReq.signal)).resolve(uri);
+    const resources = await hub.resources(extra.mcpReq.signal);
+    const item = resources.resolve(uri);
     const target = resourceOf(item, hub.templates(), uri); // OAuth (auth/)
     if (target !== undefined) checkAccess(extra, { kind: 'resource', resource: target });
     if (item !== undefined) {
@@ -376,9 +383,12 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     } catch (error) {
       throw protocolError(error);
     }
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `no resource "${uri}"; resources/list and resources/templates/list name them`,
+    throw (
+      unlistedStoreError(resources.unlisted, `resource "${uri}"`, true) ??
+      new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `no resource "${uri}"; resources/list and resources/templates/list name them`,
+      )
     );
   });
 

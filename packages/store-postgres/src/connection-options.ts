@@ -10,6 +10,23 @@ export type PostgresConnection =
       /** `postgres://user:password@host:port/database`; the store creates and ends its own pool. */
       readonly connectionString: string;
       readonly pool?: undefined;
+      /**
+       * Most a query waits for a connection of the store's pool: opening one, or a free one when
+       * all are busy (default 10,000 ms; 0 for no bound). Past it the query fails with `store_error`, so a server
+       * that accepts connections but never answers cannot hold a request (or a CLI command)
+       * forever.
+       */
+      readonly connectTimeoutMs?: number;
+      /**
+       * Most one statement may run, a wait for a lock included, before PostgreSQL cancels it and
+       * the call fails with `store_error` (default 10,000 ms; 0 for no bound). The store's
+       * statements are small: one that runs this long is waiting on a lock someone holds, and
+       * without a bound each such wait keeps a pool connection from every other request. A
+       * `statement_timeout` parameter in the connection string wins. An answer that has not
+       * come 5 s after that (a server that stopped answering, a network that dropped it) fails
+       * the call too, and its connection is closed.
+       */
+      readonly statementTimeoutMs?: number;
     }
   | {
       /**
@@ -18,7 +35,22 @@ export type PostgresConnection =
        */
       readonly pool: Pool;
       readonly connectionString?: undefined;
+      readonly connectTimeoutMs?: undefined;
+      readonly statementTimeoutMs?: undefined;
     };
+
+/** Default of {@link PostgresConnection}'s `connectTimeoutMs`. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Default of {@link PostgresConnection}'s `statementTimeoutMs`. */
+const STATEMENT_TIMEOUT_MS = 10_000;
+/** How much longer than the statement timeout the client waits for an answer itself. */
+const ANSWER_GRACE_MS = 5_000;
+
+/**
+ * The longest wait for an answer a statement may set for itself (`query_timeout`): what a
+ * statement that waits on purpose, as a migration for another instance's, passes.
+ */
+export const UNBOUNDED_ANSWER_MS = 2 ** 31 - 1;
 
 /** Default schema of every store of this package. */
 export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
@@ -31,8 +63,8 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
  * Checks a store's schema name and connection, and answers the schema (the default when none
  * is given). `opener` names the function called, for the message.
  *
- * @throws {ToolError} `invalid_config` for a bad schema name, or not exactly one of
- * `connectionString` and `pool`.
+ * @throws {ToolError} `invalid_config` for a bad schema name, not exactly one of
+ * `connectionString` and `pool`, or a timeout that is not a whole number of milliseconds.
  */
 export function checkConnection(
   options: PostgresConnection & { readonly schema?: string | undefined },
@@ -51,6 +83,15 @@ export function checkConnection(
       `${opener} needs exactly one of connectionString and pool`,
     );
   }
+  for (const key of ['connectTimeoutMs', 'statementTimeoutMs'] as const) {
+    const value: unknown = options[key];
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) {
+      throw new ToolError(
+        'invalid_config',
+        `${opener}: ${key} must be a whole number of milliseconds, 0 or more, got ${typeof value === 'number' ? String(value) : typeof value}`,
+      );
+    }
+  }
   return schema;
 }
 
@@ -64,7 +105,15 @@ export function ownPool(
   onIdleError: (error: Error) => void = () => undefined,
 ): { readonly pool: Pool; readonly owns: boolean } {
   if (options.pool !== undefined) return { pool: options.pool, owns: false };
-  const pool = new Pool({ connectionString: options.connectionString, keepAlive: true });
+  const statementTimeout = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const pool = new Pool({
+    connectionString: options.connectionString,
+    keepAlive: true,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeout,
+    // The server enforces statement_timeout; this holds when the server itself cannot answer.
+    ...(statementTimeout === 0 ? {} : { query_timeout: statementTimeout + ANSWER_GRACE_MS }),
+  });
   pool.on('error', onIdleError);
   return { pool, owns: true };
 }

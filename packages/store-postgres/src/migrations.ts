@@ -1,5 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
-import { DatabaseError, escapeIdentifier, type Pool, type PoolClient } from 'pg';
+import { DatabaseError, escapeIdentifier, type Pool, type PoolClient, type QueryConfig } from 'pg';
+import { UNBOUNDED_ANSWER_MS } from './connection-options.js';
 
 /**
  * The schema, one entry per version: entry `i` takes the schema from version `i` to `i + 1`.
@@ -127,11 +128,7 @@ export async function migrate(
     });
   }
 
-  const client = await pool.connect();
-  let failure: unknown;
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+  await underSchemaLock(pool, schema, async (client) => {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${s}.migrations (
@@ -146,6 +143,36 @@ export async function migrate(
       await client.query(MIGRATIONS[version]?.(s) ?? '');
       await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [version + 1]);
     }
+  });
+}
+
+/**
+ * Runs `work` in one transaction holding the schema's advisory lock, the one every store of the
+ * package takes to change the schema: PostgreSQL's `CREATE … IF NOT EXISTS` is not safe against
+ * a concurrent twin (both may pass the check, and one then fails on a catalog unique index), so
+ * instances starting together create a schema or a table in turn.
+ *
+ * @internal
+ */
+export async function underSchemaLock(
+  pool: Pool,
+  schema: string,
+  work: (client: PoolClient) => Promise<void>,
+): Promise<void> {
+  const client = await pool.connect();
+  let failure: unknown;
+  try {
+    await client.query('BEGIN');
+    // Another instance may be migrating: wait for it, however long, rather than fail the start.
+    await client.query('SET LOCAL statement_timeout = 0');
+    // pg reads a query's own query_timeout, which its types leave out.
+    const waitForTurn = {
+      text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))',
+      values: [LOCK_CLASS, schema],
+      query_timeout: UNBOUNDED_ANSWER_MS,
+    } as QueryConfig;
+    await client.query(waitForTurn);
+    await work(client);
     await client.query('COMMIT');
   } catch (error) {
     failure = error;

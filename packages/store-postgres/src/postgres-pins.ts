@@ -136,55 +136,85 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
       // Not ours: something else shares the channel.
     }
   };
-  const listen = async (): Promise<void> => {
+  // Ends the listening connection `db` (when it still is the one) and, unless closed, says why
+  // and listens again.
+  const drop = (db: PoolClient, error: unknown, what: string): void => {
+    if (listener !== db) return;
+    listener = undefined;
+    db.removeListener('notification', onNotification);
+    db.release(true);
+    if (closed) return;
+    options.onError?.(
+      asStoreError(error ?? new Error('the connection ended'), what, {
+        secrets,
+        hint: 'reconnecting',
+      }),
+    );
+    reconnect();
+  };
+  const listen = async (): Promise<PoolClient> => {
     const db = await pool.connect();
-    const drop = (error?: unknown): void => {
-      if (listener !== db) return;
-      listener = undefined;
-      db.removeListener('notification', onNotification);
-      db.release(true);
-      if (closed) return;
-      options.onError?.(
-        asStoreError(
-          error ?? new Error('the connection ended'),
-          'the pin listener lost its connection',
-          {
-            secrets,
-            hint: 'reconnecting',
-          },
-        ),
-      );
-      reconnect();
+    const lost = (error?: unknown): void => {
+      drop(db, error, 'the pin listener lost its connection');
     };
-    db.on('error', drop);
-    db.on('end', drop);
+    db.on('error', lost);
+    db.on('end', lost);
     db.on('notification', onNotification);
     listener = db;
-    await db.query(`LISTEN ${escapeIdentifier(channel)}`);
+    try {
+      await db.query(`LISTEN ${escapeIdentifier(channel)}`);
+    } catch (error) {
+      // Not listening: the connection goes, never back to the pool (unless `drop` saw it go).
+      if (listener === db) {
+        listener = undefined;
+        db.removeListener('notification', onNotification);
+        db.release(true);
+      }
+      throw error;
+    }
+    return db;
   };
-  // Back, it reports every tool, as writes made while it was away were not heard.
+  // Back, it reports every tool, as writes made while it was away were not heard. A re-read that
+  // fails drops the connection again, so the next reconnect re-reads: no write goes unheard, and
+  // no failure escapes as an unhandled rejection (which would end a gateway process).
   const reconnect = (): void => {
+    if (closed || timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
-      listen().then(
-        async () => {
-          const rows = await query<{ namespace: string; tool: string }>(
-            're-read tool pins',
-            `SELECT namespace, tool FROM ${s}.tool_pins`,
-          );
-          emit(rows);
-        },
-        () => {
-          if (!closed) reconnect();
-        },
-      );
+      void resume();
     }, RECONNECT_MS);
+  };
+  const resume = async (): Promise<void> => {
+    let db: PoolClient;
+    try {
+      db = await listen();
+    } catch {
+      reconnect();
+      return;
+    }
+    if (closed) {
+      drop(db, undefined, 'the pin store was closed');
+      return;
+    }
+    try {
+      const rows = await query<{ namespace: string; tool: string }>(
+        're-read tool pins',
+        `SELECT namespace, tool FROM ${s}.tool_pins`,
+      );
+      // After a close its watchers are gone: emitting reaches no one.
+      emit(rows);
+    } catch (error) {
+      drop(db, error, 'the pin listener could not re-read the pins it missed');
+    }
   };
 
   try {
     await migrate(pool, schema);
     if (options.listen !== false) await listen();
   } catch (error) {
+    // Closed before anything could reconnect: a failed start leaves no timer behind.
+    closed = true;
+    if (timer !== undefined) clearTimeout(timer);
     if (options.pool === undefined) await pool.end().catch(() => undefined);
     throw fail(error, 'open the PostgreSQL pin store');
   }

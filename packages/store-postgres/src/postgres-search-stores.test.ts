@@ -1,6 +1,7 @@
 import { createHybridSearcher, createLearningSearcher } from '@toolplane/toolindex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresEvidenceStore } from './postgres-evidence.js';
+import { createPostgresStore } from './postgres-store.js';
 import { createPostgresVectorCache } from './postgres-vectors.js';
 import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
 
@@ -113,4 +114,25 @@ describe.runIf(available)('PostgreSQL search stores', () => {
       createPostgresVectorCache({ connectionString: server.url, schema: 'Bad-Name' }),
     ).rejects.toMatchObject({ code: 'invalid_config' });
   });
+
+  it('creates its tables once when several instances open them together on an empty schema', async () => {
+    // CREATE … IF NOT EXISTS run at once by two sessions can fail on a catalog unique index:
+    // instances starting together against a new database must take turns.
+    for (let round = 0; round < 8; round++) {
+      const where = { connectionString: server.url, schema: `together_${String(round)}` };
+      const opened = await Promise.allSettled(
+        Array.from({ length: 3 }, () => [
+          createPostgresEvidenceStore(where),
+          createPostgresVectorCache(where),
+          createPostgresStore({ ...where, listen: false }),
+        ]).flat(),
+      );
+      await Promise.all(
+        opened.map((result) =>
+          result.status === 'fulfilled' ? result.value.close() : Promise.resolve(),
+        ),
+      );
+      expect(opened.filter((result) => result.status === 'rejected')).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { escapeIdentifier } from 'pg';
 import { checkConnection, ownPool } from './connection-options.js';
 import type { PostgresConnection } from './postgres-store.js';
+import { underSchemaLock } from './migrations.js';
 import { asStoreError } from './store-error.js';
 
 /** Where a search cache lives: a connection and the schema, shared with the other stores'. */
@@ -54,11 +55,20 @@ export async function openSearchTable(
     }
   };
   try {
-    await query(
-      'create the table of',
-      `CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)};
-      CREATE TABLE IF NOT EXISTS ${table} (${spec.columns})`,
+    // The common case, a table already there, costs one read and takes no lock.
+    const [found] = await query<{ found: string | null }>(
+      'look for the table of',
+      'SELECT to_regclass($1) AS found',
+      [table],
     );
+    if ((found?.found ?? null) === null) {
+      await underSchemaLock(pool, schema, async (client) => {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${spec.columns})`);
+      }).catch((error: unknown) => {
+        throw asStoreError(error, `cannot create the table of ${spec.noun}`, { secrets });
+      });
+    }
   } catch (error) {
     await close();
     throw error;

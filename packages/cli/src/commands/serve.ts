@@ -155,6 +155,14 @@ async function serve(
     searchProblems.add(error.message);
     log(`${c.yellow('search')} ${error.message}`);
   };
+  // A listener of the PostgreSQL store that lost its connection: each loss is said, and while
+  // it cannot reconnect (it retries every few seconds), the same reason only once in a row.
+  let lastStoreProblem = '';
+  const onStoreError = (error: ToolError): void => {
+    if (error.message === lastStoreProblem) return;
+    lastStoreProblem = error.message;
+    log(`${c.yellow('store')} ${showControls(error.message)}`);
+  };
   const { metrics } = observed;
   const reported = new Set<string>();
   // Pinning's warnings (a changed tool, a new tool of a pinned server) are worth a line each.
@@ -182,6 +190,7 @@ async function serve(
     }),
     search: true,
     onSearchError,
+    onStoreError,
     pinLogger,
     onAudit: (record) => {
       observed.log.auditRecord(record);

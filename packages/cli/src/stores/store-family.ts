@@ -15,6 +15,7 @@ import {
   type Store,
 } from '@toolplane/toolkit';
 import type { OAuthCredentialStore } from '@toolplane/toolkit/oauth';
+import type { ToolError } from '@toolplane/toolmodel';
 import type { StoreConfig } from '../config.js';
 
 /** A store that may hold a connection or a file open until it is closed. */
@@ -41,6 +42,8 @@ export interface StoreFamily {
   userStore(options?: {
     readonly signal?: AbortSignal | undefined;
     readonly listen?: boolean | undefined;
+    /** Hears the listening connection's losses and failed reconnects (PostgreSQL). */
+    readonly onError?: ((error: ToolError) => void) | undefined;
   }): Promise<Store>;
   /**
    * The pin store (pins, pending changes, audit log). On PostgreSQL, `listen: false` (a one-shot
@@ -48,7 +51,11 @@ export interface StoreFamily {
    *
    * @throws {ToolError} `store_error` when it cannot be opened.
    */
-  pinStore(options?: { readonly listen?: boolean | undefined }): Promise<PinStore>;
+  pinStore(options?: {
+    readonly listen?: boolean | undefined;
+    /** Hears the listening connection's losses (PostgreSQL). */
+    readonly onError?: ((error: ToolError) => void) | undefined;
+  }): Promise<PinStore>;
   /** The evidence a learning searcher keeps. @throws {ToolError} `store_error`. */
   evidenceStore(): Promise<Closable<EvidenceStore>>;
   /** The cache of tools' embedding vectors. @throws {ToolError} `store_error`. */
@@ -124,10 +131,15 @@ function postgresFamily(config: Extract<StoreConfig, { kind: 'postgres' }>): Sto
       (await driver()).createPostgresStore({
         ...where,
         ...signalOf(options.signal),
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
         listen: options.listen !== false,
       }),
     pinStore: async (options = {}) =>
-      (await driver()).createPostgresPinStore({ ...where, listen: options.listen !== false }),
+      (await driver()).createPostgresPinStore({
+        ...where,
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+        listen: options.listen !== false,
+      }),
     evidenceStore: async () => (await driver()).createPostgresEvidenceStore(where),
     vectorCache: async () => (await driver()).createPostgresVectorCache(where),
     credentialStore: async ({ sealingKey, signal }) => {
