@@ -13,6 +13,7 @@ import {
 import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
+import { guardOAuthFetch } from './oauth-fetch.js';
 import { revokeTokens } from './revoke.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
 
@@ -52,7 +53,15 @@ export interface ConnectorOAuthOptions {
   readonly interactive?: (authorizationUrl: URL) => void | Promise<void>;
   /** The `fetch` for the authorization server (default: the global one). */
   readonly fetch?: FetchLike;
+  /**
+   * How long one request to the authorization server (discovery, registration, a token request)
+   * may take, answer and body, before the run fails with `timeout` (default 30 s).
+   */
+  readonly requestTimeoutMs?: number;
 }
+
+/** The most an authorization server's answer may hold: metadata and tokens are small. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** What {@link ConnectorOAuth.status} reports: never a token. */
 export interface OAuthStatus {
@@ -95,10 +104,25 @@ interface AuthRun {
   readonly forceReauthorization?: boolean;
   readonly authorizationCode?: string;
   readonly iss?: string;
+  readonly signal?: AbortSignal;
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, last: string | undefined): string {
   if (error instanceof OAuthError) return `${error.code}: ${error.message}`.slice(0, 300);
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  if (Array.isArray(issues)) {
+    // A schema failure of a document the server sent: name the request and the members, not a
+    // dump of the validator's issues.
+    const members = issues
+      .slice(0, 5)
+      .map(
+        (issue: { path?: unknown[]; message?: string }) =>
+          `${(issue.path ?? []).map(String).join('.') || '(document)'}: ${String(issue.message)}`,
+      )
+      .join('; ');
+    return `the answer to ${last ?? 'a request'} is not valid: ${members}`.slice(0, 300);
+  }
+  if (error instanceof SyntaxError) return `the answer to ${last ?? 'a request'} is not JSON`;
   return error instanceof Error ? error.message.slice(0, 300) : 'unknown error';
 }
 
@@ -241,7 +265,10 @@ export class ConnectorOAuth {
    */
   async login(options: LoginOptions): Promise<OAuthStatus> {
     if (this.grant !== 'authorization_code') {
-      await this.#authorize({ forceReauthorization: true });
+      await this.#authorize({
+        forceReauthorization: true,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
       return this.status();
     }
     const scope = (options.scopes ?? this.#options.scopes)?.join(' ');
@@ -284,7 +311,9 @@ export class ConnectorOAuth {
       provider.redirectTo = listener.redirectUrl;
       provider.loginState = state;
       provider.onAuthorizationUrl = options.onAuthorizationUrl;
+      const signal = options.signal === undefined ? {} : { signal: options.signal };
       const first = await this.#auth({
+        ...signal,
         forceReauthorization: options.force === true,
         ...(scope ? { scope } : {}),
         ...(options.resourceMetadataUrl === undefined
@@ -293,7 +322,11 @@ export class ConnectorOAuth {
       });
       if (first === 'REDIRECT') {
         const { code, iss } = await listener.answer;
-        await this.#auth({ authorizationCode: code, ...(iss === undefined ? {} : { iss }) });
+        await this.#auth({
+          ...signal,
+          authorizationCode: code,
+          ...(iss === undefined ? {} : { iss }),
+        });
       }
     } finally {
       provider.redirectTo = undefined;
@@ -347,7 +380,13 @@ export class ConnectorOAuth {
         tokens: record.tokens,
         client,
         metadata: record.discovery?.authorizationServerMetadata,
-        fetch: this.#options.fetch ?? fetch,
+        // A revocation endpoint that never answers must not keep the logout from deleting.
+        fetch: guardOAuthFetch(this.#options.fetch ?? fetch, {
+          server: this.server,
+          timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+          maxBytes: MAX_ANSWER_BYTES,
+          signal: options.signal,
+        }).fetch,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     }
@@ -368,20 +407,28 @@ export class ConnectorOAuth {
     return this.#running;
   }
 
-  async #auth(options: AuthRun): Promise<'AUTHORIZED' | 'REDIRECT'> {
+  async #auth({ signal, ...options }: AuthRun): Promise<'AUTHORIZED' | 'REDIRECT'> {
     const scope = options.scope ?? this.#options.scopes?.join(' ');
+    const guard = guardOAuthFetch(this.#options.fetch ?? fetch, {
+      server: this.server,
+      timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+      maxBytes: MAX_ANSWER_BYTES,
+      signal,
+    });
     try {
       return await auth(this.#provider, {
         serverUrl: this.resource,
         ...options,
         ...(scope ? { scope } : {}),
-        ...(this.#options.fetch === undefined ? {} : { fetchFn: this.#options.fetch }),
+        fetchFn: guard.fetch,
       });
     } catch (error) {
+      // What ended the run (a timeout, say), even where the SDK swallowed it and went on.
+      if (guard.failure !== undefined) throw guard.failure;
       if (ToolError.isInstance(error)) throw error;
       throw new ToolError(
         'unauthorized',
-        `authorization for MCP server "${this.server}" failed (${describe(error)})`,
+        `authorization for MCP server "${this.server}" failed (${describe(error, guard.last)})`,
         { cause: error },
       );
     }
