@@ -185,9 +185,7 @@ export class ConnectorOAuth {
    */
   async authorization(): Promise<string | undefined> {
     let record = await this.#provider.record();
-    const soon = Date.now() + (this.#options.refreshBeforeMs ?? 60_000);
-    const expiring = record?.expiresAt !== undefined && record.expiresAt <= soon;
-    if (record?.tokens === undefined || expiring) {
+    if (record?.tokens === undefined || this.#expiring(record)) {
       if (record?.tokens === undefined && this.grant === 'authorization_code') {
         // An interactive connector lets the server's 401 say where and for what to log in.
         if (this.#options.interactive !== undefined) return undefined;
@@ -398,6 +396,7 @@ export class ConnectorOAuth {
   async #authorize(options: AuthRun): Promise<void> {
     this.#running ??= (async () => {
       try {
+        if (options.forceReauthorization !== true && (await this.#refreshedElsewhere())) return;
         const result = await this.#auth(options);
         if (result !== 'AUTHORIZED') throw authRequired(this.server, 'no usable tokens');
       } finally {
@@ -405,6 +404,26 @@ export class ConnectorOAuth {
       }
     })();
     return this.#running;
+  }
+
+  /**
+   * Whether another client of the same store (another gateway instance on one PostgreSQL, a CLI
+   * beside a running gateway) has stored tokens newer than those this one holds, still good:
+   * they are used instead of refreshing. Refreshing with the held refresh token would present one
+   * the server already rotated away, which it refuses (and may answer by revoking the grant).
+   */
+  async #refreshedElsewhere(): Promise<boolean> {
+    const held = (await this.#provider.record())?.tokens;
+    this.#provider.reload();
+    const record = await this.#provider.record();
+    if (record?.tokens === undefined || sameTokens(record.tokens, held)) return false;
+    return !this.#expiring(record);
+  }
+
+  /** Whether `record`'s access token expires within {@link ConnectorOAuthOptions.refreshBeforeMs}. */
+  #expiring(record: { readonly expiresAt?: number }): boolean {
+    const soon = Date.now() + (this.#options.refreshBeforeMs ?? 60_000);
+    return record.expiresAt !== undefined && record.expiresAt <= soon;
   }
 
   async #auth({ signal, ...options }: AuthRun): Promise<'AUTHORIZED' | 'REDIRECT'> {
