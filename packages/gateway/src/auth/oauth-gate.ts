@@ -5,6 +5,7 @@ import {
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
 import type { GatewayHub } from '../hub.js';
+import { authorizationOf } from '../http/access.js';
 import { HttpError, type Post } from '../http/request.js';
 import { requireAccess, targetsOf } from './access.js';
 import { isAuthRefusal, type GatewayAuth, type GatewayCaller } from './gateway-auth.js';
@@ -82,7 +83,7 @@ export class OAuthGate {
    */
   async authenticate(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const caller = await this.#auth.authenticate(req.headers.authorization, {
+      const caller = await this.#auth.authenticate(authorizationOf(req), {
         endpoint: this.#url,
       });
       verified.set(req.headers, { auth: this.#auth, caller });

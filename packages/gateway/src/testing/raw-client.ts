@@ -33,7 +33,7 @@ export function openRequest(
   url: URL,
   onResponse: (response: IncomingMessage) => void,
   options: {
-    headers?: Record<string, string>;
+    headers?: Record<string, string | string[]>;
     method?: string;
     path?: string;
     /** The loopback address to send from (127.0.0.2, …), so tests can play several sources. */
