@@ -1,12 +1,10 @@
-import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   auth,
   computeScopeUnion,
-  createPrivateKeyJwtAuth,
   extractWWWAuthenticateParams,
   isStrictScopeSuperset,
   OAuthError,
-  type AddClientAuthentication,
   type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
@@ -14,6 +12,7 @@ import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
 import { guardOAuthFetch } from './oauth-fetch.js';
+import { privateKeyJwt } from './private-key-jwt.js';
 import { revokeTokens } from './revoke.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
 
@@ -219,7 +218,7 @@ export class ConnectorOAuth {
     if (refusal.status === 401) {
       const hints = {
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-        ...(challenge.scope === undefined ? {} : { scope: challenge.scope }),
+        ...(scopeHint(challenge.scope) === undefined ? {} : { scope: challenge.scope }),
       };
       if (this.grant === 'authorization_code' && interactive !== undefined) {
         await this.#login({ onAuthorizationUrl: interactive, ...hints });
@@ -229,6 +228,8 @@ export class ConnectorOAuth {
       return true;
     }
     if (challenge.error !== 'insufficient_scope') return false;
+    // Scopes a server asks for that are not scope names are no step-up to make: the 403 stands.
+    if (challenge.scope !== undefined && scopeHint(challenge.scope) === undefined) return false;
     const record = await this.#provider.record();
     const granted = record?.scopes?.join(' ');
     const union = computeScopeUnion(granted, challenge.scope) ?? '';
@@ -241,7 +242,8 @@ export class ConnectorOAuth {
     if (interactive === undefined) {
       throw new ToolError(
         'forbidden',
-        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope "${union}"\``,
+        // The scopes come from the server: quoted so that the command, pasted, runs nothing else.
+        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope ${shellQuote(union)}\``,
       );
     }
     await this.#login({
@@ -454,42 +456,21 @@ export class ConnectorOAuth {
   }
 }
 
-/** The JWS algorithm a private key of this type signs with by default. */
-function algorithmOf(key: KeyObject): string | undefined {
-  if (key.asymmetricKeyType === 'rsa') return 'RS256';
-  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
-  if (key.asymmetricKeyType !== 'ec') return undefined;
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  return curve === 'prime256v1'
-    ? 'ES256'
-    : curve === 'secp384r1'
-      ? 'ES384'
-      : curve === 'secp521r1'
-        ? 'ES512'
-        : undefined;
+/**
+ * A scope a server's challenge names, when it is one: space-separated RFC 6749 §3.3 scope tokens
+ * (printable ASCII but `"` and `\\`), at most 64 of them and 2,048 characters; else `undefined`.
+ */
+function scopeHint(scope: string | undefined): string | undefined {
+  if (scope === undefined || scope.length > 2_048) return undefined;
+  const tokens = scope.split(' ').filter((token) => token !== '');
+  const valid =
+    tokens.length <= 64 && tokens.every((token) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token));
+  return valid && tokens.length > 0 ? scope : undefined;
 }
 
-/**
- * The client authentication of a `private_key_jwt` client (the SDK's assertion signer), its key
- * checked now so that a bad one fails at start-up, never echoed.
- */
-function privateKeyJwt(options: ConnectorOAuthOptions): AddClientAuthentication {
-  const { server, clientId, clientSecret, privateKey = '' } = options;
-  const fail = (why: string) =>
-    new ToolError('invalid_config', `server "${server}": the privateKey ${why}`);
-  if (clientId === undefined) throw fail('needs a clientId (the assertion names it)');
-  if (clientSecret !== undefined) throw fail('and a clientSecret exclude each other: give one');
-  let key: KeyObject;
-  try {
-    key = createPrivateKey({ key: privateKey, format: 'pem' });
-  } catch {
-    throw fail('is not a PEM private key');
-  }
-  const alg = options.privateKeyAlg ?? algorithmOf(key);
-  if (alg === undefined) throw fail(`is a ${String(key.asymmetricKeyType)} key: set privateKeyAlg`);
-  // The SDK's signer reads PKCS#8 PEM; a PKCS#1 or SEC1 key is converted once here.
-  const pkcs8 = key.export({ type: 'pkcs8', format: 'pem' }).toString();
-  return createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: pkcs8, alg });
+/** `text` as one POSIX shell word: single-quoted, so `$(…)`, backticks and `;` stay text. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 function sameTokens(a: StoredOAuthTokens | undefined, b: StoredOAuthTokens | undefined): boolean {
