@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from '../eras.js';
 import { readBody, toWebRequest, writeWebResponse } from '../http/fetch.js';
 import { serveHttp, type HttpGateway } from '../http/serve.js';
-import { INITIALIZE_BODY, openRequest, POST_HEADERS } from '../testing/raw-client.js';
+import { INITIALIZE_BODY, initializeWith, POST_HEADERS } from '../testing/raw-client.js';
 import type { ToolCallRecord } from '../observe/observer.js';
 
 // The gateway as an OAuth resource server, end to end: a real authorization server
@@ -251,22 +251,7 @@ describe('serveHttp with auth: refused tokens', () => {
 });
 
 describe('serveHttp with auth: the Authorization header', () => {
-  /** An initialize with one Authorization header line per value: its status and challenge. */
-  const initialize = (authorization: string[]) =>
-    new Promise<{ status: number; www: string }>((resolve, reject) => {
-      const req = openRequest(
-        gateway.url,
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            resolve({ status: res.statusCode ?? 0, www: res.headers['www-authenticate'] ?? '' });
-          });
-        },
-        { headers: { authorization } },
-      );
-      req.on('error', reject);
-      req.end(INITIALIZE_BODY);
-    });
+  const initialize = (authorization: string[]) => initializeWith(gateway.url, { authorization });
 
   it('accepts the scheme in any case, followed by several spaces', async () => {
     const good = await token('tools:read');

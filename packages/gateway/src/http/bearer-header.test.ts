@@ -1,7 +1,7 @@
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE_BODY, openRequest } from '../testing/raw-client.js';
+import { initializeWith } from '../testing/raw-client.js';
 import { serveHttp, type HttpGateway } from './serve.js';
 
 // The forms of the Authorization header a static bearer token is judged on, over real HTTP:
@@ -21,23 +21,8 @@ afterAll(async () => {
   await running.stop();
 });
 
-/** POSTs an initialize with `authorization` (an array: one header line each); the status. */
-function initialize(authorization: string | string[]): Promise<{ status: number; www: string }> {
-  return new Promise((resolve, reject) => {
-    const req = openRequest(
-      gateway.url,
-      (res) => {
-        res.resume();
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, www: res.headers['www-authenticate'] ?? '' });
-        });
-      },
-      { headers: { authorization } },
-    );
-    req.on('error', reject);
-    req.end(INITIALIZE_BODY);
-  });
-}
+const initialize = (authorization: string | string[]) =>
+  initializeWith(gateway.url, { authorization });
 
 describe('serveHttp with a static token: the Authorization header', () => {
   it.each([['Bearer static-secret'], ['bearer static-secret'], ['BEARER  static-secret']])(
