@@ -9,7 +9,8 @@ import { MemoryCredentialStore } from './credential-store.js';
 // OAuth client must end each run with a typed error naming the request, never hang on it or
 // read an endless answer.
 
-type Mode = 'silent-metadata' | 'silent-token' | 'endless-metadata' | 'bare-metadata' | 'html';
+type Mode =
+  'silent-metadata' | 'silent-token' | 'endless-metadata' | 'bare-metadata' | 'html' | 'no-pkce';
 let mode: Mode = 'silent-metadata';
 let server: Server;
 let base = '';
@@ -55,6 +56,7 @@ beforeAll(async () => {
         ...(mode === 'bare-metadata'
           ? {}
           : { authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token` }),
+        ...(mode === 'no-pkce' ? {} : { code_challenge_methods_supported: ['S256'] }),
       });
       return;
     }
@@ -149,5 +151,28 @@ describe('ConnectorOAuth against a misbehaving authorization server', () => {
     const error = await failure(machine().authorization());
     expect(error.code).toBe('unauthorized');
     expect(error.message).toContain('/.well-known/oauth-authorization-server/as is not JSON');
+  });
+
+  it('refuses to log in, before handing out the authorization URL, where the metadata lists no PKCE', async () => {
+    mode = 'no-pkce';
+    const oauth = createConnectorOAuth({
+      server: 'shady',
+      url: `${base}/mcp`,
+      store: new MemoryCredentialStore(),
+      clientId: 'public-client',
+      requestTimeoutMs: 5_000,
+    });
+    const handed: URL[] = [];
+    const error = await failure(
+      oauth.login({
+        onAuthorizationUrl: (url) => {
+          handed.push(url);
+        },
+        timeoutMs: 5_000,
+      }),
+    );
+    expect(error.code).toBe('unauthorized');
+    expect(error.message).toContain('PKCE');
+    expect(handed).toEqual([]);
   });
 });
