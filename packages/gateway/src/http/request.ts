@@ -22,6 +22,20 @@ export class HttpError extends Error {
 }
 
 /**
+ * The path a request was sent to (the request-target's, in origin or absolute form).
+ *
+ * @throws {HttpError} 400 for a request-target that is no URL (`http://[::1`, say), which
+ * Node's parser lets through.
+ */
+export function requestPath(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://gateway').pathname;
+  } catch {
+    throw new HttpError(400, ProtocolErrorCode.InvalidRequest, 'the request-target is not a URL');
+  }
+}
+
+/**
  * The request's body parsed as JSON. Read with plain stream events: an async iterator over the
  * request cost every call several ticks and promises, and a body of its declared length is parsed
  * without waiting for the stream's end. A body over `maxBytes` is refused as soon as it is seen

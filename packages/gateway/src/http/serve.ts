@@ -5,7 +5,7 @@ import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
 import { SourceLimits } from './sources.js';
 import { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
-import { HttpError } from './request.js';
+import { HttpError, requestPath } from './request.js';
 import { writeError } from './transport.js';
 import { InFlight } from './drain.js';
 import { StartupGate } from './startup.js';
@@ -111,7 +111,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     // Behind a trusted proxy, the client it forwards holds a slot while this request lasts.
     sources.claimForwarded(req, res);
     // The endpoint itself, as clients send it, needs no parsing.
-    const pathname = req.url === path ? path : new URL(req.url ?? '/', 'http://gateway').pathname;
+    const pathname = req.url === path ? path : requestPath(req);
     // HEAD as GET (Node sends no body for it): the check many load balancers send.
     const reads = req.method === 'GET' || req.method === 'HEAD';
     if (pathname === HEALTHZ_PATH) {
