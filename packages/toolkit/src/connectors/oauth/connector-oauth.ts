@@ -4,13 +4,13 @@ import {
   computeScopeUnion,
   extractWWWAuthenticateParams,
   isStrictScopeSuperset,
-  OAuthError,
   type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
+import { describe, shellQuote, withoutSecrets } from './oauth-messages.js';
 import { guardOAuthFetch } from './oauth-fetch.js';
 import { privateKeyJwt } from './private-key-jwt.js';
 import { revokeTokens } from './revoke.js';
@@ -104,25 +104,6 @@ interface AuthRun {
   readonly authorizationCode?: string;
   readonly iss?: string;
   readonly signal?: AbortSignal;
-}
-
-function describe(error: unknown, last: string | undefined): string {
-  if (error instanceof OAuthError) return `${error.code}: ${error.message}`.slice(0, 300);
-  const issues = (error as { issues?: unknown } | undefined)?.issues;
-  if (Array.isArray(issues)) {
-    // A schema failure of a document the server sent: name the request and the members, not a
-    // dump of the validator's issues.
-    const members = issues
-      .slice(0, 5)
-      .map(
-        (issue: { path?: unknown[]; message?: string }) =>
-          `${(issue.path ?? []).map(String).join('.') || '(document)'}: ${String(issue.message)}`,
-      )
-      .join('; ');
-    return `the answer to ${last ?? 'a request'} is not valid: ${members}`.slice(0, 300);
-  }
-  if (error instanceof SyntaxError) return `the answer to ${last ?? 'a request'} is not JSON`;
-  return error instanceof Error ? error.message.slice(0, 300) : 'unknown error';
 }
 
 /**
@@ -447,12 +428,27 @@ export class ConnectorOAuth {
       // What ended the run (a timeout, say), even where the SDK swallowed it and went on.
       if (guard.failure !== undefined) throw guard.failure;
       if (ToolError.isInstance(error)) throw error;
+      // The server's words (an error_description) may repeat a secret it was sent: cut out, and
+      // the error carrying them is not kept as the cause.
+      const said = describe(error, guard.last);
+      const clean = withoutSecrets(said, await this.#secrets());
       throw new ToolError(
         'unauthorized',
-        `authorization for MCP server "${this.server}" failed (${describe(error, guard.last)})`,
-        { cause: error },
+        `authorization for MCP server "${this.server}" failed (${clean})`,
+        clean === said ? { cause: error } : {},
       );
     }
+  }
+
+  /** The secrets this client holds: its tokens and client secret. */
+  async #secrets(): Promise<string[]> {
+    const record = await this.#provider.record();
+    return [
+      this.#options.clientSecret,
+      record?.tokens?.access_token,
+      record?.tokens?.refresh_token,
+      record?.client?.client_secret,
+    ].filter((secret): secret is string => secret !== undefined && secret.length >= 8);
   }
 }
 
@@ -466,11 +462,6 @@ function scopeHint(scope: string | undefined): string | undefined {
   const valid =
     tokens.length <= 64 && tokens.every((token) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token));
   return valid && tokens.length > 0 ? scope : undefined;
-}
-
-/** `text` as one POSIX shell word: single-quoted, so `$(…)`, backticks and `;` stay text. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 function sameTokens(a: StoredOAuthTokens | undefined, b: StoredOAuthTokens | undefined): boolean {

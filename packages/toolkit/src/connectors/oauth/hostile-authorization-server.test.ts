@@ -10,7 +10,13 @@ import { MemoryCredentialStore } from './credential-store.js';
 // read an endless answer.
 
 type Mode =
-  'silent-metadata' | 'silent-token' | 'endless-metadata' | 'bare-metadata' | 'html' | 'no-pkce';
+  | 'silent-metadata'
+  | 'silent-token'
+  | 'endless-metadata'
+  | 'bare-metadata'
+  | 'html'
+  | 'no-pkce'
+  | 'echo-secret';
 let mode: Mode = 'silent-metadata';
 let server: Server;
 let base = '';
@@ -62,6 +68,14 @@ beforeAll(async () => {
     }
     if (pathname === '/token' && mode === 'silent-token') {
       held.push(res);
+      return;
+    }
+    if (pathname === '/token' && mode === 'echo-secret') {
+      // Repeats what the client sent, its secret included, as a careless server might.
+      const basic = (req.headers.authorization ?? '').replace(/^Basic /, '');
+      const sent = decodeURIComponent(Buffer.from(basic, 'base64').toString());
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'invalid_request', error_description: `refused ${sent}` }));
       return;
     }
     res.writeHead(404).end();
@@ -174,5 +188,14 @@ describe('ConnectorOAuth against a misbehaving authorization server', () => {
     expect(error.code).toBe('unauthorized');
     expect(error.message).toContain('PKCE');
     expect(handed).toEqual([]);
+  });
+
+  it('keeps a secret the server repeats in its error out of the error', async () => {
+    mode = 'echo-secret';
+    const error = await failure(machine().authorization());
+    expect(error.code).toBe('unauthorized');
+    expect(error.message).toContain('invalid_request');
+    expect(error.message).not.toContain('machine-secret');
+    expect(String((error as { cause?: unknown }).cause)).not.toContain('machine-secret');
   });
 });
