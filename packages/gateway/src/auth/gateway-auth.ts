@@ -73,6 +73,22 @@ export interface GatewayAuth {
   challenge(refusal: AuthRefusal | undefined, endpoint: URL): string;
 }
 
+/**
+ * An `insufficient_scope` refusal the gateway makes itself (of a whole route, not one item), so
+ * that its message names no item the caller may not see.
+ */
+export class ScopeRefusal extends Error implements AuthRefusal {
+  override name = 'ScopeRefusal';
+  readonly status = 403;
+  readonly reason = 'insufficient_scope';
+  readonly scopes: readonly string[];
+
+  constructor(message: string, scopes: readonly string[]) {
+    super(message);
+    this.scopes = scopes;
+  }
+}
+
 /** Whether `error` is a refusal a {@link GatewayAuth} threw (any other error is a bug). */
 export function isAuthRefusal(error: unknown): error is AuthRefusal {
   return (

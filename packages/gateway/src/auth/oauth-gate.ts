@@ -5,9 +5,15 @@ import {
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
 import type { GatewayHub } from '../hub.js';
+import { authorizationOf } from '../http/access.js';
 import { HttpError, type Post } from '../http/request.js';
-import { requireAccess, targetsOf } from './access.js';
-import { isAuthRefusal, type GatewayAuth, type GatewayCaller } from './gateway-auth.js';
+import { requireAccess, targetsOf, toolOf } from './access.js';
+import {
+  isAuthRefusal,
+  ScopeRefusal,
+  type GatewayAuth,
+  type GatewayCaller,
+} from './gateway-auth.js';
 import { verifiedByHeaders as verified, verifiedByInfo } from './verified.js';
 
 /**
@@ -82,7 +88,7 @@ export class OAuthGate {
    */
   async authenticate(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const caller = await this.#auth.authenticate(req.headers.authorization, {
+      const caller = await this.#auth.authenticate(authorizationOf(req), {
         endpoint: this.#url,
       });
       verified.set(req.headers, { auth: this.#auth, caller });
@@ -151,6 +157,33 @@ export class OAuthGate {
         }
       }
     }
+  }
+
+  /**
+   * Refuses (403 `insufficient_scope`) a caller whose scopes do not reach every tool, naming the
+   * scopes that reach them all: what `/metrics` shows (every tool called, every namespace) is
+   * not for a caller that may not see some of them.
+   *
+   * @throws {HttpError} 403, with the challenge set on `res`.
+   */
+  async requireEverything(req: IncomingMessage, res: ServerResponse, hub: GatewayHub) {
+    const found = verified.get(req.headers);
+    if (found === undefined) return;
+    let enough: readonly string[] | undefined;
+    for (const [, item] of (hub.toolsNow() ?? (await hub.tools())).entries()) {
+      try {
+        requireAccess(found, { kind: 'tool', tool: toolOf(item) });
+      } catch (error) {
+        if (!isAuthRefusal(error)) throw error;
+        // The scopes that would reach every refused tool: in each refusal's list.
+        enough = (enough ?? error.scopes).filter((scope) => error.scopes.includes(scope));
+      }
+    }
+    if (enough === undefined) return;
+    throw this.#refusal(
+      new ScopeRefusal('this needs a scope that reaches every tool the gateway serves', enough),
+      res,
+    );
   }
 
   #refusal(error: unknown, res: ServerResponse): unknown {

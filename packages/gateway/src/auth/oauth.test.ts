@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from '../eras.js';
 import { readBody, toWebRequest, writeWebResponse } from '../http/fetch.js';
 import { serveHttp, type HttpGateway } from '../http/serve.js';
-import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
+import { INITIALIZE_BODY, initializeWith, POST_HEADERS } from '../testing/raw-client.js';
 import type { ToolCallRecord } from '../observe/observer.js';
 
 // The gateway as an OAuth resource server, end to end: a real authorization server
@@ -246,6 +246,31 @@ describe('serveHttp with auth: refused tokens', () => {
     const body = await response.text();
     for (const part of bad.split('.').filter((p) => p.length > 8)) {
       expect(body + challenge).not.toContain(part);
+    }
+  });
+});
+
+describe('serveHttp with auth: the Authorization header', () => {
+  const initialize = (authorization: string[]) => initializeWith(gateway.url, { authorization });
+
+  it('accepts the scheme in any case, followed by several spaces', async () => {
+    const good = await token('tools:read');
+    expect((await initialize([`bearer ${good}`])).status).toBe(200);
+    expect((await initialize([`BEARER   ${good}`])).status).toBe(200);
+  });
+
+  it('refuses two Authorization headers with 400 invalid_request, the good token in either', async () => {
+    const good = await token('tools:read');
+    const other = await token('tools:admin');
+    for (const headers of [
+      [`Bearer ${good}`, `Bearer ${other}`],
+      [`Bearer ${good}`, 'Bearer junk'],
+      ['Bearer junk', `Bearer ${good}`],
+    ]) {
+      const { status, www } = await initialize(headers);
+      expect(status).toBe(400);
+      expect(www).toMatch(/^Bearer resource_metadata="[^"]+", error="invalid_request"/);
+      expect(www).not.toContain(good);
     }
   });
 });

@@ -3,6 +3,21 @@ import type { IncomingMessage } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { HttpError } from './request.js';
 
+/**
+ * The request's `Authorization` header as sent. Node keeps only the first of repeated ones; a
+ * request with two is answered as HTTP joins a repeated field (RFC 9110 §5.3), `a, b`, which no
+ * bearer token matches, so it is refused rather than judged by whichever one a proxy in front
+ * of the gateway did not look at.
+ */
+export function authorizationOf(req: IncomingMessage): string | undefined {
+  const values: string[] = [];
+  for (let at = 0; at < req.rawHeaders.length; at += 2) {
+    if (req.rawHeaders[at]?.toLowerCase() === 'authorization')
+      values.push(req.rawHeaders[at + 1] ?? '');
+  }
+  return values.length <= 1 ? req.headers.authorization : values.join(', ');
+}
+
 /** What {@link AccessPolicy} checks: see the options of the same names on `serveHttp`. */
 export interface AccessOptions {
   readonly token?: string;
@@ -21,7 +36,7 @@ export class AccessPolicy {
   #hosts = new Set<string>();
 
   constructor(options: AccessOptions) {
-    this.#token = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
+    this.#token = options.token === undefined ? undefined : Buffer.from(options.token);
     this.#origins = new Set(options.allowedOrigins ?? []);
     this.#extraHosts = options.allowedHosts ?? [];
   }
@@ -59,10 +74,16 @@ export class AccessPolicy {
     }
   }
 
-  /** True when no token is configured; otherwise whether the request carries it. */
+  /**
+   * True when no token is configured; otherwise whether the request carries it as `Bearer
+   * <token>`, the scheme in any case and followed by one or more spaces (RFC 9110 §11.1).
+   */
   isAuthorized(req: IncomingMessage): boolean {
     if (this.#token === undefined) return true;
-    const given = Buffer.from(req.headers.authorization ?? '');
+    const header = authorizationOf(req) ?? '';
+    const scheme = /^bearer +/i.exec(header);
+    if (scheme === null) return false;
+    const given = Buffer.from(header.slice(scheme[0].length));
     return given.length === this.#token.length && timingSafeEqual(given, this.#token);
   }
 

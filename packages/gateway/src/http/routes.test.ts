@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRequest } from '../testing/raw-client.js';
 import { serveHttp, type HttpGateway } from './serve.js';
 
 describe('serveHttp routes', () => {
@@ -88,4 +89,23 @@ describe('serveHttp routes', () => {
     expect((await get('/ui/', { origin: 'http://evil.example' })).status).toBe(403);
     expect(seen).toHaveLength(before);
   });
+
+  it.each(['http://[::1', 'http://%'])(
+    'answers 400, not 500, to the request-target %j that is no URL',
+    async (target) => {
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const req = openRequest(
+          gateway.url,
+          (res) => {
+            res.resume();
+            resolve(res.statusCode);
+          },
+          { method: 'GET', path: target },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(400);
+    },
+  );
 });

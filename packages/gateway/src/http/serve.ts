@@ -144,6 +144,8 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     // Behind the same token (or OAuth) as the MCP endpoint.
     if (metrics !== undefined && pathname === METRICS_PATH) {
       if (!reads) refuseMethod(res, pathname);
+      // Its series name every tool called: not for a caller that may not see them all.
+      if (oauth !== undefined) await oauth.requireEverything(req, res, hub); // OAuth (auth/)
       await writeMetrics(metrics, res);
       return;
     }

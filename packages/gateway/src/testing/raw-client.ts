@@ -33,7 +33,7 @@ export function openRequest(
   url: URL,
   onResponse: (response: IncomingMessage) => void,
   options: {
-    headers?: Record<string, string>;
+    headers?: Record<string, string | string[]>;
     method?: string;
     path?: string;
     /** The loopback address to send from (127.0.0.2, …), so tests can play several sources. */
@@ -54,4 +54,28 @@ export function openRequest(
     },
     onResponse,
   );
+}
+
+/**
+ * POSTs {@link INITIALIZE_BODY} with `headers` (an array value: one header line each, which
+ * fetch cannot send) and resolves the answer's status and `WWW-Authenticate` challenge.
+ */
+export function initializeWith(
+  url: URL,
+  headers: Record<string, string | string[]>,
+): Promise<{ status: number; www: string }> {
+  return new Promise((resolve, reject) => {
+    const req = openRequest(
+      url,
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, www: res.headers['www-authenticate'] ?? '' });
+        });
+      },
+      { headers },
+    );
+    req.on('error', reject);
+    req.end(INITIALIZE_BODY);
+  });
 }

@@ -229,6 +229,29 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     await expectNoSecretSaid();
   });
 
+  it('uses tokens another client of the store refreshed instead of refreshing with a rotated-away refresh token', async () => {
+    // Two gateway instances on one store: each holds its own client of the same credentials.
+    const mine = oauthFor({ scopes: ['tools:read'] });
+    await logIn(mine);
+    const connector = connect(mine);
+    await connector.ready();
+    upstream.refuseOlderTokens();
+    await waitUntilNewSecond();
+    // The other instance refreshes (its margin makes every token "expiring"), rotating the
+    // refresh token this one still holds.
+    const other = oauthFor({ scopes: ['tools:read'], refreshBeforeMs: 3_600_000 });
+    await other.authorization();
+    const refreshes = as.grants.filter((g) => g === 'refresh_token').length;
+    // This one's token is refused now: it takes the stored tokens, and refreshes nothing.
+    expect((await whoami(connector)).scopes).toContain('tools:read');
+    expect(as.grants.filter((g) => g === 'refresh_token').length).toBe(refreshes);
+    // The rotated refresh token still works for both.
+    await other.authorization();
+    expect((await whoami(connector)).scopes).toContain('tools:read');
+    expect(connector.state).toBe('connected');
+    await expectNoSecretSaid();
+  });
+
   it('refuses a redirect whose state was changed', async () => {
     const oauth = oauthFor({ scopes: ['tools:read'] });
     const login = oauth.login({

@@ -1,18 +1,18 @@
-import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   auth,
   computeScopeUnion,
-  createPrivateKeyJwtAuth,
   extractWWWAuthenticateParams,
   isStrictScopeSuperset,
-  OAuthError,
-  type AddClientAuthentication,
   type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
+import { describe, shellQuote, withoutSecrets } from './oauth-messages.js';
+import { guardOAuthFetch } from './oauth-fetch.js';
+import { privateKeyJwt } from './private-key-jwt.js';
 import { revokeTokens } from './revoke.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
 
@@ -52,7 +52,15 @@ export interface ConnectorOAuthOptions {
   readonly interactive?: (authorizationUrl: URL) => void | Promise<void>;
   /** The `fetch` for the authorization server (default: the global one). */
   readonly fetch?: FetchLike;
+  /**
+   * How long one request to the authorization server (discovery, registration, a token request)
+   * may take, answer and body, before the run fails with `timeout` (default 30 s).
+   */
+  readonly requestTimeoutMs?: number;
 }
+
+/** The most an authorization server's answer may hold: metadata and tokens are small. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** What {@link ConnectorOAuth.status} reports: never a token. */
 export interface OAuthStatus {
@@ -95,11 +103,7 @@ interface AuthRun {
   readonly forceReauthorization?: boolean;
   readonly authorizationCode?: string;
   readonly iss?: string;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof OAuthError) return `${error.code}: ${error.message}`.slice(0, 300);
-  return error instanceof Error ? error.message.slice(0, 300) : 'unknown error';
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -161,9 +165,7 @@ export class ConnectorOAuth {
    */
   async authorization(): Promise<string | undefined> {
     let record = await this.#provider.record();
-    const soon = Date.now() + (this.#options.refreshBeforeMs ?? 60_000);
-    const expiring = record?.expiresAt !== undefined && record.expiresAt <= soon;
-    if (record?.tokens === undefined || expiring) {
+    if (record?.tokens === undefined || this.#expiring(record)) {
       if (record?.tokens === undefined && this.grant === 'authorization_code') {
         // An interactive connector lets the server's 401 say where and for what to log in.
         if (this.#options.interactive !== undefined) return undefined;
@@ -197,7 +199,7 @@ export class ConnectorOAuth {
     if (refusal.status === 401) {
       const hints = {
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-        ...(challenge.scope === undefined ? {} : { scope: challenge.scope }),
+        ...(scopeHint(challenge.scope) === undefined ? {} : { scope: challenge.scope }),
       };
       if (this.grant === 'authorization_code' && interactive !== undefined) {
         await this.#login({ onAuthorizationUrl: interactive, ...hints });
@@ -207,6 +209,8 @@ export class ConnectorOAuth {
       return true;
     }
     if (challenge.error !== 'insufficient_scope') return false;
+    // Scopes a server asks for that are not scope names are no step-up to make: the 403 stands.
+    if (challenge.scope !== undefined && scopeHint(challenge.scope) === undefined) return false;
     const record = await this.#provider.record();
     const granted = record?.scopes?.join(' ');
     const union = computeScopeUnion(granted, challenge.scope) ?? '';
@@ -219,7 +223,8 @@ export class ConnectorOAuth {
     if (interactive === undefined) {
       throw new ToolError(
         'forbidden',
-        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope "${union}"\``,
+        // The scopes come from the server: quoted so that the command, pasted, runs nothing else.
+        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope ${shellQuote(union)}\``,
       );
     }
     await this.#login({
@@ -241,7 +246,10 @@ export class ConnectorOAuth {
    */
   async login(options: LoginOptions): Promise<OAuthStatus> {
     if (this.grant !== 'authorization_code') {
-      await this.#authorize({ forceReauthorization: true });
+      await this.#authorize({
+        forceReauthorization: true,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
       return this.status();
     }
     const scope = (options.scopes ?? this.#options.scopes)?.join(' ');
@@ -284,7 +292,9 @@ export class ConnectorOAuth {
       provider.redirectTo = listener.redirectUrl;
       provider.loginState = state;
       provider.onAuthorizationUrl = options.onAuthorizationUrl;
+      const signal = options.signal === undefined ? {} : { signal: options.signal };
       const first = await this.#auth({
+        ...signal,
         forceReauthorization: options.force === true,
         ...(scope ? { scope } : {}),
         ...(options.resourceMetadataUrl === undefined
@@ -293,7 +303,11 @@ export class ConnectorOAuth {
       });
       if (first === 'REDIRECT') {
         const { code, iss } = await listener.answer;
-        await this.#auth({ authorizationCode: code, ...(iss === undefined ? {} : { iss }) });
+        await this.#auth({
+          ...signal,
+          authorizationCode: code,
+          ...(iss === undefined ? {} : { iss }),
+        });
       }
     } finally {
       provider.redirectTo = undefined;
@@ -347,7 +361,13 @@ export class ConnectorOAuth {
         tokens: record.tokens,
         client,
         metadata: record.discovery?.authorizationServerMetadata,
-        fetch: this.#options.fetch ?? fetch,
+        // A revocation endpoint that never answers must not keep the logout from deleting.
+        fetch: guardOAuthFetch(this.#options.fetch ?? fetch, {
+          server: this.server,
+          timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+          maxBytes: MAX_ANSWER_BYTES,
+          signal: options.signal,
+        }).fetch,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     }
@@ -359,6 +379,7 @@ export class ConnectorOAuth {
   async #authorize(options: AuthRun): Promise<void> {
     this.#running ??= (async () => {
       try {
+        if (options.forceReauthorization !== true && (await this.#refreshedElsewhere())) return;
         const result = await this.#auth(options);
         if (result !== 'AUTHORIZED') throw authRequired(this.server, 'no usable tokens');
       } finally {
@@ -368,62 +389,79 @@ export class ConnectorOAuth {
     return this.#running;
   }
 
-  async #auth(options: AuthRun): Promise<'AUTHORIZED' | 'REDIRECT'> {
+  /**
+   * Whether another client of the same store (another gateway instance on one PostgreSQL, a CLI
+   * beside a running gateway) has stored tokens newer than those this one holds, still good:
+   * they are used instead of refreshing. Refreshing with the held refresh token would present one
+   * the server already rotated away, which it refuses (and may answer by revoking the grant).
+   */
+  async #refreshedElsewhere(): Promise<boolean> {
+    const held = (await this.#provider.record())?.tokens;
+    this.#provider.reload();
+    const record = await this.#provider.record();
+    if (record?.tokens === undefined || sameTokens(record.tokens, held)) return false;
+    return !this.#expiring(record);
+  }
+
+  /** Whether `record`'s access token expires within {@link ConnectorOAuthOptions.refreshBeforeMs}. */
+  #expiring(record: { readonly expiresAt?: number }): boolean {
+    const soon = Date.now() + (this.#options.refreshBeforeMs ?? 60_000);
+    return record.expiresAt !== undefined && record.expiresAt <= soon;
+  }
+
+  async #auth({ signal, ...options }: AuthRun): Promise<'AUTHORIZED' | 'REDIRECT'> {
     const scope = options.scope ?? this.#options.scopes?.join(' ');
+    const guard = guardOAuthFetch(this.#options.fetch ?? fetch, {
+      server: this.server,
+      timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+      maxBytes: MAX_ANSWER_BYTES,
+      signal,
+    });
     try {
       return await auth(this.#provider, {
         serverUrl: this.resource,
         ...options,
         ...(scope ? { scope } : {}),
-        ...(this.#options.fetch === undefined ? {} : { fetchFn: this.#options.fetch }),
+        fetchFn: guard.fetch,
       });
     } catch (error) {
+      // What ended the run (a timeout, say), even where the SDK swallowed it and went on.
+      if (guard.failure !== undefined) throw guard.failure;
       if (ToolError.isInstance(error)) throw error;
+      // The server's words (an error_description) may repeat a secret it was sent: cut out, and
+      // the error carrying them is not kept as the cause.
+      const said = describe(error, guard.last);
+      const clean = withoutSecrets(said, await this.#secrets());
       throw new ToolError(
         'unauthorized',
-        `authorization for MCP server "${this.server}" failed (${describe(error)})`,
-        { cause: error },
+        `authorization for MCP server "${this.server}" failed (${clean})`,
+        clean === said ? { cause: error } : {},
       );
     }
   }
-}
 
-/** The JWS algorithm a private key of this type signs with by default. */
-function algorithmOf(key: KeyObject): string | undefined {
-  if (key.asymmetricKeyType === 'rsa') return 'RS256';
-  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
-  if (key.asymmetricKeyType !== 'ec') return undefined;
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  return curve === 'prime256v1'
-    ? 'ES256'
-    : curve === 'secp384r1'
-      ? 'ES384'
-      : curve === 'secp521r1'
-        ? 'ES512'
-        : undefined;
+  /** The secrets this client holds: its tokens and client secret. */
+  async #secrets(): Promise<string[]> {
+    const record = await this.#provider.record();
+    return [
+      this.#options.clientSecret,
+      record?.tokens?.access_token,
+      record?.tokens?.refresh_token,
+      record?.client?.client_secret,
+    ].filter((secret): secret is string => secret !== undefined && secret.length >= 8);
+  }
 }
 
 /**
- * The client authentication of a `private_key_jwt` client (the SDK's assertion signer), its key
- * checked now so that a bad one fails at start-up, never echoed.
+ * A scope a server's challenge names, when it is one: space-separated RFC 6749 §3.3 scope tokens
+ * (printable ASCII but `"` and `\\`), at most 64 of them and 2,048 characters; else `undefined`.
  */
-function privateKeyJwt(options: ConnectorOAuthOptions): AddClientAuthentication {
-  const { server, clientId, clientSecret, privateKey = '' } = options;
-  const fail = (why: string) =>
-    new ToolError('invalid_config', `server "${server}": the privateKey ${why}`);
-  if (clientId === undefined) throw fail('needs a clientId (the assertion names it)');
-  if (clientSecret !== undefined) throw fail('and a clientSecret exclude each other: give one');
-  let key: KeyObject;
-  try {
-    key = createPrivateKey({ key: privateKey, format: 'pem' });
-  } catch {
-    throw fail('is not a PEM private key');
-  }
-  const alg = options.privateKeyAlg ?? algorithmOf(key);
-  if (alg === undefined) throw fail(`is a ${String(key.asymmetricKeyType)} key: set privateKeyAlg`);
-  // The SDK's signer reads PKCS#8 PEM; a PKCS#1 or SEC1 key is converted once here.
-  const pkcs8 = key.export({ type: 'pkcs8', format: 'pem' }).toString();
-  return createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: pkcs8, alg });
+function scopeHint(scope: string | undefined): string | undefined {
+  if (scope === undefined || scope.length > 2_048) return undefined;
+  const tokens = scope.split(' ').filter((token) => token !== '');
+  const valid =
+    tokens.length <= 64 && tokens.every((token) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token));
+  return valid && tokens.length > 0 ? scope : undefined;
 }
 
 function sameTokens(a: StoredOAuthTokens | undefined, b: StoredOAuthTokens | undefined): boolean {

@@ -183,6 +183,19 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     const hand = this.onAuthorizationUrl;
     if (hand === undefined) throw authRequired(this.#settings.server, 'no usable tokens');
+    // MCP authorization (2025-11-25): PKCE support is known only from the server's metadata, and
+    // a client MUST refuse to go on when it lists no S256 there. The SDK refuses a list without
+    // S256; a missing list (or no metadata at all) is refused here, before anyone logs in.
+    const metadata: Record<string, unknown> = {
+      ...(await this.record())?.discovery?.authorizationServerMetadata,
+    };
+    const methods = metadata.code_challenge_methods_supported;
+    if (!Array.isArray(methods) || !methods.includes('S256')) {
+      throw new ToolError(
+        'unauthorized',
+        `the authorization server of MCP server "${this.#settings.server}" does not say it supports PKCE (no S256 in the code_challenge_methods_supported of its metadata): not logging in`,
+      );
+    }
     await hand(authorizationUrl);
   }
 

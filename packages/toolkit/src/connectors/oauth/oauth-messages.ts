@@ -1,0 +1,40 @@
+import { OAuthError } from '@modelcontextprotocol/client';
+
+// What a connector's OAuth client says of a failure: the words come partly from servers, so they
+// are bounded, and the secrets a server may repeat are cut out.
+
+/**
+ * A failure of the SDK's `auth()` in a sentence: an OAuth error's code and description, a schema
+ * failure of a document as the members it lacks, an answer that is not JSON as such; `last` is
+ * the request it came from (`METHOD origin/path`).
+ */
+export function describe(error: unknown, last: string | undefined): string {
+  if (error instanceof OAuthError) return `${error.code}: ${error.message}`.slice(0, 300);
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  if (Array.isArray(issues)) {
+    // A schema failure of a document the server sent: name the request and the members, not a
+    // dump of the validator's issues.
+    const members = issues
+      .slice(0, 5)
+      .map(
+        (issue: { path?: unknown[]; message?: string }) =>
+          `${(issue.path ?? []).map(String).join('.') || '(document)'}: ${String(issue.message)}`,
+      )
+      .join('; ');
+    return `the answer to ${last ?? 'a request'} is not valid: ${members}`.slice(0, 300);
+  }
+  if (error instanceof SyntaxError) return `the answer to ${last ?? 'a request'} is not JSON`;
+  return error instanceof Error ? error.message.slice(0, 300) : 'unknown error';
+}
+
+/** `text` with every occurrence of each secret replaced by `[redacted]`. */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  for (const secret of secrets) clean = clean.replaceAll(secret, '[redacted]');
+  return clean;
+}
+
+/** `text` as one POSIX shell word: single-quoted, so `$(…)`, backticks and `;` stay text. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
