@@ -1,12 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
+import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
+import { describe, expect, it } from 'vitest';
 import { json, runCli, useTempDir, type Command } from './testing/cli-process.js';
 
 // The bundle the package ships (what an installed `toolplane` runs, built by `pnpm install`)
-// loads the toolkit's file codecs, CommonJS packages, from chunks of its own: they must work
-// there as they do unbundled.
+// loads CommonJS packages the toolkit imports lazily (its file codecs, undici for HTTP servers)
+// from chunks of its own: they must work there as they do unbundled.
 const dir = useTempDir('bundled-codecs');
 const shipped: Command = [
   process.execPath,
@@ -36,5 +37,27 @@ describe('the bundled bin reading files', { timeout: 30_000 }, () => {
       command: shipped,
     });
     expect(read.stdout).toContain('Grüße aus Köln');
+  });
+});
+
+describe('the bundled bin talking to an HTTP server', { timeout: 30_000 }, () => {
+  it('lists the tools of a Streamable HTTP server', async () => {
+    const fixture = await startHttpFixture({ server: fixtureCommand('http-dual') });
+    try {
+      await writeFile(
+        join(dir(), 'toolplane.config.json'),
+        JSON.stringify({ mcpServers: { remote: { url: fixture.url.href } }, store: 'memory' }),
+      );
+      const ran = await runCli(['tools', 'list', '-n', 'remote', '--json'], {
+        cwd: dir(),
+        command: shipped,
+      });
+      expect(ran.stderr).toBe('');
+      expect(ran.code).toBe(0);
+      const ids = (json(ran) as { tools: { id: string }[] }).tools.map((tool) => tool.id);
+      expect(ids).toContain('remote:echo');
+    } finally {
+      await fixture.close();
+    }
   });
 });

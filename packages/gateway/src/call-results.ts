@@ -16,7 +16,11 @@ import {
 } from '@toolplane/toolkit';
 import { CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import type { Era } from './eras.js';
-import { toLegacyCallToolResult, type RunCallToolResult } from './sdk/seam.js';
+import {
+  toLegacyCallToolResult,
+  withoutUpstreamServer,
+  type RunCallToolResult,
+} from './sdk/seam.js';
 import type { ToolItem } from './items.js';
 
 /** The `_meta` key under which a failed call's result carries toolplane's structured error. */
@@ -193,7 +197,8 @@ export function unlistedStoreError(
 /** A successful run as a `tools/call` result: an MCP tool's result as it came, else rendered. */
 export function toCallToolResult(run: RunResult, era: Era = 'legacy'): CallToolResult {
   if (run.mcpResult !== undefined) {
-    return era === 'modern' ? run.mcpResult : toLegacyCallToolResult(run.mcpResult);
+    const result = withoutUpstreamServer(run.mcpResult);
+    return era === 'modern' ? result : toLegacyCallToolResult(result);
   }
   const value = run.structured;
   if (value === undefined) return { content: [] };
@@ -263,7 +268,7 @@ function upstreamErrorResult(error: Error, era: Era): CallToolResult | undefined
   for (let depth = 0; depth < 8 && cause !== undefined; depth++) {
     const result = cause as Partial<CallToolResult>;
     if (result.isError === true && Array.isArray(result.content)) {
-      const upstream = result as RunCallToolResult;
+      const upstream = withoutUpstreamServer(result as RunCallToolResult);
       return era === 'modern' ? upstream : toLegacyCallToolResult(upstream);
     }
     cause = cause instanceof Error ? cause.cause : undefined;

@@ -17,7 +17,12 @@ import type { ListKind, PromptItem, ResourceItem, ToolItem } from './items.js';
 import type { GatewayOptions, GatewayReconfigure } from './options.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import { listenedUris, ResourceListeners } from './session/resource-listeners.js';
-import { wantsLog, type SessionState, type SubscriptionTarget } from './session/state.js';
+import {
+  upstreamLog,
+  wantsLog,
+  type SessionState,
+  type SubscriptionTarget,
+} from './session/state.js';
 import {
   forwardUpstreamRequests,
   registerSession,
@@ -419,14 +424,9 @@ export class GatewayHub {
           if (!initialized || !wantsLog(session, event.level)) continue;
           // From a session's own connection to a per-session server: that session's alone.
           if (event.session !== undefined && event.session !== session.token) continue;
-          const logger =
-            event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
           server
             // eslint-disable-next-line @typescript-eslint/no-deprecated -- 2025-era logging, bridged
-            .sendLoggingMessage(
-              { level: event.level, logger, data: event.data },
-              server.transport?.sessionId,
-            )
+            .sendLoggingMessage(upstreamLog(event), server.transport?.sessionId)
             .catch(() => undefined);
         }
         return;

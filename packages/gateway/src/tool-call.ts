@@ -10,7 +10,7 @@ import { checkToolCall } from './auth/access.js'; // OAuth (auth/)
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
 import { callers, callerSession, callToken } from './session/upstream-forwarding.js';
 import { errorResult, toCallToolResult, upstreamProtocolError } from './call-results.js';
-import { wantsLog, type CallExtra, type SessionState } from './session/state.js';
+import { upstreamLog, wantsLog, type CallExtra, type SessionState } from './session/state.js';
 import type { ToolItem } from './items.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import type { GatewayHub } from './hub.js';
@@ -81,6 +81,18 @@ export function toolCaller(
       // 2026 client as input_required rounds of the flow).
       const caller = callToken(session.token);
       callers.set(caller, { server, extra, era, requestInput: flow?.requestInput });
+      // A 2025 session hears its upstreams' log messages on its GET stream (the hub sends them);
+      // a 2026-07-28 request has no stream but its own, so those of the server it calls come
+      // on it while the call runs, at the level its _meta asked for.
+      const stopLogs =
+        era === 'modern'
+          ? toolkit.onEvent((event) => {
+              if (event.type !== 'log_message' || event.namespace !== item.namespace) return;
+              if (event.session !== undefined && event.session !== session.token) return;
+              if (!wantsLog(session, event.level)) return;
+              void notify({ method: 'notifications/message', params: upstreamLog(event) });
+            })
+          : undefined;
       try {
         // Builtins, prompt delegates and middleware see who called, and talk to them
         // (getSession()); an upstream's tool without middleware reads none of it, so the
@@ -120,6 +132,7 @@ export function toolCaller(
         if (upstream !== undefined) throw upstream;
         return errorResult(error, item, era);
       } finally {
+        stopLogs?.();
         callers.delete(caller);
         if (observe !== undefined)
           safely(observe, callRecord({ item, extra, started, outcome, args: input }));

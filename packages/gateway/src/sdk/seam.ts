@@ -14,6 +14,22 @@ import type { RunResult } from '@toolplane/toolkit';
 export type RunCallToolResult = NonNullable<RunResult['mcpResult']>;
 
 /**
+ * `result` without the server identity an upstream's 2026-07-28 answer carries in its `_meta`
+ * (`io.modelcontextprotocol/serverInfo`): it names the server that answered the gateway, not the
+ * gateway answering its own client. A 2026 client is told the gateway's identity instead (see
+ * {@link encodeModernResult}); a 2025 client, whose era has no such key, nothing.
+ */
+export function withoutUpstreamServer(result: RunCallToolResult): RunCallToolResult {
+  const meta = result._meta;
+  if (meta === undefined || !isPlainObject(meta) || !Object.hasOwn(meta, SERVER_INFO_META_KEY)) {
+    return result;
+  }
+  const { [SERVER_INFO_META_KEY]: _upstream, ...kept } = meta;
+  const { _meta: _replaced, ...rest } = result;
+  return Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept };
+}
+
+/**
  * `result` as a 2025-era `tools/call` result. Since 2026-07-28 `structuredContent` may be any
  * JSON value; before it, only an object. Any other value is left out, and told as a text block
  * when the result has no content to carry it.

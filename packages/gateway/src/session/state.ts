@@ -1,6 +1,11 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- 2025-era features (logging, sampling, roots,
    initialize-scoped client identity), bridged for as long as clients and servers speak them */
-import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import type {
+  LoggingLevel,
+  LoggingMessageNotification,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ToolkitEvent } from '@toolplane/toolkit';
 import type { Era } from '../eras.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 
@@ -43,6 +48,18 @@ export function wantsLog(session: SessionState, level: LoggingLevel): boolean {
   // On 2026-07-28 a request that names no level in its _meta wants no log messages.
   if (wanted === undefined && session.era === 'modern') return false;
   return wanted === undefined || (LOG_SEVERITY.get(level) ?? 0) >= (LOG_SEVERITY.get(wanted) ?? 0);
+}
+
+/**
+ * An upstream's log message as the gateway tells a client of it: the logger named after the
+ * server (`fx`, or `fx/<its logger>`), level and data as the server sent them.
+ */
+export function upstreamLog(
+  event: Extract<ToolkitEvent, { type: 'log_message' }>,
+): LoggingMessageNotification['params'] {
+  const logger =
+    event.logger === undefined ? event.namespace : `${event.namespace}/${event.logger}`;
+  return { level: event.level, logger, data: event.data };
 }
 
 /** The context the SDK hands a request handler. */

@@ -94,6 +94,21 @@ describe('CallTracker', () => {
     },
   );
 
+  it.each(['stdio', 'http'] as const)(
+    'drops a call the transport could not send (%s)',
+    async (mode) => {
+      const { client, call } = await start(mode);
+      // Arguments nested too deeply to serialise: the call never reaches the server, so neither
+      // an answer nor a cancellation will ever take it out.
+      let deep: unknown[] = [];
+      for (let depth = 0; depth < 200_000; depth++) deep = [deep];
+      await expect(call('gone', 'echo', { text: 'x', deep })).rejects.toBeDefined();
+      expect(client.calls?.inFlight).toBe(0);
+      const result = await call('next', 'sample', { prompt: 'hi' });
+      expect(textOf(result)).toBe('sampled');
+    },
+  );
+
   it.each(['stdio-2026', 'http-2026'] as const)(
     'drops a 2026-07-28 call cancelled during an input round (%s)',
     async (mode) => {

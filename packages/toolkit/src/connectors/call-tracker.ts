@@ -57,7 +57,7 @@ export class CallTracker {
         const { [CALLER_META_KEY]: _, [CALL_META_KEY]: __, ...meta } = params?._meta ?? {};
         const rest = { ...params, _meta: meta };
         if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;
-        return send({ ...message, params: rest }, options);
+        return this.#sendCall(send, { ...message, params: rest }, options, m.id);
       }
       return send(message, options);
     };
@@ -71,6 +71,25 @@ export class CallTracker {
       }
       receive?.call(transport, message, extra);
     };
+  }
+
+  /**
+   * Sends a call just counted in flight. A call that never reaches the server (the transport
+   * refuses it: arguments it cannot serialise, a closed connection) gets no answer and no
+   * `notifications/cancelled`, so it leaves here, or its caller would be counted for good.
+   */
+  async #sendCall(
+    send: Transport['send'],
+    message: Parameters<Transport['send']>[0],
+    options: Parameters<Transport['send']>[1],
+    id: string | number,
+  ): Promise<void> {
+    try {
+      await send(message, options);
+    } catch (error) {
+      this.#drop(id);
+      throw error;
+    }
   }
 
   /** How many calls are in flight (in an input round included). */

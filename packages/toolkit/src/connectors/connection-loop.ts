@@ -384,13 +384,15 @@ export class ConnectionLoop {
    * heartbeat is due (see {@link ConnectorOptions.pingIntervalMs}).
    * The SDK never notices a server that died or forgot the session, so a ping decides whether the
    * connection is still there; if not, it is closed, which fails every request in flight and
-   * starts a reconnect (a new session). One check at a time per connection.
+   * starts a reconnect (a new session). One check at a time per connection. 2026-07-28 has no
+   * `ping` (the SDK refuses to send it), so a connection of that era is checked with
+   * `server/discover`, which every such server answers.
    */
   #checkAlive(client: Client, error: unknown): void {
     if (this.#client !== client || this.#checking.has(client)) return;
     this.#checking.add(client);
-    client
-      .ping({ timeout: this.#options.connectTimeoutMs ?? 10_000 })
+    const options = { timeout: this.#options.connectTimeoutMs ?? 10_000 };
+    (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options))
       .catch(async () => {
         this.#lastError = new Error('the server stopped answering or lost the session', {
           cause: error,

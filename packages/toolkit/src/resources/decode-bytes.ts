@@ -1,3 +1,5 @@
+import { commonJs } from '../common-js.js';
+
 /** What {@link dataResource} reads bytes with: MIME sniffing, names and text encodings. */
 interface Codecs {
   readonly detectEncoding: (data: Uint8Array) => string | null;
@@ -7,14 +9,6 @@ interface Codecs {
 }
 
 let codecs: Promise<Codecs> | undefined;
-
-/**
- * A CommonJS package's exports: Node's `import()` gives them as names and as `default`, a bundle
- * (the CLI's) as `default` alone.
- */
-function commonJs<T extends object>(module: T): T {
-  return (module as { default?: T }).default ?? module;
-}
 
 /**
  * Loads the codecs at their first use: a toolkit that never builds a resource from bytes (every

@@ -2,6 +2,7 @@
 // it tells of connections the server ends, and what the transport reads off its answers.
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { Agent, Dispatcher } from 'undici';
+import { commonJs } from '../../common-js.js';
 import { MAX_REDIRECTS } from './node-fetch.js';
 
 /** Who hears, per origin, of the server closing or resetting a connection of the pool. */
@@ -21,8 +22,8 @@ let shared: Promise<Agent> | undefined;
  * MCP request timeout's business.
  */
 export function httpAgent(): Promise<Agent> {
-  shared ??= import('undici').then(({ Agent }) => {
-    const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  shared ??= import('undici').then((undici) => {
+    const agent = new (commonJs(undici).Agent)({ headersTimeout: 0, bodyTimeout: 0 });
     agent.on('disconnect', (origin, _targets, error) => {
       if (!SERVER_CLOSE_CODES.has((error as { code?: unknown } | undefined)?.code)) return;
       for (const listener of closedByServer.get(new URL(origin).origin) ?? []) listener(error);
