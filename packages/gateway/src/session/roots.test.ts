@@ -60,6 +60,15 @@ describe("a client's roots through the gateway", () => {
     // Two waits of up to 30 s each: the test's own bound must not cut them short under load.
   }, 70_000);
 
+  it("tells the upstream when a call comes from another session, so it never sees the last one's roots", async () => {
+    const mine = await connect({ current: [{ uri: 'file:///work/mine', name: 'mine' }] });
+    await until(async () => (await rootsSeen(mine)).includes('file:///work/mine'));
+    // A client without roots calls next: the shared upstream asks again, and hears none.
+    const other = await connect(undefined);
+    await until(async () => !(await rootsSeen(other)).includes('file:///work/mine'));
+    await until(async () => (await rootsSeen(mine)).includes('file:///work/mine'));
+  }, 70_000);
+
   it('answers no roots for a session whose client has none, instead of failing', async () => {
     const client = await connect(undefined);
     const { tools } = await client.listTools();

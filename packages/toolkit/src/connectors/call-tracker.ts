@@ -30,6 +30,11 @@ export class CallTracker {
   readonly #rounds = new Map<string, string | number>();
   /** The caller of the latest call sent, or of the latest roots change; see {@link rootsCaller}. */
   lastCaller: string | undefined;
+  /**
+   * Told when a call is sent for another caller than {@link lastCaller}: the roots the server
+   * holds are the previous caller's, and it should ask again.
+   */
+  onCallerChange: (() => void) | undefined;
   // Who waits for the last call in flight to end (a connector being drained).
   readonly #idleWaiters = new Set<() => void>();
 
@@ -53,7 +58,9 @@ export class CallTracker {
           this.#keyed.get(key)?.push(m.id);
           this.#keyOf.set(m.id, key);
         }
+        const changed = this.lastCaller !== caller;
         this.lastCaller = caller;
+        if (changed) this.onCallerChange?.();
         const { [CALLER_META_KEY]: _, [CALL_META_KEY]: __, ...meta } = params?._meta ?? {};
         const rest = { ...params, _meta: meta };
         if (Object.keys(meta).length === 0) delete (rest as { _meta?: unknown })._meta;

@@ -302,6 +302,10 @@ export class ConnectionLoop {
     const calls = new CallTracker();
     // Whose roots a server asks for outside a call outlives the connection it was learnt on.
     calls.lastCaller = this.#calls?.lastCaller;
+    // A call of another session than the last makes it the one whose roots the server sees.
+    calls.onCallerChange = () => {
+      this.rootsChanged();
+    };
     this.#calls = calls;
     this.#advertised = capabilityKey(upstream);
     // Only a stdio server's silence means "2025": over HTTP the probe waits as any request does.
