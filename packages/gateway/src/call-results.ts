@@ -248,6 +248,17 @@ export function errorResult(
   };
 }
 
+// Errors the gateway answered an upstream's own request with (a client's refusal of the sampling
+// a 2026-07-28 server asked for in an input round, say): in the failure of the call they ended,
+// they are what the gateway said upstream, never what the upstream answered.
+const answersToUpstream = new WeakSet<object>();
+
+/** Marks `error` as the gateway's answer to an upstream's request; returns it, to be thrown. */
+export function answeredToUpstream(error: unknown): unknown {
+  if (typeof error === 'object' && error !== null) answersToUpstream.add(error);
+  return error;
+}
+
 /**
  * The JSON-RPC error an upstream answered a call with, when a failure carries one in its cause
  * chain (the runner wraps it): passed on as it came, code, message and data, so that a client of
@@ -256,7 +267,7 @@ export function errorResult(
 export function upstreamProtocolError(error: unknown): ProtocolError | undefined {
   let cause: unknown = error;
   for (let depth = 0; depth < 8 && cause instanceof Error; depth++) {
-    if (ProtocolError.isInstance(cause)) return cause;
+    if (ProtocolError.isInstance(cause) && !answersToUpstream.has(cause)) return cause;
     cause = cause.cause;
   }
   return undefined;

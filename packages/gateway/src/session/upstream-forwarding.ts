@@ -12,9 +12,11 @@ import {
   ToolError,
   type Session,
   type UpstreamRequest,
+  type UpstreamRequestContext,
   type UpstreamRequestHandler,
 } from '@toolplane/toolkit';
 import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
+import { answeredToUpstream } from '../call-results.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import type { CallExtra } from './state.js';
 import { envelopeCapabilities, envelopeClientInfo, noServerRequests, type Era } from '../eras.js';
@@ -99,50 +101,60 @@ export const forwardUpstreamRequests: UpstreamRequestHandler = {
       ? server.listRoots(undefined, { signal })
       : call.extra.mcpReq.send({ method: 'roots/list' }, { signal });
   },
-  async handle(request, { namespace, caller, signal }) {
-    const call = callers.get(caller);
-    if (call === undefined) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidRequest,
-        `${request.method} from "${namespace}" belongs to a call that has ended`,
-      );
+  async handle(request, context) {
+    try {
+      return await forward(request, context);
+    } catch (error) {
+      throw answeredToUpstream(error);
     }
-    if (call.era === 'modern' && call.requestInput === undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
-    }
-    const capabilities = clientCapabilities(call.server, call.extra, call.era);
-    const supported =
-      request.method === 'sampling/createMessage'
-        ? capabilities?.sampling !== undefined
-        : capabilities?.elicitation !== undefined;
-    if (!supported) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidRequest,
-        `the client that made this call does not support ${request.method}`,
-      );
-    }
-    if (call.requestInput !== undefined) {
-      // The client's answer is untrusted: it goes upstream only if it is the result asked for.
-      const answer = await call.requestInput(request);
-      const schema =
-        request.method === 'sampling/createMessage'
-          ? CreateMessageResultSchema
-          : ElicitResultSchema;
-      const parsed = schema.safeParse(answer);
-      if (!parsed.success) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `the client's answer to ${request.method} is not a ${request.method} result`,
-        );
-      }
-      return parsed.data;
-    }
-    // The toolkit hands upstreams a sampling result without tool use, as it asked for one.
-    return request.method === 'sampling/createMessage'
-      ? call.extra.mcpReq.send(request, CreateMessageResultSchema, { signal })
-      : call.extra.mcpReq.send(request, { signal });
   },
 };
+
+/** {@link forwardUpstreamRequests}' `handle`: the request asked of the session behind its call. */
+async function forward(
+  request: UpstreamRequest,
+  { namespace, caller, signal }: UpstreamRequestContext,
+): ReturnType<UpstreamRequestHandler['handle']> {
+  const call = callers.get(caller);
+  if (call === undefined) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `${request.method} from "${namespace}" belongs to a call that has ended`,
+    );
+  }
+  if (call.era === 'modern' && call.requestInput === undefined) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noServerRequests(request.method));
+  }
+  const capabilities = clientCapabilities(call.server, call.extra, call.era);
+  const supported =
+    request.method === 'sampling/createMessage'
+      ? capabilities?.sampling !== undefined
+      : capabilities?.elicitation !== undefined;
+  if (!supported) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `the client that made this call does not support ${request.method}`,
+    );
+  }
+  if (call.requestInput !== undefined) {
+    // The client's answer is untrusted: it goes upstream only if it is the result asked for.
+    const answer = await call.requestInput(request);
+    const schema =
+      request.method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema;
+    const parsed = schema.safeParse(answer);
+    if (!parsed.success) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `the client's answer to ${request.method} is not a ${request.method} result`,
+      );
+    }
+    return parsed.data;
+  }
+  // The toolkit hands upstreams a sampling result without tool use, as it asked for one.
+  return request.method === 'sampling/createMessage'
+    ? call.extra.mcpReq.send(request, CreateMessageResultSchema, { signal })
+    : call.extra.mcpReq.send(request, { signal });
+}
 
 /**
  * What the client that made a call declared it can do: in a 2026-07-28 request's `_meta`

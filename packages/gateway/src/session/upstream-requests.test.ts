@@ -189,3 +189,26 @@ describe('upstream requests through a stdio upstream', () => {
     expect(misrouted).toEqual([]);
   });
 });
+
+describe('upstream requests of a 2026-07-28 upstream refused by the client', () => {
+  let fixture: HttpFixture;
+  let served: Served;
+  beforeAll(async () => {
+    fixture = await startHttpFixture({ server: fixtureCommand('http-2026') });
+    served = await serve(fixture.url.href);
+  });
+  afterAll(async () => {
+    await served.stop();
+    await fixture.close();
+  });
+
+  it('fails the call as a tool result, as with a 2025 upstream, not with the client own error', async () => {
+    const client = await connect(served.gateway.url);
+    client.setRequestHandler('sampling/createMessage', () => {
+      throw new Error('no model here');
+    });
+    const result = await client.callTool({ name: 'fx__sample', arguments: { prompt: 'anyone?' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('no model here');
+  });
+});
