@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sanitizeNamespace, ToolError, toolkitApproval } from '@toolplane/toolkit';
+import { shellWord } from '@toolplane/toolmodel/text';
 import type { GatewayToolFilter } from '@toolplane/gateway';
 import { z } from 'zod';
 import { configSchema, knownKeysAt, serverSchema } from './config-schema.js';
@@ -326,7 +327,7 @@ function toConnector(
     namespace,
     transport: 'stdio',
     source,
-    display: secrets.redact(shown.map(quoteArg).join(' ')),
+    display: secrets.redact(shown.map(shellWord).join(' ')),
   };
 }
 
@@ -343,8 +344,4 @@ function toStore(value: z.infer<typeof configSchema>['store'], dir: string, secr
     connectionString: value.postgres,
     ...(value.schema === undefined ? {} : { schema: value.schema }),
   } as const;
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

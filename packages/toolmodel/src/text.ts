@@ -18,3 +18,12 @@ export function showControls(text: string): string {
     (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`,
   );
 }
+
+/**
+ * `text` as one word of a POSIX shell command line shown for a person to paste: as it is when it
+ * holds only characters no shell treats specially, else single-quoted, so `$(…)`, backticks,
+ * `;` and spaces stay text.
+ */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}

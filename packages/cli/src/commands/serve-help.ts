@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { shellWord } from '@toolplane/toolmodel/text';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
 import { CLIENT_SECRET_VARIABLE } from './auth-token.js';
@@ -151,7 +152,6 @@ function indent(text: string): string {
 
 // Double quotes, so that the shell expands `$TOOLPLANE_TOKEN` in a header; single quotes else.
 function shellQuote(arg: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
-  if (arg.includes('$')) return `"${arg.replace(/(["\\`])/g, '\\$1')}"`;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
+  const word = shellWord(arg);
+  return word !== arg && arg.includes('$') ? `"${arg.replace(/(["\\`])/g, '\\$1')}"` : word;
 }

@@ -10,7 +10,8 @@ import {
 import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
-import { describe, shellQuote, withoutSecrets } from './oauth-messages.js';
+import { shellWord } from '@toolplane/toolmodel/text';
+import { describe, withoutSecrets } from './oauth-messages.js';
 import { guardOAuthFetch } from './oauth-fetch.js';
 import { privateKeyJwt } from './private-key-jwt.js';
 import { revokeTokens } from './revoke.js';
@@ -224,7 +225,7 @@ export class ConnectorOAuth {
       throw new ToolError(
         'forbidden',
         // The scopes come from the server: quoted so that the command, pasted, runs nothing else.
-        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope ${shellQuote(union)}\``,
+        `MCP server "${this.server}" asks for scope "${needed}": run \`toolplane auth login ${this.server} --scope ${shellWord(union)}\``,
       );
     }
     await this.#login({

@@ -33,8 +33,3 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
   for (const secret of secrets) clean = clean.replaceAll(secret, '[redacted]');
   return clean;
 }
-
-/** `text` as one POSIX shell word: single-quoted, so `$(…)`, backticks and `;` stay text. */
-export function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}
