@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import type { ToolkitConnector } from '../connectors/connector.js';
 import { checkLimit, checkOffset, decodeCursor, encodeCursor, type Source } from './sources.js';
 import type {
   ListError,
@@ -53,6 +54,24 @@ export async function lookupIn(
     'not_found',
     `nothing called ${JSON.stringify(key)} (namespaces: ${sources.map((s) => s.namespace).join(', ')}); use ns:name to pick a namespace`,
   );
+}
+
+/**
+ * The error of the connector that `key` (`ns:name` or `ns.name`) names when that connector is
+ * down: its tools are absent from lookup until it reconnects, but they are not missing, and a
+ * call by key then fails as `callTool` does.
+ */
+export function downFor(
+  connectorOf: (namespace: string) => ToolkitConnector | undefined,
+  key: unknown,
+): ToolError | undefined {
+  if (typeof key !== 'string') return undefined;
+  for (const separator of [':', '.']) {
+    const at = key.indexOf(separator);
+    const connector = at > 0 ? connectorOf(key.slice(0, at)) : undefined;
+    if (connector !== undefined && connector.client === undefined) return connector.unavailable();
+  }
+  return undefined;
 }
 
 /**

@@ -42,7 +42,8 @@ import { answererOf, callPrompt, nested, type NestedCall } from './calling.js';
 import { callToolIn, type ToolCallParts } from './call-tool.js';
 import { completeIn } from './complete.js';
 import { Connectors } from '../connectors/registry.js';
-import { listIn, lookupIn } from './lookup.js';
+import { callTarget } from './items.js';
+import { downFor, listIn, lookupIn } from './lookup.js';
 import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './reading.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './types.js';
@@ -334,8 +335,12 @@ class ToolkitImpl implements Toolkit {
 
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
     return lookupIn(this.#sources(), key, options.signal).catch(async (error: unknown) => {
-      // A tool pinning withholds is not missing: say why, and how to let it back.
-      throw (await refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), key)) ?? error;
+      // A tool pinning withholds, or one of a server that is down, is not missing: say why.
+      const connectorOf = (ns: string) => this.#connectors.get(ns);
+      throw (
+        (await refusalFor(this.#pinning, connectorOf, key)) ??
+        this.#secrets.redactError(downFor(connectorOf, key) ?? error)
+      );
     });
   }
 
@@ -377,12 +382,13 @@ class ToolkitImpl implements Toolkit {
     options: CallOptions = {},
   ): Promise<CallResult | Resource | undefined> {
     const args = input as Record<string, unknown>;
+    const kind = callTarget(target, 'call');
     const item =
-      typeof target === 'string'
-        ? await this.lookup(target, options)
-        : 'type' in target
-          ? target
-          : this.#builtins.item(target);
+      kind === 'key'
+        ? await this.lookup(target as string, options)
+        : kind === 'item'
+          ? (target as ToolkitItem)
+          : this.#builtins.item(target as DefinedTool);
     const resolved = await this.#withResources(options);
     const result = await this.#callItem(item, args, resolved);
     if (options.keep !== true || result === undefined) return result;
@@ -429,9 +435,10 @@ class ToolkitImpl implements Toolkit {
     const input = args as Record<string, unknown>;
     if (typeof target === 'string') return callToolIn(this.#callParts, target, input, options);
     // A definition this toolkit does not hold fails the returned promise, never synchronously.
-    return Promise.resolve(target).then((tool) =>
-      callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options),
-    );
+    return Promise.resolve(target).then((tool) => {
+      callTarget(tool, 'callTool');
+      return callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options);
+    });
   }
 
   /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
