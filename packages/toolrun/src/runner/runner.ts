@@ -10,6 +10,7 @@ import {
 } from '@toolplane/toolmodel';
 import { withArgumentHints } from '../argument-hints.js';
 import { abortError, isExecutionCode, toToolError } from '../errors.js';
+import { checkRunOptions } from '../middleware/options.js';
 import type {
   Invoke,
   Middleware,
@@ -271,6 +272,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         op: 'resolve',
       });
     }
+    checkRunOptions(options, 'run');
     const signal = options?.signal;
     if (signal?.aborted === true) throw abortError(signal, { toolId: id, op: 'resolve' });
     let resolved: MaybePromise<Resolved>;
