@@ -54,6 +54,6 @@ describe('a call target that is neither a key, an item nor a definition', () => 
     for (const target of ['echo', item]) {
       expect((await toolkit.call(target, { text: 'hi' }))?.structured).toBe('hi');
     }
-    expect((await toolkit.call(echo, { text: 'hi' })).structured).toBe('hi');
+    expect((await toolkit.call(echo, { text: 'hi' }))?.structured).toBe('hi');
   });
 });
