@@ -216,6 +216,7 @@ class ToolkitImpl implements Toolkit {
       callAnswerers: this.#callAnswerers,
       withResources: (given) => this.#withResources(given),
       nested: (given, call, fn) => this.#nested(given, call, fn),
+      closed: () => this.#closed,
     };
     this.#unsubscribeStore = options.store?.subscribe((change) => {
       this.#emit({

@@ -235,7 +235,10 @@ export interface Toolkit {
   run(options?: { signal?: AbortSignal }): Promise<void>;
   /** Resolves once every connector has connected or failed its first attempt. */
   ready(options?: { signal?: AbortSignal }): Promise<void>;
-  /** Closes every connector (and ends their children). Idempotent. */
+  /**
+   * Closes every connector (and ends their children); MCP calls still in flight on them fail
+   * with `cancelled`. Idempotent.
+   */
   close(): Promise<void>;
   /**
    * Finds an item by key: `ns.name` or `ns:name`, `uri#ns`, a bare name (builtins, then
