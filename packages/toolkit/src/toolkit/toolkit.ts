@@ -336,12 +336,8 @@ class ToolkitImpl implements Toolkit {
 
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
     return lookupIn(this.#sources(), key, options.signal).catch(async (error: unknown) => {
-      // A tool pinning withholds, or one of a server that is down, is not missing: say why.
-      const connectorOf = (ns: string) => this.#connectors.get(ns);
-      throw (
-        (await refusalFor(this.#pinning, connectorOf, key)) ??
-        this.#secrets.redactError(downFor(connectorOf, key) ?? error)
-      );
+      // A tool pinning withholds is not missing: say why, and how to let it back.
+      throw (await refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), key)) ?? error;
     });
   }
 
@@ -386,7 +382,11 @@ class ToolkitImpl implements Toolkit {
     const kind = callTarget(target, 'call');
     const item =
       kind === 'key'
-        ? await this.lookup(target as string, options)
+        ? await this.lookup(target as string, options).catch((error: unknown) => {
+            // A server that is down: its error (as callTool's), not `not_found`.
+            const down = downFor((ns) => this.#connectors.get(ns), target);
+            throw this.#secrets.redactError(down ?? error);
+          })
         : kind === 'item'
           ? (target as ToolkitItem)
           : this.#builtins.item(target as DefinedTool);

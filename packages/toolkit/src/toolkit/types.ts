@@ -245,8 +245,7 @@ export interface Toolkit {
    * connectors in registration order, then user), or a bare URI. A tool beats a prompt of the
    * same name, and a prompt a resource.
    *
-   * @throws {ToolError} `not_found`; `connector_unavailable` (or `unauthorized`) for `ns:name` or
-   * `ns.name` when the server `ns` is not connected.
+   * @throws {ToolError} `not_found`.
    */
   lookup(key: string, options?: { signal?: AbortSignal }): Promise<ToolkitItem>;
   /** Lists items, filtered and paged; a source that is down is reported in `errors`. */
@@ -271,7 +270,8 @@ export interface Toolkit {
    * none.
    *
    * @throws {ToolError} `invalid_argument` for a target that is not a key, an item or a
-   * definition, `not_found` and `connector_unavailable` (see {@link Toolkit.lookup}),
+   * definition, `not_found`, `connector_unavailable` (or `unauthorized`) for `ns:name` or
+   * `ns.name` when the server `ns` is not connected (as {@link Toolkit.callTool}),
    * `no_delegate`, `call_depth_exceeded`, and the runner's codes.
    */
   call(

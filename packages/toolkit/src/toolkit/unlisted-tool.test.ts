@@ -23,7 +23,7 @@ describe('calling a tool that is not listed', () => {
       const error = await toolkit.callTool('down:anything').catch((e: unknown) => e);
       expect(ToolError.isInstance(error) && error.code).toBe('connector_unavailable');
       expect((error as Error).message).toMatch(/MCP server "down" is not connected \(failed/);
-      // By key, through lookup, the same: `ns:name` and `ns.name` alike.
+      // A call by key the same: `ns:name` and `ns.name` alike.
       for (const key of ['down:anything', 'down.anything']) {
         const byKey = await toolkit.call(key).catch((e: unknown) => e);
         expect(ToolError.isInstance(byKey) && byKey.code).toBe('connector_unavailable');
