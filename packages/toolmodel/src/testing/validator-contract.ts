@@ -322,7 +322,7 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
       it('throws invalid_schema for a schema that is not an object or a boolean', () => {
         for (const schema of [null, undefined, 42, 'object']) {
           const tool = { name: 't', inputSchema: schema } as unknown as Tool;
-          expect(errorCodeOf(() => create().validate(schema as JsonSchema, {}))).toBe(
+          expect(errorCodeOf(() => create().validate(schema as unknown as JsonSchema, {}))).toBe(
             'invalid_schema',
           );
           expect(errorCodeOf(() => create().validateInput(tool, {}))).toBe('invalid_schema');

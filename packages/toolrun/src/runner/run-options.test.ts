@@ -53,7 +53,7 @@ describe('run, runStream and runChain given wrong options', () => {
     const runner = echoRunner(calls);
     const good = { toolId: 'demo:echo', args: {} };
     for (const bad of [null, 42, 'demo:echo', {}, { toolId: 7 }]) {
-      const error = await rejection(runner.runChain([good, bad as typeof good]));
+      const error = await rejection(runner.runChain([good, bad as unknown as typeof good]));
       expect(error.code, JSON.stringify(bad)).toBe('invalid_argument');
     }
     const error = await rejection(runner.runChain([good], { onProgress: 1 } as never));
