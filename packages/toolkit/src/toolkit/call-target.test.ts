@@ -57,3 +57,16 @@ describe('a call target that is neither a key, an item nor a definition', () => 
     expect((await toolkit.call(echo, { text: 'hi' }))?.structured).toBe('hi');
   });
 });
+
+describe('a list request that is not one', () => {
+  it('fails with invalid_argument rather than listing nothing or a TypeError', async () => {
+    const toolkit = createToolkit({ tools: [echo] });
+    for (const request of [null, 'tool', { type: 'tools' }, { type: 'bogus' }, { type: 1 }]) {
+      const error = await toolkit.list(request as never).catch((e: unknown) => e);
+      expect(ToolError.isInstance(error) && error.code, JSON.stringify(request)).toBe(
+        'invalid_argument',
+      );
+    }
+    expect((await toolkit.list({ type: 'tool' })).tools.map((t) => t.id)).toEqual(['builtin:echo']);
+  });
+});

@@ -11,6 +11,8 @@ import type {
   ToolkitItem,
 } from './types.js';
 
+const ITEM_TYPES: ReadonlySet<unknown> = new Set(['tool', 'prompt', 'resource']);
+
 /**
  * Finds `key` in `sources` (in lookup order): `ns:name` or `ns.name`, `uri#ns`, a bare name, then
  * a bare URI.
@@ -75,15 +77,32 @@ export function downFor(
 }
 
 /**
- * One page of the items of `sources` that match `request`; `errors` (sources already known to be
- * down) gets those that fail to list too.
+ * One page of the items of `sources` that match `request`; the errors of `errorsOf` (sources
+ * already known to be down) get those that fail to list too.
+ *
+ * @throws {ToolError} `invalid_argument` for a request that is not an object, an unknown
+ * `type`, or a `limit` or `offset` out of range.
  */
 export async function listIn(
   allSources: readonly Source[],
-  errors: ListError[],
+  errorsOf: (namespace: string | undefined) => ListError[],
   request: ListRequest,
 ): Promise<ListResult> {
+  if (typeof request !== 'object' || (request as ListRequest | null) === null) {
+    throw new ToolError(
+      'invalid_argument',
+      'list takes an object: { type, namespace, name, limit }',
+    );
+  }
   const { namespace, type, name, signal } = request;
+  if (type !== undefined && !ITEM_TYPES.has(type)) {
+    // A misspelt type would otherwise list nothing, which reads as "there is nothing".
+    throw new ToolError(
+      'invalid_argument',
+      `type must be "tool", "prompt" or "resource", got ${typeof type === 'string' ? JSON.stringify(type) : typeof type}`,
+    );
+  }
+  const errors = errorsOf(namespace);
   const limit = checkLimit(request.limit);
   const offset =
     request.cursor === undefined ? checkOffset(request.offset) : decodeCursor(request.cursor);

@@ -342,8 +342,7 @@ class ToolkitImpl implements Toolkit {
   }
 
   list(request: ListRequest = {}): Promise<ListResult> {
-    const errors = this.#connectors.listErrors(request.namespace);
-    return listIn(this.#sources(), errors, request);
+    return listIn(this.#sources(), (ns) => this.#connectors.listErrors(ns), request);
   }
 
   // -- searching ---------------------------------------------------------------------------

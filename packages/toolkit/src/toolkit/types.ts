@@ -248,7 +248,12 @@ export interface Toolkit {
    * @throws {ToolError} `not_found`.
    */
   lookup(key: string, options?: { signal?: AbortSignal }): Promise<ToolkitItem>;
-  /** Lists items, filtered and paged; a source that is down is reported in `errors`. */
+  /**
+   * Lists items, filtered and paged; a source that is down is reported in `errors`.
+   *
+   * @throws {ToolError} `invalid_argument` for a request that is not an object, a `type` other
+   * than `tool`, `prompt` or `resource`, or a `limit` or `offset` out of range.
+   */
   list(request?: ListRequest): Promise<ListResult>;
   /**
    * Calls a builtin tool by its definition, typed: `input` as its input schema takes it, and the
