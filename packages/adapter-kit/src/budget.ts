@@ -1,7 +1,26 @@
+import { ToolError } from '@toolplane/toolmodel';
 import type { ContentBlock, AdapterToolResult } from './results.js';
 
 /** About 50,000 tokens: a bound well inside every current model's context. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
+
+/**
+ * `maxOutputChars` as given, or the default when absent.
+ *
+ * @throws {ToolError} `invalid_argument` unless it is a whole number of 1 or more (or
+ * `Infinity`): `NaN` (`Number(process.env.X)` of a variable that is not set) or 0 would
+ * otherwise leave every result out of what the model reads.
+ */
+export function maxOutputCharsOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_OUTPUT_CHARS;
+  if (typeof value !== 'number' || !(Number.isInteger(value) || value === Infinity) || value < 1) {
+    throw new ToolError(
+      'invalid_argument',
+      `maxOutputChars must be a whole number of characters, 1 or more, not ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
+  }
+  return value;
+}
 
 /** Base64 media in a content block: an image, audio, or an embedded resource's blob. */
 export interface Media {

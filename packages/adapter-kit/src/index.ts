@@ -1,5 +1,5 @@
 export { approvalPredicate, withApproval } from './approval.js';
-export { callThrough, listAll, passes } from './source.js';
+export { callThrough, checkArguments, checkSource, listAll, passes } from './source.js';
 export type { SourceCallOptions, ToolFilter, ToolSelector, ToolSource } from './source.js';
 export { nameTools } from './names.js';
 export type { NamedTool, NameToolsOptions } from './names.js';
@@ -7,7 +7,14 @@ export { asToolError, fromError, fromRun, jsonResult, upstreamErrorOf } from './
 export type { AdapterToolResult, ContentBlock } from './results.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, kept one minor
 export type { ToolResult } from './results.js';
-export { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget, textOf } from './budget.js';
+export {
+  DEFAULT_MAX_OUTPUT_CHARS,
+  leftOutNote,
+  maxOutputCharsOf,
+  mediaOf,
+  OutputBudget,
+  textOf,
+} from './budget.js';
 export type { Media } from './budget.js';
 export {
   callArgumentsOf,

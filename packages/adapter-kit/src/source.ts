@@ -1,5 +1,42 @@
+import { ToolError } from '@toolplane/toolmodel';
+import { maxOutputCharsOf } from './budget.js';
 import type { ToolEntry, ToolIndex } from '@toolplane/toolindex';
 import type { ProgressListener, Runner, RunMeta, RunResult } from '@toolplane/toolrun';
+
+/**
+ * Throws `invalid_argument` unless `source` looks like a {@link ToolSource} (a toolkit, or
+ * `{ runner, index }`), so a wrong one fails where it is handed over, not deep inside.
+ */
+export function checkSource(source: unknown, method: string): asserts source is ToolSource {
+  const given = source as Partial<ToolSource> | null;
+  if (
+    typeof source !== 'object' ||
+    given === null ||
+    typeof given.index?.listTools !== 'function' ||
+    (typeof given.runner?.run !== 'function' && typeof given.callTool !== 'function')
+  ) {
+    throw new ToolError(
+      'invalid_argument',
+      `${method} needs a toolkit (createToolkit(...)) or { runner, index }, got ${source === null ? 'null' : typeof source}`,
+    );
+  }
+}
+
+/**
+ * Checks what a framework's `to…Tools(source, options)` was handed: `source` as
+ * {@link checkSource} does (not needed in code mode, whose tools call the code mode's own),
+ * `options` an object, and its `maxOutputChars` as {@link maxOutputCharsOf} does.
+ *
+ * @throws {ToolError} `invalid_argument`.
+ */
+export function checkArguments(source: unknown, options: unknown, method: string): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ToolError('invalid_argument', `${method} options must be an object`);
+  }
+  const { mode, maxOutputChars } = options as { mode?: unknown; maxOutputChars?: unknown };
+  if (mode !== 'code') checkSource(source, method);
+  maxOutputCharsOf(maxOutputChars);
+}
 
 /** What a call through a {@link ToolSource} takes. */
 export interface SourceCallOptions {

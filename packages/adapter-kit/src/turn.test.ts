@@ -125,12 +125,14 @@ describe('runCalls', () => {
     expect(outcomeText(outcomes[4]!)).toContain('it broke');
   });
 
-  it('refuses a concurrency or timeout that makes no sense', async () => {
+  it('refuses a concurrency, timeout or output bound that makes no sense', async () => {
     for (const options of [
       { concurrency: 0 },
       { concurrency: 1.5 },
       { concurrency: Number.NaN },
       { timeoutMs: -1 },
+      { maxOutputChars: Number.NaN },
+      { maxOutputChars: 0 },
     ]) {
       await expect(
         runCalls(source, [call('add', '{}')], exposed.resolve, options),

@@ -1,6 +1,6 @@
 import { isPlainObject, ToolError, whenAborted } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
-import { DEFAULT_MAX_OUTPUT_CHARS, leftOutNote, mediaOf, OutputBudget } from './budget.js';
+import { leftOutNote, maxOutputCharsOf, mediaOf, OutputBudget } from './budget.js';
 import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
 import { callThrough, type ToolSource } from './source.js';
 
@@ -146,7 +146,7 @@ export async function runCalls(
     resolve,
     options,
     shared: options.meta === undefined ? NO_OPTIONS : { meta: options.meta },
-    budget: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    budget: maxOutputCharsOf(options.maxOutputChars),
   };
   const outcomes = new Array<CallOutcome>(calls.length);
   const width = Math.min(concurrency, calls.length);

@@ -197,3 +197,30 @@ describe('toAiSdkTools with hostile tools', () => {
     });
   });
 });
+
+describe('toAiSdkTools handed the wrong thing', () => {
+  const source = localSource([
+    { tool: { namespace: 'v', name: 'say', inputSchema: object }, run: () => 'hi' },
+  ]);
+
+  it('refuses a source that is not a toolkit or { runner, index } with invalid_argument', async () => {
+    for (const bad of [null, undefined, 42, 'toolkit', {}, { index: {} }]) {
+      await expect(toAiSdkTools(bad as unknown as ToolSource)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+    await expect(toAiSdkTools(source, null as never)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+  });
+
+  it('refuses a maxOutputChars that would leave every result out (NaN, 0, -1, text)', async () => {
+    for (const bad of [Number.NaN, 0, -1, 2.5, '100']) {
+      await expect(toAiSdkTools(source, { maxOutputChars: bad as number })).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+    const { told } = await callOnce(source, 'v__say', {}, 10);
+    expect(told?.output).toEqual({ type: 'text', value: 'hi' });
+  });
+});

@@ -1,4 +1,4 @@
-import { nameTools, type ToolSource } from '@toolplane/adapter-kit';
+import { checkArguments, nameTools, type ToolSource } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
@@ -29,6 +29,7 @@ export function toAiSdkTools(
 }
 
 function buildTools(source: ToolSource, given: AiSdkToolsOptions): ToolSet {
+  checkArguments(source, given, 'toAiSdkTools');
   if (given.signal?.aborted === true) {
     throw new ToolError('cancelled', 'listing tools for the AI SDK was cancelled');
   }

@@ -201,3 +201,30 @@ describe('toLangChainTools with hostile tools', () => {
     expect((message?.artifact as ToolplaneArtifact).code).toBe('validation');
   });
 });
+
+describe('toLangChainTools handed the wrong thing', () => {
+  const source = localSource([
+    { tool: { namespace: 'v', name: 'say', inputSchema: { type: 'object' } }, run: () => 'hi' },
+  ]);
+
+  it('refuses a source that is not a toolkit or { runner, index } with invalid_argument', async () => {
+    for (const bad of [null, undefined, 42, 'toolkit', {}, { index: {} }]) {
+      await expect(toLangChainTools(bad as unknown as ToolSource)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+    await expect(toLangChainTools(source, null as never)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+  });
+
+  it('refuses a maxOutputChars that would leave every result out (NaN, 0, -1, text)', async () => {
+    for (const bad of [Number.NaN, 0, -1, 2.5, '100']) {
+      await expect(
+        toLangChainTools(source, { maxOutputChars: bad as number }),
+      ).rejects.toMatchObject({ code: 'invalid_argument' });
+    }
+    const [say] = await toLangChainTools(source, { maxOutputChars: 10 });
+    expect(await say?.invoke({})).toBe('hi');
+  });
+});

@@ -1,4 +1,4 @@
-import { callThrough, nameTools, type ToolSource } from '@toolplane/adapter-kit';
+import { callThrough, checkArguments, nameTools, type ToolSource } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { toLangChainResult } from './results.js';
@@ -27,6 +27,7 @@ export function toLangChainTools(
 }
 
 function buildTools(source: ToolSource, options: LangChainToolsOptions): ToolplaneTool[] {
+  checkArguments(source, options, 'toLangChainTools');
   if (options.signal?.aborted === true) {
     throw new ToolError('cancelled', 'listing tools for LangChain was cancelled');
   }

@@ -36,6 +36,12 @@ describe('toolId', () => {
     expect(errorCodeOf(() => toolId({ name: 'a'.repeat(129) }))).toBe('invalid_tool_id');
     expect(errorCodeOf(() => toolId({ namespace: 'a.b', name: 'x' }))).toBe('invalid_tool_id');
   });
+
+  it('throws invalid_tool_id, not a TypeError, for a tool that is not an object', () => {
+    for (const tool of [null, undefined, 'echo', 42]) {
+      expect(errorCodeOf(() => toolId(tool as never))).toBe('invalid_tool_id');
+    }
+  });
 });
 
 describe('parseToolId', () => {

@@ -134,8 +134,16 @@ export function formatToolId(parts: ToolIdParts): string {
 /**
  * The canonical ID of a tool: `name`, `namespace:name`, or `namespace:name:version`.
  *
- * @throws {ToolError} `invalid_tool_id` when the name, namespace or version breaks its rule.
+ * @throws {ToolError} `invalid_tool_id` when the name, namespace or version breaks its rule, or
+ * `tool` is not an object.
  */
 export function toolId(tool: ToolIdParts): string {
+  const given: unknown = tool;
+  if (typeof given !== 'object' || given === null) {
+    throw new ToolError(
+      'invalid_tool_id',
+      `a tool ID is made of a tool object's parts, got ${given === null ? 'null' : typeof given}`,
+    );
+  }
   return formatToolId({ namespace: tool.namespace, name: tool.name, version: tool.version });
 }

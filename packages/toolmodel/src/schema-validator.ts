@@ -56,6 +56,14 @@ export function createSchemaValidator(prepare: PrepareSchema): SchemaValidator {
     if (schema === false) return FALSE_ROOT;
     let prepared = cache.get(schema);
     if (prepared === undefined) {
+      // Checked only on a schema's first use: a cached one is an object already.
+      const given: unknown = schema;
+      if (typeof given !== 'object' || given === null) {
+        throw new ToolError(
+          'invalid_schema',
+          `a schema is an object or a boolean, got ${given === null ? 'null' : typeof given}`,
+        );
+      }
       prepared = tryPrepare(prepare, schema);
       cache.set(schema, prepared);
     }
@@ -65,12 +73,21 @@ export function createSchemaValidator(prepare: PrepareSchema): SchemaValidator {
   return {
     validate,
     validateInput: (tool, args) =>
-      forTool(tool, 'validate_input', () => validate(tool.inputSchema, args)),
+      forTool(checkTool(tool), 'validate_input', () => validate(tool.inputSchema, args)),
     validateOutput: (tool, value) =>
-      tool.outputSchema === undefined
+      checkTool(tool).outputSchema === undefined
         ? VALID
         : forTool(tool, 'validate_output', () => validate(tool.outputSchema as JsonSchema, value)),
   };
+}
+
+/** `tool`, when it is an object. @throws {ToolError} `invalid_tool` otherwise. */
+function checkTool(tool: Tool): Tool {
+  if (typeof tool === 'object' && (tool as Tool | null) !== null) return tool;
+  throw new ToolError(
+    'invalid_tool',
+    `invalid tool: expected an object, got ${(tool as unknown) === null ? 'null' : typeof tool}`,
+  );
 }
 
 function tryPrepare(

@@ -56,6 +56,24 @@ async function serverSawCancel(runner: Runner, label: string): Promise<unknown> 
   return seen.structured;
 }
 
+/** Arguments with no JSON text, which the transport cannot send. */
+function notJsonArguments(): Record<string, unknown>[] {
+  const cyclic: Record<string, unknown> = { text: 'a' };
+  cyclic.self = cyclic;
+  let deep: Record<string, unknown> = {};
+  const root = { text: 'a', deep };
+  for (let i = 0; i < 100_000; i++) deep = deep.next = {};
+  return [cyclic, { text: 'a', n: 10n }, root];
+}
+
+/** Each of {@link notJsonArguments} fails `fx:echo` with `invalid_argument`; then it still works. */
+async function expectNotJsonRefused(runner: Runner): Promise<void> {
+  for (const args of notJsonArguments()) {
+    expect((await rejection(runner.run('fx:echo', args))).code).toBe('invalid_argument');
+  }
+  expect((await runner.run('fx:echo', { text: 'still here' })).structured).toBe('still here');
+}
+
 describe('the MCP executor against the fixture server over stdio', () => {
   let connection: StdioConnection;
   let runner: Runner;
@@ -108,6 +126,10 @@ describe('the MCP executor against the fixture server over stdio', () => {
     expect(json.structured).toEqual({ list: [1, 2], ok: true });
     const plain = await runner.run('fx:echo', { text: 'hello world' });
     expect(plain.structured).toBe('hello world');
+  });
+
+  it('refuses arguments with no JSON text as invalid_argument, not execution', async () => {
+    await expectNotJsonRefused(runner);
   });
 
   it('returns several blocks as an array, keeping images and resources as content', async () => {
@@ -325,6 +347,10 @@ describe('the MCP executor against the fixture server over Streamable HTTP', () 
 
   it('returns structured results over HTTP', async () => {
     expect((await runner.run('fx:add', { a: 1, b: 2 })).structured).toEqual({ sum: 3 });
+  });
+
+  it('refuses arguments with no JSON text over HTTP as invalid_argument', async () => {
+    await expectNotJsonRefused(runner);
   });
 
   it('relays progress over HTTP', async () => {

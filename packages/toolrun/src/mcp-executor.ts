@@ -73,7 +73,8 @@ export interface McpExecutor {
    * {@link createRunner} these errors keep their code, message and `cause`: the runner adds the
    * tool ID, backend and `op: 'execute'` instead of wrapping them, so the `isError` result is
    * the runner's error's `cause` too. `invalid_argument` when the server's client is a v1 SDK
-   * (`@modelcontextprotocol/sdk`) `Client`: pass a v2 one from `@modelcontextprotocol/client`.
+   * (`@modelcontextprotocol/sdk`) `Client`: pass a v2 one from `@modelcontextprotocol/client`,
+   * and when the arguments have no JSON text (a cycle, a bigint, nesting past the stack).
    */
   callTool(
     serverName: string,
@@ -139,6 +140,26 @@ function v1ClientError(serverName: string): ToolError {
     'invalid_argument',
     `the client for server "${serverName}" is a v1 @modelcontextprotocol/sdk Client; pass a v2 Client from @modelcontextprotocol/client (npm install @modelcontextprotocol/client)`,
   );
+}
+
+/**
+ * `invalid_argument` when a call failed because its arguments have no JSON text (a cycle, a
+ * bigint, nesting past the stack): the transport's `JSON.stringify` threw before anything was
+ * sent, which is the caller's mistake, not the server's. Checked only once a call has failed.
+ */
+function notJsonArguments(error: unknown, args: unknown, where: string): ToolError | undefined {
+  if (ToolError.isInstance(error) || SdkError.isInstance(error)) return undefined;
+  try {
+    JSON.stringify(args);
+    return undefined;
+  } catch (cause) {
+    const why = cause instanceof RangeError ? 'nested too deeply' : (cause as Error).message;
+    return new ToolError(
+      'invalid_argument',
+      `the arguments of ${where} are not JSON (${why.split('\n')[0] ?? why}); pass only objects, arrays, strings, numbers, booleans and null`,
+      { cause },
+    );
+  }
 }
 
 function fromMcpError(error: unknown, serverName: string, toolName: string): ToolError {
@@ -263,7 +284,11 @@ export function createMcpExecutor(options: McpExecutorOptions): McpExecutor {
       result = await client.callTool(params, request);
     } catch (error) {
       if (requestSignal?.aborted === true) throw abortError(requestSignal);
-      throw fromMcpError(error, serverName, toolName);
+      const where = `MCP tool "${toolName}" on server "${serverName}"`;
+      throw (
+        notJsonArguments(error, params.arguments, where) ??
+        fromMcpError(error, serverName, toolName)
+      );
     } finally {
       stopForwarding?.();
       if (direct) handOverEnded(signal);

@@ -88,6 +88,7 @@ export async function refusalFor(
   connectorOf: (namespace: string) => ToolkitConnector | undefined,
   id: string,
 ): Promise<ToolError | undefined> {
+  if (typeof id !== 'string') return undefined;
   const at = id.indexOf(':');
   if (at <= 0) return undefined;
   try {

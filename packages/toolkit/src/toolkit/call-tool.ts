@@ -1,3 +1,4 @@
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { LearningSearcher, ToolIndex } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import type { ProgressListener, Runner, RunResult } from '@toolplane/toolrun';
@@ -28,6 +29,28 @@ export interface ToolCallParts {
     call: NestedCall,
     fn: (onProgress: ProgressListener | undefined) => Promise<T>,
   ) => Promise<T>;
+  /** Whether the toolkit has been closed (`close()`, or its run's signal aborted). */
+  readonly closed: () => boolean;
+}
+
+/**
+ * A call whose server connection the toolkit's own `close()` ended is cancelled by the caller's
+ * side, not failed by a server that exited: `cancelled`, saying so, instead of `execution`.
+ */
+function closedInstead(error: unknown, id: string): unknown {
+  if (!ToolError.isInstance(error) || error.code !== 'execution') return error;
+  const { cause } = error;
+  if (!SdkError.isInstance(cause) || cause.code !== SdkErrorCode.ConnectionClosed) return error;
+  return new ToolError(
+    'cancelled',
+    `tool "${id}" was cancelled: the toolkit was closed while it ran`,
+    {
+      cause: error,
+      toolId: error.toolId,
+      backend: error.backend,
+      op: error.op,
+    },
+  );
 }
 
 /** Whether a call's resources name one by URI, which must be read before the call. */
@@ -117,7 +140,7 @@ export async function callToolIn(
       ? { ...result, mcpResult: parts.secrets.redactErrorResult(mcp) }
       : result;
   } catch (error) {
-    throw parts.secrets.redactError(error);
+    throw parts.secrets.redactError(parts.closed() ? closedInstead(error, id) : error);
   } finally {
     if (answerer !== undefined) parts.callAnswerers.delete(caller);
   }

@@ -1,5 +1,5 @@
 import type { ResourceTemplateType as McpResourceTemplate } from '@modelcontextprotocol/client';
-import type { Tool } from '@toolplane/toolmodel';
+import { ToolError, type Tool } from '@toolplane/toolmodel';
 import type { ConnectorState, SpokenEra } from '../connectors/connector.js';
 import type { ResourceInfo } from '../resources/resources.js';
 import type { ToolkitPrompt } from './options.js';
@@ -99,4 +99,24 @@ export interface ConnectorStatus {
   readonly era?: SpokenEra;
   /** Why it is not connected, when it is not. */
   readonly error?: string;
+}
+
+/**
+ * What `call` or `callTool` was handed: a key, an item of `lookup` or `list`, or (else) a
+ * definition, checked so that a wrong value fails with a code rather than deep inside.
+ *
+ * @throws {ToolError} `invalid_argument` for anything else.
+ */
+export function callTarget(target: unknown, method: string): 'key' | 'item' | 'definition' {
+  if (typeof target === 'string') return 'key';
+  if (typeof target === 'object' && target !== null) {
+    if ('type' in target) return 'item';
+    const { tool } = target as { tool?: unknown };
+    if (typeof tool === 'object' && tool !== null) return 'definition';
+  }
+  const got = target === null ? 'null' : Array.isArray(target) ? 'an array' : typeof target;
+  throw new ToolError(
+    'invalid_argument',
+    `${method} needs a key (ns:name, a name or a URI), an item of lookup or list, or a tool defined with defineTool; got ${got}`,
+  );
 }

@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import type { ToolkitConnector } from '../connectors/connector.js';
 import { checkLimit, checkOffset, decodeCursor, encodeCursor, type Source } from './sources.js';
 import type {
   ListError,
@@ -9,6 +10,8 @@ import type {
   ToolItem,
   ToolkitItem,
 } from './types.js';
+
+const ITEM_TYPES: ReadonlySet<unknown> = new Set(['tool', 'prompt', 'resource']);
 
 /**
  * Finds `key` in `sources` (in lookup order): `ns:name` or `ns.name`, `uri#ns`, a bare name, then
@@ -56,15 +59,50 @@ export async function lookupIn(
 }
 
 /**
- * One page of the items of `sources` that match `request`; `errors` (sources already known to be
- * down) gets those that fail to list too.
+ * The error of the connector that `key` (`ns:name` or `ns.name`) names when that connector is
+ * down: its tools are absent from lookup until it reconnects, but they are not missing, and a
+ * call by key then fails as `callTool` does.
+ */
+export function downFor(
+  connectorOf: (namespace: string) => ToolkitConnector | undefined,
+  key: unknown,
+): ToolError | undefined {
+  if (typeof key !== 'string') return undefined;
+  for (const separator of [':', '.']) {
+    const at = key.indexOf(separator);
+    const connector = at > 0 ? connectorOf(key.slice(0, at)) : undefined;
+    if (connector !== undefined && connector.client === undefined) return connector.unavailable();
+  }
+  return undefined;
+}
+
+/**
+ * One page of the items of `sources` that match `request`; the errors of `errorsOf` (sources
+ * already known to be down) get those that fail to list too.
+ *
+ * @throws {ToolError} `invalid_argument` for a request that is not an object, an unknown
+ * `type`, or a `limit` or `offset` out of range.
  */
 export async function listIn(
   allSources: readonly Source[],
-  errors: ListError[],
+  errorsOf: (namespace: string | undefined) => ListError[],
   request: ListRequest,
 ): Promise<ListResult> {
+  if (typeof request !== 'object' || (request as ListRequest | null) === null) {
+    throw new ToolError(
+      'invalid_argument',
+      'list takes an object: { type, namespace, name, limit }',
+    );
+  }
   const { namespace, type, name, signal } = request;
+  if (type !== undefined && !ITEM_TYPES.has(type)) {
+    // A misspelt type would otherwise list nothing, which reads as "there is nothing".
+    throw new ToolError(
+      'invalid_argument',
+      `type must be "tool", "prompt" or "resource", got ${typeof type === 'string' ? JSON.stringify(type) : typeof type}`,
+    );
+  }
+  const errors = errorsOf(namespace);
   const limit = checkLimit(request.limit);
   const offset =
     request.cursor === undefined ? checkOffset(request.offset) : decodeCursor(request.cursor);

@@ -42,7 +42,8 @@ import { answererOf, callPrompt, nested, type NestedCall } from './calling.js';
 import { callToolIn, type ToolCallParts } from './call-tool.js';
 import { completeIn } from './complete.js';
 import { Connectors } from '../connectors/registry.js';
-import { listIn, lookupIn } from './lookup.js';
+import { callTarget } from './items.js';
+import { downFor, listIn, lookupIn } from './lookup.js';
 import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './reading.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './types.js';
@@ -215,6 +216,7 @@ class ToolkitImpl implements Toolkit {
       callAnswerers: this.#callAnswerers,
       withResources: (given) => this.#withResources(given),
       nested: (given, call, fn) => this.#nested(given, call, fn),
+      closed: () => this.#closed,
     };
     this.#unsubscribeStore = options.store?.subscribe((change) => {
       this.#emit({
@@ -340,8 +342,7 @@ class ToolkitImpl implements Toolkit {
   }
 
   list(request: ListRequest = {}): Promise<ListResult> {
-    const errors = this.#connectors.listErrors(request.namespace);
-    return listIn(this.#sources(), errors, request);
+    return listIn(this.#sources(), (ns) => this.#connectors.listErrors(ns), request);
   }
 
   // -- searching ---------------------------------------------------------------------------
@@ -377,12 +378,17 @@ class ToolkitImpl implements Toolkit {
     options: CallOptions = {},
   ): Promise<CallResult | Resource | undefined> {
     const args = input as Record<string, unknown>;
+    const kind = callTarget(target, 'call');
     const item =
-      typeof target === 'string'
-        ? await this.lookup(target, options)
-        : 'type' in target
-          ? target
-          : this.#builtins.item(target);
+      kind === 'key'
+        ? await this.lookup(target as string, options).catch((error: unknown) => {
+            // A server that is down: its error (as callTool's), not `not_found`.
+            const down = downFor((ns) => this.#connectors.get(ns), target);
+            throw this.#secrets.redactError(down ?? error);
+          })
+        : kind === 'item'
+          ? (target as ToolkitItem)
+          : this.#builtins.item(target as DefinedTool);
     const resolved = await this.#withResources(options);
     const result = await this.#callItem(item, args, resolved);
     if (options.keep !== true || result === undefined) return result;
@@ -429,9 +435,10 @@ class ToolkitImpl implements Toolkit {
     const input = args as Record<string, unknown>;
     if (typeof target === 'string') return callToolIn(this.#callParts, target, input, options);
     // A definition this toolkit does not hold fails the returned promise, never synchronously.
-    return Promise.resolve(target).then((tool) =>
-      callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options),
-    );
+    return Promise.resolve(target).then((tool) => {
+      callTarget(tool, 'callTool');
+      return callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options);
+    });
   }
 
   /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */

@@ -235,7 +235,10 @@ export interface Toolkit {
   run(options?: { signal?: AbortSignal }): Promise<void>;
   /** Resolves once every connector has connected or failed its first attempt. */
   ready(options?: { signal?: AbortSignal }): Promise<void>;
-  /** Closes every connector (and ends their children). Idempotent. */
+  /**
+   * Closes every connector (and ends their children); MCP calls still in flight on them fail
+   * with `cancelled`. Idempotent.
+   */
   close(): Promise<void>;
   /**
    * Finds an item by key: `ns.name` or `ns:name`, `uri#ns`, a bare name (builtins, then
@@ -245,7 +248,12 @@ export interface Toolkit {
    * @throws {ToolError} `not_found`.
    */
   lookup(key: string, options?: { signal?: AbortSignal }): Promise<ToolkitItem>;
-  /** Lists items, filtered and paged; a source that is down is reported in `errors`. */
+  /**
+   * Lists items, filtered and paged; a source that is down is reported in `errors`.
+   *
+   * @throws {ToolError} `invalid_argument` for a request that is not an object, a `type` other
+   * than `tool`, `prompt` or `resource`, or a `limit` or `offset` out of range.
+   */
   list(request?: ListRequest): Promise<ListResult>;
   /**
    * Calls a builtin tool by its definition, typed: `input` as its input schema takes it, and the
@@ -266,7 +274,10 @@ export interface Toolkit {
    * carrying the answer itself as `structured` ({@link CallResult}); `undefined` when there is
    * none.
    *
-   * @throws {ToolError} `not_found`, `no_delegate`, `call_depth_exceeded`, and the runner's codes.
+   * @throws {ToolError} `invalid_argument` for a target that is not a key, an item or a
+   * definition, `not_found`, `connector_unavailable` (or `unauthorized`) for `ns:name` or
+   * `ns.name` when the server `ns` is not connected (as {@link Toolkit.callTool}),
+   * `no_delegate`, `call_depth_exceeded`, and the runner's codes.
    */
   call(
     target: string | ToolkitItem,

@@ -23,6 +23,11 @@ describe('calling a tool that is not listed', () => {
       const error = await toolkit.callTool('down:anything').catch((e: unknown) => e);
       expect(ToolError.isInstance(error) && error.code).toBe('connector_unavailable');
       expect((error as Error).message).toMatch(/MCP server "down" is not connected \(failed/);
+      // A call by key the same: `ns:name` and `ns.name` alike.
+      for (const key of ['down:anything', 'down.anything']) {
+        const byKey = await toolkit.call(key).catch((e: unknown) => e);
+        expect(ToolError.isInstance(byKey) && byKey.code).toBe('connector_unavailable');
+      }
     } finally {
       await stop();
     }
@@ -39,5 +44,16 @@ describe('calling a tool that is not listed', () => {
     } finally {
       await stop();
     }
+  });
+
+  it("gets the server's state by key once the toolkit is closed", async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    const { stop } = await runToolkit(toolkit);
+    await stop();
+    const byKey = await toolkit.call('fx:echo', { text: 'hi' }).catch((e: unknown) => e);
+    const byId = await toolkit.callTool('fx:echo', { text: 'hi' }).catch((e: unknown) => e);
+    expect(ToolError.isInstance(byKey) && byKey.code).toBe('connector_unavailable');
+    expect(ToolError.isInstance(byId) && byId.code).toBe('connector_unavailable');
   });
 });

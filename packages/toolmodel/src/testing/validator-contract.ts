@@ -319,6 +319,24 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
     });
 
     describe('hostile schemas and values', () => {
+      it('throws invalid_schema for a schema that is not an object or a boolean', () => {
+        for (const schema of [null, undefined, 42, 'object']) {
+          const tool = { name: 't', inputSchema: schema } as unknown as Tool;
+          expect(errorCodeOf(() => create().validate(schema as unknown as JsonSchema, {}))).toBe(
+            'invalid_schema',
+          );
+          expect(errorCodeOf(() => create().validateInput(tool, {}))).toBe('invalid_schema');
+        }
+      });
+
+      it('throws invalid_tool for a tool that is not an object', () => {
+        for (const tool of [null, undefined, 'tool']) {
+          const given = tool as unknown as Tool;
+          expect(errorCodeOf(() => create().validateInput(given, {}))).toBe('invalid_tool');
+          expect(errorCodeOf(() => create().validateOutput(given, {}))).toBe('invalid_tool');
+        }
+      });
+
       it.each([
         ['a self-reference', { $ref: '#' }],
         [

@@ -2,6 +2,7 @@
 // structured result, stopping at the first failure with what completed before it.
 import { ToolError } from '@toolplane/toolmodel';
 import { abortError, ChainError, toToolError } from '../errors.js';
+import { checkRunOptions } from '../middleware/options.js';
 import type { RunOptions, RunResult } from '../types.js';
 import type { ChainResult, ChainStep, RunChainOptions } from './types.js';
 
@@ -20,6 +21,17 @@ export async function runSteps(
   if (!Array.isArray(steps) || steps.length === 0) {
     throw new ToolError('invalid_argument', 'runChain needs at least one step');
   }
+  checkRunOptions(options, 'runChain');
+  // Every step is checked before the first runs, so a bad one never leaves the chain half done.
+  steps.forEach((step: unknown, index) => {
+    const toolId = (step as { toolId?: unknown } | null)?.toolId;
+    if (typeof step !== 'object' || typeof toolId !== 'string') {
+      throw new ToolError(
+        'invalid_argument',
+        `runChain step ${index} must be an object with a toolId string ({ toolId, args?, usePrevious? })`,
+      );
+    }
+  });
   const { signal, onProgress } = options;
   const results: RunResult[] = [];
   let previous: unknown;

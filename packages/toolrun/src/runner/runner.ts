@@ -10,6 +10,7 @@ import {
 } from '@toolplane/toolmodel';
 import { withArgumentHints } from '../argument-hints.js';
 import { abortError, isExecutionCode, toToolError } from '../errors.js';
+import { checkRunOptions } from '../middleware/options.js';
 import type {
   Invoke,
   Middleware,
@@ -149,13 +150,16 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     // A backend's own ToolError that names no tool yet (the MCP executor's, for one) is this
     // call's error: it gets the call's context instead of a wrapper, so what it carries as
     // `cause` (an `isError` result, an McpError) stays one level down, as McpExecutor documents.
+    // The MCP executor's `invalid_argument` (arguments with no JSON text, a v1 client) is the
+    // caller's mistake, not the tool's failure, so it keeps its code too.
     if (
       ToolError.isInstance(error) &&
       error.name === 'ToolError' &&
       error.toolId === undefined &&
       error.backend === undefined &&
       error.op === undefined &&
-      isExecutionCode(error.code)
+      (isExecutionCode(error.code) ||
+        (error.code === 'invalid_argument' && call.backend.kind === 'mcp'))
     ) {
       const adopted = new ToolError(error.code, error.message, {
         ...context,
@@ -268,6 +272,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         op: 'resolve',
       });
     }
+    checkRunOptions(options, 'run');
     const signal = options?.signal;
     if (signal?.aborted === true) throw abortError(signal, { toolId: id, op: 'resolve' });
     let resolved: MaybePromise<Resolved>;

@@ -2,6 +2,7 @@
 // ending in one `done` or `error` event. A consumer that stops reading cancels the run.
 import { followSignal, ToolError } from '@toolplane/toolmodel';
 import { toToolError } from '../errors.js';
+import { checkRunOptions } from '../middleware/options.js';
 import type { RunOptions, RunResult, RunStreamOptions, StreamEvent } from '../types.js';
 import type { MaybePromise } from './types.js';
 
@@ -23,6 +24,13 @@ export async function* streamRun(
   args: unknown,
   options: RunStreamOptions,
 ): AsyncGenerator<StreamEvent, void, undefined> {
+  const toolId = typeof id === 'string' ? id : String(id);
+  try {
+    checkRunOptions(options, 'runStream');
+  } catch (error) {
+    yield { type: 'error', toolId, error: error as ToolError };
+    return;
+  }
   const { controller, unlink } = followSignal(options.signal);
 
   const queue: StreamEvent[] = [];
@@ -34,7 +42,6 @@ export async function* streamRun(
     wake = undefined;
     waiting?.();
   };
-  const toolId = typeof id === 'string' ? id : String(id);
   const runOptions: RunOptions = {
     signal: controller.signal,
     meta: options.meta,

@@ -82,6 +82,8 @@ export interface Runner {
    * @throws {ToolError} `invalid_tool_id`, `tool_not_found`, `no_backends`, `validation` (with
    * `errors`), `execution`, `output_validation`, `cancelled`, and what middleware adds
    * (`timeout`, `rate_limited`, `circuit_open`); each with `toolId`, `backend` and `op`.
+   * `invalid_argument` for options that are not an object, a `signal` that is not an
+   * `AbortSignal` or an `onProgress` that is not a function, before anything runs.
    */
   run(toolId: string, args?: unknown, options?: RunOptions): Promise<RunResult>;
   /**
@@ -96,6 +98,8 @@ export interface Runner {
    *
    * @throws {ChainError} the failing step's code, with `stepIndex` and the completed `steps`;
    * `cancelled` when the signal aborts between steps.
+   * @throws {ToolError} `invalid_argument`, before any step runs, for no steps, a step without
+   * a string `toolId`, or options as {@link Runner.run} refuses them.
    */
   runChain(steps: readonly ChainStep[], options?: RunChainOptions): Promise<ChainResult>;
 }
