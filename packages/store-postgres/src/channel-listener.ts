@@ -42,7 +42,7 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
   let client: PoolClient | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
-  let again = false;
+  let asked = 0;
   // A failure to listen is told once, until listening works again.
   let told = false;
 
@@ -68,14 +68,13 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
     reconnect();
   };
   const catchUp = (): void => {
-    if (running) {
-      again = true;
-      return;
-    }
+    asked++;
+    if (running) return;
     running = true;
     void (async () => {
-      do {
-        again = false;
+      // A notification during a catch-up asks for one more, which reads it.
+      for (let done = 0; done < asked;) {
+        done = asked;
         const db = client;
         if (db === undefined || closed) break;
         try {
@@ -84,7 +83,7 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
           drop(db, error, `${who} could not read what it missed`);
           break;
         }
-      } while (again);
+      }
       running = false;
     })();
   };

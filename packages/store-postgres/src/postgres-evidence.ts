@@ -16,6 +16,8 @@ export type PostgresEvidenceStoreOptions = SearchTableOptions & {
 
 /** An {@link EvidenceStore} in PostgreSQL, with {@link PostgresEvidenceStore.close}. */
 export interface PostgresEvidenceStore extends EvidenceStore {
+  add: NonNullable<EvidenceStore['add']>;
+  onForget: NonNullable<EvidenceStore['onForget']>;
   /** Stops listening and ends the pool it created (a pool you passed stays open). */
   close(): Promise<void>;
 }

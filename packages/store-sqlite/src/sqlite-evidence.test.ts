@@ -8,6 +8,14 @@ const temp = useTempDb('store-sqlite-evidence-');
 const freshPath = (): string => temp.fresh();
 const storeAt = (path: string): SqliteEvidenceStore =>
   temp.track(createSqliteEvidenceStore({ path }));
+const doc = {
+  id: 'billing:create_refund',
+  name: 'create_refund',
+  namespace: 'billing',
+  title: undefined,
+  description: 'Refund a charge.',
+  tags: [],
+};
 
 describe('createSqliteEvidenceStore', () => {
   it('keeps rows across connections, newest write of a row winning', async () => {
@@ -35,14 +43,6 @@ describe('createSqliteEvidenceStore', () => {
 
   it('lets a restarted learning searcher rank by evidence recorded before', async () => {
     const path = freshPath();
-    const doc = {
-      id: 'billing:create_refund',
-      name: 'create_refund',
-      namespace: 'billing',
-      title: undefined,
-      description: 'Refund a charge.',
-      tags: [],
-    };
     const before = createLearningSearcher({ store: storeAt(path) });
     before.upsert(doc);
     before.observeSearch('s1', 'undo the purchase', ['billing:create_refund']);
@@ -68,16 +68,16 @@ describe('createSqliteEvidenceStore', () => {
       new Promise<void>((resolve) => {
         told = resolve;
       });
-    first.onForget?.((forget) => heard.first.push(forget.toolId));
-    second.onForget?.((forget) => {
+    first.onForget((forget) => heard.first.push(forget.toolId));
+    second.onForget((forget) => {
       heard.second.push(forget.toolId);
       told();
     });
     const row = { toolId: 'billing:refund', term: 'undo', weight: 4, updatedAt: 0 };
-    await first.add?.([row], { halfLifeMs: 10 });
-    await second.add?.([{ ...row, weight: 1, updatedAt: 20 }], { halfLifeMs: 10 });
+    await first.add([row], { halfLifeMs: 10 });
+    await second.add([{ ...row, weight: 1, updatedAt: 20 }], { halfLifeMs: 10 });
     expect(await first.load()).toEqual([{ ...row, weight: 2, updatedAt: 20 }]);
-    await expect(second.add?.([row], { halfLifeMs: 0 })).rejects.toMatchObject({
+    await expect(second.add([row], { halfLifeMs: 0 })).rejects.toMatchObject({
       code: 'invalid_argument',
     });
     // Each hears its own forget as it commits, the other's from the file.
@@ -97,14 +97,6 @@ describe('createSqliteEvidenceStore', () => {
 
   it('stops a second process ranking by forgotten evidence, and never writes it back', async () => {
     const path = freshPath();
-    const doc = {
-      id: 'billing:create_refund',
-      name: 'create_refund',
-      namespace: 'billing',
-      title: undefined,
-      description: 'Refund a charge.',
-      tags: [],
-    };
     const first = createLearningSearcher({ store: storeAt(path) });
     const secondStore = storeAt(path);
     const second = createLearningSearcher({ store: secondStore });
@@ -119,7 +111,7 @@ describe('createSqliteEvidenceStore', () => {
 
     // Heard after the searcher, which subscribed first: by then it has dropped the evidence.
     const heard = new Promise<void>((resolve) => {
-      secondStore.onForget?.(() => {
+      secondStore.onForget(() => {
         resolve();
       });
     });

@@ -57,6 +57,8 @@ export function settle<T>(what: string, work: () => T): Promise<T> {
 
 /** An {@link EvidenceStore} on SQLite, with {@link SqliteEvidenceStore.close}. */
 export interface SqliteEvidenceStore extends EvidenceStore {
+  add: NonNullable<EvidenceStore['add']>;
+  onForget: NonNullable<EvidenceStore['onForget']>;
   close(): void;
 }
 

@@ -221,7 +221,11 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
 
   // A forget made anywhere on the store (another process, another instance of the fleet) clears
   // it here too. Heard before the load starts, so none made meanwhile is missed.
-  if (store !== undefined && learn) store.onForget?.((forget) => clear(forget.toolId));
+  if (store !== undefined && learn) {
+    store.onForget?.((forget) => {
+      clear(forget.toolId);
+    });
+  }
 
   const ready: Promise<void> = !loading
     ? Promise.resolve()

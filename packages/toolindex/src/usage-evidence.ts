@@ -99,17 +99,15 @@ export function createMemoryEvidenceStore(): EvidenceStore {
       for (const row of saved) rows.set(key(row.toolId, row.term), { ...row });
       return Promise.resolve();
     },
-    add: (added, { halfLifeMs }) => {
-      try {
+    // A throw in the executor (a bad halfLifeMs) is the promise's rejection.
+    add: (added, { halfLifeMs }) =>
+      new Promise<void>((resolve) => {
         for (const row of added) {
           const k = key(row.toolId, row.term);
           rows.set(k, addEvidence(rows.get(k), row, halfLifeMs));
         }
-        return Promise.resolve();
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    },
+        resolve();
+      }),
     remove: (removed) => {
       for (const row of removed) rows.delete(key(row.toolId, row.term));
       return Promise.resolve();
