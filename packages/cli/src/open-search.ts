@@ -88,7 +88,7 @@ export async function openSearch(
     if (!search.learn) {
       return { searcher: inner, warm: warmVectors, close: () => closeAll(opened) };
     }
-    const evidence = await family.evidenceStore();
+    const evidence = await family.evidenceStore({ onError });
     opened.push(evidence);
     const learner = createLearningSearcher({ searcher: inner, store: evidence, onError });
     let closed: Promise<void> | undefined;

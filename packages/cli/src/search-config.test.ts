@@ -8,7 +8,7 @@ import {
   startEmbeddingsServer,
   type EmbeddingsServer,
 } from '@toolplane/fixtures';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   binCommand,
   json,
@@ -267,5 +267,52 @@ describe('search.learn', () => {
     expect(forgot.stdout + forgot.stderr).toMatch(/forgot \d+ learned terms? of builtin:time_now/);
     ({ url } = await serve(config));
     expect(await session(url, (client) => ranked(client, query))).toEqual(before);
+  }, 60_000);
+
+  it('drops what a running gateway learned when `search forget` runs beside it, for good', async () => {
+    const config = await writeConfig('forget-live.json', {
+      mode: 'search',
+      store: { sqlite: 'forget-live.db' },
+    });
+    const query = 'what is the date';
+    const { url } = await serve(config);
+    const before = await session(url, (client) => ranked(client, query));
+    const learn = () =>
+      session(url, async (client) => {
+        await ranked(client, query);
+        await client.callTool({
+          name: 'call_tool',
+          arguments: { id: 'builtin:time_now', arguments: {} },
+        });
+      });
+    for (let i = 0; i < 3; i++) await learn();
+    expect((await session(url, (client) => ranked(client, query)))[0]).toBe('builtin:time_now');
+
+    const forgot = await runInProcess(['--config', config, 'search', 'forget'], {
+      cwd: tempDir(),
+    });
+    expect(forgot.code).toBe(0);
+    // The running gateway hears it from the file: its ranking is search's own again.
+    await vi.waitFor(
+      async () => {
+        expect(await session(url, (client) => ranked(client, query))).toEqual(before);
+      },
+      { timeout: 10_000, interval: 200 },
+    );
+    // Its next learned use is one observation: the three forgotten are not written back.
+    await learn();
+    const evidence = await storeFamily({
+      kind: 'sqlite',
+      path: join(tempDir(), 'forget-live.db'),
+    }).evidenceStore();
+    try {
+      await vi.waitFor(async () => {
+        expect((await evidence.load()).length).toBeGreaterThan(0);
+      });
+      const weights = (await evidence.load()).map((row) => Math.round(row.weight * 1000) / 1000);
+      expect(weights).toEqual(weights.map(() => 1));
+    } finally {
+      await evidence.close?.();
+    }
   }, 60_000);
 });

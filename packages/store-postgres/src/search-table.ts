@@ -1,4 +1,4 @@
-import { escapeIdentifier } from 'pg';
+import { escapeIdentifier, type Pool } from 'pg';
 import { checkConnection, ownPool } from './connection-options.js';
 import type { PostgresConnection } from './postgres-store.js';
 import { underSchemaLock } from './migrations.js';
@@ -22,6 +22,12 @@ export interface SearchTable {
   ) => Promise<R[]>;
   /** Ends the pool it created (a pool passed in stays open). */
   readonly close: () => Promise<void>;
+  /** The pool the table is reached through. */
+  readonly pool: Pool;
+  /** The schema's name, unquoted. */
+  readonly schema: string;
+  /** What error messages mask (the connection string). */
+  readonly secrets: readonly string[];
 }
 
 /**
@@ -38,6 +44,8 @@ export async function openSearchTable(
     readonly noun: string;
     readonly columns: string;
     readonly opener: string;
+    /** Tables of its own beside it (name and columns), created with it when missing. */
+    readonly beside?: readonly { readonly name: string; readonly columns: string }[];
   },
 ): Promise<SearchTable> {
   const schema = checkConnection(options, spec.opener);
@@ -54,17 +62,23 @@ export async function openSearchTable(
       throw asStoreError(error, `cannot ${what} ${spec.noun}`, { secrets });
     }
   };
+  const tables = [{ name: spec.name, columns: spec.columns }, ...(spec.beside ?? [])].map(
+    ({ name, columns }) => ({ name: `${escapeIdentifier(schema)}.${name}`, columns }),
+  );
   try {
-    // The common case, a table already there, costs one read and takes no lock.
+    // The common case, the tables already there, costs one read and takes no lock. The last is
+    // looked for: a table added beside an older one is created then.
     const [found] = await query<{ found: string | null }>(
       'look for the table of',
       'SELECT to_regclass($1) AS found',
-      [table],
+      [tables.at(-1)?.name],
     );
     if ((found?.found ?? null) === null) {
       await underSchemaLock(pool, schema, async (client) => {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)}`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${spec.columns})`);
+        for (const each of tables) {
+          await client.query(`CREATE TABLE IF NOT EXISTS ${each.name} (${each.columns})`);
+        }
       }).catch((error: unknown) => {
         throw asStoreError(error, `cannot create the table of ${spec.noun}`, { secrets });
       });
@@ -73,5 +87,5 @@ export async function openSearchTable(
     await close();
     throw error;
   }
-  return { table, query, close };
+  return { table, query, close, pool, schema, secrets };
 }

@@ -1,5 +1,5 @@
 import { createLearningSearcher } from '@toolplane/toolindex';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSqliteEvidenceStore, type SqliteEvidenceStore } from './sqlite-evidence.js';
 import { createSqliteVectorCache } from './sqlite-vectors.js';
 import { useTempDb } from './temp-db.fixture.js';
@@ -8,6 +8,14 @@ const temp = useTempDb('store-sqlite-evidence-');
 const freshPath = (): string => temp.fresh();
 const storeAt = (path: string): SqliteEvidenceStore =>
   temp.track(createSqliteEvidenceStore({ path }));
+const doc = {
+  id: 'billing:create_refund',
+  name: 'create_refund',
+  namespace: 'billing',
+  title: undefined,
+  description: 'Refund a charge.',
+  tags: [],
+};
 
 describe('createSqliteEvidenceStore', () => {
   it('keeps rows across connections, newest write of a row winning', async () => {
@@ -35,14 +43,6 @@ describe('createSqliteEvidenceStore', () => {
 
   it('lets a restarted learning searcher rank by evidence recorded before', async () => {
     const path = freshPath();
-    const doc = {
-      id: 'billing:create_refund',
-      name: 'create_refund',
-      namespace: 'billing',
-      title: undefined,
-      description: 'Refund a charge.',
-      tags: [],
-    };
     const before = createLearningSearcher({ store: storeAt(path) });
     before.upsert(doc);
     before.observeSearch('s1', 'undo the purchase', ['billing:create_refund']);
@@ -56,6 +56,73 @@ describe('createSqliteEvidenceStore', () => {
     expect(hits.map((hit) => hit.id)).toEqual(['billing:create_refund']);
     await after.forget();
     expect(await storeAt(path).load()).toEqual([]);
+  });
+
+  it('adds observations to the rows kept, and tells every connection of a forget once', async () => {
+    const path = freshPath();
+    const first = storeAt(path);
+    const second = storeAt(path);
+    const heard = { first: [] as (string | undefined)[], second: [] as (string | undefined)[] };
+    let told = (): void => undefined;
+    const next = () =>
+      new Promise<void>((resolve) => {
+        told = resolve;
+      });
+    first.onForget((forget) => heard.first.push(forget.toolId));
+    second.onForget((forget) => {
+      heard.second.push(forget.toolId);
+      told();
+    });
+    const row = { toolId: 'billing:refund', term: 'undo', weight: 4, updatedAt: 0 };
+    await first.add([row], { halfLifeMs: 10 });
+    await second.add([{ ...row, weight: 1, updatedAt: 20 }], { halfLifeMs: 10 });
+    expect(await first.load()).toEqual([{ ...row, weight: 2, updatedAt: 20 }]);
+    await expect(second.add([row], { halfLifeMs: 0 })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+    // Each hears its own forget as it commits, the other's from the file.
+    let heardBySecond = next();
+    await first.forget('billing:refund');
+    expect(heard.first).toEqual(['billing:refund']);
+    await heardBySecond;
+    expect(heard.second).toEqual(['billing:refund']);
+    heardBySecond = next();
+    await second.forget();
+    await heardBySecond;
+    expect(heard.second).toEqual(['billing:refund', undefined]);
+    await vi.waitFor(() => {
+      expect(heard.first).toEqual(['billing:refund', undefined]);
+    }, 10_000);
+  });
+
+  it('stops a second process ranking by forgotten evidence, and never writes it back', async () => {
+    const path = freshPath();
+    const first = createLearningSearcher({ store: storeAt(path) });
+    const secondStore = storeAt(path);
+    const second = createLearningSearcher({ store: secondStore });
+    first.upsert(doc);
+    second.upsert(doc);
+    await second.ready;
+    for (let i = 0; i < 3; i++) second.record('undo a purchase', 'billing:create_refund');
+    await second.flush();
+    const ranked = async () =>
+      (await second.search({ text: 'undo the purchase', limit: 5 })).map((hit) => hit.id);
+    expect(await ranked()).toEqual(['billing:create_refund']);
+
+    // Heard after the searcher, which subscribed first: by then it has dropped the evidence.
+    const heard = new Promise<void>((resolve) => {
+      secondStore.onForget(() => {
+        resolve();
+      });
+    });
+    await first.forget('billing:create_refund');
+    await heard;
+    expect(await ranked()).toEqual([]);
+    second.record('undo a purchase', 'billing:create_refund');
+    await second.flush();
+    const rows = await storeAt(path).load();
+    expect(rows.map((row) => row.weight)).toEqual(rows.map(() => 1));
+    expect(rows.length).toBeGreaterThan(0);
   });
 
   it('rejects a load whose signal is aborted, and fails to open a directory', async () => {

@@ -1,10 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { EvidenceStore, UsageEvidence } from '@toolplane/toolindex';
+import {
+  addEvidence,
+  type EvidenceForget,
+  type EvidenceStore,
+  type UsageEvidence,
+} from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import Database from 'better-sqlite3';
 import { DEFAULT_SQLITE_PATH } from './sqlite-store.js';
-import { asStoreError } from './store-calls.js';
+import { asStoreError, watchDataVersion } from './store-calls.js';
 
 /** Options for {@link createSqliteEvidenceStore}. */
 export interface SqliteEvidenceStoreOptions {
@@ -12,6 +18,11 @@ export interface SqliteEvidenceStoreOptions {
   readonly path?: string;
   /** How long a write waits for another writer's lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number;
+  /**
+   * How often, while someone listens for forgets ({@link EvidenceStore.onForget}), the file is
+   * checked for other processes' forgets. Default 250 ms.
+   */
+  readonly pollIntervalMs?: number;
 }
 
 /**
@@ -46,17 +57,26 @@ export function settle<T>(what: string, work: () => T): Promise<T> {
 
 /** An {@link EvidenceStore} on SQLite, with {@link SqliteEvidenceStore.close}. */
 export interface SqliteEvidenceStore extends EvidenceStore {
+  add: NonNullable<EvidenceStore['add']>;
+  onForget: NonNullable<EvidenceStore['onForget']>;
   close(): void;
 }
 
-// Its own table, created when missing: evidence is a cache of use that can be dropped at any
-// time, so it stays out of the store's versioned schema.
+// Its own tables, created when missing: evidence is a cache of use that can be dropped at any
+// time, so it stays out of the store's versioned schema. Each forget leaves a mark (its scope:
+// `*` for every tool, `tool:<id>` for one; a forget of all replaces the others) with a rising
+// sequence number, which is how other processes on the file hear of it.
 const SCHEMA = `CREATE TABLE IF NOT EXISTS search_evidence (
   tool_id TEXT NOT NULL,
   term TEXT NOT NULL,
   weight REAL NOT NULL,
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (tool_id, term)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS search_evidence_forgets (
+  scope TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  writer TEXT NOT NULL
 ) WITHOUT ROWID`;
 
 interface Row {
@@ -66,11 +86,22 @@ interface Row {
   updated_at: number;
 }
 
+interface Mark {
+  scope: string;
+  seq: number;
+  writer: string;
+}
+
+const ALL = '*';
+const TOOL = 'tool:';
+
 /**
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
  * `search_evidence` table of a SQLite file, so it outlives restarts and is shared by every
- * process using the file. A row is replaced only by a newer one, so two processes recording at
- * once keep the latest evidence.
+ * process using the file. A row is replaced only by a newer one; `add` sums, so two processes
+ * recording at once both count. A forget in any process reaches every process listening on the
+ * file ({@link EvidenceStore.onForget}): while someone listens, the file is polled
+ * (`PRAGMA data_version`, a read of one page) every `pollIntervalMs`.
  *
  * @throws {ToolError} `store_error` when the file cannot be opened; its methods reject with
  * `store_error` when SQLite fails and `cancelled` when a load's signal is aborted.
@@ -89,16 +120,84 @@ export function createSqliteEvidenceStore(
     remove: db.prepare<[string, string]>(
       'DELETE FROM search_evidence WHERE tool_id = ? AND term = ?',
     ),
+    one: db.prepare<[string, string], Row>(
+      'SELECT tool_id, term, weight, updated_at FROM search_evidence WHERE tool_id = ? AND term = ?',
+    ),
+    replace: db.prepare<[string, string, number, number]>(
+      `INSERT OR REPLACE INTO search_evidence (tool_id, term, weight, updated_at)
+       VALUES (?, ?, ?, ?)`,
+    ),
     forgetTool: db.prepare<[string]>('DELETE FROM search_evidence WHERE tool_id = ?'),
     forgetAll: db.prepare('DELETE FROM search_evidence'),
+    lastMark: db.prepare<[], { seq: number }>(
+      'SELECT coalesce(max(seq), 0) AS seq FROM search_evidence_forgets',
+    ),
+    marksAfter: db.prepare<[number], Mark>(
+      'SELECT scope, seq, writer FROM search_evidence_forgets WHERE seq > ? ORDER BY seq',
+    ),
+    dropMarks: db.prepare('DELETE FROM search_evidence_forgets'),
+    mark: db.prepare<[string, number, string]>(
+      'INSERT OR REPLACE INTO search_evidence_forgets (scope, seq, writer) VALUES (?, ?, ?)',
+    ),
   };
+  const instance = randomUUID();
   const run = <T>(what: string, work: () => T): Promise<T> =>
     settle(`${what} search evidence`, work);
   const saveAll = db.transaction((rows: readonly UsageEvidence[]) => {
     for (const row of rows) sql.put.run(row.toolId, row.term, row.weight, row.updatedAt);
   });
+  const addAll = db.transaction((rows: readonly UsageEvidence[], halfLifeMs: number) => {
+    for (const row of rows) {
+      const kept = sql.one.get(row.toolId, row.term);
+      const sum = addEvidence(
+        kept === undefined
+          ? undefined
+          : {
+              toolId: kept.tool_id,
+              term: kept.term,
+              weight: kept.weight,
+              updatedAt: kept.updated_at,
+            },
+        row,
+        halfLifeMs,
+      );
+      sql.replace.run(sum.toolId, sum.term, sum.weight, sum.updatedAt);
+    }
+  });
   const removeAll = db.transaction((rows: readonly Pick<UsageEvidence, 'toolId' | 'term'>[]) => {
     for (const row of rows) sql.remove.run(row.toolId, row.term);
+  });
+  const forget = db.transaction((toolId: string | undefined) => {
+    const seq = (sql.lastMark.get()?.seq ?? 0) + 1;
+    if (toolId === undefined) {
+      sql.forgetAll.run();
+      sql.dropMarks.run();
+      sql.mark.run(ALL, seq, instance);
+    } else {
+      sql.forgetTool.run(toolId);
+      sql.mark.run(`${TOOL}${toolId}`, seq, instance);
+    }
+  });
+
+  const listeners = new Set<(forget: EvidenceForget) => void>();
+  const tell = (heard: EvidenceForget): void => {
+    for (const listener of [...listeners]) listener(heard);
+  };
+  let seen = 0;
+  const watch = watchDataVersion(db, {
+    intervalMs: options.pollIntervalMs ?? 250,
+    start: () => {
+      seen = sql.lastMark.get()?.seq ?? 0;
+    },
+    changed: () => {
+      for (const mark of sql.marksAfter.all(seen)) {
+        seen = mark.seq;
+        // This process's own forgets were told as they committed.
+        if (mark.writer === instance) continue;
+        tell({ toolId: mark.scope === ALL ? undefined : mark.scope.slice(TOOL.length) });
+      }
+    },
+    what: 'watching the SQLite evidence store for forgets failed',
   });
   return {
     load: (loadOptions = {}) => {
@@ -122,12 +221,26 @@ export function createSqliteEvidenceStore(
       run('remove', () => {
         removeAll(rows);
       }),
+    add: (rows, addOptions) =>
+      run('add', () => {
+        addAll.immediate(rows, addOptions.halfLifeMs);
+      }),
     forget: (toolId) =>
       run('forget', () => {
-        if (toolId === undefined) sql.forgetAll.run();
-        else sql.forgetTool.run(toolId);
+        forget.immediate(toolId);
+        tell({ toolId });
       }),
+    onForget: (listener) => {
+      listeners.add(listener);
+      const unwatch = watch.add();
+      return () => {
+        listeners.delete(listener);
+        unwatch();
+      };
+    },
     close: () => {
+      watch.close();
+      listeners.clear();
       db.close();
     },
   };

@@ -215,6 +215,58 @@ describe('createLearningSearcher', () => {
     expect(await ids(second, 'undo purchase')).toEqual([]);
   });
 
+  it('drops evidence another searcher forgot, and never writes the forgotten weight back', async () => {
+    const store = createMemoryEvidenceStore();
+    const first = withTools(createLearningSearcher({ store }));
+    const second = withTools(createLearningSearcher({ store }));
+    await second.ready;
+    for (let i = 0; i < 3; i++) second.record('undo purchase', 'billing:create_refund');
+    await second.flush();
+    expect((await ids(second, 'undo purchase'))[0]).toBe('billing:create_refund');
+    await first.forget('billing:create_refund');
+    expect(await ids(second, 'undo purchase')).toEqual([]);
+    // Its next learned use is one observation, not the three forgotten plus one.
+    second.record('undo purchase', 'billing:create_refund');
+    await second.flush();
+    expect((await store.load()).map((row) => row.weight)).toEqual([1, 1, 1]);
+  });
+
+  it('adds only new observations to a store that adds, so a forget it has not heard holds', async () => {
+    const store = createMemoryEvidenceStore();
+    // A store of another fleet instance: it shares the rows but not the forget listeners.
+    const deaf: EvidenceStore = { ...store, onForget: undefined };
+    const learner = withTools(createLearningSearcher({ store: deaf }));
+    learner.record('undo purchase', 'billing:create_refund');
+    learner.record('undo purchase', 'billing:create_refund');
+    await learner.flush();
+    expect((await store.load()).map((row) => row.weight)).toEqual([2, 2, 2]);
+    await store.forget();
+    learner.record('undo purchase', 'billing:create_refund');
+    await learner.flush();
+    expect((await store.load()).map((row) => row.weight)).toEqual([1, 1, 1]);
+  });
+
+  it('keeps out of memory what was forgotten while the store was loading', async () => {
+    const store = createMemoryEvidenceStore();
+    await store.save([{ toolId: 'billing:create_refund', term: 'undo', weight: 5, updatedAt: 1 }]);
+    let release = (): void => undefined;
+    const held: EvidenceStore = {
+      ...store,
+      load: async () => {
+        const rows = await store.load();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return rows;
+      },
+    };
+    const learner = withTools(createLearningSearcher({ store: held }));
+    await store.forget('billing:create_refund');
+    release();
+    await learner.ready;
+    expect(await ids(learner, 'undo')).toEqual([]);
+  });
+
   it('honours namespace filters for tools found by evidence alone', async () => {
     const searcher = withTools(createLearningSearcher());
     searcher.record('undo purchase', 'billing:create_refund');
@@ -276,6 +328,27 @@ describe('createMemoryEvidenceStore', () => {
     expect((await store.load()).map((row) => row.toolId)).toEqual(['b:y']);
     await store.forget();
     expect(await store.load()).toEqual([]);
+  });
+
+  it('adds rows to the kept ones, each decayed to the later time, and tells its forgets', async () => {
+    const store = createMemoryEvidenceStore();
+    const heard: (string | undefined)[] = [];
+    const unsubscribe = store.onForget?.((forget) => heard.push(forget.toolId));
+    await store.add?.([{ toolId: 'a:x', term: 'one', weight: 4, updatedAt: 0 }], {
+      halfLifeMs: 10,
+    });
+    await store.add?.([{ toolId: 'a:x', term: 'one', weight: 1, updatedAt: 20 }], {
+      halfLifeMs: 10,
+    });
+    expect(await store.load()).toEqual([{ toolId: 'a:x', term: 'one', weight: 2, updatedAt: 20 }]);
+    await expect(
+      store.add?.([{ toolId: 'a:x', term: 'one', weight: 1, updatedAt: 20 }], { halfLifeMs: 0 }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
+    await store.forget('a:x');
+    await store.forget();
+    unsubscribe?.();
+    await store.forget();
+    expect(heard).toEqual(['a:x', undefined]);
   });
 
   it('rejects a load whose signal is aborted', async () => {

@@ -64,7 +64,10 @@ export interface LearningSearcher extends Searcher {
    * characters) led to `toolId`.
    */
   record(query: string, toolId: string): void;
-  /** Drops the evidence of `toolId`, or all of it, here and in the store. */
+  /**
+   * Drops the evidence of `toolId`, or all of it, here and in the store. Every other searcher
+   * on a store that tells forgets ({@link EvidenceStore.onForget}) drops it from memory too.
+   */
   forget(toolId?: string): Promise<void>;
   /** Settles once the store's evidence is loaded (searches before then use what is known). */
   readonly ready: Promise<void>;
@@ -134,7 +137,9 @@ export function isLearningSearcher(searcher: Searcher): searcher is LearningSear
  * (its share of the term's evidence, weighted by how much evidence the term has) as an extra
  * field, so a tool people reach with words its description lacks rises, and can enter the
  * results although the words never match it. Evidence is written to an optional
- * {@link EvidenceStore} without waiting, and loaded from it at start without blocking.
+ * {@link EvidenceStore} without waiting (as new observations added to the store's, when it
+ * offers {@link EvidenceStore.add}), and loaded from it at start without blocking; a forget the
+ * store tells of ({@link EvidenceStore.onForget}) clears that evidence here too.
  *
  * @throws {ToolError} `invalid_argument` for an option out of range.
  */
@@ -195,17 +200,48 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
       });
   }
 
-  const ready: Promise<void> =
-    store === undefined || !learn
-      ? Promise.resolve()
-      : store.load().then(
-          (rows) => {
-            for (const row of rows) put(row);
-          },
-          (error: unknown) => {
-            reportError(error, 'load');
-          },
-        );
+  // What was forgotten while the store's rows were loading: the rows read may predate it.
+  let loading = store !== undefined && learn;
+  let allForgottenWhileLoading = false;
+  const forgottenWhileLoading = new Set<string>();
+
+  /** Drops the evidence of `toolId` (all of it when undefined) from memory. */
+  function clear(toolId: string | undefined): void {
+    if (toolId === undefined) {
+      byTerm.clear();
+      termsOf.clear();
+    } else {
+      for (const term of [...(termsOf.get(toolId) ?? [])]) drop(toolId, term);
+      termsOf.delete(toolId);
+    }
+    if (!loading) return;
+    if (toolId === undefined) allForgottenWhileLoading = true;
+    else forgottenWhileLoading.add(toolId);
+  }
+
+  // A forget made anywhere on the store (another process, another instance of the fleet) clears
+  // it here too. Heard before the load starts, so none made meanwhile is missed.
+  if (store !== undefined && learn) {
+    store.onForget?.((forget) => {
+      clear(forget.toolId);
+    });
+  }
+
+  const ready: Promise<void> = !loading
+    ? Promise.resolve()
+    : (store as EvidenceStore).load().then(
+        (rows) => {
+          loading = false;
+          if (allForgottenWhileLoading) return;
+          for (const row of rows) if (!forgottenWhileLoading.has(row.toolId)) put(row);
+          forgottenWhileLoading.clear();
+        },
+        (error: unknown) => {
+          loading = false;
+          forgottenWhileLoading.clear();
+          reportError(error, 'load');
+        },
+      );
 
   function queryTerms(text: string): string[] {
     const terms = tokenize(text).filter((term) => !isQueryFiller(term));
@@ -277,7 +313,18 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
     }
     const gone = new Set(evicted.map((row) => row.term));
     const kept = saved.filter((row) => !gone.has(row.term));
-    if (kept.length > 0) write((target) => target.save(kept), 'save');
+    // Only this observation goes to a store that adds: a total computed from memory would bring
+    // back evidence forgotten elsewhere that this searcher has not heard of yet.
+    const observed = kept.map((row) => ({ ...row, weight: 1 }));
+    if (kept.length > 0) {
+      write(
+        (target) =>
+          target.add === undefined
+            ? target.save(kept)
+            : target.add(observed, { halfLifeMs: halfLife }),
+        'save',
+      );
+    }
     if (evicted.length > 0) write((target) => target.remove(evicted), 'remove');
   }
 
@@ -428,13 +475,7 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
       record(query, toolId);
     },
     async forget(toolId) {
-      if (toolId === undefined) {
-        byTerm.clear();
-        termsOf.clear();
-      } else {
-        for (const term of [...(termsOf.get(toolId) ?? [])]) drop(toolId, term);
-        termsOf.delete(toolId);
-      }
+      clear(toolId);
       write((target) => target.forget(toolId), 'forget');
       await pending;
     },

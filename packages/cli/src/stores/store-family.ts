@@ -56,8 +56,16 @@ export interface StoreFamily {
     /** Hears the listening connection's losses (PostgreSQL). */
     readonly onError?: ((error: ToolError) => void) | undefined;
   }): Promise<PinStore>;
-  /** The evidence a learning searcher keeps. @throws {ToolError} `store_error`. */
-  evidenceStore(): Promise<Closable<EvidenceStore>>;
+  /**
+   * The evidence a learning searcher keeps. It listens for other processes' forgets only once a
+   * searcher subscribes, so a one-shot command holds nothing open for it.
+   *
+   * @throws {ToolError} `store_error`.
+   */
+  evidenceStore(options?: {
+    /** Hears the listening connection's losses (PostgreSQL). */
+    readonly onError?: ((error: ToolError) => void) | undefined;
+  }): Promise<Closable<EvidenceStore>>;
   /** The cache of tools' embedding vectors. @throws {ToolError} `store_error`. */
   vectorCache(): Promise<Closable<VectorCache>>;
   /**
@@ -140,7 +148,11 @@ function postgresFamily(config: Extract<StoreConfig, { kind: 'postgres' }>): Sto
         ...(options.onError === undefined ? {} : { onError: options.onError }),
         listen: options.listen !== false,
       }),
-    evidenceStore: async () => (await driver()).createPostgresEvidenceStore(where),
+    evidenceStore: async (options = {}) =>
+      (await driver()).createPostgresEvidenceStore({
+        ...where,
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+      }),
     vectorCache: async () => (await driver()).createPostgresVectorCache(where),
     credentialStore: async ({ sealingKey, signal }) => {
       const key = sealingKey();

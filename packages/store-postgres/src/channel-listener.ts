@@ -1,0 +1,144 @@
+import type { ToolError } from '@toolplane/toolmodel';
+import { escapeIdentifier, type Notification, type Pool, type PoolClient } from 'pg';
+import { asStoreError } from './store-error.js';
+
+const RECONNECT_MS = 500;
+
+/** What {@link listenOnChannel} needs. @internal */
+export interface ChannelListenerOptions {
+  readonly pool: Pool;
+  readonly channel: string;
+  /** Masked in error messages. */
+  readonly secrets: readonly string[];
+  /** Who listens, for the errors it reports (`the evidence forget listener`). */
+  readonly who: string;
+  /**
+   * Reads what other instances changed: called once listening (at first, and after every
+   * reconnect, for what was missed meanwhile) and on each notification, one call at a time. A
+   * rejection drops the connection, which reconnects and calls it again, so nothing goes unread.
+   */
+  readonly catchUp: () => Promise<void>;
+  /** Told with a `store_error` when the listening connection is lost; it reconnects. */
+  readonly onError?: ((error: ToolError) => void) | undefined;
+}
+
+/** A listener started by {@link listenOnChannel}. @internal */
+export interface ChannelListener {
+  /** Stops listening and ends the connection. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Holds one pool connection that LISTENs on `channel` and calls `catchUp` when it is
+ * notified. The connection is never returned to the pool; when it drops, it reports the loss
+ * and connects again every 500 ms until it listens, then catches up. Nothing it does rejects:
+ * a failure here never ends a process.
+ *
+ * @internal
+ */
+export function listenOnChannel(options: ChannelListenerOptions): ChannelListener {
+  const { pool, channel, secrets, who } = options;
+  let closed = false;
+  let client: PoolClient | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let asked = 0;
+  // A failure to listen is told once, until listening works again.
+  let told = false;
+
+  const onNotification = (message: Notification): void => {
+    if (message.channel === channel) catchUp();
+  };
+  const release = (db: PoolClient): void => {
+    db.removeListener('notification', onNotification);
+    db.release(true);
+  };
+  const drop = (db: PoolClient, error: unknown, what: string): void => {
+    if (client !== db) return;
+    client = undefined;
+    release(db);
+    if (closed) return;
+    told = true;
+    options.onError?.(
+      asStoreError(error ?? new Error('the connection ended'), what, {
+        secrets,
+        hint: 'reconnecting',
+      }),
+    );
+    reconnect();
+  };
+  const catchUp = (): void => {
+    asked++;
+    if (running) return;
+    running = true;
+    void (async () => {
+      // A notification during a catch-up asks for one more, which reads it.
+      for (let done = 0; done < asked;) {
+        done = asked;
+        const db = client;
+        if (db === undefined || closed) break;
+        try {
+          await options.catchUp();
+        } catch (error) {
+          drop(db, error, `${who} could not read what it missed`);
+          break;
+        }
+      }
+      running = false;
+    })();
+  };
+  const connect = async (): Promise<void> => {
+    const db = await pool.connect();
+    const lost = (error?: unknown): void => {
+      drop(db, error, `${who} lost its connection`);
+    };
+    // Attached before the first query: an 'error' event with no listener would end the process.
+    db.on('error', lost);
+    db.on('end', lost);
+    db.on('notification', onNotification);
+    try {
+      await db.query(`LISTEN ${escapeIdentifier(channel)}`);
+    } catch (error) {
+      release(db);
+      throw error;
+    }
+    if (closed) {
+      release(db);
+      return;
+    }
+    client = db;
+    told = false;
+    catchUp();
+  };
+  const retry = (error: unknown): void => {
+    if (closed) return;
+    if (!told) {
+      told = true;
+      options.onError?.(
+        asStoreError(error, `${who} cannot listen`, { secrets, hint: 'retrying every 500 ms' }),
+      );
+    }
+    reconnect();
+  };
+  const reconnect = (): void => {
+    if (closed || timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      connect().catch(retry);
+    }, RECONNECT_MS);
+    timer.unref();
+  };
+
+  connect().catch(retry);
+  return {
+    close() {
+      if (closed) return;
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      const db = client;
+      client = undefined;
+      if (db !== undefined) release(db);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { createLearningSearcher, type LearningSearcher } from '@toolplane/toolindex';
+import type { ToolError } from '@toolplane/toolmodel';
+import { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresEvidenceStore, type PostgresEvidenceStore } from './postgres-evidence.js';
+import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+
+const available = hasPostgres();
+
+const doc = {
+  id: 'billing:create_refund',
+  name: 'create_refund',
+  namespace: 'billing',
+  title: undefined,
+  description: 'Refund a charge.',
+  tags: [],
+};
+
+/** Settles with the next forget `store` tells (after the searchers that subscribed before). */
+const nextForget = (store: PostgresEvidenceStore) =>
+  new Promise<string | undefined>((resolve) => {
+    const stop = store.onForget((forget) => {
+      stop();
+      resolve(forget.toolId);
+    });
+  });
+
+const ranked = async (searcher: LearningSearcher) =>
+  (await searcher.search({ text: 'undo the purchase', limit: 5 })).map((hit) => hit.id);
+
+// Two gateway instances of a fleet, each with its store and learning searcher, on one schema.
+describe.runIf(available)('createPostgresEvidenceStore across instances', () => {
+  let server: PostgresServer;
+  let schemas = 0;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await server.stop();
+  }, 60_000);
+
+  async function fleet(onError?: (error: ToolError) => void) {
+    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const firstStore = await createPostgresEvidenceStore(where);
+    const secondStore = await createPostgresEvidenceStore({
+      ...where,
+      ...(onError === undefined ? {} : { onError }),
+    });
+    const first = createLearningSearcher({ store: firstStore });
+    const second = createLearningSearcher({ store: secondStore });
+    first.upsert(doc);
+    second.upsert(doc);
+    await Promise.all([first.ready, second.ready]);
+    for (let i = 0; i < 3; i++) second.record('undo a purchase', 'billing:create_refund');
+    await second.flush();
+    expect(await ranked(second)).toEqual(['billing:create_refund']);
+    return { where, first, second, firstStore, secondStore };
+  }
+
+  it('stops another instance ranking by forgotten evidence, and never writes it back', async () => {
+    const { first, second, firstStore, secondStore } = await fleet();
+    try {
+      const heard = nextForget(secondStore);
+      await first.forget('billing:create_refund');
+      expect(await heard).toBe('billing:create_refund');
+      expect(await ranked(second)).toEqual([]);
+      // Its next learned use counts once: the three forgotten are not written back.
+      second.record('undo a purchase', 'billing:create_refund');
+      await second.flush();
+      const rows = await firstStore.load();
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.map((row) => row.weight)).toEqual(rows.map(() => 1));
+
+      const all = nextForget(firstStore);
+      await second.forget();
+      expect(await all).toBeUndefined();
+      expect(await firstStore.load()).toEqual([]);
+    } finally {
+      await firstStore.close();
+      await secondStore.close();
+    }
+  }, 60_000);
+
+  it('tells a forget made while its listening connection was down, once it is back', async () => {
+    let lost: (error: ToolError) => void = () => undefined;
+    const down = new Promise<ToolError>((resolve) => {
+      lost = resolve;
+    });
+    const { where, first, second, firstStore, secondStore } = await fleet((error) => {
+      lost(error);
+    });
+    const admin = new Pool({ connectionString: server.url });
+    try {
+      const heard = nextForget(secondStore);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1', [
+        `LISTEN "${where.schema}_evidence"`,
+      ]);
+      expect((await down).code).toBe('store_error');
+      await first.forget('billing:create_refund');
+      expect(await heard).toBe('billing:create_refund');
+      expect(await ranked(second)).toEqual([]);
+    } finally {
+      await firstStore.close();
+      await secondStore.close();
+      await admin.end();
+    }
+  }, 60_000);
+
+  it('adds what instances learn at once, each counted', async () => {
+    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const one = await createPostgresEvidenceStore(where);
+    const two = await createPostgresEvidenceStore(where);
+    try {
+      const row = { toolId: 'billing:refund', term: 'undo', weight: 1, updatedAt: 1000 };
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 === 0 ? one : two).add([row, row], { halfLifeMs: 1e9 }),
+        ),
+      );
+      const [kept] = await two.load();
+      expect(kept?.weight).toBeCloseTo(20, 6);
+      await expect(one.add([row], { halfLifeMs: 0 })).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  }, 60_000);
+});
