@@ -1,6 +1,8 @@
 // `toolplane auth` edges a newcomer meets: a server that is not there, and a config whose `auth`
 // is the top-level one (the gateway as resource server), not a server's.
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -141,5 +143,35 @@ describe('toolplane auth', { timeout: 60_000 }, () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/refused the client credentials grant \(HTTP 401/);
+  });
+});
+
+describe('toolplane auth token against an authorization server that never answers', () => {
+  it('gives up after --timeout with a timeout error, exit 5', async () => {
+    const mute = createServer(() => undefined);
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = mute.address() as AddressInfo;
+      const ran = await runInProcess(
+        [
+          '--config',
+          'gateway-auth.json',
+          'auth',
+          'token',
+          '--client-id',
+          'c',
+          '--issuer',
+          `http://127.0.0.1:${String(port)}`,
+          '--timeout',
+          '300',
+        ],
+        { cwd: tempDir(), env: { TOOLPLANE_CLIENT_SECRET: 's' } },
+      );
+      expect(ran.code).toBe(5);
+      expect(ran.stderr).toMatch(/no answer in 300 ms/);
+    } finally {
+      mute.closeAllConnections();
+      await new Promise((resolve) => mute.close(resolve));
+    }
   });
 });

@@ -4,6 +4,7 @@
 import { ToolError } from '@toolplane/toolkit';
 import type { Command } from 'commander';
 import type { CliConfig } from '../config.js';
+import { integerFlag } from './integer-flag.js';
 import type { CommandContext } from './shared.js';
 
 /** Where `auth token` reads the client secret from, so that it never shows in `ps`. */
@@ -14,7 +15,11 @@ interface TokenOptions {
   clientId: string;
   resource?: string;
   scope?: string[];
+  timeout: number;
 }
+
+/** How long `auth token` waits for each answer of the authorization server by default, in ms. */
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The gateway's own URL as `serve --http` prints it: what tokens must name by default. */
 export function gatewayResource(cfg: CliConfig): string {
@@ -37,6 +42,12 @@ export function registerAuthToken(auth: Command, context: CommandContext): void 
       "the resource the token is for (default: auth.audience, else the gateway's URL)",
     )
     .option('--scope <scopes...>', 'scopes to ask for')
+    .option(
+      '--timeout <ms>',
+      'how long to wait for each answer of the authorization server',
+      integerFlag('--timeout', 1, 600_000),
+      DEFAULT_TIMEOUT_MS,
+    )
     .action(async (options: TokenOptions) => {
       const cfg = await config();
       const token = await clientCredentialsToken(context, cfg, options);
@@ -65,16 +76,23 @@ async function clientCredentialsToken(
     );
   }
   const { discoverAuthorizationServer } = await import('@toolplane/oauth');
+  // Each request ends at Ctrl-C or after --timeout, whichever comes first.
+  const bounded = (): AbortSignal =>
+    AbortSignal.any([context.signal, AbortSignal.timeout(options.timeout)]);
+  const failed = (what: string, error: unknown, signal: AbortSignal): ToolError =>
+    signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError'
+      ? new ToolError('timeout', `${what}: no answer in ${String(options.timeout)} ms`, {
+          cause: error,
+        })
+      : new ToolError('connector_unavailable', `${what}: ${(error as Error).message}`, {
+          cause: error,
+        });
   let endpoint: string | undefined;
+  const discovering = bounded();
   try {
-    endpoint = (await discoverAuthorizationServer(issuer, { signal: context.signal }))
-      .token_endpoint;
+    endpoint = (await discoverAuthorizationServer(issuer, { signal: discovering })).token_endpoint;
   } catch (error) {
-    throw new ToolError(
-      'connector_unavailable',
-      `cannot read the metadata of ${issuer}: ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw failed(`cannot read the metadata of ${issuer}`, error, discovering);
   }
   if (endpoint === undefined) {
     throw new ToolError('connector_unavailable', `${issuer} names no token_endpoint`);
@@ -89,6 +107,8 @@ async function clientCredentialsToken(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(secret)}`,
   ).toString('base64');
   let response: Response;
+  let answer: { access_token?: unknown; error?: unknown; error_description?: unknown };
+  const asking = bounded();
   try {
     response = await fetch(endpoint, {
       method: 'POST',
@@ -98,18 +118,15 @@ async function clientCredentialsToken(
         accept: 'application/json',
       },
       body,
-      signal: context.signal,
+      signal: asking,
     });
+    answer = (await response.json().catch((error: unknown) => {
+      if (asking.aborted) throw error;
+      return {};
+    })) as typeof answer;
   } catch (error) {
-    throw new ToolError('connector_unavailable', `cannot reach ${endpoint}: ${String(error)}`, {
-      cause: error,
-    });
+    throw failed(`cannot reach ${endpoint}`, error, asking);
   }
-  const answer = (await response.json().catch(() => ({}))) as {
-    access_token?: unknown;
-    error?: unknown;
-    error_description?: unknown;
-  };
   if (!response.ok || typeof answer.access_token !== 'string') {
     const why = [answer.error, answer.error_description].filter((x) => typeof x === 'string');
     throw new ToolError(
