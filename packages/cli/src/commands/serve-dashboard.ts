@@ -1,5 +1,6 @@
 // The dashboard `serve --http` mounts at /ui, behind the gateway's own token or OAuth.
 import {
+  DASHBOARD_SESSION,
   dashboardRoutes,
   staticTokenVerifier,
   type CallFeed,
@@ -74,7 +75,7 @@ function callHeard(observer: GatewayObserver): (call: DashboardCall) => void {
       tool: call.tool,
       outcome: call.outcome,
       durationMs: call.durationMs,
-      sessionId: 'dashboard',
+      sessionId: DASHBOARD_SESSION,
       subject: undefined,
       requestId: undefined,
       args: call.args,

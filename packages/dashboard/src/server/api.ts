@@ -1,6 +1,6 @@
 // The dashboard's JSON API: what the web app reads and does, for a logged-in operator.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import { runInSession, ToolError, type Toolkit } from '@toolplane/toolkit';
 import type { CallFeed } from './call-feed.js';
 import { readJsonObject, sendJson, UiError } from './http.js';
 
@@ -138,6 +138,8 @@ export function tool(ctx: ApiContext, url: URL, res: ServerResponse): void {
   });
 }
 
+/** The session the dashboard's own calls run in, as the audit log and the metrics name it. */
+export const DASHBOARD_SESSION = 'dashboard';
 /**
  * `POST api/call` `{ tool, arguments }`: runs the tool and answers its content blocks. The call
  * is cancelled when the browser goes away.
@@ -165,11 +167,14 @@ export async function call(
   res.once('close', () => {
     gone.abort();
   });
+  // As the session `dashboard`: the approval audit names it, and per-caller limits count it.
   const run = (onProgress?: (event: { progress: number }) => void) =>
-    ctx.toolkit.callTool(id, args as Record<string, unknown>, {
-      signal: gone.signal,
-      ...(onProgress === undefined ? {} : { onProgress }),
-    });
+    runInSession({ id: DASHBOARD_SESSION }, () =>
+      ctx.toolkit.callTool(id, args as Record<string, unknown>, {
+        signal: gone.signal,
+        ...(onProgress === undefined ? {} : { onProgress }),
+      }),
+    );
   // Through the middleware when the toolkit has it (it records every call); else recorded here.
   const started = performance.now();
   let outcome = 'internal';
