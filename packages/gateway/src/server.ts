@@ -217,10 +217,10 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         replay: async (tool, replayArgs) => {
           const found = (hub.toolsNow() ?? (await hub.tools())).resolve(tool);
           if (found === undefined) return `no tool "${tool}" here`;
-          return (
-            hub.replayRefusal(found, tool) ??
-            ((signal, requestInput) => call(found, { ...replayArgs }, { signal, requestInput }))
-          );
+          return {
+            run: (signal, requestInput) => call(found, { ...replayArgs }, { signal, requestInput }),
+            refusal: hub.replayRefusal(found, tool),
+          };
         },
       });
     }
