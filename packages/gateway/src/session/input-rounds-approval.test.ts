@@ -228,3 +228,45 @@ describe('an approval answered after its timeout, on another instance', () => {
     expect(await deletedOn(early, late)).not.toContain('late-1');
   }, 60_000);
 });
+
+describe("search mode's call_tool of a 2026 client", () => {
+  let c: HttpGateway;
+  let d: HttpGateway;
+
+  beforeAll(async () => {
+    [c, d] = await Promise.all([
+      instance('C', { mode: 'search' }),
+      instance('D', { mode: 'search' }),
+    ]);
+  }, 60_000);
+
+  const deleted = async (gateway: HttpGateway): Promise<string[]> =>
+    JSON.parse(
+      textOf(await call(gateway, 'call_tool', { id: 'fx:deleted-items', arguments: {} })),
+    ) as string[];
+
+  it('asks for approval in an input round, and runs the call once on the other instance', async () => {
+    const args = { id: 'fx:delete-item', arguments: { id: 'searched-1' } };
+    const round = roundOf(await call(c, 'call_tool', args));
+    expect(round.method).toBe('elicitation/create');
+    expect(round.message).toMatch(/delete-item/);
+    const done = await call(d, 'call_tool', args, {
+      requestState: round.state,
+      inputResponses: { [round.key]: accept },
+    });
+    expect(textOf(done)).toBe('deleted searched-1');
+    const all = [...(await deleted(c)), ...(await deleted(d))];
+    expect(all.filter((id) => id === 'searched-1')).toEqual(['searched-1']);
+  });
+
+  it('runs nothing when the approval is declined', async () => {
+    const args = { id: 'fx:delete-item', arguments: { id: 'searched-2' } };
+    const round = roundOf(await call(c, 'call_tool', args));
+    const declined = await call(d, 'call_tool', args, {
+      requestState: round.state,
+      inputResponses: { [round.key]: { action: 'decline' } },
+    });
+    expect(textOf(declined)).toMatch(/approval_denied/);
+    expect([...(await deleted(c)), ...(await deleted(d))]).not.toContain('searched-2');
+  });
+});
