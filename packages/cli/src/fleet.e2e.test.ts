@@ -204,4 +204,54 @@ describeFleet('a fleet of three gateways behind HAProxy', (fleet) => {
       rawText(await callModern(fleet.instance('a').url, 'fy__elicit', {}, { params: retry })),
     ).toMatch(/decline/);
   });
+
+  it('runs a destructive call once on the instance an approval answer reaches, and a declined one nowhere', async () => {
+    const deleted = async (): Promise<string[]> =>
+      (
+        await Promise.all(
+          NAMES.map(
+            async (name) =>
+              JSON.parse(
+                rawText(await callModern(fleet.instance(name).url, 'fx__deleted-items', {})),
+              ) as string[],
+          ),
+        )
+      ).flat();
+    for (const [id, answer] of [
+      ['fleet-approved', { action: 'accept', content: { approve: true } }],
+      ['fleet-declined', { action: 'decline' }],
+    ] as const) {
+      // Asked by a (the gateway's own approval, before the upstream is called) …
+      const round = await firstRound('fx__delete-item', { id });
+      expect(round.method).toBe('elicitation/create');
+      const retry = { requestState: round.state, inputResponses: { [round.key]: answer } };
+      // … answered on b, which runs the call from the start and the upstream once, if approved.
+      const done = await callModern(
+        fleet.instance('b').url,
+        'fx__delete-item',
+        { id },
+        {
+          params: retry,
+        },
+      );
+      expect(rawText(done)).toMatch(
+        answer.action === 'accept' ? `deleted ${id}` : /approval_denied/,
+      );
+      // One use on the whole fleet (spent in PostgreSQL): a and c refuse it.
+      for (const name of ['a', 'c'] as const) {
+        const again = await callModern(
+          fleet.instance(name).url,
+          'fx__delete-item',
+          { id },
+          {
+            params: retry,
+          },
+        );
+        expect(again.error).toMatchObject({ code: -32602 });
+      }
+    }
+    const all = await deleted();
+    expect(all.filter((id) => id === 'fleet-approved')).toEqual(['fleet-approved']);
+    expect(all).not.toContain('fleet-declined');
+  });
 });

@@ -54,13 +54,16 @@ export interface GatewayOptions extends NamingOptions {
    * Exposed names of tools whose 2026-07-28 calls may be run again on another instance to resume
    * their `input_required` rounds there, although they declare neither `readOnlyHint` nor
    * `idempotentHint` (those that declare either may always). A retry for any other tool that
-   * lands on an instance not holding its call gets -32602 naming that instance.
+   * lands on an instance not holding its call gets -32602 naming that instance, unless its round
+   * is the gateway's approval question: asked before the call is dispatched, it is replayed
+   * anywhere, whatever the tool.
    */
   readonly replayTools?: readonly string[];
   /**
-   * When a call that may be replayed (see `replayTools`) asks for input: `'always'` cancels it
-   * upstream once the round is sent and every retry runs it again, on whichever instance it
-   * lands, so no call waits in one instance for a retry that went to another; `'elsewhere'`
+   * When a call that may be replayed (see `replayTools`, and approval questions) asks for input:
+   * `'always'` cancels it upstream once the round is sent and every retry runs it again, on
+   * whichever instance it lands, so no call waits in one instance for a retry that went to
+   * another (an approval's call is ended before it was dispatched); `'elsewhere'`
    * keeps it waiting in its instance, which resumes it, and another instance replays it only
    * when the retry lands there (the waiting call then lingers until `inputRoundTtlMs`). Default
    * `'always'` when `requestStateKey` is set (a fleet), else `'elsewhere'`.

@@ -73,6 +73,24 @@ async function find(hub: GatewayHub, id: unknown): Promise<[string, ToolItem] | 
 const [search, describe, call] = SEARCH_MODE_TOOLS;
 
 /**
+ * Whether search mode's tool `name` runs another tool (`call_tool`): for a 2026-07-28 client,
+ * such a call may ask for input (the gateway's approval, an upstream's question) in rounds.
+ */
+export const callsTools = (name: string): boolean => name === call.name;
+
+/**
+ * Why a 2026 `call_tool` with `args` may not be replayed on another instance once the tool it
+ * names was dispatched (see `GatewayHub.replayRefusal`), or undefined.
+ */
+export async function callToolRefusal(
+  hub: GatewayHub,
+  args: Record<string, unknown>,
+): Promise<string | undefined> {
+  const found = await find(hub, args.id);
+  return found === undefined ? undefined : hub.replayRefusal(found[1], found[0]);
+}
+
+/**
  * `search_tools`, `describe_tool` and `call_tool`: a model searches the catalogue (summaries
  * only), reads the full schema of the few tools it wants, and calls them by ID. Definitions,
  * input checks, result shapes and texts are adapter-kit's (every adapter's search mode); what is

@@ -24,7 +24,8 @@ import {
   legacyOnlyRefusal,
   type Era,
 } from './eras.js';
-import { searchTools } from './search-mode.js';
+import { callsTools, callToolRefusal, searchTools } from './search-mode.js';
+import type { RunCall } from './session/round-calls.js';
 import { GatewayServer } from './sdk/gateway-server.js';
 import { INSTANCE_META_KEY } from './jsonrpc.js';
 import { GatewayHub } from './hub.js';
@@ -206,6 +207,18 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     const { name, arguments: args = {} } = request.params;
     const { progressToken, ...meta } = request.params._meta ?? {};
     const call = callTool(extra, meta, progressToken);
+    /** Search mode's `tool` (one that calls tools) as a call with input rounds. */
+    const searchCall = (tool: string, input: Record<string, unknown>): RunCall | undefined => {
+      const found = callsTools(tool) ? searchTools.find((t) => t.tool.name === tool) : undefined;
+      if (found === undefined) return undefined;
+      return async (signal, requestInput) =>
+        found.run(hub, input, {
+          call: (item, input) => call(item, input, { signal, requestInput }),
+          signal,
+          visible: await visibleTools(extra, hub), // OAuth (auth/): what search results show
+          sessionKey: hub.learningKey(session, extra),
+        });
+    };
     // A 2026 client's retry of a call that asked for input: its answer goes upstream.
     const state = era === 'modern' ? extra.mcpReq.requestState() : undefined;
     if (typeof state === 'string') {
@@ -215,17 +228,28 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
         ctx: extra,
         // The call is held by another instance (or has ended here): run again here, if it may.
         replay: async (tool, replayArgs) => {
+          if (hub.options.mode === 'search') {
+            const run = searchCall(tool, { ...replayArgs });
+            if (run === undefined) return `no tool "${tool}" here`;
+            return { run, refusal: await callToolRefusal(hub, replayArgs) };
+          }
           const found = (hub.toolsNow() ?? (await hub.tools())).resolve(tool);
           if (found === undefined) return `no tool "${tool}" here`;
-          return (
-            hub.replayRefusal(found, tool) ??
-            ((signal, requestInput) => call(found, { ...replayArgs }, { signal, requestInput }))
-          );
+          return {
+            run: (signal, requestInput) => call(found, { ...replayArgs }, { signal, requestInput }),
+            refusal: hub.replayRefusal(found, tool),
+          };
         },
       });
     }
     const { mode, separator } = hub.options;
     if (mode === 'search') {
+      // A 2026 client's call_tool asks it (the gateway's approval, an upstream) in input rounds.
+      const run = era === 'modern' && callsTools(name) ? searchCall(name, args) : undefined;
+      if (run !== undefined) {
+        const refusal = await callToolRefusal(hub, args);
+        return hub.rounds.start(run, { tool: name, arguments: args, refusal }, extra);
+      }
       const tool = searchTools.find((t) => t.tool.name === name);
       if (tool === undefined) throw unknownTool(name);
       return tool.run(hub, args, {

@@ -1,14 +1,10 @@
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
-import {
-  CALLER_META_KEY,
-  type CallOptions,
-  type Session,
-  type UpstreamRequest,
-} from '@toolplane/toolkit';
+import { CALLER_META_KEY, type CallOptions, type Session } from '@toolplane/toolkit';
 import type { Era } from './eras.js';
 import { checkToolCall } from './auth/access.js'; // OAuth (auth/)
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
 import { callers, callerSession, callToken } from './session/upstream-forwarding.js';
+import type { RequestInput } from './session/round-calls.js';
 import { errorResult, toCallToolResult, upstreamProtocolError } from './call-results.js';
 import { upstreamLog, wantsLog, type CallExtra, type SessionState } from './session/state.js';
 import type { ToolItem } from './items.js';
@@ -19,7 +15,7 @@ import { callRecord, outcomeOfError, safely, type CallOutcome } from './observe/
 /** What a 2026 client's call runs with when an upstream may ask it for input. */
 export interface InputFlow {
   readonly signal: AbortSignal;
-  readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
+  readonly requestInput: RequestInput;
 }
 
 /**
@@ -110,7 +106,7 @@ export function toolCaller(
                   })
                 : Promise.resolve();
             return (calling ??= {
-              ...callerSession(server, extra, { log }, era, flow),
+              ...callerSession(server, extra, { log }, era, flow && { ...flow, toolId: item.id }),
               auth: sessionAuth(extra), // OAuth (auth/): who called
             });
           },

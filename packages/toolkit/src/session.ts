@@ -112,6 +112,17 @@ export interface Session {
 export interface SessionRequestOptions {
   /** Cancels the request, besides the call's own cancellation. */
   readonly signal?: AbortSignal;
+  /**
+   * The canonical ID of the call this question is about, when it is asked before that call
+   * reaches its backend (the approval middleware's question): nothing has run yet, so a gateway
+   * may answer it by running the call again from the start, on another instance too.
+   */
+  readonly beforeDispatch?: string;
+  /**
+   * When the question lapses, in ms since the epoch: an answer given after it is no answer (a
+   * gateway that replays the call asks again instead of using it).
+   */
+  readonly answerBy?: number;
 }
 
 const storage = new AsyncLocalStorage<Session>();

@@ -195,6 +195,8 @@ export function fleetConfig(options: { balancerPort: number; drainMs?: number })
       fy: { command: fixture.command, args: fixture.args },
     },
     waitMs: 60_000,
+    // Destructive tools ask first: an approval answer may reach any instance.
+    approval: { destructive: true },
     http: {
       allowedHosts: [`127.0.0.1:${options.balancerPort}`],
       drainMs: options.drainMs ?? 5_000,

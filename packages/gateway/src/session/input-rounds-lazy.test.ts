@@ -8,7 +8,8 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { UpstreamRequest } from '@toolplane/toolkit';
 import { describe, expect, it } from 'vitest';
-import { InputRounds, type CallIdentity, type RunCall } from './input-rounds.js';
+import { InputRounds } from './input-rounds.js';
+import type { CallIdentity, RunCall } from './round-calls.js';
 
 const KEY = 'a-request-state-key-of-at-least-32-bytes';
 const CALL: CallIdentity = { tool: 'ask', arguments: {}, refusal: 'not read-only' };

@@ -15,48 +15,28 @@ import {
   SpentStates,
   StateSeal,
   type Answered,
+  type Replay,
   type RoundState,
   type SpendRequestState,
 } from './request-state.js';
+import type {
+  CallIdentity,
+  InputRequestOptions,
+  RequestInput,
+  ResumeOptions,
+  RunCall,
+} from './round-calls.js';
 
 /** How long a client has to answer an `input_required` round (default of `inputRoundTtlMs`). */
 export const DEFAULT_INPUT_ROUND_TTL_MS = 10 * 60_000;
-
-/** Runs a call's upstream part: with the flow's signal, asking the client through `requestInput`. */
-export type RunCall = (
-  signal: AbortSignal,
-  requestInput: (request: UpstreamRequest) => Promise<unknown>,
-) => Promise<CallToolResult>;
-
-/** The call a flow runs, as a replay on another instance needs it. */
-export interface CallIdentity {
-  /** The tool's exposed name. */
-  readonly tool: string;
-  readonly arguments: Readonly<Record<string, unknown>>;
-  /** Why the call may not be replayed elsewhere (not read-only or idempotent), or undefined. */
-  readonly refusal: string | undefined;
-}
-
-/** What a retry carrying a `requestState` brings. */
-export interface ResumeOptions {
-  readonly method: string;
-  readonly responses: Readonly<Record<string, unknown>> | undefined;
-  /** The retry's context: its signal, and its caller (the state is bound to the caller). */
-  readonly ctx: ServerContext;
-  /**
-   * The call to replay here when the state's flow is not held by this instance: `run`, or why
-   * the tool may not be replayed (which the retry gets as -32602).
-   */
-  readonly replay: (
-    tool: string,
-    args: Readonly<Record<string, unknown>>,
-  ) => Promise<RunCall | string>;
-}
 
 /** An upstream's request waiting for the 2026 client's answer. */
 interface Round {
   readonly key: string;
   readonly request: UpstreamRequest;
+  /** Asked before the call's dispatch (see {@link InputRequestOptions.beforeDispatch}). */
+  readonly beforeDispatch: boolean;
+  readonly answerBy: number | undefined;
   answer(result: unknown): void;
   fail(error: Error): void;
 }
@@ -69,6 +49,8 @@ interface Flow {
   readonly abort: (why: Error) => void;
   /** The rounds answered so far, in order: a replay elsewhere answers them again. */
   readonly history: Answered[];
+  /** Whether the call may have reached its backend (it asked something past its approval). */
+  dispatched: boolean;
   /** The call's outcome, once it has one. */
   running?: Promise<CallToolResult>;
   /** The round the client must answer next (set once it has been sent). */
@@ -94,7 +76,12 @@ interface Flow {
  * arguments and answers fit {@link MAX_REPLAY_STATE_BYTES}): the upstream's repeated requests are
  * answered from the answers given so far, matched in order by method and params digest, and
  * anything else is a new round. Otherwise the retry gets -32602 naming the reason and the
- * instance holding the call.
+ * instance holding the call. A round the gateway asks before the call reaches its backend (its
+ * approval question) carries a replay whatever the tool: the retry runs the call from the start
+ * wherever it lands, answering that question from the state, so the backend is called once,
+ * after the answer. The call held here never runs on that answer: it is ended at once when
+ * `release` is set (a fleet's default), else the approval's own timeout refuses it, and a retry
+ * bringing the state back here after another instance used it ends it (a state serves once).
  */
 export class InputRounds {
   readonly #seal: StateSeal;
@@ -166,17 +153,24 @@ export class InputRounds {
     // Known once `run` returns; an upstream may ask before it does.
     let running: Promise<CallToolResult> | undefined = undefined;
     let promote: ((answer: Promise<CallToolResult | InputRequiredResult>) => void) | undefined;
-    const requestInput = (request: UpstreamRequest): Promise<unknown> => {
+    const requestInput: RequestInput = (request, options) => {
       if (flow === undefined) {
-        flow = { id: randomUUID(), call, abort: abortCall, history: [], queued: [] };
+        flow = {
+          id: randomUUID(),
+          call,
+          abort: abortCall,
+          history: [],
+          dispatched: false,
+          queued: [],
+        };
         if (running !== undefined) flow.running = running;
         this.#flows.set(flow.id, flow);
-        const asked = this.#ask(flow, request);
+        const asked = this.#ask(flow, request, options);
         // The request that started the call now answers with the flow's first round.
         promote?.(this.#settle(flow, ctx));
         return asked;
       }
-      return this.#ask(flow, request);
+      return this.#ask(flow, request, options);
     };
     running = run(ctx.mcpReq.signal, requestInput);
     return new Promise((resolve) => {
@@ -201,9 +195,18 @@ export class InputRounds {
   }
 
   /** A new round of `flow`: the upstream's `request`, answered by the client's retry. */
-  #ask(flow: Flow, request: UpstreamRequest): Promise<unknown> {
+  #ask(flow: Flow, request: UpstreamRequest, options?: InputRequestOptions): Promise<unknown> {
+    const beforeDispatch = options?.beforeDispatch === true && !flow.dispatched;
+    if (!beforeDispatch) flow.dispatched = true;
     return new Promise((answer, fail) => {
-      const round: Round = { key: randomUUID().slice(0, 8), request, answer, fail };
+      const round: Round = {
+        key: randomUUID().slice(0, 8),
+        request,
+        beforeDispatch,
+        answerBy: options?.answerBy,
+        answer,
+        fail,
+      };
       if (flow.wake === undefined) flow.queued.push(round);
       else flow.wake(round);
     });
@@ -296,26 +299,37 @@ export class InputRounds {
     if (sealed.r === undefined) {
       throw refuse(sealed.w ?? 'the call has ended or is unknown');
     }
-    const run = await options.replay(sealed.t, sealed.r.a);
-    if (typeof run === 'string') throw refuse(run);
+    const found = await options.replay(sealed.t, sealed.r.a);
+    if (typeof found === 'string') throw refuse(found);
+    // A round asked before the call's dispatch replays any tool; a later one, only one that may.
+    const beforeDispatch = sealed.r.b === true;
+    if (found.refusal !== undefined && !beforeDispatch) throw refuse(found.refusal);
     await this.#spend(sealed, options.ctx);
     const [key, method, digest] = sealed.r.p;
-    const answer = options.responses?.[key];
+    // An answer that came after its question lapsed is none: the replay asks again.
+    const late = sealed.r.d !== undefined && Date.now() > sealed.r.d;
+    const answer = late ? undefined : options.responses?.[key];
     const answers =
       answer === undefined ? sealed.r.h : [...sealed.r.h, [method, digest, answer] as const];
     return this.#begin(
-      run,
-      { tool: sealed.t, arguments: sealed.r.a, refusal: undefined },
+      found.run,
+      { tool: sealed.t, arguments: sealed.r.a, refusal: found.refusal },
       options.ctx,
       answers,
+      beforeDispatch,
     );
   }
 
+  /**
+   * Runs `run` as a new flow; a replay answers its requests from `answers` (when
+   * `beforeDispatch`, only the questions the gateway asks before the call's dispatch).
+   */
   #begin(
     run: RunCall,
     call: CallIdentity,
     ctx: ServerContext,
     answers: readonly Answered[],
+    beforeDispatch = false,
   ): Promise<CallToolResult | InputRequiredResult> {
     const controller = new AbortController();
     const flow: Flow = {
@@ -325,23 +339,27 @@ export class InputRounds {
         controller.abort(why);
       },
       history: [],
+      dispatched: false,
       queued: [],
     };
     // A replay answers the upstream's requests from `answers` while they match, in order.
     let replayed = 0;
-    const requestInput = (request: UpstreamRequest): Promise<unknown> => {
+    const requestInput: RequestInput = (request, options) => {
       const next = answers[replayed];
       if (next !== undefined) {
         const digest = paramsDigest(request.params);
-        if (next[0] === request.method && next[1] === digest) {
+        // Answers given before a dispatch never answer what an upstream asks after it.
+        const early = options?.beforeDispatch === true;
+        if (next[0] === request.method && next[1] === digest && (early || !beforeDispatch)) {
           replayed++;
           flow.history.push(next);
+          if (!early) flow.dispatched = true;
           return Promise.resolve(next[2]);
         }
         // The upstream asked something else this time: the rest is asked anew.
         replayed = answers.length;
       }
-      return this.#ask(flow, request);
+      return this.#ask(flow, request, options);
     };
     flow.running = run(controller.signal, requestInput);
     this.#flows.set(flow.id, flow);
@@ -382,7 +400,8 @@ export class InputRounds {
       flow.timer.unref();
       const state = this.#stateOf(flow, next.round);
       const requestState = await this.#seal.seal(state, ctx);
-      // The retry replays it wherever it lands: the call need not wait here.
+      // The retry replays it wherever it lands: the call need not wait here (nor runs: a call
+      // ended before its dispatch never reaches its backend).
       if (this.#release && state.r !== undefined) {
         this.#end(flow, 'the call asked for input; the retry runs it again');
       }
@@ -396,7 +415,10 @@ export class InputRounds {
     }
   }
 
-  /** The state of `flow`'s round `round`, with a replay when the call may be replayed elsewhere. */
+  /**
+   * The state of `flow`'s round `round`, with a replay when the call may be replayed elsewhere:
+   * its tool allows it, or nothing has been dispatched yet (marked `b`).
+   */
   #stateOf(flow: Flow, round: Round): RoundState {
     const base = {
       f: flow.id,
@@ -406,11 +428,15 @@ export class InputRounds {
       ...(this.#instanceId === undefined ? {} : { i: this.#instanceId }),
       t: flow.call.tool,
     };
-    if (flow.call.refusal !== undefined) return { ...base, w: flow.call.refusal };
-    const replay = {
+    const beforeDispatch = round.beforeDispatch && !flow.dispatched;
+    if (flow.call.refusal !== undefined && !beforeDispatch)
+      return { ...base, w: flow.call.refusal };
+    const replay: Replay = {
       a: flow.call.arguments,
       h: flow.history,
       p: [round.key, round.request.method, paramsDigest(round.request.params)] as const,
+      ...(beforeDispatch ? { b: true } : {}),
+      ...(round.answerBy === undefined ? {} : { d: round.answerBy }),
     };
     if (Buffer.byteLength(JSON.stringify(replay)) > MAX_REPLAY_STATE_BYTES) {
       return {

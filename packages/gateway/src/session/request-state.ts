@@ -23,6 +23,13 @@ export interface Replay {
   readonly h: readonly Answered[];
   /** The round this state asks: its key in `inputRequests`, its method and params' digest. */
   readonly p: readonly [key: string, method: string, digest: string];
+  /**
+   * Set when every round so far was asked before the call's dispatch (the gateway's approval):
+   * the call may be replayed whatever its tool, and its answers answer only such questions.
+   */
+  readonly b?: true;
+  /** When the round `p` lapses (ms since the epoch): a later answer is dropped and asked anew. */
+  readonly d?: number;
 }
 
 /** The payload sealed into a round's `requestState`. */

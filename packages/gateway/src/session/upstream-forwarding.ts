@@ -11,6 +11,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
   ToolError,
   type Session,
+  type SessionRequestOptions,
   type UpstreamRequest,
   type UpstreamRequestContext,
   type UpstreamRequestHandler,
@@ -19,6 +20,7 @@ import { createValidator, type SchemaValidator } from '@toolplane/toolmodel';
 import { answeredToUpstream } from '../call-results.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import type { CallExtra } from './state.js';
+import type { RequestInput } from './round-calls.js';
 import { envelopeCapabilities, envelopeClientInfo, noServerRequests, type Era } from '../eras.js';
 
 // The sessions' tool calls in flight, by the caller token their upstream calls carry. Tokens are
@@ -177,7 +179,9 @@ export function callerSession(
   era: Era = 'legacy',
   flow?: {
     readonly signal: AbortSignal;
-    readonly requestInput: (request: UpstreamRequest) => Promise<unknown>;
+    readonly requestInput: RequestInput;
+    /** The canonical ID of the call: a question asked before its dispatch names it. */
+    readonly toolId?: string;
   },
 ): Partial<Session> {
   const capabilities = clientCapabilities(server, extra, era);
@@ -187,9 +191,14 @@ export function callerSession(
   const round = async <T>(
     request: UpstreamRequest,
     schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+    options?: SessionRequestOptions,
   ): Promise<T> => {
     if (flow === undefined) throw eraRefusal(request.method);
-    const parsed = schema.safeParse(await flow.requestInput(request));
+    // Only the question about this very call, before it runs (not a nested call's).
+    const beforeDispatch = flow.toolId !== undefined && options?.beforeDispatch === flow.toolId;
+    const parsed = schema.safeParse(
+      await flow.requestInput(request, { beforeDispatch, answerBy: options?.answerBy }),
+    );
     if (!parsed.success) {
       throw new ToolError('execution', `the client's answer to ${request.method} is malformed`);
     }
@@ -241,7 +250,7 @@ export function callerSession(
       return ask('elicitation/create', options, async (signal) => {
         const answer =
           era === 'modern'
-            ? await round({ method: 'elicitation/create', params }, ElicitResultSchema)
+            ? await round({ method: 'elicitation/create', params }, ElicitResultSchema, options)
             : await extra.mcpReq.send({ method: 'elicitation/create', params }, { signal });
         if (answer.action === 'accept' && 'requestedSchema' in params) {
           checkElicited(params.requestedSchema, answer.content ?? {});

@@ -67,7 +67,12 @@ export async function elicitApproval(
   request: ApprovalRequest,
   session: Session,
 ): Promise<ApprovalAnswer> {
-  const answer = await session.elicit(approvalForm(request), { signal: request.signal });
+  // Asked before the call is dispatched: a gateway fleet may replay it up to here elsewhere.
+  const answer = await session.elicit(approvalForm(request), {
+    signal: request.signal,
+    beforeDispatch: request.toolId,
+    ...(request.deadline === undefined ? {} : { answerBy: request.deadline }),
+  });
   if (answer.action !== 'accept') return answer.action;
   const approve = answer.content?.[APPROVE_FIELD];
   if (approve === true) return 'accept';

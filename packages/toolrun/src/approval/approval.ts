@@ -25,6 +25,11 @@ export interface ApprovalRequest {
   readonly argsText: string;
   /** Aborts when the call is cancelled or `timeoutMs` passes: stop asking then. */
   readonly signal: AbortSignal;
+  /**
+   * When `timeoutMs` passes, in ms since the epoch (`Date.now()`'s clock): an answer given after
+   * it is no answer, for an `ask` that hands the question on (a gateway's retried round).
+   */
+  readonly deadline?: number;
 }
 
 /** A person's answer, in MCP elicitation's words; anything else refuses the call. */
@@ -213,6 +218,7 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
       argsHash,
       argsText: showArgs(call.args),
       signal,
+      deadline: Date.now() + timeoutMs,
     };
     if (remember === 'session' && who !== undefined && granted.get(who)?.has(key) === true) {
       emit('granted', request, who, 'remembered');
