@@ -5,7 +5,7 @@ import {
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
 import type { ConnectorConfig, StoreConfig } from './config.js';
-import { storeFamily, type OpenCredentials } from './stores/store-family.js';
+import { storeFamily, type OpenCredentials, type StoreFamily } from './stores/store-family.js';
 
 export type { OpenCredentials } from './stores/store-family.js';
 
@@ -18,9 +18,14 @@ export type { OpenCredentials } from './stores/store-family.js';
  */
 export function openCredentials(
   config: StoreConfig,
-  options: { env?: Readonly<Record<string, string | undefined>>; signal?: AbortSignal } = {},
+  options: {
+    env?: Readonly<Record<string, string | undefined>>;
+    signal?: AbortSignal;
+    /** The family to open it in (a toolkit's, so on PostgreSQL it shares the toolkit's pool). */
+    family?: StoreFamily;
+  } = {},
 ): Promise<OpenCredentials> {
-  return storeFamily(config).credentialStore({
+  return (options.family ?? storeFamily(config)).credentialStore({
     sealingKey: () => tokenKeyFromEnv({ ...(options.env ?? process.env) }),
     signal: options.signal,
   });

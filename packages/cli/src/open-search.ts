@@ -10,8 +10,8 @@ import {
   type Searcher,
 } from '@toolplane/toolindex';
 import type { ToolError } from '@toolplane/toolmodel';
-import type { SearchConfig, StoreConfig } from './config.js';
-import { storeFamily, type Closable } from './stores/store-family.js';
+import type { SearchConfig } from './config.js';
+import type { Closable, StoreFamily } from './stores/store-family.js';
 
 /** A configured searcher and what it holds open. */
 export interface OpenSearch {
@@ -27,7 +27,8 @@ export interface OpenSearch {
 }
 
 /**
- * Builds the searcher `search` describes over the stores of `store`. Embedding never blocks a
+ * Builds the searcher `search` describes over the stores of `family` (the toolkit's own, so on
+ * PostgreSQL they share its pool). Embedding never blocks a
  * list or a call: vectors are made in the background, and until a search's tools all have one
  * it is lexical. Failures of the embeddings endpoint or of the stores go to `onError`; search
  * goes on without them.
@@ -37,14 +38,13 @@ export interface OpenSearch {
  */
 export async function openSearch(
   search: SearchConfig,
-  store: StoreConfig,
+  family: StoreFamily,
   onError: (error: ToolError) => void,
 ): Promise<OpenSearch> {
   const { embeddings } = search;
   if (!search.learn && embeddings === undefined) {
     return { searcher: undefined, warm: () => Promise.resolve(), close: () => Promise.resolve() };
   }
-  const family = storeFamily(store);
   const opened: Closable<object>[] = [];
   try {
     let inner: Searcher = createBm25Searcher();

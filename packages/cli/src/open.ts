@@ -168,7 +168,7 @@ export async function openToolkit(
   if (options.search === true) {
     try {
       const { openSearch } = await import('./open-search.js');
-      search = await openSearch(config.search, config.store, options.onSearchError ?? ignore);
+      search = await openSearch(config.search, family, options.onSearchError ?? ignore);
     } catch (error) {
       await store.close();
       await pins?.close();
@@ -229,6 +229,7 @@ export async function openToolkit(
   // Protected servers' tokens, sealed next to the user store (`toolplane auth login`).
   let credentials: OpenCredentials | undefined;
   const credentialsOptions = {
+    family,
     ...(signal === undefined ? {} : { signal }),
     ...(options.env === undefined ? {} : { env: options.env }),
   };

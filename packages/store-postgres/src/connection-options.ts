@@ -95,16 +95,52 @@ export function checkConnection(
   return schema;
 }
 
+/** Options for {@link createPostgresPool}. */
+export interface PostgresPoolOptions {
+  /** `postgres://user:password@host:port/database`. */
+  readonly connectionString: string;
+  /** As {@link PostgresConnection}'s `connectTimeoutMs` (default 10,000 ms; 0 for no bound). */
+  readonly connectTimeoutMs?: number | undefined;
+  /** As {@link PostgresConnection}'s `statementTimeoutMs` (default 10,000 ms; 0 for no bound). */
+  readonly statementTimeoutMs?: number | undefined;
+  /** Most connections the pool opens (default 10, node-postgres's). */
+  readonly max?: number | undefined;
+  /**
+   * Hears an idle connection's error (a server restart, a dropped network): unheard, the pool's
+   * `error` event would end the process. Default: ignored (the next query opens a new one).
+   */
+  readonly onIdleError?: ((error: Error) => void) | undefined;
+}
+
 /**
- * The pool a store queries: the one given, or a new one for the connection string, which the
- * store owns (`owns`) and ends on close. An owned pool's idle connection errors go to
- * `onIdleError`: unheard, the pool's `error` event would crash the process.
+ * Creates a `pg` pool with the defaults a store gives the pool it owns: a bounded wait for a
+ * connection, a statement timeout, a client-side bound on a missing answer and an idle-error
+ * listener. Lend it to several stores (their `pool` option) so one process holds one pool; the
+ * stores leave it open, and you end it (`pool.end()`) once they are all closed.
+ *
+ * @throws {ToolError} `invalid_config` for a timeout that is not a whole number of
+ * milliseconds, or a `max` below 1.
  */
-export function ownPool(
-  options: PostgresConnection,
-  onIdleError: (error: Error) => void = () => undefined,
-): { readonly pool: Pool; readonly owns: boolean } {
-  if (options.pool !== undefined) return { pool: options.pool, owns: false };
+export function createPostgresPool(options: PostgresPoolOptions): Pool {
+  checkConnection(
+    {
+      connectionString: options.connectionString,
+      ...(options.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.statementTimeoutMs === undefined
+        ? {}
+        : { statementTimeoutMs: options.statementTimeoutMs }),
+    },
+    'createPostgresPool',
+  );
+  const { max } = options;
+  if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1)) {
+    throw new ToolError(
+      'invalid_config',
+      `createPostgresPool: max must be a whole number of connections, 1 or more, got ${String(max)}`,
+    );
+  }
   const statementTimeout = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   const pool = new Pool({
     connectionString: options.connectionString,
@@ -113,7 +149,27 @@ export function ownPool(
     statement_timeout: statementTimeout,
     // The server enforces statement_timeout; this holds when the server itself cannot answer.
     ...(statementTimeout === 0 ? {} : { query_timeout: statementTimeout + ANSWER_GRACE_MS }),
+    ...(max === undefined ? {} : { max }),
   });
-  pool.on('error', onIdleError);
+  pool.on('error', options.onIdleError ?? (() => undefined));
+  return pool;
+}
+
+/**
+ * The pool a store queries: the one given, or a new one for the connection string (see
+ * {@link createPostgresPool}), which the store owns (`owns`) and ends on close. An owned pool's
+ * idle connection errors go to `onIdleError`.
+ */
+export function ownPool(
+  options: PostgresConnection,
+  onIdleError: (error: Error) => void = () => undefined,
+): { readonly pool: Pool; readonly owns: boolean } {
+  if (options.pool !== undefined) return { pool: options.pool, owns: false };
+  const pool = createPostgresPool({
+    connectionString: options.connectionString,
+    connectTimeoutMs: options.connectTimeoutMs,
+    statementTimeoutMs: options.statementTimeoutMs,
+    onIdleError,
+  });
   return { pool, owns: true };
 }

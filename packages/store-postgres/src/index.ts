@@ -11,3 +11,5 @@ export { createPostgresPinStore } from './postgres-pins.js';
 export type { PostgresPinStoreOptions } from './postgres-pins.js';
 export { createPostgresStore, DEFAULT_POSTGRES_SCHEMA } from './postgres-store.js';
 export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './postgres-store.js';
+export { createPostgresPool } from './connection-options.js';
+export type { PostgresPoolOptions } from './connection-options.js';

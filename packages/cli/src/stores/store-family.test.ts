@@ -120,5 +120,77 @@ describe.runIf(hasPostgres())(
     it('holds no listening connection with listen: false (a one-shot command)', async () => {
       expect(await listenersWhileOpen(false)).toEqual({ pins: 0, changes: 0 });
     });
+
+    /** Client connections to the server, other than the one asking. */
+    async function connections(): Promise<number> {
+      const { stdout } = await run(join(postgresBinDir(), 'psql'), [
+        postgres?.url ?? '',
+        '-At',
+        '-c',
+        `SELECT count(*) FROM pg_stat_activity
+          WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      ]);
+      return Number(stdout.trim());
+    }
+
+    /** Waits (bounded) until no connection is left: a closed one leaves the server shortly. */
+    async function noConnectionsLeft(): Promise<number> {
+      let left = await connections();
+      for (let tries = 0; left > 0 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        left = await connections();
+      }
+      return left;
+    }
+
+    it("a gateway's stores share one pool: at most 10 connections under load, none once closed", async () => {
+      expect(await noConnectionsLeft()).toBe(0);
+      const config = parseConfig(
+        JSON.stringify({
+          store: { postgres: postgres?.url },
+          builtins: false,
+          pinning: 'block',
+          // Vectors beside learned evidence; nothing is embedded with no tools, so the endpoint
+          // is never asked.
+          search: { learn: true, embeddings: { url: 'http://127.0.0.1:9/v1', model: 'm' } },
+        }),
+        { file: join(tmpdir(), 'family.config.json'), env: {} },
+      );
+      const opened = await openToolkit(config, { connectors: 'none', search: true });
+      try {
+        const { pins } = opened;
+        if (pins === undefined) throw new Error('pinning is on: the pin store should be open');
+        // Enough concurrent work to fill a pool of 10 twice over: a pool per kind of store
+        // would open 10 for the user store and 10 more for pins.
+        await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            i % 2 === 0 ? opened.store.listPrompts() : pins.listPins(),
+          ),
+        );
+        const held = await connections();
+        expect(held).toBeGreaterThan(0);
+        expect(held).toBeLessThanOrEqual(10);
+      } finally {
+        await opened.close();
+      }
+      expect(await noConnectionsLeft()).toBe(0);
+    });
+
+    it('keeps the shared pool open until the last store using it closes', async () => {
+      const family = storeFamily({ kind: 'postgres', connectionString: postgres?.url ?? '' });
+      const store = await family.userStore({ listen: false });
+      const pins = await family.pinStore({ listen: false });
+      const credentials = await family.credentialStore({ sealingKey: KEY });
+      await store.close();
+      await credentials.close();
+      expect(await pins.listPins()).toEqual([]);
+      await pins.close();
+      expect(await noConnectionsLeft()).toBe(0);
+      // A store opened after the last closed gets a new pool.
+      const again = await family.userStore({ listen: false });
+      expect(await again.listPrompts()).toEqual([]);
+      await again.close();
+      expect(await noConnectionsLeft()).toBe(0);
+    });
   },
 );

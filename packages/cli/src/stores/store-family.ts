@@ -17,6 +17,7 @@ import {
 import type { OAuthCredentialStore } from '@toolplane/toolkit/oauth';
 import type { ToolError } from '@toolplane/toolmodel';
 import type { StoreConfig } from '../config.js';
+import { postgresFamily } from './postgres-family.js';
 
 /** A store that may hold a connection or a file open until it is closed. */
 export type Closable<T> = T & { close?: () => unknown };
@@ -123,43 +124,6 @@ function sqliteFamily(path: string): StoreFamily {
           return Promise.resolve();
         },
       };
-    },
-  };
-}
-
-function postgresFamily(config: Extract<StoreConfig, { kind: 'postgres' }>): StoreFamily {
-  const driver = () => import('@toolplane/store-postgres');
-  const where = {
-    connectionString: config.connectionString,
-    ...(config.schema === undefined ? {} : { schema: config.schema }),
-  };
-  const signalOf = (signal: AbortSignal | undefined) => (signal === undefined ? {} : { signal });
-  return {
-    userStore: async (options = {}) =>
-      (await driver()).createPostgresStore({
-        ...where,
-        ...signalOf(options.signal),
-        ...(options.onError === undefined ? {} : { onError: options.onError }),
-        listen: options.listen !== false,
-      }),
-    pinStore: async (options = {}) =>
-      (await driver()).createPostgresPinStore({
-        ...where,
-        ...(options.onError === undefined ? {} : { onError: options.onError }),
-        listen: options.listen !== false,
-      }),
-    evidenceStore: async (options = {}) =>
-      (await driver()).createPostgresEvidenceStore({
-        ...where,
-        ...(options.onError === undefined ? {} : { onError: options.onError }),
-      }),
-    vectorCache: async () => (await driver()).createPostgresVectorCache(where),
-    credentialStore: async ({ sealingKey, signal }) => {
-      const key = sealingKey();
-      const store = await (
-        await driver()
-      ).createPostgresCredentialStore({ ...where, ...signalOf(signal), key });
-      return { store, close: () => store.close() };
     },
   };
 }
