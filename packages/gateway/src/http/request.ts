@@ -16,6 +16,8 @@ export class HttpError extends Error {
     message: string,
     /** The ID of the request refused, when it can be told. */
     readonly id: RequestId | null = null,
+    /** Headers the refusal carries (what the server would take instead, say). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -154,7 +156,11 @@ export function accepts(req: IncomingMessage, type: string): boolean {
   return req.headers.accept?.includes(type) === true;
 }
 
-/** A POST must accept JSON and SSE answers, and send JSON. */
+/**
+ * A POST must accept JSON and SSE answers, and send JSON with no content coding: a compressed
+ * body read as plain JSON would be a parse error that hides the real reason, so it is refused
+ * with 415 and `Accept-Encoding: identity`, as HTTP asks of a server refusing a coding.
+ */
 export function checkPostHeaders(req: IncomingMessage): void {
   if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
     throw new HttpError(
@@ -166,6 +172,19 @@ export function checkPostHeaders(req: IncomingMessage): void {
   const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new HttpError(415, ProtocolErrorCode.InvalidRequest, 'the body must be application/json');
+  }
+  const codings = (req.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length > 0) {
+    throw new HttpError(
+      415,
+      ProtocolErrorCode.InvalidRequest,
+      `the body's content coding (${codings.join(', ')}) is not supported; the gateway takes an identity body: send it uncompressed, without Content-Encoding`,
+      null,
+      { 'accept-encoding': 'identity' },
+    );
   }
 }
 

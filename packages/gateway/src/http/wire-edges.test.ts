@@ -1,0 +1,71 @@
+import { gzipSync } from 'node:zlib';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit } from '@toolplane/toolkit';
+import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODERN_PROTOCOL_VERSION } from '../eras.js';
+import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
+import { serveHttp, type HttpGateway } from './serve.js';
+
+let running: RunningToolkit;
+let gateway: HttpGateway;
+
+beforeAll(async () => {
+  const toolkit = createToolkit({
+    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
+  });
+  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+  running = await runToolkit(toolkit);
+  gateway = await serveHttp(running.toolkit, { port: 0, pageSize: 1 });
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await running.stop();
+});
+
+/** A raw POST of `body` (text or bytes, sent as is); the answer's status, headers and JSON. */
+async function post(
+  body: string | Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+  const response = await fetch(gateway.url, {
+    method: 'POST',
+    headers: { ...POST_HEADERS, ...headers },
+    body,
+  });
+  const text = await response.text();
+  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+  return { status: response.status, headers: response.headers, text, json: JSON.parse(data) };
+}
+
+const envelope = (version = MODERN_PROTOCOL_VERSION) => ({
+  'io.modelcontextprotocol/protocolVersion': version,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+/** A 2026-07-28 request of `method` with `params`, answered without a session. */
+async function modern(method: string, params: Record<string, unknown> = {}) {
+  return post(
+    JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: envelope() } }),
+    { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': method },
+  );
+}
+
+describe('a POST body with a content coding', () => {
+  it('is refused with 415, naming identity, and Accept-Encoding: identity', async () => {
+    const answer = await post(gzipSync(INITIALIZE_BODY), { 'content-encoding': 'gzip' });
+    expect(answer.status).toBe(415);
+    expect(answer.headers.get('accept-encoding')).toBe('identity');
+    expect(answer.json).toMatchObject({
+      error: { code: -32600, message: expect.stringMatching(/identity/) },
+    });
+  });
+
+  it('is read when its coding is identity', async () => {
+    const answer = await post(INITIALIZE_BODY, { 'content-encoding': 'identity' });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ id: 1, result: { protocolVersion: expect.any(String) } });
+  });
+});
