@@ -69,3 +69,25 @@ describe('a POST body with a content coding', () => {
     expect(answer.json).toMatchObject({ id: 1, result: { protocolVersion: expect.any(String) } });
   });
 });
+
+describe('a list cursor', () => {
+  it('is refused with -32602 by every other list, naming its own', async () => {
+    const tools = await modern('tools/list');
+    const cursor = (tools.json as { result: { nextCursor?: string } }).result.nextCursor;
+    expect(cursor).toEqual(expect.any(String));
+    for (const method of ['prompts/list', 'resources/list', 'resources/templates/list']) {
+      const answer = await modern(method, { cursor });
+      expect(answer.json, method).toMatchObject({
+        error: { code: -32602, message: expect.stringContaining('tools/list') },
+      });
+    }
+    // A cursor of the tool index's (a search cursor, say): none of the lists issued it.
+    const foreign = Buffer.from('1.a.k2j4h5').toString('base64url');
+    const refused = await modern('tools/list', { cursor: foreign });
+    expect(refused.json).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining('tools/list') },
+    });
+    const next = await modern('tools/list', { cursor });
+    expect(next.json).toMatchObject({ result: { tools: [expect.anything()] } });
+  });
+});
