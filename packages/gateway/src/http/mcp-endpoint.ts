@@ -12,6 +12,7 @@ import {
   accepts,
   checkPostHeaders,
   checkProtocolVersion,
+  checkRequestId,
   finished,
   HttpError,
   readJson,
@@ -200,6 +201,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const servePost = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     checkPostHeaders(req);
     const body = await readJson(req, maxBody);
+    checkRequestId(body);
     // A subscriptions/listen stream lasts until closed: the drain does not wait for it.
     if ((body as { method?: unknown } | null)?.method === 'subscriptions/listen')
       inFlight.untrack(res);

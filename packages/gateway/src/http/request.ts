@@ -4,7 +4,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type RequestId,
 } from '@modelcontextprotocol/server';
-import { answerIdOf } from '@toolplane/toolmodel/wire';
+import { answerIdOf, isRequestId } from '@toolplane/toolmodel/wire';
 import { MAX_BATCH_SIZE } from './transport.js';
 import { isJsonRpcMessage } from '../jsonrpc.js';
 
@@ -149,6 +149,25 @@ export function toPost(body: unknown): Post {
     );
   }
   return { messages, batch };
+}
+
+/**
+ * Refuses a message whose ID is a number no answer could carry back as sent (an integer past
+ * 2^53 - 1, which JSON.parse reads as a nearby one), before either era's handling: JSON-RPC
+ * answers an ID it cannot read with `null`, never with an altered one a client cannot match.
+ * The stdio transport refuses the same IDs (both go by `isRequestId`).
+ *
+ * @throws {HttpError} 400, -32600 with ID `null`.
+ */
+export function checkRequestId(body: unknown): void {
+  const id = (body as { id?: unknown } | null)?.id;
+  if (typeof id === 'number' && !isRequestId(id)) {
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      'the request ID is a number that cannot be answered exactly (a JSON-RPC ID here is a string or an integer from -(2^53 - 1) to 2^53 - 1); send it as a string',
+    );
+  }
 }
 
 export function accepts(req: IncomingMessage, type: string): boolean {

@@ -91,3 +91,19 @@ describe('a list cursor', () => {
     expect(next.json).toMatchObject({ result: { tools: [expect.anything()] } });
   });
 });
+
+describe('a request ID beyond the safe integers', () => {
+  it('is refused as an Invalid Request with id null, never answered under an altered ID', async () => {
+    const id = '123456789012345678901234567890';
+    const meta = JSON.stringify(envelope());
+    const modernRequest = await post(
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{"_meta":${meta}}}`,
+      { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/list' },
+    );
+    const sessionless = await post(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    for (const answer of [modernRequest, sessionless]) {
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ id: null, error: { code: -32600 } });
+    }
+  });
+});
