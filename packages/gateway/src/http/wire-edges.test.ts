@@ -92,6 +92,53 @@ describe('a list cursor', () => {
   });
 });
 
+describe('a request naming 2025-11-25 in its _meta', () => {
+  const request = (id: number) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/list',
+      params: { _meta: envelope('2025-11-25') },
+    });
+
+  it('is told -32022, listing 2025-11-25 and that initialize opens it, without a session', async () => {
+    const answer = await post(request(3));
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({
+      id: 3,
+      error: {
+        code: -32022,
+        message: expect.stringContaining('initialize'),
+        data: {
+          supported: expect.arrayContaining(['2025-11-25', MODERN_PROTOCOL_VERSION]),
+          requested: '2025-11-25',
+        },
+      },
+    });
+  });
+
+  it('is served in the session it names', async () => {
+    const opened = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      }),
+    );
+    const session = opened.headers.get('mcp-session-id') ?? '';
+    expect(session).not.toBe('');
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
+    const answer = await post(request(4), headers);
+    expect(answer.json).toMatchObject({ id: 4, result: { tools: [expect.anything()] } });
+  });
+});
+
 describe('a request ID beyond the safe integers', () => {
   it('is refused as an Invalid Request with id null, never answered under an altered ID', async () => {
     const id = '123456789012345678901234567890';
