@@ -117,6 +117,22 @@ describe('a request naming 2025-11-25 in its _meta', () => {
     });
   });
 
+  it('is served by a stateless gateway, which needs no session for the 2025 era', async () => {
+    const stateless = await serveHttp(running.toolkit, { port: 0, stateless: true });
+    try {
+      const response = await fetch(stateless.url, {
+        method: 'POST',
+        headers: POST_HEADERS,
+        body: request(5),
+      });
+      const text = await response.text();
+      const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+      expect(JSON.parse(data)).toMatchObject({ id: 5, result: { tools: expect.any(Array) } });
+    } finally {
+      await stateless.close();
+    }
+  });
+
   it('is served in the session it names', async () => {
     const opened = await post(
       JSON.stringify({
