@@ -145,9 +145,9 @@ function mutateOne(key: number, next: () => number): { message: unknown; id: unk
     }
   }
   const id = message.id;
-  // JSON writes Infinity as null; 2 ** 60 + … is an integer (its answer carries
-  // the same number, however a client reads it).
-  const told = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+  // JSON writes Infinity as null; 2 ** 60 + … is past the safe integers, whose JSON text the
+  // gateway cannot tell it read exactly, so it is answered as an ID that cannot be told (null).
+  const told = typeof id === 'string' || Number.isSafeInteger(id);
   // A response (a result or an error, no method) is never answered; anything else with an ID is.
   const response = !('method' in message) && ('result' in message || 'error' in message);
   return { message, id: !('id' in message) || response ? undefined : told ? id : null };

@@ -26,36 +26,54 @@ import type { ToolItem } from './items.js';
 /** The `_meta` key under which a failed call's result carries toolplane's structured error. */
 export const ERROR_META_KEY = 'io.toolplane/error';
 
-/** One page of `items`, which are sorted by `key`: those after the cursor's key, `size` of them. */
+/** The lists the gateway pages, each with cursors of its own. */
+export type PagedList =
+  'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
+
+const PAGED_LISTS: readonly string[] = [
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+] satisfies readonly PagedList[];
+
+/**
+ * One page of `list`'s `items`, which are sorted by `key`: those after the cursor's key, `size`
+ * of them.
+ *
+ * @throws {ProtocolError} -32602 for a cursor `list` did not issue.
+ */
 export function page<T>(
+  list: PagedList,
   items: readonly T[],
   key: (item: T) => string,
   cursor: string | undefined,
   size: number,
 ): { items: T[]; nextCursor?: string } {
-  const start = pageStart(items, key, cursor);
+  const start = pageStart(list, items, key, cursor);
   const slice = items.slice(start, start + size);
   const last = slice.at(-1);
   return start + size < items.length && last !== undefined
-    ? { items: slice, nextCursor: Buffer.from(key(last)).toString('base64url') }
+    ? { items: slice, nextCursor: encodeCursor(list, key(last)) }
     : { items: slice };
 }
 
 /**
- * Where the page after `cursor` starts in `items` (sorted by `key`): keyset paging, so items
- * added or removed between pages never shift the ones after. The first item past the cursor's
- * key, by binary search; 0 with no cursor.
+ * Where the page after `cursor` starts in `list`'s `items` (sorted by `key`): keyset paging, so
+ * items added or removed between pages never shift the ones after. The first item past the
+ * cursor's key, by binary search; 0 with no cursor.
  *
- * @throws {ProtocolError} -32602 for a cursor this server did not issue.
+ * @throws {ProtocolError} -32602 for a cursor `list` did not issue.
  */
 export function pageStart<T>(
+  list: PagedList,
   items: readonly T[],
   key: (item: T) => string,
   cursor: string | undefined,
 ): number {
   let start = 0;
   if (cursor === undefined) return start;
-  const after = decodeCursor(cursor);
+  const after = decodeCursor(list, cursor);
   let high = items.length;
   while (start < high) {
     const middle = (start + high) >>> 1;
@@ -66,12 +84,41 @@ export function pageStart<T>(
   return start;
 }
 
-export function decodeCursor(cursor: string): string {
-  const after = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (after.length === 0 || Buffer.from(after).toString('base64url') !== cursor) {
+/**
+ * The cursor of `list` for the page after the item keyed `key`: the list's name and the key, so
+ * a cursor is refused by every other list (it names no item there), as MCP asks of a cursor a
+ * list did not issue. No secret in it: every gateway instance behind one address reads it.
+ */
+export function encodeCursor(list: PagedList, key: string): string {
+  return Buffer.from(`${list}\n${key}`).toString('base64url');
+}
+
+/**
+ * The key a cursor of `list` names.
+ *
+ * @throws {ProtocolError} -32602 for a cursor `list` did not issue, naming the list that did
+ * when it is another of the gateway's.
+ */
+export function decodeCursor(list: PagedList, cursor: string): string {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const at = text.indexOf('\n');
+  const owner = at > 0 ? text.slice(0, at) : undefined;
+  const after = at > 0 ? text.slice(at + 1) : '';
+  if (
+    owner === undefined ||
+    after.length === 0 ||
+    !PAGED_LISTS.includes(owner) ||
+    Buffer.from(text).toString('base64url') !== cursor
+  ) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      'the cursor is not one this server issued; list again without a cursor',
+      `the cursor is not one ${list} issued; call ${list} again without a cursor`,
+    );
+  }
+  if (owner !== list) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `the cursor belongs to ${owner}, not ${list}; send it to ${owner}, or call ${list} without a cursor`,
     );
   }
   return after;

@@ -87,40 +87,53 @@ describe('serveStdio, input_required rounds', () => {
   });
 });
 
+/** A gateway child over raw stdio lines: what a test sends, and the answer to each ID. */
+function rawGateway() {
+  const { command, args } = gatewayCommand([]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const lines = createInterface({ input: child.stdout });
+  const received = new Map<unknown, unknown>();
+  const waiters = new Set<() => void>();
+  lines.on('line', (line) => {
+    const message = JSON.parse(line) as { id?: unknown };
+    received.set(message.id, message);
+    for (const wake of waiters) wake();
+  });
+  return {
+    send: (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`),
+    answerTo: (id: number) =>
+      new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(new Error(`no answer to ${String(id)}`));
+        }, 10_000);
+        const check = (): void => {
+          if (!received.has(id)) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(received.get(id));
+        };
+        waiters.add(check);
+        check();
+      }),
+    close: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+const envelope = (version: string) => ({
+  'io.modelcontextprotocol/protocolVersion': version,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
 describe('serveStdio, the opening exchange', () => {
   it('pins a connection that opens with server/discover to 2026-07-28 and names the era of a 2025-only method', async () => {
-    const { command, args } = gatewayCommand([]);
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const { send, answerTo, close } = rawGateway();
     try {
-      const lines = createInterface({ input: child.stdout });
-      const received = new Map<unknown, unknown>();
-      const waiters = new Set<() => void>();
-      lines.on('line', (line) => {
-        const message = JSON.parse(line) as { id?: unknown };
-        received.set(message.id, message);
-        for (const wake of waiters) wake();
-      });
-      const answerTo = (id: number) =>
-        new Promise<unknown>((resolve, reject) => {
-          const timer = setTimeout(() => {
-            reject(new Error(`no answer to ${String(id)}`));
-          }, 10_000);
-          const check = (): void => {
-            if (!received.has(id)) return;
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve(received.get(id));
-          };
-          waiters.add(check);
-          check();
-        });
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      };
-      const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+      const meta = envelope(MODERN_PROTOCOL_VERSION);
       send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
       expect(await answerTo(1)).toMatchObject({
         result: { supportedVersions: expect.arrayContaining([MODERN_PROTOCOL_VERSION]) },
@@ -137,8 +150,45 @@ describe('serveStdio, the opening exchange', () => {
       expect(refused.error.code).toBe(-32601);
       expect(refused.error.message).toMatch(/2025 era.*2026-07-28/);
     } finally {
-      child.stdin.end();
-      await exited;
+      await close();
+    }
+  });
+
+  it('tells a request naming 2025-11-25 before initialize that initialize opens that era, then serves it', async () => {
+    const { send, answerTo, close } = rawGateway();
+    try {
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: envelope('2025-11-25') },
+      });
+      expect(await answerTo(1)).toMatchObject({
+        error: {
+          code: -32022,
+          message: expect.stringContaining('initialize'),
+          data: {
+            supported: expect.arrayContaining(['2025-11-25', MODERN_PROTOCOL_VERSION]),
+            requested: '2025-11-25',
+          },
+        },
+      });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      });
+      expect(await answerTo(2)).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+      expect(await answerTo(3)).toMatchObject({ result: { tools: [] } });
+    } finally {
+      await close();
     }
   });
 });

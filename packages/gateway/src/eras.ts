@@ -5,7 +5,10 @@ import {
   CLIENT_INFO_META_KEY,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type InboundClassificationOutcome,
+  type JSONRPCErrorResponse,
 } from '@modelcontextprotocol/server';
 import { jsonEqual } from '@toolplane/toolmodel';
 import { MODERN_PROTOCOL_VERSION } from '@toolplane/toolmodel/wire';
@@ -125,6 +128,30 @@ export function isModernRequest(request: unknown): boolean {
     if (validMeta.length > VALID_META_LIMIT) validMeta.pop();
   }
   return valid;
+}
+
+/**
+ * The answer to a request naming a 2025-era revision in its `_meta` (`2025-11-25`, say), as the
+ * SDK's classifier routed it, or `undefined` for any other. The SDK's 2026 entry would refuse it
+ * listing only 2026-07-28, which tells a 2025 client the gateway cannot speak its era; this keeps
+ * MCP's code for a version not served (-32022) and says the truth: the 2025 revisions are served
+ * in a session opened with `initialize`, 2026-07-28 per request.
+ */
+export function legacyClaimRefusal(
+  route: InboundClassificationOutcome,
+): JSONRPCErrorResponse | undefined {
+  if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
+  if (route.classification.era !== 'legacy') return undefined;
+  const requested = route.classification.revision ?? SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+  return {
+    jsonrpc: '2.0',
+    id: route.message.id,
+    error: {
+      code: ProtocolErrorCode.UnsupportedProtocolVersion,
+      message: `Unsupported protocol version: ${requested} is not served per request; the gateway serves it (as every 2025 revision) in a session opened with initialize, and ${MODERN_PROTOCOL_VERSION} per request`,
+      data: { supported: [...GATEWAY_PROTOCOL_VERSIONS], requested },
+    },
+  };
 }
 
 /** The client capabilities a 2026-07-28 request declared in its `_meta` envelope, if any. */

@@ -196,7 +196,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     // Everyone's listing is the same: its pages are made (and serialised) once.
     if (visible === undefined) return toolPage(listed, request.params?.cursor, pageSize);
     const tools = listed.filter((t) => visible.has(t.name));
-    const { items, nextCursor } = page(tools, (t) => t.name, request.params?.cursor, pageSize);
+    const { items, nextCursor } = page(
+      'tools/list',
+      tools,
+      (t) => t.name,
+      request.params?.cursor,
+      pageSize,
+    );
     return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
   });
 
@@ -303,7 +309,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
       .entries()
       .filter(([, item]) => sees?.prompt(item) ?? true)
       .map(([name, item]) => ({ ...item.prompt.mcp, name }));
-    const { items, nextCursor } = page(prompts, (p) => p.name, request.params?.cursor, pageSize);
+    const { items, nextCursor } = page(
+      'prompts/list',
+      prompts,
+      (p) => p.name,
+      request.params?.cursor,
+      pageSize,
+    );
     return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
   });
 
@@ -353,7 +365,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
       return uri === undefined ? [] : [{ ...toMcpResource(item.resource), uri }];
     });
     listed.sort((a, b) => compare(a.uri, b.uri));
-    const { items, nextCursor } = page(listed, (r) => r.uri, request.params?.cursor, pageSize);
+    const { items, nextCursor } = page(
+      'resources/list',
+      listed,
+      (r) => r.uri,
+      request.params?.cursor,
+      pageSize,
+    );
     return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
   });
 
@@ -369,7 +387,13 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
       )
       .map((t) => ({ key: `${t.template.uriTemplate}\u0000${t.namespace}`, template: t.template }))
       .sort((a, b) => compare(a.key, b.key));
-    const { items, nextCursor } = page(templates, (t) => t.key, request.params?.cursor, pageSize);
+    const { items, nextCursor } = page(
+      'resources/templates/list',
+      templates,
+      (t) => t.key,
+      request.params?.cursor,
+      pageSize,
+    );
     const resourceTemplates = items.map((t) => ({ ...t.template }));
     return nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor };
   });

@@ -12,10 +12,12 @@ import {
   accepts,
   checkPostHeaders,
   checkProtocolVersion,
+  checkRequestId,
   finished,
   HttpError,
   readJson,
   toPost,
+  writeJson,
   type Post,
 } from './request.js';
 import { SessionTable, type HttpSession } from './sessions.js';
@@ -23,7 +25,7 @@ import { HttpServerTransport } from './transport.js';
 import type { InFlight } from './drain.js';
 import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
-import { claimsModernEra } from '../eras.js';
+import { claimsModernEra, legacyClaimRefusal } from '../eras.js';
 import { withErrorMeta } from '../jsonrpc.js';
 import type { GatewayHub } from '../hub.js';
 import { createSessionServer } from '../server.js';
@@ -200,6 +202,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const servePost = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     checkPostHeaders(req);
     const body = await readJson(req, maxBody);
+    checkRequestId(body);
     // A subscriptions/listen stream lasts until closed: the drain does not wait for it.
     if ((body as { method?: unknown } | null)?.method === 'subscriptions/listen')
       inFlight.untrack(res);
@@ -208,11 +211,21 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     // the SDK's way counts its requests); anything else the SDK's classifier routes.
     const modernClaim = claimsModernEra(req.headers['mcp-protocol-version'], body);
     const laned = modernClaim && modernInFlight < maxSessions ? lane?.(req, body) : undefined;
+    const route =
+      laned === undefined && modernClaim
+        ? classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body })
+        : undefined;
+    // A request naming a 2025 revision in its _meta: served where that era is (a session, or
+    // the stateless mode), else told how to reach it, never that the gateway cannot speak it.
+    const refusal = route === undefined ? undefined : legacyClaimRefusal(route);
+    const inLegacy = options.stateless || req.headers['mcp-session-id'] !== undefined;
+    if (refusal !== undefined && !inLegacy) {
+      writeJson(res, 400, errorMeta === undefined ? refusal : withErrorMeta(refusal, errorMeta));
+      return;
+    }
     if (
       laned !== undefined ||
-      (modernClaim &&
-        classifyInboundRequest({ httpMethod: 'POST', ...standardHeaders(req), body }).kind !==
-          'legacy')
+      (route !== undefined && route.kind !== 'legacy' && refusal === undefined)
     ) {
       if (oauth !== undefined) await oauth.checkCalls(req, res, toPost(body), hub); // OAuth (auth/)
       if (laned === undefined) {

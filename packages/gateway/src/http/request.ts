@@ -4,7 +4,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type RequestId,
 } from '@modelcontextprotocol/server';
-import { answerIdOf } from '@toolplane/toolmodel/wire';
+import { answerIdOf, isRequestId } from '@toolplane/toolmodel/wire';
 import { MAX_BATCH_SIZE } from './transport.js';
 import { isJsonRpcMessage } from '../jsonrpc.js';
 
@@ -16,6 +16,8 @@ export class HttpError extends Error {
     message: string,
     /** The ID of the request refused, when it can be told. */
     readonly id: RequestId | null = null,
+    /** Headers the refusal carries (what the server would take instead, say). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -149,12 +151,35 @@ export function toPost(body: unknown): Post {
   return { messages, batch };
 }
 
+/**
+ * Refuses a message whose ID is a number no answer could carry back as sent (an integer past
+ * 2^53 - 1, which JSON.parse reads as a nearby one), before either era's handling: JSON-RPC
+ * answers an ID it cannot read with `null`, never with an altered one a client cannot match.
+ * The stdio transport refuses the same IDs (both go by `isRequestId`).
+ *
+ * @throws {HttpError} 400, -32600 with ID `null`.
+ */
+export function checkRequestId(body: unknown): void {
+  const id = (body as { id?: unknown } | null)?.id;
+  if (typeof id === 'number' && !isRequestId(id)) {
+    throw new HttpError(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      'the request ID is a number that cannot be answered exactly (a JSON-RPC ID here is a string or an integer from -(2^53 - 1) to 2^53 - 1); send it as a string',
+    );
+  }
+}
+
 export function accepts(req: IncomingMessage, type: string): boolean {
   // A list of media ranges; MCP clients name both types outright, so a substring check fits.
   return req.headers.accept?.includes(type) === true;
 }
 
-/** A POST must accept JSON and SSE answers, and send JSON. */
+/**
+ * A POST must accept JSON and SSE answers, and send JSON with no content coding: a compressed
+ * body read as plain JSON would be a parse error that hides the real reason, so it is refused
+ * with 415 and `Accept-Encoding: identity`, as HTTP asks of a server refusing a coding.
+ */
 export function checkPostHeaders(req: IncomingMessage): void {
   if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
     throw new HttpError(
@@ -166,6 +191,19 @@ export function checkPostHeaders(req: IncomingMessage): void {
   const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new HttpError(415, ProtocolErrorCode.InvalidRequest, 'the body must be application/json');
+  }
+  const codings = (req.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length > 0) {
+    throw new HttpError(
+      415,
+      ProtocolErrorCode.InvalidRequest,
+      `the body's content coding (${codings.join(', ')}) is not supported; the gateway takes an identity body: send it uncompressed, without Content-Encoding`,
+      null,
+      { 'accept-encoding': 'identity' },
+    );
   }
 }
 

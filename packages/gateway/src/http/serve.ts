@@ -188,6 +188,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
           if (error.status === 401 && !res.hasHeader('www-authenticate'))
             res.setHeader('www-authenticate', 'Bearer');
           if (error.status === 503 || error.status === 429) res.setHeader('retry-after', '1');
+          for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
           // A caller refused for who it is gets no reading of its body: the connection ends.
           if (error.status === 401 || error.status === 403) res.shouldKeepAlive = false;
           writeError(res, error.status, error.rpcCode, error.message, error.id, errorMeta);

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { page } from '../call-results.js';
+import { encodeCursor, page } from '../call-results.js';
 import { toolPage } from './pages.js';
 import { messageJson } from './wire-text.js';
 
@@ -27,7 +27,7 @@ describe('toolPage', () => {
     expect(first.map((p) => p.tools.length)).toEqual([10, 10, 5]);
     let cursor: string | undefined;
     for (const made of first) {
-      const { items, nextCursor } = page(listed, (t) => t.name, cursor, 10);
+      const { items, nextCursor } = page('tools/list', listed, (t) => t.name, cursor, 10);
       expect(made).toEqual(
         nextCursor === undefined ? { tools: items } : { tools: items, nextCursor },
       );
@@ -44,7 +44,7 @@ describe('toolPage', () => {
   });
 
   it('makes a page after a cursor off the page boundaries afresh, and keeps none of it', () => {
-    const cursor = Buffer.from('t03').toString('base64url');
+    const cursor = encodeCursor('tools/list', 't03');
     const once = toolPage(listed, cursor, 10);
     expect(once.tools.map((t) => t.name)[0]).toBe('t04');
     expect(toolPage(listed, cursor, 10)).not.toBe(once);

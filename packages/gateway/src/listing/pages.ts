@@ -22,7 +22,7 @@ export function toolPage(
   cursor: string | undefined,
   size: number,
 ): ToolPage {
-  const start = pageStart(listed, (t) => t.name, cursor);
+  const start = pageStart('tools/list', listed, (t) => t.name, cursor);
   if (start % size !== 0) return paged(listed, cursor, size);
   let pages = pagesOf.get(listed);
   if (pages === undefined) {
@@ -38,6 +38,6 @@ export function toolPage(
 }
 
 function paged(listed: readonly McpTool[], cursor: string | undefined, size: number): ToolPage {
-  const { items, nextCursor } = page(listed, (t) => t.name, cursor, size);
+  const { items, nextCursor } = page('tools/list', listed, (t) => t.name, cursor, size);
   return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
 }

@@ -1,7 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import type { Toolkit } from '@toolplane/toolkit';
+import { legacyClaimRefusal } from '../eras.js';
 import { GatewayHub } from '../hub.js';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
@@ -57,8 +58,11 @@ export async function serveStdio(
   let modern: McpServerInstance | undefined;
   // The connection's server, in the era it opened with, for its call lane.
   let laned: GatewayServer | undefined;
+  // Whether the opening exchange has picked the connection's era (made its server).
+  let opened = false;
   const served = serveSdkStdio(
     ({ era }) => {
+      opened = true;
       const server = createSessionServer(hub, era);
       if (era === 'modern') modern = server;
       if (server instanceof GatewayServer) laned = server;
@@ -69,8 +73,21 @@ export async function serveStdio(
   // A connection's plain calls (either era) go straight to the session's call lane, past the
   // SDK's entry (its queue, and the zod checks of its channel), answered on the wire.
   const answer = (message: JSONRPCMessage): Promise<void> => transport.send(message);
-  transport.onRequest = (request) =>
-    request.method === 'tools/call' && laned?.callLane?.(request, undefined, answer) === true;
+  transport.onRequest = (request) => {
+    if (opened) {
+      return (
+        request.method === 'tools/call' && laned?.callLane?.(request, undefined, answer) === true
+      );
+    }
+    // Before the era is picked, a request naming a 2025 revision in its _meta is told that the
+    // era opens with initialize (the SDK's entry would say only 2026-07-28 is served).
+    const refusal = legacyClaimRefusal(
+      classifyInboundRequest({ httpMethod: 'POST', body: request }),
+    );
+    if (refusal === undefined) return false;
+    void answer(refusal);
+    return true;
+  };
   const stopListening = listenOverStdio(hub, transport, () => modern);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

@@ -58,6 +58,16 @@ describe('StdioTransport', () => {
     expect(received).toEqual([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
   });
 
+  it('refuses an ID past the safe integers with id null, as the HTTP transport does', async () => {
+    const { stdin, received, written, settle } = await open();
+    stdin.write('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}\n');
+    await settle();
+    expect(written).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } },
+    ]);
+    expect(received).toEqual([]);
+  });
+
   it('serves a batch’s messages and refuses those that are not JSON-RPC, each on its own', async () => {
     const { stdin, received, written, settle } = await open();
     const batch = [

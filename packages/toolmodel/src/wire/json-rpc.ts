@@ -11,11 +11,12 @@ export type RequestId = string | number;
 export const CONNECTION_CLOSED = -32000;
 
 /**
- * Whether `value` is a JSON-RPC request ID: a string, or a number that is an integer. An integer
- * past 2^53 counts: JSON allows it, and its answer carries the same number back.
+ * Whether `value` is a JSON-RPC request ID that can be answered: a string, or a safe integer. A
+ * JSON integer past 2^53 - 1 is read as a nearby one (123456789012345678901234567890 as
+ * 1.2345678901234568e+29), so its answer could not carry the ID that was sent: it is not one.
  */
 export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  return typeof value === 'string' || Number.isSafeInteger(value);
 }
 
 /**
