@@ -8,8 +8,13 @@ import type { GatewayHub } from '../hub.js';
 import { authorizationOf } from '../http/access.js';
 import { HttpError, type Post } from '../http/request.js';
 import { requireAccess, targetsOf, toolOf } from './access.js';
-import { isAuthRefusal, ScopeRefusal, type GatewayAuth } from './gateway-auth.js';
-import { keyOfCaller, verifiedByHeaders as verified, verifiedByInfo } from './verified.js';
+import { AnonymousRefusal, isAuthRefusal, ScopeRefusal, type GatewayAuth } from './gateway-auth.js';
+import {
+  identifies,
+  keyOfCaller,
+  verifiedByHeaders as verified,
+  verifiedByInfo,
+} from './verified.js';
 
 /**
  * The OAuth side of `serveHttp`: serves the protected resource metadata, verifies each
@@ -75,7 +80,8 @@ export class OAuthGate {
   /**
    * Verifies the request's bearer token; the caller is kept for the request's handlers.
    *
-   * @throws {HttpError} 401 (no token, or a refused one), 400 (a malformed header), 503 (the
+   * @throws {HttpError} 401 (no token, a refused one, or one that names neither a subject nor a
+   * client), 400 (a malformed header), 503 (the
    * authorization server could not be asked), with the `WWW-Authenticate` challenge set on `res`.
    */
   async authenticate(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -83,6 +89,8 @@ export class OAuthGate {
       const caller = await this.#auth.authenticate(authorizationOf(req), {
         endpoint: this.#url,
       });
+      // A token that names no one would make every such caller one owner of the same sessions.
+      if (!identifies(caller)) throw new AnonymousRefusal();
       verified.set(req.headers, { auth: this.#auth, caller });
     } catch (error) {
       throw this.#refusal(error, res);

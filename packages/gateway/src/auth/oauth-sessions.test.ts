@@ -147,3 +147,54 @@ describe('serveHttp with auth: a session is its opener’s', () => {
     expect((await send('DELETE', bob, session)).status).toBe(200);
   });
 });
+
+describe('serveHttp with auth: a token that names no one', () => {
+  it('refuses a token with neither sub nor client_id: 401 invalid_token, saying why', async () => {
+    const nobody = await as.sign({
+      iss: as.issuer,
+      aud: gateway.url.href,
+      scope: 'all',
+      iat: now(),
+      exp: now() + 300,
+    });
+    const before = gateway.sessionCount;
+    const init = await send('POST', nobody, undefined, INITIALIZE_BODY);
+    expect(init.status).toBe(401);
+    expect(init.session).toBeNull();
+    expect(init.text).toContain('neither a subject (sub) nor a client (client_id)');
+    expect(gateway.sessionCount).toBe(before);
+    const challenge = await fetch(gateway.url, {
+      method: 'POST',
+      headers: headers(nobody),
+      body: LIST,
+    });
+    await challenge.text();
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // An empty subject names no one either.
+    const empty = await as.sign({
+      iss: as.issuer,
+      aud: gateway.url.href,
+      sub: '',
+      scope: 'all',
+      iat: now(),
+      exp: now() + 300,
+    });
+    expect((await send('POST', empty, undefined, INITIALIZE_BODY)).status).toBe(401);
+  });
+
+  it('accepts a token that names only its client (client credentials)', async () => {
+    const machine = await as.sign({
+      iss: as.issuer,
+      aud: gateway.url.href,
+      client_id: 'machine',
+      scope: 'all',
+      iat: now(),
+      exp: now() + 300,
+    });
+    const session = await open(machine);
+    expect((await send('POST', machine, session, LIST)).status).toBe(200);
+    expect((await send('POST', alice, session, LIST)).status).toBe(404);
+    expect((await send('DELETE', machine, session)).status).toBe(200);
+  });
+});

@@ -53,8 +53,14 @@ export function callerKey(extra: HandlerExtra): string | undefined {
 
 /**
  * {@link callerKey} of `caller`. JSON of the three parts, so that no two callers share a key
- * whatever their subject and client contain.
+ * whatever their subject and client contain. The gate refuses a caller that has neither
+ * ({@link identifies}): such a key would name everyone whose token names no one.
  */
 export function keyOfCaller(caller: GatewayCaller): string {
   return JSON.stringify([caller.issuer, caller.subject ?? null, caller.clientId ?? null]);
+}
+
+/** Whether `caller` names someone: a subject or a client (an empty string names no one). */
+export function identifies(caller: GatewayCaller): boolean {
+  return (caller.subject ?? '') !== '' || (caller.clientId ?? '') !== '';
 }
