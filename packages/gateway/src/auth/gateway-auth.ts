@@ -89,6 +89,25 @@ export class ScopeRefusal extends Error implements AuthRefusal {
   }
 }
 
+/**
+ * The refusal (401 `invalid_token`) of a token that names neither a subject (`sub`) nor a client
+ * (`client_id`): the gateway ties sessions, request states and per-caller shares to who a caller
+ * is, and such a token would make all its holders one caller.
+ */
+export class AnonymousRefusal extends Error implements AuthRefusal {
+  override name = 'AnonymousRefusal';
+  readonly status = 401;
+  readonly reason = 'invalid_token';
+  readonly scopes: readonly string[] = [];
+
+  constructor() {
+    super(
+      'the token names neither a subject (sub) nor a client (client_id); the gateway needs one ' +
+        'to tell its sessions apart: have the authorization server include it',
+    );
+  }
+}
+
 /** Whether `error` is a refusal a {@link GatewayAuth} threw (any other error is a bug). */
 export function isAuthRefusal(error: unknown): error is AuthRefusal {
   return (

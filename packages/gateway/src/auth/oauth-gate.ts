@@ -8,13 +8,13 @@ import type { GatewayHub } from '../hub.js';
 import { authorizationOf } from '../http/access.js';
 import { HttpError, type Post } from '../http/request.js';
 import { requireAccess, targetsOf, toolOf } from './access.js';
+import { AnonymousRefusal, isAuthRefusal, ScopeRefusal, type GatewayAuth } from './gateway-auth.js';
 import {
-  isAuthRefusal,
-  ScopeRefusal,
-  type GatewayAuth,
-  type GatewayCaller,
-} from './gateway-auth.js';
-import { verifiedByHeaders as verified, verifiedByInfo } from './verified.js';
+  identifies,
+  keyOfCaller,
+  verifiedByHeaders as verified,
+  verifiedByInfo,
+} from './verified.js';
 
 /**
  * The OAuth side of `serveHttp`: serves the protected resource metadata, verifies each
@@ -24,9 +24,6 @@ import { verifiedByHeaders as verified, verifiedByInfo } from './verified.js';
 export class OAuthGate {
   readonly #auth: GatewayAuth;
   #endpoint: URL | undefined;
-  // Session ID → who opened it: a session answers only the caller that opened it (MCP security
-  // best practice: session IDs bound to the user), so a leaked ID is of no use to anyone else.
-  readonly #owners = new Map<string, string>();
 
   constructor(auth: GatewayAuth) {
     this.#auth = auth;
@@ -83,7 +80,8 @@ export class OAuthGate {
   /**
    * Verifies the request's bearer token; the caller is kept for the request's handlers.
    *
-   * @throws {HttpError} 401 (no token, or a refused one), 400 (a malformed header), 503 (the
+   * @throws {HttpError} 401 (no token, a refused one, or one that names neither a subject nor a
+   * client), 400 (a malformed header), 503 (the
    * authorization server could not be asked), with the `WWW-Authenticate` challenge set on `res`.
    */
   async authenticate(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -91,45 +89,27 @@ export class OAuthGate {
       const caller = await this.#auth.authenticate(authorizationOf(req), {
         endpoint: this.#url,
       });
+      // A token that names no one would make every such caller one owner of the same sessions.
+      if (!identifies(caller)) throw new AnonymousRefusal();
       verified.set(req.headers, { auth: this.#auth, caller });
-      this.#checkOwner(req, res, caller);
     } catch (error) {
       throw this.#refusal(error, res);
     }
   }
 
-  #checkOwner(req: IncomingMessage, res: ServerResponse, caller: GatewayCaller): void {
-    const owner = JSON.stringify([caller.issuer, caller.subject ?? null, caller.clientId ?? null]);
-    const id = req.headers['mcp-session-id'];
-    if (typeof id === 'string') {
-      const opener = this.#owners.get(id);
-      // Answered as an unknown session is: nothing about the session is given away.
-      if (opener !== undefined && opener !== owner) {
-        throw new HttpError(
-          404,
-          ProtocolErrorCode.InvalidRequest,
-          'the session is unknown or has ended; initialize a new one',
-        );
-      }
-      if (opener === undefined) this.#bind(id, owner);
-      return;
+  /**
+   * Who `req`'s caller is, as the owner of a session it opens or names: a session answers only
+   * the caller that opened it (MCP security best practice: session IDs bound to the user), so a
+   * leaked ID is of no use to anyone else.
+   *
+   * @throws {HttpError} 401 for a request this gate did not authenticate.
+   */
+  ownerOf(req: IncomingMessage): string {
+    const found = verified.get(req.headers);
+    if (found === undefined) {
+      throw new HttpError(401, ProtocolErrorCode.InvalidRequest, 'a bearer token is required');
     }
-    // With a header set before the transport's writeHead, Node keeps every header it writes,
-    // so the new session's ID can be read once the answer is sent.
-    res.setHeader('cache-control', 'no-store');
-    res.once('finish', () => {
-      const opened = res.getHeader('mcp-session-id');
-      if (typeof opened === 'string') this.#bind(opened, owner);
-    });
-  }
-
-  #bind(id: string, owner: string): void {
-    // Bounded, oldest first: a session whose binding was dropped is bound again on its next use.
-    if (this.#owners.size >= MAX_BOUND_SESSIONS) {
-      const oldest = this.#owners.keys().next().value;
-      if (oldest !== undefined) this.#owners.delete(oldest);
-    }
-    this.#owners.set(id, owner);
+    return keyOfCaller(found.caller);
   }
 
   /**
@@ -192,5 +172,3 @@ export class OAuthGate {
     return new HttpError(error.status, ProtocolErrorCode.InvalidRequest, error.message);
   }
 }
-
-const MAX_BOUND_SESSIONS = 100_000;

@@ -42,11 +42,25 @@ export function sessionAuth(extra: HandlerExtra): SessionAuth | undefined {
 
 /**
  * One string naming the verified caller of a request (its issuer, subject and client), the same
- * for every request of that caller; `undefined` without OAuth. What a request state is bound to,
- * and what a 2026-07-28 caller's searches and calls are linked by for learning from use.
+ * for every request of that caller; `undefined` without OAuth. What a request state and a 2025
+ * session are bound to, and what a 2026-07-28 caller's searches and calls are linked by for
+ * learning from use.
  */
 export function callerKey(extra: HandlerExtra): string | undefined {
   const caller = verifiedOf(extra)?.caller;
-  if (caller === undefined) return undefined;
-  return `${caller.issuer}\u0000${caller.subject ?? ''}\u0000${caller.clientId ?? ''}`;
+  return caller === undefined ? undefined : keyOfCaller(caller);
+}
+
+/**
+ * {@link callerKey} of `caller`. JSON of the three parts, so that no two callers share a key
+ * whatever their subject and client contain. The gate refuses a caller that has neither
+ * ({@link identifies}): such a key would name everyone whose token names no one.
+ */
+export function keyOfCaller(caller: GatewayCaller): string {
+  return JSON.stringify([caller.issuer, caller.subject ?? null, caller.clientId ?? null]);
+}
+
+/** Whether `caller` names someone: a subject or a client (an empty string names no one). */
+export function identifies(caller: GatewayCaller): boolean {
+  return (caller.subject ?? '') !== '' || (caller.clientId ?? '') !== '';
 }

@@ -121,7 +121,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
   };
 
-  const openSession = async (): Promise<HttpSession> => {
+  const openSession = async (owner: string | undefined): Promise<HttpSession> => {
     if (!sessions.makeRoom()) {
       throw new HttpError(
         503,
@@ -132,7 +132,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const id = randomUUID();
     const server = createSessionServer(hub);
     const transport = new HttpServerTransport(id, transportOptions);
-    const session: HttpSession = { transport, server, busy: 0 };
+    const session: HttpSession = { transport, server, owner, busy: 0 };
     transport.onclose = () => {
       sessions.delete(id);
     };
@@ -159,9 +159,11 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     req: IncomingMessage,
     post: Post | undefined,
   ): HttpSession | Promise<HttpSession> => {
+    // OAuth (auth/): a session is the caller's that opened it, to anyone else unknown.
+    const owner = oauth?.ownerOf(req);
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      const session = sessions.use(id);
+      const session = sessions.use(id, owner);
       if (session === undefined) {
         throw new HttpError(
           404,
@@ -196,7 +198,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         'initialize must be sent on its own',
       );
     }
-    return openSession();
+    return openSession(owner);
   };
 
   const servePost = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -255,7 +257,9 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     } finally {
       session.busy--;
       // Idle time counts from the end of the last request, not its start.
-      if (session.transport.sessionId !== undefined) sessions.use(session.transport.sessionId);
+      if (session.transport.sessionId !== undefined) {
+        sessions.use(session.transport.sessionId, session.owner);
+      }
     }
   };
 

@@ -1,10 +1,15 @@
 import type { HttpServerTransport } from './transport.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 
-/** One client's session: its transport and server, and how busy it is. */
+/** One client's session: its transport and server, who opened it, and how busy it is. */
 export interface HttpSession {
   readonly transport: HttpServerTransport;
   readonly server: McpServerInstance;
+  /**
+   * The caller that opened it (OAuth's key of the caller), recorded as it is opened and gone
+   * with it; `undefined` without OAuth.
+   */
+  readonly owner: string | undefined;
   /** POSTs in progress; a session serving one is never idle. */
   busy: number;
 }
@@ -50,10 +55,14 @@ export class SessionTable {
     return this.#entries.size;
   }
 
-  /** The session named `id`, marked as used now; `undefined` when there is none. */
-  use(id: string): HttpSession | undefined {
+  /**
+   * The session named `id`, marked as used now; `undefined` when there is none, or when `owner`
+   * did not open it (to another caller a session is as unknown as one that never was, and its
+   * use does not keep it alive).
+   */
+  use(id: string, owner: string | undefined): HttpSession | undefined {
     const entry = this.#entries.get(id);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || entry.session.owner !== owner) return undefined;
     entry.lastSeen = Date.now();
     this.#entries.delete(id);
     this.#entries.set(id, entry);
