@@ -174,7 +174,9 @@ describe('createCodeMode', () => {
       const second = await failure(one.run('while (true) {}'));
       expect((await first).code).toBe('timeout');
       expect(second.code).toBe('timeout');
-      expect(second.message).toMatch(/of them waiting for a free sandbox/);
+      // Either it got the sandbox with part of its time gone (`… of them waiting …`), or, on a
+      // loaded machine where the first run's end comes late, all of it went waiting.
+      expect(second.message).toMatch(/(of them|ms) waiting for a free sandbox/);
     } finally {
       await one.close();
     }
