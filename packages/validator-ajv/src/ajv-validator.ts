@@ -14,6 +14,7 @@ import {
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { linearPattern } from './linear-pattern.js';
 
 /** Options for {@link createAjvValidator}. */
 export interface AjvValidatorOptions {
@@ -57,7 +58,15 @@ const AJV_OPTIONS: Options = {
   // Without it ajv tests `data / divisor` with parseInt, which fails large numbers (5e20 is a
   // multiple of 0.5); the default validator does exact decimal arithmetic.
   multipleOfPrecision: 9,
+  // ajv's default engine is the backtracking RegExp: `^(a+)+$` against 30 characters takes
+  // seconds, on an event loop many sessions share. `pattern` and `patternProperties` run on a
+  // linear-time engine instead, but for what it cannot express (see linear-pattern.ts).
+  code: { regExp: Object.assign(linearRegExp, { code: 'linearPattern' }) },
 };
+
+function linearRegExp(source: string): { test: (text: string) => boolean } {
+  return linearPattern(source);
+}
 
 /**
  * Creates a {@link SchemaValidator} on ajv: it compiles each schema to JavaScript on first use
@@ -114,6 +123,7 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
 }
 
 function runError(error: unknown): ToolError {
+  if (ToolError.isInstance(error)) return error;
   const overflow = stackOverflow(error);
   if (overflow !== undefined) return overflow;
   const why = error instanceof Error ? error.message : String(error);
