@@ -4,7 +4,7 @@
 import type { createPostgresPool } from '@toolplane/store-postgres';
 import { ToolError } from '@toolplane/toolmodel';
 import type { StoreConfig } from '../config.js';
-import type { StoreFamily } from './store-family.js';
+import type { StoreFamily } from './family-types.js';
 
 /** A `pg` pool, named without loading pg (the CLI does not depend on it). */
 type Pool = ReturnType<typeof createPostgresPool>;
