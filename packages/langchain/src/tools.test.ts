@@ -23,7 +23,9 @@ class Recorder extends BaseCallbackHandler {
   name = 'recorder';
   readonly events: { readonly kind: string; readonly data?: unknown }[] = [];
   constructor(private readonly onEvent?: (kind: string, data: unknown) => void) {
-    super();
+    // Awaited, not queued in LangChain's background queue: a test reads what it recorded as
+    // soon as the call returns, and a loaded machine could leave the last events still queued.
+    super({ _awaitHandler: true });
   }
   #push(kind: string, data?: unknown): void {
     this.events.push({ kind, data });
