@@ -61,12 +61,12 @@ describe("a client's roots through the gateway", () => {
   }, 70_000);
 
   it("tells the upstream when a call comes from another session, so it never sees the last one's roots", async () => {
-    const mine = await connect({ current: [{ uri: 'file:///work/mine', name: 'mine' }] });
-    await until(async () => (await rootsSeen(mine)).includes('file:///work/mine'));
+    const mine = await connect({ current: [{ uri: 'file:///projects/mine', name: 'mine' }] });
+    await until(async () => (await rootsSeen(mine)).includes('file:///projects/mine'));
     // A client without roots calls next: the shared upstream asks again, and hears none.
     const other = await connect(undefined);
-    await until(async () => !(await rootsSeen(other)).includes('file:///work/mine'));
-    await until(async () => (await rootsSeen(mine)).includes('file:///work/mine'));
+    await until(async () => !(await rootsSeen(other)).includes('file:///projects/mine'));
+    await until(async () => (await rootsSeen(mine)).includes('file:///projects/mine'));
   }, 70_000);
 
   it('answers no roots for a session whose client has none, instead of failing', async () => {
