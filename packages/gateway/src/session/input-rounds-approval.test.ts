@@ -3,11 +3,12 @@
 // behind a round-robin balancer would be: a 2026 client's approval answer reaches the instance
 // that did not ask. The approval is the gateway's own question, asked before the call reaches
 // its upstream, so the other instance runs the call from the start, once, whatever the tool.
-import { callModern, fixtureCommand, type ModernAnswer } from '@toolplane/fixtures';
+import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, type ApprovalDecision } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from '../http/serve.js';
+import { callRound as call, roundOf, textOf } from '../testing/input-rounds.js';
 
 const KEY = 'a-fleet-wide-request-state-key-of-32+-bytes';
 
@@ -65,32 +66,6 @@ afterAll(async () => {
 });
 
 const accept = { action: 'accept', content: { approve: true } };
-
-/** A raw 2026 tools/call to `gateway`; retries carry `requestState` and `inputResponses`. */
-const call = (gateway: HttpGateway, name: string, args: object, retry: object = {}) =>
-  callModern(gateway.url, name, args, { params: retry });
-
-/** The one round an answer asks: its key, method, message and the state to send back. */
-function roundOf(answer: ModernAnswer): {
-  key: string;
-  method: string;
-  message: string;
-  state: string;
-} {
-  expect(answer.result?.resultType, JSON.stringify(answer).slice(0, 400)).toBe('input_required');
-  const [[key, request] = ['', { method: '', params: {} }]] = Object.entries(
-    answer.result?.inputRequests ?? {},
-  );
-  return {
-    key,
-    method: request.method,
-    message: request.params.message ?? '',
-    state: answer.result?.requestState ?? '',
-  };
-}
-
-const textOf = (answer: ModernAnswer): string =>
-  answer.result?.content?.map((block) => block.text).join('') ?? '';
 
 /** What `delete-item` deleted on the upstream of every instance given, all together. */
 async function deletedOn(...instances: HttpGateway[]): Promise<string[]> {

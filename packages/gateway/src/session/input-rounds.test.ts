@@ -1,12 +1,13 @@
 // Two gateways sharing a requestStateKey, each with its own toolkit and its own 2025-era fixture
 // upstream over stdio, as two instances behind a balancer would be: a 2026 client's retry of an
 // input_required round sent to the instance that does not hold the call.
-import { callModern, fixtureCommand, type ModernAnswer } from '@toolplane/fixtures';
+import { fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from '../http/serve.js';
+import { callRound as call, roundOf, textOf } from '../testing/input-rounds.js';
 import { MAX_REPLAY_STATE_BYTES, canonicalJson, paramsDigest } from './request-state.js';
 
 const KEY = 'a-fleet-wide-request-state-key-of-32+-bytes';
@@ -72,32 +73,6 @@ afterAll(async () => {
   await Promise.all(gateways.map((gateway) => gateway.close()));
   await Promise.all(toolkits.map((running) => running.stop()));
 });
-
-/** A raw 2026 tools/call to `gateway`; retries carry `requestState` and `inputResponses`. */
-const call = (gateway: HttpGateway, name: string, args: object, retry: object = {}) =>
-  callModern(gateway.url, name, args, { params: retry });
-
-/** The one round an answer asks: its key, method and the state to send back. */
-function roundOf(answer: ModernAnswer): {
-  key: string;
-  method: string;
-  message: string;
-  state: string;
-} {
-  expect(answer.result?.resultType, JSON.stringify(answer).slice(0, 400)).toBe('input_required');
-  const [[key, request] = ['', { method: '', params: {} }]] = Object.entries(
-    answer.result?.inputRequests ?? {},
-  );
-  return {
-    key,
-    method: request.method,
-    message: request.params.message ?? '',
-    state: answer.result?.requestState ?? '',
-  };
-}
-
-const textOf = (answer: ModernAnswer): string =>
-  answer.result?.content?.map((block) => block.text).join('') ?? '';
 
 describe('an input_required retry on the instance that does not hold the call', () => {
   it('replays an eliciting upstream tool there and answers from the retry', async () => {
