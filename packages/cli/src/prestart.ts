@@ -46,7 +46,9 @@ export async function prestartServers(
     return undefined;
   }
   if (sources.length === 0) return undefined;
-  const pool = new StdioPrestarts();
+  // A one-shot command releases its servers once its answer is out (`closing: 'release'`): their
+  // reapers are armed now, while this process is small and quick to fork.
+  const pool = new StdioPrestarts({ release: words.command !== 'serve' });
   for (const entry of sources) {
     const source = stdioSource(entry, dir);
     if (source !== undefined) pool.start(source);

@@ -14,14 +14,25 @@ function keyOf(source: StdioSpawnOptions): string {
  */
 export class StdioPrestarts {
   readonly #waiting = new Map<string, StdioChild[]>();
+  readonly #release: boolean;
   #disposed = false;
+
+  /**
+   * `release`: the connectors will release these children (`StdioSource.closing: 'release'`, a
+   * one-shot command's), so each child's reaper is armed as it starts (`StdioChild.armReaper`).
+   */
+  constructor(options: { readonly release?: boolean } = {}) {
+    this.#release = options.release === true;
+  }
 
   /** Spawns a child for `source` now, kept for {@link take}. Nothing once disposed. */
   start(source: StdioSpawnOptions): void {
     if (this.#disposed) return;
     const key = keyOf(source);
     const list = this.#waiting.get(key) ?? [];
-    list.push(new StdioChild(source));
+    const child = new StdioChild(source);
+    if (this.#release) child.armReaper();
+    list.push(child);
     this.#waiting.set(key, list);
   }
 

@@ -4,6 +4,7 @@
 // child the same way.
 import { spawn, type ChildProcess } from 'node:child_process';
 import process from 'node:process';
+import { armReaper, disarmReaper } from './reaper.js';
 
 /** What a stdio server is started from: the fields of a connector's stdio source. */
 export interface StdioSpawnOptions {
@@ -126,6 +127,8 @@ export class StdioChild {
   /** Events not yet handed to the owner; undefined once they flow straight to it. */
   #pending: ChildEvent[] | undefined = [];
   #flushing = false;
+  /** A reaper armed as the child started (see {@link armReaper}), for an owner that releases it. */
+  #reaper: ChildProcess | undefined;
 
   constructor(options: StdioSpawnOptions) {
     const { command, args = [], env, cwd } = options;
@@ -162,6 +165,23 @@ export class StdioChild {
         this.#emit({ kind: 'error', error });
       });
     }
+  }
+
+  /**
+   * Starts the reaper of the child's group now, while this process is small and cheap to fork,
+   * for an owner that will release the child instead of waiting for its exit (see reaper.ts).
+   */
+  armReaper(): void {
+    if (GROUPS && this.child.pid !== undefined && this.#reaper === undefined) {
+      this.#reaper = armReaper(this.child.pid);
+    }
+  }
+
+  /** The reaper {@link armReaper} started, handed over once; undefined if none. */
+  takeReaper(): ChildProcess | undefined {
+    const reaper = this.#reaper;
+    this.#reaper = undefined;
+    return reaper;
   }
 
   /** Whether an owner has attached. */
@@ -215,6 +235,7 @@ export class StdioChild {
     if (this.#handlers !== undefined) return;
     this.#handlers = DROP;
     this.#pending = undefined;
+    disarmReaper(this.takeReaper());
     const { child } = this;
     child.stdin?.end();
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {

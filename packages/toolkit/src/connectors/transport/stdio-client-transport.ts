@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import {
   ProtocolErrorCode,
@@ -7,6 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { NdjsonLineSplitter, type SkippedLine } from '@toolplane/toolmodel/wire';
+import { armReaper, disarmReaper, EXIT_GRACE_MS, releaseGroup } from '../spawn/reaper.js';
 import { GROUPS, signalAll, StdioChild, untrack } from '../spawn/stdio-child.js';
 import { idleBegins, whenIdle } from '../idle-work.js';
 import { readMessage } from './wire-shapes.js';
@@ -24,23 +25,6 @@ export interface MessageTooLargeData {
   readonly bytes: number;
   /** The limit it was over. */
   readonly maxMessageBytes: number;
-}
-
-/** How long {@link StdioClientTransport.close} waits after closing stdin, then after SIGTERM. */
-const EXIT_GRACE_MS = 1_000;
-
-const ignore = (): void => undefined;
-
-/**
- * The `sh` script of a reaper of the group `pid` leads: SIGTERM after a grace, SIGKILL after
- * another; when `waits`, only once a line has come on its stdin (its end without one: nothing).
- * A kill of a group that has gone already fails, silently, and ends the script.
- */
-function reaperScript(pid: number, waits: boolean): string {
-  const grace = String(EXIT_GRACE_MS / 1_000);
-  const group = String(-pid);
-  const kill = `sleep ${grace}; kill -s TERM -- ${group} 2>/dev/null || exit 0; sleep ${grace}; kill -s KILL -- ${group} 2>/dev/null`;
-  return waits ? `read -r _ || exit 0; ${kill}` : kill;
 }
 
 /** Options for {@link StdioClientTransport}. */
@@ -219,11 +203,15 @@ export class StdioClientTransport implements Transport {
     }
     if (!this.#reaping && this.#options.closing === 'release' && GROUPS) {
       this.#reaping = true;
-      // In the wait for the server's first answer, after what is queued before it.
-      whenIdle(() => {
-        this.#armReaper();
-      });
-      idleBegins();
+      // Armed as the child started (an adopted one), or in the wait for the server's first
+      // answer, after what is queued before it.
+      this.#reaper = this.#spawned?.takeReaper();
+      if (this.#reaper === undefined) {
+        whenIdle(() => {
+          this.#armReaper();
+        });
+        idleBegins();
+      }
     }
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
@@ -255,18 +243,8 @@ export class StdioClientTransport implements Transport {
   /** See {@link StdioClientTransportOptions.closing}. */
   #release(child: ChildProcess, pid: number): void {
     child.stdin?.end();
-    const reaper = this.#reaper;
+    releaseGroup(pid, this.#reaper);
     this.#reaper = undefined;
-    if (reaper?.stdin?.writable === true && reaper.exitCode === null) {
-      // A small write to an idle pipe goes out at once, before this process can exit.
-      reaper.stdin.end('go\n');
-    } else {
-      reaper?.stdin?.destroy();
-      spawn('/bin/sh', ['-c', reaperScript(pid, false)], {
-        detached: true,
-        stdio: 'ignore',
-      }).unref();
-    }
     untrack(child);
     for (const stream of [child.stdout, child.stderr]) stream?.destroy();
     child.unref();
@@ -274,40 +252,20 @@ export class StdioClientTransport implements Transport {
   }
 
   /**
-   * Starts the reaper a `'release'` transport leaves behind, before it is needed. Why: spawning
-   * forks this whole process, 2–10 ms of a large one on a busy machine, and a one-shot command
-   * would pay it after its answer is out, between the print and its exit; here it is paid while
-   * the command waits for the server's first answer (idle work, see `idle-work.ts`). The reaper (a detached `sh`, which starts
-   * in a blink and holds nothing of ours) waits for a line on its stdin, then SIGTERMs the
-   * child's group after a grace and SIGKILLs it after another; the end of its stdin without
-   * one (the child ended the `'wait'` way, or this process exited) ends it doing nothing. Its
-   * pipe and process are unreferenced: it never keeps this process alive.
+   * Arms the reaper a `'release'` transport leaves behind (see reaper.ts), as idle work: the
+   * fork is paid while the command waits for the server's first answer, not after its answer.
    */
   #armReaper(): void {
     const child = this.#child;
     // Answered already: the wait it was to fill is over, and the release spawns one itself.
     if (this.#answered || this.#told || child?.pid === undefined) return;
     if (child.exitCode !== null || child.signalCode !== null) return;
-    let reaper: ChildProcess;
-    try {
-      reaper = spawn('/bin/sh', ['-c', reaperScript(child.pid, true)], {
-        detached: true,
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
-    } catch {
-      // The release spawns one then, as it did before.
-      return;
-    }
-    reaper.on('error', ignore);
-    reaper.stdin?.on('error', ignore);
-    (reaper.stdin as { unref?: () => void } | null)?.unref?.();
-    reaper.unref();
-    this.#reaper = reaper;
+    this.#reaper = armReaper(child.pid);
   }
 
   /** Ends the reaper armed for a release that is not coming (see {@link #armReaper}). */
   #disarmReaper(): void {
-    this.#reaper?.stdin?.destroy();
+    disarmReaper(this.#reaper);
     this.#reaper = undefined;
   }
 

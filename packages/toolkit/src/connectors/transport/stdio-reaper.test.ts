@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { childPids, isRunning } from '@toolplane/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StdioPrestarts } from '../spawn/prestarts.js';
 import { StdioClientTransport } from './stdio-client-transport.js';
 
 // The reaper a `closing: 'release'` transport leaves behind, started while the first answer is
@@ -96,5 +97,44 @@ describe.skipIf(process.platform === 'win32')('the reaper of a released stdio ch
     expect(isRunning(pid)).toBe(false);
     await until(() => reapersOf(pid).length === 0);
     expect(reapersOf(pid)).toEqual([]);
+  });
+
+  it('is armed as a releasing pool starts the child, and is the one the transport tells to go', async () => {
+    const source = { command: process.execPath, args: ['-e', DEAF, join(dir, 'early.pid')] };
+    const pool = new StdioPrestarts({ release: true });
+    pool.start(source);
+    const child = pool.take(source);
+    const pid = child?.child.pid ?? 0;
+    expect(pid).toBeGreaterThan(0);
+    // Before any owner, any request: armed with the child.
+    await until(() => reapersOf(pid).length === 1);
+    const armed = reapersOf(pid);
+    const opened = new StdioClientTransport({ ...source, closing: 'release', adopt: () => child });
+    transport = opened;
+    const messages: JSONRPCMessage[] = [];
+    opened.onmessage = (message) => messages.push(message);
+    await opened.start();
+    await opened.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await opened.send({ jsonrpc: '2.0', id: 2, method: 'answer' });
+    await until(() => messages.length === 2);
+    // No second reaper was spawned for the wait, nor for the release.
+    expect(reapersOf(pid)).toEqual(armed);
+    await opened.close();
+    transport = undefined;
+    await until(() => !isRunning(pid));
+    await until(() => reapersOf(pid).length === 0);
+  });
+
+  it('is ended with a prestarted child nobody adopted', async () => {
+    const source = { command: process.execPath, args: ['-e', DEAF, join(dir, 'unadopted.pid')] };
+    const pool = new StdioPrestarts({ release: true });
+    pool.start(source);
+    await until(() => childPids('unadopted.pid').length === 1);
+    const [pid = 0] = childPids('unadopted.pid');
+    await until(() => reapersOf(pid).length === 1);
+    // A child nobody adopted is ended (SIGTERM), and its reaper, never told to go, with it.
+    pool.dispose();
+    await until(() => !isRunning(pid));
+    await until(() => reapersOf(pid).length === 0);
   });
 });
