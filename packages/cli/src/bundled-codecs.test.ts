@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { json, runCli, useTempDir, type Command } from './testing/cli-process.js';
 
 // The bundle the package ships (what an installed `toolplane` runs, built by `pnpm install`)
-// loads CommonJS packages the toolkit imports lazily (its file codecs, undici for HTTP servers)
-// from chunks of its own: they must work there as they do unbundled.
+// loads CommonJS packages the toolkit imports lazily (its file codecs, undici for HTTP servers,
+// the YAML parser) from chunks of its own or through Node: they must work there as they do
+// unbundled.
 const dir = useTempDir('bundled-codecs');
 const shipped: Command = [
   process.execPath,
@@ -60,5 +61,32 @@ describe('the bundled bin talking to an HTTP server', { timeout: 30_000 }, () =>
     } finally {
       await fixture.close();
     }
+  });
+});
+
+describe('the bundled bin reading YAML', { timeout: 30_000 }, () => {
+  it('reads a YAML config, the front matter of its prompts and a YAML chain file', async () => {
+    const root = join(dir(), 'yaml');
+    await mkdir(join(root, 'prompts'), { recursive: true });
+    await writeFile(
+      join(root, 'toolplane.config.yaml'),
+      'store: memory # a comment, which JSON would refuse\nprompts: prompts\n',
+    );
+    await writeFile(
+      join(root, 'prompts', 'greeter.md'),
+      '---\ndescription: Greets someone by name.\ninput:\n  type: object\n  properties:\n    who: { type: string }\n---\nHello, {{ who }}!\n',
+    );
+    await writeFile(
+      join(root, 'steps.yaml'),
+      '- tool: builtin:json_format\n  args: { json: "[1, 2]" }\n',
+    );
+    const prompts = await runCli(['prompts', 'list', '--json'], { cwd: root, command: shipped });
+    expect(prompts.stderr).toBe('');
+    expect(prompts.code).toBe(0);
+    expect(JSON.stringify(json(prompts))).toContain('Greets someone by name.');
+    const chain = await runCli(['chain', 'run', 'steps.yaml'], { cwd: root, command: shipped });
+    expect(chain.stderr).toContain('1. builtin:json_format');
+    expect(chain.code).toBe(0);
+    expect(json(chain)).toEqual({ text: '[\n  1,\n  2\n]', bytes: 12 });
   });
 });

@@ -1,8 +1,8 @@
+import { createRequire } from 'node:module';
 import { basename, extname } from 'node:path';
 // The errors module alone: the early start of the servers (prestart.ts) reads the config
 // through this file before the toolkit, or the rest of the tool model, loads.
 import { ToolError } from '@toolplane/toolmodel/errors';
-import { parseDocument } from 'yaml';
 import { parseJson } from './config-plain.js';
 
 export { substitute } from './config-plain.js';
@@ -15,6 +15,8 @@ export { substitute } from './config-plain.js';
 export function parseText(text: string, file: string): unknown {
   const where = basename(file);
   if (extname(file).toLowerCase() === '.json') return parseJson(text, file);
+  // The YAML parser loads for a YAML config only: a JSON one never needs it.
+  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = document.errors[0];
   if (error !== undefined) {

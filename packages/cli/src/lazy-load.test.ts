@@ -47,6 +47,17 @@ childProcess.spawn = function (command, args, ...rest) {
 syncBuiltinESMExports();
 `;
 
+// The CommonJS modules the process loaded (`require`, and CommonJS packages imported as ES
+// modules), written to stderr at its exit as `required <path>` lines.
+const REQUIRED_LOG = `
+import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => {
+  for (const path of Object.keys(cache)) writeSync(2, 'required ' + path + '\\n');
+});
+`;
+
 let dir: string;
 let hook: string;
 
@@ -89,7 +100,9 @@ beforeAll(async () => {
   );
   hook = pathToFileURL(join(dir, 'register.mjs')).href;
   await writeFile(join(dir, 'spawn-log.mjs'), SPAWN_LOG);
+  await writeFile(join(dir, 'required-log.mjs'), REQUIRED_LOG);
   await writeFile(join(dir, 'memory.yaml'), 'store: memory\n');
+  await writeFile(join(dir, 'memory.json'), '{ "store": "memory" }\n');
 });
 
 afterAll(async () => {
@@ -126,6 +139,27 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     const needless = [/\/date-fns\/index\.js$/, /\/undici\//, /\/file-type\//, /\/iconv-lite\//];
     expect(urls.filter((url) => needless.some((pattern) => pattern.test(url)))).toEqual([]);
     expect(urls.some((url) => url.includes('/date-fns/'))).toBe(true);
+  });
+
+  it('loads the YAML parser for a YAML config only', async () => {
+    const log = pathToFileURL(join(dir, 'required-log.mjs')).href;
+    const yaml = /[\\/]node_modules[\\/]yaml[\\/]/;
+    const runs = await Promise.all(
+      ['memory.json', 'memory.yaml'].map(async (config) => {
+        const { ran, urls } = await loaded(['--config', config, 'tools', 'list', '-n', 'builtin'], [
+          log,
+        ]);
+        expect(ran.code).toBe(0);
+        const required = ran.stderr
+          .split('\n')
+          .filter((line) => line.startsWith('required '))
+          .map((line) => line.slice('required '.length));
+        // The log saw the process's CommonJS modules, so a list without yaml means something.
+        expect(required.length).toBeGreaterThan(0);
+        return [...urls, ...required].some((path) => yaml.test(path));
+      }),
+    );
+    expect(runs).toEqual([false, true]);
   });
 
   it('starts the stdio servers of tools list before it loads the toolkit or the SDK', async () => {

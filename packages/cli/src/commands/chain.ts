@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { extname, resolve } from 'node:path';
 import { ToolError } from '@toolplane/toolkit';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { formatDuration } from '../output.js';
 import { findTool, printValue, withToolkit, type CommandContext } from './shared.js';
@@ -88,7 +88,10 @@ async function loadChain(path: string): Promise<z.infer<typeof chainSchema>> {
   let raw: unknown;
   try {
     const text = await readFile(path, 'utf8');
-    raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    raw =
+      extname(path).toLowerCase() === '.json'
+        ? JSON.parse(text)
+        : (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
   } catch (error) {
     throw new ToolError(
       'invalid_argument',

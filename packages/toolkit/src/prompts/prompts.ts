@@ -1,13 +1,19 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename, extname, join } from 'node:path';
 import type { PromptMessage } from '@modelcontextprotocol/client';
 import { parseToolId, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
-import { parseDocument } from 'yaml';
 import { specIssue } from '../spec-check.js';
 import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
 import { compileTemplate, type TemplateLimits } from './template.js';
+
+// The YAML parser (~170 kB) loads with the first front matter it reads, not with the toolkit:
+// most processes never read a prompt file (`toolplane tools list` among them).
+let yaml: typeof import('yaml') | undefined;
+const loadYaml = (): typeof import('yaml') =>
+  (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /**
  * A prompt (an "agent"): a Liquid template plus the settings a model runs it with. Plain data, so
@@ -354,7 +360,7 @@ function parseFrontMatter(yamlText: string, where: string): Record<string, unkno
   }
   // The core schema knows only plain scalars, lists and maps; any other tag (`!!js/function`,
   // `!custom`) is left unresolved and reported as a warning, which is rejected below.
-  const doc = parseDocument(yamlText, {
+  const doc = loadYaml().parseDocument(yamlText, {
     schema: 'core',
     customTags: [],
     merge: false,
