@@ -133,10 +133,18 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     expect(ran.code).toBe(0);
     // It runs no tool: the compiled validator is not needed either.
     expect(heavyIn(urls)).toEqual(['toolkit']);
-    // Nor what only some tools and transports need: date-fns' index (its ~860 modules; the
-    // time tools import one module per function), an HTTP client for HTTP upstreams, the MIME
-    // sniffing and text decoding of resources built from bytes.
-    const needless = [/\/date-fns\/index\.js$/, /\/undici\//, /\/file-type\//, /\/iconv-lite\//];
+    // Nor what only some tools, transports and policies need: date-fns' index (its ~860
+    // modules; the time tools import one module per function), an HTTP client and the HTTP
+    // transport for HTTP upstreams, the MIME sniffing and text decoding of resources built from
+    // bytes, the glob compiler of approval patterns.
+    const needless = [
+      /\/date-fns\/index\.js$/,
+      /\/undici\//,
+      /\/http-client-transport\.[jt]s$/,
+      /\/file-type\//,
+      /\/iconv-lite\//,
+      /\/picomatch\//,
+    ];
     expect(urls.filter((url) => needless.some((pattern) => pattern.test(url)))).toEqual([]);
     expect(urls.some((url) => url.includes('/date-fns/'))).toBe(true);
   });

@@ -3,9 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { captureTail, httpTarget, toError } from './connector-sources.js';
 import type { HttpSource, StdioSource } from './connector-types.js';
 import { ToolError } from '@toolplane/toolmodel';
-import { StreamableHttpClientTransport } from './transport/http-client-transport.js';
 import type { TransportAuth } from './transport/http-transport-parts.js';
-import { requestScopedFetch } from './transport/scoped-fetch.js';
 import { StdioClientTransport } from './transport/stdio-client-transport.js';
 import { brokenNpxCacheHint } from './npx-cache.js';
 
@@ -162,6 +160,9 @@ export async function openHttp(
   const oauth = typeof source === 'object' && 'url' in source ? source.oauth : undefined;
   // A login made elsewhere (`toolplane auth login`) is picked up at the next connection.
   oauth?.reload?.();
+  // The HTTP transport (and its fetch, SSE parsing and OAuth parts) loads with the first HTTP
+  // connection: a process whose servers are all stdio never needs it.
+  const { StreamableHttpClientTransport } = await import('./transport/http-client-transport.js');
   try {
     const client = attempt.make();
     const transport = new StreamableHttpClientTransport(url, {
@@ -183,6 +184,7 @@ export async function openHttp(
     const client = attempt.make();
     // Servers on HTTP+SSE predate 2026-07-28: no probe.
     client.setVersionNegotiation(undefined);
+    const { requestScopedFetch } = await import('./transport/scoped-fetch.js');
     const fetch = requestScopedFetch({
       onStreamError: (_requestId, error) => {
         onSessionDoubt(error);

@@ -1,5 +1,11 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
 import { ToolError, type Tool } from '@toolplane/toolmodel';
+
+// picomatch (~35 kB) loads with the first `tools` / `except` pattern compiled: a policy of
+// annotations alone, and every process with no policy, never needs it.
+let picomatch: typeof import('picomatch') | undefined;
+const loadPicomatch = (): typeof import('picomatch') =>
+  (picomatch ??= createRequire(import.meta.url)('picomatch') as typeof import('picomatch'));
 
 /**
  * Why a call needs approval: `destructive` (the tool says `destructiveHint: true`),
@@ -75,7 +81,7 @@ export function compilePattern(where: string, pattern: unknown): (id: string) =>
   try {
     // strictBrackets: an unbalanced bracket is an error, not a literal; dot: names may start
     // with "."; no brace ranges are expanded (picomatch leaves them to braces, which we don't use).
-    return picomatch(pattern, { dot: true, strictBrackets: true, nonegate: true, noextglob: true });
+    return loadPicomatch()(pattern, { dot: true, strictBrackets: true, nonegate: true, noextglob: true });
   } catch (error) {
     throw new ToolError(
       'invalid_argument',
