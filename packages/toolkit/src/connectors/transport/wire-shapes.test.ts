@@ -30,6 +30,27 @@ const LINES = [
   '{"jsonrpc":"2.0","id":"a","method":"x","params":{"b":1,"_meta":{"__proto__":{"q":1}}}}',
   '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}',
   '{"__proto__":{"jsonrpc":"2.0"},"id":1,"result":{}}',
+  '{"jsonrpc":"2.0","id":"server-discover-probe-1","error":{"code":-32601,"message":"Method not found"}}',
+  '{"error":{"message":"m","data":null,"code":-1},"id":3,"jsonrpc":"2.0"}',
+  '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}',
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","__proto__":{"a":1}}}',
+  '{"jsonrpc":"2.0","id":1,"error":[]}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"},"result":{}}',
+  '{"method":"notifications/tools/list_changed","jsonrpc":"2.0"}',
+  '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"__proto__":1}}}',
+  '{"jsonrpc":"2.0","method":"notifications/message","params":{"__proto__":{"level":"x"}}}',
+  '{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{},"progress":1}}',
+  '{"jsonrpc":"2.0","method":"x","params":null}',
+  '{"jsonrpc":"2.0","method":"x","params":[1]}',
+  '{"jsonrpc":"2.0","method":7}',
+  '{"jsonrpc":"2.0","id":4,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":"s-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}',
+  '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","extra":true}',
   '[]',
   '7',
 ];
@@ -55,6 +76,51 @@ describe('readMessage', () => {
         result,
       },
       { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        message,
+        fc.dictionary(member, json, { maxKeys: 1 }),
+        fc.boolean(),
+        (base, more, add) => {
+          const line = JSON.stringify(add ? { ...base, ...more } : base);
+          expect(outcome(readMessage, line)).toBe(outcome(parseJSONRPCMessage, line));
+        },
+      ),
+    );
+  });
+
+  it('agrees with the SDK on generated errors, requests and notifications', () => {
+    const member = fc.oneof(
+      fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'error', 'code', 'message', 'data'),
+      fc.constantFrom('_meta', '__proto__', 'progressToken'),
+      fc.string(),
+    );
+    const json = fc.jsonValue({ maxDepth: 3 });
+    const id = fc.oneof(fc.integer(), fc.string(), fc.double(), fc.constant(null));
+    const body = fc.oneof(json, fc.dictionary(member, json, { maxKeys: 4 }));
+    const error = fc.oneof(
+      body,
+      fc.record(
+        {
+          code: fc.oneof(fc.integer(), fc.double(), fc.string()),
+          message: fc.oneof(fc.string(), fc.integer()),
+          data: json,
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const message = fc.oneof(
+      fc.record({ jsonrpc: fc.constantFrom('2.0', '1.0'), id, error }, { requiredKeys: ['error'] }),
+      fc.record(
+        {
+          jsonrpc: fc.constantFrom('2.0', '1.0'),
+          id,
+          method: fc.oneof(fc.string(), fc.integer()),
+          params: body,
+        },
+        { requiredKeys: ['method'] },
+      ),
     );
     fc.assert(
       fc.property(
