@@ -57,7 +57,7 @@ export {
   toolResult,
 } from './content.js';
 export type { ToolResult, ToolResultOptions } from './content.js';
-export type { JsonValue } from './json-value.js';
+export type { JsonValue } from '@toolplane/toolmodel';
 
 // Prompts: files with front matter, rendered with Liquid.
 export {

@@ -40,6 +40,8 @@ export type { RaceAbortOptions } from './abort.js';
 export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';
 export { jsonEqual } from './json-equal.js';
+export { jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
+export type { JsonProblemOptions, JsonValue } from './json-value.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';

@@ -2,10 +2,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, extname, join } from 'node:path';
 import type { PromptMessage } from '@modelcontextprotocol/client';
-import { parseToolId, throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { parseToolId, throwIfAborted, ToolError, jsonProblem } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { specIssue } from '../spec-check.js';
-import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
 import { compileTemplate, type TemplateLimits } from './template.js';
 

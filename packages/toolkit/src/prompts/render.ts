@@ -6,9 +6,8 @@ import type {
   PromptArgument as McpPromptArgument,
   PromptMessage,
 } from '@modelcontextprotocol/client';
-import { createValidator, throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { createValidator, throwIfAborted, ToolError, jsonProblem } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
-import { jsonProblem } from '../json-value.js';
 import type { Prompt, RenderedPrompt, RenderPromptOptions } from './prompts.js';
 import { renderTemplate, type TemplateLimits } from './template.js';
 

@@ -3,9 +3,8 @@ import type {
   Resource as McpResource,
   TextResourceContents,
 } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
+import { ToolError, jsonProblem } from '@toolplane/toolmodel';
 import { decodeBytes } from './decode-bytes.js';
-import { jsonProblem } from '../json-value.js';
 import { nameProblem } from '../names.js';
 
 /** What a resource is, without its contents: the fields of MCP's `Resource` (`resources/list`). */

@@ -67,7 +67,15 @@ describe.each(['stdio', 'http'] as const)('a 2026-only upstream over %s', (trans
     const { toolkit } = running;
     const sum = await toolkit.callTool('fx:add', { a: 2, b: 3 });
     expect(sum.mcpResult?.structuredContent).toEqual({ sum: 5 });
-    for (const value of [[1, 'two', null], 42, 'plain', true, { __proto__: { x: 1 } }]) {
+    // (An own `__proto__` member, as JSON text has it: an object literal's `__proto__` is its
+    // prototype instead, which JSON cannot carry and the runner refuses.)
+    for (const value of [
+      [1, 'two', null],
+      42,
+      'plain',
+      true,
+      JSON.parse('{"__proto__":{"x":1}}'),
+    ]) {
       const result = await toolkit.callTool('fx:structured', { value });
       expect(result.mcpResult?.structuredContent).toEqual(value);
     }

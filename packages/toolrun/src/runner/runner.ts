@@ -1,6 +1,7 @@
 import { defaultBackendSelector } from '@toolplane/toolindex';
 import {
   createValidator,
+  jsonProblem,
   parseToolId,
   raceAbort,
   ToolError,
@@ -24,6 +25,13 @@ import { createDispatch } from './dispatch.js';
 import { runResult } from './result.js';
 import { streamRun } from './stream.js';
 import type { MaybePromise, Runner, RunnerOptions } from './types.js';
+
+/**
+ * What tool arguments may hold (see `jsonProblem`): an `undefined` member is left out by JSON and
+ * means an absent one; a `__proto__` member is JSON an MCP server receives as it is; nesting is
+ * bounded far above any tool's arguments and below the stack a walk of them needs.
+ */
+const ARGUMENTS_JSON = { undefinedMembers: true, protoKeys: true, maxDepth: 1_000 } as const;
 
 interface Resolved {
   readonly tool: Tool;
@@ -208,6 +216,17 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     const tool = resolved.tool;
     const input = args === undefined ? {} : args;
     if (validateInput) {
+      // Arguments are what an MCP server would receive: JSON. A value JSON cannot carry (NaN, a
+      // Date, a Map, a class instance, a cycle) would reach a local tool as it is and a remote
+      // one changed (null, a string, {}) or not at all, so it is refused for every backend alike.
+      const problem = jsonProblem(input, ARGUMENTS_JSON);
+      if (problem !== undefined) {
+        throw new ToolError(
+          'invalid_argument',
+          `invalid arguments for tool "${id}": ${problem}; arguments must be JSON data`,
+          { toolId: id, backend, op: 'validate_input' },
+        );
+      }
       let outcome;
       try {
         outcome = (validator as SchemaValidator).validateInput(tool, input);
