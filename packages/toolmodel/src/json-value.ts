@@ -33,59 +33,78 @@ export interface JsonProblemOptions {
  * a JSON Pointer (`/when is a Date instance, not a plain object`).
  */
 export function jsonProblem(value: unknown, options: JsonProblemOptions = {}): string | undefined {
-  return check(value, '', 0, new Set(), {
+  const walk: Walk = {
     undefinedMembers: options.undefinedMembers === true,
     protoKeys: options.protoKeys === true,
     maxDepth: options.maxDepth ?? MAX_JSON_DEPTH,
-  });
+    ancestors: [],
+    keys: [],
+  };
+  const problem = check(value, walk);
+  if (problem === undefined) return undefined;
+  const at = walk.keys.length === 0 ? 'the value' : `/${walk.keys.map(pointerToken).join('/')}`;
+  return `${at} ${problem}`;
 }
 
-function check(
-  value: unknown,
-  path: string,
-  depth: number,
-  seen: Set<object>,
-  options: Required<JsonProblemOptions>,
-): string | undefined {
-  const at = path === '' ? 'the value' : path;
+/**
+ * A walk of {@link jsonProblem}: its options, the objects it is inside of (a cycle comes back to
+ * one) and the keys leading to the value checked (the problem's place, named only when there is
+ * a problem: a walk of JSON data builds no string).
+ */
+interface Walk {
+  readonly undefinedMembers: boolean;
+  readonly protoKeys: boolean;
+  readonly maxDepth: number;
+  readonly ancestors: object[];
+  readonly keys: (string | number)[];
+}
+
+/** What is wrong with `value` (the end of a sentence naming its place), or undefined. */
+function check(value: unknown, walk: Walk): string | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return undefined;
     case 'number':
-      return Number.isFinite(value) ? undefined : `${at} is ${String(value)}, not a finite number`;
+      return Number.isFinite(value) ? undefined : `is ${String(value)}, not a finite number`;
     case 'object':
       break;
     default:
-      return `${at} is ${value === undefined ? 'undefined' : `a ${typeof value}`}, which is not JSON`;
+      return `is ${value === undefined ? 'undefined' : `a ${typeof value}`}, which is not JSON`;
   }
   if (value === null) return undefined;
-  if (depth >= options.maxDepth) return `${at} is nested deeper than ${options.maxDepth} levels`;
-  if (seen.has(value)) return `${at} refers back to itself`;
-  seen.add(value);
-  try {
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const problem = check(value[i], `${path}/${i}`, depth + 1, seen, options);
-        if (problem !== undefined) return problem;
-      }
-      return undefined;
-    }
-    const proto = Object.getPrototypeOf(value) as object | null;
-    if (proto !== null && Object.getPrototypeOf(proto) !== null) {
-      const kind = Object.hasOwn(proto, 'constructor')
-        ? (proto as { constructor?: { name?: unknown } }).constructor?.name
-        : undefined;
-      return `${at} is ${typeof kind === 'string' && kind !== '' ? `a ${kind} instance` : 'an object with a prototype of its own'}, not a plain object`;
-    }
-    for (const [key, item] of Object.entries(value)) {
-      if (key === '__proto__' && !options.protoKeys) return `${at} has a "__proto__" key`;
-      if (item === undefined && options.undefinedMembers) continue;
-      const problem = check(item, `${path}/${pointerToken(key)}`, depth + 1, seen, options);
+  const { ancestors, keys } = walk;
+  if (ancestors.length >= walk.maxDepth) return `is nested deeper than ${walk.maxDepth} levels`;
+  if (ancestors.includes(value)) return 'refers back to itself';
+  if (Array.isArray(value)) {
+    ancestors.push(value);
+    for (let i = 0; i < value.length; i++) {
+      keys.push(i);
+      const problem = check(value[i], walk);
       if (problem !== undefined) return problem;
+      keys.pop();
     }
+    ancestors.pop();
     return undefined;
-  } finally {
-    seen.delete(value);
   }
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== null && Object.getPrototypeOf(proto) !== null) {
+    const kind = Object.hasOwn(proto, 'constructor')
+      ? (proto as { constructor?: { name?: unknown } }).constructor?.name
+      : undefined;
+    return `is ${typeof kind === 'string' && kind !== '' ? `a ${kind} instance` : 'an object with a prototype of its own'}, not a plain object`;
+  }
+  ancestors.push(value);
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key === '__proto__' && !walk.protoKeys) return 'has a "__proto__" key';
+    const item = record[key];
+    if (item === undefined && walk.undefinedMembers) continue;
+    keys.push(key);
+    const problem = check(item, walk);
+    if (problem !== undefined) return problem;
+    keys.pop();
+  }
+  ancestors.pop();
+  return undefined;
 }
