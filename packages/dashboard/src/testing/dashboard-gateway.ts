@@ -44,7 +44,7 @@ export async function startDashboardGateway(
   const feed = createCallFeed();
   const pins = options.pinning === undefined ? undefined : createMemoryPinStore();
   const toolkit = createToolkit({
-    middleware: [feed.middleware],
+    observers: [feed.middleware],
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(pins === undefined || options.pinning === undefined
       ? {}
