@@ -154,9 +154,10 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     const yaml = /[\\/]node_modules[\\/]yaml[\\/]/;
     const runs = await Promise.all(
       ['memory.json', 'memory.yaml'].map(async (config) => {
-        const { ran, urls } = await loaded(['--config', config, 'tools', 'list', '-n', 'builtin'], [
-          log,
-        ]);
+        const { ran, urls } = await loaded(
+          ['--config', config, 'tools', 'list', '-n', 'builtin'],
+          [log],
+        );
         expect(ran.code).toBe(0);
         const required = ran.stderr
           .split('\n')

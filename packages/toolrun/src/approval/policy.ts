@@ -81,7 +81,12 @@ export function compilePattern(where: string, pattern: unknown): (id: string) =>
   try {
     // strictBrackets: an unbalanced bracket is an error, not a literal; dot: names may start
     // with "."; no brace ranges are expanded (picomatch leaves them to braces, which we don't use).
-    return loadPicomatch()(pattern, { dot: true, strictBrackets: true, nonegate: true, noextglob: true });
+    return loadPicomatch()(pattern, {
+      dot: true,
+      strictBrackets: true,
+      nonegate: true,
+      noextglob: true,
+    });
   } catch (error) {
     throw new ToolError(
       'invalid_argument',
