@@ -93,8 +93,14 @@ export interface OpenToolkitOptions {
   readonly wrapStore?: (store: Store) => Store;
   /** Where `TOOLPLANE_TOKEN_KEY` is read for protected servers' tokens; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Runner middleware for every tool call (the dashboard's call feed). */
+  /** Runner middleware for every tool call, after the approval step (see the toolkit's). */
   readonly middleware?: readonly Middleware[];
+  /**
+   * Middleware that only watches every tool call, outside the approval step, so it sees the
+   * calls approval holds or refuses too (`serve`'s dashboard call feed): the toolkit's
+   * `observers`.
+   */
+  readonly observers?: readonly Middleware[];
   /** Hears pinning's log lines (a tool pinned, a tool changed); default none. */
   readonly pinLogger?: Logger;
   /** Where the toolkit's own warnings go (a tool it cannot hold); default nowhere. */
@@ -210,6 +216,7 @@ export async function openToolkit(
               : { ...config.approval, onDecision: auditApprovals(pins) },
         }),
     ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
+    ...(options.observers === undefined ? {} : { observers: options.observers }),
     ...(pins === undefined
       ? {}
       : {

@@ -80,6 +80,8 @@ export interface CallEntry {
   durationMs?: number;
   outcome?: string;
   progress?: { progress: number; total?: number; message?: string };
+  /** Set while a person is asked to approve the call. */
+  waiting?: 'approval';
 }
 export interface MinuteStats {
   t: number;

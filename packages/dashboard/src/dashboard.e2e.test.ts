@@ -1,7 +1,7 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot } from '@toolplane/fixtures';
-import { describePinChange } from '@toolplane/toolkit';
+import { describePinChange, type ApprovalAnswer } from '@toolplane/toolkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './testing/chromium.js';
@@ -18,6 +18,8 @@ describe('the dashboard in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
+  // The person asked to approve a call of fixture:delete-item: the test answers for them.
+  const approvers: ((answer: ApprovalAnswer) => void)[] = [];
 
   const shot = async (name: string): Promise<void> => {
     await page.screenshot({ path: join(OUT, `dashboard-${name}.png`), fullPage: true });
@@ -25,7 +27,13 @@ describe('the dashboard in Chromium', () => {
 
   beforeAll(async () => {
     await mkdir(OUT, { recursive: true });
-    served = await startDashboardGateway(TOKEN);
+    served = await startDashboardGateway(TOKEN, {
+      approval: {
+        destructive: false,
+        tools: ['fixture:delete-item'],
+        ask: () => new Promise<ApprovalAnswer>((answer) => approvers.push(answer)),
+      },
+    });
     chromium = await launchChromium();
     context = chromium.context;
     page = await context.newPage();
@@ -117,6 +125,20 @@ describe('the dashboard in Chromium', () => {
     await served.toolkit.callTool('fixture:add', { a: 1, b: 2 });
     await expect.poll(() => rows.filter({ hasText: 'fixture:add' }).count()).toBe(1);
     await shot('log');
+  });
+
+  it('shows a call waiting for approval as such, then its outcome', async () => {
+    await page.goto(`${served.ui.href}#/log`);
+    const outcome = page
+      .locator('#call-log tr.call')
+      .filter({ hasText: 'fixture:delete-item' })
+      .locator('.outcome');
+    const held = served.toolkit.callTool('fixture:delete-item', { id: 'e2e' });
+    await expect.poll(() => outcome.first().textContent()).toBe('waiting for approval');
+    expect(approvers).toHaveLength(1);
+    approvers[0]?.('accept');
+    await held;
+    await expect.poll(() => outcome.first().textContent()).toBe('ok');
   });
 
   it('shows a tool the upstream server adds, without reloading the page', async () => {

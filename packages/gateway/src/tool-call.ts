@@ -11,6 +11,7 @@ import type { ToolItem } from './items.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import type { GatewayHub } from './hub.js';
 import { callRecord, outcomeOfError, safely, type CallOutcome } from './observe/observer.js';
+import { handedOn } from './session/input-rounds.js';
 
 /** What a 2026 client's call runs with when an upstream may ask it for input. */
 export interface InputFlow {
@@ -121,7 +122,9 @@ export function toolCaller(
         if (answer.isError === true) outcome = 'isError';
         return answer;
       } catch (error) {
-        outcome = outcomeOfError(error);
+        // Ended once its round was sent, for its retry to run it again (counted where it runs):
+        // this request's own end is the round it answered with, not a cancellation.
+        outcome = handedOn(flow?.signal) ? 'input_required' : outcomeOfError(error);
         if (sent !== undefined) await sent;
         // An upstream's JSON-RPC error answer stays one (its -32000 too), not a tool's result.
         const upstream = upstreamProtocolError(error);

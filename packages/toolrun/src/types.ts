@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Tool, ToolBackend, ToolError } from '@toolplane/toolmodel';
+import type { ApprovalDecision } from './approval/approval.js';
 
 /** One progress report: `progress` rises; `total` when known; `message` for people. */
 export interface ProgressEvent {
@@ -86,6 +87,12 @@ export interface ToolCall {
   readonly meta: RunMeta | undefined;
   /** True when the caller marked the call safe to repeat ({@link RunOptions.idempotent}). */
   readonly idempotent: boolean;
+  /**
+   * Hears this call's approval steps (`asked`, then `granted` or `refused`) from an
+   * {@link approval} middleware further in: set by a middleware outside it that shows calls
+   * (a live log says the call waits for a person). What it throws is ignored.
+   */
+  readonly onApproval?: ((decision: ApprovalDecision) => void) | undefined;
 }
 
 /**

@@ -105,7 +105,8 @@ async function serve(
     observed.log.info(text, fields);
   };
   const live: { opened?: OpenToolkit } = {};
-  // The dashboard's live log and charts see every client's calls through this middleware.
+  // The dashboard's live log and charts see every client's calls through this observer, those
+  // approval holds or refuses included.
   const feed = http ? createCallFeed() : undefined;
   const progress = startProgress(cfg, (line) => {
     log(c.dim(line));
@@ -200,7 +201,7 @@ async function serve(
     start: false,
     signal: context.signal,
     env: context.env,
-    ...(feed === undefined ? {} : { middleware: [feed.middleware] }),
+    ...(feed === undefined ? {} : { observers: [feed.middleware] }),
     ...(context.prestarted === undefined ? {} : { prestarted: context.prestarted }),
   });
   live.opened = opened;

@@ -4,6 +4,7 @@ import { html } from '../html.js';
 /** One call: when, which tool, how it went, how long, its progress while it runs. */
 export function CallRow({ call }: { call: CallEntry }) {
   const running = call.outcome === undefined;
+  const state = call.waiting === 'approval' ? 'waiting for approval' : 'running';
   const p = call.progress;
   return html`<tr
     class=${`call ${running ? 'running' : call.outcome === 'ok' ? 'ok' : 'failed'}`}
@@ -11,7 +12,7 @@ export function CallRow({ call }: { call: CallEntry }) {
   >
     <td>${new Date(call.startedAt).toLocaleTimeString()}</td>
     <td><code>${call.tool}</code></td>
-    <td class="outcome">${running ? 'running' : call.outcome}</td>
+    <td class="outcome">${running ? state : call.outcome}</td>
     <td>${call.durationMs === undefined ? '' : `${String(call.durationMs)} ms`}</td>
     <td>
       ${
@@ -31,7 +32,10 @@ export function CallRow({ call }: { call: CallEntry }) {
 export function CallLog({ calls }: { calls: CallEntry[] }) {
   return html`
     <h2>Live log</h2>
-    <p class="hint">Calls appear as they start; progress and outcome update in place.</p>
+    <p class="hint">
+      Calls appear as they start (those waiting for a person's approval say so); progress and
+      outcome update in place.
+    </p>
     <table class="calls" id="call-log">
       <thead>
         <tr>

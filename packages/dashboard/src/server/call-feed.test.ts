@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolkit';
+import { createToolkit, defineTool, ToolError, type ApprovalAnswer } from '@toolplane/toolkit';
 import { describe, expect, it } from 'vitest';
 import { createCallFeed, type CallFeedEvent } from './call-feed.js';
 
@@ -53,5 +53,56 @@ describe('createCallFeed', () => {
     for (const tool of ['x', 'y', 'z']) await feed.observe(tool, () => Promise.resolve(1));
     expect(feed.recent().map((c) => c.tool)).toEqual(['y', 'z']);
     expect(feed.stats().total).toBe(3);
+  });
+
+  it('shows a call held for approval as waiting, then its end, and a refused one by its code', async () => {
+    const feed = createCallFeed();
+    const events: CallFeedEvent[] = [];
+    feed.subscribe((event) => events.push(event));
+    const answers: ((answer: ApprovalAnswer) => void)[] = [];
+    let wake = (): void => undefined;
+    const asked = () => new Promise<void>((resolve) => (wake = resolve));
+    const toolkit = createToolkit({
+      tools: [
+        defineTool({
+          name: 'wipe',
+          description: 'Wipes a disk.',
+          input: { type: 'object' },
+          annotations: { destructiveHint: true },
+          run: () => 'wiped',
+        }),
+      ],
+      approval: {
+        ask: () =>
+          new Promise<ApprovalAnswer>((answer) => {
+            answers.push(answer);
+            wake();
+          }),
+      },
+      observers: [feed.middleware],
+    });
+    let asking = asked();
+    const held = toolkit.callTool('builtin:wipe', {});
+    // Asked: the live log says so before anyone answers.
+    await asking;
+    expect(feed.recent()).toEqual([expect.objectContaining({ waiting: 'approval' })]);
+    expect(feed.recent()[0]?.outcome).toBeUndefined();
+    answers[0]?.('accept');
+    await held;
+    asking = asked();
+    const refused = toolkit.callTool('builtin:wipe', {});
+    await asking;
+    answers[1]?.('decline');
+    await expect(refused).rejects.toMatchObject({ code: 'approval_denied' });
+    expect(events.map((e) => [e.type, e.call.id, e.call.waiting, e.call.outcome])).toEqual([
+      ['call_start', 1, undefined, undefined],
+      ['call_progress', 1, 'approval', undefined],
+      ['call_progress', 1, undefined, undefined],
+      ['call_end', 1, undefined, 'ok'],
+      ['call_start', 2, undefined, undefined],
+      ['call_progress', 2, 'approval', undefined],
+      ['call_end', 2, undefined, 'approval_denied'],
+    ]);
+    expect(feed.stats()).toMatchObject({ total: 2, errors: 1 });
   });
 });

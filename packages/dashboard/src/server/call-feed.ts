@@ -15,9 +15,18 @@ export interface CallEntry {
   readonly outcome?: CallOutcome;
   /** The last progress notification heard. */
   readonly progress?: ProgressEvent;
+  /**
+   * Set while the call waits before it runs: `approval` while a person is asked to approve it
+   * (the toolkit's `approval`, seen when the feed is one of its `observers`).
+   */
+  readonly waiting?: 'approval';
 }
 
-/** What a {@link CallFeed} tells its listeners, discriminated on `type`. */
+/**
+ * What a {@link CallFeed} tells its listeners, discriminated on `type`: a call started, changed
+ * while it runs (`call_progress`: progress heard, or it began or stopped waiting for approval),
+ * or ended.
+ */
 export type CallFeedEvent =
   | { readonly type: 'call_start'; readonly call: CallEntry }
   | { readonly type: 'call_progress'; readonly call: CallEntry }
@@ -53,9 +62,11 @@ export interface CallFeedOptions {
 
 /**
  * The calls a gateway serves, observed: a runner {@link Middleware} that records every call
- * (tool, duration, outcome, progress; never the arguments) for the dashboard's live log and
- * charts. Pass `feed.middleware` in the toolkit's `middleware` to see every client's calls;
- * without it the dashboard sees only the calls it makes itself.
+ * (tool, duration, outcome, progress, waiting for approval; never the arguments) for the
+ * dashboard's live log and charts. Pass `feed.middleware` in the toolkit's `observers` to see
+ * every client's calls, those its `approval` holds or refuses included (in `middleware` it sees
+ * only the calls approval lets through); without it the dashboard sees only the calls it makes
+ * itself.
  */
 export interface CallFeed {
   /** Records the calls that pass through it; see {@link CallFeed}. */
@@ -136,9 +147,17 @@ export function createCallFeed(options: CallFeedOptions = {}): CallFeed {
         replace(entry);
         emit({ type: 'call_progress', call: entry });
       },
+      waiting(waiting: boolean): void {
+        if (entry.outcome !== undefined || (entry.waiting !== undefined) === waiting) return;
+        const { waiting: _, ...rest } = entry;
+        entry = waiting ? { ...rest, waiting: 'approval' } : rest;
+        replace(entry);
+        emit({ type: 'call_progress', call: entry });
+      },
       end(outcome: CallOutcome): void {
         const ended = now();
-        entry = { ...entry, durationMs: ended - entry.startedAt, outcome };
+        const { waiting: _, ...rest } = entry;
+        entry = { ...rest, durationMs: ended - entry.startedAt, outcome };
         replace(entry);
         const minute = minuteOf(ended);
         minute.calls++;
@@ -164,11 +183,17 @@ export function createCallFeed(options: CallFeedOptions = {}): CallFeed {
         const record = begin(call.toolId);
         const onProgress = call.onProgress;
         try {
+          const onApproval = call.onApproval;
           const result = await next({
             ...call,
             onProgress: (event) => {
               record.progress(event);
               onProgress?.(event);
+            },
+            // A refused call's end says so itself: only a grant ends the wait before it.
+            onApproval: (step) => {
+              if (step.type !== 'refused') record.waiting(step.type === 'asked');
+              onApproval?.(step);
             },
           });
           record.end(isErrorResult(result) ? 'is_error' : 'ok');

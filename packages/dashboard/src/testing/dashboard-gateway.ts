@@ -8,6 +8,7 @@ import {
   type DefinedTool,
   type PinStore,
   type Toolkit,
+  type ToolkitApprovalOptions,
 } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { buildApp } from '../../scripts/build-app.mjs';
@@ -33,6 +34,8 @@ export interface DashboardGatewayOptions {
   readonly pinning?: 'block' | 'warn';
   /** Builtin tools besides the fixture server's. */
   readonly tools?: readonly DefinedTool[];
+  /** The toolkit's approval policy (the call feed is an observer, so it sees its calls). */
+  readonly approval?: ToolkitApprovalOptions;
 }
 
 /** Builds the web app, then serves a toolkit with the fixture server as `fixture`. */
@@ -44,8 +47,9 @@ export async function startDashboardGateway(
   const feed = createCallFeed();
   const pins = options.pinning === undefined ? undefined : createMemoryPinStore();
   const toolkit = createToolkit({
-    middleware: [feed.middleware],
+    observers: [feed.middleware],
     ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
     ...(pins === undefined || options.pinning === undefined
       ? {}
       : { pinning: { mode: options.pinning, store: pins, who: 'gateway' } }),

@@ -3,7 +3,11 @@
 import { ToolError } from '@toolplane/toolkit';
 import { verifiedOf, type HandlerExtra } from '../auth/verified.js'; // OAuth (auth/)
 
-/** How a tool call ended: `ok`, `isError` (the tool said it failed), or a `ToolError` code. */
+/**
+ * How a tool call ended: `ok`, `isError` (the tool said it failed), a `ToolError` code, or
+ * `input_required`: a 2026-07-28 call ended once its `input_required` round was sent, because its
+ * retry runs it again (a fleet's `replayRounds: 'always'`), which is counted with its own outcome.
+ */
 export type CallOutcome = 'ok' | 'isError' | (string & {});
 
 /** The `tool` and `namespace` of a call naming no tool the gateway has. */

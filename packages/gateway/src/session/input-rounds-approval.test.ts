@@ -8,6 +8,7 @@ import { createToolkit, type ApprovalDecision } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from '../http/serve.js';
+import type { ToolCallRecord } from '../observe/observer.js';
 import { callRound as call, roundOf, textOf } from '../testing/input-rounds.js';
 
 const KEY = 'a-fleet-wide-request-state-key-of-32+-bytes';
@@ -15,6 +16,8 @@ const KEY = 'a-fleet-wide-request-state-key-of-32+-bytes';
 const toolkits: RunningToolkit[] = [];
 const gateways: HttpGateway[] = [];
 const decisions = new Map<string, ApprovalDecision[]>();
+// What each instance's observer (its metrics, its log's audit lines) heard of each call.
+const calls = new Map<string, ToolCallRecord[]>();
 
 // One record of used states for the whole fleet, as the shared store keeps it.
 const spent = new Set<string>();
@@ -31,6 +34,8 @@ async function instance(
 ): Promise<HttpGateway> {
   const seen: ApprovalDecision[] = [];
   decisions.set(instanceId, seen);
+  const heard: ToolCallRecord[] = [];
+  calls.set(instanceId, heard);
   const toolkit = createToolkit({
     approval: {
       destructive: true,
@@ -47,6 +52,7 @@ async function instance(
     instanceId,
     requestStateKey: KEY,
     spendRequestState,
+    observe: { toolCall: (record) => heard.push(record) },
     ...options,
   });
   gateways.push(gateway);
@@ -115,6 +121,17 @@ describe('an approval answered on the instance that did not ask', () => {
       code: -32602,
     });
     expect((await deletedOn(a, b)).filter((id) => id === 'moved-1')).toEqual(['moved-1']);
+    // Counted once as a call that ran: on A the request that got the round, handed on to its
+    // retry (not a cancelled call), on B the call itself.
+    const outcomes = (id: string) =>
+      calls
+        .get(id)
+        ?.filter((record) => record.tool === 'fx:delete-item')
+        .map((record) => record.outcome);
+    await vi.waitFor(() => {
+      expect(outcomes('A')).toEqual(['input_required']);
+    });
+    expect(outcomes('B')).toEqual(['ok']);
   });
 
   it('runs the call nowhere when the approval is declined there', async () => {

@@ -27,6 +27,17 @@ import type {
   RunCall,
 } from './round-calls.js';
 
+/**
+ * Why a call was ended once its round was sent: its retry runs it again, on whichever instance
+ * it lands, so this run is handed on to that one, not cancelled by anyone (see `replayRounds`).
+ */
+export class HandedOn extends Error {}
+
+/** Whether `signal` ended a call that its retry runs again ({@link HandedOn}). */
+export function handedOn(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof HandedOn;
+}
+
 /** How long a client has to answer an `input_required` round (default of `inputRoundTtlMs`). */
 export const DEFAULT_INPUT_ROUND_TTL_MS = 10 * 60_000;
 
@@ -403,7 +414,7 @@ export class InputRounds {
       // The retry replays it wherever it lands: the call need not wait here (nor runs: a call
       // ended before its dispatch never reaches its backend).
       if (this.#release && state.r !== undefined) {
-        this.#end(flow, 'the call asked for input; the retry runs it again');
+        this.#end(flow, 'the call asked for input; the retry runs it again', HandedOn);
       }
       return {
         resultType: 'input_required',
@@ -447,11 +458,11 @@ export class InputRounds {
     return { ...base, r: replay };
   }
 
-  #end(flow: Flow, why: string): void {
+  #end(flow: Flow, why: string, reason: new (message: string) => Error = Error): void {
     if (!this.#flows.delete(flow.id)) return;
     clearTimeout(flow.timer);
     flow.pending?.fail(new Error(why));
     for (const round of flow.queued) round.fail(new Error(why));
-    flow.abort(new Error(why));
+    flow.abort(new reason(why));
   }
 }

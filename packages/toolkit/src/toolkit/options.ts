@@ -111,8 +111,21 @@ export interface ToolkitOptions {
   readonly logger?: Logger;
   /** Limit for prompt → tool → prompt nesting (default {@link DEFAULT_MAX_CALL_DEPTH}). */
   readonly maxCallDepth?: number;
-  /** Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). */
+  /**
+   * Runner middleware applied to every tool call (timeouts, retries, rate limits, audit…). It
+   * runs after {@link ToolkitOptions.approval}: a call approval refuses never reaches it.
+   */
   readonly middleware?: readonly Middleware[];
+  /**
+   * Runner middleware that watches every tool call (a live log, call counters): it wraps outside
+   * {@link ToolkitOptions.approval} and {@link ToolkitOptions.middleware}, so it also sees the
+   * calls approval refuses (failing with `approval_denied`) and those it holds while a person
+   * answers (the call's `onApproval` hears each step, when the middleware sets it). Since it
+   * runs before approval, it must only observe: nothing here may act on a call (retry, cache,
+   * limit it, or run side effects), for a refused call must not have run anything; such
+   * middleware goes in `middleware`.
+   */
+  readonly observers?: readonly Middleware[];
   /**
    * The index's search engine; default BM25. A learning searcher (`createLearningSearcher` from
    * @toolplane/toolindex) learns from {@link Toolkit.search} calls followed, under the same
@@ -123,7 +136,7 @@ export interface ToolkitOptions {
    * Calls a person approves before they run: destructive tools (by default), unannotated ones,
    * `tools` globs minus `except`. The calling client is asked through MCP elicitation unless
    * `ask` is given; a call without approval fails with `approval_denied`. Runs before
-   * `middleware`.
+   * `middleware` (which a refused call never reaches), after `observers`.
    */
   readonly approval?: ToolkitApprovalOptions;
   /**

@@ -113,7 +113,8 @@ class ToolkitImpl implements Toolkit {
   readonly runner: Runner;
   readonly #learner: LearningSearcher | undefined;
   readonly #options: ToolkitOptions;
-  // The approval policy first (a refused call runs no other middleware), then the caller's.
+  // Observers outermost (they see refused and held calls too), then the approval policy (a
+  // refused call runs no other middleware), then the caller's.
   readonly #middleware: readonly Middleware[];
   readonly #tracer: Tracer;
   readonly #logger: Logger;
@@ -163,6 +164,7 @@ class ToolkitImpl implements Toolkit {
     this.index = createIndex(searcher === undefined ? {} : { searcher });
     this.#learner = searcher !== undefined && isLearningSearcher(searcher) ? searcher : undefined;
     this.#middleware = [
+      ...(options.observers ?? []),
       ...(options.approval === undefined ? [] : [toolkitApproval(options.approval)]),
       ...(options.middleware ?? []),
     ];

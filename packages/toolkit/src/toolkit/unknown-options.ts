@@ -14,6 +14,7 @@ const KNOWN = Object.keys({
   logger: true,
   maxCallDepth: true,
   middleware: true,
+  observers: true,
   searcher: true,
   approval: true,
   validator: true,

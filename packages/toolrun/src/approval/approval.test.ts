@@ -223,6 +223,44 @@ describe('approval()', () => {
     expect(runs).toEqual(['fs:delete']);
   });
 
+  it("tells a middleware outside it of the call's own steps through onApproval", async () => {
+    const index = createIndex();
+    const registry = createLocalRegistry();
+    for (const tool of tools) {
+      const id = `${tool.namespace}:${tool.name}`;
+      index.registerTool(tool, { kind: 'local', local: { name: id } });
+      registry.register(id, () => id);
+    }
+    const answers: ApprovalAnswer[] = ['accept', 'decline'];
+    const heard: string[] = [];
+    const runner = createRunner({
+      index,
+      local: registry,
+      middleware: [
+        (next) => (call) =>
+          next({
+            ...call,
+            onApproval: (decision) => {
+              heard.push(`${call.toolId} ${decision.type} ${decision.reason ?? ''}`.trimEnd());
+              throw new Error('a live log that fails');
+            },
+          }),
+        approval({ ask: () => Promise.resolve(answers.shift() ?? 'cancel') }),
+      ],
+    });
+    await runner.run('fs:delete', { path: 'a' });
+    await runner.run('fs:read', {});
+    expect(await rejection(runner.run('fs:delete', { path: 'b' }))).toMatchObject({
+      code: 'approval_denied',
+    });
+    expect(heard).toEqual([
+      'fs:delete asked',
+      'fs:delete granted accepted',
+      'fs:delete asked',
+      'fs:delete refused declined',
+    ]);
+  });
+
   it.each([
     [{ timeoutMs: 0 }],
     [{ timeoutMs: Number.NaN }],

@@ -83,7 +83,10 @@ export interface ApprovalOptions<
   readonly ask: (request: ApprovalRequest, session: S) => Promise<ApprovalAnswer>;
   /** Who is calling (default: nobody in particular, so grants are never remembered). */
   readonly session?: (call: ToolCall) => S;
-  /** Receives every asked, granted and refused step; what it throws is ignored. */
+  /**
+   * Receives every asked, granted and refused step; what it throws is ignored. A call's own steps
+   * also go to its {@link ToolCall.onApproval}, when a middleware outside this one set it.
+   */
   readonly onDecision?: (decision: ApprovalDecision) => void;
   /** Clock in epoch milliseconds (default `Date.now`). */
   readonly now?: () => number;
@@ -185,20 +188,24 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
     session: string | undefined,
     reason?: ApprovalReason,
   ): void => {
-    if (onDecision === undefined) return;
-    try {
-      onDecision({
-        type,
-        toolId: request.toolId,
-        server: request.server,
-        policy: request.policy,
-        argsHash: request.argsHash,
-        session,
-        at: now(),
-        ...(reason === undefined ? {} : { reason }),
-      });
-    } catch {
-      // A failing audit sink must not decide a call.
+    const { onApproval } = request.call;
+    if (onDecision === undefined && onApproval === undefined) return;
+    const decision: ApprovalDecision = {
+      type,
+      toolId: request.toolId,
+      server: request.server,
+      policy: request.policy,
+      argsHash: request.argsHash,
+      session,
+      at: now(),
+      ...(reason === undefined ? {} : { reason }),
+    };
+    for (const hear of [onDecision, onApproval]) {
+      try {
+        hear?.(decision);
+      } catch {
+        // A failing audit sink or live log must not decide a call.
+      }
     }
   };
 
