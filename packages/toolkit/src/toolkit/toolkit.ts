@@ -70,6 +70,7 @@ import {
   type Toolkit,
   type ToolkitSearchOptions,
 } from './types.js';
+import { EventFanout } from './event-fanout.js';
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import { refuseUnknownToolkitOptions } from './unknown-options.js';
@@ -128,7 +129,7 @@ class ToolkitImpl implements Toolkit {
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
   readonly #kept = new KeptResults();
-  readonly #listeners = new Set<(event: ToolkitEvent) => void>();
+  readonly #events: EventFanout;
   readonly #unsubscribeStore: (() => void) | undefined;
   readonly #pinning: ToolkitPinning | undefined;
   #running: AbortController | undefined;
@@ -175,9 +176,14 @@ class ToolkitImpl implements Toolkit {
       options.logger === undefined ? silentLogger : redactingLogger(options.logger, this.#secrets);
     this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
     this.#upstreamRequests = options.upstreamRequests;
+    this.#events = new EventFanout({
+      secrets: this.#secrets,
+      logger: this.#logger,
+      delegate: options.delegate,
+    });
     const local = createLocalRegistry();
     const emit = (event: ToolkitEvent): void => {
-      this.#emit(event);
+      this.#events.emit(event);
     };
     this.#builtins = new Builtins({ index: this.index, local, emit });
     this.#connectors = new Connectors({
@@ -221,7 +227,7 @@ class ToolkitImpl implements Toolkit {
       closed: () => this.#closed,
     };
     this.#unsubscribeStore = options.store?.subscribe((change) => {
-      this.#emit({
+      emit({
         type: change.kind === 'prompt' ? 'prompt_list_changed' : 'resource_list_changed',
         namespace: USER_NAMESPACE,
       });
@@ -290,10 +296,7 @@ class ToolkitImpl implements Toolkit {
   }
 
   onEvent(listener: (event: ToolkitEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return this.#events.listen(listener);
   }
 
   async run(options: { signal?: AbortSignal } = {}): Promise<void> {
@@ -485,22 +488,5 @@ class ToolkitImpl implements Toolkit {
     const sources: Source[] = [this.#builtins.source(), ...this.#connectors.sources()];
     if (this.#options.store !== undefined) sources.push(storeSource(this.#options.store));
     return sources;
-  }
-
-  #emit(unmasked: ToolkitEvent): void {
-    const event = this.#secrets.redactEvent(unmasked);
-    const delegate = this.#options.delegate;
-    const listeners: ((event: ToolkitEvent) => void)[] = [...this.#listeners];
-    if (delegate?.onEvent !== undefined) listeners.unshift((e) => delegate.onEvent?.(e));
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger.warn('a toolkit event listener failed to handle an event', {
-          event: event.type,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
   }
 }
