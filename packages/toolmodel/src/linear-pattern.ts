@@ -165,6 +165,23 @@ function re2(): typeof RE2JS | null {
 }
 
 /**
+ * A schema's pattern as JavaScript compiles it (ECMA-262, `u` flag).
+ *
+ * @throws {ToolError} `invalid_schema` naming `where` the pattern is, when it does not compile.
+ */
+export function schemaRegExp(source: string, where: string): RegExp {
+  try {
+    return new RegExp(source, 'u');
+  } catch (error) {
+    throw new ToolError(
+      'invalid_schema',
+      `${where} ${JSON.stringify(source)} is not a valid regular expression (ECMA-262, "u" flag)`,
+      { cause: error },
+    );
+  }
+}
+
+/**
  * Compiles a JSON Schema `pattern` (or `patternProperties` key) for a linear-time engine (RE2,
  * through `re2js`), so that no value a caller sends can make a test backtrack for seconds: a
  * validator shared by many sessions would stall them all. The pattern is read as ECMA-262 with
@@ -180,16 +197,7 @@ function re2(): typeof RE2JS | null {
  * expression.
  */
 export function linearPattern(source: string, where = 'pattern'): LinearPattern {
-  let native: RegExp;
-  try {
-    native = new RegExp(source, 'u');
-  } catch (error) {
-    throw new ToolError(
-      'invalid_schema',
-      `${where} ${JSON.stringify(source)} is not a valid regular expression (ECMA-262, "u" flag)`,
-      { cause: error },
-    );
-  }
+  const native = schemaRegExp(source, where);
   const fallback = { source, linear: false, test: (text: string) => native.test(text) };
   const RE2 = re2();
   if (RE2 === null) return fallback;
