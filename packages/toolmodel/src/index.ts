@@ -62,3 +62,5 @@ export {
   VALID,
 } from './schema-validator.js';
 export type { PreparedSchema, PrepareSchema } from './schema-validator.js';
+export { linearPattern } from './linear-pattern.js';
+export type { LinearPattern } from './linear-pattern.js';

@@ -1,5 +1,6 @@
 import { ToolError } from './errors.js';
 import { isPlainObject } from './guards.js';
+import { schemaRegExp } from './linear-pattern.js';
 import { subschemaKeywords } from './schema-keywords.js';
 
 type SchemaObject = Record<string, unknown>;
@@ -36,15 +37,7 @@ function checkPattern(pattern: unknown, where: string): void {
   if (typeof pattern !== 'string') {
     throw new ToolError('invalid_schema', `${where} must be a string, got ${typeof pattern}`);
   }
-  try {
-    new RegExp(pattern, 'u');
-  } catch (error) {
-    throw new ToolError(
-      'invalid_schema',
-      `${where} ${JSON.stringify(pattern)} is not a valid regular expression (ECMA-262, "u" flag)`,
-      { cause: error },
-    );
-  }
+  schemaRegExp(pattern, where);
 }
 
 /**

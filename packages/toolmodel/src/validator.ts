@@ -19,6 +19,7 @@ import {
   type SchemaValidator,
 } from './schema-validator.js';
 import { walkSchema } from './schema-walk.js';
+import { linearPatterns, withLinearPatterns, type LinearPatterns } from './validator-patterns.js';
 
 // The interface lives in schema-validator.ts, which builds it, so that module need not import
 // this one.
@@ -41,6 +42,8 @@ interface Prepared {
   readonly lookup: Record<string, Schema | boolean>;
   /** The `{ not: {} }` objects that stand in for nested `false` schemas. */
   readonly falseSchemas: WeakSet<object>;
+  /** Its patterns that the linear-time engine tests. */
+  readonly patterns: LinearPatterns;
 }
 
 // Keywords whose error only says "a subschema failed"; the subschema's own errors say what.
@@ -73,6 +76,9 @@ const ALTERNATIVES = new Set(['anyOf', 'oneOf']);
  *   `relative-json-pointer`); unknown formats are ignored.
  * - `contentEncoding`, `contentMediaType`, `contentSchema`, `$dynamicRef` and `$dynamicAnchor`
  *   are not enforced, nor are `$vocabulary` declarations.
+ * - `pattern` and `patternProperties` keys run on a linear-time engine (see {@link linearPattern}),
+ *   so no value can make one backtrack for seconds; backreferences and lookaround, which it cannot
+ *   express, run on JavaScript's engine.
  * - Recursion is bounded by the call stack: a schema that refers to itself without descending
  *   into the value (`{"$ref": "#"}`), or schema and value nested deeper than about 500 levels,
  *   is reported as `invalid_schema` instead of crashing.
@@ -119,13 +125,16 @@ function prepare(schema: SchemaObject): Prepared {
     const target = (node as { __absolute_ref__?: unknown }).__absolute_ref__ ?? node.$ref;
     if (typeof target !== 'string' || lookup[target] === undefined) throw unresolvedRef(node.$ref);
   }
-  return { schema: copy, draft, lookup, falseSchemas };
+  const patterns = linearPatterns(Object.values(lookup));
+  return { schema: copy, draft, lookup, falseSchemas, patterns };
 }
 
 function run(prepared: Prepared, value: unknown, maxErrors: number): SchemaValidationResult {
   let output: ValidationResult;
   try {
-    output = cfworkerValidate(value, prepared.schema, prepared.draft, prepared.lookup, false);
+    output = withLinearPatterns(prepared.patterns, () =>
+      cfworkerValidate(value, prepared.schema, prepared.draft, prepared.lookup, false),
+    );
   } catch (error) {
     throw runError(error);
   }

@@ -2,6 +2,7 @@ import {
   createSchemaValidator,
   DEFAULT_MAX_ERRORS,
   falseSchemaError,
+  linearPattern,
   pointerToken,
   schemaDialect,
   stackOverflow,
@@ -14,7 +15,6 @@ import {
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { linearPattern } from './linear-pattern.js';
 
 /** Options for {@link createAjvValidator}. */
 export interface AjvValidatorOptions {
@@ -60,7 +60,7 @@ const AJV_OPTIONS: Options = {
   multipleOfPrecision: 9,
   // ajv's default engine is the backtracking RegExp: `^(a+)+$` against 30 characters takes
   // seconds, on an event loop many sessions share. `pattern` and `patternProperties` run on a
-  // linear-time engine instead, but for what it cannot express (see linear-pattern.ts).
+  // linear-time engine instead, but for what it cannot express (see `linearPattern`).
   code: { regExp: Object.assign(linearRegExp, { code: 'linearPattern' }) },
 };
 

@@ -1,6 +1,26 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linearPattern } from './linear-pattern.js';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+// Imports the package from source in a fresh process and reports, after the import, after a
+// schema without a pattern and after one with a pattern, whether re2js has been required.
+const LOAD_PROBE = `
+import { createRequire } from 'node:module';
+const { cache } = createRequire(import.meta.url);
+const loaded = () => Object.keys(cache).some((file) => /[\\\\/]re2js[\\\\/]/.test(file));
+const { createValidator } = await import('@toolplane/toolmodel');
+const seen = [loaded()];
+createValidator().validate({ type: 'string', minLength: 1 }, 'x');
+seen.push(loaded());
+createValidator().validate({ type: 'string', pattern: '^x' }, 'x');
+seen.push(loaded());
+console.log(JSON.stringify(seen));
+`;
 
 describe('linearPattern', () => {
   it('agrees with the JavaScript "u" engine on patterns and strings it generates', () => {
@@ -56,5 +76,22 @@ describe('linearPattern', () => {
     expect(pattern.linear).toBe(true);
     expect(pattern.test(`${'a'.repeat(40)}b`)).toBe(false);
     expect(pattern.test('aaaa')).toBe(true);
+  });
+
+  it('requires re2js on the first schema with a pattern, not when the package is imported', async () => {
+    // Every CLI start imports this package; re2js is 0.9 MB of JavaScript most starts never use.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--conditions=@toolplane/source',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        LOAD_PROBE,
+      ],
+      { cwd: packageDir, encoding: 'utf8' },
+    );
+    expect(JSON.parse(stdout)).toEqual([false, false, true]);
   });
 });

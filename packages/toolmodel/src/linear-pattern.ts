@@ -1,5 +1,5 @@
-import { RE2JS } from 're2js';
-import { ToolError } from '@toolplane/toolmodel';
+import type { RE2JS } from 're2js';
+import { ToolError } from './errors.js';
 
 /** A compiled schema `pattern`: tests a string in time linear in its length. */
 export interface LinearPattern {
@@ -145,24 +145,33 @@ function toRe2(source: string): string {
   return out;
 }
 
+// re2js (about 0.9 MB) is loaded on the first pattern compiled, not when this package is
+// imported: every CLI start imports it, and most schemas have no pattern. `require` keeps the
+// validators synchronous; it is reached through `process.getBuiltinModule` rather than an import
+// of `node:module`, so the package still loads on runtimes without Node's modules, where
+// patterns keep running on JavaScript's engine.
+let engine: typeof RE2JS | null | undefined;
+
+function re2(): typeof RE2JS | null {
+  if (engine === undefined) {
+    try {
+      const { createRequire } = process.getBuiltinModule('node:module');
+      engine = (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+    } catch {
+      engine = null;
+    }
+  }
+  return engine;
+}
+
 /**
- * Compiles a JSON Schema `pattern` (or `patternProperties` key) for a linear-time engine (RE2,
- * through `re2js`), so that no value a caller sends can make a test backtrack for seconds: a
- * validator shared by many sessions would stall them all. The pattern is read as ECMA-262 with
- * the `u` flag, as JSON Schema requires, and rewritten to keep JavaScript's meaning of `\s`, `.`,
- * `\u` escapes and `\p{…}`.
+ * A schema's pattern as JavaScript compiles it (ECMA-262, `u` flag).
  *
- * What RE2 cannot express (backreferences `\1`, `\k<name>`; lookaround `(?=`, `(?!`, `(?<=`,
- * `(?<!`; a repeat count past RE2's 1,000) runs on JavaScript's own engine, as before: such
- * schemas keep working, and only they can still backtrack.
- *
- * @throws {ToolError} `invalid_schema` for a pattern that is not a valid ECMA-262 regular
- * expression.
+ * @throws {ToolError} `invalid_schema` naming `where` the pattern is, when it does not compile.
  */
-export function linearPattern(source: string, where = 'pattern'): LinearPattern {
-  let native: RegExp;
+export function schemaRegExp(source: string, where: string): RegExp {
   try {
-    native = new RegExp(source, 'u');
+    return new RegExp(source, 'u');
   } catch (error) {
     throw new ToolError(
       'invalid_schema',
@@ -170,11 +179,33 @@ export function linearPattern(source: string, where = 'pattern'): LinearPattern 
       { cause: error },
     );
   }
+}
+
+/**
+ * Compiles a JSON Schema `pattern` (or `patternProperties` key) for a linear-time engine (RE2,
+ * through `re2js`), so that no value a caller sends can make a test backtrack for seconds: a
+ * validator shared by many sessions would stall them all. The pattern is read as ECMA-262 with
+ * the `u` flag, as JSON Schema requires, and rewritten to keep JavaScript's meaning of `\s`, `.`,
+ * `\u` escapes and `\p{…}`. Both toolplane validators compile their patterns here.
+ *
+ * What RE2 cannot express (backreferences `\1`, `\k<name>`; lookaround `(?=`, `(?!`, `(?<=`,
+ * `(?<!`; a repeat count past RE2's 1,000) runs on JavaScript's own engine, as before: such
+ * schemas keep working, and only they can still backtrack. So does every pattern on a runtime
+ * where `re2js` cannot be loaded synchronously (one without `process.getBuiltinModule`).
+ *
+ * @throws {ToolError} `invalid_schema` for a pattern that is not a valid ECMA-262 regular
+ * expression.
+ */
+export function linearPattern(source: string, where = 'pattern'): LinearPattern {
+  const native = schemaRegExp(source, where);
+  const fallback = { source, linear: false, test: (text: string) => native.test(text) };
+  const RE2 = re2();
+  if (RE2 === null) return fallback;
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(toRe2(source));
+    compiled = RE2.compile(toRe2(source));
   } catch {
-    return { source, linear: false, test: (text) => native.test(text) };
+    return fallback;
   }
   return { source, linear: true, test: (text) => compiled.test(text) };
 }
