@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Tool, ToolBackend, ToolError } from '@toolplane/toolmodel';
-import type { ApprovalDecision } from './approval/approval.js';
+import type { ApprovalDecision } from './approval/decision.js';
 
 /** One progress report: `progress` rises; `total` when known; `message` for people. */
 export interface ProgressEvent {

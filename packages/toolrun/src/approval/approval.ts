@@ -3,7 +3,10 @@ import { canonicalJson, raceAbort, ToolError, type Tool } from '@toolplane/toolm
 import type { Middleware, ToolCall } from '../types.js';
 import { checkPositive } from '../middleware/options.js';
 import { showArgs } from './display.js';
+import type { ApprovalDecision, ApprovalReason } from './decision.js';
 import { compileRules, type ApprovalPolicy, type ApprovalRules } from './policy.js';
+
+export type { ApprovalDecision, ApprovalReason } from './decision.js';
 
 /** Who is calling, as far as an approval cares: a stable ID, or none (then nothing is remembered). */
 export interface ApprovalSession {
@@ -34,31 +37,6 @@ export interface ApprovalRequest {
 
 /** A person's answer, in MCP elicitation's words; anything else refuses the call. */
 export type ApprovalAnswer = 'accept' | 'decline' | 'cancel';
-
-/** Why a call was refused (or granted), in {@link ApprovalDecision.reason}. */
-export type ApprovalReason =
-  | 'accepted'
-  | 'remembered'
-  | 'declined'
-  | 'cancelled'
-  | 'timeout'
-  | 'unavailable'
-  | 'invalid_answer';
-
-/** One step of an approval, for an audit trail: asked, then granted or refused. */
-export interface ApprovalDecision {
-  readonly type: 'asked' | 'granted' | 'refused';
-  readonly toolId: string;
-  readonly server: string;
-  readonly policy: ApprovalPolicy;
-  readonly argsHash: string;
-  /** Who called: the session's ID, when it has one. */
-  readonly session: string | undefined;
-  /** When, in epoch milliseconds. */
-  readonly at: number;
-  /** Absent on `asked`. */
-  readonly reason?: ApprovalReason;
-}
 
 /** Options of {@link approval}. */
 export interface ApprovalOptions<
