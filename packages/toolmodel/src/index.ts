@@ -63,4 +63,5 @@ export {
 } from './schema-validator.js';
 export type { PreparedSchema, PrepareSchema } from './schema-validator.js';
 export { linearPattern } from './linear-pattern.js';
+export { isUrlFormat } from './url-format.js';
 export type { LinearPattern } from './linear-pattern.js';

@@ -19,6 +19,7 @@ import {
   type SchemaValidator,
 } from './schema-validator.js';
 import { walkSchema } from './schema-walk.js';
+import { withLinearFormats } from './validator-formats.js';
 import { linearPatterns, withLinearPatterns, type LinearPatterns } from './validator-patterns.js';
 
 // The interface lives in schema-validator.ts, which builds it, so that module need not import
@@ -78,7 +79,8 @@ const ALTERNATIVES = new Set(['anyOf', 'oneOf']);
  *   are not enforced, nor are `$vocabulary` declarations.
  * - `pattern` and `patternProperties` keys run on a linear-time engine (see {@link linearPattern}),
  *   so no value can make one backtrack for seconds; backreferences and lookaround, which it cannot
- *   express, run on JavaScript's engine.
+ *   express, run on JavaScript's engine. The `url` format is checked in linear time too (see
+ *   {@link isUrlFormat}), with the library's verdicts.
  * - Recursion is bounded by the call stack: a schema that refers to itself without descending
  *   into the value (`{"$ref": "#"}`), or schema and value nested deeper than about 500 levels,
  *   is reported as `invalid_schema` instead of crashing.
@@ -132,8 +134,10 @@ function prepare(schema: SchemaObject): Prepared {
 function run(prepared: Prepared, value: unknown, maxErrors: number): SchemaValidationResult {
   let output: ValidationResult;
   try {
-    output = withLinearPatterns(prepared.patterns, () =>
-      cfworkerValidate(value, prepared.schema, prepared.draft, prepared.lookup, false),
+    output = withLinearFormats(() =>
+      withLinearPatterns(prepared.patterns, () =>
+        cfworkerValidate(value, prepared.schema, prepared.draft, prepared.lookup, false),
+      ),
     );
   } catch (error) {
     throw runError(error);

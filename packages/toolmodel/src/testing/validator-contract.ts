@@ -4,6 +4,7 @@ import type { JsonSchema, Tool } from '../tool.js';
 import type { SchemaValidator } from '../validator.js';
 import { errorCodeOf } from './error-code.js';
 import { errorsOf } from './errors-of.js';
+import { describeFormatContract } from './validator-contract-formats.js';
 import { describePatternContract } from './validator-contract-patterns.js';
 import { TYPICAL_TOOL_SCHEMA as typicalSchema } from './typical-schema.js';
 
@@ -430,25 +431,7 @@ export function describeSchemaValidatorContract(name: string, create: () => Sche
 
     describePatternContract(create);
 
-    describe('format', () => {
-      it.each([
-        ['date', '2024-02-29', '2024-02-30'],
-        ['date-time', '2024-01-01T10:00:00Z', 'tomorrow at ten'],
-        ['email', 'someone@example.com', 'not an email'],
-        ['uuid', '123e4567-e89b-12d3-a456-426614174000', 'not-a-uuid'],
-        ['ipv4', '127.0.0.1', '999.0.0.1'],
-      ])('asserts the %s format', (format, good, bad) => {
-        const schema = { type: 'string', format };
-        expect(create().validate(schema, good)).toEqual({ valid: true });
-        expect(errorsOf(create().validate(schema, bad))).toEqual([{ path: '', keyword: 'format' }]);
-      });
-
-      it('ignores unknown formats', () => {
-        expect(create().validate({ type: 'string', format: 'x-custom' }, 'anything')).toEqual({
-          valid: true,
-        });
-      });
-    });
+    describeFormatContract(create);
 
     it('validates with the same answer on repeated calls', () => {
       const validator = create();
