@@ -40,7 +40,7 @@ export type { RaceAbortOptions } from './abort.js';
 export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';
 export { jsonEqual } from './json-equal.js';
-export { jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
+export { isJsonData, jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
 export type { JsonProblemOptions, JsonValue } from './json-value.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
+import { isJsonData, jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
 
 describe('jsonProblem', () => {
   it('accepts JSON data', () => {
@@ -15,6 +15,29 @@ describe('jsonProblem', () => {
     expect(jsonProblem({ f: () => 1 })).toBe('/f is a function, which is not JSON');
     expect(jsonProblem({ big: 1n })).toBe('/big is a bigint, which is not JSON');
     expect(jsonProblem(Number.NaN)).toBe('the value is NaN, not a finite number');
+  });
+
+  it('agrees with isJsonData, which answers without naming the problem', async () => {
+    const { runInNewContext } = await import('node:vm');
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const values: unknown[] = [
+      { a: [1, 'b', true, null, { c: -0.5 }] },
+      { n: Number.NaN },
+      { when: new Date(0) },
+      { a: undefined },
+      [1, undefined],
+      cycle,
+      JSON.parse('{"__proto__":{"x":1}}'),
+      runInNewContext('({ a: [{ b: 1 }] })'),
+      Object.create({ inherited: Number.NaN }) as object,
+    ];
+    const options = [{}, { undefinedMembers: true }, { protoKeys: true }, { maxDepth: 1 }];
+    for (const value of values) {
+      for (const option of options) {
+        expect(isJsonData(value, option)).toBe(jsonProblem(value, option) === undefined);
+      }
+    }
   });
 
   it('names keys as JSON Pointer tokens', () => {

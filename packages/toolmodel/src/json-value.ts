@@ -47,6 +47,62 @@ export function jsonProblem(value: unknown, options: JsonProblemOptions = {}): s
 }
 
 /**
+ * Whether `value` is plain JSON data as {@link jsonProblem} defines it, answered without
+ * allocating: a value checked on every call (tool arguments) takes this path, and only a value
+ * it refuses is walked again by {@link jsonProblem} to name the problem. A cycle is refused here
+ * by the depth it reaches.
+ */
+export function isJsonData(value: unknown, options: JsonProblemOptions = {}): boolean {
+  return plain(
+    value,
+    options.maxDepth ?? MAX_JSON_DEPTH,
+    options.undefinedMembers === true,
+    options.protoKeys === true,
+  );
+}
+
+function plain(
+  value: unknown,
+  depth: number,
+  undefinedMembers: boolean,
+  protoKeys: boolean,
+): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth === 0) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!plain(value[i], depth - 1, undefinedMembers, protoKeys)) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== Object.prototype && proto !== null && Object.getPrototypeOf(proto) !== null) {
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key === '__proto__' && !protoKeys) return false;
+    const item = record[key];
+    if (item === undefined && undefinedMembers) continue;
+    if (!plain(item, depth - 1, undefinedMembers, protoKeys)) return false;
+  }
+  return true;
+}
+
+/**
  * A walk of {@link jsonProblem}: its options, the objects it is inside of (a cycle comes back to
  * one) and the keys leading to the value checked (the problem's place, named only when there is
  * a problem: a walk of JSON data builds no string).

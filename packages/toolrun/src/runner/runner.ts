@@ -1,6 +1,7 @@
 import { defaultBackendSelector } from '@toolplane/toolindex';
 import {
   createValidator,
+  isJsonData,
   jsonProblem,
   parseToolId,
   raceAbort,
@@ -219,8 +220,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       // Arguments are what an MCP server would receive: JSON. A value JSON cannot carry (NaN, a
       // Date, a Map, a class instance, a cycle) would reach a local tool as it is and a remote
       // one changed (null, a string, {}) or not at all, so it is refused for every backend alike.
-      const problem = jsonProblem(input, ARGUMENTS_JSON);
-      if (problem !== undefined) {
+      if (!isJsonData(input, ARGUMENTS_JSON)) {
+        const problem = jsonProblem(input, ARGUMENTS_JSON) ?? 'the value is not JSON data';
         throw new ToolError(
           'invalid_argument',
           `invalid arguments for tool "${id}": ${problem}; arguments must be JSON data`,
