@@ -19,7 +19,7 @@ import {
   type SchemaValidator,
 } from './schema-validator.js';
 import { walkSchema } from './schema-walk.js';
-import { withLinearFormats } from './validator-formats.js';
+import { assertsUrlFormat, withLinearFormats } from './validator-formats.js';
 import { linearPatterns, withLinearPatterns, type LinearPatterns } from './validator-patterns.js';
 
 // The interface lives in schema-validator.ts, which builds it, so that module need not import
@@ -45,6 +45,8 @@ interface Prepared {
   readonly falseSchemas: WeakSet<object>;
   /** Its patterns that the linear-time engine tests. */
   readonly patterns: LinearPatterns;
+  /** Whether it asserts the `url` format, which runs on the linear-time check. */
+  readonly urls: boolean;
 }
 
 // Keywords whose error only says "a subschema failed"; the subschema's own errors say what.
@@ -127,14 +129,15 @@ function prepare(schema: SchemaObject): Prepared {
     const target = (node as { __absolute_ref__?: unknown }).__absolute_ref__ ?? node.$ref;
     if (typeof target !== 'string' || lookup[target] === undefined) throw unresolvedRef(node.$ref);
   }
-  const patterns = linearPatterns(Object.values(lookup));
-  return { schema: copy, draft, lookup, falseSchemas, patterns };
+  const nodes = Object.values(lookup);
+  const patterns = linearPatterns(nodes);
+  return { schema: copy, draft, lookup, falseSchemas, patterns, urls: assertsUrlFormat(nodes) };
 }
 
 function run(prepared: Prepared, value: unknown, maxErrors: number): SchemaValidationResult {
   let output: ValidationResult;
   try {
-    output = withLinearFormats(() =>
+    output = withLinearFormats(prepared.urls, () =>
       withLinearPatterns(prepared.patterns, () =>
         cfworkerValidate(value, prepared.schema, prepared.draft, prepared.lookup, false),
       ),
