@@ -110,3 +110,15 @@ describe('argument names', () => {
     }
   });
 });
+
+describe('a value the schema cannot rule out', () => {
+  it('fails the call itself with invalid_argument, not under execution', async () => {
+    const error = await toolkit.callTool('builtin:date_add', { date: 'garbage', days: 1 }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(ToolError.isInstance(error) && error.code).toBe('invalid_argument');
+    expect((error as ToolError).message).toContain('"garbage" is not an ISO 8601 date');
+    expect((error as ToolError).toolId).toBe('builtin:date_add');
+  });
+});

@@ -9,6 +9,9 @@ import type { RunResult } from './types.js';
 /** Codes an execution step may raise itself; any other failure there becomes `execution`. */
 const EXECUTION_CODES: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
   'execution',
+  // a tool refusing an argument's value that its schema could not rule out ("garbage" as a
+  // date): the caller's mistake to fix, not the tool's failure
+  'invalid_argument',
   'cancelled',
   'timeout',
   'rate_limited',

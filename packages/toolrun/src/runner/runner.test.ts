@@ -126,6 +126,17 @@ describe('createRunner().run with local tools', () => {
     expect(error.toolId).toBe('math:add');
   });
 
+  it('keeps a handler’s invalid_argument: a value its schema could not rule out', async () => {
+    registry.register('add', () => {
+      throw new ToolError('invalid_argument', 'a: 1 is not a prime');
+    });
+    const error = await rejection(runner.run('math:add', { a: 1, b: 2 }));
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message).toBe('a: 1 is not a prime');
+    expect(error.toolId).toBe('math:add');
+    expect(error.op).toBe('execute');
+  });
+
   it('rejects with execution when no handler is registered for the backend', async () => {
     index.registerTool(demoTool('orphan'), localBackend('orphan'));
     const error = await rejection(runner.run('demo:orphan'));

@@ -159,16 +159,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     // A backend's own ToolError that names no tool yet (the MCP executor's, for one) is this
     // call's error: it gets the call's context instead of a wrapper, so what it carries as
     // `cause` (an `isError` result, an McpError) stays one level down, as McpExecutor documents.
-    // The MCP executor's `invalid_argument` (arguments with no JSON text, a v1 client) is the
-    // caller's mistake, not the tool's failure, so it keeps its code too.
     if (
       ToolError.isInstance(error) &&
       error.name === 'ToolError' &&
       error.toolId === undefined &&
       error.backend === undefined &&
       error.op === undefined &&
-      (isExecutionCode(error.code) ||
-        (error.code === 'invalid_argument' && call.backend.kind === 'mcp'))
+      isExecutionCode(error.code)
     ) {
       const adopted = new ToolError(error.code, error.message, {
         ...context,
