@@ -206,6 +206,21 @@ describe('toolplane prompts and resources', () => {
     expect(again.code).toBe(3);
   });
 
+  it('refuses a prompt file that is not UTF-8 and stores nothing', async () => {
+    const store = (args: string[]) => run(['--config', 'store.config.yaml', ...args]);
+    await writeFile(join(dir, 'latin1.md'), Buffer.from('# Caf\xe9 au lait', 'latin1'));
+    const refused = await store(['prompts', 'add', 'latin1.md', '--json']);
+    expect(refused.code).not.toBe(0);
+    expect(json(refused).error).toEqual({
+      code: 'invalid_prompt',
+      message: `${join(dir, 'latin1.md')}: not UTF-8 text; save it as UTF-8`,
+    });
+    const listed = await store(['prompts', 'list', '--json']);
+    expect((json(listed).prompts as { id: string }[]).map((p) => p.id)).not.toContain(
+      'user:latin1',
+    );
+  });
+
   it('adds, lists, reads and removes a user resource', async () => {
     const store = (args: string[]) => run(['--config', 'store.config.yaml', ...args]);
     const added = await store(['resources', 'add', 'notes.txt', '--json']);

@@ -61,13 +61,13 @@ export type { JsonValue } from '@toolplane/toolmodel';
 
 // Prompts: files with front matter, rendered with Liquid.
 export {
-  loadPrompts,
   MAX_FRONT_MATTER_LENGTH,
   MAX_PROMPT_BYTES,
   MAX_PROMPT_STEPS,
   parsePrompt,
   validatePrompt,
 } from './prompts/prompts.js';
+export { loadPromptFile, loadPrompts } from './prompts/prompt-files.js';
 export { completePromptArgument, renderPrompt, toMcpPrompt } from './prompts/render.js';
 export type {
   LoadPromptsOptions,

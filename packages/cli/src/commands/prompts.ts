@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parsePrompt, ToolError } from '@toolplane/toolkit';
+import { loadPromptFile, ToolError } from '@toolplane/toolkit';
 import { parseArgs } from '../args.js';
 import {
   firstLine,
@@ -99,12 +98,7 @@ export function registerPrompts(prompts: Command, context: CommandContext): void
     .action(async (file: string) => {
       const cfg = await config();
       const path = resolve(context.cwd, file);
-      const text = await readFile(path, 'utf8').catch((error: unknown) => {
-        throw new ToolError('not_found', `cannot read ${path}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      });
-      const prompt = parsePrompt(text, { filename: path });
+      const prompt = await loadPromptFile(path, { signal: context.signal });
       await withStore(cfg, async (store) => {
         await store.putPrompt(prompt, { signal: context.signal });
       });

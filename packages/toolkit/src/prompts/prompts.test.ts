@@ -1,11 +1,8 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createValidator, ToolError, TOOL_NAME_PATTERN } from '@toolplane/toolmodel';
 import { errorCodeOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPrompts, parsePrompt, validatePrompt, type Prompt } from './prompts.js';
+import { describe, expect, it } from 'vitest';
+import { parsePrompt, validatePrompt, type Prompt } from './prompts.js';
 import { completePromptArgument, renderPrompt, toMcpPrompt } from './render.js';
 
 const REVIEWER = `---
@@ -233,68 +230,6 @@ describe('validatePrompt', () => {
     expect(
       errorCodeOf(() => validatePrompt({ name: 'a', template: '', systemPrompt: '{% if %}' })),
     ).toBe('invalid_prompt');
-  });
-});
-
-describe('loadPrompts', () => {
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolkit-prompts-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function folder(files: Record<string, string>): Promise<string> {
-    const path = await mkdtemp(join(dir, 'case-'));
-    for (const [name, text] of Object.entries(files)) await writeFile(join(path, name), text);
-    return path;
-  }
-
-  it('loads the markdown files of a directory sorted by file name', async () => {
-    const path = await folder({
-      'b.md': '# The B prompt',
-      'a.md': '# The A prompt',
-      'C.MD': 'upper-case extension',
-      'notes.txt': 'not a prompt',
-    });
-    await mkdir(join(path, 'sub.md'));
-    const prompts = await loadPrompts(path);
-    expect(prompts.map((p) => p.name)).toEqual(['C', 'a', 'b']);
-    expect(prompts.map((p) => p.title)).toEqual([undefined, 'The A prompt', 'The B prompt']);
-  });
-
-  it('throws invalid_prompt naming the bad file', async () => {
-    const path = await folder({ 'good.md': 'ok', 'bad.md': '---\nmodel: [1, 2]\n---\n' });
-    try {
-      await loadPrompts(path);
-      expect.unreachable();
-    } catch (error) {
-      expect(ToolError.isInstance(error) && error.code).toBe('invalid_prompt');
-      expect((error as Error).message).toContain('bad.md');
-    }
-  });
-
-  it('throws invalid_prompt when two files declare the same name', async () => {
-    const path = await folder({
-      'one.md': '---\nname: same\n---\n',
-      'two.md': '---\nname: same\n---\n',
-    });
-    expect(await rejectionCodeOf(loadPrompts(path))).toBe('invalid_prompt');
-  });
-
-  it('throws invalid_prompt for a file over the size bound', async () => {
-    const path = await folder({ 'huge.md': 'x'.repeat(1024 * 1024 + 1) });
-    expect(await rejectionCodeOf(loadPrompts(path))).toBe('invalid_prompt');
-  });
-
-  it('throws not_found for a missing directory and cancelled for an aborted signal', async () => {
-    expect(await rejectionCodeOf(loadPrompts(join(dir, 'missing')))).toBe('not_found');
-    const path = await folder({ 'a.md': 'a' });
-    expect(await rejectionCodeOf(loadPrompts(path, { signal: AbortSignal.abort() }))).toBe(
-      'cancelled',
-    );
   });
 });
 

@@ -1,8 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, extname, join } from 'node:path';
+import { basename, extname } from 'node:path';
 import type { PromptMessage } from '@modelcontextprotocol/client';
-import { parseToolId, throwIfAborted, ToolError, jsonProblem } from '@toolplane/toolmodel';
+import { parseToolId, ToolError, jsonProblem } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { specIssue } from '../spec-check.js';
 import { nameProblem } from '../names.js';
@@ -74,7 +73,7 @@ export interface ParsePromptOptions {
   readonly filename?: string;
 }
 
-/** Options for {@link loadPrompts}. */
+/** Options for `loadPrompts` and `loadPromptFile` (prompt-files.ts). */
 export interface LoadPromptsOptions {
   readonly signal?: AbortSignal;
 }
@@ -273,63 +272,6 @@ export function validatePrompt(value: unknown, options: ParsePromptOptions = {})
   compileTemplate(record.template, where);
   if (typeof prompt.systemPrompt === 'string') compileTemplate(prompt.systemPrompt, where);
   return prompt as unknown as Prompt;
-}
-
-/**
- * Loads every `*.md` file of a directory (not its subdirectories) as a prompt, in file-name
- * order, so the result is the same on every machine.
- *
- * @throws {ToolError} `invalid_prompt` naming the file for a bad, oversized or duplicate prompt;
- * `not_found` when the directory does not exist; `cancelled` when `signal` aborts.
- */
-export async function loadPrompts(
-  dir: string,
-  options: LoadPromptsOptions = {},
-): Promise<Prompt[]> {
-  const { signal } = options;
-  throwIfAborted(signal);
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new ToolError(
-      missing ? 'not_found' : 'invalid_prompt',
-      `cannot read the prompt directory ${JSON.stringify(dir)}: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-  const files = entries
-    .filter((entry) => entry.isFile() && extname(entry.name).toLowerCase() === '.md')
-    .map((entry) => entry.name)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
-  const prompts: Prompt[] = [];
-  const seen = new Map<string, string>();
-  for (const file of files) {
-    throwIfAborted(signal);
-    const path = join(dir, file);
-    const size = (await stat(path)).size;
-    if (size > MAX_PROMPT_BYTES) {
-      throw new ToolError(
-        'invalid_prompt',
-        `${path}: file is ${size} bytes (at most ${MAX_PROMPT_BYTES})`,
-      );
-    }
-    const prompt = parsePrompt(await readFile(path, { encoding: 'utf8', signal }), {
-      filename: path,
-    });
-    const previous = seen.get(prompt.name);
-    if (previous !== undefined) {
-      throw new ToolError(
-        'invalid_prompt',
-        `${path}: prompt name ${JSON.stringify(prompt.name)} is already used by ${previous}`,
-      );
-    }
-    seen.set(prompt.name, path);
-    prompts.push(prompt);
-  }
-  return prompts;
 }
 
 /** The template strings of prompt messages: text, and resource and link URIs and text. */
