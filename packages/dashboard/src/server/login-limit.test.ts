@@ -1,0 +1,107 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
+
+const TOKEN = 'dashboard-login-limit-token-0123';
+
+interface Answer {
+  readonly status: number;
+  readonly retryAfter: string | undefined;
+  readonly cookie: string | undefined;
+  readonly body: string;
+}
+
+/**
+ * A POST of `body` to `url` sent from `from` (a loopback address: each one a source of its own),
+ * as the login form sends it (same origin).
+ */
+function post(
+  url: URL,
+  from: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: { 'content-type': 'application/json', origin: url.origin, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers['retry-after'],
+            cookie: res.headers['set-cookie']?.[0],
+            body: text,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// A real gateway with the dashboard at /ui: wrong tokens typed into the login form are limited
+// per source, with those sent to the MCP endpoint, as the gateway counts them.
+describe('the dashboard login under the gateway’s limit on failed authentications', () => {
+  let served: DashboardGateway;
+  let loginUrl: URL;
+  const login = (from: string, token: string) => post(loginUrl, from, JSON.stringify({ token }));
+  const mcp = (from: string, token: string) =>
+    post(served.gateway.url, from, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json, text/event-stream',
+    });
+
+  beforeAll(async () => {
+    served = await startDashboardGateway(TOKEN);
+    loginUrl = new URL('api/login', served.ui);
+  });
+  afterAll(async () => {
+    await served.close();
+  });
+
+  it('answers 429 with Retry-After after 10 wrong tokens, and logs in another source', async () => {
+    for (let i = 0; i < 10; i++)
+      expect((await login('127.0.0.2', `wrong-${String(i)}`)).status).toBe(401);
+    const refused = await login('127.0.0.2', TOKEN);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    expect(refused.cookie).toBeUndefined();
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'rate_limited' } });
+    const other = await login('127.0.0.3', TOKEN);
+    expect(other.status).toBe(200);
+    expect(other.cookie).toMatch(/^toolplane_ui=/);
+  });
+
+  it('shares one budget with the MCP endpoint', async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await login('127.0.0.4', `wrong-${String(i)}`)).status).toBe(401);
+      expect((await mcp('127.0.0.4', `wrong-${String(i)}`)).status).toBe(401);
+    }
+    expect((await mcp('127.0.0.4', TOKEN)).status).toBe(429);
+    expect((await login('127.0.0.4', TOKEN)).status).toBe(429);
+  });
+
+  it('forgets the failures of a source that logs in', async () => {
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 9; i++) expect((await login('127.0.0.5', 'wrong')).status).toBe(401);
+      expect((await login('127.0.0.5', TOKEN)).status).toBe(200);
+    }
+  });
+
+  it('does not count a malformed login, which guesses nothing', async () => {
+    for (let i = 0; i < 15; i++) {
+      expect((await post(loginUrl, '127.0.0.6', JSON.stringify({ token: '' }))).status).toBe(400);
+    }
+    expect((await login('127.0.0.6', TOKEN)).status).toBe(200);
+  });
+});
