@@ -1,6 +1,10 @@
 import { request } from 'node:http';
+import { serveHttp } from '@toolplane/gateway';
+import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../scripts/build-app.mjs';
 import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
+import { dashboardRoutes } from './routes.js';
 
 const TOKEN = 'dashboard-login-limit-token-0123';
 
@@ -103,5 +107,58 @@ describe('the dashboard login under the gateway’s limit on failed authenticati
       expect((await post(loginUrl, '127.0.0.6', JSON.stringify({ token: '' }))).status).toBe(400);
     }
     expect((await login('127.0.0.6', TOKEN)).status).toBe(200);
+  });
+});
+
+describe('the dashboard login with a verification that takes its time', () => {
+  it('lets no more concurrent guesses through than the budget', async () => {
+    await buildApp();
+    const toolkit = createToolkit({});
+    let verifying = 0;
+    let refused = 0;
+    let release = (): void => undefined;
+    const verdict = new Promise<false>((resolve) => {
+      release = () => {
+        resolve(false);
+      };
+    });
+    const everyoneHeard = () => {
+      if (verifying + refused === 30) release();
+    };
+    const dashboard = dashboardRoutes({
+      toolkit,
+      // Like an OAuth token's check: the verdict comes later, here once every login was heard.
+      verify: () => {
+        verifying++;
+        everyoneHeard();
+        return verdict;
+      },
+    });
+    const gateway = await serveHttp(toolkit, {
+      port: 0,
+      token: TOKEN,
+      routes: [dashboard],
+      authFailureLimit: { maxFailures: 10 },
+    });
+    try {
+      const url = new URL('/ui/api/login', gateway.url);
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, async () => {
+          const answer = await post(url, '127.0.0.7', JSON.stringify({ token: 'guess' }));
+          if (answer.status === 429) {
+            refused++;
+            everyoneHeard();
+          }
+          return answer.status;
+        }),
+      );
+      expect(verifying).toBe(10);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    } finally {
+      dashboard.close();
+      await gateway.close();
+      await toolkit.close();
+    }
   });
 });

@@ -150,16 +150,9 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     res: ServerResponse,
     attempts: LoginContext['authAttempts'] | undefined,
   ): Promise<void> => {
+    const limited = verify === undefined ? undefined : attempts;
     // A source refused for its failed logins is told so before its body is read.
-    const wait = verify === undefined ? 0 : (attempts?.retryAfter() ?? 0);
-    if (wait > 0) {
-      res.setHeader('retry-after', String(wait));
-      throw new UiError(
-        429,
-        'rate_limited',
-        `too many failed logins from this address; try again in ${String(wait)} s`,
-      );
-    }
+    refuseIfLimited(res, limited);
     const body = await readJsonObject(req, 16 * 1024);
     const token = body.token;
     if (typeof token !== 'string' || token === '' || token.length > 8_192) {
@@ -167,6 +160,10 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     }
     let proof: LoginProof | false = true;
     if (verify !== undefined) {
+      // Asked again now that the body is in, and counted as failed before the verdict, which
+      // comes later: concurrent guesses cannot all pass the check while none has failed yet.
+      refuseIfLimited(res, limited);
+      limited?.failed();
       try {
         proof = await verify(token, { signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS) });
       } catch {
@@ -174,10 +171,9 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       }
     }
     if (proof === false) {
-      attempts?.failed();
       throw new UiError(401, 'unauthorized', 'that token is not accepted; paste the gateway token');
     }
-    if (verify !== undefined) attempts?.succeeded();
+    limited?.succeeded();
     const opened = sessions.open(proof === true ? undefined : proof.expiresAt);
     res.setHeader('set-cookie', cookie(req, opened.value, opened.maxAge));
     sendJson(res, 200, { authenticated: true });
@@ -314,6 +310,21 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       streams.close();
     },
   };
+}
+
+/** @throws {UiError} 429 `rate_limited`, with `Retry-After`, while the source is refused. */
+function refuseIfLimited(
+  res: ServerResponse,
+  attempts: LoginContext['authAttempts'] | undefined,
+): void {
+  const wait = attempts?.retryAfter() ?? 0;
+  if (wait === 0) return;
+  res.setHeader('retry-after', String(wait));
+  throw new UiError(
+    429,
+    'rate_limited',
+    `too many failed logins from this address; try again in ${String(wait)} s`,
+  );
 }
 
 /**

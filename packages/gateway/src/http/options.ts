@@ -37,7 +37,11 @@ export interface RouteContext {
 export interface AuthAttempts {
   /** Seconds until the source may authenticate again (refuse with 429 until then); 0: now. */
   retryAfter(): number;
-  /** Counts a failed authentication (wrong credentials, not a malformed request). */
+  /**
+   * Counts a failed authentication (wrong credentials, not a malformed request). A check that
+   * awaits something should count the failure before it (and {@link succeeded} after it passes):
+   * otherwise many concurrent guesses all pass {@link retryAfter} while none has failed yet.
+   */
   failed(): void;
   /** The source authenticated: its failures are forgotten. */
   succeeded(): void;
