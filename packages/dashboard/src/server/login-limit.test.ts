@@ -1,57 +1,16 @@
-import { request } from 'node:http';
 import { serveHttp } from '@toolplane/gateway';
 import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../scripts/build-app.mjs';
 import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
+import { postFrom } from '../testing/post-from.js';
 import { dashboardRoutes } from './routes.js';
 
 const TOKEN = 'dashboard-login-limit-token-0123';
 
-interface Answer {
-  readonly status: number;
-  readonly retryAfter: string | undefined;
-  readonly cookie: string | undefined;
-  readonly body: string;
-}
-
-/**
- * A POST of `body` to `url` sent from `from` (a loopback address: each one a source of its own),
- * as the login form sends it (same origin).
- */
-function post(
-  url: URL,
-  from: string,
-  body: string,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        localAddress: from,
-        agent: false,
-        headers: { 'content-type': 'application/json', origin: url.origin, ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: res.headers['retry-after'],
-            cookie: res.headers['set-cookie']?.[0],
-            body: text,
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A POST as the login form sends it (same origin), from `from`. */
+const post = (url: URL, from: string, body: string, headers: Record<string, string> = {}) =>
+  postFrom(url, from, body, { origin: url.origin, ...headers });
 
 // A real gateway with the dashboard at /ui: wrong tokens typed into the login form are limited
 // per source, with those sent to the MCP endpoint, as the gateway counts them.
