@@ -108,6 +108,29 @@ export const serverSchema = z
     }
   });
 
+// The gateway's limit on failed authentications (see serveHttp's authFailureLimit), or false.
+const authFailureLimitObject = z.strictObject({
+  maxFailures: z.number().int().min(1).optional(),
+  windowMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
+  refusalMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
+  maxRefusalMs: z.number().int().min(1_000, 'must be at least 1000 (one second)').optional(),
+  maxSources: z.number().int().min(1).optional(),
+});
+
+const authFailureLimitSchema = z.union(
+  [
+    z.literal(false),
+    authFailureLimitObject.refine(
+      (limit) =>
+        limit.maxRefusalMs === undefined || limit.maxRefusalMs >= (limit.refusalMs ?? 60_000),
+      { message: 'must be at least refusalMs (default 60000)', path: ['maxRefusalMs'] },
+    ),
+  ],
+  {
+    error: `must be false (no limit) or an object of ${Object.keys(authFailureLimitObject.shape).join(', ')}`,
+  },
+);
+
 const httpSchema = z.strictObject({
   host: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65_535).optional(),
@@ -121,6 +144,7 @@ const httpSchema = z.strictObject({
   maxConnections: z.number().int().min(1).optional(),
   maxConnectionsPerSource: z.number().int().min(1).optional(),
   trustedProxies: stringList.optional(),
+  authFailureLimit: authFailureLimitSchema.optional(),
   headersTimeoutMs: z.number().int().min(100).optional(),
   streamAfterMs: z
     .number()
@@ -304,7 +328,11 @@ const namingKeys = ['separator', 'transparent'] as const;
 export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const [section, , inner] = path;
   if (path.length === 0) return Object.keys(configSchema.shape);
-  if (section === 'http') return Object.keys(httpSchema.shape);
+  if (section === 'http') {
+    return path[1] === 'authFailureLimit'
+      ? Object.keys(authFailureLimitObject.shape)
+      : Object.keys(httpSchema.shape);
+  }
   if (section === 'auth') {
     if (path[1] === 'introspection') return Object.keys(introspectionSchema.shape);
     return path[1] === 'scopes'

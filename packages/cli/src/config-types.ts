@@ -1,6 +1,6 @@
 // The shapes a loaded config takes (what `loadConfig` and `parseConfig` answer); the schemas of
 // the file itself are in config-schema.ts.
-import type { GatewayToolFilter } from '@toolplane/gateway';
+import type { AuthFailureLimitOptions, GatewayToolFilter } from '@toolplane/gateway';
 import type { ConnectorSource, ToolkitApprovalOptions } from '@toolplane/toolkit';
 import type { z } from 'zod';
 import type { codeModeSchema, embeddingsSchema } from './config-schema.js';
@@ -165,6 +165,8 @@ export interface CliConfig {
     readonly maxConnectionsPerSource?: number;
     /** Reverse proxies whose `X-Forwarded-For` is believed (addresses or subnets). */
     readonly trustedProxies?: readonly string[];
+    /** The limit on failed authentications per source, or `false` for none. */
+    readonly authFailureLimit?: AuthFailureLimitOptions | false;
     readonly headersTimeoutMs?: number;
     /** How long a POST's answer waits for its responses before it becomes an SSE stream. */
     readonly streamAfterMs?: number;

@@ -95,6 +95,27 @@ describe('parseConfig', () => {
     expect(config.secrets.redact('pg-password a-token-of-16-chars')).toBe(`${MASK} ${MASK}`);
   });
 
+  it('reads http.authFailureLimit (an object, or false), and names a wrong one', () => {
+    const read = (authFailureLimit: unknown) =>
+      parseConfig(JSON.stringify({ http: { authFailureLimit } }), { file, env: {} }).http
+        .authFailureLimit;
+    expect(read({ maxFailures: 5, refusalMs: 30_000 })).toEqual({
+      maxFailures: 5,
+      refusalMs: 30_000,
+    });
+    expect(read(false)).toBe(false);
+    expect(parseConfig('{}', { file, env: {} }).http.authFailureLimit).toBeUndefined();
+    const wrong = (authFailureLimit: unknown) => problem({ http: { authFailureLimit } });
+    expect(wrong({ maxFailure: 5 })).toMatch(
+      /http\.authFailureLimit: unknown key "maxFailure"; did you mean "maxFailures"\?/,
+    );
+    expect(wrong(true)).toMatch(/http\.authFailureLimit: must be false \(no limit\) or an object/);
+    expect(wrong({ maxFailures: 0 })).toMatch(/http\.authFailureLimit\.maxFailures: /);
+    expect(wrong({ refusalMs: 120_000, maxRefusalMs: 60_000 })).toMatch(
+      /http\.authFailureLimit\.maxRefusalMs: must be at least refusalMs/,
+    );
+  });
+
   it('names the path and the problem for each kind of mistake', () => {
     expect(problem({ mcpServers: { github: { url: 'ftp://x' } } })).toMatch(
       /mcpServers\.github\.url: must be an http\(s\) URL/,

@@ -231,6 +231,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): CliConfi
       maxConnections: http.maxConnections,
       maxConnectionsPerSource: http.maxConnectionsPerSource,
       ...(http.trustedProxies === undefined ? {} : { trustedProxies: http.trustedProxies }),
+      ...(http.authFailureLimit === undefined ? {} : { authFailureLimit: http.authFailureLimit }),
       headersTimeoutMs: http.headersTimeoutMs,
       ...(http.streamAfterMs === undefined ? {} : { streamAfterMs: http.streamAfterMs }),
       ...(http.instanceId === undefined ? {} : { instanceId: http.instanceId }),

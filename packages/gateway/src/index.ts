@@ -7,7 +7,14 @@ export type {
   GatewayAuth,
   GatewayCaller,
 } from './auth/gateway-auth.js';
-export type { HttpGateway, HttpRoute, ServeHttpOptions } from './http/serve.js';
+export type {
+  AuthAttempts,
+  HttpGateway,
+  HttpRoute,
+  RouteContext,
+  ServeHttpOptions,
+} from './http/serve.js';
+export type { AuthFailureLimitOptions } from './http/auth-failures.js';
 export type { StartupOptions } from './http/startup.js';
 export {
   DEFAULT_SEPARATOR,

@@ -290,6 +290,9 @@ async function serve(
         ...(cfg.http.trustedProxies === undefined
           ? {}
           : { trustedProxies: cfg.http.trustedProxies }),
+        ...(cfg.http.authFailureLimit === undefined
+          ? {}
+          : { authFailureLimit: cfg.http.authFailureLimit }),
         headersTimeoutMs: cfg.http.headersTimeoutMs,
         ...(cfg.http.streamAfterMs === undefined ? {} : { streamAfterMs: cfg.http.streamAfterMs }),
         ...(instanceId === undefined ? {} : { instanceId }),

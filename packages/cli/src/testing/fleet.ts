@@ -108,6 +108,9 @@ defaults
   option redispatch 1
   retry-on conn-failure 503
   option http-buffer-request
+  # The client's address in X-Forwarded-For: list this balancer in each instance's
+  # http.trustedProxies, so that per-client bounds (connections, failed tokens) hold per client.
+  option forwardfor
   # A fresh connection to the instance for every request. A kept-alive one can be dead (its
   # instance just crashed, or closed it idle) before HAProxy notices; a request sent on it gets
   # no answer, and HAProxy then closes the client's kept-alive connection without a word, so a

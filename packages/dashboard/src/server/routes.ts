@@ -62,14 +62,37 @@ export interface DashboardOptions {
   readonly maxBodyBytes?: number;
 }
 
+/**
+ * What the gateway gives the dashboard with each request (`RouteContext` of `@toolplane/gateway`):
+ * the failed authentications of the request's source. The login asks it before checking a token
+ * (429 with `Retry-After` while the source is refused) and tells it the outcome, so that guesses
+ * at the login and at the MCP endpoint share one budget.
+ */
+export interface LoginContext {
+  readonly authAttempts: {
+    /** Seconds until the source may try again; 0 when it may now. */
+    retryAfter(): number;
+    failed(): void;
+    succeeded(): void;
+  };
+}
+
 /** The dashboard as a route a gateway mounts (`serveHttp`'s `routes`). */
 export interface DashboardRoutes {
   /** Where it answers, e.g. `/ui`. */
   readonly path: string;
   /** The feed it shows (the one given, or its own). */
   readonly feed: CallFeed;
-  /** Answers a request under {@link DashboardRoutes.path}. */
-  handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
+  /**
+   * Answers a request under {@link DashboardRoutes.path}; without `context` (mounted elsewhere
+   * than a gateway) logins are not limited.
+   */
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    context?: LoginContext,
+  ): Promise<void>;
   /** Ends the live streams and stops listening to the toolkit. */
   close(): void;
 }
@@ -122,7 +145,14 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       req.headers.origin?.startsWith('https://') === true ? '; Secure' : ''
     }`;
 
-  const login = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const login = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    attempts: LoginContext['authAttempts'] | undefined,
+  ): Promise<void> => {
+    const limited = verify === undefined ? undefined : attempts;
+    // A source refused for its failed logins is told so before its body is read.
+    refuseIfLimited(res, limited);
     const body = await readJsonObject(req, 16 * 1024);
     const token = body.token;
     if (typeof token !== 'string' || token === '' || token.length > 8_192) {
@@ -130,6 +160,10 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     }
     let proof: LoginProof | false = true;
     if (verify !== undefined) {
+      // Asked again now that the body is in, and counted as failed before the verdict, which
+      // comes later: concurrent guesses cannot all pass the check while none has failed yet.
+      refuseIfLimited(res, limited);
+      limited?.failed();
       try {
         proof = await verify(token, { signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS) });
       } catch {
@@ -139,6 +173,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     if (proof === false) {
       throw new UiError(401, 'unauthorized', 'that token is not accepted; paste the gateway token');
     }
+    limited?.succeeded();
     const opened = sessions.open(proof === true ? undefined : proof.expiresAt);
     res.setHeader('set-cookie', cookie(req, opened.value, opened.maxAge));
     sendJson(res, 200, { authenticated: true });
@@ -162,7 +197,12 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    context?: LoginContext,
+  ) => {
     secureHeaders(res);
     try {
       const rest = pathname.slice(path.length);
@@ -192,7 +232,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
         return;
       }
       if (route === 'POST login') {
-        await login(req, res);
+        await login(req, res, context?.authAttempts);
         return;
       }
       if (sessionId === undefined) {
@@ -255,7 +295,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       }
       // A refused caller's body, or the rest of one too large, is not read: the connection ends
       // with the answer (kept alive, its next request would wait behind the unread bytes).
-      if (error instanceof UiError && [401, 403, 413].includes(error.status)) {
+      if (error instanceof UiError && [401, 403, 413, 429].includes(error.status)) {
         res.shouldKeepAlive = false;
       }
       sendError(res, error);
@@ -270,6 +310,21 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       streams.close();
     },
   };
+}
+
+/** @throws {UiError} 429 `rate_limited`, with `Retry-After`, while the source is refused. */
+function refuseIfLimited(
+  res: ServerResponse,
+  attempts: LoginContext['authAttempts'] | undefined,
+): void {
+  const wait = attempts?.retryAfter() ?? 0;
+  if (wait === 0) return;
+  res.setHeader('retry-after', String(wait));
+  throw new UiError(
+    429,
+    'rate_limited',
+    `too many failed logins from this address; try again in ${String(wait)} s`,
+  );
 }
 
 /**

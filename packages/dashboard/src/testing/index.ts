@@ -2,3 +2,5 @@
 export { buildApp } from '../../scripts/build-app.mjs';
 export { launchChromium } from './chromium.js';
 export { loginCookie } from './login.js';
+export { postFrom } from './post-from.js';
+export type { PostedFrom } from './post-from.js';

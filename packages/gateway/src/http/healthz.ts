@@ -48,7 +48,7 @@ export async function serveHealthz(
   writeJson(
     res,
     serving ? 200 : 503,
-    access.hasToken && access.isAuthorized(req)
+    access.holdsToken(req)
       ? {
           status,
           ...(instanceId === undefined ? {} : { instance: instanceId }),

@@ -14,9 +14,40 @@ export interface HttpRoute {
   /** The path it answers, with every path under it: `/ui` answers `/ui` and `/ui/…`. */
   readonly path: string;
   /** Answers the request; a rejection becomes a 500 unless the answer has begun. */
-  handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    context: RouteContext,
+  ): Promise<void>;
+}
+
+/** What the gateway gives an {@link HttpRoute} with each request. */
+export interface RouteContext {
+  /**
+   * The failed authentications of the request's source, as the gateway counts them (see
+   * `authFailureLimit`): a route that checks credentials of its own, such as a login form, asks
+   * before checking and tells the outcome, so that guesses there and at the MCP endpoint share
+   * one budget.
+   */
+  readonly authAttempts: AuthAttempts;
+}
+
+/** One request's source, as the limit on failed authentications sees it. */
+export interface AuthAttempts {
+  /** Seconds until the source may authenticate again (refuse with 429 until then); 0: now. */
+  retryAfter(): number;
+  /**
+   * Counts a failed authentication (wrong credentials, not a malformed request). A check that
+   * awaits something should count the failure before it (and {@link succeeded} after it passes):
+   * otherwise many concurrent guesses all pass {@link retryAfter} while none has failed yet.
+   */
+  failed(): void;
+  /** The source authenticated: its failures are forgotten. */
+  succeeded(): void;
 }
 import type { StartupOptions } from './startup.js';
+import type { AuthFailureLimitOptions } from './auth-failures.js';
 import { STREAM_AFTER_MS } from './transport.js';
 
 /** Options of {@link serveHttp}. */
@@ -72,6 +103,18 @@ export interface ServeHttpOptions extends GatewayOptions {
    * Anyone else's `X-Forwarded-For` is ignored.
    */
   readonly trustedProxies?: readonly string[];
+  /**
+   * The limit on failed authentications (on by default; `false` turns it off): a source (as
+   * `maxConnectionsPerSource` counts them, behind `trustedProxies` the forwarded client) that
+   * sends a wrong bearer token `maxFailures` times (default 10) within `windowMs` (default 1
+   * minute) gets 429 with `Retry-After` for `refusalMs` (default 1 minute), its token not even
+   * checked; each failure after a refusal refuses it again for twice as long, up to `maxRefusalMs`
+   * (default 15 minutes). A success forgets its failures; other sources are served meanwhile.
+   * Counts the static `token` at the MCP endpoint, `/metrics` and `/healthz`, and what a route's
+   * own login reports ({@link RouteContext}); OAuth tokens are not counted. At most `maxSources`
+   * (default 10,000) sources are remembered, the least recently failed making room.
+   */
+  readonly authFailureLimit?: AuthFailureLimitOptions | false;
   /**
    * How long a client may take to send a request's headers (default 10 s), so connections that
    * trickle them (slowloris) are cut instead of held.

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
+import { AuthFailureLimit } from './auth-failures.js';
 import { SourceLimits } from './sources.js';
 import { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
 import { HttpError, requestPath } from './request.js';
@@ -21,7 +22,13 @@ import {
 } from './options.js';
 
 export { INSTANCE_META_KEY } from './options.js';
-export type { HttpGateway, HttpRoute, ServeHttpOptions } from './options.js';
+export type {
+  AuthAttempts,
+  HttpGateway,
+  HttpRoute,
+  RouteContext,
+  ServeHttpOptions,
+} from './options.js';
 import { GatewayHub } from '../hub.js';
 import { combineObservers } from '../observe/observer.js';
 import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
@@ -30,8 +37,9 @@ import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and
  * server per session. Binds 127.0.0.1 unless told otherwise, checks `Host` and `Origin`
  * (DNS-rebinding protection), an optional bearer token (from the headers, before any body is
- * read) and the body size, bounds sessions, connections (in all and per source) and the time to
- * send headers, reaps idle
+ * read; wrong ones counted per source, which is refused with 429 past a budget) and the body
+ * size, bounds sessions, connections (in all and per source) and the time to send headers, reaps
+ * idle
  * sessions, and answers `GET /healthz`: a status word for anyone, every connector's state for a
  * caller with the token. A malformed, oversized or truncated
  * request gets a JSON-RPC error; the server carries on.
@@ -53,11 +61,19 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     drainMs,
     streamAfterMs,
   } = httpLimits(options);
-  const access = new AccessPolicy(options);
   const sources = new SourceLimits({
     maxConnectionsPerSource,
     ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
   });
+  const access = new AccessPolicy(
+    options,
+    options.authFailureLimit === false
+      ? undefined
+      : {
+          limit: new AuthFailureLimit(options.authFailureLimit),
+          sourceOf: (req) => sources.sourceOf(req),
+        },
+  );
   // OAuth (auth/): exclusive with the static token.
   if (options.auth !== undefined && options.token !== undefined) {
     throw new ToolError('invalid_config', 'auth and token are exclusive: use one or the other');
@@ -126,7 +142,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     if (route !== undefined) {
       // A browser's page: it brings a cookie, not the bearer token, so the route decides who.
       access.checkHostAndOrigin(req);
-      await route.handle(req, res, pathname);
+      await route.handle(req, res, pathname, { authAttempts: access.attempts(req) });
       return;
     }
     access.check(req);

@@ -1,5 +1,6 @@
 // Connection fairness: how many connections (or, behind a trusted proxy, requests in flight) one
-// source may hold, so that one caller cannot take every slot `maxConnections` allows.
+// source may hold, so that one caller cannot take every slot `maxConnections` allows; and which
+// source a request is, for every per-source bound (failed authentications count by it too).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
@@ -53,8 +54,7 @@ export class SourceLimits {
   claimForwarded(req: IncomingMessage, res: ServerResponse): void {
     const peer = plainAddress(req.socket.remoteAddress);
     if (peer === undefined || !this.#isProxy(peer)) return;
-    const source = sourceKey(this.#forwardedClient(req, peer));
-    const release = this.#claim(source);
+    const release = this.#claim(sourceKey(this.#forwardedClient(req, peer)));
     if (release === undefined) {
       throw new HttpError(
         429,
@@ -63,6 +63,17 @@ export class SourceLimits {
       );
     }
     res.once('close', release);
+  }
+
+  /**
+   * The source `req` counts against: its connection's address (an IPv6 one's /64) or, on a
+   * trusted proxy's connection, the client that proxy forwards; `''` for a connection already
+   * gone.
+   */
+  sourceOf(req: IncomingMessage): string {
+    const peer = plainAddress(req.socket.remoteAddress);
+    if (peer === undefined) return '';
+    return sourceKey(this.#isProxy(peer) ? this.#forwardedClient(req, peer) : peer);
   }
 
   /** A slot for `source`, with its release; `undefined` when it holds the bound already. */
