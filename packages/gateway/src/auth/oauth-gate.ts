@@ -5,7 +5,8 @@ import {
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
 import type { GatewayHub } from '../hub.js';
-import { authorizationOf } from '../http/access.js';
+import { authorizationOf, tooManyFailures } from '../http/access.js';
+import type { AuthAttempts } from '../http/options.js';
 import { HttpError, type Post } from '../http/request.js';
 import { requireAccess, targetsOf, toolOf } from './access.js';
 import { AnonymousRefusal, isAuthRefusal, ScopeRefusal, type GatewayAuth } from './gateway-auth.js';
@@ -80,11 +81,23 @@ export class OAuthGate {
   /**
    * Verifies the request's bearer token; the caller is kept for the request's handlers.
    *
-   * @throws {HttpError} 401 (no token, a refused one, or one that names neither a subject nor a
-   * client), 400 (a malformed header), 503 (the
-   * authorization server could not be asked), with the `WWW-Authenticate` challenge set on `res`.
+   * Invalid tokens count against the request's source in `attempts` (the gateway's limit on
+   * failed authentications), and an accepted one clears its count.
+   *
+   * @throws {HttpError} 429 with `Retry-After` while the source is refused, 401 (no token, a
+   * refused one, or one that names neither a subject nor a client), 400 (a malformed header),
+   * 503 (the authorization server could not be asked), with the `WWW-Authenticate` challenge set
+   * on `res`.
    */
-  async authenticate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async authenticate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    attempts: AuthAttempts,
+  ): Promise<void> {
+    // A source refused for its invalid tokens gets 429 before its token is verified: made-up
+    // opaque tokens would otherwise each cost an introspection request, at the rate they come.
+    const wait = attempts.retryAfter();
+    if (wait > 0) throw tooManyFailures(wait);
     try {
       const caller = await this.#auth.authenticate(authorizationOf(req), {
         endpoint: this.#url,
@@ -93,8 +106,17 @@ export class OAuthGate {
       if (!identifies(caller)) throw new AnonymousRefusal();
       verified.set(req.headers, { auth: this.#auth, caller });
     } catch (error) {
+      // Counted after the verdict, not before (as the dashboard's login does): a client's
+      // concurrent requests with one good token must not refuse each other while it is checked.
+      if (
+        isAuthRefusal(error) &&
+        error.reason === 'invalid_token' &&
+        !(error instanceof AnonymousRefusal)
+      )
+        attempts.failed();
       throw this.#refusal(error, res);
     }
+    attempts.succeeded();
   }
 
   /**

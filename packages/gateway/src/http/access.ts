@@ -116,7 +116,7 @@ export class AccessPolicy {
     if (this.#token === undefined) return;
     const attempts = this.attempts(req);
     const wait = attempts.retryAfter();
-    if (wait > 0) throw refusal(wait);
+    if (wait > 0) throw tooManyFailures(wait);
     if (!this.#isAuthorized(req)) {
       // No Authorization header guesses nothing (a client finding out that it needs one).
       if (authorizationOf(req) !== undefined) attempts.failed();
@@ -178,7 +178,7 @@ export class AccessPolicy {
 }
 
 /** The 429 a refused source gets, before its token is looked at. */
-function refusal(retryAfter: number): HttpError {
+export function tooManyFailures(retryAfter: number): HttpError {
   return new HttpError(
     429,
     ProtocolErrorCode.InvalidRequest,

@@ -1,4 +1,6 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createResourceServer } from '@toolplane/oauth';
+import { startAuthorizationServer, type TestAuthorizationServer } from '@toolplane/oauth/testing';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayMetrics } from '../observe/metrics.js';
@@ -206,5 +208,59 @@ describe('serveHttp limit on failed authentications', () => {
     await expect(serve({ authFailureLimit: { maxFailures: 0 } })).rejects.toMatchObject({
       code: 'invalid_config',
     });
+  });
+});
+
+describe('serveHttp limit on invalid OAuth tokens', () => {
+  let as: TestAuthorizationServer;
+  // Read by the server as it issues tokens: the gateway's URL joins once it is listening.
+  const resources: Record<string, string[]> = {};
+  const opaque: string[] = [];
+  beforeAll(async () => {
+    as = await startAuthorizationServer({ resources, opaque });
+  });
+  afterAll(async () => {
+    await as.close();
+  });
+
+  it('refuses a source sending made-up tokens before they cost an introspection each', async () => {
+    const [client] = as.clients;
+    if (client === undefined) throw new Error('no client');
+    // The real authorization server, asked through a fetch that counts its introspections.
+    let introspections = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (String(input instanceof Request ? input.url : input).includes('introspect'))
+        introspections++;
+      return fetch(input, init);
+    };
+    const gateway = await serveHttp(toolkit, {
+      port: 0,
+      authFailureLimit: { maxFailures: 3 },
+      auth: createResourceServer({
+        issuer: as.issuer,
+        fetch: counting,
+        introspection: { clientId: client.clientId, clientSecret: client.clientSecret },
+      }),
+    });
+    gateways.push(gateway);
+    resources[gateway.url.href] = ['tools:read'];
+    opaque.push(gateway.url.href);
+
+    expect(await guess(gateway.url, '127.0.0.2', 3)).toEqual([401, 401, 401]);
+    expect(introspections).toBe(3);
+    const refused = await send(gateway.url, '127.0.0.2', bearer('guess-more'));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    expect(await guess(gateway.url, '127.0.0.2', 5)).toEqual(Array<number>(5).fill(429));
+    expect(introspections).toBe(3);
+
+    // A real token is served from elsewhere, and clears the count of a source that mistyped.
+    const { accessToken } = await as.token({ resource: gateway.url.href, scope: 'tools:read' });
+    expect((await send(gateway.url, '127.0.0.3', bearer(accessToken))).status).toBe(200);
+    expect(await guess(gateway.url, '127.0.0.4', 2)).toEqual([401, 401]);
+    expect((await send(gateway.url, '127.0.0.4', bearer(accessToken))).status).toBe(200);
+    expect(await guess(gateway.url, '127.0.0.4', 2)).toEqual([401, 401]);
+    // No token at all guesses nothing.
+    for (let i = 0; i < 4; i++) expect((await send(gateway.url, '127.0.0.5', {})).status).toBe(401);
   });
 });

@@ -156,7 +156,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
         'this gateway instance is shutting down; retry',
       );
     }
-    if (oauth !== undefined) await oauth.authenticate(req, res); // OAuth (auth/)
+    if (oauth !== undefined) await oauth.authenticate(req, res, access.attempts(req)); // OAuth (auth/)
     // Behind the same token (or OAuth) as the MCP endpoint.
     if (metrics !== undefined && pathname === METRICS_PATH) {
       if (!reads) refuseMethod(res, pathname);
