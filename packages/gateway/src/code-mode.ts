@@ -1,6 +1,11 @@
 import { safely } from './observe/observer.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/server';
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  ServerContext,
+  Tool as McpTool,
+} from '@modelcontextprotocol/server';
 import {
   CODE_MODE_DEFAULTS,
   codeModeTools,
@@ -13,13 +18,26 @@ import { ToolError, type ToolErrorCode } from '@toolplane/toolkit';
 import { ERROR_META_KEY } from './call-results.js';
 import { normalizeMcpResult, type RunResult } from '@toolplane/toolrun';
 import type { GatewayHub } from './hub.js';
-import type { RunToolCall } from './tool-call.js';
+import type { InputFlow, RunToolCall } from './tool-call.js';
 import type { ToolItem } from './items.js';
+import type { RequestInput } from './session/round-calls.js';
 
 // `mode: 'code'`: the gateway lists only `search_tools`, `describe_tool` (a tool's TypeScript
 // declaration) and `run_code`, whose program calls the tools in @toolplane/codemode's sandbox.
 // The program's calls go the way a plain `tools/call` of this session would (the caller's
-// scopes, session, upstream requests), and it sees only the tools the caller may see.
+// scopes, session, upstream requests), and it sees only the tools the caller may see. A 2026
+// client's `run_code` is a call with input rounds: what the program's calls ask (an approval, an
+// upstream's elicitation or sampling) goes to the client as `input_required` rounds while the run
+// waits in its sandbox for the retry, on the instance that runs it (see `HELD_RUN`).
+
+/**
+ * Why a waiting run resumes only where it runs: a retry elsewhere gets -32602 saying so. Its
+ * sandbox (the program's stack and heap) cannot move, and running the program again from the
+ * start would repeat the calls it has made; nor is it ended once its round is sent, as calls that
+ * may be replayed are.
+ */
+const HELD_RUN =
+  "a program's run waits in the sandbox of the instance that runs it: its state cannot move, and running it again would repeat the calls it made";
 
 /** What one `tools/call` of a code-mode tool runs with. */
 export interface CodeModeCall {
@@ -32,10 +50,14 @@ export interface CodeModeCall {
   readonly sessionKey?: string | undefined;
   /** Who runs it, for each one's share of the sandboxes; `undefined`: not counted. */
   readonly runner?: string | undefined;
+  /** A 2026-07-28 request's context: `run_code` then runs as a call with input rounds. */
+  readonly rounds?: ServerContext | undefined;
 }
 
 interface Scope {
   readonly call: RunToolCall;
+  /** The 2026 call's flow: the program's calls ask its client in input rounds. */
+  readonly flow?: InputFlow | undefined;
   readonly sessionKey?: string | undefined;
   readonly byId: ReadonlyMap<string, ToolItem>;
 }
@@ -97,7 +119,17 @@ function codeModeOf(hub: GatewayHub): { code: CodeMode; tools: CodeModeTool[] } 
         }
         // The run's own signal: it aborts when the run times out or is cancelled, so the calls
         // still in flight are cancelled upstream (`notifications/cancelled`) rather than left running.
-        const result = await scope.call(item, input, undefined, options.signal);
+        const { flow } = scope;
+        const own = options.signal;
+        const result = await scope.call(
+          item,
+          input,
+          flow && {
+            ...flow,
+            signal: own === undefined ? flow.signal : AbortSignal.any([flow.signal, own]),
+          },
+          own,
+        );
         if (result.isError === true) throw failureOf(result, id);
         const backend = index.getTool(id).backend ?? { kind: 'local', local: { name: id } };
         return {
@@ -132,9 +164,43 @@ export async function runCodeModeTool(
   name: string,
   args: Record<string, unknown>,
   context: CodeModeCall,
-): Promise<CallToolResult | undefined> {
+): Promise<CallToolResult | InputRequiredResult | undefined> {
   const tool = codeModeOf(hub).tools.find((candidate) => candidate.name === name);
   if (tool === undefined) return undefined;
+  const { rounds } = context;
+  if (rounds !== undefined && name === 'run_code') {
+    return hub.rounds.start(
+      (signal, requestInput) =>
+        runShared(hub, tool, args, { ...context, signal, rounds: undefined }, name, {
+          signal,
+          requestInput: duringRun(requestInput),
+        }),
+      { tool: name, arguments: args, refusal: HELD_RUN },
+      rounds,
+    );
+  }
+  return runShared(hub, tool, args, context, name);
+}
+
+/**
+ * What a program's call asks is never asked "before dispatch" (which a retry elsewhere answers
+ * by running the call again from the start): the program may have made other calls already.
+ */
+function duringRun(requestInput: RequestInput): RequestInput {
+  const ask = (...[request, options]: Parameters<RequestInput>) =>
+    requestInput(request, { ...options, beforeDispatch: false });
+  return Object.assign(ask, { release: requestInput.release });
+}
+
+/** Runs one of the three code-mode tools, `run_code` within the runner's share of the sandboxes. */
+async function runShared(
+  hub: GatewayHub,
+  tool: CodeModeTool,
+  args: Record<string, unknown>,
+  context: CodeModeCall,
+  name: string,
+  flow?: InputFlow,
+): Promise<CallToolResult> {
   const share = name === 'run_code' ? sessionShare(hub, context.runner) : undefined;
   if (share?.full === true) {
     const refusal = new ToolError(
@@ -145,7 +211,7 @@ export async function runCodeModeTool(
   }
   share?.claim();
   try {
-    return await runOne(hub, tool, args, context, name);
+    return await runOne(hub, tool, args, context, name, flow);
   } finally {
     share?.release();
   }
@@ -158,6 +224,7 @@ async function runOne(
   args: Record<string, unknown>,
   context: CodeModeCall,
   name: string,
+  flow: InputFlow | undefined,
 ): Promise<CallToolResult> {
   const table = await hub.tools();
   const byId = new Map(
@@ -167,7 +234,7 @@ async function runOne(
       .map(([, item]) => [item.id, item]),
   );
   const result = await scopes.run(
-    { call: context.call, byId, sessionKey: context.sessionKey },
+    { call: context.call, flow, byId, sessionKey: context.sessionKey },
     () => tool.run(args, { signal: context.signal }),
   );
   return mcpResultOf(result, name);

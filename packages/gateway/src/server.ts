@@ -271,7 +271,8 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
       // Whose share of the sandboxes a run takes: a 2025 session, or a 2026 request's OAuth
       // caller (2026 requests behind a static token cannot be told apart: not counted).
       const runner = session.era === 'legacy' ? session.token : callerKey(extra); // OAuth (auth/)
-      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey, runner };
+      const rounds = era === 'modern' ? extra : undefined; // a 2026 run asks in input rounds
+      const context = { call, signal: extra.mcpReq.signal, visible, sessionKey, runner, rounds };
       const result = await runCodeModeTool(hub, name, args, context);
       if (result === undefined) throw unknownTool(name);
       return result;

@@ -22,6 +22,7 @@ import {
 import type {
   CallIdentity,
   InputRequestOptions,
+  ParkedCall,
   RequestInput,
   ResumeOptions,
   RunCall,
@@ -66,6 +67,8 @@ interface Flow {
   running?: Promise<CallToolResult>;
   /** The round the client must answer next (set once it has been sent). */
   pending?: Round;
+  /** Whether the state sent with {@link pending} carries a replay: its retry runs it anywhere. */
+  replayable?: boolean;
   /** The nonce the next retry's `requestState` must carry: each state serves once. */
   expected?: string;
   /** Wakes the request waiting on the call when the upstream asks for input. */
@@ -164,7 +167,7 @@ export class InputRounds {
     // Known once `run` returns; an upstream may ask before it does.
     let running: Promise<CallToolResult> | undefined = undefined;
     let promote: ((answer: Promise<CallToolResult | InputRequiredResult>) => void) | undefined;
-    const requestInput: RequestInput = (request, options) => {
+    const ask = (request: UpstreamRequest, options?: InputRequestOptions): Promise<unknown> => {
       if (flow === undefined) {
         flow = {
           id: randomUUID(),
@@ -183,6 +186,9 @@ export class InputRounds {
       }
       return this.#ask(flow, request, options);
     };
+    const requestInput: RequestInput = Object.assign(ask, {
+      release: () => (flow === undefined ? undefined : this.#letGo(flow)),
+    });
     running = run(ctx.mcpReq.signal, requestInput);
     return new Promise((resolve) => {
       const asked = flow;
@@ -355,7 +361,7 @@ export class InputRounds {
     };
     // A replay answers the upstream's requests from `answers` while they match, in order.
     let replayed = 0;
-    const requestInput: RequestInput = (request, options) => {
+    const ask = (request: UpstreamRequest, options?: InputRequestOptions): Promise<unknown> => {
       const next = answers[replayed];
       if (next !== undefined) {
         const digest = paramsDigest(request.params);
@@ -372,6 +378,7 @@ export class InputRounds {
       }
       return this.#ask(flow, request, options);
     };
+    const requestInput: RequestInput = Object.assign(ask, { release: () => this.#letGo(flow) });
     flow.running = run(controller.signal, requestInput);
     this.#flows.set(flow.id, flow);
     return this.#settle(flow, ctx);
@@ -410,6 +417,7 @@ export class InputRounds {
       }, this.#ttlMs);
       flow.timer.unref();
       const state = this.#stateOf(flow, next.round);
+      flow.replayable = state.r !== undefined;
       const requestState = await this.#seal.seal(state, ctx);
       // The retry replays it wherever it lands: the call need not wait here (nor runs: a call
       // ended before its dispatch never reaches its backend).
@@ -456,6 +464,18 @@ export class InputRounds {
       };
     }
     return { ...base, r: replay };
+  }
+
+  /**
+   * See {@link RequestInput.release}: a call parked in a round whose retry replays it is ended,
+   * as `replayRounds: 'always'` ends it once its round is sent. Its upstream then holds one call
+   * less (over stdio, the calls in flight decide which caller an upstream's request belongs to).
+   */
+  #letGo(flow: Flow): ParkedCall {
+    if (flow.pending === undefined || !this.#flows.has(flow.id)) return undefined;
+    if (flow.replayable !== true) return 'parked';
+    this.#end(flow, 'another call needed its upstream; the retry runs it again', HandedOn);
+    return 'released';
   }
 
   #end(flow: Flow, why: string, reason: new (message: string) => Error = Error): void {

@@ -5,10 +5,19 @@ import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server
 import type { UpstreamRequest } from '@toolplane/toolkit';
 
 /** How a call asks its client for input (see {@link RunCall}). */
-export type RequestInput = (
-  request: UpstreamRequest,
-  options?: InputRequestOptions,
-) => Promise<unknown>;
+export interface RequestInput {
+  (request: UpstreamRequest, options?: InputRequestOptions): Promise<unknown>;
+  /**
+   * Lets go of the call while it waits, parked, for its client's answer to a round: `'released'`
+   * when it was ended because its retry runs it again anyway (its state carries a replay), so it
+   * holds its upstream no more; `'parked'` when it waits so but must be kept (its retry could
+   * not replay it); `undefined` when it is not waiting for its client.
+   */
+  readonly release?: (() => ParkedCall) | undefined;
+}
+
+/** What {@link RequestInput.release} did: see there. */
+export type ParkedCall = 'released' | 'parked' | undefined;
 
 /** What a call says about one question it asks its client. */
 export interface InputRequestOptions {

@@ -61,7 +61,7 @@ export interface GatewayCall {
   /** The era of the session that made the call. */
   readonly era: Era;
   /** Asks a 2026 caller for input in an `input_required` round (absent: it cannot be asked). */
-  readonly requestInput?: ((request: UpstreamRequest) => Promise<unknown>) | undefined;
+  readonly requestInput?: RequestInput | undefined;
 }
 
 /**
@@ -70,6 +70,8 @@ export interface GatewayCall {
  */
 export const forwardUpstreamRequests: UpstreamRequestHandler = {
   capabilities: { sampling: true, elicitation: true, roots: true },
+  /** A 2026 caller's call parked in an input round lets go of its upstream when its retry replays it. */
+  release: (caller) => callers.get(caller)?.requestInput?.release?.(),
   /**
    * The roots of the session behind `caller`: asked on the call's own stream while it runs (of a
    * 2026-07-28 caller, in an `input_required` round of its call), of the session afterwards.

@@ -196,24 +196,48 @@ export class CallTracker {
   }
 
   /**
-   * The caller a server request belongs to.
+   * The caller a server request belongs to. When calls of several callers are in flight and
+   * nothing ties the request to one, `release` is asked about each caller first: a caller whose
+   * call was let go (see `UpstreamRequestHandler.release`) counts no more.
    *
    * @throws {ProtocolError} when no call is in flight, or calls of several callers are and nothing
    * ties the request to one of them.
    */
-  callerOf(requestId: string | number, method: string): string {
+  callerOf(
+    requestId: string | number,
+    method: string,
+    release?: (caller: string) => 'released' | 'parked' | undefined,
+  ): string {
     const call = this.#related.get(requestId);
     const tied = call === undefined ? undefined : this.#callers.get(call);
     if (tied !== undefined) return tied;
-    const callers = new Set(this.#callers.values());
+    let callers = new Set(this.#callers.values());
+    let parked = 0;
+    if (callers.size > 1 && release !== undefined) {
+      for (const caller of callers) {
+        const verdict = release(caller);
+        if (verdict === 'released') this.#dropCaller(caller);
+        else if (verdict === 'parked') parked++;
+      }
+      callers = new Set(this.#callers.values());
+    }
     const [only] = callers;
     if (callers.size === 1 && only !== undefined) return only;
+    const waiting =
+      parked === 0
+        ? ''
+        : `, ${String(parked)} of them parked until a client answers its input_required round or the round lapses`;
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
       callers.size === 0
         ? `${method} arrived while no tool call of this client was in flight; send it during the call it belongs to`
-        : `${method} cannot be tied to one of ${callers.size} callers with calls in flight; send it on the call's own response stream (Streamable HTTP with relatedRequestId)`,
+        : `${method} cannot be tied to one of ${callers.size} callers with calls in flight${waiting}; send it on the call's own response stream (Streamable HTTP with relatedRequestId)`,
     );
+  }
+
+  /** Forgets every call of `caller`: it was let go, and its cancellation follows. */
+  #dropCaller(caller: string): void {
+    for (const [id, of] of [...this.#callers]) if (of === caller) this.#drop(id);
   }
 }
 

@@ -52,6 +52,7 @@ function reporting(
   return {
     authorization: () => auth.authorization().catch(report),
     refused: (refusal) => auth.refused(refusal).catch(report),
+    accepted: (authorization) => auth.accepted?.(authorization),
   };
 }
 

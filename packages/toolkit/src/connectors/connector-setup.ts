@@ -167,7 +167,9 @@ export async function answerUpstream<R extends CreateMessageResult | ElicitResul
       `${request.method} is no longer served by this client; reconnect to renegotiate`,
     );
   }
-  const caller = at.calls.callerOf(mcpReq.id, request.method);
+  const caller = at.calls.callerOf(mcpReq.id, request.method, (parked) =>
+    handler.release?.(parked),
+  );
   const context = { namespace: at.namespace, caller, signal: mcpReq.signal };
   const result = await handler.handle(request, context);
   return (

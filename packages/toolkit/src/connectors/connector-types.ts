@@ -172,6 +172,14 @@ export interface UpstreamRequestHandler {
     context: UpstreamRequestContext,
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025-era feature, bridged as long as servers speak it
   ): Promise<CreateMessageResult | ElicitResult>;
+  /**
+   * Asked of each caller with calls in flight when a request cannot be tied to one of several:
+   * `'released'` when that caller's call waits, parked, for a client that may never come back
+   * (a 2026-07-28 client's `input_required` round) and was ended because its retry runs it again
+   * anyway, so it counts as in flight no more; `'parked'` when it waits so but is kept (the
+   * refusal says so); `undefined` otherwise.
+   */
+  release?(caller: string): 'released' | 'parked' | undefined;
 }
 
 /** Options for {@link createConnector}. */

@@ -98,6 +98,7 @@ export function answererOf(
       // The handler of the moment, should it have been replaced since this connection.
       return (current() ?? handler).handle(request, context);
     },
+    release: (caller) => (current() ?? handler).release?.(caller),
   };
 }
 

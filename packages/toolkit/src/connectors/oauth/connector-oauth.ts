@@ -11,10 +11,11 @@ import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
 import { shellWord } from '@toolplane/toolmodel/text';
-import { describe, withoutSecrets } from './oauth-messages.js';
+import { describe, scopeHint, withoutSecrets } from './oauth-messages.js';
 import { guardOAuthFetch } from './oauth-fetch.js';
 import { privateKeyJwt } from './private-key-jwt.js';
 import { revokeTokens } from './revoke.js';
+import { TokenRefusals } from './token-refusals.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
 
 /** Options of {@link createConnectorOAuth}. */
@@ -92,6 +93,11 @@ export interface LoginOptions {
 export interface ConnectorAuthRefusal {
   readonly status: 401 | 403;
   readonly wwwAuthenticate: string | undefined;
+  /**
+   * The `Authorization` header value the refused request carried: tells a token just issued and
+   * refused (not fetched again at once) from one another request already replaced.
+   */
+  readonly authorization?: string | undefined;
 }
 
 /** @deprecated Renamed {@link ConnectorAuthRefusal} (the gateway has an `AuthRefusal` of its own); this alias goes in the next minor. */
@@ -126,6 +132,7 @@ export class ConnectorOAuth {
   readonly grant: OAuthGrant;
   readonly #options: ConnectorOAuthOptions;
   readonly #provider: StoredOAuthProvider;
+  readonly #refusals = new TokenRefusals();
   #running: Promise<void> | undefined;
 
   /** @throws {ToolError} `invalid_config` for a bad server name or URL. */
@@ -181,12 +188,25 @@ export class ConnectorOAuth {
   }
 
   /**
+   * A request carrying `authorization` was answered, not refused: a token this client fetched
+   * works, and the next one it is refused is fetched anew at once.
+   */
+  accepted(authorization: string | undefined): void {
+    this.#refusals.accepted(authorization);
+  }
+
+  /**
    * Decides what to do about a 401 or 403: refresh or fetch a token (401), or step up to the
    * union of the granted and the challenged scopes (403 `insufficient_scope`). Resolves `true`
    * when the request is worth one more try.
    *
+   * A token refused as soon as it was issued (no request got through with it) is not replaced at
+   * once: the server refuses its tokens, and a new one is fetched only after a wait that doubles
+   * (30 s up to 10 minutes), so a reconnecting connector does not ask the authorization server
+   * for a token at each step of its backoff.
+   *
    * @throws {ToolError} `unauthorized` when a person must log in; `forbidden` for a step-up a
-   * non-interactive connector cannot make.
+   * non-interactive connector cannot make, or for a server that refuses a token just issued.
    */
   async refused(refusal: ConnectorAuthRefusal): Promise<boolean> {
     const headers = new Headers();
@@ -198,6 +218,12 @@ export class ConnectorOAuth {
     const { resourceMetadataUrl } = challenge;
     const interactive = this.#options.interactive;
     if (refusal.status === 401) {
+      const held = (await this.#provider.record())?.tokens?.access_token;
+      const sent = refusal.authorization;
+      // Refused with a token another request has replaced meanwhile: try the new one.
+      if (sent !== undefined && held !== undefined && sent !== `Bearer ${held}`) return true;
+      const fresh = this.#refusals.check(this.server, sent, challenge, await this.#secrets());
+      if (fresh !== undefined) throw fresh;
       const hints = {
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
         ...(scopeHint(challenge.scope) === undefined ? {} : { scope: challenge.scope }),
@@ -419,12 +445,16 @@ export class ConnectorOAuth {
       signal,
     });
     try {
-      return await auth(this.#provider, {
+      const before = (await this.#provider.record())?.tokens?.access_token;
+      const result = await auth(this.#provider, {
         serverUrl: this.resource,
         ...options,
         ...(scope ? { scope } : {}),
         fetchFn: guard.fetch,
       });
+      const after = (await this.#provider.record())?.tokens?.access_token;
+      if (after !== undefined && after !== before) this.#refusals.fetched(`Bearer ${after}`);
+      return result;
     } catch (error) {
       // What ended the run (a timeout, say), even where the SDK swallowed it and went on.
       if (guard.failure !== undefined) throw guard.failure;
@@ -451,18 +481,6 @@ export class ConnectorOAuth {
       record?.client?.client_secret,
     ].filter((secret): secret is string => secret !== undefined && secret.length >= 8);
   }
-}
-
-/**
- * A scope a server's challenge names, when it is one: space-separated RFC 6749 §3.3 scope tokens
- * (printable ASCII but `"` and `\\`), at most 64 of them and 2,048 characters; else `undefined`.
- */
-function scopeHint(scope: string | undefined): string | undefined {
-  if (scope === undefined || scope.length > 2_048) return undefined;
-  const tokens = scope.split(' ').filter((token) => token !== '');
-  const valid =
-    tokens.length <= 64 && tokens.every((token) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token));
-  return valid && tokens.length > 0 ? scope : undefined;
 }
 
 function sameTokens(a: StoredOAuthTokens | undefined, b: StoredOAuthTokens | undefined): boolean {

@@ -33,3 +33,15 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
   for (const secret of secrets) clean = clean.replaceAll(secret, '[redacted]');
   return clean;
 }
+
+/**
+ * A scope a server's challenge names, when it is one: space-separated RFC 6749 §3.3 scope tokens
+ * (printable ASCII but `"` and `\\`), at most 64 of them and 2,048 characters; else `undefined`.
+ */
+export function scopeHint(scope: string | undefined): string | undefined {
+  if (scope === undefined || scope.length > 2_048) return undefined;
+  const tokens = scope.split(' ').filter((token) => token !== '');
+  const valid =
+    tokens.length <= 64 && tokens.every((token) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token));
+  return valid && tokens.length > 0 ? scope : undefined;
+}

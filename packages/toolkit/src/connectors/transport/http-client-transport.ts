@@ -21,6 +21,7 @@ import {
   type Answer,
 } from './http-agent.js';
 import { isModernRequest, parseErrorAnswer, perRequestHeaders } from './http-request-headers.js';
+import { postAuthorized } from './http-transport-auth.js';
 import { MAX_REDIRECTS } from './node-fetch.js';
 import {
   lostAnswer,
@@ -215,27 +216,17 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** POSTs `message`; once more after the OAuth client dealt with a 401 or 403. */
-  async #post(
+  #post(
     message: JSONRPCMessage,
     options: TransportSendOptions | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
-    const auth = this.#options.auth;
-    if (auth !== undefined) this.#authorization = await auth.authorization();
     const body = JSON.stringify(message);
-    const headers = () => ({ ...this.#headersFor('post'), ...perRequestHeaders(message, options) });
-    const answer = await this.#request('POST', headers(), body, signal);
-    const status = answer.statusCode;
-    if (auth === undefined || (status !== 401 && status !== 403)) return answer;
-    const wwwAuthenticate = header(answer.headers, 'www-authenticate');
-    const again = await auth.refused({ status, wwwAuthenticate }).catch(async (error: unknown) => {
-      await answer.body.dump();
-      throw error;
+    return postAuthorized(this.#options.auth, async (authorization) => {
+      if (this.#options.auth !== undefined) this.#authorization = authorization;
+      const headers = { ...this.#headersFor('post'), ...perRequestHeaders(message, options) };
+      return this.#request('POST', headers, body, signal);
     });
-    if (!again) return answer;
-    await answer.body.dump();
-    this.#authorization = await auth.authorization();
-    return this.#request('POST', headers(), body, signal);
   }
 
   #headersFor(kind: 'post' | 'get' | 'delete', lastEventId?: string): Record<string, string> {

@@ -66,7 +66,11 @@ export interface TransportAuth {
   refused(refusal: {
     readonly status: 401 | 403;
     readonly wwwAuthenticate: string | undefined;
+    /** The `Authorization` header value the refused request carried. */
+    readonly authorization: string | undefined;
   }): Promise<boolean>;
+  /** A request carrying `authorization` was answered with neither 401 nor 403. */
+  accepted?(authorization: string | undefined): void;
 }
 
 /** What an event stream carries the answer to, and how it came to be read. */
