@@ -1,4 +1,4 @@
-import type { ToolError } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
 import { escapeIdentifier, type Notification, type Pool, type PoolClient } from 'pg';
 import { asStoreError } from './store-error.js';
 
@@ -18,19 +18,35 @@ export interface ChannelListenerOptions {
    * rejection drops the connection, which reconnects and calls it again, so nothing goes unread.
    */
   readonly catchUp: () => Promise<void>;
+  /**
+   * For a channel whose payloads say what changed: told each notification's payload in place of
+   * a catch-up, which then runs only once listening. Default: each notification asks for a
+   * catch-up.
+   */
+  readonly onNotification?: ((payload: string | undefined) => void) | undefined;
+  /**
+   * Whether the first time it listens also catches up; `false` for a caller that has missed
+   * nothing yet (it catches up after each reconnect all the same). Default true.
+   */
+  readonly catchUpAtStart?: boolean | undefined;
   /** Told with a `store_error` when the listening connection is lost; it reconnects. */
   readonly onError?: ((error: ToolError) => void) | undefined;
 }
 
 /** A listener started by {@link listenOnChannel}. @internal */
 export interface ChannelListener {
+  /**
+   * Settles once it first listens; rejects with the first failure to (it goes on retrying
+   * until closed). A caller that must listen before it starts awaits it.
+   */
+  readonly ready: Promise<void>;
   /** Stops listening and ends the connection. Idempotent. */
   close(): void;
 }
 
 /**
- * Holds one pool connection that LISTENs on `channel` and calls `catchUp` when it is
- * notified. The connection is never returned to the pool; when it drops, it reports the loss
+ * Holds one pool connection that LISTENs on `channel` and calls `catchUp` (or
+ * `onNotification`) when it is notified. The connection is never returned to the pool; when it drops, it reports the loss
  * and connects again every 500 ms until it listens, then catches up. Nothing it does rejects:
  * a failure here never ends a process.
  *
@@ -45,9 +61,18 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
   let asked = 0;
   // A failure to listen is told once, until listening works again.
   let told = false;
+  let started = false;
+  let settleReady: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    settleReady = { resolve, reject };
+  });
+  // A caller that does not await it is told through `onError`.
+  ready.catch(() => undefined);
 
   const onNotification = (message: Notification): void => {
-    if (message.channel === channel) catchUp();
+    if (message.channel !== channel) return;
+    if (options.onNotification === undefined) catchUp();
+    else options.onNotification(message.payload);
   };
   const release = (db: PoolClient): void => {
     db.removeListener('notification', onNotification);
@@ -108,9 +133,15 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
     }
     client = db;
     told = false;
-    catchUp();
+    const first = !started;
+    started = true;
+    settleReady?.resolve();
+    settleReady = undefined;
+    if (!first || options.catchUpAtStart !== false) catchUp();
   };
   const retry = (error: unknown): void => {
+    settleReady?.reject(error);
+    settleReady = undefined;
     if (closed) return;
     if (!told) {
       told = true;
@@ -131,9 +162,12 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
 
   connect().catch(retry);
   return {
+    ready,
     close() {
       if (closed) return;
       closed = true;
+      settleReady?.reject(new ToolError('store_error', `${who} was closed`));
+      settleReady = undefined;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       const db = client;
