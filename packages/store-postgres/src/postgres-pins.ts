@@ -24,6 +24,7 @@ import { migrate } from './migrations.js';
 import { checkConnection, ownPool } from './connection-options.js';
 import type { PostgresConnection } from './postgres-store.js';
 import { asStoreError } from './store-error.js';
+import { inTransaction } from './transaction.js';
 
 /** Options for {@link createPostgresPinStore}. */
 export type PostgresPinStoreOptions = PostgresConnection & {
@@ -85,27 +86,18 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
     what: string,
     work: (db: PoolClient) => Promise<{ value: T; touched: readonly PinEvent[] }>,
   ): Promise<T> => {
-    const db = await pool.connect().catch((error: unknown) => {
-      throw fail(error, what);
-    });
-    let failure: unknown;
-    try {
-      await db.query('BEGIN');
-      const { value, touched } = await work(db);
-      for (const event of touched) {
+    const { value, touched } = await inTransaction(pool, async (db) => {
+      const done = await work(db);
+      for (const event of done.touched) {
         const payload = JSON.stringify({ w: instance, n: event.namespace, t: event.tool });
         await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
       }
-      await db.query('COMMIT');
-      emit(touched);
-      return value;
-    } catch (error) {
-      failure = error;
-      await db.query('ROLLBACK').catch(() => undefined);
+      return done;
+    }).catch((error: unknown) => {
       throw fail(error, what);
-    } finally {
-      db.release(failure instanceof Error ? failure : undefined);
-    }
+    });
+    emit(touched);
+    return value;
   };
   const audit = (db: PoolClient, record: AuditRecord, detail: string | null) =>
     db.query(
