@@ -309,7 +309,8 @@ describe('createLearningSearcher', () => {
     const store = createMemoryEvidenceStore();
     // A store of another fleet instance: it shares the rows but not the forget listeners.
     const deaf: EvidenceStore = { ...store, onForget: undefined };
-    const learner = withTools(createLearningSearcher({ store: deaf }));
+    // One clock reading for every record, so each observation weighs exactly 1 when summed.
+    const learner = withTools(createLearningSearcher({ store: deaf, now: () => 1000 }));
     learner.record('undo purchase', 'billing:create_refund');
     learner.record('undo purchase', 'billing:create_refund');
     await learner.flush();
