@@ -39,6 +39,9 @@ interface Row {
   updated_at: string;
 }
 
+/** Takes a tool's turn among the writers of its evidence, until the transaction ends. */
+const lockTool = 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))';
+
 const fromRow = (row: Row): UsageEvidence => ({
   toolId: row.tool_id,
   term: row.term,
@@ -185,7 +188,7 @@ export async function createPostgresEvidenceStore(
         // Writers of one tool take turns (each tool's lock taken in one order: no deadlock), so
         // each bounds the rows the others committed, and the bound holds however many write.
         for (const tool of tools) {
-          await db.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [table, tool]);
+          await db.query(lockTool, [table, tool]);
         }
         await db.query(addSql, values);
         const held = await db.query<Row>(
@@ -232,10 +235,14 @@ export async function createPostgresEvidenceStore(
           `SELECT coalesce(max(seq), 0) + 1 AS seq FROM ${marks}`,
         );
         const seq = Number(next.rows[0]?.seq ?? 1);
+        // Taken in turn with the bounded adds (of this tool by its lock, of every tool by the
+        // table's, which each add's write waits for), so no two wait on each other's rows.
         if (toolId === undefined) {
+          await db.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
           await db.query(`DELETE FROM ${table}`);
           await db.query(`DELETE FROM ${marks}`);
         } else {
+          await db.query(lockTool, [table, toolId]);
           await db.query(`DELETE FROM ${table} WHERE tool_id = $1`, [toolId]);
         }
         await db.query(
