@@ -4,6 +4,52 @@ import { asStoreError } from './store-error.js';
 
 const RECONNECT_MS = 500;
 
+/** A pool connection that LISTENs, taken by {@link takeListeningConnection}. @internal */
+export interface ListeningConnection {
+  readonly client: PoolClient;
+  /** Destroys the connection: a LISTENing connection never goes back to the pool. */
+  release(error?: unknown): void;
+}
+
+/**
+ * Takes a pool connection and runs `listenSql` (its LISTEN) on it. `onNotification` and
+ * `onLost` are attached before the first query, since an 'error' event with no listener would
+ * end the process; `onLost` is told when the connection errs or ends, from then on. When the
+ * LISTEN fails, the connection is destroyed and the failure thrown.
+ *
+ * @internal
+ */
+export async function takeListeningConnection(
+  pool: Pool,
+  listenSql: string,
+  handlers: {
+    readonly onNotification: (message: Notification) => void;
+    readonly onLost: (held: ListeningConnection, error?: unknown) => void;
+  },
+): Promise<ListeningConnection> {
+  const db = await pool.connect();
+  const held: ListeningConnection = {
+    client: db,
+    release(error) {
+      db.removeListener('notification', handlers.onNotification);
+      db.release(error instanceof Error ? error : true);
+    },
+  };
+  const lost = (error?: unknown): void => {
+    handlers.onLost(held, error);
+  };
+  db.on('error', lost);
+  db.on('end', lost);
+  db.on('notification', handlers.onNotification);
+  try {
+    await db.query(listenSql);
+  } catch (error) {
+    held.release(error);
+    throw error;
+  }
+  return held;
+}
+
 /** What {@link listenOnChannel} needs. @internal */
 export interface ChannelListenerOptions {
   readonly pool: Pool;
@@ -55,7 +101,7 @@ export interface ChannelListener {
 export function listenOnChannel(options: ChannelListenerOptions): ChannelListener {
   const { pool, channel, secrets, who } = options;
   let closed = false;
-  let client: PoolClient | undefined;
+  let client: ListeningConnection | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let asked = 0;
@@ -74,14 +120,10 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
     if (options.onNotification === undefined) catchUp();
     else options.onNotification(message.payload);
   };
-  const release = (db: PoolClient): void => {
-    db.removeListener('notification', onNotification);
-    db.release(true);
-  };
-  const drop = (db: PoolClient, error: unknown, what: string): void => {
+  const drop = (db: ListeningConnection, error: unknown, what: string): void => {
     if (client !== db) return;
     client = undefined;
-    release(db);
+    db.release();
     if (closed) return;
     told = true;
     options.onError?.(
@@ -113,22 +155,14 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
     })();
   };
   const connect = async (): Promise<void> => {
-    const db = await pool.connect();
-    const lost = (error?: unknown): void => {
-      drop(db, error, `${who} lost its connection`);
-    };
-    // Attached before the first query: an 'error' event with no listener would end the process.
-    db.on('error', lost);
-    db.on('end', lost);
-    db.on('notification', onNotification);
-    try {
-      await db.query(`LISTEN ${escapeIdentifier(channel)}`);
-    } catch (error) {
-      release(db);
-      throw error;
-    }
+    const db = await takeListeningConnection(pool, `LISTEN ${escapeIdentifier(channel)}`, {
+      onNotification,
+      onLost: (held, error) => {
+        drop(held, error, `${who} lost its connection`);
+      },
+    });
     if (closed) {
-      release(db);
+      db.release();
       return;
     }
     client = db;
@@ -172,7 +206,7 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
       timer = undefined;
       const db = client;
       client = undefined;
-      if (db !== undefined) release(db);
+      db?.release();
     },
   };
 }
