@@ -3,23 +3,15 @@
 // `count` terms `<prefix><i>` of one tool, of weight 2i + `offset`, each bounded to three terms
 // per tool. It prints the codes of the calls that failed as one JSON line, `{"failures":[...]}`,
 // and exits.
-import { createInterface } from 'node:readline';
 import { createSqliteEvidenceStore } from './sqlite-evidence.js';
+import { readyThenGo } from './go.fixture.js';
 
 const [path, prefix = 'w', countText = '1', offsetText = '1'] = process.argv.slice(2);
 const count = Number(countText);
 const offset = Number(offsetText);
 const store = createSqliteEvidenceStore({ path });
 
-await new Promise<void>((resolve) => {
-  const lines = createInterface({ input: process.stdin });
-  lines.on('line', (line) => {
-    if (line !== 'go') return;
-    lines.close();
-    resolve();
-  });
-  process.stdout.write('ready\n');
-});
+await readyThenGo();
 
 const failures: string[] = [];
 for (let i = 0; i < count; i++) {
