@@ -1,6 +1,7 @@
 import type { StoreChange } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, escapeLiteral, type Notification, type Pool, type PoolClient } from 'pg';
+import { escapeIdentifier, escapeLiteral, type Notification, type Pool } from 'pg';
+import { takeListeningConnection, type ListeningConnection } from './channel-listener.js';
 import { asStoreError } from './store-error.js';
 
 /** What {@link startChangeFeed} needs. @internal */
@@ -56,7 +57,7 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     `SET application_name = ${escapeLiteral(`toolplane:listen:${instanceId}`)}; ` +
     `LISTEN ${escapeIdentifier(options.channel)}`;
 
-  let client: PoolClient | undefined;
+  let client: ListeningConnection | undefined;
   let revision = 0;
   let closed = false;
   let attempt = 0;
@@ -70,8 +71,8 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     if (record.writer !== instanceId) emit(toStoreChange(record));
   };
 
-  const catchUp = async (db: PoolClient): Promise<void> => {
-    const result = await db.query<Omit<ChangeRecord, 'revision'> & { revision: string }>(
+  const catchUp = async (db: ListeningConnection): Promise<void> => {
+    const result = await db.client.query<Omit<ChangeRecord, 'revision'> & { revision: string }>(
       `SELECT revision, writer, kind, op, key, name FROM ${s}.changes
         WHERE revision > $1 ORDER BY revision`,
       [revision],
@@ -112,10 +113,10 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     void pump();
   };
 
-  const drop = (db: PoolClient, error: unknown): void => {
+  const drop = (db: ListeningConnection, error: unknown): void => {
     if (client !== db) return;
     client = undefined;
-    release(db, error);
+    db.release(error);
     if (closed) return;
     onError(
       asStoreError(error, 'the PostgreSQL change listener lost its connection', {
@@ -126,29 +127,15 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     scheduleReconnect();
   };
 
-  // Destroyed, never returned: a LISTENing connection must not go back to the pool.
-  const release = (db: PoolClient, error: unknown): void => {
-    db.removeListener('notification', onNotification);
-    db.release(error instanceof Error ? error : true);
-  };
-
-  const connect = async (): Promise<PoolClient> => {
-    const db = await pool.connect();
-    const onDrop = (error?: unknown): void => {
-      drop(db, error ?? new Error('the connection ended'));
-    };
-    // Attached before the first query: an 'error' event with no listener would crash the process.
-    db.on('error', onDrop);
-    db.on('end', onDrop);
-    db.on('notification', onNotification);
-    try {
-      await db.query(listenSql);
-    } catch (error) {
-      release(db, error);
-      throw error;
-    }
+  const connect = async (): Promise<ListeningConnection> => {
+    const db = await takeListeningConnection(pool, listenSql, {
+      onNotification,
+      onLost: (held, error) => {
+        drop(held, error ?? new Error('the connection ended'));
+      },
+    });
     if (closed) {
-      release(db, true);
+      db.release();
       throw new ToolError('store_error', 'the PostgreSQL store was closed');
     }
     client = db;
@@ -188,12 +175,14 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
   const first = await connect();
   try {
     // Read after LISTEN, so every change committed from here on is either counted or notified.
-    const result = await first.query<{ revision: string }>(`SELECT revision FROM ${s}.state`);
+    const result = await first.client.query<{ revision: string }>(
+      `SELECT revision FROM ${s}.state`,
+    );
     revision = Number(result.rows[0]?.revision ?? 0);
   } catch (error) {
     closed = true;
     client = undefined;
-    release(first, error);
+    first.release(error);
     throw error;
   }
 
@@ -208,11 +197,11 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
       client = undefined;
       if (db === undefined) return;
       const ended = new Promise<void>((resolve) => {
-        db.once('end', () => {
+        db.client.once('end', () => {
           resolve();
         });
       });
-      release(db, true);
+      db.release();
       await ended;
     },
   };

@@ -1,8 +1,54 @@
-import type { ToolError } from '@toolplane/toolmodel';
+import { ToolError } from '@toolplane/toolmodel';
 import { escapeIdentifier, type Notification, type Pool, type PoolClient } from 'pg';
 import { asStoreError } from './store-error.js';
 
 const RECONNECT_MS = 500;
+
+/** A pool connection that LISTENs, taken by {@link takeListeningConnection}. @internal */
+export interface ListeningConnection {
+  readonly client: PoolClient;
+  /** Destroys the connection: a LISTENing connection never goes back to the pool. */
+  release(error?: unknown): void;
+}
+
+/**
+ * Takes a pool connection and runs `listenSql` (its LISTEN) on it. `onNotification` and
+ * `onLost` are attached before the first query, since an 'error' event with no listener would
+ * end the process; `onLost` is told when the connection errs or ends, from then on. When the
+ * LISTEN fails, the connection is destroyed and the failure thrown.
+ *
+ * @internal
+ */
+export async function takeListeningConnection(
+  pool: Pool,
+  listenSql: string,
+  handlers: {
+    readonly onNotification: (message: Notification) => void;
+    readonly onLost: (held: ListeningConnection, error?: unknown) => void;
+  },
+): Promise<ListeningConnection> {
+  const db = await pool.connect();
+  const held: ListeningConnection = {
+    client: db,
+    release(error) {
+      db.removeListener('notification', handlers.onNotification);
+      db.release(error instanceof Error ? error : true);
+    },
+  };
+  const lost = (error?: unknown): void => {
+    handlers.onLost(held, error);
+  };
+  db.on('error', lost);
+  db.on('end', lost);
+  db.on('notification', handlers.onNotification);
+  try {
+    await db.query(listenSql);
+  } catch (error) {
+    held.release(error);
+    throw error;
+  }
+  return held;
+}
 
 /** What {@link listenOnChannel} needs. @internal */
 export interface ChannelListenerOptions {
@@ -18,19 +64,35 @@ export interface ChannelListenerOptions {
    * rejection drops the connection, which reconnects and calls it again, so nothing goes unread.
    */
   readonly catchUp: () => Promise<void>;
+  /**
+   * For a channel whose payloads say what changed: told each notification's payload in place of
+   * a catch-up, which then runs only once listening. Default: each notification asks for a
+   * catch-up.
+   */
+  readonly onNotification?: ((payload: string | undefined) => void) | undefined;
+  /**
+   * Whether the first time it listens also catches up; `false` for a caller that has missed
+   * nothing yet (it catches up after each reconnect all the same). Default true.
+   */
+  readonly catchUpAtStart?: boolean | undefined;
   /** Told with a `store_error` when the listening connection is lost; it reconnects. */
   readonly onError?: ((error: ToolError) => void) | undefined;
 }
 
 /** A listener started by {@link listenOnChannel}. @internal */
 export interface ChannelListener {
+  /**
+   * Settles once it first listens; rejects with the first failure to (it goes on retrying
+   * until closed). A caller that must listen before it starts awaits it.
+   */
+  readonly ready: Promise<void>;
   /** Stops listening and ends the connection. Idempotent. */
   close(): void;
 }
 
 /**
- * Holds one pool connection that LISTENs on `channel` and calls `catchUp` when it is
- * notified. The connection is never returned to the pool; when it drops, it reports the loss
+ * Holds one pool connection that LISTENs on `channel` and calls `catchUp` (or
+ * `onNotification`) when it is notified. The connection is never returned to the pool; when it drops, it reports the loss
  * and connects again every 500 ms until it listens, then catches up. Nothing it does rejects:
  * a failure here never ends a process.
  *
@@ -39,24 +101,29 @@ export interface ChannelListener {
 export function listenOnChannel(options: ChannelListenerOptions): ChannelListener {
   const { pool, channel, secrets, who } = options;
   let closed = false;
-  let client: PoolClient | undefined;
+  let client: ListeningConnection | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let asked = 0;
   // A failure to listen is told once, until listening works again.
   let told = false;
+  let started = false;
+  let settleReady: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    settleReady = { resolve, reject };
+  });
+  // A caller that does not await it is told through `onError`.
+  ready.catch(() => undefined);
 
   const onNotification = (message: Notification): void => {
-    if (message.channel === channel) catchUp();
+    if (message.channel !== channel) return;
+    if (options.onNotification === undefined) catchUp();
+    else options.onNotification(message.payload);
   };
-  const release = (db: PoolClient): void => {
-    db.removeListener('notification', onNotification);
-    db.release(true);
-  };
-  const drop = (db: PoolClient, error: unknown, what: string): void => {
+  const drop = (db: ListeningConnection, error: unknown, what: string): void => {
     if (client !== db) return;
     client = undefined;
-    release(db);
+    db.release();
     if (closed) return;
     told = true;
     options.onError?.(
@@ -88,29 +155,27 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
     })();
   };
   const connect = async (): Promise<void> => {
-    const db = await pool.connect();
-    const lost = (error?: unknown): void => {
-      drop(db, error, `${who} lost its connection`);
-    };
-    // Attached before the first query: an 'error' event with no listener would end the process.
-    db.on('error', lost);
-    db.on('end', lost);
-    db.on('notification', onNotification);
-    try {
-      await db.query(`LISTEN ${escapeIdentifier(channel)}`);
-    } catch (error) {
-      release(db);
-      throw error;
-    }
+    const db = await takeListeningConnection(pool, `LISTEN ${escapeIdentifier(channel)}`, {
+      onNotification,
+      onLost: (held, error) => {
+        drop(held, error, `${who} lost its connection`);
+      },
+    });
     if (closed) {
-      release(db);
+      db.release();
       return;
     }
     client = db;
     told = false;
-    catchUp();
+    const first = !started;
+    started = true;
+    settleReady?.resolve();
+    settleReady = undefined;
+    if (!first || options.catchUpAtStart !== false) catchUp();
   };
   const retry = (error: unknown): void => {
+    settleReady?.reject(error);
+    settleReady = undefined;
     if (closed) return;
     if (!told) {
       told = true;
@@ -131,14 +196,17 @@ export function listenOnChannel(options: ChannelListenerOptions): ChannelListene
 
   connect().catch(retry);
   return {
+    ready,
     close() {
       if (closed) return;
       closed = true;
+      settleReady?.reject(new ToolError('store_error', `${who} was closed`));
+      settleReady = undefined;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       const db = client;
       client = undefined;
-      if (db !== undefined) release(db);
+      db?.release();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { DatabaseError, escapeIdentifier, type Pool, type PoolClient, type QueryConfig } from 'pg';
 import { UNBOUNDED_ANSWER_MS } from './connection-options.js';
+import { inTransaction } from './transaction.js';
 
 /**
  * The schema, one entry per version: entry `i` takes the schema from version `i` to `i + 1`.
@@ -159,10 +160,7 @@ export async function underSchemaLock(
   schema: string,
   work: (client: PoolClient) => Promise<void>,
 ): Promise<void> {
-  const client = await pool.connect();
-  let failure: unknown;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     // Another instance may be migrating: wait for it, however long, rather than fail the start.
     await client.query('SET LOCAL statement_timeout = 0');
     // pg reads a query's own query_timeout, which its types leave out.
@@ -173,14 +171,7 @@ export async function underSchemaLock(
     } as QueryConfig;
     await client.query(waitForTurn);
     await work(client);
-    await client.query('COMMIT');
-  } catch (error) {
-    failure = error;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(failure instanceof Error ? failure : undefined);
-  }
+  });
 }
 
 async function readVersion(db: Pool | PoolClient, s: string): Promise<number> {

@@ -127,4 +127,79 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
       await two.close();
     }
   }, 60_000);
+
+  it("keeps the weight other instances gave a term when one instance's bound drops it", async () => {
+    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const stores = [
+      await createPostgresEvidenceStore(where),
+      await createPostgresEvidenceStore(where),
+    ];
+    try {
+      const [one, two] = stores.map((store) =>
+        createLearningSearcher({ store, maxTermsPerTool: 4, now: () => 1_000_000 }),
+      ) as [LearningSearcher, LearningSearcher];
+      for (const searcher of [one, two]) searcher.upsert(doc);
+      await Promise.all([one.ready, two.ready]);
+      for (let i = 0; i < 3; i++) two.record('walrus', doc.id);
+      await two.flush();
+      // Held once here, `walrus` is the weakest this instance knows of when `quokka` comes.
+      for (const word of ['walrus', 'narwhal', 'narwhal', 'quokka']) one.record(word, doc.id);
+      await one.flush();
+      const rows = await (stores[0] as PostgresEvidenceStore).load();
+      expect(rows.map((row) => `${row.term} ${String(row.weight)}`).sort()).toEqual([
+        '=narwhal 2',
+        '=walru 4',
+        'narwhal 2',
+        'walru 4',
+      ]);
+      // Its memory is the store's again: the word the other instance taught ranks the tool.
+      const hits = await one.search({ text: 'walrus', limit: 5 });
+      expect(hits.map((hit) => hit.id)).toEqual([doc.id]);
+    } finally {
+      for (const store of stores) await store.close();
+    }
+  }, 60_000);
+
+  it('bounds the terms of a tool however many instances add at once', async () => {
+    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const stores = [
+      await createPostgresEvidenceStore(where),
+      await createPostgresEvidenceStore(where),
+    ];
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (stores[i % 2] as PostgresEvidenceStore).add(
+            [{ toolId: doc.id, term: `t${String(i)}`, weight: i + 1, updatedAt: 1000 }],
+            { halfLifeMs: 1e9, maxTermsPerTool: 3 },
+          ),
+        ),
+      );
+      expect(answers.every((kept) => Array.isArray(kept) && kept.length <= 3)).toBe(true);
+      const rows = await (stores[1] as PostgresEvidenceStore).load();
+      expect(rows.map((row) => row.term).sort()).toEqual(['t10', 't11', 't9']);
+      await expect(
+        stores[0]?.add([{ toolId: doc.id, term: 'x', weight: 1, updatedAt: 1 }], {
+          halfLifeMs: 1e9,
+          maxTermsPerTool: 0,
+        }),
+      ).rejects.toMatchObject({ code: 'invalid_argument' });
+      expect(await stores[0]?.load()).toHaveLength(3);
+    } finally {
+      for (const store of stores) await store.close();
+    }
+  }, 60_000);
+
+  it('adds to a row older than a thousand half-lives, which counts nothing', async () => {
+    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const store = await createPostgresEvidenceStore(where);
+    try {
+      const row = { toolId: doc.id, term: 'undo', weight: 1, updatedAt: 0 };
+      await store.add([row], { halfLifeMs: 1 });
+      await store.add([{ ...row, updatedAt: 5000 }], { halfLifeMs: 1 });
+      expect(await store.load()).toEqual([{ ...row, updatedAt: 5000 }]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });

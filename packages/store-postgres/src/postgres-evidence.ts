@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { addEvidence, type EvidenceForget, type EvidenceStore } from '@toolplane/toolindex';
+import {
+  addEvidence,
+  keepHeaviest,
+  type EvidenceForget,
+  type EvidenceStore,
+  type UsageEvidence,
+} from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { listenOnChannel, type ChannelListener } from './channel-listener.js';
 import { openSearchTable, type SearchTableOptions } from './search-table.js';
 import { asStoreError } from './store-error.js';
+import { inTransaction } from './transaction.js';
 
 /** Options for {@link createPostgresEvidenceStore}: a connection and the schema (default `toolplane`). */
 export type PostgresEvidenceStoreOptions = SearchTableOptions & {
@@ -25,12 +32,39 @@ export interface PostgresEvidenceStore extends EvidenceStore {
 const ALL = '*';
 const TOOL = 'tool:';
 
+interface Row {
+  tool_id: string;
+  term: string;
+  weight: number;
+  updated_at: string;
+}
+
+/** Takes a tool's turn among the writers of its evidence, until the transaction ends. */
+const lockTool = 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))';
+
+const fromRow = (row: Row): UsageEvidence => ({
+  toolId: row.tool_id,
+  term: row.term,
+  weight: row.weight,
+  updatedAt: Number(row.updated_at),
+});
+
+/**
+ * `weight` at the later of the two times; a row older than 1,000 half-lives counts 0, since
+ * PostgreSQL fails a power that underflows instead of giving 0.
+ */
+const decayedTo = (row: string, other: string): string =>
+  `CASE WHEN greatest(0, ${other}.updated_at - ${row}.updated_at) / $5::float8 > 1000 THEN 0
+     ELSE ${row}.weight * power(0.5, greatest(0, ${other}.updated_at - ${row}.updated_at) / $5::float8) END`;
+
 /**
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
  * `search_evidence` table of a PostgreSQL schema, created when missing (evidence is a cache of
  * use, kept out of the store's versioned migrations): every gateway instance of a fleet learns
  * from the others' sessions. A row is replaced only by a newer one; `add` sums, so instances
- * learning at once all count.
+ * learning at once all count. With `maxTermsPerTool`, an `add` also keeps each tool it names to
+ * its heaviest rows, deleting the rest, in its transaction and in turn with every other
+ * instance's bounded add of that tool, so the bound holds on the shared rows.
  *
  * A forget leaves a mark in `search_evidence_forgets` (with a rising sequence number) and
  * NOTIFYs `<schema>_evidence` in its transaction. From its first `onForget` listener on, the
@@ -40,7 +74,8 @@ const TOOL = 'tool:';
  *
  * @throws {ToolError} `invalid_config` for a bad schema name or not exactly one of
  * `connectionString` and `pool`; `store_error` when the server cannot be reached. Its methods
- * reject with `store_error` when a query fails, `invalid_argument` for a bad `halfLifeMs`, and
+ * reject with `store_error` when a query fails, `invalid_argument` for a bad `halfLifeMs` or
+ * `maxTermsPerTool`, and
  * `cancelled` when a load's signal is aborted.
  */
 export async function createPostgresEvidenceStore(
@@ -60,6 +95,12 @@ export async function createPostgresEvidenceStore(
     ],
   });
   const { table, query, pool, schema, secrets } = opened;
+  // The same sum as addEvidence's, in one statement, so instances adding at once all count.
+  const addSql = `INSERT INTO ${table} AS kept (tool_id, term, weight, updated_at)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::bigint[])
+    ON CONFLICT (tool_id, term) DO UPDATE SET
+      weight = ${decayedTo('kept', 'excluded')} + ${decayedTo('excluded', 'kept')},
+      updated_at = greatest(kept.updated_at, excluded.updated_at)`;
   const marks = table.replace(/search_evidence$/, 'search_evidence_forgets');
   const channel = `${schema}_evidence`;
   const instance = randomUUID();
@@ -100,18 +141,11 @@ export async function createPostgresEvidenceStore(
       if (loadOptions.signal?.aborted === true) {
         throw new ToolError('cancelled', 'loading search evidence was cancelled');
       }
-      const rows = await query<{
-        tool_id: string;
-        term: string;
-        weight: number;
-        updated_at: string;
-      }>('load', `SELECT tool_id, term, weight, updated_at FROM ${table}`);
-      return rows.map((row) => ({
-        toolId: row.tool_id,
-        term: row.term,
-        weight: row.weight,
-        updatedAt: Number(row.updated_at),
-      }));
+      const rows = await query<Row>(
+        'load',
+        `SELECT tool_id, term, weight, updated_at FROM ${table}`,
+      );
+      return rows.map(fromRow);
     },
     async save(rows) {
       if (rows.length === 0) return;
@@ -129,32 +163,61 @@ export async function createPostgresEvidenceStore(
         ],
       );
     },
-    async add(rows, { halfLifeMs }) {
+    async add(rows, { halfLifeMs, maxTermsPerTool }) {
       // One row per (tool, term): an upsert may not touch a row twice.
       const merged = new Map<string, ReturnType<typeof addEvidence>>();
       for (const row of rows) {
         const key = `${row.toolId}\u0000${row.term}`;
         merged.set(key, addEvidence(merged.get(key), row, halfLifeMs));
       }
-      if (merged.size === 0) return;
       const added = [...merged.values()];
-      // The same sum as addEvidence's, in one statement, so instances adding at once all count.
-      await query(
-        'add',
-        `INSERT INTO ${table} AS kept (tool_id, term, weight, updated_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::bigint[])
-         ON CONFLICT (tool_id, term) DO UPDATE SET
-           weight = kept.weight * power(0.5, greatest(0, excluded.updated_at - kept.updated_at) / $5::float8)
-             + excluded.weight * power(0.5, greatest(0, kept.updated_at - excluded.updated_at) / $5::float8),
-           updated_at = greatest(kept.updated_at, excluded.updated_at)`,
-        [
-          added.map((r) => r.toolId),
-          added.map((r) => r.term),
-          added.map((r) => r.weight),
-          added.map((r) => r.updatedAt),
-          halfLifeMs,
-        ],
-      );
+      const values = [
+        added.map((r) => r.toolId),
+        added.map((r) => r.term),
+        added.map((r) => r.weight),
+        added.map((r) => r.updatedAt),
+        halfLifeMs,
+      ];
+      if (added.length === 0) return maxTermsPerTool === undefined ? undefined : [];
+      if (maxTermsPerTool === undefined) {
+        await query('add', addSql, values);
+        return undefined;
+      }
+      const tools = [...new Set(values[0] as string[])].sort();
+      return inTransaction(pool, async (db) => {
+        // Writers of one tool take turns (each tool's lock taken in one order: no deadlock), so
+        // each bounds the rows the others committed, and the bound holds however many write.
+        for (const tool of tools) {
+          await db.query(lockTool, [table, tool]);
+        }
+        await db.query(addSql, values);
+        const held = await db.query<Row>(
+          `SELECT tool_id, term, weight, updated_at FROM ${table} WHERE tool_id = ANY($1::text[])`,
+          [tools],
+        );
+        const byTool = new Map<string, UsageEvidence[]>();
+        for (const row of held.rows) {
+          const each = byTool.get(row.tool_id) ?? [];
+          each.push(fromRow(row));
+          byTool.set(row.tool_id, each);
+        }
+        const kept: UsageEvidence[] = [];
+        const evicted: UsageEvidence[] = [];
+        for (const each of byTool.values()) {
+          const bounded = keepHeaviest(each, maxTermsPerTool, halfLifeMs);
+          kept.push(...bounded.kept);
+          evicted.push(...bounded.evicted);
+        }
+        if (evicted.length > 0) {
+          await db.query(
+            `DELETE FROM ${table} WHERE (tool_id, term) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+            [evicted.map((r) => r.toolId), evicted.map((r) => r.term)],
+          );
+        }
+        return kept;
+      }).catch((error: unknown) => {
+        throw asStoreError(error, 'cannot add search evidence', { secrets });
+      });
     },
     async remove(rows) {
       if (rows.length === 0) return;
@@ -165,22 +228,21 @@ export async function createPostgresEvidenceStore(
       );
     },
     async forget(toolId) {
-      const db = await pool.connect().catch((error: unknown) => {
-        throw asStoreError(error, 'cannot forget search evidence', { secrets });
-      });
-      let failure: unknown;
-      try {
-        await db.query('BEGIN');
+      await inTransaction(pool, async (db) => {
         // Forgets take turns, so their marks' numbers rise in the order they commit.
         await db.query(`LOCK TABLE ${marks} IN EXCLUSIVE MODE`);
         const next = await db.query<{ seq: string }>(
           `SELECT coalesce(max(seq), 0) + 1 AS seq FROM ${marks}`,
         );
         const seq = Number(next.rows[0]?.seq ?? 1);
+        // Taken in turn with the bounded adds (of this tool by its lock, of every tool by the
+        // table's, which each add's write waits for), so no two wait on each other's rows.
         if (toolId === undefined) {
+          await db.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
           await db.query(`DELETE FROM ${table}`);
           await db.query(`DELETE FROM ${marks}`);
         } else {
+          await db.query(lockTool, [table, toolId]);
           await db.query(`DELETE FROM ${table} WHERE tool_id = $1`, [toolId]);
         }
         await db.query(
@@ -189,14 +251,9 @@ export async function createPostgresEvidenceStore(
           [toolId === undefined ? ALL : `${TOOL}${toolId}`, seq, instance],
         );
         await db.query('SELECT pg_notify($1, $2)', [channel, String(seq)]);
-        await db.query('COMMIT');
-      } catch (error) {
-        failure = error;
-        await db.query('ROLLBACK').catch(() => undefined);
+      }).catch((error: unknown) => {
         throw asStoreError(error, 'cannot forget search evidence', { secrets });
-      } finally {
-        db.release(failure instanceof Error ? failure : undefined);
-      }
+      });
       tell({ toolId });
     },
     onForget(listener) {

@@ -18,11 +18,13 @@ import {
   type StoreCallOptions,
 } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
-import { escapeIdentifier, type Notification, type PoolClient } from 'pg';
+import { escapeIdentifier, type PoolClient } from 'pg';
+import { listenOnChannel, type ChannelListener } from './channel-listener.js';
 import { migrate } from './migrations.js';
 import { checkConnection, ownPool } from './connection-options.js';
 import type { PostgresConnection } from './postgres-store.js';
 import { asStoreError } from './store-error.js';
+import { inTransaction } from './transaction.js';
 
 /** Options for {@link createPostgresPinStore}. */
 export type PostgresPinStoreOptions = PostgresConnection & {
@@ -36,8 +38,6 @@ export type PostgresPinStoreOptions = PostgresConnection & {
   /** Called with a `store_error` when the listening connection drops; it reconnects. */
   readonly onError?: (error: ToolError) => void;
 };
-
-const RECONNECT_MS = 500;
 
 /**
  * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
@@ -60,8 +60,6 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
   const instance = randomUUID();
   const listeners = new Set<(event: PinEvent) => void>();
   let closed = false;
-  let listener: PoolClient | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
   const emit = (events: readonly PinEvent[]): void => {
     for (const event of events) for (const each of [...listeners]) each(event);
@@ -88,27 +86,18 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
     what: string,
     work: (db: PoolClient) => Promise<{ value: T; touched: readonly PinEvent[] }>,
   ): Promise<T> => {
-    const db = await pool.connect().catch((error: unknown) => {
-      throw fail(error, what);
-    });
-    let failure: unknown;
-    try {
-      await db.query('BEGIN');
-      const { value, touched } = await work(db);
-      for (const event of touched) {
+    const { value, touched } = await inTransaction(pool, async (db) => {
+      const done = await work(db);
+      for (const event of done.touched) {
         const payload = JSON.stringify({ w: instance, n: event.namespace, t: event.tool });
         await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
       }
-      await db.query('COMMIT');
-      emit(touched);
-      return value;
-    } catch (error) {
-      failure = error;
-      await db.query('ROLLBACK').catch(() => undefined);
+      return done;
+    }).catch((error: unknown) => {
       throw fail(error, what);
-    } finally {
-      db.release(failure instanceof Error ? failure : undefined);
-    }
+    });
+    emit(touched);
+    return value;
   };
   const audit = (db: PoolClient, record: AuditRecord, detail: string | null) =>
     db.query(
@@ -125,10 +114,13 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
       ],
     );
 
-  const onNotification = (message: Notification): void => {
-    if (message.channel !== channel || message.payload === undefined) return;
+  // Each notification names the tool it touched. Back after a lost connection, the listener
+  // reports every tool, as writes made while it was away were not heard; a re-read that fails
+  // drops the connection again, so the next reconnect re-reads: no write goes unheard.
+  const onNotification = (payload: string | undefined): void => {
+    if (payload === undefined) return;
     try {
-      const { w, n, t } = JSON.parse(message.payload) as { w?: unknown; n?: unknown; t?: unknown };
+      const { w, n, t } = JSON.parse(payload) as { w?: unknown; n?: unknown; t?: unknown };
       if (w !== instance && typeof n === 'string' && typeof t === 'string') {
         emit([{ namespace: n, tool: t }]);
       }
@@ -136,85 +128,35 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
       // Not ours: something else shares the channel.
     }
   };
-  // Ends the listening connection `db` (when it still is the one) and, unless closed, says why
-  // and listens again.
-  const drop = (db: PoolClient, error: unknown, what: string): void => {
-    if (listener !== db) return;
-    listener = undefined;
-    db.removeListener('notification', onNotification);
-    db.release(true);
-    if (closed) return;
-    options.onError?.(
-      asStoreError(error ?? new Error('the connection ended'), what, {
-        secrets,
-        hint: 'reconnecting',
-      }),
+  const reRead = async (): Promise<void> => {
+    const rows = await query<{ namespace: string; tool: string }>(
+      're-read tool pins',
+      `SELECT namespace, tool FROM ${s}.tool_pins`,
     );
-    reconnect();
-  };
-  const listen = async (): Promise<PoolClient> => {
-    const db = await pool.connect();
-    const lost = (error?: unknown): void => {
-      drop(db, error, 'the pin listener lost its connection');
-    };
-    db.on('error', lost);
-    db.on('end', lost);
-    db.on('notification', onNotification);
-    listener = db;
-    try {
-      await db.query(`LISTEN ${escapeIdentifier(channel)}`);
-    } catch (error) {
-      // Not listening: the connection goes, never back to the pool (unless `drop` saw it go).
-      if (listener === db) {
-        listener = undefined;
-        db.removeListener('notification', onNotification);
-        db.release(true);
-      }
-      throw error;
-    }
-    return db;
-  };
-  // Back, it reports every tool, as writes made while it was away were not heard. A re-read that
-  // fails drops the connection again, so the next reconnect re-reads: no write goes unheard, and
-  // no failure escapes as an unhandled rejection (which would end a gateway process).
-  const reconnect = (): void => {
-    if (closed || timer !== undefined) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void resume();
-    }, RECONNECT_MS);
-  };
-  const resume = async (): Promise<void> => {
-    let db: PoolClient;
-    try {
-      db = await listen();
-    } catch {
-      reconnect();
-      return;
-    }
-    if (closed) {
-      drop(db, undefined, 'the pin store was closed');
-      return;
-    }
-    try {
-      const rows = await query<{ namespace: string; tool: string }>(
-        're-read tool pins',
-        `SELECT namespace, tool FROM ${s}.tool_pins`,
-      );
-      // After a close its watchers are gone: emitting reaches no one.
-      emit(rows);
-    } catch (error) {
-      drop(db, error, 'the pin listener could not re-read the pins it missed');
-    }
+    // After a close its watchers are gone: emitting reaches no one.
+    emit(rows);
   };
 
+  let listening: ChannelListener | undefined;
   try {
     await migrate(pool, schema);
-    if (options.listen !== false) await listen();
+    if (options.listen !== false) {
+      listening = listenOnChannel({
+        pool,
+        channel,
+        secrets,
+        who: 'the pin listener',
+        catchUp: reRead,
+        onNotification,
+        catchUpAtStart: false,
+        onError: options.onError,
+      });
+      await listening.ready;
+    }
   } catch (error) {
     // Closed before anything could reconnect: a failed start leaves no timer behind.
     closed = true;
-    if (timer !== undefined) clearTimeout(timer);
+    listening?.close();
     if (options.pool === undefined) await pool.end().catch(() => undefined);
     throw fail(error, 'open the PostgreSQL pin store');
   }
@@ -378,13 +320,7 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
       if (closed) return;
       closed = true;
       listeners.clear();
-      if (timer !== undefined) clearTimeout(timer);
-      const db = listener;
-      listener = undefined;
-      if (db !== undefined) {
-        db.removeListener('notification', onNotification);
-        db.release(true);
-      }
+      listening?.close();
       if (options.pool === undefined) await pool.end().catch(() => undefined);
     },
   };

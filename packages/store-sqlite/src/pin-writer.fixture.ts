@@ -3,24 +3,16 @@
 // `count` changes of one tool (each a new definition, so each one writes) and accepts the
 // namespace's changes every fourth time. It prints the codes of the calls that failed as one JSON
 // line, `{"failures":[...]}`, and exits.
-import { createInterface } from 'node:readline';
 import { fingerprintTool } from '@toolplane/toolkit';
 import { createSqlitePinStore } from './sqlite-pins.js';
+import { readyThenGo } from './go.fixture.js';
 
 const [path, prefix = 'w', countText = '1'] = process.argv.slice(2);
 const count = Number(countText);
 const store = createSqlitePinStore({ path });
 const pinned = fingerprintTool({ name: 'echo', description: 'pinned' });
 
-await new Promise<void>((resolve) => {
-  const lines = createInterface({ input: process.stdin });
-  lines.on('line', (line) => {
-    if (line !== 'go') return;
-    lines.close();
-    resolve();
-  });
-  process.stdout.write('ready\n');
-});
+await readyThenGo();
 
 const failures: string[] = [];
 const attempt = async (work: () => Promise<unknown>): Promise<void> => {

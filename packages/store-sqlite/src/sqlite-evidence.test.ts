@@ -1,10 +1,12 @@
-import { createLearningSearcher } from '@toolplane/toolindex';
+import { createLearningSearcher, type LearningSearcher } from '@toolplane/toolindex';
 import { describe, expect, it, vi } from 'vitest';
+import { useChildren } from './child.fixture.js';
 import { createSqliteEvidenceStore, type SqliteEvidenceStore } from './sqlite-evidence.js';
 import { createSqliteVectorCache } from './sqlite-vectors.js';
 import { useTempDb } from './temp-db.fixture.js';
 
 const temp = useTempDb('store-sqlite-evidence-');
+const children = useChildren();
 const freshPath = (): string => temp.fresh();
 const storeAt = (path: string): SqliteEvidenceStore =>
   temp.track(createSqliteEvidenceStore({ path }));
@@ -124,6 +126,66 @@ describe('createSqliteEvidenceStore', () => {
     expect(rows.map((row) => row.weight)).toEqual(rows.map(() => 1));
     expect(rows.length).toBeGreaterThan(0);
   });
+
+  it("keeps the weight another process gave a term when one process's bound drops it", async () => {
+    const path = freshPath();
+    const stores = [storeAt(path), storeAt(path)];
+    const [one, two] = stores.map((store) =>
+      createLearningSearcher({ store, maxTermsPerTool: 4, now: () => 1_000_000 }),
+    ) as [LearningSearcher, LearningSearcher];
+    for (const searcher of [one, two]) searcher.upsert(doc);
+    await Promise.all([one.ready, two.ready]);
+    for (let i = 0; i < 3; i++) two.record('walrus', doc.id);
+    await two.flush();
+    // Held once here, `walrus` is the weakest this searcher knows of when `quokka` comes.
+    for (const word of ['walrus', 'narwhal', 'narwhal', 'quokka']) one.record(word, doc.id);
+    await one.flush();
+    const rows = await storeAt(path).load();
+    expect(rows.map((row) => `${row.term} ${String(row.weight)}`).sort()).toEqual([
+      '=narwhal 2',
+      '=walru 4',
+      'narwhal 2',
+      'walru 4',
+    ]);
+    // Its memory is the file's again: the word the other searcher taught ranks the tool.
+    const hits = await one.search({ text: 'walrus', limit: 5 });
+    expect(hits.map((hit) => hit.id)).toEqual([doc.id]);
+  });
+
+  it('bounds the terms of a tool while two processes add to it at once', async () => {
+    const path = freshPath();
+    storeAt(path);
+    const count = 50;
+    const writers = [
+      ['a', '1'],
+      ['b', '2'],
+    ].map(([prefix, offset]) =>
+      children.start('./evidence-writer.fixture.ts', [
+        path,
+        prefix ?? '',
+        String(count),
+        offset ?? '',
+      ]),
+    );
+    await Promise.all(writers.map((writer) => writer.line('ready')));
+    const reports = writers.map((writer) => writer.line('{'));
+    for (const writer of writers) writer.child.stdin.end('go\n');
+    const failures = (await Promise.all(reports)).flatMap(
+      (line) => (JSON.parse(line) as { failures: string[] }).failures,
+    );
+    expect(failures).toEqual([]);
+    expect(await Promise.all(writers.map((writer) => writer.exited))).toEqual([0, 0]);
+    // The three heaviest of both writers' terms: a49 (99), b48 (98), b49 (100).
+    const rows = await storeAt(path).load();
+    expect(rows.map((row) => row.term).sort()).toEqual(['a49', 'b48', 'b49']);
+    await expect(
+      storeAt(path).add([{ toolId: 'fx:echo', term: 'x', weight: 1, updatedAt: 1 }], {
+        halfLifeMs: 1e9,
+        maxTermsPerTool: 0,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(await storeAt(path).load()).toHaveLength(3);
+  }, 60_000);
 
   it('rejects a load whose signal is aborted, and fails to open a directory', async () => {
     await expect(storeAt(freshPath()).load({ signal: AbortSignal.abort() })).rejects.toMatchObject({

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   addEvidence,
+  keepHeaviest,
   type EvidenceForget,
   type EvidenceStore,
   type UsageEvidence,
@@ -99,12 +100,15 @@ const TOOL = 'tool:';
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
  * `search_evidence` table of a SQLite file, so it outlives restarts and is shared by every
  * process using the file. A row is replaced only by a newer one; `add` sums, so two processes
- * recording at once both count. A forget in any process reaches every process listening on the
+ * recording at once both count. With `maxTermsPerTool`, an `add` also keeps each tool it names to
+ * its heaviest rows, deleting the rest, in its write transaction (one writer of the file at a
+ * time), so the bound holds on the shared rows. A forget in any process reaches every process listening on the
  * file ({@link EvidenceStore.onForget}): while someone listens, the file is polled
  * (`PRAGMA data_version`, a read of one page) every `pollIntervalMs`.
  *
  * @throws {ToolError} `store_error` when the file cannot be opened; its methods reject with
- * `store_error` when SQLite fails and `cancelled` when a load's signal is aborted.
+ * `store_error` when SQLite fails, `invalid_argument` for a bad `halfLifeMs` or
+ * `maxTermsPerTool`, and `cancelled` when a load's signal is aborted.
  */
 export function createSqliteEvidenceStore(
   options: SqliteEvidenceStoreOptions = {},
@@ -119,6 +123,9 @@ export function createSqliteEvidenceStore(
     ),
     remove: db.prepare<[string, string]>(
       'DELETE FROM search_evidence WHERE tool_id = ? AND term = ?',
+    ),
+    ofTool: db.prepare<[string], Row>(
+      'SELECT tool_id, term, weight, updated_at FROM search_evidence WHERE tool_id = ?',
     ),
     one: db.prepare<[string, string], Row>(
       'SELECT tool_id, term, weight, updated_at FROM search_evidence WHERE tool_id = ? AND term = ?',
@@ -146,24 +153,34 @@ export function createSqliteEvidenceStore(
   const saveAll = db.transaction((rows: readonly UsageEvidence[]) => {
     for (const row of rows) sql.put.run(row.toolId, row.term, row.weight, row.updatedAt);
   });
-  const addAll = db.transaction((rows: readonly UsageEvidence[], halfLifeMs: number) => {
-    for (const row of rows) {
-      const kept = sql.one.get(row.toolId, row.term);
-      const sum = addEvidence(
-        kept === undefined
-          ? undefined
-          : {
-              toolId: kept.tool_id,
-              term: kept.term,
-              weight: kept.weight,
-              updatedAt: kept.updated_at,
-            },
-        row,
-        halfLifeMs,
-      );
-      sql.replace.run(sum.toolId, sum.term, sum.weight, sum.updatedAt);
-    }
+  const fromRow = (row: Row): UsageEvidence => ({
+    toolId: row.tool_id,
+    term: row.term,
+    weight: row.weight,
+    updatedAt: row.updated_at,
   });
+  // Run IMMEDIATE: writers on the file take turns, so each bounds what the others committed.
+  const addAll = db.transaction(
+    (rows: readonly UsageEvidence[], halfLifeMs: number, maxTermsPerTool: number | undefined) => {
+      for (const row of rows) {
+        const kept = sql.one.get(row.toolId, row.term);
+        const sum = addEvidence(kept === undefined ? undefined : fromRow(kept), row, halfLifeMs);
+        sql.replace.run(sum.toolId, sum.term, sum.weight, sum.updatedAt);
+      }
+      if (maxTermsPerTool === undefined) return undefined;
+      const held: UsageEvidence[] = [];
+      for (const toolId of new Set(rows.map((row) => row.toolId))) {
+        const bounded = keepHeaviest(
+          sql.ofTool.all(toolId).map(fromRow),
+          maxTermsPerTool,
+          halfLifeMs,
+        );
+        for (const row of bounded.evicted) sql.remove.run(row.toolId, row.term);
+        held.push(...bounded.kept);
+      }
+      return held;
+    },
+  );
   const removeAll = db.transaction((rows: readonly Pick<UsageEvidence, 'toolId' | 'term'>[]) => {
     for (const row of rows) sql.remove.run(row.toolId, row.term);
   });
@@ -204,14 +221,7 @@ export function createSqliteEvidenceStore(
       if (loadOptions.signal?.aborted === true) {
         return Promise.reject(new ToolError('cancelled', 'loading search evidence was cancelled'));
       }
-      return run('load', () =>
-        sql.all.all().map((row) => ({
-          toolId: row.tool_id,
-          term: row.term,
-          weight: row.weight,
-          updatedAt: row.updated_at,
-        })),
-      );
+      return run('load', () => sql.all.all().map(fromRow));
     },
     save: (rows) =>
       run('save', () => {
@@ -222,9 +232,7 @@ export function createSqliteEvidenceStore(
         removeAll(rows);
       }),
     add: (rows, addOptions) =>
-      run('add', () => {
-        addAll.immediate(rows, addOptions.halfLifeMs);
-      }),
+      run('add', () => addAll.immediate(rows, addOptions.halfLifeMs, addOptions.maxTermsPerTool)),
     forget: (toolId) =>
       run('forget', () => {
         forget.immediate(toolId);

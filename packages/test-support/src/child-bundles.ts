@@ -19,6 +19,7 @@ export const CHILD_ENTRIES: readonly string[] = [
   'packages/cli/src/testing/store-writer.ts',
   'packages/store-sqlite/src/writer.fixture.ts',
   'packages/store-sqlite/src/pin-writer.fixture.ts',
+  'packages/store-sqlite/src/evidence-writer.fixture.ts',
   'examples/aggregate/src/main.ts',
   'examples/ai-sdk-agent/src/main.ts',
   'examples/anthropic-agent/src/main.ts',

@@ -35,7 +35,7 @@ export type {
   ToolSummary,
 } from './index-types.js';
 export { stem, tokenize } from './tokenize.js';
-export { addEvidence, createMemoryEvidenceStore } from './usage-evidence.js';
+export { addEvidence, createMemoryEvidenceStore, keepHeaviest } from './usage-evidence.js';
 export type { EvidenceForget, EvidenceStore, UsageEvidence } from './usage-evidence.js';
 export { createMemoryVectorCache } from './vector-cache.js';
 export type { VectorCache } from './vector-cache.js';

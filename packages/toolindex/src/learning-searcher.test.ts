@@ -3,7 +3,12 @@ import { createLearningSearcher, requestKey, type LearningSearcher } from './lea
 import { boundedQuery, MAX_QUERY_LENGTH, type SearchDocument } from './searcher.js';
 import { indexOf, realTools } from './testdata/evaluation.js';
 import { tokenize } from './tokenize.js';
-import { createMemoryEvidenceStore, type EvidenceStore } from './usage-evidence.js';
+import {
+  createMemoryEvidenceStore,
+  keepHeaviest,
+  type EvidenceStore,
+  type UsageEvidence,
+} from './usage-evidence.js';
 
 function doc(id: string, description: string, tags: string[] = []): SearchDocument {
   const [namespace, name] = id.split(':') as [string, string];
@@ -202,6 +207,75 @@ describe('createLearningSearcher', () => {
     expect(searcher.observeCall('a', 'billing:create_refund')).toBe(true);
   });
 
+  it('leaves the bound to a store that applies it, and removes what it evicted from one that does not', async () => {
+    const shared = createMemoryEvidenceStore();
+    // A store of another instance taught `walrus` three times; this searcher has not loaded it.
+    await shared.add?.(
+      [1, 2, 3].map(() => ({
+        toolId: 'chat:post_message',
+        term: 'walru',
+        weight: 1,
+        updatedAt: 0,
+      })),
+      { halfLifeMs: 1e9 },
+    );
+    const unbounded: EvidenceStore = {
+      ...shared,
+      add: async (rows, { halfLifeMs }) => {
+        await shared.add?.(rows, { halfLifeMs });
+      },
+    };
+    const terms = async (store: EvidenceStore) => {
+      const learner = createLearningSearcher({
+        store,
+        learn: true,
+        maxTermsPerTool: 2,
+        now: () => 0,
+      });
+      for (const word of ['walrus', 'narwhal narwhal', 'narwhal', 'quokka']) {
+        learner.record(word, 'chat:post_message');
+      }
+      await learner.flush();
+      return (await shared.load()).map((row) => row.term).sort();
+    };
+    // Its own view held `walru` once and dropped it; the store keeps the 4 it holds in all.
+    expect(await terms(shared)).toEqual(['=narwhal', 'walru']);
+    await shared.forget();
+    expect(await terms(unbounded)).toEqual(['=narwhal', 'narwhal']);
+  });
+
+  it('keeps a forget made while a bounded write was on its way', async () => {
+    const shared = createMemoryEvidenceStore();
+    let entered = (): void => undefined;
+    const adding = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // It tells no forgets: the searcher's own forget is the only one it makes.
+    const slow: EvidenceStore = {
+      ...shared,
+      onForget: undefined,
+      // Answers with the rows it held before the forget, once the forget was made.
+      add: async (rows, options) => {
+        const held = await shared.add?.(rows, options);
+        entered();
+        await gate;
+        return held;
+      },
+    };
+    const learner = withTools(createLearningSearcher({ store: slow }));
+    learner.record('undo purchase', 'billing:create_refund');
+    await adding;
+    const forgotten = learner.forget('billing:create_refund');
+    release();
+    await forgotten;
+    expect(await ids(learner, 'undo purchase')).toEqual([]);
+    expect(await shared.load()).toEqual([]);
+  });
+
   it('keeps evidence in the store, shared with a second searcher, until forgotten', async () => {
     const store = createMemoryEvidenceStore();
     const first = withTools(createLearningSearcher({ store }));
@@ -235,7 +309,8 @@ describe('createLearningSearcher', () => {
     const store = createMemoryEvidenceStore();
     // A store of another fleet instance: it shares the rows but not the forget listeners.
     const deaf: EvidenceStore = { ...store, onForget: undefined };
-    const learner = withTools(createLearningSearcher({ store: deaf }));
+    // One clock reading for every record, so each observation weighs exactly 1 when summed.
+    const learner = withTools(createLearningSearcher({ store: deaf, now: () => 1000 }));
     learner.record('undo purchase', 'billing:create_refund');
     learner.record('undo purchase', 'billing:create_refund');
     await learner.flush();
@@ -349,6 +424,37 @@ describe('createMemoryEvidenceStore', () => {
     unsubscribe?.();
     await store.forget();
     expect(heard).toEqual(['a:x', undefined]);
+  });
+
+  it('bounds each tool added to its heaviest rows, and answers with the rows it kept', async () => {
+    const store = createMemoryEvidenceStore();
+    const row = (term: string, weight: number, updatedAt = 0): UsageEvidence => ({
+      toolId: 'a:x',
+      term,
+      weight,
+      updatedAt,
+    });
+    await store.save([row('old', 8, 0), row('mid', 2, 9000), { ...row('one', 1), toolId: 'b:y' }]);
+    // At 10,000 `old` weighs 8/1024 and `mid` 1, as much as `new`, which is later.
+    const kept = await store.add?.([row('new', 1, 10_000)], {
+      halfLifeMs: 1000,
+      maxTermsPerTool: 2,
+    });
+    expect(kept).toEqual([row('new', 1, 10_000), row('mid', 2, 9000)]);
+    expect((await store.load()).map((each) => each.term).sort()).toEqual(['mid', 'new', 'one']);
+    await expect(
+      store.add?.([row('other', 1)], { halfLifeMs: 1000, maxTermsPerTool: 0 }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(await store.load()).toHaveLength(3);
+  });
+
+  it('ranks rows too old for their decayed weights to tell apart', () => {
+    const rows = [
+      { toolId: 'a:x', term: 'light', weight: 1, updatedAt: 2 },
+      { toolId: 'a:x', term: 'heavy', weight: 8, updatedAt: 0 },
+    ];
+    // At 5,000 half-lives both weigh 0 as numbers; heavy is still four times light.
+    expect(keepHeaviest(rows, 1, 1).kept.map((row) => row.term)).toEqual(['heavy']);
   });
 
   it('rejects a load whose signal is aborted', async () => {

@@ -205,8 +205,12 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
   let allForgottenWhileLoading = false;
   const forgottenWhileLoading = new Set<string>();
 
+  // Counts the forgets heard or made, so a store's answer read before one is not applied after it.
+  let forgets = 0;
+
   /** Drops the evidence of `toolId` (all of it when undefined) from memory. */
   function clear(toolId: string | undefined): void {
+    forgets++;
     if (toolId === undefined) {
       byTerm.clear();
       termsOf.clear();
@@ -311,21 +315,50 @@ export function createLearningSearcher(options: LearningSearcherOptions = {}): L
         evicted.push({ toolId, term });
       }
     }
-    const gone = new Set(evicted.map((row) => row.term));
-    const kept = saved.filter((row) => !gone.has(row.term));
+    if (saved.length === 0) return;
     // Only this observation goes to a store that adds: a total computed from memory would bring
-    // back evidence forgotten elsewhere that this searcher has not heard of yet.
-    const observed = kept.map((row) => ({ ...row, weight: 1 }));
-    if (kept.length > 0) {
-      write(
-        (target) =>
-          target.add === undefined
-            ? target.save(kept)
-            : target.add(observed, { halfLifeMs: halfLife }),
-        'save',
-      );
+    // back evidence forgotten elsewhere that this searcher has not heard of yet. Every term
+    // observed goes, even one this memory's bound just dropped: the store bounds the tool by
+    // every instance's weights, which this memory may not know.
+    const observed = saved.map((row) => ({ ...row, weight: 1 }));
+    const epoch = forgets;
+    write(async (target) => {
+      if (target.add === undefined) {
+        const gone = new Set(evicted.map((row) => row.term));
+        const kept = saved.filter((row) => !gone.has(row.term));
+        if (kept.length > 0) await target.save(kept);
+      } else {
+        const held = await target.add(observed, {
+          halfLifeMs: halfLife,
+          maxTermsPerTool: maxTerms,
+        });
+        if (Array.isArray(held)) {
+          // A forget since this was sent may have dropped what the store held then.
+          if (epoch === forgets) converge(toolId, held, at);
+          return;
+        }
+      }
+      // A store that applies no bound of its own is given this one's.
+      if (evicted.length > 0) await target.remove(evicted);
+    }, 'save');
+  }
+
+  /**
+   * Makes memory's evidence of `toolId` what the store holds (`held`, every row it kept of the
+   * tool after a write made at `sentAt`), so instances learning the same tool converge: a term
+   * the store's bound dropped goes, a term other instances raised comes. A term recorded here
+   * after `sentAt` stays: its own write is still on its way.
+   */
+  function converge(toolId: string, held: readonly UsageEvidence[], sentAt: number): void {
+    const rows = held.filter((row) => row.toolId === toolId);
+    const kept = new Set(rows.map((row) => row.term));
+    for (const term of [...(termsOf.get(toolId) ?? [])]) {
+      const entry = byTerm.get(term)?.get(toolId);
+      if (!kept.has(term) && (entry === undefined || entry.updatedAt <= sentAt)) {
+        drop(toolId, term);
+      }
     }
-    if (evicted.length > 0) write((target) => target.remove(evicted), 'remove');
+    for (const row of rows) put(row);
   }
 
   /**

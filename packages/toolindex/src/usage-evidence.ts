@@ -38,9 +38,25 @@ export interface EvidenceStore {
    * it: only new observations reach the store, so evidence forgotten meanwhile (by another
    * instance, which this one may not have heard of yet) never comes back, and two instances
    * learning the same term at once both count.
+   *
+   * With `maxTermsPerTool`, the store also bounds each tool the rows name, in the same
+   * transaction as the sum: of the rows it then holds for that tool (every instance's), it keeps
+   * the `maxTermsPerTool` heaviest, weights decayed to one time ({@link keepHeaviest}), deletes
+   * the rest, and resolves with the rows it kept of those tools. So the bound is applied to the
+   * shared rows, never by one instance deleting a term by its own partial view (which would drop
+   * the weight other instances added to it), and the caller can make its memory of those tools
+   * match the store's. A store that resolves with nothing has applied no bound; the learning
+   * searcher then removes what its own bound evicted ({@link EvidenceStore.remove}).
    */
-  add?(rows: readonly UsageEvidence[], options: { readonly halfLifeMs: number }): Promise<void>;
-  /** Deletes these (toolId, term) rows, e.g. those a bound evicted. */
+  add?(
+    rows: readonly UsageEvidence[],
+    options: { readonly halfLifeMs: number; readonly maxTermsPerTool?: number },
+    // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a store written before the bound, resolving with nothing, still fits
+  ): Promise<readonly UsageEvidence[] | void>;
+  /**
+   * Deletes these (toolId, term) rows: those a learning searcher's bound evicted, when `add`
+   * applies none.
+   */
   remove(rows: readonly Pick<UsageEvidence, 'toolId' | 'term'>[]): Promise<void>;
   /**
    * Deletes every row of `toolId`, or every row when it is not given, and tells every
@@ -81,40 +97,90 @@ export function addEvidence(
 }
 
 /**
+ * Of one tool's `rows`, the `max` heaviest with their weights decayed to one time (`halfLifeMs`),
+ * and the rest; among equals the later row, then the lower term, is kept. This is the bound a
+ * store applies in `add` (see {@link EvidenceStore.add}).
+ *
+ * @throws {ToolError} `invalid_argument` when `halfLifeMs` is not a number from 1 to 1e13 or
+ * `max` not one from 1 to 1000 (a fraction is rounded down).
+ */
+export function keepHeaviest<T extends UsageEvidence>(
+  rows: readonly T[],
+  max: number,
+  halfLifeMs: number,
+): { readonly kept: T[]; readonly evicted: T[] } {
+  checkNumber(halfLifeMs, 'halfLifeMs', 1, 1e13);
+  const keep = Math.floor(checkNumber(max, 'maxTermsPerTool', 1, 1000));
+  // log2 of the weight at time 0: ranks as the decayed weights do at any one time, and never
+  // underflows to a tie of zeros however old a row is.
+  const rank = (row: T): number =>
+    row.weight > 0 ? Math.log2(row.weight) + row.updatedAt / halfLifeMs : -Infinity;
+  const sorted = [...rows].sort(
+    (a, b) =>
+      rank(b) - rank(a) ||
+      b.updatedAt - a.updatedAt ||
+      (a.term < b.term ? -1 : a.term > b.term ? 1 : 0),
+  );
+  return { kept: sorted.slice(0, keep), evicted: sorted.slice(keep) };
+}
+
+/**
  * An {@link EvidenceStore} in memory: for tests, and for one process that needs no persistence.
  * Its forgets reach the listeners of this store object.
  */
 export function createMemoryEvidenceStore(): EvidenceStore {
-  const rows = new Map<string, UsageEvidence>();
+  // tool → term → row, so a tool's bound reads its rows alone.
+  const tools = new Map<string, Map<string, UsageEvidence>>();
   const listeners = new Set<(forget: EvidenceForget) => void>();
-  const key = (toolId: string, term: string): string => `${toolId}\u0000${term}`;
+  const termsOf = (toolId: string): Map<string, UsageEvidence> => {
+    let terms = tools.get(toolId);
+    if (terms === undefined) tools.set(toolId, (terms = new Map<string, UsageEvidence>()));
+    return terms;
+  };
   return {
     load: (options = {}) => {
       if (options.signal?.aborted === true) {
         return Promise.reject(new ToolError('cancelled', 'loading search evidence was cancelled'));
       }
-      return Promise.resolve([...rows.values()]);
+      return Promise.resolve([...tools.values()].flatMap((terms) => [...terms.values()]));
     },
     save: (saved) => {
-      for (const row of saved) rows.set(key(row.toolId, row.term), { ...row });
+      for (const row of saved) termsOf(row.toolId).set(row.term, { ...row });
       return Promise.resolve();
     },
-    // A throw in the executor (a bad halfLifeMs) is the promise's rejection.
-    add: (added, { halfLifeMs }) =>
-      new Promise<void>((resolve) => {
+    // A throw in the executor (a bad halfLifeMs or maxTermsPerTool) is the promise's rejection,
+    // before anything is changed.
+    add: (added, { halfLifeMs, maxTermsPerTool }) =>
+      new Promise<readonly UsageEvidence[] | undefined>((resolve) => {
+        const next = new Map<string, Map<string, UsageEvidence>>();
         for (const row of added) {
-          const k = key(row.toolId, row.term);
-          rows.set(k, addEvidence(rows.get(k), row, halfLifeMs));
+          let terms = next.get(row.toolId);
+          if (terms === undefined) {
+            next.set(row.toolId, (terms = new Map(tools.get(row.toolId))));
+          }
+          terms.set(row.term, addEvidence(terms.get(row.term), row, halfLifeMs));
         }
-        resolve();
+        if (maxTermsPerTool === undefined) {
+          for (const [toolId, terms] of next) tools.set(toolId, terms);
+          resolve(undefined);
+          return;
+        }
+        const bounded = [...next].map(([toolId, terms]) => {
+          const { kept } = keepHeaviest([...terms.values()], maxTermsPerTool, halfLifeMs);
+          return [toolId, kept] as const;
+        });
+        for (const [toolId, kept] of bounded) {
+          tools.set(toolId, new Map(kept.map((row) => [row.term, row])));
+        }
+        resolve(bounded.flatMap(([, kept]) => kept.map((row) => ({ ...row }))));
       }),
     remove: (removed) => {
-      for (const row of removed) rows.delete(key(row.toolId, row.term));
+      for (const row of removed) tools.get(row.toolId)?.delete(row.term);
       return Promise.resolve();
     },
     forget: (toolId) => {
-      if (toolId === undefined) rows.clear();
-      else for (const [k, row] of rows) if (row.toolId === toolId) rows.delete(k);
+      if (toolId === undefined) tools.clear();
+      else tools.delete(toolId);
       for (const listener of [...listeners]) listener({ toolId });
       return Promise.resolve();
     },
