@@ -233,7 +233,9 @@ describe('hybrid search with endpoint embeddings', () => {
       release = resolve;
     });
     expect(await ids('post a message')).toEqual(['chat:post_message']);
-    expect(codes).toEqual(['timeout']);
+    // The search's own wait gave up first (on a loaded machine the request's 200 ms may already
+    // have passed too by the time the search answers).
+    expect(codes[0]).toBe('timeout');
     // The request it stopped waiting for times out on its own, and says so.
     await vi.waitFor(
       () => {
