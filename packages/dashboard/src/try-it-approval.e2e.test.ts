@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { repoRoot } from '@toolplane/fixtures';
+import { callModern, repoRoot } from '@toolplane/fixtures';
 import {
   auditApprovals,
   createMemoryPinStore,
@@ -48,6 +48,7 @@ describe('the try-it form of a tool that needs approval, in Chromium', () => {
   beforeAll(async () => {
     audit = createMemoryPinStore();
     served = await startDashboardGateway(TOKEN, {
+      requestStateKey: 'a-fleet-wide-request-state-key-of-32+-bytes',
       approval: {
         destructive: false,
         tools: ['fixture:delete-item'],
@@ -129,5 +130,37 @@ describe('the try-it form of a tool that needs approval, in Chromium', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^approval_denied: /);
     expect(await deletedItems()).not.toContain('ui-unticked');
     expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a 2026 client's approval call handed on to its retry as such in the live log", async () => {
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const mcp = served.gateway.url;
+    const asked = await callModern(mcp, 'fixture__delete-item', { id: 'ui-handed' }, { headers });
+    expect(asked.result?.resultType).toBe('input_required');
+    await page.goto(`${served.ui.href}#/log`);
+    const row = page.locator('#call-log tr.call[data-outcome="input_required"]');
+    await expect
+      .poll(() => row.locator('.outcome').textContent())
+      .toBe('input required: handed to the retry');
+    expect(await row.getAttribute('class')).toBe('call handed-on');
+    const [key = ''] = Object.keys(asked.result?.inputRequests ?? {});
+    const done = await callModern(
+      mcp,
+      'fixture__delete-item',
+      { id: 'ui-handed' },
+      {
+        headers,
+        params: {
+          requestState: asked.result?.requestState,
+          inputResponses: { [key]: { action: 'accept', content: { approve: true } } },
+        },
+      },
+    );
+    expect(done.result?.content?.[0]?.text).toBe('deleted ui-handed');
+    // The retry is the call that ran; the charts count no error for the round handed on.
+    const failed = served.feed
+      .recent()
+      .filter((c) => !['ok', 'input_required'].includes(c.outcome ?? 'ok'));
+    expect(served.feed.stats().errors).toBe(failed.length);
   });
 });
