@@ -96,4 +96,25 @@ describe('questions of try-it calls', () => {
     const late = await post('answer', { question, action: 'accept', content: { approve: true } });
     expect(late).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
   });
+
+  it("brings an upstream server's own question to the operator, and its answer back", async () => {
+    const asked = await post('call', { tool: 'fixture:elicit', arguments: { message: 'sure?' } });
+    expect(asked.body.question).toMatchObject({ message: 'sure?', approval: false });
+    const done = await post('answer', {
+      question: asked.body.question?.id,
+      action: 'accept',
+      content: { answer: 'yes' },
+    });
+    expect(JSON.parse(done.body.content?.[0]?.text ?? '')).toEqual({
+      action: 'accept',
+      content: { answer: 'yes' },
+    });
+  });
+
+  it('says plainly that it cannot answer an upstream server asking for sampling', async () => {
+    const sampled = await post('call', { tool: 'fixture:sample', arguments: { prompt: 'hi' } });
+    const said = JSON.stringify(sampled.body);
+    expect(said).toContain('the dashboard cannot answer sampling/createMessage');
+    expect(said).not.toContain('has ended');
+  });
 });

@@ -1,10 +1,16 @@
 // The try-it form's calls. A call runs as the session `dashboard`; what it asks its caller (the
-// approval policy's question, or a builtin's elicitation) waits here for the logged-in operator
+// approval policy's question, a builtin's or an upstream server's form elicitation) waits here for the logged-in operator
 // who made the call, who answers it in the page: `POST api/call` answers with the call's result
 // or its question, `POST api/answer` with the result or the next question.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runInSession, ToolError, type RunResult, type Session } from '@toolplane/toolkit';
+import {
+  runInSession,
+  ToolError,
+  type CallOptions,
+  type RunResult,
+  type Session,
+} from '@toolplane/toolkit';
 import { DASHBOARD_SESSION, stringField, type ApiContext } from './api.js';
 import { readJsonObject, sendJson, UiError } from './http.js';
 
@@ -144,11 +150,23 @@ export async function call(
   }
   const tryIt: TryItCall = { tool: id, controller: new AbortController(), queued: [] };
   const elicit = questions.asker(tryIt, owner);
+  // An upstream server's own form question during the call comes to the page too; sampling
+  // needs a model the dashboard does not have.
+  const onUpstreamRequest: CallOptions['onUpstreamRequest'] = (request, { namespace, signal }) =>
+    request.method === 'elicitation/create'
+      ? elicit(request.params, { signal })
+      : Promise.reject(
+          new ToolError(
+            'no_delegate',
+            `the dashboard cannot answer ${request.method} from "${namespace}" (it has no model); call the tool from an MCP client that supports sampling`,
+          ),
+        );
   // As the session `dashboard`: the approval audit names it, and per-caller limits count it.
   const run = (onProgress?: (event: { progress: number }) => void) =>
     runInSession({ id: DASHBOARD_SESSION, elicit }, () =>
       ctx.toolkit.callTool(id, args as Record<string, unknown>, {
         signal: tryIt.controller.signal,
+        onUpstreamRequest,
         ...(onProgress === undefined ? {} : { onProgress }),
       }),
     );
