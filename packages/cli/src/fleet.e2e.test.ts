@@ -253,5 +253,27 @@ describeFleet('a fleet of three gateways behind HAProxy', (fleet) => {
     const all = await deleted();
     expect(all.filter((id) => id === 'fleet-approved')).toEqual(['fleet-approved']);
     expect(all).not.toContain('fleet-declined');
+    // What a's operator reads of the two calls it asked about and handed on: input_required, in
+    // /metrics, the audit lines and the dashboard's live log alike, and no error in its charts.
+    const asker = fleet.instance('a');
+    const ui = new URL('/ui/', asker.url);
+    const handed = async () =>
+      (
+        (await (await fetch(new URL('api/calls', ui))).json()) as {
+          calls: { tool: string; outcome?: string }[];
+        }
+      ).calls
+        .filter((call) => call.tool === 'fx:delete-item')
+        .map((call) => call.outcome);
+    await expect.poll(handed).toEqual(['input_required', 'input_required']);
+    const stats = (await (await fetch(new URL('api/stats', ui))).json()) as { errors: number };
+    const failed = (
+      (await (await fetch(new URL('api/calls', ui))).json()) as { calls: { outcome?: string }[] }
+    ).calls.filter((call) => ![undefined, 'ok', 'input_required'].includes(call.outcome));
+    expect(stats.errors).toBe(failed.length);
+    const metrics = await (await fetch(new URL('/metrics', asker.url))).text();
+    expect(metrics).toContain('tool="fx:delete-item",outcome="input_required"} 2');
+    expect(metrics).not.toMatch(/tool="fx:delete-item",outcome="cancelled"/);
+    expect(asker.stderr()).not.toMatch(/call fx:delete-item cancelled/);
   });
 });

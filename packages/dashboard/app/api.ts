@@ -73,6 +73,16 @@ export interface CallAnswer {
   content: ContentBlock[];
   structured?: unknown;
 }
+/** A question a try-it call asks its operator (the approval policy's, or a tool's own). */
+export interface CallQuestion {
+  id: string;
+  message: string;
+  requestedSchema: JsonSchema;
+  /** Asked by the approval policy before the call runs: accepting it runs the call. */
+  approval: boolean;
+}
+/** What `api/call` and `api/answer` answer: the call's result, or its question. */
+export type CallStep = CallAnswer | { tool: string; question: CallQuestion };
 export interface CallEntry {
   id: number;
   tool: string;

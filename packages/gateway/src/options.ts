@@ -65,7 +65,9 @@ export interface GatewayOptions extends NamingOptions {
    * whichever instance it lands, so no call waits in one instance for a retry that went to
    * another (an approval's call is ended before it was dispatched); `'elsewhere'`
    * keeps it waiting in its instance, which resumes it, and another instance replays it only
-   * when the retry lands there (the waiting call then lingers until `inputRoundTtlMs`). Default
+   * when the retry lands there (the waiting call then lingers until `inputRoundTtlMs`; an
+   * approval's, until the approval's `timeoutMs` or until the spent state comes back here, as
+   * no instance is told when another spends a state; it ends counted `input_required`). Default
    * `'always'` when `requestStateKey` is set (a fleet), else `'elsewhere'`.
    */
   readonly replayRounds?: 'always' | 'elsewhere';

@@ -1,5 +1,11 @@
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
-import { CALLER_META_KEY, type CallOptions, type Session } from '@toolplane/toolkit';
+import {
+  CALLER_META_KEY,
+  HANDED_ON_OUTCOME,
+  handedOn,
+  type CallOptions,
+  type Session,
+} from '@toolplane/toolkit';
 import type { Era } from './eras.js';
 import { checkToolCall } from './auth/access.js'; // OAuth (auth/)
 import { sessionAuth } from './auth/verified.js'; // OAuth (auth/)
@@ -11,7 +17,6 @@ import type { ToolItem } from './items.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
 import type { GatewayHub } from './hub.js';
 import { callRecord, outcomeOfError, safely, type CallOutcome } from './observe/observer.js';
-import { handedOn } from './session/input-rounds.js';
 
 /** What a 2026 client's call runs with when an upstream may ask it for input. */
 export interface InputFlow {
@@ -124,7 +129,7 @@ export function toolCaller(
       } catch (error) {
         // Ended once its round was sent, for its retry to run it again (counted where it runs):
         // this request's own end is the round it answered with, not a cancellation.
-        outcome = handedOn(flow?.signal) ? 'input_required' : outcomeOfError(error);
+        outcome = handedOn(flow?.signal) ? HANDED_ON_OUTCOME : outcomeOfError(error);
         if (sent !== undefined) await sent;
         // An upstream's JSON-RPC error answer stays one (its -32000 too), not a tool's result.
         const upstream = upstreamProtocolError(error);

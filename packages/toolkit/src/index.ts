@@ -161,8 +161,11 @@ export type { SessionConnectionLimits } from './connectors/session-connections.j
 export { ToolError, toolId, type Tool, type ToolErrorCode } from '@toolplane/toolmodel';
 export {
   audit,
+  CallHandedOn,
   circuitBreaker,
   concurrency,
+  HANDED_ON_OUTCOME,
+  handedOn,
   rateLimit,
   retry,
   timeout,

@@ -26,6 +26,7 @@ export type {
 } from './approval/approval.js';
 export { boundedText, escapeUnsafe, MAX_SHOWN_ARGS, showArgs } from './approval/display.js';
 export { compileRules } from './approval/policy.js';
+export { CallHandedOn, HANDED_ON_OUTCOME, handedOn } from './handed-on.js';
 export type { ApprovalPolicy, ApprovalRules } from './approval/policy.js';
 export { audit, REDACTED } from './middleware/audit.js';
 export type { AuditOptions, AuditRecord, AuditSink } from './middleware/audit.js';

@@ -164,4 +164,34 @@ describe('serve with an approval policy', () => {
       'toolplane_tool_calls_total{namespace="fx",tool="fx:delete-item",outcome="ok"} 1',
     );
   });
+
+  it('asks the dashboard operator in the page for a try-it call, and counts it once answered', async () => {
+    const post = async (route: string, body: unknown) =>
+      (await (
+        await fetch(new URL(`api/${route}`, ui), {
+          method: 'POST',
+          headers: { cookie, origin: ui.origin, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as {
+        question?: { id: string; message: string; approval: boolean };
+        content?: { text?: string }[];
+      };
+    const asked = await post('call', { tool: 'fx:delete-item', arguments: { id: 'from-ui' } });
+    expect(asked.question).toMatchObject({ approval: true });
+    expect(asked.question?.message).toContain('Approve a call to tool "fx:delete-item"');
+    const waiting = (await recentCalls()).filter((call) => call.tool === 'fx:delete-item').at(-1);
+    expect(waiting).toMatchObject({ waiting: 'approval' });
+    const done = await post('answer', {
+      question: asked.question?.id,
+      action: 'accept',
+      content: { approve: true },
+    });
+    expect(done.content?.[0]?.text).toContain('from-ui');
+    const ended = (await recentCalls()).find((call) => call.id === waiting?.id);
+    expect(ended).toMatchObject({ outcome: 'ok' });
+    expect(await metrics()).toContain(
+      'toolplane_tool_calls_total{namespace="fx",tool="fx:delete-item",outcome="ok"} 2',
+    );
+  });
 });

@@ -15,7 +15,9 @@ function kindOf(schema: JsonSchema): Kind {
 
 /**
  * Inputs for each property of a tool's input schema: text, number, checkbox, a choice for a
- * string enum, and JSON text for anything else. Values are read back by {@link readForm}.
+ * string enum, and JSON text for anything else. Values are read back by {@link readForm}. The
+ * inputs are uncontrolled (defaults only): a re-render, as every live-log event causes, keeps
+ * what the operator typed or ticked.
  */
 export function SchemaFields({ schema }: { schema: JsonSchema }) {
   const properties = Object.entries(schema.properties ?? {});
@@ -31,7 +33,7 @@ export function SchemaFields({ schema }: { schema: JsonSchema }) {
     const initial = prop.default === undefined ? '' : prop.default;
     if (kind === 'boolean') {
       return html`<label class="field check"
-        ><input type="checkbox" ...${common} checked=${initial === true} />${label}</label
+        ><input type="checkbox" ...${common} defaultChecked=${initial === true} />${label}</label
       >`;
     }
     if (kind === 'enum') {
@@ -49,7 +51,7 @@ export function SchemaFields({ schema }: { schema: JsonSchema }) {
         <textarea
           rows="3"
           placeholder="JSON"
-          value=${initial === '' ? '' : JSON.stringify(initial)}
+          defaultValue=${initial === '' ? '' : JSON.stringify(initial)}
           ...${common}
         ></textarea>
       </label>`;
@@ -59,7 +61,7 @@ export function SchemaFields({ schema }: { schema: JsonSchema }) {
       <input
         type=${kind === 'string' ? 'text' : 'number'}
         step=${kind === 'integer' ? '1' : 'any'}
-        value=${typeof initial === 'string' || typeof initial === 'number' ? String(initial) : ''}
+        defaultValue=${typeof initial === 'string' || typeof initial === 'number' ? String(initial) : ''}
         ...${common}
     /></label>`;
   })}`;

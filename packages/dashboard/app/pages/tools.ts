@@ -4,6 +4,8 @@ import {
   ApiError,
   type CallAnswer,
   type CallEntry,
+  type CallQuestion,
+  type CallStep,
   type ToolDetail,
   type ToolSummary,
 } from '../api.js';
@@ -102,8 +104,23 @@ export function Tools({
 function TryIt({ id, calls }: { id: string; calls: CallEntry[] }) {
   const { data: tool, error } = useApi<ToolDetail>(`tool?id=${encodeURIComponent(id)}`, []);
   const [answer, setAnswer] = useState<CallAnswer | undefined>();
+  const [question, setQuestion] = useState<CallQuestion | undefined>();
   const [failure, setFailure] = useState('');
   const [busy, setBusy] = useState(false);
+  // The call's next step: its result, or a question for the operator (an approval).
+  const step = async (route: string, body: unknown) => {
+    setBusy(true);
+    setQuestion(undefined);
+    try {
+      const next = await api<CallStep>(route, body);
+      if ('question' in next) setQuestion(next.question);
+      else setAnswer(next);
+    } catch (e) {
+      setFailure(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
   const submit = async (event: Event) => {
     event.preventDefault();
     setFailure('');
@@ -115,14 +132,28 @@ function TryIt({ id, calls }: { id: string; calls: CallEntry[] }) {
       setFailure(e instanceof Error ? e.message : String(e));
       return;
     }
-    setBusy(true);
+    await step('call', { tool: id, arguments: args });
+  };
+  const reply = async (asked: CallQuestion, event: Event) => {
+    event.preventDefault();
+    setFailure('');
+    let content: Record<string, unknown>;
     try {
-      setAnswer(await api<CallAnswer>('call', { tool: id, arguments: args }));
+      content = readForm(event.currentTarget as HTMLFormElement);
     } catch (e) {
-      setFailure(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
-    } finally {
-      setBusy(false);
+      setFailure(e instanceof Error ? e.message : String(e));
+      return;
     }
+    // The approval form's own field: an accept without it ticked is no approval.
+    if (asked.approval && content.approve !== true) {
+      setFailure('Tick "approve" to run the call, or decline it.');
+      return;
+    }
+    await step('answer', { question: asked.id, action: 'accept', content });
+  };
+  const decline = async (asked: CallQuestion) => {
+    setFailure('');
+    await step('answer', { question: asked.id, action: 'decline' });
   };
   if (error !== undefined) return html`<p class="error">${error}</p>`;
   if (tool === undefined) return html`<p>Loading ${id}…</p>`;
@@ -134,6 +165,29 @@ function TryIt({ id, calls }: { id: string; calls: CallEntry[] }) {
       <${SchemaFields} schema=${tool.inputSchema} />
       <button type="submit" disabled=${busy}>${busy ? 'Calling…' : 'Call'}</button>
     </form>
+    ${
+      question === undefined
+        ? null
+        : html`<section
+            class="question"
+            id="question"
+            aria-label=${question.approval ? 'Approval needed' : 'The call asks you'}
+          >
+            <h3>${question.approval ? 'Approval needed' : 'The call asks you'}</h3>
+            <pre class="question-text">${question.message}</pre>
+            <form class="try-form" onSubmit=${(event: Event) => reply(question, event)}>
+              <${SchemaFields} schema=${question.requestedSchema} />
+              <div class="buttons">
+                <button type="submit" disabled=${busy}>
+                  ${question.approval ? 'Approve' : 'Accept'}
+                </button>
+                <button type="button" disabled=${busy} onClick=${() => decline(question)}>
+                  Decline
+                </button>
+              </div>
+            </form>
+          </section>`
+    }
     ${failure === '' ? null : html`<p class="error" role="alert">${failure}</p>`}
     ${
       answer === undefined

@@ -1,6 +1,6 @@
 // The dashboard's JSON API: what the web app reads and does, for a logged-in operator.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runInSession, ToolError, type Toolkit } from '@toolplane/toolkit';
+import type { Toolkit } from '@toolplane/toolkit';
 import type { CallFeed } from './call-feed.js';
 import { readJsonObject, sendJson, UiError } from './http.js';
 
@@ -140,70 +140,6 @@ export function tool(ctx: ApiContext, url: URL, res: ServerResponse): void {
 
 /** The session the dashboard's own calls run in, as the audit log and the metrics name it. */
 export const DASHBOARD_SESSION = 'dashboard';
-/**
- * `POST api/call` `{ tool, arguments }`: runs the tool and answers its content blocks. The call
- * is cancelled when the browser goes away.
- *
- * @throws {UiError} 400 `invalid_argument` for a body of the wrong shape, 404 `tool_not_found`;
- * the runner's `ToolError` (`validation`, `execution`, …) as 400.
- */
-export async function call(
-  ctx: ApiContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const body = await readJsonObject(req, ctx.maxBody);
-  const id = stringField(body, 'tool', MAX_ID);
-  const args = body.arguments === undefined ? {} : body.arguments;
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new UiError(400, 'invalid_argument', '"arguments" must be a JSON object');
-  }
-  // An unknown ID is the index's own `tool_not_found` (404).
-  const entry = ctx.toolkit.index.getTool(id);
-  if (!ctx.visible(entry.tool)) {
-    throw new UiError(404, 'tool_not_found', `no tool "${id}"; search the catalogue`);
-  }
-  const gone = new AbortController();
-  res.once('close', () => {
-    gone.abort();
-  });
-  // As the session `dashboard`: the approval audit names it, and per-caller limits count it.
-  const run = (onProgress?: (event: { progress: number }) => void) =>
-    runInSession({ id: DASHBOARD_SESSION }, () =>
-      ctx.toolkit.callTool(id, args as Record<string, unknown>, {
-        signal: gone.signal,
-        ...(onProgress === undefined ? {} : { onProgress }),
-      }),
-    );
-  // Through the middleware when the toolkit has it (it records every call); else recorded here.
-  const started = performance.now();
-  let outcome = 'internal';
-  let result;
-  try {
-    result = ctx.feed.installed
-      ? await run()
-      : await ctx.feed.observe(id, run, (r) => (r.mcpResult?.isError === true ? 'is_error' : 'ok'));
-    outcome = result.mcpResult?.isError === true ? 'isError' : 'ok';
-  } catch (error) {
-    if (ToolError.isInstance(error)) outcome = error.code;
-    throw error;
-  } finally {
-    ctx.onCall?.({
-      tool: id,
-      namespace: entry.tool.namespace ?? '',
-      outcome,
-      durationMs: performance.now() - started,
-      args: args as Record<string, unknown>,
-    });
-  }
-  const mcp = result.mcpResult;
-  sendJson(res, 200, {
-    tool: id,
-    isError: mcp?.isError === true,
-    content: mcp?.content ?? [{ type: 'text', text: JSON.stringify(result.structured, null, 2) }],
-    ...(mcp?.structuredContent === undefined ? {} : { structured: mcp.structuredContent }),
-  });
-}
 
 /** `GET api/prompts`. */
 export async function prompts(ctx: ApiContext, res: ServerResponse): Promise<void> {

@@ -1,6 +1,16 @@
-import { ToolError, type Middleware, type ProgressEvent } from '@toolplane/toolkit';
+import {
+  HANDED_ON_OUTCOME,
+  handedOn,
+  ToolError,
+  type Middleware,
+  type ProgressEvent,
+} from '@toolplane/toolkit';
 
-/** How a call ended: `ok`, `is_error` (the tool reported a failure) or a `ToolError` code. */
+/**
+ * How a call ended: `ok`, `is_error` (the tool reported a failure), `input_required` (its answer
+ * was a question to the client, whose retry runs the call again: a gateway fleet's approval
+ * round, counted where the retry runs; not a failure) or a `ToolError` code.
+ */
 export type CallOutcome = 'ok' | 'is_error' | (string & {});
 
 /** One tool call as the dashboard's live log shows it. */
@@ -162,7 +172,7 @@ export function createCallFeed(options: CallFeedOptions = {}): CallFeed {
         const minute = minuteOf(ended);
         minute.calls++;
         total++;
-        if (outcome !== 'ok') {
+        if (outcome !== 'ok' && outcome !== HANDED_ON_OUTCOME) {
           minute.errors++;
           errors++;
         }
@@ -199,7 +209,7 @@ export function createCallFeed(options: CallFeedOptions = {}): CallFeed {
           record.end(isErrorResult(result) ? 'is_error' : 'ok');
           return result;
         } catch (error) {
-          record.end(errorOutcome(error));
+          record.end(handedOn(call.signal) ? HANDED_ON_OUTCOME : errorOutcome(error));
           throw error;
         }
       };

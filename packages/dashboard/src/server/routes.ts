@@ -7,6 +7,7 @@ import { loadAssets } from './assets.js';
 import { createCallFeed, type CallFeed } from './call-feed.js';
 import { EventStreams } from './events.js';
 import * as pinsApi from './pins.js';
+import * as tryIt from './try-it.js';
 import {
   checkSameOrigin,
   readJsonObject,
@@ -138,6 +139,8 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     ...(options.pins === undefined ? {} : { pins: options.pins }),
   });
   const { verify } = options;
+  // What try-it calls ask their operators (approvals), waiting for an answer in the page.
+  const questions = new tryIt.TryItQuestions();
   // `Secure` when the browser's page is on HTTPS, as its Origin says (checked to name this very
   // server before any POST is served), e.g. behind a proxy that ends TLS and speaks HTTP here.
   const cookie = (req: IncomingMessage, value: string, maxAge: number): string =>
@@ -262,7 +265,10 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           api.tool(ctx, url, res);
           return;
         case 'POST call':
-          await api.call(ctx, req, res);
+          await tryIt.call(ctx, questions, sessionId, req, res);
+          return;
+        case 'POST answer':
+          await tryIt.answer(ctx, questions, sessionId, req, res);
           return;
         case 'GET prompts':
           await api.prompts(ctx, res);
@@ -308,6 +314,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
     handle,
     close: () => {
       streams.close();
+      questions.close();
     },
   };
 }

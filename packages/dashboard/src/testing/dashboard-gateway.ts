@@ -36,6 +36,11 @@ export interface DashboardGatewayOptions {
   readonly tools?: readonly DefinedTool[];
   /** The toolkit's approval policy (the call feed is an observer, so it sees its calls). */
   readonly approval?: ToolkitApprovalOptions;
+  /**
+   * The gateway's `requestStateKey`, as a fleet's instance has one: an approval round it sends a
+   * 2026-07-28 client is handed on to the client's retry (`replayRounds: 'always'`).
+   */
+  readonly requestStateKey?: string;
 }
 
 /** Builds the web app, then serves a toolkit with the fixture server as `fixture`. */
@@ -62,7 +67,12 @@ export async function startDashboardGateway(
     verify: staticTokenVerifier(token),
     ...(pins === undefined ? {} : { pins }),
   });
-  const gateway = await serveHttp(toolkit, { port: 0, token, routes: [dashboard] });
+  const gateway = await serveHttp(toolkit, {
+    port: 0,
+    token,
+    routes: [dashboard],
+    ...(options.requestStateKey === undefined ? {} : { requestStateKey: options.requestStateKey }),
+  });
   return {
     ui: new URL('/ui/', gateway.url),
     gateway,

@@ -84,21 +84,24 @@ async function deletedOn(...instances: HttpGateway[]): Promise<string[]> {
   return lists.flat();
 }
 
-/** Waits until the approval asked on `instanceId` for `id` was refused (the held call ended). */
-async function heldCallEnded(instanceId: string, argsHash: string): Promise<void> {
+/**
+ * Waits until the call held on `instanceId` for the item `id` ended as handed on to its retry
+ * (`input_required`, as its observer heard it), and checks that nothing was refused there: the
+ * instance the retry reaches decides.
+ */
+async function heldCallEnded(instanceId: string, id: string): Promise<void> {
   await vi.waitFor(
     () => {
-      const refused = decisions
+      const ended = calls
         .get(instanceId)
-        ?.find((d) => d.type === 'refused' && d.argsHash === argsHash);
-      expect(refused?.reason).toBe('cancelled');
+        ?.filter((record) => (record.args as { id?: unknown }).id === id)
+        .map((record) => record.outcome);
+      expect(ended).toEqual(['input_required']);
     },
     { timeout: 10_000, interval: 20 },
   );
+  expect(decisions.get(instanceId)?.filter((d) => d.type === 'refused')).toEqual([]);
 }
-
-const askedHash = (instanceId: string): string =>
-  decisions.get(instanceId)?.findLast((d) => d.type === 'asked')?.argsHash ?? '';
 
 describe('an approval answered on the instance that did not ask', () => {
   it('runs a destructive call there, once, after the approval', async () => {
@@ -106,7 +109,7 @@ describe('an approval answered on the instance that did not ask', () => {
     expect(round.method).toBe('elicitation/create');
     expect(round.message).toMatch(/delete-item/);
     // Asked, and nothing ran yet: the call held on A ends without running.
-    await heldCallEnded('A', askedHash('A'));
+    await heldCallEnded('A', 'moved-1');
     expect(await deletedOn(a, b)).not.toContain('moved-1');
 
     const retry = { requestState: round.state, inputResponses: { [round.key]: accept } };
@@ -144,7 +147,7 @@ describe('an approval answered on the instance that did not ask', () => {
     );
     expect(declined.result?.isError).toBe(true);
     expect(textOf(declined)).toMatch(/approval_denied/);
-    await heldCallEnded('A', askedHash('A'));
+    await heldCallEnded('A', 'declined-1');
     expect(await deletedOn(a, b)).not.toContain('declined-1');
   });
 
@@ -219,6 +222,47 @@ describe('an approval answered after its timeout, on another instance', () => {
     expect(textOf(declined)).toMatch(/approval_denied/);
     expect(await deletedOn(early, late)).not.toContain('late-1');
   }, 60_000);
+});
+
+describe("with replayRounds 'elsewhere', the call held on the instance that asked", () => {
+  let g: HttpGateway;
+  let h: HttpGateway;
+
+  beforeAll(async () => {
+    // G's approval lapses after a second; H keeps the default.
+    [g, h] = await Promise.all([
+      instance('G', { replayRounds: 'elsewhere' }, 1_000),
+      instance('H', { replayRounds: 'elsewhere' }),
+    ]);
+  }, 60_000);
+
+  it('ends when its approval lapses, as handed on, while the retry ran elsewhere', async () => {
+    const round = roundOf(await call(g, 'fx__delete-item', { id: 'lapsed-1' }));
+    const done = await call(
+      h,
+      'fx__delete-item',
+      { id: 'lapsed-1' },
+      { requestState: round.state, inputResponses: { [round.key]: accept } },
+    );
+    expect(textOf(done)).toBe('deleted lapsed-1');
+    // G cannot learn that H spent the state; its held call ends with its approval's timeoutMs,
+    // counted as the request it was (answered with a round), not as a refusal.
+    await heldCallEnded('G', 'lapsed-1');
+    expect((await deletedOn(g, h)).filter((id) => id === 'lapsed-1')).toEqual(['lapsed-1']);
+  });
+
+  it('ends at once when the state comes back to it after another instance spent it', async () => {
+    // H asks (its approval waits two minutes), G runs the retry, then the state comes back to H.
+    const round = roundOf(await call(h, 'fx__delete-item', { id: 'spent-1' }));
+    const retry = { requestState: round.state, inputResponses: { [round.key]: accept } };
+    expect(textOf(await call(g, 'fx__delete-item', { id: 'spent-1' }, retry))).toBe(
+      'deleted spent-1',
+    );
+    const back = await call(h, 'fx__delete-item', { id: 'spent-1' }, retry);
+    expect(back.error).toMatchObject({ code: -32602 });
+    await heldCallEnded('H', 'spent-1');
+    expect((await deletedOn(g, h)).filter((id) => id === 'spent-1')).toEqual(['spent-1']);
+  });
 });
 
 describe("search mode's call_tool of a 2026 client", () => {

@@ -7,15 +7,14 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { UpstreamRequest } from '@toolplane/toolkit';
+import { CallHandedOn, ToolError, type UpstreamRequest } from '@toolplane/toolkit';
 import {
   invalidState,
-  MAX_REPLAY_STATE_BYTES,
   paramsDigest,
+  replayOf,
   SpentStates,
   StateSeal,
   type Answered,
-  type Replay,
   type RoundState,
   type SpendRequestState,
 } from './request-state.js';
@@ -28,17 +27,6 @@ import type {
   RunCall,
 } from './round-calls.js';
 
-/**
- * Why a call was ended once its round was sent: its retry runs it again, on whichever instance
- * it lands, so this run is handed on to that one, not cancelled by anyone (see `replayRounds`).
- */
-export class HandedOn extends Error {}
-
-/** Whether `signal` ended a call that its retry runs again ({@link HandedOn}). */
-export function handedOn(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true && signal.reason instanceof HandedOn;
-}
-
 /** How long a client has to answer an `input_required` round (default of `inputRoundTtlMs`). */
 export const DEFAULT_INPUT_ROUND_TTL_MS = 10 * 60_000;
 
@@ -49,6 +37,8 @@ interface Round {
   /** Asked before the call's dispatch (see {@link InputRequestOptions.beforeDispatch}). */
   readonly beforeDispatch: boolean;
   readonly answerBy: number | undefined;
+  /** Set once the round is sent with a replay: the client's retry can run the call anywhere. */
+  replayable?: boolean;
   answer(result: unknown): void;
   fail(error: Error): void;
 }
@@ -67,8 +57,6 @@ interface Flow {
   running?: Promise<CallToolResult>;
   /** The round the client must answer next (set once it has been sent). */
   pending?: Round;
-  /** Whether the state sent with {@link pending} carries a replay: its retry runs it anywhere. */
-  replayable?: boolean;
   /** The nonce the next retry's `requestState` must carry: each state serves once. */
   expected?: string;
   /** Wakes the request waiting on the call when the upstream asks for input. */
@@ -94,8 +82,12 @@ interface Flow {
  * approval question) carries a replay whatever the tool: the retry runs the call from the start
  * wherever it lands, answering that question from the state, so the backend is called once,
  * after the answer. The call held here never runs on that answer: it is ended at once when
- * `release` is set (a fleet's default), else the approval's own timeout refuses it, and a retry
- * bringing the state back here after another instance used it ends it (a state serves once).
+ * `release` is set (a fleet's default), else when a retry brings the state back here after
+ * another instance used it (a state serves once) or, with the fleet's `key`, when the approval's
+ * own timeout passes, whichever comes first; each time as handed on (`CallHandedOn`, counted
+ * `input_required`), not refused. Nothing tells this instance sooner that another one spent the
+ * state: the shared record (`spend`) is a test-and-set, with no read and no notification, and
+ * asking it would spend the state.
  */
 export class InputRounds {
   readonly #seal: StateSeal;
@@ -105,6 +97,8 @@ export class InputRounds {
   readonly #spendShared: SpendRequestState | undefined;
   readonly #flows = new Map<string, Flow>();
   readonly #release: boolean;
+  /** Whether the key is the fleet's (given), so that a retry may run the call on any instance. */
+  readonly #shared: boolean;
 
   /** @throws {ToolError} `invalid_config` for a key shorter than 32 bytes. */
   constructor(
@@ -131,6 +125,7 @@ export class InputRounds {
     this.#instanceId = options.instanceId;
     this.#spendShared = options.spend;
     this.#release = options.release ?? false;
+    this.#shared = options.key !== undefined;
   }
 
   /** How many flows wait for a client's answer. */
@@ -224,6 +219,23 @@ export class InputRounds {
         answer,
         fail,
       };
+      // The asker gave up waiting (its timeout, not a cancellation): in a fleet nothing here
+      // gets the answer any more, which goes to the retry that runs the call again, wherever it
+      // lands. (With a key of its own, a late retry can only come here, and is refused.)
+      if (this.#shared) {
+        options?.signal?.addEventListener(
+          'abort',
+          () => {
+            const lapsed = ToolError.isInstance(options.signal?.reason)
+              ? options.signal.reason.code === 'timeout'
+              : false;
+            if (lapsed && flow.pending === round && round.replayable === true) {
+              this.#end(flow, 'its question lapsed; a retry runs the call again', CallHandedOn);
+            }
+          },
+          { once: true },
+        );
+      }
       if (flow.wake === undefined) flow.queued.push(round);
       else flow.wake(round);
     });
@@ -254,8 +266,9 @@ export class InputRounds {
         await this.#spend(sealed, ctx);
       } catch (error) {
         // Used on another instance already: nothing can resume this call any more.
+        // Its call is ended as handed on: the instance that spent the state ran it.
         round.fail(new Error('its requestState was used elsewhere'));
-        this.#end(flow, 'its requestState was used elsewhere');
+        this.#end(flow, 'its requestState was used elsewhere', CallHandedOn);
         throw error;
       }
       const answer = responses?.[round.key];
@@ -417,12 +430,12 @@ export class InputRounds {
       }, this.#ttlMs);
       flow.timer.unref();
       const state = this.#stateOf(flow, next.round);
-      flow.replayable = state.r !== undefined;
+      next.round.replayable = state.r !== undefined;
       const requestState = await this.#seal.seal(state, ctx);
       // The retry replays it wherever it lands: the call need not wait here (nor runs: a call
       // ended before its dispatch never reaches its backend).
       if (this.#release && state.r !== undefined) {
-        this.#end(flow, 'the call asked for input; the retry runs it again', HandedOn);
+        this.#end(flow, 'the call asked for input; the retry runs it again', CallHandedOn);
       }
       return {
         resultType: 'input_required',
@@ -448,22 +461,7 @@ export class InputRounds {
       t: flow.call.tool,
     };
     const beforeDispatch = round.beforeDispatch && !flow.dispatched;
-    if (flow.call.refusal !== undefined && !beforeDispatch)
-      return { ...base, w: flow.call.refusal };
-    const replay: Replay = {
-      a: flow.call.arguments,
-      h: flow.history,
-      p: [round.key, round.request.method, paramsDigest(round.request.params)] as const,
-      ...(beforeDispatch ? { b: true } : {}),
-      ...(round.answerBy === undefined ? {} : { d: round.answerBy }),
-    };
-    if (Buffer.byteLength(JSON.stringify(replay)) > MAX_REPLAY_STATE_BYTES) {
-      return {
-        ...base,
-        w: `its arguments and answers exceed the ${String(MAX_REPLAY_STATE_BYTES / 1024)} KiB a replayable requestState may carry`,
-      };
-    }
-    return { ...base, r: replay };
+    return { ...base, ...replayOf(flow.call, flow.history, round, beforeDispatch) };
   }
 
   /**
@@ -473,8 +471,8 @@ export class InputRounds {
    */
   #letGo(flow: Flow): ParkedCall {
     if (flow.pending === undefined || !this.#flows.has(flow.id)) return undefined;
-    if (flow.replayable !== true) return 'parked';
-    this.#end(flow, 'another call needed its upstream; the retry runs it again', HandedOn);
+    if (flow.pending.replayable !== true) return 'parked';
+    this.#end(flow, 'another call needed its upstream; the retry runs it again', CallHandedOn);
     return 'released';
   }
 

@@ -59,6 +59,38 @@ export interface RoundState {
  */
 export const MAX_REPLAY_STATE_BYTES = 64 * 1024;
 
+/**
+ * What a round's state carries for another instance: the replay of its call (`r`), or why the
+ * call cannot be replayed there (`w`): its tool does not allow it once it may have reached its
+ * backend (`call.refusal`, unless every round so far came `beforeDispatch`), or the replay would
+ * exceed {@link MAX_REPLAY_STATE_BYTES}.
+ */
+export function replayOf(
+  call: { readonly arguments: Readonly<Record<string, unknown>>; readonly refusal?: string },
+  history: readonly Answered[],
+  round: {
+    readonly key: string;
+    readonly request: { readonly method: string; readonly params?: unknown };
+    readonly answerBy: number | undefined;
+  },
+  beforeDispatch: boolean,
+): { readonly r: Replay } | { readonly w: string } {
+  if (call.refusal !== undefined && !beforeDispatch) return { w: call.refusal };
+  const replay: Replay = {
+    a: call.arguments,
+    h: history,
+    p: [round.key, round.request.method, paramsDigest(round.request.params)] as const,
+    ...(beforeDispatch ? { b: true } : {}),
+    ...(round.answerBy === undefined ? {} : { d: round.answerBy }),
+  };
+  if (Buffer.byteLength(JSON.stringify(replay)) > MAX_REPLAY_STATE_BYTES) {
+    return {
+      w: `its arguments and answers exceed the ${String(MAX_REPLAY_STATE_BYTES / 1024)} KiB a replayable requestState may carry`,
+    };
+  }
+  return { r: replay };
+}
+
 /** The -32602 a retry gets for a state it cannot use. */
 export const invalidState = (why: string, data?: Record<string, unknown>): ProtocolError =>
   new ProtocolError(

@@ -32,6 +32,12 @@ export interface InputRequestOptions {
    * given after it, but asks again, as the call held here would have stopped waiting.
    */
   readonly answerBy?: number | undefined;
+  /**
+   * Aborts when the asker stops waiting for the answer (an approval's `timeoutMs`): a round sent
+   * with a replay was handed to the client's retry, so the call held here ends then, as one
+   * handed on, not as a refusal.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Runs a call's upstream part: with the flow's signal, asking the client through `requestInput`. */

@@ -199,7 +199,11 @@ export function callerSession(
     // Only the question about this very call, before it runs (not a nested call's).
     const beforeDispatch = flow.toolId !== undefined && options?.beforeDispatch === flow.toolId;
     const parsed = schema.safeParse(
-      await flow.requestInput(request, { beforeDispatch, answerBy: options?.answerBy }),
+      await flow.requestInput(request, {
+        beforeDispatch,
+        answerBy: options?.answerBy,
+        signal: options?.signal,
+      }),
     );
     if (!parsed.success) {
       throw new ToolError('execution', `the client's answer to ${request.method} is malformed`);

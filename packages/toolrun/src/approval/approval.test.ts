@@ -1,6 +1,7 @@
 import { createIndex } from '@toolplane/toolindex';
 import type { Tool } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
+import { CallHandedOn, handedOn } from '../handed-on.js';
 import { createLocalRegistry } from '../local-registry.js';
 import { createRunner } from '../runner/runner.js';
 import { rejection } from '../testing/helpers.js';
@@ -140,6 +141,23 @@ describe('approval()', () => {
     const error = await rejection(runner.run('fs:delete', {}, { signal: controller.signal }));
     expect(error.code).toBe('cancelled');
     expect(runs).toEqual([]);
+  });
+
+  it('tells no refusal for a call handed on to its retry, and ends it as handed on', async () => {
+    const controller = new AbortController();
+    const { runner, runs, decisions } = setup({
+      ask: () => {
+        controller.abort(new CallHandedOn('the retry runs it again'));
+        return new Promise<ApprovalAnswer>(() => undefined);
+      },
+    });
+    const error = await rejection(runner.run('fs:delete', {}, { signal: controller.signal }));
+    expect(error.code).toBe('cancelled');
+    expect(CallHandedOn.isInstance(error.cause)).toBe(true);
+    expect(handedOn(controller.signal)).toBe(true);
+    expect(runs).toEqual([]);
+    // Asked here; granted or refused where the retry runs.
+    expect(decisions.map((d) => d.type)).toEqual(['asked']);
   });
 
   it('asks again for every call when remember is never', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, raceAbort, ToolError, type Tool } from '@toolplane/toolmodel';
 import type { Middleware, ToolCall } from '../types.js';
+import { handedOn } from '../handed-on.js';
 import { checkPositive } from '../middleware/options.js';
 import { showArgs } from './display.js';
 import type { ApprovalDecision, ApprovalReason } from './decision.js';
@@ -220,6 +221,15 @@ export function approval<S extends ApprovalSession = ApprovalSession>(
         signal,
       );
     } catch (error) {
+      // Ended for its retry to run it again (a gateway's `input_required` round): nobody refused
+      // it, the instance that gets the retry asks and decides, so no refusal is told here.
+      if (handedOn(call.signal)) {
+        throw new ToolError(
+          'cancelled',
+          `the call of "${call.toolId}" was handed on to its retry, which asks for approval again`,
+          { toolId: call.toolId, backend: call.backend, op: 'execute', cause: call.signal?.reason },
+        );
+      }
       // An ask that throws `validation` got an answer that is not one (a form that breaks its
       // schema); any other failure means nobody could be asked.
       const reason: ApprovalReason =
