@@ -92,7 +92,11 @@ function run(
 }
 
 /** A config with one raw server in `mode` (its PID written to `<name>.pid`). */
-async function rawConfig(name: string, mode: 'answer' | 'slow' | 'silent'): Promise<string> {
+async function rawConfig(
+  name: string,
+  mode: 'answer' | 'slow' | 'silent',
+  more: Record<string, unknown> = {},
+): Promise<string> {
   const pidFile = join(dir, `${name}.pid`);
   pidFiles.push(pidFile);
   const file = `${name}.config.json`;
@@ -101,6 +105,7 @@ async function rawConfig(name: string, mode: 'answer' | 'slow' | 'silent'): Prom
     JSON.stringify({
       mcpServers: { raw: { command: process.execPath, args: ['raw-server.mjs', mode, pidFile] } },
       store: 'memory',
+      ...more,
     }),
   );
   return file;
@@ -429,7 +434,8 @@ describe('SIGTERM', () => {
   }
 
   it('ends serve while a server never answers, and ends the call it was serving', async () => {
-    const config = await rawConfig('serve', 'answer');
+    // The hanging call is ended once the drain is over: a short one spares the test ten seconds.
+    const config = await rawConfig('serve', 'answer', { http: { drainMs: 300 } });
     const child = start(['--config', config, ...SERVE_HTTP]);
     const [listening] = await Promise.all([
       waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/),

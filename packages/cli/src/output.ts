@@ -237,9 +237,11 @@ export function exitCode(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   if (typeof error === 'string') return exitCodeOf(error as ToolErrorCode);
   if (!ToolError.isInstance(error)) return 1;
-  // A tool that refuses its arguments (`date: "x" is not an ISO 8601 date`) fails as the run's
-  // `execution` error, its own `invalid_argument` kept as the cause.
-  // So does an MCP server's InvalidParams error, kept as the cause it is.
+  // A tool that refuses its arguments (`date: "x" is not an ISO 8601 date`) fails with its own
+  // `invalid_argument`, raised as the call executed: the arguments' fault, not the command line's.
+  if (error.code === 'invalid_argument' && error.op === 'execute') return 4;
+  // A wrapped refusal keeps it as the cause, and an MCP server's InvalidParams error is the
+  // cause of the run's `execution` error.
   if (error.code === 'execution' && ToolError.isInstance(error.cause)) {
     const cause = error.cause.code;
     if (cause === 'invalid_argument' || cause === 'validation') return 4;
