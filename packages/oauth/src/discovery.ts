@@ -1,3 +1,4 @@
+import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 
 /** The members of RFC 8414 / OpenID discovery metadata this package reads. */
@@ -12,7 +13,7 @@ export interface AuthorizationServerMetadata {
 /** Options of {@link discoverAuthorizationServer}. */
 export interface DiscoveryOptions {
   readonly signal?: AbortSignal;
-  /** The `fetch` to use (default the global one). */
+  /** The `fetch` to use (default the global one); a document past 1 MiB is refused. */
   readonly fetch?: typeof fetch;
   /** Give up on one document after this long (default 5 s). */
   readonly timeoutMs?: number;
@@ -45,13 +46,13 @@ export function discoveryUrls(issuer: string): string[] {
  * another issuer is never trusted.
  *
  * @throws {AuthError} `unavailable` when no document could be fetched, or the one found names
- * another issuer or is not JSON.
+ * another issuer, is not JSON or is larger than 1 MiB.
  */
 export async function discoverAuthorizationServer(
   issuer: string,
   options: DiscoveryOptions = {},
 ): Promise<AuthorizationServerMetadata> {
-  const fetchFn = options.fetch ?? fetch;
+  const fetchFn = boundedFetch(options.fetch ?? fetch);
   const failures: string[] = [];
   for (const url of discoveryUrls(issuer)) {
     const signal = AbortSignal.any([
@@ -75,7 +76,10 @@ export async function discoverAuthorizationServer(
     try {
       document = await response.json();
     } catch (error) {
-      throw new AuthError('unavailable', `the metadata at ${url} is not JSON`, { cause: error });
+      throw (
+        authErrorIn(error) ??
+        new AuthError('unavailable', `the metadata at ${url} is not JSON`, { cause: error })
+      );
     }
     if (typeof document !== 'object' || document === null || Array.isArray(document)) {
       throw new AuthError('unavailable', `the metadata at ${url} is not a JSON object`);

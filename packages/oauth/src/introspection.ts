@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
+import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 
 /** Options of {@link createIntrospector}: how the resource server authenticates to the endpoint. */
@@ -49,7 +50,7 @@ export type Introspector = (
 ) => Promise<IntrospectionResponse>;
 
 /**
- * An RFC 7662 introspection client. A token is accepted only when the server says `active`, it
+ * An RFC 7662 introspection client. An answer past 1 MiB is not read (`unavailable`). A token is accepted only when the server says `active`, it
  * names the expected issuer (when it names one), its `aud` includes the resource (RFC 8707: a
  * token for another resource is refused; a response without `aud` is refused too), and it has
  * not expired or is not yet valid (with `clockToleranceSec` leeway).
@@ -62,7 +63,7 @@ export function createIntrospector(
     readonly fetch?: typeof fetch;
   },
 ): Introspector {
-  const fetchFn = options.fetch ?? fetch;
+  const fetchFn = boundedFetch(options.fetch ?? fetch);
   const basic = Buffer.from(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
   ).toString('base64');
@@ -85,12 +86,11 @@ export function createIntrospector(
         ]),
       });
     } catch (error) {
-      throw new AuthError(
-        'unavailable',
-        `the introspection endpoint of ${options.issuer} did not answer`,
-        {
+      throw (
+        authErrorIn(error) ??
+        new AuthError('unavailable', `the introspection endpoint of ${options.issuer} did not answer`, {
           cause: error,
-        },
+        })
       );
     }
     if (!response.ok) {
@@ -100,7 +100,11 @@ export function createIntrospector(
         `the introspection endpoint of ${options.issuer} answered HTTP ${String(response.status)}; check the introspection client credentials`,
       );
     }
-    const answer: unknown = await response.json().catch(() => undefined);
+    const answer: unknown = await response.json().catch((error: unknown) => {
+      const failure = authErrorIn(error);
+      if (failure !== undefined) throw failure;
+      return undefined;
+    });
     const body = answer as IntrospectionResponse;
     if (typeof answer !== 'object' || answer === null || typeof body.active !== 'boolean') {
       throw new AuthError(

@@ -1,5 +1,6 @@
 import {
   createRemoteJWKSet,
+  customFetch,
   decodeProtectedHeader,
   errors,
   jwtVerify,
@@ -7,6 +8,7 @@ import {
   type RemoteJWKSetOptions,
 } from 'jose';
 import { ToolError } from '@toolplane/toolmodel';
+import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 
 /**
@@ -59,7 +61,7 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * A verifier of JWT access tokens against the issuer's JSON Web Key Set, fetched with jose's
  * `createRemoteJWKSet`: cached, refetched when a token names a key it has not seen (rotation),
- * at most once per cooldown. It checks the signature, `alg` against the allowed list, `iss`,
+ * at most once per cooldown, a key set past 1 MiB refused. It checks the signature, `alg` against the allowed list, `iss`,
  * `aud` (the resource's canonical URI, RFC 8707), and `exp`/`nbf` with a small leeway.
  *
  * @throws {ToolError} `invalid_config` (at once) when `algorithms` names `none` or an HS* one.
@@ -77,7 +79,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
   const keySet = () =>
     (keys ??= options.jwksUri().then(
-      (uri) => createRemoteJWKSet(new URL(uri), { ...options.jwks }),
+      (uri) =>
+        createRemoteJWKSet(new URL(uri), { ...options.jwks, [customFetch]: boundedFetch(fetch) }),
       (error: unknown) => {
         // The next request asks again instead of failing forever.
         keys = undefined;
@@ -117,6 +120,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
 /** A jose failure as the caller may read it: what was wrong, never the token's content. */
 function refusal(error: unknown, issuer: string): AuthError {
+  const ours = authErrorIn(error);
+  if (ours !== undefined) return ours;
   const invalid = (message: string) => new AuthError('invalid_token', message, { cause: error });
   if (error instanceof errors.JWTExpired) return invalid('the token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
