@@ -152,3 +152,26 @@ describe('an authorization server whose answers are enormous', () => {
     expect(error.message).toContain('larger than 1048576 bytes');
   });
 });
+
+describe('an authorization server that redirects', () => {
+  it('does not follow its introspection endpoint to another host, nor send the token there', async () => {
+    const elsewhere = await serve({
+      '/introspect': json(() => ({ active: true, aud: ENDPOINT, sub: 'mallory' })),
+    });
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': metadata,
+      '/introspect': (_req, res) => {
+        res.writeHead(307, { location: `${elsewhere.url}/introspect` }).end();
+      },
+    });
+    const rs = createResourceServer({
+      issuer: issuer.url,
+      introspection: { clientId: 'rs', clientSecret: 'secret' },
+    });
+    const error = await refusal(rs, 'an-opaque-token');
+    expect([error.status, error.reason]).toEqual([503, 'unavailable']);
+    expect(error.message).toContain('redirect');
+    // Settled: the redirect would have been followed before the answer came.
+    expect(elsewhere.hits('/introspect')).toBe(0);
+  });
+});

@@ -50,7 +50,8 @@ export type Introspector = (
 ) => Promise<IntrospectionResponse>;
 
 /**
- * An RFC 7662 introspection client. An answer past 1 MiB is not read (`unavailable`). A token is accepted only when the server says `active`, it
+ * An RFC 7662 introspection client. The endpoint's redirects are not followed, and an answer past
+ * 1 MiB is not read (both `unavailable`). A token is accepted only when the server says `active`, it
  * names the expected issuer (when it names one), its `aud` includes the resource (RFC 8707: a
  * token for another resource is refused; a response without `aud` is refused too), and it has
  * not expired or is not yet valid (with `clockToleranceSec` leeway).
@@ -80,6 +81,9 @@ export function createIntrospector(
           accept: 'application/json',
         },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+        // Never followed: a redirect would hand the token to wherever it points, and its answer
+        // would come from a server that holds neither our credentials nor the issuer's word.
+        redirect: 'manual',
         signal: AbortSignal.any([
           AbortSignal.timeout(options.timeoutMs ?? 5_000),
           ...(signal === undefined ? [] : [signal]),
@@ -91,6 +95,13 @@ export function createIntrospector(
         new AuthError('unavailable', `the introspection endpoint of ${options.issuer} did not answer`, {
           cause: error,
         })
+      );
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new AuthError(
+        'unavailable',
+        `the introspection endpoint of ${options.issuer} answered with a redirect (HTTP ${String(response.status)}), which is not followed; configure the endpoint it points to`,
       );
     }
     if (!response.ok) {
