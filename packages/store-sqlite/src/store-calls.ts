@@ -61,11 +61,17 @@ export interface DataVersionWatch {
   close(): void;
 }
 
+/** How a failed check is told: as a store change listener's failure is (the toolkit's emitter). */
+function reportWatchFailure(error: unknown): void {
+  console.error(error);
+}
+
 /**
  * Watches a SQLite file for other processes' writes, while someone watches: every `intervalMs`
  * it reads `PRAGMA data_version` (one page), which moves only for other connections' commits,
- * and calls `changed` when it moved. A failed check is retried on the next tick and surfaced as
- * a throwing listener's error is. The timer never keeps a process alive on its own.
+ * and calls `changed` when it moved. A failed check is retried on every tick and reported on
+ * stderr once per run of failures, as a `store_error`. The timer never keeps a process alive on
+ * its own.
  */
 export function watchDataVersion(
   db: Database.Database,
@@ -75,18 +81,25 @@ export function watchDataVersion(
   let watchers = 0;
   let closed = false;
   let version = 0;
+  let failing = false;
   const read = (): number => db.pragma('data_version', { simple: true }) as number;
   const check = (): void => {
     if (closed) return;
     try {
       const now = read();
       if (now === version) return;
-      version = now;
       options.changed();
+      // Only once read: a failed read is tried again on the next tick.
+      version = now;
+      failing = false;
     } catch (error) {
-      queueMicrotask(() => {
-        throw asStoreError(error, options.what);
-      });
+      // Reported once per run of failures, never thrown: a timer's throw would be uncaught and
+      // end the process (a gateway serving everyone) for one unreadable page of one table.
+      if (failing) return;
+      failing = true;
+      reportWatchFailure(
+        asStoreError(error, `${options.what} (tried again every ${String(options.intervalMs)} ms)`),
+      );
     }
   };
   return {
