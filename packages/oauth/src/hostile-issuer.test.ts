@@ -175,3 +175,46 @@ describe('an authorization server that redirects', () => {
     expect(elsewhere.hits('/introspect')).toBe(0);
   });
 });
+
+describe('an authorization server whose key set fails', () => {
+  it('asks a failing key set once per backoff, however many tokens come (503 each)', async () => {
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': metadata,
+      '/jwks': (_req, res) => {
+        res.writeHead(500).end();
+      },
+    });
+    const rs = createResourceServer({ issuer: issuer.url });
+    const token = await signed(issuer.url);
+    for (let i = 0; i < 5; i++) {
+      const error = await refusal(rs, token);
+      expect([error.status, error.message]).toEqual([
+        503,
+        `the key set at ${issuer.url}/jwks answered HTTP 500`,
+      ]);
+    }
+    expect(issuer.hits('/jwks')).toBe(1);
+  });
+
+  it('refuses an HTML key set (503), and verifies once the issuer serves its keys again', async () => {
+    let broken = true;
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': metadata,
+      '/jwks': (req, res, url) => {
+        if (!broken) json(() => ({ keys: [publicJwk] }))(req, res, url);
+        else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+      },
+    });
+    const rs = createResourceServer({ issuer: issuer.url, jwks: { cooldownDuration: 0 } });
+    const token = await signed(issuer.url);
+    const error = await refusal(rs, token);
+    expect([error.status, error.message]).toEqual([
+      503,
+      `the key set at ${issuer.url}/jwks is not JSON`,
+    ]);
+    broken = false;
+    await expect(rs.authenticate(`Bearer ${token}`, { endpoint: ENDPOINT })).resolves.toMatchObject(
+      { subject: 'alice', scopes: ['tools:read'] },
+    );
+  });
+});

@@ -61,8 +61,10 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * A verifier of JWT access tokens against the issuer's JSON Web Key Set, fetched with jose's
  * `createRemoteJWKSet`: cached, refetched when a token names a key it has not seen (rotation),
- * at most once per cooldown, a key set past 1 MiB refused. It checks the signature, `alg` against the allowed list, `iss`,
- * `aud` (the resource's canonical URI, RFC 8707), and `exp`/`nbf` with a small leeway.
+ * at most once per cooldown (and, after a failed fetch, not again for 5 s or the cooldown when
+ * shorter); a key set past 1 MiB is refused. It checks the signature, `alg` against the allowed
+ * list, `iss`, `aud` (the resource's canonical URI, RFC 8707), and `exp`/`nbf` with a small
+ * leeway.
  *
  * @throws {ToolError} `invalid_config` (at once) when `algorithms` names `none` or an HS* one.
  */
@@ -80,7 +82,13 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const keySet = () =>
     (keys ??= options.jwksUri().then(
       (uri) =>
-        createRemoteJWKSet(new URL(uri), { ...options.jwks, [customFetch]: boundedFetch(fetch) }),
+        createRemoteJWKSet(new URL(uri), {
+          ...options.jwks,
+          [customFetch]: keySetFetch(
+            boundedFetch(fetch),
+            Math.min(options.jwks?.cooldownDuration ?? 30_000, FAILED_KEY_SET_BACKOFF_MS),
+          ),
+        }),
       (error: unknown) => {
         // The next request asks again instead of failing forever.
         keys = undefined;
@@ -114,6 +122,45 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       return payload;
     } catch (error) {
       throw refusal(error, options.issuer);
+    }
+  };
+}
+
+/** How long a key set that could not be fetched is not asked again (at most the cooldown). */
+const FAILED_KEY_SET_BACKOFF_MS = 5_000;
+
+/**
+ * The fetch of the key set: an answer that is not 200 with a JSON body is a failure, and for
+ * `backoffMs` after one every fetch fails at once with it. jose refetches on every request that
+ * needs keys while it has none fresh, and on every unknown `kid` once its cooldown (counted from
+ * the last success) is over: without this, each request with a made-up token would cost the
+ * issuer a request for as long as its key set fails.
+ */
+function keySetFetch(inner: typeof fetch, backoffMs: number): typeof fetch {
+  let failed: { readonly at: number; readonly error: unknown } | undefined;
+  return async (input, init) => {
+    if (failed !== undefined && Date.now() < failed.at + backoffMs) throw failed.error;
+    const url = input instanceof Request ? input.url : String(input);
+    try {
+      const response = await inner(input, init);
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new AuthError(
+          'unavailable',
+          `the key set at ${url} answered HTTP ${String(response.status)}`,
+        );
+      }
+      const text = await response.text();
+      try {
+        JSON.parse(text);
+      } catch (error) {
+        throw new AuthError('unavailable', `the key set at ${url} is not JSON`, { cause: error });
+      }
+      failed = undefined;
+      return new Response(text, { status: 200, headers: response.headers });
+    } catch (error) {
+      failed = { at: Date.now(), error };
+      throw error;
     }
   };
 }
