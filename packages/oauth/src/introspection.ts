@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
+import { clockTolerance } from './jwt.js';
 
 /** Options of {@link createIntrospector}: how the resource server authenticates to the endpoint. */
 export interface IntrospectionOptions {
@@ -50,11 +51,14 @@ export type Introspector = (
 ) => Promise<IntrospectionResponse>;
 
 /**
- * An RFC 7662 introspection client. The endpoint's redirects are not followed, and an answer past
- * 1 MiB is not read (both `unavailable`). A token is accepted only when the server says `active`, it
- * names the expected issuer (when it names one), its `aud` includes the resource (RFC 8707: a
- * token for another resource is refused; a response without `aud` is refused too), and it has
- * not expired or is not yet valid (with `clockToleranceSec` leeway).
+ * An RFC 7662 introspection client. The endpoint's redirects are not followed, and an answer
+ * past 1 MiB is not read (both `unavailable`). A token is accepted only when the server says
+ * `active`, it names the expected issuer (when it names one), its `aud` includes the resource
+ * (RFC 8707: a token for another resource is refused; a response without `aud` is refused too),
+ * and it has not expired or is not yet valid (with `clockToleranceSec` leeway).
+ *
+ * @throws {ToolError} `invalid_config` (at once) for a `clockToleranceSec` that is not a number
+ * of seconds, 0 or more, or cache bounds out of range.
  */
 export function createIntrospector(
   options: Omit<IntrospectionOptions, 'endpoint'> & {
@@ -68,7 +72,7 @@ export function createIntrospector(
   const basic = Buffer.from(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
   ).toString('base64');
-  const tolerance = options.clockToleranceSec ?? 30;
+  const tolerance = clockTolerance(options.clockToleranceSec);
   const ask = async (token: string, signal: AbortSignal | undefined) => {
     const endpoint = await options.endpoint();
     let response: Response;
@@ -92,9 +96,13 @@ export function createIntrospector(
     } catch (error) {
       throw (
         authErrorIn(error) ??
-        new AuthError('unavailable', `the introspection endpoint of ${options.issuer} did not answer`, {
-          cause: error,
-        })
+        new AuthError(
+          'unavailable',
+          `the introspection endpoint of ${options.issuer} did not answer`,
+          {
+            cause: error,
+          },
+        )
       );
     }
     if (response.status >= 300 && response.status < 400) {

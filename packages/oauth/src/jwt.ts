@@ -66,7 +66,8 @@ export function looksLikeJwt(token: string): boolean {
  * list, `iss`, `aud` (the resource's canonical URI, RFC 8707), and `exp`/`nbf` with a small
  * leeway.
  *
- * @throws {ToolError} `invalid_config` (at once) when `algorithms` names `none` or an HS* one.
+ * @throws {ToolError} `invalid_config` (at once) when `algorithms` names `none` or an HS* one,
+ * or `clockToleranceSec` is not a number of seconds, 0 or more.
  */
 export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
@@ -77,7 +78,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       `algorithms ${unsafe.join(', ')} are never accepted for access tokens`,
     );
   }
-  const tolerance = options.clockToleranceSec ?? 30;
+  const tolerance = clockTolerance(options.clockToleranceSec);
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
   const keySet = () =>
     (keys ??= options.jwksUri().then(
@@ -124,6 +125,24 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       throw refusal(error, options.issuer);
     }
   };
+}
+
+/**
+ * The leeway for `exp`/`nbf`, in seconds (default 30), checked when configured: jose refuses a
+ * negative or non-finite one only while verifying, which made every request a 503.
+ *
+ * @throws {ToolError} `invalid_config` when it is not a finite number, 0 or more.
+ * @internal
+ */
+export function clockTolerance(seconds: number | undefined): number {
+  if (seconds === undefined) return 30;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+    throw new ToolError(
+      'invalid_config',
+      `clockToleranceSec must be a number of seconds, 0 or more (got ${String(seconds)})`,
+    );
+  }
+  return seconds;
 }
 
 /** How long a key set that could not be fetched is not asked again (at most the cooldown). */
