@@ -4,11 +4,42 @@ import type { StoreCallOptions } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
 import type Database from 'better-sqlite3';
 
+/**
+ * What to do about a SQLite failure, by its result code (better-sqlite3's `code`): SQLite's own
+ * messages ("attempt to write a readonly database", "database is locked") say what happened but
+ * not where to look.
+ */
+const HINTS: readonly (readonly [RegExp, string])[] = [
+  [
+    /^SQLITE_BUSY/,
+    'another process held the write lock longer than busyTimeoutMs; try again, or raise busyTimeoutMs',
+  ],
+  [
+    /^SQLITE_(READONLY|CANTOPEN|PERM)/,
+    'check that this user may write the file and its directory: SQLite in WAL mode keeps -wal and -shm files beside it',
+  ],
+  [/^SQLITE_FULL/, 'the disk (or a size limit on the file) is full; free space and try again'],
+  [/^SQLITE_NOTADB/, 'the file is not a SQLite database; point the store at another path'],
+  [
+    /^SQLITE_CORRUPT/,
+    "the file is damaged; restore it from a backup, or save what is left with the sqlite3 shell's .recover",
+  ],
+];
+
 /** A SQLite failure as a `store_error` naming what failed; a {@link ToolError} passes through. */
 export function asStoreError(error: unknown, what: string): ToolError {
   if (ToolError.isInstance(error)) return error;
   const reason = error instanceof Error ? error.message : String(error);
-  return new ToolError('store_error', `${what}: ${reason}`, { cause: error });
+  const code = (error as { code?: unknown } | null)?.code;
+  const hint =
+    typeof code === 'string' ? HINTS.find(([pattern]) => pattern.test(code))?.[1] : undefined;
+  return new ToolError(
+    'store_error',
+    `${what}: ${reason}${hint === undefined ? '' : ` (${hint})`}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 /**
