@@ -45,8 +45,9 @@ export function discoveryUrls(issuer: string): string[] {
  * and checks that the document names the same issuer (RFC 8414 §3.3), so a document served for
  * another issuer is never trusted.
  *
- * @throws {AuthError} `unavailable` when no document could be fetched, or the one found names
- * another issuer, is not JSON or is larger than 1 MiB.
+ * @throws {AuthError} `unavailable` when no URL answered a JSON object (an error status, a body
+ * that is not JSON or is larger than 1 MiB: each failure is named), or the document found names
+ * another issuer.
  */
 export async function discoverAuthorizationServer(
   issuer: string,
@@ -72,17 +73,19 @@ export async function discoverAuthorizationServer(
       failures.push(`${url}: HTTP ${String(response.status)}`);
       continue;
     }
+    // A body that is not a metadata document (a web app's catch-all page answering 200 for
+    // every path, say) is a failure of this URL: the next one may be the issuer's document.
     let document: unknown;
     try {
       document = await response.json();
     } catch (error) {
-      throw (
-        authErrorIn(error) ??
-        new AuthError('unavailable', `the metadata at ${url} is not JSON`, { cause: error })
-      );
+      if (options.signal?.aborted === true) throw error;
+      failures.push(authErrorIn(error)?.message ?? `${url}: not JSON`);
+      continue;
     }
     if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-      throw new AuthError('unavailable', `the metadata at ${url} is not a JSON object`);
+      failures.push(`${url}: not a JSON object`);
+      continue;
     }
     const metadata = document as AuthorizationServerMetadata;
     if (metadata.issuer !== issuer) {

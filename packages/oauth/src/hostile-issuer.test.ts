@@ -153,6 +153,49 @@ describe('an authorization server whose answers are enormous', () => {
   });
 });
 
+describe('an authorization server whose discovery misbehaves', () => {
+  it('tries OpenID discovery when the RFC 8414 URL answers an HTML page with 200', async () => {
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': (_req, res) => {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>app</title>');
+      },
+      '/.well-known/openid-configuration': metadata,
+      '/jwks': json(() => ({ keys: [publicJwk] })),
+    });
+    const rs = createResourceServer({ issuer: issuer.url });
+    await expect(
+      rs.authenticate(`Bearer ${await signed(issuer.url)}`, { endpoint: ENDPOINT }),
+    ).resolves.toMatchObject({ subject: 'alice' });
+  });
+
+  it('names each URL that failed (503), and verifies once the issuer serves its metadata', async () => {
+    let up = false;
+    const page: Handler = (req, res, url) => {
+      if (up) metadata(req, res, url);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>starting</p>');
+    };
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': page,
+      '/.well-known/openid-configuration': page,
+      '/jwks': json(() => ({ keys: [publicJwk] })),
+    });
+    const rs = createResourceServer({ issuer: issuer.url });
+    const token = await signed(issuer.url);
+    const error = await refusal(rs, token);
+    expect([error.status, error.reason]).toEqual([503, 'unavailable']);
+    expect(error.message).toContain(
+      `${issuer.url}/.well-known/oauth-authorization-server: not JSON`,
+    );
+    expect(error.message).toContain(`${issuer.url}/.well-known/openid-configuration: not JSON`);
+    up = true;
+    await expect(rs.authenticate(`Bearer ${token}`, { endpoint: ENDPOINT })).resolves.toMatchObject(
+      { subject: 'alice' },
+    );
+  });
+});
+
 describe('an authorization server that redirects', () => {
   it('does not follow its introspection endpoint to another host, nor send the token there', async () => {
     const elsewhere = await serve({
