@@ -196,6 +196,45 @@ describe('an authorization server whose discovery misbehaves', () => {
   });
 });
 
+describe('an introspection endpoint whose answers are malformed', () => {
+  it('refuses (503) an active answer whose exp, nbf, iss or aud is not of its type', async () => {
+    const expired = now() - 3600;
+    const answers: Record<string, Record<string, unknown>> = {
+      'exp-as-text': { exp: String(expired) },
+      'nbf-as-text': { nbf: 'soon' },
+      'iss-as-number': { iss: 7 },
+      'aud-as-number': { aud: 5 },
+      'aud-as-object': { aud: { uri: ENDPOINT } },
+      'aud-with-a-number': { aud: [5, ENDPOINT] },
+    };
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': metadata,
+      '/introspect': (req, res) => {
+        let form = '';
+        req.on('data', (chunk: Buffer) => (form += chunk.toString()));
+        req.on('end', () => {
+          const token = new URLSearchParams(form).get('token') ?? '';
+          const answer = { active: true, sub: 'alice', aud: ENDPOINT, ...answers[token] };
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        });
+      },
+    });
+    const rs = createResourceServer({
+      issuer: issuer.url,
+      introspection: { clientId: 'rs', clientSecret: 'secret' },
+    });
+    for (const [token, answer] of Object.entries(answers)) {
+      const error = await refusal(rs, token);
+      const member = Object.keys(answer)[0] ?? '';
+      expect([token, error.status, error.message]).toEqual([
+        token,
+        503,
+        `the introspection endpoint of ${issuer.url} answered a malformed "${member}" member`,
+      ]);
+    }
+  });
+});
+
 describe('an authorization server that redirects', () => {
   it('does not follow its introspection endpoint to another host, nor send the token there', async () => {
     const elsewhere = await serve({

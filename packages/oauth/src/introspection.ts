@@ -132,6 +132,13 @@ export function createIntrospector(
       );
     }
     if (!body.active) throw new AuthError('invalid_token', 'the token is not active');
+    const malformed = malformedMember(body);
+    if (malformed !== undefined) {
+      throw new AuthError(
+        'unavailable',
+        `the introspection endpoint of ${options.issuer} answered a malformed "${malformed}" member`,
+      );
+    }
     return body;
   };
   const cached = options.cache === false ? undefined : answerCache(options.cache, ask);
@@ -153,6 +160,30 @@ export function createIntrospector(
     }
     return body;
   };
+}
+
+/**
+ * The first member of an active answer that RFC 7662 §2.2 types and this one does not have as
+ * typed: a checked member of another type would be skipped (an `exp` as a string: no expiry at
+ * all) or fail deep inside (an `aud` that is a number).
+ */
+function malformedMember(body: IntrospectionResponse): string | undefined {
+  for (const member of ['exp', 'nbf', 'iat'] as const) {
+    const value = body[member];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+      return member;
+    }
+  }
+  if (body.iss !== undefined && typeof body.iss !== 'string') return 'iss';
+  const aud: unknown = body.aud;
+  if (
+    aud !== undefined &&
+    typeof aud !== 'string' &&
+    !(Array.isArray(aud) && aud.every((entry) => typeof entry === 'string'))
+  ) {
+    return 'aud';
+  }
+  return undefined;
 }
 
 interface CacheEntry {
