@@ -189,6 +189,7 @@ const authSchema = z.strictObject({
   scopes: z.record(z.string(), scopeGrantSchema).optional(),
   challengeScopes: stringList.optional(),
   introspection: introspectionSchema.optional(),
+  requireAccessTokenType: z.boolean().optional(),
 });
 
 /** `search.embeddings`: any OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, …). */

@@ -81,6 +81,11 @@ export interface AuthConfig {
     /** How long active answers are kept; `false`: not at all. */
     readonly cache?: false | { readonly maxTtlSec?: number; readonly maxEntries?: number };
   };
+  /**
+   * Refuse a JWT whose header is not `typ: at+jwt` (RFC 9068 §4), so no other JWT of the issuer
+   * passes as an access token. Default `false`: many issuers still type access tokens `JWT`.
+   */
+  readonly requireAccessTokenType?: boolean;
 }
 
 /** Where the `user` namespace is kept. */

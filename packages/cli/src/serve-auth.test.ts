@@ -142,6 +142,34 @@ describe('toolplane serve --http with auth', () => {
     await response.text();
   });
 
+  it('refuses a JWT not typed at+jwt with requireAccessTokenType (RFC 9068), and takes one that is', async () => {
+    await writeConfig('typed.config.json', {
+      auth: { issuer: as.issuer, requireAccessTokenType: true },
+    });
+    const { child } = serve('typed.config.json');
+    const url = await listeningUrl(child);
+    const claims = {
+      iss: as.issuer,
+      aud: url.href,
+      sub: 'alice',
+      scope: 'fx:read',
+      exp: Math.floor(Date.now() / 1000) + 60,
+    };
+    const untyped = await as.sign(claims, { typ: 'JWT' });
+    minted.push(untyped);
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${untyped}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    await refused.text();
+    const typed = await as.sign(claims, { typ: 'at+jwt' });
+    minted.push(typed);
+    expect((await toolNames(url, typed)).length).toBeGreaterThan(0);
+  });
+
   it('refuses auth together with http.token, naming both', async () => {
     await writeConfig('both.config.json', {
       auth: { issuer: as.issuer },

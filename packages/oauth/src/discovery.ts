@@ -1,3 +1,4 @@
+import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 
 /** The members of RFC 8414 / OpenID discovery metadata this package reads. */
@@ -12,7 +13,7 @@ export interface AuthorizationServerMetadata {
 /** Options of {@link discoverAuthorizationServer}. */
 export interface DiscoveryOptions {
   readonly signal?: AbortSignal;
-  /** The `fetch` to use (default the global one). */
+  /** The `fetch` to use (default the global one); a document past 1 MiB is refused. */
   readonly fetch?: typeof fetch;
   /** Give up on one document after this long (default 5 s). */
   readonly timeoutMs?: number;
@@ -44,14 +45,15 @@ export function discoveryUrls(issuer: string): string[] {
  * and checks that the document names the same issuer (RFC 8414 §3.3), so a document served for
  * another issuer is never trusted.
  *
- * @throws {AuthError} `unavailable` when no document could be fetched, or the one found names
- * another issuer or is not JSON.
+ * @throws {AuthError} `unavailable` when no URL answered a JSON object (an error status, a body
+ * that is not JSON or is larger than 1 MiB: each failure is named), or the document found names
+ * another issuer.
  */
 export async function discoverAuthorizationServer(
   issuer: string,
   options: DiscoveryOptions = {},
 ): Promise<AuthorizationServerMetadata> {
-  const fetchFn = options.fetch ?? fetch;
+  const fetchFn = boundedFetch(options.fetch ?? fetch);
   const failures: string[] = [];
   for (const url of discoveryUrls(issuer)) {
     const signal = AbortSignal.any([
@@ -71,14 +73,19 @@ export async function discoverAuthorizationServer(
       failures.push(`${url}: HTTP ${String(response.status)}`);
       continue;
     }
+    // A body that is not a metadata document (a web app's catch-all page answering 200 for
+    // every path, say) is a failure of this URL: the next one may be the issuer's document.
     let document: unknown;
     try {
       document = await response.json();
     } catch (error) {
-      throw new AuthError('unavailable', `the metadata at ${url} is not JSON`, { cause: error });
+      if (options.signal?.aborted === true) throw error;
+      failures.push(authErrorIn(error)?.message ?? `${url}: not JSON`);
+      continue;
     }
     if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-      throw new AuthError('unavailable', `the metadata at ${url} is not a JSON object`);
+      failures.push(`${url}: not a JSON object`);
+      continue;
     }
     const metadata = document as AuthorizationServerMetadata;
     if (metadata.issuer !== issuer) {

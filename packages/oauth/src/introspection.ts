@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
+import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
+import { clockTolerance } from './jwt.js';
 
 /** Options of {@link createIntrospector}: how the resource server authenticates to the endpoint. */
 export interface IntrospectionOptions {
@@ -49,10 +51,14 @@ export type Introspector = (
 ) => Promise<IntrospectionResponse>;
 
 /**
- * An RFC 7662 introspection client. A token is accepted only when the server says `active`, it
- * names the expected issuer (when it names one), its `aud` includes the resource (RFC 8707: a
- * token for another resource is refused; a response without `aud` is refused too), and it has
- * not expired or is not yet valid (with `clockToleranceSec` leeway).
+ * An RFC 7662 introspection client. The endpoint's redirects are not followed, and an answer
+ * past 1 MiB is not read (both `unavailable`). A token is accepted only when the server says
+ * `active`, it names the expected issuer (when it names one), its `aud` includes the resource
+ * (RFC 8707: a token for another resource is refused; a response without `aud` is refused too),
+ * and it has not expired or is not yet valid (with `clockToleranceSec` leeway).
+ *
+ * @throws {ToolError} `invalid_config` (at once) for a `clockToleranceSec` that is not a number
+ * of seconds, 0 or more, or cache bounds out of range.
  */
 export function createIntrospector(
   options: Omit<IntrospectionOptions, 'endpoint'> & {
@@ -62,11 +68,11 @@ export function createIntrospector(
     readonly fetch?: typeof fetch;
   },
 ): Introspector {
-  const fetchFn = options.fetch ?? fetch;
+  const fetchFn = boundedFetch(options.fetch ?? fetch);
   const basic = Buffer.from(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
   ).toString('base64');
-  const tolerance = options.clockToleranceSec ?? 30;
+  const tolerance = clockTolerance(options.clockToleranceSec);
   const ask = async (token: string, signal: AbortSignal | undefined) => {
     const endpoint = await options.endpoint();
     let response: Response;
@@ -79,18 +85,31 @@ export function createIntrospector(
           accept: 'application/json',
         },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+        // Never followed: a redirect would hand the token to wherever it points, and its answer
+        // would come from a server that holds neither our credentials nor the issuer's word.
+        redirect: 'manual',
         signal: AbortSignal.any([
           AbortSignal.timeout(options.timeoutMs ?? 5_000),
           ...(signal === undefined ? [] : [signal]),
         ]),
       });
     } catch (error) {
+      throw (
+        authErrorIn(error) ??
+        new AuthError(
+          'unavailable',
+          `the introspection endpoint of ${options.issuer} did not answer`,
+          {
+            cause: error,
+          },
+        )
+      );
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
       throw new AuthError(
         'unavailable',
-        `the introspection endpoint of ${options.issuer} did not answer`,
-        {
-          cause: error,
-        },
+        `the introspection endpoint of ${options.issuer} answered with a redirect (HTTP ${String(response.status)}), which is not followed; configure the endpoint it points to`,
       );
     }
     if (!response.ok) {
@@ -100,7 +119,11 @@ export function createIntrospector(
         `the introspection endpoint of ${options.issuer} answered HTTP ${String(response.status)}; check the introspection client credentials`,
       );
     }
-    const answer: unknown = await response.json().catch(() => undefined);
+    const answer: unknown = await response.json().catch((error: unknown) => {
+      const failure = authErrorIn(error);
+      if (failure !== undefined) throw failure;
+      return undefined;
+    });
     const body = answer as IntrospectionResponse;
     if (typeof answer !== 'object' || answer === null || typeof body.active !== 'boolean') {
       throw new AuthError(
@@ -109,6 +132,13 @@ export function createIntrospector(
       );
     }
     if (!body.active) throw new AuthError('invalid_token', 'the token is not active');
+    const malformed = malformedMember(body);
+    if (malformed !== undefined) {
+      throw new AuthError(
+        'unavailable',
+        `the introspection endpoint of ${options.issuer} answered a malformed "${malformed}" member`,
+      );
+    }
     return body;
   };
   const cached = options.cache === false ? undefined : answerCache(options.cache, ask);
@@ -130,6 +160,30 @@ export function createIntrospector(
     }
     return body;
   };
+}
+
+/**
+ * The first member of an active answer that RFC 7662 §2.2 types and this one does not have as
+ * typed: a checked member of another type would be skipped (an `exp` as a string: no expiry at
+ * all) or fail deep inside (an `aud` that is a number).
+ */
+function malformedMember(body: IntrospectionResponse): string | undefined {
+  for (const member of ['exp', 'nbf', 'iat'] as const) {
+    const value = body[member];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+      return member;
+    }
+  }
+  if (body.iss !== undefined && typeof body.iss !== 'string') return 'iss';
+  const aud: unknown = body.aud;
+  if (
+    aud !== undefined &&
+    typeof aud !== 'string' &&
+    !(Array.isArray(aud) && aud.every((entry) => typeof entry === 'string'))
+  ) {
+    return 'aud';
+  }
+  return undefined;
 }
 
 interface CacheEntry {

@@ -1,5 +1,6 @@
 import {
   createRemoteJWKSet,
+  customFetch,
   decodeProtectedHeader,
   errors,
   jwtVerify,
@@ -7,6 +8,7 @@ import {
   type RemoteJWKSetOptions,
 } from 'jose';
 import { ToolError } from '@toolplane/toolmodel';
+import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 
 /**
@@ -59,10 +61,13 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * A verifier of JWT access tokens against the issuer's JSON Web Key Set, fetched with jose's
  * `createRemoteJWKSet`: cached, refetched when a token names a key it has not seen (rotation),
- * at most once per cooldown. It checks the signature, `alg` against the allowed list, `iss`,
- * `aud` (the resource's canonical URI, RFC 8707), and `exp`/`nbf` with a small leeway.
+ * at most once per cooldown (and, after a failed fetch, not again for 5 s or the cooldown when
+ * shorter); a key set past 1 MiB is refused. It checks the signature, `alg` against the allowed
+ * list, `iss`, `aud` (the resource's canonical URI, RFC 8707), and `exp`/`nbf` with a small
+ * leeway.
  *
- * @throws {ToolError} `invalid_config` (at once) when `algorithms` names `none` or an HS* one.
+ * @throws {ToolError} `invalid_config` (at once) when `algorithms` names `none` or an HS* one,
+ * or `clockToleranceSec` is not a number of seconds, 0 or more.
  */
 export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
@@ -73,11 +78,18 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       `algorithms ${unsafe.join(', ')} are never accepted for access tokens`,
     );
   }
-  const tolerance = options.clockToleranceSec ?? 30;
+  const tolerance = clockTolerance(options.clockToleranceSec);
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
   const keySet = () =>
     (keys ??= options.jwksUri().then(
-      (uri) => createRemoteJWKSet(new URL(uri), { ...options.jwks }),
+      (uri) =>
+        createRemoteJWKSet(new URL(uri), {
+          ...options.jwks,
+          [customFetch]: keySetFetch(
+            boundedFetch(fetch),
+            Math.min(options.jwks?.cooldownDuration ?? 30_000, FAILED_KEY_SET_BACKOFF_MS),
+          ),
+        }),
       (error: unknown) => {
         // The next request asks again instead of failing forever.
         keys = undefined;
@@ -115,8 +127,67 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   };
 }
 
+/**
+ * The leeway for `exp`/`nbf`, in seconds (default 30), checked when configured: jose refuses a
+ * negative or non-finite one only while verifying, which made every request a 503.
+ *
+ * @throws {ToolError} `invalid_config` when it is not a finite number, 0 or more.
+ * @internal
+ */
+export function clockTolerance(seconds: number | undefined): number {
+  if (seconds === undefined) return 30;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+    throw new ToolError(
+      'invalid_config',
+      `clockToleranceSec must be a number of seconds, 0 or more (got ${String(seconds)})`,
+    );
+  }
+  return seconds;
+}
+
+/** How long a key set that could not be fetched is not asked again (at most the cooldown). */
+const FAILED_KEY_SET_BACKOFF_MS = 5_000;
+
+/**
+ * The fetch of the key set: an answer that is not 200 with a JSON body is a failure, and for
+ * `backoffMs` after one every fetch fails at once with it. jose refetches on every request that
+ * needs keys while it has none fresh, and on every unknown `kid` once its cooldown (counted from
+ * the last success) is over: without this, each request with a made-up token would cost the
+ * issuer a request for as long as its key set fails.
+ */
+function keySetFetch(inner: typeof fetch, backoffMs: number): typeof fetch {
+  let failed: { readonly at: number; readonly error: unknown } | undefined;
+  return async (input, init) => {
+    if (failed !== undefined && Date.now() < failed.at + backoffMs) throw failed.error;
+    const url = input instanceof Request ? input.url : String(input);
+    try {
+      const response = await inner(input, init);
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new AuthError(
+          'unavailable',
+          `the key set at ${url} answered HTTP ${String(response.status)}`,
+        );
+      }
+      const text = await response.text();
+      try {
+        JSON.parse(text);
+      } catch (error) {
+        throw new AuthError('unavailable', `the key set at ${url} is not JSON`, { cause: error });
+      }
+      failed = undefined;
+      return new Response(text, { status: 200, headers: response.headers });
+    } catch (error) {
+      failed = { at: Date.now(), error };
+      throw error;
+    }
+  };
+}
+
 /** A jose failure as the caller may read it: what was wrong, never the token's content. */
 function refusal(error: unknown, issuer: string): AuthError {
+  const ours = authErrorIn(error);
+  if (ours !== undefined) return ours;
   const invalid = (message: string) => new AuthError('invalid_token', message, { cause: error });
   if (error instanceof errors.JWTExpired) return invalid('the token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {

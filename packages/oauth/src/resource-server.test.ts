@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError } from './errors.js';
+import { createIntrospector } from './introspection.js';
 import { createResourceServer, type ResourceServer } from './resource-server.js';
 import { startAuthorizationServer, type TestAuthorizationServer } from './testing/index.js';
 
@@ -312,6 +313,25 @@ describe('createResourceServer: discovery and metadata', () => {
     expect(() => createResourceServer({ issuer: as.issuer, audience: 'ftp://x/mcp' })).toThrow(
       expect.objectContaining({ code: 'invalid_config' }),
     );
+  });
+});
+
+describe('createResourceServer: clock tolerance', () => {
+  it('refuses a clockToleranceSec that is negative or not finite, at once (not a 503 per request)', () => {
+    for (const clockToleranceSec of [-5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => createResourceServer({ issuer: as.issuer, clockToleranceSec })).toThrow(
+        expect.objectContaining({ code: 'invalid_config' }),
+      );
+      expect(() =>
+        createIntrospector({
+          clientId: 'rs',
+          clientSecret: 'secret',
+          issuer: as.issuer,
+          endpoint: () => Promise.resolve(`${as.issuer}/token/introspection`),
+          clockToleranceSec,
+        }),
+      ).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+    }
   });
 });
 

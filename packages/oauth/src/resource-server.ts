@@ -130,7 +130,7 @@ export interface ResourceServer {
  * tools a caller may see and call. Framework-free: the gateway calls it per request.
  *
  * @throws {ToolError} `invalid_config` for an issuer or audience that is not an http(s) URL, an
- * unsafe algorithm, or a bad scope map.
+ * unsafe algorithm, a negative or non-finite `clockToleranceSec`, or a bad scope map.
  */
 export function createResourceServer(options: ResourceServerOptions): ResourceServer {
   const issuer = checkIssuer(options.issuer);

@@ -1,4 +1,6 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { createLearningSearcher, type LearningSearcher } from '@toolplane/toolindex';
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { useChildren } from './child.fixture.js';
 import { createSqliteEvidenceStore, type SqliteEvidenceStore } from './sqlite-evidence.js';
@@ -186,6 +188,33 @@ describe('createSqliteEvidenceStore', () => {
     ).rejects.toMatchObject({ code: 'invalid_argument' });
     expect(await storeAt(path).load()).toHaveLength(3);
   }, 60_000);
+
+  it('reports a corrupted page it watches as a store_error, and keeps the process up', async () => {
+    const path = freshPath();
+    const watcher = temp.track(createSqliteEvidenceStore({ path, pollIntervalMs: 10 }));
+    await watcher.forget('billing:create_refund');
+    watcher.onForget(() => undefined);
+    // The forgets table's one page overwritten, as a bad disk sector or a stray write would.
+    const raw = new Database(path);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    const { rootpage } = raw
+      .prepare<[], { rootpage: number }>(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'search_evidence_forgets'",
+      )
+      .get() ?? { rootpage: 0 };
+    const pageSize = raw.pragma('page_size', { simple: true }) as number;
+    raw.close();
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0xab), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+    const reported = new Promise<unknown>((resolve) => {
+      vi.spyOn(console, 'error').mockImplementationOnce(resolve);
+    });
+    // Another process's write to another table moves the file's version: the watcher reads.
+    await storeAt(path).save([{ toolId: 'a:b', term: 'q', weight: 1, updatedAt: 1 }]);
+    expect(await reported).toMatchObject({ code: 'store_error' });
+    vi.restoreAllMocks();
+  });
 
   it('rejects a load whose signal is aborted, and fails to open a directory', async () => {
     await expect(storeAt(freshPath()).load({ signal: AbortSignal.abort() })).rejects.toMatchObject({

@@ -4,11 +4,42 @@ import type { StoreCallOptions } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
 import type Database from 'better-sqlite3';
 
+/**
+ * What to do about a SQLite failure, by its result code (better-sqlite3's `code`): SQLite's own
+ * messages ("attempt to write a readonly database", "database is locked") say what happened but
+ * not where to look.
+ */
+const HINTS: readonly (readonly [RegExp, string])[] = [
+  [
+    /^SQLITE_BUSY/,
+    'another process held the write lock longer than busyTimeoutMs; try again, or raise busyTimeoutMs',
+  ],
+  [
+    /^SQLITE_(READONLY|CANTOPEN|PERM)/,
+    'check that this user may write the file and its directory: SQLite in WAL mode keeps -wal and -shm files beside it',
+  ],
+  [/^SQLITE_FULL/, 'the disk (or a size limit on the file) is full; free space and try again'],
+  [/^SQLITE_NOTADB/, 'the file is not a SQLite database; point the store at another path'],
+  [
+    /^SQLITE_CORRUPT/,
+    "the file is damaged; restore it from a backup, or save what is left with the sqlite3 shell's .recover",
+  ],
+];
+
 /** A SQLite failure as a `store_error` naming what failed; a {@link ToolError} passes through. */
 export function asStoreError(error: unknown, what: string): ToolError {
   if (ToolError.isInstance(error)) return error;
   const reason = error instanceof Error ? error.message : String(error);
-  return new ToolError('store_error', `${what}: ${reason}`, { cause: error });
+  const code = (error as { code?: unknown } | null)?.code;
+  const hint =
+    typeof code === 'string' ? HINTS.find(([pattern]) => pattern.test(code))?.[1] : undefined;
+  return new ToolError(
+    'store_error',
+    `${what}: ${reason}${hint === undefined ? '' : ` (${hint})`}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -61,11 +92,17 @@ export interface DataVersionWatch {
   close(): void;
 }
 
+/** How a failed check is told: as a store change listener's failure is (the toolkit's emitter). */
+function reportWatchFailure(error: unknown): void {
+  console.error(error);
+}
+
 /**
  * Watches a SQLite file for other processes' writes, while someone watches: every `intervalMs`
  * it reads `PRAGMA data_version` (one page), which moves only for other connections' commits,
- * and calls `changed` when it moved. A failed check is retried on the next tick and surfaced as
- * a throwing listener's error is. The timer never keeps a process alive on its own.
+ * and calls `changed` when it moved. A failed check is retried on every tick and reported on
+ * stderr once per run of failures, as a `store_error`. The timer never keeps a process alive on
+ * its own.
  */
 export function watchDataVersion(
   db: Database.Database,
@@ -75,18 +112,25 @@ export function watchDataVersion(
   let watchers = 0;
   let closed = false;
   let version = 0;
+  let failing = false;
   const read = (): number => db.pragma('data_version', { simple: true }) as number;
   const check = (): void => {
     if (closed) return;
     try {
       const now = read();
       if (now === version) return;
-      version = now;
       options.changed();
+      // Only once read: a failed read is tried again on the next tick.
+      version = now;
+      failing = false;
     } catch (error) {
-      queueMicrotask(() => {
-        throw asStoreError(error, options.what);
-      });
+      // Reported once per run of failures, never thrown: a timer's throw would be uncaught and
+      // end the process (a gateway serving everyone) for one unreadable page of one table.
+      if (failing) return;
+      failing = true;
+      reportWatchFailure(
+        asStoreError(error, `${options.what} (tried again every ${String(options.intervalMs)} ms)`),
+      );
     }
   };
   return {

@@ -31,6 +31,9 @@ export async function resourceServerFor(
     ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
     ...(auth.challengeScopes === undefined ? {} : { challengeScopes: auth.challengeScopes }),
     ...(auth.introspection === undefined ? {} : { introspection: auth.introspection }),
+    ...(auth.requireAccessTokenType === undefined
+      ? {}
+      : { requireAccessTokenType: auth.requireAccessTokenType }),
     resourceName: 'toolplane gateway',
   });
 }
