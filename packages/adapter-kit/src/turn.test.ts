@@ -8,6 +8,7 @@ import {
   outcomeText,
   parseArguments,
   runCalls,
+  type CallOutcome,
   type CallProgress,
   type ToolCallRequest,
 } from './turn.js';
@@ -123,6 +124,16 @@ describe('runCalls', () => {
       /^invalid_argument: the arguments are not valid JSON/,
     );
     expect(outcomeText(outcomes[4]!)).toContain('it broke');
+  });
+
+  it('answers a call the reply cut off as invalid_argument, never running it', async () => {
+    const [cut] = await runCalls(
+      source,
+      [{ ...call('add', { a: 1, b: 2 }), cutOff: 'max_tokens' }],
+      exposed.resolve,
+    );
+    expect(cut).toMatchObject({ isError: true, code: 'invalid_argument', toolId: 't:add' });
+    expect(outcomeText(cut as CallOutcome)).toMatch(/cut off \(max_tokens\)/);
   });
 
   it('refuses a concurrency, timeout or output bound that makes no sense', async () => {

@@ -12,6 +12,13 @@ export interface ToolCallRequest {
   readonly name: string;
   /** The arguments: JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini). */
   readonly arguments: unknown;
+  /**
+   * Why the model's reply ended before this call's arguments were complete (the provider's stop
+   * reason, e.g. Anthropic's `max_tokens`). Such a call is answered as an `invalid_argument`
+   * error and never run: what an SDK parsed of cut-off input can be a valid call the model did
+   * not mean (a list short of its last items, a flag left out).
+   */
+  readonly cutOff?: string;
 }
 
 /** What runs a tool that lives in the adapter itself (search mode's tools), not in the source. */
@@ -113,8 +120,8 @@ export const DEFAULT_CONCURRENCY = 8;
 /**
  * Runs every tool call of a model's turn through the source, at most `concurrency` at once, each
  * under its own timeout and the caller's signal, and answers each in order: malformed JSON
- * arguments, unknown names, failures and timeouts become error outcomes the model reads, never
- * exceptions.
+ * arguments, calls cut off ({@link ToolCallRequest.cutOff}), unknown names, failures and timeouts
+ * become error outcomes the model reads, never exceptions.
  *
  * @throws {ToolError} `cancelled` when `options.signal` aborts; `invalid_argument` for a
  * `concurrency` that is not a positive integer or a `timeoutMs` that is not a number of 0 or more.
@@ -223,6 +230,14 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
     );
   }
   const toolId = target.id;
+  if (call.cutOff !== undefined) {
+    const error = new ToolError(
+      'invalid_argument',
+      `the reply was cut off (${call.cutOff}) while this call's arguments were being written, so the tool was not run; call it again with room to finish`,
+      { toolId },
+    );
+    return failure(call, toolId, error, budget);
+  }
   const parsed = parseArguments(call.arguments);
   if (typeof parsed === 'string') {
     return failure(call, toolId, new ToolError('invalid_argument', parsed, { toolId }), budget);
