@@ -344,6 +344,31 @@ describe('convertSchema on hostile input', () => {
     expect(checkSchema(converted.schema, 'anthropic')).toEqual([]);
   });
 
+  it('moves the root keywords providers refuse (if, then, else, not, enum) into the description', () => {
+    const schema = {
+      type: 'object',
+      description: 'Moves a file.',
+      properties: { from: { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' } },
+      if: { properties: { force: { const: true } }, required: ['force'] },
+      then: { required: ['to'] },
+      else: { required: ['from', 'to'] },
+      not: { required: ['nothing'] },
+      enum: [{ from: 'a', to: 'b' }],
+    };
+    for (const target of ['openai', 'anthropic', 'openai-strict', 'gemini'] as const) {
+      const converted = convertSchema(schema, target);
+      expect(checkSchema(converted.schema, converted.target)).toEqual([]);
+      for (const keyword of ['if', 'then', 'else', 'not', 'enum']) {
+        expect(converted.schema[keyword]).toBeUndefined();
+        expect(converted.schema.description).toContain(`${keyword}: `);
+      }
+      expect(converted.schema.description).toMatch(/^Moves a file\. /);
+    }
+    expect(convertSchema(schema, 'anthropic').notes).toContain(
+      '/: top-level if moved into the description',
+    );
+  });
+
   it('turns a non-object or missing schema into an empty object schema', () => {
     for (const input of [undefined, 'x', [], { type: 'string' }]) {
       expect(checkSchema(convertSchema(input, 'openai').schema, 'openai')).toEqual([]);

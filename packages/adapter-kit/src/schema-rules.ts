@@ -190,6 +190,12 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
   },
 };
 
+/**
+ * The keywords no provider takes at a tool schema's root (OpenAI: `anyOf`, `oneOf`, `allOf`,
+ * `enum`, `not`; the Messages API: the combinators): one of them there fails the whole request.
+ */
+export const ROOT_FORBIDDEN: readonly string[] = ['anyOf', 'oneOf', 'allOf', 'not', 'enum', 'if'];
+
 /** The count keywords, whose values some providers take as strings. */
 export const COUNT_KEYWORDS: ReadonlySet<string> = new Set(COUNTS);
 
