@@ -247,6 +247,10 @@ describe('convertSchema for Gemini, free-form objects', () => {
     expect(converted.restore({ data: '{"x":1}', n: 2 })).toEqual({ data: { x: 1 }, n: 2 });
     // Text that is not an object is left for the runner's validation to report.
     expect(converted.restore({ data: '[1]' })).toEqual({ data: '[1]' });
+    // So is an object whose integer the parse would change (past 2^53 - 1).
+    expect(converted.restore({ data: '{"id":9007199254740993}' })).toEqual({
+      data: '{"id":9007199254740993}',
+    });
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
 

@@ -2,6 +2,7 @@ import { isPlainObject, ToolError, whenAborted } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { leftOutNote, maxOutputCharsOf, mediaOf, OutputBudget } from './budget.js';
 import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
+import { inexactInteger, inexactIntegerMessage } from './json-text.js';
 import { callThrough, type ToolSource } from './source.js';
 
 /** One tool call of a model's turn, as the provider packages read it off a response. */
@@ -204,7 +205,10 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/** Parses a call's arguments: an object, or the reason it is not one. */
+/**
+ * Parses a call's arguments: an object, or the reason it is not one (text that is not JSON, JSON
+ * that is not an object, an integer JSON cannot carry exactly).
+ */
 export function parseArguments(raw: unknown): Record<string, unknown> | string {
   let value = raw;
   if (raw === undefined || raw === null || raw === '') return {};
@@ -214,6 +218,8 @@ export function parseArguments(raw: unknown): Record<string, unknown> | string {
     } catch (error) {
       return `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object`;
     }
+    const inexact = inexactInteger(raw);
+    if (inexact !== undefined) return inexactIntegerMessage(inexact);
   }
   return isPlainObject(value) ? value : 'the arguments must be a JSON object';
 }
