@@ -32,6 +32,18 @@ export type LocalRun = (
   },
 ) => Promise<Pick<RunResult, 'structured' | 'mcpResult'>>;
 
+/**
+ * How a turn finds what a called name stands for: a `resolve` function, or an object with one
+ * (what {@link exposeTools} returns) whose `notFound(name)` says what to tell a model that called
+ * a name standing for nothing (the name it likely meant, or how to find one).
+ */
+export type CallTargets =
+  | ((name: string) => ResolvedCall | undefined)
+  | {
+      readonly resolve: (name: string) => ResolvedCall | undefined;
+      readonly notFound?: (name: string) => string;
+    };
+
 /** What an exposed name stands for: the tool's ID, and how to undo its schema conversion. */
 export interface ResolvedCall {
   readonly id: string;
@@ -130,7 +142,7 @@ export const DEFAULT_CONCURRENCY = 8;
 export async function runCalls(
   source: ToolSource,
   calls: readonly ToolCallRequest[],
-  resolve: (name: string) => ResolvedCall | undefined,
+  targets: CallTargets,
   options: RunCallsOptions = {},
 ): Promise<CallOutcome[]> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -151,7 +163,8 @@ export async function runCalls(
   if (signal?.aborted === true) throw cancelledError(signal);
   const turn: Turn = {
     source,
-    resolve,
+    resolve: typeof targets === 'function' ? targets : targets.resolve,
+    notFound: typeof targets === 'function' ? undefined : targets.notFound,
     options,
     shared: options.meta === undefined ? NO_OPTIONS : { meta: options.meta },
     budget: maxOutputCharsOf(options.maxOutputChars),
@@ -184,6 +197,7 @@ export async function runCalls(
 interface Turn {
   readonly source: ToolSource;
   readonly resolve: (name: string) => ResolvedCall | undefined;
+  readonly notFound: ((name: string) => string) | undefined;
   readonly options: RunCallsOptions;
   /** The options of a call without progress, shared by every call. */
   readonly shared: CallOptions;
@@ -228,12 +242,8 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
   const { budget, options } = turn;
   const target = turn.resolve(call.name);
   if (target === undefined) {
-    return failure(
-      call,
-      undefined,
-      new ToolError('not_found', `no tool is named ${JSON.stringify(call.name)}`),
-      budget,
-    );
+    const said = turn.notFound?.(call.name) ?? `no tool is named ${JSON.stringify(call.name)}`;
+    return failure(call, undefined, new ToolError('not_found', said), budget);
   }
   const toolId = target.id;
   if (call.cutOff !== undefined) {

@@ -76,7 +76,7 @@ export async function runToolUses(
   });
   if (calls.length === 0) return [];
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
-  return (await runCalls(source, calls, exposed.resolve, options)).map(toToolResult);
+  return (await runCalls(source, calls, exposed, options)).map(toToolResult);
 }
 
 function toToolResult(outcome: CallOutcome): ToolResultBlockParam {

@@ -104,7 +104,7 @@ export async function runToolCalls(
       });
     }
     const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'responses'));
-    return (await runCalls(source, calls, exposed.resolve, options)).map((outcome) =>
+    return (await runCalls(source, calls, exposed, options)).map((outcome) =>
       toFunctionCallOutput(forOpenAI(outcome)),
     );
   }
@@ -126,7 +126,7 @@ export async function runToolCalls(
   });
   if (calls.length === 0) return [];
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'chat'));
-  return toChatMessages((await runCalls(source, calls, exposed.resolve, options)).map(forOpenAI));
+  return toChatMessages((await runCalls(source, calls, exposed, options)).map(forOpenAI));
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
