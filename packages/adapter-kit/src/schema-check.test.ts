@@ -79,6 +79,8 @@ describe('checkSchema', () => {
     expect(gemini({ type: 'STRING', oneOf: [{ type: 'STRING' }] })).toEqual([
       '/properties/a: keyword oneOf is not supported',
     ]);
+    expect(gemini({ type: 'ARRAY' })).toEqual(['/properties/a: an ARRAY needs items']);
+    expect(gemini({ type: 'ARRAY', items: { type: 'STRING' } })).toEqual([]);
   });
 
   it('finds problems deep inside items and anyOf branches', () => {

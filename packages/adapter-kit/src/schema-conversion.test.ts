@@ -254,6 +254,31 @@ describe('convertSchema for Gemini, free-form objects', () => {
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
 
+  it('gives every Gemini array items: any of a tuple item schema, else any scalar', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          any: { type: 'array', minItems: 1 },
+          pair: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }] },
+          one: { type: 'array', items: [{ type: 'object', properties: {} }] },
+        },
+      },
+      'gemini',
+    );
+    const properties = converted.schema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.any).toEqual({
+      type: 'ARRAY',
+      minItems: '1',
+      items: { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }, { type: 'BOOLEAN' }] },
+    });
+    expect(properties.pair?.items).toEqual({ anyOf: [{ type: 'NUMBER' }, { type: 'STRING' }] });
+    // A one-item tuple of a free-form object: its JSON text is parsed back.
+    expect(properties.one?.items).toMatchObject({ type: 'STRING' });
+    expect(converted.restore({ one: ['{"a":1}'] })).toEqual({ one: [{ a: 1 }] });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
   it('parses back the JSON-text branch of a property with several types', () => {
     const converted = convertSchema(
       {

@@ -31,6 +31,12 @@ export interface ProviderSchemaRules {
    * `restore`.
    */
   readonly emptyObjects: 'keep' | 'json-text';
+  /**
+   * `required`: every array schema has `items` (Gemini refuses an ARRAY without them, `items:
+   * missing field`, failing the whole request); a tuple's gets any of its item schemas, an array
+   * of anything any scalar. Absent: arrays are written as given.
+   */
+  readonly arrayItems?: 'required';
   /** String formats kept; others move into the description. `undefined`: every format. */
   readonly formats?: ReadonlySet<string>;
   /**
@@ -186,6 +192,7 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     enumValues: 'strings',
     counts: 'string',
     emptyObjects: 'json-text',
+    arrayItems: 'required',
     strict: false,
   },
 };
