@@ -117,6 +117,27 @@ describe('runToolUses on a reply cut off by max_tokens', () => {
     ]);
   });
 
+  it('answers the last tool_use of a reply the classifiers stopped (refusal) as cut off', async () => {
+    const [whole, refused] = await runToolUses(
+      toolkit,
+      {
+        content: [use('whole', 'fx__echo', { text: 'hi' }), use('cut', 'fx__echo', { text: 'h' })],
+        stop_reason: 'refusal',
+      },
+      { include: { namespaces: ['fx'] } },
+    );
+    expect(whole?.is_error).toBeUndefined();
+    expect(refused?.is_error).toBe(true);
+    expect(refused?.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^invalid_argument: the reply was cut off \(refusal\)/,
+        ) as unknown,
+      },
+    ]);
+  });
+
   it("reads a streamed block's own JSON text strictly when only the blocks are passed", async () => {
     const anthropic = await client([streamedUses(cut, 'max_tokens')]);
     const tools = await toAnthropicTools(toolkit, { include: { namespaces: ['fx'] } });

@@ -24,14 +24,22 @@ export interface RunToolUsesOptions extends RunCallsOptions, AnthropicToolsOptio
   readonly tools?: readonly object[];
 }
 
-/** A Messages API message (its `content` blocks), or the blocks themselves. */
+/** A Messages API message (its `content` blocks and `stop_reason`), or the blocks themselves. */
 export type AnthropicTurn =
-  { readonly content: readonly { readonly type: string }[] } | readonly { readonly type: string }[];
+  | { readonly content: readonly { readonly type: string }[]; readonly stop_reason?: string | null }
+  | readonly { readonly type: string }[];
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-/** The stop reasons of a reply cut short by a token limit. */
-const CUT_OFF: ReadonlySet<string> = new Set(['max_tokens', 'model_context_window_exceeded']);
+/**
+ * The stop reasons of a reply cut short while it was being written: by a token limit, or by the
+ * safety classifiers (`refusal`), which stop a streamed reply where it stands.
+ */
+const CUT_OFF: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'model_context_window_exceeded',
+  'refusal',
+]);
 
 /** Where `@anthropic-ai/sdk`'s message stream keeps a tool_use block's JSON text. */
 const JSON_BUF = '__json_buf';
@@ -54,10 +62,10 @@ export async function runToolUses(
   const blocks: readonly { readonly type: string }[] = Array.isArray(message)
     ? message
     : (message as { content: readonly { type: string }[] }).content;
-  const stop = Array.isArray(message)
+  const stop: unknown = Array.isArray(message)
     ? undefined
     : (message as { stop_reason?: unknown }).stop_reason;
-  // A reply stopped by a token limit ends with the block it was writing: a tool_use last is cut.
+  // A reply stopped short ends with the block it was writing: a tool_use last is cut.
   const cutOff = typeof stop === 'string' && CUT_OFF.has(stop) ? stop : undefined;
   const calls: ToolCallRequest[] = [];
   blocks.forEach((block, at) => {

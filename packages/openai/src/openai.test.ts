@@ -119,6 +119,24 @@ describe('runToolCalls on a reply cut off by its token limit', () => {
     );
   });
 
+  it('answers the last call of a completion the content filter stopped as cut off', async () => {
+    const [message] = await runToolCalls(
+      toolkit,
+      {
+        choices: [
+          {
+            finish_reason: 'content_filter',
+            message: { tool_calls: [toolCall('c', 'fx__echo', '{"text":"h"}')] },
+          },
+        ],
+      },
+      { include: { namespaces: ['fx'] } },
+    );
+    expect(message?.content).toMatch(
+      /^Error: invalid_argument: the reply was cut off \(content_filter\)/,
+    );
+  });
+
   it('answers an incomplete Responses function call as cut off, never running it', async () => {
     const openai = await client([
       () => ({

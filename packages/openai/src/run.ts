@@ -113,8 +113,10 @@ export async function runToolCalls(
   const message = chat.choices === undefined ? chat : choice?.message;
   const calls: ToolCallRequest[] = [];
   const list = message?.tool_calls ?? [];
-  // A completion stopped at its token limit was writing its last call's arguments.
-  const cutOff = choice?.finish_reason === 'length' ? 'length' : undefined;
+  // A completion stopped at its token limit (or by the content filter) was writing its last
+  // call's arguments.
+  const finish = choice?.finish_reason;
+  const cutOff = finish === 'length' || finish === 'content_filter' ? finish : undefined;
   list.forEach((call, at) => {
     if (call.type !== 'function' || call.function === undefined) return;
     calls.push({
