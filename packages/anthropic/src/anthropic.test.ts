@@ -93,13 +93,18 @@ describe('runToolUses on a reply cut off by max_tokens', () => {
     // The SDK reads this text leniently as { value: [1, 2] }: a valid call nobody made.
     { id: 'cut', name: 'fx__json-text', json: '{"value": [1, 2, 3' },
   ];
-
-  it('answers the tool_use the limit cut as cut off, never running it, and runs the whole ones', async () => {
+  // The cut reply, streamed by the real client and read as a whole by its finalMessage().
+  const streamedReply = async () => {
     const anthropic = await client([streamedUses(cut, 'max_tokens')]);
     const tools = await toAnthropicTools(toolkit, { include: { namespaces: ['fx'] } });
     const reply = await anthropic.messages
       .stream({ model: 'mock', max_tokens: 20, messages: [{ role: 'user', content: 'go' }], tools })
       .finalMessage();
+    return { tools, reply };
+  };
+
+  it('answers the tool_use the limit cut as cut off, never running it, and runs the whole ones', async () => {
+    const { tools, reply } = await streamedReply();
     expect(reply.stop_reason).toBe('max_tokens');
     const results = await runToolUses(toolkit, reply, { tools });
     expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([
@@ -139,11 +144,7 @@ describe('runToolUses on a reply cut off by max_tokens', () => {
   });
 
   it("reads a streamed block's own JSON text strictly when only the blocks are passed", async () => {
-    const anthropic = await client([streamedUses(cut, 'max_tokens')]);
-    const tools = await toAnthropicTools(toolkit, { include: { namespaces: ['fx'] } });
-    const reply = await anthropic.messages
-      .stream({ model: 'mock', max_tokens: 20, messages: [{ role: 'user', content: 'go' }], tools })
-      .finalMessage();
+    const { tools, reply } = await streamedReply();
     const results = await runToolUses(toolkit, reply.content, { tools });
     expect(results.map((r) => r.is_error ?? false)).toEqual([false, true]);
     expect(results[1]?.content).toEqual([
