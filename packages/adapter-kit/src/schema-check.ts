@@ -104,8 +104,10 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
       const keys = isPlainObject(node.properties) ? Object.keys(node.properties) : [];
       if (keys.length === 0) say(path, 'an OBJECT needs properties');
     }
-    if (rules.arrayItems === 'required' && types?.includes('array') === true) {
-      if (!isPlainObject(node.items)) say(path, 'an ARRAY needs items');
+    if (rules.typed === true) {
+      if (types?.includes('array') === true && !isPlainObject(node.items))
+        say(path, 'an ARRAY needs items');
+      if (node.type === undefined && node.anyOf === undefined) say(path, 'a schema needs a type');
     }
     if (rules.strict) {
       if (types === undefined && node.anyOf === undefined && node.enum === undefined) {

@@ -279,6 +279,29 @@ describe('convertSchema for Gemini, free-form objects', () => {
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
 
+  it('gives Gemini a type for a value of any type: any scalar, which the original takes', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          value: {},
+          mixed: { enum: ['a', 1, null] },
+          list: { type: 'array', items: true },
+        },
+      },
+      'gemini',
+    );
+    const scalars = { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }, { type: 'BOOLEAN' }] };
+    const properties = converted.schema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.value).toEqual(scalars);
+    expect(properties.mixed).toMatchObject(scalars);
+    expect(properties.list).toEqual({ type: 'ARRAY', items: scalars });
+    expect(converted.notes).toContain(
+      '/properties/value: a value of any type written as any scalar',
+    );
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
   it('parses back the JSON-text branch of a property with several types', () => {
     const converted = convertSchema(
       {

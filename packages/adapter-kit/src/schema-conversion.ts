@@ -248,7 +248,7 @@ class Walk extends Inlining {
     if (rules.strict && types?.includes('array') === true && out.items === undefined) {
       this.block(path, 'an array without an items schema');
     }
-    if (rules.arrayItems === 'required' && types?.includes('array') === true && !out.items) {
+    if (rules.typed === true && types?.includes('array') === true && !out.items) {
       const items = this.itemsOf(schema, path, depth);
       put(out, 'items', items.out);
       if (items.plan !== undefined) plan = unite(plan, { items: items.plan });
@@ -256,6 +256,11 @@ class Walk extends Inlining {
     if (Array.isArray(out.enum)) this.countEnum(path, out.enum);
     if (rules.enumValues === 'strings' && out.enum !== undefined && out.type === undefined) {
       put(out, 'type', this.typeName('string'));
+    }
+    if (rules.typed === true && out.type === undefined && out.anyOf === undefined) {
+      // A value of any type: any scalar, which the original's schema takes too.
+      this.note(path, 'a value of any type written as any scalar');
+      put(out, 'anyOf', this.scalars());
     }
     let description = typeof schema.description === 'string' ? schema.description : undefined;
     if (moved.length > 0) {
@@ -289,9 +294,12 @@ class Walk extends Inlining {
       return plan === undefined ? { out } : { out, plan };
     }
     this.note(path, 'items of any type written as any scalar');
-    return {
-      out: { anyOf: ['string', 'number', 'boolean'].map((t) => ({ type: this.typeName(t) })) },
-    };
+    return { out: { anyOf: this.scalars() } };
+  }
+
+  /** Any scalar: what a target that needs a type is asked for where any value is taken. */
+  scalars(): Json[] {
+    return ['string', 'number', 'boolean'].map((type) => ({ type: this.typeName(type) }));
   }
 
   /** Counts an enum kept against the rules' bounds on enums (OpenAI strict mode's). */

@@ -32,11 +32,11 @@ export interface ProviderSchemaRules {
    */
   readonly emptyObjects: 'keep' | 'json-text';
   /**
-   * `required`: every array schema has `items` (Gemini refuses an ARRAY without them, `items:
-   * missing field`, failing the whole request); a tuple's gets any of its item schemas, an array
-   * of anything any scalar. Absent: arrays are written as given.
+   * Every schema typed (Gemini refuses one with neither `type` nor `anyOf`, `type: must be
+   * specified`, and an ARRAY without `items`, failing the whole request): a value of any type is
+   * written as any scalar, a tuple's items as any of its item schemas. Absent: as given.
    */
-  readonly arrayItems?: 'required';
+  readonly typed?: boolean;
   /** String formats kept; others move into the description. `undefined`: every format. */
   readonly formats?: ReadonlySet<string>;
   /**
@@ -192,7 +192,7 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     enumValues: 'strings',
     counts: 'string',
     emptyObjects: 'json-text',
-    arrayItems: 'required',
+    typed: true,
     strict: false,
   },
 };
