@@ -1,5 +1,5 @@
 import type { ToolEntry } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
+import { didYouMean, ToolError } from '@toolplane/toolmodel';
 import { codeModeLocalTools } from './code-mode-local.js';
 import type { CodeModeRunner } from './code-mode.js';
 import { nameTools, type NameToolsOptions } from './names.js';
@@ -42,6 +42,22 @@ export interface ExposedTool {
 export interface ExposedTools {
   readonly tools: readonly ExposedTool[];
   readonly resolve: (name: string) => ResolvedCall | undefined;
+  /**
+   * What a model that called `name`, which names none of these tools, is told: that no tool is
+   * so named, and the name it likely meant (the same in another case, a slip of a separator) or,
+   * in search and code mode, which tools there are.
+   */
+  readonly notFound?: (name: string) => string;
+}
+
+/** {@link ExposedTools.notFound} over `names`; `listed` says them all when nothing is close. */
+function notFoundOf(names: readonly string[], listed: boolean): (name: string) => string {
+  return (name) => {
+    const said = `no tool is named ${JSON.stringify(name)}`;
+    const near = didYouMean(name, names);
+    if (near !== undefined) return `${said}; did you mean ${JSON.stringify(near)}?`;
+    return listed ? `${said}; the tools here are ${names.join(', ')}` : said;
+  };
 }
 
 /**
@@ -90,7 +106,11 @@ export function exposeTools(
     // Worked out once per tool, not on every call.
     resolved.set(name, { id: tool.id, restore: tool.schema.restore });
   }
-  return { tools, resolve: (name) => resolved.get(name) };
+  return {
+    tools,
+    resolve: (name) => resolved.get(name),
+    notFound: notFoundOf([...resolved.keys()], false),
+  };
 }
 
 /** Tools that run in the adapter itself (search and code mode's), exposed under their own names. */
@@ -108,7 +128,15 @@ function exposeLocal(
   const resolved = new Map<string, ResolvedCall>(
     tools.map((tool) => [tool.name, { id: tool.id, restore: tool.schema.restore, run: tool.run }]),
   );
-  return { tools, resolve: (name) => resolved.get(name) };
+  return {
+    tools,
+    resolve: (name) => resolved.get(name),
+    // A model calling a catalogue tool by name in search mode learns how to reach it.
+    notFound: notFoundOf(
+      tools.map((tool) => tool.name),
+      true,
+    ),
+  };
 }
 
 const bindings = new WeakMap<object, ExposedTools>();

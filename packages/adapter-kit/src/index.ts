@@ -46,6 +46,7 @@ export {
 export type {
   CallOutcome,
   CallProgress,
+  CallTargets,
   LocalRun,
   ResolvedCall,
   ResultPart,

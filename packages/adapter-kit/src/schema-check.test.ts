@@ -79,6 +79,10 @@ describe('checkSchema', () => {
     expect(gemini({ type: 'STRING', oneOf: [{ type: 'STRING' }] })).toEqual([
       '/properties/a: keyword oneOf is not supported',
     ]);
+    expect(gemini({ type: 'ARRAY' })).toEqual(['/properties/a: an ARRAY needs items']);
+    expect(gemini({ type: 'ARRAY', items: { type: 'STRING' } })).toEqual([]);
+    expect(gemini({ description: 'Anything.' })).toEqual(['/properties/a: a schema needs a type']);
+    expect(gemini({ anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }] })).toEqual([]);
   });
 
   it('finds problems deep inside items and anyOf branches', () => {

@@ -2,6 +2,7 @@ import { isPlainObject, pointerToken, subschemaKeywords } from '@toolplane/toolm
 import {
   COUNT_KEYWORDS,
   JSON_TYPES,
+  ROOT_FORBIDDEN,
   SCHEMA_RULES,
   type ProviderSchemaRules,
   type SchemaTarget,
@@ -19,7 +20,6 @@ const SUBSCHEMA_MAP = subschemaKeywords(
   (k) => !k.draft07Only && k.shape === 'map' && k.target !== 'none',
 );
 const UPPER_TYPES = new Set([...JSON_TYPES].map((type) => type.toUpperCase()));
-const ROOT_FORBIDDEN = ['anyOf', 'oneOf', 'allOf', 'not', 'enum', 'if'];
 
 /** What each provider accepts as a tool name. */
 export const TOOL_NAME_RULES: Readonly<Record<SchemaTarget, RegExp>> = {
@@ -103,6 +103,11 @@ export function checkSchema(schema: unknown, target: SchemaTarget | ProviderSche
     if (rules.emptyObjects === 'json-text' && path !== '' && types?.includes('object') === true) {
       const keys = isPlainObject(node.properties) ? Object.keys(node.properties) : [];
       if (keys.length === 0) say(path, 'an OBJECT needs properties');
+    }
+    if (rules.typed === true) {
+      if (types?.includes('array') === true && !isPlainObject(node.items))
+        say(path, 'an ARRAY needs items');
+      if (node.type === undefined && node.anyOf === undefined) say(path, 'a schema needs a type');
     }
     if (rules.strict) {
       if (types === undefined && node.anyOf === undefined && node.enum === undefined) {

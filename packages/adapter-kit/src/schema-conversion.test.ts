@@ -247,6 +247,58 @@ describe('convertSchema for Gemini, free-form objects', () => {
     expect(converted.restore({ data: '{"x":1}', n: 2 })).toEqual({ data: { x: 1 }, n: 2 });
     // Text that is not an object is left for the runner's validation to report.
     expect(converted.restore({ data: '[1]' })).toEqual({ data: '[1]' });
+    // So is an object whose integer the parse would change (past 2^53 - 1).
+    expect(converted.restore({ data: '{"id":9007199254740993}' })).toEqual({
+      data: '{"id":9007199254740993}',
+    });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
+  it('gives every Gemini array items: any of a tuple item schema, else any scalar', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          any: { type: 'array', minItems: 1 },
+          pair: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }] },
+          one: { type: 'array', items: [{ type: 'object', properties: {} }] },
+        },
+      },
+      'gemini',
+    );
+    const properties = converted.schema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.any).toEqual({
+      type: 'ARRAY',
+      minItems: '1',
+      items: { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }, { type: 'BOOLEAN' }] },
+    });
+    expect(properties.pair?.items).toEqual({ anyOf: [{ type: 'NUMBER' }, { type: 'STRING' }] });
+    // A one-item tuple of a free-form object: its JSON text is parsed back.
+    expect(properties.one?.items).toMatchObject({ type: 'STRING' });
+    expect(converted.restore({ one: ['{"a":1}'] })).toEqual({ one: [{ a: 1 }] });
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+
+  it('gives Gemini a type for a value of any type: any scalar, which the original takes', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          value: {},
+          mixed: { enum: ['a', 1, null] },
+          list: { type: 'array', items: true },
+        },
+      },
+      'gemini',
+    );
+    const scalars = { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }, { type: 'BOOLEAN' }] };
+    const properties = converted.schema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.value).toEqual(scalars);
+    expect(properties.mixed).toMatchObject(scalars);
+    expect(properties.list).toEqual({ type: 'ARRAY', items: scalars });
+    expect(converted.notes).toContain(
+      '/properties/value: a value of any type written as any scalar',
+    );
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
 
@@ -342,6 +394,31 @@ describe('convertSchema on hostile input', () => {
     expect(Object.keys(converted.schema.properties as object)).toEqual(['id', 'name']);
     expect(converted.schema.anyOf).toBeUndefined();
     expect(checkSchema(converted.schema, 'anthropic')).toEqual([]);
+  });
+
+  it('moves the root keywords providers refuse (if, then, else, not, enum) into the description', () => {
+    const schema = {
+      type: 'object',
+      description: 'Moves a file.',
+      properties: { from: { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' } },
+      if: { properties: { force: { const: true } }, required: ['force'] },
+      then: { required: ['to'] },
+      else: { required: ['from', 'to'] },
+      not: { required: ['nothing'] },
+      enum: [{ from: 'a', to: 'b' }],
+    };
+    for (const target of ['openai', 'anthropic', 'openai-strict', 'gemini'] as const) {
+      const converted = convertSchema(schema, target);
+      expect(checkSchema(converted.schema, converted.target)).toEqual([]);
+      for (const keyword of ['if', 'then', 'else', 'not', 'enum']) {
+        expect(converted.schema[keyword]).toBeUndefined();
+        expect(converted.schema.description).toContain(`${keyword}: `);
+      }
+      expect(converted.schema.description).toMatch(/^Moves a file\. /);
+    }
+    expect(convertSchema(schema, 'anthropic').notes).toContain(
+      '/: top-level if moved into the description',
+    );
   });
 
   it('turns a non-object or missing schema into an empty object schema', () => {

@@ -248,9 +248,19 @@ class Walk extends Inlining {
     if (rules.strict && types?.includes('array') === true && out.items === undefined) {
       this.block(path, 'an array without an items schema');
     }
+    if (rules.typed === true && types?.includes('array') === true && !out.items) {
+      const items = this.itemsOf(schema, path, depth);
+      put(out, 'items', items.out);
+      if (items.plan !== undefined) plan = unite(plan, { items: items.plan });
+    }
     if (Array.isArray(out.enum)) this.countEnum(path, out.enum);
     if (rules.enumValues === 'strings' && out.enum !== undefined && out.type === undefined) {
       put(out, 'type', this.typeName('string'));
+    }
+    if (rules.typed === true && out.type === undefined && out.anyOf === undefined) {
+      // A value of any type: any scalar, which the original's schema takes too.
+      this.note(path, 'a value of any type written as any scalar');
+      put(out, 'anyOf', this.scalars());
     }
     let description = typeof schema.description === 'string' ? schema.description : undefined;
     if (moved.length > 0) {
@@ -263,6 +273,33 @@ class Walk extends Inlining {
     }
     if (description !== undefined) put(out, 'description', description);
     return plan === undefined ? { out } : { out, plan };
+  }
+
+  /**
+   * The `items` of an array schema that has none the target takes: any of a tuple's item schemas
+   * (its order and length said in the description already), else any scalar, which the
+   * original's any-value items accept too.
+   */
+  itemsOf(schema: Json, path: string, depth: number): { out: Json; plan?: Plan } {
+    const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : schema.items;
+    const branches = (Array.isArray(tuple) ? tuple : [])
+      .filter((sub): sub is Json => isPlainObject(sub))
+      .map((sub, i) => this.node(sub, `${path}/prefixItems/${i}`, depth + 1));
+    if (branches.length === 1) return branches[0] as { out: Json; plan?: Plan };
+    if (branches.length > 0) {
+      this.note(path, 'a tuple written as an array of any of its item schemas');
+      let plan: Plan | undefined;
+      for (const branch of branches) if (branch.plan !== undefined) plan = unite(plan, branch.plan);
+      const out = { anyOf: branches.map((branch) => branch.out) };
+      return plan === undefined ? { out } : { out, plan };
+    }
+    this.note(path, 'items of any type written as any scalar');
+    return { out: { anyOf: this.scalars() } };
+  }
+
+  /** Any scalar: what a target that needs a type is asked for where any value is taken. */
+  scalars(): Json[] {
+    return ['string', 'number', 'boolean'].map((type) => ({ type: this.typeName(type) }));
   }
 
   /** Counts an enum kept against the rules' bounds on enums (OpenAI strict mode's). */

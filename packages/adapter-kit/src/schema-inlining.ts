@@ -2,8 +2,13 @@
 // `allOf` merged, the root's combinators folded into one object.
 
 import { isPlainObject } from '@toolplane/toolmodel';
-import type { ProviderSchemaRules } from './schema-rules.js';
+import { ROOT_FORBIDDEN, type ProviderSchemaRules } from './schema-rules.js';
 import { clip, describe, EXPANDED, merge, pointer, put, type Json } from './schema-parts.js';
+
+// What the root cannot hold besides its folded combinators (an `if` with its `then` and `else`).
+const ROOT_MOVED: ReadonlySet<string> = new Set(
+  [...ROOT_FORBIDDEN, 'then', 'else'].filter((key) => key !== 'anyOf' && key !== 'oneOf'),
+);
 
 /** Thrown inside the walk when strict mode cannot express a schema. */
 export class NotStrict extends Error {
@@ -96,7 +101,10 @@ export class Inlining {
     return merged;
   }
 
-  /** The root as one object: combinators there (which providers refuse) folded into it. */
+  /**
+   * The root as one object: combinators there (which providers refuse) folded into it, and the
+   * other keywords providers refuse there (`not`, `enum`, `if`) moved into its description.
+   */
   flattenRoot(root: Json): Json {
     const { anyOf, oneOf, ...rest } = root;
     const flat: Json = { ...rest, type: 'object' };
@@ -118,6 +126,20 @@ export class Inlining {
       this.note('', `top-level ${keyword} moved into the description, its properties optional`);
       put(flat, 'description', describe(flat, `${keyword}: ${clip(branches)}`));
     }
-    return flat;
+    // The root's other constraints no provider takes there (`if` with its `then` and `else`):
+    // said in the description, which is all the model can be told; the runner validates them.
+    const moved: string[] = [];
+    for (const keyword of ROOT_MOVED) {
+      if (flat[keyword] === undefined) continue;
+      moved.push(`${keyword}: ${clip(flat[keyword])}`);
+      this.note('', `top-level ${keyword} moved into the description`);
+    }
+    if (moved.length === 0) return flat;
+    const kept: Json = {};
+    for (const [key, value] of Object.entries(flat)) {
+      if (!ROOT_MOVED.has(key)) put(kept, key, value);
+    }
+    put(kept, 'description', describe(flat, `(${moved.join('; ')})`));
+    return kept;
   }
 }

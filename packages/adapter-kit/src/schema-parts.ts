@@ -1,6 +1,7 @@
 /** Helpers of the schema walk in `schema-conversion`: plans, merging, pointers. */
 
 import { isPlainObject } from '@toolplane/toolmodel';
+import { inexactInteger } from './json-text.js';
 import { JSON_TYPES } from './schema-rules.js';
 
 export type Json = Record<string, unknown>;
@@ -159,8 +160,9 @@ export function restore(value: unknown, plan: Plan): unknown {
   if (plan.json === true && typeof value === 'string') {
     try {
       const parsed: unknown = JSON.parse(value);
-      // Anything but an object stays text, for the runner's validation to report.
-      if (isPlainObject(parsed)) return parsed;
+      // Anything but an object stays text, for the runner's validation to report; so does an
+      // object with an integer the parse changed.
+      if (isPlainObject(parsed) && inexactInteger(value) === undefined) return parsed;
     } catch {
       return value;
     }

@@ -31,6 +31,12 @@ export interface ProviderSchemaRules {
    * `restore`.
    */
   readonly emptyObjects: 'keep' | 'json-text';
+  /**
+   * Every schema typed (Gemini refuses one with neither `type` nor `anyOf`, `type: must be
+   * specified`, and an ARRAY without `items`, failing the whole request): a value of any type is
+   * written as any scalar, a tuple's items as any of its item schemas. Absent: as given.
+   */
+  readonly typed?: boolean;
   /** String formats kept; others move into the description. `undefined`: every format. */
   readonly formats?: ReadonlySet<string>;
   /**
@@ -186,9 +192,16 @@ export const SCHEMA_RULES: Readonly<Record<SchemaTarget, ProviderSchemaRules>> =
     enumValues: 'strings',
     counts: 'string',
     emptyObjects: 'json-text',
+    typed: true,
     strict: false,
   },
 };
+
+/**
+ * The keywords no provider takes at a tool schema's root (OpenAI: `anyOf`, `oneOf`, `allOf`,
+ * `enum`, `not`; the Messages API: the combinators): one of them there fails the whole request.
+ */
+export const ROOT_FORBIDDEN: readonly string[] = ['anyOf', 'oneOf', 'allOf', 'not', 'enum', 'if'];
 
 /** The count keywords, whose values some providers take as strings. */
 export const COUNT_KEYWORDS: ReadonlySet<string> = new Set(COUNTS);

@@ -1,4 +1,5 @@
 import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
+import { inexactInteger, inexactIntegerMessage } from './json-text.js';
 import type { ToolSummary } from '@toolplane/toolindex';
 import type { RunResult } from '@toolplane/toolrun';
 import {
@@ -146,7 +147,7 @@ export function searchResultOf(summary: ToolSummary): Record<string, unknown> {
  * strict schemas can say; a model may send text to the others). The runner validates them.
  *
  * @throws {ToolError} `invalid_argument` (with `toolId`) for arguments that are not an object,
- * or text that is not JSON.
+ * text that is not JSON, or JSON text with an integer it cannot carry exactly (past 2^53 - 1).
  */
 export function callArgumentsOf(given: unknown, toolId: string): Record<string, unknown> {
   const args = given === undefined || given === '' ? {} : jsonText(given, toolId);
@@ -159,11 +160,17 @@ export function callArgumentsOf(given: unknown, toolId: string): Record<string, 
 /** `arguments` given as JSON text (as the provider adapters ask for it) parsed; else as given. */
 function jsonText(given: unknown, toolId: string): unknown {
   if (typeof given !== 'string') return given;
+  let value: unknown;
   try {
-    return JSON.parse(given);
+    value = JSON.parse(given);
   } catch {
     throw new ToolError('invalid_argument', 'arguments is not valid JSON', { toolId });
   }
+  const inexact = inexactInteger(given);
+  if (inexact !== undefined) {
+    throw new ToolError('invalid_argument', inexactIntegerMessage(inexact), { toolId });
+  }
+  return value;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   outcomeText,
   parseArguments,
   runCalls,
+  type CallOutcome,
   type CallProgress,
   type ToolCallRequest,
 } from './turn.js';
@@ -125,6 +126,16 @@ describe('runCalls', () => {
     expect(outcomeText(outcomes[4]!)).toContain('it broke');
   });
 
+  it('answers a call the reply cut off as invalid_argument, never running it', async () => {
+    const [cut] = await runCalls(
+      source,
+      [{ ...call('add', { a: 1, b: 2 }), cutOff: 'max_tokens' }],
+      exposed.resolve,
+    );
+    expect(cut).toMatchObject({ isError: true, code: 'invalid_argument', toolId: 't:add' });
+    expect(outcomeText(cut as CallOutcome)).toMatch(/cut off \(max_tokens\)/);
+  });
+
   it('refuses a concurrency, timeout or output bound that makes no sense', async () => {
     for (const options of [
       { concurrency: 0 },
@@ -189,6 +200,21 @@ describe('parseArguments', () => {
     expect(parseArguments(undefined)).toEqual({});
     expect(parseArguments('"x"')).toBe('the arguments must be a JSON object');
   });
+
+  it('refuses an integer JSON.parse would read as another, and takes every one it reads exactly', () => {
+    expect(parseArguments('{"id": 9007199254740993}')).toMatch(
+      /^the integer 9007199254740993 in the arguments cannot be passed on exactly .* here 9007199254740992\)/,
+    );
+    expect(parseArguments('{"ids": [1, -12345678901234567891]}')).toMatch(/-12345678901234567891/);
+    expect(parseArguments('{"id": 9007199254740991, "big": 100000000000000000000}')).toEqual({
+      id: 9007199254740991,
+      big: 1e20,
+    });
+    expect(parseArguments('{"id": "9007199254740993", "x": 0.12345678901234567891}')).toEqual({
+      id: '9007199254740993',
+      x: Number('0.12345678901234567891'),
+    });
+  });
 });
 
 describe('runCalls through a real MCP server over stdio', () => {
@@ -210,6 +236,34 @@ describe('runCalls through a real MCP server over stdio', () => {
     });
     expect(outcomes[1]?.isError).toBe(false);
     expect(outcomes[1]?.parts.map((part) => part.type)).toEqual(['text', 'image', 'text']);
+  });
+
+  it('runs no call whose JSON text holds an integer past 2^53 - 1, nor one through call_tool', async () => {
+    const { resolve } = exposeTools(toolkit, 'openai-strict', { include: { namespaces: ['fx'] } });
+    const search = exposeTools(toolkit, 'openai-strict', {
+      include: { namespaces: ['fx'] },
+      mode: 'search',
+    });
+    const [direct] = await runCalls(
+      toolkit,
+      [{ callId: 'd', name: 'fx__add', arguments: '{"a": 9007199254740993, "b": 0}' }],
+      resolve,
+    );
+    const [searched] = await runCalls(
+      toolkit,
+      [
+        {
+          callId: 's',
+          name: 'call_tool',
+          arguments: JSON.stringify({ id: 'fx:add', arguments: '{"a": 9007199254740993, "b": 0}' }),
+        },
+      ],
+      search.resolve,
+    );
+    for (const outcome of [direct, searched]) {
+      expect(outcome).toMatchObject({ isError: true, code: 'invalid_argument' });
+      expect(outcomeText(outcome as CallOutcome)).toContain('9007199254740993');
+    }
   });
 
   it("tells onProgress each of the server's progress reports, tagged with its call", async () => {

@@ -2,6 +2,7 @@ import { isPlainObject, ToolError, whenAborted } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { leftOutNote, maxOutputCharsOf, mediaOf, OutputBudget } from './budget.js';
 import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
+import { inexactInteger, inexactIntegerMessage } from './json-text.js';
 import { callThrough, type ToolSource } from './source.js';
 
 /** One tool call of a model's turn, as the provider packages read it off a response. */
@@ -12,6 +13,13 @@ export interface ToolCallRequest {
   readonly name: string;
   /** The arguments: JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini). */
   readonly arguments: unknown;
+  /**
+   * Why the model's reply ended before this call's arguments were complete (the provider's stop
+   * reason, e.g. Anthropic's `max_tokens`). Such a call is answered as an `invalid_argument`
+   * error and never run: what an SDK parsed of cut-off input can be a valid call the model did
+   * not mean (a list short of its last items, a flag left out).
+   */
+  readonly cutOff?: string;
 }
 
 /** What runs a tool that lives in the adapter itself (search mode's tools), not in the source. */
@@ -23,6 +31,18 @@ export type LocalRun = (
     readonly onProgress?: ProgressListener;
   },
 ) => Promise<Pick<RunResult, 'structured' | 'mcpResult'>>;
+
+/**
+ * How a turn finds what a called name stands for: a `resolve` function, or an object with one
+ * (what {@link exposeTools} returns) whose `notFound(name)` says what to tell a model that called
+ * a name standing for nothing (the name it likely meant, or how to find one).
+ */
+export type CallTargets =
+  | ((name: string) => ResolvedCall | undefined)
+  | {
+      readonly resolve: (name: string) => ResolvedCall | undefined;
+      readonly notFound?: (name: string) => string;
+    };
 
 /** What an exposed name stands for: the tool's ID, and how to undo its schema conversion. */
 export interface ResolvedCall {
@@ -113,8 +133,8 @@ export const DEFAULT_CONCURRENCY = 8;
 /**
  * Runs every tool call of a model's turn through the source, at most `concurrency` at once, each
  * under its own timeout and the caller's signal, and answers each in order: malformed JSON
- * arguments, unknown names, failures and timeouts become error outcomes the model reads, never
- * exceptions.
+ * arguments, calls cut off ({@link ToolCallRequest.cutOff}), unknown names, failures and timeouts
+ * become error outcomes the model reads, never exceptions.
  *
  * @throws {ToolError} `cancelled` when `options.signal` aborts; `invalid_argument` for a
  * `concurrency` that is not a positive integer or a `timeoutMs` that is not a number of 0 or more.
@@ -122,7 +142,7 @@ export const DEFAULT_CONCURRENCY = 8;
 export async function runCalls(
   source: ToolSource,
   calls: readonly ToolCallRequest[],
-  resolve: (name: string) => ResolvedCall | undefined,
+  targets: CallTargets,
   options: RunCallsOptions = {},
 ): Promise<CallOutcome[]> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -143,7 +163,8 @@ export async function runCalls(
   if (signal?.aborted === true) throw cancelledError(signal);
   const turn: Turn = {
     source,
-    resolve,
+    resolve: typeof targets === 'function' ? targets : targets.resolve,
+    notFound: typeof targets === 'function' ? undefined : targets.notFound,
     options,
     shared: options.meta === undefined ? NO_OPTIONS : { meta: options.meta },
     budget: maxOutputCharsOf(options.maxOutputChars),
@@ -176,6 +197,7 @@ export async function runCalls(
 interface Turn {
   readonly source: ToolSource;
   readonly resolve: (name: string) => ResolvedCall | undefined;
+  readonly notFound: ((name: string) => string) | undefined;
   readonly options: RunCallsOptions;
   /** The options of a call without progress, shared by every call. */
   readonly shared: CallOptions;
@@ -197,7 +219,10 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/** Parses a call's arguments: an object, or the reason it is not one. */
+/**
+ * Parses a call's arguments: an object, or the reason it is not one (text that is not JSON, JSON
+ * that is not an object, an integer JSON cannot carry exactly).
+ */
 export function parseArguments(raw: unknown): Record<string, unknown> | string {
   let value = raw;
   if (raw === undefined || raw === null || raw === '') return {};
@@ -207,6 +232,8 @@ export function parseArguments(raw: unknown): Record<string, unknown> | string {
     } catch (error) {
       return `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object`;
     }
+    const inexact = inexactInteger(raw);
+    if (inexact !== undefined) return inexactIntegerMessage(inexact);
   }
   return isPlainObject(value) ? value : 'the arguments must be a JSON object';
 }
@@ -215,14 +242,18 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
   const { budget, options } = turn;
   const target = turn.resolve(call.name);
   if (target === undefined) {
-    return failure(
-      call,
-      undefined,
-      new ToolError('not_found', `no tool is named ${JSON.stringify(call.name)}`),
-      budget,
-    );
+    const said = turn.notFound?.(call.name) ?? `no tool is named ${JSON.stringify(call.name)}`;
+    return failure(call, undefined, new ToolError('not_found', said), budget);
   }
   const toolId = target.id;
+  if (call.cutOff !== undefined) {
+    const error = new ToolError(
+      'invalid_argument',
+      `the reply was cut off (${call.cutOff}) while this call's arguments were being written, so the tool was not run; call it again with room to finish`,
+      { toolId },
+    );
+    return failure(call, toolId, error, budget);
+  }
   const parsed = parseArguments(call.arguments);
   if (typeof parsed === 'string') {
     return failure(call, toolId, new ToolError('invalid_argument', parsed, { toolId }), budget);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
 import type { CallProgress } from './index.js';
 import type { Step } from '@toolplane/test-support/mock-server';
-import { message, use, useAnthropicHarness } from './testing/scripted-model.js';
+import { message, streamedUses, use, useAnthropicHarness } from './testing/scripted-model.js';
 import { toAnthropicTools } from './tools.js';
 
 // The real `@anthropic-ai/sdk` client, pointed at a scripted model on 127.0.0.1 that speaks the
@@ -84,6 +84,77 @@ describe('toAnthropicTools and runToolUses with the Messages API', () => {
       },
     ]);
     expect(await runToolUses(toolkit, { content: [{ type: 'text' }] })).toEqual([]);
+  });
+});
+
+describe('runToolUses on a reply cut off by max_tokens', () => {
+  const cut = [
+    { id: 'whole', name: 'fx__echo', json: '{"text":"hi"}' },
+    // The SDK reads this text leniently as { value: [1, 2] }: a valid call nobody made.
+    { id: 'cut', name: 'fx__json-text', json: '{"value": [1, 2, 3' },
+  ];
+  // The cut reply, streamed by the real client and read as a whole by its finalMessage().
+  const streamedReply = async () => {
+    const anthropic = await client([streamedUses(cut, 'max_tokens')]);
+    const tools = await toAnthropicTools(toolkit, { include: { namespaces: ['fx'] } });
+    const reply = await anthropic.messages
+      .stream({ model: 'mock', max_tokens: 20, messages: [{ role: 'user', content: 'go' }], tools })
+      .finalMessage();
+    return { tools, reply };
+  };
+
+  it('answers the tool_use the limit cut as cut off, never running it, and runs the whole ones', async () => {
+    const { tools, reply } = await streamedReply();
+    expect(reply.stop_reason).toBe('max_tokens');
+    const results = await runToolUses(toolkit, reply, { tools });
+    expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([
+      ['whole', false],
+      ['cut', true],
+    ]);
+    expect(results[0]?.content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(results[1]?.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^invalid_argument: the reply was cut off \(max_tokens\)/,
+        ) as unknown,
+      },
+    ]);
+  });
+
+  it('answers the last tool_use of a reply the classifiers stopped (refusal) as cut off', async () => {
+    const [whole, refused] = await runToolUses(
+      toolkit,
+      {
+        content: [use('whole', 'fx__echo', { text: 'hi' }), use('cut', 'fx__echo', { text: 'h' })],
+        stop_reason: 'refusal',
+      },
+      { include: { namespaces: ['fx'] } },
+    );
+    expect(whole?.is_error).toBeUndefined();
+    expect(refused?.is_error).toBe(true);
+    expect(refused?.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^invalid_argument: the reply was cut off \(refusal\)/,
+        ) as unknown,
+      },
+    ]);
+  });
+
+  it("reads a streamed block's own JSON text strictly when only the blocks are passed", async () => {
+    const { tools, reply } = await streamedReply();
+    const results = await runToolUses(toolkit, reply.content, { tools });
+    expect(results.map((r) => r.is_error ?? false)).toEqual([false, true]);
+    expect(results[1]?.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^invalid_argument: the arguments are not valid JSON/,
+        ) as unknown,
+      },
+    ]);
   });
 });
 

@@ -24,18 +24,33 @@ export interface RunToolUsesOptions extends RunCallsOptions, AnthropicToolsOptio
   readonly tools?: readonly object[];
 }
 
-/** A Messages API message (its `content` blocks), or the blocks themselves. */
+/** A Messages API message (its `content` blocks and `stop_reason`), or the blocks themselves. */
 export type AnthropicTurn =
-  { readonly content: readonly { readonly type: string }[] } | readonly { readonly type: string }[];
+  | { readonly content: readonly { readonly type: string }[]; readonly stop_reason?: string | null }
+  | readonly { readonly type: string }[];
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * The stop reasons of a reply cut short while it was being written: by a token limit, or by the
+ * safety classifiers (`refusal`), which stop a streamed reply where it stands.
+ */
+const CUT_OFF: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'model_context_window_exceeded',
+  'refusal',
+]);
+
+/** Where `@anthropic-ai/sdk`'s message stream keeps a tool_use block's JSON text. */
+const JSON_BUF = '__json_buf';
 
 /**
  * Runs every `tool_use` block of an assistant message through toolplane (in parallel, at most
  * `concurrency` at once, each with its own timeout and the caller's signal) and returns the
  * `tool_result` blocks to send back, in order, as the content of the next user message: text and
  * image blocks, `is_error` for a failed tool, for malformed input, for an unknown name and for a
- * timeout. Nothing but cancellation is thrown.
+ * timeout. A message that stopped at a token limit (`max_tokens`) while writing its last
+ * `tool_use` gets that call answered as cut off, never run. Nothing but cancellation is thrown.
  *
  * @throws {ToolError} `cancelled` when `signal` aborts.
  */
@@ -47,20 +62,29 @@ export async function runToolUses(
   const blocks: readonly { readonly type: string }[] = Array.isArray(message)
     ? message
     : (message as { content: readonly { type: string }[] }).content;
+  const stop: unknown = Array.isArray(message)
+    ? undefined
+    : (message as { stop_reason?: unknown }).stop_reason;
+  // A reply stopped short ends with the block it was writing: a tool_use last is cut.
+  const cutOff = typeof stop === 'string' && CUT_OFF.has(stop) ? stop : undefined;
   const calls: ToolCallRequest[] = [];
-  for (const block of blocks) {
-    if (block.type !== 'tool_use') continue;
+  blocks.forEach((block, at) => {
+    if (block.type !== 'tool_use') return;
     const use = block as { id?: unknown; name?: unknown; input?: unknown };
+    // The SDK's stream keeps the JSON text it read as `__json_buf` and reads `input` from it
+    // with a lenient parser, which makes a cut-off text a valid-looking object: the text itself
+    // is parsed strictly instead. Without it, the input is taken as given (or as JSON text).
+    const text = (use as { [JSON_BUF]?: unknown })[JSON_BUF];
     calls.push({
       callId: typeof use.id === 'string' ? use.id : '',
       name: typeof use.name === 'string' ? use.name : '',
-      // Streaming can leave the input as the JSON text it was assembled from.
-      arguments: use.input,
+      arguments: typeof text === 'string' ? text : use.input,
+      ...(cutOff !== undefined && at === blocks.length - 1 ? { cutOff } : {}),
     });
-  }
+  });
   if (calls.length === 0) return [];
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
-  return (await runCalls(source, calls, exposed.resolve, options)).map(toToolResult);
+  return (await runCalls(source, calls, exposed, options)).map(toToolResult);
 }
 
 function toToolResult(outcome: CallOutcome): ToolResultBlockParam {

@@ -71,6 +71,38 @@ describe('toGeminiTools and runFunctionCalls with generateContent', () => {
   });
 });
 
+describe('runFunctionCalls on a name that is nearly right', () => {
+  it('says which name a call in the wrong case or with a slipped separator meant, running neither', async () => {
+    const tools = await toGeminiTools(toolkit, { include: { namespaces: ['fx'] } });
+    const parts = await runFunctionCalls(
+      toolkit,
+      [call('FX__ADD', { a: 1, b: 2 }, 'g1'), call('fx_add', { a: 1, b: 2 }, 'g2')].map(
+        (part) => part.functionCall,
+      ),
+      { tools },
+    );
+    expect(parts.map((part) => part.functionResponse?.response)).toEqual([
+      { error: 'not_found: no tool is named "FX__ADD"; did you mean "fx__add"?' },
+      { error: 'not_found: no tool is named "fx_add"; did you mean "fx__add"?' },
+    ]);
+  });
+
+  it('tells a model calling a catalogue tool by name in search mode which tools there are', async () => {
+    const tools = await toGeminiTools(toolkit, { include: { namespaces: ['fx'] }, mode: 'search' });
+    const [part] = await runFunctionCalls(
+      toolkit,
+      [call('fx__add', { a: 1, b: 2 }, 'g1').functionCall],
+      {
+        tools,
+      },
+    );
+    expect(part?.functionResponse?.response).toEqual({
+      error:
+        'not_found: no tool is named "fx__add"; the tools here are search_tools, describe_tool, call_tool',
+    });
+  });
+});
+
 describe('runFunctionCalls progress', () => {
   it("tells onProgress the server's progress reports, tagged with the function call", async () => {
     const heard: CallProgress[] = [];

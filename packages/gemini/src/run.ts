@@ -52,7 +52,7 @@ export async function runFunctionCalls(
     calls[i] = { callId: call.id ?? String(i), name: call.name ?? '', arguments: call.args };
   }
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
-  const outcomes = await runCalls(source, calls, exposed.resolve, options);
+  const outcomes = await runCalls(source, calls, exposed, options);
   const parts = new Array<Part>(outcomes.length);
   for (let i = 0; i < outcomes.length; i++) {
     parts[i] = toPart(outcomes[i] as CallOutcome, functionCalls[i]?.id);

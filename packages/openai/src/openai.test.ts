@@ -79,6 +79,94 @@ describe('toOpenAITools and runToolCalls with Chat Completions', () => {
   });
 });
 
+describe('runToolCalls on a reply cut off by its token limit', () => {
+  it('answers the call a length stop cut as cut off, never running it', async () => {
+    const openai = await client([
+      () => ({
+        ...completion({})(),
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'length',
+            logprobs: null,
+            message: {
+              role: 'assistant',
+              content: null,
+              refusal: null,
+              tool_calls: [
+                toolCall('whole', 'fx__echo', { text: 'hi' }),
+                toolCall('cut', 'fx__json-text', '{"value": [1, 2'),
+              ],
+            },
+          },
+        ],
+      }),
+    ]);
+    const tools = await toOpenAITools(toolkit, { include: { namespaces: ['fx'] } });
+    const reply = await openai.chat.completions.create({
+      model: 'mock',
+      messages: [{ role: 'user', content: 'go' }],
+      tools,
+    });
+    const appended = await runToolCalls(toolkit, reply, { tools });
+    expect(appended.map((m) => [m.role, (m as { tool_call_id?: string }).tool_call_id])).toEqual([
+      ['tool', 'whole'],
+      ['tool', 'cut'],
+    ]);
+    expect(appended[0]?.content).toBe('hi');
+    expect(appended[1]?.content).toMatch(
+      /^Error: invalid_argument: the reply was cut off \(length\)/,
+    );
+  });
+
+  it('answers the last call of a completion the content filter stopped as cut off', async () => {
+    const [message] = await runToolCalls(
+      toolkit,
+      {
+        choices: [
+          {
+            finish_reason: 'content_filter',
+            message: { tool_calls: [toolCall('c', 'fx__echo', '{"text":"h"}')] },
+          },
+        ],
+      },
+      { include: { namespaces: ['fx'] } },
+    );
+    expect(message?.content).toMatch(
+      /^Error: invalid_argument: the reply was cut off \(content_filter\)/,
+    );
+  });
+
+  it('answers an incomplete Responses function call as cut off, never running it', async () => {
+    const openai = await client([
+      () => ({
+        id: 'resp_1',
+        object: 'response',
+        created_at: 1,
+        model: 'mock',
+        status: 'incomplete',
+        incomplete_details: { reason: 'max_output_tokens' },
+        output: [
+          {
+            type: 'function_call',
+            id: 'fc_1',
+            call_id: 'cut',
+            name: 'fx__json-text',
+            arguments: '{"value": [1, 2',
+            status: 'incomplete',
+          },
+        ],
+      }),
+    ]);
+    const tools = await toOpenAIResponsesTools(toolkit, { include: { namespaces: ['fx'] } });
+    const response = await openai.responses.create({ model: 'mock', input: 'go', tools });
+    const [output] = await runToolCalls(toolkit, response, { tools });
+    expect(output?.output).toMatch(
+      /^Error: invalid_argument: the reply was cut off \(max_output_tokens\)/,
+    );
+  });
+});
+
 describe('runToolCalls progress', () => {
   it("tells onProgress the server's progress reports by call, for a tool and through call_tool", async () => {
     const heard: CallProgress[] = [];

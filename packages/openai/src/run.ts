@@ -29,7 +29,10 @@ export interface RunToolCallsOptions extends RunCallsOptions, OpenAIToolsOptions
 
 /** A Chat Completions message, or a completion (its first choice is read). */
 export interface ChatTurn {
-  readonly choices?: readonly { readonly message: ChatMessageLike }[];
+  readonly choices?: readonly {
+    readonly message: ChatMessageLike;
+    readonly finish_reason?: string | null;
+  }[];
   readonly tool_calls?: ChatMessageLike['tool_calls'];
 }
 
@@ -58,7 +61,8 @@ export type FunctionCallOutput = ResponseInputItem.FunctionCallOutput;
  * (and, when tools returned images, one `user` message carrying them, since tool messages take
  * only text); for a Responses turn, one `function_call_output` item per call, images as
  * `input_image`. Malformed JSON arguments, unknown names and failing tools are answered to the
- * model as errors it can read, never thrown.
+ * model as errors it can read, never thrown; so is a call the reply's token limit cut off
+ * (`finish_reason: 'length'`, a function call `incomplete`), which is never run.
  *
  * @throws {ToolError} `cancelled` when `signal` aborts.
  */
@@ -79,30 +83,52 @@ export async function runToolCalls(
 ): Promise<ChatCompletionMessageParam[] | FunctionCallOutput[]> {
   if ('output' in turn && Array.isArray(turn.output)) {
     const calls: ToolCallRequest[] = [];
+    const reason = (turn as { incomplete_details?: { reason?: unknown } | null }).incomplete_details
+      ?.reason;
     for (const item of turn.output as ResponsesTurn['output']) {
       if (item.type !== 'function_call') continue;
-      const call = item as { call_id?: unknown; name?: unknown; arguments?: unknown };
+      const call = item as {
+        call_id?: unknown;
+        name?: unknown;
+        arguments?: unknown;
+        status?: unknown;
+      };
       calls.push({
         callId: typeof call.call_id === 'string' ? call.call_id : '',
         name: typeof call.name === 'string' ? call.name : '',
         arguments: call.arguments,
+        // A response stopped at its output limit leaves the call it was writing incomplete.
+        ...(call.status === 'incomplete'
+          ? { cutOff: typeof reason === 'string' ? reason : 'incomplete' }
+          : {}),
       });
     }
     const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'responses'));
-    return (await runCalls(source, calls, exposed.resolve, options)).map((outcome) =>
+    return (await runCalls(source, calls, exposed, options)).map((outcome) =>
       toFunctionCallOutput(forOpenAI(outcome)),
     );
   }
   const chat = turn as ChatTurn;
-  const message = chat.choices === undefined ? chat : chat.choices[0]?.message;
+  const choice = chat.choices?.[0];
+  const message = chat.choices === undefined ? chat : choice?.message;
   const calls: ToolCallRequest[] = [];
-  for (const call of message?.tool_calls ?? []) {
-    if (call.type !== 'function' || call.function === undefined) continue;
-    calls.push({ callId: call.id, name: call.function.name, arguments: call.function.arguments });
-  }
+  const list = message?.tool_calls ?? [];
+  // A completion stopped at its token limit (or by the content filter) was writing its last
+  // call's arguments.
+  const finish = choice?.finish_reason;
+  const cutOff = finish === 'length' || finish === 'content_filter' ? finish : undefined;
+  list.forEach((call, at) => {
+    if (call.type !== 'function' || call.function === undefined) return;
+    calls.push({
+      callId: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      ...(cutOff !== undefined && at === list.length - 1 ? { cutOff } : {}),
+    });
+  });
   if (calls.length === 0) return [];
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'chat'));
-  return toChatMessages((await runCalls(source, calls, exposed.resolve, options)).map(forOpenAI));
+  return toChatMessages((await runCalls(source, calls, exposed, options)).map(forOpenAI));
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */

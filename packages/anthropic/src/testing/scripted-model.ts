@@ -1,6 +1,7 @@
 // What the Anthropic tests share: the provider harness with the real `@anthropic-ai/sdk` client,
 // and the builders of the scripted model's replies.
 import Anthropic from '@anthropic-ai/sdk';
+import { streamed } from '@toolplane/test-support/mock-server';
 import { useProviderHarness, type ProviderHarness } from '@toolplane/test-support/provider-harness';
 import { checkAnthropicRequest } from './wire-check.js';
 
@@ -34,3 +35,36 @@ export const use = (id: string, name: string, input: unknown) => ({
   name,
   input,
 });
+
+/**
+ * A scripted reply streamed as the Messages API streams it: one `tool_use` block per entry, its
+ * input sent as the JSON text `json` (cut short, if the test likes), stopping for `stop`.
+ */
+export const streamedUses =
+  (uses: readonly { id: string; name: string; json: string }[], stop = 'tool_use') =>
+  () =>
+    streamed([
+      {
+        type: 'message_start',
+        message: { ...message([], stop)(), content: [], stop_reason: null },
+      },
+      ...uses.flatMap(({ id, name, json }, index) => [
+        {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id, name, input: {} },
+        },
+        {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: json },
+        },
+        { type: 'content_block_stop', index },
+      ]),
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stop, stop_sequence: null },
+        usage: { output_tokens: 1 },
+      },
+      { type: 'message_stop' },
+    ]);
