@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { shellWord, showControls } from './text.js';
+import { quoted, shellWord, showControls } from './text.js';
 
 describe('showControls', () => {
   it('shows control and reordering characters as escapes, and keeps newlines and tabs', () => {
@@ -20,5 +20,14 @@ describe('shellWord', () => {
       },
     );
     expect(echoed).toBe(`${hostile.join('\n')}\n`);
+  });
+});
+
+describe('quoted', () => {
+  it('quotes as JSON and cuts what is longer than its bound', () => {
+    expect(quoted('a "b"')).toBe('"a \\"b\\""');
+    expect(quoted('x'.repeat(140))).toBe(`"${'x'.repeat(140)}"`);
+    expect(quoted('x'.repeat(141))).toBe(`"${'x'.repeat(140)}…"`);
+    expect(quoted('abcdef', 3)).toBe('"abc…"');
   });
 });

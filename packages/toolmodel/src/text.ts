@@ -27,3 +27,12 @@ export function showControls(text: string): string {
 export function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
+
+/**
+ * `text` in double quotes (as JSON writes it) for a message, cut to its first `max` characters
+ * and an ellipsis: a name or URI a caller sent quoted in an error must not make the error as long
+ * as what it refuses.
+ */
+export function quoted(text: string, max = 140): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}

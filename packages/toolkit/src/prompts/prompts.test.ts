@@ -220,6 +220,18 @@ describe('validatePrompt', () => {
     });
   });
 
+  it('quotes a megabyte name in its errors cut short, not whole', () => {
+    const name = 'n'.repeat(1_000_000);
+    let message = '';
+    try {
+      validatePrompt({ name, template: 't' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^prompt "n{140}…": name "n{140}…" breaks the rule/);
+    expect(message.length).toBeLessThan(400);
+  });
+
   it('throws invalid_prompt for a missing template or a non-object', () => {
     expect(errorCodeOf(() => validatePrompt({ name: 'a' }))).toBe('invalid_prompt');
     expect(errorCodeOf(() => validatePrompt('a'))).toBe('invalid_prompt');

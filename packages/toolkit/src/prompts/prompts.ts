@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { basename, extname } from 'node:path';
 import type { PromptMessage } from '@modelcontextprotocol/client';
 import { parseToolId, ToolError, jsonProblem } from '@toolplane/toolmodel';
+import { quoted } from '@toolplane/toolmodel/text';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
 import { specIssue } from '../spec-check.js';
 import { nameProblem } from '../names.js';
@@ -247,7 +248,7 @@ export function validatePrompt(value: unknown, options: ParsePromptOptions = {})
   const record = value as Record<string, unknown>;
   const name = record.name;
   const where =
-    options.filename ?? (typeof name === 'string' ? `prompt ${JSON.stringify(name)}` : 'prompt');
+    options.filename ?? (typeof name === 'string' ? `prompt ${quoted(name)}` : 'prompt');
   if (name === undefined) {
     throw new ToolError('invalid_prompt', `${where}: has no name; set "name" in the front matter`);
   }

@@ -4,6 +4,7 @@ import type {
   ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/client';
 import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { quoted } from '@toolplane/toolmodel/text';
 import { nameProblem } from '../names.js';
 import { resource as toResource, validateResource, type Resource } from './resources.js';
 
@@ -80,7 +81,7 @@ export function defineResourceTemplate(definition: ResourceTemplateDefinition): 
   if (problem !== undefined) {
     throw new ToolError('invalid_resource', `resource template name ${problem}`);
   }
-  const where = `resource template ${JSON.stringify(name)}`;
+  const where = `resource template ${quoted(name)}`;
   let parsed: UriTemplate;
   try {
     if (typeof uriTemplate !== 'string' || uriTemplate.length === 0) throw new Error('empty');

@@ -4,6 +4,7 @@ import type {
   TextResourceContents,
 } from '@modelcontextprotocol/client';
 import { ToolError, jsonProblem } from '@toolplane/toolmodel';
+import { quoted } from '@toolplane/toolmodel/text';
 import { decodeBytes } from './decode-bytes.js';
 import { nameProblem } from '../names.js';
 
@@ -72,10 +73,7 @@ const UNSAFE_URI_CHAR = /[\s\u0000-\u001f\u007f]/;
  */
 export function textResource(name: string, text: string, options: ResourceOptions = {}): Resource {
   if (typeof text !== 'string') {
-    throw new ToolError(
-      'invalid_resource',
-      `resource ${JSON.stringify(name)}: text must be a string`,
-    );
+    throw new ToolError('invalid_resource', `resource ${quoted(name)}: text must be a string`);
   }
   return validateResource({
     ...info(name, options),
@@ -97,7 +95,7 @@ export function jsonResource(
 ): Resource {
   const problem = jsonProblem(value);
   if (problem !== undefined) {
-    throw new ToolError('invalid_resource', `resource ${JSON.stringify(name)}: ${problem}`);
+    throw new ToolError('invalid_resource', `resource ${quoted(name)}: ${problem}`);
   }
   return textResource(name, JSON.stringify(value, null, 2), {
     ...options,
@@ -120,10 +118,7 @@ export async function dataResource(
   options: DataResourceOptions = {},
 ): Promise<Resource> {
   if (!(data instanceof Uint8Array)) {
-    throw new ToolError(
-      'invalid_resource',
-      `resource ${JSON.stringify(name)}: data must be a Uint8Array`,
-    );
+    throw new ToolError('invalid_resource', `resource ${quoted(name)}: data must be a Uint8Array`);
   }
   checkSize(name, data.byteLength, MAX_RESOURCE_BYTES);
   const base = info(name, options);
@@ -284,7 +279,7 @@ function checkUri(uri: unknown): string | undefined {
   if (uri.length > MAX_URI_LENGTH)
     return `uri is ${uri.length} characters long (at most ${MAX_URI_LENGTH})`;
   if (!SCHEME.test(uri) || UNSAFE_URI_CHAR.test(uri) || !URL.canParse(uri)) {
-    return `uri ${JSON.stringify(uri)} is not an absolute URI with a scheme (e.g. file:///notes.md, docs://guide)`;
+    return `uri ${quoted(uri)} is not an absolute URI with a scheme (e.g. file:///notes.md, docs://guide)`;
   }
   return undefined;
 }
