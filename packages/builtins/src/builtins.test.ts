@@ -127,6 +127,31 @@ describe('json_query', () => {
     expect(await codeOf('json_query', { expression: 'a' })).toBe('validation');
   });
 
+  it('finds only the keys a document has, never those of Object.prototype', async () => {
+    // As a caller sends it: JSON, whose keys are any text.
+    const data: unknown = JSON.parse('{"items": [{"a": 1}, {"a": 2, "constructor": "own"}]}');
+    for (const expression of ['constructor', 'toString', '__proto__', 'items[0].valueOf']) {
+      expect(await call('json_query', { expression, data })).toEqual({ result: null });
+    }
+    expect(await call('json_query', { expression: 'items[?constructor].a', data })).toEqual({
+      result: [2],
+    });
+    expect(
+      await call('json_query', { expression: '__proto__.x', json: '{"__proto__": {"x": 1}}' }),
+    ).toEqual({ result: 1 });
+    expect(await call('json_query', { expression: 'items[?@].a', data })).toEqual({
+      result: [1, 2],
+    });
+  });
+
+  it('refuses a document nested too deeply to query with resource_exhausted', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect(await codeOf('json_query', { expression: '@', json: deep })).toBe('resource_exhausted');
+    expect(await call('json_query', { expression: 'length(@)', json: deep })).toEqual({
+      result: 1,
+    });
+  });
+
   it('stops an expression that asks for 10^8 values, keeping the event loop free meanwhile', async () => {
     // 347 bytes: each projection multiplies the ten values by ten.
     const expression = `length([]${'.[@,@,@,@,@,@,@,@,@,@][]'.repeat(8)})`;

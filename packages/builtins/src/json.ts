@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from '@toolplane/toolkit';
 import { z } from 'zod';
-import { formatJson, syntaxError } from './heavy/json-format.js';
+import { formatJson } from './heavy/json-format.js';
 import type { HeavyPool } from './heavy/pool.js';
 import { BUILTIN_LIMITS } from './limits.js';
 
@@ -34,11 +34,10 @@ export function jsonQueryTool(pool: HeavyPool) {
     // A 300-byte expression can ask for 10^8 values: every query runs on a worker thread, bounded
     // in time and memory, and its result in size.
     run: async ({ expression, data, json }, { signal }) => {
-      const document: unknown = json === undefined ? data : parse(json);
       const outcome = await pool.run(
         {
           kind: 'json_query',
-          document,
+          document: json ?? documentText(data),
           expression,
           maxResultLength: BUILTIN_LIMITS.queryResultLength,
         },
@@ -83,10 +82,15 @@ export function jsonFormatTool(pool: HeavyPool) {
   });
 }
 
-function parse(text: string): unknown {
+/** `data` as JSON text, parsed again in the worker (structured cloning overflows on deep nesting). */
+function documentText(data: unknown): string {
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.stringify(data) ?? 'null';
   } catch (error) {
-    throw new ToolError('invalid_argument', syntaxError(text, error), { cause: error });
+    throw new ToolError(
+      'resource_exhausted',
+      'data is nested too deeply to query: pass it as text in "json", or query a part of it',
+      { cause: error },
+    );
   }
 }
