@@ -12,7 +12,7 @@ import type { RunMeta } from '@toolplane/toolrun';
 import { declarationsOf } from './declarations.js';
 import { CodeModeError, type CallStats } from './errors.js';
 import { execute, type CallAnswer, type SandboxCall } from './execute.js';
-import { apiTools } from './names.js';
+import { apiTools, missingToolHint } from './names.js';
 import { SandboxPool } from './pool.js';
 import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
 
@@ -156,6 +156,9 @@ function toolFilter(filter: CodeModeFilter | undefined): ToolFilter {
     },
   };
 }
+
+// What QuickJS says of `tools.ns.missing()` and `tools.missing.name()`.
+const NO_SUCH_MEMBER = /^TypeError: (?:not a function|cannot read property '[^']*' of undefined)/;
 
 /** Counts the calls of one run. */
 class Stats {
@@ -363,7 +366,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       case 'stopped':
         throw new CodeModeError('cancelled', 'the run was cancelled', { logs, calls });
       default: {
-        const { code, message, line, column } = outcome;
+        const { code, line, column } = outcome;
+        let { message } = outcome;
+        if (code === 'execution' && line !== undefined && NO_SUCH_MEMBER.test(message)) {
+          const hint = missingToolHint(program.split('\n')[line - 1] ?? '', api);
+          if (hint !== undefined) message = `${message}: ${hint}`;
+        }
         throw new CodeModeError(code, message, {
           logs,
           calls,
