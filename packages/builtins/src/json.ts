@@ -22,7 +22,14 @@ export function jsonQueryTool(pool: HeavyPool) {
           )
           .describe('A JMESPath expression'),
         data: z.unknown().optional().describe('The JSON document, as a value'),
-        json: z.string().optional().describe('The JSON document, as text'),
+        json: z
+          .string()
+          .max(
+            BUILTIN_LIMITS.queryInputLength,
+            `at most ${String(BUILTIN_LIMITS.queryInputLength)} characters; query a part at a time`,
+          )
+          .optional()
+          .describe('The JSON document, as text'),
       })
       .refine((v) => (v.data === undefined) !== (v.json === undefined), {
         message: 'pass exactly one of "data" and "json"',
@@ -82,10 +89,16 @@ export function jsonFormatTool(pool: HeavyPool) {
   });
 }
 
-/** `data` as JSON text, parsed again in the worker (structured cloning overflows on deep nesting). */
+/**
+ * `data` as JSON text of at most {@link BUILTIN_LIMITS}' `queryInputLength`, parsed again in the
+ * worker (structured cloning overflows on deep nesting).
+ */
 function documentText(data: unknown): string {
+  let text: string;
   try {
-    return JSON.stringify(data) ?? 'null';
+    // Undefined for a value JSON has not (none comes through the schema, but a caller in code may).
+    const written = JSON.stringify(data) as string | undefined;
+    text = written ?? 'null';
   } catch (error) {
     throw new ToolError(
       'resource_exhausted',
@@ -93,4 +106,12 @@ function documentText(data: unknown): string {
       { cause: error },
     );
   }
+  const most = BUILTIN_LIMITS.queryInputLength;
+  if (text.length > most) {
+    throw new ToolError(
+      'resource_exhausted',
+      `data is ${String(text.length)} characters of JSON, more than the ${String(most)} allowed: query a part at a time`,
+    );
+  }
+  return text;
 }
