@@ -180,6 +180,17 @@ describe('createCodeMode', () => {
     }
   });
 
+  it("counts no wait for a free sandbox when none was busy, a new worker's start included", async () => {
+    const fresh = createCodeMode(localToolkit().toolkit, { timeoutMs: 300 });
+    try {
+      const spun = await failure(fresh.run('while (true) {}'));
+      expect(spun.code).toBe('timeout');
+      expect(spun.message).not.toMatch(/waiting for a free sandbox/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('counts the wait for a free sandbox in the time limit, and says so', async () => {
     const local = localToolkit();
     const one = createCodeMode(local.toolkit, { timeoutMs: 1_000, maxConcurrentRuns: 1 });
