@@ -68,6 +68,26 @@ describe('json_format bounds', () => {
   });
 });
 
+describe('json_query bounds', () => {
+  it('queries a document at its bound, and refuses one past it as text or as a value', async () => {
+    const most = BUILTIN_LIMITS.queryInputLength;
+    // A JSON string of `length` characters, quotes included.
+    const text = (length: number): string => JSON.stringify('x'.repeat(length - 2));
+    const atBound = await toolkit.callTool('builtin:json_query', {
+      expression: 'length(@)',
+      json: text(most),
+    });
+    expect(atBound.structured).toEqual({ result: most - 2 });
+    expect((await failure('json_query', { expression: '@', json: text(most + 1) })).code).toBe(
+      'validation',
+    );
+    const data = 'x'.repeat(most - 1);
+    const error = await failure('json_query', { expression: 'length(@)', data });
+    expect(error.code).toBe('resource_exhausted');
+    expect(error.message).toContain(String(most));
+  });
+});
+
 describe('text_stats on the largest text it accepts', () => {
   it('counts 1M characters, sentences as one pass over the whole would', async () => {
     const sentence = 'Some words here, and a number 3.5 too. ';

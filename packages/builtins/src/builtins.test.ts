@@ -59,6 +59,39 @@ describe('date_add', () => {
     expect((await call('date_add', { date: '2025-01-01', days: -1 })).date).toBe('2024-12-31');
     expect(await codeOf('date_add', { date: '2025-02-30', days: 1 })).toBe('invalid_argument');
   });
+  it('reads the years 0000 to 0099 as written, not as 1900 to 1999', async () => {
+    const early = await call('date_add', { date: '0050-03-01', days: 1 });
+    expect(early).toMatchObject({ date: '0050-03-02', unix: -60584112000 });
+    const diff = await call('date_diff', { from: '0001-01-01', to: '0002-01-01', unit: 'days' });
+    expect(diff).toMatchObject({ value: 365, from: '0001-01-01T00:00:00.000+00:00' });
+  });
+
+  it('writes years outside 0000 to 9999 with their sign, as ISO 8601 expands them', async () => {
+    const before = await call('date_add', { date: '2000-01-01', years: -2001 });
+    expect(before).toMatchObject({ date: '-000001-01-01', iso: '-000001-01-01T00:00:00+00:00' });
+    const after = await call('date_add', { date: '9999-12-31', days: 1 });
+    expect(after.date).toBe('+010000-01-01');
+    expect((await call('date_add', { date: '-000001-01-01', years: 1 })).date).toBe('0000-01-01');
+  });
+
+  it('refuses a sum past the dates JavaScript has with invalid_argument', async () => {
+    expect(await codeOf('date_add', { date: '2000-01-01', years: 1e15 })).toBe('invalid_argument');
+    expect(await codeOf('date_add', { date: '+275760-09-13T00:00:00Z', days: 1 })).toBe(
+      'invalid_argument',
+    );
+  });
+
+  it('refuses a time of day that would roll over, leap seconds included', async () => {
+    for (const date of ['2025-03-30T12:60', '2016-12-31T12:59:60', '2025-03-30T24:00']) {
+      expect(await codeOf('date_add', { date, days: 1 })).toBe('invalid_argument');
+    }
+    const half = await call('date_diff', {
+      from: '2025-03-30T12:00',
+      to: '2025-03-30T12:00:01.5',
+      unit: 'seconds',
+    });
+    expect(half.to).toBe('2025-03-30T12:00:01.500+00:00');
+  });
 });
 
 describe('date_diff', () => {
@@ -92,6 +125,31 @@ describe('json_query', () => {
     );
     expect(await codeOf('json_query', { expression: 'a', json: '{' })).toBe('invalid_argument');
     expect(await codeOf('json_query', { expression: 'a' })).toBe('validation');
+  });
+
+  it('finds only the keys a document has, never those of Object.prototype', async () => {
+    // As a caller sends it: JSON, whose keys are any text.
+    const data: unknown = JSON.parse('{"items": [{"a": 1}, {"a": 2, "constructor": "own"}]}');
+    for (const expression of ['constructor', 'toString', '__proto__', 'items[0].valueOf']) {
+      expect(await call('json_query', { expression, data })).toEqual({ result: null });
+    }
+    expect(await call('json_query', { expression: 'items[?constructor].a', data })).toEqual({
+      result: [2],
+    });
+    expect(
+      await call('json_query', { expression: '__proto__.x', json: '{"__proto__": {"x": 1}}' }),
+    ).toEqual({ result: 1 });
+    expect(await call('json_query', { expression: 'items[?@].a', data })).toEqual({
+      result: [1, 2],
+    });
+  });
+
+  it('refuses a document nested too deeply to query with resource_exhausted', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect(await codeOf('json_query', { expression: '@', json: deep })).toBe('resource_exhausted');
+    expect(await call('json_query', { expression: 'length(@)', json: deep })).toEqual({
+      result: 1,
+    });
   });
 
   it('stops an expression that asks for 10^8 values, keeping the event loop free meanwhile', async () => {

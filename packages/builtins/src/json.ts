@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from '@toolplane/toolkit';
 import { z } from 'zod';
-import { formatJson, syntaxError } from './heavy/json-format.js';
+import { formatJson } from './heavy/json-format.js';
 import type { HeavyPool } from './heavy/pool.js';
 import { BUILTIN_LIMITS } from './limits.js';
 
@@ -22,7 +22,14 @@ export function jsonQueryTool(pool: HeavyPool) {
           )
           .describe('A JMESPath expression'),
         data: z.unknown().optional().describe('The JSON document, as a value'),
-        json: z.string().optional().describe('The JSON document, as text'),
+        json: z
+          .string()
+          .max(
+            BUILTIN_LIMITS.queryInputLength,
+            `at most ${String(BUILTIN_LIMITS.queryInputLength)} characters; query a part at a time`,
+          )
+          .optional()
+          .describe('The JSON document, as text'),
       })
       .refine((v) => (v.data === undefined) !== (v.json === undefined), {
         message: 'pass exactly one of "data" and "json"',
@@ -34,11 +41,10 @@ export function jsonQueryTool(pool: HeavyPool) {
     // A 300-byte expression can ask for 10^8 values: every query runs on a worker thread, bounded
     // in time and memory, and its result in size.
     run: async ({ expression, data, json }, { signal }) => {
-      const document: unknown = json === undefined ? data : parse(json);
       const outcome = await pool.run(
         {
           kind: 'json_query',
-          document,
+          document: json ?? documentText(data),
           expression,
           maxResultLength: BUILTIN_LIMITS.queryResultLength,
         },
@@ -83,10 +89,29 @@ export function jsonFormatTool(pool: HeavyPool) {
   });
 }
 
-function parse(text: string): unknown {
+/**
+ * `data` as JSON text of at most {@link BUILTIN_LIMITS}' `queryInputLength`, parsed again in the
+ * worker (structured cloning overflows on deep nesting).
+ */
+function documentText(data: unknown): string {
+  let text: string;
   try {
-    return JSON.parse(text) as unknown;
+    // Undefined for a value JSON has not (none comes through the schema, but a caller in code may).
+    const written = JSON.stringify(data) as string | undefined;
+    text = written ?? 'null';
   } catch (error) {
-    throw new ToolError('invalid_argument', syntaxError(text, error), { cause: error });
+    throw new ToolError(
+      'resource_exhausted',
+      'data is nested too deeply to query: pass it as text in "json", or query a part of it',
+      { cause: error },
+    );
   }
+  const most = BUILTIN_LIMITS.queryInputLength;
+  if (text.length > most) {
+    throw new ToolError(
+      'resource_exhausted',
+      `data is ${String(text.length)} characters of JSON, more than the ${String(most)} allowed: query a part at a time`,
+    );
+  }
+  return text;
 }

@@ -2,6 +2,8 @@
 export const BUILTIN_LIMITS = Object.freeze({
   /** Longest JMESPath expression `json_query` takes. */
   expressionLength: 4_096,
+  /** Longest JSON text of a `json_query` document, as `json` or as `data` written out. */
+  queryInputLength: 1_000_000,
   /** Longest JSON text of a `json_query` result. */
   queryResultLength: 1_000_000,
   /** Longest JSON text `json_format` takes. */

@@ -33,7 +33,9 @@ const moment = z.object({
   iso: z.string().describe('ISO 8601 with the zone offset'),
   unix: z.number().describe('Seconds since 1970-01-01T00:00:00Z'),
   timeZone: z.string().describe('The IANA name of the zone, as Intl spells it'),
-  date: z.string().describe('YYYY-MM-DD in the time zone'),
+  date: z
+    .string()
+    .describe('YYYY-MM-DD in the time zone (±YYYYYY-MM-DD outside the years 0000–9999)'),
   time: z.string().describe('HH:MM:SS in the time zone'),
   weekday: z.string(),
   utcOffset: z.string().describe('e.g. +02:00'),
@@ -95,7 +97,7 @@ export function dateAddTool() {
       const amounts = Object.fromEntries(
         UNITS.flatMap((unit) => (input[unit] === undefined ? [] : [[unit, input[unit]]])),
       );
-      return describeMoment(add(start, amounts));
+      return describeMoment(representable(add(start, amounts)));
     },
   });
 }
@@ -179,21 +181,37 @@ function weekdayFormat(zone: string): Intl.DateTimeFormat {
   );
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_ONLY = /^(?:[+-]\d{6}|\d{4})-\d{2}-\d{2}$/;
 const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
+const LOCAL =
+  /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?$/;
 
 /** A date in `zone`: "now", a date (midnight there), or a date-time (local there unless it has an offset). */
 function parseDate(text: string, zone: string, field: string): TZDate {
   const value = text.trim();
   if (value.toLowerCase() === 'now') return new TZDate(Date.now(), zone);
-  const match =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?$/.exec(value);
+  const match = LOCAL.exec(value);
   if (match !== null && !HAS_ZONE.test(value)) {
-    const [y, mo, d, h, mi, s, ms] = match
-      .slice(1)
+    const [yearText = '', ...rest] = match.slice(1);
+    const [month = 1, day = 1, hours = 0, minutes = 0, seconds = 0] = rest
+      .slice(0, 5)
       .map((part: string | undefined) => Number(part ?? 0));
-    const date = new TZDate(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, s ?? 0, ms ?? 0, zone);
-    if (date.getMonth() === (mo ?? 1) - 1 && date.getDate() === d) return date;
+    // A fraction of a second: ".5" is 500 ms.
+    const millis = Number((rest[5] ?? '').padEnd(3, '0'));
+    const y = Number(yearText);
+    // Out-of-range fields would roll over (12:60 is 13:00) rather than fail.
+    if (hours > 23 || minutes > 59 || seconds > 59) {
+      throw new ToolError(
+        'invalid_argument',
+        `${field}: ${JSON.stringify(text)} has no such time of day (hours 00–23, minutes and seconds 00–59; leap seconds are not counted)`,
+      );
+    }
+    // Made in a four-digit year, then moved: the Date constructor reads years 0–99 as 1900–1999.
+    const date = new TZDate(2000, 0, 1, hours, minutes, seconds, millis, zone);
+    date.setFullYear(y, month - 1, day);
+    if (date.getFullYear() === y && date.getMonth() === month - 1 && date.getDate() === day) {
+      return date;
+    }
   } else if (!DATE_ONLY.test(value) && HAS_ZONE.test(value)) {
     const time = Date.parse(value);
     if (!Number.isNaN(time)) return new TZDate(time, zone);
@@ -204,11 +222,29 @@ function parseDate(text: string, zone: string, field: string): TZDate {
   );
 }
 
+/** `date`, or an `invalid_argument` error when arithmetic took it past the dates JavaScript has. */
+function representable(date: TZDate): TZDate {
+  if (Number.isNaN(date.getTime())) {
+    throw new ToolError(
+      'invalid_argument',
+      'the result is outside the dates this tool can represent (about 275,000 years either side of 1970): add a smaller amount',
+    );
+  }
+  return date;
+}
+
+/** A year as ISO 8601 writes it: four digits, or a sign and six digits outside 0000–9999. */
+function isoYear(year: number): string {
+  const digits = String(Math.abs(year));
+  if (year >= 0 && year <= 9999) return digits.padStart(4, '0');
+  return `${year < 0 ? '-' : '+'}${digits.padStart(6, '0')}`;
+}
+
 function describeMoment(date: TZDate): Moment {
-  const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+  const pad = (n: number) => String(Math.abs(n)).padStart(2, '0');
   const offset = -date.getTimezoneOffset();
   const utcOffset = `${offset < 0 ? '-' : '+'}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
-  const day = `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const day = `${isoYear(date.getFullYear())}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
   const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
   const zone = date.timeZone ?? 'UTC';
   return {

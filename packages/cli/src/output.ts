@@ -248,6 +248,10 @@ export function exitCode(error: unknown): number {
     if (cause !== 'execution') return exitCodeOf(cause);
   }
   if (error.code === 'execution' && mcpCode(error.cause) === INVALID_PARAMS) return 4;
+  // A tool's own refusal reaches the caller with its code (toolrun keeps a handler's
+  // invalid_argument as it is): one that names its tool refused the tool's arguments, not the
+  // command line's.
+  if (error.code === 'invalid_argument' && error.toolId !== undefined) return 4;
   return exitCodeOf(error.code);
 }
 

@@ -146,6 +146,17 @@ describe('toolplane run-code, a program that fails', () => {
     expect(lines.findIndex((line) => line.startsWith('error '))).toBeGreaterThan(second);
   });
 
+  it("shows the control characters of its logs as escapes, never as the terminal's commands", async () => {
+    const ran = await inProcess(
+      ['run-code', '-'],
+      'console.log("red \\u001b[31mtext\\u001b]0;title\\u0007 \\u202eevil");\nreturn 1;',
+    );
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain('[log] red \\u{1b}[31mtext\\u{1b}]0;title\\u{7} \\u{202e}evil');
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    expect(ran.stderr).not.toMatch(/[\u001b\u0007\u202e]/);
+  });
+
   it('keeps what it logged in the JSON error', async () => {
     const ran = await inProcess(['run-code', '-', '--json'], failing);
     expect(ran.code).toBe(1);

@@ -67,6 +67,25 @@ describe('createCodeMode', () => {
     expect(value).toMatchObject({ isError: true, code: 'execution' });
   });
 
+  it('says which tool a program called that the API has not, while typeof still says undefined', async () => {
+    const missing = await failure(code.run('return await tools.builtin.nope({});'));
+    expect(missing).toMatchObject({ code: 'execution', line: 1 });
+    expect(missing.message).toContain('tools.builtin.nope is not a tool of this API');
+    expect(missing.message).toContain('get_sum_v2');
+    const namespace = await failure(
+      code.run('\nconst x = 1;\nawait tools.github.create_issue({});'),
+    );
+    expect(namespace).toMatchObject({ code: 'execution', line: 3 });
+    expect(namespace.message).toContain('tools.github is not a namespace of this API');
+    const { value } = await code.run(
+      "return [typeof tools.builtin.nope, typeof tools.github, 'nope' in tools.builtin];",
+    );
+    expect(value).toEqual(['undefined', 'undefined', false]);
+    // Another line's TypeError gets no hint.
+    const other = await failure(code.run('const f = 1;\nreturn f();'));
+    expect(other.message).not.toContain('is not a tool');
+  });
+
   it('rejects arguments the schema refuses, inside the program', async () => {
     const { value, calls } = await code.run(`
       try { await tools.builtin.add({ a: 'x' }); } catch (error) { return error.code; }
@@ -158,6 +177,17 @@ describe('createCodeMode', () => {
       expect(error.code).toBe('timeout');
     } finally {
       await short.close();
+    }
+  });
+
+  it("counts no wait for a free sandbox when none was busy, a new worker's start included", async () => {
+    const fresh = createCodeMode(localToolkit().toolkit, { timeoutMs: 300 });
+    try {
+      const spun = await failure(fresh.run('while (true) {}'));
+      expect(spun.code).toBe('timeout');
+      expect(spun.message).not.toMatch(/waiting for a free sandbox/);
+    } finally {
+      await fresh.close();
     }
   });
 

@@ -9,10 +9,11 @@ import {
 } from '@toolplane/adapter-kit';
 import { ToolError } from '@toolplane/toolmodel';
 import type { RunMeta } from '@toolplane/toolrun';
+import { CallGate } from './call-gate.js';
 import { declarationsOf } from './declarations.js';
 import { CodeModeError, type CallStats } from './errors.js';
 import { execute, type CallAnswer, type SandboxCall } from './execute.js';
-import { apiTools } from './names.js';
+import { apiTools, missingToolHint } from './names.js';
 import { SandboxPool } from './pool.js';
 import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
 
@@ -34,6 +35,11 @@ export interface CodeModeOptions {
   readonly maxStackBytes?: number;
   /** Tool calls one run may make (default 1,000). */
   readonly maxToolCalls?: number;
+  /**
+   * Tool calls one run may have in flight at once (default 8); more wait in the run, in the
+   * order made, for one to end (their wait counts in `timeoutMs`).
+   */
+  readonly maxConcurrentCalls?: number;
   /** Bytes of `console` output one run may write (default 64 KiB). */
   readonly maxLogBytes?: number;
   /** Bytes of JSON the program's value may take (default 1 MiB). */
@@ -114,6 +120,7 @@ export const CODE_MODE_DEFAULTS = {
   memoryLimitBytes: 64 << 20,
   maxStackBytes: 512 << 10,
   maxToolCalls: 1_000,
+  maxConcurrentCalls: 8,
   maxLogBytes: 64 << 10,
   maxResultBytes: 1 << 20,
   maxConcurrentRuns: 4,
@@ -156,6 +163,9 @@ function toolFilter(filter: CodeModeFilter | undefined): ToolFilter {
     },
   };
 }
+
+// What QuickJS says of `tools.ns.missing()` and `tools.missing.name()`.
+const NO_SUCH_MEMBER = /^TypeError: (?:not a function|cannot read property '[^']*' of undefined)/;
 
 /** Counts the calls of one run. */
 class Stats {
@@ -223,6 +233,11 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
     maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
   };
+  const maxConcurrentCalls = positive(
+    'maxConcurrentCalls',
+    options.maxConcurrentCalls,
+    defaults.maxConcurrentCalls,
+  );
   const maxConcurrentRuns = positive(
     'maxConcurrentRuns',
     options.maxConcurrentRuns,
@@ -285,6 +300,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     const { api } = exposed();
     const paths = pathsOf(api);
     const stats = new Stats();
+    const gate = new CallGate(maxConcurrentCalls);
     // Tool calls arrive from the worker's message events; they run in the caller's async
     // context, so that the toolkit sees the caller's session and trace.
     const context = new AsyncResource('toolplane.codemode.run');
@@ -313,6 +329,11 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
           return failed(error, call.target);
         }
       }
+      try {
+        await gate.enter(callSignal);
+      } catch (error) {
+        return failed(error, call.target);
+      }
       const started = performance.now();
       try {
         if (!paths.has(call.target))
@@ -330,6 +351,8 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       } catch (error) {
         stats.add(call.target, performance.now() - started, true);
         return failed(error, call.target);
+      } finally {
+        gate.leave();
       }
     };
 
@@ -363,7 +386,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       case 'stopped':
         throw new CodeModeError('cancelled', 'the run was cancelled', { logs, calls });
       default: {
-        const { code, message, line, column } = outcome;
+        const { code, line, column } = outcome;
+        let { message } = outcome;
+        if (code === 'execution' && line !== undefined && NO_SUCH_MEMBER.test(message)) {
+          const hint = missingToolHint(program.split('\n')[line - 1] ?? '', api);
+          if (hint !== undefined) message = `${message}: ${hint}`;
+        }
         throw new CodeModeError(code, message, {
           logs,
           calls,

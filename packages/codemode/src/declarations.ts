@@ -44,7 +44,7 @@ function toolMember(entry: DeclaredTool, converter: SchemaConverter, indent: str
   const output =
     tool.outputSchema === undefined ? 'unknown' : converter.typeOf(tool.outputSchema, indent);
   const doc = [
-    ...(tool.title === undefined ? [] : [tool.title, '']),
+    ...(tool.title === undefined ? [] : [...docText(tool.title), '']),
     ...docText(tool.description ?? ''),
     '',
     `Tool \`${api.id}\`.${tool.outputSchema === undefined ? ' Resolves to its text (parsed when it is JSON).' : ''}`,

@@ -204,6 +204,21 @@ describe('hostile programs', () => {
     expect((error as CodeModeError).message).toContain('bad');
   });
 
+  it('cuts a huge thrown message, string or JSON to its start, and says how much more there was', async () => {
+    for (const thrown of ['new Error(huge)', 'huge', '{ huge }']) {
+      const error = await unhurried
+        .run(
+          `const huge = 'x'.repeat(4e6);\nString.prototype.slice = () => huge;\nthrow ${thrown};`,
+        )
+        .catch((e: unknown) => e as CodeModeError);
+      expect(error).toBeInstanceOf(CodeModeError);
+      expect(error).toMatchObject({ code: 'execution' });
+      expect((error as CodeModeError).message.length).toBeLessThan(8_300);
+      expect((error as CodeModeError).message).toMatch(/… \(399\d{4} more characters\)/);
+    }
+    await stillWorks();
+  });
+
   it('keeps the logs written before a failure', async () => {
     const error = await code
       .run("console.warn('before');\nthrow new Error('after');")

@@ -46,3 +46,38 @@ export function apiTools(entries: readonly ToolEntry[]): ApiTool[] {
     return { namespace, name, id: entry.id };
   });
 }
+
+// `tools.<namespace>` and `tools.<namespace>.<name>` as a program spells them with dots.
+const TOOL_PATH = /(?<![\w$.])tools\s*\.\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?/g;
+
+/** At most `count` of `names`, and how many more there are. */
+function some(names: readonly string[], count = 8): string {
+  const shown = names.slice(0, count).join(', ');
+  return names.length > count ? `${shown}, … ${String(names.length - count)} more` : shown;
+}
+
+/**
+ * What `line` of a program names under `tools` that the API does not have, as a sentence to add
+ * to the error it failed with: QuickJS says only "not a function" (or "cannot read property 'x'
+ * of undefined") for `tools.ns.missing()`, and the API's objects must stay plain, so that
+ * `typeof tools.ns.missing` is still "undefined". Undefined when the line names nothing missing.
+ */
+export function missingToolHint(line: string, api: readonly ApiTool[]): string | undefined {
+  const byNamespace = new Map<string, string[]>();
+  for (const { namespace, name } of api) {
+    const names = byNamespace.get(namespace) ?? [];
+    names.push(name);
+    byNamespace.set(namespace, names);
+  }
+  for (const [, namespace = '', name] of line.matchAll(TOOL_PATH)) {
+    const names = byNamespace.get(namespace);
+    if (names === undefined) {
+      const known = [...byNamespace.keys()];
+      return `tools.${namespace} is not a namespace of this API (${known.length === 0 ? 'no tool is allowed' : `it has ${some(known)}`}); search(query) finds tools and where to call them`;
+    }
+    if (name !== undefined && !names.includes(name)) {
+      return `tools.${namespace}.${name} is not a tool of this API (tools.${namespace} has ${some(names)}); search(query) finds tools and where to call them`;
+    }
+  }
+  return undefined;
+}

@@ -52,6 +52,14 @@ export function unpackCalls(packed: string): HostCall[] | undefined {
   return calls;
 }
 
+/**
+ * The most characters of an error's name, message or stack that leave the sandbox: the rest is
+ * cut, with a note of how much, so a thrown 20-million-character string neither reaches the
+ * caller whole (no other bound holds an error) nor spends the run's time in the surrogate check
+ * of {@link PRELUDE}'s `pack`.
+ */
+export const MAX_ERROR_TEXT = 8_192;
+
 /** The prelude's source: a function of the host functions, the tool list and the call bound. */
 export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
   'use strict';
@@ -64,6 +72,8 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
   const ErrorType = Error;
   const TypeErrorType = TypeError;
   const toText = String;
+  const apply = Reflect.apply;
+  const sliceText = String.prototype.slice;
 
   // Text with every lone surrogate made U+FFFD, as the worker's copy out of the sandbox (UTF-8)
   // would make it anyway: packed texts are led by their length, which must be the same on both
@@ -97,14 +107,23 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
     return packed;
   };
 
+  // Only the start of an error's texts leaves the sandbox: cut before anything walks them.
+  const clip = (text) =>
+    text.length > ${MAX_ERROR_TEXT}
+      ? apply(sliceText, text, [0, ${MAX_ERROR_TEXT}]) + '… (' + (text.length - ${MAX_ERROR_TEXT}) + ' more characters)'
+      : text;
   const describe = (thrown) => {
     try {
       if (thrown instanceof ErrorType) {
-        return { name: toText(thrown.name), message: toText(thrown.message), stack: toText(thrown.stack) };
+        return {
+          name: clip(toText(thrown.name)),
+          message: clip(toText(thrown.message)),
+          stack: clip(toText(thrown.stack)),
+        };
       }
-      if (typeof thrown === 'string') return { name: '', message: thrown, stack: '' };
+      if (typeof thrown === 'string') return { name: '', message: clip(thrown), stack: '' };
       const json = stringify(thrown);
-      return { name: '', message: json === undefined ? toText(thrown) : json, stack: '' };
+      return { name: '', message: clip(json === undefined ? toText(thrown) : json), stack: '' };
     } catch {
       return { name: '', message: 'a thrown value that cannot be described', stack: '' };
     }

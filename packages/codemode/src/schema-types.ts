@@ -11,6 +11,13 @@
 type Schema = Record<string, unknown>;
 
 const MAX_DEPTH = 24;
+// What converting one schema may cost, in characters of type text (near enough): a `$ref` met
+// outside an object or array is written inline, so a few KB of references that each use the next
+// several times would otherwise write 8^n characters, synchronously, on the thread that serves
+// every session. Past it, what is left is `unknown`.
+const BUDGET = 1_000_000;
+// The cost of a node besides its literals: its keywords and punctuation.
+const NODE_COST = 16;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function isRecord(value: unknown): value is Schema {
@@ -87,7 +94,13 @@ function resolvePointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      // A malformed escape (`%E0%A4%A`) points nowhere.
+      return undefined;
+    }
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key];
     else return undefined;
@@ -106,18 +119,29 @@ export class SchemaConverter {
   private readonly queue: { root: unknown; ref: string; name: string }[] = [];
   private readonly written: string[] = [];
   private count = 0;
+  /** What the schema being converted has cost so far (see {@link BUDGET}). */
+  private spent = 0;
 
   constructor(private readonly prefix: string) {}
 
   /** The type of `schema` (a tool's input or output schema; also the root its `$ref`s point into). */
   typeOf(schema: unknown, indent = ''): string {
+    this.spent = 0;
     return this.convert(schema, schema, indent, 0, new Set(), false);
+  }
+
+  /** `literal(value)`, counted against the budget. */
+  private literal(value: unknown): string {
+    const text = literal(value, 0);
+    this.spent += text.length;
+    return text;
   }
 
   /** `type Name = ...;` for every alias the converted schemas referred to. */
   aliases(): string {
     for (let next = this.queue.shift(); next !== undefined; next = this.queue.shift()) {
       const target = resolvePointer(next.root, next.ref);
+      this.spent = 0;
       const body = this.convert(target, next.root, '', 0, new Set([next.ref]), false);
       this.written.push(`type ${next.name} = ${body};\n`);
     }
@@ -150,6 +174,8 @@ export class SchemaConverter {
     if (schema === true || schema === undefined) return 'unknown';
     if (schema === false) return 'never';
     if (!isRecord(schema) || depth > MAX_DEPTH) return 'unknown';
+    this.spent += NODE_COST;
+    if (this.spent > BUDGET) return 'unknown';
     const parts: string[] = [];
     const ref = schema.$ref;
     if (typeof ref === 'string') {
@@ -163,9 +189,9 @@ export class SchemaConverter {
     }
     const sub = (node: unknown): string =>
       this.convert(node, root, indent, depth + 1, inline, deferred);
-    if (Object.hasOwn(schema, 'const')) parts.push(literal(schema.const, 0));
+    if (Object.hasOwn(schema, 'const')) parts.push(this.literal(schema.const));
     if (Array.isArray(schema.enum))
-      parts.push(union(schema.enum.map((value) => literal(value, 0))));
+      parts.push(union(schema.enum.map((value) => this.literal(value))));
     const own = this.ownType(schema, root, indent, depth, inline);
     if (own !== undefined) parts.push(own);
     for (const key of ['anyOf', 'oneOf'] as const) {

@@ -9,7 +9,8 @@ import { countText, type TextCounts } from './text-stats.js';
 export type HeavyTask =
   | {
       readonly kind: 'json_query';
-      readonly document: unknown;
+      /** The document as JSON text: a string crosses to the worker whatever its nesting. */
+      readonly document: string;
       readonly expression: string;
       readonly maxResultLength: number;
     }

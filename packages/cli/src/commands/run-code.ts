@@ -8,6 +8,7 @@ import {
   type LogEntry,
 } from '@toolplane/codemode';
 import { ToolError } from '@toolplane/toolmodel';
+import { showControls } from '@toolplane/toolmodel/text';
 import { isAllowed } from '../config.js';
 import { integerFlag } from './integer-flag.js';
 import { printValue, withToolkit, type CommandContext } from './shared.js';
@@ -19,7 +20,8 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export function registerRunCode(command: Command, context: CommandContext): void {
   const { output, config, setCode } = context;
   const printLogs = (logs: readonly LogEntry[]): void => {
-    for (const entry of logs) output.say(`[${entry.level}] ${entry.text}`);
+    // A program's lines are the model's text: shown, never run as the terminal's control sequences.
+    for (const entry of logs) output.say(`[${entry.level}] ${showControls(entry.text)}`);
   };
   command
     .argument('<file>', 'the program file, or - to read it from standard input')
