@@ -237,11 +237,8 @@ export function exitCode(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   if (typeof error === 'string') return exitCodeOf(error as ToolErrorCode);
   if (!ToolError.isInstance(error)) return 1;
-  // A tool that refuses its arguments (`date: "x" is not an ISO 8601 date`) fails with its own
-  // `invalid_argument`, raised as the call executed: the arguments' fault, not the command line's.
-  if (error.code === 'invalid_argument' && error.op === 'execute') return 4;
-  // A wrapped refusal keeps it as the cause, and an MCP server's InvalidParams error is the
-  // cause of the run's `execution` error.
+  // A refusal wrapped by the run's `execution` error keeps its code as the cause, and so does an
+  // MCP server's InvalidParams error.
   if (error.code === 'execution' && ToolError.isInstance(error.cause)) {
     const cause = error.cause.code;
     if (cause === 'invalid_argument' || cause === 'validation') return 4;
