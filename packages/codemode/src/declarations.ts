@@ -1,4 +1,5 @@
 import type { Tool } from '@toolplane/toolmodel';
+import { identifierOf, RESERVED_TOOL_NAMES } from './names.js';
 import type { ApiTool } from './protocol.js';
 import { docBlock, docText, propertyKey, SchemaConverter } from './schema-types.js';
 
@@ -48,6 +49,11 @@ function toolMember(entry: DeclaredTool, converter: SchemaConverter, indent: str
     ...docText(tool.description ?? ''),
     '',
     `Tool \`${api.id}\`.${tool.outputSchema === undefined ? ' Resolves to its text (parsed when it is JSON).' : ''}`,
+    ...(RESERVED_TOOL_NAMES.includes(identifierOf(tool.name))
+      ? [
+          `Called \`${api.name}\` here, not \`${identifierOf(tool.name)}\`: \`await\` would take a namespace object with a \`${identifierOf(tool.name)}\` function for a promise.`,
+        ]
+      : []),
   ];
   const optional = hasRequired(tool.inputSchema) ? '' : '?';
   return `${docBlock(doc, indent)}${indent}${propertyKey(api.name)}(args${optional}: ${input}): Promise<${output}>;\n`;

@@ -16,6 +16,15 @@ export function identifierOf(name: string): string {
   return /^[0-9]/.test(safe) ? `_${safe}` : safe;
 }
 
+/**
+ * Member names no tool gets: `await` calls the `then` of any object it is given, so a namespace
+ * object with a tool called `then` would be taken for a promise (`await tools.ns`, or an async
+ * function returning `tools.ns`, would call the tool with resolve/reject and never settle). Such
+ * a tool is named as if `then` were another tool's already: `then_2`. A namespace called `then`
+ * keeps its name: `tools.then` is an object, never called.
+ */
+export const RESERVED_TOOL_NAMES: readonly string[] = ['then'];
+
 /** `base`, or `base_2`, `base_3`, … — the first not in `taken` (which it is added to). */
 function unique(base: string, taken: Set<string>): string {
   let name = base;
@@ -27,7 +36,8 @@ function unique(base: string, taken: Set<string>): string {
 /**
  * Where each tool sits in the program's API, `tools.<namespace>.<name>`: both made identifiers by
  * {@link identifierOf}; when two tools (or two namespaces) come out the same, the later one in
- * canonical-ID order gets `_2` (then `_3`, …) appended.
+ * canonical-ID order gets `_2` (then `_3`, …) appended, and a tool whose name would be one of
+ * {@link RESERVED_TOOL_NAMES} gets it as though another tool had that name (`then` → `then_2`).
  */
 export function apiTools(entries: readonly ToolEntry[]): ApiTool[] {
   const sorted = [...entries].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -40,7 +50,7 @@ export function apiTools(entries: readonly ToolEntry[]): ApiTool[] {
     if (namespace === undefined) {
       namespace = unique(source === '' ? NO_NAMESPACE : identifierOf(source), takenNamespaces);
       namespaces.set(source, namespace);
-      takenNames.set(namespace, new Set());
+      takenNames.set(namespace, new Set(RESERVED_TOOL_NAMES));
     }
     const name = unique(identifierOf(entry.tool.name), takenNames.get(namespace) ?? new Set());
     return { namespace, name, id: entry.id };
