@@ -1,7 +1,6 @@
 /** Helpers of the schema walk in `schema-conversion`: plans, merging, pointers. */
 
-import { isPlainObject } from '@toolplane/toolmodel';
-import { inexactInteger } from './json-text.js';
+import { inexactInteger, isPlainObject } from '@toolplane/toolmodel';
 import { JSON_TYPES } from './schema-rules.js';
 
 export type Json = Record<string, unknown>;

@@ -1,5 +1,10 @@
-import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
-import { inexactInteger, inexactIntegerMessage } from './json-text.js';
+import {
+  inexactInteger,
+  inexactIntegerMessage,
+  toMcpJson,
+  ToolError,
+  type Tool,
+} from '@toolplane/toolmodel';
 import type { ToolSummary } from '@toolplane/toolindex';
 import type { RunResult } from '@toolplane/toolrun';
 import {

@@ -1,8 +1,13 @@
-import { isPlainObject, ToolError, whenAborted } from '@toolplane/toolmodel';
+import {
+  inexactInteger,
+  inexactIntegerMessage,
+  isPlainObject,
+  ToolError,
+  whenAborted,
+} from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { leftOutNote, maxOutputCharsOf, mediaOf, OutputBudget } from './budget.js';
 import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
-import { inexactInteger, inexactIntegerMessage } from './json-text.js';
 import { callThrough, type ToolSource } from './source.js';
 
 /** One tool call of a model's turn, as the provider packages read it off a response. */

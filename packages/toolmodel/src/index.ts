@@ -40,6 +40,8 @@ export type { RaceAbortOptions } from './abort.js';
 export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';
 export { jsonEqual } from './json-equal.js';
+export { inexactInteger, inexactIntegerMessage, inexactIntegers } from './json-text.js';
+export type { InexactIntegerMessageOptions } from './json-text.js';
 export { isJsonData, jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
 export type { JsonProblemOptions, JsonValue } from './json-value.js';
 export { canonicalResource } from './resource-uri.js';

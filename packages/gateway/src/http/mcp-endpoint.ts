@@ -6,6 +6,7 @@ import {
   isInitializeRequest,
   ProtocolErrorCode,
   type InboundHttpRequest,
+  type RequestId,
 } from '@modelcontextprotocol/server';
 import type { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
 import {
@@ -26,6 +27,7 @@ import type { InFlight } from './drain.js';
 import { httpCallLane } from './modern-lane.js';
 import { toWebRequest, writeWebResponse } from './fetch.js';
 import { claimsModernEra, legacyClaimRefusal } from '../eras.js';
+import { inexactParams } from '../inexact-params.js';
 import { withErrorMeta } from '../jsonrpc.js';
 import type { GatewayHub } from '../hub.js';
 import { createSessionServer } from '../server.js';
@@ -148,7 +150,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       void server.close();
     });
     await server.connect(transport);
-    transport.handlePost(res, post.messages, post.batch, oauth?.messageExtra(req)); // OAuth (auth/)
+    transport.handlePost(res, post, oauth?.messageExtra(req)); // OAuth (auth/)
   };
 
   /**
@@ -203,8 +205,22 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   const servePost = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     checkPostHeaders(req);
-    const body = await readJson(req, maxBody);
+    const { text, value: body } = await readJson(req, maxBody);
     checkRequestId(body);
+    // A request whose params lost an integer to the parse is refused before any era serves it
+    // (a batch's in its answer, by the transport).
+    const inexact = inexactParams(text);
+    const refusal = Array.isArray(body) ? undefined : inexact?.(body);
+    if (refusal !== undefined) {
+      const { id } = body as { id: RequestId };
+      const answer = {
+        jsonrpc: '2.0',
+        id,
+        error: { code: ProtocolErrorCode.InvalidParams, message: refusal },
+      };
+      writeJson(res, 200, errorMeta === undefined ? answer : withErrorMeta(answer, errorMeta));
+      return;
+    }
     // A subscriptions/listen stream lasts until closed: the drain does not wait for it.
     if ((body as { method?: unknown } | null)?.method === 'subscriptions/listen')
       inFlight.untrack(res);
@@ -219,15 +235,19 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         : undefined;
     // A request naming a 2025 revision in its _meta: served where that era is (a session, or
     // the stateless mode), else told how to reach it, never that the gateway cannot speak it.
-    const refusal = route === undefined ? undefined : legacyClaimRefusal(route);
+    const legacyClaim = route === undefined ? undefined : legacyClaimRefusal(route);
     const inLegacy = options.stateless || req.headers['mcp-session-id'] !== undefined;
-    if (refusal !== undefined && !inLegacy) {
-      writeJson(res, 400, errorMeta === undefined ? refusal : withErrorMeta(refusal, errorMeta));
+    if (legacyClaim !== undefined && !inLegacy) {
+      writeJson(
+        res,
+        400,
+        errorMeta === undefined ? legacyClaim : withErrorMeta(legacyClaim, errorMeta),
+      );
       return;
     }
     if (
       laned !== undefined ||
-      (route !== undefined && route.kind !== 'legacy' && refusal === undefined)
+      (route !== undefined && route.kind !== 'legacy' && legacyClaim === undefined)
     ) {
       if (oauth !== undefined) await oauth.checkCalls(req, res, toPost(body), hub); // OAuth (auth/)
       if (laned === undefined) {
@@ -242,7 +262,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       }
       return;
     }
-    const post = toPost(body);
+    const post = toPost(body, inexact);
     if (oauth !== undefined) await oauth.checkCalls(req, res, post, hub); // OAuth (auth/)
     if (options.stateless) {
       await serveStateless(req, res, post);
@@ -252,7 +272,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const session = found instanceof Promise ? await found : found;
     session.busy++;
     try {
-      session.transport.handlePost(res, post.messages, post.batch, oauth?.messageExtra(req)); // OAuth (auth/)
+      session.transport.handlePost(res, post, oauth?.messageExtra(req)); // OAuth (auth/)
       await finished(res);
     } finally {
       session.busy--;

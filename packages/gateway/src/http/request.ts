@@ -23,13 +23,20 @@ export class HttpError extends Error {
   }
 }
 
+/** A POST's body: its text, and that text parsed as JSON. */
+export interface JsonBody {
+  readonly text: string;
+  readonly value: unknown;
+}
+
 /**
- * The request's body parsed as JSON. Read with plain stream events: an async iterator over the
+ * The request's body parsed as JSON, with its text (which the parse may have read a number of
+ * inexactly; see `inexactParams`). Read with plain stream events: an async iterator over the
  * request cost every call several ticks and promises, and a body of its declared length is parsed
  * without waiting for the stream's end. A body over `maxBytes` is refused as soon as it is seen
  * (the rest is discarded by the server, never held); one cut short fails.
  */
-export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+export function readJson(req: IncomingMessage, maxBytes: number): Promise<JsonBody> {
   const tooLarge = (): HttpError =>
     new HttpError(
       413,
@@ -47,8 +54,9 @@ export function readJson(req: IncomingMessage, maxBytes: number): Promise<unknow
         reject(error);
         return;
       }
+      const text = Buffer.concat(chunks, size).toString('utf8');
       try {
-        resolve(JSON.parse(Buffer.concat(chunks, size).toString('utf8')));
+        resolve({ text, value: JSON.parse(text) as unknown });
       } catch {
         reject(new HttpError(400, ProtocolErrorCode.ParseError, 'the body is not valid JSON'));
       }
@@ -118,9 +126,11 @@ export function writeJson(res: ServerResponse, status: number, value: unknown): 
 export interface Post {
   readonly messages: readonly unknown[];
   readonly batch: boolean;
+  /** Why a request among them is refused for an integer its params lost (see `inexactParams`). */
+  readonly inexact?: ((message: unknown) => string | undefined) | undefined;
 }
 
-export function toPost(body: unknown): Post {
+export function toPost(body: unknown, inexact?: Post['inexact']): Post {
   const batch = Array.isArray(body);
   const messages: unknown[] = batch ? body : [body];
   if (messages.length === 0 || messages.length > MAX_BATCH_SIZE) {
@@ -148,7 +158,7 @@ export function toPost(body: unknown): Post {
       "a batch's request IDs must be unique",
     );
   }
-  return { messages, batch };
+  return { messages, batch, inexact };
 }
 
 /**

@@ -248,15 +248,27 @@ export class HttpServerTransport implements Transport {
    */
   handlePost(
     res: ServerResponse,
-    posted: readonly unknown[],
-    batch: boolean,
+    post: {
+      readonly messages: readonly unknown[];
+      readonly batch: boolean;
+      /** Why a request among them is refused (-32602) for an integer its params lost. */
+      readonly inexact?: ((message: unknown) => string | undefined) | undefined;
+    },
     extra?: MessageExtraInfo,
   ): void {
+    const { messages: posted, batch, inexact } = post;
     if (this.#closed) {
       writeError(res, 404, CONNECTION_CLOSED, 'the session has ended', null, this.#errorMeta);
       return;
     }
-    const messages = posted.filter(isJsonRpcMessage);
+    const inexactOnes = new Map<unknown, string>();
+    for (const value of inexact === undefined ? [] : posted) {
+      const refusal = isJsonRpcMessage(value) ? inexact?.(value) : undefined;
+      if (refusal !== undefined) inexactOnes.set(value, refusal);
+    }
+    const messages = posted.filter(
+      (value): value is JSONRPCMessage => isJsonRpcMessage(value) && !inexactOnes.has(value),
+    );
     const refusals = posted
       .filter((value) => !isJsonRpcMessage(value))
       .map((value): JSONRPCMessage => ({
@@ -264,7 +276,14 @@ export class HttpServerTransport implements Transport {
         // JSON-RPC's `id: null` for an ID that cannot be told; the SDK's type has no room for it.
         id: answerIdOf(value) as RequestId,
         error: { code: ProtocolErrorCode.InvalidRequest, message: 'not a JSON-RPC 2.0 message' },
-      }));
+      }))
+      .concat(
+        [...inexactOnes].map(([value, message]): JSONRPCMessage => ({
+          jsonrpc: '2.0',
+          id: answerIdOf(value) as RequestId,
+          error: { code: ProtocolErrorCode.InvalidParams, message },
+        })),
+      );
     if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
     const ids = messages.filter(isRequest).map((m) => m.id);
     // An ID still in flight in this session names another request: serving this one too would

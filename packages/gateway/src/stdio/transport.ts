@@ -7,6 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { answerIdOf, NdjsonLineSplitter } from '@toolplane/toolmodel/wire';
+import { inexactParams } from '../inexact-params.js';
 import { isJsonRpcMessage } from '../jsonrpc.js';
 import { messageJson } from '../listing/wire-text.js';
 
@@ -135,22 +136,29 @@ export class StdioTransport implements Transport {
       );
       return;
     }
+    // A request whose params lost an integer to the parse is refused, never served rounded.
+    const inexact = inexactParams(line);
     // A batch (JSON-RPC's, MCP's before 2025-06-18): each message served, or refused under its
     // ID, and answered on a line of its own, so no request in it is left without an answer.
     if (Array.isArray(value) && value.length > 0) {
-      for (const element of value) this.#receive(element);
+      for (const element of value) this.#receive(element, inexact);
     } else {
-      this.#receive(value);
+      this.#receive(value, inexact);
     }
   }
 
-  #receive(value: unknown): void {
+  #receive(value: unknown, inexact: ((message: unknown) => string | undefined) | undefined): void {
     if (!isJsonRpcMessage(value)) {
       this.#refuse(
         ProtocolErrorCode.InvalidRequest,
         'a line is not a JSON-RPC message',
         answerIdOf(value),
       );
+      return;
+    }
+    const refusal = inexact?.(value);
+    if (refusal !== undefined) {
+      this.#refuse(ProtocolErrorCode.InvalidParams, refusal, answerIdOf(value));
       return;
     }
     if (this.#gate !== undefined) {
