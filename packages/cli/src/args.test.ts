@@ -86,6 +86,45 @@ describe('parseArgs', () => {
   });
 });
 
+describe('parseArgs: an integer JSON would read as another number', () => {
+  const refused = (options: Parameters<typeof parseArgs>[0]): ToolError => {
+    try {
+      parseArgs(options);
+    } catch (error) {
+      if (ToolError.isInstance(error)) return error;
+    }
+    throw new Error('not refused');
+  };
+
+  it('refuses it in --args, in a number and in JSON of key=value, naming it', () => {
+    for (const options of [
+      { schema, json: '{"n":9007199254740993}' },
+      { schema, pairs: ['n=9007199254740993'] },
+      { schema, pairs: ['tags=[1,9007199254740993]'] },
+      { schema, pairs: ['extra=9007199254740993'] },
+    ]) {
+      const error = refused(options);
+      expect(error.code).toBe('invalid_argument');
+      expect(error.message).toMatch(/the integer 9007199254740993 in .* 9007199254740992/);
+    }
+  });
+
+  it('passes 2^53 - 1, floats and digits a string property takes as text', () => {
+    expect(
+      parseArgs({
+        schema,
+        json: '{"n":9007199254740991,"x":1e300}',
+        pairs: ['name=9007199254740993', 'user.age=0.30000000000000004'],
+      }),
+    ).toEqual({
+      n: 9007199254740991,
+      x: 1e300,
+      name: '9007199254740993',
+      user: { age: 0.30000000000000004 },
+    });
+  });
+});
+
 describe('parseArgs: a value its declared type cannot take', () => {
   it('refuses text for an array or object as the schema would, naming the argument', () => {
     const declared = {

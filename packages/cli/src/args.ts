@@ -1,4 +1,9 @@
-import { pointerToken, ToolError } from '@toolplane/toolmodel';
+import {
+  inexactInteger,
+  inexactIntegerMessage,
+  pointerToken,
+  ToolError,
+} from '@toolplane/toolmodel';
 
 /** Options of {@link parseArgs}. */
 export interface ParseArgsOptions {
@@ -40,6 +45,7 @@ export function parseArgs(options: ParseArgsOptions): Record<string, unknown> {
         '--args must be a JSON object, e.g. \'{"city":"Paris"}\'',
       );
     }
+    refuseInexact(options.json, 'in --args');
     args = parsed as Record<string, unknown>;
   }
   for (const pair of options.pairs ?? []) {
@@ -121,8 +127,9 @@ function readValue(raw: string, schema: unknown, pair: string, path: readonly st
   const text = lineOf(raw, schema, types);
   if (types.has('string') && !types.has('object') && !types.has('array')) return text;
   if (types.size === 0 || types.has('object') || types.has('array')) {
+    let value: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch (error) {
       if (types.size === 0) return text;
       // The tool's schema refuses the value, as it refuses `count=abc` for an integer: a
@@ -135,16 +142,35 @@ function readValue(raw: string, schema: unknown, pair: string, path: readonly st
         ],
       });
     }
+    refuseInexact(text, `in ${pair}`);
+    return value;
   }
   if (
     (types.has('number') || types.has('integer')) &&
     text.trim() !== '' &&
     Number.isFinite(Number(text))
   ) {
+    refuseInexact(text, `in ${pair}`);
     return Number(text);
   }
   if (types.has('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   if (types.has('null') && text === 'null') return null;
   // Let the tool's validation say what is wrong with it, naming the argument.
   return text;
+}
+
+/**
+ * @throws {ToolError} `invalid_argument` when `text` holds an integer JSON reads as another
+ * number (past 2^53 - 1): the tool would get a different value than the one typed.
+ */
+function refuseInexact(text: string, where: string): void {
+  const token = inexactInteger(text);
+  if (token === undefined) return;
+  throw new ToolError(
+    'invalid_argument',
+    inexactIntegerMessage(token, {
+      where,
+      outcome: 'the tool was not called; pass such a value as a string where the tool takes one',
+    }),
+  );
 }
