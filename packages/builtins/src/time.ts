@@ -1,4 +1,4 @@
-import { TZDate } from '@date-fns/tz';
+import { TZDate, tzOffset } from '@date-fns/tz';
 import { defineTool, ToolError } from '@toolplane/toolkit';
 // One module per function: date-fns' index loads every one of its ~860 modules, which cost every
 // process that only lists the builtin tools (`toolplane tools list`) a good part of its start.
@@ -28,6 +28,18 @@ const dateInput = z
   .string()
   .max(BUILTIN_LIMITS.nameLength)
   .describe('An ISO 8601 date or date-time ("2025-03-30", "2025-03-30T12:00:00Z") or "now"');
+
+const DISAMBIGUATIONS = ['compatible', 'earlier', 'later', 'reject'] as const;
+type Disambiguation = (typeof DISAMBIGUATIONS)[number];
+
+// Temporal's option, with its default: RFC 5545 and Temporal both read a skipped time as the
+// later instant and a repeated one as the earlier, which is what a calendar user expects.
+const disambiguation = z
+  .enum(DISAMBIGUATIONS)
+  .default('compatible')
+  .describe(
+    'A local time that daylight saving skips or repeats: "compatible" (default; skipped: moved forward by the gap, repeated: the first), "earlier", "later", or "reject" (an error)',
+  );
 
 const moment = z.object({
   iso: z.string().describe('ISO 8601 with the zone offset'),
@@ -77,7 +89,7 @@ export function dateAddTool() {
     name: 'date_add',
     title: 'Add to a date',
     description:
-      'Adds a duration to a date in a time zone, calendar-aware: month ends clamp (Jan 31 + 1 month = Feb 28/29) and days stay days across daylight-saving changes. Negative amounts subtract.',
+      'Adds a duration to a date in a time zone, calendar-aware: month ends clamp (Jan 31 + 1 month = Feb 28/29) and days stay days across daylight-saving changes (years to days move the local date and time; hours, minutes and seconds are elapsed time). Negative amounts subtract. A local time that daylight saving skips or repeats follows "disambiguation".',
     input: z.strictObject({
       date: dateInput,
       years: z.number().int().optional(),
@@ -88,16 +100,34 @@ export function dateAddTool() {
       minutes: z.number().int().optional(),
       seconds: z.number().int().optional(),
       timeZone,
+      disambiguation,
     }),
     output: moment,
     annotations: { readOnlyHint: true, openWorldHint: false },
     tags: ['time'],
     run: (input) => {
-      const start = parseDate(input.date, zoneOf(input.timeZone), 'date');
-      const amounts = Object.fromEntries(
-        UNITS.flatMap((unit) => (input[unit] === undefined ? [] : [[unit, input[unit]]])),
-      );
-      return describeMoment(representable(add(start, amounts)));
+      const zone = zoneOf(input.timeZone);
+      const start = parseDate(input.date, zone, 'date', input.disambiguation);
+      const amounts = (units: readonly Unit[]): Partial<Record<Unit, number>> => {
+        const picked: Partial<Record<Unit, number>> = {};
+        for (const unit of units) {
+          const amount = input[unit];
+          if (amount !== undefined && amount !== 0) picked[unit] = amount;
+        }
+        return picked;
+      };
+      const calendar = amounts(['years', 'months', 'weeks', 'days']);
+      let date = start;
+      if (Object.keys(calendar).length > 0) {
+        // Calendar units move the wall clock (as Temporal does), in UTC where no hour is skipped,
+        // and the local time they reach is placed by the same rule as the input's.
+        const wall = add(
+          new TZDate(start.getTime() + tzOffset(zone, start) * MINUTE, 'UTC'),
+          calendar,
+        );
+        date = localTime(representable(wall).getTime(), zone, input.disambiguation, 'the result');
+      }
+      return describeMoment(representable(add(date, amounts(['hours', 'minutes', 'seconds']))));
     },
   });
 }
@@ -108,12 +138,13 @@ export function dateDiffTool() {
     name: 'date_diff',
     title: 'Difference between dates',
     description:
-      'How far apart two dates are: whole units (truncated toward zero, negative when "to" is earlier) and a breakdown in years, months, days, hours, minutes and seconds.',
+      'How far apart two dates are: whole units (truncated toward zero, negative when "to" is earlier) and a breakdown in years, months, days, hours, minutes and seconds. A local time that daylight saving skips or repeats follows "disambiguation".',
     input: z.strictObject({
       from: dateInput,
       to: dateInput,
       unit: z.enum(UNITS).default('days'),
       timeZone,
+      disambiguation,
     }),
     output: z.object({
       value: z.number(),
@@ -124,10 +155,10 @@ export function dateDiffTool() {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     tags: ['time'],
-    run: ({ from, to, unit, timeZone }) => {
+    run: ({ from, to, unit, timeZone, disambiguation }) => {
       const zone = zoneOf(timeZone);
-      const start = parseDate(from, zone, 'from');
-      const end = parseDate(to, zone, 'to');
+      const start = parseDate(from, zone, 'from', disambiguation);
+      const end = parseDate(to, zone, 'to', disambiguation);
       const value = DIFFERENCE[unit](end, start);
       const [earlier, later] = start <= end ? [start, end] : [end, start];
       const sign = start <= end ? 1 : -1;
@@ -186,8 +217,11 @@ const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 const LOCAL =
   /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?$/;
 
-/** A date in `zone`: "now", a date (midnight there), or a date-time (local there unless it has an offset). */
-function parseDate(text: string, zone: string, field: string): TZDate {
+/**
+ * A date in `zone`: "now", a date (midnight there), or a date-time (local there unless it has an
+ * offset); a local time that daylight saving skips or repeats is placed by `rule`.
+ */
+function parseDate(text: string, zone: string, field: string, rule: Disambiguation): TZDate {
   const value = text.trim();
   if (value.toLowerCase() === 'now') return new TZDate(Date.now(), zone);
   const match = LOCAL.exec(value);
@@ -206,11 +240,16 @@ function parseDate(text: string, zone: string, field: string): TZDate {
         `${field}: ${JSON.stringify(text)} has no such time of day (hours 00–23, minutes and seconds 00–59; leap seconds are not counted)`,
       );
     }
-    // Made in a four-digit year, then moved: the Date constructor reads years 0–99 as 1900–1999.
-    const date = new TZDate(2000, 0, 1, hours, minutes, seconds, millis, zone);
-    date.setFullYear(y, month - 1, day);
-    if (date.getFullYear() === y && date.getMonth() === month - 1 && date.getDate() === day) {
-      return date;
+    // The wall clock as if it were UTC; setUTCFullYear, as Date.UTC reads years 0–99 as 1900–1999.
+    const wall = new Date(0);
+    wall.setUTCFullYear(y, month - 1, day);
+    wall.setUTCHours(hours, minutes, seconds, millis);
+    if (
+      wall.getUTCFullYear() === y &&
+      wall.getUTCMonth() === month - 1 &&
+      wall.getUTCDate() === day
+    ) {
+      return localTime(wall.getTime(), zone, rule, field);
     }
   } else if (!DATE_ONLY.test(value) && HAS_ZONE.test(value)) {
     const time = Date.parse(value);
@@ -219,6 +258,43 @@ function parseDate(text: string, zone: string, field: string): TZDate {
   throw new ToolError(
     'invalid_argument',
     `${field}: ${JSON.stringify(text)} is not an ISO 8601 date or date-time (e.g. "2025-03-30" or "2025-03-30T12:00:00Z") nor "now"`,
+  );
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const LAST_MS = 8.64e15;
+
+/**
+ * The instant at which `zone`'s clocks read `wall` (that reading's milliseconds as if UTC), as
+ * Temporal's `disambiguation` places it: a reading the clocks skip is moved by the gap (forward
+ * for "compatible" and "later", back for "earlier"); one they show twice is the first
+ * ("compatible", "earlier") or the second ("later"); "reject" refuses both with `invalid_argument`.
+ */
+function localTime(wall: number, zone: string, rule: Disambiguation, field: string): TZDate {
+  // The offsets a day either side: no zone has changed its clocks twice within two days.
+  const offsetAt = (time: number) =>
+    tzOffset(zone, new Date(Math.min(LAST_MS, Math.max(-LAST_MS, time)))) * MINUTE;
+  const before = offsetAt(wall - DAY);
+  const after = offsetAt(wall + DAY);
+  const fits = [...new Set([wall - before, wall - after])]
+    .filter((time) => offsetAt(time) === wall - time)
+    .sort((a, b) => a - b);
+  const [first, second] = fits;
+  if (first !== undefined && (second === undefined || rule !== 'later')) {
+    if (second !== undefined && rule === 'reject') throw ambiguous(field, wall, zone, 'repeats');
+    return new TZDate(first, zone);
+  }
+  if (second !== undefined) return new TZDate(second, zone);
+  if (rule === 'reject') throw ambiguous(field, wall, zone, 'skips');
+  return new TZDate(rule === 'earlier' ? wall - after : wall - before, zone);
+}
+
+function ambiguous(field: string, wall: number, zone: string, what: string): ToolError {
+  const reading = new Date(wall).toISOString().slice(0, 19);
+  return new ToolError(
+    'invalid_argument',
+    `${field}: ${zone} ${what} the local time ${reading} (its clocks change then: daylight saving or a new offset): give an offset, or a "disambiguation" other than "reject"`,
   );
 }
 

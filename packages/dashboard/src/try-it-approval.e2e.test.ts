@@ -18,6 +18,9 @@ import { startDashboardGateway, type DashboardGateway } from './testing/dashboar
 const TOKEN = 'dashboard-try-it-approval-token-0123456789';
 const OUT = join(repoRoot, '.ci', 'out');
 
+// Each login's try-it calls run in a session of its own: `dashboard:` and a digest of the login.
+const LOGIN_SESSION = expect.stringMatching(/^session:dashboard:[\w-]{16}$/);
+
 describe('the try-it form of a tool that needs approval, in Chromium', () => {
   let served: DashboardGateway;
   let audit: PinStore;
@@ -97,11 +100,11 @@ describe('the try-it form of a tool that needs approval, in Chromium', () => {
     expect(await page.locator('#question').count()).toBe(0);
     expect((await deletedItems()).filter((id) => id === 'ui-approved')).toEqual(['ui-approved']);
     expect(await approvals()).toMatchObject([
-      { kind: 'approval.asked', toolId: 'fixture:delete-item', who: 'session:dashboard' },
+      { kind: 'approval.asked', toolId: 'fixture:delete-item', who: LOGIN_SESSION },
       {
         kind: 'approval.granted',
         toolId: 'fixture:delete-item',
-        who: 'session:dashboard',
+        who: LOGIN_SESSION,
         detail: { reason: 'accepted' },
       },
     ]);
@@ -116,7 +119,7 @@ describe('the try-it form of a tool that needs approval, in Chromium', () => {
     expect(await deletedItems()).not.toContain('ui-declined');
     expect((await approvals()).at(-1)).toMatchObject({
       kind: 'approval.refused',
-      who: 'session:dashboard',
+      who: LOGIN_SESSION,
       detail: { reason: 'declined' },
     });
   });

@@ -115,7 +115,7 @@ describe('gateway mode: code', () => {
   });
 });
 
-describe("gateway mode: code, one session's share of the sandboxes", () => {
+describe("gateway mode: code, one caller's share of the sandboxes", () => {
   let shared: HttpGateway;
   const clients: Client[] = [];
   beforeAll(async () => {
@@ -123,22 +123,26 @@ describe("gateway mode: code, one session's share of the sandboxes", () => {
       port: 0,
       mode: 'code',
       codeMode: { maxConcurrentRuns: 2, timeoutMs: 20_000 },
+      // The test plays a proxy forwarding two clients, each a source (a caller) of its own.
+      trustedProxies: ['127.0.0.1'],
     });
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     await shared.close();
   });
-  const session = async (): Promise<Client> => {
+  const session = async (client: string): Promise<Client> => {
     const made = new Client({ name: 'code-mode-share', version: '0.0.0' });
-    await made.connect(new StreamableHTTPClientTransport(shared.url));
+    const headers = { 'x-forwarded-for': client };
+    await made.connect(new StreamableHTTPClientTransport(shared.url, { requestInit: { headers } }));
     clients.push(made);
     return made;
   };
 
-  it('refuses a session past its half with rate_limited, and still runs another session', async () => {
-    const greedy = await session();
-    const other = await session();
+  it('refuses a caller past its half with rate_limited, in any of its sessions, and still runs another caller', async () => {
+    const greedy = await session('192.0.2.1');
+    const sibling = await session('192.0.2.1');
+    const other = await session('192.0.2.2');
     const { resources } = await greedy.listResources();
     const watched = resources.find((r) => r.uri.includes('watched'))?.uri;
     expect(watched).toBeDefined();
@@ -160,6 +164,9 @@ describe("gateway mode: code, one session's share of the sandboxes", () => {
     const refused = await greedy.callTool({ name: 'run_code', arguments: { code: 'return 1;' } });
     expect(refused.isError).toBe(true);
     expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'rate_limited' });
+    // A new session of the same client is no new share.
+    const again = await sibling.callTool({ name: 'run_code', arguments: { code: 'return 1;' } });
+    expect(again._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'rate_limited' });
     const served = await other.callTool({ name: 'run_code', arguments: { code: 'return 1;' } });
     expect(served.isError).toBeUndefined();
     expect(text(served)).toBe('1');

@@ -175,10 +175,11 @@ export class GatewayHub {
     return this.#sessions.size;
   }
 
-  attach(server: McpServerInstance, era: Era = 'legacy'): SessionState {
+  attach(server: McpServerInstance, era: Era = 'legacy', source?: string): SessionState {
     const session: SessionState = {
       server,
       era,
+      source,
       token: registerSession(server, era),
       initialized: false,
       subscriptions: new Map(),

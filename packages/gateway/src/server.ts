@@ -26,6 +26,7 @@ import {
 } from './eras.js';
 import { callsTools, callToolRefusal, searchTools } from './search-mode.js';
 import type { RunCall } from './session/round-calls.js';
+import { shareKey } from './session/state.js';
 import { GatewayServer } from './sdk/gateway-server.js';
 import { INSTANCE_META_KEY } from './jsonrpc.js';
 import { GatewayHub } from './hub.js';
@@ -150,15 +151,19 @@ function sdkOptionsOf(options: GatewayOptions): SdkServerOptions {
 
 /**
  * One session's server on a shared hub: a 2025 session, or one 2026-07-28 request (or stdio
- * connection) when `era` is `modern`.
+ * connection) when `era` is `modern`; `source` is the HTTP request's (absent on stdio).
  *
  * @internal
  */
-export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpServerInstance {
+export function createSessionServer(
+  hub: GatewayHub,
+  era: Era = 'legacy',
+  source?: string,
+): McpServerInstance {
   const { toolkit, options } = hub;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const server = newGatewayServer(options);
-  const session = hub.attach(server, era);
+  const session = hub.attach(server, era, source);
   if (era === 'modern') server.refuseMethods(legacyOnlyRefusal);
   // Every handler below first waits for upstreams to have reconnected advertising sampling and
   // elicitation (at once after the first time), so none sees them half-way.
@@ -268,9 +273,7 @@ export function createSessionServer(hub: GatewayHub, era: Era = 'legacy'): McpSe
     if (mode === 'code') {
       const visible = await visibleTools(extra, hub); // OAuth (auth/): what the program sees
       const sessionKey = hub.learningKey(session, extra);
-      // Whose share of the sandboxes a run takes: a 2025 session, or a 2026 request's OAuth
-      // caller (2026 requests behind a static token cannot be told apart: not counted).
-      const runner = session.era === 'legacy' ? session.token : callerKey(extra); // OAuth (auth/)
+      const runner = shareKey(session, callerKey(extra)); // whose share of the sandboxes
       const rounds = era === 'modern' ? extra : undefined; // a 2026 run asks in input rounds
       const context = { call, signal: extra.mcpReq.signal, visible, sessionKey, runner, rounds };
       const result = await runCodeModeTool(hub, name, args, context);

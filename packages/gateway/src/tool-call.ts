@@ -114,6 +114,7 @@ export function toolCaller(
             return (calling ??= {
               ...callerSession(server, extra, { log }, era, flow && { ...flow, toolId: item.id }),
               auth: sessionAuth(extra), // OAuth (auth/): who called
+              source: session.source,
             });
           },
           sessionKey: session.token,

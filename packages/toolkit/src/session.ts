@@ -59,6 +59,13 @@ export interface Session {
    * otherwise.
    */
   readonly auth?: SessionAuth | undefined;
+  /**
+   * Where the call came from over HTTP, as the gateway counts its sources: the client's address
+   * (an IPv6 one's /64) or, behind a trusted proxy, the client it forwards; absent otherwise
+   * (stdio, or a toolkit called directly). Many sessions of one client share it, so per-caller
+   * shares key on it when there is no OAuth subject.
+   */
+  readonly source?: string | undefined;
   /** The request's `_meta`, e.g. a W3C `traceparent`. */
   readonly meta: Readonly<Record<string, unknown>>;
   /**

@@ -1,4 +1,4 @@
-import { createToolkit, runInSession, ToolError } from '@toolplane/toolkit';
+import { createToolkit, runInSession, ToolError, type Session } from '@toolplane/toolkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinTools, type BuiltinToolsOptions } from '../builtins.js';
 import { HeavyPool, PoolBusyError } from './pool.js';
@@ -97,6 +97,26 @@ describe('HeavyPool fairness', () => {
     expect(await outcome(run())).toBe('rate_limited');
     await pool.close();
     expect(await Promise.all([...settled, other])).toEqual(expect.arrayContaining(['cancelled']));
+  });
+
+  it('counts the sessions of one HTTP source as one caller, unless an OAuth subject names it', async () => {
+    const pool = new HeavyPool({ threads: 1, perCallerQueue: 1, timeoutMs: 30_000 });
+    opened.push(pool);
+    const run = (session: Partial<Session>) =>
+      outcome(
+        runInSession(session, () => pool.run({ kind: 'text_stats', text: HOG_TEXT, locale: 'en' })),
+      );
+    const local = '127.0.0.1';
+    const settled = [run({ id: 's1', source: local }), run({ id: 's2', source: local })];
+    // A new session of a source whose one waiting task is queued: refused, not a share of its own.
+    expect(await run({ id: 's3', source: local })).toBe('rate_limited');
+    const alice = { subject: 'alice', clientId: 'c', scopes: [], issuer: 'i', expiresAt: 0 };
+    settled.push(
+      run({ id: 's4', source: '127.0.0.2' }),
+      run({ id: 's5', source: local, auth: alice }),
+    );
+    await pool.close();
+    expect(await Promise.all(settled)).not.toContain('rate_limited');
   });
 
   it('runs a task that finds a free thread even when no task may wait', async () => {

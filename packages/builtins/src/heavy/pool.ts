@@ -22,7 +22,9 @@ export interface PoolOptions {
   readonly heapMb?: number;
   /**
    * Who is calling, for the per-caller shares. Default: the verified OAuth subject of the
-   * session, else the MCP session ID, else one shared "local" caller.
+   * session, else the HTTP request's source (`Session.source`: an address, an IPv6 /64, or
+   * behind trusted proxies the forwarded client), else the MCP session ID, else one shared
+   * "local" caller.
    */
   readonly callerOf?: () => string;
 }
@@ -69,6 +71,8 @@ function defaultCaller(): string {
   const session = getSession();
   const subject = session.auth?.subject;
   if (subject !== undefined) return `sub:${subject}`;
+  // Many sessions of one client are one caller: its HTTP source, as the gateway counts them.
+  if (session.source !== undefined) return `source:${session.source}`;
   return session.id === undefined ? 'local' : `session:${session.id}`;
 }
 

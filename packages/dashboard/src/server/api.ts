@@ -138,7 +138,10 @@ export function tool(ctx: ApiContext, url: URL, res: ServerResponse): void {
   });
 }
 
-/** The session the dashboard's own calls run in, as the audit log and the metrics name it. */
+/**
+ * The dashboard's calls, as the audit log and the metrics name them; each login's try-it calls
+ * run in a session of its own, `dashboard:` and a digest of the login.
+ */
 export const DASHBOARD_SESSION = 'dashboard';
 
 /** `GET api/prompts`. */

@@ -1,8 +1,8 @@
-// The try-it form's calls. A call runs as the session `dashboard`; what it asks its caller (the
+// The try-it form's calls. A call runs as its login's session `dashboard:<digest>`; what it asks its caller (the
 // approval policy's question, a builtin's or an upstream server's form elicitation) waits here for the logged-in operator
 // who made the call, who answers it in the page: `POST api/call` answers with the call's result
 // or its question, `POST api/answer` with the result or the next question.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   runInSession,
@@ -123,6 +123,15 @@ export class TryItQuestions {
 }
 
 /**
+ * The session a login's try-it calls run in, as the approval audit names it: `dashboard:` and a
+ * digest of the login, never the login itself (it is half of the login's cookie).
+ */
+export function loginSession(login: string): string {
+  const digest = createHash('sha256').update(login).digest('base64url').slice(0, 16);
+  return `${DASHBOARD_SESSION}:${digest}`;
+}
+
+/**
  * `POST api/call` `{ tool, arguments }`: runs the tool as the operator `owner` and answers its
  * content blocks, or the question it asks first (`{ question }`, answered with `POST api/answer`).
  * The call is cancelled when the browser goes away while it runs.
@@ -161,9 +170,9 @@ export async function call(
             `the dashboard cannot answer ${request.method} from "${namespace}" (it has no model); call the tool from an MCP client that supports sampling`,
           ),
         );
-  // As the session `dashboard`: the approval audit names it, and per-caller limits count it.
+  // As the login's own session: an approval remembered for the session is this operator's alone.
   const run = (onProgress?: (event: { progress: number }) => void) =>
-    runInSession({ id: DASHBOARD_SESSION, elicit }, () =>
+    runInSession({ id: loginSession(owner), elicit }, () =>
       ctx.toolkit.callTool(id, args as Record<string, unknown>, {
         signal: tryIt.controller.signal,
         onUpstreamRequest,

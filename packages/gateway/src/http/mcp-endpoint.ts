@@ -48,6 +48,8 @@ export interface McpEndpointOptions {
   readonly streamAfterMs: number;
   /** Requests being answered, for the drain (a listen stream is taken out of it). */
   readonly inFlight: InFlight;
+  /** The source a request counts against (`SourceLimits.sourceOf`): its calls' `Session.source`. */
+  readonly sourceOf: (req: IncomingMessage) => string;
 }
 
 /** The MCP endpoint of an HTTP gateway: what it serves, and what it holds open. */
@@ -70,12 +72,20 @@ export interface McpEndpoint {
  */
 export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const { hub, maxBody, maxSessions, oauth, errorMeta, inFlight } = options;
+  // `''` is a connection already gone: no source to share.
+  const sourceOf = (req: IncomingMessage) => options.sourceOf(req) || undefined;
   const sessions = new SessionTable({ maxSessions, idleMs: options.idleMs });
-  const modern = createMcpHandler(({ era }) => createSessionServer(hub, era), {
-    legacy: 'reject',
-    maxRequestBodySize: maxBody,
-    maxSubscriptions: maxSessions,
-  });
+  // The source of each 2026-07-28 request handed to the SDK, for the server made for it.
+  const sourceByRequest = new WeakMap<Request, string | undefined>();
+  const modern = createMcpHandler(
+    ({ era, requestInfo }) =>
+      createSessionServer(hub, era, requestInfo && sourceByRequest.get(requestInfo)),
+    {
+      legacy: 'reject',
+      maxRequestBodySize: maxBody,
+      maxSubscriptions: maxSessions,
+    },
+  );
   // Resource updates a listen stream's filter named (hub.listen holds their subscriptions).
   const stopUpdates = hub.listeners.onUpdate((uri) => {
     modern.notify.resourceUpdated(uri);
@@ -89,7 +99,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   });
   let modernInFlight = 0;
   // Plain 2026-07-28 calls, served past the SDK's entry.
-  const lane = httpCallLane(hub);
+  const lane = httpCallLane(hub, sourceOf);
   const transportOptions = {
     streamAfterMs: options.streamAfterMs,
     ...(errorMeta === undefined ? {} : { errorMeta }),
@@ -109,7 +119,9 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     try {
       const release = await hub.listen(body);
       if (release !== undefined) res.once('close', release);
-      const response = await modern.fetch(toWebRequest(req, endpointUrl(req), { res }), {
+      const request = toWebRequest(req, endpointUrl(req), { res });
+      sourceByRequest.set(request, sourceOf(req));
+      const response = await modern.fetch(request, {
         parsedBody: body,
         ...oauth?.messageExtra(req), // OAuth (auth/)
       });
@@ -123,7 +135,10 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
   };
 
-  const openSession = async (owner: string | undefined): Promise<HttpSession> => {
+  const openSession = async (
+    owner: string | undefined,
+    source: string | undefined,
+  ): Promise<HttpSession> => {
     if (!sessions.makeRoom()) {
       throw new HttpError(
         503,
@@ -132,7 +147,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
     }
     const id = randomUUID();
-    const server = createSessionServer(hub);
+    const server = createSessionServer(hub, 'legacy', source);
     const transport = new HttpServerTransport(id, transportOptions);
     const session: HttpSession = { transport, server, owner, busy: 0 };
     transport.onclose = () => {
@@ -144,7 +159,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   };
 
   const serveStateless = async (req: IncomingMessage, res: ServerResponse, post: Post) => {
-    const server = createSessionServer(hub);
+    const server = createSessionServer(hub, 'legacy', sourceOf(req));
     const transport = new HttpServerTransport(undefined, transportOptions);
     res.once('close', () => {
       void server.close();
@@ -200,7 +215,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         'initialize must be sent on its own',
       );
     }
-    return openSession(owner);
+    return openSession(owner, sourceOf(req));
   };
 
   const servePost = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -43,7 +43,10 @@ export type HttpCallLane = (
  * A call is a session of its own (its own caller token, ended with the request), as the SDK's
  * way makes it; its input rounds are the hub's, as theirs are.
  */
-export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
+export function httpCallLane(
+  hub: GatewayHub,
+  sourceOf: (req: IncomingMessage) => string | undefined,
+): HttpCallLane | undefined {
   const { options } = hub;
   if (options.callLane === false) return undefined;
   // One server for every lane call: its identity, error tags and the SDK's request plumbing
@@ -65,7 +68,8 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
     const item = hub.toolsNow()?.resolve(call.name);
     // The headers name the call exactly, so the SDK's classifier has only the body to judge.
     if (item === undefined || !isModernRequest(body)) return undefined;
-    return (res, extra) => serve(res, extra, request, call, item);
+    const source = sourceOf(req);
+    return (res, extra) => serve(res, extra, request, call, item, source);
   };
 
   function serve(
@@ -74,8 +78,9 @@ export function httpCallLane(hub: GatewayHub): HttpCallLane | undefined {
     request: JSONRPCRequest,
     call: LaneCall,
     item: ToolItem,
+    source: string | undefined,
   ): Promise<void> {
-    const session = hub.attach(server, 'modern');
+    const session = hub.attach(server, 'modern', source);
     const { id } = request;
     const controller = new AbortController();
     let answered = false;

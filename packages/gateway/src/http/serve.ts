@@ -105,6 +105,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     errorMeta,
     streamAfterMs,
     inFlight,
+    sourceOf: (req) => sources.sourceOf(req),
   });
   const unbindMetrics = metrics?.bind({
     toolkit,

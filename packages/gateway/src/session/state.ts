@@ -22,11 +22,24 @@ export interface SessionState {
   readonly token: string;
   /** The MCP era the session speaks; a 2026-07-28 session is one request (or stdio connection). */
   readonly era: Era;
+  /** The HTTP request's source (`SourceLimits.sourceOf`); absent on stdio. */
+  readonly source: string | undefined;
   initialized: boolean;
   /** The URIs the client subscribed to, as it sees them, with the resource each one names. */
   readonly subscriptions: Map<string, SubscriptionTarget>;
   /** The least severe level the client wants (`logging/setLevel`); all when unset. */
   logLevel: LoggingLevel | undefined;
+}
+
+/**
+ * Whose share of a per-caller resource (code mode's sandboxes) a call takes: its verified OAuth
+ * caller (`caller`, from `callerKey`), else its HTTP request's source, so that one client's many
+ * sessions share one; on stdio, the one 2025 session (a 2026 one is not counted).
+ */
+export function shareKey(session: SessionState, caller: string | undefined): string | undefined {
+  if (caller !== undefined) return caller;
+  if (session.source !== undefined) return `source:${session.source}`;
+  return session.era === 'legacy' ? session.token : undefined;
 }
 
 // MCP's levels (RFC 5424's), least severe first.
