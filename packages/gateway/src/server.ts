@@ -1,10 +1,8 @@
 import {
   ProtocolError,
   ProtocolErrorCode,
-  type Implementation,
   type Prompt as McpPrompt,
   type Resource as McpResource,
-  type ServerOptions,
 } from '@modelcontextprotocol/server';
 import {
   BUILTIN_NAMESPACE,
@@ -15,20 +13,13 @@ import {
   type CompletionTarget,
 } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR, UriTable } from './names.js';
-import { VERSION } from './version.js';
 import type { GatewayOptions } from './options.js';
 import type { McpServerInstance } from './sdk/gateway-server.js';
-import {
-  envelopeLogLevel,
-  GATEWAY_PROTOCOL_VERSIONS,
-  legacyOnlyRefusal,
-  type Era,
-} from './eras.js';
+import { envelopeLogLevel, legacyOnlyRefusal, type Era } from './eras.js';
 import { callsTools, callToolRefusal, searchTools } from './search-mode.js';
 import type { RunCall } from './session/round-calls.js';
 import { shareKey } from './session/state.js';
-import { GatewayServer } from './sdk/gateway-server.js';
-import { INSTANCE_META_KEY } from './jsonrpc.js';
+import { newGatewayServer } from './sdk/new-server.js';
 import { GatewayHub } from './hub.js';
 import { toolCaller } from './tool-call.js';
 import { observeUnknown } from './observe/observer.js';
@@ -53,19 +44,6 @@ export { ERROR_META_KEY } from './call-results.js';
 // As many as the upstream servers we measured send a page (a full listing of 100k tools is 100
 // round trips, not 200), and a page still about a megabyte for tools of a kilobyte each.
 const DEFAULT_PAGE_SIZE = 1_000;
-const DEFAULT_LIST_TTL_MS = 60_000;
-
-/** The same cache hint for every list a 2026 client may cache. */
-function listCacheHints(ttlMs: number): ServerOptions['cacheHints'] {
-  const hint = { ttlMs, cacheScope: 'private' as const };
-  return {
-    'tools/list': hint,
-    'prompts/list': hint,
-    'resources/list': hint,
-    'resources/templates/list': hint,
-  };
-}
-const DEFAULT_SERVER_INFO: Implementation = { name: 'toolplane-gateway', version: VERSION };
 
 /**
  * Creates an MCP server (the SDK's low-level `Server`) that serves `toolkit`: its tools, prompts
@@ -99,54 +77,6 @@ export function createSingleSession(
     hub.dispose();
   };
   return { server, hub };
-}
-
-/**
- * A gateway server as every session gets one, with no handlers yet: the gateway's identity,
- * capabilities, instructions, versions and cache hints, its errors tagged with the instance.
- *
- * @internal
- */
-export function newGatewayServer(options: GatewayOptions): GatewayServer {
-  const server = new GatewayServer(
-    options.serverInfo ?? DEFAULT_SERVER_INFO,
-    sdkOptionsOf(options),
-  );
-  if (options.instanceId !== undefined) {
-    server.tagErrors({ [INSTANCE_META_KEY]: options.instanceId });
-  }
-  return server;
-}
-
-type SdkServerOptions = NonNullable<ConstructorParameters<typeof GatewayServer>[1]>;
-
-/** The SDK server options of each gateway's options, made once (see {@link sdkOptionsOf}). */
-const sdkOptions = new WeakMap<GatewayOptions, SdkServerOptions>();
-
-/**
- * The SDK server options every session of a gateway is made with. The same for all of them, so
- * made once per gateway: the SDK copies the top level of `capabilities` and only reads the rest,
- * and each session built its own capabilities, versions and cache hints before.
- */
-function sdkOptionsOf(options: GatewayOptions): SdkServerOptions {
-  let made = sdkOptions.get(options);
-  if (made === undefined) {
-    made = {
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        completions: {},
-        logging: {},
-      },
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-      supportedProtocolVersions: [...GATEWAY_PROTOCOL_VERSIONS],
-      // 2026-07-28 only: the SDK never puts cache fields on a 2025 answer.
-      cacheHints: listCacheHints(options.listTtlMs ?? DEFAULT_LIST_TTL_MS),
-    };
-    sdkOptions.set(options, made);
-  }
-  return made;
 }
 
 /**

@@ -10,7 +10,7 @@ import { laneContext, plainCall, runLaneCall, type LaneCall } from '../call-lane
 import { isModernRequest, MODERN_PROTOCOL_VERSION } from '../eras.js';
 import type { ToolItem } from '../items.js';
 import type { GatewayHub } from '../hub.js';
-import { newGatewayServer } from '../server.js';
+import { newGatewayServer } from '../sdk/new-server.js';
 import { toolCaller } from '../tool-call.js';
 
 // As the SDK's per-request transport: a stream that waits long is kept open by comments.
