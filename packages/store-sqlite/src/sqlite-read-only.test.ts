@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { asOtherUser } from '@toolplane/fixtures';
 import type { StoreChange } from '@toolplane/toolkit';
 import type { ToolError } from '@toolplane/toolmodel';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteCredentialStore } from './sqlite-credentials.js';
 import { createSqliteEvidenceStore } from './sqlite-evidence.js';
@@ -217,6 +218,21 @@ describe('readOnly: true', () => {
     await expect(vectors.put([{ fingerprint: 'f', vector: [1] }])).rejects.toMatchObject({
       code: 'store_error',
     });
+    expect(await digest(path)).toBe(before);
+  });
+
+  it('reads a file of an older schema version as it is, its newer tables as empty', async () => {
+    const path = await writtenStore();
+    // As version 1 left it: no oauth_credentials table yet.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE oauth_credentials');
+    raw.pragma('user_version = 1');
+    raw.close();
+    const before = await digest(path);
+    const store = temp.track(createSqliteStore({ path, readOnly: true }));
+    const credentials = temp.track(createSqliteCredentialStore({ path, key, readOnly: true }));
+    expect((await store.listPrompts()).map((prompt) => prompt.name)).toEqual(['greet']);
+    expect(await credentials.load(credentialKey)).toBeUndefined();
     expect(await digest(path)).toBe(before);
   });
 
