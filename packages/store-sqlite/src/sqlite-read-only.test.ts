@@ -58,7 +58,10 @@ async function writtenStore(): Promise<string> {
   await vectors.put([{ fingerprint: 'f', vector: [1, 2] }]);
   vectors.close();
   const credentials = createSqliteCredentialStore({ path, key });
-  await credentials.save(credentialKey, { tokens: { access_token: 'a', token_type: 'Bearer' } });
+  await credentials.save(credentialKey, {
+    tokens: { access_token: 'a', token_type: 'Bearer' },
+    updatedAt: 1,
+  });
   credentials.close();
   return path;
 }
