@@ -118,6 +118,12 @@ export interface OpenToolkitOptions {
    * trying): what `serve` logs, so an operator sees the store go and knows changes are late.
    */
   readonly onStoreError?: (error: ToolError) => void;
+  /**
+   * Hears, once the store is open and before anything is read or written, that it was opened
+   * read-only (a SQLite file this user may not write): `message` says why, and is the message of
+   * the `store_error` each write to it (a prompt, a tool pin, what search learns) is refused with.
+   */
+  readonly onReadOnly?: (message: string) => void;
   /** Stdio servers started already, for the connectors to adopt (see `prestart.ts`). */
   readonly prestarted?: StdioPrestarts;
   /**
@@ -155,6 +161,7 @@ export async function openToolkit(
     listen: options.listen,
     onError: options.onStoreError,
   });
+  if (opened.readOnly !== undefined) options.onReadOnly?.(opened.readOnly);
   const store = options.wrapStore?.(opened) ?? opened;
   let pins: PinStore | undefined;
   try {

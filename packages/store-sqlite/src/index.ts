@@ -3,8 +3,8 @@ export type { SqliteCredentialStore, SqliteCredentialStoreOptions } from './sqli
 export { createSqliteEvidenceStore } from './sqlite-evidence.js';
 export type { SqliteEvidenceStore, SqliteEvidenceStoreOptions } from './sqlite-evidence.js';
 export { createSqlitePinStore } from './sqlite-pins.js';
-export type { SqlitePinStoreOptions } from './sqlite-pins.js';
+export type { SqlitePinStore, SqlitePinStoreOptions } from './sqlite-pins.js';
 export { createSqliteStore, DEFAULT_SQLITE_PATH } from './sqlite-store.js';
 export { createSqliteVectorCache } from './sqlite-vectors.js';
 export type { SqliteVectorCache, SqliteVectorCacheOptions } from './sqlite-vectors.js';
-export type { SqliteStoreOptions } from './sqlite-store.js';
+export type { SqliteStore, SqliteStoreOptions } from './sqlite-store.js';

@@ -1,12 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   CredentialSealer,
   sealedCredentialStore,
   tokenKeyFromEnv,
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
-import Database from 'better-sqlite3';
+import { openSqliteFile } from './sqlite-open.js';
 import { DEFAULT_SQLITE_PATH, migrate } from './sqlite-store.js';
 import { asStoreError } from './store-calls.js';
 
@@ -18,10 +16,20 @@ export interface SqliteCredentialStoreOptions {
   readonly key?: Uint8Array;
   /** How long a write waits for another writer's lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Open the file read-only even when this user could write it (default false: read-only only
+   * when it cannot). Tokens are then read, and every write refused.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** An {@link OAuthCredentialStore} on SQLite, with {@link SqliteCredentialStore.close}. */
 export interface SqliteCredentialStore extends OAuthCredentialStore {
+  /**
+   * `undefined` when the file was opened for writing; else why it is read-only, the message of
+   * the `store_error` every write (a login's tokens, a refresh, a logout) is refused with.
+   */
+  readonly readOnly: string | undefined;
   close(): void;
 }
 
@@ -38,14 +46,18 @@ export function createSqliteCredentialStore(
 ): SqliteCredentialStore {
   const sealer = new CredentialSealer(options.key ?? tokenKeyFromEnv());
   const path = options.path ?? DEFAULT_SQLITE_PATH;
-  let db: Database.Database;
+  const file = openSqliteFile({
+    path,
+    readOnly: options.readOnly,
+    busyTimeoutMs: options.busyTimeoutMs,
+    synchronous: 'full',
+    what: 'store',
+  });
+  const { db } = file;
   try {
-    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    migrate(db, path);
+    migrate(db, path, file.readOnly !== undefined);
   } catch (error) {
+    db.close();
     throw asStoreError(error, `cannot open the SQLite store at ${JSON.stringify(path)}`);
   }
   const sql = {
@@ -71,10 +83,12 @@ export function createSqliteCredentialStore(
       get: (key) => run('read', () => sql.get.get(key)?.sealed),
       put: (key, blob) =>
         run('write', () => {
+          file.writable();
           sql.put.run(key, blob, Date.now());
         }),
       delete: (key) =>
         run('delete', () => {
+          file.writable();
           sql.delete.run(key);
         }),
       keys: () => run('list', () => sql.keys.all().map((row) => row.key)),
@@ -83,6 +97,7 @@ export function createSqliteCredentialStore(
   );
   return {
     ...store,
+    readOnly: file.readOnly,
     close: () => {
       db.close();
     },

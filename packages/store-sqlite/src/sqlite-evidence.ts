@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   addEvidence,
   keepHeaviest,
@@ -9,8 +7,8 @@ import {
   type UsageEvidence,
 } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import Database from 'better-sqlite3';
 import { DEFAULT_SQLITE_PATH } from './sqlite-store.js';
+import { emptyStandIns, openSqliteFile, type SqliteFile } from './sqlite-open.js';
 import { asStoreError, watchDataVersion } from './store-calls.js';
 
 /** Options for {@link createSqliteEvidenceStore}. */
@@ -24,25 +22,40 @@ export interface SqliteEvidenceStoreOptions {
    * checked for other processes' forgets. Default 250 ms.
    */
   readonly pollIntervalMs?: number;
+  /**
+   * Open the file read-only even when this user could write it (default false: read-only only
+   * when it cannot). Evidence is then loaded, and every write refused.
+   */
+  readonly readOnly?: boolean;
 }
 
 /**
- * Opens the SQLite file of a search cache (evidence, vectors), creating its table when missing.
+ * Opens the SQLite file of a search cache (evidence, vectors) or of pins, creating its tables when
+ * missing; read-only, they are read as empty.
  * @internal
  */
 export function openSearchDb(
-  options: { readonly path?: string; readonly busyTimeoutMs?: number },
+  options: {
+    readonly path?: string;
+    readonly busyTimeoutMs?: number;
+    readonly readOnly?: boolean;
+  },
   schema: string,
   what: string,
-): Database.Database {
+): SqliteFile {
   const path = options.path ?? DEFAULT_SQLITE_PATH;
+  const file = openSqliteFile({
+    path,
+    readOnly: options.readOnly,
+    busyTimeoutMs: options.busyTimeoutMs,
+    what,
+  });
   try {
-    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.exec(schema);
-    return db;
+    if (file.readOnly === undefined) file.db.exec(schema);
+    else emptyStandIns(file.db, schema);
+    return file;
   } catch (error) {
+    file.db.close();
     throw asStoreError(error, `cannot open the SQLite ${what} at ${JSON.stringify(path)}`);
   }
 }
@@ -60,6 +73,11 @@ export function settle<T>(what: string, work: () => T): Promise<T> {
 export interface SqliteEvidenceStore extends EvidenceStore {
   add: NonNullable<EvidenceStore['add']>;
   onForget: NonNullable<EvidenceStore['onForget']>;
+  /**
+   * `undefined` when the file was opened for writing; else why it is read-only, the message of
+   * the `store_error` every write (`save`, `add`, `remove`, `forget`) is refused with.
+   */
+  readonly readOnly: string | undefined;
   close(): void;
 }
 
@@ -113,7 +131,8 @@ const TOOL = 'tool:';
 export function createSqliteEvidenceStore(
   options: SqliteEvidenceStoreOptions = {},
 ): SqliteEvidenceStore {
-  const db = openSearchDb(options, SCHEMA, 'evidence store');
+  const file = openSearchDb(options, SCHEMA, 'evidence store');
+  const { db } = file;
   const sql = {
     all: db.prepare<[], Row>('SELECT tool_id, term, weight, updated_at FROM search_evidence'),
     put: db.prepare<[string, string, number, number]>(
@@ -150,6 +169,11 @@ export function createSqliteEvidenceStore(
   const instance = randomUUID();
   const run = <T>(what: string, work: () => T): Promise<T> =>
     settle(`${what} search evidence`, work);
+  const write = <T>(what: string, work: () => T): Promise<T> =>
+    run(what, () => {
+      file.writable();
+      return work();
+    });
   const saveAll = db.transaction((rows: readonly UsageEvidence[]) => {
     for (const row of rows) sql.put.run(row.toolId, row.term, row.weight, row.updatedAt);
   });
@@ -217,6 +241,7 @@ export function createSqliteEvidenceStore(
     what: 'watching the SQLite evidence store for forgets failed',
   });
   return {
+    readOnly: file.readOnly,
     load: (loadOptions = {}) => {
       if (loadOptions.signal?.aborted === true) {
         return Promise.reject(new ToolError('cancelled', 'loading search evidence was cancelled'));
@@ -224,17 +249,17 @@ export function createSqliteEvidenceStore(
       return run('load', () => sql.all.all().map(fromRow));
     },
     save: (rows) =>
-      run('save', () => {
+      write('save', () => {
         saveAll(rows);
       }),
     remove: (rows) =>
-      run('remove', () => {
+      write('remove', () => {
         removeAll(rows);
       }),
     add: (rows, addOptions) =>
-      run('add', () => addAll.immediate(rows, addOptions.halfLifeMs, addOptions.maxTermsPerTool)),
+      write('add', () => addAll.immediate(rows, addOptions.halfLifeMs, addOptions.maxTermsPerTool)),
     forget: (toolId) =>
-      run('forget', () => {
+      write('forget', () => {
         forget.immediate(toolId);
         tell({ toolId });
       }),

@@ -32,6 +32,21 @@ export interface SqlitePinStoreOptions {
    * acceptance by `toolplane tools accept`). Default 250 ms.
    */
   readonly pollIntervalMs?: number;
+  /**
+   * Open the file read-only even when this user could write it (default false: read-only only
+   * when it cannot). Pins are then read, and every write refused.
+   */
+  readonly readOnly?: boolean;
+}
+
+/** A {@link PinStore} in a SQLite file, made by {@link createSqlitePinStore}. */
+export interface SqlitePinStore extends PinStore {
+  /**
+   * `undefined` when the file was opened for writing; else why it is read-only, the message of
+   * the `store_error` every write (a pin, a change, an acceptance, an audit record) is refused
+   * with.
+   */
+  readonly readOnly: string | undefined;
 }
 
 // Tables of their own, created when missing: pins, the changes waiting to be accepted, and the
@@ -78,8 +93,9 @@ CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`;
  * `store_error` when SQLite fails, `invalid_argument` for a bad audit record or limit, and
  * `cancelled` when a call's signal is aborted.
  */
-export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinStore {
-  const db = openSearchDb(options, SCHEMA, 'pin store');
+export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): SqlitePinStore {
+  const file = openSearchDb(options, SCHEMA, 'pin store');
+  const { db } = file;
   const sql = {
     pins: db.prepare<[], PinRow>('SELECT * FROM tool_pins ORDER BY namespace, tool'),
     pinsIn: db.prepare<[string], PinRow>(
@@ -252,26 +268,32 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
       },
       body,
     );
+  const write = <T>(what: string, callOptions: StoreCallOptions | undefined, body: () => T) =>
+    run(what, callOptions, () => {
+      file.writable();
+      return body();
+    });
 
   return {
+    readOnly: file.readOnly,
     listPins: (namespace, callOptions) =>
       run('list tool pins', callOptions, () =>
         (namespace === undefined ? sql.pins.all() : sql.pinsIn.all(namespace)).map(pinFromRow),
       ),
     pinFirst: (pin, record, callOptions) =>
-      run('pin a tool', callOptions, () => {
+      write('pin a tool', callOptions, () => {
         const stored = pinFirst.immediate(pin, record, checkAuditRecord(record));
         own([pin]);
         return stored;
       }),
     recordChange: (change, record, callOptions) =>
-      run('record a tool change', callOptions, () => {
+      write('record a tool change', callOptions, () => {
         const recorded = recordChange.immediate(change, record, checkAuditRecord(record));
         if (recorded) own([change]);
         return recorded;
       }),
     clearChange: (change, record, callOptions) =>
-      run('drop a reverted tool change', callOptions, () => {
+      write('drop a reverted tool change', callOptions, () => {
         const cleared = clearChange.immediate(change, record, checkAuditRecord(record));
         if (cleared) own([change]);
         return cleared;
@@ -283,14 +305,14 @@ export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): PinSt
         ),
       ),
     accept: (target, who, callOptions) =>
-      run('accept tool changes', callOptions, () => {
+      write('accept tool changes', callOptions, () => {
         checkAcceptTarget(target);
         const accepted = accept.immediate(target, who);
         if (accepted.length > 0) own(accepted);
         return accepted;
       }),
     appendAudit: (record, callOptions) =>
-      run('append an audit record', callOptions, () => {
+      write('append an audit record', callOptions, () => {
         appendAudit(record, checkAuditRecord(record));
       }),
     listAudit: (listOptions = {}) =>

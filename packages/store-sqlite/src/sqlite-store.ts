@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   compareKeys,
   createChangeEmitter,
@@ -14,7 +12,8 @@ import {
   type StoreChange,
 } from '@toolplane/toolkit';
 import { ToolError } from '@toolplane/toolmodel';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { emptyStandIns, openSqliteFile } from './sqlite-open.js';
 import { asStoreError, runStoreCall, watchDataVersion } from './store-calls.js';
 
 /** Options for {@link createSqliteStore}. */
@@ -37,6 +36,21 @@ export interface SqliteStoreOptions {
   readonly synchronous?: 'full' | 'normal';
   /** How long a write waits for another writer's lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Open the file read-only even when this user could write it (default false: read-only only
+   * when it cannot, see {@link SqliteStore.readOnly}). Every write is then refused.
+   */
+  readonly readOnly?: boolean;
+}
+
+/** A {@link Store} in a SQLite file, made by {@link createSqliteStore}. */
+export interface SqliteStore extends Store {
+  /**
+   * `undefined` when the file was opened for writing. Otherwise the store is read-only and this
+   * says why (`readOnly: true`, a file or directory this user may not write, a read-only file
+   * system): reads work, and every write is refused with a `store_error` of this message.
+   */
+  readonly readOnly: string | undefined;
 }
 
 /** Default database file of {@link createSqliteStore}. */
@@ -106,20 +120,27 @@ interface ChangeRow {
  * can share the file; each write is one transaction, so none is lost. Subscribers see this
  * instance's changes at once and other processes' changes within `pollIntervalMs`.
  *
+ * A file this user can read but not write (another user's, mode 0444, on a read-only mount) is
+ * opened read-only: reads work and writes are refused (see {@link SqliteStore.readOnly}).
+ *
  * @throws {ToolError} `store_error` when the file cannot be opened or was written by a newer
- * version of this package.
+ * version of this package; `invalid_argument` for `readOnly` in memory.
  */
-export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
+export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const path = options.path ?? DEFAULT_SQLITE_PATH;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  let db: Database.Database;
+  const file = openSqliteFile({
+    path,
+    readOnly: options.readOnly,
+    busyTimeoutMs: options.busyTimeoutMs,
+    synchronous: options.synchronous ?? 'full',
+    what: 'store',
+  });
+  const { db } = file;
   try {
-    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    migrate(db, path);
+    migrate(db, path, file.readOnly !== undefined);
   } catch (error) {
+    db.close();
     throw asStoreError(error, `cannot open the SQLite store at ${JSON.stringify(path)}`);
   }
 
@@ -243,6 +264,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   });
 
   return {
+    readOnly: file.readOnly,
     listPrompts: (options) =>
       run(options, () =>
         sql.listPrompts
@@ -257,6 +279,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       }),
     putPrompt: (prompt, options) =>
       run(options, () => {
+        file.writable();
         const stored = validatePrompt(prompt);
         // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of
         // failing half-way with SQLITE_BUSY.
@@ -266,6 +289,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       }),
     deletePrompt: (name, options) =>
       run(options, () => {
+        file.writable();
         const seq = deletePrompt.immediate(name);
         if (seq === undefined) return false;
         committed({ kind: 'prompt', op: 'delete', name }, seq);
@@ -285,6 +309,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       }),
     putResource: (resource, options) =>
       run(options, () => {
+        file.writable();
         const stored = validateResource(resource);
         const seq = putResource.immediate(stored);
         committed({ kind: 'resource', op: 'put', uri: stored.uri, name: stored.name }, seq);
@@ -292,6 +317,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       }),
     deleteResource: (uri, options) =>
       run(options, () => {
+        file.writable();
         const result = deleteResource.immediate(uri);
         if (result === undefined) return false;
         committed(result.change, result.seq);
@@ -320,20 +346,29 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   };
 }
 
-/** Brings the file's schema up to date (see {@link MIGRATIONS}). @internal */
-export function migrate(db: Database.Database, path: string): void {
+/**
+ * Brings the file's schema up to date (see {@link MIGRATIONS}). A `readOnly` file is left as it
+ * is: the tables of the versions it lacks are read as empty. @internal
+ */
+export function migrate(db: Database.Database, path: string, readOnly = false): void {
   const version = (): number => db.pragma('user_version', { simple: true }) as number;
-  if (version() === MIGRATIONS.length) return;
+  const newer = (from: number): ToolError =>
+    new ToolError(
+      'store_error',
+      `the SQLite store at ${path} has schema version ${from}, newer than this @toolplane/store-sqlite knows (${MIGRATIONS.length}); upgrade the package`,
+    );
+  const from = version();
+  if (from === MIGRATIONS.length) return;
+  if (readOnly) {
+    if (from > MIGRATIONS.length) throw newer(from);
+    emptyStandIns(db, MIGRATIONS.slice(from).join(';'));
+    return;
+  }
   // Re-read inside the write lock: another process may have migrated while we waited for it.
   db.transaction(() => {
-    const from = version();
-    if (from > MIGRATIONS.length) {
-      throw new ToolError(
-        'store_error',
-        `the SQLite store at ${path} has schema version ${from}, newer than this @toolplane/store-sqlite knows (${MIGRATIONS.length}); upgrade the package`,
-      );
-    }
-    for (let next = from; next < MIGRATIONS.length; next++) {
+    const locked = version();
+    if (locked > MIGRATIONS.length) throw newer(locked);
+    for (let next = locked; next < MIGRATIONS.length; next++) {
       db.exec(MIGRATIONS[next] ?? '');
       db.pragma(`user_version = ${next + 1}`);
     }

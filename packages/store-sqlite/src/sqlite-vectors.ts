@@ -7,10 +7,20 @@ export interface SqliteVectorCacheOptions {
   readonly path?: string;
   /** How long a write waits for another writer's lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Open the file read-only even when this user could write it (default false: read-only only
+   * when it cannot). Vectors are then read, and every `put` refused.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** A {@link VectorCache} on SQLite, with {@link SqliteVectorCache.close}. */
 export interface SqliteVectorCache extends VectorCache {
+  /**
+   * `undefined` when the file was opened for writing; else why it is read-only, the message of
+   * the `store_error` every `put` is refused with.
+   */
+  readonly readOnly: string | undefined;
   close(): void;
 }
 
@@ -29,7 +39,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS embedding_vectors (
  * `store_error` when SQLite fails.
  */
 export function createSqliteVectorCache(options: SqliteVectorCacheOptions = {}): SqliteVectorCache {
-  const db = openSearchDb(options, SCHEMA, 'vector cache');
+  const file = openSearchDb(options, SCHEMA, 'vector cache');
+  const { db } = file;
   const get = db.prepare<[string], { vector: Buffer }>(
     'SELECT vector FROM embedding_vectors WHERE fingerprint = ?',
   );
@@ -44,6 +55,7 @@ export function createSqliteVectorCache(options: SqliteVectorCacheOptions = {}):
     },
   );
   return {
+    readOnly: file.readOnly,
     get: (fingerprints) =>
       settle('read embedding vectors', () => {
         const found = new Map<string, Float32Array>();
@@ -58,6 +70,7 @@ export function createSqliteVectorCache(options: SqliteVectorCacheOptions = {}):
       }),
     put: (entries) =>
       settle('write embedding vectors', () => {
+        file.writable();
         putAll(entries);
       }),
     close: () => {

@@ -15,6 +15,7 @@ import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
+import { readOnlyNotice } from '../read-only-store.js';
 import { startProgress } from '../start-progress.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
@@ -151,7 +152,15 @@ async function serve(
   // A failing embeddings endpoint or search store is said once per distinct message: search
   // goes on (lexical, or without what was learned) and the log is not flooded.
   const searchProblems = new Set<string>();
+  // A read-only store is said once as it opens; its refusals of pins and learning are not news.
+  const readOnly = readOnlyNotice(
+    (message) => {
+      log(`${c.yellow('store')} ${message} (serving what it holds; pins and learning not saved)`);
+    },
+    { atOpen: true },
+  );
   const onSearchError = (error: ToolError): void => {
+    if (readOnly.refused(error.message)) return;
     if (searchProblems.has(error.message) || searchProblems.size > 20) return;
     searchProblems.add(error.message);
     log(`${c.yellow('search')} ${error.message}`);
@@ -175,6 +184,7 @@ async function serve(
     },
     // The cause (a store's error) is in `error`: without it the line says nothing to act on.
     error: (message: string, fields?: Record<string, unknown>) => {
+      if (readOnly.refused(fields?.error)) return;
       const cause = typeof fields?.error === 'string' ? `: ${fields.error}` : '';
       log(`${c.red('error')} ${showControls(message + cause)}`);
     },
@@ -192,6 +202,7 @@ async function serve(
     search: true,
     onSearchError,
     onStoreError,
+    onReadOnly: readOnly.opened,
     pinLogger,
     onAudit: (record) => {
       observed.log.auditRecord(record);

@@ -11,6 +11,7 @@ import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
 import { filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
+import { readOnlyNotice } from '../read-only-store.js';
 import { storeFamily } from '../stores/store-family.js';
 import { toolkitLogger } from '../toolkit-log.js';
 import { integerFlag } from './integer-flag.js';
@@ -109,6 +110,13 @@ export async function withToolkit(
   const progress = startProgress(cfg, (line) => {
     output.say(output.errColor.dim(line));
   });
+  // A store this user may not write: said once, as a warning, if a write (a pin) is refused.
+  const readOnly = readOnlyNotice(
+    (message) => {
+      output.say(`${output.errColor.yellow('warning')} ${message}`);
+    },
+    { atOpen: false },
+  );
   let opened: OpenToolkit;
   try {
     opened = await openToolkit(cfg, {
@@ -121,6 +129,7 @@ export async function withToolkit(
         ? {
             search: true,
             onSearchError: (error: ToolError) => {
+              if (readOnly.refused(error.message)) return;
               output.say(`${output.errColor.yellow('warning')} search: ${error.message}`);
             },
           }
@@ -128,7 +137,9 @@ export async function withToolkit(
       ...(options.validator === undefined ? {} : { validator: options.validator }),
       ...(lists === undefined ? {} : { lists }),
       onEvent: progress.onEvent,
-      logger: toolkitLogger((level, line) => {
+      onReadOnly: readOnly.opened,
+      logger: toolkitLogger((level, line, fields) => {
+        if (readOnly.refused(fields.error)) return;
         const word =
           level === 'error' ? output.errColor.red('error') : output.errColor.yellow('warning');
         output.say(`${word} ${showControls(line)}`);

@@ -7,6 +7,16 @@ import type { ToolError } from '@toolplane/toolmodel';
 /** A store that may hold a connection or a file open until it is closed. */
 export type Closable<T> = T & { close?: () => unknown };
 
+/** A user store, which may have been opened read-only. */
+export type UserStore = Store & {
+  /**
+   * Why the store is read-only (a SQLite file this user may not write): the message of the
+   * `store_error` each of its writes, and its neighbours' (pins, learned search), is refused
+   * with. `undefined` or absent when it can be written.
+   */
+  readonly readOnly?: string | undefined;
+};
+
 /** A credential store and the means to close it. */
 export interface OpenCredentials {
   readonly store: OAuthCredentialStore;
@@ -30,7 +40,7 @@ export interface StoreFamily {
     readonly listen?: boolean | undefined;
     /** Hears the listening connection's losses and failed reconnects (PostgreSQL). */
     readonly onError?: ((error: ToolError) => void) | undefined;
-  }): Promise<Store>;
+  }): Promise<UserStore>;
   /**
    * The pin store (pins, pending changes, audit log). On PostgreSQL, `listen: false` (a one-shot
    * command) holds no connection listening for other processes' pin changes.

@@ -8,7 +8,7 @@ import type { StoreConfig } from '../config.js';
 import type { StoreFamily } from './family-types.js';
 import { postgresFamily } from './postgres-family.js';
 
-export type { Closable, OpenCredentials, StoreFamily } from './family-types.js';
+export type { Closable, OpenCredentials, StoreFamily, UserStore } from './family-types.js';
 
 /** The {@link StoreFamily} of the store a config names. */
 export function storeFamily(config: StoreConfig): StoreFamily {

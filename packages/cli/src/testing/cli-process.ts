@@ -40,6 +40,8 @@ export interface CliOptions {
   readonly stdin?: 'pipe' | 'ignore';
   /** Starts the child as a process group leader, to signal it with what it started. */
   readonly detached?: boolean;
+  /** Runs the child as this user and group (this process must be root); as this user by default. */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** What a finished run printed and how it ended. */
@@ -58,6 +60,7 @@ export function startCli(args: readonly string[], options: CliOptions): ChildPro
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
+    ...options.user,
   });
 }
 
