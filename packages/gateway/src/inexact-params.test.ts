@@ -130,6 +130,17 @@ describe('raw HTTP', () => {
     });
   });
 
+  it('answers a malformed request that holds one as malformed (-32600), as without it', async () => {
+    for (const body of [
+      `{"jsonrpc":"2.0","id":[7],"method":"resources/list","params":{"n":${BIG}}}`,
+      `{"jsonrpc":"","id":8,"method":"resources/list","params":{"n":${BIG}}}`,
+      `{"jsonrpc":"2.0","id":9,"method":"resources/list","params":${BIG}}`,
+    ]) {
+      const answer = await post(body, { 'mcp-session-id': session });
+      expect(answer.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+    }
+  });
+
   it('refuses a 2026-07-28 call that holds one, with no session', async () => {
     const meta = JSON.stringify({
       'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,

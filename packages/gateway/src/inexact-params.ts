@@ -1,10 +1,6 @@
-import {
-  inexactIntegerMessage,
-  inexactIntegers,
-  isPlainObject,
-  pointerToken,
-} from '@toolplane/toolmodel';
+import { inexactIntegerMessage, inexactIntegers, pointerToken } from '@toolplane/toolmodel';
 import { quoted } from '@toolplane/toolmodel/text';
+import { isJsonRpcMessage } from './jsonrpc.js';
 
 /**
  * Tells, for each message parsed from `text` (a POST's body, a stdio line), why a request among
@@ -25,7 +21,9 @@ export function inexactParams(
   const written = new Map<number, string>();
   for (const token of tokens) if (!written.has(Number(token))) written.set(Number(token), token);
   return (message) => {
-    if (!isPlainObject(message) || typeof message.method !== 'string' || !('id' in message)) {
+    // Only a well-formed request: anything else is refused as it is (-32600, ID null) where it
+    // is read, as if it held no such integer.
+    if (!isJsonRpcMessage(message) || !('method' in message) || !('id' in message)) {
       return undefined;
     }
     const found = findNumber(message.params, written);
