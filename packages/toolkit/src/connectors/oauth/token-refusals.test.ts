@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConnector, type Connector } from '../connector.js';
 import {
   serveProtectedMcp,
@@ -60,7 +60,14 @@ describe('a connector whose server refuses every token', () => {
     const before = tokensIssued();
     const connector = connect();
     // Ten reconnects or more, each presenting a token.
-    await waitFor(() => upstream.authorizations.length >= 10);
+    await vi.waitFor(
+      () => {
+        expect(upstream.authorizations.length).toBeGreaterThanOrEqual(10);
+      },
+      {
+        timeout: 10_000,
+      },
+    );
     expect(tokensIssued()).toBe(before + 1);
     expect(connector.state).not.toBe('connected');
     expect(connector.lastError?.message).toContain('refuses the access token just issued');
@@ -76,17 +83,13 @@ describe('a connector whose server refuses every token', () => {
     upstream.refuseEveryToken();
     const seen = upstream.authorizations.length;
     connector.reconnect();
-    await waitFor(() => upstream.authorizations.length >= seen + 10);
+    await vi.waitFor(
+      () => {
+        expect(upstream.authorizations.length).toBeGreaterThanOrEqual(seen + 10);
+      },
+      { timeout: 10_000 },
+    );
     expect(tokensIssued()).toBe(before + 1);
     expect(connector.lastError?.message).toContain('refuses the access token just issued');
   });
 });
-
-/** Waits for `check`, bounded. */
-async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
