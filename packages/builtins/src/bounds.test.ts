@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { builtinTools } from './builtins.js';
 import { countText } from './heavy/text-stats.js';
 import { BUILTIN_LIMITS } from './limits.js';
+import { builtinCalls } from './testing/calls.js';
 
 const tools = builtinTools({ pool: { timeoutMs: 60_000 } });
 const toolkit = createToolkit({ tools });
@@ -11,17 +12,7 @@ afterAll(async () => {
   await tools.close();
 });
 
-/** The error a call fails with: the handler's own (or the cause under the runner's `execution`). */
-async function failure(name: string, args: Record<string, unknown>): Promise<ToolError> {
-  try {
-    await toolkit.callTool(`builtin:${name}`, args);
-  } catch (error) {
-    const inner = ToolError.isInstance(error) && error.code === 'execution' ? error.cause : error;
-    if (ToolError.isInstance(inner)) return inner;
-    throw error;
-  }
-  throw new Error(`${name} did not fail`);
-}
+const { failure } = builtinCalls(toolkit);
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 

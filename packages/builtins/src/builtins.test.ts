@@ -1,8 +1,9 @@
-import { createToolkit, ToolError } from '@toolplane/toolkit';
+import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinTools } from './builtins.js';
 import { countText } from './heavy/text-stats.js';
 import { BUILTIN_LIMITS } from './limits.js';
+import { builtinCalls } from './testing/calls.js';
 
 const tools = builtinTools();
 const toolkit = createToolkit({ tools });
@@ -11,20 +12,7 @@ afterAll(async () => {
   await tools.close();
 });
 
-async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await toolkit.callTool(`builtin:${name}`, args)).structured as Record<string, unknown>;
-}
-
-async function codeOf(name: string, args: Record<string, unknown>): Promise<string> {
-  try {
-    await toolkit.callTool(`builtin:${name}`, args);
-  } catch (error) {
-    // A handler's own ToolError reaches the caller as the cause of an execution error.
-    const inner = ToolError.isInstance(error) && error.code === 'execution' ? error.cause : error;
-    return ToolError.isInstance(inner) ? inner.code : 'not a ToolError';
-  }
-  return 'no error';
-}
+const { call, codeOf } = builtinCalls(toolkit);
 
 describe('time_now', () => {
   it('answers in the asked time zone, consistently', async () => {

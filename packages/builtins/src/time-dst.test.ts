@@ -1,6 +1,7 @@
-import { createToolkit, ToolError } from '@toolplane/toolkit';
+import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinTools } from './builtins.js';
+import { builtinCalls } from './testing/calls.js';
 
 const tools = builtinTools({ only: ['date_add', 'date_diff'] });
 const toolkit = createToolkit({ tools });
@@ -9,19 +10,7 @@ afterAll(async () => {
   await tools.close();
 });
 
-async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await toolkit.callTool(`builtin:${name}`, args)).structured as Record<string, unknown>;
-}
-
-async function codeOf(name: string, args: Record<string, unknown>): Promise<string> {
-  try {
-    await toolkit.callTool(`builtin:${name}`, args);
-  } catch (error) {
-    const inner = ToolError.isInstance(error) && error.code === 'execution' ? error.cause : error;
-    return ToolError.isInstance(inner) ? inner.code : 'not a ToolError';
-  }
-  return 'no error';
-}
+const { call, codeOf } = builtinCalls(toolkit);
 
 /** The instant `date_add` reads `date` as, in `timeZone`, under `disambiguation` (if given). */
 async function read(date: string, timeZone: string, disambiguation?: string): Promise<unknown> {
