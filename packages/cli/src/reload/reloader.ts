@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ServedGateway } from '@toolplane/gateway';
 import { ToolError } from '@toolplane/toolkit';
 import { parseConfig, type CliConfig } from '../config.js';
@@ -7,6 +8,13 @@ import type { OpenToolkit } from '../open.js';
 import { missingCommand } from './command.js';
 import { appliedConfig, changesSomething, planReload, type ReloadPlan } from './plan.js';
 import { watchConfigFile } from './watch.js';
+
+/**
+ * How long an empty config file is given to fill before it is reported: a save that truncates
+ * the file and then writes it can leave it empty for longer than the watch's quiet time when the
+ * machine is busy.
+ */
+const EMPTY_SETTLE_MS = 500;
 
 /** What the reloader says, and to whom; `serve` passes its stderr logger. */
 export interface ReloadLog {
@@ -65,8 +73,10 @@ export interface Reloader {
  * the builtins apply from the next request. Sessions stay open and hear `list_changed`.
  *
  * An edit that does not parse or validate (a half-written file too), an emptied file and a
- * missing one keep the running config and are reported once; the next good edit applies. Keys that cannot change while running are named
- * and take effect on restart. Reloads never overlap: edits made during one are read after it.
+ * missing one keep the running config and are reported once (an empty file only if it is still
+ * empty a moment later: a save under way truncates first); the next good edit applies. Keys that
+ * cannot change while running are named and take effect on restart. Reloads never overlap:
+ * edits made during one are read after it.
  */
 export function startReloader(options: ReloaderOptions): Reloader {
   const { opened, gateway, log, env, drainMs } = options;
@@ -85,21 +95,34 @@ export function startReloader(options: ReloaderOptions): Reloader {
   let busy: Promise<void> | undefined;
   let again: { force: boolean } | undefined;
   let stopped = false;
+  const stopping = new AbortController();
   // A function, so that checks inside the loop below are not narrowed away.
   const isStopped = (): boolean => stopped;
 
-  const apply = async (force: boolean): Promise<void> => {
-    let text: string;
-    let next: CliConfig;
+  /** The file's text, or undefined once its failure to read is reported. */
+  const read = async (): Promise<string | undefined> => {
     try {
-      text = await readFile(file, 'utf8');
+      return await readFile(file, 'utf8');
     } catch (cause) {
       // Mid-rename, or deleted: the next event (the file back) reloads, even with the text it
       // had (which clears this error).
       lastText = undefined;
       refuse(`cannot read it (${(cause as Error).message})`, undefined);
-      return;
+      return undefined;
     }
+  };
+
+  const apply = async (force: boolean): Promise<void> => {
+    let text = await read();
+    if (text === undefined) return;
+    if (text.trim() === '' && text !== lastText) {
+      // Truncated by a save that has not written yet, most likely: read it again in a while.
+      await delay(EMPTY_SETTLE_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
+      if (isStopped()) return;
+      text = await read();
+      if (text === undefined) return;
+    }
+    let next: CliConfig;
     if (!force && text === lastText) return;
     lastText = text;
     if (text.trim() === '') {
@@ -239,6 +262,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
     }),
     stop: async () => {
       stopped = true;
+      stopping.abort();
       stopWatching();
       process.off('SIGHUP', onHangUp);
       await busy?.catch(() => undefined);
