@@ -23,20 +23,29 @@ const STOP_DEADLINE_MS = 5_000;
 // second one means the user has stopped waiting. Under `pnpm start` one Ctrl-C arrives twice
 // within milliseconds (from the terminal, and forwarded by pnpm): that is still the first.
 // A server or a builtin that never lets go must not keep the CLI alive: the clean stop has a
-// deadline, after which the CLI exits as the signal would have ended it.
+// deadline, after which the CLI exits as the signal would have ended it. The deadline runs from
+// when the command can act on the signal: one that arrives while the CLI is still loading (on a
+// busy machine, seconds) waits for the load, and the servers started early are then stopped
+// with the whole deadline ahead.
 const controller = new AbortController();
 let firstSignalAt = 0;
 // `serve --http` drains calls in flight first, and says for how long.
 let deadlineMs = STOP_DEADLINE_MS;
+let stopCode: number | undefined;
+let loaded = false;
+const startDeadline = (): void => {
+  setTimeout(() => {
+    process.stderr.write(`not stopped after ${deadlineMs / 1000} s; exiting\n`);
+    process.exit(stopCode);
+  }, deadlineMs).unref();
+};
 const onSignal = (signal: NodeJS.Signals): void => {
   const code = signal === 'SIGINT' ? 130 : 143;
   if (!controller.signal.aborted) {
     firstSignalAt = Date.now();
+    stopCode = code;
     controller.abort();
-    setTimeout(() => {
-      process.stderr.write(`not stopped after ${deadlineMs / 1000} s; exiting\n`);
-      process.exit(code);
-    }, deadlineMs).unref();
+    if (loaded) startDeadline();
   } else if (Date.now() - firstSignalAt > 500) process.exit(code);
 };
 process.on('SIGINT', onSignal);
@@ -59,6 +68,8 @@ if (!argv.includes('serve') && argv.some((word) => ONE_SHOT.has(word))) {
   (await import('zod')).config({ jitless: true });
 }
 const { runCli } = await import('./cli.js');
+loaded = true;
+if (controller.signal.aborted) startDeadline();
 process.exitCode = await runCli(argv, {
   prestarted,
   signal: controller.signal,

@@ -14,6 +14,7 @@ import {
   startCli,
   waitForOutput,
   type Ran,
+  type Command,
 } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
@@ -135,8 +136,32 @@ function waitForFile(path: string, ms = 30_000): Promise<string> {
   });
 }
 
-function start(args: readonly string[]): ChildProcess {
-  const child = startCli(args, { cwd: dir });
+/**
+ * Delays the CLI's main module by more than its stop deadline, as a very busy machine can: a
+ * signal that comes meanwhile finds the servers started early and nothing loaded to stop them.
+ */
+const SLOW_LOAD = `
+import { register } from 'node:module';
+const hooks = \`let delayed = false;
+export async function resolve(specifier, context, next) {
+  // cli.js, or its chunk in a bundle: cli-<hash>.js, or .mjs.
+  if (!delayed && /^cli(-[A-Z0-9]+)?[.]m?js$/.test(specifier.split('/').pop())) {
+    delayed = true;
+    await new Promise((r) => setTimeout(r, 5_500));
+  }
+  return next(specifier, context);
+}\`;
+register('data:text/javascript,' + encodeURIComponent(hooks));
+`;
+
+/** Starts the CLI in the test folder; `slowLoad` delays its main module (see SLOW_LOAD). */
+function start(args: readonly string[], options: { slowLoad?: boolean } = {}): ChildProcess {
+  const [node, ...entry] = sourceCommand;
+  const command: Command =
+    options.slowLoad === true
+      ? [node, '--import', join(dir, 'slow-load.mjs'), ...entry]
+      : sourceCommand;
+  const child = startCli(args, { cwd: dir, command });
   started.push(child);
   return child;
 }
@@ -144,6 +169,7 @@ function start(args: readonly string[]): ChildProcess {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-cli-edges-'));
   await writeFile(join(dir, 'raw-server.mjs'), RAW_SERVER);
+  await writeFile(join(dir, 'slow-load.mjs'), SLOW_LOAD);
   await writeFile(
     join(dir, 'toolplane.config.json'),
     JSON.stringify({
@@ -433,7 +459,7 @@ describe('SIGTERM', () => {
     return address.port;
   }
 
-  it('ends serve while a server never answers, and ends the call it was serving', async () => {
+  it('ends serve while a server never answers, and ends the call it was serving, loaded or not', async () => {
     // The hanging call is ended once the drain is over: a short one spares the test ten seconds.
     const config = await rawConfig('serve', 'answer', { http: { drainMs: 300 } });
     const child = start(['--config', config, ...SERVE_HTTP]);
@@ -448,7 +474,8 @@ describe('SIGTERM', () => {
       () => 'ended',
     );
     const silent = await rawConfig('serve-silent', 'silent');
-    const second = start(['--config', silent, ...SERVE_HTTP]);
+    // Signalled once its server has started, while its own modules are still loading.
+    const second = start(['--config', silent, ...SERVE_HTTP], { slowLoad: true });
     await waitForFile(join(dir, 'serve-silent.pid'));
     child.kill('SIGTERM');
     second.kill('SIGTERM');
@@ -456,7 +483,8 @@ describe('SIGTERM', () => {
     expect(await exited(second)).toBe(0);
     expect(await hanging).toBe('ended');
     await client.close();
-  });
+    // The load alone is longer than the default 20 s allows on a busy machine.
+  }, 60_000);
 
   it('ends a command whose store never answers, after the deadline', async () => {
     const port = await neverAnswering();
