@@ -2,13 +2,16 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
 import { json, runCli, useTempDir, type Command } from './testing/cli-process.js';
+import { startReceiver } from './testing/otlp-receiver.js';
 
 // The bundle the package ships (what an installed `toolplane` runs, built by `pnpm install`)
-// loads CommonJS packages the toolkit imports lazily (its file codecs, undici for HTTP servers,
-// the YAML parser) from chunks of its own or through Node: they must work there as they do
-// unbundled.
+// loads CommonJS packages imported lazily (the toolkit's file codecs, undici for HTTP servers,
+// the YAML parser, the CLI's OpenTelemetry SDK) from chunks of its own or through Node: they
+// must work there as they do unbundled.
 const dir = useTempDir('bundled-codecs');
 const shipped: Command = [
   process.execPath,
@@ -88,5 +91,33 @@ describe('the bundled bin reading YAML', { timeout: 30_000 }, () => {
     expect(chain.stderr).toContain('1. builtin:json_format');
     expect(chain.code).toBe(0);
     expect(json(chain)).toEqual({ text: '[\n  1,\n  2\n]', bytes: 12 });
+  });
+});
+
+describe('the bundled bin exporting traces', { timeout: 30_000 }, () => {
+  it("serves with telemetry on and sends a call's span to the OTLP receiver", async () => {
+    const receiver = await startReceiver();
+    const root = join(dir(), 'traces');
+    await mkdir(root, { recursive: true });
+    await writeFile(
+      join(root, 'toolplane.config.json'),
+      JSON.stringify({ store: 'memory', telemetry: { otlp: { url: receiver.url } } }),
+    );
+    const [command, ...args] = shipped;
+    const client = new Client({ name: 'bundled-traces', version: '0.0.0' });
+    try {
+      await client.connect(
+        new StdioClientTransport({ command, args: [...args, 'serve', '--stdio'], cwd: root }),
+      );
+      const result = await client.callTool({
+        name: 'builtin__json_format',
+        arguments: { json: '[1]' },
+      });
+      expect(result.isError).not.toBe(true);
+      await receiver.spanNamed('tool builtin:json_format');
+    } finally {
+      await client.close();
+      await new Promise((resolve) => receiver.server.close(resolve));
+    }
   });
 });

@@ -36,6 +36,7 @@ export {
 } from './tool.js';
 export type { FromMcpJsonOptions, JsonSchema, Tool } from './tool.js';
 export { followSignal, raceAbort, throwIfAborted, whenAborted } from './abort.js';
+export { commonJs } from './common-js.js';
 export type { RaceAbortOptions } from './abort.js';
 export { canonicalJson } from './canonical-json.js';
 export { isPlainObject } from './guards.js';

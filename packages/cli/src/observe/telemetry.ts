@@ -1,5 +1,6 @@
 // `telemetry: { otlp: { url } }`: the toolkit's spans (it traces through @opentelemetry/api,
 // a no-op until an SDK is installed) exported over OTLP/HTTP by the OpenTelemetry SDK.
+import { commonJs } from '@toolplane/toolmodel';
 import type { CliConfig } from '../config.js';
 import { VERSION } from '../version.js';
 
@@ -21,13 +22,14 @@ const EXPORT_DELAY_MS = 1_000;
 export async function startTelemetry(cfg: CliConfig): Promise<Telemetry | undefined> {
   const otlp = cfg.telemetry.otlp;
   if (otlp === undefined) return undefined;
+  // CommonJS packages: the shipped bundle has their exports as `default` alone (see commonJs).
   const [api, core, base, exporter, resources, hooks] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/api').then(commonJs),
+    import('@opentelemetry/core').then(commonJs),
+    import('@opentelemetry/sdk-trace-base').then(commonJs),
+    import('@opentelemetry/exporter-trace-otlp-http').then(commonJs),
+    import('@opentelemetry/resources').then(commonJs),
+    import('@opentelemetry/context-async-hooks').then(commonJs),
   ]);
   const provider = new base.BasicTracerProvider({
     resource: resources.resourceFromAttributes({

@@ -1,4 +1,4 @@
-import { commonJs } from '../common-js.js';
+import { commonJs } from '@toolplane/toolmodel';
 
 /** What {@link dataResource} reads bytes with: MIME sniffing, names and text encodings. */
 interface Codecs {

@@ -2,7 +2,7 @@
 // it tells of connections the server ends, and what the transport reads off its answers.
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { Agent, Dispatcher } from 'undici';
-import { commonJs } from '../../common-js.js';
+import { commonJs } from '@toolplane/toolmodel';
 import { MAX_REDIRECTS } from './node-fetch.js';
 
 /** Who hears, per origin, of the server closing or resetting a connection of the pool. */
