@@ -11,9 +11,6 @@ const conditions = ['@toolplane/source', 'node', 'default'];
 const sources = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'];
 const e2e = ['packages/*/src/**/*.e2e.test.ts', 'examples/*/src/**/*.e2e.test.ts'];
 
-// Files that time process trees run after everything else and one at a time: on CI's two cores,
-// next to the other files, their clocks are not theirs.
-const serial = ['packages/toolkit/src/connectors/transport/stdio-client-transport.test.ts'];
 // Files that replace a module (vi.mock) for their own run: they get a module registry of their
 // own, as the parallel project's workers share theirs between files.
 const isolated = ['packages/toolmodel/src/validator-cache.test.ts'];
@@ -61,7 +58,7 @@ export default defineConfig({
           // stops what it starts, so what it leaves behind is only warm modules (TEST_ISOLATE=1
           // gives each file fresh ones, to tell a leak between files from a failure of its own).
           isolate: process.env.TEST_ISOLATE === '1',
-          exclude: [...serial, ...isolated, ...e2e, '**/node_modules/**'],
+          exclude: [...isolated, ...e2e, '**/node_modules/**'],
           typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
           sequence: { groupOrder: 0 },
         },
@@ -79,20 +76,11 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'serial',
-          include: serial,
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
           name: 'e2e',
           include: e2e,
           maxWorkers: e2eWorkers,
           exclude: [...e2eSerial, '**/node_modules/**'],
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -101,7 +89,7 @@ export default defineConfig({
           name: 'e2e-serial',
           include: e2eSerial,
           fileParallelism: false,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
