@@ -122,7 +122,6 @@ export function startReloader(options: ReloaderOptions): Reloader {
       text = await read();
       if (text === undefined) return;
     }
-    let next: CliConfig;
     if (!force && text === lastText) return;
     lastText = text;
     if (text.trim() === '') {
@@ -130,6 +129,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
       refuse('it is empty (a save under way?)', text);
       return;
     }
+    let next: CliConfig;
     try {
       next = parseConfig(text, { file, env });
     } catch (cause) {
