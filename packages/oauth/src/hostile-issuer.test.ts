@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { discoverAuthorizationServer } from './discovery.js';
 import { AuthError } from './errors.js';
 import { createResourceServer, type ResourceServer } from './resource-server.js';
@@ -41,6 +41,7 @@ async function serve(routes: Record<string, Handler>): Promise<HostileServer> {
 }
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => {
@@ -190,9 +191,55 @@ describe('an authorization server whose discovery misbehaves', () => {
     );
     expect(error.message).toContain(`${issuer.url}/.well-known/openid-configuration: not JSON`);
     up = true;
+    // The failure is the answer for 5 s; then the metadata is asked again.
+    await expect(refusal(rs, token)).resolves.toMatchObject({ status: 503 });
+    const later = Date.now() + 5_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => later);
     await expect(rs.authenticate(`Bearer ${token}`, { endpoint: ENDPOINT })).resolves.toMatchObject(
       { subject: 'alice' },
     );
+  });
+
+  it('asks a failing issuer once per backoff, however many tokens come (503 each)', async () => {
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': (_req, res) => {
+        res.writeHead(500).end();
+      },
+    });
+    const rs = createResourceServer({ issuer: issuer.url });
+    const token = await signed(issuer.url);
+    const asked = (): number =>
+      issuer.hits('/.well-known/oauth-authorization-server') +
+      issuer.hits('/.well-known/openid-configuration');
+    await expect(rs.discover()).rejects.toMatchObject({ status: 503 });
+    const once = asked();
+    expect(once).toBeGreaterThan(0);
+    const refusals = await Promise.all(Array.from({ length: 20 }, () => refusal(rs, token)));
+    expect(refusals.map((error) => error.status)).toEqual(Array(20).fill(503));
+    expect(asked()).toBe(once);
+    const later = Date.now() + 5_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => later);
+    await refusal(rs, token);
+    expect(asked()).toBe(2 * once);
+  });
+
+  it('fetches its metadata and key set with the fetch it is given', async () => {
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': metadata,
+      '/jwks': json(() => ({ keys: [publicJwk] })),
+    });
+    const fetched: string[] = [];
+    const rs = createResourceServer({
+      issuer: issuer.url,
+      fetch: (input, init) => {
+        fetched.push(new URL(input instanceof Request ? input.url : String(input)).pathname);
+        return fetch(input, init);
+      },
+    });
+    await expect(
+      rs.authenticate(`Bearer ${await signed(issuer.url)}`, { endpoint: ENDPOINT }),
+    ).resolves.toMatchObject({ subject: 'alice' });
+    expect(fetched).toEqual(['/.well-known/oauth-authorization-server', '/jwks']);
   });
 });
 

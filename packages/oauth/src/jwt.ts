@@ -48,6 +48,8 @@ export interface JwtVerifierOptions {
   readonly requireAccessTokenType?: boolean;
   /** How the key set is fetched and cached (jose's `createRemoteJWKSet` options). */
   readonly jwks?: Pick<RemoteJWKSetOptions, 'cacheMaxAge' | 'cooldownDuration' | 'timeoutDuration'>;
+  /** The `fetch` the key set is fetched with (default the global one). */
+  readonly fetch?: typeof fetch;
 }
 
 /** Verifies a JWT access token for one audience; see {@link createJwtVerifier}. */
@@ -86,7 +88,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
         createRemoteJWKSet(new URL(uri), {
           ...options.jwks,
           [customFetch]: keySetFetch(
-            boundedFetch(fetch),
+            boundedFetch(options.fetch ?? fetch),
             Math.min(options.jwks?.cooldownDuration ?? 30_000, FAILED_KEY_SET_BACKOFF_MS),
           ),
         }),

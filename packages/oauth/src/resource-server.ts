@@ -52,7 +52,7 @@ export interface ResourceServerOptions {
   readonly resourceName?: string;
   /** A page about the resource (`resource_documentation`). */
   readonly resourceDocumentation?: string;
-  /** The `fetch` for discovery and introspection (default the global one). */
+  /** The `fetch` for discovery, the key set and introspection (default the global one). */
   readonly fetch?: typeof fetch;
 }
 
@@ -118,8 +118,20 @@ export interface ResourceServer {
   requireResource(caller: Caller, resource: ScopedResource): void;
   /** The `WWW-Authenticate` value that goes with a refusal (`error` undefined: no token sent). */
   challenge(error: AuthError | undefined, endpoint: string | URL): string;
-  /** Fetches the issuer's metadata now, so a wrong issuer fails at start rather than per call. */
+  /**
+   * Fetches the issuer's metadata now, so a wrong issuer fails at start rather than per call. A
+   * failure stays the answer for 5 s (to every request too) before the metadata is asked again.
+   */
   discover(options?: { signal?: AbortSignal }): Promise<AuthorizationServerMetadata>;
+}
+
+/** How long a failed discovery is the answer to every request before it is asked again. */
+const FAILED_DISCOVERY_BACKOFF_MS = 5_000;
+
+/** The issuer's metadata as asked, and when that failed. */
+interface Discovery {
+  readonly metadata: Promise<AuthorizationServerMetadata>;
+  failedAt?: number;
 }
 
 /**
@@ -136,16 +148,33 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const issuer = checkIssuer(options.issuer);
   const audience = options.audience === undefined ? undefined : canonicalResource(options.audience);
   const policy = createScopePolicy(options.scopes);
-  let discovered: Promise<AuthorizationServerMetadata> | undefined;
-  const discover = ({ signal }: { signal?: AbortSignal } = {}) =>
-    (discovered ??= discoverAuthorizationServer(issuer, {
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(signal === undefined ? {} : { signal }),
-    }).catch((error: unknown) => {
-      // Asked again on the next request: the authorization server may just be starting.
-      discovered = undefined;
-      throw error;
-    }));
+  // The metadata, asked once. After a failure the first request at least
+  // FAILED_DISCOVERY_BACKOFF_MS later asks again (the authorization server may just be
+  // starting); each request meanwhile fails at once with that failure, so a flood of made-up
+  // tokens costs the issuer nothing.
+  let discovery: Discovery | undefined;
+  const discover = ({ signal }: { signal?: AbortSignal } = {}) => {
+    let current = discovery;
+    const failedAt = current?.failedAt;
+    if (
+      current === undefined ||
+      (failedAt !== undefined && Date.now() >= failedAt + FAILED_DISCOVERY_BACKOFF_MS)
+    ) {
+      const asked: Discovery = {
+        metadata: discoverAuthorizationServer(issuer, {
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+          ...(signal === undefined ? {} : { signal }),
+        }).catch((error: unknown) => {
+          // A start that was stopped got no answer from the server: the next request asks.
+          asked.failedAt = signal?.aborted === true ? -Infinity : Date.now();
+          throw error;
+        }),
+      };
+      current = asked;
+      discovery = asked;
+    }
+    return current.metadata;
+  };
   const fromMetadata = async (member: 'jwks_uri' | 'introspection_endpoint'): Promise<string> => {
     const value = (await discover())[member];
     if (typeof value !== 'string') {
@@ -155,6 +184,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   };
   const verifyJwt = createJwtVerifier({
     issuer,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     jwksUri: () => fromMetadata('jwks_uri'),
     ...(options.algorithms === undefined ? {} : { algorithms: options.algorithms }),
     ...(options.clockToleranceSec === undefined
