@@ -16,7 +16,9 @@ import {
 const PNG = 'iVBORw0KGgo=';
 let active = 0;
 let peak = 0;
+let counted = 0;
 const local = createLocalRegistry()
+  .register('count', () => ({ count: ++counted }))
   .register('add', (args) => {
     const { a, b } = args as { a: number; b: number };
     return { sum: a + b };
@@ -53,7 +55,7 @@ const local = createLocalRegistry()
   });
 const index = createIndex();
 const object = { type: 'object' as const, properties: {} };
-for (const name of ['add', 'wait', 'hang', 'big', 'picture', 'boom']) {
+for (const name of ['add', 'wait', 'hang', 'big', 'picture', 'boom', 'count']) {
   index.registerTool(
     {
       namespace: 't',
@@ -124,6 +126,28 @@ describe('runCalls', () => {
       /^invalid_argument: the arguments are not valid JSON/,
     );
     expect(outcomeText(outcomes[4]!)).toContain('it broke');
+  });
+
+  it('runs a call sent twice in one turn once and answers both; calls that only share an ID run', async () => {
+    for (const concurrency of [1, 8]) {
+      counted = 0;
+      const outcomes = await runCalls(
+        source,
+        [
+          call('count', '{}', 'c1'),
+          call('count', '{}', 'c1'),
+          call('count', '{"again":true}', 'c1'),
+          call('count', '{}', ''),
+          call('count', '{}', ''),
+        ],
+        exposed.resolve,
+        { concurrency },
+      );
+      expect(counted).toBe(4);
+      expect(outcomes.map((o) => o.callId)).toEqual(['c1', 'c1', 'c1', '', '']);
+      expect(outcomes[1]).toEqual(outcomes[0]);
+      expect(new Set(outcomes.map((o) => JSON.stringify(o.structured))).size).toBe(4);
+    }
   });
 
   it('answers a call the reply cut off as invalid_argument, never running it', async () => {

@@ -139,7 +139,8 @@ export const DEFAULT_CONCURRENCY = 8;
  * Runs every tool call of a model's turn through the source, at most `concurrency` at once, each
  * under its own timeout and the caller's signal, and answers each in order: malformed JSON
  * arguments, calls cut off ({@link ToolCallRequest.cutOff}), unknown names, failures and timeouts
- * become error outcomes the model reads, never exceptions.
+ * become error outcomes the model reads, never exceptions. A call sent twice in one turn (the
+ * same ID, name and arguments) runs once, and both are answered with its outcome.
  *
  * @throws {ToolError} `cancelled` when `options.signal` aborts; `invalid_argument` for a
  * `concurrency` that is not a positive integer or a `timeoutMs` that is not a number of 0 or more.
@@ -175,18 +176,21 @@ export async function runCalls(
     budget: maxOutputCharsOf(options.maxOutputChars),
   };
   const outcomes = new Array<CallOutcome>(calls.length);
+  const repeats = repeatedCalls(calls);
   const width = Math.min(concurrency, calls.length);
   if (width <= 1) {
     // One at a time needs no workers: the common turn of one call pays for no closure.
     for (let at = 0; at < calls.length && !isAborted(signal); at++) {
-      outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
+      if (repeats?.has(at) !== true)
+        outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
     }
   } else {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < calls.length && signal?.aborted !== true) {
         const at = next++;
-        outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
+        if (repeats?.has(at) !== true)
+          outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
       }
     };
     const workers: Promise<void>[] = [];
@@ -195,7 +199,30 @@ export async function runCalls(
   }
   // Read through a function: TypeScript keeps `aborted` narrowed across the await.
   if (isAborted(signal)) throw cancelledError(signal);
+  if (repeats !== undefined)
+    for (const [at, first] of repeats) outcomes[at] = outcomes[first] as CallOutcome;
   return outcomes;
+}
+
+/**
+ * The calls of a turn that repeat an earlier one verbatim (the same ID, name and arguments: one
+ * call a provider or a proxy sent twice), each with the index of the call it repeats; they are
+ * not run, and answered with that call's outcome. Calls that only share an ID (some servers give
+ * every call the same one, or none) are different calls, and run. `undefined` when none repeats.
+ */
+function repeatedCalls(calls: readonly ToolCallRequest[]): Map<number, number> | undefined {
+  if (calls.length < 2) return undefined;
+  let seen: Map<string, number> | undefined;
+  let repeats: Map<number, number> | undefined;
+  for (let at = 0; at < calls.length; at++) {
+    const call = calls[at] as ToolCallRequest;
+    if (call.callId === '') continue;
+    const key = JSON.stringify([call.callId, call.name, call.arguments ?? null]);
+    const first = (seen ??= new Map()).get(key);
+    if (first === undefined) seen.set(key, at);
+    else (repeats ??= new Map()).set(at, first);
+  }
+  return repeats;
 }
 
 /** What every call of one turn shares, worked out once per turn. */
