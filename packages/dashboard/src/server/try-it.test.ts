@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
 import { loginCookie } from '../testing/login.js';
+import { MAX_QUESTIONS_PER_LOGIN } from './try-it.js';
 
 const TOKEN = 'dashboard-try-it-token-0123456789';
 
@@ -84,6 +85,30 @@ describe('questions of try-it calls', () => {
     // A form whose answer breaks the approval's own field is no approval.
     const invalid = await post('answer', { question, action: 'accept', content: { approve: 'y' } });
     expect(invalid).toMatchObject({ status: 400, body: { error: { code: 'approval_denied' } } });
+  });
+
+  it("keeps one login's open questions from taking every slot: its own are bounded", async () => {
+    const mine = await Promise.all(
+      Array.from({ length: MAX_QUESTIONS_PER_LOGIN }, (_, i) => ask(`api-many-${String(i)}`)),
+    );
+    const refused = await post('call', { tool: 'fixture:delete-item', arguments: { id: 'more' } });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'approval_denied' } } });
+    expect(refused.body.error?.message).toContain(
+      `${String(MAX_QUESTIONS_PER_LOGIN)} questions of this login already wait`,
+    );
+    // Another login still asks, and this one again once its questions are answered.
+    const theirs = await post(
+      'call',
+      { tool: 'fixture:delete-item', arguments: { id: 'o' } },
+      other,
+    );
+    expect(theirs.body.question?.approval).toBe(true);
+    for (const question of [...mine, theirs.body.question?.id ?? '']) {
+      const as = question === theirs.body.question?.id ? other : cookie;
+      expect((await post('answer', { question, action: 'decline' }, as)).status).toBe(400);
+    }
+    const again = await ask('api-many-again');
+    expect((await post('answer', { question: again, action: 'decline' })).status).toBe(400);
   });
 
   it('refuses the call when nobody answers in time; a late answer finds no question', async () => {

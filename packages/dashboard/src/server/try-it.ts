@@ -19,6 +19,8 @@ type ElicitAnswer = Awaited<ReturnType<Session['elicit']>>;
 
 /** Questions waiting for an operator at once, over all logins (each holds a call). */
 export const MAX_QUESTIONS = 32;
+/** Questions waiting at once for one login: no operator's open calls take every slot. */
+export const MAX_QUESTIONS_PER_LOGIN = 8;
 const MAX_ID = 300;
 
 /** A question a try-it call asks, as the page shows it. */
@@ -49,6 +51,8 @@ type Step = { readonly result: RunResult } | { readonly question: Question };
 /** The questions of the dashboard's try-it calls waiting for their operators. */
 export class TryItQuestions {
   readonly #pending = new Map<string, Question>();
+  /** How many of the pending questions each login owns. */
+  readonly #owned = new Map<string, number>();
 
   get size(): number {
     return this.#pending.size;
@@ -73,6 +77,14 @@ export class TryItQuestions {
           ),
         );
       }
+      if ((this.#owned.get(owner) ?? 0) >= MAX_QUESTIONS_PER_LOGIN) {
+        return Promise.reject(
+          new ToolError(
+            'no_delegate',
+            `${String(MAX_QUESTIONS_PER_LOGIN)} questions of this login already wait for an answer; answer or decline them first`,
+          ),
+        );
+      }
       const signal = options?.signal;
       return new Promise<ElicitAnswer>((resolve, reject) => {
         const question: Question = {
@@ -94,7 +106,10 @@ export class TryItQuestions {
           );
         };
         const settle = (): void => {
-          this.#pending.delete(question.id);
+          if (!this.#pending.delete(question.id)) return;
+          const owned = (this.#owned.get(owner) ?? 1) - 1;
+          if (owned === 0) this.#owned.delete(owner);
+          else this.#owned.set(owner, owned);
           call.queued = call.queued.filter((q) => q !== question);
           signal?.removeEventListener('abort', onAbort);
         };
@@ -104,6 +119,7 @@ export class TryItQuestions {
         }
         signal?.addEventListener('abort', onAbort, { once: true });
         this.#pending.set(question.id, question);
+        this.#owned.set(owner, (this.#owned.get(owner) ?? 0) + 1);
         if (call.wake === undefined) call.queued.push(question);
         else call.wake(question);
       });
