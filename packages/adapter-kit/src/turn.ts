@@ -218,9 +218,9 @@ function repeatedCalls(calls: readonly ToolCallRequest[]): Map<number, number> |
     const call = calls[at] as ToolCallRequest;
     if (call.callId === '') continue;
     const key = JSON.stringify([call.callId, call.name, call.arguments ?? null]);
-    const first = (seen ??= new Map()).get(key);
+    const first = (seen ??= new Map<string, number>()).get(key);
     if (first === undefined) seen.set(key, at);
-    else (repeats ??= new Map()).set(at, first);
+    else (repeats ??= new Map<number, number>()).set(at, first);
   }
   return repeats;
 }
