@@ -26,15 +26,17 @@ const STOP_DEADLINE_MS = 5_000;
 // deadline, after which the CLI exits as the signal would have ended it. The deadline runs from
 // when the command can act on the signal: one that arrives while the CLI is still loading (on a
 // busy machine, seconds) waits for the load, and the servers started early are then stopped
-// with the whole deadline ahead.
+// with the whole deadline ahead. A command that says how long its stop takes (`serve --http`
+// drains calls in flight first) has that long, from when it says so.
 const controller = new AbortController();
 let firstSignalAt = 0;
-// `serve --http` drains calls in flight first, and says for how long.
 let deadlineMs = STOP_DEADLINE_MS;
+let deadline: NodeJS.Timeout | undefined;
 let stopCode: number | undefined;
 let loaded = false;
 const startDeadline = (): void => {
-  setTimeout(() => {
+  clearTimeout(deadline);
+  deadline = setTimeout(() => {
     process.stderr.write(`not stopped after ${deadlineMs / 1000} s; exiting\n`);
     process.exit(stopCode);
   }, deadlineMs).unref();
@@ -68,13 +70,16 @@ if (!argv.includes('serve') && argv.some((word) => ONE_SHOT.has(word))) {
   (await import('zod')).config({ jitless: true });
 }
 const { runCli } = await import('./cli.js');
-loaded = true;
-if (controller.signal.aborted) startDeadline();
 process.exitCode = await runCli(argv, {
   prestarted,
   signal: controller.signal,
+  onLoaded: () => {
+    loaded = true;
+    if (controller.signal.aborted) startDeadline();
+  },
   onStopTime: (ms) => {
     deadlineMs = ms + STOP_DEADLINE_MS;
+    if (deadline !== undefined) startDeadline();
   },
 });
 // Nothing is left to do; a handle a dependency forgot must not keep the process alive.

@@ -78,6 +78,11 @@ export interface RunCliOptions {
    */
   readonly onStopTime?: (ms: number) => void;
   /**
+   * Told once the command asked for has loaded: from then on it can act on `signal` (a host's
+   * stop deadline need not count the load, seconds on a busy machine).
+   */
+  readonly onLoaded?: () => void;
+  /**
    * The config's stdio servers, already started by the caller (the bin starts them before it
    * loads this module, so that their start overlaps the CLI's own load); `undefined` when the
    * caller looked and started none. Without this key, `runCli` starts them itself.
@@ -143,6 +148,7 @@ export async function runCli(
     const program = await buildProgram({ ...context, prestarted }, word, (c) => {
       code = c;
     });
+    options.onLoaded?.();
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {

@@ -66,6 +66,9 @@ export function registerServe(serveCommand: Command, context: CommandContext): v
       parseWaitMs,
     )
     .action(async (options: ServeOptions) => {
+      // Stopped before it started (a signal while the CLI loaded): nothing to serve, and the
+      // servers started early are ended as the command returns.
+      if (context.signal.aborted) return;
       setCode(await serve(context, await config(), options));
     });
 }
