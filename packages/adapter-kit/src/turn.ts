@@ -212,11 +212,20 @@ export async function runCalls(
  */
 function repeatedCalls(calls: readonly ToolCallRequest[]): Map<number, number> | undefined {
   if (calls.length < 2) return undefined;
+  // Only calls whose ID comes back are compared whole: a turn's IDs are most often all distinct.
+  const ids = new Set<string>();
+  const shared = new Set<string>();
+  for (const { callId } of calls) {
+    if (ids.has(callId)) shared.add(callId);
+    else ids.add(callId);
+  }
+  shared.delete('');
+  if (shared.size === 0) return undefined;
   let seen: Map<string, number> | undefined;
   let repeats: Map<number, number> | undefined;
   for (let at = 0; at < calls.length; at++) {
     const call = calls[at] as ToolCallRequest;
-    if (call.callId === '') continue;
+    if (!shared.has(call.callId)) continue;
     const key = JSON.stringify([call.callId, call.name, call.arguments ?? null]);
     const first = (seen ??= new Map<string, number>()).get(key);
     if (first === undefined) seen.set(key, at);
