@@ -15,6 +15,8 @@ import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw
 // Clients in other languages send such integers; a JavaScript client cannot write one, so the
 // SDK client's body is rewritten on its way out (`"BIG:n"` becomes the bare integer n).
 const BIG = '9007199254740993';
+/** A client's capabilities that take a server's form questions. */
+const FORMS = { elicitation: { form: {} } };
 const bare = (text: string): string => text.replace(/"BIG:(-?\d+)"/g, '$1');
 
 let running: RunningToolkit;
@@ -69,6 +71,35 @@ describe('an SDK client over HTTP', () => {
     expect(exact.structuredContent).toEqual({ sum: 9007199254740992 });
     const float = await client.callTool({ name: 'fx__add', arguments: { a: 1e300, b: 1 } });
     expect(float.structuredContent).toEqual({ sum: 1e300 });
+  });
+
+  it("fails the server's elicitation with the reason when the answer holds one, never rounded", async () => {
+    const asked = new Client({ name: 'big-answers', version: '0.0.0' }, { capabilities: FORMS });
+    asked.setRequestHandler('elicitation/create', () => ({
+      action: 'accept' as const,
+      content: { answer: `BIG:${BIG}` },
+    }));
+    const rewriting: typeof fetch = (input, init) =>
+      fetch(input, typeof init?.body === 'string' ? { ...init, body: bare(init.body) } : init);
+    await asked.connect(new StreamableHTTPClientTransport(gateway.url, { fetch: rewriting }));
+    try {
+      const result = await asked.callTool({ name: 'fx__elicit', arguments: { message: 'n?' } });
+      // The server's question failed with the reason; it was not given 9007199254740992.
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^the integer 9007199254740993 in the client's answer at "\/content\/answer" .* so the answer was refused/,
+          ) as unknown,
+        },
+      ]);
+      // The session serves on.
+      const sum = await asked.callTool({ name: 'fx__add', arguments: { a: 2, b: 3 } });
+      expect(sum.structuredContent).toEqual({ sum: 5 });
+    } finally {
+      await asked.close();
+    }
   });
 
   it('passes a long integer inside a string on unchanged', async () => {
@@ -176,7 +207,7 @@ describe('raw HTTP', () => {
 });
 
 describe('raw stdio, a gateway child process', () => {
-  it('refuses a call that holds one, under its ID, and serves the next as usual', async () => {
+  it('refuses a call that holds one, under its ID, serves the next, and fails an answer that holds one', async () => {
     const { command, args } = gatewayCommand([
       { namespace: 'fx', source: fixtureCommand('stdio') },
     ]);
@@ -185,8 +216,14 @@ describe('raw stdio, a gateway child process', () => {
     try {
       const answers = new Map<unknown, unknown>();
       const waiting = new Map<unknown, (answer: unknown) => void>();
+      let elicited: (request: { id: number }) => void = () => undefined;
+      const elicitation = new Promise<{ id: number }>((resolve) => (elicited = resolve));
       createInterface({ input: child.stdout }).on('line', (line) => {
-        const message = JSON.parse(line) as { id?: unknown };
+        const message = JSON.parse(line) as { id?: unknown; method?: unknown };
+        if (message.method === 'elicitation/create') {
+          elicited(message as { id: number });
+          return;
+        }
         answers.set(message.id, message);
         waiting.get(message.id)?.(message);
       });
@@ -201,7 +238,9 @@ describe('raw stdio, a gateway child process', () => {
           });
           child.stdin.write(`${line}\n`);
         });
-      await exchange(1, JSON.stringify(INITIALIZE_REQUEST));
+      const { params } = INITIALIZE_REQUEST;
+      const initialize = { ...INITIALIZE_REQUEST, params: { ...params, capabilities: FORMS } };
+      await exchange(1, JSON.stringify(initialize));
       child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
       const add = (id: number, a: string) =>
         `{"jsonrpc":"2.0","id":${String(id)},"method":"tools/call","params":{"name":"fx__add","arguments":{"a":${a},"b":0}}}`;
@@ -216,6 +255,22 @@ describe('raw stdio, a gateway child process', () => {
       expect(await exchange(4, add(4, '1e300'))).toMatchObject({
         id: 4,
         result: { structuredContent: { sum: 1e300 } },
+      });
+      // The server asks this client; its answer holds one: the server's question fails.
+      const called = exchange(
+        5,
+        '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fx__elicit","arguments":{"message":"n?"}}}',
+      );
+      const { id } = await elicitation;
+      child.stdin.write(
+        `{"jsonrpc":"2.0","id":${String(id)},"result":{"action":"accept","content":{"answer":${BIG}}}}\n`,
+      );
+      expect(await called).toMatchObject({
+        id: 5,
+        result: {
+          isError: true,
+          content: [{ text: expect.stringContaining(`the integer ${BIG} in the client's answer`) }],
+        },
       });
     } finally {
       child.stdin.end();

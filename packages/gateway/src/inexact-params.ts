@@ -1,17 +1,25 @@
+import {
+  ProtocolErrorCode,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/server';
 import { inexactIntegerMessage, inexactIntegers, pointerToken } from '@toolplane/toolmodel';
 import { quoted } from '@toolplane/toolmodel/text';
 import { isJsonRpcMessage } from './jsonrpc.js';
 
 /**
- * Tells, for each message parsed from `text` (a POST's body, a stdio line), why a request among
- * them is refused: its params hold an integer `text` writes that `JSON.parse` read as another
- * number (`{"id": 9007199254740993}` as 9007199254740992), which the tool would act on instead.
- * `undefined` when `text` holds no such integer: one regular-expression test on a normal
- * message, no walk of what was parsed.
+ * Tells, for each message parsed from `text` (a POST's body, a stdio line), why a request or a
+ * response among them is refused: its params (or result) hold an integer `text` writes that
+ * `JSON.parse` read as another number (`{"id": 9007199254740993}` as 9007199254740992), which
+ * the tool would act on instead. `undefined` when `text` holds no such integer: one
+ * regular-expression test on a normal message, no walk of what was parsed.
  *
- * Only requests are refused (JSON-RPC -32602, under their ID): a notification or a response
- * cannot be answered, and dropping one would leave what it ends (a cancellation, an answer
- * the server waits for) waiting. A request's ID past 2^53 - 1 is refused before this, as an ID.
+ * A request is refused to the client (JSON-RPC -32602, under its ID). A response (a client's
+ * answer to an elicitation or a sampling request) cannot be answered, and dropping it would
+ * leave the request it ends waiting: the transport hands the server an error response in its
+ * place, so what asked fails with this reason instead of being given another number. A
+ * notification is passed on as it is. A request's ID past 2^53 - 1 is refused before this, as
+ * an ID.
  */
 export function inexactParams(
   text: string,
@@ -23,8 +31,15 @@ export function inexactParams(
   return (message) => {
     // Only a well-formed request: anything else is refused as it is (-32600, ID null) where it
     // is read, as if it held no such integer.
-    if (!isJsonRpcMessage(message) || !('method' in message) || !('id' in message)) {
-      return undefined;
+    if (!isJsonRpcMessage(message) || !('id' in message)) return undefined;
+    if (!('method' in message)) {
+      if (!('result' in message)) return undefined;
+      const answered = findNumber(message.result, written);
+      if (answered === undefined) return undefined;
+      return inexactIntegerMessage(written.get(answered[0]) as string, {
+        where: `in the client's answer at ${pointer(answered[1])}`,
+        outcome: 'the answer was refused; it must send such a value as a string',
+      });
     }
     const found = findNumber(message.params, written);
     if (found === undefined) return undefined;
@@ -39,6 +54,19 @@ export function inexactParams(
       where: `in the params at ${pointer(path)}`,
       outcome: `the ${message.method} request was refused; send such a value as a string`,
     });
+  };
+}
+
+/**
+ * The error response the server is handed in place of a client's `answer` that
+ * {@link inexactParams} refused (`why`), under the answer's ID: the request it answers fails
+ * with that reason.
+ */
+export function inexactAnswer(answer: JSONRPCMessage, why: string): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id: (answer as { id: RequestId }).id,
+    error: { code: ProtocolErrorCode.InvalidParams, message: why },
   };
 }
 

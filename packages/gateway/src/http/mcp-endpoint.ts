@@ -223,9 +223,12 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const { text, value: body } = await readJson(req, maxBody);
     checkRequestId(body);
     // A request whose params lost an integer to the parse is refused before any era serves it
-    // (a batch's in its answer, by the transport).
+    // (a batch's in its answer, by the transport; an answer of the client's reaches the
+    // session's transport, which hands the server an error in its place).
     const inexact = inexactParams(text);
-    const refusal = Array.isArray(body) ? undefined : inexact?.(body);
+    const request =
+      !Array.isArray(body) && (body as { method?: unknown } | null)?.method !== undefined;
+    const refusal = request ? inexact?.(body) : undefined;
     if (refusal !== undefined) {
       const { id } = body as { id: RequestId };
       const answer = {

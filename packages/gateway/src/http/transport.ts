@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerIdOf, CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { inexactAnswer } from '../inexact-params.js';
 import { messageJson } from '../listing/wire-text.js';
 
 /** The most messages one POST may carry. */
@@ -266,9 +267,14 @@ export class HttpServerTransport implements Transport {
       const refusal = isJsonRpcMessage(value) ? inexact?.(value) : undefined;
       if (refusal !== undefined) inexactOnes.set(value, refusal);
     }
-    const messages = posted.filter(
-      (value): value is JSONRPCMessage => isJsonRpcMessage(value) && !inexactOnes.has(value),
-    );
+    // A refused request is answered below; a refused answer reaches the server as an error in
+    // its place (see inexactParams).
+    const messages = posted.flatMap((value): JSONRPCMessage[] => {
+      if (!isJsonRpcMessage(value)) return [];
+      const refusal = inexactOnes.get(value);
+      if (refusal === undefined) return [value];
+      return 'method' in value ? [] : [inexactAnswer(value, refusal)];
+    });
     const refusals = posted
       .filter((value) => !isJsonRpcMessage(value))
       .map((value): JSONRPCMessage => ({
@@ -278,11 +284,13 @@ export class HttpServerTransport implements Transport {
         error: { code: ProtocolErrorCode.InvalidRequest, message: 'not a JSON-RPC 2.0 message' },
       }))
       .concat(
-        [...inexactOnes].map(([value, message]): JSONRPCMessage => ({
-          jsonrpc: '2.0',
-          id: answerIdOf(value) as RequestId,
-          error: { code: ProtocolErrorCode.InvalidParams, message },
-        })),
+        [...inexactOnes]
+          .filter(([value]) => isJsonRpcMessage(value) && 'method' in value)
+          .map(([value, message]): JSONRPCMessage => ({
+            jsonrpc: '2.0',
+            id: answerIdOf(value) as RequestId,
+            error: { code: ProtocolErrorCode.InvalidParams, message },
+          })),
       );
     if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.#initialized = true;
     const ids = messages.filter(isRequest).map((m) => m.id);

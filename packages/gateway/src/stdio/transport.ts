@@ -7,7 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { answerIdOf, NdjsonLineSplitter } from '@toolplane/toolmodel/wire';
-import { inexactParams } from '../inexact-params.js';
+import { inexactAnswer, inexactParams } from '../inexact-params.js';
 import { isJsonRpcMessage } from '../jsonrpc.js';
 import { messageJson } from '../listing/wire-text.js';
 
@@ -157,19 +157,21 @@ export class StdioTransport implements Transport {
       return;
     }
     const refusal = inexact?.(value);
-    if (refusal !== undefined) {
+    if (refusal !== undefined && 'method' in value) {
       this.#refuse(ProtocolErrorCode.InvalidParams, refusal, answerIdOf(value));
       return;
     }
+    // A client's answer that lost an integer reaches the server as an error in its place.
+    const message = refusal === undefined ? value : inexactAnswer(value, refusal);
     if (this.#gate !== undefined) {
-      this.#chain(() => this.#deliver(value));
+      this.#chain(() => this.#deliver(message));
       return;
     }
-    if ('id' in value && 'method' in value) {
-      this.#unanswered.add(value.id);
-      if (this.onRequest?.(value) === true) return;
+    if ('id' in message && 'method' in message) {
+      this.#unanswered.add(message.id);
+      if (this.onRequest?.(message) === true) return;
     }
-    const waiting = this.#deliver(value);
+    const waiting = this.#deliver(message);
     if (waiting !== undefined) this.#chain(() => waiting);
   }
 
