@@ -269,12 +269,15 @@ export class HttpServerTransport implements Transport {
     }
     // A refused request is answered below; a refused answer reaches the server as an error in
     // its place (see inexactParams).
-    const messages = posted.flatMap((value): JSONRPCMessage[] => {
-      if (!isJsonRpcMessage(value)) return [];
-      const refusal = inexactOnes.get(value);
-      if (refusal === undefined) return [value];
-      return 'method' in value ? [] : [inexactAnswer(value, refusal)];
-    });
+    const messages =
+      inexactOnes.size === 0
+        ? posted.filter(isJsonRpcMessage)
+        : posted.flatMap((value): JSONRPCMessage[] => {
+            if (!isJsonRpcMessage(value)) return [];
+            const refusal = inexactOnes.get(value);
+            if (refusal === undefined) return [value];
+            return 'method' in value ? [] : [inexactAnswer(value, refusal)];
+          });
     const refusals = posted
       .filter((value) => !isJsonRpcMessage(value))
       .map((value): JSONRPCMessage => ({
