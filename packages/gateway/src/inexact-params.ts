@@ -29,8 +29,8 @@ export function inexactParams(
   const written = new Map<number, string>();
   for (const token of tokens) if (!written.has(Number(token))) written.set(Number(token), token);
   return (message) => {
-    // Only a well-formed request: anything else is refused as it is (-32600, ID null) where it
-    // is read, as if it held no such integer.
+    // Only a well-formed request or answer: anything else is refused as it is (-32600, ID
+    // null) where it is read, as if it held no such integer.
     if (!isJsonRpcMessage(message) || !('id' in message)) return undefined;
     if (!('method' in message)) {
       if (!('result' in message)) return undefined;
