@@ -1,10 +1,4 @@
-import {
-  inexactInteger,
-  inexactIntegerMessage,
-  toMcpJson,
-  ToolError,
-  type Tool,
-} from '@toolplane/toolmodel';
+import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
 import type { ToolSummary } from '@toolplane/toolindex';
 import type { RunResult } from '@toolplane/toolrun';
 import {
@@ -14,6 +8,7 @@ import {
   type ToolFilter,
   type ToolSource,
 } from './source.js';
+import { parseArguments } from './turn.js';
 
 /** The most results `search_tools` returns in one page. */
 export const SEARCH_MAX_LIMIT = 100;
@@ -155,27 +150,10 @@ export function searchResultOf(summary: ToolSummary): Record<string, unknown> {
  * text that is not JSON, or JSON text with an integer it cannot carry exactly (past 2^53 - 1).
  */
 export function callArgumentsOf(given: unknown, toolId: string): Record<string, unknown> {
-  const args = given === undefined || given === '' ? {} : jsonText(given, toolId);
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new ToolError('invalid_argument', 'arguments must be an object', { toolId });
-  }
-  return args as Record<string, unknown>;
-}
-
-/** `arguments` given as JSON text (as the provider adapters ask for it) parsed; else as given. */
-function jsonText(given: unknown, toolId: string): unknown {
-  if (typeof given !== 'string') return given;
-  let value: unknown;
-  try {
-    value = JSON.parse(given);
-  } catch {
-    throw new ToolError('invalid_argument', 'arguments is not valid JSON', { toolId });
-  }
-  const inexact = inexactInteger(given);
-  if (inexact !== undefined) {
-    throw new ToolError('invalid_argument', inexactIntegerMessage(inexact), { toolId });
-  }
-  return value;
+  // A model's top-level arguments may be null for none; call_tool's may not.
+  const args = given === null ? 'the arguments must be a JSON object' : parseArguments(given);
+  if (typeof args === 'string') throw new ToolError('invalid_argument', args, { toolId });
+  return args;
 }
 
 /**
