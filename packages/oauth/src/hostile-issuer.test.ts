@@ -84,6 +84,20 @@ function signed(issuer: string): Promise<string> {
     .sign(privateKey);
 }
 
+/** A resource server of `issuer` that introspects opaque tokens. */
+function introspecting(issuer: HostileServer): ResourceServer {
+  return createResourceServer({
+    issuer: issuer.url,
+    introspection: { clientId: 'rs', clientSecret: 'secret' },
+  });
+}
+
+/** Expects `error` to be the 503 of an answer past the 1 MiB bound. */
+function expectTooLarge(error: AuthError): void {
+  expect([error.status, error.reason]).toEqual([503, 'unavailable']);
+  expect(error.message).toContain('larger than 1048576 bytes');
+}
+
 async function refusal(rs: ResourceServer, token: string): Promise<AuthError> {
   const error: unknown = await rs.authenticate(`Bearer ${token}`, { endpoint: ENDPOINT }).then(
     () => undefined,
@@ -119,13 +133,9 @@ describe('an authorization server whose answers are enormous', () => {
           .end(body);
       },
     });
-    const rs = createResourceServer({
-      issuer: issuer.url,
-      introspection: { clientId: 'rs', clientSecret: 'secret' },
-    });
+    const rs = introspecting(issuer);
     const error = await refusal(rs, 'an-opaque-token');
-    expect([error.status, error.reason]).toEqual([503, 'unavailable']);
-    expect(error.message).toContain('larger than 1048576 bytes');
+    expectTooLarge(error);
   });
 
   it('refuses a key set past 1 MiB (503), though it holds the right key', async () => {
@@ -135,8 +145,7 @@ describe('an authorization server whose answers are enormous', () => {
     });
     const rs = createResourceServer({ issuer: issuer.url });
     const error = await refusal(rs, await signed(issuer.url));
-    expect([error.status, error.reason]).toEqual([503, 'unavailable']);
-    expect(error.message).toContain('larger than 1048576 bytes');
+    expectTooLarge(error);
   });
 
   it('refuses an introspection answer past 1 MiB (503), though it says active', async () => {
@@ -144,13 +153,9 @@ describe('an authorization server whose answers are enormous', () => {
       '/.well-known/oauth-authorization-server': metadata,
       '/introspect': json((url) => ({ active: true, iss: url, aud: ENDPOINT, sub: 'a', PADDING })),
     });
-    const rs = createResourceServer({
-      issuer: issuer.url,
-      introspection: { clientId: 'rs', clientSecret: 'secret' },
-    });
+    const rs = introspecting(issuer);
     const error = await refusal(rs, 'an-opaque-token');
-    expect([error.status, error.reason]).toEqual([503, 'unavailable']);
-    expect(error.message).toContain('larger than 1048576 bytes');
+    expectTooLarge(error);
   });
 });
 
@@ -266,10 +271,7 @@ describe('an introspection endpoint whose answers are malformed', () => {
         });
       },
     });
-    const rs = createResourceServer({
-      issuer: issuer.url,
-      introspection: { clientId: 'rs', clientSecret: 'secret' },
-    });
+    const rs = introspecting(issuer);
     for (const [token, answer] of Object.entries(answers)) {
       const error = await refusal(rs, token);
       const member = Object.keys(answer)[0] ?? '';
@@ -293,10 +295,7 @@ describe('an authorization server that redirects', () => {
         res.writeHead(307, { location: `${elsewhere.url}/introspect` }).end();
       },
     });
-    const rs = createResourceServer({
-      issuer: issuer.url,
-      introspection: { clientId: 'rs', clientSecret: 'secret' },
-    });
+    const rs = introspecting(issuer);
     const error = await refusal(rs, 'an-opaque-token');
     expect([error.status, error.reason]).toEqual([503, 'unavailable']);
     expect(error.message).toContain('redirect');
