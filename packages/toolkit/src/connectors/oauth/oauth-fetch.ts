@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { ToolError } from '@toolplane/toolmodel';
+import { limitBody } from '@toolplane/toolmodel/wire';
 
 /** Bounds of one OAuth run's requests; see {@link guardOAuthFetch}. */
 export interface OAuthFetchBounds {
@@ -94,43 +95,8 @@ export function guardOAuthFetch(inner: FetchLike, bounds: OAuthFetchBounds): Gua
           `authorization for MCP server "${bounds.server}": the answer to ${where} is larger than ${String(bounds.maxBytes)} bytes`,
         ),
       );
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (declared > bounds.maxBytes) {
-      await response.body?.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    const body = response.body;
-    if (body === null) return response;
-    let seen = 0;
-    const limited = body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > bounds.maxBytes) controller.error(tooLarge());
-          else controller.enqueue(chunk);
-        },
-      }),
-      { signal },
-    );
     // Reading the body fails with the typed error, not with what the stream was aborted with.
-    const reader = limited.getReader();
-    const typed = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(value);
-        } catch (error) {
-          controller.error(failed(error));
-        }
-      },
-      cancel: (reason) => reader.cancel(reason),
-    });
-    return new Response(typed, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return limitBody(response, bounds.maxBytes, { tooLarge, failed, signal });
   };
   return {
     fetch: guarded,
