@@ -28,6 +28,8 @@ const CODE: Record<AuthErrorReason, ToolErrorCode> = {
 export interface AuthErrorOptions {
   /** The scopes that would have been enough (for `insufficient_scope`). */
   readonly scopes?: readonly string[];
+  /** For `unavailable`: in how many seconds asking again may succeed (`Retry-After`). */
+  readonly retryAfterSec?: number;
   readonly cause?: unknown;
 }
 
@@ -45,12 +47,18 @@ export class AuthError extends ToolError {
   readonly status: 400 | 401 | 403 | 503;
   /** The scopes that would have been enough, for a `insufficient_scope` refusal. */
   readonly scopes: readonly string[];
+  /**
+   * In how many seconds asking again may succeed, when the refusal knows (a failed discovery
+   * is the answer until its backoff ends); an HTTP server sends it as `Retry-After`.
+   */
+  readonly retryAfterSec: number | undefined;
 
   constructor(reason: AuthErrorReason, message: string, options: AuthErrorOptions = {}) {
     super(CODE[reason], message, options.cause === undefined ? {} : { cause: options.cause });
     this.reason = reason;
     this.status = STATUS[reason];
     this.scopes = options.scopes ?? [];
+    this.retryAfterSec = options.retryAfterSec;
   }
 
   /** True for an {@link AuthError}, including one from another copy of this package. */

@@ -222,7 +222,13 @@ describe('an authorization server whose discovery misbehaves', () => {
     const refusals = await Promise.all(Array.from({ length: 20 }, () => refusal(rs, token)));
     expect(refusals.map((error) => error.status)).toEqual(Array(20).fill(503));
     expect(asked()).toBe(once);
-    const later = Date.now() + 5_000;
+    // Each refusal says when the issuer will be asked again: what is left of the backoff.
+    expect(refusals.every((error) => error.retryAfterSec !== undefined)).toBe(true);
+    expect(Math.max(...refusals.map((error) => error.retryAfterSec ?? 0))).toBeLessThanOrEqual(5);
+    const failedBy = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => failedBy + 3_500);
+    expect((await refusal(rs, token)).retryAfterSec).toBeLessThanOrEqual(2);
+    const later = failedBy + 5_000;
     vi.spyOn(Date, 'now').mockImplementation(() => later);
     await refusal(rs, token);
     expect(asked()).toBe(2 * once);

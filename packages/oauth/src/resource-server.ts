@@ -128,10 +128,24 @@ export interface ResourceServer {
 /** How long a failed discovery is the answer to every request before it is asked again. */
 const FAILED_DISCOVERY_BACKOFF_MS = 5_000;
 
-/** The issuer's metadata as asked, and when that failed. */
+/** The issuer's metadata as asked, and when and how that failed. */
 interface Discovery {
   readonly metadata: Promise<AuthorizationServerMetadata>;
-  failedAt?: number;
+  failed?: { readonly at: number; readonly error: unknown };
+}
+
+/**
+ * A discovery failure as a request is refused with it: an authorization server that could not be
+ * asked says when it will be asked again (`retryAfterSec`, the backoff left).
+ */
+function refusedFor(error: unknown, leftMs: number): Error {
+  if (!AuthError.isAuthError(error) || error.reason !== 'unavailable') {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+  return new AuthError('unavailable', error.message, {
+    cause: error.cause,
+    retryAfterSec: Math.max(1, Math.ceil(leftMs / 1_000)),
+  });
 }
 
 /**
@@ -154,26 +168,24 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   // tokens costs the issuer nothing.
   let discovery: Discovery | undefined;
   const discover = ({ signal }: { signal?: AbortSignal } = {}) => {
-    let current = discovery;
-    const failedAt = current?.failedAt;
-    if (
-      current === undefined ||
-      (failedAt !== undefined && Date.now() >= failedAt + FAILED_DISCOVERY_BACKOFF_MS)
-    ) {
-      const asked: Discovery = {
-        metadata: discoverAuthorizationServer(issuer, {
-          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-          ...(signal === undefined ? {} : { signal }),
-        }).catch((error: unknown) => {
-          // A start that was stopped got no answer from the server: the next request asks.
-          asked.failedAt = signal?.aborted === true ? -Infinity : Date.now();
-          throw error;
-        }),
-      };
-      current = asked;
-      discovery = asked;
+    const current = discovery;
+    if (current !== undefined && current.failed === undefined) return current.metadata;
+    if (current?.failed !== undefined) {
+      const left = current.failed.at + FAILED_DISCOVERY_BACKOFF_MS - Date.now();
+      if (left > 0) return Promise.reject(refusedFor(current.failed.error, left));
     }
-    return current.metadata;
+    const asked: Discovery = {
+      metadata: discoverAuthorizationServer(issuer, {
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(signal === undefined ? {} : { signal }),
+      }).catch((error: unknown) => {
+        // A start that was stopped got no answer from the server: the next request asks.
+        asked.failed = { at: signal?.aborted === true ? -Infinity : Date.now(), error };
+        throw refusedFor(error, FAILED_DISCOVERY_BACKOFF_MS);
+      }),
+    };
+    discovery = asked;
+    return asked.metadata;
   };
   const fromMetadata = async (member: 'jwks_uri' | 'introspection_endpoint'): Promise<string> => {
     const value = (await discover())[member];

@@ -34,12 +34,14 @@ export interface AuthResource {
 
 /**
  * A refusal from {@link GatewayAuth}: `status` to answer with, `reason` as RFC 6750 names it
- * (`missing_token` for a request without one), and the scopes that would be enough.
+ * (`missing_token` for a request without one), the scopes that would be enough, and, for an
+ * authorization server that could not be asked, when to try again (sent as `Retry-After`).
  */
 export interface AuthRefusal extends Error {
   readonly status: number;
   readonly reason: string;
   readonly scopes: readonly string[];
+  readonly retryAfterSec?: number | undefined;
 }
 
 /**

@@ -191,6 +191,15 @@ export class OAuthGate {
   #refusal(error: unknown, res: ServerResponse): unknown {
     if (!isAuthRefusal(error)) return error;
     res.setHeader('www-authenticate', this.#auth.challenge(error, this.#url));
-    return new HttpError(error.status, ProtocolErrorCode.InvalidRequest, error.message);
+    const retryAfter = error.retryAfterSec;
+    return new HttpError(
+      error.status,
+      ProtocolErrorCode.InvalidRequest,
+      error.message,
+      null,
+      typeof retryAfter === 'number' && retryAfter >= 0 && retryAfter !== Infinity
+        ? { 'retry-after': String(Math.ceil(retryAfter)) }
+        : {},
+    );
   }
 }
