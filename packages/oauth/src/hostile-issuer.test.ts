@@ -326,6 +326,9 @@ describe('an authorization server whose key set fails', () => {
         503,
         `the key set at ${issuer.url}/jwks answered HTTP 500`,
       ]);
+      // When the key set will be asked again: what is left of the 5 s.
+      expect(error.retryAfterSec).toBeGreaterThanOrEqual(1);
+      expect(error.retryAfterSec).toBeLessThanOrEqual(5);
     }
     expect(issuer.hits('/jwks')).toBe(1);
   });

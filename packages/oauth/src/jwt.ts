@@ -10,6 +10,7 @@ import {
 import { ToolError } from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
+import { FailureBackoff } from './failure-backoff.js';
 
 /**
  * The signature algorithms accepted by default: asymmetric only. `none` and the HMAC family
@@ -158,9 +159,9 @@ const FAILED_KEY_SET_BACKOFF_MS = 5_000;
  * issuer a request for as long as its key set fails.
  */
 function keySetFetch(inner: typeof fetch, backoffMs: number): typeof fetch {
-  let failed: { readonly at: number; readonly error: unknown } | undefined;
+  const failures = new FailureBackoff(backoffMs);
   return async (input, init) => {
-    if (failed !== undefined && Date.now() < failed.at + backoffMs) throw failed.error;
+    failures.throwIfHeld();
     const url = input instanceof Request ? input.url : String(input);
     try {
       const response = await inner(input, init);
@@ -177,11 +178,10 @@ function keySetFetch(inner: typeof fetch, backoffMs: number): typeof fetch {
       } catch (error) {
         throw new AuthError('unavailable', `the key set at ${url} is not JSON`, { cause: error });
       }
-      failed = undefined;
+      failures.succeeded();
       return new Response(text, { status: 200, headers: response.headers });
     } catch (error) {
-      failed = { at: Date.now(), error };
-      throw error;
+      throw failures.fail(error);
     }
   };
 }

@@ -2,6 +2,7 @@ import type { JWTPayload } from 'jose';
 import { canonicalResource, ToolError } from '@toolplane/toolmodel';
 import { discoverAuthorizationServer, type AuthorizationServerMetadata } from './discovery.js';
 import { AuthError } from './errors.js';
+import { FailureBackoff } from './failure-backoff.js';
 import { createIntrospector, type IntrospectionOptions } from './introspection.js';
 import { createJwtVerifier, looksLikeJwt, type JwtVerifierOptions } from './jwt.js';
 import {
@@ -128,26 +129,6 @@ export interface ResourceServer {
 /** How long a failed discovery is the answer to every request before it is asked again. */
 const FAILED_DISCOVERY_BACKOFF_MS = 5_000;
 
-/** The issuer's metadata as asked, and when and how that failed. */
-interface Discovery {
-  readonly metadata: Promise<AuthorizationServerMetadata>;
-  failed?: { readonly at: number; readonly error: unknown };
-}
-
-/**
- * A discovery failure as a request is refused with it: an authorization server that could not be
- * asked says when it will be asked again (`retryAfterSec`, the backoff left).
- */
-function refusedFor(error: unknown, leftMs: number): Error {
-  if (!AuthError.isAuthError(error) || error.reason !== 'unavailable') {
-    return error instanceof Error ? error : new Error(String(error));
-  }
-  return new AuthError('unavailable', error.message, {
-    cause: error.cause,
-    retryAfterSec: Math.max(1, Math.ceil(leftMs / 1_000)),
-  });
-}
-
 /**
  * An OAuth 2.1 resource server for an MCP endpoint (MCP authorization, 2025-11-25): serves RFC
  * 9728 metadata, verifies bearer tokens (JWT access tokens against the issuer's JWKS found by
@@ -166,26 +147,19 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   // FAILED_DISCOVERY_BACKOFF_MS later asks again (the authorization server may just be
   // starting); each request meanwhile fails at once with that failure, so a flood of made-up
   // tokens costs the issuer nothing.
-  let discovery: Discovery | undefined;
-  const discover = ({ signal }: { signal?: AbortSignal } = {}) => {
-    const current = discovery;
-    if (current !== undefined && current.failed === undefined) return current.metadata;
-    if (current?.failed !== undefined) {
-      const left = current.failed.at + FAILED_DISCOVERY_BACKOFF_MS - Date.now();
-      if (left > 0) return Promise.reject(refusedFor(current.failed.error, left));
-    }
-    const asked: Discovery = {
-      metadata: discoverAuthorizationServer(issuer, {
-        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-        ...(signal === undefined ? {} : { signal }),
-      }).catch((error: unknown) => {
-        // A start that was stopped got no answer from the server: the next request asks.
-        asked.failed = { at: signal?.aborted === true ? -Infinity : Date.now(), error };
-        throw refusedFor(error, FAILED_DISCOVERY_BACKOFF_MS);
-      }),
-    };
-    discovery = asked;
-    return asked.metadata;
+  let discovery: Promise<AuthorizationServerMetadata> | undefined;
+  const failures = new FailureBackoff(FAILED_DISCOVERY_BACKOFF_MS);
+  const discover = async ({ signal }: { signal?: AbortSignal } = {}) => {
+    failures.throwIfHeld();
+    const asked = (discovery ??= discoverAuthorizationServer(issuer, {
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(signal === undefined ? {} : { signal }),
+    }).catch((error: unknown) => {
+      discovery = undefined;
+      // A start that was stopped got no answer from the server: the next request asks.
+      throw failures.fail(error, signal?.aborted !== true);
+    }));
+    return asked;
   };
   const fromMetadata = async (member: 'jwks_uri' | 'introspection_endpoint'): Promise<string> => {
     const value = (await discover())[member];
