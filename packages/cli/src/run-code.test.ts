@@ -120,6 +120,15 @@ describe('toolplane run-code --timeout', () => {
     expect(json(wins).error.message).toMatch(/600 ms/);
   });
 
+  it('names a program file it cannot read, why, and how to pass a program inline', async () => {
+    const ran = await inProcess(['run-code', 'return 1+1', '--json'], '');
+    expect(ran.code).toBe(2);
+    const { error } = json(ran) as { error: { code: string; message: string } };
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message).toMatch(/^cannot read the program file "return 1\+1": ENOENT/);
+    expect(error.message).toContain('pass - to read the program from standard input');
+  });
+
   it('refuses a bound that is not a positive integer of milliseconds, naming --timeout', async () => {
     for (const bad of ['0', '1.5', 'soon', '2147483648']) {
       const ran = await inProcess(['run-code', '-', '--timeout', bad, '--json'], 'return 1;');

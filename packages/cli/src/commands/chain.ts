@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import { ToolError } from '@toolplane/toolkit';
 import { z } from 'zod';
 import { formatDuration } from '../output.js';
+import { readNamedFile } from './named-file.js';
 import { findTool, printValue, withToolkit, type CommandContext } from './shared.js';
 
 /** `toolplane chain run FILE`, under the `chain` command. */
@@ -15,7 +15,7 @@ export function registerChain(chain: Command, context: CommandContext): void {
     .description('run a chain file: a YAML or JSON list of { tool, args?, usePrevious? }')
     .argument('<file>', 'the chain file')
     .action(async (file: string) => {
-      const steps = await loadChain(resolve(context.cwd, file));
+      const steps = loadChain(file, await readNamedFile(context, file, 'the chain file'));
       await withToolkit(context, await config(), {}, async ({ toolkit }, cfg) => {
         const resolved = [];
         for (const [index, step] of steps.entries()) {
@@ -84,10 +84,9 @@ const chainSchema = z
   )
   .min(1, 'needs at least one step');
 
-async function loadChain(path: string): Promise<z.infer<typeof chainSchema>> {
+function loadChain(path: string, text: string): z.infer<typeof chainSchema> {
   let raw: unknown;
   try {
-    const text = await readFile(path, 'utf8');
     raw =
       extname(path).toLowerCase() === '.json'
         ? JSON.parse(text)
@@ -95,7 +94,7 @@ async function loadChain(path: string): Promise<z.infer<typeof chainSchema>> {
   } catch (error) {
     throw new ToolError(
       'invalid_argument',
-      `cannot read the chain file ${path}: ${(error as Error).message}`,
+      `cannot read the chain file ${JSON.stringify(path)}: ${(error as Error).message}`,
       { cause: error },
     );
   }

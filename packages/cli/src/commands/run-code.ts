@@ -1,16 +1,14 @@
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import {
   CodeModeError,
   createCodeMode,
   type CodeRunResult,
   type LogEntry,
 } from '@toolplane/codemode';
-import { ToolError } from '@toolplane/toolmodel';
 import { showControls } from '@toolplane/toolmodel/text';
 import { isAllowed } from '../config.js';
 import { integerFlag } from './integer-flag.js';
+import { readNamedFile } from './named-file.js';
 import { printValue, withToolkit, type CommandContext } from './shared.js';
 
 /** The most `--timeout` takes: code mode's `timeoutMs` bound, a Node timer's most (~24.8 days). */
@@ -37,11 +35,12 @@ export function registerRunCode(command: Command, context: CommandContext): void
           ? ''
           : file === '-'
             ? await context.readStdin()
-            : await readFile(resolve(context.cwd, file), 'utf8').catch((error: unknown) => {
-                throw new ToolError('invalid_argument', `cannot read the program ${file}`, {
-                  cause: error,
-                });
-              });
+            : await readNamedFile(
+                context,
+                file,
+                'the program file',
+                ' (pass - to read the program from standard input)',
+              );
       const cfg = await config();
       await withToolkit(context, cfg, { quiet: output.json }, async ({ toolkit }) => {
         // The config's per-server "tools" filters hold here as they do for `tools call`.

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import {
@@ -20,6 +18,7 @@ import { startProgress } from '../start-progress.js';
 import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
+import { readNamedFile } from './named-file.js';
 import { toolkitLogger } from '../toolkit-log.js';
 import type { CommandContext } from './shared.js';
 import type { Reloader } from '../reload/reloader.js';
@@ -451,18 +450,7 @@ async function resolveToken(
     token = options.token;
     from = '--token';
   } else if (options.tokenFile !== undefined) {
-    const file = resolve(context.cwd, options.tokenFile);
-    try {
-      token = (await readFile(file, { encoding: 'utf8', signal: context.signal })).split(
-        /\r?\n/,
-      )[0];
-    } catch (error) {
-      throw new ToolError(
-        'invalid_argument',
-        `--token-file ${options.tokenFile}: cannot read it: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
+    token = (await readNamedFile(context, options.tokenFile, '--token-file')).split(/\r?\n/)[0];
     from = `--token-file ${options.tokenFile}`;
   } else if ((context.env[TOKEN_VARIABLE] ?? '') !== '') {
     token = context.env[TOKEN_VARIABLE];

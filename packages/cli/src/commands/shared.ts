@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import {
   showControls,
   ToolError,
@@ -15,6 +13,7 @@ import { readOnlyNotice } from '../read-only-store.js';
 import { storeFamily } from '../stores/store-family.js';
 import { toolkitLogger } from '../toolkit-log.js';
 import { integerFlag } from './integer-flag.js';
+import { readNamedFile } from './named-file.js';
 import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
 
@@ -66,16 +65,13 @@ export async function readValues(
     } else if (value === '@-') {
       read.push(`${key}=${await context.readStdin()}`);
     } else {
-      const path = resolve(context.cwd, value.slice(1));
-      try {
-        read.push(`${key}=${await readFile(path, { encoding: 'utf8', signal: context.signal })}`);
-      } catch (error) {
-        throw new ToolError(
-          'invalid_argument',
-          `${key}=${value}: cannot read ${path}: ${(error as Error).message} (write ${key}=@${value} for a literal ${value})`,
-          { cause: error },
-        );
-      }
+      const text = await readNamedFile(
+        context,
+        value.slice(1),
+        `${key}=${value}, the file`,
+        ` (write ${key}=@${value} for a literal ${value})`,
+      );
+      read.push(`${key}=${text}`);
     }
   }
   return read;
