@@ -121,6 +121,26 @@ describe('hostile programs', () => {
     });
   }
 
+  it('names the bound a program reached, and which option sets it', async () => {
+    const said = async (program: string): Promise<string> => {
+      const error = await unhurried.run(program).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      if (!(error instanceof CodeModeError))
+        throw new Error(`expected a CodeModeError: ${program}`);
+      expect(error.code).toBe('resource_exhausted');
+      return error.message;
+    };
+    expect(await said('const a = []; for (;;) a.push(new Array(1e5).fill(1));')).toBe(
+      'out of memory: the program needs more than its 16 MiB of memory (memoryLimitBytes); keep less at once',
+    );
+    expect(await said('const f = (n) => f(n + 1) + 1; return f(0);')).toBe(
+      'stack overflow: the program nests deeper than its 512 KiB of stack allow (maxStackBytes); recurse less deeply',
+    );
+    await stillWorks();
+  });
+
   it('reaches nothing of the host by name', async () => {
     const { value } = await code.run(`
       const names = ['process', 'require', 'module', 'fetch', 'setTimeout', 'setInterval',

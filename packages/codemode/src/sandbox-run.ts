@@ -42,6 +42,13 @@ function endOf(program: string): { line: number; column: number } {
   return { line: lines.length, column: last.length + 1 };
 }
 
+/** A size as a program's author reads it: whole MiB or KiB where it is one, else bytes. */
+function bytes(size: number): string {
+  if (size % (1 << 20) === 0) return `${String(size / (1 << 20))} MiB`;
+  if (size % (1 << 10) === 0) return `${String(size / (1 << 10))} KiB`;
+  return `${String(size)} bytes`;
+}
+
 /** A failure of the worker's own code (not the program's) as a run's outcome. */
 function internal(message: string): Failure {
   return { ok: false, code: 'internal', message };
@@ -211,8 +218,23 @@ export class Run {
     return this.failure(text('name'), text('message'), text('stack'), code);
   }
 
+  /** QuickJS's word for a bound it reached, with the bound: what a program (or model) can act on. */
+  #exhausted(message: string): string {
+    const { memoryLimitBytes, maxStackBytes } = this.limits;
+    switch (message) {
+      case 'out of memory':
+        return `out of memory: the program needs more than its ${bytes(memoryLimitBytes)} of memory (memoryLimitBytes); keep less at once`;
+      case 'stack overflow':
+        return `stack overflow: the program nests deeper than its ${bytes(maxStackBytes)} of stack allow (maxStackBytes); recurse less deeply`;
+      default:
+        return `${message}: a string of the program passed QuickJS's bound on a string's length`;
+    }
+  }
+
   failure(name: string, message: string, stack: string, code: Failure['code']): Failure {
-    if (EXHAUSTED.test(message)) return { ok: false, code: 'resource_exhausted', message };
+    if (EXHAUSTED.test(message)) {
+      return { ok: false, code: 'resource_exhausted', message: this.#exhausted(message) };
+    }
     const text = name === '' ? message : `${name}: ${message}`;
     const at = new RegExp(`${PROGRAM_FILE.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(stack);
     if (at === null) return { ok: false, code, message: text };
