@@ -106,10 +106,16 @@ export async function openStdio(
         ? ' (no such command: check its spelling, or give its full path)'
         : '';
     throw new Error(
-      `could not start "${source.command}": ${message}${bound}${hint === undefined ? '' : `; ${hint}`}${stderr ? `\n${stderr}` : ''}`,
+      `could not start "${source.command}": ${message}${bound}${hint === undefined ? '' : `; ${hint}`}${strayNote(transport.strayOutput)}${stderr ? `\n${stderr}` : ''}`,
       { cause: error },
     );
   }
+}
+
+/** What a failed start adds for a server that wrote other things than JSON-RPC to stdout. */
+function strayNote(lines: readonly string[]): string {
+  if (lines.length === 0) return '';
+  return `; it wrote to stdout what is no JSON-RPC message (${lines.map((line) => JSON.stringify(line)).join(', ')}): an MCP server over stdio writes only JSON-RPC messages there, and its logs to stderr`;
 }
 
 /**

@@ -96,6 +96,27 @@ describe('Connector over stdio', () => {
     expect(connector.state).toBe('failed');
   });
 
+  it('says what a server that never answers wrote to stdout that is no JSON-RPC', async () => {
+    const { connector } = connect(
+      {
+        command: process.execPath,
+        args: [
+          '-e',
+          "console.log('Server v1.2 listening'); console.log('x'.repeat(500)); setInterval(() => {}, 1000)",
+        ],
+      },
+      { connectTimeoutMs: 500, backoff: { initialDelayMs: 60_000 } },
+    );
+    await expect(connector.ready()).rejects.toSatisfy(
+      (error) => ToolError.isInstance(error) && error.code === 'connector_unavailable',
+    );
+    const said = connector.lastError?.message ?? '';
+    expect(said).toContain(
+      `it wrote to stdout what is no JSON-RPC message ("Server v1.2 listening", "${'x'.repeat(200)}…")`,
+    );
+    expect(said).toContain('writes only JSON-RPC messages there, and its logs to stderr');
+  });
+
   it('stops the child and stops reconnecting on close', async () => {
     const { connector, events } = connect(fixtureCommand('stdio'));
     await connector.ready();

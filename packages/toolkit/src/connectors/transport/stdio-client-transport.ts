@@ -52,6 +52,10 @@ export interface StdioClientTransportOptions {
   readonly closing?: 'wait' | 'release';
 }
 
+/** How many of a server's stray stdout lines are kept, and how much of each. */
+const MAX_STRAY_LINES = 3;
+const MAX_STRAY_CHARS = 200;
+
 /**
  * The MCP stdio client transport: spawns the server, writes newline-delimited JSON-RPC to its
  * stdin, reads it from its stdout, and pipes its stderr (see {@link stderr}).
@@ -90,6 +94,8 @@ export class StdioClientTransport implements Transport {
   #reaping = false;
   /** That reaper, waiting for its word: a line on its stdin (see {@link #armReaper}). */
   #reaper: ChildProcess | undefined;
+  /** The first lines on stdout that were no JSON-RPC message (see {@link strayOutput}). */
+  readonly #stray: string[] = [];
 
   constructor(options: StdioClientTransportOptions) {
     this.#options = options;
@@ -108,6 +114,15 @@ export class StdioClientTransport implements Transport {
         this.#refuse(skipped);
       },
     });
+  }
+
+  /**
+   * The first few lines the server wrote to stdout that were no JSON-RPC message (a banner, a log
+   * line: what stdout must not carry), each cut to its start: most often why a start that never
+   * answers did not.
+   */
+  get strayOutput(): readonly string[] {
+    return this.#stray;
   }
 
   /** The server's stderr, readable from construction on (nothing it writes early is lost). */
@@ -288,6 +303,11 @@ export class StdioClientTransport implements Transport {
       parsed = JSON.parse(line);
       message = readMessage(parsed);
     } catch (error) {
+      if (this.#stray.length < MAX_STRAY_LINES) {
+        this.#stray.push(
+          line.length > MAX_STRAY_CHARS ? `${line.slice(0, MAX_STRAY_CHARS)}…` : line,
+        );
+      }
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       // An answer to a request of ours that is no JSON-RPC answer (`"result": null`): the
       // request fails now, saying so, instead of waiting out its timeout for an answer it had.
