@@ -1,26 +1,12 @@
-import { callModern, fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { callModern } from '@toolplane/fixtures';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // Approval answers a 2026-07-28 client sends without being asked, or for another call: the
 // destructive call never runs on them. Raw requests, as a client library would not send them.
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit({ approval: { destructive: true } });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0 });
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(useFixtureToolkit({ approval: { destructive: true } }));
 
 // A client that can answer a form, and nothing else.
 const capabilities = { elicitation: { form: {} } };

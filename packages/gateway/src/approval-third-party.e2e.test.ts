@@ -1,29 +1,14 @@
 import { MCPClient, type MCPInputRequest } from '@mastra/mcp';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // A third-party client with elicitation (Mastra's MCP client, which speaks 2026-07-28 and answers
 // input_required rounds through its `inputRequests` handler) approving and declining a
 // destructive call through the gateway.
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit({ approval: { destructive: true } });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0 });
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(useFixtureToolkit({ approval: { destructive: true } }));
 
 function run(tool: { execute?: unknown } | undefined, input: unknown): Promise<unknown> {
   const execute = tool?.execute as

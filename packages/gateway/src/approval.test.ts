@@ -8,13 +8,13 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type ApprovalDecision } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import type { ApprovalDecision } from '@toolplane/toolkit';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ERROR_META_KEY } from './call-results.js';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveHttp, type HttpGateway } from './http/serve.js';
 import { gatewayCommand } from './testing/gateway-command.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // Approval through the gateway: a destructive upstream tool asks the calling client through
 // elicitation (2025: elicitation/create; 2026-07-28: an input_required round), with the official
@@ -136,21 +136,10 @@ afterAll(async () => {
 });
 
 describe('approval over Streamable HTTP', () => {
-  let running: RunningToolkit;
-  let gateway: HttpGateway;
   const decisions: ApprovalDecision[] = [];
-  beforeAll(async () => {
-    const toolkit = createToolkit({
-      approval: { onDecision: (decision) => decisions.push(decision) },
-    });
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    running = await runToolkit(toolkit);
-    gateway = await serveHttp(running.toolkit, { port: 0 });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await running.stop();
-  });
+  const gateway = useHttpGateway(
+    useFixtureToolkit({ approval: { onDecision: (decision) => decisions.push(decision) } }),
+  );
 
   approvalCases(async (era, capabilities, answer) => {
     const client = newClient(era, capabilities);
@@ -171,26 +160,17 @@ describe('approval over Streamable HTTP', () => {
 });
 
 describe('approval answers that come too late', () => {
-  let running: RunningToolkit;
-  let gateway: HttpGateway;
   let refused: () => void = () => undefined;
-  beforeAll(async () => {
-    const toolkit = createToolkit({
+  const gateway = useHttpGateway(
+    useFixtureToolkit({
       approval: {
         timeoutMs: 300,
         onDecision: (decision) => {
           if (decision.type === 'refused') refused();
         },
       },
-    });
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    running = await runToolkit(toolkit);
-    gateway = await serveHttp(running.toolkit, { port: 0 });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await running.stop();
-  });
+    }),
+  );
 
   it.each(['legacy', 'modern'] as const)(
     'a %s client accepting after the timeout runs nothing',

@@ -1,9 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // A `run_code` that ends early (its time bound, or the client cancelling it) cancels the tool
 // calls its program still has in flight, up to the real upstream: the fixture's `slow` records
@@ -11,22 +9,15 @@ import { serveHttp, type HttpGateway } from './http/serve.js';
 // upstream has started the call is its first progress report, which the gateway forwards to the
 // client under the `run_code` request's progress token.
 
-let toolkit: Toolkit;
-let running: RunningToolkit;
-let gateway: HttpGateway;
+const toolkit = useFixtureToolkit();
+const gateway = useHttpGateway(toolkit, { mode: 'code', codeMode: { timeoutMs: 3_000 } });
 let client: Client;
 beforeAll(async () => {
-  toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(toolkit, { port: 0, mode: 'code', codeMode: { timeoutMs: 3_000 } });
   client = new Client({ name: 'code-mode-cancel-test', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(gateway.url));
 });
 afterAll(async () => {
   await client.close();
-  await gateway.close();
-  await running.stop();
 });
 
 const slowProgram = (label: string): string =>

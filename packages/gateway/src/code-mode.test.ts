@@ -3,36 +3,24 @@ import {
   StreamableHTTPClientTransport,
   type CallToolResult,
 } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
 import { ERROR_META_KEY } from './call-results.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // `mode: 'code'` over Streamable HTTP on 127.0.0.1, with the fixture MCP server as a stdio
 // upstream: the gateway lists exactly search_tools, describe_tool and run_code, and a program's
 // calls go the way a plain tools/call would (the config's filter holding).
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
+const toolkit = useFixtureToolkit();
+const gateway = useHttpGateway(toolkit, { mode: 'code', filter: { fx: { deny: ['fail'] } } });
 let client: Client;
 beforeAll(async () => {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(toolkit, {
-    port: 0,
-    mode: 'code',
-    filter: { fx: { deny: ['fail'] } },
-  });
   client = new Client({ name: 'code-mode-test', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(gateway.url));
 });
 afterAll(async () => {
   await client.close();
-  await gateway.close();
-  await running.stop();
 });
 
 function text(result: unknown): string {
@@ -116,20 +104,15 @@ describe('gateway mode: code', () => {
 });
 
 describe("gateway mode: code, one caller's share of the sandboxes", () => {
-  let shared: HttpGateway;
-  const clients: Client[] = [];
-  beforeAll(async () => {
-    shared = await serveHttp(running.toolkit, {
-      port: 0,
-      mode: 'code',
-      codeMode: { maxConcurrentRuns: 2, timeoutMs: 20_000 },
-      // The test plays a proxy forwarding two clients, each a source (a caller) of its own.
-      trustedProxies: ['127.0.0.1'],
-    });
+  const shared = useHttpGateway(toolkit, {
+    mode: 'code',
+    codeMode: { maxConcurrentRuns: 2, timeoutMs: 20_000 },
+    // The test plays a proxy forwarding two clients, each a source (a caller) of its own.
+    trustedProxies: ['127.0.0.1'],
   });
+  const clients: Client[] = [];
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await shared.close();
   });
   const session = async (client: string): Promise<Client> => {
     const made = new Client({ name: 'code-mode-share', version: '0.0.0' });

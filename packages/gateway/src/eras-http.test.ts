@@ -4,70 +4,58 @@ import {
   SdkError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { createToolkit, defineTool, getSession } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { runToolkit } from '@toolplane/toolkit/testing';
 import { mcpToolResult } from '@toolplane/toolrun';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { GatewayHub } from './hub.js';
 import { ERROR_META_KEY } from './call-results.js';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { serveHttp } from './http/serve.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 import { cancelMidCall } from './testing/slow-calls.js';
 import { wireProgress } from './testing/wire-progress.js';
 
 const TOKEN = 'era-secret';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit({
-    tools: [
-      defineTool({
-        name: 'listed',
-        description: 'Answers with a list as structured content, as 2026-07-28 allows.',
-        input: z.object({}),
-        run: () => mcpToolResult({ content: [], structuredContent: ['one', 'two'] }),
-      }),
-      defineTool({
-        name: 'broken',
-        description: 'Always fails.',
-        input: z.object({}),
-        run: () => {
-          throw new Error('broken on purpose');
-        },
-      }),
-      defineTool({
-        name: 'ask',
-        description: 'Asks the caller for a name (a 2025-era elicitation).',
-        input: z.object({}),
-        run: async () => {
-          const answer = await getSession().elicit({
-            message: 'Your name?',
-            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
-          });
-          return { answer };
-        },
-      }),
-    ],
-    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
-  });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, {
-    port: 0,
-    token: TOKEN,
-    instructions: 'Tools of fx and the builtins.',
-    maxBodyBytes: 64 * 1024,
-  });
+const toolkit = useFixtureToolkit({
+  tools: [
+    defineTool({
+      name: 'listed',
+      description: 'Answers with a list as structured content, as 2026-07-28 allows.',
+      input: z.object({}),
+      run: () => mcpToolResult({ content: [], structuredContent: ['one', 'two'] }),
+    }),
+    defineTool({
+      name: 'broken',
+      description: 'Always fails.',
+      input: z.object({}),
+      run: () => {
+        throw new Error('broken on purpose');
+      },
+    }),
+    defineTool({
+      name: 'ask',
+      description: 'Asks the caller for a name (a 2025-era elicitation).',
+      input: z.object({}),
+      run: async () => {
+        const answer = await getSession().elicit({
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        });
+        return { answer };
+      },
+    }),
+  ],
+  connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
 });
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
+const gateway = useHttpGateway(toolkit, {
+  token: TOKEN,
+  instructions: 'Tools of fx and the builtins.',
+  maxBodyBytes: 64 * 1024,
 });
 
 /** A v2 client pinned to 2026-07-28 (no fallback), or a 2025 one. */
@@ -326,7 +314,7 @@ describe('serveHttp, both eras on one endpoint', () => {
       });
       const subscription = await client.listen({ toolsListChanged: true });
       expect(subscription.honoredFilter.toolsListChanged).toBe(true);
-      running.toolkit.addTool(
+      toolkit.addTool(
         defineTool({
           name: 'late',
           description: 'Added while a 2026 client listens.',
@@ -339,7 +327,7 @@ describe('serveHttp, both eras on one endpoint', () => {
       expect(tools.map((t) => t.name)).toContain('builtin__late');
       await subscription.close();
     } finally {
-      running.toolkit.removeBuiltin('late');
+      toolkit.removeBuiltin('late');
       await client.close();
     }
   });
@@ -349,18 +337,8 @@ describe('serveHttp, both eras on one endpoint', () => {
 // call tracker (the upstream never answers it), and a second caller makes a stdio upstream's
 // elicitation impossible to tie to its call.
 describe('serveHttp, input_required rounds for a 2026 client', () => {
-  let fresh: RunningToolkit;
-  let served: HttpGateway;
-  beforeAll(async () => {
-    const toolkit = createToolkit();
-    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-    fresh = await runToolkit(toolkit);
-    served = await serveHttp(fresh.toolkit, { port: 0, token: TOKEN });
-  });
-  afterAll(async () => {
-    await served.close();
-    await fresh.stop();
-  });
+  const fresh = useFixtureToolkit();
+  const served = useHttpGateway(fresh, { token: TOKEN });
 
   it('bridges a 2025 upstream elicitation into an input_required round a 2026 client answers', async () => {
     const client = new Client(
@@ -432,7 +410,7 @@ describe('serveHttp, input_required rounds for a 2026 client', () => {
       error: { code: -32602 },
     });
 
-    const brief = await serveHttp(fresh.toolkit, { port: 0, token: TOKEN, inputRoundTtlMs: 50 });
+    const brief = await serveHttp(fresh, { port: 0, token: TOKEN, inputRoundTtlMs: 50 });
     try {
       const opened = await fetch(brief.url, {
         method: 'POST',

@@ -2,12 +2,11 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveHttp, type HttpGateway } from './http/serve.js';
 import { gatewayCommand } from './testing/gateway-command.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 import { INITIALIZE_BODY, INITIALIZE_REQUEST, POST_HEADERS } from './testing/raw-client.js';
 
 // An integer past 2^53 - 1 that JSON.parse reads as another number (9007199254740993 as
@@ -19,18 +18,7 @@ const BIG = '9007199254740993';
 const FORMS = { elicitation: { form: {} } };
 const bare = (text: string): string => text.replace(/"BIG:(-?\d+)"/g, '$1');
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-beforeAll(async () => {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0 });
-});
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(useFixtureToolkit());
 
 describe('an SDK client over HTTP', () => {
   let client: Client;

@@ -2,11 +2,9 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 const require = createRequire(import.meta.url);
 // The package's `main` is the launcher of the whole inspector; build/index.js is its CLI mode.
@@ -18,19 +16,7 @@ const inspector = join(
 const run = promisify(execFile);
 
 describe('the MCP Inspector CLI through the gateway', () => {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  let running: RunningToolkit;
-  let gateway: HttpGateway;
-
-  beforeAll(async () => {
-    running = await runToolkit(toolkit);
-    gateway = await serveHttp(toolkit, { port: 0, token: 'inspector-secret' });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await running.stop();
-  });
+  const gateway = useHttpGateway(useFixtureToolkit(), { token: 'inspector-secret' });
 
   /** Runs the Inspector CLI against the gateway and parses the JSON it prints. */
   async function inspect(...args: string[]): Promise<Record<string, unknown>> {

@@ -1,9 +1,8 @@
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANCE_META_KEY, serveHttp, type HttpGateway } from './http/serve.js';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { INSTANCE_META_KEY } from './http/serve.js';
 import { withErrorMeta } from './jsonrpc.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 const MODERN = '2026-07-28';
 const MODERN_META = {
@@ -12,20 +11,7 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0, instanceId: 'gw-9' });
-}, 60_000);
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(useFixtureToolkit(), { instanceId: 'gw-9' });
 
 /** The JSON-RPC answer to one POST (plain JSON or the last SSE event). */
 async function post(

@@ -1,26 +1,16 @@
-import { callModern, fixtureCommand } from '@toolplane/fixtures';
-import { createMemoryPinStore, createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { callModern } from '@toolplane/fixtures';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { createMemoryPinStore } from '@toolplane/toolkit';
+import { describe, expect, it } from 'vitest';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // Search mode's call_tool of a tool pinning withholds: a real fixture server changes `echo`
 // under `pinning: block`, behind a real gateway over HTTP.
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit({ pinning: { mode: 'block', store: createMemoryPinStore() } });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0, mode: 'search' });
+const toolkit = useFixtureToolkit({
+  pinning: { mode: 'block', store: createMemoryPinStore() },
 });
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(toolkit, { mode: 'search' });
 
 interface Answer {
   readonly result?: {
@@ -35,7 +25,6 @@ const callTool = (id: string, args: object) =>
 
 describe("search mode's call_tool", () => {
   it('answers a call of a tool pinning withholds with tool_changed and the command that accepts it', async () => {
-    const { toolkit } = running;
     const withheld = new Promise<void>((resolve) => {
       const off = toolkit.onEvent(() => {
         if (toolkit.index.hasTool('fx:echo')) return;

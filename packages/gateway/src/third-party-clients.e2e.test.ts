@@ -4,34 +4,20 @@ import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { MCPClient } from '@mastra/mcp';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { fixtureCommand, recordEvents, WATCHED_URI } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvents, WATCHED_URI } from '@toolplane/fixtures';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // Third-party MCP clients against the gateway, now that it speaks 2026-07-28 next to 2025: which
 // era each negotiates, a list, a call, and a list change heard where the client can hear one.
 
 const require = createRequire(import.meta.url);
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
+const gateway = useHttpGateway(useFixtureToolkit());
 /** Each POST the gateway got: its JSON-RPC method and MCP-Protocol-Version header. */
 const posts: { method: unknown; version: string | undefined; client: string | undefined }[] = [];
-
-beforeAll(async () => {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0 });
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
 
 /** A fetch that records what a client sends the gateway. */
 const recordingFetch: typeof fetch = async (input, init) => {

@@ -1,27 +1,13 @@
-import { callModernMessages, fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from './http/serve.js';
+import { callModernMessages } from '@toolplane/fixtures';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { useHttpGateway } from './testing/http-gateway.js';
 
 // A 2026-07-28 client has no session stream: an upstream's log messages reach it on the stream
 // of its own call to that server, at the level its request's _meta names, as they would straight
 // from the server.
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit();
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0 });
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(useFixtureToolkit());
 
 /** Every message of a 2026-07-28 `tools/call` answer, in order, with `logLevel` in its `_meta`. */
 function call(name: string, args: object, logLevel: string | undefined) {

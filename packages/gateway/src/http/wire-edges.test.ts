@@ -1,28 +1,15 @@
 import { gzipSync } from 'node:zlib';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from '../eras.js';
+import { useHttpGateway } from '../testing/http-gateway.js';
 import { INITIALIZE_BODY, POST_HEADERS } from '../testing/raw-client.js';
-import { serveHttp, type HttpGateway } from './serve.js';
+import { serveHttp } from './serve.js';
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit({
-    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
-  });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0, pageSize: 1 });
+const toolkit = useFixtureToolkit({
+  connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
 });
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(toolkit, { pageSize: 1 });
 
 /** A raw POST of `body` (text or bytes, sent as is); the answer's status, headers and JSON. */
 async function post(
@@ -118,7 +105,7 @@ describe('a request naming 2025-11-25 in its _meta', () => {
   });
 
   it('is served by a stateless gateway, which needs no session for the 2025 era', async () => {
-    const stateless = await serveHttp(running.toolkit, { port: 0, stateless: true });
+    const stateless = await serveHttp(toolkit, { port: 0, stateless: true });
     try {
       const response = await fetch(stateless.url, {
         method: 'POST',

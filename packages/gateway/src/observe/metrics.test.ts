@@ -1,35 +1,29 @@
 import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from '../http/serve.js';
+import { serveHttp } from '../http/serve.js';
+import { useHttpGateway } from '../testing/http-gateway.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import type { ToolCallRecord } from './observer.js';
 
 const TOKEN = 'metrics-test-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-let metrics: GatewayMetrics;
-let client: Client;
 const heard: ToolCallRecord[] = [];
+const metrics = createGatewayMetrics();
+// A short backoff: a test kills the fixture and waits for its reconnect.
+const toolkit = useFixtureToolkit({
+  connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
+});
+const gateway = useHttpGateway(toolkit, {
+  token: TOKEN,
+  metrics,
+  observe: { toolCall: (record) => heard.push(record) },
+});
+let client: Client;
 
 beforeAll(async () => {
-  const toolkit = createToolkit({
-    connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
-  });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  metrics = createGatewayMetrics();
-  gateway = await serveHttp(toolkit, {
-    port: 0,
-    token: TOKEN,
-    metrics,
-    observe: { toolCall: (record) => heard.push(record) },
-  });
   client = new Client({ name: 'metrics-test', version: '0.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: auth } }),
@@ -38,8 +32,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
-  await gateway.close();
-  await running.stop();
 });
 
 /** GET /metrics with (or without) the token. */
@@ -188,7 +180,6 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics after an upstream dies', () => {
   it('counts the reconnect and shows the connector connected again', async () => {
-    const { toolkit } = running;
     const pid = toolkit.connector('fx')?.pid ?? 0;
     expect(pid).toBeGreaterThan(0);
     const back = new Promise<void>((resolve) => {
@@ -216,8 +207,8 @@ describe('GET /metrics after an upstream dies', () => {
 describe('GET /metrics in search mode', () => {
   it('counts catalogue searches, and answers 404 at /metrics on a gateway without metrics', async () => {
     const own = createGatewayMetrics();
-    const searching = await serveHttp(running.toolkit, { port: 0, mode: 'search', metrics: own });
-    const bare = await serveHttp(running.toolkit, { port: 0 });
+    const searching = await serveHttp(toolkit, { port: 0, mode: 'search', metrics: own });
+    const bare = await serveHttp(toolkit, { port: 0 });
     const searcher = new Client({ name: 'metrics-search', version: '0.0.0' });
     try {
       await searcher.connect(new StreamableHTTPClientTransport(searching.url));

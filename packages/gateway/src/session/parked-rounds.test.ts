@@ -2,27 +2,12 @@
 // tools of one shared 2025-era stdio upstream, which ties its sampling requests to no call: the
 // gateway routes them by the only caller in flight. A client that leaves a round unanswered must
 // not keep the other's sampling refused as ambiguous until the round lapses.
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpGateway } from '../http/serve.js';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { useHttpGateway } from '../testing/http-gateway.js';
 import { callRound as call, roundOf, textOf } from '../testing/input-rounds.js';
 
-let running: RunningToolkit;
-let gateway: HttpGateway;
-
-beforeAll(async () => {
-  const toolkit = createToolkit({});
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  running = await runToolkit(toolkit);
-  gateway = await serveHttp(running.toolkit, { port: 0, replayTools: ['fx__sample'] });
-}, 60_000);
-
-afterAll(async () => {
-  await gateway.close();
-  await running.stop();
-});
+const gateway = useHttpGateway(useFixtureToolkit(), { replayTools: ['fx__sample'] });
 
 const sampled = (text: string) => ({
   role: 'assistant',

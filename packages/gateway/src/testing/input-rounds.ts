@@ -5,7 +5,7 @@ import type { HttpGateway } from '../http/serve.js';
 
 /** A raw 2026 tools/call to `gateway`; retries carry `requestState` and `inputResponses`. */
 export const callRound = (
-  gateway: HttpGateway,
+  gateway: Pick<HttpGateway, 'url'>,
   name: string,
   args: object,
   retry: object = {},
