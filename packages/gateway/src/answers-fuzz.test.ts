@@ -1,9 +1,7 @@
-import type { HttpGateway } from './http/serve.js';
-import type { RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   messagesOf,
-  startAnswering,
+  useAnswering,
   openSession as openSessionAt,
   openStdio as openStdioOn,
   post as postTo,
@@ -13,21 +11,11 @@ import {
 // Every request gets an answer, whatever a client sends: thousands of mutated requests over
 // HTTP and over stdio, from fixed seeds.
 
-let running: RunningToolkit;
-let http: HttpGateway;
-let close: () => Promise<void> = () => Promise.resolve();
-
-beforeAll(async () => {
-  ({ running, http, close } = await startAnswering());
-});
-
-afterAll(async () => {
-  await close();
-});
+const { toolkit, http } = useAnswering();
 
 const post = (body: string, session: string | undefined) => postTo(http.url, body, session);
 const openSession = (): Promise<string> => openSessionAt(http.url);
-const openStdio = () => openStdioOn(running.toolkit);
+const openStdio = () => openStdioOn(toolkit);
 
 function random(seed: number): () => number {
   let state = seed;

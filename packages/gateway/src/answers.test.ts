@@ -1,14 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { defineTool } from '@toolplane/toolkit';
-import type { RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { HttpGateway } from './http/serve.js';
 import { serveStdio } from './stdio/serve.js';
 import { openRequest } from './testing/raw-client.js';
 import {
   messagesOf,
-  startAnswering,
+  useAnswering,
   openSession as openSessionAt,
   PROTOCOL,
   openStdio as openStdioOn,
@@ -46,17 +44,7 @@ const gate = defineTool({
     }),
 });
 
-let running: RunningToolkit;
-let http: HttpGateway;
-let close: () => Promise<void> = () => Promise.resolve();
-
-beforeAll(async () => {
-  ({ running, http, close } = await startAnswering([hold, gate]));
-});
-
-afterAll(async () => {
-  await close();
-});
+const { toolkit, http } = useAnswering([hold, gate]);
 
 /** POSTs `body` to the gateway; see the testing module's `post`. */
 const post = (
@@ -66,7 +54,7 @@ const post = (
   onHeaders?: (status: number) => void,
 ): Promise<Answer | undefined> => postTo(http.url, body, session, ms, onHeaders);
 const openSession = (): Promise<string> => openSessionAt(http.url);
-const openStdio = () => openStdioOn(running.toolkit);
+const openStdio = () => openStdioOn(toolkit);
 
 /** A `notifications/cancelled` body for `requestId`. */
 function cancelled(requestId: string | number, reason?: string): string {
@@ -273,7 +261,7 @@ describe('the end of stdin', () => {
     const stdout = new PassThrough();
     let ended: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (ended = resolve));
-    await serveStdio(running.toolkit, { stdin, stdout, onEnd: ended });
+    await serveStdio(toolkit, { stdin, stdout, onEnd: ended });
     const answers: Record<string, unknown>[] = [];
     let heard: () => void = () => undefined;
     stdout.setEncoding('utf8');

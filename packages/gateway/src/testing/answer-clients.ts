@@ -1,13 +1,12 @@
 // The clients of the gateway's "every request gets an answer" tests (answers.test.ts and
 // answers-fuzz.test.ts): raw HTTP POSTs of any text, and a stdio gateway over in-memory pipes.
 import { PassThrough } from 'node:stream';
-import { fixtureCommand } from '@toolplane/fixtures';
-import { createToolkit, defineTool, type DefinedTool, type Toolkit } from '@toolplane/toolkit';
-import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { defineTool, type DefinedTool, type Toolkit } from '@toolplane/toolkit';
 import { z } from 'zod';
-import { serveHttp, type HttpGateway } from '../http/serve.js';
 import type { ServedGateway } from '../options.js';
 import { serveStdio } from '../stdio/serve.js';
+import { useHttpGateway, type ServedHttpGateway } from './http-gateway.js';
 import { openRequest } from './raw-client.js';
 
 /** A builtin that returns its `text`. */
@@ -18,25 +17,19 @@ export const echoTool = defineTool({
   run: ({ text }) => text,
 });
 
-/** A running toolkit with `echo`, `tools` and the fixture server as `fx`, served over HTTP. */
-export async function startAnswering(
-  tools: readonly DefinedTool[] = [],
-): Promise<{ running: RunningToolkit; http: HttpGateway; close: () => Promise<void> }> {
-  const toolkit = createToolkit({
+/**
+ * A toolkit with `echo`, `tools` and the fixture server as `fx`, served over HTTP, for the test
+ * file (its `beforeAll` until its `afterAll`).
+ */
+export function useAnswering(tools: readonly DefinedTool[] = []): {
+  toolkit: Toolkit;
+  http: ServedHttpGateway;
+} {
+  const toolkit = useFixtureToolkit({
     tools: [echoTool, ...tools],
     connectorDefaults: { backoff: { initialDelayMs: 10, maxDelayMs: 50 } },
   });
-  toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
-  const running = await runToolkit(toolkit);
-  const http = await serveHttp(running.toolkit, { port: 0 });
-  return {
-    running,
-    http,
-    close: async () => {
-      await http.close();
-      await running.stop();
-    },
-  };
+  return { toolkit, http: useHttpGateway(toolkit) };
 }
 
 /** The revision the raw clients speak. */
