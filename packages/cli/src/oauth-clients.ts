@@ -4,6 +4,7 @@ import {
   type ConnectorOAuth,
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
+import type { ToolError } from '@toolplane/toolmodel';
 import type { ConnectorConfig, StoreConfig } from './config.js';
 import { storeFamily, type OpenCredentials, type StoreFamily } from './stores/store-family.js';
 
@@ -35,7 +36,11 @@ export function openCredentials(
 export function connectorOAuth(
   connector: ConnectorConfig,
   store: OAuthCredentialStore,
-  options: { interactive?: (url: URL) => void | Promise<void> } = {},
+  options: {
+    interactive?: (url: URL) => void | Promise<void>;
+    /** See `ConnectorOAuthOptions.onUnsaved`: absent for `auth login`, whose job is to save. */
+    onUnsaved?: (error: ToolError) => void;
+  } = {},
 ): ConnectorOAuth | undefined {
   const auth = connector.auth;
   const source = connector.source;
@@ -52,5 +57,6 @@ export function connectorOAuth(
     ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
     ...(auth.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: auth.clientMetadataUrl }),
     ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
+    ...(options.onUnsaved === undefined ? {} : { onUnsaved: options.onUnsaved }),
   });
 }

@@ -124,6 +124,12 @@ export interface OpenToolkitOptions {
    * the `store_error` each write to it (a prompt, a tool pin, what search learns) is refused with.
    */
   readonly onReadOnly?: (message: string) => void;
+  /**
+   * Hears when the store refused to save a connector's OAuth credentials (the tokens of a
+   * refresh, on a read-only store): they are kept in memory and used until the process ends.
+   * Without it, such a refresh fails the connection attempt that made it.
+   */
+  readonly onUnsavedCredentials?: (error: ToolError) => void;
   /** Stdio servers started already, for the connectors to adopt (see `prestart.ts`). */
   readonly prestarted?: StdioPrestarts;
   /**
@@ -259,7 +265,14 @@ export async function openToolkit(
     if (connector.auth !== undefined && typeof source === 'object' && 'url' in source) {
       const { openCredentials, connectorOAuth } = await import('./oauth-clients.js');
       credentials ??= await openCredentials(config.store, credentialsOptions);
-      source = { ...source, oauth: connectorOAuth(connector, credentials.store) };
+      source = {
+        ...source,
+        oauth: connectorOAuth(connector, credentials.store, {
+          ...(options.onUnsavedCredentials === undefined
+            ? {}
+            : { onUnsaved: options.onUnsavedCredentials }),
+        }),
+      };
     }
     return toolkit.addConnector(source, {
       namespace: connector.namespace,

@@ -157,7 +157,9 @@ async function serve(
   // A read-only store is said once as it opens; its refusals of pins and learning are not news.
   const readOnly = readOnlyNotice(
     (message) => {
-      log(`${c.yellow('store')} ${message} (serving what it holds; pins and learning not saved)`);
+      log(
+        `${c.yellow('store')} ${message} (serving what it holds; pins, learning and refreshed OAuth tokens not saved)`,
+      );
     },
     { atOpen: true },
   );
@@ -205,6 +207,10 @@ async function serve(
     onSearchError,
     onStoreError,
     onReadOnly: readOnly.opened,
+    // A refresh whose tokens the store refused goes on with them in memory.
+    onUnsavedCredentials: (error) => {
+      if (!readOnly.refused(error.message)) onStoreError(error);
+    },
     pinLogger,
     onAudit: (record) => {
       observed.log.auditRecord(record);

@@ -134,6 +134,13 @@ export async function withToolkit(
       ...(lists === undefined ? {} : { lists }),
       onEvent: progress.onEvent,
       onReadOnly: readOnly.opened,
+      // A refresh whose tokens the store refused: the command goes on with them in memory.
+      onUnsavedCredentials: (error) => {
+        if (readOnly.refused(error.message)) return;
+        output.say(
+          `${output.errColor.yellow('warning')} OAuth tokens not saved: ${showControls(error.message)}`,
+        );
+      },
       logger: toolkitLogger((level, line, fields) => {
         if (readOnly.refused(fields.error)) return;
         const word =

@@ -175,6 +175,38 @@ describe('ConnectorOAuth, authorization code + PKCE', () => {
     expect(upstream.authorizations).not.toContain(`Bearer ${String(first)}`);
   });
 
+  it('keeps refreshed tokens in memory, and says so, when the store refuses to save them', async () => {
+    const refused: ToolError[] = [];
+    const oauth = oauthFor({
+      scopes: ['tools:read'],
+      onUnsaved: (error) => refused.push(error),
+    });
+    await logIn(oauth);
+    const saved = (await store.load(oauth.key))?.tokens?.access_token;
+    // From here on the store is read-only, as a SQLite file this user may not write is.
+    const readOnly = 'the SQLite store at "store.db" is read-only: it can be read, not written';
+    vi.spyOn(store, 'save').mockRejectedValue(new ToolError('store_error', readOnly));
+    const connector = connect(oauth);
+    await connector.ready();
+    upstream.refuseOlderTokens();
+    await waitUntilNewSecond();
+    // The refresh's save is refused: the call still goes through, on the refreshed token.
+    expect((await whoami(connector)).scopes).toContain('tools:read');
+    expect(refused.map((error) => [error.code, error.message])).toContainEqual([
+      'store_error',
+      readOnly,
+    ]);
+    expect((await store.load(oauth.key))?.tokens?.access_token).toBe(saved);
+    expect(upstream.authorizations.at(-1)).not.toBe(`Bearer ${String(saved)}`);
+    await expectNoSecretSaid();
+  });
+
+  it('fails a login the store refuses to save when no one is told of unsaved tokens', async () => {
+    const oauth = oauthFor({ scopes: ['tools:read'] });
+    vi.spyOn(store, 'save').mockRejectedValue(new ToolError('store_error', 'read-only'));
+    expect(await codeOf(logIn(oauth))).toBe('store_error');
+  });
+
   it('goes auth_required, without a reconnect loop, when the refresh token is revoked', async () => {
     const oauth = oauthFor({ scopes: ['tools:read'] });
     await logIn(oauth);

@@ -59,6 +59,14 @@ export interface ConnectorOAuthOptions {
    * may take, answer and body, before the run fails with `timeout` (default 30 s).
    */
   readonly requestTimeoutMs?: number;
+  /**
+   * Told when the store refused to save the credentials (a read-only store, a database that is
+   * down): `error` is its `store_error`. The tokens a refresh brought are then kept in memory and
+   * used until this process ends, instead of the refresh failing the connection. Without it, the
+   * refusal fails the step that saved (a login, a refresh): what `toolplane auth login` wants, as
+   * its one job is to save.
+   */
+  readonly onUnsaved?: (error: ToolError) => void;
 }
 
 /** The most an authorization server's answer may hold: metadata and tokens are small. */
@@ -161,6 +169,7 @@ export class ConnectorOAuth {
       clientMetadataUrl: options.clientMetadataUrl,
       clientName: options.clientName,
       clientAuthentication,
+      onUnsaved: options.onUnsaved,
     });
   }
 

@@ -26,6 +26,11 @@ export interface StoredProviderSettings {
   readonly clientName?: string | undefined;
   /** How token requests authenticate the client, when not by its secret (`private_key_jwt`). */
   readonly clientAuthentication?: AddClientAuthentication | undefined;
+  /**
+   * Told the store's `store_error` when a change (tokens from a refresh, say) could not be saved:
+   * the change is then kept in memory and used. Without it, the refusal is thrown.
+   */
+  readonly onUnsaved?: ((error: ToolError) => void) | undefined;
 }
 
 /** A change to a record: `undefined` removes a field. */
@@ -104,7 +109,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       Object.entries(merged).filter((entry: [string, unknown]) => entry[1] !== undefined),
     ) as unknown as OAuthCredentialRecord;
     this.#record = next;
-    await this.#settings.store.save(this.#settings.key, next);
+    try {
+      await this.#settings.store.save(this.#settings.key, next);
+    } catch (error) {
+      const { onUnsaved } = this.#settings;
+      if (onUnsaved === undefined || !ToolError.isInstance(error) || error.code !== 'store_error')
+        throw error;
+      onUnsaved(error);
+    }
   }
 
   get redirectUrl(): string | undefined {
