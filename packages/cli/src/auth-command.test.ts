@@ -20,6 +20,7 @@ import {
   stop,
   useTempDir,
 } from './testing/cli-process.js';
+import { clientCredentialsServer } from './testing/oauth-servers.js';
 
 // `toolplane auth login|status|logout` and `serve`'s use of stored tokens, in process, against a
 // real authorization server (oidc-provider) and an MCP server protected by the SDK's bearer check.
@@ -92,15 +93,7 @@ async function writeConfig(): Promise<void> {
         url: upstream.url.href,
         auth: { grant: 'authorization_code', scopes: ['tools:read'] },
       },
-      m2m: {
-        url: upstream.url.href,
-        auth: {
-          grant: 'client_credentials',
-          clientId: as.machine.clientId,
-          clientSecret: '${M2M_SECRET}',
-          scopes: ['tools:read'],
-        },
-      },
+      m2m: clientCredentialsServer(as, upstream.url),
     },
   };
   await writeFile(join(tempDir(), 'toolplane.config.json'), JSON.stringify(config));

@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTempDir } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
+import { clientCredentialsServer } from './testing/oauth-servers.js';
 
 const dir = useTempDir('read-only-oauth');
 const resources: string[] = [];
@@ -42,15 +43,7 @@ beforeAll(async () => {
       store: { sqlite: 'team/store.db' },
       builtins: false,
       mcpServers: {
-        m2m: {
-          url: upstream.url.href,
-          auth: {
-            grant: 'client_credentials',
-            clientId: as.machine.clientId,
-            clientSecret: '${M2M_SECRET}',
-            scopes: ['tools:read'],
-          },
-        },
+        m2m: clientCredentialsServer(as, upstream.url),
       },
     }),
   );
