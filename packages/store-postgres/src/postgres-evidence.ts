@@ -276,8 +276,9 @@ export async function createPostgresEvidenceStore(
       if (closed) return;
       closed = true;
       listeners.clear();
-      listening?.close();
+      const stopping = listening?.close();
       listening = undefined;
+      await stopping;
       await opened.close();
     },
   };

@@ -149,14 +149,15 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
         catchUp: reRead,
         onNotification,
         catchUpAtStart: false,
+        // A failed start rejects here and leaves no timer and no connection behind.
+        retryAtStart: false,
         onError: options.onError,
       });
       await listening.ready;
     }
   } catch (error) {
-    // Closed before anything could reconnect: a failed start leaves no timer behind.
     closed = true;
-    listening?.close();
+    await listening?.close();
     if (options.pool === undefined) await pool.end().catch(() => undefined);
     throw fail(error, 'open the PostgreSQL pin store');
   }
@@ -320,7 +321,7 @@ export async function createPostgresPinStore(options: PostgresPinStoreOptions): 
       if (closed) return;
       closed = true;
       listeners.clear();
-      listening?.close();
+      await listening?.close();
       if (options.pool === undefined) await pool.end().catch(() => undefined);
     },
   };
