@@ -1,5 +1,5 @@
 import type { StoreChange } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
+import { throwIfAborted, whenAborted, type ToolError } from '@toolplane/toolmodel';
 import { escapeIdentifier, type Pool, type PoolClient } from 'pg';
 import { listenOnChannel } from './channel-listener.js';
 import { asStoreError } from './store-error.js';
@@ -16,6 +16,7 @@ export interface ChangeFeedOptions {
   readonly onError: (error: ToolError) => void;
   /** Masked in error messages. */
   readonly secrets: readonly string[];
+  /** Aborts starting: listening and reading the revision to start from. */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -46,17 +47,14 @@ type Notice = ChangeRecord | { readonly revision: number; readonly writer?: unde
  * the last revision it saw is emitted once, with its latest op.
  *
  * @throws {ToolError} `store_error` when it cannot listen or read the current revision the
- * first time (it does not retry then); `cancelled`.
+ * first time (it does not retry then); `cancelled` when `signal` aborts first, whatever it is
+ * waiting on.
  * @internal
  */
 export async function startChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
-  const { instanceId, emit, secrets } = options;
+  const { instanceId, emit, secrets, signal } = options;
   const s = escapeIdentifier(options.schema);
-  if (options.signal?.aborted === true) {
-    throw new ToolError('cancelled', 'the operation was cancelled', {
-      cause: options.signal.reason,
-    });
-  }
+  throwIfAborted(signal);
 
   // Unknown until the first catch-up reads it.
   let revision: number | undefined;
@@ -100,10 +98,22 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     retryAtStart: false,
     onError: options.onError,
   });
+  // An abort closes the listener, whatever it is waiting on (a lock on the state table).
+  const stopWatching =
+    signal === undefined
+      ? undefined
+      : whenAborted(signal, () => {
+          void listener.close();
+        });
   try {
     await listener.ready;
+    throwIfAborted(signal);
   } catch (error) {
+    await listener.close();
+    throwIfAborted(signal);
     throw asStoreError(error, 'the PostgreSQL change listener cannot start', { secrets });
+  } finally {
+    stopWatching?.();
   }
 
   return {

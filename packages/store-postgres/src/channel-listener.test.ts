@@ -238,6 +238,31 @@ describe.runIf(available)('listeners over LISTEN/NOTIFY', () => {
       expect(await listenerPid()).toBeUndefined();
     });
 
+    it("stops a store's start with cancelled when its signal aborts while the feed waits on a lock", async () => {
+      const { schema } = await setUp();
+      const lent = pool();
+      const locker = new Client({ connectionString: server.url });
+      await locker.connect();
+      cleanups.push(() => locker.end());
+      await locker.query('BEGIN');
+      // Left open in a psql session, say: the feed cannot read the revision to start from.
+      await locker.query(`LOCK TABLE ${schema}.state IN ACCESS EXCLUSIVE MODE`);
+      const controller = new AbortController();
+      const opening = createPostgresStore({ pool: lent, schema, signal: controller.signal });
+      await until('the feed waits on the lock', async () => {
+        const waiting = await admin.query(
+          `SELECT 1 FROM pg_stat_activity
+            WHERE application_name LIKE 'toolplane:listen:%' AND wait_event_type = 'Lock'`,
+        );
+        return waiting.rowCount === 1;
+      });
+      controller.abort();
+      expect(await rejectionCodeOf(opening)).toBe('cancelled');
+      // Its listening connection is gone (the server's end goes once the lock is released).
+      expect(lent.totalCount - lent.idleCount).toBe(0);
+      await locker.query('ROLLBACK');
+    });
+
     it('rejects with store_error when it cannot start, and retries nothing', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const missing = pool();
