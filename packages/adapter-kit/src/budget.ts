@@ -12,11 +12,20 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
  * otherwise leave every result out of what the model reads.
  */
 export function maxOutputCharsOf(value: unknown): number {
-  if (value === undefined) return DEFAULT_MAX_OUTPUT_CHARS;
+  return charBoundOf(value, 'maxOutputChars', DEFAULT_MAX_OUTPUT_CHARS);
+}
+
+/**
+ * A bound of characters named `name` (see {@link maxOutputCharsOf}), or `fallback` when absent.
+ *
+ * @throws {ToolError} `invalid_argument` unless it is a whole number of 1 or more, or `Infinity`.
+ */
+export function charBoundOf(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(Number.isInteger(value) || value === Infinity) || value < 1) {
     throw new ToolError(
       'invalid_argument',
-      `maxOutputChars must be a whole number of characters, 1 or more, not ${typeof value === 'number' ? String(value) : typeof value}`,
+      `${name} must be a whole number of characters, 1 or more, not ${typeof value === 'number' ? String(value) : typeof value}`,
     );
   }
   return value;
@@ -70,6 +79,8 @@ export function textOf(content: readonly ContentBlock[]): string {
 export class OutputBudget {
   /** Characters still to spend. */
   left: number;
+  /** Characters spent so far (what was kept; the notes are not counted). */
+  spent = 0;
 
   constructor(maxOutputChars: number = DEFAULT_MAX_OUTPUT_CHARS) {
     this.left = maxOutputChars;
@@ -79,10 +90,12 @@ export class OutputBudget {
   text(text: string): string {
     if (text.length <= this.left) {
       this.left -= text.length;
+      this.spent += text.length;
       return text;
     }
     const kept = Math.max(0, this.left);
     this.left = 0;
+    this.spent += kept;
     return `${text.slice(0, kept)}\n[toolplane: ${String(text.length - kept)} of ${String(text.length)} characters left out]`;
   }
 
@@ -90,6 +103,7 @@ export class OutputBudget {
   take(media: Media): boolean {
     if (media.data.length > this.left) return false;
     this.left -= media.data.length;
+    this.spent += media.data.length;
     return true;
   }
 

@@ -36,23 +36,17 @@ export type { ConvertedSchema } from './schema-conversion.js';
 export { SCHEMA_RULES } from './schema-rules.js';
 export type { ProviderSchemaRules, SchemaTarget } from './schema-rules.js';
 export { checkSchema, checkToolName, TOOL_NAME_RULES } from './schema-check.js';
-export {
-  acceptedPart,
-  DEFAULT_CONCURRENCY,
-  outcomeText,
-  parseArguments,
-  runCalls,
-} from './turn.js';
+export { DEFAULT_CONCURRENCY, parseArguments, runCalls } from './turn.js';
 export type {
-  CallOutcome,
   CallProgress,
   CallTargets,
   LocalRun,
   ResolvedCall,
-  ResultPart,
   RunCallsOptions,
   ToolCallRequest,
 } from './turn.js';
+export { acceptedPart, outcomeText } from './outcomes.js';
+export type { CallOutcome, ResultPart } from './outcomes.js';
 export { bindExposed, exposedOf, exposeTools } from './exposed.js';
 export type { ExposedTool, ExposedTools, ExposeOptions } from './exposed.js';
 export { searchModeTools } from './search-mode.js';

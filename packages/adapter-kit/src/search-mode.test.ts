@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { exposeTools } from './exposed.js';
 import { checkSchema } from './schema-check.js';
 import type { SchemaTarget } from './schema-rules.js';
-import { outcomeText, runCalls } from './turn.js';
+import { outcomeText } from './outcomes.js';
+import { runCalls } from './turn.js';
 
 const index = createIndex();
 const local = createLocalRegistry()

@@ -4,14 +4,8 @@ import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { createLocalRegistry, createRunner, mcpToolResult } from '@toolplane/toolrun';
 import { describe, expect, it } from 'vitest';
 import { exposeTools } from './exposed.js';
-import {
-  outcomeText,
-  parseArguments,
-  runCalls,
-  type CallOutcome,
-  type CallProgress,
-  type ToolCallRequest,
-} from './turn.js';
+import { outcomeText, type CallOutcome } from './outcomes.js';
+import { parseArguments, runCalls, type CallProgress, type ToolCallRequest } from './turn.js';
 
 const PNG = 'iVBORw0KGgo=';
 let active = 0;

@@ -6,9 +6,11 @@ import {
   whenAborted,
 } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
-import { leftOutNote, maxOutputCharsOf, mediaOf, OutputBudget } from './budget.js';
-import { asToolError, upstreamErrorOf, type ContentBlock } from './results.js';
+import { charBoundOf, maxOutputCharsOf } from './budget.js';
+import { draftOfFailure, draftOfRun, type CallOutcome, type Draft } from './outcomes.js';
+import { asToolError } from './results.js';
 import { callThrough, type ToolSource } from './source.js';
+import { boundTurn } from './turn-budget.js';
 
 /** One tool call of a model's turn, as the provider packages read it off a response. */
 export interface ToolCallRequest {
@@ -82,6 +84,16 @@ export interface RunCallsOptions {
   readonly timeoutMs?: number;
   /** At most this many characters of one result reach the model (default 200,000). */
   readonly maxOutputChars?: number;
+  /**
+   * At most this many characters of all the turn's results together reach the model (default:
+   * `maxOutputChars`, so a turn of one call is cut as before). Counted as `maxOutputChars` counts,
+   * plus the notes standing in for media the model never gets; a call sent twice counts once.
+   * Past it the bound is shared fairly, whichever call finished first: results under the fair
+   * level are kept whole, larger ones are each cut to that level (text with a note saying how
+   * much was left out, media that no longer fits left out with a note). Below `maxOutputChars`,
+   * it is the tighter of the two.
+   */
+  readonly maxTurnOutputChars?: number;
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
   /**
@@ -93,46 +105,6 @@ export interface RunCallsOptions {
   readonly onProgress?: (event: CallProgress) => void;
 }
 
-/** One piece of a tool's result, in the form every provider package formats its own way. */
-export type ResultPart =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
-
-/**
- * The part a provider gets for `part`: an image of a type it takes (`accepted`) as it is, any
- * other part as it is too, and an image of another type (SVG, BMP, TIFF…) as a note naming it
- * and what `provider` takes instead, since one such image fails the provider's whole request.
- */
-export function acceptedPart(
-  part: ResultPart,
-  accepted: ReadonlySet<string>,
-  provider: string,
-): ResultPart {
-  if (part.type !== 'image' || accepted.has(part.mimeType)) return part;
-  const takes = [...accepted].map((type) => type.slice('image/'.length).toUpperCase()).join(', ');
-  return {
-    type: 'text',
-    text: leftOutNote(
-      { kind: 'image', data: part.data, mimeType: part.mimeType, what: 'image' },
-      `${provider} takes ${takes}`,
-    ),
-  };
-}
-
-/** A call's answer: its parts, and whether it is an error the model should read as one. */
-export interface CallOutcome {
-  readonly callId: string;
-  readonly name: string;
-  /** The tool's canonical ID; absent when the name matched no tool. */
-  readonly toolId?: string;
-  readonly isError: boolean;
-  /** Toolplane's error code when the call failed before or instead of the tool answering. */
-  readonly code?: string;
-  readonly parts: readonly ResultPart[];
-  /** The result as JSON when it has one (MCP `structuredContent`, a local tool's value). */
-  readonly structured?: unknown;
-}
-
 export const DEFAULT_CONCURRENCY = 8;
 
 /**
@@ -140,10 +112,13 @@ export const DEFAULT_CONCURRENCY = 8;
  * under its own timeout and the caller's signal, and answers each in order: malformed JSON
  * arguments, calls cut off ({@link ToolCallRequest.cutOff}), unknown names, failures and timeouts
  * become error outcomes the model reads, never exceptions. A call sent twice in one turn (the
- * same ID, name and arguments) runs once, and both are answered with its outcome.
+ * same ID, name and arguments) runs once, and both are answered with its outcome. What the model
+ * reads is cut once every answer is in: each to `maxOutputChars`, all together to
+ * `maxTurnOutputChars`, shared fairly.
  *
  * @throws {ToolError} `cancelled` when `options.signal` aborts; `invalid_argument` for a
- * `concurrency` that is not a positive integer or a `timeoutMs` that is not a number of 0 or more.
+ * `concurrency` that is not a positive integer, a `timeoutMs` that is not a number of 0 or more,
+ * or a `maxOutputChars` or `maxTurnOutputChars` that is not a whole number of 1 or more.
  */
 export async function runCalls(
   source: ToolSource,
@@ -165,6 +140,12 @@ export async function runCalls(
       `timeoutMs must be 0 or more milliseconds, not ${String(limit)}`,
     );
   }
+  const maxOutputChars = maxOutputCharsOf(options.maxOutputChars);
+  const maxTurnOutputChars = charBoundOf(
+    options.maxTurnOutputChars,
+    'maxTurnOutputChars',
+    maxOutputChars,
+  );
   const signal = options.signal;
   if (signal?.aborted === true) throw cancelledError(signal);
   const turn: Turn = {
@@ -173,16 +154,14 @@ export async function runCalls(
     notFound: typeof targets === 'function' ? undefined : targets.notFound,
     options,
     shared: options.meta === undefined ? NO_OPTIONS : { meta: options.meta },
-    budget: maxOutputCharsOf(options.maxOutputChars),
   };
-  const outcomes = new Array<CallOutcome>(calls.length);
+  const drafts = new Array<Draft | undefined>(calls.length);
   const repeats = repeatedCalls(calls);
   const width = Math.min(concurrency, calls.length);
   if (width <= 1) {
     // One at a time needs no workers: the common turn of one call pays for no closure.
     for (let at = 0; at < calls.length && !isAborted(signal); at++) {
-      if (repeats?.has(at) !== true)
-        outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
+      if (repeats?.has(at) !== true) drafts[at] = await runOne(turn, calls[at] as ToolCallRequest);
     }
   } else {
     let next = 0;
@@ -190,7 +169,7 @@ export async function runCalls(
       while (next < calls.length && signal?.aborted !== true) {
         const at = next++;
         if (repeats?.has(at) !== true)
-          outcomes[at] = await runOne(turn, calls[at] as ToolCallRequest);
+          drafts[at] = await runOne(turn, calls[at] as ToolCallRequest);
       }
     };
     const workers: Promise<void>[] = [];
@@ -199,9 +178,10 @@ export async function runCalls(
   }
   // Read through a function: TypeScript keeps `aborted` narrowed across the await.
   if (isAborted(signal)) throw cancelledError(signal);
-  if (repeats !== undefined)
-    for (const [at, first] of repeats) outcomes[at] = outcomes[first] as CallOutcome;
-  return outcomes;
+  // Cut once every answer is in, so the cut never depends on which call finished first.
+  const outcomes = boundTurn(drafts, maxOutputChars, maxTurnOutputChars);
+  if (repeats !== undefined) for (const [at, first] of repeats) outcomes[at] = outcomes[first];
+  return outcomes as CallOutcome[];
 }
 
 /**
@@ -242,7 +222,6 @@ interface Turn {
   readonly options: RunCallsOptions;
   /** The options of a call without progress, shared by every call. */
   readonly shared: CallOptions;
-  readonly budget: number;
 }
 
 interface CallOptions {
@@ -279,12 +258,12 @@ export function parseArguments(raw: unknown): Record<string, unknown> | string {
   return isPlainObject(value) ? value : 'the arguments must be a JSON object';
 }
 
-async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
-  const { budget, options } = turn;
+async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
+  const { options } = turn;
   const target = turn.resolve(call.name);
   if (target === undefined) {
     const said = turn.notFound?.(call.name) ?? `no tool is named ${JSON.stringify(call.name)}`;
-    return failure(call, undefined, new ToolError('not_found', said), budget);
+    return draftOfFailure(call, undefined, new ToolError('not_found', said));
   }
   const toolId = target.id;
   if (call.cutOff !== undefined) {
@@ -293,11 +272,11 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
       `the reply was cut off (${call.cutOff}) while this call's arguments were being written, so the tool was not run; call it again with room to finish`,
       { toolId },
     );
-    return failure(call, toolId, error, budget);
+    return draftOfFailure(call, toolId, error);
   }
   const parsed = parseArguments(call.arguments);
   if (typeof parsed === 'string') {
-    return failure(call, toolId, new ToolError('invalid_argument', parsed, { toolId }), budget);
+    return draftOfFailure(call, toolId, new ToolError('invalid_argument', parsed, { toolId }));
   }
   const args = target.restore === undefined ? parsed : target.restore(parsed);
   const outer = options.signal;
@@ -314,9 +293,9 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
         target.run === undefined
           ? callThrough(turn.source, toolId, args, shared)
           : target.run(args, shared);
-      return fromRun(call, toolId, await run, budget);
+      return draftOfRun(call, toolId, await run);
     } catch (thrown) {
-      return failure(call, toolId, asToolError(thrown, toolId), budget);
+      return draftOfFailure(call, toolId, asToolError(thrown, toolId));
     }
   }
   // Its own signal only when it has its own timeout; otherwise the caller's signal is enough.
@@ -349,13 +328,13 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<CallOutcome> {
         : target.run(args, { signal, ...shared }),
       stop,
     ]);
-    return fromRun(call, toolId, run, budget);
+    return draftOfRun(call, toolId, run);
   } catch (thrown) {
     const reason: unknown = signal.reason;
     if (ToolError.isInstance(reason) && reason.code === 'timeout') {
-      return failure(call, toolId, reason, budget);
+      return draftOfFailure(call, toolId, reason);
     }
-    return failure(call, toolId, asToolError(thrown, toolId), budget);
+    return draftOfFailure(call, toolId, asToolError(thrown, toolId));
   } finally {
     clearTimeout(timer);
     stopForwarding?.();
@@ -378,108 +357,4 @@ function withProgress(
     }
   };
   return { ...shared, onProgress };
-}
-
-/** An outcome, always of the same shape. */
-function outcome(
-  call: ToolCallRequest,
-  toolId: string | undefined,
-  isError: boolean,
-  code: string | undefined,
-  parts: ResultPart[],
-  structured: unknown,
-): CallOutcome {
-  const result: {
-    callId: string;
-    name: string;
-    toolId?: string;
-    isError: boolean;
-    code?: string;
-    parts: ResultPart[];
-    structured?: unknown;
-  } = { callId: call.callId, name: call.name, isError, parts };
-  if (toolId !== undefined) result.toolId = toolId;
-  if (code !== undefined) result.code = code;
-  if (structured !== undefined) result.structured = structured;
-  return result;
-}
-
-/** `text` within `budget` characters, cut with a note past it. */
-function within(text: string, budget: number): string {
-  return text.length <= budget ? text : new OutputBudget(budget).text(text);
-}
-
-/** A successful run as an outcome: an MCP result's blocks, a local tool's value as JSON text. */
-function fromRun(
-  call: ToolCallRequest,
-  toolId: string,
-  run: Pick<RunResult, 'structured' | 'mcpResult'>,
-  budget: number,
-): CallOutcome {
-  const mcp = run.mcpResult;
-  if (mcp === undefined) {
-    // A local tool's value: one text part (a string as it is, anything else as JSON).
-    const value = run.structured;
-    const text = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
-    const parts: ResultPart[] =
-      text === undefined ? [] : [{ type: 'text', text: within(text, budget) }];
-    return outcome(call, toolId, false, undefined, parts, value);
-  }
-  // Any JSON value, not only the objects an AdapterToolResult keeps as structured content.
-  const structured: unknown = mcp.structuredContent;
-  const spend = new OutputBudget(budget);
-  const parts = toParts(mcp.content, spend);
-  if (parts.length === 0 && structured !== undefined) {
-    parts.push({ type: 'text', text: spend.text(JSON.stringify(structured)) });
-  }
-  return outcome(call, toolId, mcp.isError === true, undefined, parts, structured);
-}
-
-/**
- * A failure as an outcome: an upstream's own error result (which the runner carries as the
- * failure's cause) as it was sent, any other failure as `code: message`.
- */
-function failure(
-  call: ToolCallRequest,
-  toolId: string | undefined,
-  error: ToolError,
-  budget: number,
-): CallOutcome {
-  const spend = new OutputBudget(budget);
-  const upstream = upstreamErrorOf(error);
-  const parts: ResultPart[] =
-    upstream === undefined
-      ? [{ type: 'text', text: spend.text(`${error.code}: ${error.message}`) }]
-      : toParts(upstream.content, spend);
-  return outcome(call, toolId, true, error.code, parts, undefined);
-}
-
-/** Blocks as parts: text cut to the budget, images while they fit, notes for other media. */
-function toParts(content: readonly ContentBlock[], budget: OutputBudget): ResultPart[] {
-  const parts: ResultPart[] = [];
-  for (const block of content) {
-    const media = mediaOf(block);
-    if (media === undefined) {
-      parts.push({ type: 'text', text: budget.blockText(block) ?? '' });
-    } else if (media.kind === 'audio') {
-      parts.push({ type: 'text', text: leftOutNote(media, 'tool results take no audio') });
-    } else if (media.kind === 'image' || media.mimeType.startsWith('image/')) {
-      parts.push(
-        budget.take(media)
-          ? { type: 'image', data: media.data, mimeType: media.mimeType }
-          : { type: 'text', text: leftOutNote(media, 'over the output limit') },
-      );
-    } else {
-      parts.push({ type: 'text', text: leftOutNote(media, 'tool results take text and images') });
-    }
-  }
-  return parts;
-}
-
-/** The text of an outcome's parts, joined; images left out. */
-export function outcomeText(outcome: CallOutcome): string {
-  return outcome.parts
-    .filter((part): part is Extract<ResultPart, { type: 'text' }> => part.type === 'text')
-    .map((part) => part.text)
-    .join('\n');
 }

@@ -215,3 +215,40 @@ describe('hostile tools', () => {
     expect(big).toContain('characters left out');
   });
 });
+
+describe('maxTurnOutputChars', () => {
+  it("shares the bound among a turn's results on their way to the model", async () => {
+    const letters = ['a', 'b', 'c'];
+    const anthropic = await client([
+      message(letters.map((c) => use(c, 'fx__echo', { text: c.repeat(3_000) }))),
+      message([{ type: 'text', text: 'ok' }], 'end_turn'),
+    ]);
+    const tools = await toAnthropicTools(toolkit, { include: { namespaces: ['fx'] } });
+    const messages: MessageParam[] = [{ role: 'user', content: 'go' }];
+    const first = await anthropic.messages.create({
+      model: 'mock',
+      max_tokens: 9,
+      messages,
+      tools,
+    });
+    const results = await runToolUses(toolkit, first, { tools, maxTurnOutputChars: 3_000 });
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: results },
+    );
+    await anthropic.messages.create({ model: 'mock', max_tokens: 9, messages, tools });
+    const told = harness.server()?.requests[1]?.body.messages as { content: unknown }[];
+    expect(told[2]?.content).toEqual(
+      letters.map((c) => ({
+        type: 'tool_result',
+        tool_use_id: c,
+        content: [
+          {
+            type: 'text',
+            text: `${c.repeat(1_000)}\n[toolplane: 2000 of 3000 characters left out]`,
+          },
+        ],
+      })),
+    );
+  });
+});

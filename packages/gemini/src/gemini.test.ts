@@ -124,3 +124,31 @@ describe('runFunctionCalls progress', () => {
     ]);
   });
 });
+
+describe('maxTurnOutputChars', () => {
+  it("shares the bound among a turn's results on their way to the model", async () => {
+    const letters = ['a', 'b', 'c'];
+    const ai = await client([
+      reply(letters.map((c) => call('fx__echo', { text: c.repeat(3_000) }, c))),
+      reply([{ text: 'ok' }]),
+    ]);
+    const tools = await toGeminiTools(toolkit, { include: { namespaces: ['fx'] } });
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'go' }] }];
+    const first = await ai.models.generateContent({ model: 'mock', contents, config: { tools } });
+    const parts = await runFunctionCalls(toolkit, first, { tools, maxTurnOutputChars: 3_000 });
+    const said = first.candidates?.[0]?.content;
+    if (said === undefined) throw new Error('no content');
+    contents.push(said, { role: 'user', parts });
+    await ai.models.generateContent({ model: 'mock', contents, config: { tools } });
+    const told = harness.server()?.requests[1]?.body.contents as { parts: unknown[] }[];
+    expect(told[2]?.parts).toEqual(
+      letters.map((c) => ({
+        functionResponse: {
+          id: c,
+          name: 'fx__echo',
+          response: { output: `${c.repeat(1_000)}\n[toolplane: 2000 of 3000 characters left out]` },
+        },
+      })),
+    );
+  });
+});

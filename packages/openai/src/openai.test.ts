@@ -336,3 +336,32 @@ describe('names and strictness', () => {
     });
   });
 });
+
+describe('maxTurnOutputChars', () => {
+  it("shares the bound among a turn's results on their way to the model", async () => {
+    const letters = ['a', 'b', 'c'];
+    const openai = await client([
+      completion({
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        tool_calls: letters.map((c) => toolCall(c, 'fx__echo', { text: c.repeat(3_000) })),
+      }),
+      completion({ role: 'assistant', content: 'ok', refusal: null }),
+    ]);
+    const tools = await toOpenAITools(toolkit, { include: { namespaces: ['fx'] } });
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'go' }];
+    const first = await openai.chat.completions.create({ model: 'mock', messages, tools });
+    const assistant = first.choices[0]?.message;
+    if (assistant === undefined) throw new Error('no message');
+    messages.push(
+      assistant,
+      ...(await runToolCalls(toolkit, first, { tools, maxTurnOutputChars: 3_000 })),
+    );
+    await openai.chat.completions.create({ model: 'mock', messages, tools });
+    const told = harness.server()?.requests[1]?.body.messages as Record<string, unknown>[];
+    expect(told.slice(2).map((m) => [m.tool_call_id, m.content])).toEqual(
+      letters.map((c) => [c, `${c.repeat(1_000)}\n[toolplane: 2000 of 3000 characters left out]`]),
+    );
+  });
+});
