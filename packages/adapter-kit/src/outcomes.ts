@@ -1,5 +1,5 @@
+import { isPlainObject, type ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
-import type { ToolError } from '@toolplane/toolmodel';
 import { leftOutNote, mediaOf, OutputBudget } from './budget.js';
 import { upstreamErrorOf, type ContentBlock } from './results.js';
 
@@ -74,11 +74,16 @@ export interface Rendered {
   readonly notes: number;
 }
 
-/** A successful run as a draft: an MCP result's blocks, a local tool's value as JSON text. */
+/**
+ * A successful run as a draft: an MCP result's blocks, a local tool's value as JSON text. With
+ * `readsStructured` (see `RunCallsOptions`), structured content that is a JSON object stands in
+ * for the result's text blocks as its JSON text, so the bounds count and cut what the model reads.
+ */
 export function draftOfRun(
   call: { readonly callId: string; readonly name: string },
   toolId: string,
   run: Pick<RunResult, 'structured' | 'mcpResult'>,
+  readsStructured = false,
 ): Draft {
   const mcp = run.mcpResult;
   const base = { callId: call.callId, name: call.name, toolId, code: undefined };
@@ -90,12 +95,15 @@ export function draftOfRun(
   }
   // Any JSON value, not only the objects an AdapterToolResult keeps as structured content.
   const structured: unknown = mcp.structuredContent;
-  return {
-    ...base,
-    isError: mcp.isError === true,
-    structured,
-    body: { kind: 'blocks', content: mcp.content, fallback: structured },
-  };
+  const isError = mcp.isError === true;
+  const content =
+    readsStructured && !isError && isPlainObject(structured)
+      ? [
+          { type: 'text' as const, text: JSON.stringify(structured) },
+          ...mcp.content.filter((block) => mediaOf(block) !== undefined),
+        ]
+      : mcp.content;
+  return { ...base, isError, structured, body: { kind: 'blocks', content, fallback: structured } };
 }
 
 /**

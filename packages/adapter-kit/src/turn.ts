@@ -94,6 +94,13 @@ export interface RunCallsOptions {
    * it is the tighter of the two.
    */
   readonly maxTurnOutputChars?: number;
+  /**
+   * Whether the model reads a successful result's structured content, when it is a JSON object,
+   * in place of its text blocks (as Gemini's `functionResponse` output does). The bounds then
+   * count and cut its JSON text, which is the outcome's first part: whole when it fits, so the
+   * object can be sent as it is, and cut with a note otherwise.
+   */
+  readonly readsStructured?: boolean;
   /** Sent with every call as its `_meta`. */
   readonly meta?: Record<string, unknown>;
   /**
@@ -293,7 +300,7 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
         target.run === undefined
           ? callThrough(turn.source, toolId, args, shared)
           : target.run(args, shared);
-      return draftOfRun(call, toolId, await run);
+      return draftOfRun(call, toolId, await run, options.readsStructured === true);
     } catch (thrown) {
       return draftOfFailure(call, toolId, asToolError(thrown, toolId));
     }
@@ -328,7 +335,7 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
         : target.run(args, { signal, ...shared }),
       stop,
     ]);
-    return draftOfRun(call, toolId, run);
+    return draftOfRun(call, toolId, run, options.readsStructured === true);
   } catch (thrown) {
     const reason: unknown = signal.reason;
     if (ToolError.isInstance(reason) && reason.code === 'timeout') {

@@ -152,3 +152,38 @@ describe('maxTurnOutputChars', () => {
     );
   });
 });
+
+describe('structured content, which Gemini reads in place of text', () => {
+  it('is bounded by maxOutputChars and maxTurnOutputChars: an object too large goes as cut JSON text', async () => {
+    const rows = 'x'.repeat(5_000);
+    const json = JSON.stringify({ rows });
+    const parts = await runFunctionCalls(
+      toolkit,
+      [
+        call('fx__structured', { value: { rows } }, 'big').functionCall,
+        call('fx__structured', { value: { a: 1 } }, 'small').functionCall,
+      ],
+      { include: { namespaces: ['fx'] }, maxOutputChars: 1_000 },
+    );
+    const [big, small] = parts.map((part) => part.functionResponse?.response);
+    // The turn's bound defaults to maxOutputChars: the small object's 7 characters count too.
+    const kept = 1_000 - JSON.stringify({ a: 1 }).length;
+    expect(big).toEqual({
+      output: `${json.slice(0, kept)}\n[toolplane: ${String(json.length - kept)} of ${String(json.length)} characters left out]`,
+    });
+    expect(small).toEqual({ output: { a: 1 } });
+
+    const shared = await runFunctionCalls(
+      toolkit,
+      ['a', 'b'].map(
+        (id) => call('fx__structured', { value: { rows: id.repeat(3_000) } }, id).functionCall,
+      ),
+      { include: { namespaces: ['fx'] }, maxTurnOutputChars: 3_000 },
+    );
+    for (const part of shared) {
+      expect(part.functionResponse?.response?.output).toMatch(
+        /^\{"rows":"(a|b)+\n\[toolplane: 1511 of 3011 characters left out\]$/,
+      );
+    }
+  });
+});

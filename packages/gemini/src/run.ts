@@ -15,7 +15,8 @@ import { isPlainObject } from '@toolplane/toolmodel';
 import { toGeminiTools, type GeminiToolsOptions } from './tools.js';
 
 /** Options of {@link runFunctionCalls}. */
-export interface RunFunctionCallsOptions extends RunCallsOptions, GeminiToolsOptions {
+export interface RunFunctionCallsOptions
+  extends Omit<RunCallsOptions, 'readsStructured'>, GeminiToolsOptions {
   /**
    * The list {@link toGeminiTools} made for this request: names map back through it. Without it
    * the source is listed again with the same filter and naming.
@@ -52,7 +53,8 @@ export async function runFunctionCalls(
     calls[i] = { callId: call.id ?? String(i), name: call.name ?? '', arguments: call.args };
   }
   const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
-  const outcomes = await runCalls(source, calls, exposed, options);
+  // Gemini reads structured content as the output: the bounds count and cut it.
+  const outcomes = await runCalls(source, calls, exposed, { ...options, readsStructured: true });
   const parts = new Array<Part>(outcomes.length);
   for (let i = 0; i < outcomes.length; i++) {
     parts[i] = toPart(outcomes[i] as CallOutcome, functionCalls[i]?.id);
@@ -86,11 +88,22 @@ function toPart(outcome: CallOutcome, id: string | undefined): Part {
             ? text
             : `${outcome.code}: ${text}`,
       }
-    : { output: isPlainObject(outcome.structured) ? outcome.structured : text };
+    : { output: keptWhole(outcome) ? outcome.structured : text };
   const functionResponse: NonNullable<Part['functionResponse']> = { name: outcome.name, response };
   if (id !== undefined) functionResponse.id = id;
   if (images !== undefined) functionResponse.parts = images;
   return { functionResponse };
+}
+
+/**
+ * Whether `outcome`'s structured content is an object the bounds kept whole: its first part is
+ * the object's JSON text (`readsStructured`), cut with a note when it did not fit.
+ */
+function keptWhole(outcome: CallOutcome): boolean {
+  const { structured } = outcome;
+  if (!isPlainObject(structured)) return false;
+  const first = outcome.parts[0];
+  return first?.type === 'text' && first.text === JSON.stringify(structured);
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
