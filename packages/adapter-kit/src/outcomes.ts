@@ -68,10 +68,8 @@ export interface Draft {
 /** A call's answer cut to a bound, with what the bound counted of it. */
 export interface Rendered {
   readonly outcome: CallOutcome;
-  /** The characters of text and base64 media kept (what `maxOutputChars` counts). */
+  /** The characters of text, base64 media and notes standing in for media the model reads. */
   readonly spent: number;
-  /** The characters of the notes standing in for media the model never gets (audio, files). */
-  readonly notes: number;
 }
 
 /**
@@ -135,13 +133,10 @@ export function renderDraft(draft: Draft, chars: number): Rendered {
   const budget = new OutputBudget(chars);
   const { body } = draft;
   let parts: ResultPart[];
-  let notes = 0;
   if (body.kind === 'text') {
     parts = body.text === undefined ? [] : [{ type: 'text', text: budget.text(body.text) }];
   } else {
-    const made = toParts(body.content, budget);
-    parts = made.parts;
-    notes = made.notes;
+    parts = toParts(body.content, budget);
     if (parts.length === 0 && body.fallback !== undefined) {
       parts.push({ type: 'text', text: budget.text(JSON.stringify(body.fallback)) });
     }
@@ -159,37 +154,47 @@ export function renderDraft(draft: Draft, chars: number): Rendered {
   if (draft.toolId !== undefined) outcome.toolId = draft.toolId;
   if (draft.code !== undefined) outcome.code = draft.code;
   if (draft.structured !== undefined) outcome.structured = draft.structured;
-  return { outcome, spent: budget.spent, notes };
+  return { outcome, spent: budget.spent };
 }
 
-/** Blocks as parts: text cut to the budget, images while they fit, notes for other media. */
-function toParts(
-  content: readonly ContentBlock[],
-  budget: OutputBudget,
-): { parts: ResultPart[]; notes: number } {
+/**
+ * Blocks as parts: text cut to the budget, images while they fit, notes for other media. A note
+ * is read too, so it spends the budget; once the budget is spent, the blocks left are told by one
+ * note at the end, never one note each (50,000 blocks of two characters, or of empty audio, would
+ * otherwise reach the model as millions of characters of notes).
+ */
+function toParts(content: readonly ContentBlock[], budget: OutputBudget): ResultPart[] {
   const parts: ResultPart[] = [];
-  let notes = 0;
+  let rest = 0;
   const note = (text: string): void => {
-    notes += text.length;
-    parts.push({ type: 'text', text });
+    if (text.length <= budget.left) parts.push({ type: 'text', text: budget.text(text) });
+    else rest++;
   };
   for (const block of content) {
+    if (rest > 0 || (budget.left <= 0 && !(block.type === 'text' && block.text === ''))) {
+      rest++;
+      continue;
+    }
     const media = mediaOf(block);
     if (media === undefined) {
       parts.push({ type: 'text', text: budget.blockText(block) ?? '' });
     } else if (media.kind === 'audio') {
       note(leftOutNote(media, 'tool results take no audio'));
     } else if (media.kind === 'image' || media.mimeType.startsWith('image/')) {
-      parts.push(
-        budget.take(media)
-          ? { type: 'image', data: media.data, mimeType: media.mimeType }
-          : { type: 'text', text: leftOutNote(media, 'over the output limit') },
-      );
+      if (budget.take(media))
+        parts.push({ type: 'image', data: media.data, mimeType: media.mimeType });
+      else note(leftOutNote(media, 'over the output limit'));
     } else {
       note(leftOutNote(media, 'tool results take text and images'));
     }
   }
-  return { parts, notes };
+  if (rest > 0) {
+    parts.push({
+      type: 'text',
+      text: `[toolplane: ${String(rest)} more block${rest === 1 ? '' : 's'} left out: over the output limit]`,
+    });
+  }
+  return parts;
 }
 
 /** The text of an outcome's parts, joined; images left out. */

@@ -43,6 +43,18 @@ const source = localSource([
       mcpToolResult({ content: [{ type: 'audio', data: 'A'.repeat(100), mimeType: 'audio/wav' }] }),
   },
   {
+    // 50,000 small blocks: two characters of text, or audio with no data, each.
+    tool: { namespace: 't', name: 'blocks', inputSchema: object },
+    run: (args) =>
+      mcpToolResult({
+        content: Array.from({ length: 50_000 }, () =>
+          (args as { audio?: boolean }).audio === true
+            ? { type: 'audio' as const, data: '', mimeType: 'audio/wav' }
+            : { type: 'text' as const, text: 'ab' },
+        ),
+      }),
+  },
+  {
     tool: { namespace: 't', name: 'gated', inputSchema: object },
     run: async (args) => {
       const { id, n } = args as { id: string; n: number };
@@ -212,6 +224,25 @@ describe('maxTurnOutputChars', () => {
       });
     }
     expect(ran).toBe(0);
+  });
+});
+
+describe('maxOutputChars', () => {
+  it('counts the notes too, and gives the blocks past it one note, not one each', async () => {
+    const [texts, sounds] = await run(
+      [call('blocks', {}, 'texts'), call('blocks', { audio: true }, 'sounds')],
+      { maxOutputChars: 1_000, maxTurnOutputChars: 2_000 },
+    );
+    // 500 blocks of two characters fill the bound; 49,500 were 2 million characters of notes.
+    expect(texts?.parts).toHaveLength(501);
+    expect(texts?.parts.at(-1)).toEqual({
+      type: 'text',
+      text: '[toolplane: 49500 more blocks left out: over the output limit]',
+    });
+    // Notes standing in for audio spend the bound as text does: 50,000 were 4.5 million.
+    const said = outcomeText(sounds as CallOutcome);
+    expect(said.length).toBeLessThan(1_100);
+    expect(said).toMatch(/tool results take no audio\]\n\[toolplane: \d+ more blocks left out/);
   });
 });
 

@@ -3,8 +3,8 @@ import { renderDraft, type CallOutcome, type Draft, type Rendered } from './outc
 /**
  * The answers of a turn's calls as the model reads them, each cut once: within
  * `maxOutputChars` each and, together, within `maxTurnOutputChars`. Counted as `maxOutputChars`
- * counts (text, JSON and base64 media kept), plus the notes standing in for media the model never
- * gets; each cut adds its own note. When the answers add up to more, the bound is shared out
+ * counts: text, JSON, base64 media and the notes standing in for media; the note a cut adds (one
+ * for cut text, one for the blocks past the bound) comes on top. When the answers add up to more, the bound is shared out
  * fairly: answers under the level {@link fairLevel} finds are kept whole, larger ones are all cut
  * to it. The cut depends on the answers alone, never on which call finished first. A hole in
  * `drafts` (a repeated call, answered with its first copy's outcome) counts for nothing.
@@ -19,16 +19,13 @@ export function boundTurn(
   );
   const sizes: number[] = [];
   let spent = 0;
-  let notes = 0;
   for (const answer of rendered) {
     if (answer === undefined) continue;
     sizes.push(answer.spent);
     spent += answer.spent;
-    notes += answer.notes;
   }
-  const room = maxTurnOutputChars - notes;
-  if (spent <= room) return rendered.map((answer) => answer?.outcome);
-  const level = fairLevel(sizes, room);
+  if (spent <= maxTurnOutputChars) return rendered.map((answer) => answer?.outcome);
+  const level = fairLevel(sizes, maxTurnOutputChars);
   return rendered.map((answer, at) =>
     answer === undefined || answer.spent <= level
       ? answer?.outcome

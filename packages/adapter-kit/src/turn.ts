@@ -82,16 +82,19 @@ export interface RunCallsOptions {
    * microseconds on Node 20.
    */
   readonly timeoutMs?: number;
-  /** At most this many characters of one result reach the model (default 200,000). */
+  /**
+   * At most this many characters of one result reach the model (default 200,000): its text,
+   * JSON, base64 images and the notes standing in for other media. Past it, text is cut with a
+   * note saying how much was left out, and the blocks left are told by one note.
+   */
   readonly maxOutputChars?: number;
   /**
    * At most this many characters of all the turn's results together reach the model (default:
-   * `maxOutputChars`, so a turn of one call is cut as before). Counted as `maxOutputChars` counts,
-   * plus the notes standing in for media the model never gets; a call sent twice counts once.
-   * Past it the bound is shared fairly, whichever call finished first: results under the fair
-   * level are kept whole, larger ones are each cut to that level (text with a note saying how
-   * much was left out, media that no longer fits left out with a note). Below `maxOutputChars`,
-   * it is the tighter of the two.
+   * `maxOutputChars`, so a turn of one call is cut as before), counted as `maxOutputChars` counts;
+   * a call sent twice counts once. Past it the bound is shared fairly, whichever call finished
+   * first: results under the fair level are kept whole, larger ones are each cut to that level
+   * (text with a note saying how much was left out, media that no longer fits left out with a
+   * note). Below `maxOutputChars`, it is the tighter of the two.
    */
   readonly maxTurnOutputChars?: number;
   /**
