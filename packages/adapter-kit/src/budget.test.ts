@@ -63,6 +63,51 @@ describe('OutputBudget', () => {
   });
 });
 
+describe('OutputBudget.parts', () => {
+  it('makes each block a part while the budget lasts, then one note for the blocks left', () => {
+    const budget = new OutputBudget(20);
+    const content: ContentBlock[] = [
+      { type: 'text', text: 'abcd' },
+      { type: 'audio', data: '', mimeType: 'audio/wav' },
+      { type: 'text', text: 'efghijkl' },
+      { type: 'text', text: '' },
+      { type: 'text', text: 'more' },
+      { type: 'image', data: 'AA', mimeType: 'image/png' },
+    ];
+    const parts = budget.parts(
+      content,
+      (block) => {
+        const media = mediaOf(block);
+        return media === undefined ? budget.blockText(block) : budget.note(`[${media.what}]`);
+      },
+      (note) => note,
+    );
+    expect(parts).toEqual([
+      'abcd',
+      '[audio]',
+      'efghijkl',
+      '',
+      'm\n[toolplane: 3 of 4 characters left out]',
+      '[toolplane: 1 more block left out: over the output limit]',
+    ]);
+    expect(budget.spent).toBe(20);
+  });
+
+  it('counts a note that does not fit, and every block after it, in the one note', () => {
+    const budget = new OutputBudget(5);
+    const parts = budget.parts(
+      [
+        { type: 'audio', data: '', mimeType: 'audio/wav' },
+        { type: 'text', text: 'ab' },
+      ],
+      (block) => (block.type === 'text' ? budget.blockText(block) : budget.note('a long note')),
+      (note) => note,
+    );
+    expect(parts).toEqual(['[toolplane: 2 more blocks left out: over the output limit]']);
+    expect(budget.left).toBe(5);
+  });
+});
+
 describe('mediaOf', () => {
   it('names an embedded blob by its URI, with a default media type', () => {
     expect(mediaOf({ type: 'resource', resource: { uri: 'mem://b', blob: 'AAEC' } })).toEqual({

@@ -99,6 +99,51 @@ export class OutputBudget {
     return `${text.slice(0, kept)}\n[toolplane: ${String(text.length - kept)} of ${String(text.length)} characters left out]`;
   }
 
+  /**
+   * `note` (one standing in for media, say) when it fits what is left, spent like text;
+   * `undefined` when it does not, for {@link OutputBudget.parts} to count with the blocks left.
+   */
+  note(note: string): string | undefined {
+    if (note.length > this.left) return undefined;
+    this.left -= note.length;
+    this.spent += note.length;
+    return note;
+  }
+
+  /**
+   * Each block of `content` as `part` makes it while the budget lasts, then one note, made a part
+   * by `text`, for all the blocks left: those past the budget, and any whose part came back
+   * `undefined` (a note that did not fit) with those after it. One note each would be unbounded:
+   * 50,000 blocks of two characters would reach the model as 2 million characters of notes.
+   */
+  parts<T>(
+    content: readonly ContentBlock[],
+    part: (block: ContentBlock) => T | undefined,
+    text: (note: string) => T,
+  ): T[] {
+    const parts: T[] = [];
+    let rest = 0;
+    for (const block of content) {
+      // An empty text costs nothing, so it is kept even when nothing is left.
+      if (rest === 0 && (this.left > 0 || (block.type === 'text' && block.text === ''))) {
+        const made = part(block);
+        if (made !== undefined) {
+          parts.push(made);
+          continue;
+        }
+      }
+      rest++;
+    }
+    if (rest > 0) {
+      parts.push(
+        text(
+          `[toolplane: ${String(rest)} more block${rest === 1 ? '' : 's'} left out: over the output limit]`,
+        ),
+      );
+    }
+    return parts;
+  }
+
   /** Spends `media`'s characters when it fits, and says whether it did. */
   take(media: Media): boolean {
     if (media.data.length > this.left) return false;

@@ -158,43 +158,37 @@ export function renderDraft(draft: Draft, chars: number): Rendered {
 }
 
 /**
- * Blocks as parts: text cut to the budget, images while they fit, notes for other media. A note
- * is read too, so it spends the budget; once the budget is spent, the blocks left are told by one
- * note at the end, never one note each (50,000 blocks of two characters, or of empty audio, would
- * otherwise reach the model as millions of characters of notes).
+ * Blocks as parts: text cut to the budget, images while they fit, notes (which spend the budget
+ * too) for other media; the blocks past the budget told by one note ({@link OutputBudget.parts}).
  */
 function toParts(content: readonly ContentBlock[], budget: OutputBudget): ResultPart[] {
-  const parts: ResultPart[] = [];
-  let rest = 0;
-  const note = (text: string): void => {
-    if (text.length <= budget.left) parts.push({ type: 'text', text: budget.text(text) });
-    else rest++;
-  };
-  for (const block of content) {
-    if (rest > 0 || (budget.left <= 0 && !(block.type === 'text' && block.text === ''))) {
-      rest++;
-      continue;
-    }
-    const media = mediaOf(block);
-    if (media === undefined) {
-      parts.push({ type: 'text', text: budget.blockText(block) ?? '' });
-    } else if (media.kind === 'audio') {
-      note(leftOutNote(media, 'tool results take no audio'));
-    } else if (media.kind === 'image' || media.mimeType.startsWith('image/')) {
-      if (budget.take(media))
-        parts.push({ type: 'image', data: media.data, mimeType: media.mimeType });
-      else note(leftOutNote(media, 'over the output limit'));
-    } else {
-      note(leftOutNote(media, 'tool results take text and images'));
-    }
+  return budget.parts(
+    content,
+    (block) => toPart(block, budget),
+    (text): ResultPart => ({ type: 'text', text }),
+  );
+}
+
+/** A block as a part, or `undefined` for a note standing in for media that does not fit. */
+function toPart(block: ContentBlock, budget: OutputBudget): ResultPart | undefined {
+  const media = mediaOf(block);
+  if (media === undefined) return { type: 'text', text: budget.blockText(block) ?? '' };
+  const image =
+    media.kind === 'image' || (media.kind === 'file' && media.mimeType.startsWith('image/'));
+  if (image && budget.take(media)) {
+    return { type: 'image', data: media.data, mimeType: media.mimeType };
   }
-  if (rest > 0) {
-    parts.push({
-      type: 'text',
-      text: `[toolplane: ${String(rest)} more block${rest === 1 ? '' : 's'} left out: over the output limit]`,
-    });
-  }
-  return parts;
+  const note = budget.note(
+    leftOutNote(
+      media,
+      image
+        ? 'over the output limit'
+        : media.kind === 'audio'
+          ? 'tool results take no audio'
+          : 'tool results take text and images',
+    ),
+  );
+  return note === undefined ? undefined : { type: 'text', text: note };
 }
 
 /** The text of an outcome's parts, joined; images left out. */

@@ -198,6 +198,31 @@ describe('toAiSdkTools with hostile tools', () => {
   });
 });
 
+describe('a result of many small blocks', () => {
+  it('reaches the model within maxOutputChars: the blocks past it get one note, not one each', async () => {
+    const source = localSource([
+      {
+        tool: { namespace: 'b', name: 'blocks', inputSchema: object },
+        run: () =>
+          mcpToolResult({
+            content: [
+              { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+              ...Array.from({ length: 50_000 }, () => ({ type: 'text' as const, text: 'ab' })),
+            ],
+          }),
+      },
+    ]);
+    const { told } = await callOnce(source, 'b__blocks', {}, 1_000);
+    const parts = told?.output.value as { type: string; text?: string }[];
+    // The image's 4 characters and 498 blocks of 2 fill the bound; each block left was a note.
+    expect(parts).toHaveLength(500);
+    expect(parts.at(-1)).toEqual({
+      type: 'text',
+      text: '[toolplane: 49502 more blocks left out: over the output limit]',
+    });
+  });
+});
+
 describe('toAiSdkTools handed the wrong thing', () => {
   const source = localSource([
     { tool: { namespace: 'v', name: 'say', inputSchema: object }, run: () => 'hi' },

@@ -94,18 +94,24 @@ export function toModelOutput(
   if (!hasMedia && output.content.every((block) => block.type === 'text')) {
     return { type: 'text', value: budget.text(textOf(output.content)) };
   }
-  const parts: ContentPart[] = [];
-  for (const block of output.content) parts.push(toPart(block, budget));
+  const parts = budget.parts(
+    output.content,
+    (block) => toPart(block, budget),
+    (text): ContentPart => ({ type: 'text', text }),
+  );
   return { type: 'content', value: parts };
 }
 
-/** A block as a part: text cut to the budget, media as `media` when it fits, a note otherwise. */
-function toPart(block: ContentBlock, budget: OutputBudget): ContentPart {
+/**
+ * A block as a part: text cut to the budget, media as `media` when it fits, a note otherwise
+ * (`undefined` when the note does not fit either, see `OutputBudget.parts`).
+ */
+function toPart(block: ContentBlock, budget: OutputBudget): ContentPart | undefined {
   const media = mediaOf(block);
   if (media === undefined) return { type: 'text', text: budget.blockText(block) ?? '' };
-  return budget.take(media)
-    ? { type: 'media', data: media.data, mediaType: media.mimeType }
-    : { type: 'text', text: leftOutNote(media, 'over the output limit') };
+  if (budget.take(media)) return { type: 'media', data: media.data, mediaType: media.mimeType };
+  const note = budget.note(leftOutNote(media, 'over the output limit'));
+  return note === undefined ? undefined : { type: 'text', text: note };
 }
 
 /**

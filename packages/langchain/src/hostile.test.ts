@@ -177,6 +177,28 @@ describe('toLangChainTools with hostile tools', () => {
     ]);
   });
 
+  it('bounds the notes of a result of many small blocks: those past the bound get one', async () => {
+    const source = localSource([
+      {
+        tool: { namespace: 'b', name: 'sounds', inputSchema: object },
+        run: () =>
+          mcpToolResult({
+            content: Array.from({ length: 50_000 }, () => ({
+              type: 'audio' as const,
+              data: '',
+              mimeType: 'audio/wav',
+            })),
+          }),
+      },
+    ]);
+    // One note each ("[toolplane: audio (audio/wav) in the artifact]") was 2.4 million characters.
+    const { message, artifact } = await callOnce(source, 'b__sounds', {}, 1_000);
+    const content = message.content as string;
+    expect(content.length).toBeLessThan(1_100);
+    expect(content).toMatch(/\n\[toolplane: \d+ more blocks left out: over the output limit\]$/);
+    expect(artifact.content).toHaveLength(50_000);
+  });
+
   it('refuses to list for a cancelled signal', async () => {
     const source = localSource([
       { tool: { namespace: 'v', name: 'any', inputSchema: object }, run: () => 'ran' },

@@ -99,27 +99,41 @@ export function toMessageContent(
     );
   }
   if (!hasMedia || options.media !== 'content') {
-    return content
-      .map((block) => noteOf(block, budget))
+    return budget
+      .parts(
+        content,
+        (block) => noteOf(block, budget),
+        (text) => text,
+      )
       .filter((text) => text.length > 0)
       .join('\n');
   }
-  return content.map((block) => blockOf(block, budget));
+  return budget.parts(
+    content,
+    (block) => blockOf(block, budget),
+    (text): MessageBlock => ({ type: 'text', text }),
+  );
 }
 
-/** A block as text: media as a note saying it is in the artifact. */
-function noteOf(block: ContentBlock, budget: OutputBudget): string {
+/**
+ * A block as text: media as a note saying it is in the artifact (`undefined` when the note does
+ * not fit, see `OutputBudget.parts`).
+ */
+function noteOf(block: ContentBlock, budget: OutputBudget): string | undefined {
   const media = mediaOf(block);
   return media === undefined
     ? (budget.blockText(block) ?? '')
-    : `[toolplane: ${media.what} (${media.mimeType}) in the artifact]`;
+    : budget.note(`[toolplane: ${media.what} (${media.mimeType}) in the artifact]`);
 }
 
-/** A block as a standard content block: media as data when it fits, as a note otherwise. */
-function blockOf(block: ContentBlock, budget: OutputBudget): MessageBlock {
+/**
+ * A block as a standard content block: media as data when it fits, as a note otherwise
+ * (`undefined` when the note does not fit either).
+ */
+function blockOf(block: ContentBlock, budget: OutputBudget): MessageBlock | undefined {
   const media = mediaOf(block);
   if (media === undefined) return { type: 'text', text: budget.blockText(block) ?? '' };
-  return budget.take(media)
-    ? { type: media.kind, mimeType: media.mimeType, data: media.data }
-    : { type: 'text', text: leftOutNote(media, 'over the output limit') };
+  if (budget.take(media)) return { type: media.kind, mimeType: media.mimeType, data: media.data };
+  const note = budget.note(leftOutNote(media, 'over the output limit'));
+  return note === undefined ? undefined : { type: 'text', text: note };
 }
