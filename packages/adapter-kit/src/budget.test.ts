@@ -95,11 +95,12 @@ describe('OutputBudget.parts', () => {
 
   it('counts a note that does not fit, and every block after it, in the one note', () => {
     const budget = new OutputBudget(5);
+    const content: ContentBlock[] = [
+      { type: 'audio', data: '', mimeType: 'audio/wav' },
+      { type: 'text', text: 'ab' },
+    ];
     const parts = budget.parts(
-      [
-        { type: 'audio', data: '', mimeType: 'audio/wav' },
-        { type: 'text', text: 'ab' },
-      ],
+      content,
       (block) => (block.type === 'text' ? budget.blockText(block) : budget.note('a long note')),
       (note) => note,
     );

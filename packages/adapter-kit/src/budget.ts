@@ -63,6 +63,25 @@ export function leftOutNote(media: Media, why: string): string {
   return `[toolplane: ${media.what} (${media.mimeType}, ${String(media.data.length)} base64 characters) left out: ${why}]`;
 }
 
+/**
+ * A block that is text (text, a resource link, an embedded text resource) as the model reads
+ * it, whole; `undefined` for media (see {@link mediaOf}).
+ */
+export function blockString(block: ContentBlock): string | undefined {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'resource_link':
+      return `resource ${block.uri}${block.name === '' ? '' : ` (${block.name})`}${block.description === undefined ? '' : `: ${block.description}`}`;
+    case 'resource':
+      return 'text' in block.resource
+        ? `resource ${block.resource.uri}:\n${block.resource.text}`
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** The text blocks of a result's content, joined by newlines. */
 export function textOf(content: readonly ContentBlock[]): string {
   return content
@@ -86,17 +105,20 @@ export class OutputBudget {
     this.left = maxOutputChars;
   }
 
-  /** `text`, cut to what is left with a note saying how much was left out. */
-  text(text: string): string {
-    if (text.length <= this.left) {
-      this.left -= text.length;
-      this.spent += text.length;
+  /**
+   * `text`, cut to what is left with a note saying how much was left out. `length` is the whole
+   * text's when `text` is only its start (a text kept no longer than any budget could spend).
+   */
+  text(text: string, length: number = text.length): string {
+    if (length <= this.left) {
+      this.left -= length;
+      this.spent += length;
       return text;
     }
     const kept = Math.max(0, this.left);
     this.left = 0;
     this.spent += kept;
-    return `${text.slice(0, kept)}\n[toolplane: ${String(text.length - kept)} of ${String(text.length)} characters left out]`;
+    return `${text.slice(0, kept)}\n[toolplane: ${String(length - kept)} of ${String(length)} characters left out]`;
   }
 
   /**
@@ -111,21 +133,21 @@ export class OutputBudget {
   }
 
   /**
-   * Each block of `content` as `part` makes it while the budget lasts, then one note, made a part
-   * by `text`, for all the blocks left: those past the budget, and any whose part came back
-   * `undefined` (a note that did not fit) with those after it. One note each would be unbounded:
-   * 50,000 blocks of two characters would reach the model as 2 million characters of notes.
+   * Each block of `blocks` as `part` makes it while the budget lasts (the first one always, so a
+   * budget of 0 still says how much a text was), then one note, made a part by `text`, for all
+   * the blocks left: those past the budget, and any whose part came back `undefined` (a note that
+   * did not fit) with those after it. One note each would be unbounded: 50,000 blocks of two
+   * characters would reach the model as 2 million characters of notes.
    */
-  parts<T>(
-    content: readonly ContentBlock[],
-    part: (block: ContentBlock) => T | undefined,
+  parts<B, T>(
+    blocks: readonly B[],
+    part: (block: B) => T | undefined,
     text: (note: string) => T,
   ): T[] {
     const parts: T[] = [];
     let rest = 0;
-    for (const block of content) {
-      // An empty text costs nothing, so it is kept even when nothing is left.
-      if (rest === 0 && (this.left > 0 || (block.type === 'text' && block.text === ''))) {
+    for (const block of blocks) {
+      if (rest === 0 && (this.left > 0 || parts.length === 0)) {
         const made = part(block);
         if (made !== undefined) {
           parts.push(made);
@@ -154,23 +176,11 @@ export class OutputBudget {
 
   /**
    * A block that is text (text, a resource link, an embedded text resource) as the model reads
-   * it, cut to the budget; `undefined` for media (see {@link mediaOf}).
+   * it ({@link blockString}), cut to the budget; `undefined` for media (see {@link mediaOf}).
    */
   blockText(block: ContentBlock): string | undefined {
-    switch (block.type) {
-      case 'text':
-        return this.text(block.text);
-      case 'resource_link':
-        return this.text(
-          `resource ${block.uri}${block.name === '' ? '' : ` (${block.name})`}${block.description === undefined ? '' : `: ${block.description}`}`,
-        );
-      case 'resource':
-        return 'text' in block.resource
-          ? this.text(`resource ${block.resource.uri}:\n${block.resource.text}`)
-          : undefined;
-      default:
-        return undefined;
-    }
+    const text = blockString(block);
+    return text === undefined ? undefined : this.text(text);
   }
 
   /**

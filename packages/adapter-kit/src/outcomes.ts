@@ -1,6 +1,6 @@
 import { isPlainObject, type ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
-import { leftOutNote, mediaOf, OutputBudget } from './budget.js';
+import { blockString, leftOutNote, mediaOf, OutputBudget, type Media } from './budget.js';
 import { upstreamErrorOf, type ContentBlock } from './results.js';
 
 /** One piece of a tool's result, in the form every provider package formats its own way. */
@@ -44,8 +44,10 @@ export interface CallOutcome {
 }
 
 /**
- * A call's answer before it is cut to a bound: kept whole until the turn knows how many
- * characters each of its answers may have, so each is cut once ({@link renderDraft}).
+ * A call's answer before it is cut to the turn's bound, kept no larger than `maxOutputChars`
+ * could ever let through (each text's start, with its whole length for the note), so a turn
+ * holds no more of its results than it may hand the model while it waits for the last one. Cut
+ * once the turn knows each answer's share ({@link renderDraft}).
  */
 export interface Draft {
   readonly callId: string;
@@ -54,16 +56,16 @@ export interface Draft {
   readonly isError: boolean;
   readonly code: string | undefined;
   readonly structured: unknown;
-  /** What the model reads: one text (or none), or MCP content blocks. */
-  readonly body:
-    | { readonly kind: 'text'; readonly text: string | undefined }
-    | {
-        readonly kind: 'blocks';
-        readonly content: readonly ContentBlock[];
-        /** Read as JSON when the blocks give the model nothing. */
-        readonly fallback: unknown;
-      };
+  readonly pieces: readonly Piece[];
 }
+
+/** What the model reads of a result, block by block, before it is cut. */
+type Piece =
+  /** Text: the start of one `length` characters long, no longer than any budget could spend. */
+  | { readonly type: 'text'; readonly text: string; readonly length: number }
+  | { readonly type: 'image'; readonly media: Media }
+  /** A note standing in for media the model does not get, whatever the budget. */
+  | { readonly type: 'note'; readonly text: string };
 
 /** A call's answer cut to a bound, with what the bound counted of it. */
 export interface Rendered {
@@ -72,16 +74,30 @@ export interface Rendered {
   readonly spent: number;
 }
 
+/** How a turn makes its drafts. */
+export interface Drafting {
+  /** No more of any text is kept (see {@link Draft}). */
+  readonly maxOutputChars: number;
+  /** See `RunCallsOptions.readsStructured`. */
+  readonly readsStructured: boolean;
+}
+
+/** Who answers: the call's ID and name. */
+interface Caller {
+  readonly callId: string;
+  readonly name: string;
+}
+
 /**
  * A successful run as a draft: an MCP result's blocks, a local tool's value as JSON text. With
  * `readsStructured` (see `RunCallsOptions`), structured content that is a JSON object stands in
  * for the result's text blocks as its JSON text, so the bounds count and cut what the model reads.
  */
 export function draftOfRun(
-  call: { readonly callId: string; readonly name: string },
+  call: Caller,
   toolId: string,
   run: Pick<RunResult, 'structured' | 'mcpResult'>,
-  readsStructured = false,
+  { maxOutputChars, readsStructured }: Drafting,
 ): Draft {
   const mcp = run.mcpResult;
   const base = { callId: call.callId, name: call.name, toolId, code: undefined };
@@ -89,7 +105,8 @@ export function draftOfRun(
     // A local tool's value: one text part (a string as it is, anything else as JSON).
     const value = run.structured;
     const text = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
-    return { ...base, isError: false, structured: value, body: { kind: 'text', text } };
+    const pieces = text === undefined ? [] : [textPiece(text, maxOutputChars)];
+    return { ...base, isError: false, structured: value, pieces };
   }
   // Any JSON value, not only the objects an AdapterToolResult keeps as structured content.
   const structured: unknown = mcp.structuredContent;
@@ -101,7 +118,11 @@ export function draftOfRun(
           ...mcp.content.filter((block) => mediaOf(block) !== undefined),
         ]
       : mcp.content;
-  return { ...base, isError, structured, body: { kind: 'blocks', content, fallback: structured } };
+  const pieces = piecesOf(content, maxOutputChars);
+  if (pieces.length === 0 && structured !== undefined) {
+    pieces.push(textPiece(JSON.stringify(structured), maxOutputChars));
+  }
+  return { ...base, isError, structured, pieces };
 }
 
 /**
@@ -109,9 +130,10 @@ export function draftOfRun(
  * failure's cause) as it was sent, any other failure as `code: message`.
  */
 export function draftOfFailure(
-  call: { readonly callId: string; readonly name: string },
+  call: Caller,
   toolId: string | undefined,
   error: ToolError,
+  { maxOutputChars }: Drafting,
 ): Draft {
   const upstream = upstreamErrorOf(error);
   return {
@@ -121,26 +143,49 @@ export function draftOfFailure(
     isError: true,
     code: error.code,
     structured: undefined,
-    body:
+    pieces:
       upstream === undefined
-        ? { kind: 'text', text: `${error.code}: ${error.message}` }
-        : { kind: 'blocks', content: upstream.content, fallback: undefined },
+        ? [textPiece(`${error.code}: ${error.message}`, maxOutputChars)]
+        : piecesOf(upstream.content, maxOutputChars),
   };
 }
 
-/** `draft` as the model reads it, within `chars` characters (text cut with a note past them). */
+function textPiece(text: string, max: number): Piece {
+  return { type: 'text', text: text.length > max ? text.slice(0, max) : text, length: text.length };
+}
+
+/**
+ * Blocks as pieces: text (each kept to `max`), images that could fit, notes for other media
+ * and for images larger than any budget.
+ */
+function piecesOf(content: readonly ContentBlock[], max: number): Piece[] {
+  return content.map((block): Piece => {
+    const media = mediaOf(block);
+    if (media === undefined) return textPiece(blockString(block) ?? '', max);
+    if (media.kind === 'audio') {
+      return { type: 'note', text: leftOutNote(media, 'tool results take no audio') };
+    }
+    if (media.kind === 'image' || media.mimeType.startsWith('image/')) {
+      return media.data.length > max
+        ? { type: 'note', text: leftOutNote(media, 'over the output limit') }
+        : { type: 'image', media };
+    }
+    return { type: 'note', text: leftOutNote(media, 'tool results take text and images') };
+  });
+}
+
+/**
+ * `draft` as the model reads it, within `chars` characters: text cut with a note past them,
+ * images while they fit, notes (which spend the budget too) for other media, and the pieces
+ * past the budget told by one note ({@link OutputBudget.parts}).
+ */
 export function renderDraft(draft: Draft, chars: number): Rendered {
   const budget = new OutputBudget(chars);
-  const { body } = draft;
-  let parts: ResultPart[];
-  if (body.kind === 'text') {
-    parts = body.text === undefined ? [] : [{ type: 'text', text: budget.text(body.text) }];
-  } else {
-    parts = toParts(body.content, budget);
-    if (parts.length === 0 && body.fallback !== undefined) {
-      parts.push({ type: 'text', text: budget.text(JSON.stringify(body.fallback)) });
-    }
-  }
+  const parts = budget.parts(
+    draft.pieces,
+    (piece) => partOf(piece, budget),
+    (text): ResultPart => ({ type: 'text', text }),
+  );
   const outcome: {
     callId: string;
     name: string;
@@ -157,36 +202,14 @@ export function renderDraft(draft: Draft, chars: number): Rendered {
   return { outcome, spent: budget.spent };
 }
 
-/**
- * Blocks as parts: text cut to the budget, images while they fit, notes (which spend the budget
- * too) for other media; the blocks past the budget told by one note ({@link OutputBudget.parts}).
- */
-function toParts(content: readonly ContentBlock[], budget: OutputBudget): ResultPart[] {
-  return budget.parts(
-    content,
-    (block) => toPart(block, budget),
-    (text): ResultPart => ({ type: 'text', text }),
-  );
-}
-
-/** A block as a part, or `undefined` for a note standing in for media that does not fit. */
-function toPart(block: ContentBlock, budget: OutputBudget): ResultPart | undefined {
-  const media = mediaOf(block);
-  if (media === undefined) return { type: 'text', text: budget.blockText(block) ?? '' };
-  const image =
-    media.kind === 'image' || (media.kind === 'file' && media.mimeType.startsWith('image/'));
-  if (image && budget.take(media)) {
-    return { type: 'image', data: media.data, mimeType: media.mimeType };
+/** A piece as a part, or `undefined` for a note that does not fit what is left. */
+function partOf(piece: Piece, budget: OutputBudget): ResultPart | undefined {
+  if (piece.type === 'text') return { type: 'text', text: budget.text(piece.text, piece.length) };
+  if (piece.type === 'image' && budget.take(piece.media)) {
+    return { type: 'image', data: piece.media.data, mimeType: piece.media.mimeType };
   }
   const note = budget.note(
-    leftOutNote(
-      media,
-      image
-        ? 'over the output limit'
-        : media.kind === 'audio'
-          ? 'tool results take no audio'
-          : 'tool results take text and images',
-    ),
+    piece.type === 'note' ? piece.text : leftOutNote(piece.media, 'over the output limit'),
   );
   return note === undefined ? undefined : { type: 'text', text: note };
 }

@@ -7,7 +7,13 @@ import {
 } from '@toolplane/toolmodel';
 import type { ProgressEvent, ProgressListener, RunResult } from '@toolplane/toolrun';
 import { charBoundOf, maxOutputCharsOf } from './budget.js';
-import { draftOfFailure, draftOfRun, type CallOutcome, type Draft } from './outcomes.js';
+import {
+  draftOfFailure,
+  draftOfRun,
+  type CallOutcome,
+  type Draft,
+  type Drafting,
+} from './outcomes.js';
 import { asToolError } from './results.js';
 import { callThrough, type ToolSource } from './source.js';
 import { boundTurn } from './turn-budget.js';
@@ -164,6 +170,7 @@ export async function runCalls(
     notFound: typeof targets === 'function' ? undefined : targets.notFound,
     options,
     shared: options.meta === undefined ? NO_OPTIONS : { meta: options.meta },
+    drafting: { maxOutputChars, readsStructured: options.readsStructured === true },
   };
   const drafts = new Array<Draft | undefined>(calls.length);
   const repeats = repeatedCalls(calls);
@@ -232,6 +239,7 @@ interface Turn {
   readonly options: RunCallsOptions;
   /** The options of a call without progress, shared by every call. */
   readonly shared: CallOptions;
+  readonly drafting: Drafting;
 }
 
 interface CallOptions {
@@ -273,7 +281,7 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
   const target = turn.resolve(call.name);
   if (target === undefined) {
     const said = turn.notFound?.(call.name) ?? `no tool is named ${JSON.stringify(call.name)}`;
-    return draftOfFailure(call, undefined, new ToolError('not_found', said));
+    return draftOfFailure(call, undefined, new ToolError('not_found', said), turn.drafting);
   }
   const toolId = target.id;
   if (call.cutOff !== undefined) {
@@ -282,11 +290,16 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
       `the reply was cut off (${call.cutOff}) while this call's arguments were being written, so the tool was not run; call it again with room to finish`,
       { toolId },
     );
-    return draftOfFailure(call, toolId, error);
+    return draftOfFailure(call, toolId, error, turn.drafting);
   }
   const parsed = parseArguments(call.arguments);
   if (typeof parsed === 'string') {
-    return draftOfFailure(call, toolId, new ToolError('invalid_argument', parsed, { toolId }));
+    return draftOfFailure(
+      call,
+      toolId,
+      new ToolError('invalid_argument', parsed, { toolId }),
+      turn.drafting,
+    );
   }
   const args = target.restore === undefined ? parsed : target.restore(parsed);
   const outer = options.signal;
@@ -303,9 +316,9 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
         target.run === undefined
           ? callThrough(turn.source, toolId, args, shared)
           : target.run(args, shared);
-      return draftOfRun(call, toolId, await run, options.readsStructured === true);
+      return draftOfRun(call, toolId, await run, turn.drafting);
     } catch (thrown) {
-      return draftOfFailure(call, toolId, asToolError(thrown, toolId));
+      return draftOfFailure(call, toolId, asToolError(thrown, toolId), turn.drafting);
     }
   }
   // Its own signal only when it has its own timeout; otherwise the caller's signal is enough.
@@ -338,13 +351,13 @@ async function runOne(turn: Turn, call: ToolCallRequest): Promise<Draft> {
         : target.run(args, { signal, ...shared }),
       stop,
     ]);
-    return draftOfRun(call, toolId, run, options.readsStructured === true);
+    return draftOfRun(call, toolId, run, turn.drafting);
   } catch (thrown) {
     const reason: unknown = signal.reason;
     if (ToolError.isInstance(reason) && reason.code === 'timeout') {
-      return draftOfFailure(call, toolId, reason);
+      return draftOfFailure(call, toolId, reason, turn.drafting);
     }
-    return draftOfFailure(call, toolId, asToolError(thrown, toolId));
+    return draftOfFailure(call, toolId, asToolError(thrown, toolId), turn.drafting);
   } finally {
     clearTimeout(timer);
     stopForwarding?.();
