@@ -127,7 +127,9 @@ describe('toolplane serve on a store this user may not write', () => {
     // Stopping flushes what search learned: every write it tried has been refused by then.
     await stop(child, 'SIGTERM');
     expect(linesOf(stderr, READ_ONLY)).toEqual([
-      expect.stringMatching(/serving what it holds; pins, learning and refreshed OAuth tokens not saved/),
+      expect.stringMatching(
+        /serving what it holds; pins, learning and refreshed OAuth tokens not saved/,
+      ),
     ]);
     expect(stderr).not.toMatch(/cannot write|search evidence/);
   }, 60_000);

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ToolError } from '@toolplane/toolmodel';
-import type { CommandContext } from './shared.js';
 
 /**
  * The text of a file named on the command line, found from the working directory.
@@ -10,7 +9,7 @@ import type { CommandContext } from './shared.js';
  * file", "--token-file"), the name as given, and why it could not be read, then `hint`.
  */
 export async function readNamedFile(
-  context: CommandContext,
+  context: { readonly cwd: string; readonly signal: AbortSignal },
   file: string,
   what: string,
   hint = '',
