@@ -89,11 +89,16 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     who: 'the PostgreSQL change listener',
     applicationName: `toolplane:listen:${instanceId}`,
     catchUp,
+    // A full notice of the very next revision is applied as it says; any other (a payload cut
+    // for NOTIFY's limit, a gap a delete of a missing key leaves) has it read the changes table,
+    // which only the store's writers may write. Any role that may connect may NOTIFY on the
+    // channel: a made-up notice far ahead, taken at its word, would leave the feed deaf to every
+    // real change until it restarts; read from the table, it changes nothing.
     onNotification: async (payload, db) => {
       const notice = parseNotice(payload);
       if (notice === undefined || revision === undefined || notice.revision <= revision) return;
-      if (notice.writer === undefined) await catchUp(db);
-      else apply(notice);
+      if (notice.writer !== undefined && notice.revision === revision + 1) apply(notice);
+      else await catchUp(db);
     },
     retryAtStart: false,
     onError: options.onError,

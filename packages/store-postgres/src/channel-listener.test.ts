@@ -189,9 +189,37 @@ describe.runIf(available)('listeners over LISTEN/NOTIFY', () => {
       await locker.query(`UPDATE ${schema}.state SET revision = 3`);
       await locker.query('COMMIT');
       await until('c is emitted', has(seen, put('c')));
+      await admin.query(
+        `INSERT INTO ${schema}.changes (kind, key, op, name, writer, revision)
+         VALUES ('prompt', 'd', 'put', 'd', $1, 4)`,
+        [writer],
+      );
       await admin.query('SELECT pg_notify($1, $2)', [channel, notice(4, 'd')]);
       await until('d is emitted', has(seen, put('d')));
       expect(seen).toEqual([put('a'), put('b'), put('c'), put('d')]);
+    });
+
+    it('emits nothing for a made-up notification far ahead, and still hears the real changes after it', async () => {
+      const { schema, writer, seen, start } = await setUp();
+      await start();
+      const channel = `${schema}_changes`;
+      // Any role that may connect may NOTIFY: a made-up change, at a revision far ahead.
+      await admin.query('SELECT pg_notify($1, $2)', [
+        channel,
+        JSON.stringify({
+          revision: Number.MAX_SAFE_INTEGER,
+          writer: randomUUID(),
+          kind: 'prompt',
+          op: 'put',
+          key: 'forged',
+          name: 'forged',
+        }),
+      ]);
+      // The made-up notice has the table read, which holds nothing past the last revision: a real
+      // write after it is still heard, and the made-up one never was.
+      await writer.putPrompt(prompt('real'));
+      await until('the real change is emitted', has(seen, put('real')));
+      expect(seen).toEqual([put('real')]);
     });
 
     it('tells one store_error when its connection is terminated, then emits what was committed meanwhile once', async () => {
