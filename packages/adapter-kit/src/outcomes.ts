@@ -100,13 +100,12 @@ export function draftOfRun(
   { maxOutputChars, readsStructured }: Drafting,
 ): Draft {
   const mcp = run.mcpResult;
-  const base = { callId: call.callId, name: call.name, toolId, code: undefined };
   if (mcp === undefined) {
     // A local tool's value: one text part (a string as it is, anything else as JSON).
     const value = run.structured;
     const text = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
     const pieces = text === undefined ? [] : [textPiece(text, maxOutputChars)];
-    return { ...base, isError: false, structured: value, pieces };
+    return draft(call, toolId, false, undefined, value, pieces);
   }
   // Any JSON value, not only the objects an AdapterToolResult keeps as structured content.
   const structured: unknown = mcp.structuredContent;
@@ -122,7 +121,19 @@ export function draftOfRun(
   if (pieces.length === 0 && structured !== undefined) {
     pieces.push(textPiece(JSON.stringify(structured), maxOutputChars));
   }
-  return { ...base, isError, structured, pieces };
+  return draft(call, toolId, isError, undefined, structured, pieces);
+}
+
+/** A {@link Draft}, made in one shape (a literal, not a spread: every call of a turn makes one). */
+function draft(
+  call: Caller,
+  toolId: string | undefined,
+  isError: boolean,
+  code: string | undefined,
+  structured: unknown,
+  pieces: readonly Piece[],
+): Draft {
+  return { callId: call.callId, name: call.name, toolId, isError, code, structured, pieces };
 }
 
 /**
@@ -136,18 +147,11 @@ export function draftOfFailure(
   { maxOutputChars }: Drafting,
 ): Draft {
   const upstream = upstreamErrorOf(error);
-  return {
-    callId: call.callId,
-    name: call.name,
-    toolId,
-    isError: true,
-    code: error.code,
-    structured: undefined,
-    pieces:
-      upstream === undefined
-        ? [textPiece(`${error.code}: ${error.message}`, maxOutputChars)]
-        : piecesOf(upstream.content, maxOutputChars),
-  };
+  const pieces =
+    upstream === undefined
+      ? [textPiece(`${error.code}: ${error.message}`, maxOutputChars)]
+      : piecesOf(upstream.content, maxOutputChars);
+  return draft(call, toolId, true, error.code, undefined, pieces);
 }
 
 function textPiece(text: string, max: number): Piece {
