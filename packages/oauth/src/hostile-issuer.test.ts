@@ -254,6 +254,37 @@ describe('an authorization server whose discovery misbehaves', () => {
   });
 });
 
+describe('an introspection endpoint that fails', () => {
+  it('is asked once per backoff, however many tokens come (503 each, saying when to retry)', async () => {
+    const issuer = await serve({
+      '/.well-known/oauth-authorization-server': metadata,
+      '/introspect': (_req, res) => {
+        res.writeHead(500).end();
+      },
+    });
+    const rs = introspecting(issuer);
+    const refusals = await Promise.all(
+      Array.from({ length: 10 }, (_, at) => refusal(rs, `made-up-${String(at)}`)),
+    );
+    const first = await refusal(rs, 'one-more');
+    for (const error of [...refusals, first]) {
+      expect([error.status, error.reason]).toEqual([503, 'unavailable']);
+      expect(error.message).toContain('answered HTTP 500');
+    }
+    // The ten were asked at once, before any answer came back; the one after them was not asked.
+    const asked = issuer.hits('/introspect');
+    expect(asked).toBeLessThanOrEqual(10);
+    expect(first.retryAfterSec).toBeGreaterThanOrEqual(1);
+    expect(first.retryAfterSec).toBeLessThanOrEqual(5);
+    await refusal(rs, 'and-another');
+    expect(issuer.hits('/introspect')).toBe(asked);
+    const later = Date.now() + 5_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => later);
+    await refusal(rs, 'after-the-backoff');
+    expect(issuer.hits('/introspect')).toBe(asked + 1);
+  });
+});
+
 describe('an introspection endpoint whose answers are malformed', () => {
   it('refuses (503) an active answer whose exp, nbf, iss or aud is not of its type', async () => {
     const expired = now() - 3600;

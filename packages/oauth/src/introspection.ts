@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { ToolError } from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
+import { FailureBackoff } from './failure-backoff.js';
 import { clockTolerance } from './jwt.js';
+
+/** How long an introspection endpoint that failed is not asked again. */
+const FAILED_INTROSPECTION_BACKOFF_MS = 5_000;
 
 /** Options of {@link createIntrospector}: how the resource server authenticates to the endpoint. */
 export interface IntrospectionOptions {
@@ -73,7 +77,12 @@ export function createIntrospector(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
   ).toString('base64');
   const tolerance = clockTolerance(options.clockToleranceSec);
+  // An endpoint that did not answer, or answered an error status or a redirect, is not asked
+  // again for 5 s: each made-up token would otherwise cost a failing server a request. An
+  // answer about one token (malformed, too large) says nothing of the next, and is not held.
+  const failures = new FailureBackoff(FAILED_INTROSPECTION_BACKOFF_MS);
   const ask = async (token: string, signal: AbortSignal | undefined) => {
+    failures.throwIfHeld();
     const endpoint = await options.endpoint();
     let response: Response;
     try {
@@ -94,31 +103,35 @@ export function createIntrospector(
         ]),
       });
     } catch (error) {
-      throw (
-        authErrorIn(error) ??
-        new AuthError(
-          'unavailable',
-          `the introspection endpoint of ${options.issuer} did not answer`,
-          {
-            cause: error,
-          },
-        )
+      const refused = authErrorIn(error);
+      if (refused !== undefined) throw refused;
+      const silent = new AuthError(
+        'unavailable',
+        `the introspection endpoint of ${options.issuer} did not answer`,
+        { cause: error },
       );
+      // A caller that went away says nothing of the endpoint.
+      throw failures.fail(silent, signal?.aborted !== true);
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      throw new AuthError(
-        'unavailable',
-        `the introspection endpoint of ${options.issuer} answered with a redirect (HTTP ${String(response.status)}), which is not followed; configure the endpoint it points to`,
+      throw failures.fail(
+        new AuthError(
+          'unavailable',
+          `the introspection endpoint of ${options.issuer} answered with a redirect (HTTP ${String(response.status)}), which is not followed; configure the endpoint it points to`,
+        ),
       );
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new AuthError(
-        'unavailable',
-        `the introspection endpoint of ${options.issuer} answered HTTP ${String(response.status)}; check the introspection client credentials`,
+      throw failures.fail(
+        new AuthError(
+          'unavailable',
+          `the introspection endpoint of ${options.issuer} answered HTTP ${String(response.status)}; check the introspection client credentials`,
+        ),
       );
     }
+    failures.succeeded();
     const answer: unknown = await response.json().catch((error: unknown) => {
       const failure = authErrorIn(error);
       if (failure !== undefined) throw failure;
