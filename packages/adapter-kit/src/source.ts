@@ -1,5 +1,6 @@
 import { ToolError } from '@toolplane/toolmodel';
 import { maxOutputCharsOf } from './budget.js';
+import { unsafeIntegerRefusal } from './unsafe-integers.js';
 import type { ToolEntry, ToolIndex } from '@toolplane/toolindex';
 import type { ProgressListener, Runner, RunMeta, RunResult } from '@toolplane/toolrun';
 
@@ -109,14 +110,31 @@ export function listAll(index: ToolSource['index'], filter: ToolFilter): ToolEnt
   return entries;
 }
 
-/** Runs a tool through the source: its `callTool` when it has one, its runner otherwise. */
+/**
+ * Runs a tool through the source: its `callTool` when it has one, its runner otherwise.
+ *
+ * Rejects with `invalid_argument`, running nothing, for an integer past 2^53 - 1 where the tool's
+ * schema asks for an integer (see unsafe-integers.ts): every adapter call comes through here, and
+ * most come with arguments an SDK parsed, which may have rounded it.
+ */
 export function callThrough(
   source: ToolSource,
   id: string,
   input: Record<string, unknown>,
   options: SourceCallOptions,
 ): Promise<RunResult> {
+  const refused = unsafeIntegerRefusal(id, input, schemaOf(source, id));
+  if (refused !== undefined) return Promise.reject(refused);
   return source.callTool === undefined
     ? source.runner.run(id, input, options)
     : source.callTool(id, input, options);
+}
+
+/** The tool's input schema; `undefined` for a tool the index has not (the run says so). */
+function schemaOf(source: ToolSource, id: string): unknown {
+  try {
+    return source.index.getTool(id).tool.inputSchema;
+  } catch {
+    return undefined;
+  }
 }
