@@ -82,15 +82,31 @@ describe('OutputBudget.parts', () => {
       },
       (note) => note,
     );
+    // Each part after the first spends a character for its separator: 4 + 1 + 7 + 1 + 7 = 20.
     expect(parts).toEqual([
       'abcd',
       '[audio]',
-      'efghijkl',
-      '',
-      'm\n[toolplane: 3 of 4 characters left out]',
-      '[toolplane: 1 more block left out: over the output limit]',
+      'efghijk\n[toolplane: 1 of 8 characters left out]',
+      '[toolplane: 3 more blocks left out: over the output limit]',
     ]);
     expect(budget.spent).toBe(20);
+  });
+
+  it('spends a character on each part after the first, so empty blocks cannot pass unbounded', () => {
+    const budget = new OutputBudget(1_000);
+    const content: ContentBlock[] = Array.from({ length: 50_000 }, () => ({
+      type: 'text' as const,
+      text: '',
+    }));
+    const parts = budget.parts(
+      content,
+      (block) => budget.blockText(block),
+      (note) => note,
+    );
+    // 1,001 empty parts (the first is free), then one note for the 48,999 left.
+    expect(parts).toHaveLength(1_002);
+    expect(parts.at(-1)).toBe('[toolplane: 48999 more blocks left out: over the output limit]');
+    expect(parts.join('\n').length).toBeLessThan(1_100);
   });
 
   it('counts a note that does not fit, and every block after it, in the one note', () => {

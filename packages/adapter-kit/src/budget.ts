@@ -137,7 +137,8 @@ export class OutputBudget {
    * budget of 0 still says how much a text was), then one note, made a part by `text`, for all
    * the blocks left: those past the budget, and any whose part came back `undefined` (a note that
    * did not fit) with those after it. One note each would be unbounded: 50,000 blocks of two
-   * characters would reach the model as 2 million characters of notes.
+   * characters would reach the model as 2 million characters of notes. Each part after the first
+   * spends a character too, so 50,000 empty blocks do not pass as 50,000 newlines.
    */
   parts<B, T>(
     blocks: readonly B[],
@@ -148,6 +149,12 @@ export class OutputBudget {
     let rest = 0;
     for (const block of blocks) {
       if (rest === 0 && (this.left > 0 || parts.length === 0)) {
+        // Each part after the first costs a character, for what joins it to the one before (a
+        // newline, the next entry of a list): empty blocks would pass any budget otherwise.
+        if (parts.length > 0) {
+          this.left--;
+          this.spent++;
+        }
         const made = part(block);
         if (made !== undefined) {
           parts.push(made);

@@ -132,8 +132,9 @@ describe('maxTurnOutputChars', () => {
   });
 
   it('keeps a picture whole when the turn fits', async () => {
+    // The text's 10 characters, the image's 10,000, and 1 for the part after the first.
     const [picture] = await run([call('picture', { text: 10, image: 10_000 })], {
-      maxTurnOutputChars: 10_010,
+      maxTurnOutputChars: 10_011,
     });
     expect(picture?.parts[1]).toEqual({
       type: 'image',
@@ -233,11 +234,12 @@ describe('maxOutputChars', () => {
       [call('blocks', {}, 'texts'), call('blocks', { audio: true }, 'sounds')],
       { maxOutputChars: 1_000, maxTurnOutputChars: 2_000 },
     );
-    // 500 blocks of two characters fill the bound; 49,500 were 2 million characters of notes.
-    expect(texts?.parts).toHaveLength(501);
+    // 334 blocks of two characters (each after the first with its separator) fill the bound;
+    // the 49,666 left were 2 million characters of notes.
+    expect(texts?.parts).toHaveLength(335);
     expect(texts?.parts.at(-1)).toEqual({
       type: 'text',
-      text: '[toolplane: 49500 more blocks left out: over the output limit]',
+      text: '[toolplane: 49666 more blocks left out: over the output limit]',
     });
     // Notes standing in for audio spend the bound as text does: 50,000 were 4.5 million.
     const said = outcomeText(sounds as CallOutcome);

@@ -214,11 +214,12 @@ describe('a result of many small blocks', () => {
     ]);
     const { told } = await callOnce(source, 'b__blocks', {}, 1_000);
     const parts = told?.output.value as { type: string; text?: string }[];
-    // The image's 4 characters and 498 blocks of 2 fill the bound; each block left was a note.
-    expect(parts).toHaveLength(500);
+    // The image's 4 characters and 332 blocks of 2, each with its separator, fill the bound;
+    // each block left was a note.
+    expect(parts).toHaveLength(334);
     expect(parts.at(-1)).toEqual({
       type: 'text',
-      text: '[toolplane: 49502 more blocks left out: over the output limit]',
+      text: '[toolplane: 49668 more blocks left out: over the output limit]',
     });
   });
 });
