@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   addEvidence,
+  createForgetListeners,
   keepHeaviest,
-  type EvidenceForget,
   type EvidenceStore,
   type UsageEvidence,
 } from '@toolplane/toolindex';
@@ -104,12 +104,9 @@ export async function createPostgresEvidenceStore(
   const marks = table.replace(/search_evidence$/, 'search_evidence_forgets');
   const channel = `${schema}_evidence`;
   const instance = randomUUID();
-  const listeners = new Set<(forget: EvidenceForget) => void>();
+  const listeners = createForgetListeners();
   let listening: ChannelListener | undefined;
   let closed = false;
-  const tell = (forget: EvidenceForget): void => {
-    for (const listener of [...listeners]) listener(forget);
-  };
   const lastMark = async (): Promise<number> => {
     const [row] = await query<{ seq: string }>(
       'read the forgets of',
@@ -132,7 +129,7 @@ export async function createPostgresEvidenceStore(
       seen = Math.max(seen, Number(row.seq));
       // This instance's own forgets were told as they committed.
       if (row.writer === instance || closed) continue;
-      tell({ toolId: row.scope === ALL ? undefined : row.scope.slice(TOOL.length) });
+      listeners.tell({ toolId: row.scope === ALL ? undefined : row.scope.slice(TOOL.length) });
     }
   };
 
@@ -254,10 +251,10 @@ export async function createPostgresEvidenceStore(
       }).catch((error: unknown) => {
         throw asStoreError(error, 'cannot forget search evidence', { secrets });
       });
-      tell({ toolId });
+      listeners.tell({ toolId });
     },
     onForget(listener) {
-      listeners.add(listener);
+      const off = listeners.add(listener);
       if (listening === undefined && !closed) {
         listening = listenOnChannel({
           pool,
@@ -268,9 +265,7 @@ export async function createPostgresEvidenceStore(
           onError: options.onError,
         });
       }
-      return () => {
-        listeners.delete(listener);
-      };
+      return off;
     },
     async close() {
       if (closed) return;

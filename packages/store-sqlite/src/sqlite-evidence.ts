@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   addEvidence,
+  createForgetListeners,
   keepHeaviest,
-  type EvidenceForget,
   type EvidenceStore,
   type UsageEvidence,
 } from '@toolplane/toolindex';
@@ -220,10 +220,7 @@ export function createSqliteEvidenceStore(
     }
   });
 
-  const listeners = new Set<(forget: EvidenceForget) => void>();
-  const tell = (heard: EvidenceForget): void => {
-    for (const listener of [...listeners]) listener(heard);
-  };
+  const listeners = createForgetListeners();
   let seen = 0;
   const watch = watchDataVersion(db, {
     intervalMs: options.pollIntervalMs ?? 250,
@@ -235,7 +232,9 @@ export function createSqliteEvidenceStore(
         seen = mark.seq;
         // This process's own forgets were told as they committed.
         if (mark.writer === instance) continue;
-        tell({ toolId: mark.scope === ALL ? undefined : mark.scope.slice(TOOL.length) });
+        listeners.tell({
+          toolId: mark.scope === ALL ? undefined : mark.scope.slice(TOOL.length),
+        });
       }
     },
     what: 'watching the SQLite evidence store for forgets failed',
@@ -261,13 +260,13 @@ export function createSqliteEvidenceStore(
     forget: (toolId) =>
       write('forget', () => {
         forget.immediate(toolId);
-        tell({ toolId });
+        listeners.tell({ toolId });
       }),
     onForget: (listener) => {
-      listeners.add(listener);
+      const off = listeners.add(listener);
       const unwatch = watch.add();
       return () => {
-        listeners.delete(listener);
+        off();
         unwatch();
       };
     },

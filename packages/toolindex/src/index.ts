@@ -35,7 +35,17 @@ export type {
   ToolSummary,
 } from './index-types.js';
 export { stem, tokenize } from './tokenize.js';
-export { addEvidence, createMemoryEvidenceStore, keepHeaviest } from './usage-evidence.js';
-export type { EvidenceForget, EvidenceStore, UsageEvidence } from './usage-evidence.js';
+export {
+  addEvidence,
+  createForgetListeners,
+  createMemoryEvidenceStore,
+  keepHeaviest,
+} from './usage-evidence.js';
+export type {
+  EvidenceForget,
+  EvidenceStore,
+  ForgetListeners,
+  UsageEvidence,
+} from './usage-evidence.js';
 export { createMemoryVectorCache } from './vector-cache.js';
 export type { VectorCache } from './vector-cache.js';

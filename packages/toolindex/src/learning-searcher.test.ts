@@ -1,11 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLearningSearcher, requestKey, type LearningSearcher } from './learning-searcher.js';
 import { boundedQuery, MAX_QUERY_LENGTH, type SearchDocument } from './searcher.js';
 import { indexOf, realTools } from './testdata/evaluation.js';
 import { tokenize } from './tokenize.js';
 import {
+  createForgetListeners,
   createMemoryEvidenceStore,
   keepHeaviest,
+  type EvidenceForget,
   type EvidenceStore,
   type UsageEvidence,
 } from './usage-evidence.js';
@@ -461,5 +463,39 @@ describe('createMemoryEvidenceStore', () => {
     await expect(
       createMemoryEvidenceStore().load({ signal: AbortSignal.abort() }),
     ).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('createForgetListeners', () => {
+  it('tells each subscription on its own, and every listener though one throws', () => {
+    const listeners = createForgetListeners();
+    const heard: (string | undefined)[] = [];
+    const listener = (forget: EvidenceForget) => heard.push(forget.toolId);
+    const off = listeners.add(listener);
+    listeners.add(listener);
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    listeners.add(() => {
+      throw new Error('a listener that throws');
+    });
+    off();
+    off();
+    listeners.add(listener);
+    listeners.tell({ toolId: 'a:x' });
+    expect(heard).toEqual(['a:x', 'a:x']);
+    expect(error).toHaveBeenCalledTimes(1);
+    error.mockRestore();
+  });
+
+  it('makes the memory store resolve a forget, and tell the others, though a listener throws', async () => {
+    const store = createMemoryEvidenceStore();
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    store.onForget?.(() => {
+      throw new Error('a listener that throws');
+    });
+    const heard: (string | undefined)[] = [];
+    store.onForget?.((forget) => heard.push(forget.toolId));
+    await expect(store.forget('a:x')).resolves.toBeUndefined();
+    expect(heard).toEqual(['a:x']);
+    error.mockRestore();
   });
 });

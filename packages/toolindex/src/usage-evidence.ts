@@ -67,7 +67,8 @@ export interface EvidenceStore {
    * Optional: calls `listener` for every forget made on this store or on any store sharing its
    * data (another process on the same SQLite file, another instance on the same PostgreSQL
    * schema), soon after it is made. A learning searcher subscribes, so a forget made anywhere
-   * clears every running searcher's memory of that evidence.
+   * clears every running searcher's memory of that evidence. A listener that throws stops
+   * neither the other listeners nor the forget ({@link createForgetListeners} keeps them so).
    * @returns the unsubscribe.
    */
   onForget?(listener: (forget: EvidenceForget) => void): () => void;
@@ -124,6 +125,51 @@ export function keepHeaviest<T extends UsageEvidence>(
   return { kept: sorted.slice(0, keep), evicted: sorted.slice(keep) };
 }
 
+/** The {@link EvidenceStore.onForget} listeners of one store, made by {@link createForgetListeners}. */
+export interface ForgetListeners {
+  /** Subscribes `listener`; returns its idempotent unsubscribe. */
+  add(listener: (forget: EvidenceForget) => void): () => void;
+  /** Calls every listener subscribed now with `forget`. Never throws. */
+  tell(forget: EvidenceForget): void;
+  /** Unsubscribes every listener. */
+  clear(): void;
+}
+
+/**
+ * The listeners an {@link EvidenceStore} tells its forgets to, for store authors. Each
+ * subscription is its own, so one function subscribed twice and unsubscribed once is still
+ * told. A listener that throws is reported on stderr and stops neither the others nor the
+ * forget it is told of, which has committed by then: a forget must reach every searcher.
+ */
+export function createForgetListeners(): ForgetListeners {
+  const listeners = new Set<(forget: EvidenceForget) => void>();
+  return {
+    add(listener) {
+      const subscription = (forget: EvidenceForget): void => {
+        listener(forget);
+      };
+      listeners.add(subscription);
+      return () => {
+        listeners.delete(subscription);
+      };
+    },
+    tell(forget) {
+      for (const listener of [...listeners]) {
+        // Unsubscribed by a listener told before it: not told.
+        if (!listeners.has(listener)) continue;
+        try {
+          listener(forget);
+        } catch (error) {
+          console.error('@toolplane/toolindex: an evidence forget listener threw', error);
+        }
+      }
+    },
+    clear() {
+      listeners.clear();
+    },
+  };
+}
+
 /**
  * An {@link EvidenceStore} in memory: for tests, and for one process that needs no persistence.
  * Its forgets reach the listeners of this store object.
@@ -131,7 +177,7 @@ export function keepHeaviest<T extends UsageEvidence>(
 export function createMemoryEvidenceStore(): EvidenceStore {
   // tool → term → row, so a tool's bound reads its rows alone.
   const tools = new Map<string, Map<string, UsageEvidence>>();
-  const listeners = new Set<(forget: EvidenceForget) => void>();
+  const listeners = createForgetListeners();
   const termsOf = (toolId: string): Map<string, UsageEvidence> => {
     let terms = tools.get(toolId);
     if (terms === undefined) tools.set(toolId, (terms = new Map<string, UsageEvidence>()));
@@ -181,14 +227,9 @@ export function createMemoryEvidenceStore(): EvidenceStore {
     forget: (toolId) => {
       if (toolId === undefined) tools.clear();
       else tools.delete(toolId);
-      for (const listener of [...listeners]) listener({ toolId });
+      listeners.tell({ toolId });
       return Promise.resolve();
     },
-    onForget: (listener) => {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    onForget: (listener) => listeners.add(listener),
   };
 }
