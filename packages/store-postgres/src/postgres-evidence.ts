@@ -49,6 +49,12 @@ const fromRow = (row: Row): UsageEvidence => ({
   updatedAt: Number(row.updated_at),
 });
 
+const keyOf = (row: Pick<UsageEvidence, 'toolId' | 'term'>): string =>
+  `${row.toolId}\u0000${row.term}`;
+
+/** `updated_at` is a whole number of milliseconds: a time with a fraction is kept to the nearest. */
+const toMillisecond = (updatedAt: number): number => Math.round(updatedAt);
+
 /**
  * `weight` at the later of the two times; a row older than 1,000 half-lives counts 0, since
  * PostgreSQL fails a power that underflows instead of giving 0.
@@ -61,7 +67,8 @@ const decayedTo = (row: string, other: string): string =>
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
  * `search_evidence` table of a PostgreSQL schema, created when missing (evidence is a cache of
  * use, kept out of the store's versioned migrations): every gateway instance of a fleet learns
- * from the others' sessions. A row is replaced only by a newer one; `add` sums, so instances
+ * from the others' sessions. A row is replaced only by a newer one (times are kept to the
+ * millisecond); `add` sums, so instances
  * learning at once all count. With `maxTermsPerTool`, an `add` also keeps each tool it names to
  * its heaviest rows, deleting the rest, in its transaction and in turn with every other
  * instance's bounded add of that tool, so the bound holds on the shared rows.
@@ -144,7 +151,16 @@ export async function createPostgresEvidenceStore(
       );
       return rows.map(fromRow);
     },
-    async save(rows) {
+    async save(saved) {
+      // One row per (tool, term), the newest (the later of equals), as the upsert would keep:
+      // an upsert may not touch a row twice.
+      const newest = new Map<string, UsageEvidence>();
+      for (const row of saved) {
+        const key = keyOf(row);
+        const kept = newest.get(key);
+        if (kept === undefined || row.updatedAt >= kept.updatedAt) newest.set(key, row);
+      }
+      const rows = [...newest.values()];
       if (rows.length === 0) return;
       await query(
         'save',
@@ -156,7 +172,7 @@ export async function createPostgresEvidenceStore(
           rows.map((r) => r.toolId),
           rows.map((r) => r.term),
           rows.map((r) => r.weight),
-          rows.map((r) => r.updatedAt),
+          rows.map((r) => toMillisecond(r.updatedAt)),
         ],
       );
     },
@@ -164,7 +180,7 @@ export async function createPostgresEvidenceStore(
       // One row per (tool, term): an upsert may not touch a row twice.
       const merged = new Map<string, ReturnType<typeof addEvidence>>();
       for (const row of rows) {
-        const key = `${row.toolId}\u0000${row.term}`;
+        const key = keyOf(row);
         merged.set(key, addEvidence(merged.get(key), row, halfLifeMs));
       }
       const added = [...merged.values()];
@@ -172,7 +188,7 @@ export async function createPostgresEvidenceStore(
         added.map((r) => r.toolId),
         added.map((r) => r.term),
         added.map((r) => r.weight),
-        added.map((r) => r.updatedAt),
+        added.map((r) => toMillisecond(r.updatedAt)),
         halfLifeMs,
       ];
       if (added.length === 0) return maxTermsPerTool === undefined ? undefined : [];
