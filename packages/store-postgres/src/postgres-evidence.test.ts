@@ -1,4 +1,5 @@
 import { createLearningSearcher, type LearningSearcher } from '@toolplane/toolindex';
+import { describeEvidenceStoreContract } from '@toolplane/toolkit/testing/vitest';
 import type { ToolError } from '@toolplane/toolmodel';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +39,17 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
   afterAll(async () => {
     await server.stop();
   }, 60_000);
+
+  // Each contract test gets a schema of its own, so they start empty.
+  let schema = '';
+  describeEvidenceStoreContract('on a throwaway server', {
+    create: () =>
+      createPostgresEvidenceStore({
+        connectionString: server.url,
+        schema: (schema = `evidence_${String(++schemas)}`),
+      }),
+    reopen: () => createPostgresEvidenceStore({ connectionString: server.url, schema }),
+  });
 
   async function fleet(onError?: (error: ToolError) => void) {
     const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };

@@ -1,5 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createLearningSearcher, type LearningSearcher } from '@toolplane/toolindex';
+import { describeEvidenceStoreContract } from '@toolplane/toolkit/testing/vitest';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { useChildren } from './child.fixture.js';
@@ -20,6 +21,13 @@ const doc = {
   description: 'Refund a charge.',
   tags: [],
 };
+
+let contractPath = '';
+describeEvidenceStoreContract('createSqliteEvidenceStore on a file', {
+  create: () =>
+    createSqliteEvidenceStore({ path: (contractPath = temp.fresh()), pollIntervalMs: 10 }),
+  reopen: () => createSqliteEvidenceStore({ path: contractPath, pollIntervalMs: 10 }),
+});
 
 describe('createSqliteEvidenceStore', () => {
   it('keeps rows across connections, newest write of a row winning', async () => {

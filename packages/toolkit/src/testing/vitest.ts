@@ -4,3 +4,5 @@ export { describeStoreContract } from './store-contract.js';
 export type { StoreContractOptions } from './store-contract.js';
 export { describePinStoreContract } from './pin-store-contract.js';
 export type { PinStoreContractOptions } from './pin-store-contract.js';
+export { describeEvidenceStoreContract } from './evidence-store-contract.js';
+export type { EvidenceStoreContractOptions } from './evidence-store-contract.js';
