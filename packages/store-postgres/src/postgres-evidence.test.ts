@@ -82,11 +82,6 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
       const rows = await firstStore.load();
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.map((row) => row.weight)).toEqual(rows.map(() => 1));
-
-      const all = nextForget(firstStore);
-      await second.forget();
-      expect(await all).toBeUndefined();
-      expect(await firstStore.load()).toEqual([]);
     } finally {
       await firstStore.close();
       await secondStore.close();
@@ -115,28 +110,6 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
       await firstStore.close();
       await secondStore.close();
       await admin.end();
-    }
-  }, 60_000);
-
-  it('adds what instances learn at once, each counted', async () => {
-    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
-    const one = await createPostgresEvidenceStore(where);
-    const two = await createPostgresEvidenceStore(where);
-    try {
-      const row = { toolId: 'billing:refund', term: 'undo', weight: 1, updatedAt: 1000 };
-      await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          (i % 2 === 0 ? one : two).add([row, row], { halfLifeMs: 1e9 }),
-        ),
-      );
-      const [kept] = await two.load();
-      expect(kept?.weight).toBeCloseTo(20, 6);
-      await expect(one.add([row], { halfLifeMs: 0 })).rejects.toMatchObject({
-        code: 'invalid_argument',
-      });
-    } finally {
-      await one.close();
-      await two.close();
     }
   }, 60_000);
 
@@ -190,13 +163,6 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
       expect(answers.every((kept) => Array.isArray(kept) && kept.length <= 3)).toBe(true);
       const rows = await (stores[1] as PostgresEvidenceStore).load();
       expect(rows.map((row) => row.term).sort()).toEqual(['t10', 't11', 't9']);
-      await expect(
-        stores[0]?.add([{ toolId: doc.id, term: 'x', weight: 1, updatedAt: 1 }], {
-          halfLifeMs: 1e9,
-          maxTermsPerTool: 0,
-        }),
-      ).rejects.toMatchObject({ code: 'invalid_argument' });
-      expect(await stores[0]?.load()).toHaveLength(3);
     } finally {
       for (const store of stores) await store.close();
     }

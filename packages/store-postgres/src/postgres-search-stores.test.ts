@@ -17,7 +17,7 @@ describe.runIf(available)('PostgreSQL search stores', () => {
     await server.stop();
   }, 60_000);
 
-  it('shares evidence between instances, newest write of a row winning, until forgotten', async () => {
+  it('shares evidence between instances, newest write of a row winning', async () => {
     const first = await createPostgresEvidenceStore({ connectionString: server.url });
     const second = await createPostgresEvidenceStore({ connectionString: server.url });
     try {
@@ -33,8 +33,6 @@ describe.runIf(available)('PostgreSQL search stores', () => {
         weight: 2,
         updatedAt: 20,
       });
-      await second.remove([{ toolId: 'billing:refund', term: 'purchas' }]);
-      expect((await first.load()).map((row) => row.term)).toEqual(['undo']);
 
       const doc = {
         id: 'billing:create_refund',
@@ -53,12 +51,6 @@ describe.runIf(available)('PostgreSQL search stores', () => {
       await other.ready;
       const hits = await other.search({ text: 'undo the purchase', limit: 5 });
       expect(hits.map((hit) => hit.id)).toEqual(['billing:create_refund']);
-
-      await first.forget();
-      expect(await second.load()).toEqual([]);
-      await expect(second.load({ signal: AbortSignal.abort() })).rejects.toMatchObject({
-        code: 'cancelled',
-      });
     } finally {
       await first.close();
       await second.close();

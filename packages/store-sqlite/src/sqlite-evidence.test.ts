@@ -30,27 +30,16 @@ describeEvidenceStoreContract('createSqliteEvidenceStore on a file', {
 });
 
 describe('createSqliteEvidenceStore', () => {
-  it('keeps rows across connections, newest write of a row winning', async () => {
+  it('keeps a newer row against an older write from a connection with a stale view', async () => {
     const path = freshPath();
     const first = storeAt(path);
-    await first.save([
-      { toolId: 'billing:refund', term: 'undo', weight: 2, updatedAt: 20 },
-      { toolId: 'billing:refund', term: 'purchas', weight: 1, updatedAt: 20 },
+    await first.save([{ toolId: 'billing:refund', term: 'undo', weight: 2, updatedAt: 20 }]);
+    await storeAt(path).save([
+      { toolId: 'billing:refund', term: 'undo', weight: 9, updatedAt: 10 },
     ]);
-    // An older write (another process with a stale view) does not replace a newer row.
-    await first.save([{ toolId: 'billing:refund', term: 'undo', weight: 9, updatedAt: 10 }]);
-    const second = storeAt(path);
-    const rows = await second.load();
-    expect(rows.find((row) => row.term === 'undo')).toEqual({
-      toolId: 'billing:refund',
-      term: 'undo',
-      weight: 2,
-      updatedAt: 20,
-    });
-    await second.remove([{ toolId: 'billing:refund', term: 'purchas' }]);
-    expect((await first.load()).map((row) => row.term)).toEqual(['undo']);
-    await first.forget('billing:refund');
-    expect(await second.load()).toEqual([]);
+    expect(await first.load()).toEqual([
+      { toolId: 'billing:refund', term: 'undo', weight: 2, updatedAt: 20 },
+    ]);
   });
 
   it('lets a restarted learning searcher rank by evidence recorded before', async () => {
@@ -68,43 +57,6 @@ describe('createSqliteEvidenceStore', () => {
     expect(hits.map((hit) => hit.id)).toEqual(['billing:create_refund']);
     await after.forget();
     expect(await storeAt(path).load()).toEqual([]);
-  });
-
-  it('adds observations to the rows kept, and tells every connection of a forget once', async () => {
-    const path = freshPath();
-    const first = storeAt(path);
-    const second = storeAt(path);
-    const heard = { first: [] as (string | undefined)[], second: [] as (string | undefined)[] };
-    let told = (): void => undefined;
-    const next = () =>
-      new Promise<void>((resolve) => {
-        told = resolve;
-      });
-    first.onForget((forget) => heard.first.push(forget.toolId));
-    second.onForget((forget) => {
-      heard.second.push(forget.toolId);
-      told();
-    });
-    const row = { toolId: 'billing:refund', term: 'undo', weight: 4, updatedAt: 0 };
-    await first.add([row], { halfLifeMs: 10 });
-    await second.add([{ ...row, weight: 1, updatedAt: 20 }], { halfLifeMs: 10 });
-    expect(await first.load()).toEqual([{ ...row, weight: 2, updatedAt: 20 }]);
-    await expect(second.add([row], { halfLifeMs: 0 })).rejects.toMatchObject({
-      code: 'invalid_argument',
-    });
-    // Each hears its own forget as it commits, the other's from the file.
-    let heardBySecond = next();
-    await first.forget('billing:refund');
-    expect(heard.first).toEqual(['billing:refund']);
-    await heardBySecond;
-    expect(heard.second).toEqual(['billing:refund']);
-    heardBySecond = next();
-    await second.forget();
-    await heardBySecond;
-    expect(heard.second).toEqual(['billing:refund', undefined]);
-    await vi.waitFor(() => {
-      expect(heard.first).toEqual(['billing:refund', undefined]);
-    }, 10_000);
   });
 
   it('stops a second process ranking by forgotten evidence, and never writes it back', async () => {
@@ -188,13 +140,6 @@ describe('createSqliteEvidenceStore', () => {
     // The three heaviest of both writers' terms: a49 (99), b48 (98), b49 (100).
     const rows = await storeAt(path).load();
     expect(rows.map((row) => row.term).sort()).toEqual(['a49', 'b48', 'b49']);
-    await expect(
-      storeAt(path).add([{ toolId: 'fx:echo', term: 'x', weight: 1, updatedAt: 1 }], {
-        halfLifeMs: 1e9,
-        maxTermsPerTool: 0,
-      }),
-    ).rejects.toMatchObject({ code: 'invalid_argument' });
-    expect(await storeAt(path).load()).toHaveLength(3);
   }, 60_000);
 
   it('reports a corrupted page it watches as a store_error, and keeps the process up', async () => {
@@ -224,10 +169,7 @@ describe('createSqliteEvidenceStore', () => {
     vi.restoreAllMocks();
   });
 
-  it('rejects a load whose signal is aborted, and fails to open a directory', async () => {
-    await expect(storeAt(freshPath()).load({ signal: AbortSignal.abort() })).rejects.toMatchObject({
-      code: 'cancelled',
-    });
+  it('fails to open a directory', () => {
     expect(() => createSqliteEvidenceStore({ path: temp.root() })).toThrow(
       expect.objectContaining({ code: 'store_error' }),
     );
