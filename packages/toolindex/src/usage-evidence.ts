@@ -30,7 +30,11 @@ export interface EvidenceForget {
 export interface EvidenceStore {
   /** Every row kept. */
   load(options?: { signal?: AbortSignal }): Promise<readonly UsageEvidence[]>;
-  /** Inserts or replaces these rows; rows of the same tool not named are left as they are. */
+  /**
+   * Inserts these rows, each replacing the row kept of its tool and term unless that one is newer
+   * (a later `updatedAt`: an instance that saves late never undoes a newer save); rows of the same
+   * tool not named are left as they are.
+   */
   save(rows: readonly UsageEvidence[]): Promise<void>;
   /**
    * Optional: adds these rows' weights to the rows kept ({@link addEvidence}), inserting the
@@ -191,7 +195,11 @@ export function createMemoryEvidenceStore(): EvidenceStore {
       return Promise.resolve([...tools.values()].flatMap((terms) => [...terms.values()]));
     },
     save: (saved) => {
-      for (const row of saved) termsOf(row.toolId).set(row.term, { ...row });
+      for (const row of saved) {
+        const terms = termsOf(row.toolId);
+        const kept = terms.get(row.term);
+        if (kept === undefined || row.updatedAt >= kept.updatedAt) terms.set(row.term, { ...row });
+      }
       return Promise.resolve();
     },
     // A throw in the executor (a bad halfLifeMs or maxTermsPerTool) is the promise's rejection,

@@ -164,6 +164,8 @@ export function describeEvidenceStoreContract(
       ]);
       // A row twice in one save: the newer is kept.
       await store.save([row('a:x', 'one', 4, 15), row('a:x', 'one', 5, 20)]);
+      // An older row saved late (an instance that saw less) does not undo the newer one.
+      await store.save([row('a:x', 'one', 9, 12)]);
       expect(sorted(await store.load())).toEqual([
         row('a:x', '= purchas undo', 2, 10),
         row('a:x', 'one', 5, 20),
