@@ -65,6 +65,16 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     if (record.writer !== instanceId && !closed) emit(toStoreChange(record));
   };
 
+  /** The changes table's rows past `from`, in revision order: each key's latest change. */
+  const changesSince = async (db: PoolClient, from: number): Promise<ChangeRecord[]> => {
+    const result = await db.query<Omit<ChangeRecord, 'revision'> & { revision: string }>(
+      `SELECT revision, writer, kind, op, key, name FROM ${s}.changes
+        WHERE revision > $1 ORDER BY revision`,
+      [from],
+    );
+    return result.rows.map((row) => ({ ...row, revision: Number(row.revision) }));
+  };
+
   const catchUp = async (db: PoolClient): Promise<void> => {
     if (revision === undefined) {
       // Read after LISTEN, so every change committed from here on is either counted or notified.
@@ -72,12 +82,29 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
       revision = Number(result.rows[0]?.revision ?? 0);
       return;
     }
-    const result = await db.query<Omit<ChangeRecord, 'revision'> & { revision: string }>(
-      `SELECT revision, writer, kind, op, key, name FROM ${s}.changes
-        WHERE revision > $1 ORDER BY revision`,
-      [revision],
-    );
-    for (const row of result.rows) apply({ ...row, revision: Number(row.revision) });
+    for (const row of await changesSince(db, revision)) apply(row);
+  };
+
+  /**
+   * Applies a full notice of the very next revision as the changes table records it. Any role
+   * that may connect may NOTIFY on the channel, and only the store's writers may write the table:
+   * a made-up notice taken at its word would announce a change no writer made, and take the
+   * revision of the real one, which would then be skipped. The table keeps each key's latest
+   * change, so the notice's revision is found there unless its key has changed again since; then
+   * the notice is the only record of that change left, and it is applied as it says.
+   * Otherwise nothing was committed at that revision (yet): the notice is ignored, and the real
+   * change of that revision comes with its own notice.
+   */
+  const verify = async (notice: ChangeRecord, db: PoolClient): Promise<void> => {
+    const from = notice.revision - 1;
+    const rows = await changesSince(db, from);
+    const recorded = rows.find((row) => row.revision === notice.revision);
+    if (recorded !== undefined) {
+      apply(recorded);
+      return;
+    }
+    const sameKey = rows.find((row) => row.kind === notice.kind && row.key === notice.key);
+    if (sameKey !== undefined) apply(notice);
   };
 
   // The listener hands notices and catch-ups over one at a time, in arrival order: a notice
@@ -89,15 +116,14 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     who: 'the PostgreSQL change listener',
     applicationName: `toolplane:listen:${instanceId}`,
     catchUp,
-    // A full notice of the very next revision is applied as it says; any other (a payload cut
-    // for NOTIFY's limit, a gap a delete of a missing key leaves) has it read the changes table,
-    // which only the store's writers may write. Any role that may connect may NOTIFY on the
-    // channel: a made-up notice far ahead, taken at its word, would leave the feed deaf to every
-    // real change until it restarts; read from the table, it changes nothing.
+    // A full notice of the very next revision is checked against the changes table and
+    // applied (see `verify`); any other (a payload cut for NOTIFY's limit, a gap a delete of a
+    // missing key leaves, a made-up notice far ahead) has the feed read the table from the last
+    // revision it saw, so a notice can never move the feed past a change it has not read.
     onNotification: async (payload, db) => {
       const notice = parseNotice(payload);
       if (notice === undefined || revision === undefined || notice.revision <= revision) return;
-      if (notice.writer !== undefined && notice.revision === revision + 1) apply(notice);
+      if (notice.writer !== undefined && notice.revision === revision + 1) await verify(notice, db);
       else await catchUp(db);
     },
     retryAtStart: false,
