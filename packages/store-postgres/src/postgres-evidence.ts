@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   addEvidence,
+  checkEvidenceKeys,
+  checkEvidenceRows,
   createForgetListeners,
   keepHeaviest,
   type EvidenceStore,
@@ -152,6 +154,7 @@ export async function createPostgresEvidenceStore(
       return rows.map(fromRow);
     },
     async save(saved) {
+      checkEvidenceRows(saved);
       // One row per (tool, term), the newest (the later of equals), as the upsert would keep:
       // an upsert may not touch a row twice.
       const newest = new Map<string, UsageEvidence>();
@@ -177,6 +180,7 @@ export async function createPostgresEvidenceStore(
       );
     },
     async add(rows, { halfLifeMs, maxTermsPerTool }) {
+      checkEvidenceRows(rows);
       // One row per (tool, term): an upsert may not touch a row twice.
       const merged = new Map<string, ReturnType<typeof addEvidence>>();
       for (const row of rows) {
@@ -233,6 +237,7 @@ export async function createPostgresEvidenceStore(
       });
     },
     async remove(rows) {
+      checkEvidenceKeys(rows);
       if (rows.length === 0) return;
       await query(
         'remove',

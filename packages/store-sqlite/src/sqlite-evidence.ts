@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   addEvidence,
+  checkEvidenceKeys,
+  checkEvidenceRows,
   createForgetListeners,
   keepHeaviest,
   type EvidenceStore,
@@ -249,14 +251,19 @@ export function createSqliteEvidenceStore(
     },
     save: (rows) =>
       write('save', () => {
+        checkEvidenceRows(rows);
         saveAll(rows);
       }),
     remove: (rows) =>
       write('remove', () => {
+        checkEvidenceKeys(rows);
         removeAll(rows);
       }),
     add: (rows, addOptions) =>
-      write('add', () => addAll.immediate(rows, addOptions.halfLifeMs, addOptions.maxTermsPerTool)),
+      write('add', () => {
+        checkEvidenceRows(rows);
+        return addAll.immediate(rows, addOptions.halfLifeMs, addOptions.maxTermsPerTool);
+      }),
     forget: (toolId) =>
       write('forget', () => {
         forget.immediate(toolId);

@@ -37,6 +37,8 @@ export type {
 export { stem, tokenize } from './tokenize.js';
 export {
   addEvidence,
+  checkEvidenceKeys,
+  checkEvidenceRows,
   createForgetListeners,
   createMemoryEvidenceStore,
   keepHeaviest,

@@ -15,6 +15,77 @@ export interface UsageEvidence {
   readonly updatedAt: number;
 }
 
+/** The latest time a `Date` can hold, in ms since the epoch: the bound of `updatedAt`. */
+const LATEST_TIME = 8.64e15;
+
+/**
+ * Checks rows handed to {@link EvidenceStore.save} or {@link EvidenceStore.add}, for store
+ * authors: an array of rows, each with a non-empty `toolId` and `term`, a finite `weight` of 0 or
+ * more and an `updatedAt` a `Date` can hold (0 to 8.64e15). A weight that is `NaN` or infinite,
+ * kept, would make every later sum with it, and the ranking it feeds, the same.
+ *
+ * @throws {ToolError} `invalid_argument` naming the first bad row and what is wrong with it.
+ */
+export function checkEvidenceRows(rows: readonly UsageEvidence[]): void {
+  checkRowArray(rows);
+  rows.forEach((row, at) => {
+    checkKeys(row, at);
+    const { weight, updatedAt } = row;
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+      throw badRow(at, `weight must be a finite number of 0 or more, got ${String(weight)}`);
+    }
+    if (
+      typeof updatedAt !== 'number' ||
+      !Number.isFinite(updatedAt) ||
+      updatedAt < 0 ||
+      updatedAt > LATEST_TIME
+    ) {
+      throw badRow(
+        at,
+        `updatedAt must be ms since the epoch from 0 to ${String(LATEST_TIME)}, got ${String(updatedAt)}`,
+      );
+    }
+  });
+}
+
+/**
+ * Checks the rows handed to {@link EvidenceStore.remove}, for store authors: an array of rows,
+ * each with a non-empty `toolId` and `term`.
+ *
+ * @throws {ToolError} `invalid_argument` naming the first bad row.
+ */
+export function checkEvidenceKeys(rows: readonly Pick<UsageEvidence, 'toolId' | 'term'>[]): void {
+  checkRowArray(rows);
+  rows.forEach(checkKeys);
+}
+
+function checkRowArray(rows: unknown): void {
+  if (!Array.isArray(rows)) {
+    throw new ToolError('invalid_argument', 'evidence rows must be an array');
+  }
+}
+
+function checkKeys(row: unknown, at: number): void {
+  if (typeof row !== 'object' || row === null) throw badRow(at, 'it is not an object');
+  const { toolId, term } = row as Partial<UsageEvidence>;
+  for (const [field, value] of [
+    ['toolId', toolId],
+    ['term', term],
+  ] as const) {
+    if (typeof value !== 'string' || value.length === 0) {
+      throw badRow(at, `${field} must be a non-empty string, got ${describe(value)}`);
+    }
+  }
+}
+
+function badRow(at: number, what: string): ToolError {
+  return new ToolError('invalid_argument', `evidence row ${String(at)}: ${what}`);
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
 /** A forget an {@link EvidenceStore} tells its listeners of: one tool's evidence, or all of it. */
 export interface EvidenceForget {
   /** The tool whose evidence was dropped; `undefined` when every tool's was. */
@@ -194,18 +265,22 @@ export function createMemoryEvidenceStore(): EvidenceStore {
       }
       return Promise.resolve([...tools.values()].flatMap((terms) => [...terms.values()]));
     },
-    save: (saved) => {
-      for (const row of saved) {
-        const terms = termsOf(row.toolId);
-        const kept = terms.get(row.term);
-        if (kept === undefined || row.updatedAt >= kept.updatedAt) terms.set(row.term, { ...row });
-      }
-      return Promise.resolve();
-    },
-    // A throw in the executor (a bad halfLifeMs or maxTermsPerTool) is the promise's rejection,
+    save: (saved) =>
+      new Promise<void>((resolve) => {
+        checkEvidenceRows(saved);
+        for (const row of saved) {
+          const terms = termsOf(row.toolId);
+          const kept = terms.get(row.term);
+          if (kept === undefined || row.updatedAt >= kept.updatedAt)
+            terms.set(row.term, { ...row });
+        }
+        resolve();
+      }),
+    // A throw in the executor (a bad row, halfLifeMs or maxTermsPerTool) is the promise's rejection,
     // before anything is changed.
     add: (added, { halfLifeMs, maxTermsPerTool }) =>
       new Promise<readonly UsageEvidence[] | undefined>((resolve) => {
+        checkEvidenceRows(added);
         const next = new Map<string, Map<string, UsageEvidence>>();
         for (const row of added) {
           let terms = next.get(row.toolId);
@@ -228,10 +303,12 @@ export function createMemoryEvidenceStore(): EvidenceStore {
         }
         resolve(bounded.flatMap(([, kept]) => kept.map((row) => ({ ...row }))));
       }),
-    remove: (removed) => {
-      for (const row of removed) tools.get(row.toolId)?.delete(row.term);
-      return Promise.resolve();
-    },
+    remove: (removed) =>
+      new Promise<void>((resolve) => {
+        checkEvidenceKeys(removed);
+        for (const row of removed) tools.get(row.toolId)?.delete(row.term);
+        resolve();
+      }),
     forget: (toolId) => {
       if (toolId === undefined) tools.clear();
       else tools.delete(toolId);

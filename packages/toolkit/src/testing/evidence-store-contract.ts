@@ -109,8 +109,8 @@ function listen(
  * Registers the shared test suite every {@link EvidenceStore} must pass: saved rows load back, a
  * newer row replacing its own and leaving the rest; `remove`; `add` summing weights decayed to
  * the later time, inserting new rows, and with `maxTermsPerTool` keeping each tool's heaviest
- * rows and answering with them; a bad `halfLifeMs` or `maxTermsPerTool` refused with nothing
- * changed; a cancelled load; forgets of a tool and of everything, told to every listener (one
+ * rows and answering with them; a bad `halfLifeMs` or `maxTermsPerTool`, or a malformed row,
+ * refused with nothing changed; a cancelled load; forgets of a tool and of everything, told to every listener (one
  * that throws stops none of the others); and (with `reopen`) two instances on the same data both
  * counting a term learned at once, bounding each other's rows, and hearing each other's forgets.
  * The optional `add` and `onForget` are tested when the store has them, else their tests skip.
@@ -293,6 +293,48 @@ export function describeEvidenceStoreContract(
           code: 'invalid_argument',
         });
       }
+      expect(sorted(await store.load())).toEqual(before);
+    });
+
+    it('refuses a malformed row to save, add or remove with invalid_argument, and changes nothing', async () => {
+      const store = await create();
+      const before = [row('a:x', 'one', 1, 0), row('a:x', 'two', 2, 0)];
+      await store.save(before);
+      const good = row('a:x', 'one', 5, 10);
+      const malformed: unknown[] = [
+        { ...good, weight: Number.NaN },
+        { ...good, weight: Infinity },
+        { ...good, weight: -1 },
+        { ...good, weight: '5' },
+        { ...good, updatedAt: Number.NaN },
+        { ...good, updatedAt: -1 },
+        { ...good, updatedAt: 1e300 },
+        { ...good, updatedAt: undefined },
+        { ...good, toolId: '' },
+        { ...good, toolId: 42 },
+        { ...good, term: '' },
+        { ...good, term: null },
+        null,
+        'a:x',
+      ];
+      for (const bad of malformed) {
+        // The bad row after a good one: nothing of the call is kept, not even the good row.
+        const rows = [good, bad] as UsageEvidence[];
+        await expect(store.save(rows)).rejects.toMatchObject({ code: 'invalid_argument' });
+        if (store.add !== undefined) {
+          await expect(store.add(rows, { halfLifeMs: HALF_LIFE })).rejects.toMatchObject({
+            code: 'invalid_argument',
+          });
+        }
+      }
+      for (const bad of [{ toolId: 'a:x', term: '' }, { toolId: 7, term: 'one' }, null]) {
+        await expect(
+          store.remove([{ toolId: 'a:x', term: 'one' }, bad] as UsageEvidence[]),
+        ).rejects.toMatchObject({ code: 'invalid_argument' });
+      }
+      await expect(store.save('rows' as unknown as UsageEvidence[])).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
       expect(sorted(await store.load())).toEqual(before);
     });
 
