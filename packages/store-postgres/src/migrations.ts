@@ -1,6 +1,8 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import { DatabaseError, escapeIdentifier, type Pool, type PoolClient, type QueryConfig } from 'pg';
 import { UNBOUNDED_ANSWER_MS } from './connection-options.js';
+import { cancelOnAbort } from './statement-cancel.js';
+import { isQueryCanceled } from './store-error.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -123,13 +125,10 @@ export async function migrate(
   const current = await readVersion(pool, s);
   if (current === SCHEMA_VERSION) return;
   checkNotNewer(current, schema);
-  if (options.signal?.aborted === true) {
-    throw new ToolError('cancelled', 'the operation was cancelled', {
-      cause: options.signal.reason,
-    });
-  }
+  const { signal } = options;
+  if (signal !== undefined) throwIfAborted(signal);
 
-  await underSchemaLock(pool, schema, async (client) => {
+  await underSchemaLock(pool, schema, signal, async (client) => {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${s}.migrations (
@@ -153,25 +152,43 @@ export async function migrate(
  * a concurrent twin (both may pass the check, and one then fails on a catalog unique index), so
  * instances starting together create a schema or a table in turn.
  *
+ * @throws {ToolError} `cancelled` when `signal` aborts first, the wait for the lock included
+ * (the lock's holder may be a session left open for hours); else what `work` or the database
+ * throws.
  * @internal
  */
 export async function underSchemaLock(
   pool: Pool,
   schema: string,
+  signal: AbortSignal | undefined,
   work: (client: PoolClient) => Promise<void>,
 ): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    // Another instance may be migrating: wait for it, however long, rather than fail the start.
-    await client.query('SET LOCAL statement_timeout = 0');
-    // pg reads a query's own query_timeout, which its types leave out.
-    const waitForTurn = {
-      text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))',
-      values: [LOCK_CLASS, schema],
-      query_timeout: UNBOUNDED_ANSWER_MS,
-    } as QueryConfig;
-    await client.query(waitForTurn);
-    await work(client);
-  });
+  try {
+    await inTransaction(pool, async (client) => {
+      // Another instance may be migrating: wait for it, however long, rather than fail the
+      // start, unless the caller stops waiting.
+      await client.query('SET LOCAL statement_timeout = 0');
+      // pg reads a query's own query_timeout, which its types leave out.
+      const waitForTurn = {
+        text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))',
+        values: [LOCK_CLASS, schema],
+        query_timeout: UNBOUNDED_ANSWER_MS,
+      } as QueryConfig;
+      const watch = signal === undefined ? undefined : await cancelOnAbort(pool, client, signal);
+      try {
+        await client.query(waitForTurn);
+      } finally {
+        await watch?.stop();
+      }
+      if (signal !== undefined) throwIfAborted(signal);
+      await work(client);
+    });
+  } catch (error) {
+    if (signal?.aborted === true && (isQueryCanceled(error) || ToolError.isInstance(error))) {
+      throwIfAborted(signal);
+    }
+    throw error;
+  }
 }
 
 async function readVersion(db: Pool | PoolClient, s: string): Promise<number> {

@@ -486,6 +486,42 @@ describe.skipIf(!available)('createPostgresStore', () => {
       expect(await store.listPrompts()).toEqual([]);
     });
 
+    it('stops an open waiting for another session to finish migrating when its signal aborts', async () => {
+      schema = freshSchema();
+      // A migration left open in a psql session, say: it holds the schema's advisory lock.
+      const holder = await admin.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [0x746f6f6c, schema]);
+        const controller = new AbortController();
+        const opening = rejectionCodeOf(open({ signal: controller.signal }));
+        await vi.waitFor(
+          async () => {
+            const waiting = await admin.query(
+              `SELECT 1 FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE $1`,
+              ['%pg_advisory_xact_lock%'],
+            );
+            expect(waiting.rowCount).toBe(1);
+          },
+          { timeout: 10_000, interval: 20 },
+        );
+        controller.abort();
+        expect(await opening).toBe('cancelled');
+        // Nothing was created, and nothing waits for the lock any more.
+        const waiting = await admin.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory'`,
+        );
+        expect(waiting.rowCount).toBe(0);
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+      const store = await open();
+      await store.putPrompt(prompt('after'));
+      expect(await store.getPrompt('after')).toEqual(prompt('after'));
+    });
+
     it('rejects with cancelled when opening with an aborted signal', async () => {
       expect(await rejectionCodeOf(open({ signal: AbortSignal.abort() }))).toBe('cancelled');
     });

@@ -23,6 +23,7 @@ import {
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { migrate } from './migrations.js';
 import { checkConnection, ownPool, type PostgresConnection } from './connection-options.js';
+import { cancelOnAbort, type StatementCancel } from './statement-cancel.js';
 import { asStoreError, isQueryCanceled } from './store-error.js';
 
 /** Options for {@link createPostgresStore}. */
@@ -43,7 +44,7 @@ export type PostgresStoreOptions = PostgresConnection & {
    * subscribers then hear its own changes only.
    */
   readonly listen?: boolean;
-  /** Aborts connecting and migrating. */
+  /** Aborts connecting and migrating, a wait for another instance's migration included. */
   readonly signal?: AbortSignal;
 };
 
@@ -158,7 +159,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
 
   const sql = statements(s, schema);
-  const pids = new WeakMap<PoolClient, number>();
   let closed = false;
 
   const query = async <R extends QueryResultRow>(
@@ -180,24 +180,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       throw asStoreError(error, `cannot ${what} in the ${where}`, { secrets });
     }
     let failure: unknown;
-    let cancelling: Promise<unknown> | undefined;
-    const cancel = (): void => {
-      const pid = pids.get(client);
-      // A cancel request stops the statement on the server; a write it reached is rolled back.
-      if (pid !== undefined) {
-        cancelling = pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
-      }
-    };
+    let watch: StatementCancel | undefined;
     try {
-      if (signal !== undefined) {
-        if (!pids.has(client)) {
-          const result = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-          const pid = result.rows[0]?.pid;
-          if (pid !== undefined) pids.set(client, pid);
-        }
-        throwIfAborted(signal);
-        signal.addEventListener('abort', cancel, { once: true });
-      }
+      // A cancel request stops the statement on the server; a write it reached is rolled back.
+      if (signal !== undefined) watch = await cancelOnAbort(pool, client, signal);
       return (await client.query<R>(config)).rows;
     } catch (error) {
       failure = error;
@@ -206,9 +192,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }
       throw asStoreError(error, `cannot ${what} in the ${where}`, { secrets });
     } finally {
-      signal?.removeEventListener('abort', cancel);
       // The cancel must land before the connection serves anyone else.
-      if (cancelling !== undefined) await cancelling;
+      await watch?.stop();
       // A broken connection is dropped from the pool; an SQL error leaves it usable.
       client.release(
         failure instanceof Error &&

@@ -74,7 +74,7 @@ export async function openSearchTable(
       [tables.at(-1)?.name],
     );
     if ((found?.found ?? null) === null) {
-      await underSchemaLock(pool, schema, async (client) => {
+      await underSchemaLock(pool, schema, undefined, async (client) => {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(schema)}`);
         for (const each of tables) {
           await client.query(`CREATE TABLE IF NOT EXISTS ${each.name} (${each.columns})`);
