@@ -97,13 +97,17 @@ function toPart(outcome: CallOutcome, id: string | undefined): Part {
 
 /**
  * Whether `outcome`'s structured content is an object the bounds kept whole: its first part is
- * the object's JSON text (`readsStructured`), cut with a note when it did not fit.
+ * the object's JSON text (`readsStructured`), cut with a note when it did not fit. A cut text
+ * ends with the note's `]`, never an object's `}`: only a text within the bound is compared,
+ * so a result far past it is not written out as JSON again to be told it was cut.
  */
 function keptWhole(outcome: CallOutcome): boolean {
   const { structured } = outcome;
   if (!isPlainObject(structured)) return false;
   const first = outcome.parts[0];
-  return first?.type === 'text' && first.text === JSON.stringify(structured);
+  return (
+    first?.type === 'text' && first.text.endsWith('}') && first.text === JSON.stringify(structured)
+  );
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
