@@ -109,6 +109,13 @@ describe('parseArgs: an integer JSON would read as another number', () => {
     }
   });
 
+  it('reads a number too large for a double as Infinity, for validation to refuse as a number', () => {
+    expect(parseArgs({ schema, pairs: ['user.age=1e400', 'n=-1e999'] })).toEqual({
+      user: { age: Infinity },
+      n: -Infinity,
+    });
+  });
+
   it('passes 2^53 - 1, floats and digits a string property takes as text', () => {
     expect(
       parseArgs({

@@ -145,10 +145,12 @@ function readValue(raw: string, schema: unknown, pair: string, path: readonly st
     refuseInexact(text, `in ${pair}`);
     return value;
   }
+  // A number too large for a double (1e400) is read as Infinity, which the tool's validation
+  // refuses as not a finite number: said of the number typed, not of a string.
   if (
     (types.has('number') || types.has('integer')) &&
     text.trim() !== '' &&
-    Number.isFinite(Number(text))
+    !Number.isNaN(Number(text))
   ) {
     refuseInexact(text, `in ${pair}`);
     return Number(text);
