@@ -231,6 +231,22 @@ describe('repeated options', () => {
   });
 });
 
+describe('a search that matches nothing', () => {
+  it('quotes a short query whole, and a long one by its start, its length and what search reads', async () => {
+    const long = `${'zzyzx '.repeat(300)}\u{1F600}`;
+    const [short, pasted] = await Promise.all([
+      run(['tools', 'search', 'zzyzx']),
+      run(['tools', 'search', long]),
+    ]);
+    expect(short.code).toBe(0);
+    expect(short.stdout.trim()).toBe('no tool matches "zzyzx"');
+    expect(pasted.code).toBe(0);
+    expect(pasted.stdout.trim()).toBe(
+      `no tool matches "${long.slice(0, 60)}…" (1,802 characters; search reads the first 1,000)`,
+    );
+  });
+});
+
 describe('key=@- and key=@FILE', () => {
   it('reads a prompt argument from standard input and from a file', async () => {
     const [piped, file, literal] = await Promise.all([

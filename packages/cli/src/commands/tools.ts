@@ -1,4 +1,5 @@
 import { showControls, ToolError, type Toolkit } from '@toolplane/toolkit';
+import { MAX_QUERY_LENGTH } from '@toolplane/toolindex';
 import { didYouMean } from '@toolplane/toolmodel';
 import type { Command } from 'commander';
 import { parseArgs } from '../args.js';
@@ -93,7 +94,7 @@ export function registerTools(tools: Command, context: CommandContext): void {
               r.score.toFixed(2),
               firstLine(r.shortDescription),
             ]),
-            `no tool matches "${query}"`,
+            `no tool matches ${shownQuery(query)}`,
           );
         },
       );
@@ -244,4 +245,23 @@ function knownNamespace(toolkit: Toolkit, namespace: string): void {
     'not_found',
     `no namespace "${namespace}" has tools (namespaces: ${[...known].sort().join(', ')})${near === undefined ? '' : `; did you mean "${near}"?`}`,
   );
+}
+
+/** Characters of a query the "no tool matches" line quotes. */
+const QUOTED_QUERY = 60;
+
+/**
+ * `query` as the "no tool matches" line quotes it: whole when short, else its start, with its
+ * length and the part search reads (a query is searched by its first MAX_QUERY_LENGTH
+ * characters), so a pasted document is not printed back.
+ */
+function shownQuery(query: string): string {
+  if (query.length <= QUOTED_QUERY) return `"${query}"`;
+  const read =
+    query.length > MAX_QUERY_LENGTH
+      ? `; search reads the first ${MAX_QUERY_LENGTH.toLocaleString('en')}`
+      : '';
+  // Not cut between the two halves of a surrogate pair.
+  const start = query.slice(0, QUOTED_QUERY).replace(/[\uD800-\uDBFF]$/, '');
+  return `"${start}…" (${query.length.toLocaleString('en')} characters${read})`;
 }
