@@ -86,6 +86,17 @@ describe('createCodeMode', () => {
     expect(other.message).not.toContain('is not a tool');
   });
 
+  it('reads a tool named with brackets too, and points a name its server spells to the API spelling', async () => {
+    const respelled = await failure(code.run('return await tools.builtin["get-sum.v2"]();'));
+    expect(respelled.message).toContain(
+      'tools.builtin["get-sum.v2"] is tools.builtin.get_sum_v2 in this API: names are made JavaScript identifiers',
+    );
+    const missing = await failure(code.run("return await tools['builtin']['no pe']();"));
+    expect(missing.message).toContain('tools.builtin["no pe"] is not a tool of this API');
+    const namespace = await failure(code.run('return await tools["git-hub"].x();'));
+    expect(namespace.message).toContain('tools["git-hub"] is not a namespace of this API');
+  });
+
   it('rejects arguments the schema refuses, inside the program', async () => {
     const { value, calls } = await code.run(`
       try { await tools.builtin.add({ a: 'x' }); } catch (error) { return error.code; }

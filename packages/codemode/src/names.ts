@@ -57,13 +57,30 @@ export function apiTools(entries: readonly ToolEntry[]): ApiTool[] {
   });
 }
 
-// `tools.<namespace>` and `tools.<namespace>.<name>` as a program spells them with dots.
-const TOOL_PATH = /(?<![\w$.])tools\s*\.\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?/g;
+// One member of a path under `tools`: `.name`, or `["name"]` / `['name']` (no escapes).
+const MEMBER = String.raw`(?:\s*\.\s*([A-Za-z_$][\w$]*)|\s*\[\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\])`;
+// `tools.<namespace>` and `tools.<namespace>.<name>` as a program spells them, with dots or
+// with brackets and a string (`tools.github["create-issue"]`).
+const TOOL_PATH = new RegExp(String.raw`(?<![\w$.])tools${MEMBER}(?:${MEMBER})?`, 'g');
+
+/** `tools` followed by `members`, each written as a program would: dotted when it can be. */
+function pathOf(...members: string[]): string {
+  return `tools${members
+    .map((member) =>
+      /^[A-Za-z_$][\w$]*$/.test(member) ? `.${member}` : `[${JSON.stringify(member)}]`,
+    )
+    .join('')}`;
+}
 
 /** At most `count` of `names`, and how many more there are. */
 function some(names: readonly string[], count = 8): string {
   const shown = names.slice(0, count).join(', ');
   return names.length > count ? `${shown}, … ${String(names.length - count)} more` : shown;
+}
+
+/** The hint for a tool or namespace named as its server spells it, not as the API does. */
+function respelled(written: string, api: string): string {
+  return `${written} is ${api} in this API: names are made JavaScript identifiers (every character other than letters, digits, _ and $ becomes _)`;
 }
 
 /**
@@ -79,14 +96,22 @@ export function missingToolHint(line: string, api: readonly ApiTool[]): string |
     names.push(name);
     byNamespace.set(namespace, names);
   }
-  for (const [, namespace = '', name] of line.matchAll(TOOL_PATH)) {
+  for (const match of line.matchAll(TOOL_PATH)) {
+    const namespace = match[1] ?? match[2] ?? match[3] ?? '';
+    const name = match[4] ?? match[5] ?? match[6];
     const names = byNamespace.get(namespace);
     if (names === undefined) {
+      const spelled = identifierOf(namespace);
+      if (byNamespace.has(spelled)) return respelled(pathOf(namespace), pathOf(spelled));
       const known = [...byNamespace.keys()];
-      return `tools.${namespace} is not a namespace of this API (${known.length === 0 ? 'no tool is allowed' : `it has ${some(known)}`}); search(query) finds tools and where to call them`;
+      return `${pathOf(namespace)} is not a namespace of this API (${known.length === 0 ? 'no tool is allowed' : `it has ${some(known)}`}); search(query) finds tools and where to call them`;
     }
     if (name !== undefined && !names.includes(name)) {
-      return `tools.${namespace}.${name} is not a tool of this API (tools.${namespace} has ${some(names)}); search(query) finds tools and where to call them`;
+      const spelled = identifierOf(name);
+      if (names.includes(spelled)) {
+        return respelled(pathOf(namespace, name), pathOf(namespace, spelled));
+      }
+      return `${pathOf(namespace, name)} is not a tool of this API (${pathOf(namespace)} has ${some(names)}); search(query) finds tools and where to call them`;
     }
   }
   return undefined;
