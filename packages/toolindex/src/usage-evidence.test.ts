@@ -6,7 +6,10 @@ const good: UsageEvidence = { toolId: 'billing:refund', term: 'undo', weight: 1,
 describe('checkEvidenceRows', () => {
   it('takes well-formed rows, a zero weight and the latest time a Date holds included', () => {
     expect(() => {
-      checkEvidenceRows([good, { ...good, weight: 0, updatedAt: 8.64e15 }]);
+      checkEvidenceRows([
+        good,
+        { ...good, weight: 0, updatedAt: 8.64e15, term: 'caf\u00e9 \u{1F600}' },
+      ]);
     }).not.toThrow();
     expect(() => {
       checkEvidenceRows([]);
@@ -27,6 +30,11 @@ describe('checkEvidenceRows', () => {
       'evidence row 2: toolId must be a non-empty string, got ""',
     );
     expect(bad([null])).toThrow('evidence row 0: it is not an object');
+    expect(bad([{ ...good, term: 'a\u0000b' }])).toThrow(
+      'evidence row 0: term must be well-formed text without NUL (U+0000), got "a\\u0000b"',
+    );
+    expect(bad([{ ...good, toolId: 'a:\uD800' }])).toThrow(/toolId must be well-formed text/);
+    expect(bad([{ ...good, term: '\uDC00x' }])).toThrow(/term must be well-formed text/);
     expect(bad({ length: 1 })).toThrow('evidence rows must be an array');
     expect(bad([{ ...good, term: 3 }])).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),

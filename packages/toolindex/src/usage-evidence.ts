@@ -20,8 +20,8 @@ const LATEST_TIME = 8.64e15;
 
 /**
  * Checks rows handed to {@link EvidenceStore.save} or {@link EvidenceStore.add}, for store
- * authors: an array of rows, each with a non-empty `toolId` and `term`, a finite `weight` of 0 or
- * more and an `updatedAt` a `Date` can hold (0 to 8.64e15). A weight that is `NaN` or infinite,
+ * authors: an array of rows, each with a non-empty `toolId` and `term` (well-formed text without
+ * NUL, which every store keeps as written), a finite `weight` of 0 or more and an `updatedAt` a `Date` can hold (0 to 8.64e15). A weight that is `NaN` or infinite,
  * kept, would make every later sum with it, and the ranking it feeds, the same.
  *
  * @throws {ToolError} `invalid_argument` naming the first bad row and what is wrong with it.
@@ -75,8 +75,20 @@ function checkKeys(row: unknown, at: number): void {
     if (typeof value !== 'string' || value.length === 0) {
       throw badRow(at, `${field} must be a non-empty string, got ${describe(value)}`);
     }
+    // Kept as written by every store: PostgreSQL stores no NUL, and an SQL store would keep a
+    // lone surrogate as U+FFFD, loading back another string than the one saved.
+    if (UNSTORABLE.test(value)) {
+      throw badRow(
+        at,
+        `${field} must be well-formed text without NUL (U+0000), got ${JSON.stringify(value)}`,
+      );
+    }
   }
 }
+
+// NUL, or a surrogate not in a pair.
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function badRow(at: number, what: string): ToolError {
   return new ToolError('invalid_argument', `evidence row ${String(at)}: ${what}`);

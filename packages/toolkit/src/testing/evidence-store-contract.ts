@@ -314,6 +314,8 @@ export function describeEvidenceStoreContract(
         { ...good, toolId: 42 },
         { ...good, term: '' },
         { ...good, term: null },
+        { ...good, term: 'nul\u0000' },
+        { ...good, toolId: 'a:\uD800' },
         null,
         'a:x',
       ];
