@@ -185,6 +185,18 @@ describe('createBm25Searcher ranking', () => {
     expect(none.search({ text: 'bill', limit: 5 })).toEqual([]);
   });
 
+  it('builds its synonym table on the first search, from the groups as they were given', () => {
+    const groups = [['invoice', 'bill']];
+    const searcher = createBm25Searcher({ synonyms: groups });
+    // Changed after the searcher was made, before its first search: not seen.
+    groups[0] = ['invoice', 'receipt'];
+    searcher.upsert(doc('pay:create_invoice', 'Creates an invoice.'));
+    expect(searcher.search({ text: 'bill', limit: 5 }).map((h) => h.id)).toEqual([
+      'pay:create_invoice',
+    ]);
+    expect(searcher.search({ text: 'receipt', limit: 5 })).toEqual([]);
+  });
+
   it('prefers tools that match more of the query', () => {
     const searcher = createBm25Searcher();
     searcher.upsert(doc('a:send_invoice', 'Sends an invoice to a customer.'));

@@ -1,4 +1,3 @@
-import { ToolError } from '@toolplane/toolmodel';
 import { checkNumber } from './check-number.js';
 import { DEFAULT_FIELD_WEIGHTS, type Bm25Options, type FieldWeights } from './bm25-options.js';
 import { createTermCollector } from './document-terms.js';
@@ -10,13 +9,7 @@ import {
   type SearcherQuery,
   type SearchHit,
 } from './searcher.js';
-import {
-  buildSynonymTable,
-  DEFAULT_ALIASES,
-  DEFAULT_SYNONYMS,
-  type Expansion,
-  type SynonymTable,
-} from './synonyms.js';
+import { synonymTableOf, type Expansion } from './synonyms.js';
 import {
   diversifyByIntent,
   intentMask,
@@ -163,8 +156,9 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
     checkNumber(options.namespacePriorMatches ?? 8, 'namespacePriorMatches', 1, 100),
   );
 
-  const synonyms = synonymTableOf(options.synonyms, options.aliases);
-  const hasPhrases = [...synonyms.keys()].some((key) => key.includes(' '));
+  // Built on the first search: an index that is only listed (a gateway's start, a one-shot
+  // `tools list`) never pays for it.
+  const synonymsOf = synonymTableOf(options.synonyms, options.aliases);
   let namespaceStats = new Float64Array(0);
   let namespaceList = new Int32Array(0);
 
@@ -215,6 +209,7 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
    * that phrase's synonyms.
    */
   function groupsOf(text: string): { groups: Lookup[][]; words: string[] } {
+    const { table: synonyms, hasPhrases } = synonymsOf();
     let terms = tokenize(text);
     // Filler words go, unless the request is nothing but filler.
     const meaningful = terms.filter((term) => !isQueryFiller(term));
@@ -456,33 +451,4 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
   }
 
   return { upsert, add, remove, search, specificity: (term) => idfOf(dfOf(term)) };
-}
-
-function synonymTableOf(groups: unknown, aliases: unknown): SynonymTable {
-  if (groups === undefined && aliases === undefined) return defaultTable();
-  for (const [value, name] of [
-    [groups, 'synonyms'],
-    [aliases, 'aliases'],
-  ] as const) {
-    if (
-      value !== undefined &&
-      (!Array.isArray(value) ||
-        !value.every(
-          (group) => Array.isArray(group) && group.every((word) => typeof word === 'string'),
-        ))
-    ) {
-      throw new ToolError('invalid_argument', `${name} must be an array of arrays of strings`);
-    }
-  }
-  return buildSynonymTable(
-    (groups ?? DEFAULT_SYNONYMS) as readonly (readonly string[])[],
-    (aliases ?? (groups === undefined ? DEFAULT_ALIASES : [])) as readonly (readonly string[])[],
-  );
-}
-
-let defaultSynonymTable: SynonymTable | undefined;
-
-function defaultTable(): SynonymTable {
-  defaultSynonymTable ??= buildSynonymTable(DEFAULT_SYNONYMS, DEFAULT_ALIASES);
-  return defaultSynonymTable;
 }

@@ -1,3 +1,4 @@
+import { ToolError } from '@toolplane/toolmodel';
 import { tokenize } from './tokenize.js';
 
 /**
@@ -174,4 +175,55 @@ export function buildSynonymTable(
     }
   }
   return table;
+}
+
+/** A synonym table, and whether any of its keys is a two-word phrase. */
+export interface Synonyms {
+  readonly table: SynonymTable;
+  readonly hasPhrases: boolean;
+}
+
+/**
+ * The synonym table of `groups` and `aliases` (the defaults when both are absent), built on the
+ * first call of the function returned; the arguments are checked at once.
+ *
+ * @throws {ToolError} `invalid_argument` when either is not an array of arrays of strings.
+ */
+export function synonymTableOf(groups: unknown, aliases: unknown): () => Synonyms {
+  if (groups === undefined && aliases === undefined) return defaultSynonyms;
+  for (const [value, name] of [
+    [groups, 'synonyms'],
+    [aliases, 'aliases'],
+  ] as const) {
+    if (
+      value !== undefined &&
+      (!Array.isArray(value) ||
+        !value.every(
+          (group) => Array.isArray(group) && group.every((word) => typeof word === 'string'),
+        ))
+    ) {
+      throw new ToolError('invalid_argument', `${name} must be an array of arrays of strings`);
+    }
+  }
+  // Copied now: the caller's arrays may change before the first search.
+  const ownGroups = ((groups ?? DEFAULT_SYNONYMS) as readonly (readonly string[])[]).map(
+    (group) => [...group],
+  );
+  const ownAliases = (
+    (aliases ?? (groups === undefined ? DEFAULT_ALIASES : [])) as readonly (readonly string[])[]
+  ).map((alias) => [...alias]);
+  let built: Synonyms | undefined;
+  return () => (built ??= synonymsOf(buildSynonymTable(ownGroups, ownAliases)));
+}
+
+function synonymsOf(table: SynonymTable): Synonyms {
+  return { table, hasPhrases: [...table.keys()].some((key) => key.includes(' ')) };
+}
+
+let defaultTable: Synonyms | undefined;
+
+/** The default synonym table, built once per process, on the first search that needs it. */
+function defaultSynonyms(): Synonyms {
+  defaultTable ??= synonymsOf(buildSynonymTable(DEFAULT_SYNONYMS, DEFAULT_ALIASES));
+  return defaultTable;
 }
