@@ -190,13 +190,17 @@ try {
     cliSpawn.push((await lastNoted(spawnedFile, 'began')) - listed.startedAt);
     readyBesideCli.push(await lastNoted(spawnedFile, 'ready'));
     cliUnbundled.push((await cliList(dir, unbundled)).ms);
+    // The installed bundle and the baseline run one after the other, first by turns: a run's
+    // place in a round shifts its time by a few ms (read with no change between the two).
+    const installedFirst = baseline === undefined || round % 2 === 0;
+    if (!installedFirst) cliBaseline.push((await cliList(dir, baseline)).ms);
     cliInstalled.push((await cliList(dir, installed)).ms);
-    cpu.push(await cliCpu(dir, bin, cpuMarker, cpuFile));
-    floor.push(await floorList(spawnedFile, marker));
-    if (baseline !== undefined) {
+    if (installedFirst && baseline !== undefined) {
       cliBaseline.push((await cliList(dir, baseline)).ms);
-      cpuBaseline.push(await cliCpu(dir, baseline, cpuMarker, cpuFile));
     }
+    cpu.push(await cliCpu(dir, bin, cpuMarker, cpuFile));
+    if (baseline !== undefined) cpuBaseline.push(await cliCpu(dir, baseline, cpuMarker, cpuFile));
+    floor.push(await floorList(spawnedFile, marker));
   }
   const ratio = median(cli) / median(server);
   console.log(
