@@ -13,6 +13,7 @@ import {
   type PinStore,
 } from '@toolplane/toolkit';
 import type { CliConfig } from '../config.js';
+import { parseIsoTime } from '../iso-time.js';
 import { openPinStore } from '../open.js';
 import { integerFlag } from './integer-flag.js';
 import type { CommandContext } from './shared.js';
@@ -136,13 +137,8 @@ export function registerAudit(audit: Command, context: CommandContext): void {
       100,
     )
     .action(async (options: { since?: string; limit: number }) => {
-      const since = options.since === undefined ? undefined : Date.parse(options.since);
-      if (since !== undefined && Number.isNaN(since)) {
-        throw new ToolError(
-          'invalid_argument',
-          `--since ${JSON.stringify(options.since)} is not a time; give ISO 8601, e.g. 2026-11-28T09:00Z`,
-        );
-      }
+      const since =
+        options.since === undefined ? undefined : parseIsoTime(options.since, '--since');
       const cfg = await config();
       const records = await withPins(cfg, (pins) =>
         pins.listAudit({ limit: options.limit, ...(since === undefined ? {} : { since }) }),
