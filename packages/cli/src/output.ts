@@ -72,6 +72,16 @@ export class Output {
     this.#stdout.write(`${this.redact(text)}\n`);
   }
 
+  /**
+   * Writes what an upstream or a program answered (a tool's result, a resource's text, a
+   * rendered prompt) to stdout: on a terminal its control characters are shown, not obeyed (a
+   * server's result could retitle the window, move the cursor or write the clipboard); piped or
+   * redirected, the text goes as it came, so a file gets what the tool sent.
+   */
+  result(text: string): void {
+    this.out(this.#stdout.isTTY === true ? showControls(text) : text);
+  }
+
   /** Writes a value as JSON to stdout. */
   data(value: unknown): void {
     this.out(JSON.stringify(value, null, 2));

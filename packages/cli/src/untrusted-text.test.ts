@@ -55,6 +55,21 @@ describe("an upstream's control characters on the operator's terminal", { timeou
   });
 });
 
+describe("an upstream's control characters in what it answers", { timeout: 30_000 }, () => {
+  it('are shown, not obeyed, on a terminal, and passed on as they came to a pipe', async () => {
+    const args = ['tools', 'call', 'fx:echo', `text=${HOSTILE}`];
+    const [terminal, piped] = await Promise.all([
+      runInProcess(args, { cwd: dir(), tty: true }),
+      runInProcess(args, { cwd: dir() }),
+    ]);
+    expect(terminal.code).toBe(0);
+    expect(terminal.stdout).toContain('\\u{1b}[31mRED');
+    expect(terminal.stdout).not.toMatch(CONTROLS);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe(`${HOSTILE}\n`);
+  });
+});
+
 describe('usage errors with --json', () => {
   it('are an { error } on stdout too', async () => {
     const ran = await runInProcess(['--json', 'tools', 'bogus'], { cwd: dir() });

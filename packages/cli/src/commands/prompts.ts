@@ -87,7 +87,7 @@ export function registerPrompts(prompts: Command, context: CommandContext): void
             });
             return;
           }
-          output.out(rendered.text);
+          output.result(rendered.text);
         },
       );
     });

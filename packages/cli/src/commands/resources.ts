@@ -108,7 +108,7 @@ export function registerResources(resources: Command, context: CommandContext): 
           output.data(found);
           return;
         }
-        if (found.text !== undefined) output.out(found.text);
+        if (found.text !== undefined) output.result(found.text);
         else
           throw new ToolError(
             'invalid_argument',

@@ -313,9 +313,10 @@ export function namespaceOf(key: string): string | undefined {
   return match?.[1];
 }
 
+/** A result for people: a string as it is, anything else as indented JSON ({@link Output.result}). */
 export function printValue(output: Output, value: unknown): void {
   if (value === undefined) return;
-  output.out(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  output.result(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 }
 
 export function progressText(

@@ -14,6 +14,8 @@ export interface InProcessOptions {
   /** What the command reads as standard input (`key=@-`); none by default. */
   readonly input?: string;
   readonly signal?: AbortSignal;
+  /** Whether standard output is a terminal (`isTTY`), as a person's shell would have it. */
+  readonly tty?: boolean;
 }
 
 /** Runs `toolplane ...args` in process; resolves with its exit code and what it printed. */
@@ -26,7 +28,7 @@ export async function runInProcess(
   const code = await runCli(args, {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
-    stdout: { write: (chunk: string) => (stdout += chunk) },
+    stdout: { write: (chunk: string) => (stdout += chunk), isTTY: options.tty === true },
     stderr: { write: (chunk: string) => (stderr += chunk) },
     stdin: Readable.from(options.input === undefined ? [] : [options.input]),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
