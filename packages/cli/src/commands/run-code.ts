@@ -56,7 +56,7 @@ export function registerRunCode(command: Command, context: CommandContext): void
         });
         try {
           if (options.declarations === true) {
-            output.out(code.declarations());
+            output.result(code.declarations());
             return;
           }
           let result: CodeRunResult;
