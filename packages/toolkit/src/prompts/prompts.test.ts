@@ -419,8 +419,58 @@ describe('toMcpPrompt', () => {
     });
   });
 
-  it('has no arguments when the prompt has no input schema', () => {
+  it('has no arguments when the prompt has no input schema and its templates read no variable', () => {
     expect(toMcpPrompt({ name: 'plain', template: 'x' })).toEqual({ name: 'plain' });
+  });
+
+  it('offers the variables its Liquid templates read when it has no input schema, none required', () => {
+    const prompt: Prompt = {
+      name: 'greet',
+      systemPrompt: 'You write to {{ audience | default: "everyone" }}.',
+      template: [
+        'Hello {{ name }} from {{ user.city }}!',
+        '{% assign shout = name | upcase %}{{ shout }}',
+        '{% for item in items %}{{ item }} {{ forloop.index }}{% endfor %}',
+        '{{ name }}',
+      ].join('\n'),
+      messages: [{ role: 'user', content: { type: 'text', text: 'About {{ topic }}' } }],
+    };
+    expect(toMcpPrompt(prompt).arguments).toEqual([
+      { name: 'name' },
+      { name: 'user' },
+      { name: 'items' },
+      { name: 'audience' },
+      { name: 'topic' },
+    ]);
+  });
+
+  it("offers the fields a Go template reads of its data, not those of a with or range body's dot", () => {
+    const prompt: Prompt = {
+      name: 'report',
+      template: [
+        '{{ .title }} {{ if .draft }}(draft){{ end }}',
+        '{{ range .rows }}{{ .cell }} {{ $.footer }}{{ else }}{{ .empty }}{{ end }}',
+        '{{ with .author }}{{ .name }}{{ end }}{{ printf "%s" .tail }}',
+      ].join('\n'),
+    };
+    expect(toMcpPrompt(prompt).arguments).toEqual([
+      { name: 'title' },
+      { name: 'draft' },
+      { name: 'rows' },
+      { name: 'footer' },
+      { name: 'empty' },
+      { name: 'author' },
+      { name: 'tail' },
+    ]);
+  });
+
+  it('offers no inferred argument when the input schema names them', () => {
+    const prompt: Prompt = {
+      name: 'typed',
+      template: '{{ name }} {{ extra }}',
+      input: { type: 'object', properties: { name: { type: 'string' } } },
+    };
+    expect(toMcpPrompt(prompt).arguments).toEqual([{ name: 'name' }]);
   });
 });
 

@@ -275,8 +275,11 @@ export function validatePrompt(value: unknown, options: ParsePromptOptions = {})
   return prompt as unknown as Prompt;
 }
 
-/** The template strings of prompt messages: text, and resource and link URIs and text. */
-function messageTemplates(messages: readonly PromptMessage[]): string[] {
+/**
+ * The template strings of prompt messages: text, and resource and link URIs and text.
+ * @internal
+ */
+export function messageTemplates(messages: readonly PromptMessage[]): string[] {
   return messages.flatMap(({ content }) => {
     switch (content.type) {
       case 'text':

@@ -8,8 +8,13 @@ import type {
 } from '@modelcontextprotocol/client';
 import { createValidator, throwIfAborted, ToolError, jsonProblem } from '@toolplane/toolmodel';
 import type { JsonSchema, SchemaValidator } from '@toolplane/toolmodel';
-import type { Prompt, RenderedPrompt, RenderPromptOptions } from './prompts.js';
-import { renderTemplate, type TemplateLimits } from './template.js';
+import {
+  messageTemplates,
+  type Prompt,
+  type RenderedPrompt,
+  type RenderPromptOptions,
+} from './prompts.js';
+import { renderTemplate, templateVariables, type TemplateLimits } from './template.js';
 
 // The most values one completion/complete result may carry.
 const MAX_COMPLETIONS = 100;
@@ -180,12 +185,19 @@ export function completePromptArgument(
 }
 /**
  * The prompt as an MCP prompt (`prompts/list`): its arguments are the input schema's top-level
- * properties, with their descriptions and the schema's `required` list.
+ * properties, with their descriptions and the schema's `required` list. A prompt without an
+ * input schema offers the variables its templates read (body, system prompt, messages), none of
+ * them required: a client then knows what to ask for, and a template's `default` still works.
  */
 export function toMcpPrompt(prompt: Prompt): McpPrompt {
   const mcp: McpPrompt = { name: prompt.name };
   if (prompt.title !== undefined) mcp.title = prompt.title;
   if (prompt.description !== undefined) mcp.description = prompt.description;
+  if (prompt.input === undefined) {
+    const names = templatesVariables(prompt);
+    if (names.length > 0) mcp.arguments = names.map((name) => ({ name }));
+    return mcp;
+  }
   const schema = typeof prompt.input === 'object' ? prompt.input : undefined;
   if (!takesObject(schema)) {
     const description = describeProperty(schema);
@@ -219,4 +231,15 @@ function describeProperty(property: unknown): string | undefined {
   const { description, title } = property as Record<string, unknown>;
   if (typeof description === 'string') return description;
   return typeof title === 'string' ? title : undefined;
+}
+
+/** The variables `prompt`'s templates read, each once, in the order they first appear. */
+function templatesVariables(prompt: Prompt): string[] {
+  const where = `prompt ${JSON.stringify(prompt.name)}`;
+  const sources = [
+    prompt.template,
+    ...(prompt.systemPrompt === undefined ? [] : [prompt.systemPrompt]),
+    ...messageTemplates(prompt.messages ?? []),
+  ];
+  return [...new Set(sources.flatMap((source) => templateVariables(source, where)))];
 }

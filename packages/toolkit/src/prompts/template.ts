@@ -1,6 +1,7 @@
 import { Liquid, type Template } from 'liquidjs';
 import { ToolError } from '@toolplane/toolmodel';
 import { executeGoTemplate } from './go-template/exec.js';
+import { goTemplateFields } from './go-template/fields.js';
 import { looksLikeGoTemplate, parseGoTemplate } from './go-template/parse.js';
 import type { Node as GoNode } from './go-template/tree.js';
 
@@ -123,6 +124,22 @@ function compileLiquid(source: string, where: string): CompiledTemplate {
       cause: error,
     });
   }
+}
+
+/**
+ * The variables of its data a template reads at the top level (`{{ name }}` in Liquid, `{{ .name }}`
+ * or `{{ $.name }}` in Go), in the order they first appear; those it assigns itself, and loop
+ * variables, are not counted.
+ *
+ * @throws {ToolError} `invalid_prompt` as {@link compileTemplate}.
+ * @internal
+ */
+export function templateVariables(source: string, where: string): string[] {
+  const compiled = compileTemplate(source, where);
+  if (compiled.language === 'go') return goTemplateFields(compiled.nodes);
+  return liquid()
+    .globalVariablesSync(compiled.templates)
+    .filter((name) => name !== ROOT_VARIABLE);
 }
 
 /**
