@@ -76,10 +76,12 @@ export class Output {
    * Writes what an upstream or a program answered (a tool's result, a resource's text, a
    * rendered prompt) to stdout: on a terminal its control characters are shown, not obeyed (a
    * server's result could retitle the window, move the cursor or write the clipboard); piped or
-   * redirected, the text goes as it came, so a file gets what the tool sent.
+   * redirected, the text goes as it came, so a file gets what the tool sent. A newline ends it
+   * unless it ends with one already.
    */
   result(text: string): void {
-    this.out(this.#stdout.isTTY === true ? showControls(text) : text);
+    const shown = this.redact(this.#stdout.isTTY === true ? showControls(text) : text);
+    this.#stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
   }
 
   /** Writes a value as JSON to stdout. */
