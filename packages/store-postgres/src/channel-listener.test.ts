@@ -144,6 +144,12 @@ describe.runIf(available)('listeners over LISTEN/NOTIFY', () => {
         (await backendsNamed(`toolplane:listen:${instanceId}`))[0];
       return { schema, writer, feedPool, seen, errors, start, listenerPid };
     };
+    /** A full change notice no writer sent, as any role that may connect can NOTIFY it. */
+    const notifyMadeUp = (schema: string, revision: number, op: 'put' | 'delete', key: string) =>
+      admin.query('SELECT pg_notify($1, $2)', [
+        `${schema}_changes`,
+        JSON.stringify({ revision, writer: randomUUID(), kind: 'prompt', op, key, name: key }),
+      ]);
     const has = (seen: readonly StoreChange[], change: StoreChange) => () =>
       seen.some((each) => JSON.stringify(each) === JSON.stringify(change));
 
@@ -202,19 +208,8 @@ describe.runIf(available)('listeners over LISTEN/NOTIFY', () => {
     it('emits nothing for a made-up notification far ahead, and still hears the real changes after it', async () => {
       const { schema, writer, seen, start } = await setUp();
       await start();
-      const channel = `${schema}_changes`;
       // Any role that may connect may NOTIFY: a made-up change, at a revision far ahead.
-      await admin.query('SELECT pg_notify($1, $2)', [
-        channel,
-        JSON.stringify({
-          revision: Number.MAX_SAFE_INTEGER,
-          writer: randomUUID(),
-          kind: 'prompt',
-          op: 'put',
-          key: 'forged',
-          name: 'forged',
-        }),
-      ]);
+      await notifyMadeUp(schema, Number.MAX_SAFE_INTEGER, 'put', 'forged');
       // The made-up notice has the table read, which holds nothing past the last revision: a real
       // write after it is still heard, and the made-up one never was.
       await writer.putPrompt(prompt('real'));
@@ -229,17 +224,7 @@ describe.runIf(available)('listeners over LISTEN/NOTIFY', () => {
       await until('first is emitted', has(seen, put('first')));
       // The next revision a writer will take, announced first by another role of the database,
       // as a full record of a change no writer made.
-      await admin.query('SELECT pg_notify($1, $2)', [
-        `${schema}_changes`,
-        JSON.stringify({
-          revision: 2,
-          writer: randomUUID(),
-          kind: 'prompt',
-          op: 'delete',
-          key: 'first',
-          name: 'first',
-        }),
-      ]);
+      await notifyMadeUp(schema, 2, 'delete', 'first');
       await writer.putPrompt(prompt('second'));
       await until('the real change of that revision is emitted', has(seen, put('second')));
       expect(seen).toEqual([put('first'), put('second')]);
