@@ -467,6 +467,32 @@ describe.skipIf(!available)('createPostgresStore', () => {
       expect(await store.getPrompt('after')).toEqual(prompt('after'));
     });
 
+    it('cancels a write waiting on a lock on a pool of one connection, which the cancel cannot borrow', async () => {
+      schema = freshSchema();
+      await (await open()).close();
+      const lone = new Pool({ connectionString: url(), max: 1 });
+      const store = await createPostgresStore({ pool: lone, schema, listen: false });
+      const blocker = await admin.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query(`LOCK TABLE ${schema}.state IN EXCLUSIVE MODE`);
+        const controller = new AbortController();
+        const put = rejectionCodeOf(
+          store.putPrompt(prompt('blocked'), { signal: controller.signal }),
+        );
+        await waitForLockWait(admin, schema);
+        controller.abort();
+        expect(await put).toBe('cancelled');
+      } finally {
+        await blocker.query('ROLLBACK');
+        blocker.release();
+      }
+      await store.putPrompt(prompt('after'));
+      expect(await store.getPrompt('blocked')).toBeUndefined();
+      await store.close();
+      await lone.end();
+    });
+
     it('cancels a read waiting on a lock', async () => {
       schema = freshSchema();
       const store = await open();

@@ -1,5 +1,5 @@
 import { throwIfAborted } from '@toolplane/toolmodel';
-import type { Pool, PoolClient } from 'pg';
+import { Client, type Pool, type PoolClient } from 'pg';
 
 /** Each pooled connection's server process, read once per connection. */
 const pids = new WeakMap<PoolClient, number>();
@@ -37,9 +37,7 @@ export async function cancelOnAbort(
   throwIfAborted(signal);
   let cancelling: Promise<unknown> | undefined;
   const cancel = (): void => {
-    if (pid !== undefined) {
-      cancelling = pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
-    }
+    if (pid !== undefined) cancelling = sendCancel(pool, pid).catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
   return {
@@ -48,4 +46,25 @@ export async function cancelOnAbort(
       await cancelling;
     },
   };
+}
+
+/**
+ * Asks PostgreSQL to cancel what process `pid` runs, on a connection of `pool`, or on one of its
+ * own when the pool has none to spare: a pool of one connection (the one that waits) would
+ * otherwise hold the cancel until the statement it is for had finished, and then the connection
+ * until the cancel had run, which is never.
+ */
+async function sendCancel(pool: Pool, pid: number): Promise<void> {
+  const spare = pool.idleCount > 0 || pool.totalCount < pool.options.max;
+  if (spare) {
+    await pool.query('SELECT pg_cancel_backend($1)', [pid]);
+    return;
+  }
+  const own = new Client(pool.options);
+  try {
+    await own.connect();
+    await own.query('SELECT pg_cancel_backend($1)', [pid]);
+  } finally {
+    await own.end().catch(() => undefined);
+  }
 }
