@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { loadPromptFile, ToolError } from '@toolplane/toolkit';
+import { loadPromptFile, showControls, ToolError } from '@toolplane/toolkit';
 import { parseArgs } from '../args.js';
 import {
   firstLine,
@@ -46,8 +46,8 @@ export function registerPrompts(prompts: Command, context: CommandContext): void
         output.table(
           ['PROMPT', 'ARGUMENTS', 'DESCRIPTION'],
           items.map((p) => [
-            output.color.cyan(p.id),
-            p.arguments.map((a) => (a.required ? a.name : `[${a.name}]`)).join(' '),
+            output.color.cyan(showControls(p.id)),
+            showControls(p.arguments.map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ')),
             firstLine(p.description ?? p.title),
           ]),
           'no prompts',

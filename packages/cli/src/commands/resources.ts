@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import {
   defineResourceTemplate,
   readResource,
+  showControls,
   ToolError,
   validateResource,
   withUri,
@@ -45,9 +46,9 @@ export function registerResources(resources: Command, context: CommandContext): 
         output.table(
           ['URI', 'NAMESPACE', 'TYPE', 'SIZE', 'DESCRIPTION'],
           items.map((r) => [
-            output.color.cyan(r.uri),
+            output.color.cyan(showControls(r.uri)),
             r.namespace,
-            r.mimeType ?? '',
+            showControls(r.mimeType ?? ''),
             r.size === undefined ? '' : formatBytes(r.size),
             firstLine(r.description ?? r.title),
           ]),
@@ -71,9 +72,9 @@ export function registerResources(resources: Command, context: CommandContext): 
         output.table(
           ['URI TEMPLATE', 'NAMESPACE', 'TYPE', 'DESCRIPTION'],
           items.map((t) => [
-            output.color.cyan(t.uriTemplate),
+            output.color.cyan(showControls(t.uriTemplate)),
             t.namespace,
-            t.mimeType ?? '',
+            showControls(t.mimeType ?? ''),
             firstLine(t.description ?? t.title ?? t.name),
           ]),
           'no resource templates',

@@ -192,18 +192,19 @@ function describeTool(output: Output, item: ToolItem): void {
     required?: string[];
   };
   const required = new Set(schema.required ?? []);
+  // Every part of the schema is the server's text: shown, never obeyed by the terminal.
   const rows = Object.entries(schema.properties ?? {}).map(([name, prop]) => [
-    c.cyan(name),
-    typeOf(prop),
+    c.cyan(showControls(name)),
+    showControls(typeOf(prop)),
     required.has(name) ? 'yes' : '',
     firstLine(typeof prop.description === 'string' ? prop.description : undefined) +
-      ('default' in prop ? c.dim(` (default ${JSON.stringify(prop.default)})`) : ''),
+      ('default' in prop ? c.dim(` (default ${showControls(JSON.stringify(prop.default))})`) : ''),
   ]);
   output.out();
   output.table(['ARGUMENT', 'TYPE', 'REQUIRED', 'DESCRIPTION'], rows, 'takes no arguments');
   const hints = Object.entries(tool.annotations ?? {})
     .filter(([, v]) => v === true)
-    .map(([k]) => k);
+    .map(([k]) => showControls(k));
   if (tool.outputSchema !== undefined)
     output.out(`\n${c.dim('returns structured content (see --json for its schema)')}`);
   if (hints.length > 0) output.out(c.dim(`hints: ${hints.join(', ')}`));
