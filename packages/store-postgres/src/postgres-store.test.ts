@@ -444,9 +444,8 @@ describe.skipIf(!available)('createPostgresStore', () => {
   });
 
   describe('cancellation', () => {
-    it('cancels a write waiting on a lock, and writes nothing', async () => {
-      schema = freshSchema();
-      const store = await open();
+    /** How a put of `blocked` ends when it is aborted while another session locks the table. */
+    const putAbortedWhileLocked = async (store: PostgresStore): Promise<string | undefined> => {
       const blocker = await admin.connect();
       try {
         await blocker.query('BEGIN');
@@ -457,11 +456,17 @@ describe.skipIf(!available)('createPostgresStore', () => {
         );
         await waitForLockWait(admin, schema);
         controller.abort();
-        expect(await put).toBe('cancelled');
+        return await put;
       } finally {
         await blocker.query('ROLLBACK');
         blocker.release();
       }
+    };
+
+    it('cancels a write waiting on a lock, and writes nothing', async () => {
+      schema = freshSchema();
+      const store = await open();
+      expect(await putAbortedWhileLocked(store)).toBe('cancelled');
       expect(await store.getPrompt('blocked')).toBeUndefined();
       await store.putPrompt(prompt('after'));
       expect(await store.getPrompt('after')).toEqual(prompt('after'));
@@ -472,21 +477,7 @@ describe.skipIf(!available)('createPostgresStore', () => {
       await (await open()).close();
       const lone = new Pool({ connectionString: url(), max: 1 });
       const store = await createPostgresStore({ pool: lone, schema, listen: false });
-      const blocker = await admin.connect();
-      try {
-        await blocker.query('BEGIN');
-        await blocker.query(`LOCK TABLE ${schema}.state IN EXCLUSIVE MODE`);
-        const controller = new AbortController();
-        const put = rejectionCodeOf(
-          store.putPrompt(prompt('blocked'), { signal: controller.signal }),
-        );
-        await waitForLockWait(admin, schema);
-        controller.abort();
-        expect(await put).toBe('cancelled');
-      } finally {
-        await blocker.query('ROLLBACK');
-        blocker.release();
-      }
+      expect(await putAbortedWhileLocked(store)).toBe('cancelled');
       await store.putPrompt(prompt('after'));
       expect(await store.getPrompt('blocked')).toBeUndefined();
       await store.close();
