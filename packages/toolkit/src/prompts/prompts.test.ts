@@ -464,6 +464,10 @@ describe('toMcpPrompt', () => {
     ]);
   });
 
+  it('lists a prompt whose template does not parse, with no inferred argument', () => {
+    expect(toMcpPrompt({ name: 'broken', template: 'Hello {{ name ' })).toEqual({ name: 'broken' });
+  });
+
   it('offers no inferred argument when the input schema names them', () => {
     const prompt: Prompt = {
       name: 'typed',

@@ -241,5 +241,17 @@ function templatesVariables(prompt: Prompt): string[] {
     ...(prompt.systemPrompt === undefined ? [] : [prompt.systemPrompt]),
     ...messageTemplates(prompt.messages ?? []),
   ];
-  return [...new Set(sources.flatMap((source) => templateVariables(source, where)))];
+  return [...new Set(sources.flatMap((source) => variablesOrNone(source, where)))];
+}
+
+/**
+ * The variables `source` reads; none when it does not parse (a prompt built in code and never
+ * checked): the listing of every prompt goes on, and rendering that one says what is wrong.
+ */
+function variablesOrNone(source: string, where: string): string[] {
+  try {
+    return templateVariables(source, where);
+  } catch {
+    return [];
+  }
 }
