@@ -30,6 +30,13 @@ describe('checkEvidenceRows', () => {
       'evidence row 2: toolId must be a non-empty string, got ""',
     );
     expect(bad([null])).toThrow('evidence row 0: it is not an object');
+    // A huge bad term is quoted by its start: the error is not as long as what it refuses.
+    try {
+      checkEvidenceRows([{ ...good, term: `\u0000${'x'.repeat(1_000_000)}` }]);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message.length).toBeLessThan(300);
+    }
     expect(bad([{ ...good, term: 'a\u0000b' }])).toThrow(
       'evidence row 0: term must be well-formed text without NUL (U+0000), got "a\\u0000b"',
     );

@@ -1,4 +1,5 @@
 import { ToolError } from '@toolplane/toolmodel';
+import { quoted } from '@toolplane/toolmodel/text';
 import { checkNumber } from './check-number.js';
 
 /** One piece of learned evidence: a query term led to a call of a tool. */
@@ -21,8 +22,9 @@ const LATEST_TIME = 8.64e15;
 /**
  * Checks rows handed to {@link EvidenceStore.save} or {@link EvidenceStore.add}, for store
  * authors: an array of rows, each with a non-empty `toolId` and `term` (well-formed text without
- * NUL, which every store keeps as written), a finite `weight` of 0 or more and an `updatedAt` a `Date` can hold (0 to 8.64e15). A weight that is `NaN` or infinite,
- * kept, would make every later sum with it, and the ranking it feeds, the same.
+ * NUL, which every store keeps as written), a finite `weight` of 0 or more and an `updatedAt` a
+ * `Date` can hold (0 to 8.64e15). A weight that is `NaN` or infinite, kept, would make every
+ * later sum with it, and the ranking it feeds, the same.
  *
  * @throws {ToolError} `invalid_argument` naming the first bad row and what is wrong with it.
  */
@@ -80,7 +82,7 @@ function checkKeys(row: unknown, at: number): void {
     if (UNSTORABLE.test(value)) {
       throw badRow(
         at,
-        `${field} must be well-formed text without NUL (U+0000), got ${JSON.stringify(value)}`,
+        `${field} must be well-formed text without NUL (U+0000), got ${quoted(value)}`,
       );
     }
   }
@@ -94,8 +96,9 @@ function badRow(at: number, what: string): ToolError {
   return new ToolError('invalid_argument', `evidence row ${String(at)}: ${what}`);
 }
 
+/** `value` for a message: a string quoted and cut, so a huge one does not make the error huge. */
 function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return typeof value === 'string' ? quoted(value) : String(value);
 }
 
 /** A forget an {@link EvidenceStore} tells its listeners of: one tool's evidence, or all of it. */

@@ -1,6 +1,7 @@
 import { showControls, ToolError, type Toolkit } from '@toolplane/toolkit';
 import { MAX_QUERY_LENGTH } from '@toolplane/toolindex';
 import { didYouMean } from '@toolplane/toolmodel';
+import { quoted } from '@toolplane/toolmodel/text';
 import type { Command } from 'commander';
 import { parseArgs } from '../args.js';
 import { isAllowed } from '../config.js';
@@ -257,12 +258,10 @@ const QUOTED_QUERY = 60;
  * characters), so a pasted document is not printed back.
  */
 function shownQuery(query: string): string {
-  if (query.length <= QUOTED_QUERY) return `"${query}"`;
+  if (query.length <= QUOTED_QUERY) return quoted(query);
   const read =
     query.length > MAX_QUERY_LENGTH
       ? `; search reads the first ${MAX_QUERY_LENGTH.toLocaleString('en')}`
       : '';
-  // Not cut between the two halves of a surrogate pair.
-  const start = query.slice(0, QUOTED_QUERY).replace(/[\uD800-\uDBFF]$/, '');
-  return `"${start}…" (${query.length.toLocaleString('en')} characters${read})`;
+  return `${quoted(query, QUOTED_QUERY)} (${query.length.toLocaleString('en')} characters${read})`;
 }
