@@ -7,7 +7,7 @@ import {
   type RequestOptions,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { ToolError, whenAborted } from '@toolplane/toolmodel';
+import { MAX_TIMER_MS, ToolError, whenAborted } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import { mcpResultText } from './normalize.js';
 import { progressRelay } from './progress-relay.js';
@@ -83,9 +83,6 @@ export interface McpExecutor {
     options?: McpCallOptions,
   ): Promise<CallToolResult>;
 }
-
-// The longest delay setTimeout accepts.
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * How many requests in flight may hold a caller's signal itself, each with the SDK's listener on

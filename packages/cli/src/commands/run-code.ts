@@ -5,14 +5,12 @@ import {
   type CodeRunResult,
   type LogEntry,
 } from '@toolplane/codemode';
+import { MAX_TIMER_MS } from '@toolplane/toolmodel';
 import { showControls } from '@toolplane/toolmodel/text';
 import { isAllowed } from '../config.js';
 import { integerFlag } from './integer-flag.js';
 import { readNamedFile } from './named-file.js';
 import { printValue, withToolkit, type CommandContext } from './shared.js';
-
-/** The most `--timeout` takes: code mode's `timeoutMs` bound, a Node timer's most (~24.8 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** `toolplane run-code FILE|-`: a program run against the config's tools in code mode's sandbox. */
 export function registerRunCode(command: Command, context: CommandContext): void {
@@ -26,7 +24,7 @@ export function registerRunCode(command: Command, context: CommandContext): void
     .option(
       '--timeout <ms>',
       'wall-clock bound of the run, in milliseconds (default codeMode.timeoutMs, else 30000)',
-      integerFlag('--timeout', 1, MAX_TIMEOUT_MS),
+      integerFlag('--timeout', 1, MAX_TIMER_MS),
     )
     .option('--declarations', 'print the TypeScript declarations of the API instead of running')
     .action(async (file: string, options: { timeout?: number; declarations?: boolean }) => {
