@@ -1,7 +1,9 @@
 import {
   backendKey,
   fromMcpJson,
+  optionKeys,
   parseToolId,
+  refuseUnknownOptions,
   ToolError,
   validateBackend,
   type ToolBackend,
@@ -41,13 +43,22 @@ import {
 /** Namespaces named in a `tool_not_found` message before it says "and N more". */
 const NAMESPACES_IN_MESSAGE = 20;
 
+const KNOWN_OPTIONS = optionKeys<IndexOptions>({
+  selectBackend: true,
+  searcher: true,
+  onListenerError: true,
+});
+
 /**
  * Creates an empty in-memory {@link ToolIndex}.
  *
  * Registration copies and deep-freezes each tool and backend once; reads hand out those frozen
  * snapshots without copying, which keeps {@link ToolIndex.getTool} a single map lookup.
+ *
+ * @throws {ToolError} `invalid_argument` for an unknown option.
  */
 export function createIndex(options: IndexOptions = {}): ToolIndex {
+  refuseUnknownOptions(options, KNOWN_OPTIONS, 'createIndex');
   const selectBackend = options.selectBackend ?? defaultBackendSelector;
   const records = new Map<string, ToolRecord>();
   // A searcher the index creates itself keeps its slots on the index's records: one ID map.

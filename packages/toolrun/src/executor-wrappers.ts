@@ -1,4 +1,11 @@
-import { ToolError, whenAborted, type ToolErrorCode } from '@toolplane/toolmodel';
+import {
+  checkDuration,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+  whenAborted,
+  type ToolErrorCode,
+} from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import { REDACTED } from './middleware/audit.js';
 import { checkInteger, checkPositive } from './middleware/options.js';
@@ -48,11 +55,11 @@ function checkExecutor(executor: unknown, what: string): void {
  * the invocation, resolved at once as `cancelled`, even when the tool ignores its signal.
  *
  * @throws {ToolError} `invalid_argument` when `executor` is not a `ToolExecutor` or `ms` is not
- * a positive number.
+ * above 0 and at most `MAX_TIMER_MS` (a timer set longer fires at once).
  */
 export function withTimeout(executor: ToolExecutor, ms: number): ToolExecutor {
   checkExecutor(executor, 'withTimeout');
-  checkPositive(ms, 'withTimeout(executor, ms)');
+  checkDuration(ms, 'withTimeout(executor, ms)');
   return {
     invoke(invocation) {
       const started = performance.now();
@@ -112,26 +119,28 @@ export interface ExecutorRateLimitOptions {
   readonly now?: () => number;
 }
 
+const RATE_LIMIT_KEYS = optionKeys<ExecutorRateLimitOptions>({
+  limit: true,
+  interval: true,
+  key: true,
+  now: true,
+});
+
 /**
  * Limits invocations to `limit` per `interval` milliseconds, per tool name or per a key of your
  * own, with the runner's token buckets ({@link rateLimit}): bursts up to `limit`, refilled
  * evenly. An invocation over the limit resolves at once with `errorCode: 'rate_limited'`
  * without reaching `executor`; it is not queued.
  *
- * @throws {ToolError} `invalid_argument` when `executor` is not a `ToolExecutor`, `limit` is not
- * a positive integer, `interval` not a positive number, or `key`/`now` of the wrong type.
+ * @throws {ToolError} `invalid_argument` when `executor` is not a `ToolExecutor`, for an unknown
+ * option, when `limit` is not a positive integer, `interval` not a positive number, or `key`/`now` of the wrong type.
  */
 export function withRateLimit(
   executor: ToolExecutor,
   options: ExecutorRateLimitOptions,
 ): ToolExecutor {
   checkExecutor(executor, 'withRateLimit');
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new ToolError(
-      'invalid_argument',
-      'withRateLimit(executor, { limit, interval }): options are required',
-    );
-  }
+  refuseUnknownOptions(options, RATE_LIMIT_KEYS, 'withRateLimit(executor, { limit, interval })');
   const { limit, interval, key = 'tool', now = Date.now } = options;
   checkInteger(limit, 'withRateLimit({ limit })', 1);
   checkPositive(interval, 'withRateLimit({ interval })');

@@ -27,7 +27,10 @@ interface Caller {
 }
 
 /** A runner over the tools above whose handlers count their runs, with `approval(options)`. */
-function setup(options: Partial<ApprovalOptions<Caller>> & { answers?: ApprovalAnswer[] }) {
+function setup({
+  answers: given = [],
+  ...options
+}: Partial<ApprovalOptions<Caller>> & { answers?: ApprovalAnswer[] }) {
   const index = createIndex();
   const registry = createLocalRegistry();
   const runs: string[] = [];
@@ -41,7 +44,7 @@ function setup(options: Partial<ApprovalOptions<Caller>> & { answers?: ApprovalA
   }
   const asked: ApprovalRequest[] = [];
   const decisions: ApprovalDecision[] = [];
-  const answers = [...(options.answers ?? [])];
+  const answers = [...given];
   let caller: Caller = { id: 'session-1' };
   const middleware = approval<Caller>({
     ask: (request) => {

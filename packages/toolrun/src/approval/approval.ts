@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, raceAbort, ToolError, type Tool } from '@toolplane/toolmodel';
+import {
+  canonicalJson,
+  checkDuration,
+  optionKeys,
+  raceAbort,
+  refuseUnknownOptions,
+  ToolError,
+  type Tool,
+} from '@toolplane/toolmodel';
 import type { Middleware, ToolCall } from '../types.js';
 import { handedOn } from '../handed-on.js';
-import { checkPositive } from '../middleware/options.js';
 import { showArgs } from './display.js';
 import type { ApprovalDecision, ApprovalReason } from './decision.js';
 import { compileRules, type ApprovalPolicy, type ApprovalRules } from './policy.js';
@@ -119,6 +126,19 @@ function refusal(request: ApprovalRequest, reason: ApprovalReason, cause?: unkno
   );
 }
 
+const KNOWN = optionKeys<ApprovalOptions>({
+  destructive: true,
+  unannotated: true,
+  tools: true,
+  except: true,
+  timeoutMs: true,
+  remember: true,
+  ask: true,
+  session: true,
+  onDecision: true,
+  now: true,
+});
+
 /**
  * Asks a person before a call runs, for the tools a policy names: destructive ones (by their
  * annotations), unannotated ones, or those matching `tools` globs, minus `except`. The call runs
@@ -131,14 +151,16 @@ function refusal(request: ApprovalRequest, reason: ApprovalReason, cause?: unkno
  * Which rule applies to a tool is worked out once per tool definition, so a call that needs no
  * approval costs one map lookup.
  *
- * @throws {ToolError} `invalid_argument` for a bad pattern, `timeoutMs` or `remember`.
+ * @throws {ToolError} `invalid_argument` for an unknown option, a bad pattern, `timeoutMs` or
+ * `remember`.
  */
 export function approval<S extends ApprovalSession = ApprovalSession>(
   options: ApprovalOptions<S>,
 ): Middleware {
+  refuseUnknownOptions(options, KNOWN, 'approval');
   const decide = compileRules(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-  checkPositive(timeoutMs, 'approval({ timeoutMs })');
+  checkDuration(timeoutMs, 'approval({ timeoutMs })');
   const remember: string = options.remember ?? 'never';
   // Options come from config files too, typed or not.
   if (remember !== 'never' && remember !== 'session') {

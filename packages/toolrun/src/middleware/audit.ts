@@ -1,4 +1,10 @@
-import { ToolError, type ToolBackend, type ToolErrorCode } from '@toolplane/toolmodel';
+import {
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+  type ToolBackend,
+  type ToolErrorCode,
+} from '@toolplane/toolmodel';
 import type { Middleware, ToolCall } from '../types.js';
 
 /** One audited call. */
@@ -43,11 +49,14 @@ function codeOf(error: unknown, call: ToolCall): ToolErrorCode {
   return call.signal?.aborted === true ? 'cancelled' : 'execution';
 }
 
+const KNOWN = optionKeys<AuditOptions>({ args: true });
+
 /**
  * Records every call: tool ID, backend, start, duration, outcome and error code, with the
  * arguments redacted unless told otherwise. A failing sink never fails the call.
  */
 export function audit(sink: AuditSink, options: AuditOptions = {}): Middleware {
+  refuseUnknownOptions(options, KNOWN, 'audit');
   const mode = options.args ?? 'redact';
   const shape =
     mode === 'redact'

@@ -1,4 +1,4 @@
-import { backendKey, ToolError } from '@toolplane/toolmodel';
+import { backendKey, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import type { Middleware } from '../types.js';
 import { checkInteger, checkPositive } from './options.js';
 
@@ -28,15 +28,26 @@ function counts(error: unknown): boolean {
   return !ToolError.isInstance(error) || COUNTED.has(error.code);
 }
 
+const KNOWN = optionKeys<CircuitBreakerOptions>({ failures: true, resetAfter: true, now: true });
+// Names other circuit breakers use, and what they are here.
+const INSTEAD = {
+  threshold: 'did you mean "failures"? (failures in a row that open the circuit)',
+  failureThreshold: 'did you mean "failures"? (failures in a row that open the circuit)',
+  cooldown: 'did you mean "resetAfter"?',
+  resetTimeout: 'did you mean "resetAfter"?',
+};
+
 /**
  * Stops calling a backend that keeps failing: after `failures` consecutive `execution` or
  * `timeout` failures its circuit opens and calls fail at once with `circuit_open`; after
  * `resetAfter` milliseconds one trial call goes through, and its success closes the circuit
  * (its failure opens it again). Circuits are kept per backend ({@link backendKey}).
  *
- * @throws {ToolError} `invalid_argument` for a non-positive `failures` or `resetAfter`.
+ * @throws {ToolError} `invalid_argument` for an unknown option or a non-positive `failures` or
+ * `resetAfter`.
  */
 export function circuitBreaker(options: CircuitBreakerOptions = {}): Middleware {
+  refuseUnknownOptions(options, KNOWN, 'circuitBreaker', { instead: INSTEAD });
   const threshold = options.failures ?? 5;
   const resetAfter = options.resetAfter ?? 30_000;
   checkInteger(threshold, 'circuitBreaker({ failures })', 1);

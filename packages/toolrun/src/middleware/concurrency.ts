@@ -1,4 +1,4 @@
-import { whenAborted } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, whenAborted } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { Middleware, ToolCall } from '../types.js';
 import { checkInteger } from './options.js';
@@ -16,15 +16,21 @@ interface Slot {
   readonly waiting: (() => void)[];
 }
 
+const KNOWN = optionKeys<ConcurrencyOptions>({ max: true, key: true });
+
 /**
  * Runs at most `max` calls at once (overall, or per key); later calls wait in arrival order.
  * A waiting call whose signal aborts leaves the queue at once with `cancelled`.
  *
  * p-limit has no way to drop one aborted waiter, so this is a small semaphore of its own.
  *
- * @throws {ToolError} `invalid_argument` when `max` is not a positive integer.
+ * @throws {ToolError} `invalid_argument` for an unknown option, or when `max` is not a positive
+ * integer.
  */
 export function concurrency(options: ConcurrencyOptions): Middleware {
+  refuseUnknownOptions(options, KNOWN, 'concurrency', {
+    instead: { limit: 'did you mean "max"?', concurrency: 'did you mean "max"?' },
+  });
   const { max } = options;
   checkInteger(max, 'concurrency({ max })', 1);
   const keyOf = options.key;

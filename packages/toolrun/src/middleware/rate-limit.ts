@@ -1,4 +1,4 @@
-import { backendKey, ToolError } from '@toolplane/toolmodel';
+import { backendKey, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import type { Middleware, ToolCall } from '../types.js';
 import { checkInteger, checkPositive } from './options.js';
 import { TokenBuckets } from './token-buckets.js';
@@ -18,15 +18,26 @@ export interface RateLimitOptions {
   readonly now?: () => number;
 }
 
+const KNOWN = optionKeys<RateLimitOptions>({ limit: true, interval: true, key: true, now: true });
+// Names other rate limiters use, and what they are here.
+const INSTEAD = {
+  max: '`limit` calls per `interval` milliseconds',
+  perSecond: 'give `limit` calls per `interval: 1000`',
+  perMinute: 'give `limit` calls per `interval: 60_000`',
+  windowMs: 'did you mean "interval"?',
+};
+
 /**
  * Limits calls to `limit` per `interval` milliseconds, per tool or per backend, with a token
  * bucket (bursts up to `limit`, refilled evenly). A call over the limit fails at once with
  * `rate_limited`; it is not queued. Only keys used within the last `interval` are held, so keys
  * of your own (per user, per session) cost nothing once idle.
  *
- * @throws {ToolError} `invalid_argument` for a non-positive `limit` or `interval`.
+ * @throws {ToolError} `invalid_argument` for an unknown option or a non-positive `limit` or
+ * `interval`.
  */
 export function rateLimit(options: RateLimitOptions): Middleware {
+  refuseUnknownOptions(options, KNOWN, 'rateLimit', { instead: INSTEAD });
   const { limit, interval } = options;
   checkInteger(limit, 'rateLimit({ limit })', 1);
   checkPositive(interval, 'rateLimit({ interval })');

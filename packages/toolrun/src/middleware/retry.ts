@@ -1,7 +1,13 @@
-import { ToolError, whenAborted } from '@toolplane/toolmodel';
+import {
+  checkDuration,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+  whenAborted,
+} from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { Middleware, ToolCall } from '../types.js';
-import { checkInteger, checkPositive } from './options.js';
+import { checkInteger } from './options.js';
 
 /** Options of {@link retry}. */
 export interface RetryOptions {
@@ -14,6 +20,22 @@ export interface RetryOptions {
   /** Source of randomness in [0, 1) for the jitter (default `Math.random`). */
   readonly random?: () => number;
 }
+
+const KNOWN = optionKeys<RetryOptions>({
+  retries: true,
+  minDelay: true,
+  maxDelay: true,
+  random: true,
+});
+// Names other retry libraries use, and what they are here.
+const INSTEAD = {
+  attempts: '`retries` counts the retries after the first attempt',
+  maxAttempts: '`retries` counts the retries after the first attempt',
+  maxRetries: 'did you mean "retries"?',
+  delay: '`minDelay` caps the first wait, doubled each retry up to `maxDelay`',
+  baseDelay: 'did you mean "minDelay"?',
+  initialDelay: 'did you mean "minDelay"?',
+};
 
 // Only failures that may pass on their own are retried; `validation`, `cancelled`,
 // `rate_limited`, `circuit_open` and `stream_not_supported` would fail the same way again.
@@ -78,17 +100,18 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * `{ idempotent: true }`. Only `execution` and `timeout` failures are retried; a stream that
  * already produced a chunk is not. The waits end at once when the call's signal aborts.
  *
- * @throws {ToolError} `invalid_argument` for a negative or fractional `retries` or a
- * non-positive delay.
+ * @throws {ToolError} `invalid_argument` for an unknown option, a negative or fractional
+ * `retries`, or a delay that is not above 0 and at most `MAX_TIMER_MS`.
  */
 export function retry(options: RetryOptions = {}): Middleware {
+  refuseUnknownOptions(options, KNOWN, 'retry', { instead: INSTEAD });
   const retries = options.retries ?? 2;
   const minDelay = options.minDelay ?? 100;
   const maxDelay = options.maxDelay ?? 5000;
   const random = options.random ?? Math.random;
   checkInteger(retries, 'retry({ retries })', 0);
-  checkPositive(minDelay, 'retry({ minDelay })');
-  checkPositive(maxDelay, 'retry({ maxDelay })');
+  checkDuration(minDelay, 'retry({ minDelay })');
+  checkDuration(maxDelay, 'retry({ maxDelay })');
 
   return (next) => async (call) => {
     if (retries === 0 || !isRepeatable(call)) return next(call);

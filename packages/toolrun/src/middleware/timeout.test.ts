@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLocalBench, rejection, deferred, type LocalBench } from '../testing/helpers.js';
+import { MAX_TIMER_MS } from '@toolplane/toolmodel';
 import { timeout } from './timeout.js';
 
 let bench: LocalBench;
@@ -44,5 +45,22 @@ describe('timeout', () => {
 
   it('rejects a non-positive duration with invalid_argument', () => {
     expect(() => timeout(0)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
+  it('waits out the longest delay a timer keeps, and refuses a longer one', async () => {
+    // Node fires a timer set past 2^31 - 1 ms after 1 ms: such a timeout would end every call.
+    const id = define(
+      'takes-a-while',
+      () => new Promise((resolve) => setTimeout(resolve, 30, 'ok')),
+    );
+    expect((await runnerWith(timeout(MAX_TIMER_MS)).run(id)).structured).toBe('ok');
+    for (const ms of [MAX_TIMER_MS + 1, 1e12, Infinity, Number.NaN]) {
+      expect(() => timeout(ms)).toThrow(
+        expect.objectContaining({
+          code: 'invalid_argument',
+          message: expect.stringContaining('at most 2147483647') as unknown,
+        }),
+      );
+    }
   });
 });

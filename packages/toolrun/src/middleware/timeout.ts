@@ -1,16 +1,16 @@
-import { followSignal, ToolError } from '@toolplane/toolmodel';
+import { checkDuration, followSignal, ToolError } from '@toolplane/toolmodel';
 import type { Middleware } from '../types.js';
-import { checkPositive } from './options.js';
 
 /**
  * Fails a call that takes longer than `ms` milliseconds with `timeout`, and aborts the signal
  * the backend sees (an MCP server receives `notifications/cancelled`). The caller's own signal
  * still cancels the call as usual.
  *
- * @throws {ToolError} `invalid_argument` when `ms` is not a positive number.
+ * @throws {ToolError} `invalid_argument` unless `ms` is a number above 0 and at most
+ * `MAX_TIMER_MS` (a timer set longer fires at once).
  */
 export function timeout(ms: number): Middleware {
-  checkPositive(ms, 'timeout(ms)');
+  checkDuration(ms, 'timeout(ms)');
   return (next) => (call) =>
     new Promise((resolve, reject) => {
       const { controller, unlink } = followSignal(call.signal);

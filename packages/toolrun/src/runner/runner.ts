@@ -3,8 +3,10 @@ import {
   createValidator,
   isJsonData,
   jsonProblem,
+  optionKeys,
   parseToolId,
   raceAbort,
+  refuseUnknownOptions,
   ToolError,
   type SchemaValidator,
   type Tool,
@@ -53,6 +55,25 @@ function then<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>)
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
+const KNOWN = optionKeys<RunnerOptions>({
+  index: true,
+  resolveTool: true,
+  resolveBackends: true,
+  selectBackend: true,
+  validator: true,
+  validate: true,
+  local: true,
+  mcp: true,
+  provider: true,
+  middleware: true,
+});
+// Options people pass by analogy with other libraries, and where that wish goes instead.
+const INSTEAD: Readonly<Record<string, string>> = {
+  tools: 'register tools in an index and pass it: createRunner({ index })',
+  timeout: 'add the timeout(ms) middleware: createRunner({ middleware: [timeout(30_000)] })',
+  retries: 'add the retry middleware: createRunner({ middleware: [retry({ retries })] })',
+};
+
 /**
  * Creates a {@link Runner}.
  *
@@ -60,9 +81,11 @@ function then<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>)
  * const runner = createRunner({ index, local: createLocalRegistry().register('echo', (a) => a) });
  * const { structured } = await runner.run('demo:echo', { text: 'hi' });
  *
- * @throws {ToolError} `invalid_argument` when `middleware` is not an array of functions.
+ * @throws {ToolError} `invalid_argument` for an unknown option, or when `middleware` is not an
+ * array of functions.
  */
 export function createRunner(options: RunnerOptions = {}): Runner {
+  refuseUnknownOptions(options, KNOWN, 'createRunner', { instead: INSTEAD });
   const { index, resolveTool, resolveBackends, selectBackend, local, mcp, provider } = options;
   const validateInput = options.validate?.input ?? true;
   const validateOutput = options.validate?.output ?? true;
