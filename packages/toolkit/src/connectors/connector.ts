@@ -6,7 +6,8 @@ import {
   type ConnectorServerInfo,
   type SpokenEra,
 } from './connector-era.js';
-import { checkMaxMessageBytes, httpTarget, isStdio } from './connector-sources.js';
+import { checkConnectorOptions } from './connector-options.js';
+import { httpTarget, isStdio } from './connector-sources.js';
 import type {
   ConnectorLists,
   ConnectorOptions,
@@ -61,13 +62,14 @@ export class Connector implements ToolkitConnector {
 
   /**
    * @throws {ToolError} `invalid_config` for an empty command, a URL that is not http(s), a
-   * namespace that breaks the namespace rule, an `era` other than `auto`, `2025` or `2026`, a
-   * `maxMessageBytes` that is not a positive integer, or `lists` naming a list servers do not
-   * offer.
+   * namespace that breaks the namespace rule, an unknown option, an `era` other than `auto`,
+   * `2025` or `2026`, a duration that is not above 0 (0 where it turns something off) or is past
+   * what a timer keeps, a `maxMessageBytes` that is not a positive integer, or `lists` naming a
+   * list servers do not offer.
    */
   constructor(source: ConnectorSource, options: ConnectorOptions = {}) {
+    checkConnectorOptions(options, 'createConnector');
     const era = checkEra(options.era);
-    checkMaxMessageBytes(options.maxMessageBytes);
     const lists = mirroredLists(options.lists);
     if (isStdio(source)) {
       if (typeof source.command !== 'string' || source.command.trim() === '') {

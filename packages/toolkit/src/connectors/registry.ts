@@ -12,6 +12,7 @@ import {
   type ToolkitConnector,
   type UpstreamRequestHandler,
 } from './connector.js';
+import { checkAddConnectorOptions, checkConnectorDefaults } from './connector-options.js';
 import { sourceKeys } from './connector-sources.js';
 import { inferNamespace } from './namespace.js';
 import type { Secrets } from '../secrets.js';
@@ -77,6 +78,7 @@ export class Connectors {
     /** Builds connectors for sources it takes; the built-in MCP connector for the others. */
     factory?: ConnectorFactory | undefined;
   }) {
+    checkConnectorDefaults(parts.defaults);
     this.#factory = parts.factory;
     this.#index = parts.index;
     this.#logger = parts.logger;
@@ -92,6 +94,7 @@ export class Connectors {
   /** Registers a connector, started at once when `start` is set; returns its namespace. */
   add(source: ConnectorSource, options: AddConnectorOptions, start: boolean): string {
     // Checked here too: configurations reach this from JSON and plain JavaScript.
+    checkAddConnectorOptions(options);
     const connection: unknown = options.connection ?? 'shared';
     if (connection !== 'shared' && connection !== 'per-session') {
       throw new ToolError(

@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { checkDuration, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import type { ConnectorClientLike, ToolkitConnector } from './connector.js';
 
 /** Bounds on the connections of servers added with `connection: 'per-session'`. */
@@ -8,6 +8,8 @@ export interface SessionConnectionLimits {
   /** A connection no call has used for this long is closed. Default 5 minutes. */
   readonly idleMs?: number;
 }
+
+const KNOWN = optionKeys<SessionConnectionLimits>({ max: true, idleMs: true });
 
 /** How many per-session connections one server may have open unless `max` says otherwise. */
 export const DEFAULT_MAX_SESSION_CONNECTIONS = 32;
@@ -42,14 +44,13 @@ export class SessionConnections {
     limits: SessionConnectionLimits,
     make: (namespace: string, session: string) => ToolkitConnector,
   ) {
+    refuseUnknownOptions(limits, KNOWN, 'sessionConnections', { code: 'invalid_config' });
     this.#max = limits.max ?? DEFAULT_MAX_SESSION_CONNECTIONS;
     this.#idleMs = limits.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     if (!(Number.isSafeInteger(this.#max) && this.#max > 0)) {
       throw new ToolError('invalid_config', 'sessionConnections.max must be a positive integer');
     }
-    if (!(Number.isFinite(this.#idleMs) && this.#idleMs > 0)) {
-      throw new ToolError('invalid_config', 'sessionConnections.idleMs must be a positive number');
-    }
+    checkDuration(this.#idleMs, 'sessionConnections.idleMs', { code: 'invalid_config' });
     this.#make = make;
   }
 

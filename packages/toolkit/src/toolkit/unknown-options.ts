@@ -1,8 +1,8 @@
-import { didYouMean, ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
 import type { ToolkitOptions } from './types.js';
 
 // Every key of ToolkitOptions: the compiler keeps this list and the type in step.
-const KNOWN = Object.keys({
+const KNOWN = optionKeys<ToolkitOptions>({
   tools: true,
   prompts: true,
   resources: true,
@@ -23,7 +23,7 @@ const KNOWN = Object.keys({
   connectorDefaults: true,
   createConnector: true,
   sessionConnections: true,
-} satisfies Record<keyof ToolkitOptions, true>);
+});
 
 // Keys people pass by analogy with other tools, and where that wish goes instead.
 const INSTEAD: Readonly<Record<string, string>> = {
@@ -39,13 +39,5 @@ const INSTEAD: Readonly<Record<string, string>> = {
  * @throws {ToolError} `invalid_argument` naming the key, with the nearest known one.
  */
 export function refuseUnknownToolkitOptions(options: object): void {
-  for (const key of Object.keys(options)) {
-    if (KNOWN.includes(key)) continue;
-    const instead = INSTEAD[key];
-    const near = didYouMean(key, KNOWN);
-    const hint =
-      instead ??
-      (near === undefined ? `known options: ${KNOWN.join(', ')}` : `did you mean "${near}"?`);
-    throw new ToolError('invalid_argument', `createToolkit: unknown option "${key}"; ${hint}`);
-  }
+  refuseUnknownOptions(options, KNOWN, 'createToolkit', { instead: INSTEAD });
 }
