@@ -4,9 +4,11 @@ import {
   tokenKeyFromEnv,
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
+import { optionKeys } from '@toolplane/toolmodel';
 import { openSqliteFile } from './sqlite-open.js';
 import { DEFAULT_SQLITE_PATH, migrate } from './sqlite-store.js';
 import { asStoreError } from './store-calls.js';
+import { checkSqliteOptions } from './sqlite-options.js';
 
 /** Options for {@link createSqliteCredentialStore}. */
 export interface SqliteCredentialStoreOptions {
@@ -33,6 +35,13 @@ export interface SqliteCredentialStore extends OAuthCredentialStore {
   close(): void;
 }
 
+const KNOWN = optionKeys<SqliteCredentialStoreOptions>({
+  path: true,
+  key: true,
+  busyTimeoutMs: true,
+  readOnly: true,
+});
+
 /**
  * Keeps connectors' OAuth credentials in the `oauth_credentials` table of a SQLite file, each
  * record sealed with AES-256-GCM before it is written (the table holds only sealed blobs).
@@ -44,6 +53,7 @@ export interface SqliteCredentialStore extends OAuthCredentialStore {
 export function createSqliteCredentialStore(
   options: SqliteCredentialStoreOptions = {},
 ): SqliteCredentialStore {
+  checkSqliteOptions(options, KNOWN, 'createSqliteCredentialStore');
   const sealer = new CredentialSealer(options.key ?? tokenKeyFromEnv());
   const path = options.path ?? DEFAULT_SQLITE_PATH;
   const file = openSqliteFile({

@@ -8,10 +8,11 @@ import {
   type EvidenceStore,
   type UsageEvidence,
 } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import { DEFAULT_SQLITE_PATH } from './sqlite-store.js';
 import { emptyStandIns, openSqliteFile, type SqliteFile } from './sqlite-open.js';
 import { asStoreError, watchDataVersion } from './store-calls.js';
+import { checkSqliteOptions } from './sqlite-options.js';
 
 /** Options for {@link createSqliteEvidenceStore}. */
 export interface SqliteEvidenceStoreOptions {
@@ -116,6 +117,13 @@ interface Mark {
 const ALL = '*';
 const TOOL = 'tool:';
 
+const KNOWN = optionKeys<SqliteEvidenceStoreOptions>({
+  path: true,
+  busyTimeoutMs: true,
+  pollIntervalMs: true,
+  readOnly: true,
+});
+
 /**
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
  * `search_evidence` table of a SQLite file, so it outlives restarts and is shared by every
@@ -133,6 +141,7 @@ const TOOL = 'tool:';
 export function createSqliteEvidenceStore(
   options: SqliteEvidenceStoreOptions = {},
 ): SqliteEvidenceStore {
+  checkSqliteOptions(options, KNOWN, 'createSqliteEvidenceStore');
   const file = openSearchDb(options, SCHEMA, 'evidence store');
   const { db } = file;
   const sql = {

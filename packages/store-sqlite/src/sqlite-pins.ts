@@ -18,8 +18,10 @@ import {
   type PinStore,
   type StoreCallOptions,
 } from '@toolplane/toolkit';
+import { optionKeys } from '@toolplane/toolmodel';
 import { openSearchDb } from './sqlite-evidence.js';
 import { runStoreCall, watchDataVersion } from './store-calls.js';
+import { checkSqliteOptions } from './sqlite-options.js';
 
 /** Options for {@link createSqlitePinStore}. */
 export interface SqlitePinStoreOptions {
@@ -82,6 +84,13 @@ CREATE TABLE IF NOT EXISTS audit_log (
 );
 CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`;
 
+const KNOWN = optionKeys<SqlitePinStoreOptions>({
+  path: true,
+  busyTimeoutMs: true,
+  pollIntervalMs: true,
+  readOnly: true,
+});
+
 /**
  * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
  * a SQLite file, so pins outlive restarts and `toolplane tools accept` in another process
@@ -94,6 +103,7 @@ CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at);`;
  * `cancelled` when a call's signal is aborted.
  */
 export function createSqlitePinStore(options: SqlitePinStoreOptions = {}): SqlitePinStore {
+  checkSqliteOptions(options, KNOWN, 'createSqlitePinStore');
   const file = openSearchDb(options, SCHEMA, 'pin store');
   const { db } = file;
   const sql = {

@@ -11,10 +11,11 @@ import {
   type StoreCallOptions,
   type StoreChange,
 } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import type Database from 'better-sqlite3';
 import { emptyStandIns, openSqliteFile } from './sqlite-open.js';
 import { asStoreError, runStoreCall, watchDataVersion } from './store-calls.js';
+import { checkSqliteOptions } from './sqlite-options.js';
 
 /** Options for {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -114,6 +115,14 @@ interface ChangeRow {
   name: string;
 }
 
+const KNOWN = optionKeys<SqliteStoreOptions>({
+  path: true,
+  pollIntervalMs: true,
+  synchronous: true,
+  busyTimeoutMs: true,
+  readOnly: true,
+});
+
 /**
  * Creates a {@link Store} in one SQLite file (better-sqlite3, WAL mode, `synchronous=FULL`): a
  * write whose promise resolved survives the process being killed. Several instances and processes
@@ -127,6 +136,7 @@ interface ChangeRow {
  * version of this package; `invalid_argument` for `readOnly` in memory.
  */
 export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
+  checkSqliteOptions(options, KNOWN, 'createSqliteStore');
   const path = options.path ?? DEFAULT_SQLITE_PATH;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const file = openSqliteFile({

@@ -1,5 +1,7 @@
 import type { VectorCache } from '@toolplane/toolindex';
+import { optionKeys } from '@toolplane/toolmodel';
 import { openSearchDb, settle } from './sqlite-evidence.js';
+import { checkSqliteOptions } from './sqlite-options.js';
 
 /** Options for {@link createSqliteVectorCache}. */
 export interface SqliteVectorCacheOptions {
@@ -30,6 +32,12 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS embedding_vectors (
   vector BLOB NOT NULL
 ) WITHOUT ROWID`;
 
+const KNOWN = optionKeys<SqliteVectorCacheOptions>({
+  path: true,
+  busyTimeoutMs: true,
+  readOnly: true,
+});
+
 /**
  * Keeps toolindex's tool embedding vectors (see `createHybridSearcher`'s `cache`) in the
  * `embedding_vectors` table of a SQLite file, by the fingerprint of the embedded text, as
@@ -39,6 +47,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS embedding_vectors (
  * `store_error` when SQLite fails.
  */
 export function createSqliteVectorCache(options: SqliteVectorCacheOptions = {}): SqliteVectorCache {
+  checkSqliteOptions(options, KNOWN, 'createSqliteVectorCache');
   const file = openSearchDb(options, SCHEMA, 'vector cache');
   const { db } = file;
   const get = db.prepare<[string], { vector: Buffer }>(
