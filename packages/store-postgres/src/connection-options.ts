@@ -1,7 +1,13 @@
 // What every store of this package checks and opens first, the same way: the schema name, the
 // connection (a connection string or a pool, exactly one) and, for a connection string, a pool
 // of its own.
-import { ToolError } from '@toolplane/toolmodel';
+import {
+  checkDuration,
+  MAX_TIMER_MS,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import { Pool } from 'pg';
 
 /** Where {@link createPostgresStore} connects: a connection string, or a pool you own. */
@@ -50,7 +56,7 @@ const ANSWER_GRACE_MS = 5_000;
  * The longest wait for an answer a statement may set for itself (`query_timeout`): what a
  * statement that waits on purpose, as a migration for another instance's, passes.
  */
-export const UNBOUNDED_ANSWER_MS = 2 ** 31 - 1;
+export const UNBOUNDED_ANSWER_MS = MAX_TIMER_MS;
 
 /** Default schema of every store of this package. */
 export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
@@ -59,17 +65,42 @@ export const DEFAULT_POSTGRES_SCHEMA = 'toolplane';
 // (`<schema>_changes`, `<schema>_pins`) to stay under PostgreSQL's 63-byte identifiers.
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
+/** The keys of {@link PostgresConnection}, which every store's options have. */
+export const CONNECTION_KEYS = optionKeys<PostgresConnection>({
+  connectionString: true,
+  pool: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+});
+
+// Names people reach for by analogy with node-postgres and other clients. A setting of the
+// connection itself (TLS, a password) goes in the connection string, or on a pool of one's own.
+const INSTEAD: Readonly<Record<string, string>> = {
+  url: 'did you mean "connectionString"?',
+  connection: 'did you mean "connectionString"?',
+  schemaName: 'did you mean "schema"?',
+  ssl: 'set TLS in the connection string (?sslmode=require), or pass a pool of your own',
+  password: 'put it in the connection string, or pass a pool of your own',
+  connectionTimeoutMillis: 'did you mean "connectTimeoutMs"?',
+  statement_timeout: 'did you mean "statementTimeoutMs"?',
+};
+
 /**
- * Checks a store's schema name and connection, and answers the schema (the default when none
- * is given). `opener` names the function called, for the message.
+ * Checks a store's options (`known`: every key its opener takes), schema name and connection,
+ * and answers the schema (the default when none is given). `opener` names the function called,
+ * for the message. An unknown key used to be ignored: `schemaName` opened the default schema,
+ * and `ssl: true` connected without TLS, both without a word.
  *
- * @throws {ToolError} `invalid_config` for a bad schema name, not exactly one of
- * `connectionString` and `pool`, or a timeout that is not a whole number of milliseconds.
+ * @throws {ToolError} `invalid_config` for an unknown option, a bad schema name, not exactly one
+ * of `connectionString` and `pool`, or a timeout that is not a whole number of milliseconds
+ * from 0 to 2^31 − 1.
  */
 export function checkConnection(
   options: PostgresConnection & { readonly schema?: string | undefined },
   opener: string,
+  known: readonly string[],
 ): string {
+  refuseUnknownOptions(options, known, opener, { code: 'invalid_config', instead: INSTEAD });
   const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
   if (!SCHEMA_NAME.test(schema)) {
     throw new ToolError(
@@ -85,11 +116,12 @@ export function checkConnection(
   }
   for (const key of ['connectTimeoutMs', 'statementTimeoutMs'] as const) {
     const value: unknown = options[key];
-    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) {
-      throw new ToolError(
-        'invalid_config',
-        `${opener}: ${key} must be a whole number of milliseconds, 0 or more, got ${typeof value === 'number' ? String(value) : typeof value}`,
-      );
+    if (value !== undefined) {
+      checkDuration(value, `${opener}: ${key}`, {
+        code: 'invalid_config',
+        zero: true,
+        whole: true,
+      });
     }
   }
   return schema;
@@ -112,16 +144,28 @@ export interface PostgresPoolOptions {
   readonly onIdleError?: ((error: Error) => void) | undefined;
 }
 
+const POOL_KEYS = optionKeys<PostgresPoolOptions>({
+  connectionString: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  max: true,
+  onIdleError: true,
+});
+
 /**
  * Creates a `pg` pool with the defaults a store gives the pool it owns: a bounded wait for a
  * connection, a statement timeout, a client-side bound on a missing answer and an idle-error
  * listener. Lend it to several stores (their `pool` option) so one process holds one pool; the
  * stores leave it open, and you end it (`pool.end()`) once they are all closed.
  *
- * @throws {ToolError} `invalid_config` for a timeout that is not a whole number of
- * milliseconds, or a `max` below 1.
+ * @throws {ToolError} `invalid_config` for an unknown option, a timeout that is not a whole
+ * number of milliseconds from 0 to 2^31 − 1, or a `max` below 1.
  */
 export function createPostgresPool(options: PostgresPoolOptions): Pool {
+  refuseUnknownOptions(options, POOL_KEYS, 'createPostgresPool', {
+    code: 'invalid_config',
+    instead: INSTEAD,
+  });
   checkConnection(
     {
       connectionString: options.connectionString,
@@ -133,6 +177,7 @@ export function createPostgresPool(options: PostgresPoolOptions): Pool {
         : { statementTimeoutMs: options.statementTimeoutMs }),
     },
     'createPostgresPool',
+    CONNECTION_KEYS,
   );
   const { max } = options;
   if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1)) {

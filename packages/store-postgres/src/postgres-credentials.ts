@@ -4,6 +4,7 @@ import {
   tokenKeyFromEnv,
   type OAuthCredentialStore,
 } from '@toolplane/toolkit/oauth';
+import { optionKeys } from '@toolplane/toolmodel';
 import { escapeIdentifier } from 'pg';
 import { migrate } from './migrations.js';
 import { checkConnection, ownPool } from './connection-options.js';
@@ -36,6 +37,16 @@ function secretsOf(connectionString: string | undefined): string[] {
   }
 }
 
+const KNOWN = optionKeys<PostgresCredentialStoreOptions>({
+  connectionString: true,
+  pool: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  schema: true,
+  key: true,
+  signal: true,
+});
+
 /**
  * Keeps connectors' OAuth credentials in the `oauth_credentials` table of the store's schema
  * (migrating it first), each record sealed with AES-256-GCM before it is written: the database
@@ -50,7 +61,7 @@ function secretsOf(connectionString: string | undefined): string[] {
 export async function createPostgresCredentialStore(
   options: PostgresCredentialStoreOptions,
 ): Promise<PostgresCredentialStore> {
-  const schema = checkConnection(options, 'createPostgresCredentialStore');
+  const schema = checkConnection(options, 'createPostgresCredentialStore', KNOWN);
   const { connectionString } = options;
   const sealer = new CredentialSealer(options.key ?? tokenKeyFromEnv());
   const secrets = secretsOf(connectionString);

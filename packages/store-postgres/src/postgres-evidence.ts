@@ -8,7 +8,7 @@ import {
   type EvidenceStore,
   type UsageEvidence,
 } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import { listenOnChannel, type ChannelListener } from './channel-listener.js';
 import { openSearchTable, type SearchTableOptions } from './search-table.js';
 import { asStoreError } from './store-error.js';
@@ -65,6 +65,15 @@ const decayedTo = (row: string, other: string): string =>
   `CASE WHEN greatest(0, ${other}.updated_at - ${row}.updated_at) / $5::float8 > 1000 THEN 0
      ELSE ${row}.weight * power(0.5, greatest(0, ${other}.updated_at - ${row}.updated_at) / $5::float8) END`;
 
+const KNOWN = optionKeys<PostgresEvidenceStoreOptions>({
+  connectionString: true,
+  pool: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  schema: true,
+  onError: true,
+});
+
 /**
  * Keeps toolindex's learned search evidence (see `createLearningSearcher`) in the
  * `search_evidence` table of a PostgreSQL schema, created when missing (evidence is a cache of
@@ -96,6 +105,7 @@ export async function createPostgresEvidenceStore(
     columns: `tool_id TEXT NOT NULL, term TEXT NOT NULL, weight DOUBLE PRECISION NOT NULL,
       updated_at BIGINT NOT NULL, PRIMARY KEY (tool_id, term)`,
     opener: 'createPostgresEvidenceStore',
+    known: KNOWN,
     beside: [
       {
         name: 'search_evidence_forgets',

@@ -17,7 +17,7 @@ import {
   type PinStore,
   type StoreCallOptions,
 } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import { escapeIdentifier, type PoolClient } from 'pg';
 import { listenOnChannel, type ChannelListener } from './channel-listener.js';
 import { migrate } from './migrations.js';
@@ -39,6 +39,16 @@ export type PostgresPinStoreOptions = PostgresConnection & {
   readonly onError?: (error: ToolError) => void;
 };
 
+const KNOWN = optionKeys<PostgresPinStoreOptions>({
+  connectionString: true,
+  pool: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  schema: true,
+  listen: true,
+  onError: true,
+});
+
 /**
  * Keeps tool pins, pending changes and the audit log (see `PinStore` in @toolplane/toolkit) in
  * a PostgreSQL schema (the `tool_pins`, `tool_pin_changes` and `audit_log` tables of the
@@ -52,7 +62,7 @@ export type PostgresPinStoreOptions = PostgresConnection & {
  * limit, and `cancelled` when a call's signal is aborted.
  */
 export async function createPostgresPinStore(options: PostgresPinStoreOptions): Promise<PinStore> {
-  const schema = checkConnection(options, 'createPostgresPinStore');
+  const schema = checkConnection(options, 'createPostgresPinStore', KNOWN);
   const secrets = options.connectionString === undefined ? [] : [options.connectionString];
   const { pool } = ownPool(options);
   const s = escapeIdentifier(schema);

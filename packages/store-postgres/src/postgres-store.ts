@@ -12,7 +12,7 @@ import {
   type StoreCallOptions,
   type StoreChange,
 } from '@toolplane/toolkit';
-import { raceAbort, throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { optionKeys, raceAbort, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import {
   DatabaseError,
   escapeIdentifier,
@@ -94,6 +94,17 @@ interface ResourceContentRow extends ResourceRow {
   content: Buffer;
 }
 
+const KNOWN = optionKeys<PostgresStoreOptions>({
+  connectionString: true,
+  pool: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  schema: true,
+  onError: true,
+  listen: true,
+  signal: true,
+});
+
 /**
  * Creates a {@link Store} in PostgreSQL, creating or migrating its schema first. Every write is
  * one statement, so one round trip: it takes the next revision from a single-row counter (whose
@@ -109,7 +120,7 @@ interface ResourceContentRow extends ResourceRow {
  * written by a newer version of this package; `cancelled` when `signal` aborts.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const schema = checkConnection(options, 'createPostgresStore');
+  const schema = checkConnection(options, 'createPostgresStore', KNOWN);
   const { connectionString } = options;
   // One connection is held for LISTEN for good; with fewer than two, every query would wait.
   if (options.listen !== false && options.pool !== undefined && options.pool.options.max < 2) {

@@ -1,4 +1,5 @@
 import type { VectorCache } from '@toolplane/toolindex';
+import { optionKeys } from '@toolplane/toolmodel';
 import { openSearchTable, type SearchTableOptions } from './search-table.js';
 
 /** Options for {@link createPostgresVectorCache}: a connection and the schema (default `toolplane`). */
@@ -9,6 +10,14 @@ export interface PostgresVectorCache extends VectorCache {
   /** Ends the pool it created (a pool you passed stays open). */
   close(): Promise<void>;
 }
+
+const KNOWN = optionKeys<PostgresVectorCacheOptions>({
+  connectionString: true,
+  pool: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  schema: true,
+});
 
 /**
  * Keeps toolindex's tool embedding vectors (see `createHybridSearcher`'s `cache`) in the
@@ -28,6 +37,7 @@ export async function createPostgresVectorCache(
     noun: 'embedding vectors',
     columns: 'fingerprint TEXT PRIMARY KEY, vector BYTEA NOT NULL',
     opener: 'createPostgresVectorCache',
+    known: KNOWN,
   });
   return {
     async get(fingerprints) {

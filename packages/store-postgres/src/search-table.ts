@@ -44,11 +44,13 @@ export async function openSearchTable(
     readonly noun: string;
     readonly columns: string;
     readonly opener: string;
+    /** Every option key the opener takes. */
+    readonly known: readonly string[];
     /** Tables of its own beside it (name and columns), created with it when missing. */
     readonly beside?: readonly { readonly name: string; readonly columns: string }[];
   },
 ): Promise<SearchTable> {
-  const schema = checkConnection(options, spec.opener);
+  const schema = checkConnection(options, spec.opener, spec.known);
   const secrets = options.connectionString === undefined ? [] : [options.connectionString];
   const { pool } = ownPool(options);
   const close = async (): Promise<void> => {
