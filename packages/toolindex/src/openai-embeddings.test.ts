@@ -105,7 +105,8 @@ describe('createOpenAiEmbedder', () => {
   it.each(['sends no answer', 'stalls after the headers'])(
     'fails with timeout when the endpoint %s, then asks afresh',
     async (how) => {
-      const embed = createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 50 });
+      // Long enough for the answered request after it on a loaded machine (50 ms was not).
+      const embed = createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 500 });
       let release = (): void => undefined;
       if (how === 'sends no answer') {
         server.hold = new Promise<void>((resolve) => {
