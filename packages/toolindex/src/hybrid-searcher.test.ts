@@ -166,4 +166,17 @@ describe('createHybridSearcher', () => {
       errorCodeOf(() => createHybridSearcher({ embed: conceptEmbed([]), dimensions: 0 })),
     ).toBe('invalid_argument');
   });
+
+  it('throws invalid_argument for an option it does not know (a cache under another name)', () => {
+    expect(() =>
+      createHybridSearcher({ embed: conceptEmbed([]), vectorCache: {} } as never),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'invalid_argument',
+        message: expect.stringMatching(
+          /^createHybridSearcher: unknown option "vectorCache"; known options: embed, weight, lexical,/,
+        ) as unknown,
+      }),
+    );
+  });
 });

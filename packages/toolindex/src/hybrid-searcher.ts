@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import { createBm25Searcher } from './bm25-searcher.js';
 import { checkNumber } from './check-number.js';
 import { normOf, toVector, vectorProblem } from './embedding-vectors.js';
@@ -102,6 +102,19 @@ function embeddingText(doc: SearchDocument): string {
   return `${where}${head}${tags}. ${doc.description ?? ''}`.trim();
 }
 
+const HYBRID_KEYS = optionKeys<HybridSearcherOptions>({
+  embed: true,
+  weight: true,
+  lexical: true,
+  batchSize: true,
+  cache: true,
+  cacheKey: true,
+  dimensions: true,
+  background: true,
+  queryWaitMs: true,
+  onError: true,
+});
+
 /**
  * Creates a {@link Searcher} that blends BM25 relevance with the cosine similarity of
  * embeddings from your own `embed` function: `weight · max(0, cos) + (1 − weight) · bm25 / best
@@ -116,6 +129,7 @@ function embeddingText(doc: SearchDocument): string {
  * or query wait.
  */
 export function createHybridSearcher(options: HybridSearcherOptions): HybridSearcher {
+  refuseUnknownOptions(options, HYBRID_KEYS, 'createHybridSearcher');
   const { embed } = options;
   if (typeof embed !== 'function') {
     throw new ToolError('invalid_argument', 'createHybridSearcher needs an embed function');

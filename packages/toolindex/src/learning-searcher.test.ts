@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createLearningSearcher, requestKey, type LearningSearcher } from './learning-searcher.js';
+import type { LearningSearcher } from './learning-options.js';
+import { createLearningSearcher, requestKey } from './learning-searcher.js';
 import { boundedQuery, MAX_QUERY_LENGTH, type SearchDocument } from './searcher.js';
 import { indexOf, realTools } from './testdata/evaluation.js';
 import { tokenize } from './tokenize.js';
@@ -379,9 +380,15 @@ describe('createLearningSearcher', () => {
     expect((await ids(searcher, 'undo purchase'))[0]).toBe('billing:create_refund');
   });
 
-  it('rejects options out of range', () => {
+  it('rejects options out of range, and options it does not know', () => {
     expect(() => createLearningSearcher({ weight: -1 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(() => createLearningSearcher({ halfLife: 1000 } as never)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_argument',
+        message: 'createLearningSearcher: unknown option "halfLife"; did you mean "halfLifeMs"?',
+      }),
     );
   });
 });

@@ -149,6 +149,20 @@ describe('createOpenAiEmbedder', () => {
     expect(() => createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
+    // A timer set past 2^31 - 1 ms fires at once: every request would time out.
+    expect(() => createOpenAiEmbedder({ url: base, model: 'm', timeoutMs: 2 ** 31 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(() => createOpenAiEmbedder({ url: base, model: 'm', retryDelayMs: Number.NaN })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    // Without a word, the key was left out: every request went unauthenticated.
+    expect(() => createOpenAiEmbedder({ url: base, model: 'm', api_key: 'sk-x' } as never)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_argument',
+        message: 'createOpenAiEmbedder: unknown option "api_key"; did you mean "apiKey"?',
+      }),
+    );
   });
 });
 

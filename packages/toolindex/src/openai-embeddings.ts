@@ -1,4 +1,11 @@
-import { followSignal, isPlainObject, ToolError } from '@toolplane/toolmodel';
+import {
+  checkDuration,
+  followSignal,
+  isPlainObject,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import { vectorProblem } from './embedding-vectors.js';
 import type { EmbedFunction } from './hybrid-searcher.js';
 
@@ -61,6 +68,19 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
+const EMBEDDER_KEYS = optionKeys<OpenAiEmbedderOptions>({
+  url: true,
+  model: true,
+  apiKey: true,
+  dimensions: true,
+  batchSize: true,
+  requestsPerMinute: true,
+  retries: true,
+  retryDelayMs: true,
+  timeoutMs: true,
+  fetch: true,
+});
+
 /**
  * An {@link EmbedFunction} for any OpenAI-compatible embeddings endpoint (OpenAI, Ollama, LM
  * Studio, vLLM, a gateway): texts go in batches of `batchSize`, requests are spaced to stay
@@ -76,6 +96,13 @@ function retryAfterMs(header: string | null): number | undefined {
  * away than the call's `maxWaitMs`, and `cancelled` when the signal aborts.
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunction {
+  refuseUnknownOptions(options, EMBEDDER_KEYS, 'createOpenAiEmbedder', {
+    instead: {
+      api_key: 'did you mean "apiKey"?',
+      baseURL: 'did you mean "url"?',
+      baseUrl: 'did you mean "url"?',
+    },
+  });
   let endpoint: URL;
   try {
     endpoint = new URL(options.url);
@@ -105,7 +132,9 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     throw new ToolError('invalid_argument', `retries must be an integer ≥ 0, got ${retries}`);
   }
   const retryDelay = options.retryDelayMs ?? 500;
+  checkDuration(retryDelay, 'retryDelayMs');
   const timeoutMs = positive(options.timeoutMs ?? 30_000, 'timeoutMs');
+  checkDuration(timeoutMs, 'timeoutMs');
   const dimensions =
     options.dimensions === undefined ? undefined : positive(options.dimensions, 'dimensions');
   const doFetch = options.fetch ?? fetch;
