@@ -1,5 +1,7 @@
+import { fixtureCommand } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
+import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from '../toolkit/toolkit.js';
 import { createConnector } from './connector.js';
 
@@ -112,5 +114,33 @@ describe('connector options', () => {
     expect(messageOf(() => createToolkit({ sessionConnections: { idle: 5 } as never }))).toBe(
       'sessionConnections: unknown option "idle"; did you mean "idleMs"?',
     );
+  });
+});
+
+describe('addConnector lists', () => {
+  it('mirrors only the lists one server is added with, as the README says', async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'lean', lists: ['tools'] });
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'full' });
+    const { stop } = await runToolkit(toolkit);
+    try {
+      const prompts = (await toolkit.list({ type: 'prompt', limit: 100 })).prompts;
+      expect(prompts.map((prompt) => `${prompt.namespace}:${prompt.name}`)).toEqual(['full:echo']);
+      const tools = (await toolkit.list({ type: 'tool', limit: 100 })).tools.map(
+        (tool) => `${tool.namespace}:${tool.name}`,
+      );
+      expect(tools).toContain('lean:echo');
+      expect(tools).toContain('full:echo');
+    } finally {
+      await stop();
+    }
+  });
+
+  it('refuses lists no server offers before anything is added', () => {
+    const toolkit = createToolkit();
+    expect(messageOf(() => toolkit.addConnector(stdio, { lists: ['tool'] as never }))).toMatch(
+      /did you mean "tools"/,
+    );
+    expect(toolkit.connectors()).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { checkDuration, optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
+import { mirroredLists } from './connector-lists.js';
 import { checkMaxMessageBytes } from './connector-sources.js';
 import type { AddConnectorOptions } from '../toolkit/options.js';
 import type { ConnectorOptions } from './connector-types.js';
@@ -86,6 +87,7 @@ const ADD_KEYS = optionKeys<AddConnectorOptions>({
   connection: true,
   era: true,
   startTimeoutMs: true,
+  lists: true,
 });
 // A connector option `addConnector` does not take is one the toolkit sets for every server.
 const INSTEAD_OF_ADD: Readonly<Record<string, string>> = {
@@ -112,14 +114,15 @@ export function checkConnectorDefaults(defaults: unknown): void {
 
 /**
  * Checks the options of `toolkit.addConnector`: its own keys only (another connector option
- * is told where it goes), and its `startTimeoutMs` as a duration.
+ * is told where it goes), its `startTimeoutMs` as a duration and its `lists`.
  *
  * @throws {ToolError} `invalid_config` naming the key and what it must be.
  */
 export function checkAddConnectorOptions(options: unknown): void {
   refuseUnknownOptions(options, ADD_KEYS, 'addConnector', { code, instead: INSTEAD_OF_ADD });
-  const { startTimeoutMs } = options as AddConnectorOptions;
+  const { startTimeoutMs, lists } = options as AddConnectorOptions;
   if (startTimeoutMs !== undefined) {
     checkDuration(startTimeoutMs, 'addConnector startTimeoutMs', { code });
   }
+  mirroredLists(lists);
 }

@@ -108,6 +108,7 @@ export class Connectors {
       ...this.#defaults,
       ...(options.era === undefined ? {} : { era: options.era }),
       ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
+      ...(options.lists === undefined ? {} : { lists: options.lists }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {
@@ -388,6 +389,7 @@ export class Connectors {
       ...(entry.options.startTimeoutMs === undefined
         ? {}
         : { startTimeoutMs: entry.options.startTimeoutMs }),
+      ...(entry.options.lists === undefined ? {} : { lists: entry.options.lists }),
       namespace,
       upstreamRequests: this.#answerer,
       onEvent: (event) => {

@@ -8,6 +8,7 @@ import type {
   ConnectorEra,
   ConnectorEvent,
   ConnectorFactory,
+  ConnectorListKind,
   ConnectorOptions,
   UpstreamRequestHandler,
 } from '../connectors/connector.js';
@@ -83,6 +84,11 @@ export interface AddConnectorOptions {
    * {@link ConnectorOptions.startTimeoutMs}).
    */
   readonly startTimeoutMs?: number;
+  /**
+   * Which of this server's lists to mirror; default {@link ToolkitOptions.connectorDefaults}'
+   * `lists`, else all three (see {@link ConnectorOptions.lists}).
+   */
+  readonly lists?: readonly ConnectorListKind[];
 }
 
 /** Options for {@link createToolkit}. */
