@@ -289,6 +289,17 @@ describe('pinning', () => {
       expect.objectContaining({ code: 'invalid_config' }),
     );
   });
+
+  it('refuses an option it does not know: a misspelled store would keep the pins in memory', () => {
+    expect(() =>
+      createToolkit({ pinning: { mode: 'block', stor: createMemoryPinStore() } as never }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'invalid_config',
+        message: 'pinning: unknown option "stor"; did you mean "store"?',
+      }),
+    );
+  });
 });
 
 describe('fingerprintTool', () => {

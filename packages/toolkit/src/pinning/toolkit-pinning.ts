@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import type { ToolkitConnector } from '../connectors/connector-types.js';
 import type { Connectors } from '../connectors/registry.js';
 import type { Logger } from '../session.js';
@@ -6,6 +6,7 @@ import { createMemoryPinStore } from './memory-pin-store.js';
 import { PinGate, type PinningMode, type PinningOptions } from './pin-gate.js';
 
 const MODES: readonly PinningMode[] = ['block', 'warn', 'off'];
+const KNOWN = optionKeys<PinningOptions>({ mode: true, store: true, who: true, logger: true });
 
 /** A toolkit's pinning: its gate, and whether it owns (and so closes) the store. @internal */
 export interface ToolkitPinning {
@@ -19,7 +20,8 @@ export interface ToolkitPinning {
  * Starts the pinning the toolkit's `pinning` option asks for, filtering what `connectors`
  * mirror into the index; `undefined` when it is off.
  *
- * @throws {ToolError} `invalid_config` for a mode other than `block`, `warn` or `off`.
+ * @throws {ToolError} `invalid_config` for a mode other than `block`, `warn` or `off`, or an
+ * unknown option (a misspelled `store` would keep the pins in memory, lost at exit).
  * @internal
  */
 export function startPinning(
@@ -28,6 +30,7 @@ export function startPinning(
   connectors: Pick<Connectors, 'resync' | 'toolFilter'>,
 ): ToolkitPinning | undefined {
   const options = typeof option === 'object' ? option : { mode: option ?? 'off' };
+  refuseUnknownOptions(options, KNOWN, 'pinning', { code: 'invalid_config' });
   const mode: unknown = options.mode;
   if (!MODES.includes(mode as PinningMode)) {
     throw new ToolError(
