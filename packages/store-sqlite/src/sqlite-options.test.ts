@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolError } from '@toolplane/toolmodel';
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteCredentialStore } from './sqlite-credentials.js';
 import { createSqliteEvidenceStore } from './sqlite-evidence.js';
@@ -24,15 +24,8 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function messageOf(open: () => unknown): string {
-  try {
-    open();
-  } catch (error) {
-    if (ToolError.isInstance(error) && error.code === 'invalid_argument') return error.message;
-    throw error;
-  }
-  throw new Error('expected invalid_argument');
-}
+/** The message of the `invalid_argument` that `build` throws. */
+const messageOf = (build: () => unknown): string => errorMessageOf(build, 'invalid_argument');
 
 describe('SQLite store options', () => {
   it('refuse a misspelled path instead of opening the default file', () => {

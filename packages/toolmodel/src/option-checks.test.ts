@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from './errors.js';
 import { checkDuration, MAX_TIMER_MS, optionKeys, refuseUnknownOptions } from './option-checks.js';
+import { errorMessageOf } from './testing/error-code.js';
 
-function failure(run: () => void): ToolError {
-  try {
-    run();
-  } catch (error) {
-    if (ToolError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
+/** The message of the `invalid_argument` that `run` throws. */
+const refusal = (run: () => void): string => errorMessageOf(run, 'invalid_argument');
 
 describe('refuseUnknownOptions', () => {
   interface Example {
@@ -29,31 +22,31 @@ describe('refuseUnknownOptions', () => {
   });
 
   it('names an unknown key with the nearest known one', () => {
-    const error = failure(() => {
-      refuseUnknownOptions({ retries: 1, maxDelays: 5 }, known, 'retry');
-    });
-    expect(error.code).toBe('invalid_argument');
-    expect(error.message).toBe('retry: unknown option "maxDelays"; did you mean "maxDelay"?');
+    expect(
+      refusal(() => {
+        refuseUnknownOptions({ retries: 1, maxDelays: 5 }, known, 'retry');
+      }),
+    ).toBe('retry: unknown option "maxDelays"; did you mean "maxDelay"?');
   });
 
   it('lists the known keys when none is near, or says where the wish goes instead', () => {
     expect(
-      failure(() => {
+      refusal(() => {
         refuseUnknownOptions({ attempts: 5 }, known, 'retry');
-      }).message,
+      }),
     ).toBe('retry: unknown option "attempts"; known options: retries, maxDelay');
-    const instead = failure(() => {
-      refuseUnknownOptions({ attempts: 5 }, known, 'retry', {
-        code: 'invalid_config',
-        instead: { attempts: 'use retries' },
-      });
-    });
-    expect(instead.code).toBe('invalid_config');
-    expect(instead.message).toBe('retry: unknown option "attempts"; use retries');
     expect(
-      failure(() => {
+      errorMessageOf(() => {
+        refuseUnknownOptions({ attempts: 5 }, known, 'retry', {
+          code: 'invalid_config',
+          instead: { attempts: 'use retries' },
+        });
+      }, 'invalid_config'),
+    ).toBe('retry: unknown option "attempts"; use retries');
+    expect(
+      refusal(() => {
         refuseUnknownOptions({ x: 1 }, [], 'nothing');
-      }).message,
+      }),
     ).toBe('nothing: unknown option "x"; it takes no options');
   });
 
@@ -65,17 +58,17 @@ describe('refuseUnknownOptions', () => {
       ['x', 'the string "x"'],
     ] as const) {
       expect(
-        failure(() => {
+        refusal(() => {
           refuseUnknownOptions(bad, known, 'retry');
-        }).message,
+        }),
       ).toBe(`retry: options must be an object, got ${shown}`);
     }
   });
 
   it('quotes a hostile key escaped and cut', () => {
-    const message = failure(() => {
+    const message = refusal(() => {
       refuseUnknownOptions({ [`a\u001b]0;x\u0007${'b'.repeat(500)}`]: 1 }, known, 'retry');
-    }).message;
+    });
     expect(message).not.toContain('\u001b');
     expect(message.length).toBeLessThan(200);
   });
@@ -92,18 +85,16 @@ describe('checkDuration', () => {
 
   it('refuses 0, negatives, NaN, infinities, what a timer cannot keep, and non-numbers', () => {
     for (const bad of [0, -1, Number.NaN, Infinity, MAX_TIMER_MS + 1, 1e12, '5', null, {}]) {
-      const error = failure(() => {
-        checkDuration(bad, 'timeout(ms)');
-      });
-      expect(error.code).toBe('invalid_argument');
-      expect(error.message).toMatch(
-        /^timeout\(ms\) must be a number of milliseconds above 0, at most 2147483647/,
-      );
+      expect(
+        refusal(() => {
+          checkDuration(bad, 'timeout(ms)');
+        }),
+      ).toMatch(/^timeout\(ms\) must be a number of milliseconds above 0, at most 2147483647/);
     }
     expect(
-      failure(() => {
+      refusal(() => {
         checkDuration('5', 'timeout(ms)');
-      }).message,
+      }),
     ).toMatch(/got the string "5"$/);
   });
 
@@ -111,11 +102,11 @@ describe('checkDuration', () => {
     expect(() => {
       checkDuration(0, 'pingIntervalMs', { zero: true });
     }).not.toThrow();
-    const error = failure(() => {
-      checkDuration(-1, 'pingIntervalMs', { zero: true, code: 'invalid_config' });
-    });
-    expect(error.code).toBe('invalid_config');
-    expect(error.message).toContain('0 or more');
+    expect(
+      errorMessageOf(() => {
+        checkDuration(-1, 'pingIntervalMs', { zero: true, code: 'invalid_config' });
+      }, 'invalid_config'),
+    ).toContain('0 or more');
   });
 
   it('takes only whole numbers when told to', () => {
@@ -123,9 +114,9 @@ describe('checkDuration', () => {
       checkDuration(5, 'busyTimeoutMs', { whole: true });
     }).not.toThrow();
     expect(
-      failure(() => {
+      refusal(() => {
         checkDuration(1.5, 'busyTimeoutMs', { whole: true });
-      }).message,
+      }),
     ).toMatch(/^busyTimeoutMs must be a whole number of milliseconds above 0, .* got 1\.5$/);
   });
 });

@@ -1,5 +1,5 @@
 import { fixtureCommand } from '@toolplane/fixtures';
-import { ToolError } from '@toolplane/toolmodel';
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { describe, expect, it } from 'vitest';
 import { runToolkit } from '../testing/run-toolkit.js';
 import { createToolkit } from '../toolkit/toolkit.js';
@@ -7,15 +7,8 @@ import { createConnector } from './connector.js';
 
 const stdio = { command: process.execPath, args: ['--version'] };
 
-function messageOf(build: () => unknown): string {
-  try {
-    build();
-  } catch (error) {
-    if (ToolError.isInstance(error) && error.code === 'invalid_config') return error.message;
-    throw error;
-  }
-  throw new Error('expected invalid_config');
-}
+/** The message of the `invalid_config` that `build` throws. */
+const messageOf = (build: () => unknown): string => errorMessageOf(build, 'invalid_config');
 
 // From JavaScript, a spread of a wider object, or a key taken from another MCP client, these
 // used to be ignored without a word, and a duration a timer cannot keep fired at once: every

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors.js';
-import { errorCodeOf, rejectionCodeOf } from './error-code.js';
+import { errorCodeOf, errorMessageOf, rejectionCodeOf } from './error-code.js';
 
 const conflict = new ToolError('conflict', 'taken');
 const foreign = new RangeError('not ours');
@@ -54,5 +54,30 @@ describe('rejectionCodeOf', () => {
         throw foreign;
       }),
     ).rejects.toBe(foreign);
+  });
+});
+
+describe('errorMessageOf', () => {
+  it('answers the message of a ToolError with the code asked for', () => {
+    expect(
+      errorMessageOf(() => {
+        throw new ToolError('invalid_argument', 'what was wrong');
+      }, 'invalid_argument'),
+    ).toBe('what was wrong');
+  });
+
+  it('throws on anything else: another code, another error, a return', () => {
+    const other = new ToolError('timeout', 'late');
+    expect(() =>
+      errorMessageOf(() => {
+        throw other;
+      }, 'invalid_argument'),
+    ).toThrow(other);
+    expect(() => errorMessageOf(() => 1, 'invalid_argument')).toThrow(
+      'expected a ToolError with code invalid_argument; run returned',
+    );
+    expect(() => errorMessageOf(() => Promise.reject(new Error('x')), 'invalid_argument')).toThrow(
+      'returned a promise',
+    );
   });
 });

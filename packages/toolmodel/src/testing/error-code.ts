@@ -48,6 +48,27 @@ export async function rejectionCodeOf(
   return undefined;
 }
 
+/**
+ * The message of the {@link ToolError} with `code` that `run` throws, so a test can assert on
+ * what a user is told: `expect(errorMessageOf(() => retry({ attempts: 5 }), 'invalid_argument'))`.
+ * Anything else thrown (another error, another code) is thrown on unchanged.
+ *
+ * @throws Error when `run` returns (a promise included: use {@link rejectionCodeOf} for those).
+ */
+export function errorMessageOf(run: () => unknown, code: ToolErrorCode): string {
+  let result: unknown;
+  try {
+    result = run();
+  } catch (error) {
+    if (ToolError.isInstance(error) && error.code === code) return error.message;
+    throw error;
+  }
+  if (isPromiseLike(result)) result.then(undefined, () => undefined);
+  throw new Error(
+    `expected a ToolError with code ${code}; run ${isPromiseLike(result) ? 'returned a promise' : 'returned'}`,
+  );
+}
+
 function codeOrRethrow(error: unknown): ToolErrorCode {
   if (ToolError.isInstance(error)) return error.code;
   throw error;

@@ -1,5 +1,5 @@
 import { createIndex } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { describe, expect, it } from 'vitest';
 import { approval } from '../approval/approval.js';
 import { withRateLimit, withTimeout } from '../executor-wrappers.js';
@@ -11,15 +11,8 @@ import { concurrency } from './concurrency.js';
 import { rateLimit } from './rate-limit.js';
 import { retry } from './retry.js';
 
-function messageOf(build: () => unknown): string {
-  try {
-    build();
-  } catch (error) {
-    if (ToolError.isInstance(error) && error.code === 'invalid_argument') return error.message;
-    throw error;
-  }
-  throw new Error('expected invalid_argument');
-}
+/** The message of the `invalid_argument` that `build` throws. */
+const messageOf = (build: () => unknown): string => errorMessageOf(build, 'invalid_argument');
 
 const executor: ToolExecutor = {
   invoke: () => Promise.reject(new Error('never invoked here')),
