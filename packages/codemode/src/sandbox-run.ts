@@ -19,6 +19,10 @@ const CLOSING = '\n})';
 // Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
 const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 
+// Room the worker needs in the engine's memory to read an error out of the sandbox; none left
+// means the program spent all of it.
+const ROOM = 64 << 10;
+
 type Failure = Extract<Outcome, { ok: false }>;
 /** One `settle` message's answers. */
 export type Batch = Extract<HostMessage, { kind: 'settle' }>;
@@ -148,10 +152,31 @@ export class Run {
     this.logs.push({ level: name === 'warn' || name === 'error' ? name : 'log', text: line });
   }
 
+  /**
+   * Whether `text` can be copied into the sandbox's memory now ({@link Engine.fits}): a copy
+   * that cannot would write over the engine's own data.
+   */
+  fits(text: string): boolean {
+    return this.link.engine.fits(Buffer.byteLength(text) + 1);
+  }
+
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
     this.program = program;
+    const source = `${OPENING}${program}${CLOSING}`;
+    for (const [what, text] of [
+      ['the tool list', toolsJson],
+      ["the program's text", source],
+    ] as const) {
+      if (!this.fits(text)) {
+        return {
+          ok: false,
+          code: 'resource_exhausted',
+          message: `out of memory: there is no room for ${what} (${bytes(Buffer.byteLength(text))}) in the program's ${bytes(this.limits.memoryLimitBytes)} of memory (memoryLimitBytes)`,
+        };
+      }
+    }
     const hostFull = vm.newFunction('hostFull', () => {
       this.full();
     });
@@ -171,7 +196,7 @@ export class Run {
       this.settler = vm.getProp(made, 1);
       this.drainer = vm.getProp(made, 2);
       made.dispose();
-      const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
+      const compiled = vm.evalCode(source, PROGRAM_FILE, {
         type: 'global',
       });
       if (compiled.error !== undefined) {
@@ -202,6 +227,10 @@ export class Run {
   failureOf(error: QuickJSHandle, code: 'invalid_argument' | 'execution'): Failure {
     const stopped = this.stopped();
     if (stopped !== undefined) return stopped;
+    // With no room left in the engine's memory QuickJS cannot even make its "out of memory"
+    // error (what it throws then has no name or message), and reading one would need room for
+    // the names read: that is the memory bound, whatever was thrown.
+    if (!this.link.engine.fits(ROOM)) return this.failure('', 'out of memory', '', code);
     const { vm } = this;
     if (vm.typeof(error) !== 'object') {
       const dumped: unknown = vm.dump(error);
@@ -331,6 +360,15 @@ export class Run {
     const settler = this.settler;
     if (count === 0 || settler === undefined) return;
     this.inFlight -= count;
+    if (!this.fits(batch)) {
+      const size = bytes(Buffer.byteLength(batch));
+      const answers =
+        count === 1 ? 'the answer to a call' : `the answers to ${String(count)} calls`;
+      this.exhaust(
+        `out of memory: there is no room for ${answers} (${size} of JSON) in the program's ${bytes(this.limits.memoryLimitBytes)} of memory (memoryLimitBytes); ask the tools for less at once`,
+      );
+      return;
+    }
     const text = this.vm.newString(batch);
     const settled = this.vm.callFunction(settler, this.vm.undefined, text);
     text.dispose();
