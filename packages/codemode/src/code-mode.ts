@@ -107,10 +107,15 @@ export interface CodeMode {
    * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
    * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, log or
-   * result bound; `cancelled` when `signal` aborts; `internal` when the sandbox itself fails.
+   * result bound; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
+   * `internal` when the sandbox itself fails, or for a run that waited for a worker (or began)
+   * once code mode was closed.
    */
   run(program: string, options?: CodeRunOptions): Promise<CodeRunResult>;
-  /** Ends the sandbox worker threads; runs still waiting for one fail. Idempotent. */
+  /**
+   * Ends the sandbox worker threads: runs in flight are cancelled (their tool calls too), runs
+   * still waiting for one fail with `internal`. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -356,7 +361,19 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       }
     };
 
-    const ended = await execute(pool, { program, tools: api, limits, timeoutMs, signal, onCall });
+    let ended: Awaited<ReturnType<typeof execute>>;
+    try {
+      ended = await execute(pool, { program, tools: api, limits, timeoutMs, signal, onCall });
+    } catch (error) {
+      // No worker for the run: cancelled while it queued, or code mode closed.
+      const problem = ToolError.isInstance(error)
+        ? error
+        : new ToolError('internal', error instanceof Error ? error.message : String(error));
+      throw new CodeModeError(problem.code, problem.message, {
+        cause: error,
+        calls: stats.snapshot(),
+      });
+    }
     const calls = stats.snapshot();
     const { outcome, logs } = ended;
     if (outcome.ok) {
@@ -384,7 +401,13 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       }
       case 'cancelled':
       case 'stopped':
-        throw new CodeModeError('cancelled', 'the run was cancelled', { logs, calls });
+        throw new CodeModeError(
+          'cancelled',
+          'closed' in outcome
+            ? 'the run was cancelled: code mode was closed while it ran'
+            : 'the run was cancelled',
+          { logs, calls },
+        );
       default: {
         const { code, line, column } = outcome;
         let { message } = outcome;
