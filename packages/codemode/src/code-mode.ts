@@ -107,7 +107,7 @@ export interface CodeMode {
    * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
    * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, log or
-   * result bound; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
+   * result bound, or for a value nested deeper than 1,000 levels; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
    * `internal` when the sandbox itself fails, or for a run that waited for a worker (or began)
    * once code mode was closed.
    */

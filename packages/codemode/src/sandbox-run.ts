@@ -23,6 +23,29 @@ const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 // means the program spent all of it.
 const ROOM = 64 << 10;
 
+// How deep the program's value may nest. It is parsed and written as JSON again on the host
+// (run_code's answer, a gateway's response), whose JSON.stringify recurses and runs out of stack
+// a few thousand levels down, less on a deep stack; no real value comes near this.
+const MAX_VALUE_DEPTH = 1_000;
+
+/** Whether JSON text `json` nests arrays and objects deeper than `max` levels. */
+function nestsDeeperThan(json: string, max: number): boolean {
+  let depth = 0;
+  let quoted = false;
+  for (let at = 0; at < json.length; at++) {
+    const c = json.charCodeAt(at);
+    if (quoted) {
+      // A backslash escapes the next character, a quote among them.
+      if (c === 0x5c) at++;
+      else if (c === 0x22) quoted = false;
+    } else if (c === 0x22) quoted = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 type Failure = Extract<Outcome, { ok: false }>;
 /** One `settle` message's answers. */
 export type Batch = Extract<HostMessage, { kind: 'settle' }>;
@@ -328,6 +351,13 @@ export class Run {
             ok: false,
             code: 'resource_exhausted',
             message: `the program's value is larger than ${String(this.limits.maxResultBytes)} bytes of JSON`,
+          };
+        }
+        if (nestsDeeperThan(body, MAX_VALUE_DEPTH)) {
+          return {
+            ok: false,
+            code: 'resource_exhausted',
+            message: `the program's value nests arrays and objects deeper than ${String(MAX_VALUE_DEPTH)} levels; return a flatter value`,
           };
         }
         return { ok: true, json: body };
