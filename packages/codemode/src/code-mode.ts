@@ -15,6 +15,7 @@ import { CodeModeError, type CallStats } from './errors.js';
 import { execute, type CallAnswer, type SandboxCall } from './execute.js';
 import { apiTools, missingToolHint } from './names.js';
 import { SandboxPool } from './pool.js';
+import { unawaitedNote } from './unawaited.js';
 import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
 
 /** Which tools a program may call: those matching every criterion given. */
@@ -315,6 +316,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       ...(sessionKey === undefined ? {} : { sessionKey }),
     });
 
+    const unanswered = new Map<number, string>();
     const onCall = async (call: SandboxCall, callSignal: AbortSignal): Promise<CallAnswer> => {
       let payload: unknown;
       try {
@@ -334,9 +336,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
           return failed(error, call.target);
         }
       }
+      // Until it answers: a call the program never awaited is still here when the run ends.
+      unanswered.set(call.call, call.target);
       try {
         await gate.enter(callSignal);
       } catch (error) {
+        unanswered.delete(call.call);
         return failed(error, call.target);
       }
       const started = performance.now();
@@ -358,6 +363,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
         return failed(error, call.target);
       } finally {
         gate.leave();
+        unanswered.delete(call.call);
       }
     };
 
@@ -375,14 +381,16 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       });
     }
     const calls = stats.snapshot();
-    const { outcome, logs } = ended;
+    const { outcome } = ended;
     if (outcome.ok) {
+      const note = unawaitedNote([...unanswered.values(), ...(ended.unsent ?? [])], paths);
       return {
         value: outcome.json === undefined ? undefined : JSON.parse(outcome.json),
-        logs,
+        logs: note === undefined ? ended.logs : [...ended.logs, note],
         calls,
       };
     }
+    const { logs } = ended;
     switch (outcome.code) {
       case 'timeout': {
         // A run's time counts from the call: say how much of it went waiting for a sandbox.

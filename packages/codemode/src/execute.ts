@@ -70,6 +70,8 @@ export interface Ended {
         readonly closed?: true;
       };
   readonly logs: readonly LogEntry[];
+  /** IDs of tool calls the program made that never left the sandbox, as the run ended first. */
+  readonly unsent?: readonly string[];
   /** How long the run queued for a free worker, in ms: part of its `timeoutMs`. */
   readonly waitedMs: number;
 }
@@ -183,7 +185,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           const outcome =
             stopped === undefined ? message.outcome : { ok: false as const, code: stopped };
           // A worker whose engine failed is ended, never handed to another run.
-          finish({ outcome, logs: message.logs }, message.retire !== true);
+          const unsent = message.unsent === undefined ? {} : { unsent: message.unsent };
+          finish({ outcome, logs: message.logs, ...unsent }, message.retire !== true);
           return;
         }
         if (message.kind !== 'calls') return;

@@ -433,7 +433,18 @@ export class Run {
       }
     }
     const retire = engine.broken ? { retire: true as const } : {};
-    this.link.send({ kind: 'done', run: this.id, outcome, logs: this.logs, ...retire });
+    // Calls the program made in its last steps and never awaited: the host says they never ran.
+    const unsent = (this.outbox === '' ? [] : (unpackCalls(this.outbox) ?? []))
+      .filter(({ op }) => op === 'tool')
+      .map(({ target }) => target);
+    this.link.send({
+      kind: 'done',
+      run: this.id,
+      outcome,
+      logs: this.logs,
+      ...(unsent.length === 0 ? {} : { unsent }),
+      ...retire,
+    });
     engine.prepare();
   }
 }
