@@ -14,6 +14,7 @@ import { declarationsOf } from './declarations.js';
 import { CodeModeError, type CallStats } from './errors.js';
 import { execute, type CallAnswer, type SandboxCall } from './execute.js';
 import { apiTools, missingToolHint } from './names.js';
+import { unfenced } from './fence.js';
 import { SandboxPool } from './pool.js';
 import { unawaitedNote } from './unawaited.js';
 import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
@@ -103,7 +104,8 @@ export interface CodeMode {
     options?: { readonly limit?: number; readonly signal?: AbortSignal },
   ): Promise<FoundTool[]>;
   /**
-   * Runs `program`, the body of an async function, in a fresh sandbox context.
+   * Runs `program`, the body of an async function, in a fresh sandbox context (one sent whole
+   * inside a Markdown code fence runs as the code inside).
    *
    * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
@@ -297,9 +299,10 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     return found;
   }
 
-  async function run(program: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
-    if (typeof program !== 'string')
+  async function run(sent: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
+    if (typeof sent !== 'string')
       throw new CodeModeError('invalid_argument', 'the program must be text');
+    const program = unfenced(sent);
     const { signal, meta, sessionKey } = runOptions;
     if (signal?.aborted === true)
       throw new CodeModeError('cancelled', 'the run was cancelled before it started');
