@@ -15,6 +15,7 @@ import { CodeModeError, type CallStats } from './errors.js';
 import { execute, type CallAnswer, type SandboxCall } from './execute.js';
 import { apiTools, missingToolHint } from './names.js';
 import { unfenced } from './fence.js';
+import { typeScriptHint } from './typescript-hint.js';
 import { SandboxPool } from './pool.js';
 import { unawaitedNote } from './unawaited.js';
 import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
@@ -424,6 +425,10 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
         let { message } = outcome;
         if (code === 'execution' && line !== undefined && NO_SUCH_MEMBER.test(message)) {
           const hint = missingToolHint(program.split('\n')[line - 1] ?? '', api);
+          if (hint !== undefined) message = `${message}: ${hint}`;
+        }
+        if (code === 'invalid_argument' && line !== undefined) {
+          const hint = typeScriptHint(program.split('\n')[line - 1] ?? '', column);
           if (hint !== undefined) message = `${message}: ${hint}`;
         }
         throw new CodeModeError(code, message, {
