@@ -158,7 +158,9 @@ export class Run {
 
   /** The program passed its call bound: the interrupt handler stops it at once. */
   full(): void {
-    this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
+    this.exhaust(
+      `the program made more than ${String(this.limits.maxToolCalls)} tool calls (maxToolCalls); make fewer calls in one run`,
+    );
   }
 
   /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
@@ -169,7 +171,9 @@ export class Run {
     const line = vm.typeof(text) === 'string' ? vm.getString(text) : '';
     this.logBytes += Buffer.byteLength(line) + 1;
     if (this.logBytes > this.limits.maxLogBytes) {
-      this.exhaust(`the program logged more than ${String(this.limits.maxLogBytes)} bytes`);
+      this.exhaust(
+        `the program logged more than ${bytes(this.limits.maxLogBytes)} (maxLogBytes); log less`,
+      );
       return;
     }
     this.logs.push({ level: name === 'warn' || name === 'error' ? name : 'log', text: line });
@@ -350,7 +354,7 @@ export class Run {
           return {
             ok: false,
             code: 'resource_exhausted',
-            message: `the program's value is larger than ${String(this.limits.maxResultBytes)} bytes of JSON`,
+            message: `the program's value is larger than ${bytes(this.limits.maxResultBytes)} of JSON (maxResultBytes); return only what is needed`,
           };
         }
         if (nestsDeeperThan(body, MAX_VALUE_DEPTH)) {
