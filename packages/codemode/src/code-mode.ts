@@ -87,9 +87,10 @@ export interface CodeMode {
   declarations(): string;
   /**
    * The declaration of one tool the program may call, as `tools.<namespace>.<tool>` and the
-   * types it names.
+   * types it names; `id` is its canonical ID, or the path a program calls it by
+   * (`tools.<namespace>.<tool>`, as search answers it).
    *
-   * @throws {ToolError} `not_found` when the filter lets no tool of that ID through.
+   * @throws {ToolError} `not_found` when the filter lets no tool of that ID or path through.
    */
   describe(id: string): string;
   /** Where each tool the program may call sits: `tools[namespace][name]` calls `id`. */
@@ -263,8 +264,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
   const declared = (only?: string): ReturnType<typeof declarationsOf> => {
     const { api, entries } = exposed();
     const byId = new Map(entries.map((entry) => [entry.id, entry.tool]));
+    // A model may name a tool by the call path search gave it (`tools.ns.name`) instead of its ID.
+    const called = (item: ApiTool): boolean =>
+      only === `tools.${item.namespace}.${item.name}` || only === `${item.namespace}.${item.name}`;
+    const isId = only === undefined || api.some((item) => item.id === only);
     const tools = api
-      .filter((item) => only === undefined || item.id === only)
+      .filter((item) => only === undefined || (isId ? item.id === only : called(item)))
       .map((item) => ({
         api: item,
         tool: byId.get(item.id) as NonNullable<ReturnType<typeof byId.get>>,
