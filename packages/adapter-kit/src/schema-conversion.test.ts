@@ -56,6 +56,18 @@ describe('convertSchema in strict mode', () => {
     expect(converted.restore({ n: null })).toEqual({ n: null });
   });
 
+  it('keeps a null that an untyped enum or const of the original allowed', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: { e: { enum: ['a', null] }, c: { const: null }, o: { enum: ['a'] } },
+      },
+      'openai-strict',
+    );
+    expect(converted.strict).toBe(true);
+    expect(converted.restore({ e: null, c: null, o: null })).toEqual({ e: null, c: null });
+  });
+
   it('moves keywords strict mode lacks into the description and lists them', () => {
     const converted = convertSchema(
       {

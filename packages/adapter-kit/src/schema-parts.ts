@@ -99,10 +99,17 @@ export function jsonType(value: unknown): string {
 }
 
 export function acceptsNull(schema: Json): boolean {
-  // A nullable type narrowed by an enum or a const without null still refuses null.
-  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
-  if (schema.const !== undefined && schema.const !== null) return false;
+  // A nullable type narrowed by an enum or a const without null still refuses null; an enum or
+  // const with null and no type takes it.
   const type = schema.type;
+  if (Array.isArray(schema.enum)) {
+    if (!schema.enum.includes(null)) return false;
+    if (type === undefined) return true;
+  }
+  if (schema.const !== undefined) {
+    if (schema.const !== null) return false;
+    if (type === undefined) return true;
+  }
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
   if (Array.isArray(schema.anyOf))
     return schema.anyOf.some((b) => isPlainObject(b) && acceptsNull(b));

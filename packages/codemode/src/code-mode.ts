@@ -14,7 +14,10 @@ import { declarationsOf } from './declarations.js';
 import { CodeModeError, type CallStats } from './errors.js';
 import { execute, type CallAnswer, type SandboxCall } from './execute.js';
 import { apiTools, missingToolHint } from './names.js';
+import { unfenced } from './fence.js';
+import { typeScriptHint } from './typescript-hint.js';
 import { SandboxPool } from './pool.js';
+import { unawaitedNote } from './unawaited.js';
 import type { ApiTool, LogEntry, SandboxLimits } from './protocol.js';
 
 /** Which tools a program may call: those matching every criterion given. */
@@ -84,9 +87,10 @@ export interface CodeMode {
   declarations(): string;
   /**
    * The declaration of one tool the program may call, as `tools.<namespace>.<tool>` and the
-   * types it names.
+   * types it names; `id` is its canonical ID, or the path a program calls it by
+   * (`tools.<namespace>.<tool>`, as search answers it).
    *
-   * @throws {ToolError} `not_found` when the filter lets no tool of that ID through.
+   * @throws {ToolError} `not_found` when the filter lets no tool of that ID or path through.
    */
   describe(id: string): string;
   /** Where each tool the program may call sits: `tools[namespace][name]` calls `id`. */
@@ -102,15 +106,21 @@ export interface CodeMode {
     options?: { readonly limit?: number; readonly signal?: AbortSignal },
   ): Promise<FoundTool[]>;
   /**
-   * Runs `program`, the body of an async function, in a fresh sandbox context.
+   * Runs `program`, the body of an async function, in a fresh sandbox context (one sent whole
+   * inside a Markdown code fence runs as the code inside).
    *
    * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
    * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, log or
-   * result bound; `cancelled` when `signal` aborts; `internal` when the sandbox itself fails.
+   * result bound, or for a value nested deeper than 1,000 levels; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
+   * `internal` when the sandbox itself fails, or for a run that waited for a worker (or began)
+   * once code mode was closed.
    */
   run(program: string, options?: CodeRunOptions): Promise<CodeRunResult>;
-  /** Ends the sandbox worker threads; runs still waiting for one fail. Idempotent. */
+  /**
+   * Ends the sandbox worker threads: runs in flight are cancelled (their tool calls too), runs
+   * still waiting for one fail with `internal`. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -254,8 +264,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
   const declared = (only?: string): ReturnType<typeof declarationsOf> => {
     const { api, entries } = exposed();
     const byId = new Map(entries.map((entry) => [entry.id, entry.tool]));
+    // A model may name a tool by the call path search gave it (`tools.ns.name`) instead of its ID.
+    const called = (item: ApiTool): boolean =>
+      only === `tools.${item.namespace}.${item.name}` || only === `${item.namespace}.${item.name}`;
+    const isId = only === undefined || api.some((item) => item.id === only);
     const tools = api
-      .filter((item) => only === undefined || item.id === only)
+      .filter((item) => only === undefined || (isId ? item.id === only : called(item)))
       .map((item) => ({
         api: item,
         tool: byId.get(item.id) as NonNullable<ReturnType<typeof byId.get>>,
@@ -291,9 +305,10 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     return found;
   }
 
-  async function run(program: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
-    if (typeof program !== 'string')
+  async function run(sent: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
+    if (typeof sent !== 'string')
       throw new CodeModeError('invalid_argument', 'the program must be text');
+    const program = unfenced(sent);
     const { signal, meta, sessionKey } = runOptions;
     if (signal?.aborted === true)
       throw new CodeModeError('cancelled', 'the run was cancelled before it started');
@@ -310,6 +325,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       ...(sessionKey === undefined ? {} : { sessionKey }),
     });
 
+    const unanswered = new Map<number, string>();
     const onCall = async (call: SandboxCall, callSignal: AbortSignal): Promise<CallAnswer> => {
       let payload: unknown;
       try {
@@ -329,9 +345,12 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
           return failed(error, call.target);
         }
       }
+      // Until it answers: a call the program never awaited is still here when the run ends.
+      unanswered.set(call.call, call.target);
       try {
         await gate.enter(callSignal);
       } catch (error) {
+        unanswered.delete(call.call);
         return failed(error, call.target);
       }
       const started = performance.now();
@@ -353,19 +372,34 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
         return failed(error, call.target);
       } finally {
         gate.leave();
+        unanswered.delete(call.call);
       }
     };
 
-    const ended = await execute(pool, { program, tools: api, limits, timeoutMs, signal, onCall });
+    let ended: Awaited<ReturnType<typeof execute>>;
+    try {
+      ended = await execute(pool, { program, tools: api, limits, timeoutMs, signal, onCall });
+    } catch (error) {
+      // No worker for the run: cancelled while it queued, or code mode closed.
+      const problem = ToolError.isInstance(error)
+        ? error
+        : new ToolError('internal', error instanceof Error ? error.message : String(error));
+      throw new CodeModeError(problem.code, problem.message, {
+        cause: error,
+        calls: stats.snapshot(),
+      });
+    }
     const calls = stats.snapshot();
-    const { outcome, logs } = ended;
+    const { outcome } = ended;
     if (outcome.ok) {
+      const note = unawaitedNote([...unanswered.values(), ...(ended.unsent ?? [])], paths);
       return {
         value: outcome.json === undefined ? undefined : JSON.parse(outcome.json),
-        logs,
+        logs: note === undefined ? ended.logs : [...ended.logs, note],
         calls,
       };
     }
+    const { logs } = ended;
     switch (outcome.code) {
       case 'timeout': {
         // A run's time counts from the call: say how much of it went waiting for a sandbox.
@@ -384,12 +418,22 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       }
       case 'cancelled':
       case 'stopped':
-        throw new CodeModeError('cancelled', 'the run was cancelled', { logs, calls });
+        throw new CodeModeError(
+          'cancelled',
+          'closed' in outcome
+            ? 'the run was cancelled: code mode was closed while it ran'
+            : 'the run was cancelled',
+          { logs, calls },
+        );
       default: {
         const { code, line, column } = outcome;
         let { message } = outcome;
         if (code === 'execution' && line !== undefined && NO_SUCH_MEMBER.test(message)) {
           const hint = missingToolHint(program.split('\n')[line - 1] ?? '', api);
+          if (hint !== undefined) message = `${message}: ${hint}`;
+        }
+        if (code === 'invalid_argument' && line !== undefined) {
+          const hint = typeScriptHint(program.split('\n')[line - 1] ?? '', column);
           if (hint !== undefined) message = `${message}: ${hint}`;
         }
         throw new CodeModeError(code, message, {

@@ -34,6 +34,15 @@ describe('codeModeTools', () => {
     expect(missing).toMatchObject({ isError: true, code: 'not_found' });
   });
 
+  it('describe_tool takes the call path search_tools gave as well as the ID', async () => {
+    const byId = await describeTool.run({ id: 'builtin:get-sum.v2' });
+    for (const path of ['tools.builtin.get_sum_v2', 'builtin.get_sum_v2']) {
+      expect(await describeTool.run({ id: path })).toEqual(byId);
+    }
+    const missing = await describeTool.run({ id: 'tools.builtin.nope' });
+    expect(missing).toMatchObject({ isError: true, code: 'not_found' });
+  });
+
   it('run_code answers the value as JSON text, with the logs', async () => {
     const result = await runCode.run({
       code: "console.log('hi');\nreturn { sum: (await tools.builtin.add({ a: 1, b: 2 })).sum };",

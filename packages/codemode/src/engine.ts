@@ -39,6 +39,12 @@ export interface Sandbox {
 
 type Failure = Extract<Outcome, { ok: false }>;
 
+/** The Emscripten module's allocator, which quickjs-emscripten keeps as `module` (not typed). */
+interface Allocator {
+  _malloc(bytes: number): number;
+  _free(at: number): void;
+}
+
 // Emscripten writes its abort message ("Aborted(Assertion failed: ...)") to stderr before it
 // throws; the worker reports the failure itself, in words of its own. (The loader's options go to
 // Emscripten as they are; their type names only those quickjs-emscripten reads itself.)
@@ -76,6 +82,23 @@ export class Engine {
       newVariant(variant, { wasmMemory, emscriptenModule: quiet }),
     );
     return new Engine(quickjs);
+  }
+
+  /**
+   * Whether `bytes` can be allocated in the engine's memory now. quickjs-emscripten copies a
+   * string into that memory before QuickJS reads it (`newString`, `evalCode`) and does not check
+   * the allocation: when it fails, the string is written from address 0 on, over the engine's
+   * own data, and the engine faults later (or, for a short string, goes on corrupted). So every
+   * large text is tried here first; the block freed is the one the copy gets straight after.
+   */
+  fits(bytes: number): boolean {
+    const allocator = (this.quickjs as unknown as { module?: Partial<Allocator> }).module;
+    const { _malloc: malloc, _free: free } = allocator ?? {};
+    if (malloc === undefined || free === undefined) return true;
+    const at = malloc(bytes);
+    if (at === 0) return false;
+    free(at);
+    return true;
   }
 
   /** The spare sandbox when there is one, else a new one. */

@@ -138,6 +138,15 @@ describe('hostile programs', () => {
     expect(await said('const f = (n) => f(n + 1) + 1; return f(0);')).toBe(
       'stack overflow: the program nests deeper than its 512 KiB of stack allow (maxStackBytes); recurse less deeply',
     );
+    expect(await said('for (;;) await tools.builtin.mark();')).toBe(
+      'the program made more than 50 tool calls (maxToolCalls); make fewer calls in one run',
+    );
+    expect(await said("for (;;) console.log('x'.repeat(100));")).toBe(
+      'the program logged more than 4 KiB (maxLogBytes); log less',
+    );
+    expect(await said("return 'x'.repeat(1 << 20);")).toBe(
+      "the program's value is larger than 64 KiB of JSON (maxResultBytes); return only what is needed",
+    );
     await stillWorks();
   });
 

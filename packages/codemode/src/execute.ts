@@ -61,8 +61,17 @@ export interface CallAnswer {
 
 /** What one run in the sandbox ended with. */
 export interface Ended {
-  readonly outcome: Outcome | { readonly ok: false; readonly code: 'timeout' | 'cancelled' };
+  readonly outcome:
+    | Outcome
+    | {
+        readonly ok: false;
+        readonly code: 'timeout' | 'cancelled';
+        /** Cancelled because the pool was closed while the run ran. */
+        readonly closed?: true;
+      };
   readonly logs: readonly LogEntry[];
+  /** IDs of tool calls the program made that never left the sandbox, as the run ended first. */
+  readonly unsent?: readonly string[];
   /** How long the run queued for a free worker, in ms: part of its `timeoutMs`. */
   readonly waitedMs: number;
 }
@@ -176,7 +185,8 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
           const outcome =
             stopped === undefined ? message.outcome : { ok: false as const, code: stopped };
           // A worker whose engine failed is ended, never handed to another run.
-          finish({ outcome, logs: message.logs }, message.retire !== true);
+          const unsent = message.unsent === undefined ? {} : { unsent: message.unsent };
+          finish({ outcome, logs: message.logs, ...unsent }, message.retire !== true);
           return;
         }
         if (message.kind !== 'calls') return;
@@ -190,12 +200,14 @@ export async function execute(pool: SandboxPool, request: ExecuteRequest): Promi
       worker.listener = (message) => {
         if (message === undefined) {
           // The thread ended without reporting the run's end. A run already stopped ends as it
-          // was stopped; otherwise the run is lost, with a message of ours (the thread's own
-          // error may be the engine's raw text).
+          // was stopped, and one whose pool was closed as cancelled; otherwise the run is lost,
+          // with a message of ours (the thread's own error may be the engine's raw text).
           const outcome =
-            stopped === undefined
-              ? { ok: false as const, code: 'internal' as const, message: LOST }
-              : { ok: false as const, code: stopped };
+            stopped !== undefined
+              ? { ok: false as const, code: stopped }
+              : pool.closed
+                ? { ok: false as const, code: 'cancelled' as const, closed: true as const }
+                : { ok: false as const, code: 'internal' as const, message: LOST };
           finish({ outcome, logs: [] }, true);
           return;
         }

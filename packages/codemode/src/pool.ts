@@ -130,7 +130,7 @@ export class SandboxPool {
     resolve: (worker: SandboxWorker) => void;
     reject: (error: unknown) => void;
   }[] = [];
-  private closed = false;
+  #closed = false;
 
   constructor(
     private readonly size: number,
@@ -162,7 +162,7 @@ export class SandboxPool {
   }
 
   private take(signal: AbortSignal | undefined): Promise<SandboxWorker> {
-    if (this.closed) return Promise.reject(new ToolError('internal', 'code mode is closed'));
+    if (this.#closed) return Promise.reject(new ToolError('internal', 'code mode is closed'));
     let ready = this.idle.pop();
     while (ready?.dead === true) ready = this.idle.pop();
     if (ready !== undefined) {
@@ -195,6 +195,11 @@ export class SandboxPool {
     });
   }
 
+  /** Whether {@link close} was called: its workers ended, no run starts again. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Workers that hold a run now (started, not idle). */
   get busy(): number {
     return this.all.size - this.idle.length;
@@ -207,7 +212,7 @@ export class SandboxPool {
       this.replace();
       return;
     }
-    if (this.closed) {
+    if (this.#closed) {
       void worker.end();
       return;
     }
@@ -239,7 +244,7 @@ export class SandboxPool {
 
   /** Ends every worker; runs still waiting fail with `internal`. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.#closed = true;
     for (const waiter of this.waiting.splice(0)) {
       waiter.reject(new ToolError('internal', 'code mode was closed'));
     }

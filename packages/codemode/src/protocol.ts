@@ -97,6 +97,8 @@ export type WorkerMessage =
       readonly run: number;
       readonly outcome: Outcome;
       readonly logs: readonly LogEntry[];
+      /** IDs of the tool calls the program made that were never sent, as the run ended first. */
+      readonly unsent?: readonly string[];
       /** The worker's engine failed (engine.ts): end this worker rather than run on it again. */
       readonly retire?: true;
     };

@@ -19,6 +19,33 @@ const CLOSING = '\n})';
 // Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
 const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 
+// Room the worker needs in the engine's memory to read an error out of the sandbox; none left
+// means the program spent all of it.
+const ROOM = 64 << 10;
+
+// How deep the program's value may nest. It is parsed and written as JSON again on the host
+// (run_code's answer, a gateway's response), whose JSON.stringify recurses and runs out of stack
+// a few thousand levels down, less on a deep stack; no real value comes near this.
+const MAX_VALUE_DEPTH = 1_000;
+
+/** Whether JSON text `json` nests arrays and objects deeper than `max` levels. */
+function nestsDeeperThan(json: string, max: number): boolean {
+  let depth = 0;
+  let quoted = false;
+  for (let at = 0; at < json.length; at++) {
+    const c = json.charCodeAt(at);
+    if (quoted) {
+      // A backslash escapes the next character, a quote among them.
+      if (c === 0x5c) at++;
+      else if (c === 0x22) quoted = false;
+    } else if (c === 0x22) quoted = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 type Failure = Extract<Outcome, { ok: false }>;
 /** One `settle` message's answers. */
 export type Batch = Extract<HostMessage, { kind: 'settle' }>;
@@ -131,7 +158,9 @@ export class Run {
 
   /** The program passed its call bound: the interrupt handler stops it at once. */
   full(): void {
-    this.exhaust(`the program made more than ${String(this.limits.maxToolCalls)} tool calls`);
+    this.exhaust(
+      `the program made more than ${String(this.limits.maxToolCalls)} tool calls (maxToolCalls); make fewer calls in one run`,
+    );
   }
 
   /** `hostLog(level, text)` inside the sandbox: kept until the log bound is spent. */
@@ -142,16 +171,39 @@ export class Run {
     const line = vm.typeof(text) === 'string' ? vm.getString(text) : '';
     this.logBytes += Buffer.byteLength(line) + 1;
     if (this.logBytes > this.limits.maxLogBytes) {
-      this.exhaust(`the program logged more than ${String(this.limits.maxLogBytes)} bytes`);
+      this.exhaust(
+        `the program logged more than ${bytes(this.limits.maxLogBytes)} (maxLogBytes); log less`,
+      );
       return;
     }
     this.logs.push({ level: name === 'warn' || name === 'error' ? name : 'log', text: line });
+  }
+
+  /**
+   * Whether `text` can be copied into the sandbox's memory now ({@link Engine.fits}): a copy
+   * that cannot would write over the engine's own data.
+   */
+  fits(text: string): boolean {
+    return this.link.engine.fits(Buffer.byteLength(text) + 1);
   }
 
   /** Sets up the API and compiles the program; a failure here ends the run at once. */
   start(program: string, toolsJson: string): Failure | undefined {
     const { vm } = this;
     this.program = program;
+    const source = `${OPENING}${program}${CLOSING}`;
+    for (const [what, text] of [
+      ['the tool list', toolsJson],
+      ["the program's text", source],
+    ] as const) {
+      if (!this.fits(text)) {
+        return {
+          ok: false,
+          code: 'resource_exhausted',
+          message: `out of memory: there is no room for ${what} (${bytes(Buffer.byteLength(text))}) in the program's ${bytes(this.limits.memoryLimitBytes)} of memory (memoryLimitBytes)`,
+        };
+      }
+    }
     const hostFull = vm.newFunction('hostFull', () => {
       this.full();
     });
@@ -171,7 +223,7 @@ export class Run {
       this.settler = vm.getProp(made, 1);
       this.drainer = vm.getProp(made, 2);
       made.dispose();
-      const compiled = vm.evalCode(`${OPENING}${program}${CLOSING}`, PROGRAM_FILE, {
+      const compiled = vm.evalCode(source, PROGRAM_FILE, {
         type: 'global',
       });
       if (compiled.error !== undefined) {
@@ -202,6 +254,10 @@ export class Run {
   failureOf(error: QuickJSHandle, code: 'invalid_argument' | 'execution'): Failure {
     const stopped = this.stopped();
     if (stopped !== undefined) return stopped;
+    // With no room left in the engine's memory QuickJS cannot even make its "out of memory"
+    // error (what it throws then has no name or message), and reading one would need room for
+    // the names read: that is the memory bound, whatever was thrown.
+    if (!this.link.engine.fits(ROOM)) return this.failure('', 'out of memory', '', code);
     const { vm } = this;
     if (vm.typeof(error) !== 'object') {
       const dumped: unknown = vm.dump(error);
@@ -298,7 +354,14 @@ export class Run {
           return {
             ok: false,
             code: 'resource_exhausted',
-            message: `the program's value is larger than ${String(this.limits.maxResultBytes)} bytes of JSON`,
+            message: `the program's value is larger than ${bytes(this.limits.maxResultBytes)} of JSON (maxResultBytes); return only what is needed`,
+          };
+        }
+        if (nestsDeeperThan(body, MAX_VALUE_DEPTH)) {
+          return {
+            ok: false,
+            code: 'resource_exhausted',
+            message: `the program's value nests arrays and objects deeper than ${String(MAX_VALUE_DEPTH)} levels; return a flatter value`,
           };
         }
         return { ok: true, json: body };
@@ -331,6 +394,15 @@ export class Run {
     const settler = this.settler;
     if (count === 0 || settler === undefined) return;
     this.inFlight -= count;
+    if (!this.fits(batch)) {
+      const size = bytes(Buffer.byteLength(batch));
+      const answers =
+        count === 1 ? 'the answer to a call' : `the answers to ${String(count)} calls`;
+      this.exhaust(
+        `out of memory: there is no room for ${answers} (${size} of JSON) in the program's ${bytes(this.limits.memoryLimitBytes)} of memory (memoryLimitBytes); ask the tools for less at once`,
+      );
+      return;
+    }
     const text = this.vm.newString(batch);
     const settled = this.vm.callFunction(settler, this.vm.undefined, text);
     text.dispose();
@@ -365,7 +437,18 @@ export class Run {
       }
     }
     const retire = engine.broken ? { retire: true as const } : {};
-    this.link.send({ kind: 'done', run: this.id, outcome, logs: this.logs, ...retire });
+    // Calls the program made in its last steps and never awaited: the host says they never ran.
+    const unsent = (this.outbox === '' ? [] : (unpackCalls(this.outbox) ?? []))
+      .filter(({ op }) => op === 'tool')
+      .map(({ target }) => target);
+    this.link.send({
+      kind: 'done',
+      run: this.id,
+      outcome,
+      logs: this.logs,
+      ...(unsent.length === 0 ? {} : { unsent }),
+      ...retire,
+    });
     engine.prepare();
   }
 }

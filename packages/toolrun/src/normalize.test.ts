@@ -23,6 +23,14 @@ describe('normalizeMcpResult', () => {
     expect(normalizeMcpResult({ content: [text('truely')] })).toBe('truely');
   });
 
+  it('keeps a text block whose integers JSON.parse would read as others as the string', () => {
+    const id = '1234567890123456789';
+    expect(normalizeMcpResult({ content: [text(id)] })).toBe(id);
+    expect(normalizeMcpResult({ content: [text(`{"id":${id}}`)] })).toBe(`{"id":${id}}`);
+    expect(normalizeMcpResult({ content: [text('9007199254740991')] })).toBe(9007199254740991);
+    expect(normalizeMcpResult({ content: [text(`{"id":"${id}"}`)] })).toEqual({ id });
+  });
+
   it('returns undefined for no content', () => {
     expect(normalizeMcpResult({ content: [] })).toBeUndefined();
   });

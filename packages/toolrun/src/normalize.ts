@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { inexactInteger } from '@toolplane/toolmodel';
 
 type ContentBlock = CallToolResult['content'][number];
 
@@ -7,7 +8,9 @@ type ContentBlock = CallToolResult['content'][number];
 const JSON_START = /^\s*(?:[{["\d-]|true\b|false\b|null\b)/;
 
 function textValue(text: string): unknown {
-  if (!JSON_START.test(text)) return text;
+  // A text with an integer JSON.parse reads as another (a 19-digit ID) stays the text sent: the
+  // nearby number would name another record.
+  if (!JSON_START.test(text) || inexactInteger(text) !== undefined) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -21,7 +24,8 @@ function blockValue(block: ContentBlock): unknown {
 
 /**
  * The structured value of an MCP tool result: `structuredContent` when present; otherwise a
- * single text block parsed as JSON when it is JSON (the string otherwise); a single non-text
+ * single text block parsed as JSON when it is JSON whose integers all read exactly (the string
+ * otherwise: an ID past 2^53 - 1 is not handed on as a nearby number); a single non-text
  * block as it is; several blocks as an array of those values; no content as `undefined`.
  * Images, audio and resources are kept as content blocks.
  */
