@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runInSession } from '@toolplane/toolkit';
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { CodeModeError } from './errors.js';
@@ -139,6 +140,16 @@ describe('createCodeMode', () => {
     // Node fires a longer timer at once, which timed every run out as it started.
     const made = (): unknown => createCodeMode(localToolkit().toolkit, { timeoutMs: 2 ** 31 });
     expect(made).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
+  it('refuses an option it does not know, naming the nearest one', () => {
+    // A bound under another name was ignored: the run got the default 30 s, and no word of it.
+    expect(
+      errorMessageOf(
+        () => createCodeMode(localToolkit().toolkit, { timeout: 5_000 } as never),
+        'invalid_argument',
+      ),
+    ).toBe('createCodeMode: unknown option "timeout"; did you mean "timeoutMs"?');
   });
 
   it('fails with invalid_argument, line and column for a program that does not parse', async () => {

@@ -7,7 +7,13 @@ import {
   type ToolFilter,
   type ToolSource,
 } from '@toolplane/adapter-kit';
-import { ToolError } from '@toolplane/toolmodel';
+import {
+  isPlainObject,
+  MAX_TIMER_MS,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import type { RunMeta } from '@toolplane/toolrun';
 import { CallGate } from './call-gate.js';
 import { declarationsOf } from './declarations.js';
@@ -142,8 +148,17 @@ export const CODE_MODE_DEFAULTS = {
  * recursion runs off the end of that stack into the engine's memory instead.
  */
 const MAX_STACK_BYTES = 4 << 20;
-/** The most `timeoutMs` may be: a Node timer's bound (longer ones fire at once). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
+const KNOWN = optionKeys<CodeModeOptions>({
+  timeoutMs: true,
+  memoryLimitBytes: true,
+  maxStackBytes: true,
+  maxToolCalls: true,
+  maxConcurrentCalls: true,
+  maxLogBytes: true,
+  maxResultBytes: true,
+  filter: true,
+  maxConcurrentRuns: true,
+});
 
 function positive(
   name: string,
@@ -211,22 +226,24 @@ function failed(error: unknown, id: string): CallAnswer {
   return { ok: false, json: JSON.stringify({ message: problem.message, code: problem.code }) };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Tools of `source` (a toolkit, or any adapter-kit `ToolSource`) as a typed API inside a
  * WebAssembly sandbox (QuickJS): a program calls `await tools.<namespace>.<tool>(args)`, and every
  * call goes through the source's own path (validation, middleware, tracing, the caller's session,
  * cancellation). Nothing of the host is reachable from the program; values cross as JSON.
  *
- * @throws {ToolError} `invalid_argument` for a bound that is not a positive integer, a
- * `maxStackBytes` past 4 MiB or a `timeoutMs` past 2,147,483,647 (about 24.8 days).
+ * @throws {ToolError} `invalid_argument` for an unknown option, a bound that is not a positive
+ * integer, a `maxStackBytes` past 4 MiB or a `timeoutMs` past 2,147,483,647 (about 24.8 days).
  */
 export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}): CodeMode {
+  refuseUnknownOptions(options, KNOWN, 'createCodeMode', {
+    instead: {
+      timeout: 'did you mean "timeoutMs"?',
+      memoryLimit: 'did you mean "memoryLimitBytes"?',
+    },
+  });
   const defaults = CODE_MODE_DEFAULTS;
-  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs, MAX_TIMEOUT_MS);
+  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs, MAX_TIMER_MS);
   const limits: SandboxLimits = {
     memoryLimitBytes: positive(
       'memoryLimitBytes',
@@ -336,7 +353,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       if (call.op === 'search') {
         stats.searches++;
         try {
-          const limit = isObject(payload) ? payload.limit : undefined;
+          const limit = isPlainObject(payload) ? payload.limit : undefined;
           const found = await context.runInAsyncScope(() =>
             find(call.target, paths, { signal: callSignal, limit }),
           );
@@ -357,7 +374,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       try {
         if (!paths.has(call.target))
           throw new ToolError('not_found', `no tool ${JSON.stringify(call.target)} in code mode`);
-        if (!isObject(payload))
+        if (!isPlainObject(payload))
           throw new ToolError('invalid_argument', 'arguments must be an object', {
             toolId: call.target,
           });
