@@ -277,6 +277,7 @@ async function serve(
       dashboard = mountDashboard(output, {
         toolkit: opened.toolkit,
         cfg,
+        filter: () => reloader?.config().filter ?? cfg.filter,
         token,
         auth,
         ...(feed === undefined ? {} : { feed }),
