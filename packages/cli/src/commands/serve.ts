@@ -130,7 +130,7 @@ async function serve(
     const pid = live.opened?.toolkit.connector(event.namespace)?.pid;
     const detail =
       event.error !== undefined
-        ? ` ${event.error.message}`
+        ? ` ${showControls(event.error.message)}`
         : event.state === 'connected' && pid !== undefined
           ? c.dim(` (pid ${pid})`)
           : '';
