@@ -115,6 +115,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     toolkit,
     access,
     options,
+    filter: () => hub.options.filter,
     draining: () => draining,
     sessions: endpoint.sessionCount,
   };
