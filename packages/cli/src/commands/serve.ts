@@ -19,12 +19,13 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
 import { readNamedFile } from './named-file.js';
+import { waitForServers } from './serve-wait.js';
 import { toolkitLogger } from '../toolkit-log.js';
 import type { CommandContext } from './shared.js';
 import type { Reloader } from '../reload/reloader.js';
+import { holdHangUps, type HangUps } from '../reload/hang-ups.js';
 import { VERSION } from '../version.js';
 import { observeServe, parseLogFormat } from '../observe/serve-observe.js';
-import type { ServeLog } from '../observe/serve-log.js';
 import {
   DEFAULT_DRAIN_MS,
   instanceIdFor,
@@ -68,7 +69,14 @@ export function registerServe(serveCommand: Command, context: CommandContext): v
       // Stopped before it started (a signal while the CLI loaded): nothing to serve, and the
       // servers started early are ended as the command returns.
       if (context.signal.aborted) return;
-      setCode(await serve(context, await config(), options));
+      // From here to the end, SIGHUP reloads the config (once it is watched) and never ends
+      // the gateway: not while its servers start, not while it drains.
+      const hangUps = holdHangUps();
+      try {
+        setCode(await serve(context, await config(), options, hangUps));
+      } finally {
+        hangUps.release();
+      }
     });
 }
 
@@ -87,6 +95,7 @@ async function serve(
   context: CommandContext,
   cfg: CliConfig,
   options: ServeOptions,
+  hangUps: HangUps,
 ): Promise<number> {
   const { output } = context;
   const http = options.http === true;
@@ -254,6 +263,7 @@ async function serve(
       gateway: served,
       env: context.env,
       drainMs,
+      hangUps,
       log: {
         info: log,
         warn: (text) => {
@@ -409,35 +419,6 @@ async function serve(
   await observed.close();
   log(c.dim('stopped'));
   return 0;
-}
-
-/**
- * Waits until every server has connected or failed its first attempt, at most `ms`: a client
- * that lists tools the moment the URL is printed then sees every server's tools. A server
- * still connecting after that is named and joins when it connects.
- */
-async function waitForServers(
-  log: ServeLog,
-  opened: OpenToolkit,
-  ms: number,
-  stopped: AbortSignal,
-): Promise<void> {
-  const { toolkit } = opened;
-  if (toolkit.connectors().length === 0) return;
-  const timeUp = AbortSignal.timeout(ms);
-  try {
-    await toolkit.ready({ signal: AbortSignal.any([stopped, timeUp]) });
-  } catch (error) {
-    if (!ToolError.isInstance(error) || error.code !== 'cancelled') throw error;
-    if (stopped.aborted) return;
-    const waiting = toolkit
-      .connectors()
-      .filter((status) => status.state === 'connecting')
-      .map((status) => status.namespace);
-    log.warn(
-      `${log.json ? '' : `${log.warnWord} `}still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
-    );
-  }
 }
 
 /**
