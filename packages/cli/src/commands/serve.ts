@@ -116,6 +116,15 @@ async function serve(
   const log = (text: string, fields?: Record<string, unknown>): void => {
     observed.log.info(text, fields);
   };
+  // What an operator must act on is a warning: written under `log.level: warn`, at level `warn`
+  // in a JSON line (whose level makes the word `warning` needless there).
+  const warn = (text: string, word = 'warning', fields?: Record<string, unknown>): void => {
+    const colour = word === 'error' ? c.red : c.yellow;
+    observed.log.warn(
+      observed.log.json && word === 'warning' ? text : `${colour(word)} ${text}`,
+      fields,
+    );
+  };
   const live: { opened?: OpenToolkit } = {};
   // The dashboard's live log and charts see every client's calls through this observer, those
   // approval holds or refuses included.
@@ -126,8 +135,14 @@ async function serve(
   const onEvent = (event: ToolkitEvent): void => {
     progress.onEvent(event);
     if (event.type !== 'state_change') return;
+    // A server that cannot be reached or wants a login is a warning; the rest is news.
+    const warning = event.state === 'failed' || event.state === 'auth_required';
+    const say = (text: string, fields?: Record<string, unknown>): void => {
+      if (warning) observed.log.warn(text, fields);
+      else observed.log.info(text, fields);
+    };
     if (observed.log.json) {
-      log(`${event.namespace} ${event.state}`, {
+      say(`${event.namespace} ${event.state}`, {
         connector: event.namespace,
         state: event.state,
         ...(event.error === undefined ? {} : { error: event.error.message }),
@@ -143,7 +158,7 @@ async function serve(
         : event.state === 'connected' && pid !== undefined
           ? c.dim(` (pid ${pid})`)
           : '';
-    log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
+    say(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
     if (event.state === 'connected') reportFilterProblems(event.namespace);
   };
   // Filter entries that match no tool, with the config running now (edits included), once each:
@@ -155,7 +170,7 @@ async function serve(
         for (const problem of problems) {
           if (reported.has(problem.message)) continue;
           reported.add(problem.message);
-          log(`${c.yellow('warning')} ${problem.message}`);
+          warn(problem.message);
         }
       },
     );
@@ -166,8 +181,9 @@ async function serve(
   // A read-only store is said once as it opens; its refusals of pins and learning are not news.
   const readOnly = readOnlyNotice(
     (message) => {
-      log(
-        `${c.yellow('store')} ${message} (serving what it holds; pins, learning and refreshed OAuth tokens not saved)`,
+      warn(
+        `${message} (serving what it holds; pins, learning and refreshed OAuth tokens not saved)`,
+        'store',
       );
     },
     { atOpen: true },
@@ -176,7 +192,7 @@ async function serve(
     if (readOnly.refused(error.message)) return;
     if (searchProblems.has(error.message) || searchProblems.size > 20) return;
     searchProblems.add(error.message);
-    log(`${c.yellow('search')} ${error.message}`);
+    warn(error.message, 'search');
   };
   // A listener of the PostgreSQL store that lost its connection: each loss is said, and while
   // it cannot reconnect (it retries every few seconds), the same reason only once in a row.
@@ -184,7 +200,7 @@ async function serve(
   const onStoreError = (error: ToolError): void => {
     if (error.message === lastStoreProblem) return;
     lastStoreProblem = error.message;
-    log(`${c.yellow('store')} ${showControls(error.message)}`);
+    warn(showControls(error.message), 'store');
   };
   const { metrics } = observed;
   const reported = new Set<string>();
@@ -193,13 +209,13 @@ async function serve(
     debug: () => undefined,
     info: () => undefined,
     warn: (message: string) => {
-      log(`${c.yellow('warning')} ${showControls(message)}`);
+      warn(showControls(message));
     },
     // The cause (a store's error) is in `error`: without it the line says nothing to act on.
     error: (message: string, fields?: Record<string, unknown>) => {
       if (readOnly.refused(fields?.error)) return;
       const cause = typeof fields?.error === 'string' ? `: ${fields.error}` : '';
-      log(`${c.red('error')} ${showControls(message + cause)}`);
+      warn(showControls(message + cause), 'error');
     },
   };
   const opened = await openToolkit(cfg, {
@@ -267,7 +283,7 @@ async function serve(
       log: {
         info: log,
         warn: (text) => {
-          log(`${c.yellow('warning')} ${text}`);
+          warn(text);
         },
       },
       onApplied: () => {
