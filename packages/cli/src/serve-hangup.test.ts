@@ -2,6 +2,7 @@
 // while it drains on its way out, it must not end the gateway (Node's default for SIGHUP), which
 // would leave the servers it started running and cut the calls in flight.
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -49,6 +50,34 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
       waitForStderr(child, /config reloaded from starting\.json/),
     ]);
     expect(child.exitCode).toBeNull();
+    expect(child.signalCode).toBeNull();
+  });
+
+  it('while it still loads, its servers started early, is held too', async () => {
+    const marker = join(dir(), 'early.started');
+    const child = await serve('loading', {
+      mcpServers: {
+        // Started before the CLI's modules load; says so, then never answers `initialize`.
+        early: {
+          command: process.execPath,
+          args: [
+            '-e',
+            'require("node:fs").writeFileSync(process.argv[1], ""); setInterval(() => {}, 1000)',
+            marker,
+          ],
+        },
+      },
+      waitMs: 1_500,
+    });
+    while (!existsSync(marker)) {
+      if (child.exitCode !== null) throw new Error('serve ended before its server started');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGHUP');
+    await Promise.all([
+      listeningUrl(child),
+      waitForStderr(child, /config reloaded from loading\.json/),
+    ]);
     expect(child.signalCode).toBeNull();
   });
 

@@ -71,7 +71,7 @@ export function registerServe(serveCommand: Command, context: CommandContext): v
       if (context.signal.aborted) return;
       // From here to the end, SIGHUP reloads the config (once it is watched) and never ends
       // the gateway: not while its servers start, not while it drains.
-      const hangUps = holdHangUps();
+      const hangUps = context.hangUps ?? holdHangUps();
       try {
         setCode(await serve(context, await config(), options, hangUps));
       } finally {

@@ -9,6 +9,12 @@ export interface HangUps {
   listen(onHangUp: () => void): () => void;
 }
 
+/** SIGHUP heard from {@link holdHangUps} on, until released. */
+export interface HeldHangUps extends HangUps {
+  /** Stops hearing SIGHUP (Node's default, the end of the process, applies again). */
+  release(): void;
+}
+
 /** The process's own SIGHUP, heard only while listened to. */
 export const processHangUps: HangUps = {
   listen(onHangUp) {
@@ -24,7 +30,7 @@ export const processHangUps: HangUps = {
  * not watched yet) is held for the first listener, one that comes after the listener stopped (the
  * gateway is shutting down) is let go; neither ends the process.
  */
-export function holdHangUps(): HangUps & { release(): void } {
+export function holdHangUps(): HeldHangUps {
   let listener: (() => void) | undefined;
   let held = false;
   let stopped = false;
