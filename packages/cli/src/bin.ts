@@ -54,6 +54,11 @@ process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
 const argv = process.argv.slice(2);
+// `serve` reloads its config on SIGHUP: one sent while it still loads (its servers started below)
+// is held for it, not the end of the process (Node's default) that leaves them half started.
+const hangUps = argv.includes('serve')
+  ? (await import('./reload/hang-ups.js')).holdHangUps()
+  : undefined;
 const prestarted =
   argv.includes('serve') || argv.includes('tools')
     ? await (
@@ -72,6 +77,7 @@ if (!argv.includes('serve') && argv.some((word) => ONE_SHOT.has(word))) {
 const { runCli } = await import('./cli.js');
 process.exitCode = await runCli(argv, {
   prestarted,
+  hangUps,
   signal: controller.signal,
   onLoaded: () => {
     loaded = true;

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 // The errors module alone: the rest of the tool model loads the MCP SDK's schemas.
 import { ToolError } from '@toolplane/toolmodel/errors';
 import type { CommandContext } from './commands/shared.js';
+import type { HeldHangUps } from './reload/hang-ups.js';
 import type { StdioPrestarts } from '@toolplane/toolkit/spawn';
 import type { CliConfig } from './config.js';
 import { exitCode, Output, type OutputStream } from './output.js';
@@ -88,6 +89,11 @@ export interface RunCliOptions {
    * caller looked and started none. Without this key, `runCli` starts them itself.
    */
   readonly prestarted?: StdioPrestarts | undefined;
+  /**
+   * SIGHUP held from the process's start (the bin's, for `serve`), so that one sent while the
+   * CLI still loads neither ends it nor is lost; `serve` holds it itself without this.
+   */
+  readonly hangUps?: HeldHangUps | undefined;
 }
 
 interface Context {
@@ -100,6 +106,7 @@ interface Context {
   readonly stdin: () => AsyncIterable<string | Uint8Array>;
   readonly stopTime: (ms: number) => void;
   readonly prestarted?: StdioPrestarts | undefined;
+  readonly hangUps?: HeldHangUps | undefined;
 }
 
 interface GlobalOptions {
@@ -133,6 +140,7 @@ export async function runCli(
     self: options.self ?? [process.execPath, ...process.execArgv, process.argv[1] ?? 'toolplane'],
     stdin: () => options.stdin ?? process.stdin,
     stopTime: options.onStopTime ?? (() => undefined),
+    ...(options.hangUps === undefined ? {} : { hangUps: options.hangUps }),
   };
   let code = 0;
   const word = commandWord(argv);

@@ -17,6 +17,11 @@ import type { Output } from '../output.js';
 export interface MountDashboardOptions {
   readonly toolkit: Toolkit;
   readonly cfg: CliConfig;
+  /**
+   * The tool filters in force now (default `cfg`'s): a reloaded config's, so that a tool an edit
+   * denies leaves the dashboard as it leaves the MCP endpoint.
+   */
+  readonly filter?: () => CliConfig['filter'];
   readonly token: string | undefined;
   readonly auth: GatewayAuth | undefined;
   readonly feed?: CallFeed;
@@ -30,8 +35,8 @@ export interface MountDashboardOptions {
 
 /**
  * The dashboard for this gateway: its login takes the static token, or (with OAuth) an access
- * token the gateway would accept, checked the same way; it shows only the tools the config's
- * filters let through. A dashboard whose web app was not built is skipped with a warning, so
+ * token the gateway would accept, checked the same way; it shows and calls only the tools the
+ * config's filters let through, as they stand after the latest reload. A dashboard whose web app was not built is skipped with a warning, so
  * the gateway still serves.
  */
 export function mountDashboard(
@@ -39,6 +44,7 @@ export function mountDashboard(
   options: MountDashboardOptions,
 ): DashboardRoutes | undefined {
   const { token, auth, cfg } = options;
+  const filter = options.filter ?? (() => cfg.filter);
   let verify:
     ((given: string, o: { signal: AbortSignal }) => Promise<LoginProof | false>) | undefined;
   if (token !== undefined) verify = staticTokenVerifier(token);
@@ -57,7 +63,7 @@ export function mountDashboard(
       // With pinning off the store keeps only approvals' audit log: no changes to show.
       ...(options.pins === undefined || cfg.pinning === 'off' ? {} : { pins: options.pins }),
       ...(verify === undefined ? {} : { verify }),
-      visible: (tool) => isAllowed(cfg.filter[tool.namespace ?? ''], tool),
+      visible: (tool) => isAllowed(filter()[tool.namespace ?? ''], tool),
       ...(options.observer?.toolCall === undefined ? {} : { onCall: callHeard(options.observer) }),
     });
   } catch (error) {

@@ -19,12 +19,13 @@ import { checkIssuer, printAuthHelp, resourceServerFor } from './serve-auth.js';
 import { printHttpHelp, printStdioHelp, TOKEN_VARIABLE } from './serve-help.js';
 import { mountDashboard } from './serve-dashboard.js';
 import { readNamedFile } from './named-file.js';
+import { waitForServers } from './serve-wait.js';
 import { toolkitLogger } from '../toolkit-log.js';
 import type { CommandContext } from './shared.js';
 import type { Reloader } from '../reload/reloader.js';
+import { holdHangUps, type HangUps } from '../reload/hang-ups.js';
 import { VERSION } from '../version.js';
 import { observeServe, parseLogFormat } from '../observe/serve-observe.js';
-import type { ServeLog } from '../observe/serve-log.js';
 import {
   DEFAULT_DRAIN_MS,
   instanceIdFor,
@@ -68,7 +69,14 @@ export function registerServe(serveCommand: Command, context: CommandContext): v
       // Stopped before it started (a signal while the CLI loaded): nothing to serve, and the
       // servers started early are ended as the command returns.
       if (context.signal.aborted) return;
-      setCode(await serve(context, await config(), options));
+      // From here to the end, SIGHUP reloads the config (once it is watched) and never ends
+      // the gateway: not while its servers start, not while it drains.
+      const hangUps = context.hangUps ?? holdHangUps();
+      try {
+        setCode(await serve(context, await config(), options, hangUps));
+      } finally {
+        hangUps.release();
+      }
     });
 }
 
@@ -87,6 +95,7 @@ async function serve(
   context: CommandContext,
   cfg: CliConfig,
   options: ServeOptions,
+  hangUps: HangUps,
 ): Promise<number> {
   const { output } = context;
   const http = options.http === true;
@@ -107,6 +116,15 @@ async function serve(
   const log = (text: string, fields?: Record<string, unknown>): void => {
     observed.log.info(text, fields);
   };
+  // What an operator must act on is a warning: written under `log.level: warn`, at level `warn`
+  // in a JSON line (whose level makes the word `warning` needless there).
+  const warn = (text: string, word = 'warning', fields?: Record<string, unknown>): void => {
+    const colour = word === 'error' ? c.red : c.yellow;
+    observed.log.warn(
+      observed.log.json && word === 'warning' ? text : `${colour(word)} ${text}`,
+      fields,
+    );
+  };
   const live: { opened?: OpenToolkit } = {};
   // The dashboard's live log and charts see every client's calls through this observer, those
   // approval holds or refuses included.
@@ -117,8 +135,14 @@ async function serve(
   const onEvent = (event: ToolkitEvent): void => {
     progress.onEvent(event);
     if (event.type !== 'state_change') return;
+    // A server that cannot be reached or wants a login is a warning; the rest is news.
+    const warning = event.state === 'failed' || event.state === 'auth_required';
+    const say = (text: string, fields?: Record<string, unknown>): void => {
+      if (warning) observed.log.warn(text, fields);
+      else observed.log.info(text, fields);
+    };
     if (observed.log.json) {
-      log(`${event.namespace} ${event.state}`, {
+      say(`${event.namespace} ${event.state}`, {
         connector: event.namespace,
         state: event.state,
         ...(event.error === undefined ? {} : { error: event.error.message }),
@@ -130,11 +154,11 @@ async function serve(
     const pid = live.opened?.toolkit.connector(event.namespace)?.pid;
     const detail =
       event.error !== undefined
-        ? ` ${event.error.message}`
+        ? ` ${showControls(event.error.message)}`
         : event.state === 'connected' && pid !== undefined
           ? c.dim(` (pid ${pid})`)
           : '';
-    log(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
+    say(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
     if (event.state === 'connected') reportFilterProblems(event.namespace);
   };
   // Filter entries that match no tool, with the config running now (edits included), once each:
@@ -146,7 +170,7 @@ async function serve(
         for (const problem of problems) {
           if (reported.has(problem.message)) continue;
           reported.add(problem.message);
-          log(`${c.yellow('warning')} ${problem.message}`);
+          warn(problem.message);
         }
       },
     );
@@ -157,8 +181,9 @@ async function serve(
   // A read-only store is said once as it opens; its refusals of pins and learning are not news.
   const readOnly = readOnlyNotice(
     (message) => {
-      log(
-        `${c.yellow('store')} ${message} (serving what it holds; pins, learning and refreshed OAuth tokens not saved)`,
+      warn(
+        `${message} (serving what it holds; pins, learning and refreshed OAuth tokens not saved)`,
+        'store',
       );
     },
     { atOpen: true },
@@ -167,7 +192,7 @@ async function serve(
     if (readOnly.refused(error.message)) return;
     if (searchProblems.has(error.message) || searchProblems.size > 20) return;
     searchProblems.add(error.message);
-    log(`${c.yellow('search')} ${error.message}`);
+    warn(error.message, 'search');
   };
   // A listener of the PostgreSQL store that lost its connection: each loss is said, and while
   // it cannot reconnect (it retries every few seconds), the same reason only once in a row.
@@ -175,7 +200,7 @@ async function serve(
   const onStoreError = (error: ToolError): void => {
     if (error.message === lastStoreProblem) return;
     lastStoreProblem = error.message;
-    log(`${c.yellow('store')} ${showControls(error.message)}`);
+    warn(showControls(error.message), 'store');
   };
   const { metrics } = observed;
   const reported = new Set<string>();
@@ -184,13 +209,13 @@ async function serve(
     debug: () => undefined,
     info: () => undefined,
     warn: (message: string) => {
-      log(`${c.yellow('warning')} ${showControls(message)}`);
+      warn(showControls(message));
     },
     // The cause (a store's error) is in `error`: without it the line says nothing to act on.
     error: (message: string, fields?: Record<string, unknown>) => {
       if (readOnly.refused(fields?.error)) return;
       const cause = typeof fields?.error === 'string' ? `: ${fields.error}` : '';
-      log(`${c.red('error')} ${showControls(message + cause)}`);
+      warn(showControls(message + cause), 'error');
     },
   };
   const opened = await openToolkit(cfg, {
@@ -254,10 +279,11 @@ async function serve(
       gateway: served,
       env: context.env,
       drainMs,
+      hangUps,
       log: {
         info: log,
         warn: (text) => {
-          log(`${c.yellow('warning')} ${text}`);
+          warn(text);
         },
       },
       onApplied: () => {
@@ -277,6 +303,7 @@ async function serve(
       dashboard = mountDashboard(output, {
         toolkit: opened.toolkit,
         cfg,
+        filter: () => reloader?.config().filter ?? cfg.filter,
         token,
         auth,
         ...(feed === undefined ? {} : { feed }),
@@ -408,35 +435,6 @@ async function serve(
   await observed.close();
   log(c.dim('stopped'));
   return 0;
-}
-
-/**
- * Waits until every server has connected or failed its first attempt, at most `ms`: a client
- * that lists tools the moment the URL is printed then sees every server's tools. A server
- * still connecting after that is named and joins when it connects.
- */
-async function waitForServers(
-  log: ServeLog,
-  opened: OpenToolkit,
-  ms: number,
-  stopped: AbortSignal,
-): Promise<void> {
-  const { toolkit } = opened;
-  if (toolkit.connectors().length === 0) return;
-  const timeUp = AbortSignal.timeout(ms);
-  try {
-    await toolkit.ready({ signal: AbortSignal.any([stopped, timeUp]) });
-  } catch (error) {
-    if (!ToolError.isInstance(error) || error.code !== 'cancelled') throw error;
-    if (stopped.aborted) return;
-    const waiting = toolkit
-      .connectors()
-      .filter((status) => status.state === 'connecting')
-      .map((status) => status.namespace);
-    log.warn(
-      `${log.json ? '' : `${log.warnWord} `}still connecting after ${ms} ms: ${waiting.join(', ')}; serving without them until they connect (waitMs in the config or --wait-ms waits longer)`,
-    );
-  }
 }
 
 /**

@@ -16,6 +16,7 @@ import { integerFlag } from './integer-flag.js';
 import { readNamedFile } from './named-file.js';
 import { startProgress } from '../start-progress.js';
 import type { Output } from '../output.js';
+import type { HeldHangUps } from '../reload/hang-ups.js';
 
 /** What every command gets: where to write, where it runs, how to stop, and its config. */
 export interface CommandContext {
@@ -39,6 +40,8 @@ export interface CommandContext {
    * `prestart.ts`): the connectors adopt them; the CLI disposes of the rest once it is done.
    */
   readonly prestarted?: StdioPrestarts | undefined;
+  /** SIGHUP held since the process started (`serve`'s; see `reload/hang-ups.ts`). */
+  readonly hangUps?: HeldHangUps | undefined;
 }
 
 /**

@@ -43,7 +43,8 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, e
  * `time`, `instance`, the message as `msg` and its fields; every call gets an audit line (`who`:
  * the OAuth subject or the session; `tool`; `outcome`; `durationMs`; `session` and `request`),
  * its arguments only with `log.arguments: true`. Every line, either way, passes through the
- * output's masking of the configuration's secrets before it is written.
+ * output's masking of the configuration's secrets before it is written; a text message's further
+ * lines are indented under its first.
  */
 export function createServeLog(options: ServeLogOptions): ServeLog {
   const { output, log, instanceId } = options;
@@ -81,7 +82,10 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
   if (log.format === 'text') {
     const say = (level: LogLevel, message: string): void => {
       if (RANK[level] < least) return;
-      output.say(instanceId === undefined ? message : `${dim(`[${instanceId}]`)} ${message}`);
+      // The further lines of a message (the stderr of a server that failed, as it quotes it)
+      // are indented under it: no text of an upstream's starts a line that reads as the log's.
+      const text = message.replace(/\n/g, '\n  ');
+      output.say(instanceId === undefined ? text : `${dim(`[${instanceId}]`)} ${text}`);
     };
     return {
       json: false,

@@ -6,6 +6,7 @@ import { ToolError } from '@toolplane/toolkit';
 import { parseConfig, type CliConfig } from '../config.js';
 import type { OpenToolkit } from '../open.js';
 import { missingCommand } from './command.js';
+import { processHangUps, type HangUps } from './hang-ups.js';
 import { appliedConfig, changesSomething, planReload, type ReloadPlan } from './plan.js';
 import { watchConfigFile } from './watch.js';
 
@@ -39,6 +40,8 @@ export interface ReloaderOptions {
   readonly debounceMs?: number;
   /** Reload on `SIGHUP` too (default true). */
   readonly sighup?: boolean;
+  /** Where SIGHUP is heard (default: the process's own, while the reloader runs). */
+  readonly hangUps?: HangUps;
   /** Told after each edit applied (see {@link Reloader.config} for the config running now). */
   readonly onApplied?: () => void;
 }
@@ -249,7 +252,10 @@ export function startReloader(options: ReloaderOptions): Reloader {
       log.warn(`config reload failed: ${(cause as Error).message}`);
     });
   };
-  if (options.sighup !== false) process.on('SIGHUP', onHangUp);
+  const stopHangUps =
+    options.sighup === false
+      ? () => undefined
+      : (options.hangUps ?? processHangUps).listen(onHangUp);
 
   return {
     reload,
@@ -264,7 +270,7 @@ export function startReloader(options: ReloaderOptions): Reloader {
       stopped = true;
       stopping.abort();
       stopWatching();
-      process.off('SIGHUP', onHangUp);
+      stopHangUps();
       await busy?.catch(() => undefined);
       await Promise.all(closing);
     },

@@ -249,6 +249,8 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       switch (route) {
         case 'POST logout':
           sessions.close(sessionId);
+          // Its questions can no longer be answered (an open dashboard has no logins to end).
+          if (verify !== undefined) questions.withdraw(sessionId);
           res.setHeader('set-cookie', cookie(req, '', 0));
           sendJson(res, 200, { authenticated: false });
           return;

@@ -136,6 +136,21 @@ describe('questions of try-it calls', () => {
     });
   });
 
+  it("withdraws a login's questions when it logs out: its calls end, not wait for their time", async () => {
+    const leaving = await loginCookie(served.ui, TOKEN);
+    const elicits = () => served.feed.recent().filter((c) => c.tool === 'fixture:elicit');
+    const before = elicits().length;
+    const asked = await post(
+      'call',
+      { tool: 'fixture:elicit', arguments: { message: 'bye?' } },
+      leaving,
+    );
+    expect(asked.body.question?.approval).toBe(false);
+    expect((await post('logout', {}, leaving)).status).toBe(200);
+    // The upstream server hears the question cancelled (it waits a minute for an answer else).
+    await expect.poll(() => elicits()[before]?.outcome, { timeout: 10_000 }).toBe('ok');
+  });
+
   it('says plainly that it cannot answer an upstream server asking for sampling', async () => {
     const sampled = await post('call', { tool: 'fixture:sample', arguments: { prompt: 'hi' } });
     const said = JSON.stringify(sampled.body);

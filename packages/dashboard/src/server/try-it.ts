@@ -132,6 +132,17 @@ export class TryItQuestions {
     return question?.owner === owner ? question : undefined;
   }
 
+  /**
+   * Withdraws the questions asked of `owner` (its login ended): nobody can answer them any more,
+   * so their calls are refused (an approval) or told the question was cancelled (an upstream's)
+   * now, not when their time runs out.
+   */
+  withdraw(owner: string): void {
+    for (const question of [...this.#pending.values()]) {
+      if (question.owner === owner) question.answer({ action: 'cancel' });
+    }
+  }
+
   /** Withdraws every question (the dashboard is closing): their calls are refused. */
   close(): void {
     for (const question of [...this.#pending.values()]) question.answer({ action: 'cancel' });

@@ -12,7 +12,9 @@ export const HEALTHZ_PATH = '/healthz';
 export interface HealthSource {
   readonly toolkit: Toolkit;
   readonly access: AccessPolicy;
-  readonly options: Pick<ServeHttpOptions, 'ready' | 'filter' | 'instanceId' | 'healthDetails'>;
+  readonly options: Pick<ServeHttpOptions, 'ready' | 'instanceId' | 'healthDetails'>;
+  /** The tool filters in force now (as the last `reconfigure` left them). */
+  readonly filter: () => ServeHttpOptions['filter'];
   /** Whether the gateway is shutting down (a balancer must send nothing more here). */
   readonly draining: () => boolean;
   /** How many sessions are open. */
@@ -72,15 +74,13 @@ async function isReady(ready: ServeHttpOptions['ready']): Promise<boolean> {
 
 /** A connector's status, with its filter's entries that match none of its tools. */
 function withUnmatchedFilter<S extends { namespace: string; state: string }>(
-  { toolkit, options }: HealthSource,
+  { toolkit, filter }: HealthSource,
   status: S,
 ) {
   const lists =
     status.state === 'connected' ? toolkit.connector(status.namespace)?.lists : undefined;
   const unmatched =
-    lists === undefined
-      ? []
-      : unmatchedFilterEntries(options.filter?.[status.namespace], lists.tools);
+    lists === undefined ? [] : unmatchedFilterEntries(filter()?.[status.namespace], lists.tools);
   return unmatched.length === 0
     ? status
     : {

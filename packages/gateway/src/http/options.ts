@@ -275,3 +275,34 @@ function integerAtLeast(
   }
   return value;
 }
+
+/**
+ * Refuses an MCP endpoint path another route of the gateway answers first: the health check,
+ * `/metrics` (when served), a caller's route (its path or one under it) or `/.well-known/…`
+ * (OAuth's metadata). Such an endpoint would be printed and never reached.
+ *
+ * @throws {ToolError} `invalid_config` naming the route that has the path.
+ */
+export function checkEndpointPath(
+  path: string,
+  taken: {
+    readonly healthz: string;
+    readonly metrics?: string;
+    readonly routes: readonly string[];
+  },
+): void {
+  const under = (prefix: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
+  const owner =
+    path === taken.healthz
+      ? 'the health check'
+      : path === taken.metrics
+        ? 'the metrics'
+        : under('/.well-known')
+          ? 'well-known metadata (OAuth)'
+          : taken.routes.find(under);
+  if (owner === undefined) return;
+  throw new ToolError(
+    'invalid_config',
+    `path ${JSON.stringify(path)} is answered by ${owner.startsWith('/') ? `the route at ${owner}` : owner}, so no client would reach the MCP endpoint there; pick another, e.g. "/mcp"`,
+  );
+}

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { createToolkit } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGatewayMetrics } from '../observe/metrics.js';
 import { openRequest } from '../testing/raw-client.js';
 import { serveHttp, type HttpGateway } from './serve.js';
 
@@ -108,4 +109,41 @@ describe('serveHttp routes', () => {
       expect(status).toBe(400);
     },
   );
+});
+
+describe('serveHttp path', () => {
+  const toolkit = createToolkit();
+  afterAll(async () => {
+    await toolkit.close();
+  });
+  const route = {
+    path: '/ui',
+    handle: () => Promise.resolve(),
+  };
+
+  it.each([
+    ['/healthz', {}],
+    ['/metrics', { metrics: createGatewayMetrics() }],
+    ['/ui', { routes: [route] }],
+    ['/ui/mcp', { routes: [route] }],
+    ['/.well-known/mcp', {}],
+  ])('refuses %s, which another route answers, before it listens', async (path, more) => {
+    await expect(serveHttp(toolkit, { port: 0, path, ...more })).rejects.toMatchObject({
+      code: 'invalid_config',
+    });
+  });
+
+  it('takes a path that only begins like another route', async () => {
+    const served = await serveHttp(toolkit, {
+      port: 0,
+      path: '/uix',
+      routes: [route],
+      metrics: createGatewayMetrics(),
+    });
+    try {
+      expect(served.url.pathname).toBe('/uix');
+    } finally {
+      await served.close();
+    }
+  });
 });

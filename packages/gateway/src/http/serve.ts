@@ -14,6 +14,7 @@ import { HEALTHZ_PATH, serveHealthz, type HealthSource } from './healthz.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
 import {
   DEFAULT_IDLE_MS,
+  checkEndpointPath,
   httpLimits,
   INSTANCE_META_KEY,
   REQUEST_TIMEOUT_MS,
@@ -61,6 +62,11 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     drainMs,
     streamAfterMs,
   } = httpLimits(options);
+  checkEndpointPath(path, {
+    healthz: HEALTHZ_PATH,
+    ...(options.metrics === undefined ? {} : { metrics: METRICS_PATH }),
+    routes: (options.routes ?? []).map((route) => route.path),
+  });
   const sources = new SourceLimits({
     maxConnectionsPerSource,
     ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
@@ -115,6 +121,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     toolkit,
     access,
     options,
+    filter: () => hub.options.filter,
     draining: () => draining,
     sessions: endpoint.sessionCount,
   };

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixtureCommand } from '@toolplane/fixtures';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp } from '../http/serve.js';
@@ -201,6 +202,33 @@ describe('GET /metrics after an upstream dies', () => {
     expect(sample(text, 'toolplane_connector_state', { namespace: 'fx', state: 'connected' })).toBe(
       1,
     );
+  });
+});
+
+describe('GET /metrics as servers are removed and added', () => {
+  it('counts a server removed and added again (a config reload) as no reconnect', async () => {
+    const reconnects = async (): Promise<number> =>
+      sample(await (await scrape()).text(), 'toolplane_connector_reconnects_total', {
+        namespace: 'fx',
+      }) ?? 0;
+    const before = await reconnects();
+    const connected = new Promise<void>((resolve) => {
+      const stop = toolkit.onEvent((event) => {
+        if (
+          event.type === 'state_change' &&
+          event.namespace === 'fx' &&
+          event.state === 'connected'
+        ) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    // As `toolplane serve` replaces a server whose config changed: out at once, in again.
+    const removed = toolkit.removeConnector('fx', { drainMs: 1_000 });
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    await Promise.all([removed, connected]);
+    expect(await reconnects()).toBe(before);
   });
 });
 

@@ -26,7 +26,12 @@ export interface GatewayMetricsOptions {
 
 /** What a served gateway tells its metrics at scrape time; see {@link GatewayMetrics.bind}. */
 export interface MetricsSource {
-  readonly toolkit: Pick<Toolkit, 'connectors' | 'onEvent'>;
+  /**
+   * The toolkit served. With its `connector` lookup, a server removed and added again (a config
+   * reload's replacement) is told apart from one that reconnects: only a connector that was
+   * connected itself counts a reconnect.
+   */
+  readonly toolkit: Pick<Toolkit, 'connectors' | 'onEvent'> & Partial<Pick<Toolkit, 'connector'>>;
   /** Sessions open now, by era (`2025` sessions; `2026` requests being served). */
   readonly sessions?: () => { readonly legacy: number; readonly modern: number };
 }
@@ -226,18 +231,24 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     instrumentStore,
     bind(source) {
       sources.add(source);
+      // Each namespace's connector that has connected (the namespace itself when the toolkit
+      // cannot tell its connectors apart): its next `connecting` is a reconnect; a new connector
+      // of the namespace (removed and added again) connecting is not.
+      const { toolkit } = source;
+      const which = (namespace: string): unknown => toolkit.connector?.(namespace) ?? namespace;
+      const seen = new Map<string, unknown>();
       // Connectors up before the gateway was: their next `connecting` is a reconnect too.
-      const seen = new Set(
-        source.toolkit
-          .connectors()
-          .filter((status) => status.state === 'connected')
-          .map((status) => status.namespace),
-      );
-      const stop = source.toolkit.onEvent((event: ToolkitEvent) => {
+      for (const status of toolkit.connectors()) {
+        if (status.state === 'connected') seen.set(status.namespace, which(status.namespace));
+      }
+      const stop = toolkit.onEvent((event: ToolkitEvent) => {
         if (event.type !== 'state_change') return;
-        if (event.state === 'connected') seen.add(event.namespace);
-        else if (event.state === 'connecting' && seen.has(event.namespace))
-          reconnects.labels(event.namespace).inc();
+        const { namespace } = event;
+        if (event.state === 'connected') seen.set(namespace, which(namespace));
+        else if (event.state === 'connecting' && seen.has(namespace)) {
+          if (seen.get(namespace) === which(namespace)) reconnects.labels(namespace).inc();
+          else seen.delete(namespace);
+        }
       });
       return () => {
         sources.delete(source);

@@ -1,0 +1,113 @@
+// `kill -HUP` reloads a running `serve`'s config; sent while it still starts its servers or
+// while it drains on its way out, it must not end the gateway (Node's default for SIGHUP), which
+// would leave the servers it started running and cut the calls in flight.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixtureCommand } from '@toolplane/fixtures';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  exited,
+  listeningUrl,
+  SERVE_HTTP,
+  startCli,
+  stop,
+  useTempDir,
+  waitForStderr,
+} from './testing/cli-process.js';
+
+const dir = useTempDir('serve-hangup');
+const fixture = fixtureCommand('stdio');
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
+});
+
+async function serve(name: string, config: object): Promise<ChildProcess> {
+  const file = join(dir(), `${name}.json`);
+  await writeFile(file, JSON.stringify({ store: 'memory', builtins: false, ...config }));
+  const child = startCli([...SERVE_HTTP, '--config', file], { cwd: dir() });
+  children.push(child);
+  return child;
+}
+
+describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
+  it('while its servers still start is held, and reloads the config once it is watched', async () => {
+    const child = await serve('starting', {
+      mcpServers: {
+        // Never answers `initialize`: the start-up wait runs its whole course.
+        mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      },
+      waitMs: 1_500,
+    });
+    await waitForStderr(child, /mute connecting/);
+    child.kill('SIGHUP');
+    await Promise.all([
+      listeningUrl(child),
+      waitForStderr(child, /config reloaded from starting\.json/),
+    ]);
+    expect(child.exitCode).toBeNull();
+    expect(child.signalCode).toBeNull();
+  });
+
+  it('while it still loads, its servers started early, is held too', async () => {
+    const marker = join(dir(), 'early.started');
+    const child = await serve('loading', {
+      mcpServers: {
+        // Started before the CLI's modules load; says so, then never answers `initialize`.
+        early: {
+          command: process.execPath,
+          args: [
+            '-e',
+            'require("node:fs").writeFileSync(process.argv[1], ""); setInterval(() => {}, 1000)',
+            marker,
+          ],
+        },
+      },
+      waitMs: 1_500,
+    });
+    while (!existsSync(marker)) {
+      if (child.exitCode !== null) throw new Error('serve ended before its server started');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGHUP');
+    await Promise.all([
+      listeningUrl(child),
+      waitForStderr(child, /config reloaded from loading\.json/),
+    ]);
+    expect(child.signalCode).toBeNull();
+  });
+
+  it('while it drains lets the call in flight finish, and the gateway stop as asked', async () => {
+    const child = await serve('draining', {
+      mcpServers: { fx: { command: fixture.command, args: fixture.args } },
+    });
+    const url = await listeningUrl(child);
+    const client = new Client({ name: 'hangup-test', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    let begun: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (begun = resolve));
+    const call = client.callTool(
+      { name: 'fx__slow', arguments: { ms: 1_500 } },
+      // Bounded: a gateway gone mid-call would leave it waiting for the client's default minute.
+      {
+        onprogress: () => {
+          begun();
+        },
+        timeout: 20_000,
+      },
+    );
+    await started;
+    const draining = waitForStderr(child, /shutting down/);
+    child.kill('SIGTERM');
+    await draining;
+    child.kill('SIGHUP');
+    expect((await call).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(await exited(child)).toBe(0);
+    expect(child.signalCode).toBeNull();
+    await client.close().catch(() => undefined);
+  });
+});
