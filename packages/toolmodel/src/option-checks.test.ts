@@ -29,6 +29,31 @@ describe('refuseUnknownOptions', () => {
     ).toBe('retry: unknown option "maxDelays"; did you mean "maxDelay"?');
   });
 
+  it('names the one known key an unknown one begins (a unit or noun left off)', () => {
+    const limits = optionKeys<{ maxBodyBytes?: number; maxBodyParts?: number; timeoutMs?: number }>(
+      {
+        maxBodyBytes: true,
+        maxBodyParts: true,
+        timeoutMs: true,
+      },
+    );
+    expect(
+      refusal(() => {
+        refuseUnknownOptions({ timeoutM: 1 }, limits, 'serve');
+      }),
+    ).toBe('serve: unknown option "timeoutM"; did you mean "timeoutMs"?');
+    expect(
+      refusal(() => {
+        refuseUnknownOptions({ maxBody: 1 }, limits, 'serve');
+      }),
+    ).toMatch(/; known options: /);
+    expect(
+      refusal(() => {
+        refuseUnknownOptions({ maxBodyB: 1 }, limits, 'serve');
+      }),
+    ).toBe('serve: unknown option "maxBodyB"; did you mean "maxBodyBytes"?');
+  });
+
   it('lists the known keys when none is near, or says where the wish goes instead', () => {
     expect(
       refusal(() => {

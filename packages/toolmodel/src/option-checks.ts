@@ -55,7 +55,7 @@ export function refuseUnknownOptions(
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const instead = check.instead?.[key];
-    const near = didYouMean(key, known);
+    const near = didYouMean(key, known) ?? longerName(key, known);
     const hint =
       instead ??
       (near === undefined
@@ -68,6 +68,17 @@ export function refuseUnknownOptions(
       `${where}: unknown option ${quoted(key, 60)}; ${hint}`,
     );
   }
+}
+
+/**
+ * The one known key that `key` begins (`maxBody` of `maxBodyBytes`, `timeout` of `timeoutMs`):
+ * a name with its unit or its noun left off, too far in edits for {@link didYouMean}.
+ */
+function longerName(key: string, known: readonly string[]): string | undefined {
+  if (key.length < 3) return undefined;
+  const lowered = key.toLowerCase();
+  const longer = known.filter((name) => name.toLowerCase().startsWith(lowered));
+  return longer.length === 1 ? longer[0] : undefined;
 }
 
 /** Options of {@link checkDuration}. */
