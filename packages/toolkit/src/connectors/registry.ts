@@ -12,7 +12,7 @@ import {
   type ToolkitConnector,
   type UpstreamRequestHandler,
 } from './connector.js';
-import { checkAddConnectorOptions, checkConnectorDefaults } from './connector-options.js';
+import { checkAddConnectorOptions, checkConnectorDefaults } from './toolkit-connector-options.js';
 import { sourceKeys } from './connector-sources.js';
 import { inferNamespace } from './namespace.js';
 import type { Secrets } from '../secrets.js';
