@@ -29,6 +29,7 @@ import {
   unregisterSession,
 } from './session/upstream-forwarding.js';
 import { UpstreamSubscriptions } from './session/upstream-subscriptions.js';
+import { checkGatewayOptions, RECONFIGURE_KEYS } from './option-checks.js';
 
 /** A table, and the namespaces whose items could not be listed into it. */
 export type Unlisted<T> = T & { readonly unlisted: readonly ListError[] };
@@ -130,6 +131,7 @@ export class GatewayHub {
    * rebuilt and every session hears that its lists changed. Sessions stay open.
    */
   reconfigure(next: GatewayReconfigure): void {
+    checkGatewayOptions(next, 'reconfigure', RECONFIGURE_KEYS);
     const { filter, mode, separator, transparent, instructions } = next;
     this.#options = { ...this.#options, filter, mode, separator, transparent, instructions };
     this.#tools = undefined;

@@ -21,6 +21,7 @@ import type { RunCall } from './session/round-calls.js';
 import { shareKey } from './session/state.js';
 import { newGatewayServer } from './sdk/new-server.js';
 import { GatewayHub } from './hub.js';
+import { checkGatewayOptions, GATEWAY_OPTION_KEYS } from './option-checks.js';
 import { toolCaller } from './tool-call.js';
 import { observeUnknown } from './observe/observer.js';
 import { callLane } from './call-lane.js';
@@ -57,6 +58,7 @@ const DEFAULT_PAGE_SIZE = 1_000;
  * The toolkit stays the caller's: closing the server never closes it.
  */
 export function createMcpServer(toolkit: Toolkit, options: GatewayOptions = {}): McpServerInstance {
+  checkGatewayOptions(options, 'createMcpServer', GATEWAY_OPTION_KEYS);
   return createSingleSession(toolkit, options).server;
 }
 

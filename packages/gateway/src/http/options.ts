@@ -1,6 +1,8 @@
 // What serveHttp is told, its defaults, and the checks of what it is told.
 import { ToolError } from '@toolplane/toolkit';
+import { checkDuration, MAX_TIMER_MS, optionKeys } from '@toolplane/toolmodel';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
+import { GATEWAY_OPTION_KEYS } from '../option-checks.js';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { GatewayMetrics } from '../observe/metrics.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -167,6 +169,37 @@ export interface ServeHttpOptions extends GatewayOptions {
 
 export { INSTANCE_META_KEY } from '../jsonrpc.js';
 
+/** Every key of {@link ServeHttpOptions}. */
+export const HTTP_OPTION_KEYS = [
+  ...GATEWAY_OPTION_KEYS,
+  ...optionKeys<Omit<ServeHttpOptions, keyof GatewayOptions>>({
+    host: true,
+    port: true,
+    path: true,
+    token: true,
+    auth: true,
+    allowedHosts: true,
+    allowedOrigins: true,
+    stateless: true,
+    sessionIdleMs: true,
+    maxSessions: true,
+    maxConnections: true,
+    maxConnectionsPerSource: true,
+    trustedProxies: true,
+    authFailureLimit: true,
+    headersTimeoutMs: true,
+    maxBodyBytes: true,
+    metrics: true,
+    closeToolkit: true,
+    ready: true,
+    healthDetails: true,
+    drainMs: true,
+    streamAfterMs: true,
+    routes: true,
+    startup: true,
+  }),
+];
+
 /** A gateway serving Streamable HTTP; see {@link serveHttp}. */
 export interface HttpGateway extends ServedGateway {
   /** The endpoint, with the real port, e.g. `http://127.0.0.1:49152/mcp`. */
@@ -202,10 +235,20 @@ export interface HttpLimits {
 /**
  * The options' limits with their defaults, checked.
  *
- * @throws {ToolError} `invalid_config` for a bad port, path, count or bound, or a per-source bound
- * above `maxConnections`.
+ * @throws {ToolError} `invalid_config` for a bad port, path, count or bound (a duration past
+ * 2^31 − 1 ms included), or a per-source bound above `maxConnections`.
  */
 export function httpLimits(options: ServeHttpOptions): HttpLimits {
+  if (options.sessionIdleMs !== undefined) {
+    checkDuration(options.sessionIdleMs, 'sessionIdleMs', { code: 'invalid_config', whole: true });
+  }
+  for (const key of ['headersTimeoutMs', 'drainMs', 'streamAfterMs'] as const) {
+    const value = options[key];
+    // A timer set past 2^31 - 1 ms fires at once: a drain would end as it began.
+    if (value !== undefined && value > MAX_TIMER_MS) {
+      checkDuration(value, key, { code: 'invalid_config', zero: key !== 'headersTimeoutMs' });
+    }
+  }
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535) {

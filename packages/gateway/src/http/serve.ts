@@ -15,6 +15,7 @@ import { mcpEndpoint } from './mcp-endpoint.js';
 import {
   DEFAULT_IDLE_MS,
   checkEndpointPath,
+  HTTP_OPTION_KEYS,
   httpLimits,
   INSTANCE_META_KEY,
   REQUEST_TIMEOUT_MS,
@@ -31,6 +32,7 @@ export type {
   ServeHttpOptions,
 } from './options.js';
 import { GatewayHub } from '../hub.js';
+import { checkGatewayOptions } from '../option-checks.js';
 import { combineObservers } from '../observe/observer.js';
 import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
 
@@ -51,6 +53,7 @@ import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
  * is taken) as its `cause`.
  */
 export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Promise<HttpGateway> {
+  checkGatewayOptions(options, 'serveHttp', HTTP_OPTION_KEYS);
   const {
     host,
     path,

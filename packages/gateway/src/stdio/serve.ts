@@ -4,6 +4,8 @@ import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio'
 import type { Toolkit } from '@toolplane/toolkit';
 import { legacyClaimRefusal } from '../eras.js';
 import { GatewayHub } from '../hub.js';
+import { checkGatewayOptions, GATEWAY_OPTION_KEYS } from '../option-checks.js';
+import { optionKeys } from '@toolplane/toolmodel';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import { createSessionServer } from '../server.js';
@@ -32,6 +34,19 @@ export interface ServeStdioOptions extends GatewayOptions {
   readonly onEnd?: () => void;
 }
 
+/** Every key of {@link ServeStdioOptions}. */
+export const STDIO_OPTION_KEYS = [
+  ...GATEWAY_OPTION_KEYS,
+  ...optionKeys<Omit<ServeStdioOptions, keyof GatewayOptions>>({
+    stdin: true,
+    stdout: true,
+    closeToolkit: true,
+    maxLineBytes: true,
+    drainMs: true,
+    onEnd: true,
+  }),
+];
+
 /**
  * Serves `toolkit` as an MCP server over stdio (one session: the process's client). The opening
  * exchange picks the era for the connection: `initialize` a 2025 session, a 2026-07-28 request
@@ -45,6 +60,7 @@ export async function serveStdio(
   toolkit: Toolkit,
   options: ServeStdioOptions = {},
 ): Promise<ServedGateway> {
+  checkGatewayOptions(options, 'serveStdio', STDIO_OPTION_KEYS);
   const hub = new GatewayHub(toolkit, options);
   await hub.negotiated;
   const stdin = options.stdin ?? process.stdin;

@@ -1,0 +1,68 @@
+import { createToolkit } from '@toolplane/toolkit';
+import { errorMessageOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
+import { describe, expect, it } from 'vitest';
+import { serveHttp } from './http/serve.js';
+import { createMcpServer } from './server.js';
+import { serveStdio } from './stdio/serve.js';
+
+const refusal = (run: () => unknown): string => errorMessageOf(run, 'invalid_config');
+
+async function rejection(run: () => Promise<unknown>): Promise<string> {
+  const error = await run().then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  return refusal(() => {
+    throw error;
+  });
+}
+
+describe('gateway options', () => {
+  it('refuse a filter key they do not know: a misspelled allow list allowed every tool', () => {
+    expect(
+      refusal(() =>
+        createMcpServer(createToolkit(), { filter: { github: { alow: ['get_*'] } } as never }),
+      ),
+    ).toBe('createMcpServer: filter.github: unknown option "alow"; did you mean "allow"?');
+    expect(
+      refusal(() =>
+        createMcpServer(createToolkit(), { filter: { github: { deny: 'delete_*' } } as never }),
+      ),
+    ).toBe('createMcpServer: filter.github.deny must be a list of strings');
+  });
+
+  it('refuse an unknown option before listening, naming the nearest one', async () => {
+    expect(
+      await rejection(() => serveHttp(createToolkit(), { port: 0, maxBody: 1024 } as never)),
+    ).toBe('serveHttp: unknown option "maxBody"; did you mean "maxBodyBytes"?');
+    expect(await rejection(() => serveStdio(createToolkit(), { maxLineByte: 10 } as never))).toBe(
+      'serveStdio: unknown option "maxLineByte"; did you mean "maxLineBytes"?',
+    );
+  });
+
+  it('refuse a duration a timer cannot keep (a drain would end as it began)', async () => {
+    expect(
+      await rejection(() => serveHttp(createToolkit(), { port: 0, drainMs: 2 ** 31 })),
+    ).toMatch(/^drainMs must be a number of milliseconds 0 or more, at most 2147483647/);
+    expect(
+      await rejection(() => serveHttp(createToolkit(), { port: 0, sessionIdleMs: Number.NaN })),
+    ).toMatch(/^sessionIdleMs must be a whole number of milliseconds/);
+    expect(
+      await rejectionCodeOf(() => serveHttp(createToolkit(), { port: 0, listTtlMs: -1 })),
+    ).toBe('invalid_config');
+  });
+
+  it('refuse a reconfigure with a bad filter, and serve on as before', async () => {
+    const gateway = await serveHttp(createToolkit(), { port: 0, filter: { fx: { deny: ['*'] } } });
+    try {
+      expect(
+        refusal(() => {
+          gateway.reconfigure({ filter: { fx: { dny: ['*'] } } as never });
+        }),
+      ).toBe('reconfigure: filter.fx: unknown option "dny"; did you mean "deny"?');
+      expect((await fetch(new URL('/healthz', gateway.url))).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
