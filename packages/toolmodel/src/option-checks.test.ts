@@ -90,6 +90,16 @@ describe('refuseUnknownOptions', () => {
     }
   });
 
+  it('takes no hint from the prototype of its hints', () => {
+    expect(
+      refusal(() => {
+        refuseUnknownOptions(JSON.parse('{"constructor": 1}'), known, 'retry', {
+          instead: { attempts: 'use retries' },
+        });
+      }),
+    ).toBe('retry: unknown option "constructor"; known options: retries, maxDelay');
+  });
+
   it('quotes a hostile key escaped and cut', () => {
     const message = refusal(() => {
       refuseUnknownOptions({ [`a\u001b]0;x\u0007${'b'.repeat(500)}`]: 1 }, known, 'retry');

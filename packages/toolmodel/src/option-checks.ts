@@ -54,7 +54,11 @@ export function refuseUnknownOptions(
   }
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
-    const instead = check.instead?.[key];
+    // Own keys only: `constructor` or `toString` must not find Object.prototype's.
+    const instead =
+      check.instead !== undefined && Object.hasOwn(check.instead, key)
+        ? check.instead[key]
+        : undefined;
     const near = didYouMean(key, known) ?? longerName(key, known);
     const hint =
       instead ??
