@@ -258,8 +258,10 @@ describe('hostile callers against toolplane serve --http', () => {
       ...figures['3 caches keyed by caller input'],
       'RSS growth (MiB)': Math.round(growth * 10) / 10,
     };
-    // Before: ~180 MB from the zones alone (57 KB a formatter), never freed.
-    expect(growth).toBeLessThan(90);
+    // Before: ~180 MB from the zones alone (57 KB a formatter), never freed. Bounded, the
+    // process still grows by what 4,000 calls leave for its collector: 77 to 91 MiB across
+    // the runs of two sessions, so the bound sits between that and the unbounded caches.
+    expect(growth).toBeLessThan(130);
   }, 300_000);
 
   it('1: refuses json_format amplification (8 KB nested 4,000 deep, indent 8, eight at once)', async () => {
