@@ -81,6 +81,39 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
     expect(child.signalCode).toBeNull();
   });
 
+  it('is not held for another command that only names serve (tools search serve)', async () => {
+    const marker = join(dir(), 'one-shot.started');
+    const file = join(dir(), 'one-shot.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        store: 'memory',
+        builtins: false,
+        mcpServers: {
+          // Says it started, never answers `initialize`, and ends with its stdin.
+          mute: {
+            command: process.execPath,
+            args: [
+              '-e',
+              'require("node:fs").writeFileSync(process.argv[1], ""); process.stdin.on("end", () => process.exit()).resume()',
+              marker,
+            ],
+          },
+        },
+        waitMs: 30_000,
+      }),
+    );
+    const child = startCli(['tools', 'search', 'serve', '--config', file], { cwd: dir() });
+    children.push(child);
+    while (!existsSync(marker)) {
+      if (child.exitCode !== null) throw new Error('the command ended before its server started');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGHUP');
+    await exited(child);
+    expect(child.signalCode).toBe('SIGHUP');
+  });
+
   it('while it drains lets the call in flight finish, and the gateway stop as asked', async () => {
     const child = await serve('draining', {
       mcpServers: { fx: { command: fixture.command, args: fixture.args } },
