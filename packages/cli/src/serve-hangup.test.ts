@@ -38,8 +38,12 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
   it('while its servers still start is held, and reloads the config once it is watched', async () => {
     const child = await serve('starting', {
       mcpServers: {
-        // Never answers `initialize`: the start-up wait runs its whole course.
-        mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+        // Never answers `initialize`: the start-up wait runs its whole course. It ends with its
+        // stdin, so a gateway that died leaves no server behind.
+        mute: {
+          command: process.execPath,
+          args: ['-e', 'process.stdin.on("end", () => process.exit()).resume()'],
+        },
       },
       waitMs: 1_500,
     });
@@ -57,12 +61,13 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
     const marker = join(dir(), 'early.started');
     const child = await serve('loading', {
       mcpServers: {
-        // Started before the CLI's modules load; says so, then never answers `initialize`.
+        // Started before the CLI's modules load; says so, then never answers `initialize` (and
+        // ends with its stdin).
         early: {
           command: process.execPath,
           args: [
             '-e',
-            'require("node:fs").writeFileSync(process.argv[1], ""); setInterval(() => {}, 1000)',
+            'require("node:fs").writeFileSync(process.argv[1], ""); process.stdin.on("end", () => process.exit()).resume()',
             marker,
           ],
         },
