@@ -54,20 +54,19 @@ process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
 const argv = process.argv.slice(2);
+const early =
+  argv.includes('serve') || argv.includes('tools') ? await import('./prestart.js') : undefined;
 // `serve` reloads its config on SIGHUP: one sent while it still loads (its servers started below)
 // is held for it, not the end of the process (Node's default) that leaves them half started.
-const hangUps = argv.includes('serve')
-  ? (await import('./reload/hang-ups.js')).holdHangUps()
-  : undefined;
-const prestarted =
-  argv.includes('serve') || argv.includes('tools')
-    ? await (
-        await import('./prestart.js')
-      ).prestartServers(argv, {
-        cwd: process.cwd(),
-        env: process.env,
-      })
+// Only `serve` itself: another command whose line names it (`tools search serve`) ends on one.
+const hangUps =
+  early?.commandOf(argv) === 'serve'
+    ? (await import('./reload/hang-ups.js')).holdHangUps()
     : undefined;
+const prestarted = await early?.prestartServers(argv, {
+  cwd: process.cwd(),
+  env: process.env,
+});
 // A one-shot command parses a few messages with each schema (the config's, the MCP SDK's): zod's
 // compiled parsers, generated on a schema's first use, cost more there than they save. A
 // server (`serve`) runs long enough to gain from them.

@@ -144,9 +144,6 @@ export async function runCli(
   };
   let code = 0;
   const word = commandWord(argv);
-  // The bin holds SIGHUP for any command line that names `serve`; another command (`tools
-  // search serve`) ends on a hang-up as a command should.
-  if (word !== 'serve') options.hangUps?.release();
   // A command that connects to the config's servers starts them before it loads its modules
   // (the toolkit, the SDK, the gateway), so that their start overlaps its own.
   const prestarted =

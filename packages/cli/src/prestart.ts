@@ -59,6 +59,14 @@ export async function prestartServers(
 const ignore = (): void => undefined;
 
 /**
+ * The command `argv` runs (`serve`, `tools list`) as {@link prestartServers} reads it; undefined
+ * when it asks for help. For the bin, which holds SIGHUP for `serve` alone from its start.
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  return commandWords(argv)?.command;
+}
+
+/**
  * The command (`serve`, `tools list`) and the `--config` value of `argv`; undefined when it asks
  * for help, where nothing starts.
  */
