@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pointerToken, ToolError } from './errors.js';
+import { pointerToken, rejectedWith, ToolError } from './errors.js';
 
 describe('ToolError', () => {
   it('carries its code, context and cause', () => {
@@ -52,5 +52,20 @@ describe('pointerToken', () => {
     for (const key of ['', 'plain', '~/~', '/~1/', '~0~1']) {
       expect(unescape(pointerToken(key))).toBe(key);
     }
+  });
+});
+
+describe('rejectedWith', () => {
+  it('answers with a promise rejected with the error, never a throw', async () => {
+    const error = new ToolError('invalid_argument', 'no');
+    let thrown = false;
+    let pending: Promise<never> | undefined;
+    try {
+      pending = rejectedWith(error);
+    } catch {
+      thrown = true;
+    }
+    expect(thrown).toBe(false);
+    await expect(pending).rejects.toBe(error);
   });
 });

@@ -147,3 +147,12 @@ export class ToolError extends Error {
 }
 
 Object.defineProperty(ToolError.prototype, marker, { value: true });
+
+/**
+ * A promise rejected with `error`, for a method that answers with a promise and found a problem
+ * before it began: the caller sees the error where it sees every other, never as a throw.
+ */
+// eslint-disable-next-line @typescript-eslint/require-await -- async is how it rejects
+export async function rejectedWith(error: unknown): Promise<never> {
+  throw error;
+}

@@ -6,7 +6,7 @@ export type {
   ToolBackend,
   ToolBackendKind,
 } from './backend.js';
-export { pointerToken, ToolError } from './errors.js';
+export { pointerToken, rejectedWith, ToolError } from './errors.js';
 export type {
   SchemaValidationError,
   ToolErrorCode,

@@ -52,8 +52,10 @@ export function refuseUnknownOptions(
       `${where}: options must be an object, got ${shown(options)}`,
     );
   }
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
+  // `for…in` allocates nothing (`Object.keys` would make an array): a call's options are
+  // checked on every call. Inherited keys are skipped, as `Object.keys` would skip them.
+  for (const key in options) {
+    if (known.includes(key) || !Object.hasOwn(options, key)) continue;
     // Own keys only: `constructor` or `toString` must not find Object.prototype's.
     const instead =
       check.instead !== undefined && Object.hasOwn(check.instead, key)

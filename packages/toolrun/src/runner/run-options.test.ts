@@ -61,6 +61,44 @@ describe('run, runStream and runChain given wrong options', () => {
     expect(calls).toEqual([]);
   });
 
+  it('refuse a key the method does not take, naming the one meant, before the tool runs', async () => {
+    const calls: unknown[] = [];
+    const runner = echoRunner(calls);
+    const controller = new AbortController();
+    const misspelt = await rejection(
+      runner.run('demo:echo', {}, { sigal: controller.signal } as unknown as RunOptions),
+    );
+    expect(misspelt.code).toBe('invalid_argument');
+    expect(misspelt.message).toBe('run: unknown option "sigal"; did you mean "signal"?');
+    const chained = await rejection(
+      runner.runChain([{ toolId: 'demo:echo' }], { idempotent: true } as never),
+    );
+    expect(chained.message).toBe(
+      'runChain: unknown option "idempotent"; known options: signal, onProgress',
+    );
+    const events = await collect(
+      runner.runStream('demo:echo', {}, { onProgress: () => undefined } as never),
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]?.type === 'error' && events[0].error.message).toBe(
+      'runStream: unknown option "onProgress"; runStream yields progress as events of the stream ({ type: "progress" })',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('still take every option of its type, and inherited keys go unread', async () => {
+    const runner = echoRunner();
+    const options: Required<RunOptions> = {
+      signal: new AbortController().signal,
+      onProgress: () => undefined,
+      meta: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      idempotent: true,
+    };
+    expect((await runner.run('demo:echo', { a: 1 }, options)).structured).toEqual({ a: 1 });
+    const inherited = Object.create({ sigal: 'not read' }) as RunOptions;
+    expect((await runner.run('demo:echo', { a: 2 }, inherited)).structured).toEqual({ a: 2 });
+  });
+
   it('still take a real signal and progress listener', async () => {
     const runner = echoRunner();
     const seen: number[] = [];

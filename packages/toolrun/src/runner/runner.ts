@@ -7,6 +7,7 @@ import {
   parseToolId,
   raceAbort,
   refuseUnknownOptions,
+  rejectedWith,
   ToolError,
   type SchemaValidator,
   type Tool,
@@ -42,12 +43,6 @@ interface Resolved {
   /** The index's own pick; `undefined` when the tool came from the fallback resolvers. */
   readonly picked: ToolBackend | undefined;
   readonly fromIndex: boolean;
-}
-
-/** A promise rejected with `error`. */
-// eslint-disable-next-line @typescript-eslint/require-await -- async is how it rejects
-async function rejected(error: unknown): Promise<never> {
-  throw error;
 }
 
 /** Applies `next` now when `value` is ready, after it settles when it is a promise. */
@@ -341,7 +336,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       const result = start(id, args, options, undefined);
       return result instanceof Promise ? result : Promise.resolve(result);
     } catch (error) {
-      return rejected(error);
+      return rejectedWith(error);
     }
   }
 
