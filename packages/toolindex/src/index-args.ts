@@ -1,9 +1,74 @@
-import { normalizeTags, ToolError, type Tool } from '@toolplane/toolmodel';
+import {
+  normalizeTags,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+  type Tool,
+} from '@toolplane/toolmodel';
+import type {
+  ListToolsOptions,
+  PageOptions,
+  RegisterMcpToolsOptions,
+  RegisterOptions,
+  SearchOptions,
+} from './index-types.js';
 
 /** Page size when a listing or search names none. */
 export const DEFAULT_LIMIT = 20;
 /** The largest page a listing or search hands out. */
 export const MAX_LIMIT = 100;
+
+// The keys each method takes: the compiler keeps these lists and the types in step.
+const METHOD_OPTIONS = {
+  registerTool: optionKeys<RegisterOptions>({ replace: true }),
+  registerTools: optionKeys<RegisterOptions>({ replace: true }),
+  registerMcpTools: optionKeys<RegisterMcpToolsOptions>({
+    replace: true,
+    namespace: true,
+    tags: true,
+    prune: true,
+  }),
+  listTools: optionKeys<ListToolsOptions>({
+    cursor: true,
+    limit: true,
+    namespace: true,
+    tags: true,
+  }),
+  listNamespaces: optionKeys<PageOptions>({ cursor: true, limit: true }),
+  search: optionKeys<SearchOptions>({
+    cursor: true,
+    limit: true,
+    namespace: true,
+    tags: true,
+    signal: true,
+  }),
+} as const;
+
+/**
+ * Refuses options a method of the index does not take: from JavaScript a misspelled key
+ * (`search(q, { limt: 5 })`, `registerTool(t, b, { replce: true })`) would otherwise be
+ * ignored without a word. Allocates nothing for options it accepts.
+ *
+ * @throws {ToolError} `invalid_argument` naming the key and the nearest known one.
+ */
+export function checkMethodOptions(options: unknown, method: keyof typeof METHOD_OPTIONS): void {
+  refuseUnknownOptions(options, METHOD_OPTIONS[method], method);
+}
+
+/**
+ * Whether a registration replaces what it finds, its options checked first (none given is the
+ * registration path's common case, and costs nothing).
+ *
+ * @throws {ToolError} `invalid_argument` for a key the method does not take.
+ */
+export function replaceOption(
+  options: RegisterOptions | undefined,
+  method: 'registerTool' | 'registerTools',
+): boolean {
+  if (options === undefined) return false;
+  checkMethodOptions(options, method);
+  return options.replace === true;
+}
 
 /**
  * The page size of a listing or search call.

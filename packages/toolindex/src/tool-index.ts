@@ -16,8 +16,10 @@ import {
   aborted,
   cancelled,
   checkLimit,
+  checkMethodOptions,
   checkNamespaceFilter,
   checkTagFilter,
+  replaceOption,
 } from './index-args.js';
 import type {
   IndexChangeEvent,
@@ -278,10 +280,10 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       return records.size;
     },
 
-    registerTool(tool, backend, registerOptions = {}) {
+    registerTool(tool, backend, registerOptions) {
       // One tool needs none of the arrays of `register`: one draft, committed as it is, and a
       // new tool (the common case) not even that: its record comes back finished.
-      const replace = registerOptions.replace === true;
+      const replace = replaceOption(registerOptions, 'registerTool');
       const staged = stageOne(
         records,
         tool,
@@ -313,11 +315,12 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       return entry;
     },
 
-    registerTools(registrations, registerOptions = {}) {
-      return register(registrations, registerOptions.replace === true);
+    registerTools(registrations, registerOptions) {
+      return register(registrations, replaceOption(registerOptions, 'registerTools'));
     },
 
     registerMcpTools(serverName, mcpTools, mcpOptions = {}) {
+      checkMethodOptions(mcpOptions, 'registerMcpTools');
       const backend: ToolBackend = { kind: 'mcp', mcp: { serverName } };
       validateBackend(backend);
       if (!Array.isArray(mcpTools)) {
@@ -407,6 +410,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     },
 
     listTools(listOptions = {}) {
+      checkMethodOptions(listOptions, 'listTools');
       const limit = checkLimit(listOptions.limit);
       const namespace = checkNamespaceFilter(listOptions.namespace);
       const tags = checkTagFilter(listOptions.tags);
@@ -423,6 +427,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
     },
 
     listNamespaces(pageOptions = {}) {
+      checkMethodOptions(pageOptions, 'listNamespaces');
       const limit = checkLimit(pageOptions.limit);
       const scope = 'namespaces';
       const position =
@@ -445,6 +450,7 @@ export function createIndex(options: IndexOptions = {}): ToolIndex {
       if (typeof query !== 'string') {
         throw new ToolError('invalid_argument', `query must be a string, got ${typeof query}`);
       }
+      checkMethodOptions(searchOptions, 'search');
       const limit = checkLimit(searchOptions.limit);
       const namespace = checkNamespaceFilter(searchOptions.namespace);
       const tags = checkTagFilter(searchOptions.tags);
