@@ -12,7 +12,11 @@ import {
   type ToolkitConnector,
   type UpstreamRequestHandler,
 } from './connector.js';
-import { checkAddConnectorOptions, checkConnectorDefaults } from './toolkit-connector-options.js';
+import {
+  checkAddConnectorOptions,
+  checkConnectorDefaults,
+  checkRemoveConnectorOptions,
+} from './toolkit-connector-options.js';
 import { sourceKeys } from './connector-sources.js';
 import { inferNamespace } from './namespace.js';
 import type { Secrets } from '../secrets.js';
@@ -131,12 +135,14 @@ export class Connectors {
    * Closes and removes the connector named by its namespace, or by the source it was added with
    * (a URL, or a command line); true when there was one.
    *
-   * @throws {ToolError} `conflict` when a source names more than one connector.
+   * @throws {ToolError} `conflict` when a source names more than one connector, `invalid_config`
+   * for options it does not take or a drain bound a timer cannot keep.
    */
   async remove(
     id: string | ConnectorSource,
     options: RemoveConnectorOptions = {},
   ): Promise<boolean> {
+    checkRemoveConnectorOptions(options);
     const namespace = this.#namespaceOf(id);
     const entry = namespace === undefined ? undefined : this.#connectors.get(namespace);
     if (namespace === undefined || entry === undefined) return false;

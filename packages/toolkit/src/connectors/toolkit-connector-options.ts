@@ -1,5 +1,5 @@
 import { checkDuration, optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
-import type { AddConnectorOptions } from '../toolkit/options.js';
+import type { AddConnectorOptions, RemoveConnectorOptions } from '../toolkit/options.js';
 import { mirroredLists } from './connector-lists.js';
 import { CONNECTOR_OPTION_KEYS, checkConnectorOptions } from './connector-options.js';
 
@@ -59,4 +59,20 @@ export function checkAddConnectorOptions(options: unknown): void {
     checkDuration(startTimeoutMs, 'addConnector startTimeoutMs', { code });
   }
   mirroredLists(lists);
+}
+
+const REMOVE_KEYS = optionKeys<RemoveConnectorOptions>({ drainMs: true });
+
+/**
+ * Checks the options of `toolkit.removeConnector`, before anything is removed: a drain bound a
+ * timer cannot keep would otherwise throw once the server was out of service, leaving it running.
+ *
+ * @throws {ToolError} `invalid_config` naming the key and what it must be.
+ */
+export function checkRemoveConnectorOptions(options: unknown): void {
+  refuseUnknownOptions(options, REMOVE_KEYS, 'removeConnector', { code });
+  const { drainMs } = options as RemoveConnectorOptions;
+  if (drainMs !== undefined) {
+    checkDuration(drainMs, 'removeConnector drainMs', { code, zero: true, whole: true });
+  }
 }

@@ -65,4 +65,23 @@ describe('removeConnector with drainMs', () => {
     expect(await toolkit.removeConnector('fx')).toBe(true);
     expect(await outcome).not.toBe('answered');
   });
+
+  it('refuses a drain bound a timer cannot keep before anything is removed', async () => {
+    const toolkit = await start('fx');
+    const pid = toolkit.connector('fx')?.pid;
+    for (const drainMs of [1.5, -1, Number.NaN, 2 ** 31]) {
+      const error = await toolkit.removeConnector('fx', { drainMs }).then(
+        () => undefined,
+        (caught: unknown) => caught as { code?: string; message?: string },
+      );
+      expect(error?.code, String(drainMs)).toBe('invalid_config');
+      expect(error?.message).toContain('removeConnector drainMs must be a whole number');
+    }
+    // Still served, its child still running: nothing was half removed.
+    expect(toolkit.connector('fx')?.pid).toBe(pid);
+    expect(pid !== undefined && isAlive(pid)).toBe(true);
+    expect((await toolkit.callTool('fx:echo', { text: 'still here' })).structured).toBeDefined();
+    expect(await toolkit.removeConnector('fx', { drainMs: 0 })).toBe(true);
+    expect(isAlive(pid as number)).toBe(false);
+  });
 });

@@ -73,7 +73,11 @@ import {
 import { EventFanout } from './event-fanout.js';
 import { storeSource, type Source, wrap } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
-import { refuseUnknownToolkitOptions } from './unknown-options.js';
+import {
+  refuseUnknownMethodOptions,
+  refuseUnknownToolkitOptions,
+  refusedMethodOptions,
+} from './unknown-options.js';
 import { refusalFor, startPinning, type ToolkitPinning } from '../pinning/toolkit-pinning.js';
 
 /**
@@ -198,7 +202,7 @@ class ToolkitImpl implements Toolkit {
     });
     this.#pinning = startPinning(options.pinning, this.#logger, this.#connectors);
     this.#reading = {
-      lookup: (key, lookupOptions) => this.lookup(key, lookupOptions),
+      lookup: (key, lookupOptions) => this.#lookup(key, lookupOptions.signal),
       kept: this.#kept,
       builtins: this.#builtins,
       connectors: this.#connectors,
@@ -266,7 +270,9 @@ class ToolkitImpl implements Toolkit {
       sources: () => this.#sources(),
       builtins: this.#builtins,
     };
-    return completeIn(parts, target, argument, options);
+    return (
+      refusedMethodOptions(options, 'complete') ?? completeIn(parts, target, argument, options)
+    );
   }
 
   removeBuiltin(nameOrUri: string): BuiltinKind {
@@ -300,6 +306,7 @@ class ToolkitImpl implements Toolkit {
   }
 
   async run(options: { signal?: AbortSignal } = {}): Promise<void> {
+    refuseUnknownMethodOptions(options, 'run');
     if (this.#closed) throw new ToolError('invalid_config', 'the toolkit is closed');
     if (this.#running !== undefined)
       throw new ToolError('invalid_config', 'the toolkit is already running');
@@ -324,6 +331,7 @@ class ToolkitImpl implements Toolkit {
   }
 
   async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    refuseUnknownMethodOptions(options, 'ready');
     await this.#connectors.ready(options);
     // Pins loaded and first sights written: what is listed now is what pinning decided.
     await this.#pinning?.gate.settled();
@@ -340,19 +348,28 @@ class ToolkitImpl implements Toolkit {
   // -- reading -----------------------------------------------------------------------------
 
   async lookup(key: string, options: { signal?: AbortSignal } = {}): Promise<ToolkitItem> {
-    return lookupIn(this.#sources(), key, options.signal).catch(async (error: unknown) => {
+    refuseUnknownMethodOptions(options, 'lookup');
+    return this.#lookup(key, options.signal);
+  }
+
+  #lookup(key: string, signal: AbortSignal | undefined): Promise<ToolkitItem> {
+    return lookupIn(this.#sources(), key, signal).catch(async (error: unknown) => {
       // A tool pinning withholds is not missing: say why, and how to let it back.
       throw (await refusalFor(this.#pinning, (ns) => this.#connectors.get(ns), key)) ?? error;
     });
   }
 
   list(request: ListRequest = {}): Promise<ListResult> {
-    return listIn(this.#sources(), (ns) => this.#connectors.listErrors(ns), request);
+    return (
+      refusedMethodOptions(request, 'list') ??
+      listIn(this.#sources(), (ns) => this.#connectors.listErrors(ns), request)
+    );
   }
 
   // -- searching ---------------------------------------------------------------------------
 
   async search(query: string, options: ToolkitSearchOptions = {}): Promise<SearchPage> {
+    refuseUnknownMethodOptions(options, 'search');
     const { sessionKey, ...searchOptions } = options;
     const page = await this.index.search(query, searchOptions);
     if (sessionKey !== undefined) {
@@ -382,11 +399,12 @@ class ToolkitImpl implements Toolkit {
     input: unknown = {},
     options: CallOptions = {},
   ): Promise<CallResult | Resource | undefined> {
+    refuseUnknownMethodOptions(options, 'call');
     const args = input as Record<string, unknown>;
     const kind = callTarget(target, 'call');
     const item =
       kind === 'key'
-        ? await this.lookup(target as string, options).catch((error: unknown) => {
+        ? await this.#lookup(target as string, options.signal).catch((error: unknown) => {
             // A server that is down: its error (as callTool's), not `not_found`.
             const down = downFor((ns) => this.#connectors.get(ns), target);
             throw this.#secrets.redactError(down ?? error);
@@ -437,6 +455,8 @@ class ToolkitImpl implements Toolkit {
     args: unknown = {},
     options: CallOptions = {},
   ): Promise<RunResult> {
+    const refused = refusedMethodOptions(options, 'callTool');
+    if (refused !== undefined) return refused;
     const input = args as Record<string, unknown>;
     if (typeof target === 'string') return callToolIn(this.#callParts, target, input, options);
     // A definition this toolkit does not hold fails the returned promise, never synchronously.
@@ -460,11 +480,17 @@ class ToolkitImpl implements Toolkit {
     input: Record<string, unknown> = {},
     options: ReadOptions = {},
   ): Promise<RenderedPrompt> {
-    return getPromptIn(this.#reading, key, input, options).catch(this.#rethrowRedacted);
+    return (
+      refusedMethodOptions(options, 'getPrompt') ??
+      getPromptIn(this.#reading, key, input, options).catch(this.#rethrowRedacted)
+    );
   }
 
   readResource(key: string, options: ReadOptions = {}): Promise<Resource> {
-    return readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted);
+    return (
+      refusedMethodOptions(options, 'readResource') ??
+      readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted)
+    );
   }
 
   /** Runs one call one level deeper, in a span, with the caller's session and progress. */

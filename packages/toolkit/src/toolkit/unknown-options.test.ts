@@ -1,6 +1,16 @@
 import { errorCodeOf } from '@toolplane/toolmodel/testing';
-import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createToolkit, type ToolkitOptions } from '../index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createMemoryStore,
+  createToolkit,
+  defineTool,
+  type CallOptions,
+  type Prompt,
+  type ToolkitOptions,
+  type ToolkitSearchOptions,
+} from '../index.js';
+import { textResource } from '../resources/resources.js';
 
 /** What plain JavaScript can hand `createToolkit`, past the type. */
 function untyped(options: unknown): ToolkitOptions {
@@ -45,5 +55,102 @@ describe('createToolkit options', () => {
     });
     await toolkit.close();
     await createToolkit().close();
+  });
+});
+
+describe('the options of a toolkit method', () => {
+  const runs: unknown[] = [];
+  const add = defineTool({
+    name: 'add',
+    description: 'Add two numbers.',
+    input: z.object({ a: z.number(), b: z.number() }),
+    run: ({ a, b }) => {
+      runs.push([a, b]);
+      return { sum: a + b };
+    },
+  });
+  const greet: Prompt = { name: 'greet', template: 'Hello {{name}}' };
+  const toolkit = createToolkit({ tools: [add], prompts: [greet] });
+  toolkit.addResource(textResource('notes', 'v1', { uri: 'memo://notes' }));
+  afterAll(() => toolkit.close());
+
+  /** The message of the error `promise` rejects with (it must reject, never throw). */
+  async function refusal(promise: () => Promise<unknown>): Promise<string> {
+    const pending = promise();
+    const error = await pending.then(
+      () => undefined,
+      (caught: unknown) => caught as { code?: string; message?: string },
+    );
+    expect(error?.code).toBe('invalid_argument');
+    return error?.message ?? '';
+  }
+
+  it('refuses a misspelled key, naming the one meant, and runs nothing', async () => {
+    const wrong = (options: object) => options as never;
+    expect(await refusal(() => toolkit.call(add, { a: 1, b: 2 }, wrong({ kep: true })))).toBe(
+      'call: unknown option "kep"; did you mean "keep"?',
+    );
+    expect(
+      await refusal(() => toolkit.callTool('builtin:add', { a: 1, b: 2 }, wrong({ sigal: 1 }))),
+    ).toBe('callTool: unknown option "sigal"; did you mean "signal"?');
+    expect(await refusal(() => toolkit.search('add', wrong({ limt: 5 })))).toBe(
+      'search: unknown option "limt"; did you mean "limit"?',
+    );
+    expect(await refusal(() => toolkit.list(wrong({ typ: 'tool' })))).toBe(
+      'list: unknown option "typ"; did you mean "type"?',
+    );
+    expect(await refusal(() => toolkit.readResource('memo://notes', wrong({ session: 's' })))).toBe(
+      'readResource: unknown option "session"; did you mean "sessionKey"?',
+    );
+    expect(await refusal(() => toolkit.getPrompt('greet', {}, wrong({ args: {} })))).toContain(
+      'getPrompt: unknown option "args"',
+    );
+    expect(await refusal(() => toolkit.lookup('add', wrong({ timeout: 5 })))).toBe(
+      'lookup: unknown option "timeout"; known options: signal',
+    );
+    expect(
+      await refusal(() =>
+        toolkit.complete(
+          { type: 'prompt', namespace: 'builtin', name: 'greet' },
+          { name: 'name', value: 'A' },
+          wrong({ argument: {} }),
+        ),
+      ),
+    ).toBe('complete: unknown option "argument"; did you mean "arguments"?');
+    expect(await refusal(() => toolkit.ready(wrong({ timeoutMs: 5 })))).toContain('ready:');
+    expect(runs).toEqual([]);
+  });
+
+  it('takes every key of each method, and reads no inherited one', async () => {
+    const signal = new AbortController().signal;
+    const every: Required<CallOptions> = {
+      signal,
+      resources: [],
+      keep: true,
+      onProgress: () => undefined,
+      meta: {},
+      session: {},
+      onUpstreamRequest: () => Promise.reject(new Error('not asked')),
+      sessionKey: 's',
+      learningKey: 'l',
+    };
+    expect((await toolkit.call(add, { a: 1, b: 2 }, every))?.structured).toEqual({ sum: 3 });
+    const inherited = Object.create({ kep: true }) as CallOptions;
+    expect((await toolkit.callTool('builtin:add', { a: 2, b: 2 }, inherited)).structured).toEqual({
+      sum: 4,
+    });
+    const search: ToolkitSearchOptions = {
+      limit: 5,
+      namespace: 'builtin',
+      tags: [],
+      signal,
+      sessionKey: 's',
+    };
+    expect((await toolkit.search('add', search)).results[0]?.id).toBe('builtin:add');
+    const listed = await toolkit.list({ type: 'tool', namespace: 'builtin', limit: 5, signal });
+    expect(listed.tools.map((t) => t.name)).toEqual(['add']);
+    expect((await toolkit.readResource('memo://notes', { signal, sessionKey: 's' })).text).toBe(
+      'v1',
+    );
   });
 });
