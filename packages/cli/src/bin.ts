@@ -19,9 +19,9 @@ const ONE_SHOT = new Set([
 /** How long the first signal's clean stop may take before the CLI exits anyway. */
 const STOP_DEADLINE_MS = 5_000;
 
-// The first Ctrl-C or SIGTERM stops the command cleanly (servers closed, children ended); a
-// second one means the user has stopped waiting. Under `pnpm start` one Ctrl-C arrives twice
-// within milliseconds (from the terminal, and forwarded by pnpm): that is still the first.
+// The first Ctrl-C, SIGTERM or hang-up stops the command cleanly (servers closed, children
+// ended); a second one means the user has stopped waiting. Under `pnpm start` one Ctrl-C arrives
+// twice within milliseconds (from the terminal, and forwarded by pnpm): that is still the first.
 // A server or a builtin that never lets go must not keep the CLI alive: the clean stop has a
 // deadline, after which the CLI exits as the signal would have ended it. The deadline runs from
 // when the command can act on the signal: one that arrives while the CLI is still loading (on a
@@ -42,7 +42,7 @@ const startDeadline = (): void => {
   }, deadlineMs).unref();
 };
 const onSignal = (signal: NodeJS.Signals): void => {
-  const code = signal === 'SIGINT' ? 130 : 143;
+  const code = signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143;
   if (!controller.signal.aborted) {
     firstSignalAt = Date.now();
     stopCode = code;
@@ -63,6 +63,9 @@ const hangUps =
   early?.commandOf(argv) === 'serve'
     ? (await import('./reload/hang-ups.js')).holdHangUps()
     : undefined;
+// Any other command ends on a hang-up (its terminal closed) as on Ctrl-C. Node's default would
+// end the CLI alone, and a server that does not end with its stdin would run on, orphaned.
+if (hangUps === undefined) process.on('SIGHUP', onSignal);
 const prestarted = await early?.prestartServers(argv, {
   cwd: process.cwd(),
   env: process.env,

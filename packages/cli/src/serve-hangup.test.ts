@@ -1,12 +1,13 @@
 // `kill -HUP` reloads a running `serve`'s config; sent while it still starts its servers or
 // while it drains on its way out, it must not end the gateway (Node's default for SIGHUP), which
-// would leave the servers it started running and cut the calls in flight.
+// would leave the servers it started running and cut the calls in flight. Another command ends
+// on it as on Ctrl-C, its servers with it.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { fixtureCommand, isAlive } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   exited,
@@ -21,9 +22,12 @@ import {
 const dir = useTempDir('serve-hangup');
 const fixture = fixtureCommand('stdio');
 const children: ChildProcess[] = [];
+// Servers a failing run may leave behind, by pid.
+const servers: number[] = [];
 
 afterEach(async () => {
   await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
+  for (const pid of servers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 });
 
 async function serve(name: string, config: object): Promise<ChildProcess> {
@@ -86,8 +90,8 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
     expect(child.signalCode).toBeNull();
   });
 
-  it('is not held for another command that only names serve (tools search serve)', async () => {
-    const marker = join(dir(), 'one-shot.started');
+  it('ends another command that only names serve (tools search serve) as Ctrl-C does', async () => {
+    const marker = join(dir(), 'one-shot.pid');
     const file = join(dir(), 'one-shot.json');
     await writeFile(
       file,
@@ -95,12 +99,13 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
         store: 'memory',
         builtins: false,
         mcpServers: {
-          // Says it started, never answers `initialize`, and ends with its stdin.
-          mute: {
+          // Writes its pid, never answers `initialize`, and does not end with its stdin: only
+          // the CLI ending it stops it.
+          deaf: {
             command: process.execPath,
             args: [
               '-e',
-              'require("node:fs").writeFileSync(process.argv[1], ""); process.stdin.on("end", () => process.exit()).resume()',
+              'require("node:fs").writeFileSync(process.argv[1], String(process.pid)); process.stdin.resume(); setInterval(() => {}, 60_000)',
               marker,
             ],
           },
@@ -110,13 +115,17 @@ describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {
     );
     const child = startCli(['tools', 'search', 'serve', '--config', file], { cwd: dir() });
     children.push(child);
-    while (!existsSync(marker)) {
+    while (!existsSync(marker) || (await readFile(marker, 'utf8')) === '') {
       if (child.exitCode !== null) throw new Error('the command ended before its server started');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    const server = Number(await readFile(marker, 'utf8'));
+    servers.push(server);
     child.kill('SIGHUP');
-    await exited(child);
-    expect(child.signalCode).toBe('SIGHUP');
+    // Stopped, not killed by the signal: its server ended with it, not left running alone.
+    expect(await exited(child)).not.toBe(0);
+    expect(child.signalCode).toBeNull();
+    expect(isAlive(server)).toBe(false);
   });
 
   it('while it drains lets the call in flight finish, and the gateway stop as asked', async () => {
