@@ -1,3 +1,4 @@
+import { checkDuration, optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 
@@ -40,6 +41,8 @@ export function discoveryUrls(issuer: string): string[] {
   ];
 }
 
+const DISCOVERY_KEYS = optionKeys<DiscoveryOptions>({ signal: true, fetch: true, timeoutMs: true });
+
 /**
  * Fetches the authorization server's metadata for `issuer` (RFC 8414, then OpenID discovery),
  * and checks that the document names the same issuer (RFC 8414 §3.3), so a document served for
@@ -53,6 +56,14 @@ export async function discoverAuthorizationServer(
   issuer: string,
   options: DiscoveryOptions = {},
 ): Promise<AuthorizationServerMetadata> {
+  const code = 'invalid_config';
+  refuseUnknownOptions(options, DISCOVERY_KEYS, 'discoverAuthorizationServer', { code });
+  if (options.timeoutMs !== undefined) {
+    checkDuration(options.timeoutMs, 'discoverAuthorizationServer timeoutMs', {
+      code,
+      whole: true,
+    });
+  }
   const fetchFn = boundedFetch(options.fetch ?? fetch);
   const failures: string[] = [];
   for (const url of discoveryUrls(issuer)) {

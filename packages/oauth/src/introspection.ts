@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ToolError } from '@toolplane/toolmodel';
+import { checkDuration, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 import { FailureBackoff } from './failure-backoff.js';
@@ -54,6 +54,38 @@ export type Introspector = (
   options?: { signal?: AbortSignal },
 ) => Promise<IntrospectionResponse>;
 
+const INTROSPECTION_KEYS = optionKeys<IntrospectionOptions>({
+  clientId: true,
+  clientSecret: true,
+  endpoint: true,
+  timeoutMs: true,
+  cache: true,
+});
+const CACHE_KEYS = optionKeys<IntrospectionCacheOptions>({ maxTtlSec: true, maxEntries: true });
+// What createIntrospector takes besides: the resource server hands them on.
+const INTROSPECTOR_KEYS = [...INTROSPECTION_KEYS, 'issuer', 'clockToleranceSec', 'fetch'];
+
+/**
+ * Checks introspection options before anything is asked: no key it does not take (a misspelt
+ * `timeoutMs` or cache bound would be ignored without a word), and a `timeoutMs` a timer keeps.
+ *
+ * @throws {ToolError} `invalid_config` naming the key and what it must be.
+ */
+export function checkIntrospectionOptions(
+  options: unknown,
+  where: string,
+  known: readonly string[] = INTROSPECTION_KEYS,
+): void {
+  const code = 'invalid_config';
+  refuseUnknownOptions(options, known, where, { code });
+  const { timeoutMs, cache } = options as IntrospectionOptions;
+  if (timeoutMs !== undefined) {
+    checkDuration(timeoutMs, `${where}.timeoutMs`, { code, whole: true });
+  }
+  if (typeof cache === 'object')
+    refuseUnknownOptions(cache, CACHE_KEYS, `${where}.cache`, { code });
+}
+
 /**
  * An RFC 7662 introspection client. The endpoint's redirects are not followed, and an answer
  * past 1 MiB is not read (both `unavailable`). A token is accepted only when the server says
@@ -61,8 +93,9 @@ export type Introspector = (
  * (RFC 8707: a token for another resource is refused; a response without `aud` is refused too),
  * and it has not expired or is not yet valid (with `clockToleranceSec` leeway).
  *
- * @throws {ToolError} `invalid_config` (at once) for a `clockToleranceSec` that is not a number
- * of seconds, 0 or more, or cache bounds out of range.
+ * @throws {ToolError} `invalid_config` (at once) for a key it does not take, a `timeoutMs` a
+ * timer cannot keep, a `clockToleranceSec` that is not a number of seconds, 0 or more, or cache
+ * bounds out of range.
  */
 export function createIntrospector(
   options: Omit<IntrospectionOptions, 'endpoint'> & {
@@ -72,6 +105,7 @@ export function createIntrospector(
     readonly fetch?: typeof fetch;
   },
 ): Introspector {
+  checkIntrospectionOptions(options, 'createIntrospector', INTROSPECTOR_KEYS);
   const fetchFn = boundedFetch(options.fetch ?? fetch);
   const basic = Buffer.from(
     `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,

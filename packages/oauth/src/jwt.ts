@@ -7,7 +7,7 @@ import {
   type JWTPayload,
   type RemoteJWKSetOptions,
 } from 'jose';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 import { FailureBackoff } from './failure-backoff.js';
@@ -53,6 +53,31 @@ export interface JwtVerifierOptions {
   readonly fetch?: typeof fetch;
 }
 
+const VERIFIER_KEYS = optionKeys<JwtVerifierOptions>({
+  issuer: true,
+  jwksUri: true,
+  algorithms: true,
+  clockToleranceSec: true,
+  requireAccessTokenType: true,
+  jwks: true,
+  fetch: true,
+});
+const JWKS_KEYS = optionKeys<NonNullable<JwtVerifierOptions['jwks']>>({
+  cacheMaxAge: true,
+  cooldownDuration: true,
+  timeoutDuration: true,
+});
+
+/**
+ * Refuses a key of `jwks` that is not one of jose's key-set options taken here: a misspelt one
+ * would leave the cache as jose has it without a word.
+ *
+ * @throws {ToolError} `invalid_config` naming the key and the nearest known one.
+ */
+export function checkJwksOptions(jwks: unknown, where: string): void {
+  if (jwks !== undefined) refuseUnknownOptions(jwks, JWKS_KEYS, where, { code: 'invalid_config' });
+}
+
 /** Verifies a JWT access token for one audience; see {@link createJwtVerifier}. */
 export type JwtVerifier = (token: string, audience: string) => Promise<JWTPayload>;
 
@@ -73,6 +98,8 @@ export function looksLikeJwt(token: string): boolean {
  * or `clockToleranceSec` is not a number of seconds, 0 or more.
  */
 export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
+  refuseUnknownOptions(options, VERIFIER_KEYS, 'createJwtVerifier', { code: 'invalid_config' });
+  checkJwksOptions(options.jwks, 'createJwtVerifier jwks');
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
   const unsafe = algorithms.filter((alg) => alg === 'none' || /^HS/i.test(alg));
   if (unsafe.length > 0) {

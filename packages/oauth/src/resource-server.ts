@@ -1,10 +1,24 @@
 import type { JWTPayload } from 'jose';
-import { canonicalResource, ToolError } from '@toolplane/toolmodel';
+import {
+  canonicalResource,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import { discoverAuthorizationServer, type AuthorizationServerMetadata } from './discovery.js';
 import { AuthError } from './errors.js';
 import { FailureBackoff } from './failure-backoff.js';
-import { createIntrospector, type IntrospectionOptions } from './introspection.js';
-import { createJwtVerifier, looksLikeJwt, type JwtVerifierOptions } from './jwt.js';
+import {
+  checkIntrospectionOptions,
+  createIntrospector,
+  type IntrospectionOptions,
+} from './introspection.js';
+import {
+  checkJwksOptions,
+  createJwtVerifier,
+  looksLikeJwt,
+  type JwtVerifierOptions,
+} from './jwt.js';
 import {
   bearerChallenge,
   metadataPath,
@@ -129,6 +143,21 @@ export interface ResourceServer {
 /** How long a failed discovery is the answer to every request before it is asked again. */
 const FAILED_DISCOVERY_BACKOFF_MS = 5_000;
 
+const RESOURCE_SERVER_KEYS = optionKeys<ResourceServerOptions>({
+  issuer: true,
+  audience: true,
+  scopes: true,
+  challengeScopes: true,
+  introspection: true,
+  algorithms: true,
+  clockToleranceSec: true,
+  requireAccessTokenType: true,
+  jwks: true,
+  resourceName: true,
+  resourceDocumentation: true,
+  fetch: true,
+});
+
 /**
  * An OAuth 2.1 resource server for an MCP endpoint (MCP authorization, 2025-11-25): serves RFC
  * 9728 metadata, verifies bearer tokens (JWT access tokens against the issuer's JWKS found by
@@ -136,10 +165,17 @@ const FAILED_DISCOVERY_BACKOFF_MS = 5_000;
  * them to the resource's canonical URI (RFC 8707), and decides with the {@link ScopePolicy} which
  * tools a caller may see and call. Framework-free: the gateway calls it per request.
  *
- * @throws {ToolError} `invalid_config` for an issuer or audience that is not an http(s) URL, an
- * unsafe algorithm, a negative or non-finite `clockToleranceSec`, or a bad scope map.
+ * @throws {ToolError} `invalid_config` for a key it does not take (here, in `jwks` or in
+ * `introspection`), an issuer or audience that is not an http(s) URL, an unsafe algorithm, a
+ * negative or non-finite `clockToleranceSec`, or a bad scope map.
  */
 export function createResourceServer(options: ResourceServerOptions): ResourceServer {
+  // Before anything: a misspelt `scopes` would leave a policy that restricts nothing.
+  refuseUnknownOptions(options, RESOURCE_SERVER_KEYS, 'auth', { code: 'invalid_config' });
+  checkJwksOptions(options.jwks, 'auth.jwks');
+  if (options.introspection !== undefined) {
+    checkIntrospectionOptions(options.introspection, 'auth.introspection');
+  }
   const issuer = checkIssuer(options.issuer);
   const audience = options.audience === undefined ? undefined : canonicalResource(options.audience);
   const policy = createScopePolicy(options.scopes);
