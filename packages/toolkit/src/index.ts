@@ -192,7 +192,7 @@ export type {
 // -- Hosts: servers that serve a toolkit to MCP clients (the gateway) -----------------------------
 
 export { toolkitHost } from './toolkit/toolkit.js';
-export { auditApprovals } from './pinning/approval-audit.js';
+export { auditApprovals, auditWho } from './pinning/approval-audit.js';
 export { withAuditFeed } from './pinning/audit-feed.js';
 export { fingerprintTool } from './pinning/fingerprint.js';
 export type { PinnableTool, ToolFingerprint } from './pinning/fingerprint.js';
