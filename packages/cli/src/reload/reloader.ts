@@ -5,6 +5,7 @@ import type { ServedGateway } from '@toolplane/gateway';
 import { ToolError } from '@toolplane/toolkit';
 import { parseConfig, type CliConfig } from '../config.js';
 import type { OpenToolkit } from '../open.js';
+import { lostGuardsRefusal } from './approval-guards.js';
 import { missingCommand } from './command.js';
 import { processHangUps, type HangUps } from './hang-ups.js';
 import { appliedConfig, changesSomething, planReload, type ReloadPlan } from './plan.js';
@@ -140,6 +141,12 @@ export function startReloader(options: ReloaderOptions): Reloader {
       return;
     }
     const plan = planReload(running, next);
+    // An edit that would take tools out from under the running approval policy waits for a restart.
+    const unguarded = lostGuardsRefusal(plan, running, opened.toolkit);
+    if (unguarded !== undefined) {
+      refuse(unguarded, text);
+      return;
+    }
     error = undefined;
     await reconcile(plan, next);
     running = appliedConfig(running, next);
