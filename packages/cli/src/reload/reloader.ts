@@ -94,6 +94,8 @@ export function startReloader(options: ReloaderOptions): Reloader {
   let lastText: string | undefined;
   let error: string | undefined;
   let restartPending: readonly string[] = [];
+  // Whether the reload under way was asked for (SIGHUP): its refusal is said even if said before.
+  let repeat = false;
   let reloads = 0;
   const closing = new Set<Promise<unknown>>();
   let busy: Promise<void> | undefined;
@@ -117,6 +119,8 @@ export function startReloader(options: ReloaderOptions): Reloader {
   };
 
   const apply = async (force: boolean): Promise<void> => {
+    // A refusal asked for again (SIGHUP) is said again: the operator waits for an answer.
+    repeat = force;
     let text = await read();
     if (text === undefined) return;
     if (text.trim() === '' && text !== lastText) {
@@ -159,8 +163,9 @@ export function startReloader(options: ReloaderOptions): Reloader {
   const refuse = (why: string, text: string | undefined): void => {
     const message = why.startsWith(where) ? why : `${where}: ${why}`;
     if (text !== undefined) lastText = text;
-    if (message === error) return;
+    if (message === error && !repeat) return;
     error = message;
+    repeat = false;
     log.warn(
       `config edit not applied, the running config stays: ${message}; fix it and save again`,
     );
