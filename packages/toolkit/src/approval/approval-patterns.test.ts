@@ -60,5 +60,17 @@ describe('lostApprovalGuards', () => {
     // A pattern that names the new namespace too keeps its guard.
     expect(lostApprovalGuards({ tools: ['{builtin,core}:delete_*'] }, kit, moves)).toEqual([]);
     expect(lostApprovalGuards({ tools: ['*:delete_*'] }, kit, moves)).toEqual([]);
+    // So does one the policy asks for by another rule, and one `except` exempts under its new name
+    // is lost.
+    expect(
+      lostApprovalGuards({ tools: ['builtin:delete_*'], unannotated: true }, kit, moves),
+    ).toEqual([]);
+    expect(
+      lostApprovalGuards(
+        { tools: ['builtin:delete_*'], unannotated: true, except: ['core:*'] },
+        kit,
+        moves,
+      ),
+    ).toHaveLength(1);
   });
 });

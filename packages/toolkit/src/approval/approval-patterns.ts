@@ -114,24 +114,31 @@ export function unmatchedApprovalPatterns(
 /**
  * What moving servers to other namespaces (`moves`, a config edit's renames) would take from the
  * running approval policy: for each `tools` pattern, the tools it guards under a namespace moved
- * away that it would not guard under the new name. Empty when the policy keeps every guard.
+ * away that no rule of the policy would guard under the new name (a destructive tool still asked
+ * for by `destructive`, or one another pattern names, is not lost). Empty when every guard holds.
  *
  * @throws {ToolError} `invalid_argument` for a pattern the approval policy refuses.
  */
 export function lostApprovalGuards(
-  rules: Pick<ApprovalRules, 'tools'>,
+  rules: ApprovalRules,
   toolkit: Pick<Toolkit, 'index'>,
   moves: readonly { readonly from: string; readonly to: string }[],
 ): LostApprovalGuard[] {
   if (moves.length === 0 || (rules.tools ?? []).length === 0) return [];
   const tools = allTools(toolkit);
+  const decide = compileRules(rules);
   const lost: LostApprovalGuard[] = [];
   for (const pattern of rules.tools ?? []) {
     const matches = matcherOf(pattern);
     for (const { from, to } of moves) {
-      const guarded = tools.filter((tool) => tool.namespace === from && matches(tool));
-      if (guarded.length === 0 || namesNamespace(pattern, to) !== false) continue;
-      lost.push({ pattern, from, to, tools: guarded.map((tool) => `${from}:${tool.name}`) });
+      const unguarded = tools.filter(
+        (tool) =>
+          tool.namespace === from &&
+          matches(tool) &&
+          decide({ ...tool, namespace: to }) === undefined,
+      );
+      if (unguarded.length === 0) continue;
+      lost.push({ pattern, from, to, tools: unguarded.map((tool) => `${from}:${tool.name}`) });
     }
   }
   return lost;
