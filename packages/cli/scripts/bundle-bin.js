@@ -3,6 +3,7 @@
 // reads a few files instead of resolving, reading and linking ~900 modules one by one
 // (bench/RESULTS.md has the figures). Run after `tsc` by the package's build script;
 // bin/toolplane.js runs the bundle when it is there and fresh.
+import { readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import process from 'node:process';
@@ -30,6 +31,10 @@ const EXTERNAL = ['@toolplane/store-sqlite', '@toolplane/store-postgres', 'pisci
 const ownUrls = {
   name: 'own-urls',
   setup(esbuild) {
+    // Found at run time from the bundle, a package resolves only when it is a dependency of
+    // this one: with pnpm's layout a dependency of a dependency is out of reach.
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+    const dependencies = new Set(Object.keys(manifest.dependencies ?? {}));
     esbuild.onLoad({ filter: /\.js$/ }, async (args) => {
       if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
       const text = await readFile(args.path, 'utf8');
@@ -37,6 +42,11 @@ const ownUrls = {
       const match = /[\\/]packages[\\/]([^\\/]+)[\\/]dist[\\/](.+)$/.exec(args.path);
       if (match === null) throw new Error(`${args.path}: not a built workspace module`);
       const [, name, file] = match;
+      if (name !== 'cli' && !dependencies.has(`@toolplane/${name}`)) {
+        throw new Error(
+          `${args.path} finds files through @toolplane/${name} at run time: add it to the CLI's dependencies`,
+        );
+      }
       const url =
         name === 'cli'
           ? `new URL(${JSON.stringify(`../${file.split(sep).join('/')}`)}, import.meta.url).href`

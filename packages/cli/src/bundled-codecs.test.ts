@@ -121,3 +121,25 @@ describe('the bundled bin exporting traces', { timeout: 30_000 }, () => {
     }
   });
 });
+
+describe('the bundled bin reading approval patterns', { timeout: 30_000 }, () => {
+  it('compiles the patterns of a config (picomatch, which toolrun loads lazily)', async () => {
+    const root = join(dir(), 'approval');
+    await mkdir(root, { recursive: true });
+    await writeFile(
+      join(root, 'toolplane.config.json'),
+      JSON.stringify({
+        store: 'memory',
+        approval: { tools: ['builtin:json_*'], except: ['builtin:json_format'] },
+      }),
+    );
+    const ran = await runCli(['tools', 'list', '-n', 'builtin', '--json'], {
+      cwd: root,
+      command: shipped,
+    });
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const ids = (json(ran) as { tools: { id: string }[] }).tools.map((tool) => tool.id);
+    expect(ids).toContain('builtin:json_format');
+  });
+});

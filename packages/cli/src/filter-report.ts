@@ -1,7 +1,7 @@
 // Filter entries that match no tool of their server: reported, never silently ignored, as a
 // misspelt deny entry leaves exposed the very tool it was meant to hide.
 import type { UnmatchedFilterEntry } from '@toolplane/gateway';
-import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import { ToolError, unmatchedApprovalPatterns, type Toolkit } from '@toolplane/toolkit';
 import type { CliConfig } from './config.js';
 
 /** A connected server's `tools` filter entries that match none of its tools. */
@@ -50,4 +50,15 @@ export function refuseFilterProblems(cfg: CliConfig, problems: readonly FilterPr
     'invalid_config',
     `${problems.map((problem) => problem.message).join('\n')}\n(strict: fix the filter, or run without --strict and strict: true to only warn)`,
   );
+}
+
+/**
+ * What the running approval policy's `tools` and `except` patterns match no tool of, as messages:
+ * a pattern naming a server the config does not have (a namespace renamed, a typo) guards nothing,
+ * and the calls it was written for run without asking. Patterns that may name a server still
+ * connecting wait for it.
+ */
+export function approvalProblems(cfg: CliConfig, toolkit: Toolkit): string[] {
+  if (cfg.approval === undefined) return [];
+  return unmatchedApprovalPatterns(cfg.approval, toolkit).map((problem) => problem.message);
 }

@@ -347,4 +347,17 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     // Still serving, on the same session.
     expect(await toolNames(client)).toContain('a__add');
   });
+
+  it('says again why the file is refused when SIGHUP asks for a reload', async () => {
+    const served = await serve(config({ a: {} }));
+    const refused = /config edit not applied[^\n]*not valid JSON/;
+    const first = waitForStderr(served.child, refused);
+    await served.write(config({ a: {}, b: {} }).slice(0, 40));
+    await first;
+    // Asked for by the operator: an answer, not silence, though the text is the same.
+    const again = waitForStderr(served.child, refused);
+    served.child.kill('SIGHUP');
+    await again;
+    expect(served.stderr().match(/config edit not applied/g)).toHaveLength(2);
+  });
 });

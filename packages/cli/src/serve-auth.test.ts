@@ -144,6 +144,24 @@ describe('toolplane serve --http with auth', () => {
     await response.text();
   });
 
+  it("answers the dashboard's login 503 while the issuer does not answer, not a wrong token", async () => {
+    await writeConfig('down-ui.config.json', { auth: { issuer: 'http://127.0.0.1:1' } });
+    const { child } = serve('down-ui.config.json');
+    const url = await listeningUrl(child);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const jwtShaped = `${part({ alg: 'ES256', kid: 'k' })}.${part({ sub: 'x' })}.c2ln`;
+    const response = await fetch(new URL('/ui/api/login', url), {
+      method: 'POST',
+      headers: { origin: url.origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ token: jwtShaped }),
+    });
+    const body = (await response.json()) as { error?: { code?: string; message?: string } };
+    expect(response.status).toBe(503);
+    expect(body.error?.code).toBe('connector_unavailable');
+    expect(body.error?.message).toContain('try again');
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
   it('refuses a JWT not typed at+jwt with requireAccessTokenType (RFC 9068), and takes one that is', async () => {
     await writeConfig('typed.config.json', {
       auth: { issuer: as.issuer, requireAccessTokenType: true },

@@ -29,9 +29,9 @@ describe('the try-it form of a tool that needs approval, in Chromium', () => {
   const pageErrors: string[] = [];
 
   const approvals = async (): Promise<StoredAuditRecord[]> =>
-    // The operator's: a call of another caller (no session) is audited without a `who`.
+    // The operator's: a call of another caller (no session) is audited as `anonymous`'s.
     (await audit.listAudit()).filter(
-      (record) => record.kind.startsWith('approval.') && record.who !== undefined,
+      (record) => record.kind.startsWith('approval.') && record.who !== 'anonymous',
     );
 
   const deleteCalls = () => served.feed.recent().filter((c) => c.tool === 'fixture:delete-item');

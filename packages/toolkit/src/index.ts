@@ -124,6 +124,8 @@ export {
   toolkitApproval,
 } from './approval/elicit-approval.js';
 export type { ToolkitApprovalOptions } from './approval/elicit-approval.js';
+export { lostApprovalGuards, unmatchedApprovalPatterns } from './approval/approval-patterns.js';
+export type { LostApprovalGuard, UnmatchedApprovalPattern } from './approval/approval-patterns.js';
 export { getSession, runInSession, silentLogger } from './session.js';
 export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
 export { MASK, Secrets } from './secrets.js';
@@ -192,7 +194,7 @@ export type {
 // -- Hosts: servers that serve a toolkit to MCP clients (the gateway) -----------------------------
 
 export { toolkitHost } from './toolkit/toolkit.js';
-export { auditApprovals } from './pinning/approval-audit.js';
+export { auditApprovals, auditWho } from './pinning/approval-audit.js';
 export { withAuditFeed } from './pinning/audit-feed.js';
 export { fingerprintTool } from './pinning/fingerprint.js';
 export type { PinnableTool, ToolFingerprint } from './pinning/fingerprint.js';

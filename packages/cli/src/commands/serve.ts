@@ -11,7 +11,7 @@ import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
 import { showControls, ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
-import { filterProblems, refuseFilterProblems } from '../filter-report.js';
+import { approvalProblems, filterProblems, refuseFilterProblems } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
 import { readOnlyNotice } from '../read-only-store.js';
 import { startProgress } from '../start-progress.js';
@@ -159,21 +159,23 @@ async function serve(
           ? c.dim(` (pid ${pid})`)
           : '';
     say(`${c.cyan(event.namespace)} ${colour(event.state)}${detail}`);
-    if (event.state === 'connected') reportFilterProblems(event.namespace);
+    if (event.state === 'connected') reportUnmatched(event.namespace);
   };
-  // Filter entries that match no tool, with the config running now (edits included), once each:
-  // a server that reconnects offers the same tools.
-  const reportFilterProblems = (namespace?: string): void => {
+  // Filter entries and approval patterns that match no tool, with the config running now (edits
+  // included; approval's as at start, as it changes on restart), once each: a server that
+  // reconnects offers the same tools.
+  const reportUnmatched = (namespace?: string): void => {
     if (live.opened === undefined) return;
-    void filterProblems(reloader?.config() ?? cfg, live.opened.toolkit, namespace).then(
-      (problems) => {
-        for (const problem of problems) {
-          if (reported.has(problem.message)) continue;
-          reported.add(problem.message);
-          warn(problem.message);
-        }
-      },
-    );
+    const running = reloader?.config() ?? cfg;
+    const once = (message: string): void => {
+      if (reported.has(message)) return;
+      reported.add(message);
+      warn(message);
+    };
+    approvalProblems(running, live.opened.toolkit).forEach(once);
+    void filterProblems(running, live.opened.toolkit, namespace).then((problems) => {
+      for (const problem of problems) once(problem.message);
+    });
   };
   // A failing embeddings endpoint or search store is said once per distinct message: search
   // goes on (lexical, or without what was learned) and the log is not flooded.
@@ -287,7 +289,7 @@ async function serve(
         },
       },
       onApplied: () => {
-        reportFilterProblems();
+        reportUnmatched();
       },
     });
   };
@@ -363,6 +365,7 @@ async function serve(
       context.prestarted?.dispose();
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
       refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
+      reportUnmatched();
       readyToServe = true;
       startupOver();
       await watchConfig(served);
@@ -403,6 +406,7 @@ async function serve(
       // Every first attempt has begun: a server started early and not adopted never will be.
       context.prestarted?.dispose();
       refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
+      reportUnmatched();
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {
         process.stdin.pipe(input);

@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { pino, type Logger as PinoLogger } from 'pino';
 import type { GatewayObserver, ToolCallRecord } from '@toolplane/gateway';
-import type { AuditRecord } from '@toolplane/toolkit';
+import { auditWho, type AuditRecord } from '@toolplane/toolkit';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
 
@@ -53,12 +53,7 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
   const audit = (record: ToolCallRecord): LogFields => ({
     audit: true,
     kind: 'tool.call',
-    who:
-      record.subject === undefined
-        ? record.sessionId === undefined
-          ? 'anonymous'
-          : `session:${record.sessionId}`
-        : `subject:${record.subject}`,
+    who: auditWho({ subject: record.subject, session: record.sessionId }),
     tool: record.tool,
     outcome: record.outcome,
     durationMs: Math.round(record.durationMs * 1000) / 1000,

@@ -5,6 +5,7 @@ import type { ServedGateway } from '@toolplane/gateway';
 import { ToolError } from '@toolplane/toolkit';
 import { parseConfig, type CliConfig } from '../config.js';
 import type { OpenToolkit } from '../open.js';
+import { lostGuardsRefusal } from './approval-guards.js';
 import { missingCommand } from './command.js';
 import { processHangUps, type HangUps } from './hang-ups.js';
 import { appliedConfig, changesSomething, planReload, type ReloadPlan } from './plan.js';
@@ -93,6 +94,8 @@ export function startReloader(options: ReloaderOptions): Reloader {
   let lastText: string | undefined;
   let error: string | undefined;
   let restartPending: readonly string[] = [];
+  // Whether the reload under way was asked for (SIGHUP): its refusal is said even if said before.
+  let repeat = false;
   let reloads = 0;
   const closing = new Set<Promise<unknown>>();
   let busy: Promise<void> | undefined;
@@ -116,6 +119,8 @@ export function startReloader(options: ReloaderOptions): Reloader {
   };
 
   const apply = async (force: boolean): Promise<void> => {
+    // A refusal asked for again (SIGHUP) is said again: the operator waits for an answer.
+    repeat = force;
     let text = await read();
     if (text === undefined) return;
     if (text.trim() === '' && text !== lastText) {
@@ -140,6 +145,12 @@ export function startReloader(options: ReloaderOptions): Reloader {
       return;
     }
     const plan = planReload(running, next);
+    // An edit that would take tools out from under the running approval policy waits for a restart.
+    const unguarded = lostGuardsRefusal(plan, running, opened.toolkit);
+    if (unguarded !== undefined) {
+      refuse(unguarded, text);
+      return;
+    }
     error = undefined;
     await reconcile(plan, next);
     running = appliedConfig(running, next);
@@ -152,8 +163,9 @@ export function startReloader(options: ReloaderOptions): Reloader {
   const refuse = (why: string, text: string | undefined): void => {
     const message = why.startsWith(where) ? why : `${where}: ${why}`;
     if (text !== undefined) lastText = text;
-    if (message === error) return;
+    if (message === error && !repeat) return;
     error = message;
+    repeat = false;
     log.warn(
       `config edit not applied, the running config stays: ${message}; fix it and save again`,
     );

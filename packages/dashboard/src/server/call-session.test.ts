@@ -87,6 +87,6 @@ describe('a call from the dashboard', () => {
       { question: theirs.question?.id, action: 'decline' },
       other,
     );
-    expect(declined.status).toBe(400);
+    expect(declined.status).toBe(403);
   });
 });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolError } from '@toolplane/toolkit';
+import { statusOf } from './error-status.js';
 
 /**
  * The Content-Security-Policy of every answer: scripts, styles and connections from this origin
@@ -48,20 +49,17 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-/** Writes a failure as `{ error: { code, message } }`. */
+/**
+ * Writes a failure as `{ error: { code, message } }`, with the status a {@link UiError} carries or
+ * {@link statusOf} gives its code.
+ */
 export function sendError(res: ServerResponse, error: unknown): void {
   if (error instanceof UiError) {
     sendJson(res, error.status, { error: { code: error.code, message: error.message } });
     return;
   }
   if (ToolError.isInstance(error)) {
-    const status =
-      error.code === 'not_found' || error.code === 'tool_not_found'
-        ? 404
-        : error.code === 'conflict'
-          ? 409
-          : 400;
-    sendJson(res, status, { error: { code: error.code, message: error.message } });
+    sendJson(res, statusOf(error), { error: { code: error.code, message: error.message } });
     return;
   }
   sendJson(res, 500, {

@@ -30,7 +30,9 @@ export interface DashboardOptions {
   /**
    * Checks what the operator typed in the login form: the gateway's bearer token
    * ({@link staticTokenVerifier}), or an OAuth access token checked as the gateway checks it.
-   * Resolve `false` (or reject) to refuse. Absent: the gateway has no token, so neither has the
+   * Resolve `false` (or reject) to refuse; reject with a `ToolError` `connector_unavailable` (an
+   * OAuth `AuthError` for an authorization server that did not answer) when the token could not
+   * be checked: the login answers 503 with `Retry-After`. Absent: the gateway has no token, so neither has the
    * dashboard (it is as open as the MCP endpoint; Host and Origin checks still apply).
    */
   readonly verify?: (
@@ -169,7 +171,18 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       limited?.failed();
       try {
         proof = await verify(token, { signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS) });
-      } catch {
+      } catch (error) {
+        // Not checked (the authorization server did not answer) is no verdict on the token.
+        if (ToolError.isInstance(error) && error.code === 'connector_unavailable') {
+          const after = (error as { retryAfterSec?: unknown }).retryAfterSec;
+          const seconds = typeof after === 'number' && after >= 1 ? Math.ceil(after) : 5;
+          res.setHeader('retry-after', String(seconds));
+          throw new UiError(
+            503,
+            'connector_unavailable',
+            `the token could not be checked: ${error.message}; try again in a moment`,
+          );
+        }
         proof = false;
       }
     }

@@ -68,7 +68,7 @@ describe('questions of try-it calls', () => {
     );
     expect(stolen).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     const declined = await post('answer', { question, action: 'decline' });
-    expect(declined).toMatchObject({ status: 400, body: { error: { code: 'approval_denied' } } });
+    expect(declined).toMatchObject({ status: 403, body: { error: { code: 'approval_denied' } } });
   });
 
   it('refuses answers of the wrong shape with invalid_argument, and keeps the question', async () => {
@@ -84,7 +84,7 @@ describe('questions of try-it calls', () => {
     }
     // A form whose answer breaks the approval's own field is no approval.
     const invalid = await post('answer', { question, action: 'accept', content: { approve: 'y' } });
-    expect(invalid).toMatchObject({ status: 400, body: { error: { code: 'approval_denied' } } });
+    expect(invalid).toMatchObject({ status: 403, body: { error: { code: 'approval_denied' } } });
   });
 
   it("keeps one login's open questions from taking every slot: its own are bounded", async () => {
@@ -92,7 +92,7 @@ describe('questions of try-it calls', () => {
       Array.from({ length: MAX_QUESTIONS_PER_LOGIN }, (_, i) => ask(`api-many-${String(i)}`)),
     );
     const refused = await post('call', { tool: 'fixture:delete-item', arguments: { id: 'more' } });
-    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'approval_denied' } } });
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: 'approval_denied' } } });
     expect(refused.body.error?.message).toContain(
       `${String(MAX_QUESTIONS_PER_LOGIN)} questions of this login already wait`,
     );
@@ -105,10 +105,10 @@ describe('questions of try-it calls', () => {
     expect(theirs.body.question?.approval).toBe(true);
     for (const question of [...mine, theirs.body.question?.id ?? '']) {
       const as = question === theirs.body.question?.id ? other : cookie;
-      expect((await post('answer', { question, action: 'decline' }, as)).status).toBe(400);
+      expect((await post('answer', { question, action: 'decline' }, as)).status).toBe(403);
     }
     const again = await ask('api-many-again');
-    expect((await post('answer', { question: again, action: 'decline' })).status).toBe(400);
+    expect((await post('answer', { question: again, action: 'decline' })).status).toBe(403);
   });
 
   it('refuses the call when nobody answers in time; a late answer finds no question', async () => {

@@ -6,6 +6,7 @@ import {
   createMemoryPinStore,
   createToolkit,
   type DefinedTool,
+  type Middleware,
   type PinStore,
   type Toolkit,
   type ToolkitApprovalOptions,
@@ -36,6 +37,8 @@ export interface DashboardGatewayOptions {
   readonly tools?: readonly DefinedTool[];
   /** The toolkit's approval policy (the call feed is an observer, so it sees its calls). */
   readonly approval?: ToolkitApprovalOptions;
+  /** The toolkit's runner middleware (a `timeout`, say). */
+  readonly middleware?: readonly Middleware[];
   /**
    * The gateway's `requestStateKey`, as a fleet's instance has one: an approval round it sends a
    * 2026-07-28 client is handed on to the client's retry (`replayRounds: 'always'`).
@@ -55,6 +58,7 @@ export async function startDashboardGateway(
     observers: [feed.middleware],
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.approval === undefined ? {} : { approval: options.approval }),
+    ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
     ...(pins === undefined || options.pinning === undefined
       ? {}
       : { pinning: { mode: options.pinning, store: pins, who: 'gateway' } }),

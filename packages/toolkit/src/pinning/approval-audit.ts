@@ -1,24 +1,44 @@
 import type { ApprovalDecision } from '@toolplane/toolrun';
+import { getSession } from '../session.js';
 import type { PinStore } from './pin-types.js';
+
+/**
+ * Who an audit record names as the caller: `subject:<sub>` when the gateway verified an OAuth
+ * token, else `session:<id>` for a call on an MCP session (2025 era, the dashboard's logins),
+ * else `anonymous` (a 2026-07-28 request without OAuth has no session to name). The approval
+ * records and `serve`'s call audit lines name callers by this one rule, in either era.
+ */
+export function auditWho(caller: {
+  readonly subject?: string | undefined;
+  readonly session?: string | undefined;
+}): string {
+  if (caller.subject !== undefined && caller.subject !== '') return `subject:${caller.subject}`;
+  if (caller.session !== undefined) return `session:${caller.session}`;
+  return 'anonymous';
+}
 
 /**
  * An approval policy's `onDecision` that keeps every approval asked for, granted or refused as an
  * audit record of `store` (who, which tool and server, which policy, the arguments' digest, why),
- * next to the pin records: `toolplane audit` lists both. A record the store cannot take goes to
- * `onError`; the call's decision stands either way.
+ * next to the pin records: `toolplane audit` lists both. `who` is {@link auditWho} of the calling
+ * session (the session's ID is kept in `detail.session` too, when it names one). A record the
+ * store cannot take goes to `onError`; the call's decision stands either way.
  */
 export function auditApprovals(
   store: PinStore,
   onError: (error: unknown) => void = () => undefined,
 ): (decision: ApprovalDecision) => void {
   return (decision) => {
+    // Decided inside the call: the session is the caller's, whichever era it came in.
+    const subject = getSession().auth?.subject;
     store
       .appendAudit({
         kind: `approval.${decision.type}`,
         at: decision.at,
         toolId: decision.toolId,
-        ...(decision.session === undefined ? {} : { who: `session:${decision.session}` }),
+        who: auditWho({ subject, session: decision.session }),
         detail: {
+          ...(decision.session === undefined ? {} : { session: decision.session }),
           server: decision.server,
           policy: decision.policy,
           argumentsDigest: decision.argsHash,
