@@ -1,4 +1,5 @@
 import { ToolError, type DefinedTool } from '@toolplane/toolkit';
+import { optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
 import { HeavyPool, type PoolOptions } from './heavy/pool.js';
 import { jsonFormatTool, jsonQueryTool } from './json.js';
 import { textStatsTool } from './text.js';
@@ -25,6 +26,8 @@ export interface BuiltinToolsOptions {
   readonly pool?: PoolOptions;
 }
 
+const BUILTIN_TOOLS_KEYS = optionKeys<BuiltinToolsOptions>({ only: true, pool: true });
+
 /**
  * The builtin tools, as `createToolkit({ tools })` takes them, with `close()` to end their worker
  * threads at once (idle threads end on their own after 30 s and never keep a process alive).
@@ -39,12 +42,14 @@ export interface BuiltinToolList extends ReadonlyArray<DefinedTool> {
  * `text_stats`, every one bounded in its input and its answer, the CPU-heavy ones on a worker
  * pool of their own that no one caller can take over (see {@link PoolOptions}).
  *
- * @throws {ToolError} `invalid_argument` for an unknown name in `only` or a bad pool setting.
+ * @throws {ToolError} `invalid_argument` for an option it does not take (here or in `pool`), an
+ * unknown name in `only` or a bad pool setting.
  *
  * @example
  * const toolkit = createToolkit({ tools: builtinTools({ only: ['time_now', 'date_add'] }) });
  */
 export function builtinTools(options: BuiltinToolsOptions = {}): BuiltinToolList {
+  refuseUnknownOptions(options, BUILTIN_TOOLS_KEYS, 'builtinTools');
   const only = options.only ?? BUILTIN_NAMES;
   for (const name of only) {
     if (!(BUILTIN_NAMES as readonly string[]).includes(name)) {

@@ -1,4 +1,5 @@
 import { createToolkit, runInSession, ToolError, type Session } from '@toolplane/toolkit';
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinTools, type BuiltinToolsOptions } from '../builtins.js';
 import { HeavyPool, PoolBusyError } from './pool.js';
@@ -145,5 +146,18 @@ describe('HeavyPool fairness', () => {
     expect(() => new HeavyPool({ threads: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
+  });
+
+  it('refuses a key it does not take, and a time limit a timer cannot keep', () => {
+    expect(
+      errorMessageOf(() => builtinTools({ pool: { timeout: 500 } as never }), 'invalid_argument'),
+    ).toBe('builtinTools({ pool }): unknown option "timeout"; did you mean "timeoutMs"?');
+    expect(
+      errorMessageOf(() => builtinTools({ onlly: ['time_now'] } as never), 'invalid_argument'),
+    ).toBe('builtinTools: unknown option "onlly"; did you mean "only"?');
+    // Node fires a timer past 2^31 - 1 ms after 1 ms: every task would time out as it began.
+    expect(
+      errorMessageOf(() => builtinTools({ pool: { timeoutMs: 2 ** 31 } }), 'invalid_argument'),
+    ).toContain('builtinTools({ pool: { timeoutMs } }) must be a number of milliseconds above 0');
   });
 });

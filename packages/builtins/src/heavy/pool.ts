@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getSession, ToolError } from '@toolplane/toolkit';
-import { whenAborted } from '@toolplane/toolmodel';
+import { checkDuration, optionKeys, refuseUnknownOptions, whenAborted } from '@toolplane/toolmodel';
 import type { Piscina } from 'piscina';
 import type { HeavyOutcome, HeavyTask } from './worker.js';
 
@@ -44,8 +44,19 @@ export class PoolBusyError extends ToolError {
   }
 }
 
+const POOL_KEYS = optionKeys<PoolOptions>({
+  threads: true,
+  perCaller: true,
+  queue: true,
+  perCallerQueue: true,
+  timeoutMs: true,
+  heapMb: true,
+  callerOf: true,
+});
+
 /** The settings `options` ask for, checked, with defaults for what they leave out. */
 export function poolSettings(options: PoolOptions = {}): PoolSettings {
+  refuseUnknownOptions(options, POOL_KEYS, 'builtinTools({ pool })');
   const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
   const settings: PoolSettings = {
     threads,
@@ -64,6 +75,8 @@ export function poolSettings(options: PoolOptions = {}): PoolSettings {
       );
     }
   }
+  // A timer fires a longer one at once: every call would time out as it began.
+  checkDuration(settings.timeoutMs, 'builtinTools({ pool: { timeoutMs } })');
   return settings;
 }
 
