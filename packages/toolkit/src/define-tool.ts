@@ -1,6 +1,8 @@
 import type { LocalHandlerContext } from '@toolplane/toolrun';
 import {
+  optionKeys,
   pointerToken,
+  refuseUnknownOptions,
   ToolError,
   validateTool,
   type JsonSchema,
@@ -132,13 +134,25 @@ function formatPath(
     .join('');
 }
 
+const DEFINITION_KEYS = optionKeys<ToolDefinition<SchemaInput, SchemaInput>>({
+  name: true,
+  title: true,
+  description: true,
+  input: true,
+  output: true,
+  annotations: true,
+  tags: true,
+  run: true,
+});
+
 /**
  * Defines a builtin tool: a name, a description, input (and optional output) schemas as zod 4
  * (or any Standard JSON Schema) or plain JSON Schema, and `run`, which receives typed input.
  * Standard schemas are converted to JSON Schema 2020-12 for the tool's MCP definition, and also
  * validate (and transform) the input before `run` sees it.
  *
- * @throws {ToolError} `invalid_tool` when the name or a schema is unusable.
+ * @throws {ToolError} `invalid_tool` for a key it does not take, or when the name or a schema is
+ * unusable.
  *
  * @example
  * const add = defineTool({
@@ -151,6 +165,8 @@ function formatPath(
 export function defineTool<I extends SchemaInput, O extends SchemaInput | undefined = undefined>(
   definition: ToolDefinition<I, O>,
 ): DefinedTool<InferArguments<I>, InferStructured<O>> {
+  // A misspelt `annotations` would drop `destructiveHint`, and with it an approval's question.
+  refuseUnknownOptions(definition, DEFINITION_KEYS, 'defineTool', { code: 'invalid_tool' });
   const { name, input, output, run } = definition;
   const tool: Tool = {
     name,

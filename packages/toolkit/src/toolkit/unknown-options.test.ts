@@ -1,4 +1,4 @@
-import { errorCodeOf } from '@toolplane/toolmodel/testing';
+import { errorCodeOf, errorMessageOf } from '@toolplane/toolmodel/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -152,5 +152,36 @@ describe('the options of a toolkit method', () => {
     expect((await toolkit.readResource('memo://notes', { signal, sessionKey: 's' })).text).toBe(
       'v1',
     );
+  });
+});
+
+describe('defineTool', () => {
+  const input = z.object({ path: z.string() });
+
+  it('refuses a key it does not take: a misspelt annotations would drop destructiveHint', () => {
+    const definition = {
+      name: 'delete_file',
+      description: 'Deletes a file.',
+      input,
+      annotation: { destructiveHint: true },
+      run: () => 'deleted',
+    };
+    expect(errorMessageOf(() => defineTool(definition as never), 'invalid_tool')).toBe(
+      'defineTool: unknown option "annotation"; did you mean "annotations"?',
+    );
+  });
+
+  it('takes every key of a definition', () => {
+    const defined = defineTool({
+      name: 'delete_file',
+      title: 'Delete a file',
+      description: 'Deletes a file.',
+      input,
+      output: z.object({ deleted: z.boolean() }),
+      annotations: { destructiveHint: true },
+      tags: ['files'],
+      run: () => ({ deleted: true }),
+    });
+    expect(defined.tool.annotations).toEqual({ destructiveHint: true });
   });
 });
