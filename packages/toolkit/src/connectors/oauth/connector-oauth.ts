@@ -4,11 +4,11 @@ import {
   computeScopeUnion,
   extractWWWAuthenticateParams,
   isStrictScopeSuperset,
-  type FetchLike,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { canonicalResource, ToolError } from '@toolplane/toolmodel';
-import { credentialKey, type OAuthCredentialStore } from './credential-store.js';
+import { checkConnectorOAuthOptions, type ConnectorOAuthOptions } from './client-options.js';
+import { credentialKey } from './credential-store.js';
 import { listenForRedirect } from './loopback-redirect.js';
 import { shellWord } from '@toolplane/toolmodel/text';
 import { describe, scopeHint, withoutSecrets } from './oauth-messages.js';
@@ -18,56 +18,7 @@ import { revokeTokens } from './revoke.js';
 import { TokenRefusals } from './token-refusals.js';
 import { authRequired, StoredOAuthProvider, type OAuthGrant } from './stored-provider.js';
 
-/** Options of {@link createConnectorOAuth}. */
-export interface ConnectorOAuthOptions {
-  /** The connector's server name (its namespace), half of the credentials' store key. */
-  readonly server: string;
-  /** The protected MCP server's URL (the resource the tokens are minted for). */
-  readonly url: string | URL;
-  readonly store: OAuthCredentialStore;
-  /** `authorization_code` (a person logs in; the default) or `client_credentials`. */
-  readonly grant?: OAuthGrant;
-  /** A pre-registered client; without one the client registers itself where the server allows. */
-  readonly clientId?: string;
-  readonly clientSecret?: string;
-  /**
-   * The PEM (PKCS#8) private key of a client registered for `private_key_jwt`: token requests
-   * carry an assertion signed with it (RFC 7523) instead of a client secret. Needs `clientId`;
-   * not with `clientSecret`. The key's type picks the algorithm (ES256 for P-256, ES384, ES512,
-   * RS256 for RSA, EdDSA for Ed25519) unless {@link ConnectorOAuthOptions.privateKeyAlg} says.
-   */
-  readonly privateKey?: string;
-  /** The JWS algorithm of the `private_key_jwt` assertion, when the key's type does not decide. */
-  readonly privateKeyAlg?: string;
-  /** Scopes to ask for; by default those the server's metadata lists. */
-  readonly scopes?: readonly string[];
-  /** An https URL of this client's metadata document, used where the server supports them. */
-  readonly clientMetadataUrl?: string;
-  readonly clientName?: string;
-  /** Refresh this long before the access token expires (default 60 s). */
-  readonly refreshBeforeMs?: number;
-  /**
-   * Makes the connector interactive: when it needs a login (step-up to more scopes, say), it
-   * logs in itself, handing the authorization URL here, and waits for the loopback redirect.
-   * Without it, such a connector reports `unauthorized` and waits for `toolplane auth login`.
-   */
-  readonly interactive?: (authorizationUrl: URL) => void | Promise<void>;
-  /** The `fetch` for the authorization server (default: the global one). */
-  readonly fetch?: FetchLike;
-  /**
-   * How long one request to the authorization server (discovery, registration, a token request)
-   * may take, answer and body, before the run fails with `timeout` (default 30 s).
-   */
-  readonly requestTimeoutMs?: number;
-  /**
-   * Told when the store refused to save the credentials (a read-only store, a database that is
-   * down): `error` is its `store_error`. The tokens a refresh brought are then kept in memory and
-   * used until this process ends, instead of the refresh failing the connection. Without it, the
-   * refusal fails the step that saved (a login, a refresh): what `toolplane auth login` wants, as
-   * its one job is to save.
-   */
-  readonly onUnsaved?: (error: ToolError) => void;
-}
+export type { ConnectorOAuthOptions } from './client-options.js';
 
 /** The most an authorization server's answer may hold: metadata and tokens are small. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -145,6 +96,7 @@ export class ConnectorOAuth {
 
   /** @throws {ToolError} `invalid_config` for a bad server name or URL. */
   constructor(options: ConnectorOAuthOptions) {
+    checkConnectorOAuthOptions(options);
     this.server = options.server;
     this.resource = canonicalResource(options.url, { fragment: 'drop' });
     this.key = credentialKey(options.server, options.url);
