@@ -103,7 +103,10 @@ describe('the options of the OAuth resource server', () => {
     const discovered = (options: object) =>
       discoverAuthorizationServer(issuer, untyped(options)).then(
         () => 'answered',
-        (error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
+        (error: unknown) => {
+          const { code, message } = error as { code?: string; message?: string };
+          return `${code}: ${message}`;
+        },
       );
     expect(await discovered({ timeout: 100 })).toBe(
       'invalid_config: discoverAuthorizationServer: unknown option "timeout"; did you mean "timeoutMs"?',
