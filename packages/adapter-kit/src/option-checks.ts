@@ -1,0 +1,101 @@
+import {
+  isPlainObject,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+  type NamingOptions,
+} from '@toolplane/toolmodel';
+import type { ExposeOptions } from './exposed.js';
+import type { NameToolsOptions } from './names.js';
+import type { ToolSelector } from './source.js';
+import type { RunCallsOptions } from './turn.js';
+
+/** Every key of {@link NameToolsOptions}: which tools, and how they are named. */
+export const NAME_TOOLS_OPTION_KEYS = optionKeys<NameToolsOptions>({
+  include: true,
+  exclude: true,
+  naming: true,
+});
+
+/**
+ * Every key of {@link ExposeOptions}, which every provider's `to…Tools` takes; a provider's own
+ * list is this one and its own keys ({@link joinOptionKeys}).
+ */
+export const EXPOSE_OPTION_KEYS = joinOptionKeys(
+  NAME_TOOLS_OPTION_KEYS,
+  optionKeys<Omit<ExposeOptions, keyof NameToolsOptions>>({
+    mode: true,
+    codeMode: true,
+    signal: true,
+  }),
+);
+
+/** Every key of {@link RunCallsOptions}, which every provider's `run…` function takes. */
+export const RUN_CALLS_OPTION_KEYS = optionKeys<RunCallsOptions>({
+  signal: true,
+  concurrency: true,
+  timeoutMs: true,
+  maxOutputChars: true,
+  maxTurnOutputChars: true,
+  readsStructured: true,
+  meta: true,
+  onProgress: true,
+});
+
+const SELECTOR_KEYS = optionKeys<ToolSelector>({ namespaces: true, tags: true, ids: true });
+const NAMING_KEYS = optionKeys<NamingOptions>({ separator: true, transparent: true });
+const MODES: readonly unknown[] = ['tools', 'search', 'code'];
+
+/** The keys of every list once each, in the order first met. */
+export function joinOptionKeys(...lists: readonly (readonly string[])[]): readonly string[] {
+  return Object.freeze([...new Set(lists.flat())]);
+}
+
+/**
+ * Checks what an adapter's public function was given as options: no key outside `known` (a
+ * misspelled one was ignored), `include` and `exclude` objects of known selectors holding lists
+ * of strings (`{ include: { namespace: ['fx'] } }` selected no namespace, so it exposed every
+ * tool), `naming` of known keys, `mode` one of `tools`, `search` and `code` (another fell back to
+ * one tool per tool).
+ *
+ * @param where The function called, for the message: `toOpenAITools`, `runToolUses`.
+ * @throws {ToolError} `invalid_argument` naming the function and what was wrong.
+ */
+export function checkAdapterOptions(
+  options: unknown,
+  known: readonly string[],
+  where: string,
+): void {
+  refuseUnknownOptions(options, known, where);
+  const { include, exclude, naming, mode } = options as Record<string, unknown>;
+  if (include !== undefined) checkSelector(include, `${where}: include`);
+  if (exclude !== undefined) checkSelector(exclude, `${where}: exclude`);
+  if (naming !== undefined) {
+    refuseUnknownOptions(naming, NAMING_KEYS, `${where}: naming`);
+    for (const key of NAMING_KEYS) {
+      const value = (naming as Record<string, unknown>)[key];
+      if (value !== undefined && typeof value !== 'string') {
+        throw new ToolError('invalid_argument', `${where}: naming.${key} must be a string`);
+      }
+    }
+  }
+  if (mode !== undefined && !MODES.includes(mode)) {
+    throw new ToolError(
+      'invalid_argument',
+      `${where}: mode must be 'tools', 'search' or 'code', got ${typeof mode === 'string' ? JSON.stringify(mode) : typeof mode}`,
+    );
+  }
+}
+
+function checkSelector(selector: unknown, at: string): void {
+  if (!isPlainObject(selector)) {
+    throw new ToolError('invalid_argument', `${at} must be an object of namespaces, tags and ids`);
+  }
+  refuseUnknownOptions(selector, SELECTOR_KEYS, at);
+  for (const key of SELECTOR_KEYS) {
+    const list = selector[key];
+    if (list !== undefined && !(Array.isArray(list) && list.every((v) => typeof v === 'string'))) {
+      throw new ToolError('invalid_argument', `${at}.${key} must be a list of strings`);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
+import { describe, expect, it } from 'vitest';
+import { runToolCalls } from './run.js';
+import { toOpenAIResponsesTools, toOpenAITools } from './tools.js';
+
+// The fixture server over stdio as `fx`: the options are checked against a real catalogue.
+const toolkit = useFixtureToolkit();
+
+const refused = (message: string): unknown =>
+  expect.objectContaining({ code: 'invalid_argument', message });
+
+describe('the OpenAI adapter options', () => {
+  it('refuses a misspelled option of toOpenAITools, naming the one it meant', async () => {
+    // `strct: false` was ignored: every tool still went out strict.
+    await expect(toOpenAITools(toolkit, { strct: false } as never)).rejects.toEqual(
+      refused('toOpenAITools: unknown option "strct"; did you mean "strict"?'),
+    );
+    await expect(toOpenAIResponsesTools(toolkit, { inclde: {} } as never)).rejects.toEqual(
+      refused('toOpenAIResponsesTools: unknown option "inclde"; did you mean "include"?'),
+    );
+  });
+
+  it('refuses a misspelled selector rather than exposing every tool', async () => {
+    // `namespace` selected nothing, so `include` let every tool through.
+    await expect(
+      toOpenAITools(toolkit, { include: { namespace: ['fx'] } } as never),
+    ).rejects.toEqual(
+      refused('toOpenAITools: include: unknown option "namespace"; did you mean "namespaces"?'),
+    );
+  });
+
+  it('refuses a mode it does not have and a strict that is not a boolean', async () => {
+    await expect(toOpenAITools(toolkit, { mode: 'serach' } as never)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+    await expect(toOpenAITools(toolkit, { strict: 'false' } as never)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+  });
+
+  it('refuses a misspelled option of runToolCalls, and takes every one of its own', async () => {
+    const tools = await toOpenAITools(toolkit, { include: { namespaces: ['fx'] } });
+    const turn = { tool_calls: [] };
+    await expect(runToolCalls(toolkit, turn, { tools, concurrncy: 2 } as never)).rejects.toEqual(
+      refused('runToolCalls: unknown option "concurrncy"; did you mean "concurrency"?'),
+    );
+    await expect(
+      runToolCalls(toolkit, turn, {
+        tools,
+        concurrency: 2,
+        timeoutMs: 1_000,
+        maxOutputChars: 100,
+        maxTurnOutputChars: 200,
+        strict: true,
+        include: { namespaces: ['fx'] },
+        meta: {},
+      }),
+    ).resolves.toEqual([]);
+  });
+});
