@@ -28,6 +28,8 @@ import {
   type Plan,
   clashOf,
   unwrapRoot,
+  allowsNothing,
+  nullInEnum,
 } from './schema-parts.js';
 import { Inlining, NotStrict } from './schema-inlining.js';
 
@@ -133,6 +135,7 @@ class Walk extends Inlining {
     if (rules.maxDepth !== undefined && depth > rules.maxDepth) {
       this.block(path, `nested deeper than ${rules.maxDepth} levels`);
     }
+    if (rules.typeUnion === 'nullable') schema = nullInEnum(schema);
     let types = typesOf(schema);
     if (rules.typeUnion === 'nullable' && types !== undefined) {
       const nonNull = types.filter((type) => type !== 'null');
@@ -150,9 +153,14 @@ class Walk extends Inlining {
       } else moved.push(['oneOf', schema.oneOf]);
     }
     if (Array.isArray(anyOf)) {
-      const branches = anyOf.map((branch, i) =>
-        this.node(isPlainObject(branch) ? branch : {}, `${path}/anyOf/${i}`, depth),
-      );
+      const branches: { out: Json; plan?: Plan }[] = [];
+      anyOf.forEach((branch: unknown, i) => {
+        const at = `${path}/anyOf/${i}`;
+        // A branch no value meets adds nothing to the union; written as `{}` it took any value.
+        if (allowsNothing(branch) && anyOf.some((other: unknown) => !allowsNothing(other))) {
+          this.note(at, 'a branch that allows no value left out');
+        } else branches.push(this.node(isPlainObject(branch) ? branch : {}, at, depth));
+      });
       put(
         out,
         'anyOf',
@@ -328,7 +336,8 @@ class Walk extends Inlining {
   keeps(key: string, value: unknown, types: readonly string[] | undefined): boolean {
     const rules = this.rules;
     if (key === 'enum') {
-      if (!Array.isArray(value)) return false;
+      // An empty enum (no value allowed) is refused by providers, or read as no enum at all.
+      if (!Array.isArray(value) || value.length === 0) return false;
       if (rules.enumValues === 'any') return true;
       return (
         value.every((item) => typeof item === 'string') &&
@@ -399,7 +408,21 @@ class Walk extends Inlining {
     );
     const properties: Json = {};
     const props = new Map<string, { dropNull: boolean; inner?: Plan }>();
+    const kept = new Set<string>();
     for (const [key, value] of Object.entries(source)) {
+      if (allowsNothing(value)) {
+        // `false` or `enum: []`: the key must not be sent. Written as `{}` it took any value, and
+        // Gemini refuses an empty enum; left out, the model is not offered it (and the runner,
+        // which validates against the original, still refuses it if sent).
+        this.note(
+          `${path}/properties/${pointerToken(key)}`,
+          required.has(key)
+            ? 'allows no value (false or enum: []) yet is required, so no call can pass; left out'
+            : 'allows no value (false or enum: []); left out',
+        );
+        continue;
+      }
+      kept.add(key);
       this.#properties++;
       const child = this.node(
         isPlainObject(value) ? value : {},
@@ -434,10 +457,10 @@ class Walk extends Inlining {
       for (const key of ['patternProperties', 'propertyNames', 'unevaluatedProperties']) {
         if (schema[key] !== undefined) this.block(path, `${key} (strict objects are closed)`);
       }
-      put(out, 'required', Object.keys(source));
+      put(out, 'required', [...kept]);
       put(out, 'additionalProperties', false);
     } else {
-      const listed = [...required].filter((key) => Object.hasOwn(source, key));
+      const listed = [...required].filter((key) => kept.has(key));
       if (listed.length > 0) put(out, 'required', listed);
       if (extra !== undefined) {
         if (!rules.keywords.has('additionalProperties'))

@@ -253,3 +253,34 @@ export function clip(value: unknown): string {
   const json = (JSON.stringify(value) as string | undefined) ?? String(value);
   return json.length <= MAX_NOTE_VALUE ? json : `${json.slice(0, MAX_NOTE_VALUE)}…`;
 }
+
+/** Whether a schema allows no value at all: `false`, or an empty `enum`. */
+export function allowsNothing(schema: unknown): boolean {
+  return (
+    schema === false ||
+    (isPlainObject(schema) && Array.isArray(schema.enum) && schema.enum.length === 0)
+  );
+}
+
+/**
+ * `schema` with its enum's `null` taken out for a target whose enums hold none (Gemini's, where
+ * `nullable: true` says it): an untyped enum gets the type of its other values and `null`, so
+ * the null is written as `nullable` instead of lost with the enum moved into the description.
+ */
+export function nullInEnum(schema: Json): Json {
+  const values: unknown = schema.enum;
+  if (!Array.isArray(values) || !values.includes(null)) return schema;
+  const rest = values.filter((value) => value !== null);
+  const { enum: _enum, ...others } = schema;
+  const types = typesOf(schema);
+  if (types !== undefined) {
+    // A null the type refuses is no value of the schema; one it allows is said by `nullable`.
+    if (rest.length > 0) return { ...others, enum: rest };
+    return types.includes('null') ? { ...others, type: 'null' } : schema;
+  }
+  if (rest.length === 0) return { ...others, type: 'null' };
+  const kinds = new Set(rest.map(jsonType));
+  // Integers among numbers are numbers.
+  if (kinds.has('number')) kinds.delete('integer');
+  return { ...others, enum: rest, type: [...kinds, 'null'] };
+}
