@@ -45,6 +45,11 @@ export interface CodeModeOptions {
   /** Tool calls one run may make (default 1,000). */
   readonly maxToolCalls?: number;
   /**
+   * Calls of `search()` one run may make (default 100): each searches the catalogue on the
+   * host's thread, so a loop of them would hold a shared gateway's CPU until `timeoutMs`.
+   */
+  readonly maxSearches?: number;
+  /**
    * Tool calls one run may have in flight at once (default 8); more wait in the run, in the
    * order made, for one to end (their wait counts in `timeoutMs`).
    */
@@ -117,7 +122,7 @@ export interface CodeMode {
    *
    * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
-   * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, log or
+   * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, search, log or
    * result bound, or for a value nested deeper than 1,000 levels; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
    * `internal` when the sandbox itself fails, or for a run that waited for a worker (or began)
    * once code mode was closed.
@@ -136,6 +141,7 @@ export const CODE_MODE_DEFAULTS = {
   memoryLimitBytes: 64 << 20,
   maxStackBytes: 512 << 10,
   maxToolCalls: 1_000,
+  maxSearches: 100,
   maxConcurrentCalls: 8,
   maxLogBytes: 64 << 10,
   maxResultBytes: 1 << 20,
@@ -153,6 +159,7 @@ const KNOWN = optionKeys<CodeModeOptions>({
   memoryLimitBytes: true,
   maxStackBytes: true,
   maxToolCalls: true,
+  maxSearches: true,
   maxConcurrentCalls: true,
   maxLogBytes: true,
   maxResultBytes: true,
@@ -257,6 +264,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       MAX_STACK_BYTES,
     ),
     maxToolCalls: positive('maxToolCalls', options.maxToolCalls, defaults.maxToolCalls),
+    maxSearches: positive('maxSearches', options.maxSearches, defaults.maxSearches),
     maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
     maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
   };

@@ -60,8 +60,8 @@ export function unpackCalls(packed: string): HostCall[] | undefined {
  */
 export const MAX_ERROR_TEXT = 8_192;
 
-/** The prelude's source: a function of the host functions, the tool list and the call bound. */
-export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
+/** The prelude's source: a function of the host functions, the tool list and the call bounds. */
+export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls, maxSearches) {
   'use strict';
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -142,6 +142,7 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
   let outbox = create(null);
   let queued = 0;
   let toolCalls = 0;
+  let searches = 0;
   const drain = () => {
     let packed = '';
     for (let i = 0; i < queued; i++) packed += outbox[i].length + ':' + outbox[i];
@@ -156,7 +157,8 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
     const answer = new PromiseType((resolve, reject) => {
       waiting[id] = [resolve, reject];
     });
-    if (op === 'tool' && ++toolCalls > maxToolCalls) hostFull();
+    if (op === 'tool' && ++toolCalls > maxToolCalls) hostFull('tool');
+    if (op === 'search' && ++searches > maxSearches) hostFull('search');
     outbox[queued++] = op + ':' + id + ':' + target;
     outbox[queued++] = json === undefined ? '{}' : json;
     try {

@@ -96,6 +96,7 @@ export class Run {
   outbox = '';
   logBytes = 0;
   calls = 0;
+  searches = 0;
   fatal: Failure | undefined;
   result: QuickJSHandle | undefined;
   ended = false;
@@ -149,17 +150,20 @@ export class Run {
       return;
     }
     for (const { op } of calls) {
-      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
+      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full('tool');
+      if (op === 'search' && ++this.searches > this.limits.maxSearches) this.full('search');
     }
     if (this.fatal !== undefined) return;
     this.inFlight += calls.length;
     this.outbox += packed;
   }
 
-  /** The program passed its call bound: the interrupt handler stops it at once. */
-  full(): void {
+  /** The program passed its call or search bound: the interrupt handler stops it at once. */
+  full(op: 'tool' | 'search'): void {
     this.exhaust(
-      `the program made more than ${String(this.limits.maxToolCalls)} tool calls (maxToolCalls); make fewer calls in one run`,
+      op === 'search'
+        ? `the program made more than ${String(this.limits.maxSearches)} searches (maxSearches); search once and reuse what it found`
+        : `the program made more than ${String(this.limits.maxToolCalls)} tool calls (maxToolCalls); make fewer calls in one run`,
     );
   }
 
@@ -204,18 +208,19 @@ export class Run {
         };
       }
     }
-    const hostFull = vm.newFunction('hostFull', () => {
-      this.full();
+    const hostFull = vm.newFunction('hostFull', (op) => {
+      this.full(vm.typeof(op) === 'string' && vm.getString(op) === 'search' ? 'search' : 'tool');
     });
     const hostLog = vm.newFunction('hostLog', (level, text) => {
       this.hostLog(level, text);
     });
     const spec = vm.newString(toolsJson);
     const bound = vm.newNumber(this.limits.maxToolCalls);
+    const searchBound = vm.newNumber(this.limits.maxSearches);
     try {
       const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
       const made = vm.unwrapResult(
-        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound),
+        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound, searchBound),
       );
       setup.dispose();
       // Read before the program exists, so nothing it does to Array.prototype can interfere.
@@ -247,6 +252,7 @@ export class Run {
       hostLog.dispose();
       spec.dispose();
       bound.dispose();
+      searchBound.dispose();
     }
   }
 
