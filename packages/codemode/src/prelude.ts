@@ -10,7 +10,8 @@
 //
 // Tags of `finish`'s answer: `V` + JSON (a value), `U` (no value), `T` + name, message and
 // stack of an uncaught throw (each led by its length and a colon, so that no `toJSON` or
-// prototype the program changed can garble them), `N` + text (a value that is not JSON).
+// prototype the program changed can garble them), `N` + text (a value that is not JSON), `Z` (a
+// thrown `null`, which QuickJS throws itself when it is out of memory: the host tells which).
 
 import type { HostCall } from './protocol.js';
 
@@ -242,6 +243,8 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
     try {
       value = await makeProgram(tools, search, console)();
     } catch (thrown) {
+      // Told apart on the host: QuickJS throws null itself when it is out of memory.
+      if (thrown === null) return 'Z';
       const { name, message, stack } = describe(thrown);
       return 'T' + pack(name, message, stack);
     }

@@ -23,6 +23,12 @@ const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 // means the program spent all of it.
 const ROOM = 64 << 10;
 
+// The free room in the engine's memory below which it counts as nearly full: an eighth of the
+// program's bound, at least 1 MiB. Between two of QuickJS's interrupts a chain of promises takes
+// well under that.
+const crowdedBelow = (memoryLimitBytes: number): number =>
+  Math.max(1 << 20, Math.floor(memoryLimitBytes / 8));
+
 // How deep the program's value may nest. It is parsed and written as JSON again on the host
 // (run_code's answer, a gateway's response), whose JSON.stringify recurses and runs out of stack
 // a few thousand levels down, less on a deep stack; no real value comes near this.
@@ -95,6 +101,13 @@ export class Run {
   /** Calls made since the last message to the main thread (packed), sent once the pump is done. */
   outbox = '';
   logBytes = 0;
+  /**
+   * Whether the engine's memory was found nearly full while the program ran (looked at on
+   * QuickJS's interrupts until found). QuickJS throws `null` when it has no room left even for
+   * its "out of memory" error, and by the time that `null` reaches the program's end the memory
+   * is free again: this is what tells it from a `null` the program threw itself.
+   */
+  crowded = false;
   calls = 0;
   searches = 0;
   fatal: Failure | undefined;
@@ -114,9 +127,11 @@ export class Run {
     this.vm = sandbox.vm;
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
-    this.runtime.setInterruptHandler(
-      () => this.fatal !== undefined || Atomics.load(link.control, STOP) !== 0,
-    );
+    const margin = crowdedBelow(limits.memoryLimitBytes);
+    this.runtime.setInterruptHandler(() => {
+      if (!this.crowded && !link.engine.fits(margin)) this.crowded = true;
+      return this.fatal !== undefined || Atomics.load(link.control, STOP) !== 0;
+    });
   }
 
   exhaust(message: string): void {
@@ -265,6 +280,7 @@ export class Run {
     // the names read: that is the memory bound, whatever was thrown.
     if (!this.link.engine.fits(ROOM)) return this.failure('', 'out of memory', '', code);
     const { vm } = this;
+    if (vm.sameValue(error, vm.null)) return this.nullThrown();
     if (vm.typeof(error) !== 'object') {
       const dumped: unknown = vm.dump(error);
       return this.failure('', typeof dumped === 'string' ? dumped : String(dumped), '', code);
@@ -278,6 +294,14 @@ export class Run {
       return read;
     };
     return this.failure(text('name'), text('message'), text('stack'), code);
+  }
+
+  /** A thrown `null`: the memory bound when the memory ran short in the run, else the program's own. */
+  nullThrown(): Failure {
+    if (this.crowded || !this.link.engine.fits(ROOM)) {
+      return { ok: false, code: 'resource_exhausted', message: this.#exhausted('out of memory') };
+    }
+    return { ok: false, code: 'execution', message: 'the program threw null' };
   }
 
   /** QuickJS's word for a bound it reached, with the bound: what a program (or model) can act on. */
@@ -371,6 +395,8 @@ export class Run {
           };
         }
         return { ok: true, json: body };
+      case 'Z':
+        return this.nullThrown();
       case 'N':
         return {
           ok: false,
