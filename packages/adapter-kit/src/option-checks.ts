@@ -45,6 +45,8 @@ export const RUN_CALLS_OPTION_KEYS = optionKeys<RunCallsOptions>({
 const SELECTOR_KEYS = optionKeys<ToolSelector>({ namespaces: true, tags: true, ids: true });
 const NAMING_KEYS = optionKeys<NamingOptions>({ separator: true, transparent: true });
 const MODES: readonly unknown[] = ['tools', 'search', 'code'];
+// The characters of toolmodel's EXPOSED_NAME_PATTERN, none or more.
+const SEPARATOR = /^[a-zA-Z0-9_-]*$/;
 
 /** The keys of every list once each, in the order first met. */
 export function joinOptionKeys(...lists: readonly (readonly string[])[]): readonly string[] {
@@ -55,7 +57,7 @@ export function joinOptionKeys(...lists: readonly (readonly string[])[]): readon
  * Checks what an adapter's public function was given as options: no key outside `known` (a
  * misspelled one was ignored), `include` and `exclude` objects of known selectors holding lists
  * of strings (`{ include: { namespace: ['fx'] } }` selected no namespace, so it exposed every
- * tool), `naming` of known keys, `mode` one of `tools`, `search` and `code` (another fell back to
+ * tool), `naming` of known keys with a separator a provider's tool name can hold, `mode` one of `tools`, `search` and `code` (another fell back to
  * one tool per tool).
  *
  * @param where The function called, for the message: `toOpenAITools`, `runToolUses`.
@@ -77,6 +79,15 @@ export function checkAdapterOptions(
       if (value !== undefined && typeof value !== 'string') {
         throw new ToolError('invalid_argument', `${where}: naming.${key} must be a string`);
       }
+    }
+    // A separator outside a provider's name characters makes no name legal as it is: every
+    // namespaced tool went out shortened with a hash (`fx_add_efd51e28`), and nothing said why.
+    const { separator } = naming as { separator?: string };
+    if (separator !== undefined && !SEPARATOR.test(separator)) {
+      throw new ToolError(
+        'invalid_argument',
+        `${where}: naming.separator must be made of A-Z a-z 0-9 _ - (what a provider takes in a tool name), got ${JSON.stringify(separator)}`,
+      );
     }
   }
   if (mode !== undefined && !MODES.includes(mode)) {

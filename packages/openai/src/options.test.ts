@@ -38,6 +38,20 @@ describe('the OpenAI adapter options', () => {
     });
   });
 
+  it('refuses a naming separator no provider name can hold, which hashed every name', async () => {
+    // `fx:add` is no OpenAI function name: every tool went out as `fx_add_efd51e28` and the like.
+    await expect(toOpenAITools(toolkit, { naming: { separator: ':' } })).rejects.toEqual(
+      refused(
+        'toOpenAITools: naming.separator must be made of A-Z a-z 0-9 _ - (what a provider takes in a tool name), got ":"',
+      ),
+    );
+    const tools = await toOpenAITools(toolkit, {
+      naming: { separator: '-' },
+      include: { namespaces: ['fx'] },
+    });
+    expect(tools.map((tool) => tool.function.name)).toContain('fx-add');
+  });
+
   it('refuses a misspelled option of runToolCalls, and takes every one of its own', async () => {
     const tools = await toOpenAITools(toolkit, { include: { namespaces: ['fx'] } });
     const turn = { tool_calls: [] };
