@@ -57,8 +57,10 @@ export function joinOptionKeys(...lists: readonly (readonly string[])[]): readon
  * Checks what an adapter's public function was given as options: no key outside `known` (a
  * misspelled one was ignored), `include` and `exclude` objects of known selectors holding lists
  * of strings (`{ include: { namespace: ['fx'] } }` selected no namespace, so it exposed every
- * tool), `naming` of known keys with a separator a provider's tool name can hold, `mode` one of `tools`, `search` and `code` (another fell back to
- * one tool per tool).
+ * tool), `naming` of known keys with a separator a provider's tool name can hold, `mode` one of
+ * `tools`, `search` and `code` (another fell back to one tool per tool), and `codeMode` only with
+ * `mode: 'code'`, which takes no `include` or `exclude` (each was ignored: every tool went out on
+ * its own, or a program could call every tool the code mode allows).
  *
  * @param where The function called, for the message: `toOpenAITools`, `runToolUses`.
  * @throws {ToolError} `invalid_argument` naming the function and what was wrong.
@@ -94,6 +96,20 @@ export function checkAdapterOptions(
     throw new ToolError(
       'invalid_argument',
       `${where}: mode must be 'tools', 'search' or 'code', got ${typeof mode === 'string' ? JSON.stringify(mode) : typeof mode}`,
+    );
+  }
+  const { codeMode } = options as { codeMode?: unknown };
+  if (mode === 'code' && (include !== undefined || exclude !== undefined)) {
+    // Ignored, they let a program call every tool the code mode's own filter allows.
+    throw new ToolError(
+      'invalid_argument',
+      `${where}: include and exclude do not apply in code mode; give the code mode a filter: createCodeMode(source, { filter })`,
+    );
+  }
+  if (codeMode !== undefined && mode !== 'code') {
+    throw new ToolError(
+      'invalid_argument',
+      `${where}: codeMode is used only with mode: 'code'; add mode: 'code' (without it every tool would be offered on its own)`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { createCodeMode } from '@toolplane/codemode';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
@@ -30,6 +31,28 @@ describe('the Anthropic adapter options', () => {
     ).rejects.toEqual(
       refused('toAnthropicTools: naming: unknown option "seperator"; did you mean "separator"?'),
     );
+  });
+
+  it('refuses a filter in code mode, and a code mode without mode: code, which were ignored', async () => {
+    const code = createCodeMode(toolkit, { filter: { namespaces: ['fx'] } });
+    try {
+      // The include was ignored: a program could call every tool of the toolkit.
+      await expect(
+        toAnthropicTools(toolkit, {
+          mode: 'code',
+          codeMode: code,
+          include: { namespaces: ['fx'] },
+        }),
+      ).rejects.toMatchObject({ code: 'invalid_argument' });
+      // Without mode: 'code' the code mode was ignored: every tool went out on its own.
+      await expect(toAnthropicTools(toolkit, { codeMode: code })).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+      const tools = await toAnthropicTools(toolkit, { mode: 'code', codeMode: code });
+      expect(tools.map((tool) => tool.name)).toEqual(['search_tools', 'describe_tool', 'run_code']);
+    } finally {
+      await code.close();
+    }
   });
 
   it('refuses a misspelled option of runToolUses, and takes every one of its own', async () => {
