@@ -101,7 +101,8 @@ let outputValidator: ReturnType<typeof createValidator> | undefined;
  * in flight; tool calls nest under the prompt's call, so `maxCallDepth` holds.
  *
  * @throws {ToolError} `invalid_argument` for an option it does not know (or one of `tools` that
- * {@link toAiSdkTools} refuses), or a `maxSteps` that is not a positive integer. From
+ * {@link toAiSdkTools} refuses), a `maxSteps` that is not a positive integer, or a `maxRetries`
+ * that is not a whole number of 0 or more. From
  * the delegate's `call`: `not_found` when `chooseModel` gives no model for the prompt's model and
  * provider; `invalid_prompt` when its `tools` name a tool the toolkit lacks or two tools at once; `step_limit_exceeded`
  * when the model still calls tools at the last step; `call_depth_exceeded` for a prompt → tool →
@@ -116,6 +117,14 @@ export function createAiSdkDelegate(options: AiSdkDelegateOptions): ToolkitDeleg
   }
   if (options.maxSteps !== undefined && !isStepLimit(options.maxSteps)) {
     throw new ToolError('invalid_argument', `maxSteps must be a positive integer`);
+  }
+  const { maxRetries } = options;
+  if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
+    // generateText would refuse it on every call of every prompt, not here where it was given.
+    throw new ToolError(
+      'invalid_argument',
+      `createAiSdkDelegate: maxRetries must be a whole number of 0 or more, got ${String(maxRetries)}`,
+    );
   }
   const { onEvent } = options;
   return {

@@ -53,6 +53,19 @@ describe('the AI SDK adapter options', () => {
     );
   });
 
+  it('refuses a maxRetries that is not a whole number of 0 or more, when it is made', () => {
+    const chooseModel = () => new MockLanguageModelV3();
+    // It went to generateText as it was, which refused it on every prompt call.
+    for (const maxRetries of [-1, 1.5, Number.NaN]) {
+      expect(() => createAiSdkDelegate({ source: toolkit, chooseModel, maxRetries })).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
+      );
+    }
+    expect(() =>
+      createAiSdkDelegate({ source: toolkit, chooseModel, maxRetries: 0 }),
+    ).not.toThrow();
+  });
+
   it('refuses a misspelled option of createAiSdkSamplingHandler, and a cap below 1', () => {
     const model = new MockLanguageModelV3();
     expect(() => createAiSdkSamplingHandler(model, { maxTokens: 100 } as never)).toThrow(
