@@ -29,7 +29,7 @@ import {
   clashOf,
   unwrapRoot,
   allowsNothing,
-  nullInEnum,
+  typedEnum,
 } from './schema-parts.js';
 import { Inlining, NotStrict } from './schema-inlining.js';
 
@@ -135,7 +135,7 @@ class Walk extends Inlining {
     if (rules.maxDepth !== undefined && depth > rules.maxDepth) {
       this.block(path, `nested deeper than ${rules.maxDepth} levels`);
     }
-    if (rules.typeUnion === 'nullable') schema = nullInEnum(schema);
+    if (rules.typeUnion === 'nullable') schema = typedEnum(schema);
     let types = typesOf(schema);
     if (rules.typeUnion === 'nullable' && types !== undefined) {
       const nonNull = types.filter((type) => type !== 'null');

@@ -36,6 +36,24 @@ describe('convertSchema for Gemini, an enum that allows null', () => {
   });
 });
 
+describe('convertSchema for Gemini, an untyped enum of other values than strings', () => {
+  it('types it by its values rather than as any scalar', () => {
+    const converted = convertSchema(
+      {
+        type: 'object',
+        properties: { size: { enum: [1, 2, 3] }, flag: { enum: [true, false] } },
+      },
+      'gemini',
+    );
+    const properties = converted.schema.properties as Record<string, Record<string, unknown>>;
+    // Both were written as any of STRING, NUMBER and BOOLEAN, with the enum in the description.
+    expect(properties.size).toMatchObject({ type: 'INTEGER' });
+    expect(properties.flag).toMatchObject({ type: 'BOOLEAN' });
+    expect(converted.notes.join('\n')).not.toMatch(/any scalar/);
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+  });
+});
+
 describe('convertSchema, a schema that allows no value', () => {
   const schema = {
     type: 'object',

@@ -263,24 +263,32 @@ export function allowsNothing(schema: unknown): boolean {
 }
 
 /**
- * `schema` with its enum's `null` taken out for a target whose enums hold none (Gemini's, where
- * `nullable: true` says it): an untyped enum gets the type of its other values and `null`, so
- * the null is written as `nullable` instead of lost with the enum moved into the description.
+ * `schema` with its enum written for a target whose enums hold strings alone and whose schemas
+ * each need a type (Gemini's): an enum's `null` taken out, said by `nullable: true` instead of
+ * lost with the enum moved into the description; an untyped enum of scalars typed by its values
+ * (`[1, 2]` an INTEGER, not any scalar).
  */
-export function nullInEnum(schema: Json): Json {
+export function typedEnum(schema: Json): Json {
   const values: unknown = schema.enum;
-  if (!Array.isArray(values) || !values.includes(null)) return schema;
+  if (!Array.isArray(values)) return schema;
   const rest = values.filter((value) => value !== null);
+  const nullable = rest.length < values.length;
   const { enum: _enum, ...others } = schema;
   const types = typesOf(schema);
   if (types !== undefined) {
+    if (!nullable) return schema;
     // A null the type refuses is no value of the schema; one it allows is said by `nullable`.
     if (rest.length > 0) return { ...others, enum: rest };
     return types.includes('null') ? { ...others, type: 'null' } : schema;
   }
-  if (rest.length === 0) return { ...others, type: 'null' };
+  if (nullable && rest.length === 0) return { ...others, type: 'null' };
   const kinds = new Set(rest.map(jsonType));
   // Integers among numbers are numbers.
   if (kinds.has('number')) kinds.delete('integer');
-  return { ...others, enum: rest, type: [...kinds, 'null'] };
+  // Without a null to keep, only scalars are typed: objects and arrays stay any scalar as before.
+  if (!nullable && [...kinds].some((kind) => !SCALARS.has(kind))) return schema;
+  if (rest.length === 0) return schema;
+  return { ...others, enum: rest, type: nullable ? [...kinds, 'null'] : [...kinds] };
 }
+
+const SCALARS: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
