@@ -72,3 +72,31 @@ describe('the OpenAI adapter options', () => {
     ).resolves.toEqual([]);
   });
 });
+
+describe('runToolCalls with a tool list the caller built', () => {
+  it('maps names back through the tools of a spread list, beside the caller’s own tool', async () => {
+    const made = await toOpenAITools(toolkit, { mode: 'search' });
+    const mine = {
+      type: 'function' as const,
+      function: { name: 'my_own', parameters: { type: 'object', properties: {} } },
+    };
+    // A new array: the search-mode list was not found, the source was listed again as one tool
+    // per tool, and search_tools was answered "no tool is named".
+    const tools = [...made, mine];
+    const [answer] = await runToolCalls(
+      toolkit,
+      {
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'search_tools', arguments: '{"query":"add two numbers"}' },
+          },
+        ],
+      },
+      { tools },
+    );
+    expect(answer).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
+    expect(answer?.content).toContain('fx:add');
+  });
+});
