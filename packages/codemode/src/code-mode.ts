@@ -1,3 +1,4 @@
+import { checkRunOptions, checkSearchOptions } from './call-options.js';
 import { AsyncResource } from 'node:async_hooks';
 import {
   asToolError,
@@ -110,7 +111,8 @@ export interface CodeMode {
    * Finds tools the program may call, as `search(query)` does inside it: ID, title,
    * description, tags and `call`, the path to call it by (`tools.ns.name`).
    *
-   * @throws {ToolError} `invalid_argument` for a bad limit; `cancelled` when `signal` aborts.
+   * @throws {ToolError} `invalid_argument` for a bad limit or an option it does not take;
+   * `cancelled` when `signal` aborts.
    */
   search(
     query: string,
@@ -120,7 +122,8 @@ export interface CodeMode {
    * Runs `program`, the body of an async function, in a fresh sandbox context (one sent whole
    * inside a Markdown code fence runs as the code inside).
    *
-   * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
+   * @throws {CodeModeError} `invalid_argument` for an option it does not take (a bound is set
+   * per code mode), or a program that does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
    * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, search, log or
    * result bound, or for a value nested deeper than 1,000 levels; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
@@ -333,6 +336,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
   async function run(sent: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
     if (typeof sent !== 'string')
       throw new CodeModeError('invalid_argument', 'the program must be text');
+    checkRunOptions(runOptions);
     const program = unfenced(sent);
     const { signal, meta, sessionKey } = runOptions;
     if (signal?.aborted === true)
@@ -475,7 +479,11 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     declarations: () => declared(),
     describe: (id) => declared(id),
     tools: () => exposed().api,
-    search: (query, options = {}) => find(query, pathsOf(exposed().api), options),
+    search: (query, options = {}) =>
+      Promise.resolve().then(() => {
+        checkSearchOptions(options);
+        return find(query, pathsOf(exposed().api), options);
+      }),
     run,
     close: () => pool.close(),
   };
