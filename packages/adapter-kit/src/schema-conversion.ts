@@ -29,6 +29,7 @@ import {
   clashOf,
   unwrapRoot,
   allowsNothing,
+  mostItems,
   typedEnum,
 } from './schema-parts.js';
 import { Inlining, NotStrict } from './schema-inlining.js';
@@ -145,6 +146,8 @@ class Walk extends Inlining {
     const moved: [string, unknown][] = [];
     let plan: Plan | undefined;
     let jsonText = false;
+    // `items: false`: no item past the tuple's (written as items of any type, it took any).
+    let noItems = false;
     let anyOf = schema.anyOf;
     if (schema.oneOf !== undefined && rules.oneOf === 'anyOf') {
       if (anyOf === undefined) {
@@ -194,7 +197,8 @@ class Walk extends Inlining {
           if (rules.keywords.has('prefixItems'))
             put(out, 'prefixItems', this.list(value, `${path}/items`, depth));
           else moved.push(['items', value]);
-        } else if (isPlainObject(value) || value === true) {
+        } else if (allowsNothing(value)) noItems = true;
+        else if (isPlainObject(value) || value === true) {
           const item = this.node(isPlainObject(value) ? value : {}, `${path}/items`, depth + 1);
           put(out, 'items', item.out);
           if (item.plan !== undefined) plan = unite(plan, { items: item.plan });
@@ -253,6 +257,11 @@ class Walk extends Inlining {
     ) {
       this.block(path, 'a value of any type (no type given)');
     }
+    if (noItems && rules.keywords.has('maxItems')) {
+      const most = mostItems(schema);
+      put(out, 'maxItems', rules.counts === 'string' ? String(most) : most);
+      this.note(path, `items allow no value: at most ${String(most)} (maxItems)`);
+    } else if (noItems) moved.push(['items', false]);
     if (rules.strict && types?.includes('array') === true && out.items === undefined) {
       this.block(path, 'an array without an items schema');
     }

@@ -100,3 +100,31 @@ describe('convertSchema, a schema that allows no value', () => {
     }
   });
 });
+
+describe('convertSchema, items that allow no value', () => {
+  it('bounds the array instead of taking items of any type, for every target', () => {
+    for (const target of TARGETS) {
+      const converted = convertSchema(
+        {
+          type: 'object',
+          properties: {
+            none: { type: 'array', items: false },
+            pair: {
+              type: 'array',
+              prefixItems: [{ type: 'string' }, { type: 'integer' }],
+              items: false,
+            },
+          },
+          required: ['none', 'pair'],
+        },
+        target,
+      );
+      const properties = converted.schema.properties as Record<string, Record<string, unknown>>;
+      // `items: false` was dropped (any items) or, for Gemini, written as items of any scalar.
+      expect(Number(properties.none?.maxItems), target).toBe(0);
+      expect(Number(properties.pair?.maxItems), target).toBe(2);
+      // Strict mode takes no array without items: it falls back, and says why.
+      expect(checkSchema(converted.schema, converted.target), target).toEqual([]);
+    }
+  });
+});

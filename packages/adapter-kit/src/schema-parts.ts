@@ -292,3 +292,13 @@ export function typedEnum(schema: Json): Json {
 }
 
 const SCALARS: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
+
+/**
+ * The most items an array whose `items` allow no value may hold: as many as its tuple has
+ * (`prefixItems`), or its own `maxItems` when lower.
+ */
+export function mostItems(schema: Json): number {
+  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0;
+  const own = schema.maxItems;
+  return typeof own === 'number' && own < tuple ? own : tuple;
+}
