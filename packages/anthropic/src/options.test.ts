@@ -1,4 +1,5 @@
 import { createCodeMode } from '@toolplane/codemode';
+import { kindOf } from '@toolplane/adapter-kit';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
@@ -63,5 +64,15 @@ describe('the Anthropic adapter options', () => {
     await expect(
       runToolUses(toolkit, [], { tools, concurrency: 2, timeoutMs: 1_000, mode: 'tools' }),
     ).resolves.toEqual([]);
+  });
+});
+
+describe('runToolUses with something that is no turn', () => {
+  it('refuses it with invalid_argument, not a TypeError from inside', async () => {
+    for (const turn of [null, undefined, {}, { content: 'text' }, 42]) {
+      await expect(runToolUses(toolkit, turn as never), kindOf(turn)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
   });
 });

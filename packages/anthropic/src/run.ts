@@ -4,6 +4,7 @@ import {
   EXPOSE_OPTION_KEYS,
   exposedOf,
   joinOptionKeys,
+  kindOf,
   runCalls,
   RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
@@ -17,7 +18,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { optionKeys } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import { anthropicTools, type AnthropicToolsOptions } from './tools.js';
 
 /** Options of {@link runToolUses}. */
@@ -65,8 +66,8 @@ const JSON_BUF = '__json_buf';
  * timeout. A message that stopped at a token limit (`max_tokens`) while writing its last
  * `tool_use` gets that call answered as cut off, never run. Nothing but cancellation is thrown.
  *
- * @throws {ToolError} `invalid_argument` for an option it does not know, or one
- * {@link toAnthropicTools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for a message that is none, an option it does not know,
+ * or one {@link toAnthropicTools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
  */
 export async function runToolUses(
   source: ToolSource,
@@ -74,9 +75,19 @@ export async function runToolUses(
   options: RunToolUsesOptions = {},
 ): Promise<ToolResultBlockParam[]> {
   checkAdapterOptions(options, RUN_OPTION_KEYS, 'runToolUses');
-  const blocks: readonly { readonly type: string }[] = Array.isArray(message)
+  const given: unknown = Array.isArray(message)
     ? message
-    : (message as { content: readonly { type: string }[] }).content;
+    : (message as { content?: unknown } | null | undefined)?.content;
+  if (
+    !Array.isArray(given) ||
+    !given.every((block) => typeof block === 'object' && block !== null)
+  ) {
+    throw new ToolError(
+      'invalid_argument',
+      `runToolUses takes a Messages API message ({ content: [...] }) or its content blocks, got ${kindOf(message)}`,
+    );
+  }
+  const blocks = given as readonly { readonly type: string }[];
   const stop: unknown = Array.isArray(message)
     ? undefined
     : (message as { stop_reason?: unknown }).stop_reason;

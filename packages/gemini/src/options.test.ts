@@ -1,3 +1,4 @@
+import { kindOf } from '@toolplane/adapter-kit';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
@@ -34,5 +35,15 @@ describe('the Gemini adapter options', () => {
     await expect(
       runFunctionCalls(toolkit, [], { tools, concurrency: 2, maxTurnOutputChars: 1_000 }),
     ).resolves.toEqual([]);
+  });
+});
+
+describe('runFunctionCalls with something that is no turn', () => {
+  it('refuses it with invalid_argument, not a TypeError from inside', async () => {
+    for (const turn of [null, undefined, 'text', { functionCalls: 'x' }, 42]) {
+      await expect(runFunctionCalls(toolkit, turn as never), kindOf(turn)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
   });
 });

@@ -6,6 +6,7 @@ import {
   EXPOSE_OPTION_KEYS,
   exposedOf,
   joinOptionKeys,
+  kindOf,
   runCalls,
   RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
@@ -15,7 +16,7 @@ import {
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import type { FunctionCall, FunctionResponsePart, Part } from '@google/genai';
-import { isPlainObject, optionKeys } from '@toolplane/toolmodel';
+import { isPlainObject, optionKeys, ToolError } from '@toolplane/toolmodel';
 import { geminiTools, type GeminiToolsOptions } from './tools.js';
 
 /** Options of {@link runFunctionCalls}. */
@@ -47,8 +48,8 @@ export type GeminiTurn =
  * tool's structured result or text, images as inline data parts, and `{ error }` for a failed
  * tool, malformed arguments, an unknown name or a timeout. Nothing but cancellation is thrown.
  *
- * @throws {ToolError} `invalid_argument` for an option it does not know, or one
- * {@link toGeminiTools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for a response that is none, an option it does not know,
+ * or one {@link toGeminiTools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
  */
 export async function runFunctionCalls(
   source: ToolSource,
@@ -56,9 +57,20 @@ export async function runFunctionCalls(
   options: RunFunctionCallsOptions = {},
 ): Promise<Part[]> {
   checkAdapterOptions(options, RUN_OPTION_KEYS, 'runFunctionCalls');
-  const functionCalls: readonly FunctionCall[] = Array.isArray(response)
-    ? response
-    : ((response as { functionCalls?: readonly FunctionCall[] }).functionCalls ?? []);
+  // From JavaScript, a reply that failed may come as undefined or null.
+  const reply: unknown = response;
+  const given: unknown = Array.isArray(reply)
+    ? reply
+    : typeof reply === 'object' && reply !== null
+      ? ((reply as { functionCalls?: unknown }).functionCalls ?? [])
+      : undefined;
+  if (!Array.isArray(given) || !given.every((call) => isPlainObject(call))) {
+    throw new ToolError(
+      'invalid_argument',
+      `runFunctionCalls takes a generateContent response ({ functionCalls }) or its function calls, got ${kindOf(response)}`,
+    );
+  }
+  const functionCalls = given as readonly FunctionCall[];
   if (functionCalls.length === 0) return [];
   const calls = new Array<ToolCallRequest>(functionCalls.length);
   for (let i = 0; i < functionCalls.length; i++) {

@@ -1,3 +1,4 @@
+import { kindOf } from '@toolplane/adapter-kit';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
@@ -98,5 +99,15 @@ describe('runToolCalls with a tool list the caller built', () => {
     );
     expect(answer).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
     expect(answer?.content).toContain('fx:add');
+  });
+});
+
+describe('runToolCalls with something that is no turn', () => {
+  it('refuses it with invalid_argument, not a TypeError from inside', async () => {
+    for (const turn of [null, undefined, 'text', 42]) {
+      await expect(runToolCalls(toolkit, turn as never), kindOf(turn)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
   });
 });

@@ -2,6 +2,7 @@ import {
   acceptedPart,
   exposedOf,
   joinOptionKeys,
+  kindOf,
   runCalls,
   RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
@@ -18,7 +19,7 @@ import type {
   ResponseFunctionCallOutputItem,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import { optionKeys } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import {
   chatTools,
   checkOpenAIOptions,
@@ -81,8 +82,8 @@ export type FunctionCallOutput = ResponseInputItem.FunctionCallOutput;
  * model as errors it can read, never thrown; so is a call the reply's token limit cut off
  * (`finish_reason: 'length'`, a function call `incomplete`), which is never run.
  *
- * @throws {ToolError} `invalid_argument` for an option it does not know, or one
- * {@link toOpenAITools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for a turn that is not an object, an option it does not
+ * know, or one {@link toOpenAITools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
  */
 export function runToolCalls(
   source: ToolSource,
@@ -100,6 +101,14 @@ export async function runToolCalls(
   options: RunToolCallsOptions = {},
 ): Promise<ChatCompletionMessageParam[] | FunctionCallOutput[]> {
   checkOpenAIOptions(options, RUN_OPTION_KEYS, 'runToolCalls');
+  // From JavaScript, a reply that failed may come as undefined or null.
+  const given: unknown = turn;
+  if (typeof given !== 'object' || given === null) {
+    throw new ToolError(
+      'invalid_argument',
+      `runToolCalls takes a completion, its message or a Responses response, got ${kindOf(turn)}`,
+    );
+  }
   if ('output' in turn && Array.isArray(turn.output)) {
     const calls: ToolCallRequest[] = [];
     const reason = (turn as { incomplete_details?: { reason?: unknown } | null }).incomplete_details
