@@ -49,6 +49,7 @@ export { acceptedPart, outcomeText } from './outcomes.js';
 export type { CallOutcome, ResultPart } from './outcomes.js';
 export { bindExposed, exposedOf, exposeTools } from './exposed.js';
 export {
+  checkAdapterCall,
   checkAdapterOptions,
   EXPOSE_OPTION_KEYS,
   joinOptionKeys,

@@ -7,7 +7,7 @@ import {
 } from '@toolplane/toolmodel';
 import type { ExposeOptions } from './exposed.js';
 import type { NameToolsOptions } from './names.js';
-import type { ToolSelector } from './source.js';
+import { checkSource, type ToolSelector } from './source.js';
 import type { RunCallsOptions } from './turn.js';
 
 /** Every key of {@link NameToolsOptions}: which tools, and how they are named. */
@@ -112,6 +112,23 @@ export function checkAdapterOptions(
       `${where}: codeMode is used only with mode: 'code'; add mode: 'code' (without it every tool would be offered on its own)`,
     );
   }
+}
+
+/**
+ * {@link checkAdapterOptions}, then the source as `checkSource` checks it (not needed in code
+ * mode, whose tools run on the code mode): what a provider's public function checks first, so a
+ * missing source fails there, not as a `TypeError` inside.
+ *
+ * @throws {ToolError} `invalid_argument` naming the function and what was wrong.
+ */
+export function checkAdapterCall(
+  source: unknown,
+  options: unknown,
+  known: readonly string[],
+  where: string,
+): void {
+  checkAdapterOptions(options, known, where);
+  if ((options as { mode?: unknown }).mode !== 'code') checkSource(source, where);
 }
 
 function checkSelector(selector: unknown, at: string): void {

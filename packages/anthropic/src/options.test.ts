@@ -76,3 +76,16 @@ describe('runToolUses with something that is no turn', () => {
     }
   });
 });
+
+describe('the Anthropic adapter given no source', () => {
+  it('refuses it with invalid_argument, not a TypeError from inside', async () => {
+    for (const source of [null, undefined, {}]) {
+      await expect(toAnthropicTools(source as never)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+      await expect(runToolUses(source as never, [])).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import {
   acceptedPart,
-  checkAdapterOptions,
+  checkAdapterCall,
   EXPOSE_OPTION_KEYS,
   exposedOf,
   joinOptionKeys,
@@ -74,7 +74,7 @@ export async function runToolUses(
   message: AnthropicTurn,
   options: RunToolUsesOptions = {},
 ): Promise<ToolResultBlockParam[]> {
-  checkAdapterOptions(options, RUN_OPTION_KEYS, 'runToolUses');
+  checkAdapterCall(source, options, RUN_OPTION_KEYS, 'runToolUses');
   const given: unknown = Array.isArray(message)
     ? message
     : (message as { content?: unknown } | null | undefined)?.content;

@@ -1,6 +1,6 @@
 import {
   bindExposed,
-  checkAdapterOptions,
+  checkAdapterCall,
   EXPOSE_OPTION_KEYS,
   exposeTools,
   type ExposeOptions,
@@ -27,7 +27,7 @@ export function toAnthropicTools(
   options: AnthropicToolsOptions = {},
 ): Promise<Tool[]> {
   return Promise.resolve().then(() => {
-    checkAdapterOptions(options, EXPOSE_OPTION_KEYS, 'toAnthropicTools');
+    checkAdapterCall(source, options, EXPOSE_OPTION_KEYS, 'toAnthropicTools');
     return anthropicTools(source, options);
   });
 }

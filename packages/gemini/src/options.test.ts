@@ -47,3 +47,16 @@ describe('runFunctionCalls with something that is no turn', () => {
     }
   });
 });
+
+describe('the Gemini adapter given no source', () => {
+  it('refuses it with invalid_argument, not a TypeError from inside', async () => {
+    for (const source of [null, undefined, {}]) {
+      await expect(toGeminiTools(source as never)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+      await expect(runFunctionCalls(source as never, [])).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+  });
+});

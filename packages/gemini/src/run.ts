@@ -2,7 +2,7 @@
    its wire types as classes, yet takes plain objects (its own docs write them as literals). */
 import {
   acceptedPart,
-  checkAdapterOptions,
+  checkAdapterCall,
   EXPOSE_OPTION_KEYS,
   exposedOf,
   joinOptionKeys,
@@ -56,7 +56,7 @@ export async function runFunctionCalls(
   response: GeminiTurn,
   options: RunFunctionCallsOptions = {},
 ): Promise<Part[]> {
-  checkAdapterOptions(options, RUN_OPTION_KEYS, 'runFunctionCalls');
+  checkAdapterCall(source, options, RUN_OPTION_KEYS, 'runFunctionCalls');
   // From JavaScript, a reply that failed may come as undefined or null.
   const reply: unknown = response;
   const given: unknown = Array.isArray(reply)

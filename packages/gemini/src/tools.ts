@@ -1,6 +1,6 @@
 import {
   bindExposed,
-  checkAdapterOptions,
+  checkAdapterCall,
   EXPOSE_OPTION_KEYS,
   exposeTools,
   type ExposeOptions,
@@ -29,7 +29,7 @@ export function toGeminiTools(
   options: GeminiToolsOptions = {},
 ): Promise<Tool[]> {
   return Promise.resolve().then(() => {
-    checkAdapterOptions(options, EXPOSE_OPTION_KEYS, 'toGeminiTools');
+    checkAdapterCall(source, options, EXPOSE_OPTION_KEYS, 'toGeminiTools');
     return geminiTools(source, options);
   });
 }

@@ -111,3 +111,19 @@ describe('runToolCalls with something that is no turn', () => {
     }
   });
 });
+
+describe('the OpenAI adapter given no source', () => {
+  it('refuses it with invalid_argument, not a TypeError from inside', async () => {
+    for (const source of [null, undefined, {}]) {
+      await expect(toOpenAITools(source as never)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+      await expect(toOpenAIResponsesTools(source as never)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+      await expect(
+        runToolCalls(source as never, { tool_calls: [] }, { tools: [] }),
+      ).rejects.toMatchObject({ code: 'invalid_argument' });
+    }
+  });
+});

@@ -100,7 +100,7 @@ export async function runToolCalls(
   turn: ChatTurn | ResponsesTurn,
   options: RunToolCallsOptions = {},
 ): Promise<ChatCompletionMessageParam[] | FunctionCallOutput[]> {
-  checkOpenAIOptions(options, RUN_OPTION_KEYS, 'runToolCalls');
+  checkOpenAIOptions(source, options, RUN_OPTION_KEYS, 'runToolCalls');
   // From JavaScript, a reply that failed may come as undefined or null.
   const given: unknown = turn;
   if (typeof given !== 'object' || given === null) {

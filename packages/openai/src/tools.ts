@@ -1,6 +1,6 @@
 import {
   bindExposed,
-  checkAdapterOptions,
+  checkAdapterCall,
   EXPOSE_OPTION_KEYS,
   exposeTools,
   joinOptionKeys,
@@ -38,16 +38,18 @@ export const OPENAI_TOOLS_OPTION_KEYS = joinOptionKeys(
 );
 
 /**
- * Checks the options of a function of this package: their keys against `known`, and `strict`.
+ * Checks what a function of this package was given: the source, the options' keys against
+ * `known`, and `strict`.
  *
  * @throws {ToolError} `invalid_argument` naming `where`.
  */
 export function checkOpenAIOptions(
+  source: unknown,
   options: unknown,
   known: readonly string[],
   where: string,
 ): void {
-  checkAdapterOptions(options, known, where);
+  checkAdapterCall(source, options, known, where);
   const { strict } = options as { strict?: unknown };
   if (strict !== undefined && typeof strict !== 'boolean') {
     throw new ToolError('invalid_argument', `${where}: strict must be true or false`);
@@ -109,7 +111,7 @@ export function toOpenAITools(
   options: OpenAIToolsOptions = {},
 ): Promise<ChatCompletionFunctionTool[]> {
   return Promise.resolve().then(() => {
-    checkOpenAIOptions(options, OPENAI_TOOLS_OPTION_KEYS, 'toOpenAITools');
+    checkOpenAIOptions(source, options, OPENAI_TOOLS_OPTION_KEYS, 'toOpenAITools');
     return chatTools(source, options);
   });
 }
@@ -145,7 +147,7 @@ export function toOpenAIResponsesTools(
   options: OpenAIToolsOptions = {},
 ): Promise<FunctionTool[]> {
   return Promise.resolve().then(() => {
-    checkOpenAIOptions(options, OPENAI_TOOLS_OPTION_KEYS, 'toOpenAIResponsesTools');
+    checkOpenAIOptions(source, options, OPENAI_TOOLS_OPTION_KEYS, 'toOpenAIResponsesTools');
     return responsesTools(source, options);
   });
 }
