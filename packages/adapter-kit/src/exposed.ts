@@ -141,13 +141,32 @@ function exposeLocal(
 
 const bindings = new WeakMap<object, ExposedTools>();
 
-/** Remembers which {@link ExposedTools} a provider's tool list was made from. */
+/**
+ * Remembers which {@link ExposedTools} a provider's tool list was made from: the list, and each
+ * tool in it, so that a list the caller builds from it (`[...tools, myOwnTool]`) is still known.
+ */
 export function bindExposed<T extends object>(list: T, exposed: ExposedTools): T {
   bindings.set(list, exposed);
+  if (Array.isArray(list)) {
+    for (const tool of list as unknown[]) {
+      if (typeof tool === 'object' && tool !== null) bindings.set(tool, exposed);
+    }
+  }
   return list;
 }
 
-/** The {@link ExposedTools} a provider's tool list was made from, if it came from this kit. */
+/**
+ * The {@link ExposedTools} a provider's tool list was made from, if it came from this kit: the
+ * list's own, else that of the first tool in it that came from a list of this kit (a new array
+ * with the tools of one, beside the caller's own).
+ */
 export function exposedOf(list: object | undefined): ExposedTools | undefined {
-  return list === undefined ? undefined : bindings.get(list);
+  if (list === undefined) return undefined;
+  const own = bindings.get(list);
+  if (own !== undefined || !Array.isArray(list)) return own;
+  for (const tool of list as unknown[]) {
+    const found = typeof tool === 'object' && tool !== null ? bindings.get(tool) : undefined;
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

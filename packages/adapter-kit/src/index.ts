@@ -48,6 +48,15 @@ export type {
 export { acceptedPart, outcomeText } from './outcomes.js';
 export type { CallOutcome, ResultPart } from './outcomes.js';
 export { bindExposed, exposedOf, exposeTools } from './exposed.js';
+export {
+  checkAdapterCall,
+  checkAdapterOptions,
+  EXPOSE_OPTION_KEYS,
+  joinOptionKeys,
+  kindOf,
+  NAME_TOOLS_OPTION_KEYS,
+  RUN_CALLS_OPTION_KEYS,
+} from './option-checks.js';
 export type { ExposedTool, ExposedTools, ExposeOptions } from './exposed.js';
 export { searchModeTools } from './search-mode.js';
 export type { SearchModeTool } from './search-mode.js';

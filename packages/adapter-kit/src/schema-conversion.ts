@@ -28,6 +28,9 @@ import {
   type Plan,
   clashOf,
   unwrapRoot,
+  allowsNothing,
+  mostItems,
+  typedEnum,
 } from './schema-parts.js';
 import { Inlining, NotStrict } from './schema-inlining.js';
 
@@ -133,6 +136,7 @@ class Walk extends Inlining {
     if (rules.maxDepth !== undefined && depth > rules.maxDepth) {
       this.block(path, `nested deeper than ${rules.maxDepth} levels`);
     }
+    if (rules.typeUnion === 'nullable') schema = typedEnum(schema);
     let types = typesOf(schema);
     if (rules.typeUnion === 'nullable' && types !== undefined) {
       const nonNull = types.filter((type) => type !== 'null');
@@ -142,6 +146,8 @@ class Walk extends Inlining {
     const moved: [string, unknown][] = [];
     let plan: Plan | undefined;
     let jsonText = false;
+    // `items: false`: no item past the tuple's (written as items of any type, it took any).
+    let noItems = false;
     let anyOf = schema.anyOf;
     if (schema.oneOf !== undefined && rules.oneOf === 'anyOf') {
       if (anyOf === undefined) {
@@ -150,9 +156,14 @@ class Walk extends Inlining {
       } else moved.push(['oneOf', schema.oneOf]);
     }
     if (Array.isArray(anyOf)) {
-      const branches = anyOf.map((branch, i) =>
-        this.node(isPlainObject(branch) ? branch : {}, `${path}/anyOf/${i}`, depth),
-      );
+      const branches: { out: Json; plan?: Plan }[] = [];
+      anyOf.forEach((branch: unknown, i) => {
+        const at = `${path}/anyOf/${i}`;
+        // A branch no value meets adds nothing to the union; written as `{}` it took any value.
+        if (allowsNothing(branch) && anyOf.some((other: unknown) => !allowsNothing(other))) {
+          this.note(at, 'a branch that allows no value left out');
+        } else branches.push(this.node(isPlainObject(branch) ? branch : {}, at, depth));
+      });
       put(
         out,
         'anyOf',
@@ -186,7 +197,8 @@ class Walk extends Inlining {
           if (rules.keywords.has('prefixItems'))
             put(out, 'prefixItems', this.list(value, `${path}/items`, depth));
           else moved.push(['items', value]);
-        } else if (isPlainObject(value) || value === true) {
+        } else if (allowsNothing(value)) noItems = true;
+        else if (isPlainObject(value) || value === true) {
           const item = this.node(isPlainObject(value) ? value : {}, `${path}/items`, depth + 1);
           put(out, 'items', item.out);
           if (item.plan !== undefined) plan = unite(plan, { items: item.plan });
@@ -245,6 +257,11 @@ class Walk extends Inlining {
     ) {
       this.block(path, 'a value of any type (no type given)');
     }
+    if (noItems && rules.keywords.has('maxItems')) {
+      const most = mostItems(schema);
+      put(out, 'maxItems', rules.counts === 'string' ? String(most) : most);
+      this.note(path, `items allow no value: at most ${String(most)} (maxItems)`);
+    } else if (noItems) moved.push(['items', false]);
     if (rules.strict && types?.includes('array') === true && out.items === undefined) {
       this.block(path, 'an array without an items schema');
     }
@@ -328,7 +345,8 @@ class Walk extends Inlining {
   keeps(key: string, value: unknown, types: readonly string[] | undefined): boolean {
     const rules = this.rules;
     if (key === 'enum') {
-      if (!Array.isArray(value)) return false;
+      // An empty enum (no value allowed) is refused by providers, or read as no enum at all.
+      if (!Array.isArray(value) || value.length === 0) return false;
       if (rules.enumValues === 'any') return true;
       return (
         value.every((item) => typeof item === 'string') &&
@@ -399,7 +417,21 @@ class Walk extends Inlining {
     );
     const properties: Json = {};
     const props = new Map<string, { dropNull: boolean; inner?: Plan }>();
+    const kept = new Set<string>();
     for (const [key, value] of Object.entries(source)) {
+      if (allowsNothing(value)) {
+        // `false` or `enum: []`: the key must not be sent. Written as `{}` it took any value, and
+        // Gemini refuses an empty enum; left out, the model is not offered it (and the runner,
+        // which validates against the original, still refuses it if sent).
+        this.note(
+          `${path}/properties/${pointerToken(key)}`,
+          required.has(key)
+            ? 'allows no value (false or enum: []) yet is required, so no call can pass; left out'
+            : 'allows no value (false or enum: []); left out',
+        );
+        continue;
+      }
+      kept.add(key);
       this.#properties++;
       const child = this.node(
         isPlainObject(value) ? value : {},
@@ -434,10 +466,10 @@ class Walk extends Inlining {
       for (const key of ['patternProperties', 'propertyNames', 'unevaluatedProperties']) {
         if (schema[key] !== undefined) this.block(path, `${key} (strict objects are closed)`);
       }
-      put(out, 'required', Object.keys(source));
+      put(out, 'required', [...kept]);
       put(out, 'additionalProperties', false);
     } else {
-      const listed = [...required].filter((key) => Object.hasOwn(source, key));
+      const listed = [...required].filter((key) => kept.has(key));
       if (listed.length > 0) put(out, 'required', listed);
       if (extra !== undefined) {
         if (!rules.keywords.has('additionalProperties'))

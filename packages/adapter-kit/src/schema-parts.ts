@@ -253,3 +253,52 @@ export function clip(value: unknown): string {
   const json = (JSON.stringify(value) as string | undefined) ?? String(value);
   return json.length <= MAX_NOTE_VALUE ? json : `${json.slice(0, MAX_NOTE_VALUE)}…`;
 }
+
+/** Whether a schema allows no value at all: `false`, or an empty `enum`. */
+export function allowsNothing(schema: unknown): boolean {
+  return (
+    schema === false ||
+    (isPlainObject(schema) && Array.isArray(schema.enum) && schema.enum.length === 0)
+  );
+}
+
+/**
+ * `schema` with its enum written for a target whose enums hold strings alone and whose schemas
+ * each need a type (Gemini's): an enum's `null` taken out, said by `nullable: true` instead of
+ * lost with the enum moved into the description; an untyped enum of scalars typed by its values
+ * (`[1, 2]` an INTEGER, not any scalar).
+ */
+export function typedEnum(schema: Json): Json {
+  const values: unknown = schema.enum;
+  if (!Array.isArray(values)) return schema;
+  const rest = values.filter((value) => value !== null);
+  const nullable = rest.length < values.length;
+  const { enum: _enum, ...others } = schema;
+  const types = typesOf(schema);
+  if (types !== undefined) {
+    if (!nullable) return schema;
+    // A null the type refuses is no value of the schema; one it allows is said by `nullable`.
+    if (rest.length > 0) return { ...others, enum: rest };
+    return types.includes('null') ? { ...others, type: 'null' } : schema;
+  }
+  if (nullable && rest.length === 0) return { ...others, type: 'null' };
+  const kinds = new Set(rest.map(jsonType));
+  // Integers among numbers are numbers.
+  if (kinds.has('number')) kinds.delete('integer');
+  // Without a null to keep, only scalars are typed: objects and arrays stay any scalar as before.
+  if (!nullable && [...kinds].some((kind) => !SCALARS.has(kind))) return schema;
+  if (rest.length === 0) return schema;
+  return { ...others, enum: rest, type: nullable ? [...kinds, 'null'] : [...kinds] };
+}
+
+const SCALARS: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
+
+/**
+ * The most items an array whose `items` allow no value may hold: as many as its tuple has
+ * (`prefixItems`), or its own `maxItems` when lower.
+ */
+export function mostItems(schema: Json): number {
+  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0;
+  const own = schema.maxItems;
+  return typeof own === 'number' && own < tuple ? own : tuple;
+}

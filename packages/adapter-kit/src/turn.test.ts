@@ -171,6 +171,18 @@ describe('runCalls', () => {
     }
   });
 
+  it('refuses a timeout past what a timer keeps, which ended every call as it started', async () => {
+    // Node fires a timer set past 2^31 - 1 ms after 1 ms: each call was answered `timeout`.
+    await expect(
+      runCalls(source, [call('wait', '{}')], exposed.resolve, { timeoutMs: 2 ** 31 }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
+    // No limit stays no limit.
+    const [waited] = await runCalls(source, [call('wait', '{}')], exposed.resolve, {
+      timeoutMs: Number.POSITIVE_INFINITY,
+    });
+    expect(waited).toMatchObject({ isError: false });
+  });
+
   it('runs at most `concurrency` calls at once', async () => {
     peak = 0;
     const calls = Array.from({ length: 10 }, (_, i) => call('wait', '{}', `w${i}`));

@@ -2,6 +2,7 @@ import {
   inexactInteger,
   inexactIntegerMessage,
   isPlainObject,
+  MAX_TIMER_MS,
   ToolError,
   whenAborted,
 } from '@toolplane/toolmodel';
@@ -133,7 +134,8 @@ export const DEFAULT_CONCURRENCY = 8;
  * `maxTurnOutputChars`, shared fairly.
  *
  * @throws {ToolError} `cancelled` when `options.signal` aborts; `invalid_argument` for a
- * `concurrency` that is not a positive integer, a `timeoutMs` that is not a number of 0 or more,
+ * `concurrency` that is not a positive integer, a `timeoutMs` that is not a number of 0 or more
+ * (past 2^31 − 1 only `Infinity`, no limit),
  * or a `maxOutputChars` or `maxTurnOutputChars` that is not a whole number of 1 or more.
  */
 export async function runCalls(
@@ -150,10 +152,16 @@ export async function runCalls(
     );
   }
   const limit = options.timeoutMs ?? 0;
-  if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) {
+  // Infinity is no limit, as 0 is; a finite one past a timer's reach fired at once (Node's 1 ms).
+  if (
+    typeof limit !== 'number' ||
+    Number.isNaN(limit) ||
+    limit < 0 ||
+    (Number.isFinite(limit) && limit > MAX_TIMER_MS)
+  ) {
     throw new ToolError(
       'invalid_argument',
-      `timeoutMs must be 0 or more milliseconds, not ${String(limit)}`,
+      `timeoutMs must be 0 (no limit) or more milliseconds, at most ${String(MAX_TIMER_MS)} (about 24.8 days), not ${String(limit)}`,
     );
   }
   const maxOutputChars = maxOutputCharsOf(options.maxOutputChars);

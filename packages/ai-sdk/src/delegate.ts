@@ -1,6 +1,18 @@
-import { callThrough, passes, type ToolFilter, type ToolSource } from '@toolplane/adapter-kit';
+import {
+  callThrough,
+  checkAdapterOptions,
+  passes,
+  type ToolFilter,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
 import type { Resource, ToolkitDelegate, ToolkitEvent, ToolkitPrompt } from '@toolplane/toolkit';
-import { createValidator, ToolError, type JsonSchema } from '@toolplane/toolmodel';
+import {
+  createValidator,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+  type JsonSchema,
+} from '@toolplane/toolmodel';
 import {
   generateText,
   jsonSchema,
@@ -16,7 +28,7 @@ import { toModelMessages } from './prompt-messages.js';
 import { resolvePromptTools } from './prompt-tools.js';
 import { providerOf, thinkingOptions } from './thinking.js';
 import { toAiSdkTools } from './tools.js';
-import type { AiSdkToolsOptions } from './tools-options.js';
+import { AI_SDK_TOOLS_OPTION_KEYS, type AiSdkToolsOptions } from './tools-options.js';
 
 /** What a {@link AgentModelChooser} is asked: the model and provider a prompt names. */
 export interface AgentModelRequest {
@@ -64,6 +76,19 @@ export interface AiSdkDelegateOptions {
 /** Steps a prompt may take when neither it nor the options set a limit. */
 export const DEFAULT_AGENT_STEPS = 10;
 
+const KNOWN = optionKeys<AiSdkDelegateOptions>({
+  source: true,
+  chooseModel: true,
+  maxSteps: true,
+  tools: true,
+  maxRetries: true,
+  onStepFinish: true,
+  onEvent: true,
+});
+
+// The delegate passes each call's own signal.
+const TOOLS_KEYS = AI_SDK_TOOLS_OPTION_KEYS.filter((key) => key !== 'signal');
+
 let outputValidator: ReturnType<typeof createValidator> | undefined;
 
 /**
@@ -75,7 +100,9 @@ let outputValidator: ReturnType<typeof createValidator> | undefined;
  * otherwise the answer is the model's text. The call's signal aborts the model and the tool calls
  * in flight; tool calls nest under the prompt's call, so `maxCallDepth` holds.
  *
- * @throws {ToolError} `invalid_argument` for a `maxSteps` that is not a positive integer. From
+ * @throws {ToolError} `invalid_argument` for an option it does not know (or one of `tools` that
+ * {@link toAiSdkTools} refuses), a `maxSteps` that is not a positive integer, or a `maxRetries`
+ * that is not a whole number of 0 or more. From
  * the delegate's `call`: `not_found` when `chooseModel` gives no model for the prompt's model and
  * provider; `invalid_prompt` when its `tools` name a tool the toolkit lacks or two tools at once; `step_limit_exceeded`
  * when the model still calls tools at the last step; `call_depth_exceeded` for a prompt → tool →
@@ -84,8 +111,20 @@ let outputValidator: ReturnType<typeof createValidator> | undefined;
  * model's and `chooseModel`'s own errors; the toolkit's codes for a prompt that fails to render.
  */
 export function createAiSdkDelegate(options: AiSdkDelegateOptions): ToolkitDelegate {
+  refuseUnknownOptions(options, KNOWN, 'createAiSdkDelegate');
+  if (options.tools !== undefined) {
+    checkAdapterOptions(options.tools, TOOLS_KEYS, 'createAiSdkDelegate: tools');
+  }
   if (options.maxSteps !== undefined && !isStepLimit(options.maxSteps)) {
     throw new ToolError('invalid_argument', `maxSteps must be a positive integer`);
+  }
+  const { maxRetries } = options;
+  if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
+    // generateText would refuse it on every call of every prompt, not here where it was given.
+    throw new ToolError(
+      'invalid_argument',
+      `createAiSdkDelegate: maxRetries must be a whole number of 0 or more, got ${String(maxRetries)}`,
+    );
   }
   const { onEvent } = options;
   return {

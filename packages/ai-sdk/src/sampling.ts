@@ -3,7 +3,7 @@ import type {
   UpstreamRequestContext,
   UpstreamRequestHandler,
 } from '@toolplane/toolkit';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import {
   generateText,
   type AssistantContent,
@@ -30,6 +30,8 @@ export interface AiSdkSamplingOptions {
   readonly maxTokensCap?: number;
 }
 
+const KNOWN = optionKeys<AiSdkSamplingOptions>({ maxTokensCap: true });
+
 /**
  * An upstream request handler (for `createToolkit({ upstreamRequests })` or a connector) that
  * answers MCP servers' `sampling/createMessage` with an AI SDK language model through
@@ -38,6 +40,9 @@ export interface AiSdkSamplingOptions {
  * `chooser` when a chooser is given instead of a model. Cancelling the request (the server's
  * `notifications/cancelled`, or the connection ending) aborts the generation.
  *
+ * Throws `invalid_argument` at once for an option it does not know, or a `maxTokensCap` that is
+ * not a whole number of 1 or more.
+ *
  * @throws {ToolError} `invalid_argument` for an elicitation request (the handler offers sampling
  * only) or a message it cannot read; the model's own errors are wrapped as `execution`.
  */
@@ -45,6 +50,14 @@ export function createAiSdkSamplingHandler(
   model: LanguageModel | ModelChooser,
   options: AiSdkSamplingOptions = {},
 ): UpstreamRequestHandler {
+  refuseUnknownOptions(options, KNOWN, 'createAiSdkSamplingHandler');
+  const cap = options.maxTokensCap;
+  if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 1)) {
+    throw new ToolError(
+      'invalid_argument',
+      `createAiSdkSamplingHandler: maxTokensCap must be a whole number of 1 or more, got ${String(cap)}`,
+    );
+  }
   return {
     capabilities: { sampling: true },
     async handle(request: UpstreamRequest, context: UpstreamRequestContext) {
@@ -57,7 +70,6 @@ export function createAiSdkSamplingHandler(
       const params = request.params;
       const chosen =
         typeof model === 'function' ? await model(params.modelPreferences, params) : model;
-      const cap = options.maxTokensCap;
       const maxOutputTokens =
         cap === undefined ? params.maxTokens : Math.min(cap, params.maxTokens);
       let result;

@@ -1,10 +1,12 @@
 import {
   approvalPredicate,
+  joinOptionKeys,
+  NAME_TOOLS_OPTION_KEYS,
   type CodeModeRunner,
   type NameToolsOptions,
 } from '@toolplane/adapter-kit';
 import type { ApprovalRules } from '@toolplane/toolrun';
-import type { Tool as ToolmodelTool } from '@toolplane/toolmodel';
+import { optionKeys, type Tool as ToolmodelTool } from '@toolplane/toolmodel';
 import type { ModelOutputOptions } from './results.js';
 
 // The options of `toAiSdkTools`, in a module of their own: search mode takes them too, and
@@ -42,6 +44,20 @@ export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions 
   readonly meta?: Record<string, unknown>;
   readonly signal?: AbortSignal;
 }
+
+/** Every key of {@link AiSdkToolsOptions}. */
+export const AI_SDK_TOOLS_OPTION_KEYS = joinOptionKeys(
+  NAME_TOOLS_OPTION_KEYS,
+  optionKeys<Omit<AiSdkToolsOptions, keyof NameToolsOptions>>({
+    maxOutputChars: true,
+    mode: true,
+    codeMode: true,
+    progress: true,
+    needsApproval: true,
+    meta: true,
+    signal: true,
+  }),
+);
 
 /**
  * `needsApproval` as a function or a flag: a policy object becomes its predicate (its globs

@@ -1,4 +1,9 @@
-import { checkArguments, nameTools, type ToolSource } from '@toolplane/adapter-kit';
+import {
+  checkAdapterOptions,
+  checkArguments,
+  nameTools,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
@@ -6,7 +11,7 @@ import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
 import { outputOf, toModelOutput, type AiSdkToolOutput } from './results.js';
 import { codeModeTools } from './code-mode.js';
 import { searchModeTools } from './search-mode.js';
-import { approvalPick, type AiSdkToolsOptions } from './tools-options.js';
+import { AI_SDK_TOOLS_OPTION_KEYS, approvalPick, type AiSdkToolsOptions } from './tools-options.js';
 
 /** One toolplane tool in an AI SDK {@link ToolSet}. */
 export type AiSdkTool = Tool<Record<string, unknown>, AiSdkToolOutput>;
@@ -18,7 +23,8 @@ export type AiSdkTool = Tool<Record<string, unknown>, AiSdkToolOutput>;
  * with the step's abort signal, reports MCP progress as preliminary results, and tells the model
  * its result with `toModelOutput` (text, JSON, media; a failure as an error it can read).
  *
- * @throws {ToolError} `cancelled` when `signal` aborts; the index's codes for a listing that fails.
+ * @throws {ToolError} `invalid_argument` for an option it does not know (or a selector, a naming
+ * key, a `mode`); `cancelled` when `signal` aborts; the index's codes for a listing that fails.
  */
 export function toAiSdkTools(
   source: ToolSource,
@@ -29,6 +35,7 @@ export function toAiSdkTools(
 }
 
 function buildTools(source: ToolSource, given: AiSdkToolsOptions): ToolSet {
+  checkAdapterOptions(given, AI_SDK_TOOLS_OPTION_KEYS, 'toAiSdkTools');
   checkArguments(source, given, 'toAiSdkTools');
   if (given.signal?.aborted === true) {
     throw new ToolError('cancelled', 'listing tools for the AI SDK was cancelled');

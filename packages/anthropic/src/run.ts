@@ -1,7 +1,12 @@
 import {
   acceptedPart,
+  checkAdapterCall,
+  EXPOSE_OPTION_KEYS,
   exposedOf,
+  joinOptionKeys,
+  kindOf,
   runCalls,
+  RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
   type ExposedTools,
   type RunCallsOptions,
@@ -13,7 +18,8 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { toAnthropicTools, type AnthropicToolsOptions } from './tools.js';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
+import { anthropicTools, type AnthropicToolsOptions } from './tools.js';
 
 /** Options of {@link runToolUses}. */
 export interface RunToolUsesOptions extends RunCallsOptions, AnthropicToolsOptions {
@@ -23,6 +29,14 @@ export interface RunToolUsesOptions extends RunCallsOptions, AnthropicToolsOptio
    */
   readonly tools?: readonly object[];
 }
+
+const RUN_OPTION_KEYS = joinOptionKeys(
+  RUN_CALLS_OPTION_KEYS,
+  EXPOSE_OPTION_KEYS,
+  optionKeys<Omit<RunToolUsesOptions, keyof RunCallsOptions | keyof AnthropicToolsOptions>>({
+    tools: true,
+  }),
+);
 
 /** A Messages API message (its `content` blocks and `stop_reason`), or the blocks themselves. */
 export type AnthropicTurn =
@@ -52,16 +66,28 @@ const JSON_BUF = '__json_buf';
  * timeout. A message that stopped at a token limit (`max_tokens`) while writing its last
  * `tool_use` gets that call answered as cut off, never run. Nothing but cancellation is thrown.
  *
- * @throws {ToolError} `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for a message that is none, an option it does not know,
+ * or one {@link toAnthropicTools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
  */
 export async function runToolUses(
   source: ToolSource,
   message: AnthropicTurn,
   options: RunToolUsesOptions = {},
 ): Promise<ToolResultBlockParam[]> {
-  const blocks: readonly { readonly type: string }[] = Array.isArray(message)
+  checkAdapterCall(source, options, RUN_OPTION_KEYS, 'runToolUses');
+  const given: unknown = Array.isArray(message)
     ? message
-    : (message as { content: readonly { type: string }[] }).content;
+    : (message as { content?: unknown } | null | undefined)?.content;
+  if (
+    !Array.isArray(given) ||
+    !given.every((block) => typeof block === 'object' && block !== null)
+  ) {
+    throw new ToolError(
+      'invalid_argument',
+      `runToolUses takes a Messages API message ({ content: [...] }) or its content blocks, got ${kindOf(message)}`,
+    );
+  }
+  const blocks = given as readonly { readonly type: string }[];
   const stop: unknown = Array.isArray(message)
     ? undefined
     : (message as { stop_reason?: unknown }).stop_reason;
@@ -83,7 +109,7 @@ export async function runToolUses(
     });
   });
   if (calls.length === 0) return [];
-  const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
+  const exposed = exposedOf(options.tools) ?? listExposed(source, options);
   return (await runCalls(source, calls, exposed, options)).map(toToolResult);
 }
 
@@ -119,6 +145,6 @@ function toToolResult(outcome: CallOutcome): ToolResultBlockParam {
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
-async function listExposed(source: ToolSource, options: RunToolUsesOptions): Promise<ExposedTools> {
-  return exposedOf(await toAnthropicTools(source, options)) as ExposedTools;
+function listExposed(source: ToolSource, options: RunToolUsesOptions): ExposedTools {
+  return exposedOf(anthropicTools(source, options)) as ExposedTools;
 }

@@ -31,6 +31,8 @@ beforeAll(() => {
   // One worker, so that the run after a failure is on the same sandbox engine.
   code = createCodeMode(toolkit, {
     memoryLimitBytes: MEMORY,
+    // Enough searches at once for their answers to pass the memory bound first.
+    maxSearches: 100_000,
     maxConcurrentRuns: 1,
     timeoutMs: 60_000,
   });

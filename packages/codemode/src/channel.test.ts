@@ -12,6 +12,7 @@ const limits = {
   memoryLimitBytes: CODE_MODE_DEFAULTS.memoryLimitBytes,
   maxStackBytes: CODE_MODE_DEFAULTS.maxStackBytes,
   maxToolCalls: 10_000,
+  maxSearches: CODE_MODE_DEFAULTS.maxSearches,
   maxLogBytes: CODE_MODE_DEFAULTS.maxLogBytes,
   maxResultBytes: CODE_MODE_DEFAULTS.maxResultBytes,
 };

@@ -1,3 +1,4 @@
+import { checkRunOptions, checkSearchOptions } from './call-options.js';
 import { AsyncResource } from 'node:async_hooks';
 import {
   asToolError,
@@ -44,6 +45,11 @@ export interface CodeModeOptions {
   readonly maxStackBytes?: number;
   /** Tool calls one run may make (default 1,000). */
   readonly maxToolCalls?: number;
+  /**
+   * Calls of `search()` one run may make (default 100): each searches the catalogue on the
+   * host's thread, so a loop of them would hold a shared gateway's CPU until `timeoutMs`.
+   */
+  readonly maxSearches?: number;
   /**
    * Tool calls one run may have in flight at once (default 8); more wait in the run, in the
    * order made, for one to end (their wait counts in `timeoutMs`).
@@ -105,7 +111,8 @@ export interface CodeMode {
    * Finds tools the program may call, as `search(query)` does inside it: ID, title,
    * description, tags and `call`, the path to call it by (`tools.ns.name`).
    *
-   * @throws {ToolError} `invalid_argument` for a bad limit; `cancelled` when `signal` aborts.
+   * @throws {ToolError} `invalid_argument` for a bad limit or an option it does not take;
+   * `cancelled` when `signal` aborts.
    */
   search(
     query: string,
@@ -115,9 +122,10 @@ export interface CodeMode {
    * Runs `program`, the body of an async function, in a fresh sandbox context (one sent whole
    * inside a Markdown code fence runs as the code inside).
    *
-   * @throws {CodeModeError} `invalid_argument` when it does not parse (with `line`, `column`);
+   * @throws {CodeModeError} `invalid_argument` for an option it does not take (a bound is set
+   * per code mode), or a program that does not parse (with `line`, `column`);
    * `execution` for an uncaught throw (with `line` when known) or a value that is not JSON;
-   * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, log or
+   * `timeout` past `timeoutMs`; `resource_exhausted` past the memory, stack, call, search, log or
    * result bound, or for a value nested deeper than 1,000 levels; `cancelled` when `signal` aborts or {@link CodeMode.close} ends the run;
    * `internal` when the sandbox itself fails, or for a run that waited for a worker (or began)
    * once code mode was closed.
@@ -136,6 +144,7 @@ export const CODE_MODE_DEFAULTS = {
   memoryLimitBytes: 64 << 20,
   maxStackBytes: 512 << 10,
   maxToolCalls: 1_000,
+  maxSearches: 100,
   maxConcurrentCalls: 8,
   maxLogBytes: 64 << 10,
   maxResultBytes: 1 << 20,
@@ -153,6 +162,7 @@ const KNOWN = optionKeys<CodeModeOptions>({
   memoryLimitBytes: true,
   maxStackBytes: true,
   maxToolCalls: true,
+  maxSearches: true,
   maxConcurrentCalls: true,
   maxLogBytes: true,
   maxResultBytes: true,
@@ -257,6 +267,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
       MAX_STACK_BYTES,
     ),
     maxToolCalls: positive('maxToolCalls', options.maxToolCalls, defaults.maxToolCalls),
+    maxSearches: positive('maxSearches', options.maxSearches, defaults.maxSearches),
     maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
     maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
   };
@@ -325,6 +336,7 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
   async function run(sent: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
     if (typeof sent !== 'string')
       throw new CodeModeError('invalid_argument', 'the program must be text');
+    checkRunOptions(runOptions);
     const program = unfenced(sent);
     const { signal, meta, sessionKey } = runOptions;
     if (signal?.aborted === true)
@@ -467,7 +479,11 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     declarations: () => declared(),
     describe: (id) => declared(id),
     tools: () => exposed().api,
-    search: (query, options = {}) => find(query, pathsOf(exposed().api), options),
+    search: (query, options = {}) =>
+      Promise.resolve().then(() => {
+        checkSearchOptions(options);
+        return find(query, pathsOf(exposed().api), options);
+      }),
     run,
     close: () => pool.close(),
   };

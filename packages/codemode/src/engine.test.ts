@@ -80,6 +80,7 @@ const limits = {
   memoryLimitBytes: CODE_MODE_DEFAULTS.memoryLimitBytes,
   maxStackBytes: CODE_MODE_DEFAULTS.maxStackBytes,
   maxToolCalls: CODE_MODE_DEFAULTS.maxToolCalls,
+  maxSearches: CODE_MODE_DEFAULTS.maxSearches,
   maxLogBytes: CODE_MODE_DEFAULTS.maxLogBytes,
   maxResultBytes: CODE_MODE_DEFAULTS.maxResultBytes,
 };

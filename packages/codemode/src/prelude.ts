@@ -10,7 +10,8 @@
 //
 // Tags of `finish`'s answer: `V` + JSON (a value), `U` (no value), `T` + name, message and
 // stack of an uncaught throw (each led by its length and a colon, so that no `toJSON` or
-// prototype the program changed can garble them), `N` + text (a value that is not JSON).
+// prototype the program changed can garble them), `N` + text (a value that is not JSON), `Z` (a
+// thrown `null`, which QuickJS throws itself when it is out of memory: the host tells which).
 
 import type { HostCall } from './protocol.js';
 
@@ -60,8 +61,8 @@ export function unpackCalls(packed: string): HostCall[] | undefined {
  */
 export const MAX_ERROR_TEXT = 8_192;
 
-/** The prelude's source: a function of the host functions, the tool list and the call bound. */
-export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls) {
+/** The prelude's source: a function of the host functions, the tool list and the call bounds. */
+export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToolCalls, maxSearches) {
   'use strict';
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -142,6 +143,7 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
   let outbox = create(null);
   let queued = 0;
   let toolCalls = 0;
+  let searches = 0;
   const drain = () => {
     let packed = '';
     for (let i = 0; i < queued; i++) packed += outbox[i].length + ':' + outbox[i];
@@ -156,7 +158,8 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
     const answer = new PromiseType((resolve, reject) => {
       waiting[id] = [resolve, reject];
     });
-    if (op === 'tool' && ++toolCalls > maxToolCalls) hostFull();
+    if (op === 'tool' && ++toolCalls > maxToolCalls) hostFull('tool');
+    if (op === 'search' && ++searches > maxSearches) hostFull('search');
     outbox[queued++] = op + ':' + id + ':' + target;
     outbox[queued++] = json === undefined ? '{}' : json;
     try {
@@ -240,6 +243,8 @@ export const PRELUDE = String.raw`(function (hostFull, hostLog, specJson, maxToo
     try {
       value = await makeProgram(tools, search, console)();
     } catch (thrown) {
+      // Told apart on the host: QuickJS throws null itself when it is out of memory.
+      if (thrown === null) return 'Z';
       const { name, message, stack } = describe(thrown);
       return 'T' + pack(name, message, stack);
     }

@@ -9,6 +9,7 @@ export interface SandboxLimits {
   readonly memoryLimitBytes: number;
   readonly maxStackBytes: number;
   readonly maxToolCalls: number;
+  readonly maxSearches: number;
   readonly maxLogBytes: number;
   readonly maxResultBytes: number;
 }

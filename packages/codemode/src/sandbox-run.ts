@@ -23,6 +23,12 @@ const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
 // means the program spent all of it.
 const ROOM = 64 << 10;
 
+// The free room in the engine's memory below which it counts as nearly full: an eighth of the
+// program's bound, at least 1 MiB. Between two of QuickJS's interrupts a chain of promises takes
+// well under that.
+const crowdedBelow = (memoryLimitBytes: number): number =>
+  Math.max(1 << 20, Math.floor(memoryLimitBytes / 8));
+
 // How deep the program's value may nest. It is parsed and written as JSON again on the host
 // (run_code's answer, a gateway's response), whose JSON.stringify recurses and runs out of stack
 // a few thousand levels down, less on a deep stack; no real value comes near this.
@@ -95,7 +101,15 @@ export class Run {
   /** Calls made since the last message to the main thread (packed), sent once the pump is done. */
   outbox = '';
   logBytes = 0;
+  /**
+   * Whether the engine's memory was found nearly full while the program ran (looked at on
+   * QuickJS's interrupts until found). QuickJS throws `null` when it has no room left even for
+   * its "out of memory" error, and by the time that `null` reaches the program's end the memory
+   * is free again: this is what tells it from a `null` the program threw itself.
+   */
+  crowded = false;
   calls = 0;
+  searches = 0;
   fatal: Failure | undefined;
   result: QuickJSHandle | undefined;
   ended = false;
@@ -113,9 +127,11 @@ export class Run {
     this.vm = sandbox.vm;
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
-    this.runtime.setInterruptHandler(
-      () => this.fatal !== undefined || Atomics.load(link.control, STOP) !== 0,
-    );
+    const margin = crowdedBelow(limits.memoryLimitBytes);
+    this.runtime.setInterruptHandler(() => {
+      if (!this.crowded && !link.engine.fits(margin)) this.crowded = true;
+      return this.fatal !== undefined || Atomics.load(link.control, STOP) !== 0;
+    });
   }
 
   exhaust(message: string): void {
@@ -149,17 +165,20 @@ export class Run {
       return;
     }
     for (const { op } of calls) {
-      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full();
+      if (op === 'tool' && ++this.calls > this.limits.maxToolCalls) this.full('tool');
+      if (op === 'search' && ++this.searches > this.limits.maxSearches) this.full('search');
     }
     if (this.fatal !== undefined) return;
     this.inFlight += calls.length;
     this.outbox += packed;
   }
 
-  /** The program passed its call bound: the interrupt handler stops it at once. */
-  full(): void {
+  /** The program passed its call or search bound: the interrupt handler stops it at once. */
+  full(op: 'tool' | 'search'): void {
     this.exhaust(
-      `the program made more than ${String(this.limits.maxToolCalls)} tool calls (maxToolCalls); make fewer calls in one run`,
+      op === 'search'
+        ? `the program made more than ${String(this.limits.maxSearches)} searches (maxSearches); search once and reuse what it found`
+        : `the program made more than ${String(this.limits.maxToolCalls)} tool calls (maxToolCalls); make fewer calls in one run`,
     );
   }
 
@@ -204,18 +223,19 @@ export class Run {
         };
       }
     }
-    const hostFull = vm.newFunction('hostFull', () => {
-      this.full();
+    const hostFull = vm.newFunction('hostFull', (op) => {
+      this.full(vm.typeof(op) === 'string' && vm.getString(op) === 'search' ? 'search' : 'tool');
     });
     const hostLog = vm.newFunction('hostLog', (level, text) => {
       this.hostLog(level, text);
     });
     const spec = vm.newString(toolsJson);
     const bound = vm.newNumber(this.limits.maxToolCalls);
+    const searchBound = vm.newNumber(this.limits.maxSearches);
     try {
       const setup = vm.unwrapResult(vm.evalCode(PRELUDE, PRELUDE_FILE, { type: 'global' }));
       const made = vm.unwrapResult(
-        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound),
+        vm.callFunction(setup, vm.undefined, hostFull, hostLog, spec, bound, searchBound),
       );
       setup.dispose();
       // Read before the program exists, so nothing it does to Array.prototype can interfere.
@@ -247,6 +267,7 @@ export class Run {
       hostLog.dispose();
       spec.dispose();
       bound.dispose();
+      searchBound.dispose();
     }
   }
 
@@ -259,6 +280,7 @@ export class Run {
     // the names read: that is the memory bound, whatever was thrown.
     if (!this.link.engine.fits(ROOM)) return this.failure('', 'out of memory', '', code);
     const { vm } = this;
+    if (vm.sameValue(error, vm.null)) return this.nullThrown();
     if (vm.typeof(error) !== 'object') {
       const dumped: unknown = vm.dump(error);
       return this.failure('', typeof dumped === 'string' ? dumped : String(dumped), '', code);
@@ -272,6 +294,14 @@ export class Run {
       return read;
     };
     return this.failure(text('name'), text('message'), text('stack'), code);
+  }
+
+  /** A thrown `null`: the memory bound when the memory ran short in the run, else the program's own. */
+  nullThrown(): Failure {
+    if (this.crowded || !this.link.engine.fits(ROOM)) {
+      return { ok: false, code: 'resource_exhausted', message: this.#exhausted('out of memory') };
+    }
+    return { ok: false, code: 'execution', message: 'the program threw null' };
   }
 
   /** QuickJS's word for a bound it reached, with the bound: what a program (or model) can act on. */
@@ -365,6 +395,8 @@ export class Run {
           };
         }
         return { ok: true, json: body };
+      case 'Z':
+        return this.nullThrown();
       case 'N':
         return {
           ok: false,

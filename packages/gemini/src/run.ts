@@ -2,8 +2,13 @@
    its wire types as classes, yet takes plain objects (its own docs write them as literals). */
 import {
   acceptedPart,
+  checkAdapterCall,
+  EXPOSE_OPTION_KEYS,
   exposedOf,
+  joinOptionKeys,
+  kindOf,
   runCalls,
+  RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
   type ExposedTools,
   type RunCallsOptions,
@@ -11,8 +16,8 @@ import {
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import type { FunctionCall, FunctionResponsePart, Part } from '@google/genai';
-import { isPlainObject } from '@toolplane/toolmodel';
-import { toGeminiTools, type GeminiToolsOptions } from './tools.js';
+import { isPlainObject, optionKeys, ToolError } from '@toolplane/toolmodel';
+import { geminiTools, type GeminiToolsOptions } from './tools.js';
 
 /** Options of {@link runFunctionCalls}. */
 export interface RunFunctionCallsOptions
@@ -23,6 +28,14 @@ export interface RunFunctionCallsOptions
    */
   readonly tools?: readonly object[];
 }
+
+const RUN_OPTION_KEYS = joinOptionKeys(
+  RUN_CALLS_OPTION_KEYS.filter((key) => key !== 'readsStructured'),
+  EXPOSE_OPTION_KEYS,
+  optionKeys<Omit<RunFunctionCallsOptions, keyof RunCallsOptions | keyof GeminiToolsOptions>>({
+    tools: true,
+  }),
+);
 
 /** A `generateContent` response (its `functionCalls`), or the function calls themselves. */
 export type GeminiTurn =
@@ -35,16 +48,29 @@ export type GeminiTurn =
  * tool's structured result or text, images as inline data parts, and `{ error }` for a failed
  * tool, malformed arguments, an unknown name or a timeout. Nothing but cancellation is thrown.
  *
- * @throws {ToolError} `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for a response that is none, an option it does not know,
+ * or one {@link toGeminiTools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
  */
 export async function runFunctionCalls(
   source: ToolSource,
   response: GeminiTurn,
   options: RunFunctionCallsOptions = {},
 ): Promise<Part[]> {
-  const functionCalls: readonly FunctionCall[] = Array.isArray(response)
-    ? response
-    : ((response as { functionCalls?: readonly FunctionCall[] }).functionCalls ?? []);
+  checkAdapterCall(source, options, RUN_OPTION_KEYS, 'runFunctionCalls');
+  // From JavaScript, a reply that failed may come as undefined or null.
+  const reply: unknown = response;
+  const given: unknown = Array.isArray(reply)
+    ? reply
+    : typeof reply === 'object' && reply !== null
+      ? ((reply as { functionCalls?: unknown }).functionCalls ?? [])
+      : undefined;
+  if (!Array.isArray(given) || !given.every((call) => isPlainObject(call))) {
+    throw new ToolError(
+      'invalid_argument',
+      `runFunctionCalls takes a generateContent response ({ functionCalls }) or its function calls, got ${kindOf(response)}`,
+    );
+  }
+  const functionCalls = given as readonly FunctionCall[];
   if (functionCalls.length === 0) return [];
   const calls = new Array<ToolCallRequest>(functionCalls.length);
   for (let i = 0; i < functionCalls.length; i++) {
@@ -52,7 +78,7 @@ export async function runFunctionCalls(
     // Gemini's API may leave the ID out; the order and the name then tie call and response.
     calls[i] = { callId: call.id ?? String(i), name: call.name ?? '', arguments: call.args };
   }
-  const exposed = exposedOf(options.tools) ?? (await listExposed(source, options));
+  const exposed = exposedOf(options.tools) ?? listExposed(source, options);
   // Gemini reads structured content as the output: the bounds count and cut it.
   const outcomes = await runCalls(source, calls, exposed, { ...options, readsStructured: true });
   const parts = new Array<Part>(outcomes.length);
@@ -111,9 +137,6 @@ function keptWhole(outcome: CallOutcome): boolean {
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
-async function listExposed(
-  source: ToolSource,
-  options: RunFunctionCallsOptions,
-): Promise<ExposedTools> {
-  return exposedOf(await toGeminiTools(source, options)) as ExposedTools;
+function listExposed(source: ToolSource, options: RunFunctionCallsOptions): ExposedTools {
+  return exposedOf(geminiTools(source, options)) as ExposedTools;
 }

@@ -1,5 +1,7 @@
 import {
   bindExposed,
+  checkAdapterCall,
+  EXPOSE_OPTION_KEYS,
   exposeTools,
   type ExposeOptions,
   type ToolSource,
@@ -18,7 +20,8 @@ export type GeminiToolsOptions = ExposeOptions;
  * Pass the same array to {@link runFunctionCalls} as `tools` so names map back without listing
  * again.
  *
- * @throws {ToolError} `cancelled` when `signal` is aborted; `conflict` when Gemini's name rule
+ * @throws {ToolError} `invalid_argument` for an option it does not know (or a selector, a
+ * naming key, a `mode`); `cancelled` when `signal` is aborted; `conflict` when Gemini's name rule
  * makes two names one; the index's codes for a failed listing.
  */
 export function toGeminiTools(
@@ -26,21 +29,25 @@ export function toGeminiTools(
   options: GeminiToolsOptions = {},
 ): Promise<Tool[]> {
   return Promise.resolve().then(() => {
-    const exposed = exposeTools(source, 'gemini', options);
-    const functionDeclarations = exposed.tools.map((tool): FunctionDeclaration => {
-      const { properties } = tool.schema.schema;
-      // A function without parameters leaves them out: Gemini refuses an OBJECT without properties.
-      const none =
-        typeof properties === 'object' &&
-        properties !== null &&
-        Object.keys(properties).length === 0;
-      return {
-        name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        ...(none ? {} : { parameters: tool.schema.schema }),
-      };
-    });
-    const list: Tool[] = functionDeclarations.length === 0 ? [] : [{ functionDeclarations }];
-    return bindExposed(list, exposed);
+    checkAdapterCall(source, options, EXPOSE_OPTION_KEYS, 'toGeminiTools');
+    return geminiTools(source, options);
   });
+}
+
+/** {@link toGeminiTools} for options checked already (a run's, which has keys of its own). */
+export function geminiTools(source: ToolSource, options: GeminiToolsOptions): Tool[] {
+  const exposed = exposeTools(source, 'gemini', options);
+  const functionDeclarations = exposed.tools.map((tool): FunctionDeclaration => {
+    const { properties } = tool.schema.schema;
+    // A function without parameters leaves them out: Gemini refuses an OBJECT without properties.
+    const none =
+      typeof properties === 'object' && properties !== null && Object.keys(properties).length === 0;
+    return {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(none ? {} : { parameters: tool.schema.schema }),
+    };
+  });
+  const list: Tool[] = functionDeclarations.length === 0 ? [] : [{ functionDeclarations }];
+  return bindExposed(list, exposed);
 }

@@ -1,4 +1,10 @@
-import type { CodeModeRunner, NameToolsOptions } from '@toolplane/adapter-kit';
+import {
+  joinOptionKeys,
+  NAME_TOOLS_OPTION_KEYS,
+  type CodeModeRunner,
+  type NameToolsOptions,
+} from '@toolplane/adapter-kit';
+import { optionKeys } from '@toolplane/toolmodel';
 import type { MessageContentOptions } from './results.js';
 
 // The options of `toLangChainTools`, in a module of their own: search mode takes them too, and
@@ -30,3 +36,17 @@ export interface LangChainToolsOptions extends NameToolsOptions, MessageContentO
   /** Cancels the listing. */
   readonly signal?: AbortSignal;
 }
+
+/** Every key of {@link LangChainToolsOptions}. */
+export const LANGCHAIN_TOOLS_OPTION_KEYS = joinOptionKeys(
+  NAME_TOOLS_OPTION_KEYS,
+  optionKeys<Omit<LangChainToolsOptions, keyof NameToolsOptions>>({
+    maxOutputChars: true,
+    media: true,
+    mode: true,
+    codeMode: true,
+    throwOnError: true,
+    meta: true,
+    signal: true,
+  }),
+);

@@ -1,11 +1,17 @@
-import { callThrough, checkArguments, nameTools, type ToolSource } from '@toolplane/adapter-kit';
+import {
+  callThrough,
+  checkAdapterOptions,
+  checkArguments,
+  nameTools,
+  type ToolSource,
+} from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { toLangChainResult } from './results.js';
 import { codeModeTools } from './code-mode.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
-import type { LangChainToolsOptions } from './tools-options.js';
+import { LANGCHAIN_TOOLS_OPTION_KEYS, type LangChainToolsOptions } from './tools-options.js';
 
 /**
  * The tools of a toolkit, or of a runner with its index, as LangChain structured tools for
@@ -16,7 +22,9 @@ import type { LangChainToolsOptions } from './tools-options.js';
  * RunnableConfig's `signal` cancels the call upstream (an MCP server receives
  * `notifications/cancelled`); callbacks hear the run and its MCP progress.
  *
- * @throws {ToolError} `cancelled` when `signal` aborts; the index's codes for a listing that fails.
+ * @throws {ToolError} `invalid_argument` for an option it does not know (or a selector, a naming
+ * key, a `mode`, a `media`); `cancelled` when `signal` aborts; the index's codes for a listing
+ * that fails.
  */
 export function toLangChainTools(
   source: ToolSource,
@@ -27,7 +35,15 @@ export function toLangChainTools(
 }
 
 function buildTools(source: ToolSource, options: LangChainToolsOptions): ToolplaneTool[] {
+  checkAdapterOptions(options, LANGCHAIN_TOOLS_OPTION_KEYS, 'toLangChainTools');
   checkArguments(source, options, 'toLangChainTools');
+  const { media } = options as { media?: unknown };
+  if (media !== undefined && media !== 'artifact' && media !== 'content') {
+    throw new ToolError(
+      'invalid_argument',
+      `toLangChainTools: media must be 'artifact' or 'content', got ${typeof media === 'string' ? JSON.stringify(media) : typeof media}`,
+    );
+  }
   if (options.signal?.aborted === true) {
     throw new ToolError('cancelled', 'listing tools for LangChain was cancelled');
   }

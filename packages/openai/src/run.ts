@@ -1,7 +1,10 @@
 import {
   acceptedPart,
   exposedOf,
+  joinOptionKeys,
+  kindOf,
   runCalls,
+  RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
   type ExposedTools,
   type RunCallsOptions,
@@ -16,7 +19,14 @@ import type {
   ResponseFunctionCallOutputItem,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import { toOpenAIResponsesTools, toOpenAITools, type OpenAIToolsOptions } from './tools.js';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
+import {
+  chatTools,
+  checkOpenAIOptions,
+  OPENAI_TOOLS_OPTION_KEYS,
+  responsesTools,
+  type OpenAIToolsOptions,
+} from './tools.js';
 
 /** Options of {@link runToolCalls}. */
 export interface RunToolCallsOptions extends RunCallsOptions, OpenAIToolsOptions {
@@ -26,6 +36,14 @@ export interface RunToolCallsOptions extends RunCallsOptions, OpenAIToolsOptions
    */
   readonly tools?: readonly object[];
 }
+
+const RUN_OPTION_KEYS = joinOptionKeys(
+  RUN_CALLS_OPTION_KEYS,
+  OPENAI_TOOLS_OPTION_KEYS,
+  optionKeys<Omit<RunToolCallsOptions, keyof RunCallsOptions | keyof OpenAIToolsOptions>>({
+    tools: true,
+  }),
+);
 
 /** A Chat Completions message, or a completion (its first choice is read). */
 export interface ChatTurn {
@@ -64,7 +82,8 @@ export type FunctionCallOutput = ResponseInputItem.FunctionCallOutput;
  * model as errors it can read, never thrown; so is a call the reply's token limit cut off
  * (`finish_reason: 'length'`, a function call `incomplete`), which is never run.
  *
- * @throws {ToolError} `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for a turn that is not an object, an option it does not
+ * know, or one {@link toOpenAITools} or the turn's bounds refuse; `cancelled` when `signal` aborts.
  */
 export function runToolCalls(
   source: ToolSource,
@@ -81,6 +100,15 @@ export async function runToolCalls(
   turn: ChatTurn | ResponsesTurn,
   options: RunToolCallsOptions = {},
 ): Promise<ChatCompletionMessageParam[] | FunctionCallOutput[]> {
+  checkOpenAIOptions(source, options, RUN_OPTION_KEYS, 'runToolCalls');
+  // From JavaScript, a reply that failed may come as undefined or null.
+  const given: unknown = turn;
+  if (typeof given !== 'object' || given === null) {
+    throw new ToolError(
+      'invalid_argument',
+      `runToolCalls takes a completion, its message or a Responses response, got ${kindOf(turn)}`,
+    );
+  }
   if ('output' in turn && Array.isArray(turn.output)) {
     const calls: ToolCallRequest[] = [];
     const reason = (turn as { incomplete_details?: { reason?: unknown } | null }).incomplete_details
@@ -103,7 +131,7 @@ export async function runToolCalls(
           : {}),
       });
     }
-    const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'responses'));
+    const exposed = exposedOf(options.tools) ?? listExposed(source, options, 'responses');
     return (await runCalls(source, calls, exposed, options)).map((outcome) =>
       toFunctionCallOutput(forOpenAI(outcome)),
     );
@@ -127,20 +155,17 @@ export async function runToolCalls(
     });
   });
   if (calls.length === 0) return [];
-  const exposed = exposedOf(options.tools) ?? (await listExposed(source, options, 'chat'));
+  const exposed = exposedOf(options.tools) ?? listExposed(source, options, 'chat');
   return toChatMessages((await runCalls(source, calls, exposed, options)).map(forOpenAI));
 }
 
 /** The tools exposed when no list made by this package is passed: the source, listed again. */
-async function listExposed(
+function listExposed(
   source: ToolSource,
   options: RunToolCallsOptions,
   api: 'chat' | 'responses',
-): Promise<ExposedTools> {
-  const list =
-    api === 'chat'
-      ? await toOpenAITools(source, options)
-      : await toOpenAIResponsesTools(source, options);
+): ExposedTools {
+  const list = api === 'chat' ? chatTools(source, options) : responsesTools(source, options);
   return exposedOf(list) as ExposedTools;
 }
 

@@ -1,12 +1,16 @@
 import {
   bindExposed,
+  checkAdapterCall,
+  EXPOSE_OPTION_KEYS,
   exposeTools,
+  joinOptionKeys,
   type ExposedTool,
   type ExposeOptions,
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 
 /** Options of {@link toOpenAITools} and {@link toOpenAIResponsesTools}. */
 export interface OpenAIToolsOptions extends ExposeOptions {
@@ -25,6 +29,31 @@ export interface OpenAIToolReport {
   readonly strict: boolean;
   readonly reason?: string;
   readonly notes: readonly string[];
+}
+
+/** Every key of {@link OpenAIToolsOptions}. */
+export const OPENAI_TOOLS_OPTION_KEYS = joinOptionKeys(
+  EXPOSE_OPTION_KEYS,
+  optionKeys<Omit<OpenAIToolsOptions, keyof ExposeOptions>>({ strict: true }),
+);
+
+/**
+ * Checks what a function of this package was given: the source, the options' keys against
+ * `known`, and `strict`.
+ *
+ * @throws {ToolError} `invalid_argument` naming `where`.
+ */
+export function checkOpenAIOptions(
+  source: unknown,
+  options: unknown,
+  known: readonly string[],
+  where: string,
+): void {
+  checkAdapterCall(source, options, known, where);
+  const { strict } = options as { strict?: unknown };
+  if (strict !== undefined && typeof strict !== 'boolean') {
+    throw new ToolError('invalid_argument', `${where}: strict must be true or false`);
+  }
 }
 
 const reports = new WeakMap<object, readonly OpenAIToolReport[]>();
@@ -73,50 +102,68 @@ function described(tool: ExposedTool): { description?: string } {
  * description, and each schema converted for OpenAI (strict where possible). Pass the same array
  * to {@link runToolCalls} as `tools` so names map back without listing again.
  *
- * @throws {ToolError} `cancelled` when `signal` is aborted; the index's codes for a failed listing.
+ * @throws {ToolError} `invalid_argument` for an option it does not know (or a selector, or a
+ * `mode`), or a `strict` that is not a boolean; `cancelled` when `signal` is aborted; the
+ * index's codes for a failed listing.
  */
 export function toOpenAITools(
   source: ToolSource,
   options: OpenAIToolsOptions = {},
 ): Promise<ChatCompletionFunctionTool[]> {
   return Promise.resolve().then(() => {
-    const exposed = expose(source, options);
-    const list = exposed.tools.map((tool): ChatCompletionFunctionTool => ({
-      type: 'function',
-      function: {
-        name: tool.name,
-        ...described(tool),
-        parameters: tool.schema.schema,
-        strict: tool.schema.strict,
-      },
-    }));
-    report(list, exposed.tools);
-    return bindExposed(list, exposed);
+    checkOpenAIOptions(source, options, OPENAI_TOOLS_OPTION_KEYS, 'toOpenAITools');
+    return chatTools(source, options);
   });
+}
+
+/** {@link toOpenAITools} for options checked already (a run's, which has keys of its own). */
+export function chatTools(
+  source: ToolSource,
+  options: OpenAIToolsOptions,
+): ChatCompletionFunctionTool[] {
+  const exposed = expose(source, options);
+  const list = exposed.tools.map((tool): ChatCompletionFunctionTool => ({
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...described(tool),
+      parameters: tool.schema.schema,
+      strict: tool.schema.strict,
+    },
+  }));
+  report(list, exposed.tools);
+  return bindExposed(list, exposed);
 }
 
 /**
  * The same tools as Responses API function tools (`{ type: 'function', name, parameters,
  * strict }`).
  *
- * @throws {ToolError} `cancelled` when `signal` is aborted; the index's codes for a failed listing.
+ * @throws {ToolError} `invalid_argument` for options {@link toOpenAITools} refuses; `cancelled`
+ * when `signal` is aborted; the index's codes for a failed listing.
  */
 export function toOpenAIResponsesTools(
   source: ToolSource,
   options: OpenAIToolsOptions = {},
 ): Promise<FunctionTool[]> {
   return Promise.resolve().then(() => {
-    const exposed = expose(source, options);
-    const list = exposed.tools.map((tool): FunctionTool => ({
-      type: 'function',
-      name: tool.name,
-      ...described(tool),
-      parameters: tool.schema.schema,
-      strict: tool.schema.strict,
-    }));
-    report(list, exposed.tools);
-    return bindExposed(list, exposed);
+    checkOpenAIOptions(source, options, OPENAI_TOOLS_OPTION_KEYS, 'toOpenAIResponsesTools');
+    return responsesTools(source, options);
   });
+}
+
+/** {@link toOpenAIResponsesTools} for options checked already. */
+export function responsesTools(source: ToolSource, options: OpenAIToolsOptions): FunctionTool[] {
+  const exposed = expose(source, options);
+  const list = exposed.tools.map((tool): FunctionTool => ({
+    type: 'function',
+    name: tool.name,
+    ...described(tool),
+    parameters: tool.schema.schema,
+    strict: tool.schema.strict,
+  }));
+  report(list, exposed.tools);
+  return bindExposed(list, exposed);
 }
 
 /**
