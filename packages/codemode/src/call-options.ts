@@ -1,5 +1,5 @@
 import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
-import type { CodeModeOptions, CodeRunOptions } from './code-mode.js';
+import type { CodeModeOptions, CodeRunOptions } from './types.js';
 import { CodeModeError } from './errors.js';
 
 // The options of one run and of one search, checked as createCodeMode's are: a bound passed to

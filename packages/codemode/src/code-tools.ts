@@ -2,7 +2,7 @@ import {
   codeModeTools as kitCodeModeTools,
   type CodeModeTool as KitCodeModeTool,
 } from '@toolplane/adapter-kit';
-import type { CodeMode } from './code-mode.js';
+import type { CodeMode } from './types.js';
 
 // The three tools live in adapter-kit, which the gateway and every adapter share; this package
 // keeps its own names for them, as it published them first.

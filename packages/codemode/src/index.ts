@@ -6,7 +6,7 @@ export type {
   CodeRunOptions,
   CodeRunResult,
   FoundTool,
-} from './code-mode.js';
+} from './types.js';
 export { CodeModeError } from './errors.js';
 export type { CallStats, CodeModeErrorOptions } from './errors.js';
 export { identifierOf, NO_NAMESPACE } from './names.js';
