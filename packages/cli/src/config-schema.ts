@@ -240,6 +240,7 @@ export const codeModeSchema = z.strictObject({
   memoryLimitBytes: bound(4 * 1024 ** 3, '4 GiB'),
   maxStackBytes: bound(4 * 1024 ** 2, '4 MiB, the engine stack'),
   maxToolCalls: bound(1_000_000, 'a million'),
+  maxSearches: bound(1_000_000, 'a million'),
   maxConcurrentCalls: bound(1_000, 'a thousand'),
   maxLogBytes: bound(64 * 1024 ** 2, '64 MiB'),
   maxResultBytes: bound(64 * 1024 ** 2, '64 MiB'),

@@ -120,6 +120,17 @@ describe('toolplane run-code --timeout', () => {
     expect(json(wins).error.message).toMatch(/600 ms/);
   });
 
+  it("bounds a program's searches by the config's codeMode.maxSearches", async () => {
+    const bounded = join(dir, 'searches.config.json');
+    await writeFile(bounded, JSON.stringify({ store: 'memory', codeMode: { maxSearches: 2 } }));
+    const ran = await inProcess(
+      ['--config', bounded, 'run-code', '-', '--json'],
+      'for (let i = 0; i < 3; i++) await search("time"); return 1;',
+    );
+    expect(json(ran)).toMatchObject({ error: { code: 'resource_exhausted' } });
+    expect(json(ran).error.message).toContain('maxSearches');
+  });
+
   it('names a program file it cannot read, why, and how to pass a program inline', async () => {
     const ran = await inProcess(['run-code', 'return 1+1', '--json'], '');
     expect(ran.code).toBe(2);
