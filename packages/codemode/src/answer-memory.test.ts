@@ -2,6 +2,7 @@ import { createToolkit, defineTool } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { CodeModeError } from './errors.js';
+import { failureOf } from './testing/outcome.js';
 
 // Answers are copied into the sandbox's WebAssembly memory before QuickJS reads them. One that
 // cannot be given room there (a tool's huge text, the answers of thousands of searches at once)
@@ -41,14 +42,7 @@ afterAll(async () => {
   await code.close();
 });
 
-async function failure(program: string): Promise<CodeModeError> {
-  const error = await code.run(program).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(CodeModeError);
-  return error as CodeModeError;
-}
+const failure = (program: string): Promise<CodeModeError> => failureOf(program, code);
 
 async function stillWorks(): Promise<void> {
   const { value } = await code.run('return (await tools.builtin.add({ a: 2, b: 3 })).sum;');

@@ -8,7 +8,8 @@ import { CodeModeError } from './errors.js';
 const RUN_KEYS = optionKeys<CodeRunOptions>({ signal: true, meta: true, sessionKey: true });
 const SEARCH_KEYS = ['limit', 'signal'];
 
-const BOUND_KEYS = optionKeys<Omit<CodeModeOptions, 'filter'>>({
+/** Every key of {@link CodeModeOptions}: the compiler keeps the list and the type in step. */
+export const CODE_MODE_OPTION_KEYS = optionKeys<CodeModeOptions>({
   timeoutMs: true,
   memoryLimitBytes: true,
   maxStackBytes: true,
@@ -17,8 +18,10 @@ const BOUND_KEYS = optionKeys<Omit<CodeModeOptions, 'filter'>>({
   maxConcurrentCalls: true,
   maxLogBytes: true,
   maxResultBytes: true,
+  filter: true,
   maxConcurrentRuns: true,
 });
+const BOUND_KEYS = CODE_MODE_OPTION_KEYS.filter((key) => key !== 'filter');
 
 /** Where each bound a caller may pass to `run` is set instead. */
 const BOUNDS = Object.fromEntries(

@@ -1,4 +1,4 @@
-import { checkRunOptions, checkSearchOptions } from './call-options.js';
+import { checkRunOptions, checkSearchOptions, CODE_MODE_OPTION_KEYS } from './call-options.js';
 import { AsyncResource } from 'node:async_hooks';
 import {
   asToolError,
@@ -8,13 +8,7 @@ import {
   type ToolFilter,
   type ToolSource,
 } from '@toolplane/adapter-kit';
-import {
-  isPlainObject,
-  MAX_TIMER_MS,
-  optionKeys,
-  refuseUnknownOptions,
-  ToolError,
-} from '@toolplane/toolmodel';
+import { isPlainObject, MAX_TIMER_MS, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import { CallGate } from './call-gate.js';
 import { declarationsOf } from './declarations.js';
 import { CodeModeError, type CallStats } from './errors.js';
@@ -34,14 +28,7 @@ import type {
   FoundTool,
 } from './types.js';
 
-export type {
-  CodeMode,
-  CodeModeFilter,
-  CodeModeOptions,
-  CodeRunOptions,
-  CodeRunResult,
-  FoundTool,
-} from './types.js';
+export type * from './types.js';
 
 /** The defaults of {@link CodeModeOptions}. */
 export const CODE_MODE_DEFAULTS = {
@@ -62,18 +49,6 @@ export const CODE_MODE_DEFAULTS = {
  * recursion runs off the end of that stack into the engine's memory instead.
  */
 const MAX_STACK_BYTES = 4 << 20;
-const KNOWN = optionKeys<CodeModeOptions>({
-  timeoutMs: true,
-  memoryLimitBytes: true,
-  maxStackBytes: true,
-  maxToolCalls: true,
-  maxSearches: true,
-  maxConcurrentCalls: true,
-  maxLogBytes: true,
-  maxResultBytes: true,
-  filter: true,
-  maxConcurrentRuns: true,
-});
 
 function positive(
   name: string,
@@ -151,7 +126,7 @@ function failed(error: unknown, id: string): CallAnswer {
  * integer, a `maxStackBytes` past 4 MiB or a `timeoutMs` past 2,147,483,647 (about 24.8 days).
  */
 export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}): CodeMode {
-  refuseUnknownOptions(options, KNOWN, 'createCodeMode', {
+  refuseUnknownOptions(options, CODE_MODE_OPTION_KEYS, 'createCodeMode', {
     instead: {
       timeout: 'did you mean "timeoutMs"?',
       memoryLimit: 'did you mean "memoryLimitBytes"?',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { CodeModeError } from './errors.js';
 import { localToolkit } from './testing/local-toolkit.js';
+import { failureOf } from './testing/outcome.js';
 
 // QuickJS throws `null` when it has no memory left even for its "out of memory" error: a
 // program that chains promises without end ended as `execution` with the message "null".
@@ -19,14 +20,7 @@ afterAll(async () => {
   await code.close();
 });
 
-async function failure(program: string): Promise<CodeModeError> {
-  const error = await code.run(program).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(CodeModeError);
-  return error as CodeModeError;
-}
+const failure = (program: string): Promise<CodeModeError> => failureOf(program, code);
 
 const OUT_OF_MEMORY =
   'out of memory: the program needs more than its 16 MiB of memory (memoryLimitBytes); keep less at once';

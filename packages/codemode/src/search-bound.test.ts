@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { CodeModeError } from './errors.js';
 import { localToolkit } from './testing/local-toolkit.js';
+import { failureOf } from './testing/outcome.js';
 
 // search() inside a program ran the catalogue search on the main thread as often as the program
 // asked, bounded by nothing but the run's time: a loop of searches held a shared gateway's CPU
@@ -22,14 +23,7 @@ afterAll(async () => {
   await code.close();
 });
 
-async function failure(program: string): Promise<CodeModeError> {
-  const error = await code.run(program).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(CodeModeError);
-  return error as CodeModeError;
-}
+const failure = (program: string): Promise<CodeModeError> => failureOf(program, code);
 
 describe('maxSearches', () => {
   it('ends a program that searches in a loop as resource_exhausted, naming the bound', async () => {

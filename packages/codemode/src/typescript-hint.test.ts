@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 import { CodeModeError } from './errors.js';
 import { localToolkit } from './testing/local-toolkit.js';
+import { failureOf } from './testing/outcome.js';
 
 // A model reads the API as TypeScript declarations (describe_tool) and often writes TypeScript
 // back; QuickJS runs JavaScript and says only `SyntaxError: expecting ';'`.
@@ -14,14 +15,7 @@ afterAll(async () => {
   await code.close();
 });
 
-async function failure(program: string): Promise<CodeModeError> {
-  const error = await code.run(program).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(CodeModeError);
-  return error as CodeModeError;
-}
+const failure = (program: string): Promise<CodeModeError> => failureOf(program, code);
 
 describe('a program written in TypeScript', () => {
   it('is refused with a message saying the program is JavaScript', async () => {
