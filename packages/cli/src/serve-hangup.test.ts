@@ -12,17 +12,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   exited,
   listeningUrl,
-  SERVE_HTTP,
   startCli,
   stop,
-  useTempDir,
+  useServedConfigs,
   waitForStderr,
 } from './testing/cli-process.js';
 
-const dir = useTempDir('serve-hangup');
+const served = useServedConfigs('serve-hangup');
+const dir = served.dir;
 const fixture = fixtureCommand('stdio');
+// Commands other than serve, and servers a failing run may leave behind (by pid).
 const children: ChildProcess[] = [];
-// Servers a failing run may leave behind, by pid.
 const servers: number[] = [];
 
 afterEach(async () => {
@@ -31,11 +31,7 @@ afterEach(async () => {
 });
 
 async function serve(name: string, config: object): Promise<ChildProcess> {
-  const file = join(dir(), `${name}.json`);
-  await writeFile(file, JSON.stringify({ store: 'memory', builtins: false, ...config }));
-  const child = startCli([...SERVE_HTTP, '--config', file], { cwd: dir() });
-  children.push(child);
-  return child;
+  return (await served.serve(name, { store: 'memory', builtins: false, ...config })).child;
 }
 
 describe('SIGHUP to toolplane serve', { timeout: 60_000 }, () => {

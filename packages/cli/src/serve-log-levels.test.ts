@@ -3,45 +3,28 @@
 // log collector's alert looks for it.
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixtureCommand } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  listeningUrl,
-  SERVE_HTTP,
-  startCli,
-  stop,
-  useTempDir,
-  waitForStderr,
-} from './testing/cli-process.js';
+import { listeningUrl, useServedConfigs, waitForStderr } from './testing/cli-process.js';
 
-const dir = useTempDir('serve-log-levels');
+const served = useServedConfigs('serve-log-levels');
 const fixture = fixtureCommand('stdio');
-const children: ChildProcess[] = [];
 const clients: Client[] = [];
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
-  await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
 });
 
 /** Serves a config with the fixture as `fx` and `log` as given; returns it and its file. */
-async function serve(name: string, log: object): Promise<{ child: ChildProcess; file: string }> {
-  const file = join(dir(), `${name}.json`);
-  await writeFile(
-    file,
-    JSON.stringify({
-      mcpServers: { fx: { command: fixture.command, args: fixture.args } },
-      store: 'memory',
-      builtins: false,
-      pinning: 'warn',
-      log,
-    }),
-  );
-  const child = startCli([...SERVE_HTTP, '--config', file], { cwd: dir() });
-  children.push(child);
-  return { child, file };
+function serve(name: string, log: object): Promise<{ child: ChildProcess; file: string }> {
+  return served.serve(name, {
+    mcpServers: { fx: { command: fixture.command, args: fixture.args } },
+    store: 'memory',
+    builtins: false,
+    pinning: 'warn',
+    log,
+  });
 }
 
 describe("serve's warnings", { timeout: 60_000 }, () => {

@@ -1,12 +1,12 @@
 // The CLI as its tests drive it: a child process started from the source or from the committed
 // bin, its output awaited by pattern, its exit awaited with a bound.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundledEntry, entryArgs } from '@toolplane/fixtures';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 /** A program and its leading arguments. */
 export type Command = readonly [string, ...string[]];
@@ -188,5 +188,40 @@ export function useTempDir(prefix: string): () => string {
   return () => {
     if (dir === undefined) throw new Error('the temporary directory exists only while tests run');
     return dir;
+  };
+}
+
+/** `serve --http` of config files written to the calling file's temporary directory. */
+export interface ServedConfigs {
+  /** The temporary directory: the configs are written there, and served from there. */
+  readonly dir: () => string;
+  /**
+   * Writes `config` (an object as JSON, text as it is) to `<name>.json` and serves it over HTTP
+   * on a free port. The child is stopped with SIGTERM after the test, so it ends the servers it
+   * started.
+   */
+  serve(
+    name: string,
+    config: object | string,
+    options?: Omit<CliOptions, 'cwd'>,
+  ): Promise<{ child: ChildProcess; file: string }>;
+}
+
+/** {@link ServedConfigs} for the calling file's tests, in a {@link useTempDir} of `prefix`. */
+export function useServedConfigs(prefix: string): ServedConfigs {
+  const dir = useTempDir(prefix);
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
+  });
+  return {
+    dir,
+    async serve(name, config, options = {}) {
+      const file = join(dir(), `${name}.json`);
+      await writeFile(file, typeof config === 'string' ? config : JSON.stringify(config));
+      const child = startCli([...SERVE_HTTP, '--config', file], { ...options, cwd: dir() });
+      children.push(child);
+      return { child, file };
+    },
   };
 }
