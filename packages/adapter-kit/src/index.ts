@@ -53,7 +53,6 @@ export {
   checkAdapterOptions,
   EXPOSE_OPTION_KEYS,
   joinOptionKeys,
-  kindOf,
   NAME_TOOLS_OPTION_KEYS,
   RUN_CALLS_OPTION_KEYS,
 } from './option-checks.js';

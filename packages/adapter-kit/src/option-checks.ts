@@ -143,14 +143,3 @@ function checkSelector(selector: unknown, at: string): void {
     }
   }
 }
-
-/**
- * What a value is, as a message says what a function was given instead of what it takes: `null`,
- * `undefined`, `an array`, `a string`, `a number`, `an object`.
- */
-export function kindOf(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return `${type === 'object' || type === 'undefined' ? 'an' : 'a'} ${type}`;
-}

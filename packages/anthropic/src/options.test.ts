@@ -1,5 +1,5 @@
+import { shownValue } from '@toolplane/toolmodel/text';
 import { createCodeMode } from '@toolplane/codemode';
-import { kindOf } from '@toolplane/adapter-kit';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runToolUses } from './run.js';
@@ -70,7 +70,7 @@ describe('the Anthropic adapter options', () => {
 describe('runToolUses with something that is no turn', () => {
   it('refuses it with invalid_argument, not a TypeError from inside', async () => {
     for (const turn of [null, undefined, {}, { content: 'text' }, 42]) {
-      await expect(runToolUses(toolkit, turn as never), kindOf(turn)).rejects.toMatchObject({
+      await expect(runToolUses(toolkit, turn as never), shownValue(turn)).rejects.toMatchObject({
         code: 'invalid_argument',
       });
     }

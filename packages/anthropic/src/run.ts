@@ -1,10 +1,10 @@
+import { shownValue } from '@toolplane/toolmodel/text';
 import {
   acceptedPart,
   checkAdapterCall,
   EXPOSE_OPTION_KEYS,
   exposedOf,
   joinOptionKeys,
-  kindOf,
   runCalls,
   RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
@@ -84,7 +84,7 @@ export async function runToolUses(
   ) {
     throw new ToolError(
       'invalid_argument',
-      `runToolUses takes a Messages API message ({ content: [...] }) or its content blocks, got ${kindOf(message)}`,
+      `runToolUses takes a Messages API message ({ content: [...] }) or its content blocks, got ${shownValue(message)}`,
     );
   }
   const blocks = given as readonly { readonly type: string }[];

@@ -1,4 +1,4 @@
-import { kindOf } from '@toolplane/adapter-kit';
+import { shownValue } from '@toolplane/toolmodel/text';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runFunctionCalls } from './run.js';
@@ -41,7 +41,10 @@ describe('the Gemini adapter options', () => {
 describe('runFunctionCalls with something that is no turn', () => {
   it('refuses it with invalid_argument, not a TypeError from inside', async () => {
     for (const turn of [null, undefined, 'text', { functionCalls: 'x' }, 42]) {
-      await expect(runFunctionCalls(toolkit, turn as never), kindOf(turn)).rejects.toMatchObject({
+      await expect(
+        runFunctionCalls(toolkit, turn as never),
+        shownValue(turn),
+      ).rejects.toMatchObject({
         code: 'invalid_argument',
       });
     }

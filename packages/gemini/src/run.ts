@@ -1,3 +1,4 @@
+import { shownValue } from '@toolplane/toolmodel/text';
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- @google/genai declares
    its wire types as classes, yet takes plain objects (its own docs write them as literals). */
 import {
@@ -6,7 +7,6 @@ import {
   EXPOSE_OPTION_KEYS,
   exposedOf,
   joinOptionKeys,
-  kindOf,
   runCalls,
   RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
@@ -67,7 +67,7 @@ export async function runFunctionCalls(
   if (!Array.isArray(given) || !given.every((call) => isPlainObject(call))) {
     throw new ToolError(
       'invalid_argument',
-      `runFunctionCalls takes a generateContent response ({ functionCalls }) or its function calls, got ${kindOf(response)}`,
+      `runFunctionCalls takes a generateContent response ({ functionCalls }) or its function calls, got ${shownValue(response)}`,
     );
   }
   const functionCalls = given as readonly FunctionCall[];

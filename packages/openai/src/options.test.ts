@@ -1,4 +1,4 @@
-import { kindOf } from '@toolplane/adapter-kit';
+import { shownValue } from '@toolplane/toolmodel/text';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { describe, expect, it } from 'vitest';
 import { runToolCalls } from './run.js';
@@ -105,7 +105,7 @@ describe('runToolCalls with a tool list the caller built', () => {
 describe('runToolCalls with something that is no turn', () => {
   it('refuses it with invalid_argument, not a TypeError from inside', async () => {
     for (const turn of [null, undefined, 'text', 42]) {
-      await expect(runToolCalls(toolkit, turn as never), kindOf(turn)).rejects.toMatchObject({
+      await expect(runToolCalls(toolkit, turn as never), shownValue(turn)).rejects.toMatchObject({
         code: 'invalid_argument',
       });
     }

@@ -1,8 +1,8 @@
+import { shownValue } from '@toolplane/toolmodel/text';
 import {
   acceptedPart,
   exposedOf,
   joinOptionKeys,
-  kindOf,
   runCalls,
   RUN_CALLS_OPTION_KEYS,
   type CallOutcome,
@@ -106,7 +106,7 @@ export async function runToolCalls(
   if (typeof given !== 'object' || given === null) {
     throw new ToolError(
       'invalid_argument',
-      `runToolCalls takes a completion, its message or a Responses response, got ${kindOf(turn)}`,
+      `runToolCalls takes a completion, its message or a Responses response, got ${shownValue(turn)}`,
     );
   }
   if ('output' in turn && Array.isArray(turn.output)) {

@@ -1,6 +1,6 @@
 import { ToolError, type ToolErrorCode } from './errors.js';
 import { didYouMean } from './suggest.js';
-import { quoted } from './text.js';
+import { quoted, shownValue } from './text.js';
 
 /**
  * The longest delay a timer keeps: 2^31 − 1 ms, about 24.8 days. Node and browsers fire a timer
@@ -49,7 +49,7 @@ export function refuseUnknownOptions(
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ToolError(
       check.code ?? 'invalid_argument',
-      `${where}: options must be an object, got ${shown(options)}`,
+      `${where}: options must be an object, got ${shownValue(options)}`,
     );
   }
   // `for…in` allocates nothing (`Object.keys` would make an array): a call's options are
@@ -115,14 +115,6 @@ export function checkDuration(value: unknown, what: string, check: DurationCheck
   const least = check.zero === true ? '0 or more' : 'above 0';
   throw new ToolError(
     check.code ?? 'invalid_argument',
-    `${what} must be ${kind} of milliseconds ${least}, at most ${MAX_TIMER_MS} (about 24.8 days), got ${shown(value)}`,
+    `${what} must be ${kind} of milliseconds ${least}, at most ${MAX_TIMER_MS} (about 24.8 days), got ${shownValue(value)}`,
   );
-}
-
-/** A value as a message shows what was given: numbers as written, text quoted, else its kind. */
-function shown(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `the string ${quoted(value, 40)}`;
-  if (Array.isArray(value)) return 'an array';
-  return value === null ? 'null' : typeof value;
 }

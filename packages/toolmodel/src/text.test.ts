@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { quoted, shellWord, showControls } from './text.js';
+import { quoted, shellWord, showControls, shownValue } from './text.js';
 
 describe('showControls', () => {
   it('shows control and reordering characters as escapes, and keeps newlines and tabs', () => {
@@ -29,5 +29,23 @@ describe('quoted', () => {
     expect(quoted('x'.repeat(140))).toBe(`"${'x'.repeat(140)}"`);
     expect(quoted('x'.repeat(141))).toBe(`"${'x'.repeat(140)}…"`);
     expect(quoted('abcdef', 3)).toBe('"abc…"');
+  });
+});
+
+describe('shownValue', () => {
+  it('shows numbers as written, text quoted and cut, and anything else by its kind', () => {
+    expect(shownValue(2 ** 31)).toBe('2147483648');
+    expect(shownValue(Number.NaN)).toBe('NaN');
+    expect(shownValue('soon')).toBe('the string "soon"');
+    expect(shownValue('x'.repeat(41))).toBe(`the string "${'x'.repeat(40)}…"`);
+    expect([null, undefined, [], {}, true, () => 1, 1n].map(shownValue)).toEqual([
+      'null',
+      'undefined',
+      'an array',
+      'an object',
+      'a boolean',
+      'a function',
+      'a bigint',
+    ]);
   });
 });

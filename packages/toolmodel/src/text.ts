@@ -36,3 +36,17 @@ export function shellWord(text: string): string {
 export function quoted(text: string, max = 140): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
+
+/**
+ * What a message says a caller gave instead of what was expected: a number as written, text
+ * quoted (cut to 40 characters, as {@link quoted} cuts), else its kind (`null`, `undefined`,
+ * `an array`, `an object`, `a boolean`, `a function`).
+ */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `the string ${quoted(value, 40)}`;
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return `${type === 'object' ? 'an' : 'a'} ${type}`;
+}
