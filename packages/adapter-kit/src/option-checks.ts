@@ -1,4 +1,5 @@
 import {
+  EXPOSED_NAME_PATTERN,
   isPlainObject,
   optionKeys,
   refuseUnknownOptions,
@@ -45,8 +46,6 @@ export const RUN_CALLS_OPTION_KEYS = optionKeys<RunCallsOptions>({
 const SELECTOR_KEYS = optionKeys<ToolSelector>({ namespaces: true, tags: true, ids: true });
 const NAMING_KEYS = optionKeys<NamingOptions>({ separator: true, transparent: true });
 const MODES: readonly unknown[] = ['tools', 'search', 'code'];
-// The characters of toolmodel's EXPOSED_NAME_PATTERN, none or more.
-const SEPARATOR = /^[a-zA-Z0-9_-]*$/;
 
 /** The keys of every list once each, in the order first met. */
 export function joinOptionKeys(...lists: readonly (readonly string[])[]): readonly string[] {
@@ -85,7 +84,7 @@ export function checkAdapterOptions(
     // A separator outside a provider's name characters makes no name legal as it is: every
     // namespaced tool went out shortened with a hash (`fx_add_efd51e28`), and nothing said why.
     const { separator } = naming as { separator?: string };
-    if (separator !== undefined && !SEPARATOR.test(separator)) {
+    if (separator !== undefined && separator !== '' && !EXPOSED_NAME_PATTERN.test(separator)) {
       throw new ToolError(
         'invalid_argument',
         `${where}: naming.separator must be made of A-Z a-z 0-9 _ - (what a provider takes in a tool name), got ${JSON.stringify(separator)}`,
