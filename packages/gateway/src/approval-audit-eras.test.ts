@@ -7,6 +7,7 @@ import { createResourceServer } from '@toolplane/oauth';
 import { startAuthorizationServer, type TestAuthorizationServer } from '@toolplane/oauth/testing';
 import { useFixtureToolkit } from '@toolplane/test-support/fixture-toolkit';
 import { auditApprovals, createMemoryPinStore, type StoredAuditRecord } from '@toolplane/toolkit';
+import type { ToolCallRecord } from './observe/observer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { serveHttp, type HttpGateway } from './http/serve.js';
@@ -94,11 +95,13 @@ describe('the approval audit of a gateway with OAuth', () => {
   });
   let as: TestAuthorizationServer;
   let gateway: HttpGateway;
+  const heard: ToolCallRecord[] = [];
 
   beforeAll(async () => {
     as = await startAuthorizationServer({ resources: {} });
     gateway = await serveHttp(toolkit, {
       port: 0,
+      observe: { toolCall: (record) => heard.push(record) },
       auth: createResourceServer({
         issuer: as.issuer,
         scopes: { 'tools:admin': { namespaces: ['*'] } },
@@ -111,13 +114,13 @@ describe('the approval audit of a gateway with OAuth', () => {
     await audit.close();
   });
 
-  const tokenOf = (sub: string): Promise<string> => {
+  const tokenOf = (sub: string | undefined, clientId = 'approver-client'): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
     return as.sign({
       iss: as.issuer,
       aud: gateway.url.href,
-      sub,
-      client_id: 'approver-client',
+      ...(sub === undefined ? {} : { sub }),
+      client_id: clientId,
       scope: 'tools:admin',
       iat: now,
       exp: now + 300,
@@ -135,6 +138,27 @@ describe('the approval audit of a gateway with OAuth', () => {
         ['approval.asked', `subject:alice-${era}`],
         ['approval.granted', `subject:alice-${era}`],
       ]);
+    },
+  );
+
+  // A client-credentials token names a client acting for itself, and no user (`sub`): such
+  // callers were all `anonymous` in a 2026-07-28 record, and their 2025 session hid the client.
+  it.each(['legacy', 'modern'] as const)(
+    'names the client of a %s caller whose token carries no subject, in both audits',
+    async (era) => {
+      const client = await connect(gateway.url, era, await tokenOf(undefined, `svc-${era}`));
+      await client.callTool({ name: 'fx__delete-item', arguments: { id: `client-${era}` } });
+      await client.close();
+      const records = await approvalsOf(audit, era === 'legacy' ? 6 : 8);
+      expect(records.slice(-2)).toEqual([
+        ['approval.asked', `client:svc-${era}`],
+        ['approval.granted', `client:svc-${era}`],
+      ]);
+      expect(heard.at(-1)).toMatchObject({
+        tool: 'fx:delete-item',
+        subject: undefined,
+        clientId: `svc-${era}`,
+      });
     },
   );
 });

@@ -41,7 +41,7 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, e
  * `serve`'s log. Text: the lines people read on a terminal, prefixed with the instance, with an
  * audit line per call at level `debug` only. JSON: one object per line (pino) with `level`,
  * `time`, `instance`, the message as `msg` and its fields; every call gets an audit line (`who`:
- * the OAuth subject or the session; `tool`; `outcome`; `durationMs`; `session` and `request`),
+ * the OAuth subject, else its client, else the session; `tool`; `outcome`; `durationMs`; `session` and `request`),
  * its arguments only with `log.arguments: true`. Every line, either way, passes through the
  * output's masking of the configuration's secrets before it is written; a text message's further
  * lines are indented under its first.
@@ -53,13 +53,18 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
   const audit = (record: ToolCallRecord): LogFields => ({
     audit: true,
     kind: 'tool.call',
-    who: auditWho({ subject: record.subject, session: record.sessionId }),
+    who: auditWho({
+      subject: record.subject,
+      clientId: record.clientId,
+      session: record.sessionId,
+    }),
     tool: record.tool,
     outcome: record.outcome,
     durationMs: Math.round(record.durationMs * 1000) / 1000,
     ...(record.sessionId === undefined ? {} : { session: record.sessionId }),
     ...(record.requestId === undefined ? {} : { request: record.requestId }),
     ...(record.subject === undefined ? {} : { subject: record.subject }),
+    ...(record.clientId === undefined ? {} : { client: record.clientId }),
     ...(log.arguments ? { arguments: record.args } : {}),
   });
 

@@ -26,6 +26,11 @@ export interface ToolCallRecord {
   readonly sessionId: string | undefined;
   /** The OAuth subject of the verified caller, when the gateway checks OAuth tokens. */
   readonly subject: string | undefined;
+  /**
+   * The OAuth client of the verified caller, when its token names one: the caller a
+   * client-credentials token (which names no subject) speaks for.
+   */
+  readonly clientId?: string | undefined;
   /** The JSON-RPC request ID. */
   readonly requestId: string | number | undefined;
   /** The call's arguments as sent: an observer records them only when told to. */
@@ -114,13 +119,15 @@ export interface CallFacts {
 /** The record of a call (an unknown tool's when `item` is `undefined`), its duration up to now. */
 export function callRecord(facts: CallFacts): ToolCallRecord {
   const { item, extra } = facts;
+  const caller = verifiedOf(extra)?.caller;
   return {
     namespace: item?.namespace ?? UNKNOWN_TOOL,
     tool: item?.id ?? UNKNOWN_TOOL,
     outcome: facts.outcome,
     durationMs: performance.now() - facts.started,
     sessionId: extra.sessionId,
-    subject: verifiedOf(extra)?.caller.subject,
+    subject: caller?.subject,
+    clientId: caller?.clientId,
     requestId: extra.mcpReq.id,
     args: facts.args,
   };
