@@ -39,6 +39,11 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
+    // Transformed modules are kept on disk (node_modules/.experimental-vitest-cache, keyed by
+    // each file's content and the config) and read back by the next run instead of transformed
+    // again: a loop's second run, and in CI the e2e tier after `pnpm test`. TEST_FS_CACHE=0 turns
+    // it off.
+    experimental: { fsModuleCache: process.env.TEST_FS_CACHE !== '0' },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Every TypeScript entry a test starts as a child is bundled once, before the first file.
