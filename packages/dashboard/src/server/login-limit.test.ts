@@ -1,5 +1,5 @@
 import { serveHttp } from '@toolplane/gateway';
-import { createToolkit } from '@toolplane/toolkit';
+import { createToolkit, ToolError } from '@toolplane/toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../scripts/build-app.mjs';
 import { startDashboardGateway, type DashboardGateway } from '../testing/dashboard-gateway.js';
@@ -114,6 +114,48 @@ describe('the dashboard login with a verification that takes its time', () => {
       expect(verifying).toBe(10);
       expect(statuses.filter((status) => status === 401)).toHaveLength(10);
       expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    } finally {
+      dashboard.close();
+      await gateway.close();
+      await toolkit.close();
+    }
+  });
+});
+
+// An authorization server that does not answer is no verdict on a token (503, as the gateway's
+// own endpoint says): a user retrying through an outage was counted a guess per try, and locked
+// out (429) once it was over.
+describe('the dashboard login while the token cannot be checked', () => {
+  it('counts no failure for a login the outage left unchecked', async () => {
+    await buildApp();
+    const toolkit = createToolkit({});
+    let down = true;
+    const dashboard = dashboardRoutes({
+      toolkit,
+      verify: (token) => {
+        if (down) {
+          return Promise.reject(
+            new ToolError('connector_unavailable', 'the authorization server did not answer'),
+          );
+        }
+        return Promise.resolve(token === TOKEN);
+      },
+    });
+    const gateway = await serveHttp(toolkit, {
+      port: 0,
+      token: TOKEN,
+      routes: [dashboard],
+      authFailureLimit: { maxFailures: 3 },
+    });
+    try {
+      const url = new URL('/ui/api/login', gateway.url);
+      const login = (token: string) => post(url, '127.0.0.8', JSON.stringify({ token }));
+      for (let i = 0; i < 6; i++) expect((await login(TOKEN)).status).toBe(503);
+      down = false;
+      expect((await login(TOKEN)).status).toBe(200);
+      // The budget still holds for wrong tokens once the check is back.
+      for (let i = 0; i < 3; i++) expect((await login('wrong')).status).toBe(401);
+      expect((await login(TOKEN)).status).toBe(429);
     } finally {
       dashboard.close();
       await gateway.close();

@@ -77,6 +77,8 @@ export interface LoginContext {
     retryAfter(): number;
     failed(): void;
     succeeded(): void;
+    /** Takes back the failure counted before a check that ended with no verdict (an outage). */
+    unverified?(): void;
   };
 }
 
@@ -174,6 +176,7 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
       } catch (error) {
         // Not checked (the authorization server did not answer) is no verdict on the token.
         if (ToolError.isInstance(error) && error.code === 'connector_unavailable') {
+          limited?.unverified?.();
           const after = (error as { retryAfterSec?: unknown }).retryAfterSec;
           const seconds = typeof after === 'number' && after >= 1 ? Math.ceil(after) : 5;
           res.setHeader('retry-after', String(seconds));

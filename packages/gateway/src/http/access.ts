@@ -39,6 +39,7 @@ const UNLIMITED: AuthAttempts = {
   retryAfter: () => 0,
   failed: () => undefined,
   succeeded: () => undefined,
+  unverified: () => undefined,
 };
 
 /**
@@ -156,6 +157,9 @@ export class AccessPolicy {
       },
       succeeded: () => {
         failures.limit.succeeded(source);
+      },
+      unverified: () => {
+        failures.limit.unverified(source);
       },
     };
   }

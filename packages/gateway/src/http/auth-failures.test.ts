@@ -60,6 +60,21 @@ describe('AuthFailureLimit', () => {
     expect(limit.retryAfter('a')).toBe(0);
   });
 
+  it('takes back a failure whose check ended with no verdict, but not a refusal it began', () => {
+    const { limit, fail } = limitAt({ maxFailures: 3, refusalMs: 30_000 });
+    for (let i = 0; i < 5; i++) {
+      fail('a');
+      limit.unverified('a');
+    }
+    fail('a', 2);
+    expect(limit.retryAfter('a')).toBe(0);
+    fail('a');
+    limit.unverified('a');
+    expect(limit.retryAfter('a')).toBe(30);
+    limit.unverified('nobody');
+    expect(limit.retryAfter('nobody')).toBe(0);
+  });
+
   it('forgets a source after a success', () => {
     const { limit, fail } = limitAt({ maxFailures: 3 });
     fail('a', 2);

@@ -118,6 +118,16 @@ export class AuthFailureLimit {
     this.#entries.delete(source);
   }
 
+  /**
+   * Takes back one failure of `source` counted before a check that ended with no verdict. A
+   * failure that used up the budget keeps the refusal it began: only guesses in flight together
+   * can reach it, and a check is counted before its verdict to stop exactly those.
+   */
+  unverified(source: string): void {
+    const entry = this.#live(source);
+    if (entry !== undefined && entry.failures > 0) entry.failures--;
+  }
+
   #refuse(entry: Entry, now: number, forMs: number): void {
     entry.refusals++;
     entry.failures = 0;

@@ -47,6 +47,12 @@ export interface AuthAttempts {
   failed(): void;
   /** The source authenticated: its failures are forgotten. */
   succeeded(): void;
+  /**
+   * The check a {@link failed} counted before it ended with no verdict (the authorization server
+   * did not answer): that failure is taken back, so an outage does not lock out a user who
+   * retries. A failure that already ended the budget keeps its refusal.
+   */
+  unverified(): void;
 }
 import type { StartupOptions } from './startup.js';
 import type { AuthFailureLimitOptions } from './auth-failures.js';
