@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,36 +16,11 @@ import {
 import { connect } from './testing/fleet-clients.js';
 import { hasPostgres, postgresBinDir, startPostgres, type Postgres } from './testing/fleet.js';
 import { runInProcess } from './testing/in-process.js';
+import { holdLock } from './testing/postgres-lock.js';
 
 // `toolplane serve --http` on PostgreSQL while the store cannot answer: a prompt or resource the
 // store may hold is answered with the store's failure, never "no such prompt".
 const dir = useTempDir('store-outage');
-
-/** A psql session holding `LOCK TABLE … IN ACCESS EXCLUSIVE MODE` on `tables` until released. */
-async function holdLock(url: string, tables: string): Promise<{ release: () => Promise<void> }> {
-  const psql = spawn(join(postgresBinDir(), 'psql'), [url, '-X', '-q', '-v', 'ON_ERROR_STOP=1'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const locked = new Promise<void>((resolve, reject) => {
-    let out = '';
-    psql.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('locked')) resolve();
-    });
-    psql.once('exit', (code) => {
-      reject(new Error(`psql exited with ${String(code)} before taking the lock`));
-    });
-  });
-  psql.stdin.write(`BEGIN;\nLOCK TABLE ${tables} IN ACCESS EXCLUSIVE MODE;\n\\echo locked\n`);
-  await locked;
-  return {
-    release: async () => {
-      const ended = new Promise((resolve) => psql.once('exit', resolve));
-      psql.stdin.end('ROLLBACK;\n');
-      await ended;
-    },
-  };
-}
 
 describe.runIf(hasPostgres())('serve on a PostgreSQL store that cannot answer', () => {
   let postgres: Postgres | undefined;

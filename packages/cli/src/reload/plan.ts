@@ -79,19 +79,26 @@ export function planReload(running: CliConfig, next: CliConfig): ReloadPlan {
 
 /**
  * The config that runs once `next` is applied: `next`, but with the running values of the keys
- * that wait for a restart, so the next diff still names them.
+ * that wait for a restart, so the next diff still names them, and without the servers in
+ * `notAdded` (their add failed: the next reload adds them again).
  */
-export function appliedConfig(running: CliConfig, next: CliConfig): CliConfig {
+export function appliedConfig(
+  running: CliConfig,
+  next: CliConfig,
+  notAdded: ReadonlySet<string> = new Set(),
+): CliConfig {
   const waiting = new Set<string>(RESTART_ONLY.map(([, property]) => property));
   // Optional keys (`auth`, `approval`, `builtinWorkers`) stay absent when they were.
   const kept = RESTART_ONLY.flatMap(([, property]) =>
     running[property] === undefined ? [] : [[property, running[property]] as const],
   );
-  return {
+  const applied = {
     ...Object.fromEntries(Object.entries(next).filter(([key]) => !waiting.has(key))),
     ...Object.fromEntries(kept),
     http: running.http,
   } as CliConfig;
+  if (notAdded.size === 0) return applied;
+  return { ...applied, connectors: next.connectors.filter((c) => !notAdded.has(c.namespace)) };
 }
 
 /** Whether a plan changes anything that runs (restart-only keys aside). */

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ServedGateway } from '@toolplane/gateway';
 import { ToolError } from '@toolplane/toolkit';
-import { parseConfig, type CliConfig } from '../config.js';
+import { parseConfig, type CliConfig, type ConnectorConfig } from '../config.js';
 import type { OpenToolkit } from '../open.js';
 import { lostGuardsRefusal } from './approval-guards.js';
 import { missingCommand } from './command.js';
@@ -152,11 +152,11 @@ export function startReloader(options: ReloaderOptions): Reloader {
       return;
     }
     error = undefined;
-    await reconcile(plan, next);
-    running = appliedConfig(running, next);
+    const notAdded = await reconcile(plan, next);
+    running = appliedConfig(running, next, notAdded);
     restartPending = plan.restartOnly;
     reloads++;
-    report(plan);
+    report(plan, notAdded);
     options.onApplied?.();
   };
 
@@ -171,7 +171,9 @@ export function startReloader(options: ReloaderOptions): Reloader {
     );
   };
 
-  const reconcile = async (plan: ReloadPlan, next: CliConfig): Promise<void> => {
+  /** Applies `plan`; resolves with the servers whose add failed. */
+  const reconcile = async (plan: ReloadPlan, next: CliConfig): Promise<Set<string>> => {
+    const notAdded = new Set<string>();
     const { toolkit } = opened;
     const retire = (namespace: string): void => {
       const done = toolkit.removeConnector(namespace, { drainMs }).catch(() => false);
@@ -190,7 +192,11 @@ export function startReloader(options: ReloaderOptions): Reloader {
       try {
         await opened.addServer(connector);
       } catch (cause) {
-        log.warn(`${connector.namespace}: not added: ${(cause as Error).message}`);
+        // Not counted as running: the next reload (a save, or SIGHUP) adds it again.
+        notAdded.add(connector.namespace);
+        log.warn(
+          `${connector.namespace}: not added: ${(cause as Error).message}; SIGHUP (or the next edit of the config) tries again`,
+        );
       }
     }
     if (plan.builtins !== undefined) opened.setBuiltins(plan.builtins);
@@ -202,21 +208,23 @@ export function startReloader(options: ReloaderOptions): Reloader {
         ...(next.instructions === undefined ? {} : { instructions: next.instructions }),
       });
     }
+    return notAdded;
   };
 
-  const report = (plan: ReloadPlan): void => {
-    if (changesSomething(plan)) {
-      const parts = [
-        ...plan.added.map((c) => `+${c.namespace}`),
-        ...plan.removed.map((namespace) => `-${namespace}`),
-        ...plan.changed.map((c) => `~${c.namespace}`),
-        ...(plan.gateway ? ['filters, naming, mode and instructions'] : []),
-        ...(plan.builtins === undefined ? [] : [`builtins ${plan.builtins ? 'on' : 'off'}`]),
-      ];
-      log.info(`config reloaded from ${where}: ${parts.join(', ')}`);
-    } else {
-      log.info(`config reloaded from ${where}: nothing to change`);
-    }
+  const report = (plan: ReloadPlan, notAdded: ReadonlySet<string>): void => {
+    const added = (c: ConnectorConfig): boolean => !notAdded.has(c.namespace);
+    // A changed server whose new version failed to start is gone until it is added again.
+    const gone = plan.changed.filter((c) => !added(c)).map((c) => c.namespace);
+    const parts = [
+      ...plan.added.filter(added).map((c) => `+${c.namespace}`),
+      ...[...plan.removed, ...gone].map((namespace) => `-${namespace}`),
+      ...plan.changed.filter(added).map((c) => `~${c.namespace}`),
+      ...(plan.gateway ? ['filters, naming, mode and instructions'] : []),
+      ...(plan.builtins === undefined ? [] : [`builtins ${plan.builtins ? 'on' : 'off'}`]),
+    ];
+    if (parts.length > 0) log.info(`config reloaded from ${where}: ${parts.join(', ')}`);
+    // A reload whose only change failed has said so in its warning.
+    else if (!changesSomething(plan)) log.info(`config reloaded from ${where}: nothing to change`);
     if (plan.restartOnly.length > 0) {
       log.warn(
         `${plan.restartOnly.join(', ')} changed in ${where}: ${plan.restartOnly.length === 1 ? 'it takes' : 'they take'} effect on restart`,
