@@ -47,6 +47,8 @@ export async function serveHealthz(
   const serving = status === 'ok' || status === 'degraded';
   if (!serving) res.shouldKeepAlive = false;
   const { instanceId } = options;
+  // A state of this moment, and for the token's holder details no cache may hand to others.
+  res.setHeader('cache-control', 'no-store');
   writeJson(
     res,
     serving ? 200 : 503,

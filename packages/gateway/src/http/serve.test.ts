@@ -209,6 +209,8 @@ describe('serveHttp', () => {
 
   it('reports every connector state on GET /healthz', async () => {
     const health = await raw(gateway.url, { method: 'GET', path: '/healthz', headers: auth });
+    // Neither the holder's details nor a state of this moment may be kept by a cache.
+    expect(health.headers['cache-control']).toBe('no-store');
     expect(JSON.parse(health.body)).toMatchObject({
       status: 'ok',
       connectors: [{ namespace: 'fx', state: 'connected' }],
