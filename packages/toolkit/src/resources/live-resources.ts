@@ -1,4 +1,4 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import {
   dataResource,
   textResource,
@@ -34,6 +34,14 @@ export interface LiveResourceOptions extends ResourceOptions {
   readonly timeoutMs?: number;
 }
 
+const LIVE_RESOURCE_KEYS = optionKeys<LiveResourceOptions>({
+  uri: true,
+  title: true,
+  description: true,
+  mimeType: true,
+  timeoutMs: true,
+});
+
 /** How long a live resource's read may take unless it says otherwise (10 s). */
 export const LIVE_READ_TIMEOUT_MS = 10_000;
 
@@ -48,6 +56,8 @@ export function liveResource(
   read: LiveResource['read'],
   options: LiveResourceOptions = {},
 ): LiveResource {
+  // A misspelt `timeoutMs` would leave a slow read the default bound, and say nothing.
+  refuseUnknownOptions(options, LIVE_RESOURCE_KEYS, 'liveResource', { code: 'invalid_resource' });
   const { timeoutMs, ...rest } = options;
   return validateLiveResource({
     uri: `toolplane://resources/${name}`,
