@@ -65,4 +65,26 @@ describe('gateway options', () => {
       await gateway.close();
     }
   });
+
+  it('refuse a separator no exposed tool name can hold, at start and on reconfigure', async () => {
+    // `/` is outside the characters of a tool name: every namespaced tool went out shortened
+    // with a hash (fx_add_efd51e28), and nothing said why.
+    expect(await rejection(() => serveHttp(createToolkit(), { port: 0, separator: '/' }))).toBe(
+      'serveHttp: separator must be 1 to 64 of A-Z a-z 0-9 _ - (the characters of an exposed tool name), got the string "/"',
+    );
+    expect(refusal(() => createMcpServer(createToolkit(), { separator: 7 as never }))).toBe(
+      'createMcpServer: separator must be a string, got 7',
+    );
+    const gateway = await serveHttp(createToolkit(), { port: 0, separator: '-' });
+    try {
+      expect(
+        refusal(() => {
+          gateway.reconfigure({ separator: '.' });
+        }),
+      ).toMatch(/^reconfigure: separator must be 1 to 64 of/);
+      expect((await fetch(new URL('/healthz', gateway.url))).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
 });

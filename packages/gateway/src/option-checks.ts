@@ -3,6 +3,7 @@ import {
   isPlainObject,
   optionKeys,
   refuseUnknownOptions,
+  separatorProblem,
   ToolError,
 } from '@toolplane/toolmodel';
 import type { GatewayOptions, GatewayReconfigure, GatewayToolFilter } from './options.js';
@@ -57,8 +58,8 @@ const code = 'invalid_config';
  * @param where The function called, for the message: `serveHttp`, `serveStdio`, `createMcpServer`.
  * @param known Every option key it takes (the gateway's own, and its transport's).
  * @throws {ToolError} `invalid_config` for an unknown key (of the options, or of a namespace's
- * filter), a filter that is not an object of lists of strings, or a duration that is not a whole
- * number of milliseconds up to 2^31 − 1.
+ * filter), a filter that is not an object of lists of strings, a separator no exposed tool name
+ * can hold, or a duration that is not a whole number of milliseconds up to 2^31 − 1.
  */
 export function checkGatewayOptions(
   options: unknown,
@@ -66,8 +67,12 @@ export function checkGatewayOptions(
   known: readonly string[],
 ): void {
   refuseUnknownOptions(options, known, where, { code });
-  const { filter, listTtlMs, inputRoundTtlMs, notifyDelayMs } = options as GatewayOptions;
+  const { filter, separator, listTtlMs, inputRoundTtlMs, notifyDelayMs } =
+    options as GatewayOptions;
   if (filter !== undefined) checkFilters(filter, where);
+  // Outside a tool name's characters, every namespaced tool went out shortened with a hash.
+  const problem = separator === undefined ? undefined : separatorProblem(separator);
+  if (problem !== undefined) throw new ToolError(code, `${where}: separator ${problem}`);
   for (const [key, value] of [
     ['listTtlMs', listTtlMs],
     ['inputRoundTtlMs', inputRoundTtlMs],
