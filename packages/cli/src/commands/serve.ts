@@ -220,16 +220,15 @@ async function serve(
       warn(showControls(message + cause), 'error');
     },
   };
+  // The toolkit's and the dashboard's warnings and errors, in the serve log.
+  const logger = toolkitLogger((level, line, fields) => {
+    // The serve log has no error level of its own: both are warnings, fields kept.
+    const word = observed.log.json ? '' : `${observed.log.warnWord} `;
+    observed.log.warn(`${word}${level === 'error' ? 'error: ' : ''}${showControls(line)}`, fields);
+  });
   const opened = await openToolkit(cfg, {
     onEvent,
-    logger: toolkitLogger((level, line, fields) => {
-      // The serve log has no error level of its own: both are warnings, fields kept.
-      const word = observed.log.json ? '' : `${observed.log.warnWord} `;
-      observed.log.warn(
-        `${word}${level === 'error' ? 'error: ' : ''}${showControls(line)}`,
-        fields,
-      );
-    }),
+    logger,
     search: true,
     onSearchError,
     onStoreError,
@@ -312,6 +311,7 @@ async function serve(
         ...(opened.pins === undefined ? {} : { pins: opened.pins }),
         endpoint: () => listening.url,
         observer: combineObservers(observed.log.observer, metrics?.observer),
+        logger,
       });
       // MCP requests wait for the servers' first attempts as the printed URL does (a client
       // that found the port early must not get a partial tool list), bounded by the same wait.

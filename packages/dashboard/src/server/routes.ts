@@ -1,6 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
+import {
+  silentLogger,
+  ToolError,
+  type Logger,
+  type PinStore,
+  type Toolkit,
+} from '@toolplane/toolkit';
 import * as api from './api.js';
 import type { DashboardCall, ToolVisibility } from './api.js';
 import { loadAssets } from './assets.js';
@@ -63,6 +69,12 @@ export interface DashboardOptions {
   readonly maxStreams?: number;
   /** Largest request body, in bytes (default 1 MiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * Where a failure that is not a `ToolError` is logged, as an error with its message and stack
+   * (default: nowhere): the answer is a 500 that says only to look in the log, as the message may
+   * name what a caller must not see.
+   */
+  readonly logger?: Logger;
 }
 
 /**
@@ -113,6 +125,7 @@ const LOGIN_TIMEOUT_MS = 10_000;
  */
 export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
   const path = options.path ?? '/ui';
+  const logger = options.logger ?? silentLogger;
   if (!path.startsWith('/') || path.endsWith('/')) {
     throw new ToolError('invalid_config', `path must start and not end with "/", got "${path}"`);
   }
@@ -310,6 +323,12 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           throw new UiError(404, 'not_found', `no API "${route}"`);
       }
     } catch (error) {
+      if (!ToolError.isInstance(error)) {
+        logger.error(`dashboard: ${req.method ?? 'GET'} ${pathname} failed`, {
+          error: error instanceof Error ? error.message : String(error),
+          ...(error instanceof Error && error.stack !== undefined ? { stack: error.stack } : {}),
+        });
+      }
       if (res.headersSent) {
         res.end();
         return;
