@@ -146,7 +146,8 @@ class Walk extends Inlining {
     const moved: [string, unknown][] = [];
     let plan: Plan | undefined;
     let jsonText = false;
-    // `items: false`: no item past the tuple's (written as items of any type, it took any).
+    // `items: false` (draft-07: `additionalItems: false` after a tuple): no item past the
+    // tuple's (written as items of any type, or said only in the description, it took any).
     let noItems = false;
     let anyOf = schema.anyOf;
     if (schema.oneOf !== undefined && rules.oneOf === 'anyOf') {
@@ -203,6 +204,10 @@ class Walk extends Inlining {
           put(out, 'items', item.out);
           if (item.plan !== undefined) plan = unite(plan, { items: item.plan });
         }
+        continue;
+      }
+      if (key === 'additionalItems' && Array.isArray(schema.items) && allowsNothing(value)) {
+        noItems = true;
         continue;
       }
       if (!rules.keywords.has(key) || !this.keeps(key, value, types)) {

@@ -127,4 +127,29 @@ describe('convertSchema, items that allow no value', () => {
       expect(checkSchema(converted.schema, converted.target), target).toEqual([]);
     }
   });
+
+  it('bounds a draft-07 tuple whose additionalItems allow no value, for every target', () => {
+    for (const target of TARGETS) {
+      const converted = convertSchema(
+        {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: {
+            pair: {
+              type: 'array',
+              items: [{ type: 'string' }, { type: 'integer' }],
+              additionalItems: false,
+            },
+          },
+          required: ['pair'],
+        },
+        target,
+      );
+      const pair = (converted.schema.properties as Record<string, Record<string, unknown>>).pair;
+      // `additionalItems: false` went into the description alone: any number of items was taken.
+      expect(Number(pair?.maxItems), target).toBe(2);
+      expect(String(pair?.description), target).not.toContain('additionalItems');
+      expect(checkSchema(converted.schema, converted.target), target).toEqual([]);
+    }
+  });
 });

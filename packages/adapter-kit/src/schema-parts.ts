@@ -295,10 +295,11 @@ const SCALARS: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'bo
 
 /**
  * The most items an array whose `items` allow no value may hold: as many as its tuple has
- * (`prefixItems`), or its own `maxItems` when lower.
+ * (`prefixItems`, or draft-07's `items` list), or its own `maxItems` when lower.
  */
 export function mostItems(schema: Json): number {
-  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0;
+  const list = Array.isArray(schema.prefixItems) ? schema.prefixItems : schema.items;
+  const tuple = Array.isArray(list) ? list.length : 0;
   const own = schema.maxItems;
   return typeof own === 'number' && own < tuple ? own : tuple;
 }
