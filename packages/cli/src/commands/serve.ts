@@ -11,7 +11,7 @@ import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
 import { showControls, ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
-import { approvalProblems, filterProblems, refuseFilterProblems } from '../filter-report.js';
+import { approvalProblems, filterProblems, refuseUnmatchedAtStart } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
 import { readOnlyNotice } from '../read-only-store.js';
 import { startProgress } from '../start-progress.js';
@@ -364,7 +364,7 @@ async function serve(
       // Every first attempt has begun: a server started early and not adopted never will be.
       context.prestarted?.dispose();
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
-      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
+      await refuseUnmatchedAtStart(cfg, opened.toolkit);
       reportUnmatched();
       readyToServe = true;
       startupOver();
@@ -405,7 +405,7 @@ async function serve(
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
       // Every first attempt has begun: a server started early and not adopted never will be.
       context.prestarted?.dispose();
-      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
+      await refuseUnmatchedAtStart(cfg, opened.toolkit);
       reportUnmatched();
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {
