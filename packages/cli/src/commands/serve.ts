@@ -220,7 +220,7 @@ async function serve(
       warn(showControls(message + cause), 'error');
     },
   };
-  // The toolkit's and the dashboard's warnings and errors, in the serve log.
+  // The toolkit's, the gateway's and the dashboard's warnings and errors, in the serve log.
   const logger = toolkitLogger((level, line, fields) => {
     // The serve log has no error level of its own: both are warnings, fields kept.
     const word = observed.log.json ? '' : `${observed.log.warnWord} `;
@@ -258,6 +258,7 @@ async function serve(
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),
     serverInfo: { name: 'toolplane', version: VERSION },
     observe: observed.log.observer,
+    logger,
   };
   let gateway: ServedGateway | undefined;
   let dashboard: DashboardRoutes | undefined;

@@ -15,7 +15,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface HttpRoute {
   /** The path it answers, with every path under it: `/ui` answers `/ui` and `/ui/…`. */
   readonly path: string;
-  /** Answers the request; a rejection becomes a 500 unless the answer has begun. */
+  /**
+   * Answers the request; a rejection becomes a 500 unless the answer has begun (one that is not a
+   * `ToolError` is told to the gateway's `logger`, and the 500 does not repeat its message).
+   */
   handle(
     req: IncomingMessage,
     res: ServerResponse,
