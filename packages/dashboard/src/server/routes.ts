@@ -7,6 +7,7 @@ import {
   type PinStore,
   type Toolkit,
 } from '@toolplane/toolkit';
+import { optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
 import * as api from './api.js';
 import type { DashboardCall, ToolVisibility } from './api.js';
 import { loadAssets } from './assets.js';
@@ -114,16 +115,33 @@ export interface DashboardRoutes {
 
 const LOGIN_TIMEOUT_MS = 10_000;
 
+const OPTION_KEYS = optionKeys<DashboardOptions>({
+  toolkit: true,
+  verify: true,
+  feed: true,
+  pins: true,
+  onCall: true,
+  visible: true,
+  path: true,
+  sessionTtlMs: true,
+  maxSessions: true,
+  maxStreams: true,
+  maxBodyBytes: true,
+  logger: true,
+});
+
 /**
  * The dashboard: a web app at `/ui` (built into this package, no CDN) and the JSON API and event
  * stream behind it. The token is typed once in a login form and kept as an HMAC-signed session
  * id in an `HttpOnly`, `SameSite=Strict` cookie; every answer carries a strict
  * Content-Security-Policy; every state-changing request must come from this very origin.
  *
- * @throws {ToolError} `invalid_config` when the web app was not built, or for a path that does
- * not start with `/`.
+ * @throws {ToolError} `invalid_config` for an option it does not take (a misspelt `verify` left the
+ * dashboard without a login), when the web app was not built, or for a path that does not start
+ * with `/`.
  */
 export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
+  refuseUnknownOptions(options, OPTION_KEYS, 'dashboardRoutes', { code: 'invalid_config' });
   const path = options.path ?? '/ui';
   const logger = options.logger ?? silentLogger;
   if (!path.startsWith('/') || path.endsWith('/')) {
