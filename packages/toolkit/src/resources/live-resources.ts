@@ -1,6 +1,8 @@
-import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import {
+  checkResourceOptions,
   dataResource,
+  RESOURCE_OPTION_KEYS,
   textResource,
   validateResource,
   validateResourceInfo,
@@ -34,13 +36,10 @@ export interface LiveResourceOptions extends ResourceOptions {
   readonly timeoutMs?: number;
 }
 
-const LIVE_RESOURCE_KEYS = optionKeys<LiveResourceOptions>({
-  uri: true,
-  title: true,
-  description: true,
-  mimeType: true,
-  timeoutMs: true,
-});
+const LIVE_RESOURCE_KEYS = [
+  ...RESOURCE_OPTION_KEYS,
+  ...optionKeys<Omit<LiveResourceOptions, keyof ResourceOptions>>({ timeoutMs: true }),
+];
 
 /** How long a live resource's read may take unless it says otherwise (10 s). */
 export const LIVE_READ_TIMEOUT_MS = 10_000;
@@ -57,7 +56,7 @@ export function liveResource(
   options: LiveResourceOptions = {},
 ): LiveResource {
   // A misspelt `timeoutMs` would leave a slow read the default bound, and say nothing.
-  refuseUnknownOptions(options, LIVE_RESOURCE_KEYS, 'liveResource', { code: 'invalid_resource' });
+  checkResourceOptions(options, LIVE_RESOURCE_KEYS, 'liveResource');
   const { timeoutMs, ...rest } = options;
   return validateLiveResource({
     uri: `toolplane://resources/${name}`,
