@@ -291,11 +291,24 @@ export function typedEnum(schema: Json): Json {
 
 /**
  * The most items an array whose `items` allow no value may hold: as many as its tuple has
- * (`prefixItems`, or draft-07's `items` list), or its own `maxItems` when lower.
+ * (`prefixItems`), or its own `maxItems` when lower.
  */
 export function mostItems(schema: Json): number {
-  const list = Array.isArray(schema.prefixItems) ? schema.prefixItems : schema.items;
-  const tuple = Array.isArray(list) ? list.length : 0;
+  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0;
   const own = schema.maxItems;
   return typeof own === 'number' && own < tuple ? own : tuple;
+}
+
+/**
+ * A draft-07 tuple (`items` a list, `additionalItems` the items past it) as 2020-12 writes it:
+ * `prefixItems`, and `items` for the rest, so both dialects are converted one way (the rest was
+ * said only in the description, and `additionalItems: false` bounded nothing).
+ */
+export function asPrefixItems(schema: Json): Json {
+  const { items, additionalItems, ...others } = schema;
+  return {
+    ...others,
+    prefixItems: items,
+    ...(additionalItems === undefined ? {} : { items: additionalItems }),
+  };
 }
