@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { createToolkit } from '@toolplane/toolkit';
 import { errorMessageOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +39,29 @@ describe('gateway options', () => {
     expect(await rejection(() => serveStdio(createToolkit(), { maxLineByte: 10 } as never))).toBe(
       'serveStdio: unknown option "maxLineByte"; did you mean "maxLineBytes"?',
     );
+  });
+
+  it('refuse a stdio line bound or drain a timer cannot keep (NaN bounded no line)', async () => {
+    const bad = [
+      ...[Number.NaN, 0, -1].map((maxLineBytes) => ({ maxLineBytes })),
+      // A drain's timer set so fired at once: the requests in flight were not waited for.
+      ...[Number.NaN, -1, 2 ** 31].map((drainMs) => ({ drainMs })),
+    ];
+    for (const options of bad) {
+      const served = serveStdio(createToolkit(), {
+        stdin: new PassThrough(),
+        stdout: new PassThrough(),
+        ...options,
+      });
+      const refused = await served.then(
+        async (gateway) => {
+          await gateway.close();
+          return 'served';
+        },
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      expect(refused, JSON.stringify(options)).toBe('invalid_config');
+    }
   });
 
   it('refuse a duration a timer cannot keep (a drain would end as it began)', async () => {

@@ -108,3 +108,24 @@ function checkFilters(filters: unknown, where: string): void {
     }
   }
 }
+
+/**
+ * `value`, or `fallback` when it is missing; an integer of at least `min` (0 or 1).
+ *
+ * @throws {ToolError} `invalid_config` for anything else, naming `name`.
+ */
+export function integerAtLeast(
+  min: 0 | 1,
+  value: number | undefined,
+  fallback: number,
+  name: string,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new ToolError(
+      'invalid_config',
+      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${String(value)}`,
+    );
+  }
+  return value;
+}
