@@ -8,6 +8,7 @@ import {
   type ToolIndex,
 } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
+import { shownValue } from '@toolplane/toolmodel/text';
 import {
   createLocalRegistry,
   createMcpExecutor,
@@ -78,10 +79,19 @@ import { refusalFor, startPinning, type ToolkitPinning } from '../pinning/toolki
  * and running) to bring the upstream servers up.
  *
  * @throws {ToolError} `invalid_argument` for an option key it does not know (from JavaScript,
- * where the type cannot stop one).
+ * where the type cannot stop one); `invalid_config` for a `maxCallDepth` that is not a whole
+ * number of 1 or more.
  */
 export function createToolkit(options: ToolkitOptions = {}): Toolkit {
   refuseUnknownToolkitOptions(options);
+  const depth = options.maxCallDepth;
+  // NaN ended no recursion (a prompt calling itself ran out of memory); 0 refused every call.
+  if (depth !== undefined && !(Number.isSafeInteger(depth) && depth >= 1)) {
+    throw new ToolError(
+      'invalid_config',
+      `createToolkit: maxCallDepth must be a whole number of 1 or more, got ${shownValue(depth)}`,
+    );
+  }
   const toolkit = new ToolkitImpl(options);
   for (const tool of options.tools ?? []) toolkit.addTool(tool);
   for (const prompt of options.prompts ?? []) toolkit.addPrompt(prompt);
