@@ -64,6 +64,38 @@ describe('gateway options', () => {
     }
   });
 
+  it('refuse a mode, page size or text they cannot use, at start and on reconfigure', async () => {
+    // `serach` served every tool on its own; a pageSize of 0 (or NaN) listed no tool at all; a
+    // transparent namespace that is not a string made none transparent; instructions that are
+    // not text reached every client's initialize result as they were.
+    const bad: [Record<string, unknown>, string][] = [
+      [
+        { mode: 'serach' },
+        `createMcpServer: mode must be 'tools', 'search' or 'code', got the string "serach"`,
+      ],
+      [{ pageSize: 0 }, 'pageSize must be a positive integer, got 0'],
+      [{ pageSize: Number.NaN }, 'pageSize must be a positive integer, got NaN'],
+      [{ transparent: 5 }, 'createMcpServer: transparent must be a string, got 5'],
+      [
+        { instructions: { text: 'hi' } },
+        'createMcpServer: instructions must be a string, got an object',
+      ],
+    ];
+    for (const [options, message] of bad) {
+      expect(refusal(() => createMcpServer(createToolkit(), options as never))).toBe(message);
+    }
+    const gateway = await serveHttp(createToolkit(), { port: 0 });
+    try {
+      expect(
+        refusal(() => {
+          gateway.reconfigure({ mode: 'code mode' } as never);
+        }),
+      ).toMatch(/^reconfigure: mode must be/);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('refuse a duration a timer cannot keep (a drain would end as it began)', async () => {
     expect(
       await rejection(() => serveHttp(createToolkit(), { port: 0, drainMs: 2 ** 31 })),

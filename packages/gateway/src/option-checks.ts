@@ -6,6 +6,7 @@ import {
   separatorProblem,
   ToolError,
 } from '@toolplane/toolmodel';
+import { shownValue } from '@toolplane/toolmodel/text';
 import type { GatewayOptions, GatewayReconfigure, GatewayToolFilter } from './options.js';
 
 /** Every key of {@link GatewayOptions}, which every way of serving takes. */
@@ -48,6 +49,7 @@ const FILTER_KEYS = optionKeys<GatewayToolFilter>({
 });
 
 const code = 'invalid_config';
+const MODES: readonly unknown[] = ['tools', 'search', 'code'];
 
 /**
  * Checks a gateway's options when it is made, as the CLI's config file is checked: an unknown
@@ -59,7 +61,9 @@ const code = 'invalid_config';
  * @param known Every option key it takes (the gateway's own, and its transport's).
  * @throws {ToolError} `invalid_config` for an unknown key (of the options, or of a namespace's
  * filter), a filter that is not an object of lists of strings, a separator no exposed tool name
- * can hold, or a duration that is not a whole number of milliseconds up to 2^31 − 1.
+ * can hold, a mode other than `tools`, `search` and `code`, a page size that is not a positive
+ * integer, a `transparent` or `instructions` that is not a string, or a duration that is not a
+ * whole number of milliseconds up to 2^31 − 1.
  */
 export function checkGatewayOptions(
   options: unknown,
@@ -67,9 +71,23 @@ export function checkGatewayOptions(
   known: readonly string[],
 ): void {
   refuseUnknownOptions(options, known, where, { code });
-  const { filter, separator, listTtlMs, inputRoundTtlMs, notifyDelayMs } =
+  const { filter, separator, mode, pageSize, listTtlMs, inputRoundTtlMs, notifyDelayMs } =
     options as GatewayOptions;
   if (filter !== undefined) checkFilters(filter, where);
+  // Another mode served every tool on its own; a page of 0 (or NaN) listed no tool at all.
+  if (mode !== undefined && !MODES.includes(mode)) {
+    throw new ToolError(
+      code,
+      `${where}: mode must be 'tools', 'search' or 'code', got ${shownValue(mode)}`,
+    );
+  }
+  integerAtLeast(1, pageSize, 1, 'pageSize');
+  for (const key of ['transparent', 'instructions'] as const) {
+    const value = (options as GatewayOptions)[key];
+    if (value !== undefined && typeof value !== 'string') {
+      throw new ToolError(code, `${where}: ${key} must be a string, got ${shownValue(value)}`);
+    }
+  }
   // Outside a tool name's characters, every namespaced tool went out shortened with a hash.
   const problem = separator === undefined ? undefined : separatorProblem(separator);
   if (problem !== undefined) throw new ToolError(code, `${where}: separator ${problem}`);
