@@ -1,8 +1,8 @@
 import {
-  EXPOSED_NAME_PATTERN,
   isPlainObject,
   optionKeys,
   refuseUnknownOptions,
+  separatorProblem,
   ToolError,
   type NamingOptions,
 } from '@toolplane/toolmodel';
@@ -84,11 +84,9 @@ export function checkAdapterOptions(
     // A separator outside a provider's name characters makes no name legal as it is: every
     // namespaced tool went out shortened with a hash (`fx_add_efd51e28`), and nothing said why.
     const { separator } = naming as { separator?: string };
-    if (separator !== undefined && separator !== '' && !EXPOSED_NAME_PATTERN.test(separator)) {
-      throw new ToolError(
-        'invalid_argument',
-        `${where}: naming.separator must be made of A-Z a-z 0-9 _ - (what a provider takes in a tool name), got ${JSON.stringify(separator)}`,
-      );
+    const problem = separator === undefined ? undefined : separatorProblem(separator);
+    if (problem !== undefined) {
+      throw new ToolError('invalid_argument', `${where}: naming.separator ${problem}`);
     }
   }
   if (mode !== undefined && !MODES.includes(mode)) {

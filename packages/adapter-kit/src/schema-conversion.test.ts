@@ -291,6 +291,43 @@ describe('convertSchema for Gemini, free-form objects', () => {
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
 
+  it('writes the items past a tuple as items, a draft-07 tuple as a 2020-12 one, for every target', () => {
+    const tuples = {
+      modern: { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'integer' } },
+      draft07: { type: 'array', items: [{ type: 'string' }], additionalItems: { type: 'integer' } },
+    };
+    const value = ['a', 1, 2];
+    for (const target of TARGETS) {
+      for (const [dialect, tuple] of Object.entries(tuples)) {
+        const schema = { type: 'object', properties: { t: tuple }, required: ['t'] };
+        const converted = convertSchema(
+          dialect === 'draft07'
+            ? { $schema: 'http://json-schema.org/draft-07/schema#', ...schema }
+            : schema,
+          target,
+        );
+        const t = (converted.schema.properties as Record<string, Record<string, unknown>>).t;
+        const at = `${target} ${dialect}`;
+        if (target === 'gemini' || target === 'openai-strict') {
+          // Neither takes prefixItems. Items of the rest alone (or of the tuple alone): a model
+          // that kept to them (strict mode makes it) could not send the tuple's first item (or
+          // any item past it).
+          const [string, integer] =
+            target === 'gemini' ? ['STRING', 'INTEGER'] : ['string', 'integer'];
+          expect(t?.items, at).toEqual({ anyOf: [{ type: string }, { type: integer }] });
+          const written = target === 'gemini' ? fromGemini(converted.schema) : converted.schema;
+          expect(accepts(written, { t: value }), at).toBe(true);
+        } else {
+          // The draft-07 rest went into the description alone.
+          expect(t?.prefixItems, at).toEqual([{ type: 'string' }]);
+          expect(t?.items, at).toEqual({ type: 'integer' });
+          expect(accepts(converted.schema, { t: value }), at).toBe(true);
+        }
+        expect(checkSchema(converted.schema, converted.target), at).toEqual([]);
+      }
+    }
+  });
+
   it('gives Gemini a type for a value of any type: any scalar, which the original takes', () => {
     const converted = convertSchema(
       {

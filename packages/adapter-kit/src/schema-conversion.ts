@@ -31,6 +31,7 @@ import {
   allowsNothing,
   mostItems,
   typedEnum,
+  asPrefixItems,
 } from './schema-parts.js';
 import { Inlining, NotStrict } from './schema-inlining.js';
 
@@ -137,6 +138,7 @@ class Walk extends Inlining {
       this.block(path, `nested deeper than ${rules.maxDepth} levels`);
     }
     if (rules.typeUnion === 'nullable') schema = typedEnum(schema);
+    if (Array.isArray(schema.items)) schema = asPrefixItems(schema);
     let types = typesOf(schema);
     if (rules.typeUnion === 'nullable' && types !== undefined) {
       const nonNull = types.filter((type) => type !== 'null');
@@ -192,14 +194,15 @@ class Walk extends Inlining {
       if (key === 'const' && rules.constAs === 'enum') continue;
       if (key === 'properties' || key === 'required' || key === 'additionalProperties') continue;
       if (key === 'items') {
-        if (Array.isArray(value)) {
-          // draft-07 tuples: 2020-12's prefixItems.
-          if (rules.keywords.has('prefixItems'))
-            put(out, 'prefixItems', this.list(value, `${path}/items`, depth));
-          else moved.push(['items', value]);
-        } else if (allowsNothing(value)) noItems = true;
+        if (allowsNothing(value)) noItems = true;
         else if (isPlainObject(value) || value === true) {
-          const item = this.node(isPlainObject(value) ? value : {}, `${path}/items`, depth + 1);
+          // Past a tuple the target cannot hold, items are any of its and the rest's: the rest's
+          // alone refused the tuple's (and strict mode makes a model keep to them).
+          const tupleMoved =
+            Array.isArray(schema.prefixItems) && !rules.keywords.has('prefixItems');
+          const item = tupleMoved
+            ? this.itemsOf(schema, path, depth)
+            : this.node(isPlainObject(value) ? value : {}, `${path}/items`, depth + 1);
           put(out, 'items', item.out);
           if (item.plan !== undefined) plan = unite(plan, { items: item.plan });
         }
@@ -293,15 +296,17 @@ class Walk extends Inlining {
   }
 
   /**
-   * The `items` of an array schema that has none the target takes: any of a tuple's item schemas
-   * (its order and length said in the description already), else any scalar, which the
-   * original's any-value items accept too.
+   * The `items` of an array schema whose tuple the target cannot hold: any of the tuple's item
+   * schemas and of the items past it (the tuple's order and length said in the description
+   * already), else any scalar, which the original's any-value items accept too.
    */
   itemsOf(schema: Json, path: string, depth: number): { out: Json; plan?: Plan } {
-    const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : schema.items;
-    const branches = (Array.isArray(tuple) ? tuple : [])
-      .filter((sub): sub is Json => isPlainObject(sub))
-      .map((sub, i) => this.node(sub, `${path}/prefixItems/${i}`, depth + 1));
+    const tuple: unknown[] = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
+    const subs: [unknown, string][] = tuple.map((sub, i) => [sub, `${path}/prefixItems/${i}`]);
+    subs.push([schema.items === true ? {} : schema.items, `${path}/items`]);
+    const branches = subs
+      .filter((sub): sub is [Json, string] => isPlainObject(sub[0]))
+      .map(([sub, at]) => this.node(sub, at, depth + 1));
     if (branches.length === 1) return branches[0] as { out: Json; plan?: Plan };
     if (branches.length > 0) {
       this.note(path, 'a tuple written as an array of any of its item schemas');

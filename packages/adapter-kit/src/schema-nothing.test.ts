@@ -52,6 +52,26 @@ describe('convertSchema for Gemini, an untyped enum of other values than strings
     expect(converted.notes.join('\n')).not.toMatch(/any scalar/);
     expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
   });
+
+  it('types an enum of objects as an object, so a model can send one of them', () => {
+    const shapes = [
+      { kind: 'circle', r: 1 },
+      { kind: 'square', side: 2 },
+    ];
+    const converted = convertSchema(
+      { type: 'object', properties: { shape: { enum: shapes } }, required: ['shape'] },
+      'gemini',
+    );
+    const shape = (converted.schema.properties as Record<string, Record<string, unknown>>).shape;
+    // It was any of STRING, NUMBER and BOOLEAN: no value a model could send was one of the enum's.
+    expect(converted.notes.join('\n')).not.toMatch(/any scalar/);
+    expect(shape?.anyOf).toBeUndefined();
+    expect(String(shape?.description)).toContain('"kind":"circle"');
+    expect(checkSchema(converted.schema, 'gemini')).toEqual([]);
+    // What the model sends for it comes back as the object the tool's schema takes.
+    const sent = { shape: JSON.stringify(shapes[1]) };
+    expect(converted.restore(sent)).toEqual({ shape: shapes[1] });
+  });
 });
 
 describe('convertSchema, a schema that allows no value', () => {
@@ -124,6 +144,31 @@ describe('convertSchema, items that allow no value', () => {
       expect(Number(properties.none?.maxItems), target).toBe(0);
       expect(Number(properties.pair?.maxItems), target).toBe(2);
       // Strict mode takes no array without items: it falls back, and says why.
+      expect(checkSchema(converted.schema, converted.target), target).toEqual([]);
+    }
+  });
+
+  it('bounds a draft-07 tuple whose additionalItems allow no value, for every target', () => {
+    for (const target of TARGETS) {
+      const converted = convertSchema(
+        {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: {
+            pair: {
+              type: 'array',
+              items: [{ type: 'string' }, { type: 'integer' }],
+              additionalItems: false,
+            },
+          },
+          required: ['pair'],
+        },
+        target,
+      );
+      const pair = (converted.schema.properties as Record<string, Record<string, unknown>>).pair;
+      // `additionalItems: false` went into the description alone: any number of items was taken.
+      expect(Number(pair?.maxItems), target).toBe(2);
+      expect(String(pair?.description), target).not.toContain('additionalItems');
       expect(checkSchema(converted.schema, converted.target), target).toEqual([]);
     }
   });

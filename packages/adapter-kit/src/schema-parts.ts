@@ -265,8 +265,8 @@ export function allowsNothing(schema: unknown): boolean {
 /**
  * `schema` with its enum written for a target whose enums hold strings alone and whose schemas
  * each need a type (Gemini's): an enum's `null` taken out, said by `nullable: true` instead of
- * lost with the enum moved into the description; an untyped enum of scalars typed by its values
- * (`[1, 2]` an INTEGER, not any scalar).
+ * lost with the enum moved into the description; an untyped enum typed by its values (`[1, 2]` an
+ * INTEGER, objects an OBJECT: as any scalar no value of an enum of objects could be sent).
  */
 export function typedEnum(schema: Json): Json {
   const values: unknown = schema.enum;
@@ -285,13 +285,9 @@ export function typedEnum(schema: Json): Json {
   const kinds = new Set(rest.map(jsonType));
   // Integers among numbers are numbers.
   if (kinds.has('number')) kinds.delete('integer');
-  // Without a null to keep, only scalars are typed: objects and arrays stay any scalar as before.
-  if (!nullable && [...kinds].some((kind) => !SCALARS.has(kind))) return schema;
   if (rest.length === 0) return schema;
   return { ...others, enum: rest, type: nullable ? [...kinds, 'null'] : [...kinds] };
 }
-
-const SCALARS: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
 
 /**
  * The most items an array whose `items` allow no value may hold: as many as its tuple has
@@ -301,4 +297,18 @@ export function mostItems(schema: Json): number {
   const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0;
   const own = schema.maxItems;
   return typeof own === 'number' && own < tuple ? own : tuple;
+}
+
+/**
+ * A draft-07 tuple (`items` a list, `additionalItems` the items past it) as 2020-12 writes it:
+ * `prefixItems`, and `items` for the rest, so both dialects are converted one way (the rest was
+ * said only in the description, and `additionalItems: false` bounded nothing).
+ */
+export function asPrefixItems(schema: Json): Json {
+  const { items, additionalItems, ...others } = schema;
+  return {
+    ...others,
+    prefixItems: items,
+    ...(additionalItems === undefined ? {} : { items: additionalItems }),
+  };
 }

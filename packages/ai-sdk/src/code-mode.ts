@@ -1,7 +1,11 @@
-import { codeModeTools as kitCodeModeTools, requireCodeMode } from '@toolplane/adapter-kit';
+import {
+  codeModeTools as kitCodeModeTools,
+  maxOutputCharsOf,
+  requireCodeMode,
+} from '@toolplane/adapter-kit';
 import { ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
-import { outputOf, toModelOutput, type ResultOutput } from './results.js';
+import { modelOutputOf, outputOf, type ResultOutput } from './results.js';
 import type { AiSdkToolsOptions } from './tools-options.js';
 
 function args(input: unknown): Record<string, unknown> {
@@ -22,7 +26,8 @@ function args(input: unknown): Record<string, unknown> {
  */
 export function codeModeTools(options: AiSdkToolsOptions): ToolSet {
   const code = requireCodeMode(options.codeMode);
-  const modelOutput = (argument: unknown) => toModelOutput(outputOf(argument), options);
+  const maxOutputChars = maxOutputCharsOf(options.maxOutputChars);
+  const modelOutput = (argument: unknown) => modelOutputOf(outputOf(argument), maxOutputChars);
   const tools: ToolSet = {};
   for (const tool of kitCodeModeTools(code)) {
     // A program may call any tool it can reach, so with any approval rule run_code asks.

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createAiSdkDelegate } from './delegate.js';
 import { createAiSdkSamplingHandler } from './sampling.js';
 import { MockLanguageModelV3 } from './testing/model-steps.js';
+import { toModelOutput, type ResultOutput } from './results.js';
 import { toAiSdkTools } from './tools.js';
 
 // The fixture server over stdio as `fx`: the options are checked against a real catalogue.
@@ -76,5 +77,21 @@ describe('the AI SDK adapter options', () => {
     expect(() => createAiSdkSamplingHandler(model, { maxTokensCap: 0 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );
+  });
+
+  it('refuses a misspelled option of toModelOutput, and a maxOutputChars below 1', () => {
+    const output: ResultOutput = {
+      type: 'result',
+      content: [{ type: 'text', text: 'x'.repeat(50) }],
+    };
+    // `maxOutputChar: 10` was ignored: the whole result went to the model, up to the default.
+    expect(() => toModelOutput(output, { maxOutputChar: 10 } as never)).toThrow(
+      refused('toModelOutput: unknown option "maxOutputChar"; did you mean "maxOutputChars"?'),
+    );
+    // 0 left every result out of what the model reads.
+    expect(() => toModelOutput(output, { maxOutputChars: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(toModelOutput(output, { maxOutputChars: 10 })).toMatchObject({ type: 'text' });
   });
 });

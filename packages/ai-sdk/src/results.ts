@@ -3,13 +3,14 @@ import {
   fromError as resultOfError,
   fromRun as resultOfRun,
   leftOutNote,
+  maxOutputCharsOf,
   mediaOf,
   OutputBudget,
   textOf,
   type ContentBlock,
   type AdapterToolResult,
 } from '@toolplane/adapter-kit';
-import type { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, type ToolError } from '@toolplane/toolmodel';
 import type { RunResult } from '@toolplane/toolrun';
 import type { Tool } from 'ai';
 
@@ -61,6 +62,9 @@ export interface ModelOutputOptions {
   readonly maxOutputChars?: number;
 }
 
+/** Every key of {@link ModelOutputOptions}. */
+export const MODEL_OUTPUT_OPTION_KEYS = optionKeys<ModelOutputOptions>({ maxOutputChars: true });
+
 /**
  * The parts this adapter makes: text, and `media`, which every supported `ai` major reads (ai 5
  * knows no other media part; ai 6 and later turn it into `image-data` or `file-data`).
@@ -73,12 +77,24 @@ type ContentPart =
  * What the model is told of a toolplane tool's output: text as text, structured content as
  * JSON, images and audio as media parts (with any text beside them), a failure as an error
  * output the model can read and act on; all within `maxOutputChars`.
+ *
+ * @throws {ToolError} `invalid_argument` for an option it does not take, or a `maxOutputChars`
+ * that is not a whole number of 1 or more.
  */
 export function toModelOutput(
   output: AiSdkToolOutput,
   options: ModelOutputOptions = {},
 ): ToolResultOutput {
-  const budget = new OutputBudget(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+  refuseUnknownOptions(options, MODEL_OUTPUT_OPTION_KEYS, 'toModelOutput');
+  return modelOutputOf(output, maxOutputCharsOf(options.maxOutputChars));
+}
+
+/**
+ * {@link toModelOutput} with `maxOutputChars` checked already: what the adapter's own tools
+ * answer with, their options having been checked when they were made.
+ */
+export function modelOutputOf(output: AiSdkToolOutput, maxOutputChars: number): ToolResultOutput {
+  const budget = new OutputBudget(maxOutputChars);
   if (output.type === 'progress') {
     // Only when a call ended without a result; preliminary results never reach the model.
     return { type: 'error-text', value: 'the tool ended without a result' };

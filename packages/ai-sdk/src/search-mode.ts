@@ -2,6 +2,7 @@ import {
   describeTool,
   isExposed,
   jsonResult,
+  maxOutputCharsOf,
   prepareCall,
   SEARCH_MODE_TOOLS,
   searchTools,
@@ -11,7 +12,7 @@ import {
 import { ToolError } from '@toolplane/toolmodel';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import { executeOnce, executeThrough } from './execute.js';
-import { fromError, outputOf, toModelOutput, type ResultOutput } from './results.js';
+import { fromError, modelOutputOf, outputOf, type ResultOutput } from './results.js';
 import { approvalPick, type AiSdkToolsOptions } from './tools-options.js';
 
 function args(input: unknown): Record<string, unknown> {
@@ -39,7 +40,8 @@ const [search, describe, call] = SEARCH_MODE_TOOLS;
  * same three tools, with the same answers, as the gateway's search mode.
  */
 export function searchModeTools(source: ToolSource, options: AiSdkToolsOptions): ToolSet {
-  const modelOutput = (argument: unknown) => toModelOutput(outputOf(argument), options);
+  const maxOutputChars = maxOutputCharsOf(options.maxOutputChars);
+  const modelOutput = (argument: unknown) => modelOutputOf(outputOf(argument), maxOutputChars);
   const pick = approvalPick(options.needsApproval);
   // The tool a call_tool call names decides, as it would if it were exposed on its own.
   const approval =

@@ -7,7 +7,7 @@ import {
 } from '@toolplane/adapter-kit';
 import type { ApprovalRules } from '@toolplane/toolrun';
 import { optionKeys, type Tool as ToolmodelTool } from '@toolplane/toolmodel';
-import type { ModelOutputOptions } from './results.js';
+import { MODEL_OUTPUT_OPTION_KEYS, type ModelOutputOptions } from './results.js';
 
 // The options of `toAiSdkTools`, in a module of their own: search mode takes them too, and
 // must not import the module that calls it.
@@ -48,8 +48,8 @@ export interface AiSdkToolsOptions extends NameToolsOptions, ModelOutputOptions 
 /** Every key of {@link AiSdkToolsOptions}. */
 export const AI_SDK_TOOLS_OPTION_KEYS = joinOptionKeys(
   NAME_TOOLS_OPTION_KEYS,
-  optionKeys<Omit<AiSdkToolsOptions, keyof NameToolsOptions>>({
-    maxOutputChars: true,
+  MODEL_OUTPUT_OPTION_KEYS,
+  optionKeys<Omit<AiSdkToolsOptions, keyof NameToolsOptions | keyof ModelOutputOptions>>({
     mode: true,
     codeMode: true,
     progress: true,

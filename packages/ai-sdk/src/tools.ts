@@ -1,6 +1,7 @@
 import {
   checkAdapterOptions,
   checkArguments,
+  maxOutputCharsOf,
   nameTools,
   type ToolSource,
 } from '@toolplane/adapter-kit';
@@ -8,7 +9,7 @@ import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
 import { jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
 import { executeOnce, executeThrough, type ExecuteOptions } from './execute.js';
-import { outputOf, toModelOutput, type AiSdkToolOutput } from './results.js';
+import { modelOutputOf, outputOf, type AiSdkToolOutput } from './results.js';
 import { codeModeTools } from './code-mode.js';
 import { searchModeTools } from './search-mode.js';
 import { AI_SDK_TOOLS_OPTION_KEYS, approvalPick, type AiSdkToolsOptions } from './tools-options.js';
@@ -62,6 +63,7 @@ function toAiSdkTool(source: ToolSource, entry: ToolEntry, options: AiSdkToolsOp
   });
   const pick = options.needsApproval;
   const approval = typeof pick === 'function' ? pick(tool, id) : pick === true;
+  const maxOutputChars = maxOutputCharsOf(options.maxOutputChars);
   return {
     ...(description === undefined ? {} : { description }),
     ...(approval ? { needsApproval: true } : {}),
@@ -71,6 +73,6 @@ function toAiSdkTool(source: ToolSource, entry: ToolEntry, options: AiSdkToolsOp
       options.progress === false
         ? (input, { abortSignal }) => executeOnce(source, id, input, callOptions(abortSignal))
         : (input, { abortSignal }) => executeThrough(source, id, input, callOptions(abortSignal)),
-    toModelOutput: (argument) => toModelOutput(outputOf(argument), options),
+    toModelOutput: (argument) => modelOutputOf(outputOf(argument), maxOutputChars),
   };
 }

@@ -1,5 +1,5 @@
 // The zod schemas of the config file, and the keys each section of it knows.
-import { didYouMean } from '@toolplane/toolmodel';
+import { didYouMean, separatorProblem } from '@toolplane/toolmodel';
 import { z } from 'zod';
 
 const stringList = z.array(z.string());
@@ -299,7 +299,18 @@ export const configSchema = z.strictObject({
   search: searchSchema.optional(),
   pinning: z.enum(['block', 'warn', 'off']).optional(),
   naming: z
-    .strictObject({ separator: z.string().min(1).optional(), transparent: z.string().optional() })
+    .strictObject({
+      // Outside a tool name's characters, every namespaced tool's name went out hashed.
+      separator: z
+        .string()
+        .min(1)
+        .superRefine((separator, context) => {
+          const problem = separatorProblem(separator);
+          if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+        })
+        .optional(),
+      transparent: z.string().optional(),
+    })
     .optional(),
   instructions: z.string().optional(),
   waitMs: z.number().int().min(0).max(600_000, 'must be at most 600000 (ten minutes)').optional(),

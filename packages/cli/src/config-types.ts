@@ -137,7 +137,8 @@ export interface CliConfig {
   readonly approval?: ToolkitApprovalOptions;
   /**
    * Whether a mistake found only once servers connect (a `tools` filter entry that matches no
-   * tool) is an error at start instead of a warning; `strict: true` or `--strict`.
+   * tool; for `serve`, an approval pattern that matches none) is an error at start instead of a
+   * warning; `strict: true` or `--strict`.
    */
   readonly strict: boolean;
   /** Bounds on per-session servers' connections (`max` per server, `idleMs`); toolkit defaults. */

@@ -45,10 +45,34 @@ export async function filterProblems(
  * @throws {ToolError} `invalid_config` naming every unmatched entry (exit code 2).
  */
 export function refuseFilterProblems(cfg: CliConfig, problems: readonly FilterProblem[]): void {
-  if (!cfg.strict || problems.length === 0) return;
+  refuseUnmatched(
+    cfg,
+    problems.map((problem) => problem.message),
+  );
+}
+
+/**
+ * What `serve` checks once its servers have had their wait: under `strict`, a filter entry or an
+ * approval pattern that matches no tool stops it before it serves (an approval pattern that
+ * guards nothing lets the calls it was written for run without asking, a security warning
+ * strict makes fatal as it does the filter's).
+ *
+ * @throws {ToolError} `invalid_config` naming each one (exit code 2).
+ */
+export async function refuseUnmatchedAtStart(cfg: CliConfig, toolkit: Toolkit): Promise<void> {
+  if (!cfg.strict) return;
+  const filter = await filterProblems(cfg, toolkit);
+  refuseUnmatched(cfg, [
+    ...filter.map((problem) => problem.message),
+    ...approvalProblems(cfg, toolkit),
+  ]);
+}
+
+function refuseUnmatched(cfg: CliConfig, messages: readonly string[]): void {
+  if (!cfg.strict || messages.length === 0) return;
   throw new ToolError(
     'invalid_config',
-    `${problems.map((problem) => problem.message).join('\n')}\n(strict: fix the filter, or run without --strict and strict: true to only warn)`,
+    `${messages.join('\n')}\n(strict: fix the config, or run without --strict and strict: true to only warn)`,
   );
 }
 

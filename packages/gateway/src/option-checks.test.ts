@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { createToolkit } from '@toolplane/toolkit';
 import { errorMessageOf, rejectionCodeOf } from '@toolplane/toolmodel/testing';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,61 @@ describe('gateway options', () => {
     );
   });
 
+  it('refuse a stdio line bound or drain a timer cannot keep (NaN bounded no line)', async () => {
+    const bad = [
+      ...[Number.NaN, 0, -1].map((maxLineBytes) => ({ maxLineBytes })),
+      // A drain's timer set so fired at once: the requests in flight were not waited for.
+      ...[Number.NaN, -1, 2 ** 31].map((drainMs) => ({ drainMs })),
+    ];
+    for (const options of bad) {
+      const served = serveStdio(createToolkit(), {
+        stdin: new PassThrough(),
+        stdout: new PassThrough(),
+        ...options,
+      });
+      const refused = await served.then(
+        async (gateway) => {
+          await gateway.close();
+          return 'served';
+        },
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      expect(refused, JSON.stringify(options)).toBe('invalid_config');
+    }
+  });
+
+  it('refuse a mode, page size or text they cannot use, at start and on reconfigure', async () => {
+    // `serach` served every tool on its own; a pageSize of 0 (or NaN) listed no tool at all; a
+    // transparent namespace that is not a string made none transparent; instructions that are
+    // not text reached every client's initialize result as they were.
+    const bad: [Record<string, unknown>, string][] = [
+      [
+        { mode: 'serach' },
+        `createMcpServer: mode must be 'tools', 'search' or 'code', got the string "serach"`,
+      ],
+      [{ pageSize: 0 }, 'pageSize must be a positive integer, got 0'],
+      [{ pageSize: Number.NaN }, 'pageSize must be a positive integer, got NaN'],
+      [{ transparent: 5 }, 'createMcpServer: transparent must be a string, got 5'],
+      [
+        { instructions: { text: 'hi' } },
+        'createMcpServer: instructions must be a string, got an object',
+      ],
+    ];
+    for (const [options, message] of bad) {
+      expect(refusal(() => createMcpServer(createToolkit(), options as never))).toBe(message);
+    }
+    const gateway = await serveHttp(createToolkit(), { port: 0 });
+    try {
+      expect(
+        refusal(() => {
+          gateway.reconfigure({ mode: 'code mode' } as never);
+        }),
+      ).toMatch(/^reconfigure: mode must be/);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('refuse a duration a timer cannot keep (a drain would end as it began)', async () => {
     expect(
       await rejection(() => serveHttp(createToolkit(), { port: 0, drainMs: 2 ** 31 })),
@@ -60,6 +116,28 @@ describe('gateway options', () => {
           gateway.reconfigure({ filter: { fx: { dny: ['*'] } } as never });
         }),
       ).toBe('reconfigure: filter.fx: unknown option "dny"; did you mean "deny"?');
+      expect((await fetch(new URL('/healthz', gateway.url))).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuse a separator no exposed tool name can hold, at start and on reconfigure', async () => {
+    // `/` is outside the characters of a tool name: every namespaced tool went out shortened
+    // with a hash (fx_add_efd51e28), and nothing said why.
+    expect(await rejection(() => serveHttp(createToolkit(), { port: 0, separator: '/' }))).toBe(
+      'serveHttp: separator must be 1 to 64 of A-Z a-z 0-9 _ - (the characters of an exposed tool name), got the string "/"',
+    );
+    expect(refusal(() => createMcpServer(createToolkit(), { separator: 7 as never }))).toBe(
+      'createMcpServer: separator must be a string, got 7',
+    );
+    const gateway = await serveHttp(createToolkit(), { port: 0, separator: '-' });
+    try {
+      expect(
+        refusal(() => {
+          gateway.reconfigure({ separator: '.' });
+        }),
+      ).toMatch(/^reconfigure: separator must be 1 to 64 of/);
       expect((await fetch(new URL('/healthz', gateway.url))).status).toBe(200);
     } finally {
       await gateway.close();

@@ -3,8 +3,10 @@ import {
   isPlainObject,
   optionKeys,
   refuseUnknownOptions,
+  separatorProblem,
   ToolError,
 } from '@toolplane/toolmodel';
+import { shownValue } from '@toolplane/toolmodel/text';
 import type { GatewayOptions, GatewayReconfigure, GatewayToolFilter } from './options.js';
 
 /** Every key of {@link GatewayOptions}, which every way of serving takes. */
@@ -47,6 +49,7 @@ const FILTER_KEYS = optionKeys<GatewayToolFilter>({
 });
 
 const code = 'invalid_config';
+const MODES: readonly unknown[] = ['tools', 'search', 'code'];
 
 /**
  * Checks a gateway's options when it is made, as the CLI's config file is checked: an unknown
@@ -57,8 +60,10 @@ const code = 'invalid_config';
  * @param where The function called, for the message: `serveHttp`, `serveStdio`, `createMcpServer`.
  * @param known Every option key it takes (the gateway's own, and its transport's).
  * @throws {ToolError} `invalid_config` for an unknown key (of the options, or of a namespace's
- * filter), a filter that is not an object of lists of strings, or a duration that is not a whole
- * number of milliseconds up to 2^31 − 1.
+ * filter), a filter that is not an object of lists of strings, a separator no exposed tool name
+ * can hold, a mode other than `tools`, `search` and `code`, a page size that is not a positive
+ * integer, a `transparent` or `instructions` that is not a string, or a duration that is not a
+ * whole number of milliseconds up to 2^31 − 1.
  */
 export function checkGatewayOptions(
   options: unknown,
@@ -66,8 +71,26 @@ export function checkGatewayOptions(
   known: readonly string[],
 ): void {
   refuseUnknownOptions(options, known, where, { code });
-  const { filter, listTtlMs, inputRoundTtlMs, notifyDelayMs } = options as GatewayOptions;
+  const { filter, separator, mode, pageSize, listTtlMs, inputRoundTtlMs, notifyDelayMs } =
+    options as GatewayOptions;
   if (filter !== undefined) checkFilters(filter, where);
+  // Another mode served every tool on its own; a page of 0 (or NaN) listed no tool at all.
+  if (mode !== undefined && !MODES.includes(mode)) {
+    throw new ToolError(
+      code,
+      `${where}: mode must be 'tools', 'search' or 'code', got ${shownValue(mode)}`,
+    );
+  }
+  integerAtLeast(1, pageSize, 1, 'pageSize');
+  for (const key of ['transparent', 'instructions'] as const) {
+    const value = (options as GatewayOptions)[key];
+    if (value !== undefined && typeof value !== 'string') {
+      throw new ToolError(code, `${where}: ${key} must be a string, got ${shownValue(value)}`);
+    }
+  }
+  // Outside a tool name's characters, every namespaced tool went out shortened with a hash.
+  const problem = separator === undefined ? undefined : separatorProblem(separator);
+  if (problem !== undefined) throw new ToolError(code, `${where}: separator ${problem}`);
   for (const [key, value] of [
     ['listTtlMs', listTtlMs],
     ['inputRoundTtlMs', inputRoundTtlMs],
@@ -102,4 +125,25 @@ function checkFilters(filters: unknown, where: string): void {
       }
     }
   }
+}
+
+/**
+ * `value`, or `fallback` when it is missing; an integer of at least `min` (0 or 1).
+ *
+ * @throws {ToolError} `invalid_config` for anything else, naming `name`.
+ */
+export function integerAtLeast(
+  min: 0 | 1,
+  value: number | undefined,
+  fallback: number,
+  name: string,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new ToolError(
+      'invalid_config',
+      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${String(value)}`,
+    );
+  }
+  return value;
 }

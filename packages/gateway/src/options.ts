@@ -95,6 +95,12 @@ export interface GatewayOptions extends NamingOptions {
   readonly instanceId?: string;
   /** List changes within this window reach clients as one notification per kind (default 10 ms). */
   readonly notifyDelayMs?: number;
+  /**
+   * Where a failure the gateway does not tell its caller is logged, as an error with its message
+   * and stack (default: nowhere): over HTTP, a request that fails with an error that is not a
+   * `ToolError` (a route's, or a bug's) answers 500 saying only that the log has the details, as
+   * its own words may name paths, hosts or credentials of the machine.
+   */
   readonly logger?: Logger;
   /**
    * Hears every tool call (outcome, duration, who), HTTP answer and catalogue search, for

@@ -3,12 +3,14 @@ import {
   fromError as resultOfError,
   fromRun as resultOfRun,
   leftOutNote,
+  maxOutputCharsOf,
   mediaOf,
   OutputBudget,
   type AdapterToolResult,
   type ContentBlock,
 } from '@toolplane/adapter-kit';
-import type { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import { shownValue } from '@toolplane/toolmodel/text';
 import type { RunResult } from '@toolplane/toolrun';
 
 export { DEFAULT_MAX_OUTPUT_CHARS };
@@ -67,6 +69,37 @@ export interface MessageContentOptions {
   readonly media?: 'artifact' | 'content';
 }
 
+/** Every key of {@link MessageContentOptions}. */
+export const MESSAGE_CONTENT_OPTION_KEYS = optionKeys<MessageContentOptions>({
+  maxOutputChars: true,
+  media: true,
+});
+
+/** {@link MessageContentOptions} checked, with their defaults. */
+export interface MessageContent {
+  readonly maxOutputChars: number;
+  readonly media: 'artifact' | 'content';
+}
+
+/**
+ * The values of {@link MessageContentOptions} checked (their keys are the caller's to check),
+ * with their defaults: what `toMessageContent`, a `ToolplaneTool` and `toLangChainTools` take.
+ *
+ * @param where The function or class given them, for the message.
+ * @throws {ToolError} `invalid_argument` for a `media` other than `'artifact'` and `'content'`, or
+ * a `maxOutputChars` that is not a whole number of 1 or more.
+ */
+export function messageContentOf(options: MessageContentOptions, where: string): MessageContent {
+  const { media } = options as { media?: unknown };
+  if (media !== undefined && media !== 'artifact' && media !== 'content') {
+    throw new ToolError(
+      'invalid_argument',
+      `${where}: media must be 'artifact' or 'content', got ${shownValue(media)}`,
+    );
+  }
+  return { maxOutputChars: maxOutputCharsOf(options.maxOutputChars), media: media ?? 'artifact' };
+}
+
 /** A LangChain standard content block of a tool message. */
 export type MessageBlock =
   | { readonly type: 'text'; readonly text: string }
@@ -81,12 +114,24 @@ export type MessageBlock =
  * notes, or the structured content as JSON when there is no media), or, with
  * `media: 'content'` and media in the result, standard content blocks with the images and audio.
  * Everything within `maxOutputChars`.
+ *
+ * @throws {ToolError} `invalid_argument` for an option it does not take, or one it cannot use
+ * (see {@link messageContentOf}).
  */
 export function toMessageContent(
   artifact: ToolplaneArtifact,
   options: MessageContentOptions = {},
 ): string | MessageBlock[] {
-  const budget = new OutputBudget(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+  refuseUnknownOptions(options, MESSAGE_CONTENT_OPTION_KEYS, 'toMessageContent');
+  return contentOf(artifact, messageContentOf(options, 'toMessageContent'));
+}
+
+/** {@link toMessageContent} with its options checked already (see {@link messageContentOf}). */
+export function contentOf(
+  artifact: ToolplaneArtifact,
+  options: MessageContent,
+): string | MessageBlock[] {
+  const budget = new OutputBudget(options.maxOutputChars);
   const { content, structuredContent } = artifact;
   if (artifact.isError === true) return budget.failure(artifact);
   const hasMedia = content.some((block) => mediaOf(block) !== undefined);

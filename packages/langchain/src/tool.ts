@@ -14,13 +14,16 @@ import {
   type ToolRunnableConfig,
 } from '@langchain/core/tools';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import type { ProgressEvent } from '@toolplane/toolrun';
-import { asToolError, type SourceCallOptions } from '@toolplane/adapter-kit';
+import { asToolError, joinOptionKeys, type SourceCallOptions } from '@toolplane/adapter-kit';
 import {
+  contentOf,
   fromError,
-  toMessageContent,
+  MESSAGE_CONTENT_OPTION_KEYS,
+  messageContentOf,
   type MessageBlock,
+  type MessageContent,
   type MessageContentOptions,
   type ToolplaneArtifact,
 } from './results.js';
@@ -67,6 +70,21 @@ export interface ToolplaneToolFields extends MessageContentOptions {
   readonly metadata?: ToolParams['metadata'];
 }
 
+/** Every key of {@link ToolplaneToolFields}. */
+const FIELD_KEYS = joinOptionKeys(
+  MESSAGE_CONTENT_OPTION_KEYS,
+  optionKeys<Omit<ToolplaneToolFields, keyof MessageContentOptions>>({
+    name: true,
+    description: true,
+    schema: true,
+    toolId: true,
+    run: true,
+    throwOnError: true,
+    meta: true,
+    metadata: true,
+  }),
+);
+
 type Args = Record<string, unknown>;
 
 function isToolCall(value: unknown): value is ToolCall {
@@ -97,8 +115,19 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
   /** The canonical toolplane ID the calls go to. */
   readonly toolId: string;
   readonly #fields: ToolplaneToolFields;
+  readonly #content: MessageContent;
 
+  /**
+   * @throws {ToolError} `invalid_argument` for a field it does not take (a misspelt
+   * `throwOnError` was ignored), a `run` that is not a function, or a `media` or
+   * `maxOutputChars` it cannot use.
+   */
   constructor(fields: ToolplaneToolFields) {
+    refuseUnknownOptions(fields, FIELD_KEYS, 'ToolplaneTool');
+    if (typeof fields.run !== 'function') {
+      throw new ToolError('invalid_argument', 'ToolplaneTool: run must be a function');
+    }
+    const content = messageContentOf(fields, 'ToolplaneTool');
     super({
       responseFormat: 'content_and_artifact',
       ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
@@ -108,6 +137,7 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
     this.schema = fields.schema;
     this.toolId = fields.toolId;
     this.#fields = fields;
+    this.#content = content;
   }
 
   /**
@@ -182,7 +212,7 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
       if (artifact.isError === true && this.#fields.throwOnError === true) {
         throw new ToolError(
           (artifact.code as ToolError['code'] | undefined) ?? 'execution',
-          toMessageContent(artifact, { maxOutputChars: 2_000 }) as string,
+          contentOf(artifact, { maxOutputChars: 2_000, media: 'artifact' }) as string,
           { toolId: this.toolId, cause: artifact },
         );
       }
@@ -191,7 +221,7 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
       await runManager?.handleToolError(error);
       throw error;
     }
-    const content = toMessageContent(artifact, this.#fields);
+    const content = contentOf(artifact, this.#content);
     let output: string | MessageBlock[] | ToolMessage = content;
     if (toolCallId !== undefined) {
       const fields: ConstructorParameters<typeof ToolMessage>[0] = {
@@ -217,7 +247,7 @@ export class ToolplaneTool extends StructuredTool<JSONSchema, Args, Args, Conten
       runManager === undefined ? undefined : new ProgressRelay(runManager, this.toolId);
     const artifact = await this.#run(arg, progress, parentConfig?.signal);
     await progress?.settled();
-    return [toMessageContent(artifact, this.#fields), artifact];
+    return [contentOf(artifact, this.#content), artifact];
   }
 
   /** The call through toolplane, its failures (but cancellation) as error artifacts. */

@@ -5,7 +5,7 @@ import {
   type NameToolsOptions,
 } from '@toolplane/adapter-kit';
 import { optionKeys } from '@toolplane/toolmodel';
-import type { MessageContentOptions } from './results.js';
+import { MESSAGE_CONTENT_OPTION_KEYS, type MessageContentOptions } from './results.js';
 
 // The options of `toLangChainTools`, in a module of their own: search mode takes them too, and
 // must not import the module that calls it.
@@ -40,9 +40,8 @@ export interface LangChainToolsOptions extends NameToolsOptions, MessageContentO
 /** Every key of {@link LangChainToolsOptions}. */
 export const LANGCHAIN_TOOLS_OPTION_KEYS = joinOptionKeys(
   NAME_TOOLS_OPTION_KEYS,
-  optionKeys<Omit<LangChainToolsOptions, keyof NameToolsOptions>>({
-    maxOutputChars: true,
-    media: true,
+  MESSAGE_CONTENT_OPTION_KEYS,
+  optionKeys<Omit<LangChainToolsOptions, keyof NameToolsOptions | keyof MessageContentOptions>>({
     mode: true,
     codeMode: true,
     throwOnError: true,

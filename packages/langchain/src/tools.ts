@@ -7,7 +7,7 @@ import {
 } from '@toolplane/adapter-kit';
 import type { ToolEntry } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
-import { toLangChainResult } from './results.js';
+import { messageContentOf, toLangChainResult } from './results.js';
 import { codeModeTools } from './code-mode.js';
 import { searchModeTools } from './search-mode.js';
 import { sharedFields, ToolplaneTool } from './tool.js';
@@ -37,13 +37,7 @@ export function toLangChainTools(
 function buildTools(source: ToolSource, options: LangChainToolsOptions): ToolplaneTool[] {
   checkAdapterOptions(options, LANGCHAIN_TOOLS_OPTION_KEYS, 'toLangChainTools');
   checkArguments(source, options, 'toLangChainTools');
-  const { media } = options as { media?: unknown };
-  if (media !== undefined && media !== 'artifact' && media !== 'content') {
-    throw new ToolError(
-      'invalid_argument',
-      `toLangChainTools: media must be 'artifact' or 'content', got ${typeof media === 'string' ? JSON.stringify(media) : typeof media}`,
-    );
-  }
+  messageContentOf(options, 'toLangChainTools');
   if (options.signal?.aborted === true) {
     throw new ToolError('cancelled', 'listing tools for LangChain was cancelled');
   }

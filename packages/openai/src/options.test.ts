@@ -43,7 +43,7 @@ describe('the OpenAI adapter options', () => {
     // `fx:add` is no OpenAI function name: every tool went out as `fx_add_efd51e28` and the like.
     await expect(toOpenAITools(toolkit, { naming: { separator: ':' } })).rejects.toEqual(
       refused(
-        'toOpenAITools: naming.separator must be made of A-Z a-z 0-9 _ - (what a provider takes in a tool name), got ":"',
+        'toOpenAITools: naming.separator must be 1 to 64 of A-Z a-z 0-9 _ - (the characters of an exposed tool name), got the string ":"',
       ),
     );
     const tools = await toOpenAITools(toolkit, {

@@ -47,7 +47,7 @@ export { isJsonData, jsonProblem, MAX_JSON_DEPTH } from './json-value.js';
 export type { JsonProblemOptions, JsonValue } from './json-value.js';
 export { canonicalResource } from './resource-uri.js';
 export type { CanonicalResourceOptions } from './resource-uri.js';
-export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable } from './names.js';
+export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable, separatorProblem } from './names.js';
 export type { NamedItem, NamingOptions } from './names.js';
 export { didYouMean } from './suggest.js';
 export { checkDuration, MAX_TIMER_MS, optionKeys, refuseUnknownOptions } from './option-checks.js';

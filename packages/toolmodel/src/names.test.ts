@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXPOSED_NAME_PATTERN, NameTable, type NamedItem } from './names.js';
+import { EXPOSED_NAME_PATTERN, NameTable, separatorProblem, type NamedItem } from './names.js';
 
 const namespace = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
 const toolName = fc.stringMatching(/^[A-Za-z0-9_.-]{1,128}$/);
@@ -103,5 +103,21 @@ describe('NameTable', () => {
     const table = NameTable.build([dotted, impostor]);
     expect(table.nameOf(dotted)).not.toBe(table.nameOf(impostor));
     expect(table.resolve(table.nameOf(impostor) ?? '')).toBe(impostor);
+  });
+});
+
+describe('separatorProblem', () => {
+  it('passes a separator that keeps a plain name plain, and names what is wrong with another', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{0,20}$/), (separator) => {
+        expect(separatorProblem(separator)).toBeUndefined();
+        const table = NameTable.build([{ namespace: 'fx', name: 'add' }], { separator });
+        expect(table.nameOf({ namespace: 'fx', name: 'add' })).toBe(`fx${separator}add`);
+      }),
+    );
+    for (const separator of ['/', '.', ':', ' ', 'a'.repeat(65)]) {
+      expect(separatorProblem(separator)).toMatch(/^must be 1 to 64 of A-Z a-z 0-9 _ -/);
+    }
+    expect(separatorProblem(undefined)).toBe('must be a string, got undefined');
   });
 });

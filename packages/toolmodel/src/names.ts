@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { shownValue } from './text.js';
 
 /**
  * What every exposed tool name matches: the rule OpenAI's and Anthropic's tool APIs accept, and
@@ -11,6 +12,20 @@ export const EXPOSED_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const DEFAULT_SEPARATOR = '__';
 
 const MAX_LENGTH = 64;
+
+/**
+ * Why `separator` cannot join a namespace and a name into an exposed name, or `undefined` when it
+ * can (the empty string included): it must be a string of {@link EXPOSED_NAME_PATTERN}'s
+ * characters. With any other, no namespaced name matches the pattern as it is, so
+ * {@link NameTable} shortens every one with a hash (`fx_add_efd51e28`), and nothing says why.
+ * The problem reads after the option's name: `separator ${problem}`.
+ */
+export function separatorProblem(separator: unknown): string | undefined {
+  if (typeof separator !== 'string') return `must be a string, got ${shownValue(separator)}`;
+  if (separator === '' || EXPOSED_NAME_PATTERN.test(separator)) return undefined;
+  return `must be 1 to ${MAX_LENGTH} of A-Z a-z 0-9 _ - (the characters of an exposed tool name), got ${shownValue(separator)}`;
+}
+
 const FIRST_HASH_LENGTH = 8;
 const HASH_STEP = 4;
 // The name is then `_` and the hash alone, which is always valid and unique per key.

@@ -1,4 +1,5 @@
 import { createValidator, type JsonSchema } from '@toolplane/toolmodel';
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { describeSchemaValidatorContract } from '@toolplane/toolmodel/testing/vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
@@ -10,6 +11,12 @@ describeSchemaValidatorContract('createAjvValidator (ajv)', () => createAjvValid
 describe('createAjvValidator', () => {
   afterEach(() => {
     vi.restoreAllMocks();
+  });
+
+  it('refuses an option it does not take: a misspelt maxErrors kept the default', () => {
+    expect(
+      errorMessageOf(() => createAjvValidator({ maxError: 1 } as never), 'invalid_argument'),
+    ).toBe('createAjvValidator: unknown option "maxError"; did you mean "maxErrors"?');
   });
 
   it('compiles a schema once, on first use, and reuses it', () => {

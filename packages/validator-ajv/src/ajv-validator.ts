@@ -4,7 +4,9 @@ import {
   falseSchemaError,
   isUrlFormat,
   linearPattern,
+  optionKeys,
   pointerToken,
+  refuseUnknownOptions,
   schemaDialect,
   stackOverflow,
   ToolError,
@@ -22,6 +24,8 @@ export interface AjvValidatorOptions {
   /** At most this many errors are reported per invalid value (default 20). */
   readonly maxErrors?: number;
 }
+
+const KNOWN = optionKeys<AjvValidatorOptions>({ maxErrors: true });
 
 // The formats the default validator of @toolplane/toolmodel asserts: the two validators accept
 // the same strings, and a format outside this list is ignored by both.
@@ -86,11 +90,13 @@ function linearRegExp(source: string): { test: (text: string) => boolean } {
  * asserted. Each schema object is compiled once, by its own ajv instance so that `$id`s of
  * different tools never collide, and cached by identity.
  *
- * @throws {ToolError} from `validate`: `unsupported_schema` for another dialect;
+ * @throws {ToolError} `invalid_argument` for an option it does not take; from `validate`:
+ * `unsupported_schema` for another dialect;
  * `invalid_schema` for a `$ref` that does not resolve inside the schema, a schema ajv cannot
  * compile (e.g. an invalid `pattern`), or one that recurses without end.
  */
 export function createAjvValidator(options: AjvValidatorOptions = {}): SchemaValidator {
+  refuseUnknownOptions(options, KNOWN, 'createAjvValidator');
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
   return createSchemaValidator((schema) => {
     const compiled = compile(schema);

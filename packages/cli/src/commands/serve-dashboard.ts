@@ -9,7 +9,7 @@ import {
   type LoginProof,
 } from '@toolplane/dashboard';
 import type { GatewayAuth, GatewayObserver } from '@toolplane/gateway';
-import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
+import { ToolError, type Logger, type PinStore, type Toolkit } from '@toolplane/toolkit';
 import { isAllowed, type CliConfig } from '../config.js';
 import type { Output } from '../output.js';
 
@@ -31,6 +31,8 @@ export interface MountDashboardOptions {
   readonly endpoint: () => URL | undefined;
   /** Hears the calls made from the dashboard as the gateway's calls are heard (metrics, log). */
   readonly observer?: GatewayObserver | undefined;
+  /** Where a dashboard failure that is not a `ToolError` is logged (its answer is a bare 500). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -65,6 +67,7 @@ export function mountDashboard(
       ...(verify === undefined ? {} : { verify }),
       visible: (tool) => isAllowed(filter()[tool.namespace ?? ''], tool),
       ...(options.observer?.toolCall === undefined ? {} : { onCall: callHeard(options.observer) }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   } catch (error) {
     if (!ToolError.isInstance(error) || error.code !== 'invalid_config') throw error;

@@ -11,7 +11,7 @@ import { createCallFeed, type DashboardRoutes } from '@toolplane/dashboard';
 import { showControls, ToolError, type ToolkitEvent } from '@toolplane/toolkit';
 import { Option } from 'commander';
 import type { CliConfig } from '../config.js';
-import { approvalProblems, filterProblems, refuseFilterProblems } from '../filter-report.js';
+import { approvalProblems, filterProblems, refuseUnmatchedAtStart } from '../filter-report.js';
 import { openToolkit, type OpenToolkit } from '../open.js';
 import { readOnlyNotice } from '../read-only-store.js';
 import { startProgress } from '../start-progress.js';
@@ -220,16 +220,15 @@ async function serve(
       warn(showControls(message + cause), 'error');
     },
   };
+  // The toolkit's, the gateway's and the dashboard's warnings and errors, in the serve log.
+  const logger = toolkitLogger((level, line, fields) => {
+    // The serve log has no error level of its own: both are warnings, fields kept.
+    const word = observed.log.json ? '' : `${observed.log.warnWord} `;
+    observed.log.warn(`${word}${level === 'error' ? 'error: ' : ''}${showControls(line)}`, fields);
+  });
   const opened = await openToolkit(cfg, {
     onEvent,
-    logger: toolkitLogger((level, line, fields) => {
-      // The serve log has no error level of its own: both are warnings, fields kept.
-      const word = observed.log.json ? '' : `${observed.log.warnWord} `;
-      observed.log.warn(
-        `${word}${level === 'error' ? 'error: ' : ''}${showControls(line)}`,
-        fields,
-      );
-    }),
+    logger,
     search: true,
     onSearchError,
     onStoreError,
@@ -259,6 +258,7 @@ async function serve(
     ...(cfg.instructions === undefined ? {} : { instructions: cfg.instructions }),
     serverInfo: { name: 'toolplane', version: VERSION },
     observe: observed.log.observer,
+    logger,
   };
   let gateway: ServedGateway | undefined;
   let dashboard: DashboardRoutes | undefined;
@@ -312,6 +312,7 @@ async function serve(
         ...(opened.pins === undefined ? {} : { pins: opened.pins }),
         endpoint: () => listening.url,
         observer: combineObservers(observed.log.observer, metrics?.observer),
+        logger,
       });
       // MCP requests wait for the servers' first attempts as the printed URL does (a client
       // that found the port early must not get a partial tool list), bounded by the same wait.
@@ -364,7 +365,7 @@ async function serve(
       // Every first attempt has begun: a server started early and not adopted never will be.
       context.prestarted?.dispose();
       if (auth !== undefined) await checkIssuer(output, auth, stopped.signal);
-      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
+      await refuseUnmatchedAtStart(cfg, opened.toolkit);
       reportUnmatched();
       readyToServe = true;
       startupOver();
@@ -405,7 +406,7 @@ async function serve(
       await waitForServers(observed.log, opened, waitMs, stopped.signal);
       // Every first attempt has begun: a server started early and not adopted never will be.
       context.prestarted?.dispose();
-      refuseFilterProblems(cfg, await filterProblems(cfg, opened.toolkit));
+      await refuseUnmatchedAtStart(cfg, opened.toolkit);
       reportUnmatched();
       await watchConfig(gateway);
       if (!stopped.signal.aborted) {

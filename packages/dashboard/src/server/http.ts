@@ -50,8 +50,17 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 }
 
 /**
+ * What a failure that is not a `ToolError` answers (a bug, or a part that failed in its own
+ * words): its own message may name paths, hosts or credentials of the machine, so it goes to the
+ * log and the answer says where to look.
+ */
+export const INTERNAL_ERROR_MESSAGE =
+  "the dashboard failed on an unexpected error; the gateway's log has the details";
+
+/**
  * Writes a failure as `{ error: { code, message } }`, with the status a {@link UiError} carries or
- * {@link statusOf} gives its code.
+ * {@link statusOf} gives its code; anything else as 500 `internal` with
+ * {@link INTERNAL_ERROR_MESSAGE}.
  */
 export function sendError(res: ServerResponse, error: unknown): void {
   if (error instanceof UiError) {
@@ -62,9 +71,7 @@ export function sendError(res: ServerResponse, error: unknown): void {
     sendJson(res, statusOf(error), { error: { code: error.code, message: error.message } });
     return;
   }
-  sendJson(res, 500, {
-    error: { code: 'internal', message: error instanceof Error ? error.message : String(error) },
-  });
+  sendJson(res, 500, { error: { code: 'internal', message: INTERNAL_ERROR_MESSAGE } });
 }
 
 /**

@@ -1,6 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ToolError, type PinStore, type Toolkit } from '@toolplane/toolkit';
+import {
+  silentLogger,
+  ToolError,
+  type Logger,
+  type PinStore,
+  type Toolkit,
+} from '@toolplane/toolkit';
+import { optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
 import * as api from './api.js';
 import type { DashboardCall, ToolVisibility } from './api.js';
 import { loadAssets } from './assets.js';
@@ -63,6 +70,12 @@ export interface DashboardOptions {
   readonly maxStreams?: number;
   /** Largest request body, in bytes (default 1 MiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * Where a failure that is not a `ToolError` is logged, as an error with its message and stack
+   * (default: nowhere): the answer is a 500 that says only to look in the log, as the message may
+   * name what a caller must not see.
+   */
+  readonly logger?: Logger;
 }
 
 /**
@@ -104,17 +117,35 @@ export interface DashboardRoutes {
 
 const LOGIN_TIMEOUT_MS = 10_000;
 
+const OPTION_KEYS = optionKeys<DashboardOptions>({
+  toolkit: true,
+  verify: true,
+  feed: true,
+  pins: true,
+  onCall: true,
+  visible: true,
+  path: true,
+  sessionTtlMs: true,
+  maxSessions: true,
+  maxStreams: true,
+  maxBodyBytes: true,
+  logger: true,
+});
+
 /**
  * The dashboard: a web app at `/ui` (built into this package, no CDN) and the JSON API and event
  * stream behind it. The token is typed once in a login form and kept as an HMAC-signed session
  * id in an `HttpOnly`, `SameSite=Strict` cookie; every answer carries a strict
  * Content-Security-Policy; every state-changing request must come from this very origin.
  *
- * @throws {ToolError} `invalid_config` when the web app was not built, or for a path that does
- * not start with `/`.
+ * @throws {ToolError} `invalid_config` for an option it does not take (a misspelt `verify` left the
+ * dashboard without a login), when the web app was not built, or for a path that does not start
+ * with `/`.
  */
 export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
+  refuseUnknownOptions(options, OPTION_KEYS, 'dashboardRoutes', { code: 'invalid_config' });
   const path = options.path ?? '/ui';
+  const logger = options.logger ?? silentLogger;
   if (!path.startsWith('/') || path.endsWith('/')) {
     throw new ToolError('invalid_config', `path must start and not end with "/", got "${path}"`);
   }
@@ -313,6 +344,12 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
           throw new UiError(404, 'not_found', `no API "${route}"`);
       }
     } catch (error) {
+      if (!ToolError.isInstance(error)) {
+        logger.error(`dashboard: ${req.method ?? 'GET'} ${pathname} failed`, {
+          error: error instanceof Error ? error.message : String(error),
+          ...(error instanceof Error && error.stack !== undefined ? { stack: error.stack } : {}),
+        });
+      }
       if (res.headersSent) {
         res.end();
         return;

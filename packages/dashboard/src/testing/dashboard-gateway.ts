@@ -6,6 +6,7 @@ import {
   createMemoryPinStore,
   createToolkit,
   type DefinedTool,
+  type Logger,
   type Middleware,
   type PinStore,
   type Toolkit,
@@ -13,7 +14,7 @@ import {
 } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { buildApp } from '../../scripts/build-app.mjs';
-import { dashboardRoutes } from '../server/routes.js';
+import { dashboardRoutes, type DashboardOptions } from '../server/routes.js';
 import { createCallFeed, type CallFeed } from '../server/call-feed.js';
 import { staticTokenVerifier } from '../server/routes.js';
 
@@ -44,6 +45,10 @@ export interface DashboardGatewayOptions {
    * 2026-07-28 client is handed on to the client's retry (`replayRounds: 'always'`).
    */
   readonly requestStateKey?: string;
+  /** The dashboard's `visible` (default: every tool). */
+  readonly visible?: DashboardOptions['visible'];
+  /** The dashboard's `logger`. */
+  readonly logger?: Logger;
 }
 
 /** Builds the web app, then serves a toolkit with the fixture server as `fixture`. */
@@ -70,6 +75,8 @@ export async function startDashboardGateway(
     feed,
     verify: staticTokenVerifier(token),
     ...(pins === undefined ? {} : { pins }),
+    ...(options.visible === undefined ? {} : { visible: options.visible }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const gateway = await serveHttp(toolkit, {
     port: 0,

@@ -93,6 +93,13 @@ describe('serveHttp session cap', () => {
   it('refuses a cap that is not a positive integer', async () => {
     await expect(serve({ maxSessions: 0 })).rejects.toMatchObject({ code: 'invalid_config' });
   });
+
+  it('refuses a body bound that is not a positive integer (NaN bounded no body)', async () => {
+    // `Number(process.env.X)` of a variable that is not set: every body was read whole.
+    for (const maxBodyBytes of [Number.NaN, 0, -1, 1.5]) {
+      await expect(serve({ maxBodyBytes })).rejects.toMatchObject({ code: 'invalid_config' });
+    }
+  });
 });
 
 describe('serveHttp /healthz', () => {

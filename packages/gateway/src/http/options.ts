@@ -2,7 +2,7 @@
 import { ToolError } from '@toolplane/toolkit';
 import { checkDuration, MAX_TIMER_MS, optionKeys } from '@toolplane/toolmodel';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
-import { GATEWAY_OPTION_KEYS } from '../option-checks.js';
+import { GATEWAY_OPTION_KEYS, integerAtLeast } from '../option-checks.js';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { GatewayMetrics } from '../observe/metrics.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,7 +15,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface HttpRoute {
   /** The path it answers, with every path under it: `/ui` answers `/ui` and `/ui/…`. */
   readonly path: string;
-  /** Answers the request; a rejection becomes a 500 unless the answer has begun. */
+  /**
+   * Answers the request; a rejection becomes a 500 unless the answer has begun (one that is not a
+   * `ToolError` is told to the gateway's `logger`, and the 500 does not repeat its message).
+   */
   handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -266,7 +269,8 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
   if (!path.startsWith('/')) {
     throw new ToolError('invalid_config', `path must start with "/", got ${JSON.stringify(path)}`);
   }
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  // NaN (`Number(process.env.X)` of a variable not set) reached the SDK as a RangeError.
+  const maxBody = integerAtLeast(1, options.maxBodyBytes, DEFAULT_MAX_BODY, 'maxBodyBytes');
   const maxSessions = integerAtLeast(1, options.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions');
   const maxConnections = integerAtLeast(
     1,
@@ -306,23 +310,6 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
     drainMs,
     streamAfterMs,
   };
-}
-
-/** `value`, or `fallback` when it is missing; an integer of at least `min` (0 or 1). */
-function integerAtLeast(
-  min: 0 | 1,
-  value: number | undefined,
-  fallback: number,
-  name: string,
-): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new ToolError(
-      'invalid_config',
-      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${String(value)}`,
-    );
-  }
-  return value;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ToolError, type Toolkit } from '@toolplane/toolkit';
+import { silentLogger, ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
 import { AuthFailureLimit } from './auth-failures.js';
 import { SourceLimits } from './sources.js';
@@ -35,6 +35,12 @@ import { GatewayHub } from '../hub.js';
 import { checkGatewayOptions } from '../option-checks.js';
 import { combineObservers } from '../observe/observer.js';
 import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
+
+/**
+ * What a 500 says for a failure that is not a `ToolError` (a route's, or a bug's): its own
+ * message may name paths, hosts or credentials of the machine, so it goes to `logger` instead.
+ */
+const INTERNAL_ERROR_MESSAGE = 'the gateway failed on an unexpected error; its log has the details';
 
 /**
  * Serves `toolkit` as an MCP server over Streamable HTTP on node:http, one SDK transport and
@@ -104,6 +110,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   const startup = new StartupGate(options.startup);
   const instanceId = options.instanceId;
   const errorMeta = instanceId === undefined ? undefined : { [INSTANCE_META_KEY]: instanceId };
+  const logger = options.logger ?? silentLogger;
   const endpoint = mcpEndpoint({
     hub,
     maxBody,
@@ -206,6 +213,16 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       // A GET is a stream (or a health check): the drain waits for answers, not streams.
       if (req.method !== 'GET') inFlight.track(res);
       handle(req, res).catch((error: unknown) => {
+        const unexpected = !(error instanceof HttpError) && !ToolError.isInstance(error);
+        // Its own words may name paths, hosts or credentials: they go to the log, not the caller.
+        if (unexpected) {
+          // The path alone: a query may carry a credential.
+          const [target = '/'] = (req.url ?? '/').split('?');
+          logger.error(`${req.method ?? 'GET'} ${target} failed`, {
+            error: error instanceof Error ? error.message : String(error),
+            ...(error instanceof Error && error.stack !== undefined ? { stack: error.stack } : {}),
+          });
+        }
         if (res.headersSent) {
           res.end();
           return;
@@ -224,7 +241,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
             res,
             500,
             ProtocolErrorCode.InternalError,
-            error instanceof Error ? error.message : String(error),
+            unexpected ? INTERNAL_ERROR_MESSAGE : (error as ToolError).message,
             null,
             errorMeta,
           );

@@ -4,12 +4,12 @@ import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio'
 import type { Toolkit } from '@toolplane/toolkit';
 import { legacyClaimRefusal } from '../eras.js';
 import { GatewayHub } from '../hub.js';
-import { checkGatewayOptions, GATEWAY_OPTION_KEYS } from '../option-checks.js';
-import { optionKeys } from '@toolplane/toolmodel';
+import { checkGatewayOptions, GATEWAY_OPTION_KEYS, integerAtLeast } from '../option-checks.js';
+import { checkDuration, optionKeys } from '@toolplane/toolmodel';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import { createSessionServer } from '../server.js';
-import { StdioTransport } from './transport.js';
+import { DEFAULT_MAX_LINE_BYTES, StdioTransport } from './transport.js';
 import { GatewayServer } from '../sdk/gateway-server.js';
 
 /** Options of {@link serveStdio}. */
@@ -55,20 +55,30 @@ export const STDIO_OPTION_KEYS = [
  *
  * The toolkit is the caller's to run and close unless `closeToolkit` is set; see
  * {@link createMcpServer} for what is served.
+ *
+ * @throws {ToolError} `invalid_config` for an option it does not take, or a `maxLineBytes` or
+ * `drainMs` it cannot keep.
  */
 export async function serveStdio(
   toolkit: Toolkit,
   options: ServeStdioOptions = {},
 ): Promise<ServedGateway> {
   checkGatewayOptions(options, 'serveStdio', STDIO_OPTION_KEYS);
+  // NaN (`Number(process.env.X)` of a variable not set) bounded no line at all.
+  const maxLineBytes = integerAtLeast(
+    1,
+    options.maxLineBytes,
+    DEFAULT_MAX_LINE_BYTES,
+    'maxLineBytes',
+  );
+  // A timer set for longer than it keeps (or NaN) fires at once: the drain waited for nothing.
+  if (options.drainMs !== undefined) {
+    checkDuration(options.drainMs, 'drainMs', { code: 'invalid_config', zero: true });
+  }
   const hub = new GatewayHub(toolkit, options);
   await hub.negotiated;
   const stdin = options.stdin ?? process.stdin;
-  const transport = new StdioTransport(
-    stdin,
-    options.stdout ?? process.stdout,
-    options.maxLineBytes,
-  );
+  const transport = new StdioTransport(stdin, options.stdout ?? process.stdout, maxLineBytes);
   // The SDK's entry owns the era decision; the transport stays the gateway's own (line limits,
   // an answer to every line).
   let modern: McpServerInstance | undefined;

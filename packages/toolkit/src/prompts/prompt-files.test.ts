@@ -67,6 +67,18 @@ describe('loadPrompts and loadPromptFile', () => {
     );
   });
 
+  it('refuse an option they do not take, before reading anything', async () => {
+    const path = await folder({ 'a.md': 'a' });
+    const misspelt = { sigal: AbortSignal.abort() } as never;
+    await expect(loadPrompts(path, misspelt)).rejects.toThrow(
+      'loadPrompts: unknown option "sigal"; did you mean "signal"?',
+    );
+    expect(await rejectionCodeOf(loadPrompts(path, misspelt))).toBe('invalid_argument');
+    expect(await rejectionCodeOf(loadPromptFile(join(path, 'a.md'), misspelt))).toBe(
+      'invalid_argument',
+    );
+  });
+
   it('refuses a file that is not UTF-8, naming it, and drops a byte-order mark', async () => {
     const path = await mkdtemp(join(dir, 'case-'));
     const latin1 = join(path, 'latin1.md');

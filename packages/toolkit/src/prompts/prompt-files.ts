@@ -1,24 +1,27 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import { MAX_PROMPT_BYTES, parsePrompt, type LoadPromptsOptions, type Prompt } from './prompts.js';
 
 // Strict: a file that is not UTF-8 is refused, not read with U+FFFD where its bytes were. A
 // leading byte-order mark is dropped, as editors on Windows write one.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+const LOAD_KEYS = optionKeys<LoadPromptsOptions>({ signal: true });
+
 /**
  * Reads one markdown prompt file: at most {@link MAX_PROMPT_BYTES}, UTF-8, parsed with
  * {@link parsePrompt} (its name defaults to the file's).
  *
- * @throws {ToolError} `not_found` when there is no such file; `invalid_prompt` naming the file
- * when it cannot be read, is too large, is not UTF-8 or is a bad prompt; `cancelled` when
- * `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for an option it does not take; `not_found` when there
+ * is no such file; `invalid_prompt` naming the file when it cannot be read, is too large, is not
+ * UTF-8 or is a bad prompt; `cancelled` when `signal` aborts.
  */
 export async function loadPromptFile(
   path: string,
   options: LoadPromptsOptions = {},
 ): Promise<Prompt> {
+  refuseUnknownOptions(options, LOAD_KEYS, 'loadPromptFile');
   const { signal } = options;
   throwIfAborted(signal);
   let bytes: Buffer;
@@ -61,13 +64,16 @@ function tooLarge(path: string, size: number): ToolError {
  * Loads every `*.md` file of a directory (not its subdirectories) as a prompt, in file-name
  * order, so the result is the same on every machine.
  *
- * @throws {ToolError} `invalid_prompt` naming the file for a bad, oversized or duplicate prompt;
- * `not_found` when the directory does not exist; `cancelled` when `signal` aborts.
+ * @throws {ToolError} `invalid_argument` for an option it does not take; `invalid_prompt` naming
+ * the file for a bad, oversized or duplicate prompt; `not_found` when the directory does not
+ * exist; `cancelled` when `signal` aborts.
  */
 export async function loadPrompts(
   dir: string,
   options: LoadPromptsOptions = {},
 ): Promise<Prompt[]> {
+  // A misspelt `signal` would leave the load with nothing to cancel it.
+  refuseUnknownOptions(options, LOAD_KEYS, 'loadPrompts');
   const { signal } = options;
   throwIfAborted(signal);
   let entries;

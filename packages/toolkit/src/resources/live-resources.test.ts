@@ -1,3 +1,4 @@
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { describe, expect, it } from 'vitest';
 import { liveResource } from './live-resources.js';
 import { textResource } from './resources.js';
@@ -16,6 +17,16 @@ function codeOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('live resources', () => {
+  it('refuse an option they do not take: a misspelt timeoutMs kept the default bound', () => {
+    const options = { uri: 'live://clock', timeout: 50 };
+    expect(
+      errorMessageOf(
+        () => liveResource('clock', () => 'tick', options as never),
+        'invalid_resource',
+      ),
+    ).toBe('liveResource: unknown option "timeout"; did you mean "timeoutMs"?');
+  });
+
   it('are read anew on every read and listed by what they say of themselves', async () => {
     let reads = 0;
     const toolkit = createToolkit({

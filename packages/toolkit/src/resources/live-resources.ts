@@ -1,6 +1,8 @@
-import { ToolError } from '@toolplane/toolmodel';
+import { optionKeys, ToolError } from '@toolplane/toolmodel';
 import {
+  checkResourceOptions,
   dataResource,
+  RESOURCE_OPTION_KEYS,
   textResource,
   validateResource,
   validateResourceInfo,
@@ -34,6 +36,11 @@ export interface LiveResourceOptions extends ResourceOptions {
   readonly timeoutMs?: number;
 }
 
+const LIVE_RESOURCE_KEYS = [
+  ...RESOURCE_OPTION_KEYS,
+  ...optionKeys<Omit<LiveResourceOptions, keyof ResourceOptions>>({ timeoutMs: true }),
+];
+
 /** How long a live resource's read may take unless it says otherwise (10 s). */
 export const LIVE_READ_TIMEOUT_MS = 10_000;
 
@@ -48,6 +55,8 @@ export function liveResource(
   read: LiveResource['read'],
   options: LiveResourceOptions = {},
 ): LiveResource {
+  // A misspelt `timeoutMs` would leave a slow read the default bound, and say nothing.
+  checkResourceOptions(options, LIVE_RESOURCE_KEYS, 'liveResource');
   const { timeoutMs, ...rest } = options;
   return validateLiveResource({
     uri: `toolplane://resources/${name}`,

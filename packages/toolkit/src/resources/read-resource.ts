@@ -3,9 +3,11 @@ import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import {
+  checkResourceOptions,
   checkSize,
-  dataResource,
+  dataFrom,
   MAX_RESOURCE_BYTES,
+  READ_RESOURCE_OPTION_KEYS,
   type ReadResourceOptions,
   type Resource,
 } from './resources.js';
@@ -23,6 +25,7 @@ export async function readResource(
   source: string | URL | AsyncIterable<Uint8Array | string>,
   options: ReadResourceOptions = {},
 ): Promise<Resource> {
+  checkResourceOptions(options, READ_RESOURCE_OPTION_KEYS, 'readResource');
   const { signal, maxBytes = MAX_RESOURCE_BYTES } = options;
   throwIfAborted(signal);
   if (typeof source === 'string' || source instanceof URL) {
@@ -43,7 +46,7 @@ export async function readResource(
         { cause: error },
       );
     }
-    return dataResource(name, data, {
+    return dataFrom(name, data, {
       ...options,
       uri: options.uri ?? pathToFileURL(path).href,
       filename: options.filename ?? file,
@@ -70,7 +73,7 @@ export async function readResource(
       { cause: error },
     );
   }
-  return dataResource(options.name, Buffer.concat(chunks), options);
+  return dataFrom(options.name, Buffer.concat(chunks), options);
 }
 
 function nameFromFile(file: string): string {

@@ -1,3 +1,4 @@
+import { errorMessageOf } from '@toolplane/toolmodel/testing';
 import { describe, expect, it } from 'vitest';
 import { defineResourceTemplate } from './resource-templates.js';
 import { textResource } from './resources.js';
@@ -19,6 +20,18 @@ const note = defineResourceTemplate({
 });
 
 describe('defineResourceTemplate', () => {
+  it('refuses a key a definition does not have: a misspelt mimeType was dropped', () => {
+    const definition = {
+      uriTemplate: 'x://{id}',
+      name: 'x',
+      mimetype: 'text/markdown',
+      read: () => '',
+    };
+    expect(
+      errorMessageOf(() => defineResourceTemplate(definition as never), 'invalid_resource'),
+    ).toBe('defineResourceTemplate: unknown option "mimetype"; did you mean "mimeType"?');
+  });
+
   it('refuses a bad name, an unparsable template, a missing read and a bad completer', () => {
     const base = { uriTemplate: 'x://{id}', name: 'x', read: () => '' };
     const bad = [

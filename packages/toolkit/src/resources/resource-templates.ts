@@ -3,7 +3,7 @@ import type {
   CompleteResult,
   ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/client';
-import { throwIfAborted, ToolError } from '@toolplane/toolmodel';
+import { optionKeys, refuseUnknownOptions, throwIfAborted, ToolError } from '@toolplane/toolmodel';
 import { quoted } from '@toolplane/toolmodel/text';
 import { nameProblem } from '../names.js';
 import { resource as toResource, validateResource, type Resource } from './resources.js';
@@ -59,13 +59,23 @@ export interface ResourceTemplate extends ResourceTemplateDefinition {
 
 const MAX_COMPLETIONS = 100;
 
+const DEFINITION_KEYS = optionKeys<ResourceTemplateDefinition>({
+  uriTemplate: true,
+  name: true,
+  title: true,
+  description: true,
+  mimeType: true,
+  read: true,
+  complete: true,
+});
+
 /**
  * Defines a builtin resource template: URIs matching `uriTemplate` are read by `read`, and its
  * variables may be completed by `complete`. Register it with `createToolkit({ resourceTemplates })`
  * or `toolkit.addResourceTemplate`.
  *
- * @throws {ToolError} `invalid_resource` for a bad name, an unparsable URI template or a missing
- * `read` function.
+ * @throws {ToolError} `invalid_resource` for a key a definition does not have, a bad name, an
+ * unparsable URI template or a missing `read` function.
  *
  * @example
  * const note = defineResourceTemplate({
@@ -76,6 +86,10 @@ const MAX_COMPLETIONS = 100;
  * });
  */
 export function defineResourceTemplate(definition: ResourceTemplateDefinition): ResourceTemplate {
+  // A misspelt `mimeType` or `complete` would be dropped from what clients are told, silently.
+  refuseUnknownOptions(definition, DEFINITION_KEYS, 'defineResourceTemplate', {
+    code: 'invalid_resource',
+  });
   const { uriTemplate, name, read, complete } = definition;
   const problem = nameProblem(name);
   if (problem !== undefined) {

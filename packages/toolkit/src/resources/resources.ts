@@ -3,7 +3,7 @@ import type {
   Resource as McpResource,
   TextResourceContents,
 } from '@modelcontextprotocol/client';
-import { ToolError, jsonProblem } from '@toolplane/toolmodel';
+import { jsonProblem, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import { quoted } from '@toolplane/toolmodel/text';
 import { decodeBytes } from './decode-bytes.js';
 import { nameProblem } from '../names.js';
@@ -57,6 +57,41 @@ export interface ReadResourceOptions extends DataResourceOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Every key of {@link ResourceOptions}: what every resource builder takes. */
+export const RESOURCE_OPTION_KEYS = optionKeys<ResourceOptions>({
+  uri: true,
+  title: true,
+  description: true,
+  mimeType: true,
+});
+const DATA_OPTION_KEYS = [
+  ...RESOURCE_OPTION_KEYS,
+  ...optionKeys<Omit<DataResourceOptions, keyof ResourceOptions>>({ filename: true }),
+];
+/** Every key of {@link ReadResourceOptions}. */
+export const READ_RESOURCE_OPTION_KEYS = [
+  ...DATA_OPTION_KEYS,
+  ...optionKeys<Omit<ReadResourceOptions, keyof DataResourceOptions>>({
+    name: true,
+    maxBytes: true,
+    signal: true,
+  }),
+];
+
+/**
+ * Refuses a key the resource builder `where` does not take: from JavaScript a misspelt one was
+ * ignored (`mimetype` served `text/plain`, `maxbytes` kept the 16 MiB bound).
+ *
+ * @throws {ToolError} `invalid_resource` naming the key and the nearest known one.
+ */
+export function checkResourceOptions(
+  options: unknown,
+  known: readonly string[],
+  where: string,
+): void {
+  refuseUnknownOptions(options, known, where, { code: 'invalid_resource' });
+}
+
 /** Largest resource content accepted, in bytes (16 MiB). */
 export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
 /** Longest resource URI accepted, in characters. */
@@ -72,6 +107,11 @@ const UNSAFE_URI_CHAR = /[\s\u0000-\u001f\u007f]/;
  * {@link MAX_RESOURCE_BYTES}.
  */
 export function textResource(name: string, text: string, options: ResourceOptions = {}): Resource {
+  checkResourceOptions(options, RESOURCE_OPTION_KEYS, 'textResource');
+  return textFrom(name, text, options);
+}
+
+function textFrom(name: string, text: string, options: ResourceOptions): Resource {
   if (typeof text !== 'string') {
     throw new ToolError('invalid_resource', `resource ${quoted(name)}: text must be a string`);
   }
@@ -93,11 +133,16 @@ export function jsonResource(
   value: unknown,
   options: ResourceOptions = {},
 ): Resource {
+  checkResourceOptions(options, RESOURCE_OPTION_KEYS, 'jsonResource');
+  return jsonFrom(name, value, options);
+}
+
+function jsonFrom(name: string, value: unknown, options: ResourceOptions): Resource {
   const problem = jsonProblem(value);
   if (problem !== undefined) {
     throw new ToolError('invalid_resource', `resource ${quoted(name)}: ${problem}`);
   }
-  return textResource(name, JSON.stringify(value, null, 2), {
+  return textFrom(name, JSON.stringify(value, null, 2), {
     ...options,
     mimeType: options.mimeType ?? 'application/json',
   });
@@ -117,6 +162,16 @@ export async function dataResource(
   data: Uint8Array,
   options: DataResourceOptions = {},
 ): Promise<Resource> {
+  checkResourceOptions(options, DATA_OPTION_KEYS, 'dataResource');
+  return dataFrom(name, data, options);
+}
+
+/** {@link dataResource} with its options' keys checked already (`readResource`'s are wider). */
+export async function dataFrom(
+  name: string,
+  data: Uint8Array,
+  options: DataResourceOptions,
+): Promise<Resource> {
   if (!(data instanceof Uint8Array)) {
     throw new ToolError('invalid_resource', `resource ${quoted(name)}: data must be a Uint8Array`);
   }
@@ -130,17 +185,18 @@ export async function dataResource(
  * {@link dataResource}), a {@link Resource} is checked and kept as is, and any other JSON value
  * becomes JSON.
  *
- * @throws {ToolError} `invalid_resource` for a bad name or a value none of these fit.
+ * @throws {ToolError} `invalid_resource` for a bad name or option, or a value none of these fit.
  */
 export async function resource(
   name: string,
   value: unknown,
   options: DataResourceOptions = {},
 ): Promise<Resource> {
-  if (typeof value === 'string') return textResource(name, value, options);
-  if (value instanceof Uint8Array) return dataResource(name, value, options);
+  checkResourceOptions(options, DATA_OPTION_KEYS, 'resource');
+  if (typeof value === 'string') return textFrom(name, value, options);
+  if (value instanceof Uint8Array) return dataFrom(name, value, options);
   if (isResourceShaped(value)) return validateResource(value);
-  return jsonResource(name, value, options);
+  return jsonFrom(name, value, options);
 }
 
 /**

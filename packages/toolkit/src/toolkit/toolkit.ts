@@ -1,5 +1,5 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
-import { trace, type Tracer } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import {
   createIndex,
   isLearningSearcher,
@@ -8,12 +8,12 @@ import {
   type ToolIndex,
 } from '@toolplane/toolindex';
 import { ToolError } from '@toolplane/toolmodel';
+import { shownValue } from '@toolplane/toolmodel/text';
 import {
   createLocalRegistry,
   createMcpExecutor,
   createRunner,
   type Middleware,
-  type ProgressListener,
   type Runner,
   type RunResult,
 } from '@toolplane/toolrun';
@@ -30,21 +30,14 @@ import { type Resource } from '../resources/resources.js';
 import type { LiveResource } from '../resources/live-resources.js';
 import { silentLogger, type Logger } from '../session.js';
 import { toolkitApproval } from '../approval/elicit-approval.js';
-import {
-  KeptResults,
-  sessionKey,
-  withResources,
-  withStructured,
-  type ResolvedCallOptions,
-} from '../resources/call-resources.js';
+import { KeptResults } from '../resources/call-resources.js';
 import { Builtins } from './builtins.js';
-import { answererOf, callPrompt, nested, type NestedCall } from './calling.js';
-import { callToolIn, type ToolCallParts } from './call-tool.js';
+import { answererOf } from './calling.js';
+import { ToolkitCalls } from './calls.js';
 import { completeIn } from './complete.js';
 import { Connectors } from '../connectors/registry.js';
-import { callTarget } from './items.js';
-import { downFor, listIn, lookupIn } from './lookup.js';
-import { getPromptIn, readItemIn, readResourceIn, type ReadingParts } from './reading.js';
+import { listIn, lookupIn } from './lookup.js';
+import { getPromptIn, readResourceIn, type ReadingParts } from './reading.js';
 
 export { BUILTIN_NAMESPACE, DEFAULT_MAX_CALL_DEPTH, USER_NAMESPACE } from './types.js';
 // Types tests and the package index take from here; the rest are in types.ts.
@@ -71,7 +64,7 @@ import {
   type ToolkitSearchOptions,
 } from './types.js';
 import { EventFanout } from './event-fanout.js';
-import { storeSource, type Source, wrap } from './sources.js';
+import { storeSource, type Source } from './sources.js';
 import { TOOLKIT_HOST, type ToolkitHost } from './host.js';
 import {
   refuseUnknownMethodOptions,
@@ -86,10 +79,19 @@ import { refusalFor, startPinning, type ToolkitPinning } from '../pinning/toolki
  * and running) to bring the upstream servers up.
  *
  * @throws {ToolError} `invalid_argument` for an option key it does not know (from JavaScript,
- * where the type cannot stop one).
+ * where the type cannot stop one); `invalid_config` for a `maxCallDepth` that is not a whole
+ * number of 1 or more.
  */
 export function createToolkit(options: ToolkitOptions = {}): Toolkit {
   refuseUnknownToolkitOptions(options);
+  const depth = options.maxCallDepth;
+  // NaN ended no recursion (a prompt calling itself ran out of memory); 0 refused every call.
+  if (depth !== undefined && !(Number.isSafeInteger(depth) && depth >= 1)) {
+    throw new ToolError(
+      'invalid_config',
+      `createToolkit: maxCallDepth must be a whole number of 1 or more, got ${shownValue(depth)}`,
+    );
+  }
   const toolkit = new ToolkitImpl(options);
   for (const tool of options.tools ?? []) toolkit.addTool(tool);
   for (const prompt of options.prompts ?? []) toolkit.addPrompt(prompt);
@@ -121,14 +123,12 @@ class ToolkitImpl implements Toolkit {
   // Observers outermost (they see refused and held calls too), then the approval policy (a
   // refused call runs no other middleware), then the caller's.
   readonly #middleware: readonly Middleware[];
-  readonly #tracer: Tracer;
   readonly #logger: Logger;
   readonly #secrets: Secrets;
-  readonly #maxDepth: number;
   readonly #builtins: Builtins;
   readonly #connectors: Connectors;
   readonly #reading: ReadingParts;
-  readonly #callParts: ToolCallParts;
+  readonly #calls: ToolkitCalls;
   #upstreamRequests: UpstreamRequestHandler | undefined;
   // Answerers of calls that brought their own (CallOptions.onUpstreamRequest), by caller token.
   readonly #callAnswerers = new Map<string, UpstreamRequestHandler['handle']>();
@@ -173,12 +173,10 @@ class ToolkitImpl implements Toolkit {
       ...(options.approval === undefined ? [] : [toolkitApproval(options.approval)]),
       ...(options.middleware ?? []),
     ];
-    this.#tracer = options.tracer ?? trace.getTracer('@toolplane/toolkit');
     this.#secrets =
       options.secrets instanceof Secrets ? options.secrets : new Secrets(options.secrets);
     this.#logger =
       options.logger === undefined ? silentLogger : redactingLogger(options.logger, this.#secrets);
-    this.#maxDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
     this.#upstreamRequests = options.upstreamRequests;
     this.#events = new EventFanout({
       secrets: this.#secrets,
@@ -217,7 +215,7 @@ class ToolkitImpl implements Toolkit {
       ...(this.#middleware.length === 0 ? {} : { middleware: this.#middleware }),
       ...(options.validator === undefined ? {} : { validator: options.validator }),
     });
-    this.#callParts = {
+    this.#calls = new ToolkitCalls({
       index: this.index,
       runner: this.runner,
       learner: this.#learner,
@@ -226,10 +224,16 @@ class ToolkitImpl implements Toolkit {
       secrets: this.#secrets,
       middlewareCount: this.#middleware.length,
       callAnswerers: this.#callAnswerers,
-      withResources: (given) => this.#withResources(given),
-      nested: (given, call, fn) => this.#nested(given, call, fn),
       closed: () => this.#closed,
-    };
+      tracer: options.tracer ?? trace.getTracer('@toolplane/toolkit'),
+      maxDepth: options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH,
+      delegate: options.delegate,
+      builtins: this.#builtins,
+      kept: this.#kept,
+      reading: this.#reading,
+      lookup: (key, signal) => this.#lookup(key, signal),
+      readResource: (key, readOptions) => this.readResource(key, readOptions),
+    });
     this.#unsubscribeStore = options.store?.subscribe((change) => {
       emit({
         type: change.kind === 'prompt' ? 'prompt_list_changed' : 'resource_list_changed',
@@ -394,54 +398,12 @@ class ToolkitImpl implements Toolkit {
     input?: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<(Resource & { readonly structured?: unknown }) | undefined>;
-  async call(
+  call(
     target: string | ToolkitItem | DefinedTool,
     input: unknown = {},
     options: CallOptions = {},
   ): Promise<CallResult | Resource | undefined> {
-    refuseUnknownMethodOptions(options, 'call');
-    const args = input as Record<string, unknown>;
-    const kind = callTarget(target, 'call');
-    const item =
-      kind === 'key'
-        ? await this.#lookup(target as string, options.signal).catch((error: unknown) => {
-            // A server that is down: its error (as callTool's), not `not_found`.
-            const down = downFor((ns) => this.#connectors.get(ns), target);
-            throw this.#secrets.redactError(down ?? error);
-          })
-        : kind === 'item'
-          ? (target as ToolkitItem)
-          : this.#builtins.item(target as DefinedTool);
-    const resolved = await this.#withResources(options);
-    const result = await this.#callItem(item, args, resolved);
-    if (options.keep !== true || result === undefined) return result;
-    const kept = this.#kept.keep(sessionKey(options), result);
-    return 'structured' in result ? withStructured(kept, result.structured) : kept;
-  }
-
-  async #callItem(
-    item: ToolkitItem,
-    args: Record<string, unknown>,
-    options: ResolvedCallOptions,
-  ): Promise<CallResult | Resource | undefined> {
-    switch (item.type) {
-      case 'tool': {
-        const result = await this.callTool(item.id, args, options);
-        return withStructured(await wrap(item.name, result.structured), result.structured);
-      }
-      case 'prompt':
-        return callPrompt(this.#options.delegate, item, args, options, (call, fn) =>
-          this.#nested(options, call, fn),
-        );
-      case 'resource':
-        return readItemIn(this.#reading, item, options);
-    }
-  }
-
-  #withResources(options: CallOptions): Promise<ResolvedCallOptions> {
-    return withResources(options, this.#kept, (uri) =>
-      this.readResource(uri, { signal: options.signal, sessionKey: options.sessionKey }),
-    );
+    return this.#calls.call(target, input, options);
   }
 
   callTool<Args, Structured>(
@@ -455,15 +417,7 @@ class ToolkitImpl implements Toolkit {
     args: unknown = {},
     options: CallOptions = {},
   ): Promise<RunResult> {
-    const refused = refusedMethodOptions(options, 'callTool');
-    if (refused !== undefined) return refused;
-    const input = args as Record<string, unknown>;
-    if (typeof target === 'string') return callToolIn(this.#callParts, target, input, options);
-    // A definition this toolkit does not hold fails the returned promise, never synchronously.
-    return Promise.resolve(target).then((tool) => {
-      callTarget(tool, 'callTool');
-      return callToolIn(this.#callParts, this.#builtins.item(tool).id, input, options);
-    });
+    return this.#calls.callTool(target, args, options);
   }
 
   /** What connectors advertise and ask (read at every connect): see {@link answererOf}. */
@@ -491,20 +445,6 @@ class ToolkitImpl implements Toolkit {
       refusedMethodOptions(options, 'readResource') ??
       readResourceIn(this.#reading, key, options).catch(this.#rethrowRedacted)
     );
-  }
-
-  /** Runs one call one level deeper, in a span, with the caller's session and progress. */
-  #nested<T>(
-    options: CallOptions,
-    call: NestedCall,
-    fn: (onProgress: ProgressListener | undefined) => Promise<T>,
-  ): Promise<T> {
-    const context = {
-      tracer: this.#tracer,
-      maxDepth: this.#maxDepth,
-      middlewareCount: this.#middleware.length,
-    };
-    return nested(context, options, call, fn);
   }
 
   // -- sources -----------------------------------------------------------------------------
