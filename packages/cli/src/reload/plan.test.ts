@@ -26,7 +26,7 @@ describe('planReload', () => {
     const next = parse({
       mcpServers: { a: server('a', { tools: { deny: ['x'] } }) },
       mode: 'search',
-      naming: { separator: '.' },
+      naming: { separator: '-' },
       builtins: false,
     });
     const plan = planReload(running, next);
