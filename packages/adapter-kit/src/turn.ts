@@ -1,4 +1,5 @@
 import {
+  checkCount,
   inexactInteger,
   inexactIntegerMessage,
   isPlainObject,
@@ -145,12 +146,7 @@ export async function runCalls(
   options: RunCallsOptions = {},
 ): Promise<CallOutcome[]> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new ToolError(
-      'invalid_argument',
-      `concurrency must be a positive integer, not ${String(concurrency)}`,
-    );
-  }
+  checkCount(concurrency, 'concurrency');
   const limit = options.timeoutMs ?? 0;
   // Infinity is no limit, as 0 is; a finite one past a timer's reach fired at once (Node's 1 ms).
   if (

@@ -7,6 +7,7 @@ import {
 } from '@toolplane/adapter-kit';
 import type { Resource, ToolkitDelegate, ToolkitEvent, ToolkitPrompt } from '@toolplane/toolkit';
 import {
+  checkCount,
   createValidator,
   optionKeys,
   refuseUnknownOptions,
@@ -115,16 +116,11 @@ export function createAiSdkDelegate(options: AiSdkDelegateOptions): ToolkitDeleg
   if (options.tools !== undefined) {
     checkAdapterOptions(options.tools, TOOLS_KEYS, 'createAiSdkDelegate: tools');
   }
-  if (options.maxSteps !== undefined && !isStepLimit(options.maxSteps)) {
-    throw new ToolError('invalid_argument', `maxSteps must be a positive integer`);
-  }
+  if (options.maxSteps !== undefined) checkCount(options.maxSteps, 'createAiSdkDelegate: maxSteps');
   const { maxRetries } = options;
-  if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
-    // generateText would refuse it on every call of every prompt, not here where it was given.
-    throw new ToolError(
-      'invalid_argument',
-      `createAiSdkDelegate: maxRetries must be a whole number of 0 or more, got ${String(maxRetries)}`,
-    );
+  // generateText would refuse it on every call of every prompt, not here where it was given.
+  if (maxRetries !== undefined) {
+    checkCount(maxRetries, 'createAiSdkDelegate: maxRetries', { min: 0 });
   }
   const { onEvent } = options;
   return {
@@ -259,10 +255,6 @@ async function runPrompt(
     );
   }
   return answer;
-}
-
-function isStepLimit(value: number): boolean {
-  return Number.isSafeInteger(value) && value >= 1;
 }
 
 function sourceOf(options: AiSdkDelegateOptions): ToolSource {

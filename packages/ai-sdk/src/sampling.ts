@@ -3,7 +3,7 @@ import type {
   UpstreamRequestContext,
   UpstreamRequestHandler,
 } from '@toolplane/toolkit';
-import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import { checkCount, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import {
   generateText,
   type AssistantContent,
@@ -52,12 +52,7 @@ export function createAiSdkSamplingHandler(
 ): UpstreamRequestHandler {
   refuseUnknownOptions(options, KNOWN, 'createAiSdkSamplingHandler');
   const cap = options.maxTokensCap;
-  if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 1)) {
-    throw new ToolError(
-      'invalid_argument',
-      `createAiSdkSamplingHandler: maxTokensCap must be a whole number of 1 or more, got ${String(cap)}`,
-    );
-  }
+  if (cap !== undefined) checkCount(cap, 'createAiSdkSamplingHandler: maxTokensCap');
   return {
     capabilities: { sampling: true },
     async handle(request: UpstreamRequest, context: UpstreamRequestContext) {

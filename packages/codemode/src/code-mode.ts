@@ -8,7 +8,13 @@ import {
   type ToolFilter,
   type ToolSource,
 } from '@toolplane/adapter-kit';
-import { isPlainObject, MAX_TIMER_MS, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import {
+  checkCount,
+  isPlainObject,
+  MAX_TIMER_MS,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import { CallGate } from './call-gate.js';
 import { declarationsOf } from './declarations.js';
 import { CodeModeError, type CallStats } from './errors.js';
@@ -50,20 +56,9 @@ export const CODE_MODE_DEFAULTS = {
  */
 const MAX_STACK_BYTES = 4 << 20;
 
-function positive(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
+function positive(name: string, value: number | undefined, fallback: number, max?: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    const range =
-      max === Number.MAX_SAFE_INTEGER
-        ? 'a positive integer'
-        : `an integer from 1 to ${String(max)}`;
-    throw new ToolError('invalid_argument', `${name} must be ${range}, not ${String(value)}`);
-  }
+  checkCount(value, name, max === undefined ? {} : { max });
   return value;
 }
 

@@ -54,6 +54,6 @@ describe('maxSearches', () => {
         () => createCodeMode(localToolkit().toolkit, { maxSearches: 0 }),
         'invalid_argument',
       ),
-    ).toBe('maxSearches must be a positive integer, not 0');
+    ).toBe('maxSearches must be a whole number, 1 or more, got 0');
   });
 });

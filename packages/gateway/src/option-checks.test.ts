@@ -73,8 +73,8 @@ describe('gateway options', () => {
         { mode: 'serach' },
         `createMcpServer: mode must be 'tools', 'search' or 'code', got the string "serach"`,
       ],
-      [{ pageSize: 0 }, 'pageSize must be a positive integer, got 0'],
-      [{ pageSize: Number.NaN }, 'pageSize must be a positive integer, got NaN'],
+      [{ pageSize: 0 }, 'pageSize must be a whole number, 1 or more, got 0'],
+      [{ pageSize: Number.NaN }, 'pageSize must be a whole number, 1 or more, got NaN'],
       [{ transparent: 5 }, 'createMcpServer: transparent must be a string, got 5'],
       [
         { instructions: { text: 'hi' } },

@@ -1,4 +1,5 @@
 import {
+  checkCount,
   checkDuration,
   isPlainObject,
   optionKeys,
@@ -139,11 +140,6 @@ export function integerAtLeast(
   name: string,
 ): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new ToolError(
-      'invalid_config',
-      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${String(value)}`,
-    );
-  }
+  checkCount(value, name, { min, code: 'invalid_config' });
   return value;
 }

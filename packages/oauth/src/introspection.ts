@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { checkDuration, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import {
+  checkCount,
+  checkDuration,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import { authErrorIn, boundedFetch } from './bounded-fetch.js';
 import { AuthError } from './errors.js';
 import { FailureBackoff } from './failure-backoff.js';
@@ -257,12 +263,7 @@ function answerCache(
       'auth.introspection.cache.maxTtlSec must be a number of seconds, 0 or more',
     );
   }
-  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
-    throw new ToolError(
-      'invalid_config',
-      'auth.introspection.cache.maxEntries must be a whole number, 1 or more',
-    );
-  }
+  checkCount(maxEntries, 'auth.introspection.cache.maxEntries', { code: 'invalid_config' });
   const maxTtlMs = maxTtlSec * 1000;
   const entries = new Map<string, CacheEntry>();
   return (token, signal) => {

@@ -50,8 +50,19 @@ export type { CanonicalResourceOptions } from './resource-uri.js';
 export { DEFAULT_SEPARATOR, EXPOSED_NAME_PATTERN, NameTable, separatorProblem } from './names.js';
 export type { NamedItem, NamingOptions } from './names.js';
 export { didYouMean } from './suggest.js';
-export { checkDuration, MAX_TIMER_MS, optionKeys, refuseUnknownOptions } from './option-checks.js';
-export type { DurationCheck, OptionCheckOptions, UnknownOptionsCheck } from './option-checks.js';
+export {
+  checkCount,
+  checkDuration,
+  MAX_TIMER_MS,
+  optionKeys,
+  refuseUnknownOptions,
+} from './option-checks.js';
+export type {
+  CountCheck,
+  DurationCheck,
+  OptionCheckOptions,
+  UnknownOptionsCheck,
+} from './option-checks.js';
 export type { SchemaValidationResult, SchemaValidator } from './validator.js';
 export { SUBSCHEMA_KEYWORDS, subschemaKeywords } from './schema-keywords.js';
 export type { SubschemaKeyword, SubschemaShape, SubschemaTarget } from './schema-keywords.js';

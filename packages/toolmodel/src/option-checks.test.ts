@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkDuration, MAX_TIMER_MS, optionKeys, refuseUnknownOptions } from './option-checks.js';
+import {
+  checkCount,
+  checkDuration,
+  MAX_TIMER_MS,
+  optionKeys,
+  refuseUnknownOptions,
+} from './option-checks.js';
 import { errorMessageOf } from './testing/error-code.js';
 
 /** The message of the `invalid_argument` that `run` throws. */
@@ -153,5 +159,40 @@ describe('checkDuration', () => {
         checkDuration(1.5, 'busyTimeoutMs', { whole: true });
       }),
     ).toMatch(/^busyTimeoutMs must be a whole number of milliseconds above 0, .* got 1\.5$/);
+  });
+});
+
+describe('checkCount', () => {
+  it('accepts a whole number from its least (1 unless told) to its most', () => {
+    for (const [value, check] of [
+      [1, {}],
+      [Number.MAX_SAFE_INTEGER, {}],
+      [0, { min: 0 }],
+      [1000, { max: 1000 }],
+    ] as const) {
+      expect(() => {
+        checkCount(value, 'maxCallDepth', check);
+      }).not.toThrow();
+    }
+  });
+
+  it('refuses 0, fractions, NaN, infinities, unsafe integers, out-of-range values and non-numbers', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Infinity, 2 ** 53, '5', null, {}]) {
+      expect(
+        refusal(() => {
+          checkCount(bad, 'maxCallDepth');
+        }),
+      ).toMatch(/^maxCallDepth must be a whole number, 1 or more, got /);
+    }
+    expect(
+      refusal(() => {
+        checkCount(1001, 'maxSteps', { max: 1000 });
+      }),
+    ).toBe('maxSteps must be a whole number, from 1 to 1000, got 1001');
+    expect(
+      errorMessageOf(() => {
+        checkCount(Number.NaN, 'maxMessageBytes', { unit: 'bytes', code: 'invalid_config' });
+      }, 'invalid_config'),
+    ).toBe('maxMessageBytes must be a whole number of bytes, 1 or more, got NaN');
   });
 });

@@ -118,3 +118,42 @@ export function checkDuration(value: unknown, what: string, check: DurationCheck
     `${what} must be ${kind} of milliseconds ${least}, at most ${MAX_TIMER_MS} (about 24.8 days), got ${shownValue(value)}`,
   );
 }
+
+/** Options of {@link checkCount}. */
+export interface CountCheck extends OptionCheckOptions {
+  /** The least it may be (default 1). */
+  readonly min?: number;
+  /** The most it may be (default none: any safe integer). */
+  readonly max?: number;
+  /** What it counts, when the option's name does not say: `bytes`, `characters`. */
+  readonly unit?: string;
+}
+
+/**
+ * Checks a count: a whole number (a safe integer, never `NaN` or `Infinity`) from `check.min`
+ * (default 1) to `check.max`. A bound, a limit, a cache size or a depth that is `NaN`, 0 or a
+ * fraction would otherwise bound nothing, refuse everything, or fail later far from where it was
+ * given.
+ *
+ * @param what The option as the caller wrote it: `maxCallDepth`, `authFailureLimit.windowMs`.
+ * @throws {ToolError} `invalid_argument` (or `check.code`) saying what it must be and what it got.
+ */
+export function checkCount(value: unknown, what: string, check: CountCheck = {}): void {
+  const min = check.min ?? 1;
+  const { max } = check;
+  if (
+    typeof value === 'number' &&
+    Number.isSafeInteger(value) &&
+    value >= min &&
+    (max === undefined || value <= max)
+  ) {
+    return;
+  }
+  const unit = check.unit === undefined ? '' : ` of ${check.unit}`;
+  const range =
+    max === undefined ? `${String(min)} or more` : `from ${String(min)} to ${String(max)}`;
+  throw new ToolError(
+    check.code ?? 'invalid_argument',
+    `${what} must be a whole number${unit}, ${range}, got ${shownValue(value)}`,
+  );
+}

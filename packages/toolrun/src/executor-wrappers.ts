@@ -1,4 +1,5 @@
 import {
+  checkCount,
   checkDuration,
   optionKeys,
   refuseUnknownOptions,
@@ -8,7 +9,7 @@ import {
 } from '@toolplane/toolmodel';
 import { abortError } from './errors.js';
 import { REDACTED } from './middleware/audit.js';
-import { checkInteger, checkPositive } from './middleware/options.js';
+import { checkPositive } from './middleware/options.js';
 import { TokenBuckets } from './middleware/token-buckets.js';
 import {
   failedResult,
@@ -142,7 +143,7 @@ export function withRateLimit(
   checkExecutor(executor, 'withRateLimit');
   refuseUnknownOptions(options, RATE_LIMIT_KEYS, 'withRateLimit(executor, { limit, interval })');
   const { limit, interval, key = 'tool', now = Date.now } = options;
-  checkInteger(limit, 'withRateLimit({ limit })', 1);
+  checkCount(limit, 'withRateLimit({ limit })');
   checkPositive(interval, 'withRateLimit({ interval })');
   if (key !== 'tool' && typeof key !== 'function') {
     throw new ToolError(

@@ -1,6 +1,7 @@
 // Failed authentications per source: past a budget, a source is refused for a while (longer each
 // time it keeps failing) without its credentials being checked, so a weak token cannot be guessed
 // at the speed the server answers, and every other source is served as before.
+import { checkCount } from '@toolplane/toolmodel';
 import { ToolError } from '@toolplane/toolkit';
 
 /** Tuning of the limit on failed authentications; see `serveHttp`'s `authFailureLimit`. */
@@ -149,12 +150,7 @@ function checkedSettings(options: AuthFailureLimitOptions): Settings {
   const positive = (name: keyof AuthFailureLimitOptions, fallback: number): number => {
     const value = options[name];
     if (value === undefined) return fallback;
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new ToolError(
-        'invalid_config',
-        `authFailureLimit.${name} must be a positive integer, got ${String(value)}`,
-      );
-    }
+    checkCount(value, `authFailureLimit.${name}`, { code: 'invalid_config' });
     return value;
   };
   const settings: Settings = {

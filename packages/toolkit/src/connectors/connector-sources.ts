@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { ToolError } from '@toolplane/toolmodel';
+import { checkCount, ToolError } from '@toolplane/toolmodel';
 import type { ConnectorSource, HttpSource, StdioSource } from './connector-types.js';
 import type { StdioClientTransport } from './transport/stdio-client-transport.js';
 
@@ -41,11 +41,9 @@ export function closedPromise(client: Client): Promise<void> {
  * @throws {ToolError} `invalid_config` unless it is absent or a positive integer.
  */
 export function checkMaxMessageBytes(value: number | undefined): void {
-  if (value === undefined || (Number.isSafeInteger(value) && value > 0)) return;
-  throw new ToolError(
-    'invalid_config',
-    `maxMessageBytes must be a positive integer of bytes, got ${String(value)}`,
-  );
+  if (value !== undefined) {
+    checkCount(value, 'maxMessageBytes', { unit: 'bytes', code: 'invalid_config' });
+  }
 }
 
 /** The URL and headers of an HTTP source, checked. */

@@ -1,4 +1,10 @@
-import { checkDuration, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import {
+  checkCount,
+  checkDuration,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import type { ConnectorClientLike, ToolkitConnector } from './connector.js';
 
 /** Bounds on the connections of servers added with `connection: 'per-session'`. */
@@ -47,9 +53,7 @@ export class SessionConnections {
     refuseUnknownOptions(limits, KNOWN, 'sessionConnections', { code: 'invalid_config' });
     this.#max = limits.max ?? DEFAULT_MAX_SESSION_CONNECTIONS;
     this.#idleMs = limits.idleMs ?? DEFAULT_SESSION_IDLE_MS;
-    if (!(Number.isSafeInteger(this.#max) && this.#max > 0)) {
-      throw new ToolError('invalid_config', 'sessionConnections.max must be a positive integer');
-    }
+    checkCount(this.#max, 'sessionConnections.max', { code: 'invalid_config' });
     checkDuration(this.#idleMs, 'sessionConnections.idleMs', { code: 'invalid_config' });
     this.#make = make;
   }

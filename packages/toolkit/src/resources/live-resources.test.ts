@@ -142,6 +142,8 @@ describe('live resources', () => {
     const bad = [
       () => liveResource('no read', undefined as unknown as () => string),
       () => liveResource('ok', () => '', { timeoutMs: 0 }),
+      // Past what a timer keeps, it would have ended every read at once.
+      () => liveResource('ok', () => '', { timeoutMs: 2 ** 31 }),
       () => liveResource('ok', () => '', { uri: 'not a uri' }),
       () => {
         toolkit.addResource({ uri: 'live://x', name: 'x', read: 'nope' } as never);

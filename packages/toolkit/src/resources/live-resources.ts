@@ -1,4 +1,4 @@
-import { optionKeys, ToolError } from '@toolplane/toolmodel';
+import { checkDuration, optionKeys, ToolError } from '@toolplane/toolmodel';
 import {
   checkResourceOptions,
   dataResource,
@@ -88,8 +88,9 @@ export function validateLiveResource(value: unknown): LiveResource {
   if (typeof read !== 'function') {
     throw new ToolError('invalid_resource', `${where}: read must be a function`);
   }
-  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) {
-    throw new ToolError('invalid_resource', `${where}: timeoutMs must be a positive integer`);
+  // A bound past what a timer keeps (2^31 − 1 ms) would end every read at once.
+  if (timeoutMs !== undefined) {
+    checkDuration(timeoutMs, `${where}: timeoutMs`, { code: 'invalid_resource' });
   }
   return { ...info, read, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
 }

@@ -7,8 +7,7 @@ import {
   type SearchPage,
   type ToolIndex,
 } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
-import { shownValue } from '@toolplane/toolmodel/text';
+import { checkCount, ToolError } from '@toolplane/toolmodel';
 import {
   createLocalRegistry,
   createMcpExecutor,
@@ -86,11 +85,8 @@ export function createToolkit(options: ToolkitOptions = {}): Toolkit {
   refuseUnknownToolkitOptions(options);
   const depth = options.maxCallDepth;
   // NaN ended no recursion (a prompt calling itself ran out of memory); 0 refused every call.
-  if (depth !== undefined && !(Number.isSafeInteger(depth) && depth >= 1)) {
-    throw new ToolError(
-      'invalid_config',
-      `createToolkit: maxCallDepth must be a whole number of 1 or more, got ${shownValue(depth)}`,
-    );
+  if (depth !== undefined) {
+    checkCount(depth, 'createToolkit: maxCallDepth', { code: 'invalid_config' });
   }
   const toolkit = new ToolkitImpl(options);
   for (const tool of options.tools ?? []) toolkit.addTool(tool);

@@ -40,14 +40,14 @@ describe('createToolkit options', () => {
     expect(message).toContain('"middleware"');
   });
 
-  it('refuses a maxCallDepth that is not a whole number of 1 or more', () => {
+  it('refuses a maxCallDepth that is not a whole number, 1 or more', () => {
     // NaN (`Number(process.env.X)` of a variable not set) ended no recursion: a prompt that
     // calls itself ran until the process ran out of memory. 0 refused every call.
     for (const maxCallDepth of [Number.NaN, 0, -1, 2.5, Number.POSITIVE_INFINITY]) {
       expect(
         errorMessageOf(() => createToolkit({ maxCallDepth }), 'invalid_config'),
         String(maxCallDepth),
-      ).toMatch(/^createToolkit: maxCallDepth must be a whole number of 1 or more, got /);
+      ).toMatch(/^createToolkit: maxCallDepth must be a whole number, 1 or more, got /);
     }
   });
 

@@ -1,6 +1,12 @@
-import { backendKey, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import {
+  backendKey,
+  checkCount,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import type { Middleware } from '../types.js';
-import { checkInteger, checkPositive } from './options.js';
+import { checkPositive } from './options.js';
 
 /** Options of {@link circuitBreaker}. */
 export interface CircuitBreakerOptions {
@@ -50,7 +56,7 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): Middleware 
   refuseUnknownOptions(options, KNOWN, 'circuitBreaker', { instead: INSTEAD });
   const threshold = options.failures ?? 5;
   const resetAfter = options.resetAfter ?? 30_000;
-  checkInteger(threshold, 'circuitBreaker({ failures })', 1);
+  checkCount(threshold, 'circuitBreaker({ failures })');
   checkPositive(resetAfter, 'circuitBreaker({ resetAfter })');
   const now = options.now ?? Date.now;
   const circuits = new Map<string, Circuit>();

@@ -1,7 +1,6 @@
-import { optionKeys, refuseUnknownOptions, whenAborted } from '@toolplane/toolmodel';
+import { checkCount, optionKeys, refuseUnknownOptions, whenAborted } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { Middleware, ToolCall } from '../types.js';
-import { checkInteger } from './options.js';
 
 /** Options of {@link concurrency}. */
 export interface ConcurrencyOptions {
@@ -32,7 +31,7 @@ export function concurrency(options: ConcurrencyOptions): Middleware {
     instead: { limit: 'did you mean "max"?', concurrency: 'did you mean "max"?' },
   });
   const { max } = options;
-  checkInteger(max, 'concurrency({ max })', 1);
+  checkCount(max, 'concurrency({ max })');
   const keyOf = options.key;
   const slots = new Map<string, Slot>();
 

@@ -12,16 +12,6 @@ export function checkPositive(value: unknown, what: string): void {
   }
 }
 
-/** Throws `invalid_argument` unless `value` is an integer of at least `min`. */
-export function checkInteger(value: unknown, what: string, min: number): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new ToolError(
-      'invalid_argument',
-      `${what} must be an integer of at least ${min}, got ${String(value)}`,
-    );
-  }
-}
-
 /** The keys each call method takes: the compiler keeps these lists and the types in step. */
 const RUN_OPTION_KEYS = {
   run: optionKeys<RunOptions>({ signal: true, onProgress: true, meta: true, idempotent: true }),

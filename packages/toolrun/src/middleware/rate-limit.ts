@@ -1,6 +1,12 @@
-import { backendKey, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import {
+  backendKey,
+  checkCount,
+  optionKeys,
+  refuseUnknownOptions,
+  ToolError,
+} from '@toolplane/toolmodel';
 import type { Middleware, ToolCall } from '../types.js';
-import { checkInteger, checkPositive } from './options.js';
+import { checkPositive } from './options.js';
 import { TokenBuckets } from './token-buckets.js';
 
 /** What a {@link rateLimit} counts calls by. */
@@ -39,7 +45,7 @@ const INSTEAD = {
 export function rateLimit(options: RateLimitOptions): Middleware {
   refuseUnknownOptions(options, KNOWN, 'rateLimit', { instead: INSTEAD });
   const { limit, interval } = options;
-  checkInteger(limit, 'rateLimit({ limit })', 1);
+  checkCount(limit, 'rateLimit({ limit })');
   checkPositive(interval, 'rateLimit({ interval })');
   const now = options.now ?? Date.now;
   const key = options.key ?? 'tool';

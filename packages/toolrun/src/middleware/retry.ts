@@ -1,4 +1,5 @@
 import {
+  checkCount,
   checkDuration,
   optionKeys,
   refuseUnknownOptions,
@@ -7,7 +8,6 @@ import {
 } from '@toolplane/toolmodel';
 import { abortError } from '../errors.js';
 import type { Middleware, ToolCall } from '../types.js';
-import { checkInteger } from './options.js';
 
 /** Options of {@link retry}. */
 export interface RetryOptions {
@@ -109,7 +109,7 @@ export function retry(options: RetryOptions = {}): Middleware {
   const minDelay = options.minDelay ?? 100;
   const maxDelay = options.maxDelay ?? 5000;
   const random = options.random ?? Math.random;
-  checkInteger(retries, 'retry({ retries })', 0);
+  checkCount(retries, 'retry({ retries })', { min: 0 });
   checkDuration(minDelay, 'retry({ minDelay })');
   checkDuration(maxDelay, 'retry({ maxDelay })');
 
