@@ -7,6 +7,7 @@ import {
   type ValidationResult,
 } from '@cfworker/json-schema';
 import { ToolError, type SchemaValidationError } from './errors.js';
+import { checkCount, optionKeys, refuseUnknownOptions } from './option-checks.js';
 import { schemaDialect } from './schema-dialect.js';
 import { subschemaKeywords } from './schema-keywords.js';
 import {
@@ -31,6 +32,8 @@ export interface ValidatorOptions {
   /** At most this many errors are reported per invalid value (default {@link DEFAULT_MAX_ERRORS}). */
   readonly maxErrors?: number;
 }
+
+const KNOWN = optionKeys<ValidatorOptions>({ maxErrors: true });
 
 /** How many errors a {@link SchemaValidator} reports per invalid value unless told otherwise. */
 export const DEFAULT_MAX_ERRORS = 20;
@@ -93,7 +96,10 @@ const ALTERNATIVES = new Set(['anyOf', 'oneOf']);
  * that is not JSON (e.g. holding `undefined` or a `bigint`).
  */
 export function createValidator(options: ValidatorOptions = {}): SchemaValidator {
+  refuseUnknownOptions(options, KNOWN, 'createValidator');
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
+  // 0 or NaN reported every error, however many.
+  checkCount(maxErrors, 'createValidator: maxErrors');
   return createSchemaValidator((schema) => {
     const prepared = prepare(schema);
     return (value) => run(prepared, value, maxErrors);

@@ -17,6 +17,12 @@ describe('createAjvValidator', () => {
     expect(
       errorMessageOf(() => createAjvValidator({ maxError: 1 } as never), 'invalid_argument'),
     ).toBe('createAjvValidator: unknown option "maxError"; did you mean "maxErrors"?');
+    // 0 or NaN reported every error, however many.
+    for (const maxErrors of [0, Number.NaN, 1.5]) {
+      expect(errorMessageOf(() => createAjvValidator({ maxErrors }), 'invalid_argument')).toMatch(
+        /^createAjvValidator: maxErrors must be a whole number, 1 or more, got /,
+      );
+    }
   });
 
   it('compiles a schema once, on first use, and reuses it', () => {

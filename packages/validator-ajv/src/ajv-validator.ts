@@ -1,4 +1,5 @@
 import {
+  checkCount,
   createSchemaValidator,
   DEFAULT_MAX_ERRORS,
   falseSchemaError,
@@ -98,6 +99,8 @@ function linearRegExp(source: string): { test: (text: string) => boolean } {
 export function createAjvValidator(options: AjvValidatorOptions = {}): SchemaValidator {
   refuseUnknownOptions(options, KNOWN, 'createAjvValidator');
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
+  // 0 or NaN reported every error, however many.
+  checkCount(maxErrors, 'createAjvValidator: maxErrors');
   return createSchemaValidator((schema) => {
     const compiled = compile(schema);
     return (value) => {

@@ -34,4 +34,26 @@ describe('dashboardRoutes options', () => {
     routes.close();
     await toolkit.close();
   });
+
+  it('refuses bounds it cannot keep: 0 kept no login, NaN bounded nothing', async () => {
+    await buildApp();
+    const toolkit = createToolkit();
+    for (const [options, message] of [
+      [{ maxSessions: 0 }, 'dashboardRoutes: maxSessions must be a whole number, 1 or more, got 0'],
+      [
+        { maxStreams: Number.NaN },
+        'dashboardRoutes: maxStreams must be a whole number, 1 or more, got NaN',
+      ],
+      [
+        { maxBodyBytes: 1.5 },
+        'dashboardRoutes: maxBodyBytes must be a whole number, 1 or more, got 1.5',
+      ],
+    ] as const) {
+      expect(() => dashboardRoutes({ toolkit, ...options })).toThrow(refused(message));
+    }
+    expect(() => dashboardRoutes({ toolkit, sessionTtlMs: 2 ** 31 })).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }),
+    );
+    await toolkit.close();
+  });
 });

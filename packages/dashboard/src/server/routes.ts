@@ -7,7 +7,7 @@ import {
   type PinStore,
   type Toolkit,
 } from '@toolplane/toolkit';
-import { optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
+import { checkCount, checkDuration, optionKeys, refuseUnknownOptions } from '@toolplane/toolmodel';
 import * as api from './api.js';
 import type { DashboardCall, ToolVisibility } from './api.js';
 import { loadAssets } from './assets.js';
@@ -148,6 +148,16 @@ export function dashboardRoutes(options: DashboardOptions): DashboardRoutes {
   const logger = options.logger ?? silentLogger;
   if (!path.startsWith('/') || path.endsWith('/')) {
     throw new ToolError('invalid_config', `path must start and not end with "/", got "${path}"`);
+  }
+  // 0 kept no login and no stream, NaN bounded nothing, and a TTL past a timer's reach ended
+  // every login at once.
+  const code = 'invalid_config';
+  for (const key of ['maxSessions', 'maxStreams', 'maxBodyBytes'] as const) {
+    const value = options[key];
+    if (value !== undefined) checkCount(value, `dashboardRoutes: ${key}`, { code });
+  }
+  if (options.sessionTtlMs !== undefined) {
+    checkDuration(options.sessionTtlMs, 'dashboardRoutes: sessionTtlMs', { code });
   }
   const assets = loadAssets();
   const feed = options.feed ?? createCallFeed();
