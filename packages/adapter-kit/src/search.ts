@@ -1,4 +1,4 @@
-import { toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
+import { checkCount, toMcpJson, ToolError, type Tool } from '@toolplane/toolmodel';
 import type { ToolSummary } from '@toolplane/toolindex';
 import type { RunResult } from '@toolplane/toolrun';
 import {
@@ -113,17 +113,7 @@ export interface SearchInput {
 export function parseSearchInput(input: Record<string, unknown>): SearchInput {
   const { query, limit = SEARCH_DEFAULT_LIMIT, cursor } = input;
   if (typeof query !== 'string') throw new ToolError('invalid_argument', 'query must be a string');
-  if (
-    typeof limit !== 'number' ||
-    !Number.isInteger(limit) ||
-    limit < 1 ||
-    limit > SEARCH_MAX_LIMIT
-  ) {
-    throw new ToolError(
-      'invalid_argument',
-      `limit must be an integer from 1 to ${String(SEARCH_MAX_LIMIT)}`,
-    );
-  }
+  checkCount(limit, 'limit', { max: SEARCH_MAX_LIMIT });
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ToolError('invalid_argument', 'cursor must be a string');
   }

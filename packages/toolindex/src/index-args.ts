@@ -1,4 +1,5 @@
 import {
+  checkCount,
   normalizeTags,
   optionKeys,
   refuseUnknownOptions,
@@ -77,14 +78,11 @@ export function replaceOption(
  */
 export function checkLimit(limit: unknown): number {
   if (limit === undefined) return DEFAULT_LIMIT;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new ToolError(
-      'invalid_argument',
-      `limit must be an integer from 1 to ${MAX_LIMIT}, got ${typeof limit === 'number' ? limit : typeof limit}`,
-    );
-  }
+  checkCount(limit, 'limit', LIMIT_RANGE);
   return limit;
 }
+
+const LIMIT_RANGE = { max: MAX_LIMIT } as const;
 
 /**
  * A namespace filter as given, or `undefined` for none.

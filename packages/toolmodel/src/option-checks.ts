@@ -138,7 +138,11 @@ export interface CountCheck extends OptionCheckOptions {
  * @param what The option as the caller wrote it: `maxCallDepth`, `authFailureLimit.windowMs`.
  * @throws {ToolError} `invalid_argument` (or `check.code`) saying what it must be and what it got.
  */
-export function checkCount(value: unknown, what: string, check: CountCheck = {}): void {
+export function checkCount(
+  value: unknown,
+  what: string,
+  check: CountCheck = {},
+): asserts value is number {
   const min = check.min ?? 1;
   const { max } = check;
   if (

@@ -1,4 +1,4 @@
-import { NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { checkCount, NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { FINGERPRINT_PATTERN } from './fingerprint.js';
 import type { AcceptTarget, AuditKind, AuditRecord, PinChange } from './pin-types.js';
 
@@ -62,12 +62,7 @@ export function checkAuditRecord(record: AuditRecord): string | null {
  */
 export function auditLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_AUDIT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
-    throw new ToolError(
-      'invalid_argument',
-      `limit must be an integer from 1 to ${String(MAX_AUDIT_LIMIT)}, got ${String(limit)}`,
-    );
-  }
+  checkCount(limit, 'limit', { max: MAX_AUDIT_LIMIT });
   return limit;
 }
 

@@ -5,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
-import { ToolError } from '@toolplane/toolmodel';
+import { checkCount, ToolError } from '@toolplane/toolmodel';
 import type { ConnectorClientLike, ToolkitConnector } from '../connectors/connector.js';
 import type { Prompt } from '../prompts/prompts.js';
 import { renderPrompt, toMcpPrompt } from '../prompts/render.js';
@@ -225,23 +225,13 @@ export function safeName(name: string): string {
 
 export function checkLimit(limit: number | undefined): number | undefined {
   if (limit === undefined) return undefined;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw new ToolError(
-      'invalid_argument',
-      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${String(limit)}`,
-    );
-  }
+  checkCount(limit, 'limit', { max: MAX_LIST_LIMIT });
   return limit;
 }
 
 export function checkOffset(offset: number | undefined): number {
   if (offset === undefined) return 0;
-  if (!Number.isInteger(offset) || offset < 0) {
-    throw new ToolError(
-      'invalid_argument',
-      `offset must be a non-negative integer, got ${String(offset)}`,
-    );
-  }
+  checkCount(offset, 'offset', { min: 0 });
   return offset;
 }
 
