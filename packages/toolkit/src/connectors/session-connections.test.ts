@@ -1,5 +1,5 @@
 import { childPids, isAlive } from '@toolplane/fixtures';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
@@ -10,19 +10,24 @@ import { everything } from './testing/everything.js';
 /** The server-everything processes this test process started. */
 const everythings = (): number[] => childPids('server-everything');
 
-const running: RunningToolkit[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
-});
+/** How a test has its toolkits stopped once it is over. */
+type Finish = Pick<TestContext, 'onTestFinished'>;
+
+/** Runs `toolkit`, stopped once the test is over. */
+async function run(context: Finish, toolkit: RunningToolkit['toolkit']): Promise<RunningToolkit> {
+  const started = await runToolkit(toolkit);
+  context.onTestFinished(() => started.stop());
+  return started;
+}
 
 async function start(
+  context: Finish,
   connection: ConnectionMode,
   options: ToolkitOptions = {},
 ): Promise<RunningToolkit['toolkit']> {
   const toolkit = createToolkit(options);
   toolkit.addConnector(everything, { namespace: 'everything', connection });
-  const started = await runToolkit(toolkit);
-  running.push(started);
+  await run(context, toolkit);
   return toolkit;
 }
 
@@ -50,57 +55,89 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
 }
 
 describe('per-session connections', () => {
-  it('give each session a server of its own, where a shared one is shared', async () => {
-    const shared = await start('shared');
-    expect(await toggle(shared, 'alice')).toBe('Started');
-    expect(await toggle(shared, 'bob')).toBe('Stopped');
-    expect(sessionConnections(shared)).toBeUndefined();
+  // These count no processes (only the toolkit's own numbers): they run at once, their servers'
+  // starts and the long call overlapping. The tests that find a session's process by the
+  // server-everything children of this process run one at a time after them.
+  it.concurrent(
+    'give each session a server of its own, where a shared one is shared',
+    async (context) => {
+      const { expect } = context;
+      const shared = await start(context, 'shared');
+      expect(await toggle(shared, 'alice')).toBe('Started');
+      expect(await toggle(shared, 'bob')).toBe('Stopped');
+      expect(sessionConnections(shared)).toBeUndefined();
 
-    const isolated = await start('per-session');
-    expect(await toggle(isolated, 'alice')).toBe('Started');
-    expect(await toggle(isolated, 'bob')).toBe('Started');
-    expect(await toggle(isolated, 'alice')).toBe('Stopped');
-    expect(sessionConnections(isolated)).toBe(2);
-    // A call that names no session uses the shared connection, which lists the tools.
-    expect(await toggle(isolated)).toBe('Started');
-  });
+      const isolated = await start(context, 'per-session');
+      expect(await toggle(isolated, 'alice')).toBe('Started');
+      expect(await toggle(isolated, 'bob')).toBe('Started');
+      expect(await toggle(isolated, 'alice')).toBe('Stopped');
+      expect(sessionConnections(isolated)).toBe(2);
+      // A call that names no session uses the shared connection, which lists the tools.
+      expect(await toggle(isolated)).toBe('Started');
+    },
+  );
 
-  it('get prompts and read resources on the session’s connection too', async () => {
-    const toolkit = await start('per-session');
-    const prompt = await toolkit.getPrompt(
-      'everything:args-prompt',
-      { city: 'Paris' },
+  it.concurrent(
+    'get prompts and read resources on the session’s connection too',
+    async (context) => {
+      const { expect } = context;
+      const toolkit = await start(context, 'per-session');
+      const prompt = await toolkit.getPrompt(
+        'everything:args-prompt',
+        { city: 'Paris' },
+        { sessionKey: 'alice' },
+      );
+      expect(prompt.text).toContain('Paris');
+      expect(sessionConnections(toolkit)).toBe(1);
+      const uri = toolkit.connector('everything')?.lists.resources[0]?.uri ?? '';
+      const read = await toolkit.readResource(`${uri}#everything`, { sessionKey: 'bob' });
+      expect(read.uri).toBe(uri);
+      expect(sessionConnections(toolkit)).toBe(2);
+    },
+  );
+
+  it.concurrent(
+    'run what a session’s call calls in turn on that session’s connections',
+    async (context) => {
+      const { expect } = context;
+      const toolkit = createToolkit();
+      toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
+      // A tool of the toolkit's own that calls the server, naming no session itself.
+      toolkit.addTool(
+        defineTool({
+          name: 'toggle_twice',
+          description: 'toggles server-everything’s subscriber updates twice',
+          input: z.object({}),
+          run: async () => [await toggle(toolkit), await toggle(toolkit)].join(' '),
+        }),
+      );
+      await run(context, toolkit);
+      expect(await toggle(toolkit, 'alice')).toBe('Started');
+      const nested = await toolkit.callTool('builtin:toggle_twice', {}, { sessionKey: 'alice' });
+      expect(nested.structured).toBe('Stopped Started');
+      expect(sessionConnections(toolkit)).toBe(1);
+    },
+  );
+
+  it.concurrent('refuse a session when every connection has a call in flight', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session', { sessionConnections: { max: 1 } });
+    const long = toolkit.callTool(
+      'everything:trigger-long-running-operation',
+      { duration: 2, steps: 2 },
       { sessionKey: 'alice' },
     );
-    expect(prompt.text).toContain('Paris');
-    expect(sessionConnections(toolkit)).toBe(1);
-    const uri = toolkit.connector('everything')?.lists.resources[0]?.uri ?? '';
-    const read = await toolkit.readResource(`${uri}#everything`, { sessionKey: 'bob' });
-    expect(read.uri).toBe(uri);
-    expect(sessionConnections(toolkit)).toBe(2);
+    await until(() => sessionConnections(toolkit) === 1);
+    const refused = await toolkit
+      .callTool('everything:echo', { message: 'hi' }, { sessionKey: 'bob' })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'rate_limited' });
+    await long;
+    expect(await toggle(toolkit, 'bob')).toBe('Started');
   });
 
-  it('run what a session’s call calls in turn on that session’s connections', async () => {
-    const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
-    // A tool of the toolkit's own that calls the server, naming no session itself.
-    toolkit.addTool(
-      defineTool({
-        name: 'toggle_twice',
-        description: 'toggles server-everything’s subscriber updates twice',
-        input: z.object({}),
-        run: async () => [await toggle(toolkit), await toggle(toolkit)].join(' '),
-      }),
-    );
-    running.push(await runToolkit(toolkit));
-    expect(await toggle(toolkit, 'alice')).toBe('Started');
-    const nested = await toolkit.callTool('builtin:toggle_twice', {}, { sessionKey: 'alice' });
-    expect(nested.structured).toBe('Stopped Started');
-    expect(sessionConnections(toolkit)).toBe(1);
-  });
-
-  it('close a session’s connection, and its process, when the session ends', async () => {
-    const toolkit = await start('per-session');
+  it('close a session’s connection, and its process, when the session ends', async (context) => {
+    const toolkit = await start(context, 'per-session');
     const before = everythings();
     await toggle(toolkit, 'alice');
     const alice = everythings().filter((pid) => !before.includes(pid));
@@ -116,8 +153,8 @@ describe('per-session connections', () => {
     expect(await toggle(toolkit, 'alice')).toBe('Started');
   });
 
-  it('keep at most max per server: the idle one least recently used makes room', async () => {
-    const toolkit = await start('per-session', { sessionConnections: { max: 2 } });
+  it('keep at most max per server: the idle one least recently used makes room', async (context) => {
+    const toolkit = await start(context, 'per-session', { sessionConnections: { max: 2 } });
     const before = everythings();
     await toggle(toolkit, 'alice');
     const alice = everythings().filter((pid) => !before.includes(pid));
@@ -130,24 +167,8 @@ describe('per-session connections', () => {
     expect(await toggle(toolkit, 'alice')).toBe('Started');
   });
 
-  it('refuse a session when every connection has a call in flight', async () => {
-    const toolkit = await start('per-session', { sessionConnections: { max: 1 } });
-    const long = toolkit.callTool(
-      'everything:trigger-long-running-operation',
-      { duration: 2, steps: 2 },
-      { sessionKey: 'alice' },
-    );
-    await until(() => sessionConnections(toolkit) === 1);
-    const refused = await toolkit
-      .callTool('everything:echo', { message: 'hi' }, { sessionKey: 'bob' })
-      .catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: 'rate_limited' });
-    await long;
-    expect(await toggle(toolkit, 'bob')).toBe('Started');
-  });
-
-  it('close connections idle for idleMs', async () => {
-    const toolkit = await start('per-session', { sessionConnections: { idleMs: 200 } });
+  it('close connections idle for idleMs', async (context) => {
+    const toolkit = await start(context, 'per-session', { sessionConnections: { idleMs: 200 } });
     const before = everythings();
     await toggle(toolkit, 'alice');
     const alice = everythings().filter((pid) => !before.includes(pid));
@@ -159,12 +180,14 @@ describe('per-session connections', () => {
     expect(toolkit.connector('everything')?.state).toBe('connected');
   });
 
-  it('leave no process behind when the toolkit closes', async () => {
-    const toolkit = await start('per-session');
+  it('leave no process behind when the toolkit closes', async (context) => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
+    const started = await run(context, toolkit);
     await toggle(toolkit, 'alice');
     const pids = everythings();
     expect(pids.length).toBeGreaterThanOrEqual(2);
-    await running.splice(0)[0]?.stop();
+    await started.stop();
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
   });
 
