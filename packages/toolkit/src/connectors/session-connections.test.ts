@@ -1,5 +1,5 @@
 import { childPids, isAlive } from '@toolplane/fixtures';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
@@ -7,14 +7,36 @@ import { toolkitHost } from '../toolkit/toolkit.js';
 import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
 import { everything } from './testing/everything.js';
 
-/** The server-everything processes this test process started. */
-const everythings = (): number[] => childPids('server-everything');
+type Toolkit = RunningToolkit['toolkit'];
 
 /** How a test has its toolkits stopped once it is over. */
 type Finish = Pick<TestContext, 'onTestFinished'>;
 
+let marks = 0;
+const marked = new WeakMap<Toolkit, () => number[]>();
+
+/**
+ * server-everything as a source whose processes only the calling test finds: a Node flag that
+ * changes nothing (a condition no package names) marks their command lines, so the tests can run
+ * at once and still each count their own.
+ */
+function ownEverything(): { source: typeof everything; pids: () => number[] } {
+  const mark = `--conditions=toolplane-session-test-${String(++marks)}-own`;
+  return {
+    source: { ...everything, args: [mark, ...everything.args] },
+    pids: () => childPids(mark),
+  };
+}
+
+/** The server-everything processes of `toolkit` (one made by {@link start}). */
+function everythings(toolkit: Toolkit): number[] {
+  const pids = marked.get(toolkit);
+  if (pids === undefined) throw new Error('a toolkit made by start() only');
+  return pids();
+}
+
 /** Runs `toolkit`, stopped once the test is over. */
-async function run(context: Finish, toolkit: RunningToolkit['toolkit']): Promise<RunningToolkit> {
+async function run(context: Finish, toolkit: Toolkit): Promise<RunningToolkit> {
   const started = await runToolkit(toolkit);
   context.onTestFinished(() => started.stop());
   return started;
@@ -24,9 +46,11 @@ async function start(
   context: Finish,
   connection: ConnectionMode,
   options: ToolkitOptions = {},
-): Promise<RunningToolkit['toolkit']> {
+): Promise<Toolkit> {
   const toolkit = createToolkit(options);
-  toolkit.addConnector(everything, { namespace: 'everything', connection });
+  const { source, pids } = ownEverything();
+  marked.set(toolkit, pids);
+  toolkit.addConnector(source, { namespace: 'everything', connection });
   await run(context, toolkit);
   return toolkit;
 }
@@ -54,72 +78,95 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-describe('per-session connections', () => {
-  // These count no processes (only the toolkit's own numbers): they run at once, their servers'
-  // starts and the long call overlapping. The tests that find a session's process by the
-  // server-everything children of this process run one at a time after them.
-  it.concurrent(
-    'give each session a server of its own, where a shared one is shared',
-    async (context) => {
-      const { expect } = context;
-      const shared = await start(context, 'shared');
-      expect(await toggle(shared, 'alice')).toBe('Started');
-      expect(await toggle(shared, 'bob')).toBe('Stopped');
-      expect(sessionConnections(shared)).toBeUndefined();
+// Each test runs toolkits of its own, and finds only its own servers' processes: the tests run at
+// once, their servers' starts, idle times and long calls overlapping.
+describe('per-session connections', { concurrent: true }, () => {
+  it('give each session a server of its own, where a shared one is shared', async (context) => {
+    const { expect } = context;
+    const shared = await start(context, 'shared');
+    expect(await toggle(shared, 'alice')).toBe('Started');
+    expect(await toggle(shared, 'bob')).toBe('Stopped');
+    expect(sessionConnections(shared)).toBeUndefined();
 
-      const isolated = await start(context, 'per-session');
-      expect(await toggle(isolated, 'alice')).toBe('Started');
-      expect(await toggle(isolated, 'bob')).toBe('Started');
-      expect(await toggle(isolated, 'alice')).toBe('Stopped');
-      expect(sessionConnections(isolated)).toBe(2);
-      // A call that names no session uses the shared connection, which lists the tools.
-      expect(await toggle(isolated)).toBe('Started');
-    },
-  );
+    const isolated = await start(context, 'per-session');
+    expect(await toggle(isolated, 'alice')).toBe('Started');
+    expect(await toggle(isolated, 'bob')).toBe('Started');
+    expect(await toggle(isolated, 'alice')).toBe('Stopped');
+    expect(sessionConnections(isolated)).toBe(2);
+    // A call that names no session uses the shared connection, which lists the tools.
+    expect(await toggle(isolated)).toBe('Started');
+  });
 
-  it.concurrent(
-    'get prompts and read resources on the session’s connection too',
-    async (context) => {
-      const { expect } = context;
-      const toolkit = await start(context, 'per-session');
-      const prompt = await toolkit.getPrompt(
-        'everything:args-prompt',
-        { city: 'Paris' },
-        { sessionKey: 'alice' },
-      );
-      expect(prompt.text).toContain('Paris');
-      expect(sessionConnections(toolkit)).toBe(1);
-      const uri = toolkit.connector('everything')?.lists.resources[0]?.uri ?? '';
-      const read = await toolkit.readResource(`${uri}#everything`, { sessionKey: 'bob' });
-      expect(read.uri).toBe(uri);
-      expect(sessionConnections(toolkit)).toBe(2);
-    },
-  );
+  it('get prompts and read resources on the session’s connection too', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session');
+    const prompt = await toolkit.getPrompt(
+      'everything:args-prompt',
+      { city: 'Paris' },
+      { sessionKey: 'alice' },
+    );
+    expect(prompt.text).toContain('Paris');
+    expect(sessionConnections(toolkit)).toBe(1);
+    const uri = toolkit.connector('everything')?.lists.resources[0]?.uri ?? '';
+    const read = await toolkit.readResource(`${uri}#everything`, { sessionKey: 'bob' });
+    expect(read.uri).toBe(uri);
+    expect(sessionConnections(toolkit)).toBe(2);
+  });
 
-  it.concurrent(
-    'run what a session’s call calls in turn on that session’s connections',
-    async (context) => {
-      const { expect } = context;
-      const toolkit = createToolkit();
-      toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
-      // A tool of the toolkit's own that calls the server, naming no session itself.
-      toolkit.addTool(
-        defineTool({
-          name: 'toggle_twice',
-          description: 'toggles server-everything’s subscriber updates twice',
-          input: z.object({}),
-          run: async () => [await toggle(toolkit), await toggle(toolkit)].join(' '),
-        }),
-      );
-      await run(context, toolkit);
-      expect(await toggle(toolkit, 'alice')).toBe('Started');
-      const nested = await toolkit.callTool('builtin:toggle_twice', {}, { sessionKey: 'alice' });
-      expect(nested.structured).toBe('Stopped Started');
-      expect(sessionConnections(toolkit)).toBe(1);
-    },
-  );
+  it('run what a session’s call calls in turn on that session’s connections', async (context) => {
+    const { expect } = context;
+    const toolkit = createToolkit();
+    toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
+    // A tool of the toolkit's own that calls the server, naming no session itself.
+    toolkit.addTool(
+      defineTool({
+        name: 'toggle_twice',
+        description: 'toggles server-everything’s subscriber updates twice',
+        input: z.object({}),
+        run: async () => [await toggle(toolkit), await toggle(toolkit)].join(' '),
+      }),
+    );
+    await run(context, toolkit);
+    expect(await toggle(toolkit, 'alice')).toBe('Started');
+    const nested = await toolkit.callTool('builtin:toggle_twice', {}, { sessionKey: 'alice' });
+    expect(nested.structured).toBe('Stopped Started');
+    expect(sessionConnections(toolkit)).toBe(1);
+  });
 
-  it.concurrent('refuse a session when every connection has a call in flight', async (context) => {
+  it('close a session’s connection, and its process, when the session ends', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session');
+    const before = everythings(toolkit);
+    await toggle(toolkit, 'alice');
+    const alice = everythings(toolkit).filter((pid) => !before.includes(pid));
+    expect(alice).toHaveLength(1);
+    const pid = toolkit.connector('everything')?.pid;
+    await toggle(toolkit, 'bob');
+    expect(sessionConnections(toolkit)).toBe(2);
+    await toolkitHost(toolkit).endSession('alice');
+    expect(sessionConnections(toolkit)).toBe(1);
+    expect(isAlive(alice[0] ?? 0)).toBe(false);
+    // The shared connection stays; a new call of alice's starts afresh.
+    expect(toolkit.connector('everything')?.pid).toBe(pid);
+    expect(await toggle(toolkit, 'alice')).toBe('Started');
+  });
+
+  it('keep at most max per server: the idle one least recently used makes room', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session', { sessionConnections: { max: 2 } });
+    const before = everythings(toolkit);
+    await toggle(toolkit, 'alice');
+    const alice = everythings(toolkit).filter((pid) => !before.includes(pid));
+    await toggle(toolkit, 'bob');
+    await toggle(toolkit, 'carol');
+    expect(sessionConnections(toolkit)).toBe(2);
+    await until(() => !isAlive(alice[0] ?? 0));
+    // alice's was closed for carol's: her next call starts on a new connection.
+    expect(await toggle(toolkit, 'bob')).toBe('Stopped');
+    expect(await toggle(toolkit, 'alice')).toBe('Started');
+  });
+
+  it('refuse a session when every connection has a call in flight', async (context) => {
     const { expect } = context;
     const toolkit = await start(context, 'per-session', { sessionConnections: { max: 1 } });
     const long = toolkit.callTool(
@@ -136,42 +183,12 @@ describe('per-session connections', () => {
     expect(await toggle(toolkit, 'bob')).toBe('Started');
   });
 
-  it('close a session’s connection, and its process, when the session ends', async (context) => {
-    const toolkit = await start(context, 'per-session');
-    const before = everythings();
-    await toggle(toolkit, 'alice');
-    const alice = everythings().filter((pid) => !before.includes(pid));
-    expect(alice).toHaveLength(1);
-    const pid = toolkit.connector('everything')?.pid;
-    await toggle(toolkit, 'bob');
-    expect(sessionConnections(toolkit)).toBe(2);
-    await toolkitHost(toolkit).endSession('alice');
-    expect(sessionConnections(toolkit)).toBe(1);
-    expect(isAlive(alice[0] ?? 0)).toBe(false);
-    // The shared connection stays; a new call of alice's starts afresh.
-    expect(toolkit.connector('everything')?.pid).toBe(pid);
-    expect(await toggle(toolkit, 'alice')).toBe('Started');
-  });
-
-  it('keep at most max per server: the idle one least recently used makes room', async (context) => {
-    const toolkit = await start(context, 'per-session', { sessionConnections: { max: 2 } });
-    const before = everythings();
-    await toggle(toolkit, 'alice');
-    const alice = everythings().filter((pid) => !before.includes(pid));
-    await toggle(toolkit, 'bob');
-    await toggle(toolkit, 'carol');
-    expect(sessionConnections(toolkit)).toBe(2);
-    await until(() => !isAlive(alice[0] ?? 0));
-    // alice's was closed for carol's: her next call starts on a new connection.
-    expect(await toggle(toolkit, 'bob')).toBe('Stopped');
-    expect(await toggle(toolkit, 'alice')).toBe('Started');
-  });
-
   it('close connections idle for idleMs', async (context) => {
+    const { expect } = context;
     const toolkit = await start(context, 'per-session', { sessionConnections: { idleMs: 200 } });
-    const before = everythings();
+    const before = everythings(toolkit);
     await toggle(toolkit, 'alice');
-    const alice = everythings().filter((pid) => !before.includes(pid));
+    const alice = everythings(toolkit).filter((pid) => !before.includes(pid));
     expect(alice).toHaveLength(1);
     expect(sessionConnections(toolkit)).toBe(1);
     await until(() => sessionConnections(toolkit) === 0);
@@ -181,17 +198,19 @@ describe('per-session connections', () => {
   });
 
   it('leave no process behind when the toolkit closes', async (context) => {
+    const { expect } = context;
     const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
+    const { source, pids: own } = ownEverything();
+    toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
     const started = await run(context, toolkit);
     await toggle(toolkit, 'alice');
-    const pids = everythings();
+    const pids = own();
     expect(pids.length).toBeGreaterThanOrEqual(2);
     await started.stop();
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
   });
 
-  it('refuse an unknown connection mode and bounds that are not positive', () => {
+  it('refuse an unknown connection mode and bounds that are not positive', ({ expect }) => {
     const toolkit = createToolkit();
     expect(() =>
       toolkit.addConnector(everything, { connection: 'pooled' as ConnectionMode }),
