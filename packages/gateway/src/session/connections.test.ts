@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { childPids, isAlive } from '@toolplane/fixtures';
+import { isAlive, markedNodeSource } from '@toolplane/fixtures';
 import { createToolkit, type ConnectionMode, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { serveHttp, type ServeHttpOptions } from '../http/serve.js';
 import { serveStdio } from '../stdio/serve.js';
 import { StdioTransport } from '../stdio/transport.js';
@@ -15,6 +15,11 @@ const DYNAMIC = 'demo://resource/dynamic/text/1';
 interface Served {
   readonly toolkit: Toolkit;
   readonly url: URL;
+  /**
+   * Its server-everything processes: its source is marked, so the tests can run at once and
+   * still each count only their own.
+   */
+  readonly everythings: () => number[];
   close(): Promise<void>;
 }
 
@@ -31,12 +36,14 @@ async function serve(
   options: Partial<ServeHttpOptions> = {},
 ): Promise<Served> {
   const toolkit = createToolkit();
-  toolkit.addConnector(everythingCommand, { namespace: 'everything', connection });
+  const { source, pids } = markedNodeSource(everythingCommand);
+  toolkit.addConnector(source, { namespace: 'everything', connection });
   const running = await runToolkit(toolkit);
   const gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything', ...options });
   const entry = {
     toolkit,
     url: gateway.url,
+    everythings: pids,
     close: async () => {
       await gateway.close();
       await running.stop();
@@ -86,8 +93,6 @@ async function toggle(
  */
 const simulated = (data: unknown): boolean => /level.message/.test(String(data));
 
-const everythings = (): number[] => childPids('server-everything');
-
 function sessionConnections(gateway: Served): number | undefined {
   return gateway.toolkit.connectors()[0]?.sessionConnections;
 }
@@ -113,11 +118,10 @@ async function marker(session: Session): Promise<void> {
   await until(() => session.logs.some((data) => String(data).includes(`for URI: ${MARKER}`)));
 }
 
-describe('upstream connections per client session', () => {
-  // These count no processes (only the gateway's own numbers): they run at once, their servers'
-  // starts overlapping. The tests that find a session's process by the server-everything
-  // children of this process run one at a time after them.
-  it.concurrent('shares one server between sessions by default', async (context) => {
+// Each test serves a gateway of its own, and finds only its own servers' processes: the tests
+// run at once, their servers' starts overlapping.
+describe('upstream connections per client session', { concurrent: true }, () => {
+  it('shares one server between sessions by default', async (context) => {
     const { expect } = context;
     const gateway = await serve(context, 'shared');
     const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
@@ -126,7 +130,7 @@ describe('upstream connections per client session', () => {
     expect(await toggle(bob)).toBe('Stopped');
   });
 
-  it.concurrent('gives each session a server of its own with per-session', async (context) => {
+  it('gives each session a server of its own with per-session', async (context) => {
     const { expect } = context;
     const gateway = await serve(context, 'per-session');
     const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
@@ -136,7 +140,7 @@ describe('upstream connections per client session', () => {
     expect(sessionConnections(gateway)).toBe(2);
   });
 
-  it.concurrent('sends what a session’s own server logs to that session alone', async (context) => {
+  it('sends what a session’s own server logs to that session alone', async (context) => {
     const { expect } = context;
     const gateway = await serve(context, 'per-session');
     const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
@@ -150,7 +154,7 @@ describe('upstream connections per client session', () => {
     await toggle(alice, 'toggle-simulated-logging');
   });
 
-  it.concurrent('relays a shared server’s log messages to every session', async (context) => {
+  it('relays a shared server’s log messages to every session', async (context) => {
     const { expect } = context;
     const gateway = await serve(context, 'shared');
     const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
@@ -159,46 +163,38 @@ describe('upstream connections per client session', () => {
     await toggle(alice, 'toggle-simulated-logging');
   });
 
-  it.concurrent(
-    'subscribes on the session’s own connection, whose updates reach that session alone',
-    async (context) => {
-      const { expect } = context;
-      const gateway = await serve(context, 'per-session');
-      const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
-      await alice.client.subscribeResource({ uri: DYNAMIC });
-      await bob.client.subscribeResource({ uri: DYNAMIC });
-      // server-everything sends an update for each subscription at once when updates go on.
-      expect(await toggle(alice)).toBe('Started');
-      await until(() => alice.updates.includes(DYNAMIC));
-      await marker(bob);
-      expect(bob.updates).toEqual([]);
-      expect(sessionConnections(gateway)).toBe(2);
-      await alice.client.unsubscribeResource({ uri: DYNAMIC });
-      await toggle(alice);
-    },
-  );
+  it('subscribes on the session’s own connection, whose updates reach that session alone', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
+    const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
+    await alice.client.subscribeResource({ uri: DYNAMIC });
+    await bob.client.subscribeResource({ uri: DYNAMIC });
+    // server-everything sends an update for each subscription at once when updates go on.
+    expect(await toggle(alice)).toBe('Started');
+    await until(() => alice.updates.includes(DYNAMIC));
+    await marker(bob);
+    expect(bob.updates).toEqual([]);
+    expect(sessionConnections(gateway)).toBe(2);
+    await alice.client.unsubscribeResource({ uri: DYNAMIC });
+    await toggle(alice);
+  });
 
-  it.concurrent(
-    'asks the calling client when a session’s own server samples or elicits',
-    async (context) => {
-      const { expect } = context;
-      const gateway = await serve(context, 'per-session');
-      const seen = await exerciseGatedTools(
-        new StreamableHTTPClientTransport(gateway.url),
-        'alice',
-      );
-      expect(seen.sampled).toContain('sampled alice');
-      expect(seen.elicited).toContain('elicited alice');
-      expect(seen.asked).toEqual(['sampling', 'elicitation']);
-    },
-  );
+  it('asks the calling client when a session’s own server samples or elicits', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
+    const seen = await exerciseGatedTools(new StreamableHTTPClientTransport(gateway.url), 'alice');
+    expect(seen.sampled).toContain('sampled alice');
+    expect(seen.elicited).toContain('elicited alice');
+    expect(seen.asked).toEqual(['sampling', 'elicitation']);
+  });
 
   it('ends a session’s server when the client ends the session (DELETE)', async (context) => {
+    const { expect } = context;
     const gateway = await serve(context, 'per-session');
     const alice = await connect(context, gateway);
-    const before = everythings();
+    const before = gateway.everythings();
     await toggle(alice);
-    const own = everythings().filter((pid) => !before.includes(pid));
+    const own = gateway.everythings().filter((pid) => !before.includes(pid));
     expect(own).toHaveLength(1);
     await alice.transport.terminateSession();
     await until(() => sessionConnections(gateway) === 0);
@@ -206,11 +202,12 @@ describe('upstream connections per client session', () => {
   });
 
   it('ends a session’s server when the gateway evicts the session', async (context) => {
+    const { expect } = context;
     const gateway = await serve(context, 'per-session', { maxSessions: 1 });
     const alice = await connect(context, gateway);
-    const before = everythings();
+    const before = gateway.everythings();
     await toggle(alice);
-    const own = everythings().filter((pid) => !before.includes(pid));
+    const own = gateway.everythings().filter((pid) => !before.includes(pid));
     expect(own).toHaveLength(1);
     // A second session takes the one place: alice's session, idle, is evicted.
     const bob = await connect(context, gateway);
@@ -220,8 +217,10 @@ describe('upstream connections per client session', () => {
   });
 
   it('ends the session’s server when the stdio client closes its input', async (context) => {
+    const { expect } = context;
     const toolkit = createToolkit();
-    toolkit.addConnector(everythingCommand, { namespace: 'everything', connection: 'per-session' });
+    const { source, pids: everythings } = markedNodeSource(everythingCommand);
+    toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
     const running = await runToolkit(toolkit);
     context.onTestFinished(() => running.stop());
     const stdin = new PassThrough();

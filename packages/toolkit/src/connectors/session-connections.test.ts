@@ -1,4 +1,4 @@
-import { childPids, isAlive } from '@toolplane/fixtures';
+import { isAlive, markedNodeSource } from '@toolplane/fixtures';
 import { describe, it, type TestContext } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
@@ -12,23 +12,12 @@ type Toolkit = RunningToolkit['toolkit'];
 /** How a test has its toolkits stopped once it is over. */
 type Finish = Pick<TestContext, 'onTestFinished'>;
 
-let marks = 0;
 const marked = new WeakMap<Toolkit, () => number[]>();
 
 /**
- * server-everything as a source whose processes only the calling test finds: a Node flag that
- * changes nothing (a condition no package names) marks their command lines, so the tests can run
- * at once and still each count their own.
+ * The server-everything processes of `toolkit` (one made by {@link start}): its source is marked,
+ * so the tests can run at once and still each count only their own.
  */
-function ownEverything(): { source: typeof everything; pids: () => number[] } {
-  const mark = `--conditions=toolplane-session-test-${String(++marks)}-own`;
-  return {
-    source: { ...everything, args: [mark, ...everything.args] },
-    pids: () => childPids(mark),
-  };
-}
-
-/** The server-everything processes of `toolkit` (one made by {@link start}). */
 function everythings(toolkit: Toolkit): number[] {
   const pids = marked.get(toolkit);
   if (pids === undefined) throw new Error('a toolkit made by start() only');
@@ -48,7 +37,7 @@ async function start(
   options: ToolkitOptions = {},
 ): Promise<Toolkit> {
   const toolkit = createToolkit(options);
-  const { source, pids } = ownEverything();
+  const { source, pids } = markedNodeSource(everything);
   marked.set(toolkit, pids);
   toolkit.addConnector(source, { namespace: 'everything', connection });
   await run(context, toolkit);
@@ -200,7 +189,7 @@ describe('per-session connections', { concurrent: true }, () => {
   it('leave no process behind when the toolkit closes', async (context) => {
     const { expect } = context;
     const toolkit = createToolkit();
-    const { source, pids: own } = ownEverything();
+    const { source, pids: own } = markedNodeSource(everything);
     toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
     const started = await run(context, toolkit);
     await toggle(toolkit, 'alice');
