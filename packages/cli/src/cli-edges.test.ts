@@ -78,8 +78,33 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 `;
 
 let dir: string;
-const started: ChildProcess[] = [];
-const pidFiles: string[] = [];
+
+/** What a test started: children, and the PID files of raw servers (which ignore SIGTERM). */
+interface Started {
+  readonly children: ChildProcess[];
+  readonly pidFiles: string[];
+}
+
+/** What the in-process tests start, ended after each; a concurrent test keeps its own. */
+const shared: Started = { children: [], pidFiles: [] };
+
+/** Ends whatever is left of what `started` holds. */
+async function endAll(started: Started): Promise<void> {
+  for (const child of started.children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  for (const file of started.pidFiles.splice(0)) {
+    const pid = Number(await readFile(file, 'utf8').catch(() => ''));
+    if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+}
+
+/** A list of its own for a concurrent test, ended once the test is over. */
+function startedBy(context: { onTestFinished: (fn: () => Promise<void>) => void }): Started {
+  const started: Started = { children: [], pidFiles: [] };
+  context.onTestFinished(() => endAll(started));
+  return started;
+}
 
 function run(
   args: readonly string[],
@@ -97,9 +122,10 @@ async function rawConfig(
   name: string,
   mode: 'answer' | 'slow' | 'silent',
   more: Record<string, unknown> = {},
+  started: Started = shared,
 ): Promise<string> {
   const pidFile = join(dir, `${name}.pid`);
-  pidFiles.push(pidFile);
+  started.pidFiles.push(pidFile);
   const file = `${name}.config.json`;
   await writeFile(
     join(dir, file),
@@ -155,14 +181,18 @@ register('data:text/javascript,' + encodeURIComponent(hooks));
 `;
 
 /** Starts the CLI in the test folder; `slowLoad` delays its main module (see SLOW_LOAD). */
-function start(args: readonly string[], options: { slowLoad?: boolean } = {}): ChildProcess {
+function start(
+  started: Started,
+  args: readonly string[],
+  options: { slowLoad?: boolean } = {},
+): ChildProcess {
   const [node, ...entry] = sourceCommand;
   const command: Command =
     options.slowLoad === true
       ? [node, '--import', join(dir, 'slow-load.mjs'), ...entry]
       : sourceCommand;
   const child = startCli(args, { cwd: dir, command });
-  started.push(child);
+  started.children.push(child);
   return child;
 }
 
@@ -191,14 +221,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const child of started.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  // The raw servers ignore SIGTERM; whatever is left of them goes here.
-  for (const file of pidFiles.splice(0)) {
-    const pid = Number(await readFile(file, 'utf8').catch(() => ''));
-    if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
-  }
+  await endAll(shared);
 });
 
 afterAll(async () => {
@@ -398,7 +421,7 @@ const hasScript =
   spawnSync('stty', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** Runs the CLI under `script` on a terminal 0 columns wide; its shell prints `cli-pid N` first. */
-function underZeroWidthTerminal(args: readonly string[]): ChildProcess {
+function underZeroWidthTerminal(started: Started, args: readonly string[]): ChildProcess {
   const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
   const line = [
     'stty cols 0 rows 0;',
@@ -412,42 +435,59 @@ function underZeroWidthTerminal(args: readonly string[]): ChildProcess {
     env: { ...env, TERM: 'xterm-256color' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  started.push(child);
+  started.children.push(child);
   return child;
 }
 
-describe.skipIf(!hasScript)('on a terminal 0 columns wide (script, stty cols 0)', () => {
-  it('prints no spinner while the servers start, only the result', async () => {
-    const config = await rawConfig('spinner', 'slow');
-    const child = underZeroWidthTerminal(['--config', config, 'tools', 'list', '-n', 'builtin']);
-    let bytes = 0;
-    let text = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (text.length < 100_000) text += chunk.toString();
+// The tests of processes below wait mostly (on a server's start, a load, a deadline): they run at
+// once, each ending what it started.
+describe.skipIf(!hasScript)(
+  'on a terminal 0 columns wide (script, stty cols 0)',
+  { concurrent: true },
+  () => {
+    it('prints no spinner while the servers start, only the result', async (context) => {
+      const { expect } = context;
+      const started = startedBy(context);
+      const config = await rawConfig('spinner', 'slow', {}, started);
+      const child = underZeroWidthTerminal(started, [
+        '--config',
+        config,
+        'tools',
+        'list',
+        '-n',
+        'builtin',
+      ]);
+      let bytes = 0;
+      let text = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (text.length < 100_000) text += chunk.toString();
+      });
+      expect(await exited(child)).toBe(0);
+      expect(text).toContain('builtin:time_now');
+      // The table and the shell's line; a spinner dividing by 0 columns writes megabytes.
+      expect(bytes).toBeLessThan(16_384);
     });
-    expect(await exited(child)).toBe(0);
-    expect(text).toContain('builtin:time_now');
-    // The table and the shell's line; a spinner dividing by 0 columns writes megabytes.
-    expect(bytes).toBeLessThan(16_384);
-  });
 
-  it('ends on SIGTERM while a server never answers', async () => {
-    const config = await rawConfig('sigterm', 'silent');
-    const child = underZeroWidthTerminal(['--config', config, 'tools', 'list']);
-    let bytes = 0;
-    child.stdout?.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    const [match] = await Promise.all([
-      waitForOutput(child, 'stdout', /cli-pid (\d+)/),
-      waitForFile(join(dir, 'sigterm.pid')),
-    ]);
-    const cli = Number(match[1]);
-    process.kill(cli, 'SIGTERM');
-    expect(await exited(child)).not.toBeNull();
-    expect(isAlive(cli)).toBe(false);
-    expect(bytes).toBeLessThan(16_384);
-  });
-});
+    it('ends on SIGTERM while a server never answers', async (context) => {
+      const { expect } = context;
+      const started = startedBy(context);
+      const config = await rawConfig('sigterm', 'silent', {}, started);
+      const child = underZeroWidthTerminal(started, ['--config', config, 'tools', 'list']);
+      let bytes = 0;
+      child.stdout?.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      const [match] = await Promise.all([
+        waitForOutput(child, 'stdout', /cli-pid (\d+)/),
+        waitForFile(join(dir, 'sigterm.pid')),
+      ]);
+      const cli = Number(match[1]);
+      process.kill(cli, 'SIGTERM');
+      expect(await exited(child)).not.toBeNull();
+      expect(isAlive(cli)).toBe(false);
+      expect(bytes).toBeLessThan(16_384);
+    });
+  },
+);
 
 if (!hasScript) {
   describe('on a terminal 0 columns wide', () => {
@@ -455,30 +495,42 @@ if (!hasScript) {
   });
 }
 
-describe('SIGTERM', () => {
-  let stuckStore: Server | undefined;
-  const sockets = new Set<Socket>();
-  afterEach(async () => {
-    for (const socket of sockets) socket.destroy();
-    sockets.clear();
-    const server = stuckStore;
-    if (server !== undefined) await new Promise((resolve) => server.close(resolve));
-    stuckStore = undefined;
-  });
-
-  /** A "PostgreSQL" on 127.0.0.1 that accepts connections and never says a word. */
-  async function neverAnswering(): Promise<number> {
-    stuckStore = createServer((socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => stuckStore?.listen(0, '127.0.0.1', resolve));
-    const address = stuckStore.address();
+describe('SIGTERM', { concurrent: true }, () => {
+  /**
+   * A "PostgreSQL" on 127.0.0.1 that accepts connections and never says a word, closed once the
+   * test is over; `connected` resolves once `count` connections are open.
+   */
+  async function neverAnswering(context: {
+    onTestFinished: (fn: () => Promise<void>) => void;
+  }): Promise<{ port: number; connected: (count: number) => Promise<void> }> {
+    const sockets = new Set<Socket>();
+    const store: Server = createServer((socket) => sockets.add(socket));
+    context.onTestFinished(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => store.close(resolve));
+    });
+    await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
+    const address = store.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    return address.port;
+    return {
+      port: address.port,
+      connected: (count) =>
+        new Promise<void>((resolve) => {
+          const check = (): void => {
+            if (sockets.size >= count) resolve();
+          };
+          store.on('connection', check);
+          check();
+        }),
+    };
   }
 
-  it('ends serve while a server never answers, and ends the call it was serving, loaded or not', async () => {
+  it('ends serve while a server never answers, and ends the call it was serving, loaded or not', async (context) => {
+    const { expect } = context;
+    const started = startedBy(context);
     // The hanging call is ended once the drain is over: a short one spares the test ten seconds.
-    const config = await rawConfig('serve', 'answer', { http: { drainMs: 300 } });
-    const child = start(['--config', config, ...SERVE_HTTP]);
+    const config = await rawConfig('serve', 'answer', { http: { drainMs: 300 } }, started);
+    const child = start(started, ['--config', config, ...SERVE_HTTP]);
     const [listening] = await Promise.all([
       waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/),
     ]);
@@ -489,9 +541,9 @@ describe('SIGTERM', () => {
       () => 'answered',
       () => 'ended',
     );
-    const silent = await rawConfig('serve-silent', 'silent');
+    const silent = await rawConfig('serve-silent', 'silent', {}, started);
     // Signalled once its server has started, while its own modules are still loading.
-    const second = start(['--config', silent, ...SERVE_HTTP], { slowLoad: true });
+    const second = start(started, ['--config', silent, ...SERVE_HTTP], { slowLoad: true });
     await waitForFile(join(dir, 'serve-silent.pid'));
     child.kill('SIGTERM');
     second.kill('SIGTERM');
@@ -502,24 +554,20 @@ describe('SIGTERM', () => {
     // The load alone is longer than the default 20 s allows on a busy machine.
   }, 60_000);
 
-  it('ends a command whose store never answers, after the deadline', async () => {
-    const port = await neverAnswering();
+  it('ends a command whose store never answers, after the deadline', async (context) => {
+    const { expect } = context;
+    const started = startedBy(context);
+    const { port, connected } = await neverAnswering(context);
     await writeFile(
       join(dir, 'stuck-store.yaml'),
       `store:\n  postgres: postgres://user:pass@127.0.0.1:${port}/db\n`,
     );
     const [command, serve] = [
-      start(['--config', 'stuck-store.yaml', 'tools', 'list']),
-      start(['--config', 'stuck-store.yaml', ...SERVE_HTTP]),
+      start(started, ['--config', 'stuck-store.yaml', 'tools', 'list']),
+      start(started, ['--config', 'stuck-store.yaml', ...SERVE_HTTP]),
     ];
-    await new Promise<void>((resolve) => {
-      // Both have connected to the store, which will never answer them.
-      const check = (): void => {
-        if (sockets.size >= 2) resolve();
-      };
-      stuckStore?.on('connection', check);
-      check();
-    });
+    // Both have connected to the store, which will never answer them.
+    await connected(2);
     command.kill('SIGTERM');
     serve.kill('SIGTERM');
     const [commandCode, serveCode] = await Promise.all([exited(command), exited(serve)]);

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand, isAlive } from '@toolplane/fixtures';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import {
   binCommand,
   listeningUrl,
@@ -22,17 +22,12 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 let root: string;
 let count = 0;
-const children: ChildProcess[] = [];
-const clients: Client[] = [];
+
+/** How a test has what it started ended once it is over. */
+type Finish = Pick<TestContext, 'onTestFinished'>;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolplane-reload-'));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
-  // SIGTERM: the CLI ends the servers it started.
-  await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
 });
 
 afterAll(async () => {
@@ -73,8 +68,11 @@ interface Served {
   readonly replace: (text: string) => Promise<void>;
 }
 
-/** Starts `toolplane serve --http` on a config of its own, with the token. */
-async function serve(text: string): Promise<Served> {
+/**
+ * Starts `toolplane serve --http` on a config of its own, with the token; stopped with SIGTERM
+ * once the test is over (the CLI ends the servers it started).
+ */
+async function serve(context: Finish, text: string): Promise<Served> {
   const dir = join(root, `t${String(++count)}`);
   await rm(dir, { recursive: true, force: true });
   await import('node:fs/promises').then((fs) => fs.mkdir(dir));
@@ -85,7 +83,7 @@ async function serve(text: string): Promise<Served> {
     cwd: dir,
     env: { TOOLPLANE_TOKEN: TOKEN },
   });
-  children.push(child);
+  context.onTestFinished(() => stop(child, 'SIGTERM'));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await listeningUrl(child);
@@ -104,11 +102,18 @@ async function serve(text: string): Promise<Served> {
   };
 }
 
+/** Closes `client` once the test is over (before its gateway stops: hooks run last first). */
+function closeAfter(context: Finish, client: Client): void {
+  context.onTestFinished(async () => {
+    await client.close().catch(() => undefined);
+  });
+}
+
 /** An MCP session to the gateway, closed after the test. */
-async function session(url: URL): Promise<Client> {
+async function session(context: Finish, url: URL): Promise<Client> {
   const client = new Client({ name: 'reload-test', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: auth } }));
-  clients.push(client);
+  closeAfter(context, client);
   return client;
 }
 
@@ -157,10 +162,13 @@ async function gone(pid: number, ms = 20_000): Promise<void> {
   }
 }
 
-describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
-  it('connects added servers and closes removed ones while a session stays open', async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+// Each test serves a config of its own and waits mostly on the file watch and the servers it
+// starts: the tests run at once.
+describe('toolplane serve, config reload', { timeout: 90_000, concurrent: true }, () => {
+  it('connects added servers and closes removed ones while a session stays open', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     expect(await toolNames(client)).toContain('a__add');
     const pid = (await health(served.url)).connectors.find((c) => c.namespace === 'a')?.pid;
     expect(pid).toBeTypeOf('number');
@@ -179,9 +187,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect((await health(served.url)).connectors.map((c) => c.namespace)).toEqual(['b']);
   });
 
-  it('lets a call in flight finish on the server it started on while that server is replaced', async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+  it('lets a call in flight finish on the server it started on while that server is replaced', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     const before = (await health(served.url)).connectors[0]?.pid;
     let begun: () => void = () => undefined;
     const started = new Promise<void>((resolve) => (begun = resolve));
@@ -204,9 +213,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(after).not.toBe(before);
   });
 
-  it("keeps a session's resource subscription across the replacement of its server", async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+  it("keeps a session's resource subscription across the replacement of its server", async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     const { resources } = await client.listResources();
     const watched = resources.find((r) => r.uri.includes('watched'))?.uri;
     expect(watched).toBeDefined();
@@ -231,9 +241,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(await Promise.race([updated, late])).toBe(watched);
   });
 
-  it('keeps the running config on a half-written edit, says why once, and applies the next good one', async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+  it('keeps the running config on a half-written edit, says why once, and applies the next good one', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     const refused = waitForStderr(served.child, /config edit not applied[^\n]*not valid JSON/);
     const half = config({ a: {}, b: {} }).slice(0, 40);
     // A slow save: truncated, then written once the watch's quiet time is over. The empty file
@@ -258,10 +269,11 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(details?.restartPending).toEqual(['http.port']);
   });
 
-  it('keeps the running config while the file is emptied or gone, and clears the error when it is back', async () => {
+  it('keeps the running config while the file is emptied or gone, and clears the error when it is back', async (context) => {
+    const { expect } = context;
     const text = config({ a: {} });
-    const served = await serve(text);
-    const client = await session(served.url);
+    const served = await serve(context, text);
+    const client = await session(context, served.url);
     const refused = waitForStderr(served.child, /config edit not applied[^\n]*empty/);
     await served.write('');
     await refused;
@@ -279,9 +291,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(await toolNames(client)).toContain('a__add');
   });
 
-  it('fails a server whose command does not exist and applies the rest', async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+  it('fails a server whose command does not exist and applies the rest', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     const named = waitForStderr(served.child, /ghost: command "no-such-mcp-server" is not on PATH/);
     await served.write(config({ a: {}, b: {}, ghost: { command: 'no-such-mcp-server' } }));
     await named;
@@ -290,9 +303,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(connectors.find((c) => c.namespace === 'ghost')?.state).not.toBe('connected');
   });
 
-  it('applies the last of a flood of edits', async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+  it('applies the last of a flood of edits', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     for (let i = 0; i < 20; i++) await served.write(config({ [`s${String(i % 3)}`]: {} }));
     await served.write(config({ last: {} }));
     const names = await toolsWhen(
@@ -302,9 +316,10 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(names.every((name) => name.startsWith('last__'))).toBe(true);
   });
 
-  it('applies filters, builtins and mode to the next request of an open session', async () => {
-    const served = await serve(config({ a: {} }));
-    const client = await session(served.url);
+  it('applies filters, builtins and mode to the next request of an open session', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
+    const client = await session(context, served.url);
     expect(await toolNames(client)).toContain('a__add');
     // A misspelt entry of the edit is named, as at start: the server did not reconnect.
     const misspelt = waitForStderr(served.child, /"ehco" matches no tool of a/);
@@ -317,7 +332,8 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(await toolsWhen(client, (n) => n.includes('search_tools'))).not.toContain('a__add');
   });
 
-  it('reloads over stdio too, on the open connection', async () => {
+  it('reloads over stdio too, on the open connection', async (context) => {
+    const { expect } = context;
     const dir = join(root, 'stdio');
     await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
     const file = join(dir, 'toolplane.config.json');
@@ -332,15 +348,16 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     });
     const client = new Client({ name: 'reload-test', version: '0.0.0' });
     await client.connect(transport);
-    clients.push(client);
+    closeAfter(context, client);
     expect(await toolNames(client)).toContain('a__add');
     await writeFile(file, config({ a: {}, b: {} }));
     await toolsWhen(client, (names) => names.includes('b__add'));
   });
 
-  it('reloads on SIGHUP', async () => {
-    const served = await serve(config({ a: {} }, { mode: 'tools' }));
-    const client = await session(served.url);
+  it('reloads on SIGHUP', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }, { mode: 'tools' }));
+    const client = await session(context, served.url);
     const reloaded = waitForStderr(served.child, /config reloaded from \S+: nothing to change/);
     served.child.kill('SIGHUP');
     await reloaded;
@@ -348,8 +365,9 @@ describe('toolplane serve, config reload', { timeout: 90_000 }, () => {
     expect(await toolNames(client)).toContain('a__add');
   });
 
-  it('says again why the file is refused when SIGHUP asks for a reload', async () => {
-    const served = await serve(config({ a: {} }));
+  it('says again why the file is refused when SIGHUP asks for a reload', async (context) => {
+    const { expect } = context;
+    const served = await serve(context, config({ a: {} }));
     const refused = /config edit not applied[^\n]*not valid JSON/;
     const first = waitForStderr(served.child, refused);
     await served.write(config({ a: {}, b: {} }).slice(0, 40));

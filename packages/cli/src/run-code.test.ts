@@ -6,14 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, runCli, type Ran } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
-// `toolplane run-code`, through the real binary: a program from a file or standard input, run
-// against the config's tools (its filters holding) in code mode's sandbox.
+// `toolplane run-code`: a program from a file or standard input, run against the config's tools
+// (its filters holding) in code mode's sandbox. In process, but where the process's own stderr is
+// what is looked at (QuickJS writes there, past the CLI's streams): that one runs the binary.
 
 const fixture = fixtureCommand('stdio');
 let dir: string;
 
 function run(args: readonly string[], input?: string): Promise<Ran> {
-  return runCli(args, { cwd: dir, ...(input === undefined ? {} : { input }) });
+  return runInProcess(args, { cwd: dir, ...(input === undefined ? {} : { input }) });
+}
+
+/** `toolplane ...args` as a child process, for what it writes on its own stderr. */
+function runChild(args: readonly string[], input: string): Promise<Ran> {
+  return runCli(args, { cwd: dir, input });
 }
 
 beforeAll(async () => {
@@ -73,7 +79,7 @@ describe('toolplane run-code', () => {
   it('ends a value past the result bound with resource_exhausted, and prints nothing of QuickJS', async () => {
     // It made QuickJS abort as the run was disposed: `internal` with the engine's own text, which
     // was printed on stderr as well.
-    const ran = await run(['run-code', '-', '--json'], 'return "x".repeat(3e6);');
+    const ran = await runChild(['run-code', '-', '--json'], 'return "x".repeat(3e6);');
     expect(json(ran)).toMatchObject({ error: { code: 'resource_exhausted' } });
     expect(ran.stderr).not.toContain('Aborted(');
   });
@@ -86,20 +92,15 @@ describe('toolplane run-code', () => {
   });
 });
 
-// The same command in process, for its options and how it reports a failure.
-function inProcess(args: readonly string[], input: string): Promise<Ran> {
-  return runInProcess(args, { cwd: dir, input });
-}
-
 describe('toolplane run-code --timeout', () => {
   it('takes a bound in milliseconds', async () => {
-    const ran = await inProcess(['run-code', '-', '--timeout', '3000', '--json'], 'return 1;');
+    const ran = await run(['run-code', '-', '--timeout', '3000', '--json'], 'return 1;');
     expect(ran.code).toBe(0);
     expect(json(ran)).toMatchObject({ value: 1 });
   });
 
   it('ends a program that runs past it with timeout', async () => {
-    const ran = await inProcess(['run-code', '-', '--timeout', '500', '--json'], 'while (true) {}');
+    const ran = await run(['run-code', '-', '--timeout', '500', '--json'], 'while (true) {}');
     expect(ran.code).not.toBe(0);
     expect(json(ran)).toMatchObject({ error: { code: 'timeout' } });
   });
@@ -107,13 +108,10 @@ describe('toolplane run-code --timeout', () => {
   it("defaults to the config's codeMode.timeoutMs, and --timeout wins over it", async () => {
     const bounded = join(dir, 'bounded.config.json');
     await writeFile(bounded, JSON.stringify({ store: 'memory', codeMode: { timeoutMs: 300 } }));
-    const spun = await inProcess(
-      ['--config', bounded, 'run-code', '-', '--json'],
-      'while (true) {}',
-    );
+    const spun = await run(['--config', bounded, 'run-code', '-', '--json'], 'while (true) {}');
     expect(json(spun)).toMatchObject({ error: { code: 'timeout' } });
     expect(json(spun).error.message).toMatch(/300 ms/);
-    const wins = await inProcess(
+    const wins = await run(
       ['--config', bounded, 'run-code', '-', '--timeout', '600', '--json'],
       'while (true) {}',
     );
@@ -123,7 +121,7 @@ describe('toolplane run-code --timeout', () => {
   it("bounds a program's searches by the config's codeMode.maxSearches", async () => {
     const bounded = join(dir, 'searches.config.json');
     await writeFile(bounded, JSON.stringify({ store: 'memory', codeMode: { maxSearches: 2 } }));
-    const ran = await inProcess(
+    const ran = await run(
       ['--config', bounded, 'run-code', '-', '--json'],
       'for (let i = 0; i < 3; i++) await search("time"); return 1;',
     );
@@ -132,7 +130,7 @@ describe('toolplane run-code --timeout', () => {
   });
 
   it('names a program file it cannot read, why, and how to pass a program inline', async () => {
-    const ran = await inProcess(['run-code', 'return 1+1', '--json'], '');
+    const ran = await run(['run-code', 'return 1+1', '--json'], '');
     expect(ran.code).toBe(2);
     const { error } = json(ran) as { error: { code: string; message: string } };
     expect(error.code).toBe('invalid_argument');
@@ -142,7 +140,7 @@ describe('toolplane run-code --timeout', () => {
 
   it('refuses a bound that is not a positive integer of milliseconds, naming --timeout', async () => {
     for (const bad of ['0', '1.5', 'soon', '2147483648']) {
-      const ran = await inProcess(['run-code', '-', '--timeout', bad, '--json'], 'return 1;');
+      const ran = await run(['run-code', '-', '--timeout', bad, '--json'], 'return 1;');
       expect(ran.code).toBe(2);
       const { error } = json(ran) as { error: { code: string; message: string } };
       expect(error.code).toBe('invalid_argument');
@@ -156,7 +154,7 @@ describe('toolplane run-code, a program that fails', () => {
     'console.log("step 1 done");\nconsole.warn("about to fail");\nthrow new Error("bad")';
 
   it('prints what it logged before the error', async () => {
-    const ran = await inProcess(['run-code', '-'], failing);
+    const ran = await run(['run-code', '-'], failing);
     expect(ran.code).toBe(1);
     const lines = ran.stderr.split('\n');
     const first = lines.indexOf('[log] step 1 done');
@@ -167,7 +165,7 @@ describe('toolplane run-code, a program that fails', () => {
   });
 
   it("shows the control characters of its logs as escapes, never as the terminal's commands", async () => {
-    const ran = await inProcess(
+    const ran = await run(
       ['run-code', '-'],
       'console.log("red \\u001b[31mtext\\u001b]0;title\\u0007 \\u202eevil");\nreturn 1;',
     );
@@ -178,7 +176,7 @@ describe('toolplane run-code, a program that fails', () => {
   });
 
   it('keeps what it logged in the JSON error', async () => {
-    const ran = await inProcess(['run-code', '-', '--json'], failing);
+    const ran = await run(['run-code', '-', '--json'], failing);
     expect(ran.code).toBe(1);
     expect(json(ran)).toMatchObject({
       error: {

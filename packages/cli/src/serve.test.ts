@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand } from '@toolplane/fixtures';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import {
   binCommand,
   binEntry,
@@ -26,10 +26,14 @@ const fixture = fixtureCommand('stdio');
 const TOKEN = 'a-token-of-twenty-four-c';
 
 let dir: string;
-const children: ChildProcess[] = [];
 
-/** Starts the committed bin (or `command`) in the test folder, stdin piped, stopped after each test. */
+/**
+ * Starts the committed bin (or `command`) in the test folder, stdin piped, stopped once the test
+ * is over with SIGTERM, as a user's Ctrl-C or a supervisor would: the CLI ends every server it
+ * started (a SIGKILL would orphan them, such as the `hang` server that never answers).
+ */
 function start(
+  context: Pick<TestContext, 'onTestFinished'>,
   args: readonly string[],
   options: { env?: Record<string, string>; command?: Command; cwd?: string } = {},
 ): ChildProcess {
@@ -39,7 +43,7 @@ function start(
     cwd: options.cwd ?? dir,
     stdin: 'pipe',
   });
-  children.push(child);
+  context.onTestFinished(() => stop(child, 'SIGTERM'));
   return child;
 }
 
@@ -150,30 +154,29 @@ beforeAll(async () => {
   await writeFile(join(dir, 'token.txt'), `${TOKEN}\n`);
 });
 
-afterEach(async () => {
-  // SIGTERM, as a user's Ctrl-C or a supervisor would: the CLI ends every server it started (a
-  // SIGKILL would orphan them, such as the `hang` server that never answers).
-  await Promise.all(children.splice(0).map((child) => stop(child, 'SIGTERM')));
-});
-
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
-  it("lists a slow server's tools in the first tools/list after the URL is printed", async () => {
-    const child = start([...SERVE_HTTP, '--config', 'slow.config.json']);
+// Each test starts its own processes and waits mostly on them (a slow server's start, a wait
+// bound): the tests run at once.
+describe('toolplane serve, start-up', { timeout: 60_000, concurrent: true }, () => {
+  it("lists a slow server's tools in the first tools/list after the URL is printed", async (context) => {
+    const { expect } = context;
+    const child = start(context, [...SERVE_HTTP, '--config', 'slow.config.json']);
     const [, url] = await waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/);
     const names = await toolNames(url!);
     expect(names).toContain('slow__add');
     expect(names).toContain('builtin__time_now');
   });
 
-  it("answers a one-shot stdio client's call to a slow server's tool", async () => {
+  it("answers a one-shot stdio client's call to a slow server's tool", async (context) => {
+    const { expect } = context;
     expect(await addOverStdio('slow.config.json', 'slow__add')).toEqual({ sum: 5 });
   });
 
-  it("runs code mode with the config's codeMode bounds", async () => {
+  it("runs code mode with the config's codeMode bounds", async (context) => {
+    const { expect } = context;
     await writeFile(
       join(dir, 'code.config.json'),
       JSON.stringify({ mode: 'code', codeMode: { timeoutMs: 300 }, store: 'memory' }),
@@ -200,19 +203,27 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
     }
   });
 
-  it('starts each server once, over stdio as over HTTP', async () => {
+  it('starts each server once, over stdio as over HTTP', async (context) => {
+    const { expect } = context;
     const starts = async (): Promise<number> =>
       (await readFile(join(dir, 'starts.log'), 'utf8')).split('\n').filter(Boolean).length;
     expect(await addOverStdio('count.config.json', 'count__add')).toEqual({ sum: 5 });
     expect(await starts()).toBe(1);
 
-    const child = start([...SERVE_HTTP, '--config', 'count.config.json']);
+    const child = start(context, [...SERVE_HTTP, '--config', 'count.config.json']);
     expect(await toolNames((await listeningUrl(child)).href)).toContain('count__add');
     expect(await starts()).toBe(2);
   });
 
-  it('reports a server that fails or hangs, and serves the others when the wait is over', async () => {
-    const child = start([...SERVE_HTTP, '--wait-ms', '500', '--config', 'hang.config.json']);
+  it('reports a server that fails or hangs, and serves the others when the wait is over', async (context) => {
+    const { expect } = context;
+    const child = start(context, [
+      ...SERVE_HTTP,
+      '--wait-ms',
+      '500',
+      '--config',
+      'hang.config.json',
+    ]);
     const [[, url], [warning]] = await Promise.all([
       waitForStderr(child, /listening on (http:\/\/\S+\/mcp)/),
       waitForStderr(child, /warning still connecting after 500 ms: hang\b.*/),
@@ -223,10 +234,11 @@ describe('toolplane serve, start-up', { timeout: 60_000 }, () => {
   });
 });
 
-describe('toolplane serve, printed commands', { timeout: 60_000 }, () => {
-  it('prints an mcpServers stdio entry that an MCP client can start from any directory', async () => {
+describe('toolplane serve, printed commands', { timeout: 60_000, concurrent: true }, () => {
+  it('prints an mcpServers stdio entry that an MCP client can start from any directory', async (context) => {
+    const { expect } = context;
     // Started the way the example's script used to start it: tsx named bare, from the package.
-    const child = start(['serve', '--stdio', '--config', join(dir, 'fix.config.json')], {
+    const child = start(context, ['serve', '--stdio', '--config', join(dir, 'fix.config.json')], {
       command: [
         process.execPath,
         '--conditions=@toolplane/source',
@@ -261,9 +273,10 @@ describe('toolplane serve, printed commands', { timeout: 60_000 }, () => {
     }
   });
 
-  it('prints Inspector commands that the Inspector release they name accepts, token included', async () => {
+  it('prints Inspector commands that the Inspector release they name accepts, token included', async (context) => {
+    const { expect } = context;
     const env = { TOOLPLANE_TOKEN: TOKEN };
-    const child = start([...SERVE_HTTP, '--config', 'fix.config.json'], { env });
+    const child = start(context, [...SERVE_HTTP, '--config', 'fix.config.json'], { env });
     const [, line] = await waitForStderr(child, /^ {2}npx (.*--method tools\/list.*)$/m);
     const words = shellWords(line!, env);
     expect(words).toContain(`Authorization: Bearer ${TOKEN}`);
@@ -296,10 +309,17 @@ describe('toolplane serve, printed commands', { timeout: 60_000 }, () => {
   });
 });
 
-describe('toolplane serve, token', { timeout: 60_000 }, () => {
-  it('refuses a token under 16 characters from the flag and from the environment', async () => {
-    const fromFlag = start([...SERVE_HTTP, '--token', 'short', '--config', 'fix.config.json']);
-    const fromEnv = start([...SERVE_HTTP, '--config', 'fix.config.json'], {
+describe('toolplane serve, token', { timeout: 60_000, concurrent: true }, () => {
+  it('refuses a token under 16 characters from the flag and from the environment', async (context) => {
+    const { expect } = context;
+    const fromFlag = start(context, [
+      ...SERVE_HTTP,
+      '--token',
+      'short',
+      '--config',
+      'fix.config.json',
+    ]);
+    const fromEnv = start(context, [...SERVE_HTTP, '--config', 'fix.config.json'], {
       env: { TOOLPLANE_TOKEN: 'short' },
     });
     let stderr = '';
@@ -309,8 +329,9 @@ describe('toolplane serve, token', { timeout: 60_000 }, () => {
     expect(stderr).toMatch(/--token: the token must be at least 16 characters/);
   });
 
-  it('reads the token from --token-file and requires it', async () => {
-    const child = start([
+  it('reads the token from --token-file and requires it', async (context) => {
+    const { expect } = context;
+    const child = start(context, [
       ...SERVE_HTTP,
       '--token-file',
       'token.txt',

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { serveHttp } from './http/serve.js';
 import { serveStdio } from './stdio/serve.js';
 import { StdioTransport } from './stdio/transport.js';
@@ -64,17 +64,20 @@ const orders: Record<
   },
 };
 
-// Each start's stop runs once: begun as soon as the start has been checked, so that stops
-// overlap (a stdio upstream can take seconds to end), and awaited after each test.
-const stopping: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(stopping.splice(0).map((stop) => stop()));
-});
-
-describe('server-everything behind the gateway', () => {
+// Each test starts its own toolkits and servers and waits mostly on them: the tests run at once.
+describe('server-everything behind the gateway', { concurrent: true }, () => {
   for (const [name, serve] of Object.entries(gateways)) {
     for (const [order, start] of Object.entries(orders)) {
-      it(`lists its sampling and elicitation tools and runs them when ${name} is called ${order}`, async () => {
+      it(`lists its sampling and elicitation tools and runs them when ${name} is called ${order}`, async ({
+        expect,
+        onTestFinished,
+      }) => {
+        // Each start's stop runs once: begun as soon as the start has been checked, so that stops
+        // overlap (a stdio upstream can take seconds to end), and awaited after the test.
+        const stopping: (() => Promise<void>)[] = [];
+        onTestFinished(async () => {
+          await Promise.all(stopping.map((stop) => stop()));
+        });
         for (let run = 0; run < STARTS; run++) {
           const toolkit = createToolkit();
           toolkit.addConnector(everythingCommand, { namespace: 'everything' });
@@ -97,7 +100,7 @@ describe('server-everything behind the gateway', () => {
           expect(seen.elicited, tag).toContain(`- Name: elicited ${tag}`);
           expect(seen.asked, tag).toEqual(['sampling', 'elicitation']);
 
-          // A failure to stop surfaces in afterEach, which awaits the same stop.
+          // A failure to stop surfaces once the test is over, where the same stop is awaited.
           stop().catch(() => undefined);
         }
       }, 120_000);

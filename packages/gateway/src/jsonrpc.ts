@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { isPlainObject } from '@toolplane/toolmodel';
 import { isRequestId } from '@toolplane/toolmodel/wire';
 
@@ -22,6 +22,18 @@ export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
     Number.isInteger(error.code) &&
     typeof error.message === 'string'
   );
+}
+
+/**
+ * The request a `notifications/cancelled` names, if `message` is one: a request nothing will
+ * answer, which a transport stops waiting for. A message of that method with an `id` is a request
+ * (the SDK answers it "method not found"), not a cancellation: it cancels nothing.
+ */
+export function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
+  if ('id' in message) return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /** The `_meta` key of the instance ID in errors (see `ServeHttpOptions.instanceId`). */

@@ -8,7 +8,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { answerIdOf, CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
-import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { cancelledRequest, isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
 import { inexactAnswer } from '../inexact-params.js';
 import { messageJson } from '../listing/wire-text.js';
 
@@ -48,18 +48,6 @@ function isRequest(
   message: JSONRPCMessage,
 ): message is Extract<JSONRPCMessage, { method: string; id: RequestId }> {
   return 'method' in message && 'id' in message;
-}
-
-/**
- * The request a `notifications/cancelled` names, if `message` is one. A message of that method
- * with an `id` is a request (the SDK answers it "method not found"), not a cancellation: it
- * cancels nothing.
- */
-function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
-  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
-  if ('id' in message) return undefined;
-  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function sseEvent(message: JSONRPCMessage): string {

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { childPids, isAlive } from '@toolplane/fixtures';
+import { isAlive, markedNodeSource } from '@toolplane/fixtures';
 import { createToolkit, type ConnectionMode, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { serveHttp, type ServeHttpOptions } from '../http/serve.js';
 import { serveStdio } from '../stdio/serve.js';
 import { StdioTransport } from '../stdio/transport.js';
@@ -15,34 +15,41 @@ const DYNAMIC = 'demo://resource/dynamic/text/1';
 interface Served {
   readonly toolkit: Toolkit;
   readonly url: URL;
+  /**
+   * Its server-everything processes: its source is marked, so the tests can run at once and
+   * still each count only their own.
+   */
+  readonly everythings: () => number[];
   close(): Promise<void>;
 }
 
-const served: Served[] = [];
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(served.splice(0).map((gateway) => gateway.close()));
-});
+/** How a test has what it started closed once it is over (last started, first closed). */
+type Finish = Pick<TestContext, 'onTestFinished'>;
 
-/** A gateway in front of server-everything (transparent), connected `connection`-wise. */
+/**
+ * A gateway in front of server-everything (transparent), connected `connection`-wise; closed
+ * once the test is over.
+ */
 async function serve(
+  context: Finish,
   connection: ConnectionMode,
   options: Partial<ServeHttpOptions> = {},
 ): Promise<Served> {
   const toolkit = createToolkit();
-  toolkit.addConnector(everythingCommand, { namespace: 'everything', connection });
+  const { source, pids } = markedNodeSource(everythingCommand);
+  toolkit.addConnector(source, { namespace: 'everything', connection });
   const running = await runToolkit(toolkit);
   const gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything', ...options });
   const entry = {
     toolkit,
     url: gateway.url,
+    everythings: pids,
     close: async () => {
       await gateway.close();
       await running.stop();
     },
   };
-  served.push(entry);
+  context.onTestFinished(() => entry.close());
   return entry;
 }
 
@@ -54,7 +61,7 @@ interface Session {
   readonly updates: string[];
 }
 
-async function connect(gateway: Served): Promise<Session> {
+async function connect(context: Finish, gateway: Served): Promise<Session> {
   const client = new Client({ name: 'session', version: '0.0.0' });
   const logs: unknown[] = [];
   client.setNotificationHandler('notifications/message', ({ params }) => {
@@ -66,7 +73,7 @@ async function connect(gateway: Served): Promise<Session> {
   });
   const transport = new StreamableHTTPClientTransport(gateway.url);
   await client.connect(transport);
-  clients.push(client);
+  context.onTestFinished(() => client.close());
   return { client, transport, logs, updates };
 }
 
@@ -85,8 +92,6 @@ async function toggle(
  * level-message"...); server-everything logs others, such as the roots it got on connecting.
  */
 const simulated = (data: unknown): boolean => /level.message/.test(String(data));
-
-const everythings = (): number[] => childPids('server-everything');
 
 function sessionConnections(gateway: Served): number | undefined {
   return gateway.toolkit.connectors()[0]?.sessionConnections;
@@ -113,27 +118,32 @@ async function marker(session: Session): Promise<void> {
   await until(() => session.logs.some((data) => String(data).includes(`for URI: ${MARKER}`)));
 }
 
-describe('upstream connections per client session', () => {
-  it('shares one server between sessions by default', async () => {
-    const gateway = await serve('shared');
-    const [alice, bob] = [await connect(gateway), await connect(gateway)];
+// Each test serves a gateway of its own, and finds only its own servers' processes: the tests
+// run at once, their servers' starts overlapping.
+describe('upstream connections per client session', { concurrent: true }, () => {
+  it('shares one server between sessions by default', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'shared');
+    const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
     expect(await toggle(alice)).toBe('Started');
     // bob switched off what alice switched on.
     expect(await toggle(bob)).toBe('Stopped');
   });
 
-  it('gives each session a server of its own with per-session', async () => {
-    const gateway = await serve('per-session');
-    const [alice, bob] = [await connect(gateway), await connect(gateway)];
+  it('gives each session a server of its own with per-session', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
+    const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
     expect(await toggle(alice)).toBe('Started');
     expect(await toggle(bob)).toBe('Started');
     expect(await toggle(alice)).toBe('Stopped');
     expect(sessionConnections(gateway)).toBe(2);
   });
 
-  it('sends what a session’s own server logs to that session alone', async () => {
-    const gateway = await serve('per-session');
-    const [alice, bob] = [await connect(gateway), await connect(gateway)];
+  it('sends what a session’s own server logs to that session alone', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
+    const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
     await toggle(bob);
     // server-everything logs once at once when simulated logging is switched on.
     expect(await toggle(alice, 'toggle-simulated-logging')).toBe('Started');
@@ -144,17 +154,19 @@ describe('upstream connections per client session', () => {
     await toggle(alice, 'toggle-simulated-logging');
   });
 
-  it('relays a shared server’s log messages to every session', async () => {
-    const gateway = await serve('shared');
-    const [alice, bob] = [await connect(gateway), await connect(gateway)];
+  it('relays a shared server’s log messages to every session', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'shared');
+    const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
     expect(await toggle(alice, 'toggle-simulated-logging')).toBe('Started');
     await until(() => alice.logs.some(simulated) && bob.logs.some(simulated));
     await toggle(alice, 'toggle-simulated-logging');
   });
 
-  it('subscribes on the session’s own connection, whose updates reach that session alone', async () => {
-    const gateway = await serve('per-session');
-    const [alice, bob] = [await connect(gateway), await connect(gateway)];
+  it('subscribes on the session’s own connection, whose updates reach that session alone', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
+    const [alice, bob] = [await connect(context, gateway), await connect(context, gateway)];
     await alice.client.subscribeResource({ uri: DYNAMIC });
     await bob.client.subscribeResource({ uri: DYNAMIC });
     // server-everything sends an update for each subscription at once when updates go on.
@@ -167,45 +179,50 @@ describe('upstream connections per client session', () => {
     await toggle(alice);
   });
 
-  it('asks the calling client when a session’s own server samples or elicits', async () => {
-    const gateway = await serve('per-session');
+  it('asks the calling client when a session’s own server samples or elicits', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
     const seen = await exerciseGatedTools(new StreamableHTTPClientTransport(gateway.url), 'alice');
     expect(seen.sampled).toContain('sampled alice');
     expect(seen.elicited).toContain('elicited alice');
     expect(seen.asked).toEqual(['sampling', 'elicitation']);
   });
 
-  it('ends a session’s server when the client ends the session (DELETE)', async () => {
-    const gateway = await serve('per-session');
-    const alice = await connect(gateway);
-    const before = everythings();
+  it('ends a session’s server when the client ends the session (DELETE)', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session');
+    const alice = await connect(context, gateway);
+    const before = gateway.everythings();
     await toggle(alice);
-    const own = everythings().filter((pid) => !before.includes(pid));
+    const own = gateway.everythings().filter((pid) => !before.includes(pid));
     expect(own).toHaveLength(1);
     await alice.transport.terminateSession();
     await until(() => sessionConnections(gateway) === 0);
     await until(() => !isAlive(own[0] ?? 0));
   });
 
-  it('ends a session’s server when the gateway evicts the session', async () => {
-    const gateway = await serve('per-session', { maxSessions: 1 });
-    const alice = await connect(gateway);
-    const before = everythings();
+  it('ends a session’s server when the gateway evicts the session', async (context) => {
+    const { expect } = context;
+    const gateway = await serve(context, 'per-session', { maxSessions: 1 });
+    const alice = await connect(context, gateway);
+    const before = gateway.everythings();
     await toggle(alice);
-    const own = everythings().filter((pid) => !before.includes(pid));
+    const own = gateway.everythings().filter((pid) => !before.includes(pid));
     expect(own).toHaveLength(1);
     // A second session takes the one place: alice's session, idle, is evicted.
-    const bob = await connect(gateway);
+    const bob = await connect(context, gateway);
     await until(() => !isAlive(own[0] ?? 0));
     expect(await toggle(bob)).toBe('Started');
     expect(sessionConnections(gateway)).toBe(1);
   });
 
-  it('ends the session’s server when the stdio client closes its input', async () => {
+  it('ends the session’s server when the stdio client closes its input', async (context) => {
+    const { expect } = context;
     const toolkit = createToolkit();
-    toolkit.addConnector(everythingCommand, { namespace: 'everything', connection: 'per-session' });
+    const { source, pids: everythings } = markedNodeSource(everythingCommand);
+    toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
     const running = await runToolkit(toolkit);
-    served.push({ toolkit, url: new URL('stdio:'), close: () => running.stop() });
+    context.onTestFinished(() => running.stop());
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     await serveStdio(toolkit, { stdin, stdout, transparent: 'everything' });

@@ -3,11 +3,14 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fixtureCommand } from '@toolplane/fixtures';
+import { createToolkit } from '@toolplane/toolkit';
 import { cancelMidCall } from '../testing/slow-calls.js';
 import { wireProgress } from '../testing/wire-progress.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayCommand } from '../testing/gateway-command.js';
 import { INITIALIZE_REQUEST } from '../testing/raw-client.js';
+import { RawSession } from '../testing/raw-session.js';
+import { serveStdio } from './serve.js';
 
 describe('serveStdio', () => {
   let client: Client;
@@ -95,6 +98,52 @@ describe('serveStdio with unreadable input', () => {
     } finally {
       child.stdin.end();
       await exited;
+    }
+  });
+});
+
+describe('serveStdio, as the client leaves', () => {
+  it('ends once stdin closes after a cancelled call, not waiting for the answer it will not send', async () => {
+    const toolkit = createToolkit();
+    toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
+    void toolkit.run();
+    await toolkit.ready();
+    const session = new RawSession();
+    let ended: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    // A drain far past the test's timeout: only the cancelled call could hold the end that long.
+    await serveStdio(toolkit, {
+      stdin: session.stdin,
+      stdout: session.stdout,
+      drainMs: 600_000,
+      onEnd: () => {
+        ended();
+      },
+    });
+    try {
+      await session.exchange(INITIALIZE_REQUEST, 1);
+      session.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const call = (id: number, name: string, args: object) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      session.send(call(2, 'fx__slow', { ms: 60_000, label: 'leaving' }));
+      // Answered once the slow call has reached the upstream (one pipe, read in order).
+      await session.exchange(call(3, 'fx__echo', { text: 'after' }), 3);
+      session.send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 2, reason: 'the user stopped it' },
+      });
+      // The upstream saw the cancel: nothing will answer request 2.
+      const seen = await session.exchange(call(4, 'fx__wait-cancelled', { label: 'leaving' }), 4);
+      expect(seen.join('\n')).toContain('"structuredContent":{"cancelled":true}');
+      session.stdin.end();
+      await end;
+    } finally {
+      await toolkit.close();
     }
   });
 });

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerIdOf, NdjsonLineSplitter } from '@toolplane/toolmodel/wire';
 import { inexactAnswer, inexactParams } from '../inexact-params.js';
-import { isJsonRpcMessage } from '../jsonrpc.js';
+import { cancelledRequest, isJsonRpcMessage } from '../jsonrpc.js';
 import { messageJson } from '../listing/wire-text.js';
 
 /** The longest line read as a message (default of {@link StdioTransport}'s `maxLineBytes`). */
@@ -76,9 +76,7 @@ export class StdioTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     this.onOutbound?.(message);
     const id = 'method' in message ? undefined : (message as { id?: RequestId }).id;
-    if (id !== undefined && this.#unanswered.delete(id)) {
-      if (this.#unanswered.size === 0) this.#whenAnswered?.();
-    }
+    if (id !== undefined) this.#settle(id);
     return new Promise((resolve) => {
       if (this.#stdout.write(`${messageJson(message)}\n`)) resolve();
       else this.#stdout.once('drain', resolve);
@@ -173,6 +171,14 @@ export class StdioTransport implements Transport {
     }
     const waiting = this.#deliver(message);
     if (waiting !== undefined) this.#chain(() => waiting);
+    // A cancelled request gets no answer (MCP's cancellation): the close stops waiting for it.
+    const cancelled = cancelledRequest(message);
+    if (cancelled !== undefined) this.#settle(cancelled);
+  }
+
+  /** Counts request `id` as answered; tells the close's wait once none is left. */
+  #settle(id: RequestId): void {
+    if (this.#unanswered.delete(id) && this.#unanswered.size === 0) this.#whenAnswered?.();
   }
 
   /** Runs `next` once every message before it is delivered (and what it waits for, too). */

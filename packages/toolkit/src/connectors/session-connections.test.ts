@@ -1,5 +1,5 @@
-import { childPids, isAlive } from '@toolplane/fixtures';
-import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, markedNodeSource } from '@toolplane/fixtures';
+import { describe, it, type TestContext } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
@@ -7,22 +7,40 @@ import { toolkitHost } from '../toolkit/toolkit.js';
 import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
 import { everything } from './testing/everything.js';
 
-/** The server-everything processes this test process started. */
-const everythings = (): number[] => childPids('server-everything');
+type Toolkit = RunningToolkit['toolkit'];
 
-const running: RunningToolkit[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
-});
+/** How a test has its toolkits stopped once it is over. */
+type Finish = Pick<TestContext, 'onTestFinished'>;
+
+const marked = new WeakMap<Toolkit, () => number[]>();
+
+/**
+ * The server-everything processes of `toolkit` (one made by {@link start}): its source is marked,
+ * so the tests can run at once and still each count only their own.
+ */
+function everythings(toolkit: Toolkit): number[] {
+  const pids = marked.get(toolkit);
+  if (pids === undefined) throw new Error('a toolkit made by start() only');
+  return pids();
+}
+
+/** Runs `toolkit`, stopped once the test is over. */
+async function run(context: Finish, toolkit: Toolkit): Promise<RunningToolkit> {
+  const started = await runToolkit(toolkit);
+  context.onTestFinished(() => started.stop());
+  return started;
+}
 
 async function start(
+  context: Finish,
   connection: ConnectionMode,
   options: ToolkitOptions = {},
-): Promise<RunningToolkit['toolkit']> {
+): Promise<Toolkit> {
   const toolkit = createToolkit(options);
-  toolkit.addConnector(everything, { namespace: 'everything', connection });
-  const started = await runToolkit(toolkit);
-  running.push(started);
+  const { source, pids } = markedNodeSource(everything);
+  marked.set(toolkit, pids);
+  toolkit.addConnector(source, { namespace: 'everything', connection });
+  await run(context, toolkit);
   return toolkit;
 }
 
@@ -49,14 +67,17 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-describe('per-session connections', () => {
-  it('give each session a server of its own, where a shared one is shared', async () => {
-    const shared = await start('shared');
+// Each test runs toolkits of its own, and finds only its own servers' processes: the tests run at
+// once, their servers' starts, idle times and long calls overlapping.
+describe('per-session connections', { concurrent: true }, () => {
+  it('give each session a server of its own, where a shared one is shared', async (context) => {
+    const { expect } = context;
+    const shared = await start(context, 'shared');
     expect(await toggle(shared, 'alice')).toBe('Started');
     expect(await toggle(shared, 'bob')).toBe('Stopped');
     expect(sessionConnections(shared)).toBeUndefined();
 
-    const isolated = await start('per-session');
+    const isolated = await start(context, 'per-session');
     expect(await toggle(isolated, 'alice')).toBe('Started');
     expect(await toggle(isolated, 'bob')).toBe('Started');
     expect(await toggle(isolated, 'alice')).toBe('Stopped');
@@ -65,8 +86,9 @@ describe('per-session connections', () => {
     expect(await toggle(isolated)).toBe('Started');
   });
 
-  it('get prompts and read resources on the session’s connection too', async () => {
-    const toolkit = await start('per-session');
+  it('get prompts and read resources on the session’s connection too', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session');
     const prompt = await toolkit.getPrompt(
       'everything:args-prompt',
       { city: 'Paris' },
@@ -80,7 +102,8 @@ describe('per-session connections', () => {
     expect(sessionConnections(toolkit)).toBe(2);
   });
 
-  it('run what a session’s call calls in turn on that session’s connections', async () => {
+  it('run what a session’s call calls in turn on that session’s connections', async (context) => {
+    const { expect } = context;
     const toolkit = createToolkit();
     toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
     // A tool of the toolkit's own that calls the server, naming no session itself.
@@ -92,18 +115,19 @@ describe('per-session connections', () => {
         run: async () => [await toggle(toolkit), await toggle(toolkit)].join(' '),
       }),
     );
-    running.push(await runToolkit(toolkit));
+    await run(context, toolkit);
     expect(await toggle(toolkit, 'alice')).toBe('Started');
     const nested = await toolkit.callTool('builtin:toggle_twice', {}, { sessionKey: 'alice' });
     expect(nested.structured).toBe('Stopped Started');
     expect(sessionConnections(toolkit)).toBe(1);
   });
 
-  it('close a session’s connection, and its process, when the session ends', async () => {
-    const toolkit = await start('per-session');
-    const before = everythings();
+  it('close a session’s connection, and its process, when the session ends', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session');
+    const before = everythings(toolkit);
     await toggle(toolkit, 'alice');
-    const alice = everythings().filter((pid) => !before.includes(pid));
+    const alice = everythings(toolkit).filter((pid) => !before.includes(pid));
     expect(alice).toHaveLength(1);
     const pid = toolkit.connector('everything')?.pid;
     await toggle(toolkit, 'bob');
@@ -116,11 +140,12 @@ describe('per-session connections', () => {
     expect(await toggle(toolkit, 'alice')).toBe('Started');
   });
 
-  it('keep at most max per server: the idle one least recently used makes room', async () => {
-    const toolkit = await start('per-session', { sessionConnections: { max: 2 } });
-    const before = everythings();
+  it('keep at most max per server: the idle one least recently used makes room', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session', { sessionConnections: { max: 2 } });
+    const before = everythings(toolkit);
     await toggle(toolkit, 'alice');
-    const alice = everythings().filter((pid) => !before.includes(pid));
+    const alice = everythings(toolkit).filter((pid) => !before.includes(pid));
     await toggle(toolkit, 'bob');
     await toggle(toolkit, 'carol');
     expect(sessionConnections(toolkit)).toBe(2);
@@ -130,8 +155,9 @@ describe('per-session connections', () => {
     expect(await toggle(toolkit, 'alice')).toBe('Started');
   });
 
-  it('refuse a session when every connection has a call in flight', async () => {
-    const toolkit = await start('per-session', { sessionConnections: { max: 1 } });
+  it('refuse a session when every connection has a call in flight', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session', { sessionConnections: { max: 1 } });
     const long = toolkit.callTool(
       'everything:trigger-long-running-operation',
       { duration: 2, steps: 2 },
@@ -146,11 +172,12 @@ describe('per-session connections', () => {
     expect(await toggle(toolkit, 'bob')).toBe('Started');
   });
 
-  it('close connections idle for idleMs', async () => {
-    const toolkit = await start('per-session', { sessionConnections: { idleMs: 200 } });
-    const before = everythings();
+  it('close connections idle for idleMs', async (context) => {
+    const { expect } = context;
+    const toolkit = await start(context, 'per-session', { sessionConnections: { idleMs: 200 } });
+    const before = everythings(toolkit);
     await toggle(toolkit, 'alice');
-    const alice = everythings().filter((pid) => !before.includes(pid));
+    const alice = everythings(toolkit).filter((pid) => !before.includes(pid));
     expect(alice).toHaveLength(1);
     expect(sessionConnections(toolkit)).toBe(1);
     await until(() => sessionConnections(toolkit) === 0);
@@ -159,16 +186,20 @@ describe('per-session connections', () => {
     expect(toolkit.connector('everything')?.state).toBe('connected');
   });
 
-  it('leave no process behind when the toolkit closes', async () => {
-    const toolkit = await start('per-session');
+  it('leave no process behind when the toolkit closes', async (context) => {
+    const { expect } = context;
+    const toolkit = createToolkit();
+    const { source, pids: own } = markedNodeSource(everything);
+    toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
+    const started = await run(context, toolkit);
     await toggle(toolkit, 'alice');
-    const pids = everythings();
+    const pids = own();
     expect(pids.length).toBeGreaterThanOrEqual(2);
-    await running.splice(0)[0]?.stop();
+    await started.stop();
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
   });
 
-  it('refuse an unknown connection mode and bounds that are not positive', () => {
+  it('refuse an unknown connection mode and bounds that are not positive', ({ expect }) => {
     const toolkit = createToolkit();
     expect(() =>
       toolkit.addConnector(everything, { connection: 'pooled' as ConnectionMode }),
