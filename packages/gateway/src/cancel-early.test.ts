@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MODERN_PROTOCOL_VERSION } from './eras.js';
 import { serveHttp, type HttpGateway } from './http/serve.js';
+import { openSession, post } from './testing/answer-clients.js';
 
 // A client that cancels a call at once: over Streamable HTTP the call and its cancellation
 // travel apart (2025-11-25: two POSTs; 2026-07-28: the call's own response, closed), so the
@@ -78,8 +79,41 @@ describe.each(['legacy', 'modern'] as const)('a %s call cancelled as soon as it 
     }
     // A started call hears its cancellation once the gateway has it: wait for every one.
     await expect
-      .poll(() => labels.filter((label) => started.has(label) && !cancelled.has(label)))
+      .poll(() => labels.filter((label) => started.has(label) && !cancelled.has(label)), {
+        timeout: 10_000,
+      })
       .toEqual([]);
     expect(labels.some((label) => started.has(label))).toBe(true);
+  });
+});
+
+describe('a cancellation read before its call, over 2025-11-25 HTTP', () => {
+  const toolkit = createToolkit({ tools: [slow] });
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    gateway = await serveHttp(toolkit, { port: 0 });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await toolkit.close();
+  });
+
+  it("cancels the call when it comes, and ends the call's POST", async () => {
+    const session = await openSession(gateway.url);
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } };
+    expect((await post(gateway.url, JSON.stringify(cancel), session))?.status).toBe(202);
+    const call = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'builtin__slow', arguments: { label: 'crossed' } },
+    };
+    // A cancelled call gets no answer, and its POST ends with none (undefined: still open).
+    const answer = await post(gateway.url, JSON.stringify(call), session);
+    expect(answer?.body.includes('"result"')).toBe(false);
+    expect(answer).toBeDefined();
+    await expect
+      .poll(() => !started.has('crossed') || cancelled.has('crossed'), { timeout: 10_000 })
+      .toBe(true);
   });
 });

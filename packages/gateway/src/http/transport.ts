@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerIdOf, CONNECTION_CLOSED } from '@toolplane/toolmodel/wire';
 import { cancelledRequest, isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
+import { EarlyCancels } from './early-cancels.js';
 import { inexactAnswer } from '../inexact-params.js';
 import { messageJson } from '../listing/wire-text.js';
 
@@ -194,6 +195,8 @@ export class HttpServerTransport implements Transport {
 
   /** The answer each request in flight goes to (a closed one when the client has gone). */
   readonly #answers = new Map<RequestId, PostAnswer>();
+  /** Cancellations that came before their requests (see {@link EarlyCancels}). */
+  readonly #earlyCancels = new EarlyCancels();
   #standalone: ServerResponse | undefined;
   // Sent while no GET stream was open: a client opens its stream only after `initialized`, by
   // when the gateway may already be asking it something (an upstream's roots/list, which
@@ -316,9 +319,19 @@ export class HttpServerTransport implements Transport {
     }
     for (const message of messages) {
       if (isRequest(message) && reused.has(message.id)) continue;
-      this.onmessage?.(message, extra);
       const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined && !this.#answers.has(cancelled)) {
+        // Its request is not here yet (the two POSTs crossed): handed on when it comes.
+        this.#earlyCancels.note(cancelled, message);
+        continue;
+      }
+      this.onmessage?.(message, extra);
       if (cancelled !== undefined) this.#cancel(cancelled);
+      const early = isRequest(message) ? this.#earlyCancels.take(message.id) : undefined;
+      if (early !== undefined) {
+        this.onmessage?.(early, extra);
+        this.#cancel((message as { id: RequestId }).id);
+      }
     }
   }
 

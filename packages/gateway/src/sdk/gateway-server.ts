@@ -14,8 +14,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { cancelledRequest, isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
-import { EarlyCancels } from './early-cancels.js';
+import { isJsonRpcMessage, withErrorMeta } from '../jsonrpc.js';
 import { HandlerTable, type RequestHandler } from './handler-table.js';
 import { makeLazy } from './lazy-collections.js';
 
@@ -96,9 +95,6 @@ let sharedSeverity: Map<unknown, unknown> | undefined;
  * methods this relies on or the transport had a handler of its own.
  */
 export class GatewayServer extends Server {
-  /** Cancellations that came before their requests (see {@link EarlyCancels}). */
-  readonly #earlyCancels = new EarlyCancels();
-
   constructor(...args: ConstructorParameters<typeof Server>) {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the Server above
     super(...args);
@@ -247,23 +243,10 @@ export class GatewayServer extends Server {
         return;
       }
       const bare = withoutExtraMembers(message);
-      if (!('method' in bare)) {
-        dispatch._onresponse(bare);
-      } else if (!('id' in bare)) {
-        const cancelled = cancelledRequest(bare);
-        if (cancelled !== undefined && this.requestControllers()?.has(cancelled) === false) {
-          const reason = (bare.params as { reason?: unknown } | undefined)?.reason;
-          this.#earlyCancels.note(cancelled, reason);
-        }
-        dispatch._onnotification(bare, extra);
-      } else {
-        if (bare.method !== 'tools/call' || this.callLane?.(bare, extra) !== true) {
-          dispatch._onrequest(bare, extra);
-        }
-        // Its cancellation came first: the request is cancelled as it starts.
-        const early = this.#earlyCancels.take(bare.id);
-        if (early !== undefined) this.requestControllers()?.get(bare.id)?.abort(early.reason);
-      }
+      if (!('method' in bare)) dispatch._onresponse(bare);
+      else if (!('id' in bare)) dispatch._onnotification(bare, extra);
+      else if (bare.method !== 'tools/call' || this.callLane?.(bare, extra) !== true)
+        dispatch._onrequest(bare, extra);
     };
   }
 
