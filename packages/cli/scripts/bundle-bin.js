@@ -5,10 +5,11 @@
 // bin/toolplane.js runs the bundle when it is there and fresh.
 import { readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
+import { englishOnly } from './zod-english-only.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const outdir = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
@@ -52,44 +53,6 @@ const ownUrls = {
           ? `new URL(${JSON.stringify(`../${file.split(sep).join('/')}`)}, import.meta.url).href`
           : `new URL(${JSON.stringify(`./${file.split(sep).join('/')}`)}, import.meta.resolve(${JSON.stringify(`@toolplane/${name}`)})).href`;
       return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
-    });
-  },
-};
-
-/**
- * zod's 250-odd error-message locales (~300 kB of the bundle, compiled by every start that loads
- * zod) reach the bundle only through its `locales` namespace export, kept whole because the MCP
- * SDK and our packages import zod as one namespace object. zod itself registers English directly
- * (`v4/classic/schemas.js` imports `locales/en.js`), and nothing bundled here reads `locales`:
- * the namespace is English alone. A bundled module that does read it fails the build, so this
- * can never change what runs.
- */
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(esbuild) {
-    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/[\\/]zod[\\/]v4[\\/](core|classic)[\\/]/.test(args.importer)) return undefined;
-      return {
-        path: join(dirname(args.importer), '..', 'locales', 'en.js'),
-        namespace: 'zod-locales',
-      };
-    });
-    esbuild.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: dirname(args.path),
-      loader: 'js',
-    }));
-    esbuild.onLoad({ filter: /\.[cm]?js$/ }, async (args) => {
-      if (
-        /[\\/]node_modules[\\/](\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?zod[\\/]/.test(args.path)
-      ) {
-        return undefined;
-      }
-      const text = await readFile(args.path, 'utf8');
-      if (/\.locales\b/.test(text)) {
-        throw new Error(`${args.path} reads zod's locales, which the bundle keeps English only`);
-      }
-      return undefined;
     });
   },
 };
