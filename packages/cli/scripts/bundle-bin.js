@@ -9,6 +9,7 @@ import { join, sep } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
+import { lazySdkValidators } from './lazy-sdk-validators.js';
 import { englishOnly } from './zod-english-only.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -58,83 +59,40 @@ const ownUrls = {
 };
 
 /**
- * Two CommonJS libraries that every start would evaluate and few commands use, loaded by Node on
- * first use instead: liquidjs (the toolkit's prompt templates; the toolkit makes its engine on
- * the first template) and ajv, which the MCP client's Node shim evaluates as it loads although
- * its validator builds an engine only for a tool's output schema (`tools call`). Each import is
- * answered by a small module whose class loads the real one (required through the toolkit, which
- * depends on both) when it is first constructed or used. The build checks that what is replaced
- * is still what these modules stand in for, and fails otherwise.
+ * A CommonJS library that every start would evaluate and few commands use, loaded by Node on first
+ * use instead: liquidjs (the toolkit's prompt templates; the toolkit makes its engine on the first
+ * template). Its import is answered by a small module whose class loads the real one (required
+ * through the toolkit, which depends on it) when it is first constructed. The MCP client's ajv is
+ * loaded on first use too (lazy-sdk-validators.js).
  */
-const LAZY = {
-  liquidjs: {
-    from: /[\\/]packages[\\/]toolkit[\\/]dist[\\/]/,
-    contents: `import { createRequire } from 'node:module';
+const lazyLiquid = {
+  name: 'lazy-liquid',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^liquidjs$/ }, (args) => {
+      if (!/[\\/]packages[\\/]toolkit[\\/]dist[\\/]/.test(args.importer)) {
+        throw new Error(`${args.importer} imports liquidjs, which the bundle loads lazily`);
+      }
+      return { path: args.path, namespace: 'lazy-liquid' };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: 'lazy-liquid' }, () => ({
+      contents: `import { createRequire } from 'node:module';
 export class Liquid {
   constructor(options) {
     const real = createRequire(import.meta.resolve('@toolplane/toolkit'))('liquidjs');
     return new real.Liquid(options);
   }
 }`,
-  },
-  '@modelcontextprotocol/client/_shims': {
-    from: /[\\/]@modelcontextprotocol[\\/]client[\\/]dist[\\/]/,
-    // What the shim it replaces exports (checked below): the flag and ajv's validator.
-    shim: /export \{ CORS_IS_POSSIBLE, AjvJsonSchemaValidator as DefaultJsonSchemaValidator \};/,
-    contents: `import { createRequire } from 'node:module';
-export const CORS_IS_POSSIBLE = false;
-let Ajv;
-export class DefaultJsonSchemaValidator {
-  #real;
-  #engine() {
-    Ajv ??= createRequire(import.meta.resolve('@toolplane/toolkit'))(
-      '@modelcontextprotocol/client/validators/ajv',
-    ).AjvJsonSchemaValidator;
-    this.#real ??= new Ajv();
-    return this.#real;
-  }
-  get ajv() {
-    return this.#engine().ajv;
-  }
-  getValidator(schema) {
-    return this.#engine().getValidator(schema);
-  }
-}`,
-  },
-};
-
-const lazyLibraries = {
-  name: 'lazy-libraries',
-  setup(esbuild) {
-    const names = Object.keys(LAZY).map((name) => name.replace(/[/.]/g, '\\$&'));
-    esbuild.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, async (args) => {
-      // The real module, resolved below to check it.
-      if (args.pluginData === 'real') return undefined;
-      const lazy = LAZY[args.path];
-      if (!lazy.from.test(args.importer)) {
-        throw new Error(`${args.importer} imports ${args.path}, which the bundle loads lazily`);
-      }
-      if (lazy.shim !== undefined) {
-        const real = await esbuild.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          pluginData: 'real',
-        });
-        const text = real.errors.length > 0 ? '' : await readFile(real.path, 'utf8');
-        if (!lazy.shim.test(text) || !text.includes('const CORS_IS_POSSIBLE = false;')) {
-          throw new Error(
-            `${args.path} no longer exports what scripts/bundle-bin.js stands in for`,
-          );
-        }
-      }
-      return { path: args.path, namespace: 'lazy-library' };
-    });
-    esbuild.onLoad({ filter: /.*/, namespace: 'lazy-library' }, (args) => ({
-      contents: LAZY[args.path].contents,
       loader: 'js',
     }));
   },
 };
+
+// The MCP client's validator, required through the toolkit (which depends on the client) from
+// wherever the package is installed.
+const lazyClientValidator = lazySdkValidators(
+  ['@modelcontextprotocol/client/_shims'],
+  () => "import.meta.resolve('@toolplane/toolkit')",
+);
 
 await rm(outdir, { recursive: true, force: true });
 const result = await build({
@@ -153,7 +111,7 @@ const result = await build({
   // it loads, and less text compiles faster.
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [lazyLibraries, englishOnly, ownUrls],
+  plugins: [lazyLiquid, lazyClientValidator, englishOnly, ownUrls],
   absWorkingDir: packageDir,
   logLevel: 'warning',
   metafile: process.env.BUNDLE_META !== undefined,

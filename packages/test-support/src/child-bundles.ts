@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { BUNDLE_MANIFEST, entryKey, repoRoot } from '@toolplane/fixtures';
+import { lazySdkValidators } from '../../cli/scripts/lazy-sdk-validators.js';
 import { englishOnly } from '../../cli/scripts/zod-english-only.js';
 
 /** The entries tests spawn, relative to the repository root. */
@@ -69,6 +70,12 @@ const externalPackages: Plugin = {
   },
 };
 
+/** The SDK's validators, required from the SDK file that imports their shim (it knows itself). */
+const lazyValidators = lazySdkValidators(
+  ['@modelcontextprotocol/client/_shims', '@modelcontextprotocol/server/_shims'],
+  (importer) => JSON.stringify(importer),
+);
+
 /**
  * Sources that find files next to themselves (`new URL('../package.json', import.meta.url)`) keep
  * finding them from inside a bundle: `import.meta.url` becomes the source file's own URL.
@@ -111,16 +118,16 @@ export async function buildChildBundles(
     // Libraries that name errors after their class (commander's) keep those names when merged.
     keepNames: true,
     // As the CLI's shipped bundle is (packages/cli/scripts/bundle-bin.js): whitespace and syntax
-    // minified, names kept, and zod's locales English only. A child compiles every chunk it
-    // loads, and a fixture server starts ~450 times a run: it took 0.18 s of CPU to list its tools
-    // before, 0.14 s with this and its HTTP modules loaded only for an HTTP mode.
+    // minified, names kept, zod's locales English only, the MCP SDK's ajv loaded on first use
+    // (the server's too, here). A child compiles every chunk it loads, and a fixture server
+    // starts ~450 times a run.
     minifyWhitespace: true,
     minifySyntax: true,
     // CommonJS dependencies call `require` for Node's built-ins; an ES module has none of its own.
     banner: {
       js: "import { createRequire as __childRequire } from 'node:module'; const require = __childRequire(import.meta.url);",
     },
-    plugins: [externalPackages, englishOnly, sourceUrls],
+    plugins: [externalPackages, lazyValidators, englishOnly, sourceUrls],
     absWorkingDir: repoRoot,
     logLevel: 'error',
     metafile: true,
