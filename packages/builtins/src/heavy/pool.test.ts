@@ -153,9 +153,16 @@ describe('HeavyPool fairness', () => {
   });
 
   it('refuses settings that are not positive integers', () => {
-    expect(() => new HeavyPool({ threads: 0 })).toThrow(
-      expect.objectContaining({ code: 'invalid_argument' }),
+    expect(errorMessageOf(() => new HeavyPool({ threads: 0 }), 'invalid_argument')).toBe(
+      'builtinTools({ pool: { threads } }) must be a whole number, 1 or more, got 0',
     );
+    expect(errorMessageOf(() => new HeavyPool({ perCaller: Number.NaN }), 'invalid_argument')).toBe(
+      'builtinTools({ pool: { perCaller } }) must be a whole number, 1 or more, got NaN',
+    );
+    expect(errorMessageOf(() => new HeavyPool({ queue: -1 }), 'invalid_argument')).toBe(
+      'builtinTools({ pool: { queue } }) must be a whole number, 0 or more, got -1',
+    );
+    expect(new HeavyPool({ queue: 0, perCallerQueue: 0 })).toBeInstanceOf(HeavyPool);
   });
 
   it('refuses a key it does not take, and a time limit a timer cannot keep', () => {

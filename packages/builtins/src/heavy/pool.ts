@@ -2,7 +2,13 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getSession, ToolError } from '@toolplane/toolkit';
-import { checkDuration, optionKeys, refuseUnknownOptions, whenAborted } from '@toolplane/toolmodel';
+import {
+  checkCount,
+  checkDuration,
+  optionKeys,
+  refuseUnknownOptions,
+  whenAborted,
+} from '@toolplane/toolmodel';
 import type { Piscina } from 'piscina';
 import type { HeavyOutcome, HeavyTask } from './worker.js';
 
@@ -67,13 +73,8 @@ export function poolSettings(options: PoolOptions = {}): PoolSettings {
     heapMb: options.heapMb ?? 256,
   };
   for (const [name, value] of Object.entries(settings)) {
-    const least = name === 'queue' || name === 'perCallerQueue' ? 0 : 1;
-    if (!Number.isInteger(value) || value < least) {
-      throw new ToolError(
-        'invalid_argument',
-        `builtinTools({ pool: { ${name} } }) must be an integer of at least ${String(least)}, not ${String(value)}`,
-      );
-    }
+    const min = name === 'queue' || name === 'perCallerQueue' ? 0 : 1;
+    checkCount(value, `builtinTools({ pool: { ${name} } })`, { min });
   }
   // A timer fires a longer one at once: every call would time out as it began.
   checkDuration(settings.timeoutMs, 'builtinTools({ pool: { timeoutMs } })');
