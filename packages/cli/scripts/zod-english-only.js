@@ -27,7 +27,9 @@ export const englishOnly = {
       resolveDir: dirname(args.path),
       loader: 'js',
     }));
-    esbuild.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
+    // JavaScript only: the workspace's TypeScript sources, which the test run's bundles read
+    // (and the sourceUrls plugin reads again), reach the CLI's bundle compiled, checked here.
+    esbuild.onLoad({ filter: /\.[cm]?js$/ }, async (args) => {
       if (
         /[\\/]node_modules[\\/](\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?zod[\\/]/.test(args.path)
       ) {
