@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { SourceCallOptions, ToolSource } from '@toolplane/adapter-kit';
-import { fixtureCommand } from '@toolplane/fixtures';
+import { everythingCommand, fixtureCommand } from '@toolplane/fixtures';
 import {
   createToolkit,
   defineTool,
@@ -17,12 +16,6 @@ import {
   type AiSdkDelegateOptions,
 } from './delegate.js';
 import { MockLanguageModelV3, textStep, toolCallStep } from './testing/model-steps.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
 
 const prompts: Prompt[] = [
   {
@@ -78,7 +71,7 @@ let toolkit: Toolkit;
 let running: RunningToolkit;
 beforeAll(async () => {
   toolkit = createToolkit({ prompts, delegate: createAiSdkDelegate(delegateOptions) });
-  toolkit.addConnector(everything, { namespace: 'everything' });
+  toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
   toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
   running = await runToolkit(toolkit);
 });

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { everythingCommand } from '@toolplane/fixtures';
 import { createToolkit, type UpstreamRequest } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { generateText, stepCountIs } from 'ai';
@@ -7,12 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { createAiSdkSamplingHandler, type ModelPreferences } from './sampling.js';
 import { textStep, toolCallStep } from './testing/model-steps.js';
 import { toAiSdkTools } from './tools.js';
-
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
 
 const context = () => ({
   namespace: 'test',
@@ -27,7 +21,7 @@ describe('createAiSdkSamplingHandler', () => {
       doGenerate: [textStep('a haiku about tests')],
     });
     const toolkit = createToolkit({ upstreamRequests: createAiSdkSamplingHandler(sampler) });
-    toolkit.addConnector(everything, { namespace: 'everything' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
     const { stop } = await runToolkit(toolkit);
     try {
       const tools = await toAiSdkTools(toolkit, {

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { everythingCommand } from '../../gateway/src/testing/everything.js';
+import { everythingCommand } from '@toolplane/fixtures';
 import {
   exited,
   listeningUrl,
@@ -20,7 +20,7 @@ async function serve(connection: 'shared' | 'per-session') {
   await writeFile(
     config,
     JSON.stringify({
-      mcpServers: { everything: { ...everythingCommand, connection } },
+      mcpServers: { everything: { ...everythingCommand(), connection } },
       naming: { transparent: 'everything' },
       store: 'memory',
       http: { token: TOKEN },

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { everythingCommand } from '@toolplane/fixtures';
 import {
-  everythingCommand,
   exerciseGatedTools,
   GATED_TOOLS,
   type GatedToolsSeen,
@@ -25,7 +25,7 @@ beforeAll(async () => {
   await writeFile(
     join(dir, 'toolplane.config.json'),
     JSON.stringify({
-      mcpServers: { everything: everythingCommand },
+      mcpServers: { everything: everythingCommand() },
       naming: { transparent: 'everything' },
       store: 'memory',
     }),

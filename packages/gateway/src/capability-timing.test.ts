@@ -6,7 +6,8 @@ import { describe, it } from 'vitest';
 import { serveHttp } from './http/serve.js';
 import { serveStdio } from './stdio/serve.js';
 import { StdioTransport } from './stdio/transport.js';
-import { everythingCommand, exerciseGatedTools, GATED_TOOLS } from './testing/everything.js';
+import { everythingCommand } from '@toolplane/fixtures';
+import { exerciseGatedTools, GATED_TOOLS } from './testing/everything.js';
 
 // Whether an upstream learns what the gateway's clients can do must not depend on when the
 // gateway is served: before the toolkit runs, while its upstream is connecting, or after ready(),
@@ -80,7 +81,7 @@ describe('server-everything behind the gateway', { concurrent: true }, () => {
         });
         for (let run = 0; run < STARTS; run++) {
           const toolkit = createToolkit();
-          toolkit.addConnector(everythingCommand, { namespace: 'everything' });
+          toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
           const parts: { served?: Served; running?: RunningToolkit } = {};
           let stopped: Promise<void> | undefined;
           const stop = (): Promise<void> =>

@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { ToolMessage } from '@langchain/core/messages';
-import { childPids } from '@toolplane/fixtures';
+import { childPids, everythingCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,16 +8,10 @@ import type { ToolplaneArtifact } from './results.js';
 import { ScriptedChatModel, runToolLoop } from './testing/scripted-model.js';
 import { toLangChainTools } from './tools.js';
 
-const require = createRequire(import.meta.url);
-const everything = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
-
 let running: RunningToolkit;
 beforeAll(async () => {
   const toolkit = createToolkit();
-  toolkit.addConnector(everything, { namespace: 'everything' });
+  toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
   running = await runToolkit(toolkit);
 });
 afterAll(async () => {

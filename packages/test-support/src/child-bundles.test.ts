@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '@toolplane/fixtures';
+import { connectStdio, entryKey, EVERYTHING_STDIO_ENTRY, repoRoot } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildChildBundles, CHILD_ENTRIES } from './child-bundles.js';
+import { buildChildBundles, CHILD_ENTRIES, THIRD_PARTY_ENTRIES } from './child-bundles.js';
 
 const run = promisify(execFile);
+const require = createRequire(import.meta.url);
 
 describe('buildChildBundles', () => {
   let dir: string;
@@ -22,7 +24,8 @@ describe('buildChildBundles', () => {
   });
 
   it('bundles every listed entry into the folder it was given', () => {
-    expect(Object.keys(manifest).sort()).toEqual([...CHILD_ENTRIES].sort());
+    const entries = [...CHILD_ENTRIES, ...THIRD_PARTY_ENTRIES.map(entryKey)];
+    expect(Object.keys(manifest).sort()).toEqual(entries.sort());
     for (const bundle of Object.values(manifest)) {
       expect(bundle.startsWith(dir)).toBe(true);
       expect(existsSync(bundle)).toBe(true);
@@ -37,6 +40,31 @@ describe('buildChildBundles', () => {
       version: string;
     };
     expect(stdout.trim()).toBe(pkg.version);
+  });
+
+  it('serves from server-everything’s bundle what its own launcher serves', async () => {
+    const bundle = manifest[entryKey(EVERYTHING_STDIO_ENTRY)] ?? '';
+    const launcher = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+    const [bundled, own] = await Promise.all([
+      connectStdio({ command: process.execPath, args: [bundle] }),
+      connectStdio({ command: process.execPath, args: [launcher, 'stdio'] }),
+    ]);
+    try {
+      for (const client of [bundled.client, own.client])
+        expect(client.getServerVersion()).toBeDefined();
+      expect(bundled.client.getServerVersion()).toEqual(own.client.getServerVersion());
+      expect(await bundled.client.listTools()).toEqual(await own.client.listTools());
+      // Its documents are read from the package's docs folder, found from beside its modules.
+      const resources = await own.client.listResources();
+      expect(resources.resources.some((r) => r.uri.endsWith('/architecture.md'))).toBe(true);
+      expect(await bundled.client.listResources()).toEqual(resources);
+      const uri = 'demo://resource/static/document/architecture.md';
+      expect(await bundled.client.readResource({ uri })).toEqual(
+        await own.client.readResource({ uri }),
+      );
+    } finally {
+      await Promise.all([bundled.close(), own.close()]);
+    }
   });
 
   it('leaves third-party packages out, imported from where the source would find them', async () => {

@@ -1,8 +1,7 @@
-import { fixtureCommand } from '@toolplane/fixtures';
+import { everythingCommand, fixtureCommand } from '@toolplane/fixtures';
 import { createToolkit, type Toolkit, type ToolkitOptions } from '@toolplane/toolkit';
 import { runToolkit, type RunningToolkit } from '@toolplane/toolkit/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { referenceServer } from './reference-servers.js';
 
 /**
  * The toolkit's own options (an approval policy, builtins, a short reconnect backoff…), and which
@@ -24,10 +23,7 @@ export function useFixtureToolkit(options: FixtureToolkitOptions = {}): Toolkit 
   const { everything, ...toolkitOptions } = options;
   const toolkit = createToolkit(toolkitOptions);
   if (everything === true) {
-    toolkit.addConnector(
-      { command: process.execPath, args: [referenceServer('everything'), 'stdio'] },
-      { namespace: 'everything' },
-    );
+    toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
   }
   toolkit.addConnector(fixtureCommand('stdio'), { namespace: 'fx' });
   let running: RunningToolkit | undefined;

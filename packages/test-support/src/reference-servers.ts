@@ -1,11 +1,15 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { everythingCommand } from '@toolplane/fixtures';
 import type { Toolkit } from '@toolplane/toolkit';
 
 const require = createRequire(import.meta.url);
 
-/** The entry file of a reference MCP server package (`everything`, `filesystem`, `memory`). */
-export function referenceServer(name: 'everything' | 'filesystem' | 'memory'): string {
+/**
+ * The entry file of a reference MCP server package (`filesystem`, `memory`); server-everything
+ * starts by `everythingCommand` of @toolplane/fixtures.
+ */
+export function referenceServer(name: 'filesystem' | 'memory'): string {
   return require.resolve(`@modelcontextprotocol/server-${name}/dist/index.js`);
 }
 
@@ -15,10 +19,7 @@ export function referenceServer(name: 'everything' | 'filesystem' | 'memory'): s
  * Run the toolkit afterwards (`runToolkit`), and stop it when done.
  */
 export function addReferenceServers(toolkit: Toolkit, dir: string): void {
-  toolkit.addConnector(
-    { command: process.execPath, args: [referenceServer('everything'), 'stdio'] },
-    { namespace: 'everything' },
-  );
+  toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
   toolkit.addConnector(
     { command: process.execPath, args: [referenceServer('filesystem'), dir] },
     { namespace: 'filesystem' },

@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
-import { createRequire } from 'node:module';
 import type { Client } from '@modelcontextprotocol/client';
 import {
   connectHttp,
   connectInMemory,
   connectStdio,
+  everythingCommand,
   startHttpFixture,
   TINY_PNG_BASE64,
   type ConnectedClient,
@@ -19,9 +19,6 @@ import { createMcpExecutor } from './mcp-executor.js';
 import { createRunner } from './runner/runner.js';
 import type { Runner } from './runner/types.js';
 import type { ProgressEvent, StreamEvent } from './types.js';
-
-const require = createRequire(import.meta.url);
-const everythingBin = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 async function indexServer(index: ToolIndex, serverName: string, client: Client): Promise<void> {
   const { tools } = await client.listTools();
@@ -374,7 +371,7 @@ describe('the MCP executor against @modelcontextprotocol/server-everything over 
   let runner: Runner;
 
   beforeAll(async () => {
-    connection = await connectStdio({ command: process.execPath, args: [everythingBin, 'stdio'] });
+    connection = await connectStdio(everythingCommand());
     const index = createIndex();
     await indexServer(index, 'everything', connection.client);
     runner = createRunner({

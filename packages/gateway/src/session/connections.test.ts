@@ -1,13 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { isAlive, markedNodeSource } from '@toolplane/fixtures';
+import { everythingCommand, isAlive, markedNodeSource } from '@toolplane/fixtures';
 import { createToolkit, type ConnectionMode, type Toolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { describe, it, type TestContext } from 'vitest';
 import { serveHttp, type ServeHttpOptions } from '../http/serve.js';
 import { serveStdio } from '../stdio/serve.js';
 import { StdioTransport } from '../stdio/transport.js';
-import { everythingCommand, exerciseGatedTools } from '../testing/everything.js';
+import { exerciseGatedTools } from '../testing/everything.js';
 
 // server-everything offers its dynamic resources by template, and lets them be subscribed to.
 const DYNAMIC = 'demo://resource/dynamic/text/1';
@@ -36,7 +36,7 @@ async function serve(
   options: Partial<ServeHttpOptions> = {},
 ): Promise<Served> {
   const toolkit = createToolkit();
-  const { source, pids } = markedNodeSource(everythingCommand);
+  const { source, pids } = markedNodeSource(everythingCommand());
   toolkit.addConnector(source, { namespace: 'everything', connection });
   const running = await runToolkit(toolkit);
   const gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything', ...options });
@@ -219,7 +219,7 @@ describe('upstream connections per client session', { concurrent: true }, () => 
   it('ends the session’s server when the stdio client closes its input', async (context) => {
     const { expect } = context;
     const toolkit = createToolkit();
-    const { source, pids: everythings } = markedNodeSource(everythingCommand);
+    const { source, pids: everythings } = markedNodeSource(everythingCommand());
     toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
     const running = await runToolkit(toolkit);
     context.onTestFinished(() => running.stop());

@@ -1,21 +1,12 @@
-// @modelcontextprotocol/server-everything in tests: the command that starts it over stdio, and
-// what a capable client sees of its sampling and elicitation tools, which it registers only for a
+// @modelcontextprotocol/server-everything behind a gateway in tests (its command is
+// `everythingCommand` of @toolplane/fixtures), and what a capable client sees of its sampling and elicitation tools, which it registers only for a
 // client that declared those capabilities when it connected (so what a gateway in front of it
 // shows of them tells whether the upstream learned what the gateway's clients can do).
-import { createRequire } from 'node:module';
 import { Client, type CallToolResult, type Transport } from '@modelcontextprotocol/client';
-
+import { everythingCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';
 import { runToolkit } from '@toolplane/toolkit/testing';
 import { serveHttp } from '../http/serve.js';
-
-const require = createRequire(import.meta.url);
-
-/** server-everything over stdio, as a connector source or an `mcpServers` entry. */
-export const everythingCommand = {
-  command: process.execPath,
-  args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-};
 
 /** A gateway in front of server-everything, ready. */
 export interface EverythingGateway {
@@ -31,7 +22,7 @@ export interface EverythingGateway {
  */
 export async function serveEverything(): Promise<EverythingGateway> {
   const toolkit = createToolkit();
-  toolkit.addConnector(everythingCommand, { namespace: 'everything' });
+  toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
   const running = await runToolkit(toolkit);
   const gateway = await serveHttp(toolkit, { port: 0, transparent: 'everything' });
   return {

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import {
   connectInMemory,
+  everythingCommand,
   fixtureCommand,
   startHttpFixture,
   startRecordingProxy,
@@ -9,7 +10,6 @@ import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
 import { createConnector, type ConnectorListKind } from './connector.js';
 import { ListCache, mirroredLists } from './connector-lists.js';
-import { everything } from './testing/everything.js';
 import { useStartedConnectors } from './testing/started-connectors.js';
 
 const connect = useStartedConnectors();
@@ -31,7 +31,7 @@ describe('ConnectorOptions.lists', () => {
   });
 
   it('brings the resource templates with the resources', async () => {
-    const { connector } = connect(everything, { lists: ['resources'] });
+    const { connector } = connect(everythingCommand(), { lists: ['resources'] });
     await connector.ready();
     expect(connector.lists.resources.length).toBeGreaterThan(0);
     expect(connector.lists.resourceTemplates.length).toBeGreaterThan(0);

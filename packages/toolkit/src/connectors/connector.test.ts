@@ -1,7 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fixtureCommand, type HttpFixture, isAlive, startHttpFixture } from '@toolplane/fixtures';
+import {
+  everythingCommand,
+  fixtureCommand,
+  type HttpFixture,
+  isAlive,
+  startHttpFixture,
+} from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -10,7 +16,6 @@ import {
   requestScopedFetch,
   type UpstreamRequestHandler,
 } from './connector.js';
-import { everything } from './testing/everything.js';
 import { isState, useStartedConnectors } from './testing/started-connectors.js';
 
 const connect = useStartedConnectors();
@@ -30,7 +35,7 @@ describe('Connector over stdio', () => {
   });
 
   it('pages through every list of server-everything', async () => {
-    const { connector } = connect(everything);
+    const { connector } = connect(everythingCommand());
     await connector.ready();
     expect(connector.namespace).toBe('server-everything');
     const { tools, prompts, resources, resourceTemplates } = connector.lists;

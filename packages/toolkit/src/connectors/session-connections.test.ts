@@ -1,11 +1,10 @@
-import { isAlive, markedNodeSource } from '@toolplane/fixtures';
+import { everythingCommand, isAlive, markedNodeSource } from '@toolplane/fixtures';
 import { describe, it, type TestContext } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { toolkitHost } from '../toolkit/toolkit.js';
 import { createToolkit, type ConnectionMode, type ToolkitOptions } from '../toolkit/toolkit.js';
-import { everything } from './testing/everything.js';
 
 type Toolkit = RunningToolkit['toolkit'];
 
@@ -37,7 +36,7 @@ async function start(
   options: ToolkitOptions = {},
 ): Promise<Toolkit> {
   const toolkit = createToolkit(options);
-  const { source, pids } = markedNodeSource(everything);
+  const { source, pids } = markedNodeSource(everythingCommand());
   marked.set(toolkit, pids);
   toolkit.addConnector(source, { namespace: 'everything', connection });
   await run(context, toolkit);
@@ -105,7 +104,10 @@ describe('per-session connections', { concurrent: true }, () => {
   it('run what a session’s call calls in turn on that session’s connections', async (context) => {
     const { expect } = context;
     const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything', connection: 'per-session' });
+    toolkit.addConnector(everythingCommand(), {
+      namespace: 'everything',
+      connection: 'per-session',
+    });
     // A tool of the toolkit's own that calls the server, naming no session itself.
     toolkit.addTool(
       defineTool({
@@ -189,7 +191,7 @@ describe('per-session connections', { concurrent: true }, () => {
   it('leave no process behind when the toolkit closes', async (context) => {
     const { expect } = context;
     const toolkit = createToolkit();
-    const { source, pids: own } = markedNodeSource(everything);
+    const { source, pids: own } = markedNodeSource(everythingCommand());
     toolkit.addConnector(source, { namespace: 'everything', connection: 'per-session' });
     const started = await run(context, toolkit);
     await toggle(toolkit, 'alice');
@@ -202,7 +204,7 @@ describe('per-session connections', { concurrent: true }, () => {
   it('refuse an unknown connection mode and bounds that are not positive', ({ expect }) => {
     const toolkit = createToolkit();
     expect(() =>
-      toolkit.addConnector(everything, { connection: 'pooled' as ConnectionMode }),
+      toolkit.addConnector(everythingCommand(), { connection: 'pooled' as ConnectionMode }),
     ).toThrow(expect.objectContaining({ code: 'invalid_config' }));
     for (const sessionConnections of [{ max: 0 }, { max: 1.5 }, { idleMs: -1 }]) {
       expect(() => createToolkit({ sessionConnections })).toThrow(

@@ -1,9 +1,9 @@
+import { everythingCommand } from '@toolplane/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { toolkitHost } from './toolkit.js';
 import { createToolkit } from './toolkit.js';
 import type { Toolkit } from './types.js';
-import { everything } from '../connectors/testing/everything.js';
 
 const running: RunningToolkit[] = [];
 afterEach(async () => {
@@ -13,8 +13,8 @@ afterEach(async () => {
 describe('toolkitHost', () => {
   it('answers how each server is connected', () => {
     const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'shared' });
-    toolkit.addConnector(everything, { namespace: 'own', connection: 'per-session' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'shared' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'own', connection: 'per-session' });
     const host = toolkitHost(toolkit);
     expect(host.connectionOf('shared')).toBe('shared');
     expect(host.connectionOf('own')).toBe('per-session');
@@ -23,7 +23,7 @@ describe('toolkitHost', () => {
 
   it('subscribes to and unsubscribes from a connected server’s resource', async () => {
     const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
     running.push(await runToolkit(toolkit));
     const host = toolkitHost(toolkit);
     const uri = 'demo://resource/dynamic/text/1';

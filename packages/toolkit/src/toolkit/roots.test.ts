@@ -1,10 +1,10 @@
+import { everythingCommand } from '@toolplane/fixtures';
 import type { Root } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CALLER_META_KEY, type RootsRequestContext } from '../connectors/connector.js';
 import { runToolkit, type RunningToolkit } from '../testing/run-toolkit.js';
 import { toolkitHost } from './toolkit.js';
 import { createToolkit } from './toolkit.js';
-import { everything } from '../connectors/testing/everything.js';
 
 const running: RunningToolkit[] = [];
 afterEach(async () => {
@@ -40,7 +40,7 @@ describe('roots', () => {
         },
       },
     });
-    toolkit.addConnector(everything, { namespace: 'everything' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
     running.push(await runToolkit(toolkit));
 
     // server-everything offers get-roots-list only to clients with roots.
@@ -63,7 +63,7 @@ describe('roots', () => {
     // way out. server-everything asks once, soon after it connects, and keeps the answer: that
     // answer must be the session's roots, not none.
     const toolkit = createToolkit();
-    toolkit.addConnector(everything, { namespace: 'everything' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
     running.push(await runToolkit(toolkit));
     const host = toolkitHost(toolkit);
     const asked: (string | undefined)[] = [];
@@ -98,7 +98,7 @@ describe('roots', () => {
         handle: () => Promise.reject(new Error('unused')),
       },
     });
-    toolkit.addConnector(everything, { namespace: 'everything' });
+    toolkit.addConnector(everythingCommand(), { namespace: 'everything' });
     running.push(await runToolkit(toolkit));
     expect(toolkit.index.hasTool('everything:trigger-sampling-request')).toBe(true);
     expect(toolkit.index.hasTool('everything:get-roots-list')).toBe(false);
