@@ -209,7 +209,7 @@ async function buildProgram(
     .option('--json', 'print machine-readable JSON on stdout')
     .option(
       '--strict',
-      'a tools filter entry or (serve) an approval pattern that matches no tool is an error (exit 2), not a warning',
+      'a tools filter entry or an approval pattern that matches no tool is an error (exit 2), not a warning',
     )
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()

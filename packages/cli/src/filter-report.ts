@@ -40,18 +40,6 @@ export async function filterProblems(
 }
 
 /**
- * Throws when `strict` (the `--strict` flag or `strict: true`) and there are problems.
- *
- * @throws {ToolError} `invalid_config` naming every unmatched entry (exit code 2).
- */
-export function refuseFilterProblems(cfg: CliConfig, problems: readonly FilterProblem[]): void {
-  refuseUnmatched(
-    cfg,
-    problems.map((problem) => problem.message),
-  );
-}
-
-/**
  * What `serve` checks once its servers have had their wait: under `strict`, a filter entry or an
  * approval pattern that matches no tool stops it before it serves (an approval pattern that
  * guards nothing lets the calls it was written for run without asking, a security warning
@@ -80,9 +68,36 @@ function refuseUnmatched(cfg: CliConfig, messages: readonly string[]): void {
  * What the running approval policy's `tools` and `except` patterns match no tool of, as messages:
  * a pattern naming a server the config does not have (a namespace renamed, a typo) guards nothing,
  * and the calls it was written for run without asking. Patterns that may name a server still
- * connecting wait for it.
+ * connecting wait for it, as do those that may name a configured server the toolkit was not
+ * given (a command that opened only the one it needs).
  */
 export function approvalProblems(cfg: CliConfig, toolkit: Toolkit): string[] {
   if (cfg.approval === undefined) return [];
-  return unmatchedApprovalPatterns(cfg.approval, toolkit).map((problem) => problem.message);
+  const opened = new Set(toolkit.connectors().map((status) => status.namespace));
+  const elsewhere = cfg.connectors
+    .map((connector) => connector.namespace)
+    .filter((namespace) => !opened.has(namespace));
+  return unmatchedApprovalPatterns(cfg.approval, toolkit, { elsewhere }).map(
+    (problem) => problem.message,
+  );
+}
+
+/**
+ * What a one-shot command checks once its servers have connected: the filter entries and, when
+ * it listed its servers' tools (`approval`), the approval patterns that match no tool, as
+ * messages for it to warn of; under `strict` (the `--strict` flag or `strict: true`), refused.
+ *
+ * @throws {ToolError} `invalid_config` naming each one, under `strict` (exit code 2).
+ */
+export async function unmatchedForCommand(
+  cfg: CliConfig,
+  toolkit: Toolkit,
+  options: { readonly approval: boolean },
+): Promise<string[]> {
+  const messages = [
+    ...(await filterProblems(cfg, toolkit)).map((problem) => problem.message),
+    ...(options.approval ? approvalProblems(cfg, toolkit) : []),
+  ];
+  refuseUnmatched(cfg, messages);
+  return messages;
 }

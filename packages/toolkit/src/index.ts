@@ -125,7 +125,11 @@ export {
 } from './approval/elicit-approval.js';
 export type { ToolkitApprovalOptions } from './approval/elicit-approval.js';
 export { lostApprovalGuards, unmatchedApprovalPatterns } from './approval/approval-patterns.js';
-export type { LostApprovalGuard, UnmatchedApprovalPattern } from './approval/approval-patterns.js';
+export type {
+  LostApprovalGuard,
+  UnmatchedApprovalOptions,
+  UnmatchedApprovalPattern,
+} from './approval/approval-patterns.js';
 export { getSession, runInSession, silentLogger } from './session.js';
 export type { Logger, Session, SessionAuth, SessionRequestOptions } from './session.js';
 export { MASK, Secrets } from './secrets.js';

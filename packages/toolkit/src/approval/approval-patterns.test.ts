@@ -48,6 +48,15 @@ describe('unmatchedApprovalPatterns', () => {
     kit.addConnector({ command: process.execPath, args: ['-e', ''] }, { namespace: 'later' });
     expect(unmatchedApprovalPatterns({ tools: ['later:delete_*', 'l*:x'] }, kit)).toEqual([]);
   });
+
+  it('leaves out a pattern that may name a server the toolkit was not given', () => {
+    const rules = { tools: ['github:delete_*', 'g*:drop_*', 'gitlab:delete_*'] };
+    const unmatched = unmatchedApprovalPatterns(rules, toolkit(), { elsewhere: ['github'] });
+    expect(unmatched.map(({ pattern }) => pattern)).toEqual(['gitlab:delete_*']);
+    expect(unmatched[0]?.message).toContain(
+      `no server's namespace matches "gitlab"; servers: builtin, github`,
+    );
+  });
 });
 
 describe('lostApprovalGuards', () => {

@@ -24,6 +24,16 @@ export interface LostApprovalGuard {
 
 type Matcher = (tool: Tool) => boolean;
 
+/** What {@link unmatchedApprovalPatterns} is told beyond the toolkit. */
+export interface UnmatchedApprovalOptions {
+  /**
+   * Servers the policy covers that this toolkit was not given (a command that opened only the
+   * one server it needs): their tools are unknown here, so a pattern that may name one is left
+   * out, as for a server still connecting.
+   */
+  readonly elsewhere?: readonly string[];
+}
+
 /** One pattern alone, compiled by the approval policy's own rules. */
 function matcherOf(pattern: string): Matcher {
   const decide = compileRules({ destructive: false, unannotated: false, tools: [pattern] });
@@ -63,7 +73,8 @@ function allTools(toolkit: Pick<Toolkit, 'index'>): Tool[] {
 /**
  * The `tools` and `except` patterns of `rules` that match none of the toolkit's tools, each with
  * a message naming it. A pattern that may name a server not connected yet (starting, failing,
- * waiting for a login) is left out: its tools are not known until it connects. Patterns are
+ * waiting for a login), or one of `options.elsewhere`, is left out: its tools are not known
+ * until it connects. Patterns are
  * checked as the toolkit's approval checks them (`namespace:tool` IDs); a bad one throws there.
  *
  * @throws {ToolError} `invalid_argument` for a pattern the approval policy refuses.
@@ -71,13 +82,19 @@ function allTools(toolkit: Pick<Toolkit, 'index'>): Tool[] {
 export function unmatchedApprovalPatterns(
   rules: Pick<ApprovalRules, 'tools' | 'except'>,
   toolkit: Pick<Toolkit, 'index' | 'connectors'>,
+  options: UnmatchedApprovalOptions = {},
 ): UnmatchedApprovalPattern[] {
   const tools = allTools(toolkit);
   const statuses = toolkit.connectors();
-  const pending = statuses.filter((s) => s.state !== 'connected').map((s) => s.namespace);
+  const elsewhere = options.elsewhere ?? [];
+  const pending = [
+    ...statuses.filter((s) => s.state !== 'connected').map((s) => s.namespace),
+    ...elsewhere,
+  ];
   const namespaces = [
     ...new Set([
       ...statuses.map((s) => s.namespace),
+      ...elsewhere,
       ...tools.flatMap((t) => (t.namespace === undefined ? [] : [t.namespace])),
     ]),
   ].sort();
