@@ -9,7 +9,7 @@ import {
   type ToolSource,
 } from '@toolplane/adapter-kit';
 import {
-  checkCount,
+  countOr,
   isPlainObject,
   MAX_TIMER_MS,
   refuseUnknownOptions,
@@ -55,12 +55,6 @@ export const CODE_MODE_DEFAULTS = {
  * recursion runs off the end of that stack into the engine's memory instead.
  */
 const MAX_STACK_BYTES = 4 << 20;
-
-function positive(name: string, value: number | undefined, fallback: number, max?: number): number {
-  if (value === undefined) return fallback;
-  checkCount(value, name, max === undefined ? {} : { max });
-  return value;
-}
 
 function toolFilter(filter: CodeModeFilter | undefined): ToolFilter {
   if (filter === undefined) return {};
@@ -128,33 +122,32 @@ export function createCodeMode(source: ToolSource, options: CodeModeOptions = {}
     },
   });
   const defaults = CODE_MODE_DEFAULTS;
-  const timeoutMs = positive('timeoutMs', options.timeoutMs, defaults.timeoutMs, MAX_TIMER_MS);
+  const timeoutMs = countOr(options.timeoutMs, defaults.timeoutMs, 'timeoutMs', {
+    max: MAX_TIMER_MS,
+  });
   const limits: SandboxLimits = {
-    memoryLimitBytes: positive(
-      'memoryLimitBytes',
+    memoryLimitBytes: countOr(
       options.memoryLimitBytes,
       defaults.memoryLimitBytes,
+      'memoryLimitBytes',
     ),
-    maxStackBytes: positive(
-      'maxStackBytes',
-      options.maxStackBytes,
-      defaults.maxStackBytes,
-      MAX_STACK_BYTES,
-    ),
-    maxToolCalls: positive('maxToolCalls', options.maxToolCalls, defaults.maxToolCalls),
-    maxSearches: positive('maxSearches', options.maxSearches, defaults.maxSearches),
-    maxLogBytes: positive('maxLogBytes', options.maxLogBytes, defaults.maxLogBytes),
-    maxResultBytes: positive('maxResultBytes', options.maxResultBytes, defaults.maxResultBytes),
+    maxStackBytes: countOr(options.maxStackBytes, defaults.maxStackBytes, 'maxStackBytes', {
+      max: MAX_STACK_BYTES,
+    }),
+    maxToolCalls: countOr(options.maxToolCalls, defaults.maxToolCalls, 'maxToolCalls'),
+    maxSearches: countOr(options.maxSearches, defaults.maxSearches, 'maxSearches'),
+    maxLogBytes: countOr(options.maxLogBytes, defaults.maxLogBytes, 'maxLogBytes'),
+    maxResultBytes: countOr(options.maxResultBytes, defaults.maxResultBytes, 'maxResultBytes'),
   };
-  const maxConcurrentCalls = positive(
-    'maxConcurrentCalls',
+  const maxConcurrentCalls = countOr(
     options.maxConcurrentCalls,
     defaults.maxConcurrentCalls,
+    'maxConcurrentCalls',
   );
-  const maxConcurrentRuns = positive(
-    'maxConcurrentRuns',
+  const maxConcurrentRuns = countOr(
     options.maxConcurrentRuns,
     defaults.maxConcurrentRuns,
+    'maxConcurrentRuns',
   );
   const pool = new SandboxPool(maxConcurrentRuns, limits);
   const filter = toolFilter(options.filter);

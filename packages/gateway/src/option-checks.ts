@@ -10,6 +10,12 @@ import {
 import { shownValue } from '@toolplane/toolmodel/text';
 import type { GatewayOptions, GatewayReconfigure, GatewayToolFilter } from './options.js';
 
+/** How the gateway's count options are checked (`countOr`): a refusal is a config error. */
+export const CONFIG_COUNT = { code: 'invalid_config' } as const;
+
+/** A gateway count option that may be 0. */
+export const CONFIG_COUNT_OR_ZERO = { code: 'invalid_config', min: 0 } as const;
+
 /** Every key of {@link GatewayOptions}, which every way of serving takes. */
 export const GATEWAY_OPTION_KEYS = optionKeys<GatewayOptions>({
   separator: true,
@@ -82,7 +88,7 @@ export function checkGatewayOptions(
       `${where}: mode must be 'tools', 'search' or 'code', got ${shownValue(mode)}`,
     );
   }
-  integerAtLeast(1, pageSize, 1, 'pageSize');
+  if (pageSize !== undefined) checkCount(pageSize, 'pageSize', CONFIG_COUNT);
   for (const key of ['transparent', 'instructions'] as const) {
     const value = (options as GatewayOptions)[key];
     if (value !== undefined && typeof value !== 'string') {
@@ -126,20 +132,4 @@ function checkFilters(filters: unknown, where: string): void {
       }
     }
   }
-}
-
-/**
- * `value`, or `fallback` when it is missing; an integer of at least `min` (0 or 1).
- *
- * @throws {ToolError} `invalid_config` for anything else, naming `name`.
- */
-export function integerAtLeast(
-  min: 0 | 1,
-  value: number | undefined,
-  fallback: number,
-  name: string,
-): number {
-  if (value === undefined) return fallback;
-  checkCount(value, name, { min, code: 'invalid_config' });
-  return value;
 }

@@ -1,4 +1,4 @@
-import { optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
+import { countOr, optionKeys, refuseUnknownOptions, ToolError } from '@toolplane/toolmodel';
 import { createBm25Searcher } from './bm25-searcher.js';
 import { checkNumber } from './check-number.js';
 import { normOf, toVector, vectorProblem } from './embedding-vectors.js';
@@ -138,20 +138,8 @@ export function createHybridSearcher(options: HybridSearcherOptions): HybridSear
   if (!(weight >= 0 && weight <= 1)) {
     throw new ToolError('invalid_argument', `weight must be from 0 to 1, got ${String(weight)}`);
   }
-  const batchSize = options.batchSize ?? 64;
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new ToolError(
-      'invalid_argument',
-      `batchSize must be a positive integer, got ${batchSize}`,
-    );
-  }
-  const expected = options.dimensions;
-  if (expected !== undefined && (!Number.isInteger(expected) || expected < 1)) {
-    throw new ToolError(
-      'invalid_argument',
-      `dimensions must be a positive integer, got ${String(expected)}`,
-    );
-  }
+  const batchSize = countOr(options.batchSize, 64, 'batchSize');
+  const expected = countOr(options.dimensions, undefined, 'dimensions');
   const queryWaitMs = checkNumber(options.queryWaitMs ?? 2000, 'queryWaitMs', 0, 600_000);
   const lexical = options.lexical ?? createBm25Searcher();
   const { cache, background = false } = options;

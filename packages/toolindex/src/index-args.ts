@@ -1,5 +1,5 @@
 import {
-  checkCount,
+  countOr,
   normalizeTags,
   optionKeys,
   refuseUnknownOptions,
@@ -77,9 +77,7 @@ export function replaceOption(
  * @throws {ToolError} `invalid_argument` unless `limit` is an integer from 1 to {@link MAX_LIMIT}.
  */
 export function checkLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_LIMIT;
-  checkCount(limit, 'limit', LIMIT_RANGE);
-  return limit;
+  return countOr(limit, DEFAULT_LIMIT, 'limit', LIMIT_RANGE);
 }
 
 const LIMIT_RANGE = { max: MAX_LIMIT } as const;

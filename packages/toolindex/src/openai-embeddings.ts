@@ -1,5 +1,6 @@
 import {
   checkDuration,
+  countOr,
   followSignal,
   isPlainObject,
   optionKeys,
@@ -115,28 +116,18 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedFunct
     // Only the path changes: a query string (Azure's `?api-version=…`) is part of the route.
     endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '')}/embeddings`;
   }
-  const positive = (value: number, name: string): number => {
-    if (!Number.isInteger(value) || value < 1) {
-      throw new ToolError('invalid_argument', `${name} must be a positive integer, got ${value}`);
-    }
-    return value;
-  };
   if (typeof options.model !== 'string' || options.model === '') {
     throw new ToolError('invalid_argument', 'model must be a non-empty string');
   }
-  const batchSize = positive(options.batchSize ?? 64, 'batchSize');
-  const perMinute = positive(options.requestsPerMinute ?? 300, 'requestsPerMinute');
+  const batchSize = countOr(options.batchSize, 64, 'batchSize');
+  const perMinute = countOr(options.requestsPerMinute, 300, 'requestsPerMinute');
   const spacingMs = 60_000 / perMinute;
-  const retries = options.retries ?? 3;
-  if (!Number.isInteger(retries) || retries < 0) {
-    throw new ToolError('invalid_argument', `retries must be an integer ≥ 0, got ${retries}`);
-  }
+  const retries = countOr(options.retries, 3, 'retries', { min: 0 });
   const retryDelay = options.retryDelayMs ?? 500;
   checkDuration(retryDelay, 'retryDelayMs');
-  const timeoutMs = positive(options.timeoutMs ?? 30_000, 'timeoutMs');
+  const timeoutMs = countOr(options.timeoutMs, 30_000, 'timeoutMs');
   checkDuration(timeoutMs, 'timeoutMs');
-  const dimensions =
-    options.dimensions === undefined ? undefined : positive(options.dimensions, 'dimensions');
+  const dimensions = countOr(options.dimensions, undefined, 'dimensions');
   const doFetch = options.fetch ?? fetch;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.apiKey !== undefined && options.apiKey !== '') {

@@ -53,6 +53,7 @@ export { didYouMean } from './suggest.js';
 export {
   checkCount,
   checkDuration,
+  countOr,
   MAX_TIMER_MS,
   optionKeys,
   refuseUnknownOptions,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkCount,
+  countOr,
   checkDuration,
   MAX_TIMER_MS,
   optionKeys,
@@ -194,5 +195,22 @@ describe('checkCount', () => {
         checkCount(Number.NaN, 'maxMessageBytes', { unit: 'bytes', code: 'invalid_config' });
       }, 'invalid_config'),
     ).toBe('maxMessageBytes must be a whole number of bytes, 1 or more, got NaN');
+  });
+});
+
+describe('countOr', () => {
+  it('gives the fallback for a count left out, and a count given once checked', () => {
+    expect(countOr(undefined, 64, 'batchSize')).toBe(64);
+    expect(countOr(undefined, undefined, 'limit')).toBeUndefined();
+    expect(countOr(0, 5, 'drainMs', { min: 0 })).toBe(0);
+    expect(
+      errorMessageOf(
+        () => countOr(0, 5, 'maxSessions', { code: 'invalid_config' }),
+        'invalid_config',
+      ),
+    ).toBe('maxSessions must be a whole number, 1 or more, got 0');
+    expect(refusal(() => countOr(null, 5, 'retries', { min: 0 }))).toBe(
+      'retries must be a whole number, 0 or more, got null',
+    );
   });
 });

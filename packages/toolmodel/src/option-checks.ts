@@ -161,3 +161,21 @@ export function checkCount(
     `${what} must be a whole number${unit}, ${range}, got ${shownValue(value)}`,
   );
 }
+
+/**
+ * An optional count option: `fallback` when `value` is left out (`undefined`), else `value`
+ * once {@link checkCount} has passed it.
+ *
+ * @param what The option as the caller wrote it, as for {@link checkCount}.
+ * @throws {ToolError} `invalid_argument` (or `check.code`) as {@link checkCount} does.
+ */
+export function countOr<F extends number | undefined>(
+  value: unknown,
+  fallback: F,
+  what: string,
+  check: CountCheck = {},
+): number | F {
+  if (value === undefined) return fallback;
+  checkCount(value, what, check);
+  return value;
+}

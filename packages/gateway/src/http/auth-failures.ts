@@ -1,8 +1,9 @@
 // Failed authentications per source: past a budget, a source is refused for a while (longer each
 // time it keeps failing) without its credentials being checked, so a weak token cannot be guessed
 // at the speed the server answers, and every other source is served as before.
-import { checkCount } from '@toolplane/toolmodel';
+import { countOr } from '@toolplane/toolmodel';
 import { ToolError } from '@toolplane/toolkit';
+import { CONFIG_COUNT } from '../option-checks.js';
 
 /** Tuning of the limit on failed authentications; see `serveHttp`'s `authFailureLimit`. */
 export interface AuthFailureLimitOptions {
@@ -147,12 +148,8 @@ export class AuthFailureLimit {
 }
 
 function checkedSettings(options: AuthFailureLimitOptions): Settings {
-  const positive = (name: keyof AuthFailureLimitOptions, fallback: number): number => {
-    const value = options[name];
-    if (value === undefined) return fallback;
-    checkCount(value, `authFailureLimit.${name}`, { code: 'invalid_config' });
-    return value;
-  };
+  const positive = (name: keyof AuthFailureLimitOptions, fallback: number): number =>
+    countOr(options[name], fallback, `authFailureLimit.${name}`, CONFIG_COUNT);
   const settings: Settings = {
     maxFailures: positive('maxFailures', 10),
     windowMs: positive('windowMs', 60_000),

@@ -1,8 +1,8 @@
 // What serveHttp is told, its defaults, and the checks of what it is told.
 import { ToolError } from '@toolplane/toolkit';
-import { checkDuration, MAX_TIMER_MS, optionKeys } from '@toolplane/toolmodel';
+import { checkDuration, countOr, MAX_TIMER_MS, optionKeys } from '@toolplane/toolmodel';
 import type { GatewayAuth } from '../auth/gateway-auth.js'; // OAuth (auth/)
-import { GATEWAY_OPTION_KEYS, integerAtLeast } from '../option-checks.js';
+import { CONFIG_COUNT, CONFIG_COUNT_OR_ZERO, GATEWAY_OPTION_KEYS } from '../option-checks.js';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { GatewayMetrics } from '../observe/metrics.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -270,20 +270,25 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
     throw new ToolError('invalid_config', `path must start with "/", got ${JSON.stringify(path)}`);
   }
   // NaN (`Number(process.env.X)` of a variable not set) reached the SDK as a RangeError.
-  const maxBody = integerAtLeast(1, options.maxBodyBytes, DEFAULT_MAX_BODY, 'maxBodyBytes');
-  const maxSessions = integerAtLeast(1, options.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions');
-  const maxConnections = integerAtLeast(
-    1,
+  const maxBody = countOr(options.maxBodyBytes, DEFAULT_MAX_BODY, 'maxBodyBytes', CONFIG_COUNT);
+  const maxSessions = countOr(
+    options.maxSessions,
+    DEFAULT_MAX_SESSIONS,
+    'maxSessions',
+    CONFIG_COUNT,
+  );
+  const maxConnections = countOr(
     options.maxConnections,
     DEFAULT_MAX_CONNECTIONS,
     'maxConnections',
+    CONFIG_COUNT,
   );
   // Half: one source can never hold more slots than are left for everyone else.
-  const maxConnectionsPerSource = integerAtLeast(
-    1,
+  const maxConnectionsPerSource = countOr(
     options.maxConnectionsPerSource,
     Math.max(1, Math.floor(maxConnections / 2)),
     'maxConnectionsPerSource',
+    CONFIG_COUNT,
   );
   if (maxConnectionsPerSource > maxConnections) {
     throw new ToolError(
@@ -291,14 +296,19 @@ export function httpLimits(options: ServeHttpOptions): HttpLimits {
       `maxConnectionsPerSource (${String(maxConnectionsPerSource)}) must be at most maxConnections (${String(maxConnections)})`,
     );
   }
-  const headersTimeout = integerAtLeast(
-    1,
+  const headersTimeout = countOr(
     options.headersTimeoutMs,
     DEFAULT_HEADERS_TIMEOUT_MS,
     'headersTimeoutMs',
+    CONFIG_COUNT,
   );
-  const drainMs = integerAtLeast(0, options.drainMs, 0, 'drainMs');
-  const streamAfterMs = integerAtLeast(0, options.streamAfterMs, STREAM_AFTER_MS, 'streamAfterMs');
+  const drainMs = countOr(options.drainMs, 0, 'drainMs', CONFIG_COUNT_OR_ZERO);
+  const streamAfterMs = countOr(
+    options.streamAfterMs,
+    STREAM_AFTER_MS,
+    'streamAfterMs',
+    CONFIG_COUNT_OR_ZERO,
+  );
   return {
     host,
     path,

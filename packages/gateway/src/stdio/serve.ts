@@ -4,8 +4,8 @@ import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio'
 import type { Toolkit } from '@toolplane/toolkit';
 import { legacyClaimRefusal } from '../eras.js';
 import { GatewayHub } from '../hub.js';
-import { checkGatewayOptions, GATEWAY_OPTION_KEYS, integerAtLeast } from '../option-checks.js';
-import { checkDuration, optionKeys } from '@toolplane/toolmodel';
+import { checkGatewayOptions, CONFIG_COUNT, GATEWAY_OPTION_KEYS } from '../option-checks.js';
+import { checkDuration, countOr, optionKeys } from '@toolplane/toolmodel';
 import type { GatewayOptions, ServedGateway } from '../options.js';
 import type { McpServerInstance } from '../sdk/gateway-server.js';
 import { createSessionServer } from '../server.js';
@@ -65,11 +65,11 @@ export async function serveStdio(
 ): Promise<ServedGateway> {
   checkGatewayOptions(options, 'serveStdio', STDIO_OPTION_KEYS);
   // NaN (`Number(process.env.X)` of a variable not set) bounded no line at all.
-  const maxLineBytes = integerAtLeast(
-    1,
+  const maxLineBytes = countOr(
     options.maxLineBytes,
     DEFAULT_MAX_LINE_BYTES,
     'maxLineBytes',
+    CONFIG_COUNT,
   );
   // A timer set for longer than it keeps (or NaN) fires at once: the drain waited for nothing.
   if (options.drainMs !== undefined) {

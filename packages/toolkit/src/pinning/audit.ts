@@ -1,4 +1,4 @@
-import { checkCount, NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
+import { countOr, NAMESPACE_PATTERN, ToolError } from '@toolplane/toolmodel';
 import { FINGERPRINT_PATTERN } from './fingerprint.js';
 import type { AcceptTarget, AuditKind, AuditRecord, PinChange } from './pin-types.js';
 
@@ -61,9 +61,7 @@ export function checkAuditRecord(record: AuditRecord): string | null {
  * @throws {ToolError} `invalid_argument` for a limit that is not an integer from 1 to 10,000.
  */
 export function auditLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_AUDIT_LIMIT;
-  checkCount(limit, 'limit', { max: MAX_AUDIT_LIMIT });
-  return limit;
+  return countOr(limit, DEFAULT_AUDIT_LIMIT, 'limit', { max: MAX_AUDIT_LIMIT });
 }
 
 /**

@@ -5,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ToolIndex } from '@toolplane/toolindex';
-import { checkCount, ToolError } from '@toolplane/toolmodel';
+import { countOr, ToolError } from '@toolplane/toolmodel';
 import type { ConnectorClientLike, ToolkitConnector } from '../connectors/connector.js';
 import type { Prompt } from '../prompts/prompts.js';
 import { renderPrompt, toMcpPrompt } from '../prompts/render.js';
@@ -224,15 +224,11 @@ export function safeName(name: string): string {
 }
 
 export function checkLimit(limit: number | undefined): number | undefined {
-  if (limit === undefined) return undefined;
-  checkCount(limit, 'limit', { max: MAX_LIST_LIMIT });
-  return limit;
+  return countOr(limit, undefined, 'limit', { max: MAX_LIST_LIMIT });
 }
 
 export function checkOffset(offset: number | undefined): number {
-  if (offset === undefined) return 0;
-  checkCount(offset, 'offset', { min: 0 });
-  return offset;
+  return countOr(offset, 0, 'offset', { min: 0 });
 }
 
 export function encodeCursor(offset: number): string {
