@@ -329,7 +329,7 @@ export class ConnectionLoop {
             mcpReq,
           }),
         refresh: (client, kind) => this.lists.refresh(client, kind),
-        mirrors: (kind) => this.lists.mirrors(kind),
+        follows: (kind) => this.lists.follows(kind),
         emit: (event) => {
           this.#emit(event);
         },

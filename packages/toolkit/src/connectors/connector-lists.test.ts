@@ -8,7 +8,7 @@ import {
 } from '@toolplane/fixtures';
 import { ToolError } from '@toolplane/toolmodel';
 import { describe, expect, it } from 'vitest';
-import { createConnector, type ConnectorListKind } from './connector.js';
+import { createConnector, type Connector, type ConnectorListKind } from './connector.js';
 import { ListCache, mirroredLists } from './connector-lists.js';
 import { useStartedConnectors } from './testing/started-connectors.js';
 
@@ -17,6 +17,67 @@ const connect = useStartedConnectors();
 /** The methods of the requests in `sent`. */
 const methods = (sent: readonly JSONRPCMessage[]): string[] =>
   sent.flatMap((message) => ('method' in message && 'id' in message ? [message.method] : []));
+
+// A stdio MCP server written by hand that announces a tool list change before it answers
+// `initialize` (as server-everything does) and again when its `change` tool is called, and
+// answers its `seen` tool with the methods of everything it was sent, in order.
+const EARLY_NOTICE_SERVER = `
+const lines = require('node:readline').createInterface({ input: process.stdin });
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+const reply = (id, result) => send({ jsonrpc: '2.0', id, result });
+const changed = () => send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+const tool = (name) => ({ name, inputSchema: { type: 'object' } });
+const seen = [];
+let tools = [tool('seen'), tool('change')];
+lines.on('line', (line) => {
+  const m = JSON.parse(line);
+  seen.push(m.method);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') {
+    changed();
+    reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'early-notice', version: '1' } });
+  } else if (m.method === 'tools/list') {
+    reply(m.id, { tools });
+  } else if (m.method === 'tools/call' && m.params.name === 'change') {
+    tools = [...tools, tool('added')];
+    reply(m.id, { content: [{ type: 'text', text: 'changed' }] });
+    changed();
+  } else if (m.method === 'tools/call') {
+    reply(m.id, { content: [{ type: 'text', text: JSON.stringify(seen) }] });
+  } else {
+    send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+
+const earlyNoticeServer = { command: process.execPath, args: ['-e', EARLY_NOTICE_SERVER] };
+
+describe('a tool list change the server announces', () => {
+  /** What the server was sent so far, as its `seen` tool tells. */
+  async function seenBy(connector: Connector): Promise<string[]> {
+    const result = await connector.client!.callTool({ name: 'seen', arguments: {} });
+    const [block] = result.content as { text: string }[];
+    return JSON.parse(block?.text ?? '[]') as string[];
+  }
+
+  it('before it answers initialize is in the first list: listed once, after the handshake', async () => {
+    const { connector, events } = connect(earlyNoticeServer);
+    await connector.ready();
+    const seen = await seenBy(connector);
+    expect(seen.filter((method) => method === 'tools/list')).toHaveLength(1);
+    expect(seen.indexOf('tools/list')).toBeGreaterThan(seen.indexOf('notifications/initialized'));
+    expect(events.filter((event) => event.type === 'tool_list_changed')).toEqual([]);
+  });
+
+  it('once connected is followed: the list is fetched again', async () => {
+    const { connector, events, waitFor } = connect(earlyNoticeServer);
+    await connector.ready();
+    const from = events.length;
+    await connector.client!.callTool({ name: 'change', arguments: {} });
+    await waitFor((event) => event.type === 'tool_list_changed', from);
+    expect(connector.lists.tools.map((tool) => tool.name)).toEqual(['seen', 'change', 'added']);
+  });
+});
 
 describe('ConnectorOptions.lists', () => {
   it('mirrors only the tools when told so; the server offers a prompt and resources too', async () => {

@@ -170,6 +170,8 @@ export class ListCache {
   #lists: ConnectorLists = EMPTY_LISTS;
   readonly #refreshing = new Map<ListKind, Promise<void>>();
   readonly #stale = new Set<ListKind>();
+  /** Whether the current connection's lists have begun loading ({@link follows}). */
+  #loading = false;
 
   constructor(
     private readonly onLost: (client: Client, error: unknown) => void,
@@ -179,6 +181,16 @@ export class ListCache {
   /** Whether `kind` is fetched and followed (see `ConnectorOptions.lists`). */
   mirrors(kind: ListKind): boolean {
     return this.mirrored.has(kind);
+  }
+
+  /**
+   * Whether a change to `kind` the server announces now is to be followed: `kind` is mirrored,
+   * and the connection's lists have begun loading. A change announced before that is already in
+   * the lists the load fetches (server-everything announces one before it answers `initialize`):
+   * following it fetched each list twice, the first time before the handshake was complete.
+   */
+  follows(kind: ListKind): boolean {
+    return this.#loading && this.mirrored.has(kind);
   }
 
   get current(): ConnectorLists {
@@ -198,10 +210,12 @@ export class ListCache {
 
   clear(): void {
     this.#lists = EMPTY_LISTS;
+    this.#loading = false;
   }
 
   async loadAll(client: Client): Promise<void> {
     this.#lists = EMPTY_LISTS;
+    this.#loading = true;
     await Promise.all([...this.mirrored].map((kind) => this.refresh(client, kind)));
   }
 

@@ -35,8 +35,8 @@ export interface ClientSetup {
   ) => Promise<R>;
   /** Re-fetches a list of `client`'s. */
   readonly refresh: (client: Client, kind: ListKind) => Promise<void>;
-  /** Whether the connector mirrors `kind`: a change to a list it does not is not followed. */
-  readonly mirrors: (kind: ListKind) => boolean;
+  /** Whether a change to `kind` is followed now (see `ListCache.follows`). */
+  readonly follows: (kind: ListKind) => boolean;
   readonly emit: (event: ConnectorEvent) => void;
 }
 
@@ -92,7 +92,7 @@ function listen(client: Client, setup: ClientSetup): void {
   const changed =
     (kind: ListKind, type: 'tool_list_changed' | 'prompt_list_changed' | 'resource_list_changed') =>
     async (): Promise<void> => {
-      if (!setup.mirrors(kind)) return;
+      if (!setup.follows(kind)) return;
       await setup.refresh(client, kind);
       if (kind === 'resources') await setup.refresh(client, 'resourceTemplates');
       emit({ type, namespace });
