@@ -106,12 +106,17 @@ const sourceUrls: Plugin = {
   name: 'source-urls',
   setup(esbuild) {
     esbuild.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
-      const ours = !args.path.includes('/node_modules/');
-      if (!ours && !thirdPartyDirs.some((dir) => args.path.startsWith(dir))) return undefined;
+      const typescript = /\.[cm]?ts$/.test(args.path);
+      const wanted = args.path.includes('/node_modules/')
+        ? thirdPartyDirs.some((dir) => args.path.startsWith(dir))
+        : typescript;
+      if (!wanted) return undefined;
       const text = await readFile(args.path, 'utf8');
       const url = JSON.stringify(pathToFileURL(args.path).href);
-      const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js';
-      return { contents: text.replaceAll('import.meta.url', url), loader };
+      return {
+        contents: text.replaceAll('import.meta.url', url),
+        loader: typescript ? 'ts' : 'js',
+      };
     });
   },
 };
