@@ -48,12 +48,7 @@ export async function filterProblems(
  * @throws {ToolError} `invalid_config` naming each one (exit code 2).
  */
 export async function refuseUnmatchedAtStart(cfg: CliConfig, toolkit: Toolkit): Promise<void> {
-  if (!cfg.strict) return;
-  const filter = await filterProblems(cfg, toolkit);
-  refuseUnmatched(cfg, [
-    ...filter.map((problem) => problem.message),
-    ...approvalProblems(cfg, toolkit),
-  ]);
+  if (cfg.strict) await checkUnmatched(cfg, toolkit, { approval: true });
 }
 
 function refuseUnmatched(cfg: CliConfig, messages: readonly string[]): void {
@@ -83,13 +78,13 @@ export function approvalProblems(cfg: CliConfig, toolkit: Toolkit): string[] {
 }
 
 /**
- * What a one-shot command checks once its servers have connected: the filter entries and, when
+ * What a command checks once its servers have connected: the filter entries and, when
  * it listed its servers' tools (`approval`), the approval patterns that match no tool, as
  * messages for it to warn of; under `strict` (the `--strict` flag or `strict: true`), refused.
  *
  * @throws {ToolError} `invalid_config` naming each one, under `strict` (exit code 2).
  */
-export async function unmatchedForCommand(
+export async function checkUnmatched(
   cfg: CliConfig,
   toolkit: Toolkit,
   options: { readonly approval: boolean },

@@ -7,7 +7,7 @@ import {
 } from '@toolplane/toolkit';
 import { DEFAULT_SEPARATOR } from '@toolplane/toolmodel';
 import { isAllowed, type CliConfig } from '../config.js';
-import { unmatchedForCommand } from '../filter-report.js';
+import { checkUnmatched } from '../filter-report.js';
 import { openStore, openToolkit, type OpenToolkit } from '../open.js';
 import { readOnlyNotice } from '../read-only-store.js';
 import { storeFamily } from '../stores/store-family.js';
@@ -172,7 +172,7 @@ export async function withToolkit(
       }
       // Approval patterns are checked against the servers' tools, when the command listed them.
       const approval = lists === undefined || lists.includes('tools');
-      for (const message of await unmatchedForCommand(cfg, opened.toolkit, { approval })) {
+      for (const message of await checkUnmatched(cfg, opened.toolkit, { approval })) {
         output.say(`${output.errColor.yellow('warning')} ${message}`);
       }
     }

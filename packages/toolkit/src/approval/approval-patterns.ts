@@ -74,8 +74,8 @@ function allTools(toolkit: Pick<Toolkit, 'index'>): Tool[] {
  * The `tools` and `except` patterns of `rules` that match none of the toolkit's tools, each with
  * a message naming it. A pattern that may name a server not connected yet (starting, failing,
  * waiting for a login), or one of `options.elsewhere`, is left out: its tools are not known
- * until it connects. Patterns are
- * checked as the toolkit's approval checks them (`namespace:tool` IDs); a bad one throws there.
+ * until it connects. Patterns are checked as the toolkit's approval checks them
+ * (`namespace:tool` IDs); a bad one throws there.
  *
  * @throws {ToolError} `invalid_argument` for a pattern the approval policy refuses.
  */
