@@ -25,6 +25,7 @@ import {
   addToCandidates,
   createScratch,
   finishScores,
+  NAMESPACE_STATS,
   offerAll,
   type Finish,
   type Scratch,
@@ -181,9 +182,9 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
     // Search scratch grows here, by doubling, so no search ever pays for allocating it.
     if (work.denseOf.length <= slot) work = createScratch(Math.max(1024, (slot + 1) * 2));
     const namespaces = postings.namespaceCount;
-    if (namespacePrior > 0 && namespaceStats.length < namespaces * 3) {
-      namespaceStats = new Float64Array(Math.max(64, namespaces * 2) * 3).fill(0);
-      namespaceList = new Int32Array(namespaceStats.length / 3).fill(0);
+    if (namespacePrior > 0 && namespaceStats.length < namespaces * NAMESPACE_STATS) {
+      namespaceStats = new Float64Array(Math.max(64, namespaces * 2) * NAMESPACE_STATS).fill(0);
+      namespaceList = new Int32Array(namespaceStats.length / NAMESPACE_STATS).fill(0);
     }
     // Saturated once, here: a query then only multiplies by idf and adds. A term of the name
     // is stored negated, so a query can count how much of a tool's name it matched.
@@ -442,11 +443,11 @@ function bm25Functions(options: Bm25Options, slots: SlotDirectory | undefined): 
       namespaceCount: 0,
       // Set by finishScores; present from the start so the object never changes shape (a shape
       // reached by adding a field is held weakly, and losing it throws the kernels' code away).
-      best: 0,
+      loose: -1,
     };
     finishScores(work, touchedCount, finish);
     const top = createTopHits(query.limit, postings.documents, postings.idKeys);
-    offerAll(work, touchedCount, finish, top);
+    offerAll(work, finish, top);
     return takeHits(top);
   }
 

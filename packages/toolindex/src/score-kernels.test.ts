@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createBm25Searcher } from './bm25-searcher.js';
-import { createScratch, finishScores, offerAll, type Finish } from './score-kernels.js';
+import {
+  createScratch,
+  finishScores,
+  NAMESPACE_STATS,
+  offerAll,
+  type Finish,
+} from './score-kernels.js';
 import { packMeta } from './postings.js';
 import { HELD_OUT_QUERIES } from './testdata/queries.js';
 import { paddedCatalogue, searchDocumentOf } from './testdata/scale-catalogue.js';
@@ -14,6 +20,8 @@ interface Case {
   readonly limit: number;
   readonly namespacePrior: number;
   readonly priorMatches: number;
+  /** Some scores are 0 (a query word weighted 0), so a namespace's sum can stay 0. */
+  readonly zeros?: boolean;
 }
 
 /** Random scores on few distinct values (so ties abound), in few or many namespaces. */
@@ -29,7 +37,7 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
     const slot = order[i] as number;
     scratch.touched[i] = slot;
     scratch.denseOf[slot] = i + 1;
-    scratch.score[i] = Math.floor(next() * 6) * 0.75 + 0.25;
+    scratch.score[i] = Math.floor(next() * 6) * 0.75 + (c.zeros === true ? 0 : 0.25);
     scratch.mask[i] = 1;
     namespaceOf[slot] = next() < 0.1 ? -1 : Math.floor(next() * c.namespaces);
     if (next() < 0.05) live[slot] = 0;
@@ -44,9 +52,10 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
     nameMatch: 0,
     namespacePrior: c.namespacePrior,
     priorMatches: c.priorMatches,
-    stats: new Float64Array(c.namespaces * 3),
+    stats: new Float64Array(c.namespaces * NAMESPACE_STATS),
     namespaces: new Int32Array(c.namespaces),
     namespaceCount: 0,
+    loose: -1,
   };
   // Brute force: every live slot's final score, written out from the prior's definition.
   const raw = new Map<number, number>();
@@ -75,7 +84,7 @@ function runCase(seed: number, c: Case): { kernel: string[]; brute: string[] } {
     .map((hit) => `${hit.id}=${hit.final.toFixed(9)}`);
   finishScores(scratch, c.touched, finish);
   const top = createTopHits(c.limit, docs);
-  offerAll(scratch, c.touched, finish, top);
+  offerAll(scratch, finish, top);
   const kernel = takeHits(top).map((hit) => `${hit.id}=${hit.score.toFixed(9)}`);
   expect(scratch.denseOf.every((value) => value === 0)).toBe(true);
   return { kernel, brute };
@@ -89,6 +98,15 @@ describe('offerAll', () => {
       { slots: 300, touched: 120, namespaces: 10, limit: 20, namespacePrior: 0.3, priorMatches: 3 },
       { slots: 200, touched: 200, namespaces: 5, limit: 6, namespacePrior: 0, priorMatches: 8 },
       { slots: 50, touched: 10, namespaces: 2, limit: 30, namespacePrior: 0.5, priorMatches: 8 },
+      {
+        slots: 300,
+        touched: 250,
+        namespaces: 30,
+        limit: 8,
+        namespacePrior: 0.5,
+        priorMatches: 8,
+        zeros: true,
+      },
     ];
     for (let seed = 1; seed <= 40; seed++) {
       for (const c of cases) {

@@ -29,7 +29,8 @@ export interface Scratch {
   score: Float64Array;
   mask: Int32Array;
   nameHits: Uint8Array;
-  namespace: Int32Array;
+  /** The next touched tool of the same namespace (see {@link finishScores}), -1 at the end. */
+  next: Int32Array;
 }
 
 /** Scratch for `slots` slots, its pages touched now so no search takes their faults. */
@@ -40,7 +41,7 @@ export function createScratch(slots: number): Scratch {
     score: new Float64Array(slots).fill(0),
     mask: new Int32Array(slots).fill(0),
     nameHits: new Uint8Array(slots).fill(0),
-    namespace: new Int32Array(slots).fill(0),
+    next: new Int32Array(slots).fill(0),
   };
 }
 
@@ -156,14 +157,20 @@ export interface Finish {
   readonly nameMatch: number;
   readonly namespacePrior: number;
   readonly priorMatches: number;
-  /** Per namespace: the sum of its tools' scores, its best score and its second best. */
+  /**
+   * Per namespace, {@link NAMESPACE_STATS} numbers: the sum of its tools' scores, its best
+   * score, its second best, and the dense index plus one of the first of its tools (0: none).
+   */
   readonly stats: Float64Array;
   /** The namespaces with scores in `stats`: the first `namespaceCount`. */
   readonly namespaces: Int32Array;
   namespaceCount: number;
-  /** The best score {@link finishScores} gave (before any prior), which bounds every prior. */
-  best?: number;
+  /** The dense index of the first touched tool with no namespace prior (-1: none). */
+  loose: number;
 }
+
+/** How many numbers `Finish.stats` keeps per namespace. */
+export const NAMESPACE_STATS = 4;
 
 /**
  * Above this many touched tools per slot of the catalogue, `denseOf` is cleared whole (one
@@ -173,19 +180,23 @@ const FILL_SHARE = 1 / 16;
 
 /**
  * Applies coverage and the whole-name bonus to every touched tool (marking removed and
- * filtered-out ones -1), and gathers each namespace's scores for the prior, listing the
- * namespaces met in `finish.namespaces`.
+ * filtered-out ones -1), gathers each namespace's scores for the prior, listing the namespaces
+ * met in `finish.namespaces` and chaining each namespace's tools through `scratch.next`, and
+ * leaves `denseOf` zeroed for the next search (no posting list is added after this).
  */
 export function finishScores(scratch: Scratch, touchedCount: number, finish: Finish): void {
-  const { touched, score: scores, mask: masks, nameHits, namespace: namespaceAt } = scratch;
+  const { denseOf, touched, score: scores, mask: masks, nameHits, next } = scratch;
   const { meta, maskWeight, groupWeight, totalWeight } = finish;
   const { coverage, nameMatch, namespacePrior, stats, namespaces } = finish;
   const keep = 1 - coverage;
   const perWeight = totalWeight > 0 ? coverage / totalWeight : 0;
+  const clearEach = touchedCount <= denseOf.length * FILL_SHARE;
   let namespaceCount = 0;
-  let best = 0;
+  let loose = -1;
   for (let at = 0; at < touchedCount; at++) {
-    const slotMeta = meta[touched[at] as number] as number;
+    const slot = touched[at] as number;
+    if (clearEach) denseOf[slot] = 0;
+    const slotMeta = meta[slot] as number;
     let mask = masks[at] as number;
     if (mask === EXCLUDED || !isLiveMeta(slotMeta)) {
       scores[at] = -1;
@@ -207,66 +218,74 @@ export function finishScores(scratch: Scratch, touchedCount: number, finish: Fin
       score *= 1 + (nameMatch * Math.min(names, nameHits[at] as number)) / names;
     }
     scores[at] = score;
-    if (score > best) best = score;
     const namespace = namespacePrior > 0 ? namespaceOf(slotMeta) : -1;
-    namespaceAt[at] = namespace;
-    if (namespace >= 0) {
-      // The namespace's sum of scores and its two best scores.
-      const at3 = namespace * 3;
-      if (stats[at3] === 0) namespaces[namespaceCount++] = namespace;
-      stats[at3] = (stats[at3] as number) + score;
-      if (score > (stats[at3 + 1] as number)) {
-        stats[at3 + 2] = stats[at3 + 1] as number;
-        stats[at3 + 1] = score;
-      } else if (score > (stats[at3 + 2] as number)) stats[at3 + 2] = score;
+    if (namespace < 0) {
+      next[at] = loose;
+      loose = at;
+      continue;
     }
+    // The namespace's sum of scores, its two best scores, and its chain of tools.
+    const at4 = namespace * NAMESPACE_STATS;
+    const head = stats[at4 + 3] as number;
+    if (head === 0) namespaces[namespaceCount++] = namespace;
+    next[at] = head - 1;
+    stats[at4 + 3] = at + 1;
+    stats[at4] = (stats[at4] as number) + score;
+    if (score > (stats[at4 + 1] as number)) {
+      stats[at4 + 2] = stats[at4 + 1] as number;
+      stats[at4 + 1] = score;
+    } else if (score > (stats[at4 + 2] as number)) stats[at4 + 2] = score;
   }
+  if (!clearEach) denseOf.fill(0);
   finish.namespaceCount = namespaceCount;
-  finish.best = best;
+  finish.loose = loose;
 }
 
 /**
- * Adds each touched tool's namespace prior, offers it to `top`, and leaves `denseOf` and the
- * namespaces' scores zeroed for the next search.
+ * Adds each touched tool's namespace prior, offers it to `top`, and leaves the namespaces'
+ * figures zeroed for the next search.
  *
- * A prior is at most `namespacePrior` times the best score of all (the best of the other tools
- * of a namespace is never more), so once `top` is full, a tool whose score plus that much still
- * ranks below the worst kept hit is passed over without reading its namespace's figures or
- * calling {@link offerHit}: most touched tools match only a common word and end there.
+ * Namespace by namespace: a tool's prior is at most `namespacePrior` times the lesser of its
+ * namespace's summed score over `priorMatches` and the namespace's best score, so once `top` is
+ * full, a namespace whose best score plus that bound still ranks below the worst kept hit is
+ * passed over whole, its tools never read (most namespaces a query meets end there). The order
+ * in which tools are offered does not change what `top` keeps.
  */
-export function offerAll(
-  scratch: Scratch,
-  touchedCount: number,
-  finish: Finish,
-  top: TopHits,
-): void {
-  const { denseOf, touched, score: scores, namespace: namespaceAt } = scratch;
+export function offerAll(scratch: Scratch, finish: Finish, top: TopHits): void {
+  const { touched, score: scores, next } = scratch;
   const { namespacePrior, priorMatches, stats, namespaces } = finish;
-  if (touchedCount > denseOf.length * FILL_SHARE) denseOf.fill(0);
-  else for (let at = 0; at < touchedCount; at++) denseOf[touched[at] as number] = 0;
-  const maxPrior = finish.best === undefined ? Infinity : namespacePrior * finish.best;
   // The worst kept hit's score once `top` is full: a lower final score cannot enter.
   let floor = -Infinity;
-  for (let at = 0; at < touchedCount; at++) {
-    let score = scores[at] as number;
-    if (score < 0 || score + maxPrior < floor) continue;
-    const namespace = namespaceAt[at] as number;
-    if (namespace >= 0) {
+  for (let i = 0; i < finish.namespaceCount; i++) {
+    const at4 = (namespaces[i] as number) * NAMESPACE_STATS;
+    const sum = stats[at4] as number;
+    const best = stats[at4 + 1] as number;
+    const second = stats[at4 + 2] as number;
+    const head = stats[at4 + 3] as number;
+    stats[at4] = 0;
+    stats[at4 + 1] = 0;
+    stats[at4 + 2] = 0;
+    stats[at4 + 3] = 0;
+    // No tool's prior exceeds this (its sum without it is at most `sum`, the best of the
+    // others at most `best`; rounding keeps both inequalities), nor its score `best`.
+    const bound = namespacePrior * Math.min(sum / priorMatches, best);
+    if (best + bound < floor) continue;
+    for (let at = head - 1; at >= 0; at = next[at] as number) {
+      let score = scores[at] as number;
+      if (score + bound < floor) continue;
       // The other tools' average over `priorMatches`, at most the best of them.
-      const at3 = namespace * 3;
-      const best = stats[at3 + 1] as number;
-      const otherBest = score >= best ? (stats[at3 + 2] as number) : best;
-      const average = ((stats[at3] as number) - score) / priorMatches;
+      const otherBest = score >= best ? second : best;
+      const average = (sum - score) / priorMatches;
       score += namespacePrior * (average < otherBest ? average : otherBest);
+      if (score < floor) continue;
+      offerHit(top, touched[at] as number, score);
+      if (top.size === top.limit && top.limit > 0) floor = top.scores[0] as number;
     }
+  }
+  for (let at = finish.loose; at >= 0; at = next[at] as number) {
+    const score = scores[at] as number;
     if (score < floor) continue;
     offerHit(top, touched[at] as number, score);
     if (top.size === top.limit && top.limit > 0) floor = top.scores[0] as number;
-  }
-  for (let i = 0; i < finish.namespaceCount; i++) {
-    const at3 = (namespaces[i] as number) * 3;
-    stats[at3] = 0;
-    stats[at3 + 1] = 0;
-    stats[at3 + 2] = 0;
   }
 }
