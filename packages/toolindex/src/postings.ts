@@ -17,7 +17,8 @@ export interface PostingStore {
   /**
    * The pool, two views of one buffer with the postings interleaved: posting `p`'s slot is
    * `slots[2 * p]`, its score `values[2 * p + 1]`, in one cache line. A block is in ascending
-   * slot order.
+   * slot order. A score is negated for a term of the name, so `slots[2 * p + 1] >>> 31` (its
+   * sign bit) tells a name posting without a comparison.
    */
   readonly slots: Int32Array;
   readonly values: Float32Array;
