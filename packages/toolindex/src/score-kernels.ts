@@ -18,10 +18,10 @@ export const EXCLUDED = 1 << 30; // above the query-word bits 0–29
  * Search scratch of one searcher. A search gives each tool it touches the next dense index
  * (`denseOf[slot]` holds it plus one, zero meaning untouched) and keeps that tool's figures side by
  * side at the dense index: its slot, score, the bit set of query words matched (or
- * {@link EXCLUDED}), how many query words it found in its name and its namespace. So finishing
- * and ranking read them in order instead of jumping about a catalogue-sized array; only
- * `denseOf` is per slot, and a search leaves it zero again. The dense arrays need no clearing:
- * a tool's first touch writes all of its figures.
+ * {@link EXCLUDED}), how many query words it found in its name, and (once scored) the next
+ * touched tool of its namespace. So finishing and ranking read them in order instead of jumping
+ * about a catalogue-sized array; only `denseOf` is per slot, and a search leaves it zero again.
+ * The dense arrays need no clearing: a tool's first touch writes its figures.
  */
 export interface Scratch {
   denseOf: Int32Array;
