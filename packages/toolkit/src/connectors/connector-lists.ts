@@ -185,8 +185,8 @@ export class ListCache {
 
   /**
    * Whether a change to `kind` the server announces now is to be followed: `kind` is mirrored,
-   * and the connection's lists have begun loading. A change announced before that is already in
-   * the lists the load fetches (server-everything announces one before it answers `initialize`):
+   * and the connection's lists have begun loading. A change announced before that (a server that
+   * announces one while it answers `initialize`) is already in the lists the load fetches:
    * following it fetched each list twice, the first time before the handshake was complete.
    */
   follows(kind: ListKind): boolean {
