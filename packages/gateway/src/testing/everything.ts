@@ -1,7 +1,8 @@
 // @modelcontextprotocol/server-everything behind a gateway in tests (its command is
-// `everythingCommand` of @toolplane/fixtures), and what a capable client sees of its sampling and elicitation tools, which it registers only for a
-// client that declared those capabilities when it connected (so what a gateway in front of it
-// shows of them tells whether the upstream learned what the gateway's clients can do).
+// `everythingCommand` of @toolplane/fixtures), and what a capable client sees of its sampling and
+// elicitation tools, which it registers only for a client that declared those capabilities when
+// it connected (so what a gateway in front of it shows of them tells whether the upstream learned
+// what the gateway's clients can do).
 import { Client, type CallToolResult, type Transport } from '@modelcontextprotocol/client';
 import { everythingCommand } from '@toolplane/fixtures';
 import { createToolkit } from '@toolplane/toolkit';

@@ -19,8 +19,8 @@ const methods = (sent: readonly JSONRPCMessage[]): string[] =>
   sent.flatMap((message) => ('method' in message && 'id' in message ? [message.method] : []));
 
 // A stdio MCP server written by hand that announces a tool list change before it answers
-// `initialize` and again when its `change` tool is called, and
-// answers its `seen` tool with the methods of everything it was sent, in order.
+// `initialize` and again when its `change` tool is called, and answers its `seen` tool with the
+// methods of everything it was sent, in order.
 const EARLY_NOTICE_SERVER = `
 const lines = require('node:readline').createInterface({ input: process.stdin });
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
