@@ -18,7 +18,8 @@ import { freePorts } from './testing/fleet.js';
 
 const tempDir = useTempDir('serve-startup');
 const children: ChildProcess[] = [];
-const fixture = fixtureCommand('stdio');
+// Wrapped below in scripts that import its entry, which a startup snapshot would never run.
+const fixture = fixtureCommand('stdio', { snapshot: false });
 
 beforeAll(async () => {
   const dir = tempDir();

@@ -22,7 +22,8 @@ import {
 } from './testing/cli-process.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const fixture = fixtureCommand('stdio');
+// Wrapped below in scripts that import its entry, which a startup snapshot would never run.
+const fixture = fixtureCommand('stdio', { snapshot: false });
 const TOKEN = 'a-token-of-twenty-four-c';
 
 let dir: string;

@@ -1,11 +1,19 @@
 // Bundles, once per test run, every TypeScript entry a test starts as a child process, so a child
 // starts as plain JavaScript instead of compiling the workspace's sources through tsx on every
 // spawn (about four times the CPU of the same start prebuilt).
+import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
-import { BUNDLE_MANIFEST, EVERYTHING_STDIO_ENTRY, entryKey, repoRoot } from '@toolplane/fixtures';
+import { promisify } from 'node:util';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import {
+  BUNDLE_MANIFEST,
+  EVERYTHING_STDIO_ENTRY,
+  entryKey,
+  repoRoot,
+  type BundleManifest,
+} from '@toolplane/fixtures';
 import { lazySdkValidators } from '../../cli/scripts/lazy-sdk-validators.js';
 import { englishOnly } from '../../cli/scripts/zod-english-only.js';
 
@@ -36,6 +44,16 @@ export const CHILD_ENTRIES: readonly string[] = [
  * server-everything start, ~110 a run, took 0.30 s of CPU from its package and 0.15 s bundled).
  */
 export const THIRD_PARTY_ENTRIES: readonly string[] = [EVERYTHING_STDIO_ENTRY];
+
+/**
+ * Entries also started from a V8 startup snapshot, each with the module that makes its snapshot
+ * (its modules evaluated when the snapshot is built, a function called at each start). A fixture
+ * server starts about 400 times a run: 0.07 s of CPU from the snapshot against 0.12 s from its
+ * bundle (a stdio session of three messages, medians of 15 starts).
+ */
+export const SNAPSHOT_ENTRIES: Readonly<Record<string, string>> = {
+  'packages/fixtures/src/serve-fixture.ts': 'packages/fixtures/src/serve-fixture.snapshot.ts',
+};
 
 /** Where the bundles go (a folder per run inside it): git-ignored, rebuilt on every run. */
 export const BUNDLE_DIR = join(repoRoot, 'node_modules', '.cache', 'toolplane-test');
@@ -121,13 +139,55 @@ const sourceUrls: Plugin = {
   },
 };
 
+/** What every bundle here is built with. */
+const COMMON = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  conditions: ['@toolplane/source'],
+  // Libraries that name errors after their class (commander's) keep those names when merged.
+  keepNames: true,
+  // As the CLI's shipped bundle is (packages/cli/scripts/bundle-bin.js): whitespace and syntax
+  // minified, names kept, zod's locales English only, the MCP SDK's ajv loaded on first use (the
+  // server's too, here). A child compiles every chunk it loads.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [externalPackages, lazyValidators, englishOnly, sourceUrls],
+  absWorkingDir: repoRoot,
+  logLevel: 'error',
+} satisfies BuildOptions;
+
+const run = promisify(execFile);
+
+/**
+ * Builds a startup snapshot of each of {@link SNAPSHOT_ENTRIES} into `dir`: its module bundled
+ * into one CommonJS script (what `--build-snapshot` runs), then the snapshot built from it.
+ * Resolves with each entry's blob by the entry's manifest key.
+ */
+async function buildSnapshots(dir: string): Promise<Record<string, string>> {
+  await mkdir(dir, { recursive: true });
+  const built = await Promise.all(
+    Object.entries(SNAPSHOT_ENTRIES).map(async ([entry, snapshotEntry], i) => {
+      const script = join(dir, `${i}.cjs`);
+      const blob = join(dir, `${i}.blob`);
+      await build({
+        ...COMMON,
+        entryPoints: [join(repoRoot, snapshotEntry)],
+        outfile: script,
+        format: 'cjs',
+      });
+      await run(process.execPath, [`--snapshot-blob=${blob}`, '--build-snapshot', script]);
+      return [entry, blob] as const;
+    }),
+  );
+  return Object.fromEntries(built);
+}
+
 /**
  * Builds {@link CHILD_ENTRIES} into `outdir` (emptied first) and writes the manifest that
  * `bundledEntry` of `@toolplane/fixtures` reads; resolves with that manifest.
  */
-export async function buildChildBundles(
-  outdir: string = BUNDLE_DIR,
-): Promise<Record<string, string>> {
+export async function buildChildBundles(outdir: string = BUNDLE_DIR): Promise<BundleManifest> {
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   const entryPoints = [
@@ -141,34 +201,23 @@ export async function buildChildBundles(
       return { in: entry, out: `third-party/${packageModule(entry).name}/index` };
     }),
   ];
-  const result = await build({
-    entryPoints,
-    outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    conditions: ['@toolplane/source'],
-    outExtension: { '.js': '.mjs' },
-    // Libraries that name errors after their class (commander's) keep those names when merged.
-    keepNames: true,
-    // As the CLI's shipped bundle is (packages/cli/scripts/bundle-bin.js): whitespace and syntax
-    // minified, names kept, zod's locales English only, the MCP SDK's ajv loaded on first use
-    // (the server's too, here). A child compiles every chunk it loads, and a fixture server
-    // starts ~450 times a run.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    // CommonJS dependencies call `require` for Node's built-ins; an ES module has none of its own.
-    banner: {
-      js: "import { createRequire as __childRequire } from 'node:module'; const require = __childRequire(import.meta.url);",
-    },
-    plugins: [externalPackages, lazyValidators, englishOnly, sourceUrls],
-    absWorkingDir: repoRoot,
-    logLevel: 'error',
-    metafile: true,
-  });
-  const manifest: Record<string, string> = {};
+  const [result, snapshots] = await Promise.all([
+    build({
+      ...COMMON,
+      entryPoints,
+      outdir,
+      splitting: true,
+      format: 'esm',
+      outExtension: { '.js': '.mjs' },
+      // CommonJS dependencies call `require` for Node's built-ins; an ES module has none of its own.
+      banner: {
+        js: "import { createRequire as __childRequire } from 'node:module'; const require = __childRequire(import.meta.url);",
+      },
+      metafile: true,
+    }),
+    buildSnapshots(join(outdir, 'snapshots')),
+  ]);
+  const manifest: BundleManifest = {};
   const listed = new Set([...CHILD_ENTRIES, ...THIRD_PARTY_ENTRIES.map(entryKey)]);
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
     // A module an entry imports lazily (`await import()`) gets an output with an entryPoint of
@@ -176,7 +225,7 @@ export async function buildChildBundles(
     if (meta.entryPoint === undefined) continue;
     const key = entryKey(join(repoRoot, meta.entryPoint));
     if (!listed.has(key)) continue;
-    manifest[key] = join(repoRoot, output);
+    manifest[key] = { bundle: join(repoRoot, output), snapshot: snapshots[key] };
   }
   await writeFile(join(outdir, BUNDLE_MANIFEST), JSON.stringify(manifest, null, 2));
   return manifest;
