@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -87,13 +87,23 @@ export interface ReadmeCheck {
   readonly diagnostics: string[];
 }
 
+/**
+ * The file whose declarations a package's README examples may use without declaring them: the
+ * helpers an example leaves to the reader (`ask`, `plot`). Appended to each example; a module
+ * (it ends with `export {}`), so the package's own sources never see its names.
+ */
+export const README_PRELUDE = join('src', 'readme-prelude.d.ts');
+
 /** A package's README examples as virtual files inside its `src/`, where a user's code would be. */
 function readmeFiles(packageDir: string): { blocks: string[]; readme: string; files: string[][] } {
   const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
   const blocks = tsBlocks(readme);
+  const preludePath = join(packageDir, README_PRELUDE);
+  const prelude = existsSync(preludePath) ? readFileSync(preludePath, 'utf8') : '';
   const files = blocks.map((block, i) => [
     join(packageDir, 'src', '__readme__', `block-${String(i + 1)}.ts`),
-    `${block}\nexport {};\n`,
+    // After the example, so a diagnostic's line is the example's own.
+    `${block}\n${prelude}\nexport {};\n`,
   ]);
   return { blocks, readme, files };
 }
@@ -151,7 +161,7 @@ export function packageDirOf(testFileUrl: string): string {
  * Declares the README test of the package whose test file calls it (pass `import.meta.url`): the
  * README opens with a complete example (its first ```ts block comes before any ```sh block and
  * is short). That every example type-checks as written, so none can drift from the API, is
- * checked for every package calling this at once, in one program, by `readme-types.test.ts`.
+ * checked for every package with a README test at once, in one program, by `readme-types.test.ts`.
  */
 export function describeReadme(testFileUrl: string, options: ReadmeCheckOptions = {}): void {
   const packageDir = packageDirOf(testFileUrl);

@@ -1,27 +1,18 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeDiagnostics, packageOptions, tsBlocks, typeCheck } from '@toolplane/readme-check';
+import { describeDiagnostics, tsBlocks, typeCheck } from '@toolplane/readme-check';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// The README's examples are type-checked here, as they are written, so they cannot drift from the
-// API; the helpers they leave to the reader are declared in PRELUDE.
+// The README's examples are type-checked with every other package's README, in one program, by
+// packages/readme-check/src/readme-types.test.ts; the helpers they leave to the reader are
+// declared in src/readme-prelude.d.ts.
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const packagesDir = dirname(packageDir);
 /** The root README's ESM section, as package READMEs link to it from the npm page. */
 const ESM_SECTION_URL = 'https://github.com/toolplane/toolplane#esm-only';
-
-const PRELUDE = `
-declare function ask(request: unknown): Promise<string>;
-declare const answerFromThisUser: import('@toolplane/toolkit').UpstreamRequestHandler['handle'];
-declare function plot(
-  path: string,
-  column: unknown,
-  options: { signal?: AbortSignal },
-): Promise<{ png: Uint8Array; rows: number; csv: string }>;
-`;
 
 /** Compiler options as a user's tsconfig.json `compilerOptions` would give them. */
 function tsconfig(compilerOptions: Record<string, unknown>): ts.CompilerOptions {
@@ -31,18 +22,11 @@ function tsconfig(compilerOptions: Record<string, unknown>): ts.CompilerOptions 
 }
 
 describe('toolkit README', () => {
-  it('has examples that type-check against the package as written', () => {
-    const blocks = tsBlocks(readFileSync(join(packageDir, 'README.md'), 'utf8'));
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
-    // Virtual files inside src/, so they import the package by its name as a user would.
-    const files = new Map(
-      blocks.map((block, i) => [
-        join(packageDir, 'src', '__readme__', `block-${String(i + 1)}.ts`),
-        `${PRELUDE}\n${block}\nexport {};\n`,
-      ]),
-    );
-    expect(typeCheck(files, { ...packageOptions(packageDir), noEmit: true })).toEqual([]);
-  }, 120_000);
+  it('has at least four examples', () => {
+    expect(
+      tsBlocks(readFileSync(join(packageDir, 'README.md'), 'utf8')).length,
+    ).toBeGreaterThanOrEqual(4);
+  });
 
   it('shows search returning a page of results with a cursor, not an array', () => {
     const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
