@@ -24,9 +24,9 @@ const e2eSerial = [
 // Vitest's default is one worker per core less one: a single worker on CI's two cores. Most of a
 // file's time is spent waiting on the servers and children it starts, so more workers overlap
 // those waits. Beside two CPU hogs, on the same tree and the same day: six workers 229 and 228 s,
-// five 250, 252 and 254 s (five had measured 221 s a session before, four 246 s). TEST_WORKERS
-// overrides.
-const workers = Number(process.env.TEST_WORKERS ?? 6);
+// five 250, 252 and 254 s (five had measured 221 s a session before, four 246 s); a later tree,
+// alternating, eight 239, 237 and 237 s, six 240, 240 and 251 s. TEST_WORKERS overrides.
+const workers = Number(process.env.TEST_WORKERS ?? 8);
 // The e2e tier ran on vitest's single worker: its files one after another, 264 s of file time
 // (155 s of it the tarball test, mostly npm and tsc) in a 284 s run beside two CPU hogs. A second
 // worker runs the other files beside the tarball test, which stays the long pole; more would only
