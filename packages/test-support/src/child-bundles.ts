@@ -176,7 +176,15 @@ async function buildSnapshots(dir: string): Promise<Record<string, string>> {
         outfile: script,
         format: 'cjs',
       });
-      await run(process.execPath, [`--snapshot-blob=${blob}`, '--build-snapshot', script]);
+      try {
+        await run(process.execPath, [`--snapshot-blob=${blob}`, '--build-snapshot', script]);
+      } catch (error) {
+        const { stderr = '' } = error as { stderr?: string };
+        throw new Error(
+          `cannot build the startup snapshot of ${entry}: a module it loads may use what Node cannot snapshot (node:http, import()), which it must then load when it starts\n${stderr}`,
+          { cause: error },
+        );
+      }
       return [entry, blob] as const;
     }),
   );
