@@ -92,7 +92,7 @@ export interface ReadmeCheck {
  * helpers an example leaves to the reader (`ask`, `plot`). Appended to each example; a module
  * (it ends with `export {}`), so the package's own sources never see its names.
  */
-export const README_PRELUDE = join('src', 'readme-prelude.d.ts');
+const README_PRELUDE = join('src', 'readme-prelude.d.ts');
 
 /** A package's README examples as virtual files inside its `src/`, where a user's code would be. */
 function readmeFiles(packageDir: string): { blocks: string[]; readme: string; files: string[][] } {
