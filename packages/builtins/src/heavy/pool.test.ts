@@ -162,6 +162,10 @@ describe('HeavyPool fairness', () => {
     expect(errorMessageOf(() => new HeavyPool({ queue: -1 }), 'invalid_argument')).toBe(
       'builtinTools({ pool: { queue } }) must be a whole number, 0 or more, got -1',
     );
+    // A JavaScript caller's `null` is a value, not the default.
+    expect(
+      errorMessageOf(() => new HeavyPool({ heapMb: null } as never), 'invalid_argument'),
+    ).toBe('builtinTools({ pool: { heapMb } }) must be a whole number, 1 or more, got null');
     expect(new HeavyPool({ queue: 0, perCallerQueue: 0 })).toBeInstanceOf(HeavyPool);
   });
 

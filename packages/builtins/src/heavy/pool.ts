@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getSession, ToolError } from '@toolplane/toolkit';
 import {
-  checkCount,
   checkDuration,
+  countOr,
   optionKeys,
   refuseUnknownOptions,
   whenAborted,
@@ -63,19 +63,18 @@ const POOL_KEYS = optionKeys<PoolOptions>({
 /** The settings `options` ask for, checked, with defaults for what they leave out. */
 export function poolSettings(options: PoolOptions = {}): PoolSettings {
   refuseUnknownOptions(options, POOL_KEYS, 'builtinTools({ pool })');
-  const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
+  // Left out (`undefined`) takes the default; anything else, `null` included, is checked.
+  const count = (name: keyof PoolSettings, fallback: number, min = 1): number =>
+    countOr(options[name], fallback, `builtinTools({ pool: { ${name} } })`, { min });
+  const threads = count('threads', Math.max(2, Math.min(4, availableParallelism())));
   const settings: PoolSettings = {
     threads,
-    perCaller: options.perCaller ?? Math.max(1, Math.floor(threads / 2)),
-    queue: options.queue ?? 64,
-    perCallerQueue: options.perCallerQueue ?? 8,
-    timeoutMs: options.timeoutMs ?? 5_000,
-    heapMb: options.heapMb ?? 256,
+    perCaller: count('perCaller', Math.max(1, Math.floor(threads / 2))),
+    queue: count('queue', 64, 0),
+    perCallerQueue: count('perCallerQueue', 8, 0),
+    timeoutMs: count('timeoutMs', 5_000),
+    heapMb: count('heapMb', 256),
   };
-  for (const [name, value] of Object.entries(settings)) {
-    const min = name === 'queue' || name === 'perCallerQueue' ? 0 : 1;
-    checkCount(value, `builtinTools({ pool: { ${name} } })`, { min });
-  }
   // A timer fires a longer one at once: every call would time out as it began.
   checkDuration(settings.timeoutMs, 'builtinTools({ pool: { timeoutMs } })');
   return settings;
