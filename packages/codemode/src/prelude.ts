@@ -20,6 +20,14 @@ export const PRELUDE_FILE = 'codemode-prelude.js';
 /** File name the program is evaluated under; line numbers of its errors point into it. */
 export const PROGRAM_FILE = 'program.js';
 
+// The program is the body of an async function; the opening shares its first line, so line
+// numbers of errors are the program's own (columns on line 1 are shifted by its length). The API
+// reaches it as the parameters of an outer function, not only as globals: QuickJS lets
+// `Object.defineProperty(globalThis, 'tools', ...)` replace even a non-configurable global, and
+// a program may declare its own `search` or `console` in its body, which shadows them.
+export const OPENING = '((tools, search, console) => async () => {';
+export const CLOSING = '\n})';
+
 /** Reads what the prelude's `pack` and `drain` make: strings each led by their length and a colon. */
 export function unpack(text: string): string[] {
   const parts: string[] = [];

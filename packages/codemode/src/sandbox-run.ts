@@ -5,19 +5,24 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { STOP } from './channel.js';
 import type { Engine } from './engine.js';
-import { PRELUDE, PRELUDE_FILE, PROGRAM_FILE, unpack, unpackCalls } from './prelude.js';
+import {
+  CLOSING,
+  OPENING,
+  PRELUDE,
+  PRELUDE_FILE,
+  PROGRAM_FILE,
+  unpack,
+  unpackCalls,
+} from './prelude.js';
 import type { HostMessage, LogEntry, Outcome, SandboxLimits, WorkerMessage } from './protocol.js';
-
-// The program is the body of an async function; the opening shares its first line, so line
-// numbers of errors are the program's own (columns on line 1 are shifted by its length). The API
-// reaches it as the parameters of an outer function, not only as globals: QuickJS lets
-// `Object.defineProperty(globalThis, 'tools', ...)` replace even a non-configurable global, and
-// a program may declare its own `search` or `console` in its body, which shadows them.
-const OPENING = '((tools, search, console) => async () => {';
-const CLOSING = '\n})';
-
-// Errors of QuickJS itself that mean a bound of the sandbox was reached, not a bug of the program.
-const EXHAUSTED = /^(out of memory|stack overflow|string too long)$/;
+import {
+  bytes,
+  exhaustedMessage,
+  internal,
+  programFailure,
+  valueFailure,
+  type Failure,
+} from './run-failures.js';
 
 // Room the worker needs in the engine's memory to read an error out of the sandbox; none left
 // means the program spent all of it.
@@ -29,30 +34,6 @@ const ROOM = 64 << 10;
 const crowdedBelow = (memoryLimitBytes: number): number =>
   Math.max(1 << 20, Math.floor(memoryLimitBytes / 8));
 
-// How deep the program's value may nest. It is parsed and written as JSON again on the host
-// (run_code's answer, a gateway's response), whose JSON.stringify recurses and runs out of stack
-// a few thousand levels down, less on a deep stack; no real value comes near this.
-const MAX_VALUE_DEPTH = 1_000;
-
-/** Whether JSON text `json` nests arrays and objects deeper than `max` levels. */
-function nestsDeeperThan(json: string, max: number): boolean {
-  let depth = 0;
-  let quoted = false;
-  for (let at = 0; at < json.length; at++) {
-    const c = json.charCodeAt(at);
-    if (quoted) {
-      // A backslash escapes the next character, a quote among them.
-      if (c === 0x5c) at++;
-      else if (c === 0x22) quoted = false;
-    } else if (c === 0x22) quoted = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
-type Failure = Extract<Outcome, { ok: false }>;
 /** One `settle` message's answers. */
 export type Batch = Extract<HostMessage, { kind: 'settle' }>;
 
@@ -62,29 +43,6 @@ export interface RunLink {
   readonly engine: Engine;
   /** Posts on the run channel (and tells a spinning main thread so). */
   send(message: WorkerMessage): void;
-}
-
-/**
- * Where `program` ends: its last line (a newline at the very end closes that line rather than
- * opening another) and the column just past its text.
- */
-function endOf(program: string): { line: number; column: number } {
-  const lines = program.split('\n');
-  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
-  const last = (lines.at(-1) ?? '').replace(/\r$/, '');
-  return { line: lines.length, column: last.length + 1 };
-}
-
-/** A size as a program's author reads it: whole MiB or KiB where it is one, else bytes. */
-function bytes(size: number): string {
-  if (size % (1 << 20) === 0) return `${String(size / (1 << 20))} MiB`;
-  if (size % (1 << 10) === 0) return `${String(size / (1 << 10))} KiB`;
-  return `${String(size)} bytes`;
-}
-
-/** A failure of the worker's own code (not the program's) as a run's outcome. */
-function internal(message: string): Failure {
-  return { ok: false, code: 'internal', message };
 }
 
 /** One program's run: its runtime, context, pending calls and what it has logged. */
@@ -296,41 +254,38 @@ export class Run {
     return this.failure(text('name'), text('message'), text('stack'), code);
   }
 
+  /** Whether the engine's memory ran short in this run: found nearly full, or full now. */
+  ranShort(): boolean {
+    return this.crowded || !this.link.engine.fits(ROOM);
+  }
+
+  /** The memory bound, as the failure a program (or model) reads. */
+  outOfMemory(): Failure {
+    return {
+      ok: false,
+      code: 'resource_exhausted',
+      message: exhaustedMessage('out of memory', this.limits),
+    };
+  }
+
   /** A thrown `null`: the memory bound when the memory ran short in the run, else the program's own. */
   nullThrown(): Failure {
-    if (this.crowded || !this.link.engine.fits(ROOM)) {
-      return { ok: false, code: 'resource_exhausted', message: this.#exhausted('out of memory') };
-    }
+    if (this.ranShort()) return this.outOfMemory();
     return { ok: false, code: 'execution', message: 'the program threw null' };
   }
 
-  /** QuickJS's word for a bound it reached, with the bound: what a program (or model) can act on. */
-  #exhausted(message: string): string {
-    const { memoryLimitBytes, maxStackBytes } = this.limits;
-    switch (message) {
-      case 'out of memory':
-        return `out of memory: the program needs more than its ${bytes(memoryLimitBytes)} of memory (memoryLimitBytes); keep less at once`;
-      case 'stack overflow':
-        return `stack overflow: the program nests deeper than its ${bytes(maxStackBytes)} of stack allow (maxStackBytes); recurse less deeply`;
-      default:
-        return `${message}: a string of the program passed QuickJS's bound on a string's length`;
-    }
+  /**
+   * A call into the engine threw ({@link Engine.failed}; the worker is retired either way).
+   * QuickJS's paths for an allocation that fails are where it faults: in a run whose memory ran
+   * short, the fault is the memory bound, which is what the program can act on.
+   */
+  engineFailed(error: unknown): Failure {
+    const failure = this.link.engine.failed(error);
+    return failure.code === 'internal' && this.crowded ? this.outOfMemory() : failure;
   }
 
   failure(name: string, message: string, stack: string, code: Failure['code']): Failure {
-    if (EXHAUSTED.test(message)) {
-      return { ok: false, code: 'resource_exhausted', message: this.#exhausted(message) };
-    }
-    const text = name === '' ? message : `${name}: ${message}`;
-    const at = new RegExp(`${PROGRAM_FILE.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(stack);
-    if (at === null) return { ok: false, code, message: text };
-    let line = Number(at[1]);
-    let column = line === 1 ? Math.max(1, Number(at[2]) - OPENING.length) : Number(at[2]);
-    // The wrapper's closing follows the program on a line of its own: an error found there (a
-    // program that ends too early, `return (`) is at the end of the program.
-    const end = endOf(this.program);
-    if (line > end.line) ({ line, column } = end);
-    return { ok: false, code, message: `${text} (line ${String(line)})`, line, column };
+    return programFailure({ name, message, stack }, code, this.program, this.limits);
   }
 
   stopped(): Failure | undefined {
@@ -358,6 +313,9 @@ export class Run {
     const state = this.vm.getPromiseState(result);
     if (state.type === 'pending') {
       if (this.inFlight > 0) return undefined;
+      // QuickJS drops a promise job it has no memory to queue, and what awaited it then waits
+      // for ever: in a run whose memory ran short, that is the memory bound.
+      if (this.crowded) return this.outOfMemory();
       return {
         ok: false,
         code: 'execution',
@@ -380,21 +338,7 @@ export class Run {
       case 'U':
         return { ok: true, json: undefined };
       case 'V':
-        if (Buffer.byteLength(body) > this.limits.maxResultBytes) {
-          return {
-            ok: false,
-            code: 'resource_exhausted',
-            message: `the program's value is larger than ${bytes(this.limits.maxResultBytes)} of JSON (maxResultBytes); return only what is needed`,
-          };
-        }
-        if (nestsDeeperThan(body, MAX_VALUE_DEPTH)) {
-          return {
-            ok: false,
-            code: 'resource_exhausted',
-            message: `the program's value nests arrays and objects deeper than ${String(MAX_VALUE_DEPTH)} levels; return a flatter value`,
-          };
-        }
-        return { ok: true, json: body };
+        return valueFailure(body, this.limits) ?? { ok: true, json: body };
       case 'Z':
         return this.nullThrown();
       case 'N':

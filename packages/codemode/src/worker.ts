@@ -78,12 +78,12 @@ function awaitAnswers(run: Run, seen: number): { answers: Batch[]; seen: number 
   }
 }
 
-/** `work`'s outcome, or the engine's failure when a call into it threw. */
-function guarded(work: () => Outcome | undefined): Outcome | undefined {
+/** `work`'s outcome, or the engine's failure when a call into it for `run` threw. */
+function guarded(run: Run, work: () => Outcome | undefined): Outcome | undefined {
   try {
     return work();
   } catch (error) {
-    return engine.failed(error);
+    return run.engineFailed(error);
   }
 }
 
@@ -92,7 +92,7 @@ function drive(run: Run): void {
   // Read before the first calls go out; afterwards each wait hands the next its count.
   let seen = Atomics.load(control, ANSWERS);
   for (;;) {
-    const outcome = guarded(() => run.pump());
+    const outcome = guarded(run, () => run.pump());
     if (outcome !== undefined) {
       run.end(outcome);
       return;
@@ -106,7 +106,7 @@ function drive(run: Run): void {
       return;
     }
     // Every answer first, then one pump: the program resumes once for all of them.
-    const failed = guarded(() => {
+    const failed = guarded(run, () => {
       for (const answered of waited.answers) run.settle(answered);
       return undefined;
     });
@@ -137,7 +137,7 @@ port.on('message', (message: HostMessage) => {
     refuse(message.run, engine.failed(error));
     return;
   }
-  const failed = guarded(() => run.start(message.program, JSON.stringify(message.tools)));
+  const failed = guarded(run, () => run.start(message.program, JSON.stringify(message.tools)));
   if (failed !== undefined) {
     run.end(failed);
     return;
