@@ -163,9 +163,9 @@ describe('HeavyPool fairness', () => {
       'builtinTools({ pool: { queue } }) must be a whole number, 0 or more, got -1',
     );
     // A JavaScript caller's `null` is a value, not the default.
-    expect(
-      errorMessageOf(() => new HeavyPool({ heapMb: null } as never), 'invalid_argument'),
-    ).toBe('builtinTools({ pool: { heapMb } }) must be a whole number, 1 or more, got null');
+    expect(errorMessageOf(() => new HeavyPool({ heapMb: null } as never), 'invalid_argument')).toBe(
+      'builtinTools({ pool: { heapMb } }) must be a whole number, 1 or more, got null',
+    );
     expect(new HeavyPool({ queue: 0, perCallerQueue: 0 })).toBeInstanceOf(HeavyPool);
   });
 
