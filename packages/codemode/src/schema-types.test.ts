@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -74,15 +74,12 @@ describe('SchemaConverter', () => {
   });
 });
 
-// The official JSON-Schema-Test-Suite, kept beside the repository rather than in it (next to the
-// checkout, or next to the folder of worktrees it sits in).
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const suiteRoot =
-  ['..', '../..']
-    .map((up) => join(repoRoot, up, 'shared', 'data', 'json-schema-test-suite'))
-    .find((dir) => existsSync(dir)) ?? '';
+// The official JSON-Schema-Test-Suite, vendored once, in toolmodel (its README names the commit).
+const suiteRoot = fileURLToPath(
+  new URL('../../toolmodel/src/testdata/json-schema-test-suite', import.meta.url),
+);
 
-describe.skipIf(suiteRoot === '')('SchemaConverter on the JSON-Schema-Test-Suite', () => {
+describe('SchemaConverter on the JSON-Schema-Test-Suite', () => {
   for (const draft of ['draft2020-12', 'draft7']) {
     it(`writes types that compile with tsc --strict for every ${draft} schema`, () => {
       const dir = join(suiteRoot, draft);

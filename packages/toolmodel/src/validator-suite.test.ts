@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -6,9 +6,9 @@ import { ToolError } from './errors.js';
 import type { JsonSchema } from './tool.js';
 import { createValidator } from './validator.js';
 
-// The official JSON-Schema-Test-Suite, kept beside the repository rather than in it.
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const suiteRoot = join(repoRoot, '..', 'shared', 'data', 'json-schema-test-suite');
+// The official JSON-Schema-Test-Suite, the files this test reads vendored with their licence
+// (testdata/json-schema-test-suite/README.md names the commit).
+const suiteRoot = fileURLToPath(new URL('./testdata/json-schema-test-suite', import.meta.url));
 
 interface SuiteGroup {
   description: string;
@@ -44,8 +44,6 @@ const REMOTE = /^https?:\/\/localhost:1234\//;
 
 function groupsOf(dialect: string): [string, SuiteGroup[]][] {
   const folder = join(suiteRoot, dialect);
-  // describe.skipIf still collects its body, so an absent suite must read as empty.
-  if (!existsSync(folder)) return [];
   return readdirSync(folder)
     .filter((file) => file.endsWith('.json') && SKIPPED_FILES[file] === undefined)
     .sort()
@@ -56,51 +54,44 @@ function usesRemote(schema: unknown): boolean {
   return JSON.stringify(schema).includes('localhost:1234') || REMOTE.test(String(schema));
 }
 
-const present = existsSync(suiteRoot);
-
-describe.skipIf(!present)(
-  present
-    ? 'JSON-Schema-Test-Suite'
-    : 'JSON-Schema-Test-Suite (skipped: ../shared/data/json-schema-test-suite is not beside the repository)',
-  () => {
-    for (const [dialect, $schema] of [
-      ['draft2020-12', 'https://json-schema.org/draft/2020-12/schema'],
-      ['draft7', 'http://json-schema.org/draft-07/schema#'],
-    ] as const) {
-      describe(dialect, () => {
-        for (const [file, groups] of groupsOf(dialect)) {
-          describe(file, () => {
-            for (const group of groups) {
-              const groupKey = `${file}: ${group.description}`;
-              // Groups whose schema pulls a remote document need fetching, which is refused.
-              const skipGroup =
-                SKIPPED[groupKey] ?? (usesRemote(group.schema) ? 'remote $ref' : undefined);
-              describe.skipIf(skipGroup !== undefined)(group.description, () => {
-                const schema =
-                  typeof group.schema === 'object' && !('$schema' in group.schema)
-                    ? { $schema, ...group.schema }
-                    : group.schema;
-                const validator = createValidator();
-                for (const test of group.tests) {
-                  const skip = SKIPPED[`${groupKey}: ${test.description}`];
-                  it.skipIf(skip !== undefined)(
-                    `${test.valid ? 'accepts' : 'rejects'} ${test.description}`,
-                    () => {
-                      let valid: boolean | string;
-                      try {
-                        valid = validator.validate(schema, test.data).valid;
-                      } catch (error) {
-                        valid = ToolError.isInstance(error) ? error.code : 'crash';
-                      }
-                      expect(valid).toBe(test.valid);
-                    },
-                  );
-                }
-              });
-            }
-          });
-        }
-      });
-    }
-  },
-);
+describe('JSON-Schema-Test-Suite', () => {
+  for (const [dialect, $schema] of [
+    ['draft2020-12', 'https://json-schema.org/draft/2020-12/schema'],
+    ['draft7', 'http://json-schema.org/draft-07/schema#'],
+  ] as const) {
+    describe(dialect, () => {
+      for (const [file, groups] of groupsOf(dialect)) {
+        describe(file, () => {
+          for (const group of groups) {
+            const groupKey = `${file}: ${group.description}`;
+            // Groups whose schema pulls a remote document need fetching, which is refused.
+            const skipGroup =
+              SKIPPED[groupKey] ?? (usesRemote(group.schema) ? 'remote $ref' : undefined);
+            describe.skipIf(skipGroup !== undefined)(group.description, () => {
+              const schema =
+                typeof group.schema === 'object' && !('$schema' in group.schema)
+                  ? { $schema, ...group.schema }
+                  : group.schema;
+              const validator = createValidator();
+              for (const test of group.tests) {
+                const skip = SKIPPED[`${groupKey}: ${test.description}`];
+                it.skipIf(skip !== undefined)(
+                  `${test.valid ? 'accepts' : 'rejects'} ${test.description}`,
+                  () => {
+                    let valid: boolean | string;
+                    try {
+                      valid = validator.validate(schema, test.data).valid;
+                    } catch (error) {
+                      valid = ToolError.isInstance(error) ? error.code : 'crash';
+                    }
+                    expect(valid).toBe(test.valid);
+                  },
+                );
+              }
+            });
+          }
+        });
+      }
+    });
+  }
+});
