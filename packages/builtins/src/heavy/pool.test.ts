@@ -62,27 +62,28 @@ describe('HeavyPool fairness', () => {
     let conclusive = false;
     for (let timeoutMs = 2_000; timeoutMs >= 250 && !conclusive; timeoutMs /= 2) {
       const { as, tools } = open({ pool: { threads: 1, timeoutMs } });
-      const settledAt = (call: Promise<string>) =>
-        call.then((code) => ({ code, at: performance.now() }));
-      const hog = settledAt(outcome(as('hog', 'text_stats', { text: SLOW_TEXT })));
+      const hog = outcome(as('hog', 'text_stats', { text: SLOW_TEXT }));
       // Waits for the hog's whole limit, then runs on a new thread: a clock started at queueing
       // would have run out by then, so it would fail as soon as the hog's thread ended.
-      const victim = settledAt(
-        outcome(as('victim', 'json_query', { expression: 'a', data: { a: 1 } })),
-      );
+      const victim = outcome(as('victim', 'json_query', { expression: 'a', data: { a: 1 } }));
       const [hogs, victims] = await Promise.all([hog, victim]);
       await tools.close();
-      if (hogs.code !== 'timeout') continue;
-      // A machine too busy to start the victim's thread within a limit of its own times it out
-      // too, but only once that limit has run from its start, never at once.
-      if (victims.code === 'timeout') {
-        expect(victims.at - hogs.at).toBeGreaterThan(timeoutMs / 2);
-      } else {
-        expect(victims.code).toBe('ok');
-      }
+      if (hogs !== 'timeout') continue;
+      // Nor does the victim's new thread's start count, however busy the machine.
+      expect(victims).toBe('ok');
       conclusive = true;
     }
     expect(conclusive).toBe(true);
+  });
+
+  it("counts the time limit from when a task runs, not from its thread's start", async () => {
+    // A fresh pool loads piscina, starts a thread and loads the worker's modules (here through
+    // tsx, from source) before its first task runs: far longer than this limit, and longer
+    // still on a busy machine. A tiny query runs well inside it.
+    const { as } = open({ pool: { threads: 1, timeoutMs: 250 } });
+    expect(await outcome(as('first', 'json_query', { expression: 'a', data: { a: 1 } }))).toBe(
+      'ok',
+    );
   });
 
   it('refuses a caller past its queue with rate_limited and a retry delay, others still queue', async () => {

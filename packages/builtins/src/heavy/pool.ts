@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { getSession, ToolError } from '@toolplane/toolkit';
 import {
   checkDuration,
@@ -10,7 +11,7 @@ import {
   whenAborted,
 } from '@toolplane/toolmodel';
 import type { Piscina } from 'piscina';
-import type { HeavyOutcome, HeavyTask } from './worker.js';
+import type { HeavyOutcome, HeavyTask, StartedTask } from './worker.js';
 
 /** How the heavy builtins share their worker threads; every field has a default. */
 export interface PoolOptions {
@@ -22,7 +23,11 @@ export interface PoolOptions {
   readonly queue?: number;
   /** Tasks one caller may have waiting before its new ones are refused (default 8). */
   readonly perCallerQueue?: number;
-  /** Running time one task may take before its thread is ended, in ms (default 5,000). */
+  /**
+   * Running time one task may take before its thread is ended, in ms (default 5,000); counted
+   * from when the task begins to run on its thread, not while it waits for one or the thread
+   * starts.
+   */
   readonly timeoutMs?: number;
   /** Heap one thread may use before it is ended, in MB (default 256). */
   readonly heapMb?: number;
@@ -112,14 +117,15 @@ interface Waiting {
 /**
  * The heavy builtins' worker threads, shared fairly: a caller holds at most `perCaller` threads
  * and has at most `perCallerQueue` tasks waiting, callers with waiting tasks take turns for a
- * free thread, and a task's time limit starts when it gets a thread, not when it is queued. Tasks
- * are handed to piscina only when a thread is free, so piscina's own queue stays empty.
+ * free thread, and a task's time limit starts when it begins to run on its thread (not while it
+ * is queued, nor while a new thread starts). Tasks are handed to piscina only when a thread is
+ * free, so piscina's own queue stays empty.
  */
 export class HeavyPool {
   readonly settings: PoolSettings;
   private readonly callerOf: () => string;
   // Piscina (~30 modules) loads with the first task: a start that never runs one never pays it.
-  private workers: Promise<Piscina<HeavyTask, HeavyOutcome>> | undefined;
+  private workers: Promise<Piscina<StartedTask, HeavyOutcome>> | undefined;
   /** Waiting tasks per caller, in turn order: a caller served goes to the back. */
   private readonly waiting = new Map<string, Waiting[]>();
   private waitingCount = 0;
@@ -250,10 +256,24 @@ export class HeavyPool {
     starts.push(startedAt);
     this.running.set(caller, starts);
     this.runningCount++;
-    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
+    // The limit is the task's running time: its clock starts when the thread says the task has
+    // begun, not before piscina loads, a thread starts and the worker's modules load (a first
+    // task on a busy machine took seconds of that).
+    const limit = new AbortController();
+    const timeout = limit.signal;
     const signal = entry.signal === undefined ? timeout : AbortSignal.any([entry.signal, timeout]);
+    const { port1: begun, port2: started } = new MessageChannel();
+    let clock: NodeJS.Timeout | undefined;
+    begun.once('message', () => {
+      clock = setTimeout(() => {
+        limit.abort();
+      }, this.settings.timeoutMs).unref();
+    });
+    begun.unref();
     this.pool()
-      .then((workers) => workers.run(entry.task, { signal }))
+      .then((workers) =>
+        workers.run({ ...entry.task, started }, { signal, transferList: [started] }),
+      )
       .then(
         (outcome) => {
           if (outcome.ok) entry.resolve(outcome);
@@ -267,6 +287,8 @@ export class HeavyPool {
         },
       )
       .finally(() => {
+        clearTimeout(clock);
+        begun.close();
         starts.splice(starts.indexOf(startedAt), 1);
         if (starts.length === 0) this.running.delete(caller);
         this.runningCount--;
@@ -274,10 +296,10 @@ export class HeavyPool {
       });
   }
 
-  private pool(): Promise<Piscina<HeavyTask, HeavyOutcome>> {
+  private pool(): Promise<Piscina<StartedTask, HeavyOutcome>> {
     const { threads, heapMb } = this.settings;
     this.workers ??= import('piscina').then(({ Piscina: Pool }) => {
-      const workers = new Pool<HeavyTask, HeavyOutcome>({
+      const workers = new Pool<StartedTask, HeavyOutcome>({
         filename: fileURLToPath(new URL(`./worker.${fromSource ? 'ts' : 'js'}`, import.meta.url)),
         minThreads: 0,
         maxThreads: threads,
