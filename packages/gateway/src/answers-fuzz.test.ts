@@ -221,7 +221,7 @@ describe('fuzzing', () => {
       unanswered: 0,
       first: [],
     });
-  }, 60_000);
+  }, 180_000);
 
   it(`answers every one of ${FUZZ_COUNT} mutated requests over stdio`, async () => {
     const next = random(2027);
@@ -236,7 +236,7 @@ describe('fuzzing', () => {
         for (const [index, { text, ids }] of chunk.entries()) {
           stdio.send(text);
           for (const id of ids) {
-            if ((await stdio.next(withId(id), 2_000)) === undefined) {
+            if ((await stdio.next(withId(id))) === undefined) {
               problems.push(`no answer under ${String(id).slice(0, 20)}: ${text.slice(0, 200)}`);
             }
           }
@@ -264,5 +264,5 @@ describe('fuzzing', () => {
       unanswered: 0,
       first: [],
     });
-  }, 60_000);
+  }, 180_000);
 });

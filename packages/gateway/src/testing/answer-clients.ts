@@ -47,6 +47,13 @@ export const initialize = {
   },
 };
 
+/**
+ * How long the clients wait before they read a request as never answered: far beyond any
+ * answer's time, so that a machine slowed many times over by other work (a CI runner beside
+ * other jobs) still reads a slow answer as an answer.
+ */
+export const NEVER_MS = 20_000;
+
 export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
@@ -58,7 +65,7 @@ export function post(
   url: URL,
   body: string,
   session: string | undefined,
-  ms = 5_000,
+  ms = NEVER_MS,
   onHeaders?: (status: number) => void,
 ): Promise<Answer | undefined> {
   return new Promise((resolve, reject) => {
@@ -141,7 +148,7 @@ export async function openStdio(toolkit: Toolkit): Promise<{
     send(line: string) {
       stdin.write(`${line}\n`);
     },
-    next(match: (message: Record<string, unknown>) => boolean, ms = 5_000): Promise<unknown> {
+    next(match: (message: Record<string, unknown>) => boolean, ms = NEVER_MS): Promise<unknown> {
       return new Promise((resolve) => {
         const look = (): boolean => {
           const at = seen.findIndex(match);
