@@ -5,7 +5,10 @@ import { countText } from './heavy/text-stats.js';
 import { BUILTIN_LIMITS } from './limits.js';
 import { builtinCalls } from './testing/calls.js';
 
-const tools = builtinTools();
+// The heavy tools' time limit is heavy/pool.test.ts's subject. Here it is long, so that a machine
+// slowed many times over by other work does not turn a refusal under test (a document too deep,
+// a result too large) into a timeout: that took five seconds beside two CPU hogs.
+const tools = builtinTools({ pool: { timeoutMs: 60_000 } });
 const toolkit = createToolkit({ tools });
 afterAll(async () => {
   await toolkit.close();
