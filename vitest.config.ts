@@ -46,6 +46,7 @@ export default defineConfig({
     experimental: { fsModuleCache: process.env.TEST_FS_CACHE !== '0' },
     // A limit for a test that hangs, not a measure of speed: a test of 2 s alone took over 20 s
     // in a CI run on a slow 2-core machine beside two CPU hogs, eight workers sharing the cores.
+    // A test sets a limit of its own only to go above this one.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Every TypeScript entry a test starts as a child is bundled once, before the first file.

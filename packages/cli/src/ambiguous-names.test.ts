@@ -17,7 +17,7 @@ beforeAll(async () => {
   );
 });
 
-describe('a bare tool name of two servers', { timeout: 30_000 }, () => {
+describe('a bare tool name of two servers', () => {
   it('is refused, naming both; ns:name picks one', async () => {
     const bare = await runInProcess(['tools', 'call', 'add', 'a=1', 'b=2', '--json'], {
       cwd: dir(),
@@ -33,7 +33,7 @@ describe('a bare tool name of two servers', { timeout: 30_000 }, () => {
   });
 });
 
-describe('tools list --namespace', { timeout: 30_000 }, () => {
+describe('tools list --namespace', () => {
   it('refuses a namespace no server has, naming the nearest', async () => {
     const ran = await runInProcess(['tools', 'list', '-n', 'c', '--json'], { cwd: dir() });
     expect(ran.code).toBe(3);

@@ -37,7 +37,7 @@ beforeAll(async () => {
   as = await startOAuthServer({ resources });
   upstream = await serveProtectedMcp({ issuer: as.issuer });
   resources.push(upstream.url.href);
-}, 30_000);
+});
 
 afterAll(async () => {
   await upstream.close();

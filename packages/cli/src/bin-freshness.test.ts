@@ -51,7 +51,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('bin/toolplane.js in a clone', { timeout: 30_000 }, () => {
+describe('bin/toolplane.js in a clone', () => {
   it('runs the bundle when every source, nested folders included, is older than it', async () => {
     expect(await ran()).toBe('bundle');
   });

@@ -18,7 +18,7 @@ const shipped: Command = [
   fileURLToPath(new URL('../dist/bundle/toolplane.js', import.meta.url)),
 ];
 
-describe('the bundled bin reading files', { timeout: 30_000 }, () => {
+describe('the bundled bin reading files', () => {
   it('adds a text file and a file in another encoding as resources', async () => {
     await writeFile(join(dir(), 'toolplane.config.json'), JSON.stringify({ store: 'sqlite' }));
     await writeFile(join(dir(), 'notes.md'), '# Notes\n');
@@ -44,7 +44,7 @@ describe('the bundled bin reading files', { timeout: 30_000 }, () => {
   });
 });
 
-describe('the bundled bin talking to an HTTP server', { timeout: 30_000 }, () => {
+describe('the bundled bin talking to an HTTP server', () => {
   it('lists the tools of a Streamable HTTP server', async () => {
     const fixture = await startHttpFixture({ server: fixtureCommand('http-dual') });
     try {
@@ -67,7 +67,7 @@ describe('the bundled bin talking to an HTTP server', { timeout: 30_000 }, () =>
   });
 });
 
-describe('the bundled bin reading YAML', { timeout: 30_000 }, () => {
+describe('the bundled bin reading YAML', () => {
   it('reads a YAML config, the front matter of its prompts and a YAML chain file', async () => {
     const root = join(dir(), 'yaml');
     await mkdir(join(root, 'prompts'), { recursive: true });
@@ -94,7 +94,7 @@ describe('the bundled bin reading YAML', { timeout: 30_000 }, () => {
   });
 });
 
-describe('the bundled bin exporting traces', { timeout: 30_000 }, () => {
+describe('the bundled bin exporting traces', () => {
   it("serves with telemetry on and sends a call's span to the OTLP receiver", async () => {
     const receiver = await startReceiver();
     const root = join(dir(), 'traces');
@@ -122,7 +122,7 @@ describe('the bundled bin exporting traces', { timeout: 30_000 }, () => {
   });
 });
 
-describe('the bundled bin reading approval patterns', { timeout: 30_000 }, () => {
+describe('the bundled bin reading approval patterns', () => {
   it('compiles the patterns of a config (picomatch, which toolrun loads lazily)', async () => {
     const root = join(dir(), 'approval');
     await mkdir(root, { recursive: true });

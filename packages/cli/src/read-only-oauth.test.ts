@@ -52,7 +52,7 @@ beforeAll(async () => {
   expect(owner.code, owner.stderr).toBe(0);
   await chmod(join(dir(), 'team', 'store.db'), 0o444);
   await chmod(join(dir(), 'team'), 0o555);
-}, 30_000);
+});
 
 afterAll(async () => {
   await chmod(join(dir(), 'team'), 0o755);

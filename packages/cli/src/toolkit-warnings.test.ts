@@ -41,7 +41,7 @@ beforeAll(async () => {
   );
 });
 
-describe("the toolkit's warnings", { timeout: 30_000 }, () => {
+describe("the toolkit's warnings", () => {
   it('name a tool a server lists that toolplane cannot hold, once, with the reason', async () => {
     const ran = await runInProcess(['tools', 'list'], { cwd: dir() });
     expect(ran.code).toBe(0);

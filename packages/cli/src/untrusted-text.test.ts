@@ -33,7 +33,7 @@ beforeAll(async () => {
   );
 });
 
-describe("an upstream's control characters on the operator's terminal", { timeout: 30_000 }, () => {
+describe("an upstream's control characters on the operator's terminal", () => {
   it.each([
     ['tools', 'list'],
     ['tools', 'search', 'echo'],
@@ -55,7 +55,7 @@ describe("an upstream's control characters on the operator's terminal", { timeou
   });
 });
 
-describe("an upstream's control characters in its lists", { timeout: 30_000 }, () => {
+describe("an upstream's control characters in its lists", () => {
   beforeAll(async () => {
     // A bare JSON-RPC server with control characters in every part of a tool, a prompt, a
     // resource and a resource template the commands print.
@@ -132,7 +132,7 @@ describe("an upstream's control characters in its lists", { timeout: 30_000 }, (
   });
 });
 
-describe("an upstream's control characters in what it answers", { timeout: 30_000 }, () => {
+describe("an upstream's control characters in what it answers", () => {
   it('are shown, not obeyed, on a terminal, and passed on as they came to a pipe', async () => {
     const args = ['tools', 'call', 'fx:echo', `text=${HOSTILE}`];
     const [terminal, piped] = await Promise.all([

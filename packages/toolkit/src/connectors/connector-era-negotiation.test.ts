@@ -73,7 +73,7 @@ describe('Connector era negotiation', () => {
     await connector.close();
     expect(connector.state).toBe('disconnected');
     expect(isAlive(pid ?? 0)).toBe(false);
-  }, 15_000);
+  });
 
   it('pins 2025 against a server that speaks both', async () => {
     const { connector } = start(fixtureCommand('stdio-dual'), { era: '2025' });

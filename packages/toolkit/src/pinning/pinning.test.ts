@@ -139,7 +139,7 @@ describe('pinning', () => {
     } finally {
       await stop();
     }
-  }, 30_000);
+  });
 
   it('serves a changed tool under warn, flagged in its _meta, and pins new tools of a pinned server', async () => {
     const store = createMemoryPinStore();
@@ -166,7 +166,7 @@ describe('pinning', () => {
     } finally {
       await stop();
     }
-  }, 30_000);
+  });
 
   it('refuses a call to a tool the server changed just before it, under block', async () => {
     const store = createMemoryPinStore();
@@ -180,7 +180,7 @@ describe('pinning', () => {
     } finally {
       await stop();
     }
-  }, 30_000);
+  });
 
   it('withholds a hostile definition (1 MB of text with control characters) and shows it safely', async () => {
     const store = createMemoryPinStore();
@@ -200,7 +200,7 @@ describe('pinning', () => {
     } finally {
       await stop();
     }
-  }, 30_000);
+  });
 
   it('drops a pending change from the store when the server offers the pinned definition again', async () => {
     const store = createMemoryPinStore();
@@ -231,7 +231,7 @@ describe('pinning', () => {
     } finally {
       await stop();
     }
-  }, 30_000);
+  });
 
   it('drops a pending change it finds at start when the server offers the pinned definition', async () => {
     const store = createMemoryPinStore();
@@ -251,7 +251,7 @@ describe('pinning', () => {
     } finally {
       await stop();
     }
-  }, 30_000);
+  });
 
   it("keeps a change another instance's server still offers, and records it again when dropped", async () => {
     const store = createMemoryPinStore();

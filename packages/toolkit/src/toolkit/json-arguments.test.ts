@@ -33,7 +33,7 @@ afterAll(async () => {
   await running;
 });
 
-describe('tool arguments', { timeout: 30_000 }, () => {
+describe('tool arguments', () => {
   const cases: [string, unknown, string][] = [
     ['NaN', Number.NaN, '/text is NaN, not a finite number'],
     ['a Date', new Date(0), '/text is a Date instance, not a plain object'],

@@ -40,7 +40,7 @@ beforeAll(async () => {
       hear(...args);
     });
   }
-}, 30_000);
+});
 
 afterAll(async () => {
   await as.close();

@@ -16,7 +16,7 @@ const connectors: Connector[] = [];
 
 beforeAll(async () => {
   as = await startOAuthServer({ resources });
-}, 30_000);
+});
 
 afterAll(async () => {
   await as.close();
