@@ -6,8 +6,8 @@ import { ToolError } from './errors.js';
 import type { JsonSchema } from './tool.js';
 import { createValidator } from './validator.js';
 
-// The official JSON-Schema-Test-Suite, the files this test reads vendored with their licence
-// (testdata/json-schema-test-suite/README.md names the commit).
+// The official JSON-Schema-Test-Suite, vendored with its licence (testdata/json-schema-test-suite/
+// README.md names the commit and what is kept); the files and groups passed over are below.
 const suiteRoot = fileURLToPath(new URL('./testdata/json-schema-test-suite', import.meta.url));
 
 interface SuiteGroup {
