@@ -20,6 +20,7 @@ import {
   type QueryConfig,
   type QueryResultRow,
 } from 'pg';
+import { checkOut } from './check-out.js';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { migrate } from './migrations.js';
 import { checkConnection, ownPool, type PostgresConnection } from './connection-options.js';
@@ -181,8 +182,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     let client: PoolClient;
     try {
       client = await (signal === undefined
-        ? pool.connect()
-        : raceAbort(pool.connect(), signal, {
+        ? checkOut(pool)
+        : raceAbort(checkOut(pool), signal, {
             discard: (late) => {
               late.release();
             },

@@ -1,5 +1,6 @@
 import { throwIfAborted } from '@toolplane/toolmodel';
 import { Client, type Pool, type PoolClient } from 'pg';
+import { ignoreLoss } from './check-out.js';
 
 /** Each pooled connection's server process, read once per connection. */
 const pids = new WeakMap<PoolClient, number>();
@@ -61,6 +62,7 @@ async function sendCancel(pool: Pool, pid: number): Promise<void> {
     return;
   }
   const own = new Client(pool.options);
+  ignoreLoss(own);
   try {
     await own.connect();
     await own.query('SELECT pg_cancel_backend($1)', [pid]);

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { checkOut } from './check-out.js';
 
 /**
  * Runs `work` on one pool connection between BEGIN and COMMIT, and rolls back when it throws.
@@ -11,7 +12,7 @@ export async function inTransaction<T>(
   pool: Pool,
   work: (db: PoolClient) => Promise<T>,
 ): Promise<T> {
-  const db = await pool.connect();
+  const db = await checkOut(pool);
   let failure: unknown;
   try {
     await db.query('BEGIN');
