@@ -13,6 +13,7 @@ import {
   startExampleServices,
   type ExampleServices,
 } from './example-runs.js';
+import { lendPrebuilds } from './native-prebuilds.js';
 import {
   firstBlock,
   firstExample,
@@ -96,7 +97,11 @@ beforeAll(async () => {
       'typescript@~6.0.3',
       '@types/node@^20.19.0',
     ],
-    { cwd: app, maxBuffer: 64 * 1024 * 1024 },
+    {
+      cwd: app,
+      env: { ...process.env, ...(await lendPrebuilds(packagesDir, join(work, 'prebuilds'))) },
+      maxBuffer: 64 * 1024 * 1024,
+    },
   );
   // Every first example as a file of the app, type-checked once per resolution mode.
   // The CLI's README opens with shell commands; its bin is checked on its own below.
