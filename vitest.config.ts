@@ -29,8 +29,10 @@ const e2eSerial = [
 const workers = Number(process.env.TEST_WORKERS ?? 8);
 // The e2e tier ran on vitest's single worker: its files one after another, 264 s of file time
 // (155 s of it the tarball test, mostly npm and tsc) in a 284 s run beside two CPU hogs. A second
-// worker runs the other files beside the tarball test, which stays the long pole; more would only
-// take CPU from it (TEST_E2E_WORKERS overrides).
+// worker runs the other files beside the tarball test. Since its npm install stopped compiling
+// SQLite, the two workers' shares are about level beside two hogs (the tarball test 160 s, the
+// other files 155 s); more workers would only share the same two cores (TEST_E2E_WORKERS
+// overrides).
 const e2eWorkers = Number(process.env.TEST_E2E_WORKERS ?? 2);
 
 const report = process.env.TEST_REPORT ?? '.ci/out/vitest.json';
