@@ -1,21 +1,16 @@
 import type { PoolClient } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkOut } from './check-out.js';
 import { createPostgresPool } from './connection-options.js';
-import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+import { hasPostgres } from './testing/postgres-server.js';
+import { useThrowawayPostgres } from './testing/throwaway-postgres.js';
 import { inTransaction } from './transaction.js';
 
 // A connection lent by the pool and lost between two statements: PostgreSQL stopped or
 // restarted, or an administrator ended its process. pg then emits 'error' on it with no
 // statement to fail, which, unheard, ends the process: a whole gateway, for one store hiccup.
 describe.runIf(hasPostgres())('a lent connection that is lost between statements', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useThrowawayPostgres();
 
   /** Ends `db`'s server process from another connection and waits until `db` has heard. */
   const terminate = async (pool: ReturnType<typeof createPostgresPool>, db: PoolClient) => {
@@ -26,7 +21,7 @@ describe.runIf(hasPostgres())('a lent connection that is lost between statements
   };
 
   it('fails its next statement, and the pool drops it and goes on', async () => {
-    const pool = createPostgresPool({ connectionString: server.url });
+    const pool = createPostgresPool({ connectionString: server().url });
     try {
       const db = await checkOut(pool);
       await terminate(pool, db);
@@ -42,7 +37,7 @@ describe.runIf(hasPostgres())('a lent connection that is lost between statements
   });
 
   it('fails the transaction it was in', async () => {
-    const pool = createPostgresPool({ connectionString: server.url });
+    const pool = createPostgresPool({ connectionString: server().url });
     try {
       const failure = await inTransaction(pool, async (db) => {
         await terminate(pool, db);

@@ -2,9 +2,10 @@ import { createLearningSearcher, type LearningSearcher } from '@toolplane/toolin
 import { describeEvidenceStoreContract } from '@toolplane/toolkit/testing/vitest';
 import type { ToolError } from '@toolplane/toolmodel';
 import { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPostgresEvidenceStore, type PostgresEvidenceStore } from './postgres-evidence.js';
-import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+import { hasPostgres } from './testing/postgres-server.js';
+import { useThrowawayPostgres } from './testing/throwaway-postgres.js';
 
 const available = hasPostgres();
 
@@ -31,28 +32,22 @@ const ranked = async (searcher: LearningSearcher) =>
 
 // Two gateway instances of a fleet, each with its store and learning searcher, on one schema.
 describe.runIf(available)('createPostgresEvidenceStore across instances', () => {
-  let server: PostgresServer;
+  const server = useThrowawayPostgres();
   let schemas = 0;
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  }, 60_000);
 
   // Each contract test gets a schema of its own, so they start empty.
   let schema = '';
   describeEvidenceStoreContract('on a throwaway server', {
     create: () =>
       createPostgresEvidenceStore({
-        connectionString: server.url,
+        connectionString: server().url,
         schema: (schema = `evidence_${String(++schemas)}`),
       }),
-    reopen: () => createPostgresEvidenceStore({ connectionString: server.url, schema }),
+    reopen: () => createPostgresEvidenceStore({ connectionString: server().url, schema }),
   });
 
   async function fleet(onError?: (error: ToolError) => void) {
-    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const where = { connectionString: server().url, schema: `evidence_${String(++schemas)}` };
     const firstStore = await createPostgresEvidenceStore(where);
     const secondStore = await createPostgresEvidenceStore({
       ...where,
@@ -96,7 +91,7 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
     const { where, first, second, firstStore, secondStore } = await fleet((error) => {
       lost(error);
     });
-    const admin = new Pool({ connectionString: server.url });
+    const admin = new Pool({ connectionString: server().url });
     try {
       const heard = nextForget(secondStore);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1', [
@@ -114,7 +109,7 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
   }, 60_000);
 
   it("keeps the weight other instances gave a term when one instance's bound drops it", async () => {
-    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const where = { connectionString: server().url, schema: `evidence_${String(++schemas)}` };
     const stores = [
       await createPostgresEvidenceStore(where),
       await createPostgresEvidenceStore(where),
@@ -146,7 +141,7 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
   }, 60_000);
 
   it('bounds the terms of a tool however many instances add at once', async () => {
-    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const where = { connectionString: server().url, schema: `evidence_${String(++schemas)}` };
     const stores = [
       await createPostgresEvidenceStore(where),
       await createPostgresEvidenceStore(where),
@@ -169,7 +164,7 @@ describe.runIf(available)('createPostgresEvidenceStore across instances', () => 
   }, 60_000);
 
   it('adds to a row older than a thousand half-lives, which counts nothing', async () => {
-    const where = { connectionString: server.url, schema: `evidence_${String(++schemas)}` };
+    const where = { connectionString: server().url, schema: `evidence_${String(++schemas)}` };
     const store = await createPostgresEvidenceStore(where);
     try {
       const row = { toolId: doc.id, term: 'undo', weight: 1, updatedAt: 0 };

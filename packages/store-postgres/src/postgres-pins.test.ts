@@ -2,47 +2,42 @@ import { fingerprintTool, type PinEvent } from '@toolplane/toolkit';
 import { describePinStoreContract } from '@toolplane/toolkit/testing/vitest';
 import type { ToolError } from '@toolplane/toolmodel';
 import { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPostgresPinStore } from './postgres-pins.js';
-import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+import { hasPostgres } from './testing/postgres-server.js';
+import { useThrowawayPostgres } from './testing/throwaway-postgres.js';
 
 const available = hasPostgres();
 
 describe.runIf(available)('createPostgresPinStore', () => {
-  let server: PostgresServer;
+  const server = useThrowawayPostgres();
   let schemas = 0;
   let schema = '';
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  }, 60_000);
 
   // Each contract test gets a schema of its own, so they start empty.
   describePinStoreContract('on a throwaway server', {
     create: () =>
       createPostgresPinStore({
-        connectionString: server.url,
+        connectionString: server().url,
         schema: (schema = `pins_${String(++schemas)}`),
       }),
-    reopen: () => createPostgresPinStore({ connectionString: server.url, schema, listen: false }),
+    reopen: () => createPostgresPinStore({ connectionString: server().url, schema, listen: false }),
   });
 
   it('rejects a bad schema name', async () => {
     await expect(
-      createPostgresPinStore({ connectionString: server.url, schema: 'Bad-Name' }),
+      createPostgresPinStore({ connectionString: server().url, schema: 'Bad-Name' }),
     ).rejects.toMatchObject({ code: 'invalid_config' });
   });
 
   it('keeps running when its re-read after a reconnect fails, and hears writes once it can read', async () => {
-    const admin = new Pool({ connectionString: server.url });
+    const admin = new Pool({ connectionString: server().url });
     schema = `pins_${String(++schemas)}`;
     // A role of its own, so its right to read the pins can be taken away from it alone.
     const role = `pin_reader_${String(schemas)}`;
     await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'secret-pw'`);
     await admin.query(`GRANT CREATE ON DATABASE toolplane TO ${role}`);
-    const roleUrl = new URL(server.url);
+    const roleUrl = new URL(server().url);
     roleUrl.username = role;
     roleUrl.password = 'secret-pw';
     let reReadFailed: (error: ToolError) => void = () => undefined;
@@ -57,7 +52,7 @@ describe.runIf(available)('createPostgresPinStore', () => {
       },
     });
     const two = await createPostgresPinStore({
-      connectionString: server.url,
+      connectionString: server().url,
       schema,
       listen: false,
     });

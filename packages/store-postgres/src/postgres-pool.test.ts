@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPostgresPool } from './connection-options.js';
 import { createPostgresEvidenceStore } from './postgres-evidence.js';
 import { createPostgresPinStore } from './postgres-pins.js';
 import { createPostgresStore } from './postgres-store.js';
-import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+import { hasPostgres } from './testing/postgres-server.js';
+import { useThrowawayPostgres } from './testing/throwaway-postgres.js';
 
 describe('createPostgresPool', () => {
   it.each([{ connectTimeoutMs: -1 }, { statementTimeoutMs: 1.5 }, { max: 0 }, { max: Number.NaN }])(
@@ -17,17 +18,11 @@ describe('createPostgresPool', () => {
 });
 
 describe.runIf(hasPostgres())('createPostgresPool on a throwaway server', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  }, 60_000);
+  const server = useThrowawayPostgres();
 
   it('gives its connections the stores’ statement timeout, or the one asked for', async () => {
-    const plain = createPostgresPool({ connectionString: server.url });
-    const short = createPostgresPool({ connectionString: server.url, statementTimeoutMs: 2_500 });
+    const plain = createPostgresPool({ connectionString: server().url });
+    const short = createPostgresPool({ connectionString: server().url, statementTimeoutMs: 2_500 });
     try {
       const timeout = async (pool: typeof plain) =>
         (await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]
@@ -41,7 +36,7 @@ describe.runIf(hasPostgres())('createPostgresPool on a throwaway server', () => 
   });
 
   it('is lent to several stores, which leave it open when they close', async () => {
-    const pool = createPostgresPool({ connectionString: server.url, max: 4 });
+    const pool = createPostgresPool({ connectionString: server().url, max: 4 });
     try {
       const store = await createPostgresStore({ pool, schema: 'lent' });
       const pins = await createPostgresPinStore({ pool, schema: 'lent' });

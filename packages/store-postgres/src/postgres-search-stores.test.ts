@@ -1,25 +1,20 @@
 import { createHybridSearcher, createLearningSearcher } from '@toolplane/toolindex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPostgresEvidenceStore } from './postgres-evidence.js';
 import { createPostgresStore } from './postgres-store.js';
 import { createPostgresVectorCache } from './postgres-vectors.js';
-import { hasPostgres, startPostgres, type PostgresServer } from './testing/postgres-server.js';
+import { hasPostgres } from './testing/postgres-server.js';
+import { useThrowawayPostgres } from './testing/throwaway-postgres.js';
 
 const available = hasPostgres();
 
 // One server for both of the search caches (learned evidence, embedding vectors).
 describe.runIf(available)('PostgreSQL search stores', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  }, 60_000);
+  const server = useThrowawayPostgres();
 
   it('shares evidence between instances, newest write of a row winning', async () => {
-    const first = await createPostgresEvidenceStore({ connectionString: server.url });
-    const second = await createPostgresEvidenceStore({ connectionString: server.url });
+    const first = await createPostgresEvidenceStore({ connectionString: server().url });
+    const second = await createPostgresEvidenceStore({ connectionString: server().url });
     try {
       await first.save([
         { toolId: 'billing:refund', term: 'undo', weight: 2, updatedAt: 20 },
@@ -71,8 +66,8 @@ describe.runIf(available)('PostgreSQL search stores', () => {
       description: 'Refund a charge.',
       tags: [],
     };
-    const first = await createPostgresVectorCache({ connectionString: server.url });
-    const second = await createPostgresVectorCache({ connectionString: server.url });
+    const first = await createPostgresVectorCache({ connectionString: server().url });
+    const second = await createPostgresVectorCache({ connectionString: server().url });
     try {
       const one = createHybridSearcher({ embed, cache: first, cacheKey: 'model-a' });
       one.upsert(doc);
@@ -100,10 +95,10 @@ describe.runIf(available)('PostgreSQL search stores', () => {
 
   it('rejects a bad schema name', async () => {
     await expect(
-      createPostgresEvidenceStore({ connectionString: server.url, schema: 'Bad-Name' }),
+      createPostgresEvidenceStore({ connectionString: server().url, schema: 'Bad-Name' }),
     ).rejects.toMatchObject({ code: 'invalid_config' });
     await expect(
-      createPostgresVectorCache({ connectionString: server.url, schema: 'Bad-Name' }),
+      createPostgresVectorCache({ connectionString: server().url, schema: 'Bad-Name' }),
     ).rejects.toMatchObject({ code: 'invalid_config' });
   });
 
@@ -111,7 +106,7 @@ describe.runIf(available)('PostgreSQL search stores', () => {
     // CREATE … IF NOT EXISTS run at once by two sessions can fail on a catalog unique index:
     // instances starting together against a new database must take turns.
     for (let round = 0; round < 8; round++) {
-      const where = { connectionString: server.url, schema: `together_${String(round)}` };
+      const where = { connectionString: server().url, schema: `together_${String(round)}` };
       const opened = await Promise.allSettled(
         Array.from({ length: 3 }, () => [
           createPostgresEvidenceStore(where),
