@@ -8,7 +8,7 @@ import {
   type RecordingProxy,
 } from '@toolplane/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, useTempDir } from './testing/cli-process.js';
+import { json, useTempDir, withoutStartProgress } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
 // What a one-shot command asks of a server, seen on the wire: `tools list` and `tools search`
@@ -47,7 +47,7 @@ async function run(
   );
   const from = proxy.methods.length;
   const ran = await runInProcess([...args, '--json', '--config', config], { cwd: dir() });
-  expect(ran.stderr).toBe('');
+  expect(withoutStartProgress(ran.stderr)).toBe('');
   expect(ran.code).toBe(0);
   return { out: json(ran), methods: proxy.methods.slice(from) };
 }

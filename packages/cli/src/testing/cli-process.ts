@@ -93,6 +93,15 @@ export function json(ran: Ran): any {
 }
 
 /**
+ * `stderr` without the lines saying a server is slow to start (`starting remote (still
+ * starting…)`, start-progress.ts): on a loaded machine any start may run past the bound after
+ * which the CLI says so, and that line is no failure.
+ */
+export function withoutStartProgress(stderr: string): string {
+  return stderr.replace(/^starting \S+ \(.+…\)\n/gm, '');
+}
+
+/**
  * Resolves with the first match of `pattern` in what `child` prints on `stream` from now on;
  * rejects after `ms`, or when the child's output ends without a match.
  */
