@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureCommand, startHttpFixture } from '@toolplane/fixtures';
@@ -6,6 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
 import { json, runCli, useTempDir, type Command } from './testing/cli-process.js';
+import { loadedIn, requiredIn, writeModuleLog } from './testing/module-log.js';
 import { startReceiver } from './testing/otlp-receiver.js';
 
 // The bundle the package ships (what an installed `toolplane` runs, built by `pnpm install`)
@@ -94,6 +96,44 @@ describe('the bundled bin reading YAML', () => {
   });
 });
 
+describe('the bundled bin on its stores', () => {
+  it('opens the default SQLite store with the toolkit it bundles, never a second one', async () => {
+    const root = join(dir(), 'default-store');
+    await mkdir(root, { recursive: true });
+    // No store named: the default, a SQLite file under .toolplane.
+    await writeFile(join(root, 'toolplane.config.json'), '{}');
+    const log = await writeModuleLog(root);
+    const [node, ...entry] = shipped;
+    const ran = await runCli(['tools', 'list', '-n', 'builtin', '--json'], {
+      cwd: root,
+      command: [node, '--import', log.resolved, '--import', log.required, ...entry],
+    });
+    expect(ran.code).toBe(0);
+    const loaded = [...loadedIn(ran.stderr), ...requiredIn(ran.stderr)];
+    // The driver was loaded, so what is missing below is missing from a run that used the store.
+    expect(loaded.some((path) => /[\\/]better-sqlite3[\\/]/.test(path))).toBe(true);
+    // A store loaded from its own package brought a toolkit, an MCP SDK and a zod of its own.
+    const second =
+      /[\\/]packages[\\/](?!cli[\\/]dist[\\/]bundle[\\/])[^\\/]+[\\/]dist[\\/]|[\\/]node_modules[\\/](@modelcontextprotocol|zod)[\\/]/;
+    expect(loaded.filter((path) => second.test(path))).toEqual([]);
+  });
+
+  it('loads pg through the PostgreSQL store, which says why the server cannot be reached', async () => {
+    const root = join(dir(), 'postgres-store');
+    await mkdir(root, { recursive: true });
+    const port = await closedPort();
+    await writeFile(
+      join(root, 'toolplane.config.json'),
+      JSON.stringify({
+        store: { postgres: `postgres://toolplane@127.0.0.1:${String(port)}/toolplane` },
+      }),
+    );
+    const ran = await runCli(['tools', 'list'], { cwd: root, command: shipped });
+    expect(ran.stderr).toMatch(/cannot open the PostgreSQL store .*ECONNREFUSED/);
+    expect(ran.code).toBe(5);
+  });
+});
+
 describe('the bundled bin exporting traces', () => {
   it("serves with telemetry on and sends a call's span to the OTLP receiver", async () => {
     const receiver = await startReceiver();
@@ -143,3 +183,12 @@ describe('the bundled bin reading approval patterns', () => {
     expect(ids).toContain('builtin:json_format');
   });
 });
+
+/** A port of 127.0.0.1 that nothing listens on: one the system just handed out and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

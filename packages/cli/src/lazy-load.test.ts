@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type Ran } from './testing/cli-process.js';
+import { requiredIn, resolvedIn, writeModuleLog, type ModuleLog } from './testing/module-log.js';
 import { stdioServerScript } from './testing/stdio-script.js';
 
 // What a start of the CLI loads is a property of the process: each run here is a child whose
@@ -13,15 +14,6 @@ import { stdioServerScript } from './testing/stdio-script.js';
 // workspace package is inlined and so never resolved.
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const source = fileURLToPath(new URL('./bin.ts', import.meta.url));
-
-const RESOLVE_HOOK = `
-import { writeSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  writeSync(2, 'resolved ' + result.url + '\\n');
-  return result;
-}
-`;
 
 /** Modules that only a command's work needs, never a start. */
 const HEAVY = {
@@ -47,19 +39,8 @@ childProcess.spawn = function (command, args, ...rest) {
 syncBuiltinESMExports();
 `;
 
-// The CommonJS modules the process loaded (`require`, and CommonJS packages imported as ES
-// modules), written to stderr at its exit as `required <path>` lines.
-const REQUIRED_LOG = `
-import { writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
-const cache = createRequire(import.meta.url).cache;
-process.on('exit', () => {
-  for (const path of Object.keys(cache)) writeSync(2, 'required ' + path + '\\n');
-});
-`;
-
 let dir: string;
-let hook: string;
+let log: ModuleLog;
 
 async function loaded(
   args: readonly string[],
@@ -71,18 +52,14 @@ async function loaded(
       process.execPath,
       ...preload.flatMap((url) => ['--import', url]),
       '--import',
-      hook,
+      log.resolved,
       '--conditions=@toolplane/source',
       '--import',
       tsx,
       source,
     ],
   });
-  const urls = ran.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('resolved '))
-    .map((line) => line.slice('resolved '.length));
-  return { ran, urls };
+  return { ran, urls: resolvedIn(ran.stderr) };
 }
 
 function heavyIn(urls: readonly string[]): string[] {
@@ -93,14 +70,8 @@ function heavyIn(urls: readonly string[]): string[] {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-lazy-'));
-  await writeFile(join(dir, 'hook.mjs'), RESOLVE_HOOK);
-  await writeFile(
-    join(dir, 'register.mjs'),
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`,
-  );
-  hook = pathToFileURL(join(dir, 'register.mjs')).href;
+  log = await writeModuleLog(dir);
   await writeFile(join(dir, 'spawn-log.mjs'), SPAWN_LOG);
-  await writeFile(join(dir, 'required-log.mjs'), REQUIRED_LOG);
   await writeFile(join(dir, 'memory.yaml'), 'store: memory\n');
   await writeFile(join(dir, 'memory.json'), '{ "store": "memory" }\n');
 });
@@ -150,19 +121,15 @@ describe('what a start loads', { timeout: 60_000 }, () => {
   });
 
   it('loads the YAML parser for a YAML config only', async () => {
-    const log = pathToFileURL(join(dir, 'required-log.mjs')).href;
     const yaml = /[\\/]node_modules[\\/]yaml[\\/]/;
     const runs = await Promise.all(
       ['memory.json', 'memory.yaml'].map(async (config) => {
         const { ran, urls } = await loaded(
           ['--config', config, 'tools', 'list', '-n', 'builtin'],
-          [log],
+          [log.required],
         );
         expect(ran.code).toBe(0);
-        const required = ran.stderr
-          .split('\n')
-          .filter((line) => line.startsWith('required '))
-          .map((line) => line.slice('required '.length));
+        const required = requiredIn(ran.stderr);
         // The log saw the process's CommonJS modules, so a list without yaml means something.
         expect(required.length).toBeGreaterThan(0);
         return [...urls, ...required].some((path) => yaml.test(path));
