@@ -3,9 +3,9 @@
 // (prebuilt JavaScript). Its own start is a child spawned from this process, connected, asked
 // `tools/list` and closed; the CLI's is the built bin (dist) run as a child with a config naming
 // that server, until it exits, beside the unbundled dist/bin.js (what the bin ran before it ran
-// the bundle of scripts/bundle-bin.js) and the bundle run at once, as in an installed package.
-// Rounds alternate the four; the figures are medians of
-// ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
+// the bundle of scripts/bundle-bin.js) and the bundle run at once, as in an installed package,
+// on the memory store the config names and on the default SQLite store of a config naming none.
+// Rounds alternate them; the figures are medians of ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
 // Beside them, the time from the CLI's exec to its spawn of the server (the server notes when its
 // process began, through a one-line `--import`; its own start carries the same line): how early
 // the CLI starts the one thing it must wait for. And the CLI's own CPU time (user + system, as
@@ -19,7 +19,7 @@
 // BENCH_BASELINE names another build's bundle entry (`…/dist/bundle/toolplane.js`, copied aside
 // before a change) to run in the same rounds, for a before/after on one machine at one load.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,17 +158,22 @@ try {
       '',
     ].join('\n'),
   );
+  const mcpServers = {
+    everything: { command: process.execPath, args: serverArgs(spawnedFile, marker) },
+  };
   await writeFile(
     join(dir, 'toolplane.config.json'),
-    JSON.stringify({
-      mcpServers: {
-        everything: { command: process.execPath, args: serverArgs(spawnedFile, marker) },
-      },
-      store: 'memory',
-    }),
+    JSON.stringify({ mcpServers, store: 'memory' }),
   );
-  const first = await cliList(dir);
-  if (!first.stdout.includes('everything:')) throw new Error('the CLI listed no server tools');
+  // The same server on the store a config that names none gets: SQLite, in a file under
+  // .toolplane (made by the first run below), as a user's first runs have it.
+  const defaultStoreDir = join(dir, 'default-store');
+  await mkdir(defaultStoreDir);
+  await writeFile(join(defaultStoreDir, 'toolplane.config.json'), JSON.stringify({ mcpServers }));
+  for (const cwd of [dir, defaultStoreDir]) {
+    const first = await cliList(cwd);
+    if (!first.stdout.includes('everything:')) throw new Error('the CLI listed no server tools');
+  }
   const server: number[] = [];
   const cli: number[] = [];
   const cliSpawn: number[] = [];
@@ -177,6 +182,7 @@ try {
   const readyBesideCli: number[] = [];
   const cliUnbundled: number[] = [];
   const cliInstalled: number[] = [];
+  const cliDefaultStore: number[] = [];
   const cpu: number[] = [];
   const floor: number[] = [];
   const cliBaseline: number[] = [];
@@ -198,6 +204,7 @@ try {
     if (installedFirst && baseline !== undefined) {
       cliBaseline.push((await cliList(dir, baseline)).ms);
     }
+    cliDefaultStore.push((await cliList(defaultStoreDir, installed)).ms);
     cpu.push(await cliCpu(dir, bin, cpuMarker, cpuFile));
     if (baseline !== undefined) cpuBaseline.push(await cliCpu(dir, baseline, cpuMarker, cpuFile));
     floor.push(await floorList(spawnedFile, marker));
@@ -209,7 +216,9 @@ try {
       `the server ${median(cliSpawn).toFixed(0)} ms; unbundled dist/bin.js ` +
       `${median(cliUnbundled).toFixed(0)} ms, ratio ${(median(cliUnbundled) / median(server)).toFixed(2)}; ` +
       `as installed from npm (the bundle, no sources to check) ${median(cliInstalled).toFixed(0)} ms, ` +
-      `ratio ${(median(cliInstalled) / median(server)).toFixed(2)}; the CLI's own CPU ` +
+      `ratio ${(median(cliInstalled) / median(server)).toFixed(2)}, on the default SQLite store ` +
+      `${median(cliDefaultStore).toFixed(0)} ms, ratio ` +
+      `${(median(cliDefaultStore) / median(server)).toFixed(2)}; the CLI's own CPU ` +
       `${median(cpu).toFixed(0)} ms; the floor (a bare Node.js client) ${median(floor).toFixed(0)} ms, ` +
       `ratio ${(median(floor) / median(server)).toFixed(2)}; the server's first answer after its ` +
       `process began ${median(readyAlone).toFixed(0)} ms alone, ${median(readyBesideCli).toFixed(0)} ms ` +
