@@ -106,7 +106,7 @@ describe('the bundled bin on its stores', () => {
     const [node, ...entry] = shipped;
     const ran = await runCli(['tools', 'list', '-n', 'builtin', '--json'], {
       cwd: root,
-      command: [node, '--import', log.resolved, '--import', log.required, ...entry],
+      command: [node, '--import', log.hooks, '--import', log.required, ...entry],
     });
     expect(ran.code).toBe(0);
     const loaded = [...loadedIn(ran.stderr), ...requiredIn(ran.stderr)];

@@ -52,7 +52,7 @@ async function loaded(
       process.execPath,
       ...preload.flatMap((url) => ['--import', url]),
       '--import',
-      log.resolved,
+      log.hooks,
       '--conditions=@toolplane/source',
       '--import',
       tsx,

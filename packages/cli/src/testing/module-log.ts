@@ -30,8 +30,8 @@ process.on('exit', () => {
 
 /** The URLs of the two preloads, written into `dir`. */
 export interface ModuleLog {
-  /** Registers the hooks: `resolved` and `loaded` lines. */
-  readonly resolved: string;
+  /** Registers the resolve and load hooks: `resolved` and `loaded` lines. */
+  readonly hooks: string;
   /** `required` lines at exit. */
   readonly required: string;
 }
@@ -47,7 +47,7 @@ export async function writeModuleLog(dir: string): Promise<ModuleLog> {
   );
   const required = join(dir, 'required-log.mjs');
   await writeFile(required, REQUIRED_LOG);
-  return { resolved: pathToFileURL(register).href, required: pathToFileURL(required).href };
+  return { hooks: pathToFileURL(register).href, required: pathToFileURL(required).href };
 }
 
 /** The URLs of `stderr`'s `resolved` lines, in order. */
