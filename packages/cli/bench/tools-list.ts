@@ -5,7 +5,8 @@
 // that server, until it exits, beside the unbundled dist/bin.js (what the bin ran before it ran
 // the bundle of scripts/bundle-bin.js) and the bundle run at once, as in an installed package,
 // on the memory store the config names and on the default SQLite store of a config naming none.
-// Rounds alternate them; the figures are medians of ROUNDS rounds. Run `pnpm build` first: a stale dist makes the bin fall back to tsx.
+// Rounds alternate them; the figures are medians of ROUNDS rounds. Run `pnpm build` first: a
+// stale dist makes the bin fall back to tsx.
 // Beside them, the time from the CLI's exec to its spawn of the server (the server notes when its
 // process began, through a one-line `--import`; its own start carries the same line): how early
 // the CLI starts the one thing it must wait for. And the CLI's own CPU time (user + system, as
