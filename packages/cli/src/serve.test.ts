@@ -249,7 +249,13 @@ describe('toolplane serve, printed commands', { timeout: 60_000, concurrent: tru
       ],
       cwd: packageDir,
     });
-    const [, snippet] = await waitForStderr(child, /\(mcpServers\):\n([\s\S]*?\n {2}\}\n)/);
+    // The CLI compiles its whole source through tsx before it serves: far slower than the
+    // bundled bin the other tests start (beside eight test workers on a slow host, over 30 s).
+    const [, snippet] = await waitForStderr(
+      child,
+      /\(mcpServers\):\n([\s\S]*?\n {2}\}\n)/,
+      100_000,
+    );
     child.stdin?.end();
     expect(await exited(child)).toBe(0);
     const printed = JSON.parse(snippet!) as {
@@ -272,7 +278,7 @@ describe('toolplane serve, printed commands', { timeout: 60_000, concurrent: tru
       await client.close();
       await rm(elsewhere, { recursive: true, force: true });
     }
-  });
+  }, 150_000);
 
   it('prints Inspector commands that the Inspector release they name accepts, token included', async (context) => {
     const { expect } = context;
