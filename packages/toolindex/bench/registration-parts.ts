@@ -10,7 +10,13 @@
  *   term numbers (the BM25 collector alone, its postings left empty);
  * - BM25 add: the index's own searcher indexing plain documents (tokenise plus the postings);
  * - registerTool, no search: an index given a searcher that does nothing;
- * - registerTool: the whole of it, as `pnpm bench` times it.
+ * - registerTool: the whole of it, as `pnpm bench` times it;
+ * - floor, no search: what any index keyed by ID must do (validate, frozen copy, the ID, one
+ *   record a tool in one map), with none of the index's other bookkeeping (the entry, backend
+ *   selection, namespaces, versions, events);
+ * - floor: the same plus the index's own BM25 searcher indexing the record. Against
+ *   registerTool, it says how much of a registration the index's bookkeeping is and how much
+ *   the search index: the part no trimming of the rest can take away.
  *
  * Run: pnpm --filter @toolplane/toolindex bench:registration   (node --expose-gc)
  */
@@ -49,6 +55,49 @@ const idle: Searcher = {
   search: () => Promise.resolve([]),
 };
 
+/** The least record a keyed index keeps: the frozen tool, its backend and its searcher slot. */
+class FloorRecord implements SearchDocument {
+  slot = -1;
+  constructor(
+    readonly id: string,
+    readonly tool: Tool,
+    readonly backend: ToolBackend,
+  ) {}
+  get name(): string {
+    return this.tool.name;
+  }
+  get namespace(): string | undefined {
+    return this.tool.namespace;
+  }
+  get title(): string | undefined {
+    return this.tool.title;
+  }
+  get description(): string | undefined {
+    return this.tool.description;
+  }
+  get tags(): readonly string[] {
+    return this.tool.tags ?? [];
+  }
+}
+
+/** Validates, copies and keys every tool into one map, handing each record to `index`. */
+function floor(index: (record: FloorRecord) => void): Map<string, FloorRecord> {
+  const records = new Map<string, FloorRecord>();
+  for (let i = 0; i < SIZE; i++) {
+    const input = tools[i] as Tool;
+    const backend = backends[i] as ToolBackend;
+    validateTool(input);
+    validateBackend(backend);
+    const tool = frozenCopy(input);
+    const id = tool.namespace === undefined ? tool.name : `${tool.namespace}:${tool.name}`;
+    if (records.has(id)) throw new Error(`the catalogue names ${id} twice`);
+    const record = new FloorRecord(id, tool, backend);
+    records.set(id, record);
+    index(record);
+  }
+  return records;
+}
+
 const parts: Record<string, () => unknown> = {
   validate: () => {
     for (let i = 0; i < SIZE; i++) {
@@ -79,6 +128,21 @@ const parts: Record<string, () => unknown> = {
     const index = createIndex();
     for (let i = 0; i < SIZE; i++) index.registerTool(tools[i] as Tool, backends[i] as ToolBackend);
     return index;
+  },
+  'floor, no search': () => floor(() => undefined),
+  floor: () => {
+    const slots: SlotDirectory = {
+      get: () => undefined,
+      add: (doc, slot) => {
+        (doc as SearchDocument & { slot: number }).slot = slot;
+      },
+      move: () => undefined,
+      delete: () => undefined,
+    };
+    const searcher = createLinkedBm25Searcher({}, slots);
+    return floor((record) => {
+      searcher.add(record);
+    });
   },
 };
 
