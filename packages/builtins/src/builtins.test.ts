@@ -146,9 +146,9 @@ describe('json_query', () => {
   it('stops an expression that asks for 10^8 values, keeping the event loop free meanwhile', async () => {
     // 347 bytes: each projection multiplies the ten values by ten.
     const expression = `length([]${'.[@,@,@,@,@,@,@,@,@,@][]'.repeat(8)})`;
-    // A pool of its own with a small heap: the worker reaches its memory limit in a moment,
-    // where the default 256 MB took 15 to 45 s of a core, most of it collecting garbage near
-    // the limit. The refusal is the same, named with the limit.
+    // A pool of its own with a small heap: the worker reaches its memory limit in under a
+    // second alone, where the default 256 MB took 5 s alone and up to 46 s in a loaded run,
+    // most of it collecting garbage near the limit. The refusal is the same, named with the limit.
     const small = builtinTools({ pool: { timeoutMs: 60_000, heapMb: 32 } });
     const smallKit = createToolkit({ tools: small });
     let ticks = 0;
