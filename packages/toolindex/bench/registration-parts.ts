@@ -26,6 +26,7 @@ import { DEFAULT_FIELD_WEIGHTS } from '../src/bm25-options.js';
 import { createLinkedBm25Searcher } from '../src/bm25-searcher.js';
 import { createTermCollector } from '../src/document-terms.js';
 import { createIndex } from '../src/index.js';
+import { idOf } from '../src/index-args.js';
 import { frozenCopy } from '../src/json.js';
 import { createPostings, type SlotDirectory } from '../src/postings.js';
 import type { SearchDocument, Searcher } from '../src/searcher.js';
@@ -89,7 +90,7 @@ function floor(index: (record: FloorRecord) => void): Map<string, FloorRecord> {
     validateTool(input);
     validateBackend(backend);
     const tool = frozenCopy(input);
-    const id = tool.namespace === undefined ? tool.name : `${tool.namespace}:${tool.name}`;
+    const id = idOf(tool);
     if (records.has(id)) throw new Error(`the catalogue names ${id} twice`);
     const record = new FloorRecord(id, tool, backend);
     records.set(id, record);
