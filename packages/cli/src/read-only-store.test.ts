@@ -15,6 +15,7 @@ import {
   startCli,
   stop,
   useTempDir,
+  withoutStartProgress,
 } from './testing/cli-process.js';
 import { runInProcess } from './testing/in-process.js';
 
@@ -64,7 +65,9 @@ describe('toolplane on a store this user may not write', () => {
     const read = await asReader(['resources', 'read', 'toolplane://resources/notes.txt']);
     expect(read.code).toBe(0);
     expect(read.stdout).toContain('shared notes');
-    expect(read.stderr.trim().split('\n')).toEqual([expect.stringMatching(READ_ONLY)]);
+    expect(withoutStartProgress(read.stderr).trim().split('\n')).toEqual([
+      expect.stringMatching(READ_ONLY),
+    ]);
   });
 
   it('refuses each write with store_error (exit 5), saying the store is read-only and why', async () => {
@@ -89,8 +92,10 @@ describe('toolplane on a store this user may not write', () => {
       const ran = await asReader(args);
       expect({ args, code: ran.code }).toEqual({ args, code: 0 });
       expect(ran.stdout).toContain('fx:echo');
-      expect(ran.stderr.trim().split('\n')).toEqual([expect.stringMatching(READ_ONLY)]);
-      expect(ran.stderr).toMatch(/^warning /);
+      expect(withoutStartProgress(ran.stderr).trim().split('\n')).toEqual([
+        expect.stringMatching(READ_ONLY),
+      ]);
+      expect(withoutStartProgress(ran.stderr)).toMatch(/^warning /);
     }
   });
 });
