@@ -177,6 +177,21 @@ describe('serveHttp connection limits', () => {
     for (const socket of held) socket.destroy();
   });
 
+  it('keeps an idle connection open past what clients keep themselves, and says how long', async () => {
+    const gateway = await serve({});
+    // A client closes an idle connection by the server's advertised timeout (undici 2 s before
+    // it); at Node's default of 5 s, a call after a pause could meet the server's close.
+    const keepAlive = await new Promise<unknown>((resolve, reject) => {
+      const req = openRequest(gateway.url, (res) => {
+        resolve(res.headers['keep-alive']);
+        res.resume();
+      });
+      req.on('error', reject);
+      req.end(INITIALIZE_BODY);
+    });
+    expect(keepAlive).toBe('timeout=65');
+  });
+
   it('answers a wrong token from the headers, without reading the body', async () => {
     const gateway = await serve({ token: 'a-token-of-16-chars' });
     const status = await new Promise<number>((resolve, reject) => {

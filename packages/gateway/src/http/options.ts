@@ -223,6 +223,12 @@ const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const DEFAULT_MAX_SESSIONS = 2_000;
 const DEFAULT_MAX_CONNECTIONS = 1_024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+// How long an idle kept-alive connection stays open. A client that sends on a connection as the
+// server closes it gets ECONNRESET, and a POST is not retried: Node's 5 s default is what
+// undici (closing 2 s before the server's advertised timeout) and httpx (5 s) keep themselves,
+// so on a busy host a call after a few seconds' pause could fail. Past the 60 s of common
+// balancers (AWS ALB, nginx upstream keepalive), a client or balancer closes first.
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 // A request whose body never arrives in full is dropped rather than held open.
 export const REQUEST_TIMEOUT_MS = 60_000;
 // A readiness check slower than this counts as not ready.

@@ -18,6 +18,7 @@ import {
   HTTP_OPTION_KEYS,
   httpLimits,
   INSTANCE_META_KEY,
+  KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
   type HttpGateway,
   type ServeHttpOptions,
@@ -206,6 +207,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       // How often the two limits above are enforced (Node's default, 30 s, lets trickling
       // connections pile up far past the header limit).
       connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     },
     (req, res) => {
       if (instanceId !== undefined) res.setHeader('toolplane-instance', instanceId);
