@@ -224,10 +224,10 @@ const DEFAULT_MAX_SESSIONS = 2_000;
 const DEFAULT_MAX_CONNECTIONS = 1_024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 // How long an idle kept-alive connection stays open. A client that sends on a connection as the
-// server closes it gets ECONNRESET, and a POST is not retried: Node's 5 s default is what
-// undici (closing 2 s before the server's advertised timeout) and httpx (5 s) keep themselves,
-// so on a busy host a call after a few seconds' pause could fail. Past the 60 s of common
-// balancers (AWS ALB, nginx upstream keepalive), a client or balancer closes first.
+// server closes it gets ECONNRESET, and a POST is not retried. At Node's 5 s default, undici
+// closes its side only 2 s before the server and httpx (5 s) at the same moment, so on a busy
+// host a call after a few seconds' pause could fail. Past the 60 s idle bound of common
+// balancers (AWS ALB, nginx upstream keepalive), the client or the balancer closes first.
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 // A request whose body never arrives in full is dropped rather than held open.
 export const REQUEST_TIMEOUT_MS = 60_000;
