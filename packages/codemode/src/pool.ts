@@ -1,5 +1,6 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ToolError, whenAborted } from '@toolplane/toolmodel';
+import { startWorker, workerModule } from '@toolplane/toolmodel/source-entry';
 import { CONTROL_BYTES } from './channel.js';
 import type { HostMessage, SandboxLimits, WorkerMessage } from './protocol.js';
 
@@ -8,7 +9,8 @@ import type { HostMessage, SandboxLimits, WorkerMessage } from './protocol.js';
 // In a worker it holds only that worker; the main thread keeps answering everyone else, and can
 // end a worker that stops answering at all.
 
-const fromSource = import.meta.url.endsWith('.ts');
+/** The worker's module: built JavaScript, or from sources the test run's bundle or tsx. */
+const entry = workerModule(import.meta.url, './worker');
 
 /** The bounds a pool's workers are made for: every run on them is held to these. */
 export type WorkerSizing = Pick<SandboxLimits, 'memoryLimitBytes' | 'maxStackBytes'>;
@@ -33,13 +35,7 @@ function spawn(control: SharedArrayBuffer, channel: MessagePort, sizing: WorkerS
     transferList: [channel],
     resourceLimits: { stackSizeMb: stackSizeMb(sizing.maxStackBytes) },
   };
-  if (!fromSource) return new Worker(new URL('./worker.js', import.meta.url), options);
-  // Run from source (tests, benchmarks): the worker's TypeScript goes through tsx's loader,
-  // registered inside the worker, as a worker does not inherit the parent's loader.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { ...options, eval: true });
+  return startWorker(entry, options);
 }
 
 /**

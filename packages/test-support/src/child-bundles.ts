@@ -26,6 +26,10 @@ export const CHILD_ENTRIES: readonly string[] = [
   'packages/toolkit/src/connectors/testing/exit-while-connecting.ts',
   'packages/toolkit/src/connectors/testing/conformance-client.ts',
   'packages/cli/src/bin.ts',
+  // Worker threads, not processes: started from sources (in process, or by a bundled child) they
+  // run these bundles too (workerModule of @toolplane/toolmodel/source-entry).
+  'packages/codemode/src/worker.ts',
+  'packages/builtins/src/heavy/worker.ts',
   'packages/cli/src/testing/store-writer.ts',
   'packages/store-sqlite/src/writer.fixture.ts',
   'packages/store-sqlite/src/pin-writer.fixture.ts',
@@ -65,7 +69,7 @@ const isBare = (path: string): boolean =>
  * Third-party packages left to Node's own loading, imported by the absolute path esbuild
  * resolves (as Node would from the importing source file): native modules (better-sqlite3), pg
  * (its optional native binding), libraries that start workers from files next to their own
- * (piscina, pino), and vitest. The CLI's own bundle (packages/cli/scripts/bundle-bin.js) keeps
+ * (piscina, pino) or load files next to their own (QuickJS's WebAssembly, `@jitl/…`), and vitest. The CLI's own bundle (packages/cli/scripts/bundle-bin.js) keeps
  * out the same ones (the stores whole, piscina, pino). Every other package is bundled, as in
  * that bundle: a child reads a few files instead of resolving and linking its dependencies
  * module by module (a fixture server's start took 0.19 s of CPU with them outside and 0.15 s
@@ -73,7 +77,8 @@ const isBare = (path: string): boolean =>
  * imports lazily reaches it as it does in the shipped bundle (its exports as `default` alone),
  * so the tests find what that breaks.
  */
-const KEEP_EXTERNAL = /^(better-sqlite3|pg|pg-[^/]+|piscina|pino|vitest|@vitest\/[^/]+)(\/|$)/;
+const KEEP_EXTERNAL =
+  /^(better-sqlite3|pg|pg-[^/]+|piscina|pino|vitest|@vitest\/[^/]+|@jitl\/[^/]+)(\/|$)/;
 
 /** The packages above stay outside; workspace packages are bundled from source (`@toolplane/source`). */
 const externalPackages: Plugin = {

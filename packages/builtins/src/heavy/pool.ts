@@ -1,6 +1,4 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { getSession, ToolError } from '@toolplane/toolkit';
 import {
@@ -10,6 +8,7 @@ import {
   refuseUnknownOptions,
   whenAborted,
 } from '@toolplane/toolmodel';
+import { workerModule } from '@toolplane/toolmodel/source-entry';
 import type { Piscina } from 'piscina';
 import type { HeavyOutcome, HeavyTask, StartedTask } from './worker.js';
 
@@ -94,14 +93,8 @@ function defaultCaller(): string {
   return session.id === undefined ? 'local' : `session:${session.id}`;
 }
 
-// Running from source (tests, `pnpm toolplane`), the worker is TypeScript: it needs tsx's loader
-// and the source condition; the built package runs plain JavaScript.
-const fromSource = import.meta.url.endsWith('.ts');
-
-function sourceExecArgv(): string[] {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return ['--conditions=@toolplane/source', '--import', tsx];
-}
+/** The worker's module: built JavaScript, or from sources the test run's bundle or tsx. */
+const entry = workerModule(import.meta.url, './worker');
 
 /** A task waiting for a thread. */
 interface Waiting {
@@ -300,12 +293,12 @@ export class HeavyPool {
     const { threads, heapMb } = this.settings;
     this.workers ??= import('piscina').then(({ Piscina: Pool }) => {
       const workers = new Pool<StartedTask, HeavyOutcome>({
-        filename: fileURLToPath(new URL(`./worker.${fromSource ? 'ts' : 'js'}`, import.meta.url)),
+        filename: entry.filename,
         minThreads: 0,
         maxThreads: threads,
         idleTimeout: 30_000,
         resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 32 },
-        execArgv: fromSource ? sourceExecArgv() : [],
+        execArgv: [...entry.execArgv],
       });
       // Piscina emits 'error' for what no task waits on: a result arriving for a task its time
       // limit has just stopped, a worker failing with nothing queued, a slow close. Unheard,
