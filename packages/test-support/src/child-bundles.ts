@@ -69,8 +69,9 @@ const isBare = (path: string): boolean =>
  * Third-party packages left to Node's own loading, imported by the absolute path esbuild
  * resolves (as Node would from the importing source file): native modules (better-sqlite3), pg
  * (its optional native binding), libraries that start workers from files next to their own
- * (piscina, pino) or load files next to their own (QuickJS's WebAssembly, `@jitl/…`), and vitest. The CLI's own bundle (packages/cli/scripts/bundle-bin.js) keeps
- * out the same ones (the stores whole, piscina, pino). Every other package is bundled, as in
+ * (piscina, pino) or read files next to their own (QuickJS's WebAssembly, `@jitl/…`), and
+ * vitest. The CLI's own bundle (packages/cli/scripts/bundle-bin.js) keeps out the same ones (the
+ * stores whole, piscina, pino; QuickJS only runs in the code-mode worker, which is not bundled). Every other package is bundled, as in
  * that bundle: a child reads a few files instead of resolving and linking its dependencies
  * module by module (a fixture server's start took 0.19 s of CPU with them outside and 0.15 s
  * inside; the CLI's `serve --stdio`, 0.44 s and 0.29 s), and a CommonJS package the code

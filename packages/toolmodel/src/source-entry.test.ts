@@ -1,8 +1,8 @@
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { once } from 'node:events';
 import { BUNDLES_ENV, repoRoot, startWorker, workerModule } from './source-entry.js';
 
 const sandboxPool = pathToFileURL(join(repoRoot, 'packages/codemode/src/pool.ts')).href;

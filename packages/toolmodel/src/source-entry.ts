@@ -18,7 +18,10 @@ export const BUNDLES_ENV = 'TOOLPLANE_TEST_BUNDLES';
 /** The name of the file in that folder that maps each bundled entry to its bundle. */
 export const BUNDLE_MANIFEST = 'manifest.json';
 
-/** The repository's root folder (from its sources or its built packages), which manifest keys are relative to. */
+/**
+ * The repository's root folder (seen from its sources or its built packages), which manifest
+ * keys are relative to.
+ */
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** What the test run built for one entry: absolute paths. */
@@ -114,6 +117,7 @@ export function workerModule(from: string, path: string): WorkerModule {
 export function startWorker(module: WorkerModule, options: WorkerOptions = {}): Worker {
   if (!module.typescript) return new Worker(module.filename, { ...options, execArgv: [] });
   const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(module.filename).href)}); });`;
+  const entry = JSON.stringify(pathToFileURL(module.filename).href);
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${entry}); });`;
   return new Worker(boot, { ...options, eval: true, execArgv: [SOURCE_CONDITION] });
 }
