@@ -1,10 +1,18 @@
-import { connect as netConnect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createToolkit, defineTool, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './serve.js';
-import { INITIALIZE_BODY, openRequest, POST_HEADERS } from '../testing/raw-client.js';
+import {
+  closed,
+  heldRequest,
+  initializeFrom,
+  INITIALIZE_BODY,
+  openRequest,
+  POST_HEADERS,
+  trickle,
+} from '../testing/raw-client.js';
 
 // A builtin that holds its call until told to finish, so a session stays busy on demand.
 let release: (() => void) | undefined;
@@ -125,32 +133,6 @@ describe('serveHttp /healthz', () => {
   });
 });
 
-/**
- * Opens a socket that sends part of a request's headers and then nothing more, from
- * `localAddress` when given (127.0.0.2, … are loopback too: each plays a source of its own).
- */
-function trickle(url: URL, localAddress?: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const to = { port: Number(url.port), host: url.hostname };
-    const socket = netConnect(localAddress === undefined ? to : { ...to, localAddress }, () => {
-      socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nX-Slow: `);
-      // Read whatever the server answers, so its closing the connection is seen.
-      socket.resume();
-      resolve(socket);
-    });
-    socket.on('error', reject);
-  });
-}
-
-function closed(socket: Socket): Promise<void> {
-  if (socket.destroyed) return Promise.resolve();
-  return new Promise((resolve) =>
-    socket.once('close', () => {
-      resolve();
-    }),
-  );
-}
-
 describe('serveHttp connection limits', () => {
   it('cuts connections that trickle their headers, and serves clients meanwhile', async () => {
     const gateway = await serve({ headersTimeoutMs: 500, maxConnections: 200 });
@@ -210,62 +192,6 @@ describe('serveHttp connection limits', () => {
     expect(status).toBe(401);
   });
 });
-
-/**
- * The status a raw `initialize` gets, sent from `localAddress` with `headers`; with `whole`
- * false only its first byte is sent (so only a refusal gets an answer).
- */
-function initializeFrom(
-  url: URL,
-  localAddress: string,
-  headers: Record<string, string> = {},
-  whole = true,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = openRequest(
-      url,
-      (res) => {
-        resolve(res.statusCode ?? 0);
-        res.resume();
-      },
-      {
-        localAddress,
-        headers: whole ? headers : { ...headers, 'content-length': String(INITIALIZE_BODY.length) },
-      },
-    );
-    req.on('error', reject);
-    if (whole) req.end(INITIALIZE_BODY);
-    else req.write(INITIALIZE_BODY.slice(0, 1));
-  });
-}
-
-/**
- * Opens a request from `localAddress` whose body never comes, so it stays in flight; resolves
- * with the status if the server answers at once, else with the request once its headers are out.
- */
-function heldRequest(
-  url: URL,
-  localAddress: string,
-  headers: Record<string, string>,
-): Promise<{ status?: number; socket: Socket }> {
-  return new Promise((resolve, reject) => {
-    const req = openRequest(
-      url,
-      (res) => {
-        res.resume();
-        resolve({ status: res.statusCode ?? 0, socket: req.socket as Socket });
-      },
-      { localAddress, headers: { ...headers, 'content-length': '100' } },
-    );
-    req.on('error', reject);
-    req.write('{', () => {
-      // Answered or not, a held request is one the server has begun to read.
-      setImmediate(() => {
-        resolve({ socket: req.socket as Socket });
-      });
-    });
-  });
-}
 
 describe('serveHttp per-source connection bound', () => {
   it('keeps room for other sources while one holds more trickling connections than the cap', async () => {

@@ -98,12 +98,17 @@ export interface ServeHttpOptions extends GatewayOptions {
    * again); when every session is busy, `initialize` gets 503 with `Retry-After`.
    */
   readonly maxSessions?: number;
-  /** Most TCP connections open at once (default 1,024); more are refused on arrival. */
+  /**
+   * Most TCP connections open at once (default 1,024). When full, a new connection takes the
+   * place of the one idle longest (kept alive after its answers, no request in flight), which
+   * is closed; when none is idle, the new one is refused on arrival.
+   */
   readonly maxConnections?: number;
   /**
    * Most TCP connections one source may hold open at once (default: half of `maxConnections`),
-   * so that one caller cannot take every slot; more from it are refused on arrival. A source is
-   * an address (an IPv6 address's /64). At most `maxConnections`.
+   * so that one caller cannot take every slot; past it, a new connection from that source takes
+   * the place of the source's own longest idle one, or is refused on arrival. A source is an
+   * address (an IPv6 address's /64). At most `maxConnections`.
    */
   readonly maxConnectionsPerSource?: number;
   /**

@@ -5,6 +5,7 @@ import { silentLogger, ToolError, type Toolkit } from '@toolplane/toolkit';
 import { AccessPolicy } from './access.js';
 import { AuthFailureLimit } from './auth-failures.js';
 import { SourceLimits } from './sources.js';
+import { ConnectionSlots } from './connections.js';
 import { OAuthGate } from '../auth/oauth-gate.js'; // OAuth (auth/)
 import { HttpError, requestPath } from './request.js';
 import { writeError } from './transport.js';
@@ -81,6 +82,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     maxConnectionsPerSource,
     ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
   });
+  const connections = new ConnectionSlots(maxConnections, sources);
   const access = new AccessPolicy(
     options,
     options.authFailureLimit === false
@@ -210,6 +212,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     },
     (req, res) => {
+      connections.track(req, res);
       if (instanceId !== undefined) res.setHeader('toolplane-instance', instanceId);
       watchAnswer(observe, req, res, path);
       // A GET is a stream (or a health check): the drain waits for answers, not streams.
@@ -253,10 +256,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
       });
     },
   );
-  http.maxConnections = maxConnections;
-  // Past its source's bound a connection is cut at once, before it can take a slot for long.
+  // Past a bound, a new connection takes the slot of the longest idle one, or is cut at once.
   http.on('connection', (socket: Socket) => {
-    if (!sources.admit(socket)) socket.destroy();
+    if (!connections.admit(socket)) socket.destroy();
   });
 
   await new Promise<void>((resolve, reject) => {

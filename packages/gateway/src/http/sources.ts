@@ -16,9 +16,10 @@ export interface SourceOptions {
 /**
  * Counts what each source holds and refuses past the bound. A direct caller's source is its
  * address (an IPv6 one's /64, which one host is commonly given whole), counted per connection
- * and refused on arrival. A trusted proxy's connections carry many clients, so they are not
- * counted; each request on one is counted instead against the client `X-Forwarded-For` names,
- * while it is in flight, and refused with 429 past the bound.
+ * (connections.ts claims and releases them) and refused on arrival. A trusted proxy's
+ * connections carry many clients, so they are not counted; each request on one is counted
+ * instead against the client `X-Forwarded-For` names, while it is in flight, and refused with
+ * 429 past the bound.
  */
 export class SourceLimits {
   readonly #max: number;
@@ -33,16 +34,36 @@ export class SourceLimits {
   }
 
   /**
-   * Counts a new connection against its source until it closes; `false` (and nothing counted)
-   * when its source holds its bound already. A trusted proxy's connections always pass.
+   * The source a new connection counts against: its address (an IPv6 one's /64); `undefined`
+   * for a trusted proxy's connection, which is not counted, or one already gone.
    */
-  admit(socket: Socket): boolean {
+  connectionSource(socket: Socket): string | undefined {
     const address = plainAddress(socket.remoteAddress);
-    if (address === undefined || this.#isProxy(address)) return true;
-    const release = this.#claim(sourceKey(address));
-    if (release === undefined) return false;
-    socket.once('close', release);
-    return true;
+    if (address === undefined || this.#isProxy(address)) return undefined;
+    return sourceKey(address);
+  }
+
+  /** Whether `source` holds its bound already, so that another claim of it would be refused. */
+  full(source: string): boolean {
+    return (this.#held.get(source) ?? 0) >= this.#max;
+  }
+
+  /**
+   * A slot for `source`, with its release (which may be called more than once); `undefined`
+   * when it holds the bound already.
+   */
+  claim(source: string): (() => void) | undefined {
+    const held = this.#held.get(source) ?? 0;
+    if (held >= this.#max) return undefined;
+    this.#held.set(source, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const now = (this.#held.get(source) ?? 1) - 1;
+      if (now === 0) this.#held.delete(source);
+      else this.#held.set(source, now);
+    };
   }
 
   /**
@@ -54,7 +75,7 @@ export class SourceLimits {
   claimForwarded(req: IncomingMessage, res: ServerResponse): void {
     const peer = plainAddress(req.socket.remoteAddress);
     if (peer === undefined || !this.#isProxy(peer)) return;
-    const release = this.#claim(sourceKey(this.#forwardedClient(req, peer)));
+    const release = this.claim(sourceKey(this.#forwardedClient(req, peer)));
     if (release === undefined) {
       throw new HttpError(
         429,
@@ -74,21 +95,6 @@ export class SourceLimits {
     const peer = plainAddress(req.socket.remoteAddress);
     if (peer === undefined) return '';
     return sourceKey(this.#isProxy(peer) ? this.#forwardedClient(req, peer) : peer);
-  }
-
-  /** A slot for `source`, with its release; `undefined` when it holds the bound already. */
-  #claim(source: string): (() => void) | undefined {
-    const held = this.#held.get(source) ?? 0;
-    if (held >= this.#max) return undefined;
-    this.#held.set(source, held + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const now = (this.#held.get(source) ?? 1) - 1;
-      if (now === 0) this.#held.delete(source);
-      else this.#held.set(source, now);
-    };
   }
 
   /**

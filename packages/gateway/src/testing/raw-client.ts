@@ -1,6 +1,7 @@
 // What a raw client (no SDK) sends the gateway: the `initialize` request it opens a session with,
 // and requests over node:http, for the tests and benchmarks that speak to the gateway by hand.
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 
 /** An `initialize` request: ID 1, protocol 2025-06-18, no client capabilities. */
 export const INITIALIZE_REQUEST = {
@@ -77,5 +78,114 @@ export function initializeWith(
     );
     req.on('error', reject);
     req.end(INITIALIZE_BODY);
+  });
+}
+
+/**
+ * The status a raw `initialize` gets, sent from `localAddress` (127.0.0.2, … are loopback too:
+ * each plays a source of its own) on a connection of its own, with `headers`; with `whole`
+ * false only its first byte is sent (so only a refusal gets an answer).
+ */
+export function initializeFrom(
+  url: URL,
+  localAddress: string,
+  headers: Record<string, string> = {},
+  whole = true,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = openRequest(
+      url,
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.resume();
+      },
+      {
+        localAddress,
+        headers: whole ? headers : { ...headers, 'content-length': String(INITIALIZE_BODY.length) },
+      },
+    );
+    req.on('error', reject);
+    if (whole) req.end(INITIALIZE_BODY);
+    else req.write(INITIALIZE_BODY.slice(0, 1));
+  });
+}
+
+/** A request {@link heldRequest} keeps in flight. */
+export interface HeldRequest {
+  readonly socket: Socket;
+  /** The status, when the server answered before the body was whole (a refusal). */
+  readonly status?: number;
+  /** Sends the rest of the body and resolves with the answer's status. */
+  finish(): Promise<number>;
+}
+
+/**
+ * Opens a request from `localAddress` with `headers` whose body (two bytes announced) is half
+ * sent, so it stays in flight; resolves with its status if the server answers at once, else once
+ * the server has begun to read it.
+ */
+export function heldRequest(
+  url: URL,
+  localAddress: string,
+  headers: Record<string, string> = {},
+): Promise<HeldRequest> {
+  return new Promise((resolve, reject) => {
+    let answered: ((status: number) => void) | undefined;
+    const status = new Promise<number>((resolveStatus) => {
+      answered = resolveStatus;
+    });
+    const req = openRequest(
+      url,
+      (res) => {
+        res.resume();
+        answered?.(res.statusCode ?? 0);
+        resolve({
+          status: res.statusCode ?? 0,
+          socket: req.socket as Socket,
+          finish: () => status,
+        });
+      },
+      { localAddress, headers: { ...headers, 'content-length': '2' } },
+    );
+    req.on('error', reject);
+    req.write('{', () => {
+      // Answered or not, a held request is one the server has begun to read.
+      setImmediate(() => {
+        resolve({
+          socket: req.socket as Socket,
+          finish: () => {
+            req.end('}');
+            return status;
+          },
+        });
+      });
+    });
+  });
+}
+
+/**
+ * Opens a socket that sends part of a request's headers and then nothing more, from
+ * `localAddress` when given.
+ */
+export function trickle(url: URL, localAddress?: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const to = { port: Number(url.port), host: url.hostname };
+    const socket = connect(localAddress === undefined ? to : { ...to, localAddress }, () => {
+      socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nX-Slow: `);
+      // Read whatever the server answers, so its closing the connection is seen.
+      socket.resume();
+      resolve(socket);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Resolves once `socket` has closed. */
+export function closed(socket: Socket): Promise<void> {
+  if (socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    socket.once('close', () => {
+      resolve();
+    });
   });
 }

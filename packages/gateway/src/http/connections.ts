@@ -1,0 +1,106 @@
+// Connection slots: how many TCP connections the gateway holds, in all and per source, and which
+// of them gives way when a new one finds no slot free. A connection kept alive between requests
+// holds its slot for up to the keep-alive timeout (65 s), so a gateway near its bounds would
+// otherwise refuse new clients while connections nobody uses sit in their slots. The one that
+// gives way is the connection idle longest, the one the keep-alive timeout would close first:
+// it has answered every request it was sent, so its client loses no answer, only a connection
+// it opens again. A connection with a request in flight (a GET stream included), or that has
+// not yet sent a whole request, never gives way; when no connection may, the new one is refused
+// on arrival.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { SourceLimits } from './sources.js';
+
+interface Slot {
+  /** The source it counts against; `undefined` for a trusted proxy's connection. */
+  readonly source: string | undefined;
+  readonly release: () => void;
+  /** Requests on it whose answers are not done. */
+  inFlight: number;
+}
+
+/** Counts the gateway's connections against `maxConnections` and their sources' bounds. */
+export class ConnectionSlots {
+  readonly #max: number;
+  readonly #sources: SourceLimits;
+  readonly #slots = new Map<Socket, Slot>();
+  /** The connections with no request in flight that have answered one, longest idle first. */
+  readonly #idle = new Set<Socket>();
+
+  constructor(maxConnections: number, sources: SourceLimits) {
+    this.#max = maxConnections;
+    this.#sources = sources;
+  }
+
+  /** Connections open now. */
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /**
+   * Counts a new connection until it closes, closing the longest idle connection of its source
+   * (at its source's bound) or of any source (at `maxConnections`) to make room; `false`, and
+   * nothing closed or counted, when no connection may give way: the caller refuses it.
+   */
+  admit(socket: Socket): boolean {
+    const source = this.#sources.connectionSource(socket);
+    const atSourceBound = source !== undefined && this.#sources.full(source);
+    const ofSource = atSourceBound ? this.#longestIdle(source) : undefined;
+    if (atSourceBound && ofSource === undefined) return false;
+    const full = this.#slots.size - (ofSource === undefined ? 0 : 1) >= this.#max;
+    const ofAny = full ? this.#longestIdle(undefined, ofSource) : undefined;
+    if (full && ofAny === undefined) return false;
+    if (ofSource !== undefined) this.#giveWay(ofSource);
+    if (ofAny !== undefined) this.#giveWay(ofAny);
+    const release = source === undefined ? noRelease : this.#sources.claim(source);
+    // Room was made above; a claim refused here would be a miscount, and is refused all the same.
+    if (release === undefined) return false;
+    this.#slots.set(socket, { source, release, inFlight: 0 });
+    socket.once('close', () => {
+      this.#forget(socket);
+    });
+    return true;
+  }
+
+  /** Marks `req`'s connection busy until `res` is done. */
+  track(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    const slot = this.#slots.get(socket);
+    if (slot === undefined) return;
+    slot.inFlight++;
+    this.#idle.delete(socket);
+    res.once('close', () => {
+      slot.inFlight--;
+      if (slot.inFlight === 0 && this.#slots.get(socket) === slot && !socket.destroyed) {
+        this.#idle.add(socket);
+      }
+    });
+  }
+
+  /** The longest idle connection, of `source` when given, other than `except`. */
+  #longestIdle(source: string | undefined, except?: Socket): Socket | undefined {
+    for (const socket of this.#idle) {
+      if (socket === except) continue;
+      if (source === undefined || this.#slots.get(socket)?.source === source) return socket;
+    }
+    return undefined;
+  }
+
+  /** Closes an idle connection, its slot freed at once. */
+  #giveWay(socket: Socket): void {
+    this.#forget(socket);
+    socket.destroy();
+  }
+
+  #forget(socket: Socket): void {
+    const slot = this.#slots.get(socket);
+    if (slot === undefined) return;
+    this.#slots.delete(socket);
+    this.#idle.delete(socket);
+    slot.release();
+  }
+}
+
+function noRelease(): void {
+  // A trusted proxy's connection counts against no source.
+}
