@@ -3,10 +3,10 @@
 // holds its slot for up to the keep-alive timeout (65 s), so a gateway near its bounds would
 // otherwise refuse new clients while connections nobody uses sit in their slots. The one that
 // gives way is the connection idle longest, the one the keep-alive timeout would close first:
-// it has answered every request it was sent, so its client loses no answer, only a connection
-// it opens again. A connection with a request in flight (a GET stream included), or that has
-// not yet sent a whole request, never gives way; when no connection may, the new one is refused
-// on arrival.
+// its client has had every answer it asked for and opens a connection again; only a request it
+// sends at the very moment of the close is lost, as at the keep-alive timeout. A connection
+// with a request in flight (a GET stream included), or that has not yet sent a whole request,
+// never gives way; when no connection may, the new one is refused on arrival.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { SourceLimits } from './sources.js';
@@ -30,11 +30,6 @@ export class ConnectionSlots {
   constructor(maxConnections: number, sources: SourceLimits) {
     this.#max = maxConnections;
     this.#sources = sources;
-  }
-
-  /** Connections open now. */
-  get size(): number {
-    return this.#slots.size;
   }
 
   /**
