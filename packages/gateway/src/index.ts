@@ -45,6 +45,7 @@ export type { GatewayMetrics, GatewayMetricsOptions, MetricsSource } from './obs
 export { combineObservers, UNKNOWN_TOOL } from './observe/observer.js';
 export type {
   CallOutcome,
+  ConnectionBoundRecord,
   GatewayObserver,
   HttpRequestRecord,
   ToolCallRecord,

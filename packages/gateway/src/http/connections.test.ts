@@ -1,6 +1,8 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { createToolkit, type Toolkit } from '@toolplane/toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createGatewayMetrics } from '../observe/metrics.js';
+import type { ConnectionBoundRecord } from '../observe/observer.js';
 import { serveHttp, type HttpGateway, type ServeHttpOptions } from './serve.js';
 import { closed, heldRequest, initializeFrom, trickle } from '../testing/raw-client.js';
 
@@ -156,5 +158,41 @@ describe('serveHttp connection slots', () => {
     own(await trickle(gateway.url, '127.0.0.2'));
     await closed(own(await trickle(gateway.url, '127.0.0.2')));
     expect(await other.ask()).toBe(200);
+  });
+
+  it('tells its observer and its metrics what met a bound, and how many connections are open', async () => {
+    const heard: ConnectionBoundRecord[] = [];
+    const metrics = createGatewayMetrics();
+    const gateway = await serve({
+      maxConnections: 2,
+      maxConnectionsPerSource: 2,
+      metrics,
+      observe: { connectionBound: (record) => heard.push(record) },
+    });
+    const idle = await KeptAlive.open(gateway.url, '127.0.0.2');
+    own(await trickle(gateway.url, '127.0.0.2'));
+    const open = await metrics.scrape();
+    expect(open).toMatch(/^toolplane_http_connections\{state="idle"\} 1$/m);
+    expect(open).toMatch(/^toolplane_http_connections\{state="active"\} 1$/m);
+    // At its source's bound: the idle one gives way; then none can, for the source or for all.
+    own(await trickle(gateway.url, '127.0.0.2'));
+    await closed(idle.socket);
+    await closed(own(await trickle(gateway.url, '127.0.0.2')));
+    await closed(own(await trickle(gateway.url, '127.0.0.3')));
+    expect(heard).toEqual([
+      { bound: 'source', outcome: 'gave_way' },
+      { bound: 'source', outcome: 'refused' },
+      { bound: 'connections', outcome: 'refused' },
+    ]);
+    const text = await metrics.scrape();
+    const counted = (bound: string, outcome: string): RegExp =>
+      new RegExp(
+        `^toolplane_http_connection_bounds_total\\{bound="${bound}",outcome="${outcome}"\\} 1$`,
+        'm',
+      );
+    expect(text).toMatch(counted('source', 'gave_way'));
+    expect(text).toMatch(counted('source', 'refused'));
+    expect(text).toMatch(counted('connections', 'refused'));
+    expect(text).toMatch(/^toolplane_http_connections\{state="active"\} 2$/m);
   });
 });

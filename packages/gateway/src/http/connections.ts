@@ -9,6 +9,7 @@
 // never gives way; when no connection may, the new one is refused on arrival.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ConnectionBoundRecord } from '../observe/observer.js';
 import type { SourceLimits } from './sources.js';
 
 interface Slot {
@@ -27,9 +28,22 @@ export class ConnectionSlots {
   /** The connections with no request in flight that have answered one, longest idle first. */
   readonly #idle = new Set<Socket>();
 
-  constructor(maxConnections: number, sources: SourceLimits) {
+  readonly #onBound: (record: ConnectionBoundRecord) => void;
+
+  /** `onBound` hears of each new connection that meets a bound, and what became of it. */
+  constructor(
+    maxConnections: number,
+    sources: SourceLimits,
+    onBound: (record: ConnectionBoundRecord) => void,
+  ) {
     this.#max = maxConnections;
     this.#sources = sources;
+    this.#onBound = onBound;
+  }
+
+  /** The connections open now: idle (kept alive with nothing in flight) and the rest. */
+  counts(): { readonly idle: number; readonly active: number } {
+    return { idle: this.#idle.size, active: this.#slots.size - this.#idle.size };
   }
 
   /**
@@ -41,12 +55,24 @@ export class ConnectionSlots {
     const source = this.#sources.connectionSource(socket);
     const atSourceBound = source !== undefined && this.#sources.full(source);
     const ofSource = atSourceBound ? this.#longestIdle(source) : undefined;
-    if (atSourceBound && ofSource === undefined) return false;
+    if (atSourceBound && ofSource === undefined) {
+      this.#onBound({ bound: 'source', outcome: 'refused' });
+      return false;
+    }
     const full = this.#slots.size - (ofSource === undefined ? 0 : 1) >= this.#max;
     const ofAny = full ? this.#longestIdle(undefined, ofSource) : undefined;
-    if (full && ofAny === undefined) return false;
-    if (ofSource !== undefined) this.#giveWay(ofSource);
-    if (ofAny !== undefined) this.#giveWay(ofAny);
+    if (full && ofAny === undefined) {
+      this.#onBound({ bound: 'connections', outcome: 'refused' });
+      return false;
+    }
+    if (ofSource !== undefined) {
+      this.#giveWay(ofSource);
+      this.#onBound({ bound: 'source', outcome: 'gave_way' });
+    }
+    if (ofAny !== undefined) {
+      this.#giveWay(ofAny);
+      this.#onBound({ bound: 'connections', outcome: 'gave_way' });
+    }
     const release = source === undefined ? noRelease : this.#sources.claim(source);
     // Room was made above; a claim refused here would be a miscount, and is refused all the same.
     if (release === undefined) return false;

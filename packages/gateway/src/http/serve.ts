@@ -35,7 +35,7 @@ export type {
 } from './options.js';
 import { GatewayHub } from '../hub.js';
 import { checkGatewayOptions } from '../option-checks.js';
-import { combineObservers } from '../observe/observer.js';
+import { combineObservers, safely } from '../observe/observer.js';
 import { METRICS_PATH, watchAnswer, writeMetrics } from '../observe/http.js';
 
 /**
@@ -82,7 +82,6 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
     maxConnectionsPerSource,
     ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
   });
-  const connections = new ConnectionSlots(maxConnections, sources);
   const access = new AccessPolicy(
     options,
     options.authFailureLimit === false
@@ -100,6 +99,9 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   // Metrics hear what the caller's own observer (audit lines) hears.
   const { metrics } = options;
   const observe = combineObservers(options.observe, metrics?.observer);
+  const connections = new ConnectionSlots(maxConnections, sources, (record) => {
+    safely(observe?.connectionBound, record);
+  });
   const hub = new GatewayHub(toolkit, {
     ...options,
     ...(observe === undefined ? {} : { observe }),
@@ -129,6 +131,7 @@ export async function serveHttp(toolkit: Toolkit, options: ServeHttpOptions): Pr
   const unbindMetrics = metrics?.bind({
     toolkit,
     sessions: () => ({ legacy: endpoint.sessionCount(), modern: endpoint.modernInFlight() }),
+    connections: () => connections.counts(),
   });
   const health: HealthSource = {
     toolkit,

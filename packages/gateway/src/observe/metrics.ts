@@ -34,6 +34,8 @@ export interface MetricsSource {
   readonly toolkit: Pick<Toolkit, 'connectors' | 'onEvent'> & Partial<Pick<Toolkit, 'connector'>>;
   /** Sessions open now, by era (`2025` sessions; `2026` requests being served). */
   readonly sessions?: () => { readonly legacy: number; readonly modern: number };
+  /** HTTP connections open now: idle (kept alive, nothing in flight) and the rest. */
+  readonly connections?: () => { readonly idle: number; readonly active: number };
 }
 
 /**
@@ -83,8 +85,8 @@ const STORE_OPS = [
 /**
  * Creates the metrics of one gateway on a registry of its own: tool calls by namespace, tool
  * and outcome (`ok`, `isError` or the error code), call durations by namespace, connector state
- * and reconnects, sessions by era, HTTP answers by status, store operations and their latency,
- * and catalogue searches. Label values come only from the gateway's own tools, namespaces and
+ * and reconnects, sessions by era, HTTP answers by status, HTTP connections open and those that
+ * met a connection bound, store operations and their latency, and catalogue searches. Label values come only from the gateway's own tools, namespaces and
  * closed sets of codes: a name no tool has is counted as `unknown`, never as itself.
  *
  * @throws {ToolError} never; a bad option is a programming error caught by the types.
@@ -139,6 +141,12 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     buckets,
     registers: [others],
   });
+  const connectionBounds = new Counter({
+    name: `${prefix}http_connection_bounds_total`,
+    help: 'New connections that met a connection bound, by bound and outcome (gave_way: an idle connection closed to make room; refused)',
+    labelNames: ['bound', 'outcome'] as const,
+    registers: [others],
+  });
   const sources = new Set<MetricsSource>();
   new Gauge({
     name: `${prefix}connector_state`,
@@ -172,6 +180,23 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
       this.set({ era: MODERN_PROTOCOL_VERSION }, modern);
     },
   });
+  new Gauge({
+    name: `${prefix}http_connections`,
+    help: 'Open HTTP connections: idle (kept alive, nothing in flight) and active',
+    labelNames: ['state'] as const,
+    registers: [others],
+    collect() {
+      let idle = 0;
+      let active = 0;
+      for (const source of sources) {
+        const open = source.connections?.();
+        idle += open?.idle ?? 0;
+        active += open?.active ?? 0;
+      }
+      this.set({ state: 'idle' }, idle);
+      this.set({ state: 'active' }, active);
+    },
+  });
 
   // Every series, for whoever reads or merges the registry itself.
   const registry = Registry.merge([others, own]);
@@ -192,6 +217,9 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
     },
     search(mode) {
       searches.labels(mode).inc();
+    },
+    connectionBound(record) {
+      connectionBounds.labels(record.bound, record.outcome).inc();
     },
   };
 

@@ -44,6 +44,17 @@ export interface HttpRequestRecord {
   readonly route: 'mcp' | 'healthz' | 'metrics' | 'other';
 }
 
+/** A new connection that met one of `serveHttp`'s connection bounds. */
+export interface ConnectionBoundRecord {
+  /** Which: `maxConnections`, or its source's `maxConnectionsPerSource`. */
+  readonly bound: 'connections' | 'source';
+  /**
+   * `gave_way`: the longest idle kept-alive connection (of the source, at its bound) was closed
+   * to make room for it; `refused`: none could give way, and it was cut on arrival.
+   */
+  readonly outcome: 'gave_way' | 'refused';
+}
+
 /**
  * Hears what a gateway does, for metrics and audit logs. Every hook is called synchronously on
  * the path it reports, so it must be cheap and must not throw (what it throws is ignored).
@@ -55,6 +66,8 @@ export interface GatewayObserver {
   readonly httpRequest?: (record: HttpRequestRecord) => void;
   /** Each search of the tool catalogue (`search_tools` in search and code mode). */
   readonly search?: (mode: 'search' | 'code') => void;
+  /** Each new connection that meets a connection bound (`serveHttp` only). */
+  readonly connectionBound?: (record: ConnectionBoundRecord) => void;
 }
 
 /** Both observers in one (either may be absent); `undefined` when neither is there. */
@@ -76,6 +89,10 @@ export function combineObservers(
     search: (mode) => {
       safely(a.search, mode);
       safely(b.search, mode);
+    },
+    connectionBound: (record) => {
+      safely(a.connectionBound, record);
+      safely(b.connectionBound, record);
     },
   };
 }
