@@ -163,40 +163,46 @@ export function createGatewayMetrics(options: GatewayMetricsOptions = {}): Gatew
       }
     },
   });
-  new Gauge({
-    name: `${prefix}sessions`,
-    help: 'Open sessions by MCP era (2026-07-28: requests being served, which have no session)',
-    labelNames: ['era'] as const,
-    registers: [others],
-    collect() {
-      let legacy = 0;
-      let modern = 0;
-      for (const source of sources) {
-        const open = source.sessions?.();
-        legacy += open?.legacy ?? 0;
-        modern += open?.modern ?? 0;
-      }
-      this.set({ era: '2025-11-25' }, legacy);
-      this.set({ era: MODERN_PROTOCOL_VERSION }, modern);
+  /** A gauge of one label whose samples are sums, over the bound sources, of what `read` counts. */
+  const summedGauge = (
+    name: string,
+    help: string,
+    label: string,
+    read: (source: MetricsSource) => Readonly<Record<string, number>> | undefined,
+    values: readonly string[],
+  ): void => {
+    new Gauge({
+      name: `${prefix}${name}`,
+      help,
+      labelNames: [label],
+      registers: [others],
+      collect() {
+        const sums = new Map(values.map((value) => [value, 0]));
+        for (const source of sources) {
+          for (const [value, count] of Object.entries(read(source) ?? {}))
+            sums.set(value, (sums.get(value) ?? 0) + count);
+        }
+        for (const [value, sum] of sums) this.set({ [label]: value }, sum);
+      },
+    });
+  };
+  summedGauge(
+    'sessions',
+    'Open sessions by MCP era (2026-07-28: requests being served, which have no session)',
+    'era',
+    (source) => {
+      const open = source.sessions?.();
+      return open && { '2025-11-25': open.legacy, [MODERN_PROTOCOL_VERSION]: open.modern };
     },
-  });
-  new Gauge({
-    name: `${prefix}http_connections`,
-    help: 'Open HTTP connections: idle (kept alive, nothing in flight) and active',
-    labelNames: ['state'] as const,
-    registers: [others],
-    collect() {
-      let idle = 0;
-      let active = 0;
-      for (const source of sources) {
-        const open = source.connections?.();
-        idle += open?.idle ?? 0;
-        active += open?.active ?? 0;
-      }
-      this.set({ state: 'idle' }, idle);
-      this.set({ state: 'active' }, active);
-    },
-  });
+    ['2025-11-25', MODERN_PROTOCOL_VERSION],
+  );
+  summedGauge(
+    'http_connections',
+    'Open HTTP connections: idle (kept alive, nothing in flight) and active',
+    'state',
+    (source) => source.connections?.(),
+    ['idle', 'active'],
+  );
 
   // Every series, for whoever reads or merges the registry itself.
   const registry = Registry.merge([others, own]);
