@@ -43,7 +43,7 @@ afterAll(async () => {
 class KeptAlive {
   readonly socket: Socket;
   #buffer = '';
-  #waiting: ((status: number) => void) | undefined;
+  #waiting: { resolve: (status: number) => void; reject: (error: Error) => void } | undefined;
 
   private constructor(socket: Socket) {
     this.socket = socket;
@@ -51,6 +51,10 @@ class KeptAlive {
     socket.on('data', (chunk: string) => {
       this.#buffer += chunk;
       this.#answered();
+    });
+    socket.on('close', () => {
+      this.#waiting?.reject(new Error('the connection closed before its answer'));
+      this.#waiting = undefined;
     });
   }
 
@@ -74,10 +78,7 @@ class KeptAlive {
   /** Sends `GET /healthz` and resolves with the answer's status once the whole answer came. */
   ask(): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.#waiting = resolve;
-      this.socket.once('close', () => {
-        reject(new Error('the connection closed before its answer'));
-      });
+      this.#waiting = { resolve, reject };
       this.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${this.#host()}\r\n\r\n`);
     });
   }
@@ -96,7 +97,7 @@ class KeptAlive {
     const after = length === undefined ? (last < 0 ? -1 : last + 7) : end + 4 + Number(length);
     if (after < 0 || this.#buffer.length < after) return;
     this.#buffer = this.#buffer.slice(after);
-    const resolve = this.#waiting;
+    const { resolve } = this.#waiting;
     this.#waiting = undefined;
     resolve(Number(head.split(' ')[1]));
   }
