@@ -27,7 +27,6 @@ export class ConnectionSlots {
   readonly #slots = new Map<Socket, Slot>();
   /** The connections with no request in flight that have answered one, longest idle first. */
   readonly #idle = new Set<Socket>();
-
   readonly #onBound: (record: ConnectionBoundRecord) => void;
 
   /** `onBound` hears of each new connection that meets a bound, and what became of it. */

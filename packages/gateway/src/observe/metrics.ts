@@ -86,8 +86,9 @@ const STORE_OPS = [
  * Creates the metrics of one gateway on a registry of its own: tool calls by namespace, tool
  * and outcome (`ok`, `isError` or the error code), call durations by namespace, connector state
  * and reconnects, sessions by era, HTTP answers by status, HTTP connections open and those that
- * met a connection bound, store operations and their latency, and catalogue searches. Label values come only from the gateway's own tools, namespaces and
- * closed sets of codes: a name no tool has is counted as `unknown`, never as itself.
+ * met a connection bound, store operations and their latency, and catalogue searches. Label
+ * values come only from the gateway's own tools, namespaces and closed sets of codes: a name no
+ * tool has is counted as `unknown`, never as itself.
  *
  * @throws {ToolError} never; a bad option is a programming error caught by the types.
  */
