@@ -170,8 +170,9 @@ describe('serveHttp connection slots', () => {
       metrics,
       observe: { connectionBound: (record) => heard.push(record) },
     });
-    const idle = await KeptAlive.open(gateway.url, '127.0.0.2');
     own(await trickle(gateway.url, '127.0.0.2'));
+    // Answered, a later connection shows that the server has taken the one before it.
+    const idle = await KeptAlive.open(gateway.url, '127.0.0.2');
     const open = await metrics.scrape();
     expect(open).toMatch(/^toolplane_http_connections\{state="idle"\} 1$/m);
     expect(open).toMatch(/^toolplane_http_connections\{state="active"\} 1$/m);
