@@ -44,12 +44,14 @@ class KeptAlive {
   readonly socket: Socket;
   #buffer = '';
   #waiting: { resolve: (status: number) => void; reject: (error: Error) => void } | undefined;
+  #continued: (() => void) | undefined;
 
   private constructor(socket: Socket) {
     this.socket = socket;
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       this.#buffer += chunk;
+      this.#continue();
       this.#answered();
     });
     socket.on('close', () => {
@@ -81,6 +83,38 @@ class KeptAlive {
       this.#waiting = { resolve, reject };
       this.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${this.#host()}\r\n\r\n`);
     });
+  }
+
+  /**
+   * Sends the head of a POST whose two-byte body is not sent yet (its request is in flight) and
+   * resolves once the server has taken it: it asks for `100 Continue`, which Node writes as it
+   * hands the request to the gateway.
+   */
+  hold(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#continued = resolve;
+      this.socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: ${this.#host()}\r\ncontent-type: application/json\r\n` +
+          'accept: application/json, text/event-stream\r\nexpect: 100-continue\r\n' +
+          'content-length: 2\r\n\r\n',
+      );
+    });
+  }
+
+  /** Sends the body of the request {@link hold} began and resolves with the answer's status. */
+  finish(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.socket.write('{}');
+    });
+  }
+
+  #continue(): void {
+    const line = 'HTTP/1.1 100 Continue\r\n\r\n';
+    if (this.#continued === undefined || !this.#buffer.startsWith(line)) return;
+    this.#buffer = this.#buffer.slice(line.length);
+    this.#continued();
+    this.#continued = undefined;
   }
 
   #host(): string {
@@ -152,6 +186,23 @@ describe('serveHttp connection slots', () => {
     expect(await other.ask()).toBe(200);
   });
 
+  it('no longer gives way once an idle connection asks again', async () => {
+    const gateway = await serve({ maxConnections: 10, maxConnectionsPerSource: 2 });
+    const first = await KeptAlive.open(gateway.url, '127.0.0.2');
+    const second = await KeptAlive.open(gateway.url, '127.0.0.2');
+    // Idle longer than the second, the first asks again: busy now, the second gives way.
+    await first.hold();
+    own(await trickle(gateway.url, '127.0.0.2'));
+    const gone = await Promise.race([
+      closed(first.socket).then(() => 'first'),
+      closed(second.socket).then(() => 'second'),
+    ]);
+    expect(gone).toBe('second');
+    // The source's two are busy: the next is refused, and the first still gets its answer.
+    await closed(own(await trickle(gateway.url, '127.0.0.2')));
+    expect(await first.finish()).toBeGreaterThanOrEqual(200);
+  });
+
   it('refuses a source at its bound on arrival when none of its connections is idle', async () => {
     const gateway = await serve({ maxConnections: 10, maxConnectionsPerSource: 2 });
     const other = await KeptAlive.open(gateway.url, '127.0.0.3');
@@ -182,9 +233,9 @@ describe('serveHttp connection slots', () => {
     await closed(own(await trickle(gateway.url, '127.0.0.2')));
     await closed(own(await trickle(gateway.url, '127.0.0.3')));
     expect(heard).toEqual([
-      { bound: 'source', outcome: 'gave_way' },
-      { bound: 'source', outcome: 'refused' },
-      { bound: 'connections', outcome: 'refused' },
+      { bound: 'source', outcome: 'gave_way', source: '127.0.0.2' },
+      { bound: 'source', outcome: 'refused', source: '127.0.0.2' },
+      { bound: 'connections', outcome: 'refused', source: '127.0.0.3' },
     ]);
     const text = await metrics.scrape();
     const counted = (bound: string, outcome: string): RegExp =>

@@ -27,6 +27,8 @@ export class ConnectionSlots {
   readonly #slots = new Map<Socket, Slot>();
   /** The connections with no request in flight that have answered one, longest idle first. */
   readonly #idle = new Set<Socket>();
+  /** The same, by source, so a source's longest idle connection is found in one step. */
+  readonly #idleOf = new Map<string, Set<Socket>>();
   readonly #onBound: (record: ConnectionBoundRecord) => void;
 
   /** `onBound` hears of each new connection that meets a bound, and what became of it. */
@@ -53,24 +55,24 @@ export class ConnectionSlots {
   admit(socket: Socket): boolean {
     const source = this.#sources.connectionSource(socket);
     const atSourceBound = source !== undefined && this.#sources.full(source);
-    const ofSource = atSourceBound ? this.#longestIdle(source) : undefined;
+    const ofSource = atSourceBound ? first(this.#idleOf.get(source)) : undefined;
     if (atSourceBound && ofSource === undefined) {
-      this.#onBound({ bound: 'source', outcome: 'refused' });
+      this.#onBound({ bound: 'source', outcome: 'refused', source });
       return false;
     }
     const full = this.#slots.size - (ofSource === undefined ? 0 : 1) >= this.#max;
-    const ofAny = full ? this.#longestIdle(undefined, ofSource) : undefined;
+    const ofAny = full ? first(this.#idle, ofSource) : undefined;
     if (full && ofAny === undefined) {
-      this.#onBound({ bound: 'connections', outcome: 'refused' });
+      this.#onBound({ bound: 'connections', outcome: 'refused', source });
       return false;
     }
     if (ofSource !== undefined) {
       this.#giveWay(ofSource);
-      this.#onBound({ bound: 'source', outcome: 'gave_way' });
+      this.#onBound({ bound: 'source', outcome: 'gave_way', source });
     }
     if (ofAny !== undefined) {
       this.#giveWay(ofAny);
-      this.#onBound({ bound: 'connections', outcome: 'gave_way' });
+      this.#onBound({ bound: 'connections', outcome: 'gave_way', source });
     }
     const release = source === undefined ? noRelease : this.#sources.claim(source);
     // Room was made above; a claim refused here would be a miscount, and is refused all the same.
@@ -88,22 +90,26 @@ export class ConnectionSlots {
     const slot = this.#slots.get(socket);
     if (slot === undefined) return;
     slot.inFlight++;
-    this.#idle.delete(socket);
+    this.#notIdle(socket, slot);
     res.once('close', () => {
       slot.inFlight--;
       if (slot.inFlight === 0 && this.#slots.get(socket) === slot && !socket.destroyed) {
         this.#idle.add(socket);
+        if (slot.source === undefined) return;
+        let ofSource = this.#idleOf.get(slot.source);
+        if (ofSource === undefined) this.#idleOf.set(slot.source, (ofSource = new Set()));
+        ofSource.add(socket);
       }
     });
   }
 
-  /** The longest idle connection, of `source` when given, other than `except`. */
-  #longestIdle(source: string | undefined, except?: Socket): Socket | undefined {
-    for (const socket of this.#idle) {
-      if (socket === except) continue;
-      if (source === undefined || this.#slots.get(socket)?.source === source) return socket;
+  /** Takes `socket` out of the idle sets. */
+  #notIdle(socket: Socket, slot: Slot): void {
+    if (!this.#idle.delete(socket) || slot.source === undefined) return;
+    const ofSource = this.#idleOf.get(slot.source);
+    if (ofSource?.delete(socket) === true && ofSource.size === 0) {
+      this.#idleOf.delete(slot.source);
     }
-    return undefined;
   }
 
   /** Closes an idle connection, its slot freed at once. */
@@ -116,9 +122,16 @@ export class ConnectionSlots {
     const slot = this.#slots.get(socket);
     if (slot === undefined) return;
     this.#slots.delete(socket);
-    this.#idle.delete(socket);
+    this.#notIdle(socket, slot);
     slot.release();
   }
+}
+
+/** The first of `sockets` (the longest idle) other than `except`: at most two steps. */
+function first(sockets: Set<Socket> | undefined, except?: Socket): Socket | undefined {
+  if (sockets === undefined) return undefined;
+  for (const socket of sockets) if (socket !== except) return socket;
+  return undefined;
 }
 
 function noRelease(): void {

@@ -53,6 +53,11 @@ export interface ConnectionBoundRecord {
    * to make room for it; `refused`: none could give way, and it was cut on arrival.
    */
   readonly outcome: 'gave_way' | 'refused';
+  /**
+   * The new connection's source: its address (an IPv6 one's /64); absent for a trusted proxy's
+   * connection, which counts against no source.
+   */
+  readonly source?: string | undefined;
 }
 
 /**
