@@ -6,6 +6,7 @@ import type { GatewayObserver, ToolCallRecord } from '@toolplane/gateway';
 import { auditWho, type AuditRecord } from '@toolplane/toolkit';
 import type { CliConfig } from '../config.js';
 import type { Output } from '../output.js';
+import { createBoundLog } from './bound-log.js';
 
 /** The levels `log.level` names, least to most severe. */
 export type LogLevel = CliConfig['log']['level'];
@@ -21,7 +22,10 @@ export interface ServeLog {
   readonly warnWord: string;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
-  /** Hears every tool call and writes its audit line. */
+  /**
+   * Hears every tool call and writes its audit line, and the connections that meet the
+   * gateway's bounds (a line at once, then one a window while they go on).
+   */
   readonly observer: GatewayObserver;
   /** Writes the audit line of a record of the audit log (an approval, a pin change). */
   auditRecord(record: AuditRecord): void;
@@ -87,9 +91,13 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       const text = message.replace(/\n/g, '\n  ');
       output.say(instanceId === undefined ? text : `${dim(`[${instanceId}]`)} ${text}`);
     };
+    const warnWord = output.errColor.yellow('warning');
+    const connectionBound = createBoundLog((level, message) => {
+      say(level, level === 'warn' ? `${warnWord} ${message}` : message);
+    });
     return {
       json: false,
-      warnWord: output.errColor.yellow('warning'),
+      warnWord,
       info: (message) => {
         say('info', message);
       },
@@ -101,8 +109,9 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       },
       observer:
         least > RANK.debug
-          ? {}
+          ? { connectionBound }
           : {
+              connectionBound,
               toolCall: (record) => {
                 const { who, outcome, durationMs } = audit(record) as Record<string, unknown>;
                 say(
@@ -148,6 +157,9 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       toolCall: (record) => {
         logger.info(audit(record), 'tool call');
       },
+      connectionBound: createBoundLog((level, message, fields) => {
+        logger[level](fields, message);
+      }),
     },
   };
 }

@@ -1,0 +1,106 @@
+// What `serve` logs when new connections meet the gateway's connection bounds: the first at
+// once, naming its source, then at most one line a window that counts the rest, so that a flood
+// of refused connections writes a line every ten seconds and not one per connection.
+import type { ConnectionBoundRecord } from '@toolplane/gateway';
+import type { LogFields } from './serve-log.js';
+
+/** How a bound's lines are written: a refusal is a warning, a connection that gave way is not. */
+export type BoundLineWriter = (level: 'info' | 'warn', message: string, fields: LogFields) => void;
+
+/** How long one summary line covers. */
+export const BOUND_LOG_WINDOW_MS = 10_000;
+
+/** At most this many sources are counted in a window; the rest count in the totals only. */
+const MAX_SOURCES = 1_000;
+
+type Bound = ConnectionBoundRecord['bound'];
+type Outcome = ConnectionBoundRecord['outcome'];
+
+/** The configuration key of each bound, which is what an operator would raise. */
+const OPTION: Readonly<Record<Bound, string>> = {
+  connections: 'http.maxConnections',
+  source: 'http.maxConnectionsPerSource',
+};
+
+const from = (source: string | undefined): string =>
+  source === undefined ? 'a trusted proxy' : source;
+
+/** The line of one connection that met a bound. */
+function oneLine(record: ConnectionBoundRecord): string {
+  const { bound, outcome, source } = record;
+  if (outcome === 'gave_way') {
+    return `the longest idle connection gave way to one from ${from(source)} at ${OPTION[bound]}`;
+  }
+  const busy =
+    bound === 'connections' ? 'every connection is busy' : `${from(source)} holds its connections`;
+  return `a connection from ${from(source)} was refused: ${busy} (${OPTION[bound]})`;
+}
+
+/**
+ * Hears the gateway's connection bounds (a `GatewayObserver`'s `connectionBound`) and writes
+ * them through `write`: the first in a quiet spell at once; while more come, one summary per
+ * `windowMs` with the counts by bound and outcome and the source that met them most. A window
+ * with none ends the spell. The timer does not keep the process alive.
+ */
+export function createBoundLog(
+  write: BoundLineWriter,
+  windowMs = BOUND_LOG_WINDOW_MS,
+): (record: ConnectionBoundRecord) => void {
+  let timer: NodeJS.Timeout | undefined;
+  // By outcome, then bound: the shape of the summary's `counts` field.
+  let counts: Partial<Record<Outcome, Partial<Record<Bound, number>>>> = {};
+  let total = 0;
+  const bySource = new Map<string, number>();
+
+  const summarise = (): void => {
+    if (total === 0) {
+      timer = undefined;
+      return;
+    }
+    const parts: string[] = [];
+    for (const [outcome, bounds] of Object.entries(counts) as [Outcome, Record<Bound, number>][]) {
+      const what = outcome === 'refused' ? 'refused' : 'gave way';
+      for (const [bound, count] of Object.entries(bounds) as [Bound, number][]) {
+        parts.push(`${String(count)} ${what} (${OPTION[bound]})`);
+      }
+    }
+    let top: [string, number] | undefined;
+    for (const entry of bySource) if (top === undefined || entry[1] > top[1]) top = entry;
+    const seconds = windowMs / 1000;
+    const most = top === undefined ? '' : `; most from ${top[0]} (${String(top[1])})`;
+    write(
+      counts.refused === undefined ? 'info' : 'warn',
+      `connection bounds in the last ${String(seconds)} s: ${parts.join(', ')}${most}`,
+      {
+        kind: 'connection.bounds',
+        seconds,
+        counts,
+        ...(top === undefined ? {} : { topSource: top[0], topCount: top[1] }),
+      },
+    );
+    counts = {};
+    total = 0;
+    bySource.clear();
+    timer = setTimeout(summarise, windowMs).unref();
+  };
+
+  return (record) => {
+    if (timer === undefined) {
+      write(record.outcome === 'refused' ? 'warn' : 'info', oneLine(record), {
+        kind: 'connection.bound',
+        bound: record.bound,
+        outcome: record.outcome,
+        ...(record.source === undefined ? {} : { source: record.source }),
+      });
+      timer = setTimeout(summarise, windowMs).unref();
+      return;
+    }
+    const bounds = (counts[record.outcome] ??= {});
+    bounds[record.bound] = (bounds[record.bound] ?? 0) + 1;
+    total++;
+    const source = from(record.source);
+    const seen = bySource.get(source);
+    if (seen !== undefined) bySource.set(source, seen + 1);
+    else if (bySource.size < MAX_SOURCES) bySource.set(source, 1);
+  };
+}
