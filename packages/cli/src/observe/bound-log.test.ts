@@ -2,9 +2,9 @@ import { connect, type Socket } from 'node:net';
 import { serveHttp, type ConnectionBoundRecord } from '@toolplane/gateway';
 import { createToolkit } from '@toolplane/toolkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Output } from '../output.js';
 import { createBoundLog, type BoundLineWriter } from './bound-log.js';
-import { createServeLog, type LogFields } from './serve-log.js';
+import { jsonServeLog } from '../testing/json-log.js';
+import type { LogFields } from './serve-log.js';
 
 // A flood of connections refused at a bound must not write a line per connection: the first is
 // written at once, the rest are counted into one line a window.
@@ -120,17 +120,7 @@ describe("serve's JSON log of a gateway at its bound", () => {
   };
 
   it('warns of a connection refused at maxConnections, naming its source', async () => {
-    let written = '';
-    const output = new Output({
-      stdout: { write: () => true },
-      stderr: { write: (chunk: string) => (written += chunk) },
-      json: false,
-      env: {},
-    });
-    const log = createServeLog({
-      output,
-      log: { format: 'json', level: 'warn', arguments: false },
-    });
+    const { lines, log } = jsonServeLog('warn');
     const toolkit = createToolkit({ tools: [] });
     const gateway = await serveHttp(toolkit, {
       port: 0,
@@ -143,10 +133,7 @@ describe("serve's JSON log of a gateway at its bound", () => {
       // Not yet a whole request, the first connection is busy: the second finds no slot.
       opened(port, '127.0.0.2');
       await opened(port, '127.0.0.3').closed;
-      const [line] = written
-        .split('\n')
-        .filter((text) => text !== '')
-        .map((text) => JSON.parse(text) as Record<string, unknown>);
+      const [line] = lines();
       expect(line).toMatchObject({
         level: 'warn',
         kind: 'connection.bound',
