@@ -20,10 +20,10 @@ function recorder(): { lines: Line[]; write: BoundLineWriter } {
   return { lines, write: (level, message, fields) => lines.push({ level, message, fields }) };
 }
 
-const refused = (source?: string): ConnectionBoundRecord => ({
+const refused = (source: string): ConnectionBoundRecord => ({
   bound: 'source',
   outcome: 'refused',
-  ...(source === undefined ? {} : { source }),
+  source,
 });
 const gaveWay: ConnectionBoundRecord = { bound: 'connections', outcome: 'gave_way', source: '::1' };
 
@@ -88,11 +88,11 @@ describe("serve's log of connection bounds", () => {
     vi.advanceTimersByTime(10_000);
     expect(lines).toHaveLength(2);
     vi.advanceTimersByTime(60_000);
-    hear(refused());
+    // A trusted proxy's connection counts against no source: only maxConnections is its bound.
+    hear({ bound: 'connections', outcome: 'refused' });
     expect(lines).toHaveLength(3);
     expect(lines[2]?.message).toBe(
-      'a connection from a trusted proxy was refused: a trusted proxy holds its connections ' +
-        '(http.maxConnectionsPerSource)',
+      'a connection from a trusted proxy was refused: every connection is busy (http.maxConnections)',
     );
   });
 });
