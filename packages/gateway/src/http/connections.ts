@@ -94,13 +94,18 @@ export class ConnectionSlots {
     res.once('close', () => {
       slot.inFlight--;
       if (slot.inFlight === 0 && this.#slots.get(socket) === slot && !socket.destroyed) {
-        this.#idle.add(socket);
-        if (slot.source === undefined) return;
-        let ofSource = this.#idleOf.get(slot.source);
-        if (ofSource === undefined) this.#idleOf.set(slot.source, (ofSource = new Set()));
-        ofSource.add(socket);
+        this.#nowIdle(socket, slot);
       }
     });
+  }
+
+  /** Puts `socket` last in the idle sets: the most recently idle. */
+  #nowIdle(socket: Socket, slot: Slot): void {
+    this.#idle.add(socket);
+    if (slot.source === undefined) return;
+    let ofSource = this.#idleOf.get(slot.source);
+    if (ofSource === undefined) this.#idleOf.set(slot.source, (ofSource = new Set()));
+    ofSource.add(socket);
   }
 
   /** Takes `socket` out of the idle sets. */
