@@ -41,7 +41,7 @@ describe("serve's log of connection bounds", () => {
       {
         level: 'warn',
         message:
-          'a connection from 10.0.0.5 was refused: 10.0.0.5 holds its connections ' +
+          'a connection from 10.0.0.5 was refused: 10.0.0.5 holds as many as it may, none idle ' +
           '(http.maxConnectionsPerSource)',
         fields: {
           kind: 'connection.bound',
@@ -79,7 +79,7 @@ describe("serve's log of connection bounds", () => {
     vi.advanceTimersByTime(10_000);
     // Only connections that gave way: not a warning.
     expect(lines.map((line) => [line.level, line.message])).toEqual([
-      ['info', 'the longest idle connection gave way to one from ::1 at http.maxConnections'],
+      ['info', 'the longest idle connection gave way to one from ::1 (http.maxConnections)'],
       [
         'info',
         'connection bounds in the last 10 s: 1 gave way (http.maxConnections); most from ::1 (1)',
@@ -92,7 +92,8 @@ describe("serve's log of connection bounds", () => {
     hear({ bound: 'connections', outcome: 'refused' });
     expect(lines).toHaveLength(3);
     expect(lines[2]?.message).toBe(
-      'a connection from a trusted proxy was refused: every connection is busy (http.maxConnections)',
+      'a connection from a trusted proxy was refused: the gateway holds as many as it may, ' +
+        'none idle (http.maxConnections)',
     );
   });
 });
@@ -140,7 +141,9 @@ describe("serve's JSON log of a gateway at its bound", () => {
         bound: 'connections',
         outcome: 'refused',
         source: '127.0.0.3',
-        msg: 'a connection from 127.0.0.3 was refused: every connection is busy (http.maxConnections)',
+        msg:
+          'a connection from 127.0.0.3 was refused: the gateway holds as many as it may, ' +
+          'none idle (http.maxConnections)',
       });
     } finally {
       await gateway.close();

@@ -27,13 +27,17 @@ const from = (source: string | undefined): string =>
 
 /** The line of one connection that met a bound. */
 function oneLine(record: ConnectionBoundRecord): string {
-  const { bound, outcome, source } = record;
+  const { bound, outcome } = record;
+  const source = from(record.source);
+  const option = `(${OPTION[bound]})`;
   if (outcome === 'gave_way') {
-    return `the longest idle connection gave way to one from ${from(source)} at ${OPTION[bound]}`;
+    return bound === 'connections'
+      ? `the longest idle connection gave way to one from ${source} ${option}`
+      : `the longest idle connection of ${source} gave way to a new one of its own ${option}`;
   }
-  const busy =
-    bound === 'connections' ? 'every connection is busy' : `${from(source)} holds its connections`;
-  return `a connection from ${from(source)} was refused: ${busy} (${OPTION[bound]})`;
+  const holder = bound === 'connections' ? 'the gateway' : source;
+  const why = `${holder} holds as many as it may, none idle`;
+  return `a connection from ${source} was refused: ${why} ${option}`;
 }
 
 /**
