@@ -4,7 +4,6 @@ import { createToolkit } from '@toolplane/toolkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createBoundLog, type BoundLineWriter } from './bound-log.js';
 import { jsonServeLog } from '../testing/json-log.js';
-import type { LogFields } from './serve-log.js';
 
 // A flood of connections refused at a bound must not write a line per connection: the first is
 // written at once, the rest are counted into one line a window.
@@ -12,7 +11,7 @@ import type { LogFields } from './serve-log.js';
 interface Line {
   readonly level: 'info' | 'warn';
   readonly message: string;
-  readonly fields: LogFields;
+  readonly fields: Parameters<BoundLineWriter>[2];
 }
 
 function recorder(): { lines: Line[]; write: BoundLineWriter } {

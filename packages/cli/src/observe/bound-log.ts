@@ -2,10 +2,16 @@
 // once, naming its source, then at most one line a window that counts the rest, so that a flood
 // of refused connections writes a line every ten seconds and not one per connection.
 import type { ConnectionBoundRecord } from '@toolplane/gateway';
-import type { LogFields } from './serve-log.js';
 
-/** How a bound's lines are written: a refusal is a warning, a connection that gave way is not. */
-export type BoundLineWriter = (level: 'info' | 'warn', message: string, fields: LogFields) => void;
+/**
+ * How a bound's lines are written: a refusal is a warning, a connection that gave way is not.
+ * `fields` are a JSON line's extra fields (serve-log.ts, which uses this file, writes them).
+ */
+export type BoundLineWriter = (
+  level: 'info' | 'warn',
+  message: string,
+  fields: Readonly<Record<string, unknown>>,
+) => void;
 
 /** How long one summary line covers. */
 export const BOUND_LOG_WINDOW_MS = 10_000;
