@@ -1,6 +1,6 @@
-// The worker's QuickJS engine: the WebAssembly module, loaded once per worker into memory of a
-// fixed size, the runtime-and-context pairs made from it, and what the worker does once the
-// module itself has failed (rather than a program inside it).
+// The worker's QuickJS engine: the WebAssembly module the main thread compiled, instantiated once
+// per worker in memory of a fixed size, the runtime-and-context pairs made from it, and what the
+// worker does once the module itself has failed (rather than a program inside it).
 
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import {
@@ -13,6 +13,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type { Outcome } from './protocol.js';
+import { wasm, type WasmModule } from './quickjs-wasm.js';
 
 // The variant's types describe its CommonJS build, whose default export TypeScript sees as the
 // whole module; the ESM build imported here exports the variant itself.
@@ -23,14 +24,6 @@ const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
 // engine's own stack and data. Past it, allocations fail and QuickJS throws "out of memory".
 const PAGE = 64 << 10;
 const ENGINE_BYTES = 24 << 20;
-// (The compiler's lib here has no WebAssembly types; Node has the global.)
-const { WebAssembly: wasm } = globalThis as unknown as {
-  WebAssembly: {
-    Memory: new (size: { initial: number; maximum: number }) => unknown;
-    RuntimeError: new () => Error;
-  };
-};
-
 /** A runtime and its one context, made before the run that will use them. */
 export interface Sandbox {
   readonly runtime: QuickJSRuntime;
@@ -68,18 +61,18 @@ export class Engine {
   private constructor(private readonly quickjs: QuickJSWASMModule) {}
 
   /**
-   * Loads QuickJS into a WebAssembly memory of `memoryLimitBytes` and the engine's room, all of
-   * it from the start. A memory that grows would detach the views quickjs-emscripten keeps of
+   * Instantiates `module` (quickjs-wasm.ts) in a WebAssembly memory of `memoryLimitBytes` and the
+   * engine's room, all of it from the start. A memory that grows would detach the views quickjs-emscripten keeps of
    * it: `executePendingJobs` reads the context of the last job through one made before the
    * jobs ran, and after a job that grew the memory it reads nothing, makes a whole new context
    * for that nothing and never frees it, and QuickJS aborts on the leak when the runtime is
    * disposed. Pages never touched take no memory of the machine.
    */
-  static async load(memoryLimitBytes: number): Promise<Engine> {
+  static async load(module: WasmModule, memoryLimitBytes: number): Promise<Engine> {
     const pages = Math.ceil((memoryLimitBytes + ENGINE_BYTES) / PAGE);
     const wasmMemory = new wasm.Memory({ initial: pages, maximum: pages });
     const quickjs = await newQuickJSWASMModuleFromVariant(
-      newVariant(variant, { wasmMemory, emscriptenModule: quiet }),
+      newVariant(variant, { wasmModule: module, wasmMemory, emscriptenModule: quiet }),
     );
     return new Engine(quickjs);
   }

@@ -3,6 +3,7 @@ import { ToolError, whenAborted } from '@toolplane/toolmodel';
 import { startWorker, workerModule } from '@toolplane/toolmodel/source-entry';
 import { CONTROL_BYTES } from './channel.js';
 import type { HostMessage, SandboxLimits, WorkerMessage } from './protocol.js';
+import { quickjsModule } from './quickjs-wasm.js';
 
 // Why a worker thread: QuickJS runs synchronously, and an interrupted QuickJS run cannot be
 // resumed, so on the main thread a `while (true) {}` would hold the event loop until its timeout.
@@ -89,6 +90,17 @@ export class SandboxWorker {
     this.thread.on('exit', () => {
       die();
     });
+    // Compiled once for all workers, while this one's thread starts.
+    quickjsModule().then(
+      (module) => {
+        this.post({ kind: 'engine', module });
+      },
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        die(new Error(`QuickJS did not compile: ${reason}`, { cause: error }));
+        void this.thread.terminate();
+      },
+    );
   }
 
   /** Starts a run: the one message that goes through the worker's event loop. */

@@ -9,6 +9,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { ANSWERS, MESSAGES, nextMessage, SpinPolicy, STOP, spinFor } from './channel.js';
 import { Engine } from './engine.js';
 import type { HostMessage, Outcome, WorkerMessage } from './protocol.js';
+import type { WasmModule } from './quickjs-wasm.js';
 import { Run, type Batch, type RunLink } from './sandbox-run.js';
 
 const port = parentPort;
@@ -23,7 +24,17 @@ const {
   memoryLimitBytes: number;
 };
 const control = new Int32Array(controlBuffer);
-const engine = await Engine.load(memoryLimitBytes);
+
+// The compiled QuickJS module comes as the worker's first message (quickjs-wasm.ts).
+const module = await new Promise<WasmModule>((resolve) => {
+  const hear = (message: HostMessage): void => {
+    if (message.kind !== 'engine') return;
+    port.off('message', hear);
+    resolve(message.module);
+  };
+  port.on('message', hear);
+});
+const engine = await Engine.load(module, memoryLimitBytes);
 
 // How long the worker spins for answers before it sleeps (channel.ts): twice the typical recent
 // wait, so an upstream that answers within a few hundred µs is waited for awake, up to 1 ms a
