@@ -34,7 +34,7 @@ describe("serve's log of connection bounds", () => {
   it('writes the first at once, then one line a window counting the rest', () => {
     vi.useFakeTimers();
     const { lines, write } = recorder();
-    const hear = createBoundLog(write, 10_000);
+    const { hear } = createBoundLog(write, 10_000);
     hear(refused('10.0.0.5'));
     expect(lines).toEqual([
       {
@@ -72,7 +72,7 @@ describe("serve's log of connection bounds", () => {
   it('ends the spell after a window with none, and writes the next one at once', () => {
     vi.useFakeTimers();
     const { lines, write } = recorder();
-    const hear = createBoundLog(write, 10_000);
+    const { hear } = createBoundLog(write, 10_000);
     hear(gaveWay);
     hear(gaveWay);
     vi.advanceTimersByTime(10_000);
@@ -94,6 +94,54 @@ describe("serve's log of connection bounds", () => {
       'a connection from a trusted proxy was refused: the gateway holds as many as it may, ' +
         'none idle (http.maxConnections)',
     );
+  });
+
+  it('writes the window so far on a stop, and nothing once it is written', () => {
+    vi.useFakeTimers();
+    const { lines, write } = recorder();
+    const quiet = createBoundLog(write, 10_000);
+    quiet.flush();
+    quiet.hear(refused('10.0.0.5'));
+    // The first was written at once: a stop straight after it has nothing to add.
+    quiet.flush();
+    expect(lines).toHaveLength(1);
+    lines.length = 0;
+
+    const bounds = createBoundLog(write, 10_000);
+    bounds.hear(refused('10.0.0.5'));
+    bounds.hear(refused('10.0.0.5'));
+    bounds.hear(refused('10.0.0.5'));
+    vi.advanceTimersByTime(10_000);
+    bounds.hear(refused('10.0.0.7'));
+    vi.advanceTimersByTime(3_240);
+    bounds.flush();
+    expect(lines.slice(1)).toEqual([
+      {
+        level: 'warn',
+        message:
+          'connection bounds in the last 10 s: 2 refused (http.maxConnectionsPerSource); ' +
+          'most from 10.0.0.5 (2)',
+        fields: expect.objectContaining({ seconds: 10 }) as unknown,
+      },
+      {
+        level: 'warn',
+        message:
+          'connection bounds in the last 3.2 s: 1 refused (http.maxConnectionsPerSource); ' +
+          'most from 10.0.0.7 (1)',
+        fields: {
+          kind: 'connection.bounds',
+          seconds: 3.2,
+          counts: { refused: { source: 1 } },
+          topSource: '10.0.0.7',
+          topCount: 1,
+        },
+      },
+    ]);
+    // Flushed, the spell is over: no timer writes it again, and the next is written at once.
+    vi.advanceTimersByTime(60_000);
+    expect(lines).toHaveLength(3);
+    bounds.hear(gaveWay);
+    expect(lines[3]?.fields).toMatchObject({ kind: 'connection.bound', outcome: 'gave_way' });
   });
 });
 
@@ -119,7 +167,7 @@ describe("serve's JSON log of a gateway at its bound", () => {
     };
   };
 
-  it('warns of a connection refused at maxConnections, naming its source', async () => {
+  it('warns of a connection refused at maxConnections, naming its source, and counts the rest on a stop', async () => {
     const { lines, log } = jsonServeLog('warn');
     const toolkit = createToolkit({ tools: [] });
     const gateway = await serveHttp(toolkit, {
@@ -143,6 +191,17 @@ describe("serve's JSON log of a gateway at its bound", () => {
         msg:
           'a connection from 127.0.0.3 was refused: the gateway holds as many as it may, ' +
           'none idle (http.maxConnections)',
+      });
+      // The next is counted, not written, until the window ends or the log is flushed.
+      await opened(port, '127.0.0.4').closed;
+      expect(lines()).toHaveLength(1);
+      log.flush();
+      expect(lines()[1]).toMatchObject({
+        level: 'warn',
+        kind: 'connection.bounds',
+        counts: { refused: { connections: 1 } },
+        topSource: '127.0.0.4',
+        topCount: 1,
       });
     } finally {
       await gateway.close();

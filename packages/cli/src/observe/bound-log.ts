@@ -46,27 +46,34 @@ function oneLine(record: ConnectionBoundRecord): string {
   return `a connection from ${source} was refused: ${why} ${option}`;
 }
 
+/** What {@link createBoundLog} makes. */
+export interface BoundLog {
+  /** Hears one connection that met a bound: a `GatewayObserver`'s `connectionBound`. */
+  readonly hear: (record: ConnectionBoundRecord) => void;
+  /**
+   * Writes the summary of the window so far, when it counted any, and ends the spell: for a
+   * stop, so that the connections of the last window are not lost with the process.
+   */
+  readonly flush: () => void;
+}
+
 /**
- * Hears the gateway's connection bounds (a `GatewayObserver`'s `connectionBound`) and writes
- * them through `write`: the first in a quiet spell at once; while more come, one summary per
- * `windowMs` with the counts by bound and outcome and the source that met them most. A window
- * with none ends the spell. The timer does not keep the process alive.
+ * Hears the gateway's connection bounds and writes them through `write`: the first in a quiet
+ * spell at once; while more come, one summary per `windowMs` with the counts by bound and outcome
+ * and the source that met them most. A window with none ends the spell. The timer does not keep
+ * the process alive.
  */
-export function createBoundLog(
-  write: BoundLineWriter,
-  windowMs = BOUND_LOG_WINDOW_MS,
-): (record: ConnectionBoundRecord) => void {
+export function createBoundLog(write: BoundLineWriter, windowMs = BOUND_LOG_WINDOW_MS): BoundLog {
   let timer: NodeJS.Timeout | undefined;
+  let windowStart = 0;
   // By outcome, then bound: the shape of the summary's `counts` field.
   let counts: Partial<Record<Outcome, Partial<Record<Bound, number>>>> = {};
   let total = 0;
   const bySource = new Map<string, number>();
 
-  const summarise = (): void => {
-    if (total === 0) {
-      timer = undefined;
-      return;
-    }
+  /** Writes the summary of the window so far, `ms` long, and empties it: false if it had none. */
+  const summarise = (ms: number): boolean => {
+    if (total === 0) return false;
     const parts: string[] = [];
     for (const [outcome, bounds] of Object.entries(counts) as [Outcome, Record<Bound, number>][]) {
       const what = outcome === 'refused' ? 'refused' : 'gave way';
@@ -76,7 +83,7 @@ export function createBoundLog(
     }
     let top: [string, number] | undefined;
     for (const entry of bySource) if (top === undefined || entry[1] > top[1]) top = entry;
-    const seconds = windowMs / 1000;
+    const seconds = Math.round(ms / 100) / 10;
     const most = top === undefined ? '' : `; most from ${top[0]} (${String(top[1])})`;
     write(
       counts.refused === undefined ? 'info' : 'warn',
@@ -91,10 +98,19 @@ export function createBoundLog(
     counts = {};
     total = 0;
     bySource.clear();
-    timer = setTimeout(summarise, windowMs).unref();
+    return true;
   };
 
-  return (record) => {
+  // A window that summarised some starts the next; one with none ends the spell.
+  const startWindow = (): void => {
+    windowStart = Date.now();
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (summarise(windowMs)) startWindow();
+    }, windowMs).unref();
+  };
+
+  const hear = (record: ConnectionBoundRecord): void => {
     if (timer === undefined) {
       write(record.outcome === 'refused' ? 'warn' : 'info', oneLine(record), {
         kind: 'connection.bound',
@@ -102,7 +118,7 @@ export function createBoundLog(
         outcome: record.outcome,
         ...(record.source === undefined ? {} : { source: record.source }),
       });
-      timer = setTimeout(summarise, windowMs).unref();
+      startWindow();
       return;
     }
     const bounds = (counts[record.outcome] ??= {});
@@ -113,4 +129,14 @@ export function createBoundLog(
     if (seen !== undefined) bySource.set(source, seen + 1);
     else if (bySource.size < MAX_SOURCES) bySource.set(source, 1);
   };
+
+  const flush = (): void => {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
+    // A tenth of a second at least: a stop straight after a line still covers some time.
+    summarise(Math.max(100, Date.now() - windowStart));
+  };
+
+  return { hear, flush };
 }

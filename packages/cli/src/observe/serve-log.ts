@@ -29,6 +29,11 @@ export interface ServeLog {
   readonly observer: GatewayObserver;
   /** Writes the audit line of a record of the audit log (an approval, a pin change). */
   auditRecord(record: AuditRecord): void;
+  /**
+   * Writes what the log still holds back, for a stop: the connections that met a bound since
+   * the last summary line, counted in one line now rather than lost.
+   */
+  flush(): void;
 }
 
 /** Options of {@link createServeLog}. */
@@ -92,9 +97,10 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       output.say(instanceId === undefined ? text : `${dim(`[${instanceId}]`)} ${text}`);
     };
     const warnWord = output.errColor.yellow('warning');
-    const connectionBound = createBoundLog((level, message) => {
+    const bounds = createBoundLog((level, message) => {
       say(level, level === 'warn' ? `${warnWord} ${message}` : message);
     });
+    const connectionBound = bounds.hear;
     return {
       json: false,
       warnWord,
@@ -107,6 +113,7 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       auditRecord: (record) => {
         say('debug', dim(`audit ${record.kind} ${record.toolId} ${record.who ?? ''}`.trimEnd()));
       },
+      flush: bounds.flush,
       observer:
         least > RANK.debug
           ? { connectionBound }
@@ -140,6 +147,9 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
       },
     },
   );
+  const bounds = createBoundLog((level, message, fields) => {
+    logger[level](fields, message);
+  });
   return {
     json: true,
     warnWord: 'warning',
@@ -153,13 +163,12 @@ export function createServeLog(options: ServeLogOptions): ServeLog {
     auditRecord: (record) => {
       logger.info(logged(record), record.kind);
     },
+    flush: bounds.flush,
     observer: {
       toolCall: (record) => {
         logger.info(audit(record), 'tool call');
       },
-      connectionBound: createBoundLog((level, message, fields) => {
-        logger[level](fields, message);
-      }),
+      connectionBound: bounds.hear,
     },
   };
 }

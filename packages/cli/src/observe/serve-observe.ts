@@ -12,7 +12,10 @@ export interface ServeObservation {
   readonly log: ServeLog;
   /** The gateway's metrics, over HTTP only (stdio has no `/metrics` to serve them on). */
   readonly metrics: GatewayMetrics | undefined;
-  /** Flushes the spans still buffered and uninstalls the tracer provider. */
+  /**
+   * Writes the lines the log still holds back, flushes the spans still buffered and uninstalls
+   * the tracer provider.
+   */
   close(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export async function observeServe(options: ObserveServeOptions): Promise<ServeO
     log,
     metrics: options.http ? createGatewayMetrics() : undefined,
     close: async () => {
+      log.flush();
       await telemetry?.shutdown();
     },
   };
