@@ -24,6 +24,7 @@ const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
 // engine's own stack and data. Past it, allocations fail and QuickJS throws "out of memory".
 const PAGE = 64 << 10;
 const ENGINE_BYTES = 24 << 20;
+
 /** A runtime and its one context, made before the run that will use them. */
 export interface Sandbox {
   readonly runtime: QuickJSRuntime;
@@ -62,11 +63,11 @@ export class Engine {
 
   /**
    * Instantiates `module` (quickjs-wasm.ts) in a WebAssembly memory of `memoryLimitBytes` and the
-   * engine's room, all of it from the start. A memory that grows would detach the views quickjs-emscripten keeps of
-   * it: `executePendingJobs` reads the context of the last job through one made before the
-   * jobs ran, and after a job that grew the memory it reads nothing, makes a whole new context
-   * for that nothing and never frees it, and QuickJS aborts on the leak when the runtime is
-   * disposed. Pages never touched take no memory of the machine.
+   * engine's room, all of it from the start. A memory that grows would detach the views
+   * quickjs-emscripten keeps of it: `executePendingJobs` reads the context of the last job
+   * through one made before the jobs ran, and after a job that grew the memory it reads nothing,
+   * makes a whole new context for that nothing and never frees it, and QuickJS aborts on the leak
+   * when the runtime is disposed. Pages never touched take no memory of the machine.
    */
   static async load(module: WasmModule, memoryLimitBytes: number): Promise<Engine> {
     const pages = Math.ceil((memoryLimitBytes + ENGINE_BYTES) / PAGE);

@@ -1,8 +1,9 @@
 // The messages between a code-mode run on the main thread and the worker thread that holds its
 // QuickJS sandbox. Everything that crosses is plain data: program text, JSON text and numbers,
-// but for the compiled QuickJS module each new worker gets first (quickjs-wasm.ts). A run starts with a `run` message on the worker's own port; everything after it (calls,
-// answers, the end) goes over a dedicated channel that the worker reads without its event loop
-// (see channel.ts), and a stop is a write to the shared control block.
+// but for the compiled QuickJS module each new worker gets first (quickjs-wasm.ts). A run starts
+// with a `run` message on the worker's own port; everything after it (calls, answers, the end)
+// goes over a dedicated channel that the worker reads without its event loop (see channel.ts),
+// and a stop is a write to the shared control block.
 
 import type { WasmModule } from './quickjs-wasm.js';
 

@@ -167,7 +167,7 @@ describe("serve's JSON log of a gateway at its bound", () => {
     };
   };
 
-  it('warns of a connection refused at maxConnections, naming its source, and counts the rest on a stop', async () => {
+  it('warns of a refusal at maxConnections, naming its source; a stop counts the rest', async () => {
     const { lines, log } = jsonServeLog('warn');
     const toolkit = createToolkit({ tools: [] });
     const gateway = await serveHttp(toolkit, {
