@@ -26,7 +26,7 @@ const {
 const control = new Int32Array(controlBuffer);
 
 // The compiled QuickJS module comes as the worker's first message (quickjs-wasm.ts).
-const module = await new Promise<WasmModule>((resolve) => {
+const quickjs = await new Promise<WasmModule>((resolve) => {
   const hear = (message: HostMessage): void => {
     if (message.kind !== 'engine') return;
     port.off('message', hear);
@@ -34,7 +34,7 @@ const module = await new Promise<WasmModule>((resolve) => {
   };
   port.on('message', hear);
 });
-const engine = await Engine.load(module, memoryLimitBytes);
+const engine = await Engine.load(quickjs, memoryLimitBytes);
 
 // How long the worker spins for answers before it sleeps (channel.ts): twice the typical recent
 // wait, so an upstream that answers within a few hundred µs is waited for awake, up to 1 ms a
