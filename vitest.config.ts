@@ -13,7 +13,10 @@ const e2e = ['packages/*/src/**/*.e2e.test.ts', 'examples/*/src/**/*.e2e.test.ts
 
 // Files that replace a module (vi.mock) for their own run: they get a module registry of their
 // own, as the parallel project's workers share theirs between files.
-const isolated = ['packages/toolmodel/src/validator-cache.test.ts'];
+const isolated = [
+  'packages/toolmodel/src/validator-cache.test.ts',
+  'packages/codemode/src/quickjs-compile-failure.test.ts',
+];
 // End-to-end files that start whole fleets of processes, likewise.
 const e2eSerial = [
   'packages/cli/src/fleet.e2e.test.ts',
