@@ -7,6 +7,11 @@
 #                                  URL on line 1 and the directory to pass to `stop` on line 2
 #   scripts/postgres.sh stop DIR   stops that server and removes DIR
 #
+# With TOOLPLANE_PG_TEMPLATE naming an existing directory (the test run's global setup makes one
+# and removes it after the run), the first `start` runs initdb once into it, under a lock, and
+# every start copies that cluster instead of running initdb again: a copy takes about a fifth of
+# initdb's CPU. The copies share the template's superuser password and nothing else.
+#
 # Install the binaries on Debian/Ubuntu with:
 #   apt-get install -y --no-install-recommends postgresql
 set -euo pipefail
@@ -57,14 +62,11 @@ free_port() {
   '
 }
 
-start() {
-  local bin dir password port attempt
-  bin=$(bindir)
-  dir=$(mktemp -d -t toolplane-pg.XXXXXX)
-  touch "$dir/$MARKER"
+# A new cluster in DIR/data whose superuser has a fresh random password, printed on stdout.
+init_cluster() {
+  local bin=$1 dir=$2 password
   password=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
   printf '%s\n' "$password" >"$dir/pwfile"
-  mkdir "$dir/socket"
   if [[ "$(id -u)" -eq 0 ]]; then
     chown -R postgres "$dir"
   fi
@@ -74,10 +76,51 @@ start() {
     --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --no-locale \
     --no-instructions >"$dir/initdb.log" 2>&1 || {
     cat "$dir/initdb.log" >&2
-    rm -rf "$dir"
+    rm -f "$dir/pwfile"
     return 1
   }
   rm -f "$dir/pwfile"
+  printf '%s\n' "$password"
+}
+
+# Copies the template cluster into DIR/data, making the template first if it has none yet;
+# prints the template's password.
+copy_template() {
+  local bin=$1 dir=$2 template=$TOOLPLANE_PG_TEMPLATE
+  (
+    flock 9
+    if [[ ! -f "$template/password" ]]; then
+      if ! init_cluster "$bin" "$template" >"$template/password.new"; then
+        rm -rf "$template/data" "$template/password.new"
+        exit 1
+      fi
+      mv "$template/password.new" "$template/password"
+    fi
+  ) 9>"$template/.lock" || return 1
+  cp -a "$template/data" "$dir/data"
+  cat "$template/password"
+}
+
+start() {
+  local bin dir password port attempt
+  bin=$(bindir)
+  dir=$(mktemp -d -t toolplane-pg.XXXXXX)
+  touch "$dir/$MARKER"
+  mkdir "$dir/socket"
+  if [[ -n "${TOOLPLANE_PG_TEMPLATE:-}" ]]; then
+    password=$(copy_template "$bin" "$dir") || {
+      rm -rf "$dir"
+      return 1
+    }
+    if [[ "$(id -u)" -eq 0 ]]; then
+      chown postgres "$dir" "$dir/socket"
+    fi
+  else
+    password=$(init_cluster "$bin" "$dir") || {
+      rm -rf "$dir"
+      return 1
+    }
+  fi
   # A free port can be taken between choosing and binding it: try a few.
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
