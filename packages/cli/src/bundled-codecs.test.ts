@@ -104,12 +104,15 @@ describe('the bundled bin on its stores', () => {
     await writeFile(join(root, 'toolplane.config.json'), '{}');
     const log = await writeModuleLog(root);
     const [node, ...entry] = shipped;
+    const file = join(root, 'modules.log');
     const ran = await runCli(['tools', 'list', '-n', 'builtin', '--json'], {
       cwd: root,
+      env: log.env(file),
       command: [node, '--import', log.hooks, '--import', log.required, ...entry],
     });
-    expect(ran.code).toBe(0);
-    const loaded = [...loadedIn(ran.stderr), ...requiredIn(ran.stderr)];
+    expect(ran.code, ran.stderr).toBe(0);
+    const lines = await log.read(file);
+    const loaded = [...loadedIn(lines), ...requiredIn(lines)];
     // The driver was loaded, so what is missing below is missing from a run that used the store.
     expect(loaded.some((path) => /[\\/]better-sqlite3[\\/]/.test(path))).toBe(true);
     // A store loaded from its own package brought a toolkit, an MCP SDK and a zod of its own.

@@ -9,7 +9,7 @@ import { requiredIn, resolvedIn, writeModuleLog, type ModuleLog } from './testin
 import { stdioServerScript } from './testing/stdio-script.js';
 
 // What a start of the CLI loads is a property of the process: each run here is a child whose
-// module resolutions are written to stderr by a resolve hook, one `resolved URL` line each. The
+// module resolutions are written to a log file by a resolve hook, one `resolved URL` line each. The
 // child runs the source module by module under tsx, never the test run's bundle, in which every
 // workspace package is inlined and so never resolved.
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -25,29 +25,21 @@ const HEAVY = {
   ajv: /\/validator-ajv\/|\/ajv\//,
 };
 
-// Every spawn of the CLI process, written to stderr as `spawned [command, ...args]` (JSON) (the builtin's
-// exports re-synced, so that ES module imports of `spawn` see the wrapper).
-const SPAWN_LOG = `
-import childProcess from 'node:child_process';
-import { writeSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
-const spawn = childProcess.spawn;
-childProcess.spawn = function (command, args, ...rest) {
-  writeSync(2, 'spawned ' + JSON.stringify([command, ...(Array.isArray(args) ? args : [])]) + '\\n');
-  return spawn.call(this, command, args, ...rest);
-};
-syncBuiltinESMExports();
-`;
-
 let dir: string;
 let log: ModuleLog;
 
+let runs = 0;
+
+/** Runs the CLI's source with `args`, its module log's hooks and `preload` first. */
 async function loaded(
   args: readonly string[],
   preload: readonly string[] = [],
-): Promise<{ ran: Ran; urls: string[] }> {
+): Promise<{ ran: Ran; lines: string[]; urls: string[] }> {
+  runs += 1;
+  const file = join(dir, `run-${String(runs)}.log`);
   const ran = await runCli(args, {
     cwd: dir,
+    env: log.env(file),
     command: [
       process.execPath,
       ...preload.flatMap((url) => ['--import', url]),
@@ -59,7 +51,8 @@ async function loaded(
       source,
     ],
   });
-  return { ran, urls: resolvedIn(ran.stderr) };
+  const lines = await log.read(file);
+  return { ran, lines, urls: resolvedIn(lines) };
 }
 
 function heavyIn(urls: readonly string[]): string[] {
@@ -71,7 +64,6 @@ function heavyIn(urls: readonly string[]): string[] {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolplane-lazy-'));
   log = await writeModuleLog(dir);
-  await writeFile(join(dir, 'spawn-log.mjs'), SPAWN_LOG);
   await writeFile(join(dir, 'memory.yaml'), 'store: memory\n');
   await writeFile(join(dir, 'memory.json'), '{ "store": "memory" }\n');
 });
@@ -83,8 +75,8 @@ afterAll(async () => {
 describe('what a start loads', { timeout: 60_000 }, () => {
   it('loads no toolkit, gateway, store, ajv or OAuth for --version and --help', async () => {
     const [version, help] = await Promise.all([loaded(['--version']), loaded(['--help'])]);
-    expect(version.ran.code).toBe(0);
-    expect(help.ran.code).toBe(0);
+    expect(version.ran.code, version.ran.stderr).toBe(0);
+    expect(help.ran.code, help.ran.stderr).toBe(0);
     // The hook saw the CLI start, so an empty list below means something.
     expect(version.urls.some((url) => url.endsWith('/cli/src/cli.ts'))).toBe(true);
     expect(heavyIn(version.urls)).toEqual([]);
@@ -101,7 +93,7 @@ describe('what a start loads', { timeout: 60_000 }, () => {
       'builtin',
       '--json',
     ]);
-    expect(ran.code).toBe(0);
+    expect(ran.code, ran.stderr).toBe(0);
     // It runs no tool: the compiled validator is not needed either.
     expect(heavyIn(urls)).toEqual(['toolkit']);
     // Nor what only some tools, transports and policies need: date-fns' index (its ~860
@@ -124,12 +116,12 @@ describe('what a start loads', { timeout: 60_000 }, () => {
     const yaml = /[\\/]node_modules[\\/]yaml[\\/]/;
     const runs = await Promise.all(
       ['memory.json', 'memory.yaml'].map(async (config) => {
-        const { ran, urls } = await loaded(
+        const { ran, lines, urls } = await loaded(
           ['--config', config, 'tools', 'list', '-n', 'builtin'],
           [log.required],
         );
-        expect(ran.code).toBe(0);
-        const required = requiredIn(ran.stderr);
+        expect(ran.code, ran.stderr).toBe(0);
+        const required = requiredIn(lines);
         // The log saw the process's CommonJS modules, so a list without yaml means something.
         expect(required.length).toBeGreaterThan(0);
         return [...urls, ...required].some((path) => yaml.test(path));
@@ -157,13 +149,12 @@ describe('what a start loads', { timeout: 60_000 }, () => {
         builtins: false,
       }),
     );
-    const { ran, urls } = await loaded(
+    const { ran, lines, urls } = await loaded(
       ['--config', 'early.json', 'tools', 'list'],
-      [pathToFileURL(join(dir, 'spawn-log.mjs')).href],
+      [log.spawns],
     );
-    expect(ran.code).toBe(0);
+    expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('early:greet');
-    const lines = ran.stderr.split('\n');
     const spawnedAt = lines.findIndex(
       (line) => line.startsWith('spawned ') && line.includes(marker),
     );
