@@ -90,5 +90,10 @@ process.exitCode = await runCli(argv, {
     if (deadline !== undefined) startDeadline();
   },
 });
-// Nothing is left to do; a handle a dependency forgot must not keep the process alive.
+// Nothing is left to do; a handle a dependency forgot must not keep the process alive. Output
+// goes first: a pipe's writes are synchronous on Linux but queued on macOS, where an exit drops
+// what is still queued (a long `--json` into `jq`). A write's callback runs after those before it.
+const flushed = (stream: NodeJS.WriteStream): Promise<unknown> =>
+  new Promise((resolve) => stream.write('', resolve));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit();
